@@ -1,0 +1,419 @@
+"""The benchmark cases, each written once against a library module ``T``.
+
+``T`` is ``torch`` or ``gradtrack`` (they share one API), so every case runs
+the exact same Python code in both libraries.
+
+A *timed* case is a function ``setup(T, value, **options) -> step``:
+
+* ``value`` comes from one of the case's points (a size, a flag, a shape);
+* ``options`` are empty for the normal run and filled by a ``Variant``;
+* ``step`` is a zero-argument callable that does one iteration.  Everything
+  it needs is bound as closure variables in ``setup`` so that the measured
+  loop pays for one Python frame per iteration and nothing else.
+* ``setup`` may instead return ``(step, cleanup)``; ``cleanup()`` is called
+  when the harness drops the case (use it to undo a process-global switch).
+
+A *probe* case is measured in fresh interpreters instead (import time, RSS);
+``probe`` names the experiment in ``benchmarks/worker.py`` and ``metric``
+the number it reports.
+
+This module must stay importable without torch or gradtrack: the parent
+process reads it to list and schedule cases, and it must never load a
+library's thread pool.
+"""
+
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True)
+class Point:
+    """One size (or setting) a case runs at."""
+
+    label: str  # shown in the "size" column, e.g. "16M"
+    value: object = None  # handed to setup(); must be plain data
+    detail: str = ""  # e.g. "4096x4096 float32", for the JSON
+
+
+@dataclass
+class Variant:
+    """An extra configuration of a case, compared with the default one.
+
+    The harness runs the variant next to the default configuration of each
+    library listed in ``libs`` (all libraries when ``None``), in the same
+    alternation, and reports its time relative to that default.
+
+    ``options`` go to ``setup`` as keyword arguments.  A variant that needs
+    process-wide state (an environment variable read at import, a global
+    switch) sets ``isolated=True`` or ``env``: it then gets a worker process
+    of its own, started with ``env`` added to the environment.
+    """
+
+    name: str
+    options: dict = field(default_factory=dict)
+    libs: tuple = None
+    env: dict = field(default_factory=dict)
+    isolated: bool = False
+    description: str = ""
+
+    @property
+    def own_process(self):
+        """True when this variant must not share its library's worker."""
+        return self.isolated or bool(self.env)
+
+
+@dataclass
+class Case:
+    """A benchmark: what it measures, at which points, and how."""
+
+    id: str
+    group: str
+    title: str
+    points: tuple
+    setup: object = None  # timed cases: setup(T, value, **options)
+    probe: str = None  # probe cases: "import" or "peak_rss"
+    metric: str = None  # probe cases: which number of the probe
+    unit: str = "s"  # "s" (per iteration) or "B" (bytes)
+    variants: tuple = ()
+
+    @property
+    def timed(self):
+        return self.setup is not None
+
+    def point(self, label):
+        for p in self.points:
+            if p.label == label:
+                return p
+        raise KeyError(f"case {self.id!r} has no point {label!r}")
+
+
+CASES = []
+
+
+def timed_case(case_id, group, title, points, variants=()):
+    """Register the decorated setup function as a timed case."""
+
+    def register(setup):
+        CASES.append(Case(case_id, group, title, tuple(points), setup=setup,
+                          variants=tuple(variants)))
+        return setup
+
+    return register
+
+
+def by_id(case_id):
+    """The case called ``case_id`` (KeyError if there is none)."""
+    for case in CASES:
+        if case.id == case_id:
+            return case
+    raise KeyError(case_id)
+
+
+def seed(T):
+    """Seed the library's RNG so inputs are reproducible.
+
+    Random values never change the timings of these cases, so a library that
+    lacks ``manual_seed`` is simply left unseeded rather than failing.
+    """
+    manual_seed = getattr(T, "manual_seed", None)
+    if manual_seed is not None:
+        manual_seed(0)
+
+
+# --------------------------------------------------------------------------
+# 1. per-op overhead: one element, so the time is all dispatch and bookkeeping
+
+GRAD_POINTS = (Point("no grad", False, "1 element, requires_grad=False"),
+               Point("requires_grad", True, "1 element, requires_grad=True"))
+GROUP_OP = "per-op overhead"
+
+
+@timed_case("op_add", GROUP_OP, "a + b, 1 element", GRAD_POINTS)
+def op_add(T, requires_grad):
+    a = T.randn(1, requires_grad=requires_grad)
+    b = T.randn(1, requires_grad=requires_grad)
+
+    def step():
+        a + b
+
+    return step
+
+
+@timed_case("op_mul", GROUP_OP, "a * b, 1 element", GRAD_POINTS)
+def op_mul(T, requires_grad):
+    a = T.randn(1, requires_grad=requires_grad)
+    b = T.randn(1, requires_grad=requires_grad)
+
+    def step():
+        a * b
+
+    return step
+
+
+@timed_case("op_matmul", GROUP_OP, "a @ b, 1x1", GRAD_POINTS)
+def op_matmul(T, requires_grad):
+    a = T.randn(1, 1, requires_grad=requires_grad)
+    b = T.randn(1, 1, requires_grad=requires_grad)
+
+    def step():
+        a @ b
+
+    return step
+
+
+# --------------------------------------------------------------------------
+# 2. small graphs, forward + backward: graph building and engine overhead
+
+GROUP_GRAPH = "small graphs (fwd+bwd)"
+SHAPE_2x3 = (Point("2x3", (2, 3), "2x3 float32, requires_grad=True"),)
+
+
+@timed_case("graph_sq_sum", GROUP_GRAPH, "(X**2).sum().backward()", SHAPE_2x3)
+def graph_sq_sum(T, shape):
+    X = T.randn(*shape, requires_grad=True)
+
+    def step():
+        (X ** 2).sum().backward()
+        X.grad = None  # keep grads from accumulating across iterations
+
+    return step
+
+
+@timed_case("graph_mul_add_sum", GROUP_GRAPH, "(a*b+a).sum().backward()",
+            SHAPE_2x3)
+def graph_mul_add_sum(T, shape):
+    a = T.randn(*shape, requires_grad=True)
+    b = T.randn(*shape, requires_grad=True)
+
+    def step():
+        (a * b + a).sum().backward()
+        a.grad = None
+        b.grad = None
+
+    return step
+
+
+# --------------------------------------------------------------------------
+# 3. elementwise ops and reductions on square float32 matrices
+
+def _square(side):
+    return Point({32: "1K", 256: "64K", 4096: "16M"}[side], side,
+                 f"{side}x{side} float32")
+
+
+ELEMENT_POINTS = tuple(_square(side) for side in (32, 256, 4096))
+GROUP_ELT = "elementwise"
+GROUP_RED = "reductions"
+
+
+def _pair(T, side):
+    return T.randn(side, side), T.randn(side, side)
+
+
+@timed_case("add", GROUP_ELT, "a + b (fresh output)", ELEMENT_POINTS)
+def add(T, side):
+    a, b = _pair(T, side)
+
+    def step():
+        a + b  # the result is dropped: every iteration allocates anew
+
+    return step
+
+
+@timed_case("mul", GROUP_ELT, "a * b (fresh output)", ELEMENT_POINTS)
+def mul(T, side):
+    a, b = _pair(T, side)
+
+    def step():
+        a * b
+
+    return step
+
+
+@timed_case("exp", GROUP_ELT, "a.exp()", ELEMENT_POINTS)
+def exp(T, side):
+    a, _ = _pair(T, side)
+
+    def step():
+        a.exp()
+
+    return step
+
+
+@timed_case("relu", GROUP_ELT, "a.relu()", ELEMENT_POINTS)
+def relu(T, side):
+    a, _ = _pair(T, side)
+
+    def step():
+        a.relu()
+
+    return step
+
+
+@timed_case("sum", GROUP_RED, "a.sum()", ELEMENT_POINTS)
+def sum_all(T, side):
+    a, _ = _pair(T, side)
+
+    def step():
+        a.sum()
+
+    return step
+
+
+@timed_case("sum_dim", GROUP_RED, "a.sum(dim=1)", ELEMENT_POINTS)
+def sum_dim(T, side):
+    a, _ = _pair(T, side)
+
+    def step():
+        a.sum(dim=1)  # along the contiguous axis, as in a row softmax
+
+    return step
+
+
+@timed_case("mean", GROUP_RED, "a.mean()", ELEMENT_POINTS)
+def mean(T, side):
+    a, _ = _pair(T, side)
+
+    def step():
+        a.mean()
+
+    return step
+
+
+@timed_case("max", GROUP_RED, "a.max()", ELEMENT_POINTS)
+def max_all(T, side):
+    a, _ = _pair(T, side)
+
+    def step():
+        a.max()
+
+    return step
+
+
+# --------------------------------------------------------------------------
+# 4. a large fused-looking chain with backward: memory traffic plus autograd
+
+@timed_case("mul_relu_sum_backward", "large graph (fwd+bwd)",
+            "(x*w).relu().sum().backward()",
+            (Point("4M", 2048, "2048x2048 float32, w requires_grad"),))
+def mul_relu_sum_backward(T, side):
+    x = T.randn(side, side)
+    w = T.randn(side, side, requires_grad=True)
+
+    def step():
+        (x * w).relu().sum().backward()
+        w.grad = None
+
+    return step
+
+
+# --------------------------------------------------------------------------
+# 5. matmul, float32 square
+
+@timed_case("matmul", "matmul", "a @ b (square float32)",
+            tuple(Point(str(n), n, f"{n}x{n} @ {n}x{n}")
+                  for n in (64, 128, 256, 512, 1024, 2048)))
+def matmul(T, n):
+    a, b = _pair(T, n)
+
+    def step():
+        a @ b
+
+    return step
+
+
+# --------------------------------------------------------------------------
+# 6-8. training steps
+
+GROUP_TRAIN = "training steps"
+
+
+@timed_case("linreg_step", GROUP_TRAIN,
+            "Linear(2,1) train step",
+            (Point("10x2", 10, "batch 10x2, MSE, manual SGD update under no_grad"),))
+def linreg_step(T, batch):
+    net = T.nn.Linear(2, 1)
+    x = T.randn(batch, 2)
+    y = T.randn(batch, 1)
+    no_grad = T.no_grad
+    lr = 0.01
+
+    def step():
+        loss = ((net(x) - y) ** 2).mean()
+        net.zero_grad()
+        loss.backward()
+        with no_grad():
+            for p in net.parameters():
+                p.sub_(p.grad, alpha=lr)
+
+    return step
+
+
+def build_mlp(T):
+    """The 784-128-10 MLP of the MLP cases (also used by the peak-RSS probe)."""
+    nn = T.nn
+    return nn.Sequential(nn.Linear(784, 128), nn.ReLU(), nn.Linear(128, 10))
+
+
+MLP_POINT = (Point("b64", 64, "784-128-10, batch 64, CrossEntropyLoss, SGD momentum 0.9"),)
+MLP_VARIANTS = (
+    Variant("zero_grad(set_to_none=False)", {"set_to_none": False},
+            description="grads zero-filled in place instead of freed"),
+)
+
+
+@timed_case("mlp_step", GROUP_TRAIN,
+            "MLP train step", MLP_POINT,
+            variants=MLP_VARIANTS)
+def mlp_step(T, batch, set_to_none=True):
+    model = build_mlp(T)
+    crit = T.nn.CrossEntropyLoss()
+    opt = T.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
+    x = T.randn(batch, 784)
+    y = T.randint(0, 10, (batch,))
+    if set_to_none:
+        zero_grad = opt.zero_grad  # the default call, no keyword needed
+    else:
+        def zero_grad():
+            opt.zero_grad(set_to_none=False)
+
+    def step():
+        zero_grad()
+        loss = crit(model(x), y)
+        loss.backward()
+        opt.step()
+
+    return step
+
+
+@timed_case("sgd_step", GROUP_TRAIN, "SGD momentum step alone",
+            (Point("MLP", None, "the MLP's 101,770 parameters, fixed grads"),))
+def sgd_step(T, _unused):
+    model = build_mlp(T)
+    opt = T.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
+    for p in model.parameters():
+        p.grad = T.randn_like(p)
+
+    def step():
+        opt.step()
+
+    return step
+
+
+# --------------------------------------------------------------------------
+# 9-10. process-level numbers, each from fresh interpreters
+
+GROUP_PROC = "import & memory"
+PEAK_RSS_STEPS = 100  # enough steps for every buffer and cache to exist
+
+CASES.extend([
+    Case("import_time", GROUP_PROC, "import T",
+         (Point("", None, "wall time around `import T` in a fresh interpreter"),),
+         probe="import", metric="seconds", unit="s"),
+    Case("import_rss", GROUP_PROC, "RSS right after import",
+         (Point("", None, "VmRSS after `import T`"),),
+         probe="import", metric="rss_bytes", unit="B"),
+    Case("peak_rss_mlp", GROUP_PROC, "peak RSS, MLP training",
+         (Point(f"{PEAK_RSS_STEPS} steps", PEAK_RSS_STEPS,
+                "VmHWM after N mlp_step iterations"),),
+         probe="peak_rss", metric="peak_bytes", unit="B"),
+])

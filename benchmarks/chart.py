@@ -1,0 +1,184 @@
+"""The PNG chart: one horizontal bar per (case, point), ratio on a log axis.
+
+Bars grow from the parity line (1.0) to the ratio, so a bar to the left
+means the candidate is faster (or smaller) and its length is how much.
+Colour says whether the goal is met; a black tick marks the goal itself.
+"""
+
+COLORS = {True: "#2e7d32", False: "#c62828", None: "#7a8a99"}
+GOAL_COLOR = "#111111"
+ERROR_COLOR = "#9e9e9e"
+BAND_COLOR = "#f2f4f7"
+
+
+def _layout(records):
+    """Rows top to bottom: ("group", name) headings and ("bar", record)."""
+    rows, group = [], None
+    for rec in records:
+        if rec["group"] != group:
+            group = rec["group"]
+            rows.append(("group", group))
+        rows.append(("bar", rec))
+    return rows
+
+
+def _x_range(records):
+    """Log-axis limits that fit every ratio, every goal and the 1.0 line."""
+    values = [1.0]
+    for rec in records:
+        if rec["ratio"] is not None:
+            values.append(rec["ratio"])
+        if rec["goal"] is not None:
+            values.append(rec["goal"]["max_ratio"])
+    low, high = min(values), max(values)
+    return low / 1.6, high * 1.6
+
+
+def _bar_label(rec):
+    return f"{rec['title']}  {rec['point']}".rstrip()
+
+
+def _draw_bar(ax, y, rec):
+    """One bar with a dot at its end (visible even at parity), or a note."""
+    ratio, goal = rec["ratio"], rec["goal"]
+    color = COLORS[goal["met"] if goal else None]
+    if ratio is None:
+        failed = [lab for lab, res in rec["libs"].items() if "error" in res]
+        note = "error: " + ", ".join(failed) if failed else "no ratio"
+        # left of the parity line: the right side is the value column's
+        ax.text(1 / 1.04, y, note, va="center", ha="right", fontsize=8,
+                color=ERROR_COLOR, style="italic")
+    else:
+        ax.barh(y, ratio - 1.0, left=1.0, height=0.6, color=color, zorder=2)
+        ax.plot([ratio], [y], marker="o", markersize=4.5, color=color, zorder=3)
+    if goal is not None:
+        ax.plot([goal["max_ratio"]], [y], marker="|", markersize=13,
+                markeredgewidth=2.4, color=GOAL_COLOR, zorder=4)
+
+
+def _value_column(ax, rows):
+    """Ratio and goal as text in a column right of the plot: no overlaps."""
+    from matplotlib.transforms import blended_transform_factory
+
+    where = blended_transform_factory(ax.transAxes, ax.transData)
+    n = len(rows)
+    ax.text(1.015, n - 0.35, "ratio", transform=where, fontsize=8,
+            fontweight="bold", va="bottom", color="#445566")
+    ax.text(1.085, n - 0.35, "goal", transform=where, fontsize=8,
+            fontweight="bold", va="bottom", color="#445566")
+    for i, (kind, rec) in enumerate(rows):
+        if kind != "bar":
+            continue
+        y, goal = n - 1 - i, rec["goal"]
+        color = COLORS[goal["met"] if goal else None]
+        ratio = "error" if rec["ratio"] is None else _fmt_ratio(rec["ratio"])
+        ax.text(1.015, y, ratio, transform=where, fontsize=8, va="center",
+                color=ERROR_COLOR if rec["ratio"] is None else color,
+                fontweight="bold")
+        if goal is not None:
+            ax.text(1.085, y, f"≤{goal['max_ratio']:g}", transform=where,
+                    fontsize=8, va="center", color="#333333")
+
+
+def _fmt_ratio(ratio):
+    if ratio < 0.1:
+        return f"{ratio:.2g}"
+    return f"{ratio:.2f}" if ratio < 10 else f"{ratio:.0f}"
+
+
+def _ratio_ticks(ax, x_range):
+    """Readable ticks on the log axis: 0.05, 0.1, 0.2, 0.5, 1, 2, 5, ..."""
+    from matplotlib.ticker import FixedLocator, FuncFormatter, NullFormatter
+
+    ticks = [m * 10 ** e for e in range(-4, 5) for m in (1, 2, 5)]
+    ticks = [t for t in ticks if x_range[0] <= t <= x_range[1]]
+    ax.xaxis.set_major_locator(FixedLocator(ticks))
+    ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
+    ax.xaxis.set_minor_formatter(NullFormatter())
+
+
+def _decorate(ax, fig, document, rows, x_range):
+    """Axes, labels, legend and the title with the machine summary."""
+    from matplotlib.lines import Line2D
+    from matplotlib.patches import Patch
+
+    n = len(rows)
+    ax.set_xscale("log")
+    ax.set_xlim(*x_range)
+    _ratio_ticks(ax, x_range)
+    ax.set_ylim(-0.7, n - 0.3)
+    ax.axvline(1.0, color="#222222", linewidth=1.1, zorder=3)
+    ax.grid(axis="x", which="major", color="#d0d4da", linewidth=0.7, zorder=0)
+    ax.grid(axis="x", which="minor", color="#eceef1", linewidth=0.5, zorder=0)
+    ax.set_yticks([n - 1 - i for i in range(n)])
+    ax.set_yticklabels([_bar_label(p) if kind == "bar" else p.upper()
+                        for kind, p in rows], fontsize=8.5)
+    for (kind, _), tick in zip(rows, ax.get_yticklabels()):
+        if kind == "group":
+            tick.set_fontweight("bold")
+            tick.set_fontsize(8)
+            tick.set_color("#445566")
+    ax.tick_params(axis="y", length=0)
+    for side in ("top", "right", "left"):
+        ax.spines[side].set_visible(False)
+    cand, base = list(document["libraries"])[:2]
+    ax.set_xlabel(f"{cand} / {base}  (median time, or bytes; log scale)   "
+                  f"◀ {cand} better  |  {base} better ▶", fontsize=9)
+    ax.legend(handles=[
+        Patch(color=COLORS[True], label="goal met"),
+        Patch(color=COLORS[False], label="goal missed"),
+        Patch(color=COLORS[None], label="no goal"),
+        Line2D([], [], color=GOAL_COLOR, marker="|", linestyle="none",
+               markersize=11, markeredgewidth=2.2, label="goal (ratio ≤)"),
+    ], loc="upper center", bbox_to_anchor=(0.5, -0.045 * 40 / max(n, 10)),
+        ncol=4, fontsize=8, frameon=False)
+    fig.suptitle(f"{cand} vs {base}: ratio per case (lower is better)",
+                 fontsize=13, fontweight="bold", x=0.01, ha="left")
+    ax.set_title(_subtitle(document), fontsize=8.5, color="#555555",
+                 loc="left")
+
+
+def _subtitle(document):
+    m, s = document["machine"], document["summary"]
+    ram = f"{m['ram_bytes'] / 2 ** 30:.0f} GiB" if m.get("ram_bytes") else "?"
+    goals = (f"goals met {s['goals_met']}/{s['goals_total']}"
+             if s["goals_total"] else "no goals evaluated")
+    return (f"{m['cpu']}, {m['cores_usable']} cores, {ram} · "
+            f"{document['settings']['threads']} threads per library · "
+            f"Python {m['python']} · {document['mode']} run · "
+            f"{m['date'][:16].replace('T', ' ')} · {goals}")
+
+
+def _shade_groups(ax, rows):
+    """Light bands behind every other group, so long charts stay readable."""
+    n, start, band = len(rows), None, 0
+    for i, (kind, _) in enumerate(rows + [("group", None)]):
+        if kind == "group":
+            if start is not None and band % 2 == 1:
+                ax.axhspan(n - i - 0.5, n - start - 0.5, color=BAND_COLOR, zorder=0)
+            start, band = i, band + 1
+
+
+def draw_chart(document, path):
+    """Render the ratios of ``document`` (the JSON report) into a PNG."""
+    import matplotlib
+
+    matplotlib.use("Agg")  # no display here, and never pop up windows
+    import matplotlib.pyplot as plt
+
+    records = document["results"]
+    rows = _layout(records)
+    height = 1.9 + 0.24 * max(len(rows), 4)
+    fig, ax = plt.subplots(figsize=(11.5, height))
+    _shade_groups(ax, rows)
+    x_range = _x_range(records)
+    for i, (kind, payload) in enumerate(rows):
+        if kind == "bar":
+            _draw_bar(ax, len(rows) - 1 - i, payload)
+    _decorate(ax, fig, document, rows, x_range)
+    _value_column(ax, rows)
+    fig.tight_layout(rect=(0, 0, 1, 0.985))
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path
+

@@ -1,0 +1,51 @@
+"""The performance goals: gradtrack/torch ratios that must not be exceeded.
+
+One table, read by the report, the chart and the tests.  A ratio is
+candidate median / baseline median (time or bytes), so lower is better and a
+goal of 0.5 means "at most half of torch's".  ``point=None`` applies the goal
+to every point of the case.
+"""
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Goal:
+    case: str
+    point: object  # a point label, or None for every point of the case
+    max_ratio: float
+    why: str = ""
+
+
+GOALS = (
+    # case                     point   ratio  why
+    Goal("op_add", None, 0.5, "thin Python layer over C++ ops"),
+    Goal("graph_sq_sum", None, 0.2, "the seed's example, all overhead"),
+    Goal("graph_mul_add_sum", None, 0.2, "small graph, all overhead"),
+    Goal("linreg_step", None, 0.3, "tiny model: overhead-bound"),
+    Goal("mlp_step", "b64", 0.9, "real small model"),
+    Goal("matmul", "1024", 1.0, "OpenBLAS sgemm vs MKL"),
+    Goal("add", "16M", 0.4, "huge-page allocation of fresh outputs"),
+    Goal("sum", "16M", 0.8, "bandwidth-bound reduction"),
+    Goal("sum_dim", "16M", 0.8, "bandwidth-bound reduction"),
+    Goal("mean", "16M", 0.8, "bandwidth-bound reduction"),
+    Goal("max", "16M", 0.8, "bandwidth-bound reduction"),
+    Goal("mul_relu_sum_backward", "4M", 0.6, "large graph fwd+bwd"),
+    Goal("import_time", None, 0.05, "no numpy/torch-sized import"),
+    Goal("peak_rss_mlp", None, 0.5, "memory of a training process"),
+)
+
+
+def goal_for(case_id, point_label):
+    """The goal that applies to one (case, point), or None."""
+    for goal in GOALS:
+        if goal.case == case_id and goal.point in (None, point_label):
+            return goal
+    return None
+
+
+def evaluate(goal, ratio):
+    """True/False when the ratio is known, None when it is not."""
+    if goal is None or ratio is None:
+        return None
+    return ratio <= goal.max_ratio

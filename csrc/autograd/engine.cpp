@@ -1,0 +1,226 @@
+#include "autograd/engine.h"
+
+#include <queue>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "autograd/functions.h"
+#include "autograd/grad_mode.h"
+#include "kernels/kernels.h"
+#include "ops/ops.h"
+
+namespace gradtrack::autograd {
+
+void (*g_anomaly_warn)(const Node& node) = nullptr;
+void (*g_check_interrupt)() = nullptr;
+
+namespace {
+
+// NOTE [Engine]
+// Iterative (graphs 100 000 nodes deep must work), single-threaded:
+//  1. count, for every node reachable from the roots, how many edges point at it;
+//  2. with a capture list, mark the nodes that lead to a captured edge and run
+//     only those;
+//  3. a node is ready when all its incoming edges delivered; ready nodes run
+//     newest first (largest sequence number), leaves as soon as ready;
+//  4. incoming gradients for the same input are summed in a per-node buffer.
+struct Pending {
+  TensorList buffer;
+  int deps = 0;
+};
+
+struct ByNewest {
+  bool operator()(const Node* a, const Node* b) const { return a->sequence_nr() < b->sequence_nr(); }
+};
+
+void accumulate(TensorList& buffer, size_t slot, Tensor g) {
+  if (buffer.size() <= slot) buffer.resize(slot + 1);
+  Tensor& cur = buffer[slot];
+  if (!cur.defined()) {
+    cur = std::move(g);
+  } else if (!GradMode::is_enabled() && cur.ptr().use_count() == 1 && cur.sizes() == g.sizes() &&
+             cur.dtype() == g.dtype() && cur.is_contiguous()) {
+    kernels::binary(kernels::BinaryOp::Add, cur, cur, g, Scalar(1));
+  } else {
+    cur = ops::add(cur, g);
+  }
+}
+
+// Runs a node's tensor pre-hooks and retain_grad targets on its gradients.
+void run_pre_hooks(Node& node, TensorList& grads) {
+  if (!node.pre_hooks().empty()) {
+    std::vector<HookEntry> hooks = node.pre_hooks();
+    for (const HookEntry& h : hooks) {
+      if (h.output_nr >= grads.size() || !grads[h.output_nr].defined()) continue;
+      Tensor r = h.fn(grads[h.output_nr]);
+      if (r.defined()) grads[h.output_nr] = r;
+    }
+  }
+  if (!node.node_pre_hooks().empty()) {
+    auto hooks = node.node_pre_hooks();
+    for (auto& h : hooks) {
+      TensorList r = h(grads);
+      if (!r.empty()) grads = r;
+    }
+  }
+  for (auto& kv : node.retains_grad()) {
+    auto impl = kv.second.lock();
+    if (!impl || kv.first >= grads.size() || !grads[kv.first].defined()) continue;
+    Tensor t(impl);
+    AutogradMeta& m = materialize_meta(t);
+    const Tensor& g = grads[kv.first];
+    if (!m.grad.defined()) {
+      m.grad = GradMode::is_enabled() ? ops::clone(g) : detach(ops::clone(g));
+    } else {
+      m.grad = ops::add(m.grad, g);
+    }
+  }
+}
+
+void fill_missing(Node& node, TensorList& grads) {
+  grads.resize(node.num_outputs());
+  for (size_t i = 0; i < grads.size(); ++i) {
+    if (!grads[i].defined())
+      grads[i] = ops::zeros(node.grad_meta()[i].shape, node.grad_meta()[i].dtype);
+  }
+}
+
+void check_nan(const Node& node, const TensorList& out) {
+  for (size_t i = 0; i < out.size(); ++i) {
+    if (!out[i].defined() || !is_floating(out[i].dtype())) continue;
+    Tensor n = ops::any(ops::isnan(out[i]), std::nullopt, false);
+    if (*n.data<bool>()) {
+      throw Error(str_cat("Function '", node.name(), "' returned nan values in its ", i,
+                          "th output."));
+    }
+  }
+}
+
+TensorList call_node(Node& node, TensorList&& grads) {
+  try {
+    TensorList out = node.apply(std::move(grads));
+    if (AnomalyMode::is_enabled() && AnomalyMode::check_nan()) check_nan(node, out);
+    return out;
+  } catch (...) {
+    if (AnomalyMode::is_enabled() && g_anomaly_warn) g_anomaly_warn(node);
+    throw;
+  }
+}
+
+// Marks every node from which a captured edge can be reached.
+std::unordered_set<Node*> needed_nodes(Node* root, const std::vector<Edge>& capture) {
+  std::unordered_set<Node*> targets, needed, seen;
+  for (const Edge& e : capture)
+    if (e.fn) targets.insert(e.fn.get());
+  // Post-order over an explicit stack.
+  std::vector<std::pair<Node*, size_t>> stack{{root, 0}};
+  seen.insert(root);
+  while (!stack.empty()) {
+    auto& [node, i] = stack.back();
+    if (i < node->next_edges().size()) {
+      Node* next = node->next_edges()[i++].fn.get();
+      if (next && seen.insert(next).second) stack.push_back({next, 0});
+      continue;
+    }
+    bool need = targets.count(node) > 0;
+    for (const Edge& e : node->next_edges()) need = need || (e.fn && needed.count(e.fn.get()));
+    if (need) needed.insert(node);
+    stack.pop_back();
+  }
+  return needed;
+}
+
+}  // namespace
+
+TensorList run_backward(const std::vector<Edge>& roots, const TensorList& grads,
+                        const BackwardOptions& options, const std::vector<Edge>& capture) {
+  std::shared_ptr<Node> root;
+  TensorList root_grads;
+  if (roots.size() == 1) {
+    root = roots[0].fn;
+    root_grads.resize(root->num_outputs());
+    root_grads[roots[0].input_nr] = grads[0];
+  } else {
+    root = std::make_shared<GraphRoot>(roots, grads);
+  }
+
+  // 1. Dependencies.
+  std::unordered_map<Node*, Pending> pending;
+  std::unordered_map<Node*, std::shared_ptr<Node>> keep_alive;
+  {
+    std::vector<Node*> stack{root.get()};
+    std::unordered_set<Node*> seen{root.get()};
+    while (!stack.empty()) {
+      Node* n = stack.back();
+      stack.pop_back();
+      for (const Edge& e : n->next_edges()) {
+        if (!e.fn) continue;
+        pending[e.fn.get()].deps++;
+        if (seen.insert(e.fn.get()).second) stack.push_back(e.fn.get());
+      }
+    }
+  }
+  const bool capturing = !capture.empty();
+  std::unordered_set<Node*> needed;
+  if (capturing) needed = needed_nodes(root.get(), capture);
+  std::unordered_map<Node*, std::vector<size_t>> captures;  // node -> indices into capture
+  for (size_t i = 0; i < capture.size(); ++i)
+    if (capture[i].fn) captures[capture[i].fn.get()].push_back(i);
+  TensorList captured(capture.size());
+
+  AutoGradMode mode(options.create_graph);
+  std::priority_queue<Node*, std::vector<Node*>, ByNewest> ready;
+  pending[root.get()].buffer = std::move(root_grads);
+  ready.push(root.get());
+  keep_alive[root.get()] = root;
+
+  while (!ready.empty()) {
+    Node* node = ready.top();
+    ready.pop();
+    if (g_check_interrupt) g_check_interrupt();
+    auto holder = keep_alive[node];
+    keep_alive.erase(node);
+    TensorList grads = std::move(pending[node].buffer);
+    pending.erase(node);
+    run_pre_hooks(*node, grads);
+    auto cap = captures.find(node);
+    if (cap != captures.end()) {
+      for (size_t idx : cap->second) {
+        uint32_t slot = capture[idx].input_nr;
+        if (slot < grads.size()) captured[idx] = grads[slot];
+      }
+    }
+    bool run = !capturing || needed.count(node);
+    if (run && capturing && !options.accumulate_grad && node->is_accumulate_grad()) run = false;
+    if (!run) continue;
+    bool any = false;
+    for (const Tensor& g : grads) any = any || g.defined();
+    TensorList out;
+    if (any) {
+      // A node that received no gradient at all still releases its inputs'
+      // dependency counts below, but does not run.
+      if (grads.size() < node->num_outputs() || node->num_outputs() > 1) fill_missing(*node, grads);
+      out = call_node(*node, std::move(grads));
+    }
+    if (!options.keep_graph) node->release_variables();
+    for (auto& post : node->post_hooks()) {
+      TensorList r = post(out, TensorList());
+      if (!r.empty()) out = r;
+    }
+    const auto& edges = node->next_edges();
+    for (size_t i = 0; i < edges.size(); ++i) {
+      const Edge& e = edges[i];
+      if (!e.fn) continue;
+      Node* next = e.fn.get();
+      Pending& p = pending[next];
+      if (i < out.size() && out[i].defined()) accumulate(p.buffer, e.input_nr, out[i]);
+      if (--p.deps == 0) {
+        keep_alive[next] = e.fn;
+        ready.push(next);
+      }
+    }
+  }
+  return captured;
+}
+
+}  // namespace gradtrack::autograd

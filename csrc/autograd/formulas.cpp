@@ -1,0 +1,455 @@
+// THE derivative table. Each formula returns one gradient per forward input
+// (undefined where not needed) and is written with differentiable ops, so
+// create_graph=True (double backward) works. FormulaNode::apply then sums
+// each gradient down to its input's shape and casts it to its dtype: no
+// formula undoes broadcasting itself.
+#include <cmath>
+
+#include "autograd/formulas.h"
+#include "kernels/kernels.h"
+#include "ops/ops.h"
+
+namespace gradtrack::autograd {
+
+namespace {
+
+using namespace ::gradtrack::ops;  // NOLINT: the formulas read as math
+using TL = TensorList;
+using C = BackwardCtx;
+
+// When a graph of the backward itself is being built, fused kernels are
+// replaced by compositions of differentiable ops.
+bool building_graph() { return GradMode::is_enabled(); }
+Tensor zeros_of(const C& c, size_t i) { return zeros(c.input(i).shape, c.input(i).dtype); }
+Tensor zero_scalar(const Tensor& like) { return zeros({}, like.dtype()); }
+Scalar minus(Scalar s) {
+  return s.is_float() ? Scalar(-s.to_double()) : Scalar(-s.to_int());
+}
+Tensor scale(const Tensor& g, Scalar s) { return s.equals(1) ? g : mul(g, s); }
+
+TL add_bw(const C& c, const TL& g) { return {g[0], c.needs(1) ? scale(g[0], c.attrs().s0) : Tensor()}; }
+TL pass_bw(const C&, const TL& g) { return {g[0]}; }
+TL sub_bw(const C& c, const TL& g) { return {g[0], c.needs(1) ? scale(g[0], minus(c.attrs().s0)) : Tensor()}; }
+TL rsub_bw(const C& c, const TL& g) { return {scale(g[0], minus(c.attrs().s0)), g[0]}; }
+TL rsub_scalar_bw(const C& c, const TL& g) { return {scale(g[0], minus(c.attrs().s0))}; }
+TL mul_bw(const C& c, const TL& g) {
+  return {c.needs(0) ? mul(g[0], c.saved_input(1)) : Tensor(),
+          c.needs(1) ? mul(g[0], c.saved_input(0)) : Tensor()};
+}
+TL mul_scalar_bw(const C& c, const TL& g) { return {mul(g[0], c.attrs().s0)}; }
+TL div_bw(const C& c, const TL& g) {
+  const Tensor& a = c.saved_input(0);
+  const Tensor& b = c.saved_input(1);
+  return {c.needs(0) ? div(g[0], b) : Tensor(),
+          c.needs(1) ? div(mul(neg(g[0]), a), mul(b, b)) : Tensor()};
+}
+TL div_scalar_bw(const C& c, const TL& g) { return {div(g[0], c.attrs().s0)}; }
+TL pow_scalar_bw(const C& c, const TL& g) {
+  const Scalar e = c.attrs().s0;
+  const Tensor& a = c.saved_input(0);
+  if (e.equals(0)) return {zeros_like(a)};
+  if (e.equals(1)) return {g[0]};
+  if (e.equals(2)) return {mul(g[0], mul(a, Scalar(int64_t(2))))};
+  Scalar em1 = e.is_float() ? Scalar(e.to_double() - 1) : Scalar(e.to_int() - 1);
+  return {mul(g[0], mul(pow(a, em1), e))};
+}
+TL pow_tensor_bw(const C& c, const TL& g) {
+  const Tensor& a = c.saved_input(0);
+  const Tensor& b = c.saved_input(1);
+  TL out(2);
+  if (c.needs(0)) out[0] = mul(g[0], mul(b, pow(a, sub(b, Scalar(int64_t(1))))));
+  if (c.needs(1)) {
+    Tensor mask = logical(Logic::And, compare(Cmp::Eq, a, Scalar(0)), compare(Cmp::Ge, b, Scalar(0)));
+    out[1] = where(mask, zero_scalar(g[0]), mul(g[0], mul(c.result(), log(a))));
+  }
+  return out;
+}
+TL pow_base_bw(const C& c, const TL& g) {
+  const double base = c.attrs().s0.to_double();
+  Tensor gr = mul(mul(g[0], c.result()), Scalar(std::log(base)));
+  if (base == 0) gr = where(compare(Cmp::Ge, c.saved_input(0), Scalar(0)), zero_scalar(gr), gr);
+  return {gr};
+}
+TL neg_bw(const C&, const TL& g) { return {neg(g[0])}; }
+TL abs_bw(const C& c, const TL& g) { return {mul(g[0], sign(c.saved_input(0)))}; }
+TL exp_bw(const C& c, const TL& g) { return {mul(g[0], c.result())}; }
+TL log_bw(const C& c, const TL& g) { return {div(g[0], c.saved_input(0))}; }
+TL sqrt_bw(const C& c, const TL& g) { return {div(g[0], mul(c.result(), Scalar(int64_t(2))))}; }
+TL rsqrt_bw(const C& c, const TL& g) {
+  return {mul(g[0], mul(pow(c.result(), Scalar(int64_t(3))), Scalar(-0.5)))};
+}
+TL sin_bw(const C& c, const TL& g) { return {mul(g[0], cos(c.saved_input(0)))}; }
+TL cos_bw(const C& c, const TL& g) { return {mul(g[0], neg(sin(c.saved_input(0))))}; }
+TL tanh_bw(const C& c, const TL& g) {
+  const Tensor& y = c.result();
+  if (building_graph()) return {mul(g[0], rsub(mul(y, y), Scalar(int64_t(1))))};
+  Tensor out = empty(y.sizes(), y.dtype());
+  kernels::tanh_backward(out, g[0], y);
+  return {out};
+}
+TL sigmoid_bw(const C& c, const TL& g) {
+  const Tensor& y = c.result();
+  if (building_graph()) return {mul(g[0], mul(y, rsub(y, Scalar(int64_t(1)))))};
+  Tensor out = empty(y.sizes(), y.dtype());
+  kernels::sigmoid_backward(out, g[0], y);
+  return {out};
+}
+TL relu_bw(const C& c, const TL& g) { return {threshold_backward(g[0], c.result())}; }
+TL reciprocal_bw(const C& c, const TL& g) {
+  const Tensor& y = c.result();
+  return {mul(neg(g[0]), mul(y, y))};
+}
+TL zero_bw(const C& c, const TL& g) {
+  TL out(c.node.inputs.size());
+  out[0] = zeros_like(g[0]).sizes() == c.input(0).shape ? zeros_like(g[0]) : zeros_of(c, 0);
+  return out;
+}
+TL log1p_bw(const C& c, const TL& g) { return {div(g[0], add(c.saved_input(0), Scalar(int64_t(1))))}; }
+TL expm1_bw(const C& c, const TL& g) { return {mul(g[0], add(c.result(), Scalar(int64_t(1))))}; }
+
+TL extreme_pair_bw(const C& c, const TL& g, Cmp wins) {
+  const Tensor& a = c.saved_input(0);
+  const Tensor& b = c.saved_input(1);
+  Tensor z = zero_scalar(g[0]);
+  Tensor half = div(g[0], Scalar(int64_t(2)));
+  Tensor eq = compare(Cmp::Eq, a, b);
+  TL out(2);
+  if (c.needs(0)) out[0] = where(compare(wins, a, b), g[0], where(eq, half, z));
+  if (c.needs(1)) out[1] = where(compare(wins, b, a), g[0], where(eq, half, z));
+  return out;
+}
+TL maximum_bw(const C& c, const TL& g) { return extreme_pair_bw(c, g, Cmp::Gt); }
+TL minimum_bw(const C& c, const TL& g) { return extreme_pair_bw(c, g, Cmp::Lt); }
+TL clamp_bw(const C& c, const TL& g) {
+  const Tensor& a = c.saved_input(0);
+  const Attrs& at = c.attrs();
+  Tensor keep;
+  if (at.has_s0) keep = compare(Cmp::Ge, a, at.s0);
+  if (at.has_s1) {
+    Tensor le = compare(Cmp::Le, a, at.s1);
+    keep = keep.defined() ? logical(Logic::And, keep, le) : le;
+  }
+  return {where(keep, g[0], zero_scalar(g[0]))};
+}
+TL clamp_tensor_bw(const C& c, const TL& g) {
+  const Tensor& a = c.saved_input(0);
+  const Tensor& lo = c.saved_input(1);
+  const Tensor& hi = c.saved_input(2);
+  Tensor z = zero_scalar(g[0]);
+  Tensor lo_wins = logical(Logic::And, compare(Cmp::Lt, a, lo), compare(Cmp::Le, lo, hi));
+  Tensor hi_wins = logical(Logic::Or, compare(Cmp::Gt, a, hi), compare(Cmp::Gt, lo, hi));
+  Tensor self_ok = logical_not(logical(Logic::Or, lo_wins, hi_wins));
+  return {c.needs(0) ? where(self_ok, g[0], z) : Tensor(), c.needs(1) ? where(lo_wins, g[0], z) : Tensor(),
+          c.needs(2) ? where(hi_wins, g[0], z) : Tensor()};
+}
+TL where_bw(const C& c, const TL& g) {
+  const Tensor& cond = c.extra(0);
+  Tensor z = zero_scalar(g[0]);
+  return {c.needs(0) ? where(cond, g[0], z) : Tensor(), c.needs(1) ? where(cond, z, g[0]) : Tensor()};
+}
+
+// Puts back the reduced dims of a keepdim=False result, then expands.
+Tensor unreduce(const Tensor& g, const C& c) {
+  Tensor r = g;
+  if (!c.attrs().flag) {
+    for (int64_t d : c.attrs().ints1) r = unsqueeze(r, d);
+  }
+  return expand(r, c.input(0).shape);
+}
+TL sum_all_bw(const C& c, const TL& g) { return {expand(g[0], c.input(0).shape)}; }
+TL sum_dim_bw(const C& c, const TL& g) { return {unreduce(g[0], c)}; }
+TL mean_all_bw(const C& c, const TL& g) {
+  return {div(expand(g[0], c.input(0).shape), Scalar(numel_of(c.input(0).shape)))};
+}
+TL mean_dim_bw(const C& c, const TL& g) { return {div(unreduce(g[0], c), Scalar(c.attrs().i0))}; }
+TL extreme_all_bw(const C& c, const TL& g) {
+  // The gradient is shared evenly by every element equal to the extreme.
+  const Tensor& a = c.saved_input(0);
+  const Tensor& r = c.result();
+  Tensor mask = logical(Logic::Or, compare(Cmp::Eq, a, r),
+                        logical(Logic::And, isnan(a), isnan(r)));
+  Tensor count = sum(mask, {}, false);
+  Tensor share = div(g[0], count);
+  return {where(mask, share, zero_scalar(share))};
+}
+TL extreme_dim_bw(const C& c, const TL& g) {
+  const Attrs& at = c.attrs();
+  if (c.input(0).shape.empty()) return {g[0]};
+  Tensor idx = c.extra(0), gg = g[0];
+  if (!at.flag) {
+    idx = unsqueeze(idx, at.i0);
+    gg = unsqueeze(gg, at.i0);
+  }
+  return {scatter_add(zeros_of(c, 0), at.i0, idx, gg)};
+}
+TL reshape_bw(const C& c, const TL& g) { return {reshape(g[0], c.input(0).shape)}; }
+TL as_strided_bw(const C& c, const TL& g) {
+  const Attrs& at = c.attrs();
+  return {as_strided_backward(contiguous(g[0]), c.input(0).shape, at.ints2, at.i1, at.ints0,
+                              at.ints1, at.i0)};
+}
+TL t_bw(const C&, const TL& g) { return {t(g[0])}; }
+TL transpose_bw(const C& c, const TL& g) { return {transpose(g[0], c.attrs().i0, c.attrs().i1)}; }
+TL permute_bw(const C& c, const TL& g) {
+  const DimVector& p = c.attrs().ints0;
+  DimVector inv(p.size());
+  for (size_t i = 0; i < p.size(); ++i) inv[static_cast<size_t>(p[i])] = static_cast<int64_t>(i);
+  return {permute(g[0], inv)};
+}
+TL unsqueeze_bw(const C& c, const TL& g) { return {squeeze(g[0], c.attrs().i0)}; }
+TL select_bw(const C& c, const TL& g) {
+  const Attrs& at = c.attrs();
+  return {select_backward(g[0], at.ints0, at.i0, at.i1)};
+}
+TL slice_bw(const C& c, const TL& g) {
+  const Attrs& at = c.attrs();
+  return {slice_backward(g[0], at.ints0, at.i0, at.ints1[0], at.ints1[1], at.ints1[2])};
+}
+TL select_backward_bw(const C& c, const TL& g) { return {select(g[0], c.attrs().i0, c.attrs().i1)}; }
+TL slice_backward_bw(const C& c, const TL& g) {
+  const Attrs& at = c.attrs();
+  return {slice(g[0], at.i0, at.ints1[0], at.ints1[1], at.ints1[2])};
+}
+TL copy_into_bw(const C& c, const TL& g) {
+  return {c.needs(0) ? zeros_like(g[0]) : Tensor(), g[0]};
+}
+TL fill_bw(const C& c, const TL& g) {
+  TL out(c.node.inputs.size());
+  out[0] = zeros_like(g[0]);
+  if (out.size() > 1 && c.needs(1)) out[1] = sum(g[0], {}, false);
+  return out;
+}
+
+IndexList saved_indices(const C& c) {
+  IndexList idx;
+  size_t k = 0;
+  for (int64_t present : c.attrs().ints0) {
+    if (present) idx.emplace_back(c.extra(k++));
+    else idx.emplace_back(std::nullopt);
+  }
+  return idx;
+}
+TL index_bw(const C& c, const TL& g) {
+  return {index_put(zeros_of(c, 0), saved_indices(c), g[0], true)};
+}
+TL index_put_bw(const C& c, const TL& g) {
+  IndexList idx = saved_indices(c);
+  TL out(2);
+  if (c.needs(0)) out[0] = c.attrs().flag ? g[0] : index_put(g[0], idx, zero_scalar(g[0]), false);
+  if (c.needs(1)) out[1] = index(g[0], idx);
+  return out;
+}
+TL masked_fill_bw(const C& c, const TL& g) {
+  const Tensor& mask = c.extra(0);
+  Tensor z = zero_scalar(g[0]);
+  TL out(c.node.inputs.size());
+  if (c.needs(0)) out[0] = where(mask, z, g[0]);
+  if (out.size() > 1 && c.needs(1)) out[1] = sum(where(mask, g[0], z), {}, false);
+  return out;
+}
+TL gather_bw(const C& c, const TL& g) {
+  return {scatter_add(zeros_of(c, 0), c.attrs().i0, c.extra(0), g[0])};
+}
+TL scatter_add_bw(const C& c, const TL& g) {
+  return {g[0], c.needs(1) ? gather(g[0], c.attrs().i0, c.extra(0)) : Tensor()};
+}
+TL index_select_bw(const C& c, const TL& g) {
+  IndexList idx(static_cast<size_t>(c.attrs().i0));
+  idx.emplace_back(c.extra(0));
+  return {index_put(zeros_of(c, 0), idx, g[0], true)};
+}
+TL cat_bw(const C& c, const TL& g) {
+  TL out;
+  int64_t offset = 0;
+  const int64_t d = c.attrs().i0;
+  for (size_t i = 0; i < c.node.inputs.size(); ++i) {
+    int64_t n = c.attrs().ints0[i];
+    if (n < 0) {
+      out.push_back(c.needs(i) ? zeros_of(c, i) : Tensor());
+      continue;
+    }
+    out.push_back(c.needs(i) ? narrow(g[0], d, offset, n) : Tensor());
+    offset += n;
+  }
+  return out;
+}
+TL stack_bw(const C& c, const TL& g) {
+  TL out;
+  for (size_t i = 0; i < c.node.inputs.size(); ++i)
+    out.push_back(c.needs(i) ? select(g[0], c.attrs().i0, static_cast<int64_t>(i)) : Tensor());
+  return out;
+}
+TL split_bw(const C& c, const TL& g) { return {cat(g, c.attrs().i0)}; }
+TL unbind_bw(const C& c, const TL& g) { return {stack(g, c.attrs().i0)}; }
+TL mm_bw(const C& c, const TL& g) {
+  return {c.needs(0) ? mm(g[0], t(c.saved_input(1))) : Tensor(),
+          c.needs(1) ? mm(t(c.saved_input(0)), g[0]) : Tensor()};
+}
+TL mv_bw(const C& c, const TL& g) {
+  return {c.needs(0) ? outer(g[0], c.saved_input(1)) : Tensor(),
+          c.needs(1) ? mv(t(c.saved_input(0)), g[0]) : Tensor()};
+}
+TL dot_bw(const C& c, const TL& g) {
+  return {c.needs(0) ? mul(c.saved_input(1), g[0]) : Tensor(),
+          c.needs(1) ? mul(c.saved_input(0), g[0]) : Tensor()};
+}
+TL bmm_bw(const C& c, const TL& g) {
+  return {c.needs(0) ? bmm(g[0], transpose(c.saved_input(1), 1, 2)) : Tensor(),
+          c.needs(1) ? bmm(transpose(c.saved_input(0), 1, 2), g[0]) : Tensor()};
+}
+TL addmm_bw(const C& c, const TL& g) {
+  const Attrs& at = c.attrs();
+  return {c.needs(0) ? scale(g[0], at.s0) : Tensor(),
+          c.needs(1) ? scale(mm(g[0], t(c.saved_input(2))), at.s1) : Tensor(),
+          c.needs(2) ? scale(mm(t(c.saved_input(1)), g[0]), at.s1) : Tensor()};
+}
+TL log_softmax_bw(const C& c, const TL& g) {
+  return {log_softmax_backward(g[0], c.result(), c.attrs().i0)};
+}
+TL softmax_bw(const C& c, const TL& g) { return {softmax_backward(g[0], c.result(), c.attrs().i0)}; }
+TL nll_loss_bw(const C& c, const TL& g) {
+  // d loss / d logp is -w[t] / denom at each row's target: a constant
+  // coefficient tensor, times the incoming gradient (linear, so any order).
+  const Attrs& at = c.attrs();
+  const Tensor& target = c.extra(0);
+  const Tensor& total_weight = c.extra(1);
+  const GradMeta& in = c.input(0);
+  const bool batched = in.shape.size() == 2;
+  const int64_t n = batched ? in.shape[0] : 1, cls = in.shape.back();
+  Tensor coef = zeros(in.shape, in.dtype);
+  Tensor tg = contiguous(to_dtype(target, ScalarType::Int64));
+  Tensor w = at.flag ? contiguous(to_dtype(c.extra(2), in.dtype)) : Tensor();
+  GT_DISPATCH_FLOAT(in.dtype, "nll_loss_backward", [&] {
+    scalar_t* p = coef.data<scalar_t>();
+    const int64_t* t = tg.data<int64_t>();
+    double denom = at.i0 == 1 ? double(*contiguous(total_weight).data<scalar_t>()) : 1.0;
+    for (int64_t i = 0; i < n; ++i) {
+      if (t[i] == at.i1) continue;
+      double wi = at.flag ? double(w.data<scalar_t>()[t[i]]) : 1.0;
+      p[i * cls + t[i]] = static_cast<scalar_t>(-wi / denom);
+    }
+  });
+  Tensor gg = (at.i0 == 0 && batched) ? unsqueeze(g[0], 1) : g[0];
+  return {mul(coef, gg)};
+}
+TL mse_loss_bw(const C& c, const TL& g) {
+  const Attrs& at = c.attrs();
+  Tensor d = sub(c.saved_input(0), c.saved_input(1));
+  double k = at.i0 == 1 ? 2.0 / double(std::max<int64_t>(numel_of(c.input(0).shape), 1)) : 2.0;
+  Tensor ga = mul(mul(d, Scalar(k)), g[0]);
+  return {c.needs(0) ? ga : Tensor(), c.needs(1) ? neg(ga) : Tensor()};
+}
+TL threshold_backward_bw(const C& c, const TL& g) { return {threshold_backward(g[0], c.extra(0))}; }
+
+// Bits: which gradients read an input. Input i is saved only if one of them
+// is needed (PyTorch's should_compute_output).
+constexpr uint8_t G0 = 1, G1 = 2, G2 = 4, G01 = 3;
+constexpr bool R = true;  // saves its result
+
+const FormulaRow kRows[] = {
+    {OpKind::Add, "AddBackward0", {0, 0, 0}, false, false, add_bw},
+    {OpKind::AddScalar, "AddBackward0", {0, 0, 0}, false, false, pass_bw},
+    {OpKind::Sub, "SubBackward0", {0, 0, 0}, false, false, sub_bw},
+    {OpKind::SubScalar, "SubBackward0", {0, 0, 0}, false, false, pass_bw},
+    {OpKind::Rsub, "RsubBackward0", {0, 0, 0}, false, false, rsub_bw},
+    {OpKind::RsubScalar, "RsubBackward1", {0, 0, 0}, false, false, rsub_scalar_bw},
+    {OpKind::Mul, "MulBackward0", {G1, G0, 0}, false, false, mul_bw},
+    {OpKind::MulScalar, "MulBackward0", {0, 0, 0}, false, true, mul_scalar_bw},
+    {OpKind::Div, "DivBackward0", {G1, G01, 0}, false, false, div_bw},
+    {OpKind::DivScalar, "DivBackward0", {0, 0, 0}, false, true, div_scalar_bw},
+    {OpKind::PowScalar, "PowBackward0", {G0, 0, 0}, false, false, pow_scalar_bw},
+    {OpKind::PowTensor, "PowBackward1", {G01, G01, 0}, R, false, pow_tensor_bw},
+    {OpKind::PowScalarBase, "PowBackward2", {G0, 0, 0}, R, false, pow_base_bw},
+    {OpKind::Neg, "NegBackward0", {0, 0, 0}, false, false, neg_bw},
+    {OpKind::Abs, "AbsBackward0", {G0, 0, 0}, false, false, abs_bw},
+    {OpKind::Exp, "ExpBackward0", {0, 0, 0}, R, false, exp_bw},
+    {OpKind::Log, "LogBackward0", {G0, 0, 0}, false, false, log_bw},
+    {OpKind::Sqrt, "SqrtBackward0", {0, 0, 0}, R, false, sqrt_bw},
+    {OpKind::Rsqrt, "RsqrtBackward0", {0, 0, 0}, R, false, rsqrt_bw},
+    {OpKind::Sin, "SinBackward0", {G0, 0, 0}, false, false, sin_bw},
+    {OpKind::Cos, "CosBackward0", {G0, 0, 0}, false, false, cos_bw},
+    {OpKind::Tanh, "TanhBackward0", {0, 0, 0}, R, false, tanh_bw},
+    {OpKind::Sigmoid, "SigmoidBackward0", {0, 0, 0}, R, false, sigmoid_bw},
+    {OpKind::Relu, "ReluBackward0", {0, 0, 0}, R, false, relu_bw},
+    {OpKind::Reciprocal, "ReciprocalBackward0", {0, 0, 0}, R, false, reciprocal_bw},
+    {OpKind::Sign, "SignBackward0", {0, 0, 0}, false, false, zero_bw},
+    {OpKind::Floor, "FloorBackward0", {0, 0, 0}, false, false, zero_bw},
+    {OpKind::Ceil, "CeilBackward0", {0, 0, 0}, false, false, zero_bw},
+    {OpKind::Round, "RoundBackward0", {0, 0, 0}, false, false, zero_bw},
+    {OpKind::Trunc, "TruncBackward0", {0, 0, 0}, false, false, zero_bw},
+    {OpKind::Log1p, "Log1PBackward0", {G0, 0, 0}, false, false, log1p_bw},
+    {OpKind::Expm1, "Expm1Backward0", {0, 0, 0}, R, false, expm1_bw},
+    {OpKind::Maximum, "MaximumBackward0", {G01, G01, 0}, false, false, maximum_bw},
+    {OpKind::Minimum, "MinimumBackward0", {G01, G01, 0}, false, false, minimum_bw},
+    {OpKind::Clamp, "ClampBackward1", {G0, 0, 0}, false, false, clamp_bw},
+    {OpKind::ClampTensor, "ClampBackward0", {7, 7, 7}, false, false, clamp_tensor_bw},
+    {OpKind::Where, "WhereBackward0", {0, 0, 0}, false, false, where_bw},
+    {OpKind::SumAll, "SumBackward0", {0, 0, 0}, false, false, sum_all_bw},
+    {OpKind::SumDim, "SumBackward1", {0, 0, 0}, false, false, sum_dim_bw},
+    {OpKind::MeanAll, "MeanBackward0", {0, 0, 0}, false, false, mean_all_bw},
+    {OpKind::MeanDim, "MeanBackward1", {0, 0, 0}, false, false, mean_dim_bw},
+    {OpKind::MaxAll, "MaxBackward1", {G0, 0, 0}, R, false, extreme_all_bw},
+    {OpKind::MinAll, "MinBackward1", {G0, 0, 0}, R, false, extreme_all_bw},
+    {OpKind::MaxDim, "MaxBackward0", {0, 0, 0}, false, false, extreme_dim_bw},
+    {OpKind::MinDim, "MinBackward0", {0, 0, 0}, false, false, extreme_dim_bw},
+    {OpKind::View, "ViewBackward0", {0, 0, 0}, false, false, reshape_bw},
+    {OpKind::UnsafeView, "UnsafeViewBackward0", {0, 0, 0}, false, false, reshape_bw},
+    {OpKind::AsStrided, "AsStridedBackward0", {0, 0, 0}, false, false, as_strided_bw},
+    {OpKind::AsStridedInplace, "AsStridedBackward1", {0, 0, 0}, false, false, as_strided_bw},
+    {OpKind::T, "TBackward0", {0, 0, 0}, false, false, t_bw},
+    {OpKind::TInplace, "TBackward1", {0, 0, 0}, false, false, t_bw},
+    {OpKind::Transpose, "TransposeBackward0", {0, 0, 0}, false, false, transpose_bw},
+    {OpKind::Permute, "PermuteBackward0", {0, 0, 0}, false, false, permute_bw},
+    {OpKind::Unsqueeze, "UnsqueezeBackward0", {0, 0, 0}, false, false, unsqueeze_bw},
+    {OpKind::UnsqueezeInplace, "UnsqueezeBackward1", {0, 0, 0}, false, false, unsqueeze_bw},
+    {OpKind::Squeeze, "SqueezeBackward0", {0, 0, 0}, false, false, reshape_bw},
+    {OpKind::SqueezeDim, "SqueezeBackward1", {0, 0, 0}, false, false, reshape_bw},
+    {OpKind::SqueezeInplace, "SqueezeBackward3", {0, 0, 0}, false, false, reshape_bw},
+    {OpKind::Expand, "ExpandBackward0", {0, 0, 0}, false, false, pass_bw},
+    {OpKind::Select, "SelectBackward0", {0, 0, 0}, false, false, select_bw},
+    {OpKind::Slice, "SliceBackward0", {0, 0, 0}, false, false, slice_bw},
+    {OpKind::SelectBackward, "SelectBackwardBackward0", {0, 0, 0}, false, false, select_backward_bw},
+    {OpKind::SliceBackward, "SliceBackwardBackward0", {0, 0, 0}, false, false, slice_backward_bw},
+    {OpKind::Clone, "CloneBackward0", {0, 0, 0}, false, false, pass_bw},
+    {OpKind::ToCopy, "ToCopyBackward0", {0, 0, 0}, false, false, pass_bw},
+    {OpKind::CopyInto, "gradtrack::autograd::CopyBackwards", {0, 0, 0}, false, false, copy_into_bw},
+    {OpKind::Fill, "FillBackward2", {0, 0, 0}, false, false, fill_bw},
+    {OpKind::Zero, "ZeroBackward0", {0, 0, 0}, false, false, zero_bw},
+    {OpKind::Normal, "NormalBackward0", {0, 0, 0}, false, false, zero_bw},
+    {OpKind::Uniform, "UniformBackward0", {0, 0, 0}, false, false, zero_bw},
+    {OpKind::Index, "IndexBackward0", {0, 0, 0}, false, false, index_bw},
+    {OpKind::IndexPut, "IndexPutBackward0", {0, 0, 0}, false, false, index_put_bw},
+    {OpKind::MaskedFill, "MaskedFillBackward0", {0, 0, 0}, false, false, masked_fill_bw},
+    {OpKind::Gather, "GatherBackward0", {0, 0, 0}, false, false, gather_bw},
+    {OpKind::ScatterAdd, "ScatterAddBackward0", {0, 0, 0}, false, false, scatter_add_bw},
+    {OpKind::IndexSelect, "IndexSelectBackward0", {0, 0, 0}, false, false, index_select_bw},
+    {OpKind::Cat, "CatBackward0", {0, 0, 0}, false, false, cat_bw},
+    {OpKind::Stack, "StackBackward0", {0, 0, 0}, false, false, stack_bw},
+    {OpKind::Split, "SplitBackward0", {0, 0, 0}, false, false, split_bw},
+    {OpKind::Unbind, "UnbindBackward0", {0, 0, 0}, false, false, unbind_bw},
+    {OpKind::Mm, "MmBackward0", {G1, G0, 0}, false, false, mm_bw},
+    {OpKind::Mv, "MvBackward0", {G1, G0, 0}, false, false, mv_bw},
+    {OpKind::Dot, "DotBackward0", {G1, G0, 0}, false, false, dot_bw},
+    {OpKind::Bmm, "BmmBackward0", {G1, G0, 0}, false, false, bmm_bw},
+    {OpKind::Addmm, "AddmmBackward0", {0, G2, G1}, false, false, addmm_bw},
+    {OpKind::LogSoftmax, "LogSoftmaxBackward0", {0, 0, 0}, R, false, log_softmax_bw},
+    {OpKind::Softmax, "SoftmaxBackward0", {0, 0, 0}, R, false, softmax_bw},
+    {OpKind::NllLoss, "NllLossBackward0", {0, 0, 0}, false, false, nll_loss_bw},
+    {OpKind::MseLoss, "MseLossBackward0", {G01, G01, 0}, false, false, mse_loss_bw},
+    {OpKind::ThresholdBackward, "ThresholdBackwardBackward0", {0, 0, 0}, false, false,
+     threshold_backward_bw},
+};
+
+}  // namespace
+
+const FormulaRow& formula_row(OpKind kind) { return kRows[static_cast<size_t>(kind)]; }
+
+bool formula_table_ok() {
+  constexpr size_t n = sizeof(kRows) / sizeof(kRows[0]);
+  if (n != static_cast<size_t>(OpKind::NumKinds)) return false;
+  for (size_t i = 0; i < n; ++i)
+    if (static_cast<size_t>(kRows[i].kind) != i) return false;
+  return true;
+}
+
+}  // namespace gradtrack::autograd

@@ -1,0 +1,115 @@
+// The derivative table: every differentiable op's backward, its grad_fn name
+// and exactly what its forward saves.
+#pragma once
+
+#include <initializer_list>
+#include <memory>
+#include <vector>
+
+#include "autograd/grad_mode.h"
+#include "autograd/saved_tensor.h"
+#include "autograd/variable.h"
+#include "core/scalar.h"
+
+namespace gradtrack::autograd {
+
+// Every op that records a node, once. The table in formulas.cpp has one row
+// per entry, checked at start-up (formula_table_ok()).
+#define GT_FORALL_OPS(X)                                                                    \
+  X(Add) X(AddScalar) X(Sub) X(SubScalar) X(Rsub) X(RsubScalar) X(Mul) X(MulScalar) X(Div)   \
+  X(DivScalar) X(PowScalar) X(PowTensor) X(PowScalarBase) X(Neg) X(Abs) X(Exp) X(Log)       \
+  X(Sqrt) X(Rsqrt) X(Sin) X(Cos) X(Tanh) X(Sigmoid) X(Relu) X(Reciprocal) X(Sign) X(Floor)   \
+  X(Ceil) X(Round) X(Trunc) X(Log1p) X(Expm1) X(Maximum) X(Minimum) X(Clamp) X(ClampTensor) \
+  X(Where) X(SumAll) X(SumDim) X(MeanAll) X(MeanDim) X(MaxAll) X(MinAll) X(MaxDim) X(MinDim) \
+  X(View) X(UnsafeView) X(AsStrided) X(AsStridedInplace) X(T) X(TInplace) X(Transpose)       \
+  X(Permute) X(Unsqueeze) X(UnsqueezeInplace) X(Squeeze) X(SqueezeDim) X(SqueezeInplace)     \
+  X(Expand) X(Select) X(Slice) X(SelectBackward) X(SliceBackward) X(Clone) X(ToCopy)         \
+  X(CopyInto) X(Fill) X(Zero) X(Normal) X(Uniform) X(Index) X(IndexPut) X(MaskedFill)        \
+  X(Gather) X(ScatterAdd) X(IndexSelect) X(Cat) X(Stack) X(Split) X(Unbind) X(Mm) X(Mv)      \
+  X(Dot) X(Bmm) X(Addmm) X(LogSoftmax) X(Softmax) X(NllLoss) X(MseLoss) X(ThresholdBackward)
+
+enum class OpKind : uint16_t {
+#define GT_ENUM(K) K,
+  GT_FORALL_OPS(GT_ENUM)
+#undef GT_ENUM
+      NumKinds
+};
+
+/// Non-tensor arguments an op keeps for its backward.
+struct Attrs {
+  Scalar s0, s1;                   // alpha, exponent, scalar operand, clamp bounds
+  bool has_s0 = false, has_s1 = false;
+  DimVector ints0, ints1, ints2;   // dims / sizes / strides
+  int64_t i0 = 0, i1 = 0, i2 = 0;  // dim, start/offset, step, reduction
+  bool flag = false;               // keepdim
+};
+
+class FormulaNode;
+
+/// What a backward formula sees: unpacked saved tensors, attributes, which
+/// inputs need a gradient, and the forward inputs' shapes.
+struct BackwardCtx {
+  const FormulaNode& node;
+  const TensorList& saved;  // by slot: inputs, then result, then extras
+  bool needs(size_t i) const;
+  const Attrs& attrs() const;
+  const GradMeta& input(size_t i) const;
+  const Tensor& saved_input(size_t i) const;
+  const Tensor& result() const;
+  const Tensor& extra(size_t i) const;
+};
+
+using BackwardFn = TensorList (*)(const BackwardCtx& ctx, const TensorList& grads);
+
+/// One row of the table. `input_needed_by[i]` is the set (bit j = input j's
+/// gradient) of gradients whose formula reads input i: input i is saved only
+/// if one of them is needed, as PyTorch's generated code does.
+struct FormulaRow {
+  OpKind kind;
+  const char* name;
+  uint8_t input_needed_by[3];
+  bool saves_result;
+  bool saves_scalar;  // a wrapped-number operand counts as a saved tensor
+  BackwardFn fn;
+};
+const FormulaRow& formula_row(OpKind kind);
+bool formula_table_ok();
+
+/// A node built from a table row.
+class FormulaNode : public Node {
+ public:
+  explicit FormulaNode(const FormulaRow& row) : row_(row) {}
+  std::string name() const override { return row_.name; }
+  TensorList apply(TensorList&& grads) override;
+  void release_variables() override;
+
+  const FormulaRow& row() const { return row_; }
+  Attrs attrs;
+  std::vector<GradMeta> inputs;     // shapes/dtypes of the forward inputs
+  std::vector<SavedTensor> saved;   // slot layout: inputs, result, extras
+  size_t num_extras = 0;
+  bool holds_saved = false;
+
+ private:
+  const FormulaRow& row_;
+  bool released_ = false;
+};
+
+/// True if grad mode is on and any of `inputs` requires grad.
+bool should_record(std::initializer_list<const Tensor*> inputs);
+/// Creates the node for `kind` with edges to `inputs`' histories.
+std::shared_ptr<FormulaNode> new_node(OpKind kind, std::initializer_list<const Tensor*> inputs);
+/// Saves what the row asks for and makes the node the producer of `outputs`.
+void finish_node(const std::shared_ptr<FormulaNode>& node,
+                 std::initializer_list<const Tensor*> inputs,
+                 std::initializer_list<const Tensor*> outputs,
+                 const std::vector<const Tensor*>& extras = {});
+/// In-place variant: `old_self` is a clone taken before the write when the
+/// formula needs the original self; `self` is the written tensor.
+void finish_inplace_node(const std::shared_ptr<FormulaNode>& node,
+                         std::initializer_list<const Tensor*> inputs, const Tensor& self,
+                         const Tensor& old_self, const std::vector<const Tensor*>& extras = {});
+/// Whether an in-place op of `kind` with these inputs must clone self first.
+bool inplace_needs_old_self(OpKind kind, std::initializer_list<const Tensor*> inputs);
+
+}  // namespace gradtrack::autograd

@@ -1,0 +1,107 @@
+#include "autograd/functions.h"
+
+#include "kernels/kernels.h"
+#include "ops/ops.h"
+
+namespace gradtrack::autograd {
+
+AccumulateGrad::AccumulateGrad(Tensor variable) : variable_(std::move(variable)) {
+  // Leaves run as soon as their gradient is complete.
+  set_sequence_nr(UINT64_MAX);
+  add_grad_meta(variable_);
+}
+
+TensorList AccumulateGrad::apply(TensorList&& grads) {
+  Tensor g = std::move(grads[0]);
+  AutogradMeta& m = materialize_meta(variable_);
+  for (const HookEntry& h : std::vector<HookEntry>(m.hooks)) {
+    Tensor r = h.fn(g);
+    if (r.defined()) g = r;
+  }
+  if (!g.defined()) return {};
+  if (!m.grad.defined()) {
+    // Keep the incoming buffer when nobody else can see it (PyTorch steals it
+    // the same way); otherwise the first .grad is a fresh copy.
+    bool sole_owner = g.ptr().use_count() == 1 && !requires_grad(g) && g.is_contiguous() &&
+                      g.sizes() == variable_.sizes();
+    if (!GradMode::is_enabled() && sole_owner) {
+      m.grad = g;
+    } else {
+      m.grad = GradMode::is_enabled() ? ops::clone(g) : detach(ops::clone(g));
+      if (g.sizes() != variable_.sizes()) m.grad = ops::sum_to(m.grad, variable_.sizes());
+    }
+  } else if (!GradMode::is_enabled()) {
+    ops::inplace_binary(ops::InplaceOp::Add, m.grad, g);
+  } else {
+    m.grad = ops::add(m.grad, g);
+  }
+  for (const auto& hook : std::vector<std::pair<int64_t, std::function<void(const Tensor&)>>>(
+           m.post_accumulate_hooks)) {
+    hook.second(variable_);
+  }
+  return {};
+}
+
+CopySlices::CopySlices(const Tensor& base, const Tensor& view, std::shared_ptr<Node> fn)
+    : base_sizes_(base.sizes()),
+      base_strides_(base.strides()),
+      view_sizes_(view.sizes()),
+      view_strides_(view.strides()),
+      base_offset_(base->offset()),
+      view_offset_(view->offset()),
+      dtype_(base.dtype()),
+      fn_(std::move(fn)) {
+  // grad_meta is added by set_history when this node becomes base's grad_fn.
+  add_next_edge(gradient_edge(base));
+  for (size_t i = 1; i < fn_->next_edges().size(); ++i) add_next_edge(fn_->next_edges()[i]);
+}
+
+TensorList CopySlices::apply(TensorList&& grads) {
+  // The base's gradient in a buffer laid out like the base, so that the view's
+  // geometry (relative to the base's offset) addresses the view's slice.
+  int64_t extent = 0;
+  for (size_t i = 0; i < base_sizes_.size(); ++i) {
+    if (base_sizes_[i] == 0) {
+      extent = 0;
+      break;
+    }
+    extent += (base_sizes_[i] - 1) * base_strides_[i];
+  }
+  Tensor buffer = ops::zeros({numel_of(base_sizes_) == 0 ? 0 : extent + 1}, dtype_);
+  Tensor result = alias_with_geometry(buffer, base_sizes_, base_strides_, 0);
+  kernels::copy(result, grads[0]);
+  Tensor grad_slice = alias_with_geometry(buffer, view_sizes_, view_strides_,
+                                          view_offset_ - base_offset_);
+  TensorList res = fn_->apply({ops::clone(grad_slice)});
+  if (res.empty() || !res[0].defined()) {
+    kernels::fill(grad_slice, Scalar(0));
+  } else {
+    kernels::copy(grad_slice, res[0]);
+  }
+  TensorList out;
+  out.push_back(result);
+  for (size_t i = 1; i < res.size(); ++i) out.push_back(res[i]);
+  out.resize(next_edges().size());
+  return out;
+}
+
+GraphRoot::GraphRoot(const std::vector<Edge>& roots, TensorList grads) : grads_(std::move(grads)) {
+  set_sequence_nr(UINT64_MAX);
+  for (const Edge& e : roots) add_next_edge(e);
+}
+
+std::shared_ptr<Node> make_as_strided_node(const Tensor& view, const Tensor& base) {
+  auto node = std::make_shared<FormulaNode>(formula_row(OpKind::AsStrided));
+  node->add_next_edge(gradient_edge(base));
+  node->inputs.push_back({base.sizes(), base.dtype()});
+  Attrs& a = node->attrs;
+  a.ints0 = view.sizes();
+  a.ints1 = view.strides();
+  a.i0 = view->offset();
+  a.ints2 = base.strides();
+  a.i1 = base->offset();
+  node->add_grad_meta(view);
+  return node;
+}
+
+}  // namespace gradtrack::autograd

@@ -1,0 +1,40 @@
+#include "autograd/node.h"
+
+#include <atomic>
+
+namespace gradtrack::autograd {
+
+namespace {
+thread_local uint64_t t_next_seq = 0;
+std::atomic<int64_t> g_next_hook{0};
+}  // namespace
+
+void (*g_node_created_hook)(Node& node) = nullptr;
+
+Node::Node() : seq_(t_next_seq++) {}
+
+uint32_t Node::add_grad_meta(const Tensor& t) {
+  grad_meta_.push_back({t.sizes(), t.dtype()});
+  return static_cast<uint32_t>(grad_meta_.size() - 1);
+}
+
+int64_t next_hook_id() { return g_next_hook.fetch_add(1) + 1; }
+
+std::string short_name(const std::string& name) {
+  auto pos = name.rfind("::");
+  return pos == std::string::npos ? name : name.substr(pos + 2);
+}
+
+std::string forward_op_name(const std::string& name) {
+  // Strip a trailing "Backward<digits>"; other names are kept whole.
+  size_t end = name.size();
+  while (end > 0 && name[end - 1] >= '0' && name[end - 1] <= '9') --end;
+  static const std::string kSuffix = "Backward";
+  if (end < name.size() && end >= kSuffix.size() &&
+      name.compare(end - kSuffix.size(), kSuffix.size(), kSuffix) == 0) {
+    return name.substr(0, end - kSuffix.size());
+  }
+  return name;
+}
+
+}  // namespace gradtrack::autograd

@@ -1,0 +1,111 @@
+// Graph nodes: the backward half of every differentiable op.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/tensor.h"
+
+namespace gradtrack::autograd {
+
+class Node;
+
+/// Where a gradient goes: input `input_nr` of node `fn` (null: nowhere).
+struct Edge {
+  std::shared_ptr<Node> fn;
+  uint32_t input_nr = 0;
+  bool valid() const { return fn != nullptr; }
+};
+
+/// Shape and dtype a gradient must have.
+struct GradMeta {
+  DimVector shape;
+  ScalarType dtype = ScalarType::Float32;
+};
+
+/// A tensor hook: gets the gradient, returns a replacement or an undefined
+/// Tensor to keep it.
+using TensorHook = std::function<Tensor(const Tensor&)>;
+struct HookEntry {
+  int64_t id;
+  uint32_t output_nr;
+  TensorHook fn;
+};
+int64_t next_hook_id();
+
+/// Opaque per-node debugging data filled by the Python layer (anomaly
+/// tracebacks, NOTE [Write provenance]).
+struct NodeDebugInfo {
+  virtual ~NodeDebugInfo() = default;
+};
+
+/// NOTE [Nodes and edges]
+/// A Node receives one gradient per output of its forward op (`grad_meta`)
+/// and produces one per forward input, sent along `next_edges`. Nodes are
+/// ordered by a creation sequence number; the engine runs the newest ready
+/// node first, as PyTorch does.
+class Node : public std::enable_shared_from_this<Node> {
+ public:
+  Node();
+  virtual ~Node() = default;
+  Node(const Node&) = delete;
+  Node& operator=(const Node&) = delete;
+
+  /// PyTorch's name: "MulBackward0", "gradtrack::autograd::CopySlices".
+  virtual std::string name() const = 0;
+  virtual TensorList apply(TensorList&& grads) = 0;
+  /// Drops saved tensors after a backward without retain_graph.
+  virtual void release_variables() {}
+  virtual bool is_accumulate_grad() const { return false; }
+
+  uint64_t sequence_nr() const { return seq_; }
+  void set_sequence_nr(uint64_t s) { seq_ = s; }
+  std::vector<Edge>& next_edges() { return next_edges_; }
+  const std::vector<Edge>& next_edges() const { return next_edges_; }
+  void add_next_edge(Edge e) { next_edges_.push_back(std::move(e)); }
+  /// Registers one more output of the forward op; returns its index.
+  uint32_t add_grad_meta(const Tensor& t);
+  const std::vector<GradMeta>& grad_meta() const { return grad_meta_; }
+  size_t num_outputs() const { return grad_meta_.size(); }
+
+  /// Tensor hooks of non-leaf outputs, run in registration order.
+  std::vector<HookEntry>& pre_hooks() { return pre_hooks_; }
+  /// retain_grad() targets, one per output (weak: the node must not keep them).
+  std::map<uint32_t, std::weak_ptr<TensorImpl>>& retains_grad() { return retains_grad_; }
+  /// Node-level hooks registered from Python (grad_fn.register_hook/prehook).
+  std::vector<std::function<TensorList(const TensorList&, const TensorList&)>>& post_hooks() {
+    return post_hooks_;
+  }
+  std::vector<std::function<TensorList(const TensorList&)>>& node_pre_hooks() {
+    return node_pre_hooks_;
+  }
+
+  std::shared_ptr<NodeDebugInfo> debug;
+
+ private:
+  uint64_t seq_;
+  std::vector<Edge> next_edges_;
+  std::vector<GradMeta> grad_meta_;
+  std::vector<HookEntry> pre_hooks_;
+  std::map<uint32_t, std::weak_ptr<TensorImpl>> retains_grad_;
+  std::vector<std::function<TensorList(const TensorList&, const TensorList&)>> post_hooks_;
+  std::vector<std::function<TensorList(const TensorList&)>> node_pre_hooks_;
+};
+
+/// The part of a node name PyTorch uses for Python type names ("CopySlices").
+std::string short_name(const std::string& name);
+/// The forward op a node belongs to: "MulBackward0" -> "Mul" (2.13 messages).
+std::string forward_op_name(const std::string& name);
+
+/// The module name printed in messages and type strings.
+constexpr const char* kModule = "gradtrack";
+
+/// Called (if set) when a node is created while anomaly mode or provenance
+/// is on; the Python layer stores the user's stack there.
+extern void (*g_node_created_hook)(Node& node);
+
+}  // namespace gradtrack::autograd

@@ -1,0 +1,147 @@
+// record(): the one place graph nodes are built and saved tensors chosen.
+#include "autograd/formulas.h"
+#include "ops/ops.h"
+
+namespace gradtrack::autograd {
+
+bool should_record(std::initializer_list<const Tensor*> inputs) {
+  if (!GradMode::is_enabled()) return false;
+  for (const Tensor* t : inputs) {
+    if (maybe_requires_grad(*t) && requires_grad(*t)) return true;
+  }
+  return false;
+}
+
+std::shared_ptr<FormulaNode> new_node(OpKind kind, std::initializer_list<const Tensor*> inputs) {
+  auto node = std::make_shared<FormulaNode>(formula_row(kind));
+  node->next_edges().reserve(inputs.size());
+  node->inputs.reserve(inputs.size());
+  for (const Tensor* t : inputs) {
+    node->add_next_edge(maybe_requires_grad(*t) ? gradient_edge(*t) : Edge{});
+    node->inputs.push_back({t->sizes(), t->dtype()});
+  }
+  if (g_node_created_hook) g_node_created_hook(*node);
+  return node;
+}
+
+namespace {
+
+uint8_t needs_mask(const FormulaNode& node) {
+  uint8_t mask = 0;
+  for (size_t i = 0; i < node.next_edges().size() && i < 8; ++i)
+    if (node.next_edges()[i].valid()) mask |= uint8_t(1u << i);
+  return mask;
+}
+
+void save_inputs(FormulaNode& node, std::initializer_list<const Tensor*> inputs,
+                 const Tensor* old_self) {
+  const FormulaRow& row = node.row();
+  const uint8_t needs = needs_mask(node);
+  size_t i = 0;
+  for (const Tensor* t : inputs) {
+    if (i < 3 && (row.input_needed_by[i] & needs)) {
+      const Tensor& value = (i == 0 && old_self) ? *old_self : *t;
+      node.saved[i] = SavedTensor(value, false);
+      node.holds_saved = true;
+    }
+    ++i;
+  }
+}
+
+void save_extras(FormulaNode& node, size_t first, const std::vector<const Tensor*>& extras) {
+  size_t j = first;
+  for (const Tensor* e : extras) {
+    node.saved[j++] = SavedTensor(*e, false);
+    node.holds_saved = true;
+  }
+  node.num_extras = extras.size();
+}
+
+}  // namespace
+
+void finish_node(const std::shared_ptr<FormulaNode>& node,
+                 std::initializer_list<const Tensor*> inputs,
+                 std::initializer_list<const Tensor*> outputs,
+                 const std::vector<const Tensor*>& extras) {
+  const FormulaRow& row = node->row();
+  const size_t n_in = inputs.size();
+  node->saved.resize(n_in + (row.saves_result ? 1 : 0) + extras.size());
+  save_inputs(*node, inputs, nullptr);
+  for (const Tensor* o : outputs) set_history(*o, node);
+  if (row.saves_result) {
+    node->saved[n_in] = SavedTensor(**outputs.begin(), true);
+    node->holds_saved = true;
+  }
+  save_extras(*node, n_in + (row.saves_result ? 1 : 0), extras);
+  if (row.saves_scalar) node->holds_saved = true;
+}
+
+bool inplace_needs_old_self(OpKind kind, std::initializer_list<const Tensor*> inputs) {
+  const FormulaRow& row = formula_row(kind);
+  if (row.input_needed_by[0] == 0) return false;
+  uint8_t needs = 0;
+  size_t i = 0;
+  for (const Tensor* t : inputs) {
+    if (requires_grad(*t)) needs |= uint8_t(1u << i);
+    ++i;
+  }
+  return (row.input_needed_by[0] & needs) != 0;
+}
+
+void finish_inplace_node(const std::shared_ptr<FormulaNode>& node,
+                         std::initializer_list<const Tensor*> inputs, const Tensor& self,
+                         const Tensor& old_self, const std::vector<const Tensor*>& extras) {
+  const FormulaRow& row = node->row();
+  const size_t n_in = inputs.size();
+  node->saved.resize(n_in + (row.saves_result ? 1 : 0) + extras.size());
+  save_inputs(*node, inputs, old_self.defined() ? &old_self : nullptr);
+  rebase_history(self, node);
+  if (row.saves_result) {
+    node->saved[n_in] = SavedTensor(self, true);
+    node->holds_saved = true;
+  }
+  save_extras(*node, n_in + (row.saves_result ? 1 : 0), extras);
+  if (row.saves_scalar) node->holds_saved = true;
+}
+
+TensorList FormulaNode::apply(TensorList&& grads) {
+  if (released_ && holds_saved) throw Error(second_backward_message());
+  TensorList unpacked(saved.size());
+  auto self = shared_from_this();
+  for (size_t i = 0; i < saved.size(); ++i) {
+    if (saved[i].defined()) unpacked[i] = saved[i].unpack(self);
+  }
+  BackwardCtx ctx{*this, unpacked};
+  TensorList out = row_.fn(ctx, grads);
+  out.resize(inputs.size());
+  // Undo broadcasting and type promotion: the one place that does.
+  for (size_t i = 0; i < out.size(); ++i) {
+    if (!out[i].defined() || !next_edges()[i].valid()) {
+      out[i] = Tensor();
+      continue;
+    }
+    if (out[i].sizes() != inputs[i].shape) out[i] = ops::sum_to(out[i], inputs[i].shape);
+    if (out[i].dtype() != inputs[i].dtype) out[i] = ops::to_dtype(out[i], inputs[i].dtype);
+  }
+  return out;
+}
+
+void FormulaNode::release_variables() {
+  for (SavedTensor& s : saved) {
+    if (s.defined()) s.release();
+  }
+  released_ = true;
+}
+
+bool BackwardCtx::needs(size_t i) const {
+  return i < node.next_edges().size() && node.next_edges()[i].valid();
+}
+const Attrs& BackwardCtx::attrs() const { return node.attrs; }
+const GradMeta& BackwardCtx::input(size_t i) const { return node.inputs[i]; }
+const Tensor& BackwardCtx::saved_input(size_t i) const { return saved[i]; }
+const Tensor& BackwardCtx::result() const { return saved[node.inputs.size()]; }
+const Tensor& BackwardCtx::extra(size_t i) const {
+  return saved[saved.size() - node.num_extras + i];
+}
+
+}  // namespace gradtrack::autograd

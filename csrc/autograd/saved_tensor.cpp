@@ -1,0 +1,89 @@
+#include "autograd/saved_tensor.h"
+
+#include "autograd/grad_mode.h"
+#include "autograd/variable.h"
+
+namespace gradtrack::autograd {
+
+std::string (*g_version_error_extra)(const Tensor&, const Node&, uint32_t) = nullptr;
+
+SavedTensor::SavedTensor(const Tensor& t, bool is_output) : is_output_(is_output) {
+  if (!t.defined()) return;
+  version_ = t->version();
+  requires_grad_ = requires_grad(t);
+  if (is_output) {
+    // Output: keep an alias sharing storage and counter, minus the history.
+    output_nr_ = output_nr(t);
+    data_ = alias_with_geometry(t, t.sizes(), t.strides(), t->offset());
+  } else {
+    had_grad_fn_ = grad_fn(t) != nullptr;
+    data_ = t;
+  }
+}
+
+std::string second_backward_message() {
+  return "Trying to backward through the graph a second time (or directly access saved tensors "
+         "after they have already been freed). Saved intermediate values of the graph are freed "
+         "when you call .backward() or autograd.grad(). Specify retain_graph=True if you need to "
+         "backward through the graph a second time or if you need to access saved tensors after "
+         "calling backward.";
+}
+
+namespace {
+
+std::string version_message(const Tensor& t, const std::shared_ptr<Node>& producer,
+                            uint32_t out_nr, uint32_t current, uint32_t expected,
+                            const std::string& extra) {
+  std::string clause;
+  if (producer) {
+    clause = str_cat(", which is output ", out_nr, " of ", forward_op_name(producer->name()), ",");
+  }
+  std::string hint =
+      AnomalyMode::is_enabled()
+          ? "Hint: the backtrace further above shows the operation that failed to compute its "
+            "gradient. The variable in question was changed in there or anywhere later. Good luck!"
+          : str_cat("Hint: enable anomaly detection to find the operation that failed to compute "
+                    "its gradient, with ", kModule,
+                    ".autograd.set_detect_anomaly(True, check_nan=False).");
+  return str_cat("one of the variables needed for gradient computation has been modified by an "
+                 "inplace operation: [", legacy_type_name(t.dtype(), kModule), " ",
+                 shape_str(t.sizes()), "]", clause, " is at version ", current,
+                 "; expected version ", expected, " instead. ", extra, hint);
+}
+
+}  // namespace
+
+Tensor SavedTensor::unpack(const std::shared_ptr<Node>& owner) const {
+  if (released_) throw Error(second_backward_message());
+  if (!data_.defined()) return Tensor();
+  std::shared_ptr<Node> producer;
+  uint32_t out_nr = 0;
+  if (is_output_) {
+    producer = owner;
+    out_nr = output_nr_;
+  } else {
+    producer = grad_fn(data_);
+    out_nr = output_nr(data_);
+    if (had_grad_fn_ && !producer) {
+      throw Error("Trying to use a saved tensor that has been detached in-place, i.e. with "
+                  ".detach_().This is not supported, please use out-of-place `.detach()` instead");
+    }
+  }
+  uint32_t current = data_->version();
+  if (current != version_) {
+    std::string extra = g_version_error_extra ? g_version_error_extra(data_, *owner, version_) : "";
+    throw Error(version_message(data_, producer, out_nr, current, version_, extra));
+  }
+  if (is_output_ && requires_grad_ && GradMode::is_enabled()) {
+    // Double backward needs the output to carry its node again.
+    Tensor t = alias_with_geometry(data_, data_.sizes(), data_.strides(), data_->offset());
+    auto& m = materialize_meta(t);
+    m.grad_fn = owner;
+    m.output_nr = output_nr_;
+    m.saw_grad_fn = true;
+    return t;
+  }
+  return data_;
+}
+
+}  // namespace gradtrack::autograd

@@ -1,0 +1,53 @@
+// A tensor kept for backward, with the version it had when saved.
+#pragma once
+
+#include <memory>
+
+#include "autograd/node.h"
+
+namespace gradtrack::autograd {
+
+/// NOTE [Saved tensors]
+/// An op saves exactly what its formula needs (the formula table says what).
+/// Inputs are kept as the original tensor object, so the error can name the
+/// op that last wrote it (its current grad_fn). Outputs are kept as an alias
+/// without grad_fn, to avoid a node -> tensor -> node cycle; unpacking under
+/// create_graph re-attaches the owner as their grad_fn. unpack() is THE place
+/// that compares versions and that reports use after release.
+class SavedTensor {
+ public:
+  SavedTensor() = default;
+  SavedTensor(const Tensor& t, bool is_output);
+
+  /// The saved value; throws PyTorch's errors if released or overwritten.
+  Tensor unpack(const std::shared_ptr<Node>& owner) const;
+  void release() {
+    data_ = Tensor();
+    released_ = true;
+  }
+  bool defined() const { return data_.defined() || released_; }
+  bool released() const { return released_; }
+  uint32_t saved_version() const { return version_; }
+  /// The saved tensor without checks (explain(), error messages).
+  const Tensor& peek() const { return data_; }
+  bool is_output() const { return is_output_; }
+
+ private:
+  Tensor data_;
+  uint32_t version_ = 0;
+  uint32_t output_nr_ = 0;
+  bool is_output_ = false;
+  bool had_grad_fn_ = false;
+  bool requires_grad_ = false;
+  bool released_ = false;
+};
+
+/// PyTorch's "Trying to backward through the graph a second time ..." text.
+std::string second_backward_message();
+
+/// Describes a saved tensor that failed its version check; set by the Python
+/// layer to add provenance after PyTorch's sentence (NOTE [Write provenance]).
+extern std::string (*g_version_error_extra)(const Tensor& saved, const Node& owner,
+                                            uint32_t expected);
+
+}  // namespace gradtrack::autograd

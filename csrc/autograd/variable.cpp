@@ -1,0 +1,190 @@
+#include "autograd/variable.h"
+
+#include "autograd/functions.h"
+#include "autograd/grad_mode.h"
+
+namespace gradtrack::autograd {
+
+AutogradMeta& materialize_meta(const Tensor& t) {
+  if (!t->autograd_meta()) t->set_autograd_meta(std::make_unique<AutogradMeta>());
+  return *meta(t);
+}
+
+namespace {
+
+const std::shared_ptr<Node> kNoNode;
+
+// Moves retain_grad's registration from the old grad_fn to the new one.
+void move_retain_grad(const Tensor& t, AutogradMeta& m, const std::shared_ptr<Node>& old_fn) {
+  if (!m.retains_grad) return;
+  if (old_fn) old_fn->retains_grad().erase(m.output_nr);
+  if (m.grad_fn) m.grad_fn->retains_grad()[m.output_nr] = t.ptr();
+}
+
+}  // namespace
+
+const std::shared_ptr<Node>& grad_fn(const Tensor& t) {
+  AutogradMeta* m = meta(t);
+  if (!m) return kNoNode;
+  if (m->view && m->view->differentiable) {
+    ViewInfo& v = *m->view;
+    if (!m->grad_fn && !requires_grad(v.base)) return m->grad_fn;
+    uint32_t current = t->version();
+    if (v.attr_version != current) {
+      // The base or another view was written in place: regenerate lazily.
+      check_view_rebase(t, /*indirect=*/true);
+      auto old_fn = m->grad_fn;
+      m->grad_fn = make_as_strided_node(t, v.base);
+      m->output_nr = 0;
+      m->saw_grad_fn = true;
+      v.attr_version = current;
+      move_retain_grad(t, *m, old_fn);
+    }
+  }
+  return m->grad_fn;
+}
+
+uint32_t output_nr(const Tensor& t) {
+  AutogradMeta* m = meta(t);
+  return m ? m->output_nr : 0;
+}
+
+bool requires_grad(const Tensor& t) {
+  AutogradMeta* m = meta(t);
+  if (!m) return false;
+  if (m->requires_grad) return true;
+  return grad_fn(t) != nullptr;
+}
+
+std::shared_ptr<Node> grad_accumulator(const Tensor& t) {
+  AutogradMeta& m = materialize_meta(t);
+  if (auto acc = m.grad_accumulator.lock()) return acc;
+  auto acc = std::make_shared<AccumulateGrad>(t);
+  m.grad_accumulator = acc;
+  return acc;
+}
+
+Edge gradient_edge(const Tensor& t) {
+  const auto& fn = grad_fn(t);
+  if (fn) return {fn, output_nr(t)};
+  AutogradMeta* m = meta(t);
+  if (m && m->requires_grad) return {grad_accumulator(t), 0};
+  return {};
+}
+
+void set_history(const Tensor& out, const std::shared_ptr<Node>& fn) {
+  AutogradMeta& m = materialize_meta(out);
+  auto old_fn = m.grad_fn;
+  m.output_nr = fn->add_grad_meta(out);
+  m.grad_fn = fn;
+  m.saw_grad_fn = true;
+  m.requires_grad = false;
+  if (m.view) m.view->attr_version = out->version();
+  move_retain_grad(out, m, old_fn);
+}
+
+void set_requires_grad(const Tensor& t, bool value) {
+  if (!value && !meta(t)) return;
+  materialize_meta(t).requires_grad = value;
+}
+
+void make_view(const Tensor& view, const Tensor& base, CreationMeta creation,
+               const std::string& multi_output_op) {
+  auto info = std::make_unique<ViewInfo>();
+  AutogradMeta* bm = meta(base);
+  if (bm && bm->view) {
+    info->base = bm->view->base;
+    // A view of a special view keeps its parent's restriction.
+    if (bm->view->creation_meta != CreationMeta::Default && creation != CreationMeta::MultiOutputNode) {
+      creation = bm->view->creation_meta;
+      info->multi_output_op = bm->view->multi_output_op;
+    }
+  } else {
+    info->base = base;
+  }
+  info->differentiable = is_floating(view.dtype());
+  info->creation_meta = creation;
+  if (!multi_output_op.empty()) info->multi_output_op = multi_output_op;
+  info->attr_version = view->version();
+  materialize_meta(view).view = std::move(info);
+}
+
+bool is_view(const Tensor& t) {
+  AutogradMeta* m = meta(t);
+  return m && m->view;
+}
+
+Tensor view_base(const Tensor& t) {
+  AutogradMeta* m = meta(t);
+  return m && m->view ? m->view->base : Tensor();
+}
+
+void check_view_rebase(const Tensor& t, bool indirect) {
+  AutogradMeta* m = meta(t);
+  if (!m || !m->view || !m->view->differentiable) return;
+  const ViewInfo& v = *m->view;
+  const char* action = indirect ? " its base or another view of its base has been"
+                                : " is being";
+  const char* clarify =
+      " Given that this use case is ambiguous and error-prone, it is forbidden. You can clarify "
+      "your code by moving both the view and the inplace either both inside the ";
+  switch (v.creation_meta) {
+    case CreationMeta::Default:
+      return;
+    case CreationMeta::NoGradMode:
+      throw Error(str_cat("A view was created in no_grad mode and", action,
+                          " modified inplace with grad mode enabled.", clarify,
+                          "no_grad block (if you don't want the inplace to be tracked) or both "
+                          "outside (if you want the inplace to be tracked)."));
+    case CreationMeta::InferenceMode:
+      throw Error(str_cat("A view was created in inference mode and", action,
+                          " modified inplace in normal mode.", clarify,
+                          "inference_mode block (if you don't want the inplace to be tracked) or "
+                          "both outside (if you want the inplace to be tracked)."));
+    case CreationMeta::MultiOutputNode:
+      throw Error(str_cat("Output ", m->output_nr, " of ", v.multi_output_op, " is a view and",
+                          indirect ? " its base or another view of its base has been modified "
+                                     "inplace."
+                                   : " is being modified inplace.",
+                          " This view is the output of a function that returns multiple views. "
+                          "Such functions do not allow the output views to be modified inplace. "
+                          "You should replace the inplace operation by an out-of-place one."));
+  }
+}
+
+void rebase_history(const Tensor& self, std::shared_ptr<Node> fn) {
+  AutogradMeta& m = materialize_meta(self);
+  if (m.view && m.view->differentiable) {
+    Tensor base = m.view->base;
+    fn->add_grad_meta(self);
+    auto copy_slices = std::make_shared<CopySlices>(base, self, std::move(fn));
+    set_history(base, copy_slices);
+    grad_fn(self);  // the version moved on: regenerates the view's node now
+    return;
+  }
+  set_history(self, fn);
+}
+
+Tensor detach(const Tensor& t) {
+  return alias_with_geometry(t, t.sizes(), t.strides(), t->offset());
+}
+
+void detach_inplace(const Tensor& t) {
+  AutogradMeta* m = meta(t);
+  if (!m) return;
+  if (m->view) {
+    throw Error(
+        "Can't detach views in-place. Use detach() instead. If you are using "
+        "DistributedDataParallel (DDP) for training, and gradient_as_bucket_view is set as True, "
+        "gradients are views of DDP buckets, and hence detach_() cannot be called on these "
+        "gradients. To fix this error, please refer to the Optimizer.zero_grad() function in "
+        "torch/optim/optimizer.py as the solution.");
+  }
+  if (m->grad_fn && m->retains_grad) m->grad_fn->retains_grad().erase(m->output_nr);
+  m->grad_fn.reset();
+  m->output_nr = 0;
+  m->requires_grad = false;
+  m->retains_grad = false;
+}
+
+}  // namespace gradtrack::autograd

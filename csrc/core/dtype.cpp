@@ -1,0 +1,88 @@
+#include "core/dtype.h"
+
+namespace gradtrack {
+
+size_t itemsize(ScalarType t) {
+  switch (t) {
+    case ScalarType::Bool:
+    case ScalarType::UInt8:
+      return 1;
+    case ScalarType::Int32:
+    case ScalarType::Float32:
+      return 4;
+    case ScalarType::Int64:
+    case ScalarType::Float64:
+      return 8;
+  }
+  return 0;
+}
+
+const char* dtype_name(ScalarType t) {
+  static const char* names[] = {"bool", "uint8", "int32", "int64", "float32", "float64"};
+  return names[static_cast<int>(t)];
+}
+
+const char* scalar_type_name(ScalarType t) {
+  static const char* names[] = {"Bool", "Byte", "Int", "Long", "Float", "Double"};
+  return names[static_cast<int>(t)];
+}
+
+std::string legacy_type_name(ScalarType t, const std::string& module) {
+  // PyTorch prints bool as the backend-qualified "CPUBoolType" (measured, §5).
+  if (t == ScalarType::Bool) return "CPUBoolType";
+  static const char* names[] = {"", "ByteTensor", "IntTensor", "LongTensor", "FloatTensor",
+                                "DoubleTensor"};
+  return module + "." + names[static_cast<int>(t)];
+}
+
+const char* cpp_type_name(ScalarType t) {
+  static const char* names[] = {"bool", "unsigned char", "int", "long int", "float", "double"};
+  return names[static_cast<int>(t)];
+}
+
+bool can_cast(ScalarType from, ScalarType to) {
+  if (is_floating(from) && !is_floating(to)) return false;
+  if (from != ScalarType::Bool && to == ScalarType::Bool) return false;
+  return true;
+}
+
+namespace {
+int category(int t) {
+  if (t < 0) return -1;
+  auto st = static_cast<ScalarType>(t);
+  return st == ScalarType::Bool ? 0 : is_floating(st) ? 2 : 1;
+}
+int promote(int a, int b) {
+  if (a < 0) return b;
+  if (b < 0) return a;
+  return a > b ? a : b;
+}
+// PyTorch's combine_categories: `lower` only matters if its category is higher.
+int combine(int higher, int lower) {
+  if (higher < 0) return lower;
+  if (lower < 0) return higher;
+  if (category(higher) == 2) return higher;
+  if (category(higher) == 0 || category(lower) == 2) return promote(higher, lower);
+  return higher;
+}
+}  // namespace
+
+void ResultTypeState::add_tensor(ScalarType t, bool zero_dim) {
+  int& slot = zero_dim ? zero_ : dim_;
+  slot = promote(slot, static_cast<int>(t));
+}
+
+void ResultTypeState::add_number(NumberKind k) {
+  // A wrapped number counts as the default type of its kind.
+  ScalarType t = k == NumberKind::Bool  ? ScalarType::Bool
+                 : k == NumberKind::Int ? ScalarType::Int64
+                                        : ScalarType::Float32;
+  wrapped_ = promote(wrapped_, static_cast<int>(t));
+}
+
+ScalarType ResultTypeState::result() const {
+  int r = combine(dim_, combine(zero_, wrapped_));
+  return r < 0 ? ScalarType::Float32 : static_cast<ScalarType>(r);
+}
+
+}  // namespace gradtrack

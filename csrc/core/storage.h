@@ -1,0 +1,50 @@
+// Refcounted byte buffers and the caching allocator behind them.
+#pragma once
+
+#include <cstddef>
+#include <functional>
+#include <memory>
+
+namespace gradtrack {
+
+/// A block of memory shared by a tensor and its views.
+///
+/// Owned blocks come from the caching allocator and return to it on
+/// destruction. External blocks (numpy arrays) keep their owner alive through
+/// `release`, which runs once when the last view of the block is gone.
+class Storage {
+ public:
+  /// A fresh, uninitialised block of at least `nbytes` (64-byte aligned).
+  static std::shared_ptr<Storage> allocate(size_t nbytes);
+  /// Memory owned elsewhere; `release` runs when the storage dies.
+  static std::shared_ptr<Storage> wrap(void* data, size_t nbytes,
+                                       std::function<void()> release);
+
+  Storage(void* data, size_t nbytes, size_t capacity, std::function<void()> release);
+  Storage(const Storage&) = delete;
+  Storage& operator=(const Storage&) = delete;
+  ~Storage();
+
+  void* data() const { return data_; }
+  size_t nbytes() const { return nbytes_; }
+  bool is_external() const { return static_cast<bool>(release_); }
+
+ private:
+  void* data_;
+  size_t nbytes_;
+  size_t capacity_;  // the allocator's block size; 0 for external memory
+  std::function<void()> release_;
+};
+
+/// Allocator statistics and knobs (exposed for tests and benchmarks).
+struct AllocatorStats {
+  size_t cached_bytes;
+  size_t cached_blocks;
+  size_t hits;
+  size_t misses;
+};
+AllocatorStats allocator_stats();
+/// Frees every cached block back to the system.
+void allocator_empty_cache();
+
+}  // namespace gradtrack

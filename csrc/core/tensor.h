@@ -1,0 +1,116 @@
+// TensorImpl (the shared state of one tensor object) and Tensor (a handle).
+#pragma once
+
+#include <atomic>
+#include <memory>
+
+#include "core/dtype.h"
+#include "core/shape.h"
+#include "core/storage.h"
+
+namespace gradtrack {
+
+/// NOTE [Version counter sharing]
+/// Every in-place write bumps the counter of the tensor it writes, once, after
+/// the kernel succeeded. Views and detach() share their base's counter object,
+/// so a write through any of them invalidates tensors saved from any other.
+/// `.data`, clone() and copies get a fresh counter: that is exactly why writes
+/// through `.data` go undetected (torch_semantics.md §4, §6).
+struct VersionCounter {
+  std::atomic<uint32_t> value{0};
+  /// Provenance of recent writes (NOTE [Write provenance]); opaque to core.
+  std::shared_ptr<void> provenance;
+};
+
+/// Base of the autograd metadata a tensor may carry (defined in autograd/).
+struct AutogradMetaInterface {
+  virtual ~AutogradMetaInterface() = default;
+};
+
+/// Storage, geometry, dtype and version counter of one tensor.
+class TensorImpl {
+ public:
+  TensorImpl(std::shared_ptr<Storage> storage, DimVector sizes, DimVector strides, int64_t offset,
+             ScalarType dtype, std::shared_ptr<VersionCounter> version);
+
+  const DimVector& sizes() const { return sizes_; }
+  const DimVector& strides() const { return strides_; }
+  int64_t offset() const { return offset_; }
+  int64_t dim() const { return static_cast<int64_t>(sizes_.size()); }
+  int64_t numel() const { return numel_; }
+  ScalarType dtype() const { return dtype_; }
+  bool is_contiguous() const { return contiguous_; }
+  const std::shared_ptr<Storage>& storage() const { return storage_; }
+  char* data() const {
+    return static_cast<char*>(storage_->data()) + offset_ * static_cast<int64_t>(itemsize(dtype_));
+  }
+  const std::shared_ptr<VersionCounter>& version_counter() const { return version_; }
+  uint32_t version() const { return version_->value.load(std::memory_order_relaxed); }
+  void bump_version() { version_->value.fetch_add(1, std::memory_order_relaxed); }
+
+  /// In-place metadata change (t_, unsqueeze_, squeeze_, `.data =`).
+  void set_geometry(DimVector sizes, DimVector strides, int64_t offset);
+  /// `.data = other`: take other's storage, geometry and dtype, keep our counter.
+  void set_data(const TensorImpl& other);
+  void set_version_counter(std::shared_ptr<VersionCounter> v) { version_ = std::move(v); }
+
+  AutogradMetaInterface* autograd_meta() const { return autograd_.get(); }
+  void set_autograd_meta(std::unique_ptr<AutogradMetaInterface> m) { autograd_ = std::move(m); }
+
+ private:
+  void refresh();
+
+  std::shared_ptr<Storage> storage_;
+  DimVector sizes_, strides_;
+  int64_t offset_;
+  int64_t numel_ = 1;
+  ScalarType dtype_;
+  bool contiguous_ = true;
+  std::shared_ptr<VersionCounter> version_;
+  std::unique_ptr<AutogradMetaInterface> autograd_;
+};
+
+/// A cheap handle to a TensorImpl; the C++ API passes these by value.
+class Tensor {
+ public:
+  Tensor() = default;
+  explicit Tensor(std::shared_ptr<TensorImpl> impl) : impl_(std::move(impl)) {}
+
+  bool defined() const { return static_cast<bool>(impl_); }
+  TensorImpl* get() const { return impl_.get(); }
+  TensorImpl* operator->() const { return impl_.get(); }
+  const std::shared_ptr<TensorImpl>& ptr() const { return impl_; }
+  bool is_same(const Tensor& o) const { return impl_ == o.impl_; }
+
+  const DimVector& sizes() const { return impl_->sizes(); }
+  const DimVector& strides() const { return impl_->strides(); }
+  int64_t size(int64_t d) const { return impl_->sizes()[wrap_dim(d, dim())]; }
+  int64_t dim() const { return impl_->dim(); }
+  int64_t numel() const { return impl_->numel(); }
+  ScalarType dtype() const { return impl_->dtype(); }
+  bool is_contiguous() const { return impl_->is_contiguous(); }
+  char* raw() const { return impl_->data(); }
+  template <typename T>
+  T* data() const {
+    return reinterpret_cast<T*>(impl_->data());
+  }
+
+ private:
+  std::shared_ptr<TensorImpl> impl_;
+};
+
+using TensorList = std::vector<Tensor>;
+
+/// A new contiguous tensor with uninitialised memory and a fresh counter.
+Tensor empty(const DimVector& sizes, ScalarType dtype);
+/// A tensor over `base`'s storage with new geometry, sharing its counter.
+Tensor alias_with_geometry(const Tensor& base, DimVector sizes, DimVector strides,
+                           int64_t offset);
+/// Same storage and geometry, a fresh version counter (what `.data` returns).
+Tensor alias_fresh_counter(const Tensor& t);
+/// True if two distinct index tuples of `t` address the same memory.
+bool has_internal_overlap(const Tensor& t);
+/// True if `a` and `b` address overlapping bytes of the same storage.
+bool may_overlap(const Tensor& a, const Tensor& b);
+
+}  // namespace gradtrack

@@ -1,0 +1,420 @@
+// Elementwise kernels: one functor per function, run by the loops in loops.h.
+#include <atomic>
+#include <cmath>
+#include <limits>
+#include <type_traits>
+
+#include "kernels/kernels.h"
+#include "kernels/loops.h"
+
+namespace gradtrack::kernels {
+
+namespace {
+
+template <typename T>
+T floor_div(T a, T b) {
+  if constexpr (std::is_floating_point_v<T>) {
+    if (b == 0) return a / b;
+    T q = std::floor(a / b);
+    // Match Python: computed from fmod so q * b + r == a holds where possible.
+    T r = std::fmod(a, b);
+    T d = (a - r) / b;
+    if (r != 0 && ((b < 0) != (r < 0))) d -= 1;
+    return std::isfinite(d) ? d : q;
+  } else {
+    T q = a / b;
+    if ((a % b != 0) && ((a < 0) != (b < 0))) --q;
+    return q;
+  }
+}
+
+template <typename T>
+T remainder(T a, T b) {
+  if constexpr (std::is_floating_point_v<T>) {
+    T r = std::fmod(a, b);
+    if (r != 0 && ((b < 0) != (r < 0))) r += b;
+    return r;
+  } else {
+    T r = a % b;
+    if (r != 0 && ((b < 0) != (r < 0))) r += b;
+    return r;
+  }
+}
+
+template <typename T>
+T int_pow(T base, T exp) {
+  if constexpr (std::is_same_v<T, bool>) {
+    return exp ? base : true;
+  } else {
+    if (exp < 0) {
+      if (base == 1) return 1;
+      if (base == static_cast<T>(-1)) return (exp % 2) ? static_cast<T>(-1) : 1;
+      return 0;
+    }
+    T result = 1;
+    while (exp) {
+      if (exp & 1) result *= base;
+      base *= base;
+      exp >>= 1;
+    }
+    return result;
+  }
+}
+
+template <typename T>
+T max_nan(T a, T b) {
+  if constexpr (std::is_floating_point_v<T>) {
+    if (std::isnan(a) || std::isnan(b)) return std::numeric_limits<T>::quiet_NaN();
+  }
+  return a > b ? a : b;
+}
+template <typename T>
+T min_nan(T a, T b) {
+  if constexpr (std::is_floating_point_v<T>) {
+    if (std::isnan(a) || std::isnan(b)) return std::numeric_limits<T>::quiet_NaN();
+  }
+  return a < b ? a : b;
+}
+
+template <typename T>
+void arith(BinaryOp op, const LoopPlan& p, Scalar alpha_s) {
+  const T alpha = alpha_s.to<T>();
+  switch (op) {
+    case BinaryOp::Add:
+      if (alpha_s.equals(1)) return binary_loop<T, T, T>(p, [](T a, T b) -> T { return a + b; });
+      return binary_loop<T, T, T>(p, [alpha](T a, T b) -> T { return a + alpha * b; });
+    case BinaryOp::Sub:
+      if (alpha_s.equals(1)) return binary_loop<T, T, T>(p, [](T a, T b) -> T { return a - b; });
+      return binary_loop<T, T, T>(p, [alpha](T a, T b) -> T { return a - alpha * b; });
+    case BinaryOp::Mul:
+      return binary_loop<T, T, T>(p, [](T a, T b) -> T { return a * b; });
+    case BinaryOp::Div:
+      return binary_loop<T, T, T>(p, [](T a, T b) -> T { return a / b; });
+    case BinaryOp::FloorDiv:
+      return binary_loop<T, T, T>(p, [](T a, T b) -> T { return floor_div(a, b); });
+    case BinaryOp::TruncDiv:
+      if constexpr (std::is_floating_point_v<T>) {
+        return binary_loop<T, T, T>(p, [](T a, T b) -> T { return std::trunc(a / b); });
+      } else {
+        return binary_loop<T, T, T>(p, [](T a, T b) -> T { return a / b; });
+      }
+    case BinaryOp::Remainder:
+      return binary_loop<T, T, T>(p, [](T a, T b) -> T { return remainder(a, b); });
+    case BinaryOp::Pow:
+      if constexpr (std::is_floating_point_v<T>) {
+        return binary_loop<T, T, T>(p, [](T a, T b) -> T { return std::pow(a, b); });
+      } else {
+        return binary_loop<T, T, T>(p, [](T a, T b) -> T { return int_pow(a, b); });
+      }
+    case BinaryOp::Maximum:
+      return binary_loop<T, T, T>(p, [](T a, T b) -> T { return max_nan(a, b); });
+    case BinaryOp::Minimum:
+      return binary_loop<T, T, T>(p, [](T a, T b) -> T { return min_nan(a, b); });
+    case BinaryOp::LogicalAnd:
+    case BinaryOp::LogicalOr:
+    case BinaryOp::LogicalXor:
+    case BinaryOp::Eq:
+    case BinaryOp::Ne:
+    case BinaryOp::Lt:
+    case BinaryOp::Le:
+    case BinaryOp::Gt:
+    case BinaryOp::Ge:
+      break;
+    case BinaryOp::BitAnd:
+    case BinaryOp::BitOr:
+    case BinaryOp::BitXor:
+      if constexpr (std::is_integral_v<T>) {
+        if (op == BinaryOp::BitAnd) return binary_loop<T, T, T>(p, [](T a, T b) -> T { return a & b; });
+        if (op == BinaryOp::BitOr) return binary_loop<T, T, T>(p, [](T a, T b) -> T { return a | b; });
+        return binary_loop<T, T, T>(p, [](T a, T b) -> T { return a ^ b; });
+      }
+      break;
+  }
+  throw Error("gradtrack: unsupported binary kernel");
+}
+
+template <typename T>
+void compare(BinaryOp op, const LoopPlan& p) {
+  switch (op) {
+    case BinaryOp::Eq: return binary_loop<bool, T, T>(p, [](T a, T b) { return a == b; });
+    case BinaryOp::Ne: return binary_loop<bool, T, T>(p, [](T a, T b) { return a != b; });
+    case BinaryOp::Lt: return binary_loop<bool, T, T>(p, [](T a, T b) { return a < b; });
+    case BinaryOp::Le: return binary_loop<bool, T, T>(p, [](T a, T b) { return a <= b; });
+    case BinaryOp::Gt: return binary_loop<bool, T, T>(p, [](T a, T b) { return a > b; });
+    case BinaryOp::Ge: return binary_loop<bool, T, T>(p, [](T a, T b) { return a >= b; });
+    case BinaryOp::LogicalAnd:
+      return binary_loop<bool, T, T>(p, [](T a, T b) { return a != T(0) && b != T(0); });
+    case BinaryOp::LogicalOr:
+      return binary_loop<bool, T, T>(p, [](T a, T b) { return a != T(0) || b != T(0); });
+    case BinaryOp::LogicalXor:
+      return binary_loop<bool, T, T>(p, [](T a, T b) { return (a != T(0)) != (b != T(0)); });
+    default:
+      throw Error("gradtrack: not a comparison");
+  }
+}
+
+template <typename T>
+void run_binary(BinaryOp op, const LoopPlan& p, Scalar alpha) {
+  if (is_comparison(op)) return compare<T>(op, p);
+  if constexpr (std::is_same_v<T, bool>) {
+    // bool arithmetic happens as logical ops (True + True is True in PyTorch).
+    switch (op) {
+      case BinaryOp::Add:
+      case BinaryOp::BitOr:
+      case BinaryOp::Maximum:
+        return binary_loop<bool, bool, bool>(p, [](bool a, bool b) { return a || b; });
+      case BinaryOp::Mul:
+      case BinaryOp::BitAnd:
+      case BinaryOp::Minimum:
+        return binary_loop<bool, bool, bool>(p, [](bool a, bool b) { return a && b; });
+      case BinaryOp::BitXor:
+        return binary_loop<bool, bool, bool>(p, [](bool a, bool b) { return a != b; });
+      case BinaryOp::Pow:
+        return binary_loop<bool, bool, bool>(p, [](bool a, bool b) { return a || !b; });
+      default:
+        throw Error("gradtrack: unsupported bool kernel");
+    }
+  } else {
+    arith<T>(op, p, alpha);
+  }
+}
+
+}  // namespace
+
+bool is_comparison(BinaryOp op) {
+  switch (op) {
+    case BinaryOp::Eq: case BinaryOp::Ne: case BinaryOp::Lt: case BinaryOp::Le:
+    case BinaryOp::Gt: case BinaryOp::Ge: case BinaryOp::LogicalAnd:
+    case BinaryOp::LogicalOr: case BinaryOp::LogicalXor:
+      return true;
+    default:
+      return false;
+  }
+}
+
+void binary(BinaryOp op, const Tensor& out, const Tensor& a, const Tensor& b, Scalar alpha) {
+  LoopPlan p = make_plan(out, {a, b});
+  GT_DISPATCH_ALL(a.dtype(), [&] { run_binary<scalar_t>(op, p, alpha); });
+}
+
+void binary_scalar(BinaryOp op, const Tensor& out, const Tensor& a, Scalar b, Scalar alpha,
+                   bool scalar_first) {
+  GT_DISPATCH_ALL(a.dtype(), [&] {
+    const scalar_t value = b.to<scalar_t>();
+    LoopPlan p = scalar_first ? make_plan(out, {Operand(&value), a})
+                              : make_plan(out, {a, Operand(&value)});
+    run_binary<scalar_t>(op, p, alpha);
+  });
+}
+
+bool any_zero(const Tensor& t) {
+  std::atomic<bool> found{false};
+  // `t` takes the output slot of the plan; the loop only reads it.
+  LoopPlan p = make_plan(t, {});
+  GT_DISPATCH_ALL(t.dtype(), [&] {
+    run_plan(p, [&found](char** ptr, const int64_t* s, int64_t n) {
+      for (int64_t i = 0; i < n; ++i)
+        if (*reinterpret_cast<const scalar_t*>(ptr[0] + i * s[0]) == scalar_t(0)) found.store(true, std::memory_order_relaxed);
+    });
+  });
+  return found.load();
+}
+
+namespace {
+
+template <typename T>
+void float_unary(UnaryOp op, const LoopPlan& p) {
+  switch (op) {
+    case UnaryOp::Exp: return unary_loop<T, T>(p, [](T x) { return std::exp(x); });
+    case UnaryOp::Log: return unary_loop<T, T>(p, [](T x) { return std::log(x); });
+    case UnaryOp::Sqrt: return unary_loop<T, T>(p, [](T x) { return std::sqrt(x); });
+    case UnaryOp::Rsqrt: return unary_loop<T, T>(p, [](T x) { return T(1) / std::sqrt(x); });
+    case UnaryOp::Sin: return unary_loop<T, T>(p, [](T x) { return std::sin(x); });
+    case UnaryOp::Cos: return unary_loop<T, T>(p, [](T x) { return std::cos(x); });
+    case UnaryOp::Tanh: return unary_loop<T, T>(p, [](T x) { return std::tanh(x); });
+    case UnaryOp::Sigmoid:
+      return unary_loop<T, T>(p, [](T x) { return T(1) / (T(1) + std::exp(-x)); });
+    case UnaryOp::Reciprocal: return unary_loop<T, T>(p, [](T x) { return T(1) / x; });
+    case UnaryOp::Log1p: return unary_loop<T, T>(p, [](T x) { return std::log1p(x); });
+    case UnaryOp::Expm1: return unary_loop<T, T>(p, [](T x) { return std::expm1(x); });
+    case UnaryOp::Floor: return unary_loop<T, T>(p, [](T x) { return std::floor(x); });
+    case UnaryOp::Ceil: return unary_loop<T, T>(p, [](T x) { return std::ceil(x); });
+    case UnaryOp::Round: return unary_loop<T, T>(p, [](T x) { return std::nearbyint(x); });
+    case UnaryOp::Trunc: return unary_loop<T, T>(p, [](T x) { return std::trunc(x); });
+    default: break;
+  }
+  throw Error("gradtrack: unsupported float kernel");
+}
+
+template <typename T>
+void any_unary(UnaryOp op, const LoopPlan& p) {
+  switch (op) {
+    case UnaryOp::Neg:
+      if constexpr (!std::is_same_v<T, bool>) return unary_loop<T, T>(p, [](T x) -> T { return -x; });
+      break;
+    case UnaryOp::Abs:
+      if constexpr (std::is_floating_point_v<T>) {
+        return unary_loop<T, T>(p, [](T x) -> T { return std::fabs(x); });
+      } else if constexpr (std::is_unsigned_v<T> || std::is_same_v<T, bool>) {
+        return unary_loop<T, T>(p, [](T x) -> T { return x; });
+      } else {
+        return unary_loop<T, T>(p, [](T x) -> T { return x < 0 ? -x : x; });
+      }
+    case UnaryOp::Relu:
+      if constexpr (std::is_floating_point_v<T>) {
+        // NaN propagates (PyTorch's relu keeps NaN).
+        return unary_loop<T, T>(p, [](T x) -> T { return x > 0 || std::isnan(x) ? x : T(0); });
+      } else if constexpr (!std::is_same_v<T, bool>) {
+        return unary_loop<T, T>(p, [](T x) -> T { return x > 0 ? x : T(0); });
+      }
+      break;
+    case UnaryOp::Sign:
+      return unary_loop<T, T>(p, [](T x) -> T { return static_cast<T>((T(0) < x) - (x < T(0))); });
+    case UnaryOp::Square:
+      if constexpr (!std::is_same_v<T, bool>) return unary_loop<T, T>(p, [](T x) -> T { return x * x; });
+      break;
+    case UnaryOp::Floor: case UnaryOp::Ceil: case UnaryOp::Round: case UnaryOp::Trunc:
+      return unary_loop<T, T>(p, [](T x) -> T { return x; });
+    case UnaryOp::LogicalNot:
+      return unary_loop<bool, T>(p, [](T x) { return x == T(0); });
+    case UnaryOp::IsNan:
+      if constexpr (std::is_floating_point_v<T>) {
+        return unary_loop<bool, T>(p, [](T x) { return std::isnan(x); });
+      } else {
+        return unary_loop<bool, T>(p, [](T) { return false; });
+      }
+    case UnaryOp::BitNot:
+      if constexpr (std::is_same_v<T, bool>) {
+        return unary_loop<T, T>(p, [](T x) -> T { return !x; });
+      } else if constexpr (std::is_integral_v<T>) {
+        return unary_loop<T, T>(p, [](T x) -> T { return static_cast<T>(~x); });
+      }
+      break;
+    default:
+      if constexpr (std::is_floating_point_v<T>) return float_unary<T>(op, p);
+      break;
+  }
+  throw Error("gradtrack: unsupported unary kernel");
+}
+
+}  // namespace
+
+void unary(UnaryOp op, const Tensor& out, const Tensor& a) {
+  LoopPlan p = make_plan(out, {a});
+  GT_DISPATCH_ALL(a.dtype(), [&] { any_unary<scalar_t>(op, p); });
+}
+
+void clamp(const Tensor& out, const Tensor& a, std::optional<Scalar> lo, std::optional<Scalar> hi) {
+  LoopPlan p = make_plan(out, {a});
+  GT_DISPATCH_ALL(a.dtype(), [&] {
+    if constexpr (!std::is_same_v<scalar_t, bool>) {
+      const bool has_lo = lo.has_value(), has_hi = hi.has_value();
+      const scalar_t l = has_lo ? lo->to<scalar_t>() : scalar_t(0);
+      const scalar_t h = has_hi ? hi->to<scalar_t>() : scalar_t(0);
+      unary_loop<scalar_t, scalar_t>(p, [=](scalar_t x) -> scalar_t {
+        if constexpr (std::is_floating_point_v<scalar_t>) {
+          if (std::isnan(x)) return x;
+        }
+        // PyTorch applies min first, then max: clamp(x, lo, hi) = min(max(x, lo), hi).
+        if (has_lo && x < l) x = l;
+        if (has_hi && x > h) x = h;
+        return x;
+      });
+    } else {
+      throw NotImplementedError("\"clamp\" not implemented for 'Bool'");
+    }
+  });
+}
+
+void clamp_tensor(const Tensor& out, const Tensor& a, const Tensor* lo, const Tensor* hi) {
+  GT_DISPATCH_ALL(a.dtype(), [&] {
+    using T = scalar_t;
+    if (lo && hi) {
+      ternary_loop<T, T, T, T>(make_plan(out, {a, *lo, *hi}), [](T x, T l, T h) -> T {
+        return x < l ? (l > h ? h : l) : (x > h ? h : x);
+      });
+    } else if (lo) {
+      binary_loop<T, T, T>(make_plan(out, {a, *lo}), [](T x, T l) -> T { return x < l ? l : x; });
+    } else {
+      binary_loop<T, T, T>(make_plan(out, {a, *hi}), [](T x, T h) -> T { return x > h ? h : x; });
+    }
+  });
+}
+
+void where(const Tensor& out, const Tensor& cond, const Tensor& a, const Tensor& b) {
+  LoopPlan p = make_plan(out, {cond, a, b});
+  GT_DISPATCH_ALL(out.dtype(), [&] {
+    ternary_loop<scalar_t, bool, scalar_t, scalar_t>(
+        p, [](bool c, scalar_t x, scalar_t y) { return c ? x : y; });
+  });
+}
+
+void copy(const Tensor& out, const Tensor& src) {
+  LoopPlan p = make_plan(out, {src});
+  GT_DISPATCH_ALL(out.dtype(), [&] {
+    using O = scalar_t;
+    GT_DISPATCH_ALL(src.dtype(), [&] {
+      using I = scalar_t;
+      if constexpr (std::is_same_v<O, I>) {
+        run_plan(p, [](char** ptr, const int64_t* s, int64_t n) {
+          if (s[0] == sizeof(O) && s[1] == sizeof(I)) {
+            std::memcpy(ptr[0], ptr[1], static_cast<size_t>(n) * sizeof(O));
+          } else {
+            for (int64_t i = 0; i < n; ++i)
+              *reinterpret_cast<O*>(ptr[0] + i * s[0]) = *reinterpret_cast<const I*>(ptr[1] + i * s[1]);
+          }
+        });
+      } else if constexpr (std::is_same_v<O, bool>) {
+        unary_loop<O, I>(p, [](I x) { return x != I(0); });
+      } else {
+        unary_loop<O, I>(p, [](I x) { return static_cast<O>(x); });
+      }
+    });
+  });
+}
+
+void fill(const Tensor& out, Scalar value) {
+  GT_DISPATCH_ALL(out.dtype(), [&] {
+    const scalar_t v = value.to<scalar_t>();
+    LoopPlan p = make_plan(out, {});
+    run_plan(p, [v](char** ptr, const int64_t* s, int64_t n) {
+      if (s[0] == sizeof(scalar_t)) {
+        scalar_t* o = reinterpret_cast<scalar_t*>(ptr[0]);
+        for (int64_t i = 0; i < n; ++i) o[i] = v;
+      } else {
+        for (int64_t i = 0; i < n; ++i) *reinterpret_cast<scalar_t*>(ptr[0] + i * s[0]) = v;
+      }
+    });
+  });
+}
+
+void threshold_backward(const Tensor& out, const Tensor& g, const Tensor& y) {
+  GT_DISPATCH_FLOAT(out.dtype(), "threshold_backward", [&] {
+    using T = scalar_t;
+    binary_loop<T, T, T>(make_plan(out, {g, y}), [](T gv, T yv) -> T { return yv > 0 ? gv : T(0); });
+  });
+}
+
+void sigmoid_backward(const Tensor& out, const Tensor& g, const Tensor& y) {
+  GT_DISPATCH_FLOAT(out.dtype(), "sigmoid_backward", [&] {
+    using T = scalar_t;
+    binary_loop<T, T, T>(make_plan(out, {g, y}), [](T gv, T yv) -> T { return gv * yv * (T(1) - yv); });
+  });
+}
+
+void tanh_backward(const Tensor& out, const Tensor& g, const Tensor& y) {
+  GT_DISPATCH_FLOAT(out.dtype(), "tanh_backward", [&] {
+    using T = scalar_t;
+    binary_loop<T, T, T>(make_plan(out, {g, y}), [](T gv, T yv) -> T { return gv * (T(1) - yv * yv); });
+  });
+}
+
+void add_scaled(const Tensor& out, const Tensor& a, const Tensor& b, double alpha) {
+  GT_DISPATCH_FLOAT(out.dtype(), "add", [&] {
+    using T = scalar_t;
+    const T al = static_cast<T>(alpha);
+    binary_loop<T, T, T>(make_plan(out, {a, b}), [al](T x, T y) -> T { return x + al * y; });
+  });
+}
+
+}  // namespace gradtrack::kernels

@@ -1,0 +1,57 @@
+#include "kernels/loops.h"
+
+namespace gradtrack::kernels {
+
+LoopPlan make_plan(const Tensor& out, std::initializer_list<Operand> ins) {
+  LoopPlan p;
+  p.nops = static_cast<int>(ins.size()) + 1;
+  const int64_t nd = out.dim();
+  // Byte strides of every operand over the output's dims (0 where broadcast).
+  SmallVector<int64_t, 6> st[kMaxOperands];
+  auto fill = [&](int k, const Tensor& t) {
+    int64_t item = static_cast<int64_t>(itemsize(t.dtype()));
+    st[k].resize(nd, 0);
+    int64_t lead = nd - t.dim();
+    for (int64_t d = 0; d < t.dim(); ++d) {
+      if (t.sizes()[d] != 1) st[k][lead + d] = t.strides()[d] * item;
+    }
+    p.base[k] = t.raw();
+  };
+  fill(0, out);
+  int k = 1;
+  for (const Operand& op : ins) {
+    if (op.tensor != nullptr) {
+      fill(k, *op.tensor);
+    } else {
+      st[k].resize(nd, 0);
+      p.base[k] = static_cast<char*>(const_cast<void*>(op.scalar));
+    }
+    ++k;
+  }
+  p.numel = out.numel();
+
+  // Drop size-1 dims, then merge a dim into its inner neighbour when every
+  // operand steps through both as one run.
+  DimVector shape;
+  SmallVector<int64_t, 6> cs[kMaxOperands];
+  for (int64_t d = 0; d < nd; ++d) {
+    int64_t sz = out.sizes()[d];
+    if (sz == 1) continue;
+    if (!shape.empty()) {
+      bool merge = true;
+      for (int j = 0; j < p.nops && merge; ++j) merge = cs[j].back() == st[j][d] * sz;
+      if (merge) {
+        shape.back() *= sz;
+        for (int j = 0; j < p.nops; ++j) cs[j].back() = st[j][d];
+        continue;
+      }
+    }
+    shape.push_back(sz);
+    for (int j = 0; j < p.nops; ++j) cs[j].push_back(st[j][d]);
+  }
+  p.shape = std::move(shape);
+  for (int j = 0; j < p.nops; ++j) p.strides[j] = std::move(cs[j]);
+  return p;
+}
+
+}  // namespace gradtrack::kernels

@@ -1,0 +1,159 @@
+// Strided loop skeletons shared by every elementwise kernel.
+//
+// NOTE [Elementwise loops]
+// An elementwise kernel is a functor plus one of these skeletons. The skeleton
+// broadcasts each input to the output's shape (stride 0), merges dims that are
+// contiguous for every operand, and then calls an inner 1-D loop over runs of
+// the innermost dim. The inner loop checks once per run whether all operands
+// are dense (or an input is a broadcast scalar) so the compiler can vectorise
+// the common cases; everything else takes the generic strided path.
+#pragma once
+
+#include <cstring>
+
+#include "core/tensor.h"
+#include "kernels/parallel.h"
+
+namespace gradtrack::kernels {
+
+constexpr int kMaxOperands = 4;
+
+/// Operands (output first) laid over one iteration shape, strides in bytes.
+struct LoopPlan {
+  int nops = 0;
+  char* base[kMaxOperands] = {};
+  DimVector shape;                            // innermost last, coalesced
+  SmallVector<int64_t, 6> strides[kMaxOperands];
+  int64_t numel = 1;
+};
+
+/// An input of a loop: a tensor broadcastable to the output, or one value
+/// (already of the compute type) that every element reads.
+struct Operand {
+  Operand(const Tensor& t) : tensor(&t) {}  // NOLINT
+  explicit Operand(const void* value) : scalar(value) {}
+  const Tensor* tensor = nullptr;
+  const void* scalar = nullptr;
+};
+
+/// Builds a plan writing `out` from `ins`.
+LoopPlan make_plan(const Tensor& out, std::initializer_list<Operand> ins);
+
+/// Runs inner(ptrs, strides, n) over every innermost run of the plan, in
+/// parallel chunks when the plan is large. `ptrs` has nops entries.
+template <typename Inner>
+void run_plan(const LoopPlan& p, const Inner& inner) {
+  const int64_t nd = static_cast<int64_t>(p.shape.size());
+  if (p.numel == 0) return;
+  if (nd == 0) {
+    char* ptrs[kMaxOperands];
+    int64_t s[kMaxOperands] = {};
+    for (int k = 0; k < p.nops; ++k) ptrs[k] = p.base[k];
+    inner(ptrs, s, 1);
+    return;
+  }
+  const int64_t inner_n = p.shape[nd - 1];
+  int64_t inner_s[kMaxOperands];
+  for (int k = 0; k < p.nops; ++k) inner_s[k] = p.strides[k][nd - 1];
+  // Split along the flat index so a single long row parallelises too.
+  parallel_for(p.numel, kGrainSize, [&](int64_t begin, int64_t end) {
+    int64_t idx[16];
+    SmallVector<int64_t, 16> big;
+    int64_t* pos = nd <= 16 ? idx : (big.resize(nd), big.data());
+    int64_t row = begin / inner_n, col = begin % inner_n;
+    int64_t r = row;
+    for (int64_t d = nd - 2; d >= 0; --d) {
+      pos[d] = r % p.shape[d];
+      r /= p.shape[d];
+    }
+    int64_t remaining = end - begin;
+    while (remaining > 0) {
+      char* ptrs[kMaxOperands];
+      for (int k = 0; k < p.nops; ++k) {
+        char* q = p.base[k] + col * inner_s[k];
+        for (int64_t d = 0; d < nd - 1; ++d) q += pos[d] * p.strides[k][d];
+        ptrs[k] = q;
+      }
+      int64_t n = inner_n - col;
+      if (n > remaining) n = remaining;
+      inner(ptrs, inner_s, n);
+      remaining -= n;
+      col = 0;
+      for (int64_t d = nd - 2; d >= 0; --d) {
+        if (++pos[d] < p.shape[d]) break;
+        pos[d] = 0;
+      }
+    }
+  });
+}
+
+/// out[i] = f(a[i]) with out of type O and a of type A.
+template <typename O, typename A, typename F>
+void unary_loop(const LoopPlan& p, const F& f) {
+  run_plan(p, [&f](char** ptr, const int64_t* s, int64_t n) {
+    if (s[0] == sizeof(O) && s[1] == sizeof(A)) {
+      O* o = reinterpret_cast<O*>(ptr[0]);
+      const A* a = reinterpret_cast<const A*>(ptr[1]);
+      for (int64_t i = 0; i < n; ++i) o[i] = f(a[i]);
+    } else {
+      for (int64_t i = 0; i < n; ++i)
+        *reinterpret_cast<O*>(ptr[0] + i * s[0]) = f(*reinterpret_cast<const A*>(ptr[1] + i * s[1]));
+    }
+  });
+}
+
+/// out[i] = f(a[i], b[i]); a broadcast scalar on either side gets its own loop.
+template <typename O, typename A, typename B, typename F>
+void binary_loop(const LoopPlan& p, const F& f) {
+  run_plan(p, [&f](char** ptr, const int64_t* s, int64_t n) {
+    O* o = reinterpret_cast<O*>(ptr[0]);
+    if (s[0] == sizeof(O)) {
+      if (s[1] == sizeof(A) && s[2] == sizeof(B)) {
+        const A* a = reinterpret_cast<const A*>(ptr[1]);
+        const B* b = reinterpret_cast<const B*>(ptr[2]);
+        for (int64_t i = 0; i < n; ++i) o[i] = f(a[i], b[i]);
+        return;
+      }
+      if (s[1] == sizeof(A) && s[2] == 0) {
+        const A* a = reinterpret_cast<const A*>(ptr[1]);
+        const B b = *reinterpret_cast<const B*>(ptr[2]);
+        for (int64_t i = 0; i < n; ++i) o[i] = f(a[i], b);
+        return;
+      }
+      if (s[1] == 0 && s[2] == sizeof(B)) {
+        const A a = *reinterpret_cast<const A*>(ptr[1]);
+        const B* b = reinterpret_cast<const B*>(ptr[2]);
+        for (int64_t i = 0; i < n; ++i) o[i] = f(a, b[i]);
+        return;
+      }
+    }
+    for (int64_t i = 0; i < n; ++i) {
+      *reinterpret_cast<O*>(ptr[0] + i * s[0]) =
+          f(*reinterpret_cast<const A*>(ptr[1] + i * s[1]),
+            *reinterpret_cast<const B*>(ptr[2] + i * s[2]));
+    }
+  });
+}
+
+/// out[i] = f(a[i], b[i], c[i]) (where, clamp with tensor bounds, fused backward).
+template <typename O, typename A, typename B, typename C, typename F>
+void ternary_loop(const LoopPlan& p, const F& f) {
+  run_plan(p, [&f](char** ptr, const int64_t* s, int64_t n) {
+    if (s[0] == sizeof(O) && s[1] == sizeof(A) && s[2] == sizeof(B) && s[3] == sizeof(C)) {
+      O* o = reinterpret_cast<O*>(ptr[0]);
+      const A* a = reinterpret_cast<const A*>(ptr[1]);
+      const B* b = reinterpret_cast<const B*>(ptr[2]);
+      const C* c = reinterpret_cast<const C*>(ptr[3]);
+      for (int64_t i = 0; i < n; ++i) o[i] = f(a[i], b[i], c[i]);
+      return;
+    }
+    for (int64_t i = 0; i < n; ++i) {
+      *reinterpret_cast<O*>(ptr[0] + i * s[0]) =
+          f(*reinterpret_cast<const A*>(ptr[1] + i * s[1]),
+            *reinterpret_cast<const B*>(ptr[2] + i * s[2]),
+            *reinterpret_cast<const C*>(ptr[3] + i * s[3]));
+    }
+  });
+}
+
+}  // namespace gradtrack::kernels

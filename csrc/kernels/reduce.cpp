@@ -1,0 +1,297 @@
+// Reductions over any set of dims of a strided tensor.
+//
+// NOTE [Reduction paths]
+// The input's dims split into kept and reduced groups (each coalesced). Three
+// loops cover the shapes that matter:
+//  * everything reduced: threads take slices of the reduced range and merge
+//    their partial results;
+//  * the innermost kept dim is dense and the reduced dims are outer ("column"
+//    sums, e.g. a bias gradient): a block of outputs accumulates row by row,
+//    which vectorises and reads memory in order;
+//  * otherwise each output reduces its own run of elements, in parallel over
+//    outputs.
+#include <cmath>
+#include <limits>
+#include <type_traits>
+#include <vector>
+
+#include "kernels/kernels.h"
+#include "kernels/parallel.h"
+
+namespace gradtrack::kernels {
+
+namespace {
+
+struct Group {
+  DimVector sizes;
+  SmallVector<int64_t, 6> in, out;  // strides in elements
+  int64_t numel = 1;
+};
+
+void add_dim(Group& g, int64_t size, int64_t in_stride, int64_t out_stride) {
+  if (size == 1) return;
+  if (!g.sizes.empty() && g.in.back() == in_stride * size && g.out.back() == out_stride * size) {
+    g.sizes.back() *= size;
+    g.in.back() = in_stride;
+    g.out.back() = out_stride;
+  } else {
+    g.sizes.push_back(size);
+    g.in.push_back(in_stride);
+    g.out.push_back(out_stride);
+  }
+  g.numel *= size;
+}
+
+// Offset (in elements) of flat position `i` of a group, for the `in` or `out` strides.
+int64_t offset_of(const Group& g, int64_t i, bool use_out) {
+  int64_t off = 0;
+  for (size_t d = g.sizes.size(); d-- > 0;) {
+    int64_t idx = i % g.sizes[d];
+    i /= g.sizes[d];
+    off += idx * (use_out ? g.out[d] : g.in[d]);
+  }
+  return off;
+}
+
+// Calls run(offset, n, stride) for each innermost run covering flat range [b, e).
+template <typename F>
+void for_runs(const Group& g, int64_t b, int64_t e, const F& run) {
+  if (g.sizes.empty()) {
+    if (b < e) run(0, 1, 1);
+    return;
+  }
+  const int64_t inner = g.sizes.back(), stride = g.in.back();
+  int64_t i = b;
+  while (i < e) {
+    int64_t col = i % inner;
+    int64_t n = inner - col < e - i ? inner - col : e - i;
+    run(offset_of(g, i, false), n, stride);
+    i += n;
+  }
+}
+
+template <typename T>
+using acc_t = std::conditional_t<std::is_floating_point_v<T>, double,
+                                 std::conditional_t<std::is_same_v<T, bool>, bool, int64_t>>;
+
+// One reducer per op: an identity, a step over a strided run, and a merge.
+template <typename T, ReduceOp Op>
+struct Reducer {
+  using A = std::conditional_t<Op == ReduceOp::Sum || Op == ReduceOp::Prod, acc_t<T>, T>;
+  static A identity() {
+    if constexpr (Op == ReduceOp::Sum) return A(0);
+    if constexpr (Op == ReduceOp::Prod) return A(1);
+    if constexpr (Op == ReduceOp::Any) return A(0);
+    if constexpr (Op == ReduceOp::All) return A(1);
+    if constexpr (Op == ReduceOp::Max) {
+      if constexpr (std::is_floating_point_v<T>) return -std::numeric_limits<T>::infinity();
+      return std::numeric_limits<T>::lowest();
+    }
+    if constexpr (Op == ReduceOp::Min) {
+      if constexpr (std::is_floating_point_v<T>) return std::numeric_limits<T>::infinity();
+      return std::numeric_limits<T>::max();
+    }
+  }
+  static A merge(A a, T x) {
+    if constexpr (Op == ReduceOp::Sum) return a + static_cast<A>(x);
+    if constexpr (Op == ReduceOp::Prod) return a * static_cast<A>(x);
+    if constexpr (Op == ReduceOp::Any) return a || x != T(0);
+    if constexpr (Op == ReduceOp::All) return a && x != T(0);
+    if constexpr (Op == ReduceOp::Max) return (x > a || x != x) && a == a ? x : a;
+    if constexpr (Op == ReduceOp::Min) return (x < a || x != x) && a == a ? x : a;
+  }
+  static A combine(A a, A b) {
+    if constexpr (Op == ReduceOp::Sum) return a + b;
+    if constexpr (Op == ReduceOp::Prod) return a * b;
+    if constexpr (Op == ReduceOp::Any) return a || b;
+    if constexpr (Op == ReduceOp::All) return a && b;
+    if constexpr (Op == ReduceOp::Max || Op == ReduceOp::Min) return merge(a, static_cast<T>(b));
+  }
+  // A run of n elements `stride` apart; dense sums use 8 independent lanes so
+  // the compiler can vectorise without reassociating one accumulator.
+  static A run(const T* p, int64_t n, int64_t stride, A acc) {
+    if constexpr (Op == ReduceOp::Sum) {
+      if (stride == 1 && n >= 16) {
+        A lanes[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+        int64_t i = 0;
+        for (; i + 8 <= n; i += 8)
+          for (int j = 0; j < 8; ++j) lanes[j] += static_cast<A>(p[i + j]);
+        for (; i < n; ++i) acc += static_cast<A>(p[i]);
+        return acc + ((lanes[0] + lanes[4]) + (lanes[1] + lanes[5])) +
+               ((lanes[2] + lanes[6]) + (lanes[3] + lanes[7]));
+      }
+    }
+    for (int64_t i = 0; i < n; ++i) acc = merge(acc, p[i * stride]);
+    return acc;
+  }
+  static T finish(A a) { return static_cast<T>(a); }
+};
+
+template <typename T, ReduceOp Op>
+void reduce_all(T* out, const T* in, const Group& red) {
+  using R = Reducer<T, Op>;
+  using A = typename R::A;
+  int threads = get_num_threads();
+  std::vector<A> partial(static_cast<size_t>(threads), R::identity());
+  int used = 1;
+  parallel_for(red.numel, kGrainSize, [&](int64_t b, int64_t e) {
+    A acc = R::identity();
+    for_runs(red, b, e, [&](int64_t off, int64_t n, int64_t s) { acc = R::run(in + off, n, s, acc); });
+#ifdef _OPENMP
+    int tid = in_parallel_region() ? omp_get_thread_num() : 0;
+    if (in_parallel_region()) used = omp_get_num_threads();
+#else
+    int tid = 0;
+#endif
+    partial[static_cast<size_t>(tid)] = acc;
+  });
+  A total = partial[0];
+  for (int t = 1; t < used; ++t) total = R::combine(total, partial[static_cast<size_t>(t)]);
+  *out = R::finish(total);
+}
+
+// Outputs along a dense innermost kept dim accumulate together, row by row.
+template <typename T, ReduceOp Op>
+void reduce_columns(T* out, const T* in, const Group& kept, const Group& red) {
+  using R = Reducer<T, Op>;
+  using A = typename R::A;
+  constexpr int64_t kBlock = 256;
+  const int64_t inner = kept.sizes.back();
+  const int64_t out_inner_stride = kept.out.back();
+  Group outer = kept;
+  outer.sizes.pop_back();
+  outer.in.pop_back();
+  outer.out.pop_back();
+  outer.numel = kept.numel / inner;
+  const int64_t blocks = (inner + kBlock - 1) / kBlock;
+  const int64_t work = outer.numel * blocks;
+  const int64_t grain = std::max<int64_t>(1, kGrainSize / std::max<int64_t>(1, red.numel * kBlock));
+  parallel_for(work, grain, [&](int64_t b, int64_t e) {
+    A acc[kBlock];
+    for (int64_t w = b; w < e; ++w) {
+      int64_t o = w / blocks, blk = w % blocks;
+      int64_t j0 = blk * kBlock, len = std::min(kBlock, inner - j0);
+      const T* base = in + offset_of(outer, o, false) + j0;
+      for (int64_t j = 0; j < len; ++j) acc[j] = R::identity();
+      for (int64_t r = 0; r < red.numel; ++r) {
+        const T* row = base + offset_of(red, r, false);
+        for (int64_t j = 0; j < len; ++j) acc[j] = R::merge(acc[j], row[j]);
+      }
+      T* dst = out + offset_of(outer, o, true) + j0 * out_inner_stride;
+      for (int64_t j = 0; j < len; ++j) dst[j * out_inner_stride] = R::finish(acc[j]);
+    }
+  });
+}
+
+template <typename T, ReduceOp Op>
+void reduce_rows(T* out, const T* in, const Group& kept, const Group& red) {
+  using R = Reducer<T, Op>;
+  const int64_t grain = std::max<int64_t>(1, kGrainSize / std::max<int64_t>(1, red.numel));
+  parallel_for(kept.numel, grain, [&](int64_t b, int64_t e) {
+    for (int64_t k = b; k < e; ++k) {
+      const T* base = in + offset_of(kept, k, false);
+      auto acc = R::identity();
+      for_runs(red, 0, red.numel,
+               [&](int64_t off, int64_t n, int64_t s) { acc = R::run(base + off, n, s, acc); });
+      out[offset_of(kept, k, true)] = R::finish(acc);
+    }
+  });
+}
+
+void split_groups(const Tensor& out, const Tensor& in, uint64_t mask, Group& kept, Group& red) {
+  for (int64_t d = 0; d < in.dim(); ++d) {
+    if (mask >> d & 1) {
+      add_dim(red, in.sizes()[d], in.strides()[d], 0);
+    } else {
+      add_dim(kept, in.sizes()[d], in.strides()[d], out.strides()[d]);
+    }
+  }
+}
+
+template <typename T, ReduceOp Op>
+void reduce_typed(const Tensor& out, const Tensor& in, uint64_t mask) {
+  Group kept, red;
+  split_groups(out, in, mask, kept, red);
+  T* o = out.data<T>();
+  const T* i = in.data<T>();
+  if (kept.numel == 0) return;
+  if (red.numel == 0) {
+    // Reducing nothing gives the identity (sum of an empty tensor is 0).
+    for (int64_t k = 0; k < kept.numel; ++k)
+      o[offset_of(kept, k, true)] = Reducer<T, Op>::finish(Reducer<T, Op>::identity());
+    return;
+  }
+  if (kept.sizes.empty()) return reduce_all<T, Op>(o, i, red);
+  bool dense_kept_inner = kept.in.back() == 1 && (red.sizes.empty() || red.in.back() != 1);
+  if (dense_kept_inner) return reduce_columns<T, Op>(o, i, kept, red);
+  reduce_rows<T, Op>(o, i, kept, red);
+}
+
+template <ReduceOp Op>
+void reduce_dispatch(const Tensor& out, const Tensor& in, uint64_t mask) {
+  GT_DISPATCH_ALL(in.dtype(), [&] { reduce_typed<scalar_t, Op>(out, in, mask); });
+}
+
+}  // namespace
+
+void reduce(ReduceOp op, const Tensor& out, const Tensor& in, uint64_t mask) {
+  switch (op) {
+    case ReduceOp::Sum: return reduce_dispatch<ReduceOp::Sum>(out, in, mask);
+    case ReduceOp::Prod: return reduce_dispatch<ReduceOp::Prod>(out, in, mask);
+    case ReduceOp::Max: return reduce_dispatch<ReduceOp::Max>(out, in, mask);
+    case ReduceOp::Min: return reduce_dispatch<ReduceOp::Min>(out, in, mask);
+    case ReduceOp::Any: return reduce_dispatch<ReduceOp::Any>(out, in, mask);
+    case ReduceOp::All: return reduce_dispatch<ReduceOp::All>(out, in, mask);
+  }
+}
+
+namespace {
+
+// Is x a better extreme than the current best (first NaN wins and stays)?
+template <typename T>
+bool better(bool is_max, T x, T best) {
+  if constexpr (std::is_floating_point_v<T>) {
+    if (best != best) return false;
+    if (x != x) return true;
+  }
+  return is_max ? x > best : x < best;
+}
+
+template <typename T>
+void arg_typed(bool is_max, const Tensor* values, const Tensor& indices, const Tensor& in,
+               uint64_t mask) {
+  Group kept, red;
+  split_groups(indices, in, mask, kept, red);
+  const T* src = in.data<T>();
+  int64_t* idx_out = indices.data<int64_t>();
+  T* val_out = values ? values->data<T>() : nullptr;
+  // Value strides can differ from index strides; keep a second kept-group.
+  Group vkept, vred;
+  if (values) split_groups(*values, in, mask, vkept, vred);
+  const int64_t grain = std::max<int64_t>(1, kGrainSize / std::max<int64_t>(1, red.numel));
+  parallel_for(kept.numel, grain, [&](int64_t b, int64_t e) {
+    for (int64_t k = b; k < e; ++k) {
+      const T* base = src + offset_of(kept, k, false);
+      T best = base[offset_of(red, 0, false)];
+      int64_t best_i = 0;
+      for (int64_t r = 1; r < red.numel; ++r) {
+        T x = base[offset_of(red, r, false)];
+        if (better(is_max, x, best)) {
+          best = x;
+          best_i = r;
+        }
+      }
+      idx_out[offset_of(kept, k, true)] = best_i;
+      if (val_out) val_out[offset_of(vkept, k, true)] = best;
+    }
+  });
+}
+
+}  // namespace
+
+void reduce_arg(bool is_max, const Tensor* values, const Tensor& indices, const Tensor& in,
+                uint64_t mask) {
+  GT_DISPATCH_ALL(in.dtype(), [&] { arg_typed<scalar_t>(is_max, values, indices, in, mask); });
+}
+
+}  // namespace gradtrack::kernels

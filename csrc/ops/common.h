@@ -1,0 +1,46 @@
+// Helpers shared by the op files (not part of the public op API).
+#pragma once
+
+#include "autograd/formulas.h"
+#include "kernels/kernels.h"
+#include "kernels/parallel.h"
+#include "ops/ops.h"
+
+namespace gradtrack::ops {
+
+using autograd::OpKind;
+
+/// Records node `kind` for `out` if any input requires grad; `fill` sets attrs.
+template <typename Fill>
+void record(OpKind kind, std::initializer_list<const Tensor*> inputs, const Tensor& out,
+            const Fill& fill, const std::vector<const Tensor*>& extras = {}) {
+  if (!autograd::should_record(inputs)) return;
+  auto node = autograd::new_node(kind, inputs);
+  fill(node->attrs);
+  autograd::finish_node(node, inputs, {&out}, extras);
+}
+inline void record(OpKind kind, std::initializer_list<const Tensor*> inputs, const Tensor& out) {
+  record(kind, inputs, out, [](autograd::Attrs&) {});
+}
+
+/// The broadcast shape of two tensors (fast when equal).
+inline DimVector broadcast2(const Tensor& a, const Tensor& b) {
+  return a.sizes() == b.sizes() ? a.sizes() : broadcast_shapes(a.sizes(), b.sizes());
+}
+
+/// Dims of `shape` for a possibly negative `dim` list; sets bits of a mask.
+uint64_t dims_mask(const DimVector& dims, int64_t ndim, bool empty_means_all);
+
+/// A float dtype for an op that only computes in floating point.
+inline ScalarType to_float_type(ScalarType t) { return is_floating(t) ? t : ScalarType::Float32; }
+
+namespace ops_detail {
+/// dst[indices] = values (or +=), no checks beyond indexing's own, no autograd.
+void index_put_kernel(const Tensor& dst, const IndexList& idx, const Tensor& values,
+                      bool accumulate);
+}  // namespace ops_detail
+
+/// Checks PyTorch's rules for `alpha` of add/sub.
+void check_alpha(ScalarType dtype, Scalar alpha);
+
+}  // namespace gradtrack::ops

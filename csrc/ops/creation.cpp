@@ -1,0 +1,107 @@
+// Factories: constant fills, ranges, identity, random tensors.
+#include <cmath>
+
+#include "ops/common.h"
+
+namespace gradtrack::ops {
+
+Tensor zeros(const DimVector& sizes, ScalarType dtype) { return full(sizes, Scalar(0), dtype); }
+Tensor ones(const DimVector& sizes, ScalarType dtype) { return full(sizes, Scalar(1), dtype); }
+
+Tensor full(const DimVector& sizes, Scalar value, ScalarType dtype) {
+  Tensor out = empty(sizes, dtype);
+  kernels::fill(out, value);
+  return out;
+}
+
+Tensor zeros_like(const Tensor& a) { return zeros(a.sizes(), a.dtype()); }
+
+Tensor scalar_tensor(Scalar value, ScalarType dtype) { return full({}, value, dtype); }
+
+Tensor arange(Scalar start, Scalar end, Scalar step, std::optional<ScalarType> dtype) {
+  bool any_float = start.is_float() || end.is_float() || step.is_float();
+  ScalarType dt = dtype ? *dtype : (any_float ? ScalarType::Float32 : ScalarType::Int64);
+  double s = start.to_double(), e = end.to_double(), st = step.to_double();
+  GT_CHECK(st != 0, "step must be nonzero");
+  GT_CHECK(std::isfinite(s) && std::isfinite(e), "unsupported range: ", s, " -> ", e);
+  GT_CHECK((st > 0 && e >= s) || (st < 0 && e <= s),
+           "upper bound and lower bound inconsistent with step sign");
+  double n = std::ceil((e - s) / st);
+  GT_CHECK(n >= 0 && n < 9.2e18, "invalid size, possible overflow?");
+  Tensor out = empty({static_cast<int64_t>(n)}, dt);
+  GT_DISPATCH_ALL(dt, [&] {
+    scalar_t* p = out.data<scalar_t>();
+    if (!any_float && !is_floating(dt)) {
+      int64_t si = start.to_int(), sti = step.to_int();
+      for (int64_t i = 0; i < out.numel(); ++i) p[i] = static_cast<scalar_t>(si + i * sti);
+    } else {
+      for (int64_t i = 0; i < out.numel(); ++i) p[i] = static_cast<scalar_t>(s + double(i) * st);
+    }
+  });
+  return out;
+}
+
+Tensor linspace(double start, double end, int64_t steps, ScalarType dtype) {
+  GT_CHECK(steps >= 0, "number of steps must be non-negative");
+  Tensor out = empty({steps}, dtype);
+  // PyTorch fills the first half from `start` and the second from `end`, so
+  // both endpoints are exact.
+  GT_DISPATCH_ALL(dtype, [&] {
+    scalar_t* p = out.data<scalar_t>();
+    if (steps == 1) {
+      p[0] = static_cast<scalar_t>(start);
+      return;
+    }
+    double step = (end - start) / double(steps - 1);
+    int64_t half = steps / 2;
+    for (int64_t i = 0; i < steps; ++i) {
+      double v = i < half ? start + step * double(i) : end - step * double(steps - 1 - i);
+      p[i] = static_cast<scalar_t>(v);
+    }
+  });
+  return out;
+}
+
+Tensor eye(int64_t n, int64_t m, ScalarType dtype) {
+  GT_CHECK(n >= 0, "n must be greater or equal to 0, got ", n);
+  GT_CHECK(m >= 0, "m must be greater or equal to 0, got ", m);
+  Tensor out = zeros({n, m}, dtype);
+  GT_DISPATCH_ALL(dtype, [&] {
+    scalar_t* p = out.data<scalar_t>();
+    for (int64_t i = 0; i < std::min(n, m); ++i) p[i * m + i] = scalar_t(1);
+  });
+  return out;
+}
+
+Tensor rand(const DimVector& sizes, ScalarType dtype) {
+  GT_CHECK_IMPL(is_floating(dtype), "\"check_uniform_bounds\" not implemented for '",
+           scalar_type_name(dtype), "'");
+  Tensor out = empty(sizes, dtype);
+  kernels::uniform(out, 0, 1, kernels::default_generator());
+  return out;
+}
+
+Tensor randn(const DimVector& sizes, ScalarType dtype) {
+  GT_CHECK_IMPL(is_floating(dtype), "\"normal_kernel_cpu\" not implemented for '",
+           scalar_type_name(dtype), "'");
+  Tensor out = empty(sizes, dtype);
+  kernels::normal(out, 0, 1, kernels::default_generator());
+  return out;
+}
+
+Tensor randint(int64_t low, int64_t high, const DimVector& sizes, ScalarType dtype) {
+  GT_CHECK(low < high, "random_ expects 'from' to be less than 'to', but got from=", low,
+           " >= to=", high);
+  Tensor out = empty(sizes, dtype);
+  kernels::randint(out, low, high, kernels::default_generator());
+  return out;
+}
+
+Tensor randperm(int64_t n, ScalarType dtype) {
+  GT_CHECK(n >= 0, "n must be non-negative, got", n);
+  Tensor idx = empty({n}, ScalarType::Int64);
+  kernels::randperm(idx, kernels::default_generator());
+  return to_dtype(idx, dtype);
+}
+
+}  // namespace gradtrack::ops

@@ -1,0 +1,421 @@
+// Elementwise ops: promote, broadcast, run a kernel, record.
+#include <limits>
+
+#include "ops/common.h"
+
+namespace gradtrack::ops {
+
+using kernels::BinaryOp;
+using kernels::UnaryOp;
+
+ScalarType result_type(const Tensor& a, const Tensor& b) {
+  if (a.dtype() == b.dtype()) return a.dtype();
+  ResultTypeState s;
+  s.add_tensor(a.dtype(), a.dim() == 0);
+  s.add_tensor(b.dtype(), b.dim() == 0);
+  return s.result();
+}
+
+ScalarType result_type(const Tensor& a, Scalar b) {
+  ResultTypeState s;
+  s.add_tensor(a.dtype(), a.dim() == 0);
+  s.add_number(b.kind());
+  return s.result();
+}
+
+Tensor cast_for_kernel(const Tensor& t, ScalarType dtype) {
+  if (t.dtype() == dtype) return t;
+  Tensor out = empty(t.sizes(), dtype);
+  kernels::copy(out, t);
+  return out;
+}
+
+void check_alpha(ScalarType dtype, Scalar alpha) {
+  if (dtype == ScalarType::Bool) {
+    GT_CHECK(alpha.is_bool() || alpha.equals(1) || alpha.equals(0),
+             "Boolean alpha only supported for Boolean results.");
+  } else if (is_integral(dtype)) {
+    GT_CHECK(!alpha.is_float(),
+             "For integral input tensors, argument alpha must not be a floating point number.");
+  }
+}
+
+namespace {
+
+Tensor run_binary(BinaryOp op, const Tensor& a, const Tensor& b, ScalarType compute,
+                  ScalarType out_dtype, Scalar alpha = 1) {
+  Tensor out = empty(broadcast2(a, b), out_dtype);
+  kernels::binary(op, out, cast_for_kernel(a, compute), cast_for_kernel(b, compute), alpha);
+  return out;
+}
+
+Tensor run_binary_scalar(BinaryOp op, const Tensor& a, Scalar b, ScalarType compute,
+                         ScalarType out_dtype, Scalar alpha = 1, bool scalar_first = false) {
+  Tensor out = empty(a.sizes(), out_dtype);
+  kernels::binary_scalar(op, out, cast_for_kernel(a, compute), b, alpha, scalar_first);
+  return out;
+}
+
+void check_sub_bool(ScalarType a, ScalarType b) {
+  GT_CHECK(!(a == ScalarType::Bool && b == ScalarType::Bool),
+           "Subtraction, the `-` operator, with two bool tensors is not supported. Use the `^` or "
+           "`logical_xor()` operator instead.");
+}
+
+void check_int_div_by_zero(const Tensor& b) {
+  GT_CHECK(!kernels::any_zero(b), "ZeroDivisionError");
+}
+
+BinaryOp div_kind(const std::string& mode) {
+  if (mode.empty()) return BinaryOp::Div;
+  if (mode == "trunc") return BinaryOp::TruncDiv;
+  if (mode == "floor") return BinaryOp::FloorDiv;
+  throw Error(str_cat("div expected rounding_mode to be one of None, 'trunc', or 'floor' but "
+                      "found '", mode, "'"));
+}
+
+}  // namespace
+
+Tensor add(const Tensor& a, const Tensor& b, Scalar alpha) {
+  ScalarType dt = result_type(a, b);
+  check_alpha(dt, alpha);
+  Tensor out = run_binary(BinaryOp::Add, a, b, dt, dt, alpha);
+  record(OpKind::Add, {&a, &b}, out, [&](autograd::Attrs& at) { at.s0 = alpha; });
+  return out;
+}
+
+Tensor add(const Tensor& a, Scalar b, Scalar alpha) {
+  ScalarType dt = result_type(a, b);
+  check_alpha(dt, alpha);
+  // a + alpha * b with a scalar b folds alpha into the scalar.
+  Scalar folded = alpha.equals(1) ? b
+                  : (b.is_float() || alpha.is_float())
+                      ? Scalar(b.to_double() * alpha.to_double())
+                      : Scalar(b.to_int() * alpha.to_int());
+  Tensor out = run_binary_scalar(BinaryOp::Add, a, folded, dt, dt);
+  record(OpKind::AddScalar, {&a}, out, [&](autograd::Attrs& at) { at.s0 = alpha; });
+  return out;
+}
+
+Tensor sub(const Tensor& a, const Tensor& b, Scalar alpha) {
+  check_sub_bool(a.dtype(), b.dtype());
+  ScalarType dt = result_type(a, b);
+  check_alpha(dt, alpha);
+  Tensor out = run_binary(BinaryOp::Sub, a, b, dt, dt, alpha);
+  record(OpKind::Sub, {&a, &b}, out, [&](autograd::Attrs& at) { at.s0 = alpha; });
+  return out;
+}
+
+Tensor sub(const Tensor& a, Scalar b, Scalar alpha) {
+  check_sub_bool(a.dtype(), b.is_bool() ? ScalarType::Bool : ScalarType::Int64);
+  ScalarType dt = result_type(a, b);
+  check_alpha(dt, alpha);
+  Tensor out = run_binary_scalar(BinaryOp::Sub, a, b, dt, dt, alpha);
+  record(OpKind::SubScalar, {&a}, out, [&](autograd::Attrs& at) { at.s0 = alpha; });
+  return out;
+}
+
+Tensor rsub(const Tensor& a, Scalar b, Scalar alpha) {
+  check_sub_bool(a.dtype(), b.is_bool() ? ScalarType::Bool : ScalarType::Int64);
+  ScalarType dt = result_type(a, b);
+  check_alpha(dt, alpha);
+  // b - alpha * a: the kernel computes f(scalar, a) = scalar - alpha * a.
+  Tensor out = run_binary_scalar(BinaryOp::Sub, a, b, dt, dt, alpha, /*scalar_first=*/true);
+  record(OpKind::RsubScalar, {&a}, out, [&](autograd::Attrs& at) { at.s0 = alpha; });
+  return out;
+}
+
+Tensor rsub(const Tensor& a, const Tensor& b, Scalar alpha) {
+  check_sub_bool(a.dtype(), b.dtype());
+  ScalarType dt = result_type(a, b);
+  check_alpha(dt, alpha);
+  Tensor out = run_binary(BinaryOp::Sub, b, a, dt, dt, alpha);
+  record(OpKind::Rsub, {&a, &b}, out, [&](autograd::Attrs& at) { at.s0 = alpha; });
+  return out;
+}
+
+Tensor mul(const Tensor& a, const Tensor& b) {
+  ScalarType dt = result_type(a, b);
+  Tensor out = run_binary(BinaryOp::Mul, a, b, dt, dt);
+  record(OpKind::Mul, {&a, &b}, out);
+  return out;
+}
+
+Tensor mul(const Tensor& a, Scalar b) {
+  ScalarType dt = result_type(a, b);
+  Tensor out = run_binary_scalar(BinaryOp::Mul, a, b, dt, dt);
+  record(OpKind::MulScalar, {&a}, out, [&](autograd::Attrs& at) { at.s0 = b; });
+  return out;
+}
+
+Tensor div(const Tensor& a, const Tensor& b, const std::string& rounding_mode) {
+  BinaryOp op = div_kind(rounding_mode);
+  ScalarType dt = result_type(a, b);
+  if (op == BinaryOp::Div) dt = to_float_type(dt);
+  if (is_integral(dt) || dt == ScalarType::Bool) check_int_div_by_zero(b);
+  Tensor out = run_binary(op, a, b, dt, dt);
+  if (op == BinaryOp::Div) record(OpKind::Div, {&a, &b}, out);
+  return out;
+}
+
+Tensor div(const Tensor& a, Scalar b, const std::string& rounding_mode) {
+  BinaryOp op = div_kind(rounding_mode);
+  ScalarType dt = result_type(a, b);
+  if (op == BinaryOp::Div) dt = to_float_type(dt);
+  GT_CHECK(!(is_integral(dt) && b.to_int() == 0 && !b.is_float()), "ZeroDivisionError");
+  Tensor out = run_binary_scalar(op, a, b, dt, dt);
+  if (op == BinaryOp::Div) record(OpKind::DivScalar, {&a}, out, [&](autograd::Attrs& at) { at.s0 = b; });
+  return out;
+}
+
+Tensor rdiv(const Tensor& a, Scalar b) { return mul(reciprocal(a), b); }
+
+Tensor floor_divide(const Tensor& a, const Tensor& b) { return div(a, b, "floor"); }
+Tensor floor_divide(const Tensor& a, Scalar b) { return div(a, b, "floor"); }
+Tensor rfloor_divide(const Tensor& a, Scalar b) {
+  ScalarType dt = result_type(a, b);
+  if (is_integral(dt)) check_int_div_by_zero(a);
+  return run_binary_scalar(BinaryOp::FloorDiv, a, b, dt, dt, 1, true);
+}
+
+Tensor remainder(const Tensor& a, const Tensor& b) {
+  ScalarType dt = result_type(a, b);
+  if (is_integral(dt)) check_int_div_by_zero(b);
+  return run_binary(BinaryOp::Remainder, a, b, dt, dt);
+}
+Tensor remainder(const Tensor& a, Scalar b) {
+  ScalarType dt = result_type(a, b);
+  GT_CHECK(!(is_integral(dt) && b.to_int() == 0 && !b.is_float()), "ZeroDivisionError");
+  return run_binary_scalar(BinaryOp::Remainder, a, b, dt, dt);
+}
+Tensor rremainder(const Tensor& a, Scalar b) {
+  ScalarType dt = result_type(a, b);
+  if (is_integral(dt)) check_int_div_by_zero(a);
+  return run_binary_scalar(BinaryOp::Remainder, a, b, dt, dt, 1, true);
+}
+
+Tensor pow(const Tensor& a, const Tensor& b) {
+  ScalarType dt = result_type(a, b);
+  Tensor out = run_binary(BinaryOp::Pow, a, b, dt, dt);
+  record(OpKind::PowTensor, {&a, &b}, out);
+  return out;
+}
+
+Tensor pow(const Tensor& a, Scalar exponent) {
+  ScalarType dt = result_type(a, exponent);
+  GT_CHECK(!(is_integral(dt) && !exponent.is_float() && exponent.to_int() < 0),
+           "Integers to negative integer powers are not allowed.");
+  Tensor out;
+  if (exponent.equals(2) && dt != ScalarType::Bool) {
+    out = empty(a.sizes(), dt);
+    kernels::unary(UnaryOp::Square, out, cast_for_kernel(a, dt));
+  } else if (exponent.equals(0.5) && is_floating(dt)) {
+    out = empty(a.sizes(), dt);
+    kernels::unary(UnaryOp::Sqrt, out, cast_for_kernel(a, dt));
+  } else {
+    out = run_binary_scalar(BinaryOp::Pow, a, exponent, dt, dt);
+  }
+  record(OpKind::PowScalar, {&a}, out, [&](autograd::Attrs& at) { at.s0 = exponent; });
+  return out;
+}
+
+Tensor pow(Scalar base, const Tensor& exponent) {
+  ScalarType dt = result_type(exponent, base);
+  Tensor out = run_binary_scalar(BinaryOp::Pow, exponent, base, dt, dt, 1, /*scalar_first=*/true);
+  record(OpKind::PowScalarBase, {&exponent}, out, [&](autograd::Attrs& at) { at.s0 = base; });
+  return out;
+}
+
+Tensor maximum(const Tensor& a, const Tensor& b) {
+  ScalarType dt = result_type(a, b);
+  Tensor out = run_binary(BinaryOp::Maximum, a, b, dt, dt);
+  record(OpKind::Maximum, {&a, &b}, out);
+  return out;
+}
+
+Tensor minimum(const Tensor& a, const Tensor& b) {
+  ScalarType dt = result_type(a, b);
+  Tensor out = run_binary(BinaryOp::Minimum, a, b, dt, dt);
+  record(OpKind::Minimum, {&a, &b}, out);
+  return out;
+}
+
+namespace {
+BinaryOp cmp_kind(Cmp op) {
+  switch (op) {
+    case Cmp::Eq: return BinaryOp::Eq;
+    case Cmp::Ne: return BinaryOp::Ne;
+    case Cmp::Lt: return BinaryOp::Lt;
+    case Cmp::Le: return BinaryOp::Le;
+    case Cmp::Gt: return BinaryOp::Gt;
+    case Cmp::Ge: return BinaryOp::Ge;
+  }
+  return BinaryOp::Eq;
+}
+BinaryOp logic_kind(Logic op, bool bitwise) {
+  switch (op) {
+    case Logic::And: return bitwise ? BinaryOp::BitAnd : BinaryOp::LogicalAnd;
+    case Logic::Or: return bitwise ? BinaryOp::BitOr : BinaryOp::LogicalOr;
+    case Logic::Xor: return bitwise ? BinaryOp::BitXor : BinaryOp::LogicalXor;
+  }
+  return BinaryOp::LogicalAnd;
+}
+void check_bitwise(ScalarType dt) {
+  GT_CHECK_IMPL(!is_floating(dt), "\"bitwise_and_cpu\" not implemented for '", scalar_type_name(dt), "'");
+}
+}  // namespace
+
+Tensor compare(Cmp op, const Tensor& a, const Tensor& b) {
+  return run_binary(cmp_kind(op), a, b, result_type(a, b), ScalarType::Bool);
+}
+Tensor compare(Cmp op, const Tensor& a, Scalar b) {
+  return run_binary_scalar(cmp_kind(op), a, b, result_type(a, b), ScalarType::Bool);
+}
+Tensor logical(Logic op, const Tensor& a, const Tensor& b) {
+  return run_binary(logic_kind(op, false), a, b, result_type(a, b), ScalarType::Bool);
+}
+Tensor logical_not(const Tensor& a) {
+  Tensor out = empty(a.sizes(), ScalarType::Bool);
+  kernels::unary(UnaryOp::LogicalNot, out, a);
+  return out;
+}
+Tensor bitwise(Logic op, const Tensor& a, const Tensor& b) {
+  ScalarType dt = result_type(a, b);
+  check_bitwise(dt);
+  return run_binary(logic_kind(op, true), a, b, dt, dt);
+}
+Tensor bitwise(Logic op, const Tensor& a, Scalar b) {
+  ScalarType dt = result_type(a, b);
+  check_bitwise(dt);
+  return run_binary_scalar(logic_kind(op, true), a, b, dt, dt);
+}
+Tensor bitwise_not(const Tensor& a) {
+  check_bitwise(a.dtype());
+  Tensor out = empty(a.sizes(), a.dtype());
+  kernels::unary(UnaryOp::BitNot, out, a);
+  return out;
+}
+
+namespace {
+
+// Unary op keeping the dtype (neg, abs, relu, sign, rounding).
+Tensor same_type_unary(UnaryOp op, OpKind kind, const Tensor& a) {
+  Tensor out = empty(a.sizes(), a.dtype());
+  kernels::unary(op, out, a);
+  record(kind, {&a}, out);
+  return out;
+}
+
+// Unary op computing in floating point (integers become float32).
+Tensor float_unary(UnaryOp op, OpKind kind, const Tensor& a) {
+  ScalarType dt = to_float_type(a.dtype());
+  Tensor out = empty(a.sizes(), dt);
+  kernels::unary(op, out, cast_for_kernel(a, dt));
+  record(kind, {&a}, out);
+  return out;
+}
+
+}  // namespace
+
+Tensor neg(const Tensor& a) {
+  GT_CHECK(a.dtype() != ScalarType::Bool,
+           "Negation, the `-` operator, on a bool tensor is not supported. If you are trying to "
+           "invert a mask, use the `~` or `logical_not()` operator instead.");
+  return same_type_unary(UnaryOp::Neg, OpKind::Neg, a);
+}
+Tensor abs(const Tensor& a) { return same_type_unary(UnaryOp::Abs, OpKind::Abs, a); }
+Tensor relu(const Tensor& a) {
+  GT_CHECK_IMPL(a.dtype() != ScalarType::Bool, "\"clamp_min_scalar_cpu\" not implemented for 'Bool'");
+  return same_type_unary(UnaryOp::Relu, OpKind::Relu, a);
+}
+Tensor sign(const Tensor& a) { return same_type_unary(UnaryOp::Sign, OpKind::Sign, a); }
+Tensor floor(const Tensor& a) { return same_type_unary(UnaryOp::Floor, OpKind::Floor, a); }
+Tensor ceil(const Tensor& a) { return same_type_unary(UnaryOp::Ceil, OpKind::Ceil, a); }
+Tensor round(const Tensor& a) { return same_type_unary(UnaryOp::Round, OpKind::Round, a); }
+Tensor trunc(const Tensor& a) { return same_type_unary(UnaryOp::Trunc, OpKind::Trunc, a); }
+Tensor exp(const Tensor& a) { return float_unary(UnaryOp::Exp, OpKind::Exp, a); }
+Tensor log(const Tensor& a) { return float_unary(UnaryOp::Log, OpKind::Log, a); }
+Tensor sqrt(const Tensor& a) { return float_unary(UnaryOp::Sqrt, OpKind::Sqrt, a); }
+Tensor rsqrt(const Tensor& a) { return float_unary(UnaryOp::Rsqrt, OpKind::Rsqrt, a); }
+Tensor sin(const Tensor& a) { return float_unary(UnaryOp::Sin, OpKind::Sin, a); }
+Tensor cos(const Tensor& a) { return float_unary(UnaryOp::Cos, OpKind::Cos, a); }
+Tensor tanh(const Tensor& a) { return float_unary(UnaryOp::Tanh, OpKind::Tanh, a); }
+Tensor sigmoid(const Tensor& a) { return float_unary(UnaryOp::Sigmoid, OpKind::Sigmoid, a); }
+Tensor reciprocal(const Tensor& a) {
+  return float_unary(UnaryOp::Reciprocal, OpKind::Reciprocal, a);
+}
+Tensor log1p(const Tensor& a) { return float_unary(UnaryOp::Log1p, OpKind::Log1p, a); }
+Tensor expm1(const Tensor& a) { return float_unary(UnaryOp::Expm1, OpKind::Expm1, a); }
+Tensor square(const Tensor& a) { return pow(a, Scalar(int64_t(2))); }
+Tensor isnan(const Tensor& a) {
+  Tensor out = empty(a.sizes(), ScalarType::Bool);
+  kernels::unary(UnaryOp::IsNan, out, a);
+  return out;
+}
+
+Tensor clamp(const Tensor& a, std::optional<Scalar> lo, std::optional<Scalar> hi) {
+  GT_CHECK(lo || hi, "torch.clamp: At least one of 'min' or 'max' must not be None");
+  ResultTypeState s;
+  s.add_tensor(a.dtype(), a.dim() == 0);
+  if (lo) s.add_number(lo->kind());
+  if (hi) s.add_number(hi->kind());
+  ScalarType dt = s.result();
+  Tensor out = empty(a.sizes(), dt);
+  kernels::clamp(out, cast_for_kernel(a, dt), lo, hi);
+  record(OpKind::Clamp, {&a}, out, [&](autograd::Attrs& at) {
+    if (lo) at.s0 = *lo;
+    if (hi) at.s1 = *hi;
+    at.has_s0 = lo.has_value();
+    at.has_s1 = hi.has_value();
+  });
+  return out;
+}
+
+Tensor clamp(const Tensor& a, const Tensor* lo, const Tensor* hi) {
+  GT_CHECK(lo || hi, "torch.clamp: At least one of 'min' or 'max' must not be None");
+  ScalarType dt = a.dtype();
+  DimVector shape = a.sizes();
+  if (lo) {
+    dt = result_type(a, *lo);
+    shape = broadcast_shapes(shape, lo->sizes());
+  }
+  if (hi) {
+    ResultTypeState s;
+    s.add_tensor(dt, shape.empty());
+    s.add_tensor(hi->dtype(), hi->dim() == 0);
+    dt = s.result();
+    shape = broadcast_shapes(shape, hi->sizes());
+  }
+  Tensor out = empty(shape, dt);
+  Tensor lc = lo ? cast_for_kernel(*lo, dt) : Tensor(), hc = hi ? cast_for_kernel(*hi, dt) : Tensor();
+  kernels::clamp_tensor(out, cast_for_kernel(a, dt), lo ? &lc : nullptr, hi ? &hc : nullptr);
+  if (is_floating(dt)) {
+    // The node always has three inputs; a missing bound is an infinite constant.
+    const double inf = std::numeric_limits<double>::infinity();
+    Tensor l = lo ? *lo : full({}, Scalar(-inf), dt);
+    Tensor h = hi ? *hi : full({}, Scalar(inf), dt);
+    record(OpKind::ClampTensor, {&a, &l, &h}, out);
+  }
+  return out;
+}
+
+Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b) {
+  GT_CHECK(cond.dtype() == ScalarType::Bool,
+           "where expected condition to be a boolean tensor, but got a tensor with dtype ",
+           scalar_type_name(cond.dtype()));
+  ScalarType dt = result_type(a, b);
+  DimVector shape = broadcast_shapes(cond.sizes(), broadcast2(a, b));
+  Tensor out = empty(shape, dt);
+  kernels::where(out, cond, cast_for_kernel(a, dt), cast_for_kernel(b, dt));
+  record(OpKind::Where, {&a, &b}, out, [](autograd::Attrs&) {}, {&cond});
+  return out;
+}
+
+Tensor threshold_backward(const Tensor& g, const Tensor& y) {
+  Tensor out = empty(broadcast2(g, y), g.dtype());
+  kernels::threshold_backward(out, g, y);
+  record(OpKind::ThresholdBackward, {&g}, out, [](autograd::Attrs&) {}, {&y});
+  return out;
+}
+
+}  // namespace gradtrack::ops

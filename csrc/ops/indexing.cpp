@@ -1,0 +1,348 @@
+// Advanced indexing (integer and boolean tensors), gather/scatter, masks.
+//
+// NOTE [Advanced indexing layout]
+// The Python layer turns basic indices (ints, slices, None, ...) into views
+// and hands the rest here as one optional index per dim. Index tensors are
+// broadcast to a shape B. If the indexed dims are adjacent, B replaces them in
+// place; otherwise B goes first (NumPy's rule). Internally every gather and
+// scatter runs in the "B first" layout: offsets[b] (the indexed dims) plus
+// rest_offsets[r] (the other dims).
+#include <algorithm>
+#include <numeric>
+
+#include "ops/common.h"
+
+namespace gradtrack::ops {
+
+namespace {
+
+Tensor nonzero_columns(const Tensor& mask, std::vector<Tensor>& cols) {
+  Tensor m = contiguous(to_dtype(mask, ScalarType::Bool));
+  const bool* p = m.data<bool>();
+  const int64_t n = m.numel(), nd = m.dim();
+  int64_t count = 0;
+  for (int64_t i = 0; i < n; ++i) count += p[i];
+  for (int64_t k = 0; k < nd; ++k) cols.push_back(empty({count}, ScalarType::Int64));
+  int64_t row = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    if (!p[i]) continue;
+    int64_t rem = i;
+    for (int64_t k = nd - 1; k >= 0; --k) {
+      cols[k].data<int64_t>()[row] = rem % m.sizes()[k];
+      rem /= m.sizes()[k];
+    }
+    ++row;
+  }
+  return m;
+}
+
+struct IndexPlan {
+  DimVector b_shape;               // broadcast index shape
+  std::vector<int64_t> offsets;    // per b: element offset of the indexed dims
+  DimVector rest_dims;             // dims without an index, in order
+  std::vector<int64_t> rest_offsets;
+  DimVector result_shape;          // the user-visible layout
+  DimVector front_to_result;       // permutation from [B..., rest...] to result
+  bool permuted = false;
+};
+
+IndexPlan plan_index(const Tensor& a, const IndexList& raw) {
+  IndexList idx = expand_bool_indices(a, raw);
+  GT_CHECK_INDEX(static_cast<int64_t>(idx.size()) <= a.dim(), "too many indices for tensor of dimension ",
+                 a.dim());
+  idx.resize(static_cast<size_t>(a.dim()));
+  IndexPlan p;
+  std::vector<int64_t> pos;
+  bool first = true;
+  for (int64_t d = 0; d < a.dim(); ++d) {
+    if (!idx[d]) {
+      p.rest_dims.push_back(d);
+      continue;
+    }
+    pos.push_back(d);
+    if (first) {
+      p.b_shape = idx[d]->sizes();
+      first = false;
+    } else {
+      DimVector prev = p.b_shape;
+      try {
+        p.b_shape = broadcast_shapes(prev, idx[d]->sizes());
+      } catch (const Error&) {
+        std::string shapes;
+        for (int64_t q : pos) shapes += (shapes.empty() ? "" : ", ") + shape_str(idx[q]->sizes());
+        throw IndexError("shape mismatch: indexing tensors could not be broadcast together with shapes " + shapes);
+      }
+    }
+  }
+  const int64_t nb = numel_of(p.b_shape);
+  p.offsets.assign(static_cast<size_t>(nb), 0);
+  for (int64_t d : pos) {
+    Tensor e = empty(p.b_shape, ScalarType::Int64);
+    kernels::copy(e, to_dtype(*idx[d], ScalarType::Int64));
+    const int64_t* ip = e.data<int64_t>();
+    const int64_t size = a.sizes()[d], stride = a.strides()[d];
+    for (int64_t b = 0; b < nb; ++b) {
+      int64_t v = ip[b];
+      GT_CHECK_INDEX(v >= -size && v < size, "index ", v, " is out of bounds for dimension ", d,
+                     " with size ", size);
+      p.offsets[b] += (v < 0 ? v + size : v) * stride;
+    }
+  }
+  DimVector rest_sizes;
+  for (int64_t d : p.rest_dims) rest_sizes.push_back(a.sizes()[d]);
+  const int64_t nr = numel_of(rest_sizes);
+  p.rest_offsets.assign(static_cast<size_t>(nr), 0);
+  for (int64_t r = 0; r < nr; ++r) {
+    int64_t rem = r, off = 0;
+    for (int64_t k = static_cast<int64_t>(rest_sizes.size()) - 1; k >= 0; --k) {
+      off += (rem % rest_sizes[k]) * a.strides()[p.rest_dims[k]];
+      rem /= rest_sizes[k];
+    }
+    p.rest_offsets[r] = off;
+  }
+  // Adjacent indexed dims keep their place; otherwise B goes first.
+  bool adjacent = !pos.empty() && pos.back() - pos.front() + 1 == static_cast<int64_t>(pos.size());
+  int64_t before = adjacent ? pos.front() : 0;
+  const int64_t nbd = static_cast<int64_t>(p.b_shape.size());
+  const int64_t nrest = static_cast<int64_t>(rest_sizes.size());
+  for (int64_t i = 0; i < before; ++i) p.front_to_result.push_back(nbd + i);
+  for (int64_t i = 0; i < nbd; ++i) p.front_to_result.push_back(i);
+  for (int64_t i = before; i < nrest; ++i) p.front_to_result.push_back(nbd + i);
+  p.permuted = before > 0 && nbd > 0;
+  DimVector front(p.b_shape);
+  for (int64_t s : rest_sizes) front.push_back(s);
+  for (int64_t k : p.front_to_result) p.result_shape.push_back(front[k]);
+  return p;
+}
+
+DimVector inverse_perm(const DimVector& perm) {
+  DimVector inv(perm.size());
+  for (size_t i = 0; i < perm.size(); ++i) inv[perm[i]] = static_cast<int64_t>(i);
+  return inv;
+}
+
+// A no-history permuted alias (geometry only).
+Tensor permute_alias(const Tensor& t, const DimVector& perm) {
+  DimVector s(perm.size()), st(perm.size());
+  for (size_t i = 0; i < perm.size(); ++i) {
+    s[i] = t.sizes()[perm[i]];
+    st[i] = t.strides()[perm[i]];
+  }
+  return alias_with_geometry(t, s, st, t->offset());
+}
+
+Tensor gather_with_plan(const Tensor& a, const IndexPlan& p) {
+  DimVector front(p.b_shape);
+  for (int64_t d : p.rest_dims) front.push_back(a.sizes()[d]);
+  Tensor out = empty(front, a.dtype());
+  const int64_t nb = static_cast<int64_t>(p.offsets.size());
+  const int64_t nr = static_cast<int64_t>(p.rest_offsets.size());
+  GT_DISPATCH_ALL(a.dtype(), [&] {
+    const scalar_t* src = a.data<scalar_t>();
+    scalar_t* dst = out.data<scalar_t>();
+    parallel_for(nb, std::max<int64_t>(1, kGrainSize / std::max<int64_t>(nr, 1)), [&](int64_t lo, int64_t hi) {
+      for (int64_t b = lo; b < hi; ++b)
+        for (int64_t r = 0; r < nr; ++r) dst[b * nr + r] = src[p.offsets[b] + p.rest_offsets[r]];
+    });
+  });
+  if (!p.permuted) return out;
+  Tensor res = empty(p.result_shape, a.dtype());
+  kernels::copy(res, permute_alias(out, p.front_to_result));
+  return res;
+}
+
+void scatter_with_plan(const Tensor& dst, const IndexPlan& p, const Tensor& values, bool accumulate) {
+  Tensor v;
+  try {
+    v = expand(values, p.result_shape);
+  } catch (const Error&) {
+    throw Error(str_cat("shape mismatch: value tensor of shape ", shape_str(values.sizes()),
+                        " cannot be broadcast to indexing result of shape ",
+                        shape_str(p.result_shape)));
+  }
+  if (p.permuted) v = permute_alias(v, inverse_perm(p.front_to_result));
+  DimVector front(v.sizes());
+  Tensor vals = empty(front, dst.dtype());
+  kernels::copy(vals, v);
+  const int64_t nb = static_cast<int64_t>(p.offsets.size());
+  const int64_t nr = static_cast<int64_t>(p.rest_offsets.size());
+  GT_DISPATCH_ALL(dst.dtype(), [&] {
+    scalar_t* out = dst.data<scalar_t>();
+    const scalar_t* src = vals.data<scalar_t>();
+    for (int64_t b = 0; b < nb; ++b) {
+      for (int64_t r = 0; r < nr; ++r) {
+        scalar_t& slot = out[p.offsets[b] + p.rest_offsets[r]];
+        if constexpr (std::is_same_v<scalar_t, bool>) {
+          slot = accumulate ? (slot || src[b * nr + r]) : src[b * nr + r];
+        } else {
+          slot = accumulate ? scalar_t(slot + src[b * nr + r]) : src[b * nr + r];
+        }
+      }
+    }
+  });
+}
+
+// Saves the (expanded) index list on a node: present dims in attrs.ints0.
+void index_attrs(autograd::Attrs& at, const IndexList& idx) {
+  at.ints0.clear();
+  for (const auto& i : idx) at.ints0.push_back(i ? 1 : 0);
+}
+
+}  // namespace
+
+IndexList expand_bool_indices(const Tensor& a, const IndexList& indices) {
+  IndexList out;
+  int64_t d = 0;
+  for (const auto& idx : indices) {
+    if (!idx) {
+      out.push_back(std::nullopt);
+      ++d;
+      continue;
+    }
+    const Tensor& t = *idx;
+    if (t.dtype() == ScalarType::Bool || t.dtype() == ScalarType::UInt8) {
+      for (int64_t k = 0; k < t.dim(); ++k) {
+        GT_CHECK_INDEX(d + k < a.dim() && t.sizes()[k] == a.sizes()[d + k], "The shape of the mask ",
+                       shape_str(t.sizes()), " at index ", k,
+                       " does not match the shape of the indexed tensor ", shape_str(a.sizes()),
+                       " at index ", d + k);
+      }
+      std::vector<Tensor> cols;
+      nonzero_columns(t, cols);
+      for (Tensor& c : cols) out.push_back(c);
+      d += t.dim();
+    } else {
+      GT_CHECK_INDEX(is_integral(t.dtype()),
+                     "tensors used as indices must be long, int, byte or bool tensors");
+      out.push_back(t);
+      ++d;
+    }
+  }
+  return out;
+}
+
+Tensor index(const Tensor& a, const IndexList& indices) {
+  IndexList idx = expand_bool_indices(a, indices);
+  IndexPlan p = plan_index(a, idx);
+  Tensor out = gather_with_plan(a, p);
+  std::vector<const Tensor*> extras;
+  for (const auto& t : idx)
+    if (t) extras.push_back(&*t);
+  record(OpKind::Index, {&a}, out, [&](autograd::Attrs& at) { index_attrs(at, idx); }, extras);
+  return out;
+}
+
+Tensor index_put(const Tensor& a, const IndexList& indices, const Tensor& values, bool accumulate) {
+  Tensor out = clone(a);
+  return inplace_index_put(out, indices, values, accumulate);
+}
+
+namespace ops_detail {
+void index_put_kernel(const Tensor& dst, const IndexList& idx, const Tensor& values, bool accumulate) {
+  IndexPlan p = plan_index(dst, idx);
+  scatter_with_plan(dst, p, values, accumulate);
+}
+}  // namespace ops_detail
+
+Tensor masked_fill(const Tensor& a, const Tensor& mask, const Tensor& value) {
+  GT_CHECK(mask.dtype() == ScalarType::Bool, "masked_fill_ only supports boolean masks, but got mask "
+           "with dtype ", dtype_name(mask.dtype()));
+  GT_CHECK(value.dim() == 0, "masked_fill_ only supports a 0-dimensional value tensor, but got "
+           "tensor with ", value.dim(), " dimension(s).");
+  Tensor out = empty(broadcast_shapes(a.sizes(), mask.sizes()), a.dtype());
+  kernels::where(out, mask, cast_for_kernel(value, a.dtype()), a);
+  record(OpKind::MaskedFill, {&a, &value}, out, [](autograd::Attrs&) {}, {&mask});
+  return out;
+}
+
+namespace {
+void check_gather_index(const Tensor& a, int64_t d, const Tensor& index, const char* name) {
+  GT_CHECK(index.dtype() == ScalarType::Int64, name, "(): Expected dtype int64 for index");
+  GT_CHECK(index.dim() == a.dim() || (index.dim() <= 1 && a.dim() <= 1),
+           "Index tensor must have the same number of dimensions as input tensor");
+  for (int64_t k = 0; k < index.dim(); ++k) {
+    GT_CHECK(k == d || index.sizes()[k] <= a.sizes()[k], "Size does not match at dimension ", k,
+             " expected index ", shape_str(index.sizes()), " to be no larger than self ",
+             shape_str(a.sizes()), " apart from dimension ", d);
+  }
+}
+
+// Calls f(flat position in index, offset in `t` with dim d replaced by index value).
+template <typename F>
+void for_each_gather(const Tensor& t, int64_t d, const Tensor& index, const F& f) {
+  Tensor ic = contiguous(index);
+  const int64_t* ip = ic.data<int64_t>();
+  const int64_t n = ic.numel(), nd = ic.dim();
+  const int64_t size = t.dim() ? t.sizes()[d] : 1;
+  for (int64_t i = 0; i < n; ++i) {
+    int64_t rem = i, off = 0;
+    for (int64_t k = nd - 1; k >= 0; --k) {
+      int64_t c = rem % ic.sizes()[k];
+      rem /= ic.sizes()[k];
+      if (k != d) off += c * t.strides()[k];
+    }
+    int64_t v = ip[i];
+    GT_CHECK_INDEX(v >= -size && v < size, "index ", v, " is out of bounds for dimension ", d,
+                   " with size ", size);
+    if (t.dim()) off += (v < 0 ? v + size : v) * t.strides()[d];
+    f(i, off);
+  }
+}
+}  // namespace
+
+Tensor gather(const Tensor& a, int64_t dim, const Tensor& index) {
+  int64_t d = wrap_dim(dim, a.dim());
+  check_gather_index(a, d, index, "gather");
+  Tensor out = empty(index.sizes(), a.dtype());
+  GT_DISPATCH_ALL(a.dtype(), [&] {
+    const scalar_t* src = a.data<scalar_t>();
+    scalar_t* dst = out.data<scalar_t>();
+    for_each_gather(a, d, index, [&](int64_t i, int64_t off) { dst[i] = src[off]; });
+  });
+  record(OpKind::Gather, {&a}, out, [&](autograd::Attrs& at) { at.i0 = d; }, {&index});
+  return out;
+}
+
+Tensor scatter_add(const Tensor& a, int64_t dim, const Tensor& index, const Tensor& src) {
+  int64_t d = wrap_dim(dim, a.dim());
+  check_gather_index(a, d, index, "scatter_add");
+  Tensor out;
+  {
+    autograd::AutoGradMode off(false);
+    out = clone(a);
+  }
+  // src may be larger than index: read it through index's positions.
+  Tensor srcc = to_dtype(src, a.dtype());
+  Tensor picked = contiguous(alias_with_geometry(srcc, index.sizes(), srcc.strides(), srcc->offset()));
+  GT_DISPATCH_ALL(a.dtype(), [&] {
+    scalar_t* dst = out.data<scalar_t>();
+    const scalar_t* sp = picked.data<scalar_t>();
+    for_each_gather(out, d, index, [&](int64_t i, int64_t off) {
+      if constexpr (std::is_same_v<scalar_t, bool>) {
+        dst[off] = dst[off] || sp[i];
+      } else {
+        dst[off] = scalar_t(dst[off] + sp[i]);
+      }
+    });
+  });
+  record(OpKind::ScatterAdd, {&a, &src}, out, [&](autograd::Attrs& at) { at.i0 = d; }, {&index});
+  return out;
+}
+
+Tensor index_select(const Tensor& a, int64_t dim, const Tensor& index) {
+  int64_t d = wrap_dim(dim, a.dim());
+  GT_CHECK_INDEX(index.dim() <= 1, "index_select(): Index is supposed to be a vector");
+  GT_CHECK(is_integral(index.dtype()), "index_select(): Expected dtype int32 or int64 for index");
+  IndexList idx(static_cast<size_t>(d));
+  idx.push_back(index.dim() == 0 ? reshape(index, {1}) : index);
+  Tensor out;
+  {
+    autograd::AutoGradMode off(false);
+    out = ops::index(a, idx);
+  }
+  out = a.dim() == 0 ? reshape(out, {}) : out;
+  record(OpKind::IndexSelect, {&a}, out, [&](autograd::Attrs& at) { at.i0 = d; }, {&*idx.back()});
+  return out;
+}
+
+}  // namespace gradtrack::ops

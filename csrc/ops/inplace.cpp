@@ -1,0 +1,434 @@
+// THE in-place entry: every in-place write passes here, in this order:
+//   1. checks (overlap, broadcast only *from* the other operand, dtype cast),
+//      so a refused op changes nothing;
+//   2. the node, built from the history self had before the write (and a
+//      clone of self if the formula needs the old value);
+//   3. the kernel, writing into self;
+//   4. one version bump;
+//   5. the rebase of self's history (CopySlices when self is a view).
+// The leaf / view-of-leaf refusals happen before, in python/gradtrack/_inplace.py.
+#include "ops/common.h"
+
+namespace gradtrack::ops {
+
+using kernels::BinaryOp;
+using kernels::UnaryOp;
+
+namespace {
+
+void check_no_internal_overlap(const Tensor& self) {
+  GT_CHECK(!has_internal_overlap(self),
+           "unsupported operation: more than one element of the written-to tensor refers to a "
+           "single memory location. Please clone() the tensor before performing the operation.");
+}
+
+void check_no_partial_overlap(const Tensor& self, const Tensor& other) {
+  if (!may_overlap(self, other)) return;
+  bool same = self->offset() == other->offset() && self.sizes() == other.sizes() &&
+              self.strides() == other.strides() && self.dtype() == other.dtype();
+  GT_CHECK(same,
+           "unsupported operation: some elements of the input tensor and the written-to tensor "
+           "refer to a single memory location. Please clone() the tensor before performing the "
+           "operation.");
+}
+
+void check_broadcast_into(const Tensor& self, const DimVector& other) {
+  if (other == self.sizes()) return;
+  DimVector b = broadcast_shapes(self.sizes(), other);
+  GT_CHECK(b == self.sizes(), "output with shape ", shape_str(self.sizes()),
+           " doesn't match the broadcast shape ", shape_str(b));
+}
+
+void check_cast(ScalarType result, ScalarType self) {
+  GT_CHECK(can_cast(result, self), "result type ", scalar_type_name(result),
+           " can't be cast to the desired output type ", scalar_type_name(self));
+}
+
+struct BinarySpec {
+  BinaryOp kernel;
+  OpKind tensor_kind, scalar_kind;
+  bool differentiable;
+};
+
+BinarySpec binary_spec(InplaceOp op, const std::string& rounding) {
+  switch (op) {
+    case InplaceOp::Add: return {BinaryOp::Add, OpKind::Add, OpKind::AddScalar, true};
+    case InplaceOp::Sub: return {BinaryOp::Sub, OpKind::Sub, OpKind::SubScalar, true};
+    case InplaceOp::Mul: return {BinaryOp::Mul, OpKind::Mul, OpKind::MulScalar, true};
+    case InplaceOp::Div:
+      if (rounding == "floor") return {BinaryOp::FloorDiv, OpKind::Div, OpKind::DivScalar, false};
+      if (rounding == "trunc") return {BinaryOp::TruncDiv, OpKind::Div, OpKind::DivScalar, false};
+      GT_CHECK(rounding.empty(), "div expected rounding_mode to be one of None, 'trunc', or "
+               "'floor' but found '", rounding, "'");
+      return {BinaryOp::Div, OpKind::Div, OpKind::DivScalar, true};
+    case InplaceOp::Pow: return {BinaryOp::Pow, OpKind::PowTensor, OpKind::PowScalar, true};
+    case InplaceOp::Maximum: return {BinaryOp::Maximum, OpKind::Maximum, OpKind::Maximum, true};
+    case InplaceOp::Minimum: return {BinaryOp::Minimum, OpKind::Minimum, OpKind::Minimum, true};
+    case InplaceOp::Remainder:
+      return {BinaryOp::Remainder, OpKind::Div, OpKind::DivScalar, false};
+    case InplaceOp::FloorDivide:
+      return {BinaryOp::FloorDiv, OpKind::Div, OpKind::DivScalar, false};
+    default:
+      throw Error("gradtrack: not a binary in-place op");
+  }
+}
+
+ScalarType binary_result(InplaceOp op, ScalarType promoted, const std::string& rounding) {
+  bool true_div = op == InplaceOp::Div && rounding.empty();
+  return true_div ? to_float_type(promoted) : promoted;
+}
+
+// Writes op(self, other) into self, computing in `dt` (a temp if it differs).
+void write_binary(BinaryOp k, const Tensor& self, const Tensor& other, ScalarType dt, Scalar alpha) {
+  if (dt == self.dtype()) {
+    kernels::binary(k, self, self, cast_for_kernel(other, dt), alpha);
+    return;
+  }
+  Tensor tmp = empty(self.sizes(), dt);
+  kernels::binary(k, tmp, cast_for_kernel(self, dt), cast_for_kernel(other, dt), alpha);
+  kernels::copy(self, tmp);
+}
+
+// Steps 2-5 around `write` for an op whose inputs are `inputs` (self first).
+template <typename Write, typename Fill>
+void run_inplace(OpKind kind, bool differentiable, std::initializer_list<const Tensor*> inputs,
+                 const Tensor& self, const Write& write, const Fill& fill,
+                 const std::vector<const Tensor*>& extras = {}) {
+  bool rec = differentiable && autograd::should_record(inputs);
+  Tensor old_self;
+  std::shared_ptr<autograd::FormulaNode> node;
+  if (rec) {
+    if (autograd::inplace_needs_old_self(kind, inputs)) old_self = clone(self);
+    node = autograd::new_node(kind, inputs);
+  }
+  write();
+  self->bump_version();
+  if (node) {
+    fill(node->attrs);
+    autograd::finish_inplace_node(node, inputs, self, old_self, extras);
+  }
+}
+
+void no_attrs(autograd::Attrs&) {}
+
+}  // namespace
+
+Tensor inplace_binary(InplaceOp op, const Tensor& self, const Tensor& other, Scalar alpha,
+                      const std::string& rounding_mode) {
+  BinarySpec spec = binary_spec(op, rounding_mode);
+  check_no_internal_overlap(self);
+  check_broadcast_into(self, other.sizes());
+  ScalarType dt = binary_result(op, result_type(self, other), rounding_mode);
+  check_cast(dt, self.dtype());
+  if (op == InplaceOp::Add || op == InplaceOp::Sub) check_alpha(dt, alpha);
+  GT_CHECK(!(op == InplaceOp::Sub && self.dtype() == ScalarType::Bool &&
+             other.dtype() == ScalarType::Bool),
+           "Subtraction, the `-` operator, with two bool tensors is not supported. Use the `^` or "
+           "`logical_xor()` operator instead.");
+  check_no_partial_overlap(self, other);
+  if (!is_floating(dt) && (spec.kernel == BinaryOp::FloorDiv || spec.kernel == BinaryOp::TruncDiv ||
+                           spec.kernel == BinaryOp::Remainder)) {
+    GT_CHECK(!kernels::any_zero(other), "ZeroDivisionError");
+  }
+  run_inplace(spec.tensor_kind, spec.differentiable, {&self, &other}, self,
+              [&] { write_binary(spec.kernel, self, other, dt, alpha); },
+              [&](autograd::Attrs& at) { at.s0 = alpha; });
+  return self;
+}
+
+Tensor inplace_binary(InplaceOp op, const Tensor& self, Scalar other, Scalar alpha,
+                      const std::string& rounding_mode) {
+  BinarySpec spec = binary_spec(op, rounding_mode);
+  check_no_internal_overlap(self);
+  ScalarType dt = binary_result(op, result_type(self, other), rounding_mode);
+  check_cast(dt, self.dtype());
+  if (op == InplaceOp::Add || op == InplaceOp::Sub) check_alpha(dt, alpha);
+  GT_CHECK(!(is_integral(dt) && !other.is_float() && other.to_int() == 0 &&
+             (spec.kernel == BinaryOp::FloorDiv || spec.kernel == BinaryOp::TruncDiv ||
+              spec.kernel == BinaryOp::Remainder)),
+           "ZeroDivisionError");
+  if (op == InplaceOp::Pow) {
+    GT_CHECK(!(is_integral(dt) && !other.is_float() && other.to_int() < 0),
+             "Integers to negative integer powers are not allowed.");
+  }
+  // a + alpha * b with a scalar b: fold alpha into b for the kernel.
+  Scalar value = other;
+  if ((op == InplaceOp::Add || op == InplaceOp::Sub) && !alpha.equals(1)) {
+    value = (other.is_float() || alpha.is_float()) ? Scalar(other.to_double() * alpha.to_double())
+                                                    : Scalar(other.to_int() * alpha.to_int());
+  }
+  bool scalar_node = spec.scalar_kind != spec.tensor_kind;
+  run_inplace(spec.scalar_kind, spec.differentiable && scalar_node, {&self}, self,
+              [&] {
+                if (dt == self.dtype()) {
+                  kernels::binary_scalar(spec.kernel, self, self, value, 1, false);
+                } else {
+                  Tensor tmp = empty(self.sizes(), dt);
+                  kernels::binary_scalar(spec.kernel, tmp, cast_for_kernel(self, dt), value, 1, false);
+                  kernels::copy(self, tmp);
+                }
+              },
+              [&](autograd::Attrs& at) {
+                at.s0 = (op == InplaceOp::Add || op == InplaceOp::Sub) ? alpha : other;
+              });
+  return self;
+}
+
+namespace {
+
+struct UnarySpec {
+  UnaryOp kernel;
+  OpKind kind;
+  bool float_only;
+};
+
+UnarySpec unary_spec(InplaceOp op) {
+  switch (op) {
+    case InplaceOp::Neg: return {UnaryOp::Neg, OpKind::Neg, false};
+    case InplaceOp::Abs: return {UnaryOp::Abs, OpKind::Abs, false};
+    case InplaceOp::Exp: return {UnaryOp::Exp, OpKind::Exp, true};
+    case InplaceOp::Log: return {UnaryOp::Log, OpKind::Log, true};
+    case InplaceOp::Sqrt: return {UnaryOp::Sqrt, OpKind::Sqrt, true};
+    case InplaceOp::Rsqrt: return {UnaryOp::Rsqrt, OpKind::Rsqrt, true};
+    case InplaceOp::Sin: return {UnaryOp::Sin, OpKind::Sin, true};
+    case InplaceOp::Cos: return {UnaryOp::Cos, OpKind::Cos, true};
+    case InplaceOp::Tanh: return {UnaryOp::Tanh, OpKind::Tanh, true};
+    case InplaceOp::Sigmoid: return {UnaryOp::Sigmoid, OpKind::Sigmoid, true};
+    case InplaceOp::Relu: return {UnaryOp::Relu, OpKind::Relu, false};
+    case InplaceOp::Reciprocal: return {UnaryOp::Reciprocal, OpKind::Reciprocal, true};
+    case InplaceOp::Sign: return {UnaryOp::Sign, OpKind::Sign, false};
+    case InplaceOp::Floor: return {UnaryOp::Floor, OpKind::Floor, false};
+    case InplaceOp::Ceil: return {UnaryOp::Ceil, OpKind::Ceil, false};
+    case InplaceOp::Round: return {UnaryOp::Round, OpKind::Round, false};
+    case InplaceOp::Trunc: return {UnaryOp::Trunc, OpKind::Trunc, false};
+    case InplaceOp::Log1p: return {UnaryOp::Log1p, OpKind::Log1p, true};
+    case InplaceOp::Expm1: return {UnaryOp::Expm1, OpKind::Expm1, true};
+    case InplaceOp::Square: return {UnaryOp::Square, OpKind::PowScalar, false};
+    default: throw Error("gradtrack: not a unary in-place op");
+  }
+}
+
+}  // namespace
+
+Tensor inplace_unary(InplaceOp op, const Tensor& self) {
+  UnarySpec spec = unary_spec(op);
+  check_no_internal_overlap(self);
+  GT_CHECK(!(op == InplaceOp::Neg && self.dtype() == ScalarType::Bool),
+           "Negation, the `-` operator, on a bool tensor is not supported. If you are trying to "
+           "invert a mask, use the `~` or `logical_not()` operator instead.");
+  ScalarType dt = spec.float_only ? to_float_type(self.dtype()) : self.dtype();
+  check_cast(dt, self.dtype());
+  run_inplace(spec.kernel == UnaryOp::Square ? OpKind::PowScalar : spec.kind, true, {&self}, self,
+              [&] { kernels::unary(spec.kernel, self, self); },
+              [&](autograd::Attrs& at) { at.s0 = Scalar(int64_t(2)); });
+  return self;
+}
+
+Tensor inplace_clamp(const Tensor& self, std::optional<Scalar> lo, std::optional<Scalar> hi) {
+  GT_CHECK(lo || hi, "torch.clamp: At least one of 'min' or 'max' must not be None");
+  check_no_internal_overlap(self);
+  ResultTypeState s;
+  s.add_tensor(self.dtype(), self.dim() == 0);
+  if (lo) s.add_number(lo->kind());
+  if (hi) s.add_number(hi->kind());
+  check_cast(s.result(), self.dtype());
+  run_inplace(OpKind::Clamp, true, {&self}, self, [&] { kernels::clamp(self, self, lo, hi); },
+              [&](autograd::Attrs& at) {
+                if (lo) at.s0 = *lo;
+                if (hi) at.s1 = *hi;
+                at.has_s0 = lo.has_value();
+                at.has_s1 = hi.has_value();
+              });
+  return self;
+}
+
+Tensor inplace_fill(const Tensor& self, Scalar value) {
+  run_inplace(OpKind::Fill, true, {&self}, self, [&] { kernels::fill(self, value); }, no_attrs);
+  return self;
+}
+
+Tensor inplace_fill(const Tensor& self, const Tensor& value) {
+  GT_CHECK(value.dim() == 0, "fill_ only supports 0-dimension value tensor but got tensor with ",
+           value.dim(), " dimensions.");
+  run_inplace(OpKind::Fill, true, {&self, &value}, self, [&] { kernels::copy(self, value); },
+              no_attrs);
+  return self;
+}
+
+Tensor inplace_zero(const Tensor& self) {
+  run_inplace(OpKind::Zero, true, {&self}, self, [&] { kernels::fill(self, Scalar(0)); }, no_attrs);
+  return self;
+}
+
+Tensor inplace_copy(const Tensor& self, const Tensor& src) {
+  check_no_internal_overlap(self);
+  check_broadcast_into(self, src.sizes());
+  check_no_partial_overlap(self, src);
+  run_inplace(OpKind::CopyInto, true, {&self, &src}, self,
+              [&] {
+                if (!self.is_same(src)) kernels::copy(self, src);
+              },
+              no_attrs);
+  return self;
+}
+
+Tensor inplace_normal(const Tensor& self, double mean, double std) {
+  GT_CHECK(std >= 0.0, "normal expects std >= 0.0, but found std ", std);
+  GT_CHECK_IMPL(is_floating(self.dtype()), "\"normal_kernel_cpu\" not implemented for '",
+           scalar_type_name(self.dtype()), "'");
+  run_inplace(OpKind::Normal, true, {&self}, self,
+              [&] { kernels::normal(self, mean, std, kernels::default_generator()); }, no_attrs);
+  return self;
+}
+
+Tensor inplace_uniform(const Tensor& self, double lo, double hi) {
+  GT_CHECK(lo <= hi, "uniform_ expects to return a [from, to) range, but found from=", lo,
+           " > to=", hi);
+  GT_CHECK_IMPL(is_floating(self.dtype()), "\"check_uniform_bounds\" not implemented for '",
+           scalar_type_name(self.dtype()), "'");
+  run_inplace(OpKind::Uniform, true, {&self}, self,
+              [&] { kernels::uniform(self, lo, hi, kernels::default_generator()); }, no_attrs);
+  return self;
+}
+
+Tensor inplace_index_put(const Tensor& self, const IndexList& indices, const Tensor& values,
+                         bool accumulate) {
+  check_no_internal_overlap(self);
+  GT_CHECK(values.dtype() == self.dtype() || values.dim() == 0 || true,
+           "Index put requires the source and destination dtypes match");
+  IndexList idx = expand_bool_indices(self, indices);
+  check_no_partial_overlap(self, values);
+  std::vector<const Tensor*> extras;
+  for (const auto& t : idx)
+    if (t) extras.push_back(&*t);
+  run_inplace(OpKind::IndexPut, true, {&self, &values}, self,
+              [&] { ops_detail::index_put_kernel(self, idx, values, accumulate); },
+              [&](autograd::Attrs& at) {
+                at.ints0.clear();
+                for (const auto& t : idx) at.ints0.push_back(t ? 1 : 0);
+                at.flag = accumulate;
+              },
+              extras);
+  return self;
+}
+
+Tensor inplace_masked_fill(const Tensor& self, const Tensor& mask, Scalar value) {
+  GT_CHECK(mask.dtype() == ScalarType::Bool, "masked_fill_ only supports boolean masks, but got "
+           "mask with dtype ", dtype_name(mask.dtype()));
+  check_no_internal_overlap(self);
+  check_broadcast_into(self, mask.sizes());
+  Tensor v = scalar_tensor(value, self.dtype());
+  run_inplace(OpKind::MaskedFill, true, {&self, &v}, self,
+              [&] { kernels::where(self, mask, v, self); }, no_attrs, {&mask});
+  return self;
+}
+
+namespace {
+
+// Metadata-only in-place ops change geometry, bump, and take a new node
+// directly (no CopySlices: the data did not move).
+template <typename Fill>
+Tensor metadata_inplace(const Tensor& self, OpKind kind, DimVector sizes, DimVector strides,
+                        const Fill& fill) {
+  bool rec = autograd::should_record({&self});
+  std::shared_ptr<autograd::FormulaNode> node;
+  if (rec) node = autograd::new_node(kind, {&self});
+  self->set_geometry(std::move(sizes), std::move(strides), self->offset());
+  self->bump_version();
+  if (node) {
+    fill(node->attrs);
+    autograd::set_history(self, node);
+  }
+  return self;
+}
+
+}  // namespace
+
+Tensor inplace_t(const Tensor& self) {
+  GT_CHECK(self.dim() <= 2, "t_() expects a tensor with <= 2 dimensions, but self is ", self.dim(),
+           "D");
+  DimVector s(self.sizes()), st(self.strides());
+  if (self.dim() == 2) {
+    std::swap(s[0], s[1]);
+    std::swap(st[0], st[1]);
+  }
+  return metadata_inplace(self, OpKind::TInplace, s, st, no_attrs);
+}
+
+Tensor inplace_unsqueeze(const Tensor& self, int64_t dim) {
+  int64_t d = wrap_dim(dim, self.dim() + 1);
+  DimVector s(self.sizes()), st(self.strides());
+  int64_t stride = d < self.dim() ? self.sizes()[d] * self.strides()[d] : 1;
+  s.insert(static_cast<size_t>(d), 1);
+  st.insert(static_cast<size_t>(d), stride);
+  return metadata_inplace(self, OpKind::UnsqueezeInplace, s, st,
+                          [&](autograd::Attrs& at) { at.i0 = d; });
+}
+
+Tensor inplace_squeeze(const Tensor& self, std::optional<int64_t> dim) {
+  DimVector s, st;
+  int64_t d = dim ? wrap_dim(*dim, self.dim()) : -1;
+  DimVector before = self.sizes();
+  for (int64_t k = 0; k < self.dim(); ++k) {
+    bool drop = self.sizes()[k] == 1 && (d < 0 || k == d);
+    if (!drop) {
+      s.push_back(self.sizes()[k]);
+      st.push_back(self.strides()[k]);
+    }
+  }
+  return metadata_inplace(self, OpKind::SqueezeInplace, s, st,
+                          [&](autograd::Attrs& at) { at.ints0 = before; });
+}
+
+}  // namespace gradtrack::ops
+
+namespace gradtrack::ops {
+
+void sgd_update(const Tensor& p, const Tensor& grad, const Tensor* buf, double lr, double momentum,
+                double dampening, double weight_decay, bool nesterov, bool maximize,
+                bool first_step) {
+  // One pass over memory for the whole update when the layouts allow it
+  // (the usual case); otherwise the same math with separate ops.
+  bool fused = p.is_contiguous() && grad.is_contiguous() && grad.sizes() == p.sizes() &&
+               grad.dtype() == p.dtype() && is_floating(p.dtype()) &&
+               (!buf || (buf->is_contiguous() && buf->sizes() == p.sizes() && buf->dtype() == p.dtype()));
+  if (fused) {
+    GT_DISPATCH_FLOAT(p.dtype(), "sgd", [&] {
+      using T = scalar_t;
+      T* pp = p.data<T>();
+      const T* gp = grad.data<T>();
+      T* bp = buf ? buf->data<T>() : nullptr;
+      const T lr_t = T(lr), m = T(momentum), damp = T(1 - dampening), wd = T(weight_decay);
+      parallel_for(p.numel(), kGrainSize, [&](int64_t lo, int64_t hi) {
+        for (int64_t i = lo; i < hi; ++i) {
+          T g = maximize ? -gp[i] : gp[i];
+          if (weight_decay != 0) g += wd * pp[i];
+          if (bp) {
+            T b = first_step ? g : m * bp[i] + damp * g;
+            bp[i] = b;
+            g = nesterov ? g + m * b : b;
+          }
+          pp[i] -= lr_t * g;
+        }
+      });
+    });
+  } else {
+    Tensor g = maximize ? neg(grad) : grad;
+    if (weight_decay != 0) g = add(g, p, Scalar(weight_decay));
+    if (buf) {
+      if (first_step) {
+        kernels::copy(*buf, g);
+      } else {
+        kernels::binary_scalar(kernels::BinaryOp::Mul, *buf, *buf, Scalar(momentum), 1, false);
+        kernels::binary(kernels::BinaryOp::Add, *buf, *buf, cast_for_kernel(g, buf->dtype()),
+                        Scalar(1 - dampening));
+      }
+      g = nesterov ? add(g, *buf, Scalar(momentum)) : *buf;
+    }
+    kernels::binary(kernels::BinaryOp::Sub, p, p, cast_for_kernel(g, p.dtype()), Scalar(lr));
+  }
+  p->bump_version();
+  if (buf) (*buf)->bump_version();
+}
+
+}  // namespace gradtrack::ops

@@ -1,0 +1,165 @@
+// Fused neural-network ops: (log-)softmax, NLL and MSE losses.
+#include <cmath>
+
+#include "ops/common.h"
+
+namespace gradtrack::ops {
+
+namespace {
+
+// Calls f(base pointer offset, stride) for every 1-D lane along `dim`.
+struct Lanes {
+  int64_t outer, len, inner;
+};
+Lanes lanes_of(const Tensor& t, int64_t d) {
+  Lanes l{1, t.dim() ? t.sizes()[d] : 1, 1};
+  for (int64_t k = 0; k < d; ++k) l.outer *= t.sizes()[k];
+  for (int64_t k = d + 1; k < t.dim(); ++k) l.inner *= t.sizes()[k];
+  return l;
+}
+
+// Numerically stable (log-)softmax over `dim` of a dense tensor.
+template <typename T>
+void softmax_kernel(const T* in, T* out, Lanes l, bool log) {
+  parallel_for(l.outer * l.inner, std::max<int64_t>(1, kGrainSize / std::max<int64_t>(l.len, 1)),
+               [&](int64_t lo, int64_t hi) {
+                 for (int64_t w = lo; w < hi; ++w) {
+                   int64_t o = w / l.inner, i = w % l.inner;
+                   const T* x = in + o * l.len * l.inner + i;
+                   T* y = out + o * l.len * l.inner + i;
+                   T m = -INFINITY;
+                   for (int64_t k = 0; k < l.len; ++k) m = std::max(m, x[k * l.inner]);
+                   if (std::isinf(m)) m = 0;
+                   double s = 0;
+                   for (int64_t k = 0; k < l.len; ++k) s += std::exp(double(x[k * l.inner] - m));
+                   if (log) {
+                     T lse = static_cast<T>(std::log(s)) + m;
+                     for (int64_t k = 0; k < l.len; ++k) y[k * l.inner] = x[k * l.inner] - lse;
+                   } else {
+                     for (int64_t k = 0; k < l.len; ++k)
+                       y[k * l.inner] = static_cast<T>(std::exp(double(x[k * l.inner] - m)) / s);
+                   }
+                 }
+               });
+}
+
+Tensor softmax_impl(const Tensor& a, int64_t dim, bool log) {
+  GT_CHECK_IMPL(is_floating(a.dtype()), "\"", log ? "log_softmax" : "softmax",
+           "_lastdim_kernel_impl\" not implemented for '", scalar_type_name(a.dtype()), "'");
+  int64_t d = wrap_dim(dim, a.dim());
+  Tensor x = contiguous(a);
+  Tensor out = empty(a.sizes(), a.dtype());
+  GT_DISPATCH_FLOAT(a.dtype(), "softmax", [&] {
+    softmax_kernel<scalar_t>(x.data<scalar_t>(), out.data<scalar_t>(), lanes_of(a, d), log);
+  });
+  record(log ? OpKind::LogSoftmax : OpKind::Softmax, {&a}, out,
+         [&](autograd::Attrs& at) { at.i0 = d; });
+  return out;
+}
+
+}  // namespace
+
+Tensor log_softmax(const Tensor& a, int64_t dim) { return softmax_impl(a, dim, true); }
+Tensor softmax(const Tensor& a, int64_t dim) { return softmax_impl(a, dim, false); }
+
+Tensor log_softmax_backward(const Tensor& g, const Tensor& result, int64_t dim) {
+  if (autograd::GradMode::is_enabled()) {
+    return sub(g, mul(exp(result), sum(g, {dim}, true, std::nullopt, true)));
+  }
+  Tensor gc = contiguous(g), yc = contiguous(result);
+  Tensor out = empty(result.sizes(), result.dtype());
+  Lanes l = lanes_of(result, wrap_dim(dim, result.dim()));
+  GT_DISPATCH_FLOAT(result.dtype(), "log_softmax_backward", [&] {
+    const scalar_t* gp = gc.data<scalar_t>();
+    const scalar_t* yp = yc.data<scalar_t>();
+    scalar_t* op = out.data<scalar_t>();
+    parallel_for(l.outer * l.inner, std::max<int64_t>(1, kGrainSize / std::max<int64_t>(l.len, 1)),
+                 [&](int64_t lo, int64_t hi) {
+                   for (int64_t w = lo; w < hi; ++w) {
+                     int64_t base = (w / l.inner) * l.len * l.inner + w % l.inner;
+                     scalar_t s = 0;
+                     for (int64_t k = 0; k < l.len; ++k) s += gp[base + k * l.inner];
+                     for (int64_t k = 0; k < l.len; ++k) {
+                       int64_t q = base + k * l.inner;
+                       op[q] = gp[q] - std::exp(yp[q]) * s;
+                     }
+                   }
+                 });
+  });
+  return out;
+}
+
+Tensor softmax_backward(const Tensor& g, const Tensor& result, int64_t dim) {
+  Tensor gy = mul(g, result);
+  return sub(gy, mul(result, sum(gy, {dim}, true, std::nullopt, true)));
+}
+
+Tensor nll_loss(const Tensor& logp, const Tensor& target, const Tensor* weight, int64_t reduction,
+                int64_t ignore_index) {
+  GT_CHECK(logp.dim() >= 1 && logp.dim() <= 2, "input tensor should be 1D or 2D");
+  GT_CHECK(target.dtype() == ScalarType::Int64 || target.dtype() == ScalarType::UInt8,
+           "expected target dtype to be Long or Byte, but got ", scalar_type_name(target.dtype()));
+  GT_CHECK(target.dim() <= 1,
+           "0D or 1D target tensor expected, multi-target not supported");
+  const bool batched = logp.dim() == 2;
+  const int64_t n = batched ? logp.sizes()[0] : 1;
+  const int64_t c = logp.sizes()[logp.dim() - 1];
+  GT_CHECK_VALUE(!batched || target.sizes()[0] == n, "Expected input batch_size (", n,
+                 ") to match target batch_size (", target.dim() ? target.sizes()[0] : 1, ").");
+  GT_CHECK(!weight || (weight->dim() == 1 && weight->numel() == c),
+           "weight tensor should be defined either for all ", c,
+           " classes or no classes but got weight tensor of shape: ",
+           weight ? shape_str(weight->sizes()) : "[]");
+  Tensor lp = contiguous(logp);
+  Tensor tg = contiguous(to_dtype(target, ScalarType::Int64));
+  Tensor w = weight ? contiguous(to_dtype(*weight, logp.dtype())) : Tensor();
+  Tensor out = reduction == 0 && batched ? empty({n}, logp.dtype()) : empty({}, logp.dtype());
+  Tensor total_weight = empty({}, logp.dtype());
+  GT_DISPATCH_FLOAT(logp.dtype(), "nll_loss", [&] {
+    const scalar_t* x = lp.data<scalar_t>();
+    const int64_t* t = tg.data<int64_t>();
+    const scalar_t* wp = weight ? w.data<scalar_t>() : nullptr;
+    double total = 0, wsum = 0;
+    for (int64_t i = 0; i < n; ++i) {
+      int64_t cls = t[i];
+      double li = 0, wi = 0;
+      if (cls != ignore_index) {
+        GT_CHECK_INDEX(cls >= 0 && cls < c, "Target ", cls, " is out of bounds.");
+        wi = wp ? wp[cls] : 1.0;
+        li = -wi * x[i * c + cls];
+      }
+      if (reduction == 0 && batched) out.data<scalar_t>()[i] = static_cast<scalar_t>(li);
+      total += li;
+      wsum += wi;
+    }
+    if (reduction != 0 || !batched) {
+      *out.data<scalar_t>() = static_cast<scalar_t>(reduction == 1 ? total / wsum : total);
+    }
+    *total_weight.data<scalar_t>() = static_cast<scalar_t>(wsum);
+  });
+  std::vector<const Tensor*> extras{&target, &total_weight};
+  if (weight) extras.push_back(weight);
+  record(OpKind::NllLoss, {&logp}, out,
+         [&](autograd::Attrs& at) {
+           at.i0 = reduction;
+           at.i1 = ignore_index;
+           at.flag = weight != nullptr;
+         },
+         extras);
+  return out;
+}
+
+Tensor mse_loss(const Tensor& a, const Tensor& target, int64_t reduction) {
+  Tensor d;
+  Tensor out;
+  {
+    autograd::AutoGradMode off(false);
+    d = sub(a, target);
+    Tensor sq = mul(d, d);
+    out = reduction == 0 ? sq : reduction == 1 ? mean(sq, {}, false) : sum(sq, {}, false);
+  }
+  record(OpKind::MseLoss, {&a, &target}, out, [&](autograd::Attrs& at) { at.i0 = reduction; });
+  return out;
+}
+
+}  // namespace gradtrack::ops

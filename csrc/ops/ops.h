@@ -1,0 +1,220 @@
+// The differentiable op API. Every function validates and promotes its
+// inputs, runs a kernel, and records a graph node when autograd needs one.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <utility>
+
+#include "core/scalar.h"
+#include "core/tensor.h"
+
+namespace gradtrack::ops {
+
+// ---- elementwise (elementwise.cpp) ----
+Tensor add(const Tensor& a, const Tensor& b, Scalar alpha = 1);
+Tensor add(const Tensor& a, Scalar b, Scalar alpha = 1);
+Tensor sub(const Tensor& a, const Tensor& b, Scalar alpha = 1);
+Tensor sub(const Tensor& a, Scalar b, Scalar alpha = 1);
+/// b - alpha * a (Python's `2 - x`).
+Tensor rsub(const Tensor& a, Scalar b, Scalar alpha = 1);
+Tensor rsub(const Tensor& a, const Tensor& b, Scalar alpha = 1);
+Tensor mul(const Tensor& a, const Tensor& b);
+Tensor mul(const Tensor& a, Scalar b);
+/// rounding_mode: "" (true division), "trunc" or "floor".
+Tensor div(const Tensor& a, const Tensor& b, const std::string& rounding_mode = "");
+Tensor div(const Tensor& a, Scalar b, const std::string& rounding_mode = "");
+/// Python's `2 / x` (PyTorch computes reciprocal(x) * 2).
+Tensor rdiv(const Tensor& a, Scalar b);
+Tensor floor_divide(const Tensor& a, const Tensor& b);
+Tensor floor_divide(const Tensor& a, Scalar b);
+Tensor rfloor_divide(const Tensor& a, Scalar b);
+Tensor remainder(const Tensor& a, const Tensor& b);
+Tensor remainder(const Tensor& a, Scalar b);
+Tensor rremainder(const Tensor& a, Scalar b);
+Tensor pow(const Tensor& a, const Tensor& b);
+Tensor pow(const Tensor& a, Scalar exponent);
+Tensor pow(Scalar base, const Tensor& exponent);
+Tensor maximum(const Tensor& a, const Tensor& b);
+Tensor minimum(const Tensor& a, const Tensor& b);
+
+enum class Cmp { Eq, Ne, Lt, Le, Gt, Ge };
+Tensor compare(Cmp op, const Tensor& a, const Tensor& b);
+Tensor compare(Cmp op, const Tensor& a, Scalar b);
+enum class Logic { And, Or, Xor };
+Tensor logical(Logic op, const Tensor& a, const Tensor& b);
+Tensor logical_not(const Tensor& a);
+/// `&`, `|`, `^`, `~` (bool and integer tensors).
+Tensor bitwise(Logic op, const Tensor& a, const Tensor& b);
+Tensor bitwise(Logic op, const Tensor& a, Scalar b);
+Tensor bitwise_not(const Tensor& a);
+
+Tensor neg(const Tensor& a);
+Tensor abs(const Tensor& a);
+Tensor exp(const Tensor& a);
+Tensor log(const Tensor& a);
+Tensor sqrt(const Tensor& a);
+Tensor rsqrt(const Tensor& a);
+Tensor sin(const Tensor& a);
+Tensor cos(const Tensor& a);
+Tensor tanh(const Tensor& a);
+Tensor sigmoid(const Tensor& a);
+Tensor relu(const Tensor& a);
+Tensor reciprocal(const Tensor& a);
+Tensor sign(const Tensor& a);
+Tensor floor(const Tensor& a);
+Tensor ceil(const Tensor& a);
+Tensor round(const Tensor& a);
+Tensor trunc(const Tensor& a);
+Tensor log1p(const Tensor& a);
+Tensor expm1(const Tensor& a);
+Tensor square(const Tensor& a);
+Tensor isnan(const Tensor& a);
+Tensor clamp(const Tensor& a, std::optional<Scalar> lo, std::optional<Scalar> hi);
+Tensor clamp(const Tensor& a, const Tensor* lo, const Tensor* hi);
+Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b);
+/// Fused relu backward: g where y > 0 (differentiable in g).
+Tensor threshold_backward(const Tensor& g, const Tensor& y);
+
+// ---- reductions (reduction.cpp) ----
+/// dims empty: all dims. dtype: PyTorch's `dtype=` argument.
+Tensor sum(const Tensor& a, const DimVector& dims, bool keepdim,
+           std::optional<ScalarType> dtype = std::nullopt, bool dims_given = false);
+Tensor mean(const Tensor& a, const DimVector& dims, bool keepdim,
+            std::optional<ScalarType> dtype = std::nullopt, bool dims_given = false);
+Tensor max(const Tensor& a);
+Tensor min(const Tensor& a);
+std::pair<Tensor, Tensor> max(const Tensor& a, int64_t dim, bool keepdim);
+std::pair<Tensor, Tensor> min(const Tensor& a, int64_t dim, bool keepdim);
+Tensor argmax(const Tensor& a, std::optional<int64_t> dim, bool keepdim);
+Tensor argmin(const Tensor& a, std::optional<int64_t> dim, bool keepdim);
+Tensor amax(const Tensor& a, const DimVector& dims, bool keepdim);
+Tensor any(const Tensor& a, std::optional<int64_t> dim, bool keepdim);
+Tensor all(const Tensor& a, std::optional<int64_t> dim, bool keepdim);
+Tensor prod_all(const Tensor& a);
+/// Sums `g` down to `shape` (undoes broadcasting); the one place that does.
+Tensor sum_to(const Tensor& g, const DimVector& shape);
+
+// ---- views and shape (views.cpp) ----
+Tensor view(const Tensor& a, const DimVector& shape);
+Tensor reshape(const Tensor& a, const DimVector& shape);
+Tensor as_strided(const Tensor& a, const DimVector& sizes, const DimVector& strides,
+                  std::optional<int64_t> offset);
+Tensor t(const Tensor& a);
+Tensor transpose(const Tensor& a, int64_t d0, int64_t d1);
+Tensor permute(const Tensor& a, const DimVector& dims);
+Tensor unsqueeze(const Tensor& a, int64_t dim);
+Tensor squeeze(const Tensor& a);
+Tensor squeeze(const Tensor& a, int64_t dim);
+Tensor expand(const Tensor& a, const DimVector& sizes);
+Tensor flatten(const Tensor& a, int64_t start, int64_t end);
+Tensor select(const Tensor& a, int64_t dim, int64_t index);
+Tensor slice(const Tensor& a, int64_t dim, std::optional<int64_t> start,
+             std::optional<int64_t> end, int64_t step);
+Tensor narrow(const Tensor& a, int64_t dim, int64_t start, int64_t length);
+std::vector<Tensor> split(const Tensor& a, int64_t split_size, int64_t dim);
+std::vector<Tensor> split_with_sizes(const Tensor& a, const DimVector& sizes, int64_t dim);
+std::vector<Tensor> chunk(const Tensor& a, int64_t chunks, int64_t dim);
+std::vector<Tensor> unbind(const Tensor& a, int64_t dim);
+Tensor contiguous(const Tensor& a);
+Tensor clone(const Tensor& a);
+/// dtype conversion; returns `a` itself when nothing changes and !copy.
+Tensor to_dtype(const Tensor& a, ScalarType dtype, bool copy = false);
+Tensor cat(const std::vector<Tensor>& ts, int64_t dim);
+Tensor stack(const std::vector<Tensor>& ts, int64_t dim);
+/// Backward helpers that are themselves differentiable (double backward).
+Tensor select_backward(const Tensor& g, const DimVector& sizes, int64_t dim, int64_t index);
+Tensor slice_backward(const Tensor& g, const DimVector& sizes, int64_t dim, int64_t start,
+                      int64_t end, int64_t step);
+Tensor as_strided_backward(const Tensor& g, const DimVector& base_sizes,
+                           const DimVector& base_strides, int64_t base_offset,
+                           const DimVector& sizes, const DimVector& strides, int64_t offset);
+
+// ---- indexing (indexing.cpp) ----
+/// An index of advanced indexing: a tensor (int64 or bool) or "no index" (:)
+using IndexList = std::vector<std::optional<Tensor>>;
+Tensor index(const Tensor& a, const IndexList& indices);
+/// a[indices] = values (out of place result; the in-place entry uses it).
+Tensor index_put(const Tensor& a, const IndexList& indices, const Tensor& values, bool accumulate);
+Tensor masked_fill(const Tensor& a, const Tensor& mask, const Tensor& value);
+Tensor gather(const Tensor& a, int64_t dim, const Tensor& index);
+Tensor scatter_add(const Tensor& a, int64_t dim, const Tensor& index, const Tensor& src);
+Tensor index_select(const Tensor& a, int64_t dim, const Tensor& index);
+/// Turns bool indices into long ones and checks shapes (shared with setitem).
+IndexList expand_bool_indices(const Tensor& a, const IndexList& indices);
+
+// ---- linear algebra (linalg.cpp) ----
+Tensor matmul(const Tensor& a, const Tensor& b);
+Tensor mm(const Tensor& a, const Tensor& b);
+Tensor bmm(const Tensor& a, const Tensor& b);
+Tensor mv(const Tensor& a, const Tensor& v);
+Tensor dot(const Tensor& a, const Tensor& b);
+Tensor addmm(const Tensor& bias, const Tensor& a, const Tensor& b, Scalar beta = 1,
+             Scalar alpha = 1);
+Tensor linear(const Tensor& x, const Tensor& w, const Tensor* bias);
+Tensor outer(const Tensor& a, const Tensor& b);
+
+// ---- nn (nn_ops.cpp) ----
+Tensor log_softmax(const Tensor& a, int64_t dim);
+Tensor softmax(const Tensor& a, int64_t dim);
+/// reduction: 0 none, 1 mean, 2 sum (PyTorch's enum).
+Tensor nll_loss(const Tensor& logp, const Tensor& target, const Tensor* weight, int64_t reduction,
+                int64_t ignore_index);
+Tensor mse_loss(const Tensor& a, const Tensor& target, int64_t reduction);
+/// Backward of log_softmax / softmax (fused when no graph is being built).
+Tensor log_softmax_backward(const Tensor& g, const Tensor& result, int64_t dim);
+Tensor softmax_backward(const Tensor& g, const Tensor& result, int64_t dim);
+
+// ---- creation (creation.cpp) ----
+Tensor zeros(const DimVector& sizes, ScalarType dtype);
+Tensor ones(const DimVector& sizes, ScalarType dtype);
+Tensor full(const DimVector& sizes, Scalar value, ScalarType dtype);
+Tensor zeros_like(const Tensor& a);
+Tensor scalar_tensor(Scalar value, ScalarType dtype);
+Tensor arange(Scalar start, Scalar end, Scalar step, std::optional<ScalarType> dtype);
+Tensor linspace(double start, double end, int64_t steps, ScalarType dtype);
+Tensor eye(int64_t n, int64_t m, ScalarType dtype);
+Tensor rand(const DimVector& sizes, ScalarType dtype);
+Tensor randn(const DimVector& sizes, ScalarType dtype);
+Tensor randint(int64_t low, int64_t high, const DimVector& sizes, ScalarType dtype);
+Tensor randperm(int64_t n, ScalarType dtype);
+
+// ---- in-place (inplace.cpp): THE entry that writes, bumps and rebases ----
+enum class InplaceOp {
+  Add, Sub, Mul, Div, Pow, Maximum, Minimum, Remainder, FloorDivide,
+  Neg, Abs, Exp, Log, Sqrt, Rsqrt, Sin, Cos, Tanh, Sigmoid, Relu, Reciprocal, Sign, Floor, Ceil,
+  Round, Trunc, Log1p, Expm1, Square
+};
+/// self op= other (alpha for add/sub). Returns self.
+Tensor inplace_binary(InplaceOp op, const Tensor& self, const Tensor& other, Scalar alpha = 1,
+                      const std::string& rounding_mode = "");
+Tensor inplace_binary(InplaceOp op, const Tensor& self, Scalar other, Scalar alpha = 1,
+                      const std::string& rounding_mode = "");
+Tensor inplace_unary(InplaceOp op, const Tensor& self);
+Tensor inplace_clamp(const Tensor& self, std::optional<Scalar> lo, std::optional<Scalar> hi);
+Tensor inplace_fill(const Tensor& self, Scalar value);
+Tensor inplace_fill(const Tensor& self, const Tensor& value);
+Tensor inplace_zero(const Tensor& self);
+Tensor inplace_copy(const Tensor& self, const Tensor& src);
+Tensor inplace_normal(const Tensor& self, double mean, double std);
+Tensor inplace_uniform(const Tensor& self, double lo, double hi);
+Tensor inplace_index_put(const Tensor& self, const IndexList& indices, const Tensor& values,
+                         bool accumulate);
+Tensor inplace_masked_fill(const Tensor& self, const Tensor& mask, Scalar value);
+/// Metadata-only in-place ops (bump the version too).
+Tensor inplace_t(const Tensor& self);
+Tensor inplace_unsqueeze(const Tensor& self, int64_t dim);
+Tensor inplace_squeeze(const Tensor& self, std::optional<int64_t> dim);
+/// SGD's update, fused: p -= lr * (grad [+ wd * p]) with momentum buffer.
+void sgd_update(const Tensor& p, const Tensor& grad, const Tensor* buf, double lr, double momentum,
+                double dampening, double weight_decay, bool nesterov, bool maximize,
+                bool first_step);
+
+// ---- helpers shared by the op files ----
+/// The dtype PyTorch computes `a op b` in.
+ScalarType result_type(const Tensor& a, const Tensor& b);
+ScalarType result_type(const Tensor& a, Scalar b);
+/// `t` converted to `dtype` (no copy if already there; no autograd record).
+Tensor cast_for_kernel(const Tensor& t, ScalarType dtype);
+
+}  // namespace gradtrack::ops

@@ -1,0 +1,193 @@
+// Reductions: sum, mean, max/min (with and without dim), arg-reductions.
+#include "ops/common.h"
+
+namespace gradtrack::ops {
+
+using kernels::ReduceOp;
+
+uint64_t dims_mask(const DimVector& dims, int64_t ndim, bool empty_means_all) {
+  if (dims.empty() && empty_means_all) return ndim >= 64 ? ~uint64_t(0) : (uint64_t(1) << ndim) - 1;
+  uint64_t mask = 0;
+  for (int64_t d : dims) {
+    int64_t w = wrap_dim(d, ndim);
+    GT_CHECK(!(mask >> w & 1), "dim ", w, " appears multiple times in the list of dims");
+    mask |= uint64_t(1) << w;
+  }
+  if (ndim == 0) mask = 0;
+  return mask;
+}
+
+namespace {
+
+DimVector keepdim_shape(const DimVector& sizes, uint64_t mask) {
+  DimVector out(sizes);
+  for (size_t d = 0; d < sizes.size(); ++d)
+    if (mask >> d & 1) out[d] = 1;
+  return out;
+}
+
+DimVector squeezed_shape(const DimVector& sizes, uint64_t mask) {
+  DimVector out;
+  for (size_t d = 0; d < sizes.size(); ++d)
+    if (!(mask >> d & 1)) out.push_back(sizes[d]);
+  return out;
+}
+
+// Drops the reduced dims of a dense keepdim result without recording a node.
+Tensor drop_dims(const Tensor& t, uint64_t mask, bool keepdim) {
+  if (keepdim) return t;
+  DimVector shape = squeezed_shape(t.sizes(), mask);
+  t->set_geometry(shape, contiguous_strides(shape), t->offset());
+  return t;
+}
+
+DimVector mask_dims(uint64_t mask, int64_t ndim) {
+  DimVector dims;
+  for (int64_t d = 0; d < ndim; ++d)
+    if (mask >> d & 1) dims.push_back(d);
+  return dims;
+}
+
+Tensor reduce_into_new(ReduceOp op, const Tensor& in, uint64_t mask, bool keepdim, ScalarType dt) {
+  Tensor out = empty(keepdim_shape(in.sizes(), mask), dt);
+  kernels::reduce(op, out, in, mask);
+  return drop_dims(out, mask, keepdim);
+}
+
+}  // namespace
+
+Tensor sum(const Tensor& a, const DimVector& dims, bool keepdim, std::optional<ScalarType> dtype,
+           bool dims_given) {
+  uint64_t mask = dims_mask(dims, a.dim(), true);
+  ScalarType dt = dtype ? *dtype : (is_floating(a.dtype()) ? a.dtype() : ScalarType::Int64);
+  Tensor out = reduce_into_new(ReduceOp::Sum, cast_for_kernel(a, dt), mask, keepdim, dt);
+  bool all = !dims_given && dims.empty();
+  record(all ? OpKind::SumAll : OpKind::SumDim, {&a}, out, [&](autograd::Attrs& at) {
+    at.ints1 = mask_dims(mask, a.dim());
+    at.flag = keepdim;
+  });
+  return out;
+}
+
+Tensor mean(const Tensor& a, const DimVector& dims, bool keepdim, std::optional<ScalarType> dtype,
+            bool dims_given) {
+  ScalarType dt = dtype ? *dtype : a.dtype();
+  GT_CHECK(is_floating(dt),
+           "mean(): could not infer output dtype. Input dtype must be either a floating point or "
+           "complex dtype. Got: ", scalar_type_name(dt));
+  uint64_t mask = dims_mask(dims, a.dim(), true);
+  Tensor out = reduce_into_new(ReduceOp::Sum, cast_for_kernel(a, dt), mask, keepdim, dt);
+  int64_t count = 1;
+  for (int64_t d = 0; d < a.dim(); ++d)
+    if (mask >> d & 1) count *= a.sizes()[d];
+  kernels::binary_scalar(kernels::BinaryOp::Div, out, out, Scalar(static_cast<double>(count)), 1,
+                         false);
+  bool all = !dims_given && dims.empty();
+  record(all ? OpKind::MeanAll : OpKind::MeanDim, {&a}, out, [&](autograd::Attrs& at) {
+    at.ints1 = mask_dims(mask, a.dim());
+    at.flag = keepdim;
+    at.i0 = count;
+  });
+  return out;
+}
+
+namespace {
+
+Tensor extreme_all(const Tensor& a, bool is_max) {
+  GT_CHECK(a.numel() > 0, is_max ? "max" : "min",
+           "(): Expected reduction dim to be specified for input.numel() == 0. Specify the "
+           "reduction dim with the 'dim' argument.");
+  Tensor out = reduce_into_new(is_max ? ReduceOp::Max : ReduceOp::Min, a,
+                               dims_mask({}, a.dim(), true), false, a.dtype());
+  record(is_max ? OpKind::MaxAll : OpKind::MinAll, {&a}, out);
+  return out;
+}
+
+std::pair<Tensor, Tensor> extreme_dim(const Tensor& a, int64_t dim, bool keepdim, bool is_max) {
+  int64_t d = wrap_dim(dim, a.dim());
+  GT_CHECK_INDEX(a.dim() == 0 || a.sizes()[d] > 0, is_max ? "max" : "min",
+                 "(): Expected reduction dim ", d, " to have non-zero size.");
+  uint64_t mask = a.dim() == 0 ? 0 : uint64_t(1) << d;
+  DimVector shape = keepdim_shape(a.sizes(), mask);
+  Tensor values = empty(shape, a.dtype());
+  Tensor indices = empty(shape, ScalarType::Int64);
+  if (a.numel() > 0) kernels::reduce_arg(is_max, &values, indices, a, mask);
+  drop_dims(values, mask, keepdim);
+  drop_dims(indices, mask, keepdim);
+  record(is_max ? OpKind::MaxDim : OpKind::MinDim, {&a}, values,
+         [&](autograd::Attrs& at) {
+           at.i0 = d;
+           at.flag = keepdim;
+         },
+         {&indices});
+  return {values, indices};
+}
+
+Tensor arg_extreme(const Tensor& a, std::optional<int64_t> dim, bool keepdim, bool is_max) {
+  const char* name = is_max ? "argmax" : "argmin";
+  if (!dim) {
+    GT_CHECK_INDEX(a.numel() > 0, name,
+                   "(): Expected reduction dim to be specified for input.numel() == 0.");
+    uint64_t mask = dims_mask({}, a.dim(), true);
+    Tensor idx = empty(keepdim_shape(a.sizes(), mask), ScalarType::Int64);
+    Tensor flat = a.is_contiguous() ? a : contiguous(a);
+    kernels::reduce_arg(is_max, nullptr, idx, flat, mask);
+    return drop_dims(idx, mask, keepdim);
+  }
+  int64_t d = wrap_dim(*dim, a.dim());
+  GT_CHECK_INDEX(a.dim() == 0 || a.sizes()[d] > 0, name, "(): Expected reduction dim ", d,
+                 " to have non-zero size.");
+  uint64_t mask = a.dim() == 0 ? 0 : uint64_t(1) << d;
+  Tensor idx = empty(keepdim_shape(a.sizes(), mask), ScalarType::Int64);
+  if (a.numel() > 0) kernels::reduce_arg(is_max, nullptr, idx, a, mask);
+  return drop_dims(idx, mask, keepdim);
+}
+
+Tensor bool_reduce(ReduceOp op, const Tensor& a, std::optional<int64_t> dim, bool keepdim) {
+  uint64_t mask = dim ? dims_mask({*dim}, a.dim(), false) : dims_mask({}, a.dim(), true);
+  return reduce_into_new(op, a, mask, dim ? keepdim : false, ScalarType::Bool);
+}
+
+}  // namespace
+
+Tensor max(const Tensor& a) { return extreme_all(a, true); }
+Tensor min(const Tensor& a) { return extreme_all(a, false); }
+std::pair<Tensor, Tensor> max(const Tensor& a, int64_t dim, bool keepdim) {
+  return extreme_dim(a, dim, keepdim, true);
+}
+std::pair<Tensor, Tensor> min(const Tensor& a, int64_t dim, bool keepdim) {
+  return extreme_dim(a, dim, keepdim, false);
+}
+Tensor argmax(const Tensor& a, std::optional<int64_t> dim, bool keepdim) {
+  return arg_extreme(a, dim, keepdim, true);
+}
+Tensor argmin(const Tensor& a, std::optional<int64_t> dim, bool keepdim) {
+  return arg_extreme(a, dim, keepdim, false);
+}
+Tensor amax(const Tensor& a, const DimVector& dims, bool keepdim) {
+  return reduce_into_new(ReduceOp::Max, a, dims_mask(dims, a.dim(), true), keepdim, a.dtype());
+}
+Tensor any(const Tensor& a, std::optional<int64_t> dim, bool keepdim) {
+  return bool_reduce(ReduceOp::Any, a, dim, keepdim);
+}
+Tensor all(const Tensor& a, std::optional<int64_t> dim, bool keepdim) {
+  return bool_reduce(ReduceOp::All, a, dim, keepdim);
+}
+Tensor prod_all(const Tensor& a) {
+  ScalarType dt = is_floating(a.dtype()) ? a.dtype() : ScalarType::Int64;
+  return reduce_into_new(ReduceOp::Prod, cast_for_kernel(a, dt), dims_mask({}, a.dim(), true),
+                         false, dt);
+}
+
+Tensor sum_to(const Tensor& g, const DimVector& shape) {
+  if (g.sizes() == shape) return g;
+  const int64_t lead = g.dim() - static_cast<int64_t>(shape.size());
+  DimVector dims;
+  for (int64_t i = 0; i < lead; ++i) dims.push_back(i);
+  for (size_t i = 0; i < shape.size(); ++i)
+    if (shape[i] == 1 && g.sizes()[lead + i] != 1) dims.push_back(lead + static_cast<int64_t>(i));
+  Tensor r = dims.empty() ? g : sum(g, dims, /*keepdim=*/true, std::nullopt, true);
+  return r.sizes() == shape ? r : view(r, shape);
+}
+
+}  // namespace gradtrack::ops

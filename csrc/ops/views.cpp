@@ -1,0 +1,598 @@
+// Views (share storage and version counter) and the copies next to them.
+#include <algorithm>
+#include <numeric>
+
+#include "ops/common.h"
+
+namespace gradtrack::ops {
+
+namespace {
+
+autograd::CreationMeta current_creation_meta() {
+  if (autograd::InferenceMode::is_enabled()) return autograd::CreationMeta::InferenceMode;
+  return autograd::GradMode::is_enabled() ? autograd::CreationMeta::Default
+                                          : autograd::CreationMeta::NoGradMode;
+}
+
+// A view of `a` with new geometry, recorded as `kind`.
+template <typename Fill>
+Tensor make_view_op(const Tensor& a, DimVector sizes, DimVector strides, int64_t offset,
+                    OpKind kind, const Fill& fill) {
+  Tensor out = alias_with_geometry(a, std::move(sizes), std::move(strides), offset);
+  autograd::make_view(out, a, current_creation_meta());
+  record(kind, {&a}, out, fill);
+  return out;
+}
+
+void no_attrs(autograd::Attrs&) {}
+
+// Infers a -1 entry of `shape` for `numel` elements.
+DimVector infer_size(const DimVector& shape, int64_t numel) {
+  DimVector out(shape);
+  int64_t known = 1, infer = -1;
+  for (size_t i = 0; i < shape.size(); ++i) {
+    if (shape[i] == -1) {
+      GT_CHECK(infer < 0, "only one dimension can be inferred");
+      infer = static_cast<int64_t>(i);
+    } else {
+      GT_CHECK(shape[i] >= 0, "invalid shape dimension ", shape[i]);
+      known *= shape[i];
+    }
+  }
+  if (infer >= 0) {
+    GT_CHECK(known != 0 && numel % known == 0, "shape '", shape_str(shape),
+             "' is invalid for input of size ", numel);
+    out[infer] = numel / known;
+  } else {
+    GT_CHECK(known == numel, "shape '", shape_str(shape), "' is invalid for input of size ", numel);
+  }
+  return out;
+}
+
+// Strides for viewing (sizes, strides) as `shape`, if possible (PyTorch's
+// computeStride: each run of merged old dims must stay contiguous).
+bool view_strides(const DimVector& sizes, const DimVector& strides, const DimVector& shape,
+                  DimVector& out) {
+  out = DimVector(shape.size());
+  if (numel_of(sizes) == 0) {
+    out = contiguous_strides(shape);
+    return true;
+  }
+  int64_t view_d = static_cast<int64_t>(shape.size()) - 1;
+  int64_t chunk_base_stride = strides.empty() ? 1 : strides.back();
+  int64_t tensor_numel = 1, view_numel = 1;
+  for (int64_t d = static_cast<int64_t>(sizes.size()) - 1; d >= 0; --d) {
+    tensor_numel *= sizes[d];
+    if (d == 0 || (sizes[d - 1] != 1 && strides[d - 1] != tensor_numel * chunk_base_stride)) {
+      while (view_d >= 0 && (view_numel < tensor_numel || shape[view_d] == 1)) {
+        out[view_d] = view_numel * chunk_base_stride;
+        view_numel *= shape[view_d];
+        --view_d;
+      }
+      if (view_numel != tensor_numel) return false;
+      if (d > 0) {
+        chunk_base_stride = strides[d - 1];
+        tensor_numel = 1;
+        view_numel = 1;
+      }
+    }
+  }
+  return view_d == -1;
+}
+
+}  // namespace
+
+Tensor view(const Tensor& a, const DimVector& shape) {
+  DimVector target = infer_size(shape, a.numel());
+  DimVector strides;
+  GT_CHECK(view_strides(a.sizes(), a.strides(), target, strides),
+           "view size is not compatible with input tensor's size and stride (at least one "
+           "dimension spans across two contiguous subspaces). Use .reshape(...) instead.");
+  return make_view_op(a, target, strides, a->offset(), OpKind::View, no_attrs);
+}
+
+Tensor reshape(const Tensor& a, const DimVector& shape) {
+  DimVector target = infer_size(shape, a.numel());
+  DimVector strides;
+  if (view_strides(a.sizes(), a.strides(), target, strides)) {
+    return make_view_op(a, target, strides, a->offset(), OpKind::View, no_attrs);
+  }
+  // Not viewable: copy, then an unsafe view of the copy (not a view of `a`).
+  Tensor c = clone(a);
+  Tensor out = alias_with_geometry(c, target, contiguous_strides(target), c->offset());
+  record(OpKind::UnsafeView, {&c}, out);
+  return out;
+}
+
+Tensor as_strided(const Tensor& a, const DimVector& sizes, const DimVector& strides,
+                  std::optional<int64_t> offset) {
+  GT_CHECK(sizes.size() == strides.size(), "mismatch in length of strides and shape");
+  int64_t off = offset ? *offset : a->offset();
+  GT_CHECK(off >= 0, "as_strided: Negative storage offset ", off);
+  int64_t extent = off;
+  for (size_t i = 0; i < sizes.size(); ++i) {
+    GT_CHECK(sizes[i] >= 0, "as_strided: Negative size");
+    GT_CHECK(strides[i] >= 0, "as_strided: Negative strides are not supported at the moment, got strides: ", shape_str(strides));
+    if (sizes[i] == 0) extent = -1;
+    else if (extent >= 0) extent += (sizes[i] - 1) * strides[i];
+  }
+  int64_t storage_elems = static_cast<int64_t>(a->storage()->nbytes() / itemsize(a.dtype()));
+  GT_CHECK(extent < storage_elems, "setStorage: sizes ", shape_str(sizes), ", strides ",
+           shape_str(strides), ", storage offset ", off, ", and itemsize ", itemsize(a.dtype()),
+           " requiring a storage size of ", (extent + 1) * int64_t(itemsize(a.dtype())),
+           " are out of bounds for storage of size ", a->storage()->nbytes());
+  return make_view_op(a, sizes, strides, off, OpKind::AsStrided, [&](autograd::Attrs& at) {
+    at.ints0 = sizes;
+    at.ints1 = strides;
+    at.i0 = off;
+    at.ints2 = a.strides();
+    at.i1 = a->offset();
+  });
+}
+
+Tensor t(const Tensor& a) {
+  GT_CHECK(a.dim() <= 2, "t() expects a tensor with <= 2 dimensions, but self is ", a.dim(), "D");
+  if (a.dim() < 2) return make_view_op(a, a.sizes(), a.strides(), a->offset(), OpKind::T, no_attrs);
+  DimVector s{a.sizes()[1], a.sizes()[0]}, st{a.strides()[1], a.strides()[0]};
+  return make_view_op(a, s, st, a->offset(), OpKind::T, no_attrs);
+}
+
+Tensor transpose(const Tensor& a, int64_t d0, int64_t d1) {
+  int64_t x = wrap_dim(d0, a.dim()), y = wrap_dim(d1, a.dim());
+  DimVector s(a.sizes()), st(a.strides());
+  if (a.dim() > 0) {
+    std::swap(s[x], s[y]);
+    std::swap(st[x], st[y]);
+  }
+  return make_view_op(a, s, st, a->offset(), OpKind::Transpose, [&](autograd::Attrs& at) {
+    at.i0 = x;
+    at.i1 = y;
+  });
+}
+
+Tensor permute(const Tensor& a, const DimVector& dims) {
+  GT_CHECK(static_cast<int64_t>(dims.size()) == a.dim(),
+           "permute(sparse_coo): number of dimensions in the tensor input does not match the "
+           "length of the desired ordering of dimensions i.e. input.dim() = ", a.dim(),
+           " is not equal to len(dims) = ", dims.size());
+  DimVector s(dims.size()), st(dims.size()), wrapped(dims.size());
+  uint64_t seen = 0;
+  for (size_t i = 0; i < dims.size(); ++i) {
+    int64_t d = wrap_dim(dims[i], a.dim());
+    GT_CHECK(!(seen >> d & 1), "permute(): duplicate dims are not allowed.");
+    seen |= uint64_t(1) << d;
+    wrapped[i] = d;
+    s[i] = a.sizes()[d];
+    st[i] = a.strides()[d];
+  }
+  return make_view_op(a, s, st, a->offset(), OpKind::Permute,
+                      [&](autograd::Attrs& at) { at.ints0 = wrapped; });
+}
+
+Tensor unsqueeze(const Tensor& a, int64_t dim) {
+  int64_t d = wrap_dim(dim, a.dim() + 1);
+  DimVector s(a.sizes()), st(a.strides());
+  int64_t stride = d < a.dim() ? a.sizes()[d] * a.strides()[d] : 1;
+  s.insert(static_cast<size_t>(d), 1);
+  st.insert(static_cast<size_t>(d), stride);
+  return make_view_op(a, s, st, a->offset(), OpKind::Unsqueeze,
+                      [&](autograd::Attrs& at) { at.i0 = d; });
+}
+
+Tensor squeeze(const Tensor& a) {
+  DimVector s, st;
+  for (int64_t d = 0; d < a.dim(); ++d) {
+    if (a.sizes()[d] != 1) {
+      s.push_back(a.sizes()[d]);
+      st.push_back(a.strides()[d]);
+    }
+  }
+  return make_view_op(a, s, st, a->offset(), OpKind::Squeeze, no_attrs);
+}
+
+Tensor squeeze(const Tensor& a, int64_t dim) {
+  int64_t d = wrap_dim(dim, a.dim());
+  DimVector s(a.sizes()), st(a.strides());
+  if (a.dim() > 0 && a.sizes()[d] == 1) {
+    s.erase(static_cast<size_t>(d));
+    st.erase(static_cast<size_t>(d));
+  }
+  return make_view_op(a, s, st, a->offset(), OpKind::SqueezeDim,
+                      [&](autograd::Attrs& at) { at.i0 = d; });
+}
+
+Tensor expand(const Tensor& a, const DimVector& sizes) {
+  const int64_t nd = static_cast<int64_t>(sizes.size());
+  if (nd < a.dim()) {
+    throw Error(str_cat("expand(", legacy_type_name(a.dtype(), autograd::kModule), "{",
+                        shape_str(a.sizes()), "}, size=", shape_str(sizes),
+                        "): the number of sizes provided (", nd,
+                        ") must be greater or equal to the number of dimensions in the tensor (",
+                        a.dim(), ")"));
+  }
+  DimVector s(sizes), st(sizes.size());
+  for (int64_t i = nd - 1; i >= 0; --i) {
+    int64_t j = i - (nd - a.dim());
+    if (j < 0) {
+      GT_CHECK(sizes[i] >= 0, "The expanded size of the tensor (", sizes[i],
+               ") isn't allowed in a leading, non-existing dimension ", i);
+      st[i] = 0;
+      continue;
+    }
+    int64_t cur = a.sizes()[j];
+    if (sizes[i] == -1) s[i] = cur;
+    if (cur == s[i]) {
+      st[i] = a.strides()[j];
+    } else {
+      GT_CHECK(cur == 1, "The expanded size of the tensor (", s[i],
+               ") must match the existing size (", cur, ") at non-singleton dimension ", i,
+               ".  Target sizes: ", shape_str(sizes), ".  Tensor sizes: ", shape_str(a.sizes()));
+      st[i] = 0;
+    }
+  }
+  return make_view_op(a, s, st, a->offset(), OpKind::Expand, no_attrs);
+}
+
+Tensor flatten(const Tensor& a, int64_t start, int64_t end) {
+  if (a.dim() == 0) return reshape(a, {1});
+  int64_t s = wrap_dim(start, a.dim()), e = wrap_dim(end, a.dim());
+  GT_CHECK(s <= e, "flatten() has invalid args: start_dim cannot come after end_dim");
+  if (s == e) return a;
+  DimVector shape;
+  for (int64_t d = 0; d < s; ++d) shape.push_back(a.sizes()[d]);
+  int64_t merged = 1;
+  for (int64_t d = s; d <= e; ++d) merged *= a.sizes()[d];
+  shape.push_back(merged);
+  for (int64_t d = e + 1; d < a.dim(); ++d) shape.push_back(a.sizes()[d]);
+  return reshape(a, shape);
+}
+
+Tensor select(const Tensor& a, int64_t dim, int64_t index) {
+  GT_CHECK_INDEX(a.dim() > 0, "select() cannot be applied to a 0-dim tensor.");
+  int64_t d = wrap_dim(dim, a.dim());
+  int64_t size = a.sizes()[d];
+  GT_CHECK_INDEX(index >= -size && index < size, "select(): index ", index,
+                 " out of range for tensor of size ", shape_str(a.sizes()), " at dimension ", d);
+  int64_t i = index < 0 ? index + size : index;
+  DimVector s(a.sizes()), st(a.strides());
+  s.erase(static_cast<size_t>(d));
+  st.erase(static_cast<size_t>(d));
+  return make_view_op(a, s, st, a->offset() + i * a.strides()[d], OpKind::Select,
+                      [&](autograd::Attrs& at) {
+                        at.ints0 = a.sizes();
+                        at.i0 = d;
+                        at.i1 = i;
+                      });
+}
+
+Tensor slice(const Tensor& a, int64_t dim, std::optional<int64_t> start,
+             std::optional<int64_t> end, int64_t step) {
+  GT_CHECK_INDEX(a.dim() > 0, "slice() cannot be applied to a 0-dim tensor.");
+  GT_CHECK_VALUE(step > 0, "step must be greater than zero");
+  int64_t d = wrap_dim(dim, a.dim());
+  int64_t size = a.sizes()[d];
+  int64_t b = start.value_or(0), e = end.value_or(size);
+  if (b < 0) b += size;
+  if (e < 0) e += size;
+  b = std::clamp<int64_t>(b, 0, size);
+  e = std::clamp<int64_t>(e, b, size);
+  DimVector s(a.sizes()), st(a.strides());
+  s[d] = (e - b + step - 1) / step;
+  st[d] = a.strides()[d] * step;
+  return make_view_op(a, s, st, a->offset() + b * a.strides()[d], OpKind::Slice,
+                      [&](autograd::Attrs& at) {
+                        at.ints0 = a.sizes();
+                        at.i0 = d;
+                        at.ints1 = {b, e, step};
+                      });
+}
+
+Tensor narrow(const Tensor& a, int64_t dim, int64_t start, int64_t length) {
+  int64_t d = wrap_dim(dim, a.dim());
+  int64_t size = a.sizes()[d];
+  GT_CHECK_INDEX(start >= -size && start <= size, "start out of range (expected to be in range of [",
+                 -size, ", ", size, "], but got ", start, ")");
+  if (start < 0) start += size;
+  GT_CHECK(start + length <= size, "start (", start, ") + length (", length,
+           ") exceeds dimension size (", size, ").");
+  return slice(a, d, start, start + length, 1);
+}
+
+std::vector<Tensor> split_with_sizes(const Tensor& a, const DimVector& sizes, int64_t dim) {
+  int64_t d = wrap_dim(dim, a.dim());
+  int64_t total = 0;
+  for (int64_t s : sizes) total += s;
+  GT_CHECK(total == a.sizes()[d], "split_with_sizes expects split_sizes to sum exactly to ",
+           a.sizes()[d], " (input tensor's size at dimension ", d, "), but got split_sizes=",
+           shape_str(sizes));
+  std::vector<Tensor> outs;
+  int64_t start = 0;
+  auto cm = current_creation_meta();
+  bool rec = autograd::should_record({&a});
+  for (int64_t s : sizes) {
+    DimVector sz(a.sizes());
+    sz[d] = s;
+    Tensor o = alias_with_geometry(a, sz, a.strides(), a->offset() + start * a.strides()[d]);
+    autograd::make_view(o, a, rec ? autograd::CreationMeta::MultiOutputNode : cm, "Split");
+    outs.push_back(o);
+    start += s;
+  }
+  if (rec) {
+    auto node = autograd::new_node(OpKind::Split, {&a});
+    node->attrs.ints0 = sizes;
+    node->attrs.i0 = d;
+    for (const Tensor& o : outs) autograd::set_history(o, node);
+  }
+  return outs;
+}
+
+std::vector<Tensor> split(const Tensor& a, int64_t split_size, int64_t dim) {
+  int64_t d = wrap_dim(dim, a.dim());
+  GT_CHECK(split_size >= 0, "split expects split_size be non-negative, but got split_size=",
+           split_size);
+  int64_t size = a.sizes()[d];
+  DimVector sizes;
+  if (split_size == 0) {
+    GT_CHECK(size == 0, "split_size can only be 0 if dimension size is 0, but got dimension size of ",
+             size);
+    sizes.push_back(0);
+  }
+  for (int64_t s = 0; split_size > 0 && s < size; s += split_size)
+    sizes.push_back(std::min(split_size, size - s));
+  if (sizes.empty()) sizes.push_back(0);
+  return split_with_sizes(a, sizes, d);
+}
+
+std::vector<Tensor> chunk(const Tensor& a, int64_t chunks, int64_t dim) {
+  GT_CHECK(chunks > 0, "chunk expects `chunks` to be greater than 0, got: ", chunks);
+  int64_t d = wrap_dim(dim, a.dim());
+  int64_t size = a.sizes()[d];
+  int64_t each = (size + chunks - 1) / chunks;
+  if (each == 0) each = 1;
+  return split(a, std::max<int64_t>(each, 1), d);
+}
+
+std::vector<Tensor> unbind(const Tensor& a, int64_t dim) {
+  int64_t d = wrap_dim(dim, a.dim());
+  std::vector<Tensor> outs;
+  bool rec = autograd::should_record({&a});
+  auto cm = current_creation_meta();
+  DimVector s(a.sizes()), st(a.strides());
+  s.erase(static_cast<size_t>(d));
+  st.erase(static_cast<size_t>(d));
+  for (int64_t i = 0; i < a.sizes()[d]; ++i) {
+    Tensor o = alias_with_geometry(a, s, st, a->offset() + i * a.strides()[d]);
+    autograd::make_view(o, a, rec ? autograd::CreationMeta::MultiOutputNode : cm, "Unbind");
+    outs.push_back(o);
+  }
+  if (rec) {
+    auto node = autograd::new_node(OpKind::Unbind, {&a});
+    node->attrs.i0 = d;
+    for (const Tensor& o : outs) autograd::set_history(o, node);
+  }
+  return outs;
+}
+
+namespace {
+
+// Strides that keep `a`'s memory order when it is dense (a permutation of a
+// contiguous layout), else contiguous strides: clone() preserves layout.
+DimVector preserved_strides(const Tensor& a) {
+  const int64_t nd = a.dim();
+  if (a.is_contiguous() || has_internal_overlap(a)) return contiguous_strides(a.sizes());
+  std::vector<int64_t> order(static_cast<size_t>(nd));
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(), [&](int64_t x, int64_t y) {
+    return a.strides()[x] > a.strides()[y];
+  });
+  DimVector st(static_cast<size_t>(nd));
+  int64_t expected = 1;
+  for (int64_t i = nd - 1; i >= 0; --i) {
+    int64_t d = order[static_cast<size_t>(i)];
+    if (a.sizes()[d] != 1 && a.strides()[d] != expected) return contiguous_strides(a.sizes());
+    st[d] = expected;
+    expected *= std::max<int64_t>(a.sizes()[d], 1);
+  }
+  return st;
+}
+
+}  // namespace
+
+Tensor clone(const Tensor& a) {
+  DimVector st = preserved_strides(a);
+  int64_t n = a.numel();
+  auto storage = Storage::allocate(static_cast<size_t>(n) * itemsize(a.dtype()));
+  Tensor out(std::make_shared<TensorImpl>(std::move(storage), a.sizes(), st, 0, a.dtype(),
+                                          std::make_shared<VersionCounter>()));
+  kernels::copy(out, a);
+  record(OpKind::Clone, {&a}, out);
+  return out;
+}
+
+Tensor contiguous(const Tensor& a) {
+  if (a.is_contiguous()) return a;
+  Tensor out = empty(a.sizes(), a.dtype());
+  kernels::copy(out, a);
+  record(OpKind::Clone, {&a}, out);
+  return out;
+}
+
+Tensor to_dtype(const Tensor& a, ScalarType dtype, bool copy) {
+  if (a.dtype() == dtype && !copy) return a;
+  Tensor out = empty(a.sizes(), dtype);
+  kernels::copy(out, a);
+  if (is_floating(dtype)) record(OpKind::ToCopy, {&a}, out);
+  return out;
+}
+
+Tensor cat(const std::vector<Tensor>& ts, int64_t dim) {
+  GT_CHECK_VALUE(!ts.empty(), "torch.cat(): expected a non-empty list of Tensors");
+  // Legacy rule: 1-D empty tensors are skipped when deciding shapes.
+  const Tensor* ref = nullptr;
+  for (const Tensor& t : ts)
+    if (!(t.dim() == 1 && t.numel() == 0)) {
+      ref = &t;
+      break;
+    }
+  if (!ref) ref = &ts[0];
+  int64_t d = wrap_dim(dim, ref->dim());
+  GT_CHECK(ref->dim() > 0, "zero-dimensional tensor (at position 0) cannot be concatenated");
+  ResultTypeState rts;
+  for (const Tensor& t : ts) rts.add_tensor(t.dtype(), t.dim() == 0);
+  ScalarType dt = rts.result();
+  int64_t total = 0;
+  for (size_t i = 0; i < ts.size(); ++i) {
+    const Tensor& t = ts[i];
+    if (t.dim() == 1 && t.numel() == 0 && ref->dim() != 1) continue;
+    GT_CHECK(t.dim() == ref->dim(), "Tensors must have same number of dimensions: got ", ref->dim(),
+             " and ", t.dim());
+    for (int64_t k = 0; k < t.dim(); ++k) {
+      GT_CHECK(k == d || t.sizes()[k] == ref->sizes()[k], "Sizes of tensors must match except in "
+               "dimension ", d, ". Expected size ", ref->sizes()[k], " but got size ",
+               t.sizes()[k], " for tensor number ", i, " in the list.");
+    }
+    total += t.sizes()[d];
+  }
+  DimVector shape(ref->sizes());
+  shape[d] = total;
+  Tensor out = empty(shape, dt);
+  int64_t offset = 0;
+  DimVector parts;
+  for (const Tensor& t : ts) {
+    if (t.dim() == 1 && t.numel() == 0 && ref->dim() != 1) {
+      parts.push_back(-1);
+      continue;
+    }
+    int64_t n = t.sizes()[d];
+    parts.push_back(n);
+    DimVector s(shape);
+    s[d] = n;
+    Tensor dst = alias_with_geometry(out, s, out.strides(), offset * out.strides()[d]);
+    kernels::copy(dst, t);
+    offset += n;
+  }
+  if (autograd::GradMode::is_enabled()) {
+    bool any = false;
+    for (const Tensor& t : ts) any = any || autograd::requires_grad(t);
+    if (any) {
+      auto node = std::make_shared<autograd::FormulaNode>(autograd::formula_row(OpKind::Cat));
+      for (const Tensor& t : ts) {
+        node->add_next_edge(autograd::gradient_edge(t));
+        node->inputs.push_back({t.sizes(), t.dtype()});
+      }
+      node->attrs.ints0 = parts;
+      node->attrs.i0 = d;
+      autograd::set_history(out, node);
+    }
+  }
+  return out;
+}
+
+Tensor stack(const std::vector<Tensor>& ts, int64_t dim) {
+  GT_CHECK_VALUE(!ts.empty(), "stack expects a non-empty TensorList");
+  for (size_t i = 1; i < ts.size(); ++i) {
+    GT_CHECK(ts[i].sizes() == ts[0].sizes(), "stack expects each tensor to be equal size, but got ",
+             shape_str(ts[0].sizes()), " at entry 0 and ", shape_str(ts[i].sizes()), " at entry ",
+             i);
+  }
+  int64_t d = wrap_dim(dim, ts[0].dim() + 1);
+  std::vector<Tensor> parts;
+  {
+    autograd::AutoGradMode off(false);
+    for (const Tensor& t : ts) parts.push_back(unsqueeze(t, d));
+  }
+  Tensor out;
+  {
+    autograd::AutoGradMode off(false);
+    out = cat(parts, d);
+  }
+  if (autograd::GradMode::is_enabled()) {
+    bool any = false;
+    for (const Tensor& t : ts) any = any || autograd::requires_grad(t);
+    if (any) {
+      auto node = std::make_shared<autograd::FormulaNode>(autograd::formula_row(OpKind::Stack));
+      for (const Tensor& t : ts) {
+        node->add_next_edge(autograd::gradient_edge(t));
+        node->inputs.push_back({t.sizes(), t.dtype()});
+      }
+      node->attrs.i0 = d;
+      autograd::set_history(out, node);
+    }
+  }
+  return out;
+}
+
+Tensor select_backward(const Tensor& g, const DimVector& sizes, int64_t dim, int64_t index) {
+  Tensor out = zeros(sizes, g.dtype());
+  Tensor dst;
+  {
+    autograd::AutoGradMode off(false);
+    dst = select(out, dim, index);
+  }
+  kernels::copy(dst, g);
+  record(OpKind::SelectBackward, {&g}, out, [&](autograd::Attrs& at) {
+    at.i0 = dim;
+    at.i1 = index;
+  });
+  return out;
+}
+
+Tensor slice_backward(const Tensor& g, const DimVector& sizes, int64_t dim, int64_t start,
+                      int64_t end, int64_t step) {
+  Tensor out = zeros(sizes, g.dtype());
+  Tensor dst;
+  {
+    autograd::AutoGradMode off(false);
+    dst = slice(out, dim, start, end, step);
+  }
+  kernels::copy(dst, g);
+  record(OpKind::SliceBackward, {&g}, out, [&](autograd::Attrs& at) {
+    at.i0 = dim;
+    at.ints1 = {start, end, step};
+  });
+  return out;
+}
+
+Tensor as_strided_backward(const Tensor& g, const DimVector& base_sizes,
+                           const DimVector& base_strides, int64_t base_offset,
+                           const DimVector& sizes, const DimVector& strides, int64_t offset) {
+  // A buffer covering both geometries; the view's gradient is accumulated
+  // into it element by element, then read back through the base's geometry.
+  auto extent = [](const DimVector& sz, const DimVector& st, int64_t off) {
+    int64_t e = off;
+    for (size_t i = 0; i < sz.size(); ++i) {
+      if (sz[i] == 0) return off;
+      e += (sz[i] - 1) * st[i];
+    }
+    return e + 1;
+  };
+  int64_t lo = std::min(base_offset, offset);
+  int64_t hi = std::max(extent(base_sizes, base_strides, base_offset), extent(sizes, strides, offset));
+  Tensor buffer = zeros({std::max<int64_t>(hi - lo, 0)}, g.dtype());
+  Tensor dst = alias_with_geometry(buffer, sizes, strides, offset - lo);
+  if (has_internal_overlap(dst)) {
+    // Overlapping view (e.g. expanded): add element by element.
+    Tensor gc = contiguous(g);
+    GT_DISPATCH_FLOAT(g.dtype(), "as_strided_backward", [&] {
+      scalar_t* b = buffer.data<scalar_t>();
+      const scalar_t* src = gc.data<scalar_t>();
+      int64_t n = gc.numel();
+      for (int64_t flat = 0; flat < n; ++flat) {
+        int64_t rem = flat, off = offset - lo;
+        for (int64_t k = static_cast<int64_t>(sizes.size()) - 1; k >= 0; --k) {
+          off += (rem % sizes[k]) * strides[k];
+          rem /= sizes[k];
+        }
+        b[off] += src[flat];
+      }
+    });
+  } else {
+    kernels::copy(dst, g);
+  }
+  Tensor base_view = alias_with_geometry(buffer, base_sizes, base_strides, base_offset - lo);
+  Tensor out = empty(base_sizes, g.dtype());
+  kernels::copy(out, base_view);
+  return out;
+}
+
+}  // namespace gradtrack::ops

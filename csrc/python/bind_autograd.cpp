@@ -1,0 +1,335 @@
+// Autograd from Python: graph nodes as Python objects, backward/grad, hooks,
+// grad modes, anomaly detection.
+#include <unordered_map>
+
+#include "autograd/engine.h"
+#include "autograd/functions.h"
+#include "autograd/grad_mode.h"
+#include "autograd/variable.h"
+#include "python/common.h"
+
+namespace gradtrack::python {
+
+namespace ag = autograd;
+
+py::object node_object(const std::shared_ptr<ag::Node>& node);
+
+namespace {
+
+PyObject* g_node_base = nullptr;
+std::unordered_map<std::string, PyObject*> g_node_types;
+
+// One Python class per node name (PowBackward0, ...), so that
+// type(t.grad_fn).__name__ is PyTorch's; all share the bound Node layout.
+PyObject* node_type(const std::string& name) {
+  auto it = g_node_types.find(name);
+  if (it != g_node_types.end()) return it->second;
+  py::dict ns;
+  ns["__slots__"] = py::tuple();
+  ns["__module__"] = "gradtrack.autograd.graph";
+  py::object t = py::reinterpret_borrow<py::object>(reinterpret_cast<PyObject*>(&PyType_Type))(
+      name, py::make_tuple(py::handle(g_node_base)), ns);
+  PyObject* raw = t.release().ptr();
+  // The subclass adds no fields (__slots__ = ()), so pybind11's deallocator is
+  // the right one for it too; matching it lets `__class__` be reassigned.
+  auto* sub = reinterpret_cast<PyTypeObject*>(raw);
+  auto* base = reinterpret_cast<PyTypeObject*>(g_node_base);
+  sub->tp_dealloc = base->tp_dealloc;
+  sub->tp_free = base->tp_free;
+  sub->tp_traverse = base->tp_traverse;
+  sub->tp_clear = base->tp_clear;
+  sub->tp_flags = (sub->tp_flags & ~Py_TPFLAGS_HAVE_GC) | (base->tp_flags & Py_TPFLAGS_HAVE_GC);
+  g_node_types[name] = raw;
+  return raw;
+}
+
+struct DebugTrace : ag::NodeDebugInfo {
+  std::string trace;
+};
+
+// Python callables (raw, leaked references: no destructor after Python exits):
+// one returns the forward stack (anomaly mode), one emits the anomaly warning.
+PyObject* g_capture = nullptr;
+PyObject* g_warn = nullptr;
+
+void capture_node_trace(ag::Node& node) {
+  if (!ag::AnomalyMode::is_enabled() || !g_capture) return;
+  auto d = std::make_shared<DebugTrace>();
+  d->trace = py::str(py::reinterpret_borrow<py::object>(g_capture)());
+  node.debug = d;
+}
+
+void anomaly_warn(const ag::Node& node) {
+  if (!g_warn) return;
+  auto d = std::dynamic_pointer_cast<DebugTrace>(node.debug);
+  // Never let the warning replace the error that is being raised.
+  PyObject *type, *value, *tb;
+  PyErr_Fetch(&type, &value, &tb);
+  try {
+    py::reinterpret_borrow<py::object>(g_warn)(node.name(), d ? d->trace : std::string());
+  } catch (py::error_already_set& e) {
+    e.discard_as_unraisable("gradtrack anomaly warning");
+  }
+  PyErr_Restore(type, value, tb);
+}
+
+void check_interrupt() {
+  if (PyErr_CheckSignals() != 0) throw py::error_already_set();
+}
+
+ag::TensorHook wrap_hook(py::function fn) {
+  return [fn](const Tensor& g) -> Tensor {
+    py::object r = fn(g);
+    if (r.is_none()) return Tensor();
+    return r.cast<Tensor>();
+  };
+}
+
+struct HookHandle {
+  int64_t id;
+  std::weak_ptr<ag::Node> node;
+  std::weak_ptr<TensorImpl> tensor;
+  bool post_accumulate = false;
+  void remove() {
+    auto erase = [this](auto& v) {
+      v.erase(std::remove_if(v.begin(), v.end(), [this](const auto& h) { return h_id(h) == id; }), v.end());
+    };
+    if (auto n = node.lock()) erase(n->pre_hooks());
+    if (auto t = tensor.lock()) {
+      Tensor tt(t);
+      if (ag::AutogradMeta* m = ag::meta(tt)) {
+        erase(m->hooks);
+        erase(m->post_accumulate_hooks);
+      }
+    }
+  }
+  static int64_t h_id(const ag::HookEntry& h) { return h.id; }
+  static int64_t h_id(const std::pair<int64_t, std::function<void(const Tensor&)>>& h) { return h.first; }
+};
+
+std::string shape_repr(const Tensor& t) { return size_repr(t.sizes(), ag::kModule); }
+
+// Validates outputs and seeds their gradients (torch's _make_grads).
+void make_roots(const std::vector<Tensor>& outputs, const std::vector<py::object>& grads,
+                std::vector<ag::Edge>& roots, TensorList& root_grads) {
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    const Tensor& t = outputs[i];
+    GT_CHECK(ag::requires_grad(t), "element ", i,
+             " of tensors does not require grad and does not have a grad_fn");
+    Tensor g;
+    py::object gi = i < grads.size() ? grads[i] : py::none();
+    if (gi.is_none()) {
+      GT_CHECK(t.numel() == 1, "grad can be implicitly created only for scalar outputs");
+      g = ops::ones(t.sizes(), t.dtype());
+    } else {
+      g = as_tensor_arg(gi, t.dtype());
+      GT_CHECK(g.sizes() == t.sizes(), "Mismatch in shape: grad_output[", i, "] has a shape of ",
+               shape_repr(g), " and output[", i, "] has a shape of ", shape_repr(t), ".");
+      if (g.dtype() != t.dtype()) g = ops::to_dtype(g, t.dtype());
+    }
+    roots.push_back(ag::gradient_edge(t));
+    root_grads.push_back(g);
+  }
+}
+
+ag::Edge input_edge(const Tensor& t) {
+  const auto& fn = ag::grad_fn(t);
+  if (fn) return {fn, ag::output_nr(t)};
+  return {ag::grad_accumulator(t), 0};
+}
+
+void run_backward_py(const std::vector<Tensor>& outputs, const std::vector<py::object>& grads,
+                     py::object retain_graph, bool create_graph, const std::vector<Tensor>& inputs) {
+  std::vector<ag::Edge> roots;
+  TensorList root_grads;
+  make_roots(outputs, grads, roots, root_grads);
+  ag::BackwardOptions opt;
+  opt.create_graph = create_graph;
+  opt.keep_graph = retain_graph.is_none() ? create_graph : retain_graph.cast<bool>();
+  std::vector<ag::Edge> capture;
+  for (const Tensor& t : inputs) {
+    GT_CHECK(ag::requires_grad(t), "One of the differentiated Tensors does not require grad");
+    capture.push_back(input_edge(t));
+  }
+  TensorList got = ag::run_backward(roots, root_grads, opt, capture);
+  // Non-leaf inputs of backward(inputs=...) get their .grad here.
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    if (ag::is_leaf(inputs[i]) || !got[i].defined()) continue;
+    ag::AutogradMeta& m = ag::materialize_meta(inputs[i]);
+    m.grad = m.grad.defined() ? ops::add(m.grad, got[i]) : ops::clone(got[i]);
+  }
+}
+
+py::tuple run_grad_py(const std::vector<Tensor>& outputs, const std::vector<py::object>& grads,
+                      const std::vector<Tensor>& inputs, py::object retain_graph, bool create_graph,
+                      bool allow_unused, bool materialize) {
+  std::vector<ag::Edge> roots;
+  TensorList root_grads;
+  make_roots(outputs, grads, roots, root_grads);
+  std::vector<ag::Edge> capture;
+  for (const Tensor& t : inputs) {
+    GT_CHECK(ag::requires_grad(t), "One of the differentiated Tensors does not require grad");
+    capture.push_back(input_edge(t));
+  }
+  ag::BackwardOptions opt;
+  opt.create_graph = create_graph;
+  opt.keep_graph = retain_graph.is_none() ? create_graph : retain_graph.cast<bool>();
+  opt.accumulate_grad = false;
+  TensorList got = ag::run_backward(roots, root_grads, opt, capture);
+  py::tuple out(inputs.size());
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    if (!got[i].defined()) {
+      GT_CHECK(allow_unused || materialize, "The differentiated Tensor at index ", i,
+               " appears to not have been used in the graph. Set allow_unused=True if this is the "
+               "desired behavior.");
+      if (materialize) got[i] = ops::zeros_like(inputs[i]);
+    } else if (!create_graph) {
+      got[i] = ag::detach(got[i]);
+    }
+    out[i] = got[i].defined() ? py::cast(got[i]) : py::none();
+  }
+  return out;
+}
+
+void bind_node(py::module_& m) {
+  py::class_<ag::Node, std::shared_ptr<ag::Node>> node(m, "Node");
+  node.def("name", &ag::Node::name)
+      .def_property_readonly("next_functions", [](const ag::Node& n) {
+        py::tuple t(n.next_edges().size());
+        for (size_t i = 0; i < n.next_edges().size(); ++i) {
+          const ag::Edge& e = n.next_edges()[i];
+          t[i] = py::make_tuple(node_object(e.fn), e.input_nr);
+        }
+        return t;
+      })
+      .def_property_readonly("metadata", [](py::handle self) {
+        // PyTorch keeps a dict per node; nodes here have no __dict__, so one
+        // dict per node is kept in a side table keyed by the node.
+        static py::handle table = py::object(py::module_::import("weakref").attr("WeakKeyDictionary")()).release();
+        py::object t = py::reinterpret_borrow<py::object>(table);
+        if (!t.contains(self)) t[self] = py::dict();
+        return t[self];
+      })
+      .def_property_readonly("variable", [](const ag::Node& n) -> py::object {
+        auto* acc = dynamic_cast<const ag::AccumulateGrad*>(&n);
+        if (!acc) throw py::attribute_error("'" + ag::short_name(n.name()) + "' object has no attribute 'variable'");
+        return py::cast(acc->variable());
+      })
+      .def("_sequence_nr", &ag::Node::sequence_nr)
+      .def("register_hook", [](ag::Node& n, py::function fn) {
+        n.post_hooks().push_back([fn](const TensorList& gi, const TensorList& go) -> TensorList {
+          py::object r = fn(py::cast(gi), py::cast(go));
+          if (r.is_none()) return {};
+          return r.cast<TensorList>();
+        });
+      })
+      .def("register_prehook", [](ag::Node& n, py::function fn) {
+        n.node_pre_hooks().push_back([fn](const TensorList& go) -> TensorList {
+          py::object r = fn(py::cast(go));
+          if (r.is_none()) return {};
+          return r.cast<TensorList>();
+        });
+      })
+      .def("_saved_versions", [](const ag::Node& n) {
+        py::list out;
+        auto* f = dynamic_cast<const ag::FormulaNode*>(&n);
+        if (!f) return out;
+        for (const ag::SavedTensor& s : f->saved) {
+          if (!s.defined()) continue;
+          const Tensor& t = s.peek();
+          out.append(py::make_tuple(t.defined() ? py::cast(ag::detach(t)) : py::none(),
+                                    s.saved_version(), t.defined() ? t->version() : 0,
+                                    s.is_output(), s.released()));
+        }
+        return out;
+      })
+      .def("__repr__", [](py::handle self) {
+        return "<" + std::string(py::str(py::type::handle_of(self).attr("__name__"))) +
+               " object at " + std::string(py::str(py::module_::import("builtins").attr("hex")(
+                                   reinterpret_cast<uintptr_t>(self.ptr())))) + ">";
+      });
+  g_node_base = node.ptr();
+  Py_INCREF(g_node_base);
+
+  py::class_<HookHandle>(m, "_HookHandle").def("remove", &HookHandle::remove)
+      .def_readonly("id", &HookHandle::id);
+}
+
+void bind_tensor_autograd(py::module_& m) {
+  m.def("_set_requires_grad", [](const Tensor& t, bool v) { ag::set_requires_grad(t, v); });
+  m.def("_set_grad", [](const Tensor& t, py::handle g) {
+    if (g.is_none()) {
+      if (ag::AutogradMeta* meta = ag::meta(t)) meta->grad = Tensor();
+      return;
+    }
+    ag::materialize_meta(t).grad = g.cast<Tensor>();
+  });
+  m.def("_retain_grad", [](const Tensor& t) {
+    const auto& fn = ag::grad_fn(t);
+    if (!fn) return;
+    ag::AutogradMeta& meta = ag::materialize_meta(t);
+    meta.retains_grad = true;
+    fn->retains_grad()[meta.output_nr] = t.ptr();
+  });
+  m.def("_register_hook", [](const Tensor& t, py::function fn) {
+    HookHandle h{ag::next_hook_id(), {}, {}};
+    const auto& node = ag::grad_fn(t);
+    if (node) {
+      node->pre_hooks().push_back({h.id, ag::output_nr(t), wrap_hook(fn)});
+      h.node = node;
+    } else {
+      ag::materialize_meta(t).hooks.push_back({h.id, 0, wrap_hook(fn)});
+      h.tensor = t.ptr();
+    }
+    return h;
+  });
+  m.def("_register_post_accumulate_grad_hook", [](const Tensor& t, py::function fn) {
+    HookHandle h{ag::next_hook_id(), {}, t.ptr(), true};
+    ag::materialize_meta(t).post_accumulate_hooks.push_back(
+        {h.id, [fn](const Tensor& v) { fn(v); }});
+    return h;
+  });
+}
+
+void bind_modes(py::module_& m) {
+  m.def("is_grad_enabled", [] { return ag::GradMode::is_enabled(); });
+  m.def("_set_grad_enabled", [](bool v) { ag::GradMode::set_enabled(v); });
+  m.def("is_inference_mode_enabled", [] { return ag::InferenceMode::is_enabled(); });
+  m.def("_set_inference_mode", [](bool v) { ag::InferenceMode::set_enabled(v); });
+  m.def("is_anomaly_enabled", [] { return ag::AnomalyMode::is_enabled(); });
+  m.def("is_anomaly_check_nan_enabled", [] { return ag::AnomalyMode::check_nan(); });
+  m.def("_set_anomaly_enabled", [](bool v, bool nan) { ag::AnomalyMode::set(v, nan); });
+  m.def("_set_anomaly_hooks", [](py::object capture, py::object warn) {
+    Py_XDECREF(g_capture);
+    Py_XDECREF(g_warn);
+    g_capture = capture.is_none() ? nullptr : capture.inc_ref().ptr();
+    g_warn = warn.is_none() ? nullptr : warn.inc_ref().ptr();
+    ag::g_node_created_hook = capture.is_none() ? nullptr : &capture_node_trace;
+    ag::g_anomaly_warn = warn.is_none() ? nullptr : &anomaly_warn;
+  });
+  m.def("_run_backward", &run_backward_py, py::arg("tensors"), py::arg("grad_tensors"),
+        py::arg("retain_graph"), py::arg("create_graph"), py::arg("inputs"));
+  m.def("_run_grad", &run_grad_py, py::arg("outputs"), py::arg("grad_outputs"), py::arg("inputs"),
+        py::arg("retain_graph"), py::arg("create_graph"), py::arg("allow_unused"),
+        py::arg("materialize_grads"));
+  m.def("_formula_table_ok", [] { return ag::formula_table_ok(); });
+}
+
+}  // namespace
+
+py::object node_object(const std::shared_ptr<ag::Node>& node) {
+  if (!node) return py::none();
+  py::object o = py::cast(node);
+  PyObject* want = node_type(ag::short_name(node->name()));
+  if (reinterpret_cast<PyObject*>(Py_TYPE(o.ptr())) != want) o.attr("__class__") = py::handle(want);
+  return o;
+}
+
+void init_autograd(py::module_& m) {
+  bind_node(m);
+  bind_tensor_autograd(m);
+  bind_modes(m);
+  ag::g_check_interrupt = &check_interrupt;
+}
+
+}  // namespace gradtrack::python

@@ -1,0 +1,240 @@
+// Module-level functions: factories, the raw in-place entries used by
+// python/gradtrack/_inplace.py, nn.functional kernels, runtime settings.
+#include <pybind11/numpy.h>
+
+#include "autograd/grad_mode.h"
+#include "autograd/variable.h"
+#include "kernels/kernels.h"
+#include "kernels/parallel.h"
+#include "python/common.h"
+
+namespace gradtrack::python {
+
+namespace {
+
+namespace ag = autograd;
+
+// torch.zeros(..., requires_grad=True) and friends.
+Tensor finish_factory(Tensor t, bool requires_grad) {
+  if (requires_grad) {
+    GT_CHECK(is_floating(t.dtype()),
+             "Only Tensors of floating point and complex dtype can require gradients");
+    ag::set_requires_grad(t, true);
+  }
+  return t;
+}
+
+ScalarType dtype_or(py::handle dt, ScalarType fallback) {
+  auto d = optional_dtype(dt);
+  return d ? *d : fallback;
+}
+
+template <typename F>
+void factory(py::module_& m, const char* name, F make) {
+  m.def(name, [make, name](const py::args& size, py::handle dtype, bool rg, py::handle, py::handle) {
+    DimVector sizes = parse_sizes(size, name);
+    return finish_factory(make(sizes, dtype_or(dtype, ScalarType::Float32)), rg);
+  }, py::kw_only(), py::arg("dtype") = py::none(), py::arg("requires_grad") = false,
+     py::arg("device") = py::none(), py::arg("out") = py::none());
+}
+
+void bind_factories(py::module_& m) {
+  factory(m, "zeros", [](const DimVector& s, ScalarType dt) {
+    for (int64_t d : s) GT_CHECK(d >= 0, "zeros: Dimension size must be non-negative.");
+    return ops::zeros(s, dt);
+  });
+  factory(m, "ones", [](const DimVector& s, ScalarType dt) { return ops::ones(s, dt); });
+  factory(m, "empty", [](const DimVector& s, ScalarType dt) { return empty(s, dt); });
+  factory(m, "rand", [](const DimVector& s, ScalarType dt) { return ops::rand(s, dt); });
+  factory(m, "randn", [](const DimVector& s, ScalarType dt) { return ops::randn(s, dt); });
+  m.def("full", [](py::handle size, py::handle value, py::handle dtype, bool rg) {
+    Scalar v = *to_scalar(value);
+    return finish_factory(ops::full(to_dims(size), v, dtype_or(dtype, v.default_dtype())), rg);
+  }, py::arg("size"), py::arg("fill_value"), py::kw_only(), py::arg("dtype") = py::none(),
+     py::arg("requires_grad") = false);
+  m.def("tensor", [](py::handle data, py::handle dtype, bool rg, py::handle) {
+    return finish_factory(tensor_from_data(data, optional_dtype(dtype)), rg);
+  }, py::arg("data"), py::kw_only(), py::arg("dtype") = py::none(),
+     py::arg("requires_grad") = false, py::arg("device") = py::none());
+  m.def("from_numpy", [](py::handle a) { return tensor_from_numpy(a); }, py::arg("ndarray"));
+  m.def("arange", [](const py::args& args, py::handle dtype, bool rg) {
+    GT_CHECK_TYPE(args.size() >= 1 && args.size() <= 3, "arange() received an invalid combination of arguments");
+    std::vector<Scalar> v;
+    for (py::handle h : args) {
+      auto s = to_scalar(h);
+      if (!s && py::isinstance<TensorImpl>(h)) {
+        Tensor t = h.cast<Tensor>();
+        s = is_floating(t.dtype()) ? Scalar(*ops::to_dtype(t, ScalarType::Float64).data<double>())
+                                   : Scalar(*ops::to_dtype(t, ScalarType::Int64).data<int64_t>());
+      }
+      GT_CHECK_TYPE(s.has_value(), "arange(): argument 'end' must be Number");
+      v.push_back(*s);
+    }
+    Scalar start = v.size() > 1 ? v[0] : Scalar(int64_t(0));
+    Scalar end = v.size() > 1 ? v[1] : v[0];
+    Scalar step = v.size() > 2 ? v[2] : Scalar(int64_t(1));
+    return finish_factory(ops::arange(start, end, step, optional_dtype(dtype)), rg);
+  }, py::kw_only(), py::arg("dtype") = py::none(), py::arg("requires_grad") = false);
+  m.def("linspace", [](double start, double end, int64_t steps, py::handle dtype, bool rg) {
+    return finish_factory(ops::linspace(start, end, steps, dtype_or(dtype, ScalarType::Float32)), rg);
+  }, py::arg("start"), py::arg("end"), py::arg("steps"), py::kw_only(), py::arg("dtype") = py::none(),
+     py::arg("requires_grad") = false);
+  m.def("eye", [](int64_t n, py::handle mm, py::handle dtype, bool rg) {
+    int64_t cols = mm.is_none() ? n : mm.cast<int64_t>();
+    return finish_factory(ops::eye(n, cols, dtype_or(dtype, ScalarType::Float32)), rg);
+  }, py::arg("n"), py::arg("m") = py::none(), py::kw_only(), py::arg("dtype") = py::none(),
+     py::arg("requires_grad") = false);
+  m.def("randint", [](const py::args& args, py::handle dtype, bool rg) {
+    GT_CHECK_TYPE(args.size() == 2 || args.size() == 3,
+                  "randint() received an invalid combination of arguments");
+    int64_t low = args.size() == 3 ? args[0].cast<int64_t>() : 0;
+    int64_t high = args[args.size() - 2].cast<int64_t>();
+    DimVector size = to_dims(args[args.size() - 1]);
+    return finish_factory(ops::randint(low, high, size, dtype_or(dtype, ScalarType::Int64)), rg);
+  }, py::kw_only(), py::arg("dtype") = py::none(), py::arg("requires_grad") = false);
+  m.def("randperm", [](int64_t n, py::handle dtype) {
+    return ops::randperm(n, dtype_or(dtype, ScalarType::Int64));
+  }, py::arg("n"), py::kw_only(), py::arg("dtype") = py::none());
+  m.def("_like", [](const std::string& kind, const Tensor& a, py::handle dtype, bool rg, py::handle fill) {
+    ScalarType dt = dtype_or(dtype, a.dtype());
+    Tensor t;
+    if (kind == "zeros") t = ops::zeros(a.sizes(), dt);
+    else if (kind == "ones") t = ops::ones(a.sizes(), dt);
+    else if (kind == "empty") t = empty(a.sizes(), dt);
+    else if (kind == "full") t = ops::full(a.sizes(), *to_scalar(fill), dt);
+    else if (kind == "rand") t = ops::rand(a.sizes(), dt);
+    else if (kind == "randn") t = ops::randn(a.sizes(), dt);
+    else throw ValueError("unknown factory " + kind);
+    return finish_factory(t, rg);
+  });
+  m.def("manual_seed", [](int64_t seed) { kernels::default_generator().manual_seed(uint64_t(seed)); });
+  m.def("initial_seed", [] { return kernels::default_generator().initial_seed(); });
+  m.def("_get_rng_state", [] {
+    auto& g = kernels::default_generator();
+    return py::make_tuple(g.seed(), g.offset());
+  });
+  m.def("_set_rng_state", [](uint64_t seed, uint64_t offset) {
+    kernels::default_generator().set_state(seed, offset);
+  });
+}
+
+// The op ids of InplaceOp, by the method name without the underscore.
+py::dict inplace_ids() {
+  py::dict d;
+  const char* names[] = {"add", "sub", "mul", "div", "pow", "maximum", "minimum", "remainder",
+                         "floor_divide", "neg", "abs", "exp", "log", "sqrt", "rsqrt", "sin", "cos",
+                         "tanh", "sigmoid", "relu", "reciprocal", "sign", "floor", "ceil", "round",
+                         "trunc", "log1p", "expm1", "square"};
+  for (int i = 0; i < int(sizeof(names) / sizeof(names[0])); ++i) d[names[i]] = i;
+  return d;
+}
+
+void bind_inplace(py::module_& m) {
+  m.attr("_inplace_ids") = inplace_ids();
+  m.def("_binary_", [](int op, const Tensor& self, py::handle other, py::handle alpha, py::handle mode) {
+    auto kind = static_cast<ops::InplaceOp>(op);
+    Scalar al = *to_scalar(alpha);
+    std::string r = mode.is_none() ? std::string() : mode.cast<std::string>();
+    if (auto s = to_scalar(other)) return ops::inplace_binary(kind, self, *s, al, r);
+    return ops::inplace_binary(kind, self, as_tensor_arg(other), al, r);
+  });
+  m.def("_unary_", [](int op, const Tensor& self) {
+    return ops::inplace_unary(static_cast<ops::InplaceOp>(op), self);
+  });
+  m.def("_clamp_", [](const Tensor& self, py::handle lo, py::handle hi) {
+    std::optional<Scalar> l, h;
+    if (!lo.is_none()) l = *to_scalar(lo);
+    if (!hi.is_none()) h = *to_scalar(hi);
+    return ops::inplace_clamp(self, l, h);
+  });
+  m.def("_fill_", [](const Tensor& self, py::handle value) {
+    if (py::isinstance<TensorImpl>(value)) return ops::inplace_fill(self, value.cast<Tensor>());
+    auto s = to_scalar(value);
+    GT_CHECK_TYPE(s.has_value(), "fill_(): argument 'value' must be Number");
+    return ops::inplace_fill(self, *s);
+  });
+  m.def("_zero_", [](const Tensor& self) { return ops::inplace_zero(self); });
+  m.def("_copy_", [](const Tensor& self, py::handle src) {
+    return ops::inplace_copy(self, as_tensor_arg(src, self.dtype()));
+  });
+  m.def("_normal_", [](const Tensor& self, double mean, double std) {
+    return ops::inplace_normal(self, mean, std);
+  });
+  m.def("_uniform_", [](const Tensor& self, double lo, double hi) {
+    return ops::inplace_uniform(self, lo, hi);
+  });
+  m.def("_index_put_", [](const Tensor& self, py::list indices, py::handle values, bool acc) {
+    ops::IndexList idx;
+    for (py::handle h : indices) {
+      if (h.is_none()) idx.emplace_back(std::nullopt);
+      else idx.emplace_back(h.cast<Tensor>());
+    }
+    return ops::inplace_index_put(self, idx, as_tensor_arg(values, self.dtype()), acc);
+  });
+  m.def("_masked_fill_", [](const Tensor& self, const Tensor& mask, py::handle value) {
+    if (py::isinstance<TensorImpl>(value)) {
+      Tensor v = value.cast<Tensor>();
+      GT_CHECK(v.dim() == 0, "masked_fill_ only supports a 0-dimensional value tensor, but got "
+               "tensor with ", v.dim(), " dimension(s).");
+      return ops::inplace_masked_fill(self, mask, GT_DISPATCH_ALL(v.dtype(), [&]() -> Scalar {
+        scalar_t x = *v.data<scalar_t>();
+        if constexpr (std::is_floating_point_v<scalar_t>) return Scalar(double(x));
+        else if constexpr (std::is_same_v<scalar_t, bool>) return Scalar(x);
+        else return Scalar(int64_t(x));
+      }));
+    }
+    return ops::inplace_masked_fill(self, mask, *to_scalar(value));
+  });
+  m.def("_t_", [](const Tensor& self) { return ops::inplace_t(self); });
+  m.def("_unsqueeze_", [](const Tensor& self, int64_t d) { return ops::inplace_unsqueeze(self, d); });
+  m.def("_squeeze_", [](const Tensor& self, py::handle d) {
+    return ops::inplace_squeeze(self, d.is_none() ? std::nullopt : std::optional<int64_t>(d.cast<int64_t>()));
+  });
+  m.def("_set_data", [](const Tensor& self, const Tensor& other) { self->set_data(*other.get()); });
+}
+
+void bind_nn(py::module_& m) {
+  m.def("_nll_loss", [](const Tensor& x, const Tensor& t, py::handle w, int64_t red, int64_t ignore) {
+    Tensor wt = w.is_none() ? Tensor() : w.cast<Tensor>();
+    return ops::nll_loss(x, t, wt.defined() ? &wt : nullptr, red, ignore);
+  });
+  m.def("_mse_loss", [](const Tensor& a, const Tensor& t, int64_t red) { return ops::mse_loss(a, t, red); });
+  m.def("_linear", [](const Tensor& x, const Tensor& w, py::handle b) {
+    if (b.is_none()) return ops::linear(x, w, nullptr);
+    Tensor bias = b.cast<Tensor>();
+    return ops::linear(x, w, &bias);
+  });
+  m.def("_sgd_update", [](const Tensor& p, const Tensor& g, py::handle buf, double lr, double momentum,
+                          double dampening, double wd, bool nesterov, bool maximize, bool first) {
+    Tensor b = buf.is_none() ? Tensor() : buf.cast<Tensor>();
+    ops::sgd_update(p, g, b.defined() ? &b : nullptr, lr, momentum, dampening, wd, nesterov,
+                    maximize, first);
+  });
+}
+
+void bind_runtime(py::module_& m) {
+  m.def("get_num_threads", [] { return get_num_threads(); });
+  m.def("set_num_threads", [](int n) { set_num_threads(n); });
+  m.def("_blas_core", [] { return std::string(kernels::blas_init()); });
+  m.def("_allocator_stats", [] {
+    AllocatorStats s = allocator_stats();
+    py::dict d;
+    d["cached_bytes"] = s.cached_bytes;
+    d["cached_blocks"] = s.cached_blocks;
+    d["hits"] = s.hits;
+    d["misses"] = s.misses;
+    return d;
+  });
+  m.def("_empty_cache", [] { allocator_empty_cache(); });
+}
+
+}  // namespace
+
+void init_ops(py::module_& m) {
+  bind_factories(m);
+  bind_inplace(m);
+  bind_nn(m);
+  bind_runtime(m);
+}
+
+}  // namespace gradtrack::python

@@ -1,0 +1,147 @@
+// The Tensor class: construction, geometry, conversions, autograd fields.
+// Math methods and operators are in bind_tensor_ops.cpp.
+#include <pybind11/numpy.h>
+
+#include "autograd/functions.h"
+#include "autograd/grad_mode.h"
+#include "autograd/variable.h"
+#include "kernels/kernels.h"
+#include "python/common.h"
+
+namespace gradtrack::python {
+
+void init_tensor_ops(py::class_<TensorImpl, std::shared_ptr<TensorImpl>>& cls, py::module_& m);
+py::object node_object(const std::shared_ptr<autograd::Node>& node);
+
+namespace {
+
+using Cls = py::class_<TensorImpl, std::shared_ptr<TensorImpl>>;
+namespace ag = autograd;
+
+std::shared_ptr<TensorImpl> construct(const py::args& args) {
+  if (args.size() == 1 && py::isinstance<TensorImpl>(args[0])) {
+    // Parameter(data): an alias of data (shared storage and counter).
+    Tensor src = args[0].cast<Tensor>();
+    return ag::detach(src).ptr();
+  }
+  if (args.size() == 1 && (PyList_Check(args[0].ptr()) || PyTuple_Check(args[0].ptr()))) {
+    return tensor_from_data(args[0], ScalarType::Float32).ptr();
+  }
+  if (args.size() == 0) return empty({0}, ScalarType::Float32).ptr();
+  return empty(parse_sizes(args, "Tensor"), ScalarType::Float32).ptr();
+}
+
+Scalar item_of(const Tensor& t) {
+  GT_CHECK(t.numel() == 1, "a Tensor with ", t.numel(), " elements cannot be converted to Scalar");
+  return GT_DISPATCH_ALL(t.dtype(), [&]() -> Scalar {
+    scalar_t v = *t.data<scalar_t>();
+    if constexpr (std::is_same_v<scalar_t, bool>) return Scalar(v);
+    else if constexpr (std::is_floating_point_v<scalar_t>) return Scalar(static_cast<double>(v));
+    else return Scalar(static_cast<int64_t>(v));
+  });
+}
+
+py::object scalar_to_py(Scalar s) {
+  if (s.is_bool()) return py::bool_(s.to_int() != 0);
+  if (s.is_float()) return py::float_(s.to_double());
+  return py::int_(s.to_int());
+}
+
+void one_element(const Tensor& t) {
+  GT_CHECK_VALUE(t.numel() == 1, "only one element tensors can be converted to Python scalars");
+}
+
+void bind_geometry(Cls& cls) {
+  cls.def_property_readonly("shape", [](const Tensor& t) { return make_size(t.sizes()); })
+      .def("size", [](const Tensor& t, py::object dim) -> py::object {
+             if (dim.is_none()) return make_size(t.sizes());
+             return py::int_(t.sizes()[wrap_dim(dim.cast<int64_t>(), t.dim())]);
+           }, py::arg("dim") = py::none())
+      .def("stride", [](const Tensor& t, py::object dim) -> py::object {
+             if (dim.is_none()) return py::tuple(py::cast(t.strides().vec()));
+             return py::int_(t.strides()[wrap_dim(dim.cast<int64_t>(), t.dim())]);
+           }, py::arg("dim") = py::none())
+      .def("dim", [](const Tensor& t) { return t.dim(); })
+      .def("ndimension", [](const Tensor& t) { return t.dim(); })
+      .def_property_readonly("ndim", [](const Tensor& t) { return t.dim(); })
+      .def("numel", [](const Tensor& t) { return t.numel(); })
+      .def("nelement", [](const Tensor& t) { return t.numel(); })
+      .def("element_size", [](const Tensor& t) { return itemsize(t.dtype()); })
+      .def_property_readonly("itemsize", [](const Tensor& t) { return itemsize(t.dtype()); })
+      .def_property_readonly("nbytes", [](const Tensor& t) { return t.numel() * int64_t(itemsize(t.dtype())); })
+      .def("storage_offset", [](const Tensor& t) { return t->offset(); })
+      .def("is_contiguous", [](const Tensor& t) { return t.is_contiguous(); })
+      .def("data_ptr", [](const Tensor& t) { return reinterpret_cast<uintptr_t>(t.raw()); })
+      .def("untyped_storage_ptr", [](const Tensor& t) { return reinterpret_cast<uintptr_t>(t->storage()->data()); })
+      .def_property_readonly("dtype", [](const Tensor& t) { return dtype_object(t.dtype()); })
+      .def("is_floating_point", [](const Tensor& t) { return is_floating(t.dtype()); })
+      .def("is_complex", [](const Tensor&) { return false; })
+      .def_property_readonly("is_cuda", [](const Tensor&) { return false; })
+      .def_property_readonly("_version", [](const Tensor& t) { return t->version(); })
+      .def("__len__", [](const Tensor& t) {
+        GT_CHECK_TYPE(t.dim() > 0, "len() of a 0-d tensor");
+        return t.sizes()[0];
+      });
+}
+
+void bind_conversions(Cls& cls) {
+  cls.def("item", [](const Tensor& t) { return scalar_to_py(item_of(t)); })
+      .def("tolist", [](const Tensor& t) { return tensor_tolist(t); })
+      .def("numpy", [](py::handle self, bool force) { return tensor_numpy(self, force); },
+           py::arg("force") = false)
+      .def("__bool__", [](const Tensor& t) {
+        GT_CHECK(t.numel() == 1, "Boolean value of Tensor with more than one value is ambiguous");
+        return item_of(t).to<bool>();
+      })
+      .def("__float__", [](const Tensor& t) {
+        one_element(t);
+        return item_of(t).to_double();
+      })
+      .def("__int__", [](const Tensor& t) {
+        one_element(t);
+        return item_of(t).is_float() ? static_cast<int64_t>(item_of(t).to_double()) : item_of(t).to_int();
+      })
+      .def("__index__", [](const Tensor& t) {
+        GT_CHECK_TYPE(t.numel() == 1 && (is_integral(t.dtype()) || t.dtype() == ScalarType::Bool),
+                      "only integer tensors of a single element can be converted to an index");
+        return item_of(t).to_int();
+      })
+      .def("__hash__", [](py::handle self) { return reinterpret_cast<intptr_t>(self.ptr()) >> 4; })
+      .def("__getitem__", [](const Tensor& t, py::handle idx) { return getitem(t, idx); })
+      .def("_setitem_target", [](const Tensor& t, py::handle idx) { return setitem_target(t, idx); });
+}
+
+void bind_autograd_fields(Cls& cls) {
+  cls.def_property_readonly("requires_grad", [](const Tensor& t) { return ag::requires_grad(t); })
+      .def_property_readonly("is_leaf", [](const Tensor& t) { return ag::is_leaf(t); })
+      .def_property_readonly("grad_fn", [](const Tensor& t) { return node_object(ag::grad_fn(t)); })
+      .def_property_readonly("_grad", [](const Tensor& t) {
+        ag::AutogradMeta* m = ag::meta(t);
+        return m ? m->grad : Tensor();
+      })
+      .def_property_readonly("retains_grad", [](const Tensor& t) {
+        ag::AutogradMeta* m = ag::meta(t);
+        return m != nullptr && m->retains_grad && !ag::is_leaf(t);
+      })
+      .def_property_readonly("output_nr", [](const Tensor& t) { return ag::output_nr(t); })
+      .def_property_readonly("_base", [](const Tensor& t) { return ag::view_base(t); })
+      .def("_is_view", [](const Tensor& t) { return ag::is_view(t); })
+      .def("detach", [](const Tensor& t) { return ag::detach(t); })
+      .def("_detach_inplace", [](const Tensor& t) { ag::detach_inplace(t); })
+      .def("_data", [](const Tensor& t) { return alias_fresh_counter(t); })
+      .def("_check_view_rebase", [](const Tensor& t) { ag::check_view_rebase(t, false); });
+}
+
+}  // namespace
+
+void init_tensor(py::module_& m) {
+  Cls cls(m, "Tensor");
+  cls.def(py::init(&construct));
+  bind_geometry(cls);
+  bind_conversions(cls);
+  bind_autograd_fields(cls);
+  init_tensor_ops(cls, m);
+  cls.attr("__module__") = "gradtrack";
+}
+
+}  // namespace gradtrack::python

@@ -1,0 +1,396 @@
+// Tensor math: methods, the same functions on the module, and operators.
+#include <pybind11/numpy.h>
+
+#include <algorithm>
+
+#include "autograd/grad_mode.h"
+#include "python/common.h"
+
+namespace gradtrack::python {
+
+namespace {
+
+using Cls = py::class_<TensorImpl, std::shared_ptr<TensorImpl>>;
+using ops::Cmp;
+using ops::Logic;
+
+py::object not_implemented() { return py::reinterpret_borrow<py::object>(Py_NotImplemented); }
+
+bool is_tensor(py::handle h) { return py::isinstance<TensorImpl>(h); }
+
+bool is_array_like(py::handle h) { return py::hasattr(h, "__array_interface__"); }
+
+// Dispatches `a op b` on b's type; NotImplemented lets Python try b's side.
+template <typename TT, typename TS>
+py::object binop(const Tensor& a, py::handle b, const TT& tt, const TS& ts) {
+  if (is_tensor(b)) return py::cast(tt(a, b.cast<Tensor>()));
+  if (auto s = to_scalar(b)) return py::cast(ts(a, *s));
+  if (is_array_like(b)) return py::cast(tt(a, tensor_from_data(b, std::nullopt)));
+  return not_implemented();
+}
+
+// Like binop, but for named methods: a wrong type is a TypeError.
+template <typename TT, typename TS>
+Tensor method_binop(const char* name, const Tensor& a, py::handle b, const TT& tt, const TS& ts) {
+  if (is_tensor(b)) return tt(a, b.cast<Tensor>());
+  if (auto s = to_scalar(b)) return ts(a, *s);
+  if (is_array_like(b) || PyList_Check(b.ptr())) return tt(a, tensor_from_data(b, std::nullopt));
+  throw TypeError(str_cat(name, "(): argument 'other' (position 1) must be Tensor, not ",
+                          std::string(py::str(py::type::handle_of(b).attr("__name__")))));
+}
+
+Scalar scalar_arg(py::handle h, const char* what) {
+  auto s = to_scalar(h);
+  GT_CHECK_TYPE(s.has_value(), what, " must be a number");
+  return *s;
+}
+
+std::string rounding(py::handle h) { return h.is_none() ? std::string() : h.cast<std::string>(); }
+
+DimVector dims_arg(py::handle dim) {
+  if (dim.is_none()) return {};
+  return to_dims(dim);
+}
+
+// Registers `fn` as a method and as a module function taking `input`.
+template <typename F, typename... Extra>
+void both(Cls& cls, py::module_& m, const char* name, F&& fn, const Extra&... extra) {
+  cls.def(name, fn, extra...);
+  m.def(name, fn, py::arg("input"), extra...);
+}
+
+void bind_arith(Cls& cls, py::module_& m) {
+  both(cls, m, "add", [](const Tensor& a, py::handle b, py::handle alpha) {
+    Scalar al = scalar_arg(alpha, "alpha");
+    return method_binop("add", a, b, [&](const Tensor& x, const Tensor& y) { return ops::add(x, y, al); },
+                        [&](const Tensor& x, Scalar y) { return ops::add(x, y, al); });
+  }, py::arg("other"), py::kw_only(), py::arg("alpha") = 1);
+  both(cls, m, "sub", [](const Tensor& a, py::handle b, py::handle alpha) {
+    Scalar al = scalar_arg(alpha, "alpha");
+    return method_binop("sub", a, b, [&](const Tensor& x, const Tensor& y) { return ops::sub(x, y, al); },
+                        [&](const Tensor& x, Scalar y) { return ops::sub(x, y, al); });
+  }, py::arg("other"), py::kw_only(), py::arg("alpha") = 1);
+  m.def("rsub", [](const Tensor& a, py::handle b, py::handle alpha) {
+    Scalar al = scalar_arg(alpha, "alpha");
+    return method_binop("rsub", a, b, [&](const Tensor& x, const Tensor& y) { return ops::rsub(x, y, al); },
+                        [&](const Tensor& x, Scalar y) { return ops::rsub(x, y, al); });
+  }, py::arg("input"), py::arg("other"), py::kw_only(), py::arg("alpha") = 1);
+  both(cls, m, "mul", [](const Tensor& a, py::handle b) {
+    return method_binop("mul", a, b, [](const Tensor& x, const Tensor& y) { return ops::mul(x, y); },
+                        [](const Tensor& x, Scalar y) { return ops::mul(x, y); });
+  }, py::arg("other"));
+  both(cls, m, "div", [](const Tensor& a, py::handle b, py::handle mode) {
+    std::string r = rounding(mode);
+    return method_binop("div", a, b, [&](const Tensor& x, const Tensor& y) { return ops::div(x, y, r); },
+                        [&](const Tensor& x, Scalar y) { return ops::div(x, y, r); });
+  }, py::arg("other"), py::kw_only(), py::arg("rounding_mode") = py::none());
+  both(cls, m, "floor_divide", [](const Tensor& a, py::handle b) {
+    return method_binop("floor_divide", a, b, [](const Tensor& x, const Tensor& y) { return ops::floor_divide(x, y); },
+                        [](const Tensor& x, Scalar y) { return ops::floor_divide(x, y); });
+  }, py::arg("other"));
+  both(cls, m, "remainder", [](const Tensor& a, py::handle b) {
+    return method_binop("remainder", a, b, [](const Tensor& x, const Tensor& y) { return ops::remainder(x, y); },
+                        [](const Tensor& x, Scalar y) { return ops::remainder(x, y); });
+  }, py::arg("other"));
+  both(cls, m, "pow", [](const Tensor& a, py::handle b) {
+    return method_binop("pow", a, b, [](const Tensor& x, const Tensor& y) { return ops::pow(x, y); },
+                        [](const Tensor& x, Scalar y) { return ops::pow(x, y); });
+  }, py::arg("exponent"));
+  both(cls, m, "maximum", [](const Tensor& a, const Tensor& b) { return ops::maximum(a, b); }, py::arg("other"));
+  both(cls, m, "minimum", [](const Tensor& a, const Tensor& b) { return ops::minimum(a, b); }, py::arg("other"));
+  both(cls, m, "clamp", [](const Tensor& a, py::handle lo, py::handle hi) -> Tensor {
+    if (is_tensor(lo) || is_tensor(hi)) {
+      Tensor l = is_tensor(lo) ? lo.cast<Tensor>() : Tensor(), h = is_tensor(hi) ? hi.cast<Tensor>() : Tensor();
+      if (!lo.is_none() && !l.defined()) l = ops::scalar_tensor(scalar_arg(lo, "min"), a.dtype());
+      if (!hi.is_none() && !h.defined()) h = ops::scalar_tensor(scalar_arg(hi, "max"), a.dtype());
+      return ops::clamp(a, l.defined() ? &l : nullptr, h.defined() ? &h : nullptr);
+    }
+    std::optional<Scalar> l, h;
+    if (!lo.is_none()) l = scalar_arg(lo, "min");
+    if (!hi.is_none()) h = scalar_arg(hi, "max");
+    return ops::clamp(a, l, h);
+  }, py::arg("min") = py::none(), py::arg("max") = py::none());
+  m.def("pow", [](py::handle base, const Tensor& e) {
+    return ops::pow(scalar_arg(base, "base"), e);
+  }, py::arg("self"), py::arg("exponent"));
+  m.def("where", [](const Tensor& cond, py::handle a, py::handle b) {
+    Tensor x = is_tensor(a) ? a.cast<Tensor>() : Tensor(), y = is_tensor(b) ? b.cast<Tensor>() : Tensor();
+    // A Python number takes the other operand's dtype class, as a wrapped number does.
+    if (!x.defined() && !y.defined()) {
+      x = tensor_from_data(a, std::nullopt);
+      y = tensor_from_data(b, std::nullopt);
+    } else if (!x.defined()) {
+      Scalar s = scalar_arg(a, "input");
+      x = ops::scalar_tensor(s, ops::result_type(y, s));
+    } else if (!y.defined()) {
+      Scalar s = scalar_arg(b, "other");
+      y = ops::scalar_tensor(s, ops::result_type(x, s));
+    }
+    return ops::where(cond, x, y);
+  }, py::arg("condition"), py::arg("input"), py::arg("other"));
+}
+
+#define GT_UNARY(name) both(cls, m, #name, [](const Tensor& a) { return ops::name(a); })
+
+void bind_unary(Cls& cls, py::module_& m) {
+  GT_UNARY(neg);
+  GT_UNARY(abs);
+  GT_UNARY(exp);
+  GT_UNARY(log);
+  GT_UNARY(sqrt);
+  GT_UNARY(rsqrt);
+  GT_UNARY(sin);
+  GT_UNARY(cos);
+  GT_UNARY(tanh);
+  GT_UNARY(sigmoid);
+  GT_UNARY(relu);
+  GT_UNARY(reciprocal);
+  GT_UNARY(sign);
+  GT_UNARY(floor);
+  GT_UNARY(ceil);
+  GT_UNARY(round);
+  GT_UNARY(trunc);
+  GT_UNARY(log1p);
+  GT_UNARY(expm1);
+  GT_UNARY(square);
+  GT_UNARY(isnan);
+  GT_UNARY(logical_not);
+  GT_UNARY(bitwise_not);
+  GT_UNARY(t);
+  GT_UNARY(clone);
+}
+
+void bind_compare(Cls& cls, py::module_& m) {
+  auto cmp = [&](const char* name, Cmp op) {
+    both(cls, m, name, [op, name](const Tensor& a, py::handle b) {
+      return method_binop(name, a, b, [op](const Tensor& x, const Tensor& y) { return ops::compare(op, x, y); },
+                          [op](const Tensor& x, Scalar y) { return ops::compare(op, x, y); });
+    }, py::arg("other"));
+  };
+  cmp("eq", Cmp::Eq);
+  cmp("ne", Cmp::Ne);
+  cmp("lt", Cmp::Lt);
+  cmp("le", Cmp::Le);
+  cmp("gt", Cmp::Gt);
+  cmp("ge", Cmp::Ge);
+  auto logic = [&](const char* name, Logic op) {
+    both(cls, m, name, [op](const Tensor& a, const Tensor& b) { return ops::logical(op, a, b); },
+         py::arg("other"));
+  };
+  logic("logical_and", Logic::And);
+  logic("logical_or", Logic::Or);
+  logic("logical_xor", Logic::Xor);
+  m.def("equal", [](const Tensor& a, const Tensor& b) {
+    if (a.sizes() != b.sizes()) return false;
+    Tensor eq = ops::all(ops::compare(Cmp::Eq, a, b), std::nullopt, false);
+    return *eq.data<bool>();
+  }, py::arg("input"), py::arg("other"));
+}
+
+std::optional<int64_t> opt_dim(py::handle h) {
+  if (h.is_none()) return std::nullopt;
+  return h.cast<int64_t>();
+}
+
+void bind_reductions(Cls& cls, py::module_& m) {
+  both(cls, m, "sum", [](const Tensor& a, py::handle dim, bool keepdim, py::handle dtype) {
+    return ops::sum(a, dims_arg(dim), keepdim, optional_dtype(dtype), !dim.is_none());
+  }, py::arg("dim") = py::none(), py::arg("keepdim") = false, py::kw_only(), py::arg("dtype") = py::none());
+  both(cls, m, "mean", [](const Tensor& a, py::handle dim, bool keepdim, py::handle dtype) {
+    return ops::mean(a, dims_arg(dim), keepdim, optional_dtype(dtype), !dim.is_none());
+  }, py::arg("dim") = py::none(), py::arg("keepdim") = false, py::kw_only(), py::arg("dtype") = py::none());
+  auto extreme = [](bool is_max) {
+    return [is_max](const Tensor& a, py::handle dim, bool keepdim) -> py::object {
+      if (is_tensor(dim)) return py::cast(is_max ? ops::maximum(a, dim.cast<Tensor>()) : ops::minimum(a, dim.cast<Tensor>()));
+      if (dim.is_none()) return py::cast(is_max ? ops::max(a) : ops::min(a));
+      auto r = is_max ? ops::max(a, dim.cast<int64_t>(), keepdim) : ops::min(a, dim.cast<int64_t>(), keepdim);
+      return py::make_tuple(r.first, r.second);
+    };
+  };
+  cls.def("_max", extreme(true), py::arg("dim") = py::none(), py::arg("keepdim") = false);
+  cls.def("_min", extreme(false), py::arg("dim") = py::none(), py::arg("keepdim") = false);
+  both(cls, m, "argmax", [](const Tensor& a, py::handle dim, bool keepdim) {
+    return ops::argmax(a, opt_dim(dim), keepdim);
+  }, py::arg("dim") = py::none(), py::arg("keepdim") = false);
+  both(cls, m, "argmin", [](const Tensor& a, py::handle dim, bool keepdim) {
+    return ops::argmin(a, opt_dim(dim), keepdim);
+  }, py::arg("dim") = py::none(), py::arg("keepdim") = false);
+  both(cls, m, "amax", [](const Tensor& a, py::handle dim, bool keepdim) {
+    return ops::amax(a, dims_arg(dim), keepdim);
+  }, py::arg("dim") = py::tuple(), py::arg("keepdim") = false);
+  both(cls, m, "any", [](const Tensor& a, py::handle dim, bool keepdim) {
+    return ops::any(a, opt_dim(dim), keepdim);
+  }, py::arg("dim") = py::none(), py::arg("keepdim") = false);
+  both(cls, m, "all", [](const Tensor& a, py::handle dim, bool keepdim) {
+    return ops::all(a, opt_dim(dim), keepdim);
+  }, py::arg("dim") = py::none(), py::arg("keepdim") = false);
+  both(cls, m, "prod", [](const Tensor& a) { return ops::prod_all(a); });
+}
+
+DimVector shape_args(const py::args& args, const char* fn) { return parse_sizes(args, fn); }
+
+void bind_shape(Cls& cls, py::module_& m) {
+  cls.def("view", [](const Tensor& a, const py::args& shape) { return ops::view(a, shape_args(shape, "view")); })
+      .def("view_as", [](const Tensor& a, const Tensor& o) { return ops::view(a, o.sizes()); }, py::arg("other"))
+      .def("reshape", [](const Tensor& a, const py::args& shape) { return ops::reshape(a, shape_args(shape, "reshape")); })
+      .def("reshape_as", [](const Tensor& a, const Tensor& o) { return ops::reshape(a, o.sizes()); }, py::arg("other"))
+      .def("expand", [](const Tensor& a, const py::args& sizes) { return ops::expand(a, shape_args(sizes, "expand")); })
+      .def("expand_as", [](const Tensor& a, const Tensor& o) { return ops::expand(a, o.sizes()); }, py::arg("other"))
+      .def("permute", [](const Tensor& a, const py::args& dims) { return ops::permute(a, shape_args(dims, "permute")); })
+      .def("contiguous", [](const Tensor& a) { return ops::contiguous(a); })
+      .def_property_readonly("T", [](const Tensor& a) {
+        DimVector dims;
+        for (int64_t d = a.dim() - 1; d >= 0; --d) dims.push_back(d);
+        return ops::permute(a, dims);
+      })
+      .def_property_readonly("mT", [](const Tensor& a) { return ops::transpose(a, -2, -1); });
+  m.def("reshape", [](const Tensor& a, py::handle shape) { return ops::reshape(a, to_dims(shape)); },
+        py::arg("input"), py::arg("shape"));
+  m.def("permute", [](const Tensor& a, py::handle dims) { return ops::permute(a, to_dims(dims)); },
+        py::arg("input"), py::arg("dims"));
+  both(cls, m, "as_strided", [](const Tensor& a, py::handle size, py::handle stride, py::handle off) {
+    return ops::as_strided(a, to_dims(size), to_dims(stride), opt_dim(off));
+  }, py::arg("size"), py::arg("stride"), py::arg("storage_offset") = py::none());
+  both(cls, m, "transpose", [](const Tensor& a, int64_t d0, int64_t d1) { return ops::transpose(a, d0, d1); },
+       py::arg("dim0"), py::arg("dim1"));
+  both(cls, m, "swapaxes", [](const Tensor& a, int64_t d0, int64_t d1) { return ops::transpose(a, d0, d1); },
+       py::arg("axis0"), py::arg("axis1"));
+  both(cls, m, "unsqueeze", [](const Tensor& a, int64_t d) { return ops::unsqueeze(a, d); }, py::arg("dim"));
+  both(cls, m, "squeeze", [](const Tensor& a, py::handle d) {
+    if (d.is_none()) return ops::squeeze(a);
+    DimVector dims = to_dims(d);
+    Tensor r = a;
+    // Several dims: squeeze from the last so earlier indices stay valid.
+    std::vector<int64_t> w;
+    for (int64_t x : dims) w.push_back(wrap_dim(x, a.dim()));
+    std::sort(w.rbegin(), w.rend());
+    for (int64_t x : w) r = ops::squeeze(r, x);
+    return r;
+  }, py::arg("dim") = py::none());
+  both(cls, m, "flatten", [](const Tensor& a, int64_t s, int64_t e) { return ops::flatten(a, s, e); },
+       py::arg("start_dim") = 0, py::arg("end_dim") = -1);
+  both(cls, m, "select", [](const Tensor& a, int64_t d, int64_t i) { return ops::select(a, d, i); },
+       py::arg("dim"), py::arg("index"));
+  both(cls, m, "narrow", [](const Tensor& a, int64_t d, int64_t s, int64_t l) { return ops::narrow(a, d, s, l); },
+       py::arg("dim"), py::arg("start"), py::arg("length"));
+  both(cls, m, "split", [](const Tensor& a, py::handle s, int64_t d) {
+    if (PyLong_Check(s.ptr())) return ops::split(a, s.cast<int64_t>(), d);
+    return ops::split_with_sizes(a, to_dims(s), d);
+  }, py::arg("split_size_or_sections"), py::arg("dim") = 0);
+  both(cls, m, "chunk", [](const Tensor& a, int64_t c, int64_t d) { return ops::chunk(a, c, d); },
+       py::arg("chunks"), py::arg("dim") = 0);
+  both(cls, m, "unbind", [](const Tensor& a, int64_t d) { return ops::unbind(a, d); }, py::arg("dim") = 0);
+  m.def("cat", [](const std::vector<Tensor>& ts, int64_t d) { return ops::cat(ts, d); },
+        py::arg("tensors"), py::arg("dim") = 0);
+  m.def("concat", [](const std::vector<Tensor>& ts, int64_t d) { return ops::cat(ts, d); },
+        py::arg("tensors"), py::arg("dim") = 0);
+  m.def("stack", [](const std::vector<Tensor>& ts, int64_t d) { return ops::stack(ts, d); },
+        py::arg("tensors"), py::arg("dim") = 0);
+}
+
+void bind_types(Cls& cls) {
+  cls.def("_to_dtype", [](const Tensor& a, py::handle dt, bool copy) {
+    return ops::to_dtype(a, to_scalar_type(dt), copy);
+  }, py::arg("dtype"), py::arg("copy") = false);
+  auto conv = [&](const char* name, ScalarType st) {
+    cls.def(name, [st](const Tensor& a) { return ops::to_dtype(a, st); });
+  };
+  conv("float", ScalarType::Float32);
+  conv("double", ScalarType::Float64);
+  conv("long", ScalarType::Int64);
+  conv("int", ScalarType::Int32);
+  conv("bool", ScalarType::Bool);
+  conv("byte", ScalarType::UInt8);
+  cls.def("type_as", [](const Tensor& a, const Tensor& o) { return ops::to_dtype(a, o.dtype()); },
+          py::arg("other"));
+}
+
+void bind_linalg_nn(Cls& cls, py::module_& m) {
+  both(cls, m, "matmul", [](const Tensor& a, const Tensor& b) { return ops::matmul(a, b); }, py::arg("other"));
+  both(cls, m, "mm", [](const Tensor& a, const Tensor& b) { return ops::mm(a, b); }, py::arg("mat2"));
+  both(cls, m, "bmm", [](const Tensor& a, const Tensor& b) { return ops::bmm(a, b); }, py::arg("mat2"));
+  both(cls, m, "mv", [](const Tensor& a, const Tensor& b) { return ops::mv(a, b); }, py::arg("vec"));
+  both(cls, m, "dot", [](const Tensor& a, const Tensor& b) { return ops::dot(a, b); }, py::arg("tensor"));
+  both(cls, m, "outer", [](const Tensor& a, const Tensor& b) { return ops::outer(a, b); }, py::arg("vec2"));
+  m.def("addmm", [](const Tensor& bias, const Tensor& a, const Tensor& b, py::handle beta, py::handle alpha) {
+    return ops::addmm(bias, a, b, scalar_arg(beta, "beta"), scalar_arg(alpha, "alpha"));
+  }, py::arg("input"), py::arg("mat1"), py::arg("mat2"), py::kw_only(), py::arg("beta") = 1,
+     py::arg("alpha") = 1);
+  both(cls, m, "softmax", [](const Tensor& a, int64_t d) { return ops::softmax(a, d); }, py::arg("dim"));
+  both(cls, m, "log_softmax", [](const Tensor& a, int64_t d) { return ops::log_softmax(a, d); }, py::arg("dim"));
+  both(cls, m, "gather", [](const Tensor& a, int64_t d, const Tensor& i) { return ops::gather(a, d, i); },
+       py::arg("dim"), py::arg("index"));
+  both(cls, m, "scatter_add", [](const Tensor& a, int64_t d, const Tensor& i, const Tensor& s) {
+    return ops::scatter_add(a, d, i, s);
+  }, py::arg("dim"), py::arg("index"), py::arg("src"));
+  both(cls, m, "index_select", [](const Tensor& a, int64_t d, const Tensor& i) {
+    return ops::index_select(a, d, i);
+  }, py::arg("dim"), py::arg("index"));
+  both(cls, m, "masked_fill", [](const Tensor& a, const Tensor& mask, py::handle value) {
+    Tensor v = is_tensor(value) ? value.cast<Tensor>() : ops::scalar_tensor(scalar_arg(value, "value"), a.dtype());
+    return ops::masked_fill(a, mask, v);
+  }, py::arg("mask"), py::arg("value"));
+}
+
+void bind_operators(Cls& cls) {
+  using ops::add;
+#define GT_BINOP(py_name, tensor_expr, scalar_expr)                                              \
+  cls.def(py_name, [](const Tensor& a, py::handle b) {                                           \
+    return binop(a, b, [](const Tensor& x, const Tensor& y) { return tensor_expr; },             \
+                 [](const Tensor& x, Scalar y) { return scalar_expr; });                          \
+  }, py::is_operator())
+  GT_BINOP("__add__", ops::add(x, y), ops::add(x, y));
+  GT_BINOP("__radd__", ops::add(y, x), ops::add(x, y));
+  GT_BINOP("__sub__", ops::sub(x, y), ops::sub(x, y));
+  GT_BINOP("__rsub__", ops::sub(y, x), ops::rsub(x, y));
+  GT_BINOP("__mul__", ops::mul(x, y), ops::mul(x, y));
+  GT_BINOP("__rmul__", ops::mul(y, x), ops::mul(x, y));
+  GT_BINOP("__truediv__", ops::div(x, y), ops::div(x, y));
+  GT_BINOP("__rtruediv__", ops::div(y, x), ops::rdiv(x, y));
+  GT_BINOP("__floordiv__", ops::floor_divide(x, y), ops::floor_divide(x, y));
+  GT_BINOP("__rfloordiv__", ops::floor_divide(y, x), ops::rfloor_divide(x, y));
+  GT_BINOP("__mod__", ops::remainder(x, y), ops::remainder(x, y));
+  GT_BINOP("__rmod__", ops::remainder(y, x), ops::rremainder(x, y));
+  GT_BINOP("__pow__", ops::pow(x, y), ops::pow(x, y));
+  GT_BINOP("__rpow__", ops::pow(y, x), ops::pow(y, x));
+  GT_BINOP("__eq__", ops::compare(Cmp::Eq, x, y), ops::compare(Cmp::Eq, x, y));
+  GT_BINOP("__ne__", ops::compare(Cmp::Ne, x, y), ops::compare(Cmp::Ne, x, y));
+  GT_BINOP("__lt__", ops::compare(Cmp::Lt, x, y), ops::compare(Cmp::Lt, x, y));
+  GT_BINOP("__le__", ops::compare(Cmp::Le, x, y), ops::compare(Cmp::Le, x, y));
+  GT_BINOP("__gt__", ops::compare(Cmp::Gt, x, y), ops::compare(Cmp::Gt, x, y));
+  GT_BINOP("__ge__", ops::compare(Cmp::Ge, x, y), ops::compare(Cmp::Ge, x, y));
+  GT_BINOP("__and__", ops::bitwise(Logic::And, x, y), ops::bitwise(Logic::And, x, y));
+  GT_BINOP("__rand__", ops::bitwise(Logic::And, y, x), ops::bitwise(Logic::And, x, y));
+  GT_BINOP("__or__", ops::bitwise(Logic::Or, x, y), ops::bitwise(Logic::Or, x, y));
+  GT_BINOP("__ror__", ops::bitwise(Logic::Or, y, x), ops::bitwise(Logic::Or, x, y));
+  GT_BINOP("__xor__", ops::bitwise(Logic::Xor, x, y), ops::bitwise(Logic::Xor, x, y));
+  GT_BINOP("__rxor__", ops::bitwise(Logic::Xor, y, x), ops::bitwise(Logic::Xor, x, y));
+#undef GT_BINOP
+  cls.def("__matmul__", [](const Tensor& a, py::handle b) -> py::object {
+    if (!is_tensor(b)) return not_implemented();
+    return py::cast(ops::matmul(a, b.cast<Tensor>()));
+  }, py::is_operator());
+  cls.def("__rmatmul__", [](const Tensor& a, py::handle b) -> py::object {
+    if (!is_tensor(b)) return not_implemented();
+    return py::cast(ops::matmul(b.cast<Tensor>(), a));
+  }, py::is_operator());
+  cls.def("__neg__", [](const Tensor& a) { return ops::neg(a); });
+  cls.def("__pos__", [](const Tensor& a) { return a; });
+  cls.def("__abs__", [](const Tensor& a) { return ops::abs(a); });
+  cls.def("__invert__", [](const Tensor& a) { return ops::bitwise_not(a); });
+}
+
+}  // namespace
+
+void init_tensor_ops(Cls& cls, py::module_& m) {
+  bind_arith(cls, m);
+  bind_unary(cls, m);
+  bind_compare(cls, m);
+  bind_reductions(cls, m);
+  bind_shape(cls, m);
+  bind_types(cls);
+  bind_linalg_nn(cls, m);
+  bind_operators(cls);
+}
+
+}  // namespace gradtrack::python

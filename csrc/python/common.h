@@ -1,0 +1,74 @@
+// Shared by the binding files: the Tensor <-> Python caster and argument
+// helpers. The only folder that includes pybind11.
+#pragma once
+
+#include <pybind11/functional.h>
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include "core/tensor.h"
+#include "ops/ops.h"
+
+namespace py = pybind11;
+
+namespace pybind11::detail {
+
+/// NOTE [Tensor identity]
+/// Python's Tensor is the bound TensorImpl with a shared_ptr holder. Casting
+/// a C++ Tensor back finds the live Python object for the same TensorImpl,
+/// so `t.grad is t.grad` and a Parameter comes back as that Parameter.
+template <>
+struct type_caster<gradtrack::Tensor> {
+  using Holder = std::shared_ptr<gradtrack::TensorImpl>;
+  PYBIND11_TYPE_CASTER(gradtrack::Tensor, const_name("Tensor"));
+  bool load(handle src, bool convert) {
+    if (src.is_none()) {
+      value = gradtrack::Tensor();
+      return true;
+    }
+    make_caster<Holder> inner;
+    if (!inner.load(src, convert)) return false;
+    value = gradtrack::Tensor(cast_op<Holder>(inner));
+    return true;
+  }
+  static handle cast(const gradtrack::Tensor& t, return_value_policy policy, handle parent) {
+    if (!t.defined()) return none().release();
+    return make_caster<Holder>::cast(t.ptr(), policy, parent);
+  }
+};
+
+}  // namespace pybind11::detail
+
+namespace gradtrack::python {
+
+/// Python number -> Scalar (bool before int: bool is an int subclass).
+std::optional<Scalar> to_scalar(py::handle h);
+/// A Python object (Tensor, number, nested sequence, numpy array) as a Tensor.
+Tensor as_tensor_arg(py::handle h, std::optional<ScalarType> dtype = std::nullopt);
+/// Sizes from `f(2, 3)`, `f((2, 3))`, `f([2, 3])` or `f(Size)`.
+DimVector parse_sizes(const py::args& args, const char* fn);
+DimVector to_dims(py::handle h);
+/// The dtype singleton for a ScalarType and back.
+py::object dtype_object(ScalarType t);
+ScalarType to_scalar_type(py::handle h);
+std::optional<ScalarType> optional_dtype(py::handle h);
+/// A gradtrack.Size for `sizes`.
+py::object make_size(const DimVector& sizes);
+/// torch.tensor(data, dtype=...) semantics.
+Tensor tensor_from_data(py::handle data, std::optional<ScalarType> dtype);
+py::object tensor_tolist(const Tensor& t);
+py::object tensor_numpy(py::handle self, bool force);
+Tensor tensor_from_numpy(py::handle array);
+/// Parses a __getitem__ index and applies it (views, then advanced indexing).
+Tensor getitem(const Tensor& self, py::handle index);
+/// For __setitem__: the view to copy into, or (base, indices) for index_put_.
+py::tuple setitem_target(const Tensor& self, py::handle index);
+/// A Python exception for a hook / callback error is kept as is.
+[[noreturn]] void rethrow_python();
+
+void init_dtype(py::module_& m);
+void init_tensor(py::module_& m);
+void init_ops(py::module_& m);
+void init_autograd(py::module_& m);
+
+}  // namespace gradtrack::python

@@ -1,0 +1,369 @@
+// Python values <-> tensors: nested sequences, numbers, numpy arrays, indices.
+#include <pybind11/numpy.h>
+
+#include <cstring>
+
+#include "autograd/grad_mode.h"
+#include "autograd/variable.h"
+#include "kernels/kernels.h"
+#include "python/common.h"
+
+namespace gradtrack::python {
+
+namespace {
+
+bool is_tensor(py::handle h) { return py::isinstance<TensorImpl>(h); }
+
+// numpy is imported by the user or not at all: never pay for importing it.
+bool numpy_loaded() {
+  static py::handle modules = py::object(py::module_::import("sys").attr("modules")).release();
+  return py::reinterpret_borrow<py::dict>(modules).contains("numpy");
+}
+
+bool is_numpy_array(py::handle h) { return numpy_loaded() && py::isinstance<py::array>(h); }
+
+bool is_numpy_scalar(py::handle h) {
+  if (!numpy_loaded()) return false;
+  static py::handle generic = py::object(py::module_::import("numpy").attr("generic")).release();
+  return py::isinstance(h, generic);
+}
+
+std::string type_name(py::handle h) { return py::str(py::type::handle_of(h).attr("__name__")); }
+
+}  // namespace
+
+std::optional<Scalar> to_scalar(py::handle h) {
+  PyObject* o = h.ptr();
+  if (PyBool_Check(o)) return Scalar(o == Py_True);
+  if (PyLong_Check(o)) {
+    int overflow = 0;
+    long long v = PyLong_AsLongLongAndOverflow(o, &overflow);
+    if (overflow) throw py::value_error("Overflow when unpacking long long");
+    return Scalar(static_cast<int64_t>(v));
+  }
+  if (PyFloat_Check(o)) return Scalar(PyFloat_AS_DOUBLE(o));
+  if (is_numpy_scalar(h)) {
+    py::object kind = h.attr("dtype").attr("kind");
+    std::string k = py::str(kind);
+    if (k == "b") return Scalar(h.cast<bool>());
+    if (k == "i" || k == "u") return Scalar(h.cast<int64_t>());
+    if (k == "f") return Scalar(h.cast<double>());
+  }
+  return std::nullopt;
+}
+
+py::object make_size(const DimVector& sizes) {
+  static py::handle size_type = py::object(py::module_::import("gradtrack._size").attr("Size")).release();
+  py::tuple t(sizes.size());
+  for (size_t i = 0; i < sizes.size(); ++i) t[i] = py::int_(sizes[i]);
+  return size_type(t);
+}
+
+DimVector to_dims(py::handle h) {
+  DimVector out;
+  if (PyLong_Check(h.ptr()) && !PyBool_Check(h.ptr())) {
+    out.push_back(h.cast<int64_t>());
+    return out;
+  }
+  if (is_tensor(h)) {
+    Tensor t = h.cast<Tensor>();
+    GT_CHECK_TYPE(t.numel() == 1 && is_integral(t.dtype()),
+                  "only integer tensors of a single element can be converted to an index");
+    out.push_back(*ops::to_dtype(t, ScalarType::Int64).data<int64_t>());
+    return out;
+  }
+  GT_CHECK_TYPE(PyTuple_Check(h.ptr()) || PyList_Check(h.ptr()),
+                "argument 'size' must be tuple of ints, not ", type_name(h));
+  py::sequence seq = py::reinterpret_borrow<py::sequence>(h);
+  for (size_t i = 0; i < seq.size(); ++i) {
+    py::handle e = seq[i];
+    bool ok = (PyLong_Check(e.ptr()) && !PyBool_Check(e.ptr())) ||
+              (is_numpy_scalar(e) && std::string(py::str(e.attr("dtype").attr("kind"))) == "i");
+    if (!ok && is_tensor(e)) {
+      Tensor t = e.cast<Tensor>();
+      ok = t.numel() == 1 && is_integral(t.dtype());
+      if (ok) {
+        out.push_back(*ops::to_dtype(t, ScalarType::Int64).data<int64_t>());
+        continue;
+      }
+    }
+    GT_CHECK_TYPE(ok, "argument 'size' failed to unpack the object at pos ", i + 1,
+                  " with error \"type must be tuple of ints,but got ", type_name(e), "\"");
+    out.push_back(e.cast<int64_t>());
+  }
+  return out;
+}
+
+DimVector parse_sizes(const py::args& args, const char* fn) {
+  if (args.size() == 1 && !PyLong_Check(args[0].ptr())) {
+    try {
+      return to_dims(args[0]);
+    } catch (const TypeError& e) {
+      throw TypeError(std::string(fn) + "(): " + e.what());
+    }
+  }
+  DimVector out;
+  for (size_t i = 0; i < args.size(); ++i) {
+    py::handle e = args[i];
+    bool ok = PyLong_Check(e.ptr()) && !PyBool_Check(e.ptr());
+    if (!ok && is_tensor(e)) {
+      out.push_back(to_dims(e)[0]);
+      continue;
+    }
+    if (!ok && is_numpy_scalar(e)) ok = std::string(py::str(e.attr("dtype").attr("kind"))) == "i";
+    if (!ok) {
+      throw TypeError(str_cat(fn, "(): argument 'size' failed to unpack the object at pos ", i + 1,
+                              " with error \"type must be tuple of ints,but got ", type_name(e),
+                              "\""));
+    }
+    out.push_back(e.cast<int64_t>());
+  }
+  return out;
+}
+
+// ---- numpy ----
+
+namespace {
+
+std::optional<ScalarType> numpy_to_dtype(py::dtype dt) {
+  char kind = dt.kind();
+  size_t size = static_cast<size_t>(dt.itemsize());
+  if (kind == 'b') return ScalarType::Bool;
+  if (kind == 'u' && size == 1) return ScalarType::UInt8;
+  if (kind == 'i' && size == 4) return ScalarType::Int32;
+  if (kind == 'i' && size == 8) return ScalarType::Int64;
+  if (kind == 'f' && size == 4) return ScalarType::Float32;
+  if (kind == 'f' && size == 8) return ScalarType::Float64;
+  return std::nullopt;
+}
+
+const char* numpy_char(ScalarType t) {
+  switch (t) {
+    case ScalarType::Bool: return "?";
+    case ScalarType::UInt8: return "u1";
+    case ScalarType::Int32: return "i4";
+    case ScalarType::Int64: return "i8";
+    case ScalarType::Float32: return "f4";
+    case ScalarType::Float64: return "f8";
+  }
+  return "f4";
+}
+
+[[noreturn]] void unsupported_numpy(py::dtype dt) {
+  std::string name = py::str(dt.attr("type").attr("__name__"));
+  throw TypeError("can't convert np.ndarray of type numpy." + name +
+                  ". The only supported types are: float64, float32, int64, int32, uint8, and "
+                  "bool.");
+}
+
+void warn_not_writable() {
+  static bool warned = false;
+  if (warned) return;
+  warned = true;
+  PyErr_WarnEx(PyExc_UserWarning,
+               "The given NumPy array is not writable, and gradtrack does not support non-writable "
+               "tensors. This means writing to this tensor will result in undefined behavior. You "
+               "may want to copy the array to protect its data or make it writable before "
+               "converting it to a tensor. This type of warning will be suppressed for the rest of "
+               "this program.",
+               1);
+}
+
+}  // namespace
+
+Tensor tensor_from_numpy(py::handle obj) {
+  if (!is_numpy_array(obj)) throw TypeError("expected np.ndarray (got " + type_name(obj) + ")");
+  py::array arr = py::reinterpret_borrow<py::array>(obj);
+  py::dtype dt = arr.dtype();
+  if (dt.kind() == 'O' || dt.kind() == 'U' || dt.kind() == 'S' || dt.kind() == 'V') unsupported_numpy(dt);
+  std::string order = py::str(dt.attr("byteorder"));
+  if (order == ">") {
+    throw ValueError("given numpy array has byte order different from the native byte order. "
+                     "Conversion between byte orders is currently not supported.");
+  }
+  auto st = numpy_to_dtype(dt);
+  if (!st) unsupported_numpy(dt);
+  const int64_t item = static_cast<int64_t>(dt.itemsize());
+  DimVector sizes, strides;
+  for (py::ssize_t i = 0; i < arr.ndim(); ++i) {
+    sizes.push_back(arr.shape(i));
+    int64_t s = arr.strides(i);
+    if (s < 0) {
+      throw ValueError("At least one stride in the given numpy array is negative, and tensors with "
+                       "negative strides are not currently supported. (You can probably work "
+                       "around this by making a copy of your array  with array.copy().) ");
+    }
+    if (s % item != 0) {
+      throw ValueError("given numpy array strides not a multiple of the element byte size. Copy "
+                       "the numpy array to reallocate the memory.");
+    }
+    strides.push_back(s / item);
+  }
+  if (!arr.writeable()) warn_not_writable();
+  int64_t extent = 1;
+  for (size_t i = 0; i < sizes.size(); ++i) extent += (sizes[i] - 1) * strides[i];
+  if (numel_of(sizes) == 0) extent = 0;
+  // The storage holds a reference to the array; released with the GIL held.
+  PyObject* owner = obj.ptr();
+  Py_INCREF(owner);
+  auto storage = Storage::wrap(const_cast<void*>(arr.data()), static_cast<size_t>(extent * item),
+                               [owner] {
+                                 py::gil_scoped_acquire gil;
+                                 Py_DECREF(owner);
+                               });
+  return Tensor(std::make_shared<TensorImpl>(std::move(storage), sizes, strides, 0, *st,
+                                             std::make_shared<VersionCounter>()));
+}
+
+py::object tensor_numpy(py::handle self, bool force) {
+  Tensor t = self.cast<Tensor>();
+  if (autograd::requires_grad(t)) {
+    if (!force) {
+      throw Error("Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() "
+                  "instead.");
+    }
+  }
+  std::vector<py::ssize_t> shape, strides;
+  const py::ssize_t item = static_cast<py::ssize_t>(itemsize(t.dtype()));
+  for (int64_t i = 0; i < t.dim(); ++i) {
+    shape.push_back(t.sizes()[i]);
+    strides.push_back(t.strides()[i] * item);
+  }
+  // The array's base is the tensor object, which keeps the storage alive.
+  return py::array(py::dtype(numpy_char(t.dtype())), shape, strides, t.raw(), self);
+}
+
+// ---- Python data -> tensor ----
+
+namespace {
+
+struct Inferred {
+  DimVector shape;
+  int kind = -1;  // -1 nothing yet, 0 bool, 1 int, 2 float
+  bool has_numpy_float64 = false;
+};
+
+bool is_sequence(py::handle h) {
+  return PyList_Check(h.ptr()) || PyTuple_Check(h.ptr()) || is_tensor(h) || is_numpy_array(h);
+}
+
+int scalar_kind(py::handle h) {
+  if (is_tensor(h)) {
+    Tensor t = h.cast<Tensor>();
+    return t.dtype() == ScalarType::Bool ? 0 : is_floating(t.dtype()) ? 2 : 1;
+  }
+  auto s = to_scalar(h);
+  if (!s) {
+    if (PyUnicode_Check(h.ptr())) throw ValueError("too many dimensions 'str'");
+    throw Error("Could not infer dtype of " + type_name(h));
+  }
+  return s->kind() == NumberKind::Bool ? 0 : s->kind() == NumberKind::Int ? 1 : 2;
+}
+
+void infer(py::handle h, size_t depth, Inferred& inf) {
+  bool seq = PyList_Check(h.ptr()) || PyTuple_Check(h.ptr());
+  if (!seq) {
+    if (depth < inf.shape.size()) throw TypeError("not a sequence");
+    inf.kind = std::max(inf.kind, scalar_kind(h));
+    if (is_numpy_scalar(h) && std::string(py::str(h.attr("dtype"))) == "float64")
+      inf.has_numpy_float64 = true;
+    return;
+  }
+  py::sequence s = py::reinterpret_borrow<py::sequence>(h);
+  int64_t n = static_cast<int64_t>(s.size());
+  if (depth == inf.shape.size()) {
+    inf.shape.push_back(n);
+  } else if (inf.shape[depth] != n) {
+    throw ValueError(str_cat("expected sequence of length ", inf.shape[depth], " at dim ", depth,
+                             " (got ", n, ")"));
+  }
+  for (int64_t i = 0; i < n; ++i) infer(s[static_cast<size_t>(i)], depth + 1, inf);
+}
+
+template <typename T>
+void fill_from(py::handle h, T*& out) {
+  if (PyList_Check(h.ptr()) || PyTuple_Check(h.ptr())) {
+    py::sequence s = py::reinterpret_borrow<py::sequence>(h);
+    for (size_t i = 0; i < s.size(); ++i) fill_from<T>(s[i], out);
+    return;
+  }
+  if (is_tensor(h)) {
+    Tensor t = h.cast<Tensor>();
+    GT_CHECK_VALUE(t.numel() == 1, "only one element tensors can be converted to Python scalars");
+    GT_DISPATCH_ALL(t.dtype(), [&] { *out++ = static_cast<T>(*t.data<scalar_t>()); });
+    return;
+  }
+  *out++ = to_scalar(h)->template to<T>();
+}
+
+}  // namespace
+
+Tensor tensor_from_data(py::handle data, std::optional<ScalarType> dtype) {
+  if (is_tensor(data)) {
+    PyErr_WarnEx(PyExc_UserWarning,
+                 "To copy construct from a tensor, it is recommended to use "
+                 "sourceTensor.detach().clone() or "
+                 "sourceTensor.detach().clone().requires_grad_(True), rather than "
+                 "gradtrack.tensor(sourceTensor).",
+                 1);
+    Tensor t = data.cast<Tensor>();
+    autograd::AutoGradMode off(false);
+    return ops::to_dtype(ops::clone(t), dtype.value_or(t.dtype()));
+  }
+  if (is_numpy_array(data)) {
+    py::array arr = py::reinterpret_borrow<py::array>(data);
+    py::dtype dt = arr.dtype();
+    if (dt.kind() == 'f' && dt.itemsize() == 2) {
+      arr = arr.attr("astype")("float32");
+    }
+    Tensor src = tensor_from_numpy(arr);
+    Tensor out = empty(src.sizes(), dtype.value_or(src.dtype()));
+    kernels::copy(out, src);
+    return out;
+  }
+  Inferred inf;
+  infer(data, 0, inf);
+  ScalarType st;
+  if (dtype) {
+    st = *dtype;
+  } else {
+    st = inf.kind == 0 ? ScalarType::Bool
+         : inf.kind == 1 ? ScalarType::Int64
+         : (inf.kind == 2 && inf.has_numpy_float64 && inf.shape.empty()) ? ScalarType::Float64
+                                                                        : ScalarType::Float32;
+  }
+  Tensor out = empty(inf.shape, st);
+  GT_DISPATCH_ALL(st, [&] {
+    scalar_t* p = out.data<scalar_t>();
+    fill_from<scalar_t>(data, p);
+  });
+  return out;
+}
+
+Tensor as_tensor_arg(py::handle h, std::optional<ScalarType> dtype) {
+  if (is_tensor(h)) return h.cast<Tensor>();
+  return tensor_from_data(h, dtype);
+}
+
+py::object tensor_tolist(const Tensor& t) {
+  Tensor c = t.is_contiguous() ? t : ops::contiguous(t);
+  const int64_t nd = c.dim();
+  std::function<py::object(int64_t, const char*)> build = [&](int64_t d, const char* p) -> py::object {
+    const size_t item = itemsize(c.dtype());
+    if (d == nd) {
+      return GT_DISPATCH_ALL(c.dtype(), [&]() -> py::object {
+        scalar_t v = *reinterpret_cast<const scalar_t*>(p);
+        if constexpr (std::is_same_v<scalar_t, bool>) return py::bool_(v);
+        else if constexpr (std::is_floating_point_v<scalar_t>) return py::float_(static_cast<double>(v));
+        else return py::int_(static_cast<int64_t>(v));
+      });
+    }
+    py::list l(static_cast<size_t>(c.sizes()[d]));
+    for (int64_t i = 0; i < c.sizes()[d]; ++i)
+      l[static_cast<size_t>(i)] = build(d + 1, p + static_cast<size_t>(i * c.strides()[d]) * item);
+    return std::move(l);
+  };
+  return build(0, c.raw());
+}
+
+}  // namespace gradtrack::python

@@ -1,0 +1,48 @@
+// The extension module gradtrack._C. Private: import gradtrack instead.
+#include "autograd/formulas.h"
+#include "kernels/kernels.h"
+#include "python/common.h"
+
+namespace gradtrack::python {
+
+void rethrow_python() { throw py::error_already_set(); }
+
+namespace {
+
+// NOTE [Errors speak PyTorch] (core/error.h): one translator maps each C++
+// error class to the builtin exception PyTorch raises.
+void register_exception_translator() {
+  py::register_exception_translator([](std::exception_ptr p) {
+    try {
+      if (p) std::rethrow_exception(p);
+    } catch (const IndexError& e) {
+      PyErr_SetString(PyExc_IndexError, e.what());
+    } catch (const ValueError& e) {
+      PyErr_SetString(PyExc_ValueError, e.what());
+    } catch (const TypeError& e) {
+      PyErr_SetString(PyExc_TypeError, e.what());
+    } catch (const NotImplementedError& e) {
+      PyErr_SetString(PyExc_NotImplementedError, e.what());
+    } catch (const Error& e) {
+      PyErr_SetString(PyExc_RuntimeError, e.what());
+    }
+  });
+}
+
+}  // namespace
+
+}  // namespace gradtrack::python
+
+PYBIND11_MODULE(_C, m) {
+  using namespace gradtrack::python;  // NOLINT
+  m.doc() = "gradtrack's C++ core (private; import gradtrack instead)";
+  if (!gradtrack::autograd::formula_table_ok()) {
+    throw py::import_error("gradtrack: the derivative table does not match the op list");
+  }
+  register_exception_translator();
+  gradtrack::kernels::blas_init();
+  init_dtype(m);
+  init_autograd(m);
+  init_tensor(m);
+  init_ops(m);
+}

@@ -1,0 +1,161 @@
+"""gradtrack: PyTorch's autograd semantics, in-place rules included, in a small
+library with a C++ core.
+
+>>> import gradtrack
+>>> X = gradtrack.tensor([[5., 1., 9.], [6., 5., 7.]], requires_grad=True)
+>>> (X ** 2).sum().backward()
+>>> X.grad
+tensor([[10.,  2., 18.],
+        [12., 10., 14.]])
+"""
+
+__version__ = "0.1.0"
+
+
+def _load_core():
+    # Normal installs find OpenBLAS through the extension's RPATH. Elsewhere
+    # (an editable build tree), load the library by path first; importing
+    # scipy_openblas32 itself would cost ~50 ms (build_notes §2).
+    try:
+        from . import _C
+    except ImportError as e:
+        if "libscipy_openblas" not in str(e):
+            raise
+        import ctypes
+        import importlib.util
+        import os
+        spec = importlib.util.find_spec("scipy_openblas32")
+        libdir = os.path.join(os.path.dirname(spec.origin), "lib")
+        ctypes.CDLL(os.path.join(libdir, "libscipy_openblas.so"), mode=ctypes.RTLD_GLOBAL)
+        from . import _C
+    return _C
+
+
+_C = _load_core()
+
+from ._size import Size  # noqa: E402
+from . import _tensor, _tensor_str  # noqa: E402
+from ._C import Tensor, dtype  # noqa: E402
+from ._C import (  # noqa: E402,F401
+    abs, add, addmm, all, amax, any, argmax, argmin, arange, as_strided, bmm, cat, ceil, chunk,
+    clamp, clone, concat, cos, div, dot, empty, equal, exp, expm1, eye, flatten, floor,
+    floor_divide, from_numpy, full, gather, get_num_threads, index_select, isnan, linspace, log,
+    log1p, log_softmax, logical_and, logical_not, logical_or, logical_xor, manual_seed, masked_fill,
+    matmul, maximum, mean, minimum, mm, mul, mv, narrow, neg, ones, outer, permute, pow, prod, rand,
+    randint, randn, randperm, reciprocal, relu, remainder, reshape, round, rsqrt, rsub, scatter_add,
+    select, set_num_threads, sigmoid, sign, sin, softmax, split, sqrt, square, squeeze, stack, sub,
+    sum, swapaxes, t, tanh, tensor, transpose, trunc, unbind, unsqueeze, where, zeros,
+    initial_seed, eq, ne, lt, le, gt, ge, bitwise_not,
+)
+from ._tensor_str import set_printoptions  # noqa: E402
+from .autograd.grad_mode import (  # noqa: E402
+    enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled, no_grad,
+    set_grad_enabled,
+)
+from . import autograd, return_types  # noqa: E402
+
+_tensor.install(Tensor)
+
+
+class device:
+    """The only device gradtrack computes on: ``device(type='cpu')``."""
+
+    def __init__(self, type="cpu", index=None):  # noqa: A002 - PyTorch's argument name
+        kind = str(type).split(":")[0]
+        if kind != "cpu":
+            raise RuntimeError(f"gradtrack runs on the CPU only, got device '{type}'")
+        self.type = "cpu"
+        self.index = index
+
+    def __repr__(self):
+        return "device(type='cpu')"
+
+    def __str__(self):
+        return "cpu"
+
+    def __eq__(self, other):
+        return str(other) == "cpu"
+
+    def __hash__(self):
+        return hash("cpu")
+
+
+def _rebuild_tensor(array, requires_grad):
+    t = tensor(array)
+    t.requires_grad_(requires_grad)
+    return t
+
+
+def _like(kind):
+    def factory(input, *, dtype=None, requires_grad=False, **_ignored):  # noqa: A002
+        return _C._like(kind, input, dtype, requires_grad, None)
+    factory.__name__ = kind + "_like"
+    factory.__doc__ = f"A new tensor shaped like ``input``, filled as by ``{kind}``."
+    return factory
+
+
+zeros_like = _like("zeros")
+ones_like = _like("ones")
+empty_like = _like("empty")
+rand_like = _like("rand")
+randn_like = _like("randn")
+
+
+def full_like(input, fill_value, *, dtype=None, requires_grad=False, **_ignored):  # noqa: A002
+    """A new tensor shaped like ``input`` filled with ``fill_value``."""
+    return _C._like("full", input, dtype, requires_grad, fill_value)
+
+
+def is_tensor(obj):
+    """True if ``obj`` is a gradtrack Tensor (or a subclass such as Parameter)."""
+    return isinstance(obj, Tensor)
+
+
+def is_floating_point(input):  # noqa: A002
+    """True if ``input`` has a floating-point dtype."""
+    return input.dtype.is_floating_point
+
+
+def numel(input):  # noqa: A002
+    """The number of elements of ``input``."""
+    return input.numel()
+
+
+def max(input, dim=None, keepdim=False):  # noqa: A001 - PyTorch's name
+    """The largest element, or (values, indices) along ``dim``, or elementwise with a tensor."""
+    return Tensor.max(input, dim, keepdim)
+
+
+def min(input, dim=None, keepdim=False):  # noqa: A001
+    """The smallest element, or (values, indices) along ``dim``, or elementwise with a tensor."""
+    return Tensor.min(input, dim, keepdim)
+
+
+def clip(input, min=None, max=None):  # noqa: A002
+    """Alias of :func:`clamp`."""
+    return clamp(input, min, max)
+
+
+def as_tensor(data, dtype=None):
+    """``data`` as a tensor, without a copy when it already is one of that dtype."""
+    if isinstance(data, Tensor):
+        return data if dtype is None or data.dtype is dtype else data.to(dtype)
+    return tensor(data, dtype=dtype)
+
+
+def get_default_dtype():
+    """gradtrack's default floating dtype (always float32)."""
+    return float32
+
+
+# dtype names last: they shadow Python builtins in this module's namespace.
+float32 = _C.float32
+float64 = _C.float64
+int64 = _C.int64
+int32 = _C.int32
+uint8 = _C.uint8
+globals()["bool"] = _C.bool
+globals()["float"] = _C.float32
+globals()["int"] = _C.int32
+double = _C.float64
+long = _C.int64

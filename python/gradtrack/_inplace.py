@@ -1,0 +1,203 @@
+"""The in-place choke point: every in-place tensor method passes through here.
+
+NOTE [In-place rules]
+Before any in-place write, PyTorch checks, in this order, and only when grad
+mode is on and some operand requires grad (torch_semantics.md §3):
+
+1. a view made in a special way (under ``no_grad``, in inference mode, or as
+   one output of ``split``/``chunk``/``unbind``) may not be written
+   (the message lives in C++ because reading such a view's ``grad_fn`` can
+   raise it too);
+2. a view of a leaf that requires grad may not be written;
+3. a leaf that requires grad may not be written.
+
+A refused write changes nothing: the check runs before the C++ entry, which
+itself validates shapes and dtypes before touching memory, and bumps the
+version counter only after the kernel succeeded.
+"""
+
+from . import _C
+
+LEAF_ERROR = "a leaf Variable that requires grad is being used in an in-place operation."
+VIEW_OF_LEAF_ERROR = ("a view of a leaf Variable that requires grad is being used in an "
+                      "in-place operation.")
+
+_Tensor = _C.Tensor
+_grad_enabled = _C.is_grad_enabled
+_OPS = _C._inplace_ids
+
+
+def check(self, *others):
+    """Raises PyTorch's error if writing ``self`` in place is forbidden."""
+    if not _grad_enabled():
+        return
+    if not self.requires_grad:
+        for other in others:
+            if isinstance(other, _Tensor) and other.requires_grad:
+                break
+        else:
+            return
+    if self._is_view():
+        self._check_view_rebase()
+        if self.requires_grad and self._base.is_leaf:
+            raise RuntimeError(VIEW_OF_LEAF_ERROR)
+    if self.requires_grad and self.is_leaf:
+        raise RuntimeError(LEAF_ERROR)
+
+
+def _binary(name):
+    op = _OPS[name]
+
+    def method(self, other):
+        check(self, other)
+        return _C._binary_(op, self, other, 1, None)
+
+    method.__name__ = name + "_"
+    method.__doc__ = f"In-place :meth:`{name}`; returns ``self``."
+    return method
+
+
+def _unary(name):
+    op = _OPS[name]
+
+    def method(self):
+        check(self)
+        return _C._unary_(op, self)
+
+    method.__name__ = name + "_"
+    method.__doc__ = f"In-place :meth:`{name}`; returns ``self``."
+    return method
+
+
+def add_(self, other, *, alpha=1):
+    """``self += alpha * other``; returns ``self``.
+
+    >>> import gradtrack
+    >>> x = gradtrack.zeros(2)
+    >>> x.add_(1)._version
+    1
+    """
+    check(self, other)
+    return _C._binary_(_OPS["add"], self, other, alpha, None)
+
+
+def sub_(self, other, *, alpha=1):
+    """``self -= alpha * other``; the manual SGD step ``w.detach().sub_(w.grad, alpha=lr)``."""
+    check(self, other)
+    return _C._binary_(_OPS["sub"], self, other, alpha, None)
+
+
+def div_(self, other, *, rounding_mode=None):
+    """``self /= other`` (``rounding_mode``: None, 'trunc' or 'floor'); returns ``self``."""
+    check(self, other)
+    return _C._binary_(_OPS["div"], self, other, 1, rounding_mode)
+
+
+def clamp_(self, min=None, max=None):  # noqa: A002 - PyTorch's argument names
+    """Clamps ``self`` into ``[min, max]`` in place."""
+    check(self)
+    return _C._clamp_(self, min, max)
+
+
+def fill_(self, value):
+    """Sets every element to ``value``; returns ``self``."""
+    check(self, value)
+    return _C._fill_(self, value)
+
+
+def zero_(self):
+    """Sets every element to zero; returns ``self``."""
+    check(self)
+    return _C._zero_(self)
+
+
+def copy_(self, src, non_blocking=False):
+    """Copies ``src`` (broadcast, converted to self's dtype) into ``self``."""
+    check(self, src)
+    return _C._copy_(self, src)
+
+
+def normal_(self, mean=0.0, std=1.0, *, generator=None):
+    """Fills ``self`` with samples of N(mean, std^2)."""
+    check(self)
+    return _C._normal_(self, float(mean), float(std))
+
+
+def uniform_(self, *args, **kwargs):
+    """Fills ``self`` with samples of U(from, to) (defaults 0 and 1)."""
+    values = dict(zip(("from", "to"), args))
+    values.update({k.rstrip("_"): v for k, v in kwargs.items() if k != "generator"})
+    check(self)
+    return _C._uniform_(self, float(values.get("from", 0.0)), float(values.get("to", 1.0)))
+
+
+def masked_fill_(self, mask, value):
+    """Writes ``value`` where ``mask`` is True; returns ``self``."""
+    check(self, value)
+    return _C._masked_fill_(self, mask, value)
+
+
+def index_put_(self, indices, values, accumulate=False):
+    """``self[indices] = values`` (or ``+=`` with accumulate); returns ``self``."""
+    check(self, values)
+    return _C._index_put_(self, list(indices), values, accumulate)
+
+
+def t_(self):
+    """Transposes ``self`` in place (a metadata change, still a version bump)."""
+    check(self)
+    return _C._t_(self)
+
+
+def unsqueeze_(self, dim):
+    """Inserts a dim of size one in place."""
+    check(self)
+    return _C._unsqueeze_(self, dim)
+
+
+def squeeze_(self, dim=None):
+    """Removes dims of size one in place."""
+    check(self)
+    return _C._squeeze_(self, dim)
+
+
+def setitem(self, index, value):
+    """``self[index] = value``: a view plus copy_/fill_, or index_put_."""
+    target, indices = self._setitem_target(index)
+    check(target, value)
+    if indices is not None:
+        _C._index_put_(target, indices, value, False)
+    elif isinstance(value, _Tensor):
+        _C._copy_(target, value)
+    else:
+        _C._fill_(target, value)
+
+
+_BINARY = ("mul", "pow", "remainder", "floor_divide")
+_UNARY = ("neg", "abs", "exp", "log", "sqrt", "rsqrt", "sin", "cos", "tanh", "sigmoid", "relu",
+          "reciprocal", "sign", "floor", "ceil", "round", "trunc", "log1p", "expm1", "square")
+
+
+def install(cls):
+    """Attaches every in-place method and augmented operator to ``cls``."""
+    for fn in (add_, sub_, div_, clamp_, fill_, zero_, copy_, normal_, uniform_, masked_fill_,
+               index_put_, t_, unsqueeze_, squeeze_):
+        setattr(cls, fn.__name__, fn)
+    for name in _BINARY:
+        setattr(cls, name + "_", _binary(name))
+    for name in _UNARY:
+        setattr(cls, name + "_", _unary(name))
+    cls.clip_ = clamp_
+    cls.negative_ = cls.neg_
+    cls.absolute_ = cls.abs_
+    cls.multiply_ = cls.mul_
+    cls.subtract_ = sub_
+    cls.divide_ = div_
+    cls.__setitem__ = setitem
+    cls.__iadd__ = lambda self, other: add_(self, other)
+    cls.__isub__ = lambda self, other: sub_(self, other)
+    cls.__imul__ = lambda self, other: cls.mul_(self, other)
+    cls.__itruediv__ = lambda self, other: div_(self, other)
+    cls.__ifloordiv__ = lambda self, other: cls.floor_divide_(self, other)
+    cls.__imod__ = lambda self, other: cls.remainder_(self, other)
+    cls.__ipow__ = lambda self, other: cls.pow_(self, other)

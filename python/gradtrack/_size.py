@@ -1,0 +1,34 @@
+"""``gradtrack.Size``: the type of ``tensor.shape``, a tuple of ints."""
+
+
+class Size(tuple):
+    """A tuple of dimension sizes that prints as ``gradtrack.Size([2, 3])``.
+
+    >>> import gradtrack
+    >>> gradtrack.zeros(2, 3).shape
+    gradtrack.Size([2, 3])
+    """
+
+    __slots__ = ()
+
+    def __repr__(self):
+        return f"gradtrack.Size({list(self)!r})"
+
+    __str__ = __repr__
+
+    def numel(self):
+        """The number of elements of a tensor of this shape."""
+        n = 1
+        for s in self:
+            n *= s
+        return n
+
+    def __getitem__(self, item):
+        result = tuple.__getitem__(self, item)
+        return Size(result) if isinstance(item, slice) else result
+
+    def __add__(self, other):
+        return Size(tuple.__add__(self, other))
+
+    def __reduce__(self):
+        return (Size, (tuple(self),))

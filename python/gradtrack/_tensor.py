@@ -1,0 +1,328 @@
+"""Python-side Tensor methods: the autograd fields and their rules, printing,
+conversions. Attached once to the C++ class by :func:`install`.
+
+Everything numeric is bound in C++; what lives here is argument handling and
+the semantics PyTorch gives in words (errors, warnings).
+"""
+
+import builtins
+import copy as _copy
+import warnings
+
+from . import _C, _inplace, _tensor_str, return_types
+from .utils.hooks import RemovableHandle
+
+_Tensor = _C.Tensor
+_requires_grad_get = _Tensor.requires_grad.fget
+_grad_get = _Tensor._grad.fget
+
+# PyTorch's names for dtypes in .grad messages (C++ type / ScalarType).
+_CPP_NAME = {"bool": "bool", "uint8": "unsigned char", "int32": "int", "int64": "long int",
+             "float32": "float", "float64": "double"}
+_SCALAR_NAME = {"bool": "Bool", "uint8": "Byte", "int32": "Int", "int64": "Long",
+                "float32": "Float", "float64": "Double"}
+_LEGACY_NAME = {"uint8": "ByteTensor", "int32": "IntTensor", "int64": "LongTensor",
+                "float32": "FloatTensor", "float64": "DoubleTensor"}
+
+NON_LEAF_GRAD_WARNING = (
+    "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its .grad "
+    "attribute won't be populated during autograd.backward(). If you indeed want the .grad "
+    "field to be populated for a non-leaf Tensor, use .retain_grad() on the non-leaf Tensor. "
+    "If you access the non-leaf Tensor by mistake, make sure you access the leaf Tensor "
+    "instead. See github.com/pytorch/pytorch/pull/30531 for more information.")
+CHANGE_FLAGS_ERROR = "you can only change requires_grad flags of leaf variables."
+DETACH_HINT = (" If you want to use a computed variable in a subgraph that doesn't require "
+               "differentiation use var_no_grad = var.detach().")
+
+
+def _dtype_key(dtype):
+    return repr(dtype).split(".", 1)[1]
+
+
+def legacy_type_name(t):
+    """``gradtrack.FloatTensor``-style names, as PyTorch prints them."""
+    key = _dtype_key(t.dtype)
+    return "CPUBoolType" if key == "bool" else "gradtrack." + _LEGACY_NAME[key]
+
+
+# ---- requires_grad, grad, data -------------------------------------------------------------
+
+def _set_requires_grad(self, value):
+    if not self.is_leaf:
+        raise RuntimeError(CHANGE_FLAGS_ERROR + ("" if value else DETACH_HINT))
+    if value and not self.dtype.is_floating_point:
+        raise RuntimeError("only Tensors of floating point and complex dtype can require "
+                           "gradients")
+    _C._set_requires_grad(self, builtins.bool(value))
+
+
+def requires_grad_(self, requires_grad=True):
+    """Sets the leaf flag; a no-op ``True`` on a non-leaf, as in PyTorch."""
+    if not self.is_leaf:
+        if requires_grad:
+            return self
+        raise RuntimeError(CHANGE_FLAGS_ERROR + DETACH_HINT)
+    if requires_grad and not self.dtype.is_floating_point:
+        raise RuntimeError("only Tensors of floating point dtype can require gradients")
+    _C._set_requires_grad(self, builtins.bool(requires_grad))
+    return self
+
+
+def _get_grad(self):
+    grad = _grad_get(self)
+    if grad is None and not self.is_leaf and not self.retains_grad:
+        warnings.warn(NON_LEAF_GRAD_WARNING, UserWarning, stacklevel=2)
+    return grad
+
+
+def _set_grad(self, value):
+    if value is None:
+        _C._set_grad(self, None)
+        return
+    if not isinstance(value, _Tensor):
+        raise TypeError("assigned grad expected to be a Tensor or None but got grad of type "
+                        f"{type(value).__name__}")
+    if value is self:
+        raise RuntimeError("can't assign Variable as its own grad")
+    if value.dtype is not self.dtype:
+        raise RuntimeError(
+            f"attempting to assign a gradient with dtype '{_CPP_NAME[_dtype_key(value.dtype)]}' "
+            f"to a tensor with grad_dtype '{_SCALAR_NAME[_dtype_key(self.dtype)]}'. The gradient "
+            "must match the tensor's grad_dtype (defaults to the tensor's dtype). You can set the "
+            "tensor's grad_dtype attribute with a specific dtype, or None to allow any dtype. Set "
+            "grad_dtype with caution. Diverging the dtypes of a tensor and its gradient may break "
+            "downstream systems that assume they match.")
+    if value.shape != self.shape:
+        raise RuntimeError(
+            f"attempting to assign a gradient of size '{list(value.shape)}' to a tensor of size "
+            f"'{list(self.shape)}'. Please ensure that the gradient and the tensor are the same "
+            "size")
+    _C._set_grad(self, value)
+
+
+def _del_grad(self):
+    _C._set_grad(self, None)
+
+
+def _get_data(self):
+    return self._data()
+
+
+def _set_data(self, value):
+    if not isinstance(value, _Tensor):
+        raise TypeError(f"Variable data has to be a tensor, but got {type(value).__name__}")
+    if self.requires_grad and not value.dtype.is_floating_point:
+        raise RuntimeError("data set to a tensor that requires gradients must be floating point "
+                           "or complex dtype")
+    _C._set_data(self, value)
+
+
+def detach_(self):
+    """Detaches ``self`` from its graph in place: it becomes a leaf."""
+    self._detach_inplace()
+    return self
+
+
+def retain_grad(self):
+    """Keeps ``.grad`` of a non-leaf after backward (a no-op on leaves)."""
+    if not self.requires_grad:
+        raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
+    if not self.is_leaf:
+        _C._retain_grad(self)
+
+
+def register_hook(self, hook):
+    """Calls ``hook(grad)`` when this tensor's gradient is computed.
+
+    The hook may return a replacement gradient. Returns a handle with
+    ``remove()``.
+    """
+    if not self.requires_grad:
+        raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
+    name = getattr(hook, "__name__", repr(hook))
+
+    def checked(grad):
+        result = hook(grad)
+        if result is None:
+            return None
+        if not isinstance(result, _Tensor):
+            raise TypeError(f"hook '{name}' returned {type(result).__name__}, expected a Tensor "
+                            "or None")
+        if result.shape != grad.shape:
+            raise RuntimeError(f"hook '{name}' has changed the size of value")
+        if result.dtype is not grad.dtype:
+            raise RuntimeError(f"hook '{name}' has changed the type of value (was "
+                               f"{legacy_type_name(grad)} got {legacy_type_name(result)})")
+        return result
+
+    return RemovableHandle(_C._register_hook(self, checked))
+
+
+def register_post_accumulate_grad_hook(self, hook):
+    """Calls ``hook(tensor)`` after a leaf's ``.grad`` was accumulated."""
+    if not self.is_leaf:
+        raise RuntimeError("post accumulate grad hooks cannot be registered on non-leaf tensors")
+    return RemovableHandle(_C._register_post_accumulate_grad_hook(self, hook))
+
+
+def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
+    """Computes the gradient of this tensor w.r.t. the graph leaves.
+
+    >>> import gradtrack
+    >>> x = gradtrack.tensor([1.0, 2.0], requires_grad=True)
+    >>> (x * x).sum().backward()
+    >>> x.grad
+    tensor([2., 4.])
+    """
+    from . import autograd
+    autograd.backward(self, gradient, retain_graph, create_graph, inputs=inputs)
+
+
+# ---- conversions, copies, printing ----------------------------------------------------------
+
+def to(self, *args, **kwargs):
+    """``to(dtype)``, ``to(other)``, ``to('cpu')``, ``to(device, dtype)``; copy=False."""
+    dtype = kwargs.pop("dtype", None)
+    copy = kwargs.pop("copy", False)
+    kwargs.pop("non_blocking", None)
+    kwargs.pop("device", None)
+    for arg in args:
+        if isinstance(arg, _C.dtype):
+            dtype = arg
+        elif isinstance(arg, _Tensor):
+            dtype = arg.dtype
+        elif isinstance(arg, str) or arg is None or type(arg).__name__ == "device":
+            if arg is not None and str(arg) not in ("cpu", "cpu:0"):
+                raise RuntimeError(f"gradtrack runs on the CPU only, got device '{arg}'")
+        elif isinstance(arg, builtins.bool):
+            copy = arg
+    if kwargs:
+        raise TypeError(f"to() got an unexpected keyword argument '{next(iter(kwargs))}'")
+    if dtype is None:
+        return self.clone() if copy else self
+    return self._to_dtype(dtype, copy)
+
+
+def __array__(self, dtype=None, copy=None):
+    array = self.numpy()
+    if dtype is not None and array.dtype != dtype:
+        return array.astype(dtype)
+    return array.copy() if copy else array
+
+
+def __iter__(self):
+    if self.dim() == 0:
+        raise TypeError("iteration over a 0-d tensor")
+    return iter(self.unbind(0))
+
+
+def __contains__(self, element):
+    if isinstance(element, (_Tensor, builtins.int, builtins.float, builtins.bool)):
+        return builtins.bool((self == element).any().item())
+    raise RuntimeError("Tensor.__contains__ only supports Tensor or scalar, but you passed in a "
+                       f"{type(element)}.")
+
+
+def __deepcopy__(self, memo):
+    if not self.is_leaf:
+        raise RuntimeError(
+            "Only Tensors created explicitly by the user (graph leaves) support the deepcopy "
+            "protocol at the moment.  If you were attempting to deepcopy a module, this may be "
+            "because of a torch.nn.utils.weight_norm usage, see "
+            "https://github.com/pytorch/pytorch/pull/103001")
+    if id(self) in memo:
+        return memo[id(self)]
+    from . import no_grad
+    with no_grad():
+        data = self.clone()
+    new = data if type(self) is _Tensor else type(self)(data, requires_grad=self.requires_grad)
+    if type(self) is _Tensor:
+        new.requires_grad_(self.requires_grad)
+    memo[id(self)] = new
+    grad = _grad_get(self)
+    if grad is not None:
+        new.grad = _copy.deepcopy(grad, memo)
+    return new
+
+
+def __reduce_ex__(self, protocol):
+    from . import _rebuild_tensor
+    return (_rebuild_tensor, (self.detach().numpy().copy(), self.requires_grad))
+
+
+def _max(self, dim=None, keepdim=False):
+    result = self._max(dim, keepdim)
+    return return_types.max(result) if isinstance(result, tuple) else result
+
+
+def _min(self, dim=None, keepdim=False):
+    result = self._min(dim, keepdim)
+    return return_types.min(result) if isinstance(result, tuple) else result
+
+
+def _new_factory(kind):
+    def method(self, *size, dtype=None, requires_grad=False):
+        if len(size) == 1 and not isinstance(size[0], builtins.int):
+            size = tuple(size[0])
+        return getattr(_C, kind)(*size, dtype=dtype or self.dtype, requires_grad=requires_grad)
+    method.__name__ = "new_" + kind
+    return method
+
+
+def new_full(self, size, fill_value, *, dtype=None, requires_grad=False):
+    from . import full
+    return full(size, fill_value, dtype=dtype or self.dtype, requires_grad=requires_grad)
+
+
+def new_tensor(self, data, *, dtype=None, requires_grad=False):
+    from . import tensor
+    return tensor(data, dtype=dtype or self.dtype, requires_grad=requires_grad)
+
+
+def type_(self, dtype=None):
+    """Without arguments, the legacy type name (``gradtrack.FloatTensor``)."""
+    if dtype is None:
+        return legacy_type_name(self)
+    return self.to(dtype)
+
+
+def _numel_prop(self):
+    return self.numel()
+
+
+def install(cls):
+    """Attaches the Python-side methods and properties to the C++ Tensor class."""
+    cls.requires_grad = property(_requires_grad_get, _set_requires_grad)
+    cls.grad = property(_get_grad, _set_grad, _del_grad)
+    cls.data = property(_get_data, _set_data)
+    for fn in (requires_grad_, detach_, retain_grad, register_hook,
+               register_post_accumulate_grad_hook, backward, to, __array__, __iter__,
+               __contains__, __deepcopy__, __reduce_ex__, new_full, new_tensor):
+        setattr(cls, fn.__name__, fn)
+    cls.max = _max
+    cls.min = _min
+    cls.type = type_
+    for kind in ("zeros", "ones", "empty"):
+        setattr(cls, "new_" + kind, _new_factory(kind))
+    cls.__repr__ = _tensor_str._tensor_repr
+    cls.__str__ = _tensor_str._tensor_repr
+    cls.__format__ = _tensor_str._tensor_format
+    cls.__array_priority__ = 1000
+    cls.clip = cls.clamp
+    cls.absolute = cls.abs
+    cls.negative = cls.neg
+    cls.multiply = cls.mul
+    cls.subtract = cls.sub
+    cls.divide = cls.div
+    cls.true_divide = cls.div
+    cls.greater = cls.gt
+    cls.less = cls.lt
+    cls.cpu = lambda self: self
+    cls.is_inference = lambda self: False
+    cls.device = property(lambda self: _device_cpu())
+    _inplace.install(cls)
+
+
+def _device_cpu():
+    from . import device
+    return device("cpu")

@@ -1,0 +1,82 @@
+"""gradtrack.autograd: backward, grad, grad modes, anomaly detection, gradcheck.
+
+>>> import gradtrack
+>>> x = gradtrack.tensor([1.0, 2.0, 3.0], requires_grad=True)
+>>> gradtrack.autograd.grad((x ** 3).sum(), x)
+(tensor([ 3., 12., 27.]),)
+"""
+
+import warnings
+
+from .. import _C
+from . import graph
+from .anomaly_mode import (detect_anomaly, is_anomaly_check_nan_enabled, is_anomaly_enabled,
+                           set_detect_anomaly)
+from .gradcheck import GradcheckError, gradcheck, gradgradcheck
+from .grad_mode import enable_grad, inference_mode, no_grad, set_grad_enabled
+
+__all__ = ["backward", "grad", "no_grad", "enable_grad", "set_grad_enabled", "inference_mode",
+           "detect_anomaly", "set_detect_anomaly", "is_anomaly_enabled",
+           "is_anomaly_check_nan_enabled", "gradcheck", "gradgradcheck", "GradcheckError", "graph"]
+
+_Tensor = _C.Tensor
+
+CREATE_GRAPH_WARNING = (
+    "Using backward() with create_graph=True will create a reference cycle between the parameter "
+    "and its gradient which can cause a memory leak. We recommend using autograd.grad when "
+    "creating the graph to avoid this. If you have to use this function, make sure to reset the "
+    ".grad fields of your parameters to None after use to break the cycle and avoid the leak.")
+
+
+def _as_list(value, none_means_empty=False):
+    if value is None:
+        return [] if none_means_empty else [None]
+    if isinstance(value, _Tensor):
+        return [value]
+    return list(value)
+
+
+def _grads_for(tensors, grad_tensors):
+    grads = _as_list(grad_tensors)
+    if grad_tensors is None:
+        grads = [None] * len(tensors)
+    if len(grads) != len(tensors):
+        raise RuntimeError(f"got {len(grads)} tensors and {len(tensors)} gradients")
+    return grads
+
+
+def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False,
+             grad_variables=None, inputs=None):
+    """Accumulates gradients of ``tensors`` into the ``.grad`` of graph leaves.
+
+    Only leaves get ``.grad`` (plus non-leaves that called ``retain_grad()``
+    or are listed in ``inputs``). Without ``retain_graph`` the saved tensors
+    are freed: a second backward through the same nodes raises.
+    """
+    if grad_variables is not None:
+        grad_tensors = grad_variables
+    tensors = _as_list(tensors)
+    grads = _grads_for(tensors, grad_tensors)
+    if inputs is not None:
+        inputs = _as_list(inputs)
+        if not inputs:
+            raise RuntimeError("`inputs` argument to `backward()` cannot be empty.")
+    if create_graph:
+        warnings.warn(CREATE_GRAPH_WARNING, UserWarning, stacklevel=3)
+    _C._run_backward(tensors, grads, retain_graph, create_graph, inputs or [])
+
+
+def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False,
+         only_inputs=True, allow_unused=None, is_grads_batched=False, materialize_grads=False):
+    """Returns the gradients of ``outputs`` w.r.t. ``inputs`` without touching ``.grad``."""
+    outputs = _as_list(outputs)
+    single = isinstance(inputs, _Tensor)
+    inputs = [inputs] if single else list(inputs)
+    grads = _grads_for(outputs, grad_outputs)
+    if allow_unused is None:
+        allow_unused = materialize_grads
+    if materialize_grads and allow_unused is False:
+        raise ValueError("Expected allow_unused to be True or not passed when materialize_grads=True, "
+                         "but got: allow_unused=False.")
+    return _C._run_grad(outputs, grads, inputs, retain_graph, create_graph, bool(allow_unused),
+                        bool(materialize_grads))

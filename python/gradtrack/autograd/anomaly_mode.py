@@ -1,0 +1,61 @@
+"""Anomaly detection: remember each node's forward stack; on a backward error,
+warn with the stack of the node whose backward failed (as PyTorch does)."""
+
+import traceback
+import warnings
+
+from .. import _C
+
+__all__ = ["detect_anomaly", "set_detect_anomaly", "is_anomaly_enabled",
+           "is_anomaly_check_nan_enabled"]
+
+is_anomaly_enabled = _C.is_anomaly_enabled
+is_anomaly_check_nan_enabled = _C.is_anomaly_check_nan_enabled
+
+
+def _capture_stack():
+    # Drop the frame of this function; keep the user's frames.
+    return "".join(traceback.format_stack()[:-1])
+
+
+def _warn(name, stack):
+    warnings.warn(f"Error detected in {name}. Traceback of forward call that caused the "
+                  f"error:\n{stack}", UserWarning, stacklevel=3)
+
+
+def _apply(enabled, check_nan):
+    _C._set_anomaly_enabled(enabled, check_nan)
+    if enabled:
+        _C._set_anomaly_hooks(_capture_stack, _warn)
+    else:
+        _C._set_anomaly_hooks(None, None)
+
+
+class detect_anomaly:
+    """Context manager that enables anomaly detection (and says so)."""
+
+    def __init__(self, check_nan=True):
+        self.prev = (_C.is_anomaly_enabled(), _C.is_anomaly_check_nan_enabled())
+        self.check_nan = check_nan
+        warnings.warn("Anomaly Detection has been enabled. This mode will increase the runtime "
+                      "and should only be enabled for debugging.", UserWarning, stacklevel=2)
+
+    def __enter__(self):
+        _apply(True, self.check_nan)
+
+    def __exit__(self, *exc):
+        _apply(*self.prev)
+
+
+class set_detect_anomaly:
+    """Sets anomaly detection now; as a context manager, restores it on exit."""
+
+    def __init__(self, mode, check_nan=True):
+        self.prev = (_C.is_anomaly_enabled(), _C.is_anomaly_check_nan_enabled())
+        _apply(bool(mode), check_nan)
+
+    def __enter__(self):
+        pass
+
+    def __exit__(self, *exc):
+        _apply(*self.prev)

@@ -1,0 +1,112 @@
+"""Finite-difference checks of gradients (float64 central differences)."""
+
+from .. import _C
+
+__all__ = ["gradcheck", "gradgradcheck", "GradcheckError"]
+
+
+class GradcheckError(RuntimeError):
+    """The analytical and numerical Jacobians disagree."""
+
+
+def _tensors(inputs):
+    return (inputs,) if isinstance(inputs, _C.Tensor) else tuple(inputs)
+
+
+def _outputs(func, inputs):
+    out = func(*inputs)
+    return (out,) if isinstance(out, _C.Tensor) else tuple(out)
+
+
+def _numerical_jacobian(func, inputs, i, out_index, eps):
+    """d out / d inputs[i] by central differences, shape (numel(in), numel(out))."""
+    import numpy as np
+    x = inputs[i]
+    flat = x.detach().view(-1) if x.is_contiguous() else None
+    if flat is None:
+        raise ValueError("gradcheck needs contiguous inputs")
+    with _C_no_grad():
+        base_out = _outputs(func, inputs)[out_index]
+        jac = np.zeros((x.numel(), base_out.numel()))
+        for k in range(x.numel()):
+            orig = flat[k].item()
+            _C._fill_(flat[k], orig + eps)
+            plus = _outputs(func, inputs)[out_index].detach().numpy().astype(np.float64).ravel()
+            _C._fill_(flat[k], orig - eps)
+            minus = _outputs(func, inputs)[out_index].detach().numpy().astype(np.float64).ravel()
+            _C._fill_(flat[k], orig)
+            jac[k] = (plus - minus) / (2 * eps)
+    return jac
+
+
+def _analytical_jacobian(func, inputs, diff_idx, out_index):
+    """Rows of the Jacobian from one backward pass per output element."""
+    import numpy as np
+    from . import grad as autograd_grad
+    out = _outputs(func, inputs)[out_index]
+    jacs = [np.zeros((inputs[i].numel(), out.numel())) for i in diff_idx]
+    for j in range(out.numel()):
+        seed = _C.zeros(*out.shape, dtype=out.dtype)
+        seed.view(-1)[j] = 1.0
+        grads = autograd_grad(out, [inputs[i] for i in diff_idx], seed, retain_graph=True,
+                              allow_unused=True)
+        for col, g in enumerate(grads):
+            if g is not None:
+                jacs[col][:, j] = g.detach().numpy().astype(np.float64).ravel()
+    return jacs
+
+
+class _C_no_grad:
+    def __enter__(self):
+        self.prev = _C.is_grad_enabled()
+        _C._set_grad_enabled(False)
+
+    def __exit__(self, *exc):
+        _C._set_grad_enabled(self.prev)
+
+
+def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=True, **_ignored):
+    """Compares autograd's gradients of ``func`` with finite differences.
+
+    Inputs that require grad should be float64. Returns True, or raises
+    :class:`GradcheckError` (or returns False with ``raise_exception=False``).
+
+    >>> import gradtrack
+    >>> x = gradtrack.rand(3, dtype=gradtrack.float64, requires_grad=True)
+    >>> gradtrack.autograd.gradcheck(lambda t: (t * t).sin(), (x,))
+    True
+    """
+    import numpy as np
+    inputs = _tensors(inputs)
+    diff_idx = [i for i, t in enumerate(inputs) if isinstance(t, _C.Tensor) and t.requires_grad]
+    n_out = len(_outputs(func, inputs))
+    for o in range(n_out):
+        analytical = _analytical_jacobian(func, inputs, diff_idx, o)
+        for col, i in enumerate(diff_idx):
+            numerical = _numerical_jacobian(func, inputs, i, o, eps)
+            if not np.allclose(analytical[col], numerical, rtol=rtol, atol=atol):
+                if not raise_exception:
+                    return False
+                raise GradcheckError(f"Jacobian mismatch for output {o} with respect to input {i},\n"
+                                     f"numerical:{numerical}\nanalytical:{analytical[col]}\n")
+    return True
+
+
+def gradgradcheck(func, inputs, grad_outputs=None, *, eps=1e-6, atol=1e-5, rtol=1e-3,
+                  raise_exception=True, **_ignored):
+    """Checks second derivatives: gradcheck of the (create_graph) gradient of ``func``."""
+    from . import grad as autograd_grad
+    inputs = _tensors(inputs)
+    outs = _outputs(func, inputs)
+    if grad_outputs is None:
+        grad_outputs = tuple(_C.randn(*o.shape, dtype=o.dtype, requires_grad=True) for o in outs)
+    n_in = len(inputs)
+
+    def first_grad(*args):
+        xs, gos = args[:n_in], args[n_in:]
+        outs = _outputs(func, xs)
+        return autograd_grad(outs, [x for x in xs if x.requires_grad], gos, create_graph=True,
+                             allow_unused=True)
+
+    return gradcheck(first_grad, tuple(inputs) + tuple(grad_outputs), eps=eps, atol=atol,
+                     rtol=rtol, raise_exception=raise_exception)

@@ -1,0 +1,1 @@
+"""Small utilities (hook handles)."""

@@ -1,0 +1,234 @@
+"""The benchmark runner, end to end, as a user runs it.
+
+Every test starts ``python -m benchmarks`` in a subprocess from the repository
+root and checks what it writes.  Nothing here asserts anything about speed:
+the point is that the runner covers every case, never crashes on a broken or
+missing library, computes the ratios and evaluates the goals.
+
+Time: ``test_quick_run_*`` share one ``--quick`` run of every case with the
+real gradtrack and torch (about a minute on the 2-core dev machine; most of it
+is torch's 1.5 s import, repeated by the import-time probe).  The other runs
+use a few cases only and take a few seconds each.
+
+Two testing aids of the runner are used here:
+``GRADTRACK_BENCH_STANDIN=<module>`` makes the "gradtrack" slot import
+another module (torch, a fake that crashes, or one that does not exist), so the
+ratio and error paths are exercised whatever state gradtrack is in.
+"""
+
+import json
+import os
+import struct
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("torch")  # the baseline every ratio needs
+pytest.importorskip("matplotlib")  # the chart
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))  # `benchmarks` lives at the root, not in the wheel
+
+from benchmarks import cases as bench_cases  # noqa: E402
+from benchmarks.goals import GOALS, goal_for  # noqa: E402
+
+PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
+
+
+def run_bench(out_dir, *args, env=None, timeout=900):
+    """Run the runner; return (completed process, parsed latest.json)."""
+    full_env = dict(os.environ)
+    full_env.update(env or {})
+    done = subprocess.run(
+        [sys.executable, "-m", "benchmarks", "--out", str(out_dir), *args],
+        cwd=REPO, env=full_env, capture_output=True, text=True, timeout=timeout)
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    with open(Path(out_dir) / "latest.json") as f:
+        return done, json.load(f)
+
+
+def by_key(document):
+    return {(r["case"], r["point"]): r for r in document["results"]}
+
+
+def assert_stats_or_error(result):
+    """A library's entry: numbers that make sense, or an explicit error."""
+    if "error" in result:
+        assert isinstance(result["error"], str) and result["error"].strip()
+        return False
+    assert result["n"] >= 1 and len(result["samples"]) == result["n"]
+    assert 0 < result["min"] <= result["median"] <= result["max"]
+    return True
+
+
+def assert_ratio_and_goal(record, cand="gradtrack", base="torch"):
+    """ratio = median/median when both ran; goal met iff ratio <= target."""
+    a, b = record["libs"][cand], record["libs"][base]
+    if "error" in a or "error" in b:
+        assert record["ratio"] is None
+    else:
+        assert record["ratio"] == pytest.approx(a["median"] / b["median"])
+    goal = goal_for(record["case"], record["point"])
+    if goal is None:
+        assert record["goal"] is None
+        return
+    assert record["goal"]["max_ratio"] == goal.max_ratio
+    expected = None if record["ratio"] is None else record["ratio"] <= goal.max_ratio
+    assert record["goal"]["met"] is expected
+
+
+def assert_valid_png(path):
+    data = Path(path).read_bytes()
+    assert data[:8] == PNG_MAGIC
+    assert data[12:16] == b"IHDR"
+    width, height = struct.unpack(">II", data[16:24])
+    assert width > 300 and height > 200
+    assert data.rstrip(b"\0")[-8:-4] == b"IEND"
+
+
+@pytest.fixture(scope="module")
+def quick_run(tmp_path_factory):
+    """One real --quick run with the default libraries (gradtrack, torch)."""
+    out = tmp_path_factory.mktemp("bench_quick")
+    done, doc = run_bench(out, "--quick")
+    return out, done, doc
+
+
+def test_quick_run_reports_every_case_for_both_libraries(quick_run):
+    _, _, doc = quick_run
+    records = by_key(doc)
+    expected = {(c.id, p.label) for c in bench_cases.CASES for p in c.points}
+    assert set(records) == expected
+    assert len(doc["results"]) == len(expected)  # each exactly once
+    for record in doc["results"]:
+        assert set(record["libs"]) == {"gradtrack", "torch"}
+        assert_stats_or_error(record["libs"]["gradtrack"])
+        # torch is the reference: it must always produce numbers
+        assert assert_stats_or_error(record["libs"]["torch"]), record
+
+
+def test_quick_run_computes_ratios_and_evaluates_every_goal(quick_run):
+    _, _, doc = quick_run
+    records = by_key(doc)
+    for record in doc["results"]:
+        assert_ratio_and_goal(record)
+    for goal in GOALS:
+        case = bench_cases.by_id(goal.case)
+        points = [p.label for p in case.points if goal.point in (None, p.label)]
+        assert points, f"goal {goal} names no point"
+        for label in points:
+            assert records[(goal.case, label)]["goal"] is not None
+    s = doc["summary"]
+    assert s["goals_total"] == s["goals_met"] + s["goals_missed"] + s["goals_unknown"]
+    assert s["goals_total"] == sum(1 for r in doc["results"] if r["goal"])
+
+
+def test_quick_run_reports_variants_machine_and_threads(quick_run):
+    _, _, doc = quick_run
+    mlp = by_key(doc)[("mlp_step", "b64")]
+    assert {v["lib"] for v in mlp["variants"]} == {"gradtrack", "torch"}
+    for variant in mlp["variants"]:
+        assert_stats_or_error(variant["result"])
+    machine = doc["machine"]
+    for key in ("cpu", "cores_usable", "ram_bytes", "os", "python", "date",
+                "packages", "thread_env"):
+        assert key in machine
+    assert doc["settings"]["threads"] >= 1
+    torch_info = doc["libraries"]["torch"]
+    assert torch_info["available"] is True and torch_info["threads_applied"]
+    assert torch_info["threads_reported"] == doc["settings"]["threads"]
+
+
+def test_quick_run_writes_table_png_and_text(quick_run):
+    out, done, doc = quick_run
+    assert_valid_png(out / "latest.png")
+    assert (out / "latest.txt").read_text().strip()
+    header = next(line for line in done.stdout.splitlines() if line.startswith("case"))
+    for column in ("size", "gradtrack", "torch", "ratio", "goal", "met?"):
+        assert column in header
+    assert "Goals:" in done.stdout
+
+
+def test_standin_yields_numeric_ratios_and_goal_verdicts(tmp_path):
+    """With torch in both slots every ratio exists and every goal is decided."""
+    _, doc = run_bench(tmp_path, "--quick", "--cases", "op_add,matmul/1024,mlp_step",
+                       env={"GRADTRACK_BENCH_STANDIN": "torch"})
+    assert doc["libraries"]["gradtrack"]["standin"] is True
+    assert {r["case"] for r in doc["results"]} == {"op_add", "matmul", "mlp_step"}
+    for record in doc["results"]:
+        assert record["ratio"] is not None and record["ratio"] > 0
+        assert record["goal"]["met"] in (True, False)
+        assert_ratio_and_goal(record)
+        for variant in record["variants"]:
+            assert variant["ratio"] is not None
+    assert_valid_png(tmp_path / "latest.png")
+
+
+FAKE_LIBRARY = '''
+"""A library that crashes, hangs or raises, depending on the case."""
+import os, signal, time
+
+__version__ = "0-broken"
+
+def set_num_threads(n):
+    pass
+
+def randn(*shape, requires_grad=False):
+    if shape == (1,):                  # op_add: the process dies
+        os.kill(os.getpid(), signal.SIGSEGV)
+    if shape == (2, 3):                # graph_sq_sum: the process hangs
+        time.sleep(3600)
+    raise NotImplementedError("randn is not written yet")
+'''
+
+
+def test_broken_library_gives_error_entries_not_a_crash(tmp_path):
+    fake_dir = tmp_path / "fake"
+    fake_dir.mkdir()
+    (fake_dir / "brokenlib.py").write_text(textwrap.dedent(FAKE_LIBRARY))
+    env = {"GRADTRACK_BENCH_STANDIN": "brokenlib",
+           "PYTHONPATH": os.pathsep.join(filter(None, [str(fake_dir),
+                                                       os.environ.get("PYTHONPATH")]))}
+    out = tmp_path / "out"
+    done, doc = run_bench(out, "--quick", "--timeout", "10", "--cases",
+                          "op_add/no grad,graph_sq_sum,add/1K", env=env)
+    records = by_key(doc)
+    errors = {key: r["libs"]["gradtrack"].get("error", "") for key, r in records.items()}
+    assert "SIGSEGV" in errors[("op_add", "no grad")]
+    assert "timed out" in errors[("graph_sq_sum", "2x3")]
+    assert "NotImplementedError: randn is not written yet" in errors[("add", "1K")]
+    for record in doc["results"]:
+        assert assert_stats_or_error(record["libs"]["torch"])  # torch unaffected
+        assert record["ratio"] is None
+        if record["goal"]:
+            assert record["goal"]["met"] is None
+    assert "Errors" in done.stdout
+
+
+def test_unimportable_gradtrack_still_runs_torch(tmp_path):
+    done, doc = run_bench(tmp_path, "--quick", "--cases", "op_mul/no grad",
+                          env={"GRADTRACK_BENCH_STANDIN": "no_such_module_for_bench"})
+    assert doc["libraries"]["gradtrack"]["available"] is False
+    assert "not usable" in done.stdout
+    (record,) = doc["results"]
+    assert "No module named" in record["libs"]["gradtrack"]["error"]
+    assert assert_stats_or_error(record["libs"]["torch"])
+
+
+def test_list_names_every_case_and_goal():
+    done = subprocess.run([sys.executable, "-m", "benchmarks", "--list"],
+                          cwd=REPO, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    for case in bench_cases.CASES:
+        assert case.id in done.stdout
+    assert "Goals" in done.stdout
+
+
+def test_every_goal_names_an_existing_case_point():
+    for goal in GOALS:
+        case = bench_cases.by_id(goal.case)
+        if goal.point is not None:
+            case.point(goal.point)  # raises KeyError if the size is misspelt

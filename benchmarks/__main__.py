@@ -232,7 +232,8 @@ def main(argv=None):
         if busy:
             notes.append(busy)
         head = header_lines(libs, pool, machine, settings, len(items))
-        print("\n".join(head + [f"  NOTE: {n}" for n in notes]), flush=True)
+        head += [f"  NOTE: {n}" for n in notes]
+        print("\n".join(head), flush=True)
         records, interrupted = measure(items, libs, settings, pool)
     finally:
         pool.close()
@@ -252,8 +253,8 @@ def main(argv=None):
           f"{document['duration_s']:.0f} s. Wrote " + ", ".join(paths))
     if interrupted:
         return 130
-    return 0 if any(report.library_section(libs, pool)[l.label]["available"]
-                    for l in libs) else 1
+    usable = any(info["available"] for info in document["libraries"].values())
+    return 0 if usable else 1
 
 
 if __name__ == "__main__":

@@ -132,7 +132,10 @@ def _decorate(ax, fig, document, rows, x_range):
                markersize=11, markeredgewidth=2.2, label="goal (ratio ≤)"),
     ], loc="upper center", bbox_to_anchor=(0.5, -0.045 * 40 / max(n, 10)),
         ncol=4, fontsize=8, frameon=False)
-    fig.suptitle(f"{cand} vs {base}: ratio per case (lower is better)",
+    libs = document["libraries"]
+    standin = (f"  [stand-in: {libs[cand]['module']}]"
+               if libs[cand].get("standin") else "")
+    fig.suptitle(f"{cand} vs {base}: ratio per case (lower is better){standin}",
                  fontsize=13, fontweight="bold", x=0.01, ha="left")
     ax.set_title(_subtitle(document), fontsize=8.5, color="#555555",
                  loc="left")

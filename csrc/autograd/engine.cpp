@@ -6,6 +6,7 @@
 
 #include "autograd/functions.h"
 #include "autograd/grad_mode.h"
+#include "autograd/provenance.h"
 #include "kernels/kernels.h"
 #include "ops/ops.h"
 
@@ -168,6 +169,7 @@ TensorList run_backward(const std::vector<Edge>& roots, const TensorList& grads,
     if (capture[i].fn) captures[capture[i].fn.get()].push_back(i);
   TensorList captured(capture.size());
 
+  const uint32_t called_at = current_location();
   AutoGradMode mode(options.create_graph);
   std::priority_queue<Node*, std::vector<Node*>, ByNewest> ready;
   pending[root.get()].buffer = std::move(root_grads);
@@ -202,7 +204,10 @@ TensorList run_backward(const std::vector<Edge>& roots, const TensorList& grads,
       if (grads.size() < node->num_outputs() || node->num_outputs() > 1) fill_missing(*node, grads);
       out = call_node(*node, std::move(grads));
     }
-    if (!options.keep_graph) node->release_variables();
+    if (!options.keep_graph) {
+      node->release_variables();
+      node->released_at = called_at;
+    }
     for (auto& post : node->post_hooks()) {
       TensorList r = post(out, TensorList());
       if (!r.empty()) out = r;

@@ -85,6 +85,10 @@ class Node : public std::enable_shared_from_this<Node> {
   }
 
   std::shared_ptr<NodeDebugInfo> debug;
+  /// NOTE [Write provenance]: where the forward call was, and the backward
+  /// call that freed the saved tensors (interned ids; 0 = not recorded).
+  uint32_t location = 0;
+  uint32_t released_at = 0;
 
  private:
   uint64_t seq_;

@@ -1,5 +1,6 @@
 // record(): the one place graph nodes are built and saved tensors chosen.
 #include "autograd/formulas.h"
+#include "autograd/provenance.h"
 #include "ops/ops.h"
 
 namespace gradtrack::autograd {
@@ -20,6 +21,7 @@ std::shared_ptr<FormulaNode> new_node(OpKind kind, std::initializer_list<const T
     node->add_next_edge(maybe_requires_grad(*t) ? gradient_edge(*t) : Edge{});
     node->inputs.push_back({t->sizes(), t->dtype()});
   }
+  node->location = current_location();
   if (g_node_created_hook) g_node_created_hook(*node);
   return node;
 }
@@ -105,7 +107,9 @@ void finish_inplace_node(const std::shared_ptr<FormulaNode>& node,
 }
 
 TensorList FormulaNode::apply(TensorList&& grads) {
-  if (released_ && holds_saved) throw Error(second_backward_message());
+  if (released_ && holds_saved) {
+    throw Error(second_backward_message(), Provenance::enabled() ? freed_graph_note(*this) : "");
+  }
   TensorList unpacked(saved.size());
   auto self = shared_from_this();
   for (size_t i = 0; i < saved.size(); ++i) {

@@ -1,11 +1,10 @@
 #include "autograd/saved_tensor.h"
 
 #include "autograd/grad_mode.h"
+#include "autograd/provenance.h"
 #include "autograd/variable.h"
 
 namespace gradtrack::autograd {
-
-std::string (*g_version_error_extra)(const Tensor&, const Node&, uint32_t) = nullptr;
 
 SavedTensor::SavedTensor(const Tensor& t, bool is_output) : is_output_(is_output) {
   if (!t.defined()) return;
@@ -32,8 +31,7 @@ std::string second_backward_message() {
 namespace {
 
 std::string version_message(const Tensor& t, const std::shared_ptr<Node>& producer,
-                            uint32_t out_nr, uint32_t current, uint32_t expected,
-                            const std::string& extra) {
+                            uint32_t out_nr, uint32_t current, uint32_t expected) {
   std::string clause;
   if (producer) {
     clause = str_cat(", which is output ", out_nr, " of ", forward_op_name(producer->name()), ",");
@@ -48,13 +46,15 @@ std::string version_message(const Tensor& t, const std::shared_ptr<Node>& produc
   return str_cat("one of the variables needed for gradient computation has been modified by an "
                  "inplace operation: [", legacy_type_name(t.dtype(), kModule), " ",
                  shape_str(t.sizes()), "]", clause, " is at version ", current,
-                 "; expected version ", expected, " instead. ", extra, hint);
+                 "; expected version ", expected, " instead. ", hint);
 }
 
 }  // namespace
 
 Tensor SavedTensor::unpack(const std::shared_ptr<Node>& owner) const {
-  if (released_) throw Error(second_backward_message());
+  if (released_) {
+    throw Error(second_backward_message(), Provenance::enabled() ? freed_graph_note(*owner) : "");
+  }
   if (!data_.defined()) return Tensor();
   std::shared_ptr<Node> producer;
   uint32_t out_nr = 0;
@@ -71,8 +71,8 @@ Tensor SavedTensor::unpack(const std::shared_ptr<Node>& owner) const {
   }
   uint32_t current = data_->version();
   if (current != version_) {
-    std::string extra = g_version_error_extra ? g_version_error_extra(data_, *owner, version_) : "";
-    throw Error(version_message(data_, producer, out_nr, current, version_, extra));
+    std::string note = Provenance::enabled() ? version_error_note(data_, *owner, version_) : "";
+    throw Error(version_message(data_, producer, out_nr, current, version_), note);
   }
   if (is_output_ && requires_grad_ && GradMode::is_enabled()) {
     // Double backward needs the output to carry its node again.

@@ -45,9 +45,5 @@ class SavedTensor {
 /// PyTorch's "Trying to backward through the graph a second time ..." text.
 std::string second_backward_message();
 
-/// Describes a saved tensor that failed its version check; set by the Python
-/// layer to add provenance after PyTorch's sentence (NOTE [Write provenance]).
-extern std::string (*g_version_error_extra)(const Tensor& saved, const Node& owner,
-                                            uint32_t expected);
 
 }  // namespace gradtrack::autograd

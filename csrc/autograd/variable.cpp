@@ -166,7 +166,9 @@ void rebase_history(const Tensor& self, std::shared_ptr<Node> fn) {
 }
 
 Tensor detach(const Tensor& t) {
-  return alias_with_geometry(t, t.sizes(), t.strides(), t->offset());
+  Tensor out = alias_with_geometry(t, t.sizes(), t.strides(), t->offset());
+  out->set_detach_alias(true);
+  return out;
 }
 
 void detach_inplace(const Tensor& t) {

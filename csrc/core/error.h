@@ -12,9 +12,13 @@
 
 namespace gradtrack {
 
-/// RuntimeError in Python.
+/// RuntimeError in Python. `note` (if any) is attached as an exception note
+/// (PEP 678): shown in tracebacks after PyTorch's message, never inside it.
 struct Error : std::runtime_error {
   using std::runtime_error::runtime_error;
+  Error(const std::string& msg, std::string note_text)
+      : std::runtime_error(msg), note(std::move(note_text)) {}
+  std::string note;
 };
 /// IndexError in Python.
 struct IndexError : std::runtime_error {

@@ -16,10 +16,25 @@ namespace gradtrack {
 /// so a write through any of them invalidates tensors saved from any other.
 /// `.data`, clone() and copies get a fresh counter: that is exactly why writes
 /// through `.data` go undetected (torch_semantics.md §4, §6).
+/// One recorded in-place write (NOTE [Write provenance] in autograd/provenance.h).
+struct WriteRecord {
+  uint32_t version = 0;          // the counter's value after the write
+  uint32_t location = 0;         // interned user source location (0: unknown)
+  const void* writer = nullptr;  // the TensorImpl written through (identity only)
+  uint16_t label = 0;            // interned op name ("add_", "__setitem__", ...)
+  uint8_t via = 0;               // 0: the tensor itself, 1: a detach() alias, 2: a view
+};
+
+/// The last few writes through any alias sharing a counter.
+struct WriteLog {
+  static constexpr int kSize = 4;
+  WriteRecord ring[kSize];
+  uint32_t total = 0;
+};
+
 struct VersionCounter {
   std::atomic<uint32_t> value{0};
-  /// Provenance of recent writes (NOTE [Write provenance]); opaque to core.
-  std::shared_ptr<void> provenance;
+  std::unique_ptr<WriteLog> log;  // allocated on the first recorded write
 };
 
 /// Base of the autograd metadata a tensor may carry (defined in autograd/).
@@ -54,6 +69,10 @@ class TensorImpl {
   void set_data(const TensorImpl& other);
   void set_version_counter(std::shared_ptr<VersionCounter> v) { version_ = std::move(v); }
 
+  /// True for a detach() result: writes through it are reported as such.
+  bool is_detach_alias() const { return detach_alias_; }
+  void set_detach_alias(bool v) { detach_alias_ = v; }
+
   AutogradMetaInterface* autograd_meta() const { return autograd_.get(); }
   void set_autograd_meta(std::unique_ptr<AutogradMetaInterface> m) { autograd_ = std::move(m); }
 
@@ -66,6 +85,7 @@ class TensorImpl {
   int64_t numel_ = 1;
   ScalarType dtype_;
   bool contiguous_ = true;
+  bool detach_alias_ = false;
   std::shared_ptr<VersionCounter> version_;
   std::unique_ptr<AutogradMetaInterface> autograd_;
 };

@@ -7,6 +7,7 @@
 //   4. one version bump;
 //   5. the rebase of self's history (CopySlices when self is a view).
 // The leaf / view-of-leaf refusals happen before, in python/gradtrack/_inplace.py.
+#include "autograd/provenance.h"
 #include "ops/common.h"
 
 namespace gradtrack::ops {
@@ -91,9 +92,9 @@ void write_binary(BinaryOp k, const Tensor& self, const Tensor& other, ScalarTyp
 
 // Steps 2-5 around `write` for an op whose inputs are `inputs` (self first).
 template <typename Write, typename Fill>
-void run_inplace(OpKind kind, bool differentiable, std::initializer_list<const Tensor*> inputs,
-                 const Tensor& self, const Write& write, const Fill& fill,
-                 const std::vector<const Tensor*>& extras = {}) {
+void run_inplace(const char* label, OpKind kind, bool differentiable,
+                 std::initializer_list<const Tensor*> inputs, const Tensor& self,
+                 const Write& write, const Fill& fill, const std::vector<const Tensor*>& extras = {}) {
   bool rec = differentiable && autograd::should_record(inputs);
   Tensor old_self;
   std::shared_ptr<autograd::FormulaNode> node;
@@ -103,10 +104,20 @@ void run_inplace(OpKind kind, bool differentiable, std::initializer_list<const T
   }
   write();
   self->bump_version();
+  autograd::note_write(self, label);
   if (node) {
     fill(node->attrs);
     autograd::finish_inplace_node(node, inputs, self, old_self, extras);
   }
+}
+
+const char* inplace_name(InplaceOp op) {
+  static const char* names[] = {
+      "add_", "sub_", "mul_", "div_", "pow_", "maximum_", "minimum_", "remainder_",
+      "floor_divide_", "neg_", "abs_", "exp_", "log_", "sqrt_", "rsqrt_", "sin_", "cos_", "tanh_",
+      "sigmoid_", "relu_", "reciprocal_", "sign_", "floor_", "ceil_", "round_", "trunc_",
+      "log1p_", "expm1_", "square_"};
+  return names[static_cast<int>(op)];
 }
 
 void no_attrs(autograd::Attrs&) {}
@@ -130,7 +141,7 @@ Tensor inplace_binary(InplaceOp op, const Tensor& self, const Tensor& other, Sca
                            spec.kernel == BinaryOp::Remainder)) {
     GT_CHECK(!kernels::any_zero(other), "ZeroDivisionError");
   }
-  run_inplace(spec.tensor_kind, spec.differentiable, {&self, &other}, self,
+  run_inplace(inplace_name(op), spec.tensor_kind, spec.differentiable, {&self, &other}, self,
               [&] { write_binary(spec.kernel, self, other, dt, alpha); },
               [&](autograd::Attrs& at) { at.s0 = alpha; });
   return self;
@@ -158,7 +169,8 @@ Tensor inplace_binary(InplaceOp op, const Tensor& self, Scalar other, Scalar alp
                                                     : Scalar(other.to_int() * alpha.to_int());
   }
   bool scalar_node = spec.scalar_kind != spec.tensor_kind;
-  run_inplace(spec.scalar_kind, spec.differentiable && scalar_node, {&self}, self,
+  run_inplace(inplace_name(op), spec.scalar_kind, spec.differentiable && scalar_node, {&self},
+              self,
               [&] {
                 if (dt == self.dtype()) {
                   kernels::binary_scalar(spec.kernel, self, self, value, 1, false);
@@ -218,7 +230,8 @@ Tensor inplace_unary(InplaceOp op, const Tensor& self) {
            "invert a mask, use the `~` or `logical_not()` operator instead.");
   ScalarType dt = spec.float_only ? to_float_type(self.dtype()) : self.dtype();
   check_cast(dt, self.dtype());
-  run_inplace(spec.kernel == UnaryOp::Square ? OpKind::PowScalar : spec.kind, true, {&self}, self,
+  run_inplace(inplace_name(op), spec.kernel == UnaryOp::Square ? OpKind::PowScalar : spec.kind,
+              true, {&self}, self,
               [&] { kernels::unary(spec.kernel, self, self); },
               [&](autograd::Attrs& at) { at.s0 = Scalar(int64_t(2)); });
   return self;
@@ -232,7 +245,7 @@ Tensor inplace_clamp(const Tensor& self, std::optional<Scalar> lo, std::optional
   if (lo) s.add_number(lo->kind());
   if (hi) s.add_number(hi->kind());
   check_cast(s.result(), self.dtype());
-  run_inplace(OpKind::Clamp, true, {&self}, self, [&] { kernels::clamp(self, self, lo, hi); },
+  run_inplace("clamp_", OpKind::Clamp, true, {&self}, self, [&] { kernels::clamp(self, self, lo, hi); },
               [&](autograd::Attrs& at) {
                 if (lo) at.s0 = *lo;
                 if (hi) at.s1 = *hi;
@@ -243,20 +256,23 @@ Tensor inplace_clamp(const Tensor& self, std::optional<Scalar> lo, std::optional
 }
 
 Tensor inplace_fill(const Tensor& self, Scalar value) {
-  run_inplace(OpKind::Fill, true, {&self}, self, [&] { kernels::fill(self, value); }, no_attrs);
+  run_inplace("fill_", OpKind::Fill, true, {&self}, self, [&] { kernels::fill(self, value); },
+              no_attrs);
   return self;
 }
 
 Tensor inplace_fill(const Tensor& self, const Tensor& value) {
   GT_CHECK(value.dim() == 0, "fill_ only supports 0-dimension value tensor but got tensor with ",
            value.dim(), " dimensions.");
-  run_inplace(OpKind::Fill, true, {&self, &value}, self, [&] { kernels::copy(self, value); },
+  run_inplace("fill_", OpKind::Fill, true, {&self, &value}, self,
+              [&] { kernels::copy(self, value); },
               no_attrs);
   return self;
 }
 
 Tensor inplace_zero(const Tensor& self) {
-  run_inplace(OpKind::Zero, true, {&self}, self, [&] { kernels::fill(self, Scalar(0)); }, no_attrs);
+  run_inplace("zero_", OpKind::Zero, true, {&self}, self,
+              [&] { kernels::fill(self, Scalar(0)); }, no_attrs);
   return self;
 }
 
@@ -264,7 +280,7 @@ Tensor inplace_copy(const Tensor& self, const Tensor& src) {
   check_no_internal_overlap(self);
   check_broadcast_into(self, src.sizes());
   check_no_partial_overlap(self, src);
-  run_inplace(OpKind::CopyInto, true, {&self, &src}, self,
+  run_inplace("copy_", OpKind::CopyInto, true, {&self, &src}, self,
               [&] {
                 if (!self.is_same(src)) kernels::copy(self, src);
               },
@@ -276,7 +292,7 @@ Tensor inplace_normal(const Tensor& self, double mean, double std) {
   GT_CHECK(std >= 0.0, "normal expects std >= 0.0, but found std ", std);
   GT_CHECK_IMPL(is_floating(self.dtype()), "\"normal_kernel_cpu\" not implemented for '",
            scalar_type_name(self.dtype()), "'");
-  run_inplace(OpKind::Normal, true, {&self}, self,
+  run_inplace("normal_", OpKind::Normal, true, {&self}, self,
               [&] { kernels::normal(self, mean, std, kernels::default_generator()); }, no_attrs);
   return self;
 }
@@ -286,7 +302,7 @@ Tensor inplace_uniform(const Tensor& self, double lo, double hi) {
            " > to=", hi);
   GT_CHECK_IMPL(is_floating(self.dtype()), "\"check_uniform_bounds\" not implemented for '",
            scalar_type_name(self.dtype()), "'");
-  run_inplace(OpKind::Uniform, true, {&self}, self,
+  run_inplace("uniform_", OpKind::Uniform, true, {&self}, self,
               [&] { kernels::uniform(self, lo, hi, kernels::default_generator()); }, no_attrs);
   return self;
 }
@@ -301,7 +317,7 @@ Tensor inplace_index_put(const Tensor& self, const IndexList& indices, const Ten
   std::vector<const Tensor*> extras;
   for (const auto& t : idx)
     if (t) extras.push_back(&*t);
-  run_inplace(OpKind::IndexPut, true, {&self, &values}, self,
+  run_inplace("index_put_", OpKind::IndexPut, true, {&self, &values}, self,
               [&] { ops_detail::index_put_kernel(self, idx, values, accumulate); },
               [&](autograd::Attrs& at) {
                 at.ints0.clear();
@@ -318,7 +334,7 @@ Tensor inplace_masked_fill(const Tensor& self, const Tensor& mask, Scalar value)
   check_no_internal_overlap(self);
   check_broadcast_into(self, mask.sizes());
   Tensor v = scalar_tensor(value, self.dtype());
-  run_inplace(OpKind::MaskedFill, true, {&self, &v}, self,
+  run_inplace("masked_fill_", OpKind::MaskedFill, true, {&self, &v}, self,
               [&] { kernels::where(self, mask, v, self); }, no_attrs, {&mask});
   return self;
 }
@@ -328,13 +344,14 @@ namespace {
 // Metadata-only in-place ops change geometry, bump, and take a new node
 // directly (no CopySlices: the data did not move).
 template <typename Fill>
-Tensor metadata_inplace(const Tensor& self, OpKind kind, DimVector sizes, DimVector strides,
-                        const Fill& fill) {
+Tensor metadata_inplace(const char* label, const Tensor& self, OpKind kind, DimVector sizes,
+                        DimVector strides, const Fill& fill) {
   bool rec = autograd::should_record({&self});
   std::shared_ptr<autograd::FormulaNode> node;
   if (rec) node = autograd::new_node(kind, {&self});
   self->set_geometry(std::move(sizes), std::move(strides), self->offset());
   self->bump_version();
+  autograd::note_write(self, label);
   if (node) {
     fill(node->attrs);
     autograd::set_history(self, node);
@@ -352,7 +369,7 @@ Tensor inplace_t(const Tensor& self) {
     std::swap(s[0], s[1]);
     std::swap(st[0], st[1]);
   }
-  return metadata_inplace(self, OpKind::TInplace, s, st, no_attrs);
+  return metadata_inplace("t_", self, OpKind::TInplace, s, st, no_attrs);
 }
 
 Tensor inplace_unsqueeze(const Tensor& self, int64_t dim) {
@@ -361,7 +378,7 @@ Tensor inplace_unsqueeze(const Tensor& self, int64_t dim) {
   int64_t stride = d < self.dim() ? self.sizes()[d] * self.strides()[d] : 1;
   s.insert(static_cast<size_t>(d), 1);
   st.insert(static_cast<size_t>(d), stride);
-  return metadata_inplace(self, OpKind::UnsqueezeInplace, s, st,
+  return metadata_inplace("unsqueeze_", self, OpKind::UnsqueezeInplace, s, st,
                           [&](autograd::Attrs& at) { at.i0 = d; });
 }
 
@@ -376,7 +393,7 @@ Tensor inplace_squeeze(const Tensor& self, std::optional<int64_t> dim) {
       st.push_back(self.strides()[k]);
     }
   }
-  return metadata_inplace(self, OpKind::SqueezeInplace, s, st,
+  return metadata_inplace("squeeze_", self, OpKind::SqueezeInplace, s, st,
                           [&](autograd::Attrs& at) { at.ints0 = before; });
 }
 
@@ -428,6 +445,7 @@ void sgd_update(const Tensor& p, const Tensor& grad, const Tensor* buf, double l
     kernels::binary(kernels::BinaryOp::Sub, p, p, cast_for_kernel(g, p.dtype()), Scalar(lr));
   }
   p->bump_version();
+  autograd::note_write(p, "SGD.step");
   if (buf) (*buf)->bump_version();
 }
 

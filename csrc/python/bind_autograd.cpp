@@ -5,6 +5,7 @@
 #include "autograd/engine.h"
 #include "autograd/functions.h"
 #include "autograd/grad_mode.h"
+#include "autograd/provenance.h"
 #include "autograd/variable.h"
 #include "python/common.h"
 
@@ -71,6 +72,76 @@ void anomaly_warn(const ag::Node& node) {
     e.discard_as_unraisable("gradtrack anomaly warning");
   }
   PyErr_Restore(type, value, tb);
+}
+
+// ---- provenance: interned user source locations (NOTE [Write provenance]) ----
+
+struct Site {
+  PyCodeObject* code;  // kept alive for the life of the process (bounded by program size)
+  int lasti;
+};
+std::vector<Site>* g_sites = new std::vector<Site>();
+std::unordered_map<uint64_t, uint32_t>* g_site_ids = new std::unordered_map<uint64_t, uint32_t>();
+std::unordered_map<PyCodeObject*, bool>* g_internal = new std::unordered_map<PyCodeObject*, bool>();
+std::string* g_package_dir = new std::string();
+
+bool is_internal(PyCodeObject* code) {
+  auto it = g_internal->find(code);
+  if (it != g_internal->end()) return it->second;
+  const char* file = PyUnicode_AsUTF8(code->co_filename);
+  bool internal = file && !g_package_dir->empty() &&
+                  std::string(file).compare(0, g_package_dir->size(), *g_package_dir) == 0;
+  Py_INCREF(code);
+  (*g_internal)[code] = internal;
+  return internal;
+}
+
+uint32_t intern_site(PyCodeObject* code, int lasti) {
+  uint64_t key = (reinterpret_cast<uint64_t>(code) << 20) ^ static_cast<uint64_t>(lasti);
+  auto it = g_site_ids->find(key);
+  if (it != g_site_ids->end() && (*g_sites)[it->second - 1].code == code &&
+      (*g_sites)[it->second - 1].lasti == lasti) {
+    return it->second;
+  }
+  Py_INCREF(code);
+  g_sites->push_back({code, lasti});
+  auto id = static_cast<uint32_t>(g_sites->size());
+  (*g_site_ids)[key] = id;
+  return id;
+}
+
+// The innermost frame outside the gradtrack package.
+uint32_t capture_location() {
+  if (!PyGILState_Check()) return 0;
+  PyFrameObject* f = PyEval_GetFrame();
+  Py_XINCREF(f);
+  while (f) {
+    PyCodeObject* code = PyFrame_GetCode(f);
+    if (!is_internal(code)) {
+#if PY_VERSION_HEX >= 0x030B0000
+      int lasti = PyFrame_GetLasti(f);
+#else
+      int lasti = f->f_lasti;
+#endif
+      uint32_t id = intern_site(code, lasti);
+      Py_DECREF(code);
+      Py_DECREF(f);
+      return id;
+    }
+    PyFrameObject* back = PyFrame_GetBack(f);
+    Py_DECREF(code);
+    Py_DECREF(f);
+    f = back;
+  }
+  return 0;
+}
+
+std::string describe_site(uint32_t id) {
+  if (id == 0 || id > g_sites->size()) return "an unknown location";
+  const Site& s = (*g_sites)[id - 1];
+  const char* file = PyUnicode_AsUTF8(s.code->co_filename);
+  int line = PyCode_Addr2Line(s.code, s.lasti);
+  return std::string(file ? file : "?") + ":" + std::to_string(line);
 }
 
 void check_interrupt() {
@@ -216,6 +287,10 @@ void bind_node(py::module_& m) {
         return py::cast(acc->variable());
       })
       .def("_sequence_nr", &ag::Node::sequence_nr)
+      .def("_location", [](const ag::Node& n) -> py::object {
+        if (!n.location) return py::none();
+        return py::str(describe_site(n.location));
+      })
       .def("register_hook", [](ag::Node& n, py::function fn) {
         n.post_hooks().push_back([fn](const TensorList& gi, const TensorList& go) -> TensorList {
           py::object r = fn(py::cast(gi), py::cast(go));
@@ -313,6 +388,10 @@ void bind_modes(py::module_& m) {
         py::arg("retain_graph"), py::arg("create_graph"), py::arg("allow_unused"),
         py::arg("materialize_grads"));
   m.def("_formula_table_ok", [] { return ag::formula_table_ok(); });
+  m.def("_set_package_dir", [](const std::string& dir) { *g_package_dir = dir; });
+  m.def("_set_provenance", [](bool v) { ag::Provenance::set(v); });
+  m.def("_is_provenance_enabled", [] { return ag::Provenance::enabled(); });
+  m.def("_current_location", [] { return describe_site(capture_location()); });
 }
 
 }  // namespace
@@ -330,6 +409,8 @@ void init_autograd(py::module_& m) {
   bind_tensor_autograd(m);
   bind_modes(m);
   ag::g_check_interrupt = &check_interrupt;
+  ag::g_capture_location = &capture_location;
+  ag::g_describe_location = &describe_site;
 }
 
 }  // namespace gradtrack::python

@@ -3,6 +3,7 @@
 #include <pybind11/numpy.h>
 
 #include "autograd/grad_mode.h"
+#include "autograd/provenance.h"
 #include "autograd/variable.h"
 #include "kernels/kernels.h"
 #include "kernels/parallel.h"
@@ -147,30 +148,38 @@ void bind_inplace(py::module_& m) {
     if (!hi.is_none()) h = *to_scalar(hi);
     return ops::inplace_clamp(self, l, h);
   });
-  m.def("_fill_", [](const Tensor& self, py::handle value) {
+  m.def("_fill_", [](const Tensor& self, py::handle value, py::handle label) {
+    std::optional<ag::ScopedWriteLabel> scope;
+    if (!label.is_none()) scope.emplace(label.cast<std::string>());
     if (py::isinstance<TensorImpl>(value)) return ops::inplace_fill(self, value.cast<Tensor>());
     auto s = to_scalar(value);
     GT_CHECK_TYPE(s.has_value(), "fill_(): argument 'value' must be Number");
     return ops::inplace_fill(self, *s);
-  });
+  }, py::arg("self"), py::arg("value"), py::arg("label") = py::none());
   m.def("_zero_", [](const Tensor& self) { return ops::inplace_zero(self); });
-  m.def("_copy_", [](const Tensor& self, py::handle src) {
+  m.def("_copy_", [](const Tensor& self, py::handle src, py::handle label) {
+    std::optional<ag::ScopedWriteLabel> scope;
+    if (!label.is_none()) scope.emplace(label.cast<std::string>());
     return ops::inplace_copy(self, as_tensor_arg(src, self.dtype()));
-  });
+  }, py::arg("self"), py::arg("src"), py::arg("label") = py::none());
   m.def("_normal_", [](const Tensor& self, double mean, double std) {
     return ops::inplace_normal(self, mean, std);
   });
   m.def("_uniform_", [](const Tensor& self, double lo, double hi) {
     return ops::inplace_uniform(self, lo, hi);
   });
-  m.def("_index_put_", [](const Tensor& self, py::list indices, py::handle values, bool acc) {
+  m.def("_index_put_", [](const Tensor& self, py::list indices, py::handle values, bool acc,
+                          py::handle label) {
+    std::optional<ag::ScopedWriteLabel> scope;
+    if (!label.is_none()) scope.emplace(label.cast<std::string>());
     ops::IndexList idx;
     for (py::handle h : indices) {
       if (h.is_none()) idx.emplace_back(std::nullopt);
       else idx.emplace_back(h.cast<Tensor>());
     }
     return ops::inplace_index_put(self, idx, as_tensor_arg(values, self.dtype()), acc);
-  });
+  }, py::arg("self"), py::arg("indices"), py::arg("values"), py::arg("accumulate"),
+     py::arg("label") = py::none());
   m.def("_masked_fill_", [](const Tensor& self, const Tensor& mask, py::handle value) {
     if (py::isinstance<TensorImpl>(value)) {
       Tensor v = value.cast<Tensor>();

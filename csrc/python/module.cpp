@@ -24,7 +24,18 @@ void register_exception_translator() {
     } catch (const NotImplementedError& e) {
       PyErr_SetString(PyExc_NotImplementedError, e.what());
     } catch (const Error& e) {
-      PyErr_SetString(PyExc_RuntimeError, e.what());
+      if (e.note.empty()) {
+        PyErr_SetString(PyExc_RuntimeError, e.what());
+        return;
+      }
+      // PyTorch's words stay the message; what gradtrack knows more is a note.
+      py::object exc = py::reinterpret_borrow<py::object>(PyExc_RuntimeError)(e.what());
+      if (py::hasattr(exc, "add_note")) {
+        exc.attr("add_note")(e.note);
+      } else {
+        exc.attr("__notes__") = py::make_tuple(e.note);
+      }
+      PyErr_SetObject(PyExc_RuntimeError, exc.ptr());
     }
   });
 }

@@ -32,6 +32,8 @@ def _load_core():
 
 
 _C = _load_core()
+# Frames inside this package are skipped when recording where an op was called.
+_C._set_package_dir(__path__[0] + "/")
 
 from ._size import Size  # noqa: E402
 from . import _tensor, _tensor_str  # noqa: E402
@@ -159,3 +161,6 @@ globals()["float"] = _C.float32
 globals()["int"] = _C.int32
 double = _C.float64
 long = _C.int64
+
+from . import nn, optim  # noqa: E402
+from .serialization import load, save  # noqa: E402

@@ -27,6 +27,20 @@ _grad_enabled = _C.is_grad_enabled
 _OPS = _C._inplace_ids
 
 
+LEAF_NOTE = (
+    "To change a parameter without recording the change, write it under "
+    "`with gradtrack.no_grad():` or through `.detach()`, e.g. "
+    "`w.detach().sub_(w.grad, alpha=lr)`. Do not write `p = p - lr * p.grad`: that makes p "
+    "a new non-leaf tensor, so its .grad stays None and optimizers refuse it.")
+
+
+def _leaf_error(message):
+    error = RuntimeError(message)
+    if _C._is_provenance_enabled():
+        error.add_note(LEAF_NOTE) if hasattr(error, "add_note") else None
+    return error
+
+
 def check(self, *others):
     """Raises PyTorch's error if writing ``self`` in place is forbidden."""
     if not _grad_enabled():
@@ -40,9 +54,9 @@ def check(self, *others):
     if self._is_view():
         self._check_view_rebase()
         if self.requires_grad and self._base.is_leaf:
-            raise RuntimeError(VIEW_OF_LEAF_ERROR)
+            raise _leaf_error(VIEW_OF_LEAF_ERROR)
     if self.requires_grad and self.is_leaf:
-        raise RuntimeError(LEAF_ERROR)
+        raise _leaf_error(LEAF_ERROR)
 
 
 def _binary(name):
@@ -166,11 +180,11 @@ def setitem(self, index, value):
     target, indices = self._setitem_target(index)
     check(target, value)
     if indices is not None:
-        _C._index_put_(target, indices, value, False)
+        _C._index_put_(target, indices, value, False, "__setitem__")
     elif isinstance(value, _Tensor):
-        _C._copy_(target, value)
+        _C._copy_(target, value, "__setitem__")
     else:
-        _C._fill_(target, value)
+        _C._fill_(target, value, "__setitem__")
 
 
 _BINARY = ("mul", "pow", "remainder", "floor_divide")

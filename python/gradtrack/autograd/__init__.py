@@ -14,10 +14,12 @@ from .anomaly_mode import (detect_anomaly, is_anomaly_check_nan_enabled, is_anom
                            set_detect_anomaly)
 from .gradcheck import GradcheckError, gradcheck, gradgradcheck
 from .grad_mode import enable_grad, inference_mode, no_grad, set_grad_enabled
+from .provenance import explain, is_provenance_enabled, set_provenance
 
 __all__ = ["backward", "grad", "no_grad", "enable_grad", "set_grad_enabled", "inference_mode",
            "detect_anomaly", "set_detect_anomaly", "is_anomaly_enabled",
-           "is_anomaly_check_nan_enabled", "gradcheck", "gradgradcheck", "GradcheckError", "graph"]
+           "is_anomaly_check_nan_enabled", "gradcheck", "gradgradcheck", "GradcheckError", "graph",
+           "set_provenance", "is_provenance_enabled", "explain"]
 
 _Tensor = _C.Tensor
 

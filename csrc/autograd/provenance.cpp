@@ -1,0 +1,138 @@
+#include "autograd/provenance.h"
+
+#include <mutex>
+#include <unordered_map>
+#include <vector>
+
+#include "autograd/node.h"
+#include "autograd/variable.h"
+
+namespace gradtrack::autograd {
+
+namespace {
+bool g_enabled = true;
+thread_local uint16_t t_label_override = 0;
+std::mutex g_label_mutex;
+std::vector<std::string>& labels() {
+  static auto* v = new std::vector<std::string>{"an in-place op"};
+  return *v;
+}
+std::unordered_map<std::string, uint16_t>& label_ids() {
+  static auto* m = new std::unordered_map<std::string, uint16_t>();
+  return *m;
+}
+}  // namespace
+
+uint32_t (*g_capture_location)() = nullptr;
+std::string (*g_describe_location)(uint32_t) = nullptr;
+
+bool Provenance::enabled() { return g_enabled; }
+void Provenance::set(bool enabled) { g_enabled = enabled; }
+
+std::string describe_location(uint32_t location) {
+  if (location == 0 || !g_describe_location) return "an unknown location";
+  return g_describe_location(location);
+}
+
+uint16_t intern_label(const std::string& label) {
+  std::lock_guard<std::mutex> lock(g_label_mutex);
+  auto it = label_ids().find(label);
+  if (it != label_ids().end()) return it->second;
+  auto id = static_cast<uint16_t>(labels().size());
+  labels().push_back(label);
+  label_ids()[label] = id;
+  return id;
+}
+
+const std::string& label_name(uint16_t id) {
+  std::lock_guard<std::mutex> lock(g_label_mutex);
+  return id < labels().size() ? labels()[id] : labels()[0];
+}
+
+ScopedWriteLabel::ScopedWriteLabel(const std::string& label) : prev_(t_label_override) {
+  t_label_override = intern_label(label);
+}
+ScopedWriteLabel::~ScopedWriteLabel() { t_label_override = prev_; }
+
+void note_write(const Tensor& written, const char* label) {
+  if (!Provenance::enabled()) return;
+  static std::unordered_map<const char*, uint16_t>* cache = new std::unordered_map<const char*, uint16_t>();
+  uint16_t id;
+  {
+    std::lock_guard<std::mutex> lock(g_label_mutex);
+    auto it = cache->find(label);
+    id = it != cache->end() ? it->second : 0;
+  }
+  if (id == 0) {
+    id = intern_label(label);
+    std::lock_guard<std::mutex> lock(g_label_mutex);
+    (*cache)[label] = id;
+  }
+  note_write(written, id);
+}
+
+void note_write(const Tensor& written, uint16_t label) {
+  if (!Provenance::enabled()) return;
+  if (t_label_override != 0) label = t_label_override;
+  VersionCounter& vc = *written->version_counter();
+  if (!vc.log) vc.log = std::make_unique<WriteLog>();
+  WriteLog& log = *vc.log;
+  WriteRecord& r = log.ring[log.total % WriteLog::kSize];
+  r.version = written->version();
+  r.location = current_location();
+  r.writer = written.get();
+  r.label = label;
+  r.via = written->is_detach_alias() ? 1 : is_view(written) ? 2 : 0;
+  ++log.total;
+}
+
+}  // namespace gradtrack::autograd
+
+namespace gradtrack::autograd {
+
+namespace {
+const char* via_text(uint8_t via) {
+  return via == 1 ? " (through a detach() alias)" : via == 2 ? " (through a view)" : "";
+}
+}  // namespace
+
+std::string version_error_note(const Tensor& saved, const Node& owner, uint32_t expected) {
+  std::string text = "It was saved by " + owner.name();
+  if (owner.location) text += " for the call at " + describe_location(owner.location);
+  const WriteLog* log = saved->version_counter()->log.get();
+  std::vector<const WriteRecord*> writes;
+  if (log) {
+    uint32_t n = log->total < WriteLog::kSize ? log->total : WriteLog::kSize;
+    for (uint32_t i = 0; i < n; ++i) {
+      const WriteRecord& r = log->ring[(log->total - n + i) % WriteLog::kSize];
+      if (r.version > expected) writes.push_back(&r);
+    }
+  }
+  uint32_t missing = saved->version() - expected - static_cast<uint32_t>(writes.size());
+  const void* self = saved.get();
+  for (size_t i = 0; i < writes.size(); ++i) {
+    const WriteRecord& r = *writes[i];
+    text += i == 0 ? ", then changed in place by " : ", then by ";
+    text += label_name(r.label);
+    if (r.writer != self) text += via_text(r.via);
+    text += " at " + describe_location(r.location);
+  }
+  if (writes.empty()) {
+    text += ", then changed in place " + std::to_string(missing) +
+            (missing == 1 ? " time" : " times") + " (not recorded)";
+  } else if (missing > 0) {
+    text += " (after " + std::to_string(missing) + " earlier write" + (missing == 1 ? "" : "s") +
+            " not recorded)";
+  }
+  return text + ".";
+}
+
+std::string freed_graph_note(const Node& node) {
+  std::string text = "The saved tensors of " + node.name();
+  if (node.location) text += " (built by the call at " + describe_location(node.location) + ")";
+  text += " were freed by the backward";
+  if (node.released_at) text += " called at " + describe_location(node.released_at);
+  return text + "; pass retain_graph=True to that call to keep them.";
+}
+
+}  // namespace gradtrack::autograd

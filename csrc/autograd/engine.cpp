@@ -25,15 +25,6 @@ namespace {
 //  3. a node is ready when all its incoming edges delivered; ready nodes run
 //     newest first (largest sequence number), leaves as soon as ready;
 //  4. incoming gradients for the same input are summed in a per-node buffer.
-struct Pending {
-  TensorList buffer;
-  int deps = 0;
-};
-
-struct ByNewest {
-  bool operator()(const Node* a, const Node* b) const { return a->sequence_nr() < b->sequence_nr(); }
-};
-
 void accumulate(TensorList& buffer, size_t slot, Tensor g) {
   if (buffer.size() <= slot) buffer.resize(slot + 1);
   Tensor& cur = buffer[slot];
@@ -133,6 +124,45 @@ std::unordered_set<Node*> needed_nodes(Node* root, const std::vector<Edge>& capt
 
 }  // namespace
 
+namespace {
+
+// Every node reachable from the root, numbered, with its incoming-edge count.
+struct GraphTask {
+  std::vector<Node*> nodes;
+  std::vector<int> deps;
+  std::vector<TensorList> buffers;
+  std::unordered_map<Node*, int> index;
+
+  int add(Node* n) {
+    auto [it, inserted] = index.emplace(n, static_cast<int>(nodes.size()));
+    if (inserted) {
+      nodes.push_back(n);
+      deps.push_back(0);
+    }
+    return it->second;
+  }
+
+  explicit GraphTask(Node* root) {
+    add(root);
+    // Iterative DFS: graphs can be 100 000 nodes deep.
+    std::vector<Node*> stack{root};
+    while (!stack.empty()) {
+      Node* n = stack.back();
+      stack.pop_back();
+      for (const Edge& e : n->next_edges()) {
+        if (!e.fn) continue;
+        size_t before = nodes.size();
+        int i = add(e.fn.get());
+        deps[static_cast<size_t>(i)]++;
+        if (nodes.size() != before) stack.push_back(e.fn.get());
+      }
+    }
+    buffers.resize(nodes.size());
+  }
+};
+
+}  // namespace
+
 TensorList run_backward(const std::vector<Edge>& roots, const TensorList& grads,
                         const BackwardOptions& options, const std::vector<Edge>& capture) {
   std::shared_ptr<Node> root;
@@ -144,23 +174,7 @@ TensorList run_backward(const std::vector<Edge>& roots, const TensorList& grads,
   } else {
     root = std::make_shared<GraphRoot>(roots, grads);
   }
-
-  // 1. Dependencies.
-  std::unordered_map<Node*, Pending> pending;
-  std::unordered_map<Node*, std::shared_ptr<Node>> keep_alive;
-  {
-    std::vector<Node*> stack{root.get()};
-    std::unordered_set<Node*> seen{root.get()};
-    while (!stack.empty()) {
-      Node* n = stack.back();
-      stack.pop_back();
-      for (const Edge& e : n->next_edges()) {
-        if (!e.fn) continue;
-        pending[e.fn.get()].deps++;
-        if (seen.insert(e.fn.get()).second) stack.push_back(e.fn.get());
-      }
-    }
-  }
+  GraphTask task(root.get());
   const bool capturing = !capture.empty();
   std::unordered_set<Node*> needed;
   if (capturing) needed = needed_nodes(root.get(), capture);
@@ -171,25 +185,27 @@ TensorList run_backward(const std::vector<Edge>& roots, const TensorList& grads,
 
   const uint32_t called_at = current_location();
   AutoGradMode mode(options.create_graph);
-  std::priority_queue<Node*, std::vector<Node*>, ByNewest> ready;
-  pending[root.get()].buffer = std::move(root_grads);
-  ready.push(root.get());
-  keep_alive[root.get()] = root;
+  // Ready nodes, newest first (ties cannot happen: sequence numbers are unique
+  // per thread, and leaves use the maximum).
+  using Item = std::pair<uint64_t, int>;
+  std::priority_queue<Item> ready;
+  task.buffers[0] = std::move(root_grads);
+  ready.push({root->sequence_nr(), 0});
 
   while (!ready.empty()) {
-    Node* node = ready.top();
+    const int idx = ready.top().second;
     ready.pop();
+    Node* node = task.nodes[static_cast<size_t>(idx)];
     if (g_check_interrupt) g_check_interrupt();
-    auto holder = keep_alive[node];
-    keep_alive.erase(node);
-    TensorList grads = std::move(pending[node].buffer);
-    pending.erase(node);
+    TensorList grads = std::move(task.buffers[static_cast<size_t>(idx)]);
     run_pre_hooks(*node, grads);
-    auto cap = captures.find(node);
-    if (cap != captures.end()) {
-      for (size_t idx : cap->second) {
-        uint32_t slot = capture[idx].input_nr;
-        if (slot < grads.size()) captured[idx] = grads[slot];
+    if (!captures.empty()) {
+      auto cap = captures.find(node);
+      if (cap != captures.end()) {
+        for (size_t c : cap->second) {
+          uint32_t slot = capture[c].input_nr;
+          if (slot < grads.size()) captured[c] = grads[slot];
+        }
       }
     }
     bool run = !capturing || needed.count(node);
@@ -216,13 +232,10 @@ TensorList run_backward(const std::vector<Edge>& roots, const TensorList& grads,
     for (size_t i = 0; i < edges.size(); ++i) {
       const Edge& e = edges[i];
       if (!e.fn) continue;
-      Node* next = e.fn.get();
-      Pending& p = pending[next];
-      if (i < out.size() && out[i].defined()) accumulate(p.buffer, e.input_nr, out[i]);
-      if (--p.deps == 0) {
-        keep_alive[next] = e.fn;
-        ready.push(next);
-      }
+      const int next = task.index.find(e.fn.get())->second;
+      if (i < out.size() && out[i].defined())
+        accumulate(task.buffers[static_cast<size_t>(next)], e.input_nr, std::move(out[i]));
+      if (--task.deps[static_cast<size_t>(next)] == 0) ready.push({e.fn->sequence_nr(), next});
     }
   }
   return captured;

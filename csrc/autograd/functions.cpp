@@ -14,9 +14,11 @@ AccumulateGrad::AccumulateGrad(Tensor variable) : variable_(std::move(variable))
 TensorList AccumulateGrad::apply(TensorList&& grads) {
   Tensor g = std::move(grads[0]);
   AutogradMeta& m = materialize_meta(variable_);
-  for (const HookEntry& h : std::vector<HookEntry>(m.hooks)) {
-    Tensor r = h.fn(g);
-    if (r.defined()) g = r;
+  if (!m.hooks.empty()) {
+    for (const HookEntry& h : std::vector<HookEntry>(m.hooks)) {
+      Tensor r = h.fn(g);
+      if (r.defined()) g = r;
+    }
   }
   if (!g.defined()) return {};
   if (!m.grad.defined()) {
@@ -35,9 +37,9 @@ TensorList AccumulateGrad::apply(TensorList&& grads) {
   } else {
     m.grad = ops::add(m.grad, g);
   }
-  for (const auto& hook : std::vector<std::pair<int64_t, std::function<void(const Tensor&)>>>(
-           m.post_accumulate_hooks)) {
-    hook.second(variable_);
+  if (!m.post_accumulate_hooks.empty()) {
+    auto hooks = m.post_accumulate_hooks;
+    for (const auto& hook : hooks) hook.second(variable_);
   }
   return {};
 }

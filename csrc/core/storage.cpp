@@ -105,11 +105,69 @@ class CachingAllocator {
   size_t cached_bytes_ = 0, cached_blocks_ = 0, hits_ = 0, misses_ = 0;
 };
 
+// NOTE [Thread-local small blocks]
+// Tiny tensors are allocated and freed once per op; a per-thread stash of
+// small blocks keeps the mutex and the map out of that path.
+constexpr size_t kLocalMaxBlock = 4096;
+constexpr int kLocalClasses = 7;        // 64 B .. 4 KiB
+constexpr size_t kLocalPerClass = 32;
+
+int local_class(size_t capacity) {
+  int c = 0;
+  for (size_t b = kMinBlock; b < capacity; b <<= 1) ++c;
+  return c;
+}
+
+struct LocalCache {
+  std::vector<void*> lists[kLocalClasses];
+  ~LocalCache();
+};
+
 CachingAllocator& allocator() {
   // Leaked on purpose: storages may die during interpreter shutdown, after
   // static destructors would have run.
   static auto* a = new CachingAllocator();
   return *a;
+}
+
+thread_local bool t_cache_alive = false;
+
+LocalCache::~LocalCache() {
+  t_cache_alive = false;
+  for (auto& list : lists)
+    for (void* p : list) allocator().release(p, kMinBlock << (&list - lists));
+}
+
+thread_local LocalCache t_cache;
+
+// Touching t_cache constructs it; storages freed after it died (thread exit)
+// go straight to the shared allocator.
+LocalCache& local_cache() {
+  t_cache_alive = true;
+  return t_cache;
+}
+
+void* allocate_block(size_t capacity, size_t requested) {
+  if (capacity <= kLocalMaxBlock) {
+    auto& list = local_cache().lists[local_class(capacity)];
+    if (!list.empty()) {
+      void* p = list.back();
+      list.pop_back();
+      return p;
+    }
+  }
+  return allocator().allocate(capacity, requested);
+}
+
+void release_block(void* p, size_t capacity) {
+  if (capacity <= kLocalMaxBlock && t_cache_alive) {
+    auto& list = t_cache.lists[local_class(capacity)];
+    if (list.size() < kLocalPerClass) {
+      list.push_back(p);
+      return;
+    }
+  }
+  allocator().release(p, capacity);
 }
 
 }  // namespace
@@ -121,13 +179,13 @@ Storage::~Storage() {
   if (release_) {
     release_();
   } else if (data_ != nullptr) {
-    allocator().release(data_, capacity_);
+    release_block(data_, capacity_);
   }
 }
 
 std::shared_ptr<Storage> Storage::allocate(size_t nbytes) {
   size_t capacity = round_block(nbytes == 0 ? 1 : nbytes);
-  void* p = allocator().allocate(capacity, nbytes);
+  void* p = allocate_block(capacity, nbytes);
   return std::make_shared<Storage>(p, nbytes, capacity, nullptr);
 }
 

@@ -2,8 +2,41 @@
 
 namespace gradtrack::kernels {
 
+namespace {
+
+// The common case: every tensor operand dense with the output's element
+// count (scalars are fine): one flat run, no per-dim bookkeeping.
+bool dense_plan(const Tensor& out, std::initializer_list<Operand> ins, LoopPlan& p) {
+  if (!out.is_contiguous()) return false;
+  const int64_t n = out.numel();
+  for (const Operand& op : ins) {
+    if (op.tensor && (!op.tensor->is_contiguous() || op.tensor->numel() != n)) return false;
+  }
+  p.nops = static_cast<int>(ins.size()) + 1;
+  p.numel = n;
+  p.shape.resize(1, n);
+  p.base[0] = out.raw();
+  p.strides[0].resize(1, static_cast<int64_t>(itemsize(out.dtype())));
+  int k = 1;
+  for (const Operand& op : ins) {
+    if (op.tensor) {
+      p.base[k] = op.tensor->raw();
+      p.strides[k].resize(1, n == 1 ? 0 : static_cast<int64_t>(itemsize(op.tensor->dtype())));
+    } else {
+      p.base[k] = static_cast<char*>(const_cast<void*>(op.scalar));
+      p.strides[k].resize(1, 0);
+    }
+    ++k;
+  }
+  if (n == 1) p.strides[0][0] = 0;
+  return true;
+}
+
+}  // namespace
+
 LoopPlan make_plan(const Tensor& out, std::initializer_list<Operand> ins) {
   LoopPlan p;
+  if (dense_plan(out, ins, p)) return p;
   p.nops = static_cast<int>(ins.size()) + 1;
   const int64_t nd = out.dim();
   // Byte strides of every operand over the output's dims (0 where broadcast).

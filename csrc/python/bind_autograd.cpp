@@ -209,6 +209,8 @@ ag::Edge input_edge(const Tensor& t) {
   return {ag::grad_accumulator(t), 0};
 }
 
+}  // namespace
+
 void run_backward_py(const std::vector<Tensor>& outputs, const std::vector<py::object>& grads,
                      py::object retain_graph, bool create_graph, const std::vector<Tensor>& inputs) {
   std::vector<ag::Edge> roots;
@@ -230,6 +232,8 @@ void run_backward_py(const std::vector<Tensor>& outputs, const std::vector<py::o
     m.grad = m.grad.defined() ? ops::add(m.grad, got[i]) : ops::clone(got[i]);
   }
 }
+
+namespace {
 
 py::tuple run_grad_py(const std::vector<Tensor>& outputs, const std::vector<py::object>& grads,
                       const std::vector<Tensor>& inputs, py::object retain_graph, bool create_graph,

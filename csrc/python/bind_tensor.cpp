@@ -12,6 +12,8 @@ namespace gradtrack::python {
 
 void init_tensor_ops(py::class_<TensorImpl, std::shared_ptr<TensorImpl>>& cls, py::module_& m);
 py::object node_object(const std::shared_ptr<autograd::Node>& node);
+void run_backward_py(const std::vector<Tensor>& outputs, const std::vector<py::object>& grads,
+                     py::object retain_graph, bool create_graph, const std::vector<Tensor>& inputs);
 
 namespace {
 
@@ -111,6 +113,28 @@ void bind_conversions(Cls& cls) {
       .def("_setitem_target", [](const Tensor& t, py::handle idx) { return setitem_target(t, idx); });
 }
 
+// Tensor.backward, bound directly: the common `loss.backward()` pays no
+// Python frames (gradtrack.autograd.backward is the general entry).
+void tensor_backward(const Tensor& self, py::object gradient, py::object retain_graph,
+                     bool create_graph, py::object inputs) {
+  std::vector<Tensor> ins;
+  if (!inputs.is_none()) {
+    if (py::isinstance<TensorImpl>(inputs)) {
+      ins.push_back(inputs.cast<Tensor>());
+    } else {
+      ins = inputs.cast<std::vector<Tensor>>();
+      GT_CHECK(!ins.empty(), "`inputs` argument to `backward()` cannot be empty.");
+    }
+  }
+  if (create_graph) {
+    static py::handle warning = py::object(py::module_::import("gradtrack.autograd").attr("CREATE_GRAPH_WARNING")).release();
+    if (PyErr_WarnEx(PyExc_UserWarning, PyUnicode_AsUTF8(warning.ptr()), 1) < 0) {
+      throw py::error_already_set();
+    }
+  }
+  run_backward_py({self}, {gradient}, retain_graph, create_graph, ins);
+}
+
 void bind_autograd_fields(Cls& cls) {
   cls.def_property_readonly("requires_grad", [](const Tensor& t) { return ag::requires_grad(t); })
       .def_property_readonly("is_leaf", [](const Tensor& t) { return ag::is_leaf(t); })
@@ -129,7 +153,11 @@ void bind_autograd_fields(Cls& cls) {
       .def("detach", [](const Tensor& t) { return ag::detach(t); })
       .def("_detach_inplace", [](const Tensor& t) { ag::detach_inplace(t); })
       .def("_data", [](const Tensor& t) { return alias_fresh_counter(t); })
-      .def("_check_view_rebase", [](const Tensor& t) { ag::check_view_rebase(t, false); });
+      .def("_check_view_rebase", [](const Tensor& t) { ag::check_view_rebase(t, false); })
+      .def("backward", &tensor_backward, py::arg("gradient") = py::none(),
+           py::arg("retain_graph") = py::none(), py::arg("create_graph") = false,
+           py::arg("inputs") = py::none(),
+           "Computes the gradient of this tensor w.r.t. graph leaves (accumulated into .grad).");
 }
 
 }  // namespace

@@ -6,7 +6,6 @@ the semantics PyTorch gives in words (errors, warnings).
 """
 
 import builtins
-import copy as _copy
 import warnings
 
 from . import _C, _inplace, _tensor_str, return_types
@@ -165,19 +164,6 @@ def register_post_accumulate_grad_hook(self, hook):
     return RemovableHandle(_C._register_post_accumulate_grad_hook(self, hook))
 
 
-def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
-    """Computes the gradient of this tensor w.r.t. the graph leaves.
-
-    >>> import gradtrack
-    >>> x = gradtrack.tensor([1.0, 2.0], requires_grad=True)
-    >>> (x * x).sum().backward()
-    >>> x.grad
-    tensor([2., 4.])
-    """
-    from . import autograd
-    autograd.backward(self, gradient, retain_graph, create_graph, inputs=inputs)
-
-
 # ---- conversions, copies, printing ----------------------------------------------------------
 
 def to(self, *args, **kwargs):
@@ -241,7 +227,8 @@ def __deepcopy__(self, memo):
     memo[id(self)] = new
     grad = _grad_get(self)
     if grad is not None:
-        new.grad = _copy.deepcopy(grad, memo)
+        import copy
+        new.grad = copy.deepcopy(grad, memo)
     return new
 
 
@@ -296,7 +283,7 @@ def install(cls):
     cls.grad = property(_get_grad, _set_grad, _del_grad)
     cls.data = property(_get_data, _set_data)
     for fn in (requires_grad_, detach_, retain_grad, register_hook,
-               register_post_accumulate_grad_hook, backward, to, __array__, __iter__,
+               register_post_accumulate_grad_hook, to, __array__, __iter__,
                __contains__, __deepcopy__, __reduce_ex__, new_full, new_tensor):
         setattr(cls, fn.__name__, fn)
     cls.max = _max

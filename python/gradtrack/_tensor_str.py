@@ -18,7 +18,6 @@ numpy is imported lazily: ``import gradtrack`` must stay fast, and nobody
 pays for printing until they print.
 """
 
-import contextlib
 import math
 import sys
 
@@ -117,23 +116,30 @@ def get_printoptions():
     return {name: getattr(_OPTS, name) for name in _PrintOptions.__slots__}
 
 
-@contextlib.contextmanager
-def printoptions(**kwargs):
+class printoptions:
     """Context manager that applies ``set_printoptions(**kwargs)`` temporarily.
+
+    (A class rather than contextlib.contextmanager: importing contextlib
+    costs gradtrack's import time.)
 
     Example::
 
         >>> import gradtrack
-        >>> with gradtrack.printoptions(precision=1):
+        >>> with gradtrack._tensor_str.printoptions(precision=1):
         ...     print(gradtrack.tensor([0.25]))
         tensor([0.2])
     """
-    saved = get_printoptions()
-    set_printoptions(**kwargs)
-    try:
-        yield
-    finally:
-        set_printoptions(**saved)
+
+    def __init__(self, **kwargs):
+        self._kwargs = kwargs
+        self._saved = None
+
+    def __enter__(self):
+        self._saved = get_printoptions()
+        set_printoptions(**self._kwargs)
+
+    def __exit__(self, *exc):
+        set_printoptions(**self._saved)
 
 
 class _Formatter:

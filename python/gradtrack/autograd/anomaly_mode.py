@@ -1,7 +1,6 @@
 """Anomaly detection: remember each node's forward stack; on a backward error,
 warn with the stack of the node whose backward failed (as PyTorch does)."""
 
-import traceback
 import warnings
 
 from .. import _C
@@ -14,6 +13,7 @@ is_anomaly_check_nan_enabled = _C.is_anomaly_check_nan_enabled
 
 
 def _capture_stack():
+    import traceback  # only in anomaly mode: keeps `import gradtrack` fast
     # Drop the frame of this function; keep the user's frames.
     return "".join(traceback.format_stack()[:-1])
 

@@ -5,12 +5,13 @@ managers and as decorators, like PyTorch's.
 """
 
 import functools
-import inspect
 
 from .. import _C
 
 __all__ = ["no_grad", "enable_grad", "set_grad_enabled", "inference_mode", "is_grad_enabled",
            "is_inference_mode_enabled"]
+
+_CO_GENERATOR = 0x20  # inspect.CO_GENERATOR, without importing inspect (import time)
 
 is_grad_enabled = _C.is_grad_enabled
 is_inference_mode_enabled = _C.is_inference_mode_enabled
@@ -20,7 +21,7 @@ class _DecoratorContextManager:
     """A context manager that can also decorate functions and generators."""
 
     def __call__(self, func):
-        if inspect.isgeneratorfunction(func):
+        if getattr(getattr(func, "__code__", None), "co_flags", 0) & _CO_GENERATOR:
             return self._wrap_generator(func)
 
         @functools.wraps(func)

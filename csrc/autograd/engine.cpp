@@ -33,6 +33,7 @@ void accumulate(TensorList& buffer, size_t slot, Tensor g) {
   } else if (!GradMode::is_enabled() && cur.ptr().use_count() == 1 && cur.sizes() == g.sizes() &&
              cur.dtype() == g.dtype() && cur.is_contiguous()) {
     kernels::binary(kernels::BinaryOp::Add, cur, cur, g, Scalar(1));
+    cur->bump_version();  // an in-place add, as PyTorch's input buffer does
   } else {
     cur = ops::add(cur, g);
   }
@@ -51,7 +52,7 @@ void run_pre_hooks(Node& node, TensorList& grads) {
   if (!node.node_pre_hooks().empty()) {
     auto hooks = node.node_pre_hooks();
     for (auto& h : hooks) {
-      TensorList r = h(grads);
+      TensorList r = h.second(grads);
       if (!r.empty()) grads = r;
     }
   }
@@ -173,6 +174,7 @@ TensorList run_backward(const std::vector<Edge>& roots, const TensorList& grads,
     root_grads[roots[0].input_nr] = grads[0];
   } else {
     root = std::make_shared<GraphRoot>(roots, grads);
+    root_grads = grads;  // GraphRoot ignores its input; it only has to be non-empty
   }
   GraphTask task(root.get());
   const bool capturing = !capture.empty();
@@ -204,7 +206,11 @@ TensorList run_backward(const std::vector<Edge>& roots, const TensorList& grads,
       if (cap != captures.end()) {
         for (size_t c : cap->second) {
           uint32_t slot = capture[c].input_nr;
-          if (slot < grads.size()) captured[c] = grads[slot];
+          if (slot >= grads.size()) continue;
+          captured[c] = grads[slot];
+          // autograd.grad does not run AccumulateGrad; the leaf's hooks still apply.
+          if (!options.accumulate_grad && node->is_accumulate_grad() && captured[c].defined())
+            captured[c] = static_cast<AccumulateGrad*>(node)->run_hooks(captured[c]);
         }
       }
     }
@@ -213,7 +219,8 @@ TensorList run_backward(const std::vector<Edge>& roots, const TensorList& grads,
     if (!run) continue;
     bool any = false;
     for (const Tensor& g : grads) any = any || g.defined();
-    TensorList out;
+    TensorList out, incoming;
+    if (!node->post_hooks().empty()) incoming = grads;
     if (any) {
       // A node that received no gradient at all still releases its inputs'
       // dependency counts below, but does not run.
@@ -224,9 +231,12 @@ TensorList run_backward(const std::vector<Edge>& roots, const TensorList& grads,
       node->release_variables();
       node->released_at = called_at;
     }
-    for (auto& post : node->post_hooks()) {
-      TensorList r = post(out, TensorList());
-      if (!r.empty()) out = r;
+    if (!node->post_hooks().empty()) {
+      auto hooks = node->post_hooks();
+      for (auto& post : hooks) {
+        TensorList r = post.second(out, incoming);
+        if (!r.empty()) out = r;
+      }
     }
     const auto& edges = node->next_edges();
     for (size_t i = 0; i < edges.size(); ++i) {

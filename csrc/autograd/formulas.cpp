@@ -17,9 +17,6 @@ using namespace ::gradtrack::ops;  // NOLINT: the formulas read as math
 using TL = TensorList;
 using C = BackwardCtx;
 
-// When a graph of the backward itself is being built, fused kernels are
-// replaced by compositions of differentiable ops.
-bool building_graph() { return GradMode::is_enabled(); }
 Tensor zeros_of(const C& c, size_t i) { return zeros(c.input(i).shape, c.input(i).dtype); }
 Tensor zero_scalar(const Tensor& like) { return zeros({}, like.dtype()); }
 Scalar minus(Scalar s) {
@@ -80,19 +77,20 @@ TL rsqrt_bw(const C& c, const TL& g) {
 }
 TL sin_bw(const C& c, const TL& g) { return {mul(g[0], cos(c.saved_input(0)))}; }
 TL cos_bw(const C& c, const TL& g) { return {mul(g[0], neg(sin(c.saved_input(0))))}; }
-TL tanh_bw(const C& c, const TL& g) {
-  const Tensor& y = c.result();
-  if (building_graph()) return {mul(g[0], rsub(mul(y, y), Scalar(int64_t(1))))};
-  Tensor out = empty(y.sizes(), y.dtype());
-  kernels::tanh_backward(out, g[0], y);
-  return {out};
+TL tanh_bw(const C& c, const TL& g) { return {tanh_backward(g[0], c.result())}; }
+TL sigmoid_bw(const C& c, const TL& g) { return {sigmoid_backward(g[0], c.result())}; }
+TL sigmoid_backward_bw(const C& c, const TL& g) {
+  const Tensor& gy = c.saved_input(0);
+  const Tensor& y = c.saved_input(1);
+  return {c.needs(0) ? sigmoid_backward(g[0], y) : Tensor(),
+          c.needs(1) ? mul(mul(g[0], gy), rsub(mul(y, Scalar(int64_t(2))), Scalar(int64_t(1))))
+                     : Tensor()};
 }
-TL sigmoid_bw(const C& c, const TL& g) {
-  const Tensor& y = c.result();
-  if (building_graph()) return {mul(g[0], mul(y, rsub(y, Scalar(int64_t(1)))))};
-  Tensor out = empty(y.sizes(), y.dtype());
-  kernels::sigmoid_backward(out, g[0], y);
-  return {out};
+TL tanh_backward_bw(const C& c, const TL& g) {
+  const Tensor& gy = c.saved_input(0);
+  const Tensor& y = c.saved_input(1);
+  return {c.needs(0) ? tanh_backward(g[0], y) : Tensor(),
+          c.needs(1) ? mul(mul(g[0], gy), mul(y, Scalar(int64_t(-2)))) : Tensor()};
 }
 TL relu_bw(const C& c, const TL& g) { return {threshold_backward(g[0], c.result())}; }
 TL reciprocal_bw(const C& c, const TL& g) {
@@ -340,6 +338,41 @@ TL mse_loss_bw(const C& c, const TL& g) {
   return {c.needs(0) ? ga : Tensor(), c.needs(1) ? neg(ga) : Tensor()};
 }
 TL threshold_backward_bw(const C& c, const TL& g) { return {threshold_backward(g[0], c.extra(0))}; }
+TL prod_bw(const C& c, const TL& g) {
+  // d prod / d x_i is the product of the other elements; zeros need care:
+  // with one zero only that position gets a gradient, with two none does.
+  const Tensor& x = c.saved_input(0);
+  Tensor zero = compare(Cmp::Eq, x, Scalar(0));
+  int64_t n_zero = *to_dtype(sum(zero, {}, false), ScalarType::Int64).data<int64_t>();
+  if (n_zero == 0) return {mul(g[0], div(c.result(), x))};
+  if (n_zero > 1) return {zeros_like(x)};
+  Tensor others = prod_all(where(zero, ones({}, x.dtype()), x));
+  return {where(zero, mul(g[0], others), zero_scalar(x))};
+}
+TL amax_bw(const C& c, const TL& g) {
+  // Shared evenly by the elements equal to the maximum of their slice.
+  const Tensor& x = c.saved_input(0);
+  Tensor r = c.result(), gg = g[0];
+  if (!c.attrs().flag) {
+    for (int64_t d : c.attrs().ints1) {
+      r = unsqueeze(r, d);
+      gg = unsqueeze(gg, d);
+    }
+  }
+  Tensor mask = compare(Cmp::Eq, x, r);
+  Tensor count = sum(mask, c.attrs().ints1, true, std::nullopt, true);
+  return {where(mask, div(gg, count), zero_scalar(gg))};
+}
+TL remainder_bw(const C& c, const TL& g) {
+  return {g[0], c.needs(1) ? mul(neg(g[0]), floor_divide(c.saved_input(0), c.saved_input(1)))
+                           : Tensor()};
+}
+TL zeros_bw(const C& c, const TL& g) {
+  TL out(c.node.inputs.size());
+  for (size_t i = 0; i < out.size(); ++i)
+    if (c.needs(i)) out[i] = zeros_of(c, i);
+  return out;
+}
 
 // Bits: which gradients read an input. Input i is saved only if one of them
 // is needed (PyTorch's should_compute_output).
@@ -348,15 +381,15 @@ constexpr bool R = true;  // saves its result
 
 const FormulaRow kRows[] = {
     {OpKind::Add, "AddBackward0", {0, 0, 0}, false, false, add_bw},
-    {OpKind::AddScalar, "AddBackward0", {0, 0, 0}, false, false, pass_bw},
+    {OpKind::AddScalar, "AddBackward0", {0, 0, 0}, false, false, pass_bw, true},
     {OpKind::Sub, "SubBackward0", {0, 0, 0}, false, false, sub_bw},
-    {OpKind::SubScalar, "SubBackward0", {0, 0, 0}, false, false, pass_bw},
+    {OpKind::SubScalar, "SubBackward0", {0, 0, 0}, false, false, pass_bw, true},
     {OpKind::Rsub, "RsubBackward0", {0, 0, 0}, false, false, rsub_bw},
     {OpKind::RsubScalar, "RsubBackward1", {0, 0, 0}, false, false, rsub_scalar_bw},
     {OpKind::Mul, "MulBackward0", {G1, G0, 0}, false, false, mul_bw},
-    {OpKind::MulScalar, "MulBackward0", {0, 0, 0}, false, true, mul_scalar_bw},
+    {OpKind::MulScalar, "MulBackward0", {0, 0, 0}, false, true, mul_scalar_bw, true},
     {OpKind::Div, "DivBackward0", {G1, G01, 0}, false, false, div_bw},
-    {OpKind::DivScalar, "DivBackward0", {0, 0, 0}, false, true, div_scalar_bw},
+    {OpKind::DivScalar, "DivBackward0", {0, 0, 0}, false, true, div_scalar_bw, true},
     {OpKind::PowScalar, "PowBackward0", {G0, 0, 0}, false, false, pow_scalar_bw},
     {OpKind::PowTensor, "PowBackward1", {G01, G01, 0}, R, false, pow_tensor_bw},
     {OpKind::PowScalarBase, "PowBackward2", {G0, 0, 0}, R, false, pow_base_bw},
@@ -420,7 +453,7 @@ const FormulaRow kRows[] = {
     {OpKind::Index, "IndexBackward0", {0, 0, 0}, false, false, index_bw},
     {OpKind::IndexPut, "IndexPutBackward0", {0, 0, 0}, false, false, index_put_bw},
     {OpKind::MaskedFill, "MaskedFillBackward0", {0, 0, 0}, false, false, masked_fill_bw},
-    {OpKind::Gather, "GatherBackward0", {0, 0, 0}, false, false, gather_bw},
+    {OpKind::Gather, "GatherBackward0", {G0, 0, 0}, false, false, gather_bw},
     {OpKind::ScatterAdd, "ScatterAddBackward0", {0, 0, 0}, false, false, scatter_add_bw},
     {OpKind::IndexSelect, "IndexSelectBackward0", {0, 0, 0}, false, false, index_select_bw},
     {OpKind::Cat, "CatBackward0", {0, 0, 0}, false, false, cat_bw},
@@ -438,6 +471,15 @@ const FormulaRow kRows[] = {
     {OpKind::MseLoss, "MseLossBackward0", {G01, G01, 0}, false, false, mse_loss_bw},
     {OpKind::ThresholdBackward, "ThresholdBackwardBackward0", {0, 0, 0}, false, false,
      threshold_backward_bw},
+    {OpKind::Prod, "ProdBackward0", {G0, 0, 0}, R, false, prod_bw},
+    {OpKind::Amax, "AmaxBackward0", {G0, 0, 0}, R, false, amax_bw},
+    {OpKind::Remainder, "RemainderBackward0", {G1, G1, 0}, false, false, remainder_bw},
+    {OpKind::RemainderScalar, "RemainderBackward0", {0, 0, 0}, false, false, pass_bw},
+    {OpKind::DivRounding, "DivBackward2", {0, 0, 0}, false, false, zeros_bw},
+    {OpKind::DivRoundingScalar, "DivBackward2", {0, 0, 0}, false, false, zeros_bw, true},
+    {OpKind::SigmoidBackward, "SigmoidBackwardBackward0", {G1, G01, 0}, false, false,
+     sigmoid_backward_bw},
+    {OpKind::TanhBackward, "TanhBackwardBackward0", {G1, G01, 0}, false, false, tanh_backward_bw},
 };
 
 }  // namespace

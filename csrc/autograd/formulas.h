@@ -26,7 +26,9 @@ namespace gradtrack::autograd {
   X(Expand) X(Select) X(Slice) X(SelectBackward) X(SliceBackward) X(Clone) X(ToCopy)         \
   X(CopyInto) X(Fill) X(Zero) X(Normal) X(Uniform) X(Index) X(IndexPut) X(MaskedFill)        \
   X(Gather) X(ScatterAdd) X(IndexSelect) X(Cat) X(Stack) X(Split) X(Unbind) X(Mm) X(Mv)      \
-  X(Dot) X(Bmm) X(Addmm) X(LogSoftmax) X(Softmax) X(NllLoss) X(MseLoss) X(ThresholdBackward)
+  X(Dot) X(Bmm) X(Addmm) X(LogSoftmax) X(Softmax) X(NllLoss) X(MseLoss) X(ThresholdBackward)  \
+  X(Prod) X(Amax) X(Remainder) X(RemainderScalar) X(DivRounding) X(DivRoundingScalar)    \
+  X(SigmoidBackward) X(TanhBackward)
 
 enum class OpKind : uint16_t {
 #define GT_ENUM(K) K,
@@ -71,6 +73,9 @@ struct FormulaRow {
   bool saves_result;
   bool saves_scalar;  // a wrapped-number operand counts as a saved tensor
   BackwardFn fn;
+  /// PyTorch wraps the Python number of `x + 1` into a tensor input, so the
+  /// node has a second edge (None); ops taking a true Scalar (pow, clamp) don't.
+  bool scalar_edge = false;
 };
 const FormulaRow& formula_row(OpKind kind);
 bool formula_table_ok();
@@ -104,11 +109,15 @@ void finish_node(const std::shared_ptr<FormulaNode>& node,
                  std::initializer_list<const Tensor*> inputs,
                  std::initializer_list<const Tensor*> outputs,
                  const std::vector<const Tensor*>& extras = {});
-/// In-place variant: `old_self` is a clone taken before the write when the
-/// formula needs the original self; `self` is the written tensor.
-void finish_inplace_node(const std::shared_ptr<FormulaNode>& node,
-                         std::initializer_list<const Tensor*> inputs, const Tensor& self,
-                         const Tensor& old_self, const std::vector<const Tensor*>& extras = {});
+/// In-place ops, before the write: saves the inputs as they are now (self as
+/// `old_self`, a clone, when the formula needs its original value), so a
+/// write through an operand that aliases self is caught like in PyTorch.
+void save_inplace_inputs(const std::shared_ptr<FormulaNode>& node,
+                         std::initializer_list<const Tensor*> inputs, const Tensor& old_self);
+/// In-place ops, after the write: saves the result/extras and makes the node
+/// self's history (CopySlices when self is a view).
+void finish_inplace_node(const std::shared_ptr<FormulaNode>& node, const Tensor& self,
+                         const std::vector<const Tensor*>& extras = {});
 /// Whether an in-place op of `kind` with these inputs must clone self first.
 bool inplace_needs_old_self(OpKind kind, std::initializer_list<const Tensor*> inputs);
 

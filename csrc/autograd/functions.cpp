@@ -11,15 +11,19 @@ AccumulateGrad::AccumulateGrad(Tensor variable) : variable_(std::move(variable))
   add_grad_meta(variable_);
 }
 
-TensorList AccumulateGrad::apply(TensorList&& grads) {
-  Tensor g = std::move(grads[0]);
-  AutogradMeta& m = materialize_meta(variable_);
-  if (!m.hooks.empty()) {
-    for (const HookEntry& h : std::vector<HookEntry>(m.hooks)) {
-      Tensor r = h.fn(g);
-      if (r.defined()) g = r;
-    }
+Tensor AccumulateGrad::run_hooks(Tensor g) const {
+  AutogradMeta* m = meta(variable_);
+  if (!m || m->hooks.empty()) return g;
+  for (const HookEntry& h : std::vector<HookEntry>(m->hooks)) {
+    Tensor r = h.fn(g);
+    if (r.defined()) g = r;
   }
+  return g;
+}
+
+TensorList AccumulateGrad::apply(TensorList&& grads) {
+  Tensor g = run_hooks(std::move(grads[0]));
+  AutogradMeta& m = materialize_meta(variable_);
   if (!g.defined()) return {};
   if (!m.grad.defined()) {
     // Keep the incoming buffer when nobody else can see it (PyTorch steals it
@@ -28,8 +32,13 @@ TensorList AccumulateGrad::apply(TensorList&& grads) {
                       g.sizes() == variable_.sizes();
     if (!GradMode::is_enabled() && sole_owner) {
       m.grad = g;
+    } else if (GradMode::is_enabled()) {
+      // create_graph: a new buffer copied from g, so .grad keeps g's history
+      // (CopyBackwards, as in PyTorch).
+      Tensor buffer = empty(variable_.sizes(), variable_.dtype());
+      m.grad = ops::inplace_copy(buffer, g);
     } else {
-      m.grad = GradMode::is_enabled() ? ops::clone(g) : detach(ops::clone(g));
+      m.grad = detach(ops::clone(g));
       if (g.sizes() != variable_.sizes()) m.grad = ops::sum_to(m.grad, variable_.sizes());
     }
   } else if (!GradMode::is_enabled()) {

@@ -14,6 +14,9 @@ class AccumulateGrad : public Node {
   TensorList apply(TensorList&& grads) override;
   bool is_accumulate_grad() const override { return true; }
   const Tensor& variable() const { return variable_; }
+  /// The leaf's tensor hooks applied to `g` (also used by autograd.grad,
+  /// which captures a leaf's gradient without accumulating it).
+  Tensor run_hooks(Tensor g) const;
 
  private:
   Tensor variable_;

@@ -26,13 +26,15 @@ std::string short_name(const std::string& name) {
 }
 
 std::string forward_op_name(const std::string& name) {
-  // Strip a trailing "Backward<digits>"; other names are kept whole.
+  // "PowBackward0" -> "Pow", "PowBackward1" -> "Pow1" (2.13 keeps a non-zero
+  // overload number); names without "Backward<digits>" are kept whole.
   size_t end = name.size();
   while (end > 0 && name[end - 1] >= '0' && name[end - 1] <= '9') --end;
   static const std::string kSuffix = "Backward";
   if (end < name.size() && end >= kSuffix.size() &&
       name.compare(end - kSuffix.size(), kSuffix.size(), kSuffix) == 0) {
-    return name.substr(0, end - kSuffix.size());
+    std::string digits = name.substr(end);
+    return name.substr(0, end - kSuffix.size()) + (digits == "0" ? "" : digits);
   }
   return name;
 }

@@ -37,6 +37,11 @@ struct HookEntry {
 };
 int64_t next_hook_id();
 
+/// Node-level hooks registered from Python: after the node ran (gradients of
+/// its inputs, gradients it received), and before (gradients it received).
+using NodePostHook = std::function<TensorList(const TensorList&, const TensorList&)>;
+using NodePreHook = std::function<TensorList(const TensorList&)>;
+
 /// Opaque per-node debugging data filled by the Python layer (anomaly
 /// tracebacks, NOTE [Write provenance]).
 struct NodeDebugInfo {
@@ -77,12 +82,8 @@ class Node : public std::enable_shared_from_this<Node> {
   /// retain_grad() targets, one per output (weak: the node must not keep them).
   std::map<uint32_t, std::weak_ptr<TensorImpl>>& retains_grad() { return retains_grad_; }
   /// Node-level hooks registered from Python (grad_fn.register_hook/prehook).
-  std::vector<std::function<TensorList(const TensorList&, const TensorList&)>>& post_hooks() {
-    return post_hooks_;
-  }
-  std::vector<std::function<TensorList(const TensorList&)>>& node_pre_hooks() {
-    return node_pre_hooks_;
-  }
+  std::vector<std::pair<int64_t, NodePostHook>>& post_hooks() { return post_hooks_; }
+  std::vector<std::pair<int64_t, NodePreHook>>& node_pre_hooks() { return node_pre_hooks_; }
 
   std::shared_ptr<NodeDebugInfo> debug;
   /// NOTE [Write provenance]: where the forward call was, and the backward
@@ -96,8 +97,8 @@ class Node : public std::enable_shared_from_this<Node> {
   std::vector<GradMeta> grad_meta_;
   std::vector<HookEntry> pre_hooks_;
   std::map<uint32_t, std::weak_ptr<TensorImpl>> retains_grad_;
-  std::vector<std::function<TensorList(const TensorList&, const TensorList&)>> post_hooks_;
-  std::vector<std::function<TensorList(const TensorList&)>> node_pre_hooks_;
+  std::vector<std::pair<int64_t, NodePostHook>> post_hooks_;
+  std::vector<std::pair<int64_t, NodePreHook>> node_pre_hooks_;
 };
 
 /// The part of a node name PyTorch uses for Python type names ("CopySlices").

@@ -21,6 +21,10 @@ std::shared_ptr<FormulaNode> new_node(OpKind kind, std::initializer_list<const T
     node->add_next_edge(maybe_requires_grad(*t) ? gradient_edge(*t) : Edge{});
     node->inputs.push_back({t->sizes(), t->dtype()});
   }
+  if (node->row().scalar_edge) {
+    node->add_next_edge(Edge{});
+    node->inputs.push_back({DimVector{}, (*inputs.begin())->dtype()});
+  }
   node->location = current_location();
   if (g_node_created_hook) g_node_created_hook(*node);
   return node;
@@ -66,7 +70,7 @@ void finish_node(const std::shared_ptr<FormulaNode>& node,
                  std::initializer_list<const Tensor*> outputs,
                  const std::vector<const Tensor*>& extras) {
   const FormulaRow& row = node->row();
-  const size_t n_in = inputs.size();
+  const size_t n_in = node->inputs.size();
   node->saved.resize(n_in + (row.saves_result ? 1 : 0) + extras.size());
   save_inputs(*node, inputs, nullptr);
   for (const Tensor* o : outputs) set_history(*o, node);
@@ -90,13 +94,18 @@ bool inplace_needs_old_self(OpKind kind, std::initializer_list<const Tensor*> in
   return (row.input_needed_by[0] & needs) != 0;
 }
 
-void finish_inplace_node(const std::shared_ptr<FormulaNode>& node,
-                         std::initializer_list<const Tensor*> inputs, const Tensor& self,
-                         const Tensor& old_self, const std::vector<const Tensor*>& extras) {
+void save_inplace_inputs(const std::shared_ptr<FormulaNode>& node,
+                         std::initializer_list<const Tensor*> inputs, const Tensor& old_self) {
   const FormulaRow& row = node->row();
-  const size_t n_in = inputs.size();
-  node->saved.resize(n_in + (row.saves_result ? 1 : 0) + extras.size());
+  node->saved.resize(node->inputs.size() + (row.saves_result ? 1 : 0));
   save_inputs(*node, inputs, old_self.defined() ? &old_self : nullptr);
+}
+
+void finish_inplace_node(const std::shared_ptr<FormulaNode>& node, const Tensor& self,
+                         const std::vector<const Tensor*>& extras) {
+  const FormulaRow& row = node->row();
+  const size_t n_in = node->inputs.size();
+  node->saved.resize(n_in + (row.saves_result ? 1 : 0) + extras.size());
   rebase_history(self, node);
   if (row.saves_result) {
     node->saved[n_in] = SavedTensor(self, true);

@@ -52,8 +52,10 @@ uint32_t output_nr(const Tensor& t) {
 bool requires_grad(const Tensor& t) {
   AutogradMeta* m = meta(t);
   if (!m) return false;
-  if (m->requires_grad) return true;
-  return grad_fn(t) != nullptr;
+  if (m->requires_grad || m->grad_fn) return true;
+  // A differentiable view requires grad whenever its base does, even one made
+  // under no_grad (which is why writing it in place later is refused).
+  return m->view && m->view->differentiable && requires_grad(m->view->base);
 }
 
 std::shared_ptr<Node> grad_accumulator(const Tensor& t) {
@@ -180,7 +182,7 @@ void detach_inplace(const Tensor& t) {
         "DistributedDataParallel (DDP) for training, and gradient_as_bucket_view is set as True, "
         "gradients are views of DDP buckets, and hence detach_() cannot be called on these "
         "gradients. To fix this error, please refer to the Optimizer.zero_grad() function in "
-        "torch/optim/optimizer.py as the solution.");
+        "gradtrack/optim/optimizer.py as the solution.");
   }
   if (m->grad_fn && m->retains_grad) m->grad_fn->retains_grad().erase(m->output_nr);
   m->grad_fn.reset();

@@ -148,30 +148,46 @@ Tensor mul(const Tensor& a, Scalar b) {
   return out;
 }
 
-Tensor div(const Tensor& a, const Tensor& b, const std::string& rounding_mode) {
-  BinaryOp op = div_kind(rounding_mode);
+namespace {
+
+Tensor div_no_record(const Tensor& a, const Tensor& b, BinaryOp op) {
   ScalarType dt = result_type(a, b);
   if (op == BinaryOp::Div) dt = to_float_type(dt);
   if (is_integral(dt) || dt == ScalarType::Bool) check_int_div_by_zero(b);
-  Tensor out = run_binary(op, a, b, dt, dt);
-  if (op == BinaryOp::Div) record(OpKind::Div, {&a, &b}, out);
+  return run_binary(op, a, b, dt, dt);
+}
+
+Tensor div_no_record(const Tensor& a, Scalar b, BinaryOp op) {
+  ScalarType dt = result_type(a, b);
+  if (op == BinaryOp::Div) dt = to_float_type(dt);
+  GT_CHECK(!(is_integral(dt) && b.to_int() == 0 && !b.is_float()), "ZeroDivisionError");
+  return run_binary_scalar(op, a, b, dt, dt);
+}
+
+}  // namespace
+
+Tensor div(const Tensor& a, const Tensor& b, const std::string& rounding_mode) {
+  BinaryOp op = div_kind(rounding_mode);
+  Tensor out = div_no_record(a, b, op);
+  record(op == BinaryOp::Div ? OpKind::Div : OpKind::DivRounding, {&a, &b}, out);
   return out;
 }
 
 Tensor div(const Tensor& a, Scalar b, const std::string& rounding_mode) {
   BinaryOp op = div_kind(rounding_mode);
-  ScalarType dt = result_type(a, b);
-  if (op == BinaryOp::Div) dt = to_float_type(dt);
-  GT_CHECK(!(is_integral(dt) && b.to_int() == 0 && !b.is_float()), "ZeroDivisionError");
-  Tensor out = run_binary_scalar(op, a, b, dt, dt);
-  if (op == BinaryOp::Div) record(OpKind::DivScalar, {&a}, out, [&](autograd::Attrs& at) { at.s0 = b; });
+  Tensor out = div_no_record(a, b, op);
+  record(op == BinaryOp::Div ? OpKind::DivScalar : OpKind::DivRoundingScalar, {&a}, out,
+         [&](autograd::Attrs& at) { at.s0 = b; });
   return out;
 }
 
 Tensor rdiv(const Tensor& a, Scalar b) { return mul(reciprocal(a), b); }
 
-Tensor floor_divide(const Tensor& a, const Tensor& b) { return div(a, b, "floor"); }
-Tensor floor_divide(const Tensor& a, Scalar b) { return div(a, b, "floor"); }
+// PyTorch's floor_divide has no derivative: the result never requires grad.
+Tensor floor_divide(const Tensor& a, const Tensor& b) {
+  return div_no_record(a, b, BinaryOp::FloorDiv);
+}
+Tensor floor_divide(const Tensor& a, Scalar b) { return div_no_record(a, b, BinaryOp::FloorDiv); }
 Tensor rfloor_divide(const Tensor& a, Scalar b) {
   ScalarType dt = result_type(a, b);
   if (is_integral(dt)) check_int_div_by_zero(a);
@@ -181,12 +197,16 @@ Tensor rfloor_divide(const Tensor& a, Scalar b) {
 Tensor remainder(const Tensor& a, const Tensor& b) {
   ScalarType dt = result_type(a, b);
   if (is_integral(dt)) check_int_div_by_zero(b);
-  return run_binary(BinaryOp::Remainder, a, b, dt, dt);
+  Tensor out = run_binary(BinaryOp::Remainder, a, b, dt, dt);
+  record(OpKind::Remainder, {&a, &b}, out);
+  return out;
 }
 Tensor remainder(const Tensor& a, Scalar b) {
   ScalarType dt = result_type(a, b);
   GT_CHECK(!(is_integral(dt) && b.to_int() == 0 && !b.is_float()), "ZeroDivisionError");
-  return run_binary_scalar(BinaryOp::Remainder, a, b, dt, dt);
+  Tensor out = run_binary_scalar(BinaryOp::Remainder, a, b, dt, dt);
+  record(OpKind::RemainderScalar, {&a}, out);
+  return out;
 }
 Tensor rremainder(const Tensor& a, Scalar b) {
   ScalarType dt = result_type(a, b);
@@ -415,6 +435,20 @@ Tensor threshold_backward(const Tensor& g, const Tensor& y) {
   Tensor out = empty(broadcast2(g, y), g.dtype());
   kernels::threshold_backward(out, g, y);
   record(OpKind::ThresholdBackward, {&g}, out, [](autograd::Attrs&) {}, {&y});
+  return out;
+}
+
+Tensor sigmoid_backward(const Tensor& g, const Tensor& y) {
+  Tensor out = empty(broadcast2(g, y), y.dtype());
+  kernels::sigmoid_backward(out, g, y);
+  record(OpKind::SigmoidBackward, {&g, &y}, out);
+  return out;
+}
+
+Tensor tanh_backward(const Tensor& g, const Tensor& y) {
+  Tensor out = empty(broadcast2(g, y), y.dtype());
+  kernels::tanh_backward(out, g, y);
+  record(OpKind::TanhBackward, {&g, &y}, out);
   return out;
 }
 

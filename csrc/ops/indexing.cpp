@@ -251,7 +251,13 @@ Tensor masked_fill(const Tensor& a, const Tensor& mask, const Tensor& value) {
            "tensor with ", value.dim(), " dimension(s).");
   Tensor out = empty(broadcast_shapes(a.sizes(), mask.sizes()), a.dtype());
   kernels::where(out, mask, cast_for_kernel(value, a.dtype()), a);
-  record(OpKind::MaskedFill, {&a, &value}, out, [](autograd::Attrs&) {}, {&mask});
+  // A value that needs no gradient is not an input of the node (PyTorch's
+  // masked_fill with a number has a single edge).
+  if (autograd::requires_grad(value)) {
+    record(OpKind::MaskedFill, {&a, &value}, out, [](autograd::Attrs&) {}, {&mask});
+  } else {
+    record(OpKind::MaskedFill, {&a}, out, [](autograd::Attrs&) {}, {&mask});
+  }
   return out;
 }
 

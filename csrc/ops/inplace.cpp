@@ -102,12 +102,13 @@ void run_inplace(const char* label, OpKind kind, bool differentiable,
     if (autograd::inplace_needs_old_self(kind, inputs)) old_self = clone(self);
     node = autograd::new_node(kind, inputs);
   }
+  if (node) autograd::save_inplace_inputs(node, inputs, old_self);
   write();
   self->bump_version();
   autograd::note_write(self, label);
   if (node) {
     fill(node->attrs);
-    autograd::finish_inplace_node(node, inputs, self, old_self, extras);
+    autograd::finish_inplace_node(node, self, extras);
   }
 }
 
@@ -244,7 +245,9 @@ Tensor inplace_clamp(const Tensor& self, std::optional<Scalar> lo, std::optional
   s.add_tensor(self.dtype(), self.dim() == 0);
   if (lo) s.add_number(lo->kind());
   if (hi) s.add_number(hi->kind());
-  check_cast(s.result(), self.dtype());
+  // clamp_ names the output type as a C++ type ("long int"), unlike add_ (measured).
+  GT_CHECK(can_cast(s.result(), self.dtype()), "result type ", scalar_type_name(s.result()),
+           " can't be cast to the desired output type ", cpp_type_name(self.dtype()));
   run_inplace("clamp_", OpKind::Clamp, true, {&self}, self, [&] { kernels::clamp(self, self, lo, hi); },
               [&](autograd::Attrs& at) {
                 if (lo) at.s0 = *lo;
@@ -334,7 +337,7 @@ Tensor inplace_masked_fill(const Tensor& self, const Tensor& mask, Scalar value)
   check_no_internal_overlap(self);
   check_broadcast_into(self, mask.sizes());
   Tensor v = scalar_tensor(value, self.dtype());
-  run_inplace("masked_fill_", OpKind::MaskedFill, true, {&self, &v}, self,
+  run_inplace("masked_fill_", OpKind::MaskedFill, true, {&self}, self,
               [&] { kernels::where(self, mask, v, self); }, no_attrs, {&mask});
   return self;
 }

@@ -164,7 +164,7 @@ Tensor linear(const Tensor& x, const Tensor& w, const Tensor* bias) {
 
 Tensor outer(const Tensor& a, const Tensor& b) {
   GT_CHECK(a.dim() == 1 && b.dim() == 1, "outer: Expected 1-D argument self, but got ", a.dim(), "-D");
-  return mul(unsqueeze(a, 1), b);
+  return mul(reshape(a, {a.numel(), 1}), b);
 }
 
 }  // namespace gradtrack::ops

@@ -75,6 +75,9 @@ Tensor clamp(const Tensor& a, const Tensor* lo, const Tensor* hi);
 Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b);
 /// Fused relu backward: g where y > 0 (differentiable in g).
 Tensor threshold_backward(const Tensor& g, const Tensor& y);
+/// Fused g * y * (1 - y) and g * (1 - y * y), differentiable in g and y.
+Tensor sigmoid_backward(const Tensor& g, const Tensor& y);
+Tensor tanh_backward(const Tensor& g, const Tensor& y);
 
 // ---- reductions (reduction.cpp) ----
 /// dims empty: all dims. dtype: PyTorch's `dtype=` argument.

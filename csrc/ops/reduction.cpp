@@ -165,7 +165,13 @@ Tensor argmin(const Tensor& a, std::optional<int64_t> dim, bool keepdim) {
   return arg_extreme(a, dim, keepdim, false);
 }
 Tensor amax(const Tensor& a, const DimVector& dims, bool keepdim) {
-  return reduce_into_new(ReduceOp::Max, a, dims_mask(dims, a.dim(), true), keepdim, a.dtype());
+  uint64_t mask = dims_mask(dims, a.dim(), true);
+  Tensor out = reduce_into_new(ReduceOp::Max, a, mask, keepdim, a.dtype());
+  record(OpKind::Amax, {&a}, out, [&](autograd::Attrs& at) {
+    at.ints1 = mask_dims(mask, a.dim());
+    at.flag = keepdim;
+  });
+  return out;
 }
 Tensor any(const Tensor& a, std::optional<int64_t> dim, bool keepdim) {
   return bool_reduce(ReduceOp::Any, a, dim, keepdim);
@@ -175,8 +181,10 @@ Tensor all(const Tensor& a, std::optional<int64_t> dim, bool keepdim) {
 }
 Tensor prod_all(const Tensor& a) {
   ScalarType dt = is_floating(a.dtype()) ? a.dtype() : ScalarType::Int64;
-  return reduce_into_new(ReduceOp::Prod, cast_for_kernel(a, dt), dims_mask({}, a.dim(), true),
-                         false, dt);
+  Tensor out = reduce_into_new(ReduceOp::Prod, cast_for_kernel(a, dt), dims_mask({}, a.dim(), true),
+                               false, dt);
+  record(OpKind::Prod, {&a}, out);
+  return out;
 }
 
 Tensor sum_to(const Tensor& g, const DimVector& shape) {

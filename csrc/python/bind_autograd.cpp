@@ -156,6 +156,13 @@ ag::TensorHook wrap_hook(py::function fn) {
   };
 }
 
+// Gradients as Python sees them in node hooks: a tuple, None for missing ones.
+py::tuple grads_tuple(const TensorList& grads) {
+  py::tuple t(grads.size());
+  for (size_t i = 0; i < grads.size(); ++i) t[i] = grads[i].defined() ? py::cast(grads[i]) : py::none();
+  return t;
+}
+
 struct HookHandle {
   int64_t id;
   std::weak_ptr<ag::Node> node;
@@ -165,7 +172,11 @@ struct HookHandle {
     auto erase = [this](auto& v) {
       v.erase(std::remove_if(v.begin(), v.end(), [this](const auto& h) { return h_id(h) == id; }), v.end());
     };
-    if (auto n = node.lock()) erase(n->pre_hooks());
+    if (auto n = node.lock()) {
+      erase(n->pre_hooks());
+      erase(n->post_hooks());
+      erase(n->node_pre_hooks());
+    }
     if (auto t = tensor.lock()) {
       Tensor tt(t);
       if (ag::AutogradMeta* m = ag::meta(tt)) {
@@ -175,7 +186,8 @@ struct HookHandle {
     }
   }
   static int64_t h_id(const ag::HookEntry& h) { return h.id; }
-  static int64_t h_id(const std::pair<int64_t, std::function<void(const Tensor&)>>& h) { return h.first; }
+  template <typename F>
+  static int64_t h_id(const std::pair<int64_t, F>& h) { return h.first; }
 };
 
 std::string shape_repr(const Tensor& t) { return size_repr(t.sizes(), ag::kModule); }
@@ -295,19 +307,23 @@ void bind_node(py::module_& m) {
         if (!n.location) return py::none();
         return py::str(describe_site(n.location));
       })
-      .def("register_hook", [](ag::Node& n, py::function fn) {
-        n.post_hooks().push_back([fn](const TensorList& gi, const TensorList& go) -> TensorList {
-          py::object r = fn(py::cast(gi), py::cast(go));
+      .def("_register_hook", [](const std::shared_ptr<ag::Node>& n, py::function fn) {
+        HookHandle h{ag::next_hook_id(), n, {}};
+        n->post_hooks().push_back({h.id, [fn](const TensorList& gi, const TensorList& go) -> TensorList {
+          py::object r = fn(grads_tuple(gi), grads_tuple(go));
           if (r.is_none()) return {};
           return r.cast<TensorList>();
-        });
+        }});
+        return h;
       })
-      .def("register_prehook", [](ag::Node& n, py::function fn) {
-        n.node_pre_hooks().push_back([fn](const TensorList& go) -> TensorList {
-          py::object r = fn(py::cast(go));
+      .def("_register_prehook", [](const std::shared_ptr<ag::Node>& n, py::function fn) {
+        HookHandle h{ag::next_hook_id(), n, {}};
+        n->node_pre_hooks().push_back({h.id, [fn](const TensorList& go) -> TensorList {
+          py::object r = fn(grads_tuple(go));
           if (r.is_none()) return {};
           return r.cast<TensorList>();
-        });
+        }});
+        return h;
       })
       .def("_saved_versions", [](const ag::Node& n) {
         py::list out;

@@ -126,12 +126,7 @@ void tensor_backward(const Tensor& self, py::object gradient, py::object retain_
       GT_CHECK(!ins.empty(), "`inputs` argument to `backward()` cannot be empty.");
     }
   }
-  if (create_graph) {
-    static py::handle warning = py::object(py::module_::import("gradtrack.autograd").attr("CREATE_GRAPH_WARNING")).release();
-    if (PyErr_WarnEx(PyExc_UserWarning, PyUnicode_AsUTF8(warning.ptr()), 1) < 0) {
-      throw py::error_already_set();
-    }
-  }
+  if (create_graph) py::module_::import("gradtrack.autograd").attr("_warn_create_graph")();
   run_backward_py({self}, {gradient}, retain_graph, create_graph, ins);
 }
 

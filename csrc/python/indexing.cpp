@@ -71,7 +71,14 @@ Parsed parse(const Tensor& self, py::handle index) {
       std::optional<int64_t> b, e;
       if (!s.attr("start").is_none()) b = start;
       if (!s.attr("stop").is_none()) e = stop;
-      cur = ops::slice(cur, dim, b, e, step);
+      // Inside a tuple, a slice covering the whole dim is skipped (no node),
+      // as PyTorch does; a lone `x[:]` still makes a view.
+      int64_t size = cur.sizes()[dim];
+      int64_t lo = b.value_or(0), hi = e.value_or(size);
+      if (lo < 0) lo += size;
+      if (hi < 0) hi += size;
+      bool whole = step == 1 && lo <= 0 && hi >= size;
+      if (!(whole && items.size() > 1)) cur = ops::slice(cur, dim, b, e, step);
       ++dim;
     } else if (item.is_none()) {
       cur = ops::unsqueeze(cur, dim);

@@ -55,6 +55,9 @@ from .autograd.grad_mode import (  # noqa: E402
     set_grad_enabled,
 )
 from . import autograd, return_types  # noqa: E402
+from .autograd.anomaly_mode import (  # noqa: E402
+    is_anomaly_check_nan_enabled, is_anomaly_enabled, set_detect_anomaly,
+)
 
 _tensor.install(Tensor)
 

@@ -145,8 +145,7 @@ def register_hook(self, hook):
         if result is None:
             return None
         if not isinstance(result, _Tensor):
-            raise TypeError(f"hook '{name}' returned {type(result).__name__}, expected a Tensor "
-                            "or None")
+            raise TypeError(f"expected Variable, but hook returned '{type(result).__name__}'")
         if result.shape != grad.shape:
             raise RuntimeError(f"hook '{name}' has changed the size of value")
         if result.dtype is not grad.dtype:
@@ -159,6 +158,8 @@ def register_hook(self, hook):
 
 def register_post_accumulate_grad_hook(self, hook):
     """Calls ``hook(tensor)`` after a leaf's ``.grad`` was accumulated."""
+    if not self.requires_grad:
+        raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
     if not self.is_leaf:
         raise RuntimeError("post accumulate grad hooks cannot be registered on non-leaf tensors")
     return RemovableHandle(_C._register_post_accumulate_grad_hook(self, hook))

@@ -30,6 +30,17 @@ CREATE_GRAPH_WARNING = (
     ".grad fields of your parameters to None after use to break the cycle and avoid the leak.")
 
 
+_warned_create_graph = False
+
+
+def _warn_create_graph():
+    """PyTorch warns once per process about backward(create_graph=True)."""
+    global _warned_create_graph
+    if not _warned_create_graph:
+        _warned_create_graph = True
+        warnings.warn(CREATE_GRAPH_WARNING, UserWarning, stacklevel=3)
+
+
 def _as_list(value, none_means_empty=False):
     if value is None:
         return [] if none_means_empty else [None]
@@ -64,7 +75,7 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False,
         if not inputs:
             raise RuntimeError("`inputs` argument to `backward()` cannot be empty.")
     if create_graph:
-        warnings.warn(CREATE_GRAPH_WARNING, UserWarning, stacklevel=3)
+        _warn_create_graph()
     _C._run_backward(tensors, grads, retain_graph, create_graph, inputs or [])
 
 

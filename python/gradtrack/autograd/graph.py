@@ -3,7 +3,23 @@
 
 from .. import _C
 
+from ..utils.hooks import RemovableHandle
+
 Node = _C.Node
 Node.__module__ = "gradtrack.autograd.graph"
+
+
+def _register_hook(self, fn):
+    """Calls ``fn(grad_inputs, grad_outputs)`` after this node ran; may return new grad_inputs."""
+    return RemovableHandle(self._register_hook(fn))
+
+
+def _register_prehook(self, fn):
+    """Calls ``fn(grad_outputs)`` before this node runs; may return new grad_outputs."""
+    return RemovableHandle(self._register_prehook(fn))
+
+
+Node.register_hook = _register_hook
+Node.register_prehook = _register_prehook
 
 __all__ = ["Node"]

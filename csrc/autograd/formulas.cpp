@@ -367,6 +367,16 @@ TL remainder_bw(const C& c, const TL& g) {
   return {g[0], c.needs(1) ? mul(neg(g[0]), floor_divide(c.saved_input(0), c.saved_input(1)))
                            : Tensor()};
 }
+TL not_implemented_bw(const C&, const TL&) {
+  throw Error("derivative for aten::floor_divide is not implemented");
+}
+TL prod_dim_bw(const C& c, const TL& g) {
+  // Per slice along dim: the product of the other elements of the slice.
+  const Tensor& x = c.saved_input(0);
+  const int64_t d = c.attrs().i0;
+  Tensor gg = c.attrs().flag ? g[0] : unsqueeze(g[0], d);
+  return {mul(expand(gg, x.sizes()), prod_others(x, d))};
+}
 TL zeros_bw(const C& c, const TL& g) {
   TL out(c.node.inputs.size());
   for (size_t i = 0; i < out.size(); ++i)
@@ -473,13 +483,24 @@ const FormulaRow kRows[] = {
      threshold_backward_bw},
     {OpKind::Prod, "ProdBackward0", {G0, 0, 0}, R, false, prod_bw},
     {OpKind::Amax, "AmaxBackward0", {G0, 0, 0}, R, false, amax_bw},
-    {OpKind::Remainder, "RemainderBackward0", {G1, G1, 0}, false, false, remainder_bw},
+    {OpKind::Remainder, "RemainderBackward1", {G1, G1, 0}, false, false, remainder_bw},
     {OpKind::RemainderScalar, "RemainderBackward0", {0, 0, 0}, false, false, pass_bw},
     {OpKind::DivRounding, "DivBackward2", {0, 0, 0}, false, false, zeros_bw},
     {OpKind::DivRoundingScalar, "DivBackward2", {0, 0, 0}, false, false, zeros_bw, true},
     {OpKind::SigmoidBackward, "SigmoidBackwardBackward0", {G1, G01, 0}, false, false,
      sigmoid_backward_bw},
     {OpKind::TanhBackward, "TanhBackwardBackward0", {G1, G01, 0}, false, false, tanh_backward_bw},
+    {OpKind::ReshapeAlias, "ReshapeAliasBackward0", {0, 0, 0}, false, false, reshape_bw},
+    {OpKind::Alias, "AliasBackward0", {0, 0, 0}, false, false, pass_bw},
+    {OpKind::SplitWithSizes, "SplitWithSizesBackward0", {0, 0, 0}, false, false, split_bw},
+    {OpKind::MaskedFillTensor, "MaskedFillBackward1", {0, 0, 0}, false, false, masked_fill_bw},
+    {OpKind::SqueezeDims, "SqueezeBackward2", {0, 0, 0}, false, false, reshape_bw},
+    {OpKind::SqueezeDimInplace, "SqueezeBackward4", {0, 0, 0}, false, false, reshape_bw},
+    {OpKind::FloorDivide, "gradtrack::autograd::NotImplemented", {0, 0, 0}, false, false,
+     not_implemented_bw},
+    {OpKind::ProdDim, "ProdBackward1", {G0, 0, 0}, R, false, prod_dim_bw},
+    {OpKind::DivMode, "DivBackward2", {G1, G01, 0}, false, false, div_bw},
+    {OpKind::DivModeScalar, "DivBackward2", {0, 0, 0}, false, true, div_scalar_bw, true},
 };
 
 }  // namespace

@@ -1,6 +1,8 @@
 #include "autograd/functions.h"
 
 #include "kernels/kernels.h"
+
+#include "kernels/kernels.h"
 #include "ops/ops.h"
 
 namespace gradtrack::autograd {
@@ -28,6 +30,8 @@ TensorList AccumulateGrad::apply(TensorList&& grads) {
   if (!m.grad.defined()) {
     // Keep the incoming buffer when nobody else can see it (PyTorch steals it
     // the same way); otherwise the first .grad is a fresh copy.
+    // .grad follows the layout contract: a contiguous leaf gets a contiguous
+    // gradient (a transposed one would make every optimizer op slow).
     bool sole_owner = g.ptr().use_count() == 1 && !requires_grad(g) && g.is_contiguous() &&
                       g.sizes() == variable_.sizes();
     if (!GradMode::is_enabled() && sole_owner) {
@@ -38,8 +42,9 @@ TensorList AccumulateGrad::apply(TensorList&& grads) {
       Tensor buffer = empty(variable_.sizes(), variable_.dtype());
       m.grad = ops::inplace_copy(buffer, g);
     } else {
-      m.grad = detach(ops::clone(g));
-      if (g.sizes() != variable_.sizes()) m.grad = ops::sum_to(m.grad, variable_.sizes());
+      Tensor summed = g.sizes() != variable_.sizes() ? ops::sum_to(g, variable_.sizes()) : g;
+      m.grad = empty(variable_.sizes(), variable_.dtype());
+      kernels::copy(m.grad, summed);
     }
   } else if (!GradMode::is_enabled()) {
     ops::inplace_binary(ops::InplaceOp::Add, m.grad, g);

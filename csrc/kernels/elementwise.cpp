@@ -274,6 +274,7 @@ void any_unary(UnaryOp op, const LoopPlan& p) {
       if constexpr (!std::is_same_v<T, bool>) return unary_loop<T, T>(p, [](T x) -> T { return x * x; });
       break;
     case UnaryOp::Floor: case UnaryOp::Ceil: case UnaryOp::Round: case UnaryOp::Trunc:
+      if constexpr (std::is_floating_point_v<T>) return float_unary<T>(op, p);
       return unary_loop<T, T>(p, [](T x) -> T { return x; });
     case UnaryOp::LogicalNot:
       return unary_loop<bool, T>(p, [](T x) { return x == T(0); });

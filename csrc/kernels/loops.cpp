@@ -1,5 +1,7 @@
 #include "kernels/loops.h"
 
+#include <algorithm>
+
 namespace gradtrack::kernels {
 
 namespace {
@@ -63,11 +65,24 @@ LoopPlan make_plan(const Tensor& out, std::initializer_list<Operand> ins) {
   }
   p.numel = out.numel();
 
+  // Visit dims in the output's memory order (largest stride outermost), so a
+  // transposed tensor is walked as it lies in memory; ties go to the inputs.
+  SmallVector<int64_t, 6> perm(static_cast<size_t>(nd));
+  for (int64_t d = 0; d < nd; ++d) perm[d] = d;
+  auto outer_first = [&](int64_t a, int64_t b) {
+    for (int k = 0; k < p.nops; ++k) {
+      int64_t x = st[k][a] < 0 ? -st[k][a] : st[k][a], y = st[k][b] < 0 ? -st[k][b] : st[k][b];
+      if (x != y && x != 0 && y != 0) return x > y;
+    }
+    return a < b;
+  };
+  std::stable_sort(perm.begin(), perm.end(), outer_first);
+
   // Drop size-1 dims, then merge a dim into its inner neighbour when every
   // operand steps through both as one run.
   DimVector shape;
   SmallVector<int64_t, 6> cs[kMaxOperands];
-  for (int64_t d = 0; d < nd; ++d) {
+  for (int64_t d : perm) {
     int64_t sz = out.sizes()[d];
     if (sz == 1) continue;
     if (!shape.empty()) {

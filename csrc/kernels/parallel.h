@@ -27,6 +27,7 @@ bool in_parallel_region();
 template <typename F>
 void parallel_for(int64_t n, int64_t grain, const F& f) {
   if (n <= 0) return;
+  if (grain < 1) grain = 1;
 #ifdef _OPENMP
   int threads = get_num_threads();
   if (n > grain && threads > 1 && !in_parallel_region()) {

@@ -183,11 +183,32 @@ Tensor div(const Tensor& a, Scalar b, const std::string& rounding_mode) {
 
 Tensor rdiv(const Tensor& a, Scalar b) { return mul(reciprocal(a), b); }
 
-// PyTorch's floor_divide has no derivative: the result never requires grad.
-Tensor floor_divide(const Tensor& a, const Tensor& b) {
-  return div_no_record(a, b, BinaryOp::FloorDiv);
+Tensor div_mode(const Tensor& a, const Tensor& b, const std::string& rounding_mode) {
+  BinaryOp op = div_kind(rounding_mode);
+  Tensor out = div_no_record(a, b, op);
+  record(op == BinaryOp::Div ? OpKind::DivMode : OpKind::DivRounding, {&a, &b}, out);
+  return out;
 }
-Tensor floor_divide(const Tensor& a, Scalar b) { return div_no_record(a, b, BinaryOp::FloorDiv); }
+
+Tensor div_mode(const Tensor& a, Scalar b, const std::string& rounding_mode) {
+  BinaryOp op = div_kind(rounding_mode);
+  Tensor out = div_no_record(a, b, op);
+  record(op == BinaryOp::Div ? OpKind::DivModeScalar : OpKind::DivRoundingScalar, {&a}, out,
+         [&](autograd::Attrs& at) { at.s0 = b; });
+  return out;
+}
+
+// PyTorch's floor_divide has no derivative: its node raises when reached.
+Tensor floor_divide(const Tensor& a, const Tensor& b) {
+  Tensor out = div_no_record(a, b, BinaryOp::FloorDiv);
+  record(OpKind::FloorDivide, {&a, &b}, out);
+  return out;
+}
+Tensor floor_divide(const Tensor& a, Scalar b) {
+  Tensor out = div_no_record(a, b, BinaryOp::FloorDiv);
+  record(OpKind::FloorDivide, {&a}, out);
+  return out;
+}
 Tensor rfloor_divide(const Tensor& a, Scalar b) {
   ScalarType dt = result_type(a, b);
   if (is_integral(dt)) check_int_div_by_zero(a);

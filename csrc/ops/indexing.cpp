@@ -244,7 +244,7 @@ void index_put_kernel(const Tensor& dst, const IndexList& idx, const Tensor& val
 }
 }  // namespace ops_detail
 
-Tensor masked_fill(const Tensor& a, const Tensor& mask, const Tensor& value) {
+Tensor masked_fill(const Tensor& a, const Tensor& mask, const Tensor& value, bool value_is_tensor) {
   GT_CHECK(mask.dtype() == ScalarType::Bool, "masked_fill_ only supports boolean masks, but got mask "
            "with dtype ", dtype_name(mask.dtype()));
   GT_CHECK(value.dim() == 0, "masked_fill_ only supports a 0-dimensional value tensor, but got "
@@ -253,8 +253,8 @@ Tensor masked_fill(const Tensor& a, const Tensor& mask, const Tensor& value) {
   kernels::where(out, mask, cast_for_kernel(value, a.dtype()), a);
   // A value that needs no gradient is not an input of the node (PyTorch's
   // masked_fill with a number has a single edge).
-  if (autograd::requires_grad(value)) {
-    record(OpKind::MaskedFill, {&a, &value}, out, [](autograd::Attrs&) {}, {&mask});
+  if (value_is_tensor) {
+    record(OpKind::MaskedFillTensor, {&a, &value}, out, [](autograd::Attrs&) {}, {&mask});
   } else {
     record(OpKind::MaskedFill, {&a}, out, [](autograd::Attrs&) {}, {&mask});
   }

@@ -69,6 +69,9 @@ BinarySpec binary_spec(InplaceOp op, const std::string& rounding) {
       return {BinaryOp::Remainder, OpKind::Div, OpKind::DivScalar, false};
     case InplaceOp::FloorDivide:
       return {BinaryOp::FloorDiv, OpKind::Div, OpKind::DivScalar, false};
+    case InplaceOp::BitAnd: return {BinaryOp::BitAnd, OpKind::Div, OpKind::DivScalar, false};
+    case InplaceOp::BitOr: return {BinaryOp::BitOr, OpKind::Div, OpKind::DivScalar, false};
+    case InplaceOp::BitXor: return {BinaryOp::BitXor, OpKind::Div, OpKind::DivScalar, false};
     default:
       throw Error("gradtrack: not a binary in-place op");
   }
@@ -117,7 +120,7 @@ const char* inplace_name(InplaceOp op) {
       "add_", "sub_", "mul_", "div_", "pow_", "maximum_", "minimum_", "remainder_",
       "floor_divide_", "neg_", "abs_", "exp_", "log_", "sqrt_", "rsqrt_", "sin_", "cos_", "tanh_",
       "sigmoid_", "relu_", "reciprocal_", "sign_", "floor_", "ceil_", "round_", "trunc_",
-      "log1p_", "expm1_", "square_"};
+      "log1p_", "expm1_", "square_", "bitwise_and_", "bitwise_or_", "bitwise_xor_"};
   return names[static_cast<int>(op)];
 }
 
@@ -130,6 +133,11 @@ Tensor inplace_binary(InplaceOp op, const Tensor& self, const Tensor& other, Sca
   BinarySpec spec = binary_spec(op, rounding_mode);
   check_no_internal_overlap(self);
   check_broadcast_into(self, other.sizes());
+  if (spec.kernel == BinaryOp::BitAnd || spec.kernel == BinaryOp::BitOr ||
+      spec.kernel == BinaryOp::BitXor) {
+    GT_CHECK_IMPL(!is_floating(result_type(self, other)), "\"bitwise_and_cpu\" not implemented for '",
+                  scalar_type_name(result_type(self, other)), "'");
+  }
   ScalarType dt = binary_result(op, result_type(self, other), rounding_mode);
   check_cast(dt, self.dtype());
   if (op == InplaceOp::Add || op == InplaceOp::Sub) check_alpha(dt, alpha);
@@ -331,14 +339,20 @@ Tensor inplace_index_put(const Tensor& self, const IndexList& indices, const Ten
   return self;
 }
 
-Tensor inplace_masked_fill(const Tensor& self, const Tensor& mask, Scalar value) {
+Tensor inplace_masked_fill(const Tensor& self, const Tensor& mask, Scalar value,
+                           bool value_is_tensor) {
   GT_CHECK(mask.dtype() == ScalarType::Bool, "masked_fill_ only supports boolean masks, but got "
            "mask with dtype ", dtype_name(mask.dtype()));
   check_no_internal_overlap(self);
   check_broadcast_into(self, mask.sizes());
   Tensor v = scalar_tensor(value, self.dtype());
-  run_inplace("masked_fill_", OpKind::MaskedFill, true, {&self}, self,
-              [&] { kernels::where(self, mask, v, self); }, no_attrs, {&mask});
+  if (value_is_tensor) {
+    run_inplace("masked_fill_", OpKind::MaskedFillTensor, true, {&self, &v}, self,
+                [&] { kernels::where(self, mask, v, self); }, no_attrs, {&mask});
+  } else {
+    run_inplace("masked_fill_", OpKind::MaskedFill, true, {&self}, self,
+                [&] { kernels::where(self, mask, v, self); }, no_attrs, {&mask});
+  }
   return self;
 }
 
@@ -396,7 +410,8 @@ Tensor inplace_squeeze(const Tensor& self, std::optional<int64_t> dim) {
       st.push_back(self.strides()[k]);
     }
   }
-  return metadata_inplace("squeeze_", self, OpKind::SqueezeInplace, s, st,
+  return metadata_inplace("squeeze_", self, dim ? OpKind::SqueezeDimInplace : OpKind::SqueezeInplace,
+                          s, st,
                           [&](autograd::Attrs& at) { at.ints0 = before; });
 }
 

@@ -109,21 +109,26 @@ Tensor matmul(const Tensor& a, const Tensor& b) {
            "are ", a.dim(), "D and ", b.dim(), "D");
   if (a.dim() == 1 && b.dim() == 1) return dot(a, b);
   if (a.dim() == 2 && b.dim() == 1) return mv(a, b);
-  if (a.dim() == 1 && b.dim() == 2) return squeeze(mm(unsqueeze(a, 0), b), 0);
+  if (a.dim() == 1 && b.dim() == 2) return inplace_squeeze(mm(unsqueeze(a, 0), b), 0);
   if (a.dim() == 2 && b.dim() == 2) return mm(a, b);
   if (a.dim() >= 3 && b.dim() <= 2) {
-    // Fold the batch into the rows: one mm, then an unsafe view back.
+    // Fold the batch into the rows: one mm (or mv), then an unsafe view back.
     const int64_t k = a.sizes()[a.dim() - 1];
     DimVector out_shape(a.sizes().begin(), a.sizes().end() - 1);
-    Tensor bb = b.dim() == 1 ? unsqueeze(b, 1) : b;
     if (b.dim() == 2) out_shape.push_back(b.sizes()[1]);
     Tensor folded = reshape(a, {-1, k});
-    GT_CHECK(k == bb.sizes()[0], "mat1 and mat2 shapes cannot be multiplied (",
-             folded.sizes()[0], "x", k, " and ", bb.sizes()[0], "x", bb.sizes()[1], ")");
-    Tensor prod = mm(folded, bb);
+    Tensor prod = b.dim() == 1 ? mv(folded, b) : mm(folded, b);
     Tensor out = alias_with_geometry(prod, out_shape, contiguous_strides(out_shape), prod->offset());
     record(OpKind::UnsafeView, {&prod}, out);
     return out;
+  }
+  if (a.dim() == 2 && b.dim() >= 3) {
+    // PyTorch folds this case through the transposes: (b^T @ a^T)^T.
+    GT_CHECK(a.sizes()[1] == b.sizes()[b.dim() - 2], "Expected size for first two dimensions of "
+             "batch2 tensor to be: [", numel_of(DimVector(b.sizes().begin(), b.sizes().end() - 2)),
+             ", ", a.sizes()[1], "] but got: [", numel_of(DimVector(b.sizes().begin(), b.sizes().end() - 2)),
+             ", ", b.sizes()[b.dim() - 2], "].");
+    return contiguous(transpose(matmul(transpose(b, -1, -2), t(a)), -1, -2));
   }
   // General batched case: broadcast the batch dims, then bmm.
   Tensor a2 = a.dim() == 1 ? unsqueeze(a, 0) : a;

@@ -24,6 +24,10 @@ Tensor mul(const Tensor& a, Scalar b);
 /// rounding_mode: "" (true division), "trunc" or "floor".
 Tensor div(const Tensor& a, const Tensor& b, const std::string& rounding_mode = "");
 Tensor div(const Tensor& a, Scalar b, const std::string& rounding_mode = "");
+/// div with an explicit rounding_mode argument (None included): PyTorch's
+/// div.Tensor_mode / div.Scalar_mode overloads (DivBackward2).
+Tensor div_mode(const Tensor& a, const Tensor& b, const std::string& rounding_mode);
+Tensor div_mode(const Tensor& a, Scalar b, const std::string& rounding_mode);
 /// Python's `2 / x` (PyTorch computes reciprocal(x) * 2).
 Tensor rdiv(const Tensor& a, Scalar b);
 Tensor floor_divide(const Tensor& a, const Tensor& b);
@@ -95,6 +99,10 @@ Tensor amax(const Tensor& a, const DimVector& dims, bool keepdim);
 Tensor any(const Tensor& a, std::optional<int64_t> dim, bool keepdim);
 Tensor all(const Tensor& a, std::optional<int64_t> dim, bool keepdim);
 Tensor prod_all(const Tensor& a);
+Tensor prod(const Tensor& a, int64_t dim, bool keepdim, std::optional<ScalarType> dtype);
+/// For each element, the product of the other elements of its slice along
+/// `dim` (prod's gradient; exact with zeros). Not differentiable.
+Tensor prod_others(const Tensor& a, int64_t dim);
 /// Sums `g` down to `shape` (undoes broadcasting); the one place that does.
 Tensor sum_to(const Tensor& g, const DimVector& shape);
 
@@ -109,6 +117,9 @@ Tensor permute(const Tensor& a, const DimVector& dims);
 Tensor unsqueeze(const Tensor& a, int64_t dim);
 Tensor squeeze(const Tensor& a);
 Tensor squeeze(const Tensor& a, int64_t dim);
+Tensor squeeze(const Tensor& a, const DimVector& dims);
+/// A view of the whole tensor (x[...]).
+Tensor alias(const Tensor& a);
 Tensor expand(const Tensor& a, const DimVector& sizes);
 Tensor flatten(const Tensor& a, int64_t start, int64_t end);
 Tensor select(const Tensor& a, int64_t dim, int64_t index);
@@ -121,6 +132,9 @@ std::vector<Tensor> chunk(const Tensor& a, int64_t chunks, int64_t dim);
 std::vector<Tensor> unbind(const Tensor& a, int64_t dim);
 Tensor contiguous(const Tensor& a);
 Tensor clone(const Tensor& a);
+/// Uninitialised, with `a`'s memory layout when `a` is dense (PyTorch's
+/// memory_format=preserve), else contiguous.
+Tensor empty_like(const Tensor& a, ScalarType dtype);
 /// dtype conversion; returns `a` itself when nothing changes and !copy.
 Tensor to_dtype(const Tensor& a, ScalarType dtype, bool copy = false);
 Tensor cat(const std::vector<Tensor>& ts, int64_t dim);
@@ -139,7 +153,10 @@ using IndexList = std::vector<std::optional<Tensor>>;
 Tensor index(const Tensor& a, const IndexList& indices);
 /// a[indices] = values (out of place result; the in-place entry uses it).
 Tensor index_put(const Tensor& a, const IndexList& indices, const Tensor& values, bool accumulate);
-Tensor masked_fill(const Tensor& a, const Tensor& mask, const Tensor& value);
+/// value_is_tensor: the value came as a Tensor (MaskedFillBackward1) rather
+/// than a number (MaskedFillBackward0).
+Tensor masked_fill(const Tensor& a, const Tensor& mask, const Tensor& value,
+                   bool value_is_tensor = false);
 Tensor gather(const Tensor& a, int64_t dim, const Tensor& index);
 Tensor scatter_add(const Tensor& a, int64_t dim, const Tensor& index, const Tensor& src);
 Tensor index_select(const Tensor& a, int64_t dim, const Tensor& index);
@@ -186,7 +203,7 @@ Tensor randperm(int64_t n, ScalarType dtype);
 enum class InplaceOp {
   Add, Sub, Mul, Div, Pow, Maximum, Minimum, Remainder, FloorDivide,
   Neg, Abs, Exp, Log, Sqrt, Rsqrt, Sin, Cos, Tanh, Sigmoid, Relu, Reciprocal, Sign, Floor, Ceil,
-  Round, Trunc, Log1p, Expm1, Square
+  Round, Trunc, Log1p, Expm1, Square, BitAnd, BitOr, BitXor
 };
 /// self op= other (alpha for add/sub). Returns self.
 Tensor inplace_binary(InplaceOp op, const Tensor& self, const Tensor& other, Scalar alpha = 1,
@@ -203,7 +220,8 @@ Tensor inplace_normal(const Tensor& self, double mean, double std);
 Tensor inplace_uniform(const Tensor& self, double lo, double hi);
 Tensor inplace_index_put(const Tensor& self, const IndexList& indices, const Tensor& values,
                          bool accumulate);
-Tensor inplace_masked_fill(const Tensor& self, const Tensor& mask, Scalar value);
+Tensor inplace_masked_fill(const Tensor& self, const Tensor& mask, Scalar value,
+                           bool value_is_tensor = false);
 /// Metadata-only in-place ops (bump the version too).
 Tensor inplace_t(const Tensor& self);
 Tensor inplace_unsqueeze(const Tensor& self, int64_t dim);

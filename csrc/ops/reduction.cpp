@@ -145,7 +145,10 @@ Tensor arg_extreme(const Tensor& a, std::optional<int64_t> dim, bool keepdim, bo
 
 Tensor bool_reduce(ReduceOp op, const Tensor& a, std::optional<int64_t> dim, bool keepdim) {
   uint64_t mask = dim ? dims_mask({*dim}, a.dim(), false) : dims_mask({}, a.dim(), true);
-  return reduce_into_new(op, a, mask, dim ? keepdim : false, ScalarType::Bool);
+  // Reduce truth values; PyTorch keeps uint8 for uint8 input (legacy).
+  Tensor truth = cast_for_kernel(a, ScalarType::Bool);
+  Tensor out = reduce_into_new(op, truth, mask, dim ? keepdim : false, ScalarType::Bool);
+  return a.dtype() == ScalarType::UInt8 ? cast_for_kernel(out, ScalarType::UInt8) : out;
 }
 
 }  // namespace
@@ -184,6 +187,46 @@ Tensor prod_all(const Tensor& a) {
   Tensor out = reduce_into_new(ReduceOp::Prod, cast_for_kernel(a, dt), dims_mask({}, a.dim(), true),
                                false, dt);
   record(OpKind::Prod, {&a}, out);
+  return out;
+}
+
+Tensor prod(const Tensor& a, int64_t dim, bool keepdim, std::optional<ScalarType> dtype) {
+  ScalarType dt = dtype ? *dtype : (is_floating(a.dtype()) ? a.dtype() : ScalarType::Int64);
+  uint64_t mask = dims_mask({dim}, a.dim(), false);
+  Tensor out = reduce_into_new(ReduceOp::Prod, cast_for_kernel(a, dt), mask, keepdim, dt);
+  record(OpKind::ProdDim, {&a}, out, [&](autograd::Attrs& at) {
+    at.i0 = wrap_dim(dim, a.dim());
+    at.flag = keepdim;
+  });
+  return out;
+}
+
+Tensor prod_others(const Tensor& a, int64_t dim) {
+  // Exclusive prefix times exclusive suffix products along `dim`.
+  Tensor x = contiguous(a);
+  Tensor out = empty(x.sizes(), x.dtype());
+  const int64_t d = x.dim() ? wrap_dim(dim, x.dim()) : 0;
+  const int64_t len = x.dim() ? x.sizes()[d] : 1;
+  int64_t inner = 1;
+  for (int64_t k = d + 1; k < x.dim(); ++k) inner *= x.sizes()[k];
+  const int64_t lanes = len ? x.numel() / len : 0;
+  GT_DISPATCH_FLOAT(x.dtype(), "prod_backward", [&] {
+    const scalar_t* src = x.data<scalar_t>();
+    scalar_t* dst = out.data<scalar_t>();
+    for (int64_t w = 0; w < lanes; ++w) {
+      int64_t base = (w / inner) * len * inner + w % inner;
+      scalar_t acc = 1;
+      for (int64_t k = 0; k < len; ++k) {
+        dst[base + k * inner] = acc;
+        acc *= src[base + k * inner];
+      }
+      acc = 1;
+      for (int64_t k = len - 1; k >= 0; --k) {
+        dst[base + k * inner] *= acc;
+        acc *= src[base + k * inner];
+      }
+    }
+  });
   return out;
 }
 

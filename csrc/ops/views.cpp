@@ -54,7 +54,7 @@ DimVector infer_size(const DimVector& shape, int64_t numel) {
 bool view_strides(const DimVector& sizes, const DimVector& strides, const DimVector& shape,
                   DimVector& out) {
   out = DimVector(shape.size());
-  if (numel_of(sizes) == 0) {
+  if (numel_of(sizes) == 0 || sizes.empty()) {
     out = contiguous_strides(shape);
     return true;
   }
@@ -95,10 +95,13 @@ Tensor reshape(const Tensor& a, const DimVector& shape) {
   DimVector target = infer_size(shape, a.numel());
   DimVector strides;
   if (view_strides(a.sizes(), a.strides(), target, strides)) {
-    return make_view_op(a, target, strides, a->offset(), OpKind::View, no_attrs);
+    // A viewable but non-contiguous input takes PyTorch's _reshape_alias.
+    OpKind kind = a.is_contiguous() ? OpKind::View : OpKind::ReshapeAlias;
+    return make_view_op(a, target, strides, a->offset(), kind, no_attrs);
   }
-  // Not viewable: copy, then an unsafe view of the copy (not a view of `a`).
-  Tensor c = clone(a);
+  // Not viewable: a contiguous copy, then an unsafe view of the copy (not a
+  // view of `a`), as PyTorch's reshape does.
+  Tensor c = contiguous(a);
   Tensor out = alias_with_geometry(c, target, contiguous_strides(target), c->offset());
   record(OpKind::UnsafeView, {&c}, out);
   return out;
@@ -201,6 +204,22 @@ Tensor squeeze(const Tensor& a, int64_t dim) {
                       [&](autograd::Attrs& at) { at.i0 = d; });
 }
 
+Tensor squeeze(const Tensor& a, const DimVector& dims) {
+  uint64_t mask = 0;
+  for (int64_t d : dims) mask |= uint64_t(1) << wrap_dim(d, a.dim());
+  DimVector s, st;
+  for (int64_t d = 0; d < a.dim(); ++d) {
+    if ((mask >> d & 1) && a.sizes()[d] == 1) continue;
+    s.push_back(a.sizes()[d]);
+    st.push_back(a.strides()[d]);
+  }
+  return make_view_op(a, s, st, a->offset(), OpKind::SqueezeDims, no_attrs);
+}
+
+Tensor alias(const Tensor& a) {
+  return make_view_op(a, a.sizes(), a.strides(), a->offset(), OpKind::Alias, no_attrs);
+}
+
 Tensor expand(const Tensor& a, const DimVector& sizes) {
   const int64_t nd = static_cast<int64_t>(sizes.size());
   if (nd < a.dim()) {
@@ -216,7 +235,8 @@ Tensor expand(const Tensor& a, const DimVector& sizes) {
     if (j < 0) {
       GT_CHECK(sizes[i] >= 0, "The expanded size of the tensor (", sizes[i],
                ") isn't allowed in a leading, non-existing dimension ", i);
-      st[i] = 0;
+      // A new leading dim of size 1 keeps a "contiguous" stride, as PyTorch's.
+      st[i] = sizes[i] == 1 ? (i + 1 < nd ? s[i + 1] * st[i + 1] : 1) : 0;
       continue;
     }
     int64_t cur = a.sizes()[j];
@@ -298,7 +318,16 @@ Tensor narrow(const Tensor& a, int64_t dim, int64_t start, int64_t length) {
   return slice(a, d, start, start + length, 1);
 }
 
+namespace {
+std::vector<Tensor> split_impl(const Tensor& a, const DimVector& sizes, int64_t dim, bool with_sizes);
+}  // namespace
+
 std::vector<Tensor> split_with_sizes(const Tensor& a, const DimVector& sizes, int64_t dim) {
+  return split_impl(a, sizes, dim, true);
+}
+
+namespace {
+std::vector<Tensor> split_impl(const Tensor& a, const DimVector& sizes, int64_t dim, bool with_sizes) {
   int64_t d = wrap_dim(dim, a.dim());
   int64_t total = 0;
   for (int64_t s : sizes) total += s;
@@ -313,18 +342,20 @@ std::vector<Tensor> split_with_sizes(const Tensor& a, const DimVector& sizes, in
     DimVector sz(a.sizes());
     sz[d] = s;
     Tensor o = alias_with_geometry(a, sz, a.strides(), a->offset() + start * a.strides()[d]);
-    autograd::make_view(o, a, rec ? autograd::CreationMeta::MultiOutputNode : cm, "Split");
+    autograd::make_view(o, a, rec ? autograd::CreationMeta::MultiOutputNode : cm,
+                        with_sizes ? "SplitWithSizes" : "Split");
     outs.push_back(o);
     start += s;
   }
   if (rec) {
-    auto node = autograd::new_node(OpKind::Split, {&a});
+    auto node = autograd::new_node(with_sizes ? OpKind::SplitWithSizes : OpKind::Split, {&a});
     node->attrs.ints0 = sizes;
     node->attrs.i0 = d;
     for (const Tensor& o : outs) autograd::set_history(o, node);
   }
   return outs;
 }
+}  // namespace
 
 std::vector<Tensor> split(const Tensor& a, int64_t split_size, int64_t dim) {
   int64_t d = wrap_dim(dim, a.dim());
@@ -340,7 +371,7 @@ std::vector<Tensor> split(const Tensor& a, int64_t split_size, int64_t dim) {
   for (int64_t s = 0; split_size > 0 && s < size; s += split_size)
     sizes.push_back(std::min(split_size, size - s));
   if (sizes.empty()) sizes.push_back(0);
-  return split_with_sizes(a, sizes, d);
+  return split_impl(a, sizes, d, false);
 }
 
 std::vector<Tensor> chunk(const Tensor& a, int64_t chunks, int64_t dim) {
@@ -398,12 +429,16 @@ DimVector preserved_strides(const Tensor& a) {
 
 }  // namespace
 
-Tensor clone(const Tensor& a) {
+Tensor empty_like(const Tensor& a, ScalarType dtype) {
   DimVector st = preserved_strides(a);
   int64_t n = a.numel();
-  auto storage = Storage::allocate(static_cast<size_t>(n) * itemsize(a.dtype()));
-  Tensor out(std::make_shared<TensorImpl>(std::move(storage), a.sizes(), st, 0, a.dtype(),
-                                          std::make_shared<VersionCounter>()));
+  auto storage = Storage::allocate(static_cast<size_t>(n) * itemsize(dtype));
+  return Tensor(std::make_shared<TensorImpl>(std::move(storage), a.sizes(), st, 0, dtype,
+                                             std::make_shared<VersionCounter>()));
+}
+
+Tensor clone(const Tensor& a) {
+  Tensor out = empty_like(a, a.dtype());
   kernels::copy(out, a);
   record(OpKind::Clone, {&a}, out);
   return out;

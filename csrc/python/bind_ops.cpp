@@ -98,14 +98,15 @@ void bind_factories(py::module_& m) {
   }, py::arg("n"), py::kw_only(), py::arg("dtype") = py::none());
   m.def("_like", [](const std::string& kind, const Tensor& a, py::handle dtype, bool rg, py::handle fill) {
     ScalarType dt = dtype_or(dtype, a.dtype());
-    Tensor t;
-    if (kind == "zeros") t = ops::zeros(a.sizes(), dt);
-    else if (kind == "ones") t = ops::ones(a.sizes(), dt);
-    else if (kind == "empty") t = empty(a.sizes(), dt);
-    else if (kind == "full") t = ops::full(a.sizes(), *to_scalar(fill), dt);
-    else if (kind == "rand") t = ops::rand(a.sizes(), dt);
-    else if (kind == "randn") t = ops::randn(a.sizes(), dt);
-    else throw ValueError("unknown factory " + kind);
+    // The new tensor keeps `a`'s memory layout (memory_format=preserve).
+    Tensor t = ops::empty_like(a, dt);
+    if (kind == "zeros") kernels::fill(t, Scalar(0));
+    else if (kind == "ones") kernels::fill(t, Scalar(1));
+    else if (kind == "full") kernels::fill(t, *to_scalar(fill));
+    else if (kind == "rand") ops::inplace_uniform(t, 0, 1);
+    else if (kind == "randn") ops::inplace_normal(t, 0, 1);
+    else if (kind != "empty") throw ValueError("unknown factory " + kind);
+    if (kind == "rand" || kind == "randn") t->set_version_counter(std::make_shared<VersionCounter>());
     return finish_factory(t, rg);
   });
   m.def("manual_seed", [](int64_t seed) { kernels::default_generator().manual_seed(uint64_t(seed)); });
@@ -125,7 +126,8 @@ py::dict inplace_ids() {
   const char* names[] = {"add", "sub", "mul", "div", "pow", "maximum", "minimum", "remainder",
                          "floor_divide", "neg", "abs", "exp", "log", "sqrt", "rsqrt", "sin", "cos",
                          "tanh", "sigmoid", "relu", "reciprocal", "sign", "floor", "ceil", "round",
-                         "trunc", "log1p", "expm1", "square"};
+                         "trunc", "log1p", "expm1", "square", "bitwise_and", "bitwise_or",
+                         "bitwise_xor"};
   for (int i = 0; i < int(sizeof(names) / sizeof(names[0])); ++i) d[names[i]] = i;
   return d;
 }
@@ -134,7 +136,10 @@ void bind_inplace(py::module_& m) {
   m.attr("_inplace_ids") = inplace_ids();
   m.def("_binary_", [](int op, const Tensor& self, py::handle other, py::handle alpha, py::handle mode) {
     auto kind = static_cast<ops::InplaceOp>(op);
-    Scalar al = *to_scalar(alpha);
+    auto al_opt = to_scalar(alpha);
+    GT_CHECK_TYPE(al_opt.has_value(), "argument 'alpha' must be Number, not ",
+                  std::string(py::str(py::type::handle_of(alpha).attr("__name__"))));
+    Scalar al = *al_opt;
     std::string r = mode.is_none() ? std::string() : mode.cast<std::string>();
     if (auto s = to_scalar(other)) return ops::inplace_binary(kind, self, *s, al, r);
     return ops::inplace_binary(kind, self, as_tensor_arg(other), al, r);
@@ -190,7 +195,7 @@ void bind_inplace(py::module_& m) {
         if constexpr (std::is_floating_point_v<scalar_t>) return Scalar(double(x));
         else if constexpr (std::is_same_v<scalar_t, bool>) return Scalar(x);
         else return Scalar(int64_t(x));
-      }));
+      }), true);
     }
     return ops::inplace_masked_fill(self, mask, *to_scalar(value));
   });

@@ -22,9 +22,12 @@ namespace ag = autograd;
 
 std::shared_ptr<TensorImpl> construct(const py::args& args) {
   if (args.size() == 1 && py::isinstance<TensorImpl>(args[0])) {
-    // Parameter(data): an alias of data (shared storage and counter).
+    // Parameter(data): an alias of data (shared storage and counter). It is a
+    // tensor in its own right: writes to it are not "through a detach() alias".
     Tensor src = args[0].cast<Tensor>();
-    return ag::detach(src).ptr();
+    Tensor alias = ag::detach(src);
+    alias->set_detach_alias(false);
+    return alias.ptr();
   }
   if (args.size() == 1 && (PyList_Check(args[0].ptr()) || PyTuple_Check(args[0].ptr()))) {
     return tensor_from_data(args[0], ScalarType::Float32).ptr();
@@ -165,6 +168,9 @@ void init_tensor(py::module_& m) {
   bind_autograd_fields(cls);
   init_tensor_ops(cls, m);
   cls.attr("__module__") = "gradtrack";
+  // Python names the type in its own errors ("unsupported operand type(s) for
+  // +: 'Tensor' and 'str'") from tp_name, which pybind11 sets module-qualified.
+  reinterpret_cast<PyTypeObject*>(cls.ptr())->tp_name = "Tensor";
 }
 
 }  // namespace gradtrack::python

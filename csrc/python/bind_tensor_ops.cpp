@@ -47,6 +47,18 @@ Scalar scalar_arg(py::handle h, const char* what) {
 
 std::string rounding(py::handle h) { return h.is_none() ? std::string() : h.cast<std::string>(); }
 
+// A default that tells "argument not given" from an explicit None.
+py::handle unset_marker() {
+  static py::handle marker = py::object(py::module_::import("builtins").attr("object")()).release();
+  return marker;
+}
+
+py::tuple as_tuple(const std::vector<Tensor>& ts) {
+  py::tuple t(ts.size());
+  for (size_t i = 0; i < ts.size(); ++i) t[i] = py::cast(ts[i]);
+  return t;
+}
+
 DimVector dims_arg(py::handle dim) {
   if (dim.is_none()) return {};
   return to_dims(dim);
@@ -79,11 +91,14 @@ void bind_arith(Cls& cls, py::module_& m) {
     return method_binop("mul", a, b, [](const Tensor& x, const Tensor& y) { return ops::mul(x, y); },
                         [](const Tensor& x, Scalar y) { return ops::mul(x, y); });
   }, py::arg("other"));
+  // An explicit rounding_mode (None included) selects PyTorch's *_mode overload.
   both(cls, m, "div", [](const Tensor& a, py::handle b, py::handle mode) {
-    std::string r = rounding(mode);
-    return method_binop("div", a, b, [&](const Tensor& x, const Tensor& y) { return ops::div(x, y, r); },
-                        [&](const Tensor& x, Scalar y) { return ops::div(x, y, r); });
-  }, py::arg("other"), py::kw_only(), py::arg("rounding_mode") = py::none());
+    bool given = !mode.is(unset_marker());
+    std::string r = given ? rounding(mode) : std::string();
+    return method_binop("div", a, b,
+                        [&](const Tensor& x, const Tensor& y) { return given ? ops::div_mode(x, y, r) : ops::div(x, y, r); },
+                        [&](const Tensor& x, Scalar y) { return given ? ops::div_mode(x, y, r) : ops::div(x, y, r); });
+  }, py::arg("other"), py::kw_only(), py::arg("rounding_mode") = unset_marker());
   both(cls, m, "floor_divide", [](const Tensor& a, py::handle b) {
     return method_binop("floor_divide", a, b, [](const Tensor& x, const Tensor& y) { return ops::floor_divide(x, y); },
                         [](const Tensor& x, Scalar y) { return ops::floor_divide(x, y); });
@@ -224,7 +239,14 @@ void bind_reductions(Cls& cls, py::module_& m) {
   both(cls, m, "all", [](const Tensor& a, py::handle dim, bool keepdim) {
     return ops::all(a, opt_dim(dim), keepdim);
   }, py::arg("dim") = py::none(), py::arg("keepdim") = false);
-  both(cls, m, "prod", [](const Tensor& a) { return ops::prod_all(a); });
+  both(cls, m, "prod", [](const Tensor& a, py::handle dim, bool keepdim, py::handle dtype) {
+    if (dim.is_none()) {
+      auto dt = optional_dtype(dtype);
+      return ops::prod_all(dt ? ops::to_dtype(a, *dt) : a);
+    }
+    return ops::prod(a, dim.cast<int64_t>(), keepdim, optional_dtype(dtype));
+  }, py::arg("dim") = py::none(), py::arg("keepdim") = false, py::kw_only(),
+     py::arg("dtype") = py::none());
 }
 
 DimVector shape_args(const py::args& args, const char* fn) { return parse_sizes(args, fn); }
@@ -258,14 +280,8 @@ void bind_shape(Cls& cls, py::module_& m) {
   both(cls, m, "unsqueeze", [](const Tensor& a, int64_t d) { return ops::unsqueeze(a, d); }, py::arg("dim"));
   both(cls, m, "squeeze", [](const Tensor& a, py::handle d) {
     if (d.is_none()) return ops::squeeze(a);
-    DimVector dims = to_dims(d);
-    Tensor r = a;
-    // Several dims: squeeze from the last so earlier indices stay valid.
-    std::vector<int64_t> w;
-    for (int64_t x : dims) w.push_back(wrap_dim(x, a.dim()));
-    std::sort(w.rbegin(), w.rend());
-    for (int64_t x : w) r = ops::squeeze(r, x);
-    return r;
+    if (PyLong_Check(d.ptr())) return ops::squeeze(a, d.cast<int64_t>());
+    return ops::squeeze(a, to_dims(d));
   }, py::arg("dim") = py::none());
   both(cls, m, "flatten", [](const Tensor& a, int64_t s, int64_t e) { return ops::flatten(a, s, e); },
        py::arg("start_dim") = 0, py::arg("end_dim") = -1);
@@ -274,12 +290,13 @@ void bind_shape(Cls& cls, py::module_& m) {
   both(cls, m, "narrow", [](const Tensor& a, int64_t d, int64_t s, int64_t l) { return ops::narrow(a, d, s, l); },
        py::arg("dim"), py::arg("start"), py::arg("length"));
   both(cls, m, "split", [](const Tensor& a, py::handle s, int64_t d) {
-    if (PyLong_Check(s.ptr())) return ops::split(a, s.cast<int64_t>(), d);
-    return ops::split_with_sizes(a, to_dims(s), d);
+    if (PyLong_Check(s.ptr())) return as_tuple(ops::split(a, s.cast<int64_t>(), d));
+    return as_tuple(ops::split_with_sizes(a, to_dims(s), d));
   }, py::arg("split_size_or_sections"), py::arg("dim") = 0);
-  both(cls, m, "chunk", [](const Tensor& a, int64_t c, int64_t d) { return ops::chunk(a, c, d); },
+  both(cls, m, "chunk", [](const Tensor& a, int64_t c, int64_t d) { return as_tuple(ops::chunk(a, c, d)); },
        py::arg("chunks"), py::arg("dim") = 0);
-  both(cls, m, "unbind", [](const Tensor& a, int64_t d) { return ops::unbind(a, d); }, py::arg("dim") = 0);
+  both(cls, m, "unbind", [](const Tensor& a, int64_t d) { return as_tuple(ops::unbind(a, d)); },
+       py::arg("dim") = 0);
   m.def("cat", [](const std::vector<Tensor>& ts, int64_t d) { return ops::cat(ts, d); },
         py::arg("tensors"), py::arg("dim") = 0);
   m.def("concat", [](const std::vector<Tensor>& ts, int64_t d) { return ops::cat(ts, d); },
@@ -316,8 +333,14 @@ void bind_linalg_nn(Cls& cls, py::module_& m) {
     return ops::addmm(bias, a, b, scalar_arg(beta, "beta"), scalar_arg(alpha, "alpha"));
   }, py::arg("input"), py::arg("mat1"), py::arg("mat2"), py::kw_only(), py::arg("beta") = 1,
      py::arg("alpha") = 1);
-  both(cls, m, "softmax", [](const Tensor& a, int64_t d) { return ops::softmax(a, d); }, py::arg("dim"));
-  both(cls, m, "log_softmax", [](const Tensor& a, int64_t d) { return ops::log_softmax(a, d); }, py::arg("dim"));
+  both(cls, m, "softmax", [](const Tensor& a, int64_t d, py::handle dtype) {
+    auto dt = optional_dtype(dtype);
+    return ops::softmax(dt ? ops::to_dtype(a, *dt) : a, d);
+  }, py::arg("dim"), py::kw_only(), py::arg("dtype") = py::none());
+  both(cls, m, "log_softmax", [](const Tensor& a, int64_t d, py::handle dtype) {
+    auto dt = optional_dtype(dtype);
+    return ops::log_softmax(dt ? ops::to_dtype(a, *dt) : a, d);
+  }, py::arg("dim"), py::kw_only(), py::arg("dtype") = py::none());
   both(cls, m, "gather", [](const Tensor& a, int64_t d, const Tensor& i) { return ops::gather(a, d, i); },
        py::arg("dim"), py::arg("index"));
   both(cls, m, "scatter_add", [](const Tensor& a, int64_t d, const Tensor& i, const Tensor& s) {
@@ -327,8 +350,9 @@ void bind_linalg_nn(Cls& cls, py::module_& m) {
     return ops::index_select(a, d, i);
   }, py::arg("dim"), py::arg("index"));
   both(cls, m, "masked_fill", [](const Tensor& a, const Tensor& mask, py::handle value) {
-    Tensor v = is_tensor(value) ? value.cast<Tensor>() : ops::scalar_tensor(scalar_arg(value, "value"), a.dtype());
-    return ops::masked_fill(a, mask, v);
+    bool tensor_value = is_tensor(value);
+    Tensor v = tensor_value ? value.cast<Tensor>() : ops::scalar_tensor(scalar_arg(value, "value"), a.dtype());
+    return ops::masked_fill(a, mask, v, tensor_value);
   }, py::arg("mask"), py::arg("value"));
 }
 

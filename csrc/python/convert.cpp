@@ -317,7 +317,7 @@ Tensor tensor_from_data(py::handle data, std::optional<ScalarType> dtype) {
       arr = arr.attr("astype")("float32");
     }
     Tensor src = tensor_from_numpy(arr);
-    Tensor out = empty(src.sizes(), dtype.value_or(src.dtype()));
+    Tensor out = ops::empty_like(src, dtype.value_or(src.dtype()));  // keeps the array's layout
     kernels::copy(out, src);
     return out;
   }

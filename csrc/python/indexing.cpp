@@ -8,9 +8,13 @@ namespace gradtrack::python {
 namespace {
 
 bool is_int(py::handle h) {
-  return (PyLong_Check(h.ptr()) && !PyBool_Check(h.ptr())) || PyIndex_Check(h.ptr()) &&
-                                                                  !PyBool_Check(h.ptr()) &&
-                                                                  !py::isinstance<TensorImpl>(h);
+  if (PyBool_Check(h.ptr())) return false;
+  if (py::isinstance<TensorImpl>(h)) {
+    // A 0-dim integer tensor indexes like an int (PyTorch: SelectBackward0).
+    Tensor t = h.cast<Tensor>();
+    return t.dim() == 0 && is_integral(t.dtype());
+  }
+  return PyLong_Check(h.ptr()) || PyIndex_Check(h.ptr());
 }
 
 // How many tensor dims an index item consumes.
@@ -82,13 +86,17 @@ Parsed parse(const Tensor& self, py::handle index) {
       ++dim;
     } else if (item.is_none()) {
       cur = ops::unsqueeze(cur, dim);
-      if (p.has_adv) p.adv.insert(p.adv.begin() + dim, std::nullopt);
       ++dim;
     } else if (item.ptr() == Py_Ellipsis) {
       dim += self.dim() - explicit_dims;
     } else if (PyBool_Check(item.ptr())) {
+      // x[True] / x[False]: a new dim, advanced-indexed with [0] or [].
       cur = ops::unsqueeze(cur, dim);
-      if (item.ptr() == Py_False) cur = ops::slice(cur, dim, 0, 0, 1);
+      Tensor idx = item.ptr() == Py_True ? ops::zeros({1}, ScalarType::Int64)
+                                         : ops::zeros({0}, ScalarType::Int64);
+      p.adv.resize(static_cast<size_t>(dim));
+      p.adv.emplace_back(idx);
+      p.has_adv = true;
       ++dim;
     } else if (py::isinstance<TensorImpl>(item) || PyList_Check(item.ptr()) ||
                py::hasattr(item, "__array__")) {
@@ -123,10 +131,8 @@ Tensor getitem(const Tensor& self, py::handle index) {
   }
   Parsed p = parse(self, index);
   if (!p.has_adv) {
-    if (p.view.is_same(self)) {
-      // x[...] / x[()] alias the tensor as a view.
-      return ops::as_strided(self, self.sizes(), self.strides(), self->offset());
-    }
+    // x[...] / x[()] alias the tensor as a view.
+    if (p.view.is_same(self)) return ops::alias(self);
     return p.view;
   }
   return ops::index(p.view, p.adv);

@@ -141,10 +141,18 @@ def clip(input, min=None, max=None):  # noqa: A002
     return clamp(input, min, max)
 
 
-def as_tensor(data, dtype=None):
-    """``data`` as a tensor, without a copy when it already is one of that dtype."""
+def as_tensor(data, dtype=None, device=None):
+    """``data`` as a tensor, sharing memory when it already is a tensor or a
+    NumPy array of that dtype (as ``torch.as_tensor`` does)."""
     if isinstance(data, Tensor):
         return data if dtype is None or data.dtype is dtype else data.to(dtype)
+    if type(data).__module__ == "numpy" and type(data).__name__ == "ndarray":
+        try:
+            aliased = from_numpy(data)
+        except (TypeError, ValueError):
+            aliased = None
+        if aliased is not None and (dtype is None or aliased.dtype is dtype):
+            return aliased
     return tensor(data, dtype=dtype)
 
 

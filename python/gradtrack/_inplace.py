@@ -187,7 +187,7 @@ def setitem(self, index, value):
         _C._fill_(target, value, "__setitem__")
 
 
-_BINARY = ("mul", "pow", "remainder", "floor_divide")
+_BINARY = ("mul", "pow", "remainder", "floor_divide", "bitwise_and", "bitwise_or", "bitwise_xor")
 _UNARY = ("neg", "abs", "exp", "log", "sqrt", "rsqrt", "sin", "cos", "tanh", "sigmoid", "relu",
           "reciprocal", "sign", "floor", "ceil", "round", "trunc", "log1p", "expm1", "square")
 
@@ -215,3 +215,6 @@ def install(cls):
     cls.__ifloordiv__ = lambda self, other: cls.floor_divide_(self, other)
     cls.__imod__ = lambda self, other: cls.remainder_(self, other)
     cls.__ipow__ = lambda self, other: cls.pow_(self, other)
+    cls.__iand__ = lambda self, other: cls.bitwise_and_(self, other)
+    cls.__ior__ = lambda self, other: cls.bitwise_or_(self, other)
+    cls.__ixor__ = lambda self, other: cls.bitwise_xor_(self, other)

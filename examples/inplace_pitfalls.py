@@ -1,0 +1,219 @@
+"""The in-place pitfalls of autograd, run live, each followed by its fix.
+
+Every snippet below really runs; the errors you see are the ones the library
+raises (gradtrack raises PyTorch's exact messages, and sometimes adds a note
+saying where the offending in-place write happened).
+
+    python examples/inplace_pitfalls.py            # with gradtrack
+    python examples/inplace_pitfalls.py --lib torch  # the same script on PyTorch
+
+Pitfalls:
+  1. an in-place update of a leaf that requires grad
+  2. ``.data``: the change is not tracked, the gradient is silently wrong
+  3. ``.detach()``: the same change is tracked, backward refuses
+  4. ``detach_()``: cuts the graph in place (and is refused on views)
+  5. ``.grad`` of an intermediate result is None unless you ``retain_grad()``
+  6. ``p = p - lr * p.grad``: p silently stops being a leaf
+  7. ``optimizer.step()`` between forward and backward
+"""
+
+import argparse
+import importlib
+import textwrap
+import warnings
+
+T = None  # the library under study, set by main()
+
+
+def section(number, title):
+    print()
+    print(f"{number}. {title}")
+    print("-" * (len(title) + 3))
+
+
+def say(text):
+    """Prints an explanation as one indented, wrapped paragraph."""
+    print(textwrap.indent(textwrap.fill(" ".join(text.split()), 84), "   "))
+
+
+def show(label, value):
+    text = str(value)
+    pad = " " * (len(label) + 5)
+    print(f"   {label}: " + text.replace("\n", "\n" + pad))
+
+
+def attempt(label, fn):
+    """Runs ``fn``; prints its result, or the exception it raises (with any notes)."""
+    try:
+        result = fn()
+    except Exception as e:  # showing the error is the point
+        print(f"   {label} -> {type(e).__name__}: {e}")
+        for note in getattr(e, "__notes__", []):
+            print(f"      note: {note}")
+        return e
+    show(label, result)
+    return result
+
+
+def pitfall_leaf_update():
+    section(1, "In-place update of a leaf that requires grad")
+    w = T.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    (w * w).sum().backward()
+    show("w.grad", w.grad)
+
+    def sgd_step():
+        v = w
+        v -= 0.1 * w.grad  # `-=` on a tensor is sub_, an in-place op
+        return v
+
+    attempt("w -= 0.1 * w.grad", sgd_step)
+    show("w._version after the refused write", w._version)
+    say("""Autograd refuses: w is a leaf it accumulates gradients into, and
+        writing it in place while grad mode is on would be recorded as part of
+        the graph. Fix: write it where autograd does not record.""")
+    with T.no_grad():
+        w -= 0.1 * w.grad
+    show("with no_grad(): w -= 0.1 * w.grad", w)
+    w.detach().sub_(w.grad, alpha=0.1)
+    show("or w.detach().sub_(w.grad, alpha=0.1)", w)
+    show("w.is_leaf, w._version", (w.is_leaf, w._version))
+
+
+def pitfall_data():
+    section(2, ".data: the change is not tracked, the gradient is silently wrong")
+    X = T.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    Y = X ** 2  # PowBackward0 saves X to compute dY/dX = 2 * X later
+    X.data *= 2
+    Y.sum().backward()
+    show("Y (computed before the change)", Y)
+    show("X.grad", X.grad)
+    show("correct gradient 2 * [1, 2, 3]", "[2., 4., 6.]")
+    show("X._version", X._version)
+    say("""`.data` is an alias with its own, fresh version counter, so autograd
+        cannot see the write: backward used the modified X and no error was
+        raised. Fix: never modify saved values through `.data`; use
+        `.detach()` (next pitfall) so the mistake is caught, or modify a
+        `.clone()`.""")
+
+
+def pitfall_detach():
+    section(3, ".detach(): the same change is tracked, backward refuses")
+    X = T.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    Y = X ** 2
+    X.detach().mul_(2)  # detach() shares X's memory AND its version counter
+    show("X._version", X._version)
+    attempt("Y.sum().backward()", lambda: Y.sum().backward())
+    say("""The version counter moved from 0 (when PowBackward0 saved X) to 1,
+        so backward refuses instead of returning a wrong gradient.
+        Fix: finish backward before changing X, or change a copy.""")
+    X = T.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    Y = X ** 2
+    doubled = X.detach().clone().mul_(2)  # a copy: X itself is untouched
+    Y.sum().backward()
+    show("with a clone: X.grad", X.grad)
+    show("doubled copy", doubled)
+
+
+def pitfall_detach_inplace():
+    section(4, "detach_(): cuts the graph in place")
+    a = T.tensor([1.0, 2.0], requires_grad=True)
+    b = a * 3
+    show("b before", b)
+    b.detach_()
+    show("b after b.detach_()", (b, "is_leaf", b.is_leaf, "requires_grad", b.requires_grad))
+    attempt("(b * 2).sum().backward()", lambda: (b * 2).sum().backward())
+    say("""detach_() turned b into a leaf that does not require grad: nothing
+        flows back to `a` any more. Fix: keep b in the graph and take a
+        separate `b.detach()` where you need a constant.""")
+    b = a * 3
+    constant = b.detach()
+    (b * constant).sum().backward()
+    show("with b.detach(): a.grad", a.grad)
+    attempt("detach_() on a view (a * 3)[0]", lambda: (a * 3)[0].detach_())
+
+
+def pitfall_retain_grad():
+    section(5, ".grad of an intermediate result")
+    x = T.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    y = x * 2
+    (y * y).sum().backward()
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        grad = y.grad
+    show("y.grad", grad)
+    for w in caught:
+        show("warning", textwrap.shorten(str(w.message), 110))
+    say("""Only leaves get .grad. Fix: call retain_grad() on the intermediate
+        before backward.""")
+    y = x * 2
+    y.retain_grad()
+    (y * y).sum().backward()
+    show("after y.retain_grad(): y.grad", y.grad)
+
+
+def pitfall_rebinding():
+    section(6, "p = p - lr * p.grad: p stops being a leaf")
+    p = T.tensor([1.0, -2.0], requires_grad=True)
+    (p * p).sum().backward()
+    p = p - 0.1 * p.grad  # a NEW tensor, computed from the old p
+    show("p", p)
+    show("p.is_leaf", p.is_leaf)
+    (p * p).sum().backward()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        show("p.grad after the next backward", p.grad)
+    attempt("optim.SGD([p], lr=0.1)", lambda: T.optim.SGD([p], lr=0.1))
+    say("""The out-of-place expression builds a graph (SubBackward0) and
+        rebinds the name: the next backward fills the OLD leaf's .grad and the
+        training loop quietly stops learning. Fix: update in place where
+        autograd does not record, or let an optimizer do it.""")
+    p = T.tensor([1.0, -2.0], requires_grad=True)
+    (p * p).sum().backward()
+    with T.no_grad():
+        p.sub_(p.grad, alpha=0.1)
+    show("with no_grad(): p.sub_(p.grad, alpha=0.1)", (p, "is_leaf", p.is_leaf))
+
+
+def pitfall_step_before_backward():
+    section(7, "optimizer.step() between forward and backward")
+    T.manual_seed(0)
+    model = T.nn.Sequential(T.nn.Linear(3, 4), T.nn.Tanh(), T.nn.Linear(4, 1))
+    opt = T.optim.SGD(model.parameters(), lr=0.1)
+    x = T.ones(2, 3)
+    model(x).sum().backward()  # some earlier gradients are lying around
+    loss = model(x).sum()      # AddmmBackward0 saves the last layer's weight
+    opt.step()                 # ... which this updates in place
+    attempt("loss.backward()", lambda: loss.backward())
+    say("""The step changed a weight that the pending graph saved, so the
+        gradient it would give belongs to weights that no longer exist.
+        Fix: the order zero_grad -> forward -> backward -> step.""")
+    opt.zero_grad()
+    loss = model(x).sum()
+    loss.backward()
+    opt.step()
+    show("zero_grad, forward, backward, step: loss", round(loss.item(), 4))
+    show("weight versions", [p._version for p in model.parameters()])
+
+
+PITFALLS = [pitfall_leaf_update, pitfall_data, pitfall_detach, pitfall_detach_inplace,
+            pitfall_retain_grad, pitfall_rebinding, pitfall_step_before_backward]
+
+
+def main(argv=None):
+    global T
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--lib", default="gradtrack", help="gradtrack (default) or torch")
+    parser.add_argument("--only", type=int, nargs="*", help="run only these pitfall numbers")
+    args = parser.parse_args(argv)
+    T = importlib.import_module(args.lib)
+    print(f"In-place pitfalls, live, with {args.lib} {getattr(T, '__version__', '')}".rstrip())
+    for number, pitfall in enumerate(PITFALLS, 1):
+        if not args.only or number in args.only:
+            pitfall()
+    print()
+    print("Summary: update parameters in place under no_grad() (or through .detach()), never")
+    print("through .data; backward before optimizer.step(); retain_grad() for intermediates.")
+
+
+if __name__ == "__main__":
+    main()

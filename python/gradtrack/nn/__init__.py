@@ -1,0 +1,20 @@
+"""Neural-network building blocks: ``Parameter``, ``Module`` and its layers,
+``functional`` and ``init``, with PyTorch's names and behaviour.
+
+>>> import gradtrack
+>>> from gradtrack import nn
+>>> model = nn.Sequential(nn.Linear(4, 8), nn.ReLU(), nn.Linear(8, 3))
+>>> loss = nn.CrossEntropyLoss()(model(gradtrack.randn(5, 4)), gradtrack.tensor([0, 1, 2, 1, 0]))
+>>> loss.backward()
+>>> model[0].weight.grad.shape
+gradtrack.Size([8, 4])
+"""
+
+from . import functional, init
+from .modules import (CrossEntropyLoss, Flatten, Identity, Linear, LogSoftmax, Module,
+                      ModuleList, MSELoss, NLLLoss, ReLU, Sequential, Sigmoid, Softmax, Tanh)
+from .parameter import Parameter
+
+__all__ = ["Parameter", "Module", "Linear", "Identity", "ReLU", "Sigmoid", "Tanh", "Softmax",
+           "LogSoftmax", "Sequential", "ModuleList", "Flatten", "MSELoss", "NLLLoss",
+           "CrossEntropyLoss", "functional", "init"]

@@ -1,0 +1,287 @@
+"""``nn.functional``: the stateless functions behind the layers and losses.
+
+Each function validates its arguments the way PyTorch does (same exception
+types and words) and then makes one call into the C++ core, which records the
+grad_fn PyTorch records (``AddmmBackward0``, ``MseLossBackward0``,
+``NllLossBackward0`` after ``LogSoftmaxBackward0``, ...).
+
+>>> import gradtrack
+>>> import gradtrack.nn.functional as F
+>>> logits = gradtrack.tensor([[2.0, 0.5, -1.0]], requires_grad=True)
+>>> loss = F.cross_entropy(logits, gradtrack.tensor([0]))
+>>> loss.grad_fn.name(), loss.grad_fn.next_functions[0][0].name()
+('NllLossBackward0', 'LogSoftmaxBackward0')
+"""
+
+import warnings
+
+from .. import _C
+
+_Tensor = _C.Tensor
+_int64 = _C.int64
+_c_linear = _C._linear
+_c_log_softmax = _C.log_softmax
+_c_softmax = _C.softmax
+_c_nll_loss = _C._nll_loss
+_c_mse_loss = _C._mse_loss
+
+_REDUCTIONS = {"none": 0, "mean": 1, "sum": 2}
+_SCALAR_TYPE = {"float32": "Float", "float64": "Double", "int64": "Long", "int32": "Int",
+                "uint8": "Byte", "bool": "Bool"}
+
+__all__ = ["linear", "relu", "relu_", "sigmoid", "tanh", "softmax", "log_softmax", "mse_loss",
+           "cross_entropy", "nll_loss"]
+
+
+# ---- reduction arguments ------------------------------------------------------------------
+
+def _legacy_reduction(size_average, reduce):
+    """Maps the deprecated ``size_average``/``reduce`` pair to a reduction string."""
+    size_average = True if size_average is None else size_average
+    reduce = True if reduce is None else reduce
+    if size_average and reduce:
+        result = "mean"
+    elif reduce:
+        result = "sum"
+    else:
+        result = "none"
+    warnings.warn(f"size_average and reduce args will be deprecated, please use "
+                  f"reduction='{result}' instead.", stacklevel=3)
+    return result
+
+
+def _reduction_enum(reduction):
+    enum = _REDUCTIONS.get(reduction)
+    if enum is not None:
+        return enum
+    if reduction == "elementwise_mean":
+        warnings.warn("reduction='elementwise_mean' is deprecated. Please use reduction='mean' "
+                      "instead.", stacklevel=3)
+        return 1
+    raise ValueError(f"{reduction} is not a valid value for reduction")
+
+
+# ---- layers and activations ---------------------------------------------------------------
+
+def linear(input, weight, bias=None):  # noqa: A002 - PyTorch's argument names
+    """``input @ weight.T + bias``.
+
+    >>> import gradtrack
+    >>> import gradtrack.nn.functional as F
+    >>> F.linear(gradtrack.ones(1, 2), gradtrack.ones(3, 2), gradtrack.zeros(3))
+    tensor([[2., 2., 2.]])
+    """
+    return _c_linear(input, weight, bias)
+
+
+def relu(input, inplace=False):  # noqa: A002
+    """``max(input, 0)``; with ``inplace=True`` writes ``input`` (``relu_``)."""
+    return input.relu_() if inplace else _C.relu(input)
+
+
+def relu_(input):  # noqa: A002
+    """In-place :func:`relu`."""
+    return input.relu_()
+
+
+def sigmoid(input):  # noqa: A002
+    """``1 / (1 + exp(-input))``."""
+    return _C.sigmoid(input)
+
+
+def tanh(input):  # noqa: A002
+    """Hyperbolic tangent."""
+    return _C.tanh(input)
+
+
+def _implicit_dim(name, ndim, stacklevel):
+    warnings.warn(f"Implicit dimension choice for {name} has been deprecated. Change the call "
+                  "to include dim=X as an argument.", stacklevel=stacklevel)
+    return 0 if ndim in (0, 1, 3) else 1
+
+
+def softmax(input, dim=None, _stacklevel=3, dtype=None):  # noqa: A002
+    """``exp(input) / exp(input).sum(dim)``, computed stably.
+
+    >>> import gradtrack
+    >>> import gradtrack.nn.functional as F
+    >>> F.softmax(gradtrack.zeros(1, 2), dim=1)
+    tensor([[0.5000, 0.5000]])
+    """
+    if dim is None:
+        dim = _implicit_dim("softmax", input.dim(), _stacklevel)
+    if dtype is not None:
+        input = input.to(dtype)
+    return _c_softmax(input, dim)
+
+
+def log_softmax(input, dim=None, _stacklevel=3, dtype=None):  # noqa: A002
+    """``log(softmax(input, dim))``, computed stably."""
+    if dim is None:
+        dim = _implicit_dim("log_softmax", input.dim(), _stacklevel)
+    if dtype is not None:
+        input = input.to(dtype)
+    return _c_log_softmax(input, dim)
+
+
+# ---- losses --------------------------------------------------------------------------------
+
+def mse_loss(input, target, size_average=None, reduce=None,  # noqa: A002
+             reduction="mean", weight=None):
+    """Mean squared error ``(input - target) ** 2``, reduced.
+
+    >>> import gradtrack
+    >>> import gradtrack.nn.functional as F
+    >>> F.mse_loss(gradtrack.tensor([1.0, 2.0]), gradtrack.tensor([1.0, 4.0]))
+    tensor(2.)
+    """
+    if target.shape != input.shape:
+        warnings.warn(f"Using a target size ({target.shape}) that is different to the input size "
+                      f"({input.shape}). This will likely lead to incorrect results due to "
+                      "broadcasting. Please ensure they have the same size.", stacklevel=2)
+    if size_average is not None or reduce is not None:
+        reduction = _legacy_reduction(size_average, reduce)
+    if weight is not None:
+        return _weighted_mse(input, target, reduction, weight)
+    return _c_mse_loss(input, target, _reduction_enum(reduction))
+
+
+def _weighted_mse(input, target, reduction, weight):  # noqa: A002
+    if weight.shape != input.shape:
+        raise ValueError("Weights and input must have the same size.")
+    weighted = (input - target).pow(2) * weight
+    if reduction == "none":
+        return weighted
+    if reduction == "sum":
+        return weighted.sum()
+    if reduction == "mean":
+        return weighted.sum() / weight.sum()
+    raise ValueError(f"Invalid reduction mode: {reduction}. Expected one of 'none', 'mean', "
+                     "'sum'.")
+
+
+def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100,  # noqa: A002
+             reduce=None, reduction="mean"):
+    """Negative log-likelihood of class indices ``target`` under log-probabilities ``input``.
+
+    ``input`` is ``(C,)``, ``(N, C)`` or ``(N, C, d1, ...)``; ``target`` holds class
+    indices (int64 or uint8); entries equal to ``ignore_index`` do not count.
+
+    >>> import gradtrack
+    >>> import gradtrack.nn.functional as F
+    >>> F.nll_loss(gradtrack.tensor([[-1.0, -2.0]]), gradtrack.tensor([1]))
+    tensor(2.)
+    """
+    if size_average is not None or reduce is not None:
+        reduction = _legacy_reduction(size_average, reduce)
+    return _nll(input, target, weight, _reduction_enum(reduction), ignore_index)
+
+
+def _nll(input, target, weight, reduction, ignore_index):  # noqa: A002
+    ndim = input.dim()
+    if weight is not None and weight.dtype is not input.dtype:
+        raise RuntimeError(f"expected scalar type {_scalar_type(input)} but found "
+                           f"{_scalar_type(weight)}")
+    if ndim == 2 or ndim == 1:
+        return _c_nll_loss(input, target, weight, reduction, ignore_index)
+    if ndim < 1:
+        raise ValueError(f"Expected 1 or more dimensions (got {ndim})")
+    return _nll_spatial(input, target, weight, reduction, ignore_index)
+
+
+def _nll_spatial(input, target, weight, reduction, ignore_index):  # noqa: A002
+    # (N, C, d1, ...): move the class dim last, flatten to (N*d1*..., C), and
+    # fold the per-element losses back when reduction='none'. The gradient
+    # flows through the permute/reshape views.
+    n, c = input.shape[0], input.shape[1]
+    if n != target.shape[0]:
+        raise ValueError(f"Expected input batch_size ({n}) to match target batch_size "
+                         f"({target.shape[0]}).")
+    expected = [n] + list(input.shape[2:])
+    if list(target.shape) != expected:
+        raise RuntimeError(f"Expected target size {expected}, got {list(target.shape)}")
+    order = [0] + list(range(2, input.dim())) + [1]
+    # contiguous() first: the core's reshape of a permuted tensor is not reliable yet.
+    flat = input.permute(order).contiguous().reshape(-1, c)
+    out = _c_nll_loss(flat, target.reshape(-1), weight, reduction, ignore_index)
+    return out.reshape(expected) if reduction == 0 else out
+
+
+def _scalar_type(t):
+    return _SCALAR_TYPE[repr(t.dtype).split(".", 1)[1]]
+
+
+def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-100,  # noqa: A002
+                  reduce=None, reduction="mean", label_smoothing=0.0):
+    """``nll_loss(log_softmax(input, class_dim), target)``.
+
+    ``target`` holds class indices (the grad_fn chain is then
+    ``NllLossBackward0 -> LogSoftmaxBackward0``) or, with a floating dtype and
+    ``input``'s shape, class probabilities.
+
+    >>> import gradtrack
+    >>> import gradtrack.nn.functional as F
+    >>> F.cross_entropy(gradtrack.zeros(2, 4), gradtrack.tensor([0, 3]))
+    tensor(1.3863)
+    """
+    if size_average is not None or reduce is not None:
+        reduction = _legacy_reduction(size_average, reduce)
+    enum = _reduction_enum(reduction)
+    ndim = input.dim()
+    class_dim = 0 if ndim == 1 else 1
+    if target.dtype is not _int64 and target.dtype.is_floating_point \
+            and target.shape == input.shape:
+        return _soft_cross_entropy(input, target, weight, enum, label_smoothing, class_dim)
+    if not 0.0 <= label_smoothing <= 1.0:
+        raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}")
+    logp = _c_log_softmax(input, class_dim)
+    if weight is None and ndim == 2:  # the training-loop case: straight to C++
+        loss = _c_nll_loss(logp, target, None, enum, ignore_index)
+    else:
+        loss = _nll(logp, target, weight, enum, ignore_index)
+    if label_smoothing > 0.0:
+        smooth = _smoothing_term(logp, target, weight, enum, ignore_index, class_dim)
+        loss = (1 - label_smoothing) * loss + smooth * (label_smoothing / input.shape[class_dim])
+    return loss
+
+
+def _class_shape(logp, class_dim):
+    shape = [1] * logp.dim()
+    shape[class_dim] = logp.shape[class_dim]
+    return shape
+
+
+def _smoothing_term(logp, target, weight, reduction, ignore_index, class_dim):
+    """The uniform-target part of label smoothing, as PyTorch computes it."""
+    if weight is not None:
+        smooth = -(logp * weight.reshape(_class_shape(logp, class_dim))).sum(class_dim)
+    else:
+        smooth = -logp.sum(class_dim)
+    ignored = target == ignore_index
+    smooth = smooth.masked_fill(ignored, 0.0)
+    if reduction == 0:
+        return smooth
+    if reduction == 2:
+        return smooth.sum()
+    kept = ignored.logical_not()
+    if weight is not None:
+        return smooth.sum() / weight.index_select(0, target[kept].flatten()).sum()
+    return smooth.sum() / kept.sum()
+
+
+def _soft_cross_entropy(input, target, weight, reduction, label_smoothing, class_dim):  # noqa: A002
+    """Cross entropy against class probabilities (a target shaped like ``input``)."""
+    if not 0.0 <= label_smoothing <= 1.0:
+        raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}")
+    n_classes = input.shape[class_dim]
+    if label_smoothing > 0.0:
+        target = target * (1 - label_smoothing) + label_smoothing / n_classes
+    logp = _c_log_softmax(input, class_dim)
+    if weight is not None:
+        logp = logp * weight.reshape(_class_shape(logp, class_dim))
+    loss = -(logp * target).sum(class_dim)
+    if reduction == 0:
+        return loss
+    if reduction == 2:
+        return loss.sum()
+    return loss.sum() / (input.numel() // n_classes)

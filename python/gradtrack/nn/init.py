@@ -1,0 +1,164 @@
+"""``nn.init``: in-place initializers for parameters.
+
+Each initializer runs under ``no_grad`` (so it may write a leaf that requires
+grad, which ``param.normal_()`` alone may not), performs exactly one in-place
+write (so the tensor's ``_version`` goes up by exactly one, as in PyTorch) and
+returns the tensor.
+
+>>> import gradtrack
+>>> from gradtrack import nn
+>>> w = nn.Parameter(gradtrack.empty(3, 4))
+>>> nn.init.zeros_(w) is w, w._version, w.is_leaf
+(True, 1, True)
+"""
+
+import math
+import warnings
+
+from ..autograd.grad_mode import no_grad
+
+__all__ = ["calculate_gain", "uniform_", "normal_", "constant_", "zeros_", "ones_",
+           "xavier_uniform_", "xavier_normal_", "kaiming_uniform_", "kaiming_normal_"]
+
+_LINEAR_FNS = ("linear", "conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d",
+               "conv_transpose3d")
+
+
+def calculate_gain(nonlinearity, param=None):
+    """The recommended gain for a nonlinearity (``relu``: sqrt(2), ``tanh``: 5/3, ...).
+
+    >>> from gradtrack import nn
+    >>> round(nn.init.calculate_gain("leaky_relu", 0.2), 4)
+    1.3868
+    """
+    if nonlinearity in _LINEAR_FNS or nonlinearity == "sigmoid":
+        return 1
+    if nonlinearity == "tanh":
+        return 5.0 / 3
+    if nonlinearity == "relu":
+        return math.sqrt(2.0)
+    if nonlinearity == "leaky_relu":
+        if param is None:
+            negative_slope = 0.01
+        elif (not isinstance(param, bool) and isinstance(param, int)) or isinstance(param, float):
+            negative_slope = param
+        else:
+            raise ValueError(f"negative_slope {param} not a valid number")
+        return math.sqrt(2.0 / (1 + negative_slope ** 2))
+    if nonlinearity == "selu":
+        return 3.0 / 4
+    raise ValueError(f"Unsupported nonlinearity {nonlinearity}")
+
+
+def _calculate_fan_in_and_fan_out(tensor):
+    """``(fan_in, fan_out)`` of a weight: ``size(1)`` and ``size(0)`` times the receptive field."""
+    dimensions = tensor.dim()
+    if dimensions < 2:
+        raise ValueError("Fan in and fan out can not be computed for tensor with fewer than 2 "
+                         "dimensions")
+    receptive_field = 1
+    for s in tensor.shape[2:]:
+        receptive_field *= s
+    return tensor.size(1) * receptive_field, tensor.size(0) * receptive_field
+
+
+def _calculate_correct_fan(tensor, mode):
+    mode = mode.lower()
+    valid_modes = ["fan_in", "fan_out"]
+    if mode not in valid_modes:
+        raise ValueError(f"Mode {mode} not supported, please use one of {valid_modes}")
+    fan_in, fan_out = _calculate_fan_in_and_fan_out(tensor)
+    return fan_in if mode == "fan_in" else fan_out
+
+
+def uniform_(tensor, a=0.0, b=1.0, generator=None):
+    """Fills ``tensor`` from U(a, b).
+
+    >>> import gradtrack
+    >>> from gradtrack import nn
+    >>> bool((nn.init.uniform_(gradtrack.empty(100), -1, 1).abs() <= 1).all())
+    True
+    """
+    with no_grad():
+        return tensor.uniform_(a, b)
+
+
+def normal_(tensor, mean=0.0, std=1.0, generator=None):
+    """Fills ``tensor`` from N(mean, std^2).
+
+    >>> import gradtrack
+    >>> from gradtrack import nn
+    >>> nn.init.normal_(gradtrack.empty(2, 3), std=0.01).shape
+    gradtrack.Size([2, 3])
+    """
+    with no_grad():
+        return tensor.normal_(mean, std)
+
+
+def constant_(tensor, val):
+    """Fills ``tensor`` with ``val``.
+
+    >>> import gradtrack
+    >>> from gradtrack import nn
+    >>> nn.init.constant_(gradtrack.empty(2), 0.5)
+    tensor([0.5000, 0.5000])
+    """
+    with no_grad():
+        return tensor.fill_(val)
+
+
+def ones_(tensor):
+    """Fills ``tensor`` with ones."""
+    with no_grad():
+        return tensor.fill_(1.0)
+
+
+def zeros_(tensor):
+    """Fills ``tensor`` with zeros."""
+    with no_grad():
+        return tensor.zero_()
+
+
+def xavier_uniform_(tensor, gain=1.0, generator=None):
+    """Glorot uniform: U(-a, a) with ``a = gain * sqrt(6 / (fan_in + fan_out))``."""
+    fan_in, fan_out = _calculate_fan_in_and_fan_out(tensor)
+    std = gain * math.sqrt(2.0 / float(fan_in + fan_out))
+    bound = math.sqrt(3.0) * std
+    return uniform_(tensor, -bound, bound)
+
+
+def xavier_normal_(tensor, gain=1.0, generator=None):
+    """Glorot normal: N(0, std^2) with ``std = gain * sqrt(2 / (fan_in + fan_out))``."""
+    fan_in, fan_out = _calculate_fan_in_and_fan_out(tensor)
+    std = gain * math.sqrt(2.0 / float(fan_in + fan_out))
+    return normal_(tensor, 0.0, std)
+
+
+def kaiming_uniform_(tensor, a=0, mode="fan_in", nonlinearity="leaky_relu", generator=None):
+    """He uniform: U(-bound, bound) with ``bound = gain * sqrt(3 / fan)``.
+
+    ``nn.Linear`` uses ``kaiming_uniform_(weight, a=math.sqrt(5))``.
+
+    >>> import math, gradtrack
+    >>> from gradtrack import nn
+    >>> w = nn.init.kaiming_uniform_(gradtrack.empty(4, 9), a=math.sqrt(5))
+    >>> bool((w.abs() <= 1 / 3).all())
+    True
+    """
+    if 0 in tensor.shape:
+        warnings.warn("Initializing zero-element tensors is a no-op", stacklevel=2)
+        return tensor
+    fan = _calculate_correct_fan(tensor, mode)
+    std = calculate_gain(nonlinearity, a) / math.sqrt(fan)
+    bound = math.sqrt(3.0) * std
+    return uniform_(tensor, -bound, bound)
+
+
+def kaiming_normal_(tensor, a=0, mode="fan_in", nonlinearity="leaky_relu", generator=None):
+    """He normal: N(0, std^2) with ``std = gain / sqrt(fan)``."""
+    if 0 in tensor.shape:
+        warnings.warn("Initializing zero-element tensors is a no-op", stacklevel=2)
+        return tensor
+    fan = _calculate_correct_fan(tensor, mode)
+    std = calculate_gain(nonlinearity, a) / math.sqrt(fan)
+    return normal_(tensor, 0.0, std)

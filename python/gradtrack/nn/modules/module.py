@@ -1,0 +1,651 @@
+"""``nn.Module``: the base class of every layer and model.
+
+NOTE [Module attribute storage]
+As in PyTorch, parameters, buffers and submodules live in three dicts
+(``_parameters``, ``_buffers``, ``_modules``) and are found through
+``__getattr__`` when normal lookup fails. ``__setattr__`` routes a
+``Parameter`` / ``Module`` / registered-buffer assignment into the right dict,
+which is what makes ``self.fc = nn.Linear(...)`` register a submodule.
+Hot paths inside gradtrack (``Linear.forward``, the losses) read the dicts
+directly instead of going through ``__getattr__``: one dict lookup instead of
+a failed instance lookup plus a Python call.
+"""
+
+import warnings
+from collections import OrderedDict, namedtuple
+from collections.abc import Mapping
+
+from ... import _C
+from ...autograd.grad_mode import no_grad
+from ..parameter import Parameter
+
+_Tensor = _C.Tensor
+_grad_get = _Tensor._grad.fget
+_set_grad = _C._set_grad
+
+
+def typename(obj):
+    """PyTorch's ``torch.typename``: ``gradtrack.FloatTensor`` for tensors,
+    the qualified class name otherwise."""
+    if isinstance(obj, _Tensor):
+        return obj.type()
+    module = getattr(obj, "__module__", "") or ""
+    if hasattr(obj, "__qualname__"):
+        qualname = obj.__qualname__
+    elif hasattr(obj, "__name__"):
+        qualname = obj.__name__
+    else:
+        module = obj.__class__.__module__ or ""
+        qualname = obj.__class__.__qualname__
+    return qualname if module in ("", "builtins") else f"{module}.{qualname}"
+
+
+def _addindent(text, num_spaces):
+    lines = text.split("\n")
+    if len(lines) == 1:
+        return text
+    pad = " " * num_spaces
+    return lines[0] + "\n" + "\n".join(pad + line for line in lines[1:])
+
+
+class _IncompatibleKeys(namedtuple("IncompatibleKeys", ["missing_keys", "unexpected_keys"])):
+    """What ``load_state_dict`` returns: the keys it could not match."""
+
+    __slots__ = ()
+
+    def __repr__(self):
+        if not self.missing_keys and not self.unexpected_keys:
+            return "<All keys matched successfully>"
+        return super().__repr__()
+
+    __str__ = __repr__
+
+
+class _RemovableHandle:
+    """Removes one hook from its dict (returned by ``register_*_hook``)."""
+
+    _next_id = 0
+
+    def __init__(self, module, hooks):
+        self._module = module
+        self._hooks = hooks
+        self.id = _RemovableHandle._next_id
+        _RemovableHandle._next_id += 1
+
+    def remove(self):
+        self._hooks.pop(self.id, None)
+        self._module._refresh_hook_flag()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.remove()
+
+
+class Module:
+    """Base class for all neural network modules.
+
+    Subclasses assign parameters and submodules as attributes in ``__init__``
+    and compute their output in ``forward``.
+
+    >>> import gradtrack
+    >>> from gradtrack import nn
+    >>> class Net(nn.Module):
+    ...     def __init__(self):
+    ...         super().__init__()
+    ...         self.fc = nn.Linear(2, 1)
+    ...     def forward(self, x):
+    ...         return self.fc(x).relu()
+    >>> net = Net()
+    >>> [name for name, _ in net.named_parameters()]
+    ['fc.weight', 'fc.bias']
+    >>> net
+    Net(
+      (fc): Linear(in_features=2, out_features=1, bias=True)
+    )
+    """
+
+    # Version of the state_dict layout, recorded in ``state_dict()._metadata``.
+    _version = 1
+    # True once a forward hook is registered; ``__call__`` stays a single branch otherwise.
+    _has_hooks = False
+
+    def __init__(self, *args, **kwargs):
+        if kwargs:
+            raise TypeError(f"{type(self).__name__}.__init__() got an unexpected keyword "
+                            f"argument '{next(iter(kwargs))}'")
+        if args:
+            raise TypeError(f"{type(self).__name__}.__init__() takes 1 positional argument but "
+                            f"{len(args) + 1} were given")
+        d = self.__dict__
+        d["training"] = True
+        d["_parameters"] = {}
+        d["_buffers"] = {}
+        d["_non_persistent_buffers_set"] = set()
+        d["_modules"] = {}
+        d["_forward_pre_hooks"] = OrderedDict()
+        d["_forward_hooks"] = OrderedDict()
+
+    def forward(self, *args, **kwargs):
+        """Computes the module's output; every subclass defines it."""
+        raise NotImplementedError(
+            f'Module [{type(self).__name__}] is missing the required "forward" function')
+
+    def __call__(self, *args, **kwargs):
+        if self._has_hooks:
+            return self._call_with_hooks(args, kwargs)
+        return self.forward(*args, **kwargs)
+
+    def _call_with_hooks(self, args, kwargs):
+        for hook in tuple(self._forward_pre_hooks.values()):
+            result = hook(self, args)
+            if result is not None:
+                args = result if isinstance(result, tuple) else (result,)
+        output = self.forward(*args, **kwargs)
+        for hook in tuple(self._forward_hooks.values()):
+            result = hook(self, args, output)
+            if result is not None:
+                output = result
+        return output
+
+    def _refresh_hook_flag(self):
+        self.__dict__["_has_hooks"] = bool(self._forward_pre_hooks or self._forward_hooks)
+
+    def register_forward_pre_hook(self, hook):
+        """Calls ``hook(module, args)`` before ``forward``; it may return new args."""
+        handle = _RemovableHandle(self, self._forward_pre_hooks)
+        self._forward_pre_hooks[handle.id] = hook
+        self._refresh_hook_flag()
+        return handle
+
+    def register_forward_hook(self, hook):
+        """Calls ``hook(module, args, output)`` after ``forward``; it may return a new output."""
+        handle = _RemovableHandle(self, self._forward_hooks)
+        self._forward_hooks[handle.id] = hook
+        self._refresh_hook_flag()
+        return handle
+
+    # ---- registration ----------------------------------------------------------------------
+
+    def register_buffer(self, name, tensor, persistent=True):
+        """Adds a tensor that is state but not a parameter (saved in ``state_dict``
+        unless ``persistent=False``)."""
+        if "_buffers" not in self.__dict__:
+            raise AttributeError("cannot assign buffer before Module.__init__() call")
+        if not isinstance(name, str):
+            raise TypeError(f"buffer name should be a string. Got {typename(name)}")
+        if "." in name:
+            raise KeyError('buffer name can\'t contain "."')
+        if name == "":
+            raise KeyError('buffer name can\'t be empty string ""')
+        if hasattr(self, name) and name not in self._buffers:
+            raise KeyError(f"attribute '{name}' already exists")
+        if tensor is not None and not isinstance(tensor, _Tensor):
+            raise TypeError(f"cannot assign '{typename(tensor)}' object to buffer '{name}' "
+                            "(torch Tensor or None required)")
+        self._buffers[name] = tensor
+        if persistent:
+            self._non_persistent_buffers_set.discard(name)
+        else:
+            self._non_persistent_buffers_set.add(name)
+
+    def register_parameter(self, name, param):
+        """Adds a parameter (or ``None``) under ``name``."""
+        if "_parameters" not in self.__dict__:
+            raise AttributeError("cannot assign parameter before Module.__init__() call")
+        if not isinstance(name, str):
+            raise TypeError(f"parameter name should be a string. Got {typename(name)}")
+        if "." in name:
+            raise KeyError('parameter name can\'t contain "."')
+        if name == "":
+            raise KeyError('parameter name can\'t be empty string ""')
+        if hasattr(self, name) and name not in self._parameters:
+            raise KeyError(f"attribute '{name}' already exists")
+        if param is not None and not isinstance(param, Parameter):
+            raise TypeError(f"cannot assign '{typename(param)}' object to parameter '{name}' "
+                            "(torch.nn.Parameter or None required)")
+        if param is not None and param.grad_fn is not None:
+            raise ValueError(
+                f"Cannot assign non-leaf Tensor to parameter '{name}'. Model parameters must be "
+                f"created explicitly. To express '{name}' as a function of another Tensor, "
+                "compute the value in the forward() method.")
+        self._parameters[name] = param
+
+    def add_module(self, name, module):
+        """Adds a child module under ``name``."""
+        if not isinstance(module, Module) and module is not None:
+            raise TypeError(f"{typename(module)} is not a Module subclass")
+        if not isinstance(name, str):
+            raise TypeError(f"module name should be a string. Got {typename(name)}")
+        if hasattr(self, name) and name not in self._modules:
+            raise KeyError(f"attribute '{name}' already exists")
+        if "." in name:
+            raise KeyError(f'module name can\'t contain ".", got: {name}')
+        if name == "":
+            raise KeyError('module name can\'t be empty string ""')
+        self._modules[name] = module
+
+    register_module = add_module
+
+    def __getattr__(self, name):
+        d = self.__dict__
+        if "_parameters" in d:
+            if name in d["_parameters"]:
+                return d["_parameters"][name]
+            if name in d["_buffers"]:
+                return d["_buffers"][name]
+            if name in d["_modules"]:
+                return d["_modules"][name]
+        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
+
+    def __setattr__(self, name, value):
+        d = self.__dict__
+        params = d.get("_parameters")
+        if isinstance(value, Parameter):
+            if params is None:
+                raise AttributeError("cannot assign parameters before Module.__init__() call")
+            self._remove_name(name, d, self._buffers, self._modules)
+            self.register_parameter(name, value)
+        elif params is not None and name in params:
+            if value is not None:
+                raise TypeError(f"cannot assign '{typename(value)}' as parameter '{name}' "
+                                "(torch.nn.Parameter or None expected)")
+            self.register_parameter(name, value)
+        elif isinstance(value, Module):
+            modules = d.get("_modules")
+            if modules is None:
+                raise AttributeError("cannot assign module before Module.__init__() call")
+            self._remove_name(name, d, self._parameters, self._buffers)
+            modules[name] = value
+        elif "_modules" in d and name in d["_modules"]:
+            if value is not None:
+                raise TypeError(f"cannot assign '{typename(value)}' as child module '{name}' "
+                                "(torch.nn.Module or None expected)")
+            d["_modules"][name] = value
+        elif "_buffers" in d and name in d["_buffers"]:
+            if value is not None and not isinstance(value, _Tensor):
+                raise TypeError(f"cannot assign '{typename(value)}' as buffer '{name}' "
+                                "(torch.nn.Buffer, torch.Tensor or None expected)")
+            self.register_buffer(name, value, name not in self._non_persistent_buffers_set)
+        else:
+            object.__setattr__(self, name, value)
+
+    def _remove_name(self, name, *dicts):
+        for d in dicts:
+            d.pop(name, None)
+        self._non_persistent_buffers_set.discard(name)
+
+    def __delattr__(self, name):
+        if name in self._parameters:
+            del self._parameters[name]
+        elif name in self._buffers:
+            del self._buffers[name]
+            self._non_persistent_buffers_set.discard(name)
+        elif name in self._modules:
+            del self._modules[name]
+        else:
+            object.__delattr__(self, name)
+
+    def __setstate__(self, state):
+        self.__dict__.update(state)
+
+    def __dir__(self):
+        keys = list(object.__dir__(self)) + list(self._parameters) + list(self._modules)
+        keys += list(self._buffers)
+        return sorted(k for k in set(keys) if not k[:1].isdigit())
+
+    def get_submodule(self, target):
+        """The submodule at dotted path ``target`` (``""`` is ``self``)."""
+        mod = self
+        for item in target.split(".") if target else ():
+            if not hasattr(mod, item):
+                raise AttributeError(mod._get_name() + " has no attribute `" + item + "`")
+            mod = getattr(mod, item)
+            if not isinstance(mod, Module):
+                raise AttributeError("`" + item + "` is not an nn.Module")
+        return mod
+
+    def get_parameter(self, target):
+        """The parameter at dotted path ``target``."""
+        module_path, _, param_name = target.rpartition(".")
+        mod = self.get_submodule(module_path)
+        if not hasattr(mod, param_name):
+            raise AttributeError(mod._get_name() + " has no attribute `" + param_name + "`")
+        param = getattr(mod, param_name)
+        if not isinstance(param, Parameter):
+            raise AttributeError("`" + param_name + "` is not an nn.Parameter")
+        return param
+
+    # ---- iteration -------------------------------------------------------------------------
+
+    def named_modules(self, memo=None, prefix="", remove_duplicate=True):
+        """Yields ``(name, module)`` for ``self`` and every descendant, depth first."""
+        if memo is None:
+            memo = set()
+        if self in memo:
+            return
+        if remove_duplicate:
+            memo.add(self)
+        yield prefix, self
+        for name, module in self._modules.items():
+            if module is None:
+                continue
+            sub_prefix = prefix + ("." if prefix else "") + name
+            yield from module.named_modules(memo, sub_prefix, remove_duplicate)
+
+    def modules(self):
+        """Yields ``self`` and every descendant module."""
+        for _, module in self.named_modules():
+            yield module
+
+    def named_children(self):
+        """Yields ``(name, module)`` for the direct children."""
+        memo = set()
+        for name, module in self._modules.items():
+            if module is not None and module not in memo:
+                memo.add(module)
+                yield name, module
+
+    def children(self):
+        """Yields the direct child modules."""
+        for _, module in self.named_children():
+            yield module
+
+    def _named_members(self, kind, prefix, recurse, remove_duplicate):
+        seen = set()
+        if recurse:
+            modules = self.named_modules(prefix=prefix, remove_duplicate=remove_duplicate)
+        else:
+            modules = ((prefix, self),)
+        for module_prefix, module in modules:
+            members = module.__dict__[kind]
+            for name, value in members.items():
+                if value is None or id(value) in seen:
+                    continue
+                if remove_duplicate:
+                    seen.add(id(value))
+                yield module_prefix + ("." if module_prefix else "") + name, value
+
+    def named_parameters(self, prefix="", recurse=True, remove_duplicate=True):
+        """Yields ``(dotted name, parameter)``; a parameter shared twice is yielded once."""
+        yield from self._named_members("_parameters", prefix, recurse, remove_duplicate)
+
+    def parameters(self, recurse=True):
+        """Yields every parameter once (the argument an optimizer takes).
+
+        >>> from gradtrack import nn
+        >>> [tuple(p.shape) for p in nn.Linear(3, 2).parameters()]
+        [(2, 3), (2,)]
+        """
+        # The common leaf-module case skips the module walk: the linear-regression
+        # benchmark calls this every step.
+        if not self._modules or not recurse:
+            seen = set()
+            for p in self._parameters.values():
+                if p is not None and id(p) not in seen:
+                    seen.add(id(p))
+                    yield p
+            return
+        for _, p in self._named_members("_parameters", "", True, True):
+            yield p
+
+    def named_buffers(self, prefix="", recurse=True, remove_duplicate=True):
+        """Yields ``(dotted name, buffer)``."""
+        yield from self._named_members("_buffers", prefix, recurse, remove_duplicate)
+
+    def buffers(self, recurse=True):
+        """Yields every buffer once."""
+        for _, b in self.named_buffers(recurse=recurse):
+            yield b
+
+    # ---- modes and gradients ---------------------------------------------------------------
+
+    def train(self, mode=True):
+        """Sets training mode on ``self`` and all descendants; returns ``self``."""
+        if not isinstance(mode, bool):
+            raise ValueError("training mode is expected to be boolean")
+        self.training = mode
+        for module in self.children():
+            module.train(mode)
+        return self
+
+    def eval(self):
+        """``train(False)``; returns ``self``."""
+        return self.train(False)
+
+    def requires_grad_(self, requires_grad=True):
+        """Sets ``requires_grad`` on every parameter; returns ``self``."""
+        for p in self.parameters():
+            p.requires_grad_(requires_grad)
+        return self
+
+    def zero_grad(self, set_to_none=True):
+        """Resets every parameter's ``.grad`` (to ``None`` by default).
+
+        With ``set_to_none=False`` each grad keeps its object: it is detached
+        (or stops requiring grad) and zero-filled in place, as in PyTorch.
+        """
+        for p in self.parameters():
+            grad = _grad_get(p)
+            if grad is None:
+                continue
+            if set_to_none:
+                _set_grad(p, None)
+            else:
+                _zero_grad_in_place(grad)
+
+    def apply(self, fn):
+        """Calls ``fn`` on every descendant, then on ``self`` (custom init); returns ``self``."""
+        for module in self.children():
+            module.apply(fn)
+        fn(self)
+        return self
+
+    # ---- dtype conversion ------------------------------------------------------------------
+
+    def _apply(self, fn):
+        for module in self.children():
+            module._apply(fn)
+        with no_grad():
+            for p in self._parameters.values():
+                if p is None:
+                    continue
+                # Keeps the Parameter object (optimizers hold it); like PyTorch's set_data path.
+                p.data = fn(p)
+                grad = _grad_get(p)
+                if grad is not None:
+                    grad.data = fn(grad)
+            for name, buf in self._buffers.items():
+                if buf is not None:
+                    self._buffers[name] = fn(buf)
+        return self
+
+    def to(self, *args, **kwargs):
+        """Converts floating parameters and buffers to a dtype (``to(gradtrack.float64)``)."""
+        dtype = kwargs.get("dtype")
+        for arg in args:
+            if isinstance(arg, _C.dtype):
+                dtype = arg
+            elif isinstance(arg, _Tensor):
+                dtype = arg.dtype
+        if dtype is None:
+            return self
+        if not dtype.is_floating_point:
+            raise TypeError("nn.Module.to only accepts floating point or complex dtypes, but got "
+                            f"desired dtype={dtype}")
+        return self._apply(lambda t: t.to(dtype) if t.is_floating_point() else t)
+
+    def double(self):
+        """Casts floating parameters and buffers to float64."""
+        return self.to(_C.float64)
+
+    def float(self):  # noqa: A003 - PyTorch's name
+        """Casts floating parameters and buffers to float32."""
+        return self.to(_C.float32)
+
+    def cpu(self):
+        """A no-op: gradtrack computes on the CPU only."""
+        return self
+
+    # ---- state_dict ------------------------------------------------------------------------
+
+    def _save_to_state_dict(self, destination, prefix, keep_vars):
+        for name, param in self._parameters.items():
+            if param is not None:
+                destination[prefix + name] = param if keep_vars else param.detach()
+        for name, buf in self._buffers.items():
+            if buf is not None and name not in self._non_persistent_buffers_set:
+                destination[prefix + name] = buf if keep_vars else buf.detach()
+
+    def state_dict(self, *args, destination=None, prefix="", keep_vars=False):
+        """An ``OrderedDict`` of every parameter and persistent buffer, by dotted name.
+
+        Values are ``detach()``-ed aliases (they share memory and version counter).
+
+        >>> from gradtrack import nn
+        >>> list(nn.Sequential(nn.Linear(2, 2), nn.ReLU(), nn.Linear(2, 1)).state_dict())
+        ['0.weight', '0.bias', '2.weight', '2.bias']
+        """
+        if args:
+            warnings.warn(
+                "Positional args are being deprecated, use kwargs instead. Refer to "
+                "https://pytorch.org/docs/main/generated/torch.nn.Module.html"
+                "#torch.nn.Module.state_dict for details.", FutureWarning, stacklevel=2)
+            names = ("destination", "prefix", "keep_vars")
+            values = dict(zip(names, args))
+            destination = values.get("destination", destination)
+            prefix = values.get("prefix", prefix)
+            keep_vars = values.get("keep_vars", keep_vars)
+        if destination is None:
+            destination = OrderedDict()
+            destination._metadata = OrderedDict()
+        metadata = getattr(destination, "_metadata", None)
+        if metadata is not None:
+            metadata[prefix[:-1]] = {"version": self._version}
+        self._save_to_state_dict(destination, prefix, keep_vars)
+        for name, module in self._modules.items():
+            if module is not None:
+                module.state_dict(destination=destination, prefix=prefix + name + ".",
+                                  keep_vars=keep_vars)
+        return destination
+
+    def _load_from_state_dict(self, state_dict, prefix, strict, missing, unexpected, errors,
+                              assign=False):
+        local = {k: v for k, v in self._parameters.items() if v is not None}
+        local.update((k, v) for k, v in self._buffers.items()
+                     if v is not None and k not in self._non_persistent_buffers_set)
+        for name, param in local.items():
+            key = prefix + name
+            if key not in state_dict:
+                if strict:
+                    missing.append(key)
+                continue
+            value = state_dict[key]
+            error = _copy_into(self, name, key, param, value, assign)
+            if error is not None:
+                errors.append(error)
+        if strict:
+            for key in state_dict:
+                if not key.startswith(prefix):
+                    continue
+                head = key[len(prefix):].split(".", 1)
+                if len(head) > 1:
+                    if head[0] not in self._modules:
+                        unexpected.append(key)
+                elif head[0] not in local:
+                    unexpected.append(key)
+
+    def load_state_dict(self, state_dict, strict=True, assign=False):
+        """Copies parameters and buffers from ``state_dict`` (in place, under no_grad).
+
+        With ``strict=True`` missing or unexpected keys raise PyTorch's
+        ``Error(s) in loading state_dict for ...`` RuntimeError. Returns
+        ``_IncompatibleKeys(missing_keys, unexpected_keys)``.
+        """
+        if not isinstance(state_dict, Mapping):
+            raise TypeError(f"Expected state_dict to be dict-like, got {type(state_dict)}.")
+        missing, unexpected, errors = [], [], []
+        state_dict = OrderedDict(state_dict)
+
+        def load(module, local_state, prefix=""):
+            module._load_from_state_dict(local_state, prefix, True, missing, unexpected, errors,
+                                         assign)
+            for name, child in module._modules.items():
+                if child is not None:
+                    child_prefix = prefix + name + "."
+                    child_state = {k: v for k, v in local_state.items()
+                                   if k.startswith(child_prefix)}
+                    load(child, child_state, child_prefix)
+
+        load(self, state_dict)
+        if strict:
+            if unexpected:
+                errors.insert(0, "Unexpected key(s) in state_dict: {}. ".format(
+                    ", ".join(f'"{k}"' for k in unexpected)))
+            if missing:
+                errors.insert(0, "Missing key(s) in state_dict: {}. ".format(
+                    ", ".join(f'"{k}"' for k in missing)))
+        if errors:
+            raise RuntimeError("Error(s) in loading state_dict for {}:\n\t{}".format(
+                type(self).__name__, "\n\t".join(errors)))
+        return _IncompatibleKeys(missing, unexpected)
+
+    # ---- printing --------------------------------------------------------------------------
+
+    def extra_repr(self):
+        """The text inside the parentheses of the repr; subclasses override it."""
+        return ""
+
+    def _get_name(self):
+        return type(self).__name__
+
+    def __repr__(self):
+        extra = self.extra_repr()
+        extra_lines = extra.split("\n") if extra else []
+        child_lines = [f"({key}): " + _addindent(repr(module), 2)
+                       for key, module in self._modules.items()]
+        lines = extra_lines + child_lines
+        text = self._get_name() + "("
+        if lines:
+            if len(extra_lines) == 1 and not child_lines:
+                text += extra_lines[0]
+            else:
+                text += "\n  " + "\n  ".join(lines) + "\n"
+        return text + ")"
+
+
+def _zero_grad_in_place(grad):
+    if grad.grad_fn is not None:
+        grad.detach_()
+    else:
+        grad.requires_grad_(False)
+    grad.zero_()
+
+
+def _copy_into(module, name, key, param, value, assign):
+    """Loads one state_dict entry; returns PyTorch's error text or None."""
+    if not isinstance(value, _Tensor):
+        return (f'While copying the parameter named "{key}", expected torch.Tensor or '
+                f"Tensor-like object from checkpoint but received {type(value)}")
+    # Checkpoints from PyTorch 0.3 stored scalars as 1-element vectors.
+    if param.dim() == 0 and value.dim() == 1:
+        value = value[0]
+    if value.shape != param.shape:
+        return (f"size mismatch for {key}: copying a param with shape {value.shape} from "
+                f"checkpoint, the shape in current model is {param.shape}.")
+    try:
+        with no_grad():
+            if assign:
+                if isinstance(param, Parameter) and not isinstance(value, Parameter):
+                    value = Parameter(value, requires_grad=param.requires_grad)
+                elif isinstance(param, Parameter):
+                    value.requires_grad_(param.requires_grad)
+                setattr(module, name, value)
+            else:
+                param.copy_(value)
+    except Exception as ex:  # PyTorch reports any copy failure in the aggregated message
+        return (f'While copying the parameter named "{key}", whose dimensions in the model are '
+                f"{param.size()} and whose dimensions in the checkpoint are {value.size()}, an "
+                f"exception occurred : {ex.args}.")
+    return None

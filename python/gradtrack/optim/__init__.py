@@ -1,0 +1,17 @@
+"""Optimizers: :class:`Optimizer` (the base class) and :class:`SGD`.
+
+>>> import gradtrack
+>>> from gradtrack import nn, optim
+>>> model = nn.Linear(3, 1)
+>>> opt = optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
+>>> loss = model(gradtrack.ones(4, 3)).pow(2).mean()
+>>> loss.backward()
+>>> opt.step()
+>>> model.weight._version
+2
+"""
+
+from .optimizer import Optimizer
+from .sgd import SGD
+
+__all__ = ["Optimizer", "SGD"]

@@ -1,0 +1,242 @@
+"""``optim.Optimizer``: parameter groups, per-parameter state, state_dict.
+
+The format and the error messages are PyTorch's: ``state_dict()`` replaces
+each parameter by an integer id (its position across all groups), and
+``load_state_dict`` maps the ids back onto this optimizer's parameters in
+order.
+"""
+
+import warnings
+from collections import defaultdict
+from copy import deepcopy
+from itertools import chain
+
+from .. import _C
+from ..nn.modules.module import _zero_grad_in_place, typename
+
+_Tensor = _C.Tensor
+_grad_get = _Tensor._grad.fget
+_set_grad = _C._set_grad
+
+
+class _RequiredParameter:
+    """Marks a hyper-parameter that every group must set."""
+
+    def __repr__(self):
+        return "<required parameter>"
+
+
+required = _RequiredParameter()
+
+
+class Optimizer:
+    """Base class of optimizers.
+
+    ``params`` is an iterable of tensors, of ``(name, tensor)`` pairs, or of
+    dicts (parameter groups, each with its own hyper-parameters);
+    ``defaults`` fills the hyper-parameters a group does not set.
+
+    >>> import gradtrack
+    >>> from gradtrack import nn, optim
+    >>> model = nn.Linear(2, 1)
+    >>> opt = optim.SGD([{"params": [model.weight]}, {"params": [model.bias], "lr": 0.5}], lr=0.1)
+    >>> [g["lr"] for g in opt.param_groups]
+    [0.1, 0.5]
+    >>> opt.state_dict()["param_groups"][1]["params"]
+    [1]
+    """
+
+    def __init__(self, params, defaults):
+        self.defaults = defaults
+        if isinstance(params, _Tensor):
+            raise TypeError("params argument given to the optimizer should be an iterable of "
+                            "Tensors or dicts, but got " + typename(params))
+        self.state = defaultdict(dict)
+        self.param_groups = []
+        param_groups = list(params)
+        if len(param_groups) == 0:
+            raise ValueError("optimizer got an empty parameter list")
+        if not isinstance(param_groups[0], dict):
+            param_groups = [{"params": param_groups}]
+        for param_group in param_groups:
+            self.add_param_group(param_group)
+
+    def __getstate__(self):
+        return {"defaults": self.defaults, "state": self.state,
+                "param_groups": self.param_groups}
+
+    def __setstate__(self, state):
+        self.__dict__.update(state)
+        self.defaults.setdefault("differentiable", False)
+
+    def __repr__(self):
+        text = type(self).__name__ + " ("
+        for i, group in enumerate(self.param_groups):
+            text += f"\nParameter Group {i}\n"
+            for key in sorted(group.keys()):
+                if key != "params":
+                    text += f"    {key}: {group[key]}\n"
+        return text + ")"
+
+    def add_param_group(self, param_group):
+        """Adds a group of parameters with its own hyper-parameters.
+
+        >>> import gradtrack
+        >>> from gradtrack import optim
+        >>> opt = optim.SGD([gradtrack.zeros(2, requires_grad=True)], lr=0.1)
+        >>> opt.add_param_group({"params": gradtrack.zeros(1, requires_grad=True), "lr": 1.0})
+        >>> len(opt.param_groups), opt.param_groups[1]["momentum"]
+        (2, 0)
+        """
+        if not isinstance(param_group, dict):
+            raise TypeError(f"param_group must be a dict, but got {type(param_group)}")
+        _extract_params(param_group)
+        for param in param_group["params"]:
+            if not isinstance(param, _Tensor):
+                raise TypeError("optimizer can only optimize Tensors, but one of the params is "
+                                + typename(param))
+            if not self.defaults.get("differentiable", None) and not (
+                    param.is_leaf or param.retains_grad):
+                raise ValueError("can't optimize a non-leaf Tensor")
+        for name, default in self.defaults.items():
+            if default is required and name not in param_group:
+                raise ValueError("parameter group didn't specify a value of required "
+                                 f"optimization parameter {name}")
+            param_group.setdefault(name, default)
+        params = param_group["params"]
+        if len(params) != len({id(p) for p in params}):
+            warnings.warn("optimizer contains a parameter group with duplicate parameters; in "
+                          "future, this will cause an error; see "
+                          "github.com/pytorch/pytorch/issues/40967 for more information",
+                          stacklevel=3)
+        self._check_disjoint(param_group)
+        self.param_groups.append(param_group)
+
+    def _check_disjoint(self, param_group):
+        seen = set()
+        for group in self.param_groups:
+            seen.update(id(p) for p in group["params"])
+            if ("param_names" in param_group) != ("param_names" in group):
+                which = "with names" if "param_names" in param_group else "without names"
+                raise ValueError("all optimizer param groups should be with/without names. "
+                                 f"cannot add param group {which} to the optimizer")
+        if any(id(p) in seen for p in param_group["params"]):
+            raise ValueError("some parameters appear in more than one parameter group")
+
+    def zero_grad(self, set_to_none=True):
+        """Resets the gradients of all optimized tensors (to ``None`` by default).
+
+        With ``set_to_none=False`` each grad keeps its object and is zero-filled
+        in place (after being detached).
+        """
+        for group in self.param_groups:
+            for p in group["params"]:
+                grad = _grad_get(p)
+                if grad is None:
+                    continue
+                if set_to_none:
+                    _set_grad(p, None)
+                else:
+                    _zero_grad_in_place(grad)
+
+    def step(self, closure=None):
+        """Performs one optimization step; subclasses implement it."""
+        raise NotImplementedError
+
+    def state_dict(self):
+        """``{'state': {id: {...}}, 'param_groups': [{..., 'params': [ids]}]}``.
+
+        Parameters are replaced by integer ids, counted across the groups in order.
+
+        >>> import gradtrack
+        >>> from gradtrack import optim
+        >>> w = gradtrack.tensor([1.0, -2.0], requires_grad=True)
+        >>> opt = optim.SGD([w], lr=0.1, momentum=0.9)
+        >>> (w * w).sum().backward()
+        >>> opt.step()
+        >>> opt.state_dict()["state"]
+        {0: {'momentum_buffer': tensor([ 2., -4.])}}
+        """
+        mapping = {}
+        start = 0
+
+        def pack_group(group):
+            nonlocal start
+            packed = {k: v for k, v in group.items() if k != "params"}
+            for i, p in enumerate(group["params"], start):
+                mapping.setdefault(id(p), i)
+            packed["params"] = [mapping[id(p)] for p in group["params"]]
+            start += len(packed["params"])
+            return packed
+
+        param_groups = [pack_group(g) for g in self.param_groups]
+        packed_state = {(mapping[id(k)] if isinstance(k, _Tensor) else k): v
+                        for k, v in self.state.items()}
+        return {"state": packed_state, "param_groups": param_groups}
+
+    def load_state_dict(self, state_dict):
+        """Loads a ``state_dict()`` (of an optimizer over same-shaped groups).
+
+        Tensors in the per-parameter state are cast to their parameter's dtype.
+        """
+        state_dict = state_dict.copy()
+        groups = self.param_groups
+        saved_groups = deepcopy(state_dict["param_groups"])
+        if len(groups) != len(saved_groups):
+            raise ValueError("loaded state dict has a different number of parameter groups")
+        if any(len(g["params"]) != len(s["params"]) for g, s in zip(groups, saved_groups)):
+            raise ValueError("loaded state dict contains a parameter group that doesn't match "
+                             "the size of optimizer's group")
+        id_map = dict(zip(chain.from_iterable(g["params"] for g in saved_groups),
+                          chain.from_iterable(g["params"] for g in groups)))
+        state = defaultdict(dict)
+        for key, value in state_dict["state"].items():
+            if key in id_map:
+                param = id_map[key]
+                state[param] = _cast(param, value)
+            else:
+                state[key] = value
+        for group, new_group in zip(groups, saved_groups):
+            new_group["params"] = group["params"]
+            if "param_names" in group and "param_names" not in new_group:
+                new_group["param_names"] = group["param_names"]
+        self.__setstate__({"state": state, "param_groups": saved_groups})
+
+
+def _extract_params(param_group):
+    """Normalizes ``param_group['params']`` to a list of tensors (+ ``param_names``)."""
+    params = param_group["params"]
+    if isinstance(params, _Tensor):
+        params = [params]
+    elif isinstance(params, set):
+        raise TypeError("optimizer parameters need to be organized in ordered collections, but "
+                        "the ordering of tensors in sets will change between runs. Please use a "
+                        "list instead.")
+    else:
+        params = list(params)
+    tensors, names = [], []
+    for param in params:
+        if isinstance(param, tuple):
+            names.append(param[0])
+            tensors.append(param[1])
+        else:
+            tensors.append(param)
+    param_group["params"] = tensors
+    if names:
+        if len(names) != len(tensors):
+            raise ValueError("all optimizer params should be with/without names. Some param "
+                             "names are missing")
+        param_group["param_names"] = names
+
+
+def _cast(param, value, key=None):
+    """A copy of a state value whose tensors follow ``param``'s floating dtype."""
+    if isinstance(value, _Tensor):
+        if key == "step" or not param.is_floating_point():
+            return value
+        return value.to(param.dtype)
+    if isinstance(value, dict):
+        return {k: _cast(param, v, k) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return type(value)(_cast(param, v) for v in value)
+    return value

@@ -1,0 +1,1139 @@
+"""The op table that drives tests/test_ops.py: one ``OpSpec`` per op variant.
+
+Each spec's ``fn(lib, *xs)`` is written once against a module argument: ``lib``
+is ``gradtrack`` or ``torch`` (and ``numpy`` when ``ref`` is left out, for the
+ops whose spelling numpy shares, e.g. ``a + b`` or ``a[:, 1]``). Inputs are
+described by ``Arg``s: a base shape, an optional view that makes the input
+non-contiguous (``.t()``, ``transpose``, step slices, ``expand``), a value
+domain (positive for log, away from kinks for abs/relu, distinct integers for
+argmax, ...) and, for index/mask arguments, a fixed dtype and fixed values.
+
+The test file builds numpy arrays from each ``Arg`` (seeded by the test id),
+turns them into gradtrack/torch tensors, applies the view with the library and
+compares against ``ref`` (numpy) and torch.
+"""
+
+import math
+from dataclasses import dataclass
+from typing import Callable, Optional, Tuple
+
+import numpy as np
+
+FLOAT = ("float32", "float64")
+INT = ("int64", "int32", "uint8")
+NUM = FLOAT + INT
+ALL = NUM + ("bool",)
+INTB = INT + ("bool",)
+
+
+# ---- value domains ---------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Domain:
+    """Where random input values come from, per dtype kind.
+
+    ``away``: floats keep at least this distance from 0 (kinks of abs, relu,
+    sign; division by zero). ``choices``: draw from these values only (gives
+    ties for comparisons). ``distinct``: integer values are a permutation
+    (no ties for max/argmax/sort-like ops).
+    """
+
+    name: str
+    lo: float = -2.0
+    hi: float = 2.0
+    ilo: int = -4
+    ihi: int = 5
+    away: float = 0.0
+    nonzero_int: bool = False
+    distinct: bool = False
+    choices: Optional[Tuple[float, ...]] = None
+
+    def sample(self, rng, shape, dtype):
+        n = math.prod(shape)
+        if dtype == "bool":
+            return rng.random(shape) < 0.5
+        if self.choices is not None:
+            pool = [c for c in self.choices if dtype != "uint8" or c >= 0]
+            return np.asarray(rng.choice(pool, size=shape)).astype(dtype)
+        if dtype in INT:
+            lo = max(self.ilo, 0) if dtype == "uint8" else self.ilo
+            if self.distinct:
+                values = rng.permutation(n) + lo
+            else:
+                pool = [v for v in range(lo, self.ihi) if not (self.nonzero_int and v == 0)]
+                values = rng.choice(pool, size=n)
+            return np.asarray(values).reshape(shape).astype(dtype)
+        if self.away > 0:
+            mag = rng.uniform(self.away, max(abs(self.lo), abs(self.hi)), size=shape)
+            sign = np.where(rng.random(shape) < 0.5, -1.0, 1.0) if self.lo < 0 else 1.0
+            return np.asarray(mag * sign).astype(dtype)
+        return np.asarray(rng.uniform(self.lo, self.hi, size=shape)).astype(dtype)
+
+
+REAL = Domain("real")
+POS = Domain("pos", 0.5, 2.5, 1, 6)
+NONZERO = Domain("nonzero", away=0.25, nonzero_int=True)
+AWAY0 = Domain("away0", away=0.1)            # kinks at 0: abs, relu, sign
+DISTINCT = Domain("distinct", distinct=True)  # no ties: max/min/argmax/amax
+SMALL = Domain("small", choices=(-1.0, 0.0, 1.0, 2.0))  # ties and zeros
+LOG1P = Domain("log1p", -0.5, 2.0, 0, 5)
+EXPONENT = Domain("exponent", -1.5, 1.5, 0, 3)
+CASTABLE = Domain("castable", -3.0, 3.0, -3, 4)
+NONNEG = Domain("nonneg", 0.0, 5.0, 0, 6)
+
+
+# ---- inputs ----------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class View:
+    """A view applied after creation: ``lib_fn`` for gradtrack/torch, ``np_fn`` for numpy."""
+
+    name: str
+    lib_fn: Callable
+    np_fn: Callable
+
+
+@dataclass(frozen=True)
+class Arg:
+    """One tensor argument.
+
+    base: the shape created; view: optional View applied to it (the op sees
+    the view); dtype: fixed dtype (indices, masks) instead of the spec's dtype
+    under test; domain: overrides the spec's domain; values: fixed values.
+    requires_grad: whether the leaf takes part in gradient tests (only float
+    arguments ever do).
+    """
+
+    base: tuple
+    view: Optional[View] = None
+    dtype: Optional[str] = None
+    domain: Optional[Domain] = None
+    values: Optional[tuple] = None
+    requires_grad: bool = True
+
+
+def A(*shape, **kw):
+    """A contiguous argument of the given shape."""
+    return Arg(tuple(shape), **kw)
+
+
+def T(rows, cols, **kw):
+    """A ``(rows, cols)`` argument that is a transposed (column-major) view."""
+    return Arg((cols, rows), View("t", lambda x: x.t(), lambda x: x.T), **kw)
+
+
+def Tr(shape, d0, d1, **kw):
+    """An argument of ``shape`` made by ``transpose(d0, d1)`` of a contiguous tensor."""
+    base = list(shape)
+    base[d0], base[d1] = base[d1], base[d0]
+    return Arg(tuple(base), View(f"tr{d0}{d1}", lambda x: x.transpose(d0, d1),
+                                 lambda x: np.swapaxes(x, d0, d1)), **kw)
+
+
+def Step(*shape, **kw):
+    """An argument of ``shape`` made by a step-2 slice of the last dim."""
+    base = shape[:-1] + (2 * shape[-1],)
+    return Arg(base, View("step", lambda x: x[..., ::2], lambda x: x[..., ::2]), **kw)
+
+
+def E(base, to, **kw):
+    """An argument expanded (stride 0) from ``base`` to ``to``."""
+    return Arg(tuple(base), View("expand", lambda x: x.expand(*to),
+                                 lambda x: np.broadcast_to(x, to)), **kw)
+
+
+def Idx(values, dtype="int64"):
+    """A fixed integer index tensor."""
+    values = np.asarray(values)
+    return Arg(values.shape, dtype=dtype, values=tuple(values.ravel().tolist()),
+               requires_grad=False)
+
+
+def Mask(values):
+    """A fixed bool mask tensor."""
+    return Idx(values, dtype="bool")
+
+
+def Fixed(values, **kw):
+    """Fixed values in the spec's dtype (e.g. to put zeros into prod's input)."""
+    values = np.asarray(values)
+    return Arg(values.shape, values=tuple(values.ravel().tolist()), **kw)
+
+
+@dataclass(frozen=True)
+class Sample:
+    id: str
+    args: tuple
+
+    def __repr__(self):
+        return f"Sample({self.id!r})"
+
+
+def S(sample_id, *args):
+    return Sample(sample_id, tuple(args))
+
+
+# ---- the spec --------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class OpSpec:
+    """One op variant.
+
+    fn: ``fn(lib, *tensors)``; ref: ``ref(np, *arrays)`` (defaults to fn with
+    lib=numpy); differentiable: gradient tests run (float64 samples);
+    gradcheck: also run finite differences (off when an output is float32,
+    which finite differences cannot resolve); gradgrad: run the
+    create_graph=True double-backward test on the first sample.
+    """
+
+    name: str
+    fn: Callable
+    samples: tuple
+    dtypes: tuple = FLOAT
+    domain: Domain = REAL
+    ref: Optional[Callable] = None
+    differentiable: bool = True
+    gradcheck: bool = True
+    gradgrad: bool = False
+    rtol: float = 1.3e-6
+    atol: float = 1e-5
+    rtol64: float = 1e-7
+    atol64: float = 1e-7
+
+    def __repr__(self):  # short: pytest prints it in every failure
+        return f"OpSpec({self.name!r})"
+
+    def reference(self, *arrays):
+        return (self.ref or self.fn)(np, *arrays)
+
+    def tolerance(self, dtype_name):
+        if dtype_name == "float64":
+            return self.rtol64, self.atol64
+        return self.rtol, self.atol
+
+
+@dataclass(frozen=True)
+class CreationSpec:
+    """A factory call ``fn(lib)``; ``ref()`` gives the expected numpy values
+    (None: only shape and dtype are checked, e.g. ``empty``)."""
+
+    name: str
+    fn: Callable
+    ref: Optional[Callable]
+    dtype: Optional[str] = None   # expected dtype name when torch is absent
+    rtol: float = 1.3e-6
+    atol: float = 1e-6
+
+
+# ---- numpy reference helpers -----------------------------------------------------------------
+
+def _f(a):
+    """numpy math on integers promotes to float64 (torch: float32); values agree."""
+    return a if a.dtype.kind == "f" else a.astype(np.float64)
+
+
+def _sigmoid(np_, a):
+    return 1.0 / (1.0 + np.exp(-_f(a)))
+
+
+def _div_trunc(a, b):
+    if a.dtype.kind == "f" or b.dtype.kind == "f":
+        return np.trunc(_f(a) / _f(b))
+    q = np.abs(a.astype(np.int64)) // np.abs(b.astype(np.int64))
+    return (np.sign(a.astype(np.int64)) * np.sign(b.astype(np.int64)) * q)
+
+
+def _div_floor(a, b):
+    if a.dtype.kind == "f" or b.dtype.kind == "f":
+        return np.floor_divide(_f(a) if a.dtype.kind != "f" else a, b)
+    return np.floor_divide(a.astype(np.int64), b.astype(np.int64))
+
+
+def _log_softmax(a, dim):
+    a = _f(a)
+    m = np.max(a, axis=dim, keepdims=True) if a.size else a
+    s = a - m
+    return s - np.log(np.sum(np.exp(s), axis=dim, keepdims=True))
+
+
+def _softmax(a, dim):
+    return np.exp(_log_softmax(a, dim))
+
+
+def _gather(a, dim, idx):
+    sl = tuple(slice(0, n) if d != dim else slice(None) for d, n in enumerate(idx.shape))
+    return np.take_along_axis(a[sl], idx, axis=dim)
+
+
+def _scatter_add(a, dim, idx, src):
+    out = a.copy()
+    for pos in np.ndindex(*idx.shape):
+        dst = list(pos)
+        dst[dim] = idx[pos]
+        out[tuple(dst)] += src[pos]
+    return out
+
+
+def _max_dim(np_, a, dim, keepdim=False, largest=True):
+    f = np.max if largest else np.min
+    g = np.argmax if largest else np.argmin
+    values = f(a, axis=dim, keepdims=keepdim)
+    indices = g(a, axis=dim, keepdims=keepdim)
+    return values, indices
+
+
+def _matmul(np_, a, b):
+    return np.matmul(a, b)
+
+
+def _split(a, size_or_sizes, dim):
+    n = a.shape[dim]
+    if isinstance(size_or_sizes, int):
+        cuts = list(range(size_or_sizes, n, size_or_sizes))
+    else:
+        cuts = list(np.cumsum(size_or_sizes)[:-1])
+    return tuple(np.split(a, cuts, axis=dim))
+
+
+def _chunk(a, chunks, dim):
+    size = -(-a.shape[dim] // chunks)
+    return _split(a, size, dim)
+
+
+def _unbind(a, dim):
+    return tuple(np.moveaxis(a, dim, 0))
+
+
+# ---- sample sets -----------------------------------------------------------------------------
+
+UNARY = (
+    S("0d", A()),
+    S("1d", A(5)),
+    S("2x3", A(2, 3)),
+    S("empty", A(0, 3)),
+    S("t", T(2, 3)),
+    S("step", Step(2, 3)),
+    S("expand", E((1, 3), (2, 3))),
+)
+UNARY_SMALL = (S("2x3", A(2, 3)), S("t", T(2, 3)), S("0d", A()))
+
+BINARY = (
+    S("same", A(2, 3), A(2, 3)),
+    S("bcast_row", A(2, 3), A(3)),
+    S("bcast_outer", A(2, 1), A(1, 3)),
+    S("bcast_3d", A(2, 1, 3), A(4, 1)),
+    S("0d_2x3", A(), A(2, 3)),
+    S("2x3_0d", A(2, 3), A()),
+    S("0d_0d", A(), A()),
+    S("empty", A(0, 3), A(3)),
+    S("t_step", T(2, 3), Step(2, 3)),
+    S("expand_same", E((1, 3), (2, 3)), A(2, 3)),
+)
+BINARY_SMALL = (S("same", A(2, 3), A(2, 3)), S("bcast_outer", A(2, 1), A(1, 3)),
+                S("t_0d", T(2, 3), A()))
+
+RED_ALL = (S("0d", A()), S("1d", A(4)), S("2x3", A(2, 3)), S("t", T(2, 3)),
+           S("3d_tr", Tr((2, 3, 2), 0, 2)))
+RED_ALL_EMPTY = RED_ALL + (S("empty", A(0, 3)),)
+RED_DIM = (S("2x3", A(2, 3)), S("t", T(2, 3)), S("3d", A(2, 3, 2)), S("step", Step(2, 3)))
+RED_DIM_EMPTY = RED_DIM + (S("empty", A(0, 3)),)
+
+
+def _unary(name, ref, dtypes, domain=REAL, differentiable=True, gradgrad=False, **kw):
+    """The functional form on every unary sample plus the method form on a few."""
+    return [
+        OpSpec(name, lambda lib, a: getattr(lib, name)(a), UNARY, dtypes, domain,
+               lambda np_, a: ref(a), differentiable, gradgrad=gradgrad, **kw),
+        OpSpec(f"Tensor.{name}", lambda lib, a: getattr(a, name)(), UNARY_SMALL, dtypes, domain,
+               lambda np_, a: ref(a), differentiable, **kw),
+    ]
+
+
+def _same_int_or_float(fn):
+    """Rounding ops keep integer dtypes unchanged."""
+    return lambda a: a.copy() if a.dtype.kind in "iub" else fn(a)
+
+
+OPS = []
+
+# ---- elementwise arithmetic ------------------------------------------------------------------
+
+OPS += [
+    OpSpec("add", lambda lib, a, b: lib.add(a, b), BINARY, ALL,
+           ref=lambda np_, a, b: np.add(a, b)),
+    OpSpec("add_alpha", lambda lib, a, b: lib.add(a, b, alpha=2), BINARY, NUM,
+           ref=lambda np_, a, b: a + 2 * b),
+    OpSpec("add_operator", lambda lib, a, b: a + b, BINARY_SMALL, ALL),
+    OpSpec("add_scalar", lambda lib, a: a + 2, UNARY, NUM, ref=lambda np_, a: a + 2),
+    OpSpec("add_float_scalar", lambda lib, a: a + 1.5, UNARY_SMALL, ALL,
+           ref=lambda np_, a: _f(a) + 1.5),
+    OpSpec("radd_scalar", lambda lib, a: 2 + a, UNARY_SMALL, NUM),
+    OpSpec("sub", lambda lib, a, b: lib.sub(a, b), BINARY, NUM,
+           ref=lambda np_, a, b: np.subtract(a, b)),
+    OpSpec("sub_alpha", lambda lib, a, b: lib.sub(a, b, alpha=3), BINARY_SMALL, NUM,
+           ref=lambda np_, a, b: a - 3 * b),
+    OpSpec("sub_operator", lambda lib, a, b: a - b, BINARY_SMALL, NUM),
+    OpSpec("rsub_scalar", lambda lib, a: 1 - a, UNARY, FLOAT + ("int64", "int32")),
+    OpSpec("rsub_fn", lambda lib, a, b: lib.rsub(a, b), BINARY_SMALL, FLOAT,
+           ref=lambda np_, a, b: b - a),
+    OpSpec("mul", lambda lib, a, b: lib.mul(a, b), BINARY, ALL, gradgrad=True,
+           ref=lambda np_, a, b: np.multiply(a, b)),
+    OpSpec("mul_operator", lambda lib, a, b: a * b, BINARY_SMALL, ALL),
+    OpSpec("mul_scalar", lambda lib, a: a * 2, UNARY, NUM),
+    OpSpec("rmul_float_scalar", lambda lib, a: 0.5 * a, UNARY_SMALL, ALL,
+           ref=lambda np_, a: 0.5 * _f(a)),
+    OpSpec("div", lambda lib, a, b: lib.div(a, b), BINARY, ALL,
+           ref=lambda np_, a, b: _f(a) / _f(b), domain=NONZERO),
+    OpSpec("div_operator", lambda lib, a, b: a / b, BINARY_SMALL, NUM,
+           ref=lambda np_, a, b: _f(a) / _f(b), domain=NONZERO),
+    OpSpec("div_rounding_none", lambda lib, a, b: lib.div(a, b, rounding_mode=None),
+           BINARY_SMALL, NUM, ref=lambda np_, a, b: _f(a) / _f(b), domain=NONZERO),
+    OpSpec("div_trunc", lambda lib, a, b: lib.div(a, b, rounding_mode="trunc"), BINARY, NUM,
+           ref=lambda np_, a, b: _div_trunc(a, b), domain=NONZERO),
+    OpSpec("div_floor", lambda lib, a, b: lib.div(a, b, rounding_mode="floor"), BINARY, NUM,
+           ref=lambda np_, a, b: _div_floor(a, b), domain=NONZERO),
+    OpSpec("div_scalar", lambda lib, a: a / 4, UNARY, NUM, ref=lambda np_, a: _f(a) / 4),
+    OpSpec("div_scalar_floor", lambda lib, a: lib.div(a, -3, rounding_mode="floor"),
+           UNARY_SMALL, FLOAT + ("int64", "int32"),
+           ref=lambda np_, a: _div_floor(a, np.asarray(-3, a.dtype))),
+    OpSpec("Tensor.div_trunc_scalar", lambda lib, a: a.div(2, rounding_mode="trunc"),
+           UNARY_SMALL, NUM, ref=lambda np_, a: _div_trunc(a, np.asarray(2, a.dtype))),
+    OpSpec("rdiv_scalar", lambda lib, a: 2 / a, UNARY, NUM, domain=NONZERO,
+           ref=lambda np_, a: 2 / _f(a)),
+    # torch records a NotImplemented node: backward raises (tests/test_errors.py)
+    OpSpec("floor_divide", lambda lib, a, b: a // b, BINARY_SMALL, NUM, domain=NONZERO,
+           ref=lambda np_, a, b: _div_floor(a, b), differentiable=False),
+    OpSpec("remainder", lambda lib, a, b: lib.remainder(a, b), BINARY_SMALL, NUM,
+           domain=NONZERO, ref=lambda np_, a, b: np.remainder(a, b)),
+    OpSpec("remainder_operator_scalar", lambda lib, a: a % 3, UNARY_SMALL, NUM,
+           ref=lambda np_, a: np.remainder(a, 3)),
+    # pow: tensor**scalar (PowBackward0), tensor**tensor (PowBackward1), scalar**tensor (2)
+    OpSpec("pow_scalar_2", lambda lib, a: a ** 2, UNARY, ALL, gradgrad=True),
+    OpSpec("pow_scalar_3_fn", lambda lib, a: lib.pow(a, 3), UNARY_SMALL, NUM,
+           ref=lambda np_, a: a ** 3),
+    OpSpec("pow_scalar_half", lambda lib, a: a ** 0.5, UNARY, FLOAT, POS),
+    OpSpec("pow_scalar_neg", lambda lib, a: a ** -1.5, UNARY_SMALL, FLOAT, POS),
+    OpSpec("pow_scalar_0", lambda lib, a: a ** 0, UNARY_SMALL, NUM),
+    OpSpec("pow_int_tensor_float_scalar", lambda lib, a: a ** 0.5, UNARY_SMALL, INT, POS,
+           ref=lambda np_, a: _f(a) ** 0.5, differentiable=False),
+    OpSpec("pow_tensor", lambda lib, a, b: lib.pow(a, b),
+           (S("same", A(2, 3, domain=POS), A(2, 3, domain=EXPONENT)),
+            S("bcast", A(2, 1, domain=POS), A(3, domain=EXPONENT)),
+            S("0d_exp", A(2, 3, domain=POS), A(domain=EXPONENT)),
+            S("t", T(2, 3, domain=POS), Step(2, 3, domain=EXPONENT))), NUM, gradgrad=True),
+    OpSpec("pow_operator_tensor", lambda lib, a, b: a ** b,
+           (S("same", A(2, 3, domain=POS), A(2, 3, domain=EXPONENT)),), NUM),
+    OpSpec("rpow_scalar", lambda lib, a: 2.0 ** a, UNARY, ALL, EXPONENT,
+           ref=lambda np_, a: 2.0 ** _f(a)),
+    OpSpec("rpow_int_scalar", lambda lib, a: 3 ** a, UNARY_SMALL, NUM, EXPONENT,
+           ref=lambda np_, a: np.power(np.asarray(3, a.dtype), a)),
+    OpSpec("pow_scalar_base_fn", lambda lib, a: lib.pow(2, a), UNARY_SMALL, NUM, EXPONENT,
+           ref=lambda np_, a: np.power(np.asarray(2, a.dtype), a)),
+]
+
+# ---- unary math ------------------------------------------------------------------------------
+
+OPS += _unary("neg", lambda a: -a, NUM)
+OPS += _unary("abs", np.abs, NUM, AWAY0)
+OPS += _unary("exp", lambda a: np.exp(_f(a)), ALL, gradgrad=True)
+OPS += _unary("log", lambda a: np.log(_f(a)), FLOAT + INT, POS)
+OPS += _unary("sqrt", lambda a: np.sqrt(_f(a)), FLOAT + INT, POS)
+OPS += _unary("rsqrt", lambda a: 1 / np.sqrt(_f(a)), FLOAT + INT, POS)
+OPS += _unary("sin", lambda a: np.sin(_f(a)), ALL)
+OPS += _unary("cos", lambda a: np.cos(_f(a)), ALL)
+OPS += _unary("tanh", lambda a: np.tanh(_f(a)), ALL, gradgrad=True)
+OPS += _unary("sigmoid", lambda a: _sigmoid(np, a), ALL, gradgrad=True)
+OPS += _unary("relu", lambda a: np.maximum(a, np.zeros((), a.dtype)), NUM, AWAY0)
+OPS += _unary("reciprocal", lambda a: 1 / _f(a), ALL, NONZERO)
+OPS += _unary("sign", lambda a: a.copy() if a.dtype == bool else np.sign(a), ALL, AWAY0)
+OPS += _unary("floor", _same_int_or_float(np.floor), NUM)
+OPS += _unary("ceil", _same_int_or_float(np.ceil), NUM)
+OPS += _unary("round", _same_int_or_float(np.round), NUM)
+OPS += _unary("trunc", _same_int_or_float(np.trunc), NUM)
+OPS += _unary("log1p", lambda a: np.log1p(_f(a)), FLOAT + INT, LOG1P)
+OPS += _unary("expm1", lambda a: np.expm1(_f(a)), ALL)
+OPS += _unary("square", lambda a: np.square(a.astype(np.int64) if a.dtype == bool else a), ALL)
+OPS += [
+    OpSpec("neg_operator", lambda lib, a: -a, UNARY_SMALL, NUM),
+    OpSpec("abs_operator", lambda lib, a: abs(a), UNARY_SMALL, NUM, AWAY0),
+    OpSpec("pos_operator", lambda lib, a: +a, UNARY_SMALL, NUM),
+]
+
+# ---- comparisons and logic -------------------------------------------------------------------
+
+for _name, _op in (("eq", np.equal), ("ne", np.not_equal), ("lt", np.less),
+                   ("le", np.less_equal), ("gt", np.greater), ("ge", np.greater_equal)):
+    OPS += [
+        OpSpec(_name, lambda lib, a, b, _n=_name: getattr(lib, _n)(a, b), BINARY, ALL, SMALL,
+               lambda np_, a, b, _o=_op: _o(a, b), differentiable=False),
+        OpSpec(f"Tensor.{_name}_scalar", lambda lib, a, _n=_name: getattr(a, _n)(1), UNARY_SMALL,
+               ALL, SMALL, lambda np_, a, _o=_op: _o(a, 1), differentiable=False),
+    ]
+OPS += [
+    OpSpec("eq_operator", lambda lib, a, b: a == b, BINARY_SMALL, ALL, SMALL, differentiable=False),
+    OpSpec("ne_operator", lambda lib, a, b: a != b, BINARY_SMALL, ALL, SMALL, differentiable=False),
+    OpSpec("lt_operator_scalar", lambda lib, a: a < 1, UNARY_SMALL, ALL, SMALL,
+           differentiable=False),
+    OpSpec("le_operator", lambda lib, a, b: a <= b, BINARY_SMALL, ALL, SMALL, differentiable=False),
+    OpSpec("gt_operator_float_scalar", lambda lib, a: a > 0.5, UNARY_SMALL, ALL, SMALL,
+           differentiable=False),
+    OpSpec("ge_operator", lambda lib, a, b: a >= b, BINARY_SMALL, ALL, SMALL, differentiable=False),
+    OpSpec("rgt_scalar", lambda lib, a: 1 > a, UNARY_SMALL, ALL, SMALL, differentiable=False),
+]
+for _name in ("logical_and", "logical_or", "logical_xor"):
+    OPS.append(OpSpec(_name, lambda lib, a, b, _n=_name: getattr(lib, _n)(a, b), BINARY, ALL,
+                      SMALL, differentiable=False))
+    OPS.append(OpSpec(f"Tensor.{_name}", lambda lib, a, b, _n=_name: getattr(a, _n)(b),
+                      BINARY_SMALL, ALL, SMALL, differentiable=False,
+                      ref=lambda np_, a, b, _n=_name: getattr(np, _n)(a, b)))
+OPS += [
+    OpSpec("logical_not", lambda lib, a: lib.logical_not(a), UNARY, ALL, SMALL,
+           differentiable=False),
+    OpSpec("Tensor.logical_not", lambda lib, a: a.logical_not(), UNARY_SMALL, ALL, SMALL,
+           differentiable=False, ref=lambda np_, a: np.logical_not(a)),
+    OpSpec("bitwise_and", lambda lib, a, b: a & b, BINARY, INTB, SMALL, differentiable=False),
+    OpSpec("bitwise_or", lambda lib, a, b: a | b, BINARY, INTB, SMALL, differentiable=False),
+    OpSpec("bitwise_xor", lambda lib, a, b: a ^ b, BINARY, INTB, SMALL, differentiable=False),
+    OpSpec("bitwise_not", lambda lib, a: ~a, UNARY, INTB, SMALL, differentiable=False),
+    OpSpec("bitwise_not_fn", lambda lib, a: lib.bitwise_not(a), UNARY_SMALL, INTB, SMALL,
+           differentiable=False),
+    OpSpec("bitwise_and_scalar", lambda lib, a: a & 3, UNARY_SMALL, INT, SMALL,
+           differentiable=False),
+    OpSpec("bitwise_ror_scalar", lambda lib, a: 6 | a, UNARY_SMALL, INT, SMALL,
+           differentiable=False),
+    OpSpec("bitwise_xor_bool_scalar", lambda lib, a: a ^ True, UNARY_SMALL, ("bool",), SMALL,
+           differentiable=False),
+]
+
+# ---- where / clamp / maximum / minimum -------------------------------------------------------
+
+OPS += [
+    OpSpec("where", lambda lib, c, a, b: lib.where(c, a, b),
+           (S("same", Mask([[True, False, True], [False, False, True]]), A(2, 3), A(2, 3)),
+            S("bcast", Mask([[True], [False]]), A(1, 3), A()),
+            S("t", Mask([True, False, True]), T(2, 3), Step(2, 3)),
+            S("empty", Mask([True, False, True]), A(0, 3), A(3))), ALL),
+    OpSpec("where_scalar", lambda lib, c, a: lib.where(c, a, 0.0),
+           (S("same", Mask([[True, False, True], [False, True, True]]), A(2, 3)),), FLOAT),
+    OpSpec("where_cond_tensor", lambda lib, a: lib.where(a > 0, a, -a), UNARY_SMALL, FLOAT,
+           AWAY0),
+    OpSpec("clamp", lambda lib, a: lib.clamp(a, -0.5, 0.5), UNARY, FLOAT,
+           ref=lambda np_, a: np.clip(a, -0.5, 0.5)),
+    OpSpec("clamp_min", lambda lib, a: lib.clamp(a, min=0.25), UNARY_SMALL, FLOAT,
+           ref=lambda np_, a: np.maximum(a, np.asarray(0.25, a.dtype))),
+    OpSpec("clamp_max_kw", lambda lib, a: a.clamp(max=-0.25), UNARY_SMALL, FLOAT,
+           ref=lambda np_, a: np.minimum(a, np.asarray(-0.25, a.dtype))),
+    OpSpec("clamp_int", lambda lib, a: lib.clamp(a, 1, 3), UNARY_SMALL, INT,
+           ref=lambda np_, a: np.clip(a, 1, 3)),
+    OpSpec("clamp_int_float_bound", lambda lib, a: lib.clamp(a, min=0.5), UNARY_SMALL,
+           ("int64",), ref=lambda np_, a: np.maximum(_f(a), 0.5), differentiable=False),
+    OpSpec("clip", lambda lib, a: lib.clip(a, -1, 1), UNARY_SMALL, FLOAT),
+    OpSpec("clamp_tensor", lambda lib, a, lo, hi: lib.clamp(a, lo, hi),
+           (S("same", A(2, 3), A(2, 3, domain=Domain("lo", -2, -0.3)),
+              A(2, 3, domain=Domain("hi", 0.3, 2))),
+            S("bcast", A(2, 3), A(3, domain=Domain("lo", -1, 0)),
+              A(2, 1, domain=Domain("hi", 0, 1))),
+            S("t", T(2, 3), A(domain=Domain("lo", -1, 0)), Step(2, 3, domain=Domain("hi", 0, 1)))),
+           FLOAT + ("int64",), ref=lambda np_, a, lo, hi: np.minimum(np.maximum(a, lo), hi)),
+    OpSpec("clamp_tensor_min_only", lambda lib, a, lo: lib.clamp(a, min=lo),
+           (S("bcast", A(2, 3), A(3)),), FLOAT, ref=lambda np_, a, lo: np.maximum(a, lo)),
+    OpSpec("maximum", lambda lib, a, b: lib.maximum(a, b), BINARY, ALL),
+    OpSpec("minimum", lambda lib, a, b: lib.minimum(a, b), BINARY, ALL),
+    OpSpec("Tensor.maximum", lambda lib, a, b: a.maximum(b), BINARY_SMALL, NUM,
+           ref=lambda np_, a, b: np.maximum(a, b)),
+    OpSpec("max_binary", lambda lib, a, b: lib.max(a, b), BINARY_SMALL, FLOAT,
+           ref=lambda np_, a, b: np.maximum(a, b)),
+    OpSpec("min_binary", lambda lib, a, b: a.min(b), BINARY_SMALL, FLOAT,
+           ref=lambda np_, a, b: np.minimum(a, b)),
+]
+
+# ---- type promotion --------------------------------------------------------------------------
+
+OPS += [
+    OpSpec("promote_float_int", lambda lib, a, b: a + b,
+           (S("f_i64", A(2, 3), A(2, 3, dtype="int64")), S("i32_f", A(3, dtype="int32"), A(2, 3))),
+           FLOAT, ref=lambda np_, a, b: _f(a) + _f(b), gradcheck=False),
+    OpSpec("promote_int_bool", lambda lib, a, b: a + b,
+           (S("int_bool", A(2, 3), A(2, 3, dtype="bool")),), INT),
+    OpSpec("promote_uint8_int32", lambda lib, a, b: a * b,
+           (S("u8_i32", A(2, 3, dtype="uint8"), A(2, 3, dtype="int32")),
+            S("u8_i64", A(2, 3, dtype="uint8"), A(3, dtype="int64"))), ("int64",)),
+    OpSpec("promote_f32_f64", lambda lib, a, b: a * b,
+           (S("f32_f64", A(2, 3, dtype="float32"), A(2, 3, dtype="float64")),), ("float64",),
+           gradcheck=False),
+    OpSpec("promote_0d_does_not_upcast", lambda lib, a, b: a + b,
+           (S("f32_0d_f64", A(2, 3, dtype="float32"), A(dtype="float64")),
+            S("i32_0d_i64", A(2, 3, dtype="int32"), A(dtype="int64"))), ("float64",),
+           ref=lambda np_, a, b: a + b, gradcheck=False),
+    OpSpec("promote_int_tensor_0d_float", lambda lib, a, b: a * b,
+           (S("i64_0d_f64", A(2, 3, dtype="int64"), A(dtype="float64")),), ("float64",),
+           ref=lambda np_, a, b: _f(a) * b, gradcheck=False),
+    OpSpec("promote_int_float_scalar", lambda lib, a: a * 1.5, UNARY_SMALL, INTB,
+           ref=lambda np_, a: _f(a) * 1.5),
+    OpSpec("promote_bool_int_scalar", lambda lib, a: a + 1, UNARY_SMALL, ("bool",),
+           ref=lambda np_, a: a.astype(np.int64) + 1),
+    OpSpec("promote_uint8_neg_scalar", lambda lib, a: a + (-1), UNARY_SMALL, ("uint8",),
+           ref=lambda np_, a: (a.astype(np.int64) - 1).astype(np.uint8)),
+]
+
+# ---- reductions ------------------------------------------------------------------------------
+
+_mean_ref = lambda np_, a, *args, **kw: np.mean(_f(a), *args, **kw)  # noqa: E731
+OPS += [
+    OpSpec("sum", lambda lib, a: a.sum(), RED_ALL_EMPTY, ALL, ref=lambda np_, a: np.sum(a),
+           rtol=1e-5),
+    OpSpec("sum_fn", lambda lib, a: lib.sum(a), RED_ALL, NUM, ref=lambda np_, a: np.sum(a),
+           rtol=1e-5),
+    OpSpec("sum_dim", lambda lib, a: a.sum(1), RED_DIM_EMPTY, ALL,
+           ref=lambda np_, a: np.sum(a, 1), rtol=1e-5),
+    OpSpec("sum_dim_neg_keepdim", lambda lib, a: lib.sum(a, dim=-1, keepdim=True), RED_DIM_EMPTY,
+           NUM, ref=lambda np_, a: np.sum(a, -1, keepdims=True), rtol=1e-5),
+    OpSpec("sum_dims_tuple", lambda lib, a: a.sum((0, 1)), RED_DIM, NUM,
+           ref=lambda np_, a: np.sum(a, (0, 1)), rtol=1e-5),
+    OpSpec("sum_dim_empty_tuple", lambda lib, a: a.sum(dim=()), RED_DIM, FLOAT,
+           ref=lambda np_, a: np.sum(a), rtol=1e-5),
+    OpSpec("sum_dtype", lambda lib, a: a.sum(dtype=lib.float64), RED_ALL, ALL,
+           ref=lambda np_, a: np.sum(a.astype(np.float64)), gradcheck=True),
+    OpSpec("sum_dim_dtype", lambda lib, a: a.sum(0, dtype=lib.int32), RED_DIM, INTB,
+           ref=lambda np_, a: np.sum(a.astype(np.int32), 0), differentiable=False),
+    OpSpec("mean", lambda lib, a: a.mean(), RED_ALL_EMPTY, FLOAT, ref=_mean_ref, rtol=1e-5),
+    OpSpec("mean_fn_dim", lambda lib, a: lib.mean(a, 0), RED_DIM_EMPTY, FLOAT,
+           ref=lambda np_, a: _mean_ref(np_, a, 0), rtol=1e-5),
+    OpSpec("mean_dims_keepdim", lambda lib, a: a.mean((0, 1), keepdim=True), RED_DIM, FLOAT,
+           ref=lambda np_, a: _mean_ref(np_, a, (0, 1), keepdims=True), rtol=1e-5),
+    OpSpec("mean_dtype", lambda lib, a: a.mean(dtype=lib.float64), RED_ALL, NUM,
+           ref=lambda np_, a: np.mean(a.astype(np.float64))),
+    OpSpec("max", lambda lib, a: a.max(), RED_ALL, ALL, DISTINCT, ref=lambda np_, a: np.max(a)),
+    OpSpec("min_fn", lambda lib, a: lib.min(a), RED_ALL, ALL, DISTINCT,
+           ref=lambda np_, a: np.min(a)),
+    OpSpec("max_dim", lambda lib, a: a.max(1), RED_DIM, NUM, DISTINCT,
+           ref=lambda np_, a: _max_dim(np_, a, 1)),
+    OpSpec("max_dim_keepdim_fn", lambda lib, a: lib.max(a, 0, keepdim=True), RED_DIM, NUM,
+           DISTINCT, ref=lambda np_, a: _max_dim(np_, a, 0, True)),
+    OpSpec("max_dim_kw", lambda lib, a: a.max(dim=-1), RED_DIM, FLOAT, DISTINCT,
+           ref=lambda np_, a: _max_dim(np_, a, -1)),
+    OpSpec("min_dim", lambda lib, a: a.min(0), RED_DIM, NUM, DISTINCT,
+           ref=lambda np_, a: _max_dim(np_, a, 0, largest=False)),
+    OpSpec("max_dim_values_attr", lambda lib, a: a.max(1).values, RED_DIM, FLOAT, DISTINCT,
+           ref=lambda np_, a: np.max(a, 1)),
+    OpSpec("min_dim_indices_attr", lambda lib, a: a.min(1).indices, RED_DIM, FLOAT, DISTINCT,
+           ref=lambda np_, a: np.argmin(a, 1), differentiable=False),
+    OpSpec("argmax", lambda lib, a: a.argmax(), RED_ALL, NUM, DISTINCT,
+           ref=lambda np_, a: np.argmax(a), differentiable=False),
+    OpSpec("argmax_dim", lambda lib, a: lib.argmax(a, 1), RED_DIM, NUM, DISTINCT,
+           ref=lambda np_, a: np.argmax(a, 1), differentiable=False),
+    OpSpec("argmax_dim_keepdim", lambda lib, a: a.argmax(dim=0, keepdim=True), RED_DIM, NUM,
+           DISTINCT, ref=lambda np_, a: np.argmax(a, 0, keepdims=True), differentiable=False),
+    OpSpec("argmin", lambda lib, a: lib.argmin(a), RED_ALL, NUM, DISTINCT,
+           ref=lambda np_, a: np.argmin(a), differentiable=False),
+    OpSpec("argmin_dim_keepdim", lambda lib, a: a.argmin(-1, keepdim=True), RED_DIM, NUM,
+           DISTINCT, ref=lambda np_, a: np.argmin(a, -1, keepdims=True), differentiable=False),
+    OpSpec("amax", lambda lib, a: a.amax(), RED_ALL, ALL, DISTINCT,
+           ref=lambda np_, a: np.max(a)),
+    OpSpec("amax_dim", lambda lib, a: lib.amax(a, 1), RED_DIM, ALL, DISTINCT,
+           ref=lambda np_, a: np.max(a, 1)),
+    OpSpec("amax_dims_keepdim", lambda lib, a: a.amax((0, -1), keepdim=True), RED_DIM, NUM,
+           DISTINCT, ref=lambda np_, a: np.max(a, (0, -1), keepdims=True)),
+    # ties: the gradient is split evenly among the maxima (no finite differences there)
+    OpSpec("amax_ties", lambda lib, a: a.amax(1),
+           (S("ties", Fixed([[1.0, 3.0, 3.0], [2.0, 2.0, 2.0]])),), FLOAT,
+           ref=lambda np_, a: np.max(a, 1), gradcheck=False),
+    OpSpec("max_ties_all", lambda lib, a: a.max(),
+           (S("ties", Fixed([[1.0, 3.0, 3.0], [2.0, 0.0, 3.0]])),), FLOAT,
+           ref=lambda np_, a: np.max(a), gradcheck=False),
+    OpSpec("any", lambda lib, a: a.any(), RED_ALL_EMPTY, ALL, SMALL,
+           ref=lambda np_, a: np.any(a), differentiable=False),
+    OpSpec("any_dim", lambda lib, a: lib.any(a, 1), RED_DIM_EMPTY, ALL, SMALL,
+           ref=lambda np_, a: np.any(a, 1), differentiable=False),
+    OpSpec("all", lambda lib, a: lib.all(a), RED_ALL_EMPTY, ALL, SMALL,
+           ref=lambda np_, a: np.all(a), differentiable=False),
+    OpSpec("all_dim_keepdim", lambda lib, a: a.all(0, keepdim=True), RED_DIM_EMPTY, ALL, SMALL,
+           ref=lambda np_, a: np.all(a, 0, keepdims=True), differentiable=False),
+    OpSpec("prod", lambda lib, a: a.prod(), RED_ALL_EMPTY, ALL, ref=lambda np_, a: np.prod(a),
+           rtol=1e-5),
+    OpSpec("prod_zeros", lambda lib, a: lib.prod(a),
+           (S("one_zero", Fixed([[1.5, 0.0, -2.0], [0.5, 3.0, 1.25]])),
+            S("two_zeros", Fixed([[1.5, 0.0, -2.0], [0.5, 0.0, 1.25]]))), FLOAT,
+           ref=lambda np_, a: np.prod(a)),
+    OpSpec("prod_dim", lambda lib, a: a.prod(1), RED_DIM, NUM, ref=lambda np_, a: np.prod(a, 1),
+           rtol=1e-5),
+]
+
+# ---- matmul family ---------------------------------------------------------------------------
+
+MATMUL = (
+    S("1d_1d", A(3), A(3)),
+    S("2d_1d", A(2, 3), A(3)),
+    S("1d_2d", A(3), A(3, 2)),
+    S("2d_2d", A(2, 3), A(3, 4)),
+    S("3d_2d", A(2, 2, 3), A(3, 4)),
+    S("2d_3d", A(2, 3), A(2, 3, 4)),
+    S("3d_3d", A(2, 2, 3), A(2, 3, 4)),
+    S("1d_3d", A(3), A(2, 3, 4)),
+    S("3d_1d", A(2, 2, 3), A(3)),
+    S("4d_3d_bcast", A(2, 1, 2, 3), A(3, 3, 2)),
+    S("t_t", T(2, 3), T(3, 4)),
+    S("3d_tr_step", Tr((2, 2, 3), 1, 2), Step(3, 2)),
+    S("empty_rows", A(0, 3), A(3, 2)),
+    S("empty_inner", A(2, 0), A(0, 3)),
+)
+_MM_TOL = dict(rtol=1e-5, atol=1e-5)
+OPS += [
+    OpSpec("matmul", lambda lib, a, b: lib.matmul(a, b), MATMUL, FLOAT + ("int64",),
+           ref=_matmul, gradgrad=True, **_MM_TOL),
+    OpSpec("matmul_operator", lambda lib, a, b: a @ b, MATMUL[:6], FLOAT + ("int32",),
+           ref=_matmul, **_MM_TOL),
+    OpSpec("mm", lambda lib, a, b: lib.mm(a, b),
+           (S("2d", A(2, 3), A(3, 4)), S("t_t", T(2, 3), T(3, 4)), S("step", Step(2, 3), A(3, 1)),
+            S("empty", A(2, 0), A(0, 3))), FLOAT + ("int64",), ref=_matmul, **_MM_TOL),
+    OpSpec("Tensor.mm", lambda lib, a, b: a.mm(b), (S("2d", A(2, 3), A(3, 4)),), FLOAT,
+           ref=_matmul, **_MM_TOL),
+    OpSpec("bmm", lambda lib, a, b: lib.bmm(a, b),
+           (S("3d", A(2, 2, 3), A(2, 3, 4)), S("tr", Tr((2, 2, 3), 1, 2), Tr((2, 3, 4), 0, 1)),
+            S("empty_batch", A(0, 2, 3), A(0, 3, 1))), FLOAT + ("int64",), ref=_matmul, **_MM_TOL),
+    OpSpec("mv", lambda lib, a, b: lib.mv(a, b),
+           (S("2d_1d", A(2, 3), A(3)), S("t_step", T(2, 3), Step(3))), FLOAT + ("int64",),
+           ref=_matmul, **_MM_TOL),
+    OpSpec("dot", lambda lib, a, b: lib.dot(a, b),
+           (S("1d", A(4), A(4)), S("step", Step(3), A(3)), S("empty", A(0), A(0))),
+           FLOAT + ("int64",), ref=lambda np_, a, b: np.dot(a, b), **_MM_TOL),
+    OpSpec("Tensor.dot", lambda lib, a, b: a.dot(b), (S("1d", A(4), A(4)),), FLOAT,
+           ref=lambda np_, a, b: np.dot(a, b), **_MM_TOL),
+    OpSpec("outer", lambda lib, a, b: lib.outer(a, b),
+           (S("1d", A(3), A(4)), S("step", Step(2), A(3)), S("empty", A(0), A(2))),
+           NUM, ref=lambda np_, a, b: np.outer(a, b)),
+]
+
+# ---- views, shape ops, joins -----------------------------------------------------------------
+
+V23 = (S("2x3", A(2, 3)), S("t", T(2, 3)), S("step", Step(2, 3)), S("expand", E((1, 3), (2, 3))))
+V23C = (S("2x3", A(2, 3)),)
+V234 = (S("2x3x4", A(2, 3, 4)), S("tr", Tr((2, 3, 4), 0, 2)))
+_np_t = lambda a: a.T if a.ndim == 2 else a  # noqa: E731
+OPS += [
+    OpSpec("view", lambda lib, a: a.view(3, 2), V23C + (S("2x3x1", A(2, 3, 1)),), ALL,
+           ref=lambda np_, a: a.reshape(3, 2)),
+    OpSpec("view_infer", lambda lib, a: a.view(-1), V23C + (S("0d", A()), S("empty", A(0, 3))),
+           ALL, ref=lambda np_, a: a.reshape(-1)),
+    OpSpec("view_tuple", lambda lib, a: a.view((1, 6, 1)), V23C, ALL,
+           ref=lambda np_, a: a.reshape(1, 6, 1)),
+    OpSpec("view_0d_to_1", lambda lib, a: a.view(1, 1), (S("0d", A()),), ALL,
+           ref=lambda np_, a: a.reshape(1, 1)),
+    OpSpec("view_empty", lambda lib, a: a.view(3, 0, 2), (S("empty", A(0, 3)),), FLOAT,
+           ref=lambda np_, a: a.reshape(3, 0, 2)),
+    OpSpec("view_as", lambda lib, a, b: a.view_as(b), (S("2x3", A(2, 3), A(3, 2)),), FLOAT,
+           ref=lambda np_, a, b: a.reshape(b.shape)),
+    OpSpec("view_expand_split_dim", lambda lib, a: a.view(2, 1, 3), (S("expand", E((3,), (2, 3))),),
+           FLOAT, ref=lambda np_, a: a.reshape(2, 1, 3)),
+    OpSpec("reshape", lambda lib, a: a.reshape(3, 2), V23, ALL,
+           ref=lambda np_, a: a.reshape(3, 2)),
+    OpSpec("reshape_fn_infer", lambda lib, a: lib.reshape(a, (-1,)), V23 + (S("0d", A()),), ALL,
+           ref=lambda np_, a: a.reshape(-1)),
+    OpSpec("reshape_as", lambda lib, a, b: a.reshape_as(b), (S("t", T(2, 3), A(6)),), FLOAT,
+           ref=lambda np_, a, b: a.reshape(b.shape)),
+    OpSpec("t", lambda lib, a: a.t(), V23 + (S("1d", A(3)), S("0d", A())), ALL,
+           ref=lambda np_, a: _np_t(a)),
+    OpSpec("t_fn", lambda lib, a: lib.t(a), V23C, ALL, ref=lambda np_, a: a.T),
+    OpSpec("T_property", lambda lib, a: a.T, V23C + V234[:1], FLOAT,
+           ref=lambda np_, a: a.T),
+    OpSpec("mT_property", lambda lib, a: a.mT, V234, FLOAT,
+           ref=lambda np_, a: np.swapaxes(a, -1, -2)),
+    OpSpec("transpose", lambda lib, a: a.transpose(0, 1), V23 + V234, ALL,
+           ref=lambda np_, a: np.swapaxes(a, 0, 1)),
+    OpSpec("transpose_neg_fn", lambda lib, a: lib.transpose(a, -1, 0), V234, ALL,
+           ref=lambda np_, a: np.swapaxes(a, -1, 0)),
+    OpSpec("swapaxes", lambda lib, a: lib.swapaxes(a, 0, 2), V234, FLOAT),
+    OpSpec("permute", lambda lib, a: a.permute(2, 0, 1), V234, ALL,
+           ref=lambda np_, a: np.transpose(a, (2, 0, 1))),
+    OpSpec("permute_tuple_neg", lambda lib, a: a.permute((1, -1, 0)), V234, FLOAT,
+           ref=lambda np_, a: np.transpose(a, (1, 2, 0))),
+    OpSpec("permute_fn", lambda lib, a: lib.permute(a, (1, 0)), V23, ALL,
+           ref=lambda np_, a: a.T),
+    OpSpec("unsqueeze", lambda lib, a: a.unsqueeze(0), V23 + (S("0d", A()),), ALL,
+           ref=lambda np_, a: np.expand_dims(a, 0)),
+    OpSpec("unsqueeze_neg_fn", lambda lib, a: lib.unsqueeze(a, -1), V23 + (S("empty", A(0, 3)),),
+           ALL, ref=lambda np_, a: np.expand_dims(a, -1)),
+    OpSpec("unsqueeze_mid", lambda lib, a: a.unsqueeze(1), V23, FLOAT,
+           ref=lambda np_, a: np.expand_dims(a, 1)),
+    OpSpec("squeeze", lambda lib, a: a.squeeze(), (S("2x1x3x1", A(2, 1, 3, 1)), S("1x1", A(1, 1)),
+                                                   S("0d", A()), S("2x3", A(2, 3))), ALL,
+           ref=lambda np_, a: np.squeeze(a)),
+    OpSpec("squeeze_dim", lambda lib, a: a.squeeze(1), (S("2x1x3", A(2, 1, 3)),
+                                                        S("noop", A(2, 3))), ALL,
+           ref=lambda np_, a: np.squeeze(a, 1) if a.shape[1] == 1 else a),
+    OpSpec("squeeze_fn_neg", lambda lib, a: lib.squeeze(a, -1), (S("2x3x1", A(2, 3, 1)),), FLOAT,
+           ref=lambda np_, a: np.squeeze(a, -1)),
+    OpSpec("squeeze_dims_tuple", lambda lib, a: a.squeeze((1, 3)), (S("2x1x3x1", A(2, 1, 3, 1)),),
+           FLOAT, ref=lambda np_, a: np.squeeze(a, (1, 3))),
+    OpSpec("expand", lambda lib, a: a.expand(2, 3), (S("1x3", A(1, 3)), S("3", A(3)),
+                                                    S("0d", A())), ALL,
+           ref=lambda np_, a: np.broadcast_to(a, (2, 3))),
+    OpSpec("expand_new_dims_keep", lambda lib, a: a.expand(4, -1, 3), (S("2x1", A(2, 1)),), ALL,
+           ref=lambda np_, a: np.broadcast_to(a, (4, 2, 3))),
+    OpSpec("expand_tuple", lambda lib, a: a.expand((2, 2, 3)), (S("t_1", T(1, 3)),), FLOAT,
+           ref=lambda np_, a: np.broadcast_to(a, (2, 2, 3))),
+    OpSpec("expand_as", lambda lib, a, b: a.expand_as(b), (S("bcast", A(3, 1), A(3, 4)),), FLOAT,
+           ref=lambda np_, a, b: np.broadcast_to(a, b.shape)),
+    OpSpec("flatten", lambda lib, a: a.flatten(), V23 + V234 + (S("0d", A()),), ALL,
+           ref=lambda np_, a: a.reshape(-1)),
+    OpSpec("flatten_start", lambda lib, a: a.flatten(1), V234, ALL,
+           ref=lambda np_, a: a.reshape(a.shape[0], -1)),
+    OpSpec("flatten_fn_range", lambda lib, a: lib.flatten(a, 0, 1), V234, FLOAT,
+           ref=lambda np_, a: a.reshape(-1, a.shape[2])),
+    OpSpec("select", lambda lib, a: a.select(1, -1), V23 + V234, ALL,
+           ref=lambda np_, a: a[:, -1]),
+    OpSpec("select_fn", lambda lib, a: lib.select(a, 0, 1), V23, ALL,
+           ref=lambda np_, a: a[1]),
+    OpSpec("narrow", lambda lib, a: a.narrow(1, 1, 2), V23 + V234, ALL,
+           ref=lambda np_, a: a[:, 1:3]),
+    OpSpec("narrow_fn_neg_start", lambda lib, a: lib.narrow(a, 0, -1, 1), V23, FLOAT,
+           ref=lambda np_, a: a[-1:]),
+    OpSpec("split", lambda lib, a: a.split(2), (S("5x2", A(5, 2)), S("t", T(3, 2))), ALL,
+           ref=lambda np_, a: _split(a, 2, 0)),
+    OpSpec("split_dim", lambda lib, a: a.split(2, dim=1), V23 + V234, ALL,
+           ref=lambda np_, a: _split(a, 2, 1)),
+    OpSpec("split_sizes", lambda lib, a: a.split([1, 2], 1), V23, ALL,
+           ref=lambda np_, a: _split(a, [1, 2], 1)),
+    OpSpec("split_fn", lambda lib, a: lib.split(a, 1), V23, FLOAT,
+           ref=lambda np_, a: _split(a, 1, 0)),
+    OpSpec("chunk", lambda lib, a: a.chunk(2), (S("3x2", A(3, 2)), S("4x2", A(4, 2)),
+                                               S("t", T(3, 2))), ALL,
+           ref=lambda np_, a: _chunk(a, 2, 0)),
+    OpSpec("chunk_dim_fn", lambda lib, a: lib.chunk(a, 3, 1), V23 + V234, ALL,
+           ref=lambda np_, a: _chunk(a, 3, 1)),
+    OpSpec("chunk_uneven", lambda lib, a: a.chunk(4, 1), (S("1x6", A(1, 6)),), FLOAT,
+           ref=lambda np_, a: _chunk(a, 4, 1)),
+    OpSpec("unbind", lambda lib, a: a.unbind(), V23 + V234, ALL,
+           ref=lambda np_, a: _unbind(a, 0)),
+    OpSpec("unbind_fn_dim", lambda lib, a: lib.unbind(a, 1), V23, ALL,
+           ref=lambda np_, a: _unbind(a, 1)),
+    OpSpec("cat", lambda lib, a, b: lib.cat([a, b]),
+           (S("2x3_1x3", A(2, 3), A(1, 3)), S("t_step", T(2, 3), Step(2, 3)),
+            S("empty", A(0, 3), A(2, 3)), S("1d", A(2), A(3))), ALL,
+           ref=lambda np_, a, b: np.concatenate([a, b])),
+    OpSpec("cat_dim_tuple", lambda lib, a, b: lib.cat((a, b), dim=1),
+           (S("2x1_2x3", A(2, 1), A(2, 3)), S("expand", E((1, 3), (2, 3)), T(2, 2))), ALL,
+           ref=lambda np_, a, b: np.concatenate([a, b], 1)),
+    OpSpec("cat_neg_dim_three", lambda lib, a, b, c: lib.cat([a, b, c], -1),
+           (S("3d", A(2, 1, 2), A(2, 1, 1), A(2, 1, 3)),), FLOAT,
+           ref=lambda np_, a, b, c: np.concatenate([a, b, c], -1)),
+    OpSpec("cat_legacy_empty_1d", lambda lib, a, b: lib.cat([a, b]),
+           (S("2x3_0", A(2, 3), A(0)),), FLOAT, ref=lambda np_, a, b: a),
+    OpSpec("cat_promotes", lambda lib, a, b: lib.cat([a, b]),
+           (S("f_i64", A(2, 3), A(1, 3, dtype="int64")),), FLOAT,
+           ref=lambda np_, a, b: np.concatenate([a, b.astype(a.dtype)])),
+    OpSpec("concat", lambda lib, a, b: lib.concat([a, b], 1), (S("2x3", A(2, 3), A(2, 2)),), FLOAT,
+           ref=lambda np_, a, b: np.concatenate([a, b], 1)),
+    OpSpec("stack", lambda lib, a, b: lib.stack([a, b]),
+           (S("2x3", A(2, 3), A(2, 3)), S("t_step", T(2, 3), Step(2, 3)), S("0d", A(), A()),
+            S("empty", A(0, 3), A(0, 3))), ALL, ref=lambda np_, a, b: np.stack([a, b])),
+    OpSpec("stack_dim", lambda lib, a, b, c: lib.stack((a, b, c), dim=2),
+           (S("2x3", A(2, 3), A(2, 3), A(2, 3)),), ALL,
+           ref=lambda np_, a, b, c: np.stack([a, b, c], 2)),
+    OpSpec("stack_neg_dim", lambda lib, a, b: lib.stack([a, b], -1), (S("3", A(3), A(3)),), FLOAT,
+           ref=lambda np_, a, b: np.stack([a, b], -1)),
+    OpSpec("contiguous", lambda lib, a: a.contiguous(), V23 + (S("0d", A()),), ALL,
+           ref=lambda np_, a: a.copy()),
+    OpSpec("clone", lambda lib, a: a.clone(), V23 + (S("0d", A()), S("empty", A(0, 3))), ALL,
+           ref=lambda np_, a: a.copy()),
+    OpSpec("clone_fn", lambda lib, a: lib.clone(a), V23C, FLOAT, ref=lambda np_, a: a.copy()),
+    OpSpec("as_strided", lambda lib, a: a.as_strided((2, 2), (1, 2)), (S("2x3", A(2, 3)),), FLOAT,
+           ref=lambda np_, a: np.lib.stride_tricks.as_strided(
+               a, (2, 2), (a.itemsize, 2 * a.itemsize))),
+]
+
+# ---- indexing --------------------------------------------------------------------------------
+
+X34 = (S("3x4", A(3, 4)), S("t", T(3, 4)))
+X234 = (S("2x3x4", A(2, 3, 4)), S("tr", Tr((2, 3, 4), 0, 2)))
+
+
+def _ix(name, fn, samples=X34, dtypes=ALL, **kw):
+    return OpSpec("getitem_" + name, fn, samples, dtypes, **kw)
+
+
+OPS += [
+    _ix("int", lambda lib, a: a[0]),
+    _ix("neg_int", lambda lib, a: a[-1]),
+    _ix("int_int", lambda lib, a: a[1, 2]),
+    _ix("chained_int", lambda lib, a: a[0][-1], dtypes=FLOAT),
+    _ix("colon_int", lambda lib, a: a[:, 1]),
+    _ix("slice", lambda lib, a: a[1:3]),
+    _ix("slice_neg", lambda lib, a: a[-2:, :-1]),
+    _ix("slice_step", lambda lib, a: a[::2, 1::2]),
+    _ix("slice_clamped", lambda lib, a: a[1:100, -100:2]),
+    _ix("slice_empty", lambda lib, a: a[2:1]),
+    _ix("ellipsis", lambda lib, a: a[..., 1], X34 + X234),
+    _ix("ellipsis_only", lambda lib, a: a[...]),
+    _ix("none", lambda lib, a: a[None]),
+    _ix("none_mid", lambda lib, a: a[:, None, 1:]),
+    _ix("none_ellipsis", lambda lib, a: a[..., None], dtypes=FLOAT),
+    _ix("combo", lambda lib, a: a[1, None, ..., ::2], X234),
+    _ix("0d_ellipsis", lambda lib, a: a[...], (S("0d", A()),)),
+    _ix("0d_none", lambda lib, a: a[None], (S("0d", A()),)),
+    _ix("list", lambda lib, a: a[[0, 2]]),
+    _ix("list_dup", lambda lib, a: a[[1, 1, 0]], dtypes=FLOAT),
+    _ix("list_neg", lambda lib, a: a[[-1, 0]], dtypes=FLOAT),
+    _ix("two_lists", lambda lib, a: a[[0, 2], [1, 3]]),
+    _ix("tensor", lambda lib, a, i: a[i], (S("3x4", A(3, 4), Idx([2, 0, 2])),
+                                           S("t", T(3, 4), Idx([-1, 1])))),
+    _ix("tensor_2d", lambda lib, a, i: a[i], (S("3x4", A(3, 4), Idx([[0, 1], [2, 0]])),)),
+    _ix("tensor_0d", lambda lib, a, i: a[i], (S("3x4", A(3, 4), Idx(1)),)),
+    _ix("tensor_int32", lambda lib, a, i: a[i], (S("3x4", A(3, 4), Idx([2, 0], dtype="int32")),),
+        dtypes=FLOAT),
+    _ix("slice_tensor", lambda lib, a, i: a[1:, i], (S("3x4", A(3, 4), Idx([3, 0, 3])),)),
+    _ix("tensor_tensor", lambda lib, a, i, j: a[i, j],
+        (S("3x4", A(3, 4), Idx([0, 2, 2]), Idx([1, 1, 3])),
+         S("bcast", A(3, 4), Idx([[0], [2]]), Idx([1, 3, 0])))),
+    _ix("nonadjacent", lambda lib, a, i, j: a[i, :, j],
+        (S("2x3x4", A(2, 3, 4), Idx([1, 0]), Idx([3, 2])),)),
+    _ix("adjacent_after_slice", lambda lib, a, i, j: a[:, i, j],
+        (S("2x3x4", A(2, 3, 4), Idx([1, 0]), Idx([3, 2])),)),
+    _ix("ellipsis_tensor", lambda lib, a, i: a[..., i], (S("2x3x4", A(2, 3, 4), Idx([0, 3])),)),
+    _ix("none_tensor", lambda lib, a, i: a[None, i], (S("3x4", A(3, 4), Idx([1, 2])),)),
+    _ix("int_tensor", lambda lib, a, i: a[1, i], (S("2x3x4", A(2, 3, 4), Idx([0, 2])),)),
+    _ix("mask_full", lambda lib, a, m: a[m],
+        (S("3x4", A(3, 4), Mask([[1, 0, 0, 1], [0, 0, 0, 0], [1, 1, 1, 0]])),
+         S("t", T(3, 4), Mask([[0, 1, 0, 1], [1, 0, 0, 0], [0, 0, 1, 0]])))),
+    _ix("mask_rows", lambda lib, a, m: a[m], (S("3x4", A(3, 4), Mask([True, False, True])),)),
+    _ix("mask_cols", lambda lib, a, m: a[:, m],
+        (S("3x4", A(3, 4), Mask([False, True, True, False])),)),
+    _ix("mask_none_selected", lambda lib, a, m: a[m], (S("3x4", A(3, 4), Mask([0, 0, 0])),),
+        dtypes=FLOAT),
+    _ix("mask_from_compare", lambda lib, a: a[a > 0], X34, dtypes=FLOAT),
+    _ix("mask_and_tensor", lambda lib, a, m, i: a[m, i],
+        (S("3x4", A(3, 4), Mask([True, False, True]), Idx([3, 0])),), dtypes=FLOAT),
+    _ix("bool_scalar", lambda lib, a: a[True], (S("3x4", A(3, 4)),), dtypes=FLOAT),
+]
+
+# ---- gather / scatter_add / index_select / masked_fill ---------------------------------------
+
+OPS += [
+    OpSpec("gather", lambda lib, a, i: a.gather(1, i),
+           (S("3x4", A(3, 4), Idx([[0, 3], [1, 1], [2, 0]])),
+            S("t_smaller", T(3, 4), Idx([[3, 3, 0], [0, 1, 2]]))), ALL,
+           ref=lambda np_, a, i: _gather(a, 1, i)),
+    OpSpec("gather_fn_dim0", lambda lib, a, i: lib.gather(a, 0, i),
+           (S("3x4", A(3, 4), Idx([[2, 0, 1, 1], [0, 0, 2, 1]])),), FLOAT,
+           ref=lambda np_, a, i: _gather(a, 0, i)),
+    OpSpec("scatter_add", lambda lib, a, i, s: a.scatter_add(1, i, s),
+           (S("dups", A(3, 4), Idx([[0, 0], [3, 1], [2, 2]]), A(3, 2)),
+            S("t", T(3, 4), Idx([[1, 1, 1], [0, 2, 3]]), A(2, 3))), NUM,
+           ref=lambda np_, a, i, s: _scatter_add(a, 1, i, s)),
+    OpSpec("scatter_add_fn", lambda lib, a, i, s: lib.scatter_add(a, 0, i, s),
+           (S("dups", A(3, 2), Idx([[0, 2], [0, 2]]), A(2, 2)),), FLOAT,
+           ref=lambda np_, a, i, s: _scatter_add(a, 0, i, s)),
+    OpSpec("index_select", lambda lib, a, i: a.index_select(1, i),
+           (S("3x4", A(3, 4), Idx([3, 0, 3])), S("t", T(3, 4), Idx([1])),
+            S("empty_index", A(3, 4), Idx(np.zeros(0, dtype=np.int64)))), ALL,
+           ref=lambda np_, a, i: np.take(a, i, 1)),
+    OpSpec("index_select_fn", lambda lib, a, i: lib.index_select(a, 0, i),
+           (S("3x4", A(3, 4), Idx([2, 2, 0])), S("int32_index", A(3, 4), Idx([1, 0], "int32"))),
+           FLOAT, ref=lambda np_, a, i: np.take(a, i, 0)),
+    OpSpec("masked_fill", lambda lib, a, m: a.masked_fill(m, 0.5),
+           (S("same", A(2, 3), Mask([[1, 0, 1], [0, 0, 1]])),
+            S("bcast", A(2, 3), Mask([True, False, True])),
+            S("t", T(2, 3), Mask([[0], [1]]))), FLOAT,
+           ref=lambda np_, a, m: np.where(m, np.asarray(0.5, a.dtype), a)),
+    OpSpec("masked_fill_int", lambda lib, a, m: lib.masked_fill(a, m, 7),
+           (S("bcast", A(2, 3), Mask([True, False, True])),), ALL,
+           ref=lambda np_, a, m: np.where(m, np.asarray(7).astype(a.dtype), a)),
+    OpSpec("masked_fill_tensor_value", lambda lib, a, m, v: a.masked_fill(m, v),
+           (S("0d_value", A(2, 3), Mask([True, False, True]), A()),), FLOAT,
+           ref=lambda np_, a, m, v: np.where(m, v, a)),
+]
+
+# ---- softmax ---------------------------------------------------------------------------------
+
+_SM = (S("2x3", A(2, 3)), S("t", T(2, 3)), S("3d", A(2, 3, 2)), S("expand", E((1, 3), (2, 3))))
+OPS += [
+    OpSpec("log_softmax", lambda lib, a: lib.log_softmax(a, dim=-1), _SM + (S("1d", A(4)),), FLOAT,
+           ref=lambda np_, a: _log_softmax(a, -1), gradgrad=True, rtol=1e-5),
+    OpSpec("Tensor.log_softmax_dim0", lambda lib, a: a.log_softmax(0), _SM, FLOAT,
+           ref=lambda np_, a: _log_softmax(a, 0), rtol=1e-5),
+    OpSpec("softmax", lambda lib, a: lib.softmax(a, 1), _SM, FLOAT,
+           ref=lambda np_, a: _softmax(a, 1), rtol=1e-5),
+    OpSpec("Tensor.softmax_neg", lambda lib, a: a.softmax(dim=-1), _SM + (S("0d", A()),), FLOAT,
+           ref=lambda np_, a: _softmax(a, -1) if a.ndim else np.ones((), a.dtype), rtol=1e-5),
+    OpSpec("softmax_empty", lambda lib, a: a.softmax(1), (S("empty", A(0, 3)),), FLOAT,
+           ref=lambda np_, a: a.copy()),
+    OpSpec("softmax_dtype", lambda lib, a: a.softmax(-1, dtype=lib.float64), _SM[:1], ("float32",),
+           ref=lambda np_, a: _softmax(a.astype(np.float64), -1), rtol=1e-5),
+    OpSpec("log_softmax_large", lambda lib, a: a.log_softmax(-1),
+           (S("large", Fixed([[1000.0, 0.0, -1000.0], [50.0, 50.0, 50.0]])),), FLOAT,
+           ref=lambda np_, a: _log_softmax(a, -1)),
+]
+
+# ---- casts -----------------------------------------------------------------------------------
+
+_CAST_SAMPLES = (S("2x3", A(2, 3)), S("t", T(2, 3)), S("0d", A()), S("empty", A(0, 3)))
+# (name, fn, numpy dtype (None: unchanged), domain, differentiable, gradcheck)
+for _name, _call, _np_dtype, _dom, _diff, _gc in (
+        ("to_float64", lambda lib, a: a.to(lib.float64), np.float64, CASTABLE, True, True),
+        ("to_dtype_kw_float32", lambda lib, a: a.to(dtype=lib.float32), np.float32, CASTABLE,
+         True, False),
+        ("to_int32", lambda lib, a: a.to(lib.int32), np.int32, CASTABLE, False, False),
+        ("to_uint8", lambda lib, a: a.to(lib.uint8), np.uint8, NONNEG, False, False),
+        ("to_bool", lambda lib, a: a.to(lib.bool), np.bool_, SMALL, False, False),
+        ("float", lambda lib, a: a.float(), np.float32, CASTABLE, True, False),
+        ("double", lambda lib, a: a.double(), np.float64, CASTABLE, True, True),
+        ("long", lambda lib, a: a.long(), np.int64, CASTABLE, False, False),
+        ("int", lambda lib, a: a.int(), np.int32, CASTABLE, False, False),
+        ("bool", lambda lib, a: a.bool(), np.bool_, SMALL, False, False),
+        ("to_copy_true", lambda lib, a: a.to(a.dtype, copy=True), None, CASTABLE, True, True),
+        ("to_other_tensor", lambda lib, a, b: a.to(b), np.float64, CASTABLE, True, True),
+        ("type_as", lambda lib, a, b: a.type_as(b), np.float64, CASTABLE, True, True),
+        ("type_dtype", lambda lib, a: a.type(lib.int64), np.int64, CASTABLE, False, False),
+):
+    _samples = _CAST_SAMPLES
+    if _name in ("to_other_tensor", "type_as"):
+        _samples = (S("2x3", A(2, 3), A(1, dtype="float64")),)
+    OPS.append(OpSpec(
+        "cast_" + _name, _call, _samples, ALL, _dom,
+        (lambda np_, a, *rest, _d=_np_dtype: a.astype(_d if _d is not None else a.dtype)),
+        differentiable=_diff, gradcheck=_gc))
+
+# ---- factories -------------------------------------------------------------------------------
+
+CREATION = [
+    CreationSpec("zeros_varargs", lambda lib: lib.zeros(2, 3),
+                 lambda: np.zeros((2, 3), np.float32)),
+    CreationSpec("zeros_tuple_dtype", lambda lib: lib.zeros((2, 3), dtype=lib.int64),
+                 lambda: np.zeros((2, 3), np.int64)),
+    CreationSpec("zeros_list", lambda lib: lib.zeros([3]), lambda: np.zeros(3, np.float32)),
+    CreationSpec("zeros_0d", lambda lib: lib.zeros(()), lambda: np.zeros((), np.float32)),
+    CreationSpec("zeros_empty", lambda lib: lib.zeros(0, 2), lambda: np.zeros((0, 2), np.float32)),
+    CreationSpec("zeros_size", lambda lib: lib.zeros(lib.zeros(2, 1).shape),
+                 lambda: np.zeros((2, 1), np.float32)),
+    CreationSpec("ones_bool", lambda lib: lib.ones(3, dtype=lib.bool), lambda: np.ones(3, bool)),
+    CreationSpec("ones_float64", lambda lib: lib.ones(2, 2, dtype=lib.float64),
+                 lambda: np.ones((2, 2))),
+    CreationSpec("ones_uint8", lambda lib: lib.ones((2,), dtype=lib.uint8),
+                 lambda: np.ones(2, np.uint8)),
+    CreationSpec("full_float", lambda lib: lib.full((2, 2), 1.5),
+                 lambda: np.full((2, 2), 1.5, np.float32)),
+    CreationSpec("full_int_infers_long", lambda lib: lib.full((2,), 7),
+                 lambda: np.full(2, 7, np.int64)),
+    CreationSpec("full_bool_infers_bool", lambda lib: lib.full((2,), True),
+                 lambda: np.full(2, True)),
+    CreationSpec("full_dtype", lambda lib: lib.full([1, 3], 2, dtype=lib.float64),
+                 lambda: np.full((1, 3), 2.0)),
+    CreationSpec("full_0d", lambda lib: lib.full((), -1.25),
+                 lambda: np.full((), -1.25, np.float32)),
+    CreationSpec("empty_shape", lambda lib: lib.empty(2, 3), None),
+    CreationSpec("empty_tuple_dtype", lambda lib: lib.empty((0, 2), dtype=lib.int32), None),
+    CreationSpec("empty_0", lambda lib: lib.empty(0), None),
+    CreationSpec("arange_end", lambda lib: lib.arange(5), lambda: np.arange(5)),
+    CreationSpec("arange_start_end", lambda lib: lib.arange(1, 4), lambda: np.arange(1, 4)),
+    CreationSpec("arange_float_step", lambda lib: lib.arange(0, 1, 0.25),
+                 lambda: np.arange(0, 1, 0.25, dtype=np.float32)),
+    CreationSpec("arange_float_end", lambda lib: lib.arange(5.0),
+                 lambda: np.arange(5.0, dtype=np.float32)),
+    CreationSpec("arange_dtype", lambda lib: lib.arange(0, 5, 2, dtype=lib.float64),
+                 lambda: np.arange(0, 5, 2, dtype=np.float64)),
+    CreationSpec("arange_negative_step", lambda lib: lib.arange(10, 0, -3),
+                 lambda: np.arange(10, 0, -3)),
+    CreationSpec("arange_negative_float", lambda lib: lib.arange(-1.5, 1.5, 0.5),
+                 lambda: np.arange(-1.5, 1.5, 0.5, dtype=np.float32)),
+    CreationSpec("arange_empty", lambda lib: lib.arange(3, 3), lambda: np.arange(3, 3)),
+    CreationSpec("arange_kw_int32", lambda lib: lib.arange(4, dtype=lib.int32),
+                 lambda: np.arange(4, dtype=np.int32)),
+    CreationSpec("linspace", lambda lib: lib.linspace(0, 1, 5),
+                 lambda: np.linspace(0, 1, 5, dtype=np.float32)),
+    CreationSpec("linspace_one", lambda lib: lib.linspace(-1, 1, 1),
+                 lambda: np.array([-1.0], np.float32)),
+    CreationSpec("linspace_zero", lambda lib: lib.linspace(0, 10, 0),
+                 lambda: np.zeros(0, np.float32)),
+    CreationSpec("linspace_kw_dtype", lambda lib: lib.linspace(2, -2, steps=4, dtype=lib.float64),
+                 lambda: np.linspace(2, -2, 4)),
+    CreationSpec("linspace_int_dtype", lambda lib: lib.linspace(0, 10, 4, dtype=lib.int64),
+                 lambda: np.array([0, 3, 6, 10])),
+    CreationSpec("eye", lambda lib: lib.eye(3), lambda: np.eye(3, dtype=np.float32)),
+    CreationSpec("eye_rect", lambda lib: lib.eye(2, 4), lambda: np.eye(2, 4, dtype=np.float32)),
+    CreationSpec("eye_m_kw_dtype", lambda lib: lib.eye(3, m=2, dtype=lib.int64),
+                 lambda: np.eye(3, 2, dtype=np.int64)),
+    CreationSpec("eye_0", lambda lib: lib.eye(0), lambda: np.eye(0, dtype=np.float32)),
+    CreationSpec("zeros_like", lambda lib: lib.zeros_like(lib.ones(2, 3, dtype=lib.int32)),
+                 lambda: np.zeros((2, 3), np.int32)),
+    CreationSpec("ones_like_dtype", lambda lib: lib.ones_like(lib.zeros(2), dtype=lib.float64),
+                 lambda: np.ones(2)),
+    CreationSpec("ones_like_of_view", lambda lib: lib.ones_like(lib.zeros(2, 3).t()),
+                 lambda: np.ones((3, 2), np.float32)),
+    CreationSpec("full_like_float", lambda lib: lib.full_like(lib.zeros(2, 2), 2.5),
+                 lambda: np.full((2, 2), 2.5, np.float32)),
+    CreationSpec("full_like_int_truncates",
+                 lambda lib: lib.full_like(lib.zeros(3, dtype=lib.int64), 2.5),
+                 lambda: np.full(3, 2, np.int64)),
+    CreationSpec("empty_like", lambda lib: lib.empty_like(lib.zeros(2, 3, dtype=lib.float64)),
+                 None),
+    CreationSpec("tensor_ints", lambda lib: lib.tensor([1, 2, 3]), lambda: np.array([1, 2, 3])),
+    CreationSpec("tensor_floats", lambda lib: lib.tensor([1.0, 2.0]),
+                 lambda: np.array([1, 2], np.float32)),
+    CreationSpec("tensor_mixed_int_float", lambda lib: lib.tensor([1, 2.5]),
+                 lambda: np.array([1, 2.5], np.float32)),
+    CreationSpec("tensor_mixed_bool_int", lambda lib: lib.tensor([True, 2]),
+                 lambda: np.array([1, 2])),
+    CreationSpec("tensor_bools", lambda lib: lib.tensor([True, False]),
+                 lambda: np.array([True, False])),
+    CreationSpec("tensor_nested", lambda lib: lib.tensor([[1, 2], [3, 4]]),
+                 lambda: np.array([[1, 2], [3, 4]])),
+    CreationSpec("tensor_nested_mixed", lambda lib: lib.tensor([[1, 2], [3.5, 4]]),
+                 lambda: np.array([[1, 2], [3.5, 4]], np.float32)),
+    CreationSpec("tensor_tuple", lambda lib: lib.tensor((1.5, (2.5))),
+                 lambda: np.array([1.5, 2.5], np.float32)),
+    CreationSpec("tensor_0d_float", lambda lib: lib.tensor(3.5), lambda: np.array(3.5, np.float32)),
+    CreationSpec("tensor_0d_int", lambda lib: lib.tensor(-7), lambda: np.array(-7)),
+    CreationSpec("tensor_0d_bool", lambda lib: lib.tensor(False), lambda: np.array(False)),
+    CreationSpec("tensor_big_int", lambda lib: lib.tensor([2 ** 40, -(2 ** 62)]),
+                 lambda: np.array([2 ** 40, -(2 ** 62)])),
+    CreationSpec("tensor_empty_list", lambda lib: lib.tensor([]), lambda: np.zeros(0, np.float32)),
+    CreationSpec("tensor_empty_nested", lambda lib: lib.tensor([[], []]),
+                 lambda: np.zeros((2, 0), np.float32)),
+    CreationSpec("tensor_dtype_from_ints", lambda lib: lib.tensor([1, 2], dtype=lib.float64),
+                 lambda: np.array([1.0, 2.0])),
+    CreationSpec("tensor_dtype_truncates", lambda lib: lib.tensor([1.7, -2.7], dtype=lib.int64),
+                 lambda: np.array([1, -2])),
+    CreationSpec("tensor_of_0d_tensors", lambda lib: lib.tensor([lib.tensor(1.5), lib.tensor(2.5)]),
+                 lambda: np.array([1.5, 2.5], np.float32)),
+    CreationSpec("tensor_numpy_int64", lambda lib: lib.tensor(np.arange(6).reshape(2, 3)),
+                 lambda: np.arange(6).reshape(2, 3)),
+    CreationSpec("tensor_numpy_float32", lambda lib: lib.tensor(np.array([1.5, -2], np.float32)),
+                 lambda: np.array([1.5, -2], np.float32)),
+    CreationSpec("tensor_numpy_float64", lambda lib: lib.tensor(np.linspace(0, 1, 3)),
+                 lambda: np.linspace(0, 1, 3)),
+    CreationSpec("tensor_numpy_uint8", lambda lib: lib.tensor(np.array([0, 255], np.uint8)),
+                 lambda: np.array([0, 255], np.uint8)),
+    CreationSpec("tensor_numpy_int32", lambda lib: lib.tensor(np.array([[-3], [4]], np.int32)),
+                 lambda: np.array([[-3], [4]], np.int32)),
+    CreationSpec("tensor_numpy_bool", lambda lib: lib.tensor(np.array([True, False])),
+                 lambda: np.array([True, False])),
+    CreationSpec("tensor_numpy_0d", lambda lib: lib.tensor(np.array(2.0)), lambda: np.array(2.0)),
+    CreationSpec("tensor_numpy_scalar", lambda lib: lib.tensor(np.float64(2.5)),
+                 lambda: np.array(2.5)),
+    CreationSpec("tensor_numpy_noncontiguous",
+                 lambda lib: lib.tensor(np.arange(12.0).reshape(3, 4)[:, ::2].T),
+                 lambda: np.arange(12.0).reshape(3, 4)[:, ::2].T.copy()),
+    CreationSpec("tensor_numpy_dtype", lambda lib: lib.tensor(np.arange(3), dtype=lib.float32),
+                 lambda: np.arange(3, dtype=np.float32)),
+    CreationSpec("as_tensor_list", lambda lib: lib.as_tensor([1, 2]), lambda: np.array([1, 2])),
+    CreationSpec("from_numpy_int32", lambda lib: lib.from_numpy(np.array([1, 2], np.int32)),
+                 lambda: np.array([1, 2], np.int32)),
+    CreationSpec("from_numpy_float64_2d", lambda lib: lib.from_numpy(np.ones((2, 3))),
+                 lambda: np.ones((2, 3))),
+    CreationSpec("from_numpy_noncontiguous",
+                 lambda lib: lib.from_numpy(np.arange(12.0).reshape(3, 4)[:, ::2]),
+                 lambda: np.arange(12.0).reshape(3, 4)[:, ::2].copy()),
+    CreationSpec("from_numpy_bool_0d", lambda lib: lib.from_numpy(np.array(True)),
+                 lambda: np.array(True)),
+]
+
+
+def spec_by_name(name):
+    for spec in OPS:
+        if spec.name == name:
+            return spec
+    raise KeyError(name)
+
+
+_names = [s.name for s in OPS]
+assert len(_names) == len(set(_names)), "duplicate op spec names"

@@ -1,0 +1,147 @@
+"""The examples run (in a short mode) and print what they promise."""
+
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
+
+
+def run_example(name, *args, timeout=300):
+    done = subprocess.run([sys.executable, str(EXAMPLES / name), *args], capture_output=True,
+                          text=True, timeout=timeout, env=dict(os.environ))
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-3000:]
+    return done.stdout
+
+
+def _recovered(out):
+    ws = [[float(v) for v in m.split(",")] for m in re.findall(r"recovered w = \[([^\]]*)\]", out)]
+    bs = [float(m) for m in re.findall(r"recovered b = (\S+)", out)]
+    return ws, bs
+
+
+# ---- linear_regression.py ------------------------------------------------------------------
+
+def test_linear_regression_short_run():
+    out = run_example("linear_regression.py", "--steps", "20")
+    assert "p.detach().sub_(p.grad, alpha=0.1), 20 steps" in out
+    assert "optim.SGD(net.parameters(), lr=0.1), 20 steps" in out
+    ws, bs = _recovered(out)
+    assert len(ws) == len(bs) == 2
+    assert ws[0] == ws[1] and bs[0] == bs[1]  # the manual step and optim.SGD agree
+    assert abs(ws[0][0] - 2.0) < 0.1 and abs(ws[0][1] + 3.4) < 0.1 and abs(bs[0] - 4.2) < 0.1
+    # normal_ twice (init) + one in-place update per step, and still a leaf
+    assert out.count("weight: is_leaf=True, grad_fn=None, _version=22") == 2
+
+
+def test_linear_regression_full_run_recovers_parameters():
+    out = run_example("linear_regression.py")
+    ws, bs = _recovered(out)
+    for w, b in zip(ws, bs):
+        assert w == pytest.approx([2.0, -3.4], abs=5e-3) and b == pytest.approx(4.2, abs=5e-3)
+    assert "true w = [2.0, -3.4]" in out and "true b = 4.2" in out
+
+
+# ---- mlp_digits.py -------------------------------------------------------------------------
+
+def _accuracy(out):
+    match = re.search(r"test accuracy: ([0-9.]+)", out)
+    assert match, out
+    return float(match.group(1))
+
+
+def test_mlp_digits_short_run():
+    pytest.importorskip("sklearn")
+    pytest.importorskip("tqdm")
+    out = run_example("mlp_digits.py", "--epochs", "3", "--no-progress")
+    assert "Linear(in_features=64, out_features=128, bias=True)" in out
+    assert _accuracy(out) >= 0.9  # chance is 0.1; three epochs already get most digits
+
+
+def test_mlp_digits_full_run_reaches_95_percent():
+    pytest.importorskip("sklearn")
+    pytest.importorskip("tqdm")
+    done = subprocess.run([sys.executable, str(EXAMPLES / "mlp_digits.py")], capture_output=True,
+                          text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert _accuracy(done.stdout) >= 0.95
+    assert "training" in done.stderr and "30/30" in done.stderr  # the tqdm bar
+
+
+# ---- inplace_pitfalls.py -----------------------------------------------------------------
+
+PITFALL_LINES = [
+    "w -= 0.1 * w.grad -> RuntimeError: a leaf Variable that requires grad is being used in an "
+    "in-place operation.",
+    "w._version after the refused write: 0",
+    "w.is_leaf, w._version: (True, 2)",
+    "X.grad: tensor([ 4.,  8., 12.])",
+    "X._version: 0",
+    "Y.sum().backward() -> RuntimeError: one of the variables needed for gradient computation "
+    "has been modified by an inplace operation: [gradtrack.FloatTensor [3]] is at version 1; "
+    "expected version 0 instead.",
+    "with a clone: X.grad: tensor([2., 4., 6.])",
+    "(b * 2).sum().backward() -> RuntimeError: element 0 of tensors does not require grad and "
+    "does not have a grad_fn",
+    "detach_() on a view (a * 3)[0] -> RuntimeError: Can't detach views in-place.",
+    "y.grad: None",
+    "after y.retain_grad(): y.grad: tensor([ 4.,  8., 12.])",
+    "p.is_leaf: False",
+    "optim.SGD([p], lr=0.1) -> ValueError: can't optimize a non-leaf Tensor",
+    "loss.backward() -> RuntimeError: one of the variables needed for gradient computation has "
+    "been modified by an inplace operation: [gradtrack.FloatTensor [4, 1]], which is output 0 "
+    "of AsStrided, is at version 2; expected version 1 instead.",
+    "weight versions: [3, 3, 3, 3]",
+]
+
+
+def test_inplace_pitfalls_show_each_error_and_fix():
+    out = run_example("inplace_pitfalls.py")
+    position = 0
+    for line in PITFALL_LINES:
+        found = out.find(line, position)
+        assert found >= 0, f"missing or out of order: {line}\n\n{out}"
+        position = found
+    assert len(re.findall(r"^\d\. ", out, flags=re.M)) == 7
+
+
+def _comparable(out, lib):
+    lines = []
+    for line in out.replace(lib, "<mod>").splitlines():
+        if line.strip().startswith("note:") or line.startswith("In-place pitfalls"):
+            continue  # gradtrack's extra notes, the version banner
+        if "zero_grad, forward, backward, step: loss" in line:
+            continue  # random initial weights differ between the libraries
+        lines.append(line)
+    return lines
+
+
+def test_inplace_pitfalls_print_the_same_as_torch(torch):
+    ours = _comparable(run_example("inplace_pitfalls.py"), "gradtrack")
+    theirs = _comparable(run_example("inplace_pitfalls.py", "--lib", "torch"), "torch")
+    assert ours == theirs
+
+
+# ---- docstring examples ----------------------------------------------------------------------
+
+DOCTEST_MODULES = [
+    "gradtrack.nn", "gradtrack.nn.parameter", "gradtrack.nn.functional", "gradtrack.nn.init",
+    "gradtrack.nn.modules.module", "gradtrack.nn.modules.linear",
+    "gradtrack.nn.modules.activation", "gradtrack.nn.modules.container",
+    "gradtrack.nn.modules.flatten", "gradtrack.nn.modules.loss", "gradtrack.optim",
+    "gradtrack.optim.optimizer", "gradtrack.optim.sgd", "gradtrack.serialization",
+]
+
+
+@pytest.mark.parametrize("name", DOCTEST_MODULES)
+def test_docstring_examples_run(name):
+    import doctest
+    import importlib
+
+    module = importlib.import_module(name)
+    result = doctest.testmod(module, optionflags=doctest.ELLIPSIS)
+    assert result.attempted > 0 and result.failed == 0

@@ -1,0 +1,849 @@
+"""gradtrack.nn: Parameter, Module, the layers, functional, init.
+
+Tests taking the ``torch`` fixture compare with PyTorch 2.13 (skipped when it
+is not installed); the others pin PyTorch's measured text and numbers, or check
+against NumPy and closed forms.
+"""
+
+import copy
+import math
+import warnings
+from collections import OrderedDict
+
+import numpy as np
+import pytest
+
+import gradtrack as gt
+from gradtrack import nn
+import gradtrack.nn.functional as F
+
+
+def _np(t):
+    return t.detach().numpy()
+
+
+def _error(fn):
+    """(exception type name, message) of what ``fn()`` raises."""
+    with pytest.raises(Exception) as info:
+        fn()
+    return type(info.value).__name__, str(info.value)
+
+
+def _to_torch_text(text):
+    return text.replace("gradtrack", "torch")
+
+
+# ---- Parameter -------------------------------------------------------------------------------
+
+def test_parameter_is_leaf_requiring_grad_that_aliases_data():
+    data = gt.ones(2, 3)
+    p = nn.Parameter(data)
+    assert isinstance(p, gt.Tensor) and type(p) is nn.Parameter
+    assert p.is_leaf and p.requires_grad and p.grad_fn is None
+    assert p.data_ptr() == data.data_ptr()
+    assert not data.requires_grad
+
+
+def test_parameter_shares_version_counter_with_data():
+    data = gt.zeros(2)
+    p = nn.Parameter(data)
+    data.add_(1)
+    assert p._version == 1
+    assert _np(p).tolist() == [1.0, 1.0]
+
+
+def test_parameter_of_non_leaf_is_a_leaf():
+    x = gt.ones(2, requires_grad=True)
+    p = nn.Parameter(x * 2)
+    assert p.is_leaf and p.grad_fn is None and p.requires_grad
+
+
+def test_parameter_repr():
+    assert repr(nn.Parameter(gt.tensor([1.0, 1.0]))) == (
+        "Parameter containing:\ntensor([1., 1.], requires_grad=True)")
+    assert repr(nn.Parameter(gt.tensor([1, 2]), requires_grad=False)) == (
+        "Parameter containing:\ntensor([1, 2])")
+    assert repr(nn.Parameter()) == "Parameter containing:\ntensor([], requires_grad=True)"
+
+
+def test_parameter_of_integers_cannot_require_grad():
+    assert _error(lambda: nn.Parameter(gt.tensor([1, 2]))) == (
+        "RuntimeError", "Only Tensors of floating point and complex dtype can require gradients")
+
+
+def test_parameter_deepcopy_copies_values_not_grad():
+    p = nn.Parameter(gt.tensor([1.0, 2.0]))
+    p.grad = gt.ones(2)
+    q = copy.deepcopy(p)
+    assert type(q) is nn.Parameter and q.requires_grad and q.is_leaf
+    assert q.data_ptr() != p.data_ptr() and q.grad is None and q._version == 0
+    assert _np(q).tolist() == [1.0, 2.0]
+
+
+def test_parameter_matches_torch(torch):
+    def run(lib):
+        data = lib.zeros(3)
+        p = lib.nn.Parameter(data)
+        data.add_(1)
+        return p._version, p.is_leaf, copy.deepcopy(p)._version, repr(p)
+
+    assert run(gt) == run(torch)
+
+
+# ---- Module: registration and iteration ------------------------------------------------------
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc1 = nn.Linear(3, 4)
+        self.act = nn.ReLU()
+        self.fc2 = nn.Linear(4, 2)
+        self.register_buffer("running", gt.zeros(2))
+        self.register_buffer("scratch", gt.zeros(1), persistent=False)
+        self.scale = nn.Parameter(gt.ones(1))
+
+    def forward(self, x):
+        return self.fc2(self.act(self.fc1(x))) * self.scale
+
+
+def test_attribute_assignment_registers_parameters_modules_buffers():
+    net = Net()
+    assert list(net._parameters) == ["scale"]
+    assert list(net._modules) == ["fc1", "act", "fc2"]
+    assert list(net._buffers) == ["running", "scratch"]
+    assert net.fc1 is net._modules["fc1"] and net.running is net._buffers["running"]
+    assert [n for n, _ in net.named_parameters()] == [
+        "scale", "fc1.weight", "fc1.bias", "fc2.weight", "fc2.bias"]
+    assert len(list(net.parameters())) == 5
+    assert [n for n, _ in net.named_buffers()] == ["running", "scratch"]
+    assert [n for n, _ in net.named_children()] == ["fc1", "act", "fc2"]
+    assert [n for n, _ in net.named_modules()] == ["", "fc1", "act", "fc2"]
+    assert list(net.children()) == [net.fc1, net.act, net.fc2]
+    assert next(iter(net.modules())) is net
+
+
+def test_iteration_matches_torch(torch):
+    def build(lib):
+        mod = lib.nn
+        shared = mod.Linear(2, 2)
+        return mod.Sequential(shared, mod.ReLU(), mod.Sequential(mod.Linear(2, 3), shared))
+
+    ours, theirs = build(gt), build(torch)
+    for method in ("named_parameters", "named_modules", "named_children", "named_buffers"):
+        assert [n for n, _ in getattr(ours, method)()] == [n for n, _ in getattr(theirs, method)()]
+    assert len(list(ours.parameters())) == len(list(theirs.parameters())) == 4
+    assert list(ours.state_dict()) == list(theirs.state_dict())
+
+
+def test_shared_parameter_is_yielded_once():
+    lin = nn.Linear(2, 2)
+    model = nn.Sequential(lin, lin)
+    assert len(list(model.parameters())) == 2
+    assert [n for n, _ in model.named_parameters(remove_duplicate=False)] == [
+        "0.weight", "0.bias", "1.weight", "1.bias"]
+
+
+def test_reassigning_and_deleting_attributes():
+    net = Net()
+    net.fc1 = None
+    assert net._modules["fc1"] is None and net.fc1 is None
+    assert [n for n, _ in net.named_children()] == ["act", "fc2"]
+    net.scale = None
+    assert "scale" not in dict(net.named_parameters())
+    del net.running
+    assert "running" not in net._buffers
+    net.plain = 3
+    assert net.plain == 3 and "plain" in net.__dict__
+
+
+def test_registration_errors_match_torch_text():
+    net = Net()
+    assert _error(lambda: setattr(net, "scale", gt.ones(1))) == (
+        "TypeError", "cannot assign 'gradtrack.FloatTensor' as parameter 'scale' "
+        "(torch.nn.Parameter or None expected)")
+    assert _error(lambda: setattr(net, "fc1", 3)) == (
+        "TypeError", "cannot assign 'int' as child module 'fc1' (torch.nn.Module or None expected)")
+    assert _error(lambda: net.register_buffer("a.b", gt.ones(1))) == (
+        "KeyError", "'buffer name can\\'t contain \".\"'")
+    assert _error(lambda: net.register_buffer("fc1", gt.ones(1))) == (
+        "KeyError", "\"attribute 'fc1' already exists\"")
+    assert _error(lambda: net.register_parameter("w", gt.ones(1))) == (
+        "TypeError", "cannot assign 'gradtrack.FloatTensor' object to parameter 'w' "
+        "(torch.nn.Parameter or None required)")
+    assert _error(lambda: net.missing) == (
+        "AttributeError", "'Net' object has no attribute 'missing'")
+    assert _error(lambda: nn.Module().forward(1)) == (
+        "NotImplementedError", 'Module [Module] is missing the required "forward" function')
+
+
+def test_assignment_before_init_is_refused():
+    class Early(nn.Module):
+        def __init__(self):
+            self.w = nn.Parameter(gt.ones(1))
+
+    assert _error(Early) == (
+        "AttributeError", "cannot assign parameters before Module.__init__() call")
+
+
+def test_registration_errors_equal_torch(torch):
+    def messages(lib):
+        net = lib.nn.Linear(2, 2)
+        out = []
+        for fn in (lambda: setattr(net, "weight", lib.ones(1)),
+                   lambda: net.register_buffer("", lib.ones(1)),
+                   lambda: net.add_module("x.y", lib.nn.ReLU()),
+                   lambda: net.register_parameter("p", lib.nn.Parameter(lib.ones(1)) * 2),
+                   lambda: getattr(net, "nope")):
+            out.append(_error(fn))
+        return out
+
+    assert [(k, _to_torch_text(m)) for k, m in messages(gt)] == messages(torch)
+
+
+def test_call_runs_forward_and_hooks():
+    lin = nn.Linear(2, 1)
+    x = gt.ones(3, 2)
+    assert gt.equal(lin(x), lin.forward(x))
+    seen = []
+    handle = lin.register_forward_hook(lambda mod, args, out: seen.append(out.shape))
+    pre = lin.register_forward_pre_hook(lambda mod, args: (args[0] * 0,))
+    out = lin(x)
+    assert seen == [gt.Size([3, 1])]
+    assert gt.equal(out, lin.bias.detach().expand(3, 1))
+    handle.remove()
+    pre.remove()
+    lin(x)
+    assert len(seen) == 1 and not lin._has_hooks
+
+
+def test_train_eval_propagate():
+    net = Net()
+    assert net.training and net.fc1.training
+    assert net.eval() is net
+    assert not net.training and not net.fc1.training and not net.act.training
+    net.train()
+    assert all(m.training for m in net.modules())
+    assert _error(lambda: net.train("yes")) == (
+        "ValueError", "training mode is expected to be boolean")
+
+
+def test_zero_grad_default_sets_none():
+    lin = nn.Linear(2, 1)
+    lin(gt.ones(1, 2)).sum().backward()
+    assert lin.weight.grad is not None
+    lin.zero_grad()
+    assert lin.weight.grad is None and lin.bias.grad is None
+
+
+def test_zero_grad_set_to_none_false_keeps_object_and_zeroes():
+    lin = nn.Linear(2, 1)
+    lin(gt.ones(1, 2)).sum().backward()
+    grad = lin.weight.grad
+    version = grad._version
+    lin.zero_grad(set_to_none=False)
+    assert lin.weight.grad is grad
+    assert _np(grad).tolist() == [[0.0, 0.0]]
+    assert grad._version == version + 1 and not grad.requires_grad
+
+
+def test_zero_grad_matches_torch(torch):
+    def run(lib):
+        lin = lib.nn.Linear(2, 1)
+        lin(lib.ones(1, 2)).sum().backward()
+        grad = lin.weight.grad
+        v0 = grad._version
+        lin.zero_grad(set_to_none=False)
+        same = lin.weight.grad is grad
+        out = (v0, grad._version, same, repr(lin.weight.grad))
+        lin.zero_grad()
+        return out + (lin.weight.grad,)
+
+    assert run(gt) == run(torch)
+
+
+def test_apply_and_requires_grad():
+    net = Net()
+    visited = []
+    assert net.apply(lambda m: visited.append(type(m).__name__)) is net
+    assert visited == ["Linear", "ReLU", "Linear", "Net"]
+    net.requires_grad_(False)
+    assert not any(p.requires_grad for p in net.parameters())
+    net.requires_grad_()
+    assert all(p.requires_grad for p in net.parameters())
+
+
+def test_apply_for_custom_init_bumps_versions_like_torch():
+    def init_weights(m):
+        if isinstance(m, nn.Linear):
+            nn.init.xavier_uniform_(m.weight)
+            nn.init.zeros_(m.bias)
+
+    net = nn.Sequential(nn.Linear(3, 3), nn.Tanh(), nn.Linear(3, 1)).apply(init_weights)
+    assert [p._version for p in net.parameters()] == [2, 2, 2, 2]
+    assert _np(net[0].bias).tolist() == [0.0, 0.0, 0.0]
+
+
+def test_deepcopy_module_is_independent():
+    net = Net()
+    twin = copy.deepcopy(net)
+    assert twin.fc1.weight is not net.fc1.weight
+    assert gt.equal(twin.fc1.weight, net.fc1.weight)
+    with gt.no_grad():
+        twin.fc1.weight.add_(1)
+    assert not gt.equal(twin.fc1.weight, net.fc1.weight)
+    assert [n for n, _ in twin.named_parameters()] == [n for n, _ in net.named_parameters()]
+
+
+def test_double_keeps_parameter_objects():
+    lin = nn.Linear(2, 1)
+    weight = lin.weight
+    assert lin.double() is lin
+    assert lin.weight is weight and lin.weight.dtype is gt.float64 and lin.weight.is_leaf
+    out = lin(gt.ones(1, 2, dtype=gt.float64))
+    assert out.dtype is gt.float64
+    lin.float()
+    assert lin.weight.dtype is gt.float32
+
+
+def test_get_submodule_and_parameter():
+    net = nn.Sequential(nn.Linear(2, 2), nn.Sequential(nn.Linear(2, 1)))
+    assert net.get_submodule("1.0") is net[1][0]
+    assert net.get_parameter("1.0.bias") is net[1][0].bias
+    assert _error(lambda: net.get_submodule("1.x")) == (
+        "AttributeError", "Sequential has no attribute `x`")
+
+
+# ---- reprs ---------------------------------------------------------------------------------------
+
+def _zoo(lib):
+    mod = lib.nn
+    return mod.Sequential(
+        mod.Linear(2, 3), mod.ReLU(), mod.Sequential(mod.Flatten(), mod.Tanh()),
+        mod.Softmax(dim=1), mod.LogSoftmax(1), mod.Identity(), mod.MSELoss(),
+        mod.CrossEntropyLoss(), mod.NLLLoss(), mod.Sigmoid(), mod.ReLU(inplace=True),
+        mod.Linear(3, 1, bias=False), mod.Softmax(), mod.Flatten(0, 2))
+
+
+ZOO_REPR = """Sequential(
+  (0): Linear(in_features=2, out_features=3, bias=True)
+  (1): ReLU()
+  (2): Sequential(
+    (0): Flatten(start_dim=1, end_dim=-1)
+    (1): Tanh()
+  )
+  (3): Softmax(dim=1)
+  (4): LogSoftmax(dim=1)
+  (5): Identity()
+  (6): MSELoss()
+  (7): CrossEntropyLoss()
+  (8): NLLLoss()
+  (9): Sigmoid()
+  (10): ReLU(inplace=True)
+  (11): Linear(in_features=3, out_features=1, bias=False)
+  (12): Softmax(dim=None)
+  (13): Flatten(start_dim=0, end_dim=2)
+)"""
+
+
+def test_module_reprs():
+    assert repr(nn.Linear(2, 1)) == "Linear(in_features=2, out_features=1, bias=True)"
+    assert repr(_zoo(gt)) == ZOO_REPR
+    assert repr(Net()) == (
+        "Net(\n  (fc1): Linear(in_features=3, out_features=4, bias=True)\n  (act): ReLU()\n"
+        "  (fc2): Linear(in_features=4, out_features=2, bias=True)\n)")
+
+
+def test_module_reprs_equal_torch(torch):
+    assert repr(_zoo(gt)) == repr(_zoo(torch))
+    for lib_ours, lib_theirs in ((nn, torch.nn),):
+        ml_ours = lib_ours.ModuleList([lib_ours.Linear(2, 2) for _ in range(3)] + [lib_ours.ReLU()])
+        ml_theirs = lib_theirs.ModuleList(
+            [lib_theirs.Linear(2, 2) for _ in range(3)] + [lib_theirs.ReLU()])
+        assert repr(ml_ours) == repr(ml_theirs)
+        assert repr(lib_ours.ModuleList()) == repr(lib_theirs.ModuleList())
+
+
+# ---- Sequential --------------------------------------------------------------------------------
+
+def test_sequential_indexing_len_iteration():
+    a, b, c = nn.Linear(2, 3), nn.ReLU(), nn.Linear(3, 1)
+    seq = nn.Sequential(a, b, c)
+    assert len(seq) == 3 and list(seq) == [a, b, c]
+    assert seq[0] is a and seq[-1] is c
+    sub = seq[1:]
+    assert type(sub) is nn.Sequential and list(sub) == [b, c]
+    assert list(sub._modules) == ["1", "2"]
+    assert _error(lambda: seq[3]) == ("IndexError", "index 3 is out of range")
+    out = seq(gt.ones(4, 2))
+    assert out.shape == gt.Size([4, 1])
+    del seq[0]
+    assert list(seq._modules) == ["0", "1"] and seq[0] is b
+    seq.append(nn.Tanh())
+    assert len(seq) == 3
+
+
+def test_sequential_from_ordered_dict():
+    seq = nn.Sequential(OrderedDict([("hidden", nn.Linear(2, 2)), ("act", nn.ReLU())]))
+    assert [n for n, _ in seq.named_parameters()] == ["hidden.weight", "hidden.bias"]
+    assert seq.hidden is seq[0]
+    assert repr(seq) == ("Sequential(\n  (hidden): Linear(in_features=2, out_features=2, "
+                         "bias=True)\n  (act): ReLU()\n)")
+
+
+# ---- state_dict / load_state_dict ----------------------------------------------------------
+
+def test_state_dict_is_ordered_detached_alias():
+    lin = nn.Linear(2, 1)
+    sd = lin.state_dict()
+    assert type(sd) is OrderedDict and list(sd) == ["weight", "bias"]
+    assert sd._metadata == OrderedDict([("", {"version": 1})])
+    assert not sd["weight"].requires_grad and sd["weight"].data_ptr() == lin.weight.data_ptr()
+    sd["weight"].add_(1)  # a detach() alias shares the version counter
+    assert lin.weight._version == 2
+    kept = lin.state_dict(keep_vars=True)
+    assert kept["weight"] is lin.weight
+
+
+def test_state_dict_skips_non_persistent_buffers():
+    assert list(Net().state_dict()) == [
+        "scale", "running", "fc1.weight", "fc1.bias", "fc2.weight", "fc2.bias"]
+
+
+def test_load_state_dict_copies_in_place():
+    src, dst = nn.Linear(3, 2), nn.Linear(3, 2)
+    weight = dst.weight
+    result = dst.load_state_dict(src.state_dict())
+    assert repr(result) == "<All keys matched successfully>"
+    assert dst.weight is weight and dst.weight._version == 2
+    assert gt.equal(dst.weight, src.weight) and gt.equal(dst.bias, src.bias)
+
+
+def test_load_state_dict_error_texts():
+    lin = nn.Linear(2, 1)
+    sd = lin.state_dict()
+    del sd["bias"]
+    assert _error(lambda: lin.load_state_dict(sd)) == (
+        "RuntimeError",
+        'Error(s) in loading state_dict for Linear:\n\tMissing key(s) in state_dict: "bias". ')
+    sd = lin.state_dict()
+    sd["extra"] = gt.ones(1)
+    sd["sub.x"] = gt.ones(1)
+    sd["weight"] = gt.ones(3, 2)
+    del sd["bias"]
+    assert _error(lambda: lin.load_state_dict(sd)) == (
+        "RuntimeError",
+        'Error(s) in loading state_dict for Linear:\n\tMissing key(s) in state_dict: "bias". '
+        '\n\tUnexpected key(s) in state_dict: "extra", "sub.x". \n\tsize mismatch for weight: '
+        "copying a param with shape gradtrack.Size([3, 2]) from checkpoint, the shape in "
+        "current model is gradtrack.Size([1, 2]).")
+    assert _error(lambda: lin.load_state_dict([1])) == (
+        "TypeError", "Expected state_dict to be dict-like, got <class 'list'>.")
+
+
+def test_load_state_dict_non_strict_returns_keys():
+    lin = nn.Linear(2, 1)
+    sd = lin.state_dict()
+    sd["extra"] = gt.ones(1)
+    del sd["bias"]
+    result = lin.load_state_dict(sd, strict=False)
+    assert result.missing_keys == ["bias"] and result.unexpected_keys == ["extra"]
+    assert repr(result) == "_IncompatibleKeys(missing_keys=['bias'], unexpected_keys=['extra'])"
+    assert lin.weight._version == 2
+
+
+def test_load_state_dict_matches_torch(torch):
+    def run(lib):
+        def fresh():
+            return lib.nn.Sequential(lib.nn.Linear(2, 3), lib.nn.ReLU(), lib.nn.Linear(3, 1))
+
+        model = fresh()
+        out = []
+        cases = [
+            lambda sd: sd.pop("0.bias"),
+            lambda sd: sd.update({"1.weight": lib.ones(1), "9.x": lib.ones(1)}),
+            lambda sd: sd.update({"2.weight": lib.ones(1, 4)}),
+            lambda sd: sd.update({"2.bias": 3}),
+            lambda sd: sd.update({"2.bias": lib.ones(1, dtype=lib.float64)}),
+            lambda sd: None,
+        ]
+        for case in cases:
+            for strict in (True, False):
+                sd = fresh().state_dict()
+                case(sd)
+                try:
+                    out.append(("ok", repr(model.load_state_dict(sd, strict=strict))))
+                except Exception as e:
+                    out.append((type(e).__name__, str(e)))
+        out.append([p._version for p in model.parameters()])
+        return out
+
+    ours = run(gt)
+    theirs = run(torch)
+    assert [_to_torch_text(x) if isinstance(x, str) else x for x in _flatten(ours)] == \
+        _flatten(theirs)
+
+
+def _flatten(items):
+    out = []
+    for item in items:
+        out.extend(item if isinstance(item, (tuple, list)) else [item])
+    return out
+
+
+# ---- Linear and its default init ---------------------------------------------------------
+
+def test_linear_default_init_versions_and_bounds():
+    gt.manual_seed(0)
+    lin = nn.Linear(400, 300)
+    assert (lin.weight._version, lin.bias._version) == (1, 1)
+    assert lin.weight.is_leaf and type(lin.weight) is nn.Parameter
+    bound = 1 / math.sqrt(400)
+    w = _np(lin.weight)
+    assert np.abs(w).max() <= bound and np.abs(_np(lin.bias)).max() <= bound
+    # U(-b, b) has std b / sqrt(3); 120000 samples pin it within 1%.
+    assert abs(w.std() - bound / math.sqrt(3)) < 0.01 * bound
+    assert abs(w.mean()) < 0.01 * bound
+
+
+def test_linear_versions_equal_torch(torch):
+    for bias in (True, False):
+        ours, theirs = nn.Linear(3, 2, bias=bias), torch.nn.Linear(3, 2, bias=bias)
+        assert [p._version for p in ours.parameters()] == [p._version for p in theirs.parameters()]
+        nn.init.normal_(ours.weight, std=0.01)
+        torch.nn.init.normal_(theirs.weight, std=0.01)
+        assert ours.weight._version == theirs.weight._version == 2
+
+
+def test_linear_grad_fn_names():
+    lin = nn.Linear(3, 2)
+    assert lin(gt.ones(4, 3)).grad_fn.name() == "AddmmBackward0"
+    assert lin(gt.ones(3)).grad_fn.name() == "ViewBackward0"
+    assert lin(gt.ones(2, 4, 3)).grad_fn.name() == "ViewBackward0"
+    assert nn.Linear(3, 2, bias=False)(gt.ones(4, 3)).grad_fn.name() == "MmBackward0"
+
+
+def test_linear_matches_numpy_forward_and_backward():
+    lin = nn.Linear(3, 2)
+    x = gt.tensor([[1.0, 2.0, 3.0], [-1.0, 0.5, 2.0]])
+    out = lin(x)
+    w, b = _np(lin.weight), _np(lin.bias)
+    np.testing.assert_allclose(_np(out), _np(x) @ w.T + b, rtol=1e-6)
+    out.sum().backward()
+    np.testing.assert_allclose(_np(lin.weight.grad), np.ones((2, 2)).T @ _np(x), rtol=1e-6)
+    np.testing.assert_allclose(_np(lin.bias.grad), [2.0, 2.0])
+
+
+def test_linear_dtype_and_identity():
+    lin = nn.Linear(2, 2, dtype=gt.float64)
+    assert lin.weight.dtype is gt.float64 and lin.bias.dtype is gt.float64
+    x = gt.ones(2)
+    assert nn.Identity(3, foo=1)(x) is x
+
+
+# ---- activations and losses as modules -------------------------------------------------------
+
+def test_activation_modules_match_numpy():
+    x = gt.tensor([[-1.0, 0.5, 2.0]])
+    a = _np(x)
+    np.testing.assert_allclose(_np(nn.ReLU()(x)), np.maximum(a, 0))
+    np.testing.assert_allclose(_np(nn.Sigmoid()(x)), 1 / (1 + np.exp(-a)), rtol=1e-6)
+    np.testing.assert_allclose(_np(nn.Tanh()(x)), np.tanh(a), rtol=1e-6)
+    e = np.exp(a - a.max())
+    np.testing.assert_allclose(_np(nn.Softmax(dim=1)(x)), e / e.sum(), rtol=1e-6)
+    np.testing.assert_allclose(_np(nn.LogSoftmax(dim=1)(x)), np.log(e / e.sum()), rtol=1e-5)
+    assert nn.Flatten()(gt.zeros(2, 3, 4)).shape == gt.Size([2, 12])
+
+
+def test_relu_inplace_module_writes_input():
+    x = gt.tensor([-1.0, 2.0])
+    assert nn.ReLU(inplace=True)(x) is x and x._version == 1
+    leaf = gt.tensor([-1.0, 2.0], requires_grad=True)
+    assert _error(lambda: nn.ReLU(inplace=True)(leaf)) == (
+        "RuntimeError", "a leaf Variable that requires grad is being used in an in-place "
+        "operation.")
+
+
+def test_loss_grad_fn_chain():
+    logits = gt.randn(4, 3, requires_grad=True)
+    target = gt.tensor([0, 2, 1, 2])
+    loss = nn.CrossEntropyLoss()(logits, target)
+    assert loss.grad_fn.name() == "NllLossBackward0"
+    assert loss.grad_fn.next_functions[0][0].name() == "LogSoftmaxBackward0"
+    mse = nn.MSELoss()(logits, gt.zeros(4, 3))
+    assert mse.grad_fn.name() == "MseLossBackward0"
+    assert nn.NLLLoss()(F.log_softmax(logits, 1), target).grad_fn.name() == "NllLossBackward0"
+
+
+def test_cross_entropy_matches_numpy():
+    rng = np.random.default_rng(1)
+    a = rng.standard_normal((5, 4)).astype(np.float32)
+    t = np.array([0, 3, 1, 1, 2])
+    logits = gt.tensor(a, requires_grad=True)
+    loss = F.cross_entropy(logits, gt.tensor(t))
+    shifted = a - a.max(1, keepdims=True)
+    logp = shifted - np.log(np.exp(shifted).sum(1, keepdims=True))
+    expected = -logp[np.arange(5), t].mean()
+    np.testing.assert_allclose(loss.item(), expected, rtol=1e-6)
+    loss.backward()
+    onehot = np.eye(4)[t]
+    np.testing.assert_allclose(_np(logits.grad), (np.exp(logp) - onehot) / 5, atol=1e-7)
+
+
+def test_mse_loss_matches_numpy():
+    a = gt.tensor([[1.0, 2.0], [3.0, 5.0]], requires_grad=True)
+    b = gt.tensor([[0.0, 2.0], [1.0, 1.0]])
+    diff = _np(a) - _np(b)
+    assert F.mse_loss(a, b).item() == pytest.approx((diff ** 2).mean())
+    assert F.mse_loss(a, b, reduction="sum").item() == pytest.approx((diff ** 2).sum())
+    np.testing.assert_allclose(_np(F.mse_loss(a, b, reduction="none")), diff ** 2)
+    F.mse_loss(a, b).backward()
+    np.testing.assert_allclose(_np(a.grad), 2 * diff / 4)
+
+
+# ---- functional against torch ------------------------------------------------------------------
+
+LOSS_CASES = [
+    ("cross_entropy", {}),
+    ("cross_entropy", {"reduction": "sum"}),
+    ("cross_entropy", {"reduction": "none"}),
+    ("cross_entropy", {"weight": [1.0, 2.0, 0.5]}),
+    ("cross_entropy", {"ignore_index": 1}),
+    ("cross_entropy", {"weight": [1.0, 2.0, 0.5], "ignore_index": 2, "reduction": "mean"}),
+    ("cross_entropy", {"label_smoothing": 0.2}),
+    ("cross_entropy", {"label_smoothing": 0.1, "weight": [1.0, 2.0, 0.5], "ignore_index": 0}),
+    ("cross_entropy", {"label_smoothing": 0.3, "reduction": "sum"}),
+    ("nll_loss", {}),
+    ("nll_loss", {"reduction": "none", "weight": [0.5, 1.0, 3.0]}),
+    ("nll_loss", {"ignore_index": 0, "reduction": "sum"}),
+]
+
+
+@pytest.mark.parametrize("name,kwargs", LOSS_CASES, ids=lambda v: str(v))
+def test_class_losses_match_torch(torch, name, kwargs):
+    rng = np.random.default_rng(2)
+    a = rng.standard_normal((6, 3)).astype(np.float32)
+    t = np.array([0, 1, 2, 1, 1, 0])
+
+    def run(lib):
+        x = lib.tensor(a, requires_grad=True)
+        args = dict(kwargs)
+        if "weight" in args:
+            args["weight"] = lib.tensor(args["weight"])
+        inp = x if name == "cross_entropy" else lib.log_softmax(x, 1)
+        fn = getattr(F if lib is gt else torch.nn.functional, name)
+        loss = fn(inp, lib.tensor(t), **args)
+        loss.sum().backward()
+        return loss.detach().numpy(), x.grad.numpy()
+
+    (l1, g1), (l2, g2) = run(gt), run(torch)
+    np.testing.assert_allclose(l1, l2, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(g1, g2, rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("shape,target_shape", [((3,), ()), ((2, 3, 4), (2, 4)),
+                                                ((2, 3, 2, 2), (2, 2, 2))])
+@pytest.mark.parametrize("reduction", ["mean", "none"])
+def test_cross_entropy_other_ranks_match_torch(torch, shape, target_shape, reduction):
+    rng = np.random.default_rng(3)
+    a = rng.standard_normal(shape).astype(np.float32)
+    t = rng.integers(0, 3, target_shape)
+
+    def run(lib, fn):
+        x = lib.tensor(a, requires_grad=True)
+        loss = fn(x, lib.tensor(t), reduction=reduction)
+        loss.sum().backward()
+        return loss.detach().numpy(), x.grad.numpy()
+
+    (l1, g1) = run(gt, F.cross_entropy)
+    (l2, g2) = run(torch, torch.nn.functional.cross_entropy)
+    assert l1.shape == l2.shape
+    np.testing.assert_allclose(l1, l2, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(g1, g2, rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("kwargs", [{}, {"reduction": "sum"}, {"label_smoothing": 0.2}])
+def test_cross_entropy_probability_targets_match_torch(torch, kwargs):
+    rng = np.random.default_rng(4)
+    a = rng.standard_normal((4, 3)).astype(np.float32)
+    p = rng.random((4, 3)).astype(np.float32)
+    p /= p.sum(1, keepdims=True)
+
+    def run(lib, fn):
+        x = lib.tensor(a, requires_grad=True)
+        loss = fn(x, lib.tensor(p), **kwargs)
+        loss.backward()
+        return loss.item(), x.grad.numpy()
+
+    (l1, g1), (l2, g2) = run(gt, F.cross_entropy), run(torch, torch.nn.functional.cross_entropy)
+    assert l1 == pytest.approx(l2, rel=1e-5)
+    np.testing.assert_allclose(g1, g2, rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+def test_mse_loss_matches_torch(torch, reduction):
+    rng = np.random.default_rng(5)
+    a, b = rng.standard_normal((2, 3, 4)).astype(np.float32)
+
+    def run(lib, fn):
+        x = lib.tensor(a, requires_grad=True)
+        loss = fn(x, lib.tensor(b), reduction=reduction)
+        loss.sum().backward()
+        return loss.detach().numpy(), x.grad.numpy(), loss.grad_fn.name()
+
+    ours, theirs = run(gt, F.mse_loss), run(torch, torch.nn.functional.mse_loss)
+    np.testing.assert_allclose(ours[0], theirs[0], rtol=1e-6)
+    np.testing.assert_allclose(ours[1], theirs[1], rtol=1e-6)
+    assert ours[2] == theirs[2] == "MseLossBackward0"
+
+
+def test_functional_argument_errors_match_torch(torch):
+    def run(lib, fmod):
+        x = lib.zeros(4, 3, requires_grad=True)
+        lp = fmod.log_softmax(x, 1)
+        cases = [
+            lambda: fmod.nll_loss(lp, lib.tensor([0.0, 1.0, 1.0, 0.0])),
+            lambda: fmod.cross_entropy(x, lib.tensor([0.0, 1.0, 1.0, 0.0])),
+            lambda: fmod.nll_loss(lp, lib.tensor([0, 1, 1, 0], dtype=lib.int32)),
+            lambda: fmod.nll_loss(lp, lib.tensor([0, 5, 1, 0])),
+            lambda: fmod.nll_loss(lp, lib.tensor([0, 1, 0])),
+            lambda: fmod.nll_loss(lp, lib.tensor([0, 1, 1, 0]), reduction="foo"),
+            lambda: fmod.mse_loss(x, lib.zeros(4, 3), reduction="avg"),
+            lambda: fmod.nll_loss(lp, lib.tensor([0, 1, 1, 0]), weight=lib.ones(2)),
+            lambda: fmod.nll_loss(lp, lib.tensor([0, 1, 1, 0]),
+                                  weight=lib.ones(3, dtype=lib.float64)),
+            lambda: fmod.nll_loss(lib.tensor(1.0), lib.tensor(0)),
+            lambda: fmod.nll_loss(lib.zeros(2, 3, 4), lib.zeros(2, 3, dtype=lib.int64)),
+            lambda: fmod.cross_entropy(x, lib.tensor([0, 1, 1, 0]), label_smoothing=1.5),
+            lambda: fmod.linear(x, lib.zeros(2, 4)),
+            lambda: fmod.softmax(x, 5),
+        ]
+        return [_error(case) for case in cases]
+
+    ours = run(gt, F)
+    theirs = run(torch, torch.nn.functional)
+    assert [(k, _to_torch_text(m)) for k, m in ours] == theirs
+
+
+def test_functional_warnings_match_torch(torch):
+    def run(lib, fmod):
+        texts = []
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            fmod.mse_loss(lib.zeros(4, 3), lib.zeros(3))
+            fmod.softmax(lib.zeros(2, 3))
+            fmod.log_softmax(lib.zeros(3))
+            fmod.mse_loss(lib.zeros(2), lib.zeros(2), size_average=False)
+        texts = [str(w.message) for w in caught]
+        return texts
+
+    assert [_to_torch_text(t) for t in run(gt, F)] == run(torch, torch.nn.functional)
+
+
+def test_weighted_mse_matches_torch(torch):
+    rng = np.random.default_rng(6)
+    a, b, w = rng.random((3, 5)).astype(np.float32)
+    for reduction in ("mean", "sum", "none"):
+        ours = F.mse_loss(gt.tensor(a), gt.tensor(b), reduction=reduction, weight=gt.tensor(w))
+        theirs = torch.nn.functional.mse_loss(torch.tensor(a), torch.tensor(b),
+                                              reduction=reduction, weight=torch.tensor(w))
+        np.testing.assert_allclose(_np(ours), theirs.numpy(), rtol=1e-6)
+
+
+def test_softmax_dtype_argument():
+    out = F.softmax(gt.zeros(2, 2), dim=1, dtype=gt.float64)
+    assert out.dtype is gt.float64 and out.grad_fn is None
+
+
+# ---- nn.init ---------------------------------------------------------------------------------
+
+INITS = [
+    (nn.init.uniform_, {}), (nn.init.uniform_, {"a": -2, "b": 2}),
+    (nn.init.normal_, {"mean": 1.0, "std": 0.5}), (nn.init.constant_, {"val": 0.3}),
+    (nn.init.zeros_, {}), (nn.init.ones_, {}),
+    (nn.init.xavier_uniform_, {"gain": 2.0}), (nn.init.xavier_normal_, {}),
+    (nn.init.kaiming_uniform_, {"a": math.sqrt(5)}),
+    (nn.init.kaiming_normal_, {"mode": "fan_out", "nonlinearity": "relu"}),
+]
+
+
+@pytest.mark.parametrize("init,kwargs", INITS, ids=lambda v: getattr(v, "__name__", str(v)))
+def test_init_is_one_no_grad_write_returning_tensor(init, kwargs):
+    p = nn.Parameter(gt.empty(30, 20))
+    assert init(p, **kwargs) is p
+    assert p._version == 1 and p.is_leaf and p.grad_fn is None and p.requires_grad
+
+
+def test_init_distributions_match_closed_forms():
+    gt.manual_seed(1)
+    t = gt.empty(300, 200)  # fan_in 200, fan_out 300
+    fan_in, fan_out = 200, 300
+    cases = [
+        (lambda: nn.init.xavier_uniform_(t), math.sqrt(6 / (fan_in + fan_out)), "uniform"),
+        (lambda: nn.init.xavier_normal_(t, gain=2.0), 2 * math.sqrt(2 / (fan_in + fan_out)),
+         "normal"),
+        (lambda: nn.init.kaiming_uniform_(t, nonlinearity="relu"), math.sqrt(6 / fan_in),
+         "uniform"),
+        (lambda: nn.init.kaiming_normal_(t, mode="fan_out"),
+         math.sqrt(2 / (1 + 0.01 ** 2)) / math.sqrt(fan_out), "normal"),
+        (lambda: nn.init.uniform_(t, -3, 3), 3.0, "uniform"),
+        (lambda: nn.init.normal_(t, 0, 0.25), 0.25, "normal"),
+    ]
+    for fill, scale, kind in cases:
+        values = _np(fill())
+        if kind == "uniform":
+            assert np.abs(values).max() <= scale
+            assert values.std() == pytest.approx(scale / math.sqrt(3), rel=0.02)
+        else:
+            assert values.std() == pytest.approx(scale, rel=0.02)
+        assert abs(values.mean()) < 0.02 * scale
+
+
+def test_constant_fills():
+    assert _np(nn.init.constant_(gt.empty(3), 0.5)).tolist() == [0.5] * 3
+    assert _np(nn.init.ones_(gt.empty(2))).tolist() == [1.0, 1.0]
+    assert _np(nn.init.zeros_(gt.empty(2))).tolist() == [0.0, 0.0]
+
+
+def test_calculate_gain_closed_forms():
+    g = nn.init.calculate_gain
+    assert g("linear") == 1 and g("conv2d") == 1 and g("sigmoid") == 1
+    assert g("tanh") == pytest.approx(5 / 3)
+    assert g("relu") == pytest.approx(math.sqrt(2))
+    assert g("leaky_relu") == pytest.approx(math.sqrt(2 / (1 + 0.01 ** 2)))
+    assert g("leaky_relu", 0.2) == pytest.approx(math.sqrt(2 / 1.04))
+    assert g("selu") == 0.75
+
+
+def test_init_errors_match_torch(torch):
+    def run(init):
+        cases = [
+            lambda: init.calculate_gain("swish"),
+            lambda: init.calculate_gain("leaky_relu", "x"),
+            lambda: init.calculate_gain("leaky_relu", True),
+            lambda: init._calculate_fan_in_and_fan_out(gt.empty(3) if init is nn.init
+                                                       else torch.empty(3)),
+            lambda: init.kaiming_uniform_(gt.empty(2, 2) if init is nn.init
+                                          else torch.empty(2, 2), mode="fan_avg"),
+        ]
+        return [_error(case) for case in cases]
+
+    assert run(nn.init) == run(torch.nn.init)
+    for name in ("linear", "tanh", "relu", "leaky_relu", "selu", "sigmoid"):
+        assert nn.init.calculate_gain(name) == torch.nn.init.calculate_gain(name)
+    t = gt.empty(5, 4, 3, 2)
+    assert nn.init._calculate_fan_in_and_fan_out(t) == \
+        torch.nn.init._calculate_fan_in_and_fan_out(torch.empty(5, 4, 3, 2)) == (24, 30)
+
+
+def test_kaiming_on_zero_element_tensor_warns():
+    with pytest.warns(UserWarning, match="Initializing zero-element tensors is a no-op"):
+        t = nn.init.kaiming_uniform_(gt.empty(0, 3))
+    assert t._version == 0
+
+
+def test_direct_inplace_on_parameter_is_refused():
+    lin = nn.Linear(4, 1)
+    assert _error(lambda: lin.weight.normal_()) == (
+        "RuntimeError", "a leaf Variable that requires grad is being used in an in-place "
+        "operation.")
+    assert lin.weight._version == 1

@@ -395,7 +395,7 @@ Tensor isnan(const Tensor& a) {
 }
 
 Tensor clamp(const Tensor& a, std::optional<Scalar> lo, std::optional<Scalar> hi) {
-  GT_CHECK(lo || hi, "torch.clamp: At least one of 'min' or 'max' must not be None");
+  GT_CHECK(lo || hi, "gradtrack.clamp: At least one of 'min' or 'max' must not be None");
   ResultTypeState s;
   s.add_tensor(a.dtype(), a.dim() == 0);
   if (lo) s.add_number(lo->kind());
@@ -413,7 +413,7 @@ Tensor clamp(const Tensor& a, std::optional<Scalar> lo, std::optional<Scalar> hi
 }
 
 Tensor clamp(const Tensor& a, const Tensor* lo, const Tensor* hi) {
-  GT_CHECK(lo || hi, "torch.clamp: At least one of 'min' or 'max' must not be None");
+  GT_CHECK(lo || hi, "gradtrack.clamp: At least one of 'min' or 'max' must not be None");
   ScalarType dt = a.dtype();
   DimVector shape = a.sizes();
   if (lo) {
@@ -445,7 +445,8 @@ Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b) {
            "where expected condition to be a boolean tensor, but got a tensor with dtype ",
            scalar_type_name(cond.dtype()));
   ScalarType dt = result_type(a, b);
-  DimVector shape = broadcast_shapes(cond.sizes(), broadcast2(a, b));
+  // PyTorch broadcasts the operands in order: condition, input, other.
+  DimVector shape = broadcast_shapes(broadcast_shapes(cond.sizes(), a.sizes()), b.sizes());
   Tensor out = empty(shape, dt);
   kernels::where(out, cond, cast_for_kernel(a, dt), cast_for_kernel(b, dt));
   record(OpKind::Where, {&a, &b}, out, [](autograd::Attrs&) {}, {&cond});

@@ -76,6 +76,7 @@ IndexPlan plan_index(const Tensor& a, const IndexList& raw) {
   }
   const int64_t nb = numel_of(p.b_shape);
   p.offsets.assign(static_cast<size_t>(nb), 0);
+  int64_t k = 0;  // PyTorch numbers the index tensors, not the tensor's dims
   for (int64_t d : pos) {
     Tensor e = empty(p.b_shape, ScalarType::Int64);
     kernels::copy(e, to_dtype(*idx[d], ScalarType::Int64));
@@ -83,10 +84,11 @@ IndexPlan plan_index(const Tensor& a, const IndexList& raw) {
     const int64_t size = a.sizes()[d], stride = a.strides()[d];
     for (int64_t b = 0; b < nb; ++b) {
       int64_t v = ip[b];
-      GT_CHECK_INDEX(v >= -size && v < size, "index ", v, " is out of bounds for dimension ", d,
+      GT_CHECK_INDEX(v >= -size && v < size, "index ", v, " is out of bounds for dimension ", k,
                      " with size ", size);
       p.offsets[b] += (v < 0 ? v + size : v) * stride;
     }
+    ++k;
   }
   DimVector rest_sizes;
   for (int64_t d : p.rest_dims) rest_sizes.push_back(a.sizes()[d]);
@@ -246,10 +248,10 @@ void index_put_kernel(const Tensor& dst, const IndexList& idx, const Tensor& val
 
 Tensor masked_fill(const Tensor& a, const Tensor& mask, const Tensor& value, bool value_is_tensor) {
   GT_CHECK(mask.dtype() == ScalarType::Bool, "masked_fill_ only supports boolean masks, but got mask "
-           "with dtype ", dtype_name(mask.dtype()));
+           "with dtype ", cpp_type_name(mask.dtype()));
   GT_CHECK(value.dim() == 0, "masked_fill_ only supports a 0-dimensional value tensor, but got "
            "tensor with ", value.dim(), " dimension(s).");
-  Tensor out = empty(broadcast_shapes(a.sizes(), mask.sizes()), a.dtype());
+  Tensor out = empty(broadcast_shapes(mask.sizes(), a.sizes()), a.dtype());
   kernels::where(out, mask, cast_for_kernel(value, a.dtype()), a);
   // A value that needs no gradient is not an input of the node (PyTorch's
   // masked_fill with a number has a single edge).
@@ -263,7 +265,8 @@ Tensor masked_fill(const Tensor& a, const Tensor& mask, const Tensor& value, boo
 
 namespace {
 void check_gather_index(const Tensor& a, int64_t d, const Tensor& index, const char* name) {
-  GT_CHECK(index.dtype() == ScalarType::Int64, name, "(): Expected dtype int64 for index");
+  GT_CHECK(index.dtype() == ScalarType::Int64 || index.dtype() == ScalarType::Int32, name,
+           "(): Expected dtype int32/int64 for index");
   GT_CHECK(index.dim() == a.dim() || (index.dim() <= 1 && a.dim() <= 1),
            "Index tensor must have the same number of dimensions as input tensor");
   for (int64_t k = 0; k < index.dim(); ++k) {
@@ -276,7 +279,7 @@ void check_gather_index(const Tensor& a, int64_t d, const Tensor& index, const c
 // Calls f(flat position in index, offset in `t` with dim d replaced by index value).
 template <typename F>
 void for_each_gather(const Tensor& t, int64_t d, const Tensor& index, const F& f) {
-  Tensor ic = contiguous(index);
+  Tensor ic = contiguous(to_dtype(index, ScalarType::Int64));
   const int64_t* ip = ic.data<int64_t>();
   const int64_t n = ic.numel(), nd = ic.dim();
   const int64_t size = t.dim() ? t.sizes()[d] : 1;
@@ -288,8 +291,8 @@ void for_each_gather(const Tensor& t, int64_t d, const Tensor& index, const F& f
       if (k != d) off += c * t.strides()[k];
     }
     int64_t v = ip[i];
-    GT_CHECK_INDEX(v >= -size && v < size, "index ", v, " is out of bounds for dimension ", d,
-                   " with size ", size);
+    GT_CHECK(v >= -size && v < size, "index ", v, " is out of bounds for dimension ", d,
+             " with size ", size);
     if (t.dim()) off += (v < 0 ? v + size : v) * t.strides()[d];
     f(i, off);
   }
@@ -341,6 +344,14 @@ Tensor index_select(const Tensor& a, int64_t dim, const Tensor& index) {
   GT_CHECK(is_integral(index.dtype()), "index_select(): Expected dtype int32 or int64 for index");
   IndexList idx(static_cast<size_t>(d));
   idx.push_back(index.dim() == 0 ? reshape(index, {1}) : index);
+  {
+    Tensor as_long = contiguous(to_dtype(*idx.back(), ScalarType::Int64));
+    const int64_t size = a.dim() ? a.sizes()[d] : 1;
+    for (int64_t i = 0; i < as_long.numel(); ++i) {
+      int64_t v = as_long.data<int64_t>()[i];
+      GT_CHECK_INDEX(v >= -size && v < size, "index out of range in self");
+    }
+  }
   Tensor out;
   {
     autograd::AutoGradMode off(false);

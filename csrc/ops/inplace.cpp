@@ -247,7 +247,7 @@ Tensor inplace_unary(InplaceOp op, const Tensor& self) {
 }
 
 Tensor inplace_clamp(const Tensor& self, std::optional<Scalar> lo, std::optional<Scalar> hi) {
-  GT_CHECK(lo || hi, "torch.clamp: At least one of 'min' or 'max' must not be None");
+  GT_CHECK(lo || hi, "gradtrack.clamp: At least one of 'min' or 'max' must not be None");
   check_no_internal_overlap(self);
   ResultTypeState s;
   s.add_tensor(self.dtype(), self.dim() == 0);
@@ -342,7 +342,7 @@ Tensor inplace_index_put(const Tensor& self, const IndexList& indices, const Ten
 Tensor inplace_masked_fill(const Tensor& self, const Tensor& mask, Scalar value,
                            bool value_is_tensor) {
   GT_CHECK(mask.dtype() == ScalarType::Bool, "masked_fill_ only supports boolean masks, but got "
-           "mask with dtype ", dtype_name(mask.dtype()));
+           "mask with dtype ", cpp_type_name(mask.dtype()));
   check_no_internal_overlap(self);
   check_broadcast_into(self, mask.sizes());
   Tensor v = scalar_tensor(value, self.dtype());

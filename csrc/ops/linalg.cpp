@@ -68,7 +68,8 @@ Tensor dot(const Tensor& a, const Tensor& b) {
   GT_CHECK(a.numel() == b.numel(), "inconsistent tensor size, expected tensor [", a.numel(),
            "] and src [", b.numel(), "] to have the same number of elements, but got ", a.numel(),
            " and ", b.numel(), " elements respectively");
-  check_same_dtype(a, b, "self", "other");
+  GT_CHECK(a.dtype() == b.dtype(), "dot : expected both vectors to have same dtype, but found ",
+           scalar_type_name(a.dtype()), " and ", scalar_type_name(b.dtype()));
   Tensor row = alias_with_geometry(a, {1, a.numel()}, {0, a.strides()[0]}, a->offset());
   Tensor col = alias_with_geometry(b, {b.numel(), 1}, {b.strides()[0], 1}, b->offset());
   Tensor out2 = mm_kernel(row, col);

@@ -125,6 +125,7 @@ std::pair<Tensor, Tensor> extreme_dim(const Tensor& a, int64_t dim, bool keepdim
 
 Tensor arg_extreme(const Tensor& a, std::optional<int64_t> dim, bool keepdim, bool is_max) {
   const char* name = is_max ? "argmax" : "argmin";
+  GT_CHECK(a.dtype() != ScalarType::Bool, name, "(): does not support bool input");
   if (!dim) {
     GT_CHECK_INDEX(a.numel() > 0, name,
                    "(): Expected reduction dim to be specified for input.numel() == 0.");
@@ -168,6 +169,9 @@ Tensor argmin(const Tensor& a, std::optional<int64_t> dim, bool keepdim) {
   return arg_extreme(a, dim, keepdim, false);
 }
 Tensor amax(const Tensor& a, const DimVector& dims, bool keepdim) {
+  GT_CHECK(!(dims.empty() && a.numel() == 0),
+           "amax(): Expected reduction dim to be specified for input.numel() == 0. Specify the "
+           "reduction dim with the 'dim' argument.");
   uint64_t mask = dims_mask(dims, a.dim(), true);
   Tensor out = reduce_into_new(ReduceOp::Max, a, mask, keepdim, a.dtype());
   record(OpKind::Amax, {&a}, out, [&](autograd::Attrs& at) {

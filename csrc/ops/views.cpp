@@ -35,9 +35,14 @@ DimVector infer_size(const DimVector& shape, int64_t numel) {
       GT_CHECK(infer < 0, "only one dimension can be inferred");
       infer = static_cast<int64_t>(i);
     } else {
-      GT_CHECK(shape[i] >= 0, "invalid shape dimension ", shape[i]);
+      GT_CHECK(shape[i] >= 0, "invalid shape dimension ", shape[i], " at index ", i, " of shape ",
+               shape_str(shape));
       known *= shape[i];
     }
+  }
+  if (infer >= 0 && known == 0) {
+    GT_CHECK(numel != 0, "cannot reshape tensor of 0 elements into shape ", shape_str(shape),
+             " because the unspecified dimension size -1 can be any value and is ambiguous");
   }
   if (infer >= 0) {
     GT_CHECK(known != 0 && numel % known == 0, "shape '", shape_str(shape),
@@ -313,6 +318,7 @@ Tensor narrow(const Tensor& a, int64_t dim, int64_t start, int64_t length) {
   GT_CHECK_INDEX(start >= -size && start <= size, "start out of range (expected to be in range of [",
                  -size, ", ", size, "], but got ", start, ")");
   if (start < 0) start += size;
+  GT_CHECK(length >= 0, "narrow(): length must be non-negative.");
   GT_CHECK(start + length <= size, "start (", start, ") + length (", length,
            ") exceeds dimension size (", size, ").");
   return slice(a, d, start, start + length, 1);
@@ -406,21 +412,21 @@ std::vector<Tensor> unbind(const Tensor& a, int64_t dim) {
 
 namespace {
 
-// Strides that keep `a`'s memory order when it is dense (a permutation of a
-// contiguous layout), else contiguous strides: clone() preserves layout.
+// Dense strides in `a`'s memory order (PyTorch's memory_format=preserve):
+// a transposed tensor gives a transposed result, a sliced one a dense one.
 DimVector preserved_strides(const Tensor& a) {
   const int64_t nd = a.dim();
-  if (a.is_contiguous() || has_internal_overlap(a)) return contiguous_strides(a.sizes());
+  if (a.is_contiguous()) return contiguous_strides(a.sizes());
   std::vector<int64_t> order(static_cast<size_t>(nd));
   std::iota(order.begin(), order.end(), 0);
   std::stable_sort(order.begin(), order.end(), [&](int64_t x, int64_t y) {
+    if (a.sizes()[x] == 1 || a.sizes()[y] == 1) return false;
     return a.strides()[x] > a.strides()[y];
   });
   DimVector st(static_cast<size_t>(nd));
   int64_t expected = 1;
   for (int64_t i = nd - 1; i >= 0; --i) {
     int64_t d = order[static_cast<size_t>(i)];
-    if (a.sizes()[d] != 1 && a.strides()[d] != expected) return contiguous_strides(a.sizes());
     st[d] = expected;
     expected *= std::max<int64_t>(a.sizes()[d], 1);
   }
@@ -461,7 +467,7 @@ Tensor to_dtype(const Tensor& a, ScalarType dtype, bool copy) {
 }
 
 Tensor cat(const std::vector<Tensor>& ts, int64_t dim) {
-  GT_CHECK_VALUE(!ts.empty(), "torch.cat(): expected a non-empty list of Tensors");
+  GT_CHECK_VALUE(!ts.empty(), "gradtrack.cat(): expected a non-empty list of Tensors");
   // Legacy rule: 1-D empty tensors are skipped when deciding shapes.
   const Tensor* ref = nullptr;
   for (const Tensor& t : ts)
@@ -524,7 +530,7 @@ Tensor cat(const std::vector<Tensor>& ts, int64_t dim) {
 }
 
 Tensor stack(const std::vector<Tensor>& ts, int64_t dim) {
-  GT_CHECK_VALUE(!ts.empty(), "stack expects a non-empty TensorList");
+  GT_CHECK(!ts.empty(), "stack expects a non-empty TensorList");
   for (size_t i = 1; i < ts.size(); ++i) {
     GT_CHECK(ts[i].sizes() == ts[0].sizes(), "stack expects each tensor to be equal size, but got ",
              shape_str(ts[0].sizes()), " at entry 0 and ", shape_str(ts[i].sizes()), " at entry ",

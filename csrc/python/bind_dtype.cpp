@@ -24,7 +24,7 @@ ScalarType to_scalar_type(py::handle h) {
   if (h.ptr() == reinterpret_cast<PyObject*>(&PyFloat_Type)) return ScalarType::Float64;
   if (h.ptr() == reinterpret_cast<PyObject*>(&PyLong_Type)) return ScalarType::Int64;
   if (h.ptr() == reinterpret_cast<PyObject*>(&PyBool_Type)) return ScalarType::Bool;
-  throw TypeError("dtype must be a gradtrack.dtype, not " +
+  throw TypeError("argument 'dtype' must be gradtrack.dtype, not " +
                   std::string(py::str(py::type::handle_of(h).attr("__name__"))));
 }
 

@@ -34,7 +34,13 @@ template <typename F>
 void factory(py::module_& m, const char* name, F make) {
   m.def(name, [make, name](const py::args& size, py::handle dtype, bool rg, py::handle, py::handle) {
     DimVector sizes = parse_sizes(size, name);
-    return finish_factory(make(sizes, dtype_or(dtype, ScalarType::Float32)), rg);
+    ScalarType dt;
+    try {
+      dt = dtype_or(dtype, ScalarType::Float32);
+    } catch (const TypeError& e) {
+      throw TypeError(std::string(name) + "(): " + e.what());
+    }
+    return finish_factory(make(sizes, dt), rg);
   }, py::kw_only(), py::arg("dtype") = py::none(), py::arg("requires_grad") = false,
      py::arg("device") = py::none(), py::arg("out") = py::none());
 }

@@ -95,6 +95,7 @@ void bind_conversions(Cls& cls) {
       .def("numpy", [](py::handle self, bool force) { return tensor_numpy(self, force); },
            py::arg("force") = false)
       .def("__bool__", [](const Tensor& t) {
+        GT_CHECK(t.numel() != 0, "Boolean value of Tensor with no values is ambiguous");
         GT_CHECK(t.numel() == 1, "Boolean value of Tensor with more than one value is ambiguous");
         return item_of(t).to<bool>();
       })

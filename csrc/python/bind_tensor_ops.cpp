@@ -29,15 +29,38 @@ py::object binop(const Tensor& a, py::handle b, const TT& tt, const TS& ts) {
   return not_implemented();
 }
 
+// Module functions take `input` first, so their `other` is argument 2 where
+// the method's is argument 1 (PyTorch's messages number them that way).
+thread_local int t_arg_offset = 0;
+struct ArgOffset {
+  ArgOffset() { t_arg_offset = 1; }
+  ~ArgOffset() { t_arg_offset = 0; }
+};
+
 // Like binop, but for named methods: a wrong type is a TypeError.
 template <typename TT, typename TS>
 Tensor method_binop(const char* name, const Tensor& a, py::handle b, const TT& tt, const TS& ts) {
   if (is_tensor(b)) return tt(a, b.cast<Tensor>());
   if (auto s = to_scalar(b)) return ts(a, *s);
   if (is_array_like(b) || PyList_Check(b.ptr())) return tt(a, tensor_from_data(b, std::nullopt));
-  throw TypeError(str_cat(name, "(): argument 'other' (position 1) must be Tensor, not ",
+  throw TypeError(str_cat(name, "(): argument 'other' (position ", 1 + t_arg_offset,
+                          ") must be Tensor, not ",
                           std::string(py::str(py::type::handle_of(b).attr("__name__")))));
 }
+
+// Wraps a lambda so that, as a module function, it numbers arguments from `input`.
+template <typename T>
+struct FunctionForm : FunctionForm<decltype(&T::operator())> {};
+template <typename C, typename R, typename... A>
+struct FunctionForm<R (C::*)(A...) const> {
+  template <typename F>
+  static auto wrap(F f) {
+    return [f](A... args) -> R {
+      ArgOffset offset;
+      return f(std::forward<A>(args)...);
+    };
+  }
+};
 
 Scalar scalar_arg(py::handle h, const char* what) {
   auto s = to_scalar(h);
@@ -68,7 +91,7 @@ DimVector dims_arg(py::handle dim) {
 template <typename F, typename... Extra>
 void both(Cls& cls, py::module_& m, const char* name, F&& fn, const Extra&... extra) {
   cls.def(name, fn, extra...);
-  m.def(name, fn, py::arg("input"), extra...);
+  m.def(name, FunctionForm<std::decay_t<F>>::wrap(fn), py::arg("input"), extra...);
 }
 
 void bind_arith(Cls& cls, py::module_& m) {
@@ -252,7 +275,18 @@ void bind_reductions(Cls& cls, py::module_& m) {
 DimVector shape_args(const py::args& args, const char* fn) { return parse_sizes(args, fn); }
 
 void bind_shape(Cls& cls, py::module_& m) {
-  cls.def("view", [](const Tensor& a, const py::args& shape) { return ops::view(a, shape_args(shape, "view")); })
+  cls.def("view", [](const Tensor& a, const py::args& shape) {
+        if (shape.size() == 1 && !PyLong_Check(shape[0].ptr()) && !PyTuple_Check(shape[0].ptr()) &&
+            !PyList_Check(shape[0].ptr()) && !py::isinstance<TensorImpl>(shape[0])) {
+          std::string got = py::str(py::type::handle_of(shape[0]).attr("__name__"));
+          throw TypeError("view() received an invalid combination of arguments - got (" + got +
+                          "), but expected one of:\n * (gradtrack.dtype dtype)\n      didn't match "
+                          "because some of the arguments have invalid types: (!" + got +
+                          "!)\n * (tuple of ints size)\n      didn't match because some of the "
+                          "arguments have invalid types: (!" + got + "!)\n");
+        }
+        return ops::view(a, shape_args(shape, "view"));
+      })
       .def("view_as", [](const Tensor& a, const Tensor& o) { return ops::view(a, o.sizes()); }, py::arg("other"))
       .def("reshape", [](const Tensor& a, const py::args& shape) { return ops::reshape(a, shape_args(shape, "reshape")); })
       .def("reshape_as", [](const Tensor& a, const Tensor& o) { return ops::reshape(a, o.sizes()); }, py::arg("other"))
@@ -297,12 +331,21 @@ void bind_shape(Cls& cls, py::module_& m) {
        py::arg("chunks"), py::arg("dim") = 0);
   both(cls, m, "unbind", [](const Tensor& a, int64_t d) { return as_tuple(ops::unbind(a, d)); },
        py::arg("dim") = 0);
-  m.def("cat", [](const std::vector<Tensor>& ts, int64_t d) { return ops::cat(ts, d); },
-        py::arg("tensors"), py::arg("dim") = 0);
-  m.def("concat", [](const std::vector<Tensor>& ts, int64_t d) { return ops::cat(ts, d); },
-        py::arg("tensors"), py::arg("dim") = 0);
-  m.def("stack", [](const std::vector<Tensor>& ts, int64_t d) { return ops::stack(ts, d); },
-        py::arg("tensors"), py::arg("dim") = 0);
+  m.def("cat", [](py::handle tensors, int64_t d) {
+    GT_CHECK_TYPE(!py::isinstance<TensorImpl>(tensors), "cat(): argument 'tensors' (position 1) must be "
+                  "tuple of Tensors, not Tensor");
+    return ops::cat(tensors.cast<std::vector<Tensor>>(), d);
+  }, py::arg("tensors"), py::arg("dim") = 0);
+  m.def("concat", [](py::handle tensors, int64_t d) {
+    GT_CHECK_TYPE(!py::isinstance<TensorImpl>(tensors), "concat(): argument 'tensors' (position 1) must be "
+                  "tuple of Tensors, not Tensor");
+    return ops::cat(tensors.cast<std::vector<Tensor>>(), d);
+  }, py::arg("tensors"), py::arg("dim") = 0);
+  m.def("stack", [](py::handle tensors, int64_t d) {
+    GT_CHECK_TYPE(!py::isinstance<TensorImpl>(tensors), "stack(): argument 'tensors' (position 1) must be "
+                  "tuple of Tensors, not Tensor");
+    return ops::stack(tensors.cast<std::vector<Tensor>>(), d);
+  }, py::arg("tensors"), py::arg("dim") = 0);
 }
 
 void bind_types(Cls& cls) {
@@ -401,7 +444,11 @@ void bind_operators(Cls& cls) {
   cls.def("__neg__", [](const Tensor& a) { return ops::neg(a); });
   cls.def("__pos__", [](const Tensor& a) { return a; });
   cls.def("__abs__", [](const Tensor& a) { return ops::abs(a); });
-  cls.def("__invert__", [](const Tensor& a) { return ops::bitwise_not(a); });
+  cls.def("__invert__", [](const Tensor& a) {
+    GT_CHECK_TYPE(!is_floating(a.dtype()),
+                  "~ (operator.invert) is only implemented on integer and Boolean-type tensors");
+    return ops::bitwise_not(a);
+  });
 }
 
 }  // namespace

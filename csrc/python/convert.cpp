@@ -73,7 +73,7 @@ DimVector to_dims(py::handle h) {
     return out;
   }
   GT_CHECK_TYPE(PyTuple_Check(h.ptr()) || PyList_Check(h.ptr()),
-                "argument 'size' must be tuple of ints, not ", type_name(h));
+                "argument 'size' (position 1) must be tuple of ints, not ", type_name(h));
   py::sequence seq = py::reinterpret_borrow<py::sequence>(h);
   for (size_t i = 0; i < seq.size(); ++i) {
     py::handle e = seq[i];
@@ -237,57 +237,63 @@ py::object tensor_numpy(py::handle self, bool force) {
 
 namespace {
 
-struct Inferred {
+std::string type_name_of(py::handle h) {
+  return py::str(py::type::handle_of(h).attr("__name__"));
+}
+
+// PyTorch's shape inference: follow the first element down each level.
+DimVector compute_sizes(py::handle h) {
   DimVector shape;
-  int kind = -1;  // -1 nothing yet, 0 bool, 1 int, 2 float
-  bool has_numpy_float64 = false;
-};
-
-bool is_sequence(py::handle h) {
-  return PyList_Check(h.ptr()) || PyTuple_Check(h.ptr()) || is_tensor(h) || is_numpy_array(h);
+  py::handle cur = h;
+  while (PyList_Check(cur.ptr()) || PyTuple_Check(cur.ptr())) {
+    py::sequence s = py::reinterpret_borrow<py::sequence>(cur);
+    int64_t n = static_cast<int64_t>(s.size());
+    shape.push_back(n);
+    if (n == 0) break;
+    cur = s[0];
+    if (PyUnicode_Check(cur.ptr())) throw ValueError("too many dimensions 'str'");
+  }
+  return shape;
 }
 
-int scalar_kind(py::handle h) {
-  if (is_tensor(h)) {
-    Tensor t = h.cast<Tensor>();
-    return t.dtype() == ScalarType::Bool ? 0 : is_floating(t.dtype()) ? 2 : 1;
-  }
-  auto s = to_scalar(h);
-  if (!s) {
-    if (PyUnicode_Check(h.ptr())) throw ValueError("too many dimensions 'str'");
-    throw Error("Could not infer dtype of " + type_name(h));
-  }
-  return s->kind() == NumberKind::Bool ? 0 : s->kind() == NumberKind::Int ? 1 : 2;
-}
-
-void infer(py::handle h, size_t depth, Inferred& inf) {
-  bool seq = PyList_Check(h.ptr()) || PyTuple_Check(h.ptr());
-  if (!seq) {
-    if (depth < inf.shape.size()) throw TypeError("not a sequence");
-    inf.kind = std::max(inf.kind, scalar_kind(h));
-    if (is_numpy_scalar(h) && std::string(py::str(h.attr("dtype"))) == "float64")
-      inf.has_numpy_float64 = true;
+// The dtype kind over every leaf: -1 none yet, 0 bool, 1 int, 2 float.
+void infer_kind(py::handle h, int& kind, bool& numpy_f64) {
+  if (PyList_Check(h.ptr()) || PyTuple_Check(h.ptr())) {
+    for (py::handle e : py::reinterpret_borrow<py::sequence>(h)) infer_kind(e, kind, numpy_f64);
     return;
   }
-  py::sequence s = py::reinterpret_borrow<py::sequence>(h);
-  int64_t n = static_cast<int64_t>(s.size());
-  if (depth == inf.shape.size()) {
-    inf.shape.push_back(n);
-  } else if (inf.shape[depth] != n) {
-    throw ValueError(str_cat("expected sequence of length ", inf.shape[depth], " at dim ", depth,
-                             " (got ", n, ")"));
+  if (PyUnicode_Check(h.ptr())) throw TypeError("new(): invalid data type 'str'");
+  if (py::isinstance<TensorImpl>(h)) {
+    Tensor t = h.cast<Tensor>();
+    kind = std::max(kind, t.dtype() == ScalarType::Bool ? 0 : is_floating(t.dtype()) ? 2 : 1);
+    return;
   }
-  for (int64_t i = 0; i < n; ++i) infer(s[static_cast<size_t>(i)], depth + 1, inf);
+  auto s = to_scalar(h);
+  if (!s) throw Error("Could not infer dtype of " + type_name_of(h));
+  kind = std::max(kind, s->kind() == NumberKind::Bool ? 0 : s->kind() == NumberKind::Int ? 1 : 2);
+  if (is_numpy_scalar(h) && std::string(py::str(h.attr("dtype"))) == "float64") numpy_f64 = true;
 }
 
 template <typename T>
-void fill_from(py::handle h, T*& out) {
-  if (PyList_Check(h.ptr()) || PyTuple_Check(h.ptr())) {
+void fill_from(py::handle h, const DimVector& shape, size_t depth, T*& out) {
+  bool seq = PyList_Check(h.ptr()) || PyTuple_Check(h.ptr());
+  if (depth < shape.size()) {
+    if (!seq) throw TypeError("not a sequence");
     py::sequence s = py::reinterpret_borrow<py::sequence>(h);
-    for (size_t i = 0; i < s.size(); ++i) fill_from<T>(s[i], out);
+    int64_t n = static_cast<int64_t>(s.size());
+    if (n != shape[depth]) {
+      throw ValueError(str_cat("expected sequence of length ", shape[depth], " at dim ", depth,
+                               " (got ", n, ")"));
+    }
+    for (py::handle e : s) fill_from<T>(e, shape, depth + 1, out);
     return;
   }
-  if (is_tensor(h)) {
+  if (seq) {
+    throw TypeError(std::is_floating_point_v<T>
+                        ? "must be real number, not " + type_name_of(h)
+                        : "'" + type_name_of(h) + "' object cannot be interpreted as an integer");
+  }
+  if (py::isinstance<TensorImpl>(h)) {
     Tensor t = h.cast<Tensor>();
     GT_CHECK_VALUE(t.numel() == 1, "only one element tensors can be converted to Python scalars");
     GT_DISPATCH_ALL(t.dtype(), [&] { *out++ = static_cast<T>(*t.data<scalar_t>()); });
@@ -321,21 +327,23 @@ Tensor tensor_from_data(py::handle data, std::optional<ScalarType> dtype) {
     kernels::copy(out, src);
     return out;
   }
-  Inferred inf;
-  infer(data, 0, inf);
+  if (PyUnicode_Check(data.ptr())) throw TypeError("new(): invalid data type 'str'");
+  DimVector shape = compute_sizes(data);
+  int kind = -1;
+  bool numpy_f64 = false;
+  infer_kind(data, kind, numpy_f64);
   ScalarType st;
   if (dtype) {
     st = *dtype;
   } else {
-    st = inf.kind == 0 ? ScalarType::Bool
-         : inf.kind == 1 ? ScalarType::Int64
-         : (inf.kind == 2 && inf.has_numpy_float64 && inf.shape.empty()) ? ScalarType::Float64
-                                                                        : ScalarType::Float32;
+    st = kind == 0 ? ScalarType::Bool
+         : kind == 1 ? ScalarType::Int64
+         : (kind == 2 && numpy_f64 && shape.empty()) ? ScalarType::Float64 : ScalarType::Float32;
   }
-  Tensor out = empty(inf.shape, st);
+  Tensor out = empty(shape, st);
   GT_DISPATCH_ALL(st, [&] {
     scalar_t* p = out.data<scalar_t>();
-    fill_from<scalar_t>(data, p);
+    fill_from<scalar_t>(data, shape, 0, p);
   });
   return out;
 }

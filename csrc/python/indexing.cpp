@@ -56,17 +56,22 @@ Parsed parse(const Tensor& self, py::handle index) {
     }
     explicit_dims += consumed(h);
   }
-  GT_CHECK_INDEX(explicit_dims <= self.dim(), "too many indices for tensor of dimension ", self.dim());
+  GT_CHECK_INDEX(explicit_dims <= self.dim() || (self.dim() == 0 && is_int(items[0])),
+                 "too many indices for tensor of dimension ", self.dim());
   Parsed p;
   Tensor cur = self;
-  int64_t dim = 0;
+  int64_t dim = 0;       // position in `cur`
+  int64_t self_dim = 0;  // position in `self`, for error messages
   for (py::handle item : items) {
     if (is_int(item)) {
+      GT_CHECK_INDEX(self.dim() > 0, "invalid index of a 0-dim tensor. Use `tensor.item()` in "
+                     "Python or `tensor.item<T>()` in C++ to convert a 0-dim tensor to a number");
       int64_t i = py::int_(py::reinterpret_borrow<py::object>(item)).cast<int64_t>();
       int64_t size = cur.sizes()[dim];
-      GT_CHECK_INDEX(i >= -size && i < size, "index ", i, " is out of bounds for dimension ", dim,
-                     " with size ", size);
+      GT_CHECK_INDEX(i >= -size && i < size, "index ", i, " is out of bounds for dimension ",
+                     self_dim, " with size ", size);
       cur = ops::select(cur, dim, i);
+      ++self_dim;
     } else if (PySlice_Check(item.ptr())) {
       Py_ssize_t start, stop, step;
       if (PySlice_Unpack(item.ptr(), &start, &stop, &step) < 0) throw py::error_already_set();
@@ -84,11 +89,13 @@ Parsed parse(const Tensor& self, py::handle index) {
       bool whole = step == 1 && lo <= 0 && hi >= size;
       if (!(whole && items.size() > 1)) cur = ops::slice(cur, dim, b, e, step);
       ++dim;
+      ++self_dim;
     } else if (item.is_none()) {
       cur = ops::unsqueeze(cur, dim);
       ++dim;
     } else if (item.ptr() == Py_Ellipsis) {
       dim += self.dim() - explicit_dims;
+      self_dim += self.dim() - explicit_dims;
     } else if (PyBool_Check(item.ptr())) {
       // x[True] / x[False]: a new dim, advanced-indexed with [0] or [].
       cur = ops::unsqueeze(cur, dim);
@@ -107,7 +114,11 @@ Parsed parse(const Tensor& self, py::handle index) {
       p.adv.resize(static_cast<size_t>(dim));
       p.adv.emplace_back(t);
       p.has_adv = true;
-      dim += consumed(py::cast(t));
+      int64_t used = consumed(py::cast(t));
+      dim += used;
+      self_dim += used;
+    } else if (PyUnicode_Check(item.ptr())) {
+      throw TypeError("new(): invalid data type 'str'");
     } else {
       throw IndexError("only integers, slices (`:`), ellipsis (`...`), None and long or byte "
                        "Variables are valid indices (got " +

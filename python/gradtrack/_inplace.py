@@ -182,6 +182,9 @@ def setitem(self, index, value):
     if indices is not None:
         _C._index_put_(target, indices, value, False, "__setitem__")
     elif isinstance(value, _Tensor):
+        if value.shape != target.shape:
+            # PyTorch expands the value to the target first (and says so when it can't).
+            value = value.expand(target.shape)
         _C._copy_(target, value, "__setitem__")
     else:
         _C._fill_(target, value, "__setitem__")

@@ -249,10 +249,16 @@ def _min(self, dim=None, keepdim=False):
 
 
 def _new_factory(kind):
+    fill = {"zeros": 0, "ones": 1}.get(kind)
+
     def method(self, *size, dtype=None, requires_grad=False):
         if len(size) == 1 and not isinstance(size[0], builtins.int):
             size = tuple(size[0])
-        return getattr(_C, kind)(*size, dtype=dtype or self.dtype, requires_grad=requires_grad)
+        dtype = dtype or self.dtype
+        if fill is None:
+            return _C.empty(*size, dtype=dtype, requires_grad=requires_grad)
+        # full() gives PyTorch's message for negative sizes (new_zeros is not zeros()).
+        return _C.full(size, fill, dtype=dtype, requires_grad=requires_grad)
     method.__name__ = "new_" + kind
     return method
 

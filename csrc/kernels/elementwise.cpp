@@ -410,6 +410,25 @@ void tanh_backward(const Tensor& out, const Tensor& g, const Tensor& y) {
   });
 }
 
+void mul_backward(const Tensor& ga, const Tensor& gb, const Tensor& g, const Tensor& a,
+                  const Tensor& b) {
+  GT_DISPATCH_FLOAT(g.dtype(), "mul_backward", [&] {
+    using T = scalar_t;
+    T* pa = ga.data<T>();
+    T* pb = gb.data<T>();
+    const T* pg = g.data<T>();
+    const T* xa = a.data<T>();
+    const T* xb = b.data<T>();
+    parallel_for(g.numel(), kGrainSize, [&](int64_t lo, int64_t hi) {
+      for (int64_t i = lo; i < hi; ++i) {
+        const T gv = pg[i];
+        pa[i] = gv * xb[i];
+        pb[i] = gv * xa[i];
+      }
+    });
+  });
+}
+
 void add_scaled(const Tensor& out, const Tensor& a, const Tensor& b, double alpha) {
   GT_DISPATCH_FLOAT(out.dtype(), "add", [&] {
     using T = scalar_t;

@@ -40,6 +40,10 @@ void fill(const Tensor& out, Scalar value);
 void threshold_backward(const Tensor& out, const Tensor& g, const Tensor& y);
 void sigmoid_backward(const Tensor& out, const Tensor& g, const Tensor& y);
 void tanh_backward(const Tensor& out, const Tensor& g, const Tensor& y);
+/// Both gradients of a * b in one pass over memory (dense, same shape and
+/// dtype): ga = g * b, gb = g * a.
+void mul_backward(const Tensor& ga, const Tensor& gb, const Tensor& g, const Tensor& a,
+                  const Tensor& b);
 /// out = a + alpha * b (a fused step for SGD and accumulation).
 void add_scaled(const Tensor& out, const Tensor& a, const Tensor& b, double alpha);
 

@@ -13,6 +13,23 @@ __version__ = "0.1.0"
 
 
 def _load_core():
+    # NOTE [One thread pool] (csrc/kernels/parallel.h): OpenBLAS reads
+    # OPENBLAS_NUM_THREADS once, when it loads; with 1 it starts no worker
+    # threads to spin beside OpenMP's. The variable is restored right after,
+    # so the user's environment (and their subprocesses) see no change.
+    import os
+    previous = os.environ.get("OPENBLAS_NUM_THREADS")
+    os.environ["OPENBLAS_NUM_THREADS"] = "1"
+    try:
+        return _load_extension()
+    finally:
+        if previous is None:
+            del os.environ["OPENBLAS_NUM_THREADS"]
+        else:
+            os.environ["OPENBLAS_NUM_THREADS"] = previous
+
+
+def _load_extension():
     # Normal installs find OpenBLAS through the extension's RPATH. Elsewhere
     # (an editable build tree), load the library by path first; importing
     # scipy_openblas32 itself would cost ~50 ms (build_notes §2).
@@ -174,4 +191,20 @@ double = _C.float64
 long = _C.int64
 
 from . import nn, optim  # noqa: E402
-from .serialization import load, save  # noqa: E402
+
+
+def save(obj, f):
+    """Saves ``obj`` (tensors, numbers, strings, nested dicts/lists) to ``f``
+    in a safe format: a zip of ``.npy`` arrays and a JSON structure, no pickle.
+
+    (serialization, and NumPy with it, load on first use: ``import gradtrack``
+    stays fast.)
+    """
+    from .serialization import save as _save
+    return _save(obj, f)
+
+
+def load(f, map_location=None, weights_only=True):
+    """Loads what :func:`save` wrote; a corrupted or foreign file raises RuntimeError."""
+    from .serialization import load as _load
+    return _load(f, map_location=map_location, weights_only=weights_only)

@@ -187,11 +187,11 @@ struct Reducer {
       int64_t j = 0;
       for (; j + kLanes <= blk; j += kLanes)
         for (int k = 0; k < kLanes; ++k) lanes[k] += p[i + j + k];
-      T tail = 0;
-      for (; j < blk; ++j) tail += p[i + j];
+      A tail = 0;  // short tails (and tiny tensors) add in double: exact like before
+      for (; j < blk; ++j) tail += static_cast<A>(p[i + j]);
       for (int w = kLanes / 2; w > 0; w /= 2)
         for (int k = 0; k < w; ++k) lanes[k] += lanes[k + w];
-      acc += static_cast<A>(lanes[0]) + static_cast<A>(tail);
+      acc += static_cast<A>(lanes[0]) + tail;
       i += blk;
     }
     return acc;

@@ -52,7 +52,7 @@ void run_pre_hooks(Node& node, TensorList& grads) {
   if (!node.node_pre_hooks().empty()) {
     auto hooks = node.node_pre_hooks();
     for (auto& h : hooks) {
-      TensorList r = h.second(grads);
+      TensorList r = h.fn(grads);
       if (!r.empty()) grads = r;
     }
   }
@@ -234,7 +234,7 @@ TensorList run_backward(const std::vector<Edge>& roots, const TensorList& grads,
     if (!node->post_hooks().empty()) {
       auto hooks = node->post_hooks();
       for (auto& post : hooks) {
-        TensorList r = post.second(out, incoming);
+        TensorList r = post.fn(out, incoming);
         if (!r.empty()) out = r;
       }
     }

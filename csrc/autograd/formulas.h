@@ -91,8 +91,8 @@ class FormulaNode : public Node {
 
   const FormulaRow& row() const { return row_; }
   Attrs attrs;
-  std::vector<GradMeta> inputs;     // shapes/dtypes of the forward inputs
-  std::vector<SavedTensor> saved;   // slot layout: inputs, result, extras
+  GradMetaList inputs;                // shapes/dtypes of the forward inputs
+  SmallVector<SavedTensor, 3> saved;  // slot layout: inputs, result, extras
   size_t num_extras = 0;
   bool holds_saved = false;
 

@@ -53,7 +53,7 @@ TensorList AccumulateGrad::apply(TensorList&& grads) {
   }
   if (!m.post_accumulate_hooks.empty()) {
     auto hooks = m.post_accumulate_hooks;
-    for (const auto& hook : hooks) hook.second(variable_);
+    for (const auto& hook : hooks) hook.fn(variable_);
   }
   return {};
 }

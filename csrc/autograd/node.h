@@ -27,6 +27,11 @@ struct GradMeta {
   ScalarType dtype = ScalarType::Float32;
 };
 
+/// Per-node lists are short (one to three entries): kept inline, a node is
+/// one allocation instead of five (node creation is on every op's hot path).
+using EdgeList = SmallVector<Edge, 3>;
+using GradMetaList = SmallVector<GradMeta, 2>;
+
 /// A tensor hook: gets the gradient, returns a replacement or an undefined
 /// Tensor to keep it.
 using TensorHook = std::function<Tensor(const Tensor&)>;
@@ -34,6 +39,9 @@ struct HookEntry {
   int64_t id;
   uint32_t output_nr;
   TensorHook fn;
+  /// The Python callable `fn` keeps alive (null for C++ hooks); the garbage
+  /// collector visits it (NOTE [Hooks and the garbage collector]).
+  void* owner = nullptr;
 };
 int64_t next_hook_id();
 
@@ -41,6 +49,12 @@ int64_t next_hook_id();
 /// its inputs, gradients it received), and before (gradients it received).
 using NodePostHook = std::function<TensorList(const TensorList&, const TensorList&)>;
 using NodePreHook = std::function<TensorList(const TensorList&)>;
+template <typename F>
+struct NodeHook {
+  int64_t id;
+  F fn;
+  void* owner = nullptr;  // as HookEntry::owner
+};
 
 /// Opaque per-node debugging data filled by the Python layer (anomaly
 /// tracebacks, NOTE [Write provenance]).
@@ -69,12 +83,12 @@ class Node : public std::enable_shared_from_this<Node> {
 
   uint64_t sequence_nr() const { return seq_; }
   void set_sequence_nr(uint64_t s) { seq_ = s; }
-  std::vector<Edge>& next_edges() { return next_edges_; }
-  const std::vector<Edge>& next_edges() const { return next_edges_; }
+  EdgeList& next_edges() { return next_edges_; }
+  const EdgeList& next_edges() const { return next_edges_; }
   void add_next_edge(Edge e) { next_edges_.push_back(std::move(e)); }
   /// Registers one more output of the forward op; returns its index.
   uint32_t add_grad_meta(const Tensor& t);
-  const std::vector<GradMeta>& grad_meta() const { return grad_meta_; }
+  const GradMetaList& grad_meta() const { return grad_meta_; }
   size_t num_outputs() const { return grad_meta_.size(); }
 
   /// Tensor hooks of non-leaf outputs, run in registration order.
@@ -82,8 +96,8 @@ class Node : public std::enable_shared_from_this<Node> {
   /// retain_grad() targets, one per output (weak: the node must not keep them).
   std::map<uint32_t, std::weak_ptr<TensorImpl>>& retains_grad() { return retains_grad_; }
   /// Node-level hooks registered from Python (grad_fn.register_hook/prehook).
-  std::vector<std::pair<int64_t, NodePostHook>>& post_hooks() { return post_hooks_; }
-  std::vector<std::pair<int64_t, NodePreHook>>& node_pre_hooks() { return node_pre_hooks_; }
+  std::vector<NodeHook<NodePostHook>>& post_hooks() { return post_hooks_; }
+  std::vector<NodeHook<NodePreHook>>& node_pre_hooks() { return node_pre_hooks_; }
 
   std::shared_ptr<NodeDebugInfo> debug;
   /// NOTE [Write provenance]: where the forward call was, and the backward
@@ -93,12 +107,12 @@ class Node : public std::enable_shared_from_this<Node> {
 
  private:
   uint64_t seq_;
-  std::vector<Edge> next_edges_;
-  std::vector<GradMeta> grad_meta_;
+  EdgeList next_edges_;
+  GradMetaList grad_meta_;
   std::vector<HookEntry> pre_hooks_;
   std::map<uint32_t, std::weak_ptr<TensorImpl>> retains_grad_;
-  std::vector<std::pair<int64_t, NodePostHook>> post_hooks_;
-  std::vector<std::pair<int64_t, NodePreHook>> node_pre_hooks_;
+  std::vector<NodeHook<NodePostHook>> post_hooks_;
+  std::vector<NodeHook<NodePreHook>> node_pre_hooks_;
 };
 
 /// The part of a node name PyTorch uses for Python type names ("CopySlices").

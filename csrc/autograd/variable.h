@@ -36,7 +36,7 @@ struct AutogradMeta : AutogradMetaInterface {
   bool retains_grad = false;
   bool saw_grad_fn = false;  // ever had a grad_fn (detach_ detection in SavedTensor)
   std::vector<HookEntry> hooks;  // hooks of a leaf, run by AccumulateGrad
-  std::vector<std::pair<int64_t, std::function<void(const Tensor&)>>> post_accumulate_hooks;
+  std::vector<NodeHook<std::function<void(const Tensor&)>>> post_accumulate_hooks;
   std::unique_ptr<ViewInfo> view;
 };
 

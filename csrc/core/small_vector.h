@@ -43,19 +43,23 @@ class SmallVector {
     size_t n = static_cast<size_t>(std::distance(first, last));
     reserve(n);
     std::copy(first, last, data_);
+    for (size_t i = n; i < size_; ++i) data_[i] = T();
     size_ = n;
   }
   void reserve(size_t n) {
     if (n <= cap_) return;
     T* fresh = new T[n];
     std::copy(data_, data_ + size_, fresh);
+    const size_t keep = size_;
     release();
     data_ = fresh;
     cap_ = n;
+    size_ = keep;
   }
   void resize(size_t n, T value = T()) {
     reserve(n);
     for (size_t i = size_; i < n; ++i) data_[i] = value;
+    for (size_t i = n; i < size_; ++i) data_[i] = T();
     size_ = n;
   }
   void push_back(T v) {
@@ -69,10 +73,14 @@ class SmallVector {
   }
   void erase(size_t pos) {
     for (size_t i = pos; i + 1 < size_; ++i) data_[i] = data_[i + 1];
-    --size_;
+    data_[--size_] = T();
   }
-  void pop_back() { --size_; }
-  void clear() { size_ = 0; }
+  void pop_back() { data_[--size_] = T(); }
+  void clear() {
+    // Reset the elements too: a list of shared_ptrs must let go of them now.
+    for (size_t i = 0; i < size_; ++i) data_[i] = T();
+    size_ = 0;
+  }
 
   size_t size() const { return size_; }
   bool empty() const { return size_ == 0; }
@@ -112,7 +120,7 @@ class SmallVector {
     } else {
       std::copy(o.begin(), o.end(), inline_);
       size_ = o.size_;
-      o.size_ = 0;
+      o.clear();
     }
   }
 

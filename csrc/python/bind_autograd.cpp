@@ -185,9 +185,8 @@ struct HookHandle {
       }
     }
   }
-  static int64_t h_id(const ag::HookEntry& h) { return h.id; }
-  template <typename F>
-  static int64_t h_id(const std::pair<int64_t, F>& h) { return h.first; }
+  template <typename H>
+  static int64_t h_id(const H& h) { return h.id; }
 };
 
 std::string shape_repr(const Tensor& t) { return size_repr(t.sizes(), ag::kModule); }
@@ -313,7 +312,7 @@ void bind_node(py::module_& m) {
           py::object r = fn(grads_tuple(gi), grads_tuple(go));
           if (r.is_none()) return {};
           return r.cast<TensorList>();
-        }});
+        }, fn.ptr()});
         return h;
       })
       .def("_register_prehook", [](const std::shared_ptr<ag::Node>& n, py::function fn) {
@@ -322,7 +321,7 @@ void bind_node(py::module_& m) {
           py::object r = fn(grads_tuple(go));
           if (r.is_none()) return {};
           return r.cast<TensorList>();
-        }});
+        }, fn.ptr()});
         return h;
       })
       .def("_saved_versions", [](const ag::Node& n) {
@@ -370,10 +369,10 @@ void bind_tensor_autograd(py::module_& m) {
     HookHandle h{ag::next_hook_id(), {}, {}};
     const auto& node = ag::grad_fn(t);
     if (node) {
-      node->pre_hooks().push_back({h.id, ag::output_nr(t), wrap_hook(fn)});
+      node->pre_hooks().push_back({h.id, ag::output_nr(t), wrap_hook(fn), fn.ptr()});
       h.node = node;
     } else {
-      ag::materialize_meta(t).hooks.push_back({h.id, 0, wrap_hook(fn)});
+      ag::materialize_meta(t).hooks.push_back({h.id, 0, wrap_hook(fn), fn.ptr()});
       h.tensor = t.ptr();
     }
     return h;
@@ -381,7 +380,7 @@ void bind_tensor_autograd(py::module_& m) {
   m.def("_register_post_accumulate_grad_hook", [](const Tensor& t, py::function fn) {
     HookHandle h{ag::next_hook_id(), {}, t.ptr(), true};
     ag::materialize_meta(t).post_accumulate_hooks.push_back(
-        {h.id, [fn](const Tensor& v) { fn(v); }});
+        {h.id, [fn](const Tensor& v) { fn(v); }, fn.ptr()});
     return h;
   });
 }

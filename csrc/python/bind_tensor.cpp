@@ -159,10 +159,68 @@ void bind_autograd_fields(Cls& cls) {
            "Computes the gradient of this tensor w.r.t. graph leaves (accumulated into .grad).");
 }
 
+// NOTE [Hooks and the garbage collector]
+// A hook whose closure refers to its own tensor is a cycle through C++
+// (tensor -> TensorImpl -> hook -> closure -> tensor) that Python cannot see.
+// Tensors are therefore GC-aware: when the Python object is the only owner of
+// its TensorImpl (and of its grad_fn), the collector visits the Python
+// callables that the hooks keep alive, and tp_clear drops them. Shared impls
+// are not visited: something outside Python still needs those hooks.
+const std::shared_ptr<TensorImpl>* holder_of(PyObject* self) {
+  auto* inst = reinterpret_cast<py::detail::instance*>(self);
+  py::detail::value_and_holder vh = inst->get_value_and_holder(nullptr, false);
+  if (!vh || !vh.holder_constructed()) return nullptr;
+  return &vh.holder<std::shared_ptr<TensorImpl>>();
+}
+
+ag::AutogradMeta* unique_meta(PyObject* self) {
+  const std::shared_ptr<TensorImpl>* h = holder_of(self);
+  if (!h || !*h || h->use_count() != 1) return nullptr;
+  return static_cast<ag::AutogradMeta*>((*h)->autograd_meta());
+}
+
+template <typename Hooks>
+int visit_hooks(const Hooks& hooks, visitproc visit, void* arg) {
+  for (const auto& h : hooks) Py_VISIT(static_cast<PyObject*>(h.owner));
+  return 0;
+}
+
+int tensor_traverse(PyObject* self, visitproc visit, void* arg) {
+  Py_VISIT(Py_TYPE(self));
+  ag::AutogradMeta* m = unique_meta(self);
+  if (!m) return 0;
+  if (int r = visit_hooks(m->hooks, visit, arg)) return r;
+  if (int r = visit_hooks(m->post_accumulate_hooks, visit, arg)) return r;
+  if (m->grad_fn && m->grad_fn.use_count() == 1) {
+    if (int r = visit_hooks(m->grad_fn->pre_hooks(), visit, arg)) return r;
+    if (int r = visit_hooks(m->grad_fn->post_hooks(), visit, arg)) return r;
+    if (int r = visit_hooks(m->grad_fn->node_pre_hooks(), visit, arg)) return r;
+  }
+  return 0;
+}
+
+int tensor_clear(PyObject* self) {
+  ag::AutogradMeta* m = unique_meta(self);
+  if (!m) return 0;
+  m->hooks.clear();
+  m->post_accumulate_hooks.clear();
+  if (m->grad_fn && m->grad_fn.use_count() == 1) {
+    m->grad_fn->pre_hooks().clear();
+    m->grad_fn->post_hooks().clear();
+    m->grad_fn->node_pre_hooks().clear();
+  }
+  return 0;
+}
+
 }  // namespace
 
 void init_tensor(py::module_& m) {
-  Cls cls(m, "Tensor");
+  Cls cls(m, "Tensor", py::custom_type_setup([](PyHeapTypeObject* heap_type) {
+            auto* type = &heap_type->ht_type;
+            type->tp_flags |= Py_TPFLAGS_HAVE_GC;
+            type->tp_traverse = tensor_traverse;
+            type->tp_clear = tensor_clear;
+          }));
   cls.def(py::init(&construct));
   bind_geometry(cls);
   bind_conversions(cls);

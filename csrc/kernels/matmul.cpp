@@ -151,6 +151,8 @@ void int_gemm(const Tensor& out, const Tensor& a, const Tensor& b, bool accumula
 
 void gemm(const Tensor& out, const Tensor& a, const Tensor& b, bool accumulate) {
   if (out.numel() == 0) return;
+  const int64_t work = out.numel() * a.sizes()[2];
+  ScopedGilRelease gil(work >= kReleaseGilAbove * 4 && !in_parallel_region());
   if (a.sizes()[2] == 0) {
     if (!accumulate) fill(out, Scalar(0));
     return;

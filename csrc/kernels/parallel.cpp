@@ -15,6 +15,8 @@ int initial_threads() {
 int g_threads = initial_threads();
 }  // namespace
 
+GilHooks g_gil;
+
 int get_num_threads() { return g_threads; }
 
 void set_num_threads(int n) {

@@ -17,6 +17,32 @@
 namespace gradtrack {
 
 constexpr int64_t kGrainSize = 32768;
+/// Work of at least this many elements runs without Python's interpreter lock.
+constexpr int64_t kReleaseGilAbove = int64_t(1) << 18;
+
+/// NOTE [Releasing the GIL]
+/// Set by the Python layer: long kernels release the interpreter lock, so
+/// other Python threads run meanwhile (PyTorch does the same). Kernels touch
+/// only memory their callers keep alive, never Python objects.
+struct GilHooks {
+  void* (*release)() = nullptr;   // null if this thread does not hold the lock
+  void (*restore)(void*) = nullptr;
+};
+extern GilHooks g_gil;
+
+class ScopedGilRelease {
+ public:
+  explicit ScopedGilRelease(bool wanted)
+      : state_(wanted && g_gil.release ? g_gil.release() : nullptr) {}
+  ~ScopedGilRelease() {
+    if (state_) g_gil.restore(state_);
+  }
+  ScopedGilRelease(const ScopedGilRelease&) = delete;
+  ScopedGilRelease& operator=(const ScopedGilRelease&) = delete;
+
+ private:
+  void* state_;
+};
 
 int get_num_threads();
 void set_num_threads(int n);
@@ -28,6 +54,7 @@ template <typename F>
 void parallel_for(int64_t n, int64_t grain, const F& f) {
   if (n <= 0) return;
   if (grain < 1) grain = 1;
+  ScopedGilRelease gil(n >= kReleaseGilAbove && !in_parallel_region());
 #ifdef _OPENMP
   int threads = get_num_threads();
   if (n > grain && threads > 1 && !in_parallel_region()) {

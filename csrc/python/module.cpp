@@ -1,6 +1,7 @@
 // The extension module gradtrack._C. Private: import gradtrack instead.
 #include "autograd/formulas.h"
 #include "kernels/kernels.h"
+#include "kernels/parallel.h"
 #include "python/common.h"
 
 namespace gradtrack::python {
@@ -52,6 +53,12 @@ PYBIND11_MODULE(_C, m) {
   }
   register_exception_translator();
   gradtrack::kernels::blas_init();
+  gradtrack::g_gil.release = []() -> void* {
+    return PyGILState_Check() ? static_cast<void*>(PyEval_SaveThread()) : nullptr;
+  };
+  gradtrack::g_gil.restore = [](void* state) {
+    PyEval_RestoreThread(static_cast<PyThreadState*>(state));
+  };
   init_dtype(m);
   init_autograd(m);
   init_tensor(m);

@@ -166,21 +166,43 @@ def op_matmul(T, requires_grad):
 GROUP_GRAPH = "small graphs (fwd+bwd)"
 SHAPE_2x3 = (Point("2x3", (2, 3), "2x3 float32, requires_grad=True"),)
 
+# gradtrack records the user's source line of every graph node and in-place
+# write (NOTE [Write provenance]); this variant shows what that costs.  The
+# switch is process-wide, so the variant needs a worker of its own.
+PROVENANCE_OFF = Variant("provenance off", {"provenance": False}, libs=("gradtrack",),
+                         isolated=True,
+                         description="gradtrack.autograd.set_provenance(False): no source "
+                                     "lines recorded for nodes and in-place writes")
 
-@timed_case("graph_sq_sum", GROUP_GRAPH, "(X**2).sum().backward()", SHAPE_2x3)
-def graph_sq_sum(T, shape):
+
+def with_provenance(T, step, provenance):
+    """``step``, or ``(step, cleanup)`` with provenance recording off until cleanup.
+
+    A stand-in library (``GRADTRACK_BENCH_STANDIN``) has no such switch and
+    runs as in the default configuration.
+    """
+    set_provenance = getattr(T.autograd, "set_provenance", None)
+    if provenance or set_provenance is None:
+        return step
+    set_provenance(False)
+    return step, lambda: set_provenance(True)
+
+
+@timed_case("graph_sq_sum", GROUP_GRAPH, "(X**2).sum().backward()", SHAPE_2x3,
+            variants=(PROVENANCE_OFF,))
+def graph_sq_sum(T, shape, provenance=True):
     X = T.randn(*shape, requires_grad=True)
 
     def step():
         (X ** 2).sum().backward()
         X.grad = None  # keep grads from accumulating across iterations
 
-    return step
+    return with_provenance(T, step, provenance)
 
 
 @timed_case("graph_mul_add_sum", GROUP_GRAPH, "(a*b+a).sum().backward()",
-            SHAPE_2x3)
-def graph_mul_add_sum(T, shape):
+            SHAPE_2x3, variants=(PROVENANCE_OFF,))
+def graph_mul_add_sum(T, shape, provenance=True):
     a = T.randn(*shape, requires_grad=True)
     b = T.randn(*shape, requires_grad=True)
 
@@ -189,7 +211,7 @@ def graph_mul_add_sum(T, shape):
         a.grad = None
         b.grad = None
 
-    return step
+    return with_provenance(T, step, provenance)
 
 
 # --------------------------------------------------------------------------
@@ -358,13 +380,14 @@ MLP_POINT = (Point("b64", 64, "784-128-10, batch 64, CrossEntropyLoss, SGD momen
 MLP_VARIANTS = (
     Variant("zero_grad(set_to_none=False)", {"set_to_none": False},
             description="grads zero-filled in place instead of freed"),
+    PROVENANCE_OFF,
 )
 
 
 @timed_case("mlp_step", GROUP_TRAIN,
             "MLP train step", MLP_POINT,
             variants=MLP_VARIANTS)
-def mlp_step(T, batch, set_to_none=True):
+def mlp_step(T, batch, set_to_none=True, provenance=True):
     model = build_mlp(T)
     crit = T.nn.CrossEntropyLoss()
     opt = T.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
@@ -382,7 +405,7 @@ def mlp_step(T, batch, set_to_none=True):
         loss.backward()
         opt.step()
 
-    return step
+    return with_provenance(T, step, provenance)
 
 
 @timed_case("sgd_step", GROUP_TRAIN, "SGD momentum step alone",

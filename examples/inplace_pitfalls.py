@@ -1,8 +1,10 @@
 """The in-place pitfalls of autograd, run live, each followed by its fix.
 
 Every snippet below really runs; the errors you see are the ones the library
-raises (gradtrack raises PyTorch's exact messages, and sometimes adds a note
-saying where the offending in-place write happened).
+raises. gradtrack raises PyTorch's exact messages and adds a note (PEP 678,
+printed after the message) saying which call saved the tensor and which
+in-place write changed it, with file and line; ``gradtrack.autograd.explain``
+shows the same before backward is called. Neither exists in PyTorch.
 
     python examples/inplace_pitfalls.py            # with gradtrack
     python examples/inplace_pitfalls.py --lib torch  # the same script on PyTorch
@@ -15,6 +17,7 @@ Pitfalls:
   5. ``.grad`` of an intermediate result is None unless you ``retain_grad()``
   6. ``p = p - lr * p.grad``: p silently stops being a leaf
   7. ``optimizer.step()`` between forward and backward
+  8. ``backward()`` twice through the same graph
 """
 
 import argparse
@@ -102,6 +105,10 @@ def pitfall_detach():
     Y = X ** 2
     X.detach().mul_(2)  # detach() shares X's memory AND its version counter
     show("X._version", X._version)
+    explain = getattr(T.autograd, "explain", None)  # gradtrack only
+    if explain is not None:
+        print("   explain(Y) before backward: the graph, and what each node saved")
+        print(textwrap.indent(explain(Y), "      | "))
     attempt("Y.sum().backward()", lambda: Y.sum().backward())
     say("""The version counter moved from 0 (when PowBackward0 saved X) to 1,
         so backward refuses instead of returning a wrong gradient.
@@ -195,8 +202,26 @@ def pitfall_step_before_backward():
     show("weight versions", [p._version for p in model.parameters()])
 
 
+def pitfall_backward_twice():
+    section(8, "backward() twice through the same graph")
+    x = T.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    loss = (x * x).sum()
+    loss.backward()
+    attempt("loss.backward() again", lambda: loss.backward())
+    say("""The first backward freed the tensors the graph saved (MulBackward0
+        kept x twice) to save memory. Fix: usually, run the forward again; if
+        you really need two passes, keep them with retain_graph=True in the
+        first call.""")
+    x.grad = None
+    loss = (x * x).sum()
+    loss.backward(retain_graph=True)
+    loss.backward()
+    show("retain_graph=True, then backward again: x.grad", x.grad)
+
+
 PITFALLS = [pitfall_leaf_update, pitfall_data, pitfall_detach, pitfall_detach_inplace,
-            pitfall_retain_grad, pitfall_rebinding, pitfall_step_before_backward]
+            pitfall_retain_grad, pitfall_rebinding, pitfall_step_before_backward,
+            pitfall_backward_twice]
 
 
 def main(argv=None):
@@ -212,7 +237,8 @@ def main(argv=None):
             pitfall()
     print()
     print("Summary: update parameters in place under no_grad() (or through .detach()), never")
-    print("through .data; backward before optimizer.step(); retain_grad() for intermediates.")
+    print("through .data; backward before optimizer.step(); retain_grad() for intermediates;")
+    print("retain_graph=True only where you really backward twice.")
 
 
 if __name__ == "__main__":

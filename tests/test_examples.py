@@ -96,6 +96,8 @@ PITFALL_LINES = [
     "been modified by an inplace operation: [gradtrack.FloatTensor [4, 1]], which is output 0 "
     "of AsStrided, is at version 2; expected version 1 instead.",
     "weight versions: [3, 3, 3, 3]",
+    "loss.backward() again -> RuntimeError: Trying to backward through the graph a second time",
+    "retain_graph=True, then backward again: x.grad: tensor([ 4.,  8., 12.])",
 ]
 
 
@@ -106,14 +108,45 @@ def test_inplace_pitfalls_show_each_error_and_fix():
         found = out.find(line, position)
         assert found >= 0, f"missing or out of order: {line}\n\n{out}"
         position = found
-    assert len(re.findall(r"^\d\. ", out, flags=re.M)) == 7
+    assert len(re.findall(r"^\d\. ", out, flags=re.M)) == 8
+
+
+def _source_line(path, text):
+    """The 1-based line number of the only line of ``path`` containing ``text``."""
+    (number,) = [i for i, line in enumerate(path.read_text().splitlines(), 1) if text in line]
+    return number
+
+
+def test_inplace_pitfalls_show_provenance_notes_and_explain():
+    out = run_example("inplace_pitfalls.py")
+    path = EXAMPLES / "inplace_pitfalls.py"
+    where = f"{path}:"
+    saved = _source_line(path, "X.detach().mul_(2)") - 1  # Y = X ** 2 just above
+    block = "\n".join([
+        "   explain(Y) before backward: the graph, and what each node saved",
+        f"      | PowBackward0  <- {where}{saved}",
+        "      |   | saved an input [3]: version 0 when saved, 1 now (MODIFIED: backward will fail)",
+        "      |     AccumulateGrad",
+        "   Y.sum().backward() -> RuntimeError: one of the variables"])
+    assert block in out
+    assert (f"      note: It was saved by PowBackward0 for the call at {where}{saved}, then changed "
+            f"in place by mul_ (through a detach() alias) at {where}{saved + 1}.\n") in out
+    step = _source_line(path, "opt.step()                 # ...")
+    assert (f"      note: It was saved by AddmmBackward0 for the call at {where}{step - 1}, then "
+            f"changed in place by SGD.step at {where}{step}.\n") in out
+    again = _source_line(path, 'attempt("loss.backward() again"')  # after forward, backward
+    assert (f"      note: The saved tensors of MulBackward0 (built by the call at {where}{again - 2})"
+            f" were freed by the backward called at {where}{again - 1}; pass retain_graph=True to "
+            f"that call to keep them.\n") in out
+    assert out.count("      note: To change a parameter without recording the change") == 1
 
 
 def _comparable(out, lib):
     lines = []
     for line in out.replace(lib, "<mod>").splitlines():
-        if line.strip().startswith("note:") or line.startswith("In-place pitfalls"):
-            continue  # gradtrack's extra notes, the version banner
+        if line.strip().startswith(("note:", "explain(", "| ")) or \
+                line.startswith("In-place pitfalls"):
+            continue  # gradtrack's notes and explain() output, the version banner
         if "zero_grad, forward, backward, step: loss" in line:
             continue  # random initial weights differ between the libraries
         lines.append(line)

@@ -12,6 +12,7 @@ namespace gradtrack::autograd {
 namespace {
 bool g_enabled = true;
 thread_local uint16_t t_label_override = 0;
+thread_local bool t_writer_is_base = false;
 std::mutex g_label_mutex;
 std::vector<std::string>& labels() {
   static auto* v = new std::vector<std::string>{"an in-place op"};
@@ -49,10 +50,21 @@ const std::string& label_name(uint16_t id) {
   return id < labels().size() ? labels()[id] : labels()[0];
 }
 
-ScopedWriteLabel::ScopedWriteLabel(const std::string& label) : prev_(t_label_override) {
+ScopedWriteLabel::ScopedWriteLabel(const std::string& label, bool writer_is_base)
+    : prev_(t_label_override), prev_base_(t_writer_is_base) {
   t_label_override = intern_label(label);
+  t_writer_is_base = writer_is_base;
 }
-ScopedWriteLabel::~ScopedWriteLabel() { t_label_override = prev_; }
+ScopedWriteLabel::~ScopedWriteLabel() {
+  t_label_override = prev_;
+  t_writer_is_base = prev_base_;
+}
+
+uint16_t swap_write_label(uint16_t label) {
+  uint16_t prev = t_label_override;
+  t_label_override = label;
+  return prev;
+}
 
 void note_write(const Tensor& written, const char* label) {
   if (!Provenance::enabled()) return;
@@ -80,9 +92,11 @@ void note_write(const Tensor& written, uint16_t label) {
   WriteRecord& r = log.ring[log.total % WriteLog::kSize];
   r.version = written->version();
   r.location = current_location();
-  r.writer = written.get();
+  // `t[i] = v` writes through an internal view of t: report it as a write of t.
+  Tensor writer = t_writer_is_base && is_view(written) ? view_base(written) : written;
+  r.writer = writer.get();
   r.label = label;
-  r.via = written->is_detach_alias() ? 1 : is_view(written) ? 2 : 0;
+  r.via = writer->is_detach_alias() ? 1 : is_view(writer) ? 2 : 0;
   ++log.total;
 }
 
@@ -99,31 +113,39 @@ const char* via_text(uint8_t via) {
 std::string version_error_note(const Tensor& saved, const Node& owner, uint32_t expected) {
   std::string text = "It was saved by " + owner.name();
   if (owner.location) text += " for the call at " + describe_location(owner.location);
+  // The writes since the save, in order; versions with no record (ring
+  // overflow, or provenance was off) are told as such, where they happened.
+  std::vector<const WriteRecord*> by_version;
   const WriteLog* log = saved->version_counter()->log.get();
-  std::vector<const WriteRecord*> writes;
+  const uint32_t current = saved->version();
   if (log) {
     uint32_t n = log->total < WriteLog::kSize ? log->total : WriteLog::kSize;
     for (uint32_t i = 0; i < n; ++i) {
       const WriteRecord& r = log->ring[(log->total - n + i) % WriteLog::kSize];
-      if (r.version > expected) writes.push_back(&r);
+      if (r.version > expected && r.version <= current) by_version.push_back(&r);
     }
   }
-  uint32_t missing = saved->version() - expected - static_cast<uint32_t>(writes.size());
+  bool first = true;
+  uint32_t next = expected + 1;
+  auto unrecorded = [&](uint32_t count) {
+    if (count == 0) return;
+    text += first ? ", then changed in place " + std::to_string(count) +
+                        (count == 1 ? " time" : " times") + " (not recorded)"
+                  : ", then " + std::to_string(count) + (count == 1 ? " write" : " writes") +
+                        " not recorded";
+    first = false;
+  };
   const void* self = saved.get();
-  for (size_t i = 0; i < writes.size(); ++i) {
-    const WriteRecord& r = *writes[i];
-    text += i == 0 ? ", then changed in place by " : ", then by ";
-    text += label_name(r.label);
-    if (r.writer != self) text += via_text(r.via);
-    text += " at " + describe_location(r.location);
+  for (const WriteRecord* r : by_version) {
+    unrecorded(r->version - next);
+    text += first ? ", then changed in place by " : ", then by ";
+    first = false;
+    text += label_name(r->label);
+    if (r->writer != self) text += via_text(r->via);
+    text += " at " + describe_location(r->location);
+    next = r->version + 1;
   }
-  if (writes.empty()) {
-    text += ", then changed in place " + std::to_string(missing) +
-            (missing == 1 ? " time" : " times") + " (not recorded)";
-  } else if (missing > 0) {
-    text += " (after " + std::to_string(missing) + " earlier write" + (missing == 1 ? "" : "s") +
-            " not recorded)";
-  }
+  unrecorded(current + 1 - next);
   return text + ".";
 }
 

@@ -49,14 +49,20 @@ void note_write(const Tensor& written, const char* label);
 /// ("__setitem__", "SGD.step") instead of the primitive that does them.
 class ScopedWriteLabel {
  public:
-  explicit ScopedWriteLabel(const std::string& label);
+  /// writer_is_base: the write goes through an internal view (setitem); it
+  /// is reported as a write of the view's base.
+  explicit ScopedWriteLabel(const std::string& label, bool writer_is_base = false);
   ~ScopedWriteLabel();
   ScopedWriteLabel(const ScopedWriteLabel&) = delete;
   ScopedWriteLabel& operator=(const ScopedWriteLabel&) = delete;
 
  private:
   uint16_t prev_;
+  bool prev_base_;
 };
+
+/// Sets the label override (0: none) and returns the previous one.
+uint16_t swap_write_label(uint16_t label);
 
 class Node;
 /// The note for a failed version check of `saved` (saved at `expected`) by `owner`.

@@ -25,12 +25,18 @@ std::shared_ptr<FormulaNode> new_node(OpKind kind, std::initializer_list<const T
     node->add_next_edge(Edge{});
     node->inputs.push_back({DimVector{}, (*inputs.begin())->dtype()});
   }
-  node->location = current_location();
   if (g_node_created_hook) g_node_created_hook(*node);
   return node;
 }
 
 namespace {
+
+// NOTE [Write provenance]: only a node that saved something can fail a
+// version check or a second backward, so only those record where they were
+// built; nodes of add, sum, views... skip the frame walk.
+void locate(FormulaNode& node) {
+  if (node.holds_saved) node.location = current_location();
+}
 
 uint8_t needs_mask(const FormulaNode& node) {
   uint8_t mask = 0;
@@ -80,6 +86,7 @@ void finish_node(const std::shared_ptr<FormulaNode>& node,
   }
   save_extras(*node, n_in + (row.saves_result ? 1 : 0), extras);
   if (row.saves_scalar) node->holds_saved = true;
+  locate(*node);
 }
 
 bool inplace_needs_old_self(OpKind kind, std::initializer_list<const Tensor*> inputs) {
@@ -113,6 +120,7 @@ void finish_inplace_node(const std::shared_ptr<FormulaNode>& node, const Tensor&
   }
   save_extras(*node, n_in + (row.saves_result ? 1 : 0), extras);
   if (row.saves_scalar) node->holds_saved = true;
+  locate(*node);
 }
 
 TensorList FormulaNode::apply(TensorList&& grads) {

@@ -161,7 +161,7 @@ void bind_inplace(py::module_& m) {
   });
   m.def("_fill_", [](const Tensor& self, py::handle value, py::handle label) {
     std::optional<ag::ScopedWriteLabel> scope;
-    if (!label.is_none()) scope.emplace(label.cast<std::string>());
+    if (!label.is_none()) scope.emplace(label.cast<std::string>(), true);
     if (py::isinstance<TensorImpl>(value)) return ops::inplace_fill(self, value.cast<Tensor>());
     auto s = to_scalar(value);
     GT_CHECK_TYPE(s.has_value(), "fill_(): argument 'value' must be Number");
@@ -170,7 +170,7 @@ void bind_inplace(py::module_& m) {
   m.def("_zero_", [](const Tensor& self) { return ops::inplace_zero(self); });
   m.def("_copy_", [](const Tensor& self, py::handle src, py::handle label) {
     std::optional<ag::ScopedWriteLabel> scope;
-    if (!label.is_none()) scope.emplace(label.cast<std::string>());
+    if (!label.is_none()) scope.emplace(label.cast<std::string>(), true);
     return ops::inplace_copy(self, as_tensor_arg(src, self.dtype()));
   }, py::arg("self"), py::arg("src"), py::arg("label") = py::none());
   m.def("_normal_", [](const Tensor& self, double mean, double std) {
@@ -182,7 +182,7 @@ void bind_inplace(py::module_& m) {
   m.def("_index_put_", [](const Tensor& self, py::list indices, py::handle values, bool acc,
                           py::handle label) {
     std::optional<ag::ScopedWriteLabel> scope;
-    if (!label.is_none()) scope.emplace(label.cast<std::string>());
+    if (!label.is_none()) scope.emplace(label.cast<std::string>(), true);
     ops::IndexList idx;
     for (py::handle h : indices) {
       if (h.is_none()) idx.emplace_back(std::nullopt);
@@ -211,6 +211,14 @@ void bind_inplace(py::module_& m) {
     return ops::inplace_squeeze(self, d.is_none() ? std::nullopt : std::optional<int64_t>(d.cast<int64_t>()));
   });
   m.def("_set_data", [](const Tensor& self, const Tensor& other) { self->set_data(*other.get()); });
+  // A label for the writes of a Python-level operation (SGD.step):
+  // `prev = _swap_write_label("SGD.step")` ... `_swap_write_label(prev)`.
+  m.def("_swap_write_label", [](py::handle label) -> int {
+    uint16_t id = label.is_none() ? 0
+                  : py::isinstance<py::int_>(label) ? label.cast<uint16_t>()
+                                                    : ag::intern_label(label.cast<std::string>());
+    return ag::swap_write_label(id);
+  });
 }
 
 void bind_nn(py::module_& m) {

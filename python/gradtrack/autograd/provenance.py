@@ -82,15 +82,16 @@ def explain(tensor, format="text"):  # noqa: A002 - mirrors common tool flags
     >>> print(gradtrack.autograd.explain((x * 2).sum()).splitlines()[0])
     SumBackward0
     """
+    if format not in ("text", "dot"):
+        raise ValueError(f"format must be 'text' or 'dot', got {format!r}")
     root = tensor.grad_fn
     if root is None:
         kind = "a leaf" if tensor.requires_grad else "not part of a graph"
-        return f"(no graph: the tensor is {kind})"
+        text = f"(no graph: the tensor is {kind})"
+        return f'digraph gradtrack {{\n  label="{text}";\n}}' if format == "dot" else text
     nodes = _walk(root)
     if format == "dot":
         return _dot(nodes)
-    if format != "text":
-        raise ValueError(f"format must be 'text' or 'dot', got {format!r}")
     out = []
     for node, depth in nodes:
         pad = "    " * depth
@@ -106,7 +107,9 @@ def _dot(nodes):
     out = ["digraph gradtrack {", '  node [shape=box, fontname="monospace"];']
     for node, _ in nodes:
         lines, broken = _saved_lines(node)
-        label = "\\n".join([type(node).__name__] + [line.replace('"', "'") for line in lines])
+        where = node._location()
+        head = [type(node).__name__] + ([f"at {where}"] if where else [])
+        label = "\\n".join(head + [line.replace('"', "'") for line in lines])
         color = ', color=red, fontcolor=red' if broken else ""
         out.append(f'  {ids[id(node)]} [label="{label}"{color}];')
         for child, _ in node.next_functions:

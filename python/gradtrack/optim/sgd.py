@@ -95,6 +95,8 @@ class SGD(Optimizer):
         previous = _is_grad_enabled()
         # differentiable=True records the update in the graph, as in PyTorch.
         _set_grad_enabled(bool(self.defaults["differentiable"]))
+        # Writes made here are reported as "SGD.step" by provenance notes.
+        label = _C._swap_write_label("SGD.step")
         try:
             for group in self.param_groups:
                 if group["fused"]:
@@ -102,6 +104,7 @@ class SGD(Optimizer):
                 else:
                     self._step_group(group)
         finally:
+            _C._swap_write_label(label)
             _set_grad_enabled(previous)
         return loss
 

@@ -13,6 +13,26 @@ void (*g_node_created_hook)(Node& node) = nullptr;
 
 Node::Node() : seq_(t_next_seq++) {}
 
+Node::~Node() {
+  // The outermost destructor on this thread owns a stack of nodes whose last
+  // reference was one of our edges; nested destructors (run while it empties
+  // the stack) only push onto it, so the depth of the C++ stack stays constant.
+  thread_local std::vector<std::shared_ptr<Node>>* t_pending = nullptr;
+  std::vector<std::shared_ptr<Node>> local;
+  const bool outermost = t_pending == nullptr;
+  if (outermost) t_pending = &local;
+  for (auto& e : next_edges_) {
+    if (e.fn && e.fn.use_count() == 1) t_pending->push_back(std::move(e.fn));
+  }
+  if (!outermost) return;
+  while (!local.empty()) {
+    std::shared_ptr<Node> n = std::move(local.back());
+    local.pop_back();
+    n.reset();
+  }
+  t_pending = nullptr;
+}
+
 uint32_t Node::add_grad_meta(const Tensor& t) {
   grad_meta_.push_back({t.sizes(), t.dtype()});
   return static_cast<uint32_t>(grad_meta_.size() - 1);

@@ -70,7 +70,9 @@ struct NodeDebugInfo {
 class Node : public std::enable_shared_from_this<Node> {
  public:
   Node();
-  virtual ~Node() = default;
+  /// Frees the chain of nodes it uniquely owns iteratively: dropping a graph
+  /// 100 000 nodes deep must not recurse 100 000 destructor frames deep.
+  virtual ~Node();
   Node(const Node&) = delete;
   Node& operator=(const Node&) = delete;
 

@@ -196,7 +196,10 @@ void make_roots(const std::vector<Tensor>& outputs, const std::vector<py::object
                 std::vector<ag::Edge>& roots, TensorList& root_grads) {
   for (size_t i = 0; i < outputs.size(); ++i) {
     const Tensor& t = outputs[i];
-    GT_CHECK(ag::requires_grad(t), "element ", i,
+    // A view made under no_grad of a tensor that requires grad requires grad
+    // but has nowhere to send a gradient: PyTorch refuses it the same way.
+    ag::Edge edge = ag::requires_grad(t) ? ag::gradient_edge(t) : ag::Edge{};
+    GT_CHECK(edge.valid(), "element ", i,
              " of tensors does not require grad and does not have a grad_fn");
     Tensor g;
     py::object gi = i < grads.size() ? grads[i] : py::none();
@@ -209,7 +212,7 @@ void make_roots(const std::vector<Tensor>& outputs, const std::vector<py::object
                shape_repr(g), " and output[", i, "] has a shape of ", shape_repr(t), ".");
       if (g.dtype() != t.dtype()) g = ops::to_dtype(g, t.dtype());
     }
-    roots.push_back(ag::gradient_edge(t));
+    roots.push_back(edge);
     root_grads.push_back(g);
   }
 }

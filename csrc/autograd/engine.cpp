@@ -39,21 +39,16 @@ void accumulate(TensorList& buffer, size_t slot, Tensor g) {
   }
 }
 
-// Runs a node's tensor pre-hooks and retain_grad targets on its gradients.
-void run_pre_hooks(Node& node, TensorList& grads) {
+// Tensor hooks of the node's outputs, then retain_grad targets (PyTorch's
+// tensor pre-hooks): they run whenever the node is reached, even when it is
+// not executed.
+void run_tensor_pre_hooks(Node& node, TensorList& grads) {
   if (!node.pre_hooks().empty()) {
     std::vector<HookEntry> hooks = node.pre_hooks();
     for (const HookEntry& h : hooks) {
       if (h.output_nr >= grads.size() || !grads[h.output_nr].defined()) continue;
       Tensor r = h.fn(grads[h.output_nr]);
       if (r.defined()) grads[h.output_nr] = r;
-    }
-  }
-  if (!node.node_pre_hooks().empty()) {
-    auto hooks = node.node_pre_hooks();
-    for (auto& h : hooks) {
-      TensorList r = h.fn(grads);
-      if (!r.empty()) grads = r;
     }
   }
   for (auto& kv : node.retains_grad()) {
@@ -67,6 +62,16 @@ void run_pre_hooks(Node& node, TensorList& grads) {
     } else {
       m.grad = ops::add(m.grad, g);
     }
+  }
+}
+
+// Hooks registered on the node itself (grad_fn.register_prehook): only when it runs.
+void run_node_pre_hooks(Node& node, TensorList& grads) {
+  if (node.node_pre_hooks().empty()) return;
+  auto hooks = node.node_pre_hooks();
+  for (auto& h : hooks) {
+    TensorList r = h.fn(grads);
+    if (!r.empty()) grads = r;
   }
 }
 
@@ -89,7 +94,10 @@ void check_nan(const Node& node, const TensorList& out) {
   }
 }
 
-TensorList call_node(Node& node, TensorList&& grads) {
+// Takes the gradients by value: once the node returns, a gradient it passed
+// through (add, sub, views) is referenced only by its output, so the input
+// buffer can add into it in place, as PyTorch's does.
+TensorList call_node(Node& node, TensorList grads) {
   try {
     TensorList out = node.apply(std::move(grads));
     if (AnomalyMode::is_enabled() && AnomalyMode::check_nan()) check_nan(node, out);
@@ -100,8 +108,12 @@ TensorList call_node(Node& node, TensorList&& grads) {
   }
 }
 
-// Marks every node from which a captured edge can be reached.
-std::unordered_set<Node*> needed_nodes(Node* root, const std::vector<Edge>& capture) {
+// Marks the nodes that must run to deliver the captured gradients: every node
+// with an edge into a captured node or into a marked one. The captured nodes
+// themselves run only with `run_targets` (backward(inputs=...), which
+// accumulates into them); autograd.grad only reads what arrives at them.
+std::unordered_set<Node*> needed_nodes(Node* root, const std::vector<Edge>& capture,
+                                       bool run_targets) {
   std::unordered_set<Node*> targets, needed, seen;
   for (const Edge& e : capture)
     if (e.fn) targets.insert(e.fn.get());
@@ -115,8 +127,11 @@ std::unordered_set<Node*> needed_nodes(Node* root, const std::vector<Edge>& capt
       if (next && seen.insert(next).second) stack.push_back({next, 0});
       continue;
     }
-    bool need = targets.count(node) > 0;
-    for (const Edge& e : node->next_edges()) need = need || (e.fn && needed.count(e.fn.get()));
+    bool need = run_targets && targets.count(node) > 0;
+    for (const Edge& e : node->next_edges()) {
+      Node* next = e.fn.get();
+      need = need || (next && (needed.count(next) || targets.count(next)));
+    }
     if (need) needed.insert(node);
     stack.pop_back();
   }
@@ -179,7 +194,7 @@ TensorList run_backward(const std::vector<Edge>& roots, const TensorList& grads,
   GraphTask task(root.get());
   const bool capturing = !capture.empty();
   std::unordered_set<Node*> needed;
-  if (capturing) needed = needed_nodes(root.get(), capture);
+  if (capturing) needed = needed_nodes(root.get(), capture, options.accumulate_grad);
   std::unordered_map<Node*, std::vector<size_t>> captures;  // node -> indices into capture
   for (size_t i = 0; i < capture.size(); ++i)
     if (capture[i].fn) captures[capture[i].fn.get()].push_back(i);
@@ -200,23 +215,28 @@ TensorList run_backward(const std::vector<Edge>& roots, const TensorList& grads,
     Node* node = task.nodes[static_cast<size_t>(idx)];
     if (g_check_interrupt) g_check_interrupt();
     TensorList grads = std::move(task.buffers[static_cast<size_t>(idx)]);
-    run_pre_hooks(*node, grads);
-    if (!captures.empty()) {
+    const bool run = !capturing || needed.count(node) > 0;
+    // A captured gradient is what arrived at the node: before the tensor hooks
+    // when the node runs (they apply on the way in), after them when it does
+    // not (PyTorch's order). A leaf's hooks live on its AccumulateGrad.
+    auto capture_into = [&](bool hooked) {
       auto cap = captures.find(node);
-      if (cap != captures.end()) {
-        for (size_t c : cap->second) {
-          uint32_t slot = capture[c].input_nr;
-          if (slot >= grads.size()) continue;
-          captured[c] = grads[slot];
-          // autograd.grad does not run AccumulateGrad; the leaf's hooks still apply.
-          if (!options.accumulate_grad && node->is_accumulate_grad() && captured[c].defined())
-            captured[c] = static_cast<AccumulateGrad*>(node)->run_hooks(captured[c]);
-        }
+      if (cap == captures.end()) return;
+      for (size_t c : cap->second) {
+        uint32_t slot = capture[c].input_nr;
+        if (slot >= grads.size()) continue;
+        captured[c] = grads[slot];
+        if (hooked && node->is_accumulate_grad() && captured[c].defined())
+          captured[c] = static_cast<AccumulateGrad*>(node)->run_hooks(captured[c]);
       }
+    };
+    if (run && !captures.empty()) capture_into(false);
+    run_tensor_pre_hooks(*node, grads);
+    if (!run) {
+      if (!captures.empty()) capture_into(true);
+      continue;
     }
-    bool run = !capturing || needed.count(node);
-    if (run && capturing && !options.accumulate_grad && node->is_accumulate_grad()) run = false;
-    if (!run) continue;
+    run_node_pre_hooks(*node, grads);
     bool any = false;
     for (const Tensor& g : grads) any = any || g.defined();
     TensorList out, incoming;

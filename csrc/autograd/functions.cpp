@@ -1,7 +1,7 @@
 #include "autograd/functions.h"
 
-#include "kernels/kernels.h"
-
+#include "autograd/provenance.h"
+#include "autograd/saved_tensor.h"
 #include "kernels/kernels.h"
 #include "ops/ops.h"
 
@@ -45,6 +45,7 @@ TensorList AccumulateGrad::apply(TensorList&& grads) {
       Tensor summed = g.sizes() != variable_.sizes() ? ops::sum_to(g, variable_.sizes()) : g;
       m.grad = empty(variable_.sizes(), variable_.dtype());
       kernels::copy(m.grad, summed);
+      m.grad->bump_version();  // PyTorch fills its copy with copy_: .grad starts at version 1
     }
   } else if (!GradMode::is_enabled()) {
     ops::inplace_binary(ops::InplaceOp::Add, m.grad, g);
@@ -73,6 +74,9 @@ CopySlices::CopySlices(const Tensor& base, const Tensor& view, std::shared_ptr<N
 }
 
 TensorList CopySlices::apply(TensorList&& grads) {
+  if (released_) {
+    throw Error(second_backward_message(), Provenance::enabled() ? freed_graph_note(*this) : "");
+  }
   // The base's gradient in a buffer laid out like the base, so that the view's
   // geometry (relative to the base's offset) addresses the view's slice.
   int64_t extent = 0;
@@ -94,6 +98,10 @@ TensorList CopySlices::apply(TensorList&& grads) {
   } else {
     kernels::copy(grad_slice, res[0]);
   }
+  // Two in-place writes, as PyTorch counts them (its result's _version shows
+  // through autograd.grad).
+  result->bump_version();
+  result->bump_version();
   TensorList out;
   out.push_back(result);
   for (size_t i = 1; i < res.size(); ++i) out.push_back(res[i]);

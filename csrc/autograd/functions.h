@@ -33,10 +33,16 @@ class CopySlices : public Node {
   CopySlices(const Tensor& base, const Tensor& view, std::shared_ptr<Node> fn);
   std::string name() const override { return str_cat(kModule, "::autograd::CopySlices"); }
   TensorList apply(TensorList&& grads) override;
-  void release_variables() override { fn_->release_variables(); }
+  /// Like PyTorch's, a freed CopySlices refuses a second backward even when
+  /// its op saved nothing.
+  void release_variables() override {
+    fn_->release_variables();
+    released_ = true;
+  }
   const std::shared_ptr<Node>& fn() const { return fn_; }
 
  private:
+  bool released_ = false;
   DimVector base_sizes_, base_strides_, view_sizes_, view_strides_;
   int64_t base_offset_, view_offset_;
   ScalarType dtype_;

@@ -123,13 +123,35 @@ void finish_inplace_node(const std::shared_ptr<FormulaNode>& node, const Tensor&
   locate(*node);
 }
 
+namespace {
+bool unpacks_last_input_first(OpKind kind) {
+  switch (kind) {
+    case OpKind::Mul: case OpKind::Div: case OpKind::DivMode: case OpKind::PowTensor:
+    case OpKind::Mm: case OpKind::Bmm: case OpKind::Maximum: case OpKind::Minimum:
+    case OpKind::Remainder: case OpKind::ClampTensor:
+      return true;
+    default:
+      return false;
+  }
+}
+}  // namespace
+
 TensorList FormulaNode::apply(TensorList&& grads) {
   if (released_ && holds_saved) {
     throw Error(second_backward_message(), Provenance::enabled() ? freed_graph_note(*this) : "");
   }
+  // A node whose inputs all lack a gradient edge (a no-grad view of a leaf
+  // requires grad but has no edge) has nothing to compute, and saved nothing.
+  if (needs_mask(*this) == 0 && !next_edges().empty()) return TensorList(inputs.size());
   TensorList unpacked(saved.size());
   auto self = shared_from_this();
-  for (size_t i = 0; i < saved.size(); ++i) {
+  // Saved inputs are checked in PyTorch's order (its generated nodes unpack
+  // them sorted by argument name), so that when several were modified the
+  // error names the same tensor: `other`, `mat2`, `exponent` before `self`.
+  const size_t n_in = inputs.size();
+  const bool reversed = unpacks_last_input_first(row_.kind);
+  for (size_t k = 0; k < saved.size(); ++k) {
+    const size_t i = (reversed && k < n_in) ? n_in - 1 - k : k;
     if (saved[i].defined()) unpacked[i] = saved[i].unpack(self);
   }
   BackwardCtx ctx{*this, unpacked};

@@ -121,6 +121,15 @@ Tensor view_base(const Tensor& t) {
   return m && m->view ? m->view->base : Tensor();
 }
 
+namespace {
+// A view made in grad mode of a no-grad view has a node: messages name it.
+std::string view_prefix(const AutogradMeta& m) {
+  if (!m.grad_fn) return "A view was";
+  return str_cat("Output ", m.output_nr, " of ", forward_op_name(m.grad_fn->name()),
+                 " is a view of a view which was");
+}
+}  // namespace
+
 void check_view_rebase(const Tensor& t, bool indirect) {
   AutogradMeta* m = meta(t);
   if (!m || !m->view || !m->view->differentiable) return;
@@ -134,12 +143,12 @@ void check_view_rebase(const Tensor& t, bool indirect) {
     case CreationMeta::Default:
       return;
     case CreationMeta::NoGradMode:
-      throw Error(str_cat("A view was created in no_grad mode and", action,
+      throw Error(str_cat(view_prefix(*m), " created in no_grad mode and", action,
                           " modified inplace with grad mode enabled.", clarify,
                           "no_grad block (if you don't want the inplace to be tracked) or both "
                           "outside (if you want the inplace to be tracked)."));
     case CreationMeta::InferenceMode:
-      throw Error(str_cat("A view was created in inference mode and", action,
+      throw Error(str_cat(view_prefix(*m), " created in inference mode and", action,
                           " modified inplace in normal mode.", clarify,
                           "inference_mode block (if you don't want the inplace to be tracked) or "
                           "both outside (if you want the inplace to be tracked)."));
@@ -184,11 +193,11 @@ void detach_inplace(const Tensor& t) {
         "gradients. To fix this error, please refer to the Optimizer.zero_grad() function in "
         "gradtrack/optim/optimizer.py as the solution.");
   }
-  if (m->grad_fn && m->retains_grad) m->grad_fn->retains_grad().erase(m->output_nr);
+  // retains_grad stays set, and the old node keeps its weak reference, as in
+  // PyTorch (a backward through that node still fills .grad).
   m->grad_fn.reset();
   m->output_nr = 0;
   m->requires_grad = false;
-  m->retains_grad = false;
 }
 
 }  // namespace gradtrack::autograd

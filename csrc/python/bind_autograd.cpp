@@ -217,6 +217,15 @@ void make_roots(const std::vector<Tensor>& outputs, const std::vector<py::object
   }
 }
 
+// A non-leaf's node gives it a copy of its gradient (no-op for leaves).
+void retain_grad(const Tensor& t) {
+  const auto& fn = ag::grad_fn(t);
+  if (!fn) return;
+  ag::AutogradMeta& meta = ag::materialize_meta(t);
+  meta.retains_grad = true;
+  fn->retains_grad()[meta.output_nr] = t.ptr();
+}
+
 ag::Edge input_edge(const Tensor& t) {
   const auto& fn = ag::grad_fn(t);
   if (fn) return {fn, ag::output_nr(t)};
@@ -238,13 +247,10 @@ void run_backward_py(const std::vector<Tensor>& outputs, const std::vector<py::o
     GT_CHECK(ag::requires_grad(t), "One of the differentiated Tensors does not require grad");
     capture.push_back(input_edge(t));
   }
-  TensorList got = ag::run_backward(roots, root_grads, opt, capture);
-  // Non-leaf inputs of backward(inputs=...) get their .grad here.
-  for (size_t i = 0; i < inputs.size(); ++i) {
-    if (ag::is_leaf(inputs[i]) || !got[i].defined()) continue;
-    ag::AutogradMeta& m = ag::materialize_meta(inputs[i]);
-    m.grad = m.grad.defined() ? ops::add(m.grad, got[i]) : ops::clone(got[i]);
-  }
+  // A non-leaf input gets its .grad the way PyTorch gives it: it is made to
+  // retain grad, and its node runs.
+  for (const Tensor& t : inputs) retain_grad(t);
+  ag::run_backward(roots, root_grads, opt, capture);
 }
 
 namespace {
@@ -272,9 +278,10 @@ py::tuple run_grad_py(const std::vector<Tensor>& outputs, const std::vector<py::
                " appears to not have been used in the graph. Set allow_unused=True if this is the "
                "desired behavior.");
       if (materialize) got[i] = ops::zeros_like(inputs[i]);
-    } else if (!create_graph) {
-      got[i] = ag::detach(got[i]);
     }
+    // Results are returned as the engine made them (PyTorch does the same): an
+    // expand of the seed stays a view, in-place sums show in _version, and a
+    // repeated input gets the very same tensor twice.
     out[i] = got[i].defined() ? py::cast(got[i]) : py::none();
   }
   return out;
@@ -361,13 +368,7 @@ void bind_tensor_autograd(py::module_& m) {
     }
     ag::materialize_meta(t).grad = g.cast<Tensor>();
   });
-  m.def("_retain_grad", [](const Tensor& t) {
-    const auto& fn = ag::grad_fn(t);
-    if (!fn) return;
-    ag::AutogradMeta& meta = ag::materialize_meta(t);
-    meta.retains_grad = true;
-    fn->retains_grad()[meta.output_nr] = t.ptr();
-  });
+  m.def("_retain_grad", &retain_grad);
   m.def("_register_hook", [](const Tensor& t, py::function fn) {
     HookHandle h{ag::next_hook_id(), {}, {}};
     const auto& node = ag::grad_fn(t);

@@ -144,7 +144,7 @@ void bind_autograd_fields(Cls& cls) {
       })
       .def_property_readonly("retains_grad", [](const Tensor& t) {
         ag::AutogradMeta* m = ag::meta(t);
-        return m != nullptr && m->retains_grad && !ag::is_leaf(t);
+        return m != nullptr && m->retains_grad;
       })
       .def_property_readonly("output_nr", [](const Tensor& t) { return ag::output_nr(t); })
       .def_property_readonly("_base", [](const Tensor& t) { return ag::view_base(t); })

@@ -69,8 +69,14 @@ def requires_grad_(self, requires_grad=True):
 
 def _get_grad(self):
     grad = _grad_get(self)
-    if grad is None and not self.is_leaf and not self.retains_grad:
-        warnings.warn(NON_LEAF_GRAD_WARNING, UserWarning, stacklevel=2)
+    if grad is None and not self.retains_grad:
+        try:
+            leaf = self.is_leaf
+        except RuntimeError:
+            # A no-grad view whose base changed: grad_fn raises, .grad does not.
+            return None
+        if not leaf:
+            warnings.warn(NON_LEAF_GRAD_WARNING, UserWarning, stacklevel=2)
     return grad
 
 

@@ -47,7 +47,8 @@ TL div_bw(const C& c, const TL& g) {
   const Tensor& a = c.saved_input(0);
   const Tensor& b = c.saved_input(1);
   return {c.needs(0) ? div(g[0], b) : Tensor(),
-          c.needs(1) ? div(mul(neg(g[0]), a), mul(b, b)) : Tensor()};
+          // PyTorch's grouping, -g * ((a / b) / b): same rounding as torch.
+          c.needs(1) ? mul(neg(g[0]), div(div(a, b), b)) : Tensor()};
 }
 TL div_scalar_bw(const C& c, const TL& g) { return {div(g[0], c.attrs().s0)}; }
 TL pow_scalar_bw(const C& c, const TL& g) {

@@ -1,5 +1,11 @@
 #include "core/dtype.h"
 
+#include <cfloat>
+#include <cmath>
+
+#include "core/error.h"
+#include "core/scalar.h"
+
 namespace gradtrack {
 
 size_t itemsize(ScalarType t) {
@@ -38,6 +44,41 @@ std::string legacy_type_name(ScalarType t, const std::string& module) {
 const char* cpp_type_name(ScalarType t) {
   static const char* names[] = {"bool", "unsigned char", "int", "long int", "float", "double"};
   return names[static_cast<int>(t)];
+}
+
+namespace {
+
+// PyTorch's c10::overflows: a float fits an integer type inside its range, a
+// float type up to its largest finite value (inf and nan pass); a negative
+// int fits an unsigned type when its magnitude does (it wraps, -1 -> 255).
+bool overflows(Scalar v, ScalarType to) {
+  if (to == ScalarType::Bool || to == ScalarType::Float64 || v.is_bool()) return false;
+  if (v.is_float()) {
+    double d = v.to_double();
+    if (to == ScalarType::Float32) return std::isfinite(d) && (d > FLT_MAX || d < -FLT_MAX);
+    if (std::isnan(d)) return true;
+    double lo = to == ScalarType::UInt8 ? 0.0 : to == ScalarType::Int32 ? -2147483648.0 : -9223372036854775808.0;
+    double hi = to == ScalarType::UInt8 ? 255.0 : to == ScalarType::Int32 ? 2147483647.0 : 9223372036854775807.0;
+    return d < lo || d > hi;
+  }
+  if (to == ScalarType::Float32) return false;
+  if (v.is_uint64()) return true;
+  int64_t i = v.to_int();
+  if (to == ScalarType::UInt8) return i > 255 || i < -255;
+  if (to == ScalarType::Int32) return i < INT32_MIN || i > INT32_MAX;
+  return false;
+}
+
+const char* checked_type_name(ScalarType t) {
+  static const char* names[] = {"bool", "uint8_t", "int", "int64_t", "float", "double"};
+  return names[static_cast<int>(t)];
+}
+
+}  // namespace
+
+void check_fits(Scalar value, ScalarType dtype) {
+  GT_CHECK(!overflows(value, dtype), "value cannot be converted to type ", checked_type_name(dtype),
+           " without overflow");
 }
 
 bool can_cast(ScalarType from, ScalarType to) {

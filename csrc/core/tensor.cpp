@@ -16,7 +16,14 @@ TensorImpl::TensorImpl(std::shared_ptr<Storage> storage, DimVector sizes, DimVec
 }
 
 void TensorImpl::refresh() {
-  numel_ = numel_of(sizes_);
+  // NOTE [Overflowing numel]: a view may have more elements than int64 holds
+  // (expand(2**40, 2**40)), as in PyTorch; its numel is then -1, it is not
+  // contiguous, and whatever needs the count fails with PyTorch's
+  // "numel: integer multiplication overflow" (see ops::check_numel).
+  int64_t n = 1;
+  bool overflow = false;
+  for (int64_t s : sizes_) overflow |= __builtin_mul_overflow(n, s, &n);
+  numel_ = overflow ? -1 : n;
   // Contiguous means row-major order; dims of size 1 may have any stride.
   contiguous_ = true;
   int64_t expected = 1;
@@ -29,6 +36,7 @@ void TensorImpl::refresh() {
     expected *= sizes_[i];
   }
   if (numel_ == 0) contiguous_ = true;
+  if (overflow) contiguous_ = false;
 }
 
 void TensorImpl::set_geometry(DimVector sizes, DimVector strides, int64_t offset) {

@@ -11,6 +11,28 @@ namespace gradtrack::kernels {
 
 namespace {
 
+// NOTE [Integer division by -1]
+// MIN / -1 overflows and traps (SIGFPE) on x86; PyTorch's results wrap
+// (MIN // -1 == MIN, MIN % -1 == 0). Negating in unsigned arithmetic gives the
+// wrapped quotient for every a; the branch is predictable and costs nothing
+// next to the division it guards.
+template <typename T>
+constexpr bool is_signed_int_v = std::is_integral_v<T> && std::is_signed_v<T> && !std::is_same_v<T, bool>;
+
+template <typename T>
+T wrapping_neg(T a) {
+  using U = std::make_unsigned_t<T>;
+  return static_cast<T>(U(0) - static_cast<U>(a));
+}
+
+template <typename T>
+T trunc_div(T a, T b) {
+  if constexpr (is_signed_int_v<T>) {
+    if (b == T(-1)) return wrapping_neg(a);
+  }
+  return a / b;
+}
+
 template <typename T>
 T floor_div(T a, T b) {
   if constexpr (std::is_floating_point_v<T>) {
@@ -22,6 +44,9 @@ T floor_div(T a, T b) {
     if (r != 0 && ((b < 0) != (r < 0))) d -= 1;
     return std::isfinite(d) ? d : q;
   } else {
+    if constexpr (is_signed_int_v<T>) {
+      if (b == T(-1)) return wrapping_neg(a);
+    }
     T q = a / b;
     if ((a % b != 0) && ((a < 0) != (b < 0))) --q;
     return q;
@@ -35,6 +60,9 @@ T remainder(T a, T b) {
     if (r != 0 && ((b < 0) != (r < 0))) r += b;
     return r;
   } else {
+    if constexpr (is_signed_int_v<T>) {
+      if (b == T(-1)) return 0;  // see NOTE [Integer division by -1]
+    }
     T r = a % b;
     if (r != 0 && ((b < 0) != (r < 0))) r += b;
     return r;
@@ -96,7 +124,7 @@ void arith(BinaryOp op, const LoopPlan& p, Scalar alpha_s) {
       if constexpr (std::is_floating_point_v<T>) {
         return binary_loop<T, T, T>(p, [](T a, T b) -> T { return std::trunc(a / b); });
       } else {
-        return binary_loop<T, T, T>(p, [](T a, T b) -> T { return a / b; });
+        return binary_loop<T, T, T>(p, [](T a, T b) -> T { return trunc_div(a, b); });
       }
     case BinaryOp::Remainder:
       return binary_loop<T, T, T>(p, [](T a, T b) -> T { return remainder(a, b); });

@@ -1,5 +1,6 @@
 // Factories: constant fills, ranges, identity, random tensors.
 #include <cmath>
+#include <limits>
 
 #include "ops/common.h"
 
@@ -18,23 +19,56 @@ Tensor zeros_like(const Tensor& a) { return zeros(a.sizes(), a.dtype()); }
 
 Tensor scalar_tensor(Scalar value, ScalarType dtype) { return full({}, value, dtype); }
 
-Tensor arange(Scalar start, Scalar end, Scalar step, std::optional<ScalarType> dtype) {
-  bool any_float = start.is_float() || end.is_float() || step.is_float();
-  ScalarType dt = dtype ? *dtype : (any_float ? ScalarType::Float32 : ScalarType::Int64);
+namespace {
+
+// arange's length. NOTE [arange in int64]: for an int64 result PyTorch counts
+// in int64 arithmetic, which wraps near the limits (arange(-2**63, 2**63 - 1,
+// 2**62) is empty); we wrap the same way, in unsigned arithmetic to stay defined.
+double arange_length(Scalar start, Scalar end, Scalar step, ScalarType dt) {
+  // Integer results take the bounds as int64 first (1.5 counts as 1).
+  if (!is_floating(dt)) {
+    for (Scalar v : {start, end, step}) check_fits(v, ScalarType::Int64);
+  }
+  if (dt == ScalarType::Int64) {
+    int64_t s = start.to_int(), e = end.to_int(), st = step.to_int();
+    GT_CHECK(st != 0, "step must be nonzero");
+    GT_CHECK((st > 0 && e >= s) || (st < 0 && e <= s),
+             "upper bound and lower bound inconsistent with step sign");
+    uint64_t span = uint64_t(e) - uint64_t(s) + uint64_t(st) - uint64_t(st > 0 ? 1 : -1);
+    int64_t n = static_cast<int64_t>(span);
+    // (The truncating division cannot trap: st == -1 only with e <= s.)
+    return static_cast<double>(st == -1 ? int64_t(0 - uint64_t(n)) : n / st);
+  }
   double s = start.to_double(), e = end.to_double(), st = step.to_double();
   GT_CHECK(st != 0, "step must be nonzero");
   GT_CHECK(std::isfinite(s) && std::isfinite(e), "unsupported range: ", s, " -> ", e);
   GT_CHECK((st > 0 && e >= s) || (st < 0 && e <= s),
            "upper bound and lower bound inconsistent with step sign");
-  double n = std::ceil((e - s) / st);
-  GT_CHECK(n >= 0 && n < 9.2e18, "invalid size, possible overflow?");
+  return std::ceil((e - s) / st);
+}
+
+}  // namespace
+
+Tensor arange(Scalar start, Scalar end, Scalar step, std::optional<ScalarType> dtype) {
+  bool any_float = start.is_float() || end.is_float() || step.is_float();
+  ScalarType dt = dtype ? *dtype : (any_float ? ScalarType::Float32 : ScalarType::Int64);
+  double n = arange_length(start, end, step, dt);
+  constexpr double kLimit = 9223372036854775808.0;  // 2**63
+  GT_CHECK(n >= 0 && n <= kLimit, "invalid size, possible overflow?");
+  // PyTorch's length 2**63 wraps to -2**63 and fails as a size.
+  GT_CHECK(n < kLimit, "IntArrayRef contains an int that cannot be represented as a SymInt: ",
+           std::numeric_limits<int64_t>::min());
   Tensor out = empty({static_cast<int64_t>(n)}, dt);
   GT_DISPATCH_ALL(dt, [&] {
     scalar_t* p = out.data<scalar_t>();
-    if (!any_float && !is_floating(dt)) {
-      int64_t si = start.to_int(), sti = step.to_int();
-      for (int64_t i = 0; i < out.numel(); ++i) p[i] = static_cast<scalar_t>(si + i * sti);
+    if (!is_floating(dt)) {
+      // Integer results count in int64, wrapping as PyTorch's do.
+      uint64_t si = uint64_t(start.to_int()), sti = uint64_t(step.to_int());
+      for (int64_t i = 0; i < out.numel(); ++i) {
+        p[i] = static_cast<scalar_t>(static_cast<int64_t>(si + uint64_t(i) * sti));
+      }
     } else {
+      double s = start.to_double(), st = step.to_double();
       for (int64_t i = 0; i < out.numel(); ++i) p[i] = static_cast<scalar_t>(s + double(i) * st);
     }
   });
@@ -65,6 +99,8 @@ Tensor linspace(double start, double end, int64_t steps, ScalarType dtype) {
 Tensor eye(int64_t n, int64_t m, ScalarType dtype) {
   GT_CHECK(n >= 0, "n must be greater or equal to 0, got ", n);
   GT_CHECK(m >= 0, "m must be greater or equal to 0, got ", m);
+  int64_t numel;
+  GT_CHECK(!__builtin_mul_overflow(n, m, &numel), "numel: integer multiplication overflow");
   Tensor out = zeros({n, m}, dtype);
   GT_DISPATCH_ALL(dtype, [&] {
     scalar_t* p = out.data<scalar_t>();

@@ -7,6 +7,8 @@
 //   4. one version bump;
 //   5. the rebase of self's history (CopySlices when self is a view).
 // The leaf / view-of-leaf refusals happen before, in python/gradtrack/_inplace.py.
+#include <limits>
+
 #include "autograd/provenance.h"
 #include "ops/common.h"
 
@@ -266,7 +268,46 @@ Tensor inplace_clamp(const Tensor& self, std::optional<Scalar> lo, std::optional
   return self;
 }
 
+Tensor inplace_clamp(const Tensor& self, const Tensor* lo, const Tensor* hi) {
+  GT_CHECK(lo || hi, "gradtrack.clamp: At least one of 'min' or 'max' must not be None");
+  check_no_internal_overlap(self);
+  ResultTypeState s;
+  s.add_tensor(self.dtype(), self.dim() == 0);
+  for (const Tensor* b : {lo, hi}) {
+    if (!b) continue;
+    s.add_tensor(b->dtype(), b->dim() == 0);
+    check_broadcast_into(self, b->sizes());
+    check_no_partial_overlap(self, *b);
+  }
+  ScalarType dt = s.result();
+  GT_CHECK(can_cast(dt, self.dtype()), "result type ", scalar_type_name(dt),
+           " can't be cast to the desired output type ", cpp_type_name(self.dtype()));
+  // As out-of-place clamp: the node always has three inputs, a missing bound
+  // being an infinite constant.
+  bool floating = is_floating(self.dtype());
+  const double inf = std::numeric_limits<double>::infinity();
+  Tensor l = lo ? *lo : floating ? full({}, Scalar(-inf), dt) : Tensor();
+  Tensor h = hi ? *hi : floating ? full({}, Scalar(inf), dt) : Tensor();
+  auto write = [&] {
+    Tensor lc = lo ? cast_for_kernel(*lo, dt) : Tensor(), hc = hi ? cast_for_kernel(*hi, dt) : Tensor();
+    if (dt == self.dtype()) {
+      kernels::clamp_tensor(self, self, lo ? &lc : nullptr, hi ? &hc : nullptr);
+      return;
+    }
+    Tensor tmp = empty(self.sizes(), dt);
+    kernels::clamp_tensor(tmp, cast_for_kernel(self, dt), lo ? &lc : nullptr, hi ? &hc : nullptr);
+    kernels::copy(self, tmp);
+  };
+  if (floating) {
+    run_inplace("clamp_", OpKind::ClampTensor, true, {&self, &l, &h}, self, write, no_attrs);
+  } else {
+    run_inplace("clamp_", OpKind::ClampTensor, false, {&self}, self, write, no_attrs);
+  }
+  return self;
+}
+
 Tensor inplace_fill(const Tensor& self, Scalar value) {
+  check_fits(value, self.dtype());
   run_inplace("fill_", OpKind::Fill, true, {&self}, self, [&] { kernels::fill(self, value); },
               no_attrs);
   return self;
@@ -345,6 +386,7 @@ Tensor inplace_masked_fill(const Tensor& self, const Tensor& mask, Scalar value,
            "mask with dtype ", cpp_type_name(mask.dtype()));
   check_no_internal_overlap(self);
   check_broadcast_into(self, mask.sizes());
+  if (!value_is_tensor) check_fits(value, self.dtype());
   Tensor v = scalar_tensor(value, self.dtype());
   if (value_is_tensor) {
     run_inplace("masked_fill_", OpKind::MaskedFillTensor, true, {&self, &v}, self,

@@ -212,6 +212,7 @@ Tensor inplace_binary(InplaceOp op, const Tensor& self, Scalar other, Scalar alp
                       const std::string& rounding_mode = "");
 Tensor inplace_unary(InplaceOp op, const Tensor& self);
 Tensor inplace_clamp(const Tensor& self, std::optional<Scalar> lo, std::optional<Scalar> hi);
+Tensor inplace_clamp(const Tensor& self, const Tensor* lo, const Tensor* hi);
 Tensor inplace_fill(const Tensor& self, Scalar value);
 Tensor inplace_fill(const Tensor& self, const Tensor& value);
 Tensor inplace_zero(const Tensor& self);

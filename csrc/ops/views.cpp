@@ -1,5 +1,6 @@
 // Views (share storage and version counter) and the copies next to them.
 #include <algorithm>
+#include <cstdint>
 #include <numeric>
 
 #include "ops/common.h"
@@ -116,19 +117,35 @@ Tensor as_strided(const Tensor& a, const DimVector& sizes, const DimVector& stri
                   std::optional<int64_t> offset) {
   GT_CHECK(sizes.size() == strides.size(), "mismatch in length of strides and shape");
   int64_t off = offset ? *offset : a->offset();
-  GT_CHECK(off >= 0, "as_strided: Negative storage offset ", off);
-  int64_t extent = off;
-  for (size_t i = 0; i < sizes.size(); ++i) {
-    GT_CHECK(sizes[i] >= 0, "as_strided: Negative size");
-    GT_CHECK(strides[i] >= 0, "as_strided: Negative strides are not supported at the moment, got strides: ", shape_str(strides));
-    if (sizes[i] == 0) extent = -1;
-    else if (extent >= 0) extent += (sizes[i] - 1) * strides[i];
+  GT_CHECK(off >= 0, "Tensor: invalid storage offset ", off);
+  for (int64_t st : strides) {
+    GT_CHECK(st >= 0, "as_strided: Negative strides are not supported at the moment, got strides: ",
+             shape_str(strides));
   }
-  int64_t storage_elems = static_cast<int64_t>(a->storage()->nbytes() / itemsize(a.dtype()));
-  GT_CHECK(extent < storage_elems, "setStorage: sizes ", shape_str(sizes), ", strides ",
-           shape_str(strides), ", storage offset ", off, ", and itemsize ", itemsize(a.dtype()),
-           " requiring a storage size of ", (extent + 1) * int64_t(itemsize(a.dtype())),
-           " are out of bounds for storage of size ", a->storage()->nbytes());
+  // PyTorch's storage size in bytes, computed in uint64: a negative size
+  // wraps to a huge one and counts as an overflow too.
+  const uint64_t item = itemsize(a.dtype());
+  uint64_t nbytes = uint64_t(off) + 1;
+  bool overflow = false;
+  for (size_t i = 0; i < sizes.size(); ++i) {
+    if (sizes[i] == 0) {
+      nbytes = 0;
+      overflow = false;
+      break;
+    }
+    uint64_t span;
+    overflow |= sizes[i] < 0;
+    overflow |= __builtin_mul_overflow(uint64_t(strides[i]), uint64_t(sizes[i] - 1), &span);
+    overflow |= __builtin_add_overflow(nbytes, span, &nbytes);
+  }
+  overflow |= __builtin_mul_overflow(nbytes, item, &nbytes);
+  overflow |= nbytes > uint64_t(INT64_MAX);
+  GT_CHECK(!overflow, "Storage size calculation overflowed with sizes=", shape_str(sizes),
+           " and strides=", shape_str(strides));
+  GT_CHECK(nbytes <= a->storage()->nbytes(), "setStorage: sizes ", shape_str(sizes), ", strides ",
+           shape_str(strides), ", storage offset ", off, ", and itemsize ", item,
+           " requiring a storage size of ", nbytes, " are out of bounds for storage of size ",
+           a->storage()->nbytes());
   return make_view_op(a, sizes, strides, off, OpKind::AsStrided, [&](autograd::Attrs& at) {
     at.ints0 = sizes;
     at.ints1 = strides;
@@ -414,23 +431,58 @@ namespace {
 
 // Dense strides in `a`'s memory order (PyTorch's memory_format=preserve):
 // a transposed tensor gives a transposed result, a sliced one a dense one.
-DimVector preserved_strides(const Tensor& a) {
-  const int64_t nd = a.dim();
-  if (a.is_contiguous()) return contiguous_strides(a.sizes());
-  std::vector<int64_t> order(static_cast<size_t>(nd));
-  std::iota(order.begin(), order.end(), 0);
-  std::stable_sort(order.begin(), order.end(), [&](int64_t x, int64_t y) {
-    if (a.sizes()[x] == 1 || a.sizes()[y] == 1) return false;
-    return a.strides()[x] > a.strides()[y];
-  });
-  DimVector st(static_cast<size_t>(nd));
-  int64_t expected = 1;
-  for (int64_t i = nd - 1; i >= 0; --i) {
-    int64_t d = order[static_cast<size_t>(i)];
-    st[d] = expected;
-    expected *= std::max<int64_t>(a.sizes()[d], 1);
+// Whether the elements of `a` fill a block of memory exactly once, in some
+// dim order (then a copy keeps a's strides as they are).
+bool non_overlapping_and_dense(const Tensor& a) {
+  std::vector<size_t> dims;
+  for (size_t d = 0; d < a.sizes().size(); ++d) {
+    if (a.sizes()[d] != 1) dims.push_back(d);
   }
-  return st;
+  std::sort(dims.begin(), dims.end(), [&](size_t x, size_t y) { return a.strides()[x] < a.strides()[y]; });
+  int64_t expected = 1;
+  for (size_t d : dims) {
+    if (a.strides()[d] != expected) return false;
+    expected *= a.sizes()[d];
+  }
+  return true;
+}
+
+// NOTE [Layout of a copy]: as PyTorch's preserve_format, a dense tensor keeps
+// its strides; otherwise the dims are ordered by stride (innermost first,
+// an insertion sort from the contiguous order), a zero stride leaving a dim
+// where it is, equal strides putting the smaller dim inside.
+DimVector preserved_strides(const Tensor& a) {
+  const size_t nd = a.sizes().size();
+  if (a.is_contiguous()) return contiguous_strides(a.sizes());
+  if (non_overlapping_and_dense(a)) return a.strides();
+  const DimVector& sz = a.sizes();
+  const DimVector& st = a.strides();
+  auto compare = [&](size_t x, size_t y) {
+    if (st[x] == 0 || st[y] == 0) return 0;
+    if (st[x] != st[y]) return st[x] < st[y] ? -1 : 1;
+    return sz[x] > sz[y] ? 1 : 0;
+  };
+  std::vector<size_t> perm(nd);  // perm[0] is the innermost dim
+  for (size_t i = 0; i < nd; ++i) perm[i] = nd - 1 - i;
+  for (size_t i = 1; i < nd; ++i) {
+    size_t cur = i;
+    for (size_t j = i; j-- > 0;) {
+      int c = compare(perm[j], perm[cur]);
+      if (c > 0) {
+        std::swap(perm[j], perm[cur]);
+        cur = j;
+      } else if (c < 0) {
+        break;
+      }
+    }
+  }
+  DimVector out(nd);
+  int64_t expected = 1;
+  for (size_t d : perm) {
+    out[d] = expected;
+    expected *= std::max<int64_t>(sz[d], 1);
+  }
+  return out;
 }
 
 }  // namespace
@@ -452,6 +504,7 @@ Tensor clone(const Tensor& a) {
 
 Tensor contiguous(const Tensor& a) {
   if (a.is_contiguous()) return a;
+  GT_CHECK(a.numel() >= 0, "numel: integer multiplication overflow");  // NOTE [Overflowing numel]
   Tensor out = empty(a.sizes(), a.dtype());
   kernels::copy(out, a);
   record(OpKind::Clone, {&a}, out);
@@ -460,6 +513,7 @@ Tensor contiguous(const Tensor& a) {
 
 Tensor to_dtype(const Tensor& a, ScalarType dtype, bool copy) {
   if (a.dtype() == dtype && !copy) return a;
+  GT_CHECK(a.numel() >= 0, "numel: integer multiplication overflow");  // NOTE [Overflowing numel]
   Tensor out = empty(a.sizes(), dtype);
   kernels::copy(out, a);
   if (is_floating(dtype)) record(OpKind::ToCopy, {&a}, out);

@@ -207,7 +207,9 @@ void make_roots(const std::vector<Tensor>& outputs, const std::vector<py::object
       GT_CHECK(t.numel() == 1, "grad can be implicitly created only for scalar outputs");
       g = ops::ones(t.sizes(), t.dtype());
     } else {
-      g = as_tensor_arg(gi, t.dtype());
+      GT_CHECK_TYPE(py::isinstance<TensorImpl>(gi), "gradients can be either Tensors or None, but got ",
+                    Py_TYPE(gi.ptr())->tp_name);
+      g = gi.cast<Tensor>();
       GT_CHECK(g.sizes() == t.sizes(), "Mismatch in shape: grad_output[", i, "] has a shape of ",
                shape_repr(g), " and output[", i, "] has a shape of ", shape_repr(t), ".");
       if (g.dtype() != t.dtype()) g = ops::to_dtype(g, t.dtype());

@@ -7,6 +7,7 @@
 #include "autograd/variable.h"
 #include "kernels/kernels.h"
 #include "kernels/parallel.h"
+#include "python/arg_errors.h"
 #include "python/common.h"
 
 namespace gradtrack::python {
@@ -25,6 +26,15 @@ Tensor finish_factory(Tensor t, bool requires_grad) {
   return t;
 }
 
+// full_like's value: a number that `dtype` can hold.
+Scalar fill_value(py::handle value, ScalarType dtype) {
+  auto v = to_scalar(value);
+  GT_CHECK_TYPE(v.has_value(), "full_like(): argument 'fill_value' (position 2) must be Number, not ",
+                type_name(value));
+  check_fits(*v, dtype);
+  return *v;
+}
+
 ScalarType dtype_or(py::handle dt, ScalarType fallback) {
   auto d = optional_dtype(dt);
   return d ? *d : fallback;
@@ -33,6 +43,7 @@ ScalarType dtype_or(py::handle dt, ScalarType fallback) {
 template <typename F>
 void factory(py::module_& m, const char* name, F make) {
   m.def(name, [make, name](const py::args& size, py::handle dtype, bool rg, py::handle, py::handle) {
+    GT_CHECK_TYPE(size.size() > 0, name, "() missing 1 required positional arguments: \"size\"");
     DimVector sizes = parse_sizes(size, name);
     ScalarType dt;
     try {
@@ -55,8 +66,13 @@ void bind_factories(py::module_& m) {
   factory(m, "rand", [](const DimVector& s, ScalarType dt) { return ops::rand(s, dt); });
   factory(m, "randn", [](const DimVector& s, ScalarType dt) { return ops::randn(s, dt); });
   m.def("full", [](py::handle size, py::handle value, py::handle dtype, bool rg) {
-    Scalar v = *to_scalar(value);
-    return finish_factory(ops::full(to_dims(size), v, dtype_or(dtype, v.default_dtype())), rg);
+    DimVector sizes = int_list(size, "full", "size", 1);
+    auto v = to_scalar(value);
+    GT_CHECK_TYPE(v.has_value(), "full(): argument 'fill_value' (position 2) must be Number, not ",
+                  type_name(value));
+    ScalarType dt = dtype_or(dtype, v->default_dtype());
+    check_fits(*v, dt);
+    return finish_factory(ops::full(sizes, *v, dt), rg);
   }, py::arg("size"), py::arg("fill_value"), py::kw_only(), py::arg("dtype") = py::none(),
      py::arg("requires_grad") = false);
   m.def("tensor", [](py::handle data, py::handle dtype, bool rg, py::handle) {
@@ -87,16 +103,17 @@ void bind_factories(py::module_& m) {
   }, py::arg("start"), py::arg("end"), py::arg("steps"), py::kw_only(), py::arg("dtype") = py::none(),
      py::arg("requires_grad") = false);
   m.def("eye", [](int64_t n, py::handle mm, py::handle dtype, bool rg) {
-    int64_t cols = mm.is_none() ? n : mm.cast<int64_t>();
+    int64_t cols = mm.is_none() ? n : int_arg(mm, "eye", "m", 2);
     return finish_factory(ops::eye(n, cols, dtype_or(dtype, ScalarType::Float32)), rg);
   }, py::arg("n"), py::arg("m") = py::none(), py::kw_only(), py::arg("dtype") = py::none(),
      py::arg("requires_grad") = false);
   m.def("randint", [](const py::args& args, py::handle dtype, bool rg) {
     GT_CHECK_TYPE(args.size() == 2 || args.size() == 3,
                   "randint() received an invalid combination of arguments");
-    int64_t low = args.size() == 3 ? args[0].cast<int64_t>() : 0;
-    int64_t high = args[args.size() - 2].cast<int64_t>();
-    DimVector size = to_dims(args[args.size() - 1]);
+    int n = static_cast<int>(args.size());
+    int64_t low = n == 3 ? int_arg(args[0], "randint", "low", 1) : 0;
+    int64_t high = int_arg(args[n - 2], "randint", "high", n - 1);
+    DimVector size = int_list(args[n - 1], "randint", "size", n);
     return finish_factory(ops::randint(low, high, size, dtype_or(dtype, ScalarType::Int64)), rg);
   }, py::kw_only(), py::arg("dtype") = py::none(), py::arg("requires_grad") = false);
   m.def("randperm", [](int64_t n, py::handle dtype) {
@@ -108,7 +125,7 @@ void bind_factories(py::module_& m) {
     Tensor t = ops::empty_like(a, dt);
     if (kind == "zeros") kernels::fill(t, Scalar(0));
     else if (kind == "ones") kernels::fill(t, Scalar(1));
-    else if (kind == "full") kernels::fill(t, *to_scalar(fill));
+    else if (kind == "full") kernels::fill(t, fill_value(fill, dt));
     else if (kind == "rand") ops::inplace_uniform(t, 0, 1);
     else if (kind == "randn") ops::inplace_normal(t, 0, 1);
     else if (kind != "empty") throw ValueError("unknown factory " + kind);
@@ -126,16 +143,30 @@ void bind_factories(py::module_& m) {
   });
 }
 
-// The op ids of InplaceOp, by the method name without the underscore.
+// The InplaceOp names, in id order: the method name without the underscore.
+const std::vector<const char*>& inplace_names() {
+  static const std::vector<const char*> names{
+      "add", "sub", "mul", "div", "pow", "maximum", "minimum", "remainder", "floor_divide", "neg",
+      "abs", "exp", "log", "sqrt", "rsqrt", "sin", "cos", "tanh", "sigmoid", "relu", "reciprocal",
+      "sign", "floor", "ceil", "round", "trunc", "log1p", "expm1", "square", "bitwise_and",
+      "bitwise_or", "bitwise_xor"};
+  return names;
+}
+
 py::dict inplace_ids() {
   py::dict d;
-  const char* names[] = {"add", "sub", "mul", "div", "pow", "maximum", "minimum", "remainder",
-                         "floor_divide", "neg", "abs", "exp", "log", "sqrt", "rsqrt", "sin", "cos",
-                         "tanh", "sigmoid", "relu", "reciprocal", "sign", "floor", "ceil", "round",
-                         "trunc", "log1p", "expm1", "square", "bitwise_and", "bitwise_or",
-                         "bitwise_xor"};
-  for (int i = 0; i < int(sizeof(names) / sizeof(names[0])); ++i) d[names[i]] = i;
+  for (size_t i = 0; i < inplace_names().size(); ++i) d[inplace_names()[i]] = i;
   return d;
+}
+
+// PyTorch's words for an in-place binary op given neither a tensor nor a number.
+[[noreturn]] void bad_inplace_operand(int op, py::handle other) {
+  std::string name = inplace_names()[static_cast<size_t>(op)] + std::string("_");
+  if (name == "pow_") {
+    throw InvalidArguments{name, {"Tensor exponent", "Number exponent"},
+                           std::vector<py::object>{py::reinterpret_borrow<py::object>(other)}};
+  }
+  throw TypeError(name + "(): argument 'other' (position 1) must be Tensor, not " + type_name(other));
 }
 
 void bind_inplace(py::module_& m) {
@@ -143,35 +174,52 @@ void bind_inplace(py::module_& m) {
   m.def("_binary_", [](int op, const Tensor& self, py::handle other, py::handle alpha, py::handle mode) {
     auto kind = static_cast<ops::InplaceOp>(op);
     auto al_opt = to_scalar(alpha);
-    GT_CHECK_TYPE(al_opt.has_value(), "argument 'alpha' must be Number, not ",
-                  std::string(py::str(py::type::handle_of(alpha).attr("__name__"))));
+    if (!al_opt) {
+      throw TypeError(inplace_names()[static_cast<size_t>(op)] + std::string("_(): argument 'alpha' must be Number, not ") +
+                      type_name(alpha));
+    }
     Scalar al = *al_opt;
     std::string r = mode.is_none() ? std::string() : mode.cast<std::string>();
+    if (py::isinstance<TensorImpl>(other)) return ops::inplace_binary(kind, self, other.cast<Tensor>(), al, r);
     if (auto s = to_scalar(other)) return ops::inplace_binary(kind, self, *s, al, r);
-    return ops::inplace_binary(kind, self, as_tensor_arg(other), al, r);
+    bad_inplace_operand(op, other);
   });
   m.def("_unary_", [](int op, const Tensor& self) {
     return ops::inplace_unary(static_cast<ops::InplaceOp>(op), self);
   });
   m.def("_clamp_", [](const Tensor& self, py::handle lo, py::handle hi) {
-    std::optional<Scalar> l, h;
-    if (!lo.is_none()) l = *to_scalar(lo);
-    if (!hi.is_none()) h = *to_scalar(hi);
-    return ops::inplace_clamp(self, l, h);
+    ClampBounds b = clamp_bounds("clamp_", lo, hi, true);
+    if (b.tensors) {
+      return ops::inplace_clamp(self, b.lo_t.defined() ? &b.lo_t : nullptr, b.hi_t.defined() ? &b.hi_t : nullptr);
+    }
+    return ops::inplace_clamp(self, b.lo, b.hi);
   });
   m.def("_fill_", [](const Tensor& self, py::handle value, py::handle label) {
     std::optional<ag::ScopedWriteLabel> scope;
     if (!label.is_none()) scope.emplace(label.cast<std::string>(), true);
     if (py::isinstance<TensorImpl>(value)) return ops::inplace_fill(self, value.cast<Tensor>());
+    bool setitem = !label.is_none();
+    // x[i] = v unpacks a Python int as int64 (ValueError beyond), fill_ takes any Number.
+    if (setitem && PyLong_Check(value.ptr()) && !PyBool_Check(value.ptr())) unpack_long(value);
     auto s = to_scalar(value);
-    GT_CHECK_TYPE(s.has_value(), "fill_(): argument 'value' must be Number");
+    if (!s && setitem) {
+      throw TypeError("can't assign a " + type_name(value) + " to a gradtrack." +
+                      scalar_type_name(self.dtype()) + "Tensor");
+    }
+    if (!s) {
+      throw InvalidArguments{"fill_", {"Tensor value", "Number value"},
+                             std::vector<py::object>{py::reinterpret_borrow<py::object>(value)}};
+    }
     return ops::inplace_fill(self, *s);
   }, py::arg("self"), py::arg("value"), py::arg("label") = py::none());
   m.def("_zero_", [](const Tensor& self) { return ops::inplace_zero(self); });
   m.def("_copy_", [](const Tensor& self, py::handle src, py::handle label) {
     std::optional<ag::ScopedWriteLabel> scope;
     if (!label.is_none()) scope.emplace(label.cast<std::string>(), true);
-    return ops::inplace_copy(self, as_tensor_arg(src, self.dtype()));
+    if (py::isinstance<TensorImpl>(src)) return ops::inplace_copy(self, src.cast<Tensor>());
+    auto s = to_scalar(src);
+    GT_CHECK_TYPE(s.has_value(), "copy_(): argument 'other' (position 1) must be Tensor, not ", type_name(src));
+    return ops::inplace_copy(self, ops::scalar_tensor(*s, s->default_dtype()));
   }, py::arg("self"), py::arg("src"), py::arg("label") = py::none());
   m.def("_normal_", [](const Tensor& self, double mean, double std) {
     return ops::inplace_normal(self, mean, std);
@@ -203,12 +251,17 @@ void bind_inplace(py::module_& m) {
         else return Scalar(int64_t(x));
       }), true);
     }
-    return ops::inplace_masked_fill(self, mask, *to_scalar(value));
+    auto s = to_scalar(value);
+    if (!s) {
+      throw InvalidArguments{"masked_fill_", {"Tensor mask, Tensor value", "Tensor mask, Number value"},
+                             std::vector<py::object>{py::cast(mask), py::reinterpret_borrow<py::object>(value)}};
+    }
+    return ops::inplace_masked_fill(self, mask, *s);
   });
   m.def("_t_", [](const Tensor& self) { return ops::inplace_t(self); });
   m.def("_unsqueeze_", [](const Tensor& self, int64_t d) { return ops::inplace_unsqueeze(self, d); });
   m.def("_squeeze_", [](const Tensor& self, py::handle d) {
-    return ops::inplace_squeeze(self, d.is_none() ? std::nullopt : std::optional<int64_t>(d.cast<int64_t>()));
+    return ops::inplace_squeeze(self, d.is_none() ? std::nullopt : std::optional<int64_t>(int_arg(d, "squeeze_", "dim", 1)));
   });
   m.def("_set_data", [](const Tensor& self, const Tensor& other) { self->set_data(*other.get()); });
   // A label for the writes of a Python-level operation (SGD.step):

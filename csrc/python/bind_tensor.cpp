@@ -60,16 +60,19 @@ void bind_geometry(Cls& cls) {
   cls.def_property_readonly("shape", [](const Tensor& t) { return make_size(t.sizes()); })
       .def("size", [](const Tensor& t, py::object dim) -> py::object {
              if (dim.is_none()) return make_size(t.sizes());
-             return py::int_(t.sizes()[wrap_dim(dim.cast<int64_t>(), t.dim())]);
+             return py::int_(t.sizes()[wrap_dim(unpack_long(dim), t.dim())]);
            }, py::arg("dim") = py::none())
       .def("stride", [](const Tensor& t, py::object dim) -> py::object {
              if (dim.is_none()) return py::tuple(py::cast(t.strides().vec()));
-             return py::int_(t.strides()[wrap_dim(dim.cast<int64_t>(), t.dim())]);
+             return py::int_(t.strides()[wrap_dim(unpack_long(dim), t.dim())]);
            }, py::arg("dim") = py::none())
       .def("dim", [](const Tensor& t) { return t.dim(); })
       .def("ndimension", [](const Tensor& t) { return t.dim(); })
       .def_property_readonly("ndim", [](const Tensor& t) { return t.dim(); })
-      .def("numel", [](const Tensor& t) { return t.numel(); })
+      .def("numel", [](const Tensor& t) {
+        GT_CHECK(t.numel() >= 0, "numel: integer multiplication overflow");
+        return t.numel();
+      })
       .def("nelement", [](const Tensor& t) { return t.numel(); })
       .def("element_size", [](const Tensor& t) { return itemsize(t.dtype()); })
       .def_property_readonly("itemsize", [](const Tensor& t) { return itemsize(t.dtype()); })

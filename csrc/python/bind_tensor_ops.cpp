@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "autograd/grad_mode.h"
+#include "python/arg_errors.h"
 #include "python/common.h"
 
 namespace gradtrack::python {
@@ -37,15 +38,21 @@ struct ArgOffset {
   ~ArgOffset() { t_arg_offset = 0; }
 };
 
-// Like binop, but for named methods: a wrong type is a TypeError.
+// Like binop, but for named methods: anything but a tensor or a number is a
+// TypeError (PyTorch's methods take no lists or arrays, operators do).
+// `number_form` names the argument of PyTorch's (Number ...) overload, for
+// the ops that have one (pow, eq, ...); the others wrap numbers as tensors.
 template <typename TT, typename TS>
-Tensor method_binop(const char* name, const Tensor& a, py::handle b, const TT& tt, const TS& ts) {
+Tensor method_binop(const char* name, const Tensor& a, py::handle b, const TT& tt, const TS& ts,
+                    const char* number_form = nullptr) {
   if (is_tensor(b)) return tt(a, b.cast<Tensor>());
   if (auto s = to_scalar(b)) return ts(a, *s);
-  if (is_array_like(b) || PyList_Check(b.ptr())) return tt(a, tensor_from_data(b, std::nullopt));
+  if (number_form) {
+    throw InvalidArguments{name, {std::string("Tensor ") + number_form,
+                                  std::string("Number ") + number_form}, std::nullopt};
+  }
   throw TypeError(str_cat(name, "(): argument 'other' (position ", 1 + t_arg_offset,
-                          ") must be Tensor, not ",
-                          std::string(py::str(py::type::handle_of(b).attr("__name__")))));
+                          ") must be Tensor, not ", type_name(b)));
 }
 
 // Wraps a lambda so that, as a module function, it numbers arguments from `input`.
@@ -61,6 +68,13 @@ struct FunctionForm<R (C::*)(A...) const> {
     };
   }
 };
+
+// A keyword-only `Number` argument (alpha, beta) of `fn`.
+Scalar number_arg(py::handle h, const char* fn, const char* what) {
+  auto s = to_scalar(h);
+  GT_CHECK_TYPE(s.has_value(), fn, "(): argument '", what, "' must be Number, not ", type_name(h));
+  return *s;
+}
 
 Scalar scalar_arg(py::handle h, const char* what) {
   auto s = to_scalar(h);
@@ -82,9 +96,20 @@ py::tuple as_tuple(const std::vector<Tensor>& ts) {
   return t;
 }
 
-DimVector dims_arg(py::handle dim) {
+DimVector dims_arg(py::handle dim, const char* fn) {
   if (dim.is_none()) return {};
-  return to_dims(dim);
+  return int_list(dim, fn, "dim", 1);
+}
+
+// sum() and mean(): PyTorch's (*, dtype) and (tuple of ints dim, ...) signatures.
+DimVector reduce_dims(py::handle dim, const char* fn) {
+  try {
+    return dims_arg(dim, fn);
+  } catch (const TypeError&) {
+    throw InvalidArguments{fn, {"*, gradtrack.dtype dtype = None",
+                                "tuple of ints dim, bool keepdim = False, *, gradtrack.dtype dtype = None"},
+                           std::nullopt};
+  }
 }
 
 // Registers `fn` as a method and as a module function taking `input`.
@@ -96,17 +121,17 @@ void both(Cls& cls, py::module_& m, const char* name, F&& fn, const Extra&... ex
 
 void bind_arith(Cls& cls, py::module_& m) {
   both(cls, m, "add", [](const Tensor& a, py::handle b, py::handle alpha) {
-    Scalar al = scalar_arg(alpha, "alpha");
+    Scalar al = number_arg(alpha, "add", "alpha");
     return method_binop("add", a, b, [&](const Tensor& x, const Tensor& y) { return ops::add(x, y, al); },
                         [&](const Tensor& x, Scalar y) { return ops::add(x, y, al); });
   }, py::arg("other"), py::kw_only(), py::arg("alpha") = 1);
   both(cls, m, "sub", [](const Tensor& a, py::handle b, py::handle alpha) {
-    Scalar al = scalar_arg(alpha, "alpha");
+    Scalar al = number_arg(alpha, "sub", "alpha");
     return method_binop("sub", a, b, [&](const Tensor& x, const Tensor& y) { return ops::sub(x, y, al); },
                         [&](const Tensor& x, Scalar y) { return ops::sub(x, y, al); });
   }, py::arg("other"), py::kw_only(), py::arg("alpha") = 1);
   m.def("rsub", [](const Tensor& a, py::handle b, py::handle alpha) {
-    Scalar al = scalar_arg(alpha, "alpha");
+    Scalar al = number_arg(alpha, "rsub", "alpha");
     return method_binop("rsub", a, b, [&](const Tensor& x, const Tensor& y) { return ops::rsub(x, y, al); },
                         [&](const Tensor& x, Scalar y) { return ops::rsub(x, y, al); });
   }, py::arg("input"), py::arg("other"), py::kw_only(), py::arg("alpha") = 1);
@@ -132,21 +157,16 @@ void bind_arith(Cls& cls, py::module_& m) {
   }, py::arg("other"));
   both(cls, m, "pow", [](const Tensor& a, py::handle b) {
     return method_binop("pow", a, b, [](const Tensor& x, const Tensor& y) { return ops::pow(x, y); },
-                        [](const Tensor& x, Scalar y) { return ops::pow(x, y); });
+                        [](const Tensor& x, Scalar y) { return ops::pow(x, y); }, "exponent");
   }, py::arg("exponent"));
   both(cls, m, "maximum", [](const Tensor& a, const Tensor& b) { return ops::maximum(a, b); }, py::arg("other"));
   both(cls, m, "minimum", [](const Tensor& a, const Tensor& b) { return ops::minimum(a, b); }, py::arg("other"));
   both(cls, m, "clamp", [](const Tensor& a, py::handle lo, py::handle hi) -> Tensor {
-    if (is_tensor(lo) || is_tensor(hi)) {
-      Tensor l = is_tensor(lo) ? lo.cast<Tensor>() : Tensor(), h = is_tensor(hi) ? hi.cast<Tensor>() : Tensor();
-      if (!lo.is_none() && !l.defined()) l = ops::scalar_tensor(scalar_arg(lo, "min"), a.dtype());
-      if (!hi.is_none() && !h.defined()) h = ops::scalar_tensor(scalar_arg(hi, "max"), a.dtype());
-      return ops::clamp(a, l.defined() ? &l : nullptr, h.defined() ? &h : nullptr);
+    ClampBounds b = clamp_bounds("clamp", lo, hi, false);
+    if (b.tensors) {
+      return ops::clamp(a, b.lo_t.defined() ? &b.lo_t : nullptr, b.hi_t.defined() ? &b.hi_t : nullptr);
     }
-    std::optional<Scalar> l, h;
-    if (!lo.is_none()) l = scalar_arg(lo, "min");
-    if (!hi.is_none()) h = scalar_arg(hi, "max");
-    return ops::clamp(a, l, h);
+    return ops::clamp(a, b.lo, b.hi);
   }, py::arg("min") = py::none(), py::arg("max") = py::none());
   m.def("pow", [](py::handle base, const Tensor& e) {
     return ops::pow(scalar_arg(base, "base"), e);
@@ -202,7 +222,7 @@ void bind_compare(Cls& cls, py::module_& m) {
   auto cmp = [&](const char* name, Cmp op) {
     both(cls, m, name, [op, name](const Tensor& a, py::handle b) {
       return method_binop(name, a, b, [op](const Tensor& x, const Tensor& y) { return ops::compare(op, x, y); },
-                          [op](const Tensor& x, Scalar y) { return ops::compare(op, x, y); });
+                          [op](const Tensor& x, Scalar y) { return ops::compare(op, x, y); }, "other");
     }, py::arg("other"));
   };
   cmp("eq", Cmp::Eq);
@@ -225,74 +245,76 @@ void bind_compare(Cls& cls, py::module_& m) {
   }, py::arg("input"), py::arg("other"));
 }
 
-std::optional<int64_t> opt_dim(py::handle h) {
+std::optional<int64_t> opt_dim(py::handle h, const char* fn, const char* name = "dim", int position = 1) {
   if (h.is_none()) return std::nullopt;
-  return h.cast<int64_t>();
+  return int_arg(h, fn, name, position);
 }
 
 void bind_reductions(Cls& cls, py::module_& m) {
   both(cls, m, "sum", [](const Tensor& a, py::handle dim, bool keepdim, py::handle dtype) {
-    return ops::sum(a, dims_arg(dim), keepdim, optional_dtype(dtype), !dim.is_none());
+    return ops::sum(a, reduce_dims(dim, "sum"), keepdim, optional_dtype(dtype), !dim.is_none());
   }, py::arg("dim") = py::none(), py::arg("keepdim") = false, py::kw_only(), py::arg("dtype") = py::none());
   both(cls, m, "mean", [](const Tensor& a, py::handle dim, bool keepdim, py::handle dtype) {
-    return ops::mean(a, dims_arg(dim), keepdim, optional_dtype(dtype), !dim.is_none());
+    return ops::mean(a, reduce_dims(dim, "mean"), keepdim, optional_dtype(dtype), !dim.is_none());
   }, py::arg("dim") = py::none(), py::arg("keepdim") = false, py::kw_only(), py::arg("dtype") = py::none());
   auto extreme = [](bool is_max) {
     return [is_max](const Tensor& a, py::handle dim, bool keepdim) -> py::object {
       if (is_tensor(dim)) return py::cast(is_max ? ops::maximum(a, dim.cast<Tensor>()) : ops::minimum(a, dim.cast<Tensor>()));
       if (dim.is_none()) return py::cast(is_max ? ops::max(a) : ops::min(a));
-      auto r = is_max ? ops::max(a, dim.cast<int64_t>(), keepdim) : ops::min(a, dim.cast<int64_t>(), keepdim);
+      int64_t d = int_arg(dim, is_max ? "max" : "min", "dim", 1);
+      auto r = is_max ? ops::max(a, d, keepdim) : ops::min(a, d, keepdim);
       return py::make_tuple(r.first, r.second);
     };
   };
   cls.def("_max", extreme(true), py::arg("dim") = py::none(), py::arg("keepdim") = false);
   cls.def("_min", extreme(false), py::arg("dim") = py::none(), py::arg("keepdim") = false);
   both(cls, m, "argmax", [](const Tensor& a, py::handle dim, bool keepdim) {
-    return ops::argmax(a, opt_dim(dim), keepdim);
+    return ops::argmax(a, opt_dim(dim, "argmax"), keepdim);
   }, py::arg("dim") = py::none(), py::arg("keepdim") = false);
   both(cls, m, "argmin", [](const Tensor& a, py::handle dim, bool keepdim) {
-    return ops::argmin(a, opt_dim(dim), keepdim);
+    return ops::argmin(a, opt_dim(dim, "argmin"), keepdim);
   }, py::arg("dim") = py::none(), py::arg("keepdim") = false);
   both(cls, m, "amax", [](const Tensor& a, py::handle dim, bool keepdim) {
-    return ops::amax(a, dims_arg(dim), keepdim);
+    return ops::amax(a, dims_arg(dim, "amax"), keepdim);
   }, py::arg("dim") = py::tuple(), py::arg("keepdim") = false);
   both(cls, m, "any", [](const Tensor& a, py::handle dim, bool keepdim) {
-    return ops::any(a, opt_dim(dim), keepdim);
+    return ops::any(a, opt_dim(dim, "any"), keepdim);
   }, py::arg("dim") = py::none(), py::arg("keepdim") = false);
   both(cls, m, "all", [](const Tensor& a, py::handle dim, bool keepdim) {
-    return ops::all(a, opt_dim(dim), keepdim);
+    return ops::all(a, opt_dim(dim, "all"), keepdim);
   }, py::arg("dim") = py::none(), py::arg("keepdim") = false);
   both(cls, m, "prod", [](const Tensor& a, py::handle dim, bool keepdim, py::handle dtype) {
     if (dim.is_none()) {
       auto dt = optional_dtype(dtype);
       return ops::prod_all(dt ? ops::to_dtype(a, *dt) : a);
     }
-    return ops::prod(a, dim.cast<int64_t>(), keepdim, optional_dtype(dtype));
+    return ops::prod(a, int_arg(dim, "prod", "dim", 1), keepdim, optional_dtype(dtype));
   }, py::arg("dim") = py::none(), py::arg("keepdim") = false, py::kw_only(),
      py::arg("dtype") = py::none());
 }
 
-DimVector shape_args(const py::args& args, const char* fn) { return parse_sizes(args, fn); }
+// view(), reshape(), permute(), expand(): the sizes are required.
+DimVector shape_args(const py::args& args, const char* fn, const char* name) {
+  GT_CHECK_TYPE(args.size() > 0, fn, "() missing 1 required positional arguments: \"", name, "\"");
+  return parse_sizes(args, fn, name);
+}
 
 void bind_shape(Cls& cls, py::module_& m) {
   cls.def("view", [](const Tensor& a, const py::args& shape) {
-        if (shape.size() == 1 && !PyLong_Check(shape[0].ptr()) && !PyTuple_Check(shape[0].ptr()) &&
-            !PyList_Check(shape[0].ptr()) && !py::isinstance<TensorImpl>(shape[0])) {
-          std::string got = py::str(py::type::handle_of(shape[0]).attr("__name__"));
-          throw TypeError("view() received an invalid combination of arguments - got (" + got +
-                          "), but expected one of:\n * (gradtrack.dtype dtype)\n      didn't match "
-                          "because some of the arguments have invalid types: (!" + got +
-                          "!)\n * (tuple of ints size)\n      didn't match because some of the "
-                          "arguments have invalid types: (!" + got + "!)\n");
+        // PyTorch's view has a (dtype) and a (tuple of ints size) signature.
+        if (shape.size() == 0 || (shape.size() == 1 && !PyLong_Check(shape[0].ptr()) &&
+                                  !PyTuple_Check(shape[0].ptr()) && !PyList_Check(shape[0].ptr()) &&
+                                  !py::isinstance<TensorImpl>(shape[0]))) {
+          throw InvalidArguments{"view", {"gradtrack.dtype dtype", "tuple of ints size"}, std::nullopt};
         }
-        return ops::view(a, shape_args(shape, "view"));
+        return ops::view(a, parse_sizes(shape, "view"));
       })
       .def("view_as", [](const Tensor& a, const Tensor& o) { return ops::view(a, o.sizes()); }, py::arg("other"))
-      .def("reshape", [](const Tensor& a, const py::args& shape) { return ops::reshape(a, shape_args(shape, "reshape")); })
+      .def("reshape", [](const Tensor& a, const py::args& shape) { return ops::reshape(a, shape_args(shape, "reshape", "shape")); })
       .def("reshape_as", [](const Tensor& a, const Tensor& o) { return ops::reshape(a, o.sizes()); }, py::arg("other"))
-      .def("expand", [](const Tensor& a, const py::args& sizes) { return ops::expand(a, shape_args(sizes, "expand")); })
+      .def("expand", [](const Tensor& a, const py::args& sizes) { return ops::expand(a, shape_args(sizes, "expand", "size")); })
       .def("expand_as", [](const Tensor& a, const Tensor& o) { return ops::expand(a, o.sizes()); }, py::arg("other"))
-      .def("permute", [](const Tensor& a, const py::args& dims) { return ops::permute(a, shape_args(dims, "permute")); })
+      .def("permute", [](const Tensor& a, const py::args& dims) { return ops::permute(a, shape_args(dims, "permute", "dims")); })
       .def("contiguous", [](const Tensor& a) { return ops::contiguous(a); })
       .def_property_readonly("T", [](const Tensor& a) {
         DimVector dims;
@@ -300,12 +322,13 @@ void bind_shape(Cls& cls, py::module_& m) {
         return ops::permute(a, dims);
       })
       .def_property_readonly("mT", [](const Tensor& a) { return ops::transpose(a, -2, -1); });
-  m.def("reshape", [](const Tensor& a, py::handle shape) { return ops::reshape(a, to_dims(shape)); },
+  m.def("reshape", [](const Tensor& a, py::handle shape) { return ops::reshape(a, int_list(shape, "reshape", "shape", 2)); },
         py::arg("input"), py::arg("shape"));
-  m.def("permute", [](const Tensor& a, py::handle dims) { return ops::permute(a, to_dims(dims)); },
+  m.def("permute", [](const Tensor& a, py::handle dims) { return ops::permute(a, int_list(dims, "permute", "dims", 2)); },
         py::arg("input"), py::arg("dims"));
   both(cls, m, "as_strided", [](const Tensor& a, py::handle size, py::handle stride, py::handle off) {
-    return ops::as_strided(a, to_dims(size), to_dims(stride), opt_dim(off));
+    return ops::as_strided(a, int_list(size, "as_strided", "size", 1), int_list(stride, "as_strided", "stride", 2),
+                           opt_dim(off, "as_strided", "storage_offset", 3));
   }, py::arg("size"), py::arg("stride"), py::arg("storage_offset") = py::none());
   both(cls, m, "transpose", [](const Tensor& a, int64_t d0, int64_t d1) { return ops::transpose(a, d0, d1); },
        py::arg("dim0"), py::arg("dim1"));
@@ -314,8 +337,8 @@ void bind_shape(Cls& cls, py::module_& m) {
   both(cls, m, "unsqueeze", [](const Tensor& a, int64_t d) { return ops::unsqueeze(a, d); }, py::arg("dim"));
   both(cls, m, "squeeze", [](const Tensor& a, py::handle d) {
     if (d.is_none()) return ops::squeeze(a);
-    if (PyLong_Check(d.ptr())) return ops::squeeze(a, d.cast<int64_t>());
-    return ops::squeeze(a, to_dims(d));
+    if (PyLong_Check(d.ptr())) return ops::squeeze(a, unpack_long(d));
+    return ops::squeeze(a, int_list(d, "squeeze", "dim", 1));
   }, py::arg("dim") = py::none());
   both(cls, m, "flatten", [](const Tensor& a, int64_t s, int64_t e) { return ops::flatten(a, s, e); },
        py::arg("start_dim") = 0, py::arg("end_dim") = -1);
@@ -324,27 +347,21 @@ void bind_shape(Cls& cls, py::module_& m) {
   both(cls, m, "narrow", [](const Tensor& a, int64_t d, int64_t s, int64_t l) { return ops::narrow(a, d, s, l); },
        py::arg("dim"), py::arg("start"), py::arg("length"));
   both(cls, m, "split", [](const Tensor& a, py::handle s, int64_t d) {
-    if (PyLong_Check(s.ptr())) return as_tuple(ops::split(a, s.cast<int64_t>(), d));
-    return as_tuple(ops::split_with_sizes(a, to_dims(s), d));
+    if (PyLong_Check(s.ptr())) return as_tuple(ops::split(a, unpack_long(s), d));
+    return as_tuple(ops::split_with_sizes(a, int_list(s, "split_with_sizes", "split_sizes", 2), d));
   }, py::arg("split_size_or_sections"), py::arg("dim") = 0);
   both(cls, m, "chunk", [](const Tensor& a, int64_t c, int64_t d) { return as_tuple(ops::chunk(a, c, d)); },
        py::arg("chunks"), py::arg("dim") = 0);
   both(cls, m, "unbind", [](const Tensor& a, int64_t d) { return as_tuple(ops::unbind(a, d)); },
        py::arg("dim") = 0);
   m.def("cat", [](py::handle tensors, int64_t d) {
-    GT_CHECK_TYPE(!py::isinstance<TensorImpl>(tensors), "cat(): argument 'tensors' (position 1) must be "
-                  "tuple of Tensors, not Tensor");
-    return ops::cat(tensors.cast<std::vector<Tensor>>(), d);
+    return ops::cat(tensor_list(tensors, "cat", "tensors", 1), d);
   }, py::arg("tensors"), py::arg("dim") = 0);
   m.def("concat", [](py::handle tensors, int64_t d) {
-    GT_CHECK_TYPE(!py::isinstance<TensorImpl>(tensors), "concat(): argument 'tensors' (position 1) must be "
-                  "tuple of Tensors, not Tensor");
-    return ops::cat(tensors.cast<std::vector<Tensor>>(), d);
+    return ops::cat(tensor_list(tensors, "concat", "tensors", 1), d);
   }, py::arg("tensors"), py::arg("dim") = 0);
   m.def("stack", [](py::handle tensors, int64_t d) {
-    GT_CHECK_TYPE(!py::isinstance<TensorImpl>(tensors), "stack(): argument 'tensors' (position 1) must be "
-                  "tuple of Tensors, not Tensor");
-    return ops::stack(tensors.cast<std::vector<Tensor>>(), d);
+    return ops::stack(tensor_list(tensors, "stack", "tensors", 1), d);
   }, py::arg("tensors"), py::arg("dim") = 0);
 }
 
@@ -373,7 +390,8 @@ void bind_linalg_nn(Cls& cls, py::module_& m) {
   both(cls, m, "dot", [](const Tensor& a, const Tensor& b) { return ops::dot(a, b); }, py::arg("tensor"));
   both(cls, m, "outer", [](const Tensor& a, const Tensor& b) { return ops::outer(a, b); }, py::arg("vec2"));
   m.def("addmm", [](const Tensor& bias, const Tensor& a, const Tensor& b, py::handle beta, py::handle alpha) {
-    return ops::addmm(bias, a, b, scalar_arg(beta, "beta"), scalar_arg(alpha, "alpha"));
+    return ops::addmm(bias, a, b, number_arg(beta, "addmm", "beta"),
+                       number_arg(alpha, "addmm", "alpha"));
   }, py::arg("input"), py::arg("mat1"), py::arg("mat2"), py::kw_only(), py::arg("beta") = 1,
      py::arg("alpha") = 1);
   both(cls, m, "softmax", [](const Tensor& a, int64_t d, py::handle dtype) {
@@ -394,7 +412,13 @@ void bind_linalg_nn(Cls& cls, py::module_& m) {
   }, py::arg("dim"), py::arg("index"));
   both(cls, m, "masked_fill", [](const Tensor& a, const Tensor& mask, py::handle value) {
     bool tensor_value = is_tensor(value);
-    Tensor v = tensor_value ? value.cast<Tensor>() : ops::scalar_tensor(scalar_arg(value, "value"), a.dtype());
+    auto number = tensor_value ? std::nullopt : to_scalar(value);
+    if (!tensor_value && !number) {
+      throw InvalidArguments{"masked_fill", {"Tensor mask, Tensor value", "Tensor mask, Number value"},
+                             std::nullopt};
+    }
+    if (number) check_fits(*number, a.dtype());
+    Tensor v = tensor_value ? value.cast<Tensor>() : ops::scalar_tensor(*number, a.dtype());
     return ops::masked_fill(a, mask, v, tensor_value);
   }, py::arg("mask"), py::arg("value"));
 }

@@ -21,11 +21,10 @@ template <>
 struct type_caster<gradtrack::Tensor> {
   using Holder = std::shared_ptr<gradtrack::TensorImpl>;
   PYBIND11_TYPE_CASTER(gradtrack::Tensor, const_name("Tensor"));
+  // None is not a Tensor: an op given None fails to bind (and PyTorch's
+  // "must be Tensor, not NoneType" is raised, see arg_errors.h); a binding
+  // that accepts None takes a py::handle and checks for it.
   bool load(handle src, bool convert) {
-    if (src.is_none()) {
-      value = gradtrack::Tensor();
-      return true;
-    }
     make_caster<Holder> inner;
     if (!inner.load(src, convert)) return false;
     value = gradtrack::Tensor(cast_op<Holder>(inner));
@@ -45,9 +44,29 @@ namespace gradtrack::python {
 std::optional<Scalar> to_scalar(py::handle h);
 /// A Python object (Tensor, number, nested sequence, numpy array) as a Tensor.
 Tensor as_tensor_arg(py::handle h, std::optional<ScalarType> dtype = std::nullopt);
-/// Sizes from `f(2, 3)`, `f((2, 3))`, `f([2, 3])` or `f(Size)`.
-DimVector parse_sizes(const py::args& args, const char* fn);
+/// PyTorch's THPUtils_unpackLong: an int (or an object with __index__) as
+/// int64; ValueError "Overflow when unpacking long long" beyond its range.
+int64_t unpack_long(py::handle h);
+/// An `int` argument of `fn` (TypeError in PyTorch's words otherwise).
+int64_t int_arg(py::handle h, const char* fn, const char* name, int position);
+/// A `tuple of ints` argument of `fn` (an int alone counts as a list of one).
+DimVector int_list(py::handle h, const char* fn, const char* name, int position);
+/// Sizes from `f(2, 3)`, `f((2, 3))`, `f([2, 3])` or `f(Size)`; `name` is
+/// PyTorch's name of the argument ("size", "shape", "dims").
+DimVector parse_sizes(const py::args& args, const char* fn, const char* name = "size");
 DimVector to_dims(py::handle h);
+/// A `tuple of Tensors` argument (cat, stack): PyTorch's TypeErrors for
+/// anything else, "expected Tensor as element 1 in argument 0, but got str".
+std::vector<Tensor> tensor_list(py::handle h, const char* fn, const char* name, int position);
+/// clamp's bounds: PyTorch has a (Tensor min, Tensor max) and a (Number min,
+/// Number max) signature, None fitting both; InvalidArguments for anything
+/// else. `args` (when set) are the arguments as the user gave them.
+struct ClampBounds {
+  bool tensors = false;
+  Tensor lo_t, hi_t;
+  std::optional<Scalar> lo, hi;
+};
+ClampBounds clamp_bounds(const char* fn, py::handle lo, py::handle hi, bool explicit_args);
 /// The dtype singleton for a ScalarType and back.
 py::object dtype_object(ScalarType t);
 ScalarType to_scalar_type(py::handle h);

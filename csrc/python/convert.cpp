@@ -6,6 +6,7 @@
 #include "autograd/grad_mode.h"
 #include "autograd/variable.h"
 #include "kernels/kernels.h"
+#include "python/arg_errors.h"
 #include "python/common.h"
 
 namespace gradtrack::python {
@@ -28,25 +29,56 @@ bool is_numpy_scalar(py::handle h) {
   return py::isinstance(h, generic);
 }
 
-std::string type_name(py::handle h) { return py::str(py::type::handle_of(h).attr("__name__")); }
+bool is_int_like(py::handle h) {
+  PyObject* o = h.ptr();
+  if (PyLong_Check(o)) return !PyBool_Check(o);
+  if (is_tensor(h)) {
+    Tensor t = h.cast<Tensor>();
+    return t.numel() == 1 && is_integral(t.dtype());
+  }
+  return is_numpy_scalar(h) && std::string(py::str(h.attr("dtype").attr("kind"))) == "i";
+}
+
+int64_t int_value(py::handle h) {
+  if (is_tensor(h)) return *ops::to_dtype(h.cast<Tensor>(), ScalarType::Int64).data<int64_t>();
+  return unpack_long(h);
+}
+
+// An int beyond int64: unsigned up to 2**64 - 1 (PyTorch keeps such a Scalar
+// as uint64), beyond that CPython's own OverflowError ("int too big to
+// convert", "can't convert negative int to unsigned").
+Scalar int_scalar(PyObject* o) {
+  int overflow = 0;
+  long long v = PyLong_AsLongLongAndOverflow(o, &overflow);
+  if (overflow == 0) {
+    if (v == -1 && PyErr_Occurred()) throw py::error_already_set();
+    return Scalar(static_cast<int64_t>(v));
+  }
+  unsigned long long u = PyLong_AsUnsignedLongLong(o);
+  if (PyErr_Occurred()) throw py::error_already_set();
+  return Scalar::from_uint64(u);
+}
 
 }  // namespace
+
+int64_t unpack_long(py::handle h) {
+  int overflow = 0;
+  long long v = PyLong_AsLongLongAndOverflow(h.ptr(), &overflow);
+  if (overflow != 0) throw ValueError("Overflow when unpacking long long");
+  if (v == -1 && PyErr_Occurred()) throw py::error_already_set();
+  return v;
+}
 
 std::optional<Scalar> to_scalar(py::handle h) {
   PyObject* o = h.ptr();
   if (PyBool_Check(o)) return Scalar(o == Py_True);
-  if (PyLong_Check(o)) {
-    int overflow = 0;
-    long long v = PyLong_AsLongLongAndOverflow(o, &overflow);
-    if (overflow) throw py::value_error("Overflow when unpacking long long");
-    return Scalar(static_cast<int64_t>(v));
-  }
+  if (PyLong_Check(o)) return int_scalar(o);
   if (PyFloat_Check(o)) return Scalar(PyFloat_AS_DOUBLE(o));
   if (is_numpy_scalar(h)) {
     py::object kind = h.attr("dtype").attr("kind");
     std::string k = py::str(kind);
     if (k == "b") return Scalar(h.cast<bool>());
-    if (k == "i" || k == "u") return Scalar(h.cast<int64_t>());
+    if (k == "i" || k == "u") return int_scalar(py::int_(py::reinterpret_borrow<py::object>(h)).ptr());
     if (k == "f") return Scalar(h.cast<double>());
   }
   return std::nullopt;
@@ -59,66 +91,118 @@ py::object make_size(const DimVector& sizes) {
   return size_type(t);
 }
 
-DimVector to_dims(py::handle h) {
-  DimVector out;
-  if (PyLong_Check(h.ptr()) && !PyBool_Check(h.ptr())) {
-    out.push_back(h.cast<int64_t>());
-    return out;
-  }
-  if (is_tensor(h)) {
-    Tensor t = h.cast<Tensor>();
-    GT_CHECK_TYPE(t.numel() == 1 && is_integral(t.dtype()),
-                  "only integer tensors of a single element can be converted to an index");
-    out.push_back(*ops::to_dtype(t, ScalarType::Int64).data<int64_t>());
-    return out;
-  }
-  GT_CHECK_TYPE(PyTuple_Check(h.ptr()) || PyList_Check(h.ptr()),
-                "argument 'size' (position 1) must be tuple of ints, not ", type_name(h));
-  py::sequence seq = py::reinterpret_borrow<py::sequence>(h);
-  for (size_t i = 0; i < seq.size(); ++i) {
-    py::handle e = seq[i];
-    bool ok = (PyLong_Check(e.ptr()) && !PyBool_Check(e.ptr())) ||
-              (is_numpy_scalar(e) && std::string(py::str(e.attr("dtype").attr("kind"))) == "i");
-    if (!ok && is_tensor(e)) {
-      Tensor t = e.cast<Tensor>();
-      ok = t.numel() == 1 && is_integral(t.dtype());
-      if (ok) {
-        out.push_back(*ops::to_dtype(t, ScalarType::Int64).data<int64_t>());
-        continue;
-      }
+int64_t int_arg(py::handle h, const char* fn, const char* name, int position) {
+  if (PyLong_Check(h.ptr()) && !PyBool_Check(h.ptr())) return unpack_long(h);
+  GT_CHECK_TYPE(is_int_like(h), fn, "(): argument '", name, "' (position ", position,
+                ") must be int, not ", type_name(h));
+  return int_value(h);
+}
+
+namespace {
+
+// One element of an int list: PyTorch names its position and the reason.
+int64_t list_item(py::handle e, size_t pos, const char* fn, const char* name) {
+  std::string why;
+  if (!is_int_like(e)) {
+    why = "type must be tuple of ints,but got " + type_name(e);
+  } else {
+    try {
+      return int_value(e);
+    } catch (const ValueError& err) {
+      why = err.what();
     }
-    GT_CHECK_TYPE(ok, "argument 'size' failed to unpack the object at pos ", i + 1,
-                  " with error \"type must be tuple of ints,but got ", type_name(e), "\"");
-    out.push_back(e.cast<int64_t>());
+  }
+  throw TypeError(str_cat(fn, "(): argument '", name, "' failed to unpack the object at pos ", pos,
+                          " with error \"", why, "\""));
+}
+
+}  // namespace
+
+DimVector int_list(py::handle h, const char* fn, const char* name, int position) {
+  DimVector out;
+  if (is_int_like(h)) {
+    out.push_back(list_item(h, 1, fn, name));
+    return out;
+  }
+  GT_CHECK_TYPE(PyTuple_Check(h.ptr()) || PyList_Check(h.ptr()), fn, "(): argument '", name,
+                "' (position ", position, ") must be tuple of ints, not ", type_name(h));
+  py::sequence seq = py::reinterpret_borrow<py::sequence>(h);
+  for (size_t i = 0; i < seq.size(); ++i) out.push_back(list_item(seq[i], i + 1, fn, name));
+  return out;
+}
+
+DimVector to_dims(py::handle h) { return int_list(h, "size", "size", 1); }
+
+DimVector parse_sizes(const py::args& args, const char* fn, const char* name) {
+  // PyTorch's IntArrayRef argument: one list, or the ints themselves when
+  // the first argument is an int.
+  if (args.size() == 1) return int_list(args[0], fn, name, 1);
+  GT_CHECK_TYPE(args.size() == 0 || is_int_like(args[0]), fn, "() takes 1 positional argument but ",
+                args.size(), " were given");
+  DimVector out;
+  for (size_t i = 0; i < args.size(); ++i) out.push_back(list_item(args[i], i + 1, fn, name));
+  return out;
+}
+
+std::vector<Tensor> tensor_list(py::handle h, const char* fn, const char* name, int position) {
+  GT_CHECK_TYPE(PyTuple_Check(h.ptr()) || PyList_Check(h.ptr()), fn, "(): argument '", name,
+                "' (position ", position, ") must be tuple of Tensors, not ", type_name(h));
+  py::sequence seq = py::reinterpret_borrow<py::sequence>(h);
+  std::vector<Tensor> out;
+  out.reserve(seq.size());
+  for (size_t i = 0; i < seq.size(); ++i) {
+    py::object e = seq[i];
+    GT_CHECK_TYPE(is_tensor(e), "expected Tensor as element ", i, " in argument ", position - 1,
+                  ", but got ", type_name(e));
+    out.push_back(e.cast<Tensor>());
   }
   return out;
 }
 
-DimVector parse_sizes(const py::args& args, const char* fn) {
-  if (args.size() == 1 && !PyLong_Check(args[0].ptr())) {
-    try {
-      return to_dims(args[0]);
-    } catch (const TypeError& e) {
-      throw TypeError(std::string(fn) + "(): " + e.what());
+namespace {
+
+// PyTorch's Number parameter also takes a 0-dim tensor (its value).
+std::optional<Scalar> number_or_0dim(py::handle h) {
+  if (auto s = to_scalar(h)) return s;
+  if (!is_tensor(h)) return std::nullopt;
+  Tensor t = h.cast<Tensor>();
+  if (t.dim() != 0) return std::nullopt;
+  if (t.dtype() == ScalarType::Bool) return Scalar(*t.data<bool>());
+  if (is_floating(t.dtype())) return Scalar(*ops::to_dtype(t, ScalarType::Float64).data<double>());
+  return Scalar(*ops::to_dtype(t, ScalarType::Int64).data<int64_t>());
+}
+
+}  // namespace
+
+ClampBounds clamp_bounds(const char* fn, py::handle lo, py::handle hi, bool explicit_args) {
+  ClampBounds b;
+  // The (Tensor, Tensor) form when every bound given is a tensor, else the
+  // (Number, Number) form, which takes 0-dim tensors too: clamp(t0, 5).
+  bool all_tensors = (lo.is_none() || is_tensor(lo)) && (hi.is_none() || is_tensor(hi));
+  b.tensors = all_tensors && (is_tensor(lo) || is_tensor(hi));
+  bool ok = true;
+  for (int i = 0; i < 2; ++i) {
+    py::handle h = i == 0 ? lo : hi;
+    if (h.is_none()) continue;
+    if (b.tensors) {
+      (i == 0 ? b.lo_t : b.hi_t) = h.cast<Tensor>();
+    } else if (auto s = number_or_0dim(h)) {
+      (i == 0 ? b.lo : b.hi) = *s;
+    } else {
+      ok = false;
     }
   }
-  DimVector out;
-  for (size_t i = 0; i < args.size(); ++i) {
-    py::handle e = args[i];
-    bool ok = PyLong_Check(e.ptr()) && !PyBool_Check(e.ptr());
-    if (!ok && is_tensor(e)) {
-      out.push_back(to_dims(e)[0]);
-      continue;
-    }
-    if (!ok && is_numpy_scalar(e)) ok = std::string(py::str(e.attr("dtype").attr("kind"))) == "i";
-    if (!ok) {
-      throw TypeError(str_cat(fn, "(): argument 'size' failed to unpack the object at pos ", i + 1,
-                              " with error \"type must be tuple of ints,but got ", type_name(e),
-                              "\""));
-    }
-    out.push_back(e.cast<int64_t>());
+  if (ok) return b;
+  InvalidArguments e{fn, {"Tensor min = None, Tensor max = None", "Number min = None, Number max = None"},
+                     std::nullopt};
+  if (explicit_args) {
+    // As the user wrote them: trailing defaults left out.
+    std::vector<py::object> given{py::reinterpret_borrow<py::object>(lo),
+                                  py::reinterpret_borrow<py::object>(hi)};
+    while (!given.empty() && given.back().is_none()) given.pop_back();
+    e.args = std::move(given);
   }
-  return out;
+  throw e;
 }
 
 // ---- numpy ----
@@ -237,46 +321,70 @@ py::object tensor_numpy(py::handle self, bool force) {
 
 namespace {
 
-std::string type_name_of(py::handle h) {
-  return py::str(py::type::handle_of(h).attr("__name__"));
+// PyTorch reads any sequence as data (list, tuple, range, deque, ...) except
+// text; a Tensor inside a list is one element.
+bool is_data_sequence(py::handle h) {
+  PyObject* o = h.ptr();
+  if (PyList_Check(o) || PyTuple_Check(o)) return true;
+  if (PyUnicode_Check(o) || PyBytes_Check(o) || is_tensor(h)) return false;
+  return PySequence_Check(o) != 0;
+}
+
+// PyTorch's limit on tensor(data) nesting; it also stops a list that
+// contains itself, and keeps the recursion below shallow.
+constexpr size_t kMaxDataDims = 128;
+
+[[noreturn]] void too_many_dims(py::handle h) {
+  throw ValueError("too many dimensions '" + type_name(h) + "'");
 }
 
 // PyTorch's shape inference: follow the first element down each level.
 DimVector compute_sizes(py::handle h) {
   DimVector shape;
-  py::handle cur = h;
-  while (PyList_Check(cur.ptr()) || PyTuple_Check(cur.ptr())) {
+  py::object cur = py::reinterpret_borrow<py::object>(h);
+  while (is_data_sequence(cur)) {
+    if (shape.size() == kMaxDataDims) too_many_dims(cur);
     py::sequence s = py::reinterpret_borrow<py::sequence>(cur);
     int64_t n = static_cast<int64_t>(s.size());
     shape.push_back(n);
     if (n == 0) break;
     cur = s[0];
-    if (PyUnicode_Check(cur.ptr())) throw ValueError("too many dimensions 'str'");
+    if (PyUnicode_Check(cur.ptr())) too_many_dims(cur);
   }
   return shape;
 }
 
+[[noreturn]] void invalid_data_type(py::handle h) {
+  throw TypeError("new(): invalid data type '" + type_name(h) + "'");
+}
+
 // The dtype kind over every leaf: -1 none yet, 0 bool, 1 int, 2 float.
-void infer_kind(py::handle h, int& kind, bool& numpy_f64) {
-  if (PyList_Check(h.ptr()) || PyTuple_Check(h.ptr())) {
-    for (py::handle e : py::reinterpret_borrow<py::sequence>(h)) infer_kind(e, kind, numpy_f64);
+void infer_kind(py::handle h, int& kind, bool& numpy_f64, size_t depth) {
+  if (is_data_sequence(h)) {
+    if (depth == kMaxDataDims) too_many_dims(h);
+    for (py::handle e : py::reinterpret_borrow<py::sequence>(h)) infer_kind(e, kind, numpy_f64, depth + 1);
     return;
   }
-  if (PyUnicode_Check(h.ptr())) throw TypeError("new(): invalid data type 'str'");
+  if (PyUnicode_Check(h.ptr()) || PyBytes_Check(h.ptr())) invalid_data_type(h);
   if (py::isinstance<TensorImpl>(h)) {
     Tensor t = h.cast<Tensor>();
     kind = std::max(kind, t.dtype() == ScalarType::Bool ? 0 : is_floating(t.dtype()) ? 2 : 1);
     return;
   }
+  if (PyLong_Check(h.ptr()) && !PyBool_Check(h.ptr())) {
+    unpack_long(h);  // data ints are int64 (ValueError beyond)
+    kind = std::max(kind, 1);
+    return;
+  }
   auto s = to_scalar(h);
-  if (!s) throw Error("Could not infer dtype of " + type_name_of(h));
+  if (!s) throw Error("Could not infer dtype of " + type_name(h));
   kind = std::max(kind, s->kind() == NumberKind::Bool ? 0 : s->kind() == NumberKind::Int ? 1 : 2);
   if (is_numpy_scalar(h) && std::string(py::str(h.attr("dtype"))) == "float64") numpy_f64 = true;
 }
 
 template <typename T>
 void fill_from(py::handle h, const DimVector& shape, size_t depth, T*& out) {
-  bool seq = PyList_Check(h.ptr()) || PyTuple_Check(h.ptr());
+  bool seq = is_data_sequence(h);
   if (depth < shape.size()) {
     if (!seq) throw TypeError("not a sequence");
     py::sequence s = py::reinterpret_borrow<py::sequence>(h);
@@ -290,13 +398,17 @@ void fill_from(py::handle h, const DimVector& shape, size_t depth, T*& out) {
   }
   if (seq) {
     throw TypeError(std::is_floating_point_v<T>
-                        ? "must be real number, not " + type_name_of(h)
-                        : "'" + type_name_of(h) + "' object cannot be interpreted as an integer");
+                        ? "must be real number, not " + type_name(h)
+                        : "'" + type_name(h) + "' object cannot be interpreted as an integer");
   }
   if (py::isinstance<TensorImpl>(h)) {
     Tensor t = h.cast<Tensor>();
     GT_CHECK_VALUE(t.numel() == 1, "only one element tensors can be converted to Python scalars");
     GT_DISPATCH_ALL(t.dtype(), [&] { *out++ = static_cast<T>(*t.data<scalar_t>()); });
+    return;
+  }
+  if (PyLong_Check(h.ptr()) && !PyBool_Check(h.ptr())) {
+    *out++ = Scalar(unpack_long(h)).template to<T>();
     return;
   }
   *out++ = to_scalar(h)->template to<T>();
@@ -327,11 +439,11 @@ Tensor tensor_from_data(py::handle data, std::optional<ScalarType> dtype) {
     kernels::copy(out, src);
     return out;
   }
-  if (PyUnicode_Check(data.ptr())) throw TypeError("new(): invalid data type 'str'");
+  if (PyUnicode_Check(data.ptr()) || PyBytes_Check(data.ptr())) invalid_data_type(data);
   DimVector shape = compute_sizes(data);
   int kind = -1;
   bool numpy_f64 = false;
-  infer_kind(data, kind, numpy_f64);
+  infer_kind(data, kind, numpy_f64, 0);
   ScalarType st;
   if (dtype) {
     st = *dtype;

@@ -66,7 +66,7 @@ Parsed parse(const Tensor& self, py::handle index) {
     if (is_int(item)) {
       GT_CHECK_INDEX(self.dim() > 0, "invalid index of a 0-dim tensor. Use `tensor.item()` in "
                      "Python or `tensor.item<T>()` in C++ to convert a 0-dim tensor to a number");
-      int64_t i = py::int_(py::reinterpret_borrow<py::object>(item)).cast<int64_t>();
+      int64_t i = unpack_long(py::int_(py::reinterpret_borrow<py::object>(item)));
       int64_t size = cur.sizes()[dim];
       GT_CHECK_INDEX(i >= -size && i < size, "index ", i, " is out of bounds for dimension ",
                      self_dim, " with size ", size);
@@ -134,7 +134,7 @@ Parsed parse(const Tensor& self, py::handle index) {
 Tensor getitem(const Tensor& self, py::handle index) {
   // The common cases first: one int, one slice.
   if (self.dim() > 0 && PyLong_Check(index.ptr()) && !PyBool_Check(index.ptr())) {
-    int64_t i = index.cast<int64_t>();
+    int64_t i = unpack_long(index);
     int64_t size = self.sizes()[0];
     GT_CHECK_INDEX(i >= -size && i < size, "index ", i, " is out of bounds for dimension 0 with size ",
                    size);

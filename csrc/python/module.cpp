@@ -2,6 +2,7 @@
 #include "autograd/formulas.h"
 #include "kernels/kernels.h"
 #include "kernels/parallel.h"
+#include "python/arg_errors.h"
 #include "python/common.h"
 
 namespace gradtrack::python {
@@ -16,6 +17,8 @@ void register_exception_translator() {
   py::register_exception_translator([](std::exception_ptr p) {
     try {
       if (p) std::rethrow_exception(p);
+    } catch (const InvalidArguments& e) {
+      set_invalid_arguments(e);
     } catch (const IndexError& e) {
       PyErr_SetString(PyExc_IndexError, e.what());
     } catch (const ValueError& e) {
@@ -63,4 +66,5 @@ PYBIND11_MODULE(_C, m) {
   init_autograd(m);
   init_tensor(m);
   init_ops(m);
+  install_argument_errors(m);
 }

@@ -55,8 +55,17 @@ def _set_requires_grad(self, value):
     _C._set_requires_grad(self, builtins.bool(value))
 
 
+def _type_name(value):
+    """A value's type as PyTorch's messages print it: ``int``, ``numpy.bool``."""
+    t = type(value)
+    return t.__name__ if t.__module__ == "builtins" else f"{t.__module__}.{t.__name__}"
+
+
 def requires_grad_(self, requires_grad=True):
     """Sets the leaf flag; a no-op ``True`` on a non-leaf, as in PyTorch."""
+    if requires_grad is not True and requires_grad is not False:
+        raise TypeError("requires_grad_(): argument 'requires_grad' (position 1) must be bool, "
+                        f"not {_type_name(requires_grad)}")
     if not self.is_leaf:
         if requires_grad:
             return self
@@ -262,7 +271,7 @@ def _new_factory(kind):
             size = tuple(size[0])
         dtype = dtype or self.dtype
         if fill is None:
-            return _C.empty(*size, dtype=dtype, requires_grad=requires_grad)
+            return _C.empty(size, dtype=dtype, requires_grad=requires_grad)
         # full() gives PyTorch's message for negative sizes (new_zeros is not zeros()).
         return _C.full(size, fill, dtype=dtype, requires_grad=requires_grad)
     method.__name__ = "new_" + kind

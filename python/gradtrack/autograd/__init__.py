@@ -85,6 +85,10 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     outputs = _as_list(outputs)
     single = isinstance(inputs, _Tensor)
     inputs = [inputs] if single else list(inputs)
+    for t in inputs:
+        if not isinstance(t, _Tensor):
+            raise RuntimeError("all inputs have to be Tensors or GradientEdges, but got "
+                               f"{type(t).__name__}")
     grads = _grads_for(outputs, grad_outputs)
     if allow_unused is None:
         allow_unused = materialize_grads

@@ -47,7 +47,7 @@ def _analytical_jacobian(func, inputs, diff_idx, out_index):
     out = _outputs(func, inputs)[out_index]
     jacs = [np.zeros((inputs[i].numel(), out.numel())) for i in diff_idx]
     for j in range(out.numel()):
-        seed = _C.zeros(*out.shape, dtype=out.dtype)
+        seed = _C.zeros(tuple(out.shape), dtype=out.dtype)
         seed.view(-1)[j] = 1.0
         grads = autograd_grad(out, [inputs[i] for i in diff_idx], seed, retain_graph=True,
                               allow_unused=True)
@@ -91,7 +91,7 @@ def gradgradcheck(func, inputs, grad_outputs=None, *, eps=1e-6, atol=1e-5, rtol=
     inputs = _tensors(inputs)
     outs = _outputs(func, inputs)
     if grad_outputs is None:
-        grad_outputs = tuple(_C.randn(*o.shape, dtype=o.dtype, requires_grad=True) for o in outs)
+        grad_outputs = tuple(_C.randn(tuple(o.shape), dtype=o.dtype, requires_grad=True) for o in outs)
     n_in = len(inputs)
 
     def first_grad(*args):

@@ -36,7 +36,7 @@ void where(const Tensor& out, const Tensor& cond, const Tensor& a, const Tensor&
 /// out = src, converting dtype and broadcasting src.
 void copy(const Tensor& out, const Tensor& src);
 void fill(const Tensor& out, Scalar value);
-/// Fused backward helpers: g * (y > 0), g * y * (1 - y), g * (1 - y*y).
+/// Fused backward helpers: g where !(y <= 0) (NaN passes), g * y * (1 - y), g * (1 - y*y).
 void threshold_backward(const Tensor& out, const Tensor& g, const Tensor& y);
 void sigmoid_backward(const Tensor& out, const Tensor& g, const Tensor& y);
 void tanh_backward(const Tensor& out, const Tensor& g, const Tensor& y);

@@ -372,14 +372,10 @@ TL threshold_backward_bw(const C& c, const TL& g) { return {threshold_backward(g
 // create_graph=True gradient of prod can be differentiated again (its second
 // derivative is not zero where there are zeros). Halves recursively: each
 // half's own exclusive products times the other half's product; a stretch
-// without zeros is prod / x. A length-1 stretch is 1, kept connected to x.
+// without zeros is prod / x, a length-1 stretch the constant 1.
 Tensor exclusive_products(const Tensor& x, int64_t d) {
   const int64_t n = x.sizes()[d];
-  if (n <= 1) {
-    DimVector one = x.sizes();
-    one[d] = 1;
-    return cat({ones(one, x.dtype()), narrow(x, d, 0, 0)}, d);
-  }
+  if (n <= 1) return ones(x.sizes(), x.dtype());
   if (!kernels::any_zero(x)) return div(prod(x, d, true, std::nullopt), x);
   const int64_t m = n / 2;
   Tensor lo = narrow(x, d, 0, m), hi = narrow(x, d, m, n - m);

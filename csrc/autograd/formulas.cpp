@@ -43,6 +43,7 @@ TL mul_bw(const C& c, const TL& g) {
   return {c.needs(0) ? mul(g[0], b) : Tensor(), c.needs(1) ? mul(g[0], a) : Tensor()};
 }
 TL mul_scalar_bw(const C& c, const TL& g) { return {mul(g[0], c.attrs().s0)}; }
+TL mul_by_scalar_bw(const C& c, const TL& g) { return {mul_by_scalar(g[0], c.attrs().s0)}; }
 TL div_bw(const C& c, const TL& g) {
   const Tensor& a = c.saved_input(0);
   const Tensor& b = c.saved_input(1);
@@ -51,37 +52,56 @@ TL div_bw(const C& c, const TL& g) {
           c.needs(1) ? mul(neg(g[0]), div(div(a, b), b)) : Tensor()};
 }
 TL div_scalar_bw(const C& c, const TL& g) { return {div(g[0], c.attrs().s0)}; }
+TL div_by_scalar_bw(const C& c, const TL& g) { return {div_by_scalar(g[0], c.attrs().s0)}; }
+// NOTE [Formulas shaped like PyTorch's]
+// With create_graph=True the ops a formula calls become the gradient's graph,
+// and users (and the differential tests) see its node names. The formulas
+// below that matter for that are written with the ops, operand order and
+// overloads PyTorch's derivatives use: a number multiplies through
+// mul_by_scalar (MulBackward1), not the wrapped-number mul (MulBackward0).
+// Without a graph being built only the values count, and a cheaper form with
+// the same values may be used.
 TL pow_scalar_bw(const C& c, const TL& g) {
+  // g * (e * x^(e-1)), the exponent as a double; exponent 0 gives zeros.
   const Scalar e = c.attrs().s0;
   const Tensor& a = c.saved_input(0);
   if (e.equals(0)) return {zeros_like(a)};
-  if (e.equals(1)) return {g[0]};
-  if (e.equals(2)) return {mul(g[0], mul(a, Scalar(int64_t(2))))};
-  Scalar em1 = e.is_float() ? Scalar(e.to_double() - 1) : Scalar(e.to_int() - 1);
-  return {mul(g[0], mul(pow(a, em1), e))};
+  if (!GradMode::is_enabled()) {
+    if (e.equals(1)) return {g[0]};
+    if (e.equals(2)) return {mul(g[0], mul(a, Scalar(int64_t(2))))};
+  }
+  const double ed = e.to_double();
+  return {mul(g[0], mul_by_scalar(pow(a, Scalar(ed - 1)), Scalar(ed)))};
 }
 TL pow_tensor_bw(const C& c, const TL& g) {
   const Tensor& a = c.saved_input(0);
   const Tensor& b = c.saved_input(1);
   TL out(2);
-  if (c.needs(0)) out[0] = mul(g[0], mul(b, pow(a, sub(b, Scalar(int64_t(1))))));
+  if (c.needs(0)) {
+    // Zero where the exponent is 0 (0 ** 0 has gradient 0, not 0 * inf).
+    Tensor d = mul(g[0], mul(b, pow(a, sub_by_scalar(b, Scalar(int64_t(1))))));
+    out[0] = where(compare(Cmp::Eq, b, Scalar(0.0)), zero_scalar(g[0]), d);
+  }
   if (c.needs(1)) {
-    Tensor mask = logical(Logic::And, compare(Cmp::Eq, a, Scalar(0)), compare(Cmp::Ge, b, Scalar(0)));
-    out[1] = where(mask, zero_scalar(g[0]), mul(g[0], mul(c.result(), log(a))));
+    // x^y * log(x), but 0 where x == 0 and y >= 0 (log(0) would give NaN).
+    Tensor mask = logical(Logic::And, compare(Cmp::Eq, a, Scalar(0.0)), compare(Cmp::Ge, b, Scalar(0.0)));
+    const Tensor& r = c.result();
+    Tensor d = mul(r, log(to_dtype(a, r.dtype())));
+    out[1] = mul(g[0], where(mask, zero_scalar(g[0]), d));
   }
   return out;
 }
 TL pow_base_bw(const C& c, const TL& g) {
   const double base = c.attrs().s0.to_double();
-  Tensor gr = mul(mul(g[0], c.result()), Scalar(std::log(base)));
-  if (base == 0) gr = where(compare(Cmp::Ge, c.saved_input(0), Scalar(0)), zero_scalar(gr), gr);
-  return {gr};
+  Tensor d = mul_by_scalar(c.result(), Scalar(std::log(base)));
+  if (base == 0) d = where(compare(Cmp::Ge, c.saved_input(0), Scalar(0.0)), zero_scalar(g[0]), d);
+  return {mul(g[0], d)};
 }
 TL neg_bw(const C&, const TL& g) { return {neg(g[0])}; }
 TL abs_bw(const C& c, const TL& g) { return {mul(g[0], sign(c.saved_input(0)))}; }
 TL exp_bw(const C& c, const TL& g) { return {mul(g[0], c.result())}; }
 TL log_bw(const C& c, const TL& g) { return {div(g[0], c.saved_input(0))}; }
-TL sqrt_bw(const C& c, const TL& g) { return {div(g[0], mul(c.result(), Scalar(int64_t(2))))}; }
+TL sqrt_bw(const C& c, const TL& g) { return {div(g[0], mul_by_scalar(c.result(), Scalar(2.0)))}; }
 TL rsqrt_bw(const C& c, const TL& g) {
   return {mul(g[0], mul(pow(c.result(), Scalar(int64_t(3))), Scalar(-0.5)))};
 }
@@ -115,19 +135,20 @@ TL zero_bw(const C& c, const TL& g) {
 TL log1p_bw(const C& c, const TL& g) { return {div(g[0], add(c.saved_input(0), Scalar(int64_t(1))))}; }
 TL expm1_bw(const C& c, const TL& g) { return {mul(g[0], add(c.result(), Scalar(int64_t(1))))}; }
 
-TL extreme_pair_bw(const C& c, const TL& g, Cmp wins) {
+TL extreme_pair_bw(const C& c, const TL& g, Cmp loses) {
+  // Ties share the gradient; only a strictly losing operand gets zero, so a
+  // NaN (which compares false with everything) takes the whole gradient.
   const Tensor& a = c.saved_input(0);
   const Tensor& b = c.saved_input(1);
+  Tensor shared = where(compare(Cmp::Eq, a, b), div_by_scalar(g[0], Scalar(int64_t(2))), g[0]);
   Tensor z = zero_scalar(g[0]);
-  Tensor half = div(g[0], Scalar(int64_t(2)));
-  Tensor eq = compare(Cmp::Eq, a, b);
   TL out(2);
-  if (c.needs(0)) out[0] = where(compare(wins, a, b), g[0], where(eq, half, z));
-  if (c.needs(1)) out[1] = where(compare(wins, b, a), g[0], where(eq, half, z));
+  if (c.needs(0)) out[0] = masked_fill(shared, compare(loses, a, b), z);
+  if (c.needs(1)) out[1] = masked_fill(shared, compare(loses, b, a), z);
   return out;
 }
-TL maximum_bw(const C& c, const TL& g) { return extreme_pair_bw(c, g, Cmp::Gt); }
-TL minimum_bw(const C& c, const TL& g) { return extreme_pair_bw(c, g, Cmp::Lt); }
+TL maximum_bw(const C& c, const TL& g) { return extreme_pair_bw(c, g, Cmp::Lt); }
+TL minimum_bw(const C& c, const TL& g) { return extreme_pair_bw(c, g, Cmp::Gt); }
 TL clamp_bw(const C& c, const TL& g) {
   const Tensor& a = c.saved_input(0);
   const Attrs& at = c.attrs();
@@ -348,16 +369,38 @@ TL mse_loss_bw(const C& c, const TL& g) {
   return {c.needs(0) ? ga : Tensor(), c.needs(1) ? neg(ga) : Tensor()};
 }
 TL threshold_backward_bw(const C& c, const TL& g) { return {threshold_backward(g[0], c.extra(0))}; }
+// The product of the other elements along `d`, from differentiable ops so a
+// create_graph=True gradient of prod can be differentiated again (its second
+// derivative is not zero where there are zeros). Halves recursively: each
+// half's own exclusive products times the other half's product; a stretch
+// without zeros is prod / x, a length-1 stretch the constant 1.
+Tensor exclusive_products(const Tensor& x, int64_t d) {
+  const int64_t n = x.sizes()[d];
+  if (n <= 1) return ones(x.sizes(), x.dtype());
+  if (!kernels::any_zero(x)) return div(prod(x, d, true, std::nullopt), x);
+  const int64_t m = n / 2;
+  Tensor lo = narrow(x, d, 0, m), hi = narrow(x, d, m, n - m);
+  Tensor own = cat({exclusive_products(lo, d), exclusive_products(hi, d)}, d);
+  Tensor other = cat({expand(prod(hi, d, true, std::nullopt), lo.sizes()),
+                      expand(prod(lo, d, true, std::nullopt), hi.sizes())}, d);
+  return mul(own, other);
+}
+int64_t count_zeros(const Tensor& x) {
+  Tensor n = to_dtype(sum(compare(Cmp::Eq, x, Scalar(0)), {}, false), ScalarType::Int64);
+  return *n.data<int64_t>();
+}
 TL prod_bw(const C& c, const TL& g) {
-  // d prod / d x_i is the product of the other elements; zeros need care:
-  // with one zero only that position gets a gradient, with two none does.
+  // d prod / d x_i is the product of the other elements: result / x_i unless
+  // there are zeros. A 0-dim input is its own product: the gradient is g.
   const Tensor& x = c.saved_input(0);
-  Tensor zero = compare(Cmp::Eq, x, Scalar(0));
-  int64_t n_zero = *to_dtype(sum(zero, {}, false), ScalarType::Int64).data<int64_t>();
+  if (x.dim() == 0) return {g[0]};
+  const int64_t n_zero = count_zeros(x);
   if (n_zero == 0) return {mul(g[0], div(c.result(), x))};
-  if (n_zero > 1) return {zeros_like(x)};
-  Tensor others = prod_all(where(zero, ones({}, x.dtype()), x));
-  return {where(zero, mul(g[0], others), zero_scalar(x))};
+  if (!GradMode::is_enabled()) {
+    if (n_zero > 1) return {zeros_like(x)};
+    return {reshape(mul(g[0], prod_others(reshape(x, {-1}), 0)), x.sizes())};
+  }
+  return {view(mul(g[0], exclusive_products(reshape(contiguous(x), {-1}), 0)), x.sizes())};
 }
 TL amax_bw(const C& c, const TL& g) {
   // Shared evenly by the elements equal to the maximum of their slice.
@@ -369,9 +412,11 @@ TL amax_bw(const C& c, const TL& g) {
       gg = unsqueeze(gg, d);
     }
   }
-  Tensor mask = compare(Cmp::Eq, x, r);
+  // (g / count) * mask: a NaN maximum matches nothing, so 0 / 0 makes the
+  // whole slice's gradient NaN, as in PyTorch.
+  Tensor mask = compare(Cmp::Eq, r, x);
   Tensor count = sum(mask, c.attrs().ints1, true, std::nullopt, true);
-  return {where(mask, div(gg, count), zero_scalar(gg))};
+  return {mul(div(gg, count), mask)};
 }
 TL remainder_bw(const C& c, const TL& g) {
   return {g[0], c.needs(1) ? mul(neg(g[0]), floor_divide(c.saved_input(0), c.saved_input(1)))
@@ -383,9 +428,15 @@ TL not_implemented_bw(const C&, const TL&) {
 TL prod_dim_bw(const C& c, const TL& g) {
   // Per slice along dim: the product of the other elements of the slice.
   const Tensor& x = c.saved_input(0);
+  if (x.dim() == 0) return {g[0]};
   const int64_t d = c.attrs().i0;
   Tensor gg = c.attrs().flag ? g[0] : unsqueeze(g[0], d);
-  return {mul(expand(gg, x.sizes()), prod_others(x, d))};
+  if (count_zeros(x) == 0) {
+    Tensor r = c.attrs().flag ? c.result() : unsqueeze(c.result(), d);
+    return {mul(gg, div(r, x))};
+  }
+  if (!GradMode::is_enabled()) return {mul(gg, prod_others(x, d))};
+  return {mul(gg, exclusive_products(x, d))};
 }
 TL zeros_bw(const C& c, const TL& g) {
   TL out(c.node.inputs.size());
@@ -511,6 +562,9 @@ const FormulaRow kRows[] = {
     {OpKind::ProdDim, "ProdBackward1", {G0, 0, 0}, R, false, prod_dim_bw},
     {OpKind::DivMode, "DivBackward2", {G1, G01, 0}, false, false, div_bw},
     {OpKind::DivModeScalar, "DivBackward2", {0, 0, 0}, false, true, div_scalar_bw, true},
+    {OpKind::MulByScalar, "MulBackward1", {0, 0, 0}, false, false, mul_by_scalar_bw},
+    {OpKind::SubByScalar, "SubBackward1", {0, 0, 0}, false, false, pass_bw},
+    {OpKind::DivByScalar, "DivBackward1", {0, 0, 0}, false, false, div_by_scalar_bw},
 };
 
 }  // namespace

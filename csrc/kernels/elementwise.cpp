@@ -37,12 +37,17 @@ template <typename T>
 T floor_div(T a, T b) {
   if constexpr (std::is_floating_point_v<T>) {
     if (b == 0) return a / b;
-    T q = std::floor(a / b);
-    // Match Python: computed from fmod so q * b + r == a holds where possible.
+    // The quotient comes from fmod so that q * b + r == a holds where it can;
+    // a NaN remainder (an infinite dividend) makes the quotient NaN, as in
+    // PyTorch, rather than floor(inf / b).
     T r = std::fmod(a, b);
     T d = (a - r) / b;
     if (r != 0 && ((b < 0) != (r < 0))) d -= 1;
-    return std::isfinite(d) ? d : q;
+    // A zero quotient keeps the sign of the true quotient (-0.0 // 2 is -0.0).
+    if (d == 0) return std::copysign(T(0), a / b);
+    // (a - r) / b can land just below an integer: round it back up.
+    T q = std::floor(d);
+    return d - q > T(0.5) ? q + 1 : q;
   } else {
     if constexpr (is_signed_int_v<T>) {
       if (b == T(-1)) return wrapping_neg(a);
@@ -225,8 +230,41 @@ void binary(BinaryOp op, const Tensor& out, const Tensor& a, const Tensor& b, Sc
   GT_DISPATCH_ALL(a.dtype(), [&] { run_binary<scalar_t>(op, p, alpha); });
 }
 
+namespace {
+
+// NOTE [Pow by a scalar]
+// PyTorch does not call pow() for the common float exponents: 0 and 1 are a
+// fill and a copy, +-0.5 and -1 are sqrt, 1/sqrt and 1/x, 2, 3 and -2 are
+// products. Besides speed this decides values at signed zeros and infinities
+// (pow(-inf, 0.5) is +inf, sqrt(-inf) is NaN; pow(-0.0, -0.5) is +inf,
+// 1/sqrt(-0.0) is -inf), so every pow-by-scalar path goes through here.
+bool pow_special_exponent(const Tensor& out, const Tensor& a, Scalar e) {
+  if (!is_floating(a.dtype())) return false;
+  int which = e.equals(0) ? 0 : e.equals(1) ? 1 : e.equals(0.5) ? 2 : e.equals(-0.5) ? 3
+            : e.equals(-1) ? 4 : e.equals(2) ? 5 : e.equals(3) ? 6 : e.equals(-2) ? 7 : -1;
+  if (which < 0) return false;
+  GT_DISPATCH_FLOAT(a.dtype(), "pow", [&] {
+    using T = scalar_t;
+    LoopPlan p = make_plan(out, {a});
+    switch (which) {
+      case 0: return unary_loop<T, T>(p, [](T) { return T(1); });
+      case 1: return unary_loop<T, T>(p, [](T x) { return x; });
+      case 2: return unary_loop<T, T>(p, [](T x) { return std::sqrt(x); });
+      case 3: return unary_loop<T, T>(p, [](T x) { return T(1) / std::sqrt(x); });
+      case 4: return unary_loop<T, T>(p, [](T x) { return T(1) / x; });
+      case 5: return unary_loop<T, T>(p, [](T x) { return x * x; });
+      case 6: return unary_loop<T, T>(p, [](T x) { return x * x * x; });
+      default: return unary_loop<T, T>(p, [](T x) { return T(1) / (x * x); });
+    }
+  });
+  return true;
+}
+
+}  // namespace
+
 void binary_scalar(BinaryOp op, const Tensor& out, const Tensor& a, Scalar b, Scalar alpha,
                    bool scalar_first) {
+  if (op == BinaryOp::Pow && !scalar_first && pow_special_exponent(out, a, b)) return;
   GT_DISPATCH_ALL(a.dtype(), [&] {
     const scalar_t value = b.to<scalar_t>();
     LoopPlan p = scalar_first ? make_plan(out, {Operand(&value), a})
@@ -420,7 +458,7 @@ void fill(const Tensor& out, Scalar value) {
 void threshold_backward(const Tensor& out, const Tensor& g, const Tensor& y) {
   GT_DISPATCH_FLOAT(out.dtype(), "threshold_backward", [&] {
     using T = scalar_t;
-    binary_loop<T, T, T>(make_plan(out, {g, y}), [](T gv, T yv) -> T { return yv > 0 ? gv : T(0); });
+    binary_loop<T, T, T>(make_plan(out, {g, y}), [](T gv, T yv) -> T { return yv <= 0 ? T(0) : gv; });
   });
 }
 

@@ -36,7 +36,7 @@ void where(const Tensor& out, const Tensor& cond, const Tensor& a, const Tensor&
 /// out = src, converting dtype and broadcasting src.
 void copy(const Tensor& out, const Tensor& src);
 void fill(const Tensor& out, Scalar value);
-/// Fused backward helpers: g * (y > 0), g * y * (1 - y), g * (1 - y*y).
+/// Fused backward helpers: g where !(y <= 0) (NaN passes), g * y * (1 - y), g * (1 - y*y).
 void threshold_backward(const Tensor& out, const Tensor& g, const Tensor& y);
 void sigmoid_backward(const Tensor& out, const Tensor& g, const Tensor& y);
 void tanh_backward(const Tensor& out, const Tensor& g, const Tensor& y);
@@ -68,7 +68,9 @@ namespace gradtrack::kernels {
 
 /// out[b] = beta * out[b] + a[b] @ b[b] for every batch b. Operands are 3-D
 /// ([B, M, K] @ [B, K, N] -> [B, M, N]) with any strides; `out` is dense.
-void gemm(const Tensor& out, const Tensor& a, const Tensor& b, bool accumulate);
+/// `name` is the kernel PyTorch's "not implemented for" error names.
+void gemm(const Tensor& out, const Tensor& a, const Tensor& b, bool accumulate,
+          const char* name = "addmm_impl_cpu_");
 /// Pins OpenBLAS to one thread (NOTE [One thread pool]); returns its core name.
 const char* blas_init();
 

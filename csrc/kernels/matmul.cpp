@@ -149,7 +149,7 @@ void int_gemm(const Tensor& out, const Tensor& a, const Tensor& b, bool accumula
 
 }  // namespace
 
-void gemm(const Tensor& out, const Tensor& a, const Tensor& b, bool accumulate) {
+void gemm(const Tensor& out, const Tensor& a, const Tensor& b, bool accumulate, const char* name) {
   if (out.numel() == 0) return;
   const int64_t work = out.numel() * a.sizes()[2];
   ScopedGilRelease gil(work >= kReleaseGilAbove * 4 && !in_parallel_region());
@@ -164,7 +164,7 @@ void gemm(const Tensor& out, const Tensor& a, const Tensor& b, bool accumulate) 
     case ScalarType::Int32: return int_gemm<int32_t>(out, a, b, accumulate);
     case ScalarType::UInt8: return int_gemm<uint8_t>(out, a, b, accumulate);
     default:
-      throw NotImplementedError(str_cat("\"addmm_impl_cpu_\" not implemented for '",
+      throw NotImplementedError(str_cat("\"", name, "\" not implemented for '",
                           scalar_type_name(out.dtype()), "'"));
   }
 }

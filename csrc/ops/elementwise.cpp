@@ -148,6 +148,20 @@ Tensor mul(const Tensor& a, Scalar b) {
   return out;
 }
 
+Tensor mul_by_scalar(const Tensor& a, Scalar b) {
+  ScalarType dt = result_type(a, b);
+  Tensor out = run_binary_scalar(BinaryOp::Mul, a, b, dt, dt);
+  record(OpKind::MulByScalar, {&a}, out, [&](autograd::Attrs& at) { at.s0 = b; });
+  return out;
+}
+
+Tensor sub_by_scalar(const Tensor& a, Scalar b) {
+  ScalarType dt = result_type(a, b);
+  Tensor out = run_binary_scalar(BinaryOp::Sub, a, b, dt, dt);
+  record(OpKind::SubByScalar, {&a}, out);
+  return out;
+}
+
 namespace {
 
 Tensor div_no_record(const Tensor& a, const Tensor& b, BinaryOp op) {
@@ -178,6 +192,12 @@ Tensor div(const Tensor& a, Scalar b, const std::string& rounding_mode) {
   Tensor out = div_no_record(a, b, op);
   record(op == BinaryOp::Div ? OpKind::DivScalar : OpKind::DivRoundingScalar, {&a}, out,
          [&](autograd::Attrs& at) { at.s0 = b; });
+  return out;
+}
+
+Tensor div_by_scalar(const Tensor& a, Scalar b) {
+  Tensor out = div_no_record(a, b, BinaryOp::Div);
+  record(OpKind::DivByScalar, {&a}, out, [&](autograd::Attrs& at) { at.s0 = b; });
   return out;
 }
 
@@ -246,16 +266,8 @@ Tensor pow(const Tensor& a, Scalar exponent) {
   ScalarType dt = result_type(a, exponent);
   GT_CHECK(!(is_integral(dt) && !exponent.is_float() && exponent.to_int() < 0),
            "Integers to negative integer powers are not allowed.");
-  Tensor out;
-  if (exponent.equals(2) && dt != ScalarType::Bool) {
-    out = empty(a.sizes(), dt);
-    kernels::unary(UnaryOp::Square, out, cast_for_kernel(a, dt));
-  } else if (exponent.equals(0.5) && is_floating(dt)) {
-    out = empty(a.sizes(), dt);
-    kernels::unary(UnaryOp::Sqrt, out, cast_for_kernel(a, dt));
-  } else {
-    out = run_binary_scalar(BinaryOp::Pow, a, exponent, dt, dt);
-  }
+  // Float special exponents (x ** 2, x ** 0.5, ...): NOTE [Pow by a scalar].
+  Tensor out = run_binary_scalar(BinaryOp::Pow, a, exponent, dt, dt);
   record(OpKind::PowScalar, {&a}, out, [&](autograd::Attrs& at) { at.s0 = exponent; });
   return out;
 }

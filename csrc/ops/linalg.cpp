@@ -1,4 +1,7 @@
 // Matrix products with torch.matmul's shape rules.
+#include <algorithm>
+#include <utility>
+
 #include "ops/common.h"
 
 namespace gradtrack::ops {
@@ -17,9 +20,17 @@ void check_same_dtype(const Tensor& a, const Tensor& b, const char* a_name, cons
            cpp_type_name(b.dtype()));
 }
 
-Tensor mm_kernel(const Tensor& a, const Tensor& b) {
+Tensor mm_kernel(const Tensor& a, const Tensor& b, const char* name = "addmm_impl_cpu_") {
   Tensor out = empty({a.sizes()[0], b.sizes()[1]}, a.dtype());
-  kernels::gemm(as_batch(out), as_batch(a), as_batch(b), false);
+  kernels::gemm(as_batch(out), as_batch(a), as_batch(b), false, name);
+  return out;
+}
+
+// PyTorch's _unsafe_view: the contiguous result `t` of a product seen with
+// another shape, recorded as a new tensor (UnsafeViewBackward0), not a view.
+Tensor unsafe_view(const Tensor& t, const DimVector& shape) {
+  Tensor out = alias_with_geometry(t, shape, contiguous_strides(shape), t->offset());
+  record(OpKind::UnsafeView, {&t}, out);
   return out;
 }
 
@@ -42,9 +53,10 @@ Tensor bmm(const Tensor& a, const Tensor& b) {
   GT_CHECK(b.sizes()[0] == a.sizes()[0] && b.sizes()[1] == a.sizes()[2],
            "Expected size for first two dimensions of batch2 tensor to be: [", a.sizes()[0], ", ",
            a.sizes()[2], "] but got: [", b.sizes()[0], ", ", b.sizes()[1], "].");
-  check_same_dtype(a, b, "batch1", "batch2");
+  GT_CHECK(a.dtype() == b.dtype(), "expected scalar type ", scalar_type_name(a.dtype()),
+           " but found ", scalar_type_name(b.dtype()));
   Tensor out = empty({a.sizes()[0], a.sizes()[1], b.sizes()[2]}, a.dtype());
-  kernels::gemm(out, a, b, false);
+  kernels::gemm(out, a, b, false, "bmm");
   record(OpKind::Bmm, {&a, &b}, out);
   return out;
 }
@@ -54,9 +66,12 @@ Tensor mv(const Tensor& a, const Tensor& v) {
            v.dim());
   GT_CHECK(a.sizes()[1] == v.sizes()[0], "size mismatch, got input (", a.sizes()[0], "), mat (",
            a.sizes()[0], "x", a.sizes()[1], "), vec (", v.sizes()[0], ")");
-  check_same_dtype(a, v, "m1", "m2");
+  // PyTorch runs mv as addmv into a result of the vector's dtype.
+  GT_CHECK(a.dtype() == v.dtype(), "addmv input tensors must have the same dtype, but got ",
+           scalar_type_name(v.dtype()), ", ", scalar_type_name(a.dtype()), ", and ",
+           scalar_type_name(v.dtype()));
   Tensor col = alias_with_geometry(v, {v.sizes()[0], 1}, {v.strides()[0], 1}, v->offset());
-  Tensor out2 = mm_kernel(a, col);
+  Tensor out2 = mm_kernel(a, col, "addmv_impl_cpu");
   Tensor out = alias_with_geometry(out2, {a.sizes()[0]}, {1}, 0);
   record(OpKind::Mv, {&a, &v}, out);
   return out;
@@ -70,6 +85,7 @@ Tensor dot(const Tensor& a, const Tensor& b) {
            " and ", b.numel(), " elements respectively");
   GT_CHECK(a.dtype() == b.dtype(), "dot : expected both vectors to have same dtype, but found ",
            scalar_type_name(a.dtype()), " and ", scalar_type_name(b.dtype()));
+  GT_CHECK_IMPL(a.dtype() != ScalarType::Bool, "\"dot\" not implemented for 'Bool'");
   Tensor row = alias_with_geometry(a, {1, a.numel()}, {0, a.strides()[0]}, a->offset());
   Tensor col = alias_with_geometry(b, {b.numel(), 1}, {b.strides()[0], 1}, b->offset());
   Tensor out2 = mm_kernel(row, col);
@@ -105,6 +121,84 @@ Tensor addmm(const Tensor& bias, const Tensor& a, const Tensor& b, Scalar beta, 
   return out;
 }
 
+namespace {
+
+// NOTE [matmul's rules]
+// torch.matmul picks its kernels (and so the grad_fn graph, whether the
+// result is a view, and which error a bad pair raises) by rules this file
+// follows step by step:
+//  * 1-D/2-D pairs: dot, mv, mm (a 1-D left operand as a row, squeezed after).
+//  * "fold": when one operand has >= 3 dims and the other <= 2, the big one's
+//    batch dims merge into its rows and a single mm/mv runs, if that needs no
+//    copy of the big operand (its leading dims collapse by a view) or if the
+//    small operand requires grad (then its gradient is one mm, not a sum over
+//    an expanded batch). A 2-D left operand never folds for the layout alone.
+//    A big right operand folds through its transpose: (b^T @ a^T)^T.
+//  * otherwise: broadcast the batch dims, expand, flatten to 3-D and bmm. A
+//    3-D pair whose batch sizes differ and where a size-1 batch operand
+//    requires grad first drops that dim and starts over (so it can fold).
+bool should_fold(const Tensor& a, const Tensor& b) {
+  const bool a_big = a.dim() >= b.dim();
+  const Tensor& big = a_big ? a : b;
+  const Tensor& small = a_big ? b : a;
+  if (!(big.dim() >= 3 && small.dim() <= 2)) return false;
+  if (autograd::requires_grad(small)) return true;
+  if (a.dim() == 2) return false;
+  if (big.numel() == 0) return true;
+  // Geometry of the operand that gets folded: a, or b with its last two dims swapped.
+  DimVector sizes = big.sizes(), strides = big.strides();
+  if (!a_big) {
+    std::swap(sizes[sizes.size() - 1], sizes[sizes.size() - 2]);
+    std::swap(strides[strides.size() - 1], strides[strides.size() - 2]);
+  }
+  for (size_t i = 0; i + 2 < sizes.size(); ++i)
+    if (strides[i] != strides[i + 1] * sizes[i + 1]) return false;
+  return true;
+}
+
+Tensor folded_matmul(const Tensor& a, const Tensor& b) {
+  const bool swap = b.dim() > a.dim();
+  const Tensor big = swap ? transpose(b, -1, -2) : a;
+  const Tensor small = !swap ? b : (a.dim() == 2 ? t(a) : a);
+  const DimVector& sizes = big.sizes();
+  DimVector out_shape(sizes.begin(), sizes.end() - 1);
+  // Explicit sizes, not -1: a zero inner dim would make -1 ambiguous.
+  Tensor rows = reshape(big, {numel_of(out_shape), sizes.back()});
+  if (small.dim() == 1) return unsafe_view(mv(rows, small), out_shape);
+  out_shape.push_back(small.sizes()[1]);
+  Tensor out = unsafe_view(mm(rows, small), out_shape);
+  return swap ? contiguous(transpose(out, -1, -2)) : out;
+}
+
+Tensor batched_matmul(const Tensor& a, const Tensor& b) {
+  const int64_t n = a.dim() > 1 ? a.sizes()[a.dim() - 2] : 1;
+  const int64_t k = a.sizes()[a.dim() - 1];
+  const int64_t k2 = b.dim() > 1 ? b.sizes()[b.dim() - 2] : b.sizes()[0];
+  const int64_t p = b.dim() > 1 ? b.sizes()[b.dim() - 1] : 1;
+  DimVector batch_a(a.sizes().begin(), a.sizes().begin() + std::max<int64_t>(a.dim() - 2, 0));
+  DimVector batch_b(b.sizes().begin(), b.sizes().begin() + std::max<int64_t>(b.dim() - 2, 0));
+  if (a.dim() == 3 && b.dim() == 3 && batch_a[0] != batch_b[0]) {
+    if (batch_a[0] == 1 && autograd::requires_grad(a)) return matmul(squeeze(a, 0), b);
+    if (batch_b[0] == 1 && autograd::requires_grad(b)) return matmul(a, squeeze(b, 0));
+  }
+  const DimVector batch = broadcast_shapes(batch_a, batch_b);
+  const int64_t nb = numel_of(batch);
+  DimVector ea(batch), eb(batch), out_shape(batch);
+  ea.push_back(n);
+  ea.push_back(k);
+  eb.push_back(k2);
+  if (b.dim() > 1) eb.push_back(p);
+  Tensor a3 = reshape(expand(a, ea), {nb, n, k});
+  Tensor b3 = b.dim() == 1 ? unsqueeze(reshape(expand(b, eb), {nb, k2}), 2)
+                           : reshape(expand(b, eb), {nb, k2, p});
+  if (a.dim() > 1) out_shape.push_back(n);
+  if (b.dim() > 1) out_shape.push_back(p);
+  Tensor prod = bmm(a3, b3);
+  return unsafe_view(b.dim() == 1 ? squeeze(prod, -1) : prod, out_shape);
+}
+
+}  // namespace
+
 Tensor matmul(const Tensor& a, const Tensor& b) {
   GT_CHECK(a.dim() > 0 && b.dim() > 0, "both arguments to matmul need to be at least 1D, but they "
            "are ", a.dim(), "D and ", b.dim(), "D");
@@ -112,47 +206,8 @@ Tensor matmul(const Tensor& a, const Tensor& b) {
   if (a.dim() == 2 && b.dim() == 1) return mv(a, b);
   if (a.dim() == 1 && b.dim() == 2) return inplace_squeeze(mm(unsqueeze(a, 0), b), 0);
   if (a.dim() == 2 && b.dim() == 2) return mm(a, b);
-  if (a.dim() >= 3 && b.dim() <= 2) {
-    // Fold the batch into the rows: one mm (or mv), then an unsafe view back.
-    const int64_t k = a.sizes()[a.dim() - 1];
-    DimVector out_shape(a.sizes().begin(), a.sizes().end() - 1);
-    if (b.dim() == 2) out_shape.push_back(b.sizes()[1]);
-    Tensor folded = reshape(a, {-1, k});
-    Tensor prod = b.dim() == 1 ? mv(folded, b) : mm(folded, b);
-    Tensor out = alias_with_geometry(prod, out_shape, contiguous_strides(out_shape), prod->offset());
-    record(OpKind::UnsafeView, {&prod}, out);
-    return out;
-  }
-  if (a.dim() == 2 && b.dim() >= 3) {
-    // PyTorch folds this case through the transposes: (b^T @ a^T)^T.
-    GT_CHECK(a.sizes()[1] == b.sizes()[b.dim() - 2], "Expected size for first two dimensions of "
-             "batch2 tensor to be: [", numel_of(DimVector(b.sizes().begin(), b.sizes().end() - 2)),
-             ", ", a.sizes()[1], "] but got: [", numel_of(DimVector(b.sizes().begin(), b.sizes().end() - 2)),
-             ", ", b.sizes()[b.dim() - 2], "].");
-    return contiguous(transpose(matmul(transpose(b, -1, -2), t(a)), -1, -2));
-  }
-  // General batched case: broadcast the batch dims, then bmm.
-  Tensor a2 = a.dim() == 1 ? unsqueeze(a, 0) : a;
-  Tensor b2 = b.dim() == 1 ? unsqueeze(b, 1) : b;
-  const int64_t n = a2.sizes()[a2.dim() - 2], k = a2.sizes()[a2.dim() - 1];
-  const int64_t k2 = b2.sizes()[b2.dim() - 2], p = b2.sizes()[b2.dim() - 1];
-  DimVector ba(a2.sizes().begin(), a2.sizes().end() - 2), bb(b2.sizes().begin(), b2.sizes().end() - 2);
-  DimVector batch = broadcast_shapes(ba, bb);
-  int64_t bn = numel_of(batch);
-  DimVector ea(batch), eb(batch);
-  ea.push_back(n);
-  ea.push_back(k);
-  eb.push_back(k2);
-  eb.push_back(p);
-  Tensor a3 = reshape(expand(a2, ea), {bn, n, k});
-  Tensor b3 = reshape(expand(b2, eb), {bn, k2, p});
-  Tensor prod = bmm(a3, b3);
-  DimVector out_shape(batch);
-  if (a.dim() > 1) out_shape.push_back(n);
-  if (b.dim() > 1) out_shape.push_back(p);
-  Tensor out = alias_with_geometry(prod, out_shape, contiguous_strides(out_shape), prod->offset());
-  record(OpKind::UnsafeView, {&prod}, out);
-  return out;
+  if (should_fold(a, b)) return folded_matmul(a, b);
+  return batched_matmul(a, b);
 }
 
 Tensor linear(const Tensor& x, const Tensor& w, const Tensor* bias) {

@@ -28,6 +28,13 @@ Tensor div(const Tensor& a, Scalar b, const std::string& rounding_mode = "");
 /// div.Tensor_mode / div.Scalar_mode overloads (DivBackward2).
 Tensor div_mode(const Tensor& a, const Tensor& b, const std::string& rounding_mode);
 Tensor div_mode(const Tensor& a, Scalar b, const std::string& rounding_mode);
+/// PyTorch's mul.Scalar / sub.Scalar / div.Scalar overloads (MulBackward1,
+/// SubBackward1, DivBackward1), which its C++ derivative formulas call: the
+/// backward formulas use these so create_graph=True graphs carry torch's node
+/// names. Python's `x * 2` wraps the number into a tensor instead (mul above).
+Tensor mul_by_scalar(const Tensor& a, Scalar b);
+Tensor sub_by_scalar(const Tensor& a, Scalar b);
+Tensor div_by_scalar(const Tensor& a, Scalar b);
 /// Python's `2 / x` (PyTorch computes reciprocal(x) * 2).
 Tensor rdiv(const Tensor& a, Scalar b);
 Tensor floor_divide(const Tensor& a, const Tensor& b);
@@ -77,7 +84,7 @@ Tensor isnan(const Tensor& a);
 Tensor clamp(const Tensor& a, std::optional<Scalar> lo, std::optional<Scalar> hi);
 Tensor clamp(const Tensor& a, const Tensor* lo, const Tensor* hi);
 Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b);
-/// Fused relu backward: g where y > 0 (differentiable in g).
+/// Fused relu backward: 0 where y <= 0, else g (NaN passes; differentiable in g).
 Tensor threshold_backward(const Tensor& g, const Tensor& y);
 /// Fused g * y * (1 - y) and g * (1 - y * y), differentiable in g and y.
 Tensor sigmoid_backward(const Tensor& g, const Tensor& y);

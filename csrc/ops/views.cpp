@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <numeric>
+#include <vector>
 
 #include "ops/common.h"
 
@@ -648,11 +649,48 @@ Tensor slice_backward(const Tensor& g, const DimVector& sizes, int64_t dim, int6
   return out;
 }
 
+namespace {
+
+// Whether two elements of a (sizes, strides) geometry may share a memory
+// location: walking the dims from the smallest stride up, each stride must
+// step past everything the smaller dims already span. Conservative (a size-1
+// dim never overlaps and is skipped), like PyTorch's check.
+bool may_self_overlap(const DimVector& sizes, const DimVector& strides) {
+  SmallVector<size_t, 8> order;
+  for (size_t i = 0; i < sizes.size(); ++i) {
+    if (sizes[i] == 0) return false;
+    if (sizes[i] > 1) order.push_back(i);
+  }
+  std::sort(order.begin(), order.end(), [&](size_t x, size_t y) { return strides[x] < strides[y]; });
+  int64_t spanned = 0;
+  for (size_t i : order) {
+    if (strides[i] <= spanned) return true;
+    spanned += strides[i] * (sizes[i] - 1);
+  }
+  return false;
+}
+
+// Calls f(offset, flat) for every element of a geometry, in row-major order.
+template <typename F>
+void for_each_offset(const DimVector& sizes, const DimVector& strides, int64_t offset, const F& f) {
+  const int64_t n = numel_of(sizes);
+  for (int64_t flat = 0; flat < n; ++flat) {
+    int64_t rem = flat, off = offset;
+    for (int64_t k = static_cast<int64_t>(sizes.size()) - 1; k >= 0; --k) {
+      off += (rem % sizes[k]) * strides[k];
+      rem /= sizes[k];
+    }
+    f(off, flat);
+  }
+}
+
+}  // namespace
+
 Tensor as_strided_backward(const Tensor& g, const DimVector& base_sizes,
                            const DimVector& base_strides, int64_t base_offset,
                            const DimVector& sizes, const DimVector& strides, int64_t offset) {
-  // A buffer covering both geometries; the view's gradient is accumulated
-  // into it element by element, then read back through the base's geometry.
+  // A buffer standing for the memory both geometries cover: the view's
+  // gradient is added into it, then read back through the input's geometry.
   auto extent = [](const DimVector& sz, const DimVector& st, int64_t off) {
     int64_t e = off;
     for (size_t i = 0; i < sz.size(); ++i) {
@@ -664,25 +702,27 @@ Tensor as_strided_backward(const Tensor& g, const DimVector& base_sizes,
   int64_t lo = std::min(base_offset, offset);
   int64_t hi = std::max(extent(base_sizes, base_strides, base_offset), extent(sizes, strides, offset));
   Tensor buffer = zeros({std::max<int64_t>(hi - lo, 0)}, g.dtype());
-  Tensor dst = alias_with_geometry(buffer, sizes, strides, offset - lo);
-  if (has_internal_overlap(dst)) {
-    // Overlapping view (e.g. expanded): add element by element.
+  const bool view_overlaps = may_self_overlap(sizes, strides);
+  const bool base_overlaps = may_self_overlap(base_sizes, base_strides);
+  if (view_overlaps || base_overlaps) {
+    // Several view elements on one location add up there; a location that
+    // several input elements share splits its gradient evenly between them.
     Tensor gc = contiguous(g);
     GT_DISPATCH_FLOAT(g.dtype(), "as_strided_backward", [&] {
       scalar_t* b = buffer.data<scalar_t>();
       const scalar_t* src = gc.data<scalar_t>();
-      int64_t n = gc.numel();
-      for (int64_t flat = 0; flat < n; ++flat) {
-        int64_t rem = flat, off = offset - lo;
-        for (int64_t k = static_cast<int64_t>(sizes.size()) - 1; k >= 0; --k) {
-          off += (rem % sizes[k]) * strides[k];
-          rem /= sizes[k];
-        }
-        b[off] += src[flat];
+      for_each_offset(sizes, strides, offset - lo,
+                      [&](int64_t off, int64_t flat) { b[off] += src[flat]; });
+      if (base_overlaps) {
+        std::vector<int64_t> count(static_cast<size_t>(std::max<int64_t>(hi - lo, 0)), 0);
+        for_each_offset(base_sizes, base_strides, base_offset - lo,
+                        [&](int64_t off, int64_t) { ++count[static_cast<size_t>(off)]; });
+        for (size_t i = 0; i < count.size(); ++i)
+          if (count[i] > 1) b[i] /= static_cast<scalar_t>(count[i]);
       }
     });
   } else {
-    kernels::copy(dst, g);
+    kernels::copy(alias_with_geometry(buffer, sizes, strides, offset - lo), g);
   }
   Tensor base_view = alias_with_geometry(buffer, base_sizes, base_strides, base_offset - lo);
   Tensor out = empty(base_sizes, g.dtype());

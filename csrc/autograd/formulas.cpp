@@ -510,6 +510,7 @@ const FormulaRow kRows[] = {
     {OpKind::ProdDim, "ProdBackward1", {G0, 0, 0}, R, false, prod_dim_bw},
     {OpKind::DivMode, "DivBackward2", {G1, G01, 0}, false, false, div_bw},
     {OpKind::DivModeScalar, "DivBackward2", {0, 0, 0}, false, true, div_scalar_bw, true},
+    {OpKind::FillTensor, "FillBackward3", {0, 0, 0}, false, false, fill_bw},
 };
 
 }  // namespace

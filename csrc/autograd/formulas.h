@@ -29,7 +29,8 @@ namespace gradtrack::autograd {
   X(Dot) X(Bmm) X(Addmm) X(LogSoftmax) X(Softmax) X(NllLoss) X(MseLoss) X(ThresholdBackward)  \
   X(Prod) X(Amax) X(Remainder) X(RemainderScalar) X(DivRounding) X(DivRoundingScalar)    \
   X(SigmoidBackward) X(TanhBackward) X(ReshapeAlias) X(Alias) X(SplitWithSizes) X(MaskedFillTensor) \
-  X(SqueezeDims) X(SqueezeDimInplace) X(FloorDivide) X(ProdDim) X(DivMode) X(DivModeScalar)
+  X(SqueezeDims) X(SqueezeDimInplace) X(FloorDivide) X(ProdDim) X(DivMode) X(DivModeScalar) \
+  X(FillTensor)
 
 enum class OpKind : uint16_t {
 #define GT_ENUM(K) K,

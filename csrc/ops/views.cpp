@@ -410,37 +410,10 @@ std::vector<Tensor> unbind(const Tensor& a, int64_t dim) {
   return outs;
 }
 
-namespace {
-
-// Dense strides in `a`'s memory order (PyTorch's memory_format=preserve):
-// a transposed tensor gives a transposed result, a sliced one a dense one.
-DimVector preserved_strides(const Tensor& a) {
-  const int64_t nd = a.dim();
-  if (a.is_contiguous()) return contiguous_strides(a.sizes());
-  std::vector<int64_t> order(static_cast<size_t>(nd));
-  std::iota(order.begin(), order.end(), 0);
-  std::stable_sort(order.begin(), order.end(), [&](int64_t x, int64_t y) {
-    if (a.sizes()[x] == 1 || a.sizes()[y] == 1) return false;
-    return a.strides()[x] > a.strides()[y];
-  });
-  DimVector st(static_cast<size_t>(nd));
-  int64_t expected = 1;
-  for (int64_t i = nd - 1; i >= 0; --i) {
-    int64_t d = order[static_cast<size_t>(i)];
-    st[d] = expected;
-    expected *= std::max<int64_t>(a.sizes()[d], 1);
-  }
-  return st;
-}
-
-}  // namespace
-
 Tensor empty_like(const Tensor& a, ScalarType dtype) {
-  DimVector st = preserved_strides(a);
-  int64_t n = a.numel();
-  auto storage = Storage::allocate(static_cast<size_t>(n) * itemsize(dtype));
-  return Tensor(std::make_shared<TensorImpl>(std::move(storage), a.sizes(), st, 0, dtype,
-                                             std::make_shared<VersionCounter>()));
+  // memory_format=preserve: `a`'s memory order, as an elementwise result gets.
+  if (a.is_contiguous()) return empty(a.sizes(), dtype);
+  return empty_strided(a.sizes(), dense_strides_following(a.sizes(), {&a}), dtype);
 }
 
 Tensor clone(const Tensor& a) {
@@ -460,7 +433,7 @@ Tensor contiguous(const Tensor& a) {
 
 Tensor to_dtype(const Tensor& a, ScalarType dtype, bool copy) {
   if (a.dtype() == dtype && !copy) return a;
-  Tensor out = empty(a.sizes(), dtype);
+  Tensor out = empty_like(a, dtype);
   kernels::copy(out, a);
   if (is_floating(dtype)) record(OpKind::ToCopy, {&a}, out);
   return out;

@@ -73,7 +73,11 @@ Tensor alias_fresh_counter(const Tensor& t) {
 
 Tensor empty_strided(const DimVector& sizes, const DimVector& strides, ScalarType dtype) {
   int64_t n = checked_numel(sizes);
-  auto storage = Storage::allocate(static_cast<size_t>(n) * itemsize(dtype));
+  size_t item = itemsize(dtype);
+  if (n > 0 && static_cast<uint64_t>(n) > UINT64_MAX / 2 / item) {
+    throw Error(str_cat("Storage size calculation overflowed with sizes=", shape_str(sizes)));
+  }
+  auto storage = Storage::allocate(static_cast<size_t>(n) * item);
   return Tensor(std::make_shared<TensorImpl>(std::move(storage), sizes, strides, 0, dtype,
                                              std::make_shared<VersionCounter>()));
 }
@@ -81,6 +85,14 @@ Tensor empty_strided(const DimVector& sizes, const DimVector& strides, ScalarTyp
 DimVector dense_strides_following(const DimVector& shape,
                                   std::initializer_list<const Tensor*> inputs) {
   const int64_t nd = static_cast<int64_t>(shape.size());
+  // Inputs all of the result's shape and strides, dense: their strides as they
+  // are (size-1 dims included), like TensorIterator's fast setup.
+  const Tensor& first = **inputs.begin();
+  bool same = true;
+  for (const Tensor* t : inputs) {
+    same = same && t->sizes() == shape && t->strides() == first.strides();
+  }
+  if (same && is_non_overlapping_and_dense(first)) return first.strides();
   // An input's stride over result dim d; 0 where it is broadcast there.
   auto stride_of = [&](const Tensor& t, int64_t d) -> int64_t {
     int64_t k = d - (nd - t.dim());

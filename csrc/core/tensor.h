@@ -132,8 +132,9 @@ Tensor empty_strided(const DimVector& sizes, const DimVector& strides, ScalarTyp
 /// TensorIterator does: the dims are ordered by the strides of the first input
 /// that can tell them apart (broadcast dims can't), ties keep row-major order.
 /// So x.t().exp() is transposed like x.t(), and .view(-1) of it fails as in
-/// PyTorch. Contiguous inputs give a contiguous result; callers check that
-/// first and skip this (the hot path).
+/// PyTorch. Dense inputs that all have the result's shape and strides give
+/// exactly those strides. Contiguous inputs give a contiguous result; callers
+/// check that first and skip this (the hot path).
 DimVector dense_strides_following(const DimVector& shape,
                                   std::initializer_list<const Tensor*> inputs);
 /// A tensor over `base`'s storage with new geometry, sharing its counter.

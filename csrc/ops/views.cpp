@@ -411,8 +411,9 @@ std::vector<Tensor> unbind(const Tensor& a, int64_t dim) {
 }
 
 Tensor empty_like(const Tensor& a, ScalarType dtype) {
-  // memory_format=preserve: `a`'s memory order, as an elementwise result gets.
-  if (a.is_contiguous()) return empty(a.sizes(), dtype);
+  // memory_format=preserve: a dense `a`'s strides as they are (size-1 dims
+  // included), else `a`'s memory order, as an elementwise result gets.
+  if (is_non_overlapping_and_dense(a)) return empty_strided(a.sizes(), a.strides(), dtype);
   return empty_strided(a.sizes(), dense_strides_following(a.sizes(), {&a}), dtype);
 }
 

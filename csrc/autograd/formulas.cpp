@@ -565,6 +565,7 @@ const FormulaRow kRows[] = {
     {OpKind::MulByScalar, "MulBackward1", {0, 0, 0}, false, false, mul_by_scalar_bw},
     {OpKind::SubByScalar, "SubBackward1", {0, 0, 0}, false, false, pass_bw},
     {OpKind::DivByScalar, "DivBackward1", {0, 0, 0}, false, false, div_by_scalar_bw},
+    {OpKind::FillTensor, "FillBackward3", {0, 0, 0}, false, false, fill_bw},
 };
 
 }  // namespace

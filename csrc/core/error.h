@@ -46,6 +46,15 @@ void cat_into(std::ostringstream& os, const T& first, const Rest&... rest) {
 }
 }  // namespace detail
 
+/// A UserWarning in Python with PyTorch's words. The binding layer installs
+/// the handler (it throws when warnings are errors, so warn before writing);
+/// without one, warnings are dropped.
+using WarningHandler = void (*)(const std::string& message);
+extern WarningHandler g_warning_handler;
+inline void warn(const std::string& message) {
+  if (g_warning_handler) g_warning_handler(message);
+}
+
 /// Concatenates anything streamable into one string (for error messages).
 template <typename... Args>
 std::string str_cat(const Args&... args) {

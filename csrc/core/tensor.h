@@ -2,6 +2,7 @@
 #pragma once
 
 #include <atomic>
+#include <initializer_list>
 #include <memory>
 
 #include "core/dtype.h"
@@ -123,13 +124,38 @@ using TensorList = std::vector<Tensor>;
 
 /// A new contiguous tensor with uninitialised memory and a fresh counter.
 Tensor empty(const DimVector& sizes, ScalarType dtype);
+/// A new tensor with uninitialised memory, the given (dense) strides and a fresh counter.
+Tensor empty_strided(const DimVector& sizes, const DimVector& strides, ScalarType dtype);
+
+/// NOTE [Elementwise output layout]
+/// An elementwise result is laid out in its inputs' memory order, as PyTorch's
+/// TensorIterator does: the dims are ordered by the strides of the first input
+/// that can tell them apart (broadcast dims can't), ties keep row-major order.
+/// So x.t().exp() is transposed like x.t(), and .view(-1) of it fails as in
+/// PyTorch. Dense inputs that all have the result's shape and strides give
+/// exactly those strides. Contiguous inputs give a contiguous result; callers
+/// check that first and skip this (the hot path).
+DimVector dense_strides_following(const DimVector& shape,
+                                  std::initializer_list<const Tensor*> inputs);
 /// A tensor over `base`'s storage with new geometry, sharing its counter.
 Tensor alias_with_geometry(const Tensor& base, DimVector sizes, DimVector strides,
                            int64_t offset);
 /// Same storage and geometry, a fresh version counter (what `.data` returns).
 Tensor alias_fresh_counter(const Tensor& t);
-/// True if two distinct index tuples of `t` address the same memory.
+/// Every element has its own memory and together they fill one block
+/// (PyTorch's is_non_overlapping_and_dense: contiguous up to a permutation).
+bool is_non_overlapping_and_dense(const Tensor& t);
+/// True if two distinct index tuples of `t` address the same memory
+/// (an expanded dim; empty tensors never overlap).
 bool has_internal_overlap(const Tensor& t);
+
+/// NOTE [Memory overlap]
+/// PyTorch's verdict on two tensors an op reads and writes (get_overlap_status):
+/// Full when they are the same elements in the same order, Partial when they
+/// share some memory otherwise, TooHard when either is not dense (slices with
+/// steps, expanded): those are never refused, even when they do overlap.
+enum class Overlap { No, Full, Partial, TooHard };
+Overlap overlap_status(const Tensor& a, const Tensor& b);
 /// True if `a` and `b` address overlapping bytes of the same storage.
 bool may_overlap(const Tensor& a, const Tensor& b);
 

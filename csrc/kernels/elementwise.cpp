@@ -425,7 +425,9 @@ void copy(const Tensor& out, const Tensor& src) {
       if constexpr (std::is_same_v<O, I>) {
         run_plan(p, [](char** ptr, const int64_t* s, int64_t n) {
           if (s[0] == sizeof(O) && s[1] == sizeof(I)) {
-            std::memcpy(ptr[0], ptr[1], static_cast<size_t>(n) * sizeof(O));
+            // memmove: copy_ between overlapping views that are not dense is
+            // allowed (PyTorch's "too hard" overlap); memcpy would be undefined.
+            std::memmove(ptr[0], ptr[1], static_cast<size_t>(n) * sizeof(O));
           } else {
             for (int64_t i = 0; i < n; ++i)
               *reinterpret_cast<O*>(ptr[0] + i * s[0]) = *reinterpret_cast<const I*>(ptr[1] + i * s[1]);

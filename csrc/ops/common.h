@@ -28,6 +28,24 @@ inline DimVector broadcast2(const Tensor& a, const Tensor& b) {
   return a.sizes() == b.sizes() ? a.sizes() : broadcast_shapes(a.sizes(), b.sizes());
 }
 
+/// The result of an elementwise op over `inputs` (in PyTorch's operand order):
+/// contiguous when every input is, else in their memory order
+/// (NOTE [Elementwise output layout]).
+inline Tensor empty_result(const DimVector& shape, ScalarType dt, const Tensor& a) {
+  if (a.is_contiguous()) return empty(shape, dt);
+  return empty_strided(shape, dense_strides_following(shape, {&a}), dt);
+}
+inline Tensor empty_result(const DimVector& shape, ScalarType dt, const Tensor& a,
+                           const Tensor& b) {
+  if (a.is_contiguous() && b.is_contiguous()) return empty(shape, dt);
+  return empty_strided(shape, dense_strides_following(shape, {&a, &b}), dt);
+}
+inline Tensor empty_result(const DimVector& shape, ScalarType dt, const Tensor& a,
+                           const Tensor& b, const Tensor& c) {
+  if (a.is_contiguous() && b.is_contiguous() && c.is_contiguous()) return empty(shape, dt);
+  return empty_strided(shape, dense_strides_following(shape, {&a, &b, &c}), dt);
+}
+
 /// Dims of `shape` for a possibly negative `dim` list; sets bits of a mask.
 uint64_t dims_mask(const DimVector& dims, int64_t ndim, bool empty_means_all);
 
@@ -35,9 +53,10 @@ uint64_t dims_mask(const DimVector& dims, int64_t ndim, bool empty_means_all);
 inline ScalarType to_float_type(ScalarType t) { return is_floating(t) ? t : ScalarType::Float32; }
 
 namespace ops_detail {
-/// dst[indices] = values (or +=), no checks beyond indexing's own, no autograd.
+/// dst[indices] = values (or +=), no checks beyond indexing's own (and, with
+/// same_dtype, index_put_'s dtype rule), no autograd.
 void index_put_kernel(const Tensor& dst, const IndexList& idx, const Tensor& values,
-                      bool accumulate);
+                      bool accumulate, bool same_dtype);
 }  // namespace ops_detail
 
 /// Checks PyTorch's rules for `alpha` of add/sub.

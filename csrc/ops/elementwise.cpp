@@ -44,14 +44,14 @@ namespace {
 
 Tensor run_binary(BinaryOp op, const Tensor& a, const Tensor& b, ScalarType compute,
                   ScalarType out_dtype, Scalar alpha = 1) {
-  Tensor out = empty(broadcast2(a, b), out_dtype);
+  Tensor out = empty_result(broadcast2(a, b), out_dtype, a, b);
   kernels::binary(op, out, cast_for_kernel(a, compute), cast_for_kernel(b, compute), alpha);
   return out;
 }
 
 Tensor run_binary_scalar(BinaryOp op, const Tensor& a, Scalar b, ScalarType compute,
                          ScalarType out_dtype, Scalar alpha = 1, bool scalar_first = false) {
-  Tensor out = empty(a.sizes(), out_dtype);
+  Tensor out = empty_result(a.sizes(), out_dtype, a);
   kernels::binary_scalar(op, out, cast_for_kernel(a, compute), b, alpha, scalar_first);
   return out;
 }
@@ -328,7 +328,7 @@ Tensor logical(Logic op, const Tensor& a, const Tensor& b) {
   return run_binary(logic_kind(op, false), a, b, result_type(a, b), ScalarType::Bool);
 }
 Tensor logical_not(const Tensor& a) {
-  Tensor out = empty(a.sizes(), ScalarType::Bool);
+  Tensor out = empty_result(a.sizes(), ScalarType::Bool, a);
   kernels::unary(UnaryOp::LogicalNot, out, a);
   return out;
 }
@@ -344,7 +344,7 @@ Tensor bitwise(Logic op, const Tensor& a, Scalar b) {
 }
 Tensor bitwise_not(const Tensor& a) {
   check_bitwise(a.dtype());
-  Tensor out = empty(a.sizes(), a.dtype());
+  Tensor out = empty_result(a.sizes(), a.dtype(), a);
   kernels::unary(UnaryOp::BitNot, out, a);
   return out;
 }
@@ -353,7 +353,7 @@ namespace {
 
 // Unary op keeping the dtype (neg, abs, relu, sign, rounding).
 Tensor same_type_unary(UnaryOp op, OpKind kind, const Tensor& a) {
-  Tensor out = empty(a.sizes(), a.dtype());
+  Tensor out = empty_result(a.sizes(), a.dtype(), a);
   kernels::unary(op, out, a);
   record(kind, {&a}, out);
   return out;
@@ -362,7 +362,7 @@ Tensor same_type_unary(UnaryOp op, OpKind kind, const Tensor& a) {
 // Unary op computing in floating point (integers become float32).
 Tensor float_unary(UnaryOp op, OpKind kind, const Tensor& a) {
   ScalarType dt = to_float_type(a.dtype());
-  Tensor out = empty(a.sizes(), dt);
+  Tensor out = empty_result(a.sizes(), dt, a);
   kernels::unary(op, out, cast_for_kernel(a, dt));
   record(kind, {&a}, out);
   return out;
@@ -401,7 +401,7 @@ Tensor log1p(const Tensor& a) { return float_unary(UnaryOp::Log1p, OpKind::Log1p
 Tensor expm1(const Tensor& a) { return float_unary(UnaryOp::Expm1, OpKind::Expm1, a); }
 Tensor square(const Tensor& a) { return pow(a, Scalar(int64_t(2))); }
 Tensor isnan(const Tensor& a) {
-  Tensor out = empty(a.sizes(), ScalarType::Bool);
+  Tensor out = empty_result(a.sizes(), ScalarType::Bool, a);
   kernels::unary(UnaryOp::IsNan, out, a);
   return out;
 }
@@ -413,7 +413,7 @@ Tensor clamp(const Tensor& a, std::optional<Scalar> lo, std::optional<Scalar> hi
   if (lo) s.add_number(lo->kind());
   if (hi) s.add_number(hi->kind());
   ScalarType dt = s.result();
-  Tensor out = empty(a.sizes(), dt);
+  Tensor out = empty_result(a.sizes(), dt, a);
   kernels::clamp(out, cast_for_kernel(a, dt), lo, hi);
   record(OpKind::Clamp, {&a}, out, [&](autograd::Attrs& at) {
     if (lo) at.s0 = *lo;
@@ -439,7 +439,8 @@ Tensor clamp(const Tensor& a, const Tensor* lo, const Tensor* hi) {
     dt = s.result();
     shape = broadcast_shapes(shape, hi->sizes());
   }
-  Tensor out = empty(shape, dt);
+  Tensor out = lo && hi ? empty_result(shape, dt, a, *lo, *hi)
+               : empty_result(shape, dt, a, lo ? *lo : *hi);
   Tensor lc = lo ? cast_for_kernel(*lo, dt) : Tensor(), hc = hi ? cast_for_kernel(*hi, dt) : Tensor();
   kernels::clamp_tensor(out, cast_for_kernel(a, dt), lo ? &lc : nullptr, hi ? &hc : nullptr);
   if (is_floating(dt)) {
@@ -459,28 +460,28 @@ Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b) {
   ScalarType dt = result_type(a, b);
   // PyTorch broadcasts the operands in order: condition, input, other.
   DimVector shape = broadcast_shapes(broadcast_shapes(cond.sizes(), a.sizes()), b.sizes());
-  Tensor out = empty(shape, dt);
+  Tensor out = empty_result(shape, dt, cond, a, b);
   kernels::where(out, cond, cast_for_kernel(a, dt), cast_for_kernel(b, dt));
   record(OpKind::Where, {&a, &b}, out, [](autograd::Attrs&) {}, {&cond});
   return out;
 }
 
 Tensor threshold_backward(const Tensor& g, const Tensor& y) {
-  Tensor out = empty(broadcast2(g, y), g.dtype());
+  Tensor out = empty_result(broadcast2(g, y), g.dtype(), g, y);
   kernels::threshold_backward(out, g, y);
   record(OpKind::ThresholdBackward, {&g}, out, [](autograd::Attrs&) {}, {&y});
   return out;
 }
 
 Tensor sigmoid_backward(const Tensor& g, const Tensor& y) {
-  Tensor out = empty(broadcast2(g, y), y.dtype());
+  Tensor out = empty_result(broadcast2(g, y), y.dtype(), g, y);
   kernels::sigmoid_backward(out, g, y);
   record(OpKind::SigmoidBackward, {&g, &y}, out);
   return out;
 }
 
 Tensor tanh_backward(const Tensor& g, const Tensor& y) {
-  Tensor out = empty(broadcast2(g, y), y.dtype());
+  Tensor out = empty_result(broadcast2(g, y), y.dtype(), g, y);
   kernels::tanh_backward(out, g, y);
   record(OpKind::TanhBackward, {&g, &y}, out);
   return out;

@@ -37,8 +37,10 @@ Tensor nonzero_columns(const Tensor& mask, std::vector<Tensor>& cols) {
 }
 
 struct IndexPlan {
+  IndexList idx;                   // one per dim of `a`, bool masks expanded
+  std::vector<int64_t> pos;        // the indexed dims
   DimVector b_shape;               // broadcast index shape
-  std::vector<int64_t> offsets;    // per b: element offset of the indexed dims
+  std::vector<int64_t> offsets;    // per b: element offset of the indexed dims (plan_offsets)
   DimVector rest_dims;             // dims without an index, in order
   std::vector<int64_t> rest_offsets;
   DimVector result_shape;          // the user-visible layout
@@ -46,13 +48,15 @@ struct IndexPlan {
   bool permuted = false;
 };
 
+// The shapes of an indexing (checked); plan_offsets then reads the indices.
 IndexPlan plan_index(const Tensor& a, const IndexList& raw) {
-  IndexList idx = expand_bool_indices(a, raw);
+  IndexPlan p;
+  IndexList& idx = p.idx;
+  std::vector<int64_t>& pos = p.pos;
+  idx = expand_bool_indices(a, raw);
   GT_CHECK_INDEX(static_cast<int64_t>(idx.size()) <= a.dim(), "too many indices for tensor of dimension ",
                  a.dim());
   idx.resize(static_cast<size_t>(a.dim()));
-  IndexPlan p;
-  std::vector<int64_t> pos;
   bool first = true;
   for (int64_t d = 0; d < a.dim(); ++d) {
     if (!idx[d]) {
@@ -73,22 +77,6 @@ IndexPlan plan_index(const Tensor& a, const IndexList& raw) {
         throw IndexError("shape mismatch: indexing tensors could not be broadcast together with shapes " + shapes);
       }
     }
-  }
-  const int64_t nb = numel_of(p.b_shape);
-  p.offsets.assign(static_cast<size_t>(nb), 0);
-  int64_t k = 0;  // PyTorch numbers the index tensors, not the tensor's dims
-  for (int64_t d : pos) {
-    Tensor e = empty(p.b_shape, ScalarType::Int64);
-    kernels::copy(e, to_dtype(*idx[d], ScalarType::Int64));
-    const int64_t* ip = e.data<int64_t>();
-    const int64_t size = a.sizes()[d], stride = a.strides()[d];
-    for (int64_t b = 0; b < nb; ++b) {
-      int64_t v = ip[b];
-      GT_CHECK_INDEX(v >= -size && v < size, "index ", v, " is out of bounds for dimension ", k,
-                     " with size ", size);
-      p.offsets[b] += (v < 0 ? v + size : v) * stride;
-    }
-    ++k;
   }
   DimVector rest_sizes;
   for (int64_t d : p.rest_dims) rest_sizes.push_back(a.sizes()[d]);
@@ -115,6 +103,26 @@ IndexPlan plan_index(const Tensor& a, const IndexList& raw) {
   for (int64_t s : rest_sizes) front.push_back(s);
   for (int64_t k : p.front_to_result) p.result_shape.push_back(front[k]);
   return p;
+}
+
+// Checks every index against its dim's size and sums the element offsets.
+void plan_offsets(IndexPlan& p, const Tensor& a) {
+  const int64_t nb = numel_of(p.b_shape);
+  p.offsets.assign(static_cast<size_t>(nb), 0);
+  int64_t k = 0;  // PyTorch numbers the index tensors, not the tensor's dims
+  for (int64_t d : p.pos) {
+    Tensor e = empty(p.b_shape, ScalarType::Int64);
+    kernels::copy(e, to_dtype(*p.idx[d], ScalarType::Int64));
+    const int64_t* ip = e.data<int64_t>();
+    const int64_t size = a.sizes()[d], stride = a.strides()[d];
+    for (int64_t b = 0; b < nb; ++b) {
+      int64_t v = ip[b];
+      GT_CHECK_INDEX(v >= -size && v < size, "index ", v, " is out of bounds for dimension ", k,
+                     " with size ", size);
+      p.offsets[b] += (v < 0 ? v + size : v) * stride;
+    }
+    ++k;
+  }
 }
 
 DimVector inverse_perm(const DimVector& perm) {
@@ -153,7 +161,8 @@ Tensor gather_with_plan(const Tensor& a, const IndexPlan& p) {
   return res;
 }
 
-void scatter_with_plan(const Tensor& dst, const IndexPlan& p, const Tensor& values, bool accumulate) {
+// `values` broadcast to the indexing result, in the "B first" layout.
+Tensor values_for_plan(const IndexPlan& p, const Tensor& values) {
   Tensor v;
   try {
     v = expand(values, p.result_shape);
@@ -162,7 +171,10 @@ void scatter_with_plan(const Tensor& dst, const IndexPlan& p, const Tensor& valu
                         " cannot be broadcast to indexing result of shape ",
                         shape_str(p.result_shape)));
   }
-  if (p.permuted) v = permute_alias(v, inverse_perm(p.front_to_result));
+  return p.permuted ? permute_alias(v, inverse_perm(p.front_to_result)) : v;
+}
+
+void scatter_with_plan(const Tensor& dst, const IndexPlan& p, const Tensor& v, bool accumulate) {
   DimVector front(v.sizes());
   Tensor vals = empty(front, dst.dtype());
   kernels::copy(vals, v);
@@ -226,6 +238,7 @@ IndexList expand_bool_indices(const Tensor& a, const IndexList& indices) {
 Tensor index(const Tensor& a, const IndexList& indices) {
   IndexList idx = expand_bool_indices(a, indices);
   IndexPlan p = plan_index(a, idx);
+  plan_offsets(p, a);
   Tensor out = gather_with_plan(a, p);
   std::vector<const Tensor*> extras;
   for (const auto& t : idx)
@@ -240,9 +253,17 @@ Tensor index_put(const Tensor& a, const IndexList& indices, const Tensor& values
 }
 
 namespace ops_detail {
-void index_put_kernel(const Tensor& dst, const IndexList& idx, const Tensor& values, bool accumulate) {
+void index_put_kernel(const Tensor& dst, const IndexList& idx, const Tensor& values, bool accumulate,
+                      bool same_dtype) {
+  // PyTorch's order: the value's shape, its dtype, then each index's bounds.
   IndexPlan p = plan_index(dst, idx);
-  scatter_with_plan(dst, p, values, accumulate);
+  Tensor v = values_for_plan(p, values);
+  GT_CHECK(!same_dtype || values.dtype() == dst.dtype(),
+           "Index put requires the source and destination dtypes match, got ",
+           scalar_type_name(dst.dtype()), " for the destination and ",
+           scalar_type_name(values.dtype()), " for the source.");
+  plan_offsets(p, dst);
+  scatter_with_plan(dst, p, v, accumulate);
 }
 }  // namespace ops_detail
 

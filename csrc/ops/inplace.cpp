@@ -25,14 +25,26 @@ void check_no_internal_overlap(const Tensor& self) {
            "single memory location. Please clone() the tensor before performing the operation.");
 }
 
+constexpr const char* kOverlapError =
+    "unsupported operation: some elements of the input tensor and the written-to tensor refer to "
+    "a single memory location. Please clone() the tensor before performing the operation.";
+
+// NOTE [Memory overlap] (core/tensor.h): an input that is exactly self is fine.
 void check_no_partial_overlap(const Tensor& self, const Tensor& other) {
-  if (!may_overlap(self, other)) return;
-  bool same = self->offset() == other->offset() && self.sizes() == other.sizes() &&
-              self.strides() == other.strides() && self.dtype() == other.dtype();
-  GT_CHECK(same,
-           "unsupported operation: some elements of the input tensor and the written-to tensor "
-           "refer to a single memory location. Please clone() the tensor before performing the "
-           "operation.");
+  GT_CHECK(overlap_status(self, other) != Overlap::Partial, kOverlapError);
+}
+
+// index_put_ refuses any input sharing self's elements, even all of them.
+void check_no_overlap(const Tensor& self, const Tensor& other) {
+  Overlap o = overlap_status(self, other);
+  GT_CHECK(o != Overlap::Partial && o != Overlap::Full, kOverlapError);
+}
+
+// Same storage, geometry and dtype: a copy that changes nothing.
+bool same_elements(const Tensor& a, const Tensor& b) {
+  return a.is_same(b) || (a->storage() == b->storage() && a->offset() == b->offset() &&
+                          a.dtype() == b.dtype() && a.sizes() == b.sizes() &&
+                          a.strides() == b.strides());
 }
 
 void check_broadcast_into(const Tensor& self, const DimVector& other) {
@@ -133,21 +145,23 @@ void no_attrs(autograd::Attrs&) {}
 Tensor inplace_binary(InplaceOp op, const Tensor& self, const Tensor& other, Scalar alpha,
                       const std::string& rounding_mode) {
   BinarySpec spec = binary_spec(op, rounding_mode);
-  check_no_internal_overlap(self);
-  check_broadcast_into(self, other.sizes());
-  if (spec.kernel == BinaryOp::BitAnd || spec.kernel == BinaryOp::BitOr ||
-      spec.kernel == BinaryOp::BitXor) {
-    GT_CHECK_IMPL(!is_floating(result_type(self, other)), "\"bitwise_and_cpu\" not implemented for '",
-                  scalar_type_name(result_type(self, other)), "'");
-  }
-  ScalarType dt = binary_result(op, result_type(self, other), rounding_mode);
-  check_cast(dt, self.dtype());
-  if (op == InplaceOp::Add || op == InplaceOp::Sub) check_alpha(dt, alpha);
   GT_CHECK(!(op == InplaceOp::Sub && self.dtype() == ScalarType::Bool &&
              other.dtype() == ScalarType::Bool),
            "Subtraction, the `-` operator, with two bool tensors is not supported. Use the `^` or "
            "`logical_xor()` operator instead.");
+  // PyTorch's TensorIterator order: memory overlap, then shapes, then dtypes;
+  // the kernel's own refusals (bitwise on floats, integer division by zero) last.
+  check_no_internal_overlap(self);
   check_no_partial_overlap(self, other);
+  check_broadcast_into(self, other.sizes());
+  ScalarType dt = binary_result(op, result_type(self, other), rounding_mode);
+  check_cast(dt, self.dtype());
+  if (op == InplaceOp::Add || op == InplaceOp::Sub) check_alpha(dt, alpha);
+  if (spec.kernel == BinaryOp::BitAnd || spec.kernel == BinaryOp::BitOr ||
+      spec.kernel == BinaryOp::BitXor) {
+    GT_CHECK_IMPL(!is_floating(dt), "\"bitwise_and_cpu\" not implemented for '",
+                  scalar_type_name(dt), "'");
+  }
   if (!is_floating(dt) && (spec.kernel == BinaryOp::FloorDiv || spec.kernel == BinaryOp::TruncDiv ||
                            spec.kernel == BinaryOp::Remainder)) {
     GT_CHECK(!kernels::any_zero(other), "ZeroDivisionError");
@@ -235,10 +249,10 @@ UnarySpec unary_spec(InplaceOp op) {
 
 Tensor inplace_unary(InplaceOp op, const Tensor& self) {
   UnarySpec spec = unary_spec(op);
-  check_no_internal_overlap(self);
   GT_CHECK(!(op == InplaceOp::Neg && self.dtype() == ScalarType::Bool),
            "Negation, the `-` operator, on a bool tensor is not supported. If you are trying to "
            "invert a mask, use the `~` or `logical_not()` operator instead.");
+  check_no_internal_overlap(self);
   ScalarType dt = spec.float_only ? to_float_type(self.dtype()) : self.dtype();
   check_cast(dt, self.dtype());
   run_inplace(inplace_name(op), spec.kernel == UnaryOp::Square ? OpKind::PowScalar : spec.kind,
@@ -316,9 +330,16 @@ Tensor inplace_fill(const Tensor& self, Scalar value) {
 Tensor inplace_fill(const Tensor& self, const Tensor& value) {
   GT_CHECK(value.dim() == 0, "fill_ only supports 0-dimension value tensor but got tensor with ",
            value.dim(), " dimensions.");
-  run_inplace("fill_", OpKind::Fill, true, {&self, &value}, self,
-              [&] { kernels::copy(self, value); },
-              no_attrs);
+  // PyTorch fills from a tensor with copy_: an expanded self is refused, and a
+  // value inside self is read (cloned) before the write.
+  check_no_internal_overlap(self);
+  Tensor v = value;
+  if (value->storage() == self->storage()) {
+    v = empty({}, value.dtype());
+    kernels::copy(v, value);
+  }
+  run_inplace("fill_", OpKind::FillTensor, true, {&self, &value}, self,
+              [&] { kernels::copy(self, v); }, no_attrs);
   return self;
 }
 
@@ -329,12 +350,17 @@ Tensor inplace_zero(const Tensor& self) {
 }
 
 Tensor inplace_copy(const Tensor& self, const Tensor& src) {
-  check_no_internal_overlap(self);
-  check_broadcast_into(self, src.sizes());
-  check_no_partial_overlap(self, src);
-  run_inplace("copy_", OpKind::CopyInto, true, {&self, &src}, self,
+  // A copy onto the very same elements is skipped before any check, as in PyTorch.
+  const bool same = same_elements(self, src);
+  if (!same) {
+    check_no_internal_overlap(self);
+    check_no_partial_overlap(self, src);
+    check_broadcast_into(self, src.sizes());
+  }
+  // Integer tensors cannot require grad: copy_ into one records nothing.
+  run_inplace("copy_", OpKind::CopyInto, is_floating(self.dtype()), {&self, &src}, self,
               [&] {
-                if (!self.is_same(src)) kernels::copy(self, src);
+                if (!same) kernels::copy(self, src);
               },
               no_attrs);
   return self;
@@ -359,18 +385,57 @@ Tensor inplace_uniform(const Tensor& self, double lo, double hi) {
   return self;
 }
 
+namespace {
+
+constexpr const char* kIndexPutExpanded =
+    "Use of index_put_ on expanded tensors is deprecated. Please clone() the tensor before "
+    "performing this operation. This also applies to advanced indexing e.g. tensor[indices] = "
+    "tensor";
+constexpr const char* kMaskedFillExpanded =
+    "Use of masked_fill_ on expanded tensors is deprecated. Please clone() the tensor before "
+    "performing this operation. This also applies to advanced indexing e.g. tensor[mask] = "
+    "scalar";
+
+// The one boolean mask of an index list without other index tensors, if any.
+const Tensor* only_mask(const IndexList& indices) {
+  const Tensor* mask = nullptr;
+  for (const auto& t : indices) {
+    if (!t) continue;
+    if (mask || (t->dtype() != ScalarType::Bool && t->dtype() != ScalarType::UInt8)) return nullptr;
+    mask = &*t;
+  }
+  return mask;
+}
+
+}  // namespace
+
+// NOTE [index_put_ as masked_fill_]
+// PyTorch writes `x[mask] = v` with a one-element v as masked_fill_(mask,
+// v.item()): then v may have another dtype or alias x, and only masked_fill_'s
+// checks apply. Otherwise v must have x's dtype and share no memory with x or
+// the indices. An expanded x is written (with a deprecation warning) either way.
 Tensor inplace_index_put(const Tensor& self, const IndexList& indices, const Tensor& values,
                          bool accumulate) {
-  check_no_internal_overlap(self);
-  GT_CHECK(values.dtype() == self.dtype() || values.dim() == 0 || true,
-           "Index put requires the source and destination dtypes match");
-  IndexList idx = expand_bool_indices(self, indices);
-  check_no_partial_overlap(self, values);
+  if (has_internal_overlap(self)) warn(kIndexPutExpanded);
+  const Tensor* mask = accumulate || values.numel() != 1 ? nullptr : only_mask(indices);
+  Tensor v = values;
+  IndexList idx;
+  if (mask) {
+    idx = expand_bool_indices(self, indices);  // checks the mask's shape
+    if (has_internal_overlap(self)) warn(kMaskedFillExpanded);
+    check_no_partial_overlap(self, *mask);
+    v = alias_with_geometry(values, {}, {}, values->offset());
+  } else {
+    check_no_overlap(self, values);
+    for (const auto& t : indices)
+      if (t) check_no_overlap(self, *t);
+    idx = expand_bool_indices(self, indices);
+  }
   std::vector<const Tensor*> extras;
   for (const auto& t : idx)
     if (t) extras.push_back(&*t);
   run_inplace("index_put_", OpKind::IndexPut, true, {&self, &values}, self,
-              [&] { ops_detail::index_put_kernel(self, idx, values, accumulate); },
+              [&] { ops_detail::index_put_kernel(self, idx, v, accumulate, mask == nullptr); },
               [&](autograd::Attrs& at) {
                 at.ints0.clear();
                 for (const auto& t : idx) at.ints0.push_back(t ? 1 : 0);
@@ -384,7 +449,8 @@ Tensor inplace_masked_fill(const Tensor& self, const Tensor& mask, Scalar value,
                            bool value_is_tensor) {
   GT_CHECK(mask.dtype() == ScalarType::Bool, "masked_fill_ only supports boolean masks, but got "
            "mask with dtype ", cpp_type_name(mask.dtype()));
-  check_no_internal_overlap(self);
+  if (has_internal_overlap(self)) warn(kMaskedFillExpanded);
+  check_no_partial_overlap(self, mask);
   check_broadcast_into(self, mask.sizes());
   if (!value_is_tensor) check_fits(value, self.dtype());
   Tensor v = scalar_tensor(value, self.dtype());

@@ -139,8 +139,8 @@ std::vector<Tensor> chunk(const Tensor& a, int64_t chunks, int64_t dim);
 std::vector<Tensor> unbind(const Tensor& a, int64_t dim);
 Tensor contiguous(const Tensor& a);
 Tensor clone(const Tensor& a);
-/// Uninitialised, with `a`'s memory layout when `a` is dense (PyTorch's
-/// memory_format=preserve), else contiguous.
+/// Uninitialised, in `a`'s memory order (PyTorch's memory_format=preserve;
+/// NOTE [Elementwise output layout]).
 Tensor empty_like(const Tensor& a, ScalarType dtype);
 /// dtype conversion; returns `a` itself when nothing changes and !copy.
 Tensor to_dtype(const Tensor& a, ScalarType dtype, bool copy = false);

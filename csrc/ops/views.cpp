@@ -428,72 +428,11 @@ std::vector<Tensor> unbind(const Tensor& a, int64_t dim) {
   return outs;
 }
 
-namespace {
-
-// Dense strides in `a`'s memory order (PyTorch's memory_format=preserve):
-// a transposed tensor gives a transposed result, a sliced one a dense one.
-// Whether the elements of `a` fill a block of memory exactly once, in some
-// dim order (then a copy keeps a's strides as they are).
-bool non_overlapping_and_dense(const Tensor& a) {
-  std::vector<size_t> dims;
-  for (size_t d = 0; d < a.sizes().size(); ++d) {
-    if (a.sizes()[d] != 1) dims.push_back(d);
-  }
-  std::sort(dims.begin(), dims.end(), [&](size_t x, size_t y) { return a.strides()[x] < a.strides()[y]; });
-  int64_t expected = 1;
-  for (size_t d : dims) {
-    if (a.strides()[d] != expected) return false;
-    expected *= a.sizes()[d];
-  }
-  return true;
-}
-
-// NOTE [Layout of a copy]: as PyTorch's preserve_format, a dense tensor keeps
-// its strides; otherwise the dims are ordered by stride (innermost first,
-// an insertion sort from the contiguous order), a zero stride leaving a dim
-// where it is, equal strides putting the smaller dim inside.
-DimVector preserved_strides(const Tensor& a) {
-  const size_t nd = a.sizes().size();
-  if (a.is_contiguous()) return contiguous_strides(a.sizes());
-  if (non_overlapping_and_dense(a)) return a.strides();
-  const DimVector& sz = a.sizes();
-  const DimVector& st = a.strides();
-  auto compare = [&](size_t x, size_t y) {
-    if (st[x] == 0 || st[y] == 0) return 0;
-    if (st[x] != st[y]) return st[x] < st[y] ? -1 : 1;
-    return sz[x] > sz[y] ? 1 : 0;
-  };
-  std::vector<size_t> perm(nd);  // perm[0] is the innermost dim
-  for (size_t i = 0; i < nd; ++i) perm[i] = nd - 1 - i;
-  for (size_t i = 1; i < nd; ++i) {
-    size_t cur = i;
-    for (size_t j = i; j-- > 0;) {
-      int c = compare(perm[j], perm[cur]);
-      if (c > 0) {
-        std::swap(perm[j], perm[cur]);
-        cur = j;
-      } else if (c < 0) {
-        break;
-      }
-    }
-  }
-  DimVector out(nd);
-  int64_t expected = 1;
-  for (size_t d : perm) {
-    out[d] = expected;
-    expected *= std::max<int64_t>(sz[d], 1);
-  }
-  return out;
-}
-
-}  // namespace
-
 Tensor empty_like(const Tensor& a, ScalarType dtype) {
-  DimVector st = preserved_strides(a);
-  int64_t n = a.numel();
-  auto storage = Storage::allocate(static_cast<size_t>(n) * itemsize(dtype));
-  return Tensor(std::make_shared<TensorImpl>(std::move(storage), a.sizes(), st, 0, dtype,
-                                             std::make_shared<VersionCounter>()));
+  // memory_format=preserve: a dense `a`'s strides as they are (size-1 dims
+  // included), else `a`'s memory order, as an elementwise result gets.
+  if (is_non_overlapping_and_dense(a)) return empty_strided(a.sizes(), a.strides(), dtype);
+  return empty_strided(a.sizes(), dense_strides_following(a.sizes(), {&a}), dtype);
 }
 
 Tensor clone(const Tensor& a) {
@@ -515,7 +454,7 @@ Tensor contiguous(const Tensor& a) {
 Tensor to_dtype(const Tensor& a, ScalarType dtype, bool copy) {
   if (a.dtype() == dtype && !copy) return a;
   GT_CHECK(a.numel() >= 0, "numel: integer multiplication overflow");  // NOTE [Overflowing numel]
-  Tensor out = empty(a.sizes(), dtype);
+  Tensor out = empty_like(a, dtype);
   kernels::copy(out, a);
   if (is_floating(dtype)) record(OpKind::ToCopy, {&a}, out);
   return out;

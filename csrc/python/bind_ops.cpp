@@ -212,6 +212,9 @@ void bind_inplace(py::module_& m) {
     }
     return ops::inplace_fill(self, *s);
   }, py::arg("self"), py::arg("value"), py::arg("label") = py::none());
+  m.def("_setitem_", [](const Tensor& target, py::handle indices, const Tensor& value, int kind) {
+    setitem_write(target, indices, value, kind);
+  });
   m.def("_zero_", [](const Tensor& self) { return ops::inplace_zero(self); });
   m.def("_copy_", [](const Tensor& self, py::handle src, py::handle label) {
     std::optional<ag::ScopedWriteLabel> scope;

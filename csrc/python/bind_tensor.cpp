@@ -117,7 +117,9 @@ void bind_conversions(Cls& cls) {
       })
       .def("__hash__", [](py::handle self) { return reinterpret_cast<intptr_t>(self.ptr()) >> 4; })
       .def("__getitem__", [](const Tensor& t, py::handle idx) { return getitem(t, idx); })
-      .def("_setitem_target", [](const Tensor& t, py::handle idx) { return setitem_target(t, idx); });
+      .def("_setitem_target", [](const Tensor& t, py::handle idx, py::handle value) {
+        return setitem_target(t, idx, value);
+      });
 }
 
 // Tensor.backward, bound directly: the common `loss.backward()` pays no

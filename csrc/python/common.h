@@ -80,8 +80,12 @@ py::object tensor_numpy(py::handle self, bool force);
 Tensor tensor_from_numpy(py::handle array);
 /// Parses a __getitem__ index and applies it (views, then advanced indexing).
 Tensor getitem(const Tensor& self, py::handle index);
-/// For __setitem__: the view to copy into, or (base, indices) for index_put_.
-py::tuple setitem_target(const Tensor& self, py::handle index);
+/// How __setitem__ writes (NOTE [setitem] in indexing.cpp).
+enum class SetitemKind { None = 0, Copy = 1, Fill = 2, IndexPut = 3 };
+/// For __setitem__: (target, indices or None, value tensor, SetitemKind).
+py::tuple setitem_target(const Tensor& self, py::handle index, py::handle value);
+/// The write itself, after the in-place rules passed on the target.
+void setitem_write(const Tensor& target, py::handle indices, const Tensor& value, int kind);
 /// A Python exception for a hook / callback error is kept as is.
 [[noreturn]] void rethrow_python();
 

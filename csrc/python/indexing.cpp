@@ -1,5 +1,6 @@
 // __getitem__ / __setitem__ index parsing: basic indices become views,
 // tensors (and lists) become one advanced-indexing call.
+#include "autograd/provenance.h"
 #include "autograd/variable.h"
 #include "python/common.h"
 
@@ -33,15 +34,33 @@ struct Parsed {
   bool has_adv = false;
 };
 
+// A 0-dim bool (or uint8) tensor indexes like the Python bool it holds.
+bool is_bool_scalar_tensor(py::handle h) {
+  if (!py::isinstance<TensorImpl>(h)) return false;
+  Tensor t = h.cast<Tensor>();
+  return t.dim() == 0 && (t.dtype() == ScalarType::Bool || t.dtype() == ScalarType::UInt8);
+}
+
+bool truth_of(py::handle h) {
+  if (PyBool_Check(h.ptr())) return h.ptr() == Py_True;
+  return PyObject_IsTrue(h.ptr()) == 1;
+}
+
 Tensor to_index_tensor(py::handle item) {
   if (py::isinstance<TensorImpl>(item)) return item.cast<Tensor>();
   return tensor_from_data(item, std::nullopt);
 }
 
-Parsed parse(const Tensor& self, py::handle index) {
+// NOTE [Whole-dim slices]
+// A slice with start 0 (as written, or omitted), step 1 and a stop at or past
+// the dim's end is skipped (no view, no node) by PyTorch inside a tuple index
+// and in every __setitem__, so `x[:] = v` writes x itself (CopyBackwards) and
+// `x[-1:]` on a size-1 dim still slices. A lone `x[:]` read is always a slice.
+Parsed parse(const Tensor& self, py::handle index, bool setitem) {
+  const bool is_tuple = PyTuple_Check(index.ptr());
   std::vector<py::handle> items;
   py::tuple holder;
-  if (PyTuple_Check(index.ptr())) {
+  if (is_tuple) {
     holder = py::reinterpret_borrow<py::tuple>(index);
     for (py::handle h : holder) items.push_back(h);
   } else {
@@ -80,14 +99,9 @@ Parsed parse(const Tensor& self, py::handle index) {
       std::optional<int64_t> b, e;
       if (!s.attr("start").is_none()) b = start;
       if (!s.attr("stop").is_none()) e = stop;
-      // Inside a tuple, a slice covering the whole dim is skipped (no node),
-      // as PyTorch does; a lone `x[:]` still makes a view.
-      int64_t size = cur.sizes()[dim];
-      int64_t lo = b.value_or(0), hi = e.value_or(size);
-      if (lo < 0) lo += size;
-      if (hi < 0) hi += size;
-      bool whole = step == 1 && lo <= 0 && hi >= size;
-      if (!(whole && items.size() > 1)) cur = ops::slice(cur, dim, b, e, step);
+      // NOTE [Whole-dim slices]; PySlice_Unpack gave 0 / PY_SSIZE_T_MAX for None.
+      bool whole = step == 1 && start == 0 && cur.dim() > 0 && stop >= cur.sizes()[dim];
+      if (!(whole && (setitem || is_tuple))) cur = ops::slice(cur, dim, b, e, step);
       ++dim;
       ++self_dim;
     } else if (item.is_none()) {
@@ -96,11 +110,11 @@ Parsed parse(const Tensor& self, py::handle index) {
     } else if (item.ptr() == Py_Ellipsis) {
       dim += self.dim() - explicit_dims;
       self_dim += self.dim() - explicit_dims;
-    } else if (PyBool_Check(item.ptr())) {
+    } else if (PyBool_Check(item.ptr()) || is_bool_scalar_tensor(item)) {
       // x[True] / x[False]: a new dim, advanced-indexed with [0] or [].
       cur = ops::unsqueeze(cur, dim);
-      Tensor idx = item.ptr() == Py_True ? ops::zeros({1}, ScalarType::Int64)
-                                         : ops::zeros({0}, ScalarType::Int64);
+      Tensor idx = truth_of(item) ? ops::zeros({1}, ScalarType::Int64)
+                                  : ops::zeros({0}, ScalarType::Int64);
       p.adv.resize(static_cast<size_t>(dim));
       p.adv.emplace_back(idx);
       p.has_adv = true;
@@ -140,7 +154,7 @@ Tensor getitem(const Tensor& self, py::handle index) {
                    size);
     return ops::select(self, 0, i);
   }
-  Parsed p = parse(self, index);
+  Parsed p = parse(self, index, false);
   if (!p.has_adv) {
     // x[...] / x[()] alias the tensor as a view.
     if (p.view.is_same(self)) return ops::alias(self);
@@ -149,12 +163,84 @@ Tensor getitem(const Tensor& self, py::handle index) {
   return ops::index(p.view, p.adv);
 }
 
-py::tuple setitem_target(const Tensor& self, py::handle index) {
-  Parsed p = parse(self, index);
-  if (!p.has_adv) return py::make_tuple(p.view, py::none());
-  py::list idx;
-  for (const auto& t : p.adv) idx.append(t ? py::cast(*t) : py::none());
-  return py::make_tuple(p.view, idx);
+namespace {
+
+// PyTorch turns a number into a 0-dim tensor of self's dtype before indexing.
+Tensor setitem_value(const Tensor& self, py::handle value) {
+  if (py::isinstance<TensorImpl>(value)) return value.cast<Tensor>();
+  std::optional<Scalar> s = to_scalar(value);
+  if (!s) {
+    std::string target = self.dtype() == ScalarType::Bool ? "gradtrack.BoolTensor"
+                                                          : legacy_type_name(self.dtype(), "gradtrack");
+    throw TypeError(std::string("can't assign a ") + Py_TYPE(value.ptr())->tp_name + " to a " +
+                    target);
+  }
+  return ops::scalar_tensor(*s, self.dtype());
+}
+
+// The value with its leading size-1 dims dropped (a view, as PyTorch makes).
+Tensor drop_leading_ones(const Tensor& v, bool always_view) {
+  DimVector sizes(v.sizes());
+  size_t k = 0;
+  while (k < sizes.size() && sizes[k] == 1) ++k;
+  if (k == 0 && !always_view) return v;
+  return ops::view(v, DimVector(sizes.begin() + static_cast<std::ptrdiff_t>(k), sizes.end()));
+}
+
+}  // namespace
+
+// NOTE [setitem]
+// x[index] = value, as PyTorch does it: the value becomes a tensor, the basic
+// part of the index a view (NOTE [Whole-dim slices]); then
+//  - with tensor indices: index_put_, the value without leading size-1 dims;
+//  - else, a value of the target's shape: copy_; a 0-dim value: fill_;
+//  - else copy_ of the value without leading size-1 dims, expanded.
+// Returns (target, indices or None, value, kind) for _inplace.setitem, which
+// applies the in-place rules to the target and then calls _setitem_.
+py::tuple setitem_target(const Tensor& self, py::handle index, py::handle value) {
+  Tensor v = setitem_value(self, value);
+  if (index.ptr() == Py_False) return py::make_tuple(self, py::none(), v, int(SetitemKind::None));
+  Tensor target;
+  py::object idx = py::none();
+  if (index.ptr() == Py_True) {
+    target = ops::unsqueeze(self, 0);
+  } else {
+    Parsed p = parse(self, index, true);
+    target = p.view;
+    if (p.has_adv) {
+      py::list l;
+      for (const auto& t : p.adv) l.append(t ? py::cast(*t) : py::none());
+      return py::make_tuple(target, l, drop_leading_ones(v, false), int(SetitemKind::IndexPut));
+    }
+  }
+  if (v.sizes() == target.sizes()) return py::make_tuple(target, idx, v, int(SetitemKind::Copy));
+  if (v.dim() == 0) return py::make_tuple(target, idx, v, int(SetitemKind::Fill));
+  v = drop_leading_ones(v, true);
+  if (v.sizes() != target.sizes()) v = ops::expand(v, target.sizes());
+  return py::make_tuple(target, idx, v, int(SetitemKind::Copy));
+}
+
+void setitem_write(const Tensor& target, py::handle indices, const Tensor& value, int kind) {
+  autograd::ScopedWriteLabel label("__setitem__", true);
+  switch (static_cast<SetitemKind>(kind)) {
+    case SetitemKind::Copy:
+      ops::inplace_copy(target, value);
+      break;
+    case SetitemKind::Fill:
+      ops::inplace_fill(target, value);
+      break;
+    case SetitemKind::IndexPut: {
+      ops::IndexList idx;
+      for (py::handle h : indices) {
+        if (h.is_none()) idx.emplace_back(std::nullopt);
+        else idx.emplace_back(h.cast<Tensor>());
+      }
+      ops::inplace_index_put(target, idx, value, false);
+      break;
+    }
+    case SetitemKind::None:
+      break;
+  }
 }
 
 }  // namespace gradtrack::python

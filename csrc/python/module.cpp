@@ -62,6 +62,10 @@ PYBIND11_MODULE(_C, m) {
   gradtrack::g_gil.restore = [](void* state) {
     PyEval_RestoreThread(static_cast<PyThreadState*>(state));
   };
+  gradtrack::g_warning_handler = [](const std::string& message) {
+    py::gil_scoped_acquire gil;
+    if (PyErr_WarnEx(PyExc_UserWarning, message.c_str(), 1) < 0) throw py::error_already_set();
+  };
   init_dtype(m);
   init_autograd(m);
   init_tensor(m);

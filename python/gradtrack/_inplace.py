@@ -127,7 +127,8 @@ def zero_(self):
 
 def copy_(self, src, non_blocking=False):
     """Copies ``src`` (broadcast, converted to self's dtype) into ``self``."""
-    check(self, src)
+    if self.is_floating_point():  # an integer self can't require grad: nothing to refuse
+        check(self, src)
     return _C._copy_(self, src)
 
 
@@ -175,19 +176,29 @@ def squeeze_(self, dim=None):
     return _C._squeeze_(self, dim)
 
 
+_NOTHING, _COPY = 0, 1  # SetitemKind in csrc/python/common.h
+
+
 def setitem(self, index, value):
-    """``self[index] = value``: a view plus copy_/fill_, or index_put_."""
-    target, indices = self._setitem_target(index)
-    check(target, value)
-    if indices is not None:
-        _C._index_put_(target, indices, value, False, "__setitem__")
-    elif isinstance(value, _Tensor):
-        if value.shape != target.shape:
-            # PyTorch expands the value to the target first (and says so when it can't).
-            value = value.expand(target.shape)
-        _C._copy_(target, value, "__setitem__")
-    else:
-        _C._fill_(target, value, "__setitem__")
+    """``self[index] = value``: copy_, fill_ or index_put_ on a view of ``self``.
+
+    The C++ side picks the write as PyTorch does (NOTE [setitem] in
+    csrc/python/indexing.cpp); the in-place rules apply to its target. ``x[False]``
+    writes nothing, and copy_ into an integer tensor is not checked (it can't
+    require grad).
+
+    >>> import gradtrack
+    >>> x = gradtrack.zeros(2, 3)
+    >>> x[0] = gradtrack.ones(1, 3)
+    >>> x._version
+    1
+    """
+    target, indices, value, kind = self._setitem_target(index, value)
+    if kind == _NOTHING:
+        return
+    if kind != _COPY or target.is_floating_point():
+        check(target, value)
+    _C._setitem_(target, indices, value, kind)
 
 
 _BINARY = ("mul", "pow", "remainder", "floor_divide", "bitwise_and", "bitwise_or", "bitwise_xor")

@@ -48,7 +48,8 @@ TL div_bw(const C& c, const TL& g) {
   const Tensor& a = c.saved_input(0);
   const Tensor& b = c.saved_input(1);
   return {c.needs(0) ? div(g[0], b) : Tensor(),
-          c.needs(1) ? div(mul(neg(g[0]), a), mul(b, b)) : Tensor()};
+          // -g * ((a / b) / b), as PyTorch computes (and graphs) it.
+          c.needs(1) ? mul(neg(g[0]), div(div(a, b), b)) : Tensor()};
 }
 TL div_scalar_bw(const C& c, const TL& g) { return {div(g[0], c.attrs().s0)}; }
 TL div_by_scalar_bw(const C& c, const TL& g) { return {div_by_scalar(g[0], c.attrs().s0)}; }

@@ -48,7 +48,7 @@ TL div_bw(const C& c, const TL& g) {
   const Tensor& a = c.saved_input(0);
   const Tensor& b = c.saved_input(1);
   return {c.needs(0) ? div(g[0], b) : Tensor(),
-          // PyTorch's grouping, -g * ((a / b) / b): same rounding as torch.
+          // -g * ((a / b) / b), as PyTorch computes (and graphs) it.
           c.needs(1) ? mul(neg(g[0]), div(div(a, b), b)) : Tensor()};
 }
 TL div_scalar_bw(const C& c, const TL& g) { return {div(g[0], c.attrs().s0)}; }
@@ -98,7 +98,7 @@ TL pow_base_bw(const C& c, const TL& g) {
   return {mul(g[0], d)};
 }
 TL neg_bw(const C&, const TL& g) { return {neg(g[0])}; }
-TL abs_bw(const C& c, const TL& g) { return {mul(g[0], sign(c.saved_input(0)))}; }
+TL abs_bw(const C& c, const TL& g) { return {mul(g[0], sgn(c.saved_input(0)))}; }
 TL exp_bw(const C& c, const TL& g) { return {mul(g[0], c.result())}; }
 TL log_bw(const C& c, const TL& g) { return {div(g[0], c.saved_input(0))}; }
 TL sqrt_bw(const C& c, const TL& g) { return {div(g[0], mul_by_scalar(c.result(), Scalar(2.0)))}; }
@@ -212,6 +212,16 @@ TL extreme_dim_bw(const C& c, const TL& g) {
   return {scatter_add(zeros_of(c, 0), at.i0, idx, gg)};
 }
 TL reshape_bw(const C& c, const TL& g) { return {reshape(g[0], c.input(0).shape)}; }
+// squeeze's gradient puts the dropped size-1 dims back one unsqueeze at a time
+// (nothing when none was dropped), as PyTorch's unsqueeze_to: the
+// create_graph=True graph shows UnsqueezeBackward0 nodes, not a view.
+TL squeeze_bw(const C& c, const TL& g) {
+  const DimVector& in = c.input(0).shape;
+  Tensor r = g[0];
+  for (int64_t i = 0; r.dim() < static_cast<int64_t>(in.size()); ++i)
+    if (i >= r.dim() || r.sizes()[i] != in[i]) r = unsqueeze(r, i);
+  return {r};
+}
 TL as_strided_bw(const C& c, const TL& g) {
   const Attrs& at = c.attrs();
   return {as_strided_backward(contiguous(g[0]), c.input(0).shape, at.ints2, at.i1, at.ints0,
@@ -368,7 +378,10 @@ TL mse_loss_bw(const C& c, const TL& g) {
   Tensor ga = mul(mul(d, Scalar(k)), g[0]);
   return {c.needs(0) ? ga : Tensor(), c.needs(1) ? neg(ga) : Tensor()};
 }
-TL threshold_backward_bw(const C& c, const TL& g) { return {threshold_backward(g[0], c.extra(0))}; }
+TL threshold_backward_bw(const C& c, const TL& g) {
+  return {c.needs(0) ? threshold_backward(g[0], c.saved_input(1)) : Tensor(),
+          c.needs(1) ? zeros_of(c, 1) : Tensor()};
+}
 // The product of the other elements along `d`, from differentiable ops so a
 // create_graph=True gradient of prod can be differentiated again (its second
 // derivative is not zero where there are zeros). Halves recursively: each
@@ -506,9 +519,9 @@ const FormulaRow kRows[] = {
     {OpKind::Permute, "PermuteBackward0", {0, 0, 0}, false, false, permute_bw},
     {OpKind::Unsqueeze, "UnsqueezeBackward0", {0, 0, 0}, false, false, unsqueeze_bw},
     {OpKind::UnsqueezeInplace, "UnsqueezeBackward1", {0, 0, 0}, false, false, unsqueeze_bw},
-    {OpKind::Squeeze, "SqueezeBackward0", {0, 0, 0}, false, false, reshape_bw},
-    {OpKind::SqueezeDim, "SqueezeBackward1", {0, 0, 0}, false, false, reshape_bw},
-    {OpKind::SqueezeInplace, "SqueezeBackward3", {0, 0, 0}, false, false, reshape_bw},
+    {OpKind::Squeeze, "SqueezeBackward0", {0, 0, 0}, false, false, squeeze_bw},
+    {OpKind::SqueezeDim, "SqueezeBackward1", {0, 0, 0}, false, false, squeeze_bw},
+    {OpKind::SqueezeInplace, "SqueezeBackward3", {0, 0, 0}, false, false, squeeze_bw},
     {OpKind::Expand, "ExpandBackward0", {0, 0, 0}, false, false, pass_bw},
     {OpKind::Select, "SelectBackward0", {0, 0, 0}, false, false, select_bw},
     {OpKind::Slice, "SliceBackward0", {0, 0, 0}, false, false, slice_bw},
@@ -540,7 +553,7 @@ const FormulaRow kRows[] = {
     {OpKind::Softmax, "SoftmaxBackward0", {0, 0, 0}, R, false, softmax_bw},
     {OpKind::NllLoss, "NllLossBackward0", {0, 0, 0}, false, false, nll_loss_bw},
     {OpKind::MseLoss, "MseLossBackward0", {G01, G01, 0}, false, false, mse_loss_bw},
-    {OpKind::ThresholdBackward, "ThresholdBackwardBackward0", {0, 0, 0}, false, false,
+    {OpKind::ThresholdBackward, "ThresholdBackwardBackward0", {0, G0, 0}, false, false,
      threshold_backward_bw},
     {OpKind::Prod, "ProdBackward0", {G0, 0, 0}, R, false, prod_bw},
     {OpKind::Amax, "AmaxBackward0", {G0, 0, 0}, R, false, amax_bw},
@@ -555,8 +568,8 @@ const FormulaRow kRows[] = {
     {OpKind::Alias, "AliasBackward0", {0, 0, 0}, false, false, pass_bw},
     {OpKind::SplitWithSizes, "SplitWithSizesBackward0", {0, 0, 0}, false, false, split_bw},
     {OpKind::MaskedFillTensor, "MaskedFillBackward1", {0, 0, 0}, false, false, masked_fill_bw},
-    {OpKind::SqueezeDims, "SqueezeBackward2", {0, 0, 0}, false, false, reshape_bw},
-    {OpKind::SqueezeDimInplace, "SqueezeBackward4", {0, 0, 0}, false, false, reshape_bw},
+    {OpKind::SqueezeDims, "SqueezeBackward2", {0, 0, 0}, false, false, squeeze_bw},
+    {OpKind::SqueezeDimInplace, "SqueezeBackward4", {0, 0, 0}, false, false, squeeze_bw},
     {OpKind::FloorDivide, "gradtrack::autograd::NotImplemented", {0, 0, 0}, false, false,
      not_implemented_bw},
     {OpKind::ProdDim, "ProdBackward1", {G0, 0, 0}, R, false, prod_dim_bw},
@@ -566,6 +579,7 @@ const FormulaRow kRows[] = {
     {OpKind::SubByScalar, "SubBackward1", {0, 0, 0}, false, false, pass_bw},
     {OpKind::DivByScalar, "DivBackward1", {0, 0, 0}, false, false, div_by_scalar_bw},
     {OpKind::FillTensor, "FillBackward3", {0, 0, 0}, false, false, fill_bw},
+    {OpKind::Sgn, "SgnBackward0", {0, 0, 0}, false, false, zero_bw},
 };
 
 }  // namespace

@@ -382,6 +382,7 @@ Tensor relu(const Tensor& a) {
   return same_type_unary(UnaryOp::Relu, OpKind::Relu, a);
 }
 Tensor sign(const Tensor& a) { return same_type_unary(UnaryOp::Sign, OpKind::Sign, a); }
+Tensor sgn(const Tensor& a) { return same_type_unary(UnaryOp::Sign, OpKind::Sgn, a); }
 Tensor floor(const Tensor& a) { return same_type_unary(UnaryOp::Floor, OpKind::Floor, a); }
 Tensor ceil(const Tensor& a) { return same_type_unary(UnaryOp::Ceil, OpKind::Ceil, a); }
 Tensor round(const Tensor& a) { return same_type_unary(UnaryOp::Round, OpKind::Round, a); }
@@ -469,7 +470,9 @@ Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b) {
 Tensor threshold_backward(const Tensor& g, const Tensor& y) {
   Tensor out = empty_result(broadcast2(g, y), g.dtype(), g, y);
   kernels::threshold_backward(out, g, y);
-  record(OpKind::ThresholdBackward, {&g}, out, [](autograd::Attrs&) {}, {&y});
+  // y is an input as in PyTorch (its gradient is zero), so a create_graph=True
+  // gradient of relu is connected to relu's result.
+  record(OpKind::ThresholdBackward, {&g, &y}, out);
   return out;
 }
 

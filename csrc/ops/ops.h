@@ -73,6 +73,8 @@ Tensor sigmoid(const Tensor& a);
 Tensor relu(const Tensor& a);
 Tensor reciprocal(const Tensor& a);
 Tensor sign(const Tensor& a);
+/// torch.sgn: sign for real tensors, its own node (SgnBackward0, what abs's gradient uses).
+Tensor sgn(const Tensor& a);
 Tensor floor(const Tensor& a);
 Tensor ceil(const Tensor& a);
 Tensor round(const Tensor& a);

@@ -30,8 +30,10 @@ void accumulate(TensorList& buffer, size_t slot, Tensor g) {
   Tensor& cur = buffer[slot];
   if (!cur.defined()) {
     cur = std::move(g);
-  } else if (!GradMode::is_enabled() && cur.ptr().use_count() == 1 && cur.sizes() == g.sizes() &&
-             cur.dtype() == g.dtype() && cur.is_contiguous()) {
+  } else if (!GradMode::is_enabled() && cur.ptr().use_count() == 1 &&
+             cur->storage().use_count() == 1 && cur.sizes() == g.sizes() &&
+             cur.dtype() == g.dtype() && is_non_overlapping_and_dense(cur)) {
+    // Only when nothing else sees its memory (not a view's), as PyTorch.
     kernels::binary(kernels::BinaryOp::Add, cur, cur, g, Scalar(1));
     cur->bump_version();  // an in-place add, as PyTorch's input buffer does
   } else {
@@ -220,14 +222,22 @@ TensorList run_backward(const std::vector<Edge>& roots, const TensorList& grads,
     // when the node runs (they apply on the way in), after them when it does
     // not (PyTorch's order). A leaf's hooks live on its AccumulateGrad.
     auto capture_into = [&](bool hooked) {
+      // backward(inputs=) only needs the marks: holding the gradient here would
+      // stop AccumulateGrad from stealing it.
+      if (options.accumulate_grad) return;
       auto cap = captures.find(node);
       if (cap == captures.end()) return;
+      // A leaf's hooks run once, however often the leaf is listed.
+      Tensor leaf_hooked;
       for (size_t c : cap->second) {
         uint32_t slot = capture[c].input_nr;
         if (slot >= grads.size()) continue;
         captured[c] = grads[slot];
-        if (hooked && node->is_accumulate_grad() && captured[c].defined())
-          captured[c] = static_cast<AccumulateGrad*>(node)->run_hooks(captured[c]);
+        if (hooked && node->is_accumulate_grad() && captured[c].defined()) {
+          if (!leaf_hooked.defined())
+            leaf_hooked = static_cast<AccumulateGrad*>(node)->run_hooks(captured[c]);
+          captured[c] = leaf_hooked;
+        }
       }
     };
     if (run && !captures.empty()) capture_into(false);

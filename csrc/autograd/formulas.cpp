@@ -198,8 +198,9 @@ TL extreme_all_bw(const C& c, const TL& g) {
   Tensor mask = logical(Logic::Or, compare(Cmp::Eq, a, r),
                         logical(Logic::And, isnan(a), isnan(r)));
   Tensor count = sum(mask, {}, false);
-  Tensor share = div(g[0], count);
-  return {where(mask, share, zero_scalar(share))};
+  // As PyTorch: zeros, then masked_fill_ (so the result is at version 1).
+  Tensor out = zeros(a.sizes(), a.dtype());
+  return {inplace_masked_fill(out, mask, div(g[0], count))};
 }
 TL extreme_dim_bw(const C& c, const TL& g) {
   const Attrs& at = c.attrs();

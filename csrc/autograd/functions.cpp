@@ -1,4 +1,5 @@
 #include "autograd/functions.h"
+#include "autograd/grad_mode.h"
 
 #include "autograd/provenance.h"
 #include "autograd/saved_tensor.h"
@@ -23,6 +24,28 @@ Tensor AccumulateGrad::run_hooks(Tensor g) const {
   return g;
 }
 
+namespace {
+
+// PyTorch's rule for keeping an incoming gradient as .grad: a dense leaf's
+// strides where the size is not 1 (and no zero stride where it is), else
+// plain contiguity.
+bool obeys_layout_contract(const Tensor& g, const Tensor& variable) {
+  if (!is_non_overlapping_and_dense(variable)) return g.is_contiguous();
+  for (size_t d = 0; d < g.sizes().size(); ++d) {
+    if (g.sizes()[d] != 1 ? g.strides()[d] != variable.strides()[d] : g.strides()[d] == 0)
+      return false;
+  }
+  return true;
+}
+
+// A new .grad: a dense leaf's strides (PyTorch's layout contract), else contiguous.
+Tensor grad_buffer(const Tensor& variable) {
+  if (!is_non_overlapping_and_dense(variable)) return empty(variable.sizes(), variable.dtype());
+  return empty_strided(variable.sizes(), variable.strides(), variable.dtype());
+}
+
+}  // namespace
+
 TensorList AccumulateGrad::apply(TensorList&& grads) {
   Tensor g = run_hooks(std::move(grads[0]));
   AutogradMeta& m = materialize_meta(variable_);
@@ -32,18 +55,18 @@ TensorList AccumulateGrad::apply(TensorList&& grads) {
     // the same way); otherwise the first .grad is a fresh copy.
     // .grad follows the layout contract: a contiguous leaf gets a contiguous
     // gradient (a transposed one would make every optimizer op slow).
-    bool sole_owner = g.ptr().use_count() == 1 && !requires_grad(g) && g.is_contiguous() &&
-                      g.sizes() == variable_.sizes();
+    bool sole_owner = g.ptr().use_count() == 1 && !requires_grad(g) &&
+                      g.sizes() == variable_.sizes() && obeys_layout_contract(g, variable_);
     if (!GradMode::is_enabled() && sole_owner) {
-      m.grad = g;
+      // Stolen as PyTorch does, through detach(): never a view.
+      m.grad = is_view(g) ? alias_with_geometry(g, g.sizes(), g.strides(), g->offset()) : g;
     } else if (GradMode::is_enabled()) {
       // create_graph: a new buffer copied from g, so .grad keeps g's history
       // (CopyBackwards, as in PyTorch).
-      Tensor buffer = empty(variable_.sizes(), variable_.dtype());
-      m.grad = ops::inplace_copy(buffer, g);
+      m.grad = ops::inplace_copy(grad_buffer(variable_), g);
     } else {
       Tensor summed = g.sizes() != variable_.sizes() ? ops::sum_to(g, variable_.sizes()) : g;
-      m.grad = empty(variable_.sizes(), variable_.dtype());
+      m.grad = grad_buffer(variable_);
       kernels::copy(m.grad, summed);
       m.grad->bump_version();  // PyTorch fills its copy with copy_: .grad starts at version 1
     }
@@ -89,19 +112,27 @@ TensorList CopySlices::apply(TensorList&& grads) {
   }
   Tensor buffer = ops::zeros({numel_of(base_sizes_) == 0 ? 0 : extent + 1}, dtype_);
   Tensor result = alias_with_geometry(buffer, base_sizes_, base_strides_, 0);
-  kernels::copy(result, grads[0]);
   Tensor grad_slice = alias_with_geometry(buffer, view_sizes_, view_strides_,
                                           view_offset_ - base_offset_);
-  TensorList res = fn_->apply({ops::clone(grad_slice)});
-  if (res.empty() || !res[0].defined()) {
-    kernels::fill(grad_slice, Scalar(0));
+  // Under create_graph the writes are differentiable ops, as PyTorch's, so the
+  // base's gradient keeps its graph (CopyBackwards, then CopySlices for the
+  // slice). Either way the result is written twice and its version shows it.
+  const bool graph = GradMode::is_enabled();
+  if (graph) {
+    ops::inplace_copy(result, grads[0]);
+    grad_slice = ops::as_strided(result, view_sizes_, view_strides_, view_offset_ - base_offset_);
   } else {
-    kernels::copy(grad_slice, res[0]);
+    kernels::copy(result, grads[0]);
+    result->bump_version();
   }
-  // Two in-place writes, as PyTorch counts them (its result's _version shows
-  // through autograd.grad).
-  result->bump_version();
-  result->bump_version();
+  TensorList res = fn_->apply({ops::clone(grad_slice)});
+  const bool none = res.empty() || !res[0].defined();
+  if (graph) {
+    none ? ops::inplace_zero(grad_slice) : ops::inplace_copy(grad_slice, res[0]);
+  } else {
+    none ? kernels::fill(grad_slice, Scalar(0)) : kernels::copy(grad_slice, res[0]);
+    result->bump_version();
+  }
   TensorList out;
   out.push_back(result);
   for (size_t i = 1; i < res.size(); ++i) out.push_back(res[i]);

@@ -464,6 +464,22 @@ Tensor inplace_masked_fill(const Tensor& self, const Tensor& mask, Scalar value,
   return self;
 }
 
+Tensor inplace_masked_fill(const Tensor& self, const Tensor& mask, const Tensor& value) {
+  GT_CHECK(value.dim() == 0, "masked_fill_ only supports a 0-dimensional value tensor, but got "
+           "tensor with ", value.dim(), " dimension(s).");
+  GT_CHECK(mask.dtype() == ScalarType::Bool, "masked_fill_ only supports boolean masks, but got "
+           "mask with dtype ", cpp_type_name(mask.dtype()));
+  if (has_internal_overlap(self)) warn(kMaskedFillExpanded);
+  check_no_partial_overlap(self, mask);
+  check_broadcast_into(self, mask.sizes());
+  // The value is an input of MaskedFillBackward1, so its gradient flows.
+  Tensor v = empty({}, self.dtype());
+  kernels::copy(v, value);
+  run_inplace("masked_fill_", OpKind::MaskedFillTensor, true, {&self, &value}, self,
+              [&] { kernels::where(self, mask, v, self); }, no_attrs, {&mask});
+  return self;
+}
+
 namespace {
 
 // Metadata-only in-place ops change geometry, bump, and take a new node

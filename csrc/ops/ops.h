@@ -232,6 +232,8 @@ Tensor inplace_index_put(const Tensor& self, const IndexList& indices, const Ten
                          bool accumulate);
 Tensor inplace_masked_fill(const Tensor& self, const Tensor& mask, Scalar value,
                            bool value_is_tensor = false);
+/// masked_fill_ with a 0-dim tensor value that may require grad.
+Tensor inplace_masked_fill(const Tensor& self, const Tensor& mask, const Tensor& value);
 /// Metadata-only in-place ops (bump the version too).
 Tensor inplace_t(const Tensor& self);
 Tensor inplace_unsqueeze(const Tensor& self, int64_t dim);

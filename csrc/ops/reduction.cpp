@@ -236,6 +236,8 @@ Tensor prod_others(const Tensor& a, int64_t dim) {
 
 Tensor sum_to(const Tensor& g, const DimVector& shape) {
   if (g.sizes() == shape) return g;
+  // To a 0-dim shape PyTorch sums everything: the result is not a view.
+  if (shape.empty()) return sum(g, DimVector{}, /*keepdim=*/false);
   const int64_t lead = g.dim() - static_cast<int64_t>(shape.size());
   DimVector dims;
   for (int64_t i = 0; i < lead; ++i) dims.push_back(i);

@@ -258,8 +258,9 @@ Tensor expand(const Tensor& a, const DimVector& sizes) {
     if (j < 0) {
       GT_CHECK(sizes[i] >= 0, "The expanded size of the tensor (", sizes[i],
                ") isn't allowed in a leading, non-existing dimension ", i);
-      // A new leading dim of size 1 keeps a "contiguous" stride, as PyTorch's.
-      st[i] = sizes[i] == 1 ? (i + 1 < nd ? s[i + 1] * st[i + 1] : 1) : 0;
+      // A new leading dim of size 1 keeps a "contiguous" stride, as PyTorch's
+      // (0 behind a 0-dim tensor: it has no stride to continue).
+      st[i] = sizes[i] == 1 ? (i + 1 < nd ? s[i + 1] * st[i + 1] : 0) : 0;
       continue;
     }
     int64_t cur = a.sizes()[j];
@@ -660,13 +661,18 @@ Tensor as_strided_backward(const Tensor& g, const DimVector& base_sizes,
           if (count[i] > 1) b[i] /= static_cast<scalar_t>(count[i]);
       }
     });
+  } else if (autograd::GradMode::is_enabled()) {
+    // create_graph: a differentiable write, so the gradient keeps its graph.
+    inplace_copy(as_strided(buffer, sizes, strides, offset - lo), g);
+    return as_strided(buffer, base_sizes, base_strides, base_offset - lo);
   } else {
     kernels::copy(alias_with_geometry(buffer, sizes, strides, offset - lo), g);
   }
-  Tensor base_view = alias_with_geometry(buffer, base_sizes, base_strides, base_offset - lo);
-  Tensor out = empty(base_sizes, g.dtype());
-  kernels::copy(out, base_view);
-  return out;
+  // As PyTorch's: the result is a view of the buffer, written once (twice
+  // when shared locations were divided).
+  buffer->bump_version();
+  if (base_overlaps) buffer->bump_version();
+  return as_strided(buffer, base_sizes, base_strides, base_offset - lo);
 }
 
 }  // namespace gradtrack::ops

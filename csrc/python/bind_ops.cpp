@@ -244,15 +244,7 @@ void bind_inplace(py::module_& m) {
      py::arg("label") = py::none());
   m.def("_masked_fill_", [](const Tensor& self, const Tensor& mask, py::handle value) {
     if (py::isinstance<TensorImpl>(value)) {
-      Tensor v = value.cast<Tensor>();
-      GT_CHECK(v.dim() == 0, "masked_fill_ only supports a 0-dimensional value tensor, but got "
-               "tensor with ", v.dim(), " dimension(s).");
-      return ops::inplace_masked_fill(self, mask, GT_DISPATCH_ALL(v.dtype(), [&]() -> Scalar {
-        scalar_t x = *v.data<scalar_t>();
-        if constexpr (std::is_floating_point_v<scalar_t>) return Scalar(double(x));
-        else if constexpr (std::is_same_v<scalar_t, bool>) return Scalar(x);
-        else return Scalar(int64_t(x));
-      }), true);
+      return ops::inplace_masked_fill(self, mask, value.cast<Tensor>());
     }
     auto s = to_scalar(value);
     if (!s) {

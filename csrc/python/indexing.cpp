@@ -80,17 +80,19 @@ Parsed parse(const Tensor& self, py::handle index, bool setitem) {
   Parsed p;
   Tensor cur = self;
   int64_t dim = 0;       // position in `cur`
-  int64_t self_dim = 0;  // position in `self`, for error messages
+  // Errors name the item's position in the index, as PyTorch's do (so
+  // x[..., -1] of a 3-D tensor reports "dimension 1").
+  int64_t pos = -1;
   for (py::handle item : items) {
+    ++pos;
     if (is_int(item)) {
       GT_CHECK_INDEX(self.dim() > 0, "invalid index of a 0-dim tensor. Use `tensor.item()` in "
                      "Python or `tensor.item<T>()` in C++ to convert a 0-dim tensor to a number");
       int64_t i = unpack_long(py::int_(py::reinterpret_borrow<py::object>(item)));
       int64_t size = cur.sizes()[dim];
       GT_CHECK_INDEX(i >= -size && i < size, "index ", i, " is out of bounds for dimension ",
-                     self_dim, " with size ", size);
+                     pos, " with size ", size);
       cur = ops::select(cur, dim, i);
-      ++self_dim;
     } else if (PySlice_Check(item.ptr())) {
       Py_ssize_t start, stop, step;
       if (PySlice_Unpack(item.ptr(), &start, &stop, &step) < 0) throw py::error_already_set();
@@ -103,13 +105,11 @@ Parsed parse(const Tensor& self, py::handle index, bool setitem) {
       bool whole = step == 1 && start == 0 && cur.dim() > 0 && stop >= cur.sizes()[dim];
       if (!(whole && (setitem || is_tuple))) cur = ops::slice(cur, dim, b, e, step);
       ++dim;
-      ++self_dim;
     } else if (item.is_none()) {
       cur = ops::unsqueeze(cur, dim);
       ++dim;
     } else if (item.ptr() == Py_Ellipsis) {
       dim += self.dim() - explicit_dims;
-      self_dim += self.dim() - explicit_dims;
     } else if (PyBool_Check(item.ptr()) || is_bool_scalar_tensor(item)) {
       // x[True] / x[False]: a new dim, advanced-indexed with [0] or [].
       cur = ops::unsqueeze(cur, dim);
@@ -130,7 +130,6 @@ Parsed parse(const Tensor& self, py::handle index, bool setitem) {
       p.has_adv = true;
       int64_t used = consumed(py::cast(t));
       dim += used;
-      self_dim += used;
     } else if (PyUnicode_Check(item.ptr())) {
       throw TypeError("new(): invalid data type 'str'");
     } else {
@@ -175,6 +174,7 @@ Tensor setitem_value(const Tensor& self, py::handle value) {
     throw TypeError(std::string("can't assign a ") + Py_TYPE(value.ptr())->tp_name + " to a " +
                     target);
   }
+  check_fits(*s, self.dtype());
   return ops::scalar_tensor(*s, self.dtype());
 }
 

@@ -63,9 +63,6 @@ from hypothesis import strategies as st
 
 _TRIGGERED = re.compile(r" ?\(Triggered internally at [^)]*\)\.?")
 _NAME = re.compile(r"t(\d+)$")
-_STALE = re.compile(r"(modified by an inplace operation: )\[.*?\](?:, which is output \d+ of [^,]*,)?"
-                    r" is at version \d+; expected version \d+( instead\.)")
-_GRAD_TARGETS = re.compile(r"((?:t\d+, )+)= lib\.autograd\.grad\(")
 
 
 def spell(text):
@@ -154,10 +151,6 @@ def tensor_record(t, gaps=frozenset()):
         "retains_grad": _read(lambda: t.retains_grad),
         "grad_fn": _grad_fn(t),
     }
-    if "no_grad_view_grad_getter" in gaps and rec["grad_fn"] and \
-            rec["grad_fn"][0] == "<raised>":
-        rec["grad"] = "<not read>"
-        return rec
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # .grad of a non-leaf warns; that is not this step's
         g = _read(lambda: t.grad)
@@ -191,22 +184,8 @@ class Runner:
         self.records = []
         self.record = record
         self.failed = False
-        self.grad_names = set()
-        self.second_order = set()
 
     def run(self, stmt):
-        m = _GRAD_TARGETS.match(stmt)
-        if m and "grad_result_view" in self.gaps:
-            self.grad_names.update(re.findall(r"t\d+", m.group(1)))
-        bound = re.match(r"(t\d+) = ", stmt.split("\n")[-1].strip())
-        if bound and "grad_version" in self.gaps and re.search(r"\.grad$", stmt.strip()):
-            self.grad_names.add(bound.group(1))
-        if bound and set(re.findall(r"\bt\d+\b", stmt)) & self.grad_names:
-            self.grad_names.add(bound.group(1))
-        if "create_graph_structure" in self.gaps:
-            mentioned = set(re.findall(r"\bt\d+\b", stmt))
-            if (m and "create_graph=True" in stmt) or mentioned & self.second_order:
-                self.second_order |= mentioned
         error = None
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
@@ -215,18 +194,10 @@ class Runner:
             except Exception as exc:  # noqa: BLE001 - the error is the observable result
                 error = (_builtin_type(exc), spell(str(exc)))
         warned = tuple((w.category.__name__, spell(str(w.message))) for w in caught)
-        if error and "saved_unpack_order" in self.gaps:
-            error = (error[0], _STALE.sub(r"\1[...]\2", error[1]))
         state = {}
         if self.record:
             for name in live_names(self.ns):
                 state[name] = tensor_record(self.ns[name], self.gaps)
-                if name in self.grad_names and state[name] is not None:
-                    state[name]["is_view"] = state[name]["_version"] = None
-                if name in self.second_order and state[name] is not None:
-                    state[name]["grad_fn"] = None
-                    if isinstance(state[name]["grad"], dict):
-                        state[name]["grad"]["grad_fn"] = None
         rec = StepRecord(error, warned, state)
         self.records.append(rec)
         self.failed = error is not None
@@ -393,10 +364,8 @@ class State:
     """The torch namespace while a program is being built: what each name holds."""
 
     def __init__(self, runner):
-        self.runner = runner
         self.ns = runner.ns
         self.counter = 0
-        self.nograd_names = set()   # names bound inside `with lib.no_grad():`
 
     def new_name(self):
         while f"t{self.counter}" in self.ns:
@@ -436,12 +405,6 @@ def _rg(t):
     return t.requires_grad
 
 
-def _no_grad_view(t):
-    """A view made under no_grad of a tensor that requires grad (torch: requires_grad
-    True, no grad_fn)."""
-    return t._is_view() and t.requires_grad and t.grad_fn is None
-
-
 def _leaf_guarded(t):
     """True if an in-place write to t in grad mode raises the (view of a) leaf error."""
     if t.is_leaf and t.requires_grad:
@@ -472,12 +435,6 @@ def _matmul_ok(a, b):
     return _broadcast(a[:-2], b[:-2]) is not None
 
 
-def _foldable(t):
-    """True if t's leading dims collapse into one by a view (t.view(-1, t.shape[-1]))."""
-    shape, stride = t.shape, t.stride()
-    return all(stride[i] == stride[i + 1] * shape[i + 1] for i in range(t.dim() - 2))
-
-
 def _maybe_no_grad(draw, code, weight=4):
     """Wraps a statement in ``with lib.no_grad():`` one time in ``weight``."""
     if draw(st.integers(0, weight - 1)) == 0:
@@ -498,8 +455,6 @@ def gen_leaf(draw, s):
     else:
         values = draw(st.lists(VALUE, min_size=n, max_size=n))
         rg = ", requires_grad=True" if draw(st.integers(0, 2)) > 0 else ""
-        if n == 0 and "overlap_check_empty" in KNOWN_GAPS:
-            rg = ""
     dtype = "" if kind == "float32" else f", dtype=lib.{kind}"
     if n == 0:
         args = ", ".join(map(str, shape))
@@ -518,13 +473,8 @@ def gen_binary(draw, s):
     op = draw(st.sampled_from(BINARY))
     form = draw(st.integers(0, 5))
     name = s.new_name()
-    partners = [_dense(s, n) for n in partners]
-    a = _dense(s, a)
     if form <= 2:
         b = draw(st.sampled_from(partners))
-        if op == "**" and "pow_zero_to_zero_grad" in KNOWN_GAPS and \
-                s.eval(f"bool((({a} == 0) & ({b} == 0)).any())"):
-            op = "*"
         code = f"{name} = {a} {op} {b}"
     elif form == 3:
         code = f"{name} = {a} {op} {draw(st.sampled_from(SCALARS))}"
@@ -542,16 +492,8 @@ UNARY = ("exp()", "LOG", "sigmoid()", "tanh()", "relu()", "neg()", "abs()", "sin
          "clamp(-1, 1)", "SQRT", "square()")
 
 
-def _dense(s, a):
-    """``a``, or ``a.contiguous()`` where torch would keep a non-contiguous layout that
-    gradtrack does not (KNOWN_GAPS "elementwise_layout")."""
-    if "elementwise_layout" in KNOWN_GAPS and not s.ns[a].is_contiguous():
-        return f"{a}.contiguous()"
-    return a
-
-
 def gen_unary(draw, s):
-    a = _dense(s, draw(st.sampled_from(s.names())))
+    a = draw(st.sampled_from(s.names()))
     op = draw(st.sampled_from(UNARY))
     name = s.new_name()
     if op == "LOG":
@@ -569,11 +511,6 @@ def gen_reduce(draw, s):
     a = draw(st.sampled_from(s.names()))
     t = s.ns[a]
     fn = draw(st.sampled_from(("sum", "mean", "sum", "max", "prod")))
-    if fn == "prod" and t.dim() == 0 and "prod_0dim_formula" in KNOWN_GAPS:
-        fn = "sum"
-    if fn == "prod" and "prod_double_backward_zeros" in KNOWN_GAPS and \
-            s.eval(f"int(({a} == 0).sum()) >= 2"):
-        fn = "sum"
     name = s.new_name()
     if t.dim() == 0 or fn in ("max", "prod") or draw(st.integers(0, 2)) == 0:
         return f"{name} = {a}.{fn}()"
@@ -588,17 +525,6 @@ def gen_matmul(draw, s):
     names = s.names()
     pairs = [(a, b) for a in names for b in names
              if _matmul_ok(s.ns[a].shape, s.ns[b].shape)]
-    if "matmul_dtype_messages" in KNOWN_GAPS:
-        pairs = [(a, b) for a, b in pairs if s.ns[a].dtype == s.ns[b].dtype
-                 or (s.ns[a].dim(), s.ns[b].dim()) in ((1, 1), (1, 2), (2, 2), (3, 2))]
-    if "matmul_fold_rule" in KNOWN_GAPS:
-        pairs = [(a, b) for a, b in pairs if not (
-            s.ns[a].dim() >= 3 and s.ns[a].requires_grad and not _foldable(s.ns[a]))
-            and (s.ns[a].dim() < 3 or s.ns[b].dim() < 3 or s.ns[a].shape[0] == s.ns[b].shape[0])]
-    if "matmul_empty_fold" in KNOWN_GAPS:
-        pairs = [(a, b) for a, b in pairs if s.ns[a].dim() < 3 or s.ns[a].shape[-1] != 0]
-    if "matmul_3d_right" in KNOWN_GAPS:
-        pairs = [(a, b) for a, b in pairs if s.ns[b].dim() < 3 or s.ns[a].dim() >= 3]
     if not pairs:
         return None
     a, b = draw(st.sampled_from(pairs))
@@ -613,9 +539,7 @@ def _view_shapes(shape):
     if n % 2 == 0 and n:
         out += [(2, -1), (-1, 2), (2, n // 2, 1)]
     if n == 1:
-        out.append("()")
-        if "no_size_args" not in KNOWN_GAPS:
-            out.append("")
+        out += ["()", ""]
     return out
 
 
@@ -668,32 +592,24 @@ def _view_exprs(draw, s, a):
         return f"{a}.expand({', '.join(map(str, sizes))})"
     if kind == "permute":
         perm = draw(st.permutations(range(nd)))
-        if nd:
-            return f"{a}.permute({', '.join(map(str, perm))})"
-        return f"{a}.permute(())" if "no_size_args" in KNOWN_GAPS else f"{a}.permute()"
+        return f"{a}.permute({', '.join(map(str, perm))})"
     if kind == "detach":
         return f"{a}.detach()"
     if kind == "data":
         return f"{a}.data"
     if kind == "adv":
-        if not shape and "mask_index_0dim" in KNOWN_GAPS:
-            return f"{a}[...]"
         if not shape or shape[0] == 0:
             return f"{a}[{a} > 0]"
         return draw(st.sampled_from((f"{a}[[0, -1]]", f"{a}[{a} > 0]",
                                      f"{a}[lib.tensor([0, 0])]")))
-    d = _dense(s, a)
-    return draw(st.sampled_from((f"{a}.clone()", f"{a}.contiguous()", f"{d}.double()",
-                                 f"{d}.float()", f"{d}.to(lib.float64)")))
+    return draw(st.sampled_from((f"{a}.clone()", f"{a}.contiguous()", f"{a}.double()",
+                                 f"{a}.float()", f"{a}.to(lib.float64)")))
 
 
 def gen_view(draw, s):
     a = draw(st.sampled_from(s.names()))
     expr = _view_exprs(draw, s, a)
-    code = f"{s.new_name()} = {expr}"
-    if "no_grad_view_of_view_message" in KNOWN_GAPS and a in s.nograd_names:
-        return "with lib.no_grad():\n    " + code
-    return _maybe_no_grad(draw, code, 6)
+    return _maybe_no_grad(draw, f"{s.new_name()} = {expr}", 6)
 
 
 INPLACE_UNARY = ("zero_()", "exp_()", "relu_()", "sigmoid_()", "clamp_(-1, 1)", "neg_()",
@@ -721,17 +637,10 @@ def _fitting(s, a, target_shape, setitem=False):
     for n in s.names():
         shape = tuple(s.ns[n].shape)
         if _broadcast(shape, target_shape) != target_shape:
-            if not setitem or "setitem_value_leading_ones" in KNOWN_GAPS or \
-                    _broadcast(_strip_leading_ones(shape), target_shape) != target_shape:
+            if not setitem or _broadcast(_strip_leading_ones(shape), target_shape) != target_shape:
                 continue
-        v = s.ns[n]
-        if "int_tensor_requires_grad" in KNOWN_GAPS and v.requires_grad and \
+        if "int_tensor_requires_grad" in KNOWN_GAPS and s.ns[n].requires_grad and \
                 not target.dtype.is_floating_point:
-            continue
-        if "overlap_check_order" in KNOWN_GAPS and not target.dtype.is_floating_point and \
-                _aliases(s, a, n):
-            continue
-        if "copy_self_overlap" in KNOWN_GAPS and 0 in target.stride() and _aliases(s, a, n):
             continue
         out.append(n)
     return out
@@ -745,10 +654,6 @@ def _operand(draw, s, a, target_shape):
     return draw(st.sampled_from(SCALARS))
 
 
-def _aliases(s, a, b):
-    return bool(s.eval(f"{a}.untyped_storage().data_ptr() == {b}.untyped_storage().data_ptr()"))
-
-
 def _inplace_target(draw, s):
     """(expression, torch value) of an in-place target, preferring writable ones."""
     names = s.names()
@@ -756,14 +661,10 @@ def _inplace_target(draw, s):
     # error; keep them rare so that programs go on past the first in-place step.
     safe = s.names(lambda t: not _leaf_guarded(t) and _is_float(t))
     pool = safe if safe and draw(st.integers(0, 7)) > 0 else names
-    if "grad_result_view" in KNOWN_GAPS:
-        pool = [n for n in pool if n not in s.runner.grad_names]
     if not pool:
         return None, None
     a = draw(st.sampled_from(pool))
     how = draw(st.sampled_from(("name", "name", "name", "view", "detach", "data")))
-    if how == "view" and "no_grad_view_of_view_message" in KNOWN_GAPS and a in s.nograd_names:
-        how = "name"
     if how == "name":
         return a, a
     if how == "detach":
@@ -783,8 +684,6 @@ def gen_inplace(draw, s):
         return None
     value = s.eval(target)
     tshape = None if value is None else tuple(value.shape)
-    if "overlap_check_empty" in KNOWN_GAPS and s.eval(f"{a}.numel() == 0 and 0 in {a}.stride()"):
-        return None
     form = draw(st.integers(0, 4))
     if form == 0:
         code = f"{target}.{draw(st.sampled_from(INPLACE_UNARY))}"
@@ -798,15 +697,13 @@ def gen_inplace(draw, s):
                 return None
             code = f"{target}.copy_({draw(st.sampled_from(fits))})"
         elif op == "pow_":
-            exps = ("2", "3") if "pow_half_special_values" in KNOWN_GAPS else ("2", "0.5", "3")
-            code = f"{target}.pow_({draw(st.sampled_from(exps))})"
+            code = f"{target}.pow_({draw(st.sampled_from(('2', '0.5', '3')))})"
         else:
             code = f"{target}.{op}({_operand(draw, s, a, tshape)})"
     else:
         op = draw(st.sampled_from(AUGMENTED))
-        if target != a and (not target.startswith(f"{a}[") or "setitem_full_slice" in KNOWN_GAPS):
-            # `x.detach() += 1` is not Python; `x[:1] += y` ends in a setitem that may cover
-            # the whole of x (KNOWN_GAPS "setitem_full_slice").
+        if target != a and not target.startswith(f"{a}["):
+            # `x.detach() += 1` is not Python.
             target, tshape = a, tuple(s.ns[a].shape)
         code = f"{target} {op} {_operand(draw, s, a, tshape)}"
     return _maybe_no_grad(draw, code, 3)
@@ -816,50 +713,27 @@ def gen_setitem(draw, s):
     names = s.names()
     safe = s.names(lambda t: not _leaf_guarded(t))
     pool = safe if safe and draw(st.integers(0, 7)) > 0 else names
-    if "grad_result_view" in KNOWN_GAPS:
-        pool = [n for n in pool if n not in s.runner.grad_names]
     if not pool:
         return None
     a = draw(st.sampled_from(pool))
-    t = s.ns[a]
-    shape = tuple(t.shape)
+    shape = tuple(s.ns[a].shape)
     basic = ["..."]
     advanced = []
     if shape and shape[0]:
         basic += ["0", "-1", ":1", "1:"]
         advanced += ["[0, -1]", "lib.tensor([0])"]
-    if shape or "mask_index_0dim" not in KNOWN_GAPS:
-        advanced.append(f"{a} > 0")
+    advanced.append(f"{a} > 0")
     if len(shape) >= 2 and shape[1]:
         basic += [":, 0", "..., -1", "0, 0"]
-    gaps = "index_put_checks" in KNOWN_GAPS
-    if gaps and 0 in t.stride() and t.numel() != 1:
-        advanced = []
-    if "setitem_full_slice" in KNOWN_GAPS and shape and shape[0] == 1:
-        basic.remove(":1")
-    if "setitem_scalar_node" in KNOWN_GAPS:
-        basic.remove("...")  # (a 0-dim value is always possible: the scalar fallback)
-    if not basic + advanced:
-        return None
     idx = draw(st.sampled_from(basic + advanced))
     target = s.eval(f"{a}[{idx}]")
     tshape = None if target is None else tuple(target.shape)
     fits = _fitting(s, a, tshape, setitem=True)
-    if gaps and idx in advanced:
-        fits = [n for n in fits if s.ns[n].dtype == t.dtype and not _aliases(s, a, n)
-                and not (s.ns[n].dim() and s.ns[n].shape[0] == 1 and s.ns[n].requires_grad)]
-    if "setitem_0dim_value_expand" in KNOWN_GAPS and tshape:
-        fits = [n for n in fits if s.ns[n].dim() or not s.ns[n].requires_grad]
     if fits and draw(st.integers(0, 2)) > 0:
         value = draw(st.sampled_from(fits))
     else:
         value = draw(st.sampled_from(SCALARS))
-        if "setitem_scalar_node" in KNOWN_GAPS:
-            value = f"lib.tensor({value}, dtype={a}.dtype)"
-    code = f"{a}[{idx}] = {value}"
-    if "no_grad_view_of_view_message" in KNOWN_GAPS and a in s.nograd_names:
-        return "with lib.no_grad():\n    " + code
-    return _maybe_no_grad(draw, code, 3)
+    return _maybe_no_grad(draw, f"{a}[{idx}] = {value}", 3)
 
 
 def gen_graph(draw, s):
@@ -873,14 +747,12 @@ def gen_graph(draw, s):
             return None
         return f"{s.new_name()} = {draw(st.sampled_from(have))}.grad"
     if kind == "requires_grad_":
-        leaves = s.names(lambda t: t.is_leaf and _is_float(t) and not t.requires_grad and
-                         (t.numel() or "overlap_check_empty" not in KNOWN_GAPS))
+        leaves = s.names(lambda t: t.is_leaf and _is_float(t) and not t.requires_grad)
         if not leaves:
             return None
         return f"{draw(st.sampled_from(leaves))}.requires_grad_()"
     if kind == "detach_":
-        cands = s.names(lambda t: not t.is_leaf and not (
-            t.retains_grad and "detach_retains_grad" in KNOWN_GAPS))
+        cands = s.names(lambda t: not t.is_leaf)
         if not cands:
             return None
         return f"{draw(st.sampled_from(cands))}.detach_()"
@@ -907,26 +779,6 @@ def _root(draw, s, a):
     return f"{a}.sum()", None
 
 
-def _graph_has(t, name):
-    """True if the graph behind t holds a node called ``name``."""
-    seen, todo = set(), [_read(lambda: t.grad_fn)]
-    while todo:
-        fn = todo.pop()
-        if fn is None or isinstance(fn, tuple) or id(fn) in seen:
-            continue
-        seen.add(id(fn))
-        if type(fn).__name__ == name:
-            return True
-        todo.extend(n for n, _ in fn.next_functions)
-    return False
-
-
-def _retain(draw, s, a):
-    if "copyslices_release" in KNOWN_GAPS and _graph_has(s.ns[a], "CopySlices"):
-        return True
-    return draw(st.booleans())
-
-
 def gen_backward(draw, s):
     rg = s.names(_rg)
     if not rg:
@@ -934,14 +786,10 @@ def gen_backward(draw, s):
     a = draw(st.sampled_from(rg))
     root, grad = _root(draw, s, a)
     args = [] if grad is None else [grad]
-    if _retain(draw, s, a):
+    if draw(st.booleans()):
         args.append("retain_graph=True")
     if draw(st.integers(0, 4)) == 0:
-        pool = rg
-        if "backward_inputs_retains_grad" in KNOWN_GAPS:
-            pool = s.names(lambda t: t.requires_grad and t.is_leaf)
-        if pool:
-            args.append(f"inputs=[{draw(st.sampled_from(pool))}]")
+        args.append(f"inputs=[{draw(st.sampled_from(rg))}]")
     return f"{root}.backward({', '.join(args)})"
 
 
@@ -951,21 +799,11 @@ def gen_autograd_grad(draw, s):
         return None
     a = draw(st.sampled_from(rg))
     root, grad = _root(draw, s, a)
-    pool = rg
-    if "grad_runs_input_node" in KNOWN_GAPS:
-        pool = s.names(lambda t: t.requires_grad and t.is_leaf)
-        if not pool:
-            return None
-    inputs = draw(st.lists(st.sampled_from(pool), min_size=1, max_size=2))
-    if "grad_duplicate_inputs" in KNOWN_GAPS:
-        inputs = list(dict.fromkeys(inputs))
-    if "grad_capture_before_hooks" in KNOWN_GAPS and len(inputs) > 1 and \
-            not set(inputs) <= set(s.names(lambda t: t.is_leaf)):
-        inputs = inputs[:1]
+    inputs = draw(st.lists(st.sampled_from(rg), min_size=1, max_size=2))
     args = [root, "[" + ", ".join(inputs) + "]"]
     if grad is not None:
         args.append(f"grad_outputs={grad}")
-    if _retain(draw, s, a):
+    if draw(st.booleans()):
         args.append("retain_graph=True")
     if draw(st.integers(0, 5)) == 0:
         args.append("create_graph=True")
@@ -999,13 +837,8 @@ def programs(draw, max_steps=14):
         stmt = GENERATORS[kind](draw, s)
         if stmt is None:
             continue
-        if "no_grad_view_saved" in KNOWN_GAPS and not stmt.startswith("with ") and \
-                set(re.findall(r"\bt\d+\b", stmt)) & set(s.names(_no_grad_view)):
-            stmt = "with lib.no_grad():\n    " + stmt
         runner.run(stmt)
         steps.append(stmt)
-        if stmt.startswith("with lib.no_grad():"):
-            s.nograd_names.update(re.findall(r"^\s*(t\d+) = ", stmt, re.M))
     return Program(tuple(steps), runner.records)
 
 

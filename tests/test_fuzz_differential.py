@@ -756,10 +756,17 @@ def test_pow_half_of_negative_infinity_and_negative_zero(form):
     "t2[-1] = t0\n"
     "t2.backward(lib.ones_like(t2), inputs=[t0])\n"
     "t4 = t0.grad",
+    # as_strided backward of an empty input: a fresh tensor, not a view
+    "t0 = lib.zeros(2, 0, dtype=lib.float64, requires_grad=True)\n"
+    "t1 = t0 / -1\n"
+    "t2 = t1.squeeze(-1)\n"
+    "t2[t2 > 0] = -1.5\n"
+    "t4 = t2 + 0.5\n"
+    "t5, t6, = lib.autograd.grad(t4.sum(), [t0, t1], retain_graph=True)",
 ], ids=["max_grad_version", "sum_to_0dim", "copyslices_create_graph", "as_strided_bw_view",
         "as_strided_bw_create_graph", "leaf_hook_listed_twice", "grad_0dim_not_view",
         "grad_empty", "grad_size_one", "grad_transposed_leaf", "expand_0dim", "masked_fill_value",
-        "accumulate_into_view", "backward_inputs_steal"])
+        "accumulate_into_view", "backward_inputs_steal", "as_strided_bw_empty"])
 def test_engine_and_layout_cases(source):
     same(source)
 

@@ -629,6 +629,12 @@ void for_each_offset(const DimVector& sizes, const DimVector& strides, int64_t o
 Tensor as_strided_backward(const Tensor& g, const DimVector& base_sizes,
                            const DimVector& base_strides, int64_t base_offset,
                            const DimVector& sizes, const DimVector& strides, int64_t offset) {
+  // An empty input gets a fresh (written, not a view) gradient, as in PyTorch.
+  if (numel_of(base_sizes) == 0) {
+    Tensor out = zeros(base_sizes, g.dtype());
+    out->bump_version();
+    return out;
+  }
   // A buffer standing for the memory both geometries cover: the view's
   // gradient is added into it, then read back through the input's geometry.
   auto extent = [](const DimVector& sz, const DimVector& st, int64_t off) {

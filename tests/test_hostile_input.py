@@ -74,9 +74,12 @@ def outcome(source, lib):
 
 
 _CHILD = """
-import json, math, re, resource, sys, textwrap, warnings
+import json, math, os, re, resource, sys, textwrap, warnings
 # A case that eats memory fails here with MemoryError instead of taking the machine.
-resource.setrlimit(resource.RLIMIT_AS, (3 << 29, resource.getrlimit(resource.RLIMIT_AS)[1]))
+# (Not under AddressSanitizer: its shadow memory needs the address space, and its
+# allocator refuses absurd sizes itself.)
+if "libasan" not in os.environ.get("LD_PRELOAD", ""):
+    resource.setrlimit(resource.RLIMIT_AS, (3 << 29, resource.getrlimit(resource.RLIMIT_AS)[1]))
 import numpy as np
 import gradtrack
 {summary}

@@ -32,6 +32,7 @@ void no_attrs(autograd::Attrs&) {}
 DimVector infer_size(const DimVector& shape, int64_t numel) {
   DimVector out(shape);
   int64_t known = 1, infer = -1;
+  bool overflow = false;  // the product left int64: no tensor has that many elements
   for (size_t i = 0; i < shape.size(); ++i) {
     if (shape[i] == -1) {
       GT_CHECK(infer < 0, "only one dimension can be inferred");
@@ -39,9 +40,15 @@ DimVector infer_size(const DimVector& shape, int64_t numel) {
     } else {
       GT_CHECK(shape[i] >= 0, "invalid shape dimension ", shape[i], " at index ", i, " of shape ",
                shape_str(shape));
-      known *= shape[i];
+      if (shape[i] == 0) {
+        known = 0;
+        overflow = false;
+      } else if (known != 0 && __builtin_mul_overflow(known, shape[i], &known)) {
+        overflow = true;
+      }
     }
   }
+  GT_CHECK(!overflow, "shape '", shape_str(shape), "' is invalid for input of size ", numel);
   if (infer >= 0 && known == 0) {
     GT_CHECK(numel != 0, "cannot reshape tensor of 0 elements into shape ", shape_str(shape),
              " because the unspecified dimension size -1 can be any value and is ambiguous");

@@ -445,33 +445,32 @@ Tensor inplace_index_put(const Tensor& self, const IndexList& indices, const Ten
   return self;
 }
 
-Tensor inplace_masked_fill(const Tensor& self, const Tensor& mask, Scalar value,
-                           bool value_is_tensor) {
+namespace {
+
+// masked_fill_'s checks on self and the mask, shared by both value kinds.
+void check_masked_fill(const Tensor& self, const Tensor& mask) {
   GT_CHECK(mask.dtype() == ScalarType::Bool, "masked_fill_ only supports boolean masks, but got "
            "mask with dtype ", cpp_type_name(mask.dtype()));
   if (has_internal_overlap(self)) warn(kMaskedFillExpanded);
   check_no_partial_overlap(self, mask);
   check_broadcast_into(self, mask.sizes());
-  if (!value_is_tensor) check_fits(value, self.dtype());
+}
+
+}  // namespace
+
+Tensor inplace_masked_fill(const Tensor& self, const Tensor& mask, Scalar value) {
+  check_masked_fill(self, mask);
+  check_fits(value, self.dtype());
   Tensor v = scalar_tensor(value, self.dtype());
-  if (value_is_tensor) {
-    run_inplace("masked_fill_", OpKind::MaskedFillTensor, true, {&self, &v}, self,
-                [&] { kernels::where(self, mask, v, self); }, no_attrs, {&mask});
-  } else {
-    run_inplace("masked_fill_", OpKind::MaskedFill, true, {&self}, self,
-                [&] { kernels::where(self, mask, v, self); }, no_attrs, {&mask});
-  }
+  run_inplace("masked_fill_", OpKind::MaskedFill, true, {&self}, self,
+              [&] { kernels::where(self, mask, v, self); }, no_attrs, {&mask});
   return self;
 }
 
 Tensor inplace_masked_fill(const Tensor& self, const Tensor& mask, const Tensor& value) {
   GT_CHECK(value.dim() == 0, "masked_fill_ only supports a 0-dimensional value tensor, but got "
            "tensor with ", value.dim(), " dimension(s).");
-  GT_CHECK(mask.dtype() == ScalarType::Bool, "masked_fill_ only supports boolean masks, but got "
-           "mask with dtype ", cpp_type_name(mask.dtype()));
-  if (has_internal_overlap(self)) warn(kMaskedFillExpanded);
-  check_no_partial_overlap(self, mask);
-  check_broadcast_into(self, mask.sizes());
+  check_masked_fill(self, mask);
   // The value is an input of MaskedFillBackward1, so its gradient flows.
   Tensor v = empty({}, self.dtype());
   kernels::copy(v, value);

@@ -342,6 +342,61 @@ for name, src in {
     case(f"numpy_{name}", src, "own")
 case("numpy_from_numpy_numpy_scalar", "out = lib.from_numpy(np.float64(2.5))", "type")
 
+# Tensors aliasing unaligned NumPy memory (one byte past an aligned buffer): every kind of
+# kernel reads and writes them (elementwise, copies, reductions, indexing, matmul, softmax,
+# nll_loss, backward formulas, the fused SGD step, random fills, scalar reads). Besides
+# matching torch, these are what the ASan+UBSan run checks for misaligned accesses.
+UNAL = """
+def unal(dtype, values):
+    values = np.asarray(values)
+    raw = np.zeros(values.size * np.dtype(dtype).itemsize + 1, dtype=np.uint8)
+    arr = raw[1:].view(dtype).reshape(values.shape)
+    arr[...] = values
+    return arr
+X = [[1.0, -2.0, 3.0, 0.0], [4.0, 5.0, -6.0, 2.0], [0.5, 1.0, 1.0, -1.0]]
+"""
+for name, src in {
+    "reductions_f64": ("a = unal(np.float64, X); t = lib.from_numpy(a)\n"
+                       "out = (t.sum(), t.sum(1), t.mean(0), t.max(), t.min(1), t.argmax(), t.amax(0),\n"
+                       "       t.prod(1), t.all(), t.any(1), t.T.sum(0), t.max(0).indices)"),
+    "reductions_f32": ("t = lib.from_numpy(unal(np.float32, X))\n"
+                       "out = (t.sum(), t.sum(0), t.max(1), t.argmin(), t.prod())"),
+    "int64": ("a = unal(np.int64, [[3, -1, 4], [1, 5, 9]]); i = lib.from_numpy(a)\n"
+              "out = (i + 1, i.sum(), i // 2, i.max(), i[i > 0], i.tolist(), int(i[0, 0]),\n"
+              "       i[1, 2].item(), float(i[0, 1]), lib.arange(i[0, 0]), i @ i.T)"),
+    "elementwise_writes": ("a = unal(np.float64, X); t = lib.from_numpy(a)\n"
+                           "t.add_(1); t.mul_(t); t.clamp_(0, 20); t[0] = 3; t[:, 1] = 4\n"
+                           "t.masked_fill_(t > 10, -1.0); t.copy_(t.T.contiguous().T); b = t.clone()\n"
+                           "t.fill_(2); t.zero_(); out = (b, t, a.tolist(), t._version)"),
+    "indexing": ("a = unal(np.float64, X); t = lib.from_numpy(a)\n"
+                 "k = lib.from_numpy(unal(np.int64, [2, 0, 2]))\n"
+                 "r = (t[k], t[:, k], t[t > 0], t.index_select(1, k), t.gather(1, k.view(3, 1)),\n"
+                 "     t.scatter_add(1, k.view(3, 1), lib.ones(3, 1, dtype=lib.float64)))\n"
+                 "t[k[:2]] = 7.0; t.index_put_((k,), lib.ones(4, dtype=lib.float64), accumulate=True)\n"
+                 "out = (r, t, a.tolist())"),
+    "matmul_softmax": ("t = lib.from_numpy(unal(np.float64, X)); f = lib.from_numpy(unal(np.float32, X))\n"
+                       "e = lib.from_numpy(unal(np.float64, [[2.0] * 4] * 3))\n"
+                       "out = (t @ t.T, t @ lib.ones(4, dtype=lib.float64), f.T @ f, e.softmax(1))"),
+    "backward": ("a = unal(np.float64, X); w = lib.from_numpy(a).requires_grad_()\n"
+                 "g = lib.from_numpy(unal(np.float64, [[1.0, 2.0, 0.5, -1.0]] * 3))\n"
+                 "((w * w).sum() + w.relu().sum() + w.prod(1).sum() + w.max()).backward()\n"
+                 "y = w * 3; y.backward(g); z = (w * w).softmax(1); z.backward(e := lib.zeros(3, 4, dtype=lib.float64))\n"
+                 "out = w.grad"),
+    "nll_loss_sgd": ("lp = lib.from_numpy(unal(np.float64, X)).requires_grad_()\n"
+                     "tg = lib.from_numpy(unal(np.int64, [0, 3, 1]))\n"
+                     "wt = lib.from_numpy(unal(np.float64, [1.0, 2.0, 0.5, 4.0]))\n"
+                     "loss = lib.nn.functional.nll_loss(lp, tg, weight=wt); loss.backward()\n"
+                     "a = unal(np.float64, X); p = lib.nn.Parameter(lib.from_numpy(a))\n"
+                     "opt = lib.optim.SGD([p], lr=0.5, momentum=0.5)\n"
+                     "for _ in range(2):\n"
+                     "    opt.zero_grad(); (p * p).sum().backward(); opt.step()\n"
+                     "out = (loss, lp.grad, p, a.tolist())"),
+    "random_fills": ("a = unal(np.float64, X); t = lib.from_numpy(a); t.uniform_()\n"
+                     "u = bool(((t >= 0) & (t < 1)).all()); t.normal_(); f = bool((t == t).all())\n"
+                     "out = (u, f, t.tolist() == a.tolist(), t._version)"),
+}.items():
+    case(f"numpy_unaligned_{name}", UNAL + src)
+
 # -- indexing with huge ints, negative dims --------------------------------------------------------
 for name, src in {
     "int_2_63": "out = lib.arange(5.0)[2**63]",

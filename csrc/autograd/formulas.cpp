@@ -35,7 +35,8 @@ TL mul_bw(const C& c, const TL& g) {
   // Both gradients of a large product in one pass: 5 memory streams, not 6.
   if (c.needs(0) && c.needs(1) && !GradMode::is_enabled() && g[0].sizes() == a.sizes() &&
       a.sizes() == b.sizes() && g[0].dtype() == a.dtype() && a.dtype() == b.dtype() &&
-      is_floating(a.dtype()) && g[0].is_contiguous() && a.is_contiguous() && b.is_contiguous()) {
+      is_floating(a.dtype()) && g[0].is_contiguous() && a.is_contiguous() && b.is_contiguous() && g[0].is_aligned() &&
+      a.is_aligned() && b.is_aligned()) {
     Tensor ga = empty(a.sizes(), a.dtype()), gb = empty(a.sizes(), a.dtype());
     kernels::mul_backward(ga, gb, g[0], a, b);
     return {ga, gb};
@@ -357,12 +358,12 @@ TL nll_loss_bw(const C& c, const TL& g) {
   const bool batched = in.shape.size() == 2;
   const int64_t n = batched ? in.shape[0] : 1, cls = in.shape.back();
   Tensor coef = zeros(in.shape, in.dtype);
-  Tensor tg = contiguous(to_dtype(target, ScalarType::Int64));
-  Tensor w = at.flag ? contiguous(to_dtype(c.extra(2), in.dtype)) : Tensor();
+  Tensor tg = kernels::aligned(contiguous(to_dtype(target, ScalarType::Int64)));
+  Tensor w = at.flag ? kernels::aligned(contiguous(to_dtype(c.extra(2), in.dtype))) : Tensor();
   GT_DISPATCH_FLOAT(in.dtype, "nll_loss_backward", [&] {
     scalar_t* p = coef.data<scalar_t>();
     const int64_t* t = tg.data<int64_t>();
-    double denom = at.i0 == 1 ? double(*contiguous(total_weight).data<scalar_t>()) : 1.0;
+    double denom = at.i0 == 1 ? double(kernels::load<scalar_t>(total_weight.raw())) : 1.0;
     for (int64_t i = 0; i < n; ++i) {
       if (t[i] == at.i1) continue;
       double wi = at.flag ? double(w.data<scalar_t>()[t[i]]) : 1.0;

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <atomic>
+#include <cstdint>
 #include <initializer_list>
 #include <memory>
 
@@ -111,6 +112,11 @@ class Tensor {
   ScalarType dtype() const { return impl_->dtype(); }
   bool is_contiguous() const { return impl_->is_contiguous(); }
   char* raw() const { return impl_->data(); }
+  /// False only for memory aliased from an unaligned NumPy array
+  /// (NOTE [Unaligned memory] in kernels/loops.h).
+  bool is_aligned() const {
+    return reinterpret_cast<uintptr_t>(raw()) % itemsize(dtype()) == 0;
+  }
   template <typename T>
   T* data() const {
     return reinterpret_cast<T*>(impl_->data());

@@ -280,7 +280,7 @@ bool any_zero(const Tensor& t) {
   GT_DISPATCH_ALL(t.dtype(), [&] {
     run_plan(p, [&found](char** ptr, const int64_t* s, int64_t n) {
       for (int64_t i = 0; i < n; ++i)
-        if (*reinterpret_cast<const scalar_t*>(ptr[0] + i * s[0]) == scalar_t(0)) found.store(true, std::memory_order_relaxed);
+        if (load<scalar_t>(ptr[0] + i * s[0]) == scalar_t(0)) found.store(true, std::memory_order_relaxed);
     });
   });
   return found.load();
@@ -429,8 +429,7 @@ void copy(const Tensor& out, const Tensor& src) {
             // allowed (PyTorch's "too hard" overlap); memcpy would be undefined.
             std::memmove(ptr[0], ptr[1], static_cast<size_t>(n) * sizeof(O));
           } else {
-            for (int64_t i = 0; i < n; ++i)
-              *reinterpret_cast<O*>(ptr[0] + i * s[0]) = *reinterpret_cast<const I*>(ptr[1] + i * s[1]);
+            for (int64_t i = 0; i < n; ++i) store<O>(ptr[0] + i * s[0], load<I>(ptr[1] + i * s[1]));
           }
         });
       } else if constexpr (std::is_same_v<O, bool>) {
@@ -442,16 +441,23 @@ void copy(const Tensor& out, const Tensor& src) {
   });
 }
 
+Tensor aligned(const Tensor& t) {
+  if (t.is_aligned()) return t;
+  Tensor c = empty(t.sizes(), t.dtype());
+  copy(c, t);
+  return c;
+}
+
 void fill(const Tensor& out, Scalar value) {
   GT_DISPATCH_ALL(out.dtype(), [&] {
     const scalar_t v = value.to<scalar_t>();
     LoopPlan p = make_plan(out, {});
     run_plan(p, [v](char** ptr, const int64_t* s, int64_t n) {
-      if (s[0] == sizeof(scalar_t)) {
+      if (s[0] == sizeof(scalar_t) && aligned_for<scalar_t>(ptr[0])) {
         scalar_t* o = reinterpret_cast<scalar_t*>(ptr[0]);
         for (int64_t i = 0; i < n; ++i) o[i] = v;
       } else {
-        for (int64_t i = 0; i < n; ++i) *reinterpret_cast<scalar_t*>(ptr[0] + i * s[0]) = v;
+        for (int64_t i = 0; i < n; ++i) store<scalar_t>(ptr[0] + i * s[0], v);
       }
     });
   });

@@ -4,12 +4,38 @@
 // allocated `out`; inputs of an arithmetic kernel share the compute dtype.
 #pragma once
 
+#include <cstdint>
+#include <cstring>
 #include <optional>
 
 #include "core/scalar.h"
 #include "core/tensor.h"
 
 namespace gradtrack::kernels {
+
+// NOTE [Unaligned memory]
+// A tensor made by from_numpy/as_tensor aliases the array's memory, and NumPy
+// allows arrays whose data is not aligned to the element size (torch aliases
+// those too). Reading such memory through a `double*` is undefined behaviour,
+// so the loops in loops.h take their typed fast paths only when every pointer is
+// aligned, and otherwise read and write each element with memcpy. Strides are
+// multiples of the element size, so one check of the run's first element
+// decides for the whole run. Other kernels read such tensors with
+// load/store, or through aligned() / with_aligned().
+template <typename T>
+inline T load(const char* p) {
+  T v;
+  std::memcpy(&v, p, sizeof(T));
+  return v;
+}
+template <typename T>
+inline void store(char* p, T v) {
+  std::memcpy(p, &v, sizeof(T));
+}
+template <typename T>
+inline bool aligned_for(const char* p) {
+  return reinterpret_cast<uintptr_t>(p) % alignof(T) == 0;
+}
 
 enum class BinaryOp {
   Add, Sub, Mul, Div, FloorDiv, TruncDiv, Remainder, Pow, Maximum, Minimum,
@@ -35,6 +61,18 @@ void clamp_tensor(const Tensor& out, const Tensor& a, const Tensor* lo, const Te
 void where(const Tensor& out, const Tensor& cond, const Tensor& a, const Tensor& b);
 /// out = src, converting dtype and broadcasting src.
 void copy(const Tensor& out, const Tensor& src);
+/// For kernels that read through typed pointers: `t` itself when its memory is
+/// aligned for its dtype, else a contiguous copy (NOTE [Unaligned memory]).
+Tensor aligned(const Tensor& t);
+/// Runs write(t) on `t`, or, when `t` is unaligned, on an aligned copy that is
+/// then copied back into `t`.
+template <typename F>
+void with_aligned(const Tensor& t, const F& write) {
+  if (t.is_aligned()) return write(t);
+  Tensor tmp = aligned(t);
+  write(tmp);
+  copy(t, tmp);
+}
 void fill(const Tensor& out, Scalar value);
 /// Fused backward helpers: g where !(y <= 0) (NaN passes), g * y * (1 - y), g * (1 - y*y).
 void threshold_backward(const Tensor& out, const Tensor& g, const Tensor& y);

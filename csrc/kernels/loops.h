@@ -9,9 +9,8 @@
 // the common cases; everything else takes the generic strided path.
 #pragma once
 
-#include <cstring>
-
 #include "core/tensor.h"
+#include "kernels/kernels.h"
 #include "kernels/parallel.h"
 
 namespace gradtrack::kernels {
@@ -91,13 +90,12 @@ void run_plan(const LoopPlan& p, const Inner& inner) {
 template <typename O, typename A, typename F>
 void unary_loop(const LoopPlan& p, const F& f) {
   run_plan(p, [&f](char** ptr, const int64_t* s, int64_t n) {
-    if (s[0] == sizeof(O) && s[1] == sizeof(A)) {
+    if (s[0] == sizeof(O) && s[1] == sizeof(A) && aligned_for<O>(ptr[0]) && aligned_for<A>(ptr[1])) {
       O* o = reinterpret_cast<O*>(ptr[0]);
       const A* a = reinterpret_cast<const A*>(ptr[1]);
       for (int64_t i = 0; i < n; ++i) o[i] = f(a[i]);
     } else {
-      for (int64_t i = 0; i < n; ++i)
-        *reinterpret_cast<O*>(ptr[0] + i * s[0]) = f(*reinterpret_cast<const A*>(ptr[1] + i * s[1]));
+      for (int64_t i = 0; i < n; ++i) store<O>(ptr[0] + i * s[0], f(load<A>(ptr[1] + i * s[1])));
     }
   });
 }
@@ -106,8 +104,9 @@ void unary_loop(const LoopPlan& p, const F& f) {
 template <typename O, typename A, typename B, typename F>
 void binary_loop(const LoopPlan& p, const F& f) {
   run_plan(p, [&f](char** ptr, const int64_t* s, int64_t n) {
-    O* o = reinterpret_cast<O*>(ptr[0]);
-    if (s[0] == sizeof(O)) {
+    if (s[0] == sizeof(O) && aligned_for<O>(ptr[0]) && aligned_for<A>(ptr[1]) &&
+        aligned_for<B>(ptr[2])) {
+      O* o = reinterpret_cast<O*>(ptr[0]);
       if (s[1] == sizeof(A) && s[2] == sizeof(B)) {
         const A* a = reinterpret_cast<const A*>(ptr[1]);
         const B* b = reinterpret_cast<const B*>(ptr[2]);
@@ -127,11 +126,8 @@ void binary_loop(const LoopPlan& p, const F& f) {
         return;
       }
     }
-    for (int64_t i = 0; i < n; ++i) {
-      *reinterpret_cast<O*>(ptr[0] + i * s[0]) =
-          f(*reinterpret_cast<const A*>(ptr[1] + i * s[1]),
-            *reinterpret_cast<const B*>(ptr[2] + i * s[2]));
-    }
+    for (int64_t i = 0; i < n; ++i)
+      store<O>(ptr[0] + i * s[0], f(load<A>(ptr[1] + i * s[1]), load<B>(ptr[2] + i * s[2])));
   });
 }
 
@@ -139,7 +135,9 @@ void binary_loop(const LoopPlan& p, const F& f) {
 template <typename O, typename A, typename B, typename C, typename F>
 void ternary_loop(const LoopPlan& p, const F& f) {
   run_plan(p, [&f](char** ptr, const int64_t* s, int64_t n) {
-    if (s[0] == sizeof(O) && s[1] == sizeof(A) && s[2] == sizeof(B) && s[3] == sizeof(C)) {
+    if (s[0] == sizeof(O) && s[1] == sizeof(A) && s[2] == sizeof(B) && s[3] == sizeof(C) &&
+        aligned_for<O>(ptr[0]) && aligned_for<A>(ptr[1]) && aligned_for<B>(ptr[2]) &&
+        aligned_for<C>(ptr[3])) {
       O* o = reinterpret_cast<O*>(ptr[0]);
       const A* a = reinterpret_cast<const A*>(ptr[1]);
       const B* b = reinterpret_cast<const B*>(ptr[2]);
@@ -147,12 +145,9 @@ void ternary_loop(const LoopPlan& p, const F& f) {
       for (int64_t i = 0; i < n; ++i) o[i] = f(a[i], b[i], c[i]);
       return;
     }
-    for (int64_t i = 0; i < n; ++i) {
-      *reinterpret_cast<O*>(ptr[0] + i * s[0]) =
-          f(*reinterpret_cast<const A*>(ptr[1] + i * s[1]),
-            *reinterpret_cast<const B*>(ptr[2] + i * s[2]),
-            *reinterpret_cast<const C*>(ptr[3] + i * s[3]));
-    }
+    for (int64_t i = 0; i < n; ++i)
+      store<O>(ptr[0] + i * s[0], f(load<A>(ptr[1] + i * s[1]), load<B>(ptr[2] + i * s[2]),
+                                    load<C>(ptr[3] + i * s[3])));
   });
 }
 

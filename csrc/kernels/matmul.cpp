@@ -149,8 +149,9 @@ void int_gemm(const Tensor& out, const Tensor& a, const Tensor& b, bool accumula
 
 }  // namespace
 
-void gemm(const Tensor& out, const Tensor& a, const Tensor& b, bool accumulate, const char* name) {
+void gemm(const Tensor& out, const Tensor& a0, const Tensor& b0, bool accumulate, const char* name) {
   if (out.numel() == 0) return;
+  const Tensor a = aligned(a0), b = aligned(b0);
   const int64_t work = out.numel() * a.sizes()[2];
   ScopedGilRelease gil(work >= kReleaseGilAbove * 4 && !in_parallel_region());
   if (a.sizes()[2] == 0) {

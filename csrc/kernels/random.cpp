@@ -55,7 +55,7 @@ void fill_random(const Tensor& out, Generator& gen, const F& make) {
     key = gen.seed();
     base = gen.advance(static_cast<uint64_t>(n));
   }
-  Tensor dst = out.is_contiguous() ? out : empty(out.sizes(), out.dtype());
+  Tensor dst = out.is_contiguous() && out.is_aligned() ? out : empty(out.sizes(), out.dtype());
   T* p = dst.data<T>();
   parallel_for(n, kGrainSize / 4, [&](int64_t b, int64_t e) {
     for (int64_t i = b; i < e; ++i) p[i] = make(philox(key, base + static_cast<uint64_t>(i)));

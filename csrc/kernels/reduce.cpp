@@ -314,7 +314,8 @@ void reduce_dispatch(const Tensor& out, const Tensor& in, uint64_t mask) {
 
 }  // namespace
 
-void reduce(ReduceOp op, const Tensor& out, const Tensor& in, uint64_t mask) {
+void reduce(ReduceOp op, const Tensor& out, const Tensor& in0, uint64_t mask) {
+  const Tensor in = aligned(in0);
   switch (op) {
     case ReduceOp::Sum: return reduce_dispatch<ReduceOp::Sum>(out, in, mask);
     case ReduceOp::Prod: return reduce_dispatch<ReduceOp::Prod>(out, in, mask);
@@ -369,8 +370,9 @@ void arg_typed(bool is_max, const Tensor* values, const Tensor& indices, const T
 
 }  // namespace
 
-void reduce_arg(bool is_max, const Tensor* values, const Tensor& indices, const Tensor& in,
+void reduce_arg(bool is_max, const Tensor* values, const Tensor& indices, const Tensor& in0,
                 uint64_t mask) {
+  const Tensor in = aligned(in0);
   GT_DISPATCH_ALL(in.dtype(), [&] { arg_typed<scalar_t>(is_max, values, indices, in, mask); });
 }
 

@@ -148,11 +148,14 @@ Tensor gather_with_plan(const Tensor& a, const IndexPlan& p) {
   const int64_t nb = static_cast<int64_t>(p.offsets.size());
   const int64_t nr = static_cast<int64_t>(p.rest_offsets.size());
   GT_DISPATCH_ALL(a.dtype(), [&] {
-    const scalar_t* src = a.data<scalar_t>();
+    // `a` may alias unaligned memory (NOTE [Unaligned memory]): read bytes.
+    const char* src = a.raw();
     scalar_t* dst = out.data<scalar_t>();
     parallel_for(nb, std::max<int64_t>(1, kGrainSize / std::max<int64_t>(nr, 1)), [&](int64_t lo, int64_t hi) {
       for (int64_t b = lo; b < hi; ++b)
-        for (int64_t r = 0; r < nr; ++r) dst[b * nr + r] = src[p.offsets[b] + p.rest_offsets[r]];
+        for (int64_t r = 0; r < nr; ++r)
+          dst[b * nr + r] = kernels::load<scalar_t>(
+              src + (p.offsets[b] + p.rest_offsets[r]) * static_cast<int64_t>(sizeof(scalar_t)));
     });
   });
   if (!p.permuted) return out;
@@ -181,15 +184,18 @@ void scatter_with_plan(const Tensor& dst, const IndexPlan& p, const Tensor& v, b
   const int64_t nb = static_cast<int64_t>(p.offsets.size());
   const int64_t nr = static_cast<int64_t>(p.rest_offsets.size());
   GT_DISPATCH_ALL(dst.dtype(), [&] {
-    scalar_t* out = dst.data<scalar_t>();
+    char* out = dst.raw();  // may be unaligned (NOTE [Unaligned memory])
     const scalar_t* src = vals.data<scalar_t>();
     for (int64_t b = 0; b < nb; ++b) {
       for (int64_t r = 0; r < nr; ++r) {
-        scalar_t& slot = out[p.offsets[b] + p.rest_offsets[r]];
-        if constexpr (std::is_same_v<scalar_t, bool>) {
-          slot = accumulate ? (slot || src[b * nr + r]) : src[b * nr + r];
+        char* slot = out + (p.offsets[b] + p.rest_offsets[r]) * static_cast<int64_t>(sizeof(scalar_t));
+        const scalar_t v = src[b * nr + r];
+        if (!accumulate) {
+          kernels::store<scalar_t>(slot, v);
+        } else if constexpr (std::is_same_v<scalar_t, bool>) {
+          kernels::store<scalar_t>(slot, kernels::load<scalar_t>(slot) || v);
         } else {
-          slot = accumulate ? scalar_t(slot + src[b * nr + r]) : src[b * nr + r];
+          kernels::store<scalar_t>(slot, scalar_t(kernels::load<scalar_t>(slot) + v));
         }
       }
     }
@@ -300,7 +306,7 @@ void check_gather_index(const Tensor& a, int64_t d, const Tensor& index, const c
 // Calls f(flat position in index, offset in `t` with dim d replaced by index value).
 template <typename F>
 void for_each_gather(const Tensor& t, int64_t d, const Tensor& index, const F& f) {
-  Tensor ic = contiguous(to_dtype(index, ScalarType::Int64));
+  Tensor ic = kernels::aligned(contiguous(to_dtype(index, ScalarType::Int64)));
   const int64_t* ip = ic.data<int64_t>();
   const int64_t n = ic.numel(), nd = ic.dim();
   const int64_t size = t.dim() ? t.sizes()[d] : 1;
@@ -325,9 +331,11 @@ Tensor gather(const Tensor& a, int64_t dim, const Tensor& index) {
   check_gather_index(a, d, index, "gather");
   Tensor out = empty(index.sizes(), a.dtype());
   GT_DISPATCH_ALL(a.dtype(), [&] {
-    const scalar_t* src = a.data<scalar_t>();
+    const char* src = a.raw();  // may be unaligned (NOTE [Unaligned memory])
     scalar_t* dst = out.data<scalar_t>();
-    for_each_gather(a, d, index, [&](int64_t i, int64_t off) { dst[i] = src[off]; });
+    for_each_gather(a, d, index, [&](int64_t i, int64_t off) {
+      dst[i] = kernels::load<scalar_t>(src + off * static_cast<int64_t>(sizeof(scalar_t)));
+    });
   });
   record(OpKind::Gather, {&a}, out, [&](autograd::Attrs& at) { at.i0 = d; }, {&index});
   return out;
@@ -343,7 +351,8 @@ Tensor scatter_add(const Tensor& a, int64_t dim, const Tensor& index, const Tens
   }
   // src may be larger than index: read it through index's positions.
   Tensor srcc = to_dtype(src, a.dtype());
-  Tensor picked = contiguous(alias_with_geometry(srcc, index.sizes(), srcc.strides(), srcc->offset()));
+  Tensor picked = kernels::aligned(
+      contiguous(alias_with_geometry(srcc, index.sizes(), srcc.strides(), srcc->offset())));
   GT_DISPATCH_ALL(a.dtype(), [&] {
     scalar_t* dst = out.data<scalar_t>();
     const scalar_t* sp = picked.data<scalar_t>();
@@ -366,7 +375,7 @@ Tensor index_select(const Tensor& a, int64_t dim, const Tensor& index) {
   IndexList idx(static_cast<size_t>(d));
   idx.push_back(index.dim() == 0 ? reshape(index, {1}) : index);
   {
-    Tensor as_long = contiguous(to_dtype(*idx.back(), ScalarType::Int64));
+    Tensor as_long = kernels::aligned(contiguous(to_dtype(*idx.back(), ScalarType::Int64)));
     const int64_t size = a.dim() ? a.sizes()[d] : 1;
     for (int64_t i = 0; i < as_long.numel(); ++i) {
       int64_t v = as_long.data<int64_t>()[i];

@@ -549,7 +549,8 @@ void sgd_update(const Tensor& p, const Tensor& grad, const Tensor* buf, double l
   // (the usual case); otherwise the same math with separate ops.
   bool fused = p.is_contiguous() && grad.is_contiguous() && grad.sizes() == p.sizes() &&
                grad.dtype() == p.dtype() && is_floating(p.dtype()) &&
-               (!buf || (buf->is_contiguous() && buf->sizes() == p.sizes() && buf->dtype() == p.dtype()));
+               (!buf || (buf->is_contiguous() && buf->sizes() == p.sizes() && buf->dtype() == p.dtype())) &&
+               p.is_aligned() && grad.is_aligned() && (!buf || buf->is_aligned());
   if (fused) {
     GT_DISPATCH_FLOAT(p.dtype(), "sgd", [&] {
       using T = scalar_t;

@@ -47,7 +47,7 @@ Tensor softmax_impl(const Tensor& a, int64_t dim, bool log) {
   GT_CHECK_IMPL(is_floating(a.dtype()), "\"", log ? "log_softmax" : "softmax",
            "_lastdim_kernel_impl\" not implemented for '", scalar_type_name(a.dtype()), "'");
   int64_t d = wrap_dim(dim, a.dim());
-  Tensor x = contiguous(a);
+  Tensor x = kernels::aligned(contiguous(a));
   Tensor out = empty(a.sizes(), a.dtype());
   GT_DISPATCH_FLOAT(a.dtype(), "softmax", [&] {
     softmax_kernel<scalar_t>(x.data<scalar_t>(), out.data<scalar_t>(), lanes_of(a, d), log);
@@ -66,7 +66,7 @@ Tensor log_softmax_backward(const Tensor& g, const Tensor& result, int64_t dim) 
   if (autograd::GradMode::is_enabled()) {
     return sub(g, mul(exp(result), sum(g, {dim}, true, std::nullopt, true)));
   }
-  Tensor gc = contiguous(g), yc = contiguous(result);
+  Tensor gc = kernels::aligned(contiguous(g)), yc = kernels::aligned(contiguous(result));
   Tensor out = empty(result.sizes(), result.dtype());
   Lanes l = lanes_of(result, wrap_dim(dim, result.dim()));
   GT_DISPATCH_FLOAT(result.dtype(), "log_softmax_backward", [&] {
@@ -110,9 +110,9 @@ Tensor nll_loss(const Tensor& logp, const Tensor& target, const Tensor* weight, 
            "weight tensor should be defined either for all ", c,
            " classes or no classes but got weight tensor of shape: ",
            weight ? shape_str(weight->sizes()) : "[]");
-  Tensor lp = contiguous(logp);
-  Tensor tg = contiguous(to_dtype(target, ScalarType::Int64));
-  Tensor w = weight ? contiguous(to_dtype(*weight, logp.dtype())) : Tensor();
+  Tensor lp = kernels::aligned(contiguous(logp));
+  Tensor tg = kernels::aligned(contiguous(to_dtype(target, ScalarType::Int64)));
+  Tensor w = weight ? kernels::aligned(contiguous(to_dtype(*weight, logp.dtype()))) : Tensor();
   Tensor out = reduction == 0 && batched ? empty({n}, logp.dtype()) : empty({}, logp.dtype());
   Tensor total_weight = empty({}, logp.dtype());
   GT_DISPATCH_FLOAT(logp.dtype(), "nll_loss", [&] {

@@ -207,7 +207,7 @@ Tensor prod(const Tensor& a, int64_t dim, bool keepdim, std::optional<ScalarType
 
 Tensor prod_others(const Tensor& a, int64_t dim) {
   // Exclusive prefix times exclusive suffix products along `dim`.
-  Tensor x = contiguous(a);
+  Tensor x = kernels::aligned(contiguous(a));
   Tensor out = empty(x.sizes(), x.dtype());
   const int64_t d = x.dim() ? wrap_dim(dim, x.dim()) : 0;
   const int64_t len = x.dim() ? x.sizes()[d] : 1;

@@ -660,7 +660,7 @@ Tensor as_strided_backward(const Tensor& g, const DimVector& base_sizes,
   if (view_overlaps || base_overlaps) {
     // Several view elements on one location add up there; a location that
     // several input elements share splits its gradient evenly between them.
-    Tensor gc = contiguous(g);
+    Tensor gc = kernels::aligned(contiguous(g));
     GT_DISPATCH_FLOAT(g.dtype(), "as_strided_backward", [&] {
       scalar_t* b = buffer.data<scalar_t>();
       const scalar_t* src = gc.data<scalar_t>();

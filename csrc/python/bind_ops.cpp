@@ -87,8 +87,8 @@ void bind_factories(py::module_& m) {
       auto s = to_scalar(h);
       if (!s && py::isinstance<TensorImpl>(h)) {
         Tensor t = h.cast<Tensor>();
-        s = is_floating(t.dtype()) ? Scalar(*ops::to_dtype(t, ScalarType::Float64).data<double>())
-                                   : Scalar(*ops::to_dtype(t, ScalarType::Int64).data<int64_t>());
+        s = is_floating(t.dtype()) ? Scalar(kernels::load<double>(ops::to_dtype(t, ScalarType::Float64).raw()))
+                                   : Scalar(kernels::load<int64_t>(ops::to_dtype(t, ScalarType::Int64).raw()));
       }
       GT_CHECK_TYPE(s.has_value(), "arange(): argument 'end' must be Number");
       v.push_back(*s);

@@ -39,7 +39,7 @@ std::shared_ptr<TensorImpl> construct(const py::args& args) {
 Scalar item_of(const Tensor& t) {
   GT_CHECK(t.numel() == 1, "a Tensor with ", t.numel(), " elements cannot be converted to Scalar");
   return GT_DISPATCH_ALL(t.dtype(), [&]() -> Scalar {
-    scalar_t v = *t.data<scalar_t>();
+    scalar_t v = kernels::load<scalar_t>(t.raw());
     if constexpr (std::is_same_v<scalar_t, bool>) return Scalar(v);
     else if constexpr (std::is_floating_point_v<scalar_t>) return Scalar(static_cast<double>(v));
     else return Scalar(static_cast<int64_t>(v));

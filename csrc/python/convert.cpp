@@ -40,7 +40,7 @@ bool is_int_like(py::handle h) {
 }
 
 int64_t int_value(py::handle h) {
-  if (is_tensor(h)) return *ops::to_dtype(h.cast<Tensor>(), ScalarType::Int64).data<int64_t>();
+  if (is_tensor(h)) return kernels::load<int64_t>(ops::to_dtype(h.cast<Tensor>(), ScalarType::Int64).raw());
   return unpack_long(h);
 }
 
@@ -167,9 +167,9 @@ std::optional<Scalar> number_or_0dim(py::handle h) {
   if (!is_tensor(h)) return std::nullopt;
   Tensor t = h.cast<Tensor>();
   if (t.dim() != 0) return std::nullopt;
-  if (t.dtype() == ScalarType::Bool) return Scalar(*t.data<bool>());
-  if (is_floating(t.dtype())) return Scalar(*ops::to_dtype(t, ScalarType::Float64).data<double>());
-  return Scalar(*ops::to_dtype(t, ScalarType::Int64).data<int64_t>());
+  if (t.dtype() == ScalarType::Bool) return Scalar(kernels::load<bool>(t.raw()));
+  if (is_floating(t.dtype())) return Scalar(kernels::load<double>(ops::to_dtype(t, ScalarType::Float64).raw()));
+  return Scalar(kernels::load<int64_t>(ops::to_dtype(t, ScalarType::Int64).raw()));
 }
 
 }  // namespace
@@ -404,7 +404,7 @@ void fill_from(py::handle h, const DimVector& shape, size_t depth, T*& out) {
   if (py::isinstance<TensorImpl>(h)) {
     Tensor t = h.cast<Tensor>();
     GT_CHECK_VALUE(t.numel() == 1, "only one element tensors can be converted to Python scalars");
-    GT_DISPATCH_ALL(t.dtype(), [&] { *out++ = static_cast<T>(*t.data<scalar_t>()); });
+    GT_DISPATCH_ALL(t.dtype(), [&] { *out++ = static_cast<T>(kernels::load<scalar_t>(t.raw())); });
     return;
   }
   if (PyLong_Check(h.ptr()) && !PyBool_Check(h.ptr())) {
@@ -472,7 +472,7 @@ py::object tensor_tolist(const Tensor& t) {
     const size_t item = itemsize(c.dtype());
     if (d == nd) {
       return GT_DISPATCH_ALL(c.dtype(), [&]() -> py::object {
-        scalar_t v = *reinterpret_cast<const scalar_t*>(p);
+        scalar_t v = kernels::load<scalar_t>(p);
         if constexpr (std::is_same_v<scalar_t, bool>) return py::bool_(v);
         else if constexpr (std::is_floating_point_v<scalar_t>) return py::float_(static_cast<double>(v));
         else return py::int_(static_cast<int64_t>(v));

@@ -422,3 +422,27 @@ def test_op_table_is_broad():
                      "cat", "stack", "split", "chunk", "unbind", "getitem_mask_full"):
         assert required in names
     assert len(FORWARD) > 1000 and len(GRADCHECK) > 200 and len(CREATE) > 50
+
+
+# The dense float reductions run in vector kernels (csrc/kernels/simd.cpp): full vectors, a
+# tail, and NaN/inf anywhere (NaN wins max/min; inf alone must not count as NaN).
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("n", [1, 31, 64, 65, 127, 128, 129, 4095, 4096, 4097, 70001])
+@pytest.mark.parametrize("special", [None, "nan_mid", "nan_first", "nan_last", "inf", "-inf"])
+def test_vector_reductions_match_numpy_and_torch(dtype, n, special):
+    x = np.random.default_rng(n).standard_normal(n).astype(dtype)
+    where = {"nan_mid": n // 2, "nan_first": 0, "nan_last": n - 1, "inf": n // 3, "-inf": n // 3}
+    if special:
+        x[where[special]] = {"inf": np.inf, "-inf": -np.inf}.get(special, np.nan)
+    a = gradtrack.from_numpy(x.copy())
+    for op in ("max", "min"):
+        got = getattr(a, op)().item()
+        want = float(getattr(np, op)(x))  # numpy's max/min propagate NaN too
+        assert repr(got) == repr(want) or (got != got and want != want), (op, got, want)
+    total = a.sum().item()
+    exact = float(np.sum(x.astype(np.float64)))
+    if special and special.startswith("nan"):
+        assert total != total
+    else:
+        assert total == pytest.approx(exact, rel=1e-6, abs=1e-4)
+    assert a.view(1, n).max(1).values.item() == pytest.approx(a.max().item(), nan_ok=True)

@@ -13,14 +13,12 @@
 #include <cmath>
 #include <limits>
 
-#if defined(__SSE2__)
-#include <immintrin.h>
-#endif
 #include <type_traits>
 #include <vector>
 
 #include "kernels/kernels.h"
 #include "kernels/parallel.h"
+#include "kernels/simd.h"
 
 namespace gradtrack::kernels {
 
@@ -74,51 +72,6 @@ void for_runs(const Group& g, int64_t b, int64_t e, const F& run) {
   }
 }
 
-// SSE2 is part of x86-64, so these need no dispatch. GCC does not turn a
-// NaN-aware lane max into maxps by itself; the intrinsics do, with the NaN
-// check as a separate unordered-compare mask. Returns how many were consumed.
-template <typename T, bool kMax>
-int64_t simd_extreme(const T* p, int64_t n, T& acc, bool& any_nan) {
-#if defined(__SSE2__)
-  if constexpr (std::is_same_v<T, float>) {
-    __m128 m0 = _mm_set1_ps(acc), m1 = m0, u = _mm_setzero_ps();
-    int64_t i = 0;
-    for (; i + 8 <= n; i += 8) {
-      __m128 a = _mm_loadu_ps(p + i), b = _mm_loadu_ps(p + i + 4);
-      m0 = kMax ? _mm_max_ps(a, m0) : _mm_min_ps(a, m0);
-      m1 = kMax ? _mm_max_ps(b, m1) : _mm_min_ps(b, m1);
-      u = _mm_or_ps(u, _mm_or_ps(_mm_cmpunord_ps(a, a), _mm_cmpunord_ps(b, b)));
-    }
-    m0 = kMax ? _mm_max_ps(m0, m1) : _mm_min_ps(m0, m1);
-    float r[4];
-    _mm_storeu_ps(r, m0);
-    for (float v : r) acc = kMax ? (v > acc ? v : acc) : (v < acc ? v : acc);
-    any_nan = _mm_movemask_ps(u) != 0;
-    return i;
-  } else if constexpr (std::is_same_v<T, double>) {
-    __m128d m0 = _mm_set1_pd(acc), m1 = m0, u = _mm_setzero_pd();
-    int64_t i = 0;
-    for (; i + 4 <= n; i += 4) {
-      __m128d a = _mm_loadu_pd(p + i), b = _mm_loadu_pd(p + i + 2);
-      m0 = kMax ? _mm_max_pd(a, m0) : _mm_min_pd(a, m0);
-      m1 = kMax ? _mm_max_pd(b, m1) : _mm_min_pd(b, m1);
-      u = _mm_or_pd(u, _mm_or_pd(_mm_cmpunord_pd(a, a), _mm_cmpunord_pd(b, b)));
-    }
-    m0 = kMax ? _mm_max_pd(m0, m1) : _mm_min_pd(m0, m1);
-    double r[2];
-    _mm_storeu_pd(r, m0);
-    for (double v : r) acc = kMax ? (v > acc ? v : acc) : (v < acc ? v : acc);
-    any_nan = _mm_movemask_pd(u) != 0;
-    return i;
-  }
-#endif
-  (void)p;
-  (void)n;
-  (void)acc;
-  any_nan = false;
-  return 0;
-}
-
 template <typename T>
 using acc_t = std::conditional_t<std::is_floating_point_v<T>, double,
                                  std::conditional_t<std::is_same_v<T, bool>, bool, int64_t>>;
@@ -162,8 +115,7 @@ struct Reducer {
     if constexpr (Op == ReduceOp::All) return a && b;
     if constexpr (Op == ReduceOp::Max || Op == ReduceOp::Min) return merge(a, static_cast<T>(b));
   }
-  // A run of n elements `stride` apart; dense sums use 8 independent lanes so
-  // the compiler can vectorise without reassociating one accumulator.
+  // A run of n elements `stride` apart.
   static A run(const T* p, int64_t n, int64_t stride, A acc) {
     if (stride == 1) {
       if constexpr (Op == ReduceOp::Sum && std::is_floating_point_v<T>) return dense_sum(p, n, acc);
@@ -174,34 +126,12 @@ struct Reducer {
     for (int64_t i = 0; i < n; ++i) acc = merge(acc, p[i * stride]);
     return acc;
   }
-  // NOTE [Vectorisable reductions]
-  // Independent lanes let the compiler use SIMD without reassociating one
-  // accumulator. Sums add blocks of 4096 elements in T's own precision (as
-  // PyTorch's cascade sum does) and blocks into a double, which keeps float32
-  // sums accurate and the loop at memory speed.
-  static A dense_sum(const T* p, int64_t n, A acc) {
-    constexpr int kLanes = 32;
-    for (int64_t i = 0; i < n;) {
-      const int64_t blk = n - i < 4096 ? n - i : 4096;
-      T lanes[kLanes] = {};
-      int64_t j = 0;
-      for (; j + kLanes <= blk; j += kLanes)
-        for (int k = 0; k < kLanes; ++k) lanes[k] += p[i + j + k];
-      A tail = 0;  // short tails (and tiny tensors) add in double: exact like before
-      for (; j < blk; ++j) tail += static_cast<A>(p[i + j]);
-      for (int w = kLanes / 2; w > 0; w /= 2)
-        for (int k = 0; k < w; ++k) lanes[k] += lanes[k + w];
-      acc += static_cast<A>(lanes[0]) + tail;
-      i += blk;
-    }
-    return acc;
-  }
-  // Max/min per SIMD lane with a separate NaN mask (NaN wins, as in PyTorch).
+  // Dense float runs go to the vector kernels (NOTE [SIMD clones]): sums in
+  // blocks of T's precision added into a double (NOTE in simd.h), max/min
+  // with NaN tracked apart (NaN wins, as in PyTorch).
+  static A dense_sum(const T* p, int64_t n, A acc) { return simd::sum(p, n, acc); }
   static A dense_extreme(const T* p, int64_t n, A acc) {
-    bool any_nan = false;
-    int64_t done = simd_extreme<T, Op == ReduceOp::Max>(p, n, acc, any_nan);
-    if (any_nan) return std::numeric_limits<T>::quiet_NaN();
-    for (int64_t i = done; i < n; ++i) acc = merge(acc, p[i]);
+    if (simd::extreme(p, n, Op == ReduceOp::Max, acc)) return std::numeric_limits<T>::quiet_NaN();
     return acc;
   }
   static T finish(A a) { return static_cast<T>(a); }

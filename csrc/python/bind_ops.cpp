@@ -7,6 +7,7 @@
 #include "autograd/variable.h"
 #include "kernels/kernels.h"
 #include "kernels/parallel.h"
+#include "kernels/simd.h"
 #include "python/arg_errors.h"
 #include "python/common.h"
 
@@ -292,6 +293,7 @@ void bind_runtime(py::module_& m) {
   m.def("get_num_threads", [] { return get_num_threads(); });
   m.def("set_num_threads", [](int n) { set_num_threads(n); });
   m.def("_blas_core", [] { return std::string(kernels::blas_init()); });
+  m.def("_simd_level", [] { return std::string(kernels::simd::level()); });
   m.def("_allocator_stats", [] {
     AllocatorStats s = allocator_stats();
     py::dict d;

@@ -1,0 +1,29 @@
+// Leaf kernels built once per instruction set and chosen when the library loads.
+//
+// NOTE [SIMD clones]
+// The wheel targets baseline x86-64 (SSE2); -march=native would crash on older
+// CPUs (build_notes §6). The few kernels whose speed depends on vector width
+// are plain loops over GCC vector types, compiled by `target_clones` for
+// AVX-512, AVX2 and the baseline; the loader picks one (an IFUNC) on first call.
+// Where target_clones is unavailable the baseline build is the only one.
+#pragma once
+
+#include <cstdint>
+
+namespace gradtrack::kernels::simd {
+
+/// acc + the sum of p[0..n): blocks of 4096 elements summed in T's precision
+/// over 64 independent lanes (as PyTorch's cascade sum keeps float32 sums
+/// accurate), blocks added into the double accumulator.
+double sum(const float* p, int64_t n, double acc);
+double sum(const double* p, int64_t n, double acc);
+
+/// The max (or min) of acc and p[0..n) in `acc`; true if some element is NaN
+/// (then `acc` is meaningless: NaN wins, as in PyTorch).
+bool extreme(const float* p, int64_t n, bool is_max, float& acc);
+bool extreme(const double* p, int64_t n, bool is_max, double& acc);
+
+/// Which clone the loader chose ("avx512", "avx2" or "baseline").
+const char* level();
+
+}  // namespace gradtrack::kernels::simd

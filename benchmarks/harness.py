@@ -362,6 +362,36 @@ def _prepare(case, point, slot, pool, settings):
     return _Prepared(slot, proc, inner, rewarm, rounds, reply)
 
 
+def cpu_time_ns(pid):
+    """CPU time used so far by all threads of a process (None if unreadable)."""
+    total = 0
+    try:
+        for task in os.listdir(f"/proc/{pid}/task"):
+            with open(f"/proc/{pid}/task/{task}/schedstat") as f:
+                total += int(f.read().split()[0])
+    except (OSError, ValueError, IndexError):
+        return None
+    return total
+
+
+def wait_until_idle(pid, poll_s=0.002, busy_share=0.05, limit_s=0.2):
+    """Wait until process ``pid`` stops using the CPU (at most ``limit_s``).
+
+    OpenMP workers spin after a parallel region before they sleep: libgomp's
+    default is 300 000 rounds, ~10 ms here, and a library can choose more.
+    A sample taken meanwhile shares its cores with them, so whichever library
+    ran last would slow down the other one's sample.
+    """
+    deadline = time.perf_counter() + limit_s
+    before = cpu_time_ns(pid)
+    while before is not None and time.perf_counter() < deadline:
+        time.sleep(poll_s)
+        after = cpu_time_ns(pid)
+        if after is None or after - before <= busy_share * poll_s * 1e9:
+            return
+        before = after
+
+
 def _sample_rounds(prepared, pool, settings, results):
     """Take samples in turns; the first to go rotates every round."""
     last_proc = None
@@ -371,9 +401,10 @@ def _sample_rounds(prepared, pool, settings, results):
             if rnd >= prep.rounds or prep.slot.id in results:
                 continue
             if last_proc is not None and prep.proc is not last_proc:
-                # The other worker's threads may still spin for a moment
+                # The other worker's threads may still spin for a while
                 # after its last op; do not let them steal this sample's CPU.
                 time.sleep(settings.switch_pause_s)
+                wait_until_idle(last_proc.proc.pid)
             reply = _ask(prep.proc, {"cmd": "sample", "key": prep.slot.id,
                                      "inner": prep.inner, "rewarm": prep.rewarm},
                          pool, settings)

@@ -15,18 +15,29 @@ __version__ = "0.1.0"
 def _load_core():
     # NOTE [One thread pool] (csrc/kernels/parallel.h): OpenBLAS reads
     # OPENBLAS_NUM_THREADS once, when it loads; with 1 it starts no worker
-    # threads to spin beside OpenMP's. The variable is restored right after,
+    # threads to spin beside OpenMP's. libgomp likewise reads GOMP_SPINCOUNT
+    # once: by default its idle workers spin 300 000 rounds after every
+    # parallel region, about 10 ms with this generation's slow PAUSE, taking
+    # the cores from other threads and processes (measured: a second process
+    # summing 16M floats ran 1.5-3x slower beside them). 10 000 rounds keep the
+    # back-to-back kernels of one training step on warm threads. A user's own
+    # GOMP_SPINCOUNT / OMP_WAIT_POLICY wins, and a libgomp that another library
+    # loaded first keeps its settings. The variables are restored right after,
     # so the user's environment (and their subprocesses) see no change.
     import os
-    previous = os.environ.get("OPENBLAS_NUM_THREADS")
-    os.environ["OPENBLAS_NUM_THREADS"] = "1"
+    wanted = {"OPENBLAS_NUM_THREADS": "1"}
+    if "GOMP_SPINCOUNT" not in os.environ and "OMP_WAIT_POLICY" not in os.environ:
+        wanted["GOMP_SPINCOUNT"] = "10000"
+    previous = {name: os.environ.get(name) for name in wanted}
+    os.environ.update(wanted)
     try:
         return _load_extension()
     finally:
-        if previous is None:
-            del os.environ["OPENBLAS_NUM_THREADS"]
-        else:
-            os.environ["OPENBLAS_NUM_THREADS"] = previous
+        for name, value in previous.items():
+            if value is None:
+                del os.environ[name]
+            else:
+                os.environ[name] = value
 
 
 def _load_extension():

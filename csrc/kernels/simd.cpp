@@ -3,8 +3,11 @@
 
 #include <cstring>
 
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && defined(__linux__)
+// GRADTRACK_NO_SIMD_CLONES: the ThreadSanitizer build, whose runtime crashes in IFUNC resolvers.
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && defined(__linux__) && \
+    !defined(GRADTRACK_NO_SIMD_CLONES)
 #define GT_CLONES __attribute__((target_clones("arch=x86-64-v4", "avx2", "default")))
+#define GT_HAVE_CLONES 1
 #else
 #define GT_CLONES
 #endif
@@ -98,7 +101,7 @@ GT_CLONES bool extreme(const double* p, int64_t n, bool is_max, double& acc) {
 }
 
 const char* level() {
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && defined(__linux__)
+#ifdef GT_HAVE_CLONES
   // The same test the clones' resolver makes.
   if (__builtin_cpu_supports("x86-64-v4")) return "avx512";
   if (__builtin_cpu_supports("avx2")) return "avx2";

@@ -446,3 +446,24 @@ def test_vector_reductions_match_numpy_and_torch(dtype, n, special):
     else:
         assert total == pytest.approx(exact, rel=1e-6, abs=1e-4)
     assert a.view(1, n).max(1).values.item() == pytest.approx(a.max().item(), nan_ok=True)
+
+
+def test_float32_exp_vector_kernel_accuracy_and_edges():
+    # Dense float32 exp runs a polynomial on vectors over [-87, 88]; outside it (overflow,
+    # subnormal results, NaN, inf) whole blocks fall back to std::exp, which the strided
+    # path always uses.
+    x = np.concatenate([np.linspace(-110, 95, 300_007, dtype=np.float32),
+                        np.array([np.nan, np.inf, -np.inf, 0.0, -0.0, 88.0, -87.0, 88.7, 88.8],
+                                 dtype=np.float32)])
+    dense = gradtrack.from_numpy(x.copy()).exp().numpy()
+    strided = gradtrack.from_numpy(np.stack([x, x], 1).copy())[:, 0].exp().numpy()
+    exact = np.exp(x.astype(np.float64))
+    inside = (x >= -87) & (x <= 88)
+    ulp = np.spacing(exact[inside].astype(np.float32)).astype(np.float64)
+    assert np.max(np.abs(dense[inside] - exact[inside]) / ulp) <= 2.0
+    assert np.array_equal(dense[~inside], strided[~inside], equal_nan=True)
+    assert np.isnan(dense[-9]) and dense[-8] == np.inf and dense[-7] == 0.0
+    assert dense[-6] == 1.0 and dense[-5] == 1.0 and dense[-1] == np.inf
+    y = gradtrack.from_numpy(x.copy())
+    y.exp_()  # in place: the kernel reads a block before it writes it
+    assert np.array_equal(y.numpy(), dense, equal_nan=True)

@@ -6,6 +6,7 @@
 
 #include "kernels/kernels.h"
 #include "kernels/loops.h"
+#include "kernels/simd.h"
 
 namespace gradtrack::kernels {
 
@@ -291,7 +292,18 @@ namespace {
 template <typename T>
 void float_unary(UnaryOp op, const LoopPlan& p) {
   switch (op) {
-    case UnaryOp::Exp: return unary_loop<T, T>(p, [](T x) { return std::exp(x); });
+    case UnaryOp::Exp:
+      if constexpr (std::is_same_v<T, float>) {
+        // Dense float runs take the vector kernel (NOTE [SIMD clones]).
+        return run_plan(p, [](char** ptr, const int64_t* s, int64_t n) {
+          if (s[0] == sizeof(float) && s[1] == sizeof(float) && aligned_for<float>(ptr[0]) &&
+              aligned_for<float>(ptr[1])) {
+            return simd::exp(reinterpret_cast<const float*>(ptr[1]), reinterpret_cast<float*>(ptr[0]), n);
+          }
+          for (int64_t i = 0; i < n; ++i) store<float>(ptr[0] + i * s[0], std::exp(load<float>(ptr[1] + i * s[1])));
+        });
+      }
+      return unary_loop<T, T>(p, [](T x) { return std::exp(x); });
     case UnaryOp::Log: return unary_loop<T, T>(p, [](T x) { return std::log(x); });
     case UnaryOp::Sqrt: return unary_loop<T, T>(p, [](T x) { return std::sqrt(x); });
     case UnaryOp::Rsqrt: return unary_loop<T, T>(p, [](T x) { return T(1) / std::sqrt(x); });

@@ -1,6 +1,7 @@
 // NOTE [SIMD clones] in simd.h.
 #include "kernels/simd.h"
 
+#include <cmath>
 #include <cstring>
 
 // GRADTRACK_NO_SIMD_CLONES: the ThreadSanitizer build, whose runtime crashes in IFUNC resolvers.
@@ -88,7 +89,67 @@ template <typename T, bool kMax>
   return false;
 }
 
+// exp on [-87, 88]: x = n ln2 + r with |r| <= ln2/2 (ln2 split in two parts so
+// n ln2 is exact), e^r by a degree-7 Taylor-like minimax polynomial, 2^n put
+// straight into the exponent bits. Lanes outside the range are clamped here
+// and recomputed by the caller.
+[[gnu::always_inline]] inline Vec<float> exp_in_range(Vec<float> x) {
+  const Vec<float> lo = Vec<float>{} - 87.0f, hi = Vec<float>{} + 88.0f;
+  x = x < lo ? lo : x;
+  x = x > hi ? hi : x;
+  constexpr float kShift = 12582912.0f;  // 1.5 * 2^23: adding it rounds to an integer
+  Vec<float> t = x * 1.44269504088896341f + kShift;
+  Vec<float> n = t - kShift;
+  Vec<float> r = x - n * 0.693359375f;
+  r = r - n * -2.12194440e-4f;
+  Vec<float> y = r * 1.9875691500e-4f + 1.3981999507e-3f;
+  y = y * r + 8.3334519073e-3f;
+  y = y * r + 4.1665795894e-2f;
+  y = y * r + 1.6666665459e-1f;
+  y = y * r + 5.0000001201e-1f;
+  y = y * (r * r) + r + 1.0f;
+  // The low bits of t hold n; shifted into the exponent field over 1.0f's
+  // bits that is 2^n (unsigned: n < 0 wraps, which is what the bits need).
+  Vec<uint32_t> bits;
+  std::memcpy(&bits, &t, sizeof t);
+  bits = ((bits - 0x4B400000u) << 23) + 0x3F800000u;
+  Vec<float> scale;
+  std::memcpy(&scale, &bits, sizeof bits);
+  return y * scale;
+}
+
 }  // namespace
+
+GT_CLONES void exp(const float* in, float* out, int64_t n) {
+  constexpr int64_t L = sizeof(Vec<float>) / sizeof(float);
+  constexpr int64_t kBlock = 64 * L;
+  float buf[kBlock];
+  for (int64_t i = 0; i < n; i += kBlock) {
+    const int64_t m = n - i < kBlock ? n - i : kBlock;
+    const float* x = in + i;
+    int64_t j = 0;
+    // (x - clamp(x))^2 sums to 0 exactly when every element was in range
+    // (NaN and inf propagate into it).
+    Vec<float> bad = {};
+    for (; j + L <= m; j += L) {
+      Vec<float> v = vload(x + j);
+      Vec<float> e = exp_in_range(v);
+      const Vec<float> lo = Vec<float>{} - 87.0f, hi = Vec<float>{} + 88.0f;
+      Vec<float> c = v < lo ? lo : v;
+      c = c > hi ? hi : c;
+      Vec<float> d = v - c;
+      bad += d * d;
+      std::memcpy(buf + j, &e, sizeof e);
+    }
+    float lanes[L];
+    std::memcpy(lanes, &bad, sizeof bad);
+    bool redo = false;
+    for (float b : lanes) redo |= !(b == 0.0f);
+    if (redo) j = 0;
+    for (; j < m; ++j) buf[j] = std::exp(x[j]);
+    std::memcpy(out + i, buf, static_cast<size_t>(m) * sizeof(float));
+  }
+}
 
 GT_CLONES double sum(const float* p, int64_t n, double acc) { return sum_impl(p, n, acc); }
 GT_CLONES double sum(const double* p, int64_t n, double acc) { return sum_impl(p, n, acc); }

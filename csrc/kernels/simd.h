@@ -23,6 +23,12 @@ double sum(const double* p, int64_t n, double acc);
 bool extreme(const float* p, int64_t n, bool is_max, float& acc);
 bool extreme(const double* p, int64_t n, bool is_max, double& acc);
 
+/// out[i] = exp(in[i]) for float32: a polynomial on vectors (within 2 ulp of
+/// the correctly rounded result over [-87, 88]); any block holding an
+/// element outside that range (overflow, subnormal results, NaN, inf) is
+/// redone with std::exp. `out` may be `in`.
+void exp(const float* in, float* out, int64_t n);
+
 /// Which clone the loader chose ("avx512", "avx2" or "baseline").
 const char* level();
 

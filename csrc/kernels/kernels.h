@@ -20,8 +20,8 @@ namespace gradtrack::kernels {
 // so the loops in loops.h take their typed fast paths only when every pointer is
 // aligned, and otherwise read and write each element with memcpy. Strides are
 // multiples of the element size, so one check of the run's first element
-// decides for the whole run. Other kernels read such tensors with
-// load/store, or through aligned() / with_aligned().
+// decides for the whole run. Other kernels read and write such tensors with
+// load/store, or read an aligned() copy.
 template <typename T>
 inline T load(const char* p) {
   T v;
@@ -64,15 +64,6 @@ void copy(const Tensor& out, const Tensor& src);
 /// For kernels that read through typed pointers: `t` itself when its memory is
 /// aligned for its dtype, else a contiguous copy (NOTE [Unaligned memory]).
 Tensor aligned(const Tensor& t);
-/// Runs write(t) on `t`, or, when `t` is unaligned, on an aligned copy that is
-/// then copied back into `t`.
-template <typename F>
-void with_aligned(const Tensor& t, const F& write) {
-  if (t.is_aligned()) return write(t);
-  Tensor tmp = aligned(t);
-  write(tmp);
-  copy(t, tmp);
-}
 void fill(const Tensor& out, Scalar value);
 /// Fused backward helpers: g where !(y <= 0) (NaN passes), g * y * (1 - y), g * (1 - y*y).
 void threshold_backward(const Tensor& out, const Tensor& g, const Tensor& y);

@@ -62,17 +62,16 @@ template <typename T>
 template <typename T, bool kMax>
 [[gnu::always_inline]] inline bool extreme_impl(const T* p, int64_t n, T& acc) {
   constexpr int64_t L = sizeof(Vec<T>) / sizeof(T);
+  const auto pick = [](auto v, auto best) {  // works on vectors and on scalars
+    if constexpr (kMax) return v > best ? v : best;
+    else return v < best ? v : best;
+  };
   Vec<T> m0 = Vec<T>{} + acc, m1 = m0, z = {};
   int64_t i = 0;
   for (; i + 2 * L <= n; i += 2 * L) {
     Vec<T> a = vload(p + i), b = vload(p + i + L);
-    if constexpr (kMax) {
-      m0 = a > m0 ? a : m0;
-      m1 = b > m1 ? b : m1;
-    } else {
-      m0 = a < m0 ? a : m0;
-      m1 = b < m1 ? b : m1;
-    }
+    m0 = pick(a, m0);
+    m1 = pick(b, m1);
     z += (a - a) + (b - b);
   }
   T lanes[3 * L];
@@ -83,20 +82,17 @@ template <typename T, bool kMax>
   for (int64_t k = 2 * L; k < 3 * L; ++k) maybe_nan |= lanes[k] != lanes[k];
   for (int64_t k = maybe_nan ? 0 : i; k < n; ++k)
     if (p[k] != p[k]) return true;
-  for (int64_t k = 0; k < 2 * L; ++k)
-    acc = kMax ? (lanes[k] > acc ? lanes[k] : acc) : (lanes[k] < acc ? lanes[k] : acc);
-  for (int64_t k = i; k < n; ++k) acc = kMax ? (p[k] > acc ? p[k] : acc) : (p[k] < acc ? p[k] : acc);
+  for (int64_t k = 0; k < 2 * L; ++k) acc = pick(lanes[k], acc);
+  for (int64_t k = i; k < n; ++k) acc = pick(p[k], acc);
   return false;
 }
 
 // exp on [-87, 88]: x = n ln2 + r with |r| <= ln2/2 (ln2 split in two parts so
 // n ln2 is exact), e^r by a degree-7 Taylor-like minimax polynomial, 2^n put
-// straight into the exponent bits. Lanes outside the range are clamped here
-// and recomputed by the caller.
+// straight into the exponent bits. The caller clamps x into the range and
+// recomputes the lanes it had to clamp.
+constexpr float kExpLo = -87.0f, kExpHi = 88.0f;
 [[gnu::always_inline]] inline Vec<float> exp_in_range(Vec<float> x) {
-  const Vec<float> lo = Vec<float>{} - 87.0f, hi = Vec<float>{} + 88.0f;
-  x = x < lo ? lo : x;
-  x = x > hi ? hi : x;
   constexpr float kShift = 12582912.0f;  // 1.5 * 2^23: adding it rounds to an integer
   Vec<float> t = x * 1.44269504088896341f + kShift;
   Vec<float> n = t - kShift;
@@ -133,10 +129,9 @@ GT_CLONES void exp(const float* in, float* out, int64_t n) {
     Vec<float> bad = {};
     for (; j + L <= m; j += L) {
       Vec<float> v = vload(x + j);
-      Vec<float> e = exp_in_range(v);
-      const Vec<float> lo = Vec<float>{} - 87.0f, hi = Vec<float>{} + 88.0f;
-      Vec<float> c = v < lo ? lo : v;
-      c = c > hi ? hi : c;
+      Vec<float> c = v < kExpLo ? Vec<float>{} + kExpLo : v;
+      c = c > kExpHi ? Vec<float>{} + kExpHi : c;
+      Vec<float> e = exp_in_range(c);
       Vec<float> d = v - c;
       bad += d * d;
       std::memcpy(buf + j, &e, sizeof e);

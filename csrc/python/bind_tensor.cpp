@@ -36,16 +36,6 @@ std::shared_ptr<TensorImpl> construct(const py::args& args) {
   return empty(parse_sizes(args, "Tensor"), ScalarType::Float32).ptr();
 }
 
-Scalar item_of(const Tensor& t) {
-  GT_CHECK(t.numel() == 1, "a Tensor with ", t.numel(), " elements cannot be converted to Scalar");
-  return GT_DISPATCH_ALL(t.dtype(), [&]() -> Scalar {
-    scalar_t v = kernels::load<scalar_t>(t.raw());
-    if constexpr (std::is_same_v<scalar_t, bool>) return Scalar(v);
-    else if constexpr (std::is_floating_point_v<scalar_t>) return Scalar(static_cast<double>(v));
-    else return Scalar(static_cast<int64_t>(v));
-  });
-}
-
 py::object scalar_to_py(Scalar s) {
   if (s.is_bool()) return py::bool_(s.to_int() != 0);
   if (s.is_float()) return py::float_(s.to_double());

@@ -76,6 +76,8 @@ py::object make_size(const DimVector& sizes);
 /// torch.tensor(data, dtype=...) semantics.
 Tensor tensor_from_data(py::handle data, std::optional<ScalarType> dtype);
 py::object tensor_tolist(const Tensor& t);
+/// The value of a one-element tensor (bool, double or int64 by dtype), as .item() gives it.
+Scalar item_of(const Tensor& t);
 py::object tensor_numpy(py::handle self, bool force);
 Tensor tensor_from_numpy(py::handle array);
 /// Parses a __getitem__ index and applies it (views, then advanced indexing).

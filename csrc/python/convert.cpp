@@ -159,6 +159,16 @@ std::vector<Tensor> tensor_list(py::handle h, const char* fn, const char* name, 
   return out;
 }
 
+Scalar item_of(const Tensor& t) {
+  GT_CHECK(t.numel() == 1, "a Tensor with ", t.numel(), " elements cannot be converted to Scalar");
+  return GT_DISPATCH_ALL(t.dtype(), [&]() -> Scalar {
+    scalar_t v = kernels::load<scalar_t>(t.raw());
+    if constexpr (std::is_same_v<scalar_t, bool>) return Scalar(v);
+    else if constexpr (std::is_floating_point_v<scalar_t>) return Scalar(static_cast<double>(v));
+    else return Scalar(static_cast<int64_t>(v));
+  });
+}
+
 namespace {
 
 // PyTorch's Number parameter also takes a 0-dim tensor (its value).
@@ -167,9 +177,7 @@ std::optional<Scalar> number_or_0dim(py::handle h) {
   if (!is_tensor(h)) return std::nullopt;
   Tensor t = h.cast<Tensor>();
   if (t.dim() != 0) return std::nullopt;
-  if (t.dtype() == ScalarType::Bool) return Scalar(kernels::load<bool>(t.raw()));
-  if (is_floating(t.dtype())) return Scalar(kernels::load<double>(ops::to_dtype(t, ScalarType::Float64).raw()));
-  return Scalar(kernels::load<int64_t>(ops::to_dtype(t, ScalarType::Int64).raw()));
+  return item_of(t);
 }
 
 }  // namespace

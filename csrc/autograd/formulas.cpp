@@ -35,8 +35,8 @@ TL mul_bw(const C& c, const TL& g) {
   // Both gradients of a large product in one pass: 5 memory streams, not 6.
   if (c.needs(0) && c.needs(1) && !GradMode::is_enabled() && g[0].sizes() == a.sizes() &&
       a.sizes() == b.sizes() && g[0].dtype() == a.dtype() && a.dtype() == b.dtype() &&
-      is_floating(a.dtype()) && g[0].is_contiguous() && a.is_contiguous() && b.is_contiguous() && g[0].is_aligned() &&
-      a.is_aligned() && b.is_aligned()) {
+      is_floating(a.dtype()) && g[0].is_contiguous() && a.is_contiguous() && b.is_contiguous() &&
+      g[0].is_aligned() && a.is_aligned() && b.is_aligned()) {
     Tensor ga = empty(a.sizes(), a.dtype()), gb = empty(a.sizes(), a.dtype());
     kernels::mul_backward(ga, gb, g[0], a, b);
     return {ga, gb};

@@ -113,7 +113,7 @@ class Tensor {
   bool is_contiguous() const { return impl_->is_contiguous(); }
   char* raw() const { return impl_->data(); }
   /// False only for memory aliased from an unaligned NumPy array
-  /// (NOTE [Unaligned memory] in kernels/loops.h).
+  /// (NOTE [Unaligned memory] in kernels/kernels.h).
   bool is_aligned() const {
     return reinterpret_cast<uintptr_t>(raw()) % itemsize(dtype()) == 0;
   }

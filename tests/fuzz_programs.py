@@ -779,12 +779,20 @@ def _root(draw, s, a):
     return f"{a}.sum()", None
 
 
-def gen_backward(draw, s):
+def _rg_root(draw, s):
+    """(tensors requiring grad, a root made from one of them, its grad or None), or
+    None when nothing requires grad."""
     rg = s.names(_rg)
     if not rg:
         return None
-    a = draw(st.sampled_from(rg))
-    root, grad = _root(draw, s, a)
+    return (rg, *_root(draw, s, draw(st.sampled_from(rg))))
+
+
+def gen_backward(draw, s):
+    picked = _rg_root(draw, s)
+    if picked is None:
+        return None
+    rg, root, grad = picked
     args = [] if grad is None else [grad]
     if draw(st.booleans()):
         args.append("retain_graph=True")
@@ -794,11 +802,10 @@ def gen_backward(draw, s):
 
 
 def gen_autograd_grad(draw, s):
-    rg = s.names(_rg)
-    if not rg:
+    picked = _rg_root(draw, s)
+    if picked is None:
         return None
-    a = draw(st.sampled_from(rg))
-    root, grad = _root(draw, s, a)
+    rg, root, grad = picked
     inputs = draw(st.lists(st.sampled_from(rg), min_size=1, max_size=2))
     args = [root, "[" + ", ".join(inputs) + "]"]
     if grad is not None:

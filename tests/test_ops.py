@@ -467,3 +467,15 @@ def test_float32_exp_vector_kernel_accuracy_and_edges():
     y = gradtrack.from_numpy(x.copy())
     y.exp_()  # in place: the kernel reads a block before it writes it
     assert np.array_equal(y.numpy(), dense, equal_nan=True)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_relu_keeps_negative_zero_and_nan(dtype):
+    # PyTorch's relu is clamp_min(x, 0): -0.0 and NaN come back unchanged, in and out of place.
+    x = np.array([-0.0, 0.0, -1.0, 2.0, np.nan, -np.inf, np.inf], dtype=dtype)
+    expected = ["-0.0", "0.0", "0.0", "2.0", "nan", "0.0", "inf"]
+    out = gradtrack.from_numpy(x.copy()).relu()
+    inplace = gradtrack.from_numpy(x.copy())
+    inplace.relu_()
+    assert [repr(v) for v in out.tolist()] == expected
+    assert [repr(v) for v in inplace.tolist()] == expected

@@ -340,8 +340,8 @@ void any_unary(UnaryOp op, const LoopPlan& p) {
       }
     case UnaryOp::Relu:
       if constexpr (std::is_floating_point_v<T>) {
-        // NaN propagates (PyTorch's relu keeps NaN).
-        return unary_loop<T, T>(p, [](T x) -> T { return x > 0 || std::isnan(x) ? x : T(0); });
+        // PyTorch's clamp_min(x, 0): NaN and -0.0 pass through unchanged.
+        return unary_loop<T, T>(p, [](T x) -> T { return x < 0 ? T(0) : x; });
       } else if constexpr (!std::is_same_v<T, bool>) {
         return unary_loop<T, T>(p, [](T x) -> T { return x > 0 ? x : T(0); });
       }

@@ -468,7 +468,8 @@ Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b) {
 }
 
 Tensor threshold_backward(const Tensor& g, const Tensor& y) {
-  Tensor out = empty_result(broadcast2(g, y), g.dtype(), g, y);
+  // Laid out like y, then g: PyTorch's kernel takes (self, grad) in that order.
+  Tensor out = empty_result(broadcast2(g, y), g.dtype(), y, g);
   kernels::threshold_backward(out, g, y);
   // y is an input as in PyTorch (its gradient is zero), so a create_graph=True
   // gradient of relu is connected to relu's result.

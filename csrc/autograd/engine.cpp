@@ -5,6 +5,7 @@
 #include <unordered_set>
 
 #include "autograd/functions.h"
+#include "autograd/fusion.h"
 #include "autograd/grad_mode.h"
 #include "autograd/provenance.h"
 #include "kernels/kernels.h"
@@ -203,6 +204,13 @@ TensorList run_backward(const std::vector<Edge>& roots, const TensorList& grads,
   TensorList captured(capture.size());
 
   const uint32_t called_at = current_location();
+  // After a node ran: its saved tensors go, unless the graph is kept.
+  auto done = [&](Node& n) {
+    if (!options.keep_graph) {
+      n.release_variables();
+      n.released_at = called_at;
+    }
+  };
   AutoGradMode mode(options.create_graph);
   // Ready nodes, newest first (ties cannot happen: sequence numbers are unique
   // per thread, and leaves use the maximum).
@@ -210,6 +218,26 @@ TensorList run_backward(const std::vector<Edge>& roots, const TensorList& grads,
   std::priority_queue<Item> ready;
   task.buffers[0] = std::move(root_grads);
   ready.push({root->sequence_nr(), 0});
+
+  // The node that can run in one pass with `node` (NOTE [Fused relu
+  // backward]): only if nothing could see the gradient passed between them,
+  // and the partner is the node that would run next anyway.
+  auto fusable_partner = [&](Node& node, const TensorList& grads) -> FormulaNode* {
+    if (GradMode::is_enabled() || AnomalyMode::is_enabled() || !node.post_hooks().empty())
+      return nullptr;
+    FormulaNode* next = relu_mul_partner(node, grads);
+    if (!next || !next->pre_hooks().empty() || !next->retains_grad().empty() ||
+        !next->node_pre_hooks().empty() || !next->post_hooks().empty() || captures.count(next) ||
+        (capturing && !needed.count(next)))
+      return nullptr;
+    // The gradient from `node` will be its only one: nothing arrived before it
+    // (in its buffer) and nothing will after.
+    const auto at = static_cast<size_t>(task.index.find(next)->second);
+    if (task.deps[at] != 1) return nullptr;
+    for (const Tensor& g : task.buffers[at])
+      if (g.defined()) return nullptr;
+    return ready.empty() || ready.top().first < next->sequence_nr() ? next : nullptr;
+  };
 
   while (!ready.empty()) {
     const int idx = ready.top().second;
@@ -251,15 +279,22 @@ TensorList run_backward(const std::vector<Edge>& roots, const TensorList& grads,
     for (const Tensor& g : grads) any = any || g.defined();
     TensorList out, incoming;
     if (!node->post_hooks().empty()) incoming = grads;
+    FormulaNode* partner = nullptr;
     if (any) {
       // A node that received no gradient at all still releases its inputs'
       // dependency counts below, but does not run.
       if (grads.size() < node->num_outputs() || node->num_outputs() > 1) fill_missing(*node, grads);
-      out = call_node(*node, std::move(grads));
+      partner = fusable_partner(*node, grads);
     }
-    if (!options.keep_graph) {
-      node->release_variables();
-      node->released_at = called_at;
+    if (partner) {
+      // NOTE [Fused relu backward]: the partner runs now, in one pass with
+      // this node; its gradients go out below and it never enters the queue.
+      out = run_relu_mul(static_cast<FormulaNode&>(*node), *partner, grads[0], done);
+      task.deps[static_cast<size_t>(task.index.find(partner)->second)] = 0;
+      node = partner;
+    } else {
+      if (any) out = call_node(*node, std::move(grads));
+      done(*node);
     }
     if (!node->post_hooks().empty()) {
       auto hooks = node->post_hooks();

@@ -91,6 +91,13 @@ class FormulaNode : public Node {
   void release_variables() override;
 
   const FormulaRow& row() const { return row_; }
+  /// apply() in its three steps, for the engine's fused pair (NOTE [Fused
+  /// relu backward]): whether it can still run, the saved tensors unpacked
+  /// (every check and error of apply), and the formula's gradients summed and
+  /// cast to the inputs' shapes and dtypes.
+  bool runnable() const { return !(released_ && holds_saved); }
+  TensorList unpack_saved();
+  TensorList finish(TensorList out) const;
   Attrs attrs;
   GradMetaList inputs;                // shapes/dtypes of the forward inputs
   SmallVector<SavedTensor, 3> saved;  // slot layout: inputs, result, extras

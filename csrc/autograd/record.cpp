@@ -137,12 +137,18 @@ bool unpacks_last_input_first(OpKind kind) {
 }  // namespace
 
 TensorList FormulaNode::apply(TensorList&& grads) {
-  if (released_ && holds_saved) {
+  if (!runnable()) {
     throw Error(second_backward_message(), Provenance::enabled() ? freed_graph_note(*this) : "");
   }
   // A node whose inputs all lack a gradient edge (a no-grad view of a leaf
   // requires grad but has no edge) has nothing to compute, and saved nothing.
   if (needs_mask(*this) == 0 && !next_edges().empty()) return TensorList(inputs.size());
+  TensorList unpacked = unpack_saved();
+  BackwardCtx ctx{*this, unpacked};
+  return finish(row_.fn(ctx, grads));
+}
+
+TensorList FormulaNode::unpack_saved() {
   TensorList unpacked(saved.size());
   auto self = shared_from_this();
   // Saved inputs are checked in PyTorch's order (its generated nodes unpack
@@ -154,8 +160,10 @@ TensorList FormulaNode::apply(TensorList&& grads) {
     const size_t i = (reversed && k < n_in) ? n_in - 1 - k : k;
     if (saved[i].defined()) unpacked[i] = saved[i].unpack(self);
   }
-  BackwardCtx ctx{*this, unpacked};
-  TensorList out = row_.fn(ctx, grads);
+  return unpacked;
+}
+
+TensorList FormulaNode::finish(TensorList out) const {
   out.resize(inputs.size());
   // Undo broadcasting and type promotion: the one place that does.
   for (size_t i = 0; i < out.size(); ++i) {

@@ -482,6 +482,16 @@ void threshold_backward(const Tensor& out, const Tensor& g, const Tensor& y) {
   });
 }
 
+void relu_mul_backward(const Tensor& out, const Tensor& g, const Tensor& y, const Tensor& other) {
+  GT_DISPATCH_FLOAT(out.dtype(), "relu_mul_backward", [&] {
+    using T = scalar_t;
+    // threshold_backward's expression, then mul's, in their operand order.
+    ternary_loop<T, T, T, T>(make_plan(out, {g, y, other}), [](T gv, T yv, T ov) -> T {
+      return (yv <= 0 ? T(0) : gv) * ov;
+    });
+  });
+}
+
 void sigmoid_backward(const Tensor& out, const Tensor& g, const Tensor& y) {
   GT_DISPATCH_FLOAT(out.dtype(), "sigmoid_backward", [&] {
     using T = scalar_t;

@@ -73,6 +73,9 @@ void tanh_backward(const Tensor& out, const Tensor& g, const Tensor& y);
 /// dtype): ga = g * b, gb = g * a.
 void mul_backward(const Tensor& ga, const Tensor& gb, const Tensor& g, const Tensor& a,
                   const Tensor& b);
+/// threshold_backward followed by a multiplication, in one pass:
+/// out = (y <= 0 ? 0 : g) * other (NOTE [Fused relu backward]).
+void relu_mul_backward(const Tensor& out, const Tensor& g, const Tensor& y, const Tensor& other);
 /// out = a + alpha * b (a fused step for SGD and accumulation).
 void add_scaled(const Tensor& out, const Tensor& a, const Tensor& b, double alpha);
 

@@ -145,6 +145,17 @@ void ternary_loop(const LoopPlan& p, const F& f) {
       for (int64_t i = 0; i < n; ++i) o[i] = f(a[i], b[i], c[i]);
       return;
     }
+    if (s[0] == sizeof(O) && s[1] == 0 && s[2] == sizeof(B) && s[3] == sizeof(C) &&
+        aligned_for<O>(ptr[0]) && aligned_for<A>(ptr[1]) && aligned_for<B>(ptr[2]) &&
+        aligned_for<C>(ptr[3])) {
+      // The first input broadcast (a gradient expanded from a sum).
+      O* o = reinterpret_cast<O*>(ptr[0]);
+      const A a = *reinterpret_cast<const A*>(ptr[1]);
+      const B* b = reinterpret_cast<const B*>(ptr[2]);
+      const C* c = reinterpret_cast<const C*>(ptr[3]);
+      for (int64_t i = 0; i < n; ++i) o[i] = f(a, b[i], c[i]);
+      return;
+    }
     for (int64_t i = 0; i < n; ++i)
       store<O>(ptr[0] + i * s[0], f(load<A>(ptr[1] + i * s[1]), load<B>(ptr[2] + i * s[2]),
                                     load<C>(ptr[3] + i * s[3])));

@@ -4,6 +4,7 @@
 
 #include "autograd/engine.h"
 #include "autograd/functions.h"
+#include "autograd/fusion.h"
 #include "autograd/grad_mode.h"
 #include "autograd/provenance.h"
 #include "autograd/variable.h"
@@ -371,6 +372,8 @@ void bind_tensor_autograd(py::module_& m) {
     ag::materialize_meta(t).grad = g.cast<Tensor>();
   });
   m.def("_retain_grad", &retain_grad);
+  m.def("_fused_pairs", [] { return ag::fused_pairs(); });
+  m.def("_set_fusion_enabled", [](bool on) { return ag::set_fusion_enabled(on); });
   m.def("_register_hook", [](const Tensor& t, py::function fn) {
     HookHandle h{ag::next_hook_id(), {}, {}};
     const auto& node = ag::grad_fn(t);

@@ -555,3 +555,36 @@ def test_plain_set_grad_enabled_in_thread_does_not_leak(lib):
     t.start()
     t.join(5)
     assert lib.is_grad_enabled() is True
+
+
+# ---- capturing runs send gradients only where they are used ---------------------------------
+
+def test_backward_inputs_does_not_feed_nodes_it_does_not_run():
+    # Found by the fuzzer: t1 retains its grad after backward(inputs=[t1]); a later
+    # backward(inputs=[t4]) runs t4's node but must not hand t1 a gradient.
+    def scenario(L):
+        t0 = L.tensor([2.0], requires_grad=True)
+        t1 = t0 - t0
+        (t1 * t1).sum().backward(retain_graph=True, inputs=[t1])
+        calls = []
+        t1.register_hook(lambda g: calls.append(g.tolist()))
+        t4 = L.matmul(t1, t0)
+        t4.backward(L.ones_like(t4), retain_graph=True, inputs=[t4])
+        return t1.grad, t4.grad, t0.grad, calls
+
+    same(scenario)
+
+
+def test_autograd_grad_leaves_other_branches_alone():
+    def scenario(L):
+        x = L.tensor([1.0, -2.0], requires_grad=True)
+        w = L.tensor([3.0, 4.0], requires_grad=True)
+        y = x * 2
+        y.retain_grad()
+        calls = []
+        y.register_hook(lambda g: calls.append(g.tolist()))
+        x.register_hook(lambda g: calls.append(("x", g.tolist())))
+        (gw,) = L.autograd.grad((y * w).sum(), [w])
+        return gw, y.grad, x.grad, calls
+
+    same(scenario)

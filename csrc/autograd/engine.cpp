@@ -308,7 +308,11 @@ TensorList run_backward(const std::vector<Edge>& roots, const TensorList& grads,
       const Edge& e = edges[i];
       if (!e.fn) continue;
       const int next = task.index.find(e.fn.get())->second;
-      if (i < out.size() && out[i].defined())
+      // A capturing run sends gradients only to nodes it runs or captures:
+      // PyTorch's nodes do not compute the others (should_compute_output), so
+      // hooks and retain_grad there see nothing.
+      const bool wanted = !capturing || needed.count(e.fn.get()) || captures.count(e.fn.get());
+      if (wanted && i < out.size() && out[i].defined())
         accumulate(task.buffers[static_cast<size_t>(next)], e.input_nr, std::move(out[i]));
       if (--task.deps[static_cast<size_t>(next)] == 0) ready.push({e.fn->sequence_nr(), next});
     }

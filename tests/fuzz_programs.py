@@ -769,13 +769,17 @@ def gen_graph(draw, s):
 
 def _root(draw, s, a):
     t = s.ns[a]
-    form = draw(st.integers(0, 3))
+    form = draw(st.integers(0, 4))
     if form == 0 and t.numel() == 1:
         return a, None
     if form == 1:
         return a, f"lib.ones_like({a})"
     if form == 2:
         return f"({a} * {a}).sum()", None
+    if form == 3:
+        # The pair the engine may fuse (NOTE [Fused relu backward]).
+        b = draw(st.sampled_from([n for n in s.names() if s.ns[n].shape == t.shape]))
+        return f"({a} * {b}).relu().sum()", None
     return f"{a}.sum()", None
 
 

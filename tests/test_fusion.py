@@ -306,6 +306,15 @@ def test_autograd_grad_of_the_product():
     check(scenario, fuses=False)
 
 
+def test_backward_inputs_naming_the_product():
+    def scenario(L):
+        _, w, y = _graph(L)
+        y.relu().sum().backward(inputs=[y, w])
+        return grads(y, w)
+
+    check(scenario, fuses=False)
+
+
 def test_create_graph_builds_the_gradient_graph():
     def first_order(L):
         x = make(L, (3, 5), 22, requires_grad=True)

@@ -404,3 +404,16 @@ def test_graph_of_leaf_and_no_grad_results(lib):
     with lib.no_grad():
         assert (x * 2).grad_fn is None
     assert (x.detach() * 2).grad_fn is None
+
+
+@pytest.mark.parametrize("kwargs", [{}, {"dim": -1, "keepdim": True}, {"dim": 1}, {"dim": (0, 1)}])
+def test_mean_gradient_graph_divides_by_a_scalar(kwargs):
+    # Found by the fuzzer: PyTorch's mean backward divides through the Scalar overload.
+    def scenario(L):
+        t0 = L.tensor([[0.25, -2.5, -1.25], [1.0, 2.0, 3.0]], dtype=L.float64, requires_grad=True)
+        t1 = t0.mean(**kwargs)
+        (g,) = L.autograd.grad((t1 * t1).sum(), [t0], create_graph=True)
+        (gg,) = L.autograd.grad(g.sum(), [t0])
+        return name(g.grad_fn), nexts(g.grad_fn), g.tolist(), gg.tolist()
+
+    same(scenario)

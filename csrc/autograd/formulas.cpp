@@ -188,10 +188,14 @@ Tensor unreduce(const Tensor& g, const C& c) {
 }
 TL sum_all_bw(const C& c, const TL& g) { return {expand(g[0], c.input(0).shape)}; }
 TL sum_dim_bw(const C& c, const TL& g) { return {unreduce(g[0], c)}; }
+// Divided through div_by_scalar, as PyTorch's formulas: under create_graph the
+// gradient's node is DivBackward1.
 TL mean_all_bw(const C& c, const TL& g) {
-  return {div(expand(g[0], c.input(0).shape), Scalar(numel_of(c.input(0).shape)))};
+  return {div_by_scalar(expand(g[0], c.input(0).shape), Scalar(numel_of(c.input(0).shape)))};
 }
-TL mean_dim_bw(const C& c, const TL& g) { return {div(unreduce(g[0], c), Scalar(c.attrs().i0))}; }
+TL mean_dim_bw(const C& c, const TL& g) {
+  return {div_by_scalar(unreduce(g[0], c), Scalar(c.attrs().i0))};
+}
 TL extreme_all_bw(const C& c, const TL& g) {
   // The gradient is shared evenly by every element equal to the extreme.
   const Tensor& a = c.saved_input(0);

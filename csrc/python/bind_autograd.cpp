@@ -220,8 +220,12 @@ void make_roots(const std::vector<Tensor>& outputs, const std::vector<py::object
   }
 }
 
-// A non-leaf's node gives it a copy of its gradient (no-op for leaves).
+// A non-leaf's node gives it a copy of its gradient. A no-op for leaves, told
+// apart by the stored node as PyTorch's C++ is_leaf() does: a no-grad view
+// whose base was modified stays a leaf here, though reading its grad_fn raises.
 void retain_grad(const Tensor& t) {
+  const ag::AutogradMeta* stored = ag::meta(t);
+  if (!stored || !stored->grad_fn) return;
   const auto& fn = ag::grad_fn(t);
   if (!fn) return;
   ag::AutogradMeta& meta = ag::materialize_meta(t);

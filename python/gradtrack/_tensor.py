@@ -141,8 +141,7 @@ def retain_grad(self):
     """Keeps ``.grad`` of a non-leaf after backward (a no-op on leaves)."""
     if not self.requires_grad:
         raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
-    if not self.is_leaf:
-        _C._retain_grad(self)
+    _C._retain_grad(self)
 
 
 def register_hook(self, hook):

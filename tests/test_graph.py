@@ -417,3 +417,17 @@ def test_mean_gradient_graph_divides_by_a_scalar(kwargs):
         return name(g.grad_fn), nexts(g.grad_fn), g.tolist(), gg.tolist()
 
     same(scenario)
+
+
+@pytest.mark.parametrize("shape", [(2, 2), (2, 0), (3,)])
+def test_index_gradient_graph_is_index_put_impl(shape):
+    # Found by the fuzzer: PyTorch's index backward writes into zeros with
+    # _index_put_impl_, so the gradient's node is IndexPutImplBackward0.
+    def scenario(L):
+        t0 = L.ones(*shape, requires_grad=True)
+        t3 = t0[[0, -1]]
+        (g,) = L.autograd.grad((t3 * t3).sum(), [t0], create_graph=True)
+        (gg,) = L.autograd.grad(g.sum(), [t0])
+        return name(g.grad_fn), nexts(g.grad_fn), g._version, g.tolist(), gg.tolist()
+
+    same(scenario)

@@ -275,7 +275,8 @@ IndexList saved_indices(const C& c) {
   return idx;
 }
 TL index_bw(const C& c, const TL& g) {
-  return {index_put(zeros_of(c, 0), saved_indices(c), g[0], true)};
+  // Zeros written in place, as PyTorch's index_backward (IndexPutImplBackward0).
+  return {inplace_index_put_impl(zeros_of(c, 0), saved_indices(c), g[0], true)};
 }
 TL index_put_bw(const C& c, const TL& g) {
   IndexList idx = saved_indices(c);
@@ -586,6 +587,7 @@ const FormulaRow kRows[] = {
     {OpKind::DivByScalar, "DivBackward1", {0, 0, 0}, false, false, div_by_scalar_bw},
     {OpKind::FillTensor, "FillBackward3", {0, 0, 0}, false, false, fill_bw},
     {OpKind::Sgn, "SgnBackward0", {0, 0, 0}, false, false, zero_bw},
+    {OpKind::IndexPutImpl, "IndexPutImplBackward0", {0, 0, 0}, false, false, index_put_bw},
 };
 
 }  // namespace

@@ -414,8 +414,9 @@ const Tensor* only_mask(const IndexList& indices) {
 // v.item()): then v may have another dtype or alias x, and only masked_fill_'s
 // checks apply. Otherwise v must have x's dtype and share no memory with x or
 // the indices. An expanded x is written (with a deprecation warning) either way.
-Tensor inplace_index_put(const Tensor& self, const IndexList& indices, const Tensor& values,
-                         bool accumulate) {
+namespace {
+Tensor index_put_recorded_as(OpKind kind, const Tensor& self, const IndexList& indices,
+                             const Tensor& values, bool accumulate) {
   if (has_internal_overlap(self)) warn(kIndexPutExpanded);
   const Tensor* mask = accumulate || values.numel() != 1 ? nullptr : only_mask(indices);
   Tensor v = values;
@@ -434,7 +435,7 @@ Tensor inplace_index_put(const Tensor& self, const IndexList& indices, const Ten
   std::vector<const Tensor*> extras;
   for (const auto& t : idx)
     if (t) extras.push_back(&*t);
-  run_inplace("index_put_", OpKind::IndexPut, true, {&self, &values}, self,
+  run_inplace("index_put_", kind, true, {&self, &values}, self,
               [&] { ops_detail::index_put_kernel(self, idx, v, accumulate, mask == nullptr); },
               [&](autograd::Attrs& at) {
                 at.ints0.clear();
@@ -443,6 +444,17 @@ Tensor inplace_index_put(const Tensor& self, const IndexList& indices, const Ten
               },
               extras);
   return self;
+}
+}  // namespace
+
+Tensor inplace_index_put(const Tensor& self, const IndexList& indices, const Tensor& values,
+                         bool accumulate) {
+  return index_put_recorded_as(OpKind::IndexPut, self, indices, values, accumulate);
+}
+
+Tensor inplace_index_put_impl(const Tensor& self, const IndexList& indices, const Tensor& values,
+                              bool accumulate) {
+  return index_put_recorded_as(OpKind::IndexPutImpl, self, indices, values, accumulate);
 }
 
 namespace {

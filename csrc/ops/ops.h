@@ -230,6 +230,10 @@ Tensor inplace_normal(const Tensor& self, double mean, double std);
 Tensor inplace_uniform(const Tensor& self, double lo, double hi);
 Tensor inplace_index_put(const Tensor& self, const IndexList& indices, const Tensor& values,
                          bool accumulate);
+/// PyTorch's _index_put_impl_: index_put_ recorded as IndexPutImplBackward0,
+/// the node indexing's gradient is made by.
+Tensor inplace_index_put_impl(const Tensor& self, const IndexList& indices, const Tensor& values,
+                              bool accumulate);
 Tensor inplace_masked_fill(const Tensor& self, const Tensor& mask, Scalar value);
 /// masked_fill_ with a 0-dim tensor value that may require grad.
 Tensor inplace_masked_fill(const Tensor& self, const Tensor& mask, const Tensor& value);

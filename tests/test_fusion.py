@@ -25,8 +25,8 @@ SPECIAL = [0.0, -0.0, 1.5, -2.25, float("inf"), float("-inf"), float("nan"), 1e-
 def values(n, seed):
     """n floats with every special value in the mix (NaN, infinities, signed zeros, subnormals)."""
     rng = random.Random(seed)
-    return [SPECIAL[i] if i < len(SPECIAL) and seed % 2 == 0 else rng.choice(SPECIAL + [rng.uniform(-4, 4)])
-            for i in range(n)]
+    head = SPECIAL[:n] if seed % 2 == 0 else []  # even seeds: every special value, in order
+    return head + [rng.choice(SPECIAL + [rng.uniform(-4, 4)]) for _ in range(n - len(head))]
 
 
 def make(L, shape, seed, dtype="float32", requires_grad=False):

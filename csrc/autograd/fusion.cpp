@@ -40,7 +40,9 @@ FormulaNode* formula_node(Node* n, OpKind kind) {
 FormulaNode* relu_mul_partner(Node& node, const TensorList& grads) {
   if (!g_enabled.load(std::memory_order_relaxed)) return nullptr;
   FormulaNode* relu = formula_node(&node, OpKind::Relu);
-  if (!relu || relu->next_edges().size() != 1 || grads.size() != 1) return nullptr;
+  if (!relu || relu->next_edges().size() != 1 || grads.size() != 1 ||
+      relu->saved.size() <= relu->inputs.size())
+    return nullptr;
   FormulaNode* mul = formula_node(relu->next_edges()[0].fn.get(), OpKind::Mul);
   if (!mul || mul->inputs.size() != 2 || mul->next_edges().size() != 2) return nullptr;
   const Tensor& g = grads[0];
@@ -52,7 +54,8 @@ FormulaNode* relu_mul_partner(Node& node, const TensorList& grads) {
   // The separate runs' layouts: threshold_backward's result follows y, then g
   // (a gradient expanded from a sum, or transposed, leaves it contiguous), and
   // the product of two contiguous tensors is contiguous.
-  if (!g.is_contiguous() && dense_strides_following(y.sizes(), {&y, &g}) != contiguous_strides(y.sizes()))
+  if (!g.is_contiguous() &&
+      dense_strides_following(y.sizes(), {&y, &g}) != contiguous_strides(y.sizes()))
     return nullptr;
   bool any = false;
   for (size_t i = 0; i < 2; ++i) {

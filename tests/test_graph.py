@@ -431,3 +431,32 @@ def test_index_gradient_graph_is_index_put_impl(shape):
         return name(g.grad_fn), nexts(g.grad_fn), g._version, g.tolist(), gg.tolist()
 
     same(scenario)
+
+
+@pytest.mark.parametrize("op", ["sub", "sub_alpha", "sub_alpha_float", "rsub", "rsub_alpha",
+                                "one_minus", "rsub_scalar_alpha", "add_alpha", "sub_inplace",
+                                "addmm"])
+def test_negated_and_scaled_gradients_graph_like_torch(op):
+    # Found by the fuzzer: the negated side is neg(g) (NegBackward0) and alpha/beta
+    # scale through the Scalar overload (MulBackward1), as PyTorch's maybe_multiply.
+    def chain(fn):
+        names = []
+        while fn is not None:
+            names.append(name(fn))
+            fn = next((f for f, _ in fn.next_functions if f is not None), None)
+        return names
+
+    def scenario(L):
+        a = L.tensor([[1.0, 2.0], [0.5, -1.0]], requires_grad=True)
+        b = L.tensor([[3.0, -4.0], [2.0, 0.25]], requires_grad=True)
+        y = {"sub": lambda: a - b, "sub_alpha": lambda: L.sub(a, b, alpha=3),
+             "sub_alpha_float": lambda: L.sub(a, b, alpha=0.5), "rsub": lambda: L.rsub(a, b),
+             "rsub_alpha": lambda: L.rsub(a, b, alpha=2), "one_minus": lambda: 1 - a,
+             "rsub_scalar_alpha": lambda: L.rsub(a, 2.0, alpha=3),
+             "add_alpha": lambda: L.add(a, b, alpha=2.5),
+             "sub_inplace": lambda: (a * 1).sub_(b, alpha=2),
+             "addmm": lambda: L.addmm(a, a, b, beta=2, alpha=3)}[op]()
+        grads = L.autograd.grad((y * y).sum(), [a, b], create_graph=True, allow_unused=True)
+        return [None if g is None else (chain(g.grad_fn), g.tolist()) for g in grads]
+
+    same(scenario)

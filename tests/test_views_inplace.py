@@ -602,3 +602,33 @@ def test_retain_grad_on_no_grad_view_after_its_base_changed():
 
     same(scenario)
     same(then_grad_fn)
+
+
+def test_stale_no_grad_view_operand_raises_before_the_kernel_checks():
+    # Found by the fuzzer: PyTorch reads the operands' histories before its kernel checks
+    # overlap or shapes, so the no-grad-view error wins over the overlap error.
+    def overlapping(L):
+        t0 = L.tensor([[-0.25], [-1.75], [-1.75]], requires_grad=True)
+        t1 = t0 - 2
+        with L.no_grad():
+            t2 = t1[:1]
+        t1 /= 2
+        try:
+            t1 /= t2
+        except RuntimeError as e:
+            return str(e), t1._version, t1.tolist()
+
+    def bad_shape(L):
+        t0 = L.tensor([[1.0, 2.0], [3.0, 4.0]], requires_grad=True)
+        base = t0 * 1
+        with L.no_grad():
+            v = base[0]
+        base.mul_(2)
+        t = t0 * 1
+        try:
+            t[:, :1].add_(v)
+        except RuntimeError as e:
+            return str(e), t._version
+
+    same(overlapping)
+    same(bad_shape)

@@ -19,16 +19,18 @@ using C = BackwardCtx;
 
 Tensor zeros_of(const C& c, size_t i) { return zeros(c.input(i).shape, c.input(i).dtype); }
 Tensor zero_scalar(const Tensor& like) { return zeros({}, like.dtype()); }
-Scalar minus(Scalar s) {
-  return s.is_float() ? Scalar(-s.to_double()) : Scalar(-s.to_int());
-}
-Tensor scale(const Tensor& g, Scalar s) { return s.equals(1) ? g : mul(g, s); }
+// PyTorch's maybe_multiply: the Scalar overload (MulBackward1), skipped for 1.
+Tensor scale(const Tensor& g, Scalar s) { return s.equals(1) ? g : mul_by_scalar(g, s); }
 
 TL add_bw(const C& c, const TL& g) { return {g[0], c.needs(1) ? scale(g[0], c.attrs().s0) : Tensor()}; }
 TL pass_bw(const C&, const TL& g) { return {g[0]}; }
-TL sub_bw(const C& c, const TL& g) { return {g[0], c.needs(1) ? scale(g[0], minus(c.attrs().s0)) : Tensor()}; }
-TL rsub_bw(const C& c, const TL& g) { return {scale(g[0], minus(c.attrs().s0)), g[0]}; }
-TL rsub_scalar_bw(const C& c, const TL& g) { return {scale(g[0], minus(c.attrs().s0))}; }
+// The negated side is neg(g) times alpha, as PyTorch's maybe_multiply(-grad, alpha):
+// under create_graph its node is NegBackward0 (then MulBackward0 when alpha != 1).
+TL sub_bw(const C& c, const TL& g) {
+  return {g[0], c.needs(1) ? scale(neg(g[0]), c.attrs().s0) : Tensor()};
+}
+TL rsub_bw(const C& c, const TL& g) { return {scale(neg(g[0]), c.attrs().s0), g[0]}; }
+TL rsub_scalar_bw(const C& c, const TL& g) { return {scale(neg(g[0]), c.attrs().s0)}; }
 TL mul_bw(const C& c, const TL& g) {
   const Tensor& a = c.saved_input(0);
   const Tensor& b = c.saved_input(1);

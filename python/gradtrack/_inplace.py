@@ -9,7 +9,11 @@ mode is on and some operand requires grad (torch_semantics.md §3):
    (the message lives in C++ because reading such a view's ``grad_fn`` can
    raise it too);
 2. a view of a leaf that requires grad may not be written;
-3. a leaf that requires grad may not be written.
+3. a leaf that requires grad may not be written;
+4. the operands' histories are read (PyTorch collects the node's edges before
+   its kernel runs), which raises for an operand that is a no-grad view whose
+   base was modified since: that error comes before the kernel's own (overlap,
+   shape, dtype).
 
 A refused write changes nothing: the check runs before the C++ entry, which
 itself validates shapes and dtypes before touching memory, and bumps the
@@ -57,6 +61,9 @@ def check(self, *others):
             raise _leaf_error(VIEW_OF_LEAF_ERROR)
     if self.requires_grad and self.is_leaf:
         raise _leaf_error(LEAF_ERROR)
+    for other in others:
+        if isinstance(other, _Tensor) and other.requires_grad and other._is_view():
+            other.grad_fn  # noqa: B018 - reading it is the check
 
 
 def _binary(name):

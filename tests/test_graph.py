@@ -460,3 +460,47 @@ def test_negated_and_scaled_gradients_graph_like_torch(op):
         return [None if g is None else (chain(g.grad_fn), g.tolist()) for g in grads]
 
     same(scenario)
+
+
+@pytest.mark.parametrize("case", ["expand_after_base_write", "overlapping_view", "overlapping_input",
+                                  "both_overlap", "plain", "size_one_dims", "empty_view",
+                                  "transposed"])
+def test_as_strided_gradient_keeps_its_graph(case):
+    # Found by the fuzzer: an overlapping as_strided backward under create_graph returned a
+    # gradient without history (requires_grad False); PyTorch builds it with index_add_/div_.
+    def scenario(L):
+        x = L.tensor([[-1.75, 0.5, -1.0], [-2.25, 2.25, -3.0]], dtype=L.float64, requires_grad=True)
+        if case == "expand_after_base_write":
+            y = x.expand(2, -1, -1)
+            with L.no_grad():
+                x[:, 1:] += 1
+        elif case == "overlapping_view":
+            y = x.as_strided((3, 3), (1, 1))
+        elif case == "overlapping_input":
+            y = x[0].expand(3, 3).as_strided((2, 2), (3, 1), 1)
+        elif case == "both_overlap":
+            y = x[0].expand(3, 3).as_strided((4, 2), (1, 1))
+        elif case == "size_one_dims":
+            y = x.as_strided((1, 3, 1), (1, 1, 1), 2)
+        elif case == "empty_view":
+            y = x.as_strided((0, 2), (1, 1))
+        elif case == "transposed":
+            y = x.t()
+            with L.no_grad():
+                x.mul_(2)
+        else:
+            y = x.as_strided((2, 2), (1, 2), 1)
+        (g,) = L.autograd.grad((y * y * y).sum(), [x], create_graph=True, allow_unused=True)
+        if not g.requires_grad:
+            return g.tolist(), g._version, g._is_view()
+        (gg,) = L.autograd.grad((g * g).sum(), [x])
+        chain = []
+        fn = g.grad_fn
+        for _ in range(3):
+            if fn is None:
+                break
+            chain.append((name(fn), nexts(fn)))
+            fn = next((f for f, _ in fn.next_functions if f is not None), None)
+        return g.requires_grad, chain, g.tolist(), gg.tolist(), g._version
+
+    same(scenario)

@@ -232,8 +232,7 @@ TL squeeze_bw(const C& c, const TL& g) {
 }
 TL as_strided_bw(const C& c, const TL& g) {
   const Attrs& at = c.attrs();
-  return {as_strided_backward(contiguous(g[0]), c.input(0).shape, at.ints2, at.i1, at.ints0,
-                              at.ints1, at.i0)};
+  return {as_strided_backward(g[0], c.input(0).shape, at.ints2, at.i1, at.ints0, at.ints1, at.i0)};
 }
 TL t_bw(const C&, const TL& g) { return {t(g[0])}; }
 TL transpose_bw(const C& c, const TL& g) { return {transpose(g[0], c.attrs().i0, c.attrs().i1)}; }
@@ -590,6 +589,7 @@ const FormulaRow kRows[] = {
     {OpKind::FillTensor, "FillBackward3", {0, 0, 0}, false, false, fill_bw},
     {OpKind::Sgn, "SgnBackward0", {0, 0, 0}, false, false, zero_bw},
     {OpKind::IndexPutImpl, "IndexPutImplBackward0", {0, 0, 0}, false, false, index_put_bw},
+    {OpKind::IndexAdd, "IndexAddBackward0", {0, 0, 0}, false, false, index_put_bw},
 };
 
 }  // namespace

@@ -457,6 +457,10 @@ Tensor inplace_index_put_impl(const Tensor& self, const IndexList& indices, cons
   return index_put_recorded_as(OpKind::IndexPutImpl, self, indices, values, accumulate);
 }
 
+Tensor inplace_index_add(const Tensor& self, const Tensor& index, const Tensor& source) {
+  return index_put_recorded_as(OpKind::IndexAdd, self, {index}, source, true);
+}
+
 namespace {
 
 // masked_fill_'s checks on self and the mask, shared by both value kinds.

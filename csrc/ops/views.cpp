@@ -636,8 +636,8 @@ void for_each_offset(const DimVector& sizes, const DimVector& strides, int64_t o
 Tensor as_strided_backward(const Tensor& g, const DimVector& base_sizes,
                            const DimVector& base_strides, int64_t base_offset,
                            const DimVector& sizes, const DimVector& strides, int64_t offset) {
-  // An empty input gets a fresh (written, not a view) gradient, as in PyTorch.
-  if (numel_of(base_sizes) == 0) {
+  // An empty input or view gets a fresh (written, not a view) gradient, as in PyTorch.
+  if (numel_of(base_sizes) == 0 || numel_of(sizes) == 0) {
     Tensor out = zeros(base_sizes, g.dtype());
     out->bump_version();
     return out;
@@ -657,6 +657,46 @@ Tensor as_strided_backward(const Tensor& g, const DimVector& base_sizes,
   Tensor buffer = zeros({std::max<int64_t>(hi - lo, 0)}, g.dtype());
   const bool view_overlaps = may_self_overlap(sizes, strides);
   const bool base_overlaps = may_self_overlap(base_sizes, base_strides);
+  if (autograd::GradMode::is_enabled()) {
+    // create_graph: PyTorch's differentiable form. The view's size-1 dims are
+    // squeezed out of its gradient and its stride-0 dims summed out (so a
+    // broadcast view is no overlap); the rest is copied into the buffer through
+    // the view's geometry, or index_add_ed where that geometry still overlaps;
+    // where the input overlaps, each location is divided by its use count.
+    Tensor gv = g;
+    DimVector sz, st;
+    for (int64_t i = static_cast<int64_t>(sizes.size()) - 1; i >= 0; --i) {
+      const auto d = static_cast<size_t>(i);
+      if (sizes[d] == 1) {
+        gv = squeeze(gv, i);
+      } else if (strides[d] == 0) {
+        gv = sum(gv, {i}, false);
+      } else {
+        sz.push_back(sizes[d]);
+        st.push_back(strides[d]);
+      }
+    }
+    std::reverse(sz.begin(), sz.end());
+    std::reverse(st.begin(), st.end());
+    Tensor flat;
+    auto locations = [&](const DimVector& lsz, const DimVector& lst, int64_t off) {
+      if (!flat.defined())
+        flat = arange(Scalar(int64_t(0)), Scalar(hi - lo), Scalar(int64_t(1)), ScalarType::Int64);
+      return reshape(as_strided(flat, lsz, lst, off - lo), {-1});
+    };
+    if (may_self_overlap(sz, st)) {
+      inplace_index_add(buffer, locations(sz, st, offset), reshape(gv, {-1}));
+    } else {
+      inplace_copy(as_strided(buffer, sz, st, offset - lo), gv);
+    }
+    if (base_overlaps) {
+      Tensor count = zeros_like(buffer);
+      Tensor at = locations(base_sizes, base_strides, base_offset);
+      inplace_index_add(count, at, expand(ones({1}, g.dtype()), at.sizes()));
+      inplace_binary(InplaceOp::Div, buffer, count);  // 0/0 only where the input cannot see
+    }
+    return as_strided(buffer, base_sizes, base_strides, base_offset - lo);
+  }
   if (view_overlaps || base_overlaps) {
     // Several view elements on one location add up there; a location that
     // several input elements share splits its gradient evenly between them.
@@ -674,10 +714,6 @@ Tensor as_strided_backward(const Tensor& g, const DimVector& base_sizes,
           if (count[i] > 1) b[i] /= static_cast<scalar_t>(count[i]);
       }
     });
-  } else if (autograd::GradMode::is_enabled()) {
-    // create_graph: a differentiable write, so the gradient keeps its graph.
-    inplace_copy(as_strided(buffer, sizes, strides, offset - lo), g);
-    return as_strided(buffer, base_sizes, base_strides, base_offset - lo);
   } else {
     kernels::copy(alias_with_geometry(buffer, sizes, strides, offset - lo), g);
   }

@@ -504,3 +504,35 @@ def test_as_strided_gradient_keeps_its_graph(case):
         return g.requires_grad, chain, g.tolist(), gg.tolist(), g._version
 
     same(scenario)
+
+
+@pytest.mark.parametrize("case", ["mm_col_mat2", "mm_col_both", "addmm_linear", "row_major",
+                                  "one_column"])
+def test_matmul_gradient_keeps_a_column_major_layout(case):
+    # Found by the fuzzer (seed 113): PyTorch's mm backward returns a column-major input's
+    # gradient as the transpose of a product (a view), which then reaches .grad without a copy.
+    def scenario(L):
+        x = L.tensor([[1.0, -2.0, 0.5], [3.0, 0.25, -1.0]], requires_grad=True)
+        w = L.tensor([[0.5, 1.5, -1.0], [2.0, -0.5, 1.0], [1.0, 1.0, 2.0],
+                      [-1.0, 0.0, 0.5]], requires_grad=True)
+        bias = L.tensor([0.1, 0.2, 0.3, 0.4], requires_grad=True)
+        if case == "mm_col_mat2":
+            out = x @ w.t()
+        elif case == "mm_col_both":
+            out = x.t().t() @ w.t()
+            out = w.t().t() @ x.t()
+        elif case == "addmm_linear":
+            out = L.addmm(bias, x, w.t(), alpha=2)
+        elif case == "row_major":
+            out = x @ w.t().contiguous()
+        else:
+            v = L.tensor([[1.0, -2.0, 0.5]], requires_grad=True)
+            out = v @ v.t()
+        leaves = [x, w, bias] if case != "one_column" else [v]
+        grads = L.autograd.grad((out * out).sum(), leaves, create_graph=True, allow_unused=True)
+        seen = [None if g is None else (g.tolist(), g.stride(), g._is_view(), name(g.grad_fn))
+                for g in grads]
+        (out * out).sum().backward()
+        return seen, [(t.grad.stride(), t.grad._version) for t in leaves]
+
+    same(scenario)

@@ -328,9 +328,24 @@ TL stack_bw(const C& c, const TL& g) {
 }
 TL split_bw(const C& c, const TL& g) { return {cat(g, c.attrs().i0)}; }
 TL unbind_bw(const C& c, const TL& g) { return {stack(g, c.attrs().i0)}; }
+// PyTorch's mm_mat1_backward / mm_mat2_backward: an input that was column-major
+// when the product was taken (strides (1, rows)) gets its gradient column-major
+// too, as the transpose of a product.
+bool column_major(const GradMeta& input, const DimVector& strides) {
+  return strides.size() == 2 && strides[0] == 1 && strides[1] == input.shape[0];
+}
+Tensor mm_mat1_bw(const Tensor& g, const Tensor& mat2, bool col) {
+  return col ? t(mm(mat2, t(g))) : mm(g, t(mat2));
+}
+Tensor mm_mat2_bw(const Tensor& g, const Tensor& mat1, bool col) {
+  return col ? t(mm(t(g), mat1)) : mm(t(mat1), g);
+}
 TL mm_bw(const C& c, const TL& g) {
-  return {c.needs(0) ? mm(g[0], t(c.saved_input(1))) : Tensor(),
-          c.needs(1) ? mm(t(c.saved_input(0)), g[0]) : Tensor()};
+  const Attrs& at = c.attrs();
+  return {c.needs(0) ? mm_mat1_bw(g[0], c.saved_input(1), column_major(c.input(0), at.ints0))
+                     : Tensor(),
+          c.needs(1) ? mm_mat2_bw(g[0], c.saved_input(0), column_major(c.input(1), at.ints1))
+                     : Tensor()};
 }
 TL mv_bw(const C& c, const TL& g) {
   return {c.needs(0) ? outer(g[0], c.saved_input(1)) : Tensor(),
@@ -346,9 +361,10 @@ TL bmm_bw(const C& c, const TL& g) {
 }
 TL addmm_bw(const C& c, const TL& g) {
   const Attrs& at = c.attrs();
+  const bool col1 = column_major(c.input(1), at.ints0), col2 = column_major(c.input(2), at.ints1);
   return {c.needs(0) ? scale(g[0], at.s0) : Tensor(),
-          c.needs(1) ? scale(mm(g[0], t(c.saved_input(2))), at.s1) : Tensor(),
-          c.needs(2) ? scale(mm(t(c.saved_input(1)), g[0]), at.s1) : Tensor()};
+          c.needs(1) ? scale(mm_mat1_bw(g[0], c.saved_input(2), col1), at.s1) : Tensor(),
+          c.needs(2) ? scale(mm_mat2_bw(g[0], c.saved_input(1), col2), at.s1) : Tensor()};
 }
 TL log_softmax_bw(const C& c, const TL& g) {
   return {log_softmax_backward(g[0], c.result(), c.attrs().i0)};

@@ -43,7 +43,10 @@ Tensor mm(const Tensor& a, const Tensor& b) {
            a.sizes()[0], "x", a.sizes()[1], " and ", b.sizes()[0], "x", b.sizes()[1], ")");
   check_same_dtype(a, b, "m1", "m2");
   Tensor out = mm_kernel(a, b);
-  record(OpKind::Mm, {&a, &b}, out);
+  record(OpKind::Mm, {&a, &b}, out, [&](autograd::Attrs& at) {
+    at.ints0 = a.strides();  // the backward keeps a column-major input's layout
+    at.ints1 = b.strides();
+  });
   return out;
 }
 
@@ -117,6 +120,8 @@ Tensor addmm(const Tensor& bias, const Tensor& a, const Tensor& b, Scalar beta, 
   record(OpKind::Addmm, {&bias, &a, &b}, out, [&](autograd::Attrs& at) {
     at.s0 = beta;
     at.s1 = alpha;
+    at.ints0 = a.strides();
+    at.ints1 = b.strides();
   });
   return out;
 }

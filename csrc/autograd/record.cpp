@@ -140,10 +140,12 @@ TensorList FormulaNode::apply(TensorList&& grads) {
   if (!runnable()) {
     throw Error(second_backward_message(), Provenance::enabled() ? freed_graph_note(*this) : "");
   }
-  // A node whose inputs all lack a gradient edge (a no-grad view of a leaf
-  // requires grad but has no edge) has nothing to compute, and saved nothing.
-  if (needs_mask(*this) == 0 && !next_edges().empty()) return TensorList(inputs.size());
+  // Saved tensors are checked first, as PyTorch's nodes unpack them before
+  // asking which outputs to compute: a node whose inputs all lack a gradient
+  // edge (ops on a no-grad view of a leaf) computes nothing, but an in-place
+  // write to the result it saved still raises.
   TensorList unpacked = unpack_saved();
+  if (needs_mask(*this) == 0 && !next_edges().empty()) return TensorList(inputs.size());
   BackwardCtx ctx{*this, unpacked};
   return finish(row_.fn(ctx, grads));
 }

@@ -536,3 +536,40 @@ def test_matmul_gradient_keeps_a_column_major_layout(case):
         return seen, [(t.grad.stride(), t.grad._version) for t in leaves]
 
     same(scenario)
+
+
+def test_index_put_and_index_select_gradients_like_torch():
+    # Found by the fuzzer (seed 122): an out-of-place index_put result (in setitem's
+    # backward) is fresh, version 0, with IndexPutBackward0 straight on its inputs;
+    # index_select's backward index_add_s into zeros (IndexAddBackward0, version 1).
+    def scenario(L):
+        out = []
+        t0 = L.tensor([[[-2.0, -2.75, 1.0]], [[-2.0, 1.0, 1.25]]], requires_grad=True)
+        for create_graph in (False, True):
+            t1 = t0 * 1
+            t1[L.tensor([0])] = 0
+            (g,) = L.autograd.grad((t1 * t1).sum(), [t0], create_graph=create_graph)
+            out.append((g._version, g.tolist(), name(g.grad_fn),
+                        nexts(g.grad_fn) if g.grad_fn else None))
+        x = L.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]], requires_grad=True)
+        y = x.index_select(1, L.tensor([0, 2, 0]))
+        (g,) = L.autograd.grad((y * y).sum(), [x], create_graph=True)
+        (gg,) = L.autograd.grad(g.sum(), [x])
+        out.append((g._version, name(g.grad_fn), nexts(g.grad_fn), g.tolist(), gg.tolist()))
+        return out
+
+    same(scenario)
+
+
+def test_node_with_no_gradient_edges_still_checks_its_saved_result():
+    # Found by the fuzzer (seed 125): tanh of a no-grad view of a leaf has a node with no
+    # edge to follow; PyTorch still unpacks its saved result, so writing it in place raises.
+    def scenario(L):
+        t0 = L.tensor([-1.0, -2.0, -1.25, -1.0], requires_grad=True)
+        with L.no_grad():
+            t1 = t0.permute(0)
+        t3 = t1.tanh()
+        t3 -= 2
+        (t3 * t3).sum().backward()
+
+    same(scenario)

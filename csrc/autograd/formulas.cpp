@@ -301,9 +301,8 @@ TL scatter_add_bw(const C& c, const TL& g) {
   return {g[0], c.needs(1) ? gather(g[0], c.attrs().i0, c.extra(0)) : Tensor()};
 }
 TL index_select_bw(const C& c, const TL& g) {
-  IndexList idx(static_cast<size_t>(c.attrs().i0));
-  idx.emplace_back(c.extra(0));
-  return {index_put(zeros_of(c, 0), idx, g[0], true)};
+  // Zeros index_add_ed in place, as PyTorch's index_select_backward.
+  return {inplace_index_add(zeros_of(c, 0), c.attrs().i0, c.extra(0), g[0])};
 }
 TL cat_bw(const C& c, const TL& g) {
   TL out;

@@ -254,8 +254,23 @@ Tensor index(const Tensor& a, const IndexList& indices) {
 }
 
 Tensor index_put(const Tensor& a, const IndexList& indices, const Tensor& values, bool accumulate) {
-  Tensor out = clone(a);
-  return inplace_index_put(out, indices, values, accumulate);
+  // PyTorch's out-of-place index_put: a fresh result (version 0) whose node,
+  // IndexPutBackward0, connects to a and values directly (no clone node).
+  Tensor out;
+  {
+    autograd::AutoGradMode no_graph(false);
+    out = clone(a);
+    inplace_index_put(out, indices, values, accumulate);
+  }
+  out = alias_fresh_counter(out);
+  std::vector<const Tensor*> extras;
+  for (const auto& t : indices)
+    if (t) extras.push_back(&*t);
+  record(OpKind::IndexPut, {&a, &values}, out, [&](autograd::Attrs& at) {
+    for (const auto& t : indices) at.ints0.push_back(t ? 1 : 0);
+    at.flag = accumulate;
+  }, extras);
+  return out;
 }
 
 namespace ops_detail {

@@ -457,8 +457,11 @@ Tensor inplace_index_put_impl(const Tensor& self, const IndexList& indices, cons
   return index_put_recorded_as(OpKind::IndexPutImpl, self, indices, values, accumulate);
 }
 
-Tensor inplace_index_add(const Tensor& self, const Tensor& index, const Tensor& source) {
-  return index_put_recorded_as(OpKind::IndexAdd, self, {index}, source, true);
+Tensor inplace_index_add(const Tensor& self, int64_t dim, const Tensor& index,
+                         const Tensor& source) {
+  IndexList idx(static_cast<size_t>(dim));
+  idx.emplace_back(index);
+  return index_put_recorded_as(OpKind::IndexAdd, self, idx, source, true);
 }
 
 namespace {

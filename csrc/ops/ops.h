@@ -234,9 +234,10 @@ Tensor inplace_index_put(const Tensor& self, const IndexList& indices, const Ten
 /// the node indexing's gradient is made by.
 Tensor inplace_index_put_impl(const Tensor& self, const IndexList& indices, const Tensor& values,
                               bool accumulate);
-/// self.index_add_(0, index, source) for a 1-D self (IndexAddBackward0): an
-/// accumulating index_put_ under PyTorch's name.
-Tensor inplace_index_add(const Tensor& self, const Tensor& index, const Tensor& source);
+/// self.index_add_(dim, index, source) for a 1-D index and dim >= 0
+/// (IndexAddBackward0): an accumulating index_put_ under PyTorch's name.
+Tensor inplace_index_add(const Tensor& self, int64_t dim, const Tensor& index,
+                         const Tensor& source);
 Tensor inplace_masked_fill(const Tensor& self, const Tensor& mask, Scalar value);
 /// masked_fill_ with a 0-dim tensor value that may require grad.
 Tensor inplace_masked_fill(const Tensor& self, const Tensor& mask, const Tensor& value);

@@ -685,14 +685,14 @@ Tensor as_strided_backward(const Tensor& g, const DimVector& base_sizes,
       return reshape(as_strided(flat, lsz, lst, off - lo), {-1});
     };
     if (may_self_overlap(sz, st)) {
-      inplace_index_add(buffer, locations(sz, st, offset), reshape(gv, {-1}));
+      inplace_index_add(buffer, 0, locations(sz, st, offset), reshape(gv, {-1}));
     } else {
       inplace_copy(as_strided(buffer, sz, st, offset - lo), gv);
     }
     if (base_overlaps) {
       Tensor count = zeros_like(buffer);
       Tensor at = locations(base_sizes, base_strides, base_offset);
-      inplace_index_add(count, at, expand(ones({1}, g.dtype()), at.sizes()));
+      inplace_index_add(count, 0, at, expand(ones({1}, g.dtype()), at.sizes()));
       inplace_binary(InplaceOp::Div, buffer, count);  // 0/0 only where the input cannot see
     }
     return as_strided(buffer, base_sizes, base_strides, base_offset - lo);

@@ -573,3 +573,15 @@ def test_node_with_no_gradient_edges_still_checks_its_saved_result():
         (t3 * t3).sum().backward()
 
     same(scenario)
+
+
+@pytest.mark.parametrize("exponent", [1, 1.0, 2, 0])
+def test_pow_gradient_is_a_fresh_tensor(exponent):
+    # Found by the fuzzer (seed 128): x ** 1 passed its incoming gradient through, a view
+    # of the expanded sum gradient; PyTorch computes grad * 1 * x ** 0, a new tensor.
+    def scenario(L):
+        x = L.tensor([[-1.5, 0.0, 2.75], [3.0, -0.0, float("inf")]], requires_grad=True)
+        (g,) = L.autograd.grad((x ** exponent).sum(), [x], retain_graph=True)
+        return g.tolist(), g._is_view(), g.stride(), g._version
+
+    same(scenario)

@@ -69,10 +69,9 @@ TL pow_scalar_bw(const C& c, const TL& g) {
   const Scalar e = c.attrs().s0;
   const Tensor& a = c.saved_input(0);
   if (e.equals(0)) return {zeros_like(a)};
-  if (!GradMode::is_enabled()) {
-    if (e.equals(1)) return {g[0]};
-    if (e.equals(2)) return {mul(g[0], mul(a, Scalar(int64_t(2))))};
-  }
+  // x ** 1 still computes a new tensor: passing g through would hand out a view
+  // (an expanded gradient) where PyTorch's gradient is fresh.
+  if (!GradMode::is_enabled() && e.equals(2)) return {mul(g[0], mul(a, Scalar(int64_t(2))))};
   const double ed = e.to_double();
   return {mul(g[0], mul_by_scalar(pow(a, Scalar(ed - 1)), Scalar(ed)))};
 }

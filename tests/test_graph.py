@@ -585,3 +585,15 @@ def test_pow_gradient_is_a_fresh_tensor(exponent):
         return g.tolist(), g._is_view(), g.stride(), g._version
 
     same(scenario)
+
+
+def test_dot_gradient_graph_multiplies_grad_first():
+    # Found by the fuzzer (seed 144): PyTorch's dot backward is grad * other.
+    def scenario(L):
+        t0 = L.tensor([-1.0, 0.25, -1.0], requires_grad=True)
+        t1 = t0 * t0
+        t2 = L.matmul(t0, t1)
+        ga, gb = L.autograd.grad(t2, [t0, t1], create_graph=True)
+        return [(name(g.grad_fn), nexts(g.grad_fn), g.tolist()) for g in (ga, gb)]
+
+    same(scenario)

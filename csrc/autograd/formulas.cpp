@@ -350,8 +350,9 @@ TL mv_bw(const C& c, const TL& g) {
           c.needs(1) ? mv(t(c.saved_input(0)), g[0]) : Tensor()};
 }
 TL dot_bw(const C& c, const TL& g) {
-  return {c.needs(0) ? mul(c.saved_input(1), g[0]) : Tensor(),
-          c.needs(1) ? mul(c.saved_input(0), g[0]) : Tensor()};
+  // grad * other, in PyTorch's operand order (create_graph shows it).
+  return {c.needs(0) ? mul(g[0], c.saved_input(1)) : Tensor(),
+          c.needs(1) ? mul(g[0], c.saved_input(0)) : Tensor()};
 }
 TL bmm_bw(const C& c, const TL& g) {
   return {c.needs(0) ? bmm(g[0], transpose(c.saved_input(1), 1, 2)) : Tensor(),

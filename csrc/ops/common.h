@@ -57,6 +57,10 @@ namespace ops_detail {
 /// same_dtype, index_put_'s dtype rule), no autograd.
 void index_put_kernel(const Tensor& dst, const IndexList& idx, const Tensor& values,
                       bool accumulate, bool same_dtype);
+/// How an indexing node keeps its index list: which dims have an index
+/// (attrs.ints0), and the index tensors themselves (the node's extras).
+void index_attrs(autograd::Attrs& at, const IndexList& idx);
+std::vector<const Tensor*> index_extras(const IndexList& idx);
 }  // namespace ops_detail
 
 /// Checks PyTorch's rules for `alpha` of add/sub.

@@ -202,13 +202,21 @@ void scatter_with_plan(const Tensor& dst, const IndexPlan& p, const Tensor& v, b
   });
 }
 
-// Saves the (expanded) index list on a node: present dims in attrs.ints0.
+}  // namespace
+
+namespace ops_detail {
 void index_attrs(autograd::Attrs& at, const IndexList& idx) {
   at.ints0.clear();
   for (const auto& i : idx) at.ints0.push_back(i ? 1 : 0);
 }
 
-}  // namespace
+std::vector<const Tensor*> index_extras(const IndexList& idx) {
+  std::vector<const Tensor*> extras;
+  for (const auto& t : idx)
+    if (t) extras.push_back(&*t);
+  return extras;
+}
+}  // namespace ops_detail
 
 IndexList expand_bool_indices(const Tensor& a, const IndexList& indices) {
   IndexList out;
@@ -246,10 +254,8 @@ Tensor index(const Tensor& a, const IndexList& indices) {
   IndexPlan p = plan_index(a, idx);
   plan_offsets(p, a);
   Tensor out = gather_with_plan(a, p);
-  std::vector<const Tensor*> extras;
-  for (const auto& t : idx)
-    if (t) extras.push_back(&*t);
-  record(OpKind::Index, {&a}, out, [&](autograd::Attrs& at) { index_attrs(at, idx); }, extras);
+  record(OpKind::Index, {&a}, out, [&](autograd::Attrs& at) { ops_detail::index_attrs(at, idx); },
+         ops_detail::index_extras(idx));
   return out;
 }
 
@@ -263,13 +269,10 @@ Tensor index_put(const Tensor& a, const IndexList& indices, const Tensor& values
     inplace_index_put(out, indices, values, accumulate);
   }
   out = alias_fresh_counter(out);
-  std::vector<const Tensor*> extras;
-  for (const auto& t : indices)
-    if (t) extras.push_back(&*t);
   record(OpKind::IndexPut, {&a, &values}, out, [&](autograd::Attrs& at) {
-    for (const auto& t : indices) at.ints0.push_back(t ? 1 : 0);
+    ops_detail::index_attrs(at, indices);
     at.flag = accumulate;
-  }, extras);
+  }, ops_detail::index_extras(indices));
   return out;
 }
 

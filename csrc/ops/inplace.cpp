@@ -432,17 +432,13 @@ Tensor index_put_recorded_as(OpKind kind, const Tensor& self, const IndexList& i
       if (t) check_no_overlap(self, *t);
     idx = expand_bool_indices(self, indices);
   }
-  std::vector<const Tensor*> extras;
-  for (const auto& t : idx)
-    if (t) extras.push_back(&*t);
   run_inplace("index_put_", kind, true, {&self, &values}, self,
               [&] { ops_detail::index_put_kernel(self, idx, v, accumulate, mask == nullptr); },
               [&](autograd::Attrs& at) {
-                at.ints0.clear();
-                for (const auto& t : idx) at.ints0.push_back(t ? 1 : 0);
+                ops_detail::index_attrs(at, idx);
                 at.flag = accumulate;
               },
-              extras);
+              ops_detail::index_extras(idx));
   return self;
 }
 }  // namespace

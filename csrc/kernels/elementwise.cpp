@@ -475,20 +475,26 @@ void fill(const Tensor& out, Scalar value) {
   });
 }
 
+// relu's gradient: g where the result is not <= 0 (NaN passes). The fused
+// relu-mul kernel must compute exactly this, so both call it.
+template <typename T>
+inline T relu_grad(T gv, T yv) {
+  return yv <= 0 ? T(0) : gv;
+}
+
 void threshold_backward(const Tensor& out, const Tensor& g, const Tensor& y) {
   GT_DISPATCH_FLOAT(out.dtype(), "threshold_backward", [&] {
     using T = scalar_t;
-    binary_loop<T, T, T>(make_plan(out, {g, y}), [](T gv, T yv) -> T { return yv <= 0 ? T(0) : gv; });
+    binary_loop<T, T, T>(make_plan(out, {g, y}), [](T gv, T yv) { return relu_grad(gv, yv); });
   });
 }
 
 void relu_mul_backward(const Tensor& out, const Tensor& g, const Tensor& y, const Tensor& other) {
   GT_DISPATCH_FLOAT(out.dtype(), "relu_mul_backward", [&] {
     using T = scalar_t;
-    // threshold_backward's expression, then mul's, in their operand order.
-    ternary_loop<T, T, T, T>(make_plan(out, {g, y, other}), [](T gv, T yv, T ov) -> T {
-      return (yv <= 0 ? T(0) : gv) * ov;
-    });
+    // threshold_backward, then mul, in their operand order.
+    ternary_loop<T, T, T, T>(make_plan(out, {g, y, other}),
+                             [](T gv, T yv, T ov) -> T { return relu_grad(gv, yv) * ov; });
   });
 }
 

@@ -584,21 +584,20 @@ def test_is_view_and_base_rules():
 def test_retain_grad_on_no_grad_view_after_its_base_changed():
     # Found by the fuzzer: PyTorch decides "leaf" for retain_grad by the stored node, so
     # this is a no-op, while reading grad_fn (or is_leaf from Python) raises.
-    def scenario(L):
+    def retained(L):
         t0 = L.tensor([[-1.25, 3.0, -0.5]], requires_grad=True)
         with L.no_grad():
             t1 = t0.squeeze()
             t0.detach().zero_()
         t1.retain_grad()
+        return t1
+
+    def scenario(L):
+        t1 = retained(L)
         return t1.retains_grad, t1.requires_grad, t1.grad
 
     def then_grad_fn(L):
-        t0 = L.tensor([[-1.25, 3.0, -0.5]], requires_grad=True)
-        with L.no_grad():
-            t1 = t0.squeeze()
-            t0.detach().zero_()
-        t1.retain_grad()
-        return t1.grad_fn
+        return retained(L).grad_fn
 
     same(scenario)
     same(then_grad_fn)

@@ -97,6 +97,34 @@ void check_nan(const Node& node, const TensorList& out) {
   }
 }
 
+// NOTE [Gradient shapes]
+// A gradient must fit the input it is sent to, as that tensor was when the
+// graph was recorded (the receiving node's grad_meta): PyTorch's
+// validate_outputs. It differs only when something reshaped a tensor in place
+// without recording it (`squeeze_()` under no_grad, a node hook's result); a
+// gradient that the recorded shape broadcasts to is summed down to it, any
+// other is an error, and a gradient of another dtype is converted. `who`
+// names the producer in the message ("" for the gradients backward starts
+// from).
+template <typename Edges>
+void fit_gradients(const Edges& edges, TensorList& out, const std::string& who) {
+  for (size_t i = 0; i < edges.size() && i < out.size(); ++i) {
+    const Edge& e = edges[i];
+    Tensor& g = out[i];
+    if (!e.fn || !g.defined() || e.input_nr >= e.fn->num_outputs()) continue;
+    const GradMeta& meta = e.fn->grad_meta()[e.input_nr];
+    if (g.sizes() != meta.shape) {
+      if (!is_expandable_to(meta.shape, g.sizes())) {
+        throw Error(str_cat(who.empty() ? "" : "Function " + who + " returned an ",
+                            "invalid gradient at index ", i, " - got ", shape_str(g.sizes()),
+                            " but expected shape compatible with ", shape_str(meta.shape)));
+      }
+      g = ops::sum_to(g, meta.shape);
+    }
+    if (g.dtype() != meta.dtype) g = ops::to_dtype(g, meta.dtype);
+  }
+}
+
 // Takes the gradients by value: once the node returns, a gradient it passed
 // through (add, sub, views) is referenced only by its output, so the input
 // buffer can add into it in place, as PyTorch's does.
@@ -185,14 +213,15 @@ struct GraphTask {
 TensorList run_backward(const std::vector<Edge>& roots, const TensorList& grads,
                         const BackwardOptions& options, const std::vector<Edge>& capture) {
   std::shared_ptr<Node> root;
-  TensorList root_grads;
+  TensorList root_grads, fitted = grads;
+  fit_gradients(roots, fitted, "");
   if (roots.size() == 1) {
     root = roots[0].fn;
     root_grads.resize(root->num_outputs());
-    root_grads[roots[0].input_nr] = grads[0];
+    root_grads[roots[0].input_nr] = fitted[0];
   } else {
-    root = std::make_shared<GraphRoot>(roots, grads);
-    root_grads = grads;  // GraphRoot ignores its input; it only has to be non-empty
+    root = std::make_shared<GraphRoot>(roots, fitted);
+    root_grads = fitted;  // GraphRoot ignores its input; it only has to be non-empty
   }
   GraphTask task(root.get());
   const bool capturing = !capture.empty();
@@ -290,10 +319,14 @@ TensorList run_backward(const std::vector<Edge>& roots, const TensorList& grads,
       // NOTE [Fused relu backward]: the partner runs now, in one pass with
       // this node; its gradients go out below and it never enters the queue.
       out = run_relu_mul(static_cast<FormulaNode&>(*node), *partner, grads[0], done);
+      fit_gradients(partner->next_edges(), out, partner->name());
       task.deps[static_cast<size_t>(task.index.find(partner)->second)] = 0;
       node = partner;
     } else {
-      if (any) out = call_node(*node, std::move(grads));
+      if (any) {
+        out = call_node(*node, std::move(grads));
+        fit_gradients(node->next_edges(), out, node->name());
+      }
       done(*node);
     }
     if (!node->post_hooks().empty()) {

@@ -65,10 +65,10 @@ TensorList AccumulateGrad::apply(TensorList&& grads) {
       // (CopyBackwards, as in PyTorch).
       m.grad = ops::inplace_copy(grad_buffer(variable_), g);
     } else {
-      Tensor summed = g.sizes() != variable_.sizes() ? ops::sum_to(g, variable_.sizes()) : g;
-      m.grad = grad_buffer(variable_);
-      kernels::copy(m.grad, summed);
-      m.grad->bump_version();  // PyTorch fills its copy with copy_: .grad starts at version 1
+      // PyTorch fills its copy with copy_: .grad starts at version 1, and a
+      // leaf reshaped in place since the graph was recorded gets the
+      // gradient broadcast to its new shape (NOTE [Gradient shapes]).
+      m.grad = ops::inplace_copy(grad_buffer(variable_), g);
     }
   } else if (!GradMode::is_enabled()) {
     ops::inplace_binary(ops::InplaceOp::Add, m.grad, g);

@@ -51,6 +51,11 @@ FormulaNode* relu_mul_partner(Node& node, const TensorList& grads) {
   const ScalarType dt = g.dtype();
   if (dt != ScalarType::Float32 && dt != ScalarType::Float64) return nullptr;
   if (y.dtype() != dt || y.sizes() != g.sizes() || !y.is_contiguous()) return nullptr;
+  // Shapes as recorded: relu's gradient goes to mul unchanged (NOTE [Gradient
+  // shapes]), which a tensor reshaped in place since would not allow.
+  const GradMeta& into_mul = mul->grad_meta()[relu->next_edges()[0].input_nr];
+  if (relu->inputs[0].shape != y.sizes() || into_mul.shape != y.sizes() || into_mul.dtype != dt)
+    return nullptr;
   // The separate runs' layouts: threshold_backward's result follows y, then g
   // (a gradient expanded from a sum, or transposed, leaves it contiguous), and
   // the product of two contiguous tensors is contiguous.

@@ -173,7 +173,10 @@ TensorList FormulaNode::finish(TensorList out) const {
       out[i] = Tensor();
       continue;
     }
-    if (out[i].sizes() != inputs[i].shape) out[i] = ops::sum_to(out[i], inputs[i].shape);
+    // A gradient that does not fit is left for the engine to report (NOTE
+    // [Gradient shapes]).
+    if (out[i].sizes() != inputs[i].shape && is_expandable_to(inputs[i].shape, out[i].sizes()))
+      out[i] = ops::sum_to(out[i], inputs[i].shape);
     if (out[i].dtype() != inputs[i].dtype) out[i] = ops::to_dtype(out[i], inputs[i].dtype);
   }
   return out;

@@ -31,6 +31,14 @@ int64_t checked_numel(const DimVector& sizes) {
   return n;
 }
 
+bool is_expandable_to(const DimVector& shape, const DimVector& desired) {
+  if (shape.size() > desired.size()) return false;
+  const size_t lead = desired.size() - shape.size();
+  for (size_t d = 0; d < shape.size(); ++d)
+    if (shape[d] != 1 && shape[d] != desired[lead + d]) return false;
+  return true;
+}
+
 DimVector broadcast_shapes(const DimVector& a, const DimVector& b) {
   size_t n = a.size() > b.size() ? a.size() : b.size();
   DimVector out(n);

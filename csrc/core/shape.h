@@ -18,6 +18,8 @@ inline int64_t numel_of(const DimVector& sizes) {
 }
 /// NumPy/PyTorch broadcasting; throws "The size of tensor a (3) must match ...".
 DimVector broadcast_shapes(const DimVector& a, const DimVector& b);
+/// True if `shape` broadcasts to `desired` (PyTorch's is_expandable_to).
+bool is_expandable_to(const DimVector& shape, const DimVector& desired);
 /// Maps a possibly negative dim into [0, ndim); IndexError when out of range.
 int64_t wrap_dim(int64_t dim, int64_t ndim);
 /// "[2, 3]" (PyTorch's formatting of sizes in messages).

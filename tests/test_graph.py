@@ -384,6 +384,79 @@ def test_node_hook_arguments():
     same(scenario)
 
 
+def _ones(L, *shape, dtype=None):
+    return L.ones(*shape, dtype=dtype or L.float32)
+
+
+# What a node hook may return: PyTorch checks the count, the container, each entry's type,
+# dtype (first) and shape against the gradient it replaces, and names the hook.
+@pytest.mark.parametrize("kind, result", [
+    ("post", lambda L: (_ones(L, 3),)),
+    ("post", lambda L: (_ones(L, 3), _ones(L, 3), _ones(L, 3))),
+    ("post", lambda L: (None, _ones(L, 3))),
+    ("post", lambda L: (_ones(L, 2), _ones(L, 3))),
+    ("post", lambda L: (_ones(L, 1, 3), _ones(L, 3))),
+    ("post", lambda L: (_ones(L, 3, dtype=L.float64), _ones(L, 3))),
+    ("post", lambda L: (_ones(L, 2, dtype=L.float64), _ones(L, 3))),
+    ("post", lambda L: [_ones(L, 3), _ones(L, 3)]),
+    ("post", lambda L: (1, _ones(L, 3))),
+    ("post", lambda L: 5),
+    ("pre", lambda L: (_ones(L, 3), _ones(L, 3))),
+    ("pre", lambda L: (_ones(L, 2),)),
+    ("pre", lambda L: (_ones(L, 1, 3),)),
+    ("pre", lambda L: (_ones(L, 3, dtype=L.float64),)),
+    ("pre", lambda L: (None,)),
+    ("pre", lambda L: (2,)),
+    ("pre", lambda L: _ones(L, 3)),
+], ids=["post_too_few", "post_too_many", "post_none_entry", "post_size", "post_broadcastable",
+        "post_dtype", "post_dtype_and_size", "post_list", "post_int_entry", "post_int", "pre_count",
+        "pre_size", "pre_broadcastable", "pre_dtype", "pre_none_entry", "pre_int_entry",
+        "pre_bare_tensor"])
+def test_node_hook_results_are_checked(kind, result):
+    def scenario(L):
+        x = L.tensor([1.0, 2.0, 3.0], requires_grad=True)
+        w = L.tensor([1.0, 1.0, 1.0], requires_grad=True)
+        y = x * w
+
+        def hook(*grads):
+            return result(L)
+
+        if kind == "post":
+            y.grad_fn.register_hook(hook)
+        else:
+            y.grad_fn.register_prehook(hook)
+        y.sum().backward()
+        return x.grad, w.grad
+
+    same(scenario)
+
+
+def test_node_hook_cannot_fill_a_gradient_that_is_not_computed():
+    def scenario(L):
+        x = L.tensor([1.0, 2.0, 3.0], requires_grad=True)
+        y = x * L.ones(3)
+        y.grad_fn.register_hook(lambda gi, go: (gi[0], L.ones(3)))
+        y.sum().backward()
+
+    same(scenario)
+
+
+@pytest.mark.parametrize("hook", ["named", "partial"])
+def test_tensor_hook_checks_dtype_before_size_and_names_the_hook(hook):
+    import functools
+
+    def scenario(L):
+        def named(g):
+            return L.ones(2, dtype=L.float64)
+
+        x = L.tensor([1.0, 2.0, 3.0], requires_grad=True)
+        y = x * 2
+        y.register_hook(named if hook == "named" else functools.partial(named))
+        y.sum().backward()
+
+    same(scenario)
+
+
 def test_node_hook_handles_remove(lib):
     x = lib.tensor([1.0, 2.0], requires_grad=True)
     y = x * x

@@ -9,7 +9,7 @@ import builtins
 import warnings
 
 from . import _C, _inplace, _tensor_str, return_types
-from .utils.hooks import RemovableHandle
+from .utils.hooks import RemovableHandle, check_hook_value
 
 _Tensor = _C.Tensor
 _requires_grad_get = _Tensor.requires_grad.fget
@@ -152,19 +152,10 @@ def register_hook(self, hook):
     """
     if not self.requires_grad:
         raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
-    name = getattr(hook, "__name__", repr(hook))
 
     def checked(grad):
         result = hook(grad)
-        if result is None:
-            return None
-        if not isinstance(result, _Tensor):
-            raise TypeError(f"expected Variable, but hook returned '{type(result).__name__}'")
-        if result.shape != grad.shape:
-            raise RuntimeError(f"hook '{name}' has changed the size of value")
-        if result.dtype is not grad.dtype:
-            raise RuntimeError(f"hook '{name}' has changed the type of value (was "
-                               f"{legacy_type_name(grad)} got {legacy_type_name(result)})")
+        check_hook_value(hook, grad, result)
         return result
 
     return RemovableHandle(_C._register_hook(self, checked))

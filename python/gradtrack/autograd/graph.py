@@ -3,7 +3,7 @@
 
 from .. import _C
 
-from ..utils.hooks import RemovableHandle
+from ..utils.hooks import RemovableHandle, check_hook_values
 
 Node = _C.Node
 Node.__module__ = "gradtrack.autograd.graph"
@@ -11,12 +11,18 @@ Node.__module__ = "gradtrack.autograd.graph"
 
 def _register_hook(self, fn):
     """Calls ``fn(grad_inputs, grad_outputs)`` after this node ran; may return new grad_inputs."""
-    return RemovableHandle(self._register_hook(fn))
+    def checked(grad_inputs, grad_outputs):
+        return check_hook_values(fn, grad_inputs, fn(grad_inputs, grad_outputs))
+
+    return RemovableHandle(self._register_hook(checked))
 
 
 def _register_prehook(self, fn):
     """Calls ``fn(grad_outputs)`` before this node runs; may return new grad_outputs."""
-    return RemovableHandle(self._register_prehook(fn))
+    def checked(grad_outputs):
+        return check_hook_values(fn, grad_outputs, fn(grad_outputs))
+
+    return RemovableHandle(self._register_prehook(checked))
 
 
 Node.register_hook = _register_hook

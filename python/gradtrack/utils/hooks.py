@@ -20,3 +20,43 @@ class RemovableHandle:
 
     def __exit__(self, *exc):
         self.remove()
+
+
+# ---- what a gradient hook may return (PyTorch's check_single_result) ----------------------
+
+def hook_name(hook):
+    """The name a hook goes by in messages: its ``__name__``, else ``<unknown>``."""
+    name = getattr(hook, "__name__", None)
+    return name if isinstance(name, str) else "<unknown>"
+
+
+def check_hook_value(hook, original, value):
+    """Refuses a replacement gradient that is not a tensor, or has another dtype or shape
+    than the gradient it replaces (dtype is checked first, as PyTorch does)."""
+    if value is None:
+        return
+    if original is None:
+        raise RuntimeError("can't replace a None gradient with a non-None value")
+    from .._tensor import _Tensor, legacy_type_name
+    if not isinstance(value, _Tensor):
+        raise TypeError(f"expected Variable, but hook returned '{type(value).__name__}'")
+    if value.dtype is not original.dtype:
+        raise RuntimeError(f"hook '{hook_name(hook)}' has changed the type of value (was "
+                           f"{legacy_type_name(original)} got {legacy_type_name(value)})")
+    if value.shape != original.shape:
+        raise RuntimeError(f"hook '{hook_name(hook)}' has changed the size of value")
+
+
+def check_hook_values(hook, originals, result):
+    """A node hook's result: None (keep the gradients) or a tuple with one entry per
+    gradient, each None or a tensor that passes :func:`check_hook_value`."""
+    if result is None:
+        return None
+    if not isinstance(result, tuple):
+        raise TypeError(f"expected tuple, but hook returned '{type(result).__name__}'")
+    if len(result) != len(originals):
+        raise RuntimeError(f"hook '{hook_name(hook)}' has returned an incorrect number of values "
+                           f"(got {len(result)}, but expected {len(originals)})")
+    for original, value in zip(originals, result):
+        check_hook_value(hook, original, value)
+    return result

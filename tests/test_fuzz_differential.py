@@ -1,9 +1,12 @@
 """Differential fuzzing against torch 2.13: random autograd programs, compared step by step.
 
 ``tests/fuzz_programs.py`` generates programs (leaves, arithmetic with tensors and
-numbers, pow/exp/log/sigmoid/tanh/relu, reductions, matmul, views and indexing, in-place
-writes on tensors, on views, through ``detach()`` and ``.data``, ``no_grad`` blocks,
-``retain_grad``, hooks, ``backward()`` / ``autograd.grad``), runs each on torch and on
+numbers, pow/exp/log/sigmoid/tanh/relu and more unary ops, softmax, maximum/minimum, where,
+masked_fill, reductions (sum/mean/max/min/amax/argmax/prod), matmul/mv/dot/outer, cat/stack,
+views and indexing (split/chunk/unbind/narrow/select, gather/scatter_add), in-place writes
+on tensors, on views, through ``detach()`` and ``.data``, in-place view ops
+(``t_``/``squeeze_``/``unsqueeze_``), ``nn.init``, ``no_grad`` blocks, ``retain_grad``,
+hooks, ``backward()`` / ``autograd.grad``), runs each on torch and on
 gradtrack, and compares after every statement: values, dtypes, shapes, ``_version``,
 ``requires_grad``, ``is_leaf``, ``grad_fn`` (name and next_functions), ``.grad`` and any
 error (type and message, ``torch`` spelled ``gradtrack``).
@@ -768,6 +771,120 @@ def test_pow_half_of_negative_infinity_and_negative_zero(form):
         "grad_empty", "grad_size_one", "grad_transposed_leaf", "expand_0dim", "masked_fill_value",
         "accumulate_into_view", "backward_inputs_steal", "as_strided_bw_empty"])
 def test_engine_and_layout_cases(source):
+    same(source)
+
+
+# Found once the generator reached the wider op set (gen_extra): maximum/minimum, amax,
+# gather/scatter_add, softmax, joins, multi-output views, in-place view ops.
+@pytest.mark.parametrize("source", [
+    # maximum/minimum backward: where(), then masked_fill_ in place on each side (version 1),
+    # so a leaf used twice gets its second gradient added in place (version 2)
+    "t0 = lib.tensor([[3.0, -1.5, 0.5], [-0.25, 0.5, -1.5]], requires_grad=True)\n"
+    "t1 = lib.maximum(t0, t0)\n"
+    "t2, t3, = lib.autograd.grad(t1.sum(), [t1, t0], allow_unused=True)",
+    "t0 = lib.tensor([0.75, 2.0, -1.0, -2.0], requires_grad=True)\n"
+    "t1 = lib.minimum(t0, t0.detach() + 0.5)\n"
+    "t2, = lib.autograd.grad(t1.sum(), [t0])",
+    # max(dim)/min(dim) backward: zeros at version 1, scattered in place (version 2)
+    "t0 = lib.tensor([[0.0], [0.75], [2.75]], requires_grad=True)\n"
+    "t1 = lib.min(t0, -1).values\n"
+    "t2, = lib.autograd.grad(t1.sum(), [t0])",
+    "t0 = lib.tensor([[0.0, 1.0], [0.75, -1.0]], requires_grad=True)\n"
+    "t1 = t0.max(0, keepdim=True)[0]\n"
+    "t2, = lib.autograd.grad(t1.sum(), [t0])",
+    # gather backward: zeros, scatter_add_ in place (version 1)
+    "t0 = lib.tensor([[0.0, 1.75, 1.75]], requires_grad=True)\n"
+    "t1 = t0.gather(0, lib.zeros_like(t0, dtype=lib.int64))\n"
+    "t2, = lib.autograd.grad(t1.sum(), [t0])",
+    # amax over an empty dim is an IndexError naming the dim as given
+    "t0 = lib.zeros(2, 0)\nt1 = t0.amax(-1, keepdim=True)",
+    "t0 = lib.zeros(2, 0)\nt1 = t0.amax((1, 0))",
+    "t0 = lib.zeros(2, 0)\nt1 = t0.amax(0)",
+    # softmax of an integer tensor names the kernel PyTorch would pick; an empty one passes
+    "t0 = lib.tensor([[0, 3, 2], [0, 1, 0]])\nt1 = t0.log_softmax(0)",
+    "t0 = lib.zeros(3, 1, dtype=lib.int64)\nt1 = t0.softmax(0)",
+    "t0 = lib.tensor([0, 3])\nt1 = t0.softmax(-1)",
+    "t0 = lib.zeros(0, 3, dtype=lib.int64)\nt1 = t0.log_softmax(0)",
+    # scatter_add: dtypes are checked before shapes, the result is contiguous, and src must
+    # cover the index (it is read at the index's positions)
+    "t0 = lib.zeros(2, 3)\nt1 = t0.scatter_add(0, lib.zeros(3, 4, dtype=lib.int64), t0.long())",
+    "t0 = lib.tensor([[-1.5, 2.25], [1.25, 2.25]], dtype=lib.float64)\n"
+    "t1 = t0.t()\n"
+    "t2 = t1.scatter_add(0, lib.zeros_like(t1, dtype=lib.int64), t1)\n"
+    "t3 = t2.view(4, 1)",
+    "t0 = lib.zeros(2, 3)\nt1 = t0.scatter_add(0, lib.zeros(2, 3, dtype=lib.int64), lib.ones(1, 3))",
+    "t0 = lib.zeros(2, 3)\nt1 = t0.scatter_add(0, lib.zeros(2, 3, dtype=lib.int64), lib.ones(3))",
+    "t0 = lib.zeros(2, 3)\nt1 = t0.scatter_add(0, lib.zeros(2, 0, dtype=lib.int64), lib.ones(1))",
+    "t0 = lib.tensor(1.0)\nt1 = t0.scatter_add(0, lib.zeros(2, dtype=lib.int64), lib.ones(3))",
+    # scatter_add_ in place: ScatterAddBackward0, version, gradient of src
+    "t0 = lib.zeros(2, 3, requires_grad=True)\n"
+    "t1 = t0 * 2\n"
+    "t1.scatter_add_(1, lib.tensor([[2, 2, 0], [0, 1, 1]]), t0 * 3)\n"
+    "(t1 * t1).sum().backward()",
+    "t0 = lib.zeros(2, 3, requires_grad=True)\n"
+    "t0.scatter_add_(0, lib.tensor([[0, 1, 0]]), lib.ones(1, 3))",
+    "t0 = lib.zeros(2, 3)\nt0.scatter_add_(0, lib.tensor([[0, 1, 0]]), t0)",
+    # src larger than index: PyTorch's own backward refuses the gradient it computes
+    "t0 = lib.zeros(2, 3, requires_grad=True)\n"
+    "t1 = t0 * 2\n"
+    "t1.scatter_add_(1, lib.tensor([[2, 2], [0, 0]]), t0 * 3)\n"
+    "t1.sum().backward()",
+], ids=["maximum_same_input", "minimum", "min_dim", "max_dim_keepdim", "gather", "amax_empty",
+        "amax_empty_dims", "amax_nonempty_dim", "log_softmax_int", "softmax_int_column",
+        "softmax_int_last", "log_softmax_int_empty", "scatter_add_dtype_first",
+        "scatter_add_contiguous", "scatter_add_src_rows", "scatter_add_src_1d",
+        "scatter_add_empty_index", "scatter_add_0dim", "scatter_add_inplace",
+        "scatter_add_inplace_leaf", "scatter_add_inplace_self_src", "scatter_add_src_larger"])
+def test_wider_op_set_cases(source):
+    same(source)
+
+
+# A tensor reshaped in place without being recorded (under no_grad) gets gradients that no
+# longer fit its node: PyTorch's engine sums a broadcastable one down to the recorded shape
+# and refuses any other, naming the node that produced it.
+@pytest.mark.parametrize("source", [
+    "t0 = lib.tensor([[-0.5, -0.5, 1.5], [-1.0, -0.5, 1.5]], requires_grad=True)\n"
+    "t1 = lib.add(t0, t0)\n"
+    "with lib.no_grad():\n"
+    "    t1.unsqueeze_(-3)\n"
+    "t1.sum().backward(inputs=[t1])",
+    "t0 = lib.tensor([[-0.5, -0.5, 1.5], [-1.0, -0.5, 1.5]], requires_grad=True)\n"
+    "t1 = t0 * 2\n"
+    "with lib.no_grad():\n"
+    "    t1.t_()\n"
+    "t1.sum().backward()",
+    "t0 = lib.tensor([[1.0, 2.0, 3.0]], requires_grad=True)\n"
+    "t1 = t0 * 2\n"
+    "with lib.no_grad():\n"
+    "    t1.squeeze_()\n"
+    "t1.retain_grad()\n"
+    "(t1 * 3).sum().backward()",
+    "t1 = lib.tensor([0.75], requires_grad=True)\n"
+    "t2 = t1 ** t1\n"
+    "with lib.no_grad():\n"
+    "    t2.squeeze_()\n"
+    "t2.backward()",
+    "t0 = lib.tensor([[1.0, 2.0, 3.0]], requires_grad=True)\n"
+    "t1 = t0 * 2\n"
+    "with lib.no_grad():\n"
+    "    t1.unsqueeze_(0)\n"
+    "t2, t3, = lib.autograd.grad(t1.sum(), [t1, t0])",
+    "t0 = lib.tensor([[1.0, 2.0, 3.0]], requires_grad=True)\n"
+    "t1 = t0 * 2\n"
+    "with lib.no_grad():\n"
+    "    t1.unsqueeze_(0)\n"
+    "t2 = t1.relu()\n"
+    "(t2 * t2).sum().backward()",
+    # a leaf reshaped after use: its gradient is copied (broadcast) into its new shape
+    "t0 = lib.tensor([-0.5, -0.5, 1.5], requires_grad=True)\n"
+    "t1 = t0 * 2\n"
+    "with lib.no_grad():\n"
+    "    t0.unsqueeze_(0)\n"
+    "t1.sum().backward()",
+], ids=["unsqueeze_summed", "transposed_refused", "squeezed_refused_with_node_name",
+        "root_gradient_refused", "captured_gradient_summed", "relu_not_fused_across",
+        "leaf_unsqueezed"])
+def test_gradients_are_fitted_to_recorded_shapes(source):
     same(source)
 
 

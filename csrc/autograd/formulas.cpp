@@ -142,11 +142,14 @@ TL extreme_pair_bw(const C& c, const TL& g, Cmp loses) {
   // NaN (which compares false with everything) takes the whole gradient.
   const Tensor& a = c.saved_input(0);
   const Tensor& b = c.saved_input(1);
-  Tensor shared = where(compare(Cmp::Eq, a, b), div_by_scalar(g[0], Scalar(int64_t(2))), g[0]);
-  Tensor z = zero_scalar(g[0]);
+  // Each side is where(...) then masked_fill_ in place (version 1), as PyTorch's.
+  auto side = [&](const Tensor& self, const Tensor& other) {
+    Tensor shared = where(compare(Cmp::Eq, a, b), div_by_scalar(g[0], Scalar(int64_t(2))), g[0]);
+    return inplace_masked_fill(shared, compare(loses, self, other), Scalar(int64_t(0)));
+  };
   TL out(2);
-  if (c.needs(0)) out[0] = masked_fill(shared, compare(loses, a, b), z);
-  if (c.needs(1)) out[1] = masked_fill(shared, compare(loses, b, a), z);
+  if (c.needs(0)) out[0] = side(a, b);
+  if (c.needs(1)) out[1] = side(b, a);
   return out;
 }
 TL maximum_bw(const C& c, const TL& g) { return extreme_pair_bw(c, g, Cmp::Lt); }
@@ -216,7 +219,13 @@ TL extreme_dim_bw(const C& c, const TL& g) {
     idx = unsqueeze(idx, at.i0);
     gg = unsqueeze(gg, at.i0);
   }
-  return {scatter_add(zeros_of(c, 0), at.i0, idx, gg)};
+  // PyTorch's value_selecting_reduction_backward: at::zeros, whose zero_ is
+  // counted as a write when called from a formula (version 1), then the
+  // gradient scattered in place (version 2). Each slot is written once, so
+  // adding equals PyTorch's scatter_.
+  Tensor z = zeros_of(c, 0);
+  z->bump_version();
+  return {inplace_scatter_add(z, at.i0, idx, gg)};
 }
 TL reshape_bw(const C& c, const TL& g) { return {reshape(g[0], c.input(0).shape)}; }
 // squeeze's gradient puts the dropped size-1 dims back one unsqueeze at a time
@@ -294,7 +303,8 @@ TL masked_fill_bw(const C& c, const TL& g) {
   return out;
 }
 TL gather_bw(const C& c, const TL& g) {
-  return {scatter_add(zeros_of(c, 0), c.attrs().i0, c.extra(0), g[0])};
+  // new_zeros, then scatter_add_ (version 1), as PyTorch's gather_backward.
+  return {inplace_scatter_add(zeros_of(c, 0), c.attrs().i0, c.extra(0), g[0])};
 }
 TL scatter_add_bw(const C& c, const TL& g) {
   return {g[0], c.needs(1) ? gather(g[0], c.attrs().i0, c.extra(0)) : Tensor()};

@@ -60,6 +60,10 @@ void index_put_kernel(const Tensor& dst, const IndexList& idx, const Tensor& val
 /// How an indexing node keeps its index list: which dims have an index
 /// (attrs.ints0), and the index tensors themselves (the node's extras).
 void index_attrs(autograd::Attrs& at, const IndexList& idx);
+/// scatter_add's checks (index dtype and shape, src dtype) and its kernel:
+/// adds src (read at index's positions) into dst along dim d.
+void check_scatter_add(const Tensor& self, int64_t d, const Tensor& index, const Tensor& src);
+void scatter_add_kernel(const Tensor& dst, int64_t d, const Tensor& index, const Tensor& src);
 std::vector<const Tensor*> index_extras(const IndexList& idx);
 }  // namespace ops_detail
 

@@ -7,6 +7,7 @@
 // place; otherwise B goes first (NumPy's rule). Internally every gather and
 // scatter runs in the "B first" layout: offsets[b] (the indexed dims) plus
 // rest_offsets[r] (the other dims).
+#include <cstring>
 #include <algorithm>
 #include <numeric>
 
@@ -309,16 +310,41 @@ Tensor masked_fill(const Tensor& a, const Tensor& mask, const Tensor& value, boo
 }
 
 namespace {
-void check_gather_index(const Tensor& a, int64_t d, const Tensor& index, const char* name) {
+void check_index_dtype(const Tensor& index, const char* name) {
   GT_CHECK(index.dtype() == ScalarType::Int64 || index.dtype() == ScalarType::Int32, name,
            "(): Expected dtype int32/int64 for index");
+}
+
+// Size k of t, a 0-dim tensor counting as one element long (PyTorch's
+// ensure_nonempty_size); a k past t's dims raises the dim IndexError.
+int64_t nonempty_size(const Tensor& t, int64_t k) {
+  return t.dim() == 0 ? 1 : t.sizes()[wrap_dim(k, t.dim())];
+}
+
+void check_gather_shape(const Tensor& a, int64_t d, const Tensor& index) {
   GT_CHECK(index.dim() == a.dim() || (index.dim() <= 1 && a.dim() <= 1),
            "Index tensor must have the same number of dimensions as input tensor");
   for (int64_t k = 0; k < index.dim(); ++k) {
-    GT_CHECK(k == d || index.sizes()[k] <= a.sizes()[k], "Size does not match at dimension ", k,
-             " expected index ", shape_str(index.sizes()), " to be no larger than self ",
+    GT_CHECK(k == d || index.sizes()[k] <= nonempty_size(a, k), "Size does not match at dimension ",
+             k, " expected index ", shape_str(index.sizes()), " to be no larger than self ",
              shape_str(a.sizes()), " apart from dimension ", d);
   }
+}
+
+// The index fits self (apart from dim d) and src everywhere: src is read at
+// index's positions.
+void check_scatter_shape(const Tensor& self, int64_t d, const Tensor& index, const Tensor& src) {
+  if (index.numel() == 0) return;
+  GT_CHECK(std::max<int64_t>(self.dim(), 1) == std::max<int64_t>(index.dim(), 1),
+           "Index tensor must have the same number of dimensions as self tensor");
+  const int64_t nd = std::max<int64_t>(self.dim(), 1);
+  bool fits = true;
+  for (int64_t k = 0; fits && k < nd; ++k)
+    fits = k == d || nonempty_size(index, k) <= nonempty_size(self, k);
+  for (int64_t k = 0; fits && k < nd; ++k) fits = nonempty_size(index, k) <= nonempty_size(src, k);
+  GT_CHECK(fits, "Expected index ", shape_str(index.sizes()), " to be no larger than self ",
+           shape_str(self.sizes()), " apart from dimension ", d,
+           " and to be no larger size than src ", shape_str(src.sizes()));
 }
 
 // Calls f(flat position in index, offset in `t` with dim d replaced by index value).
@@ -346,7 +372,8 @@ void for_each_gather(const Tensor& t, int64_t d, const Tensor& index, const F& f
 
 Tensor gather(const Tensor& a, int64_t dim, const Tensor& index) {
   int64_t d = wrap_dim(dim, a.dim());
-  check_gather_index(a, d, index, "gather");
+  check_index_dtype(index, "gather");
+  check_gather_shape(a, d, index);
   Tensor out = empty(index.sizes(), a.dtype());
   GT_DISPATCH_ALL(a.dtype(), [&] {
     const char* src = a.raw();  // may be unaligned (NOTE [Unaligned memory])
@@ -359,29 +386,42 @@ Tensor gather(const Tensor& a, int64_t dim, const Tensor& index) {
   return out;
 }
 
-Tensor scatter_add(const Tensor& a, int64_t dim, const Tensor& index, const Tensor& src) {
-  int64_t d = wrap_dim(dim, a.dim());
-  check_gather_index(a, d, index, "scatter_add");
-  Tensor out;
-  {
-    autograd::AutoGradMode off(false);
-    out = clone(a);
-  }
+namespace ops_detail {
+void check_scatter_add(const Tensor& self, int64_t d, const Tensor& index, const Tensor& src) {
+  check_index_dtype(index, "scatter");
+  GT_CHECK(self.dtype() == src.dtype(), "scatter(): Expected self.dtype to be equal to src.dtype");
+  check_scatter_shape(self, d, index, src);
+}
+
+void scatter_add_kernel(const Tensor& dst, int64_t d, const Tensor& index, const Tensor& src) {
   // src may be larger than index: read it through index's positions.
-  Tensor srcc = to_dtype(src, a.dtype());
   Tensor picked = kernels::aligned(
-      contiguous(alias_with_geometry(srcc, index.sizes(), srcc.strides(), srcc->offset())));
-  GT_DISPATCH_ALL(a.dtype(), [&] {
-    scalar_t* dst = out.data<scalar_t>();
+      contiguous(alias_with_geometry(src, index.sizes(), src.strides(), src->offset())));
+  GT_DISPATCH_ALL(dst.dtype(), [&] {
+    char* base = dst.raw();  // may be unaligned (NOTE [Unaligned memory])
     const scalar_t* sp = picked.data<scalar_t>();
-    for_each_gather(out, d, index, [&](int64_t i, int64_t off) {
+    for_each_gather(dst, d, index, [&](int64_t i, int64_t off) {
+      char* at = base + off * static_cast<int64_t>(sizeof(scalar_t));
+      scalar_t cur = kernels::load<scalar_t>(at);
       if constexpr (std::is_same_v<scalar_t, bool>) {
-        dst[off] = dst[off] || sp[i];
+        cur = cur || sp[i];
       } else {
-        dst[off] = scalar_t(dst[off] + sp[i]);
+        cur = scalar_t(cur + sp[i]);
       }
+      std::memcpy(at, &cur, sizeof cur);
     });
   });
+}
+}  // namespace ops_detail
+
+Tensor scatter_add(const Tensor& a, int64_t dim, const Tensor& index, const Tensor& src) {
+  int64_t d = wrap_dim(dim, a.dim());
+  ops_detail::check_scatter_add(a, d, index, src);
+  // A new contiguous result (PyTorch's is allocated by the op, not cloned
+  // from self, so it does not keep a transposed self's layout).
+  Tensor out = empty(a.sizes(), a.dtype());
+  kernels::copy(out, a);
+  ops_detail::scatter_add_kernel(out, d, index, src);
   record(OpKind::ScatterAdd, {&a, &src}, out, [&](autograd::Attrs& at) { at.i0 = d; }, {&index});
   return out;
 }

@@ -453,6 +453,18 @@ Tensor inplace_index_put_impl(const Tensor& self, const IndexList& indices, cons
   return index_put_recorded_as(OpKind::IndexPutImpl, self, indices, values, accumulate);
 }
 
+Tensor inplace_scatter_add(const Tensor& self, int64_t dim, const Tensor& index,
+                           const Tensor& src) {
+  const int64_t d = wrap_dim(dim, self.dim());
+  ops_detail::check_scatter_add(self, d, index, src);
+  check_no_internal_overlap(self);
+  check_no_overlap(self, src);
+  run_inplace("scatter_add_", OpKind::ScatterAdd, true, {&self, &src}, self,
+              [&] { ops_detail::scatter_add_kernel(self, d, index, src); },
+              [&](autograd::Attrs& at) { at.i0 = d; }, {&index});
+  return self;
+}
+
 Tensor inplace_index_add(const Tensor& self, int64_t dim, const Tensor& index,
                          const Tensor& source) {
   IndexList idx(static_cast<size_t>(dim));

@@ -44,14 +44,19 @@ void softmax_kernel(const T* in, T* out, Lanes l, bool log) {
 }
 
 Tensor softmax_impl(const Tensor& a, int64_t dim, bool log) {
-  GT_CHECK_IMPL(is_floating(a.dtype()), "\"", log ? "log_softmax" : "softmax",
-           "_lastdim_kernel_impl\" not implemented for '", scalar_type_name(a.dtype()), "'");
   int64_t d = wrap_dim(dim, a.dim());
-  Tensor x = kernels::aligned(contiguous(a));
+  // PyTorch names the kernel it would dispatch to: the last-dim one when dim
+  // is the last (or the tensor is 0-dim). An empty input never reaches it.
+  GT_CHECK_IMPL(is_floating(a.dtype()) || a.numel() == 0, "\"", log ? "log_softmax" : "softmax",
+                d == std::max<int64_t>(a.dim(), 1) - 1 ? "_lastdim" : "",
+                "_kernel_impl\" not implemented for '", scalar_type_name(a.dtype()), "'");
   Tensor out = empty(a.sizes(), a.dtype());
-  GT_DISPATCH_FLOAT(a.dtype(), "softmax", [&] {
-    softmax_kernel<scalar_t>(x.data<scalar_t>(), out.data<scalar_t>(), lanes_of(a, d), log);
-  });
+  if (a.numel() != 0) {
+    Tensor x = kernels::aligned(contiguous(a));
+    GT_DISPATCH_FLOAT(a.dtype(), "softmax", [&] {
+      softmax_kernel<scalar_t>(x.data<scalar_t>(), out.data<scalar_t>(), lanes_of(a, d), log);
+    });
+  }
   record(log ? OpKind::LogSoftmax : OpKind::Softmax, {&a}, out,
          [&](autograd::Attrs& at) { at.i0 = d; });
   return out;

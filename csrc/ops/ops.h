@@ -236,6 +236,9 @@ Tensor inplace_index_put_impl(const Tensor& self, const IndexList& indices, cons
                               bool accumulate);
 /// self.index_add_(dim, index, source) for a 1-D index and dim >= 0
 /// (IndexAddBackward0): an accumulating index_put_ under PyTorch's name.
+/// scatter_add_: src added into self at index along dim (ScatterAddBackward0).
+Tensor inplace_scatter_add(const Tensor& self, int64_t dim, const Tensor& index,
+                           const Tensor& src);
 Tensor inplace_index_add(const Tensor& self, int64_t dim, const Tensor& index,
                          const Tensor& source);
 Tensor inplace_masked_fill(const Tensor& self, const Tensor& mask, Scalar value);

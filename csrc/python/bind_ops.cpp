@@ -255,6 +255,9 @@ void bind_inplace(py::module_& m) {
     return ops::inplace_masked_fill(self, mask, *s);
   });
   m.def("_t_", [](const Tensor& self) { return ops::inplace_t(self); });
+  m.def("_scatter_add_", [](const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src) {
+    return ops::inplace_scatter_add(self, dim, index, src);
+  });
   m.def("_unsqueeze_", [](const Tensor& self, int64_t d) { return ops::inplace_unsqueeze(self, d); });
   m.def("_squeeze_", [](const Tensor& self, py::handle d) {
     return ops::inplace_squeeze(self, d.is_none() ? std::nullopt : std::optional<int64_t>(int_arg(d, "squeeze_", "dim", 1)));

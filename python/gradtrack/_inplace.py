@@ -165,6 +165,12 @@ def index_put_(self, indices, values, accumulate=False):
     return _C._index_put_(self, list(indices), values, accumulate)
 
 
+def scatter_add_(self, dim, index, src):
+    """Adds ``src`` into ``self`` at ``index`` along ``dim``; returns ``self``."""
+    check(self, src)
+    return _C._scatter_add_(self, dim, index, src)
+
+
 def t_(self):
     """Transposes ``self`` in place (a metadata change, still a version bump)."""
     check(self)
@@ -216,7 +222,7 @@ _UNARY = ("neg", "abs", "exp", "log", "sqrt", "rsqrt", "sin", "cos", "tanh", "si
 def install(cls):
     """Attaches every in-place method and augmented operator to ``cls``."""
     for fn in (add_, sub_, div_, clamp_, fill_, zero_, copy_, normal_, uniform_, masked_fill_,
-               index_put_, t_, unsqueeze_, squeeze_):
+               index_put_, scatter_add_, t_, unsqueeze_, squeeze_):
         setattr(cls, fn.__name__, fn)
     for name in _BINARY:
         setattr(cls, name + "_", _binary(name))

@@ -290,11 +290,25 @@ def first_difference(expected, actual, program=None):
 
 def oracle_steps(expected):
     """How many steps of a torch trace are an oracle: all, or those before a step where
-    torch failed its own internal assert (a torch bug, not behaviour to copy)."""
+    torch failed its own internal assert (a torch bug, not behaviour to copy), in the
+    statement or while its state was read (e.g. ``is_leaf`` of a tensor in a broken graph)."""
     for i, step in enumerate(expected):
         if step.error and "INTERNAL ASSERT FAILED" in step.error[1]:
             return i
+        if _asserted(step.state):
+            return i
     return len(expected)
+
+
+def _asserted(record):
+    """True if reading a recorded value raised torch's INTERNAL ASSERT."""
+    if isinstance(record, dict):
+        return any(_asserted(v) for v in record.values())
+    if isinstance(record, tuple) and record:
+        if record[0] == "<raised>":
+            return "INTERNAL ASSERT FAILED" in record[2]
+        return any(_asserted(v) for v in record)
+    return False
 
 
 def difference(program, torch, gradtrack, gaps=frozenset()):
@@ -837,15 +851,179 @@ def gen_autograd_grad(draw, s):
     return f"{', '.join(outs)}, = lib.autograd.grad({', '.join(args)})"
 
 
+# ---- the wider op set: more unary and binary ops, joins, multi-output views, in-place
+# view ops and nn.init (each of these has its own autograd node and its own rules) ----
+
+EXTRA_UNARY = ("cos()", "expm1()", "reciprocal()", "rsqrt()", "log1p()", "sign()", "round()",
+               "floor()", "sqrt()")
+EXTRA_INPLACE = ("reciprocal_()", "sqrt_()", "log_()", "sign_()", "floor_()", "cos_()",
+                 "clamp_(min=0)", "log1p_()", "square_()")
+INIT = ("zeros_", "ones_", "constant_")
+
+
+def _dims(t):
+    """Dims valid for an op that takes one (a 0-d tensor takes 0 and -1)."""
+    nd = max(t.dim(), 1)
+    return list(range(-nd, nd))
+
+
+def _sized_dims(t):
+    """Dims of t with at least one element along them."""
+    return [d for d in range(t.dim()) if t.shape[d] > 0]
+
+
+def _ext_unary(draw, s, a, t):
+    op = draw(st.sampled_from(EXTRA_UNARY + ("SOFTMAX", "LOG_SOFTMAX")))
+    if op in ("SOFTMAX", "LOG_SOFTMAX"):
+        fn = op.lower()
+        d = draw(st.sampled_from(_dims(t)))
+        return draw(st.sampled_from((f"{a}.{fn}({d})", f"lib.{fn}({a}, dim={d})")))
+    return f"{a}.{op}"
+
+
+def _ext_binary(draw, s, a, t):
+    names = s.names()
+    partners = [n for n in names if _broadcast(t.shape, s.ns[n].shape) is not None]
+    form = draw(st.sampled_from(("maximum", "minimum", "where", "masked_fill", "outer", "dot",
+                                 "mv")))
+    if form in ("maximum", "minimum"):
+        return f"lib.{form}({a}, {draw(st.sampled_from(partners))})"
+    if form == "where":
+        b = draw(st.sampled_from(partners))
+        c = draw(st.sampled_from(names))
+        return f"lib.where({c} > 0, {a}, {b})"
+    if form == "masked_fill":
+        masks = [n for n in names
+                 if _broadcast(s.ns[n].shape, t.shape) == tuple(t.shape)]
+        return f"{a}.masked_fill({draw(st.sampled_from(masks))} > 0, " \
+               f"{draw(st.sampled_from(SCALARS))})"
+    vectors = [n for n in names if s.ns[n].dim() == 1]
+    if form == "outer" and t.dim() == 1 and vectors:
+        return f"lib.outer({a}, {draw(st.sampled_from(vectors))})"
+    if form == "dot" and t.dim() == 1:
+        same = [n for n in vectors if tuple(s.ns[n].shape) == tuple(t.shape)]
+        return f"lib.dot({a}, {draw(st.sampled_from(same))})"
+    if form == "mv" and t.dim() == 2:
+        fit = [n for n in vectors if s.ns[n].shape[0] == t.shape[1]]
+        if fit:
+            return f"lib.mv({a}, {draw(st.sampled_from(fit))})"
+    return None
+
+
+def _ext_reduce(draw, s, a, t):
+    form = draw(st.sampled_from(("amax", "min", "max_dim", "argmax", "min_dim")))
+    if form == "min" or t.dim() == 0:
+        return f"{a}.{'argmax' if form == 'argmax' else 'min'}()"
+    d = draw(st.sampled_from(_dims(t)))
+    keep = ", keepdim=True" if draw(st.booleans()) else ""
+    if form == "amax":
+        return f"{a}.amax({d}{keep})"
+    if form == "argmax":
+        return f"{a}.argmax({d}{keep})"
+    fn = form[:3]
+    return draw(st.sampled_from((f"{a}.{fn}({d}{keep})[0]", f"{a}.{fn}({d}{keep}).values",
+                                 f"lib.{fn}({a}, {d}{keep}).values")))
+
+
+def _ext_join(draw, s, a, t):
+    if t.dim() == 0:
+        return None
+    d = draw(st.integers(-t.dim(), t.dim() - 1))
+    dd = d % t.dim()
+    if draw(st.booleans()):
+        fit = [n for n in s.names() if s.ns[n].dim() == t.dim() and all(
+            s.ns[n].shape[i] == t.shape[i] for i in range(t.dim()) if i != dd)]
+        others = draw(st.lists(st.sampled_from(fit), min_size=1, max_size=2))
+        fn = draw(st.sampled_from(("cat", "cat", "concat")))
+        return f"lib.{fn}([{', '.join([a] + others)}], {d})"
+    same = [n for n in s.names() if tuple(s.ns[n].shape) == tuple(t.shape)]
+    d = draw(st.integers(-t.dim() - 1, t.dim()))
+    return f"lib.stack([{a}, {draw(st.sampled_from(same))}], {d})"
+
+
+def _ext_view(draw, s, a, t):
+    dims = _sized_dims(t)
+    if not dims:
+        return None
+    d = draw(st.sampled_from(dims))
+    k = draw(st.sampled_from((0, -1)))
+    form = draw(st.sampled_from(("split", "chunk", "unbind", "narrow", "select", "gather")))
+    if form == "split":
+        return f"{a}.split({draw(st.sampled_from((1, 2)))}, {d})[{k}]"
+    if form == "chunk":
+        return f"{a}.chunk(2, {d})[{k}]"
+    if form == "unbind":
+        return draw(st.sampled_from((f"{a}.unbind({d})[{k}]", f"lib.unbind({a}, {d})[{k}]")))
+    if form == "narrow":
+        return f"{a}.narrow({d}, {t.shape[d] - 1}, 1)"
+    if form == "select":
+        return f"{a}.select({d}, {k})"
+    index = f"lib.zeros_like({a}, dtype=lib.int64)"
+    if draw(st.booleans()):
+        return f"{a}.gather({d}, {index})"
+    same = [n for n in s.names() if tuple(s.ns[n].shape) == tuple(t.shape)]
+    return f"{a}.scatter_add({d}, {index}, {draw(st.sampled_from(same))})"
+
+
+def _ext_inplace(draw, s):
+    form = draw(st.sampled_from(("op", "op", "view_op", "masked_fill_", "alpha", "init")))
+    if form == "init":
+        # nn.init writes under no_grad, so leaves that require grad are its usual target.
+        leaves = s.names(lambda t: t.is_leaf and t.requires_grad)
+        pool = leaves if leaves and draw(st.integers(0, 3)) > 0 else s.names()
+        init = draw(st.sampled_from(INIT))
+        args = ", 0.5" if init == "constant_" else ""
+        return f"lib.nn.init.{init}({draw(st.sampled_from(pool))}{args})"
+    a, target = _inplace_target(draw, s)
+    if a is None:
+        return None
+    t = s.ns[a]
+    if form == "op":
+        return f"{target}.{draw(st.sampled_from(EXTRA_INPLACE))}"
+    if form == "view_op":
+        # Metadata-changing in-place ops act on the name itself.
+        ops = ["squeeze_()", f"unsqueeze_({draw(st.integers(-t.dim() - 1, t.dim()))})"]
+        if t.dim() <= 2:
+            ops.append("t_()")
+        if t.dim():
+            ops.append(f"squeeze_({draw(st.integers(-t.dim(), t.dim() - 1))})")
+        return f"{a}.{draw(st.sampled_from(ops))}"
+    if form == "masked_fill_":
+        return f"{target}.masked_fill_({target} > 0, {draw(st.sampled_from(SCALARS))})"
+    value = s.eval(target)
+    fits = _fitting(s, a, None if value is None else tuple(value.shape))
+    if not fits:
+        return None
+    op = draw(st.sampled_from(("add_", "sub_")))
+    alpha = draw(st.sampled_from(("2", "0.5", "-1")))
+    return f"{target}.{op}({draw(st.sampled_from(fits))}, alpha={alpha})"
+
+
+def gen_extra(draw, s):
+    kind = draw(st.sampled_from(("unary", "binary", "reduce", "join", "view", "inplace",
+                                 "inplace")))
+    if kind == "inplace":
+        code = _ext_inplace(draw, s)
+        return None if code is None else _maybe_no_grad(draw, code, 3)
+    a = draw(st.sampled_from(s.names()))
+    make = {"unary": _ext_unary, "binary": _ext_binary, "reduce": _ext_reduce,
+            "join": _ext_join, "view": _ext_view}[kind]
+    expr = make(draw, s, a, s.ns[a])
+    if expr is None:
+        return None
+    return _maybe_no_grad(draw, f"{s.new_name()} = {expr}", 6)
+
+
 GENERATORS = {
     "leaf": gen_leaf, "binary": gen_binary, "unary": gen_unary, "reduce": gen_reduce,
     "matmul": gen_matmul, "view": gen_view, "inplace": gen_inplace, "setitem": gen_setitem,
     "graph": gen_graph, "backward": gen_backward, "grad": gen_autograd_grad,
+    "extra": gen_extra,
 }
 # Leaf first (what shrinking tends towards); repeats weight the draw.
 KINDS = ("leaf", "binary", "view", "inplace", "backward", "unary", "inplace", "reduce",
          "setitem", "matmul", "graph", "view", "grad", "binary", "backward", "leaf",
-         "backward", "unary")
+         "backward", "unary", "extra", "extra")
 
 
 @st.composite

@@ -816,6 +816,8 @@ def test_engine_and_layout_cases(source):
     "t0 = lib.zeros(2, 3)\nt1 = t0.scatter_add(0, lib.zeros(2, 3, dtype=lib.int64), lib.ones(3))",
     "t0 = lib.zeros(2, 3)\nt1 = t0.scatter_add(0, lib.zeros(2, 0, dtype=lib.int64), lib.ones(1))",
     "t0 = lib.tensor(1.0)\nt1 = t0.scatter_add(0, lib.zeros(2, dtype=lib.int64), lib.ones(3))",
+    "t0 = lib.ones(3)\nt1 = t0.scatter_add(0, lib.tensor([-1]), lib.ones(1))",
+    "t0 = lib.ones(3)\nt1 = t0.gather(0, lib.tensor([-1]))",
     # scatter_add_ in place: ScatterAddBackward0, version, gradient of src
     "t0 = lib.zeros(2, 3, requires_grad=True)\n"
     "t1 = t0 * 2\n"
@@ -833,7 +835,8 @@ def test_engine_and_layout_cases(source):
         "amax_empty_dims", "amax_nonempty_dim", "log_softmax_int", "softmax_int_column",
         "softmax_int_last", "log_softmax_int_empty", "scatter_add_dtype_first",
         "scatter_add_contiguous", "scatter_add_src_rows", "scatter_add_src_1d",
-        "scatter_add_empty_index", "scatter_add_0dim", "scatter_add_inplace",
+        "scatter_add_empty_index", "scatter_add_0dim", "scatter_add_negative_index",
+        "gather_negative_index", "scatter_add_inplace",
         "scatter_add_inplace_leaf", "scatter_add_inplace_self_src", "scatter_add_src_larger"])
 def test_wider_op_set_cases(source):
     same(source)

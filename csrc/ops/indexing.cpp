@@ -362,9 +362,10 @@ void for_each_gather(const Tensor& t, int64_t d, const Tensor& index, const F& f
       if (k != d) off += c * t.strides()[k];
     }
     int64_t v = ip[i];
-    GT_CHECK(v >= -size && v < size, "index ", v, " is out of bounds for dimension ", d,
-             " with size ", size);
-    if (t.dim()) off += (v < 0 ? v + size : v) * t.strides()[d];
+    // No wrapping: gather/scatter take indices in [0, size), as PyTorch's.
+    GT_CHECK(v >= 0 && v < size, "index ", v, " is out of bounds for dimension ", d, " with size ",
+             size);
+    if (t.dim()) off += v * t.strides()[d];
     f(i, off);
   }
 }

@@ -827,6 +827,11 @@ def test_engine_and_layout_cases(source):
     "t0 = lib.tensor([[0.0, 1.75, 1.75]], requires_grad=True)\n"
     "t1 = t0.gather(0, lib.zeros_like(t0, dtype=lib.int64))\n"
     "t2, = lib.autograd.grad(t1.sum(), [t0])",
+    # cat's gradient for a 1-dim empty input is at::zeros (version 1), summed in place
+    "t0 = lib.zeros(0, dtype=lib.float64, requires_grad=True)\n"
+    "t1 = lib.ones(2, requires_grad=True)\n"
+    "t2 = lib.concat([t0, t1, t0], -1)\n"
+    "t3, t4, = lib.autograd.grad(t2.sum(), [t0, t1])",
     # amax over an empty dim is an IndexError naming the dim as given
     "t0 = lib.zeros(2, 0)\nt1 = t0.amax(-1, keepdim=True)",
     "t0 = lib.zeros(2, 0)\nt1 = t0.amax((1, 0))",
@@ -857,18 +862,41 @@ def test_engine_and_layout_cases(source):
     "t0 = lib.zeros(2, 3, requires_grad=True)\n"
     "t0.scatter_add_(0, lib.tensor([[0, 1, 0]]), lib.ones(1, 3))",
     "t0 = lib.zeros(2, 3)\nt0.scatter_add_(0, lib.tensor([[0, 1, 0]]), t0)",
+    # double backward graphs as PyTorch's: the softmax backward ops are nodes of their own
+    # (their gradients reach the incoming gradient too), `x + 1` is the wrapped-number add,
+    # rsqrt scales the gradient first, masked_fill and amax restore dims with a view
+    "t0 = lib.tensor([[0.5, -1.0, 2.0], [1.5, 0.25, -2.0]], dtype=lib.float64, requires_grad=True)\n"
+    "t1 = t0.softmax(1)\n"
+    "t2 = lib.tensor([[1.0, -2.0, 0.5], [0.25, 1.0, 3.0]], dtype=lib.float64, requires_grad=True)\n"
+    "t3, = lib.autograd.grad(t1, [t0], grad_outputs=t2, create_graph=True)\n"
+    "(t3 * t3).sum().backward()",
+    "t0 = lib.tensor([[0.5, -1.0, 2.0], [1.5, 0.25, -2.0]], dtype=lib.float64, requires_grad=True)\n"
+    "t1 = t0.log_softmax(0)\n"
+    "t2 = lib.tensor([[1.0, -2.0, 0.5], [0.25, 1.0, 3.0]], dtype=lib.float64, requires_grad=True)\n"
+    "t3, = lib.autograd.grad(t1, [t0], grad_outputs=t2, create_graph=True)\n"
+    "(t3 * t3).sum().backward()",
+    "t0 = lib.tensor([[0.5, -1.0, 2.0], [1.5, 0.25, -2.0]], requires_grad=True)\n"
+    "t1 = lib.ones(2, 3, requires_grad=True)\n"
+    "t2, = lib.autograd.grad(t0.expm1(), [t0], grad_outputs=t1, create_graph=True)\n"
+    "t3, = lib.autograd.grad(t0.abs().log1p(), [t0], grad_outputs=t1, create_graph=True)\n"
+    "t4, = lib.autograd.grad(t0.abs().rsqrt(), [t0], grad_outputs=t1, create_graph=True)\n"
+    "t5, = lib.autograd.grad(t0.masked_fill(t0 > 0, 2.0), [t0], grad_outputs=t1, "
+    "create_graph=True)\n"
+    "t6, = lib.autograd.grad(t0.amax((0, 1)), [t0], grad_outputs=t1[0, 0], create_graph=True)",
     # src larger than index: PyTorch's own backward refuses the gradient it computes
     "t0 = lib.zeros(2, 3, requires_grad=True)\n"
     "t1 = t0 * 2\n"
     "t1.scatter_add_(1, lib.tensor([[2, 2], [0, 0]]), t0 * 3)\n"
     "t1.sum().backward()",
-], ids=["maximum_same_input", "minimum", "min_dim", "max_dim_keepdim", "gather", "amax_empty",
+], ids=["maximum_same_input", "minimum", "min_dim", "max_dim_keepdim", "gather", "cat_empty",
+         "amax_empty",
         "amax_empty_dims", "amax_nonempty_dim", "log_softmax_int", "softmax_int_column",
         "softmax_int_last", "log_softmax_int_empty", "scatter_add_dtype_first",
         "scatter_add_contiguous", "scatter_add_src_rows", "scatter_add_src_1d",
         "scatter_add_empty_index", "scatter_add_0dim", "scatter_add_negative_index",
         "gather_negative_index", "scatter_add_inplace",
-        "scatter_add_inplace_leaf", "scatter_add_inplace_self_src", "scatter_add_src_larger"])
+        "scatter_add_inplace_leaf", "scatter_add_inplace_self_src", "softmax_triple",
+        "log_softmax_triple", "double_backward_graphs", "scatter_add_src_larger"])
 def test_wider_op_set_cases(source):
     same(source)
 

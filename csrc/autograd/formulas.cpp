@@ -18,6 +18,14 @@ using TL = TensorList;
 using C = BackwardCtx;
 
 Tensor zeros_of(const C& c, size_t i) { return zeros(c.input(i).shape, c.input(i).dtype); }
+// What at::zeros gives inside a PyTorch formula: its zero_ runs through the
+// autograd layer and counts as a write, so the tensor is at version 1
+// (new_zeros and zeros_like are not).
+Tensor written_zeros_of(const C& c, size_t i) {
+  Tensor z = zeros_of(c, i);
+  z->bump_version();
+  return z;
+}
 Tensor zero_scalar(const Tensor& like) { return zeros({}, like.dtype()); }
 // PyTorch's maybe_multiply: the Scalar overload (MulBackward1), skipped for 1.
 Tensor scale(const Tensor& g, Scalar s) { return s.equals(1) ? g : mul_by_scalar(g, s); }
@@ -104,8 +112,9 @@ TL abs_bw(const C& c, const TL& g) { return {mul(g[0], sgn(c.saved_input(0)))}; 
 TL exp_bw(const C& c, const TL& g) { return {mul(g[0], c.result())}; }
 TL log_bw(const C& c, const TL& g) { return {div(g[0], c.saved_input(0))}; }
 TL sqrt_bw(const C& c, const TL& g) { return {div(g[0], mul_by_scalar(c.result(), Scalar(2.0)))}; }
+// -0.5 * grad * result.pow(3), grouped as PyTorch's (MulBackward1 on grad).
 TL rsqrt_bw(const C& c, const TL& g) {
-  return {mul(g[0], mul(pow(c.result(), Scalar(int64_t(3))), Scalar(-0.5)))};
+  return {mul(mul_by_scalar(g[0], Scalar(-0.5)), pow(c.result(), Scalar(int64_t(3))))};
 }
 TL sin_bw(const C& c, const TL& g) { return {mul(g[0], cos(c.saved_input(0)))}; }
 TL cos_bw(const C& c, const TL& g) { return {mul(g[0], neg(sin(c.saved_input(0))))}; }
@@ -134,8 +143,13 @@ TL zero_bw(const C& c, const TL& g) {
   out[0] = zeros_like(g[0]).sizes() == c.input(0).shape ? zeros_like(g[0]) : zeros_of(c, 0);
   return out;
 }
-TL log1p_bw(const C& c, const TL& g) { return {div(g[0], add(c.saved_input(0), Scalar(int64_t(1))))}; }
-TL expm1_bw(const C& c, const TL& g) { return {mul(g[0], add(c.result(), Scalar(int64_t(1))))}; }
+// `x + 1` in PyTorch's formulas is the wrapped-number overload (AddBackward1).
+TL log1p_bw(const C& c, const TL& g) {
+  return {div(g[0], add_by_scalar(c.saved_input(0), Scalar(int64_t(1))))};
+}
+TL expm1_bw(const C& c, const TL& g) {
+  return {mul(g[0], add_by_scalar(c.result(), Scalar(int64_t(1))))};
+}
 
 TL extreme_pair_bw(const C& c, const TL& g, Cmp loses) {
   // Ties share the gradient; only a strictly losing operand gets zero, so a
@@ -219,13 +233,10 @@ TL extreme_dim_bw(const C& c, const TL& g) {
     idx = unsqueeze(idx, at.i0);
     gg = unsqueeze(gg, at.i0);
   }
-  // PyTorch's value_selecting_reduction_backward: at::zeros, whose zero_ is
-  // counted as a write when called from a formula (version 1), then the
-  // gradient scattered in place (version 2). Each slot is written once, so
+  // PyTorch's value_selecting_reduction_backward: at::zeros (version 1), then
+  // the gradient scattered in place (version 2). Each slot is written once, so
   // adding equals PyTorch's scatter_.
-  Tensor z = zeros_of(c, 0);
-  z->bump_version();
-  return {inplace_scatter_add(z, at.i0, idx, gg)};
+  return {inplace_scatter_add(written_zeros_of(c, 0), at.i0, idx, gg)};
 }
 TL reshape_bw(const C& c, const TL& g) { return {reshape(g[0], c.input(0).shape)}; }
 // squeeze's gradient puts the dropped size-1 dims back one unsqueeze at a time
@@ -298,7 +309,7 @@ TL masked_fill_bw(const C& c, const TL& g) {
   const Tensor& mask = c.extra(0);
   Tensor z = zero_scalar(g[0]);
   TL out(c.node.inputs.size());
-  if (c.needs(0)) out[0] = where(mask, z, g[0]);
+  if (c.needs(0)) out[0] = masked_fill(g[0], mask, z);
   if (out.size() > 1 && c.needs(1)) out[1] = sum(where(mask, g[0], z), {}, false);
   return out;
 }
@@ -319,8 +330,9 @@ TL cat_bw(const C& c, const TL& g) {
   const int64_t d = c.attrs().i0;
   for (size_t i = 0; i < c.node.inputs.size(); ++i) {
     int64_t n = c.attrs().ints0[i];
-    if (n < 0) {
-      out.push_back(c.needs(i) ? zeros_of(c, i) : Tensor());
+    const DimVector& shape = c.input(i).shape;
+    if (shape.size() == 1 && shape[0] == 0) {  // at::zeros({0}) in PyTorch's formula
+      out.push_back(c.needs(i) ? written_zeros_of(c, i) : Tensor());
       continue;
     }
     out.push_back(c.needs(i) ? narrow(g[0], d, offset, n) : Tensor());
@@ -379,6 +391,27 @@ TL log_softmax_bw(const C& c, const TL& g) {
   return {log_softmax_backward(g[0], c.result(), c.attrs().i0)};
 }
 TL softmax_bw(const C& c, const TL& g) { return {softmax_backward(g[0], c.result(), c.attrs().i0)}; }
+// The backward ops' own gradients (inputs: the incoming gradient go, the
+// forward result y), PyTorch's softmax_double_backward and its log form.
+TL softmax_data_bw(const C& c, const TL& g) {
+  const Tensor &go = c.saved_input(0), &y = c.saved_input(1);
+  const DimVector d{c.attrs().i0};
+  auto rowsum = [&](const Tensor& t) { return sum(t, d, true, std::nullopt, true); };
+  TL out(2);
+  if (c.needs(0)) out[0] = softmax_backward(g[0], y, d[0]);
+  if (c.needs(1))
+    out[1] = sub(sub(mul(go, g[0]), mul(rowsum(mul(y, go)), g[0])), mul(go, rowsum(mul(y, g[0]))));
+  return out;
+}
+TL log_softmax_data_bw(const C& c, const TL& g) {
+  const Tensor &go = c.saved_input(0), &y = c.saved_input(1);
+  const DimVector d{c.attrs().i0};
+  auto rowsum = [&](const Tensor& t) { return sum(t, d, true, std::nullopt, true); };
+  TL out(2);
+  if (c.needs(0)) out[0] = sub(g[0], rowsum(mul(g[0], exp(y))));
+  if (c.needs(1)) out[1] = mul(mul(neg(rowsum(go)), exp(y)), g[0]);
+  return out;
+}
 TL nll_loss_bw(const C& c, const TL& g) {
   // d loss / d logp is -w[t] / denom at each row's target: a constant
   // coefficient tensor, times the incoming gradient (linear, so any order).
@@ -453,10 +486,11 @@ TL amax_bw(const C& c, const TL& g) {
   const Tensor& x = c.saved_input(0);
   Tensor r = c.result(), gg = g[0];
   if (!c.attrs().flag) {
-    for (int64_t d : c.attrs().ints1) {
-      r = unsqueeze(r, d);
-      gg = unsqueeze(gg, d);
-    }
+    // PyTorch's restore_reduced_dims: one view to the keepdim shape.
+    DimVector kept = x.sizes();
+    for (int64_t d : c.attrs().ints1) kept[static_cast<size_t>(d)] = 1;
+    r = view(r, kept);
+    gg = view(gg, kept);
   }
   // (g / count) * mask: a NaN maximum matches nothing, so 0 / 0 makes the
   // whole slice's gradient NaN, as in PyTorch.
@@ -615,6 +649,11 @@ const FormulaRow kRows[] = {
     {OpKind::Sgn, "SgnBackward0", {0, 0, 0}, false, false, zero_bw},
     {OpKind::IndexPutImpl, "IndexPutImplBackward0", {0, 0, 0}, false, false, index_put_bw},
     {OpKind::IndexAdd, "IndexAddBackward0", {0, 0, 0}, false, false, index_put_bw},
+    {OpKind::AddByScalar, "AddBackward1", {0, 0, 0}, false, false, pass_bw},
+    {OpKind::SoftmaxBackwardData, "SoftmaxBackwardDataBackward0", {G1, G01, 0}, false, false,
+     softmax_data_bw},
+    {OpKind::LogSoftmaxBackwardData, "LogSoftmaxBackwardDataBackward0", {G1, G01, 0}, false, false,
+     log_softmax_data_bw},
 };
 
 }  // namespace

@@ -155,6 +155,13 @@ Tensor mul_by_scalar(const Tensor& a, Scalar b) {
   return out;
 }
 
+Tensor add_by_scalar(const Tensor& a, Scalar b) {
+  ScalarType dt = result_type(a, b);
+  Tensor out = run_binary_scalar(BinaryOp::Add, a, b, dt, dt);
+  record(OpKind::AddByScalar, {&a}, out);
+  return out;
+}
+
 Tensor sub_by_scalar(const Tensor& a, Scalar b) {
   ScalarType dt = result_type(a, b);
   Tensor out = run_binary_scalar(BinaryOp::Sub, a, b, dt, dt);

@@ -67,10 +67,10 @@ Tensor softmax_impl(const Tensor& a, int64_t dim, bool log) {
 Tensor log_softmax(const Tensor& a, int64_t dim) { return softmax_impl(a, dim, true); }
 Tensor softmax(const Tensor& a, int64_t dim) { return softmax_impl(a, dim, false); }
 
+// Both backward ops are differentiable ops of their own (double backward):
+// PyTorch's _softmax_backward_data / _log_softmax_backward_data nodes.
 Tensor log_softmax_backward(const Tensor& g, const Tensor& result, int64_t dim) {
-  if (autograd::GradMode::is_enabled()) {
-    return sub(g, mul(exp(result), sum(g, {dim}, true, std::nullopt, true)));
-  }
+  dim = wrap_dim(dim, result.dim());
   Tensor gc = kernels::aligned(contiguous(g)), yc = kernels::aligned(contiguous(result));
   Tensor out = empty(result.sizes(), result.dtype());
   Lanes l = lanes_of(result, wrap_dim(dim, result.dim()));
@@ -91,12 +91,22 @@ Tensor log_softmax_backward(const Tensor& g, const Tensor& result, int64_t dim) 
                    }
                  });
   });
+  record(OpKind::LogSoftmaxBackwardData, {&g, &result}, out,
+         [&](autograd::Attrs& at) { at.i0 = dim; });
   return out;
 }
 
 Tensor softmax_backward(const Tensor& g, const Tensor& result, int64_t dim) {
-  Tensor gy = mul(g, result);
-  return sub(gy, mul(result, sum(gy, {dim}, true, std::nullopt, true)));
+  dim = wrap_dim(dim, result.dim());
+  Tensor out;
+  {
+    autograd::AutoGradMode off(false);
+    Tensor gy = mul(g, result);
+    out = sub(gy, mul(result, sum(gy, {dim}, true, std::nullopt, true)));
+  }
+  record(OpKind::SoftmaxBackwardData, {&g, &result}, out,
+         [&](autograd::Attrs& at) { at.i0 = dim; });
+  return out;
 }
 
 Tensor nll_loss(const Tensor& logp, const Tensor& target, const Tensor* weight, int64_t reduction,

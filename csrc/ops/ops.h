@@ -33,6 +33,7 @@ Tensor div_mode(const Tensor& a, Scalar b, const std::string& rounding_mode);
 /// backward formulas use these so create_graph=True graphs carry torch's node
 /// names. Python's `x * 2` wraps the number into a tensor instead (mul above).
 Tensor mul_by_scalar(const Tensor& a, Scalar b);
+Tensor add_by_scalar(const Tensor& a, Scalar b);
 Tensor sub_by_scalar(const Tensor& a, Scalar b);
 Tensor div_by_scalar(const Tensor& a, Scalar b);
 /// Python's `2 / x` (PyTorch computes reciprocal(x) * 2).

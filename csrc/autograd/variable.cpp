@@ -153,7 +153,11 @@ void check_view_rebase(const Tensor& t, bool indirect) {
                           "inference_mode block (if you don't want the inplace to be tracked) or "
                           "both outside (if you want the inplace to be tracked)."));
     case CreationMeta::MultiOutputNode:
-      throw Error(str_cat("Output ", m->output_nr, " of ", v.multi_output_op, " is a view and",
+      // A view of a multi-output view inherits the rule; the message names
+      // the view's own op (Select, Slice), as PyTorch's.
+      throw Error(str_cat("Output ", m->output_nr, " of ",
+                          m->grad_fn ? forward_op_name(m->grad_fn->name()) : v.multi_output_op,
+                          " is a view and",
                           indirect ? " its base or another view of its base has been modified "
                                      "inplace."
                                    : " is being modified inplace.",

@@ -234,9 +234,8 @@ TL extreme_dim_bw(const C& c, const TL& g) {
     gg = unsqueeze(gg, at.i0);
   }
   // PyTorch's value_selecting_reduction_backward: at::zeros (version 1), then
-  // the gradient scattered in place (version 2). Each slot is written once, so
-  // adding equals PyTorch's scatter_.
-  return {inplace_scatter_add(written_zeros_of(c, 0), at.i0, idx, gg)};
+  // the gradient scattered in place (version 2).
+  return {inplace_scatter(written_zeros_of(c, 0), at.i0, idx, gg)};
 }
 TL reshape_bw(const C& c, const TL& g) { return {reshape(g[0], c.input(0).shape)}; }
 // squeeze's gradient puts the dropped size-1 dims back one unsqueeze at a time
@@ -316,6 +315,13 @@ TL masked_fill_bw(const C& c, const TL& g) {
 TL gather_bw(const C& c, const TL& g) {
   // new_zeros, then scatter_add_ (version 1), as PyTorch's gather_backward.
   return {inplace_scatter_add(zeros_of(c, 0), c.attrs().i0, c.extra(0), g[0])};
+}
+// scatter: self's gradient is zero where src was written, src's is read there.
+TL scatter_bw(const C& c, const TL& g) {
+  TL out(c.node.inputs.size());
+  if (c.needs(0)) out[0] = scatter(g[0], c.attrs().i0, c.extra(0), Scalar(int64_t(0)));
+  if (out.size() > 1 && c.needs(1)) out[1] = gather(g[0], c.attrs().i0, c.extra(0));
+  return out;
 }
 TL scatter_add_bw(const C& c, const TL& g) {
   return {g[0], c.needs(1) ? gather(g[0], c.attrs().i0, c.extra(0)) : Tensor()};
@@ -654,6 +660,8 @@ const FormulaRow kRows[] = {
      softmax_data_bw},
     {OpKind::LogSoftmaxBackwardData, "LogSoftmaxBackwardDataBackward0", {G1, G01, 0}, false, false,
      log_softmax_data_bw},
+    {OpKind::Scatter, "ScatterBackward0", {0, 0, 0}, false, false, scatter_bw},
+    {OpKind::ScatterValue, "ScatterBackward1", {0, 0, 0}, false, false, scatter_bw},
 };
 
 }  // namespace

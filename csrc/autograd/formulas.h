@@ -31,7 +31,8 @@ namespace gradtrack::autograd {
   X(SigmoidBackward) X(TanhBackward) X(ReshapeAlias) X(Alias) X(SplitWithSizes) X(MaskedFillTensor) \
   X(SqueezeDims) X(SqueezeDimInplace) X(FloorDivide) X(ProdDim) X(DivMode) X(DivModeScalar)   \
   X(MulByScalar) X(SubByScalar) X(DivByScalar) X(FillTensor) X(Sgn) X(IndexPutImpl) X(IndexAdd) \
-  X(AddByScalar) X(SoftmaxBackwardData) X(LogSoftmaxBackwardData)
+  X(AddByScalar) X(SoftmaxBackwardData) X(LogSoftmaxBackwardData) \
+  X(Scatter) X(ScatterValue)
 
 enum class OpKind : uint16_t {
 #define GT_ENUM(K) K,

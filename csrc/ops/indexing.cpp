@@ -331,9 +331,9 @@ void check_gather_shape(const Tensor& a, int64_t d, const Tensor& index) {
   }
 }
 
-// The index fits self (apart from dim d) and src everywhere: src is read at
-// index's positions.
-void check_scatter_shape(const Tensor& self, int64_t d, const Tensor& index, const Tensor& src) {
+// The index fits self (apart from dim d) and src (if any) everywhere: src is
+// read at index's positions.
+void check_scatter_shape(const Tensor& self, int64_t d, const Tensor& index, const Tensor* src) {
   if (index.numel() == 0) return;
   GT_CHECK(std::max<int64_t>(self.dim(), 1) == std::max<int64_t>(index.dim(), 1),
            "Index tensor must have the same number of dimensions as self tensor");
@@ -341,10 +341,11 @@ void check_scatter_shape(const Tensor& self, int64_t d, const Tensor& index, con
   bool fits = true;
   for (int64_t k = 0; fits && k < nd; ++k)
     fits = k == d || nonempty_size(index, k) <= nonempty_size(self, k);
-  for (int64_t k = 0; fits && k < nd; ++k) fits = nonempty_size(index, k) <= nonempty_size(src, k);
+  for (int64_t k = 0; src && fits && k < nd; ++k)
+    fits = nonempty_size(index, k) <= nonempty_size(*src, k);
   GT_CHECK(fits, "Expected index ", shape_str(index.sizes()), " to be no larger than self ",
            shape_str(self.sizes()), " apart from dimension ", d,
-           " and to be no larger size than src ", shape_str(src.sizes()));
+           src ? str_cat(" and to be no larger size than src ", shape_str(src->sizes())) : "");
 }
 
 // Calls f(flat position in index, offset in `t` with dim d replaced by index value).
@@ -391,10 +392,17 @@ namespace ops_detail {
 void check_scatter_add(const Tensor& self, int64_t d, const Tensor& index, const Tensor& src) {
   check_index_dtype(index, "scatter");
   GT_CHECK(self.dtype() == src.dtype(), "scatter(): Expected self.dtype to be equal to src.dtype");
-  check_scatter_shape(self, d, index, src);
+  check_scatter_shape(self, d, index, &src);
 }
 
-void scatter_add_kernel(const Tensor& dst, int64_t d, const Tensor& index, const Tensor& src) {
+Tensor scatter_value_src(const Tensor& self, int64_t d, const Tensor& index, Scalar value) {
+  check_index_dtype(index, "scatter");
+  check_scatter_shape(self, d, index, nullptr);
+  check_fits(value, self.dtype());
+  return full(index.sizes(), value, self.dtype());
+}
+
+void scatter_kernel(const Tensor& dst, int64_t d, const Tensor& index, const Tensor& src, bool add) {
   // src may be larger than index: read it through index's positions.
   Tensor picked = kernels::aligned(
       contiguous(alias_with_geometry(src, index.sizes(), src.strides(), src->offset())));
@@ -403,11 +411,13 @@ void scatter_add_kernel(const Tensor& dst, int64_t d, const Tensor& index, const
     const scalar_t* sp = picked.data<scalar_t>();
     for_each_gather(dst, d, index, [&](int64_t i, int64_t off) {
       char* at = base + off * static_cast<int64_t>(sizeof(scalar_t));
-      scalar_t cur = kernels::load<scalar_t>(at);
-      if constexpr (std::is_same_v<scalar_t, bool>) {
-        cur = cur || sp[i];
-      } else {
-        cur = scalar_t(cur + sp[i]);
+      scalar_t cur = sp[i];
+      if (add) {
+        if constexpr (std::is_same_v<scalar_t, bool>) {
+          cur = kernels::load<scalar_t>(at) || sp[i];
+        } else {
+          cur = scalar_t(kernels::load<scalar_t>(at) + sp[i]);
+        }
       }
       std::memcpy(at, &cur, sizeof cur);
     });
@@ -422,8 +432,28 @@ Tensor scatter_add(const Tensor& a, int64_t dim, const Tensor& index, const Tens
   // from self, so it does not keep a transposed self's layout).
   Tensor out = empty(a.sizes(), a.dtype());
   kernels::copy(out, a);
-  ops_detail::scatter_add_kernel(out, d, index, src);
+  ops_detail::scatter_kernel(out, d, index, src, true);
   record(OpKind::ScatterAdd, {&a, &src}, out, [&](autograd::Attrs& at) { at.i0 = d; }, {&index});
+  return out;
+}
+
+Tensor scatter(const Tensor& a, int64_t dim, const Tensor& index, const Tensor& src) {
+  int64_t d = wrap_dim(dim, a.dim());
+  ops_detail::check_scatter_add(a, d, index, src);
+  Tensor out = empty(a.sizes(), a.dtype());
+  kernels::copy(out, a);
+  ops_detail::scatter_kernel(out, d, index, src, false);
+  record(OpKind::Scatter, {&a, &src}, out, [&](autograd::Attrs& at) { at.i0 = d; }, {&index});
+  return out;
+}
+
+Tensor scatter(const Tensor& a, int64_t dim, const Tensor& index, Scalar value) {
+  int64_t d = wrap_dim(dim, a.dim());
+  Tensor src = ops_detail::scatter_value_src(a, d, index, value);
+  Tensor out = empty(a.sizes(), a.dtype());
+  kernels::copy(out, a);
+  ops_detail::scatter_kernel(out, d, index, src, false);
+  record(OpKind::ScatterValue, {&a}, out, [&](autograd::Attrs& at) { at.i0 = d; }, {&index});
   return out;
 }
 

@@ -460,7 +460,28 @@ Tensor inplace_scatter_add(const Tensor& self, int64_t dim, const Tensor& index,
   check_no_internal_overlap(self);
   check_no_overlap(self, src);
   run_inplace("scatter_add_", OpKind::ScatterAdd, true, {&self, &src}, self,
-              [&] { ops_detail::scatter_add_kernel(self, d, index, src); },
+              [&] { ops_detail::scatter_kernel(self, d, index, src, true); },
+              [&](autograd::Attrs& at) { at.i0 = d; }, {&index});
+  return self;
+}
+
+Tensor inplace_scatter(const Tensor& self, int64_t dim, const Tensor& index, Scalar value) {
+  const int64_t d = wrap_dim(dim, self.dim());
+  Tensor src = ops_detail::scatter_value_src(self, d, index, value);
+  check_no_internal_overlap(self);
+  run_inplace("scatter_", OpKind::ScatterValue, true, {&self}, self,
+              [&] { ops_detail::scatter_kernel(self, d, index, src, false); },
+              [&](autograd::Attrs& at) { at.i0 = d; }, {&index});
+  return self;
+}
+
+Tensor inplace_scatter(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src) {
+  const int64_t d = wrap_dim(dim, self.dim());
+  ops_detail::check_scatter_add(self, d, index, src);
+  check_no_internal_overlap(self);
+  check_no_overlap(self, src);
+  run_inplace("scatter_", OpKind::Scatter, true, {&self, &src}, self,
+              [&] { ops_detail::scatter_kernel(self, d, index, src, false); },
               [&](autograd::Attrs& at) { at.i0 = d; }, {&index});
   return self;
 }

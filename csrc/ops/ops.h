@@ -240,6 +240,12 @@ Tensor inplace_index_put_impl(const Tensor& self, const IndexList& indices, cons
 /// scatter_add_: src added into self at index along dim (ScatterAddBackward0).
 Tensor inplace_scatter_add(const Tensor& self, int64_t dim, const Tensor& index,
                            const Tensor& src);
+/// scatter_ with a tensor src (ScatterBackward0); scatter with a number
+/// (ScatterBackward1). Used by backward formulas.
+Tensor inplace_scatter(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src);
+Tensor inplace_scatter(const Tensor& self, int64_t dim, const Tensor& index, Scalar value);
+Tensor scatter(const Tensor& a, int64_t dim, const Tensor& index, const Tensor& src);
+Tensor scatter(const Tensor& a, int64_t dim, const Tensor& index, Scalar value);
 Tensor inplace_index_add(const Tensor& self, int64_t dim, const Tensor& index,
                          const Tensor& source);
 Tensor inplace_masked_fill(const Tensor& self, const Tensor& mask, Scalar value);

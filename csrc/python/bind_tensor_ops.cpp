@@ -17,8 +17,6 @@ using ops::Logic;
 
 py::object not_implemented() { return py::reinterpret_borrow<py::object>(Py_NotImplemented); }
 
-bool is_tensor(py::handle h) { return py::isinstance<TensorImpl>(h); }
-
 bool is_array_like(py::handle h) { return py::hasattr(h, "__array_interface__"); }
 
 // Dispatches `a op b` on b's type; NotImplemented lets Python try b's side.
@@ -407,6 +405,16 @@ void bind_linalg_nn(Cls& cls, py::module_& m) {
   both(cls, m, "scatter_add", [](const Tensor& a, int64_t d, const Tensor& i, const Tensor& s) {
     return ops::scatter_add(a, d, i, s);
   }, py::arg("dim"), py::arg("index"), py::arg("src"));
+  both(cls, m, "scatter", [](const Tensor& a, int64_t d, const Tensor& i, py::handle src,
+                             py::handle value, py::handle reduce) {
+    GT_CHECK_IMPL(reduce.is_none(), "gradtrack: scatter with reduce= is not implemented");
+    py::handle v = src.is_none() ? value : src;
+    if (is_tensor(v)) return ops::scatter(a, d, i, v.cast<Tensor>());
+    auto number = v.is_none() ? std::nullopt : to_scalar(v);
+    if (!number) throw InvalidArguments{"scatter", scatter_signatures(), std::nullopt};
+    return ops::scatter(a, d, i, *number);
+  }, py::arg("dim"), py::arg("index"), py::arg("src") = py::none(), py::arg("value") = py::none(),
+     py::kw_only(), py::arg("reduce") = py::none());
   both(cls, m, "index_select", [](const Tensor& a, int64_t d, const Tensor& i) {
     return ops::index_select(a, d, i);
   }, py::arg("dim"), py::arg("index"));

@@ -40,6 +40,13 @@ struct type_caster<gradtrack::Tensor> {
 
 namespace gradtrack::python {
 
+bool is_tensor(py::handle h);
+/// PyTorch's overloads of scatter/scatter_, for the "invalid combination of arguments" message.
+inline std::vector<std::string> scatter_signatures() {
+  return {"int dim, Tensor index, Tensor src", "int dim, Tensor index, Tensor src, *, str reduce",
+          "int dim, Tensor index, Number value",
+          "int dim, Tensor index, Number value, *, str reduce"};
+}
 /// Python number -> Scalar (bool before int: bool is an int subclass).
 std::optional<Scalar> to_scalar(py::handle h);
 /// A Python object (Tensor, number, nested sequence, numpy array) as a Tensor.

@@ -11,9 +11,9 @@
 
 namespace gradtrack::python {
 
-namespace {
-
 bool is_tensor(py::handle h) { return py::isinstance<TensorImpl>(h); }
+
+namespace {
 
 // numpy is imported by the user or not at all: never pay for importing it.
 bool numpy_loaded() {

@@ -171,6 +171,16 @@ def scatter_add_(self, dim, index, src):
     return _C._scatter_add_(self, dim, index, src)
 
 
+def scatter_(self, dim, index, src=None, value=None, *, reduce=None):
+    """Writes ``src`` (a tensor, or a number ``value``) into ``self`` at ``index`` along
+    ``dim``; returns ``self``."""
+    if reduce is not None:
+        raise NotImplementedError("gradtrack: scatter_ with reduce= is not implemented")
+    v = value if src is None else src
+    check(self, v)
+    return _C._scatter_(self, dim, index, v)
+
+
 def t_(self):
     """Transposes ``self`` in place (a metadata change, still a version bump)."""
     check(self)
@@ -222,7 +232,7 @@ _UNARY = ("neg", "abs", "exp", "log", "sqrt", "rsqrt", "sin", "cos", "tanh", "si
 def install(cls):
     """Attaches every in-place method and augmented operator to ``cls``."""
     for fn in (add_, sub_, div_, clamp_, fill_, zero_, copy_, normal_, uniform_, masked_fill_,
-               index_put_, scatter_add_, t_, unsqueeze_, squeeze_):
+               index_put_, scatter_, scatter_add_, t_, unsqueeze_, squeeze_):
         setattr(cls, fn.__name__, fn)
     for name in _BINARY:
         setattr(cls, name + "_", _binary(name))

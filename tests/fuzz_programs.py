@@ -982,11 +982,15 @@ def _ext_view(draw, s, a, t):
     if draw(st.booleans()):
         return f"{a}.gather({d}, {index})"
     same = [n for n in s.names() if tuple(s.ns[n].shape) == tuple(t.shape)]
-    return f"{a}.scatter_add({d}, {index}, {draw(st.sampled_from(same))})"
+    fn = draw(st.sampled_from(("scatter_add", "scatter", "scatter_value")))
+    if fn == "scatter_value":
+        return f"{a}.scatter({d}, {index}, {draw(st.sampled_from(SCALARS))})"
+    return f"{a}.{fn}({d}, {index}, {draw(st.sampled_from(same))})"
 
 
 def _ext_inplace(draw, s):
-    form = draw(st.sampled_from(("op", "op", "view_op", "masked_fill_", "alpha", "init")))
+    form = draw(st.sampled_from(("op", "op", "view_op", "masked_fill_", "alpha", "init",
+                                 "scatter_")))
     if form == "init":
         # nn.init writes under no_grad, so leaves that require grad are its usual target.
         leaves = s.names(lambda t: t.is_leaf and t.requires_grad)
@@ -1010,6 +1014,19 @@ def _ext_inplace(draw, s):
         return f"{a}.{draw(st.sampled_from(ops))}"
     if form == "masked_fill_":
         return f"{target}.masked_fill_({target} > 0, {draw(st.sampled_from(SCALARS))})"
+    if form == "scatter_":
+        value = s.eval(target)
+        if value is None or not any(value.shape):
+            return None
+        d = draw(st.sampled_from([k for k in range(value.dim()) if value.shape[k] > 0]))
+        index = f"lib.zeros_like({target}, dtype=lib.int64)"
+        # A src sharing the target's memory is refused (overlap); keep that rare.
+        mem = value.untyped_storage().data_ptr()
+        fits = [n for n in s.names() if tuple(s.ns[n].shape) == tuple(value.shape) and
+                s.ns[n].untyped_storage().data_ptr() != mem]
+        src = draw(st.sampled_from(fits + list(SCALARS[:2])))
+        op = "scatter_" if src in SCALARS or draw(st.booleans()) else "scatter_add_"
+        return f"{target}.{op}({d}, {index}, {src})"
     value = s.eval(target)
     fits = _fitting(s, a, None if value is None else tuple(value.shape))
     if not fits:

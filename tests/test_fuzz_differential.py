@@ -901,6 +901,56 @@ def test_wider_op_set_cases(source):
     same(source)
 
 
+# A view of a multi-output view inherits its rule; the error names the view's own op.
+@pytest.mark.parametrize("source", [
+    "t0 = lib.zeros(2, 0, requires_grad=True)\nt1 = 1 + t0\nt3 = t1.chunk(2, 0)[-1]\n"
+    "t3[0].div_(1)",
+    "t0 = lib.tensor([-1.75, -1.75, -0.25], requires_grad=True)\nt1 = t0.chunk(2, 0)[-1]\n"
+    "t1[1:] = 1",
+    "t0 = lib.tensor([[-1.75, -1.75], [-0.25, 1.0]], requires_grad=True)\nt1 = t0 * 1\n"
+    "t2 = t1.split(1, 1)[1].t()\nt2.mul_(2)",
+    "t0 = lib.tensor([[-1.75, -1.75], [-0.25, 1.0]], requires_grad=True)\nt1 = t0 * 1\n"
+    "t2 = t1.unbind(0)[1]\nt3 = t2.view(2, 1)\nt1.add_(1)\nt4 = t3 * 2",
+], ids=["select_of_chunk", "slice_of_chunk", "t_of_split", "view_of_unbind_base_written"])
+def test_views_of_multi_output_views(source):
+    same(source)
+
+
+# scatter / scatter_ with a tensor src (ScatterBackward0) or a number (ScatterBackward1):
+# values, argument errors in torch's words, versions, gradients and double backward.
+_SCATTER_SETUP = ("t0 = lib.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]], requires_grad=True)\n"
+                  "t1 = lib.tensor([[7.0, 8.0, 9.0]], requires_grad=True)\n"
+                  "t2 = lib.tensor([[0, 1, 0]])\n")
+
+
+@pytest.mark.parametrize("body", [
+    "t3 = t0.scatter(0, t2, t1)\n(t3 * t3).sum().backward()",
+    "t3 = t0.scatter(1, lib.tensor([[2], [0]]), -1.0)\n(t3 * t3 * t3).sum().backward()",
+    "t3 = lib.scatter(t0, 0, t2, value=3.0)",
+    "t3 = t0.scatter(0, t2, src=t1)",
+    "t3 = t0.scatter(0, t2)",
+    "t3 = t0.scatter(0, t2, 'a')",
+    "t3 = lib.zeros(2, 3, dtype=lib.int64).scatter(0, t2, 2.5)",
+    "t3 = lib.zeros(2, 3, dtype=lib.uint8).scatter(0, t2, 300)",
+    "t3 = t0.scatter(0, lib.tensor([[0, 1, 0, 0]]), 2)",
+    "t3 = t0.scatter(0, lib.tensor([[0, 1, 0, 0]]), lib.ones(1, 4))",
+    "t3 = t0.scatter(0, t2, t1.double())",
+    "t3 = t0 * 1\nt3.scatter_(0, t2, t1)\n(t3 * t3).sum().backward()",
+    "t3 = t0 * 2\nt3.scatter_(1, lib.tensor([[2], [0]]), value=0.5)\n(t3 * t3).sum().backward()",
+    "t0.scatter_(0, t2, 1.0)",
+    "t3 = t0.scatter(0, t2, t1 * t1)\n"
+    "t4, t5, = lib.autograd.grad((t3 * t3).sum(), [t0, t1], create_graph=True)\n"
+    "(t4.sum() + t5.sum()).backward()",
+    "t3 = lib.ones(2, 3, requires_grad=True)\n"
+    "t4, = lib.autograd.grad(t0.scatter(0, t2, 0.5), [t0], grad_outputs=t3, create_graph=True)\n"
+    "(t4 * t4).sum().backward()",
+], ids=["src", "value", "value_kw", "src_kw", "missing", "str", "int_value", "uint8_overflow",
+        "value_shape", "src_shape", "src_dtype", "inplace_src", "inplace_value", "inplace_leaf",
+        "double_backward", "value_double_backward"])
+def test_scatter_cases(body):
+    same(_SCATTER_SETUP + body)
+
+
 # A tensor reshaped in place without being recorded (under no_grad) gets gradients that no
 # longer fit its node: PyTorch's engine sums a broadcastable one down to the recorded shape
 # and refuses any other, naming the node that produced it.

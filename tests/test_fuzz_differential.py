@@ -853,6 +853,11 @@ def test_engine_and_layout_cases(source):
     "t0 = lib.zeros(2, 3)\nt1 = t0.scatter_add(0, lib.zeros(2, 0, dtype=lib.int64), lib.ones(1))",
     "t0 = lib.tensor(1.0)\nt1 = t0.scatter_add(0, lib.zeros(2, dtype=lib.int64), lib.ones(3))",
     "t0 = lib.ones(3)\nt1 = t0.scatter_add(0, lib.tensor([-1]), lib.ones(1))",
+    "t0 = lib.ones(3)\nt1 = t0.scatter_add(0, lib.tensor([1]), lib.tensor(5.0))",
+    "t0 = lib.ones(3)\nt1 = t0.scatter_add(0, lib.tensor([1, 2, 0]), lib.ones(3, 1))",
+    "t0 = lib.ones(2, 2)\nt1 = t0.scatter_add(1, lib.tensor([[1], [0]]), lib.ones(2, 1, 1))",
+    "t0 = lib.ones(2, 3)\nt1 = t0.scatter_add(0, lib.zeros(0, 3, dtype=lib.int64), lib.ones(5))",
+    "t0 = lib.tensor(2.0)\nt1 = t0.scatter_add(0, lib.tensor(0), lib.tensor(5.0))",
     "t0 = lib.ones(3)\nt1 = t0.gather(0, lib.tensor([-1]))",
     # scatter_add_ in place: ScatterAddBackward0, version, gradient of src
     "t0 = lib.zeros(2, 3, requires_grad=True)\n"
@@ -894,6 +899,8 @@ def test_engine_and_layout_cases(source):
         "softmax_int_last", "log_softmax_int_empty", "scatter_add_dtype_first",
         "scatter_add_contiguous", "scatter_add_src_rows", "scatter_add_src_1d",
         "scatter_add_empty_index", "scatter_add_0dim", "scatter_add_negative_index",
+        "scatter_add_0dim_src", "scatter_add_src_more_dims", "scatter_add_src_3d",
+        "scatter_add_empty_index_any_src", "scatter_add_all_0dim",
         "gather_negative_index", "scatter_add_inplace",
         "scatter_add_inplace_leaf", "scatter_add_inplace_self_src", "softmax_triple",
         "log_softmax_triple", "double_backward_graphs", "scatter_add_src_larger"])

@@ -60,14 +60,11 @@ TensorList AccumulateGrad::apply(TensorList&& grads) {
     if (!GradMode::is_enabled() && sole_owner) {
       // Stolen as PyTorch does, through detach(): never a view.
       m.grad = is_view(g) ? alias_with_geometry(g, g.sizes(), g.strides(), g->offset()) : g;
-    } else if (GradMode::is_enabled()) {
-      // create_graph: a new buffer copied from g, so .grad keeps g's history
-      // (CopyBackwards, as in PyTorch).
-      m.grad = ops::inplace_copy(grad_buffer(variable_), g);
     } else {
-      // PyTorch fills its copy with copy_: .grad starts at version 1, and a
-      // leaf reshaped in place since the graph was recorded gets the
-      // gradient broadcast to its new shape (NOTE [Gradient shapes]).
+      // A new buffer filled with copy_, as PyTorch's: .grad starts at version
+      // 1, keeps g's history under create_graph (CopyBackwards), and a leaf
+      // reshaped in place since the graph was recorded gets the gradient
+      // broadcast to its new shape (NOTE [Gradient shapes]).
       m.grad = ops::inplace_copy(grad_buffer(variable_), g);
     }
   } else if (!GradMode::is_enabled()) {

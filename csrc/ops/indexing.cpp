@@ -337,6 +337,8 @@ void check_scatter_shape(const Tensor& self, int64_t d, const Tensor& index, con
   if (index.numel() == 0) return;
   GT_CHECK(std::max<int64_t>(self.dim(), 1) == std::max<int64_t>(index.dim(), 1),
            "Index tensor must have the same number of dimensions as self tensor");
+  GT_CHECK(!src || std::max<int64_t>(src->dim(), 1) == std::max<int64_t>(index.dim(), 1),
+           "Index tensor must have the same number of dimensions as src tensor");
   const int64_t nd = std::max<int64_t>(self.dim(), 1);
   bool fits = true;
   for (int64_t k = 0; fits && k < nd; ++k)
@@ -403,9 +405,12 @@ Tensor scatter_value_src(const Tensor& self, int64_t d, const Tensor& index, Sca
 }
 
 void scatter_kernel(const Tensor& dst, int64_t d, const Tensor& index, const Tensor& src, bool add) {
-  // src may be larger than index: read it through index's positions.
+  if (index.numel() == 0) return;  // (then src's dims were not checked)
+  // src may be larger than index: read it through index's positions (a 0-dim
+  // src is one element long).
+  DimVector strides = src.dim() == index.dim() ? src.strides() : DimVector(index.dim(), 1);
   Tensor picked = kernels::aligned(
-      contiguous(alias_with_geometry(src, index.sizes(), src.strides(), src->offset())));
+      contiguous(alias_with_geometry(src, index.sizes(), strides, src->offset())));
   GT_DISPATCH_ALL(dst.dtype(), [&] {
     char* base = dst.raw();  // may be unaligned (NOTE [Unaligned memory])
     const scalar_t* sp = picked.data<scalar_t>();

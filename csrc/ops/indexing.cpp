@@ -337,14 +337,15 @@ void check_scatter_shape(const Tensor& self, int64_t d, const Tensor& index, con
   if (index.numel() == 0) return;
   GT_CHECK(std::max<int64_t>(self.dim(), 1) == std::max<int64_t>(index.dim(), 1),
            "Index tensor must have the same number of dimensions as self tensor");
-  GT_CHECK(!src || std::max<int64_t>(src->dim(), 1) == std::max<int64_t>(index.dim(), 1),
-           "Index tensor must have the same number of dimensions as src tensor");
   const int64_t nd = std::max<int64_t>(self.dim(), 1);
   bool fits = true;
   for (int64_t k = 0; fits && k < nd; ++k)
     fits = k == d || nonempty_size(index, k) <= nonempty_size(self, k);
+  // (Reading a size src lacks is the dim IndexError, before the dims check.)
   for (int64_t k = 0; src && fits && k < nd; ++k)
     fits = nonempty_size(index, k) <= nonempty_size(*src, k);
+  GT_CHECK(!src || std::max<int64_t>(src->dim(), 1) == std::max<int64_t>(index.dim(), 1),
+           "Index tensor must have the same number of dimensions as src tensor");
   GT_CHECK(fits, "Expected index ", shape_str(index.sizes()), " to be no larger than self ",
            shape_str(self.sizes()), " apart from dimension ", d,
            src ? str_cat(" and to be no larger size than src ", shape_str(src->sizes())) : "");

@@ -6,13 +6,15 @@
 
 namespace gradtrack::autograd {
 
-SavedTensor::SavedTensor(const Tensor& t, bool is_output) : is_output_(is_output) {
+SavedTensor::SavedTensor(const Tensor& t, bool is_output, bool inplace_on_view)
+    : is_output_(is_output) {
   if (!t.defined()) return;
   version_ = t->version();
   requires_grad_ = requires_grad(t);
   if (is_output) {
     // Output: keep an alias sharing storage and counter, minus the history.
     output_nr_ = output_nr(t);
+    if (inplace_on_view) view_fn_ = grad_fn(t);
     data_ = alias_with_geometry(t, t.sizes(), t.strides(), t->offset());
   } else {
     had_grad_fn_ = grad_fn(t) != nullptr;
@@ -59,7 +61,8 @@ Tensor SavedTensor::unpack(const std::shared_ptr<Node>& owner) const {
   std::shared_ptr<Node> producer;
   uint32_t out_nr = 0;
   if (is_output_) {
-    producer = owner;
+    producer = view_fn_.lock();
+    if (!producer) producer = owner;
     out_nr = output_nr_;
   } else {
     producer = grad_fn(data_);
@@ -78,7 +81,7 @@ Tensor SavedTensor::unpack(const std::shared_ptr<Node>& owner) const {
     // Double backward needs the output to carry its node again.
     Tensor t = alias_with_geometry(data_, data_.sizes(), data_.strides(), data_->offset());
     auto& m = materialize_meta(t);
-    m.grad_fn = owner;
+    m.grad_fn = producer;
     m.output_nr = output_nr_;
     m.saw_grad_fn = true;
     return t;

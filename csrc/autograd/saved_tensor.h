@@ -14,10 +14,13 @@ namespace gradtrack::autograd {
 /// without grad_fn, to avoid a node -> tensor -> node cycle; unpacking under
 /// create_graph re-attaches the owner as their grad_fn. unpack() is THE place
 /// that compares versions and that reports use after release.
+/// The output of an in-place op on a view is the view, whose node is then its
+/// regenerated AsStridedBackward0: that node (while it lives) is what errors
+/// name and what create_graph re-attaches, as in PyTorch.
 class SavedTensor {
  public:
   SavedTensor() = default;
-  SavedTensor(const Tensor& t, bool is_output);
+  SavedTensor(const Tensor& t, bool is_output, bool inplace_on_view = false);
 
   /// The saved value; throws PyTorch's errors if released or overwritten.
   Tensor unpack(const std::shared_ptr<Node>& owner) const;
@@ -34,6 +37,7 @@ class SavedTensor {
 
  private:
   Tensor data_;
+  std::weak_ptr<Node> view_fn_;  // inplace_on_view: the view's node after the write
   uint32_t version_ = 0;
   uint32_t output_nr_ = 0;
   bool is_output_ = false;

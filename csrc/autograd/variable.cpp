@@ -96,8 +96,12 @@ void make_view(const Tensor& view, const Tensor& base, CreationMeta creation,
   AutogradMeta* bm = meta(base);
   if (bm && bm->view) {
     info->base = bm->view->base;
-    // A view of a special view keeps its parent's restriction.
-    if (bm->view->creation_meta != CreationMeta::Default && creation != CreationMeta::MultiOutputNode) {
+    // A plain view of a special view keeps its parent's restriction; a special
+    // one has its own, unless the parent's is inference mode (PyTorch's
+    // propagate_creation_meta).
+    const CreationMeta parent = bm->view->creation_meta;
+    if (parent != CreationMeta::Default &&
+        (creation == CreationMeta::Default || parent == CreationMeta::InferenceMode)) {
       creation = bm->view->creation_meta;
       info->multi_output_op = bm->view->multi_output_op;
     }

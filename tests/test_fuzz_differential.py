@@ -925,6 +925,41 @@ def test_views_of_multi_output_views(source):
     same(source)
 
 
+@pytest.mark.parametrize("source", [
+    # the result saved by an in-place op on a view is the view: errors name its node
+    # (AsStrided), and create_graph re-attaches that node
+    "t0 = lib.tensor([[-3.0, -3.0, -3.0]], requires_grad=True)\nt1 = t0.abs()\n"
+    "t2 = t1.select(0, 0)\nt2.reciprocal_()\nt2.mul_(-1.5)\n"
+    "t2.backward(lib.ones_like(t2), retain_graph=True)",
+    "t0 = lib.tensor([[-3.0, 1.0, -3.0], [2.0, 0.5, 1.0]], requires_grad=True)\nt1 = t0 * 1\n"
+    "t1[1].sigmoid_()\nt3, = lib.autograd.grad(t1.sum(), [t0], create_graph=True)\nt4 = t3 * 2",
+    # a no_grad view of a split output is a no_grad view (the newer rule wins)
+    "t0 = lib.tensor([[-2.25, 2.25, 0.0], [1.75, 1.75, -0.5]], requires_grad=True)\n"
+    "t2 = t0.split(2, 0)[0]\nwith lib.no_grad():\n    t5 = t2.split(1, 1)[0]\n"
+    "with lib.no_grad():\n    t0[...] = t0",
+    "t0 = lib.tensor([[-2.25, 2.25, 0.0], [1.75, 1.75, -0.5]], requires_grad=True)\n"
+    "t1 = t0 * 1\nt2 = t1.split(2, 0)[0]\nwith lib.no_grad():\n    t5 = t2[0]\nt5.mul_(2)",
+    "t0 = lib.tensor([[-2.25, 2.25, 0.0], [1.75, 1.75, -0.5]], requires_grad=True)\n"
+    "t1 = t0 * 1\nwith lib.no_grad():\n    t2 = t1[0]\nt5 = t2.unbind(0)[1]\nt5.mul_(2)",
+    # a node whose only input is a no_grad view still saves it (every formula uses it), so
+    # backward reports the view's stale history
+    "t0 = lib.ones(2, requires_grad=True)\nt1 = t0 * t0\nwith lib.no_grad():\n"
+    "    t2 = t1.view(-1)\nt3 = t2.abs()\nwith lib.no_grad():\n    t1.add_(1)\n"
+    "t3.sum().backward()",
+    "t0 = lib.zeros(0, requires_grad=True)\nt1 = t0 * t0\nwith lib.no_grad():\n"
+    "    t2 = t1.view(-1)\nt3 = (t2.abs() + 1).log()\nwith lib.no_grad():\n"
+    "    t1[t1 > 0] = t2\nt3.sum().backward(retain_graph=True)",
+    "t0 = lib.ones(2, requires_grad=True)\nt1 = t0 * t0\nwith lib.no_grad():\n"
+    "    t2 = t1.view(-1)\nt3 = t2 * 2\nwith lib.no_grad():\n    t1.add_(1)\n"
+    "t3.sum().backward()",
+], ids=["inplace_on_view_names_as_strided", "inplace_on_view_create_graph",
+        "no_grad_view_of_split_output", "no_grad_select_of_split_output",
+        "split_of_no_grad_view", "no_grad_view_saved_by_abs", "no_grad_view_saved_empty",
+        "no_grad_view_not_saved_by_scalar_mul"])
+def test_saved_views_and_view_rules(source):
+    same(source)
+
+
 # scatter / scatter_ with a tensor src (ScatterBackward0) or a number (ScatterBackward1):
 # values, argument errors in torch's words, versions, gradients and double backward.
 _SCATTER_SETUP = ("t0 = lib.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]], requires_grad=True)\n"

@@ -1,4 +1,6 @@
 // record(): the one place graph nodes are built and saved tensors chosen.
+#include <algorithm>
+
 #include "autograd/formulas.h"
 #include "autograd/provenance.h"
 #include "ops/ops.h"
@@ -49,9 +51,14 @@ void save_inputs(FormulaNode& node, std::initializer_list<const Tensor*> inputs,
                  const Tensor* old_self) {
   const FormulaRow& row = node.row();
   const uint8_t needs = needs_mask(node);
+  // A tensor every formula uses is saved even when no gradient will be
+  // computed (PyTorch guards only partial uses with should_compute_output), so
+  // a node whose inputs have no edges still checks it (NOTE [Saved tensors]).
+  const uint8_t every = static_cast<uint8_t>((1u << std::min<size_t>(node.inputs.size(), 3)) - 1);
   size_t i = 0;
   for (const Tensor* t : inputs) {
-    if (i < 3 && (row.input_needed_by[i] & needs)) {
+    const uint8_t used_by = i < 3 ? row.input_needed_by[i] : 0;
+    if (used_by && ((used_by & needs) || (used_by & every) == every)) {
       const Tensor& value = (i == 0 && old_self) ? *old_self : *t;
       node.saved[i] = SavedTensor(value, false);
       node.holds_saved = true;
@@ -115,7 +122,8 @@ void finish_inplace_node(const std::shared_ptr<FormulaNode>& node, const Tensor&
   node->saved.resize(n_in + (row.saves_result ? 1 : 0) + extras.size());
   rebase_history(self, node);
   if (row.saves_result) {
-    node->saved[n_in] = SavedTensor(self, true);
+    const AutogradMeta* m = meta(self);
+    node->saved[n_in] = SavedTensor(self, true, m && m->view && m->view->differentiable);
     node->holds_saved = true;
   }
   save_extras(*node, n_in + (row.saves_result ? 1 : 0), extras);

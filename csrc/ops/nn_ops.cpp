@@ -29,12 +29,14 @@ void softmax_kernel(const T* in, T* out, Lanes l, bool log) {
                    T* y = out + o * l.len * l.inner + i;
                    T m = -INFINITY;
                    for (int64_t k = 0; k < l.len; ++k) m = std::max(m, x[k * l.inner]);
-                   if (std::isinf(m)) m = 0;
+                   // An infinite maximum is not special-cased: inf - inf is NaN,
+                   // so the whole slice is NaN, as in PyTorch.
                    double s = 0;
                    for (int64_t k = 0; k < l.len; ++k) s += std::exp(double(x[k * l.inner] - m));
                    if (log) {
-                     T lse = static_cast<T>(std::log(s)) + m;
-                     for (int64_t k = 0; k < l.len; ++k) y[k * l.inner] = x[k * l.inner] - lse;
+                     // (x - max) - log(sum), PyTorch's order of rounding.
+                     T ls = static_cast<T>(std::log(s));
+                     for (int64_t k = 0; k < l.len; ++k) y[k * l.inner] = (x[k * l.inner] - m) - ls;
                    } else {
                      for (int64_t k = 0; k < l.len; ++k)
                        y[k * l.inner] = static_cast<T>(std::exp(double(x[k * l.inner] - m)) / s);

@@ -827,6 +827,9 @@ def test_engine_and_layout_cases(source):
     "t0 = lib.tensor([[0.0, 1.75, 1.75]], requires_grad=True)\n"
     "t1 = t0.gather(0, lib.zeros_like(t0, dtype=lib.int64))\n"
     "t2, = lib.autograd.grad(t1.sum(), [t0])",
+    # softmax of a slice holding +inf is NaN throughout (inf - inf), as torch's
+    "t0 = lib.tensor([[-3, 0], [3, 2], [-2, -1]])\nt1 = t0.reciprocal()\n"
+    "t2 = lib.softmax(t1, dim=0)\nt3 = t1.log_softmax(0)\nt4 = t1.double().softmax(1)",
     # cat's gradient for a 1-dim empty input is at::zeros (version 1), summed in place
     "t0 = lib.zeros(0, dtype=lib.float64, requires_grad=True)\n"
     "t1 = lib.ones(2, requires_grad=True)\n"
@@ -894,7 +897,8 @@ def test_engine_and_layout_cases(source):
     "t1 = t0 * 2\n"
     "t1.scatter_add_(1, lib.tensor([[2, 2], [0, 0]]), t0 * 3)\n"
     "t1.sum().backward()",
-], ids=["maximum_same_input", "minimum", "min_dim", "max_dim_keepdim", "gather", "cat_empty",
+], ids=["maximum_same_input", "minimum", "min_dim", "max_dim_keepdim", "gather", "softmax_of_inf",
+         "cat_empty",
          "amax_empty",
         "amax_empty_dims", "amax_nonempty_dim", "log_softmax_int", "softmax_int_column",
         "softmax_int_last", "log_softmax_int_empty", "scatter_add_dtype_first",
@@ -952,10 +956,20 @@ def test_views_of_multi_output_views(source):
     "t0 = lib.ones(2, requires_grad=True)\nt1 = t0 * t0\nwith lib.no_grad():\n"
     "    t2 = t1.view(-1)\nt3 = t2 * 2\nwith lib.no_grad():\n    t1.add_(1)\n"
     "t3.sum().backward()",
+    # split/unbind outputs made in grad mode carry the multi-output rule even when the input
+    # does not require grad; without a node the message opens as a no_grad view's
+    "t0 = lib.tensor([[3.0, -2.25, -1.5], [-1.75, -2.25, 0.75]], dtype=lib.float64)\n"
+    "t1 = t0.chunk(2, 1)[-1]\nt2 = lib.tensor([-1.5], dtype=lib.float64, requires_grad=True)\n"
+    "t1 *= t2",
+    "t0 = lib.tensor([[3.0, -2.25, -1.5], [-1.75, -2.25, 0.75]])\nt1 = t0.unbind(0)[1]\n"
+    "t2 = t1[1:]\nt2.add_(lib.ones(2, requires_grad=True))",
+    "t0 = lib.tensor([[3.0, -2.25, -1.5], [-1.75, -2.25, 0.75]])\nt1 = t0.split(1)[0]\n"
+    "t1.add_(1)",
 ], ids=["inplace_on_view_names_as_strided", "inplace_on_view_create_graph",
         "no_grad_view_of_split_output", "no_grad_select_of_split_output",
         "split_of_no_grad_view", "no_grad_view_saved_by_abs", "no_grad_view_saved_empty",
-        "no_grad_view_not_saved_by_scalar_mul"])
+        "no_grad_view_not_saved_by_scalar_mul", "chunk_of_tensor_without_grad",
+        "slice_of_unbind_without_grad", "split_written_without_grad"])
 def test_saved_views_and_view_rules(source):
     same(source)
 

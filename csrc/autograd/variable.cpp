@@ -125,50 +125,54 @@ Tensor view_base(const Tensor& t) {
   return m && m->view ? m->view->base : Tensor();
 }
 
-namespace {
-// A view made in grad mode of a no-grad view has a node: messages name it.
-std::string view_prefix(const AutogradMeta& m) {
-  if (!m.grad_fn) return "A view was";
-  return str_cat("Output ", m.output_nr, " of ", forward_op_name(m.grad_fn->name()),
-                 " is a view of a view which was");
-}
-}  // namespace
-
 void check_view_rebase(const Tensor& t, bool indirect) {
   AutogradMeta* m = meta(t);
   if (!m || !m->view || !m->view->differentiable) return;
   const ViewInfo& v = *m->view;
-  const char* action = indirect ? " its base or another view of its base has been"
-                                : " is being";
+  if (v.creation_meta == CreationMeta::Default) return;
+  // PyTorch's handle_view_on_rebase: a sentence about the view (whether it
+  // has a node decides how it is named), then one about its kind.
+  const std::string action =
+      indirect ? " its base or another view of its base has been" : " is being";
+  const std::string op =
+      m->grad_fn ? str_cat(forward_op_name(m->grad_fn->name())) : v.multi_output_op;
+  std::string msg;
+  if (v.creation_meta != CreationMeta::MultiOutputNode || !m->grad_fn) {
+    const std::string prefix =
+        m->grad_fn ? str_cat("Output ", m->output_nr, " of ", op, " is a view of a view which was")
+                   : std::string("A view was");
+    msg = v.creation_meta == CreationMeta::InferenceMode
+              ? str_cat(prefix, " created in inference mode and", action,
+                        " modified inplace in normal mode.")
+              : str_cat(prefix, " created in no_grad mode and", action,
+                        " modified inplace with grad mode enabled.");
+  } else {
+    // A view of a multi-output view inherits the rule; the message names the
+    // view's own op (Select, Slice), as PyTorch's.
+    msg = str_cat("Output ", m->output_nr, " of ", op, " is a view and", action,
+                  " modified inplace.");
+  }
   const char* clarify =
       " Given that this use case is ambiguous and error-prone, it is forbidden. You can clarify "
       "your code by moving both the view and the inplace either both inside the ";
   switch (v.creation_meta) {
-    case CreationMeta::Default:
-      return;
-    case CreationMeta::NoGradMode:
-      throw Error(str_cat(view_prefix(*m), " created in no_grad mode and", action,
-                          " modified inplace with grad mode enabled.", clarify,
-                          "no_grad block (if you don't want the inplace to be tracked) or both "
-                          "outside (if you want the inplace to be tracked)."));
-    case CreationMeta::InferenceMode:
-      throw Error(str_cat(view_prefix(*m), " created in inference mode and", action,
-                          " modified inplace in normal mode.", clarify,
-                          "inference_mode block (if you don't want the inplace to be tracked) or "
-                          "both outside (if you want the inplace to be tracked)."));
     case CreationMeta::MultiOutputNode:
-      // A view of a multi-output view inherits the rule; the message names
-      // the view's own op (Select, Slice), as PyTorch's.
-      throw Error(str_cat("Output ", m->output_nr, " of ",
-                          m->grad_fn ? forward_op_name(m->grad_fn->name()) : v.multi_output_op,
-                          " is a view and",
-                          indirect ? " its base or another view of its base has been modified "
-                                     "inplace."
-                                   : " is being modified inplace.",
-                          " This view is the output of a function that returns multiple views. "
-                          "Such functions do not allow the output views to be modified inplace. "
-                          "You should replace the inplace operation by an out-of-place one."));
+      msg += " This view is the output of a function that returns multiple views. Such functions "
+             "do not allow the output views to be modified inplace. You should replace the "
+             "inplace operation by an out-of-place one.";
+      break;
+    case CreationMeta::NoGradMode:
+      msg += str_cat(clarify, "no_grad block (if you don't want the inplace to be tracked) or both "
+                              "outside (if you want the inplace to be tracked).");
+      break;
+    case CreationMeta::InferenceMode:
+      msg += str_cat(clarify, "inference_mode block (if you don't want the inplace to be tracked) "
+                              "or both outside (if you want the inplace to be tracked).");
+      break;
+    case CreationMeta::Default:
+      break;
   }
+  throw Error(msg);
 }
 
 void rebase_history(const Tensor& self, std::shared_ptr<Node> fn) {

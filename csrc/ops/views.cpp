@@ -16,6 +16,14 @@ autograd::CreationMeta current_creation_meta() {
                                           : autograd::CreationMeta::NoGradMode;
 }
 
+// Outputs of split/unbind made in grad mode carry the multi-output rule
+// whether or not the input requires grad (it may later be written in place
+// with a value that does), as PyTorch's.
+autograd::CreationMeta multi_output_meta(autograd::CreationMeta current) {
+  return current == autograd::CreationMeta::Default ? autograd::CreationMeta::MultiOutputNode
+                                                    : current;
+}
+
 // A view of `a` with new geometry, recorded as `kind`.
 template <typename Fill>
 Tensor make_view_op(const Tensor& a, DimVector sizes, DimVector strides, int64_t offset,
@@ -374,8 +382,7 @@ std::vector<Tensor> split_impl(const Tensor& a, const DimVector& sizes, int64_t 
     DimVector sz(a.sizes());
     sz[d] = s;
     Tensor o = alias_with_geometry(a, sz, a.strides(), a->offset() + start * a.strides()[d]);
-    autograd::make_view(o, a, rec ? autograd::CreationMeta::MultiOutputNode : cm,
-                        with_sizes ? "SplitWithSizes" : "Split");
+    autograd::make_view(o, a, multi_output_meta(cm), with_sizes ? "SplitWithSizes" : "Split");
     outs.push_back(o);
     start += s;
   }
@@ -425,7 +432,7 @@ std::vector<Tensor> unbind(const Tensor& a, int64_t dim) {
   st.erase(static_cast<size_t>(d));
   for (int64_t i = 0; i < a.sizes()[d]; ++i) {
     Tensor o = alias_with_geometry(a, s, st, a->offset() + i * a.strides()[d]);
-    autograd::make_view(o, a, rec ? autograd::CreationMeta::MultiOutputNode : cm, "Unbind");
+    autograd::make_view(o, a, multi_output_meta(cm), "Unbind");
     outs.push_back(o);
   }
   if (rec) {

@@ -62,7 +62,7 @@ void index_put_kernel(const Tensor& dst, const IndexList& idx, const Tensor& val
 void index_attrs(autograd::Attrs& at, const IndexList& idx);
 /// scatter's checks (index dtype and shape, src dtype) and its kernel:
 /// writes src (read at index's positions) into dst along dim d, or adds it.
-void check_scatter_add(const Tensor& self, int64_t d, const Tensor& index, const Tensor& src);
+void check_scatter_src(const Tensor& self, int64_t d, const Tensor& index, const Tensor& src);
 void scatter_kernel(const Tensor& dst, int64_t d, const Tensor& index, const Tensor& src, bool add);
 /// scatter with a number: its checks, and the value as a src shaped like index.
 Tensor scatter_value_src(const Tensor& self, int64_t d, const Tensor& index, Scalar value);

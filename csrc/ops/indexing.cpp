@@ -392,7 +392,7 @@ Tensor gather(const Tensor& a, int64_t dim, const Tensor& index) {
 }
 
 namespace ops_detail {
-void check_scatter_add(const Tensor& self, int64_t d, const Tensor& index, const Tensor& src) {
+void check_scatter_src(const Tensor& self, int64_t d, const Tensor& index, const Tensor& src) {
   check_index_dtype(index, "scatter");
   GT_CHECK(self.dtype() == src.dtype(), "scatter(): Expected self.dtype to be equal to src.dtype");
   check_scatter_shape(self, d, index, &src);
@@ -431,34 +431,37 @@ void scatter_kernel(const Tensor& dst, int64_t d, const Tensor& index, const Ten
 }
 }  // namespace ops_detail
 
-Tensor scatter_add(const Tensor& a, int64_t dim, const Tensor& index, const Tensor& src) {
-  int64_t d = wrap_dim(dim, a.dim());
-  ops_detail::check_scatter_add(a, d, index, src);
-  // A new contiguous result (PyTorch's is allocated by the op, not cloned
-  // from self, so it does not keep a transposed self's layout).
+namespace {
+// A new contiguous copy of a with src scattered (or added) in (PyTorch's
+// result is allocated by the op, not cloned from self, so it does not keep a
+// transposed self's layout).
+Tensor scattered_copy(const Tensor& a, int64_t d, const Tensor& index, const Tensor& src, bool add) {
   Tensor out = empty(a.sizes(), a.dtype());
   kernels::copy(out, a);
-  ops_detail::scatter_kernel(out, d, index, src, true);
+  ops_detail::scatter_kernel(out, d, index, src, add);
+  return out;
+}
+}  // namespace
+
+Tensor scatter_add(const Tensor& a, int64_t dim, const Tensor& index, const Tensor& src) {
+  int64_t d = wrap_dim(dim, a.dim());
+  ops_detail::check_scatter_src(a, d, index, src);
+  Tensor out = scattered_copy(a, d, index, src, true);
   record(OpKind::ScatterAdd, {&a, &src}, out, [&](autograd::Attrs& at) { at.i0 = d; }, {&index});
   return out;
 }
 
 Tensor scatter(const Tensor& a, int64_t dim, const Tensor& index, const Tensor& src) {
   int64_t d = wrap_dim(dim, a.dim());
-  ops_detail::check_scatter_add(a, d, index, src);
-  Tensor out = empty(a.sizes(), a.dtype());
-  kernels::copy(out, a);
-  ops_detail::scatter_kernel(out, d, index, src, false);
+  ops_detail::check_scatter_src(a, d, index, src);
+  Tensor out = scattered_copy(a, d, index, src, false);
   record(OpKind::Scatter, {&a, &src}, out, [&](autograd::Attrs& at) { at.i0 = d; }, {&index});
   return out;
 }
 
 Tensor scatter(const Tensor& a, int64_t dim, const Tensor& index, Scalar value) {
   int64_t d = wrap_dim(dim, a.dim());
-  Tensor src = ops_detail::scatter_value_src(a, d, index, value);
-  Tensor out = empty(a.sizes(), a.dtype());
-  kernels::copy(out, a);
-  ops_detail::scatter_kernel(out, d, index, src, false);
+  Tensor out = scattered_copy(a, d, index, ops_detail::scatter_value_src(a, d, index, value), false);
   record(OpKind::ScatterValue, {&a}, out, [&](autograd::Attrs& at) { at.i0 = d; }, {&index});
   return out;
 }

@@ -453,16 +453,24 @@ Tensor inplace_index_put_impl(const Tensor& self, const IndexList& indices, cons
   return index_put_recorded_as(OpKind::IndexPutImpl, self, indices, values, accumulate);
 }
 
-Tensor inplace_scatter_add(const Tensor& self, int64_t dim, const Tensor& index,
-                           const Tensor& src) {
+namespace {
+// scatter_ / scatter_add_ with a tensor src.
+Tensor scatter_src_inplace(const char* label, OpKind kind, bool add, const Tensor& self,
+                           int64_t dim, const Tensor& index, const Tensor& src) {
   const int64_t d = wrap_dim(dim, self.dim());
-  ops_detail::check_scatter_add(self, d, index, src);
+  ops_detail::check_scatter_src(self, d, index, src);
   check_no_internal_overlap(self);
   check_no_overlap(self, src);
-  run_inplace("scatter_add_", OpKind::ScatterAdd, true, {&self, &src}, self,
-              [&] { ops_detail::scatter_kernel(self, d, index, src, true); },
+  run_inplace(label, kind, true, {&self, &src}, self,
+              [&] { ops_detail::scatter_kernel(self, d, index, src, add); },
               [&](autograd::Attrs& at) { at.i0 = d; }, {&index});
   return self;
+}
+}  // namespace
+
+Tensor inplace_scatter_add(const Tensor& self, int64_t dim, const Tensor& index,
+                           const Tensor& src) {
+  return scatter_src_inplace("scatter_add_", OpKind::ScatterAdd, true, self, dim, index, src);
 }
 
 Tensor inplace_scatter(const Tensor& self, int64_t dim, const Tensor& index, Scalar value) {
@@ -476,14 +484,7 @@ Tensor inplace_scatter(const Tensor& self, int64_t dim, const Tensor& index, Sca
 }
 
 Tensor inplace_scatter(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src) {
-  const int64_t d = wrap_dim(dim, self.dim());
-  ops_detail::check_scatter_add(self, d, index, src);
-  check_no_internal_overlap(self);
-  check_no_overlap(self, src);
-  run_inplace("scatter_", OpKind::Scatter, true, {&self, &src}, self,
-              [&] { ops_detail::scatter_kernel(self, d, index, src, false); },
-              [&](autograd::Attrs& at) { at.i0 = d; }, {&index});
-  return self;
+  return scatter_src_inplace("scatter_", OpKind::Scatter, false, self, dim, index, src);
 }
 
 Tensor inplace_index_add(const Tensor& self, int64_t dim, const Tensor& index,

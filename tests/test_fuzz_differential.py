@@ -974,6 +974,30 @@ def test_saved_views_and_view_rules(source):
     same(source)
 
 
+# bmm with nothing to multiply (an empty result, or k == 0) returns zeros of batch2's dtype
+# before comparing dtypes, so matmul's batched path does too; mm always compares.
+@pytest.mark.parametrize("expr", [
+    "lib.bmm(lib.ones(2, 2, 2), lib.zeros(2, 2, 0, dtype=lib.int64))",
+    "lib.bmm(lib.zeros(2, 2, 2, dtype=lib.int64), lib.ones(2, 2, 0))",
+    "lib.bmm(lib.ones(2, 2, 0), lib.zeros(2, 0, 3, dtype=lib.int64))",
+    "lib.bmm(lib.ones(2, 2, 2), lib.zeros(2, 2, 3, dtype=lib.int64))",
+    "lib.bmm(lib.ones(0, 2, 2), lib.zeros(0, 2, 3, dtype=lib.int64))",
+    "lib.mm(lib.ones(2, 0), lib.zeros(0, 3, dtype=lib.int64))",
+    "lib.ones(2) @ lib.zeros(2, 0, dtype=lib.int64)",
+    "lib.ones(3, 1, 2) @ lib.zeros(2, 0, dtype=lib.int64)",
+    "lib.ones(2, 1, 3).permute(2, 1, 0) @ lib.zeros(2, 0, dtype=lib.int64)",
+    "lib.ones(2, 2) @ lib.zeros(3, 2, 0, dtype=lib.int64)",
+    "lib.ones(2, 2, 2, 2) @ lib.zeros(2, 2, 0, dtype=lib.int64)",
+    "lib.ones(2, 0, 2) @ lib.zeros(2, dtype=lib.int64)",
+    "lib.bmm(lib.ones(2, 2, 2, requires_grad=True), lib.zeros(2, 2, 0, dtype=lib.int64))",
+    "lib.bmm(lib.ones(2, 2, 0, requires_grad=True), lib.zeros(2, 0, 3))",
+], ids=["empty_result", "empty_result_int_first", "k0", "full_mismatch", "empty_batch",
+        "mm_k0", "vector_matrix", "folded", "not_folded", "matrix_batch", "4d_batch",
+        "batch_vector", "requires_grad_int_result", "requires_grad_k0"])
+def test_products_with_nothing_to_multiply(expr):
+    same(f"t0 = {expr}\nt1 = t0.sum()")
+
+
 # scatter / scatter_ with a tensor src (ScatterBackward0) or a number (ScatterBackward1):
 # values, argument errors in torch's words, versions, gradients and double backward.
 _SCATTER_SETUP = ("t0 = lib.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]], requires_grad=True)\n"

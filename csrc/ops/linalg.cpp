@@ -56,10 +56,16 @@ Tensor bmm(const Tensor& a, const Tensor& b) {
   GT_CHECK(b.sizes()[0] == a.sizes()[0] && b.sizes()[1] == a.sizes()[2],
            "Expected size for first two dimensions of batch2 tensor to be: [", a.sizes()[0], ", ",
            a.sizes()[2], "] but got: [", b.sizes()[0], ", ", b.sizes()[1], "].");
-  GT_CHECK(a.dtype() == b.dtype(), "expected scalar type ", scalar_type_name(a.dtype()),
+  const DimVector shape{a.sizes()[0], a.sizes()[1], b.sizes()[2]};
+  // Nothing to multiply (an empty result, or k == 0): PyTorch returns zeros
+  // of batch2's dtype before comparing dtypes.
+  const bool nothing = numel_of(shape) == 0 || a.sizes()[2] == 0;
+  GT_CHECK(nothing || a.dtype() == b.dtype(), "expected scalar type ", scalar_type_name(a.dtype()),
            " but found ", scalar_type_name(b.dtype()));
-  Tensor out = empty({a.sizes()[0], a.sizes()[1], b.sizes()[2]}, a.dtype());
-  kernels::gemm(out, a, b, false, "bmm");
+  GT_CHECK(is_floating(b.dtype()) || !autograd::should_record({&a, &b}),
+           "Autograd not support dtype: ", scalar_type_name(b.dtype()));
+  Tensor out = nothing ? zeros(shape, b.dtype()) : empty(shape, a.dtype());
+  if (!nothing) kernels::gemm(out, a, b, false, "bmm");
   record(OpKind::Bmm, {&a, &b}, out);
   return out;
 }

@@ -1051,16 +1051,64 @@ def gen_extra(draw, s):
     return _maybe_no_grad(draw, f"{s.new_name()} = {expr}", 6)
 
 
+def gen_nn(draw, s):
+    """nn.functional ops, an SGD step or zero_grad on leaves, and `.data =` assignment."""
+    floats = s.names(_is_float)
+    if not floats:
+        return None
+    a = draw(st.sampled_from(floats))
+    t = s.ns[a]
+    form = draw(st.sampled_from(("mse", "linear", "cross_entropy", "relu_", "sgd", "sgd",
+                                 "zero_grad", "data")))
+    F = "lib.nn.functional"
+    if form == "mse":
+        fits = [n for n in floats if _broadcast(t.shape, s.ns[n].shape) is not None]
+        reduction = draw(st.sampled_from(("mean", "sum", "none")))
+        code = f"{s.new_name()} = {F}.mse_loss({a}, {draw(st.sampled_from(fits))}, " \
+               f"reduction='{reduction}')"
+    elif form == "linear":
+        if t.dim() == 0:
+            return None
+        weights = [n for n in floats if s.ns[n].dim() == 2 and s.ns[n].shape[1] == t.shape[-1]]
+        if not weights:
+            return None
+        w = draw(st.sampled_from(weights))
+        biases = [n for n in floats if s.ns[n].dim() == 1 and s.ns[n].shape[0] == s.ns[w].shape[0]]
+        bias = f", {draw(st.sampled_from(biases))}" if biases and draw(st.booleans()) else ""
+        code = f"{s.new_name()} = {F}.linear({a}, {w}{bias})"
+    elif form == "cross_entropy":
+        if t.dim() != 2:
+            return None
+        code = f"{s.new_name()} = {F}.cross_entropy({a}, lib.zeros({t.shape[0]}, dtype=lib.int64))"
+    elif form == "relu_":
+        code = f"{F}.relu_({a})"
+    elif form in ("sgd", "zero_grad"):
+        leaves = s.names(lambda x: x.is_leaf and x.requires_grad)
+        if not leaves:
+            return None
+        params = ", ".join(draw(st.lists(st.sampled_from(leaves), min_size=1, max_size=2,
+                                         unique=True)))
+        if form == "zero_grad":
+            return f"lib.optim.SGD([{params}], lr=0.1).zero_grad()"
+        opts = draw(st.sampled_from(("", ", momentum=0.9", ", weight_decay=0.5",
+                                     ", momentum=0.5, nesterov=True")))
+        return f"lib.optim.SGD([{params}], lr=0.1{opts}).step()"
+    else:
+        others = [n for n in floats if s.ns[n].dtype == t.dtype]
+        return f"{a}.data = {draw(st.sampled_from(others))}"
+    return _maybe_no_grad(draw, code, 6)
+
+
 GENERATORS = {
     "leaf": gen_leaf, "binary": gen_binary, "unary": gen_unary, "reduce": gen_reduce,
     "matmul": gen_matmul, "view": gen_view, "inplace": gen_inplace, "setitem": gen_setitem,
     "graph": gen_graph, "backward": gen_backward, "grad": gen_autograd_grad,
-    "extra": gen_extra,
+    "extra": gen_extra, "nn": gen_nn,
 }
 # Leaf first (what shrinking tends towards); repeats weight the draw.
 KINDS = ("leaf", "binary", "view", "inplace", "backward", "unary", "inplace", "reduce",
          "setitem", "matmul", "graph", "view", "grad", "binary", "backward", "leaf",
-         "backward", "unary", "extra", "extra")
+         "backward", "unary", "extra", "extra", "nn")
 
 
 @st.composite

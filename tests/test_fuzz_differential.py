@@ -998,6 +998,27 @@ def test_products_with_nothing_to_multiply(expr):
     same(f"t0 = {expr}\nt1 = t0.sum()")
 
 
+# F.mse_loss broadcasts both operands first (torch.broadcast_tensors): an expanded operand is
+# an ExpandBackward0 view and dtypes promote between tensors of the result's shape.
+@pytest.mark.parametrize("source", [
+    "t0 = lib.tensor([0.5, 0.75, -1.0, 0.75], dtype=lib.float64)\n"
+    "t1 = lib.nn.functional.mse_loss(t0, t0, reduction='mean')\n"
+    "t5 = lib.tensor([-2.75], requires_grad=True)\n"
+    "t6 = lib.nn.functional.mse_loss(t1, t5, reduction='mean')",
+    "t0 = lib.tensor([[-1.75, -1.75, 2.5], [2.0, -2.75, 2.5]])\nt5 = t0.sum()\nt6 = t0.grad\n"
+    "t7 = lib.nn.functional.mse_loss(t6, t5, reduction='mean')",
+    "t0 = lib.tensor([[3.0, 1.5], [1.5, 1.5]], requires_grad=True)\nt1 = t0.tanh()\n"
+    "t2 = lib.nn.functional.cross_entropy(t1, lib.zeros(2, dtype=lib.int64))\n"
+    "t3 = lib.nn.functional.mse_loss(t2, t0, reduction='none')\nt3.sum().backward()",
+    "t0 = lib.ones(3)\nt1 = lib.nn.functional.mse_loss(t0, lib.ones(2))",
+    "t0 = lib.ones(2, 1, 3, requires_grad=True)\n"
+    "t1 = lib.nn.functional.mse_loss(t0, lib.ones(4, 1), reduction='sum')\nt1.backward()",
+], ids=["promotes_after_broadcast", "none_target", "expanded_operand", "not_broadcastable",
+        "both_expanded"])
+def test_mse_loss_broadcasts_first(source):
+    same(source)
+
+
 # scatter / scatter_ with a tensor src (ScatterBackward0) or a number (ScatterBackward1):
 # values, argument errors in torch's words, versions, gradients and double backward.
 _SCATTER_SETUP = ("t0 = lib.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]], requires_grad=True)\n"

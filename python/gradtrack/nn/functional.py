@@ -135,15 +135,37 @@ def mse_loss(input, target, size_average=None, reduce=None,  # noqa: A002
     >>> F.mse_loss(gradtrack.tensor([1.0, 2.0]), gradtrack.tensor([1.0, 4.0]))
     tensor(2.)
     """
-    if target.shape != input.shape:
-        warnings.warn(f"Using a target size ({target.shape}) that is different to the input size "
-                      f"({input.shape}). This will likely lead to incorrect results due to "
+    if target.size() != input.size():
+        warnings.warn(f"Using a target size ({target.size()}) that is different to the input size "
+                      f"({input.size()}). This will likely lead to incorrect results due to "
                       "broadcasting. Please ensure they have the same size.", stacklevel=2)
     if size_average is not None or reduce is not None:
         reduction = _legacy_reduction(size_average, reduce)
+    # As PyTorch: both broadcast first (an expanded operand is an ExpandBackward0 view, and
+    # dtypes promote as between two tensors of the result's shape).
+    input, target = _broadcast_pair(input, target)  # noqa: A001
     if weight is not None:
         return _weighted_mse(input, target, reduction, weight)
     return _c_mse_loss(input, target, _reduction_enum(reduction))
+
+
+def _broadcast_pair(a, b):
+    """torch.broadcast_tensors for two tensors: each expanded to the common shape (itself
+    when it has it), with infer_size's error when the shapes do not broadcast."""
+    sa, sb = tuple(a.shape), tuple(b.shape)
+    if sa == sb:
+        return a, b
+    n = max(len(sa), len(sb))
+    shape = []
+    for i in range(n):
+        da = sa[i - n + len(sa)] if i - n + len(sa) >= 0 else 1
+        db = sb[i - n + len(sb)] if i - n + len(sb) >= 0 else 1
+        if da != db and da != 1 and db != 1:
+            raise RuntimeError(f"The size of tensor a ({da}) must match the size of tensor b "
+                               f"({db}) at non-singleton dimension {i}")
+        shape.append(db if da == 1 else da)
+    shape = tuple(shape)
+    return (a if sa == shape else a.expand(shape)), (b if sb == shape else b.expand(shape))
 
 
 def _weighted_mse(input, target, reduction, weight):  # noqa: A002

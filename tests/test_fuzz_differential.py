@@ -1019,6 +1019,23 @@ def test_mse_loss_broadcasts_first(source):
     same(source)
 
 
+# Leaves share the largest sequence number: which accumulates first is the ready queue's
+# choice, as in torch (here it decides whether t1.grad is set before t0's fails).
+@pytest.mark.parametrize("source", [
+    "t0 = lib.tensor([-1.0, -1.25, 0.5], requires_grad=True)\n"
+    "t0.backward(lib.ones_like(t0), retain_graph=True)\n"
+    "t1 = lib.tensor([3.0, -2.5, -1.5, -1.0], requires_grad=True)\nt0.data = t1\n"
+    "(t0 * t1).relu().sum().backward(retain_graph=True)",
+    "t0 = lib.tensor([-1.0, -1.25, 0.5], requires_grad=True)\n"
+    "t0.backward(lib.ones_like(t0), retain_graph=True)\n"
+    "t1 = lib.tensor([3.0, -2.5, -1.5, -1.0], requires_grad=True)\n"
+    "t2 = lib.tensor([1.0, 2.0, 3.0, 4.0], requires_grad=True)\nt0.data = t1\n"
+    "(t2 * t1 * t0 + t2).sum().backward(retain_graph=True)",
+], ids=["two_leaves", "three_leaves"])
+def test_leaf_accumulation_order(source):
+    same(source)
+
+
 # scatter / scatter_ with a tensor src (ScatterBackward0) or a number (ScatterBackward1):
 # values, argument errors in torch's words, versions, gradients and double backward.
 _SCATTER_SETUP = ("t0 = lib.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]], requires_grad=True)\n"

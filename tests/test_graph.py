@@ -457,6 +457,18 @@ def test_tensor_hook_checks_dtype_before_size_and_names_the_hook(hook):
     same(scenario)
 
 
+def test_leaf_hooks_run_in_torchs_order():
+    def scenario(L):
+        seen = []
+        leaves = [L.tensor([float(i)], requires_grad=True) for i in range(4)]
+        for i, leaf in enumerate(leaves):
+            leaf.register_hook(lambda g, i=i: seen.append(i))
+        (leaves[0] * leaves[1] + leaves[2] * leaves[3] + leaves[1]).sum().backward()
+        return seen
+
+    same(scenario)
+
+
 def test_node_hook_handles_remove(lib):
     x = lib.tensor([1.0, 2.0], requires_grad=True)
     y = x * x

@@ -241,10 +241,14 @@ TensorList run_backward(const std::vector<Edge>& roots, const TensorList& grads,
     }
   };
   AutoGradMode mode(options.create_graph);
-  // Ready nodes, newest first (ties cannot happen: sequence numbers are unique
-  // per thread, and leaves use the maximum).
+  // Ready nodes, newest first, ordered by sequence number alone as PyTorch's
+  // ReadyQueue. Sequence numbers are unique per thread except for leaves
+  // (they share the maximum); which leaf runs first is then the heap's choice
+  // for the same pushes in the same order, as in torch (it decides which
+  // accumulations happen before a failing one, and the order of leaf hooks).
   using Item = std::pair<uint64_t, int>;
-  std::priority_queue<Item> ready;
+  auto by_sequence = [](const Item& a, const Item& b) { return a.first < b.first; };
+  std::priority_queue<Item, std::vector<Item>, decltype(by_sequence)> ready(by_sequence);
   task.buffers[0] = std::move(root_grads);
   ready.push({root->sequence_nr(), 0});
 

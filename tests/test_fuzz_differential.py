@@ -830,6 +830,10 @@ def test_engine_and_layout_cases(source):
     # softmax of a slice holding +inf is NaN throughout (inf - inf), as torch's
     "t0 = lib.tensor([[-3, 0], [3, 2], [-2, -1]])\nt1 = t0.reciprocal()\n"
     "t2 = lib.softmax(t1, dim=0)\nt3 = t1.log_softmax(0)\nt4 = t1.double().softmax(1)",
+    # a number to the power of a tensor is contiguous whatever the exponent's layout
+    "t0 = lib.tensor([[[3.0, 2.75, 0.0]], [[1.25, 1.0, -1.25]]], requires_grad=True)\n"
+    "t1 = t0.transpose(0, -1)\nwith lib.no_grad():\n    t3 = 0.5 ** t1\nt4 = t3.reshape(2, -1)\n"
+    "t5 = 2 ** t1\nt6 = t5.view(-1)\nt6.sum().backward()",
     # cat's gradient for a 1-dim empty input is at::zeros (version 1), summed in place
     "t0 = lib.zeros(0, dtype=lib.float64, requires_grad=True)\n"
     "t1 = lib.ones(2, requires_grad=True)\n"
@@ -898,6 +902,7 @@ def test_engine_and_layout_cases(source):
     "t1.scatter_add_(1, lib.tensor([[2, 2], [0, 0]]), t0 * 3)\n"
     "t1.sum().backward()",
 ], ids=["maximum_same_input", "minimum", "min_dim", "max_dim_keepdim", "gather", "softmax_of_inf",
+         "rpow_contiguous",
          "cat_empty",
          "amax_empty",
         "amax_empty_dims", "amax_nonempty_dim", "log_softmax_int", "softmax_int_column",

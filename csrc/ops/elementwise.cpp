@@ -281,7 +281,10 @@ Tensor pow(const Tensor& a, Scalar exponent) {
 
 Tensor pow(Scalar base, const Tensor& exponent) {
   ScalarType dt = result_type(exponent, base);
-  Tensor out = run_binary_scalar(BinaryOp::Pow, exponent, base, dt, dt, 1, /*scalar_first=*/true);
+  // A contiguous result whatever the exponent's layout, as PyTorch's pow(Scalar, Tensor).
+  Tensor out = empty(exponent.sizes(), dt);
+  kernels::binary_scalar(BinaryOp::Pow, out, cast_for_kernel(exponent, dt), base, 1,
+                         /*scalar_first=*/true);
   record(OpKind::PowScalarBase, {&exponent}, out, [&](autograd::Attrs& at) { at.s0 = base; });
   return out;
 }

@@ -103,11 +103,11 @@ void check_nan(const Node& node, const TensorList& out) {
 // validate_outputs. It differs only when something reshaped a tensor in place
 // without recording it (`squeeze_()` under no_grad, a node hook's result); a
 // gradient that the recorded shape broadcasts to is summed down to it, any
-// other is an error, and a gradient of another dtype is converted. `who`
-// names the producer in the message ("" for the gradients backward starts
+// other is an error, and a gradient of another dtype is converted. `who` is
+// the producer named in the message (null for the gradients backward starts
 // from).
 template <typename Edges>
-void fit_gradients(const Edges& edges, TensorList& out, const std::string& who) {
+void fit_gradients(const Edges& edges, TensorList& out, const Node* who) {
   for (size_t i = 0; i < edges.size() && i < out.size(); ++i) {
     const Edge& e = edges[i];
     Tensor& g = out[i];
@@ -115,7 +115,7 @@ void fit_gradients(const Edges& edges, TensorList& out, const std::string& who) 
     const GradMeta& meta = e.fn->grad_meta()[e.input_nr];
     if (g.sizes() != meta.shape) {
       if (!is_expandable_to(meta.shape, g.sizes())) {
-        throw Error(str_cat(who.empty() ? "" : "Function " + who + " returned an ",
+        throw Error(str_cat(who ? "Function " + who->name() + " returned an " : "",
                             "invalid gradient at index ", i, " - got ", shape_str(g.sizes()),
                             " but expected shape compatible with ", shape_str(meta.shape)));
       }
@@ -214,7 +214,7 @@ TensorList run_backward(const std::vector<Edge>& roots, const TensorList& grads,
                         const BackwardOptions& options, const std::vector<Edge>& capture) {
   std::shared_ptr<Node> root;
   TensorList root_grads, fitted = grads;
-  fit_gradients(roots, fitted, "");
+  fit_gradients(roots, fitted, nullptr);
   if (roots.size() == 1) {
     root = roots[0].fn;
     root_grads.resize(root->num_outputs());
@@ -323,13 +323,13 @@ TensorList run_backward(const std::vector<Edge>& roots, const TensorList& grads,
       // NOTE [Fused relu backward]: the partner runs now, in one pass with
       // this node; its gradients go out below and it never enters the queue.
       out = run_relu_mul(static_cast<FormulaNode&>(*node), *partner, grads[0], done);
-      fit_gradients(partner->next_edges(), out, partner->name());
+      fit_gradients(partner->next_edges(), out, partner);
       task.deps[static_cast<size_t>(task.index.find(partner)->second)] = 0;
       node = partner;
     } else {
       if (any) {
         out = call_node(*node, std::move(grads));
-        fit_gradients(node->next_edges(), out, node->name());
+        fit_gradients(node->next_edges(), out, node);
       }
       done(*node);
     }

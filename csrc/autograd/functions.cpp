@@ -60,12 +60,16 @@ TensorList AccumulateGrad::apply(TensorList&& grads) {
     if (!GradMode::is_enabled() && sole_owner) {
       // Stolen as PyTorch does, through detach(): never a view.
       m.grad = is_view(g) ? alias_with_geometry(g, g.sizes(), g.strides(), g->offset()) : g;
-    } else {
-      // A new buffer filled with copy_, as PyTorch's: .grad starts at version
-      // 1, keeps g's history under create_graph (CopyBackwards), and a leaf
-      // reshaped in place since the graph was recorded gets the gradient
-      // broadcast to its new shape (NOTE [Gradient shapes]).
+    } else if (GradMode::is_enabled() || g.sizes() != variable_.sizes()) {
+      // A new buffer filled with copy_, as PyTorch's: .grad keeps g's history
+      // under create_graph (CopyBackwards), and a leaf reshaped in place since
+      // the graph was recorded gets the gradient broadcast to its new shape
+      // (NOTE [Gradient shapes]).
       m.grad = ops::inplace_copy(grad_buffer(variable_), g);
+    } else {
+      m.grad = grad_buffer(variable_);
+      kernels::copy(m.grad, g);
+      m.grad->bump_version();  // PyTorch fills its copy with copy_: .grad starts at version 1
     }
   } else if (!GradMode::is_enabled()) {
     ops::inplace_binary(ops::InplaceOp::Add, m.grad, g);

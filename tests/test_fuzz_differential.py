@@ -1036,7 +1036,11 @@ def test_mse_loss_broadcasts_first(source):
     "t1 = lib.tensor([3.0, -2.5, -1.5, -1.0], requires_grad=True)\n"
     "t2 = lib.tensor([1.0, 2.0, 3.0, 4.0], requires_grad=True)\nt0.data = t1\n"
     "(t2 * t1 * t0 + t2).sum().backward(retain_graph=True)",
-], ids=["two_leaves", "three_leaves"])
+    # a leaf whose .data became another shape (same dims) steals the gradient as it comes
+    "t0 = lib.tensor([[1.5], [-2.75], [-2.0]], requires_grad=True)\nt1 = lib.minimum(t0, t0)\n"
+    "t4 = t0.amax(0, keepdim=True)\nwith lib.no_grad():\n    t5 = t4.data\nt0.data = t5\n"
+    "(t1 * t1).sum().backward()",
+], ids=["two_leaves", "three_leaves", "data_replaced_by_another_shape"])
 def test_leaf_accumulation_order(source):
     same(source)
 

@@ -90,8 +90,7 @@ void set_requires_grad(const Tensor& t, bool value) {
   materialize_meta(t).requires_grad = value;
 }
 
-void make_view(const Tensor& view, const Tensor& base, CreationMeta creation,
-               const std::string& multi_output_op) {
+void make_view(const Tensor& view, const Tensor& base, CreationMeta creation) {
   auto info = std::make_unique<ViewInfo>();
   AutogradMeta* bm = meta(base);
   if (bm && bm->view) {
@@ -102,15 +101,13 @@ void make_view(const Tensor& view, const Tensor& base, CreationMeta creation,
     const CreationMeta parent = bm->view->creation_meta;
     if (parent != CreationMeta::Default &&
         (creation == CreationMeta::Default || parent == CreationMeta::InferenceMode)) {
-      creation = bm->view->creation_meta;
-      info->multi_output_op = bm->view->multi_output_op;
+      creation = parent;
     }
   } else {
     info->base = base;
   }
   info->differentiable = is_floating(view.dtype());
   info->creation_meta = creation;
-  if (!multi_output_op.empty()) info->multi_output_op = multi_output_op;
   info->attr_version = view->version();
   materialize_meta(view).view = std::move(info);
 }
@@ -134,23 +131,22 @@ void check_view_rebase(const Tensor& t, bool indirect) {
   // has a node decides how it is named), then one about its kind.
   const std::string action =
       indirect ? " its base or another view of its base has been" : " is being";
-  const std::string op =
-      m->grad_fn ? str_cat(forward_op_name(m->grad_fn->name())) : v.multi_output_op;
+  // A view with a node is named by it: the op that made this view (Select,
+  // Slice for a view of a split output), as PyTorch's.
+  const std::string named =
+      m->grad_fn ? str_cat("Output ", m->output_nr, " of ", forward_op_name(m->grad_fn->name()))
+                 : std::string();
   std::string msg;
   if (v.creation_meta != CreationMeta::MultiOutputNode || !m->grad_fn) {
     const std::string prefix =
-        m->grad_fn ? str_cat("Output ", m->output_nr, " of ", op, " is a view of a view which was")
-                   : std::string("A view was");
+        m->grad_fn ? named + " is a view of a view which was" : std::string("A view was");
     msg = v.creation_meta == CreationMeta::InferenceMode
               ? str_cat(prefix, " created in inference mode and", action,
                         " modified inplace in normal mode.")
               : str_cat(prefix, " created in no_grad mode and", action,
                         " modified inplace with grad mode enabled.");
   } else {
-    // A view of a multi-output view inherits the rule; the message names the
-    // view's own op (Select, Slice), as PyTorch's.
-    msg = str_cat("Output ", m->output_nr, " of ", op, " is a view and", action,
-                  " modified inplace.");
+    msg = str_cat(named, " is a view and", action, " modified inplace.");
   }
   const char* clarify =
       " Given that this use case is ambiguous and error-prone, it is forbidden. You can clarify "

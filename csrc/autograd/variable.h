@@ -24,7 +24,6 @@ struct ViewInfo {
   bool differentiable = false;
   CreationMeta creation_meta = CreationMeta::Default;
   uint32_t attr_version = 0;
-  std::string multi_output_op;  // "Split" / "Unbind", for the error text
 };
 
 struct AutogradMeta : AutogradMetaInterface {
@@ -67,8 +66,7 @@ void set_history(const Tensor& out, const std::shared_ptr<Node>& fn);
 void set_requires_grad(const Tensor& t, bool value);
 
 /// Marks `view` as a view of `base` (base's root if base is itself a view).
-void make_view(const Tensor& view, const Tensor& base, CreationMeta meta,
-               const std::string& multi_output_op = "");
+void make_view(const Tensor& view, const Tensor& base, CreationMeta meta);
 bool is_view(const Tensor& t);
 /// The root base, or an undefined tensor.
 Tensor view_base(const Tensor& t);

@@ -382,7 +382,7 @@ std::vector<Tensor> split_impl(const Tensor& a, const DimVector& sizes, int64_t 
     DimVector sz(a.sizes());
     sz[d] = s;
     Tensor o = alias_with_geometry(a, sz, a.strides(), a->offset() + start * a.strides()[d]);
-    autograd::make_view(o, a, multi_output_meta(cm), with_sizes ? "SplitWithSizes" : "Split");
+    autograd::make_view(o, a, multi_output_meta(cm));
     outs.push_back(o);
     start += s;
   }
@@ -432,7 +432,7 @@ std::vector<Tensor> unbind(const Tensor& a, int64_t dim) {
   st.erase(static_cast<size_t>(d));
   for (int64_t i = 0; i < a.sizes()[d]; ++i) {
     Tensor o = alias_with_geometry(a, s, st, a->offset() + i * a.strides()[d]);
-    autograd::make_view(o, a, multi_output_meta(cm), "Unbind");
+    autograd::make_view(o, a, multi_output_meta(cm));
     outs.push_back(o);
   }
   if (rec) {

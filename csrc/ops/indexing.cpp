@@ -441,22 +441,24 @@ Tensor scattered_copy(const Tensor& a, int64_t d, const Tensor& index, const Ten
   ops_detail::scatter_kernel(out, d, index, src, add);
   return out;
 }
+
+// scatter / scatter_add with a tensor src.
+Tensor scatter_src(OpKind kind, bool add, const Tensor& a, int64_t dim, const Tensor& index,
+                   const Tensor& src) {
+  int64_t d = wrap_dim(dim, a.dim());
+  ops_detail::check_scatter_src(a, d, index, src);
+  Tensor out = scattered_copy(a, d, index, src, add);
+  record(kind, {&a, &src}, out, [&](autograd::Attrs& at) { at.i0 = d; }, {&index});
+  return out;
+}
 }  // namespace
 
 Tensor scatter_add(const Tensor& a, int64_t dim, const Tensor& index, const Tensor& src) {
-  int64_t d = wrap_dim(dim, a.dim());
-  ops_detail::check_scatter_src(a, d, index, src);
-  Tensor out = scattered_copy(a, d, index, src, true);
-  record(OpKind::ScatterAdd, {&a, &src}, out, [&](autograd::Attrs& at) { at.i0 = d; }, {&index});
-  return out;
+  return scatter_src(OpKind::ScatterAdd, true, a, dim, index, src);
 }
 
 Tensor scatter(const Tensor& a, int64_t dim, const Tensor& index, const Tensor& src) {
-  int64_t d = wrap_dim(dim, a.dim());
-  ops_detail::check_scatter_src(a, d, index, src);
-  Tensor out = scattered_copy(a, d, index, src, false);
-  record(OpKind::Scatter, {&a, &src}, out, [&](autograd::Attrs& at) { at.i0 = d; }, {&index});
-  return out;
+  return scatter_src(OpKind::Scatter, false, a, dim, index, src);
 }
 
 Tensor scatter(const Tensor& a, int64_t dim, const Tensor& index, Scalar value) {

@@ -259,10 +259,8 @@ void bind_inplace(py::module_& m) {
     return ops::inplace_scatter_add(self, dim, index, src);
   });
   m.def("_scatter_", [](const Tensor& self, int64_t dim, const Tensor& index, py::handle v) {
-    if (is_tensor(v)) return ops::inplace_scatter(self, dim, index, v.cast<Tensor>());
-    auto number = v.is_none() ? std::nullopt : to_scalar(v);
-    if (!number) throw InvalidArguments{"scatter_", scatter_signatures(), std::nullopt};
-    return ops::inplace_scatter(self, dim, index, *number);
+    return std::visit([&](const auto& s) { return ops::inplace_scatter(self, dim, index, s); },
+                      scatter_source(v, "scatter_"));
   });
   m.def("_unsqueeze_", [](const Tensor& self, int64_t d) { return ops::inplace_unsqueeze(self, d); });
   m.def("_squeeze_", [](const Tensor& self, py::handle d) {

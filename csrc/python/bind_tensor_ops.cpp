@@ -408,11 +408,8 @@ void bind_linalg_nn(Cls& cls, py::module_& m) {
   both(cls, m, "scatter", [](const Tensor& a, int64_t d, const Tensor& i, py::handle src,
                              py::handle value, py::handle reduce) {
     GT_CHECK_IMPL(reduce.is_none(), "gradtrack: scatter with reduce= is not implemented");
-    py::handle v = src.is_none() ? value : src;
-    if (is_tensor(v)) return ops::scatter(a, d, i, v.cast<Tensor>());
-    auto number = v.is_none() ? std::nullopt : to_scalar(v);
-    if (!number) throw InvalidArguments{"scatter", scatter_signatures(), std::nullopt};
-    return ops::scatter(a, d, i, *number);
+    return std::visit([&](const auto& v) { return ops::scatter(a, d, i, v); },
+                      scatter_source(src.is_none() ? value : src, "scatter"));
   }, py::arg("dim"), py::arg("index"), py::arg("src") = py::none(), py::arg("value") = py::none(),
      py::kw_only(), py::arg("reduce") = py::none());
   both(cls, m, "index_select", [](const Tensor& a, int64_t d, const Tensor& i) {

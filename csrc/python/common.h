@@ -6,6 +6,8 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <variant>
+
 #include "core/tensor.h"
 #include "ops/ops.h"
 
@@ -41,12 +43,9 @@ struct type_caster<gradtrack::Tensor> {
 namespace gradtrack::python {
 
 bool is_tensor(py::handle h);
-/// PyTorch's overloads of scatter/scatter_, for the "invalid combination of arguments" message.
-inline std::vector<std::string> scatter_signatures() {
-  return {"int dim, Tensor index, Tensor src", "int dim, Tensor index, Tensor src, *, str reduce",
-          "int dim, Tensor index, Number value",
-          "int dim, Tensor index, Number value, *, str reduce"};
-}
+/// scatter's (and scatter_'s) third argument: a tensor src or a number value;
+/// anything else is PyTorch's "invalid combination of arguments" TypeError for `fn`.
+std::variant<Tensor, Scalar> scatter_source(py::handle v, const char* fn);
 /// Python number -> Scalar (bool before int: bool is an int subclass).
 std::optional<Scalar> to_scalar(py::handle h);
 /// A Python object (Tensor, number, nested sequence, numpy array) as a Tensor.

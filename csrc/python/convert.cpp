@@ -13,6 +13,20 @@ namespace gradtrack::python {
 
 bool is_tensor(py::handle h) { return py::isinstance<TensorImpl>(h); }
 
+std::variant<Tensor, Scalar> scatter_source(py::handle v, const char* fn) {
+  if (is_tensor(v)) return v.cast<Tensor>();
+  auto number = v.is_none() ? std::nullopt : to_scalar(v);
+  if (!number) {
+    throw InvalidArguments{fn,
+                           {"int dim, Tensor index, Tensor src",
+                            "int dim, Tensor index, Tensor src, *, str reduce",
+                            "int dim, Tensor index, Number value",
+                            "int dim, Tensor index, Number value, *, str reduce"},
+                           std::nullopt};
+  }
+  return *number;
+}
+
 namespace {
 
 // numpy is imported by the user or not at all: never pay for importing it.

@@ -1016,9 +1016,11 @@ def test_products_with_nothing_to_multiply(expr):
     "t2 = lib.nn.functional.cross_entropy(t1, lib.zeros(2, dtype=lib.int64))\n"
     "t3 = lib.nn.functional.mse_loss(t2, t0, reduction='none')\nt3.sum().backward()",
     "t0 = lib.ones(3)\nt1 = lib.nn.functional.mse_loss(t0, lib.ones(2))",
+    "t0 = lib.ones(3, 4)\nt1 = lib.nn.functional.mse_loss(t0, lib.ones(2, 5))",
     "t0 = lib.ones(2, 1, 3, requires_grad=True)\n"
     "t1 = lib.nn.functional.mse_loss(t0, lib.ones(4, 1), reduction='sum')\nt1.backward()",
 ], ids=["promotes_after_broadcast", "none_target", "expanded_operand", "not_broadcastable",
+         "not_broadcastable_trailing_dim_first",
         "both_expanded"])
 def test_mse_loss_broadcasts_first(source):
     same(source)

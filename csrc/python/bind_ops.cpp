@@ -135,6 +135,11 @@ void bind_factories(py::module_& m) {
   });
   m.def("manual_seed", [](int64_t seed) { kernels::default_generator().manual_seed(uint64_t(seed)); });
   m.def("initial_seed", [] { return kernels::default_generator().initial_seed(); });
+  // torch.broadcast_tensors' shape rule (infer_size), for the Python layer.
+  m.def("_broadcast_shape", [](const std::vector<int64_t>& a, const std::vector<int64_t>& b) {
+    DimVector out = broadcast_shapes(DimVector(a.begin(), a.end()), DimVector(b.begin(), b.end()));
+    return std::vector<int64_t>(out.begin(), out.end());
+  });
   m.def("_get_rng_state", [] {
     auto& g = kernels::default_generator();
     return py::make_tuple(g.seed(), g.offset());

@@ -155,16 +155,7 @@ def _broadcast_pair(a, b):
     sa, sb = tuple(a.shape), tuple(b.shape)
     if sa == sb:
         return a, b
-    n = max(len(sa), len(sb))
-    shape = []
-    for i in range(n):
-        da = sa[i - n + len(sa)] if i - n + len(sa) >= 0 else 1
-        db = sb[i - n + len(sb)] if i - n + len(sb) >= 0 else 1
-        if da != db and da != 1 and db != 1:
-            raise RuntimeError(f"The size of tensor a ({da}) must match the size of tensor b "
-                               f"({db}) at non-singleton dimension {i}")
-        shape.append(db if da == 1 else da)
-    shape = tuple(shape)
+    shape = tuple(_C._broadcast_shape(sa, sb))
     return (a if sa == shape else a.expand(shape)), (b if sb == shape else b.expand(shape))
 
 

@@ -399,23 +399,24 @@ TL log_softmax_bw(const C& c, const TL& g) {
 TL softmax_bw(const C& c, const TL& g) { return {softmax_backward(g[0], c.result(), c.attrs().i0)}; }
 // The backward ops' own gradients (inputs: the incoming gradient go, the
 // forward result y), PyTorch's softmax_double_backward and its log form.
+Tensor sum_keepdim(const Tensor& t, int64_t dim) { return sum(t, {dim}, true, std::nullopt, true); }
 TL softmax_data_bw(const C& c, const TL& g) {
   const Tensor &go = c.saved_input(0), &y = c.saved_input(1);
-  const DimVector d{c.attrs().i0};
-  auto rowsum = [&](const Tensor& t) { return sum(t, d, true, std::nullopt, true); };
+  const int64_t d = c.attrs().i0;
   TL out(2);
-  if (c.needs(0)) out[0] = softmax_backward(g[0], y, d[0]);
-  if (c.needs(1))
-    out[1] = sub(sub(mul(go, g[0]), mul(rowsum(mul(y, go)), g[0])), mul(go, rowsum(mul(y, g[0]))));
+  if (c.needs(0)) out[0] = softmax_backward(g[0], y, d);
+  if (c.needs(1)) {
+    out[1] = sub(sub(mul(go, g[0]), mul(sum_keepdim(mul(y, go), d), g[0])),
+                 mul(go, sum_keepdim(mul(y, g[0]), d)));
+  }
   return out;
 }
 TL log_softmax_data_bw(const C& c, const TL& g) {
   const Tensor &go = c.saved_input(0), &y = c.saved_input(1);
-  const DimVector d{c.attrs().i0};
-  auto rowsum = [&](const Tensor& t) { return sum(t, d, true, std::nullopt, true); };
+  const int64_t d = c.attrs().i0;
   TL out(2);
-  if (c.needs(0)) out[0] = sub(g[0], rowsum(mul(g[0], exp(y))));
-  if (c.needs(1)) out[1] = mul(mul(neg(rowsum(go)), exp(y)), g[0]);
+  if (c.needs(0)) out[0] = sub(g[0], sum_keepdim(mul(g[0], exp(y)), d));
+  if (c.needs(1)) out[1] = mul(mul(neg(sum_keepdim(go, d)), exp(y)), g[0]);
   return out;
 }
 TL nll_loss_bw(const C& c, const TL& g) {

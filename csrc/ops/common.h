@@ -60,13 +60,13 @@ void index_put_kernel(const Tensor& dst, const IndexList& idx, const Tensor& val
 /// How an indexing node keeps its index list: which dims have an index
 /// (attrs.ints0), and the index tensors themselves (the node's extras).
 void index_attrs(autograd::Attrs& at, const IndexList& idx);
+std::vector<const Tensor*> index_extras(const IndexList& idx);
 /// scatter's checks (index dtype and shape, src dtype) and its kernel:
 /// writes src (read at index's positions) into dst along dim d, or adds it.
 void check_scatter_src(const Tensor& self, int64_t d, const Tensor& index, const Tensor& src);
 void scatter_kernel(const Tensor& dst, int64_t d, const Tensor& index, const Tensor& src, bool add);
 /// scatter with a number: its checks, and the value as a src shaped like index.
 Tensor scatter_value_src(const Tensor& self, int64_t d, const Tensor& index, Scalar value);
-std::vector<const Tensor*> index_extras(const IndexList& idx);
 }  // namespace ops_detail
 
 /// Checks PyTorch's rules for `alpha` of add/sub.

@@ -75,7 +75,7 @@ Tensor log_softmax_backward(const Tensor& g, const Tensor& result, int64_t dim) 
   dim = wrap_dim(dim, result.dim());
   Tensor gc = kernels::aligned(contiguous(g)), yc = kernels::aligned(contiguous(result));
   Tensor out = empty(result.sizes(), result.dtype());
-  Lanes l = lanes_of(result, wrap_dim(dim, result.dim()));
+  Lanes l = lanes_of(result, dim);
   GT_DISPATCH_FLOAT(result.dtype(), "log_softmax_backward", [&] {
     const scalar_t* gp = gc.data<scalar_t>();
     const scalar_t* yp = yc.data<scalar_t>();

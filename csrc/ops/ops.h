@@ -235,17 +235,17 @@ Tensor inplace_index_put(const Tensor& self, const IndexList& indices, const Ten
 /// the node indexing's gradient is made by.
 Tensor inplace_index_put_impl(const Tensor& self, const IndexList& indices, const Tensor& values,
                               bool accumulate);
-/// self.index_add_(dim, index, source) for a 1-D index and dim >= 0
-/// (IndexAddBackward0): an accumulating index_put_ under PyTorch's name.
 /// scatter_add_: src added into self at index along dim (ScatterAddBackward0).
 Tensor inplace_scatter_add(const Tensor& self, int64_t dim, const Tensor& index,
                            const Tensor& src);
-/// scatter_ with a tensor src (ScatterBackward0); scatter with a number
-/// (ScatterBackward1). Used by backward formulas.
+/// scatter / scatter_ with a tensor src (ScatterBackward0) or a number
+/// (ScatterBackward1).
 Tensor inplace_scatter(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src);
 Tensor inplace_scatter(const Tensor& self, int64_t dim, const Tensor& index, Scalar value);
 Tensor scatter(const Tensor& a, int64_t dim, const Tensor& index, const Tensor& src);
 Tensor scatter(const Tensor& a, int64_t dim, const Tensor& index, Scalar value);
+/// self.index_add_(dim, index, source) for a 1-D index and dim >= 0
+/// (IndexAddBackward0): an accumulating index_put_ under PyTorch's name.
 Tensor inplace_index_add(const Tensor& self, int64_t dim, const Tensor& index,
                          const Tensor& source);
 Tensor inplace_masked_fill(const Tensor& self, const Tensor& mask, Scalar value);

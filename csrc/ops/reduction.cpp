@@ -174,8 +174,8 @@ Tensor amax(const Tensor& a, const DimVector& dims, bool keepdim) {
            "reduction dim with the 'dim' argument.");
   uint64_t mask = dims_mask(dims, a.dim(), true);
   for (int64_t d : dims) {
-    GT_CHECK_INDEX(a.dim() == 0 || a.sizes()[wrap_dim(d, a.dim())] != 0, "amax(): Expected reduction dim ",
-                   d, " to have non-zero size.");
+    GT_CHECK_INDEX(a.dim() == 0 || a.sizes()[wrap_dim(d, a.dim())] != 0,
+                   "amax(): Expected reduction dim ", d, " to have non-zero size.");
   }
   Tensor out = reduce_into_new(ReduceOp::Max, a, mask, keepdim, a.dtype());
   record(OpKind::Amax, {&a}, out, [&](autograd::Attrs& at) {

@@ -73,7 +73,8 @@ from ._C import (  # noqa: E402,F401
     log1p, log_softmax, logical_and, logical_not, logical_or, logical_xor, manual_seed, masked_fill,
     matmul, maximum, mean, minimum, mm, mul, mv, narrow, neg, ones, outer, permute, pow, prod, rand,
     randint, randn, randperm, reciprocal, relu, remainder, reshape, round, rsqrt, rsub, scatter,
-    scatter_add, select, set_num_threads, sigmoid, sign, sin, softmax, split, sqrt, square, squeeze, stack, sub,
+    scatter_add, select, set_num_threads, sigmoid, sign, sin, softmax, split, sqrt, square,
+    squeeze, stack, sub,
     sum, swapaxes, t, tanh, tensor, transpose, trunc, unbind, unsqueeze, where, zeros,
     initial_seed, eq, ne, lt, le, gt, ge, bitwise_not,
 )

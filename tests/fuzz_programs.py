@@ -956,7 +956,7 @@ def _ext_join(draw, s, a, t):
         others = draw(st.lists(st.sampled_from(fit), min_size=1, max_size=2))
         fn = draw(st.sampled_from(("cat", "cat", "concat")))
         return f"lib.{fn}([{', '.join([a] + others)}], {d})"
-    same = [n for n in s.names() if tuple(s.ns[n].shape) == tuple(t.shape)]
+    same = s.names(lambda x: x.shape == t.shape)
     d = draw(st.integers(-t.dim() - 1, t.dim()))
     return f"lib.stack([{a}, {draw(st.sampled_from(same))}], {d})"
 
@@ -981,7 +981,7 @@ def _ext_view(draw, s, a, t):
     index = f"lib.zeros_like({a}, dtype=lib.int64)"
     if draw(st.booleans()):
         return f"{a}.gather({d}, {index})"
-    same = [n for n in s.names() if tuple(s.ns[n].shape) == tuple(t.shape)]
+    same = s.names(lambda x: x.shape == t.shape)
     fn = draw(st.sampled_from(("scatter_add", "scatter", "scatter_value")))
     if fn == "scatter_value":
         return f"{a}.scatter({d}, {index}, {draw(st.sampled_from(SCALARS))})"
@@ -1022,8 +1022,7 @@ def _ext_inplace(draw, s):
         index = f"lib.zeros_like({target}, dtype=lib.int64)"
         # A src sharing the target's memory is refused (overlap); keep that rare.
         mem = value.untyped_storage().data_ptr()
-        fits = [n for n in s.names() if tuple(s.ns[n].shape) == tuple(value.shape) and
-                s.ns[n].untyped_storage().data_ptr() != mem]
+        fits = s.names(lambda x: x.shape == value.shape and x.untyped_storage().data_ptr() != mem)
         src = draw(st.sampled_from(fits + list(SCALARS[:2])))
         op = "scatter_" if src in SCALARS or draw(st.booleans()) else "scatter_add_"
         return f"{target}.{op}({d}, {index}, {src})"

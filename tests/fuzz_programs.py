@@ -21,9 +21,10 @@ shape, values, ``_version``, ``requires_grad``, ``is_leaf``, ``_is_view()``,
 ``retains_grad``, ``type(grad_fn).__name__`` with the names of its
 ``next_functions``, and ``.grad`` (values, dtype, shape, requires_grad, grad_fn).
 Values compare with np.allclose-style tolerance per dtype (NaN equal to NaN, infinities
-exact); an error ends the program and both libraries must raise the same. ``first_difference(a, b)`` compares two traces and
-describes the first mismatch; ``minimize`` deletes statements while a mismatch
-remains, so a counterexample is a handful of lines.
+exact); an error ends the program and both libraries must raise the same.
+``first_difference(a, b)`` compares two traces and describes the first mismatch;
+``minimize`` deletes statements while a mismatch remains, so a counterexample is a
+handful of lines.
 
 ``programs()`` is the hypothesis strategy. It *builds* a program statement by
 statement while running it on torch (the oracle) so that every choice fits the
@@ -56,6 +57,8 @@ from typing import Optional
 
 import numpy as np
 from hypothesis import strategies as st
+
+from gradtrack import _C
 
 # ---------------------------------------------------------------------------------------------
 # The program and its interpreter
@@ -662,6 +665,12 @@ def gen_view(draw, s):
 INPLACE_UNARY = ("zero_()", "exp_()", "relu_()", "sigmoid_()", "clamp_(-1, 1)", "neg_()",
                  "abs_()", "tanh_()")
 INPLACE_BINARY = ("add_", "sub_", "mul_", "div_", "copy_", "fill_", "pow_")
+# The op list's binary in-place variants (bitwise ones refuse the float targets drawn
+# here) and the clamp forms with one bound; atan2_ and hypot_ take tensors only.
+LIST_INPLACE_BINARY = tuple(
+    f"{name}_" for name, (_, operands) in _C._inplace_ops.items()
+    if operands and not name.startswith("bitwise")) + ("true_divide_", "clamp_min_", "clamp_max_")
+TENSOR_ONLY = ("atan2_", "hypot_")
 AUGMENTED = ("+=", "-=", "*=", "/=")
 
 
@@ -874,10 +883,12 @@ def gen_autograd_grad(draw, s):
 # ---- the wider op set: more unary and binary ops, joins, multi-output views, in-place
 # view ops and nn.init (each of these has its own autograd node and its own rules) ----
 
-EXTRA_UNARY = ("cos()", "expm1()", "reciprocal()", "rsqrt()", "log1p()", "sign()", "round()",
-               "floor()", "sqrt()")
-EXTRA_INPLACE = ("reciprocal_()", "sqrt_()", "log_()", "sign_()", "floor_()", "cos_()",
-                 "clamp_(min=0)", "log1p_()", "square_()")
+# The op list's unary ops (the in-place ones just below come from the same list).
+EXTRA_UNARY = tuple(f"{name}()" for name, (_, operands) in _C._inplace_ops.items()
+                    if not operands)
+# Every unary in-place variant of the op list (NOTE [The op list]), and clamp_.
+EXTRA_INPLACE = tuple(f"{name}_()" for name, (_, operands) in _C._inplace_ops.items()
+                      if not operands) + ("clamp_(min=0)",)
 INIT = ("zeros_", "ones_", "constant_")
 
 
@@ -989,8 +1000,8 @@ def _ext_view(draw, s, a, t):
 
 
 def _ext_inplace(draw, s):
-    form = draw(st.sampled_from(("op", "op", "view_op", "masked_fill_", "alpha", "init",
-                                 "scatter_")))
+    form = draw(st.sampled_from(("op", "op", "list_binary", "view_op", "masked_fill_", "alpha",
+                                 "init", "scatter_")))
     if form == "init":
         # nn.init writes under no_grad, so leaves that require grad are its usual target.
         leaves = s.names(lambda t: t.is_leaf and t.requires_grad)
@@ -1004,6 +1015,16 @@ def _ext_inplace(draw, s):
     t = s.ns[a]
     if form == "op":
         return f"{target}.{draw(st.sampled_from(EXTRA_INPLACE))}"
+    if form == "list_binary":
+        op = draw(st.sampled_from(LIST_INPLACE_BINARY))
+        value = s.eval(target)
+        tshape = None if value is None else tuple(value.shape)
+        fits = _fitting(s, a, tshape)
+        if op in TENSOR_ONLY:
+            if not fits:
+                return None
+            return f"{target}.{op}({draw(st.sampled_from(fits))})"
+        return f"{target}.{op}({_operand(draw, s, a, tshape)})"
     if form == "view_op":
         # Metadata-changing in-place ops act on the name itself.
         ops = ["squeeze_()", f"unsqueeze_({draw(st.integers(-t.dim() - 1, t.dim()))})"]
@@ -1143,8 +1164,9 @@ def fuzz(examples, seed=None, last_program=None, max_reports=5):
     """Runs ``examples`` generated programs on torch and gradtrack.
 
     Returns (failures, stats): a list of (program, difference) for distinct failures,
-    each minimized (empty: no difference), and counts of what the programs reached. Before gradtrack runs a program its source goes to
-    ``last_program`` (a path), so a parent process can tell which program crashed.
+    each minimized (empty: no difference), and counts of what the programs reached.
+    Before gradtrack runs a program its source goes to ``last_program`` (a path), so a
+    parent process can tell which program crashed.
     """
     import torch
     from hypothesis import HealthCheck, given, settings

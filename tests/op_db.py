@@ -199,6 +199,9 @@ class OpSpec:
     atol: float = 1e-5
     rtol64: float = 1e-7
     atol64: float = 1e-7
+    inplace: Optional[str] = None
+    inplace_args: tuple = ()
+    inplace_kw: tuple = ()
 
     def __repr__(self):  # short: pytest prints it in every failure
         return f"OpSpec({self.name!r})"
@@ -230,6 +233,11 @@ class CreationSpec:
 def _f(a):
     """numpy math on integers promotes to float64 (torch: float32); values agree."""
     return a if a.dtype.kind == "f" else a.astype(np.float64)
+
+
+def _erf(a):
+    out = np.vectorize(math.erf, otypes=[np.float64])(a)
+    return out.astype(a.dtype) if a.dtype.kind == "f" else out
 
 
 def _sigmoid(np_, a):
@@ -340,10 +348,12 @@ RED_DIM_EMPTY = RED_DIM + (S("empty", A(0, 3)),)
 
 
 def _unary(name, ref, dtypes, domain=REAL, differentiable=True, gradgrad=False, **kw):
-    """The functional form on every unary sample plus the method form on a few."""
+    """The functional form on every unary sample plus the method form on a few;
+    the in-place form runs on the functional form's samples."""
     return [
         OpSpec(name, lambda lib, a: getattr(lib, name)(a), UNARY, dtypes, domain,
-               lambda np_, a: ref(a), differentiable, gradgrad=gradgrad, **kw),
+               lambda np_, a: ref(a), differentiable, gradgrad=gradgrad, inplace=name + "_",
+               **kw),
         OpSpec(f"Tensor.{name}", lambda lib, a: getattr(a, name)(), UNARY_SMALL, dtypes, domain,
                lambda np_, a: ref(a), differentiable, **kw),
     ]
@@ -360,58 +370,66 @@ OPS = []
 
 OPS += [
     OpSpec("add", lambda lib, a, b: lib.add(a, b), BINARY, ALL,
-           ref=lambda np_, a, b: np.add(a, b)),
+           ref=lambda np_, a, b: np.add(a, b), inplace="add_"),
     OpSpec("add_alpha", lambda lib, a, b: lib.add(a, b, alpha=2), BINARY, NUM,
-           ref=lambda np_, a, b: a + 2 * b),
+           ref=lambda np_, a, b: a + 2 * b, inplace="add_", inplace_kw=(("alpha", 2),)),
     OpSpec("add_operator", lambda lib, a, b: a + b, BINARY_SMALL, ALL),
-    OpSpec("add_scalar", lambda lib, a: a + 2, UNARY, NUM, ref=lambda np_, a: a + 2),
+    OpSpec("add_scalar", lambda lib, a: a + 2, UNARY, NUM, ref=lambda np_, a: a + 2,
+           inplace="add_", inplace_args=(2,)),
     OpSpec("add_float_scalar", lambda lib, a: a + 1.5, UNARY_SMALL, ALL,
            ref=lambda np_, a: _f(a) + 1.5),
     OpSpec("radd_scalar", lambda lib, a: 2 + a, UNARY_SMALL, NUM),
     OpSpec("sub", lambda lib, a, b: lib.sub(a, b), BINARY, NUM,
-           ref=lambda np_, a, b: np.subtract(a, b)),
+           ref=lambda np_, a, b: np.subtract(a, b), inplace="sub_"),
     OpSpec("sub_alpha", lambda lib, a, b: lib.sub(a, b, alpha=3), BINARY_SMALL, NUM,
-           ref=lambda np_, a, b: a - 3 * b),
+           ref=lambda np_, a, b: a - 3 * b, inplace="sub_", inplace_kw=(("alpha", 3),)),
     OpSpec("sub_operator", lambda lib, a, b: a - b, BINARY_SMALL, NUM),
     OpSpec("rsub_scalar", lambda lib, a: 1 - a, UNARY, FLOAT + ("int64", "int32")),
     OpSpec("rsub_fn", lambda lib, a, b: lib.rsub(a, b), BINARY_SMALL, FLOAT,
            ref=lambda np_, a, b: b - a),
     OpSpec("mul", lambda lib, a, b: lib.mul(a, b), BINARY, ALL, gradgrad=True,
-           ref=lambda np_, a, b: np.multiply(a, b)),
+           ref=lambda np_, a, b: np.multiply(a, b), inplace="mul_"),
     OpSpec("mul_operator", lambda lib, a, b: a * b, BINARY_SMALL, ALL),
-    OpSpec("mul_scalar", lambda lib, a: a * 2, UNARY, NUM),
+    OpSpec("mul_scalar", lambda lib, a: a * 2, UNARY, NUM, inplace="mul_", inplace_args=(2,)),
     OpSpec("rmul_float_scalar", lambda lib, a: 0.5 * a, UNARY_SMALL, ALL,
            ref=lambda np_, a: 0.5 * _f(a)),
     OpSpec("div", lambda lib, a, b: lib.div(a, b), BINARY, ALL,
-           ref=lambda np_, a, b: _f(a) / _f(b), domain=NONZERO),
+           ref=lambda np_, a, b: _f(a) / _f(b), domain=NONZERO, inplace="div_"),
     OpSpec("div_operator", lambda lib, a, b: a / b, BINARY_SMALL, NUM,
            ref=lambda np_, a, b: _f(a) / _f(b), domain=NONZERO),
     OpSpec("div_rounding_none", lambda lib, a, b: lib.div(a, b, rounding_mode=None),
-           BINARY_SMALL, NUM, ref=lambda np_, a, b: _f(a) / _f(b), domain=NONZERO),
+           BINARY_SMALL, NUM, ref=lambda np_, a, b: _f(a) / _f(b), domain=NONZERO,
+           inplace="div_", inplace_kw=(("rounding_mode", None),)),
     OpSpec("div_trunc", lambda lib, a, b: lib.div(a, b, rounding_mode="trunc"), BINARY, NUM,
-           ref=lambda np_, a, b: _div_trunc(a, b), domain=NONZERO),
+           ref=lambda np_, a, b: _div_trunc(a, b), domain=NONZERO,
+           inplace="div_", inplace_kw=(("rounding_mode", "trunc"),)),
     OpSpec("div_floor", lambda lib, a, b: lib.div(a, b, rounding_mode="floor"), BINARY, NUM,
-           ref=lambda np_, a, b: _div_floor(a, b), domain=NONZERO),
-    OpSpec("div_scalar", lambda lib, a: a / 4, UNARY, NUM, ref=lambda np_, a: _f(a) / 4),
+           ref=lambda np_, a, b: _div_floor(a, b), domain=NONZERO,
+           inplace="div_", inplace_kw=(("rounding_mode", "floor"),)),
+    OpSpec("div_scalar", lambda lib, a: a / 4, UNARY, NUM, ref=lambda np_, a: _f(a) / 4,
+           inplace="div_", inplace_args=(4,)),
     OpSpec("div_scalar_floor", lambda lib, a: lib.div(a, -3, rounding_mode="floor"),
            UNARY_SMALL, FLOAT + ("int64", "int32"),
-           ref=lambda np_, a: _div_floor(a, np.asarray(-3, a.dtype))),
+           ref=lambda np_, a: _div_floor(a, np.asarray(-3, a.dtype)),
+           inplace="div_", inplace_args=(-3,), inplace_kw=(("rounding_mode", "floor"),)),
     OpSpec("Tensor.div_trunc_scalar", lambda lib, a: a.div(2, rounding_mode="trunc"),
            UNARY_SMALL, NUM, ref=lambda np_, a: _div_trunc(a, np.asarray(2, a.dtype))),
     OpSpec("rdiv_scalar", lambda lib, a: 2 / a, UNARY, NUM, domain=NONZERO,
            ref=lambda np_, a: 2 / _f(a)),
     # torch records a NotImplemented node: backward raises (tests/test_errors.py)
     OpSpec("floor_divide", lambda lib, a, b: a // b, BINARY_SMALL, NUM, domain=NONZERO,
-           ref=lambda np_, a, b: _div_floor(a, b), differentiable=False),
+           ref=lambda np_, a, b: _div_floor(a, b), differentiable=False, inplace="floor_divide_"),
     OpSpec("remainder", lambda lib, a, b: lib.remainder(a, b), BINARY_SMALL, NUM,
-           domain=NONZERO, ref=lambda np_, a, b: np.remainder(a, b)),
+           domain=NONZERO, ref=lambda np_, a, b: np.remainder(a, b), inplace="remainder_"),
     OpSpec("remainder_operator_scalar", lambda lib, a: a % 3, UNARY_SMALL, NUM,
-           ref=lambda np_, a: np.remainder(a, 3)),
+           ref=lambda np_, a: np.remainder(a, 3), inplace="remainder_", inplace_args=(3,)),
     # pow: tensor**scalar (PowBackward0), tensor**tensor (PowBackward1), scalar**tensor (2)
-    OpSpec("pow_scalar_2", lambda lib, a: a ** 2, UNARY, ALL, gradgrad=True),
+    OpSpec("pow_scalar_2", lambda lib, a: a ** 2, UNARY, ALL, gradgrad=True,
+           inplace="pow_", inplace_args=(2,)),
     OpSpec("pow_scalar_3_fn", lambda lib, a: lib.pow(a, 3), UNARY_SMALL, NUM,
            ref=lambda np_, a: a ** 3),
-    OpSpec("pow_scalar_half", lambda lib, a: a ** 0.5, UNARY, FLOAT, POS),
+    OpSpec("pow_scalar_half", lambda lib, a: a ** 0.5, UNARY, FLOAT, POS,
+           inplace="pow_", inplace_args=(0.5,)),
     OpSpec("pow_scalar_neg", lambda lib, a: a ** -1.5, UNARY_SMALL, FLOAT, POS),
     OpSpec("pow_scalar_0", lambda lib, a: a ** 0, UNARY_SMALL, NUM),
     OpSpec("pow_int_tensor_float_scalar", lambda lib, a: a ** 0.5, UNARY_SMALL, INT, POS,
@@ -420,7 +438,8 @@ OPS += [
            (S("same", A(2, 3, domain=POS), A(2, 3, domain=EXPONENT)),
             S("bcast", A(2, 1, domain=POS), A(3, domain=EXPONENT)),
             S("0d_exp", A(2, 3, domain=POS), A(domain=EXPONENT)),
-            S("t", T(2, 3, domain=POS), Step(2, 3, domain=EXPONENT))), NUM, gradgrad=True),
+            S("t", T(2, 3, domain=POS), Step(2, 3, domain=EXPONENT))), NUM, gradgrad=True,
+           inplace="pow_"),
     OpSpec("pow_operator_tensor", lambda lib, a, b: a ** b,
            (S("same", A(2, 3, domain=POS), A(2, 3, domain=EXPONENT)),), NUM),
     OpSpec("rpow_scalar", lambda lib, a: 2.0 ** a, UNARY, ALL, EXPONENT,
@@ -429,6 +448,20 @@ OPS += [
            ref=lambda np_, a: np.power(np.asarray(3, a.dtype), a)),
     OpSpec("pow_scalar_base_fn", lambda lib, a: lib.pow(2, a), UNARY_SMALL, NUM, EXPONENT,
            ref=lambda np_, a: np.power(np.asarray(2, a.dtype), a)),
+]
+
+OPS += [
+    OpSpec("true_divide", lambda lib, a, b: lib.true_divide(a, b), BINARY, NUM, NONZERO,
+           ref=lambda np_, a, b: _f(a) / _f(b), inplace="true_divide_"),
+    OpSpec("fmod", lambda lib, a, b: lib.fmod(a, b), BINARY, NUM, NONZERO,
+           ref=lambda np_, a, b: np.fmod(a, b), inplace="fmod_"),
+    OpSpec("fmod_scalar", lambda lib, a: a.fmod(1.5), UNARY, FLOAT,
+           ref=lambda np_, a: np.fmod(a, np.asarray(1.5, a.dtype)), inplace="fmod_",
+           inplace_args=(1.5,)),
+    OpSpec("atan2", lambda lib, a, b: lib.atan2(a, b), BINARY, NUM, NONZERO,
+           ref=lambda np_, a, b: np.arctan2(_f(a), _f(b)), inplace="atan2_"),
+    OpSpec("hypot", lambda lib, a, b: lib.hypot(a, b), BINARY, FLOAT, NONZERO,
+           ref=lambda np_, a, b: np.hypot(a, b), inplace="hypot_"),
 ]
 
 # ---- unary math ------------------------------------------------------------------------------
@@ -453,6 +486,18 @@ OPS += _unary("trunc", _same_int_or_float(np.trunc), NUM)
 OPS += _unary("log1p", lambda a: np.log1p(_f(a)), FLOAT + INT, LOG1P)
 OPS += _unary("expm1", lambda a: np.expm1(_f(a)), ALL)
 OPS += _unary("square", lambda a: np.square(a.astype(np.int64) if a.dtype == bool else a), ALL)
+OPS += _unary("sgn", lambda a: a.copy() if a.dtype == bool else np.sign(a), ALL, AWAY0)
+OPS += _unary("tan", lambda a: np.tan(_f(a)), ALL, Domain("tan", -1.2, 1.2, -1, 2))
+OPS += _unary("asin", lambda a: np.arcsin(_f(a)), FLOAT + INT, Domain("unit", -0.9, 0.9, 0, 2))
+OPS += _unary("acos", lambda a: np.arccos(_f(a)), FLOAT + INT, Domain("unit", -0.9, 0.9, 0, 2))
+OPS += _unary("atan", lambda a: np.arctan(_f(a)), ALL)
+OPS += _unary("sinh", lambda a: np.sinh(_f(a)), ALL)
+OPS += _unary("cosh", lambda a: np.cosh(_f(a)), ALL)
+OPS += _unary("log2", lambda a: np.log2(_f(a)), FLOAT + INT, POS)
+OPS += _unary("log10", lambda a: np.log10(_f(a)), FLOAT + INT, POS)
+OPS += _unary("erf", lambda a: _erf(_f(a)), ALL)
+OPS += _unary("exp2", lambda a: np.exp2(_f(a)), ALL)
+OPS += _unary("frac", lambda a: a - np.trunc(a), FLOAT)
 OPS += [
     OpSpec("neg_operator", lambda lib, a: -a, UNARY_SMALL, NUM),
     OpSpec("abs_operator", lambda lib, a: abs(a), UNARY_SMALL, NUM, AWAY0),
@@ -491,9 +536,12 @@ OPS += [
            differentiable=False),
     OpSpec("Tensor.logical_not", lambda lib, a: a.logical_not(), UNARY_SMALL, ALL, SMALL,
            differentiable=False, ref=lambda np_, a: np.logical_not(a)),
-    OpSpec("bitwise_and", lambda lib, a, b: a & b, BINARY, INTB, SMALL, differentiable=False),
-    OpSpec("bitwise_or", lambda lib, a, b: a | b, BINARY, INTB, SMALL, differentiable=False),
-    OpSpec("bitwise_xor", lambda lib, a, b: a ^ b, BINARY, INTB, SMALL, differentiable=False),
+    OpSpec("bitwise_and", lambda lib, a, b: a & b, BINARY, INTB, SMALL, differentiable=False,
+           inplace="bitwise_and_"),
+    OpSpec("bitwise_or", lambda lib, a, b: a | b, BINARY, INTB, SMALL, differentiable=False,
+           inplace="bitwise_or_"),
+    OpSpec("bitwise_xor", lambda lib, a, b: a ^ b, BINARY, INTB, SMALL, differentiable=False,
+           inplace="bitwise_xor_"),
     OpSpec("bitwise_not", lambda lib, a: ~a, UNARY, INTB, SMALL, differentiable=False),
     OpSpec("bitwise_not_fn", lambda lib, a: lib.bitwise_not(a), UNARY_SMALL, INTB, SMALL,
            differentiable=False),
@@ -518,7 +566,7 @@ OPS += [
     OpSpec("where_cond_tensor", lambda lib, a: lib.where(a > 0, a, -a), UNARY_SMALL, FLOAT,
            AWAY0),
     OpSpec("clamp", lambda lib, a: lib.clamp(a, -0.5, 0.5), UNARY, FLOAT,
-           ref=lambda np_, a: np.clip(a, -0.5, 0.5)),
+           ref=lambda np_, a: np.clip(a, -0.5, 0.5), inplace="clamp_", inplace_args=(-0.5, 0.5)),
     OpSpec("clamp_min", lambda lib, a: lib.clamp(a, min=0.25), UNARY_SMALL, FLOAT,
            ref=lambda np_, a: np.maximum(a, np.asarray(0.25, a.dtype))),
     OpSpec("clamp_max_kw", lambda lib, a: a.clamp(max=-0.25), UNARY_SMALL, FLOAT,
@@ -534,9 +582,21 @@ OPS += [
             S("bcast", A(2, 3), A(3, domain=Domain("lo", -1, 0)),
               A(2, 1, domain=Domain("hi", 0, 1))),
             S("t", T(2, 3), A(domain=Domain("lo", -1, 0)), Step(2, 3, domain=Domain("hi", 0, 1)))),
-           FLOAT + ("int64",), ref=lambda np_, a, lo, hi: np.minimum(np.maximum(a, lo), hi)),
+           FLOAT + ("int64",), ref=lambda np_, a, lo, hi: np.minimum(np.maximum(a, lo), hi),
+           inplace="clamp_"),
     OpSpec("clamp_tensor_min_only", lambda lib, a, lo: lib.clamp(a, min=lo),
            (S("bcast", A(2, 3), A(3)),), FLOAT, ref=lambda np_, a, lo: np.maximum(a, lo)),
+    OpSpec("clamp_min_fn", lambda lib, a: lib.clamp_min(a, 0.25), UNARY, FLOAT + ("int64",),
+           ref=lambda np_, a: np.maximum(_f(a), 0.25) if a.dtype.kind != "f"
+           else np.maximum(a, np.asarray(0.25, a.dtype)), inplace="clamp_min_",
+           inplace_args=(0.25,)),
+    OpSpec("clamp_max_fn", lambda lib, a: a.clamp_max(-0.25), UNARY, FLOAT,
+           ref=lambda np_, a: np.minimum(a, np.asarray(-0.25, a.dtype)), inplace="clamp_max_",
+           inplace_args=(-0.25,)),
+    OpSpec("clamp_min_tensor", lambda lib, a, b: lib.clamp_min(a, b), BINARY, FLOAT + ("int64",),
+           ref=lambda np_, a, b: np.maximum(a, b), inplace="clamp_min_"),
+    OpSpec("clamp_max_tensor", lambda lib, a, b: a.clamp_max(b), BINARY, FLOAT,
+           ref=lambda np_, a, b: np.minimum(a, b), inplace="clamp_max_"),
     OpSpec("maximum", lambda lib, a, b: lib.maximum(a, b), BINARY, ALL),
     OpSpec("minimum", lambda lib, a, b: lib.minimum(a, b), BINARY, ALL),
     OpSpec("Tensor.maximum", lambda lib, a, b: a.maximum(b), BINARY_SMALL, NUM,

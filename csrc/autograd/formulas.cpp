@@ -512,6 +512,72 @@ TL remainder_bw(const C& c, const TL& g) {
 TL not_implemented_bw(const C&, const TL&) {
   throw Error("derivative for aten::floor_divide is not implemented");
 }
+// PyTorch's not-implemented node names the in-place overload that made it.
+TL not_implemented_inplace_bw(const C&, const TL&) {
+  throw Error("derivative for aten::floor_divide_ is not implemented");
+}
+TL fmod_bw(const C& c, const TL& g) {
+  return {g[0], c.needs(1) ? mul(neg(g[0]), div_mode(c.saved_input(0), c.saved_input(1), "trunc"))
+                           : Tensor()};
+}
+
+// ---- the op list's newer unary and binary ops ----
+Tensor one_minus_square(const Tensor& x) { return add_by_scalar(neg(mul(x, x)), Scalar(int64_t(1))); }
+TL tan_bw(const C& c, const TL& g) {
+  return {mul(g[0], add_by_scalar(pow(c.result(), Scalar(int64_t(2))), Scalar(int64_t(1))))};
+}
+TL asin_bw(const C& c, const TL& g) { return {mul(g[0], rsqrt(one_minus_square(c.saved_input(0))))}; }
+TL acos_bw(const C& c, const TL& g) {
+  return {mul(g[0], neg(rsqrt(one_minus_square(c.saved_input(0)))))};
+}
+TL atan_bw(const C& c, const TL& g) {
+  const Tensor& x = c.saved_input(0);
+  return {div(g[0], add_by_scalar(mul(x, x), Scalar(int64_t(1))))};
+}
+TL sinh_bw(const C& c, const TL& g) { return {mul(g[0], cosh(c.saved_input(0)))}; }
+TL cosh_bw(const C& c, const TL& g) { return {mul(g[0], sinh(c.saved_input(0)))}; }
+TL log2_bw(const C& c, const TL& g) {
+  return {div(g[0], mul_by_scalar(c.saved_input(0), Scalar(std::log(2.0))))};
+}
+TL log10_bw(const C& c, const TL& g) {
+  return {div(g[0], mul_by_scalar(c.saved_input(0), Scalar(std::log(10.0))))};
+}
+// 2 / sqrt(pi) * exp(-x^2) * g.
+TL erf_bw(const C& c, const TL& g) {
+  Tensor e = exp(neg(pow(c.saved_input(0), Scalar(int64_t(2)))));
+  return {mul(mul_by_scalar(e, Scalar(2.0 / std::sqrt(M_PI))), g[0])};
+}
+TL exp2_bw(const C& c, const TL& g) {
+  return {mul_by_scalar(mul(g[0], c.result()), Scalar(std::log(2.0)))};
+}
+// d/da atan2(a, b) = b / (a^2 + b^2), d/db = -a / (a^2 + b^2).
+TL atan2_bw(const C& c, const TL& g) {
+  const Tensor& a = c.saved_input(0);
+  const Tensor& b = c.saved_input(1);
+  Tensor recip = reciprocal(add(mul(a, a), mul(b, b)));
+  return {c.needs(0) ? mul(mul(g[0], b), recip) : Tensor(),
+          c.needs(1) ? mul(mul(g[0], neg(a)), recip) : Tensor()};
+}
+TL hypot_bw(const C& c, const TL& g) {
+  return {c.needs(0) ? div(mul(g[0], c.saved_input(0)), c.result()) : Tensor(),
+          c.needs(1) ? div(mul(g[0], c.saved_input(1)), c.result()) : Tensor()};
+}
+// One bound: the gradient passes where the input is inside it; with a tensor
+// bound, the rest goes to the bound.
+TL clamp_min_bw(const C& c, const TL& g) {
+  return {where(compare(Cmp::Ge, c.saved_input(0), c.attrs().s0), g[0], zero_scalar(g[0]))};
+}
+TL clamp_max_bw(const C& c, const TL& g) {
+  return {where(compare(Cmp::Le, c.saved_input(0), c.attrs().s0), g[0], zero_scalar(g[0]))};
+}
+TL clamp_bound_tensor_bw(const C& c, const TL& g, Cmp keep) {
+  Tensor inside = compare(keep, c.saved_input(0), c.saved_input(1));
+  Tensor z = zero_scalar(g[0]);
+  return {c.needs(0) ? where(inside, g[0], z) : Tensor(),
+          c.needs(1) ? where(inside, z, g[0]) : Tensor()};
+}
+TL clamp_min_tensor_bw(const C& c, const TL& g) { return clamp_bound_tensor_bw(c, g, Cmp::Ge); }
+TL clamp_max_tensor_bw(const C& c, const TL& g) { return clamp_bound_tensor_bw(c, g, Cmp::Le); }
 TL prod_dim_bw(const C& c, const TL& g) {
   // Per slice along dim: the product of the other elements of the slice.
   const Tensor& x = c.saved_input(0);
@@ -663,6 +729,27 @@ const FormulaRow kRows[] = {
      log_softmax_data_bw},
     {OpKind::Scatter, "ScatterBackward0", {0, 0, 0}, false, false, scatter_bw},
     {OpKind::ScatterValue, "ScatterBackward1", {0, 0, 0}, false, false, scatter_bw},
+    {OpKind::FloorDivideInplace, "gradtrack::autograd::NotImplemented", {0, 0, 0}, false, false,
+     not_implemented_inplace_bw},
+    {OpKind::Fmod, "FmodBackward1", {G1, G1, 0}, false, false, fmod_bw},
+    {OpKind::FmodScalar, "FmodBackward0", {0, 0, 0}, false, false, pass_bw},
+    {OpKind::Atan2, "Atan2Backward0", {G01, G01, 0}, false, false, atan2_bw},
+    {OpKind::Hypot, "HypotBackward0", {G0, G1, 0}, R, false, hypot_bw},
+    {OpKind::ClampMin, "ClampMinBackward0", {G0, 0, 0}, false, false, clamp_min_bw},
+    {OpKind::ClampMax, "ClampMaxBackward0", {G0, 0, 0}, false, false, clamp_max_bw},
+    {OpKind::ClampMinTensor, "ClampMinBackward1", {G01, G01, 0}, false, false, clamp_min_tensor_bw},
+    {OpKind::ClampMaxTensor, "ClampMaxBackward1", {G01, G01, 0}, false, false, clamp_max_tensor_bw},
+    {OpKind::Tan, "TanBackward0", {0, 0, 0}, R, false, tan_bw},
+    {OpKind::Asin, "AsinBackward0", {G0, 0, 0}, false, false, asin_bw},
+    {OpKind::Acos, "AcosBackward0", {G0, 0, 0}, false, false, acos_bw},
+    {OpKind::Atan, "AtanBackward0", {G0, 0, 0}, false, false, atan_bw},
+    {OpKind::Sinh, "SinhBackward0", {G0, 0, 0}, false, false, sinh_bw},
+    {OpKind::Cosh, "CoshBackward0", {G0, 0, 0}, false, false, cosh_bw},
+    {OpKind::Log2, "Log2Backward0", {G0, 0, 0}, false, false, log2_bw},
+    {OpKind::Log10, "Log10Backward0", {G0, 0, 0}, false, false, log10_bw},
+    {OpKind::Erf, "ErfBackward0", {G0, 0, 0}, false, false, erf_bw},
+    {OpKind::Exp2, "Exp2Backward0", {0, 0, 0}, R, false, exp2_bw},
+    {OpKind::Frac, "FracBackward0", {0, 0, 0}, false, false, pass_bw},
 };
 
 }  // namespace

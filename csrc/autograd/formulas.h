@@ -32,7 +32,9 @@ namespace gradtrack::autograd {
   X(SqueezeDims) X(SqueezeDimInplace) X(FloorDivide) X(ProdDim) X(DivMode) X(DivModeScalar)   \
   X(MulByScalar) X(SubByScalar) X(DivByScalar) X(FillTensor) X(Sgn) X(IndexPutImpl) X(IndexAdd) \
   X(AddByScalar) X(SoftmaxBackwardData) X(LogSoftmaxBackwardData) \
-  X(Scatter) X(ScatterValue)
+  X(Scatter) X(ScatterValue) X(FloorDivideInplace) X(Fmod) X(FmodScalar) X(Atan2) X(Hypot)    \
+  X(ClampMin) X(ClampMax) X(ClampMinTensor) X(ClampMaxTensor) X(Tan) X(Asin) X(Acos) X(Atan)   \
+  X(Sinh) X(Cosh) X(Log2) X(Log10) X(Erf) X(Exp2) X(Frac)
 
 enum class OpKind : uint16_t {
 #define GT_ENUM(K) K,

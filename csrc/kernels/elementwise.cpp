@@ -140,6 +140,22 @@ void arith(BinaryOp op, const LoopPlan& p, Scalar alpha_s) {
       } else {
         return binary_loop<T, T, T>(p, [](T a, T b) -> T { return int_pow(a, b); });
       }
+    case BinaryOp::Fmod:
+      if constexpr (std::is_floating_point_v<T>) {
+        return binary_loop<T, T, T>(p, [](T a, T b) -> T { return std::fmod(a, b); });
+      } else {
+        return binary_loop<T, T, T>(p, [](T a, T b) -> T { return static_cast<T>(a % b); });
+      }
+    case BinaryOp::Atan2:
+      if constexpr (std::is_floating_point_v<T>) {
+        return binary_loop<T, T, T>(p, [](T a, T b) -> T { return std::atan2(a, b); });
+      }
+      break;
+    case BinaryOp::Hypot:
+      if constexpr (std::is_floating_point_v<T>) {
+        return binary_loop<T, T, T>(p, [](T a, T b) -> T { return std::hypot(a, b); });
+      }
+      break;
     case BinaryOp::Maximum:
       return binary_loop<T, T, T>(p, [](T a, T b) -> T { return max_nan(a, b); });
     case BinaryOp::Minimum:
@@ -319,6 +335,17 @@ void float_unary(UnaryOp op, const LoopPlan& p) {
     case UnaryOp::Ceil: return unary_loop<T, T>(p, [](T x) { return std::ceil(x); });
     case UnaryOp::Round: return unary_loop<T, T>(p, [](T x) { return std::nearbyint(x); });
     case UnaryOp::Trunc: return unary_loop<T, T>(p, [](T x) { return std::trunc(x); });
+    case UnaryOp::Tan: return unary_loop<T, T>(p, [](T x) { return std::tan(x); });
+    case UnaryOp::Asin: return unary_loop<T, T>(p, [](T x) { return std::asin(x); });
+    case UnaryOp::Acos: return unary_loop<T, T>(p, [](T x) { return std::acos(x); });
+    case UnaryOp::Atan: return unary_loop<T, T>(p, [](T x) { return std::atan(x); });
+    case UnaryOp::Sinh: return unary_loop<T, T>(p, [](T x) { return std::sinh(x); });
+    case UnaryOp::Cosh: return unary_loop<T, T>(p, [](T x) { return std::cosh(x); });
+    case UnaryOp::Log2: return unary_loop<T, T>(p, [](T x) { return std::log2(x); });
+    case UnaryOp::Log10: return unary_loop<T, T>(p, [](T x) { return std::log10(x); });
+    case UnaryOp::Erf: return unary_loop<T, T>(p, [](T x) { return std::erf(x); });
+    case UnaryOp::Exp2: return unary_loop<T, T>(p, [](T x) { return std::exp2(x); });
+    case UnaryOp::Frac: return unary_loop<T, T>(p, [](T x) { return x - std::trunc(x); });
     default: break;
   }
   throw Error("gradtrack: unsupported float kernel");
@@ -347,6 +374,7 @@ void any_unary(UnaryOp op, const LoopPlan& p) {
       }
       break;
     case UnaryOp::Sign:
+    case UnaryOp::Sgn:
       return unary_loop<T, T>(p, [](T x) -> T { return static_cast<T>((T(0) < x) - (x < T(0))); });
     case UnaryOp::Square:
       if constexpr (!std::is_same_v<T, bool>) return unary_loop<T, T>(p, [](T x) -> T { return x * x; });

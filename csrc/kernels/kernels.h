@@ -10,6 +10,7 @@
 
 #include "core/scalar.h"
 #include "core/tensor.h"
+#include "kernels/pointwise_ops.h"
 
 namespace gradtrack::kernels {
 
@@ -37,14 +38,9 @@ inline bool aligned_for(const char* p) {
   return reinterpret_cast<uintptr_t>(p) % alignof(T) == 0;
 }
 
-enum class BinaryOp {
-  Add, Sub, Mul, Div, FloorDiv, TruncDiv, Remainder, Pow, Maximum, Minimum,
-  Eq, Ne, Lt, Le, Gt, Ge, LogicalAnd, LogicalOr, LogicalXor, BitAnd, BitOr, BitXor
-};
-enum class UnaryOp {
-  Neg, Abs, Exp, Log, Sqrt, Rsqrt, Sin, Cos, Tanh, Sigmoid, Relu, Reciprocal, Sign,
-  Log1p, Expm1, Floor, Ceil, Round, Trunc, LogicalNot, BitNot, Square, IsNan
-};
+// Both enums are expanded from the op list (NOTE [The op list]).
+enum class BinaryOp { GT_BINARY_OPS(GT_FIRST_COLUMN) GT_BINARY_KERNELS_ONLY(GT_FIRST_COLUMN) };
+enum class UnaryOp { GT_UNARY_OPS(GT_FIRST_COLUMN) GT_UNARY_KERNELS_ONLY(GT_FIRST_COLUMN) };
 
 bool is_comparison(BinaryOp op);
 

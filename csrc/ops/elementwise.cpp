@@ -303,6 +303,69 @@ Tensor minimum(const Tensor& a, const Tensor& b) {
   return out;
 }
 
+Tensor fmod(const Tensor& a, const Tensor& b) {
+  ScalarType dt = result_type(a, b);
+  if (is_integral(dt)) check_int_div_by_zero(b);
+  Tensor out = run_binary(BinaryOp::Fmod, a, b, dt, dt);
+  record(OpKind::Fmod, {&a, &b}, out);
+  return out;
+}
+Tensor fmod(const Tensor& a, Scalar b) {
+  ScalarType dt = result_type(a, b);
+  GT_CHECK(!(is_integral(dt) && b.to_int() == 0 && !b.is_float()), "ZeroDivisionError");
+  Tensor out = run_binary_scalar(BinaryOp::Fmod, a, b, dt, dt);
+  record(OpKind::FmodScalar, {&a}, out);
+  return out;
+}
+
+Tensor atan2(const Tensor& a, const Tensor& b) {
+  ScalarType dt = to_float_type(result_type(a, b));
+  Tensor out = run_binary(BinaryOp::Atan2, a, b, dt, dt);
+  record(OpKind::Atan2, {&a, &b}, out);
+  return out;
+}
+
+Tensor hypot(const Tensor& a, const Tensor& b) {
+  ScalarType dt = result_type(a, b);
+  GT_CHECK_IMPL(is_floating(dt), "\"hypot_cpu\" not implemented for '", scalar_type_name(dt), "'");
+  Tensor out = run_binary(BinaryOp::Hypot, a, b, dt, dt);
+  record(OpKind::Hypot, {&a, &b}, out);
+  return out;
+}
+
+namespace {
+// clamp_min / clamp_max with a number: clamp's kernel with one bound.
+Tensor clamp_bound(OpKind kind, const Tensor& a, std::optional<Scalar> lo,
+                   std::optional<Scalar> hi) {
+  ResultTypeState s;
+  s.add_tensor(a.dtype(), a.dim() == 0);
+  s.add_number((lo ? *lo : *hi).kind());
+  ScalarType dt = s.result();
+  Tensor out = empty_result(a.sizes(), dt, a);
+  kernels::clamp(out, cast_for_kernel(a, dt), lo, hi);
+  record(kind, {&a}, out, [&](autograd::Attrs& at) { at.s0 = lo ? *lo : *hi; });
+  return out;
+}
+Tensor clamp_bound(OpKind kind, const Tensor& a, const Tensor* lo, const Tensor* hi) {
+  const Tensor& bound = lo ? *lo : *hi;
+  ScalarType dt = result_type(a, bound);
+  Tensor out = empty_result(broadcast2(a, bound), dt, a, bound);
+  Tensor bc = cast_for_kernel(bound, dt);
+  kernels::clamp_tensor(out, cast_for_kernel(a, dt), lo ? &bc : nullptr, hi ? &bc : nullptr);
+  record(kind, {&a, &bound}, out);
+  return out;
+}
+}  // namespace
+
+Tensor clamp_min(const Tensor& a, Scalar lo) { return clamp_bound(OpKind::ClampMin, a, lo, std::nullopt); }
+Tensor clamp_max(const Tensor& a, Scalar hi) { return clamp_bound(OpKind::ClampMax, a, std::nullopt, hi); }
+Tensor clamp_min(const Tensor& a, const Tensor& lo) {
+  return clamp_bound(OpKind::ClampMinTensor, a, &lo, nullptr);
+}
+Tensor clamp_max(const Tensor& a, const Tensor& hi) {
+  return clamp_bound(OpKind::ClampMaxTensor, a, nullptr, &hi);
+}
+
 namespace {
 BinaryOp cmp_kind(Cmp op) {
   switch (op) {
@@ -386,30 +449,29 @@ Tensor neg(const Tensor& a) {
            "invert a mask, use the `~` or `logical_not()` operator instead.");
   return same_type_unary(UnaryOp::Neg, OpKind::Neg, a);
 }
-Tensor abs(const Tensor& a) { return same_type_unary(UnaryOp::Abs, OpKind::Abs, a); }
 Tensor relu(const Tensor& a) {
   GT_CHECK_IMPL(a.dtype() != ScalarType::Bool, "\"clamp_min_scalar_cpu\" not implemented for 'Bool'");
   return same_type_unary(UnaryOp::Relu, OpKind::Relu, a);
 }
-Tensor sign(const Tensor& a) { return same_type_unary(UnaryOp::Sign, OpKind::Sign, a); }
-Tensor sgn(const Tensor& a) { return same_type_unary(UnaryOp::Sign, OpKind::Sgn, a); }
-Tensor floor(const Tensor& a) { return same_type_unary(UnaryOp::Floor, OpKind::Floor, a); }
-Tensor ceil(const Tensor& a) { return same_type_unary(UnaryOp::Ceil, OpKind::Ceil, a); }
-Tensor round(const Tensor& a) { return same_type_unary(UnaryOp::Round, OpKind::Round, a); }
-Tensor trunc(const Tensor& a) { return same_type_unary(UnaryOp::Trunc, OpKind::Trunc, a); }
-Tensor exp(const Tensor& a) { return float_unary(UnaryOp::Exp, OpKind::Exp, a); }
-Tensor log(const Tensor& a) { return float_unary(UnaryOp::Log, OpKind::Log, a); }
-Tensor sqrt(const Tensor& a) { return float_unary(UnaryOp::Sqrt, OpKind::Sqrt, a); }
-Tensor rsqrt(const Tensor& a) { return float_unary(UnaryOp::Rsqrt, OpKind::Rsqrt, a); }
-Tensor sin(const Tensor& a) { return float_unary(UnaryOp::Sin, OpKind::Sin, a); }
-Tensor cos(const Tensor& a) { return float_unary(UnaryOp::Cos, OpKind::Cos, a); }
-Tensor tanh(const Tensor& a) { return float_unary(UnaryOp::Tanh, OpKind::Tanh, a); }
-Tensor sigmoid(const Tensor& a) { return float_unary(UnaryOp::Sigmoid, OpKind::Sigmoid, a); }
-Tensor reciprocal(const Tensor& a) {
-  return float_unary(UnaryOp::Reciprocal, OpKind::Reciprocal, a);
+Tensor frac(const Tensor& a) {
+  GT_CHECK_IMPL(is_floating(a.dtype()), "\"frac_cpu\" not implemented for '",
+                scalar_type_name(a.dtype()), "'");
+  return same_type_unary(UnaryOp::Frac, OpKind::Frac, a);
 }
-Tensor log1p(const Tensor& a) { return float_unary(UnaryOp::Log1p, OpKind::Log1p, a); }
-Tensor expm1(const Tensor& a) { return float_unary(UnaryOp::Expm1, OpKind::Expm1, a); }
+
+// The uniform rows of the op list (NOTE [The op list]); Custom rows are above.
+#define GT_UNARY_DEFINE_Float(K, name, kind) \
+  Tensor name(const Tensor& a) { return float_unary(UnaryOp::K, OpKind::kind, a); }
+#define GT_UNARY_DEFINE_Same(K, name, kind) \
+  Tensor name(const Tensor& a) { return same_type_unary(UnaryOp::K, OpKind::kind, a); }
+#define GT_UNARY_DEFINE_Custom(K, name, kind)
+#define GT_UNARY_DEFINE(K, name, kind, rule) GT_UNARY_DEFINE_##rule(K, name, kind)
+GT_UNARY_OPS(GT_UNARY_DEFINE)
+#undef GT_UNARY_DEFINE
+#undef GT_UNARY_DEFINE_Custom
+#undef GT_UNARY_DEFINE_Same
+#undef GT_UNARY_DEFINE_Float
+
 Tensor square(const Tensor& a) { return pow(a, Scalar(int64_t(2))); }
 Tensor isnan(const Tensor& a) {
   Tensor out = empty_result(a.sizes(), ScalarType::Bool, a);

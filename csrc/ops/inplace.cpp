@@ -59,41 +59,77 @@ void check_cast(ScalarType result, ScalarType self) {
            " can't be cast to the desired output type ", scalar_type_name(self));
 }
 
-struct BinarySpec {
-  BinaryOp kernel;
-  OpKind tensor_kind, scalar_kind;
-  bool differentiable;
+// NOTE [In-place specs from the op list]
+// An in-place variant records the row its out-of-place op records, read from
+// the op list (kernels/pointwise_ops.h), so the two cannot drift apart. The
+// list's kind columns are tokens; these names give them their meaning here.
+namespace list_tokens {
+#define GT_TOKEN(K) [[maybe_unused]] constexpr OpKind K = OpKind::K;
+GT_FORALL_OPS(GT_TOKEN)
+#undef GT_TOKEN
+// Bitwise ops never record: only integers and bools, which cannot require grad.
+constexpr OpKind NoGrad = OpKind::NumKinds;
+// The binding refuses a number operand before the entry is reached.
+constexpr OpKind NoNumber = OpKind::NumKinds;
+constexpr bool Float = true, Same = false, Custom = false;
+}  // namespace list_tokens
+
+struct InplaceSpec {
+  const char* name;          // the method name without the underscore
+  const char* label;         // with it: what provenance says wrote the tensor
+  bool unary;
+  int kernel;                // UnaryOp or BinaryOp, as `unary` says
+  OpKind tensor_kind;        // the formula row with a tensor operand (unary: the op's)
+  OpKind scalar_kind;        // ... with a number operand
+  bool float_result;         // integers compute in the default float type
 };
 
-BinarySpec binary_spec(InplaceOp op, const std::string& rounding) {
-  switch (op) {
-    case InplaceOp::Add: return {BinaryOp::Add, OpKind::Add, OpKind::AddScalar, true};
-    case InplaceOp::Sub: return {BinaryOp::Sub, OpKind::Sub, OpKind::SubScalar, true};
-    case InplaceOp::Mul: return {BinaryOp::Mul, OpKind::Mul, OpKind::MulScalar, true};
-    case InplaceOp::Div:
-      if (rounding == "floor") return {BinaryOp::FloorDiv, OpKind::Div, OpKind::DivScalar, false};
-      if (rounding == "trunc") return {BinaryOp::TruncDiv, OpKind::Div, OpKind::DivScalar, false};
-      GT_CHECK(rounding.empty(), "div expected rounding_mode to be one of None, 'trunc', or "
-               "'floor' but found '", rounding, "'");
-      return {BinaryOp::Div, OpKind::Div, OpKind::DivScalar, true};
-    case InplaceOp::Pow: return {BinaryOp::Pow, OpKind::PowTensor, OpKind::PowScalar, true};
-    case InplaceOp::Maximum: return {BinaryOp::Maximum, OpKind::Maximum, OpKind::Maximum, true};
-    case InplaceOp::Minimum: return {BinaryOp::Minimum, OpKind::Minimum, OpKind::Minimum, true};
-    case InplaceOp::Remainder:
-      return {BinaryOp::Remainder, OpKind::Div, OpKind::DivScalar, false};
-    case InplaceOp::FloorDivide:
-      return {BinaryOp::FloorDiv, OpKind::Div, OpKind::DivScalar, false};
-    case InplaceOp::BitAnd: return {BinaryOp::BitAnd, OpKind::Div, OpKind::DivScalar, false};
-    case InplaceOp::BitOr: return {BinaryOp::BitOr, OpKind::Div, OpKind::DivScalar, false};
-    case InplaceOp::BitXor: return {BinaryOp::BitXor, OpKind::Div, OpKind::DivScalar, false};
-    default:
-      throw Error("gradtrack: not a binary in-place op");
-  }
+constexpr InplaceSpec kInplaceSpecs[] = {
+#define GT_UNARY_SPEC(K, name, kind, rule) \
+  {#name, #name "_", true, static_cast<int>(UnaryOp::K), list_tokens::kind, list_tokens::kind, list_tokens::rule},
+#define GT_BINARY_SPEC(K, name, tkind, skind, rule) \
+  {#name, #name "_", false, static_cast<int>(BinaryOp::K), list_tokens::tkind, list_tokens::skind, list_tokens::rule},
+    GT_UNARY_OPS(GT_UNARY_SPEC) GT_BINARY_OPS(GT_BINARY_SPEC)
+#undef GT_BINARY_SPEC
+#undef GT_UNARY_SPEC
+};
+
+const InplaceSpec& spec_of(InplaceOp op) {
+  return kInplaceSpecs[static_cast<size_t>(op)];
 }
 
-ScalarType binary_result(InplaceOp op, ScalarType promoted, const std::string& rounding) {
-  bool true_div = op == InplaceOp::Div && rounding.empty();
-  return true_div ? to_float_type(promoted) : promoted;
+bool records(OpKind kind) { return kind != OpKind::NumKinds; }
+
+bool is_bitwise(BinaryOp k) {
+  return k == BinaryOp::BitAnd || k == BinaryOp::BitOr || k == BinaryOp::BitXor;
+}
+
+bool divides(BinaryOp k) {
+  return k == BinaryOp::FloorDiv || k == BinaryOp::TruncDiv || k == BinaryOp::Remainder ||
+         k == BinaryOp::Fmod;
+}
+
+// div_ is the one in-place op with modes: its kernel and rows follow the mode,
+// as div's out-of-place overloads do (DivBackward0 without a mode, DivBackward2
+// with one, None included).
+struct BinaryCall {
+  BinaryOp kernel;
+  OpKind tensor_kind, scalar_kind;
+  bool float_result;
+};
+
+BinaryCall binary_call(InplaceOp op, const DivMode& mode) {
+  const InplaceSpec& spec = spec_of(op);
+  GT_CHECK(!spec.unary, "gradtrack: not a binary in-place op");
+  BinaryCall call{static_cast<BinaryOp>(spec.kernel), spec.tensor_kind, spec.scalar_kind,
+                  spec.float_result};
+  if (op != InplaceOp::Div || !mode.given) return call;
+  if (mode.rounding.empty()) return {BinaryOp::Div, OpKind::DivMode, OpKind::DivModeScalar, true};
+  GT_CHECK(mode.rounding == "floor" || mode.rounding == "trunc",
+           "div expected rounding_mode to be one of None, 'trunc', or 'floor' but found '",
+           mode.rounding, "'");
+  return {mode.rounding == "floor" ? BinaryOp::FloorDiv : BinaryOp::TruncDiv, OpKind::DivRounding,
+          OpKind::DivRoundingScalar, false};
 }
 
 // Writes op(self, other) into self, computing in `dt` (a temp if it differs).
@@ -129,22 +165,15 @@ void run_inplace(const char* label, OpKind kind, bool differentiable,
   }
 }
 
-const char* inplace_name(InplaceOp op) {
-  static const char* names[] = {
-      "add_", "sub_", "mul_", "div_", "pow_", "maximum_", "minimum_", "remainder_",
-      "floor_divide_", "neg_", "abs_", "exp_", "log_", "sqrt_", "rsqrt_", "sin_", "cos_", "tanh_",
-      "sigmoid_", "relu_", "reciprocal_", "sign_", "floor_", "ceil_", "round_", "trunc_",
-      "log1p_", "expm1_", "square_", "bitwise_and_", "bitwise_or_", "bitwise_xor_"};
-  return names[static_cast<int>(op)];
-}
-
 void no_attrs(autograd::Attrs&) {}
 
 }  // namespace
 
+const char* inplace_name(InplaceOp op) { return spec_of(op).name; }
+
 Tensor inplace_binary(InplaceOp op, const Tensor& self, const Tensor& other, Scalar alpha,
-                      const std::string& rounding_mode) {
-  BinarySpec spec = binary_spec(op, rounding_mode);
+                      const DivMode& mode) {
+  const BinaryCall call = binary_call(op, mode);
   GT_CHECK(!(op == InplaceOp::Sub && self.dtype() == ScalarType::Bool &&
              other.dtype() == ScalarType::Bool),
            "Subtraction, the `-` operator, with two bool tensors is not supported. Use the `^` or "
@@ -154,34 +183,36 @@ Tensor inplace_binary(InplaceOp op, const Tensor& self, const Tensor& other, Sca
   check_no_internal_overlap(self);
   check_no_partial_overlap(self, other);
   check_broadcast_into(self, other.sizes());
-  ScalarType dt = binary_result(op, result_type(self, other), rounding_mode);
+  ScalarType promoted = result_type(self, other);
+  ScalarType dt = call.float_result ? to_float_type(promoted) : promoted;
   check_cast(dt, self.dtype());
   if (op == InplaceOp::Add || op == InplaceOp::Sub) check_alpha(dt, alpha);
-  if (spec.kernel == BinaryOp::BitAnd || spec.kernel == BinaryOp::BitOr ||
-      spec.kernel == BinaryOp::BitXor) {
+  if (is_bitwise(call.kernel)) {
     GT_CHECK_IMPL(!is_floating(dt), "\"bitwise_and_cpu\" not implemented for '",
                   scalar_type_name(dt), "'");
   }
-  if (!is_floating(dt) && (spec.kernel == BinaryOp::FloorDiv || spec.kernel == BinaryOp::TruncDiv ||
-                           spec.kernel == BinaryOp::Remainder)) {
-    GT_CHECK(!kernels::any_zero(other), "ZeroDivisionError");
+  if (op == InplaceOp::Hypot) {
+    GT_CHECK_IMPL(is_floating(dt), "\"hypot_cpu\" not implemented for '", scalar_type_name(dt), "'");
   }
-  run_inplace(inplace_name(op), spec.tensor_kind, spec.differentiable, {&self, &other}, self,
-              [&] { write_binary(spec.kernel, self, other, dt, alpha); },
+  if (!is_floating(dt) && divides(call.kernel)) GT_CHECK(!kernels::any_zero(other), "ZeroDivisionError");
+  const OpKind kind = call.tensor_kind;
+  run_inplace(spec_of(op).label, kind, records(kind), {&self, &other}, self,
+              [&] { write_binary(call.kernel, self, other, dt, alpha); },
               [&](autograd::Attrs& at) { at.s0 = alpha; });
   return self;
 }
 
 Tensor inplace_binary(InplaceOp op, const Tensor& self, Scalar other, Scalar alpha,
-                      const std::string& rounding_mode) {
-  BinarySpec spec = binary_spec(op, rounding_mode);
+                      const DivMode& mode) {
+  const BinaryCall call = binary_call(op, mode);
+  GT_CHECK(records(call.scalar_kind) || call.tensor_kind == OpKind::NumKinds,
+           "gradtrack: ", spec_of(op).label, " takes no number operand");
   check_no_internal_overlap(self);
-  ScalarType dt = binary_result(op, result_type(self, other), rounding_mode);
+  ScalarType promoted = result_type(self, other);
+  ScalarType dt = call.float_result ? to_float_type(promoted) : promoted;
   check_cast(dt, self.dtype());
   if (op == InplaceOp::Add || op == InplaceOp::Sub) check_alpha(dt, alpha);
-  GT_CHECK(!(is_integral(dt) && !other.is_float() && other.to_int() == 0 &&
-             (spec.kernel == BinaryOp::FloorDiv || spec.kernel == BinaryOp::TruncDiv ||
-              spec.kernel == BinaryOp::Remainder)),
+  GT_CHECK(!(is_integral(dt) && !other.is_float() && other.to_int() == 0 && divides(call.kernel)),
            "ZeroDivisionError");
   if (op == InplaceOp::Pow) {
     GT_CHECK(!(is_integral(dt) && !other.is_float() && other.to_int() < 0),
@@ -193,15 +224,14 @@ Tensor inplace_binary(InplaceOp op, const Tensor& self, Scalar other, Scalar alp
     value = (other.is_float() || alpha.is_float()) ? Scalar(other.to_double() * alpha.to_double())
                                                     : Scalar(other.to_int() * alpha.to_int());
   }
-  bool scalar_node = spec.scalar_kind != spec.tensor_kind;
-  run_inplace(inplace_name(op), spec.scalar_kind, spec.differentiable && scalar_node, {&self},
-              self,
+  const OpKind kind = call.scalar_kind;
+  run_inplace(spec_of(op).label, kind, records(kind), {&self}, self,
               [&] {
                 if (dt == self.dtype()) {
-                  kernels::binary_scalar(spec.kernel, self, self, value, 1, false);
+                  kernels::binary_scalar(call.kernel, self, self, value, 1, false);
                 } else {
                   Tensor tmp = empty(self.sizes(), dt);
-                  kernels::binary_scalar(spec.kernel, tmp, cast_for_kernel(self, dt), value, 1, false);
+                  kernels::binary_scalar(call.kernel, tmp, cast_for_kernel(self, dt), value, 1, false);
                   kernels::copy(self, tmp);
                 }
               },
@@ -211,53 +241,24 @@ Tensor inplace_binary(InplaceOp op, const Tensor& self, Scalar other, Scalar alp
   return self;
 }
 
-namespace {
-
-struct UnarySpec {
-  UnaryOp kernel;
-  OpKind kind;
-  bool float_only;
-};
-
-UnarySpec unary_spec(InplaceOp op) {
-  switch (op) {
-    case InplaceOp::Neg: return {UnaryOp::Neg, OpKind::Neg, false};
-    case InplaceOp::Abs: return {UnaryOp::Abs, OpKind::Abs, false};
-    case InplaceOp::Exp: return {UnaryOp::Exp, OpKind::Exp, true};
-    case InplaceOp::Log: return {UnaryOp::Log, OpKind::Log, true};
-    case InplaceOp::Sqrt: return {UnaryOp::Sqrt, OpKind::Sqrt, true};
-    case InplaceOp::Rsqrt: return {UnaryOp::Rsqrt, OpKind::Rsqrt, true};
-    case InplaceOp::Sin: return {UnaryOp::Sin, OpKind::Sin, true};
-    case InplaceOp::Cos: return {UnaryOp::Cos, OpKind::Cos, true};
-    case InplaceOp::Tanh: return {UnaryOp::Tanh, OpKind::Tanh, true};
-    case InplaceOp::Sigmoid: return {UnaryOp::Sigmoid, OpKind::Sigmoid, true};
-    case InplaceOp::Relu: return {UnaryOp::Relu, OpKind::Relu, false};
-    case InplaceOp::Reciprocal: return {UnaryOp::Reciprocal, OpKind::Reciprocal, true};
-    case InplaceOp::Sign: return {UnaryOp::Sign, OpKind::Sign, false};
-    case InplaceOp::Floor: return {UnaryOp::Floor, OpKind::Floor, false};
-    case InplaceOp::Ceil: return {UnaryOp::Ceil, OpKind::Ceil, false};
-    case InplaceOp::Round: return {UnaryOp::Round, OpKind::Round, false};
-    case InplaceOp::Trunc: return {UnaryOp::Trunc, OpKind::Trunc, false};
-    case InplaceOp::Log1p: return {UnaryOp::Log1p, OpKind::Log1p, true};
-    case InplaceOp::Expm1: return {UnaryOp::Expm1, OpKind::Expm1, true};
-    case InplaceOp::Square: return {UnaryOp::Square, OpKind::PowScalar, false};
-    default: throw Error("gradtrack: not a unary in-place op");
-  }
-}
-
-}  // namespace
-
 Tensor inplace_unary(InplaceOp op, const Tensor& self) {
-  UnarySpec spec = unary_spec(op);
+  const InplaceSpec& spec = spec_of(op);
+  GT_CHECK(spec.unary, "gradtrack: not a unary in-place op");
   GT_CHECK(!(op == InplaceOp::Neg && self.dtype() == ScalarType::Bool),
            "Negation, the `-` operator, on a bool tensor is not supported. If you are trying to "
            "invert a mask, use the `~` or `logical_not()` operator instead.");
+  if (op == InplaceOp::Frac) {
+    GT_CHECK_IMPL(is_floating(self.dtype()), "\"frac_cpu\" not implemented for '",
+                  scalar_type_name(self.dtype()), "'");
+  }
   check_no_internal_overlap(self);
-  ScalarType dt = spec.float_only ? to_float_type(self.dtype()) : self.dtype();
+  ScalarType dt = spec.float_result ? to_float_type(self.dtype()) : self.dtype();
+  // square_ is pow_(2): a bool self would compute in int64, as pow(bool, 2) does.
+  if (op == InplaceOp::Square) dt = result_type(self, Scalar(int64_t(2)));
   check_cast(dt, self.dtype());
-  run_inplace(inplace_name(op), spec.kernel == UnaryOp::Square ? OpKind::PowScalar : spec.kind,
-              true, {&self}, self,
-              [&] { kernels::unary(spec.kernel, self, self); },
+  // square_ records pow(self, 2), as PyTorch's: the exponent is the node's s0.
+  run_inplace(spec.label, spec.tensor_kind, true, {&self}, self,
+              [&] { kernels::unary(static_cast<UnaryOp>(spec.kernel), self, self); },
               [&](autograd::Attrs& at) { at.s0 = Scalar(int64_t(2)); });
   return self;
 }
@@ -317,6 +318,41 @@ Tensor inplace_clamp(const Tensor& self, const Tensor* lo, const Tensor* hi) {
   } else {
     run_inplace("clamp_", OpKind::ClampTensor, false, {&self}, self, write, no_attrs);
   }
+  return self;
+}
+
+Tensor inplace_clamp_bound(bool is_min, const Tensor& self, Scalar bound) {
+  check_no_internal_overlap(self);
+  ScalarType dt = result_type(self, bound);
+  GT_CHECK(can_cast(dt, self.dtype()), "result type ", scalar_type_name(dt),
+           " can't be cast to the desired output type ", cpp_type_name(self.dtype()));
+  std::optional<Scalar> lo, hi;
+  (is_min ? lo : hi) = bound;
+  run_inplace(is_min ? "clamp_min_" : "clamp_max_", is_min ? OpKind::ClampMin : OpKind::ClampMax,
+              true, {&self}, self, [&] { kernels::clamp(self, self, lo, hi); },
+              [&](autograd::Attrs& at) { at.s0 = bound; });
+  return self;
+}
+
+Tensor inplace_clamp_bound(bool is_min, const Tensor& self, const Tensor& bound) {
+  check_no_internal_overlap(self);
+  check_no_partial_overlap(self, bound);
+  check_broadcast_into(self, bound.sizes());
+  ScalarType dt = result_type(self, bound);
+  GT_CHECK(can_cast(dt, self.dtype()), "result type ", scalar_type_name(dt),
+           " can't be cast to the desired output type ", cpp_type_name(self.dtype()));
+  auto write = [&] {
+    Tensor b = cast_for_kernel(bound, dt);
+    const Tensor* lo = is_min ? &b : nullptr;
+    const Tensor* hi = is_min ? nullptr : &b;
+    if (dt == self.dtype()) return kernels::clamp_tensor(self, self, lo, hi);
+    Tensor tmp = empty(self.sizes(), dt);
+    kernels::clamp_tensor(tmp, cast_for_kernel(self, dt), lo, hi);
+    kernels::copy(self, tmp);
+  };
+  run_inplace(is_min ? "clamp_min_" : "clamp_max_",
+              is_min ? OpKind::ClampMinTensor : OpKind::ClampMaxTensor, true, {&self, &bound}, self,
+              write, no_attrs);
   return self;
 }
 

@@ -8,6 +8,7 @@
 
 #include "core/scalar.h"
 #include "core/tensor.h"
+#include "kernels/pointwise_ops.h"
 
 namespace gradtrack::ops {
 
@@ -49,6 +50,16 @@ Tensor pow(const Tensor& a, Scalar exponent);
 Tensor pow(Scalar base, const Tensor& exponent);
 Tensor maximum(const Tensor& a, const Tensor& b);
 Tensor minimum(const Tensor& a, const Tensor& b);
+/// C's fmod: the remainder takes the dividend's sign (FmodBackward1 / FmodBackward0).
+Tensor fmod(const Tensor& a, const Tensor& b);
+Tensor fmod(const Tensor& a, Scalar b);
+Tensor atan2(const Tensor& a, const Tensor& b);
+Tensor hypot(const Tensor& a, const Tensor& b);
+/// clamp with one bound: ClampMinBackward0/1, ClampMaxBackward0/1.
+Tensor clamp_min(const Tensor& a, Scalar lo);
+Tensor clamp_min(const Tensor& a, const Tensor& lo);
+Tensor clamp_max(const Tensor& a, Scalar hi);
+Tensor clamp_max(const Tensor& a, const Tensor& hi);
 
 enum class Cmp { Eq, Ne, Lt, Le, Gt, Ge };
 Tensor compare(Cmp op, const Tensor& a, const Tensor& b);
@@ -61,28 +72,10 @@ Tensor bitwise(Logic op, const Tensor& a, const Tensor& b);
 Tensor bitwise(Logic op, const Tensor& a, Scalar b);
 Tensor bitwise_not(const Tensor& a);
 
-Tensor neg(const Tensor& a);
-Tensor abs(const Tensor& a);
-Tensor exp(const Tensor& a);
-Tensor log(const Tensor& a);
-Tensor sqrt(const Tensor& a);
-Tensor rsqrt(const Tensor& a);
-Tensor sin(const Tensor& a);
-Tensor cos(const Tensor& a);
-Tensor tanh(const Tensor& a);
-Tensor sigmoid(const Tensor& a);
-Tensor relu(const Tensor& a);
-Tensor reciprocal(const Tensor& a);
-Tensor sign(const Tensor& a);
-/// torch.sgn: sign for real tensors, its own node (SgnBackward0, what abs's gradient uses).
-Tensor sgn(const Tensor& a);
-Tensor floor(const Tensor& a);
-Tensor ceil(const Tensor& a);
-Tensor round(const Tensor& a);
-Tensor trunc(const Tensor& a);
-Tensor log1p(const Tensor& a);
-Tensor expm1(const Tensor& a);
-Tensor square(const Tensor& a);
+// The op list's unary ops: neg, abs, exp, ..., frac (NOTE [The op list]).
+#define GT_DECLARE_UNARY(K, name, kind, rule) Tensor name(const Tensor& a);
+GT_UNARY_OPS(GT_DECLARE_UNARY)
+#undef GT_DECLARE_UNARY
 Tensor isnan(const Tensor& a);
 Tensor clamp(const Tensor& a, std::optional<Scalar> lo, std::optional<Scalar> hi);
 Tensor clamp(const Tensor& a, const Tensor* lo, const Tensor* hi);
@@ -210,19 +203,27 @@ Tensor randint(int64_t low, int64_t high, const DimVector& sizes, ScalarType dty
 Tensor randperm(int64_t n, ScalarType dtype);
 
 // ---- in-place (inplace.cpp): THE entry that writes, bumps and rebases ----
-enum class InplaceOp {
-  Add, Sub, Mul, Div, Pow, Maximum, Minimum, Remainder, FloorDivide,
-  Neg, Abs, Exp, Log, Sqrt, Rsqrt, Sin, Cos, Tanh, Sigmoid, Relu, Reciprocal, Sign, Floor, Ceil,
-  Round, Trunc, Log1p, Expm1, Square, BitAnd, BitOr, BitXor
+/// The op list's in-place variants, unary then binary (NOTE [The op list]).
+enum class InplaceOp { GT_UNARY_OPS(GT_FIRST_COLUMN) GT_BINARY_OPS(GT_FIRST_COLUMN) };
+/// The method name of an in-place variant, without the trailing underscore.
+const char* inplace_name(InplaceOp op);
+/// How div_ was called: no rounding_mode (DivBackward0), or one given, None
+/// included (PyTorch's div_.Tensor_mode overload, DivBackward2).
+struct DivMode {
+  bool given = false;
+  std::string rounding;  // "", "trunc" or "floor"
 };
 /// self op= other (alpha for add/sub). Returns self.
 Tensor inplace_binary(InplaceOp op, const Tensor& self, const Tensor& other, Scalar alpha = 1,
-                      const std::string& rounding_mode = "");
+                      const DivMode& mode = {});
 Tensor inplace_binary(InplaceOp op, const Tensor& self, Scalar other, Scalar alpha = 1,
-                      const std::string& rounding_mode = "");
+                      const DivMode& mode = {});
 Tensor inplace_unary(InplaceOp op, const Tensor& self);
 Tensor inplace_clamp(const Tensor& self, std::optional<Scalar> lo, std::optional<Scalar> hi);
 Tensor inplace_clamp(const Tensor& self, const Tensor* lo, const Tensor* hi);
+/// clamp_min_ / clamp_max_ (is_min false): one bound, a number or a tensor.
+Tensor inplace_clamp_bound(bool is_min, const Tensor& self, Scalar bound);
+Tensor inplace_clamp_bound(bool is_min, const Tensor& self, const Tensor& bound);
 Tensor inplace_fill(const Tensor& self, Scalar value);
 Tensor inplace_fill(const Tensor& self, const Tensor& value);
 Tensor inplace_zero(const Tensor& self);

@@ -149,25 +149,32 @@ void bind_factories(py::module_& m) {
   });
 }
 
-// The InplaceOp names, in id order: the method name without the underscore.
-const std::vector<const char*>& inplace_names() {
-  static const std::vector<const char*> names{
-      "add", "sub", "mul", "div", "pow", "maximum", "minimum", "remainder", "floor_divide", "neg",
-      "abs", "exp", "log", "sqrt", "rsqrt", "sin", "cos", "tanh", "sigmoid", "relu", "reciprocal",
-      "sign", "floor", "ceil", "round", "trunc", "log1p", "expm1", "square", "bitwise_and",
-      "bitwise_or", "bitwise_xor"};
-  return names;
-}
-
-py::dict inplace_ids() {
+// The op list's in-place variants for python/gradtrack/_inplace.py, which makes
+// one method of each: {name: (id, number of operands besides self)}.
+py::dict inplace_ops() {
   py::dict d;
-  for (size_t i = 0; i < inplace_names().size(); ++i) d[inplace_names()[i]] = i;
+  int id = 0;
+#define GT_INPLACE_ENTRY(K, name, ...) d[#name] = py::make_tuple(id++, arity);
+  int arity = 0;
+  GT_UNARY_OPS(GT_INPLACE_ENTRY)
+  arity = 1;
+  GT_BINARY_OPS(GT_INPLACE_ENTRY)
+#undef GT_INPLACE_ENTRY
   return d;
 }
 
-// PyTorch's words for an in-place binary op given neither a tensor nor a number.
+std::string method_name(int op) {
+  return ops::inplace_name(static_cast<ops::InplaceOp>(op)) + std::string("_");
+}
+
+// The binary ops whose `other` must be a tensor (torch's TypeError for a number).
+bool tensor_only(ops::InplaceOp op) {
+  return op == ops::InplaceOp::Atan2 || op == ops::InplaceOp::Hypot;
+}
+
+// PyTorch's words for an in-place binary op given an operand it does not take.
 [[noreturn]] void bad_inplace_operand(int op, py::handle other) {
-  std::string name = inplace_names()[static_cast<size_t>(op)] + std::string("_");
+  std::string name = method_name(op);
   if (name == "pow_") {
     throw InvalidArguments{name, {"Tensor exponent", "Number exponent"},
                            std::vector<py::object>{py::reinterpret_borrow<py::object>(other)}};
@@ -176,22 +183,31 @@ py::dict inplace_ids() {
 }
 
 void bind_inplace(py::module_& m) {
-  m.attr("_inplace_ids") = inplace_ids();
-  m.def("_binary_", [](int op, const Tensor& self, py::handle other, py::handle alpha, py::handle mode) {
+  m.attr("_inplace_ops") = inplace_ops();
+  m.def("_binary_", [](int op, const Tensor& self, py::handle other, py::handle alpha,
+                       bool mode_given, py::handle mode) {
     auto kind = static_cast<ops::InplaceOp>(op);
     auto al_opt = to_scalar(alpha);
     if (!al_opt) {
-      throw TypeError(inplace_names()[static_cast<size_t>(op)] + std::string("_(): argument 'alpha' must be Number, not ") +
-                      type_name(alpha));
+      throw TypeError(method_name(op) + "(): argument 'alpha' must be Number, not " + type_name(alpha));
     }
-    Scalar al = *al_opt;
-    std::string r = mode.is_none() ? std::string() : mode.cast<std::string>();
-    if (py::isinstance<TensorImpl>(other)) return ops::inplace_binary(kind, self, other.cast<Tensor>(), al, r);
-    if (auto s = to_scalar(other)) return ops::inplace_binary(kind, self, *s, al, r);
+    ops::DivMode dm{mode_given, mode.is_none() ? std::string() : mode.cast<std::string>()};
+    if (py::isinstance<TensorImpl>(other)) return ops::inplace_binary(kind, self, other.cast<Tensor>(), *al_opt, dm);
+    if (!tensor_only(kind)) {
+      if (auto s = to_scalar(other)) return ops::inplace_binary(kind, self, *s, *al_opt, dm);
+    }
     bad_inplace_operand(op, other);
   });
   m.def("_unary_", [](int op, const Tensor& self) {
     return ops::inplace_unary(static_cast<ops::InplaceOp>(op), self);
+  });
+  m.def("_clamp_bound_", [](bool is_min, const Tensor& self, py::handle bound) {
+    if (py::isinstance<TensorImpl>(bound)) return ops::inplace_clamp_bound(is_min, self, bound.cast<Tensor>());
+    if (auto s = to_scalar(bound)) return ops::inplace_clamp_bound(is_min, self, *s);
+    std::string name = is_min ? "clamp_min_" : "clamp_max_";
+    std::string arg = is_min ? "min" : "max";
+    throw InvalidArguments{name, {"Tensor " + arg, "Number " + arg},
+                           std::vector<py::object>{py::reinterpret_borrow<py::object>(bound)}};
   });
   m.def("_clamp_", [](const Tensor& self, py::handle lo, py::handle hi) {
     ClampBounds b = clamp_bounds("clamp_", lo, hi, true);

@@ -158,6 +158,21 @@ void bind_arith(Cls& cls, py::module_& m) {
                         [](const Tensor& x, Scalar y) { return ops::pow(x, y); }, "exponent");
   }, py::arg("exponent"));
   both(cls, m, "maximum", [](const Tensor& a, const Tensor& b) { return ops::maximum(a, b); }, py::arg("other"));
+  both(cls, m, "fmod", [](const Tensor& a, py::handle b) {
+    return method_binop("fmod", a, b, [](const Tensor& x, const Tensor& y) { return ops::fmod(x, y); },
+                        [](const Tensor& x, Scalar y) { return ops::fmod(x, y); });
+  }, py::arg("other"));
+  both(cls, m, "atan2", [](const Tensor& a, const Tensor& b) { return ops::atan2(a, b); }, py::arg("other"));
+  both(cls, m, "hypot", [](const Tensor& a, const Tensor& b) { return ops::hypot(a, b); }, py::arg("other"));
+  both(cls, m, "clamp_min", [](const Tensor& a, py::handle b) {
+    return method_binop("clamp_min", a, b, [](const Tensor& x, const Tensor& y) { return ops::clamp_min(x, y); },
+                        [](const Tensor& x, Scalar y) { return ops::clamp_min(x, y); }, "min");
+  }, py::arg("min"));
+  both(cls, m, "clamp_max", [](const Tensor& a, py::handle b) {
+    return method_binop("clamp_max", a, b, [](const Tensor& x, const Tensor& y) { return ops::clamp_max(x, y); },
+                        [](const Tensor& x, Scalar y) { return ops::clamp_max(x, y); }, "max");
+  }, py::arg("max"));
+
   both(cls, m, "minimum", [](const Tensor& a, const Tensor& b) { return ops::minimum(a, b); }, py::arg("other"));
   both(cls, m, "clamp", [](const Tensor& a, py::handle lo, py::handle hi) -> Tensor {
     ClampBounds b = clamp_bounds("clamp", lo, hi, false);
@@ -189,26 +204,10 @@ void bind_arith(Cls& cls, py::module_& m) {
 #define GT_UNARY(name) both(cls, m, #name, [](const Tensor& a) { return ops::name(a); })
 
 void bind_unary(Cls& cls, py::module_& m) {
-  GT_UNARY(neg);
-  GT_UNARY(abs);
-  GT_UNARY(exp);
-  GT_UNARY(log);
-  GT_UNARY(sqrt);
-  GT_UNARY(rsqrt);
-  GT_UNARY(sin);
-  GT_UNARY(cos);
-  GT_UNARY(tanh);
-  GT_UNARY(sigmoid);
-  GT_UNARY(relu);
-  GT_UNARY(reciprocal);
-  GT_UNARY(sign);
-  GT_UNARY(floor);
-  GT_UNARY(ceil);
-  GT_UNARY(round);
-  GT_UNARY(trunc);
-  GT_UNARY(log1p);
-  GT_UNARY(expm1);
-  GT_UNARY(square);
+  // The op list's unary ops (NOTE [The op list]), then the other unary ones.
+#define GT_BIND_UNARY(K, name, ...) GT_UNARY(name);
+  GT_UNARY_OPS(GT_BIND_UNARY)
+#undef GT_BIND_UNARY
   GT_UNARY(isnan);
   GT_UNARY(logical_not);
   GT_UNARY(bitwise_not);
@@ -233,6 +232,15 @@ void bind_compare(Cls& cls, py::module_& m) {
     both(cls, m, name, [op](const Tensor& a, const Tensor& b) { return ops::logical(op, a, b); },
          py::arg("other"));
   };
+  auto bitwise = [&](const char* name, Logic op) {
+    both(cls, m, name, [op, name](const Tensor& a, py::handle b) {
+      return method_binop(name, a, b, [op](const Tensor& x, const Tensor& y) { return ops::bitwise(op, x, y); },
+                          [op](const Tensor& x, Scalar y) { return ops::bitwise(op, x, y); });
+    }, py::arg("other"));
+  };
+  bitwise("bitwise_and", Logic::And);
+  bitwise("bitwise_or", Logic::Or);
+  bitwise("bitwise_xor", Logic::Xor);
   logic("logical_and", Logic::And);
   logic("logical_or", Logic::Or);
   logic("logical_xor", Logic::Xor);

@@ -43,7 +43,7 @@ def _load_core():
 def _load_extension():
     # Normal installs find OpenBLAS through the extension's RPATH. Elsewhere
     # (an editable build tree), load the library by path first; importing
-    # scipy_openblas32 itself would cost ~50 ms (build_notes §2).
+    # scipy_openblas32 itself would cost ~50 ms (measured).
     try:
         from . import _C
     except ImportError as e:
@@ -60,8 +60,12 @@ def _load_extension():
 
 
 _C = _load_core()
-# Frames inside this package are skipped when recording where an op was called.
-_C._set_package_dir(__path__[0] + "/")
+# Frames inside this package are skipped when recording where an op was called (the
+# Python sources: in an editable install __path__[0] is the build folder).
+from os import path as _path  # noqa: E402
+
+_C._set_package_dir(_path.dirname(_path.abspath(__file__)) + "/")
+del _path
 
 from ._size import Size  # noqa: E402
 from . import _tensor, _tensor_str  # noqa: E402
@@ -89,6 +93,13 @@ from .autograd.anomaly_mode import (  # noqa: E402
 )
 
 _tensor.install(Tensor)
+
+# Every op of the op list has a module function (gradtrack.tan, gradtrack.fmod, ...).
+for _name in list(_C._inplace_ops) + ["clamp_min", "clamp_max"]:
+    if hasattr(_C, _name):
+        globals().setdefault(_name, getattr(_C, _name))
+true_divide = div
+del _name
 
 
 class device:

@@ -2,7 +2,7 @@
 
 NOTE [In-place rules]
 Before any in-place write, PyTorch checks, in this order, and only when grad
-mode is on and some operand requires grad (torch_semantics.md §3):
+mode is on and some operand requires grad (measured on torch 2.13):
 
 1. a view made in a special way (under ``no_grad``, in inference mode, or as
    one output of ``split``/``chunk``/``unbind``) may not be written
@@ -28,7 +28,7 @@ VIEW_OF_LEAF_ERROR = ("a view of a leaf Variable that requires grad is being use
 
 _Tensor = _C.Tensor
 _grad_enabled = _C.is_grad_enabled
-_OPS = _C._inplace_ids
+_OPS = _C._inplace_ops  # {name: (id, operands besides self)}: the op list
 
 
 LEAF_NOTE = (
@@ -67,11 +67,11 @@ def check(self, *others):
 
 
 def _binary(name):
-    op = _OPS[name]
+    op = _OPS[name][0]
 
     def method(self, other):
         check(self, other)
-        return _C._binary_(op, self, other, 1, None)
+        return _C._binary_(op, self, other, 1, False, None)
 
     method.__name__ = name + "_"
     method.__doc__ = f"In-place :meth:`{name}`; returns ``self``."
@@ -79,7 +79,7 @@ def _binary(name):
 
 
 def _unary(name):
-    op = _OPS[name]
+    op = _OPS[name][0]
 
     def method(self):
         check(self)
@@ -99,19 +99,54 @@ def add_(self, other, *, alpha=1):
     1
     """
     check(self, other)
-    return _C._binary_(_OPS["add"], self, other, alpha, None)
+    return _C._binary_(_OPS["add"][0], self, other, alpha, False, None)
 
 
 def sub_(self, other, *, alpha=1):
     """``self -= alpha * other``; the manual SGD step ``w.detach().sub_(w.grad, alpha=lr)``."""
     check(self, other)
-    return _C._binary_(_OPS["sub"], self, other, alpha, None)
+    return _C._binary_(_OPS["sub"][0], self, other, alpha, False, None)
 
 
-def div_(self, other, *, rounding_mode=None):
-    """``self /= other`` (``rounding_mode``: None, 'trunc' or 'floor'); returns ``self``."""
+_UNSET = object()
+
+
+def div_(self, other, *, rounding_mode=_UNSET):
+    """``self /= other`` (``rounding_mode``: None, 'trunc' or 'floor'); returns ``self``.
+
+    As in PyTorch, giving ``rounding_mode`` (None included) records DivBackward2,
+    whose gradient is zero for 'trunc' and 'floor':
+
+    >>> import gradtrack
+    >>> x = gradtrack.tensor([3.0, 5.0], requires_grad=True)
+    >>> y = (x * 1).div_(2.0, rounding_mode="floor")
+    >>> y.grad_fn.name()
+    'DivBackward2'
+    >>> y.sum().backward()
+    >>> x.grad
+    tensor([0., 0.])
+    """
     check(self, other)
-    return _C._binary_(_OPS["div"], self, other, 1, rounding_mode)
+    given = rounding_mode is not _UNSET
+    return _C._binary_(_OPS["div"][0], self, other, 1, given, rounding_mode if given else None)
+
+
+def true_divide_(self, other):
+    """``self /= other`` (true division, DivBackward0); returns ``self``."""
+    check(self, other)
+    return _C._binary_(_OPS["div"][0], self, other, 1, False, None)
+
+
+def clamp_min_(self, min):  # noqa: A002 - PyTorch's argument name
+    """Clamps ``self`` from below in place (ClampMinBackward0, or 1 for a tensor bound)."""
+    check(self, min)
+    return _C._clamp_bound_(True, self, min)
+
+
+def clamp_max_(self, max):  # noqa: A002 - PyTorch's argument name
+    """Clamps ``self`` from above in place (ClampMaxBackward0, or 1 for a tensor bound)."""
+    check(self, max)
+    return _C._clamp_bound_(False, self, max)
 
 
 def clamp_(self, min=None, max=None):  # noqa: A002 - PyTorch's argument names
@@ -224,20 +259,16 @@ def setitem(self, index, value):
     _C._setitem_(target, indices, value, kind)
 
 
-_BINARY = ("mul", "pow", "remainder", "floor_divide", "bitwise_and", "bitwise_or", "bitwise_xor")
-_UNARY = ("neg", "abs", "exp", "log", "sqrt", "rsqrt", "sin", "cos", "tanh", "sigmoid", "relu",
-          "reciprocal", "sign", "floor", "ceil", "round", "trunc", "log1p", "expm1", "square")
-
-
 def install(cls):
     """Attaches every in-place method and augmented operator to ``cls``."""
-    for fn in (add_, sub_, div_, clamp_, fill_, zero_, copy_, normal_, uniform_, masked_fill_,
-               index_put_, scatter_, scatter_add_, t_, unsqueeze_, squeeze_):
+    # The op list's variants first; the ones with arguments of their own
+    # (alpha, rounding_mode) are then replaced by their functions below.
+    for name, (_, operands) in _OPS.items():
+        setattr(cls, name + "_", _binary(name) if operands else _unary(name))
+    for fn in (add_, sub_, div_, true_divide_, clamp_, clamp_min_, clamp_max_, fill_, zero_,
+               copy_, normal_, uniform_, masked_fill_, index_put_, scatter_, scatter_add_, t_,
+               unsqueeze_, squeeze_):
         setattr(cls, fn.__name__, fn)
-    for name in _BINARY:
-        setattr(cls, name + "_", _binary(name))
-    for name in _UNARY:
-        setattr(cls, name + "_", _unary(name))
     cls.clip_ = clamp_
     cls.negative_ = cls.neg_
     cls.absolute_ = cls.abs_

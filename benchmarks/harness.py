@@ -2,7 +2,7 @@
 
 Each library lives in its own worker process (``benchmarks/worker.py``);
 two libraries in one process would share a CPU between two thread pools that
-both busy-wait, which is exactly what build_notes §3 measured as a 24-36x
+both busy-wait, which is what was measured as a 24-36x
 slowdown.  The parent itself never imports a library.
 
 For every (case, point) the parent prepares the case in each worker

@@ -1,4 +1,4 @@
-"""Anomaly detection (torch_semantics.md §11) and tensor / node hooks (§12),
+"""Anomaly detection and tensor / node hooks,
 compared with torch 2.13. zero_grad belongs to nn and is not tested here.
 
 ``lib``-parametrized tests pin the measured behaviour (gradtrack always runs; the

@@ -1,11 +1,12 @@
-"""Autograd rules, torch_semantics.md §1-§4, compared with torch 2.13.
+"""Autograd rules (leaves, requires_grad, in-place refusals, version counters), compared with
+torch 2.13.
 
 §1 requires_grad rules, §2 leaves / .grad / retain_grad / accumulation / the
 .grad setter, §3 in-place on leaves and views of leaves, §4 version counters.
 
 Two kinds of tests:
 * ``lib``-parametrized tests assert the literal text measured in
-  torch_semantics.md, once with gradtrack and once with torch (the torch run
+  PyTorch 2.13, once with gradtrack and once with torch (the torch run
   checks the reference; it is skipped without torch, the gradtrack run is not);
 * ``same(scenario)`` tests run one scenario written against ``lib`` with both
   libraries and compare the outcomes (``torch`` spelled ``gradtrack``).

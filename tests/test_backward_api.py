@@ -1,4 +1,4 @@
-"""backward / autograd.grad / grad modes, torch_semantics.md §8, compared with torch 2.13.
+"""backward / autograd.grad / grad modes, compared with torch 2.13.
 
 ``lib``-parametrized tests pin the measured behaviour (gradtrack always runs; the
 torch run checks the reference and is skipped without torch). ``same(scenario)``

@@ -1,5 +1,5 @@
 """``.data`` vs ``.detach()`` vs ``.detach_()`` and the ``x.data = t`` setter,
-torch_semantics.md §6, compared with torch 2.13.
+(.data versus .detach()), compared with torch 2.13.
 
 ``lib``-parametrized tests pin the measured behaviour (gradtrack always runs; the
 torch run checks the reference and is skipped without torch). ``same(scenario)``

@@ -1,4 +1,4 @@
-"""grad_fn names and graph structure, torch_semantics.md §9, compared with torch 2.13.
+"""grad_fn names and graph structure, compared with torch 2.13.
 
 Every op of the measured list that gradtrack has gets its node name checked, and
 the whole graph below it (``next_functions`` down to AccumulateGrad / None) is

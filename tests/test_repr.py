@@ -2,7 +2,7 @@
 
 Every case is ONE builder ``lambda lib: ...`` that runs unchanged with
 ``lib=torch`` and ``lib=gradtrack``; torch's repr is the oracle. A second,
-hard-coded table (from reference/torch_semantics.md §10) runs even when torch
+hard-coded table (strings printed by torch 2.13) runs even when torch
 is missing, so the suite can never pass by skipping everything.
 """
 
@@ -352,7 +352,7 @@ CASES = [
     ),
 ]
 
-# Strings measured on torch 2.13 (reference/torch_semantics.md §10); these
+# Strings measured on torch 2.13; these
 # pin the behaviour even where torch is not installed.
 DOCUMENTED = [
     (

@@ -1,4 +1,4 @@
-"""Saved tensors and the "modified by an inplace operation" error, torch_semantics.md §5.
+"""Saved tensors and the "modified by an inplace operation" error, compared with torch 2.13.
 
 Whether an in-place write after the forward pass breaks backward depends on what
 each derivative formula saved; the error text names the saved tensor's legacy type,
@@ -580,7 +580,7 @@ ERROR_CASES = {
     "mul_inplace_by_own_detach": (lambda L: e_mul_by_itself(L, lambda y: y.detach()),
                                   "[torch.FloatTensor [2]]", 1, 0),
     # The forward name drops "Backward" and a 0 suffix only: PowBackward1 -> "Pow1" (measured
-    # on torch 2.13; torch_semantics.md's "strips Backward<digits>" is too broad).
+    # on torch 2.13; "strips Backward<digits>" would be too broad).
     "pow_tensor_output_pow1": (e_output_of(lambda b: b ** b),
                                "[torch.FloatTensor [3]], which is output 0 of Pow1", 1, 0),
     "rpow_output_pow2": (e_output_of(lambda b: 2 ** b),

@@ -1,4 +1,4 @@
-"""Views: version-counter sharing (torch_semantics.md §4), ``_base``, ``_is_view()``,
+"""Views: version-counter sharing, ``_base``, ``_is_view()``,
 storage sharing, strides/contiguity/storage offsets, reshape view-vs-copy, and
 writes through a view reaching the base, each compared with torch.
 

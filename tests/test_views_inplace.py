@@ -1,6 +1,6 @@
 """In-place writes on views: CopySlices, AsStridedBackward0, regeneration of
 other views, and the forbidden view + in-place combinations
-(torch_semantics.md §7), compared with torch 2.13.
+compared with torch 2.13.
 
 ``lib``-parametrized tests pin the measured behaviour (gradtrack always runs; the
 torch run checks the reference and is skipped without torch). ``same(scenario)``

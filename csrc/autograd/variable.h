@@ -9,7 +9,7 @@
 namespace gradtrack::autograd {
 
 /// How a view came to be; decides whether writing through it is allowed
-/// (torch_semantics.md §7).
+/// (as PyTorch 2.13).
 enum class CreationMeta : uint8_t { Default, NoGradMode, InferenceMode, MultiOutputNode };
 
 /// NOTE [Views and their base]

@@ -15,7 +15,8 @@ namespace gradtrack {
 
 // NOTE [Caching allocator]
 // Fresh large buffers cost page faults on first touch: a new 64 MiB output took
-// torch 4x the time of the arithmetic itself (build_notes §3). Two remedies:
+// torch 4x the time of the arithmetic itself (measured on the 2-core
+// development machine). Two remedies:
 //  * big blocks (>= kHugeThreshold) are 2 MiB aligned and advised as huge pages,
 //    which cut the first-touch cost ~3.4x;
 //  * freed blocks are kept in per-size free lists and handed out again, so a

@@ -17,7 +17,7 @@ namespace gradtrack {
 /// the kernel succeeded. Views and detach() share their base's counter object,
 /// so a write through any of them invalidates tensors saved from any other.
 /// `.data`, clone() and copies get a fresh counter: that is exactly why writes
-/// through `.data` go undetected (torch_semantics.md §4, §6).
+/// through `.data` go undetected (as in PyTorch 2.13).
 /// One recorded in-place write (NOTE [Write provenance] in autograd/provenance.h).
 struct WriteRecord {
   uint32_t version = 0;          // the counter's value after the write

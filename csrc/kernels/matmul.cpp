@@ -5,7 +5,7 @@
 #include "kernels/parallel.h"
 
 extern "C" {
-// The scipy-openblas32 wheel exports prefixed CBLAS symbols (build_notes §2).
+// The scipy-openblas32 wheel exports prefixed CBLAS symbols (scipy_cblas_sgemm, ...).
 enum GtCblasOrder { GtRowMajor = 101 };
 enum GtCblasTranspose { GtNoTrans = 111, GtTrans = 112 };
 void scipy_cblas_sgemm(int order, int ta, int tb, int m, int n, int k, float alpha,

@@ -2,7 +2,7 @@
 //
 // NOTE [One thread pool]
 // OpenBLAS's pthreads and OpenMP's workers both busy-wait after their work;
-// interleaving the two on 2 cores was measured 24-36x slower (build_notes §3).
+// interleaving the two on 2 cores was measured 24-36x slower.
 // So OpenBLAS is pinned to one thread at import and every parallel region,
 // GEMM included, is an OpenMP region over chunks of at least kGrainSize
 // elements. Below that, threads cost more than they save.

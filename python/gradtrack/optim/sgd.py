@@ -1,7 +1,7 @@
 """``optim.SGD``: stochastic gradient descent, with PyTorch 2.13's update rule.
 
 NOTE [SGD update]
-For each parameter ``p`` whose ``grad`` is not None (torch_semantics.md §12)::
+For each parameter ``p`` whose ``grad`` is not None (as torch 2.13 does)::
 
     g = -grad if maximize else grad
     if weight_decay != 0: g = g + weight_decay * p

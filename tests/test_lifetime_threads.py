@@ -12,7 +12,6 @@ import weakref
 from pathlib import Path
 
 import numpy as np
-import pytest
 
 import gradtrack as gt
 

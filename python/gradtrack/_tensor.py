@@ -9,19 +9,12 @@ import builtins
 import warnings
 
 from . import _C, _inplace, _tensor_str, return_types
+from ._dtype_names import CPP_NAME, SCALAR_NAME, dtype_key, legacy_type_name
 from .utils.hooks import RemovableHandle, check_hook_value
 
 _Tensor = _C.Tensor
 _requires_grad_get = _Tensor.requires_grad.fget
 _grad_get = _Tensor._grad.fget
-
-# PyTorch's names for dtypes in .grad messages (C++ type / ScalarType).
-_CPP_NAME = {"bool": "bool", "uint8": "unsigned char", "int32": "int", "int64": "long int",
-             "float32": "float", "float64": "double"}
-_SCALAR_NAME = {"bool": "Bool", "uint8": "Byte", "int32": "Int", "int64": "Long",
-                "float32": "Float", "float64": "Double"}
-_LEGACY_NAME = {"uint8": "ByteTensor", "int32": "IntTensor", "int64": "LongTensor",
-                "float32": "FloatTensor", "float64": "DoubleTensor"}
 
 NON_LEAF_GRAD_WARNING = (
     "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its .grad "
@@ -32,16 +25,6 @@ NON_LEAF_GRAD_WARNING = (
 CHANGE_FLAGS_ERROR = "you can only change requires_grad flags of leaf variables."
 DETACH_HINT = (" If you want to use a computed variable in a subgraph that doesn't require "
                "differentiation use var_no_grad = var.detach().")
-
-
-def _dtype_key(dtype):
-    return repr(dtype).split(".", 1)[1]
-
-
-def legacy_type_name(t):
-    """``gradtrack.FloatTensor``-style names, as PyTorch prints them."""
-    key = _dtype_key(t.dtype)
-    return "CPUBoolType" if key == "bool" else "gradtrack." + _LEGACY_NAME[key]
 
 
 # ---- requires_grad, grad, data -------------------------------------------------------------
@@ -100,8 +83,8 @@ def _set_grad(self, value):
         raise RuntimeError("can't assign Variable as its own grad")
     if value.dtype is not self.dtype:
         raise RuntimeError(
-            f"attempting to assign a gradient with dtype '{_CPP_NAME[_dtype_key(value.dtype)]}' "
-            f"to a tensor with grad_dtype '{_SCALAR_NAME[_dtype_key(self.dtype)]}'. The gradient "
+            f"attempting to assign a gradient with dtype '{CPP_NAME[dtype_key(value.dtype)]}' "
+            f"to a tensor with grad_dtype '{SCALAR_NAME[dtype_key(self.dtype)]}'. The gradient "
             "must match the tensor's grad_dtype (defaults to the tensor's dtype). You can set the "
             "tensor's grad_dtype attribute with a specific dtype, or None to allow any dtype. Set "
             "grad_dtype with caution. Diverging the dtypes of a tensor and its gradient may break "

@@ -1,4 +1,7 @@
-"""Handles returned by ``register_hook`` and friends."""
+"""Handles returned by ``register_hook`` and friends, and the checks of hook results."""
+
+from .. import _C
+from .._dtype_names import legacy_type_name
 
 
 class RemovableHandle:
@@ -37,8 +40,7 @@ def check_hook_value(hook, original, value):
         return
     if original is None:
         raise RuntimeError("can't replace a None gradient with a non-None value")
-    from .._tensor import _Tensor, legacy_type_name
-    if not isinstance(value, _Tensor):
+    if not isinstance(value, _C.Tensor):
         raise TypeError(f"expected Variable, but hook returned '{type(value).__name__}'")
     if value.dtype is not original.dtype:
         raise RuntimeError(f"hook '{hook_name(hook)}' has changed the type of value (was "

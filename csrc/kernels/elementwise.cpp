@@ -4,7 +4,7 @@
 #include <limits>
 #include <type_traits>
 
-#include "kernels/kernels.h"
+#include "kernels/elementwise.h"
 #include "kernels/loops.h"
 #include "kernels/simd.h"
 

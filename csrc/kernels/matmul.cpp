@@ -1,7 +1,8 @@
 // Matrix products: OpenBLAS for float types, a plain loop for integers.
 #include <cstring>
 
-#include "kernels/kernels.h"
+#include "kernels/elementwise.h"
+#include "kernels/matmul.h"
 #include "kernels/parallel.h"
 
 extern "C" {

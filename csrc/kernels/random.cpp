@@ -1,8 +1,8 @@
 // Random number kernels over a counter-based generator.
 #include <cmath>
-#include <mutex>
 
-#include "kernels/kernels.h"
+#include "kernels/random.h"
+#include "kernels/elementwise.h"
 #include "kernels/parallel.h"
 
 namespace gradtrack::kernels {
@@ -40,21 +40,12 @@ double unit53(const Block& b) {
 }
 float unit24(const Block& b) { return static_cast<float>(b.v[0] >> 8) * (1.0f / 16777216.0f); }
 
-std::mutex& gen_mutex() {
-  static std::mutex m;
-  return m;
-}
-
 // Fills a dense buffer element by element, then copies into strided `out`.
 template <typename T, typename F>
 void fill_random(const Tensor& out, Generator& gen, const F& make) {
   const int64_t n = out.numel();
-  uint64_t key, base;
-  {
-    std::lock_guard<std::mutex> lock(gen_mutex());
-    key = gen.seed();
-    base = gen.advance(static_cast<uint64_t>(n));
-  }
+  const std::pair<uint64_t, uint64_t> counters = gen.reserve(static_cast<uint64_t>(n));
+  const uint64_t key = counters.first, base = counters.second;
   Tensor dst = out.is_contiguous() && out.is_aligned() ? out : empty(out.sizes(), out.dtype());
   T* p = dst.data<T>();
   parallel_for(n, kGrainSize / 4, [&](int64_t b, int64_t e) {
@@ -64,23 +55,6 @@ void fill_random(const Tensor& out, Generator& gen, const F& make) {
 }
 
 }  // namespace
-
-void Generator::manual_seed(uint64_t seed) {
-  std::lock_guard<std::mutex> lock(gen_mutex());
-  seed_ = seed;
-  offset_ = 0;
-}
-
-uint64_t Generator::advance(uint64_t n) {
-  uint64_t first = offset_;
-  offset_ += n;
-  return first;
-}
-
-Generator& default_generator() {
-  static Generator g;
-  return g;
-}
 
 void uniform(const Tensor& out, double lo, double hi, Generator& gen) {
   GT_DISPATCH_FLOAT(out.dtype(), "uniform_", [&] {
@@ -124,12 +98,8 @@ void randperm(const Tensor& out, Generator& gen) {
   const int64_t n = out.numel();
   int64_t* p = out.data<int64_t>();
   for (int64_t i = 0; i < n; ++i) p[i] = i;
-  uint64_t key, base;
-  {
-    std::lock_guard<std::mutex> lock(gen_mutex());
-    key = gen.seed();
-    base = gen.advance(static_cast<uint64_t>(n));
-  }
+  const std::pair<uint64_t, uint64_t> counters = gen.reserve(static_cast<uint64_t>(n));
+  const uint64_t key = counters.first, base = counters.second;
   // Fisher-Yates, one counter per swap.
   for (int64_t i = n - 1; i > 0; --i) {
     Block b = philox(key, base + static_cast<uint64_t>(i));

@@ -16,7 +16,8 @@
 #include <type_traits>
 #include <vector>
 
-#include "kernels/kernels.h"
+#include "kernels/elementwise.h"
+#include "kernels/reduce.h"
 #include "kernels/parallel.h"
 #include "kernels/simd.h"
 

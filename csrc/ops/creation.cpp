@@ -113,7 +113,7 @@ Tensor rand(const DimVector& sizes, ScalarType dtype) {
   GT_CHECK_IMPL(is_floating(dtype), "\"check_uniform_bounds\" not implemented for '",
            scalar_type_name(dtype), "'");
   Tensor out = empty(sizes, dtype);
-  kernels::uniform(out, 0, 1, kernels::default_generator());
+  kernels::uniform(out, 0, 1, default_generator());
   return out;
 }
 
@@ -121,7 +121,7 @@ Tensor randn(const DimVector& sizes, ScalarType dtype) {
   GT_CHECK_IMPL(is_floating(dtype), "\"normal_kernel_cpu\" not implemented for '",
            scalar_type_name(dtype), "'");
   Tensor out = empty(sizes, dtype);
-  kernels::normal(out, 0, 1, kernels::default_generator());
+  kernels::normal(out, 0, 1, default_generator());
   return out;
 }
 
@@ -129,14 +129,14 @@ Tensor randint(int64_t low, int64_t high, const DimVector& sizes, ScalarType dty
   GT_CHECK(low < high, "random_ expects 'from' to be less than 'to', but got from=", low,
            " >= to=", high);
   Tensor out = empty(sizes, dtype);
-  kernels::randint(out, low, high, kernels::default_generator());
+  kernels::randint(out, low, high, default_generator());
   return out;
 }
 
 Tensor randperm(int64_t n, ScalarType dtype) {
   GT_CHECK(n >= 0, "n must be non-negative, got", n);
   Tensor idx = empty({n}, ScalarType::Int64);
-  kernels::randperm(idx, kernels::default_generator());
+  kernels::randperm(idx, default_generator());
   return to_dtype(idx, dtype);
 }
 

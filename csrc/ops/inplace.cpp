@@ -407,7 +407,7 @@ Tensor inplace_normal(const Tensor& self, double mean, double std) {
   GT_CHECK_IMPL(is_floating(self.dtype()), "\"normal_kernel_cpu\" not implemented for '",
            scalar_type_name(self.dtype()), "'");
   run_inplace("normal_", OpKind::Normal, true, {&self}, self,
-              [&] { kernels::normal(self, mean, std, kernels::default_generator()); }, no_attrs);
+              [&] { kernels::normal(self, mean, std, default_generator()); }, no_attrs);
   return self;
 }
 
@@ -417,7 +417,7 @@ Tensor inplace_uniform(const Tensor& self, double lo, double hi) {
   GT_CHECK_IMPL(is_floating(self.dtype()), "\"check_uniform_bounds\" not implemented for '",
            scalar_type_name(self.dtype()), "'");
   run_inplace("uniform_", OpKind::Uniform, true, {&self}, self,
-              [&] { kernels::uniform(self, lo, hi, kernels::default_generator()); }, no_attrs);
+              [&] { kernels::uniform(self, lo, hi, default_generator()); }, no_attrs);
   return self;
 }
 
@@ -621,59 +621,6 @@ Tensor inplace_squeeze(const Tensor& self, std::optional<int64_t> dim) {
   return metadata_inplace("squeeze_", self, dim ? OpKind::SqueezeDimInplace : OpKind::SqueezeInplace,
                           s, st,
                           [&](autograd::Attrs& at) { at.ints0 = before; });
-}
-
-}  // namespace gradtrack::ops
-
-namespace gradtrack::ops {
-
-void sgd_update(const Tensor& p, const Tensor& grad, const Tensor* buf, double lr, double momentum,
-                double dampening, double weight_decay, bool nesterov, bool maximize,
-                bool first_step) {
-  // One pass over memory for the whole update when the layouts allow it
-  // (the usual case); otherwise the same math with separate ops.
-  bool fused = p.is_contiguous() && grad.is_contiguous() && grad.sizes() == p.sizes() &&
-               grad.dtype() == p.dtype() && is_floating(p.dtype()) &&
-               (!buf || (buf->is_contiguous() && buf->sizes() == p.sizes() && buf->dtype() == p.dtype())) &&
-               p.is_aligned() && grad.is_aligned() && (!buf || buf->is_aligned());
-  if (fused) {
-    GT_DISPATCH_FLOAT(p.dtype(), "sgd", [&] {
-      using T = scalar_t;
-      T* pp = p.data<T>();
-      const T* gp = grad.data<T>();
-      T* bp = buf ? buf->data<T>() : nullptr;
-      const T lr_t = T(lr), m = T(momentum), damp = T(1 - dampening), wd = T(weight_decay);
-      parallel_for(p.numel(), kGrainSize, [&](int64_t lo, int64_t hi) {
-        for (int64_t i = lo; i < hi; ++i) {
-          T g = maximize ? -gp[i] : gp[i];
-          if (weight_decay != 0) g += wd * pp[i];
-          if (bp) {
-            T b = first_step ? g : m * bp[i] + damp * g;
-            bp[i] = b;
-            g = nesterov ? g + m * b : b;
-          }
-          pp[i] -= lr_t * g;
-        }
-      });
-    });
-  } else {
-    Tensor g = maximize ? neg(grad) : grad;
-    if (weight_decay != 0) g = add(g, p, Scalar(weight_decay));
-    if (buf) {
-      if (first_step) {
-        kernels::copy(*buf, g);
-      } else {
-        kernels::binary_scalar(kernels::BinaryOp::Mul, *buf, *buf, Scalar(momentum), 1, false);
-        kernels::binary(kernels::BinaryOp::Add, *buf, *buf, cast_for_kernel(g, buf->dtype()),
-                        Scalar(1 - dampening));
-      }
-      g = nesterov ? add(g, *buf, Scalar(momentum)) : *buf;
-    }
-    kernels::binary(kernels::BinaryOp::Sub, p, p, cast_for_kernel(g, p.dtype()), Scalar(lr));
-  }
-  p->bump_version();
-  autograd::note_write(p, "SGD.step");
-  if (buf) (*buf)->bump_version();
 }
 
 }  // namespace gradtrack::ops

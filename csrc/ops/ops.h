@@ -256,6 +256,8 @@ Tensor inplace_masked_fill(const Tensor& self, const Tensor& mask, const Tensor&
 Tensor inplace_t(const Tensor& self);
 Tensor inplace_unsqueeze(const Tensor& self, int64_t dim);
 Tensor inplace_squeeze(const Tensor& self, std::optional<int64_t> dim);
+
+// ---- optimizers (optim.cpp) ----
 /// SGD's update, fused: p -= lr * (grad [+ wd * p]) with momentum buffer.
 void sgd_update(const Tensor& p, const Tensor& grad, const Tensor* buf, double lr, double momentum,
                 double dampening, double weight_decay, bool nesterov, bool maximize,

@@ -133,19 +133,19 @@ void bind_factories(py::module_& m) {
     if (kind == "rand" || kind == "randn") t->set_version_counter(std::make_shared<VersionCounter>());
     return finish_factory(t, rg);
   });
-  m.def("manual_seed", [](int64_t seed) { kernels::default_generator().manual_seed(uint64_t(seed)); });
-  m.def("initial_seed", [] { return kernels::default_generator().initial_seed(); });
+  m.def("manual_seed", [](int64_t seed) { default_generator().manual_seed(uint64_t(seed)); });
+  m.def("initial_seed", [] { return default_generator().initial_seed(); });
   // torch.broadcast_tensors' shape rule (infer_size), for the Python layer.
   m.def("_broadcast_shape", [](const std::vector<int64_t>& a, const std::vector<int64_t>& b) {
     DimVector out = broadcast_shapes(DimVector(a.begin(), a.end()), DimVector(b.begin(), b.end()));
     return std::vector<int64_t>(out.begin(), out.end());
   });
   m.def("_get_rng_state", [] {
-    auto& g = kernels::default_generator();
+    auto& g = default_generator();
     return py::make_tuple(g.seed(), g.offset());
   });
   m.def("_set_rng_state", [](uint64_t seed, uint64_t offset) {
-    kernels::default_generator().set_state(seed, offset);
+    default_generator().set_state(seed, offset);
   });
 }
 

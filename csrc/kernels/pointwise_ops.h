@@ -73,19 +73,19 @@
 //   Same: the promoted dtype. Kind NoGrad: the op never records a node
 //   (bitwise ops: only integers and bools, which cannot require grad).
 //   Kind NoNumber: the op takes no number operand (torch's TypeError).
-#define GT_BINARY_OPS(X)                                              \
-  X(Add, add, Add, AddScalar, Same)                                   \
-  X(Sub, sub, Sub, SubScalar, Same)                                   \
-  X(Mul, mul, Mul, MulScalar, Same)                                   \
-  X(Div, div, Div, DivScalar, Float)                                  \
+#define GT_BINARY_OPS(X)                                                  \
+  X(Add, add, Add, AddScalar, Same)                                       \
+  X(Sub, sub, Sub, SubScalar, Same)                                       \
+  X(Mul, mul, Mul, MulScalar, Same)                                       \
+  X(Div, div, Div, DivScalar, Float)                                      \
   X(FloorDiv, floor_divide, FloorDivideInplace, FloorDivideInplace, Same) \
-  X(Remainder, remainder, Remainder, RemainderScalar, Same)           \
-  X(Pow, pow, PowTensor, PowScalar, Same)                             \
-  X(Fmod, fmod, Fmod, FmodScalar, Same)                               \
-  X(Atan2, atan2, Atan2, NoNumber, Float)                             \
-  X(Hypot, hypot, Hypot, NoNumber, Same)                              \
-  X(BitAnd, bitwise_and, NoGrad, NoGrad, Same)                        \
-  X(BitOr, bitwise_or, NoGrad, NoGrad, Same)                          \
+  X(Remainder, remainder, Remainder, RemainderScalar, Same)               \
+  X(Pow, pow, PowTensor, PowScalar, Same)                                 \
+  X(Fmod, fmod, Fmod, FmodScalar, Same)                                   \
+  X(Atan2, atan2, Atan2, NoNumber, Float)                                 \
+  X(Hypot, hypot, Hypot, NoNumber, Same)                                  \
+  X(BitAnd, bitwise_and, NoGrad, NoGrad, Same)                            \
+  X(BitOr, bitwise_or, NoGrad, NoGrad, Same)                              \
   X(BitXor, bitwise_xor, NoGrad, NoGrad, Same)
 
 // Binary kernels without an in-place method of their own.

@@ -242,20 +242,32 @@ Tensor rfloor_divide(const Tensor& a, Scalar b) {
   return run_binary_scalar(BinaryOp::FloorDiv, a, b, dt, dt, 1, true);
 }
 
-Tensor remainder(const Tensor& a, const Tensor& b) {
+namespace {
+// remainder and fmod: the same checks, another kernel and formula row.
+Tensor modulo(BinaryOp op, OpKind kind, const Tensor& a, const Tensor& b) {
   ScalarType dt = result_type(a, b);
   if (is_integral(dt)) check_int_div_by_zero(b);
-  Tensor out = run_binary(BinaryOp::Remainder, a, b, dt, dt);
-  record(OpKind::Remainder, {&a, &b}, out);
+  Tensor out = run_binary(op, a, b, dt, dt);
+  record(kind, {&a, &b}, out);
   return out;
 }
-Tensor remainder(const Tensor& a, Scalar b) {
+Tensor modulo(BinaryOp op, OpKind kind, const Tensor& a, Scalar b) {
   ScalarType dt = result_type(a, b);
   GT_CHECK(!(is_integral(dt) && b.to_int() == 0 && !b.is_float()), "ZeroDivisionError");
-  Tensor out = run_binary_scalar(BinaryOp::Remainder, a, b, dt, dt);
-  record(OpKind::RemainderScalar, {&a}, out);
+  Tensor out = run_binary_scalar(op, a, b, dt, dt);
+  record(kind, {&a}, out);
   return out;
 }
+}  // namespace
+
+Tensor remainder(const Tensor& a, const Tensor& b) {
+  return modulo(BinaryOp::Remainder, OpKind::Remainder, a, b);
+}
+Tensor remainder(const Tensor& a, Scalar b) {
+  return modulo(BinaryOp::Remainder, OpKind::RemainderScalar, a, b);
+}
+Tensor fmod(const Tensor& a, const Tensor& b) { return modulo(BinaryOp::Fmod, OpKind::Fmod, a, b); }
+Tensor fmod(const Tensor& a, Scalar b) { return modulo(BinaryOp::Fmod, OpKind::FmodScalar, a, b); }
 Tensor rremainder(const Tensor& a, Scalar b) {
   ScalarType dt = result_type(a, b);
   if (is_integral(dt)) check_int_div_by_zero(a);
@@ -300,21 +312,6 @@ Tensor minimum(const Tensor& a, const Tensor& b) {
   ScalarType dt = result_type(a, b);
   Tensor out = run_binary(BinaryOp::Minimum, a, b, dt, dt);
   record(OpKind::Minimum, {&a, &b}, out);
-  return out;
-}
-
-Tensor fmod(const Tensor& a, const Tensor& b) {
-  ScalarType dt = result_type(a, b);
-  if (is_integral(dt)) check_int_div_by_zero(b);
-  Tensor out = run_binary(BinaryOp::Fmod, a, b, dt, dt);
-  record(OpKind::Fmod, {&a, &b}, out);
-  return out;
-}
-Tensor fmod(const Tensor& a, Scalar b) {
-  ScalarType dt = result_type(a, b);
-  GT_CHECK(!(is_integral(dt) && b.to_int() == 0 && !b.is_float()), "ZeroDivisionError");
-  Tensor out = run_binary_scalar(BinaryOp::Fmod, a, b, dt, dt);
-  record(OpKind::FmodScalar, {&a}, out);
   return out;
 }
 

@@ -69,8 +69,8 @@ GT_FORALL_OPS(GT_TOKEN)
 #undef GT_TOKEN
 // Bitwise ops never record: only integers and bools, which cannot require grad.
 constexpr OpKind NoGrad = OpKind::NumKinds;
-// The binding refuses a number operand before the entry is reached.
-constexpr OpKind NoNumber = OpKind::NumKinds;
+// The op takes no number operand: the binding refuses one (inplace_takes_number).
+constexpr OpKind NoNumber = static_cast<OpKind>(static_cast<int>(OpKind::NumKinds) + 1);
 constexpr bool Float = true, Same = false, Custom = false;
 }  // namespace list_tokens
 
@@ -98,7 +98,7 @@ const InplaceSpec& spec_of(InplaceOp op) {
   return kInplaceSpecs[static_cast<size_t>(op)];
 }
 
-bool records(OpKind kind) { return kind != OpKind::NumKinds; }
+bool records(OpKind kind) { return kind < OpKind::NumKinds; }
 
 bool is_bitwise(BinaryOp k) {
   return k == BinaryOp::BitAnd || k == BinaryOp::BitOr || k == BinaryOp::BitXor;
@@ -171,6 +171,8 @@ void no_attrs(autograd::Attrs&) {}
 
 const char* inplace_name(InplaceOp op) { return spec_of(op).name; }
 
+bool inplace_takes_number(InplaceOp op) { return spec_of(op).scalar_kind != list_tokens::NoNumber; }
+
 Tensor inplace_binary(InplaceOp op, const Tensor& self, const Tensor& other, Scalar alpha,
                       const DivMode& mode) {
   const BinaryCall call = binary_call(op, mode);
@@ -205,8 +207,7 @@ Tensor inplace_binary(InplaceOp op, const Tensor& self, const Tensor& other, Sca
 Tensor inplace_binary(InplaceOp op, const Tensor& self, Scalar other, Scalar alpha,
                       const DivMode& mode) {
   const BinaryCall call = binary_call(op, mode);
-  GT_CHECK(records(call.scalar_kind) || call.tensor_kind == OpKind::NumKinds,
-           "gradtrack: ", spec_of(op).label, " takes no number operand");
+  GT_CHECK(inplace_takes_number(op), "gradtrack: ", spec_of(op).label, " takes no number operand");
   check_no_internal_overlap(self);
   ScalarType promoted = result_type(self, other);
   ScalarType dt = call.float_result ? to_float_type(promoted) : promoted;

@@ -207,6 +207,8 @@ Tensor randperm(int64_t n, ScalarType dtype);
 enum class InplaceOp { GT_UNARY_OPS(GT_FIRST_COLUMN) GT_BINARY_OPS(GT_FIRST_COLUMN) };
 /// The method name of an in-place variant, without the trailing underscore.
 const char* inplace_name(InplaceOp op);
+/// False for the binary ops whose operand must be a tensor (atan2_, hypot_).
+bool inplace_takes_number(InplaceOp op);
 /// How div_ was called: no rounding_mode (DivBackward0), or one given, None
 /// included (PyTorch's div_.Tensor_mode overload, DivBackward2).
 struct DivMode {

@@ -167,11 +167,6 @@ std::string method_name(int op) {
   return ops::inplace_name(static_cast<ops::InplaceOp>(op)) + std::string("_");
 }
 
-// The binary ops whose `other` must be a tensor (torch's TypeError for a number).
-bool tensor_only(ops::InplaceOp op) {
-  return op == ops::InplaceOp::Atan2 || op == ops::InplaceOp::Hypot;
-}
-
 // PyTorch's words for an in-place binary op given an operand it does not take.
 [[noreturn]] void bad_inplace_operand(int op, py::handle other) {
   std::string name = method_name(op);
@@ -193,7 +188,7 @@ void bind_inplace(py::module_& m) {
     }
     ops::DivMode dm{mode_given, mode.is_none() ? std::string() : mode.cast<std::string>()};
     if (py::isinstance<TensorImpl>(other)) return ops::inplace_binary(kind, self, other.cast<Tensor>(), *al_opt, dm);
-    if (!tensor_only(kind)) {
+    if (ops::inplace_takes_number(kind)) {
       if (auto s = to_scalar(other)) return ops::inplace_binary(kind, self, *s, *al_opt, dm);
     }
     bad_inplace_operand(op, other);

@@ -16,8 +16,10 @@ import numpy as np
 import pytest
 
 import gradtrack
+
+from helpers import to_np
 from op_db import OPS
-from test_ops import _id, _seed, apply_views, assert_values, base_arrays, leaves, to_np
+from test_ops import _id, _seed, apply_views, assert_values, base_arrays, leaves
 
 GT = gradtrack
 # Integer and bool samples check values and refusals; float64 also gradients.

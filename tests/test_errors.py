@@ -6,7 +6,6 @@ leave the tensor's values and ``_version`` unchanged. Where gradtrack's text
 cannot equal torch's, gradtrack's own text is pinned and the reason given.
 """
 
-import re
 import warnings
 
 import numpy as np
@@ -14,12 +13,9 @@ import pytest
 
 import gradtrack
 
+from helpers import torch_to_gradtrack
+
 GT = gradtrack
-
-
-def torch_to_gradtrack(message):
-    """torch's message as gradtrack spells it ('PyTorch' stays)."""
-    return re.sub(r"(?<![A-Za-z])torch", "gradtrack", message)
 
 
 def raised(fn, lib):
@@ -49,7 +45,6 @@ def setitem(t, index, value):
 
 def case(case_id, fn):
     return pytest.param(fn, id=case_id)
-
 
 
 BROADCAST = [

@@ -158,23 +158,3 @@ def test_inplace_pitfalls_print_the_same_as_torch(torch):
     theirs = _comparable(run_example("inplace_pitfalls.py", "--lib", "torch"), "torch")
     assert ours == theirs
 
-
-# ---- docstring examples ----------------------------------------------------------------------
-
-DOCTEST_MODULES = [
-    "gradtrack.nn", "gradtrack.nn.parameter", "gradtrack.nn.functional", "gradtrack.nn.init",
-    "gradtrack.nn.modules.module", "gradtrack.nn.modules.linear",
-    "gradtrack.nn.modules.activation", "gradtrack.nn.modules.container",
-    "gradtrack.nn.modules.flatten", "gradtrack.nn.modules.loss", "gradtrack.optim",
-    "gradtrack.optim.optimizer", "gradtrack.optim.sgd", "gradtrack.serialization",
-]
-
-
-@pytest.mark.parametrize("name", DOCTEST_MODULES)
-def test_docstring_examples_run(name):
-    import doctest
-    import importlib
-
-    module = importlib.import_module(name)
-    result = doctest.testmod(module, optionflags=doctest.ELLIPSIS)
-    assert result.attempted > 0 and result.failed == 0

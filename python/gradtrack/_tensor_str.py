@@ -110,7 +110,7 @@ def get_printoptions():
     Example::
 
         >>> import gradtrack
-        >>> gradtrack.get_printoptions()["precision"]
+        >>> gradtrack._tensor_str.get_printoptions()["precision"]
         4
     """
     return {name: getattr(_OPTS, name) for name in _PrintOptions.__slots__}

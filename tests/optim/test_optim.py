@@ -15,6 +15,8 @@ import pytest
 import gradtrack as gt
 from gradtrack import optim
 
+from helpers import error_of, to_np
+
 SGD_OPTIONS = [
     {},
     {"momentum": 0.9},
@@ -24,16 +26,6 @@ SGD_OPTIONS = [
     {"maximize": True},
     {"momentum": 0.5, "dampening": 0.1, "weight_decay": 0.1, "maximize": True},
 ]
-
-
-def _np(t):
-    return t.detach().numpy()
-
-
-def _error(fn):
-    with pytest.raises(Exception) as info:
-        fn()
-    return type(info.value).__name__, str(info.value)
 
 
 # ---- the update rule -----------------------------------------------------------------------
@@ -59,7 +51,7 @@ def test_sgd_matches_measured_sequences(options, expected, fused):
         opt.zero_grad()
         (w * w).sum().backward()
         opt.step()
-        seen.append(_np(w).tolist())
+        seen.append(to_np(w).tolist())
     np.testing.assert_allclose(seen, expected, rtol=1e-5, atol=1e-6)
 
 
@@ -92,7 +84,7 @@ def test_sgd_matches_numpy_on_quadratic(options):
         (ta * w ** 3 / 3 + tb * w).sum().backward()
         opt.step()
     expected = _numpy_sgd(p0, lambda p: a * p ** 2 + b, 10, 0.05, **options)
-    np.testing.assert_allclose(_np(w), expected, rtol=1e-12)
+    np.testing.assert_allclose(to_np(w), expected, rtol=1e-12)
 
 
 def test_step_bumps_version_once_and_keeps_leaf():
@@ -121,7 +113,7 @@ def test_param_without_grad_is_skipped_and_gets_no_state():
     (w * w).sum().backward()
     opt.step()
     assert v._version == 0 and v not in opt.state and w in opt.state
-    assert _np(v).tolist() == [3.0]
+    assert to_np(v).tolist() == [3.0]
     plain = optim.SGD([v], lr=0.1)
     plain.step()
     assert len(plain.state) == 0
@@ -162,7 +154,7 @@ def test_closure_runs_with_grad_and_returns_loss():
     with gt.no_grad():
         loss = opt.step(closure)
     assert loss.item() == 4.0 and calls == [True]
-    assert _np(w).tolist() == [1.0]
+    assert to_np(w).tolist() == [1.0]
 
 
 def test_lr_as_tensor():
@@ -170,7 +162,7 @@ def test_lr_as_tensor():
     opt = optim.SGD([w], lr=gt.tensor(0.5))
     (w * w).sum().backward()
     opt.step()
-    assert _np(w).tolist() == [0.0]
+    assert to_np(w).tolist() == [0.0]
 
 
 def test_param_groups_use_their_own_hyperparameters():
@@ -179,7 +171,7 @@ def test_param_groups_use_their_own_hyperparameters():
     opt = optim.SGD([{"params": [a]}, {"params": [b], "lr": 0.5, "momentum": 0.9}], lr=0.1)
     (a * a + b * b).sum().backward()
     opt.step()
-    assert _np(a).tolist() == pytest.approx([0.8]) and _np(b).tolist() == pytest.approx([0.0])
+    assert to_np(a).tolist() == pytest.approx([0.8]) and to_np(b).tolist() == pytest.approx([0.0])
     assert a not in opt.state and b in opt.state
 
 
@@ -189,7 +181,7 @@ def test_zero_grad():
     (w * w).sum().backward()
     grad = w.grad
     opt.zero_grad(set_to_none=False)
-    assert w.grad is grad and _np(grad).tolist() == [0.0, 0.0]
+    assert w.grad is grad and to_np(grad).tolist() == [0.0, 0.0]
     opt.zero_grad()
     assert w.grad is None
 
@@ -199,7 +191,7 @@ def test_differentiable_records_graph_like_torch(torch):
         w = lib.tensor([1.0, 2.0], requires_grad=True)
         opt = lib.optim.SGD([w], lr=0.1, differentiable=True)
         (w * w).sum().backward()
-        return _error(opt.step)
+        return error_of(opt.step)
 
     assert run(gt) == run(torch)
 
@@ -227,7 +219,7 @@ def _sgd_errors(lib):
         lambda: lib.optim.SGD([leaf], lr=0.1, fused=True, foreach=True),
         lambda: lib.optim.SGD([("a", leaf), leaf], lr=0.1),
     ]
-    return [_error(case) for case in cases]
+    return [error_of(case) for case in cases]
 
 
 def test_sgd_argument_errors():
@@ -345,7 +337,7 @@ def test_load_state_dict_restores_training():
         m(x).pow(2).mean().backward()
         o.step()
     for p, q in zip(model.parameters(), twin.parameters()):
-        np.testing.assert_array_equal(_np(p), _np(q))
+        np.testing.assert_array_equal(to_np(p), to_np(q))
 
 
 def test_load_state_dict_casts_buffers_to_param_dtype():
@@ -360,11 +352,11 @@ def test_load_state_dict_errors_equal_torch_text():
     _, opt = _trained_opt(gt)
     sd = opt.state_dict()
     sd["param_groups"] = sd["param_groups"][:1]
-    assert _error(lambda: opt.load_state_dict(sd)) == (
+    assert error_of(lambda: opt.load_state_dict(sd)) == (
         "ValueError", "loaded state dict has a different number of parameter groups")
     sd = opt.state_dict()
     sd["param_groups"][0]["params"] = [0]
-    assert _error(lambda: opt.load_state_dict(sd)) == (
+    assert error_of(lambda: opt.load_state_dict(sd)) == (
         "ValueError", "loaded state dict contains a parameter group that doesn't match the size "
                       "of optimizer's group")
 
@@ -457,5 +449,5 @@ def test_reassigning_parameter_out_of_place_is_caught():
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         assert w.grad is None
-    assert _error(lambda: optim.SGD([w], lr=0.1)) == (
+    assert error_of(lambda: optim.SGD([w], lr=0.1)) == (
         "ValueError", "can't optimize a non-leaf Tensor")

@@ -1,4 +1,4 @@
-"""Forward and backward of every op in tests/op_db.py.
+"""Forward and backward of every op in tests/ops/op_db.py.
 
 For each spec x sample x dtype: (1) forward vs numpy; (2) forward vs torch
 (values, dtype, shape, container type). For differentiable specs with float64
@@ -15,6 +15,8 @@ import numpy as np
 import pytest
 
 import gradtrack
+
+from helpers import to_np
 from op_db import CREATION, OPS
 
 GT = gradtrack
@@ -77,10 +79,6 @@ def float_outputs(out):
 
 def dtype_name(dtype):
     return str(dtype).split(".")[-1]
-
-
-def to_np(t):
-    return t.detach().numpy()
 
 
 def assert_values(actual, expected, rtol, atol, what=""):

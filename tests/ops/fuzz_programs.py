@@ -40,11 +40,11 @@ no_grad), no devices. Strides are not recorded; their observable effects are
 (``.view`` errors, ``.reshape``/``.contiguous`` copying or not, ``_is_view()``).
 
 ``KNOWN_GAPS`` lists the differences the fuzzer found that are gradtrack bugs: each has
-failing regression programs in tests/test_fuzz_differential.py, and while its name is
+failing regression programs in tests/ops/test_fuzz_differential.py, and while its name is
 listed the generator steers around it (or the record leaves that observable out), so
 that the fuzz slice keeps finding *new* differences. Remove a name once it is fixed.
 
-Run the loop alone: ``PYTHONPATH=python python tests/fuzz_programs.py --examples 5000
+Run the loop alone: ``PYTHONPATH=python python tests/ops/fuzz_programs.py --examples 5000
 [--seed N]`` (prints each distinct difference, minimized, and counts).
 """
 
@@ -378,7 +378,7 @@ HOOKS = ("lambda g: g * 2", "lambda g: g + 1", "lambda g: None", "lambda g: -g",
          "lambda g: g.clone()")
 
 # KNOWN_GAPS: behaviours where gradtrack is known to differ from torch. Each has a failing
-# regression test in tests/test_fuzz_differential.py; the generator steers around it (so the
+# regression test in tests/ops/test_fuzz_differential.py; the generator steers around it (so the
 # fuzz test keeps finding *other* differences) only while the name is listed here. Remove a
 # name once the lead has fixed the gap.
 KNOWN_GAPS = {
@@ -1150,7 +1150,7 @@ def programs(draw, max_steps=14):
 
 
 # ---------------------------------------------------------------------------------------------
-# The fuzz loop (run in a child process by tests/test_fuzz_differential.py, so that a crash
+# The fuzz loop (run in a child process by tests/ops/test_fuzz_differential.py, so that a crash
 # of gradtrack is reported instead of taking the test session down)
 # ---------------------------------------------------------------------------------------------
 

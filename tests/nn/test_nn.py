@@ -17,16 +17,7 @@ import gradtrack as gt
 from gradtrack import nn
 import gradtrack.nn.functional as F
 
-
-def _np(t):
-    return t.detach().numpy()
-
-
-def _error(fn):
-    """(exception type name, message) of what ``fn()`` raises."""
-    with pytest.raises(Exception) as info:
-        fn()
-    return type(info.value).__name__, str(info.value)
+from helpers import error_of, to_np
 
 
 def _to_torch_text(text):
@@ -49,7 +40,7 @@ def test_parameter_shares_version_counter_with_data():
     p = nn.Parameter(data)
     data.add_(1)
     assert p._version == 1
-    assert _np(p).tolist() == [1.0, 1.0]
+    assert to_np(p).tolist() == [1.0, 1.0]
 
 
 def test_parameter_of_non_leaf_is_a_leaf():
@@ -67,7 +58,7 @@ def test_parameter_repr():
 
 
 def test_parameter_of_integers_cannot_require_grad():
-    assert _error(lambda: nn.Parameter(gt.tensor([1, 2]))) == (
+    assert error_of(lambda: nn.Parameter(gt.tensor([1, 2]))) == (
         "RuntimeError", "Only Tensors of floating point and complex dtype can require gradients")
 
 
@@ -77,7 +68,7 @@ def test_parameter_deepcopy_copies_values_not_grad():
     q = copy.deepcopy(p)
     assert type(q) is nn.Parameter and q.requires_grad and q.is_leaf
     assert q.data_ptr() != p.data_ptr() and q.grad is None and q._version == 0
-    assert _np(q).tolist() == [1.0, 2.0]
+    assert to_np(q).tolist() == [1.0, 2.0]
 
 
 def test_parameter_matches_torch(torch):
@@ -158,21 +149,21 @@ def test_reassigning_and_deleting_attributes():
 
 def test_registration_errors_match_torch_text():
     net = Net()
-    assert _error(lambda: setattr(net, "scale", gt.ones(1))) == (
+    assert error_of(lambda: setattr(net, "scale", gt.ones(1))) == (
         "TypeError", "cannot assign 'gradtrack.FloatTensor' as parameter 'scale' "
         "(torch.nn.Parameter or None expected)")
-    assert _error(lambda: setattr(net, "fc1", 3)) == (
+    assert error_of(lambda: setattr(net, "fc1", 3)) == (
         "TypeError", "cannot assign 'int' as child module 'fc1' (torch.nn.Module or None expected)")
-    assert _error(lambda: net.register_buffer("a.b", gt.ones(1))) == (
+    assert error_of(lambda: net.register_buffer("a.b", gt.ones(1))) == (
         "KeyError", "'buffer name can\\'t contain \".\"'")
-    assert _error(lambda: net.register_buffer("fc1", gt.ones(1))) == (
+    assert error_of(lambda: net.register_buffer("fc1", gt.ones(1))) == (
         "KeyError", "\"attribute 'fc1' already exists\"")
-    assert _error(lambda: net.register_parameter("w", gt.ones(1))) == (
+    assert error_of(lambda: net.register_parameter("w", gt.ones(1))) == (
         "TypeError", "cannot assign 'gradtrack.FloatTensor' object to parameter 'w' "
         "(torch.nn.Parameter or None required)")
-    assert _error(lambda: net.missing) == (
+    assert error_of(lambda: net.missing) == (
         "AttributeError", "'Net' object has no attribute 'missing'")
-    assert _error(lambda: nn.Module().forward(1)) == (
+    assert error_of(lambda: nn.Module().forward(1)) == (
         "NotImplementedError", 'Module [Module] is missing the required "forward" function')
 
 
@@ -181,7 +172,7 @@ def test_assignment_before_init_is_refused():
         def __init__(self):
             self.w = nn.Parameter(gt.ones(1))
 
-    assert _error(Early) == (
+    assert error_of(Early) == (
         "AttributeError", "cannot assign parameters before Module.__init__() call")
 
 
@@ -194,7 +185,7 @@ def test_registration_errors_equal_torch(torch):
                    lambda: net.add_module("x.y", lib.nn.ReLU()),
                    lambda: net.register_parameter("p", lib.nn.Parameter(lib.ones(1)) * 2),
                    lambda: getattr(net, "nope")):
-            out.append(_error(fn))
+            out.append(error_of(fn))
         return out
 
     assert [(k, _to_torch_text(m)) for k, m in messages(gt)] == messages(torch)
@@ -223,7 +214,7 @@ def test_train_eval_propagate():
     assert not net.training and not net.fc1.training and not net.act.training
     net.train()
     assert all(m.training for m in net.modules())
-    assert _error(lambda: net.train("yes")) == (
+    assert error_of(lambda: net.train("yes")) == (
         "ValueError", "training mode is expected to be boolean")
 
 
@@ -242,7 +233,7 @@ def test_zero_grad_set_to_none_false_keeps_object_and_zeroes():
     version = grad._version
     lin.zero_grad(set_to_none=False)
     assert lin.weight.grad is grad
-    assert _np(grad).tolist() == [[0.0, 0.0]]
+    assert to_np(grad).tolist() == [[0.0, 0.0]]
     assert grad._version == version + 1 and not grad.requires_grad
 
 
@@ -280,7 +271,7 @@ def test_apply_for_custom_init_bumps_versions_like_torch():
 
     net = nn.Sequential(nn.Linear(3, 3), nn.Tanh(), nn.Linear(3, 1)).apply(init_weights)
     assert [p._version for p in net.parameters()] == [2, 2, 2, 2]
-    assert _np(net[0].bias).tolist() == [0.0, 0.0, 0.0]
+    assert to_np(net[0].bias).tolist() == [0.0, 0.0, 0.0]
 
 
 def test_deepcopy_module_is_independent():
@@ -309,7 +300,7 @@ def test_get_submodule_and_parameter():
     net = nn.Sequential(nn.Linear(2, 2), nn.Sequential(nn.Linear(2, 1)))
     assert net.get_submodule("1.0") is net[1][0]
     assert net.get_parameter("1.0.bias") is net[1][0].bias
-    assert _error(lambda: net.get_submodule("1.x")) == (
+    assert error_of(lambda: net.get_submodule("1.x")) == (
         "AttributeError", "Sequential has no attribute `x`")
 
 
@@ -373,7 +364,7 @@ def test_sequential_indexing_len_iteration():
     sub = seq[1:]
     assert type(sub) is nn.Sequential and list(sub) == [b, c]
     assert list(sub._modules) == ["1", "2"]
-    assert _error(lambda: seq[3]) == ("IndexError", "index 3 is out of range")
+    assert error_of(lambda: seq[3]) == ("IndexError", "index 3 is out of range")
     out = seq(gt.ones(4, 2))
     assert out.shape == gt.Size([4, 1])
     del seq[0]
@@ -422,7 +413,7 @@ def test_load_state_dict_error_texts():
     lin = nn.Linear(2, 1)
     sd = lin.state_dict()
     del sd["bias"]
-    assert _error(lambda: lin.load_state_dict(sd)) == (
+    assert error_of(lambda: lin.load_state_dict(sd)) == (
         "RuntimeError",
         'Error(s) in loading state_dict for Linear:\n\tMissing key(s) in state_dict: "bias". ')
     sd = lin.state_dict()
@@ -430,13 +421,13 @@ def test_load_state_dict_error_texts():
     sd["sub.x"] = gt.ones(1)
     sd["weight"] = gt.ones(3, 2)
     del sd["bias"]
-    assert _error(lambda: lin.load_state_dict(sd)) == (
+    assert error_of(lambda: lin.load_state_dict(sd)) == (
         "RuntimeError",
         'Error(s) in loading state_dict for Linear:\n\tMissing key(s) in state_dict: "bias". '
         '\n\tUnexpected key(s) in state_dict: "extra", "sub.x". \n\tsize mismatch for weight: '
         "copying a param with shape gradtrack.Size([3, 2]) from checkpoint, the shape in "
         "current model is gradtrack.Size([1, 2]).")
-    assert _error(lambda: lin.load_state_dict([1])) == (
+    assert error_of(lambda: lin.load_state_dict([1])) == (
         "TypeError", "Expected state_dict to be dict-like, got <class 'list'>.")
 
 
@@ -498,8 +489,8 @@ def test_linear_default_init_versions_and_bounds():
     assert (lin.weight._version, lin.bias._version) == (1, 1)
     assert lin.weight.is_leaf and type(lin.weight) is nn.Parameter
     bound = 1 / math.sqrt(400)
-    w = _np(lin.weight)
-    assert np.abs(w).max() <= bound and np.abs(_np(lin.bias)).max() <= bound
+    w = to_np(lin.weight)
+    assert np.abs(w).max() <= bound and np.abs(to_np(lin.bias)).max() <= bound
     # U(-b, b) has std b / sqrt(3); 120000 samples pin it within 1%.
     assert abs(w.std() - bound / math.sqrt(3)) < 0.01 * bound
     assert abs(w.mean()) < 0.01 * bound
@@ -526,11 +517,11 @@ def test_linear_matches_numpy_forward_and_backward():
     lin = nn.Linear(3, 2)
     x = gt.tensor([[1.0, 2.0, 3.0], [-1.0, 0.5, 2.0]])
     out = lin(x)
-    w, b = _np(lin.weight), _np(lin.bias)
-    np.testing.assert_allclose(_np(out), _np(x) @ w.T + b, rtol=1e-6)
+    w, b = to_np(lin.weight), to_np(lin.bias)
+    np.testing.assert_allclose(to_np(out), to_np(x) @ w.T + b, rtol=1e-6)
     out.sum().backward()
-    np.testing.assert_allclose(_np(lin.weight.grad), np.ones((2, 2)).T @ _np(x), rtol=1e-6)
-    np.testing.assert_allclose(_np(lin.bias.grad), [2.0, 2.0])
+    np.testing.assert_allclose(to_np(lin.weight.grad), np.ones((2, 2)).T @ to_np(x), rtol=1e-6)
+    np.testing.assert_allclose(to_np(lin.bias.grad), [2.0, 2.0])
 
 
 def test_linear_dtype_and_identity():
@@ -544,13 +535,13 @@ def test_linear_dtype_and_identity():
 
 def test_activation_modules_match_numpy():
     x = gt.tensor([[-1.0, 0.5, 2.0]])
-    a = _np(x)
-    np.testing.assert_allclose(_np(nn.ReLU()(x)), np.maximum(a, 0))
-    np.testing.assert_allclose(_np(nn.Sigmoid()(x)), 1 / (1 + np.exp(-a)), rtol=1e-6)
-    np.testing.assert_allclose(_np(nn.Tanh()(x)), np.tanh(a), rtol=1e-6)
+    a = to_np(x)
+    np.testing.assert_allclose(to_np(nn.ReLU()(x)), np.maximum(a, 0))
+    np.testing.assert_allclose(to_np(nn.Sigmoid()(x)), 1 / (1 + np.exp(-a)), rtol=1e-6)
+    np.testing.assert_allclose(to_np(nn.Tanh()(x)), np.tanh(a), rtol=1e-6)
     e = np.exp(a - a.max())
-    np.testing.assert_allclose(_np(nn.Softmax(dim=1)(x)), e / e.sum(), rtol=1e-6)
-    np.testing.assert_allclose(_np(nn.LogSoftmax(dim=1)(x)), np.log(e / e.sum()), rtol=1e-5)
+    np.testing.assert_allclose(to_np(nn.Softmax(dim=1)(x)), e / e.sum(), rtol=1e-6)
+    np.testing.assert_allclose(to_np(nn.LogSoftmax(dim=1)(x)), np.log(e / e.sum()), rtol=1e-5)
     assert nn.Flatten()(gt.zeros(2, 3, 4)).shape == gt.Size([2, 12])
 
 
@@ -558,7 +549,7 @@ def test_relu_inplace_module_writes_input():
     x = gt.tensor([-1.0, 2.0])
     assert nn.ReLU(inplace=True)(x) is x and x._version == 1
     leaf = gt.tensor([-1.0, 2.0], requires_grad=True)
-    assert _error(lambda: nn.ReLU(inplace=True)(leaf)) == (
+    assert error_of(lambda: nn.ReLU(inplace=True)(leaf)) == (
         "RuntimeError", "a leaf Variable that requires grad is being used in an in-place "
         "operation.")
 
@@ -586,18 +577,18 @@ def test_cross_entropy_matches_numpy():
     np.testing.assert_allclose(loss.item(), expected, rtol=1e-6)
     loss.backward()
     onehot = np.eye(4)[t]
-    np.testing.assert_allclose(_np(logits.grad), (np.exp(logp) - onehot) / 5, atol=1e-7)
+    np.testing.assert_allclose(to_np(logits.grad), (np.exp(logp) - onehot) / 5, atol=1e-7)
 
 
 def test_mse_loss_matches_numpy():
     a = gt.tensor([[1.0, 2.0], [3.0, 5.0]], requires_grad=True)
     b = gt.tensor([[0.0, 2.0], [1.0, 1.0]])
-    diff = _np(a) - _np(b)
+    diff = to_np(a) - to_np(b)
     assert F.mse_loss(a, b).item() == pytest.approx((diff ** 2).mean())
     assert F.mse_loss(a, b, reduction="sum").item() == pytest.approx((diff ** 2).sum())
-    np.testing.assert_allclose(_np(F.mse_loss(a, b, reduction="none")), diff ** 2)
+    np.testing.assert_allclose(to_np(F.mse_loss(a, b, reduction="none")), diff ** 2)
     F.mse_loss(a, b).backward()
-    np.testing.assert_allclose(_np(a.grad), 2 * diff / 4)
+    np.testing.assert_allclose(to_np(a.grad), 2 * diff / 4)
 
 
 # ---- functional against torch ------------------------------------------------------------------
@@ -717,7 +708,7 @@ def test_functional_argument_errors_match_torch(torch):
             lambda: fmod.linear(x, lib.zeros(2, 4)),
             lambda: fmod.softmax(x, 5),
         ]
-        return [_error(case) for case in cases]
+        return [error_of(case) for case in cases]
 
     ours = run(gt, F)
     theirs = run(torch, torch.nn.functional)
@@ -746,7 +737,7 @@ def test_weighted_mse_matches_torch(torch):
         ours = F.mse_loss(gt.tensor(a), gt.tensor(b), reduction=reduction, weight=gt.tensor(w))
         theirs = torch.nn.functional.mse_loss(torch.tensor(a), torch.tensor(b),
                                               reduction=reduction, weight=torch.tensor(w))
-        np.testing.assert_allclose(_np(ours), theirs.numpy(), rtol=1e-6)
+        np.testing.assert_allclose(to_np(ours), theirs.numpy(), rtol=1e-6)
 
 
 def test_softmax_dtype_argument():
@@ -789,7 +780,7 @@ def test_init_distributions_match_closed_forms():
         (lambda: nn.init.normal_(t, 0, 0.25), 0.25, "normal"),
     ]
     for fill, scale, kind in cases:
-        values = _np(fill())
+        values = to_np(fill())
         if kind == "uniform":
             assert np.abs(values).max() <= scale
             assert values.std() == pytest.approx(scale / math.sqrt(3), rel=0.02)
@@ -799,9 +790,9 @@ def test_init_distributions_match_closed_forms():
 
 
 def test_constant_fills():
-    assert _np(nn.init.constant_(gt.empty(3), 0.5)).tolist() == [0.5] * 3
-    assert _np(nn.init.ones_(gt.empty(2))).tolist() == [1.0, 1.0]
-    assert _np(nn.init.zeros_(gt.empty(2))).tolist() == [0.0, 0.0]
+    assert to_np(nn.init.constant_(gt.empty(3), 0.5)).tolist() == [0.5] * 3
+    assert to_np(nn.init.ones_(gt.empty(2))).tolist() == [1.0, 1.0]
+    assert to_np(nn.init.zeros_(gt.empty(2))).tolist() == [0.0, 0.0]
 
 
 def test_calculate_gain_closed_forms():
@@ -825,7 +816,7 @@ def test_init_errors_match_torch(torch):
             lambda: init.kaiming_uniform_(gt.empty(2, 2) if init is nn.init
                                           else torch.empty(2, 2), mode="fan_avg"),
         ]
-        return [_error(case) for case in cases]
+        return [error_of(case) for case in cases]
 
     assert run(nn.init) == run(torch.nn.init)
     for name in ("linear", "tanh", "relu", "leaky_relu", "selu", "sigmoid"):
@@ -843,7 +834,7 @@ def test_kaiming_on_zero_element_tensor_warns():
 
 def test_direct_inplace_on_parameter_is_refused():
     lin = nn.Linear(4, 1)
-    assert _error(lambda: lin.weight.normal_()) == (
+    assert error_of(lambda: lin.weight.normal_()) == (
         "RuntimeError", "a leaf Variable that requires grad is being used in an in-place "
         "operation.")
     assert lin.weight._version == 1

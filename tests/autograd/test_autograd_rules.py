@@ -12,81 +12,13 @@ Two kinds of tests:
   libraries and compare the outcomes (``torch`` spelled ``gradtrack``).
 """
 
-import re
 import warnings
 
 import pytest
 
 import gradtrack
 
-# ---- parity helpers (the same few lines head every autograd test file) ----------------------
-
-_TRIGGERED = re.compile(r" ?\(Triggered internally at [^)]*\)\.?")
-
-
-@pytest.fixture(params=["gradtrack", "torch"])
-def lib(request):
-    if request.param == "torch":
-        return pytest.importorskip("torch")
-    return gradtrack
-
-
-def spell(text, lib):
-    """The reference text (written with ``torch``) as ``lib`` must say it."""
-    return text.replace("torch", lib.__name__)
-
-
-def _is_tensor(v):
-    return hasattr(v, "grad_fn") and hasattr(v, "dtype") and hasattr(v, "_version")
-
-
-def _round(v):
-    if isinstance(v, list):
-        return [_round(i) for i in v]
-    if isinstance(v, float):
-        return round(v, 4)
-    return v
-
-
-def summary(v):
-    """A plain-Python picture of a result, comparable between torch and gradtrack."""
-    if isinstance(v, (list, tuple)):
-        return [summary(i) for i in v]
-    if isinstance(v, dict):
-        return {k: summary(i) for k, i in v.items()}
-    if _is_tensor(v):
-        try:
-            fn = v.grad_fn
-            name = None if fn is None else type(fn).__name__
-        except RuntimeError:
-            name = "<Invalid>"
-        return ("tensor", str(v.dtype).split(".")[-1], list(v.shape), _round(v.detach().tolist()),
-                v.requires_grad, name)
-    if isinstance(v, str):
-        return _TRIGGERED.sub("", v).replace("torch", "gradtrack")
-    if isinstance(v, float):
-        return round(v, 4)
-    return v
-
-
-def outcome(lib, scenario):
-    try:
-        return ("ok", summary(scenario(lib)))
-    except Exception as e:  # the error is the observable result
-        return (type(e).__name__, summary(str(e)))
-
-
-def same(scenario):
-    """Runs ``scenario(lib)`` with torch and gradtrack; the outcomes must match."""
-    torch = pytest.importorskip("torch")
-    expected = outcome(torch, scenario)
-    assert outcome(gradtrack, scenario) == expected
-
-
-def raises(lib, exc, text, fn):
-    with pytest.raises(exc) as info:
-        fn()
-    assert _TRIGGERED.sub("", str(info.value)) == spell(text, lib)
+from helpers import raises, same, TRIGGERED
 
 
 # ============================================================================================
@@ -271,7 +203,7 @@ def test_non_leaf_grad_read_warns_with_exact_text(lib):
         warnings.simplefilter("always")
         assert y.grad is None
     assert [c.category for c in caught] == [UserWarning]
-    assert _TRIGGERED.sub("", str(caught[0].message)) == NON_LEAF_GRAD_WARNING
+    assert TRIGGERED.sub("", str(caught[0].message)) == NON_LEAF_GRAD_WARNING
     assert caught[0].filename == __file__  # attributed to the line that read .grad
 
 

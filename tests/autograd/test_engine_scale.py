@@ -8,15 +8,9 @@ import pytest
 
 import gradtrack
 
+from helpers import round4
+
 DEPTH = 100_000
-
-
-def _round(v):
-    if isinstance(v, list):
-        return [_round(i) for i in v]
-    if isinstance(v, float):
-        return round(v, 4)
-    return v
 
 
 def same(scenario):
@@ -81,7 +75,7 @@ def test_deep_chain_matches_torch():
         for i in range(2000):
             y = (y * 0.999 + 0.001).tanh() if i % 2 else y.sigmoid() * 1.5
         y.sum().backward()
-        return _round(x.grad.tolist())
+        return round4(x.grad.tolist())
 
     same(scenario)
 
@@ -142,7 +136,7 @@ def test_accumulation_across_branches_and_diamonds():
         c = b * a + x
         d = c[0] * c[1] + (c * w).sum()
         d.backward()
-        return _round(x.grad.tolist()), _round(w.grad.tolist())
+        return round4(x.grad.tolist()), round4(w.grad.tolist())
 
     same(scenario)
 

@@ -1,4 +1,4 @@
-"""The op table that drives tests/test_ops.py: one ``OpSpec`` per op variant.
+"""The op table that drives tests/ops/test_ops.py: one ``OpSpec`` per op variant.
 
 Each spec's ``fn(lib, *xs)`` is written once against a module argument: ``lib``
 is ``gradtrack`` or ``torch`` (and ``numpy`` when ``ref`` is left out, for the

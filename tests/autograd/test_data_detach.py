@@ -6,77 +6,9 @@ torch run checks the reference and is skipped without torch). ``same(scenario)``
 tests run one scenario with both libraries and compare outcomes.
 """
 
-import re
-
 import pytest
 
-import gradtrack
-
-# ---- parity helpers (the same few lines head every autograd test file) ----------------------
-
-_TRIGGERED = re.compile(r" ?\(Triggered internally at [^)]*\)\.?")
-
-
-@pytest.fixture(params=["gradtrack", "torch"])
-def lib(request):
-    if request.param == "torch":
-        return pytest.importorskip("torch")
-    return gradtrack
-
-
-def spell(text, lib):
-    return text.replace("torch", lib.__name__)
-
-
-def _is_tensor(v):
-    return hasattr(v, "grad_fn") and hasattr(v, "dtype") and hasattr(v, "_version")
-
-
-def _round(v):
-    if isinstance(v, list):
-        return [_round(i) for i in v]
-    if isinstance(v, float):
-        return round(v, 4)
-    return v
-
-
-def summary(v):
-    if isinstance(v, (list, tuple)):
-        return [summary(i) for i in v]
-    if isinstance(v, dict):
-        return {k: summary(i) for k, i in v.items()}
-    if _is_tensor(v):
-        try:
-            fn = v.grad_fn
-            name = None if fn is None else type(fn).__name__
-        except RuntimeError:
-            name = "<Invalid>"
-        return ("tensor", str(v.dtype).split(".")[-1], list(v.shape), _round(v.detach().tolist()),
-                v.requires_grad, name)
-    if isinstance(v, str):
-        return _TRIGGERED.sub("", v).replace("torch", "gradtrack")
-    if isinstance(v, float):
-        return round(v, 4)
-    return v
-
-
-def outcome(lib, scenario):
-    try:
-        return ("ok", summary(scenario(lib)))
-    except Exception as e:
-        return (type(e).__name__, summary(str(e)))
-
-
-def same(scenario):
-    torch = pytest.importorskip("torch")
-    expected = outcome(torch, scenario)
-    assert outcome(gradtrack, scenario) == expected
-
-
-def raises(lib, exc, text, fn):
-    with pytest.raises(exc) as info:
-        fn()
-    assert _TRIGGERED.sub("", str(info.value)) == spell(text, lib)
+from helpers import raises, same, spell
 
 
 HINT = (" Hint: enable anomaly detection to find the operation that failed to compute its "

@@ -1,6 +1,6 @@
 """Differential fuzzing against torch 2.13: random autograd programs, compared step by step.
 
-``tests/fuzz_programs.py`` generates programs (leaves, arithmetic with tensors and
+``tests/ops/fuzz_programs.py`` generates programs (leaves, arithmetic with tensors and
 numbers, pow/exp/log/sigmoid/tanh/relu and more unary ops, softmax, maximum/minimum, where,
 masked_fill, reductions (sum/mean/max/min/amax/argmax/prod), matmul/mv/dot/outer, cat/stack,
 views and indexing (split/chunk/unbind/narrow/select, gather/scatter_add), in-place writes
@@ -15,16 +15,16 @@ error (type and message, ``torch`` spelled ``gradtrack``).
   process (a gradtrack crash is reported with its minimized program instead of killing
   the session). Default: ``DEFAULT_EXAMPLES`` programs, ~35 s on 2 cores. A long run::
 
-      GRADTRACK_FUZZ_EXAMPLES=20000 python -m pytest tests/test_fuzz_differential.py -q
+      GRADTRACK_FUZZ_EXAMPLES=20000 python -m pytest tests/ops/test_fuzz_differential.py -q
 
   and, to explore beyond the fixed slice, pick a seed (each seed is another slice)::
 
       GRADTRACK_FUZZ_SEED=7 GRADTRACK_FUZZ_EXAMPLES=10000 python -m pytest \\
-          tests/test_fuzz_differential.py -q -k fuzz_differential
+          tests/ops/test_fuzz_differential.py -q -k fuzz_differential
 
   The fuzz loop alone, with its report on stdout::
 
-      PYTHONPATH=python python tests/fuzz_programs.py --examples 5000 --seed 3
+      PYTHONPATH=python python tests/ops/fuzz_programs.py --examples 5000 --seed 3
 
 * Every difference the fuzzer found is a hand-written regression program below. Those
   that fail are gradtrack bugs; the generator steers around each of them while its name

@@ -19,6 +19,8 @@ import pytest
 
 import gradtrack
 
+from helpers import torch_to_gradtrack
+
 FILE = __file__
 VERSION_PREFIX = ("one of the variables needed for gradient computation has been modified by an "
                   "inplace operation: ")
@@ -56,10 +58,6 @@ def failure(scenario, lib=gradtrack):
 
 def notes(error):
     return getattr(error, "__notes__", None)
-
-
-def torch_to_gradtrack(message):
-    return re.sub(r"(?<![A-Za-z])torch", "gradtrack", message)
 
 
 @pytest.fixture(autouse=True)

@@ -1,0 +1,110 @@
+"""Helpers shared by the test files (imported as ``from helpers import ...``).
+
+pyproject's ``[tool.pytest.ini_options] pythonpath`` puts ``tests/`` on ``sys.path``,
+so a test file in any subfolder imports this module the same way. The ``lib`` and
+``torch`` fixtures are in ``tests/conftest.py``.
+
+Parity helpers (the autograd tests): ``lib``-parametrized tests pin the text
+measured in PyTorch 2.13 with ``raises`` and ``spell``; ``same(scenario)`` runs one
+scenario written against ``lib`` with both libraries and compares the outcomes
+(``torch`` spelled ``gradtrack``).
+"""
+
+import re
+
+import pytest
+
+import gradtrack
+
+# ---- parity helpers -------------------------------------------------------------------------
+
+TRIGGERED = re.compile(r" ?\(Triggered internally at [^)]*\)\.?")
+
+
+def spell(text, lib):
+    """The reference text (written with ``torch``) as ``lib`` must say it."""
+    return text.replace("torch", lib.__name__)
+
+
+def is_tensor(v):
+    return hasattr(v, "grad_fn") and hasattr(v, "dtype") and hasattr(v, "_version")
+
+
+def round4(v):
+    """``v`` (a float or a nested list of them) rounded to 4 decimals."""
+    if isinstance(v, list):
+        return [round4(i) for i in v]
+    if isinstance(v, float):
+        return round(v, 4)
+    return v
+
+
+def summary(v):
+    """A plain-Python picture of a result, comparable between torch and gradtrack."""
+    if isinstance(v, (list, tuple)):
+        return [summary(i) for i in v]
+    if isinstance(v, dict):
+        return {k: summary(i) for k, i in v.items()}
+    if is_tensor(v):
+        try:
+            fn = v.grad_fn
+            name = None if fn is None else type(fn).__name__
+        except RuntimeError:
+            name = "<Invalid>"
+        return ("tensor", str(v.dtype).split(".")[-1], list(v.shape), round4(v.detach().tolist()),
+                v.requires_grad, name)
+    if isinstance(v, str):
+        return TRIGGERED.sub("", v).replace("torch", "gradtrack")
+    if isinstance(v, float):
+        return round(v, 4)
+    return v
+
+
+def outcome(lib, scenario):
+    try:
+        return ("ok", summary(scenario(lib)))
+    except Exception as e:  # the error is the observable result
+        return (type(e).__name__, summary(str(e)))
+
+
+def same(scenario):
+    """Runs ``scenario(lib)`` with torch and gradtrack; the outcomes must match."""
+    torch = pytest.importorskip("torch")
+    expected = outcome(torch, scenario)
+    assert outcome(gradtrack, scenario) == expected
+
+
+def raises(lib, exc, text, fn):
+    """``fn()`` raises ``exc`` with the reference ``text`` as ``lib`` spells it."""
+    with pytest.raises(exc) as info:
+        fn()
+    assert TRIGGERED.sub("", str(info.value)) == spell(text, lib)
+
+
+# ---- autograd graph nodes -------------------------------------------------------------------
+
+def name(node):
+    """A grad_fn's class name (None for None)."""
+    return None if node is None else type(node).__name__
+
+
+def nexts(node):
+    return [(name(n), i) for n, i in node.next_functions]
+
+
+# ---- tensors and errors ---------------------------------------------------------------------
+
+def to_np(t):
+    return t.detach().numpy()
+
+
+def error_of(fn):
+    """(exception type name, message) of what ``fn()`` raises."""
+    with pytest.raises(Exception) as info:
+        fn()
+    return type(info.value).__name__, str(info.value)
+
+
+def torch_to_gradtrack(message):
+    """torch's message as gradtrack spells it ('PyTorch' stays)."""
+    return re.sub(r"(?<![A-Za-z])torch", "gradtrack", message)

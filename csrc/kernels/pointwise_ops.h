@@ -21,7 +21,7 @@
 //
 // Adding an elementwise op: one row here, its kernel functor in
 // kernels/elementwise.cpp, its formula row in autograd/formulas.cpp, its row in
-// tests/op_db.py. Nothing else.
+// tests/ops/op_db.py. Nothing else.
 #pragma once
 
 // Unary ops: a Tensor method, a module function and an in-place method each.

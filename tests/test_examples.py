@@ -178,3 +178,12 @@ def test_docstring_examples_run(name):
     module = importlib.import_module(name)
     result = doctest.testmod(module, optionflags=doctest.ELLIPSIS)
     assert result.attempted > 0 and result.failed == 0
+
+
+# ---- custom_function.py --------------------------------------------------------------------
+
+def test_custom_function_example():
+    out = run_example("custom_function.py")
+    assert "grad_fn: SoftClampExpBackward" in out
+    assert "recovered rate = 0.700" in out
+    assert "gradcheck: True" in out

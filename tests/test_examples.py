@@ -158,3 +158,11 @@ def test_inplace_pitfalls_print_the_same_as_torch(torch):
     theirs = _comparable(run_example("inplace_pitfalls.py", "--lib", "torch"), "torch")
     assert ours == theirs
 
+
+# ---- custom_function.py --------------------------------------------------------------------
+
+def test_custom_function_example():
+    out = run_example("custom_function.py")
+    assert "grad_fn: SoftClampExpBackward" in out
+    assert "recovered rate = 0.700" in out
+    assert "gradcheck: True" in out

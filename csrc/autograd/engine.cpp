@@ -316,7 +316,11 @@ TensorList run_backward(const std::vector<Edge>& roots, const TensorList& grads,
     if (any) {
       // A node that received no gradient at all still releases its inputs'
       // dependency counts below, but does not run.
-      if (grads.size() < node->num_outputs() || node->num_outputs() > 1) fill_missing(*node, grads);
+      if (!node->materialize_grads()) {
+        grads.resize(node->num_outputs());
+      } else if (grads.size() < node->num_outputs() || node->num_outputs() > 1) {
+        fill_missing(*node, grads);
+      }
       partner = fusable_partner(*node, grads);
     }
     if (partner) {

@@ -56,6 +56,10 @@ std::string forward_op_name(const std::string& name) {
     std::string digits = name.substr(end);
     return name.substr(0, end - kSuffix.size()) + (digits == "0" ? "" : digits);
   }
+  // A custom Function's node is "<Class>Backward", without a number.
+  if (name.size() > kSuffix.size() &&
+      name.compare(name.size() - kSuffix.size(), kSuffix.size(), kSuffix) == 0)
+    return name.substr(0, name.size() - kSuffix.size());
   return name;
 }
 

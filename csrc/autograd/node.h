@@ -82,6 +82,9 @@ class Node : public std::enable_shared_from_this<Node> {
   /// Drops saved tensors after a backward without retain_graph.
   virtual void release_variables() {}
   virtual bool is_accumulate_grad() const { return false; }
+  /// Whether the engine fills gradients that did not arrive with zeros before
+  /// apply() (a custom Function can ask for undefined ones instead).
+  virtual bool materialize_grads() const { return true; }
 
   uint64_t sequence_nr() const { return seq_; }
   void set_sequence_nr(uint64_t s) { seq_ = s; }

@@ -53,7 +53,7 @@ std::string version_message(const Tensor& t, const std::shared_ptr<Node>& produc
 
 }  // namespace
 
-Tensor SavedTensor::unpack(const std::shared_ptr<Node>& owner) const {
+Tensor SavedTensor::unpack(const std::shared_ptr<Node>& owner, bool attach_always) const {
   if (released_) {
     throw Error(second_backward_message(), Provenance::enabled() ? freed_graph_note(*owner) : "");
   }
@@ -77,7 +77,7 @@ Tensor SavedTensor::unpack(const std::shared_ptr<Node>& owner) const {
     std::string note = Provenance::enabled() ? version_error_note(data_, *owner, version_) : "";
     throw Error(version_message(data_, producer, out_nr, current, version_), note);
   }
-  if (is_output_ && requires_grad_ && GradMode::is_enabled()) {
+  if (is_output_ && requires_grad_ && (attach_always || GradMode::is_enabled())) {
     // Double backward needs the output to carry its node again.
     Tensor t = alias_with_geometry(data_, data_.sizes(), data_.strides(), data_->offset());
     auto& m = materialize_meta(t);

@@ -23,7 +23,10 @@ class SavedTensor {
   SavedTensor(const Tensor& t, bool is_output, bool inplace_on_view = false);
 
   /// The saved value; throws PyTorch's errors if released or overwritten.
-  Tensor unpack(const std::shared_ptr<Node>& owner) const;
+  /// A saved output gets `owner` back as its grad_fn when grad mode is on
+  /// (double backward), or always with `attach_always` (what a custom
+  /// Function's ctx.saved_tensors shows).
+  Tensor unpack(const std::shared_ptr<Node>& owner, bool attach_always = false) const;
   void release() {
     data_ = Tensor();
     released_ = true;

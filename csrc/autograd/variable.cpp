@@ -137,7 +137,9 @@ void check_view_rebase(const Tensor& t, bool indirect) {
       m->grad_fn ? str_cat("Output ", m->output_nr, " of ", forward_op_name(m->grad_fn->name()))
                  : std::string();
   std::string msg;
-  if (v.creation_meta != CreationMeta::MultiOutputNode || !m->grad_fn) {
+  const bool named_view = v.creation_meta == CreationMeta::MultiOutputNode ||
+                          v.creation_meta == CreationMeta::InCustomFunction;
+  if (!named_view || !m->grad_fn) {
     const std::string prefix =
         m->grad_fn ? named + " is a view of a view which was" : std::string("A view was");
     msg = v.creation_meta == CreationMeta::InferenceMode
@@ -164,6 +166,13 @@ void check_view_rebase(const Tensor& t, bool indirect) {
     case CreationMeta::InferenceMode:
       msg += str_cat(clarify, "inference_mode block (if you don't want the inplace to be tracked) "
                               "or both outside (if you want the inplace to be tracked).");
+      break;
+    case CreationMeta::InCustomFunction:
+      msg += " This view was created inside a custom Function (or because an input was returned "
+             "as-is) and the autograd logic to handle view+inplace would override the custom "
+             "backward associated with the custom Function, leading to incorrect gradients. This "
+             "behavior is forbidden. You can fix this by cloning the output of the custom "
+             "Function.";
       break;
     case CreationMeta::Default:
       break;

@@ -10,7 +10,13 @@ namespace gradtrack::autograd {
 
 /// How a view came to be; decides whether writing through it is allowed
 /// (as PyTorch 2.13).
-enum class CreationMeta : uint8_t { Default, NoGradMode, InferenceMode, MultiOutputNode };
+enum class CreationMeta : uint8_t {
+  Default,
+  NoGradMode,
+  InferenceMode,
+  MultiOutputNode,
+  InCustomFunction  // made inside a custom Function, or an input it returned unchanged
+};
 
 /// NOTE [Views and their base]
 /// Every view remembers the root tensor it aliases (`base`; a view of a view

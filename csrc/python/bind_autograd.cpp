@@ -15,6 +15,7 @@ namespace gradtrack::python {
 namespace ag = autograd;
 
 py::object node_object(const std::shared_ptr<ag::Node>& node);
+py::object function_ctx(const ag::Node& node);
 
 namespace {
 
@@ -430,6 +431,8 @@ void bind_modes(py::module_& m) {
 
 py::object node_object(const std::shared_ptr<ag::Node>& node) {
   if (!node) return py::none();
+  // A custom Function's node is its ctx object, as in PyTorch (grad_fn is ctx).
+  if (py::object ctx = function_ctx(*node)) return ctx;
   py::object o = py::cast(node);
   PyObject* want = node_type(ag::short_name(node->name()));
   if (reinterpret_cast<PyObject*>(Py_TYPE(o.ptr())) != want) o.attr("__class__") = py::handle(want);

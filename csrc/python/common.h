@@ -101,5 +101,6 @@ void init_dtype(py::module_& m);
 void init_tensor(py::module_& m);
 void init_ops(py::module_& m);
 void init_autograd(py::module_& m);
+void init_function(py::module_& m);
 
 }  // namespace gradtrack::python

@@ -68,6 +68,7 @@ PYBIND11_MODULE(_C, m) {
   };
   init_dtype(m);
   init_autograd(m);
+  init_function(m);
   init_tensor(m);
   init_ops(m);
   install_argument_errors(m);

@@ -1,0 +1,338 @@
+"""Custom differentiable operations: subclass :class:`Function`.
+
+>>> import gradtrack
+>>> from gradtrack.autograd import Function
+>>> class Cube(Function):
+...     @staticmethod
+...     def forward(ctx, x):
+...         ctx.save_for_backward(x)
+...         return x ** 3
+...     @staticmethod
+...     def backward(ctx, grad):
+...         x, = ctx.saved_tensors
+...         return 3 * x ** 2 * grad
+>>> x = gradtrack.tensor([1.0, 2.0], requires_grad=True)
+>>> y = Cube.apply(x)
+>>> y.grad_fn.name()
+'CubeBackward'
+>>> y.sum().backward()
+>>> x.grad
+tensor([ 3., 12.])
+
+The node recorded for a call is a C++ graph node like any op's (its saved
+tensors go through the same version check); its backward calls back into
+Python. ``y.grad_fn`` is the ``ctx`` object the forward and backward saw.
+"""
+
+import functools
+import inspect
+import warnings
+
+from .. import _C
+from ..utils.hooks import RemovableHandle, check_hook_values
+from .grad_mode import no_grad
+
+__all__ = ["Function", "FunctionCtx", "BackwardCFunction", "once_differentiable"]
+
+_Tensor = _C.Tensor
+
+
+class FunctionCtx:
+    """What ``forward`` (or ``setup_context``) uses to pass state to ``backward``."""
+
+    def save_for_backward(self, *tensors):
+        """Saves tensors (or None) for ``backward``, read back as ``ctx.saved_tensors``.
+
+        Saved tensors are checked like the ones built-in ops save: modifying one
+        in place before backward makes backward raise.
+        """
+        self.to_save = tensors
+
+    def mark_dirty(self, *args):
+        """Marks input tensors that ``forward`` modified in place (they must be returned)."""
+        self.dirty_tensors = args
+
+    def mark_non_differentiable(self, *args):
+        """Marks outputs that get no gradient (``backward`` still receives a zero one)."""
+        self.non_differentiable = args
+
+    def set_materialize_grads(self, value):
+        """With False, ``backward`` gets None instead of zeros for outputs that got no gradient."""
+        self.materialize_grads = value
+
+
+class _NodeMixin:
+    """The graph-node side of ``ctx`` (``y.grad_fn is ctx``), backed by the C++ node."""
+
+    def _cdata(self):
+        ref = getattr(self, "_node_ref", None)
+        if ref is None:
+            raise RuntimeError("this Function's backward node was not recorded (nothing required "
+                               "grad, or grad mode was off)")
+        return ref.node()
+
+    def name(self):
+        return type(self).__name__
+
+    @property
+    def next_functions(self):
+        return self._cdata().next_functions
+
+    @property
+    def metadata(self):
+        if "_metadata" not in self.__dict__:
+            self._metadata = {}
+        return self._metadata
+
+    def _sequence_nr(self):
+        return self._cdata()._sequence_nr()
+
+    def register_hook(self, fn):
+        """Calls ``fn(grad_inputs, grad_outputs)`` after the backward ran."""
+        def checked(grad_inputs, grad_outputs):
+            return check_hook_values(fn, grad_inputs, fn(grad_inputs, grad_outputs))
+
+        return RemovableHandle(self._cdata()._register_hook(checked))
+
+    def register_prehook(self, fn):
+        """Calls ``fn(grad_outputs)`` before the backward runs."""
+        def checked(grad_outputs):
+            return check_hook_values(fn, grad_outputs, fn(grad_outputs))
+
+        return RemovableHandle(self._cdata()._register_prehook(checked))
+
+
+class BackwardCFunction(FunctionCtx, _NodeMixin):
+    """The ``ctx`` of one call: also the ``grad_fn`` of its outputs."""
+
+    _forward_cls = None
+
+    @property
+    def saved_tensors(self):
+        ref = getattr(self, "_node_ref", None)
+        if ref is None:
+            return tuple(getattr(self, "to_save", None) or ())
+        return ref.saved_tensors()
+
+    def apply(self, *args):
+        """Runs the user's backward (what the engine calls)."""
+        cls = self._forward_cls
+        backward_fn = cls.backward
+        vjp_fn = cls.vjp
+        if backward_fn is not Function.backward and vjp_fn is not Function.vjp:
+            raise RuntimeError("Implementing both 'backward' and 'vjp' for a custom Function is "
+                               "not allowed. You should only implement one of them.")
+        user_fn = vjp_fn if vjp_fn is not Function.vjp else backward_fn
+        return user_fn(self, *args)
+
+    def _call_backward(self, grads):
+        # grads: one per tensor output; backward gets one per output, None for
+        # the outputs that were not tensors.
+        full = []
+        it = iter(grads)
+        for is_tensor in self._output_is_tensor:
+            full.append(next(it) if is_tensor else None)
+        result = self.apply(*full)
+        if not isinstance(result, tuple):
+            result = (result,)
+        is_tensor_input = self._input_is_tensor
+        expected = len(is_tensor_input)
+        name = self.name()
+        if len(result) != expected:
+            if len(result) > expected and all(r is None for r in result[expected:]):
+                result = result[:expected]
+            else:
+                raise RuntimeError(f"function {name} returned an incorrect number of gradients "
+                                   f"(expected {expected}, got {len(result)})")
+        out = []
+        for i, (grad, is_tensor) in enumerate(zip(result, is_tensor_input)):
+            if not is_tensor:
+                if grad is not None:
+                    raise RuntimeError(f"function {name} returned a gradient different than None "
+                                       f"at position {i + 1}, but the corresponding forward input "
+                                       "was not a Variable")
+                continue
+            if grad is not None and not isinstance(grad, _Tensor):
+                raise RuntimeError(f"expected Variable or None (got {type(grad).__name__})")
+            out.append(grad)
+        return out
+
+
+class FunctionMeta(type):
+    """Gives each Function subclass its backward class, ``<Name>Backward``."""
+
+    def __init__(cls, name, bases, attrs):
+        backward_cls = type(name + "Backward", (BackwardCFunction,),
+                            {"_forward_cls": cls, "__module__": __name__})
+        backward_cls.__qualname__ = name + "Backward"
+        cls._backward_cls = backward_cls
+        cls._forward_params = None
+        super().__init__(name, bases, attrs)
+
+
+def _is_setup_context_defined(fn):
+    return fn is not Function.setup_context
+
+
+class Function(FunctionCtx, metaclass=FunctionMeta):
+    """Base class of custom autograd operations.
+
+    Subclasses define ``forward`` and ``backward`` as static methods, either
+    ``forward(ctx, *args)`` or ``forward(*args)`` with a separate
+    ``setup_context(ctx, inputs, output)``, and are called as ``Cls.apply(*args)``.
+    """
+
+    def __init__(self, *args, **kwargs):
+        warnings.warn(
+            f"{self.__class__} should not be instantiated. Methods on autograd functions are all "
+            "static, so you should invoke them on the class itself. Instantiating an autograd "
+            "function will raise an error in a future version of PyTorch.",
+            DeprecationWarning, stacklevel=2)
+
+    def __call__(self, *args, **kwargs):
+        raise RuntimeError(
+            "Legacy autograd function with non-static forward method is deprecated. Please use "
+            "new-style autograd function with static forward method. (Example: "
+            "https://pytorch.org/docs/stable/autograd.html#torch.autograd.Function)")
+
+    @staticmethod
+    def forward(*args, **kwargs):
+        raise NotImplementedError("You must implement the forward function for custom "
+                                  "autograd.Function.")
+
+    @staticmethod
+    def setup_context(ctx, inputs, output):
+        raise NotImplementedError("setup_context is not implemented.")
+
+    @staticmethod
+    def backward(ctx, *grad_outputs):
+        raise NotImplementedError("You must implement either the backward or vjp method for your "
+                                  "custom autograd.Function to use it with backward mode AD.")
+
+    vjp = backward
+
+    @classmethod
+    def apply(cls, *args, **kwargs):
+        """Runs ``forward`` without recording, then records one node for the call."""
+        if _is_setup_context_defined(cls.setup_context):
+            bound = inspect.signature(cls.forward).bind(*args, **kwargs)
+            bound.apply_defaults()
+            args = bound.args
+        elif kwargs:
+            args = cls._kwargs_as_positional(args, kwargs)
+        return _apply(cls, args)
+
+    @classmethod
+    def _kwargs_as_positional(cls, args, kwargs):
+        # Keyword arguments count as inputs at their position in forward's
+        # signature (after ctx), as PyTorch's apply does; defaults are not
+        # filled in, so every earlier position must be given.
+        if cls._forward_params is None:
+            params = list(inspect.signature(cls.forward).parameters)[1:]
+            cls._forward_params = params
+        params = cls._forward_params
+        slots = list(args)
+        for key, value in kwargs.items():
+            if key not in params:
+                raise TypeError(f"forward() got an unexpected keyword argument '{key}'")
+            i = params.index(key)
+            if i < len(args):
+                raise TypeError(f"forward() got multiple values for argument '{key}'")
+            slots.extend([_MISSING] * (i + 1 - len(slots)))
+            slots[i] = value
+        for i, value in enumerate(slots):
+            if value is _MISSING:
+                raise TypeError(f"forward() missing required argument: '{params[i]}' "
+                                f"(position {i})")
+        return tuple(slots)
+
+
+_MISSING = object()
+
+
+def _apply(cls, args):
+    ctx = cls._backward_cls()
+    is_tensor = tuple(isinstance(a, _Tensor) for a in args)
+    ctx.needs_input_grad = tuple(t and a.requires_grad for t, a in zip(is_tensor, args))
+    ctx._input_is_tensor = is_tensor
+    ctx.materialize_grads = True
+    with no_grad():
+        if _is_setup_context_defined(cls.setup_context):
+            outputs = cls.forward(*args)
+            cls.setup_context(ctx, args, outputs)
+        else:
+            outputs = cls.forward(ctx, *args)
+    is_tuple = isinstance(outputs, tuple)
+    flat = outputs if is_tuple else (outputs,)
+    ctx._output_is_tensor = tuple(isinstance(o, _Tensor) for o in flat)
+    tensors = [o for o in flat if isinstance(o, _Tensor)]
+    dirty = list(getattr(ctx, "dirty_tensors", ()))
+    for d in dirty:
+        if not any(d is t for t in tensors):
+            raise RuntimeError("Some elements marked as dirty during the forward method were not "
+                               "returned as output. The inputs that are modified inplace must all "
+                               "be outputs of the Function.")
+    to_save = getattr(ctx, "to_save", None)
+    if to_save is not None:
+        for i, t in enumerate(to_save):
+            if t is not None and not isinstance(t, _Tensor):
+                raise TypeError("save_for_backward can only save variables, but argument "
+                                f"{i} is of type {type(t).__name__}")
+    wrapped, ref = _C._function_wrap(
+        ctx, type(ctx).__name__, [a for a in args if isinstance(a, _Tensor)], tensors, dirty,
+        list(getattr(ctx, "non_differentiable", ())), to_save, bool(ctx.materialize_grads))
+    if ref is not None:
+        ctx._node_ref = ref
+        # The saved tensors now live in the node (checked on unpack).
+        ctx.to_save = None
+    it = iter(wrapped)
+    result = tuple(next(it) if isinstance(o, _Tensor) else o for o in flat)
+    return result if is_tuple else result[0]
+
+
+def once_differentiable(fn):
+    """Decorates a ``backward`` that is not itself differentiable: it runs under
+    no_grad, and differentiating its result (under ``create_graph=True``)
+    raises instead of silently giving a wrong gradient."""
+
+    @functools.wraps(fn)
+    def wrapper(ctx, *args):
+        with no_grad():
+            outputs = fn(ctx, *args)
+        if not _C.is_grad_enabled():
+            return outputs
+        requires_grad = any(isinstance(a, _Tensor) and a.requires_grad for a in args)
+        if not requires_grad:
+            return outputs
+        single = not isinstance(outputs, tuple)
+        outs = (outputs,) if single else outputs
+        # Each result gets a node that raises when reached: a detached alias
+        # that requires grad is what makes the node be recorded, as PyTorch's.
+        wrapped = tuple(_DelayedError.apply(_fake_requires_grad(o)) if isinstance(o, _Tensor)
+                        else o for o in outs)
+        return wrapped[0] if single else wrapped
+
+    return wrapper
+
+
+def _fake_requires_grad(t):
+    t = t.detach()
+    t.requires_grad = True
+    return t
+
+
+class _DelayedError(Function):
+    # Stands where a once_differentiable backward's graph would be.
+    @staticmethod
+    def forward(ctx, x):
+        return x.detach()  # an alias, not a view (an input returned as-is would be)
+
+    @staticmethod
+    def backward(ctx, grad):
+        raise RuntimeError("trying to differentiate twice a function that was marked with "
+                           "@once_differentiable")
+
+
+# PyTorch's node for this is its C++ DelayedError, shown as "Error".
+_DelayedError._backward_cls.__name__ = _DelayedError._backward_cls.__qualname__ = "Error"
+_DelayedError._backward_cls.name = lambda self: "gradtrack::autograd::Error"

@@ -69,16 +69,17 @@ struct BackwardCtx {
 
 using BackwardFn = TensorList (*)(const BackwardCtx& ctx, const TensorList& grads);
 
-/// One row of the table. `input_needed_by[i]` is the set (bit j = input j's
-/// gradient) of gradients whose formula reads input i: input i is saved only
-/// if one of them is needed, as PyTorch's generated code does.
+/// One row of the table (NOTE [Formula rows] in formulas.cpp).
 struct FormulaRow {
   OpKind kind;
-  const char* name;
-  uint8_t input_needed_by[3];
-  bool saves_result;
-  bool saves_scalar;  // a wrapped-number operand counts as a saved tensor
+  const char* name;  // the grad_fn name
   BackwardFn fn;
+  /// Per input: the set (bit j = input j's gradient) of gradients whose formula
+  /// reads it; the input is saved only if one of them is needed, as PyTorch's
+  /// generated code does.
+  uint8_t input_needed_by[3] = {0, 0, 0};
+  bool saves_result = false;
+  bool saves_scalar = false;  // a wrapped-number operand counts as a saved tensor
   /// PyTorch wraps the Python number of `x + 1` into a tensor input, so the
   /// node has a second edge (None); ops taking a true Scalar (pow, clamp) don't.
   bool scalar_edge = false;

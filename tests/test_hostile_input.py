@@ -295,6 +295,59 @@ for name, src in {
 }.items():
     case(f"tensor_{name}", src)
 
+# Sequences whose items are new objects on each access, and whose length changes while
+# they are read: every item is held while read, and the buffer is written exactly as far
+# as the shape says (a sequence that grows or shrinks is refused with torch's message).
+CHANGING = """
+class Fresh:
+    # Each access builds a new float (as array.array does): nothing else refers to it.
+    def __len__(self):
+        return 3
+    def __getitem__(self, i):
+        if i >= 3:
+            raise IndexError(i)
+        return float(i) + 0.5
+class Resized:
+    # The length becomes `after` once the n-th item has been read.
+    def __init__(self, before, after, n=0):
+        self.size, self.after, self.n = before, after, n
+    def __len__(self):
+        return self.size
+    def __getitem__(self, i):
+        if i >= self.size:
+            raise IndexError(i)
+        if i >= self.n:
+            self.size = self.after
+        return 1.0
+class LenChanges:
+    # __len__ answers `before` for its first `calls` calls, then `after`.
+    def __init__(self, before, after, calls):
+        self.before, self.after, self.calls = before, after, calls
+    def __len__(self):
+        self.calls -= 1
+        return self.before if self.calls >= 0 else self.after
+    def __getitem__(self, i):
+        return [1.0, 2.0, 3.0, 4.0][i]
+"""
+for name, src in {
+    "array_double": "import array\nout = lib.tensor(array.array('d', [1.5, 2.5]))",
+    "array_int": "import array\nout = lib.tensor(array.array('q', [1, 2 ** 40]))",
+    "array_nested": ("import array\nout = lib.tensor([array.array('d', [1.5, 2.5]),\n"
+                     "                  array.array('d', [3.5, 4.5])], dtype=lib.float64)"),
+    "fresh_items": "out = lib.tensor(Fresh())",
+    "fresh_items_nested": "out = lib.tensor([Fresh(), Fresh()])",
+    "fresh_items_int_dtype": "out = lib.tensor(Fresh(), dtype=lib.float64)",
+    "grows_while_read": "out = lib.tensor(Resized(2, 200000))",
+    "shrinks_while_read": "out = lib.tensor(Resized(4, 1))",
+    "grows_nested": "out = lib.tensor([[1.0, 2.0], Resized(2, 200000)])",
+    "shrinks_nested": "out = lib.tensor([Resized(3, 1, 1), [1.0, 2.0, 3.0]])",
+    "len_grows_after_shape": "out = lib.tensor(LenChanges(2, 4, 1))",
+    "len_grows_after_scan": "out = lib.tensor(LenChanges(2, 4, 2))",
+    "len_shrinks_after_scan": "out = lib.tensor(LenChanges(3, 1, 2))",
+    "len_shrinks_after_shape": "out = lib.tensor(LenChanges(3, 1, 1))",
+}.items():
+    case(f"tensor_changing_{name}", CHANGING + src)
+
 # -- NumPy arrays --------------------------------------------------------------------------------
 UNALIGNED = ("b = np.zeros(8 * 4 + 1, dtype=np.uint8)\na = b[1:].view(np.float64)\n"
              "a[:] = [1, 2, 3, 4]\n")

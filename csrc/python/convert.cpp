@@ -380,11 +380,28 @@ DimVector compute_sizes(py::handle h) {
   throw TypeError("new(): invalid data type '" + type_name(h) + "'");
 }
 
+// NOTE [Sequences that change under us]
+// A sequence's items may be new objects on each access (array.array,
+// user classes whose __getitem__ builds a float), and its __len__ may
+// change between calls (a user's __getitem__ can grow or shrink it). So
+// every item is held by an owned reference while it is read, and the fill
+// takes one snapshot per level (PySequence_Fast: the list itself, or a new
+// list of the items), compares its length with the shape, and writes
+// exactly that many items; the buffer never sees more or fewer than the
+// shape promised. The dtype scan reads len() then item i for each i, as
+// PyTorch's does, so a sequence that changes reports the same error.
+
 // The dtype kind over every leaf: -1 none yet, 0 bool, 1 int, 2 float.
 void infer_kind(py::handle h, int& kind, bool& numpy_f64, size_t depth) {
   if (is_data_sequence(h)) {
     if (depth == kMaxDataDims) too_many_dims(h);
-    for (py::handle e : py::reinterpret_borrow<py::sequence>(h)) infer_kind(e, kind, numpy_f64, depth + 1);
+    const Py_ssize_t n = PySequence_Size(h.ptr());
+    if (n < 0) throw py::error_already_set();
+    for (Py_ssize_t i = 0; i < n; ++i) {
+      py::object e = py::reinterpret_steal<py::object>(PySequence_GetItem(h.ptr(), i));
+      if (!e) throw py::error_already_set();
+      infer_kind(e, kind, numpy_f64, depth + 1);
+    }
     return;
   }
   if (PyUnicode_Check(h.ptr()) || PyBytes_Check(h.ptr())) invalid_data_type(h);
@@ -409,19 +426,22 @@ void fill_from(py::handle h, const DimVector& shape, size_t depth, T*& out) {
   bool seq = is_data_sequence(h);
   if (depth < shape.size()) {
     if (!seq) throw TypeError("not a sequence");
-    py::sequence s = py::reinterpret_borrow<py::sequence>(h);
-    int64_t n = static_cast<int64_t>(s.size());
-    if (n != shape[depth]) {
-      throw ValueError(str_cat("expected sequence of length ", shape[depth], " at dim ", depth,
-                               " (got ", n, ")"));
+    // See NOTE [Sequences that change under us]. A list is its own snapshot,
+    // and a nested element's __len__ may mutate it: its size is read again
+    // before each item, and each item is held while it is converted.
+    py::object fast = py::reinterpret_steal<py::object>(PySequence_Fast(h.ptr(), "not a sequence"));
+    if (!fast) throw py::error_already_set();
+    for (int64_t i = 0;; ++i) {
+      const int64_t n = static_cast<int64_t>(PySequence_Fast_GET_SIZE(fast.ptr()));
+      if (n != shape[depth]) {
+        throw ValueError(str_cat("expected sequence of length ", shape[depth], " at dim ", depth,
+                                 " (got ", n, ")"));
+      }
+      if (i == n) break;
+      py::object e = py::reinterpret_borrow<py::object>(PySequence_Fast_GET_ITEM(fast.ptr(), i));
+      fill_from<T>(e, shape, depth + 1, out);
     }
-    for (py::handle e : s) fill_from<T>(e, shape, depth + 1, out);
     return;
-  }
-  if (seq) {
-    throw TypeError(std::is_floating_point_v<T>
-                        ? "must be real number, not " + type_name(h)
-                        : "'" + type_name(h) + "' object cannot be interpreted as an integer");
   }
   if (py::isinstance<TensorImpl>(h)) {
     Tensor t = h.cast<Tensor>();
@@ -429,11 +449,19 @@ void fill_from(py::handle h, const DimVector& shape, size_t depth, T*& out) {
     GT_DISPATCH_ALL(t.dtype(), [&] { *out++ = static_cast<T>(kernels::load<scalar_t>(t.raw())); });
     return;
   }
-  if (PyLong_Check(h.ptr()) && !PyBool_Check(h.ptr())) {
+  if (!seq && PyLong_Check(h.ptr()) && !PyBool_Check(h.ptr())) {
     *out++ = Scalar(unpack_long(h)).template to<T>();
     return;
   }
-  *out++ = to_scalar(h)->template to<T>();
+  // A leaf that was a number during the dtype scan may be something else
+  // now (a fresh object per access): refused, never dereferenced.
+  auto number = seq ? std::nullopt : to_scalar(h);
+  if (!number) {
+    throw TypeError(std::is_floating_point_v<T>
+                        ? "must be real number, not " + type_name(h)
+                        : "'" + type_name(h) + "' object cannot be interpreted as an integer");
+  }
+  *out++ = number->template to<T>();
 }
 
 }  // namespace

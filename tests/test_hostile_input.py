@@ -635,6 +635,67 @@ for name, src in {
 }.items():
     case(f"deep_{name}", src)
 
+# -- nll_loss / cross_entropy: what forward saved changes before backward ------------------------
+# The target may alias a numpy array (from_numpy) or be replaced through .data: backward
+# checks it again before indexing the gradient with it.
+NLL = """
+import numpy as np
+F = lib.nn.functional
+def changed(change, fn='nll_loss', reduction='mean', weight=None, n=2, labels=(0, 1)):
+    a = np.array(labels[:n], dtype=np.int64)
+    t = lib.from_numpy(a)
+    x = lib.tensor([[0.5, -1.0, 2.0], [1.5, 0.25, -0.5]][:n], requires_grad=True)
+    loss = getattr(F, fn)(x, t, weight=weight, reduction=reduction)
+    change(a, t)
+    loss.sum().backward()
+    return x.grad
+def setitem(value):
+    def change(a, t):
+        a[0] = value
+    return change
+"""
+for name, src in {
+    "label_above_classes": "out = changed(setitem(10**6))",
+    "label_negative": "out = changed(setitem(-7))",
+    "label_above_classes_sum": "out = changed(setitem(10**6), reduction='sum')",
+    "label_negative_weighted": "out = changed(setitem(-7), weight=lib.ones(3))",
+    "cross_entropy_label_above": "out = changed(setitem(10**6), 'cross_entropy')",
+    "cross_entropy_label_negative": "out = changed(setitem(-7), 'cross_entropy', 'sum')",
+    "label_becomes_ignore_index": "out = changed(setitem(-100))",
+    "label_changed_in_range": "out = changed(setitem(2))",
+    "target_data_shrunk": ("def change(a, t):\n    t.data = lib.tensor([0])\n"
+                           "out = changed(change)"),
+    "target_data_grown": ("def change(a, t):\n    t.data = lib.tensor([0, 1, 2, 2])\n"
+                          "out = changed(change)"),
+    "target_data_2d": ("def change(a, t):\n    t.data = lib.tensor([[0, 1]])\n"
+                       "out = changed(change)"),
+    "target_data_0d": ("def change(a, t):\n    t.data = lib.tensor(1)\n"
+                       "out = changed(change)"),
+    "target_data_int32": ("def change(a, t):\n    t.data = lib.tensor([0, 1], dtype=lib.int32)\n"
+                          "out = changed(change)"),
+    "target_data_uint8": ("def change(a, t):\n    t.data = lib.tensor([2, 1], dtype=lib.uint8)\n"
+                          "out = changed(change)"),
+    "target_data_shrunk_none": ("def change(a, t):\n    t.data = lib.tensor([0])\n"
+                                "out = changed(change, reduction='none')"),
+    "weight_data_shrunk": ("w = lib.ones(3)\ndef change(a, t):\n    w.data = lib.ones(1)\n"
+                           "out = changed(change, weight=w, labels=(0, 2))"),
+    "weight_data_shrunk_cross_entropy": (
+        "w = lib.ones(3)\ndef change(a, t):\n    w.data = lib.ones(1)\n"
+        "out = changed(change, 'cross_entropy', weight=w, labels=(0, 2))"),
+    "weight_data_grown": ("w = lib.ones(3)\ndef change(a, t):\n    w.data = lib.ones(100)\n"
+                          "out = changed(change, weight=w)"),
+    "weight_data_float64": ("w = lib.ones(3)\n"
+                            "def change(a, t):\n    w.data = lib.ones(3, dtype=lib.float64)\n"
+                            "out = changed(change, weight=w)"),
+    "unbatched_label_above": ("t = lib.tensor(1)\nx = lib.ones(3, requires_grad=True)\n"
+                              "loss = F.nll_loss(x, t)\nt.data = lib.tensor(5)\n"
+                              "loss.backward()\nout = x.grad"),
+    "unbatched_target_becomes_1d": ("t = lib.tensor(1)\nx = lib.ones(3, requires_grad=True)\n"
+                                    "loss = F.nll_loss(x, t)\nt.data = lib.tensor([2, 0])\n"
+                                    "loss.backward()\nout = x.grad"),
+}.items():
+    case(f"nll_saved_{name}", NLL + src)
+
 # -- hooks that raise, interrupt, delete, re-enter ----------------------------------------------------
 HOOK = "x = lib.ones(3, requires_grad=True)\ny = x * 2\n"
 for name, src in {
@@ -783,6 +844,18 @@ def test_the_crash_isolation_reports_a_crash():
     ])
     assert results["dies"][0] == "DIED" and results["dies"][1] < 0
     assert results["after"] == ["ok", ["tensor", "float32", [], "2.0"]]
+
+
+def test_nll_loss_none_reduction_checks_changed_labels():
+    # torch 2.13 writes out of bounds here (its reduction='none' backward does not check
+    # the labels; measured: a segfault), so torch is not the oracle: gradtrack raises the
+    # IndexError torch's other reductions raise.
+    cases = [(f"{fn}_{value}", NLL + f"out = changed(setitem({value}), {fn!r}, 'none')")
+             for fn in ("nll_loss", "cross_entropy") for value in (10**6, -7)]
+    results = run_gradtrack_cases(cases)
+    for name, _ in cases:
+        value = name.rsplit("_", 1)[1]
+        assert results[name] == ["IndexError", f"Target {value} is out of bounds."], name
 
 
 def test_float16_arrays_become_float32_or_are_refused():

@@ -176,6 +176,24 @@ for name, src in {
     "as_strided_negative_size": "out = lib.arange(6.0).as_strided((-1,), (1,))",
     "as_strided_negative_offset": "out = lib.arange(6.0).as_strided((3,), (1,), -1)",
     "zeros_100_dims": "out = lib.zeros(*([1] * 100)).shape",
+    "expand_minus_two": "out = lib.ones(1).expand(-2)",
+    "expand_minus_two_then_cat": "out = lib.cat([lib.ones(1).expand(-2), lib.ones(3)])",
+    "expand_minus_two_leading": "out = lib.ones(1).expand(-2, 1)",
+    "expand_minus_two_trailing": "out = lib.ones(2, 1).expand(2, -2)",
+    "expand_minus_one_leading": "out = lib.ones(1).expand(-1, 1)",
+    "expand_0dim_minus_one": "out = lib.ones(()).expand(-1)",
+    "expand_0dim_minus_one_leading": "out = lib.ones(()).expand(-1, 2)",
+    "expand_minus_two_non_singleton": "out = lib.ones(2, 1).expand(-2, 3)",
+    "expand_numel_overflows": "out = lib.ones(1).expand(2**62, 2)",
+    "expand_numel_overflows_before_zero": "out = lib.ones(0).expand(2**62, 2**62, 0)",
+    "expand_2_40_squared": "out = lib.ones(1).expand(2**40, 2**40).shape",
+    "empty_zero_then_huge": "out = lib.empty(0, 2**62, 2**62)",
+    "zeros_zero_then_huge": "out = lib.zeros(0, 2**62, 2**62)",
+    "empty_zero_huge_strides": "out = lib.empty(0, 2**62, 4)",
+    "empty_zero_2_32_squared": "out = lib.empty(0, 2**32, 2**32)",
+    "empty_huge_zero_last": "out = lib.empty(2**62, 2**62, 0)",
+    "empty_zero_middle_shape": "out = lib.empty(2**62, 0, 2**62).shape",
+    "empty_zero_middle_stride": "out = lib.empty(2**62, 0, 2**62).stride()",
 }.items():
     case(f"size_{name}", src)
 
@@ -844,6 +862,14 @@ def test_the_crash_isolation_reports_a_crash():
     ])
     assert results["dies"][0] == "DIED" and results["dies"][1] < 0
     assert results["after"] == ["ok", ["tensor", "float32", [], "2.0"]]
+
+
+def test_expand_refuses_a_negative_size_after_a_zero():
+    # torch 2.13 accepts expand(0, -2) (its numel check multiplies to 0) and returns a
+    # tensor of size (0, -2); gradtrack refuses every negative size with torch's message.
+    results = run_gradtrack_cases([("zero_then_negative", "out = lib.ones(1).expand(0, -2)")])
+    assert results["zero_then_negative"] == [
+        "RuntimeError", "numel: integer multiplication overflow"]
 
 
 def test_nll_loss_none_reduction_checks_changed_labels():

@@ -653,6 +653,23 @@ for name, src in {
 }.items():
     case(f"deep_{name}", src)
 
+# -- .data replaced on a view, then an in-place op through it: backward's CopySlices
+# addresses the base's gradient with the view's geometry, checked as torch checks it.
+VIEW_DATA = "x = lib.ones(4, requires_grad=True)\ny = x * 1\n"
+for name, src in {
+    "bigger_then_inplace": "v = y[:2]\nv.data = lib.zeros(10)\nv.mul_(2)\ny.sum().backward()\nout = x.grad",
+    "bigger_backward_through_view": ("v = y[:2]\nv.data = lib.zeros(10)\nv.mul_(2)\n"
+                                     "v.sum().backward()\nout = x.grad"),
+    "bigger_inplace_only": "v = y[:2]\nv.data = lib.zeros(10)\nv.mul_(2)\nout = (v, y, v._version)",
+    "offset_past_end": ("v = y[:2]\nv.data = lib.zeros(8)[6:]\nv.mul_(2)\n"
+                        "y.sum().backward()\nout = x.grad"),
+    "smaller_then_inplace": "v = y[2:]\nv.data = lib.zeros(1)\nv.mul_(2)\ny.sum().backward()\nout = x.grad",
+    "same_size": "v = y[:2]\nv.data = lib.zeros(2)\nv.mul_(2)\ny.sum().backward()\nout = (x.grad, y, v)",
+    "bigger_create_graph": ("v = y[:2]\nv.data = lib.zeros(10)\nv.mul_(2)\n"
+                            "out = lib.autograd.grad(y.sum(), x, create_graph=True)"),
+}.items():
+    case(f"view_data_{name}", VIEW_DATA + src)
+
 # -- nll_loss / cross_entropy: what forward saved changes before backward ------------------------
 # The target may alias a numpy array (from_numpy) or be replaced through .data: backward
 # checks it again before indexing the gradient with it.

@@ -398,6 +398,21 @@ for name, src in {
                                "import gc; gc.collect(); out = t"),
     "tensor_masked_array": "out = lib.tensor(np.ma.masked_array([1.0, 2.0], mask=[0, 1]))",
     "tensor_numpy_scalar": "out = lib.tensor(np.float64(2.5))",
+    # The exported array keeps the storage alive when the tensor moves to another one:
+    # the freed block would otherwise be handed to the next tensors of its size.
+    "numpy_then_data_replaced": (
+        "t = lib.arange(4.0); a = t.numpy(); t.data = lib.zeros(2)\n"
+        "junk = [lib.full((4,), 7.0) for _ in range(50)]\nout = (a.tolist(), t)"),
+    "numpy_then_data_replaced_write": (
+        "t = lib.arange(4.0); a = t.numpy(); t.data = lib.zeros(2)\n"
+        "junk = [lib.full((4,), 7.0) for _ in range(50)]\na[:] = -1.0\n"
+        "out = (a.tolist(), t, [j.tolist() for j in junk[:3]])"),
+    "numpy_of_view_then_tensor_freed": (
+        "t = lib.arange(6.0).reshape(2, 3); a = t[1].numpy(); del t\nimport gc; gc.collect()\n"
+        "junk = [lib.full((2, 3), 7.0) for _ in range(50)]\nout = a.tolist()"),
+    "numpy_large_then_data_replaced": (
+        "t = lib.ones(1 << 20); a = t.numpy(); t.data = lib.zeros(2)\n"
+        "junk = [lib.full((1 << 20,), 7.0) for _ in range(4)]\nout = float(a.sum())"),
 }.items():
     case(f"numpy_{name}", src)
 

@@ -335,8 +335,12 @@ py::object tensor_numpy(py::handle self, bool force) {
     shape.push_back(t.sizes()[i]);
     strides.push_back(t.strides()[i] * item);
   }
-  // The array's base is the tensor object, which keeps the storage alive.
-  return py::array(py::dtype(numpy_char(t.dtype())), shape, strides, t.raw(), self);
+  // The array's base owns a reference to the storage itself, not to the
+  // tensor: `t.data = other` gives the tensor another storage, and the array
+  // must not be left pointing at freed (or reused) memory.
+  auto* owner = new std::shared_ptr<Storage>(t->storage());
+  py::capsule base(owner, [](void* p) { delete static_cast<std::shared_ptr<Storage>*>(p); });
+  return py::array(py::dtype(numpy_char(t.dtype())), shape, strides, t.raw(), base);
 }
 
 // ---- Python data -> tensor ----

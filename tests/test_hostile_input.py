@@ -366,6 +366,48 @@ for name, src in {
 }.items():
     case(f"tensor_changing_{name}", CHANGING + src)
 
+# Numbers the requested integer dtype cannot hold are refused, never wrapped.
+for name, src in {
+    "nan_int64": "out = lib.tensor([float('nan')], dtype=lib.int64)",
+    "nan_int32": "out = lib.tensor([float('nan')], dtype=lib.int32)",
+    "nan_uint8": "out = lib.tensor([float('nan')], dtype=lib.uint8)",
+    "nan_bool": "out = lib.tensor([float('nan')], dtype=lib.bool)",
+    "nan_0dim_int64": "out = lib.tensor(float('nan'), dtype=lib.int64)",
+    "inf_int64": "out = lib.tensor([1.0, float('inf')], dtype=lib.int64)",
+    "minus_inf_int32": "out = lib.tensor([float('-inf')], dtype=lib.int32)",
+    "int_300_uint8": "out = lib.tensor([300], dtype=lib.uint8)",
+    "int_256_uint8": "out = lib.tensor([[1, 2], [3, 256]], dtype=lib.uint8)",
+    "int_minus_1_uint8": "out = lib.tensor([-1], dtype=lib.uint8)",
+    "int_minus_255_uint8": "out = lib.tensor([-255], dtype=lib.uint8)",
+    "int_minus_256_uint8": "out = lib.tensor([-256], dtype=lib.uint8)",
+    "float_255_5_uint8": "out = lib.tensor([255.5], dtype=lib.uint8)",
+    "float_minus_half_uint8": "out = lib.tensor([-0.5], dtype=lib.uint8)",
+    "float_255_uint8": "out = lib.tensor([255.0, 0.0], dtype=lib.uint8)",
+    "float_1e300_int32": "out = lib.tensor([1e300], dtype=lib.int32)",
+    "float_3e9_int32": "out = lib.tensor([3e9], dtype=lib.int32)",
+    "int_3e9_int32": "out = lib.tensor([3 * 10**9], dtype=lib.int32)",
+    "int_2_31_int32": "out = lib.tensor([2**31], dtype=lib.int32)",
+    "int_minus_2_31_int32": "out = lib.tensor([-2**31, 2**31 - 1], dtype=lib.int32)",
+    "int_below_int32": "out = lib.tensor([-2**31 - 1], dtype=lib.int32)",
+    "float_1e300_int64": "out = lib.tensor([1e300], dtype=lib.int64)",
+    "float_9_3e18_int64": "out = lib.tensor([9.3e18], dtype=lib.int64)",
+    "float_2_63_int64": "out = lib.tensor([2.0**63, -2.0**63], dtype=lib.int64)",
+    "float_1e300_float32": "out = lib.tensor([1e300], dtype=lib.float32)",
+    "bool_and_float_uint8": "out = lib.tensor([True, 2.5], dtype=lib.uint8)",
+    "numpy_nan_int64": "out = lib.tensor([np.float64('nan')], dtype=lib.int64)",
+    "numpy_int_300_uint8": "out = lib.tensor([np.int64(300)], dtype=lib.uint8)",
+    "as_tensor_nan_int64": "out = lib.as_tensor([float('nan')], dtype=lib.int64)",
+    "int_of_nan": "out = int(lib.tensor(float('nan')))",
+    "int_of_inf": "out = int(lib.tensor(float('inf')))",
+    "int_of_minus_inf": "out = int(lib.tensor(float('-inf'), dtype=lib.float64))",
+    "int_of_1e300": "out = int(lib.tensor(1e300, dtype=lib.float64))",
+    "int_of_1e30_float32": "out = int(lib.tensor(1e30))",
+    "int_of_2_63": "out = int(lib.tensor(2.0**63, dtype=lib.float64))",
+    "int_of_minus_2_7": "out = int(lib.tensor(-2.7))",
+    "int_of_int_and_bool": "out = (int(lib.tensor(5)), int(lib.tensor(True)))",
+}.items():
+    case(f"convert_{name}", src)
+
 # -- NumPy arrays --------------------------------------------------------------------------------
 UNALIGNED = ("b = np.zeros(8 * 4 + 1, dtype=np.uint8)\na = b[1:].view(np.float64)\n"
              "a[:] = [1, 2, 3, 4]\n")

@@ -1,7 +1,9 @@
 // Python values <-> tensors: nested sequences, numbers, numpy arrays, indices.
 #include <pybind11/numpy.h>
 
+#include <cmath>
 #include <cstring>
+#include <limits>
 
 #include "autograd/grad_mode.h"
 #include "autograd/variable.h"
@@ -425,6 +427,38 @@ void infer_kind(py::handle h, int& kind, bool& numpy_f64, size_t depth) {
   if (is_numpy_scalar(h) && std::string(py::str(h.attr("dtype"))) == "float64") numpy_f64 = true;
 }
 
+// NOTE [Data numbers are range-checked]
+// tensor(data, dtype=<integer>) refuses a value the dtype cannot hold, as
+// PyTorch does, instead of wrapping it (NaN became INT64_MIN, 300 became 44
+// in uint8): a float outside [lowest, max] of the dtype (NaN included), an
+// int outside it, where an unsigned dtype also takes negatives down to -max
+// (as two's complement; PyTorch keeps uint8(-1) == 255). Bool and floating
+// dtypes take every value (1e300 becomes inf in float32, as in PyTorch).
+template <typename T>
+T checked_to(const Scalar& v) {
+  if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
+    using L = std::numeric_limits<T>;
+    bool ok = true;
+    if (v.is_float()) {
+      const double d = v.to_double();
+      ok = !(std::isnan(d) || d < double(L::lowest()) || d > double(L::max()));
+      // 2**63 passes the check above (int64's max rounds up to it as a
+      // double); PyTorch gives INT64_MIN there, without the C++ cast's UB.
+      if (ok && d >= 9223372036854775808.0) return L::min();
+    } else if (!v.is_bool() && !v.is_uint64() && !std::is_same_v<T, int64_t>) {
+      const int64_t i = v.to_int();
+      ok = std::is_unsigned_v<T> ? (i <= int64_t(L::max()) && i >= -int64_t(L::max()))
+                                 : (i >= int64_t(L::min()) && i <= int64_t(L::max()));
+    }
+    if (!ok) {
+      throw Error(str_cat("value cannot be converted to type ",
+                          std::is_unsigned_v<T> ? "uint" : "int", sizeof(T) * 8,
+                          " without overflow"));
+    }
+  }
+  return v.template to<T>();
+}
+
 template <typename T>
 void fill_from(py::handle h, const DimVector& shape, size_t depth, T*& out) {
   bool seq = is_data_sequence(h);
@@ -454,7 +488,7 @@ void fill_from(py::handle h, const DimVector& shape, size_t depth, T*& out) {
     return;
   }
   if (!seq && PyLong_Check(h.ptr()) && !PyBool_Check(h.ptr())) {
-    *out++ = Scalar(unpack_long(h)).template to<T>();
+    *out++ = checked_to<T>(Scalar(unpack_long(h)));
     return;
   }
   // A leaf that was a number during the dtype scan may be something else
@@ -465,7 +499,7 @@ void fill_from(py::handle h, const DimVector& shape, size_t depth, T*& out) {
                         ? "must be real number, not " + type_name(h)
                         : "'" + type_name(h) + "' object cannot be interpreted as an integer");
   }
-  *out++ = number->template to<T>();
+  *out++ = checked_to<T>(*number);
 }
 
 }  // namespace

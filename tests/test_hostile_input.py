@@ -458,6 +458,24 @@ for name, src in {
 }.items():
     case(f"numpy_{name}", src)
 
+# Bool arrays whose True bytes are not 1 (any nonzero byte is True to numpy).
+BOOLS = ("raw = np.frombuffer(b'\\x02\\x01\\x00\\xff', dtype=bool)\n"
+         "def look(t):\n"
+         "    return (t.sum(), t.tolist(), t.int(), t.float(), t == lib.tensor([True] * 4),\n"
+         "            t.logical_not(), t.any(), t.all(), t.sum(0), t.to(lib.uint8))\n")
+for name, src in {
+    "from_numpy_read_only": "out = look(lib.from_numpy(raw))",
+    "from_numpy_writable": "a = raw.copy()\nt = lib.from_numpy(a)\nout = (look(t), a.tolist())",
+    "from_numpy_writable_shares": "a = raw.copy()\nt = lib.from_numpy(a)\na[2] = True\nout = t.tolist()",
+    "from_numpy_strided": ("a = np.frombuffer(b'\\x02\\x00\\x03\\x00\\x05\\x00\\x07\\x00', dtype=bool)"
+                           ".copy()[::2]\nout = look(lib.from_numpy(a))"),
+    "tensor": "out = look(lib.tensor(raw))",
+    "tensor_leaves_array": "a = raw.copy()\nt = lib.tensor(a)\nout = (look(t), a.view(np.uint8).tolist())",
+    "as_tensor": "out = look(lib.as_tensor(raw))",
+    "as_tensor_to_int": "out = lib.as_tensor(raw, dtype=lib.int64)",
+}.items():
+    case(f"numpy_bool_bytes_{name}", BOOLS + src)
+
 # gradtrack has no float16/int8/... dtypes: those arrays are refused (TypeError, as torch
 # refuses object arrays); the list of supported types in the message is gradtrack's own.
 for name, src in {

@@ -277,6 +277,25 @@ void warn_not_writable() {
                1);
 }
 
+// NOTE [Bool bytes are 0 or 1]
+// A numpy bool array may hold any nonzero byte for True (np.frombuffer of
+// b'\x02'); the kernels read bool as C++ bool, which must be 0 or 1, so
+// such a byte counted 2 in sum(), compared unequal to True, and so on. The
+// bytes are normalised where arrays come in: tensor() copies normalised
+// values; from_numpy() (which shares memory) rewrites a writable array's
+// bytes in place (numpy's values are unchanged: nonzero is True there too)
+// and copies a read-only one it may not write, which it could not have
+// shared writes with anyway.
+py::array canonical_bools(py::array arr, bool in_place) {
+  if (arr.dtype().kind() != 'b' || arr.size() == 0) return arr;
+  py::module_ np = py::module_::import("numpy");
+  py::object bytes = arr.attr("view")(np.attr("uint8"));
+  if (!py::bool_(bytes.attr("__gt__")(1).attr("any")())) return arr;
+  if (!in_place) return bytes.attr("__ne__")(0);
+  np.attr("not_equal")(bytes, 0, py::arg("out") = arr);
+  return arr;
+}
+
 }  // namespace
 
 Tensor tensor_from_numpy(py::handle obj) {
@@ -308,11 +327,16 @@ Tensor tensor_from_numpy(py::handle obj) {
     strides.push_back(s / item);
   }
   if (!arr.writeable()) warn_not_writable();
+  // See NOTE [Bool bytes are 0 or 1]: a read-only array comes back a new one.
+  arr = canonical_bools(arr, arr.writeable());
+  if (!arr.is(obj)) {
+    for (py::ssize_t i = 0; i < arr.ndim(); ++i) strides[i] = arr.strides(i) / item;
+  }
   int64_t extent = 1;
   for (size_t i = 0; i < sizes.size(); ++i) extent += (sizes[i] - 1) * strides[i];
   if (numel_of(sizes) == 0) extent = 0;
   // The storage holds a reference to the array; released with the GIL held.
-  PyObject* owner = obj.ptr();
+  PyObject* owner = arr.ptr();
   Py_INCREF(owner);
   auto storage = Storage::wrap(const_cast<void*>(arr.data()), static_cast<size_t>(extent * item),
                                [owner] {
@@ -522,6 +546,7 @@ Tensor tensor_from_data(py::handle data, std::optional<ScalarType> dtype) {
     if (dt.kind() == 'f' && dt.itemsize() == 2) {
       arr = arr.attr("astype")("float32");
     }
+    arr = canonical_bools(arr, false);  // NOTE [Bool bytes are 0 or 1]
     Tensor src = tensor_from_numpy(arr);
     Tensor out = ops::empty_like(src, dtype.value_or(src.dtype()));  // keeps the array's layout
     kernels::copy(out, src);

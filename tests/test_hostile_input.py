@@ -281,6 +281,28 @@ for name, call in {
 }.items():
     case(f"refused_{name}", REFUSED + f"x = lib.tensor([1.5, 2.5])\nout = refused(x, lambda: exec({call!r}, globals(), {{'x': x}}))", "type")
 
+# index_select takes no negative index (torch: out of range; along dim 1 its own words).
+for name, src in {
+    "index_select_minus_one": "out = lib.arange(3.0).index_select(0, lib.tensor([-1]))",
+    "index_select_minus_one_int32": "out = lib.arange(3.0).index_select(0, lib.tensor([-1], dtype=lib.int32))",
+    "index_select_too_big": "out = lib.arange(3.0).index_select(0, lib.tensor([0, 3]))",
+    "index_select_0dim_minus_one": "out = lib.tensor(5.0).index_select(0, lib.tensor([-1]))",
+    "index_select_0dim_zero": "out = lib.tensor(5.0).index_select(0, lib.tensor([0]))",
+    "index_select_0dim_backward": ("x = lib.tensor(5.0, requires_grad=True)\n"
+                                   "y = x.index_select(0, lib.tensor([0]))\ny.backward()\nout = (y, x.grad)"),
+    "index_select_dim1_minus_one": "out = lib.ones(2, 3).index_select(1, lib.tensor([-1]))",
+    "index_select_dim1_0dim_index": "out = lib.ones(2, 3).index_select(-1, lib.tensor(-1))",
+    "index_select_dim1_too_big": "out = lib.ones(2, 3, 4).index_select(1, lib.tensor([0, 3]))",
+    "index_select_dim2_minus_one": "out = lib.ones(2, 3, 4).index_select(2, lib.tensor([-1]))",
+    "index_select_dim0_of_2d_minus_one": "out = lib.ones(2, 3).index_select(0, lib.tensor([-1]))",
+    "index_select_empty_dim": "out = lib.ones(0, 3).index_select(0, lib.tensor([0]))",
+    "index_select_empty_1d": "out = lib.ones(0).index_select(0, lib.tensor([0]))",
+    "index_select_empty_index": "out = lib.ones(0, 3).index_select(0, lib.tensor([], dtype=lib.int64))",
+    "index_select_minus_one_backward": ("x = lib.ones(3, requires_grad=True)\n"
+                                        "out = x.index_select(0, lib.tensor([1, -1]))"),
+}.items():
+    case(f"arg_{name}", src)
+
 # -- tensor() of things that are not data ------------------------------------------------------
 for name, src in {
     "list_with_str": 'out = lib.tensor([1, "a"])',

@@ -327,8 +327,13 @@ TL scatter_add_bw(const C& c, const TL& g) {
   return {g[0], c.needs(1) ? gather(g[0], c.attrs().i0, c.extra(0)) : Tensor()};
 }
 TL index_select_bw(const C& c, const TL& g) {
-  // Zeros index_add_ed in place, as PyTorch's index_select_backward.
-  return {inplace_index_add(zeros_of(c, 0), c.attrs().i0, c.extra(0), g[0])};
+  // Zeros index_add_ed in place, as PyTorch's index_select_backward; a
+  // 0-dim input was selected from as one element, and so is its gradient.
+  Tensor z = zeros_of(c, 0);
+  if (z.dim() == 0) {
+    return {reshape(inplace_index_add(reshape(z, {1}), 0, c.extra(0), reshape(g[0], {1})), {})};
+  }
+  return {inplace_index_add(z, c.attrs().i0, c.extra(0), g[0])};
 }
 TL cat_bw(const C& c, const TL& g) {
   TL out;

@@ -282,6 +282,7 @@ for name, call in {
     case(f"refused_{name}", REFUSED + f"x = lib.tensor([1.5, 2.5])\nout = refused(x, lambda: exec({call!r}, globals(), {{'x': x}}))", "type")
 
 # index_select takes no negative index (torch: out of range; along dim 1 its own words).
+# set_num_threads takes positive ints only, and a refusal leaves the count as it was.
 for name, src in {
     "index_select_minus_one": "out = lib.arange(3.0).index_select(0, lib.tensor([-1]))",
     "index_select_minus_one_int32": "out = lib.arange(3.0).index_select(0, lib.tensor([-1], dtype=lib.int32))",
@@ -300,6 +301,15 @@ for name, src in {
     "index_select_empty_index": "out = lib.ones(0, 3).index_select(0, lib.tensor([], dtype=lib.int64))",
     "index_select_minus_one_backward": ("x = lib.ones(3, requires_grad=True)\n"
                                         "out = x.index_select(0, lib.tensor([1, -1]))"),
+    "set_num_threads_zero": "out = lib.set_num_threads(0)",
+    "set_num_threads_negative": "out = lib.set_num_threads(-1)",
+    "set_num_threads_float": "out = lib.set_num_threads(1.5)",
+    "set_num_threads_bool": "out = lib.set_num_threads(True)",
+    "set_num_threads_str": "out = lib.set_num_threads('2')",
+    "set_num_threads_2_31": "out = lib.set_num_threads(2**31)",
+    "set_num_threads_refused_keeps_count": (
+        "n = lib.get_num_threads()\ntry:\n    lib.set_num_threads(0)\nexcept RuntimeError:\n    pass\n"
+        "out = lib.get_num_threads() == n"),
 }.items():
     case(f"arg_{name}", src)
 

@@ -1008,6 +1008,17 @@ def test_nll_loss_none_reduction_checks_changed_labels():
         assert results[name] == ["IndexError", f"Target {value} is out of bounds."], name
 
 
+def test_tensor_of_read_only_array_copies_without_warning():
+    # tensor() copies at once, so the "not writable" warning (which from_numpy and
+    # as_tensor give, as torch's) does not apply; torch.tensor gives none either.
+    a = np.arange(3.0)
+    a.flags.writeable = False
+    for lib in (torch, gradtrack):
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            assert lib.tensor(a).tolist() == [0.0, 1.0, 2.0]
+
+
 def test_float16_arrays_become_float32_or_are_refused():
     # gradtrack has no float16 (a documented difference): tensor()/as_tensor() convert,
     # from_numpy (which must share memory) refuses with TypeError.

@@ -298,7 +298,7 @@ py::array canonical_bools(py::array arr, bool in_place) {
 
 }  // namespace
 
-Tensor tensor_from_numpy(py::handle obj) {
+Tensor tensor_from_numpy(py::handle obj, bool shares) {
   if (!is_numpy_array(obj)) throw TypeError("expected np.ndarray (got " + type_name(obj) + ")");
   py::array arr = py::reinterpret_borrow<py::array>(obj);
   py::dtype dt = arr.dtype();
@@ -326,9 +326,11 @@ Tensor tensor_from_numpy(py::handle obj) {
     }
     strides.push_back(s / item);
   }
-  if (!arr.writeable()) warn_not_writable();
+  // tensor() copies at once: nothing will write through it (torch's
+  // tensor() does not warn either).
+  if (!arr.writeable() && shares) warn_not_writable();
   // See NOTE [Bool bytes are 0 or 1]: a read-only array comes back a new one.
-  arr = canonical_bools(arr, arr.writeable());
+  arr = canonical_bools(arr, arr.writeable() && shares);
   if (!arr.is(obj)) {
     for (py::ssize_t i = 0; i < arr.ndim(); ++i) strides[i] = arr.strides(i) / item;
   }
@@ -547,7 +549,7 @@ Tensor tensor_from_data(py::handle data, std::optional<ScalarType> dtype) {
       arr = arr.attr("astype")("float32");
     }
     arr = canonical_bools(arr, false);  // NOTE [Bool bytes are 0 or 1]
-    Tensor src = tensor_from_numpy(arr);
+    Tensor src = tensor_from_numpy(arr, false);
     Tensor out = ops::empty_like(src, dtype.value_or(src.dtype()));  // keeps the array's layout
     kernels::copy(out, src);
     return out;

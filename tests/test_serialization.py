@@ -342,7 +342,9 @@ def test_torch_file_is_recognized(torch, tmp_path):
 
 def test_roundtrip_of_torch_trained_weights_matches_torch_load(torch, tmp_path):
     # A state_dict moved from torch to gradtrack through NumPy, saved and loaded,
-    # gives the same outputs as the torch model.
+    # gives the same outputs as the torch model. Seeded: with some random weights an
+    # output lands near 0, where float32 summation order alone exceeds rtol=1e-6.
+    torch.manual_seed(0)
     net = torch.nn.Linear(3, 2)
     ours = nn.Linear(3, 2)
     ours.load_state_dict({k: gt.tensor(v.numpy()) for k, v in net.state_dict().items()})

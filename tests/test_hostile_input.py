@@ -299,6 +299,18 @@ for name, src in {
     "index_select_empty_dim": "out = lib.ones(0, 3).index_select(0, lib.tensor([0]))",
     "index_select_empty_1d": "out = lib.ones(0).index_select(0, lib.tensor([0]))",
     "index_select_empty_index": "out = lib.ones(0, 3).index_select(0, lib.tensor([], dtype=lib.int64))",
+    "index_select_saved_index_negative": (
+        "a = np.array([0, 1])\nx = lib.ones(3, requires_grad=True)\n"
+        "y = x.index_select(0, lib.from_numpy(a))\na[0] = -1\ny.sum().backward()\nout = x.grad"),
+    "index_select_saved_index_too_big": (
+        "a = np.array([0, 1])\nx = lib.ones(3, requires_grad=True)\n"
+        "y = x.index_select(0, lib.from_numpy(a))\na[0] = 10**6\ny.sum().backward()\nout = x.grad"),
+    "index_select_saved_index_negative_2d": (
+        "a = np.array([0, 1])\nx = lib.ones(3, 3, requires_grad=True)\n"
+        "y = x.index_select(1, lib.from_numpy(a))\na[0] = -1\ny.sum().backward()\nout = x.grad"),
+    "index_select_saved_index_too_big_2d_dim0": (
+        "a = np.array([0, 1])\nx = lib.ones(3, 3, requires_grad=True)\n"
+        "y = x.index_select(0, lib.from_numpy(a))\na[1] = 5\ny.sum().backward()\nout = x.grad"),
     "index_select_minus_one_backward": ("x = lib.ones(3, requires_grad=True)\n"
                                         "out = x.index_select(0, lib.tensor([1, -1]))"),
     "set_num_threads_zero": "out = lib.set_num_threads(0)",

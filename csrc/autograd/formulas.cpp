@@ -326,7 +326,22 @@ TL scatter_bw(const C& c, const TL& g) {
 TL scatter_add_bw(const C& c, const TL& g) {
   return {g[0], c.needs(1) ? gather(g[0], c.attrs().i0, c.extra(0)) : Tensor()};
 }
+// The saved index may alias a numpy array changed since forward (no version
+// bump): index_add would wrap a now negative index silently, where PyTorch's
+// index_add refuses it (in its words for a 1-D input, otherwise naming the
+// dim; its 3-D dim-1 kernel's IndexError is not reproduced).
+void check_saved_select_index(const GradMeta& in, int64_t d, const Tensor& index) {
+  Tensor ic = kernels::aligned(contiguous(to_dtype(index, ScalarType::Int64)));
+  const int64_t size = in.shape.empty() ? 1 : in.shape[static_cast<size_t>(d)];
+  for (int64_t i = 0; i < ic.numel(); ++i) {
+    const int64_t v = ic.data<int64_t>()[i];
+    if (v >= 0 && v < size) continue;
+    GT_CHECK_INDEX(in.shape.size() > 1, "index out of range in self");
+    throw Error(str_cat("index ", v, " is out of bounds for dimension ", d, " with size ", size));
+  }
+}
 TL index_select_bw(const C& c, const TL& g) {
+  check_saved_select_index(c.input(0), c.attrs().i0, c.extra(0));
   // Zeros index_add_ed in place, as PyTorch's index_select_backward; a
   // 0-dim input was selected from as one element, and so is its gradient.
   Tensor z = zeros_of(c, 0);

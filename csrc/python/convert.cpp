@@ -443,7 +443,8 @@ void infer_kind(py::handle h, int& kind, bool& numpy_f64, size_t depth) {
     return;
   }
   if (PyLong_Check(h.ptr()) && !PyBool_Check(h.ptr())) {
-    unpack_long(h);  // data ints are int64 (ValueError beyond)
+    // Not unpacked here: whether an int beyond int64 is an error depends on
+    // the dtype it is stored as (fill_from), as in PyTorch.
     kind = std::max(kind, 1);
     return;
   }
@@ -514,7 +515,18 @@ void fill_from(py::handle h, const DimVector& shape, size_t depth, T*& out) {
     return;
   }
   if (!seq && PyLong_Check(h.ptr()) && !PyBool_Check(h.ptr())) {
-    *out++ = checked_to<T>(Scalar(unpack_long(h)));
+    // As PyTorch stores a Python int: any size into a floating dtype
+    // (Python's OverflowError past the double range), its truth into bool,
+    // into an integer dtype only within int64 (ValueError beyond).
+    if constexpr (std::is_floating_point_v<T>) {
+      const double d = PyLong_AsDouble(h.ptr());
+      if (d == -1.0 && PyErr_Occurred()) throw py::error_already_set();
+      *out++ = static_cast<T>(d);
+    } else if constexpr (std::is_same_v<T, bool>) {
+      *out++ = PyObject_IsTrue(h.ptr()) == 1;
+    } else {
+      *out++ = checked_to<T>(Scalar(unpack_long(h)));
+    }
     return;
   }
   // A leaf that was a number during the dtype scan may be something else

@@ -176,6 +176,24 @@ for name, src in {
     "as_strided_negative_size": "out = lib.arange(6.0).as_strided((-1,), (1,))",
     "as_strided_negative_offset": "out = lib.arange(6.0).as_strided((3,), (1,), -1)",
     "zeros_100_dims": "out = lib.zeros(*([1] * 100)).shape",
+    "expand_minus_two": "out = lib.ones(1).expand(-2)",
+    "expand_minus_two_then_cat": "out = lib.cat([lib.ones(1).expand(-2), lib.ones(3)])",
+    "expand_minus_two_leading": "out = lib.ones(1).expand(-2, 1)",
+    "expand_minus_two_trailing": "out = lib.ones(2, 1).expand(2, -2)",
+    "expand_minus_one_leading": "out = lib.ones(1).expand(-1, 1)",
+    "expand_0dim_minus_one": "out = lib.ones(()).expand(-1)",
+    "expand_0dim_minus_one_leading": "out = lib.ones(()).expand(-1, 2)",
+    "expand_minus_two_non_singleton": "out = lib.ones(2, 1).expand(-2, 3)",
+    "expand_numel_overflows": "out = lib.ones(1).expand(2**62, 2)",
+    "expand_numel_overflows_before_zero": "out = lib.ones(0).expand(2**62, 2**62, 0)",
+    "expand_2_40_squared": "out = lib.ones(1).expand(2**40, 2**40).shape",
+    "empty_zero_then_huge": "out = lib.empty(0, 2**62, 2**62)",
+    "zeros_zero_then_huge": "out = lib.zeros(0, 2**62, 2**62)",
+    "empty_zero_huge_strides": "out = lib.empty(0, 2**62, 4)",
+    "empty_zero_2_32_squared": "out = lib.empty(0, 2**32, 2**32)",
+    "empty_huge_zero_last": "out = lib.empty(2**62, 2**62, 0)",
+    "empty_zero_middle_shape": "out = lib.empty(2**62, 0, 2**62).shape",
+    "empty_zero_middle_stride": "out = lib.empty(2**62, 0, 2**62).stride()",
 }.items():
     case(f"size_{name}", src)
 
@@ -263,6 +281,50 @@ for name, call in {
 }.items():
     case(f"refused_{name}", REFUSED + f"x = lib.tensor([1.5, 2.5])\nout = refused(x, lambda: exec({call!r}, globals(), {{'x': x}}))", "type")
 
+# index_select takes no negative index (torch: out of range; along dim 1 its own words).
+# set_num_threads takes positive ints only, and a refusal leaves the count as it was.
+for name, src in {
+    "index_select_minus_one": "out = lib.arange(3.0).index_select(0, lib.tensor([-1]))",
+    "index_select_minus_one_int32": "out = lib.arange(3.0).index_select(0, lib.tensor([-1], dtype=lib.int32))",
+    "index_select_too_big": "out = lib.arange(3.0).index_select(0, lib.tensor([0, 3]))",
+    "index_select_0dim_minus_one": "out = lib.tensor(5.0).index_select(0, lib.tensor([-1]))",
+    "index_select_0dim_zero": "out = lib.tensor(5.0).index_select(0, lib.tensor([0]))",
+    "index_select_0dim_backward": ("x = lib.tensor(5.0, requires_grad=True)\n"
+                                   "y = x.index_select(0, lib.tensor([0]))\ny.backward()\nout = (y, x.grad)"),
+    "index_select_dim1_minus_one": "out = lib.ones(2, 3).index_select(1, lib.tensor([-1]))",
+    "index_select_dim1_0dim_index": "out = lib.ones(2, 3).index_select(-1, lib.tensor(-1))",
+    "index_select_dim1_too_big": "out = lib.ones(2, 3, 4).index_select(1, lib.tensor([0, 3]))",
+    "index_select_dim2_minus_one": "out = lib.ones(2, 3, 4).index_select(2, lib.tensor([-1]))",
+    "index_select_dim0_of_2d_minus_one": "out = lib.ones(2, 3).index_select(0, lib.tensor([-1]))",
+    "index_select_empty_dim": "out = lib.ones(0, 3).index_select(0, lib.tensor([0]))",
+    "index_select_empty_1d": "out = lib.ones(0).index_select(0, lib.tensor([0]))",
+    "index_select_empty_index": "out = lib.ones(0, 3).index_select(0, lib.tensor([], dtype=lib.int64))",
+    "index_select_saved_index_negative": (
+        "a = np.array([0, 1])\nx = lib.ones(3, requires_grad=True)\n"
+        "y = x.index_select(0, lib.from_numpy(a))\na[0] = -1\ny.sum().backward()\nout = x.grad"),
+    "index_select_saved_index_too_big": (
+        "a = np.array([0, 1])\nx = lib.ones(3, requires_grad=True)\n"
+        "y = x.index_select(0, lib.from_numpy(a))\na[0] = 10**6\ny.sum().backward()\nout = x.grad"),
+    "index_select_saved_index_negative_2d": (
+        "a = np.array([0, 1])\nx = lib.ones(3, 3, requires_grad=True)\n"
+        "y = x.index_select(1, lib.from_numpy(a))\na[0] = -1\ny.sum().backward()\nout = x.grad"),
+    "index_select_saved_index_too_big_2d_dim0": (
+        "a = np.array([0, 1])\nx = lib.ones(3, 3, requires_grad=True)\n"
+        "y = x.index_select(0, lib.from_numpy(a))\na[1] = 5\ny.sum().backward()\nout = x.grad"),
+    "index_select_minus_one_backward": ("x = lib.ones(3, requires_grad=True)\n"
+                                        "out = x.index_select(0, lib.tensor([1, -1]))"),
+    "set_num_threads_zero": "out = lib.set_num_threads(0)",
+    "set_num_threads_negative": "out = lib.set_num_threads(-1)",
+    "set_num_threads_float": "out = lib.set_num_threads(1.5)",
+    "set_num_threads_bool": "out = lib.set_num_threads(True)",
+    "set_num_threads_str": "out = lib.set_num_threads('2')",
+    "set_num_threads_2_31": "out = lib.set_num_threads(2**31)",
+    "set_num_threads_refused_keeps_count": (
+        "n = lib.get_num_threads()\ntry:\n    lib.set_num_threads(0)\nexcept RuntimeError:\n    pass\n"
+        "out = lib.get_num_threads() == n"),
+}.items():
+    case(f"arg_{name}", src)
+
 # -- tensor() of things that are not data ------------------------------------------------------
 for name, src in {
     "list_with_str": 'out = lib.tensor([1, "a"])',
@@ -294,6 +356,109 @@ for name, src in {
     "self_referencing_list": "l = []\nl.append(l)\nout = lib.tensor(l)",
 }.items():
     case(f"tensor_{name}", src)
+
+# Sequences whose items are new objects on each access, and whose length changes while
+# they are read: every item is held while read, and the buffer is written exactly as far
+# as the shape says (a sequence that grows or shrinks is refused with torch's message).
+CHANGING = """
+class Fresh:
+    # Each access builds a new float (as array.array does): nothing else refers to it.
+    def __len__(self):
+        return 3
+    def __getitem__(self, i):
+        if i >= 3:
+            raise IndexError(i)
+        return float(i) + 0.5
+class Resized:
+    # The length becomes `after` once the n-th item has been read.
+    def __init__(self, before, after, n=0):
+        self.size, self.after, self.n = before, after, n
+    def __len__(self):
+        return self.size
+    def __getitem__(self, i):
+        if i >= self.size:
+            raise IndexError(i)
+        if i >= self.n:
+            self.size = self.after
+        return 1.0
+class LenChanges:
+    # __len__ answers `before` for its first `calls` calls, then `after`.
+    def __init__(self, before, after, calls):
+        self.before, self.after, self.calls = before, after, calls
+    def __len__(self):
+        self.calls -= 1
+        return self.before if self.calls >= 0 else self.after
+    def __getitem__(self, i):
+        return [1.0, 2.0, 3.0, 4.0][i]
+"""
+for name, src in {
+    "array_double": "import array\nout = lib.tensor(array.array('d', [1.5, 2.5]))",
+    "array_int": "import array\nout = lib.tensor(array.array('q', [1, 2 ** 40]))",
+    "array_nested": ("import array\nout = lib.tensor([array.array('d', [1.5, 2.5]),\n"
+                     "                  array.array('d', [3.5, 4.5])], dtype=lib.float64)"),
+    "fresh_items": "out = lib.tensor(Fresh())",
+    "fresh_items_nested": "out = lib.tensor([Fresh(), Fresh()])",
+    "fresh_items_int_dtype": "out = lib.tensor(Fresh(), dtype=lib.float64)",
+    "grows_while_read": "out = lib.tensor(Resized(2, 200000))",
+    "shrinks_while_read": "out = lib.tensor(Resized(4, 1))",
+    "grows_nested": "out = lib.tensor([[1.0, 2.0], Resized(2, 200000)])",
+    "shrinks_nested": "out = lib.tensor([Resized(3, 1, 1), [1.0, 2.0, 3.0]])",
+    "len_grows_after_shape": "out = lib.tensor(LenChanges(2, 4, 1))",
+    "len_grows_after_scan": "out = lib.tensor(LenChanges(2, 4, 2))",
+    "len_shrinks_after_scan": "out = lib.tensor(LenChanges(3, 1, 2))",
+    "len_shrinks_after_shape": "out = lib.tensor(LenChanges(3, 1, 1))",
+}.items():
+    case(f"tensor_changing_{name}", CHANGING + src)
+
+# Numbers the requested integer dtype cannot hold are refused, never wrapped.
+for name, src in {
+    "nan_int64": "out = lib.tensor([float('nan')], dtype=lib.int64)",
+    "nan_int32": "out = lib.tensor([float('nan')], dtype=lib.int32)",
+    "nan_uint8": "out = lib.tensor([float('nan')], dtype=lib.uint8)",
+    "nan_bool": "out = lib.tensor([float('nan')], dtype=lib.bool)",
+    "nan_0dim_int64": "out = lib.tensor(float('nan'), dtype=lib.int64)",
+    "inf_int64": "out = lib.tensor([1.0, float('inf')], dtype=lib.int64)",
+    "minus_inf_int32": "out = lib.tensor([float('-inf')], dtype=lib.int32)",
+    "int_300_uint8": "out = lib.tensor([300], dtype=lib.uint8)",
+    "int_256_uint8": "out = lib.tensor([[1, 2], [3, 256]], dtype=lib.uint8)",
+    "int_minus_1_uint8": "out = lib.tensor([-1], dtype=lib.uint8)",
+    "int_minus_255_uint8": "out = lib.tensor([-255], dtype=lib.uint8)",
+    "int_minus_256_uint8": "out = lib.tensor([-256], dtype=lib.uint8)",
+    "float_255_5_uint8": "out = lib.tensor([255.5], dtype=lib.uint8)",
+    "float_minus_half_uint8": "out = lib.tensor([-0.5], dtype=lib.uint8)",
+    "float_255_uint8": "out = lib.tensor([255.0, 0.0], dtype=lib.uint8)",
+    "float_1e300_int32": "out = lib.tensor([1e300], dtype=lib.int32)",
+    "float_3e9_int32": "out = lib.tensor([3e9], dtype=lib.int32)",
+    "int_3e9_int32": "out = lib.tensor([3 * 10**9], dtype=lib.int32)",
+    "int_2_31_int32": "out = lib.tensor([2**31], dtype=lib.int32)",
+    "int_minus_2_31_int32": "out = lib.tensor([-2**31, 2**31 - 1], dtype=lib.int32)",
+    "int_below_int32": "out = lib.tensor([-2**31 - 1], dtype=lib.int32)",
+    "float_1e300_int64": "out = lib.tensor([1e300], dtype=lib.int64)",
+    "float_9_3e18_int64": "out = lib.tensor([9.3e18], dtype=lib.int64)",
+    "float_2_63_int64": "out = lib.tensor([2.0**63, -2.0**63], dtype=lib.int64)",
+    "float_1e300_float32": "out = lib.tensor([1e300], dtype=lib.float32)",
+    "bool_and_float_uint8": "out = lib.tensor([True, 2.5], dtype=lib.uint8)",
+    "numpy_nan_int64": "out = lib.tensor([np.float64('nan')], dtype=lib.int64)",
+    "numpy_int_300_uint8": "out = lib.tensor([np.int64(300)], dtype=lib.uint8)",
+    "as_tensor_nan_int64": "out = lib.as_tensor([float('nan')], dtype=lib.int64)",
+    "int_2_63_float32": "out = lib.tensor([2**63, -2**63 - 1], dtype=lib.float32)",
+    "int_2_70_float64": "out = lib.tensor([2**70], dtype=lib.float64)",
+    "int_10_400_float64": "out = lib.tensor([10**400], dtype=lib.float64)",
+    "int_2_63_bool": "out = lib.tensor([2**63, 10**400, 0], dtype=lib.bool)",
+    "int_2_63_uint8": "out = lib.tensor([2**63], dtype=lib.uint8)",
+    "int_2_63_int32": "out = lib.tensor([2**63], dtype=lib.int32)",
+    "int_2_63_with_float": "out = lib.tensor([2**63, 1.5])",
+    "int_2_63_0dim_float32": "out = lib.tensor(2**63, dtype=lib.float32)",
+    "int_of_nan": "out = int(lib.tensor(float('nan')))",
+    "int_of_inf": "out = int(lib.tensor(float('inf')))",
+    "int_of_minus_inf": "out = int(lib.tensor(float('-inf'), dtype=lib.float64))",
+    "int_of_1e300": "out = int(lib.tensor(1e300, dtype=lib.float64))",
+    "int_of_1e30_float32": "out = int(lib.tensor(1e30))",
+    "int_of_2_63": "out = int(lib.tensor(2.0**63, dtype=lib.float64))",
+    "int_of_minus_2_7": "out = int(lib.tensor(-2.7))",
+    "int_of_int_and_bool": "out = (int(lib.tensor(5)), int(lib.tensor(True)))",
+}.items():
+    case(f"convert_{name}", src)
 
 # -- NumPy arrays --------------------------------------------------------------------------------
 UNALIGNED = ("b = np.zeros(8 * 4 + 1, dtype=np.uint8)\na = b[1:].view(np.float64)\n"
@@ -327,8 +492,41 @@ for name, src in {
                                "import gc; gc.collect(); out = t"),
     "tensor_masked_array": "out = lib.tensor(np.ma.masked_array([1.0, 2.0], mask=[0, 1]))",
     "tensor_numpy_scalar": "out = lib.tensor(np.float64(2.5))",
+    # The exported array keeps the storage alive when the tensor moves to another one:
+    # the freed block would otherwise be handed to the next tensors of its size.
+    "numpy_then_data_replaced": (
+        "t = lib.arange(4.0); a = t.numpy(); t.data = lib.zeros(2)\n"
+        "junk = [lib.full((4,), 7.0) for _ in range(50)]\nout = (a.tolist(), t)"),
+    "numpy_then_data_replaced_write": (
+        "t = lib.arange(4.0); a = t.numpy(); t.data = lib.zeros(2)\n"
+        "junk = [lib.full((4,), 7.0) for _ in range(50)]\na[:] = -1.0\n"
+        "out = (a.tolist(), t, [j.tolist() for j in junk[:3]])"),
+    "numpy_of_view_then_tensor_freed": (
+        "t = lib.arange(6.0).reshape(2, 3); a = t[1].numpy(); del t\nimport gc; gc.collect()\n"
+        "junk = [lib.full((2, 3), 7.0) for _ in range(50)]\nout = a.tolist()"),
+    "numpy_large_then_data_replaced": (
+        "t = lib.ones(1 << 20); a = t.numpy(); t.data = lib.zeros(2)\n"
+        "junk = [lib.full((1 << 20,), 7.0) for _ in range(4)]\nout = float(a.sum())"),
 }.items():
     case(f"numpy_{name}", src)
+
+# Bool arrays whose True bytes are not 1 (any nonzero byte is True to numpy).
+BOOLS = ("raw = np.frombuffer(b'\\x02\\x01\\x00\\xff', dtype=bool)\n"
+         "def look(t):\n"
+         "    return (t.sum(), t.tolist(), t.int(), t.float(), t == lib.tensor([True] * 4),\n"
+         "            t.logical_not(), t.any(), t.all(), t.sum(0), t.to(lib.uint8))\n")
+for name, src in {
+    "from_numpy_read_only": "out = look(lib.from_numpy(raw))",
+    "from_numpy_writable": "a = raw.copy()\nt = lib.from_numpy(a)\nout = (look(t), a.tolist())",
+    "from_numpy_writable_shares": "a = raw.copy()\nt = lib.from_numpy(a)\na[2] = True\nout = t.tolist()",
+    "from_numpy_strided": ("a = np.frombuffer(b'\\x02\\x00\\x03\\x00\\x05\\x00\\x07\\x00', dtype=bool)"
+                           ".copy()[::2]\nout = look(lib.from_numpy(a))"),
+    "tensor": "out = look(lib.tensor(raw))",
+    "tensor_leaves_array": "a = raw.copy()\nt = lib.tensor(a)\nout = (look(t), a.view(np.uint8).tolist())",
+    "as_tensor": "out = look(lib.as_tensor(raw))",
+    "as_tensor_to_int": "out = lib.as_tensor(raw, dtype=lib.int64)",
+}.items():
+    case(f"numpy_bool_bytes_{name}", BOOLS + src)
 
 # gradtrack has no float16/int8/... dtypes: those arrays are refused (TypeError, as torch
 # refuses object arrays); the list of supported types in the message is gradtrack's own.
@@ -582,6 +780,84 @@ for name, src in {
 }.items():
     case(f"deep_{name}", src)
 
+# -- .data replaced on a view, then an in-place op through it: backward's CopySlices
+# addresses the base's gradient with the view's geometry, checked as torch checks it.
+VIEW_DATA = "x = lib.ones(4, requires_grad=True)\ny = x * 1\n"
+for name, src in {
+    "bigger_then_inplace": "v = y[:2]\nv.data = lib.zeros(10)\nv.mul_(2)\ny.sum().backward()\nout = x.grad",
+    "bigger_backward_through_view": ("v = y[:2]\nv.data = lib.zeros(10)\nv.mul_(2)\n"
+                                     "v.sum().backward()\nout = x.grad"),
+    "bigger_inplace_only": "v = y[:2]\nv.data = lib.zeros(10)\nv.mul_(2)\nout = (v, y, v._version)",
+    "offset_past_end": ("v = y[:2]\nv.data = lib.zeros(8)[6:]\nv.mul_(2)\n"
+                        "y.sum().backward()\nout = x.grad"),
+    "smaller_then_inplace": "v = y[2:]\nv.data = lib.zeros(1)\nv.mul_(2)\ny.sum().backward()\nout = x.grad",
+    "same_size": "v = y[:2]\nv.data = lib.zeros(2)\nv.mul_(2)\ny.sum().backward()\nout = (x.grad, y, v)",
+    "bigger_create_graph": ("v = y[:2]\nv.data = lib.zeros(10)\nv.mul_(2)\n"
+                            "out = lib.autograd.grad(y.sum(), x, create_graph=True)"),
+}.items():
+    case(f"view_data_{name}", VIEW_DATA + src)
+
+# -- nll_loss / cross_entropy: what forward saved changes before backward ------------------------
+# The target may alias a numpy array (from_numpy) or be replaced through .data: backward
+# checks it again before indexing the gradient with it.
+NLL = """
+import numpy as np
+F = lib.nn.functional
+def changed(change, fn='nll_loss', reduction='mean', weight=None, n=2, labels=(0, 1)):
+    a = np.array(labels[:n], dtype=np.int64)
+    t = lib.from_numpy(a)
+    x = lib.tensor([[0.5, -1.0, 2.0], [1.5, 0.25, -0.5]][:n], requires_grad=True)
+    loss = getattr(F, fn)(x, t, weight=weight, reduction=reduction)
+    change(a, t)
+    loss.sum().backward()
+    return x.grad
+def setitem(value):
+    def change(a, t):
+        a[0] = value
+    return change
+"""
+for name, src in {
+    "label_above_classes": "out = changed(setitem(10**6))",
+    "label_negative": "out = changed(setitem(-7))",
+    "label_above_classes_sum": "out = changed(setitem(10**6), reduction='sum')",
+    "label_negative_weighted": "out = changed(setitem(-7), weight=lib.ones(3))",
+    "cross_entropy_label_above": "out = changed(setitem(10**6), 'cross_entropy')",
+    "cross_entropy_label_negative": "out = changed(setitem(-7), 'cross_entropy', 'sum')",
+    "label_becomes_ignore_index": "out = changed(setitem(-100))",
+    "label_changed_in_range": "out = changed(setitem(2))",
+    "target_data_shrunk": ("def change(a, t):\n    t.data = lib.tensor([0])\n"
+                           "out = changed(change)"),
+    "target_data_grown": ("def change(a, t):\n    t.data = lib.tensor([0, 1, 2, 2])\n"
+                          "out = changed(change)"),
+    "target_data_2d": ("def change(a, t):\n    t.data = lib.tensor([[0, 1]])\n"
+                       "out = changed(change)"),
+    "target_data_0d": ("def change(a, t):\n    t.data = lib.tensor(1)\n"
+                       "out = changed(change)"),
+    "target_data_int32": ("def change(a, t):\n    t.data = lib.tensor([0, 1], dtype=lib.int32)\n"
+                          "out = changed(change)"),
+    "target_data_uint8": ("def change(a, t):\n    t.data = lib.tensor([2, 1], dtype=lib.uint8)\n"
+                          "out = changed(change)"),
+    "target_data_shrunk_none": ("def change(a, t):\n    t.data = lib.tensor([0])\n"
+                                "out = changed(change, reduction='none')"),
+    "weight_data_shrunk": ("w = lib.ones(3)\ndef change(a, t):\n    w.data = lib.ones(1)\n"
+                           "out = changed(change, weight=w, labels=(0, 2))"),
+    "weight_data_shrunk_cross_entropy": (
+        "w = lib.ones(3)\ndef change(a, t):\n    w.data = lib.ones(1)\n"
+        "out = changed(change, 'cross_entropy', weight=w, labels=(0, 2))"),
+    "weight_data_grown": ("w = lib.ones(3)\ndef change(a, t):\n    w.data = lib.ones(100)\n"
+                          "out = changed(change, weight=w)"),
+    "weight_data_float64": ("w = lib.ones(3)\n"
+                            "def change(a, t):\n    w.data = lib.ones(3, dtype=lib.float64)\n"
+                            "out = changed(change, weight=w)"),
+    "unbatched_label_above": ("t = lib.tensor(1)\nx = lib.ones(3, requires_grad=True)\n"
+                              "loss = F.nll_loss(x, t)\nt.data = lib.tensor(5)\n"
+                              "loss.backward()\nout = x.grad"),
+    "unbatched_target_becomes_1d": ("t = lib.tensor(1)\nx = lib.ones(3, requires_grad=True)\n"
+                                    "loss = F.nll_loss(x, t)\nt.data = lib.tensor([2, 0])\n"
+                                    "loss.backward()\nout = x.grad"),
+}.items():
+    case(f"nll_saved_{name}", NLL + src)
+
 # -- hooks that raise, interrupt, delete, re-enter ----------------------------------------------------
 HOOK = "x = lib.ones(3, requires_grad=True)\ny = x * 2\n"
 for name, src in {
@@ -730,6 +1006,37 @@ def test_the_crash_isolation_reports_a_crash():
     ])
     assert results["dies"][0] == "DIED" and results["dies"][1] < 0
     assert results["after"] == ["ok", ["tensor", "float32", [], "2.0"]]
+
+
+def test_expand_refuses_a_negative_size_after_a_zero():
+    # torch 2.13 accepts expand(0, -2) (its numel check multiplies to 0) and returns a
+    # tensor of size (0, -2); gradtrack refuses every negative size with torch's message.
+    results = run_gradtrack_cases([("zero_then_negative", "out = lib.ones(1).expand(0, -2)")])
+    assert results["zero_then_negative"] == [
+        "RuntimeError", "numel: integer multiplication overflow"]
+
+
+def test_nll_loss_none_reduction_checks_changed_labels():
+    # torch 2.13 writes out of bounds here (its reduction='none' backward does not check
+    # the labels; measured: a segfault), so torch is not the oracle: gradtrack raises the
+    # IndexError torch's other reductions raise.
+    cases = [(f"{fn}_{value}", NLL + f"out = changed(setitem({value}), {fn!r}, 'none')")
+             for fn in ("nll_loss", "cross_entropy") for value in (10**6, -7)]
+    results = run_gradtrack_cases(cases)
+    for name, _ in cases:
+        value = name.rsplit("_", 1)[1]
+        assert results[name] == ["IndexError", f"Target {value} is out of bounds."], name
+
+
+def test_tensor_of_read_only_array_copies_without_warning():
+    # tensor() copies at once, so the "not writable" warning (which from_numpy and
+    # as_tensor give, as torch's) does not apply; torch.tensor gives none either.
+    a = np.arange(3.0)
+    a.flags.writeable = False
+    for lib in (torch, gradtrack):
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            assert lib.tensor(a).tolist() == [0.0, 1.0, 2.0]
 
 
 def test_float16_arrays_become_float32_or_are_refused():

@@ -326,9 +326,29 @@ TL scatter_bw(const C& c, const TL& g) {
 TL scatter_add_bw(const C& c, const TL& g) {
   return {g[0], c.needs(1) ? gather(g[0], c.attrs().i0, c.extra(0)) : Tensor()};
 }
+// The saved index may alias a numpy array changed since forward (no version
+// bump): index_add would wrap a now negative index silently, where PyTorch's
+// index_add refuses it (in its words for a 1-D input, otherwise naming the
+// dim; its 3-D dim-1 kernel's IndexError is not reproduced).
+void check_saved_select_index(const GradMeta& in, int64_t d, const Tensor& index) {
+  Tensor ic = kernels::aligned(contiguous(to_dtype(index, ScalarType::Int64)));
+  const int64_t size = in.shape.empty() ? 1 : in.shape[static_cast<size_t>(d)];
+  for (int64_t i = 0; i < ic.numel(); ++i) {
+    const int64_t v = ic.data<int64_t>()[i];
+    if (v >= 0 && v < size) continue;
+    GT_CHECK_INDEX(in.shape.size() > 1, "index out of range in self");
+    throw Error(str_cat("index ", v, " is out of bounds for dimension ", d, " with size ", size));
+  }
+}
 TL index_select_bw(const C& c, const TL& g) {
-  // Zeros index_add_ed in place, as PyTorch's index_select_backward.
-  return {inplace_index_add(zeros_of(c, 0), c.attrs().i0, c.extra(0), g[0])};
+  check_saved_select_index(c.input(0), c.attrs().i0, c.extra(0));
+  // Zeros index_add_ed in place, as PyTorch's index_select_backward; a
+  // 0-dim input was selected from as one element, and so is its gradient.
+  Tensor z = zeros_of(c, 0);
+  if (z.dim() == 0) {
+    return {reshape(inplace_index_add(reshape(z, {1}), 0, c.extra(0), reshape(g[0], {1})), {})};
+  }
+  return {inplace_index_add(z, c.attrs().i0, c.extra(0), g[0])};
 }
 TL cat_bw(const C& c, const TL& g) {
   TL out;
@@ -419,6 +439,30 @@ TL log_softmax_data_bw(const C& c, const TL& g) {
   if (c.needs(1)) out[1] = mul(mul(neg(sum_keepdim(go, d)), exp(y)), g[0]);
   return out;
 }
+// NOTE [nll_loss backward checks what it saved]
+// The target and weight are saved as the user's tensors, not copies: a
+// numpy label array shared through from_numpy, or `.data` replaced, changes
+// them between forward and backward without a version bump. Backward so
+// re-checks, as PyTorch's does, everything it indexes with: the target's
+// rank, length and dtype, the weight's length and dtype, and each label's
+// range (PyTorch leaves the last unchecked for reduction='none' and writes
+// out of bounds; here it raises the same IndexError as the other
+// reductions).
+void check_nll_saved(const GradMeta& in, const Tensor& target, const Tensor* weight) {
+  const int64_t nd = static_cast<int64_t>(in.shape.size());
+  GT_CHECK(target.dim() <= 1, "0D or 1D target tensor expected, multi-target not supported");
+  if (!(nd == 1 && target.dim() == 0)) {
+    GT_CHECK_INDEX(target.dim() > 0, "Dimension specified as 0 but tensor has no dimensions");
+    GT_CHECK(in.shape[0] == target.sizes()[0], "size mismatch (got input: ", shape_str(in.shape),
+             ", target: ", shape_str(target.sizes()), ")");
+  }
+  GT_CHECK(!weight || weight->numel() == in.shape.back(),
+           "weight tensor should be defined either for all or no classes");
+  GT_CHECK(target.dtype() == ScalarType::Int64 || target.dtype() == ScalarType::UInt8,
+           "expected scalar type Long but found ", scalar_type_name(target.dtype()));
+  GT_CHECK(!weight || weight->dtype() == in.dtype, "expected scalar type ",
+           scalar_type_name(in.dtype), " but found ", scalar_type_name(weight->dtype()));
+}
 TL nll_loss_bw(const C& c, const TL& g) {
   // d loss / d logp is -w[t] / denom at each row's target: a constant
   // coefficient tensor, times the incoming gradient (linear, so any order).
@@ -426,17 +470,19 @@ TL nll_loss_bw(const C& c, const TL& g) {
   const Tensor& target = c.extra(0);
   const Tensor& total_weight = c.extra(1);
   const GradMeta& in = c.input(0);
+  check_nll_saved(in, target, at.flag ? &c.extra(2) : nullptr);
   const bool batched = in.shape.size() == 2;
   const int64_t n = batched ? in.shape[0] : 1, cls = in.shape.back();
   Tensor coef = zeros(in.shape, in.dtype);
   Tensor tg = kernels::aligned(contiguous(to_dtype(target, ScalarType::Int64)));
-  Tensor w = at.flag ? kernels::aligned(contiguous(to_dtype(c.extra(2), in.dtype))) : Tensor();
+  Tensor w = at.flag ? kernels::aligned(contiguous(c.extra(2))) : Tensor();
   GT_DISPATCH_FLOAT(in.dtype, "nll_loss_backward", [&] {
     scalar_t* p = coef.data<scalar_t>();
     const int64_t* t = tg.data<int64_t>();
     double denom = at.i0 == 1 ? double(kernels::load<scalar_t>(total_weight.raw())) : 1.0;
     for (int64_t i = 0; i < n; ++i) {
       if (t[i] == at.i1) continue;
+      GT_CHECK_INDEX(t[i] >= 0 && t[i] < cls, "Target ", t[i], " is out of bounds.");
       double wi = at.flag ? double(w.data<scalar_t>()[t[i]]) : 1.0;
       p[i * cls + t[i]] = static_cast<scalar_t>(-wi / denom);
     }

@@ -115,8 +115,14 @@ TensorList CopySlices::apply(TensorList&& grads) {
   }
   Tensor buffer = ops::zeros({numel_of(base_sizes_) == 0 ? 0 : extent + 1}, dtype_);
   Tensor result = alias_with_geometry(buffer, base_sizes_, base_strides_, 0);
-  Tensor grad_slice = alias_with_geometry(buffer, view_sizes_, view_strides_,
-                                          view_offset_ - base_offset_);
+  // The view's geometry is the one it had when the in-place op ran, and
+  // `.data` may have given the view a size or offset that no longer fits in
+  // its base: as_strided checks it against the buffer (PyTorch's setStorage
+  // error, raised here as PyTorch raises it) before anything goes through it.
+  Tensor grad_slice = [&] {
+    AutoGradMode off(false);
+    return ops::as_strided(result, view_sizes_, view_strides_, view_offset_ - base_offset_);
+  }();
   // Under create_graph the writes are differentiable ops, as PyTorch's, so the
   // base's gradient keeps its graph (CopyBackwards, then CopySlices for the
   // slice). Either way the result is written twice and its version shows it.

@@ -7,11 +7,16 @@
 namespace gradtrack {
 
 DimVector contiguous_strides(const DimVector& sizes) {
+  // A shape with a 0 dim has no elements, so its numel check passes however
+  // large the other dims are (empty(0, 2**62, 2**62)); its strides must
+  // still fit in int64, as PyTorch requires.
   DimVector strides(sizes.size());
   int64_t s = 1;
   for (size_t i = sizes.size(); i-- > 0;) {
     strides[i] = s;
-    s *= sizes[i] > 1 ? sizes[i] : 1;
+    if (i > 0 && __builtin_mul_overflow(s, sizes[i] > 1 ? sizes[i] : 1, &s)) {
+      throw Error("Stride calculation overflowed");
+    }
   }
   return strides;
 }

@@ -20,10 +20,11 @@ TensorImpl::TensorImpl(std::shared_ptr<Storage> storage, DimVector sizes, DimVec
 }
 
 void TensorImpl::refresh() {
-  // NOTE [Overflowing numel]: a view may have more elements than int64 holds
-  // (expand(2**40, 2**40)), as in PyTorch; its numel is then -1, it is not
-  // contiguous, and whatever needs the count fails with PyTorch's
-  // "numel: integer multiplication overflow" (see ops::check_numel).
+  // NOTE [Overflowing numel]: expand refuses sizes whose count overflows
+  // int64 (NOTE [Expanded sizes are checked]), but geometry can still come
+  // from elsewhere (.data, set_geometry); such a tensor's numel is -1, it
+  // is not contiguous, and whatever needs the count fails with PyTorch's
+  // "numel: integer multiplication overflow".
   int64_t n = 1;
   bool overflow = false;
   for (int64_t s : sizes_) overflow |= __builtin_mul_overflow(n, s, &n);

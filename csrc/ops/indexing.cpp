@@ -475,17 +475,25 @@ Tensor index_select(const Tensor& a, int64_t dim, const Tensor& index) {
   IndexList idx(static_cast<size_t>(d));
   idx.push_back(index.dim() == 0 ? reshape(index, {1}) : index);
   {
+    // index_select takes no negative indices (unlike indexing, which wraps
+    // them): PyTorch refuses -1 as out of range, with a RuntimeError of its
+    // own words when selecting along dim 1 (its dim-1 kernel checks them).
     Tensor as_long = kernels::aligned(contiguous(to_dtype(*idx.back(), ScalarType::Int64)));
     const int64_t size = a.dim() ? a.sizes()[d] : 1;
+    GT_CHECK(size > 0 || as_long.numel() == 0 || a.dim() <= 1,
+             "index_select(): self indexing axis dim should be positive");
     for (int64_t i = 0; i < as_long.numel(); ++i) {
       int64_t v = as_long.data<int64_t>()[i];
-      GT_CHECK_INDEX(v >= -size && v < size, "index out of range in self");
+      if (v >= 0 && v < size) continue;
+      GT_CHECK(d != 1, "INDICES element is out of DATA bounds, id=", v, " axis_dim=", size);
+      throw IndexError("index out of range in self");
     }
   }
   Tensor out;
   {
     autograd::AutoGradMode off(false);
-    out = ops::index(a, idx);
+    // A 0-dim tensor selects from itself seen as one element.
+    out = ops::index(a.dim() == 0 ? reshape(a, {1}) : a, idx);
   }
   out = a.dim() == 0 ? reshape(out, {}) : out;
   record(OpKind::IndexSelect, {&a}, out, [&](autograd::Attrs& at) { at.i0 = d; }, {&*idx.back()});

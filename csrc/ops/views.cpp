@@ -258,6 +258,23 @@ Tensor alias(const Tensor& a) {
   return make_view_op(a, a.sizes(), a.strides(), a->offset(), OpKind::Alias, no_attrs);
 }
 
+// NOTE [Expanded sizes are checked]
+// A size of 1 expands to any target, so a negative target (-2) or one whose
+// element count overflows int64 got through to a view that later kernels
+// trust (cat sized its output from it and wrote past the heap). PyTorch
+// refuses both at expand with one message: the product of the sizes,
+// multiplied left to right, must not overflow or be negative. Unlike
+// PyTorch, a negative size after a 0 (expand(0, -2)) is refused too: its
+// product is 0, but a negative size is never a valid shape.
+namespace {
+void check_view_numel(const DimVector& sizes) {
+  int64_t n = 1;
+  bool bad = false;
+  for (int64_t s : sizes) bad |= s < 0 || __builtin_mul_overflow(n, s, &n);
+  GT_CHECK(!bad, "numel: integer multiplication overflow");
+}
+}  // namespace
+
 Tensor expand(const Tensor& a, const DimVector& sizes) {
   const int64_t nd = static_cast<int64_t>(sizes.size());
   if (nd < a.dim()) {
@@ -271,7 +288,9 @@ Tensor expand(const Tensor& a, const DimVector& sizes) {
   for (int64_t i = nd - 1; i >= 0; --i) {
     int64_t j = i - (nd - a.dim());
     if (j < 0) {
-      GT_CHECK(sizes[i] >= 0, "The expanded size of the tensor (", sizes[i],
+      // PyTorch names -1 here; other negative sizes (and every size of a
+      // 0-dim tensor's expand) reach the numel check below.
+      GT_CHECK(sizes[i] != -1 || a.dim() == 0, "The expanded size of the tensor (", sizes[i],
                ") isn't allowed in a leading, non-existing dimension ", i);
       // A new leading dim of size 1 keeps a "contiguous" stride, as PyTorch's
       // (0 behind a 0-dim tensor: it has no stride to continue).
@@ -289,6 +308,7 @@ Tensor expand(const Tensor& a, const DimVector& sizes) {
       st[i] = 0;
     }
   }
+  check_view_numel(s);
   return make_view_op(a, s, st, a->offset(), OpKind::Expand, no_attrs);
 }
 

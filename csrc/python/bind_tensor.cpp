@@ -96,9 +96,16 @@ void bind_conversions(Cls& cls) {
         one_element(t);
         return item_of(t).to_double();
       })
-      .def("__int__", [](const Tensor& t) {
+      .def("__int__", [](const Tensor& t) -> py::object {
         one_element(t);
-        return item_of(t).is_float() ? static_cast<int64_t>(item_of(t).to_double()) : item_of(t).to_int();
+        Scalar v = item_of(t);
+        // Python's int(float): exact for any finite value (int(1e300) is not
+        // int64), and Python's ValueError / OverflowError for NaN and inf,
+        // as PyTorch; a C++ cast would wrap them to INT64_MIN.
+        if (!v.is_float()) return py::int_(v.to_int());
+        PyObject* i = PyNumber_Long(py::float_(v.to_double()).ptr());
+        if (!i) throw py::error_already_set();
+        return py::reinterpret_steal<py::object>(i);
       })
       .def("__index__", [](const Tensor& t) {
         GT_CHECK_TYPE(t.numel() == 1 && (is_integral(t.dtype()) || t.dtype() == ScalarType::Bool),

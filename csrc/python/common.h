@@ -85,7 +85,8 @@ py::object tensor_tolist(const Tensor& t);
 /// The value of a one-element tensor (bool, double or int64 by dtype), as .item() gives it.
 Scalar item_of(const Tensor& t);
 py::object tensor_numpy(py::handle self, bool force);
-Tensor tensor_from_numpy(py::handle array);
+/// `shares`: the tensor aliases the array (from_numpy), rather than being copied from it at once.
+Tensor tensor_from_numpy(py::handle array, bool shares = true);
 /// Parses a __getitem__ index and applies it (views, then advanced indexing).
 Tensor getitem(const Tensor& self, py::handle index);
 /// How __setitem__ writes (NOTE [setitem] in indexing.cpp).

@@ -1,7 +1,9 @@
 // Python values <-> tensors: nested sequences, numbers, numpy arrays, indices.
 #include <pybind11/numpy.h>
 
+#include <cmath>
 #include <cstring>
+#include <limits>
 
 #include "autograd/grad_mode.h"
 #include "autograd/variable.h"
@@ -275,9 +277,28 @@ void warn_not_writable() {
                1);
 }
 
+// NOTE [Bool bytes are 0 or 1]
+// A numpy bool array may hold any nonzero byte for True (np.frombuffer of
+// b'\x02'); the kernels read bool as C++ bool, which must be 0 or 1, so
+// such a byte counted 2 in sum(), compared unequal to True, and so on. The
+// bytes are normalised where arrays come in: tensor() copies normalised
+// values; from_numpy() (which shares memory) rewrites a writable array's
+// bytes in place (numpy's values are unchanged: nonzero is True there too)
+// and copies a read-only one it may not write, which it could not have
+// shared writes with anyway.
+py::array canonical_bools(py::array arr, bool in_place) {
+  if (arr.dtype().kind() != 'b' || arr.size() == 0) return arr;
+  py::module_ np = py::module_::import("numpy");
+  py::object bytes = arr.attr("view")(np.attr("uint8"));
+  if (!py::bool_(bytes.attr("__gt__")(1).attr("any")())) return arr;
+  if (!in_place) return bytes.attr("__ne__")(0);
+  np.attr("not_equal")(bytes, 0, py::arg("out") = arr);
+  return arr;
+}
+
 }  // namespace
 
-Tensor tensor_from_numpy(py::handle obj) {
+Tensor tensor_from_numpy(py::handle obj, bool shares) {
   if (!is_numpy_array(obj)) throw TypeError("expected np.ndarray (got " + type_name(obj) + ")");
   py::array arr = py::reinterpret_borrow<py::array>(obj);
   py::dtype dt = arr.dtype();
@@ -305,12 +326,19 @@ Tensor tensor_from_numpy(py::handle obj) {
     }
     strides.push_back(s / item);
   }
-  if (!arr.writeable()) warn_not_writable();
+  // tensor() copies at once: nothing will write through it (torch's
+  // tensor() does not warn either).
+  if (!arr.writeable() && shares) warn_not_writable();
+  // See NOTE [Bool bytes are 0 or 1]: a read-only array comes back a new one.
+  arr = canonical_bools(arr, arr.writeable() && shares);
+  if (!arr.is(obj)) {
+    for (py::ssize_t i = 0; i < arr.ndim(); ++i) strides[i] = arr.strides(i) / item;
+  }
   int64_t extent = 1;
   for (size_t i = 0; i < sizes.size(); ++i) extent += (sizes[i] - 1) * strides[i];
   if (numel_of(sizes) == 0) extent = 0;
   // The storage holds a reference to the array; released with the GIL held.
-  PyObject* owner = obj.ptr();
+  PyObject* owner = arr.ptr();
   Py_INCREF(owner);
   auto storage = Storage::wrap(const_cast<void*>(arr.data()), static_cast<size_t>(extent * item),
                                [owner] {
@@ -335,8 +363,12 @@ py::object tensor_numpy(py::handle self, bool force) {
     shape.push_back(t.sizes()[i]);
     strides.push_back(t.strides()[i] * item);
   }
-  // The array's base is the tensor object, which keeps the storage alive.
-  return py::array(py::dtype(numpy_char(t.dtype())), shape, strides, t.raw(), self);
+  // The array's base owns a reference to the storage itself, not to the
+  // tensor: `t.data = other` gives the tensor another storage, and the array
+  // must not be left pointing at freed (or reused) memory.
+  auto* owner = new std::shared_ptr<Storage>(t->storage());
+  py::capsule base(owner, [](void* p) { delete static_cast<std::shared_ptr<Storage>*>(p); });
+  return py::array(py::dtype(numpy_char(t.dtype())), shape, strides, t.raw(), base);
 }
 
 // ---- Python data -> tensor ----
@@ -380,11 +412,28 @@ DimVector compute_sizes(py::handle h) {
   throw TypeError("new(): invalid data type '" + type_name(h) + "'");
 }
 
+// NOTE [Sequences that change under us]
+// A sequence's items may be new objects on each access (array.array,
+// user classes whose __getitem__ builds a float), and its __len__ may
+// change between calls (a user's __getitem__ can grow or shrink it). So
+// every item is held by an owned reference while it is read, and the fill
+// takes one snapshot per level (PySequence_Fast: the list itself, or a new
+// list of the items), compares its length with the shape, and writes
+// exactly that many items; the buffer never sees more or fewer than the
+// shape promised. The dtype scan reads len() then item i for each i, as
+// PyTorch's does, so a sequence that changes reports the same error.
+
 // The dtype kind over every leaf: -1 none yet, 0 bool, 1 int, 2 float.
 void infer_kind(py::handle h, int& kind, bool& numpy_f64, size_t depth) {
   if (is_data_sequence(h)) {
     if (depth == kMaxDataDims) too_many_dims(h);
-    for (py::handle e : py::reinterpret_borrow<py::sequence>(h)) infer_kind(e, kind, numpy_f64, depth + 1);
+    const Py_ssize_t n = PySequence_Size(h.ptr());
+    if (n < 0) throw py::error_already_set();
+    for (Py_ssize_t i = 0; i < n; ++i) {
+      py::object e = py::reinterpret_steal<py::object>(PySequence_GetItem(h.ptr(), i));
+      if (!e) throw py::error_already_set();
+      infer_kind(e, kind, numpy_f64, depth + 1);
+    }
     return;
   }
   if (PyUnicode_Check(h.ptr()) || PyBytes_Check(h.ptr())) invalid_data_type(h);
@@ -394,7 +443,8 @@ void infer_kind(py::handle h, int& kind, bool& numpy_f64, size_t depth) {
     return;
   }
   if (PyLong_Check(h.ptr()) && !PyBool_Check(h.ptr())) {
-    unpack_long(h);  // data ints are int64 (ValueError beyond)
+    // Not unpacked here: whether an int beyond int64 is an error depends on
+    // the dtype it is stored as (fill_from), as in PyTorch.
     kind = std::max(kind, 1);
     return;
   }
@@ -404,24 +454,59 @@ void infer_kind(py::handle h, int& kind, bool& numpy_f64, size_t depth) {
   if (is_numpy_scalar(h) && std::string(py::str(h.attr("dtype"))) == "float64") numpy_f64 = true;
 }
 
+// NOTE [Data numbers are range-checked]
+// tensor(data, dtype=<integer>) refuses a value the dtype cannot hold, as
+// PyTorch does, instead of wrapping it (NaN became INT64_MIN, 300 became 44
+// in uint8): a float outside [lowest, max] of the dtype (NaN included), an
+// int outside it, where an unsigned dtype also takes negatives down to -max
+// (as two's complement; PyTorch keeps uint8(-1) == 255). Bool and floating
+// dtypes take every value (1e300 becomes inf in float32, as in PyTorch).
+template <typename T>
+T checked_to(const Scalar& v) {
+  if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
+    using L = std::numeric_limits<T>;
+    bool ok = true;
+    if (v.is_float()) {
+      const double d = v.to_double();
+      ok = !(std::isnan(d) || d < double(L::lowest()) || d > double(L::max()));
+      // 2**63 passes the check above (int64's max rounds up to it as a
+      // double); PyTorch gives INT64_MIN there, without the C++ cast's UB.
+      if (ok && d >= 9223372036854775808.0) return L::min();
+    } else if (!v.is_bool() && !v.is_uint64() && !std::is_same_v<T, int64_t>) {
+      const int64_t i = v.to_int();
+      ok = std::is_unsigned_v<T> ? (i <= int64_t(L::max()) && i >= -int64_t(L::max()))
+                                 : (i >= int64_t(L::min()) && i <= int64_t(L::max()));
+    }
+    if (!ok) {
+      throw Error(str_cat("value cannot be converted to type ",
+                          std::is_unsigned_v<T> ? "uint" : "int", sizeof(T) * 8,
+                          " without overflow"));
+    }
+  }
+  return v.template to<T>();
+}
+
 template <typename T>
 void fill_from(py::handle h, const DimVector& shape, size_t depth, T*& out) {
   bool seq = is_data_sequence(h);
   if (depth < shape.size()) {
     if (!seq) throw TypeError("not a sequence");
-    py::sequence s = py::reinterpret_borrow<py::sequence>(h);
-    int64_t n = static_cast<int64_t>(s.size());
-    if (n != shape[depth]) {
-      throw ValueError(str_cat("expected sequence of length ", shape[depth], " at dim ", depth,
-                               " (got ", n, ")"));
+    // See NOTE [Sequences that change under us]. A list is its own snapshot,
+    // and a nested element's __len__ may mutate it: its size is read again
+    // before each item, and each item is held while it is converted.
+    py::object fast = py::reinterpret_steal<py::object>(PySequence_Fast(h.ptr(), "not a sequence"));
+    if (!fast) throw py::error_already_set();
+    for (int64_t i = 0;; ++i) {
+      const int64_t n = static_cast<int64_t>(PySequence_Fast_GET_SIZE(fast.ptr()));
+      if (n != shape[depth]) {
+        throw ValueError(str_cat("expected sequence of length ", shape[depth], " at dim ", depth,
+                                 " (got ", n, ")"));
+      }
+      if (i == n) break;
+      py::object e = py::reinterpret_borrow<py::object>(PySequence_Fast_GET_ITEM(fast.ptr(), i));
+      fill_from<T>(e, shape, depth + 1, out);
     }
-    for (py::handle e : s) fill_from<T>(e, shape, depth + 1, out);
     return;
-  }
-  if (seq) {
-    throw TypeError(std::is_floating_point_v<T>
-                        ? "must be real number, not " + type_name(h)
-                        : "'" + type_name(h) + "' object cannot be interpreted as an integer");
   }
   if (py::isinstance<TensorImpl>(h)) {
     Tensor t = h.cast<Tensor>();
@@ -429,11 +514,30 @@ void fill_from(py::handle h, const DimVector& shape, size_t depth, T*& out) {
     GT_DISPATCH_ALL(t.dtype(), [&] { *out++ = static_cast<T>(kernels::load<scalar_t>(t.raw())); });
     return;
   }
-  if (PyLong_Check(h.ptr()) && !PyBool_Check(h.ptr())) {
-    *out++ = Scalar(unpack_long(h)).template to<T>();
+  if (!seq && PyLong_Check(h.ptr()) && !PyBool_Check(h.ptr())) {
+    // As PyTorch stores a Python int: any size into a floating dtype
+    // (Python's OverflowError past the double range), its truth into bool,
+    // into an integer dtype only within int64 (ValueError beyond).
+    if constexpr (std::is_floating_point_v<T>) {
+      const double d = PyLong_AsDouble(h.ptr());
+      if (d == -1.0 && PyErr_Occurred()) throw py::error_already_set();
+      *out++ = static_cast<T>(d);
+    } else if constexpr (std::is_same_v<T, bool>) {
+      *out++ = PyObject_IsTrue(h.ptr()) == 1;
+    } else {
+      *out++ = checked_to<T>(Scalar(unpack_long(h)));
+    }
     return;
   }
-  *out++ = to_scalar(h)->template to<T>();
+  // A leaf that was a number during the dtype scan may be something else
+  // now (a fresh object per access): refused, never dereferenced.
+  auto number = seq ? std::nullopt : to_scalar(h);
+  if (!number) {
+    throw TypeError(std::is_floating_point_v<T>
+                        ? "must be real number, not " + type_name(h)
+                        : "'" + type_name(h) + "' object cannot be interpreted as an integer");
+  }
+  *out++ = checked_to<T>(*number);
 }
 
 }  // namespace
@@ -456,7 +560,8 @@ Tensor tensor_from_data(py::handle data, std::optional<ScalarType> dtype) {
     if (dt.kind() == 'f' && dt.itemsize() == 2) {
       arr = arr.attr("astype")("float32");
     }
-    Tensor src = tensor_from_numpy(arr);
+    arr = canonical_bools(arr, false);  // NOTE [Bool bytes are 0 or 1]
+    Tensor src = tensor_from_numpy(arr, false);
     Tensor out = ops::empty_like(src, dtype.value_or(src.dtype()));  // keeps the array's layout
     kernels::copy(out, src);
     return out;

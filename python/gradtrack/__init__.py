@@ -60,12 +60,10 @@ def _load_extension():
 
 
 _C = _load_core()
-# Frames inside this package are skipped when recording where an op was called (the
-# Python sources: in an editable install __path__[0] is the build folder).
-from os import path as _path  # noqa: E402
-
-_C._set_package_dir(_path.dirname(_path.abspath(__file__)) + "/")
-del _path
+# Frames inside this package are skipped when recording where an op was called.
+# The package's own Python files are beside this one: __path__[0] is not them in
+# an editable (developer) install, where it names the build's platlib folder first.
+_C._set_package_dir(__file__[:-len("__init__.py")])
 
 from ._size import Size  # noqa: E402
 from . import _tensor, _tensor_str  # noqa: E402

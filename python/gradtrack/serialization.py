@@ -194,17 +194,78 @@ def _as_list(value):
     return value
 
 
+# NOTE [Reading untrusted files]
+# A file to load may be damaged or made to hurt, so nothing in it is trusted
+# before it is checked: every member must be stored (save never compresses,
+# so a compressed member is either foreign or a zip bomb), unencrypted, and
+# lie inside the file with its declared size; a member is read up to that
+# size and no further; a tensor's .npy header must agree with the JSON header
+# and its payload must be exactly the bytes its shape needs before anything
+# is allocated for it. Whatever else goes wrong while reading (zipfile's,
+# numpy's or json's own exceptions, MemoryError included) becomes the one
+# RuntimeError that names the file.
+
+def _check_members(archive, file_size):
+    for info in archive.infolist():
+        if info.compress_type != zipfile.ZIP_STORED:
+            raise ValueError(f"member {info.filename!r} is compressed (method "
+                             f"{info.compress_type}); gradtrack.save stores members uncompressed")
+        if info.flag_bits & 0x1:
+            raise ValueError(f"member {info.filename!r} is encrypted")
+        if info.file_size != info.compress_size or \
+                info.header_offset + info.compress_size > file_size:
+            raise ValueError(f"member {info.filename!r} declares {info.file_size} bytes, more "
+                             f"than the file holds")
+
+
+def _read_member(archive, name):
+    info = archive.getinfo(name)
+    with archive.open(info) as member:
+        data = member.read(info.file_size + 1)
+    if len(data) != info.file_size:
+        raise ValueError(f"member {name!r} holds {len(data)} bytes, its entry says "
+                         f"{info.file_size}")
+    return data
+
+
+def _shape(value):
+    shape = _as_list(value)
+    if not all(type(s) is int and s >= 0 for s in shape):
+        raise ValueError(f"shape {shape!r:.80} is not a list of non-negative ints")
+    return shape
+
+
+def _read_npy(data, index, expected, shape):
+    """The array a .npy member holds, checked against the header's dtype and shape
+    before its payload is looked at."""
+    stream = io.BytesIO(data)
+    version = np.lib.format.read_magic(stream)
+    if version not in ((1, 0), (2, 0)):
+        raise ValueError(f"tensor {index} has .npy format version {version}")
+    read_header = (np.lib.format.read_array_header_1_0 if version == (1, 0)
+                   else np.lib.format.read_array_header_2_0)
+    npy_shape, fortran_order, dtype = read_header(stream)
+    if dtype.newbyteorder("=") != expected.newbyteorder("=") or list(npy_shape) != shape:
+        raise ValueError(f"tensor {index} is {dtype}{list(npy_shape)}, the header says "
+                         f"{expected}{shape}")
+    count = math.prod(shape)
+    payload = len(data) - stream.tell()
+    if payload != count * dtype.itemsize:
+        raise ValueError(f"tensor {index} holds {payload} bytes of data, its shape "
+                         f"{shape} needs {count * dtype.itemsize}")
+    array = np.frombuffer(data, dtype=dtype, count=count, offset=stream.tell())
+    return array.reshape(shape, order="F" if fortran_order else "C")
+
+
 def _read_tensor(archive, index, entry):
     from .nn.parameter import Parameter
-    dtype_name, shape = entry["dtype"], entry["shape"]
-    if dtype_name not in _NP_DTYPES:
+    if not isinstance(entry, dict):
+        raise ValueError(f"tensor entry {index} is not an object")
+    dtype_name, shape = entry["dtype"], _shape(entry["shape"])
+    if not isinstance(dtype_name, str) or dtype_name not in _NP_DTYPES:
         raise ValueError(f"unsupported dtype {dtype_name!r}")
-    with archive.open(_TENSOR_PATH.format(index)) as member:
-        array = np.lib.format.read_array(io.BytesIO(member.read()), allow_pickle=False)
     expected = _NP_DTYPES[dtype_name]
-    if array.dtype.newbyteorder("=") != expected.newbyteorder("=") or list(array.shape) != shape:
-        raise ValueError(f"tensor {index} is {array.dtype}{list(array.shape)}, the header says "
-                         f"{dtype_name}{shape}")
+    array = _read_npy(_read_member(archive, _TENSOR_PATH.format(index)), index, expected, shape)
     t = _C.tensor(array.astype(expected, copy=False))
     if entry.get("parameter"):
         return Parameter(t, requires_grad=bool(entry["requires_grad"]))
@@ -219,8 +280,10 @@ def _describe(f):
 
 def _read_archive(stream, where):
     try:
+        file_size = stream.seek(0, io.SEEK_END)
+        stream.seek(0)
         archive = zipfile.ZipFile(stream)
-    except zipfile.BadZipFile as e:
+    except Exception as e:  # noqa: BLE001 - see NOTE [Reading untrusted files]
         raise RuntimeError(f"gradtrack.load: {where} is not a gradtrack.save file (not a zip "
                            f"archive: {e}); it may be truncated or corrupted") from e
     with archive:
@@ -231,7 +294,8 @@ def _read_archive(stream, where):
             raise RuntimeError(f"gradtrack.load: {where} is a zip archive but not a "
                                f"gradtrack.save file (no {_HEADER}){hint}")
         try:
-            header = json.loads(archive.read(_HEADER).decode("utf-8"))
+            _check_members(archive, file_size)
+            header = json.loads(_read_member(archive, _HEADER).decode("utf-8"))
             if not isinstance(header, dict) or header.get("format") != _FORMAT:
                 raise ValueError("the header does not name the gradtrack.save format")
             if header.get("version") != _VERSION:
@@ -240,8 +304,7 @@ def _read_archive(stream, where):
             tensors = [_read_tensor(archive, i, entry)
                        for i, entry in enumerate(_as_list(header["tensors"]))]
             return _Decoder(tensors).decode(header["root"])
-        except (ValueError, KeyError, TypeError, EOFError, OSError, RecursionError,
-                zipfile.BadZipFile) as e:
+        except Exception as e:  # noqa: BLE001 - see NOTE [Reading untrusted files]
             raise RuntimeError(f"gradtrack.load: {where} is corrupted or not a valid "
                                f"gradtrack.save file: {type(e).__name__}: {e}") from e
 

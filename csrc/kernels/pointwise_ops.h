@@ -14,7 +14,7 @@
 //     table ("in-place variants default to the out-of-place definition"),
 //   - the op functions of the uniform unary ops (ops/elementwise.cpp),
 //   - the bindings: Tensor methods, module functions and the in-place table
-//     _C._inplace_ops that python/gradtrack/_inplace.py turns into methods.
+//     _C._inplace.ops that python/gradtrack/_inplace.py turns into methods.
 // The columns after the first name tokens that only some files expand: the
 // kernel files read the first column alone, so kernels/ does not depend on
 // autograd/ (the OpKind names live in autograd/formulas.h).

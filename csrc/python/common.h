@@ -100,7 +100,10 @@ void setitem_write(const Tensor& target, py::handle indices, const Tensor& value
 
 void init_dtype(py::module_& m);
 void init_tensor(py::module_& m);
-void init_ops(py::module_& m);
+void init_factories(py::module_& m);
+void init_inplace(py::module_& m);  // _C._inplace
+void init_nn(py::module_& m);       // _C._nn and _C._optim
+void init_runtime(py::module_& m);
 void init_autograd(py::module_& m);
 void init_function(py::module_& m);
 

@@ -70,6 +70,9 @@ PYBIND11_MODULE(_C, m) {
   init_autograd(m);
   init_function(m);
   init_tensor(m);
-  init_ops(m);
+  init_factories(m);
+  init_inplace(m);
+  init_nn(m);
+  init_runtime(m);
   install_argument_errors(m);
 }

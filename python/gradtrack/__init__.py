@@ -93,7 +93,7 @@ from .autograd.anomaly_mode import (  # noqa: E402
 _tensor.install(Tensor)
 
 # Every op of the op list has a module function (gradtrack.tan, gradtrack.fmod, ...).
-for _name in list(_C._inplace_ops) + ["clamp_min", "clamp_max"]:
+for _name in list(_C._inplace.ops) + ["clamp_min", "clamp_max"]:
     if hasattr(_C, _name):
         globals().setdefault(_name, getattr(_C, _name))
 true_divide = div

@@ -28,7 +28,7 @@ VIEW_OF_LEAF_ERROR = ("a view of a leaf Variable that requires grad is being use
 
 _Tensor = _C.Tensor
 _grad_enabled = _C.is_grad_enabled
-_OPS = _C._inplace_ops  # {name: (id, operands besides self)}: the op list
+_OPS = _C._inplace.ops  # {name: (id, operands besides self)}: the op list
 
 
 LEAF_NOTE = (
@@ -71,7 +71,7 @@ def _binary(name):
 
     def method(self, other):
         check(self, other)
-        return _C._binary_(op, self, other, 1, False, None)
+        return _C._inplace.binary_(op, self, other, 1, False, None)
 
     method.__name__ = name + "_"
     method.__doc__ = f"In-place :meth:`{name}`; returns ``self``."
@@ -83,7 +83,7 @@ def _unary(name):
 
     def method(self):
         check(self)
-        return _C._unary_(op, self)
+        return _C._inplace.unary_(op, self)
 
     method.__name__ = name + "_"
     method.__doc__ = f"In-place :meth:`{name}`; returns ``self``."
@@ -99,13 +99,13 @@ def add_(self, other, *, alpha=1):
     1
     """
     check(self, other)
-    return _C._binary_(_OPS["add"][0], self, other, alpha, False, None)
+    return _C._inplace.binary_(_OPS["add"][0], self, other, alpha, False, None)
 
 
 def sub_(self, other, *, alpha=1):
     """``self -= alpha * other``; the manual SGD step ``w.detach().sub_(w.grad, alpha=lr)``."""
     check(self, other)
-    return _C._binary_(_OPS["sub"][0], self, other, alpha, False, None)
+    return _C._inplace.binary_(_OPS["sub"][0], self, other, alpha, False, None)
 
 
 _UNSET = object()
@@ -128,56 +128,56 @@ def div_(self, other, *, rounding_mode=_UNSET):
     """
     check(self, other)
     given = rounding_mode is not _UNSET
-    return _C._binary_(_OPS["div"][0], self, other, 1, given, rounding_mode if given else None)
+    return _C._inplace.binary_(_OPS["div"][0], self, other, 1, given, rounding_mode if given else None)
 
 
 def true_divide_(self, other):
     """``self /= other`` (true division, DivBackward0); returns ``self``."""
     check(self, other)
-    return _C._binary_(_OPS["div"][0], self, other, 1, False, None)
+    return _C._inplace.binary_(_OPS["div"][0], self, other, 1, False, None)
 
 
 def clamp_min_(self, min):  # noqa: A002 - PyTorch's argument name
     """Clamps ``self`` from below in place (ClampMinBackward0, or 1 for a tensor bound)."""
     check(self, min)
-    return _C._clamp_bound_(True, self, min)
+    return _C._inplace.clamp_bound_(True, self, min)
 
 
 def clamp_max_(self, max):  # noqa: A002 - PyTorch's argument name
     """Clamps ``self`` from above in place (ClampMaxBackward0, or 1 for a tensor bound)."""
     check(self, max)
-    return _C._clamp_bound_(False, self, max)
+    return _C._inplace.clamp_bound_(False, self, max)
 
 
 def clamp_(self, min=None, max=None):  # noqa: A002 - PyTorch's argument names
     """Clamps ``self`` into ``[min, max]`` in place."""
     check(self)
-    return _C._clamp_(self, min, max)
+    return _C._inplace.clamp_(self, min, max)
 
 
 def fill_(self, value):
     """Sets every element to ``value``; returns ``self``."""
     check(self, value)
-    return _C._fill_(self, value)
+    return _C._inplace.fill_(self, value)
 
 
 def zero_(self):
     """Sets every element to zero; returns ``self``."""
     check(self)
-    return _C._zero_(self)
+    return _C._inplace.zero_(self)
 
 
 def copy_(self, src, non_blocking=False):
     """Copies ``src`` (broadcast, converted to self's dtype) into ``self``."""
     if self.is_floating_point():  # an integer self can't require grad: nothing to refuse
         check(self, src)
-    return _C._copy_(self, src)
+    return _C._inplace.copy_(self, src)
 
 
 def normal_(self, mean=0.0, std=1.0, *, generator=None):
     """Fills ``self`` with samples of N(mean, std^2)."""
     check(self)
-    return _C._normal_(self, float(mean), float(std))
+    return _C._inplace.normal_(self, float(mean), float(std))
 
 
 def uniform_(self, *args, **kwargs):
@@ -185,25 +185,25 @@ def uniform_(self, *args, **kwargs):
     values = dict(zip(("from", "to"), args))
     values.update({k.rstrip("_"): v for k, v in kwargs.items() if k != "generator"})
     check(self)
-    return _C._uniform_(self, float(values.get("from", 0.0)), float(values.get("to", 1.0)))
+    return _C._inplace.uniform_(self, float(values.get("from", 0.0)), float(values.get("to", 1.0)))
 
 
 def masked_fill_(self, mask, value):
     """Writes ``value`` where ``mask`` is True; returns ``self``."""
     check(self, value)
-    return _C._masked_fill_(self, mask, value)
+    return _C._inplace.masked_fill_(self, mask, value)
 
 
 def index_put_(self, indices, values, accumulate=False):
     """``self[indices] = values`` (or ``+=`` with accumulate); returns ``self``."""
     check(self, values)
-    return _C._index_put_(self, list(indices), values, accumulate)
+    return _C._inplace.index_put_(self, list(indices), values, accumulate)
 
 
 def scatter_add_(self, dim, index, src):
     """Adds ``src`` into ``self`` at ``index`` along ``dim``; returns ``self``."""
     check(self, src)
-    return _C._scatter_add_(self, dim, index, src)
+    return _C._inplace.scatter_add_(self, dim, index, src)
 
 
 def scatter_(self, dim, index, src=None, value=None, *, reduce=None):
@@ -213,25 +213,25 @@ def scatter_(self, dim, index, src=None, value=None, *, reduce=None):
         raise NotImplementedError("gradtrack: scatter_ with reduce= is not implemented")
     v = value if src is None else src
     check(self, v)
-    return _C._scatter_(self, dim, index, v)
+    return _C._inplace.scatter_(self, dim, index, v)
 
 
 def t_(self):
     """Transposes ``self`` in place (a metadata change, still a version bump)."""
     check(self)
-    return _C._t_(self)
+    return _C._inplace.t_(self)
 
 
 def unsqueeze_(self, dim):
     """Inserts a dim of size one in place."""
     check(self)
-    return _C._unsqueeze_(self, dim)
+    return _C._inplace.unsqueeze_(self, dim)
 
 
 def squeeze_(self, dim=None):
     """Removes dims of size one in place."""
     check(self)
-    return _C._squeeze_(self, dim)
+    return _C._inplace.squeeze_(self, dim)
 
 
 _NOTHING, _COPY = 0, 1  # SetitemKind in csrc/python/common.h
@@ -256,7 +256,7 @@ def setitem(self, index, value):
         return
     if kind != _COPY or target.is_floating_point():
         check(target, value)
-    _C._setitem_(target, indices, value, kind)
+    _C._inplace.setitem_(target, indices, value, kind)
 
 
 def install(cls):

@@ -111,7 +111,7 @@ def _set_data(self, value):
     if self.requires_grad and not value.dtype.is_floating_point:
         raise RuntimeError("data set to a tensor that requires gradients must be floating point "
                            "or complex dtype")
-    _C._set_data(self, value)
+    _C._inplace.set_data(self, value)
 
 
 def detach_(self):

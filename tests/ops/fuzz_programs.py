@@ -668,7 +668,7 @@ INPLACE_BINARY = ("add_", "sub_", "mul_", "div_", "copy_", "fill_", "pow_")
 # The op list's binary in-place variants (bitwise ones refuse the float targets drawn
 # here) and the clamp forms with one bound; atan2_ and hypot_ take tensors only.
 LIST_INPLACE_BINARY = tuple(
-    f"{name}_" for name, (_, operands) in _C._inplace_ops.items()
+    f"{name}_" for name, (_, operands) in _C._inplace.ops.items()
     if operands and not name.startswith("bitwise")) + ("true_divide_", "clamp_min_", "clamp_max_")
 TENSOR_ONLY = ("atan2_", "hypot_")
 AUGMENTED = ("+=", "-=", "*=", "/=")
@@ -884,10 +884,10 @@ def gen_autograd_grad(draw, s):
 # view ops and nn.init (each of these has its own autograd node and its own rules) ----
 
 # The op list's unary ops (the in-place ones just below come from the same list).
-EXTRA_UNARY = tuple(f"{name}()" for name, (_, operands) in _C._inplace_ops.items()
+EXTRA_UNARY = tuple(f"{name}()" for name, (_, operands) in _C._inplace.ops.items()
                     if not operands)
 # Every unary in-place variant of the op list (NOTE [The op list]), and clamp_.
-EXTRA_INPLACE = tuple(f"{name}_()" for name, (_, operands) in _C._inplace_ops.items()
+EXTRA_INPLACE = tuple(f"{name}_()" for name, (_, operands) in _C._inplace.ops.items()
                       if not operands) + ("clamp_(min=0)",)
 INIT = ("zeros_", "ones_", "constant_")
 

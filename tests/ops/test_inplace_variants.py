@@ -81,11 +81,11 @@ def test_inplace_variant_matches_torch(torch, spec, sample, dtype):
 
 def test_every_inplace_variant_of_the_op_list_is_in_the_table():
     covered = {spec.inplace for spec in OPS if spec.inplace}
-    listed = {name + "_" for name in gradtrack._C._inplace_ops}
+    listed = {name + "_" for name in gradtrack._C._inplace.ops}
     assert listed - covered == set()
 
 
 def test_inplace_methods_come_from_the_op_list():
-    for name in gradtrack._C._inplace_ops:
+    for name in gradtrack._C._inplace.ops:
         assert callable(getattr(gradtrack.Tensor, name + "_")), name
         assert callable(getattr(gradtrack, name)), name

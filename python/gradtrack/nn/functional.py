@@ -19,11 +19,11 @@ from .. import _C
 
 _Tensor = _C.Tensor
 _int64 = _C.int64
-_c_linear = _C._linear
+_c_linear = _C._nn.linear
 _c_log_softmax = _C.log_softmax
 _c_softmax = _C.softmax
-_c_nll_loss = _C._nll_loss
-_c_mse_loss = _C._mse_loss
+_c_nll_loss = _C._nn.nll_loss
+_c_mse_loss = _C._nn.mse_loss
 
 _REDUCTIONS = {"none": 0, "mean": 1, "sum": 2}
 _SCALAR_TYPE = {"float32": "Float", "float64": "Double", "int64": "Long", "int32": "Int",

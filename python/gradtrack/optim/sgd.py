@@ -14,7 +14,7 @@ For each parameter ``p`` whose ``grad`` is not None (as torch 2.13 does)::
 By default this runs as the tensor ops above, exactly PyTorch's single-tensor
 path: same rounding, ``p._version`` +1 per step, the buffer at ``_version`` 0
 after the first step and +2 (``mul_`` then ``add_``) after each later one.
-With ``fused=True`` one C++ call per parameter (``_C._sgd_update``) does the
+With ``fused=True`` one C++ call per parameter (``_C._optim.sgd_update``) does the
 update in one pass; it also bumps ``p._version`` once, but the buffer only
 once per step. The fused kernel is not the default because, as built now, it
 is slower than the three vectorized ops (measured on a 128x784 weight with
@@ -26,7 +26,7 @@ from .optimizer import Optimizer
 
 _Tensor = _C.Tensor
 _grad_get = _Tensor._grad.fget
-_sgd_update = _C._sgd_update
+_sgd_update = _C._optim.sgd_update
 _is_grad_enabled = _C.is_grad_enabled
 _set_grad_enabled = _C._set_grad_enabled
 
@@ -96,7 +96,7 @@ class SGD(Optimizer):
         # differentiable=True records the update in the graph, as in PyTorch.
         _set_grad_enabled(bool(self.defaults["differentiable"]))
         # Writes made here are reported as "SGD.step" by provenance notes.
-        label = _C._swap_write_label("SGD.step")
+        label = _C._inplace.swap_write_label("SGD.step")
         try:
             for group in self.param_groups:
                 if group["fused"]:
@@ -104,7 +104,7 @@ class SGD(Optimizer):
                 else:
                     self._step_group(group)
         finally:
-            _C._swap_write_label(label)
+            _C._inplace.swap_write_label(label)
             _set_grad_enabled(previous)
         return loss
 

@@ -7,7 +7,7 @@ from .. import init
 from ..parameter import Parameter
 from .module import Module
 
-_c_linear = _C._linear
+_c_linear = _C._nn.linear
 
 
 class Identity(Module):

@@ -1,0 +1,48 @@
+// Threads, the BLAS and SIMD in use, the allocator: get_num_threads and
+// set_num_threads are re-exported as gradtrack.*; the rest is for diagnostics.
+#include <climits>
+
+#include "kernels/matmul.h"
+#include "kernels/parallel.h"
+#include "kernels/simd.h"
+#include "python/arg_errors.h"
+#include "python/common.h"
+
+namespace gradtrack::python {
+
+namespace {
+
+void bind_runtime(py::module_& m) {
+  m.def("get_num_threads", [] { return get_num_threads(); });
+  m.def("set_num_threads", [](py::handle h) {
+    // PyTorch's own checks and words: an int (not a bool) that fits in a C
+    // int and is positive; 0 or -1 used to be taken as 1 silently.
+    PyObject* o = h.ptr();
+    if (!PyLong_Check(o) || PyBool_Check(o)) {
+      throw Error("set_num_threads expects an int, but got " + type_name(h));
+    }
+    int overflow = 0;
+    const long v = PyLong_AsLongAndOverflow(o, &overflow);
+    if (overflow != 0 || v > INT_MAX || v < INT_MIN) throw ValueError("Overflow when unpacking long");
+    GT_CHECK(v > 0, "set_num_threads expects a positive integer");
+    set_num_threads(static_cast<int>(v));
+  });
+  m.def("_blas_core", [] { return std::string(kernels::blas_init()); });
+  m.def("_simd_level", [] { return std::string(kernels::simd::level()); });
+  m.def("_allocator_stats", [] {
+    AllocatorStats s = allocator_stats();
+    py::dict d;
+    d["cached_bytes"] = s.cached_bytes;
+    d["cached_blocks"] = s.cached_blocks;
+    d["hits"] = s.hits;
+    d["misses"] = s.misses;
+    return d;
+  });
+  m.def("_empty_cache", [] { allocator_empty_cache(); });
+}
+
+}  // namespace
+
+void init_runtime(py::module_& m) { bind_runtime(m); }
+
+}  // namespace gradtrack::python

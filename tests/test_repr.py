@@ -542,3 +542,34 @@ class _UnreadableGradFn:
 def test_unreadable_grad_fn_prints_invalid():
     t = _UnreadableGradFn(gradtrack.tensor([1.0, 2.0], requires_grad=True))
     assert _tensor_str._tensor_repr(t) == "tensor([1., 2.], grad_fn=<Invalid>)"
+
+
+# ---- a summarized print reads only the edge items -----------------------------------------
+
+PEAK_CHILD = """
+import resource, sys
+import numpy
+import gradtrack
+t = eval(sys.argv[1], {"gradtrack": gradtrack})
+before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+text = repr(t)
+print((resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before) / 1024, text.count("..."))
+"""
+
+
+@pytest.mark.parametrize("expr", [
+    "gradtrack.ones(1).expand(2**28)",  # 1 GiB if materialized
+    "gradtrack.ones(1, 1).expand(2**14, 2**14).t()",  # transposed and broadcast
+    "gradtrack.ones(1, 1).expand(7, 2**27)",  # only one dimension is long
+])
+def test_printing_a_large_view_does_not_copy_it(expr):
+    # The summary was read with np.take, which first copies the whole strided
+    # array: ~1 GiB peak for these (torch: ~227 MiB). Now ~2 MiB.
+    import subprocess
+    import sys
+    out = subprocess.run([sys.executable, "-c", PEAK_CHILD, expr], capture_output=True,
+                         text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    peak_mib, dots = out.stdout.split()
+    assert float(peak_mib) < 64
+    assert int(dots) >= 1

@@ -49,7 +49,19 @@ Tensor grad_buffer(const Tensor& variable) {
 TensorList AccumulateGrad::apply(TensorList&& grads) {
   Tensor g = run_hooks(std::move(grads[0]));
   AutogradMeta& m = materialize_meta(variable_);
+  // A hook may have called requires_grad_(False) on the leaf during this
+  // backward: PyTorch then leaves .grad alone (the post-accumulate hooks still
+  // run, and see the untouched .grad).
   if (!g.defined()) return {};
+  if (requires_grad(variable_)) accumulate(m, std::move(g));
+  if (!m.post_accumulate_hooks.empty()) {
+    auto hooks = m.post_accumulate_hooks;
+    for (const auto& hook : hooks) hook.fn(variable_);
+  }
+  return {};
+}
+
+void AccumulateGrad::accumulate(AutogradMeta& m, Tensor g) {
   if (!m.grad.defined()) {
     // Keep the incoming buffer when nobody else can see it (PyTorch steals it
     // the same way); otherwise the first .grad is a fresh copy.
@@ -78,11 +90,6 @@ TensorList AccumulateGrad::apply(TensorList&& grads) {
   } else {
     m.grad = ops::add(m.grad, g);
   }
-  if (!m.post_accumulate_hooks.empty()) {
-    auto hooks = m.post_accumulate_hooks;
-    for (const auto& hook : hooks) hook.fn(variable_);
-  }
-  return {};
 }
 
 CopySlices::CopySlices(const Tensor& base, const Tensor& view, std::shared_ptr<Node> fn)

@@ -19,6 +19,7 @@ class AccumulateGrad : public Node {
   Tensor run_hooks(Tensor g) const;
 
  private:
+  void accumulate(AutogradMeta& m, Tensor g);
   Tensor variable_;
 };
 

@@ -78,37 +78,78 @@ void anomaly_warn(const ag::Node& node) {
 
 // ---- provenance: interned user source locations (NOTE [Write provenance]) ----
 
-struct Site {
-  PyCodeObject* code;  // kept alive for the life of the process (bounded by program size)
-  int lasti;
+// NOTE [Bounded site tables]
+// A site is kept as its text ("file.py:12"), resolved when it is interned, so
+// that no code object has to outlive its code: a program that exec()s or
+// compiles code in a loop (a REPL, a notebook, a template engine) would
+// otherwise keep every code object it ever ran alive. Both tables are capped:
+//  * g_code_cache maps a code object and instruction offset to a site id (the
+//    fast path: no line-table lookup per recorded node). It holds a strong
+//    reference to each code object it knows, so a cached pointer can never
+//    name a newer object at a recycled address, and it is simply emptied when
+//    it holds kCodeCacheCap of them.
+//  * the site table holds at most kSiteCap texts. When it is full it starts
+//    over under a new generation; an id carries its generation, so a node
+//    recorded before the reset describes its site as unknown instead of
+//    borrowing a newer site's text.
+constexpr size_t kCodeCacheCap = 2048;
+constexpr uint32_t kSiteBits = 14;
+constexpr uint32_t kSiteCap = 1u << kSiteBits;  // 16384 distinct source lines
+
+struct CodeInfo {
+  bool internal;
+  std::unordered_map<int, uint32_t> sites;  // instruction offset -> site id
 };
-std::vector<Site>* g_sites = new std::vector<Site>();
-std::unordered_map<uint64_t, uint32_t>* g_site_ids = new std::unordered_map<uint64_t, uint32_t>();
-std::unordered_map<PyCodeObject*, bool>* g_internal = new std::unordered_map<PyCodeObject*, bool>();
+std::unordered_map<PyCodeObject*, CodeInfo>* g_code_cache =
+    new std::unordered_map<PyCodeObject*, CodeInfo>();
+std::vector<std::string>* g_sites = new std::vector<std::string>();
+std::unordered_map<std::string, uint32_t>* g_site_ids = new std::unordered_map<std::string, uint32_t>();
+uint32_t g_site_generation = 1;  // never 0, so that no id is 0 ("no location")
 std::string* g_package_dir = new std::string();
 
-bool is_internal(PyCodeObject* code) {
-  auto it = g_internal->find(code);
-  if (it != g_internal->end()) return it->second;
+void clear_code_cache() {
+  // Moved out first: a code object's deallocation must not see a half-cleared map.
+  std::unordered_map<PyCodeObject*, CodeInfo> old;
+  old.swap(*g_code_cache);
+  for (auto& entry : old) Py_DECREF(entry.first);
+}
+
+CodeInfo& code_info(PyCodeObject* code) {
+  auto it = g_code_cache->find(code);
+  if (it != g_code_cache->end()) return it->second;
+  if (g_code_cache->size() >= kCodeCacheCap) clear_code_cache();
   const char* file = PyUnicode_AsUTF8(code->co_filename);
+  if (!file) PyErr_Clear();
   bool internal = file && !g_package_dir->empty() &&
                   std::string(file).compare(0, g_package_dir->size(), *g_package_dir) == 0;
   Py_INCREF(code);
-  (*g_internal)[code] = internal;
-  return internal;
+  return (*g_code_cache)[code] = CodeInfo{internal, {}};
 }
 
-uint32_t intern_site(PyCodeObject* code, int lasti) {
-  uint64_t key = (reinterpret_cast<uint64_t>(code) << 20) ^ static_cast<uint64_t>(lasti);
-  auto it = g_site_ids->find(key);
-  if (it != g_site_ids->end() && (*g_sites)[it->second - 1].code == code &&
-      (*g_sites)[it->second - 1].lasti == lasti) {
-    return it->second;
+uint32_t intern_site(PyCodeObject* code, CodeInfo& info, int lasti) {
+  auto cached = info.sites.find(lasti);
+  if (cached != info.sites.end()) return cached->second;
+  const char* file = PyUnicode_AsUTF8(code->co_filename);
+  if (!file) PyErr_Clear();
+  std::string text = std::string(file ? file : "?") + ":" + std::to_string(PyCode_Addr2Line(code, lasti));
+  auto it = g_site_ids->find(text);
+  uint32_t id;
+  if (it != g_site_ids->end()) {
+    id = it->second;
+  } else {
+    if (g_sites->size() >= kSiteCap) {
+      // Start over (NOTE [Bounded site tables]); the cache holds old ids too.
+      g_sites->clear();
+      g_site_ids->clear();
+      ++g_site_generation;
+      if (g_site_generation >= (1u << (32 - kSiteBits))) g_site_generation = 1;
+      for (auto& entry : *g_code_cache) entry.second.sites.clear();
+    }
+    g_sites->push_back(text);
+    id = (g_site_generation << kSiteBits) | static_cast<uint32_t>(g_sites->size() - 1);
+    (*g_site_ids)[std::move(text)] = id;
   }
-  Py_INCREF(code);
-  g_sites->push_back({code, lasti});
-  auto id = static_cast<uint32_t>(g_sites->size());
-  (*g_site_ids)[key] = id;
+  info.sites[lasti] = id;
   return id;
 }
 
@@ -119,13 +160,14 @@ uint32_t capture_location() {
   Py_XINCREF(f);
   while (f) {
     PyCodeObject* code = PyFrame_GetCode(f);
-    if (!is_internal(code)) {
+    CodeInfo& info = code_info(code);
+    if (!info.internal) {
 #if PY_VERSION_HEX >= 0x030B0000
       int lasti = PyFrame_GetLasti(f);
 #else
       int lasti = f->f_lasti;
 #endif
-      uint32_t id = intern_site(code, lasti);
+      uint32_t id = intern_site(code, info, lasti);
       Py_DECREF(code);
       Py_DECREF(f);
       return id;
@@ -139,11 +181,10 @@ uint32_t capture_location() {
 }
 
 std::string describe_site(uint32_t id) {
-  if (id == 0 || id > g_sites->size()) return "an unknown location";
-  const Site& s = (*g_sites)[id - 1];
-  const char* file = PyUnicode_AsUTF8(s.code->co_filename);
-  int line = PyCode_Addr2Line(s.code, s.lasti);
-  return std::string(file ? file : "?") + ":" + std::to_string(line);
+  uint32_t slot = id & (kSiteCap - 1);
+  if (id == 0 || (id >> kSiteBits) != g_site_generation || slot >= g_sites->size())
+    return "an unknown location";
+  return (*g_sites)[slot];
 }
 
 void check_interrupt() {
@@ -421,7 +462,10 @@ void bind_modes(py::module_& m) {
         py::arg("retain_graph"), py::arg("create_graph"), py::arg("allow_unused"),
         py::arg("materialize_grads"));
   m.def("_formula_table_ok", [] { return ag::formula_table_ok(); });
-  m.def("_set_package_dir", [](const std::string& dir) { *g_package_dir = dir; });
+  m.def("_set_package_dir", [](const std::string& dir) {
+    *g_package_dir = dir;
+    clear_code_cache();  // which code is internal depends on it
+  });
   m.def("_set_provenance", [](bool v) { ag::Provenance::set(v); });
   m.def("_is_provenance_enabled", [] { return ag::Provenance::enabled(); });
   m.def("_current_location", [] { return describe_site(capture_location()); });

@@ -423,35 +423,50 @@ DimVector compute_sizes(py::handle h) {
 // shape promised. The dtype scan reads len() then item i for each i, as
 // PyTorch's does, so a sequence that changes reports the same error.
 
-// The dtype kind over every leaf: -1 none yet, 0 bool, 1 int, 2 float.
-void infer_kind(py::handle h, int& kind, bool& numpy_f64, size_t depth) {
+// The dtype of the data: PyTorch promotes the types of all leaves, a Python
+// float counting as the default float, an int as int64, a bool as bool, and a
+// numpy scalar or a tensor as its own dtype ([np.int32(1)] is int32,
+// [np.uint8(1), np.int32(1)] int32, [np.float64(1)] float64). A numpy scalar
+// of a dtype gradtrack lacks (float16, int8, ...) counts as its kind's
+// default (float32, int64), as it always has here.
+void infer_type(py::handle h, std::optional<ScalarType>& type, size_t depth) {
+  auto add = [&](ScalarType t) { type = type ? promote_types(*type, t) : t; };
   if (is_data_sequence(h)) {
     if (depth == kMaxDataDims) too_many_dims(h);
     const Py_ssize_t n = PySequence_Size(h.ptr());
     if (n < 0) throw py::error_already_set();
+    // An empty sequence counts as the default float, wherever it is:
+    // [False, []] is float32 in PyTorch.
+    if (n == 0) add(ScalarType::Float32);
     for (Py_ssize_t i = 0; i < n; ++i) {
       py::object e = py::reinterpret_steal<py::object>(PySequence_GetItem(h.ptr(), i));
       if (!e) throw py::error_already_set();
-      infer_kind(e, kind, numpy_f64, depth + 1);
+      infer_type(e, type, depth + 1);
     }
     return;
   }
   if (PyUnicode_Check(h.ptr()) || PyBytes_Check(h.ptr())) invalid_data_type(h);
   if (py::isinstance<TensorImpl>(h)) {
-    Tensor t = h.cast<Tensor>();
-    kind = std::max(kind, t.dtype() == ScalarType::Bool ? 0 : is_floating(t.dtype()) ? 2 : 1);
+    add(h.cast<Tensor>().dtype());
     return;
   }
   if (PyLong_Check(h.ptr()) && !PyBool_Check(h.ptr())) {
     // Not unpacked here: whether an int beyond int64 is an error depends on
     // the dtype it is stored as (fill_from), as in PyTorch.
-    kind = std::max(kind, 1);
+    add(ScalarType::Int64);
     return;
+  }
+  if (is_numpy_scalar(h)) {
+    if (auto t = numpy_to_dtype(py::reinterpret_borrow<py::object>(h.attr("dtype")))) {
+      add(*t);
+      return;
+    }
   }
   auto s = to_scalar(h);
   if (!s) throw Error("Could not infer dtype of " + type_name(h));
-  kind = std::max(kind, s->kind() == NumberKind::Bool ? 0 : s->kind() == NumberKind::Int ? 1 : 2);
-  if (is_numpy_scalar(h) && std::string(py::str(h.attr("dtype"))) == "float64") numpy_f64 = true;
+  add(s->kind() == NumberKind::Bool  ? ScalarType::Bool
+      : s->kind() == NumberKind::Int ? ScalarType::Int64
+                                     : ScalarType::Float32);
 }
 
 // NOTE [Data numbers are range-checked]
@@ -529,6 +544,12 @@ void fill_from(py::handle h, const DimVector& shape, size_t depth, T*& out) {
     }
     return;
   }
+  if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
+    // PyTorch stores into an integer dtype a float (np.float64 is one) or an
+    // object with __index__: np.bool_ and np.float32 have neither.
+    if (!seq && is_numpy_scalar(h) && !PyFloat_Check(h.ptr()) && !PyIndex_Check(h.ptr()))
+      throw TypeError("'" + type_name(h) + "' object cannot be interpreted as an integer");
+  }
   // A leaf that was a number during the dtype scan may be something else
   // now (a fresh object per access): refused, never dereferenced.
   auto number = seq ? std::nullopt : to_scalar(h);
@@ -568,18 +589,14 @@ Tensor tensor_from_data(py::handle data, std::optional<ScalarType> dtype) {
   }
   if (PyUnicode_Check(data.ptr()) || PyBytes_Check(data.ptr())) invalid_data_type(data);
   DimVector shape = compute_sizes(data);
-  int kind = -1;
-  bool numpy_f64 = false;
-  infer_kind(data, kind, numpy_f64, 0);
-  ScalarType st;
-  if (dtype) {
-    st = *dtype;
-  } else {
-    st = kind == 0 ? ScalarType::Bool
-         : kind == 1 ? ScalarType::Int64
-         : (kind == 2 && numpy_f64 && shape.empty()) ? ScalarType::Float64 : ScalarType::Float32;
-  }
+  std::optional<ScalarType> inferred;
+  infer_type(data, inferred, 0);
+  const ScalarType st = dtype ? *dtype : inferred.value_or(ScalarType::Float32);
   Tensor out = empty(shape, st);
+  // No element to store, so PyTorch never reads the data a second time: a
+  // ragged [[], [1]] is a (2, 0) tensor, and a sequence whose length changed
+  // since the shape was taken is not looked at again.
+  if (out.numel() == 0) return out;
   GT_DISPATCH_ALL(st, [&] {
     scalar_t* p = out.data<scalar_t>();
     fill_from<scalar_t>(data, shape, 0, p);

@@ -150,7 +150,18 @@ def register_post_accumulate_grad_hook(self, hook):
         raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
     if not self.is_leaf:
         raise RuntimeError("post accumulate grad hooks cannot be registered on non-leaf tensors")
-    return RemovableHandle(_C._register_post_accumulate_grad_hook(self, hook))
+
+    def checked(tensor):
+        # The hook has nothing to replace: PyTorch checks what it returns as if
+        # it replaced the tensor, then refuses anything but None or the tensor
+        # itself, so a hook that meant to return a new gradient is not ignored.
+        result = hook(tensor)
+        if result is None or result is tensor:
+            return
+        check_hook_value(hook, tensor, result)
+        raise RuntimeError("Tensor post accumulate grad hooks should return None.")
+
+    return RemovableHandle(_C._register_post_accumulate_grad_hook(self, checked))
 
 
 # ---- conversions, copies, printing ----------------------------------------------------------

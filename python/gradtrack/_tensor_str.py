@@ -206,18 +206,24 @@ def _summary_values(array, edgeitems):
     Summarizing keeps the first and last ``edgeitems`` entries of every
     dimension longer than ``2 * edgeitems``, so the kept elements form a
     grid of index sets, one per axis.
+
+    The grid is read in one indexing step straight from the strided array:
+    ``np.take`` (or ``reshape`` of a non-contiguous array) first makes a
+    contiguous copy of the whole tensor, which for a broadcast view such as
+    ``ones(1).expand(2**28)`` is a gigabyte for the sake of six values.
     """
     import numpy as np
 
-    if array.ndim >= 2 and edgeitems == 0:
-        return array.reshape(-1)[:0]
-    for axis, size in enumerate(array.shape):
+    if array.ndim >= 1 and edgeitems == 0:
+        # Every value is elided ("[...]"), so none of them can set the width.
+        return np.empty(0, dtype=array.dtype)
+    keeps = []
+    for size in array.shape:
         if size > 2 * edgeitems:
-            # With edgeitems == 0 on a vector, torch's "last 0 items" slice
-            # is the whole vector; the values go unprinted either way.
-            keep = list(range(edgeitems)) + list(range(size - edgeitems, size))
-            array = np.take(array, keep or list(range(size)), axis=axis)
-    return array.reshape(-1)
+            keeps.append([*range(edgeitems), *range(size - edgeitems, size)])
+        else:
+            keeps.append(range(size))
+    return array[np.ix_(*keeps)].reshape(-1)
 
 
 def _vector_str(vector, indent, summarize, formatter):

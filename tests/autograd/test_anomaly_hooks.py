@@ -308,6 +308,63 @@ def test_post_accumulate_grad_hook_rules_match_torch():
     same(scenario)
 
 
+def _detach_leaf_during_backward(L, where):
+    """A hook that calls ``x.requires_grad_(False)`` while backward runs: on ``x``
+    itself, on a tensor computed from ``x``, or on another leaf."""
+    x = L.ones(3, requires_grad=True)
+    w = L.ones(3, requires_grad=True)
+    y = x * 2
+    calls = []
+    x.register_post_accumulate_grad_hook(lambda t: calls.append(t.grad))
+    target = {"leaf": x, "result": y, "other": w}[where]
+    target.register_hook(lambda g: (x.requires_grad_(False), None)[1])
+    (y.sum() + (w * 3).sum()).backward()
+    return x.grad, x.requires_grad, w.grad, calls
+
+
+@pytest.mark.parametrize("where", ["leaf", "result", "other"])
+def test_requires_grad_false_in_hook_stops_accumulation_like_torch(where):
+    # torch leaves .grad None; the post-accumulate hook still runs and sees None.
+    same(lambda L: _detach_leaf_during_backward(L, where))
+
+
+def test_requires_grad_false_in_hook_keeps_earlier_grad_like_torch():
+    def scenario(L):
+        x = L.ones(3, requires_grad=True)
+        (x * 2).sum().backward()
+        y = x * 3
+        y.register_hook(lambda g: (x.requires_grad_(False), None)[1])
+        y.sum().backward()
+        return x.grad, x.requires_grad
+
+    same(scenario)
+
+
+class _Returns5:
+    def __call__(self, tensor):
+        return 5
+
+
+@pytest.mark.parametrize("hook", [
+    lambda t: 5, lambda t: "s", lambda t: [t], lambda t: 1.5, lambda t: True, _Returns5(),
+    lambda t: t.double(), lambda t: t.detach(), lambda t: t.grad, lambda t: t.view(3),
+    lambda t: t * 0, lambda t: t.new_ones(1, 3), lambda t: t, lambda t: None,
+], ids=["int", "str", "list", "float", "bool", "callable-object", "other-dtype", "detach",
+        "grad", "view", "new-tensor", "other-shape", "itself", "none"])
+def test_post_accumulate_grad_hook_return_value_matches_torch(hook):
+    def scenario(L):
+        x = L.ones(3, requires_grad=True)
+        x.register_post_accumulate_grad_hook(hook)
+        try:
+            (x * 2).sum().backward()
+        finally:
+            # The error comes after the accumulation, as in torch.
+            grad = x.grad
+        return grad
+
+    same(scenario)
+
+
 def test_hook_registered_before_and_after_inplace(lib):
     x = lib.tensor([1.0, 2.0], requires_grad=True)
     y = x * 1

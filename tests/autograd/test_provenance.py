@@ -625,8 +625,7 @@ def test_recording_costs_no_python_objects():
 # ---- the site tables stay bounded (NOTE [Bounded site tables]) ------------------------------
 
 SNIPPETS_CHILD = """
-import gc, sys
-import psutil
+import gc, os, sys
 import gradtrack
 x = gradtrack.ones(3, requires_grad=True)
 ns = {"x": x}
@@ -636,18 +635,19 @@ def run(lo, hi):
         exec(compile(f"y = x * x  # {i}", f"<snippet {i}>", "exec"), ns)
 run(0, 2000)
 gc.collect()
-process = psutil.Process()
-before = process.memory_info().rss
+def rss():  # resident pages, from the kernel (Linux)
+    with open("/proc/self/statm") as f:
+        return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+before = rss()
 run(2000, int(sys.argv[1]))
 gc.collect()
-print((process.memory_info().rss - before) / 2**20)
+print((rss() - before) / 2**20)
 """
 
 
 def test_exec_in_a_loop_keeps_no_code_objects_alive():
     # 100 000 snippets grew RSS by 52 MiB when every code object was kept; with
     # the capped tables it is ~2 MiB (torch: 0).
-    pytest.importorskip("psutil")
     import subprocess
     out = subprocess.run([sys.executable, "-c", SNIPPETS_CHILD, "100000"], capture_output=True,
                          text=True, timeout=300)

@@ -1,6 +1,8 @@
-"""The Python style check runs with the tests, so CI (the README's test command) keeps it.
+"""The style checks run with the tests, so CI (the README's test command) keeps them.
 
-The rules are ruff's pycodestyle and pyflakes sets, configured in pyproject.toml.
+Python: ruff's pycodestyle and pyflakes sets, configured in pyproject.toml.
+C++: clang-format with .clang-format (the version pinned in the test extra: another
+version formats some lines differently).
 """
 
 import shutil
@@ -16,3 +18,11 @@ def test_ruff_finds_nothing():
     result = subprocess.run([ruff, "check", "--output-format", "concise", str(ROOT)],
                             capture_output=True, text=True, timeout=300, cwd=ROOT)
     assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_clang_format_finds_nothing():
+    exe = shutil.which("clang-format") or str(Path(sys.executable).with_name("clang-format"))
+    files = sorted(str(p) for p in (ROOT / "csrc").rglob("*") if p.suffix in (".h", ".cpp"))
+    result = subprocess.run([exe, "--dry-run", "--Werror", *files], capture_output=True, text=True,
+                            timeout=300, cwd=ROOT)
+    assert result.returncode == 0, result.stderr[-4000:]

@@ -61,8 +61,8 @@ class CustomFunctionNode : public Node {
 /// caller (which sees the user's objects).
 struct FunctionOutput {
   Tensor value;
-  bool is_input = false;     // the very tensor object of an input
-  bool dirty = false;        // marked with ctx.mark_dirty
+  bool is_input = false;  // the very tensor object of an input
+  bool dirty = false;     // marked with ctx.mark_dirty
   bool non_differentiable = false;
 };
 

@@ -91,8 +91,8 @@ void check_nan(const Node& node, const TensorList& out) {
     if (!out[i].defined() || !is_floating(out[i].dtype())) continue;
     Tensor n = ops::any(ops::isnan(out[i]), std::nullopt, false);
     if (*n.data<bool>()) {
-      throw Error(str_cat("Function '", node.name(), "' returned nan values in its ", i,
-                          "th output."));
+      throw Error(
+          str_cat("Function '", node.name(), "' returned nan values in its ", i, "th output."));
     }
   }
 }

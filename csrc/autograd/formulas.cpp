@@ -30,7 +30,9 @@ Tensor zero_scalar(const Tensor& like) { return zeros({}, like.dtype()); }
 // PyTorch's maybe_multiply: the Scalar overload (MulBackward1), skipped for 1.
 Tensor scale(const Tensor& g, Scalar s) { return s.equals(1) ? g : mul_by_scalar(g, s); }
 
-TL add_bw(const C& c, const TL& g) { return {g[0], c.needs(1) ? scale(g[0], c.attrs().s0) : Tensor()}; }
+TL add_bw(const C& c, const TL& g) {
+  return {g[0], c.needs(1) ? scale(g[0], c.attrs().s0) : Tensor()};
+}
 TL pass_bw(const C&, const TL& g) { return {g[0]}; }
 // The negated side is neg(g) times alpha, as PyTorch's maybe_multiply(-grad, alpha):
 // under create_graph its node is NegBackward0 (then MulBackward0 when alpha != 1).
@@ -94,7 +96,8 @@ TL pow_tensor_bw(const C& c, const TL& g) {
   }
   if (c.needs(1)) {
     // x^y * log(x), but 0 where x == 0 and y >= 0 (log(0) would give NaN).
-    Tensor mask = logical(Logic::And, compare(Cmp::Eq, a, Scalar(0.0)), compare(Cmp::Ge, b, Scalar(0.0)));
+    Tensor mask =
+        logical(Logic::And, compare(Cmp::Eq, a, Scalar(0.0)), compare(Cmp::Ge, b, Scalar(0.0)));
     const Tensor& r = c.result();
     Tensor d = mul(r, log(to_dtype(a, r.dtype())));
     out[1] = mul(g[0], where(mask, zero_scalar(g[0]), d));
@@ -187,13 +190,15 @@ TL clamp_tensor_bw(const C& c, const TL& g) {
   Tensor lo_wins = logical(Logic::And, compare(Cmp::Lt, a, lo), compare(Cmp::Le, lo, hi));
   Tensor hi_wins = logical(Logic::Or, compare(Cmp::Gt, a, hi), compare(Cmp::Gt, lo, hi));
   Tensor self_ok = logical_not(logical(Logic::Or, lo_wins, hi_wins));
-  return {c.needs(0) ? where(self_ok, g[0], z) : Tensor(), c.needs(1) ? where(lo_wins, g[0], z) : Tensor(),
+  return {c.needs(0) ? where(self_ok, g[0], z) : Tensor(),
+          c.needs(1) ? where(lo_wins, g[0], z) : Tensor(),
           c.needs(2) ? where(hi_wins, g[0], z) : Tensor()};
 }
 TL where_bw(const C& c, const TL& g) {
   const Tensor& cond = c.extra(0);
   Tensor z = zero_scalar(g[0]);
-  return {c.needs(0) ? where(cond, g[0], z) : Tensor(), c.needs(1) ? where(cond, z, g[0]) : Tensor()};
+  return {c.needs(0) ? where(cond, g[0], z) : Tensor(),
+          c.needs(1) ? where(cond, z, g[0]) : Tensor()};
 }
 
 // Puts back the reduced dims of a keepdim=False result, then expands.
@@ -218,8 +223,7 @@ TL extreme_all_bw(const C& c, const TL& g) {
   // The gradient is shared evenly by every element equal to the extreme.
   const Tensor& a = c.saved_input(0);
   const Tensor& r = c.result();
-  Tensor mask = logical(Logic::Or, compare(Cmp::Eq, a, r),
-                        logical(Logic::And, isnan(a), isnan(r)));
+  Tensor mask = logical(Logic::Or, compare(Cmp::Eq, a, r), logical(Logic::And, isnan(a), isnan(r)));
   Tensor count = sum(mask, {}, false);
   // As PyTorch: zeros, then masked_fill_ (so the result is at version 1).
   Tensor out = zeros(a.sizes(), a.dtype());
@@ -269,7 +273,9 @@ TL slice_bw(const C& c, const TL& g) {
   const Attrs& at = c.attrs();
   return {slice_backward(g[0], at.ints0, at.i0, at.ints1[0], at.ints1[1], at.ints1[2])};
 }
-TL select_backward_bw(const C& c, const TL& g) { return {select(g[0], c.attrs().i0, c.attrs().i1)}; }
+TL select_backward_bw(const C& c, const TL& g) {
+  return {select(g[0], c.attrs().i0, c.attrs().i1)};
+}
 TL slice_backward_bw(const C& c, const TL& g) {
   const Attrs& at = c.attrs();
   return {slice(g[0], at.i0, at.ints1[0], at.ints1[1], at.ints1[2])};
@@ -288,8 +294,10 @@ IndexList saved_indices(const C& c) {
   IndexList idx;
   size_t k = 0;
   for (int64_t present : c.attrs().ints0) {
-    if (present) idx.emplace_back(c.extra(k++));
-    else idx.emplace_back(std::nullopt);
+    if (present)
+      idx.emplace_back(c.extra(k++));
+    else
+      idx.emplace_back(std::nullopt);
   }
   return idx;
 }
@@ -416,7 +424,9 @@ TL addmm_bw(const C& c, const TL& g) {
 TL log_softmax_bw(const C& c, const TL& g) {
   return {log_softmax_backward(g[0], c.result(), c.attrs().i0)};
 }
-TL softmax_bw(const C& c, const TL& g) { return {softmax_backward(g[0], c.result(), c.attrs().i0)}; }
+TL softmax_bw(const C& c, const TL& g) {
+  return {softmax_backward(g[0], c.result(), c.attrs().i0)};
+}
 // The backward ops' own gradients (inputs: the incoming gradient go, the
 // forward result y), PyTorch's softmax_double_backward and its log form.
 Tensor sum_keepdim(const Tensor& t, int64_t dim) { return sum(t, {dim}, true, std::nullopt, true); }
@@ -514,7 +524,8 @@ Tensor exclusive_products(const Tensor& x, int64_t d) {
   Tensor lo = narrow(x, d, 0, m), hi = narrow(x, d, m, n - m);
   Tensor own = cat({exclusive_products(lo, d), exclusive_products(hi, d)}, d);
   Tensor other = cat({expand(prod(hi, d, true, std::nullopt), lo.sizes()),
-                      expand(prod(lo, d, true, std::nullopt), hi.sizes())}, d);
+                      expand(prod(lo, d, true, std::nullopt), hi.sizes())},
+                     d);
   return mul(own, other);
 }
 int64_t count_zeros(const Tensor& x) {
@@ -552,8 +563,8 @@ TL amax_bw(const C& c, const TL& g) {
   return {mul(div(gg, count), mask)};
 }
 TL remainder_bw(const C& c, const TL& g) {
-  return {g[0], c.needs(1) ? mul(neg(g[0]), floor_divide(c.saved_input(0), c.saved_input(1)))
-                           : Tensor()};
+  return {g[0],
+          c.needs(1) ? mul(neg(g[0]), floor_divide(c.saved_input(0), c.saved_input(1))) : Tensor()};
 }
 TL not_implemented_bw(const C&, const TL&) {
   throw Error("derivative for aten::floor_divide is not implemented");
@@ -568,11 +579,15 @@ TL fmod_bw(const C& c, const TL& g) {
 }
 
 // ---- the op list's newer unary and binary ops ----
-Tensor one_minus_square(const Tensor& x) { return add_by_scalar(neg(mul(x, x)), Scalar(int64_t(1))); }
+Tensor one_minus_square(const Tensor& x) {
+  return add_by_scalar(neg(mul(x, x)), Scalar(int64_t(1)));
+}
 TL tan_bw(const C& c, const TL& g) {
   return {mul(g[0], add_by_scalar(pow(c.result(), Scalar(int64_t(2))), Scalar(int64_t(1))))};
 }
-TL asin_bw(const C& c, const TL& g) { return {mul(g[0], rsqrt(one_minus_square(c.saved_input(0))))}; }
+TL asin_bw(const C& c, const TL& g) {
+  return {mul(g[0], rsqrt(one_minus_square(c.saved_input(0))))};
+}
 TL acos_bw(const C& c, const TL& g) {
   return {mul(g[0], neg(rsqrt(one_minus_square(c.saved_input(0)))))};
 }
@@ -691,13 +706,17 @@ const FormulaRow kRows[] = {
     Row(OpKind::RsubScalar, "RsubBackward1", rsub_scalar_bw),
     Row(OpKind::Mul, "MulBackward0", mul_bw).saves_input(0, ForGrad1).saves_input(1, ForGrad0),
     Row(OpKind::MulScalar, "MulBackward0", mul_scalar_bw)
-        .saves_wrapped_number().wrapped_number_edge(),
+        .saves_wrapped_number()
+        .wrapped_number_edge(),
     Row(OpKind::Div, "DivBackward0", div_bw).saves_input(0, ForGrad1).saves_input(1, ForGrads01),
     Row(OpKind::DivScalar, "DivBackward0", div_scalar_bw)
-        .saves_wrapped_number().wrapped_number_edge(),
+        .saves_wrapped_number()
+        .wrapped_number_edge(),
     Row(OpKind::PowScalar, "PowBackward0", pow_scalar_bw).saves_input(0, ForGrad0),
     Row(OpKind::PowTensor, "PowBackward1", pow_tensor_bw)
-        .saves_input(0, ForGrads01).saves_input(1, ForGrads01).saves_result(),
+        .saves_input(0, ForGrads01)
+        .saves_input(1, ForGrads01)
+        .saves_result(),
     Row(OpKind::PowScalarBase, "PowBackward2", pow_base_bw).saves_input(0, ForGrad0).saves_result(),
     Row(OpKind::Neg, "NegBackward0", neg_bw),
     Row(OpKind::Abs, "AbsBackward0", abs_bw).saves_input(0, ForGrad0),
@@ -719,12 +738,16 @@ const FormulaRow kRows[] = {
     Row(OpKind::Log1p, "Log1PBackward0", log1p_bw).saves_input(0, ForGrad0),
     Row(OpKind::Expm1, "Expm1Backward0", expm1_bw).saves_result(),
     Row(OpKind::Maximum, "MaximumBackward0", maximum_bw)
-        .saves_input(0, ForGrads01).saves_input(1, ForGrads01),
+        .saves_input(0, ForGrads01)
+        .saves_input(1, ForGrads01),
     Row(OpKind::Minimum, "MinimumBackward0", minimum_bw)
-        .saves_input(0, ForGrads01).saves_input(1, ForGrads01),
+        .saves_input(0, ForGrads01)
+        .saves_input(1, ForGrads01),
     Row(OpKind::Clamp, "ClampBackward1", clamp_bw).saves_input(0, ForGrad0),
     Row(OpKind::ClampTensor, "ClampBackward0", clamp_tensor_bw)
-        .saves_input(0, ForAnyGrad).saves_input(1, ForAnyGrad).saves_input(2, ForAnyGrad),
+        .saves_input(0, ForAnyGrad)
+        .saves_input(1, ForAnyGrad)
+        .saves_input(2, ForAnyGrad),
     Row(OpKind::Where, "WhereBackward0", where_bw),
     Row(OpKind::SumAll, "SumBackward0", sum_all_bw),
     Row(OpKind::SumDim, "SumBackward1", sum_dim_bw),
@@ -774,25 +797,30 @@ const FormulaRow kRows[] = {
     Row(OpKind::Dot, "DotBackward0", dot_bw).saves_input(0, ForGrad1).saves_input(1, ForGrad0),
     Row(OpKind::Bmm, "BmmBackward0", bmm_bw).saves_input(0, ForGrad1).saves_input(1, ForGrad0),
     Row(OpKind::Addmm, "AddmmBackward0", addmm_bw)
-        .saves_input(1, ForGrad2).saves_input(2, ForGrad1),
+        .saves_input(1, ForGrad2)
+        .saves_input(2, ForGrad1),
     Row(OpKind::LogSoftmax, "LogSoftmaxBackward0", log_softmax_bw).saves_result(),
     Row(OpKind::Softmax, "SoftmaxBackward0", softmax_bw).saves_result(),
     Row(OpKind::NllLoss, "NllLossBackward0", nll_loss_bw),
     Row(OpKind::MseLoss, "MseLossBackward0", mse_loss_bw)
-        .saves_input(0, ForGrads01).saves_input(1, ForGrads01),
+        .saves_input(0, ForGrads01)
+        .saves_input(1, ForGrads01),
     Row(OpKind::ThresholdBackward, "ThresholdBackwardBackward0", threshold_backward_bw)
         .saves_input(1, ForGrad0),
     Row(OpKind::Prod, "ProdBackward0", prod_bw).saves_input(0, ForGrad0).saves_result(),
     Row(OpKind::Amax, "AmaxBackward0", amax_bw).saves_input(0, ForGrad0).saves_result(),
     Row(OpKind::Remainder, "RemainderBackward1", remainder_bw)
-        .saves_input(0, ForGrad1).saves_input(1, ForGrad1),
+        .saves_input(0, ForGrad1)
+        .saves_input(1, ForGrad1),
     Row(OpKind::RemainderScalar, "RemainderBackward0", pass_bw),
     Row(OpKind::DivRounding, "DivBackward2", zeros_bw),
     Row(OpKind::DivRoundingScalar, "DivBackward2", zeros_bw).wrapped_number_edge(),
     Row(OpKind::SigmoidBackward, "SigmoidBackwardBackward0", sigmoid_backward_bw)
-        .saves_input(0, ForGrad1).saves_input(1, ForGrads01),
+        .saves_input(0, ForGrad1)
+        .saves_input(1, ForGrads01),
     Row(OpKind::TanhBackward, "TanhBackwardBackward0", tanh_backward_bw)
-        .saves_input(0, ForGrad1).saves_input(1, ForGrads01),
+        .saves_input(0, ForGrad1)
+        .saves_input(1, ForGrads01),
     Row(OpKind::ReshapeAlias, "ReshapeAliasBackward0", reshape_bw),
     Row(OpKind::Alias, "AliasBackward0", pass_bw),
     Row(OpKind::SplitWithSizes, "SplitWithSizesBackward0", split_bw),
@@ -802,9 +830,11 @@ const FormulaRow kRows[] = {
     Row(OpKind::FloorDivide, "gradtrack::autograd::NotImplemented", not_implemented_bw),
     Row(OpKind::ProdDim, "ProdBackward1", prod_dim_bw).saves_input(0, ForGrad0).saves_result(),
     Row(OpKind::DivMode, "DivBackward2", div_bw)
-        .saves_input(0, ForGrad1).saves_input(1, ForGrads01),
+        .saves_input(0, ForGrad1)
+        .saves_input(1, ForGrads01),
     Row(OpKind::DivModeScalar, "DivBackward2", div_scalar_bw)
-        .saves_wrapped_number().wrapped_number_edge(),
+        .saves_wrapped_number()
+        .wrapped_number_edge(),
     Row(OpKind::MulByScalar, "MulBackward1", mul_by_scalar_bw),
     Row(OpKind::SubByScalar, "SubBackward1", pass_bw),
     Row(OpKind::DivByScalar, "DivBackward1", div_by_scalar_bw),
@@ -814,25 +844,32 @@ const FormulaRow kRows[] = {
     Row(OpKind::IndexAdd, "IndexAddBackward0", index_put_bw),
     Row(OpKind::AddByScalar, "AddBackward1", pass_bw),
     Row(OpKind::SoftmaxBackwardData, "SoftmaxBackwardDataBackward0", softmax_data_bw)
-        .saves_input(0, ForGrad1).saves_input(1, ForGrads01),
+        .saves_input(0, ForGrad1)
+        .saves_input(1, ForGrads01),
     Row(OpKind::LogSoftmaxBackwardData, "LogSoftmaxBackwardDataBackward0", log_softmax_data_bw)
-        .saves_input(0, ForGrad1).saves_input(1, ForGrads01),
+        .saves_input(0, ForGrad1)
+        .saves_input(1, ForGrads01),
     Row(OpKind::Scatter, "ScatterBackward0", scatter_bw),
     Row(OpKind::ScatterValue, "ScatterBackward1", scatter_bw),
-    Row(OpKind::FloorDivideInplace,
-        "gradtrack::autograd::NotImplemented", not_implemented_inplace_bw),
+    Row(OpKind::FloorDivideInplace, "gradtrack::autograd::NotImplemented",
+        not_implemented_inplace_bw),
     Row(OpKind::Fmod, "FmodBackward1", fmod_bw).saves_input(0, ForGrad1).saves_input(1, ForGrad1),
     Row(OpKind::FmodScalar, "FmodBackward0", pass_bw),
     Row(OpKind::Atan2, "Atan2Backward0", atan2_bw)
-        .saves_input(0, ForGrads01).saves_input(1, ForGrads01),
+        .saves_input(0, ForGrads01)
+        .saves_input(1, ForGrads01),
     Row(OpKind::Hypot, "HypotBackward0", hypot_bw)
-        .saves_input(0, ForGrad0).saves_input(1, ForGrad1).saves_result(),
+        .saves_input(0, ForGrad0)
+        .saves_input(1, ForGrad1)
+        .saves_result(),
     Row(OpKind::ClampMin, "ClampMinBackward0", clamp_min_bw).saves_input(0, ForGrad0),
     Row(OpKind::ClampMax, "ClampMaxBackward0", clamp_max_bw).saves_input(0, ForGrad0),
     Row(OpKind::ClampMinTensor, "ClampMinBackward1", clamp_min_tensor_bw)
-        .saves_input(0, ForGrads01).saves_input(1, ForGrads01),
+        .saves_input(0, ForGrads01)
+        .saves_input(1, ForGrads01),
     Row(OpKind::ClampMaxTensor, "ClampMaxBackward1", clamp_max_tensor_bw)
-        .saves_input(0, ForGrads01).saves_input(1, ForGrads01),
+        .saves_input(0, ForGrads01)
+        .saves_input(1, ForGrads01),
     Row(OpKind::Tan, "TanBackward0", tan_bw).saves_result(),
     Row(OpKind::Asin, "AsinBackward0", asin_bw).saves_input(0, ForGrad0),
     Row(OpKind::Acos, "AcosBackward0", acos_bw).saves_input(0, ForGrad0),

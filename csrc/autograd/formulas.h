@@ -15,6 +15,7 @@ namespace gradtrack::autograd {
 
 // Every op that records a node, once. The table in formulas.cpp has one row
 // per entry, checked at start-up (formula_table_ok()).
+// clang-format off: one row per line, as a table
 #define GT_FORALL_OPS(X)                                                                    \
   X(Add) X(AddScalar) X(Sub) X(SubScalar) X(Rsub) X(RsubScalar) X(Mul) X(MulScalar) X(Div)   \
   X(DivScalar) X(PowScalar) X(PowTensor) X(PowScalarBase) X(Neg) X(Abs) X(Exp) X(Log)       \
@@ -35,6 +36,7 @@ namespace gradtrack::autograd {
   X(Scatter) X(ScatterValue) X(FloorDivideInplace) X(Fmod) X(FmodScalar) X(Atan2) X(Hypot)    \
   X(ClampMin) X(ClampMax) X(ClampMinTensor) X(ClampMaxTensor) X(Tan) X(Asin) X(Acos) X(Atan)   \
   X(Sinh) X(Cosh) X(Log2) X(Log10) X(Erf) X(Exp2) X(Frac)
+// clang-format on
 
 enum class OpKind : uint16_t {
 #define GT_ENUM(K) K,
@@ -45,7 +47,7 @@ enum class OpKind : uint16_t {
 
 /// Non-tensor arguments an op keeps for its backward.
 struct Attrs {
-  Scalar s0, s1;                   // alpha, exponent, scalar operand, clamp bounds
+  Scalar s0, s1;  // alpha, exponent, scalar operand, clamp bounds
   bool has_s0 = false, has_s1 = false;
   DimVector ints0, ints1, ints2;   // dims / sizes / strides
   int64_t i0 = 0, i1 = 0, i2 = 0;  // dim, start/offset, step, reduction

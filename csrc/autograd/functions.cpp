@@ -69,8 +69,8 @@ void AccumulateGrad::accumulate(AutogradMeta& m, Tensor g) {
     // gradient (a transposed one would make every optimizer op slow).
     // (Same number of dims, not the same sizes: a leaf whose .data was replaced
     // by another shape steals the old-shaped gradient in PyTorch too.)
-    bool sole_owner = g.ptr().use_count() == 1 && !requires_grad(g) &&
-                      g.dim() == variable_.dim() && obeys_layout_contract(g, variable_);
+    bool sole_owner = g.ptr().use_count() == 1 && !requires_grad(g) && g.dim() == variable_.dim() &&
+                      obeys_layout_contract(g, variable_);
     if (!GradMode::is_enabled() && sole_owner) {
       // Stolen as PyTorch does, through detach(): never a view.
       m.grad = is_view(g) ? alias_with_geometry(g, g.sizes(), g.strides(), g->offset()) : g;

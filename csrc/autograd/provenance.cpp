@@ -68,7 +68,8 @@ uint16_t swap_write_label(uint16_t label) {
 
 void note_write(const Tensor& written, const char* label) {
   if (!Provenance::enabled()) return;
-  static std::unordered_map<const char*, uint16_t>* cache = new std::unordered_map<const char*, uint16_t>();
+  static std::unordered_map<const char*, uint16_t>* cache =
+      new std::unordered_map<const char*, uint16_t>();
   uint16_t id;
   {
     std::lock_guard<std::mutex> lock(g_label_mutex);

@@ -134,12 +134,17 @@ void finish_inplace_node(const std::shared_ptr<FormulaNode>& node, const Tensor&
 namespace {
 bool unpacks_last_input_first(OpKind kind) {
   switch (kind) {
-    case OpKind::Mul: case OpKind::Div: case OpKind::DivMode: case OpKind::PowTensor:
-    case OpKind::Mm: case OpKind::Bmm: case OpKind::Maximum: case OpKind::Minimum:
-    case OpKind::Remainder: case OpKind::ClampTensor:
-      return true;
-    default:
-      return false;
+    case OpKind::Mul:
+    case OpKind::Div:
+    case OpKind::DivMode:
+    case OpKind::PowTensor:
+    case OpKind::Mm:
+    case OpKind::Bmm:
+    case OpKind::Maximum:
+    case OpKind::Minimum:
+    case OpKind::Remainder:
+    case OpKind::ClampTensor: return true;
+    default: return false;
   }
 }
 }  // namespace

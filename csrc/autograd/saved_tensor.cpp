@@ -32,8 +32,8 @@ std::string second_backward_message() {
 
 namespace {
 
-std::string version_message(const Tensor& t, const std::shared_ptr<Node>& producer,
-                            uint32_t out_nr, uint32_t current, uint32_t expected) {
+std::string version_message(const Tensor& t, const std::shared_ptr<Node>& producer, uint32_t out_nr,
+                            uint32_t current, uint32_t expected) {
   std::string clause;
   if (producer) {
     clause = str_cat(", which is output ", out_nr, " of ", forward_op_name(producer->name()), ",");
@@ -42,13 +42,15 @@ std::string version_message(const Tensor& t, const std::shared_ptr<Node>& produc
       AnomalyMode::is_enabled()
           ? "Hint: the backtrace further above shows the operation that failed to compute its "
             "gradient. The variable in question was changed in there or anywhere later. Good luck!"
-          : str_cat("Hint: enable anomaly detection to find the operation that failed to compute "
-                    "its gradient, with ", kModule,
-                    ".autograd.set_detect_anomaly(True, check_nan=False).");
-  return str_cat("one of the variables needed for gradient computation has been modified by an "
-                 "inplace operation: [", legacy_type_name(t.dtype(), kModule), " ",
-                 shape_str(t.sizes()), "]", clause, " is at version ", current,
-                 "; expected version ", expected, " instead. ", hint);
+          : str_cat(
+                "Hint: enable anomaly detection to find the operation that failed to compute "
+                "its gradient, with ",
+                kModule, ".autograd.set_detect_anomaly(True, check_nan=False).");
+  return str_cat(
+      "one of the variables needed for gradient computation has been modified by an "
+      "inplace operation: [",
+      legacy_type_name(t.dtype(), kModule), " ", shape_str(t.sizes()), "]", clause,
+      " is at version ", current, "; expected version ", expected, " instead. ", hint);
 }
 
 }  // namespace
@@ -68,8 +70,9 @@ Tensor SavedTensor::unpack(const std::shared_ptr<Node>& owner, bool attach_alway
     producer = grad_fn(data_);
     out_nr = output_nr(data_);
     if (had_grad_fn_ && !producer) {
-      throw Error("Trying to use a saved tensor that has been detached in-place, i.e. with "
-                  ".detach_().This is not supported, please use out-of-place `.detach()` instead");
+      throw Error(
+          "Trying to use a saved tensor that has been detached in-place, i.e. with "
+          ".detach_().This is not supported, please use out-of-place `.detach()` instead");
     }
   }
   uint32_t current = data_->version();

@@ -52,5 +52,4 @@ class SavedTensor {
 /// PyTorch's "Trying to backward through the graph a second time ..." text.
 std::string second_backward_message();
 
-
 }  // namespace gradtrack::autograd

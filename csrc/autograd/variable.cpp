@@ -155,27 +155,30 @@ void check_view_rebase(const Tensor& t, bool indirect) {
       "your code by moving both the view and the inplace either both inside the ";
   switch (v.creation_meta) {
     case CreationMeta::MultiOutputNode:
-      msg += " This view is the output of a function that returns multiple views. Such functions "
-             "do not allow the output views to be modified inplace. You should replace the "
-             "inplace operation by an out-of-place one.";
+      msg +=
+          " This view is the output of a function that returns multiple views. Such functions "
+          "do not allow the output views to be modified inplace. You should replace the "
+          "inplace operation by an out-of-place one.";
       break;
     case CreationMeta::NoGradMode:
-      msg += str_cat(clarify, "no_grad block (if you don't want the inplace to be tracked) or both "
-                              "outside (if you want the inplace to be tracked).");
+      msg += str_cat(clarify,
+                     "no_grad block (if you don't want the inplace to be tracked) or both "
+                     "outside (if you want the inplace to be tracked).");
       break;
     case CreationMeta::InferenceMode:
-      msg += str_cat(clarify, "inference_mode block (if you don't want the inplace to be tracked) "
-                              "or both outside (if you want the inplace to be tracked).");
+      msg += str_cat(clarify,
+                     "inference_mode block (if you don't want the inplace to be tracked) "
+                     "or both outside (if you want the inplace to be tracked).");
       break;
     case CreationMeta::InCustomFunction:
-      msg += " This view was created inside a custom Function (or because an input was returned "
-             "as-is) and the autograd logic to handle view+inplace would override the custom "
-             "backward associated with the custom Function, leading to incorrect gradients. This "
-             "behavior is forbidden. You can fix this by cloning the output of the custom "
-             "Function.";
+      msg +=
+          " This view was created inside a custom Function (or because an input was returned "
+          "as-is) and the autograd logic to handle view+inplace would override the custom "
+          "backward associated with the custom Function, leading to incorrect gradients. This "
+          "behavior is forbidden. You can fix this by cloning the output of the custom "
+          "Function.";
       break;
-    case CreationMeta::Default:
-      break;
+    case CreationMeta::Default: break;
   }
   throw Error(msg);
 }

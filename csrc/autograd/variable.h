@@ -39,7 +39,7 @@ struct AutogradMeta : AutogradMetaInterface {
   uint32_t output_nr = 0;
   std::weak_ptr<Node> grad_accumulator;
   bool retains_grad = false;
-  bool saw_grad_fn = false;  // ever had a grad_fn (detach_ detection in SavedTensor)
+  bool saw_grad_fn = false;      // ever had a grad_fn (detach_ detection in SavedTensor)
   std::vector<HookEntry> hooks;  // hooks of a leaf, run by AccumulateGrad
   std::vector<NodeHook<std::function<void(const Tensor&)>>> post_accumulate_hooks;
   std::unique_ptr<ViewInfo> view;

@@ -11,14 +11,11 @@ namespace gradtrack {
 size_t itemsize(ScalarType t) {
   switch (t) {
     case ScalarType::Bool:
-    case ScalarType::UInt8:
-      return 1;
+    case ScalarType::UInt8: return 1;
     case ScalarType::Int32:
-    case ScalarType::Float32:
-      return 4;
+    case ScalarType::Float32: return 4;
     case ScalarType::Int64:
-    case ScalarType::Float64:
-      return 8;
+    case ScalarType::Float64: return 8;
   }
   return 0;
 }
@@ -36,8 +33,8 @@ const char* scalar_type_name(ScalarType t) {
 std::string legacy_type_name(ScalarType t, const std::string& module) {
   // PyTorch prints bool as the backend-qualified "CPUBoolType" (measured, §5).
   if (t == ScalarType::Bool) return "CPUBoolType";
-  static const char* names[] = {"", "ByteTensor", "IntTensor", "LongTensor", "FloatTensor",
-                                "DoubleTensor"};
+  static const char* names[] = {"",           "ByteTensor",  "IntTensor",
+                                "LongTensor", "FloatTensor", "DoubleTensor"};
   return module + "." + names[static_cast<int>(t)];
 }
 
@@ -57,8 +54,12 @@ bool overflows(Scalar v, ScalarType to) {
     double d = v.to_double();
     if (to == ScalarType::Float32) return std::isfinite(d) && (d > FLT_MAX || d < -FLT_MAX);
     if (std::isnan(d)) return true;
-    double lo = to == ScalarType::UInt8 ? 0.0 : to == ScalarType::Int32 ? -2147483648.0 : -9223372036854775808.0;
-    double hi = to == ScalarType::UInt8 ? 255.0 : to == ScalarType::Int32 ? 2147483647.0 : 9223372036854775807.0;
+    double lo = to == ScalarType::UInt8   ? 0.0
+                : to == ScalarType::Int32 ? -2147483648.0
+                                          : -9223372036854775808.0;
+    double hi = to == ScalarType::UInt8   ? 255.0
+                : to == ScalarType::Int32 ? 2147483647.0
+                                          : 9223372036854775807.0;
     return d < lo || d > hi;
   }
   if (to == ScalarType::Float32) return false;

@@ -61,40 +61,38 @@ class ResultTypeState {
     using scalar_t = TYPE;                \
     return __VA_ARGS__();                 \
   }
-#define GT_DISPATCH_ALL(dt, ...)                              \
-  [&] {                                                       \
-    switch (dt) {                                             \
-      GT_DISPATCH_CASE(Bool, bool, __VA_ARGS__)               \
-      GT_DISPATCH_CASE(UInt8, uint8_t, __VA_ARGS__)           \
-      GT_DISPATCH_CASE(Int32, int32_t, __VA_ARGS__)           \
-      GT_DISPATCH_CASE(Int64, int64_t, __VA_ARGS__)           \
-      GT_DISPATCH_CASE(Float32, float, __VA_ARGS__)           \
-      GT_DISPATCH_CASE(Float64, double, __VA_ARGS__)          \
-    }                                                         \
-    throw ::gradtrack::Error("gradtrack: unknown dtype");     \
+#define GT_DISPATCH_ALL(dt, ...)                          \
+  [&] {                                                   \
+    switch (dt) {                                         \
+      GT_DISPATCH_CASE(Bool, bool, __VA_ARGS__)           \
+      GT_DISPATCH_CASE(UInt8, uint8_t, __VA_ARGS__)       \
+      GT_DISPATCH_CASE(Int32, int32_t, __VA_ARGS__)       \
+      GT_DISPATCH_CASE(Int64, int64_t, __VA_ARGS__)       \
+      GT_DISPATCH_CASE(Float32, float, __VA_ARGS__)       \
+      GT_DISPATCH_CASE(Float64, double, __VA_ARGS__)      \
+    }                                                     \
+    throw ::gradtrack::Error("gradtrack: unknown dtype"); \
   }()
-#define GT_DISPATCH_NUMERIC(dt, NAME, ...)                                      \
-  [&] {                                                                         \
-    switch (dt) {                                                               \
-      GT_DISPATCH_CASE(UInt8, uint8_t, __VA_ARGS__)                             \
-      GT_DISPATCH_CASE(Int32, int32_t, __VA_ARGS__)                             \
-      GT_DISPATCH_CASE(Int64, int64_t, __VA_ARGS__)                             \
-      GT_DISPATCH_CASE(Float32, float, __VA_ARGS__)                             \
-      GT_DISPATCH_CASE(Float64, double, __VA_ARGS__)                            \
-      default:                                                                  \
-        break;                                                                  \
-    }                                                                           \
-    throw ::gradtrack::NotImplementedError(::gradtrack::str_cat(                \
+#define GT_DISPATCH_NUMERIC(dt, NAME, ...)                                                \
+  [&] {                                                                                   \
+    switch (dt) {                                                                         \
+      GT_DISPATCH_CASE(UInt8, uint8_t, __VA_ARGS__)                                       \
+      GT_DISPATCH_CASE(Int32, int32_t, __VA_ARGS__)                                       \
+      GT_DISPATCH_CASE(Int64, int64_t, __VA_ARGS__)                                       \
+      GT_DISPATCH_CASE(Float32, float, __VA_ARGS__)                                       \
+      GT_DISPATCH_CASE(Float64, double, __VA_ARGS__)                                      \
+      default: break;                                                                     \
+    }                                                                                     \
+    throw ::gradtrack::NotImplementedError(::gradtrack::str_cat(                          \
         "\"", NAME, "\" not implemented for '", ::gradtrack::scalar_type_name(dt), "'")); \
   }()
-#define GT_DISPATCH_FLOAT(dt, NAME, ...)                                        \
-  [&] {                                                                         \
-    switch (dt) {                                                               \
-      GT_DISPATCH_CASE(Float32, float, __VA_ARGS__)                             \
-      GT_DISPATCH_CASE(Float64, double, __VA_ARGS__)                            \
-      default:                                                                  \
-        break;                                                                  \
-    }                                                                           \
-    throw ::gradtrack::NotImplementedError(::gradtrack::str_cat(                \
+#define GT_DISPATCH_FLOAT(dt, NAME, ...)                                                  \
+  [&] {                                                                                   \
+    switch (dt) {                                                                         \
+      GT_DISPATCH_CASE(Float32, float, __VA_ARGS__)                                       \
+      GT_DISPATCH_CASE(Float64, double, __VA_ARGS__)                                      \
+      default: break;                                                                     \
+    }                                                                                     \
+    throw ::gradtrack::NotImplementedError(::gradtrack::str_cat(                          \
         "\"", NAME, "\" not implemented for '", ::gradtrack::scalar_type_name(dt), "'")); \
   }()

@@ -65,30 +65,29 @@ std::string str_cat(const Args&... args) {
 
 }  // namespace gradtrack
 
-#define GT_CHECK(cond, ...)                                          \
-  do {                                                               \
+#define GT_CHECK(cond, ...)                                                   \
+  do {                                                                        \
     if (!(cond)) throw ::gradtrack::Error(::gradtrack::str_cat(__VA_ARGS__)); \
   } while (0)
-#define GT_CHECK_INDEX(cond, ...)                                         \
-  do {                                                                    \
+#define GT_CHECK_INDEX(cond, ...)                                                  \
+  do {                                                                             \
     if (!(cond)) throw ::gradtrack::IndexError(::gradtrack::str_cat(__VA_ARGS__)); \
   } while (0)
-#define GT_CHECK_VALUE(cond, ...)                                         \
-  do {                                                                    \
+#define GT_CHECK_VALUE(cond, ...)                                                  \
+  do {                                                                             \
     if (!(cond)) throw ::gradtrack::ValueError(::gradtrack::str_cat(__VA_ARGS__)); \
   } while (0)
-#define GT_CHECK_TYPE(cond, ...)                                         \
-  do {                                                                   \
+#define GT_CHECK_TYPE(cond, ...)                                                  \
+  do {                                                                            \
     if (!(cond)) throw ::gradtrack::TypeError(::gradtrack::str_cat(__VA_ARGS__)); \
   } while (0)
-#define GT_CHECK_IMPL(cond, ...)                                                   \
-  do {                                                                             \
-    if (!(cond))                                                                   \
-      throw ::gradtrack::NotImplementedError(::gradtrack::str_cat(__VA_ARGS__));   \
+#define GT_CHECK_IMPL(cond, ...)                                                            \
+  do {                                                                                      \
+    if (!(cond)) throw ::gradtrack::NotImplementedError(::gradtrack::str_cat(__VA_ARGS__)); \
   } while (0)
-#define GT_INTERNAL_ASSERT(cond)                                                  \
-  do {                                                                            \
-    if (!(cond))                                                                  \
-      throw ::gradtrack::Error(::gradtrack::str_cat("gradtrack internal error: ", \
-                                                    #cond, " at ", __FILE__, ":", __LINE__)); \
+#define GT_INTERNAL_ASSERT(cond)                                                                 \
+  do {                                                                                           \
+    if (!(cond))                                                                                 \
+      throw ::gradtrack::Error(::gradtrack::str_cat("gradtrack internal error: ", #cond, " at ", \
+                                                    __FILE__, ":", __LINE__));                   \
   } while (0)

@@ -11,9 +11,9 @@ namespace gradtrack {
 class Scalar {
  public:
   Scalar() : kind_(NumberKind::Int), i_(0), d_(0) {}
-  Scalar(bool b) : kind_(NumberKind::Bool), i_(b), d_(b) {}       // NOLINT
-  Scalar(int v) : kind_(NumberKind::Int), i_(v), d_(v) {}         // NOLINT
-  Scalar(int64_t v) : kind_(NumberKind::Int), i_(v), d_(static_cast<double>(v)) {}  // NOLINT
+  Scalar(bool b) : kind_(NumberKind::Bool), i_(b), d_(b) {}                           // NOLINT
+  Scalar(int v) : kind_(NumberKind::Int), i_(v), d_(v) {}                             // NOLINT
+  Scalar(int64_t v) : kind_(NumberKind::Int), i_(v), d_(static_cast<double>(v)) {}    // NOLINT
   Scalar(double v) : kind_(NumberKind::Float), i_(static_cast<int64_t>(v)), d_(v) {}  // NOLINT
   /// A Python int in [2**63, 2**64): PyTorch keeps it as an unsigned 64-bit
   /// value, so integer arithmetic wraps (int64 + 2**63) and floats see it exactly.

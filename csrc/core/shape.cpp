@@ -23,8 +23,7 @@ DimVector contiguous_strides(const DimVector& sizes) {
 
 int64_t checked_numel(const DimVector& sizes) {
   for (int64_t s : sizes) {
-    GT_CHECK(s >= 0, "Trying to create tensor with negative dimension ", s, ": ",
-             shape_str(sizes));
+    GT_CHECK(s >= 0, "Trying to create tensor with negative dimension ", s, ": ", shape_str(sizes));
   }
   int64_t n = 1;
   for (int64_t s : sizes) {

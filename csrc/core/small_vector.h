@@ -21,7 +21,9 @@ class SmallVector {
   explicit SmallVector(size_t n, T value = T()) { resize(n, value); }
   SmallVector(std::initializer_list<T> init) { assign(init.begin(), init.end()); }
   template <typename It, typename = decltype(*std::declval<It>())>
-  SmallVector(It first, It last) { assign(first, last); }
+  SmallVector(It first, It last) {
+    assign(first, last);
+  }
   SmallVector(const std::vector<T>& v) { assign(v.begin(), v.end()); }  // NOLINT
   SmallVector(const SmallVector& o) { assign(o.begin(), o.end()); }
   SmallVector(SmallVector&& o) noexcept { steal(std::move(o)); }

@@ -110,7 +110,7 @@ class CachingAllocator {
 // Tiny tensors are allocated and freed once per op; a per-thread stash of
 // small blocks keeps the mutex and the map out of that path.
 constexpr size_t kLocalMaxBlock = 4096;
-constexpr int kLocalClasses = 7;        // 64 B .. 4 KiB
+constexpr int kLocalClasses = 7;  // 64 B .. 4 KiB
 constexpr size_t kLocalPerClass = 32;
 
 int local_class(size_t capacity) {

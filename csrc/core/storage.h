@@ -17,8 +17,7 @@ class Storage {
   /// A fresh, uninitialised block of at least `nbytes` (64-byte aligned).
   static std::shared_ptr<Storage> allocate(size_t nbytes);
   /// Memory owned elsewhere; `release` runs when the storage dies.
-  static std::shared_ptr<Storage> wrap(void* data, size_t nbytes,
-                                       std::function<void()> release);
+  static std::shared_ptr<Storage> wrap(void* data, size_t nbytes, std::function<void()> release);
 
   Storage(void* data, size_t nbytes, size_t capacity, std::function<void()> release);
   Storage(const Storage&) = delete;

@@ -68,11 +68,9 @@ Tensor empty(const DimVector& sizes, ScalarType dtype) {
                                              0, dtype, std::make_shared<VersionCounter>()));
 }
 
-Tensor alias_with_geometry(const Tensor& base, DimVector sizes, DimVector strides,
-                           int64_t offset) {
-  return Tensor(std::make_shared<TensorImpl>(base->storage(), std::move(sizes),
-                                             std::move(strides), offset, base.dtype(),
-                                             base->version_counter()));
+Tensor alias_with_geometry(const Tensor& base, DimVector sizes, DimVector strides, int64_t offset) {
+  return Tensor(std::make_shared<TensorImpl>(base->storage(), std::move(sizes), std::move(strides),
+                                             offset, base.dtype(), base->version_counter()));
 }
 
 Tensor alias_fresh_counter(const Tensor& t) {

@@ -114,9 +114,7 @@ class Tensor {
   char* raw() const { return impl_->data(); }
   /// False only for memory aliased from an unaligned NumPy array
   /// (NOTE [Unaligned memory] in kernels/kernels.h).
-  bool is_aligned() const {
-    return reinterpret_cast<uintptr_t>(raw()) % itemsize(dtype()) == 0;
-  }
+  bool is_aligned() const { return reinterpret_cast<uintptr_t>(raw()) % itemsize(dtype()) == 0; }
   template <typename T>
   T* data() const {
     return reinterpret_cast<T*>(impl_->data());
@@ -144,8 +142,7 @@ Tensor empty_strided(const DimVector& sizes, const DimVector& strides, ScalarTyp
 DimVector dense_strides_following(const DimVector& shape,
                                   std::initializer_list<const Tensor*> inputs);
 /// A tensor over `base`'s storage with new geometry, sharing its counter.
-Tensor alias_with_geometry(const Tensor& base, DimVector sizes, DimVector strides,
-                           int64_t offset);
+Tensor alias_with_geometry(const Tensor& base, DimVector sizes, DimVector strides, int64_t offset);
 /// Same storage and geometry, a fresh version counter (what `.data` returns).
 Tensor alias_fresh_counter(const Tensor& t);
 /// Every element has its own memory and together they fill one block

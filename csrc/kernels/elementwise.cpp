@@ -18,7 +18,8 @@ namespace {
 // wrapped quotient for every a; the branch is predictable and costs nothing
 // next to the division it guards.
 template <typename T>
-constexpr bool is_signed_int_v = std::is_integral_v<T> && std::is_signed_v<T> && !std::is_same_v<T, bool>;
+constexpr bool is_signed_int_v =
+    std::is_integral_v<T> && std::is_signed_v<T> && !std::is_same_v<T, bool>;
 
 template <typename T>
 T wrapping_neg(T a) {
@@ -120,10 +121,8 @@ void arith(BinaryOp op, const LoopPlan& p, Scalar alpha_s) {
     case BinaryOp::Sub:
       if (alpha_s.equals(1)) return binary_loop<T, T, T>(p, [](T a, T b) -> T { return a - b; });
       return binary_loop<T, T, T>(p, [alpha](T a, T b) -> T { return a - alpha * b; });
-    case BinaryOp::Mul:
-      return binary_loop<T, T, T>(p, [](T a, T b) -> T { return a * b; });
-    case BinaryOp::Div:
-      return binary_loop<T, T, T>(p, [](T a, T b) -> T { return a / b; });
+    case BinaryOp::Mul: return binary_loop<T, T, T>(p, [](T a, T b) -> T { return a * b; });
+    case BinaryOp::Div: return binary_loop<T, T, T>(p, [](T a, T b) -> T { return a / b; });
     case BinaryOp::FloorDiv:
       return binary_loop<T, T, T>(p, [](T a, T b) -> T { return floor_div(a, b); });
     case BinaryOp::TruncDiv:
@@ -168,14 +167,15 @@ void arith(BinaryOp op, const LoopPlan& p, Scalar alpha_s) {
     case BinaryOp::Lt:
     case BinaryOp::Le:
     case BinaryOp::Gt:
-    case BinaryOp::Ge:
-      break;
+    case BinaryOp::Ge: break;
     case BinaryOp::BitAnd:
     case BinaryOp::BitOr:
     case BinaryOp::BitXor:
       if constexpr (std::is_integral_v<T>) {
-        if (op == BinaryOp::BitAnd) return binary_loop<T, T, T>(p, [](T a, T b) -> T { return a & b; });
-        if (op == BinaryOp::BitOr) return binary_loop<T, T, T>(p, [](T a, T b) -> T { return a | b; });
+        if (op == BinaryOp::BitAnd)
+          return binary_loop<T, T, T>(p, [](T a, T b) -> T { return a & b; });
+        if (op == BinaryOp::BitOr)
+          return binary_loop<T, T, T>(p, [](T a, T b) -> T { return a | b; });
         return binary_loop<T, T, T>(p, [](T a, T b) -> T { return a ^ b; });
       }
       break;
@@ -198,8 +198,7 @@ void compare(BinaryOp op, const LoopPlan& p) {
       return binary_loop<bool, T, T>(p, [](T a, T b) { return a != T(0) || b != T(0); });
     case BinaryOp::LogicalXor:
       return binary_loop<bool, T, T>(p, [](T a, T b) { return (a != T(0)) != (b != T(0)); });
-    default:
-      throw Error("gradtrack: not a comparison");
+    default: throw Error("gradtrack: not a comparison");
   }
 }
 
@@ -221,8 +220,7 @@ void run_binary(BinaryOp op, const LoopPlan& p, Scalar alpha) {
         return binary_loop<bool, bool, bool>(p, [](bool a, bool b) { return a != b; });
       case BinaryOp::Pow:
         return binary_loop<bool, bool, bool>(p, [](bool a, bool b) { return a || !b; });
-      default:
-        throw Error("gradtrack: unsupported bool kernel");
+      default: throw Error("gradtrack: unsupported bool kernel");
     }
   } else {
     arith<T>(op, p, alpha);
@@ -233,12 +231,16 @@ void run_binary(BinaryOp op, const LoopPlan& p, Scalar alpha) {
 
 bool is_comparison(BinaryOp op) {
   switch (op) {
-    case BinaryOp::Eq: case BinaryOp::Ne: case BinaryOp::Lt: case BinaryOp::Le:
-    case BinaryOp::Gt: case BinaryOp::Ge: case BinaryOp::LogicalAnd:
-    case BinaryOp::LogicalOr: case BinaryOp::LogicalXor:
-      return true;
-    default:
-      return false;
+    case BinaryOp::Eq:
+    case BinaryOp::Ne:
+    case BinaryOp::Lt:
+    case BinaryOp::Le:
+    case BinaryOp::Gt:
+    case BinaryOp::Ge:
+    case BinaryOp::LogicalAnd:
+    case BinaryOp::LogicalOr:
+    case BinaryOp::LogicalXor: return true;
+    default: return false;
   }
 }
 
@@ -257,8 +259,15 @@ namespace {
 // 1/sqrt(-0.0) is -inf), so every pow-by-scalar path goes through here.
 bool pow_special_exponent(const Tensor& out, const Tensor& a, Scalar e) {
   if (!is_floating(a.dtype())) return false;
-  int which = e.equals(0) ? 0 : e.equals(1) ? 1 : e.equals(0.5) ? 2 : e.equals(-0.5) ? 3
-            : e.equals(-1) ? 4 : e.equals(2) ? 5 : e.equals(3) ? 6 : e.equals(-2) ? 7 : -1;
+  int which = e.equals(0)      ? 0
+              : e.equals(1)    ? 1
+              : e.equals(0.5)  ? 2
+              : e.equals(-0.5) ? 3
+              : e.equals(-1)   ? 4
+              : e.equals(2)    ? 5
+              : e.equals(3)    ? 6
+              : e.equals(-2)   ? 7
+                               : -1;
   if (which < 0) return false;
   GT_DISPATCH_FLOAT(a.dtype(), "pow", [&] {
     using T = scalar_t;
@@ -284,8 +293,8 @@ void binary_scalar(BinaryOp op, const Tensor& out, const Tensor& a, Scalar b, Sc
   if (op == BinaryOp::Pow && !scalar_first && pow_special_exponent(out, a, b)) return;
   GT_DISPATCH_ALL(a.dtype(), [&] {
     const scalar_t value = b.to<scalar_t>();
-    LoopPlan p = scalar_first ? make_plan(out, {Operand(&value), a})
-                              : make_plan(out, {a, Operand(&value)});
+    LoopPlan p =
+        scalar_first ? make_plan(out, {Operand(&value), a}) : make_plan(out, {a, Operand(&value)});
     run_binary<scalar_t>(op, p, alpha);
   });
 }
@@ -297,7 +306,8 @@ bool any_zero(const Tensor& t) {
   GT_DISPATCH_ALL(t.dtype(), [&] {
     run_plan(p, [&found](char** ptr, const int64_t* s, int64_t n) {
       for (int64_t i = 0; i < n; ++i)
-        if (load<scalar_t>(ptr[0] + i * s[0]) == scalar_t(0)) found.store(true, std::memory_order_relaxed);
+        if (load<scalar_t>(ptr[0] + i * s[0]) == scalar_t(0))
+          found.store(true, std::memory_order_relaxed);
     });
   });
   return found.load();
@@ -314,9 +324,11 @@ void float_unary(UnaryOp op, const LoopPlan& p) {
         return run_plan(p, [](char** ptr, const int64_t* s, int64_t n) {
           if (s[0] == sizeof(float) && s[1] == sizeof(float) && aligned_for<float>(ptr[0]) &&
               aligned_for<float>(ptr[1])) {
-            return simd::exp(reinterpret_cast<const float*>(ptr[1]), reinterpret_cast<float*>(ptr[0]), n);
+            return simd::exp(reinterpret_cast<const float*>(ptr[1]),
+                             reinterpret_cast<float*>(ptr[0]), n);
           }
-          for (int64_t i = 0; i < n; ++i) store<float>(ptr[0] + i * s[0], std::exp(load<float>(ptr[1] + i * s[1])));
+          for (int64_t i = 0; i < n; ++i)
+            store<float>(ptr[0] + i * s[0], std::exp(load<float>(ptr[1] + i * s[1])));
         });
       }
       return unary_loop<T, T>(p, [](T x) { return std::exp(x); });
@@ -355,7 +367,8 @@ template <typename T>
 void any_unary(UnaryOp op, const LoopPlan& p) {
   switch (op) {
     case UnaryOp::Neg:
-      if constexpr (!std::is_same_v<T, bool>) return unary_loop<T, T>(p, [](T x) -> T { return -x; });
+      if constexpr (!std::is_same_v<T, bool>)
+        return unary_loop<T, T>(p, [](T x) -> T { return -x; });
       break;
     case UnaryOp::Abs:
       if constexpr (std::is_floating_point_v<T>) {
@@ -377,13 +390,16 @@ void any_unary(UnaryOp op, const LoopPlan& p) {
     case UnaryOp::Sgn:
       return unary_loop<T, T>(p, [](T x) -> T { return static_cast<T>((T(0) < x) - (x < T(0))); });
     case UnaryOp::Square:
-      if constexpr (!std::is_same_v<T, bool>) return unary_loop<T, T>(p, [](T x) -> T { return x * x; });
+      if constexpr (!std::is_same_v<T, bool>)
+        return unary_loop<T, T>(p, [](T x) -> T { return x * x; });
       break;
-    case UnaryOp::Floor: case UnaryOp::Ceil: case UnaryOp::Round: case UnaryOp::Trunc:
+    case UnaryOp::Floor:
+    case UnaryOp::Ceil:
+    case UnaryOp::Round:
+    case UnaryOp::Trunc:
       if constexpr (std::is_floating_point_v<T>) return float_unary<T>(op, p);
       return unary_loop<T, T>(p, [](T x) -> T { return x; });
-    case UnaryOp::LogicalNot:
-      return unary_loop<bool, T>(p, [](T x) { return x == T(0); });
+    case UnaryOp::LogicalNot: return unary_loop<bool, T>(p, [](T x) { return x == T(0); });
     case UnaryOp::IsNan:
       if constexpr (std::is_floating_point_v<T>) {
         return unary_loop<bool, T>(p, [](T x) { return std::isnan(x); });
@@ -529,14 +545,16 @@ void relu_mul_backward(const Tensor& out, const Tensor& g, const Tensor& y, cons
 void sigmoid_backward(const Tensor& out, const Tensor& g, const Tensor& y) {
   GT_DISPATCH_FLOAT(out.dtype(), "sigmoid_backward", [&] {
     using T = scalar_t;
-    binary_loop<T, T, T>(make_plan(out, {g, y}), [](T gv, T yv) -> T { return gv * yv * (T(1) - yv); });
+    binary_loop<T, T, T>(make_plan(out, {g, y}),
+                         [](T gv, T yv) -> T { return gv * yv * (T(1) - yv); });
   });
 }
 
 void tanh_backward(const Tensor& out, const Tensor& g, const Tensor& y) {
   GT_DISPATCH_FLOAT(out.dtype(), "tanh_backward", [&] {
     using T = scalar_t;
-    binary_loop<T, T, T>(make_plan(out, {g, y}), [](T gv, T yv) -> T { return gv * (T(1) - yv * yv); });
+    binary_loop<T, T, T>(make_plan(out, {g, y}),
+                         [](T gv, T yv) -> T { return gv * (T(1) - yv * yv); });
   });
 }
 

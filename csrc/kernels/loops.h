@@ -21,7 +21,7 @@ constexpr int kMaxOperands = 4;
 struct LoopPlan {
   int nops = 0;
   char* base[kMaxOperands] = {};
-  DimVector shape;                            // innermost last, coalesced
+  DimVector shape;  // innermost last, coalesced
   SmallVector<int64_t, 6> strides[kMaxOperands];
   int64_t numel = 1;
 };
@@ -90,7 +90,8 @@ void run_plan(const LoopPlan& p, const Inner& inner) {
 template <typename O, typename A, typename F>
 void unary_loop(const LoopPlan& p, const F& f) {
   run_plan(p, [&f](char** ptr, const int64_t* s, int64_t n) {
-    if (s[0] == sizeof(O) && s[1] == sizeof(A) && aligned_for<O>(ptr[0]) && aligned_for<A>(ptr[1])) {
+    if (s[0] == sizeof(O) && s[1] == sizeof(A) && aligned_for<O>(ptr[0]) &&
+        aligned_for<A>(ptr[1])) {
       O* o = reinterpret_cast<O*>(ptr[0]);
       const A* a = reinterpret_cast<const A*>(ptr[1]);
       for (int64_t i = 0; i < n; ++i) o[i] = f(a[i]);

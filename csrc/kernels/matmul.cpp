@@ -9,9 +9,8 @@ extern "C" {
 // The scipy-openblas32 wheel exports prefixed CBLAS symbols (scipy_cblas_sgemm, ...).
 enum GtCblasOrder { GtRowMajor = 101 };
 enum GtCblasTranspose { GtNoTrans = 111, GtTrans = 112 };
-void scipy_cblas_sgemm(int order, int ta, int tb, int m, int n, int k, float alpha,
-                       const float* a, int lda, const float* b, int ldb, float beta, float* c,
-                       int ldc);
+void scipy_cblas_sgemm(int order, int ta, int tb, int m, int n, int k, float alpha, const float* a,
+                       int lda, const float* b, int ldb, float beta, float* c, int ldc);
 void scipy_cblas_dgemm(int order, int ta, int tb, int m, int n, int k, double alpha,
                        const double* a, int lda, const double* b, int ldb, double beta, double* c,
                        int ldc);
@@ -47,15 +46,15 @@ void blas_gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const T* a, in
     scipy_cblas_sgemm(GtRowMajor, A, B, int(m), int(n), int(k), 1.0f, a, int(lda), b, int(ldb),
                       beta, c, int(ldc));
   } else {
-    scipy_cblas_dgemm(GtRowMajor, A, B, int(m), int(n), int(k), 1.0, a, int(lda), b, int(ldb),
-                      beta, c, int(ldc));
+    scipy_cblas_dgemm(GtRowMajor, A, B, int(m), int(n), int(k), 1.0, a, int(lda), b, int(ldb), beta,
+                      c, int(ldc));
   }
 }
 
 // One [M, K] @ [K, N] product, split over OpenMP threads along M or N.
 template <typename T>
-void gemm_one(T* c, int64_t ldc, const T* a, Layout la, const T* b, Layout lb, int64_t m,
-              int64_t n, int64_t k, T beta, bool parallel) {
+void gemm_one(T* c, int64_t ldc, const T* a, Layout la, const T* b, Layout lb, int64_t m, int64_t n,
+              int64_t k, T beta, bool parallel) {
   const int64_t flops = m * n * k;
   int threads = parallel && flops >= (int64_t(1) << 18) ? get_num_threads() : 1;
   const bool split_m = m >= n;
@@ -72,7 +71,8 @@ void gemm_one(T* c, int64_t ldc, const T* a, Layout la, const T* b, Layout lb, i
       if (lo >= hi) continue;
       if (split_m) {
         const T* ap = la.trans ? a + lo : a + lo * la.ld;
-        blas_gemm<T>(la.trans, lb.trans, hi - lo, n, k, ap, la.ld, b, lb.ld, beta, c + lo * ldc, ldc);
+        blas_gemm<T>(la.trans, lb.trans, hi - lo, n, k, ap, la.ld, b, lb.ld, beta, c + lo * ldc,
+                     ldc);
       } else {
         const T* bp = lb.trans ? b + lo * lb.ld : b + lo;
         blas_gemm<T>(la.trans, lb.trans, m, hi - lo, k, a, la.ld, bp, lb.ld, beta, c + lo, ldc);
@@ -115,7 +115,8 @@ void float_gemm(const Tensor& out, const Tensor& a0, const Tensor& b0, bool accu
     parallel_for(B, std::max<int64_t>(1, kGrainSize / std::max<int64_t>(1, M * N * K)),
                  [&](int64_t lo, int64_t hi) {
                    for (int64_t i = lo; i < hi; ++i)
-                     gemm_one<T>(c + i * sc, ldc, ap + i * sa, la, bp + i * sb, lb, M, N, K, beta, false);
+                     gemm_one<T>(c + i * sc, ldc, ap + i * sa, la, bp + i * sb, lb, M, N, K, beta,
+                                 false);
                  });
     return;
   }
@@ -150,7 +151,8 @@ void int_gemm(const Tensor& out, const Tensor& a, const Tensor& b, bool accumula
 
 }  // namespace
 
-void gemm(const Tensor& out, const Tensor& a0, const Tensor& b0, bool accumulate, const char* name) {
+void gemm(const Tensor& out, const Tensor& a0, const Tensor& b0, bool accumulate,
+          const char* name) {
   if (out.numel() == 0) return;
   const Tensor a = aligned(a0), b = aligned(b0);
   const int64_t work = out.numel() * a.sizes()[2];
@@ -166,8 +168,8 @@ void gemm(const Tensor& out, const Tensor& a0, const Tensor& b0, bool accumulate
     case ScalarType::Int32: return int_gemm<int32_t>(out, a, b, accumulate);
     case ScalarType::UInt8: return int_gemm<uint8_t>(out, a, b, accumulate);
     default:
-      throw NotImplementedError(str_cat("\"", name, "\" not implemented for '",
-                          scalar_type_name(out.dtype()), "'"));
+      throw NotImplementedError(
+          str_cat("\"", name, "\" not implemented for '", scalar_type_name(out.dtype()), "'"));
   }
 }
 

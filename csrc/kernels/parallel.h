@@ -25,7 +25,7 @@ constexpr int64_t kReleaseGilAbove = int64_t(1) << 18;
 /// other Python threads run meanwhile (PyTorch does the same). Kernels touch
 /// only memory their callers keep alive, never Python objects.
 struct GilHooks {
-  void* (*release)() = nullptr;   // null if this thread does not hold the lock
+  void* (*release)() = nullptr;  // null if this thread does not hold the lock
   void (*restore)(void*) = nullptr;
 };
 extern GilHooks g_gil;

@@ -30,6 +30,7 @@
 //        Same:   the result keeps the input's dtype (abs, floor, ...);
 //        Custom: the op function is written by hand in ops/elementwise.cpp
 //                (it has a check of its own, or is another op underneath).
+// clang-format off: one row per line, as a table
 #define GT_UNARY_OPS(X)                        \
   X(Neg, neg, Neg, Custom)                     \
   X(Abs, abs, Abs, Same)                       \
@@ -63,9 +64,12 @@
   X(Erf, erf, Erf, Float)                      \
   X(Exp2, exp2, Exp2, Float)                   \
   X(Frac, frac, Frac, Custom)
+// clang-format on
 
 // Unary kernels without a differentiable op of their own.
+// clang-format off: one row per line, as a table
 #define GT_UNARY_KERNELS_ONLY(X) X(LogicalNot) X(BitNot) X(IsNan)
+// clang-format on
 
 // Binary ops with an in-place method `self.name_(other)`.
 //   X(Kernel, method name, formula kind with a tensor other, with a number
@@ -73,6 +77,7 @@
 //   Same: the promoted dtype. Kind NoGrad: the op never records a node
 //   (bitwise ops: only integers and bools, which cannot require grad).
 //   Kind NoNumber: the op takes no number operand (torch's TypeError).
+// clang-format off: one row per line, as a table
 #define GT_BINARY_OPS(X)                                                  \
   X(Add, add, Add, AddScalar, Same)                                       \
   X(Sub, sub, Sub, SubScalar, Same)                                       \
@@ -87,11 +92,14 @@
   X(BitAnd, bitwise_and, NoGrad, NoGrad, Same)                            \
   X(BitOr, bitwise_or, NoGrad, NoGrad, Same)                              \
   X(BitXor, bitwise_xor, NoGrad, NoGrad, Same)
+// clang-format on
 
 // Binary kernels without an in-place method of their own.
+// clang-format off: one row per line, as a table
 #define GT_BINARY_KERNELS_ONLY(X)                                              \
   X(TruncDiv) X(Maximum) X(Minimum) X(Eq) X(Ne) X(Lt) X(Le) X(Gt) X(Ge) X(LogicalAnd) \
   X(LogicalOr) X(LogicalXor)
+// clang-format on
 
 // Helpers to take one column of a row.
 #define GT_FIRST_COLUMN(K, ...) K,

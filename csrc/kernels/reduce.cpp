@@ -98,8 +98,10 @@ struct Reducer {
   static A merge(A a, T x) {
     if constexpr (Op == ReduceOp::Sum) return a + static_cast<A>(x);
     if constexpr (Op == ReduceOp::Prod) {
-      if constexpr (std::is_same_v<A, bool>) return a && x;
-      else return a * static_cast<A>(x);
+      if constexpr (std::is_same_v<A, bool>)
+        return a && x;
+      else
+        return a * static_cast<A>(x);
     }
     if constexpr (Op == ReduceOp::Any) return a || x != T(0);
     if constexpr (Op == ReduceOp::All) return a && x != T(0);
@@ -109,8 +111,10 @@ struct Reducer {
   static A combine(A a, A b) {
     if constexpr (Op == ReduceOp::Sum) return a + b;
     if constexpr (Op == ReduceOp::Prod) {
-      if constexpr (std::is_same_v<A, bool>) return a && b;
-      else return a * b;
+      if constexpr (std::is_same_v<A, bool>)
+        return a && b;
+      else
+        return a * b;
     }
     if constexpr (Op == ReduceOp::Any) return a || b;
     if constexpr (Op == ReduceOp::All) return a && b;
@@ -147,7 +151,8 @@ void reduce_all(T* out, const T* in, const Group& red) {
   int used = 1;
   parallel_for(red.numel, kGrainSize, [&](int64_t b, int64_t e) {
     A acc = R::identity();
-    for_runs(red, b, e, [&](int64_t off, int64_t n, int64_t s) { acc = R::run(in + off, n, s, acc); });
+    for_runs(red, b, e,
+             [&](int64_t off, int64_t n, int64_t s) { acc = R::run(in + off, n, s, acc); });
 #ifdef _OPENMP
     int tid = in_parallel_region() ? omp_get_thread_num() : 0;
     if (in_parallel_region()) used = omp_get_num_threads();

@@ -63,8 +63,10 @@ template <typename T, bool kMax>
 [[gnu::always_inline]] inline bool extreme_impl(const T* p, int64_t n, T& acc) {
   constexpr int64_t L = sizeof(Vec<T>) / sizeof(T);
   const auto pick = [](auto v, auto best) {  // works on vectors and on scalars
-    if constexpr (kMax) return v > best ? v : best;
-    else return v < best ? v : best;
+    if constexpr (kMax)
+      return v > best ? v : best;
+    else
+      return v < best ? v : best;
   };
   Vec<T> m0 = Vec<T>{} + acc, m1 = m0, z = {};
   int64_t i = 0;

@@ -4,8 +4,8 @@
 // The wheel targets baseline x86-64 (SSE2); -march=native would crash on older
 // CPUs (a wheel must not assume the build machine's CPU). The few kernels
 // whose speed depends on vector width are plain loops over GCC vector types,
-// compiled by `target_clones` for AVX-512, AVX2 and the baseline; the loader picks one (an IFUNC) on first call.
-// Where target_clones is unavailable the baseline build is the only one.
+// compiled by `target_clones` for AVX-512, AVX2 and the baseline; the loader picks one (an IFUNC)
+// on first call. Where target_clones is unavailable the baseline build is the only one.
 #pragma once
 
 #include <cstdint>

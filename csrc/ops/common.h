@@ -40,8 +40,8 @@ inline Tensor empty_result(const DimVector& shape, ScalarType dt, const Tensor& 
   if (a.is_contiguous() && b.is_contiguous()) return empty(shape, dt);
   return empty_strided(shape, dense_strides_following(shape, {&a, &b}), dt);
 }
-inline Tensor empty_result(const DimVector& shape, ScalarType dt, const Tensor& a,
-                           const Tensor& b, const Tensor& c) {
+inline Tensor empty_result(const DimVector& shape, ScalarType dt, const Tensor& a, const Tensor& b,
+                           const Tensor& c) {
   if (a.is_contiguous() && b.is_contiguous() && c.is_contiguous()) return empty(shape, dt);
   return empty_strided(shape, dense_strides_following(shape, {&a, &b, &c}), dt);
 }

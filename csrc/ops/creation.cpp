@@ -111,7 +111,7 @@ Tensor eye(int64_t n, int64_t m, ScalarType dtype) {
 
 Tensor rand(const DimVector& sizes, ScalarType dtype) {
   GT_CHECK_IMPL(is_floating(dtype), "\"check_uniform_bounds\" not implemented for '",
-           scalar_type_name(dtype), "'");
+                scalar_type_name(dtype), "'");
   Tensor out = empty(sizes, dtype);
   kernels::uniform(out, 0, 1, default_generator());
   return out;
@@ -119,7 +119,7 @@ Tensor rand(const DimVector& sizes, ScalarType dtype) {
 
 Tensor randn(const DimVector& sizes, ScalarType dtype) {
   GT_CHECK_IMPL(is_floating(dtype), "\"normal_kernel_cpu\" not implemented for '",
-           scalar_type_name(dtype), "'");
+                scalar_type_name(dtype), "'");
   Tensor out = empty(sizes, dtype);
   kernels::normal(out, 0, 1, default_generator());
   return out;

@@ -70,8 +70,10 @@ BinaryOp div_kind(const std::string& mode) {
   if (mode.empty()) return BinaryOp::Div;
   if (mode == "trunc") return BinaryOp::TruncDiv;
   if (mode == "floor") return BinaryOp::FloorDiv;
-  throw Error(str_cat("div expected rounding_mode to be one of None, 'trunc', or 'floor' but "
-                      "found '", mode, "'"));
+  throw Error(
+      str_cat("div expected rounding_mode to be one of None, 'trunc', or 'floor' but "
+              "found '",
+              mode, "'"));
 }
 
 }  // namespace
@@ -88,10 +90,9 @@ Tensor add(const Tensor& a, Scalar b, Scalar alpha) {
   ScalarType dt = result_type(a, b);
   check_alpha(dt, alpha);
   // a + alpha * b with a scalar b folds alpha into the scalar.
-  Scalar folded = alpha.equals(1) ? b
-                  : (b.is_float() || alpha.is_float())
-                      ? Scalar(b.to_double() * alpha.to_double())
-                      : Scalar(b.to_int() * alpha.to_int());
+  Scalar folded = alpha.equals(1)                      ? b
+                  : (b.is_float() || alpha.is_float()) ? Scalar(b.to_double() * alpha.to_double())
+                                                       : Scalar(b.to_int() * alpha.to_int());
   Tensor out = run_binary_scalar(BinaryOp::Add, a, folded, dt, dt);
   record(OpKind::AddScalar, {&a}, out, [&](autograd::Attrs& at) { at.s0 = alpha; });
   return out;
@@ -354,8 +355,12 @@ Tensor clamp_bound(OpKind kind, const Tensor& a, const Tensor* lo, const Tensor*
 }
 }  // namespace
 
-Tensor clamp_min(const Tensor& a, Scalar lo) { return clamp_bound(OpKind::ClampMin, a, lo, std::nullopt); }
-Tensor clamp_max(const Tensor& a, Scalar hi) { return clamp_bound(OpKind::ClampMax, a, std::nullopt, hi); }
+Tensor clamp_min(const Tensor& a, Scalar lo) {
+  return clamp_bound(OpKind::ClampMin, a, lo, std::nullopt);
+}
+Tensor clamp_max(const Tensor& a, Scalar hi) {
+  return clamp_bound(OpKind::ClampMax, a, std::nullopt, hi);
+}
 Tensor clamp_min(const Tensor& a, const Tensor& lo) {
   return clamp_bound(OpKind::ClampMinTensor, a, &lo, nullptr);
 }
@@ -384,7 +389,8 @@ BinaryOp logic_kind(Logic op, bool bitwise) {
   return BinaryOp::LogicalAnd;
 }
 void check_bitwise(ScalarType dt) {
-  GT_CHECK_IMPL(!is_floating(dt), "\"bitwise_and_cpu\" not implemented for '", scalar_type_name(dt), "'");
+  GT_CHECK_IMPL(!is_floating(dt), "\"bitwise_and_cpu\" not implemented for '", scalar_type_name(dt),
+                "'");
 }
 }  // namespace
 
@@ -447,7 +453,8 @@ Tensor neg(const Tensor& a) {
   return same_type_unary(UnaryOp::Neg, OpKind::Neg, a);
 }
 Tensor relu(const Tensor& a) {
-  GT_CHECK_IMPL(a.dtype() != ScalarType::Bool, "\"clamp_min_scalar_cpu\" not implemented for 'Bool'");
+  GT_CHECK_IMPL(a.dtype() != ScalarType::Bool,
+                "\"clamp_min_scalar_cpu\" not implemented for 'Bool'");
   return same_type_unary(UnaryOp::Relu, OpKind::Relu, a);
 }
 Tensor frac(const Tensor& a) {
@@ -509,9 +516,10 @@ Tensor clamp(const Tensor& a, const Tensor* lo, const Tensor* hi) {
     dt = s.result();
     shape = broadcast_shapes(shape, hi->sizes());
   }
-  Tensor out = lo && hi ? empty_result(shape, dt, a, *lo, *hi)
-               : empty_result(shape, dt, a, lo ? *lo : *hi);
-  Tensor lc = lo ? cast_for_kernel(*lo, dt) : Tensor(), hc = hi ? cast_for_kernel(*hi, dt) : Tensor();
+  Tensor out =
+      lo && hi ? empty_result(shape, dt, a, *lo, *hi) : empty_result(shape, dt, a, lo ? *lo : *hi);
+  Tensor lc = lo ? cast_for_kernel(*lo, dt) : Tensor(),
+         hc = hi ? cast_for_kernel(*hi, dt) : Tensor();
   kernels::clamp_tensor(out, cast_for_kernel(a, dt), lo ? &lc : nullptr, hi ? &hc : nullptr);
   if (is_floating(dt)) {
     // The node always has three inputs; a missing bound is an infinite constant.

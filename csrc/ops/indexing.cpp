@@ -38,14 +38,14 @@ Tensor nonzero_columns(const Tensor& mask, std::vector<Tensor>& cols) {
 }
 
 struct IndexPlan {
-  IndexList idx;                   // one per dim of `a`, bool masks expanded
-  std::vector<int64_t> pos;        // the indexed dims
-  DimVector b_shape;               // broadcast index shape
-  std::vector<int64_t> offsets;    // per b: element offset of the indexed dims (plan_offsets)
-  DimVector rest_dims;             // dims without an index, in order
+  IndexList idx;                 // one per dim of `a`, bool masks expanded
+  std::vector<int64_t> pos;      // the indexed dims
+  DimVector b_shape;             // broadcast index shape
+  std::vector<int64_t> offsets;  // per b: element offset of the indexed dims (plan_offsets)
+  DimVector rest_dims;           // dims without an index, in order
   std::vector<int64_t> rest_offsets;
-  DimVector result_shape;          // the user-visible layout
-  DimVector front_to_result;       // permutation from [B..., rest...] to result
+  DimVector result_shape;     // the user-visible layout
+  DimVector front_to_result;  // permutation from [B..., rest...] to result
   bool permuted = false;
 };
 
@@ -55,8 +55,8 @@ IndexPlan plan_index(const Tensor& a, const IndexList& raw) {
   IndexList& idx = p.idx;
   std::vector<int64_t>& pos = p.pos;
   idx = expand_bool_indices(a, raw);
-  GT_CHECK_INDEX(static_cast<int64_t>(idx.size()) <= a.dim(), "too many indices for tensor of dimension ",
-                 a.dim());
+  GT_CHECK_INDEX(static_cast<int64_t>(idx.size()) <= a.dim(),
+                 "too many indices for tensor of dimension ", a.dim());
   idx.resize(static_cast<size_t>(a.dim()));
   bool first = true;
   for (int64_t d = 0; d < a.dim(); ++d) {
@@ -75,7 +75,9 @@ IndexPlan plan_index(const Tensor& a, const IndexList& raw) {
       } catch (const Error&) {
         std::string shapes;
         for (int64_t q : pos) shapes += (shapes.empty() ? "" : ", ") + shape_str(idx[q]->sizes());
-        throw IndexError("shape mismatch: indexing tensors could not be broadcast together with shapes " + shapes);
+        throw IndexError(
+            "shape mismatch: indexing tensors could not be broadcast together with shapes " +
+            shapes);
       }
     }
   }
@@ -152,12 +154,14 @@ Tensor gather_with_plan(const Tensor& a, const IndexPlan& p) {
     // `a` may alias unaligned memory (NOTE [Unaligned memory]): read bytes.
     const char* src = a.raw();
     scalar_t* dst = out.data<scalar_t>();
-    parallel_for(nb, std::max<int64_t>(1, kGrainSize / std::max<int64_t>(nr, 1)), [&](int64_t lo, int64_t hi) {
-      for (int64_t b = lo; b < hi; ++b)
-        for (int64_t r = 0; r < nr; ++r)
-          dst[b * nr + r] = kernels::load<scalar_t>(
-              src + (p.offsets[b] + p.rest_offsets[r]) * static_cast<int64_t>(sizeof(scalar_t)));
-    });
+    parallel_for(nb, std::max<int64_t>(1, kGrainSize / std::max<int64_t>(nr, 1)),
+                 [&](int64_t lo, int64_t hi) {
+                   for (int64_t b = lo; b < hi; ++b)
+                     for (int64_t r = 0; r < nr; ++r)
+                       dst[b * nr + r] = kernels::load<scalar_t>(
+                           src + (p.offsets[b] + p.rest_offsets[r]) *
+                                     static_cast<int64_t>(sizeof(scalar_t)));
+                 });
   });
   if (!p.permuted) return out;
   Tensor res = empty(p.result_shape, a.dtype());
@@ -189,7 +193,8 @@ void scatter_with_plan(const Tensor& dst, const IndexPlan& p, const Tensor& v, b
     const scalar_t* src = vals.data<scalar_t>();
     for (int64_t b = 0; b < nb; ++b) {
       for (int64_t r = 0; r < nr; ++r) {
-        char* slot = out + (p.offsets[b] + p.rest_offsets[r]) * static_cast<int64_t>(sizeof(scalar_t));
+        char* slot =
+            out + (p.offsets[b] + p.rest_offsets[r]) * static_cast<int64_t>(sizeof(scalar_t));
         const scalar_t v = src[b * nr + r];
         if (!accumulate) {
           kernels::store<scalar_t>(slot, v);
@@ -231,8 +236,8 @@ IndexList expand_bool_indices(const Tensor& a, const IndexList& indices) {
     const Tensor& t = *idx;
     if (t.dtype() == ScalarType::Bool || t.dtype() == ScalarType::UInt8) {
       for (int64_t k = 0; k < t.dim(); ++k) {
-        GT_CHECK_INDEX(d + k < a.dim() && t.sizes()[k] == a.sizes()[d + k], "The shape of the mask ",
-                       shape_str(t.sizes()), " at index ", k,
+        GT_CHECK_INDEX(d + k < a.dim() && t.sizes()[k] == a.sizes()[d + k],
+                       "The shape of the mask ", shape_str(t.sizes()), " at index ", k,
                        " does not match the shape of the indexed tensor ", shape_str(a.sizes()),
                        " at index ", d + k);
       }
@@ -255,8 +260,9 @@ Tensor index(const Tensor& a, const IndexList& indices) {
   IndexPlan p = plan_index(a, idx);
   plan_offsets(p, a);
   Tensor out = gather_with_plan(a, p);
-  record(OpKind::Index, {&a}, out, [&](autograd::Attrs& at) { ops_detail::index_attrs(at, idx); },
-         ops_detail::index_extras(idx));
+  record(
+      OpKind::Index, {&a}, out, [&](autograd::Attrs& at) { ops_detail::index_attrs(at, idx); },
+      ops_detail::index_extras(idx));
   return out;
 }
 
@@ -270,16 +276,19 @@ Tensor index_put(const Tensor& a, const IndexList& indices, const Tensor& values
     inplace_index_put(out, indices, values, accumulate);
   }
   out = alias_fresh_counter(out);
-  record(OpKind::IndexPut, {&a, &values}, out, [&](autograd::Attrs& at) {
-    ops_detail::index_attrs(at, indices);
-    at.flag = accumulate;
-  }, ops_detail::index_extras(indices));
+  record(
+      OpKind::IndexPut, {&a, &values}, out,
+      [&](autograd::Attrs& at) {
+        ops_detail::index_attrs(at, indices);
+        at.flag = accumulate;
+      },
+      ops_detail::index_extras(indices));
   return out;
 }
 
 namespace ops_detail {
-void index_put_kernel(const Tensor& dst, const IndexList& idx, const Tensor& values, bool accumulate,
-                      bool same_dtype) {
+void index_put_kernel(const Tensor& dst, const IndexList& idx, const Tensor& values,
+                      bool accumulate, bool same_dtype) {
   // PyTorch's order: the value's shape, its dtype, then each index's bounds.
   IndexPlan p = plan_index(dst, idx);
   Tensor v = values_for_plan(p, values);
@@ -293,10 +302,14 @@ void index_put_kernel(const Tensor& dst, const IndexList& idx, const Tensor& val
 }  // namespace ops_detail
 
 Tensor masked_fill(const Tensor& a, const Tensor& mask, const Tensor& value, bool value_is_tensor) {
-  GT_CHECK(mask.dtype() == ScalarType::Bool, "masked_fill_ only supports boolean masks, but got mask "
-           "with dtype ", cpp_type_name(mask.dtype()));
-  GT_CHECK(value.dim() == 0, "masked_fill_ only supports a 0-dimensional value tensor, but got "
-           "tensor with ", value.dim(), " dimension(s).");
+  GT_CHECK(mask.dtype() == ScalarType::Bool,
+           "masked_fill_ only supports boolean masks, but got mask "
+           "with dtype ",
+           cpp_type_name(mask.dtype()));
+  GT_CHECK(value.dim() == 0,
+           "masked_fill_ only supports a 0-dimensional value tensor, but got "
+           "tensor with ",
+           value.dim(), " dimension(s).");
   Tensor out = empty(broadcast_shapes(mask.sizes(), a.sizes()), a.dtype());
   kernels::where(out, mask, cast_for_kernel(value, a.dtype()), a);
   // A value that needs no gradient is not an input of the node (PyTorch's
@@ -405,13 +418,14 @@ Tensor scatter_value_src(const Tensor& self, int64_t d, const Tensor& index, Sca
   return full(index.sizes(), value, self.dtype());
 }
 
-void scatter_kernel(const Tensor& dst, int64_t d, const Tensor& index, const Tensor& src, bool add) {
+void scatter_kernel(const Tensor& dst, int64_t d, const Tensor& index, const Tensor& src,
+                    bool add) {
   if (index.numel() == 0) return;  // (then src's dims were not checked)
   // src may be larger than index: read it through index's positions (a 0-dim
   // src is one element long).
   DimVector strides = src.dim() == index.dim() ? src.strides() : DimVector(index.dim(), 1);
-  Tensor picked = kernels::aligned(
-      contiguous(alias_with_geometry(src, index.sizes(), strides, src->offset())));
+  Tensor picked =
+      kernels::aligned(contiguous(alias_with_geometry(src, index.sizes(), strides, src->offset())));
   GT_DISPATCH_ALL(dst.dtype(), [&] {
     char* base = dst.raw();  // may be unaligned (NOTE [Unaligned memory])
     const scalar_t* sp = picked.data<scalar_t>();
@@ -435,7 +449,8 @@ namespace {
 // A new contiguous copy of a with src scattered (or added) in (PyTorch's
 // result is allocated by the op, not cloned from self, so it does not keep a
 // transposed self's layout).
-Tensor scattered_copy(const Tensor& a, int64_t d, const Tensor& index, const Tensor& src, bool add) {
+Tensor scattered_copy(const Tensor& a, int64_t d, const Tensor& index, const Tensor& src,
+                      bool add) {
   Tensor out = empty(a.sizes(), a.dtype());
   kernels::copy(out, a);
   ops_detail::scatter_kernel(out, d, index, src, add);
@@ -463,7 +478,8 @@ Tensor scatter(const Tensor& a, int64_t dim, const Tensor& index, const Tensor& 
 
 Tensor scatter(const Tensor& a, int64_t dim, const Tensor& index, Scalar value) {
   int64_t d = wrap_dim(dim, a.dim());
-  Tensor out = scattered_copy(a, d, index, ops_detail::scatter_value_src(a, d, index, value), false);
+  Tensor out =
+      scattered_copy(a, d, index, ops_detail::scatter_value_src(a, d, index, value), false);
   record(OpKind::ScatterValue, {&a}, out, [&](autograd::Attrs& at) { at.i0 = d; }, {&index});
   return out;
 }

@@ -42,9 +42,9 @@ void check_no_overlap(const Tensor& self, const Tensor& other) {
 
 // Same storage, geometry and dtype: a copy that changes nothing.
 bool same_elements(const Tensor& a, const Tensor& b) {
-  return a.is_same(b) || (a->storage() == b->storage() && a->offset() == b->offset() &&
-                          a.dtype() == b.dtype() && a.sizes() == b.sizes() &&
-                          a.strides() == b.strides());
+  return a.is_same(b) ||
+         (a->storage() == b->storage() && a->offset() == b->offset() && a.dtype() == b.dtype() &&
+          a.sizes() == b.sizes() && a.strides() == b.strides());
 }
 
 void check_broadcast_into(const Tensor& self, const DimVector& other) {
@@ -75,28 +75,38 @@ constexpr bool Float = true, Same = false, Custom = false;
 }  // namespace list_tokens
 
 struct InplaceSpec {
-  const char* name;          // the method name without the underscore
-  const char* label;         // with it: what provenance says wrote the tensor
+  const char* name;   // the method name without the underscore
+  const char* label;  // with it: what provenance says wrote the tensor
   bool unary;
-  int kernel;                // UnaryOp or BinaryOp, as `unary` says
-  OpKind tensor_kind;        // the formula row with a tensor operand (unary: the op's)
-  OpKind scalar_kind;        // ... with a number operand
-  bool float_result;         // integers compute in the default float type
+  int kernel;          // UnaryOp or BinaryOp, as `unary` says
+  OpKind tensor_kind;  // the formula row with a tensor operand (unary: the op's)
+  OpKind scalar_kind;  // ... with a number operand
+  bool float_result;   // integers compute in the default float type
 };
 
 constexpr InplaceSpec kInplaceSpecs[] = {
 #define GT_UNARY_SPEC(K, name, kind, rule) \
-  {#name, #name "_", true, static_cast<int>(UnaryOp::K), list_tokens::kind, list_tokens::kind, list_tokens::rule},
+  {#name,                                  \
+   #name "_",                              \
+   true,                                   \
+   static_cast<int>(UnaryOp::K),           \
+   list_tokens::kind,                      \
+   list_tokens::kind,                      \
+   list_tokens::rule},
 #define GT_BINARY_SPEC(K, name, tkind, skind, rule) \
-  {#name, #name "_", false, static_cast<int>(BinaryOp::K), list_tokens::tkind, list_tokens::skind, list_tokens::rule},
+  {#name,                                           \
+   #name "_",                                       \
+   false,                                           \
+   static_cast<int>(BinaryOp::K),                   \
+   list_tokens::tkind,                              \
+   list_tokens::skind,                              \
+   list_tokens::rule},
     GT_UNARY_OPS(GT_UNARY_SPEC) GT_BINARY_OPS(GT_BINARY_SPEC)
 #undef GT_BINARY_SPEC
 #undef GT_UNARY_SPEC
 };
 
-const InplaceSpec& spec_of(InplaceOp op) {
-  return kInplaceSpecs[static_cast<size_t>(op)];
-}
+const InplaceSpec& spec_of(InplaceOp op) { return kInplaceSpecs[static_cast<size_t>(op)]; }
 
 bool records(OpKind kind) { return kind < OpKind::NumKinds; }
 
@@ -133,7 +143,8 @@ BinaryCall binary_call(InplaceOp op, const DivMode& mode) {
 }
 
 // Writes op(self, other) into self, computing in `dt` (a temp if it differs).
-void write_binary(BinaryOp k, const Tensor& self, const Tensor& other, ScalarType dt, Scalar alpha) {
+void write_binary(BinaryOp k, const Tensor& self, const Tensor& other, ScalarType dt,
+                  Scalar alpha) {
   if (dt == self.dtype()) {
     kernels::binary(k, self, self, cast_for_kernel(other, dt), alpha);
     return;
@@ -147,7 +158,8 @@ void write_binary(BinaryOp k, const Tensor& self, const Tensor& other, ScalarTyp
 template <typename Write, typename Fill>
 void run_inplace(const char* label, OpKind kind, bool differentiable,
                  std::initializer_list<const Tensor*> inputs, const Tensor& self,
-                 const Write& write, const Fill& fill, const std::vector<const Tensor*>& extras = {}) {
+                 const Write& write, const Fill& fill,
+                 const std::vector<const Tensor*>& extras = {}) {
   bool rec = differentiable && autograd::should_record(inputs);
   Tensor old_self;
   std::shared_ptr<autograd::FormulaNode> node;
@@ -194,13 +206,16 @@ Tensor inplace_binary(InplaceOp op, const Tensor& self, const Tensor& other, Sca
                   scalar_type_name(dt), "'");
   }
   if (op == InplaceOp::Hypot) {
-    GT_CHECK_IMPL(is_floating(dt), "\"hypot_cpu\" not implemented for '", scalar_type_name(dt), "'");
+    GT_CHECK_IMPL(is_floating(dt), "\"hypot_cpu\" not implemented for '", scalar_type_name(dt),
+                  "'");
   }
-  if (!is_floating(dt) && divides(call.kernel)) GT_CHECK(!kernels::any_zero(other), "ZeroDivisionError");
+  if (!is_floating(dt) && divides(call.kernel))
+    GT_CHECK(!kernels::any_zero(other), "ZeroDivisionError");
   const OpKind kind = call.tensor_kind;
-  run_inplace(spec_of(op).label, kind, records(kind), {&self, &other}, self,
-              [&] { write_binary(call.kernel, self, other, dt, alpha); },
-              [&](autograd::Attrs& at) { at.s0 = alpha; });
+  run_inplace(
+      spec_of(op).label, kind, records(kind), {&self, &other}, self,
+      [&] { write_binary(call.kernel, self, other, dt, alpha); },
+      [&](autograd::Attrs& at) { at.s0 = alpha; });
   return self;
 }
 
@@ -223,22 +238,23 @@ Tensor inplace_binary(InplaceOp op, const Tensor& self, Scalar other, Scalar alp
   Scalar value = other;
   if ((op == InplaceOp::Add || op == InplaceOp::Sub) && !alpha.equals(1)) {
     value = (other.is_float() || alpha.is_float()) ? Scalar(other.to_double() * alpha.to_double())
-                                                    : Scalar(other.to_int() * alpha.to_int());
+                                                   : Scalar(other.to_int() * alpha.to_int());
   }
   const OpKind kind = call.scalar_kind;
-  run_inplace(spec_of(op).label, kind, records(kind), {&self}, self,
-              [&] {
-                if (dt == self.dtype()) {
-                  kernels::binary_scalar(call.kernel, self, self, value, 1, false);
-                } else {
-                  Tensor tmp = empty(self.sizes(), dt);
-                  kernels::binary_scalar(call.kernel, tmp, cast_for_kernel(self, dt), value, 1, false);
-                  kernels::copy(self, tmp);
-                }
-              },
-              [&](autograd::Attrs& at) {
-                at.s0 = (op == InplaceOp::Add || op == InplaceOp::Sub) ? alpha : other;
-              });
+  run_inplace(
+      spec_of(op).label, kind, records(kind), {&self}, self,
+      [&] {
+        if (dt == self.dtype()) {
+          kernels::binary_scalar(call.kernel, self, self, value, 1, false);
+        } else {
+          Tensor tmp = empty(self.sizes(), dt);
+          kernels::binary_scalar(call.kernel, tmp, cast_for_kernel(self, dt), value, 1, false);
+          kernels::copy(self, tmp);
+        }
+      },
+      [&](autograd::Attrs& at) {
+        at.s0 = (op == InplaceOp::Add || op == InplaceOp::Sub) ? alpha : other;
+      });
   return self;
 }
 
@@ -258,9 +274,10 @@ Tensor inplace_unary(InplaceOp op, const Tensor& self) {
   if (op == InplaceOp::Square) dt = result_type(self, Scalar(int64_t(2)));
   check_cast(dt, self.dtype());
   // square_ records pow(self, 2), as PyTorch's: the exponent is the node's s0.
-  run_inplace(spec.label, spec.tensor_kind, true, {&self}, self,
-              [&] { kernels::unary(static_cast<UnaryOp>(spec.kernel), self, self); },
-              [&](autograd::Attrs& at) { at.s0 = Scalar(int64_t(2)); });
+  run_inplace(
+      spec.label, spec.tensor_kind, true, {&self}, self,
+      [&] { kernels::unary(static_cast<UnaryOp>(spec.kernel), self, self); },
+      [&](autograd::Attrs& at) { at.s0 = Scalar(int64_t(2)); });
   return self;
 }
 
@@ -274,13 +291,14 @@ Tensor inplace_clamp(const Tensor& self, std::optional<Scalar> lo, std::optional
   // clamp_ names the output type as a C++ type ("long int"), unlike add_ (measured).
   GT_CHECK(can_cast(s.result(), self.dtype()), "result type ", scalar_type_name(s.result()),
            " can't be cast to the desired output type ", cpp_type_name(self.dtype()));
-  run_inplace("clamp_", OpKind::Clamp, true, {&self}, self, [&] { kernels::clamp(self, self, lo, hi); },
-              [&](autograd::Attrs& at) {
-                if (lo) at.s0 = *lo;
-                if (hi) at.s1 = *hi;
-                at.has_s0 = lo.has_value();
-                at.has_s1 = hi.has_value();
-              });
+  run_inplace(
+      "clamp_", OpKind::Clamp, true, {&self}, self, [&] { kernels::clamp(self, self, lo, hi); },
+      [&](autograd::Attrs& at) {
+        if (lo) at.s0 = *lo;
+        if (hi) at.s1 = *hi;
+        at.has_s0 = lo.has_value();
+        at.has_s1 = hi.has_value();
+      });
   return self;
 }
 
@@ -305,7 +323,8 @@ Tensor inplace_clamp(const Tensor& self, const Tensor* lo, const Tensor* hi) {
   Tensor l = lo ? *lo : floating ? full({}, Scalar(-inf), dt) : Tensor();
   Tensor h = hi ? *hi : floating ? full({}, Scalar(inf), dt) : Tensor();
   auto write = [&] {
-    Tensor lc = lo ? cast_for_kernel(*lo, dt) : Tensor(), hc = hi ? cast_for_kernel(*hi, dt) : Tensor();
+    Tensor lc = lo ? cast_for_kernel(*lo, dt) : Tensor(),
+           hc = hi ? cast_for_kernel(*hi, dt) : Tensor();
     if (dt == self.dtype()) {
       kernels::clamp_tensor(self, self, lo ? &lc : nullptr, hi ? &hc : nullptr);
       return;
@@ -329,9 +348,10 @@ Tensor inplace_clamp_bound(bool is_min, const Tensor& self, Scalar bound) {
            " can't be cast to the desired output type ", cpp_type_name(self.dtype()));
   std::optional<Scalar> lo, hi;
   (is_min ? lo : hi) = bound;
-  run_inplace(is_min ? "clamp_min_" : "clamp_max_", is_min ? OpKind::ClampMin : OpKind::ClampMax,
-              true, {&self}, self, [&] { kernels::clamp(self, self, lo, hi); },
-              [&](autograd::Attrs& at) { at.s0 = bound; });
+  run_inplace(
+      is_min ? "clamp_min_" : "clamp_max_", is_min ? OpKind::ClampMin : OpKind::ClampMax, true,
+      {&self}, self, [&] { kernels::clamp(self, self, lo, hi); },
+      [&](autograd::Attrs& at) { at.s0 = bound; });
   return self;
 }
 
@@ -359,8 +379,8 @@ Tensor inplace_clamp_bound(bool is_min, const Tensor& self, const Tensor& bound)
 
 Tensor inplace_fill(const Tensor& self, Scalar value) {
   check_fits(value, self.dtype());
-  run_inplace("fill_", OpKind::Fill, true, {&self}, self, [&] { kernels::fill(self, value); },
-              no_attrs);
+  run_inplace(
+      "fill_", OpKind::Fill, true, {&self}, self, [&] { kernels::fill(self, value); }, no_attrs);
   return self;
 }
 
@@ -375,14 +395,16 @@ Tensor inplace_fill(const Tensor& self, const Tensor& value) {
     v = empty({}, value.dtype());
     kernels::copy(v, value);
   }
-  run_inplace("fill_", OpKind::FillTensor, true, {&self, &value}, self,
-              [&] { kernels::copy(self, v); }, no_attrs);
+  run_inplace(
+      "fill_", OpKind::FillTensor, true, {&self, &value}, self, [&] { kernels::copy(self, v); },
+      no_attrs);
   return self;
 }
 
 Tensor inplace_zero(const Tensor& self) {
-  run_inplace("zero_", OpKind::Zero, true, {&self}, self,
-              [&] { kernels::fill(self, Scalar(0)); }, no_attrs);
+  run_inplace(
+      "zero_", OpKind::Zero, true, {&self}, self, [&] { kernels::fill(self, Scalar(0)); },
+      no_attrs);
   return self;
 }
 
@@ -395,20 +417,22 @@ Tensor inplace_copy(const Tensor& self, const Tensor& src) {
     check_broadcast_into(self, src.sizes());
   }
   // Integer tensors cannot require grad: copy_ into one records nothing.
-  run_inplace("copy_", OpKind::CopyInto, is_floating(self.dtype()), {&self, &src}, self,
-              [&] {
-                if (!same) kernels::copy(self, src);
-              },
-              no_attrs);
+  run_inplace(
+      "copy_", OpKind::CopyInto, is_floating(self.dtype()), {&self, &src}, self,
+      [&] {
+        if (!same) kernels::copy(self, src);
+      },
+      no_attrs);
   return self;
 }
 
 Tensor inplace_normal(const Tensor& self, double mean, double std) {
   GT_CHECK(std >= 0.0, "normal expects std >= 0.0, but found std ", std);
   GT_CHECK_IMPL(is_floating(self.dtype()), "\"normal_kernel_cpu\" not implemented for '",
-           scalar_type_name(self.dtype()), "'");
-  run_inplace("normal_", OpKind::Normal, true, {&self}, self,
-              [&] { kernels::normal(self, mean, std, default_generator()); }, no_attrs);
+                scalar_type_name(self.dtype()), "'");
+  run_inplace(
+      "normal_", OpKind::Normal, true, {&self}, self,
+      [&] { kernels::normal(self, mean, std, default_generator()); }, no_attrs);
   return self;
 }
 
@@ -416,9 +440,10 @@ Tensor inplace_uniform(const Tensor& self, double lo, double hi) {
   GT_CHECK(lo <= hi, "uniform_ expects to return a [from, to) range, but found from=", lo,
            " > to=", hi);
   GT_CHECK_IMPL(is_floating(self.dtype()), "\"check_uniform_bounds\" not implemented for '",
-           scalar_type_name(self.dtype()), "'");
-  run_inplace("uniform_", OpKind::Uniform, true, {&self}, self,
-              [&] { kernels::uniform(self, lo, hi, default_generator()); }, no_attrs);
+                scalar_type_name(self.dtype()), "'");
+  run_inplace(
+      "uniform_", OpKind::Uniform, true, {&self}, self,
+      [&] { kernels::uniform(self, lo, hi, default_generator()); }, no_attrs);
   return self;
 }
 
@@ -469,13 +494,14 @@ Tensor index_put_recorded_as(OpKind kind, const Tensor& self, const IndexList& i
       if (t) check_no_overlap(self, *t);
     idx = expand_bool_indices(self, indices);
   }
-  run_inplace("index_put_", kind, true, {&self, &values}, self,
-              [&] { ops_detail::index_put_kernel(self, idx, v, accumulate, mask == nullptr); },
-              [&](autograd::Attrs& at) {
-                ops_detail::index_attrs(at, idx);
-                at.flag = accumulate;
-              },
-              ops_detail::index_extras(idx));
+  run_inplace(
+      "index_put_", kind, true, {&self, &values}, self,
+      [&] { ops_detail::index_put_kernel(self, idx, v, accumulate, mask == nullptr); },
+      [&](autograd::Attrs& at) {
+        ops_detail::index_attrs(at, idx);
+        at.flag = accumulate;
+      },
+      ops_detail::index_extras(idx));
   return self;
 }
 }  // namespace
@@ -498,9 +524,10 @@ Tensor scatter_src_inplace(const char* label, OpKind kind, bool add, const Tenso
   ops_detail::check_scatter_src(self, d, index, src);
   check_no_internal_overlap(self);
   check_no_overlap(self, src);
-  run_inplace(label, kind, true, {&self, &src}, self,
-              [&] { ops_detail::scatter_kernel(self, d, index, src, add); },
-              [&](autograd::Attrs& at) { at.i0 = d; }, {&index});
+  run_inplace(
+      label, kind, true, {&self, &src}, self,
+      [&] { ops_detail::scatter_kernel(self, d, index, src, add); },
+      [&](autograd::Attrs& at) { at.i0 = d; }, {&index});
   return self;
 }
 }  // namespace
@@ -514,9 +541,10 @@ Tensor inplace_scatter(const Tensor& self, int64_t dim, const Tensor& index, Sca
   const int64_t d = wrap_dim(dim, self.dim());
   Tensor src = ops_detail::scatter_value_src(self, d, index, value);
   check_no_internal_overlap(self);
-  run_inplace("scatter_", OpKind::ScatterValue, true, {&self}, self,
-              [&] { ops_detail::scatter_kernel(self, d, index, src, false); },
-              [&](autograd::Attrs& at) { at.i0 = d; }, {&index});
+  run_inplace(
+      "scatter_", OpKind::ScatterValue, true, {&self}, self,
+      [&] { ops_detail::scatter_kernel(self, d, index, src, false); },
+      [&](autograd::Attrs& at) { at.i0 = d; }, {&index});
   return self;
 }
 
@@ -535,8 +563,10 @@ namespace {
 
 // masked_fill_'s checks on self and the mask, shared by both value kinds.
 void check_masked_fill(const Tensor& self, const Tensor& mask) {
-  GT_CHECK(mask.dtype() == ScalarType::Bool, "masked_fill_ only supports boolean masks, but got "
-           "mask with dtype ", cpp_type_name(mask.dtype()));
+  GT_CHECK(mask.dtype() == ScalarType::Bool,
+           "masked_fill_ only supports boolean masks, but got "
+           "mask with dtype ",
+           cpp_type_name(mask.dtype()));
   if (has_internal_overlap(self)) warn(kMaskedFillExpanded);
   check_no_partial_overlap(self, mask);
   check_broadcast_into(self, mask.sizes());
@@ -554,8 +584,10 @@ Tensor inplace_masked_fill(const Tensor& self, const Tensor& mask, Scalar value)
 }
 
 Tensor inplace_masked_fill(const Tensor& self, const Tensor& mask, const Tensor& value) {
-  GT_CHECK(value.dim() == 0, "masked_fill_ only supports a 0-dimensional value tensor, but got "
-           "tensor with ", value.dim(), " dimension(s).");
+  GT_CHECK(value.dim() == 0,
+           "masked_fill_ only supports a 0-dimensional value tensor, but got "
+           "tensor with ",
+           value.dim(), " dimension(s).");
   check_masked_fill(self, mask);
   // The value is an input of MaskedFillBackward1, so its gradient flows.
   Tensor v = empty({}, self.dtype());
@@ -619,8 +651,8 @@ Tensor inplace_squeeze(const Tensor& self, std::optional<int64_t> dim) {
       st.push_back(self.strides()[k]);
     }
   }
-  return metadata_inplace("squeeze_", self, dim ? OpKind::SqueezeDimInplace : OpKind::SqueezeInplace,
-                          s, st,
+  return metadata_inplace("squeeze_", self,
+                          dim ? OpKind::SqueezeDimInplace : OpKind::SqueezeInplace, s, st,
                           [&](autograd::Attrs& at) { at.ints0 = before; });
 }
 

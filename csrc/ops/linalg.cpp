@@ -10,14 +10,14 @@ namespace {
 
 // A 3-D alias ([1, rows, cols]) of a 2-D tensor for the batched kernel.
 Tensor as_batch(const Tensor& m) {
-  return alias_with_geometry(m, {1, m.sizes()[0], m.sizes()[1]}, {0, m.strides()[0], m.strides()[1]},
-                             m->offset());
+  return alias_with_geometry(m, {1, m.sizes()[0], m.sizes()[1]},
+                             {0, m.strides()[0], m.strides()[1]}, m->offset());
 }
 
 void check_same_dtype(const Tensor& a, const Tensor& b, const char* a_name, const char* b_name) {
   GT_CHECK(a.dtype() == b.dtype(), "expected ", a_name, " and ", b_name,
-           " to have the same dtype, but got: ", cpp_type_name(a.dtype()), " != ",
-           cpp_type_name(b.dtype()));
+           " to have the same dtype, but got: ", cpp_type_name(a.dtype()),
+           " != ", cpp_type_name(b.dtype()));
 }
 
 Tensor mm_kernel(const Tensor& a, const Tensor& b, const char* name = "addmm_impl_cpu_") {
@@ -211,8 +211,10 @@ Tensor batched_matmul(const Tensor& a, const Tensor& b) {
 }  // namespace
 
 Tensor matmul(const Tensor& a, const Tensor& b) {
-  GT_CHECK(a.dim() > 0 && b.dim() > 0, "both arguments to matmul need to be at least 1D, but they "
-           "are ", a.dim(), "D and ", b.dim(), "D");
+  GT_CHECK(a.dim() > 0 && b.dim() > 0,
+           "both arguments to matmul need to be at least 1D, but they "
+           "are ",
+           a.dim(), "D and ", b.dim(), "D");
   if (a.dim() == 1 && b.dim() == 1) return dot(a, b);
   if (a.dim() == 2 && b.dim() == 1) return mv(a, b);
   if (a.dim() == 1 && b.dim() == 2) return inplace_squeeze(mm(unsqueeze(a, 0), b), 0);
@@ -235,7 +237,8 @@ Tensor linear(const Tensor& x, const Tensor& w, const Tensor* bias) {
 }
 
 Tensor outer(const Tensor& a, const Tensor& b) {
-  GT_CHECK(a.dim() == 1 && b.dim() == 1, "outer: Expected 1-D argument self, but got ", a.dim(), "-D");
+  GT_CHECK(a.dim() == 1 && b.dim() == 1, "outer: Expected 1-D argument self, but got ", a.dim(),
+           "-D");
   return mul(reshape(a, {a.numel(), 1}), b);
 }
 

@@ -116,8 +116,7 @@ Tensor nll_loss(const Tensor& logp, const Tensor& target, const Tensor* weight, 
   GT_CHECK(logp.dim() >= 1 && logp.dim() <= 2, "input tensor should be 1D or 2D");
   GT_CHECK(target.dtype() == ScalarType::Int64 || target.dtype() == ScalarType::UInt8,
            "expected target dtype to be Long or Byte, but got ", scalar_type_name(target.dtype()));
-  GT_CHECK(target.dim() <= 1,
-           "0D or 1D target tensor expected, multi-target not supported");
+  GT_CHECK(target.dim() <= 1, "0D or 1D target tensor expected, multi-target not supported");
   const bool batched = logp.dim() == 2;
   const int64_t n = batched ? logp.sizes()[0] : 1;
   const int64_t c = logp.sizes()[logp.dim() - 1];
@@ -156,13 +155,14 @@ Tensor nll_loss(const Tensor& logp, const Tensor& target, const Tensor* weight, 
   });
   std::vector<const Tensor*> extras{&target, &total_weight};
   if (weight) extras.push_back(weight);
-  record(OpKind::NllLoss, {&logp}, out,
-         [&](autograd::Attrs& at) {
-           at.i0 = reduction;
-           at.i1 = ignore_index;
-           at.flag = weight != nullptr;
-         },
-         extras);
+  record(
+      OpKind::NllLoss, {&logp}, out,
+      [&](autograd::Attrs& at) {
+        at.i0 = reduction;
+        at.i1 = ignore_index;
+        at.flag = weight != nullptr;
+      },
+      extras);
   return out;
 }
 

@@ -126,8 +126,8 @@ Tensor alias(const Tensor& a);
 Tensor expand(const Tensor& a, const DimVector& sizes);
 Tensor flatten(const Tensor& a, int64_t start, int64_t end);
 Tensor select(const Tensor& a, int64_t dim, int64_t index);
-Tensor slice(const Tensor& a, int64_t dim, std::optional<int64_t> start,
-             std::optional<int64_t> end, int64_t step);
+Tensor slice(const Tensor& a, int64_t dim, std::optional<int64_t> start, std::optional<int64_t> end,
+             int64_t step);
 Tensor narrow(const Tensor& a, int64_t dim, int64_t start, int64_t length);
 std::vector<Tensor> split(const Tensor& a, int64_t split_size, int64_t dim);
 std::vector<Tensor> split_with_sizes(const Tensor& a, const DimVector& sizes, int64_t dim);
@@ -239,8 +239,7 @@ Tensor inplace_index_put(const Tensor& self, const IndexList& indices, const Ten
 Tensor inplace_index_put_impl(const Tensor& self, const IndexList& indices, const Tensor& values,
                               bool accumulate);
 /// scatter_add_: src added into self at index along dim (ScatterAddBackward0).
-Tensor inplace_scatter_add(const Tensor& self, int64_t dim, const Tensor& index,
-                           const Tensor& src);
+Tensor inplace_scatter_add(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src);
 /// scatter / scatter_ with a tensor src (ScatterBackward0) or a number
 /// (ScatterBackward1).
 Tensor inplace_scatter(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src);

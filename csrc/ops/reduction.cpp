@@ -74,7 +74,8 @@ Tensor mean(const Tensor& a, const DimVector& dims, bool keepdim, std::optional<
   ScalarType dt = dtype ? *dtype : a.dtype();
   GT_CHECK(is_floating(dt),
            "mean(): could not infer output dtype. Input dtype must be either a floating point or "
-           "complex dtype. Got: ", scalar_type_name(dt));
+           "complex dtype. Got: ",
+           scalar_type_name(dt));
   uint64_t mask = dims_mask(dims, a.dim(), true);
   Tensor out = reduce_into_new(ReduceOp::Sum, cast_for_kernel(a, dt), mask, keepdim, dt);
   int64_t count = 1;

@@ -194,8 +194,8 @@ Tensor transpose(const Tensor& a, int64_t d0, int64_t d1) {
 Tensor permute(const Tensor& a, const DimVector& dims) {
   GT_CHECK(static_cast<int64_t>(dims.size()) == a.dim(),
            "permute(sparse_coo): number of dimensions in the tensor input does not match the "
-           "length of the desired ordering of dimensions i.e. input.dim() = ", a.dim(),
-           " is not equal to len(dims) = ", dims.size());
+           "length of the desired ordering of dimensions i.e. input.dim() = ",
+           a.dim(), " is not equal to len(dims) = ", dims.size());
   DimVector s(dims.size()), st(dims.size()), wrapped(dims.size());
   uint64_t seen = 0;
   for (size_t i = 0; i < dims.size(); ++i) {
@@ -278,11 +278,10 @@ void check_view_numel(const DimVector& sizes) {
 Tensor expand(const Tensor& a, const DimVector& sizes) {
   const int64_t nd = static_cast<int64_t>(sizes.size());
   if (nd < a.dim()) {
-    throw Error(str_cat("expand(", legacy_type_name(a.dtype(), autograd::kModule), "{",
-                        shape_str(a.sizes()), "}, size=", shape_str(sizes),
-                        "): the number of sizes provided (", nd,
-                        ") must be greater or equal to the number of dimensions in the tensor (",
-                        a.dim(), ")"));
+    throw Error(str_cat(
+        "expand(", legacy_type_name(a.dtype(), autograd::kModule), "{", shape_str(a.sizes()),
+        "}, size=", shape_str(sizes), "): the number of sizes provided (", nd,
+        ") must be greater or equal to the number of dimensions in the tensor (", a.dim(), ")"));
   }
   DimVector s(sizes), st(sizes.size());
   for (int64_t i = nd - 1; i >= 0; --i) {
@@ -344,8 +343,8 @@ Tensor select(const Tensor& a, int64_t dim, int64_t index) {
                       });
 }
 
-Tensor slice(const Tensor& a, int64_t dim, std::optional<int64_t> start,
-             std::optional<int64_t> end, int64_t step) {
+Tensor slice(const Tensor& a, int64_t dim, std::optional<int64_t> start, std::optional<int64_t> end,
+             int64_t step) {
   GT_CHECK_INDEX(a.dim() > 0, "slice() cannot be applied to a 0-dim tensor.");
   GT_CHECK_VALUE(step > 0, "step must be greater than zero");
   int64_t d = wrap_dim(dim, a.dim());
@@ -369,8 +368,9 @@ Tensor slice(const Tensor& a, int64_t dim, std::optional<int64_t> start,
 Tensor narrow(const Tensor& a, int64_t dim, int64_t start, int64_t length) {
   int64_t d = wrap_dim(dim, a.dim());
   int64_t size = a.sizes()[d];
-  GT_CHECK_INDEX(start >= -size && start <= size, "start out of range (expected to be in range of [",
-                 -size, ", ", size, "], but got ", start, ")");
+  GT_CHECK_INDEX(start >= -size && start <= size,
+                 "start out of range (expected to be in range of [", -size, ", ", size,
+                 "], but got ", start, ")");
   if (start < 0) start += size;
   GT_CHECK(length >= 0, "narrow(): length must be non-negative.");
   GT_CHECK(start + length <= size, "start (", start, ") + length (", length,
@@ -379,7 +379,8 @@ Tensor narrow(const Tensor& a, int64_t dim, int64_t start, int64_t length) {
 }
 
 namespace {
-std::vector<Tensor> split_impl(const Tensor& a, const DimVector& sizes, int64_t dim, bool with_sizes);
+std::vector<Tensor> split_impl(const Tensor& a, const DimVector& sizes, int64_t dim,
+                               bool with_sizes);
 }  // namespace
 
 std::vector<Tensor> split_with_sizes(const Tensor& a, const DimVector& sizes, int64_t dim) {
@@ -387,13 +388,14 @@ std::vector<Tensor> split_with_sizes(const Tensor& a, const DimVector& sizes, in
 }
 
 namespace {
-std::vector<Tensor> split_impl(const Tensor& a, const DimVector& sizes, int64_t dim, bool with_sizes) {
+std::vector<Tensor> split_impl(const Tensor& a, const DimVector& sizes, int64_t dim,
+                               bool with_sizes) {
   int64_t d = wrap_dim(dim, a.dim());
   int64_t total = 0;
   for (int64_t s : sizes) total += s;
   GT_CHECK(total == a.sizes()[d], "split_with_sizes expects split_sizes to sum exactly to ",
-           a.sizes()[d], " (input tensor's size at dimension ", d, "), but got split_sizes=",
-           shape_str(sizes));
+           a.sizes()[d], " (input tensor's size at dimension ", d,
+           "), but got split_sizes=", shape_str(sizes));
   std::vector<Tensor> outs;
   int64_t start = 0;
   auto cm = current_creation_meta();
@@ -418,13 +420,13 @@ std::vector<Tensor> split_impl(const Tensor& a, const DimVector& sizes, int64_t 
 
 std::vector<Tensor> split(const Tensor& a, int64_t split_size, int64_t dim) {
   int64_t d = wrap_dim(dim, a.dim());
-  GT_CHECK(split_size >= 0, "split expects split_size be non-negative, but got split_size=",
-           split_size);
+  GT_CHECK(split_size >= 0,
+           "split expects split_size be non-negative, but got split_size=", split_size);
   int64_t size = a.sizes()[d];
   DimVector sizes;
   if (split_size == 0) {
-    GT_CHECK(size == 0, "split_size can only be 0 if dimension size is 0, but got dimension size of ",
-             size);
+    GT_CHECK(size == 0,
+             "split_size can only be 0 if dimension size is 0, but got dimension size of ", size);
     sizes.push_back(0);
   }
   for (int64_t s = 0; split_size > 0 && s < size; s += split_size)
@@ -517,9 +519,11 @@ Tensor cat(const std::vector<Tensor>& ts, int64_t dim) {
     GT_CHECK(t.dim() == ref->dim(), "Tensors must have same number of dimensions: got ", ref->dim(),
              " and ", t.dim());
     for (int64_t k = 0; k < t.dim(); ++k) {
-      GT_CHECK(k == d || t.sizes()[k] == ref->sizes()[k], "Sizes of tensors must match except in "
-               "dimension ", d, ". Expected size ", ref->sizes()[k], " but got size ",
-               t.sizes()[k], " for tensor number ", i, " in the list.");
+      GT_CHECK(k == d || t.sizes()[k] == ref->sizes()[k],
+               "Sizes of tensors must match except in "
+               "dimension ",
+               d, ". Expected size ", ref->sizes()[k], " but got size ", t.sizes()[k],
+               " for tensor number ", i, " in the list.");
     }
     total += t.sizes()[d];
   }
@@ -635,7 +639,8 @@ bool may_self_overlap(const DimVector& sizes, const DimVector& strides) {
     if (sizes[i] == 0) return false;
     if (sizes[i] > 1) order.push_back(i);
   }
-  std::sort(order.begin(), order.end(), [&](size_t x, size_t y) { return strides[x] < strides[y]; });
+  std::sort(order.begin(), order.end(),
+            [&](size_t x, size_t y) { return strides[x] < strides[y]; });
   int64_t spanned = 0;
   for (size_t i : order) {
     if (strides[i] <= spanned) return true;
@@ -680,7 +685,8 @@ Tensor as_strided_backward(const Tensor& g, const DimVector& base_sizes,
     return e + 1;
   };
   int64_t lo = std::min(base_offset, offset);
-  int64_t hi = std::max(extent(base_sizes, base_strides, base_offset), extent(sizes, strides, offset));
+  int64_t hi =
+      std::max(extent(base_sizes, base_strides, base_offset), extent(sizes, strides, offset));
   Tensor buffer = zeros({std::max<int64_t>(hi - lo, 0)}, g.dtype());
   const bool view_overlaps = may_self_overlap(sizes, strides);
   const bool base_overlaps = may_self_overlap(base_sizes, base_strides);

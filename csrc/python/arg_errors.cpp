@@ -10,7 +10,7 @@ namespace gradtrack::python {
 namespace {
 
 struct Param {
-  std::string type;  // PyTorch's name ("Tensor", "int", "tuple of ints", ...); "" accepts anything
+  std::string type;   // PyTorch's name ("Tensor", "int", "tuple of ints", ...); "" accepts anything
   std::string shown;  // the type as printed in a signature
   std::string name;
   bool has_default = false;
@@ -238,15 +238,18 @@ Failure missing(const std::string& fn, const Signature& s, const Call& c, size_t
   for (size_t k = from; k < s.params.size(); ++k) {
     const Param& q = s.params[k];
     if (q.has_default || (!q.kw_only && k < c.pos.size())) continue;
-    bool given = std::any_of(c.kw.begin(), c.kw.end(), [&](const auto& kv) { return kv.first == q.name; });
+    bool given =
+        std::any_of(c.kw.begin(), c.kw.end(), [&](const auto& kv) { return kv.first == q.name; });
     if (!given) names.push_back("\"" + q.name + "\"");
   }
   // (PyTorch's wording: "arguments" for one, "argument" for more.)
-  return Failure{PyExc_TypeError, str_cat(fn, "() missing ", names.size(), " required positional argument",
-                                          names.size() == 1 ? "s" : "", ": ", join(names, ", "))};
+  return Failure{PyExc_TypeError,
+                 str_cat(fn, "() missing ", names.size(), " required positional argument",
+                         names.size() == 1 ? "s" : "", ": ", join(names, ", "))};
 }
 
-Failure wrong_type(const std::string& fn, const Param& p, size_t index, bool positional, PyObject* o) {
+Failure wrong_type(const std::string& fn, const Param& p, size_t index, bool positional,
+                   PyObject* o) {
   if (p.type == "int" && PyLong_Check(o) && !PyBool_Check(o)) {
     return Failure{PyExc_ValueError, "Overflow when unpacking long long"};
   }
@@ -289,9 +292,10 @@ std::optional<Failure> parse_failure(const std::string& fn, const Signature& s, 
   for (size_t j = 0; j < c.kw.size(); ++j) {
     if (used[j]) continue;
     const std::string& k = c.kw[j].first;
-    return Failure{PyExc_TypeError, param_named(s, k)
-                                        ? str_cat(fn, "() got multiple values for argument '", k, "'")
-                                        : str_cat(fn, "() got an unexpected keyword argument '", k, "'")};
+    return Failure{PyExc_TypeError,
+                   param_named(s, k)
+                       ? str_cat(fn, "() got multiple values for argument '", k, "'")
+                       : str_cat(fn, "() got an unexpected keyword argument '", k, "'")};
   }
   return std::nullopt;
 }
@@ -309,8 +313,9 @@ std::string given(const Call& c, const Signature* against) {
     std::string t = type_name(c.pos[i]);
     // (PyTorch marks every argument given for a parameter with a default,
     // whatever its type: clamp(None, "a") shows "(!NoneType!, !str!)".)
-    bool bad = against && !(i < against->params.size() && !against->params[i].kw_only &&
-                            !against->params[i].has_default && accepts(against->params[i], c.pos[i]));
+    bool bad =
+        against && !(i < against->params.size() && !against->params[i].kw_only &&
+                     !against->params[i].has_default && accepts(against->params[i], c.pos[i]));
     out += (bad ? "!" + t + "!" : t) + ", ";
   }
   for (const auto& [k, o] : sorted_kw(c)) {
@@ -323,9 +328,10 @@ std::string given(const Call& c, const Signature* against) {
   return out + ")";
 }
 
-std::string invalid_combination(const std::string& fn, const std::vector<Signature>& sigs, const Call& c) {
-  std::string msg = fn + "() received an invalid combination of arguments - got " + given(c, nullptr) +
-                    ", but expected one of:\n";
+std::string invalid_combination(const std::string& fn, const std::vector<Signature>& sigs,
+                                const Call& c) {
+  std::string msg = fn + "() received an invalid combination of arguments - got " +
+                    given(c, nullptr) + ", but expected one of:\n";
   for (const Signature& s : sigs) {
     msg += " * " + s.text + "\n";
     // PyTorch explains an option only when the call has as many arguments
@@ -338,22 +344,27 @@ std::string invalid_combination(const std::string& fn, const std::vector<Signatu
       if (!p || p->has_default) bad_kw.push_back(kv.first);
     }
     if (!bad_kw.empty()) {
-      msg += "      didn't match because some of the keywords were incorrect: " + join(bad_kw, ", ") + "\n";
+      msg +=
+          "      didn't match because some of the keywords were incorrect: " + join(bad_kw, ", ") +
+          "\n";
     } else {
-      msg += "      didn't match because some of the arguments have invalid types: " + given(c, &s) + "\n";
+      msg +=
+          "      didn't match because some of the arguments have invalid types: " + given(c, &s) +
+          "\n";
     }
   }
   return msg;
 }
 
-std::optional<Failure> describe(const std::string& fn, const std::vector<Signature>& sigs, const Call& c) {
+std::optional<Failure> describe(const std::string& fn, const std::vector<Signature>& sigs,
+                                const Call& c) {
   if (sigs.size() == 1) return parse_failure(fn, sigs[0], c);
   size_t n = c.pos.size() + c.kw.size();
   const Signature* only = nullptr;
   int plausible = 0;
   for (const Signature& s : sigs) {
-    size_t least = static_cast<size_t>(
-        std::count_if(s.params.begin(), s.params.end(), [](const Param& p) { return !p.has_default; }));
+    size_t least = static_cast<size_t>(std::count_if(
+        s.params.begin(), s.params.end(), [](const Param& p) { return !p.has_default; }));
     if (n >= least && (s.varargs || n <= s.params.size())) {
       ++plausible;
       only = &s;
@@ -436,7 +447,8 @@ void rewrite(PyObject* self, PyObject* const* args, Py_ssize_t nargs, PyObject* 
   raise(*f);
 }
 
-PyObject* checked_dispatch(PyObject* self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+PyObject* checked_dispatch(PyObject* self, PyObject* const* args, Py_ssize_t nargs,
+                           PyObject* kwnames) {
   PyObject* result = g_pybind_dispatcher(self, args, nargs, kwnames);
   if (result == nullptr) rewrite(self, args, nargs, kwnames);
   return result;

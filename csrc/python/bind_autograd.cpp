@@ -103,7 +103,8 @@ struct CodeInfo {
 std::unordered_map<PyCodeObject*, CodeInfo>* g_code_cache =
     new std::unordered_map<PyCodeObject*, CodeInfo>();
 std::vector<std::string>* g_sites = new std::vector<std::string>();
-std::unordered_map<std::string, uint32_t>* g_site_ids = new std::unordered_map<std::string, uint32_t>();
+std::unordered_map<std::string, uint32_t>* g_site_ids =
+    new std::unordered_map<std::string, uint32_t>();
 uint32_t g_site_generation = 1;  // never 0, so that no id is 0 ("no location")
 std::string* g_package_dir = new std::string();
 
@@ -131,7 +132,8 @@ uint32_t intern_site(PyCodeObject* code, CodeInfo& info, int lasti) {
   if (cached != info.sites.end()) return cached->second;
   const char* file = PyUnicode_AsUTF8(code->co_filename);
   if (!file) PyErr_Clear();
-  std::string text = std::string(file ? file : "?") + ":" + std::to_string(PyCode_Addr2Line(code, lasti));
+  std::string text =
+      std::string(file ? file : "?") + ":" + std::to_string(PyCode_Addr2Line(code, lasti));
   auto it = g_site_ids->find(text);
   uint32_t id;
   if (it != g_site_ids->end()) {
@@ -202,7 +204,8 @@ ag::TensorHook wrap_hook(py::function fn) {
 // Gradients as Python sees them in node hooks: a tuple, None for missing ones.
 py::tuple grads_tuple(const TensorList& grads) {
   py::tuple t(grads.size());
-  for (size_t i = 0; i < grads.size(); ++i) t[i] = grads[i].defined() ? py::cast(grads[i]) : py::none();
+  for (size_t i = 0; i < grads.size(); ++i)
+    t[i] = grads[i].defined() ? py::cast(grads[i]) : py::none();
   return t;
 }
 
@@ -213,7 +216,8 @@ struct HookHandle {
   bool post_accumulate = false;
   void remove() {
     auto erase = [this](auto& v) {
-      v.erase(std::remove_if(v.begin(), v.end(), [this](const auto& h) { return h_id(h) == id; }), v.end());
+      v.erase(std::remove_if(v.begin(), v.end(), [this](const auto& h) { return h_id(h) == id; }),
+              v.end());
     };
     if (auto n = node.lock()) {
       erase(n->pre_hooks());
@@ -229,7 +233,9 @@ struct HookHandle {
     }
   }
   template <typename H>
-  static int64_t h_id(const H& h) { return h.id; }
+  static int64_t h_id(const H& h) {
+    return h.id;
+  }
 };
 
 std::string shape_repr(const Tensor& t) { return size_repr(t.sizes(), ag::kModule); }
@@ -250,7 +256,8 @@ void make_roots(const std::vector<Tensor>& outputs, const std::vector<py::object
       GT_CHECK(t.numel() == 1, "grad can be implicitly created only for scalar outputs");
       g = ops::ones(t.sizes(), t.dtype());
     } else {
-      GT_CHECK_TYPE(py::isinstance<TensorImpl>(gi), "gradients can be either Tensors or None, but got ",
+      GT_CHECK_TYPE(py::isinstance<TensorImpl>(gi),
+                    "gradients can be either Tensors or None, but got ",
                     Py_TYPE(gi.ptr())->tp_name);
       g = gi.cast<Tensor>();
       GT_CHECK(g.sizes() == t.sizes(), "Mismatch in shape: grad_output[", i, "] has a shape of ",
@@ -284,7 +291,8 @@ ag::Edge input_edge(const Tensor& t) {
 }  // namespace
 
 void run_backward_py(const std::vector<Tensor>& outputs, const std::vector<py::object>& grads,
-                     py::object retain_graph, bool create_graph, const std::vector<Tensor>& inputs) {
+                     py::object retain_graph, bool create_graph,
+                     const std::vector<Tensor>& inputs) {
   std::vector<ag::Edge> roots;
   TensorList root_grads;
   make_roots(outputs, grads, roots, root_grads);
@@ -339,72 +347,91 @@ py::tuple run_grad_py(const std::vector<Tensor>& outputs, const std::vector<py::
 void bind_node(py::module_& m) {
   py::class_<ag::Node, std::shared_ptr<ag::Node>> node(m, "Node");
   node.def("name", &ag::Node::name)
-      .def_property_readonly("next_functions", [](const ag::Node& n) {
-        py::tuple t(n.next_edges().size());
-        for (size_t i = 0; i < n.next_edges().size(); ++i) {
-          const ag::Edge& e = n.next_edges()[i];
-          t[i] = py::make_tuple(node_object(e.fn), e.input_nr);
-        }
-        return t;
-      })
-      .def_property_readonly("metadata", [](py::handle self) {
-        // PyTorch keeps a dict per node; nodes here have no __dict__, so one
-        // dict per node is kept in a side table keyed by the node.
-        static py::handle table = py::object(py::module_::import("weakref").attr("WeakKeyDictionary")()).release();
-        py::object t = py::reinterpret_borrow<py::object>(table);
-        if (!t.contains(self)) t[self] = py::dict();
-        return t[self];
-      })
-      .def_property_readonly("variable", [](const ag::Node& n) -> py::object {
-        auto* acc = dynamic_cast<const ag::AccumulateGrad*>(&n);
-        if (!acc) throw py::attribute_error("'" + ag::short_name(n.name()) + "' object has no attribute 'variable'");
-        return py::cast(acc->variable());
-      })
+      .def_property_readonly("next_functions",
+                             [](const ag::Node& n) {
+                               py::tuple t(n.next_edges().size());
+                               for (size_t i = 0; i < n.next_edges().size(); ++i) {
+                                 const ag::Edge& e = n.next_edges()[i];
+                                 t[i] = py::make_tuple(node_object(e.fn), e.input_nr);
+                               }
+                               return t;
+                             })
+      .def_property_readonly(
+          "metadata",
+          [](py::handle self) {
+            // PyTorch keeps a dict per node; nodes here have no __dict__, so one
+            // dict per node is kept in a side table keyed by the node.
+            static py::handle table =
+                py::object(py::module_::import("weakref").attr("WeakKeyDictionary")()).release();
+            py::object t = py::reinterpret_borrow<py::object>(table);
+            if (!t.contains(self)) t[self] = py::dict();
+            return t[self];
+          })
+      .def_property_readonly("variable",
+                             [](const ag::Node& n) -> py::object {
+                               auto* acc = dynamic_cast<const ag::AccumulateGrad*>(&n);
+                               if (!acc)
+                                 throw py::attribute_error("'" + ag::short_name(n.name()) +
+                                                           "' object has no attribute 'variable'");
+                               return py::cast(acc->variable());
+                             })
       .def("_sequence_nr", &ag::Node::sequence_nr)
-      .def("_location", [](const ag::Node& n) -> py::object {
-        if (!n.location) return py::none();
-        return py::str(describe_site(n.location));
-      })
-      .def("_register_hook", [](const std::shared_ptr<ag::Node>& n, py::function fn) {
-        HookHandle h{ag::next_hook_id(), n, {}};
-        n->post_hooks().push_back({h.id, [fn](const TensorList& gi, const TensorList& go) -> TensorList {
-          py::object r = fn(grads_tuple(gi), grads_tuple(go));
-          if (r.is_none()) return {};
-          return r.cast<TensorList>();
-        }, fn.ptr()});
-        return h;
-      })
-      .def("_register_prehook", [](const std::shared_ptr<ag::Node>& n, py::function fn) {
-        HookHandle h{ag::next_hook_id(), n, {}};
-        n->node_pre_hooks().push_back({h.id, [fn](const TensorList& go) -> TensorList {
-          py::object r = fn(grads_tuple(go));
-          if (r.is_none()) return {};
-          return r.cast<TensorList>();
-        }, fn.ptr()});
-        return h;
-      })
-      .def("_saved_versions", [](const ag::Node& n) {
-        py::list out;
-        auto* f = dynamic_cast<const ag::FormulaNode*>(&n);
-        if (!f) return out;
-        for (const ag::SavedTensor& s : f->saved) {
-          if (!s.defined()) continue;
-          const Tensor& t = s.peek();
-          out.append(py::make_tuple(t.defined() ? py::cast(ag::detach(t)) : py::none(),
-                                    s.saved_version(), t.defined() ? t->version() : 0,
-                                    s.is_output(), s.released()));
-        }
-        return out;
-      })
+      .def("_location",
+           [](const ag::Node& n) -> py::object {
+             if (!n.location) return py::none();
+             return py::str(describe_site(n.location));
+           })
+      .def("_register_hook",
+           [](const std::shared_ptr<ag::Node>& n, py::function fn) {
+             HookHandle h{ag::next_hook_id(), n, {}};
+             n->post_hooks().push_back(
+                 {h.id,
+                  [fn](const TensorList& gi, const TensorList& go) -> TensorList {
+                    py::object r = fn(grads_tuple(gi), grads_tuple(go));
+                    if (r.is_none()) return {};
+                    return r.cast<TensorList>();
+                  },
+                  fn.ptr()});
+             return h;
+           })
+      .def("_register_prehook",
+           [](const std::shared_ptr<ag::Node>& n, py::function fn) {
+             HookHandle h{ag::next_hook_id(), n, {}};
+             n->node_pre_hooks().push_back({h.id,
+                                            [fn](const TensorList& go) -> TensorList {
+                                              py::object r = fn(grads_tuple(go));
+                                              if (r.is_none()) return {};
+                                              return r.cast<TensorList>();
+                                            },
+                                            fn.ptr()});
+             return h;
+           })
+      .def("_saved_versions",
+           [](const ag::Node& n) {
+             py::list out;
+             auto* f = dynamic_cast<const ag::FormulaNode*>(&n);
+             if (!f) return out;
+             for (const ag::SavedTensor& s : f->saved) {
+               if (!s.defined()) continue;
+               const Tensor& t = s.peek();
+               out.append(py::make_tuple(t.defined() ? py::cast(ag::detach(t)) : py::none(),
+                                         s.saved_version(), t.defined() ? t->version() : 0,
+                                         s.is_output(), s.released()));
+             }
+             return out;
+           })
       .def("__repr__", [](py::handle self) {
         return "<" + std::string(py::str(py::type::handle_of(self).attr("__name__"))) +
-               " object at " + std::string(py::str(py::module_::import("builtins").attr("hex")(
-                                   reinterpret_cast<uintptr_t>(self.ptr())))) + ">";
+               " object at " +
+               std::string(py::str(py::module_::import("builtins")
+                                       .attr("hex")(reinterpret_cast<uintptr_t>(self.ptr())))) +
+               ">";
       });
   g_node_base = node.ptr();
   Py_INCREF(g_node_base);
 
-  py::class_<HookHandle>(m, "_HookHandle").def("remove", &HookHandle::remove)
+  py::class_<HookHandle>(m, "_HookHandle")
+      .def("remove", &HookHandle::remove)
       .def_readonly("id", &HookHandle::id);
 }
 

@@ -37,11 +37,12 @@ void init_dtype(py::module_& m) {
   py::class_<DType> cls(m, "dtype");
   cls.def_property_readonly("is_floating_point", [](const DType& d) { return is_floating(d.type); })
       .def_property_readonly("is_complex", [](const DType&) { return false; })
-      .def_property_readonly("is_signed", [](const DType& d) {
-        return d.type != ScalarType::Bool && d.type != ScalarType::UInt8;
-      })
+      .def_property_readonly(
+          "is_signed",
+          [](const DType& d) { return d.type != ScalarType::Bool && d.type != ScalarType::UInt8; })
       .def_property_readonly("itemsize", [](const DType& d) { return itemsize(d.type); })
-      .def("__repr__", [](const DType& d) { return std::string("gradtrack.") + dtype_name(d.type); })
+      .def("__repr__",
+           [](const DType& d) { return std::string("gradtrack.") + dtype_name(d.type); })
       .def("__reduce__", [](const DType& d) { return std::string(dtype_name(d.type)); })
       .def("_scalar_type", [](const DType& d) { return static_cast<int>(d.type); });
   for (int i = 0; i < kNumScalarTypes; ++i) {

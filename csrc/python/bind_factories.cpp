@@ -26,7 +26,8 @@ Tensor finish_factory(Tensor t, bool requires_grad) {
 // full_like's value: a number that `dtype` can hold.
 Scalar fill_value(py::handle value, ScalarType dtype) {
   auto v = to_scalar(value);
-  GT_CHECK_TYPE(v.has_value(), "full_like(): argument 'fill_value' (position 2) must be Number, not ",
+  GT_CHECK_TYPE(v.has_value(),
+                "full_like(): argument 'fill_value' (position 2) must be Number, not ",
                 type_name(value));
   check_fits(*v, dtype);
   return *v;
@@ -39,18 +40,22 @@ ScalarType dtype_or(py::handle dt, ScalarType fallback) {
 
 template <typename F>
 void factory(py::module_& m, const char* name, F make) {
-  m.def(name, [make, name](const py::args& size, py::handle dtype, bool rg, py::handle, py::handle) {
-    GT_CHECK_TYPE(size.size() > 0, name, "() missing 1 required positional arguments: \"size\"");
-    DimVector sizes = parse_sizes(size, name);
-    ScalarType dt;
-    try {
-      dt = dtype_or(dtype, ScalarType::Float32);
-    } catch (const TypeError& e) {
-      throw TypeError(std::string(name) + "(): " + e.what());
-    }
-    return finish_factory(make(sizes, dt), rg);
-  }, py::kw_only(), py::arg("dtype") = py::none(), py::arg("requires_grad") = false,
-     py::arg("device") = py::none(), py::arg("out") = py::none());
+  m.def(
+      name,
+      [make, name](const py::args& size, py::handle dtype, bool rg, py::handle, py::handle) {
+        GT_CHECK_TYPE(size.size() > 0, name,
+                      "() missing 1 required positional arguments: \"size\"");
+        DimVector sizes = parse_sizes(size, name);
+        ScalarType dt;
+        try {
+          dt = dtype_or(dtype, ScalarType::Float32);
+        } catch (const TypeError& e) {
+          throw TypeError(std::string(name) + "(): " + e.what());
+        }
+        return finish_factory(make(sizes, dt), rg);
+      },
+      py::kw_only(), py::arg("dtype") = py::none(), py::arg("requires_grad") = false,
+      py::arg("device") = py::none(), py::arg("out") = py::none());
 }
 
 void bind_factories(py::module_& m) {
@@ -62,73 +67,107 @@ void bind_factories(py::module_& m) {
   factory(m, "empty", [](const DimVector& s, ScalarType dt) { return empty(s, dt); });
   factory(m, "rand", [](const DimVector& s, ScalarType dt) { return ops::rand(s, dt); });
   factory(m, "randn", [](const DimVector& s, ScalarType dt) { return ops::randn(s, dt); });
-  m.def("full", [](py::handle size, py::handle value, py::handle dtype, bool rg) {
-    DimVector sizes = int_list(size, "full", "size", 1);
-    auto v = to_scalar(value);
-    GT_CHECK_TYPE(v.has_value(), "full(): argument 'fill_value' (position 2) must be Number, not ",
-                  type_name(value));
-    ScalarType dt = dtype_or(dtype, v->default_dtype());
-    check_fits(*v, dt);
-    return finish_factory(ops::full(sizes, *v, dt), rg);
-  }, py::arg("size"), py::arg("fill_value"), py::kw_only(), py::arg("dtype") = py::none(),
-     py::arg("requires_grad") = false);
-  m.def("tensor", [](py::handle data, py::handle dtype, bool rg, py::handle) {
-    return finish_factory(tensor_from_data(data, optional_dtype(dtype)), rg);
-  }, py::arg("data"), py::kw_only(), py::arg("dtype") = py::none(),
-     py::arg("requires_grad") = false, py::arg("device") = py::none());
+  m.def(
+      "full",
+      [](py::handle size, py::handle value, py::handle dtype, bool rg) {
+        DimVector sizes = int_list(size, "full", "size", 1);
+        auto v = to_scalar(value);
+        GT_CHECK_TYPE(v.has_value(),
+                      "full(): argument 'fill_value' (position 2) must be Number, not ",
+                      type_name(value));
+        ScalarType dt = dtype_or(dtype, v->default_dtype());
+        check_fits(*v, dt);
+        return finish_factory(ops::full(sizes, *v, dt), rg);
+      },
+      py::arg("size"), py::arg("fill_value"), py::kw_only(), py::arg("dtype") = py::none(),
+      py::arg("requires_grad") = false);
+  m.def(
+      "tensor",
+      [](py::handle data, py::handle dtype, bool rg, py::handle) {
+        return finish_factory(tensor_from_data(data, optional_dtype(dtype)), rg);
+      },
+      py::arg("data"), py::kw_only(), py::arg("dtype") = py::none(),
+      py::arg("requires_grad") = false, py::arg("device") = py::none());
   m.def("from_numpy", [](py::handle a) { return tensor_from_numpy(a); }, py::arg("ndarray"));
-  m.def("arange", [](const py::args& args, py::handle dtype, bool rg) {
-    GT_CHECK_TYPE(args.size() >= 1 && args.size() <= 3, "arange() received an invalid combination of arguments");
-    std::vector<Scalar> v;
-    for (py::handle h : args) {
-      auto s = to_scalar(h);
-      if (!s && py::isinstance<TensorImpl>(h)) {
-        Tensor t = h.cast<Tensor>();
-        s = is_floating(t.dtype()) ? Scalar(kernels::load<double>(ops::to_dtype(t, ScalarType::Float64).raw()))
-                                   : Scalar(kernels::load<int64_t>(ops::to_dtype(t, ScalarType::Int64).raw()));
-      }
-      GT_CHECK_TYPE(s.has_value(), "arange(): argument 'end' must be Number");
-      v.push_back(*s);
-    }
-    Scalar start = v.size() > 1 ? v[0] : Scalar(int64_t(0));
-    Scalar end = v.size() > 1 ? v[1] : v[0];
-    Scalar step = v.size() > 2 ? v[2] : Scalar(int64_t(1));
-    return finish_factory(ops::arange(start, end, step, optional_dtype(dtype)), rg);
-  }, py::kw_only(), py::arg("dtype") = py::none(), py::arg("requires_grad") = false);
-  m.def("linspace", [](double start, double end, int64_t steps, py::handle dtype, bool rg) {
-    return finish_factory(ops::linspace(start, end, steps, dtype_or(dtype, ScalarType::Float32)), rg);
-  }, py::arg("start"), py::arg("end"), py::arg("steps"), py::kw_only(), py::arg("dtype") = py::none(),
-     py::arg("requires_grad") = false);
-  m.def("eye", [](int64_t n, py::handle mm, py::handle dtype, bool rg) {
-    int64_t cols = mm.is_none() ? n : int_arg(mm, "eye", "m", 2);
-    return finish_factory(ops::eye(n, cols, dtype_or(dtype, ScalarType::Float32)), rg);
-  }, py::arg("n"), py::arg("m") = py::none(), py::kw_only(), py::arg("dtype") = py::none(),
-     py::arg("requires_grad") = false);
-  m.def("randint", [](const py::args& args, py::handle dtype, bool rg) {
-    GT_CHECK_TYPE(args.size() == 2 || args.size() == 3,
-                  "randint() received an invalid combination of arguments");
-    int n = static_cast<int>(args.size());
-    int64_t low = n == 3 ? int_arg(args[0], "randint", "low", 1) : 0;
-    int64_t high = int_arg(args[n - 2], "randint", "high", n - 1);
-    DimVector size = int_list(args[n - 1], "randint", "size", n);
-    return finish_factory(ops::randint(low, high, size, dtype_or(dtype, ScalarType::Int64)), rg);
-  }, py::kw_only(), py::arg("dtype") = py::none(), py::arg("requires_grad") = false);
-  m.def("randperm", [](int64_t n, py::handle dtype) {
-    return ops::randperm(n, dtype_or(dtype, ScalarType::Int64));
-  }, py::arg("n"), py::kw_only(), py::arg("dtype") = py::none());
-  m.def("_like", [](const std::string& kind, const Tensor& a, py::handle dtype, bool rg, py::handle fill) {
-    ScalarType dt = dtype_or(dtype, a.dtype());
-    // The new tensor keeps `a`'s memory layout (memory_format=preserve).
-    Tensor t = ops::empty_like(a, dt);
-    if (kind == "zeros") kernels::fill(t, Scalar(0));
-    else if (kind == "ones") kernels::fill(t, Scalar(1));
-    else if (kind == "full") kernels::fill(t, fill_value(fill, dt));
-    else if (kind == "rand") ops::inplace_uniform(t, 0, 1);
-    else if (kind == "randn") ops::inplace_normal(t, 0, 1);
-    else if (kind != "empty") throw ValueError("unknown factory " + kind);
-    if (kind == "rand" || kind == "randn") t->set_version_counter(std::make_shared<VersionCounter>());
-    return finish_factory(t, rg);
-  });
+  m.def(
+      "arange",
+      [](const py::args& args, py::handle dtype, bool rg) {
+        GT_CHECK_TYPE(args.size() >= 1 && args.size() <= 3,
+                      "arange() received an invalid combination of arguments");
+        std::vector<Scalar> v;
+        for (py::handle h : args) {
+          auto s = to_scalar(h);
+          if (!s && py::isinstance<TensorImpl>(h)) {
+            Tensor t = h.cast<Tensor>();
+            s = is_floating(t.dtype())
+                    ? Scalar(kernels::load<double>(ops::to_dtype(t, ScalarType::Float64).raw()))
+                    : Scalar(kernels::load<int64_t>(ops::to_dtype(t, ScalarType::Int64).raw()));
+          }
+          GT_CHECK_TYPE(s.has_value(), "arange(): argument 'end' must be Number");
+          v.push_back(*s);
+        }
+        Scalar start = v.size() > 1 ? v[0] : Scalar(int64_t(0));
+        Scalar end = v.size() > 1 ? v[1] : v[0];
+        Scalar step = v.size() > 2 ? v[2] : Scalar(int64_t(1));
+        return finish_factory(ops::arange(start, end, step, optional_dtype(dtype)), rg);
+      },
+      py::kw_only(), py::arg("dtype") = py::none(), py::arg("requires_grad") = false);
+  m.def(
+      "linspace",
+      [](double start, double end, int64_t steps, py::handle dtype, bool rg) {
+        return finish_factory(
+            ops::linspace(start, end, steps, dtype_or(dtype, ScalarType::Float32)), rg);
+      },
+      py::arg("start"), py::arg("end"), py::arg("steps"), py::kw_only(),
+      py::arg("dtype") = py::none(), py::arg("requires_grad") = false);
+  m.def(
+      "eye",
+      [](int64_t n, py::handle mm, py::handle dtype, bool rg) {
+        int64_t cols = mm.is_none() ? n : int_arg(mm, "eye", "m", 2);
+        return finish_factory(ops::eye(n, cols, dtype_or(dtype, ScalarType::Float32)), rg);
+      },
+      py::arg("n"), py::arg("m") = py::none(), py::kw_only(), py::arg("dtype") = py::none(),
+      py::arg("requires_grad") = false);
+  m.def(
+      "randint",
+      [](const py::args& args, py::handle dtype, bool rg) {
+        GT_CHECK_TYPE(args.size() == 2 || args.size() == 3,
+                      "randint() received an invalid combination of arguments");
+        int n = static_cast<int>(args.size());
+        int64_t low = n == 3 ? int_arg(args[0], "randint", "low", 1) : 0;
+        int64_t high = int_arg(args[n - 2], "randint", "high", n - 1);
+        DimVector size = int_list(args[n - 1], "randint", "size", n);
+        return finish_factory(ops::randint(low, high, size, dtype_or(dtype, ScalarType::Int64)),
+                              rg);
+      },
+      py::kw_only(), py::arg("dtype") = py::none(), py::arg("requires_grad") = false);
+  m.def(
+      "randperm",
+      [](int64_t n, py::handle dtype) {
+        return ops::randperm(n, dtype_or(dtype, ScalarType::Int64));
+      },
+      py::arg("n"), py::kw_only(), py::arg("dtype") = py::none());
+  m.def("_like",
+        [](const std::string& kind, const Tensor& a, py::handle dtype, bool rg, py::handle fill) {
+          ScalarType dt = dtype_or(dtype, a.dtype());
+          // The new tensor keeps `a`'s memory layout (memory_format=preserve).
+          Tensor t = ops::empty_like(a, dt);
+          if (kind == "zeros")
+            kernels::fill(t, Scalar(0));
+          else if (kind == "ones")
+            kernels::fill(t, Scalar(1));
+          else if (kind == "full")
+            kernels::fill(t, fill_value(fill, dt));
+          else if (kind == "rand")
+            ops::inplace_uniform(t, 0, 1);
+          else if (kind == "randn")
+            ops::inplace_normal(t, 0, 1);
+          else if (kind != "empty")
+            throw ValueError("unknown factory " + kind);
+          if (kind == "rand" || kind == "randn")
+            t->set_version_counter(std::make_shared<VersionCounter>());
+          return finish_factory(t, rg);
+        });
   m.def("manual_seed", [](int64_t seed) { default_generator().manual_seed(uint64_t(seed)); });
   m.def("initial_seed", [] { return default_generator().initial_seed(); });
   // torch.broadcast_tensors' shape rule (infer_size), for the Python layer.
@@ -140,9 +179,8 @@ void bind_factories(py::module_& m) {
     auto& g = default_generator();
     return py::make_tuple(g.seed(), g.offset());
   });
-  m.def("_set_rng_state", [](uint64_t seed, uint64_t offset) {
-    default_generator().set_state(seed, offset);
-  });
+  m.def("_set_rng_state",
+        [](uint64_t seed, uint64_t offset) { default_generator().set_state(seed, offset); });
 }
 
 }  // namespace

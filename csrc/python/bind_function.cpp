@@ -133,20 +133,21 @@ py::object function_ctx(const ag::Node& node) {
 
 void init_function(py::module_& m) {
   py::class_<FunctionNodeRef>(m, "_FunctionNodeRef")
-      .def("node", [](const FunctionNodeRef& r) {
-        return py::cast(std::static_pointer_cast<ag::Node>(r.get()));
-      })
+      .def("node",
+           [](const FunctionNodeRef& r) {
+             return py::cast(std::static_pointer_cast<ag::Node>(r.get()));
+           })
       .def("alive", [](const FunctionNodeRef& r) { return !r.node.expired(); })
-      .def("saved_tensors", [](const FunctionNodeRef& r) {
-        TensorList saved = r.get()->unpack_saved();
-        py::tuple t(saved.size());
-        for (size_t i = 0; i < saved.size(); ++i)
-          t[i] = saved[i].defined() ? py::cast(saved[i]) : py::none();
-        return t;
-      })
-      .def("set_materialize_grads", [](const FunctionNodeRef& r, bool v) {
-        r.get()->set_materialize_grads(v);
-      });
+      .def("saved_tensors",
+           [](const FunctionNodeRef& r) {
+             TensorList saved = r.get()->unpack_saved();
+             py::tuple t(saved.size());
+             for (size_t i = 0; i < saved.size(); ++i)
+               t[i] = saved[i].defined() ? py::cast(saved[i]) : py::none();
+             return t;
+           })
+      .def("set_materialize_grads",
+           [](const FunctionNodeRef& r, bool v) { r.get()->set_materialize_grads(v); });
   m.def("_function_wrap", &wrap, py::arg("ctx"), py::arg("name"), py::arg("inputs"),
         py::arg("outputs"), py::arg("dirty"), py::arg("non_differentiable"), py::arg("to_save"),
         py::arg("materialize"));

@@ -33,23 +33,27 @@ std::string method_name(int op) {
 [[noreturn]] void bad_inplace_operand(int op, py::handle other) {
   std::string name = method_name(op);
   if (name == "pow_") {
-    throw InvalidArguments{name, {"Tensor exponent", "Number exponent"},
+    throw InvalidArguments{name,
+                           {"Tensor exponent", "Number exponent"},
                            std::vector<py::object>{py::reinterpret_borrow<py::object>(other)}};
   }
-  throw TypeError(name + "(): argument 'other' (position 1) must be Tensor, not " + type_name(other));
+  throw TypeError(name + "(): argument 'other' (position 1) must be Tensor, not " +
+                  type_name(other));
 }
 
 void bind_inplace(py::module_& m) {
   m.attr("ops") = inplace_ops();
   m.def("binary_", [](int op, const Tensor& self, py::handle other, py::handle alpha,
-                       bool mode_given, py::handle mode) {
+                      bool mode_given, py::handle mode) {
     auto kind = static_cast<ops::InplaceOp>(op);
     auto al_opt = to_scalar(alpha);
     if (!al_opt) {
-      throw TypeError(method_name(op) + "(): argument 'alpha' must be Number, not " + type_name(alpha));
+      throw TypeError(method_name(op) + "(): argument 'alpha' must be Number, not " +
+                      type_name(alpha));
     }
     ops::DivMode dm{mode_given, mode.is_none() ? std::string() : mode.cast<std::string>()};
-    if (py::isinstance<TensorImpl>(other)) return ops::inplace_binary(kind, self, other.cast<Tensor>(), *al_opt, dm);
+    if (py::isinstance<TensorImpl>(other))
+      return ops::inplace_binary(kind, self, other.cast<Tensor>(), *al_opt, dm);
     if (ops::inplace_takes_number(kind)) {
       if (auto s = to_scalar(other)) return ops::inplace_binary(kind, self, *s, *al_opt, dm);
     }
@@ -59,96 +63,118 @@ void bind_inplace(py::module_& m) {
     return ops::inplace_unary(static_cast<ops::InplaceOp>(op), self);
   });
   m.def("clamp_bound_", [](bool is_min, const Tensor& self, py::handle bound) {
-    if (py::isinstance<TensorImpl>(bound)) return ops::inplace_clamp_bound(is_min, self, bound.cast<Tensor>());
+    if (py::isinstance<TensorImpl>(bound))
+      return ops::inplace_clamp_bound(is_min, self, bound.cast<Tensor>());
     if (auto s = to_scalar(bound)) return ops::inplace_clamp_bound(is_min, self, *s);
     std::string name = is_min ? "clamp_min_" : "clamp_max_";
     std::string arg = is_min ? "min" : "max";
-    throw InvalidArguments{name, {"Tensor " + arg, "Number " + arg},
+    throw InvalidArguments{name,
+                           {"Tensor " + arg, "Number " + arg},
                            std::vector<py::object>{py::reinterpret_borrow<py::object>(bound)}};
   });
   m.def("clamp_", [](const Tensor& self, py::handle lo, py::handle hi) {
     ClampBounds b = clamp_bounds("clamp_", lo, hi, true);
     if (b.tensors) {
-      return ops::inplace_clamp(self, b.lo_t.defined() ? &b.lo_t : nullptr, b.hi_t.defined() ? &b.hi_t : nullptr);
+      return ops::inplace_clamp(self, b.lo_t.defined() ? &b.lo_t : nullptr,
+                                b.hi_t.defined() ? &b.hi_t : nullptr);
     }
     return ops::inplace_clamp(self, b.lo, b.hi);
   });
-  m.def("fill_", [](const Tensor& self, py::handle value, py::handle label) {
-    std::optional<ag::ScopedWriteLabel> scope;
-    if (!label.is_none()) scope.emplace(label.cast<std::string>(), true);
-    if (py::isinstance<TensorImpl>(value)) return ops::inplace_fill(self, value.cast<Tensor>());
-    bool setitem = !label.is_none();
-    // x[i] = v unpacks a Python int as int64 (ValueError beyond), fill_ takes any Number.
-    if (setitem && PyLong_Check(value.ptr()) && !PyBool_Check(value.ptr())) unpack_long(value);
-    auto s = to_scalar(value);
-    if (!s && setitem) {
-      throw TypeError("can't assign a " + type_name(value) + " to a gradtrack." +
-                      scalar_type_name(self.dtype()) + "Tensor");
-    }
-    if (!s) {
-      throw InvalidArguments{"fill_", {"Tensor value", "Number value"},
-                             std::vector<py::object>{py::reinterpret_borrow<py::object>(value)}};
-    }
-    return ops::inplace_fill(self, *s);
-  }, py::arg("self"), py::arg("value"), py::arg("label") = py::none());
+  m.def(
+      "fill_",
+      [](const Tensor& self, py::handle value, py::handle label) {
+        std::optional<ag::ScopedWriteLabel> scope;
+        if (!label.is_none()) scope.emplace(label.cast<std::string>(), true);
+        if (py::isinstance<TensorImpl>(value)) return ops::inplace_fill(self, value.cast<Tensor>());
+        bool setitem = !label.is_none();
+        // x[i] = v unpacks a Python int as int64 (ValueError beyond), fill_ takes any Number.
+        if (setitem && PyLong_Check(value.ptr()) && !PyBool_Check(value.ptr())) unpack_long(value);
+        auto s = to_scalar(value);
+        if (!s && setitem) {
+          throw TypeError("can't assign a " + type_name(value) + " to a gradtrack." +
+                          scalar_type_name(self.dtype()) + "Tensor");
+        }
+        if (!s) {
+          throw InvalidArguments{
+              "fill_",
+              {"Tensor value", "Number value"},
+              std::vector<py::object>{py::reinterpret_borrow<py::object>(value)}};
+        }
+        return ops::inplace_fill(self, *s);
+      },
+      py::arg("self"), py::arg("value"), py::arg("label") = py::none());
   m.def("setitem_", [](const Tensor& target, py::handle indices, const Tensor& value, int kind) {
     setitem_write(target, indices, value, kind);
   });
   m.def("zero_", [](const Tensor& self) { return ops::inplace_zero(self); });
-  m.def("copy_", [](const Tensor& self, py::handle src, py::handle label) {
-    std::optional<ag::ScopedWriteLabel> scope;
-    if (!label.is_none()) scope.emplace(label.cast<std::string>(), true);
-    if (py::isinstance<TensorImpl>(src)) return ops::inplace_copy(self, src.cast<Tensor>());
-    auto s = to_scalar(src);
-    GT_CHECK_TYPE(s.has_value(), "copy_(): argument 'other' (position 1) must be Tensor, not ", type_name(src));
-    return ops::inplace_copy(self, ops::scalar_tensor(*s, s->default_dtype()));
-  }, py::arg("self"), py::arg("src"), py::arg("label") = py::none());
+  m.def(
+      "copy_",
+      [](const Tensor& self, py::handle src, py::handle label) {
+        std::optional<ag::ScopedWriteLabel> scope;
+        if (!label.is_none()) scope.emplace(label.cast<std::string>(), true);
+        if (py::isinstance<TensorImpl>(src)) return ops::inplace_copy(self, src.cast<Tensor>());
+        auto s = to_scalar(src);
+        GT_CHECK_TYPE(s.has_value(), "copy_(): argument 'other' (position 1) must be Tensor, not ",
+                      type_name(src));
+        return ops::inplace_copy(self, ops::scalar_tensor(*s, s->default_dtype()));
+      },
+      py::arg("self"), py::arg("src"), py::arg("label") = py::none());
   m.def("normal_", [](const Tensor& self, double mean, double std) {
     return ops::inplace_normal(self, mean, std);
   });
   m.def("uniform_", [](const Tensor& self, double lo, double hi) {
     return ops::inplace_uniform(self, lo, hi);
   });
-  m.def("index_put_", [](const Tensor& self, py::list indices, py::handle values, bool acc,
-                          py::handle label) {
-    std::optional<ag::ScopedWriteLabel> scope;
-    if (!label.is_none()) scope.emplace(label.cast<std::string>(), true);
-    ops::IndexList idx;
-    for (py::handle h : indices) {
-      if (h.is_none()) idx.emplace_back(std::nullopt);
-      else idx.emplace_back(h.cast<Tensor>());
-    }
-    return ops::inplace_index_put(self, idx, as_tensor_arg(values, self.dtype()), acc);
-  }, py::arg("self"), py::arg("indices"), py::arg("values"), py::arg("accumulate"),
-     py::arg("label") = py::none());
+  m.def(
+      "index_put_",
+      [](const Tensor& self, py::list indices, py::handle values, bool acc, py::handle label) {
+        std::optional<ag::ScopedWriteLabel> scope;
+        if (!label.is_none()) scope.emplace(label.cast<std::string>(), true);
+        ops::IndexList idx;
+        for (py::handle h : indices) {
+          if (h.is_none())
+            idx.emplace_back(std::nullopt);
+          else
+            idx.emplace_back(h.cast<Tensor>());
+        }
+        return ops::inplace_index_put(self, idx, as_tensor_arg(values, self.dtype()), acc);
+      },
+      py::arg("self"), py::arg("indices"), py::arg("values"), py::arg("accumulate"),
+      py::arg("label") = py::none());
   m.def("masked_fill_", [](const Tensor& self, const Tensor& mask, py::handle value) {
     if (py::isinstance<TensorImpl>(value)) {
       return ops::inplace_masked_fill(self, mask, value.cast<Tensor>());
     }
     auto s = to_scalar(value);
     if (!s) {
-      throw InvalidArguments{"masked_fill_", {"Tensor mask, Tensor value", "Tensor mask, Number value"},
-                             std::vector<py::object>{py::cast(mask), py::reinterpret_borrow<py::object>(value)}};
+      throw InvalidArguments{
+          "masked_fill_",
+          {"Tensor mask, Tensor value", "Tensor mask, Number value"},
+          std::vector<py::object>{py::cast(mask), py::reinterpret_borrow<py::object>(value)}};
     }
     return ops::inplace_masked_fill(self, mask, *s);
   });
   m.def("t_", [](const Tensor& self) { return ops::inplace_t(self); });
-  m.def("scatter_add_", [](const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src) {
-    return ops::inplace_scatter_add(self, dim, index, src);
-  });
+  m.def("scatter_add_",
+        [](const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src) {
+          return ops::inplace_scatter_add(self, dim, index, src);
+        });
   m.def("scatter_", [](const Tensor& self, int64_t dim, const Tensor& index, py::handle v) {
     return std::visit([&](const auto& s) { return ops::inplace_scatter(self, dim, index, s); },
                       scatter_source(v, "scatter_"));
   });
-  m.def("unsqueeze_", [](const Tensor& self, int64_t d) { return ops::inplace_unsqueeze(self, d); });
+  m.def("unsqueeze_",
+        [](const Tensor& self, int64_t d) { return ops::inplace_unsqueeze(self, d); });
   m.def("squeeze_", [](const Tensor& self, py::handle d) {
-    return ops::inplace_squeeze(self, d.is_none() ? std::nullopt : std::optional<int64_t>(int_arg(d, "squeeze_", "dim", 1)));
+    return ops::inplace_squeeze(
+        self,
+        d.is_none() ? std::nullopt : std::optional<int64_t>(int_arg(d, "squeeze_", "dim", 1)));
   });
   m.def("set_data", [](const Tensor& self, const Tensor& other) { self->set_data(*other.get()); });
   // A label for the writes of a Python-level operation (SGD.step):
   // `prev = _swap_write_label("SGD.step")` ... `_swap_write_label(prev)`.
   m.def("swap_write_label", [](py::handle label) -> int {
-    uint16_t id = label.is_none() ? 0
+    uint16_t id = label.is_none()                   ? 0
                   : py::isinstance<py::int_>(label) ? label.cast<uint16_t>()
                                                     : ag::intern_label(label.cast<std::string>());
     return ag::swap_write_label(id);

@@ -23,7 +23,8 @@ void bind_runtime(py::module_& m) {
     }
     int overflow = 0;
     const long v = PyLong_AsLongAndOverflow(o, &overflow);
-    if (overflow != 0 || v > INT_MAX || v < INT_MIN) throw ValueError("Overflow when unpacking long");
+    if (overflow != 0 || v > INT_MAX || v < INT_MIN)
+      throw ValueError("Overflow when unpacking long");
     GT_CHECK(v > 0, "set_num_threads expects a positive integer");
     set_num_threads(static_cast<int>(v));
   });

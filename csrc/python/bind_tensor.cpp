@@ -48,29 +48,38 @@ void one_element(const Tensor& t) {
 
 void bind_geometry(Cls& cls) {
   cls.def_property_readonly("shape", [](const Tensor& t) { return make_size(t.sizes()); })
-      .def("size", [](const Tensor& t, py::object dim) -> py::object {
-             if (dim.is_none()) return make_size(t.sizes());
-             return py::int_(t.sizes()[wrap_dim(unpack_long(dim), t.dim())]);
-           }, py::arg("dim") = py::none())
-      .def("stride", [](const Tensor& t, py::object dim) -> py::object {
-             if (dim.is_none()) return py::tuple(py::cast(t.strides().vec()));
-             return py::int_(t.strides()[wrap_dim(unpack_long(dim), t.dim())]);
-           }, py::arg("dim") = py::none())
+      .def(
+          "size",
+          [](const Tensor& t, py::object dim) -> py::object {
+            if (dim.is_none()) return make_size(t.sizes());
+            return py::int_(t.sizes()[wrap_dim(unpack_long(dim), t.dim())]);
+          },
+          py::arg("dim") = py::none())
+      .def(
+          "stride",
+          [](const Tensor& t, py::object dim) -> py::object {
+            if (dim.is_none()) return py::tuple(py::cast(t.strides().vec()));
+            return py::int_(t.strides()[wrap_dim(unpack_long(dim), t.dim())]);
+          },
+          py::arg("dim") = py::none())
       .def("dim", [](const Tensor& t) { return t.dim(); })
       .def("ndimension", [](const Tensor& t) { return t.dim(); })
       .def_property_readonly("ndim", [](const Tensor& t) { return t.dim(); })
-      .def("numel", [](const Tensor& t) {
-        GT_CHECK(t.numel() >= 0, "numel: integer multiplication overflow");
-        return t.numel();
-      })
+      .def("numel",
+           [](const Tensor& t) {
+             GT_CHECK(t.numel() >= 0, "numel: integer multiplication overflow");
+             return t.numel();
+           })
       .def("nelement", [](const Tensor& t) { return t.numel(); })
       .def("element_size", [](const Tensor& t) { return itemsize(t.dtype()); })
       .def_property_readonly("itemsize", [](const Tensor& t) { return itemsize(t.dtype()); })
-      .def_property_readonly("nbytes", [](const Tensor& t) { return t.numel() * int64_t(itemsize(t.dtype())); })
+      .def_property_readonly(
+          "nbytes", [](const Tensor& t) { return t.numel() * int64_t(itemsize(t.dtype())); })
       .def("storage_offset", [](const Tensor& t) { return t->offset(); })
       .def("is_contiguous", [](const Tensor& t) { return t.is_contiguous(); })
       .def("data_ptr", [](const Tensor& t) { return reinterpret_cast<uintptr_t>(t.raw()); })
-      .def("untyped_storage_ptr", [](const Tensor& t) { return reinterpret_cast<uintptr_t>(t->storage()->data()); })
+      .def("untyped_storage_ptr",
+           [](const Tensor& t) { return reinterpret_cast<uintptr_t>(t->storage()->data()); })
       .def_property_readonly("dtype", [](const Tensor& t) { return dtype_object(t.dtype()); })
       .def("is_floating_point", [](const Tensor& t) { return is_floating(t.dtype()); })
       .def("is_complex", [](const Tensor&) { return false; })
@@ -85,33 +94,40 @@ void bind_geometry(Cls& cls) {
 void bind_conversions(Cls& cls) {
   cls.def("item", [](const Tensor& t) { return scalar_to_py(item_of(t)); })
       .def("tolist", [](const Tensor& t) { return tensor_tolist(t); })
-      .def("numpy", [](py::handle self, bool force) { return tensor_numpy(self, force); },
-           py::arg("force") = false)
-      .def("__bool__", [](const Tensor& t) {
-        GT_CHECK(t.numel() != 0, "Boolean value of Tensor with no values is ambiguous");
-        GT_CHECK(t.numel() == 1, "Boolean value of Tensor with more than one value is ambiguous");
-        return item_of(t).to<bool>();
-      })
-      .def("__float__", [](const Tensor& t) {
-        one_element(t);
-        return item_of(t).to_double();
-      })
-      .def("__int__", [](const Tensor& t) -> py::object {
-        one_element(t);
-        Scalar v = item_of(t);
-        // Python's int(float): exact for any finite value (int(1e300) is not
-        // int64), and Python's ValueError / OverflowError for NaN and inf,
-        // as PyTorch; a C++ cast would wrap them to INT64_MIN.
-        if (!v.is_float()) return py::int_(v.to_int());
-        PyObject* i = PyNumber_Long(py::float_(v.to_double()).ptr());
-        if (!i) throw py::error_already_set();
-        return py::reinterpret_steal<py::object>(i);
-      })
-      .def("__index__", [](const Tensor& t) {
-        GT_CHECK_TYPE(t.numel() == 1 && (is_integral(t.dtype()) || t.dtype() == ScalarType::Bool),
-                      "only integer tensors of a single element can be converted to an index");
-        return item_of(t).to_int();
-      })
+      .def(
+          "numpy", [](py::handle self, bool force) { return tensor_numpy(self, force); },
+          py::arg("force") = false)
+      .def("__bool__",
+           [](const Tensor& t) {
+             GT_CHECK(t.numel() != 0, "Boolean value of Tensor with no values is ambiguous");
+             GT_CHECK(t.numel() == 1,
+                      "Boolean value of Tensor with more than one value is ambiguous");
+             return item_of(t).to<bool>();
+           })
+      .def("__float__",
+           [](const Tensor& t) {
+             one_element(t);
+             return item_of(t).to_double();
+           })
+      .def("__int__",
+           [](const Tensor& t) -> py::object {
+             one_element(t);
+             Scalar v = item_of(t);
+             // Python's int(float): exact for any finite value (int(1e300) is not
+             // int64), and Python's ValueError / OverflowError for NaN and inf,
+             // as PyTorch; a C++ cast would wrap them to INT64_MIN.
+             if (!v.is_float()) return py::int_(v.to_int());
+             PyObject* i = PyNumber_Long(py::float_(v.to_double()).ptr());
+             if (!i) throw py::error_already_set();
+             return py::reinterpret_steal<py::object>(i);
+           })
+      .def("__index__",
+           [](const Tensor& t) {
+             GT_CHECK_TYPE(
+                 t.numel() == 1 && (is_integral(t.dtype()) || t.dtype() == ScalarType::Bool),
+                 "only integer tensors of a single element can be converted to an index");
+             return item_of(t).to_int();
+           })
       .def("__hash__", [](py::handle self) { return reinterpret_cast<intptr_t>(self.ptr()) >> 4; })
       .def("__getitem__", [](const Tensor& t, py::handle idx) { return getitem(t, idx); })
       .def("_setitem_target", [](const Tensor& t, py::handle idx, py::handle value) {
@@ -140,14 +156,16 @@ void bind_autograd_fields(Cls& cls) {
   cls.def_property_readonly("requires_grad", [](const Tensor& t) { return ag::requires_grad(t); })
       .def_property_readonly("is_leaf", [](const Tensor& t) { return ag::is_leaf(t); })
       .def_property_readonly("grad_fn", [](const Tensor& t) { return node_object(ag::grad_fn(t)); })
-      .def_property_readonly("_grad", [](const Tensor& t) {
-        ag::AutogradMeta* m = ag::meta(t);
-        return m ? m->grad : Tensor();
-      })
-      .def_property_readonly("retains_grad", [](const Tensor& t) {
-        ag::AutogradMeta* m = ag::meta(t);
-        return m != nullptr && m->retains_grad;
-      })
+      .def_property_readonly("_grad",
+                             [](const Tensor& t) {
+                               ag::AutogradMeta* m = ag::meta(t);
+                               return m ? m->grad : Tensor();
+                             })
+      .def_property_readonly("retains_grad",
+                             [](const Tensor& t) {
+                               ag::AutogradMeta* m = ag::meta(t);
+                               return m != nullptr && m->retains_grad;
+                             })
       .def_property_readonly("output_nr", [](const Tensor& t) { return ag::output_nr(t); })
       .def_property_readonly("_base", [](const Tensor& t) { return ag::view_base(t); })
       .def("_is_view", [](const Tensor& t) { return ag::is_view(t); })

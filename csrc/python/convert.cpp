@@ -19,12 +19,12 @@ std::variant<Tensor, Scalar> scatter_source(py::handle v, const char* fn) {
   if (is_tensor(v)) return v.cast<Tensor>();
   auto number = v.is_none() ? std::nullopt : to_scalar(v);
   if (!number) {
-    throw InvalidArguments{fn,
-                           {"int dim, Tensor index, Tensor src",
-                            "int dim, Tensor index, Tensor src, *, str reduce",
-                            "int dim, Tensor index, Number value",
-                            "int dim, Tensor index, Number value, *, str reduce"},
-                           std::nullopt};
+    throw InvalidArguments{
+        fn,
+        {"int dim, Tensor index, Tensor src", "int dim, Tensor index, Tensor src, *, str reduce",
+         "int dim, Tensor index, Number value",
+         "int dim, Tensor index, Number value, *, str reduce"},
+        std::nullopt};
   }
   return *number;
 }
@@ -56,7 +56,8 @@ bool is_int_like(py::handle h) {
 }
 
 int64_t int_value(py::handle h) {
-  if (is_tensor(h)) return kernels::load<int64_t>(ops::to_dtype(h.cast<Tensor>(), ScalarType::Int64).raw());
+  if (is_tensor(h))
+    return kernels::load<int64_t>(ops::to_dtype(h.cast<Tensor>(), ScalarType::Int64).raw());
   return unpack_long(h);
 }
 
@@ -94,14 +95,16 @@ std::optional<Scalar> to_scalar(py::handle h) {
     py::object kind = h.attr("dtype").attr("kind");
     std::string k = py::str(kind);
     if (k == "b") return Scalar(h.cast<bool>());
-    if (k == "i" || k == "u") return int_scalar(py::int_(py::reinterpret_borrow<py::object>(h)).ptr());
+    if (k == "i" || k == "u")
+      return int_scalar(py::int_(py::reinterpret_borrow<py::object>(h)).ptr());
     if (k == "f") return Scalar(h.cast<double>());
   }
   return std::nullopt;
 }
 
 py::object make_size(const DimVector& sizes) {
-  static py::handle size_type = py::object(py::module_::import("gradtrack._size").attr("Size")).release();
+  static py::handle size_type =
+      py::object(py::module_::import("gradtrack._size").attr("Size")).release();
   py::tuple t(sizes.size());
   for (size_t i = 0; i < sizes.size(); ++i) t[i] = py::int_(sizes[i]);
   return size_type(t);
@@ -179,9 +182,12 @@ Scalar item_of(const Tensor& t) {
   GT_CHECK(t.numel() == 1, "a Tensor with ", t.numel(), " elements cannot be converted to Scalar");
   return GT_DISPATCH_ALL(t.dtype(), [&]() -> Scalar {
     scalar_t v = kernels::load<scalar_t>(t.raw());
-    if constexpr (std::is_same_v<scalar_t, bool>) return Scalar(v);
-    else if constexpr (std::is_floating_point_v<scalar_t>) return Scalar(static_cast<double>(v));
-    else return Scalar(static_cast<int64_t>(v));
+    if constexpr (std::is_same_v<scalar_t, bool>)
+      return Scalar(v);
+    else if constexpr (std::is_floating_point_v<scalar_t>)
+      return Scalar(static_cast<double>(v));
+    else
+      return Scalar(static_cast<int64_t>(v));
   });
 }
 
@@ -217,8 +223,10 @@ ClampBounds clamp_bounds(const char* fn, py::handle lo, py::handle hi, bool expl
     }
   }
   if (ok) return b;
-  InvalidArguments e{fn, {"Tensor min = None, Tensor max = None", "Number min = None, Number max = None"},
-                     std::nullopt};
+  InvalidArguments e{
+      fn,
+      {"Tensor min = None, Tensor max = None", "Number min = None, Number max = None"},
+      std::nullopt};
   if (explicit_args) {
     // As the user wrote them: trailing defaults left out.
     std::vector<py::object> given{py::reinterpret_borrow<py::object>(lo),
@@ -302,11 +310,13 @@ Tensor tensor_from_numpy(py::handle obj, bool shares) {
   if (!is_numpy_array(obj)) throw TypeError("expected np.ndarray (got " + type_name(obj) + ")");
   py::array arr = py::reinterpret_borrow<py::array>(obj);
   py::dtype dt = arr.dtype();
-  if (dt.kind() == 'O' || dt.kind() == 'U' || dt.kind() == 'S' || dt.kind() == 'V') unsupported_numpy(dt);
+  if (dt.kind() == 'O' || dt.kind() == 'U' || dt.kind() == 'S' || dt.kind() == 'V')
+    unsupported_numpy(dt);
   std::string order = py::str(dt.attr("byteorder"));
   if (order == ">") {
-    throw ValueError("given numpy array has byte order different from the native byte order. "
-                     "Conversion between byte orders is currently not supported.");
+    throw ValueError(
+        "given numpy array has byte order different from the native byte order. "
+        "Conversion between byte orders is currently not supported.");
   }
   auto st = numpy_to_dtype(dt);
   if (!st) unsupported_numpy(dt);
@@ -316,13 +326,15 @@ Tensor tensor_from_numpy(py::handle obj, bool shares) {
     sizes.push_back(arr.shape(i));
     int64_t s = arr.strides(i);
     if (s < 0) {
-      throw ValueError("At least one stride in the given numpy array is negative, and tensors with "
-                       "negative strides are not currently supported. (You can probably work "
-                       "around this by making a copy of your array  with array.copy().) ");
+      throw ValueError(
+          "At least one stride in the given numpy array is negative, and tensors with "
+          "negative strides are not currently supported. (You can probably work "
+          "around this by making a copy of your array  with array.copy().) ");
     }
     if (s % item != 0) {
-      throw ValueError("given numpy array strides not a multiple of the element byte size. Copy "
-                       "the numpy array to reallocate the memory.");
+      throw ValueError(
+          "given numpy array strides not a multiple of the element byte size. Copy "
+          "the numpy array to reallocate the memory.");
     }
     strides.push_back(s / item);
   }
@@ -340,11 +352,11 @@ Tensor tensor_from_numpy(py::handle obj, bool shares) {
   // The storage holds a reference to the array; released with the GIL held.
   PyObject* owner = arr.ptr();
   Py_INCREF(owner);
-  auto storage = Storage::wrap(const_cast<void*>(arr.data()), static_cast<size_t>(extent * item),
-                               [owner] {
-                                 py::gil_scoped_acquire gil;
-                                 Py_DECREF(owner);
-                               });
+  auto storage =
+      Storage::wrap(const_cast<void*>(arr.data()), static_cast<size_t>(extent * item), [owner] {
+        py::gil_scoped_acquire gil;
+        Py_DECREF(owner);
+      });
   return Tensor(std::make_shared<TensorImpl>(std::move(storage), sizes, strides, 0, *st,
                                              std::make_shared<VersionCounter>()));
 }
@@ -353,8 +365,9 @@ py::object tensor_numpy(py::handle self, bool force) {
   Tensor t = self.cast<Tensor>();
   if (autograd::requires_grad(t)) {
     if (!force) {
-      throw Error("Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() "
-                  "instead.");
+      throw Error(
+          "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() "
+          "instead.");
     }
   }
   std::vector<py::ssize_t> shape, strides;
@@ -612,14 +625,18 @@ Tensor as_tensor_arg(py::handle h, std::optional<ScalarType> dtype) {
 py::object tensor_tolist(const Tensor& t) {
   Tensor c = t.is_contiguous() ? t : ops::contiguous(t);
   const int64_t nd = c.dim();
-  std::function<py::object(int64_t, const char*)> build = [&](int64_t d, const char* p) -> py::object {
+  std::function<py::object(int64_t, const char*)> build = [&](int64_t d,
+                                                              const char* p) -> py::object {
     const size_t item = itemsize(c.dtype());
     if (d == nd) {
       return GT_DISPATCH_ALL(c.dtype(), [&]() -> py::object {
         scalar_t v = kernels::load<scalar_t>(p);
-        if constexpr (std::is_same_v<scalar_t, bool>) return py::bool_(v);
-        else if constexpr (std::is_floating_point_v<scalar_t>) return py::float_(static_cast<double>(v));
-        else return py::int_(static_cast<int64_t>(v));
+        if constexpr (std::is_same_v<scalar_t, bool>)
+          return py::bool_(v);
+        else if constexpr (std::is_floating_point_v<scalar_t>)
+          return py::float_(static_cast<double>(v));
+        else
+          return py::int_(static_cast<int64_t>(v));
       });
     }
     py::list l(static_cast<size_t>(c.sizes()[d]));

@@ -79,19 +79,20 @@ Parsed parse(const Tensor& self, py::handle index, bool setitem) {
                  "too many indices for tensor of dimension ", self.dim());
   Parsed p;
   Tensor cur = self;
-  int64_t dim = 0;       // position in `cur`
+  int64_t dim = 0;  // position in `cur`
   // Errors name the item's position in the index, as PyTorch's do (so
   // x[..., -1] of a 3-D tensor reports "dimension 1").
   int64_t pos = -1;
   for (py::handle item : items) {
     ++pos;
     if (is_int(item)) {
-      GT_CHECK_INDEX(self.dim() > 0, "invalid index of a 0-dim tensor. Use `tensor.item()` in "
+      GT_CHECK_INDEX(self.dim() > 0,
+                     "invalid index of a 0-dim tensor. Use `tensor.item()` in "
                      "Python or `tensor.item<T>()` in C++ to convert a 0-dim tensor to a number");
       int64_t i = unpack_long(py::int_(py::reinterpret_borrow<py::object>(item)));
       int64_t size = cur.sizes()[dim];
-      GT_CHECK_INDEX(i >= -size && i < size, "index ", i, " is out of bounds for dimension ",
-                     pos, " with size ", size);
+      GT_CHECK_INDEX(i >= -size && i < size, "index ", i, " is out of bounds for dimension ", pos,
+                     " with size ", size);
       cur = ops::select(cur, dim, i);
     } else if (PySlice_Check(item.ptr())) {
       Py_ssize_t start, stop, step;
@@ -113,8 +114,8 @@ Parsed parse(const Tensor& self, py::handle index, bool setitem) {
     } else if (PyBool_Check(item.ptr()) || is_bool_scalar_tensor(item)) {
       // x[True] / x[False]: a new dim, advanced-indexed with [0] or [].
       cur = ops::unsqueeze(cur, dim);
-      Tensor idx = truth_of(item) ? ops::zeros({1}, ScalarType::Int64)
-                                  : ops::zeros({0}, ScalarType::Int64);
+      Tensor idx =
+          truth_of(item) ? ops::zeros({1}, ScalarType::Int64) : ops::zeros({0}, ScalarType::Int64);
       p.adv.resize(static_cast<size_t>(dim));
       p.adv.emplace_back(idx);
       p.has_adv = true;
@@ -133,9 +134,10 @@ Parsed parse(const Tensor& self, py::handle index, bool setitem) {
     } else if (PyUnicode_Check(item.ptr())) {
       throw TypeError("new(): invalid data type 'str'");
     } else {
-      throw IndexError("only integers, slices (`:`), ellipsis (`...`), None and long or byte "
-                       "Variables are valid indices (got " +
-                       std::string(py::str(py::type::handle_of(item).attr("__name__"))) + ")");
+      throw IndexError(
+          "only integers, slices (`:`), ellipsis (`...`), None and long or byte "
+          "Variables are valid indices (got " +
+          std::string(py::str(py::type::handle_of(item).attr("__name__"))) + ")");
     }
   }
   p.view = cur;
@@ -149,8 +151,8 @@ Tensor getitem(const Tensor& self, py::handle index) {
   if (self.dim() > 0 && PyLong_Check(index.ptr()) && !PyBool_Check(index.ptr())) {
     int64_t i = unpack_long(index);
     int64_t size = self.sizes()[0];
-    GT_CHECK_INDEX(i >= -size && i < size, "index ", i, " is out of bounds for dimension 0 with size ",
-                   size);
+    GT_CHECK_INDEX(i >= -size && i < size, "index ", i,
+                   " is out of bounds for dimension 0 with size ", size);
     return ops::select(self, 0, i);
   }
   Parsed p = parse(self, index, false);
@@ -169,8 +171,9 @@ Tensor setitem_value(const Tensor& self, py::handle value) {
   if (py::isinstance<TensorImpl>(value)) return value.cast<Tensor>();
   std::optional<Scalar> s = to_scalar(value);
   if (!s) {
-    std::string target = self.dtype() == ScalarType::Bool ? "gradtrack.BoolTensor"
-                                                          : legacy_type_name(self.dtype(), "gradtrack");
+    std::string target = self.dtype() == ScalarType::Bool
+                             ? "gradtrack.BoolTensor"
+                             : legacy_type_name(self.dtype(), "gradtrack");
     throw TypeError(std::string("can't assign a ") + Py_TYPE(value.ptr())->tp_name + " to a " +
                     target);
   }
@@ -223,23 +226,20 @@ py::tuple setitem_target(const Tensor& self, py::handle index, py::handle value)
 void setitem_write(const Tensor& target, py::handle indices, const Tensor& value, int kind) {
   autograd::ScopedWriteLabel label("__setitem__", true);
   switch (static_cast<SetitemKind>(kind)) {
-    case SetitemKind::Copy:
-      ops::inplace_copy(target, value);
-      break;
-    case SetitemKind::Fill:
-      ops::inplace_fill(target, value);
-      break;
+    case SetitemKind::Copy: ops::inplace_copy(target, value); break;
+    case SetitemKind::Fill: ops::inplace_fill(target, value); break;
     case SetitemKind::IndexPut: {
       ops::IndexList idx;
       for (py::handle h : indices) {
-        if (h.is_none()) idx.emplace_back(std::nullopt);
-        else idx.emplace_back(h.cast<Tensor>());
+        if (h.is_none())
+          idx.emplace_back(std::nullopt);
+        else
+          idx.emplace_back(h.cast<Tensor>());
       }
       ops::inplace_index_put(target, idx, value, false);
       break;
     }
-    case SetitemKind::None:
-      break;
+    case SetitemKind::None: break;
   }
 }
 

@@ -466,3 +466,16 @@ def test_num_threads_round_trip():
     finally:
         GT.set_num_threads(before)
     assert before >= 1
+
+
+@pytest.mark.parametrize("call", [
+    "lib.full((2,), 1.5, device=dev)", "lib.arange(3, device=dev)",
+    "lib.linspace(0, 1, 5, device=dev)", "lib.eye(2, device=dev)",
+    "lib.randint(0, 3, (2,), device=dev).shape", "lib.randperm(3, device=dev).shape",
+    "lib.zeros(2, device=dev)", "lib.tensor([1.0], device=dev)",
+])
+def test_factories_take_torchs_device_argument(torch, call):
+    # Tutorials pass device= everywhere (e.g. linspace(..., device=device, dtype=dtype)).
+    ours = eval(call, {"lib": gradtrack, "dev": gradtrack.device("cpu")})
+    theirs = eval(call, {"lib": torch, "dev": torch.device("cpu")})
+    assert str(ours).replace("gradtrack", "torch") == str(theirs)

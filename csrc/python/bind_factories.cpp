@@ -67,9 +67,11 @@ void bind_factories(py::module_& m) {
   factory(m, "empty", [](const DimVector& s, ScalarType dt) { return empty(s, dt); });
   factory(m, "rand", [](const DimVector& s, ScalarType dt) { return ops::rand(s, dt); });
   factory(m, "randn", [](const DimVector& s, ScalarType dt) { return ops::randn(s, dt); });
+  // `device=` is taken everywhere torch takes it, as tensor() and the sized
+  // factories do: gradtrack computes on the CPU only.
   m.def(
       "full",
-      [](py::handle size, py::handle value, py::handle dtype, bool rg) {
+      [](py::handle size, py::handle value, py::handle dtype, bool rg, py::handle) {
         DimVector sizes = int_list(size, "full", "size", 1);
         auto v = to_scalar(value);
         GT_CHECK_TYPE(v.has_value(),
@@ -80,7 +82,7 @@ void bind_factories(py::module_& m) {
         return finish_factory(ops::full(sizes, *v, dt), rg);
       },
       py::arg("size"), py::arg("fill_value"), py::kw_only(), py::arg("dtype") = py::none(),
-      py::arg("requires_grad") = false);
+      py::arg("requires_grad") = false, py::arg("device") = py::none());
   m.def(
       "tensor",
       [](py::handle data, py::handle dtype, bool rg, py::handle) {
@@ -91,7 +93,7 @@ void bind_factories(py::module_& m) {
   m.def("from_numpy", [](py::handle a) { return tensor_from_numpy(a); }, py::arg("ndarray"));
   m.def(
       "arange",
-      [](const py::args& args, py::handle dtype, bool rg) {
+      [](const py::args& args, py::handle dtype, bool rg, py::handle) {
         GT_CHECK_TYPE(args.size() >= 1 && args.size() <= 3,
                       "arange() received an invalid combination of arguments");
         std::vector<Scalar> v;
@@ -111,26 +113,28 @@ void bind_factories(py::module_& m) {
         Scalar step = v.size() > 2 ? v[2] : Scalar(int64_t(1));
         return finish_factory(ops::arange(start, end, step, optional_dtype(dtype)), rg);
       },
-      py::kw_only(), py::arg("dtype") = py::none(), py::arg("requires_grad") = false);
+      py::kw_only(), py::arg("dtype") = py::none(), py::arg("requires_grad") = false,
+      py::arg("device") = py::none());
   m.def(
       "linspace",
-      [](double start, double end, int64_t steps, py::handle dtype, bool rg) {
+      [](double start, double end, int64_t steps, py::handle dtype, bool rg, py::handle) {
         return finish_factory(
             ops::linspace(start, end, steps, dtype_or(dtype, ScalarType::Float32)), rg);
       },
       py::arg("start"), py::arg("end"), py::arg("steps"), py::kw_only(),
-      py::arg("dtype") = py::none(), py::arg("requires_grad") = false);
+      py::arg("dtype") = py::none(), py::arg("requires_grad") = false,
+      py::arg("device") = py::none());
   m.def(
       "eye",
-      [](int64_t n, py::handle mm, py::handle dtype, bool rg) {
+      [](int64_t n, py::handle mm, py::handle dtype, bool rg, py::handle) {
         int64_t cols = mm.is_none() ? n : int_arg(mm, "eye", "m", 2);
         return finish_factory(ops::eye(n, cols, dtype_or(dtype, ScalarType::Float32)), rg);
       },
       py::arg("n"), py::arg("m") = py::none(), py::kw_only(), py::arg("dtype") = py::none(),
-      py::arg("requires_grad") = false);
+      py::arg("requires_grad") = false, py::arg("device") = py::none());
   m.def(
       "randint",
-      [](const py::args& args, py::handle dtype, bool rg) {
+      [](const py::args& args, py::handle dtype, bool rg, py::handle) {
         GT_CHECK_TYPE(args.size() == 2 || args.size() == 3,
                       "randint() received an invalid combination of arguments");
         int n = static_cast<int>(args.size());
@@ -140,13 +144,14 @@ void bind_factories(py::module_& m) {
         return finish_factory(ops::randint(low, high, size, dtype_or(dtype, ScalarType::Int64)),
                               rg);
       },
-      py::kw_only(), py::arg("dtype") = py::none(), py::arg("requires_grad") = false);
+      py::kw_only(), py::arg("dtype") = py::none(), py::arg("requires_grad") = false,
+      py::arg("device") = py::none());
   m.def(
       "randperm",
-      [](int64_t n, py::handle dtype) {
+      [](int64_t n, py::handle dtype, py::handle) {
         return ops::randperm(n, dtype_or(dtype, ScalarType::Int64));
       },
-      py::arg("n"), py::kw_only(), py::arg("dtype") = py::none());
+      py::arg("n"), py::kw_only(), py::arg("dtype") = py::none(), py::arg("device") = py::none());
   m.def("_like",
         [](const std::string& kind, const Tensor& a, py::handle dtype, bool rg, py::handle fill) {
           ScalarType dt = dtype_or(dtype, a.dtype());

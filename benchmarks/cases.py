@@ -214,6 +214,36 @@ def graph_mul_add_sum(T, shape, provenance=True):
     return with_provenance(T, step, provenance)
 
 
+def _cube_function(T):
+    """A user-written op: x**3 with a hand-written backward (autograd.Function)."""
+
+    class Cube(T.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            ctx.save_for_backward(x)
+            return x * x * x
+
+        @staticmethod
+        def backward(ctx, grad):
+            (x,) = ctx.saved_tensors
+            return 3 * x * x * grad
+
+    return Cube
+
+
+@timed_case("custom_cube", GROUP_GRAPH, "Cube.apply(x).sum().backward()",
+            (Point("8", 8, "8 float32 elements, a custom autograd.Function"),))
+def custom_cube(T, n):
+    cube = _cube_function(T)
+    x = T.randn(n, requires_grad=True)
+
+    def step():
+        cube.apply(x).sum().backward()
+        x.grad = None
+
+    return step
+
+
 # --------------------------------------------------------------------------
 # 3. elementwise ops and reductions on square float32 matrices
 

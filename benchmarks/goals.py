@@ -22,6 +22,7 @@ GOALS = (
     Goal("op_add", None, 0.5, "thin Python layer over C++ ops"),
     Goal("graph_sq_sum", None, 0.2, "the seed's example, all overhead"),
     Goal("graph_mul_add_sum", None, 0.2, "small graph, all overhead"),
+    Goal("custom_cube", None, 0.3, "a custom Function's C++ node, all overhead"),
     Goal("linreg_step", None, 0.3, "tiny model: overhead-bound"),
     Goal("mlp_step", "b64", 0.9, "real small model"),
     Goal("matmul", "1024", 1.0, "OpenBLAS sgemm vs MKL"),

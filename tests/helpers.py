@@ -10,6 +10,7 @@ scenario written against ``lib`` with both libraries and compares the outcomes
 (``torch`` spelled ``gradtrack``).
 """
 
+import os
 import re
 
 import pytest
@@ -108,3 +109,16 @@ def error_of(fn):
 def torch_to_gradtrack(message):
     """torch's message as gradtrack spells it ('PyTorch' stays)."""
     return re.sub(r"(?<![A-Za-z])torch", "gradtrack", message)
+
+
+def env_for_rss_child():
+    """The environment for a child process whose RSS growth a test measures.
+
+    Under AddressSanitizer (README, "Sanitizers") freed blocks wait in a quarantine of
+    up to 256 MB before reuse, which is RSS growth by design; with it off the process's
+    own growth is measured again.
+    """
+    env = dict(os.environ)
+    if "libasan" in env.get("LD_PRELOAD", ""):
+        env["ASAN_OPTIONS"] = env.get("ASAN_OPTIONS", "") + ":quarantine_size_mb=0"
+    return env

@@ -4,7 +4,6 @@ grad mode is per thread; threads train independently; long kernels release the
 GIL so other Python threads run."""
 
 import gc
-import os
 import subprocess
 import sys
 import threading
@@ -14,6 +13,7 @@ from pathlib import Path
 import numpy as np
 
 import gradtrack as gt
+from helpers import env_for_rss_child
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -103,12 +103,7 @@ def test_cycle_through_non_leaf_hook_and_graph_is_collected():
 def test_soak_short_run_does_not_grow_memory():
     """A short run of the soak script (the full 100 000 steps is one command:
     `python -m benchmarks.soak --steps 100000`)."""
-    env = dict(os.environ)
-    if "libasan" in env.get("LD_PRELOAD", ""):
-        # Under AddressSanitizer (README, "Sanitizers") freed blocks wait in a quarantine
-        # of up to 256 MB before reuse, which is RSS growth by design; without it the
-        # process's own growth is measured again.
-        env["ASAN_OPTIONS"] = env.get("ASAN_OPTIONS", "") + ":quarantine_size_mb=0"
+    env = env_for_rss_child()
     out = subprocess.run([sys.executable, "-m", "benchmarks.soak", "--steps", "3000",
                           "--warmup", "500", "--limit-mb", "5"],
                          cwd=ROOT, capture_output=True, text=True, timeout=300, env=env)

@@ -19,7 +19,7 @@ import pytest
 
 import gradtrack
 
-from helpers import torch_to_gradtrack
+from helpers import env_for_rss_child, torch_to_gradtrack
 
 FILE = __file__
 VERSION_PREFIX = ("one of the variables needed for gradient computation has been modified by an "
@@ -650,7 +650,7 @@ def test_exec_in_a_loop_keeps_no_code_objects_alive():
     # the capped tables it is ~2 MiB (torch: 0).
     import subprocess
     out = subprocess.run([sys.executable, "-c", SNIPPETS_CHILD, "100000"], capture_output=True,
-                         text=True, timeout=300)
+                         text=True, timeout=300, env=env_for_rss_child())
     assert out.returncode == 0, out.stderr
     assert float(out.stdout) < 12
 

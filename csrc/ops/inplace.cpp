@@ -142,16 +142,30 @@ BinaryCall binary_call(InplaceOp op, const DivMode& mode) {
           OpKind::DivRoundingScalar, false};
 }
 
-// Writes op(self, other) into self, computing in `dt` (a temp if it differs).
+// Runs kernel(out, in) so that self ends up holding its result computed in
+// `dt`: in place when dt is self's dtype, else through a temporary of dtype
+// `dt` (the input cast to it) copied back into self.
+template <typename Kernel>
+void compute_into(const Tensor& self, ScalarType dt, const Kernel& kernel) {
+  if (dt == self.dtype()) return kernel(self, self);
+  Tensor tmp = empty(self.sizes(), dt);
+  kernel(tmp, cast_for_kernel(self, dt));
+  kernels::copy(self, tmp);
+}
+
+// Writes op(self, other) into self, computing in `dt`.
 void write_binary(BinaryOp k, const Tensor& self, const Tensor& other, ScalarType dt,
                   Scalar alpha) {
-  if (dt == self.dtype()) {
-    kernels::binary(k, self, self, cast_for_kernel(other, dt), alpha);
-    return;
-  }
-  Tensor tmp = empty(self.sizes(), dt);
-  kernels::binary(k, tmp, cast_for_kernel(self, dt), cast_for_kernel(other, dt), alpha);
-  kernels::copy(self, tmp);
+  Tensor o = cast_for_kernel(other, dt);
+  compute_into(self, dt,
+               [&](const Tensor& out, const Tensor& in) { kernels::binary(k, out, in, o, alpha); });
+}
+
+// The clamp family names the output type as a C++ type ("long int"), unlike
+// add_ (measured on torch 2.13).
+void check_clamp_cast(ScalarType result, const Tensor& self) {
+  GT_CHECK(can_cast(result, self.dtype()), "result type ", scalar_type_name(result),
+           " can't be cast to the desired output type ", cpp_type_name(self.dtype()));
 }
 
 // Steps 2-5 around `write` for an op whose inputs are `inputs` (self first).
@@ -244,13 +258,9 @@ Tensor inplace_binary(InplaceOp op, const Tensor& self, Scalar other, Scalar alp
   run_inplace(
       spec_of(op).label, kind, records(kind), {&self}, self,
       [&] {
-        if (dt == self.dtype()) {
-          kernels::binary_scalar(call.kernel, self, self, value, 1, false);
-        } else {
-          Tensor tmp = empty(self.sizes(), dt);
-          kernels::binary_scalar(call.kernel, tmp, cast_for_kernel(self, dt), value, 1, false);
-          kernels::copy(self, tmp);
-        }
+        compute_into(self, dt, [&](const Tensor& out, const Tensor& in) {
+          kernels::binary_scalar(call.kernel, out, in, value, 1, false);
+        });
       },
       [&](autograd::Attrs& at) {
         at.s0 = (op == InplaceOp::Add || op == InplaceOp::Sub) ? alpha : other;
@@ -288,9 +298,7 @@ Tensor inplace_clamp(const Tensor& self, std::optional<Scalar> lo, std::optional
   s.add_tensor(self.dtype(), self.dim() == 0);
   if (lo) s.add_number(lo->kind());
   if (hi) s.add_number(hi->kind());
-  // clamp_ names the output type as a C++ type ("long int"), unlike add_ (measured).
-  GT_CHECK(can_cast(s.result(), self.dtype()), "result type ", scalar_type_name(s.result()),
-           " can't be cast to the desired output type ", cpp_type_name(self.dtype()));
+  check_clamp_cast(s.result(), self);
   run_inplace(
       "clamp_", OpKind::Clamp, true, {&self}, self, [&] { kernels::clamp(self, self, lo, hi); },
       [&](autograd::Attrs& at) {
@@ -314,8 +322,7 @@ Tensor inplace_clamp(const Tensor& self, const Tensor* lo, const Tensor* hi) {
     check_no_partial_overlap(self, *b);
   }
   ScalarType dt = s.result();
-  GT_CHECK(can_cast(dt, self.dtype()), "result type ", scalar_type_name(dt),
-           " can't be cast to the desired output type ", cpp_type_name(self.dtype()));
+  check_clamp_cast(dt, self);
   // As out-of-place clamp: the node always has three inputs, a missing bound
   // being an infinite constant.
   bool floating = is_floating(self.dtype());
@@ -325,13 +332,9 @@ Tensor inplace_clamp(const Tensor& self, const Tensor* lo, const Tensor* hi) {
   auto write = [&] {
     Tensor lc = lo ? cast_for_kernel(*lo, dt) : Tensor(),
            hc = hi ? cast_for_kernel(*hi, dt) : Tensor();
-    if (dt == self.dtype()) {
-      kernels::clamp_tensor(self, self, lo ? &lc : nullptr, hi ? &hc : nullptr);
-      return;
-    }
-    Tensor tmp = empty(self.sizes(), dt);
-    kernels::clamp_tensor(tmp, cast_for_kernel(self, dt), lo ? &lc : nullptr, hi ? &hc : nullptr);
-    kernels::copy(self, tmp);
+    compute_into(self, dt, [&](const Tensor& out, const Tensor& in) {
+      kernels::clamp_tensor(out, in, lo ? &lc : nullptr, hi ? &hc : nullptr);
+    });
   };
   if (floating) {
     run_inplace("clamp_", OpKind::ClampTensor, true, {&self, &l, &h}, self, write, no_attrs);
@@ -343,9 +346,7 @@ Tensor inplace_clamp(const Tensor& self, const Tensor* lo, const Tensor* hi) {
 
 Tensor inplace_clamp_bound(bool is_min, const Tensor& self, Scalar bound) {
   check_no_internal_overlap(self);
-  ScalarType dt = result_type(self, bound);
-  GT_CHECK(can_cast(dt, self.dtype()), "result type ", scalar_type_name(dt),
-           " can't be cast to the desired output type ", cpp_type_name(self.dtype()));
+  check_clamp_cast(result_type(self, bound), self);
   std::optional<Scalar> lo, hi;
   (is_min ? lo : hi) = bound;
   run_inplace(
@@ -360,16 +361,14 @@ Tensor inplace_clamp_bound(bool is_min, const Tensor& self, const Tensor& bound)
   check_no_partial_overlap(self, bound);
   check_broadcast_into(self, bound.sizes());
   ScalarType dt = result_type(self, bound);
-  GT_CHECK(can_cast(dt, self.dtype()), "result type ", scalar_type_name(dt),
-           " can't be cast to the desired output type ", cpp_type_name(self.dtype()));
+  check_clamp_cast(dt, self);
   auto write = [&] {
     Tensor b = cast_for_kernel(bound, dt);
     const Tensor* lo = is_min ? &b : nullptr;
     const Tensor* hi = is_min ? nullptr : &b;
-    if (dt == self.dtype()) return kernels::clamp_tensor(self, self, lo, hi);
-    Tensor tmp = empty(self.sizes(), dt);
-    kernels::clamp_tensor(tmp, cast_for_kernel(self, dt), lo, hi);
-    kernels::copy(self, tmp);
+    compute_into(self, dt, [&](const Tensor& out, const Tensor& in) {
+      kernels::clamp_tensor(out, in, lo, hi);
+    });
   };
   run_inplace(is_min ? "clamp_min_" : "clamp_max_",
               is_min ? OpKind::ClampMinTensor : OpKind::ClampMaxTensor, true, {&self, &bound}, self,

@@ -40,6 +40,30 @@ void bind_runtime(py::module_& m) {
     return d;
   });
   m.def("_empty_cache", [] { allocator_empty_cache(); });
+  m.def("_build_info", [] {
+    // What a bug report needs and only the compiler knows.
+    py::dict d;
+    d["compiler"] = std::string(__VERSION__);
+    d["cplusplus"] = static_cast<long>(__cplusplus);
+#ifdef _OPENMP
+    d["openmp"] = static_cast<long>(_OPENMP);
+#else
+    d["openmp"] = py::none();
+#endif
+#ifdef __OPTIMIZE__
+    d["optimized"] = true;
+#else
+    d["optimized"] = false;
+#endif
+#if defined(__SANITIZE_ADDRESS__)
+    d["sanitizer"] = "address";
+#elif defined(__SANITIZE_THREAD__)
+    d["sanitizer"] = "thread";
+#else
+    d["sanitizer"] = py::none();
+#endif
+    return d;
+  });
 }
 
 }  // namespace

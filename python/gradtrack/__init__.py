@@ -211,7 +211,7 @@ globals()["int"] = _C.int32
 double = _C.float64
 long = _C.int64
 
-from . import nn, optim  # noqa: E402
+from . import __config__, nn, optim  # noqa: E402
 
 
 def save(obj, f):

@@ -414,9 +414,15 @@ void bind_node(py::module_& m) {
              for (const ag::SavedTensor& s : f->saved) {
                if (!s.defined()) continue;
                const Tensor& t = s.peek();
+               const uint32_t now = t.defined() ? t->version() : 0;
+               // For a stale tensor, the note backward's error would carry: who
+               // saved it and which writes changed it since.
+               std::string note;
+               if (t.defined() && now != s.saved_version() && ag::Provenance::enabled())
+                 note = ag::version_error_note(t, n, s.saved_version());
                out.append(py::make_tuple(t.defined() ? py::cast(ag::detach(t)) : py::none(),
-                                         s.saved_version(), t.defined() ? t->version() : 0,
-                                         s.is_output(), s.released()));
+                                         s.saved_version(), now, s.is_output(), s.released(),
+                                         note));
              }
              return out;
            })

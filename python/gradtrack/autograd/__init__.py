@@ -16,11 +16,12 @@ from .function import Function
 from .gradcheck import GradcheckError, gradcheck, gradgradcheck
 from .grad_mode import enable_grad, inference_mode, no_grad, set_grad_enabled
 from .provenance import explain, is_provenance_enabled, set_provenance
+from .viz import make_dot
 
 __all__ = ["Function", "function", "backward", "grad", "no_grad", "enable_grad", "set_grad_enabled", "inference_mode",
            "detect_anomaly", "set_detect_anomaly", "is_anomaly_enabled",
            "is_anomaly_check_nan_enabled", "gradcheck", "gradgradcheck", "GradcheckError", "graph",
-           "set_provenance", "is_provenance_enabled", "explain"]
+           "set_provenance", "is_provenance_enabled", "explain", "make_dot"]
 
 _Tensor = _C.Tensor
 

@@ -56,8 +56,9 @@ def _walk(root):
 
 
 def _saved_lines(node):
-    lines, broken = [], False
-    for tensor, saved, current, is_output, released in node._saved_versions():
+    """Per saved tensor a line; whether any is stale; the notes naming the stale ones' writes."""
+    lines, notes, broken = [], [], False
+    for tensor, saved, current, is_output, released, note in node._saved_versions():
         what = "its output" if is_output else "an input"
         if released:
             lines.append(f"saved {what}: freed by a backward without retain_graph")
@@ -67,23 +68,32 @@ def _saved_lines(node):
         status = "ok" if saved == current else "MODIFIED: backward will fail"
         broken = broken or saved != current
         lines.append(f"saved {what} {shape}: version {saved} when saved, {current} now ({status})")
-    return lines, broken
+        if note:
+            notes.append(note)
+    return lines, broken, notes
 
 
 def explain(tensor, format="text"):  # noqa: A002 - mirrors common tool flags
-    """A readable tree of the graph behind ``tensor``, or Graphviz dot text.
+    """A readable tree of the graph behind ``tensor``; Graphviz dot text; or a picture.
 
     Each node shows its forward call's source line (when provenance is on) and
     every tensor it saved with its saved and current version; the ones that
-    would make backward fail are marked.
+    would make backward fail are marked (in red in a picture, with the writes
+    that changed them). ``format`` is ``"text"``, ``"dot"``, ``"svg"`` (a string
+    Jupyter shows inline) or ``"png"`` (bytes); the last two need Graphviz's
+    ``dot`` program.
 
     >>> import gradtrack
     >>> x = gradtrack.ones(2, requires_grad=True)
     >>> print(gradtrack.autograd.explain((x * 2).sum()).splitlines()[0])
     SumBackward0
     """
-    if format not in ("text", "dot"):
-        raise ValueError(f"format must be 'text' or 'dot', got {format!r}")
+    if format not in ("text", "dot", "svg", "png"):
+        raise ValueError(f"format must be 'text', 'dot', 'svg' or 'png', got {format!r}")
+    if format in ("svg", "png"):
+        from .viz import render
+
+        return render(explain(tensor, "dot"), format)
     root = tensor.grad_fn
     if root is None:
         kind = "a leaf" if tensor.requires_grad else "not part of a graph"
@@ -97,19 +107,28 @@ def explain(tensor, format="text"):  # noqa: A002 - mirrors common tool flags
         pad = "    " * depth
         where = node._location()
         out.append(f"{pad}{type(node).__name__}" + (f"  <- {where}" if where else ""))
-        lines, _ = _saved_lines(node)
+        lines, _, _ = _saved_lines(node)
         out.extend(f"{pad}  | {line}" for line in lines)
     return "\n".join(out)
 
 
-def _dot(nodes):
+def _quote(text):
+    return text.replace("\\", "\\\\").replace('"', "\\\"")
+
+
+def _dot(nodes, leaf_names=None, show_saved=True):
+    """Dot text for ``nodes``; ``leaf_names`` maps id(tensor) to a name for AccumulateGrad."""
     ids = {id(node): f"n{i}" for i, (node, _) in enumerate(nodes)}
     out = ["digraph gradtrack {", '  node [shape=box, fontname="monospace"];']
     for node, _ in nodes:
-        lines, broken = _saved_lines(node)
+        lines, broken, notes = _saved_lines(node)
         where = node._location()
         head = [type(node).__name__] + ([f"at {where}"] if where else [])
-        label = "\\n".join(head + [line.replace('"', "'") for line in lines])
+        if leaf_names is not None and type(node).__name__ == "AccumulateGrad":
+            var = node.variable
+            head.insert(0, f"{leaf_names.get(id(var), '')} {tuple(var.shape)}".strip())
+        body = (lines + notes) if show_saved else []
+        label = "\\n".join(_quote(line) for line in head + body)
         color = ', color=red, fontcolor=red' if broken else ""
         out.append(f'  {ids[id(node)]} [label="{label}"{color}];')
         for child, _ in node.next_functions:

@@ -5,10 +5,11 @@
 // log and sin/cos are the Cephes single-precision approximations (ln via a
 // degree-8 polynomial on the mantissa around 1, sin/cos after a three-part
 // reduction by pi/4). The same steps are written here lane by lane, in the
-// same order with the same float constants, so the results equal torch's;
-// plain loops over 8 lanes let the compiler vectorise them.
+// same order with the same float constants, so the results equal torch's:
+// once per lane in plain C++ and eight lanes at a time with AVX2+FMA.
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <mutex>
 #include <vector>
@@ -16,11 +17,9 @@
 #include "kernels/parallel.h"
 #include "kernels/random_detail.h"
 
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && defined(__linux__) && \
-    !defined(GRADTRACK_NO_SIMD_CLONES)
-#define GT_RNG_CLONES __attribute__((target_clones("arch=x86-64-v3", "default")))
-#else
-#define GT_RNG_CLONES
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(GRADTRACK_NO_SIMD_CLONES)
+#include <immintrin.h>
+#define GT_RNG_AVX2 1
 #endif
 
 namespace gradtrack::kernels::random_detail {
@@ -100,8 +99,7 @@ inline void cephes_sincos(float x, float& s, float& c) {
   c = neg_cos ? -cv : cv;
 }
 
-GT_RNG_CLONES
-void float_blocks(float* data, int64_t blocks, float mean, float std) {
+void float_blocks_scalar(float* data, int64_t blocks, float mean, float std) {
   const float two_pi = static_cast<float>(2.0 * M_PI);
   for (int64_t b = 0; b < blocks; ++b) {
     float* d = data + 16 * b;
@@ -125,6 +123,90 @@ void double_blocks(double* data, int64_t blocks, double mean, double std) {
       d[j + 8] = std::fma(radius * std::sin(theta), std, mean);
     }
   }
+}
+
+#ifdef GT_RNG_AVX2
+// The same steps as cephes_log / cephes_sincos / float_blocks_scalar, eight
+// lanes at a time (bit-identical results: every fused step is an explicit fma).
+#define GT_AVX2 __attribute__((target("avx2,fma")))
+
+GT_AVX2 inline __m256 splat(float v) { return _mm256_set1_ps(v); }
+
+GT_AVX2 __m256 log8(__m256 x) {
+  const __m256 one = splat(1.0f);
+  x = _mm256_max_ps(x, _mm256_castsi256_ps(_mm256_set1_epi32(0x00800000)));
+  const __m256i b = _mm256_castps_si256(x);
+  const __m256i ei = _mm256_sub_epi32(_mm256_srli_epi32(b, 23), _mm256_set1_epi32(0x7f));
+  __m256 e = _mm256_add_ps(_mm256_cvtepi32_ps(ei), one);
+  const __m256 mant = _mm256_castsi256_ps(_mm256_set1_epi32(~0x7f800000));
+  __m256 m = _mm256_or_ps(_mm256_and_ps(x, mant), splat(0.5f));
+  const __m256 small = _mm256_cmp_ps(m, splat(0.707106781186547524f), _CMP_LT_OQ);
+  const __m256 extra = _mm256_and_ps(m, small);
+  m = _mm256_sub_ps(m, one);
+  e = _mm256_sub_ps(e, _mm256_and_ps(one, small));
+  m = _mm256_add_ps(m, extra);
+  const __m256 z = _mm256_mul_ps(m, m);
+  static const float kP[9] = {7.0376836292E-2f,  -1.1514610310E-1f, 1.1676998740E-1f,
+                              -1.2420140846E-1f, 1.4249322787E-1f,  -1.6668057665E-1f,
+                              2.0000714765E-1f,  -2.4999993993E-1f, 3.3333331174E-1f};
+  __m256 y = splat(kP[0]);
+  for (int i = 1; i < 9; ++i) y = _mm256_fmadd_ps(y, m, splat(kP[i]));
+  y = _mm256_mul_ps(y, m);
+  y = _mm256_fmadd_ps(y, z, _mm256_mul_ps(e, splat(-2.12194440e-4f)));
+  y = _mm256_fnmadd_ps(z, splat(0.5f), y);
+  return _mm256_fmadd_ps(e, splat(0.693359375f), _mm256_add_ps(m, y));
+}
+
+GT_AVX2 void sincos8(__m256 x, __m256* s, __m256* c) {
+  __m256i j = _mm256_cvttps_epi32(_mm256_mul_ps(x, splat(1.27323954473516f)));
+  j = _mm256_and_si256(_mm256_add_epi32(j, _mm256_set1_epi32(1)), _mm256_set1_epi32(~1));
+  const __m256 y = _mm256_cvtepi32_ps(j);
+  const __m256i four = _mm256_set1_epi32(4);
+  const __m256 swap_sin = _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_and_si256(j, four), 29));
+  const __m256i j2 = _mm256_sub_epi32(j, _mm256_set1_epi32(2));
+  const __m256 neg_cos = _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_andnot_si256(j2, four), 29));
+  const __m256 sin_poly = _mm256_castsi256_ps(
+      _mm256_cmpeq_epi32(_mm256_and_si256(j, _mm256_set1_epi32(2)), _mm256_setzero_si256()));
+  x = _mm256_fmadd_ps(y, splat(-0.78515625f), x);
+  x = _mm256_fmadd_ps(y, splat(-2.4187564849853515625e-4f), x);
+  x = _mm256_fmadd_ps(y, splat(-3.77489497744594108e-8f), x);
+  const __m256 z = _mm256_mul_ps(x, x);
+  __m256 pc = _mm256_fmadd_ps(splat(2.443315711809948E-005f), z, splat(-1.388731625493765E-003f));
+  pc = _mm256_fmadd_ps(pc, z, splat(4.166664568298827E-002f));
+  pc = _mm256_mul_ps(pc, z);
+  pc = _mm256_fmsub_ps(pc, z, _mm256_mul_ps(z, splat(0.5f)));
+  pc = _mm256_add_ps(pc, splat(1.0f));
+  __m256 ps = _mm256_fmadd_ps(splat(-1.9515295891E-4f), z, splat(8.3321608736E-3f));
+  ps = _mm256_fmadd_ps(ps, z, splat(-1.6666654611E-1f));
+  ps = _mm256_mul_ps(ps, z);
+  ps = _mm256_fmadd_ps(ps, x, x);
+  *s = _mm256_xor_ps(_mm256_blendv_ps(pc, ps, sin_poly), swap_sin);
+  *c = _mm256_xor_ps(_mm256_blendv_ps(ps, pc, sin_poly), neg_cos);
+}
+
+GT_AVX2 void float_blocks_avx2(float* data, int64_t blocks, float mean, float std) {
+  const __m256 two_pi = splat(static_cast<float>(2.0 * M_PI));
+  const __m256 mean_v = splat(mean), std_v = splat(std);
+  for (int64_t b = 0; b < blocks; ++b) {
+    float* d = data + 16 * b;
+    const __m256 u1 = _mm256_sub_ps(splat(1.0f), _mm256_loadu_ps(d));
+    const __m256 radius = _mm256_sqrt_ps(_mm256_mul_ps(splat(-2.0f), log8(u1)));
+    __m256 s, c;
+    sincos8(_mm256_mul_ps(two_pi, _mm256_loadu_ps(d + 8)), &s, &c);
+    _mm256_storeu_ps(d, _mm256_fmadd_ps(_mm256_mul_ps(radius, c), std_v, mean_v));
+    _mm256_storeu_ps(d + 8, _mm256_fmadd_ps(_mm256_mul_ps(radius, s), std_v, mean_v));
+  }
+}
+#endif
+
+void float_blocks(float* data, int64_t blocks, float mean, float std) {
+#ifdef GT_RNG_AVX2
+  // GRADTRACK_RNG_SCALAR=1 forces the per-lane code (tests check both agree).
+  static const bool avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") &&
+                           std::getenv("GRADTRACK_RNG_SCALAR") == nullptr;
+  if (avx2) return float_blocks_avx2(data, blocks, mean, std);
+#endif
+  float_blocks_scalar(data, blocks, mean, std);
 }
 
 template <typename T>

@@ -144,6 +144,27 @@ def test_like_factories_and_generator_args(torch):
         same_bits(x, y)
 
 
+def test_normal_function_overloads(torch):
+    def draw(L):
+        m = L.tensor([[-1.0, -0.625, -0.25], [0.125, 0.5, 0.875]])
+        s = L.tensor([0.5, 1.25, 2.0])
+        g = L.Generator().manual_seed(8)
+        return [L.normal(2.0, 3.0, (20,)), L.normal(m, 0.5), L.normal(1.5, s),
+                L.normal(m, s), L.normal(m, s, generator=g),
+                L.randint_like(m, 7), L.randint_like(m, -3, 4, dtype=L.int64),
+                L.rand_like(m, generator=g), L.randn_like(m, generator=g)]
+    for x, y in zip(*both(torch, draw)):
+        same_bits(x, y)
+    for L in (gt, torch):
+        with pytest.raises(RuntimeError, match="normal expects all elements of std >= 0.0"):
+            L.normal(0.0, -L.ones(3))
+        with pytest.raises(RuntimeError, match="normal expects std >= 0.0, but found std -1"):
+            L.normal(L.zeros(3), -1.0)
+    m = gt.zeros(3, requires_grad=True)
+    gt.normal(m, 1.0).sum().backward()
+    assert m.grad.tolist() == [1.0, 1.0, 1.0]
+
+
 def test_randperm_sizes(torch):
     for n in [0, 1, 2, 17, 4097]:
         same_bits(*both(torch, lambda L: L.randperm(n), n))
@@ -185,7 +206,7 @@ def test_integer_fills(torch):
 @pytest.mark.parametrize("pdtype", DTYPES)
 def test_bernoulli_tensor_p(torch, pdtype):
     def draw(L):
-        p = L.linspace(0, 1, 37, dtype=getattr(L, pdtype))
+        p = L.arange(37, dtype=getattr(L, pdtype)) / 36
         return [L.bernoulli(p), L.empty(37).bernoulli_(p), p.bernoulli(),
                 L.empty(4, 37, dtype=L.float64).bernoulli_(p), L.bernoulli(p, 0.25)]
     for x, y in zip(*both(torch, draw)):

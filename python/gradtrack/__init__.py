@@ -236,7 +236,7 @@ def load(f, map_location=None, weights_only=True):
 from . import random  # noqa: E402
 from .random import (  # noqa: E402,F401
     Generator, bernoulli, default_generator, get_rng_state, initial_seed, manual_seed,
-    multinomial, normal, seed, set_rng_state,
+    multinomial, normal, randint_like, seed, set_rng_state,
 )
 
 for _name, _method in random.METHODS.items():

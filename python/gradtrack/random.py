@@ -158,16 +158,59 @@ def multinomial(input, num_samples, replacement=False, *, generator=None, out=No
     return result
 
 
-def normal(mean=0.0, std=1.0, size=None, *, generator=None, dtype=None, requires_grad=False,
-           **_ignored):
-    """Draws from N(mean, std^2): numbers with ``size``, or tensors elementwise."""
-    from . import empty, is_tensor
-    if is_tensor(mean) or is_tensor(std):
-        raise NotImplementedError("gradtrack.normal with tensor mean or std is not available yet")
-    out = empty(*size, dtype=dtype)
-    _R.normal_(out, float(mean), float(std), generator)
-    out.requires_grad_(requires_grad)
-    return out
+def normal(mean=0.0, std=1.0, size=None, *, generator=None, out=None, dtype=None,
+           requires_grad=False, **_ignored):
+    """Draws from N(mean, std^2): numbers with ``size``, or tensors elementwise.
+
+    >>> import gradtrack
+    >>> _ = gradtrack.manual_seed(0)
+    >>> gradtrack.normal(gradtrack.zeros(2), 1.0).shape
+    gradtrack.Size([2])
+    """
+    from . import empty, empty_like, is_tensor, no_grad
+    if not is_tensor(mean) and not is_tensor(std):
+        if size is None:
+            raise TypeError("normal() missing required argument 'size'")
+        result = empty(*size, dtype=dtype)
+        _R.normal_(result, float(mean), float(std), generator)
+        result.requires_grad_(requires_grad)
+    elif not is_tensor(std):
+        # torch: contiguous N(0, std) draws shaped like mean, then + mean
+        with no_grad():
+            noise = empty_like(mean).contiguous()
+            _R.normal_(noise, 0.0, float(std), generator)
+        result = noise + mean
+    else:
+        if bool((std < 0).any()):
+            raise RuntimeError("normal expects all elements of std >= 0.0")
+        shape = _C._broadcast_shape(list(mean.shape), list(std.shape)) if is_tensor(mean) \
+            else list(std.shape)
+        # torch: N(0, 1) draws, then * std, then + mean (two roundings)
+        with no_grad():
+            noise = empty(*shape, dtype=std.dtype)
+            _R.normal_(noise, 0.0, 1.0, generator)
+            noise.mul_(std)
+        result = noise + mean
+    if out is not None:
+        return out.copy_(result)
+    return result
+
+
+def randint_like(input, low=0, high=None, *, generator=None, dtype=None,  # noqa: A002
+                 requires_grad=False, **_ignored):
+    """Integers in [low, high) shaped like ``input`` (``randint_like(x, high)`` also works).
+
+    >>> import gradtrack
+    >>> bool((gradtrack.randint_like(gradtrack.zeros(5), 3) < 3).all())
+    True
+    """
+    from . import empty_like
+    if high is None:
+        low, high = 0, low
+    result = empty_like(input, dtype=dtype)
+    _R.random_(result, int(low), int(high), 0, generator)
+    result.requires_grad_(requires_grad)
+    return result
 
 
 METHODS = {f.__name__: f for f in (bernoulli_, exponential_, geometric_, cauchy_, log_normal_,

@@ -325,3 +325,17 @@ def test_scalar_fallback_equals_the_vector_path():
     assert done.returncode == 0, done.stderr[-2000:]
     gt.manual_seed(1)
     assert done.stdout.strip() == gt.randn(4099).numpy().tobytes().hex()
+
+
+def test_unaligned_numpy_memory_draws_the_same(torch):
+    buf = np.zeros(4 * 40 + 1, dtype=np.uint8)
+    arr = np.frombuffer(buf.data, dtype=np.float32, offset=1, count=40)
+    assert not arr.flags.aligned
+    t = gt.from_numpy(arr)
+    gt.manual_seed(6)
+    t.normal_()
+    t[:20].uniform_(-1.0, 3.0)
+    torch.manual_seed(6)
+    ref = torch.empty(40).normal_()
+    ref[:20].uniform_(-1.0, 3.0)
+    np.testing.assert_array_equal(arr, ref.numpy())

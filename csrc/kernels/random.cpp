@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "core/dtype.h"
+#include "kernels/elementwise.h"
 #include "kernels/random_detail.h"
 
 namespace gradtrack::kernels {
@@ -104,8 +105,11 @@ void normal(const Tensor& out, double mean, double std, Generator& gen) {
   GT_DISPATCH_FLOAT(out.dtype(), "normal_kernel_cpu", [&] {
     using T = scalar_t;
     const int64_t n = out.numel();
-    if (n >= 16 && out.is_contiguous() && out.is_aligned()) {
-      rd::normal_fill<T>(gen, out.data<T>(), n, static_cast<T>(mean), static_cast<T>(std));
+    if (n >= 16 && out.is_contiguous()) {
+      // Memory aliased from an unaligned NumPy array fills an aligned copy.
+      Tensor dst = out.is_aligned() ? out : empty(out.sizes(), out.dtype());
+      rd::normal_fill<T>(gen, dst.data<T>(), n, static_cast<T>(mean), static_cast<T>(std));
+      if (!dst.is_same(out)) copy(out, dst);
       return;
     }
     serial_fill<T>(out, gen, [&] { return static_cast<T>(rd::normal_scalar(gen, mean, std)); });

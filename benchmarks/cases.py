@@ -453,6 +453,29 @@ def sgd_step(T, _unused):
 
 
 # --------------------------------------------------------------------------
+# random draws: torch's mt19937 stream, equal numbers (a fresh output each time)
+
+GROUP_RNG = "random"
+RNG_POINTS = (Point("16M", 1 << 24, "16M float32 draws"),)
+
+
+@timed_case("rand", GROUP_RNG, "T.rand(n)", RNG_POINTS)
+def rand(T, n):
+    def step():
+        T.rand(n)
+
+    return step
+
+
+@timed_case("randn", GROUP_RNG, "T.randn(n)", RNG_POINTS)
+def randn(T, n):
+    def step():
+        T.randn(n)
+
+    return step
+
+
+# --------------------------------------------------------------------------
 # 9-10. process-level numbers, each from fresh interpreters
 
 GROUP_PROC = "import & memory"

@@ -34,6 +34,9 @@ GOALS = (
     Goal("mul_relu_sum_backward", "4M", 0.6, "large graph fwd+bwd"),
     Goal("import_time", None, 0.05, "no numpy/torch-sized import"),
     Goal("peak_rss_mlp", None, 0.5, "memory of a training process"),
+    # torch's random streams (issue 17)
+    Goal("rand", "16M", 1.0, "serial mt19937 draws, same stream as torch"),
+    Goal("randn", "16M", 1.0, "serial draws, then Box-Muller blocks over threads"),
 )
 
 

@@ -881,6 +881,17 @@ const FormulaRow kRows[] = {
     Row(OpKind::Erf, "ErfBackward0", erf_bw).saves_input(0, ForGrad0),
     Row(OpKind::Exp2, "Exp2Backward0", exp2_bw).saves_result(),
     Row(OpKind::Frac, "FracBackward0", pass_bw),
+    // torch's random fills: the result does not depend on self's old values
+    Row(OpKind::Bernoulli, "BernoulliBackward2", zero_bw),
+    Row(OpKind::BernoulliTensor, "BernoulliBackward1", zero_bw),
+    Row(OpKind::BernoulliFunctional, "BernoulliBackward0", zero_bw),
+    Row(OpKind::Exponential, "ExponentialBackward0", zero_bw),
+    Row(OpKind::Geometric, "GeometricBackward0", zero_bw),
+    Row(OpKind::Cauchy, "CauchyBackward0", zero_bw),
+    Row(OpKind::LogNormal, "LogNormalBackward0", zero_bw),
+    Row(OpKind::RandomFromTo, "RandomBackward0", zero_bw),
+    Row(OpKind::RandomTo, "RandomBackward1", zero_bw),
+    Row(OpKind::Random, "RandomBackward2", zero_bw),
 };
 
 }  // namespace

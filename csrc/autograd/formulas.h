@@ -35,7 +35,10 @@ namespace gradtrack::autograd {
   X(AddByScalar) X(SoftmaxBackwardData) X(LogSoftmaxBackwardData) \
   X(Scatter) X(ScatterValue) X(FloorDivideInplace) X(Fmod) X(FmodScalar) X(Atan2) X(Hypot)    \
   X(ClampMin) X(ClampMax) X(ClampMinTensor) X(ClampMaxTensor) X(Tan) X(Asin) X(Acos) X(Atan)   \
-  X(Sinh) X(Cosh) X(Log2) X(Log10) X(Erf) X(Exp2) X(Frac)
+  X(Sinh) X(Cosh) X(Log2) X(Log10) X(Erf) X(Exp2) X(Frac)                                    \
+  /* torch's random fills (ops/random.cpp) */                                                \
+  X(Bernoulli) X(BernoulliTensor) X(BernoulliFunctional) X(Exponential) X(Geometric)         \
+  X(Cauchy) X(LogNormal) X(RandomFromTo) X(RandomTo) X(Random)
 // clang-format on
 
 enum class OpKind : uint16_t {

@@ -109,34 +109,35 @@ Tensor eye(int64_t n, int64_t m, ScalarType dtype) {
   return out;
 }
 
-Tensor rand(const DimVector& sizes, ScalarType dtype) {
+Tensor rand(const DimVector& sizes, ScalarType dtype, Generator* gen) {
   GT_CHECK_IMPL(is_floating(dtype), "\"check_uniform_bounds\" not implemented for '",
                 scalar_type_name(dtype), "'");
   Tensor out = empty(sizes, dtype);
-  kernels::uniform(out, 0, 1, default_generator());
+  kernels::uniform(out, 0, 1, gen ? *gen : default_generator());
   return out;
 }
 
-Tensor randn(const DimVector& sizes, ScalarType dtype) {
+Tensor randn(const DimVector& sizes, ScalarType dtype, Generator* gen) {
   GT_CHECK_IMPL(is_floating(dtype), "\"normal_kernel_cpu\" not implemented for '",
                 scalar_type_name(dtype), "'");
   Tensor out = empty(sizes, dtype);
-  kernels::normal(out, 0, 1, default_generator());
+  kernels::normal(out, 0, 1, gen ? *gen : default_generator());
   return out;
 }
 
-Tensor randint(int64_t low, int64_t high, const DimVector& sizes, ScalarType dtype) {
+Tensor randint(int64_t low, int64_t high, const DimVector& sizes, ScalarType dtype,
+               Generator* gen) {
   GT_CHECK(low < high, "random_ expects 'from' to be less than 'to', but got from=", low,
            " >= to=", high);
   Tensor out = empty(sizes, dtype);
-  kernels::randint(out, low, high, default_generator());
+  kernels::randint(out, low, high, gen ? *gen : default_generator());
   return out;
 }
 
-Tensor randperm(int64_t n, ScalarType dtype) {
+Tensor randperm(int64_t n, ScalarType dtype, Generator* gen) {
   GT_CHECK(n >= 0, "n must be non-negative, got", n);
   Tensor idx = empty({n}, ScalarType::Int64);
-  kernels::randperm(idx, default_generator());
+  kernels::randperm(idx, gen ? *gen : default_generator());
   return to_dtype(idx, dtype);
 }
 

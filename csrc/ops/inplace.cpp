@@ -425,24 +425,26 @@ Tensor inplace_copy(const Tensor& self, const Tensor& src) {
   return self;
 }
 
-Tensor inplace_normal(const Tensor& self, double mean, double std) {
+Tensor inplace_normal(const Tensor& self, double mean, double std, Generator* gen) {
+  check_no_internal_overlap(self);
   GT_CHECK(std >= 0.0, "normal expects std >= 0.0, but found std ", std);
   GT_CHECK_IMPL(is_floating(self.dtype()), "\"normal_kernel_cpu\" not implemented for '",
                 scalar_type_name(self.dtype()), "'");
   run_inplace(
       "normal_", OpKind::Normal, true, {&self}, self,
-      [&] { kernels::normal(self, mean, std, default_generator()); }, no_attrs);
+      [&] { kernels::normal(self, mean, std, gen ? *gen : default_generator()); }, no_attrs);
   return self;
 }
 
-Tensor inplace_uniform(const Tensor& self, double lo, double hi) {
+Tensor inplace_uniform(const Tensor& self, double lo, double hi, Generator* gen) {
+  check_no_internal_overlap(self);
   GT_CHECK(lo <= hi, "uniform_ expects to return a [from, to) range, but found from=", lo,
            " > to=", hi);
   GT_CHECK_IMPL(is_floating(self.dtype()), "\"check_uniform_bounds\" not implemented for '",
                 scalar_type_name(self.dtype()), "'");
   run_inplace(
       "uniform_", OpKind::Uniform, true, {&self}, self,
-      [&] { kernels::uniform(self, lo, hi, default_generator()); }, no_attrs);
+      [&] { kernels::uniform(self, lo, hi, gen ? *gen : default_generator()); }, no_attrs);
   return self;
 }
 

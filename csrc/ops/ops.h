@@ -6,6 +6,7 @@
 #include <string>
 #include <utility>
 
+#include "core/generator.h"
 #include "core/scalar.h"
 #include "core/tensor.h"
 #include "kernels/pointwise_ops.h"
@@ -197,10 +198,11 @@ Tensor scalar_tensor(Scalar value, ScalarType dtype);
 Tensor arange(Scalar start, Scalar end, Scalar step, std::optional<ScalarType> dtype);
 Tensor linspace(double start, double end, int64_t steps, ScalarType dtype);
 Tensor eye(int64_t n, int64_t m, ScalarType dtype);
-Tensor rand(const DimVector& sizes, ScalarType dtype);
-Tensor randn(const DimVector& sizes, ScalarType dtype);
-Tensor randint(int64_t low, int64_t high, const DimVector& sizes, ScalarType dtype);
-Tensor randperm(int64_t n, ScalarType dtype);
+Tensor rand(const DimVector& sizes, ScalarType dtype, Generator* gen = nullptr);
+Tensor randn(const DimVector& sizes, ScalarType dtype, Generator* gen = nullptr);
+Tensor randint(int64_t low, int64_t high, const DimVector& sizes, ScalarType dtype,
+               Generator* gen = nullptr);
+Tensor randperm(int64_t n, ScalarType dtype, Generator* gen = nullptr);
 
 // ---- in-place (inplace.cpp): THE entry that writes, bumps and rebases ----
 /// The op list's in-place variants, unary then binary (NOTE [The op list]).
@@ -230,8 +232,9 @@ Tensor inplace_fill(const Tensor& self, Scalar value);
 Tensor inplace_fill(const Tensor& self, const Tensor& value);
 Tensor inplace_zero(const Tensor& self);
 Tensor inplace_copy(const Tensor& self, const Tensor& src);
-Tensor inplace_normal(const Tensor& self, double mean, double std);
-Tensor inplace_uniform(const Tensor& self, double lo, double hi);
+/// `gen` null means the default generator (as for every random op below).
+Tensor inplace_normal(const Tensor& self, double mean, double std, Generator* gen = nullptr);
+Tensor inplace_uniform(const Tensor& self, double lo, double hi, Generator* gen = nullptr);
 Tensor inplace_index_put(const Tensor& self, const IndexList& indices, const Tensor& values,
                          bool accumulate);
 /// PyTorch's _index_put_impl_: index_put_ recorded as IndexPutImplBackward0,
@@ -270,5 +273,20 @@ ScalarType result_type(const Tensor& a, const Tensor& b);
 ScalarType result_type(const Tensor& a, Scalar b);
 /// `t` converted to `dtype` (no copy if already there; no autograd record).
 Tensor cast_for_kernel(const Tensor& t, ScalarType dtype);
+
+// Random fills beyond normal_/uniform_ (ops/random.cpp); `gen` null = default.
+Tensor inplace_bernoulli(const Tensor& self, double p, Generator* gen = nullptr);
+Tensor inplace_bernoulli(const Tensor& self, const Tensor& p, Generator* gen = nullptr);
+/// torch.bernoulli(input): input holds the probabilities.
+Tensor bernoulli(const Tensor& input, Generator* gen = nullptr);
+Tensor inplace_exponential(const Tensor& self, double lambd, Generator* gen = nullptr);
+Tensor inplace_geometric(const Tensor& self, double p, Generator* gen = nullptr);
+Tensor inplace_cauchy(const Tensor& self, double median, double sigma, Generator* gen = nullptr);
+Tensor inplace_log_normal(const Tensor& self, double mean, double std, Generator* gen = nullptr);
+/// random_(from, to) with to = None as nullopt; random_() is from = 0, to = None.
+Tensor inplace_random(const Tensor& self, int64_t from, std::optional<int64_t> to, int variant,
+                      Generator* gen = nullptr);
+Tensor multinomial(const Tensor& input, int64_t num_samples, bool replacement,
+                   Generator* gen = nullptr);
 
 }  // namespace gradtrack::ops

@@ -6,6 +6,7 @@
 #include "kernels/kernels.h"
 #include "python/arg_errors.h"
 #include "python/common.h"
+#include "python/generator_arg.h"
 
 namespace gradtrack::python {
 
@@ -58,6 +59,29 @@ void factory(py::module_& m, const char* name, F make) {
       py::arg("device") = py::none(), py::arg("out") = py::none());
 }
 
+// rand / randn: the sized factories plus `generator=`.
+template <typename F>
+void random_factory(py::module_& m, const char* name, F make) {
+  m.def(
+      name,
+      [make, name](const py::args& size, py::handle gen, py::handle dtype, bool rg, py::handle,
+                   py::handle) {
+        GT_CHECK_TYPE(size.size() > 0, name,
+                      "() missing 1 required positional arguments: \"size\"");
+        DimVector sizes = parse_sizes(size, name);
+        ScalarType dt;
+        try {
+          dt = dtype_or(dtype, ScalarType::Float32);
+        } catch (const TypeError& e) {
+          throw TypeError(std::string(name) + "(): " + e.what());
+        }
+        return finish_factory(make(sizes, dt, generator_arg(gen)), rg);
+      },
+      py::kw_only(), py::arg("generator") = py::none(), py::arg("dtype") = py::none(),
+      py::arg("requires_grad") = false, py::arg("device") = py::none(),
+      py::arg("out") = py::none());
+}
+
 void bind_factories(py::module_& m) {
   factory(m, "zeros", [](const DimVector& s, ScalarType dt) {
     for (int64_t d : s) GT_CHECK(d >= 0, "zeros: Dimension size must be non-negative.");
@@ -65,8 +89,12 @@ void bind_factories(py::module_& m) {
   });
   factory(m, "ones", [](const DimVector& s, ScalarType dt) { return ops::ones(s, dt); });
   factory(m, "empty", [](const DimVector& s, ScalarType dt) { return empty(s, dt); });
-  factory(m, "rand", [](const DimVector& s, ScalarType dt) { return ops::rand(s, dt); });
-  factory(m, "randn", [](const DimVector& s, ScalarType dt) { return ops::randn(s, dt); });
+  random_factory(m, "rand", [](const DimVector& s, ScalarType dt, Generator* g) {
+    return ops::rand(s, dt, g);
+  });
+  random_factory(m, "randn", [](const DimVector& s, ScalarType dt, Generator* g) {
+    return ops::randn(s, dt, g);
+  });
   // `device=` is taken everywhere torch takes it, as tensor() and the sized
   // factories do: gradtrack computes on the CPU only.
   m.def(
@@ -134,58 +162,57 @@ void bind_factories(py::module_& m) {
       py::arg("requires_grad") = false, py::arg("device") = py::none());
   m.def(
       "randint",
-      [](const py::args& args, py::handle dtype, bool rg, py::handle) {
+      [](const py::args& args, py::handle gen, py::handle dtype, bool rg, py::handle) {
         GT_CHECK_TYPE(args.size() == 2 || args.size() == 3,
                       "randint() received an invalid combination of arguments");
         int n = static_cast<int>(args.size());
         int64_t low = n == 3 ? int_arg(args[0], "randint", "low", 1) : 0;
         int64_t high = int_arg(args[n - 2], "randint", "high", n - 1);
         DimVector size = int_list(args[n - 1], "randint", "size", n);
-        return finish_factory(ops::randint(low, high, size, dtype_or(dtype, ScalarType::Int64)),
-                              rg);
+        return finish_factory(
+            ops::randint(low, high, size, dtype_or(dtype, ScalarType::Int64), generator_arg(gen)),
+            rg);
       },
-      py::kw_only(), py::arg("dtype") = py::none(), py::arg("requires_grad") = false,
-      py::arg("device") = py::none());
+      py::kw_only(), py::arg("generator") = py::none(), py::arg("dtype") = py::none(),
+      py::arg("requires_grad") = false, py::arg("device") = py::none());
   m.def(
       "randperm",
-      [](int64_t n, py::handle dtype, py::handle) {
-        return ops::randperm(n, dtype_or(dtype, ScalarType::Int64));
+      [](int64_t n, py::handle gen, py::handle dtype, bool rg, py::handle) {
+        return finish_factory(
+            ops::randperm(n, dtype_or(dtype, ScalarType::Int64), generator_arg(gen)), rg);
       },
-      py::arg("n"), py::kw_only(), py::arg("dtype") = py::none(), py::arg("device") = py::none());
-  m.def("_like",
-        [](const std::string& kind, const Tensor& a, py::handle dtype, bool rg, py::handle fill) {
-          ScalarType dt = dtype_or(dtype, a.dtype());
-          // The new tensor keeps `a`'s memory layout (memory_format=preserve).
-          Tensor t = ops::empty_like(a, dt);
-          if (kind == "zeros")
-            kernels::fill(t, Scalar(0));
-          else if (kind == "ones")
-            kernels::fill(t, Scalar(1));
-          else if (kind == "full")
-            kernels::fill(t, fill_value(fill, dt));
-          else if (kind == "rand")
-            ops::inplace_uniform(t, 0, 1);
-          else if (kind == "randn")
-            ops::inplace_normal(t, 0, 1);
-          else if (kind != "empty")
-            throw ValueError("unknown factory " + kind);
-          if (kind == "rand" || kind == "randn")
-            t->set_version_counter(std::make_shared<VersionCounter>());
-          return finish_factory(t, rg);
-        });
-  m.def("manual_seed", [](int64_t seed) { default_generator().manual_seed(uint64_t(seed)); });
-  m.def("initial_seed", [] { return default_generator().initial_seed(); });
+      py::arg("n"), py::kw_only(), py::arg("generator") = py::none(), py::arg("dtype") = py::none(),
+      py::arg("requires_grad") = false, py::arg("device") = py::none());
+  m.def(
+      "_like",
+      [](const std::string& kind, const Tensor& a, py::handle dtype, bool rg, py::handle fill,
+         py::handle gen) {
+        ScalarType dt = dtype_or(dtype, a.dtype());
+        // The new tensor keeps `a`'s memory layout (memory_format=preserve).
+        Tensor t = ops::empty_like(a, dt);
+        if (kind == "zeros")
+          kernels::fill(t, Scalar(0));
+        else if (kind == "ones")
+          kernels::fill(t, Scalar(1));
+        else if (kind == "full")
+          kernels::fill(t, fill_value(fill, dt));
+        else if (kind == "rand")
+          ops::inplace_uniform(t, 0, 1, generator_arg(gen));
+        else if (kind == "randn")
+          ops::inplace_normal(t, 0, 1, generator_arg(gen));
+        else if (kind != "empty")
+          throw ValueError("unknown factory " + kind);
+        if (kind == "rand" || kind == "randn")
+          t->set_version_counter(std::make_shared<VersionCounter>());
+        return finish_factory(t, rg);
+      },
+      py::arg("kind"), py::arg("a"), py::arg("dtype"), py::arg("rg"), py::arg("fill"),
+      py::arg("generator") = py::none());
   // torch.broadcast_tensors' shape rule (infer_size), for the Python layer.
   m.def("_broadcast_shape", [](const std::vector<int64_t>& a, const std::vector<int64_t>& b) {
     DimVector out = broadcast_shapes(DimVector(a.begin(), a.end()), DimVector(b.begin(), b.end()));
     return std::vector<int64_t>(out.begin(), out.end());
   });
-  m.def("_get_rng_state", [] {
-    auto& g = default_generator();
-    return py::make_tuple(g.seed(), g.offset());
-  });
-  m.def("_set_rng_state",
-        [](uint64_t seed, uint64_t offset) { default_generator().set_state(seed, offset); });
 }
 
 }  // namespace

@@ -74,5 +74,6 @@ PYBIND11_MODULE(_C, m) {
   init_inplace(m);
   init_nn(m);
   init_runtime(m);
+  init_random(m);
   install_argument_errors(m);
 }

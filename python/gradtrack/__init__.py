@@ -72,13 +72,13 @@ from ._C import (  # noqa: E402,F401
     abs, add, addmm, all, amax, any, argmax, argmin, arange, as_strided, bmm, cat, ceil, chunk,
     clamp, clone, concat, cos, div, dot, empty, equal, exp, expm1, eye, flatten, floor,
     floor_divide, from_numpy, full, gather, get_num_threads, index_select, isnan, linspace, log,
-    log1p, log_softmax, logical_and, logical_not, logical_or, logical_xor, manual_seed, masked_fill,
+    log1p, log_softmax, logical_and, logical_not, logical_or, logical_xor, masked_fill,
     matmul, maximum, mean, minimum, mm, mul, mv, narrow, neg, ones, outer, permute, pow, prod, rand,
     randint, randn, randperm, reciprocal, relu, remainder, reshape, round, rsqrt, rsub, scatter,
     scatter_add, select, set_num_threads, sigmoid, sign, sin, softmax, split, sqrt, square,
     squeeze, stack, sub,
     sum, swapaxes, t, tanh, tensor, transpose, trunc, unbind, unsqueeze, where, zeros,
-    initial_seed, eq, ne, lt, le, gt, ge, bitwise_not,
+    eq, ne, lt, le, gt, ge, bitwise_not,
 )
 from ._tensor_str import set_printoptions  # noqa: E402
 from .autograd.grad_mode import (  # noqa: E402
@@ -130,8 +130,9 @@ def _rebuild_tensor(array, requires_grad):
 
 
 def _like(kind):
-    def factory(input, *, dtype=None, requires_grad=False, **_ignored):  # noqa: A002
-        return _C._like(kind, input, dtype, requires_grad, None)
+    def factory(input, *, dtype=None, requires_grad=False, generator=None,  # noqa: A002
+                **_ignored):
+        return _C._like(kind, input, dtype, requires_grad, None, generator)
     factory.__name__ = kind + "_like"
     factory.__doc__ = f"A new tensor shaped like ``input``, filled as by ``{kind}``."
     return factory
@@ -146,7 +147,7 @@ randn_like = _like("randn")
 
 def full_like(input, fill_value, *, dtype=None, requires_grad=False, **_ignored):  # noqa: A002
     """A new tensor shaped like ``input`` filled with ``fill_value``."""
-    return _C._like("full", input, dtype, requires_grad, fill_value)
+    return _C._like("full", input, dtype, requires_grad, fill_value, None)
 
 
 def is_tensor(obj):
@@ -229,3 +230,15 @@ def load(f, map_location=None, weights_only=True):
     """Loads what :func:`save` wrote; a corrupted or foreign file raises RuntimeError."""
     from .serialization import load as _load
     return _load(f, map_location=map_location, weights_only=weights_only)
+
+
+# torch's CPU generator (mt19937) and the random fills drawn from it.
+from . import random  # noqa: E402
+from .random import (  # noqa: E402,F401
+    Generator, bernoulli, default_generator, get_rng_state, initial_seed, manual_seed,
+    multinomial, normal, randint_like, seed, set_rng_state,
+)
+
+for _name, _method in random.METHODS.items():
+    setattr(Tensor, _name, _method)
+del _name, _method

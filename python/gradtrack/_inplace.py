@@ -177,15 +177,17 @@ def copy_(self, src, non_blocking=False):
 def normal_(self, mean=0.0, std=1.0, *, generator=None):
     """Fills ``self`` with samples of N(mean, std^2)."""
     check(self)
-    return _C._inplace.normal_(self, float(mean), float(std))
+    return _C._random.normal_(self, float(mean), float(std), generator)
 
 
 def uniform_(self, *args, **kwargs):
     """Fills ``self`` with samples of U(from, to) (defaults 0 and 1)."""
     values = dict(zip(("from", "to"), args))
-    values.update({k.rstrip("_"): v for k, v in kwargs.items() if k != "generator"})
+    generator = kwargs.pop("generator", None)
+    values.update({k.rstrip("_"): v for k, v in kwargs.items()})
     check(self)
-    return _C._inplace.uniform_(self, float(values.get("from", 0.0)), float(values.get("to", 1.0)))
+    return _C._random.uniform_(self, float(values.get("from", 0.0)), float(values.get("to", 1.0)),
+                               generator)
 
 
 def masked_fill_(self, mask, value):

@@ -18,7 +18,8 @@ import warnings
 from ..autograd.grad_mode import no_grad
 
 __all__ = ["calculate_gain", "uniform_", "normal_", "constant_", "zeros_", "ones_",
-           "xavier_uniform_", "xavier_normal_", "kaiming_uniform_", "kaiming_normal_"]
+           "xavier_uniform_", "xavier_normal_", "kaiming_uniform_", "kaiming_normal_",
+           "trunc_normal_"]
 
 _LINEAR_FNS = ("linear", "conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d",
                "conv_transpose3d")
@@ -80,7 +81,7 @@ def uniform_(tensor, a=0.0, b=1.0, generator=None):
     True
     """
     with no_grad():
-        return tensor.uniform_(a, b)
+        return tensor.uniform_(a, b, generator=generator)
 
 
 def normal_(tensor, mean=0.0, std=1.0, generator=None):
@@ -92,7 +93,7 @@ def normal_(tensor, mean=0.0, std=1.0, generator=None):
     gradtrack.Size([2, 3])
     """
     with no_grad():
-        return tensor.normal_(mean, std)
+        return tensor.normal_(mean, std, generator=generator)
 
 
 def constant_(tensor, val):
@@ -124,14 +125,14 @@ def xavier_uniform_(tensor, gain=1.0, generator=None):
     fan_in, fan_out = _calculate_fan_in_and_fan_out(tensor)
     std = gain * math.sqrt(2.0 / float(fan_in + fan_out))
     bound = math.sqrt(3.0) * std
-    return uniform_(tensor, -bound, bound)
+    return uniform_(tensor, -bound, bound, generator)
 
 
 def xavier_normal_(tensor, gain=1.0, generator=None):
     """Glorot normal: N(0, std^2) with ``std = gain * sqrt(2 / (fan_in + fan_out))``."""
     fan_in, fan_out = _calculate_fan_in_and_fan_out(tensor)
     std = gain * math.sqrt(2.0 / float(fan_in + fan_out))
-    return normal_(tensor, 0.0, std)
+    return normal_(tensor, 0.0, std, generator)
 
 
 def kaiming_uniform_(tensor, a=0, mode="fan_in", nonlinearity="leaky_relu", generator=None):
@@ -151,7 +152,7 @@ def kaiming_uniform_(tensor, a=0, mode="fan_in", nonlinearity="leaky_relu", gene
     fan = _calculate_correct_fan(tensor, mode)
     std = calculate_gain(nonlinearity, a) / math.sqrt(fan)
     bound = math.sqrt(3.0) * std
-    return uniform_(tensor, -bound, bound)
+    return uniform_(tensor, -bound, bound, generator)
 
 
 def kaiming_normal_(tensor, a=0, mode="fan_in", nonlinearity="leaky_relu", generator=None):
@@ -161,4 +162,74 @@ def kaiming_normal_(tensor, a=0, mode="fan_in", nonlinearity="leaky_relu", gener
         return tensor
     fan = _calculate_correct_fan(tensor, mode)
     std = calculate_gain(nonlinearity, a) / math.sqrt(fan)
-    return normal_(tensor, 0.0, std)
+    return normal_(tensor, 0.0, std, generator)
+
+
+def trunc_normal_(tensor, mean=0.0, std=1.0, a=-2.0, b=2.0, generator=None):
+    """N(mean, std^2) truncated to [a, b], by rejection (torch 2.13's sampler, same draws).
+
+    When [a, b] holds more than 30% of the mass, normal draws outside it are
+    redrawn; otherwise uniform candidates on [a, b] are accepted against the
+    normal density.
+
+    >>> import gradtrack
+    >>> from gradtrack import nn
+    >>> w = nn.init.trunc_normal_(gradtrack.empty(1000), std=3.0, a=-1.0, b=1.0)
+    >>> bool((w.abs() <= 1).all())
+    True
+    """
+    def norm_cdf(x):
+        return (1.0 + math.erf(x / math.sqrt(2.0))) / 2.0
+
+    if (mean < a - 2 * std) or (mean > b + 2 * std):
+        warnings.warn("mean is more than 2 std from [a, b] in nn.init.trunc_normal_. "
+                      "The distribution of values may be incorrect.", stacklevel=2)
+    with no_grad():
+        if norm_cdf((b - mean) / std) - norm_cdf((a - mean) / std) > 0.3:
+            _redraw_outside(tensor, mean, std, a, b, generator)
+        else:
+            _accept_uniform(tensor, mean, std, a, b, generator)
+        return tensor
+
+
+def _redraw_outside(tensor, mean, std, a, b, generator):
+    import gradtrack
+    # The bounds as the tensor's dtype holds them, so the mask agrees with its values.
+    lo = gradtrack.tensor(a, dtype=tensor.dtype).item()
+    hi = gradtrack.tensor(b, dtype=tensor.dtype).item()
+    result = tensor.normal_(mean, std, generator=generator)
+    while True:
+        mask = (result < lo) | (result > hi)
+        if not mask.any():
+            break
+        fresh = gradtrack.empty_like(result).normal_(mean, std, generator=generator)
+        result = gradtrack.where(mask, fresh, result)
+    if result is not tensor:
+        tensor.copy_(result)
+
+
+def _accept_uniform(tensor, mean, std, a, b, generator):
+    import gradtrack
+    mode = max(a, min(mean, b))
+    log_peak = -0.5 * ((mode - mean) / std) ** 2
+    candidates = gradtrack.empty_like(tensor)
+    accept_buf = gradtrack.empty_like(tensor)
+
+    def rejected(cand):
+        # log_pdf = -0.5 * ((c - mean) / std) ** 2, relative to the peak
+        cand.sub_(mean).div_(std).pow_(2).mul_(-0.5).sub_(log_peak)
+        return accept_buf.uniform_(generator=generator).log_().gt(cand)
+
+    tensor.uniform_(a, b, generator=generator)
+    candidates.copy_(tensor)
+    pending = rejected(candidates)
+    if not pending.any():
+        return
+    result = tensor
+    while True:
+        candidates.uniform_(a, b, generator=generator)
+        result = gradtrack.where(pending, candidates, result)
+        pending = gradtrack.where(pending, rejected(candidates), pending)
+        if not pending.any():
+            break
+    tensor.copy_(result)

@@ -15,3 +15,6 @@ from .optimizer import Optimizer
 from .sgd import SGD
 
 __all__ = ["Optimizer", "SGD"]
+
+# Learning-rate schedulers (training toolkit)
+from . import lr_scheduler  # noqa: E402,F401 - torch.optim.lr_scheduler after `import torch`

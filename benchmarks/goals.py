@@ -34,6 +34,8 @@ GOALS = (
     Goal("mul_relu_sum_backward", "4M", 0.6, "large graph fwd+bwd"),
     Goal("import_time", None, 0.05, "no numpy/torch-sized import"),
     Goal("peak_rss_mlp", None, 0.5, "memory of a training process"),
+    # training toolkit
+    Goal("dataloader_epoch", None, 0.3, "batched gather instead of per-sample stacking"),
 )
 
 

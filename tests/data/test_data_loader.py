@@ -125,6 +125,7 @@ ERRORS = [
     lambda lib, ds: list(lib.utils.data.DataLoader(ds, batch_sampler=[[]])),
     lambda lib, ds: list(lib.utils.data.DataLoader(lib.utils.data.Dataset(), batch_size=2,
                                                    sampler=[0])),
+    lambda lib, ds: list(lib.utils.data.DataLoader(ds, timeout=1)),
 ]
 
 

@@ -236,3 +236,16 @@ def test_too_many_workers_warns_like_torch(torch):
             lib.utils.data.DataLoader(range(4), num_workers=64)
         caught.append([str(x.message) for x in w])
     assert caught[0] == caught[1] and len(caught[0]) == 1
+
+
+def test_persistent_workers_restart_iterable_datasets():
+    loader = DataLoader(Shards(), batch_size=2, num_workers=2, persistent_workers=True)
+    epochs = [[b.tolist() for b in loader] for _ in range(3)]
+    assert epochs[0] == epochs[1] == epochs[2]
+    assert sorted(v for b in epochs[0] for v in b) == list(range(10))
+
+
+def test_spawn_context_pickles_the_dataset_and_its_tensors():
+    ds = TensorDataset(gradtrack.arange(20.0).view(10, 2), gradtrack.arange(10))
+    loader = DataLoader(ds, batch_size=4, num_workers=1, multiprocessing_context="spawn")
+    assert _flat(loader) == _flat(DataLoader(ds, batch_size=4))

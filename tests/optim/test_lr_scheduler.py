@@ -386,3 +386,38 @@ def test_tensor_lr_is_filled_in_place(torch):
         out.append(round(float(last), 7))
     assert out[0] == out[1] == 0.05
     assert math.isclose(float(lr), 0.05, rel_tol=1e-6)
+
+
+@pytest.mark.parametrize("name", ["MultiStepLR", "OneCycleLR", "CyclicLR-exp_range",
+                                  "SequentialLR"])
+def test_state_dict_survives_gradtrack_save_and_load(name, tmp_path):
+    make, steps = CASES[name]
+    full = _trajectory(gradtrack, make, steps)[0]
+    opt = _optimizer(gradtrack)
+    sched = make(gradtrack, opt)
+    for _ in range(5):
+        _step_params(gradtrack, opt)
+        sched.step()
+    gradtrack.save({"sched": sched.state_dict(), "opt": opt.state_dict()}, tmp_path / "ck.pt")
+    saved = gradtrack.load(tmp_path / "ck.pt")
+    opt2 = _optimizer(gradtrack)
+    sched2 = make(gradtrack, opt2)
+    opt2.load_state_dict(saved["opt"])
+    sched2.load_state_dict(saved["sched"])
+    rest = [list(sched2.get_last_lr())]
+    for _ in range(steps - 5):
+        _step_params(gradtrack, opt2)
+        sched2.step()
+        rest.append(list(sched2.get_last_lr()))
+    assert rest == full[5:]
+
+
+def test_reduce_lr_on_plateau_survives_save_and_load(tmp_path):
+    opt = _optimizer(gradtrack)
+    sched = gradtrack.optim.lr_scheduler.ReduceLROnPlateau(opt, patience=1, mode="max")
+    for m in [1.0, 0.5, 0.5]:
+        sched.step(m)
+    gradtrack.save(sched.state_dict(), tmp_path / "p.pt")
+    sched2 = gradtrack.optim.lr_scheduler.ReduceLROnPlateau(_optimizer(gradtrack))
+    sched2.load_state_dict(gradtrack.load(tmp_path / "p.pt"))
+    assert sched2.state_dict() == sched.state_dict() and sched2.mode_worse == -math.inf

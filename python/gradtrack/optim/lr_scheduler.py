@@ -327,6 +327,12 @@ class MultiStepLR(LRScheduler):
         times = self.milestones[self.last_epoch]
         return [group["lr"] * self.gamma ** times for group in self.optimizer.param_groups]
 
+    def load_state_dict(self, state_dict):
+        """Restores the attributes; ``milestones`` is a Counter again after ``gradtrack.load``
+        (which gives back plain dicts)."""
+        super().load_state_dict(state_dict)
+        self.milestones = Counter(self.milestones)
+
     def _get_closed_form_lr(self):
         milestones = sorted(self.milestones.elements())
         return [base_lr * self.gamma ** bisect_right(milestones, self.last_epoch)

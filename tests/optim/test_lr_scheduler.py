@@ -72,6 +72,9 @@ CASES = {
                                                              mode="triangular2"), 40),
     "CyclicLR-exp_range": (lambda lib, o: _S(lib).CyclicLR(o, 0.01, 0.1, step_size_up=5,
                                                            mode="exp_range", gamma=0.97), 40),
+    "CyclicLR-custom-iterations": (lambda lib, o: _S(lib).CyclicLR(
+        o, 0.01, 0.1, step_size_up=3, scale_fn=lambda x: 1.0 / (1.0 + 0.1 * x),
+        scale_mode="iterations", base_momentum=[0.7, 0.75], max_momentum=0.95), 30),
     "CyclicLR-no-momentum": (lambda lib, o: _S(lib).CyclicLR(o, 0.01, 0.1, step_size_up=2,
                                                              cycle_momentum=False), 12),
     "SequentialLR": (lambda lib, o: _S(lib).SequentialLR(

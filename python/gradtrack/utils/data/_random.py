@@ -13,6 +13,8 @@ duration of one draw. Once ``gradtrack.Generator`` exists, it is used directly
 and this fallback is dead code.
 """
 
+import math
+
 import gradtrack
 
 from ... import _C
@@ -71,11 +73,13 @@ def randint(high, size, generator=None):
 
 def random_seed(generator=None):
     """``torch.empty((), dtype=torch.int64).random_(generator=generator).item()``."""
-    if _NATIVE or hasattr(_C.Tensor, "random_"):
+    def draw(**kw):
         t = _C.empty((), dtype=gradtrack.int64)
-        return (t.random_(generator=generator) if generator is not None else t.random_()).item()
-    return _call(generator, lambda: gradtrack.randint(0, 2**63 - 1, (),
-                                                      dtype=gradtrack.int64)).item()
+        if hasattr(t, "random_"):
+            return t.random_(**kw)
+        # Before Tensor.random_ exists: one int64 draw in the same range.
+        return gradtrack.randint(0, 2**63 - 1, (), dtype=gradtrack.int64, **kw)
+    return _call(generator, draw).item()
 
 
 def multinomial(weights, num_samples, replacement, generator=None):
@@ -85,10 +89,15 @@ def multinomial(weights, num_samples, replacement, generator=None):
         if generator is None:
             return native(weights, num_samples, replacement)
         return native(weights, num_samples, replacement, generator=generator)
-    return _call(generator, lambda: _multinomial_1d(weights, num_samples, replacement))
+    return _call(generator, lambda **kw: _multinomial_1d(weights, num_samples, replacement, **kw))
 
 
-def _multinomial_1d(weights, num_samples, replacement):
+def _uniform(n, generator):
+    kw = {} if generator is None else {"generator": generator}
+    return gradtrack.rand(n, dtype=gradtrack.float64, **kw).tolist()
+
+
+def _multinomial_1d(weights, num_samples, replacement, generator=None):
     # Checks and algorithm of torch's CPU multinomial on a 1-D weight vector:
     # with replacement, inverse-CDF sampling of uniforms; without, the
     # exponential trick (the n largest of weights / Exp(1) draws).
@@ -116,7 +125,7 @@ def _multinomial_1d(weights, num_samples, replacement):
             total += x
             cdf.append(total)
         picks = []
-        for u in gradtrack.rand(num_samples, dtype=gradtrack.float64).tolist():
+        for u in _uniform(num_samples, generator):
             target = u * total
             lo, hi = 0, n - 1
             while lo < hi:
@@ -127,7 +136,7 @@ def _multinomial_1d(weights, num_samples, replacement):
                     hi = mid
             picks.append(lo)
         return gradtrack.tensor(picks, dtype=gradtrack.int64)
-    exp = (-(1.0 - gradtrack.rand(n, dtype=gradtrack.float64)).log()).tolist()
+    exp = [-math.log(1.0 - u) for u in _uniform(n, generator)]
     keys = [x / e for x, e in zip(w, exp)]
     order = sorted(range(n), key=lambda i: -keys[i])[:num_samples]
     return gradtrack.tensor(order, dtype=gradtrack.int64)

@@ -72,8 +72,10 @@ class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
             remaining = deadline - time.monotonic()
             try:
                 return True, self._data_queue.get(timeout=max(0.0, min(remaining, 0.5)))
-            except queue.Empty as e:
+            except Exception as e:  # Empty, or a broken pipe from a worker that died
                 self._raise_if_workers_died(e)
+                if not isinstance(e, queue.Empty):
+                    raise
                 if remaining <= 0.5:
                     return False, None
 

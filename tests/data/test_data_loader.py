@@ -250,3 +250,39 @@ def test_sequential_sampler_over_custom_dataset(torch):
     batches = list(DataLoader(Squares(), batch_size=2, sampler=SequentialSampler(range(5))))
     assert [b[1].tolist() for b in batches] == [[0, 1], [2, 3], [4]]
     assert [b[0].view(-1).tolist() for b in batches] == [[0, 1], [4, 9], [16]]
+
+
+def test_training_loop_with_loader_scheduler_and_clipping_equals_torch(torch):
+    # The loop every training script has: DataLoader, SGD with momentum, a scheduler
+    # stepped per batch (cycling the momentum) and gradient clipping.
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal((48, 5)).astype(np.float32)
+    y = (x @ rng.standard_normal((5, 1)) + 0.1).astype(np.float32)
+    w0 = rng.standard_normal((1, 5)).astype(np.float32)
+
+    def train(lib):
+        model = lib.nn.Linear(5, 1)
+        with lib.no_grad():
+            model.weight.copy_(lib.tensor(w0))
+            model.bias.fill_(0.0)
+        loader = lib.utils.data.DataLoader(lib.utils.data.TensorDataset(lib.tensor(x), lib.tensor(y)),
+                                           batch_size=16)
+        opt = lib.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
+        sched = lib.optim.lr_scheduler.OneCycleLR(opt, max_lr=0.2, epochs=4,
+                                                  steps_per_epoch=len(loader))
+        norms = []
+        for _ in range(4):
+            for xb, yb in loader:
+                opt.zero_grad()
+                loss = lib.nn.functional.mse_loss(model(xb), yb)
+                loss.backward()
+                norms.append(lib.nn.utils.clip_grad_norm_(model.parameters(), 1.0).item())
+                opt.step()
+                sched.step()
+        return model.weight.detach().numpy().copy(), norms, sched.get_last_lr()
+
+    w, norms, lr = train(gradtrack)
+    tw, tnorms, tlr = train(torch)
+    np.testing.assert_allclose(w, tw, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(norms, tnorms, rtol=1e-5)
+    assert lr == tlr

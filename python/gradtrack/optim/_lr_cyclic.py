@@ -9,7 +9,7 @@ import math
 import types
 from functools import partial
 
-from .lr_scheduler import (
+from ._lr_base import (
     LRScheduler, _Flag, _check_optimizer, _format_param, _group_values, _set_group_value,
     _warn_get_lr_called_within_step,
 )

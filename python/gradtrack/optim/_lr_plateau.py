@@ -2,7 +2,7 @@
 
 import warnings
 
-from .lr_scheduler import (
+from ._lr_base import (
     EPOCH_DEPRECATION_WARNING, LRScheduler, _check_optimizer, _group_values, _set_group_value,
 )
 

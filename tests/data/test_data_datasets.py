@@ -133,3 +133,18 @@ def test_random_split_equals_torch_directly(torch):
     ours = [s.indices for s in random_split(range(20), [0.4, 0.6])]
     theirs = [s.indices for s in torch.utils.data.random_split(range(20), [0.4, 0.6])]
     assert ours == theirs
+
+
+def test_stack_dataset_equals_torch():
+    def scenario(lib):
+        d = lib.utils.data
+        t = d.TensorDataset(lib.arange(4))
+        by_pos = d.StackDataset(t, [10, 11, 12, 13])
+        by_key = d.StackDataset(x=t, y=d.Subset(t, [3, 2, 1, 0]))
+        return [len(by_pos), by_pos[1], by_pos.__getitems__([0, 3]), by_key[2],
+                by_key.__getitems__([1, 0]),
+                list(d.DataLoader(by_key, batch_size=3)), list(d.DataLoader(by_pos, batch_size=3))]
+    same(scenario)
+    same(lambda lib: lib.utils.data.StackDataset([1], y=[2]))
+    same(lambda lib: lib.utils.data.StackDataset())
+    same(lambda lib: lib.utils.data.StackDataset([1], [2, 3]))

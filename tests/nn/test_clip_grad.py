@@ -178,3 +178,17 @@ def test_vector_to_parameters_errors_equal_torch(torch):
                 row.append((type(e).__name__, str(e)))
         results.append(row)
     assert results[0] == results[1] and len(results[0]) == 2
+
+
+def test_get_total_norm_and_clip_grads_with_norm_equal_torch(torch):
+    arrays, grads = _arrays(5)
+    ours = _params(gradtrack, arrays, grads)
+    theirs = _params(torch, arrays, grads)
+    n1 = gradtrack.nn.utils.get_total_norm([p.grad for p in ours], norm_type=3.0)
+    n2 = torch.nn.utils.get_total_norm([p.grad for p in theirs], norm_type=3.0)
+    np.testing.assert_allclose(n1.item(), n2.item(), rtol=2e-6)
+    gradtrack.nn.utils.clip_grads_with_norm_(ours, 0.7, n1)
+    torch.nn.utils.clip_grads_with_norm_(theirs, 0.7, n2)
+    for p, q in zip(ours, theirs):
+        np.testing.assert_allclose(p.grad.numpy(), q.grad.numpy(), rtol=2e-6, atol=1e-7)
+    assert gradtrack.nn.utils.get_total_norm([]).item() == 0.0

@@ -16,7 +16,8 @@ from ...autograd.grad_mode import no_grad
 
 _Tensor = _C.Tensor
 
-__all__ = ["clip_grad_norm", "clip_grad_norm_", "clip_grad_value_"]
+__all__ = ["clip_grad_norm", "clip_grad_norm_", "clip_grad_value_", "clip_grads_with_norm_",
+           "get_total_norm"]
 
 
 def _no_grad(func):
@@ -52,7 +53,14 @@ def _stack_norms(norms):
 
 
 @_no_grad
-def _get_total_norm(tensors, norm_type=2.0, error_if_nonfinite=False, foreach=None):
+def get_total_norm(tensors, norm_type=2.0, error_if_nonfinite=False, foreach=None):
+    """The ``norm_type``-norm of the tensors' norms (the first half of ``clip_grad_norm_``).
+
+    >>> import gradtrack
+    >>> from gradtrack.nn.utils import get_total_norm
+    >>> get_total_norm([gradtrack.tensor([3.0]), gradtrack.tensor([4.0])])
+    tensor(5.)
+    """
     tensors = [tensors] if isinstance(tensors, _Tensor) else list(tensors)
     norm_type = float(norm_type)
     if len(tensors) == 0:
@@ -68,7 +76,17 @@ def _get_total_norm(tensors, norm_type=2.0, error_if_nonfinite=False, foreach=No
 
 
 @_no_grad
-def _clip_grads_with_norm_(parameters, max_norm, total_norm, foreach=None):
+def clip_grads_with_norm_(parameters, max_norm, total_norm, foreach=None):
+    """Scales the gradients by ``min(1, max_norm / (total_norm + 1e-6))`` in place.
+
+    >>> import gradtrack
+    >>> from gradtrack.nn.utils import clip_grads_with_norm_
+    >>> w = gradtrack.zeros(2, requires_grad=True)
+    >>> w.grad = gradtrack.tensor([3.0, 4.0])
+    >>> clip_grads_with_norm_([w], 2.5, gradtrack.tensor(5.0))
+    >>> w.grad
+    tensor([1.5000, 2.0000])
+    """
     if isinstance(parameters, _Tensor):
         parameters = [parameters]
     grads = [p.grad for p in parameters if p.grad is not None]
@@ -105,8 +123,8 @@ def clip_grad_norm_(parameters, max_norm, norm_type=2.0, error_if_nonfinite=Fals
             warnings.warn("`parameters` is an empty generator, no gradient clipping will occur.",
                           stacklevel=3)
     grads = [p.grad for p in parameters if p.grad is not None]
-    total_norm = _get_total_norm(grads, norm_type, error_if_nonfinite, foreach)
-    _clip_grads_with_norm_(parameters, max_norm, total_norm, foreach)
+    total_norm = get_total_norm(grads, norm_type, error_if_nonfinite, foreach)
+    clip_grads_with_norm_(parameters, max_norm, total_norm, foreach)
     return total_norm
 
 

@@ -14,7 +14,8 @@ from ._random import Generator as _Generator  # noqa: F401 - see NOTE [Generator
 from ._worker import WorkerInfo, get_worker_info
 from .dataloader import DataLoader, _DatasetKind
 from .dataset import (
-    ChainDataset, ConcatDataset, Dataset, IterableDataset, Subset, TensorDataset, random_split,
+    ChainDataset, ConcatDataset, Dataset, IterableDataset, StackDataset, Subset, TensorDataset,
+    random_split,
 )
 from .sampler import (
     BatchSampler, RandomSampler, Sampler, SequentialSampler, SubsetRandomSampler,
@@ -23,7 +24,7 @@ from .sampler import (
 
 __all__ = [
     "BatchSampler", "ChainDataset", "ConcatDataset", "DataLoader", "Dataset", "IterableDataset",
-    "RandomSampler", "Sampler", "SequentialSampler", "Subset", "SubsetRandomSampler",
+    "RandomSampler", "Sampler", "SequentialSampler", "StackDataset", "Subset", "SubsetRandomSampler",
     "TensorDataset", "WeightedRandomSampler", "WorkerInfo", "_DatasetKind", "default_collate",
     "default_convert", "get_worker_info", "random_split",
 ]

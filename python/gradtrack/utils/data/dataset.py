@@ -1,4 +1,4 @@
-"""Datasets: ``Dataset``, ``IterableDataset``, ``TensorDataset``, ``ConcatDataset``,
+"""Datasets: ``Dataset``, ``IterableDataset``, ``TensorDataset``, ``StackDataset``, ``ConcatDataset``,
 ``ChainDataset``, ``Subset`` and ``random_split`` (PyTorch 2.13's).
 
 >>> import gradtrack
@@ -15,8 +15,8 @@ import warnings
 
 from . import _random
 
-__all__ = ["Dataset", "IterableDataset", "TensorDataset", "ConcatDataset", "ChainDataset",
-           "Subset", "random_split"]
+__all__ = ["Dataset", "IterableDataset", "TensorDataset", "StackDataset", "ConcatDataset",
+           "ChainDataset", "Subset", "random_split"]
 
 
 class Dataset:
@@ -64,6 +64,53 @@ class TensorDataset(Dataset):
 
     def __len__(self):
         return self.tensors[0].size(0)
+
+
+class StackDataset(Dataset):
+    """Sample ``i`` is ``tuple(d[i] for d in args)`` or ``{k: d[i] for k, d in kwargs}``.
+
+    >>> from gradtrack.utils.data import StackDataset
+    >>> StackDataset(image=[1, 2], label=["a", "b"])[1]
+    {'image': 2, 'label': 'b'}
+    """
+
+    def __init__(self, *args, **kwargs):
+        if args and kwargs:
+            raise ValueError("Supported either ``tuple``- (via ``args``) or``dict``- (via "
+                             "``kwargs``) like input/output, but both types are given.")
+        if not args and not kwargs:
+            raise ValueError("At least one dataset should be passed")
+        datasets = list(args) if args else list(kwargs.values())
+        self._length = len(datasets[0])
+        if any(self._length != len(d) for d in datasets):
+            raise ValueError("Size mismatch between datasets")
+        self.datasets = args if args else kwargs
+
+    def __getitem__(self, index):
+        if isinstance(self.datasets, dict):
+            return {k: d[index] for k, d in self.datasets.items()}
+        return tuple(d[index] for d in self.datasets)
+
+    def _column(self, dataset, indices):
+        # One dataset's items for a batch, through its __getitems__ when it has one.
+        getitems = getattr(dataset, "__getitems__", None)
+        if not callable(getitems):
+            return [dataset[i] for i in indices]
+        items = getitems(indices)
+        if len(items) != len(indices):
+            raise ValueError("Nested dataset's output size mismatch. Expected "
+                             f"{len(indices)}, got {len(items)}")
+        return items
+
+    def __getitems__(self, indices):
+        if isinstance(self.datasets, dict):
+            columns = {k: self._column(d, indices) for k, d in self.datasets.items()}
+            return [{k: col[j] for k, col in columns.items()} for j in range(len(indices))]
+        columns = [self._column(d, indices) for d in self.datasets]
+        return [tuple(col[j] for col in columns) for j in range(len(indices))]
+
+    def __len__(self):
+        return self._length
 
 
 class ConcatDataset(Dataset):

@@ -452,6 +452,21 @@ def sgd_step(T, _unused):
     return step
 
 
+# DataLoader epoch (training toolkit)
+@timed_case("dataloader_epoch", GROUP_TRAIN, "DataLoader epoch, shuffled TensorDataset",
+            (Point("4096x16 b64", 64, "TensorDataset(4096x16 float32), batch 64, shuffle=True"),))
+def dataloader_epoch(T, batch):
+    seed(T)
+    loader = T.utils.data.DataLoader(T.utils.data.TensorDataset(T.randn(4096, 16)),
+                                     batch_size=batch, shuffle=True)
+
+    def step():
+        for _ in loader:
+            pass
+
+    return step
+
+
 # --------------------------------------------------------------------------
 # random draws: torch's mt19937 stream, equal numbers (a fresh output each time)
 

@@ -37,6 +37,8 @@ GOALS = (
     # torch's random streams (issue 17)
     Goal("rand", "16M", 1.0, "serial mt19937 draws, same stream as torch"),
     Goal("randn", "16M", 1.0, "serial draws, then Box-Muller blocks over threads"),
+    # training toolkit
+    Goal("dataloader_epoch", None, 0.3, "batched gather instead of per-sample stacking"),
 )
 
 

@@ -32,6 +32,10 @@ WITH_EXAMPLES = {
     "gradtrack.nn.modules.activation", "gradtrack.nn.modules.container",
     "gradtrack.nn.modules.flatten", "gradtrack.nn.modules.loss", "gradtrack.optim",
     "gradtrack.optim.optimizer", "gradtrack.optim.sgd", "gradtrack.serialization",
+    # training toolkit
+    "gradtrack.optim.lr_scheduler", "gradtrack.nn.utils.clip_grad", "gradtrack.utils.data",
+    "gradtrack.utils.data.dataloader", "gradtrack.utils.data.dataset",
+    "gradtrack.utils.data.sampler", "gradtrack.utils.data._collate",
 }
 
 

@@ -18,3 +18,8 @@ from .parameter import Parameter
 __all__ = ["Parameter", "Module", "Linear", "Identity", "ReLU", "Sigmoid", "Tanh", "Softmax",
            "LogSoftmax", "Sequential", "ModuleList", "Flatten", "MSELoss", "NLLLoss",
            "CrossEntropyLoss", "functional", "init"]
+
+# nn.utils: gradient clipping, parameters <-> vector (training toolkit)
+from . import utils  # noqa: E402
+
+__all__ += ["utils"]

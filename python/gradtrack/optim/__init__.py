@@ -15,3 +15,13 @@ from .optimizer import Optimizer
 from .sgd import SGD
 
 __all__ = ["Optimizer", "SGD"]
+
+# Learning-rate schedulers (training toolkit): optim.lr_scheduler is imported on
+# first use, so `import gradtrack` does not compile it.
+
+
+def __getattr__(name):
+    if name == "lr_scheduler":
+        import importlib
+        return importlib.import_module(".lr_scheduler", __name__)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -1,0 +1,18 @@
+"""``nn.utils``: gradient clipping and parameter/vector conversion.
+
+>>> import gradtrack
+>>> from gradtrack import nn
+>>> model = nn.Linear(3, 2)
+>>> nn.utils.parameters_to_vector(model.parameters()).shape
+gradtrack.Size([8])
+"""
+
+from . import clip_grad, convert_parameters
+from .clip_grad import (
+    clip_grad_norm, clip_grad_norm_, clip_grad_value_, clip_grads_with_norm_, get_total_norm,
+)
+from .convert_parameters import parameters_to_vector, vector_to_parameters
+
+__all__ = ["clip_grad_norm", "clip_grad_norm_", "clip_grad_value_", "clip_grads_with_norm_",
+           "get_total_norm", "parameters_to_vector", "vector_to_parameters", "clip_grad",
+           "convert_parameters"]

@@ -1,0 +1,174 @@
+"""Samplers: which indices a ``DataLoader`` reads, in which order (PyTorch 2.13's).
+
+The random samplers draw exactly as torch's do (see ``_random``): a
+``RandomSampler`` without a generator first draws a seed from the default
+generator and shuffles with a fresh generator seeded by it.
+
+>>> from gradtrack.utils.data import BatchSampler, SequentialSampler
+>>> list(BatchSampler(SequentialSampler(range(7)), batch_size=3, drop_last=False))
+[[0, 1, 2], [3, 4, 5], [6]]
+"""
+
+import itertools
+
+import gradtrack
+
+from . import _random
+
+__all__ = ["BatchSampler", "RandomSampler", "Sampler", "SequentialSampler",
+           "SubsetRandomSampler", "WeightedRandomSampler"]
+
+
+class Sampler:
+    """Base class: subclasses implement ``__iter__`` (and ``__len__`` when they can)."""
+
+    def __iter__(self):
+        raise NotImplementedError
+
+    def __class_getitem__(cls, item):
+        return cls
+
+
+class SequentialSampler(Sampler):
+    """``0, 1, ..., len(data_source) - 1``."""
+
+    def __init__(self, data_source):
+        self.data_source = data_source
+
+    def __iter__(self):
+        return iter(range(len(self.data_source)))
+
+    def __len__(self):
+        return len(self.data_source)
+
+
+class RandomSampler(Sampler):
+    """A random permutation (or, with ``replacement``, independent uniform draws).
+
+    ``num_samples`` beyond the dataset's length chains several permutations.
+
+    >>> import gradtrack
+    >>> from gradtrack.utils.data import RandomSampler
+    >>> sorted(RandomSampler(range(5)))
+    [0, 1, 2, 3, 4]
+    >>> len(RandomSampler(range(5), replacement=True, num_samples=12))
+    12
+    """
+
+    def __init__(self, data_source, replacement=False, num_samples=None, generator=None):
+        self.data_source = data_source
+        self.replacement = replacement
+        self._num_samples = num_samples
+        self.generator = generator
+        if not isinstance(self.replacement, bool):
+            raise TypeError("replacement should be a boolean value, but got "
+                            f"replacement={self.replacement}")
+        if not isinstance(self.num_samples, int) or self.num_samples <= 0:
+            raise ValueError("num_samples should be a positive integer value, but got "
+                             f"num_samples={self.num_samples}")
+
+    @property
+    def num_samples(self):
+        """How many indices one pass yields (the dataset's length by default)."""
+        if self._num_samples is None:
+            return len(self.data_source)
+        return self._num_samples
+
+    def __iter__(self):
+        n = len(self.data_source)
+        generator = self.generator
+        if generator is None:
+            generator = _random.Generator()
+            generator.manual_seed(int(_random.random_seed()))
+        if self.replacement:
+            # Draws come in chunks of 32, as torch's (the stream depends on it).
+            for _ in range(self.num_samples // 32):
+                yield from _random.randint(n, (32,), generator).tolist()
+            yield from _random.randint(n, (self.num_samples % 32,), generator).tolist()
+        else:
+            for _ in range(self.num_samples // n):
+                yield from _random.randperm(n, generator).tolist()
+            yield from _random.randperm(n, generator).tolist()[:self.num_samples % n]
+
+    def __len__(self):
+        return self.num_samples
+
+
+class SubsetRandomSampler(Sampler):
+    """The given indices, in a random order (one ``randperm`` per pass)."""
+
+    def __init__(self, indices, generator=None):
+        self.indices = indices
+        self.generator = generator
+
+    def __iter__(self):
+        for i in _random.randperm(len(self.indices), self.generator).tolist():
+            yield self.indices[i]
+
+    def __len__(self):
+        return len(self.indices)
+
+
+class WeightedRandomSampler(Sampler):
+    """``num_samples`` indices drawn with probabilities proportional to ``weights``.
+
+    >>> from gradtrack.utils.data import WeightedRandomSampler
+    >>> list(WeightedRandomSampler([0.0, 1.0, 0.0], 3))
+    [1, 1, 1]
+    """
+
+    def __init__(self, weights, num_samples, replacement=True, generator=None):
+        if (not isinstance(num_samples, int) or isinstance(num_samples, bool)
+                or num_samples <= 0):
+            raise ValueError("num_samples should be a positive integer value, but got "
+                             f"num_samples={num_samples}")
+        if not isinstance(replacement, bool):
+            raise ValueError("replacement should be a boolean value, but got "
+                             f"replacement={replacement}")
+        weights_tensor = gradtrack.as_tensor(weights, dtype=gradtrack.float64)
+        if len(weights_tensor.shape) != 1:
+            raise ValueError("weights should be a 1d sequence but given weights have shape "
+                             f"{tuple(weights_tensor.shape)}")
+        self.weights = weights_tensor
+        self.num_samples = num_samples
+        self.replacement = replacement
+        self.generator = generator
+
+    def __iter__(self):
+        drawn = _random.multinomial(self.weights, self.num_samples, self.replacement,
+                                    self.generator)
+        yield from iter(drawn.tolist())
+
+    def __len__(self):
+        return self.num_samples
+
+
+class BatchSampler(Sampler):
+    """Groups the indices of ``sampler`` into lists of ``batch_size``."""
+
+    def __init__(self, sampler, batch_size, drop_last):
+        if (not isinstance(batch_size, int) or isinstance(batch_size, bool)
+                or batch_size <= 0):
+            raise ValueError("batch_size should be a positive integer value, but got "
+                             f"batch_size={batch_size}")
+        if not isinstance(drop_last, bool):
+            raise ValueError("drop_last should be a boolean value, but got "
+                             f"drop_last={drop_last}")
+        self.sampler = sampler
+        self.batch_size = batch_size
+        self.drop_last = drop_last
+
+    def __iter__(self):
+        it = iter(self.sampler)
+        if self.drop_last:
+            yield from (list(batch) for batch in zip(*[it] * self.batch_size))
+            return
+        batch = list(itertools.islice(it, self.batch_size))
+        while batch:
+            yield batch
+            batch = list(itertools.islice(it, self.batch_size))
+
+    def __len__(self):
+        if self.drop_last:
+            return len(self.sampler) // self.batch_size
+        return (len(self.sampler) + self.batch_size - 1) // self.batch_size

@@ -125,8 +125,6 @@ def test_random_split_errors_and_warnings_equal_torch(torch):
     assert caught[0] == caught[1]
 
 
-# passes once the mt19937 RNG lands: the same seed then gives torch's permutation.
-@pytest.mark.xfail(strict=False, reason="gradtrack's RNG stream is not torch's mt19937 yet")
 def test_random_split_equals_torch_directly(torch):
     torch.manual_seed(3)
     gradtrack.manual_seed(3)

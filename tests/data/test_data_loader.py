@@ -196,8 +196,6 @@ def test_every_epoch_draws_the_base_seed_even_unshuffled():
     assert gradtrack.rand(3).tolist() == after_loader
 
 
-# passes once the mt19937 RNG lands: then the same seed gives torch's batches.
-@pytest.mark.xfail(strict=False, reason="gradtrack's RNG stream is not torch's mt19937 yet")
 def test_shuffled_batches_equal_torch_directly(torch):
     def batches(lib, gen):
         lib.manual_seed(0)

@@ -131,8 +131,6 @@ def test_weighted_random_sampler_respects_weights():
     assert len(sampler) == 3 and str(sampler.weights.dtype) == "gradtrack.float64"
 
 
-# passes once the mt19937 RNG lands: same seeds then give torch's orders.
-@pytest.mark.xfail(strict=False, reason="gradtrack's RNG stream is not torch's mt19937 yet")
 def test_random_samplers_equal_torch_directly(torch):
     def orders(lib):
         d = lib.utils.data
@@ -147,47 +145,3 @@ def test_random_samplers_equal_torch_directly(torch):
     assert orders(gradtrack) == orders(torch)
 
 
-class _RecordingGenerator:
-    """Stands for gradtrack.Generator once the RNG issue lands (the 'native' path)."""
-
-    def __init__(self):
-        self.seed = None
-
-    def manual_seed(self, seed):
-        self.seed = seed
-        return self
-
-
-def test_native_generator_path_passes_each_draw_its_generator(monkeypatch):
-    # With a real gradtrack.Generator, every draw gets generator= exactly where torch's
-    # samplers pass it: the iterator's base seed, then a fresh generator for shuffling.
-    calls = []
-
-    def randperm(n, generator=None):
-        calls.append(("randperm", n, generator))
-        return gradtrack.arange(n - 1, -1, -1)
-
-    def randint(*args, dtype=None, generator=None):
-        calls.append(("randint", args, generator))
-        return gradtrack.tensor(1234) if args[-1] == () else gradtrack.zeros(args[-1],
-                                                                           dtype=gradtrack.int64)
-
-    monkeypatch.setattr(_random, "_NATIVE", True)
-    monkeypatch.setattr(_random, "Generator", _RecordingGenerator)
-    monkeypatch.setattr(gradtrack, "randperm", randperm)
-    monkeypatch.setattr(gradtrack, "randint", randint)
-    loader = gradtrack.utils.data.DataLoader(range(4), batch_size=2, shuffle=True)
-    assert [b.tolist() for b in loader] == [[3, 2], [1, 0]]
-    # torch draws one more randperm for the (empty) remainder of num_samples // n.
-    (_, seed_args, g0), (_, _, g1), (_, n, fresh), (_, _, again) = calls
-    assert seed_args == (0, 2**63 - 1, ()) and g0 is None and g1 is None
-    assert n == 4 and isinstance(fresh, _RecordingGenerator) and fresh.seed == 1234
-    assert again is fresh
-    calls.clear()
-    g = _RecordingGenerator()
-    list(gradtrack.utils.data.DataLoader(range(4), batch_size=2, shuffle=True, generator=g))
-    assert [(c[0], c[2]) for c in calls] == [("randint", g), ("randperm", g), ("randperm", g)]
-    calls.clear()
-    list(RandomSampler(range(3), replacement=True, num_samples=40, generator=g))
-    assert [(c[0], c[1], c[2]) for c in calls] == [("randint", (3, (32,)), g),
-                                                   ("randint", (3, (8,)), g)]

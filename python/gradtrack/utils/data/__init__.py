@@ -10,7 +10,7 @@ gradtrack.Size([1, 2]) [1]
 """
 
 from ._collate import default_collate, default_convert
-from ._random import Generator as _Generator  # noqa: F401 - see NOTE [Generator fallback]
+
 from ._worker import WorkerInfo, get_worker_info
 from .dataloader import DataLoader, _DatasetKind
 from .dataset import (

@@ -34,6 +34,8 @@ GOALS = (
     Goal("mul_relu_sum_backward", "4M", 0.6, "large graph fwd+bwd"),
     Goal("import_time", None, 0.05, "no numpy/torch-sized import"),
     Goal("peak_rss_mlp", None, 0.5, "memory of a training process"),
+    # the adaptive optimizers
+    Goal("mlp_step_adam", "b64", 0.6, "small model trained with fused Adam"),
 )
 
 

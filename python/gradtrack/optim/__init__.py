@@ -1,4 +1,6 @@
-"""Optimizers: :class:`Optimizer` (the base class) and :class:`SGD`.
+"""Optimizers: :class:`Optimizer` (the base class), :class:`SGD` and the adaptive
+ones (:class:`Adam`, :class:`AdamW`, :class:`RMSprop`, :class:`Adagrad`,
+:class:`Adamax`, :class:`NAdam`, :class:`RAdam`).
 
 >>> import gradtrack
 >>> from gradtrack import nn, optim
@@ -15,3 +17,14 @@ from .optimizer import Optimizer
 from .sgd import SGD
 
 __all__ = ["Optimizer", "SGD"]
+
+# the adaptive optimizers
+from .adagrad import Adagrad  # noqa: E402
+from .adam import Adam  # noqa: E402
+from .adamax import Adamax  # noqa: E402
+from .adamw import AdamW  # noqa: E402
+from .nadam import NAdam  # noqa: E402
+from .radam import RAdam  # noqa: E402
+from .rmsprop import RMSprop  # noqa: E402
+
+__all__ += ["Adagrad", "Adam", "Adamax", "AdamW", "NAdam", "RAdam", "RMSprop"]

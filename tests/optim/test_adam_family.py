@@ -374,3 +374,23 @@ def test_save_load_round_trips_nested_containers():
     step = back["state"][0]["step"]
     assert step.dim() == 0 and step.dtype == gt.float32 and float(step) == 3.0
     assert to_np(back["state"][0]["buf"]).tolist() == [[1.0, 1.0], [1.0, 1.0]]
+
+
+@pytest.mark.parametrize("name,options", [("Adam", {"amsgrad": True}), ("Adamax", {}),
+                                          ("RMSprop", {"centered": True}), ("NAdam", {})])
+def test_nan_and_inf_gradients_propagate_like_torch(torch, name, options):
+    """NaN wins in torch.maximum (amsgrad's max, Adamax's exp_inf) and spreads as torch's."""
+    def run(lib):
+        w = lib.tensor([1.0, -2.0, 0.5, 3.0], requires_grad=True)
+        opt = getattr(lib.optim, name)([w], **options)
+        for grad in ([0.5, float("nan"), 1.0, -1.0], [1.0, 1.0, float("inf"), 2.0],
+                     [float("nan"), 0.5, 0.5, 0.5]):
+            w.grad = lib.tensor(grad)
+            opt.step()
+        return to_np(w), {k: to_np(v) for k, v in opt.state[w].items()}
+
+    gw, gs = run(gt)
+    tw, ts = run(torch)
+    np.testing.assert_allclose(gw, tw, **TOL["float32"])
+    for key in ts:
+        np.testing.assert_allclose(gs[key], ts[key], err_msg=key, **TOL["float32"])

@@ -394,3 +394,34 @@ def test_nan_and_inf_gradients_propagate_like_torch(torch, name, options):
     np.testing.assert_allclose(gw, tw, **TOL["float32"])
     for key in ts:
         np.testing.assert_allclose(gs[key], ts[key], err_msg=key, **TOL["float32"])
+
+
+def _polynomial_fit(lib, init, name, steps):
+    """The "Learning PyTorch with Examples" optim script's loop (sin(x) by a cubic)."""
+    import math
+    x = lib.linspace(-math.pi, math.pi, 2000)
+    y = lib.sin(x)
+    xx = x.unsqueeze(-1).pow(lib.tensor([1, 2, 3]))
+    model = lib.nn.Sequential(lib.nn.Linear(3, 1), lib.nn.Flatten(0, 1))
+    model.load_state_dict({k: lib.tensor(v) for k, v in init.items()})
+    loss_fn = lib.nn.MSELoss(reduction="sum")
+    optimizer = getattr(lib.optim, name)(model.parameters(), lr=1e-3)
+    losses = []
+    for _ in range(steps):
+        loss = loss_fn(model(xx), y)
+        losses.append(loss.item())
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+    return np.array(losses)
+
+
+@pytest.mark.parametrize("name", ["RMSprop", "Adam"])
+def test_tutorial_polynomial_script_follows_torch(torch, name):
+    rng = np.random.default_rng(11)
+    init = {"0.weight": rng.uniform(-0.5, 0.5, (1, 3)).astype(np.float32),
+            "0.bias": rng.uniform(-0.5, 0.5, (1,)).astype(np.float32)}
+    got = _polynomial_fit(gt, init, name, 300)
+    want = _polynomial_fit(torch, init, name, 300)
+    assert got[-1] < got[0] / 2
+    np.testing.assert_allclose(got, want, rtol=1e-4)

@@ -376,6 +376,33 @@ def test_save_load_round_trips_nested_containers():
     assert to_np(back["state"][0]["buf"]).tolist() == [[1.0, 1.0], [1.0, 1.0]]
 
 
+def test_save_load_round_trips_torch_scheduler_state_dicts(torch):
+    """Every lr_scheduler state dict (Counter milestones, inf bests, nested
+    scheduler lists) comes back equal and with the same container types."""
+    sched = torch.optim.lr_scheduler
+
+    def opt():
+        return torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=0.1, momentum=0.9)
+
+    o1, o2 = opt(), opt()
+    schedulers = [
+        sched.StepLR(opt(), 3), sched.MultiStepLR(opt(), [2, 5]), sched.CosineAnnealingLR(opt(), 9),
+        sched.CosineAnnealingWarmRestarts(opt(), 5), sched.OneCycleLR(opt(), 1.0, total_steps=20),
+        sched.CyclicLR(opt(), 0.01, 0.1), sched.ReduceLROnPlateau(opt()),
+        sched.LambdaLR(opt(), lambda e: 0.9 ** e),
+        sched.SequentialLR(o1, [sched.ConstantLR(o1), sched.ExponentialLR(o1, 0.9)], [2]),
+        sched.ChainedScheduler([sched.ConstantLR(o2), sched.ExponentialLR(o2, 0.9)]),
+    ]
+    for scheduler in schedulers:
+        state = scheduler.state_dict()
+        buffer = io.BytesIO()
+        gt.save(state, buffer)
+        buffer.seek(0)
+        back = gt.load(buffer)
+        assert back == state, type(scheduler).__name__
+        assert {k: type(v) for k, v in back.items()} == {k: type(v) for k, v in state.items()}
+
+
 @pytest.mark.parametrize("name,options", [("Adam", {"amsgrad": True}), ("Adamax", {}),
                                           ("RMSprop", {"centered": True}), ("NAdam", {})])
 def test_nan_and_inf_gradients_propagate_like_torch(torch, name, options):

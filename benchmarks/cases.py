@@ -453,9 +453,9 @@ def sgd_step(T, _unused):
 
 
 # the adaptive optimizers: the MLP step trained with Adam
-@timed_case("mlp_step_adam", GROUP_TRAIN, "MLP train step, Adam",
+@timed_case("adam_mlp", GROUP_TRAIN, "MLP train step, Adam",
             (Point("b64", 64, "784-128-10, batch 64, CrossEntropyLoss, Adam lr 1e-3"),))
-def mlp_step_adam(T, batch):
+def adam_mlp(T, batch):
     model = build_mlp(T)
     crit = T.nn.CrossEntropyLoss()
     opt = T.optim.Adam(model.parameters(), lr=1e-3)

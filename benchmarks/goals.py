@@ -35,7 +35,7 @@ GOALS = (
     Goal("import_time", None, 0.05, "no numpy/torch-sized import"),
     Goal("peak_rss_mlp", None, 0.5, "memory of a training process"),
     # the adaptive optimizers
-    Goal("mlp_step_adam", "b64", 0.6, "small model trained with fused Adam"),
+    Goal("adam_mlp", "b64", 0.6, "small model trained with fused Adam"),
 )
 
 

@@ -490,6 +490,25 @@ def randn(T, n):
     return step
 
 
+# the adaptive optimizers: the MLP step trained with Adam
+@timed_case("adam_mlp", GROUP_TRAIN, "MLP train step, Adam",
+            (Point("b64", 64, "784-128-10, batch 64, CrossEntropyLoss, Adam lr 1e-3"),))
+def adam_mlp(T, batch):
+    model = build_mlp(T)
+    crit = T.nn.CrossEntropyLoss()
+    opt = T.optim.Adam(model.parameters(), lr=1e-3)
+    x = T.randn(batch, 784)
+    y = T.randint(0, 10, (batch,))
+
+    def step():
+        opt.zero_grad()
+        loss = crit(model(x), y)
+        loss.backward()
+        opt.step()
+
+    return step
+
+
 # --------------------------------------------------------------------------
 # 9-10. process-level numbers, each from fresh interpreters
 

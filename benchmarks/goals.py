@@ -39,6 +39,8 @@ GOALS = (
     Goal("randn", "16M", 1.0, "serial draws, then Box-Muller blocks over threads"),
     # training toolkit
     Goal("dataloader_epoch", None, 0.3, "batched gather instead of per-sample stacking"),
+    # the adaptive optimizers
+    Goal("adam_mlp", "b64", 0.6, "small model trained with fused Adam"),
 )
 
 

@@ -11,7 +11,7 @@ A file is a zip archive (stored, not compressed) holding
 A node is a JSON value: ``null``, booleans, ints, finite floats and strings
 stand for themselves; everything else is a one-key tagged object
 (``{"$list": [...]}``, ``{"$tuple": [...]}``, ``{"$dict": [[key, value], ...]}``,
-``{"$odict": [...], "metadata": node}``, ``{"$tensor": i}``,
+``{"$odict": [...], "metadata": node}``, ``{"$counter": [...]}``, ``{"$tensor": i}``,
 ``{"$float": "nan"}``, ``{"$size": [...]}``, ``{"$dtype": "float32"}``).
 Loading never unpickles anything (``allow_pickle=False``), so a file can only
 produce these types; it cannot run code. The same tensor object saved twice
@@ -23,7 +23,7 @@ import json
 import math
 import os
 import zipfile
-from collections import OrderedDict
+from collections import Counter, OrderedDict
 
 import numpy as np
 
@@ -84,6 +84,8 @@ class _Encoder:
                 return {"$size": [int(s) for s in obj]}
             if isinstance(obj, dict):
                 items = [[self.encode(k), self.encode(v)] for k, v in obj.items()]
+                if isinstance(obj, Counter):  # MultiStepLR's milestones: missing keys count 0
+                    return {"$counter": items}
                 if not isinstance(obj, OrderedDict):
                     return {"$dict": items}
                 node = {"$odict": items}
@@ -170,7 +172,7 @@ class _Decoder:
         if tag in ("$list", "$tuple", "$size"):
             items = [self.decode(v) for v in _as_list(value)]
             return {"$list": list, "$tuple": tuple, "$size": Size}[tag](items)
-        if tag in ("$dict", "$odict"):
+        if tag in ("$dict", "$odict", "$counter"):
             return self._mapping(tag, value, node)
         raise ValueError(f"unknown tag {tag!r}")
 
@@ -182,6 +184,8 @@ class _Decoder:
             pairs.append((self.decode(pair[0]), self.decode(pair[1])))
         if tag == "$dict":
             return dict(pairs)
+        if tag == "$counter":
+            return Counter(dict(pairs))
         result = OrderedDict(pairs)
         if "metadata" in node:
             result._metadata = self.decode(node["metadata"])
@@ -313,7 +317,7 @@ def load(f, map_location=None, *, weights_only=True, mmap=None):
     """Loads what :func:`save` wrote to the path or binary file ``f``.
 
     Tensors come back with their dtype, shape, values and ``requires_grad``;
-    ``OrderedDict`` stays ``OrderedDict``. A corrupted or foreign file raises
+    ``OrderedDict`` and ``Counter`` stay what they were. A corrupted or foreign file raises
     ``RuntimeError`` saying so. ``map_location`` may only name the CPU.
 
     >>> import io, gradtrack

@@ -1,4 +1,6 @@
-"""Optimizers: :class:`Optimizer` (the base class) and :class:`SGD`.
+"""Optimizers: :class:`Optimizer` (the base class), :class:`SGD` and the adaptive
+ones (:class:`Adam`, :class:`AdamW`, :class:`RMSprop`, :class:`Adagrad`,
+:class:`Adamax`, :class:`NAdam`, :class:`RAdam`).
 
 >>> import gradtrack
 >>> from gradtrack import nn, optim
@@ -11,15 +13,20 @@
 2
 """
 
+from .adagrad import Adagrad
+from .adam import Adam
+from .adamax import Adamax
+from .adamw import AdamW
+from .nadam import NAdam
 from .optimizer import Optimizer
+from .radam import RAdam
+from .rmsprop import RMSprop
 from .sgd import SGD
 
-__all__ = ["Optimizer", "SGD"]
-
-# Learning-rate schedulers (training toolkit): optim.lr_scheduler is imported on
-# first use, so `import gradtrack` does not compile it.
+__all__ = ["Optimizer", "SGD", "Adagrad", "Adam", "Adamax", "AdamW", "NAdam", "RAdam", "RMSprop"]
 
 
+# optim.lr_scheduler is imported on first use, so `import gradtrack` does not load it.
 def __getattr__(name):
     if name == "lr_scheduler":
         import importlib

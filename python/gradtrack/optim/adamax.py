@@ -1,0 +1,87 @@
+"""``optim.Adamax``: PyTorch 2.13's Adamax (Adam with an infinity norm).
+
+NOTE [Adamax update]
+Per parameter with a gradient (torch's single-tensor path)::
+
+    step += 1
+    g = -grad if maximize else grad;  g = g + weight_decay * p  (if weight_decay != 0)
+    exp_avg.lerp_(g, 1 - beta1)
+    exp_inf = max(exp_inf * beta2, |g| + eps)
+    p += -(lr / (1 - beta1**step)) * exp_avg / exp_inf
+
+in one C++ pass. Versions: ``p`` +1, ``step`` +1, ``exp_avg`` +1, ``exp_inf`` +2.
+"""
+
+from .. import _C
+from ._adaptive import (CAPTURABLE_MESSAGE, as_float, check_differentiable, check_tensor_lr,
+                        grad_of, new_step, run_step, upgrade_steps, zeros_like)
+from .optimizer import Optimizer
+
+_adamax_update = _C._optim.adamax_update
+
+
+class Adamax(Optimizer):
+    """Adamax: Adam whose second moment is a decaying maximum of ``|grad|``.
+
+    >>> import gradtrack
+    >>> from gradtrack import optim
+    >>> w = gradtrack.tensor([1.0, -2.0], requires_grad=True)
+    >>> opt = optim.Adamax([w], lr=0.1)
+    >>> (w * w).sum().backward()
+    >>> opt.step()
+    >>> w
+    tensor([ 0.9000, -1.9000], requires_grad=True)
+    """
+
+    def __init__(self, params, lr=2e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0,
+                 foreach=None, *, maximize=False, differentiable=False, capturable=False):
+        check_tensor_lr(lr)
+        if not 0.0 <= lr:
+            raise ValueError(f"Invalid learning rate: {lr}")
+        if not 0.0 <= eps:
+            raise ValueError(f"Invalid epsilon value: {eps}")
+        if not 0.0 <= betas[0] < 1.0:
+            raise ValueError(f"Invalid beta parameter at index 0: {betas[0]}")
+        if not 0.0 <= betas[1] < 1.0:
+            raise ValueError(f"Invalid beta parameter at index 1: {betas[1]}")
+        if not 0.0 <= weight_decay:
+            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+        defaults = {"lr": lr, "betas": betas, "eps": eps, "weight_decay": weight_decay,
+                    "foreach": foreach, "maximize": maximize, "differentiable": differentiable,
+                    "capturable": capturable}
+        super().__init__(params, defaults)
+
+    def __setstate__(self, state):
+        super().__setstate__(state)
+        for group in self.param_groups:
+            group.setdefault("foreach", None)
+            group.setdefault("maximize", False)
+            group.setdefault("differentiable", False)
+            group.setdefault("capturable", False)
+        upgrade_steps(self)
+
+    def step(self, closure=None):
+        """One Adamax step for every parameter with a gradient; returns ``closure()``'s loss."""
+        return run_step(self, closure, "Adamax.step", self._step_group)
+
+    def _init_state(self, p):
+        state = self.state[p]
+        if len(state) == 0:
+            state["step"] = new_step()
+            state["exp_avg"] = zeros_like(p)
+            state["exp_inf"] = zeros_like(p)
+        return state
+
+    def _step_group(self, group):
+        params = [p for p in group["params"] if grad_of(p) is not None]
+        states = [self._init_state(p) for p in params]
+        if group["capturable"] and params:
+            raise AssertionError(CAPTURABLE_MESSAGE)
+        lr = as_float(group["lr"])
+        beta1, beta2 = group["betas"]
+        eps, weight_decay, maximize = group["eps"], group["weight_decay"], group["maximize"]
+        for p, state in zip(params, states):
+            if group["differentiable"]:
+                check_differentiable(p)
+            _adamax_update(p, grad_of(p), state["step"], state["exp_avg"], state["exp_inf"], lr,
+                           beta1, beta2, eps, weight_decay, maximize)

@@ -1,0 +1,96 @@
+"""``optim.RAdam``: PyTorch 2.13's RAdam (Adam with a rectified adaptive learning rate).
+
+NOTE [RAdam update]
+Per parameter with a gradient (torch's single-tensor path)::
+
+    step += 1
+    g = -grad if maximize else grad; decay as Adam (L2, or decoupled: p *= 1 - lr * wd)
+    exp_avg.lerp_(g, 1 - beta1);  exp_avg_sq = exp_avg_sq * beta2 + (1 - beta2) * g * g
+    rho_inf = 2 / (1 - beta2) - 1
+    rho_t = rho_inf - 2 * step * beta2**step / (1 - beta2**step)
+    update = exp_avg / (1 - beta1**step) * lr
+    if rho_t > 5: update = update * (1 / (sqrt(exp_avg_sq) + eps) * sqrt(1 - beta2**step)) * rect
+    p -= update
+
+with ``rect = sqrt((rho_t - 4)(rho_t - 2) rho_inf / ((rho_inf - 4)(rho_inf - 2) rho_t))``,
+in one C++ pass. Versions: ``p`` +1 (+2 with decoupled decay), ``step`` and
+``exp_avg`` +1, ``exp_avg_sq`` +2.
+"""
+
+from .. import _C
+from ._adaptive import (CAPTURABLE_MESSAGE, as_float, check_differentiable, check_tensor_lr,
+                        grad_of, new_step, run_step, upgrade_steps, zeros_like)
+from .optimizer import Optimizer
+
+_radam_update = _C._optim.radam_update
+
+
+class RAdam(Optimizer):
+    """RAdam: Adam whose adaptive step is switched on once its variance is tractable.
+
+    >>> import gradtrack
+    >>> from gradtrack import optim
+    >>> w = gradtrack.tensor([1.0, -2.0], requires_grad=True)
+    >>> opt = optim.RAdam([w], lr=0.1)
+    >>> (w * w).sum().backward()
+    >>> opt.step()
+    >>> w
+    tensor([ 0.8000, -1.6000], requires_grad=True)
+    """
+
+    def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0,
+                 decoupled_weight_decay=False, *, foreach=None, maximize=False,
+                 capturable=False, differentiable=False):
+        check_tensor_lr(lr)
+        if not 0.0 <= lr:
+            raise ValueError(f"Invalid learning rate: {lr}")
+        if not 0.0 <= eps:
+            raise ValueError(f"Invalid epsilon value: {eps}")
+        if not 0.0 <= betas[0] < 1.0:
+            raise ValueError(f"Invalid beta parameter at index 0: {betas[0]}")
+        if not 0.0 <= betas[1] < 1.0:
+            raise ValueError(f"Invalid beta parameter at index 1: {betas[1]}")
+        if not 0.0 <= weight_decay:
+            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+        defaults = {"lr": lr, "betas": betas, "eps": eps, "weight_decay": weight_decay,
+                    "maximize": maximize, "foreach": foreach, "capturable": capturable,
+                    "decoupled_weight_decay": decoupled_weight_decay,
+                    "differentiable": differentiable}
+        super().__init__(params, defaults)
+
+    def __setstate__(self, state):
+        super().__setstate__(state)
+        for group in self.param_groups:
+            group.setdefault("foreach", None)
+            group.setdefault("maximize", False)
+            group.setdefault("differentiable", False)
+            group.setdefault("decoupled_weight_decay", False)
+            group.setdefault("capturable", False)
+        upgrade_steps(self)
+
+    def step(self, closure=None):
+        """One RAdam step for every parameter with a gradient; returns ``closure()``'s loss."""
+        return run_step(self, closure, "RAdam.step", self._step_group)
+
+    def _init_state(self, p):
+        state = self.state[p]
+        if len(state) == 0:
+            state["step"] = new_step()
+            state["exp_avg"] = zeros_like(p)
+            state["exp_avg_sq"] = zeros_like(p)
+        return state
+
+    def _step_group(self, group):
+        params = [p for p in group["params"] if grad_of(p) is not None]
+        states = [self._init_state(p) for p in params]
+        if group["capturable"] and params:
+            raise AssertionError(CAPTURABLE_MESSAGE)
+        lr = as_float(group["lr"])
+        beta1, beta2 = group["betas"]
+        eps, weight_decay, maximize = group["eps"], group["weight_decay"], group["maximize"]
+        decoupled = group["decoupled_weight_decay"]
+        for p, state in zip(params, states):
+            if group["differentiable"]:
+                check_differentiable(p)
+            _radam_update(p, grad_of(p), state["step"], state["exp_avg"], state["exp_avg_sq"],
+                          lr, beta1, beta2, eps, weight_decay, maximize, decoupled)

@@ -229,3 +229,7 @@ def load(f, map_location=None, weights_only=True):
     """Loads what :func:`save` wrote; a corrupted or foreign file raises RuntimeError."""
     from .serialization import load as _load
     return _load(f, map_location=map_location, weights_only=weights_only)
+
+
+# distributed (issue 20): torch.distributed's API on MPI; mpi4py loads on init_process_group
+from . import distributed  # noqa: E402

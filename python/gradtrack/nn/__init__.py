@@ -18,3 +18,6 @@ from .parameter import Parameter
 __all__ = ["Parameter", "Module", "Linear", "Identity", "ReLU", "Sigmoid", "Tanh", "Softmax",
            "LogSoftmax", "Sequential", "ModuleList", "Flatten", "MSELoss", "NLLLoss",
            "CrossEntropyLoss", "functional", "init"]
+
+# distributed data parallel (issue 20): nn.parallel.DistributedDataParallel
+from . import parallel  # noqa: E402, F401

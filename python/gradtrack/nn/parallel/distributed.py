@@ -65,12 +65,13 @@ class _Bucket:
 
 def _buckets(params, cap_bytes):
     """Bucket index lists: reverse parameter order, one dtype each, the first one capped at
-    1 MiB and the others at ``cap_bytes`` (torch's first-iteration layout)."""
+    1 MiB (or ``cap_bytes`` if smaller) and the others at ``cap_bytes`` (torch's
+    first-iteration layout)."""
     buckets, current, size, dtype = [], [], 0, None
     for i in reversed(range(len(params))):
         p = params[i]
         nbytes = p.numel() * p.element_size()
-        limit = _FIRST_BUCKET_BYTES if not buckets else cap_bytes
+        limit = min(_FIRST_BUCKET_BYTES, cap_bytes) if not buckets else cap_bytes
         if current and (p.dtype is not dtype or size + nbytes > limit):
             buckets.append(current)
             current, size = [], 0

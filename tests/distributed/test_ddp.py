@@ -23,3 +23,24 @@ def ranks(request, tmp_path_factory):
 def test_ddp_on_every_rank(ranks, name):
     for rank, results in enumerate(ranks):
         assert results.get(name) == "ok", f"rank {rank}: {results.get(name)}"
+
+
+def test_ddp_digits_example_matches_one_process():
+    import os
+    import signal
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    from mpi_run import mpiexec
+    example = Path(__file__).resolve().parents[2] / "examples" / "ddp_digits.py"
+    cmd = [mpiexec(), "-n", "2", sys.executable, str(example), "--epochs", "2"]
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                            env=dict(os.environ, OMP_NUM_THREADS="1"), start_new_session=True)
+    try:
+        out, _ = proc.communicate(timeout=90)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        raise
+    assert proc.returncode == 0, out
+    assert "epoch   2" in out and "-> equal (to rounding)" in out, out

@@ -74,3 +74,11 @@ def test_reduce_op_and_backend_names_are_torchs(torch):
         ours, theirs = getattr(dist.ReduceOp, name), getattr(torch.distributed.ReduceOp, name)
         assert repr(ours) == repr(theirs) and int(ours) == int(theirs)
     assert dist.Backend("MPI") == torch.distributed.Backend("MPI") == "mpi"
+
+
+def test_an_uncaught_exception_on_one_rank_ends_the_whole_job(tmp_path):
+    with pytest.raises(AssertionError) as failed:
+        run(2, "one_rank_dies.py", tmp_path, timeout=60)
+    message = str(failed.value)
+    assert "timed out" not in message and "exited" in message
+    assert "RuntimeError: rank 1 fails on purpose" in message

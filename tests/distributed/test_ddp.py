@@ -9,6 +9,7 @@ pytest.importorskip("mpi4py")
 CHECKS = ["sgd_momentum_equals_one_process_on_the_whole_batch",
           "tiny_buckets_many_all_reduces_same_result",
           "construction_broadcasts_rank0_and_bumps_versions_once", "grad_versions_as_torchs",
+          "a_dropped_wrapper_stops_reducing",
           "no_sync_accumulates_locally_then_averages",
           "unused_parameter_without_find_unused_is_torchs_error",
           "find_unused_parameters_averages_what_was_used", "module_state_dict_repr_and_errors"]

@@ -98,6 +98,20 @@ def grad_versions_as_torchs():
 
 
 @check
+def a_dropped_wrapper_stops_reducing():
+    import gc
+    model = nn.Linear(3, 2)
+    old = DDP(model)
+    old(gt.ones(1, 3)).sum().backward()
+    del old
+    gc.collect()
+    model.zero_grad()
+    ddp = DDP(model)
+    ddp(gt.ones(2, 3) * (R + 1)).sum().backward()
+    assert model.weight.grad._version == 1  # one reduction wrote it, not two
+
+
+@check
 def no_sync_accumulates_locally_then_averages():
     model = nn.Linear(3, 2)
     ddp = DDP(model)

@@ -22,6 +22,7 @@ user's collective between forward and backward cannot interleave with them.
 
 import contextlib
 import warnings
+import weakref
 
 from ..modules.module import Module
 
@@ -262,15 +263,20 @@ class DistributedDataParallel(Module):
         self._used = bytearray(len(self._params))
 
     def _make_hook(self, index):
+        # A weak reference: the parameters must not keep a dropped wrapper (and its
+        # reductions) alive, as torch's reducer does not.
+        ref = weakref.ref(self)
+
         def hook(param):
-            if not self._expect_hooks or self._ready[index]:
+            ddp = ref()
+            if ddp is None or not ddp._expect_hooks or ddp._ready[index]:
                 return
-            if not self._started:
-                self._started = True
-                for i in sorted(self._unused):  # torch marks them at the first hook
-                    self._mark_ready(i, None)
-            self._used[index] = 1
-            self._mark_ready(index, param.grad)
+            if not ddp._started:
+                ddp._started = True
+                for i in sorted(ddp._unused):  # torch marks them at the first hook
+                    ddp._mark_ready(i, None)
+            ddp._used[index] = 1
+            ddp._mark_ready(index, param.grad)
         return hook
 
     def _mark_ready(self, index, grad):

@@ -125,9 +125,10 @@ def _is_avg(op):
     return (op.op if isinstance(op, ReduceOp) else op) == ReduceOp.AVG
 
 
-def _run(async_op, call, name, *args, finish=None, outputs=()):
-    """Runs ``comm.<name>(*args)`` blocking, or ``comm.I<name>`` returning a Work."""
-    comm = call._comm
+def _run(async_op, pg, name, *args, finish=None, outputs=()):
+    """Runs ``comm.<name>(*args)`` on ``pg``'s communicator blocking, or its non-blocking
+    ``I<name>`` returning a Work whose completion runs ``finish``."""
+    comm = pg._comm
     if not async_op:
         getattr(comm, name)(*args)
         if finish is not None:

@@ -15,7 +15,8 @@ CHECKS = ["all_reduce_every_dtype_and_op", "all_reduce_avg_on_integers_is_torchs
           "reduce_to_the_last_rank", "broadcast_from_every_rank", "all_gather_into_a_list",
           "all_gather_into_tensor_and_single", "gather_to_rank_1_and_scatter_from_it",
           "reduce_scatter_tensor_sum_and_avg", "all_to_all_single_even_and_with_splits",
-          "send_recv_around_the_ring", "objects_are_pickled_across", "groups_and_non_members",
+          "send_recv_around_the_ring", "objects_are_pickled_across",
+          "gather_and_scatter_objects_and_root_0_by_default", "groups_and_non_members",
           "errors_are_torchs", "barrier_destroy_and_init_again"]
 
 

@@ -24,7 +24,7 @@ False
 from ._collectives import (all_gather, all_gather_into_tensor, all_gather_single, all_reduce,
                            all_to_all_single, barrier, broadcast, gather, irecv, isend, recv,
                            reduce, reduce_scatter_single, reduce_scatter_tensor, scatter, send)
-from ._objects import all_gather_object, broadcast_object_list
+from ._objects import all_gather_object, broadcast_object_list, gather_object, scatter_object_list
 from ._work import Work
 from .distributed_c10d import (Backend, GroupMember, ProcessGroup, ReduceOp, destroy_process_group,
                                get_backend, get_global_rank, get_group_rank,
@@ -39,4 +39,5 @@ __all__ = ["Backend", "GroupMember", "ProcessGroup", "ReduceOp", "Work", "group"
            "get_process_group_ranks", "barrier", "all_reduce", "reduce", "broadcast",
            "all_gather", "all_gather_into_tensor", "all_gather_single", "gather", "scatter",
            "reduce_scatter_tensor", "reduce_scatter_single", "all_to_all_single", "send", "recv",
-           "isend", "irecv", "broadcast_object_list", "all_gather_object"]
+           "isend", "irecv", "broadcast_object_list", "all_gather_object", "gather_object",
+           "scatter_object_list"]

@@ -264,6 +264,8 @@ def gather(tensor, gather_list=None, dst=None, group=None, async_op=False, group
     pg = _group(group, "gather")
     if pg is None:
         return None
+    if dst is None and group_dst is None:
+        dst = 0  # torch's default root for gather (not for reduce or broadcast)
     root = _root(pg, dst, group_dst, "gather")
     mine = pg.rank() == root
     if mine and not gather_list:
@@ -293,6 +295,8 @@ def scatter(tensor, scatter_list=None, src=None, group=None, async_op=False, gro
     pg = _group(group, "scatter")
     if pg is None:
         return None
+    if src is None and group_src is None:
+        src = 0
     root = _root(pg, src, group_src, "scatter")
     mine = pg.rank() == root
     if mine and not scatter_list:

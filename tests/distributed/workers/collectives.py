@@ -214,6 +214,29 @@ def objects_are_pickled_across():
 
 
 @check
+def gather_and_scatter_objects_and_root_0_by_default():
+    out = [None] * W if R == 0 else None
+    dist.gather_object({"r": R}, out)
+    if R == 0:
+        assert out == [{"r": r} for r in range(W)]
+    got = [None]
+    dist.scatter_object_list(got, [("x", r) for r in range(W)] if R == 0 else None)
+    assert got == [("x", R)]
+    raises(ValueError, "Expected argument scatter_object_output_list to be a list of size at least 1.",
+           dist.scatter_object_list, [], None)
+    outs = [gt.zeros(2) for _ in range(W)] if R == 0 else None
+    dist.gather(gt.ones(2) * R, outs)  # torch's gather and scatter default to root 0
+    if R == 0:
+        assert [o.tolist() for o in outs] == [[r, r] for r in range(W)]
+    mine = gt.zeros(2)
+    dist.scatter(mine, [gt.ones(2) * r for r in range(W)] if R == 0 else None)
+    assert mine.tolist() == [R, R]
+    objs = [R]
+    dist.broadcast_object_list(objs)
+    assert objs == [0]
+
+
+@check
 def groups_and_non_members():
     sub = dist.new_group([0, W - 1])
     inside = R in (0, W - 1)

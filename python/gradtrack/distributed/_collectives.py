@@ -11,7 +11,11 @@ operations that copy out of a staging buffer bump it (each output of
 
 Messages are torch's: its Python-level checks word for word, and for the
 checks torch leaves to the backend, the words of torch's MPI backend
-(``ProcessGroupMPI``), e.g. "input tensor has to be contiguous".
+(``ProcessGroupMPI``), e.g. "input tensor has to be contiguous" (torch's gloo
+backend accepts non-contiguous tensors; its MPI backend, like this one, refuses
+them). torch's MPI backend has no AVG, no bool, no ``all_gather_into_tensor``
+and no ``reduce_scatter_tensor``; gradtrack has them with gloo's results, and
+their size checks (and an invalid root rank) are worded by gradtrack.
 """
 
 import warnings

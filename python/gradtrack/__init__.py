@@ -242,3 +242,6 @@ from .random import (  # noqa: E402,F401
 for _name, _method in random.METHODS.items():
     setattr(Tensor, _name, _method)
 del _name, _method
+
+# distributed (issue 20): torch.distributed's API on MPI; mpi4py loads on init_process_group
+from . import distributed  # noqa: E402

@@ -23,3 +23,6 @@ __all__ = ["Parameter", "Module", "Linear", "Identity", "ReLU", "Sigmoid", "Tanh
 from . import utils  # noqa: E402
 
 __all__ += ["utils"]
+
+# distributed data parallel (issue 20): nn.parallel.DistributedDataParallel
+from . import parallel  # noqa: E402, F401

@@ -1,0 +1,328 @@
+"""Process groups on MPI: the state behind ``gradtrack.distributed``.
+
+MPI (through mpi4py) does transport, launch and multi-host: ranks and world
+size come from ``mpiexec``, and a process group is an MPI communicator. mpi4py
+is imported on the first :func:`init_process_group`, so ``import gradtrack``
+neither needs it nor starts MPI.
+"""
+
+import enum
+import sys
+import warnings
+
+__all__ = ["Backend", "ReduceOp", "ProcessGroup", "GroupMember", "group", "is_available",
+           "is_mpi_available", "is_gloo_available", "is_nccl_available", "is_initialized",
+           "init_process_group", "destroy_process_group", "new_group", "get_rank",
+           "get_world_size", "get_backend", "get_global_rank", "get_group_rank",
+           "get_process_group_ranks"]
+
+NOT_INITIALIZED = ("Default process group has not been initialized, please make sure to call "
+                   "init_process_group.")
+
+
+def is_available():
+    """True when mpi4py can be imported (``pip install "gradtrack[distributed]"``).
+
+    >>> import gradtrack.distributed as dist
+    >>> isinstance(dist.is_available(), bool)
+    True
+    """
+    import importlib.util
+    return importlib.util.find_spec("mpi4py") is not None
+
+
+def is_mpi_available():
+    """The one backend gradtrack has: MPI, when mpi4py is installed."""
+    return is_available()
+
+
+def is_gloo_available():
+    """gradtrack has no Gloo: ``backend="gloo"`` runs on MPI (see init_process_group)."""
+    return False
+
+
+def is_nccl_available():
+    """gradtrack runs on the CPU only: no NCCL."""
+    return False
+
+
+class Backend(str):
+    """Backend names as torch's: ``Backend("MPI") == "mpi"``."""
+
+    UNDEFINED = "undefined"
+    GLOO = "gloo"
+    NCCL = "nccl"
+    UCC = "ucc"
+    MPI = "mpi"
+    XCCL = "xccl"
+    FAKE = "fake"
+
+    def __new__(cls, name):
+        if not isinstance(name, str):
+            raise ValueError("Backend constructor parameter must be string-ish")
+        value = getattr(Backend, name.upper(), Backend.UNDEFINED)
+        if value == Backend.UNDEFINED:
+            value = name.lower()
+        return str.__new__(cls, value)
+
+
+class ReduceOp:
+    """Reduction operations: ``ReduceOp.SUM``, ``AVG``, ``PRODUCT``, ``MIN``, ``MAX``,
+    ``BAND``, ``BOR``, ``BXOR`` (torch's values; PREMUL_SUM is not supported here)."""
+
+    class RedOpType(enum.IntEnum):
+        SUM = 0
+        AVG = 1
+        PRODUCT = 2
+        MIN = 3
+        MAX = 4
+        BAND = 5
+        BOR = 6
+        BXOR = 7
+        PREMUL_SUM = 8
+
+    def __init__(self, op):
+        self.op = ReduceOp.RedOpType(op)
+
+    def __eq__(self, other):
+        return self.op == (other.op if isinstance(other, ReduceOp) else other)
+
+    def __hash__(self):
+        return hash(self.op)
+
+
+for _op in ReduceOp.RedOpType:
+    setattr(ReduceOp, _op.name, _op)
+
+
+class ProcessGroup:
+    """A group of ranks: an MPI communicator plus the global ranks in group order."""
+
+    def __init__(self, comm, ranks):
+        self._comm = comm
+        self._ranks = list(ranks)
+
+    def rank(self):
+        return self._comm.Get_rank()
+
+    def size(self):
+        return self._comm.Get_size()
+
+    def name(self):
+        return Backend.MPI
+
+
+class GroupMember:
+    """``GroupMember.WORLD`` is the default group once initialised; a rank that is
+    not in a :func:`new_group` gets ``GroupMember.NON_GROUP_MEMBER`` back."""
+
+    WORLD = None
+    NON_GROUP_MEMBER = object()
+
+
+class group:  # noqa: N801 - torch's name: dist.group.WORLD
+    """``dist.group.WORLD``: the default group (None before initialisation)."""
+
+    WORLD = None
+
+
+class _State:
+    """Every group this process knows, so destroy_process_group frees them all."""
+
+    mpi = None
+    groups = []  # ProcessGroup objects other than WORLD, to free their communicators
+    previous_excepthook = None
+
+
+_state = _State()
+
+
+def _mpi():
+    """The MPI module, imported (which initialises MPI) on first use."""
+    if _state.mpi is None:
+        from mpi4py import MPI
+        _state.mpi = MPI
+    return _state.mpi
+
+
+def is_initialized():
+    """Whether the default process group has been initialised."""
+    return GroupMember.WORLD is not None
+
+
+def _default_group():
+    if GroupMember.WORLD is None:
+        raise ValueError(NOT_INITIALIZED)
+    return GroupMember.WORLD
+
+
+def _not_in_group(pg):
+    return pg is GroupMember.NON_GROUP_MEMBER
+
+
+def _check_backend(backend):
+    """torch's checks of the backend name; every accepted name runs on MPI."""
+    if backend is None:
+        return
+    name = Backend(backend)
+    if name in (Backend.MPI, Backend.GLOO, Backend.UNDEFINED, "cpu:mpi", "cpu:gloo"):
+        return
+    if name == Backend.NCCL:
+        raise RuntimeError("Distributed package doesn't have NCCL built in")
+    if name == Backend.XCCL:
+        raise RuntimeError("Distributed package doesn't have XCCL built in")
+    warnings.warn(f"Device capability of {name} unknown, assuming `cpu` and `cuda`. You can "
+                  "specify it in `device:backend` format in `init_process_group` call.",
+                  UserWarning, stacklevel=3)
+    raise AssertionError(f"Unknown backend type {name}")
+
+
+def _abort_on_uncaught_exception(comm):
+    """One rank dying of an exception would leave the others blocked forever in their next
+    collective (and in MPI_Finalize). As ``python -m mpi4py`` does, an uncaught
+    exception prints its traceback and then aborts the whole MPI job."""
+    previous = sys.excepthook
+    _state.previous_excepthook = previous
+
+    def hook(kind, value, tb):
+        previous(kind, value, tb)
+        sys.stderr.flush()
+        comm.Abort(1)
+    sys.excepthook = hook
+
+
+def init_process_group(backend=None, init_method=None, timeout=None, world_size=-1, rank=-1,
+                       store=None, group_name="", pg_options=None, device_id=None):
+    """Initialises the default process group on MPI.
+
+    Rank and world size come from the MPI launcher (``mpiexec -n 2 python train.py``);
+    a script started without ``mpiexec`` is a world of one. ``backend`` may be
+    ``"mpi"``, ``None`` or ``"gloo"`` (torch's CPU backend name, accepted so a torch
+    script runs unchanged; the transport is MPI either way and :func:`get_backend`
+    says ``"mpi"``). ``init_method`` and ``store`` are not needed: MPI does the
+    rendezvous.
+
+    >>> import gradtrack.distributed as dist
+    >>> dist.is_initialized()
+    False
+    """
+    if GroupMember.WORLD is not None:
+        raise ValueError("trying to initialize the default process group twice!")
+    _check_backend(backend)
+    if world_size != -1 or rank != -1:
+        warnings.warn(f"For MPI backend, world_size ({world_size}) and rank ({rank}) are ignored "
+                      "since they are assigned by the MPI runtime.", UserWarning, stacklevel=2)
+    MPI = _mpi()
+    comm = MPI.COMM_WORLD.Dup()  # our own context: user's own mpi4py traffic cannot mix in
+    world = ProcessGroup(comm, range(comm.Get_size()))
+    GroupMember.WORLD = world
+    group.WORLD = world
+    if comm.Get_size() > 1 and _state.previous_excepthook is None:
+        _abort_on_uncaught_exception(MPI.COMM_WORLD)
+
+
+def destroy_process_group(group=None):  # noqa: F811 - torch's argument name
+    """Destroys ``group``; the default group (or None) destroys every group."""
+    if group is GroupMember.NON_GROUP_MEMBER:
+        return
+    world = GroupMember.WORLD
+    if world is None:
+        raise AssertionError("Process group cannot be None")
+    if group is None or group is world:
+        for pg in _state.groups:
+            pg._comm.Free()
+        _state.groups = []
+        world._comm.Free()
+        GroupMember.WORLD = None
+        globals()["group"].WORLD = None
+        if _state.previous_excepthook is not None:
+            sys.excepthook = _state.previous_excepthook
+            _state.previous_excepthook = None
+        return
+    if group not in _state.groups:
+        raise ValueError("Invalid process group specified")
+    _state.groups.remove(group)
+    group._comm.Free()
+
+
+def new_group(ranks=None, timeout=None, backend=None, pg_options=None,
+              use_local_synchronization=False, group_desc=None, device_id=None, sort_ranks=True):
+    """A group of the given global ranks; every rank of the world must call it.
+
+    Ranks outside the group get ``GroupMember.NON_GROUP_MEMBER`` (their rank in it
+    is -1, and collectives on it are skipped with a warning, as torch's).
+    """
+    world = _default_group()
+    size = world.size()
+    if ranks is None or len(ranks) == 0:
+        ranks = list(range(size))
+    else:
+        ranks = sorted(ranks) if sort_ranks else list(ranks)
+        for r in ranks:
+            if r < 0 or r >= size:
+                raise ValueError(f"Rank {r} is out of range. Valid ranks are 0 to {size - 1} "
+                                 f"(world_size={size})")
+    _check_backend(backend)
+    MPI = _mpi()
+    members = world._comm.Get_group().Incl(ranks)
+    comm = world._comm.Create(members)  # collective over the world, as torch's new_group
+    members.Free()
+    if comm == MPI.COMM_NULL:
+        return GroupMember.NON_GROUP_MEMBER
+    pg = ProcessGroup(comm, ranks)
+    _state.groups.append(pg)
+    return pg
+
+
+def get_rank(group=None):  # noqa: F811
+    """This process's rank in ``group`` (the default group if None); -1 if not a member."""
+    if _not_in_group(group):
+        return -1
+    pg = group or _default_group()
+    return pg.rank()
+
+
+def get_world_size(group=None):  # noqa: F811
+    """The number of ranks in ``group``; -1 if this process is not a member."""
+    if _not_in_group(group):
+        return -1
+    return (group or _default_group()).size()
+
+
+def get_backend(group=None):  # noqa: F811
+    """The backend of ``group``: always ``"mpi"``."""
+    pg = group or _default_group()
+    if _not_in_group(pg):
+        raise ValueError("Invalid process group specified")
+    return Backend(pg.name())
+
+
+def _check_registered(pg):
+    if pg not in _state.groups:
+        raise ValueError(f"Group {pg} is not registered, please create group with "
+                         "torch.distributed.new_group API")
+
+
+def get_group_rank(group, global_rank):  # noqa: F811
+    """The rank in ``group`` of the process with ``global_rank``."""
+    if group is GroupMember.WORLD:
+        return global_rank
+    _check_registered(group)
+    if global_rank not in group._ranks:
+        raise ValueError(f"Global rank {global_rank} is not part of group {group}")
+    return group._ranks.index(global_rank)
+
+
+def get_global_rank(group, group_rank):  # noqa: F811
+    """The global rank of the process with ``group_rank`` in ``group``."""
+    if group is GroupMember.WORLD:
+        return group_rank
+    _check_registered(group)
+    if not 0 <= group_rank < len(group._ranks):
+        raise ValueError(f"Group rank {group_rank} is not part of group {group}")
+    return group._ranks[group_rank]
+
+
+def get_process_group_ranks(group):  # noqa: F811
+    """The global ranks of ``group``, in group-rank order."""
+    return list((group or _default_group())._ranks)

@@ -1,24 +1,33 @@
-"""A small MLP on scikit-learn's 8x8 handwritten digits, trained with SGD + momentum.
+"""A small MLP on scikit-learn's 8x8 handwritten digits: DataLoader, Adam, a scheduler, clipping.
 
 The data set ships inside scikit-learn (``sklearn.datasets.load_digits``: 1797
 images, 10 classes), so nothing is downloaded. The model is
-64 -> 128 -> ReLU -> 10 with ``nn.CrossEntropyLoss`` and
-``optim.SGD(momentum=0.9)``; a tqdm bar shows the epochs. It reaches about
-97% test accuracy in a few seconds.
+64 -> 128 -> ReLU -> 10 with ``nn.CrossEntropyLoss``, fed by a shuffled
+``DataLoader`` and trained with ``optim.Adam``, a cosine learning-rate schedule
+and ``clip_grad_norm_`` — the loop a torch user writes; a tqdm bar shows the
+epochs. It reaches about 97% test accuracy in a few seconds.
 
-Run:  python examples/mlp_digits.py [--epochs 30] [--batch-size 32] [--lr 0.05]
+Run:  python examples/mlp_digits.py [--epochs 30] [--batch-size 32] [--lr 0.01]
+Needs scikit-learn and tqdm:  pip install "gradtrack[examples]"
 """
 
 import argparse
+import sys
 import time
 
 import numpy as np
-from sklearn.datasets import load_digits
-from sklearn.model_selection import train_test_split
-from tqdm import tqdm
+
+try:
+    from sklearn.datasets import load_digits
+    from sklearn.model_selection import train_test_split
+    from tqdm import tqdm
+except ImportError as e:
+    sys.exit(f"{e}: this example needs scikit-learn and tqdm; install them with\n"
+             '    pip install "gradtrack[examples]"')
 
 import gradtrack as gt
 from gradtrack import nn, optim
+from gradtrack.utils.data import DataLoader, TensorDataset
 
 
 def load_data(seed):
@@ -38,21 +47,23 @@ def accuracy(model, X, y):
 
 
 def train(model, X, y, epochs, batch_size, lr, progress=True):
+    loader = DataLoader(TensorDataset(X, y), batch_size=batch_size, shuffle=True)
     loss_fn = nn.CrossEntropyLoss()
-    opt = optim.SGD(model.parameters(), lr=lr, momentum=0.9)
+    opt = optim.Adam(model.parameters(), lr=lr)
+    sched = optim.lr_scheduler.CosineAnnealingLR(opt, T_max=epochs)
     n = X.shape[0]
     bar = tqdm(range(epochs), desc="training", unit="epoch", disable=not progress)
     for _ in bar:
-        order = gt.randperm(n)
         total = 0.0
-        for start in range(0, n, batch_size):
-            idx = order[start:start + batch_size]
+        for xb, yb in loader:
             opt.zero_grad()
-            loss = loss_fn(model(X[idx]), y[idx])
+            loss = loss_fn(model(xb), yb)
             loss.backward()
+            nn.utils.clip_grad_norm_(model.parameters(), max_norm=1.0)
             opt.step()
-            total += loss.item() * idx.shape[0]
-        bar.set_postfix(loss=f"{total / n:.4f}")
+            total += loss.item() * xb.shape[0]
+        sched.step()
+        bar.set_postfix(loss=f"{total / n:.4f}", lr=f"{sched.get_last_lr()[0]:.5f}")
     return total / n
 
 
@@ -60,7 +71,7 @@ def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--epochs", type=int, default=30)
     parser.add_argument("--batch-size", type=int, default=32)
-    parser.add_argument("--lr", type=float, default=0.05)
+    parser.add_argument("--lr", type=float, default=0.01)
     parser.add_argument("--hidden", type=int, default=128)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--no-progress", action="store_true", help="hide the tqdm bar")
@@ -71,7 +82,8 @@ def main(argv=None):
     model = nn.Sequential(nn.Linear(64, args.hidden), nn.ReLU(), nn.Linear(args.hidden, 10))
     print(model)
     print(f"train {X_train.shape[0]} images, test {X_test.shape[0]} images; "
-          f"SGD lr={args.lr} momentum=0.9, batch {args.batch_size}, {args.epochs} epochs")
+          f"Adam lr={args.lr} with cosine annealing, clip_grad_norm_ 1.0, "
+          f"batch {args.batch_size}, {args.epochs} epochs")
     start = time.perf_counter()
     final_loss = train(model, X_train, y_train, args.epochs, args.batch_size, args.lr,
                        progress=not args.no_progress)

@@ -214,6 +214,13 @@ long = _C.int64
 
 from . import __config__, nn, optim  # noqa: E402
 
+# DLPack exchange (NumPy, torch, ...): zero-copy through NumPy's implementation.
+from .utils.dlpack import dlpack as _dlpack, dlpack_device as _dlpack_device  # noqa: E402
+from .utils.dlpack import from_dlpack  # noqa: E402,F401
+
+Tensor.__dlpack__ = _dlpack
+Tensor.__dlpack_device__ = _dlpack_device
+
 
 def save(obj, f):
     """Saves ``obj`` (tensors, numbers, strings, nested dicts/lists) to ``f``

@@ -1,8 +1,10 @@
-"""Small utilities (hook handles) and ``utils.data`` (datasets, DataLoader).
+"""Small utilities (hook handles), ``utils.dlpack`` and ``utils.data`` (datasets, DataLoader).
 
 ``gradtrack.utils.data`` is imported on first use, so ``import gradtrack``
 does not pay for ``multiprocessing``.
 """
+
+from . import dlpack  # noqa: F401
 
 
 def __getattr__(name):

@@ -529,8 +529,9 @@ def test_explain_leaf_and_tensor_without_graph():
 
 def test_explain_rejects_an_unknown_format():
     _, Z, _, _ = seed_graph()
-    with pytest.raises(ValueError, match=r"^format must be 'text' or 'dot', got 'svg'$"):
-        gradtrack.autograd.explain(Z, format="svg")
+    with pytest.raises(ValueError,
+                       match=r"^format must be 'text', 'dot', 'svg' or 'png', got 'pdf'$"):
+        gradtrack.autograd.explain(Z, format="pdf")
 
 
 def _dot_nodes(dot):

@@ -34,27 +34,46 @@ def section(number, title):
     print("-" * (len(title) + 3))
 
 
+WIDTH = 84  # prose, errors and notes all wrap to this width
+
+
+def wrap(text, first, rest):
+    """``text`` wrapped to WIDTH, its first line prefixed ``first``, the others ``rest``."""
+    return textwrap.fill(" ".join(text.split()), WIDTH, initial_indent=first,
+                         subsequent_indent=rest, break_long_words=False,
+                         break_on_hyphens=False)
+
+
 def say(text):
     """Prints an explanation as one indented, wrapped paragraph."""
-    print(textwrap.indent(textwrap.fill(" ".join(text.split()), 84), "   "))
+    print(wrap(text, "   ", "   "))
 
 
-def show(label, value):
-    text = str(value)
-    pad = " " * (len(label) + 5)
-    print(f"   {label}: " + text.replace("\n", "\n" + pad))
+def show(snippet, value):
+    """Prints the snippet, then what it gives."""
+    print(f"   >>> {snippet}")
+    print(textwrap.indent(str(value), "   "))
 
 
-def attempt(label, fn):
-    """Runs ``fn``; prints its result, or the exception it raises (with any notes)."""
+# torch's message for detach_() on a view ends with advice about DistributedDataParallel
+# buckets; a learner of in-place rules is better served by the sentence before it.
+DDP_TAIL = " If you are using DistributedDataParallel"
+
+
+def attempt(snippet, fn):
+    """Runs ``fn``; prints the snippet, then its result or the exception it raises."""
+    print(f"   >>> {snippet}")
     try:
         result = fn()
     except Exception as e:  # showing the error is the point
-        print(f"   {label} -> {type(e).__name__}: {e}")
+        message = str(e)
+        if DDP_TAIL in message:
+            message = message[:message.index(DDP_TAIL)] + " (...)"
+        print(wrap(f"{type(e).__name__}: {message}", "   ", "     "))
         for note in getattr(e, "__notes__", []):
-            print(f"      note: {note}")
+            print(wrap(note, "   note: ", "         "))
         return e
-    show(label, result)
+    print(textwrap.indent(str(result), "   "))
     return result
 
 
@@ -70,16 +89,21 @@ def pitfall_leaf_update():
         return v
 
     attempt("w -= 0.1 * w.grad", sgd_step)
-    show("w._version after the refused write", w._version)
+    show("w._version  # the refused write changed nothing", w._version)
     say("""Autograd refuses: w is a leaf it accumulates gradients into, and
         writing it in place while grad mode is on would be recorded as part of
-        the graph. Fix: write it where autograd does not record.""")
+        the graph. Fix: write it where autograd does not record. Either of
+        these two, each starting from the same w:""")
+    w1 = T.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    w1.grad = w.grad.clone()
     with T.no_grad():
-        w -= 0.1 * w.grad
-    show("with no_grad(): w -= 0.1 * w.grad", w)
-    w.detach().sub_(w.grad, alpha=0.1)
-    show("or w.detach().sub_(w.grad, alpha=0.1)", w)
-    show("w.is_leaf, w._version", (w.is_leaf, w._version))
+        w1 -= 0.1 * w1.grad
+    show("with no_grad(): w -= 0.1 * w.grad", w1)
+    w2 = T.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    w2.grad = w.grad.clone()
+    w2.detach().sub_(w2.grad, alpha=0.1)
+    show("w.detach().sub_(w.grad, alpha=0.1)", w2)
+    show("w.is_leaf, w._version  # after either fix alike", (w2.is_leaf, w2._version))
 
 
 def pitfall_data():
@@ -88,9 +112,9 @@ def pitfall_data():
     Y = X ** 2  # PowBackward0 saves X to compute dY/dX = 2 * X later
     X.data *= 2
     Y.sum().backward()
-    show("Y (computed before the change)", Y)
+    show("Y  # computed before the change", Y)
     show("X.grad", X.grad)
-    show("correct gradient 2 * [1, 2, 3]", "[2., 4., 6.]")
+    show("2 * T.tensor([1., 2., 3.])  # the correct gradient", 2 * T.tensor([1., 2., 3.]))
     show("X._version", X._version)
     say("""`.data` is an alias with its own, fresh version counter, so autograd
         cannot see the write: backward used the modified X and no error was
@@ -117,17 +141,17 @@ def pitfall_detach():
     Y = X ** 2
     doubled = X.detach().clone().mul_(2)  # a copy: X itself is untouched
     Y.sum().backward()
-    show("with a clone: X.grad", X.grad)
-    show("doubled copy", doubled)
+    show("X.grad  # X untouched, a clone doubled", X.grad)
+    show("doubled", doubled)
 
 
 def pitfall_detach_inplace():
     section(4, "detach_(): cuts the graph in place")
     a = T.tensor([1.0, 2.0], requires_grad=True)
     b = a * 3
-    show("b before", b)
+    show("b", b)
     b.detach_()
-    show("b after b.detach_()", (b, "is_leaf", b.is_leaf, "requires_grad", b.requires_grad))
+    show("b.detach_(); b, b.is_leaf, b.requires_grad", (b, b.is_leaf, b.requires_grad))
     attempt("(b * 2).sum().backward()", lambda: (b * 2).sum().backward())
     say("""detach_() turned b into a leaf that does not require grad: nothing
         flows back to `a` any more. Fix: keep b in the graph and take a
@@ -135,8 +159,8 @@ def pitfall_detach_inplace():
     b = a * 3
     constant = b.detach()
     (b * constant).sum().backward()
-    show("with b.detach(): a.grad", a.grad)
-    attempt("detach_() on a view (a * 3)[0]", lambda: (a * 3)[0].detach_())
+    show("a.grad  # b kept in the graph, constant = b.detach()", a.grad)
+    attempt("(a * 3)[0].detach_()  # a view", lambda: (a * 3)[0].detach_())
 
 
 def pitfall_retain_grad():
@@ -149,13 +173,15 @@ def pitfall_retain_grad():
         grad = y.grad
     show("y.grad", grad)
     for w in caught:
-        show("warning", textwrap.shorten(str(w.message), 110))
+        # torch adds where in its C++ sources the warning was raised; not for a learner.
+        message = str(w.message).split(" (Triggered internally at")[0]
+        print(wrap(message, "   warning: ", "            "))
     say("""Only leaves get .grad. Fix: call retain_grad() on the intermediate
         before backward.""")
     y = x * 2
     y.retain_grad()
     (y * y).sum().backward()
-    show("after y.retain_grad(): y.grad", y.grad)
+    show("y.grad  # after y.retain_grad()", y.grad)
 
 
 def pitfall_rebinding():
@@ -168,7 +194,7 @@ def pitfall_rebinding():
     (p * p).sum().backward()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        show("p.grad after the next backward", p.grad)
+        show("p.grad  # after the next backward", p.grad)
     attempt("optim.SGD([p], lr=0.1)", lambda: T.optim.SGD([p], lr=0.1))
     say("""The out-of-place expression builds a graph (SubBackward0) and
         rebinds the name: the next backward fills the OLD leaf's .grad and the
@@ -178,7 +204,7 @@ def pitfall_rebinding():
     (p * p).sum().backward()
     with T.no_grad():
         p.sub_(p.grad, alpha=0.1)
-    show("with no_grad(): p.sub_(p.grad, alpha=0.1)", (p, "is_leaf", p.is_leaf))
+    show("with no_grad(): p.sub_(p.grad, alpha=0.1); p, p.is_leaf", (p, p.is_leaf))
 
 
 def pitfall_step_before_backward():
@@ -198,8 +224,8 @@ def pitfall_step_before_backward():
     loss = model(x).sum()
     loss.backward()
     opt.step()
-    show("zero_grad, forward, backward, step: loss", round(loss.item(), 4))
-    show("weight versions", [p._version for p in model.parameters()])
+    show("round(loss.item(), 4)  # zero_grad, forward, backward, step", round(loss.item(), 4))
+    show("[p._version for p in model.parameters()]", [p._version for p in model.parameters()])
 
 
 def pitfall_backward_twice():
@@ -207,7 +233,7 @@ def pitfall_backward_twice():
     x = T.tensor([1.0, 2.0, 3.0], requires_grad=True)
     loss = (x * x).sum()
     loss.backward()
-    attempt("loss.backward() again", lambda: loss.backward())
+    attempt("loss.backward()  # again", lambda: loss.backward())
     say("""The first backward freed the tensors the graph saved (MulBackward0
         kept x twice) to save memory. Fix: usually, run the forward again; if
         you really need two passes, keep them with retain_graph=True in the
@@ -216,7 +242,7 @@ def pitfall_backward_twice():
     loss = (x * x).sum()
     loss.backward(retain_graph=True)
     loss.backward()
-    show("retain_graph=True, then backward again: x.grad", x.grad)
+    show("x.grad  # backward(retain_graph=True), then backward", x.grad)
 
 
 PITFALLS = [pitfall_leaf_update, pitfall_data, pitfall_detach, pitfall_detach_inplace,

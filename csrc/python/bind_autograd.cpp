@@ -406,26 +406,26 @@ void bind_node(py::module_& m) {
                                             fn.ptr()});
              return h;
            })
-      .def("_saved_versions",
-           [](const ag::Node& n) {
-             py::list out;
-             auto* f = dynamic_cast<const ag::FormulaNode*>(&n);
-             if (!f) return out;
-             for (const ag::SavedTensor& s : f->saved) {
-               if (!s.defined()) continue;
-               const Tensor& t = s.peek();
-               const uint32_t now = t.defined() ? t->version() : 0;
-               // For a stale tensor, the note backward's error would carry: who
-               // saved it and which writes changed it since.
-               std::string note;
-               if (t.defined() && now != s.saved_version() && ag::Provenance::enabled())
-                 note = ag::version_error_note(t, n, s.saved_version());
-               out.append(py::make_tuple(t.defined() ? py::cast(ag::detach(t)) : py::none(),
-                                         s.saved_version(), now, s.is_output(), s.released(),
-                                         note));
-             }
-             return out;
-           })
+      .def(
+          "_saved_versions",
+          [](const ag::Node& n) {
+            py::list out;
+            auto* f = dynamic_cast<const ag::FormulaNode*>(&n);
+            if (!f) return out;
+            for (const ag::SavedTensor& s : f->saved) {
+              if (!s.defined()) continue;
+              const Tensor& t = s.peek();
+              const uint32_t now = t.defined() ? t->version() : 0;
+              // For a stale tensor, the note backward's error would carry: who
+              // saved it and which writes changed it since.
+              std::string note;
+              if (t.defined() && now != s.saved_version() && ag::Provenance::enabled())
+                note = ag::version_error_note(t, n, s.saved_version());
+              out.append(py::make_tuple(t.defined() ? py::cast(ag::detach(t)) : py::none(),
+                                        s.saved_version(), now, s.is_output(), s.released(), note));
+            }
+            return out;
+          })
       .def("__repr__", [](py::handle self) {
         return "<" + std::string(py::str(py::type::handle_of(self).attr("__name__"))) +
                " object at " +

@@ -119,6 +119,7 @@ void bind_factories(py::module_& m) {
       py::arg("data"), py::kw_only(), py::arg("dtype") = py::none(),
       py::arg("requires_grad") = false, py::arg("device") = py::none());
   m.def("from_numpy", [](py::handle a) { return tensor_from_numpy(a); }, py::arg("ndarray"));
+  m.def("_from_dlpack_array", [](py::handle a) { return tensor_from_numpy(a, true, false); });
   m.def(
       "arange",
       [](const py::args& args, py::handle dtype, bool rg, py::handle) {

@@ -86,7 +86,8 @@ py::object tensor_tolist(const Tensor& t);
 Scalar item_of(const Tensor& t);
 py::object tensor_numpy(py::handle self, bool force);
 /// `shares`: the tensor aliases the array (from_numpy), rather than being copied from it at once.
-Tensor tensor_from_numpy(py::handle array, bool shares = true);
+// warn_read_only=false: DLPack imports share read-only memory silently, as torch's.
+Tensor tensor_from_numpy(py::handle array, bool shares = true, bool warn_read_only = true);
 /// Parses a __getitem__ index and applies it (views, then advanced indexing).
 Tensor getitem(const Tensor& self, py::handle index);
 /// How __setitem__ writes (NOTE [setitem] in indexing.cpp).

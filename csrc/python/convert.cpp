@@ -306,7 +306,7 @@ py::array canonical_bools(py::array arr, bool in_place) {
 
 }  // namespace
 
-Tensor tensor_from_numpy(py::handle obj, bool shares) {
+Tensor tensor_from_numpy(py::handle obj, bool shares, bool warn_read_only) {
   if (!is_numpy_array(obj)) throw TypeError("expected np.ndarray (got " + type_name(obj) + ")");
   py::array arr = py::reinterpret_borrow<py::array>(obj);
   py::dtype dt = arr.dtype();
@@ -340,7 +340,7 @@ Tensor tensor_from_numpy(py::handle obj, bool shares) {
   }
   // tensor() copies at once: nothing will write through it (torch's
   // tensor() does not warn either).
-  if (!arr.writeable() && shares) warn_not_writable();
+  if (!arr.writeable() && shares && warn_read_only) warn_not_writable();
   // See NOTE [Bool bytes are 0 or 1]: a read-only array comes back a new one.
   arr = canonical_bools(arr, arr.writeable() && shares);
   if (!arr.is(obj)) {

@@ -547,7 +547,7 @@ def _dot_nodes(dot):
 
 def test_explain_dot():
     X, Z, pow_at, _ = seed_graph()
-    X.detach().add_(100)
+    X.detach().add_(100); add_at = here()  # noqa: E702
     dot = gradtrack.autograd.explain(Z, format="dot")
     assert dot.startswith("digraph gradtrack {\n") and dot.endswith("\n}")
     nodes, edges = _dot_nodes(dot)
@@ -556,9 +556,13 @@ def test_explain_dot():
     assert edges == {("MulBackward0", "SumBackward0"), ("PowBackward0", "MulBackward0"),
                      ("AccumulateGrad", "MulBackward0"), ("AccumulateGrad", "PowBackward0")}
     lines, attrs = nodes["PowBackward0"]
-    assert lines[1:] == [f"at {loc(pow_at)}",
-                         "saved an input [3]: version 0 when saved, 1 now (MODIFIED: backward "
-                         "will fail)"]
+    assert lines[1:3] == [f"at {loc(pow_at)}",
+                          "saved an input [3]: version 0 when saved, 1 now (MODIFIED: backward "
+                          "will fail)"]
+    # ... and the write that made it stale, as backward's error note says it.
+    assert lines[3:] == [f"It was saved by PowBackward0 for the call at {loc(pow_at)}, then "
+                         f"changed in place by add_ (through a detach() alias) at "
+                         f"{loc(add_at)}."]
     assert "color=red" in attrs
     assert "color=red" in nodes["MulBackward0"][1]
     assert "color=red" not in nodes["SumBackward0"][1]

@@ -16,7 +16,6 @@ tensor([10.,  1.,  2.,  3.])
 """
 
 import enum
-import warnings
 
 import numpy as np
 
@@ -101,7 +100,7 @@ def from_dlpack(ext_tensor, *, device=None, copy=None):
     >>> a
     array([1., 2., 3.])
     """
-    from .. import _C, from_numpy
+    from .. import _C
 
     if device is not None and str(device) != "cpu":
         raise RuntimeError(f"gradtrack has only the CPU: cannot import a tensor to {device!r}")
@@ -112,8 +111,5 @@ def from_dlpack(ext_tensor, *, device=None, copy=None):
                         f"got {type(ext_tensor).__name__}")
     elif isinstance(ext_tensor, _C.Tensor) and ext_tensor.requires_grad:
         ext_tensor.__dlpack__()  # raises torch's error
-    array = np.from_dlpack(ext_tensor, copy=copy)
-    with warnings.catch_warnings():
-        # A read-only export (DLPack 1.0's flag) is shared as torch shares it, silently.
-        warnings.simplefilter("ignore", UserWarning)
-        return from_numpy(array)
+    # A read-only export (DLPack 1.0's flag) is shared as torch shares it, silently.
+    return _C._from_dlpack_array(np.from_dlpack(ext_tensor, copy=copy))

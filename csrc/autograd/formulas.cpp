@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "autograd/formulas.h"
+#include "autograd/formulas_conv.h"
 #include "kernels/kernels.h"
 #include "ops/ops.h"
 
@@ -881,6 +882,22 @@ const FormulaRow kRows[] = {
     Row(OpKind::Erf, "ErfBackward0", erf_bw).saves_input(0, ForGrad0),
     Row(OpKind::Exp2, "Exp2Backward0", exp2_bw).saves_result(),
     Row(OpKind::Frac, "FracBackward0", pass_bw),
+    // convolution and pooling (formulas_conv.cpp); PyTorch saves input and
+    // weight whenever any of the three gradients is needed.
+    Row(OpKind::Convolution, "ConvolutionBackward0", convolution_bw)
+        .saves_input(0, ForAnyGrad)
+        .saves_input(1, ForAnyGrad),
+    Row(OpKind::ConvolutionNoBias, "ConvolutionBackward0", convolution_bw)
+        .saves_input(0, ForAnyGrad)
+        .saves_input(1, ForAnyGrad)
+        .wrapped_number_edge(),
+    Row(OpKind::MaxPool2DWithIndices, "MaxPool2DWithIndicesBackward0", max_pool2d_bw)
+        .saves_input(0, ForGrad0),
+    Row(OpKind::AvgPool2D, "AvgPool2DBackward0", avg_pool2d_bw).saves_input(0, ForGrad0),
+    Row(OpKind::AdaptiveAvgPool2D, "AdaptiveAvgPool2DBackward0", adaptive_avg_pool2d_bw)
+        .saves_input(0, ForGrad0),
+    Row(OpKind::AdaptiveMaxPool2D, "AdaptiveMaxPool2DBackward0", max_pool2d_bw)
+        .saves_input(0, ForGrad0),
 };
 
 }  // namespace

@@ -35,7 +35,9 @@ namespace gradtrack::autograd {
   X(AddByScalar) X(SoftmaxBackwardData) X(LogSoftmaxBackwardData) \
   X(Scatter) X(ScatterValue) X(FloorDivideInplace) X(Fmod) X(FmodScalar) X(Atan2) X(Hypot)    \
   X(ClampMin) X(ClampMax) X(ClampMinTensor) X(ClampMaxTensor) X(Tan) X(Asin) X(Acos) X(Atan)   \
-  X(Sinh) X(Cosh) X(Log2) X(Log10) X(Erf) X(Exp2) X(Frac)
+  X(Sinh) X(Cosh) X(Log2) X(Log10) X(Erf) X(Exp2) X(Frac)                                   \
+  /* convolution and pooling */ X(Convolution) X(ConvolutionNoBias) X(MaxPool2DWithIndices)  \
+  X(AvgPool2D) X(AdaptiveAvgPool2D) X(AdaptiveMaxPool2D)
 // clang-format on
 
 enum class OpKind : uint16_t {

@@ -106,5 +106,6 @@ void init_nn(py::module_& m);       // _C._nn and _C._optim
 void init_runtime(py::module_& m);
 void init_autograd(py::module_& m);
 void init_function(py::module_& m);
+void init_conv(py::module_& m);  // _C._conv: convolution and pooling
 
 }  // namespace gradtrack::python

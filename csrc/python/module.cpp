@@ -75,4 +75,5 @@ PYBIND11_MODULE(_C, m) {
   init_nn(m);
   init_runtime(m);
   install_argument_errors(m);
+  init_conv(m);  // convolution and pooling
 }

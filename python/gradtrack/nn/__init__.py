@@ -18,3 +18,12 @@ from .parameter import Parameter
 __all__ = ["Parameter", "Module", "Linear", "Identity", "ReLU", "Sigmoid", "Tanh", "Softmax",
            "LogSoftmax", "Sequential", "ModuleList", "Flatten", "MSELoss", "NLLLoss",
            "CrossEntropyLoss", "functional", "init"]
+
+# convolution and pooling
+from .modules import (  # noqa: E402
+    AdaptiveAvgPool1d, AdaptiveAvgPool2d, AdaptiveMaxPool2d, AvgPool1d, AvgPool2d, Conv1d, Conv2d,
+    ConvTranspose2d, MaxPool1d, MaxPool2d,
+)
+
+__all__ += ["Conv1d", "Conv2d", "ConvTranspose2d", "MaxPool1d", "MaxPool2d", "AvgPool1d",
+            "AvgPool2d", "AdaptiveAvgPool1d", "AdaptiveAvgPool2d", "AdaptiveMaxPool2d"]

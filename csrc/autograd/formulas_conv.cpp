@@ -1,13 +1,21 @@
 // Backward formulas of the convolution and pooling ops.
 //
-// NOTE [No double backward through conv and pool yet]
-// These gradients come from kernels, not from differentiable ops, so a graph
-// built through them (create_graph=True) would silently lack the second-order
-// terms. Rather than give a wrong second derivative, they refuse when one is
-// being recorded. PyTorch supports it; gradtrack does not yet.
+// NOTE [Double backward through convolution]
+// Without a graph being built, the three gradients come straight from the
+// kernels. With create_graph=True they are written with the differentiable
+// convolution op itself (the input gradient is the transposed convolution of
+// the gradient, the weight gradient a convolution of input and gradient with
+// stride and dilation swapped), so second derivatives are exact; their nodes
+// are ConvolutionBackward0 where PyTorch's are ConvolutionBackwardBackward0.
+// The max pools scatter the gradient with a differentiable op then; the
+// average pools' gradients come from kernels only: with a graph being built
+// they refuse rather than give a silently wrong second derivative.
 #include "autograd/formulas_conv.h"
 
+#include <algorithm>
+
 #include "ops/nn/conv.h"
+#include "ops/ops.h"
 
 namespace gradtrack::autograd {
 
@@ -25,19 +33,96 @@ void refuse_double_backward(const char* name, std::initializer_list<const Tensor
 
 }  // namespace
 
+namespace {
+
+bool any_requires_grad(std::initializer_list<const Tensor*> ts) {
+  for (const Tensor* t : ts)
+    if (t->defined() && maybe_requires_grad(*t) && requires_grad(*t)) return true;
+  return false;
+}
+
+// d(loss)/d(input) as a (transposed) convolution of the gradient.
+Tensor conv_input_grad(const Tensor& g, const Tensor& x, const Tensor& w, ops::ConvArgs a) {
+  const size_t nd = a.stride.size();
+  const bool transposed = a.transposed;
+  a.transposed = !transposed;
+  if (!transposed) {
+    // Output padding that makes the transposed convolution's size the input's
+    // (negative when padding='same' added padding after the input).
+    for (size_t d = 0; d < nd; ++d) {
+      const int64_t k = w.sizes()[2 + d], out = g.sizes()[2 + d];
+      const int64_t full = (out - 1) * a.stride[d] - 2 * a.padding[d] + a.dilation[d] * (k - 1) + 1;
+      a.output_padding[d] = x.sizes()[2 + d] - full;
+      a.pad_extra[d] = 0;
+    }
+  }
+  Tensor gi = ops::convolution(g, w, nullptr, a);
+  GT_CHECK(gi.sizes() == x.sizes(),
+           "gradtrack: double backward through this transposed convolution (output_padding "
+           ">= stride) is not implemented");
+  return gi;
+}
+
+// d(loss)/d(weight): per group, a convolution of the image side with the col
+// side as the kernel (batch and channels swapped; stride and dilation swapped).
+Tensor conv_weight_grad(const Tensor& g, const Tensor& x, const Tensor& w, const ops::ConvArgs& a) {
+  const Tensor& image = a.transposed ? g : x;
+  const Tensor& col = a.transposed ? x : g;
+  const int64_t groups = a.groups;
+  const int64_t img_cg = image.sizes()[1] / groups, col_cg = col.sizes()[1] / groups;
+  ops::ConvArgs b = a;
+  b.transposed = false;
+  b.groups = 1;
+  b.stride = a.dilation;
+  b.dilation = a.stride;
+  std::vector<Tensor> parts;
+  for (int64_t grp = 0; grp < groups; ++grp) {
+    Tensor im = ops::transpose(ops::narrow(image, 1, grp * img_cg, img_cg), 0, 1);
+    Tensor cl = ops::transpose(ops::narrow(col, 1, grp * col_cg, col_cg), 0, 1);
+    Tensor r = ops::convolution(im, cl, nullptr, b);  // [img_cg, col_cg, k'...]
+    for (int64_t d = 2; d < r.dim(); ++d) r = ops::narrow(r, d, 0, w.sizes()[d]);
+    parts.push_back(ops::transpose(r, 0, 1));  // [col_cg, img_cg, k...]
+  }
+  // Rows of a group are col-side channels for a convolution ([O, C/g, k]) and
+  // for a transposed one ([C_in, C_out/g, k]) alike.
+  return groups == 1 ? parts[0] : ops::cat(parts, 0);
+}
+
+}  // namespace
+
 TensorList convolution_bw(const BackwardCtx& c, const TensorList& g) {
   const Tensor& x = c.saved_input(0);
   const Tensor& w = c.saved_input(1);
-  refuse_double_backward("ConvolutionBackward0", {&g[0], &x, &w});
   const ops::ConvArgs args = ops::conv_args_from_attrs(c.attrs());
+  if (GradMode::is_enabled() && any_requires_grad({&g[0], &x, &w})) {
+    TensorList out(3);
+    if (c.needs(0)) out[0] = conv_input_grad(g[0], x, w, args);
+    if (c.needs(1)) out[1] = conv_weight_grad(g[0], x, w, args);
+    if (c.needs(2)) {
+      DimVector dims{0};
+      for (int64_t d = 2; d < g[0].dim(); ++d) dims.push_back(d);
+      out[2] = ops::sum(g[0], dims, false);
+    }
+    return out;
+  }
   auto out = ops::convolution_backward(g[0], x, w, args, {c.needs(0), c.needs(1), c.needs(2)});
   return {out[0], out[1], out[2]};
 }
 
 TensorList max_pool2d_bw(const BackwardCtx& c, const TensorList& g) {
   const Tensor& x = c.saved_input(0);
-  refuse_double_backward(c.node.name().c_str(), {&g[0], &x});
-  return {ops::max_pool_backward(g[0], x, c.extra(0))};
+  const Tensor& idx = c.extra(0);
+  if (GradMode::is_enabled() && any_requires_grad({&g[0], &x})) {
+    // The gradient scattered to the argmax positions with a differentiable op
+    // (its own gradient gathers them back).
+    const int64_t h = x.sizes()[x.dim() - 2], w = x.sizes()[x.dim() - 1];
+    const int64_t planes = x.numel() / std::max<int64_t>(1, h * w);
+    Tensor flat = ops::zeros({planes, h * w}, x.dtype());
+    Tensor gi = ops::scatter_add(flat, 1, ops::reshape(idx, {planes, -1}),
+                                 ops::reshape(g[0], {planes, -1}));
+    return {ops::reshape(gi, x.sizes())};
+  }
+  return {ops::max_pool_backward(g[0], x, idx)};
 }
 
 TensorList avg_pool2d_bw(const BackwardCtx& c, const TensorList& g) {

@@ -150,15 +150,69 @@ def test_conv2d_gradcheck_finite_differences():
         lambda x, w: F.conv_transpose2d(x, w, stride=2, padding=1, output_padding=1), (x, wt))
 
 
-def test_double_backward_refuses_instead_of_giving_a_wrong_answer():
+DOUBLE_CASES = [
+    ("conv2d", (2, 3, 6, 5), (4, 3, 3, 2), dict(stride=(2, 1), padding=1, dilation=(1, 2))),
+    ("conv2d", (1, 4, 6, 6), (6, 2, 3, 3), dict(groups=2, stride=2)),
+    ("conv2d", (2, 2, 5, 6), (3, 2, 2, 3), dict(padding="same")),
+    ("conv1d", (2, 2, 9), (3, 2, 3), dict(stride=2, padding=2, dilation=2)),
+    ("conv_transpose2d", (2, 3, 4, 3), (3, 2, 3, 2), dict(stride=2, padding=1,
+                                                          output_padding=1)),
+    ("conv_transpose2d", (1, 4, 3, 3), (4, 1, 2, 2), dict(groups=2, dilation=2)),
+]
+
+
+@pytest.mark.parametrize("fn_name,x_shape,w_shape,kw", DOUBLE_CASES,
+                         ids=[f"{c[0]}-{sorted(c[3].items())}" for c in DOUBLE_CASES])
+def test_conv_double_backward_matches_torch(torch, fn_name, x_shape, w_shape, kw):
+    """d/d(x, w, b) of (grad_x * u).sum() + (grad_w * v).sum(), with create_graph."""
+    import warnings
+    x, w = RNG.standard_normal(x_shape), RNG.standard_normal(w_shape)
+    c_out = w_shape[1] * kw.get("groups", 1) if "transpose" in fn_name else w_shape[0]
+    b = RNG.standard_normal(c_out)
+    results = []
+    for L in (gt, torch):
+        tx, tw, tb = (L.tensor(a, requires_grad=True) for a in (x, w, b))
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            y = getattr(L.nn.functional, fn_name)(tx, tw, tb, **kw)
+        up = L.tensor(np.linspace(-1, 1, int(np.prod(tuple(y.shape)))).reshape(tuple(y.shape)),
+                      requires_grad=True)
+        gx, gw, gb = L.autograd.grad(y, (tx, tw, tb), up, create_graph=True)
+        total = (gx * gx).sum() + (gw * gw.cos()).sum() + (gb * gb).sum()
+        second = L.autograd.grad(total, (tx, tw, up))
+        results.append([t.detach().numpy() for t in (gx, gw, gb) + tuple(second)])
+    for mine, theirs in zip(*results):
+        np.testing.assert_allclose(mine, theirs, rtol=1e-9, atol=1e-9)
+
+
+def test_conv_gradgradcheck_finite_differences():
+    x = gt.randn(1, 2, 4, 5, dtype=gt.float64, requires_grad=True)
+    w = gt.randn(2, 1, 2, 3, dtype=gt.float64, requires_grad=True)
+    assert gt.autograd.gradgradcheck(
+        lambda x, w: F.conv2d(x, w, stride=(1, 2), padding=1, groups=2), (x, w))
+
+
+def test_avg_pool_double_backward_refuses_instead_of_giving_a_wrong_answer():
     x = gt.randn(1, 1, 4, 4, requires_grad=True)
-    w = gt.randn(1, 1, 2, 2, requires_grad=True)
-    y = F.conv2d(x, w).sum()
-    (gx,) = gt.autograd.grad(y, x, create_graph=False)
-    assert gx.shape == x.shape
-    y = F.conv2d(x, w).sum()
+    y = F.avg_pool2d(x * 2, 2).pow(2).sum()
     with pytest.raises(NotImplementedError, match="double backward"):
         gt.autograd.grad(y, x, create_graph=True)
+
+
+@pytest.mark.parametrize("pool", [lambda F, t: F.max_pool2d(t, 3, 2, 1),
+                                  lambda F, t: F.adaptive_max_pool2d(t, (2, 3)),
+                                  lambda F, t: F.max_pool1d(t[0], 2)])
+def test_max_pool_double_backward_matches_torch(torch, pool):
+    x = RNG.standard_normal((2, 3, 6, 5))
+    results = []
+    for L in (gt, torch):
+        t = L.tensor(x, requires_grad=True)
+        y = pool(L.nn.functional, t * t)
+        (g,) = L.autograd.grad(y.pow(2).sum(), t, create_graph=True)
+        (gg,) = L.autograd.grad((g * g).sum(), t)
+        results.append((g.detach().numpy(), gg.numpy()))
+    for mine, theirs in zip(*results):
+        np.testing.assert_allclose(mine, theirs, rtol=1e-10, atol=1e-10)
 
 
 MESSAGE_CASES = [

@@ -898,6 +898,9 @@ const FormulaRow kRows[] = {
         .saves_input(0, ForGrad0),
     Row(OpKind::AdaptiveMaxPool2D, "AdaptiveMaxPool2DBackward0", max_pool2d_bw)
         .saves_input(0, ForGrad0),
+    Row(OpKind::AvgPool2DBackward, "AvgPool2DBackwardBackward0", avg_pool2d_backward_bw),
+    Row(OpKind::AdaptiveAvgPool2DBackward, "AdaptiveAvgPool2DBackwardBackward0",
+        adaptive_avg_pool2d_backward_bw),
 };
 
 }  // namespace

@@ -37,7 +37,8 @@ namespace gradtrack::autograd {
   X(ClampMin) X(ClampMax) X(ClampMinTensor) X(ClampMaxTensor) X(Tan) X(Asin) X(Acos) X(Atan)   \
   X(Sinh) X(Cosh) X(Log2) X(Log10) X(Erf) X(Exp2) X(Frac)                                   \
   /* convolution and pooling */ X(Convolution) X(ConvolutionNoBias) X(MaxPool2DWithIndices)  \
-  X(AvgPool2D) X(AdaptiveAvgPool2D) X(AdaptiveMaxPool2D)
+  X(AvgPool2D) X(AdaptiveAvgPool2D) X(AdaptiveMaxPool2D) X(AvgPool2DBackward)              \
+  X(AdaptiveAvgPool2DBackward)
 // clang-format on
 
 enum class OpKind : uint16_t {

@@ -8,8 +8,7 @@
 // stride and dilation swapped), so second derivatives are exact; their nodes
 // are ConvolutionBackward0 where PyTorch's are ConvolutionBackwardBackward0.
 // The max pools scatter the gradient with a differentiable op then; the
-// average pools' gradients come from kernels only: with a graph being built
-// they refuse rather than give a silently wrong second derivative.
+// average pools' backward ops record nodes of their own (PyTorch's names).
 #include "autograd/formulas_conv.h"
 
 #include <algorithm>
@@ -18,20 +17,6 @@
 #include "ops/ops.h"
 
 namespace gradtrack::autograd {
-
-namespace {
-
-void refuse_double_backward(const char* name, std::initializer_list<const Tensor*> ts) {
-  if (!GradMode::is_enabled()) return;
-  for (const Tensor* t : ts) {
-    if (t->defined() && maybe_requires_grad(*t) && requires_grad(*t)) {
-      throw NotImplementedError(str_cat("gradtrack: double backward (create_graph=True) through ",
-                                        name, " is not implemented yet; PyTorch supports it"));
-    }
-  }
-}
-
-}  // namespace
 
 namespace {
 
@@ -126,15 +111,25 @@ TensorList max_pool2d_bw(const BackwardCtx& c, const TensorList& g) {
 }
 
 TensorList avg_pool2d_bw(const BackwardCtx& c, const TensorList& g) {
-  const Tensor& x = c.saved_input(0);
-  refuse_double_backward("AvgPool2DBackward0", {&g[0], &x});
-  return {ops::avg_pool2d_backward(g[0], x, ops::pool_args_from_attrs(c.attrs()))};
+  return {ops::avg_pool2d_backward(g[0], c.saved_input(0), ops::pool_args_from_attrs(c.attrs()))};
 }
 
 TensorList adaptive_avg_pool2d_bw(const BackwardCtx& c, const TensorList& g) {
-  const Tensor& x = c.saved_input(0);
-  refuse_double_backward("AdaptiveAvgPool2DBackward0", {&g[0], &x});
-  return {ops::adaptive_avg_pool2d_backward(g[0], x)};
+  return {ops::adaptive_avg_pool2d_backward(g[0], c.saved_input(0))};
+}
+
+// The average pools' backward is linear in the gradient: its own gradient is
+// the forward pool of the incoming one; the input only gave the shape.
+TensorList avg_pool2d_backward_bw(const BackwardCtx& c, const TensorList& g) {
+  return {c.needs(0) ? ops::avg_pool2d(g[0], ops::pool_args_from_attrs(c.attrs())) : Tensor(),
+          c.needs(1) ? ops::zeros(c.input(1).shape, c.input(1).dtype) : Tensor()};
+}
+
+TensorList adaptive_avg_pool2d_backward_bw(const BackwardCtx& c, const TensorList& g) {
+  const DimVector& out = c.input(0).shape;
+  return {c.needs(0) ? ops::adaptive_avg_pool2d(g[0], {out[out.size() - 2], out[out.size() - 1]})
+                     : Tensor(),
+          c.needs(1) ? ops::zeros(c.input(1).shape, c.input(1).dtype) : Tensor()};
 }
 
 }  // namespace gradtrack::autograd

@@ -46,7 +46,8 @@ Tensor avg_pool2d(const Tensor& input, const PoolArgs& args);
 Tensor adaptive_avg_pool2d(const Tensor& input, const DimVector& output_size);
 std::pair<Tensor, Tensor> adaptive_max_pool2d(const Tensor& input, const DimVector& output_size);
 
-/// Backward kernels (not differentiable: their formulas refuse double backward).
+/// Backward kernels; the average pools' are differentiable ops of their own
+/// (AvgPool2DBackwardBackward0, AdaptiveAvgPool2DBackwardBackward0).
 Tensor max_pool_backward(const Tensor& grad, const Tensor& input, const Tensor& indices);
 Tensor avg_pool2d_backward(const Tensor& grad, const Tensor& input, const PoolArgs& args);
 Tensor adaptive_avg_pool2d_backward(const Tensor& grad, const Tensor& input);

@@ -188,6 +188,8 @@ Tensor avg_pool2d_backward(const Tensor& grad, const Tensor& input, const PoolAr
   const kernels::PoolGeom g = pool_geom(input, args);
   Tensor out = empty(input.sizes(), input.dtype());
   kernels::avg_pool_backward(out, dense(grad), g, args.count_include_pad, args.divisor);
+  record(OpKind::AvgPool2DBackward, {&grad, &input}, out,
+         [&](autograd::Attrs& at) { pool_args_to_attrs(args, at); });
   return out;
 }
 
@@ -196,6 +198,7 @@ Tensor adaptive_avg_pool2d_backward(const Tensor& grad, const Tensor& input) {
       adaptive_geom(input, {grad.sizes()[grad.dim() - 2], grad.sizes()[grad.dim() - 1]});
   Tensor out = empty(input.sizes(), input.dtype());
   kernels::adaptive_avg_pool_backward(out, dense(grad), g);
+  record(OpKind::AdaptiveAvgPool2DBackward, {&grad, &input}, out);
   return out;
 }
 

@@ -901,6 +901,14 @@ const FormulaRow kRows[] = {
     Row(OpKind::AvgPool2DBackward, "AvgPool2DBackwardBackward0", avg_pool2d_backward_bw),
     Row(OpKind::AdaptiveAvgPool2DBackward, "AdaptiveAvgPool2DBackwardBackward0",
         adaptive_avg_pool2d_backward_bw),
+    Row(OpKind::ConvolutionBackward, "ConvolutionBackwardBackward0", convolution_backward_bw)
+        .saves_input(0, ForAnyGrad)
+        .saves_input(1, ForAnyGrad)
+        .saves_input(2, ForAnyGrad),
+    Row(OpKind::MaxPool2DWithIndicesBackward, "MaxPool2DWithIndicesBackwardBackward0",
+        max_pool2d_backward_bw),
+    Row(OpKind::AdaptiveMaxPool2DBackward, "AdaptiveMaxPool2DBackwardBackward0",
+        max_pool2d_backward_bw),
 };
 
 }  // namespace

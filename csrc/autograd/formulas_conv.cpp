@@ -1,14 +1,15 @@
 // Backward formulas of the convolution and pooling ops.
 //
-// NOTE [Double backward through convolution]
-// Without a graph being built, the three gradients come straight from the
-// kernels. With create_graph=True they are written with the differentiable
-// convolution op itself (the input gradient is the transposed convolution of
-// the gradient, the weight gradient a convolution of input and gradient with
-// stride and dilation swapped), so second derivatives are exact; their nodes
-// are ConvolutionBackward0 where PyTorch's are ConvolutionBackwardBackward0.
-// The max pools scatter the gradient with a differentiable op then; the
-// average pools' backward ops record nodes of their own (PyTorch's names).
+// NOTE [Double backward through convolution and pooling]
+// The backward ops of these layers come from kernels, and record nodes of
+// their own when a graph is being built, as PyTorch's do
+// (ConvolutionBackwardBackward0, MaxPool2DWithIndicesBackwardBackward0, ...).
+// Those nodes' formulas are written with differentiable ops: every term of a
+// convolution's backward is linear in one operand, so each is a (transposed)
+// convolution (the input gradient is the transposed convolution of the
+// gradient; the weight gradient a convolution of input and gradient with
+// stride and dilation swapped); the pools' backward gradients are the forward
+// pool (average) or a gather at the argmax positions (max).
 #include "autograd/formulas_conv.h"
 
 #include <algorithm>
@@ -19,12 +20,6 @@
 namespace gradtrack::autograd {
 
 namespace {
-
-bool any_requires_grad(std::initializer_list<const Tensor*> ts) {
-  for (const Tensor* t : ts)
-    if (t->defined() && maybe_requires_grad(*t) && requires_grad(*t)) return true;
-  return false;
-}
 
 // d(loss)/d(input) as a (transposed) convolution of the gradient.
 Tensor conv_input_grad(const Tensor& g, const Tensor& x, const Tensor& w, ops::ConvArgs a) {
@@ -76,38 +71,69 @@ Tensor conv_weight_grad(const Tensor& g, const Tensor& x, const Tensor& w, const
 }  // namespace
 
 TensorList convolution_bw(const BackwardCtx& c, const TensorList& g) {
-  const Tensor& x = c.saved_input(0);
-  const Tensor& w = c.saved_input(1);
   const ops::ConvArgs args = ops::conv_args_from_attrs(c.attrs());
-  if (GradMode::is_enabled() && any_requires_grad({&g[0], &x, &w})) {
-    TensorList out(3);
-    if (c.needs(0)) out[0] = conv_input_grad(g[0], x, w, args);
-    if (c.needs(1)) out[1] = conv_weight_grad(g[0], x, w, args);
-    if (c.needs(2)) {
-      DimVector dims{0};
-      for (int64_t d = 2; d < g[0].dim(); ++d) dims.push_back(d);
-      out[2] = ops::sum(g[0], dims, false);
-    }
-    return out;
-  }
-  auto out = ops::convolution_backward(g[0], x, w, args, {c.needs(0), c.needs(1), c.needs(2)});
+  auto out = ops::convolution_backward(g[0], c.saved_input(0), c.saved_input(1), args,
+                                       {c.needs(0), c.needs(1), c.needs(2)});
   return {out[0], out[1], out[2]};
 }
 
-TensorList max_pool2d_bw(const BackwardCtx& c, const TensorList& g) {
-  const Tensor& x = c.saved_input(0);
-  const Tensor& idx = c.extra(0);
-  if (GradMode::is_enabled() && any_requires_grad({&g[0], &x})) {
-    // The gradient scattered to the argmax positions with a differentiable op
-    // (its own gradient gathers them back).
-    const int64_t h = x.sizes()[x.dim() - 2], w = x.sizes()[x.dim() - 1];
-    const int64_t planes = x.numel() / std::max<int64_t>(1, h * w);
-    Tensor flat = ops::zeros({planes, h * w}, x.dtype());
-    Tensor gi = ops::scatter_add(flat, 1, ops::reshape(idx, {planes, -1}),
-                                 ops::reshape(g[0], {planes, -1}));
-    return {ops::reshape(gi, x.sizes())};
+// Gradients of (grad_input, grad_weight, grad_bias) = convolution_backward(g,
+// x, w): every term is linear, so each is a (transposed) convolution.
+TensorList convolution_backward_bw(const BackwardCtx& c, const TensorList& gg) {
+  const Tensor& g = c.saved_input(0);
+  const Tensor& x = c.saved_input(1);
+  const Tensor& w = c.saved_input(2);
+  const ops::ConvArgs args = ops::conv_args_from_attrs(c.attrs());
+  Tensor ggx, ggw, ggb;  // the incoming gradients, by which outputs were computed
+  size_t k = 0;
+  for (int i = 0; i < 3; ++i) {
+    if (!(c.attrs().i1 & (1 << i))) continue;
+    const Tensor& t = k < gg.size() ? gg[k] : Tensor();
+    (i == 0 ? ggx : i == 1 ? ggw : ggb) = t;
+    ++k;
   }
-  return {ops::max_pool_backward(g[0], x, idx)};
+  TensorList out(3);
+  if (c.needs(0)) {
+    Tensor dg;
+    if (ggx.defined()) dg = ops::convolution(ggx, w, nullptr, args);
+    if (ggw.defined()) {
+      Tensor t = ops::convolution(x, ggw, nullptr, args);
+      dg = dg.defined() ? ops::add(dg, t) : t;
+    }
+    if (ggb.defined()) {
+      DimVector shape(g.dim(), 1);
+      shape[1] = ggb.numel();
+      Tensor t = ops::expand(ops::reshape(ggb, shape), g.sizes());
+      dg = dg.defined() ? ops::add(dg, t) : t;
+    }
+    out[0] = dg.defined() ? dg : ops::zeros(g.sizes(), g.dtype());
+  }
+  if (c.needs(1) && ggw.defined()) out[1] = conv_input_grad(g, x, ggw, args);
+  if (c.needs(2) && ggx.defined()) out[2] = conv_weight_grad(g, ggx, w, args);
+  return out;
+}
+
+TensorList max_pool2d_bw(const BackwardCtx& c, const TensorList& g) {
+  const bool adaptive = c.node.row().kind == OpKind::AdaptiveMaxPool2D;
+  return {ops::max_pool_backward(g[0], c.saved_input(0), c.extra(0), adaptive)};
+}
+
+// max_pool's backward scatters the gradient to the argmax positions: its own
+// gradient gathers them back; the input only gave the shape.
+TensorList max_pool2d_backward_bw(const BackwardCtx& c, const TensorList& g) {
+  const Tensor& idx = c.extra(0);
+  TensorList out(2);
+  if (c.needs(0)) {
+    const DimVector& in = c.input(1).shape;
+    const int64_t plane = in[in.size() - 2] * in[in.size() - 1];
+    int64_t planes = 1;
+    for (size_t d = 0; d + 2 < in.size(); ++d) planes *= in[d];
+    const Tensor flat_idx = ops::reshape(idx, {planes, -1});
+    Tensor picked = ops::gather(ops::reshape(g[0], {planes, plane}), 1, flat_idx);
+    out[0] = ops::reshape(picked, c.input(0).shape);
+  }
+  if (c.needs(1)) out[1] = ops::zeros(c.input(1).shape, c.input(1).dtype);
+  return out;
 }
 
 TensorList avg_pool2d_bw(const BackwardCtx& c, const TensorList& g) {

@@ -3,6 +3,7 @@ against PyTorch 2.13: values, gradients of input, weight and bias, grad_fn names
 messages, module init and reprs; plus finite differences."""
 
 import math
+import re
 
 import numpy as np
 import pytest
@@ -169,7 +170,7 @@ def test_conv_double_backward_matches_torch(torch, fn_name, x_shape, w_shape, kw
     x, w = RNG.standard_normal(x_shape), RNG.standard_normal(w_shape)
     c_out = w_shape[1] * kw.get("groups", 1) if "transpose" in fn_name else w_shape[0]
     b = RNG.standard_normal(c_out)
-    results = []
+    results, names = [], []
     for L in (gt, torch):
         tx, tw, tb = (L.tensor(a, requires_grad=True) for a in (x, w, b))
         with warnings.catch_warnings():
@@ -181,6 +182,10 @@ def test_conv_double_backward_matches_torch(torch, fn_name, x_shape, w_shape, kw
         total = (gx * gx).sum() + (gw * gw.cos()).sum() + (gb * gb).sum()
         second = L.autograd.grad(total, (tx, tw, up))
         results.append([t.detach().numpy() for t in (gx, gw, gb) + tuple(second)])
+        names.append([name(t.grad_fn) for t in (gx, gw, gb)])
+    if kw.get("padding") != "same":  # torch pads the input first there (ConstantPadNd)
+        assert names[0] == names[1] == [  # one node computes all three, as torch's
+            "ConvolutionBackwardBackward0"] * 3
     for mine, theirs in zip(*results):
         np.testing.assert_allclose(mine, theirs, rtol=1e-9, atol=1e-9)
 
@@ -206,7 +211,8 @@ def test_pool_double_backward_matches_torch(torch, pool):
         y = pool(L.nn.functional, t * t)
         (g,) = L.autograd.grad(y.pow(2).sum(), t, create_graph=True)
         (gg,) = L.autograd.grad((g * g).sum(), t)
-        results.append((g.detach().numpy(), gg.numpy(), g.grad_fn.name()))
+        results.append((g.detach().numpy(), gg.numpy(),
+                        name(g.grad_fn.next_functions[0][0]) if L is gt else None))
     for mine, theirs in zip(results[0][:2], results[1][:2]):
         np.testing.assert_allclose(mine, theirs, rtol=1e-10, atol=1e-10)
 
@@ -262,7 +268,13 @@ MESSAGE_CASES = [
 def test_conv_error_messages_match_torch(torch, label, fn):
     expected = error_of(lambda: fn(torch, torch.randn(2, 3, 8, 8), torch.randn(4, 3, 3, 3)))
     got = error_of(lambda: fn(gt, gt.randn(2, 3, 8, 8), gt.randn(4, 3, 3, 3)))
-    assert got == expected
+    assert _sorted_sets(got) == _sorted_sets(expected)
+
+
+def _sorted_sets(error):
+    """A printed set's order comes from the .pyc that built it: compare its members."""
+    kind, text = error
+    return kind, re.sub(r"\{[^{}]*\}", lambda m: str(sorted(m.group(0)[1:-1].split(", "))), text)
 
 
 @pytest.mark.parametrize("mode", ["reflect", "replicate", "circular"])

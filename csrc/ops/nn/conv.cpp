@@ -239,7 +239,22 @@ std::array<Tensor, 3> convolution_backward(const Tensor& grad, const Tensor& inp
   if (need[2]) {
     DimVector dims{0};
     for (int64_t d = 2; d < grad.dim(); ++d) dims.push_back(d);
+    autograd::AutoGradMode off(false);
     out[2] = sum(g, dims, false);
+  }
+  if (autograd::should_record({&grad, &input, &weight})) {
+    // One node for the computed gradients, in order, as PyTorch's: all of
+    // them require grad when any of grad, input and weight does.
+    auto node = autograd::new_node(OpKind::ConvolutionBackward, {&grad, &input, &weight});
+    conv_args_to_attrs(args, node->attrs);
+    node->attrs.i1 = (need[0] ? 1 : 0) | (need[1] ? 2 : 0) | (need[2] ? 4 : 0);
+    std::vector<const Tensor*> outs;
+    for (const Tensor& t : out)
+      if (t.defined()) outs.push_back(&t);
+    if (outs.size() == 1) autograd::finish_node(node, {&grad, &input, &weight}, {outs[0]});
+    if (outs.size() == 2) autograd::finish_node(node, {&grad, &input, &weight}, {outs[0], outs[1]});
+    if (outs.size() == 3)
+      autograd::finish_node(node, {&grad, &input, &weight}, {outs[0], outs[1], outs[2]});
   }
   return out;
 }

@@ -24,7 +24,8 @@ ConvArgs conv_args_from_attrs(const autograd::Attrs& at);
 /// [C, O/groups, ...]), bias [O] or null. Records ConvolutionBackward0.
 Tensor convolution(const Tensor& input, const Tensor& weight, const Tensor* bias,
                    const ConvArgs& args);
-/// The three gradients (undefined where `need` is false).
+/// The three gradients (undefined where `need` is false); records one
+/// ConvolutionBackwardBackward0 node for them when a graph is being built.
 std::array<Tensor, 3> convolution_backward(const Tensor& grad, const Tensor& input,
                                            const Tensor& weight, const ConvArgs& args,
                                            const std::array<bool, 3>& need);
@@ -48,7 +49,10 @@ std::pair<Tensor, Tensor> adaptive_max_pool2d(const Tensor& input, const DimVect
 
 /// Backward kernels; the average pools' are differentiable ops of their own
 /// (AvgPool2DBackwardBackward0, AdaptiveAvgPool2DBackwardBackward0).
-Tensor max_pool_backward(const Tensor& grad, const Tensor& input, const Tensor& indices);
+/// The max pools' backward; records MaxPool2DWithIndicesBackwardBackward0 (or
+/// AdaptiveMaxPool2DBackwardBackward0) when a graph is being built.
+Tensor max_pool_backward(const Tensor& grad, const Tensor& input, const Tensor& indices,
+                         bool adaptive);
 Tensor avg_pool2d_backward(const Tensor& grad, const Tensor& input, const PoolArgs& args);
 Tensor adaptive_avg_pool2d_backward(const Tensor& grad, const Tensor& input);
 

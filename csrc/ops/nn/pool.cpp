@@ -172,7 +172,8 @@ std::pair<Tensor, Tensor> adaptive_max_pool2d(const Tensor& input, const DimVect
   return {out, idx};
 }
 
-Tensor max_pool_backward(const Tensor& grad, const Tensor& input, const Tensor& indices) {
+Tensor max_pool_backward(const Tensor& grad, const Tensor& input, const Tensor& indices,
+                         bool adaptive) {
   kernels::PoolGeom g;
   g.planes = planes_of(input);
   g.ih = input.sizes()[input.dim() - 2];
@@ -181,6 +182,8 @@ Tensor max_pool_backward(const Tensor& grad, const Tensor& input, const Tensor& 
   g.ow = grad.sizes()[grad.dim() - 1];
   Tensor out = empty(input.sizes(), input.dtype());
   kernels::max_pool_backward(out, dense(grad), dense(indices), g);
+  record(adaptive ? OpKind::AdaptiveMaxPool2DBackward : OpKind::MaxPool2DWithIndicesBackward,
+         {&grad, &input}, out, [](autograd::Attrs&) {}, {&indices});
   return out;
 }
 

@@ -251,6 +251,9 @@ MESSAGE_CASES = [
     ("transpose rank", lambda L, x, w: L.nn.functional.conv_transpose2d(L.randn(3, 8), w)),
     ("transpose padding string", lambda L, x, w: L.nn.functional.conv_transpose2d(
         x, w.transpose(0, 1), padding="same")),
+    ("no out channels", lambda L, x, w: L.nn.functional.conv2d(x, L.randn(0, 3, 3, 3))),
+    ("transpose output too small", lambda L, x, w: L.nn.functional.conv_transpose2d(
+        L.randn(1, 2, 1, 1), L.randn(2, 2, 1, 1), padding=2)),
     ("module padding_mode", lambda L, x, w: L.nn.Conv2d(3, 4, 3, padding_mode="foo")),
     ("module in groups", lambda L, x, w: L.nn.Conv2d(3, 4, 3, groups=2)),
     ("module out groups", lambda L, x, w: L.nn.Conv2d(4, 3, 3, groups=2)),
@@ -356,3 +359,10 @@ def test_conv_empty_batch(torch):
     assert out.shape == (0, 4, 6, 6)
     out.sum().backward()
     assert x.grad.shape == x.shape and float(w.grad.abs().sum()) == 0.0
+
+
+def test_empty_kernel_is_refused():
+    # torch's message here depends on its backend (slow path or oneDNN); gradtrack
+    # gives the slow path's.
+    with pytest.raises(RuntimeError, match="kernel size should be greater than zero"):
+        F.conv2d(gt.randn(1, 3, 5, 5), gt.randn(4, 3, 0, 3))

@@ -214,3 +214,13 @@ def test_max_pool_module_returns_indices():
     assert idx.tolist() == [[[[5, 7], [13, 15]]]]
     out, idx = nn.AdaptiveMaxPool2d(1, return_indices=True)(gt.arange(4.0).reshape(1, 1, 2, 2))
     assert idx.tolist() == [[[[3]]]]
+
+
+@pytest.mark.parametrize("dtype", ["int64", "int32", "uint8"])
+def test_max_pool_of_integers_matches_torch(torch, dtype):
+    x = RNG.integers(0, 100, (2, 3, 6, 5)).astype(dtype)
+    out, idx = F.max_pool2d(gt.tensor(x), 2, return_indices=True)
+    t_out, t_idx = torch.nn.functional.max_pool2d(torch.tensor(x), 2, return_indices=True)
+    assert repr(out.dtype).split(".")[1] == dtype
+    np.testing.assert_array_equal(to_np(out), t_out.numpy())
+    np.testing.assert_array_equal(to_np(idx), t_idx.numpy())

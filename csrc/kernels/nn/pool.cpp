@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <type_traits>
 
 #include "core/error.h"
 #include "kernels/parallel.h"
@@ -13,14 +14,23 @@ namespace gradtrack::kernels {
 namespace {
 
 template <typename F>
-void dispatch(const Tensor& t, const char* name, const F& f) {
+void dispatch(const Tensor& t, const char* name, const F& f, bool ints = false) {
   switch (t.dtype()) {
     case ScalarType::Float32: return f(float{});
     case ScalarType::Float64: return f(double{});
-    default:
-      throw NotImplementedError(
-          str_cat("\"", name, "\" not implemented for '", scalar_type_name(t.dtype()), "'"));
+    case ScalarType::Int64:
+      if (ints) return f(int64_t{});
+      break;
+    case ScalarType::Int32:
+      if (ints) return f(int32_t{});
+      break;
+    case ScalarType::UInt8:
+      if (ints) return f(uint8_t{});
+      break;
+    default: break;
   }
+  throw NotImplementedError(
+      str_cat("\"", name, "\" not implemented for '", scalar_type_name(t.dtype()), "'"));
 }
 
 // Threads over planes; a plane's work is its output (or input) size.
@@ -37,17 +47,27 @@ inline int64_t adaptive_end(int64_t o, int64_t in, int64_t out) {
   return ((o + 1) * in + out - 1) / out;
 }
 
+template <typename T>
+bool is_nan(T v) {
+  if constexpr (std::is_floating_point_v<T>) {
+    return std::isnan(v);
+  } else {
+    return false;
+  }
+}
+
 // Max over one window; the first position is the first valid one, and a NaN
 // takes over (as PyTorch's kernels: `val > max || isnan(val)`).
 template <typename T, typename Rows, typename Cols>
 void window_max(const T* plane, int64_t width, Rows rows, Cols cols, T* out, int64_t* idx) {
-  T best = -std::numeric_limits<T>::infinity();
+  T best = std::numeric_limits<T>::has_infinity ? -std::numeric_limits<T>::infinity()
+                                                : std::numeric_limits<T>::lowest();
   int64_t at = -1;
   for (int64_t h : rows) {
     for (int64_t w : cols) {
       const T v = plane[h * width + w];
       if (at < 0) at = h * width + w;
-      if (v > best || std::isnan(v)) {
+      if (v > best || is_nan(v)) {
         best = v;
         at = h * width + w;
       }
@@ -102,23 +122,26 @@ AvgWindow avg_window(const PoolGeom& g, int64_t oh, int64_t ow, bool include_pad
 void max_pool_forward(const Tensor& out, const Tensor& indices, const Tensor& in,
                       const PoolGeom& g) {
   if (out.numel() == 0) return;
-  dispatch(in, "max_pool2d", [&](auto tag) {
-    using T = decltype(tag);
-    const T* x = in.data<T>();
-    T* y = out.data<T>();
-    int64_t* ix = indices.data<int64_t>();
-    over_planes(g, g.oh * g.ow * g.kh * g.kw, [&](int64_t p) {
-      const T* plane = x + p * g.ih * g.iw;
-      for (int64_t oh = 0; oh < g.oh; ++oh) {
-        Steps rows = dilated(oh * g.sh - g.ph, g.kh, g.dh, g.ih);
-        for (int64_t ow = 0; ow < g.ow; ++ow) {
-          Steps cols = dilated(ow * g.sw - g.pw, g.kw, g.dw, g.iw);
-          const int64_t o = (p * g.oh + oh) * g.ow + ow;
-          window_max(plane, g.iw, rows, cols, y + o, ix + o);
-        }
-      }
-    });
-  });
+  dispatch(
+      in, "max_pool2d",
+      [&](auto tag) {
+        using T = decltype(tag);
+        const T* x = in.data<T>();
+        T* y = out.data<T>();
+        int64_t* ix = indices.data<int64_t>();
+        over_planes(g, g.oh * g.ow * g.kh * g.kw, [&](int64_t p) {
+          const T* plane = x + p * g.ih * g.iw;
+          for (int64_t oh = 0; oh < g.oh; ++oh) {
+            Steps rows = dilated(oh * g.sh - g.ph, g.kh, g.dh, g.ih);
+            for (int64_t ow = 0; ow < g.ow; ++ow) {
+              Steps cols = dilated(ow * g.sw - g.pw, g.kw, g.dw, g.iw);
+              const int64_t o = (p * g.oh + oh) * g.ow + ow;
+              window_max(plane, g.iw, rows, cols, y + o, ix + o);
+            }
+          }
+        });
+      },
+      /*ints=*/true);
 }
 
 void adaptive_max_pool_forward(const Tensor& out, const Tensor& indices, const Tensor& in,

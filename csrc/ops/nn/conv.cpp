@@ -59,8 +59,19 @@ void check_shapes(const Tensor& x, const Tensor& w, const Tensor* b, const ConvA
   GT_CHECK(w.dim() == nd + 2 && x.dim() == nd + 2, "Expected ", nd + 2, "-dimensional input for ",
            nd + 2, "-dimensional weight ", shape_str(w.sizes()), ", but got ", x.dim(),
            "-dimensional input of size ", shape_str(x.sizes()), " instead");
+  GT_CHECK(w.sizes()[0] >= g, "Given groups=", g, ", expected weight to be at least ", g,
+           " at dimension 0, but got weight of size ", shape_str(w.sizes()), " instead");
   GT_CHECK(w.sizes()[0] % g == 0, "Given groups=", g, ", expected weight to be divisible by ", g,
            " at dimension 0, but got weight of size [", shape_str(w.sizes()), "] instead");
+  bool k_ok = true;
+  for (int64_t d = 0; d < nd; ++d) k_ok = k_ok && w.sizes()[2 + d] > 0;
+  if (!k_ok) {
+    GT_CHECK(nd != 2,
+             "kernel size should be greater than zero, but got kernel_height: ", w.sizes()[2],
+             " kernel_width: ", w.sizes()[3]);
+    GT_CHECK(false,
+             "kernel size should be greater than zero, but got kernel_width: ", w.sizes()[2]);
+  }
   const int64_t in_c = x.sizes()[1];
   if (!a.transposed) {
     GT_CHECK(in_c == w.sizes()[1] * g, "Given groups=", g, ", weight of size ",
@@ -187,6 +198,16 @@ Tensor convolution(const Tensor& input, const Tensor& weight, const Tensor* bias
   check_shapes(input, weight, bias, args);
   check_dtypes(input, weight, bias);
   const DimVector shape = output_shape(input, weight, args);
+  bool positive = true;
+  DimVector in_sp, out_sp;
+  for (int64_t d = 2; d < static_cast<int64_t>(shape.size()); ++d) {
+    positive = positive && shape[d] > 0;
+    in_sp.push_back(input.sizes()[d]);
+    out_sp.push_back(shape[d]);
+  }
+  GT_CHECK(positive, "Given input size per channel: (", sizes_x(in_sp),
+           "). Calculated output size per channel: (", sizes_x(out_sp),
+           "). Output size is too small");
   Tensor x = dense(input), w = dense(weight);
   Tensor out;
   if (!args.transposed) {

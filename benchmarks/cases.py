@@ -510,6 +510,51 @@ def adam_mlp(T, batch):
 
 
 # --------------------------------------------------------------------------
+# convolution: a small CNN's train step, and one Conv2d layer fwd+bwd
+
+def build_cnn(T):
+    """Conv 1->16 3x3, ReLU, MaxPool, Conv 16->32 3x3, ReLU, MaxPool, Linear (28x28 in)."""
+    nn = T.nn
+    return nn.Sequential(nn.Conv2d(1, 16, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2),
+                         nn.Conv2d(16, 32, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2),
+                         nn.Flatten(), nn.Linear(32 * 7 * 7, 10))
+
+
+@timed_case("cnn_step", GROUP_TRAIN, "CNN train step",
+            (Point("b32", 32, "2 conv + 2 maxpool + linear, batch 32 of 1x28x28, SGD momentum"),))
+def cnn_step(T, batch):
+    seed(T)
+    model = build_cnn(T)
+    crit = T.nn.CrossEntropyLoss()
+    opt = T.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
+    x = T.randn(batch, 1, 28, 28)
+    y = T.randint(0, 10, (batch,))
+
+    def step():
+        opt.zero_grad()
+        loss = crit(model(x), y)
+        loss.backward()
+        opt.step()
+
+    return step
+
+
+@timed_case("conv2d_fwd_bwd", GROUP_TRAIN, "Conv2d 64->64 3x3 fwd+bwd",
+            (Point("b16", 16, "batch 16 of 64x32x32, padding 1, grads of input and weight"),))
+def conv2d_fwd_bwd(T, batch):
+    seed(T)
+    conv = T.nn.Conv2d(64, 64, 3, padding=1)
+    x = T.randn(batch, 64, 32, 32, requires_grad=True)
+
+    def step():
+        conv.zero_grad()
+        x.grad = None
+        conv(x).sum().backward()
+
+    return step
+
+
+# --------------------------------------------------------------------------
 # 9-10. process-level numbers, each from fresh interpreters
 
 GROUP_PROC = "import & memory"

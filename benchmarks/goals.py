@@ -32,6 +32,7 @@ GOALS = (
     Goal("mean", "16M", 0.8, "bandwidth-bound reduction"),
     Goal("max", "16M", 0.8, "bandwidth-bound reduction"),
     Goal("mul_relu_sum_backward", "4M", 0.6, "large graph fwd+bwd"),
+    Goal("cnn_step", None, 1.0, "small CNN train step vs oneDNN"),
     Goal("import_time", None, 0.05, "no numpy/torch-sized import"),
     Goal("peak_rss_mlp", None, 0.5, "memory of a training process"),
     # torch's random streams (issue 17)

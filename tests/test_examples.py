@@ -182,3 +182,24 @@ def test_custom_function_example():
     assert "grad_fn: SoftClampExpBackward" in out
     assert "recovered rate = 0.700" in out
     assert "gradcheck: True" in out
+
+
+# ---- cnn_digits.py -------------------------------------------------------------------------
+
+def test_cnn_digits_short_run():
+    pytest.importorskip("sklearn")
+    pytest.importorskip("tqdm")
+    out = run_example("cnn_digits.py", "--epochs", "6", "--no-progress")
+    assert "Conv2d(1, 32, kernel_size=(3, 3), stride=(1, 1), padding=(1, 1))" in out
+    assert "MaxPool2d(kernel_size=2, stride=2, padding=0, dilation=1, ceil_mode=False)" in out
+    assert _accuracy(out) >= 0.85  # chance is 0.1
+
+
+def test_cnn_digits_full_run_reaches_98_percent():
+    pytest.importorskip("sklearn")
+    pytest.importorskip("tqdm")
+    done = subprocess.run([sys.executable, str(EXAMPLES / "cnn_digits.py")], capture_output=True,
+                          text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert _accuracy(done.stdout) >= 0.98
+    assert "training" in done.stderr and "25/25" in done.stderr  # the tqdm bar

@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "autograd/formulas.h"
+#include "autograd/formulas_conv.h"
 #include "kernels/kernels.h"
 #include "ops/ops.h"
 
@@ -892,6 +893,33 @@ const FormulaRow kRows[] = {
     Row(OpKind::RandomFromTo, "RandomBackward0", zero_bw),
     Row(OpKind::RandomTo, "RandomBackward1", zero_bw),
     Row(OpKind::Random, "RandomBackward2", zero_bw),
+    // convolution and pooling (formulas_conv.cpp); PyTorch saves input and
+    // weight whenever any of the three gradients is needed.
+    Row(OpKind::Convolution, "ConvolutionBackward0", convolution_bw)
+        .saves_input(0, ForAnyGrad)
+        .saves_input(1, ForAnyGrad),
+    Row(OpKind::ConvolutionNoBias, "ConvolutionBackward0", convolution_bw)
+        .saves_input(0, ForAnyGrad)
+        .saves_input(1, ForAnyGrad)
+        .wrapped_number_edge(),
+    Row(OpKind::MaxPool2DWithIndices, "MaxPool2DWithIndicesBackward0", max_pool2d_bw)
+        .saves_input(0, ForGrad0),
+    Row(OpKind::AvgPool2D, "AvgPool2DBackward0", avg_pool2d_bw).saves_input(0, ForGrad0),
+    Row(OpKind::AdaptiveAvgPool2D, "AdaptiveAvgPool2DBackward0", adaptive_avg_pool2d_bw)
+        .saves_input(0, ForGrad0),
+    Row(OpKind::AdaptiveMaxPool2D, "AdaptiveMaxPool2DBackward0", max_pool2d_bw)
+        .saves_input(0, ForGrad0),
+    Row(OpKind::AvgPool2DBackward, "AvgPool2DBackwardBackward0", avg_pool2d_backward_bw),
+    Row(OpKind::AdaptiveAvgPool2DBackward, "AdaptiveAvgPool2DBackwardBackward0",
+        adaptive_avg_pool2d_backward_bw),
+    Row(OpKind::ConvolutionBackward, "ConvolutionBackwardBackward0", convolution_backward_bw)
+        .saves_input(0, ForAnyGrad)
+        .saves_input(1, ForAnyGrad)
+        .saves_input(2, ForAnyGrad),
+    Row(OpKind::MaxPool2DWithIndicesBackward, "MaxPool2DWithIndicesBackwardBackward0",
+        max_pool2d_backward_bw),
+    Row(OpKind::AdaptiveMaxPool2DBackward, "AdaptiveMaxPool2DBackwardBackward0",
+        max_pool2d_backward_bw),
 };
 
 }  // namespace

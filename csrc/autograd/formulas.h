@@ -38,7 +38,11 @@ namespace gradtrack::autograd {
   X(Sinh) X(Cosh) X(Log2) X(Log10) X(Erf) X(Exp2) X(Frac)                                    \
   /* torch's random fills (ops/random.cpp) */                                                \
   X(Bernoulli) X(BernoulliTensor) X(BernoulliFunctional) X(Exponential) X(Geometric)         \
-  X(Cauchy) X(LogNormal) X(RandomFromTo) X(RandomTo) X(Random)
+  X(Cauchy) X(LogNormal) X(RandomFromTo) X(RandomTo) X(Random) \
+  /* convolution and pooling */ X(Convolution) X(ConvolutionNoBias) X(MaxPool2DWithIndices)  \
+  X(AvgPool2D) X(AdaptiveAvgPool2D) X(AdaptiveMaxPool2D) X(AvgPool2DBackward)              \
+  X(AdaptiveAvgPool2DBackward) X(ConvolutionBackward) X(MaxPool2DWithIndicesBackward)         \
+  X(AdaptiveMaxPool2DBackward)
 // clang-format on
 
 enum class OpKind : uint16_t {

@@ -108,5 +108,6 @@ void init_runtime(py::module_& m);
 void init_autograd(py::module_& m);
 void init_function(py::module_& m);
 void init_random(py::module_& m);  // _C._random
+void init_conv(py::module_& m);  // _C._conv: convolution and pooling
 
 }  // namespace gradtrack::python

@@ -76,4 +76,5 @@ PYBIND11_MODULE(_C, m) {
   init_runtime(m);
   init_random(m);
   install_argument_errors(m);
+  init_conv(m);  // convolution and pooling
 }

@@ -26,3 +26,11 @@ __all__ += ["utils"]
 
 # distributed data parallel (issue 20): nn.parallel.DistributedDataParallel
 from . import parallel  # noqa: E402, F401
+# convolution and pooling
+from .modules import (  # noqa: E402
+    AdaptiveAvgPool1d, AdaptiveAvgPool2d, AdaptiveMaxPool2d, AvgPool1d, AvgPool2d, Conv1d, Conv2d,
+    ConvTranspose2d, MaxPool1d, MaxPool2d,
+)
+
+__all__ += ["Conv1d", "Conv2d", "ConvTranspose2d", "MaxPool1d", "MaxPool2d", "AvgPool1d",
+            "AvgPool2d", "AdaptiveAvgPool1d", "AdaptiveAvgPool2d", "AdaptiveMaxPool2d"]

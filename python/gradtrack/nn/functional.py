@@ -298,3 +298,16 @@ def _soft_cross_entropy(input, target, weight, reduction, label_smoothing, class
     if reduction == 2:
         return loss.sum()
     return loss.sum() / (input.numel() // n_classes)
+
+
+# ---- convolution and pooling (_conv_functional.py) ----------------------------------------
+from ._conv_functional import (  # noqa: E402,F401 - re-exported
+    adaptive_avg_pool1d, adaptive_avg_pool2d, adaptive_max_pool2d,
+    adaptive_max_pool2d_with_indices, avg_pool1d, avg_pool2d, conv1d, conv2d, conv_transpose2d,
+    max_pool1d, max_pool1d_with_indices, max_pool2d, max_pool2d_with_indices,
+)
+
+__all__ += ["conv1d", "conv2d", "conv_transpose2d", "max_pool1d", "max_pool2d",
+            "max_pool1d_with_indices", "max_pool2d_with_indices", "avg_pool1d", "avg_pool2d",
+            "adaptive_avg_pool1d", "adaptive_avg_pool2d", "adaptive_max_pool2d",
+            "adaptive_max_pool2d_with_indices"]

@@ -1,0 +1,161 @@
+// Backward formulas of the convolution and pooling ops.
+//
+// NOTE [Double backward through convolution and pooling]
+// The backward ops of these layers come from kernels, and record nodes of
+// their own when a graph is being built, as PyTorch's do
+// (ConvolutionBackwardBackward0, MaxPool2DWithIndicesBackwardBackward0, ...).
+// Those nodes' formulas are written with differentiable ops: every term of a
+// convolution's backward is linear in one operand, so each is a (transposed)
+// convolution (the input gradient is the transposed convolution of the
+// gradient; the weight gradient a convolution of input and gradient with
+// stride and dilation swapped); the pools' backward gradients are the forward
+// pool (average) or a gather at the argmax positions (max).
+#include "autograd/formulas_conv.h"
+
+#include <algorithm>
+
+#include "ops/nn/conv.h"
+#include "ops/ops.h"
+
+namespace gradtrack::autograd {
+
+namespace {
+
+// d(loss)/d(input) as a (transposed) convolution of the gradient.
+Tensor conv_input_grad(const Tensor& g, const Tensor& x, const Tensor& w, ops::ConvArgs a) {
+  const size_t nd = a.stride.size();
+  const bool transposed = a.transposed;
+  a.transposed = !transposed;
+  if (!transposed) {
+    // Output padding that makes the transposed convolution's size the input's
+    // (negative when padding='same' added padding after the input).
+    for (size_t d = 0; d < nd; ++d) {
+      const int64_t k = w.sizes()[2 + d], out = g.sizes()[2 + d];
+      const int64_t full = (out - 1) * a.stride[d] - 2 * a.padding[d] + a.dilation[d] * (k - 1) + 1;
+      a.output_padding[d] = x.sizes()[2 + d] - full;
+      a.pad_extra[d] = 0;
+    }
+  }
+  Tensor gi = ops::convolution(g, w, nullptr, a);
+  GT_CHECK(gi.sizes() == x.sizes(),
+           "gradtrack: double backward through this transposed convolution (output_padding "
+           ">= stride) is not implemented");
+  return gi;
+}
+
+// d(loss)/d(weight): per group, a convolution of the image side with the col
+// side as the kernel (batch and channels swapped; stride and dilation swapped).
+Tensor conv_weight_grad(const Tensor& g, const Tensor& x, const Tensor& w, const ops::ConvArgs& a) {
+  const Tensor& image = a.transposed ? g : x;
+  const Tensor& col = a.transposed ? x : g;
+  const int64_t groups = a.groups;
+  const int64_t img_cg = image.sizes()[1] / groups, col_cg = col.sizes()[1] / groups;
+  ops::ConvArgs b = a;
+  b.transposed = false;
+  b.groups = 1;
+  b.stride = a.dilation;
+  b.dilation = a.stride;
+  std::vector<Tensor> parts;
+  for (int64_t grp = 0; grp < groups; ++grp) {
+    Tensor im = ops::transpose(ops::narrow(image, 1, grp * img_cg, img_cg), 0, 1);
+    Tensor cl = ops::transpose(ops::narrow(col, 1, grp * col_cg, col_cg), 0, 1);
+    Tensor r = ops::convolution(im, cl, nullptr, b);  // [img_cg, col_cg, k'...]
+    for (int64_t d = 2; d < r.dim(); ++d) r = ops::narrow(r, d, 0, w.sizes()[d]);
+    parts.push_back(ops::transpose(r, 0, 1));  // [col_cg, img_cg, k...]
+  }
+  // Rows of a group are col-side channels for a convolution ([O, C/g, k]) and
+  // for a transposed one ([C_in, C_out/g, k]) alike.
+  return groups == 1 ? parts[0] : ops::cat(parts, 0);
+}
+
+}  // namespace
+
+TensorList convolution_bw(const BackwardCtx& c, const TensorList& g) {
+  const ops::ConvArgs args = ops::conv_args_from_attrs(c.attrs());
+  auto out = ops::convolution_backward(g[0], c.saved_input(0), c.saved_input(1), args,
+                                       {c.needs(0), c.needs(1), c.needs(2)});
+  return {out[0], out[1], out[2]};
+}
+
+// Gradients of (grad_input, grad_weight, grad_bias) = convolution_backward(g,
+// x, w): every term is linear, so each is a (transposed) convolution.
+TensorList convolution_backward_bw(const BackwardCtx& c, const TensorList& gg) {
+  const Tensor& g = c.saved_input(0);
+  const Tensor& x = c.saved_input(1);
+  const Tensor& w = c.saved_input(2);
+  const ops::ConvArgs args = ops::conv_args_from_attrs(c.attrs());
+  Tensor ggx, ggw, ggb;  // the incoming gradients, by which outputs were computed
+  size_t k = 0;
+  for (int i = 0; i < 3; ++i) {
+    if (!(c.attrs().i1 & (1 << i))) continue;
+    const Tensor& t = k < gg.size() ? gg[k] : Tensor();
+    (i == 0 ? ggx : i == 1 ? ggw : ggb) = t;
+    ++k;
+  }
+  TensorList out(3);
+  if (c.needs(0)) {
+    Tensor dg;
+    if (ggx.defined()) dg = ops::convolution(ggx, w, nullptr, args);
+    if (ggw.defined()) {
+      Tensor t = ops::convolution(x, ggw, nullptr, args);
+      dg = dg.defined() ? ops::add(dg, t) : t;
+    }
+    if (ggb.defined()) {
+      DimVector shape(g.dim(), 1);
+      shape[1] = ggb.numel();
+      Tensor t = ops::expand(ops::reshape(ggb, shape), g.sizes());
+      dg = dg.defined() ? ops::add(dg, t) : t;
+    }
+    out[0] = dg.defined() ? dg : ops::zeros(g.sizes(), g.dtype());
+  }
+  if (c.needs(1) && ggw.defined()) out[1] = conv_input_grad(g, x, ggw, args);
+  if (c.needs(2) && ggx.defined()) out[2] = conv_weight_grad(g, ggx, w, args);
+  return out;
+}
+
+TensorList max_pool2d_bw(const BackwardCtx& c, const TensorList& g) {
+  const bool adaptive = c.node.row().kind == OpKind::AdaptiveMaxPool2D;
+  return {ops::max_pool_backward(g[0], c.saved_input(0), c.extra(0), adaptive)};
+}
+
+// max_pool's backward scatters the gradient to the argmax positions: its own
+// gradient gathers them back; the input only gave the shape.
+TensorList max_pool2d_backward_bw(const BackwardCtx& c, const TensorList& g) {
+  const Tensor& idx = c.extra(0);
+  TensorList out(2);
+  if (c.needs(0)) {
+    const DimVector& in = c.input(1).shape;
+    const int64_t plane = in[in.size() - 2] * in[in.size() - 1];
+    int64_t planes = 1;
+    for (size_t d = 0; d + 2 < in.size(); ++d) planes *= in[d];
+    const Tensor flat_idx = ops::reshape(idx, {planes, -1});
+    Tensor picked = ops::gather(ops::reshape(g[0], {planes, plane}), 1, flat_idx);
+    out[0] = ops::reshape(picked, c.input(0).shape);
+  }
+  if (c.needs(1)) out[1] = ops::zeros(c.input(1).shape, c.input(1).dtype);
+  return out;
+}
+
+TensorList avg_pool2d_bw(const BackwardCtx& c, const TensorList& g) {
+  return {ops::avg_pool2d_backward(g[0], c.saved_input(0), ops::pool_args_from_attrs(c.attrs()))};
+}
+
+TensorList adaptive_avg_pool2d_bw(const BackwardCtx& c, const TensorList& g) {
+  return {ops::adaptive_avg_pool2d_backward(g[0], c.saved_input(0))};
+}
+
+// The average pools' backward is linear in the gradient: its own gradient is
+// the forward pool of the incoming one; the input only gave the shape.
+TensorList avg_pool2d_backward_bw(const BackwardCtx& c, const TensorList& g) {
+  return {c.needs(0) ? ops::avg_pool2d(g[0], ops::pool_args_from_attrs(c.attrs())) : Tensor(),
+          c.needs(1) ? ops::zeros(c.input(1).shape, c.input(1).dtype) : Tensor()};
+}
+
+TensorList adaptive_avg_pool2d_backward_bw(const BackwardCtx& c, const TensorList& g) {
+  const DimVector& out = c.input(0).shape;
+  return {c.needs(0) ? ops::adaptive_avg_pool2d(g[0], {out[out.size() - 2], out[out.size() - 1]})
+                     : Tensor(),
+          c.needs(1) ? ops::zeros(c.input(1).shape, c.input(1).dtype) : Tensor()};
+}
+
+}  // namespace gradtrack::autograd

@@ -1,0 +1,319 @@
+// Convolution kernels (NOTE [Convolution sides] in conv.h): im2col / col2im
+// per sample and group, each product one OpenBLAS GEMM. Threads split the
+// batch (NOTE [One thread pool]): each sample's GEMMs are small, and OpenBLAS
+// itself runs on one thread.
+#include "kernels/nn/conv.h"
+
+#include <algorithm>
+#include <cstring>
+#include <mutex>
+#include <type_traits>
+#include <vector>
+
+#include "core/error.h"
+#include "kernels/parallel.h"
+
+extern "C" {
+// The scipy-openblas32 wheel's prefixed CBLAS symbols (as in matmul.cpp).
+void scipy_cblas_sgemm(int order, int ta, int tb, int m, int n, int k, float alpha, const float* a,
+                       int lda, const float* b, int ldb, float beta, float* c, int ldc);
+void scipy_cblas_dgemm(int order, int ta, int tb, int m, int n, int k, double alpha,
+                       const double* a, int lda, const double* b, int ldb, double beta, double* c,
+                       int ldc);
+}
+
+namespace gradtrack::kernels {
+
+namespace {
+
+constexpr int kRowMajor = 101, kNoTrans = 111, kTrans = 112;
+
+// Row-major C[m, n] = op(A) @ op(B) + beta * C with dense leading dimensions.
+template <typename T>
+void gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const T* a, const T* b, T beta, T* c) {
+  const int lda = int(ta ? m : k), ldb = int(tb ? k : n);
+  const int A = ta ? kTrans : kNoTrans, B = tb ? kTrans : kNoTrans;
+  if constexpr (std::is_same_v<T, float>) {
+    scipy_cblas_sgemm(kRowMajor, A, B, int(m), int(n), int(k), 1.0f, a, lda, b, ldb, beta, c,
+                      int(n));
+  } else {
+    scipy_cblas_dgemm(kRowMajor, A, B, int(m), int(n), int(k), 1.0, a, lda, b, ldb, beta, c,
+                      int(n));
+  }
+}
+
+// The output columns ow whose input column ow * s + off lies in [0, size).
+struct Span {
+  int64_t lo, hi;
+};
+Span valid_span(int64_t off, int64_t s, int64_t size, int64_t count) {
+  int64_t lo = off >= 0 ? 0 : (-off + s - 1) / s;
+  int64_t hi = size - 1 - off < 0 ? 0 : (size - 1 - off) / s + 1;
+  hi = std::min(hi, count);
+  return {std::min(lo, hi), hi};
+}
+
+// col[(c * kh + i) * kw + j][oh * col_w + ow] = image[c][oh*sh - ph + i*dh][ow*sw - pw + j*dw];
+// rows are `ld` apart, so several samples can sit side by side in one matrix.
+template <typename T>
+void im2col(const T* img, T* col, int64_t channels, const ConvGeom& g, int64_t ld) {
+  for (int64_t c = 0; c < channels; ++c) {
+    const T* plane = img + c * g.img_h * g.img_w;
+    for (int64_t i = 0; i < g.kh; ++i) {
+      for (int64_t j = 0; j < g.kw; ++j) {
+        T* row = col + ((c * g.kh + i) * g.kw + j) * ld;
+        const int64_t off_w = j * g.dw - g.pw;
+        const Span sp = valid_span(off_w, g.sw, g.img_w, g.col_w);
+        for (int64_t oh = 0; oh < g.col_h; ++oh) {
+          T* r = row + oh * g.col_w;
+          const int64_t ih = oh * g.sh - g.ph + i * g.dh;
+          if (ih < 0 || ih >= g.img_h) {
+            std::fill(r, r + g.col_w, T(0));
+            continue;
+          }
+          const T* src = plane + ih * g.img_w + off_w;
+          std::fill(r, r + sp.lo, T(0));
+          if (g.sw == 1) {
+            std::memcpy(r + sp.lo, src + sp.lo, sizeof(T) * (sp.hi - sp.lo));
+          } else {
+            for (int64_t ow = sp.lo; ow < sp.hi; ++ow) r[ow] = src[ow * g.sw];
+          }
+          std::fill(r + sp.hi, r + g.col_w, T(0));
+        }
+      }
+    }
+  }
+}
+
+// The adjoint of im2col: image[...] += col[...] at the same positions.
+template <typename T>
+void col2im(const T* col, T* img, int64_t channels, const ConvGeom& g, int64_t ld) {
+  for (int64_t c = 0; c < channels; ++c) {
+    T* plane = img + c * g.img_h * g.img_w;
+    for (int64_t i = 0; i < g.kh; ++i) {
+      for (int64_t j = 0; j < g.kw; ++j) {
+        const T* row = col + ((c * g.kh + i) * g.kw + j) * ld;
+        const int64_t off_w = j * g.dw - g.pw;
+        const Span sp = valid_span(off_w, g.sw, g.img_w, g.col_w);
+        for (int64_t oh = 0; oh < g.col_h; ++oh) {
+          const int64_t ih = oh * g.sh - g.ph + i * g.dh;
+          if (ih < 0 || ih >= g.img_h) continue;
+          const T* r = row + oh * g.col_w;
+          T* dst = plane + ih * g.img_w + off_w;
+          for (int64_t ow = sp.lo; ow < sp.hi; ++ow) dst[ow * g.sw] += r[ow];
+        }
+      }
+    }
+  }
+}
+
+// A 1x1 kernel with stride 1 and no padding reads the image as its own im2col.
+bool is_pointwise(const ConvGeom& g) {
+  return g.kh == 1 && g.kw == 1 && g.sh == 1 && g.sw == 1 && g.ph == 0 && g.pw == 0 &&
+         g.col_h == g.img_h && g.col_w == g.img_w;
+}
+
+struct Dims {
+  int64_t img_cg, col_cg, k, l, img_plane, w_group;
+};
+Dims dims_of(const ConvGeom& g) {
+  Dims d;
+  d.img_cg = g.img_c / g.groups;
+  d.col_cg = g.col_c / g.groups;
+  d.k = d.img_cg * g.kh * g.kw;
+  d.l = g.col_h * g.col_w;
+  d.img_plane = g.img_h * g.img_w;
+  d.w_group = d.col_cg * d.k;
+  GT_CHECK(d.k < INT32_MAX && d.l < INT32_MAX && d.col_cg < INT32_MAX,
+           "convolution: dimensions too large for 32-bit BLAS");
+  return d;
+}
+
+// NOTE [Samples per GEMM]
+// A small image gives GEMMs too thin for BLAS to be efficient (a 4x4 output
+// is 16 columns), so several samples share one product: their im2col blocks
+// sit side by side, and the col-side values are gathered/scattered around it.
+// Enough columns per product, at least one chunk per thread, bounded scratch.
+int64_t samples_per_gemm(const ConvGeom& g, const Dims& d) {
+  int64_t nb = std::max<int64_t>(1, (1024 + d.l - 1) / std::max<int64_t>(1, d.l));
+  const int64_t threads = std::max(1, get_num_threads());
+  nb = std::min(nb, std::max<int64_t>(1, (g.n + threads - 1) / threads));
+  while (nb > 1 && d.k * nb * d.l > (int64_t(1) << 22)) --nb;
+  return nb;
+}
+
+// One chunk of samples [s0, s0 + m) and its scratch matrices.
+template <typename T>
+struct Chunk {
+  int64_t s0 = 0, m = 1, cols = 0;
+  std::vector<T> col, tmp;  // [k, cols] im2col; [col_cg, cols] col-side values
+};
+
+// Runs f(chunk) over the batch in chunks, threads over chunks.
+template <typename T, typename F>
+void over_chunks(const ConvGeom& g, const Dims& d, const F& f) {
+  const int64_t nb = samples_per_gemm(g, d);
+  const int64_t chunks = (g.n + nb - 1) / nb;
+  const int64_t work = g.n * g.col_c * d.k * d.l;
+  ScopedGilRelease gil(work >= kReleaseGilAbove && !in_parallel_region());
+  parallel_for(chunks, 1, [&](int64_t lo, int64_t hi) {
+    Chunk<T> c;
+    for (int64_t ci = lo; ci < hi; ++ci) {
+      c.s0 = ci * nb;
+      c.m = std::min(nb, g.n - c.s0);
+      c.cols = c.m * d.l;
+      c.col.resize(static_cast<size_t>(d.k * c.cols));
+      if (c.m > 1) c.tmp.resize(static_cast<size_t>(d.col_cg * c.cols));
+      f(c);
+    }
+  });
+}
+
+// Copies group grp's col-side values of the chunk between the tensor
+// ([n, col_c, l]) and the [col_cg, m * l] matrix.
+template <typename T>
+void gather(T* tmp, const T* col, const Chunk<T>& c, int64_t grp, const ConvGeom& g,
+            const Dims& d) {
+  for (int64_t s = 0; s < c.m; ++s)
+    for (int64_t o = 0; o < d.col_cg; ++o)
+      std::memcpy(tmp + o * c.cols + s * d.l,
+                  col + ((c.s0 + s) * g.col_c + grp * d.col_cg + o) * d.l, sizeof(T) * d.l);
+}
+template <typename T>
+void scatter(T* col, const T* tmp, const Chunk<T>& c, int64_t grp, const ConvGeom& g,
+             const Dims& d) {
+  for (int64_t s = 0; s < c.m; ++s)
+    for (int64_t o = 0; o < d.col_cg; ++o)
+      std::memcpy(col + ((c.s0 + s) * g.col_c + grp * d.col_cg + o) * d.l,
+                  tmp + o * c.cols + s * d.l, sizeof(T) * d.l);
+}
+
+// The chunk's im2col matrix of group grp (or the image itself, pointwise).
+template <typename T>
+const T* chunk_im2col(Chunk<T>& c, const T* img, int64_t grp, const ConvGeom& g, const Dims& d,
+                      bool pw) {
+  const T* first = img + (c.s0 * g.img_c + grp * d.img_cg) * d.img_plane;
+  if (pw && c.m == 1) return first;
+  for (int64_t s = 0; s < c.m; ++s)
+    im2col(img + ((c.s0 + s) * g.img_c + grp * d.img_cg) * d.img_plane, c.col.data() + s * d.l,
+           d.img_cg, g, c.cols);
+  return c.col.data();
+}
+
+template <typename T>
+void down_impl(T* col, const T* img, const T* w, const ConvGeom& g) {
+  const Dims d = dims_of(g);
+  const bool pw = is_pointwise(g);
+  over_chunks<T>(g, d, [&](Chunk<T>& c) {
+    for (int64_t grp = 0; grp < g.groups; ++grp) {
+      const T* src = chunk_im2col(c, img, grp, g, d, pw);
+      T* dst = c.m > 1 ? c.tmp.data() : col + (c.s0 * g.col_c + grp * d.col_cg) * d.l;
+      gemm<T>(false, false, d.col_cg, c.cols, d.k, w + grp * d.w_group, src, T(0), dst);
+      if (c.m > 1) scatter(col, c.tmp.data(), c, grp, g, d);
+    }
+  });
+}
+
+template <typename T>
+void up_impl(T* img, const T* col, const T* w, const ConvGeom& g) {
+  const Dims d = dims_of(g);
+  const bool pw = is_pointwise(g) && samples_per_gemm(g, d) == 1;
+  over_chunks<T>(g, d, [&](Chunk<T>& c) {
+    for (int64_t grp = 0; grp < g.groups; ++grp) {
+      const T* src = col + (c.s0 * g.col_c + grp * d.col_cg) * d.l;
+      if (c.m > 1) {
+        gather(c.tmp.data(), col, c, grp, g, d);
+        src = c.tmp.data();
+      }
+      T* first = img + (c.s0 * g.img_c + grp * d.img_cg) * d.img_plane;
+      if (pw) {  // the image is its own column matrix
+        gemm<T>(true, false, d.k, c.cols, d.col_cg, w + grp * d.w_group, src, T(1), first);
+        continue;
+      }
+      gemm<T>(true, false, d.k, c.cols, d.col_cg, w + grp * d.w_group, src, T(0), c.col.data());
+      for (int64_t s = 0; s < c.m; ++s)
+        col2im(c.col.data() + s * d.l, img + ((c.s0 + s) * g.img_c + grp * d.img_cg) * d.img_plane,
+               d.img_cg, g, c.cols);
+    }
+  });
+}
+
+template <typename T>
+void wgrad_impl(T* gw, const T* col, const T* img, const ConvGeom& g) {
+  const Dims d = dims_of(g);
+  const bool pw = is_pointwise(g);
+  const int64_t wsize = g.groups * d.w_group;
+  std::fill(gw, gw + wsize, T(0));
+  std::mutex lock;
+  // Each thread sums its chunks into its own buffer; the buffers are added at
+  // the end, so no two threads write one weight.
+  const int64_t nb = samples_per_gemm(g, d);
+  const int64_t chunks = (g.n + nb - 1) / nb;
+  const int64_t work = g.n * g.col_c * d.k * d.l;
+  ScopedGilRelease gil(work >= kReleaseGilAbove && !in_parallel_region());
+  parallel_for(chunks, 1, [&](int64_t lo, int64_t hi) {
+    std::vector<T> acc(static_cast<size_t>(wsize), T(0));
+    Chunk<T> c;
+    for (int64_t ci = lo; ci < hi; ++ci) {
+      c.s0 = ci * nb;
+      c.m = std::min(nb, g.n - c.s0);
+      c.cols = c.m * d.l;
+      c.col.resize(static_cast<size_t>(d.k * c.cols));
+      if (c.m > 1) c.tmp.resize(static_cast<size_t>(d.col_cg * c.cols));
+      for (int64_t grp = 0; grp < g.groups; ++grp) {
+        const T* src = chunk_im2col(c, img, grp, g, d, pw);
+        const T* cv = col + (c.s0 * g.col_c + grp * d.col_cg) * d.l;
+        if (c.m > 1) {
+          gather(c.tmp.data(), col, c, grp, g, d);
+          cv = c.tmp.data();
+        }
+        gemm<T>(false, true, d.col_cg, d.k, c.cols, cv, src, T(1), acc.data() + grp * d.w_group);
+      }
+    }
+    std::lock_guard<std::mutex> guard(lock);
+    for (int64_t i = 0; i < wsize; ++i) gw[i] += acc[i];
+  });
+}
+
+template <typename F>
+void dispatch(const Tensor& t, const char* name, const F& f) {
+  switch (t.dtype()) {
+    case ScalarType::Float32: return f(float{});
+    case ScalarType::Float64: return f(double{});
+    default:
+      throw NotImplementedError(
+          str_cat("\"", name, "\" not implemented for '", scalar_type_name(t.dtype()), "'"));
+  }
+}
+
+}  // namespace
+
+void conv_down(const Tensor& col, const Tensor& image, const Tensor& weight, const ConvGeom& g) {
+  if (col.numel() == 0) return;
+  dispatch(col, "conv", [&](auto tag) {
+    using T = decltype(tag);
+    down_impl<T>(col.data<T>(), image.data<T>(), weight.data<T>(), g);
+  });
+}
+
+void conv_up(const Tensor& image, const Tensor& col, const Tensor& weight, const ConvGeom& g) {
+  if (image.numel() == 0 || col.numel() == 0) return;
+  dispatch(image, "conv", [&](auto tag) {
+    using T = decltype(tag);
+    up_impl<T>(image.data<T>(), col.data<T>(), weight.data<T>(), g);
+  });
+}
+
+void conv_wgrad(const Tensor& gw, const Tensor& col, const Tensor& image, const ConvGeom& g) {
+  if (gw.numel() == 0) return;
+  dispatch(gw, "conv", [&](auto tag) {
+    using T = decltype(tag);
+    if (col.numel() == 0) {
+      std::fill(gw.data<T>(), gw.data<T>() + gw.numel(), T(0));
+      return;
+    }
+    wgrad_impl<T>(gw.data<T>(), col.data<T>(), image.data<T>(), g);
+  });
+}
+
+}  // namespace gradtrack::kernels

@@ -35,7 +35,12 @@ namespace gradtrack::autograd {
   X(AddByScalar) X(SoftmaxBackwardData) X(LogSoftmaxBackwardData) \
   X(Scatter) X(ScatterValue) X(FloorDivideInplace) X(Fmod) X(FmodScalar) X(Atan2) X(Hypot)    \
   X(ClampMin) X(ClampMax) X(ClampMinTensor) X(ClampMaxTensor) X(Tan) X(Asin) X(Acos) X(Atan)   \
-  X(Sinh) X(Cosh) X(Log2) X(Log10) X(Erf) X(Exp2) X(Frac)
+  X(Sinh) X(Cosh) X(Log2) X(Log10) X(Erf) X(Exp2) X(Frac)                                    \
+  /* nn layers: activations, norms, embedding, losses */                                     \
+  X(Gelu) X(Silu) X(LeakyRelu) X(LeakyReluInplace) X(Elu) X(EluInplace) X(Softplus)            \
+  X(Hardtanh) X(Celu) X(CeluInplace) X(Mish) X(Hardswish) X(LogSigmoid) X(NativeLayerNorm)          \
+  X(NativeGroupNorm) X(NativeBatchNorm) X(Embedding) X(BinaryCrossEntropy)                      \
+  X(BinaryCrossEntropyWithLogits) X(SmoothL1Loss) X(HuberLoss)
 // clang-format on
 
 enum class OpKind : uint16_t {
@@ -52,6 +57,9 @@ struct Attrs {
   DimVector ints0, ints1, ints2;   // dims / sizes / strides
   int64_t i0 = 0, i1 = 0, i2 = 0;  // dim, start/offset, step, reduction
   bool flag = false;               // keepdim
+  // nn layers: an activation's parameters (negative_slope, alpha, beta, ...),
+  // a norm's eps, a loss's beta/delta.
+  double f0 = 0, f1 = 0, f2 = 0;
 };
 
 class FormulaNode;

@@ -18,3 +18,16 @@ from .parameter import Parameter
 __all__ = ["Parameter", "Module", "Linear", "Identity", "ReLU", "Sigmoid", "Tanh", "Softmax",
            "LogSoftmax", "Sequential", "ModuleList", "Flatten", "MSELoss", "NLLLoss",
            "CrossEntropyLoss", "functional", "init"]
+
+# ---- nn layers: activations, norms, dropout, embedding, losses, containers ------------------
+from .modules import (CELU, ELU, GELU, SELU, BatchNorm1d, BatchNorm2d, BCELoss,  # noqa: E402,I001
+                      BCEWithLogitsLoss, Dropout, Embedding, EmbeddingBag, GroupNorm, Hardswish,
+                      Hardtanh, HuberLoss, KLDivLoss, L1Loss, LayerNorm, LeakyReLU, LogSigmoid,
+                      Mish, ModuleDict, ParameterDict, ParameterList, ReLU6, SiLU, SmoothL1Loss,
+                      Softmin, Softplus)
+
+__all__ += ["GELU", "SiLU", "Mish", "Hardswish", "SELU", "CELU", "ReLU6", "LeakyReLU", "ELU",
+            "Softplus", "Hardtanh", "LogSigmoid", "Softmin", "BatchNorm1d", "BatchNorm2d",
+            "LayerNorm", "GroupNorm", "Dropout", "Embedding", "EmbeddingBag", "BCELoss",
+            "BCEWithLogitsLoss", "L1Loss", "SmoothL1Loss", "HuberLoss", "KLDivLoss", "ModuleDict",
+            "ParameterList", "ParameterDict"]

@@ -298,3 +298,18 @@ def _soft_cross_entropy(input, target, weight, reduction, label_smoothing, class
     if reduction == 2:
         return loss.sum()
     return loss.sum() / (input.numel() // n_classes)
+
+
+# ---- nn layers: activations, norms, dropout, embedding, more losses ------------------------
+from ._functional_layers import (binary_cross_entropy, binary_cross_entropy_with_logits,  # noqa: E402,I001
+                                 batch_norm, celu, celu_, dropout, elu, elu_, embedding,
+                                 embedding_bag, gelu,
+                                 group_norm, hardswish, hardtanh, hardtanh_, huber_loss, kl_div,
+                                 l1_loss, layer_norm, leaky_relu, leaky_relu_, logsigmoid, mish,
+                                 relu6, selu, selu_, silu, smooth_l1_loss, softmin, softplus)
+
+__all__ += ["gelu", "silu", "mish", "hardswish", "leaky_relu", "leaky_relu_", "elu", "elu_",
+            "selu", "selu_", "celu", "celu_", "softplus", "hardtanh", "hardtanh_", "relu6",
+            "logsigmoid", "softmin", "layer_norm", "group_norm", "batch_norm", "dropout",
+            "embedding", "embedding_bag", "binary_cross_entropy", "binary_cross_entropy_with_logits", "l1_loss",
+            "smooth_l1_loss", "huber_loss", "kl_div"]

@@ -1,0 +1,90 @@
+// Normalization kernels (NOTE [One layout for three norms] in norm.h).
+// Sums accumulate in double: a float row of a million elements keeps its
+// mean to float precision.
+#include "kernels/nn/norm.h"
+
+#include <cmath>
+
+#include "core/dtype.h"
+#include "kernels/parallel.h"
+
+namespace gradtrack::kernels::nn {
+
+void row_moments(const Tensor& x, int64_t rows, int64_t cols, double eps, const Tensor& mean,
+                 const Tensor& rstd) {
+  GT_DISPATCH_FLOAT(x.dtype(), "row_moments", [&] {
+    const scalar_t* xp = x.data<scalar_t>();
+    scalar_t* mp = mean.data<scalar_t>();
+    scalar_t* rp = rstd.data<scalar_t>();
+    const int64_t grain = std::max<int64_t>(1, kGrainSize / std::max<int64_t>(cols, 1));
+    parallel_for(rows, grain, [&](int64_t lo, int64_t hi) {
+      for (int64_t r = lo; r < hi; ++r) {
+        const scalar_t* row = xp + r * cols;
+        double s = 0;
+        for (int64_t j = 0; j < cols; ++j) s += row[j];
+        const double m = cols ? s / double(cols) : NAN;
+        double q = 0;
+        for (int64_t j = 0; j < cols; ++j) q += (row[j] - m) * (row[j] - m);
+        const double var = cols ? q / double(cols) : NAN;
+        mp[r] = static_cast<scalar_t>(m);
+        rp[r] = static_cast<scalar_t>(1.0 / std::sqrt(var + eps));
+      }
+    });
+  });
+}
+
+void channel_moments(const Tensor& x, int64_t n, int64_t c, int64_t l, const Tensor& mean,
+                     const Tensor& var) {
+  GT_DISPATCH_FLOAT(x.dtype(), "channel_moments", [&] {
+    const scalar_t* xp = x.data<scalar_t>();
+    scalar_t* mp = mean.data<scalar_t>();
+    scalar_t* vp = var.data<scalar_t>();
+    const double count = double(n) * double(l);
+    const int64_t grain = std::max<int64_t>(1, kGrainSize / std::max<int64_t>(n * l, 1));
+    parallel_for(c, grain, [&](int64_t lo, int64_t hi) {
+      for (int64_t ch = lo; ch < hi; ++ch) {
+        double s = 0;
+        for (int64_t i = 0; i < n; ++i) {
+          const scalar_t* p = xp + (i * c + ch) * l;
+          for (int64_t j = 0; j < l; ++j) s += p[j];
+        }
+        const double m = s / count;
+        double q = 0;
+        for (int64_t i = 0; i < n; ++i) {
+          const scalar_t* p = xp + (i * c + ch) * l;
+          for (int64_t j = 0; j < l; ++j) q += (p[j] - m) * (p[j] - m);
+        }
+        mp[ch] = static_cast<scalar_t>(m);
+        vp[ch] = static_cast<scalar_t>(q / count);
+      }
+    });
+  });
+}
+
+void norm_apply(const Tensor& out, const Tensor& x, int64_t n, int64_t c, int64_t l, int64_t groups,
+                const Tensor& mean, const Tensor& rstd, const Tensor& w, const Tensor& b) {
+  GT_DISPATCH_FLOAT(x.dtype(), "norm_apply", [&] {
+    const scalar_t* xp = x.data<scalar_t>();
+    scalar_t* op = out.data<scalar_t>();
+    const scalar_t* mp = mean.data<scalar_t>();
+    const scalar_t* rp = rstd.data<scalar_t>();
+    const scalar_t* wp = w.defined() ? w.data<scalar_t>() : nullptr;
+    const scalar_t* bp = b.defined() ? b.data<scalar_t>() : nullptr;
+    const int64_t per_group = groups ? c / groups : 1;
+    const int64_t grain = std::max<int64_t>(1, kGrainSize / std::max<int64_t>(l, 1));
+    parallel_for(n * c, grain, [&](int64_t lo, int64_t hi) {
+      for (int64_t nc = lo; nc < hi; ++nc) {
+        const int64_t i = nc / c, ch = nc % c;
+        const int64_t s = groups ? i * groups + ch / per_group : ch;
+        // One scale and shift per (n, c): y = x * a + d.
+        const scalar_t a = rp[s] * (wp ? wp[ch] : scalar_t(1));
+        const scalar_t d = (bp ? bp[ch] : scalar_t(0)) - mp[s] * a;
+        const scalar_t* src = xp + nc * l;
+        scalar_t* dst = op + nc * l;
+        for (int64_t j = 0; j < l; ++j) dst[j] = src[j] * a + d;
+      }
+    });
+  });
+}
+
+}  // namespace gradtrack::kernels::nn

@@ -1,0 +1,30 @@
+// Normalization kernels: statistics and the normalize-and-scale pass shared
+// by layer_norm, group_norm and batch_norm.
+//
+// NOTE [One layout for three norms]
+// Each norm reads x as (N, C, L) with L the product of the trailing dims:
+//   group_norm: stats per (n, group), over C/G channels times L;
+//   layer_norm: group_norm with one group, C = the normalized numel, L = 1
+//               (the weight then indexes the channel dim);
+//   batch_norm: stats per channel c, over N and L.
+// The weight and bias always index the channel c.
+#pragma once
+
+#include "core/tensor.h"
+
+namespace gradtrack::kernels::nn {
+
+/// Mean and 1/sqrt(var + eps) of each of `rows` contiguous rows of `cols`
+/// elements of dense x (biased variance), into dense mean and rstd.
+void row_moments(const Tensor& x, int64_t rows, int64_t cols, double eps, const Tensor& mean,
+                 const Tensor& rstd);
+/// Per channel of dense (N, C, L) x: the mean and the biased variance.
+void channel_moments(const Tensor& x, int64_t n, int64_t c, int64_t l, const Tensor& mean,
+                     const Tensor& var);
+/// out[n, c, l] = (x - mean[s]) * rstd[s] * w[c] + b[c], s the stats index:
+/// c when groups == 0 (batch norm), else n * groups + c / (C / groups).
+/// w, b may be undefined (no affine). All dense, one float dtype.
+void norm_apply(const Tensor& out, const Tensor& x, int64_t n, int64_t c, int64_t l, int64_t groups,
+                const Tensor& mean, const Tensor& rstd, const Tensor& w, const Tensor& b);
+
+}  // namespace gradtrack::kernels::nn

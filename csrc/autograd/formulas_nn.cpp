@@ -5,6 +5,8 @@
 #include "autograd/formulas_nn.h"
 
 #include "kernels/nn/activation.h"
+#include "kernels/kernels.h"
+#include "kernels/nn/norm.h"
 #include "ops/nn/nn.h"
 #include "ops/ops.h"
 
@@ -91,6 +93,27 @@ int64_t numel_of_meta(const GradMeta& m) {
   return n;
 }
 
+Tensor dense(const Tensor& t) { return kernels::aligned(contiguous(t)); }
+
+// layer_norm (one group, L = 1) without a graph: one pass for dx and one for
+// dw and db, from the saved statistics (kernels/nn/norm.cpp).
+TL layer_norm_fused_bw(const C& c, const Tensor& g, int64_t rows, int64_t cols) {
+  const Tensor& x = c.saved_input(0);
+  Tensor dx = c.needs(0) ? empty(x.sizes(), x.dtype()) : Tensor();
+  Tensor dw = c.needs(1) ? empty({cols}, x.dtype()) : Tensor();
+  Tensor db = c.needs(2) ? empty({cols}, x.dtype()) : Tensor();
+  Tensor w = c.attrs().flag && c.needs(0) ? dense(c.saved_input(1)) : Tensor();
+  // The gradient of y.sum() is one number broadcast: read in place, not copied.
+  bool broadcast = g.is_aligned();
+  for (int64_t s : g.strides()) broadcast = broadcast && s == 0;
+  const Tensor gd = broadcast ? g : dense(g);
+  const int64_t g_stride[2] = {broadcast ? 0 : cols, broadcast ? 0 : 1};
+  kernels::nn::layer_norm_backward(gd, g_stride, dense(x), c.extra(0), c.extra(1), w, rows, cols,
+                                   dx, dw, db);
+  return {dx, dw.defined() ? reshape(dw, c.input(1).shape) : Tensor(),
+          db.defined() ? reshape(db, c.input(2).shape) : Tensor()};
+}
+
 }  // namespace
 
 TL activation_bw(const C& c, const TL& g) {
@@ -119,11 +142,15 @@ TL group_norm_bw(const C& c, const TL& g) {
   const Attrs& at = c.attrs();
   const int64_t n = at.ints0[0], ch = at.ints0[1], l = at.ints0[2], groups = at.ints0[3];
   const int64_t rows = n * groups, k = groups ? ch / groups * l : 0;
+  const bool x_saved = c.needs(0) || c.needs(1);
+  if (x_saved && !GradMode::is_enabled() && groups == 1 && l == 1 &&
+      g[0].dtype() == c.input(0).dtype)
+    return layer_norm_fused_bw(c, g[0], rows, k);
   TL out(3);
   if (c.needs(2))
     out[2] = reshape(sum(reshape(g[0], {n, ch, l}), {0, 2}, false, std::nullopt, true),
                      c.input(2).shape);
-  if (!c.needs(0) && !c.needs(1)) return out;  // x was not saved
+  if (!x_saved) return out;
   Tensor xb = reshape(c.saved_input(0), {rows, k});
   Tensor mu, rstd;
   if (GradMode::is_enabled()) {

@@ -233,3 +233,26 @@ def test_saved_input_version_checked(torch):
         x.add_(1)
         return error_of(lambda: y.sum().backward())[0]
     assert run(gt) == run(torch)
+
+
+@pytest.mark.parametrize("wants", [(True, True, True), (True, False, False), (False, True, False),
+                                   (False, False, True), (False, True, True)])
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_layer_norm_backward_without_graph_matches_torch(torch, wants, dtype):
+    # The fused backward (no create_graph), for every subset of needed gradients.
+    x = RNG.standard_normal((6, 7, 16)) * 3 + 1
+    w16 = RNG.standard_normal(16)
+
+    def run(lib):
+        dt = getattr(lib, dtype)
+        xs = lib.tensor(x, dtype=dt, requires_grad=wants[0])
+        w = lib.tensor(w16, dtype=dt, requires_grad=wants[1])
+        b = lib.tensor(np.linspace(-1, 1, 16), dtype=dt, requires_grad=wants[2])
+        y = lib.nn.functional.layer_norm(xs, [16], w, b)
+        ins = [t for t, want in zip((xs, w, b), wants) if want]
+        # y.sum() alone: its gradient is one number broadcast (read in place).
+        return (lib.autograd.grad((y ** 2).sum() + y.sum(), ins, retain_graph=True)
+                + lib.autograd.grad(y.sum(), ins))
+    tol = 1e-4 if dtype == "float32" else 1e-10
+    for a, b in zip(run(gt), run(torch)):
+        _close(a, b, rtol=tol, atol=tol)

@@ -27,4 +27,13 @@ void channel_moments(const Tensor& x, int64_t n, int64_t c, int64_t l, const Ten
 void norm_apply(const Tensor& out, const Tensor& x, int64_t n, int64_t c, int64_t l, int64_t groups,
                 const Tensor& mean, const Tensor& rstd, const Tensor& w, const Tensor& b);
 
+/// layer_norm's backward over dense (rows, cols) from the saved mean and rstd:
+/// dx (if defined; w, indexing cols, may be undefined) and the sums over rows
+/// dw = sum g * xhat and db = sum g (each if defined). g is read at
+/// r * g_stride[0] + j * g_stride[1]: dense (cols, 1), or (0, 0) for the
+/// broadcast gradient of a sum, which then is never copied.
+void layer_norm_backward(const Tensor& g, const int64_t g_stride[2], const Tensor& x,
+                         const Tensor& mean, const Tensor& rstd, const Tensor& w, int64_t rows,
+                         int64_t cols, const Tensor& dx, const Tensor& dw, const Tensor& db);
+
 }  // namespace gradtrack::kernels::nn

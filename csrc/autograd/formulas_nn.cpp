@@ -231,6 +231,12 @@ TL embedding_bw(const C& c, const TL& g) {
     Tensor keep = unsqueeze(compare(Cmp::Ne, idx, Scalar(at.i1)), 1);
     g2 = where(keep, g2, zeros({}, g2.dtype()));
   }
+  if (at.flag) {
+    // Each row's gradient divided by the number of times the row was used.
+    Tensor counts = zeros({w.shape[0]}, g2.dtype());
+    counts = inplace_index_add(counts, 0, idx, ones({idx.numel()}, g2.dtype()));
+    g2 = div(g2, unsqueeze(index_select(counts, 0, idx), 1));
+  }
   Tensor out = zeros(w.shape, g2.dtype());
   return {inplace_index_add(out, 0, idx, g2)};
 }

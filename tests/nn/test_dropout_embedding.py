@@ -97,7 +97,9 @@ def _embed(lib, **kwargs):
     return y, w.grad
 
 
-@pytest.mark.parametrize("kwargs", [{}, {"padding_idx": 2}, {"padding_idx": -1}])
+@pytest.mark.parametrize("kwargs", [{}, {"padding_idx": 2}, {"padding_idx": -1},
+                                    {"scale_grad_by_freq": True},
+                                    {"scale_grad_by_freq": True, "padding_idx": 0}])
 def test_embedding_matches_torch(torch, kwargs):
     (yo, go), (yr, gr) = _embed(gt, **kwargs), _embed(torch, **kwargs)
     np.testing.assert_allclose(yo.detach().numpy(), yr.detach().numpy())

@@ -25,7 +25,8 @@ Tensor long_indices(const Tensor& indices) {
 
 }  // namespace
 
-Tensor embedding(const Tensor& weight, const Tensor& indices, int64_t padding_idx) {
+Tensor embedding(const Tensor& weight, const Tensor& indices, int64_t padding_idx,
+                 bool scale_grad_by_freq) {
   GT_CHECK(weight.dim() == 2, "'weight' must be 2-D");
   Tensor idx = long_indices(indices);
   const int64_t rows = weight.sizes()[0], d = weight.sizes()[1], n = idx.numel();
@@ -49,6 +50,7 @@ Tensor embedding(const Tensor& weight, const Tensor& indices, int64_t padding_id
          [&](autograd::Attrs& at) {
            at.i0 = rows;
            at.i1 = padding_idx;
+           at.flag = scale_grad_by_freq;
          },
          {&indices});
   return out;

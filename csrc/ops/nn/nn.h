@@ -33,7 +33,9 @@ std::vector<Tensor> native_batch_norm(const Tensor& x, const Tensor* w, const Te
                                       bool training, double momentum, double eps);
 
 // ---- embedding and dropout (ops/nn/embedding.cpp) ----
-Tensor embedding(const Tensor& weight, const Tensor& indices, int64_t padding_idx);
+/// scale_grad_by_freq divides each row's gradient by how often the row was looked up.
+Tensor embedding(const Tensor& weight, const Tensor& indices, int64_t padding_idx,
+                 bool scale_grad_by_freq);
 /// Rescales, in place and unrecorded, the rows of `weight` named in `indices`
 /// whose norm exceeds max_norm (torch.embedding_renorm_).
 void embedding_renorm_(const Tensor& weight, const Tensor& indices, double max_norm,

@@ -250,9 +250,9 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0,  # 
     >>> F.embedding(gradtrack.tensor([1]), gradtrack.tensor([[0.0, 1.0], [2.0, 3.0]]))
     tensor([[2., 3.]])
     """
-    if scale_grad_by_freq or sparse:
-        raise NotImplementedError("gradtrack: embedding with scale_grad_by_freq or sparse "
-                                  "gradients is not supported yet")
+    if sparse:
+        raise NotImplementedError("gradtrack: embedding with sparse gradients is not supported "
+                                  "yet (gradtrack has no sparse tensors)")
     if padding_idx is not None:
         if padding_idx > 0:
             assert padding_idx < weight.size(0), "Padding_idx must be within num_embeddings"
@@ -266,7 +266,7 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0,  # 
         from ..autograd.grad_mode import no_grad
         with no_grad():
             _nn.embedding_renorm_(weight, input, float(max_norm), float(norm_type))
-    return _nn.embedding(weight, input, padding_idx)
+    return _nn.embedding(weight, input, padding_idx, bool(scale_grad_by_freq))
 
 
 # ---- losses -------------------------------------------------------------------------------------
@@ -463,7 +463,7 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2,  # no
                                   f"mode='{mode}'). Please open a feature request on GitHub.")
     flat, owner, bags = _bag_offsets(input, offsets, include_last_offset)
     pad = _padding_for(padding_idx, weight.size(0))
-    rows = embedding(flat, weight, None, max_norm, norm_type)
+    rows = embedding(flat, weight, None, max_norm, norm_type, scale_grad_by_freq)
     if per_sample_weights is not None:
         rows = rows * per_sample_weights.reshape(-1)[:len(owner)].unsqueeze(1).to(rows.dtype)
     keep = [pad is None or int(i) != pad for i in flat.tolist()]

@@ -114,6 +114,28 @@ TL layer_norm_fused_bw(const C& c, const Tensor& g, int64_t rows, int64_t cols) 
           db.defined() ? reshape(db, c.input(2).shape) : Tensor()};
 }
 
+// batch_norm without a graph: per channel, one pass for the sums and one for
+// dx, from the saved statistics (kernels/nn/norm.cpp).
+TL batch_norm_fused_bw(const C& c, const Tensor& g) {
+  const Attrs& at = c.attrs();
+  const int64_t n = at.ints0[0], ch = at.ints0[1], l = at.ints0[2];
+  const bool training = at.i1 != 0;
+  const Tensor& x = c.saved_input(0);
+  Tensor mean = c.extra(0), rstd = c.extra(1);
+  if (!training) {  // the running statistics: rstd from the running variance
+    mean = dense(to_dtype(mean, x.dtype()));
+    rstd = dense(rsqrt(plus(to_dtype(rstd, x.dtype()), at.f0)));
+  }
+  Tensor dx = c.needs(0) ? empty(x.sizes(), x.dtype()) : Tensor();
+  Tensor dw = c.needs(1) ? empty({ch}, x.dtype()) : Tensor();
+  Tensor db = c.needs(2) ? empty({ch}, x.dtype()) : Tensor();
+  Tensor w = at.flag && c.needs(0) ? dense(c.saved_input(1)) : Tensor();
+  kernels::nn::batch_norm_backward(dense(g), dense(x), mean, rstd, w, n, ch, l, training, dx, dw,
+                                   db);
+  return {dx, dw.defined() ? reshape(dw, c.input(1).shape) : Tensor(),
+          db.defined() ? reshape(db, c.input(2).shape) : Tensor()};
+}
+
 }  // namespace
 
 TL activation_bw(const C& c, const TL& g) {
@@ -182,6 +204,8 @@ TL batch_norm_bw(const C& c, const TL& g) {
   const Attrs& at = c.attrs();
   const int64_t n = at.ints0[0], ch = at.ints0[1], l = at.ints0[2];
   const bool training = at.i1 != 0;
+  if ((c.needs(0) || c.needs(1)) && !GradMode::is_enabled() && g[0].dtype() == c.input(0).dtype)
+    return batch_norm_fused_bw(c, g[0]);
   TL out(3);
   if (c.needs(2))
     out[2] = reshape(sum(reshape(g[0], {n, ch, l}), {0, 2}, false, std::nullopt, true),

@@ -256,3 +256,25 @@ def test_layer_norm_backward_without_graph_matches_torch(torch, wants, dtype):
     tol = 1e-4 if dtype == "float32" else 1e-10
     for a, b in zip(run(gt), run(torch)):
         _close(a, b, rtol=tol, atol=tol)
+
+
+@pytest.mark.parametrize("wants", [(True, True, True), (True, False, False), (False, True, False),
+                                   (False, False, True)])
+@pytest.mark.parametrize("training", [True, False])
+def test_batch_norm_backward_without_graph_matches_torch(torch, wants, training):
+    # The fused backward (no create_graph), for subsets of the needed gradients.
+    x = RNG.standard_normal((5, 4, 3, 2)) * 2 + 1
+    w4 = RNG.standard_normal(4)
+
+    def run(lib):
+        xs = lib.tensor(x, requires_grad=wants[0])
+        w = lib.tensor(w4, requires_grad=wants[1])
+        b = lib.tensor(np.linspace(-1, 1, 4), requires_grad=wants[2])
+        rm = lib.tensor(np.linspace(0, 1, 4))
+        rv = lib.tensor(np.linspace(0.5, 2, 4))
+        y = lib.nn.functional.batch_norm(xs, rm, rv, w, b, training)
+        ins = [t for t, want in zip((xs, w, b), wants) if want]
+        return (lib.autograd.grad((y ** 2).sum(), ins, retain_graph=True)
+                + lib.autograd.grad(y.sum(), ins) + (rm, rv))
+    for a, b in zip(run(gt), run(torch)):
+        _close(a, b, rtol=1e-10, atol=1e-10)

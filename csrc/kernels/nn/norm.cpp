@@ -167,4 +167,51 @@ void layer_norm_backward(const Tensor& g, const int64_t g_stride[2], const Tenso
   });
 }
 
+void batch_norm_backward(const Tensor& g, const Tensor& x, const Tensor& mean, const Tensor& rstd,
+                         const Tensor& w, int64_t n, int64_t c, int64_t l, bool training,
+                         const Tensor& dx, const Tensor& dw, const Tensor& db) {
+  GT_DISPATCH_FLOAT(x.dtype(), "batch_norm_backward", [&] {
+    const scalar_t* gp = g.data<scalar_t>();
+    const scalar_t* xp = x.data<scalar_t>();
+    const scalar_t* mp = mean.data<scalar_t>();
+    const scalar_t* rp = rstd.data<scalar_t>();
+    const scalar_t* wp = w.defined() ? w.data<scalar_t>() : nullptr;
+    scalar_t* dp = dx.defined() ? dx.data<scalar_t>() : nullptr;
+    scalar_t* wout = dw.defined() ? dw.data<scalar_t>() : nullptr;
+    scalar_t* bout = db.defined() ? db.data<scalar_t>() : nullptr;
+    const double count = double(n) * double(l);
+    const int64_t grain = std::max<int64_t>(1, kGrainSize / std::max<int64_t>(n * l, 1));
+    parallel_for(c, grain, [&](int64_t lo, int64_t hi) {
+      for (int64_t ch = lo; ch < hi; ++ch) {
+        const double m = mp[ch], s = rp[ch];
+        // sum g and sum g * xhat over the channel's N * L elements.
+        double sg = 0, sgx = 0;
+        for (int64_t i = 0; i < n; ++i) {
+          const scalar_t* gr = gp + (i * c + ch) * l;
+          const scalar_t* xr = xp + (i * c + ch) * l;
+          for (int64_t j = 0; j < l; ++j) {
+            sg += gr[j];
+            sgx += double(gr[j]) * (double(xr[j]) - m) * s;
+          }
+        }
+        if (wout) wout[ch] = static_cast<scalar_t>(sgx);
+        if (bout) bout[ch] = static_cast<scalar_t>(sg);
+        if (!dp) continue;
+        const double k = s * (wp ? double(wp[ch]) : 1.0);
+        const double mg = sg / count, mgx = sgx / count;
+        for (int64_t i = 0; i < n; ++i) {
+          const scalar_t* gr = gp + (i * c + ch) * l;
+          const scalar_t* xr = xp + (i * c + ch) * l;
+          scalar_t* dr = dp + (i * c + ch) * l;
+          for (int64_t j = 0; j < l; ++j) {
+            const double gj = gr[j];
+            dr[j] = static_cast<scalar_t>(training ? k * (gj - mg - (double(xr[j]) - m) * s * mgx)
+                                                   : k * gj);
+          }
+        }
+      }
+    });
+  });
+}
+
 }  // namespace gradtrack::kernels::nn

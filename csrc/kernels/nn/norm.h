@@ -36,4 +36,11 @@ void layer_norm_backward(const Tensor& g, const int64_t g_stride[2], const Tenso
                          const Tensor& mean, const Tensor& rstd, const Tensor& w, int64_t rows,
                          int64_t cols, const Tensor& dx, const Tensor& dw, const Tensor& db);
 
+/// batch_norm's backward over dense (N, C, L) with per-channel mean and rstd
+/// (the batch's in training, the running ones in eval): dx (if defined; in
+/// training it includes the statistics' dependence on x), dw, db (if defined).
+void batch_norm_backward(const Tensor& g, const Tensor& x, const Tensor& mean, const Tensor& rstd,
+                         const Tensor& w, int64_t n, int64_t c, int64_t l, bool training,
+                         const Tensor& dx, const Tensor& dw, const Tensor& db);
+
 }  // namespace gradtrack::kernels::nn

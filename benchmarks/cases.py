@@ -572,3 +572,35 @@ CASES.extend([
                 "VmHWM after N mlp_step iterations"),),
          probe="peak_rss", metric="peak_bytes", unit="B"),
 ])
+
+
+# --------------------------------------------------------------------------
+# nn layers: normalization at 4M elements, forward + backward
+
+GROUP_NORM = "nn layers (fwd+bwd)"
+
+
+@timed_case("layer_norm", GROUP_NORM, "LayerNorm(1024)(x).sum().backward()",
+            (Point("4M", (4096, 1024), "4096x1024 float32, x requires_grad"),))
+def layer_norm(T, shape):
+    x = T.randn(*shape, requires_grad=True)
+    ln = T.nn.LayerNorm(shape[-1])
+
+    def step():
+        ln(x).sum().backward()
+        x.grad = ln.weight.grad = ln.bias.grad = None
+
+    return step
+
+
+@timed_case("batch_norm", GROUP_NORM, "BatchNorm2d(64)(x).sum().backward(), training",
+            (Point("4M", (32, 64, 32, 64), "32x64x32x64 float32, x requires_grad"),))
+def batch_norm(T, shape):
+    x = T.randn(*shape, requires_grad=True)
+    bn = T.nn.BatchNorm2d(shape[1])
+
+    def step():
+        bn(x).sum().backward()
+        x.grad = bn.weight.grad = bn.bias.grad = None
+
+    return step

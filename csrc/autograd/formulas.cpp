@@ -7,6 +7,7 @@
 
 #include "autograd/formulas.h"
 #include "autograd/formulas_conv.h"
+#include "autograd/formulas_nn.h"
 #include "kernels/kernels.h"
 #include "ops/ops.h"
 
@@ -920,6 +921,46 @@ const FormulaRow kRows[] = {
         max_pool2d_backward_bw),
     Row(OpKind::AdaptiveMaxPool2DBackward, "AdaptiveMaxPool2DBackwardBackward0",
         max_pool2d_backward_bw),
+    // nn layers: activations, norms, embedding, losses (formulas_nn.cpp)
+    Row(OpKind::Gelu, "GeluBackward0", nn_formulas::activation_bw).saves_input(0, ForGrad0),
+    Row(OpKind::Silu, "SiluBackward0", nn_formulas::activation_bw).saves_input(0, ForGrad0),
+    Row(OpKind::LeakyRelu, "LeakyReluBackward0", nn_formulas::activation_bw)
+        .saves_input(0, ForGrad0),
+    Row(OpKind::LeakyReluInplace, "LeakyReluBackward1", nn_formulas::activation_bw).saves_result(),
+    Row(OpKind::Elu, "EluBackward0", nn_formulas::activation_bw).saves_input(0, ForGrad0),
+    Row(OpKind::EluInplace, "EluBackward1", nn_formulas::activation_bw).saves_result(),
+    Row(OpKind::Softplus, "SoftplusBackward0", nn_formulas::activation_bw).saves_input(0, ForGrad0),
+    Row(OpKind::Hardtanh, "HardtanhBackward0", nn_formulas::activation_bw).saves_input(0, ForGrad0),
+    Row(OpKind::Celu, "CeluBackward0", nn_formulas::activation_bw).saves_input(0, ForGrad0),
+    Row(OpKind::CeluInplace, "CeluBackward1", nn_formulas::activation_bw).saves_result(),
+    Row(OpKind::Mish, "MishBackward0", nn_formulas::activation_bw).saves_input(0, ForGrad0),
+    Row(OpKind::Hardswish, "HardswishBackward0", nn_formulas::activation_bw)
+        .saves_input(0, ForGrad0),
+    Row(OpKind::LogSigmoid, "LogSigmoidBackward0", nn_formulas::activation_bw)
+        .saves_input(0, ForGrad0),
+    Row(OpKind::NativeLayerNorm, "NativeLayerNormBackward0", nn_formulas::group_norm_bw)
+        .saves_input(0, ForGrads01)
+        .saves_input(1, ForGrad0),
+    Row(OpKind::NativeGroupNorm, "NativeGroupNormBackward0", nn_formulas::group_norm_bw)
+        .saves_input(0, ForGrads01)
+        .saves_input(1, ForGrad0),
+    Row(OpKind::NativeBatchNorm, "NativeBatchNormBackward0", nn_formulas::batch_norm_bw)
+        .saves_input(0, ForGrads01)
+        .saves_input(1, ForGrad0),
+    Row(OpKind::Embedding, "EmbeddingBackward0", nn_formulas::embedding_bw),
+    Row(OpKind::BinaryCrossEntropy, "BinaryCrossEntropyBackward0", nn_formulas::bce_bw)
+        .saves_input(0, ForGrads01)
+        .saves_input(1, ForGrads01),
+    Row(OpKind::BinaryCrossEntropyWithLogits, "BinaryCrossEntropyWithLogitsBackward0",
+        nn_formulas::bce_logits_bw)
+        .saves_input(0, ForGrads01)
+        .saves_input(1, ForGrads01),
+    Row(OpKind::SmoothL1Loss, "SmoothL1LossBackward0", nn_formulas::smooth_l1_bw)
+        .saves_input(0, ForGrads01)
+        .saves_input(1, ForGrads01),
+    Row(OpKind::HuberLoss, "HuberLossBackward0", nn_formulas::huber_bw)
+        .saves_input(0, ForGrads01)
+        .saves_input(1, ForGrads01),
 };
 
 }  // namespace

@@ -42,7 +42,12 @@ namespace gradtrack::autograd {
   /* convolution and pooling */ X(Convolution) X(ConvolutionNoBias) X(MaxPool2DWithIndices)  \
   X(AvgPool2D) X(AdaptiveAvgPool2D) X(AdaptiveMaxPool2D) X(AvgPool2DBackward)              \
   X(AdaptiveAvgPool2DBackward) X(ConvolutionBackward) X(MaxPool2DWithIndicesBackward)         \
-  X(AdaptiveMaxPool2DBackward)
+  X(AdaptiveMaxPool2DBackward) \
+  /* nn layers: activations, norms, embedding, losses */                                     \
+  X(Gelu) X(Silu) X(LeakyRelu) X(LeakyReluInplace) X(Elu) X(EluInplace) X(Softplus)            \
+  X(Hardtanh) X(Celu) X(CeluInplace) X(Mish) X(Hardswish) X(LogSigmoid) X(NativeLayerNorm)          \
+  X(NativeGroupNorm) X(NativeBatchNorm) X(Embedding) X(BinaryCrossEntropy)                      \
+  X(BinaryCrossEntropyWithLogits) X(SmoothL1Loss) X(HuberLoss)
 // clang-format on
 
 enum class OpKind : uint16_t {
@@ -59,6 +64,9 @@ struct Attrs {
   DimVector ints0, ints1, ints2;   // dims / sizes / strides
   int64_t i0 = 0, i1 = 0, i2 = 0;  // dim, start/offset, step, reduction
   bool flag = false;               // keepdim
+  // nn layers: an activation's parameters (negative_slope, alpha, beta, ...),
+  // a norm's eps, a loss's beta/delta.
+  double f0 = 0, f1 = 0, f2 = 0;
 };
 
 class FormulaNode;

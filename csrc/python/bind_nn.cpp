@@ -79,9 +79,12 @@ void bind_nn(py::module_& m) {
 
 }  // namespace
 
+void bind_nn_layers(py::module_& nn);  // bind_nn_layers.cpp
+
 void init_nn(py::module_& m) {
   py::module_ nn = m.def_submodule("_nn");
   bind_nn(nn);
+  bind_nn_layers(nn);
   py::module_ optim = m.def_submodule("_optim");
   bind_optim(optim);
   bind_optim_adaptive(optim);  // the adaptive optimizers

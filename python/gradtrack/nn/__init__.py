@@ -34,3 +34,15 @@ from .modules import (  # noqa: E402
 
 __all__ += ["Conv1d", "Conv2d", "ConvTranspose2d", "MaxPool1d", "MaxPool2d", "AvgPool1d",
             "AvgPool2d", "AdaptiveAvgPool1d", "AdaptiveAvgPool2d", "AdaptiveMaxPool2d"]
+# ---- nn layers: activations, norms, dropout, embedding, losses, containers ------------------
+from .modules import (CELU, ELU, GELU, SELU, BatchNorm1d, BatchNorm2d, BCELoss,  # noqa: E402,I001
+                      BCEWithLogitsLoss, Dropout, Embedding, EmbeddingBag, GroupNorm, Hardswish,
+                      Hardtanh, HuberLoss, KLDivLoss, L1Loss, LayerNorm, LeakyReLU, LogSigmoid,
+                      Mish, ModuleDict, ParameterDict, ParameterList, ReLU6, SiLU, SmoothL1Loss,
+                      Softmin, Softplus)
+
+__all__ += ["GELU", "SiLU", "Mish", "Hardswish", "SELU", "CELU", "ReLU6", "LeakyReLU", "ELU",
+            "Softplus", "Hardtanh", "LogSigmoid", "Softmin", "BatchNorm1d", "BatchNorm2d",
+            "LayerNorm", "GroupNorm", "Dropout", "Embedding", "EmbeddingBag", "BCELoss",
+            "BCEWithLogitsLoss", "L1Loss", "SmoothL1Loss", "HuberLoss", "KLDivLoss", "ModuleDict",
+            "ParameterList", "ParameterDict"]

@@ -311,3 +311,16 @@ __all__ += ["conv1d", "conv2d", "conv_transpose2d", "max_pool1d", "max_pool2d",
             "max_pool1d_with_indices", "max_pool2d_with_indices", "avg_pool1d", "avg_pool2d",
             "adaptive_avg_pool1d", "adaptive_avg_pool2d", "adaptive_max_pool2d",
             "adaptive_max_pool2d_with_indices"]
+# ---- nn layers: activations, norms, dropout, embedding, more losses ------------------------
+from ._functional_layers import (binary_cross_entropy, binary_cross_entropy_with_logits,  # noqa: E402,I001
+                                 batch_norm, celu, celu_, dropout, elu, elu_, embedding,
+                                 embedding_bag, gelu,
+                                 group_norm, hardswish, hardtanh, hardtanh_, huber_loss, kl_div,
+                                 l1_loss, layer_norm, leaky_relu, leaky_relu_, logsigmoid, mish,
+                                 relu6, selu, selu_, silu, smooth_l1_loss, softmin, softplus)
+
+__all__ += ["gelu", "silu", "mish", "hardswish", "leaky_relu", "leaky_relu_", "elu", "elu_",
+            "selu", "selu_", "celu", "celu_", "softplus", "hardtanh", "hardtanh_", "relu6",
+            "logsigmoid", "softmin", "layer_norm", "group_norm", "batch_norm", "dropout",
+            "embedding", "embedding_bag", "binary_cross_entropy", "binary_cross_entropy_with_logits", "l1_loss",
+            "smooth_l1_loss", "huber_loss", "kl_div"]

@@ -19,3 +19,19 @@ from .pooling import (  # noqa: E402
 
 __all__ += ["Conv1d", "Conv2d", "ConvTranspose2d", "MaxPool1d", "MaxPool2d", "AvgPool1d",
             "AvgPool2d", "AdaptiveAvgPool1d", "AdaptiveAvgPool2d", "AdaptiveMaxPool2d"]
+# ---- nn layers: activations, norms, dropout, embedding, losses, containers ------------------
+from .activation import (CELU, ELU, GELU, SELU, Hardswish, Hardtanh, LeakyReLU,  # noqa: E402,I001
+                         LogSigmoid, Mish, ReLU6, SiLU, Softmin, Softplus)
+from .batchnorm import BatchNorm1d, BatchNorm2d  # noqa: E402
+from .container import ModuleDict, ParameterDict, ParameterList  # noqa: E402
+from .dropout import Dropout  # noqa: E402
+from .loss import (BCELoss, BCEWithLogitsLoss, HuberLoss, KLDivLoss, L1Loss,  # noqa: E402
+                   SmoothL1Loss)
+from .normalization import GroupNorm, LayerNorm  # noqa: E402
+from .sparse import Embedding, EmbeddingBag  # noqa: E402
+
+__all__ += ["GELU", "SiLU", "Mish", "Hardswish", "SELU", "CELU", "ReLU6", "LeakyReLU", "ELU",
+            "Softplus", "Hardtanh", "LogSigmoid", "Softmin", "BatchNorm1d", "BatchNorm2d",
+            "LayerNorm", "GroupNorm", "Dropout", "Embedding", "EmbeddingBag", "BCELoss",
+            "BCEWithLogitsLoss", "L1Loss", "SmoothL1Loss", "HuberLoss", "KLDivLoss", "ModuleDict",
+            "ParameterList", "ParameterDict"]

@@ -1,4 +1,5 @@
-"""Activation modules: ``ReLU``, ``Sigmoid``, ``Tanh``, ``Softmax``, ``LogSoftmax``."""
+"""Activation modules: ``ReLU``, ``Sigmoid``, ``Tanh``, ``Softmax``, ``LogSoftmax``, ``GELU``,
+``SiLU``, ``LeakyReLU``, ``ELU``, ... (the ones with parameters at the end)."""
 
 from ... import _C
 from .. import functional as F
@@ -90,6 +91,187 @@ class LogSoftmax(Module):
 
     def forward(self, input):  # noqa: A002
         return F.log_softmax(input, self.dim, _stacklevel=5)
+
+    def extra_repr(self):
+        return f"dim={self.dim}"
+
+
+# ---- nn layers: activations with parameters (their functions are in nn.functional) --------
+
+def _inplace_repr(inplace):
+    return "inplace=True" if inplace else ""
+
+
+class GELU(Module):
+    """Gaussian error linear unit (``approximate`` 'none' or 'tanh').
+
+    >>> import gradtrack
+    >>> from gradtrack import nn
+    >>> nn.GELU()(gradtrack.tensor([1.0]))
+    tensor([0.8413])
+    """
+
+    def __init__(self, approximate="none"):
+        super().__init__()
+        self.approximate = approximate
+
+    def forward(self, input):  # noqa: A002
+        return F.gelu(input, approximate=self.approximate)
+
+    def extra_repr(self):
+        return f"approximate={self.approximate!r}"
+
+
+class _Inplace(Module):
+    """An elementwise activation with only an ``inplace`` flag."""
+
+    _fn = None
+
+    def __init__(self, inplace=False):
+        super().__init__()
+        self.inplace = inplace
+
+    def forward(self, input):  # noqa: A002
+        return type(self)._fn(input, self.inplace)
+
+    def extra_repr(self):
+        return _inplace_repr(self.inplace)
+
+
+class SiLU(_Inplace):
+    """``x * sigmoid(x)``.
+
+    >>> import gradtrack
+    >>> from gradtrack import nn
+    >>> nn.SiLU()(gradtrack.tensor([0.0]))
+    tensor([0.])
+    """
+
+    _fn = staticmethod(F.silu)
+
+
+class Mish(_Inplace):
+    """``x * tanh(softplus(x))``."""
+
+    _fn = staticmethod(F.mish)
+
+
+class Hardswish(_Inplace):
+    """``x * relu6(x + 3) / 6``."""
+
+    _fn = staticmethod(F.hardswish)
+
+    def extra_repr(self):
+        return ""
+
+
+class SELU(_Inplace):
+    """Scaled ELU with the self-normalizing constants."""
+
+    _fn = staticmethod(F.selu)
+
+
+class ReLU6(_Inplace):
+    """``min(max(x, 0), 6)``."""
+
+    _fn = staticmethod(F.relu6)
+
+
+class LeakyReLU(Module):
+    """``x`` where positive, ``negative_slope * x`` elsewhere.
+
+    >>> import gradtrack
+    >>> from gradtrack import nn
+    >>> nn.LeakyReLU(0.5)(gradtrack.tensor([-2.0, 2.0]))
+    tensor([-1.,  2.])
+    """
+
+    def __init__(self, negative_slope=0.01, inplace=False):
+        super().__init__()
+        self.negative_slope = negative_slope
+        self.inplace = inplace
+
+    def forward(self, input):  # noqa: A002
+        return F.leaky_relu(input, self.negative_slope, self.inplace)
+
+    def extra_repr(self):
+        inplace = ", inplace=True" if self.inplace else ""
+        return f"negative_slope={self.negative_slope}{inplace}"
+
+
+class ELU(Module):
+    """``x`` where positive, ``alpha * (exp(x) - 1)`` elsewhere."""
+
+    def __init__(self, alpha=1.0, inplace=False):
+        super().__init__()
+        self.alpha = alpha
+        self.inplace = inplace
+
+    def forward(self, input):  # noqa: A002
+        return F.elu(input, self.alpha, self.inplace)
+
+    def extra_repr(self):
+        inplace = ", inplace=True" if self.inplace else ""
+        return f"alpha={self.alpha}{inplace}"
+
+
+class CELU(ELU):
+    """``max(0, x) + min(0, alpha * (exp(x / alpha) - 1))``."""
+
+    def forward(self, input):  # noqa: A002
+        return F.celu(input, self.alpha, self.inplace)
+
+
+class Softplus(Module):
+    """``log(1 + exp(beta * x)) / beta``, linear above ``threshold``."""
+
+    def __init__(self, beta=1.0, threshold=20.0):
+        super().__init__()
+        self.beta = beta
+        self.threshold = threshold
+
+    def forward(self, input):  # noqa: A002
+        return F.softplus(input, self.beta, self.threshold)
+
+    def extra_repr(self):
+        return f"beta={self.beta}, threshold={self.threshold}"
+
+
+class Hardtanh(Module):
+    """``x`` clamped to ``[min_val, max_val]``."""
+
+    def __init__(self, min_val=-1.0, max_val=1.0, inplace=False):
+        super().__init__()
+        self.min_val = min_val
+        self.max_val = max_val
+        self.inplace = inplace
+        assert self.max_val > self.min_val, (
+            f"max_val ({max_val}) must be greater than min_val ({min_val})")
+
+    def forward(self, input):  # noqa: A002
+        return F.hardtanh(input, self.min_val, self.max_val, self.inplace)
+
+    def extra_repr(self):
+        inplace = ", inplace=True" if self.inplace else ""
+        return f"min_val={self.min_val}, max_val={self.max_val}{inplace}"
+
+
+class LogSigmoid(Module):
+    """``log(sigmoid(x))``."""
+
+    def forward(self, input):  # noqa: A002
+        return F.logsigmoid(input)
+
+
+class Softmin(Module):
+    """``softmax(-x, dim)``."""
+
+    def __init__(self, dim=None):
+        super().__init__()
+        self.dim = dim
+
+    def forward(self, input):  # noqa: A002
+        return F.softmin(input, self.dim, _stacklevel=5)
 
     def extra_repr(self):
         return f"dim={self.dim}"

@@ -1,4 +1,5 @@
-"""Containers: ``nn.Sequential`` and ``nn.ModuleList``."""
+"""Containers: ``nn.Sequential``, ``nn.ModuleList``, ``nn.ModuleDict``, ``nn.ParameterList``,
+``nn.ParameterDict``."""
 
 import operator
 from collections import OrderedDict
@@ -154,3 +155,212 @@ class ModuleList(Module):
                 line = f"({first}-{last}): {last - first + 1} x {text}"
             lines.append(_addindent(line, 2))
         return self._get_name() + "(\n  " + "\n  ".join(lines) + "\n)"
+
+
+# ---- nn layers: ModuleDict, ParameterList, ParameterDict ------------------------------------
+
+class ModuleDict(Module):
+    """An ordered dict of submodules, registered so their parameters are found.
+
+    >>> from gradtrack import nn
+    >>> layers = nn.ModuleDict({"lin": nn.Linear(2, 2), "act": nn.ReLU()})
+    >>> list(layers), list(layers.state_dict())
+    (['lin', 'act'], ['lin.weight', 'lin.bias'])
+    """
+
+    def __init__(self, modules=None):
+        super().__init__()
+        if modules is not None:
+            self.update(modules)
+
+    def __getitem__(self, key):
+        return self._modules[key]
+
+    def __setitem__(self, key, module):
+        self.add_module(key, module)
+
+    def __delitem__(self, key):
+        del self._modules[key]
+
+    def __len__(self):
+        return len(self._modules)
+
+    def __iter__(self):
+        return iter(self._modules)
+
+    def __contains__(self, key):
+        return key in self._modules
+
+    def clear(self):
+        """Removes every module."""
+        self._modules.clear()
+
+    def pop(self, key):
+        """Removes the module ``key`` and returns it."""
+        module = self[key]
+        del self[key]
+        return module
+
+    def keys(self):
+        """The names, in order."""
+        return self._modules.keys()
+
+    def items(self):
+        """``(name, module)`` pairs, in order."""
+        return self._modules.items()
+
+    def values(self):
+        """The modules, in order."""
+        return self._modules.values()
+
+    def update(self, modules):
+        """Adds (or replaces) the modules of a mapping or an iterable of pairs."""
+        pairs = modules.items() if hasattr(modules, "items") else modules
+        for key, module in pairs:
+            self[key] = module
+
+
+def _as_parameter(value):
+    from ... import _C
+    from ..parameter import Parameter
+    if isinstance(value, _C.Tensor) and not isinstance(value, Parameter):
+        return Parameter(value)
+    return value
+
+
+def _parameter_line(key, p, dtype_text):
+    size = "x".join(str(s) for s in p.size())
+    kind = "Parameter" if type(p).__name__ == "Parameter" else "Tensor"
+    return f"  ({key}): {kind} containing: [{dtype_text(p)} of size {size}]"
+
+
+class ParameterList(Module):
+    """A list of parameters (tensors become ``Parameter``), named ``"0"``, ``"1"``, ...
+
+    >>> import gradtrack
+    >>> from gradtrack import nn
+    >>> params = nn.ParameterList([gradtrack.zeros(2), gradtrack.ones(3)])
+    >>> len(params), [p.shape for p in params]
+    (2, [gradtrack.Size([2]), gradtrack.Size([3])])
+    """
+
+    def __init__(self, values=None):
+        super().__init__()
+        self._size = 0
+        if values is not None:
+            self.extend(values)
+
+    def _key(self, idx):
+        idx = operator.index(idx)
+        if not -len(self) <= idx < len(self):
+            raise IndexError(f"index {idx} is out of range")
+        return str(idx % len(self))
+
+    def __getitem__(self, idx):
+        if isinstance(idx, slice):
+            return self.__class__([self[i] for i in range(len(self))[idx]])
+        return getattr(self, self._key(idx))
+
+    def __setitem__(self, idx, param):
+        key = self._key(idx)
+        setattr(self, key, _as_parameter(param))
+
+    def __len__(self):
+        return self._size
+
+    def __iter__(self):
+        return iter(self[i] for i in range(len(self)))
+
+    def __iadd__(self, parameters):
+        return self.extend(parameters)
+
+    def append(self, value):
+        """Adds ``value`` at the end; returns ``self``."""
+        self._size += 1
+        self[self._size - 1] = value
+        return self
+
+    def extend(self, values):
+        """Appends every value of ``values``; returns ``self``."""
+        for value in values:
+            self.append(value)
+        return self
+
+    def extra_repr(self):
+        return "\n".join(_parameter_line(i, p, lambda t: str(t.dtype))
+                         for i, p in enumerate(self))
+
+
+_TENSOR_TYPE = {"float32": "FloatTensor", "float64": "DoubleTensor", "int64": "LongTensor",
+                "int32": "IntTensor", "uint8": "ByteTensor", "bool": "BoolTensor"}
+
+
+class ParameterDict(Module):
+    """An ordered dict of parameters (tensors become ``Parameter``).
+
+    >>> import gradtrack
+    >>> from gradtrack import nn
+    >>> params = nn.ParameterDict({"scale": gradtrack.ones(2)})
+    >>> list(params.state_dict())
+    ['scale']
+    """
+
+    def __init__(self, parameters=None):
+        super().__init__()
+        self._keys = {}
+        if parameters is not None:
+            self.update(parameters)
+
+    def __getitem__(self, key):
+        return getattr(self, key)
+
+    def __setitem__(self, key, value):
+        self._keys[key] = None
+        setattr(self, key, _as_parameter(value))
+
+    def __delitem__(self, key):
+        del self._keys[key]
+        delattr(self, key)
+
+    def __len__(self):
+        return len(self._keys)
+
+    def __iter__(self):
+        return iter(self._keys)
+
+    def __contains__(self, key):
+        return key in self._keys
+
+    def keys(self):
+        """The names, in order."""
+        return self._keys.keys()
+
+    def items(self):
+        """``(name, parameter)`` pairs, in order."""
+        return ((k, self[k]) for k in self._keys)
+
+    def values(self):
+        """The parameters, in order."""
+        return (self[k] for k in self._keys)
+
+    def pop(self, key):
+        """Removes the parameter ``key`` and returns it."""
+        value = self[key]
+        del self[key]
+        return value
+
+    def clear(self):
+        """Removes every parameter."""
+        for key in list(self._keys):
+            del self[key]
+
+    def update(self, parameters):
+        """Adds (or replaces) the parameters of a mapping or an iterable of pairs."""
+        pairs = parameters.items() if hasattr(parameters, "items") else parameters
+        for key, value in pairs:
+            self[key] = value
+
+    def extra_repr(self):
+        return "\n".join(
+            _parameter_line(k, p, lambda t: "gradtrack." + _TENSOR_TYPE.get(
+                str(t.dtype).split(".")[-1], "Tensor")) for k, p in self.items())

@@ -1,4 +1,5 @@
-"""Loss modules: ``MSELoss``, ``NLLLoss``, ``CrossEntropyLoss``."""
+"""Loss modules: ``MSELoss``, ``NLLLoss``, ``CrossEntropyLoss``, ``BCELoss``, ``L1Loss``, ...
+"""
 
 from .. import functional as F
 from .module import Module
@@ -73,3 +74,75 @@ class CrossEntropyLoss(_WeightedLoss):
         # Positional arguments: this runs once per training step.
         return F.cross_entropy(input, target, self._buffers["weight"], None, self.ignore_index,
                                None, self.reduction, self.label_smoothing)
+
+
+# ---- nn layers: more losses --------------------------------------------------------------------
+
+class BCELoss(_WeightedLoss):
+    """Binary cross entropy between probabilities ``input`` and ``target``.
+
+    >>> import gradtrack
+    >>> from gradtrack import nn
+    >>> nn.BCELoss()(gradtrack.tensor([0.5]), gradtrack.tensor([1.0]))
+    tensor(0.6931)
+    """
+
+    def forward(self, input, target):  # noqa: A002
+        return F.binary_cross_entropy(input, target, weight=self.weight,
+                                      reduction=self.reduction)
+
+
+class BCEWithLogitsLoss(_Loss):
+    """Binary cross entropy of ``sigmoid(input)``, computed stably; ``pos_weight`` weighs the
+    positive term per class."""
+
+    def __init__(self, weight=None, size_average=None, reduce=None, reduction="mean",
+                 pos_weight=None):
+        super().__init__(size_average, reduce, reduction)
+        self.register_buffer("weight", weight)
+        self.register_buffer("pos_weight", pos_weight)
+
+    def forward(self, input, target):  # noqa: A002
+        return F.binary_cross_entropy_with_logits(input, target, self.weight,
+                                                  pos_weight=self.pos_weight,
+                                                  reduction=self.reduction)
+
+
+class L1Loss(_Loss):
+    """Mean absolute error."""
+
+    def forward(self, input, target):  # noqa: A002
+        return F.l1_loss(input, target, reduction=self.reduction)
+
+
+class SmoothL1Loss(_Loss):
+    """Quadratic below ``beta``, linear above."""
+
+    def __init__(self, size_average=None, reduce=None, reduction="mean", beta=1.0):
+        super().__init__(size_average, reduce, reduction)
+        self.beta = beta
+
+    def forward(self, input, target):  # noqa: A002
+        return F.smooth_l1_loss(input, target, reduction=self.reduction, beta=self.beta)
+
+
+class HuberLoss(_Loss):
+    """Quadratic below ``delta``, ``delta``-scaled linear above."""
+
+    def __init__(self, reduction="mean", delta=1.0):
+        super().__init__(reduction=reduction)
+        self.delta = delta
+
+    def forward(self, input, target):  # noqa: A002
+        return F.huber_loss(input, target, reduction=self.reduction, delta=self.delta)
+
+
+class KLDivLoss(_Loss):
+    """KL divergence of ``target`` from the log-probabilities ``input``."""
+
+    def __init__(self, size_average=None, reduce=None, reduction="mean", log_target=False):
+        super().__init__(size_average, reduce, reduction)
+        self.log_target = log_target
+
+    def forward(self, input, target):  # noqa: A002
+        return F.kl_div(input, target, reduction=self.reduction, log_target=self.log_target)

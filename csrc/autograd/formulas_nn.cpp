@@ -1,0 +1,328 @@
+// Backward formulas of the nn layer ops. As the rest of the table, each is
+// written with differentiable ops when a graph of the gradient is being
+// built (create_graph=True), so double backward works; without one, a fused
+// kernel or the saved statistics give the same values cheaper.
+#include "autograd/formulas_nn.h"
+
+#include "kernels/nn/activation.h"
+#include "kernels/kernels.h"
+#include "kernels/nn/norm.h"
+#include "ops/nn/nn.h"
+#include "ops/ops.h"
+
+namespace gradtrack::autograd::nn_formulas {
+
+namespace {
+
+using namespace ::gradtrack::ops;  // NOLINT: the formulas read as math
+using kernels::nn::Act;
+using kernels::nn::ActParams;
+using TL = TensorList;
+using C = BackwardCtx;
+
+constexpr double kSqrt1_2 = 0.70710678118654752440;
+constexpr double kInvSqrt2Pi = 0.39894228040143267794;
+constexpr double kSqrt2OverPi = 0.79788456080286535588;
+constexpr double kKappa = 0.044715;
+
+Tensor cst(double v, const Tensor& like) { return scalar_tensor(Scalar(v), like.dtype()); }
+Tensor times(const Tensor& t, double v) { return mul_by_scalar(t, Scalar(v)); }
+Tensor plus(const Tensor& t, double v) { return add_by_scalar(t, Scalar(v)); }
+Tensor one_minus(const Tensor& t) { return rsub(t, Scalar(1.0)); }
+Tensor cmp(Cmp op, const Tensor& t, double v) { return compare(op, t, Scalar(v)); }
+
+// The constant c as a function of s with derivative zero (sign's): a piecewise
+// constant derivative must still be a node of s's graph, as torch's
+// *BackwardBackward nodes are, so a second backward reaches s (with zeros).
+Tensor flat(const Tensor& s, double c) { return plus(times(sign(s), 0.0), c); }
+
+Tensor gelu_deriv(const Tensor& x) {
+  Tensor cdf = times(plus(erf(times(x, kSqrt1_2)), 1.0), 0.5);
+  Tensor pdf = times(exp(times(mul(x, x), -0.5)), kInvSqrt2Pi);
+  return add(cdf, mul(x, pdf));
+}
+
+Tensor gelu_tanh_deriv(const Tensor& x) {
+  Tensor x2 = mul(x, x);
+  Tensor t = tanh(times(add(x, times(mul(x2, x), kKappa)), kSqrt2OverPi));
+  Tensor inner_d = times(plus(times(x2, 3 * kKappa), 1.0), kSqrt2OverPi);
+  return add(times(plus(t, 1.0), 0.5), mul(times(x, 0.5), mul(one_minus(mul(t, t)), inner_d)));
+}
+
+// act'(s) from differentiable ops; s is the input, or the result for the
+// in-place rows (leaky_relu_, elu_, hardtanh_).
+Tensor act_deriv_graph(Act k, const Tensor& s, const ActParams& p, bool from_result) {
+  switch (k) {
+    case Act::Gelu: return gelu_deriv(s);
+    case Act::GeluTanh: return gelu_tanh_deriv(s);
+    case Act::Silu: {
+      Tensor sg = sigmoid(s);
+      return mul(sg, plus(mul(s, one_minus(sg)), 1.0));
+    }
+    case Act::LeakyRelu: return where(cmp(Cmp::Gt, s, 0), flat(s, 1), cst(p.a, s));
+    case Act::Elu:
+    case Act::Celu:
+      if (from_result)
+        return where(cmp(Cmp::Gt, s, 0), cst(p.b, s), times(plus(s, p.a * p.b), p.c));
+      return where(cmp(Cmp::Gt, s, 0), cst(p.b, s), times(exp(times(s, p.c)), p.c * p.a * p.b));
+    case Act::Softplus:
+      return where(cmp(Cmp::Gt, times(s, p.a), p.b), cst(1, s), sigmoid(times(s, p.a)));
+    case Act::Hardtanh:
+      return where(logical(Logic::Or, cmp(Cmp::Le, s, p.a), cmp(Cmp::Ge, s, p.b)), cst(0, s),
+                   flat(s, 1));
+    case Act::Mish: {
+      Tensor t = tanh(activation(Act::Softplus, s, {1.0, 20.0, 0.0}));
+      return add(t, mul(mul(s, sigmoid(s)), one_minus(mul(t, t))));
+    }
+    case Act::Hardswish:
+      return where(cmp(Cmp::Lt, s, -3), cst(0, s),
+                   where(cmp(Cmp::Le, s, 3), plus(div_by_scalar(s, Scalar(3.0)), 0.5), cst(1, s)));
+    case Act::LogSigmoid: return sigmoid(neg(s));
+  }
+  return s;
+}
+
+// The mean gradient spreads g over the n elements.
+Tensor loss_grad(const Tensor& g, int64_t reduction, int64_t n) {
+  return reduction == 1 ? div_by_scalar(g, Scalar(n)) : g;
+}
+
+int64_t numel_of_meta(const GradMeta& m) {
+  int64_t n = 1;
+  for (int64_t v : m.shape) n *= v;
+  return n;
+}
+
+Tensor dense(const Tensor& t) { return kernels::aligned(contiguous(t)); }
+
+// layer_norm (one group, L = 1) without a graph: one pass for dx and one for
+// dw and db, from the saved statistics (kernels/nn/norm.cpp).
+TL layer_norm_fused_bw(const C& c, const Tensor& g, int64_t rows, int64_t cols) {
+  const Tensor& x = c.saved_input(0);
+  Tensor dx = c.needs(0) ? empty(x.sizes(), x.dtype()) : Tensor();
+  Tensor dw = c.needs(1) ? empty({cols}, x.dtype()) : Tensor();
+  Tensor db = c.needs(2) ? empty({cols}, x.dtype()) : Tensor();
+  Tensor w = c.attrs().flag && c.needs(0) ? dense(c.saved_input(1)) : Tensor();
+  // The gradient of y.sum() is one number broadcast: read in place, not copied.
+  bool broadcast = g.is_aligned();
+  for (int64_t s : g.strides()) broadcast = broadcast && s == 0;
+  const Tensor gd = broadcast ? g : dense(g);
+  const int64_t g_stride[2] = {broadcast ? 0 : cols, broadcast ? 0 : 1};
+  kernels::nn::layer_norm_backward(gd, g_stride, dense(x), c.extra(0), c.extra(1), w, rows, cols,
+                                   dx, dw, db);
+  return {dx, dw.defined() ? reshape(dw, c.input(1).shape) : Tensor(),
+          db.defined() ? reshape(db, c.input(2).shape) : Tensor()};
+}
+
+// batch_norm without a graph: per channel, one pass for the sums and one for
+// dx, from the saved statistics (kernels/nn/norm.cpp).
+TL batch_norm_fused_bw(const C& c, const Tensor& g) {
+  const Attrs& at = c.attrs();
+  const int64_t n = at.ints0[0], ch = at.ints0[1], l = at.ints0[2];
+  const bool training = at.i1 != 0;
+  const Tensor& x = c.saved_input(0);
+  Tensor mean = c.extra(0), rstd = c.extra(1);
+  if (!training) {  // the running statistics: rstd from the running variance
+    mean = dense(to_dtype(mean, x.dtype()));
+    rstd = dense(rsqrt(plus(to_dtype(rstd, x.dtype()), at.f0)));
+  }
+  Tensor dx = c.needs(0) ? empty(x.sizes(), x.dtype()) : Tensor();
+  Tensor dw = c.needs(1) ? empty({ch}, x.dtype()) : Tensor();
+  Tensor db = c.needs(2) ? empty({ch}, x.dtype()) : Tensor();
+  Tensor w = at.flag && c.needs(0) ? dense(c.saved_input(1)) : Tensor();
+  kernels::nn::batch_norm_backward(dense(g), dense(x), mean, rstd, w, n, ch, l, training, dx, dw,
+                                   db);
+  return {dx, dw.defined() ? reshape(dw, c.input(1).shape) : Tensor(),
+          db.defined() ? reshape(db, c.input(2).shape) : Tensor()};
+}
+
+}  // namespace
+
+TL activation_bw(const C& c, const TL& g) {
+  const Attrs& at = c.attrs();
+  const Act k = static_cast<Act>(at.i0);
+  const ActParams p{at.f0, at.f1, at.f2};
+  const Tensor& s = at.flag ? c.result() : c.saved_input(0);
+  // From the result alone the input's sign is lost when the slope flips it.
+  GT_CHECK(!(at.flag && k == Act::LeakyRelu && p.a < 0),
+           "In-place leakyReLu backward calculation is triggered with a negative slope which is "
+           "not supported. This is caused by calling in-place forward function with a negative "
+           "slope, please call out-of-place version instead. File an issue at "
+           "https://github.com/pytorch/pytorch if you do require supporting in-place leakRelu "
+           "backward calculation with negative slope");
+  GT_CHECK(!(at.flag && (k == Act::Elu || k == Act::Celu) && p.a < 0),
+           "In-place elu backward calculation is triggered with a negative slope which is not "
+           "supported. This is caused by calling in-place forward function with a negative "
+           "slope, please call out-of-place version instead.");
+  if (!GradMode::is_enabled()) return {activation_backward_fused(k, g[0], s, p, at.flag)};
+  return {mul(g[0], act_deriv_graph(k, s, p, at.flag))};
+}
+
+// layer_norm and group_norm (NOTE [One layout for three norms]): stats per
+// row of x read as (N * G, C / G * L).
+TL group_norm_bw(const C& c, const TL& g) {
+  const Attrs& at = c.attrs();
+  const int64_t n = at.ints0[0], ch = at.ints0[1], l = at.ints0[2], groups = at.ints0[3];
+  const int64_t rows = n * groups, k = groups ? ch / groups * l : 0;
+  const bool x_saved = c.needs(0) || c.needs(1);
+  if (x_saved && !GradMode::is_enabled() && groups == 1 && l == 1 &&
+      g[0].dtype() == c.input(0).dtype)
+    return layer_norm_fused_bw(c, g[0], rows, k);
+  TL out(3);
+  if (c.needs(2))
+    out[2] = reshape(sum(reshape(g[0], {n, ch, l}), {0, 2}, false, std::nullopt, true),
+                     c.input(2).shape);
+  if (!x_saved) return out;
+  Tensor xb = reshape(c.saved_input(0), {rows, k});
+  Tensor mu, rstd;
+  if (GradMode::is_enabled()) {
+    // The statistics again, from ops: their dependence on x is part of the
+    // second derivative.
+    mu = mean(xb, {1}, true, std::nullopt, true);
+    Tensor d = sub(xb, mu);
+    rstd = rsqrt(plus(mean(mul(d, d), {1}, true, std::nullopt, true), at.f0));
+  } else {
+    mu = reshape(c.extra(0), {rows, 1});
+    rstd = reshape(c.extra(1), {rows, 1});
+  }
+  Tensor xhat = mul(sub(xb, mu), rstd);
+  Tensor ga = reshape(g[0], {n, ch, l});
+  if (c.needs(0)) {
+    Tensor gw = at.flag ? mul(ga, reshape(c.saved_input(1), {1, ch, 1})) : ga;
+    Tensor gb = reshape(gw, {rows, k});
+    Tensor inner = sub(sub(gb, mean(gb, {1}, true, std::nullopt, true)),
+                       mul(xhat, mean(mul(gb, xhat), {1}, true, std::nullopt, true)));
+    out[0] = reshape(mul(rstd, inner), c.input(0).shape);
+  }
+  if (c.needs(1))
+    out[1] = reshape(sum(mul(ga, reshape(xhat, {n, ch, l})), {0, 2}, false, std::nullopt, true),
+                     c.input(1).shape);
+  return out;
+}
+
+TL batch_norm_bw(const C& c, const TL& g) {
+  const Attrs& at = c.attrs();
+  const int64_t n = at.ints0[0], ch = at.ints0[1], l = at.ints0[2];
+  const bool training = at.i1 != 0;
+  if ((c.needs(0) || c.needs(1)) && !GradMode::is_enabled() && g[0].dtype() == c.input(0).dtype)
+    return batch_norm_fused_bw(c, g[0]);
+  TL out(3);
+  if (c.needs(2))
+    out[2] = reshape(sum(reshape(g[0], {n, ch, l}), {0, 2}, false, std::nullopt, true),
+                     c.input(2).shape);
+  if (!c.needs(0) && !c.needs(1)) return out;  // x was not saved
+  const Tensor& x = c.saved_input(0);
+  Tensor xa = reshape(x, {n, ch, l});
+  Tensor mu, rstd;
+  if (training && GradMode::is_enabled()) {
+    mu = mean(xa, {0, 2}, true, std::nullopt, true);
+    Tensor d = sub(xa, mu);
+    rstd = rsqrt(plus(mean(mul(d, d), {0, 2}, true, std::nullopt, true), at.f0));
+  } else if (training) {
+    mu = reshape(c.extra(0), {1, ch, 1});
+    rstd = reshape(c.extra(1), {1, ch, 1});
+  } else {
+    // The running statistics are constants of the graph.
+    mu = reshape(to_dtype(c.extra(0), x.dtype()), {1, ch, 1});
+    rstd = reshape(rsqrt(plus(to_dtype(c.extra(1), x.dtype()), at.f0)), {1, ch, 1});
+  }
+  Tensor xhat = mul(sub(xa, mu), rstd);
+  Tensor ga = reshape(g[0], {n, ch, l});
+  if (c.needs(0)) {
+    Tensor gw = at.flag ? mul(ga, reshape(c.saved_input(1), {1, ch, 1})) : ga;
+    Tensor dx;
+    if (training) {
+      dx = mul(rstd, sub(sub(gw, mean(gw, {0, 2}, true, std::nullopt, true)),
+                         mul(xhat, mean(mul(gw, xhat), {0, 2}, true, std::nullopt, true))));
+    } else {
+      dx = mul(gw, rstd);
+    }
+    out[0] = reshape(dx, c.input(0).shape);
+  }
+  if (c.needs(1))
+    out[1] = reshape(sum(mul(ga, xhat), {0, 2}, false, std::nullopt, true), c.input(1).shape);
+  return out;
+}
+
+TL embedding_bw(const C& c, const TL& g) {
+  const Attrs& at = c.attrs();
+  const GradMeta& w = c.input(0);
+  Tensor idx = to_dtype(c.extra(0), ScalarType::Int64);
+  idx = reshape(idx, {idx.numel()});
+  Tensor g2 = reshape(g[0], {idx.numel(), w.shape[1]});
+  if (at.i1 >= 0) {
+    // The padding row gets no gradient.
+    Tensor keep = unsqueeze(compare(Cmp::Ne, idx, Scalar(at.i1)), 1);
+    g2 = where(keep, g2, zeros({}, g2.dtype()));
+  }
+  if (at.flag) {
+    // Each row's gradient divided by the number of times the row was used.
+    Tensor counts = zeros({w.shape[0]}, g2.dtype());
+    counts = inplace_index_add(counts, 0, idx, ones({idx.numel()}, g2.dtype()));
+    g2 = div(g2, unsqueeze(index_select(counts, 0, idx), 1));
+  }
+  Tensor out = zeros(w.shape, g2.dtype());
+  return {inplace_index_add(out, 0, idx, g2)};
+}
+
+TL bce_bw(const C& c, const TL& g) {
+  const Attrs& at = c.attrs();
+  const Tensor& x = c.saved_input(0);
+  const Tensor& y = c.saved_input(1);
+  Tensor gg = loss_grad(g[0], at.i0, numel_of_meta(c.input(0)));
+  if (at.flag) gg = mul(gg, c.extra(0));
+  TL out(2);
+  if (c.needs(0)) out[0] = mul(gg, div(sub(x, y), clamp_min(mul(one_minus(x), x), Scalar(1e-12))));
+  if (c.needs(1))
+    out[1] = mul(
+        gg, sub(clamp_min(log(one_minus(x)), Scalar(-100.0)), clamp_min(log(x), Scalar(-100.0))));
+  return out;
+}
+
+TL bce_logits_bw(const C& c, const TL& g) {
+  const Attrs& at = c.attrs();
+  const Tensor& x = c.saved_input(0);
+  const Tensor& y = c.saved_input(1);
+  Tensor gg = loss_grad(g[0], at.i0, numel_of_meta(c.input(0)));
+  if (at.flag) gg = mul(gg, c.extra(0));
+  const bool has_pw = at.i1 != 0;
+  const Tensor pw = has_pw ? c.extra(at.flag ? 1 : 0) : Tensor();
+  TL out(2);
+  if (c.needs(0)) {
+    Tensor s = sigmoid(x);
+    Tensor d =
+        has_pw ? sub(mul(plus(mul(sub(pw, Scalar(1.0)), y), 1.0), s), mul(pw, y)) : sub(s, y);
+    out[0] = mul(gg, d);
+  }
+  if (c.needs(1)) {
+    Tensor d = neg(x);
+    if (has_pw) d = sub(d, mul(sub(pw, Scalar(1.0)), activation(Act::LogSigmoid, x, {})));
+    out[1] = mul(gg, d);
+  }
+  return out;
+}
+
+namespace {
+
+TL robust_loss_bw(const C& c, const TL& g, bool huber) {
+  const Attrs& at = c.attrs();
+  const double param = at.f0;
+  Tensor d = sub(c.saved_input(0), c.saved_input(1));
+  Tensor gd;
+  if (huber) {
+    gd = where(cmp(Cmp::Le, abs(d), param), d, times(sign(d), param));
+  } else if (param == 0) {
+    gd = sign(d);
+  } else {
+    gd = where(cmp(Cmp::Lt, abs(d), param), div_by_scalar(d, Scalar(param)), sign(d));
+  }
+  Tensor gx = mul(loss_grad(g[0], at.i0, numel_of_meta(c.input(0))), gd);
+  return {c.needs(0) ? gx : Tensor(), c.needs(1) ? neg(gx) : Tensor()};
+}
+
+}  // namespace
+
+TL smooth_l1_bw(const C& c, const TL& g) { return robust_loss_bw(c, g, false); }
+TL huber_bw(const C& c, const TL& g) { return robust_loss_bw(c, g, true); }
+
+}  // namespace gradtrack::autograd::nn_formulas

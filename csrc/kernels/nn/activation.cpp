@@ -1,0 +1,137 @@
+// The activation kernels: one functor per activation for the value and one
+// for the derivative, run by one parallel loop over dense memory.
+#include "kernels/nn/activation.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "core/dtype.h"
+#include "kernels/parallel.h"
+
+namespace gradtrack::kernels::nn {
+
+namespace {
+
+constexpr double kSqrt1_2 = 0.70710678118654752440;
+constexpr double kInvSqrt2Pi = 0.39894228040143267794;  // 1 / sqrt(2 pi)
+constexpr double kSqrt2OverPi = 0.79788456080286535588;
+constexpr double kKappa = 0.044715;
+
+template <typename T>
+T sigmoid_of(T x) {
+  return T(1) / (T(1) + std::exp(-x));
+}
+
+// The value of the activation at x, computed in T as PyTorch's CPU kernels do.
+template <typename T>
+T act_value(Act k, T x, const ActParams& p) {
+  switch (k) {
+    case Act::Gelu: return x * T(0.5) * (T(1) + std::erf(x * T(kSqrt1_2)));
+    case Act::GeluTanh: {
+      T inner = T(kSqrt2OverPi) * (x + T(kKappa) * x * x * x);
+      return T(0.5) * x * (T(1) + std::tanh(inner));
+    }
+    case Act::Silu: return x / (T(1) + std::exp(-x));
+    case Act::LeakyRelu: return x > T(0) ? x : x * T(p.a);
+    case Act::Elu:
+    case Act::Celu: return x > T(0) ? x * T(p.b) : std::expm1(x * T(p.c)) * T(p.a * p.b);
+    case Act::Softplus: return x * T(p.a) > T(p.b) ? x : std::log1p(std::exp(x * T(p.a))) / T(p.a);
+    case Act::Hardtanh:
+      // NaN stays NaN, as clamp's.
+      return std::isnan(x) ? x : std::min(std::max(x, T(p.a)), T(p.b));
+    case Act::Mish: return x * std::tanh(std::log1p(std::exp(x)));
+    case Act::Hardswish: return x * std::min(std::max(x + T(3), T(0)), T(6)) / T(6);
+    case Act::LogSigmoid:
+      // min(x, 0) - log1p(exp(-|x|)): no overflow for large |x|.
+      return std::min(x, T(0)) - std::log1p(std::exp(-std::abs(x)));
+  }
+  return x;
+}
+
+// d act / dx at the input x.
+template <typename T>
+T act_deriv(Act k, T x, const ActParams& p) {
+  switch (k) {
+    case Act::Gelu: {
+      T cdf = T(0.5) * (T(1) + std::erf(x * T(kSqrt1_2)));
+      T pdf = std::exp(T(-0.5) * x * x) * T(kInvSqrt2Pi);
+      return cdf + x * pdf;
+    }
+    case Act::GeluTanh: {
+      T x2 = x * x;
+      T t = std::tanh(T(kSqrt2OverPi) * (x + T(kKappa) * x2 * x));
+      T inner_d = T(kSqrt2OverPi) * (T(1) + T(3 * kKappa) * x2);
+      return T(0.5) * (T(1) + t) + T(0.5) * x * (T(1) - t * t) * inner_d;
+    }
+    case Act::Silu: {
+      T s = sigmoid_of(x);
+      return s * (T(1) + x * (T(1) - s));
+    }
+    case Act::LeakyRelu: return x > T(0) ? T(1) : T(p.a);
+    case Act::Elu:
+    case Act::Celu: return x > T(0) ? T(p.b) : T(p.c * p.a * p.b) * std::exp(x * T(p.c));
+    case Act::Softplus: {
+      if (x * T(p.a) > T(p.b)) return T(1);
+      T z = std::exp(x * T(p.a));
+      return z / (z + T(1));
+    }
+    case Act::Hardtanh: return (x <= T(p.a) || x >= T(p.b)) ? T(0) : T(1);
+    case Act::Mish: {
+      T t = std::tanh(std::log1p(std::exp(x)));
+      return t + x * sigmoid_of(x) * (T(1) - t * t);
+    }
+    case Act::Hardswish: return x < T(-3) ? T(0) : x <= T(3) ? x / T(3) + T(0.5) : T(1);
+    case Act::LogSigmoid: {
+      // sigmoid(-x), stably on both sides.
+      T z = std::exp(-std::abs(x));
+      return x < T(0) ? T(1) / (T(1) + z) : z / (T(1) + z);
+    }
+  }
+  return T(1);
+}
+
+// d act / dx written with the output y (the in-place forms keep only y).
+template <typename T>
+T act_deriv_from_result(Act k, T y, const ActParams& p) {
+  switch (k) {
+    case Act::LeakyRelu: return y > T(0) ? T(1) : T(p.a);
+    case Act::Elu:
+    case Act::Celu: return y > T(0) ? T(p.b) : T(p.c) * (y + T(p.a * p.b));
+    case Act::Hardtanh: return (y <= T(p.a) || y >= T(p.b)) ? T(0) : T(1);
+    default: return act_deriv(k, y, p);  // not reached: only these save y
+  }
+}
+
+template <typename F>
+void dense_loop(int64_t n, const F& f) {
+  parallel_for(n, kGrainSize / 8, [&](int64_t lo, int64_t hi) {
+    for (int64_t i = lo; i < hi; ++i) f(i);
+  });
+}
+
+}  // namespace
+
+void act_forward(Act k, const Tensor& out, const Tensor& x, const ActParams& p) {
+  GT_DISPATCH_FLOAT(x.dtype(), "activation", [&] {
+    const scalar_t* xp = x.data<scalar_t>();
+    scalar_t* op = out.data<scalar_t>();
+    dense_loop(x.numel(), [&](int64_t i) { op[i] = act_value<scalar_t>(k, xp[i], p); });
+  });
+}
+
+void act_backward(Act k, const Tensor& out, const Tensor& g, const Tensor& s, const ActParams& p,
+                  bool from_result) {
+  GT_DISPATCH_FLOAT(s.dtype(), "activation_backward", [&] {
+    const scalar_t* gp = g.data<scalar_t>();
+    const scalar_t* sp = s.data<scalar_t>();
+    scalar_t* op = out.data<scalar_t>();
+    if (from_result) {
+      dense_loop(s.numel(),
+                 [&](int64_t i) { op[i] = gp[i] * act_deriv_from_result<scalar_t>(k, sp[i], p); });
+    } else {
+      dense_loop(s.numel(), [&](int64_t i) { op[i] = gp[i] * act_deriv<scalar_t>(k, sp[i], p); });
+    }
+  });
+}
+
+}  // namespace gradtrack::kernels::nn

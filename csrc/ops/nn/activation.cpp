@@ -1,0 +1,117 @@
+// Activations with parameters (gelu, silu, leaky_relu, elu, softplus,
+// hardtanh, mish, hardswish, log_sigmoid): out of place and in place.
+//
+// NOTE [Activations are not rows of the op list]
+// The op list (kernels/pointwise_ops.h) gives every row a Tensor method, a
+// gradtrack.<name> function and a `<name>_` method, with no parameters. These
+// take parameters (negative_slope, alpha, beta, approximate, ...) and in
+// torch live in torch.nn.functional / torch._C._nn, not on Tensor: as rows
+// they would add methods torch does not have. So they are one op with a
+// kernel enum instead, and the formula row of each keeps the enum and its
+// parameters in the node's attrs.
+#include "autograd/provenance.h"
+#include "ops/common.h"
+#include "ops/nn/nn.h"
+
+namespace gradtrack::ops {
+
+using kernels::nn::Act;
+using kernels::nn::ActParams;
+
+namespace {
+
+struct ActInfo {
+  OpKind kind;          // out of place (saves the input)
+  OpKind inplace_kind;  // in place: kind again, or a row that saves the result
+  const char* kernel;   // the name torch's "not implemented" error gives
+  const char* label;    // the in-place write's name, for provenance
+};
+
+const ActInfo& info(Act k) {
+  static const ActInfo table[] = {
+      {OpKind::Gelu, OpKind::Gelu, "GeluKernelImpl", "gelu_"},
+      {OpKind::Gelu, OpKind::Gelu, "GeluKernelImpl", "gelu_"},
+      {OpKind::Silu, OpKind::Silu, "silu_cpu", "silu_"},
+      {OpKind::LeakyRelu, OpKind::LeakyReluInplace, "leaky_relu_cpu", "leaky_relu_"},
+      {OpKind::Elu, OpKind::EluInplace, "elu_cpu", "elu_"},
+      {OpKind::Softplus, OpKind::Softplus, "softplus_cpu", "softplus_"},
+      {OpKind::Hardtanh, OpKind::Hardtanh, "clamp_cpu", "hardtanh_"},
+      {OpKind::Mish, OpKind::Mish, "mish_cpu", "mish_"},
+      {OpKind::Hardswish, OpKind::Hardswish, "hardswish_cpu", "hardswish_"},
+      {OpKind::LogSigmoid, OpKind::LogSigmoid, "log_sigmoid_cpu", "log_sigmoid_"},
+      {OpKind::Celu, OpKind::CeluInplace, "elu_cpu", "celu_"},
+  };
+  return table[static_cast<int>(k)];
+}
+
+void check_float(Act k, const Tensor& x) {
+  GT_CHECK_IMPL(is_floating(x.dtype()), "\"", info(k).kernel, "\" not implemented for '",
+                scalar_type_name(x.dtype()), "'");
+}
+
+Tensor dense(const Tensor& t) { return kernels::aligned(contiguous(t)); }
+
+void fill_attrs(autograd::Attrs& at, Act k, const ActParams& p) {
+  at.i0 = static_cast<int64_t>(k);
+  at.f0 = p.a;
+  at.f1 = p.b;
+  at.f2 = p.c;
+}
+
+// Writes act(self) into self (through a dense copy when self is strided).
+void write_activation(Act k, const Tensor& self, const ActParams& p) {
+  if (self.is_contiguous() && self.is_aligned()) {
+    kernels::nn::act_forward(k, self, self, p);
+    return;
+  }
+  autograd::AutoGradMode off(false);
+  Tensor tmp = dense(clone(self));
+  kernels::nn::act_forward(k, tmp, tmp, p);
+  kernels::copy(self, tmp);
+}
+
+}  // namespace
+
+Tensor activation(Act k, const Tensor& x, const ActParams& p) {
+  check_float(k, x);
+  Tensor out = empty(x.sizes(), x.dtype());
+  if (x.numel() != 0) kernels::nn::act_forward(k, out, dense(x), p);
+  record(info(k).kind, {&x}, out, [&](autograd::Attrs& at) { fill_attrs(at, k, p); });
+  return out;
+}
+
+Tensor activation_(Act k, const Tensor& self, const ActParams& p) {
+  check_float(k, self);
+  GT_CHECK(!has_internal_overlap(self),
+           "unsupported operation: more than one element of the written-to tensor refers to a "
+           "single memory location. Please clone() the tensor before performing the operation.");
+  const OpKind kind = info(k).inplace_kind;
+  std::shared_ptr<autograd::FormulaNode> node;
+  Tensor old_self;
+  if (autograd::should_record({&self})) {
+    // The old value keeps its history (as inplace.cpp's old_self), so a
+    // gradient built from it can be differentiated again.
+    if (autograd::inplace_needs_old_self(kind, {&self})) old_self = clone(self);
+    node = autograd::new_node(kind, {&self});
+    autograd::save_inplace_inputs(node, {&self}, old_self);
+  }
+  if (self.numel() != 0) write_activation(k, self, p);
+  self->bump_version();
+  autograd::note_write(self, info(k).label);
+  if (node) {
+    fill_attrs(node->attrs, k, p);
+    node->attrs.flag = kind != info(k).kind;  // the formula reads the result
+    autograd::finish_inplace_node(node, self);
+  }
+  return self;
+}
+
+Tensor activation_backward_fused(Act k, const Tensor& g, const Tensor& s, const ActParams& p,
+                                 bool from_result) {
+  Tensor gd = dense(g.dtype() == s.dtype() ? g : to_dtype(g, s.dtype()));
+  Tensor out = empty(s.sizes(), s.dtype());
+  if (s.numel() != 0) kernels::nn::act_backward(k, out, gd, dense(s), p, from_result);
+  return out;
+}
+
+}  // namespace gradtrack::ops

@@ -1,0 +1,103 @@
+"""``nn.BatchNorm1d`` and ``nn.BatchNorm2d``."""
+
+from ... import _C
+from .. import functional as F
+from .. import init
+from ..parameter import Parameter
+from .module import Module
+
+
+class _BatchNorm(Module):
+    """The shared part: parameters, running statistics and the forward."""
+
+    _dims = ()
+    _version = 2
+
+    def __init__(self, num_features, eps=1e-5, momentum=0.1, affine=True,
+                 track_running_stats=True, device=None, dtype=None, *, bias=True):
+        super().__init__()
+        self.num_features = num_features
+        self.eps = eps
+        self.momentum = momentum
+        self.affine = affine
+        self.track_running_stats = track_running_stats
+        if affine:
+            self.weight = Parameter(_C.empty(num_features, dtype=dtype))
+            if bias:
+                self.bias = Parameter(_C.empty(num_features, dtype=dtype))
+            else:
+                self.register_parameter("bias", None)
+        else:
+            self.register_parameter("weight", None)
+            self.register_parameter("bias", None)
+        if track_running_stats:
+            self.register_buffer("running_mean", _C.zeros(num_features, dtype=dtype))
+            self.register_buffer("running_var", _C.ones(num_features, dtype=dtype))
+            self.register_buffer("num_batches_tracked", _C.tensor(0, dtype=_C.int64))
+        else:
+            self.register_buffer("running_mean", None)
+            self.register_buffer("running_var", None)
+            self.register_buffer("num_batches_tracked", None)
+        self.reset_parameters()
+
+    def reset_running_stats(self):
+        """Zeroes the running mean and the batch count, fills the running variance with ones."""
+        if self.track_running_stats:
+            self.running_mean.zero_()
+            self.running_var.fill_(1)
+            self.num_batches_tracked.zero_()
+
+    def reset_parameters(self):
+        """Resets the running statistics, ``weight`` to ones and ``bias`` to zeros."""
+        self.reset_running_stats()
+        if self.affine:
+            init.ones_(self.weight)
+            if self.bias is not None:
+                init.zeros_(self.bias)
+
+    def _check_input_dim(self, input):  # noqa: A002
+        if input.dim() not in self._dims:
+            raise ValueError(self._dim_message.format(input.dim()))
+
+    def forward(self, input):  # noqa: A002 - torch's argument name
+        self._check_input_dim(input)
+        factor = 0.0 if self.momentum is None else self.momentum
+        if self.training and self.track_running_stats and self.num_batches_tracked is not None:
+            self.num_batches_tracked.add_(1)
+            if self.momentum is None:  # the cumulative moving average
+                factor = 1.0 / float(self.num_batches_tracked.item())
+        # Batch statistics in training, and always without running statistics.
+        use_batch = self.training or (self.running_mean is None and self.running_var is None)
+        track = not self.training or self.track_running_stats
+        return F.batch_norm(input, self.running_mean if track else None,
+                            self.running_var if track else None, self.weight, self.bias,
+                            use_batch, factor, self.eps)
+
+    def extra_repr(self):
+        return (f"{self.num_features}, eps={self.eps}, momentum={self.momentum}, "
+                f"affine={self.affine}, bias={self.bias is not None}, "
+                f"track_running_stats={self.track_running_stats}")
+
+
+class BatchNorm1d(_BatchNorm):
+    """Batch normalization over ``(N, C)`` or ``(N, C, L)`` input.
+
+    >>> import gradtrack
+    >>> from gradtrack import nn
+    >>> bn = nn.BatchNorm1d(2)
+    >>> list(bn.state_dict())
+    ['weight', 'bias', 'running_mean', 'running_var', 'num_batches_tracked']
+    >>> bn(gradtrack.tensor([[1.0, 2.0], [3.0, 6.0]]))
+    tensor([[-1.0000, -1.0000],
+            [ 1.0000,  1.0000]], grad_fn=<NativeBatchNormBackward0>)
+    """
+
+    _dims = (2, 3)
+    _dim_message = "expected 2D or 3D input (got {}D input)"
+
+
+class BatchNorm2d(_BatchNorm):
+    """Batch normalization over ``(N, C, H, W)`` input."""
+
+    _dims = (4,)
+    _dim_message = "expected 4D input (got {}D input)"

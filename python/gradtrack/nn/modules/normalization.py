@@ -1,0 +1,101 @@
+"""``nn.LayerNorm`` and ``nn.GroupNorm``."""
+
+import numbers
+
+from ... import _C
+from .. import functional as F
+from .. import init
+from ..parameter import Parameter
+from .module import Module
+
+
+class LayerNorm(Module):
+    """Normalizes over the trailing ``normalized_shape`` dims; ``weight`` (ones) and ``bias``
+    (zeros) have that shape when ``elementwise_affine``.
+
+    >>> import gradtrack
+    >>> from gradtrack import nn
+    >>> ln = nn.LayerNorm(2)
+    >>> ln
+    LayerNorm((2,), eps=1e-05, elementwise_affine=True, bias=True)
+    >>> ln(gradtrack.tensor([[1.0, 3.0]])).grad_fn.name()
+    'NativeLayerNormBackward0'
+    """
+
+    def __init__(self, normalized_shape, eps=1e-5, elementwise_affine=True, bias=True,
+                 device=None, dtype=None):
+        super().__init__()
+        if isinstance(normalized_shape, numbers.Integral):
+            normalized_shape = (normalized_shape,)
+        self.normalized_shape = tuple(normalized_shape)
+        self.eps = eps
+        self.elementwise_affine = elementwise_affine
+        if elementwise_affine:
+            self.weight = Parameter(_C.empty(*self.normalized_shape, dtype=dtype))
+            if bias:
+                self.bias = Parameter(_C.empty(*self.normalized_shape, dtype=dtype))
+            else:
+                self.register_parameter("bias", None)
+        else:
+            self.register_parameter("weight", None)
+            self.register_parameter("bias", None)
+        self.reset_parameters()
+
+    def reset_parameters(self):
+        """Sets ``weight`` to ones and ``bias`` to zeros."""
+        if self.elementwise_affine:
+            init.ones_(self.weight)
+            if self.bias is not None:
+                init.zeros_(self.bias)
+
+    def forward(self, input):  # noqa: A002 - torch's argument name
+        return F.layer_norm(input, self.normalized_shape, self.weight, self.bias, self.eps)
+
+    def extra_repr(self):
+        return (f"{self.normalized_shape}, eps={self.eps}, "
+                f"elementwise_affine={self.elementwise_affine}, bias={self.bias is not None}")
+
+
+class GroupNorm(Module):
+    """Normalizes each of ``num_groups`` groups of channels (dim 1) of each sample; per-channel
+    ``weight`` and ``bias`` when ``affine``.
+
+    >>> from gradtrack import nn
+    >>> nn.GroupNorm(2, 4)
+    GroupNorm(2, 4, eps=1e-05, affine=True, bias=True)
+    """
+
+    def __init__(self, num_groups, num_channels, eps=1e-5, affine=True, bias=True, device=None,
+                 dtype=None):
+        super().__init__()
+        if num_channels % num_groups != 0:
+            raise ValueError(f"num_channels ({num_channels}) must be divisible by num_groups "
+                             f"({num_groups})")
+        self.num_groups = num_groups
+        self.num_channels = num_channels
+        self.eps = eps
+        self.affine = affine
+        if affine:
+            self.weight = Parameter(_C.empty(num_channels, dtype=dtype))
+            if bias:
+                self.bias = Parameter(_C.empty(num_channels, dtype=dtype))
+            else:
+                self.register_parameter("bias", None)
+        else:
+            self.register_parameter("weight", None)
+            self.register_parameter("bias", None)
+        self.reset_parameters()
+
+    def reset_parameters(self):
+        """Sets ``weight`` to ones and ``bias`` to zeros."""
+        if self.affine:
+            init.ones_(self.weight)
+            if self.bias is not None:
+                init.zeros_(self.bias)
+
+    def forward(self, input):  # noqa: A002
+        return F.group_norm(input, self.num_groups, self.weight, self.bias, self.eps)
+
+    def extra_repr(self):
+        return (f"{self.num_groups}, {self.num_channels}, eps={self.eps}, affine={self.affine}, "
+                f"bias={self.bias is not None}")

@@ -106,5 +106,7 @@ void init_nn(py::module_& m);       // _C._nn and _C._optim
 void init_runtime(py::module_& m);
 void init_autograd(py::module_& m);
 void init_function(py::module_& m);
+void init_saved_hooks(py::module_& m);  // _C._saved_hooks (saved-tensor hooks)
+void init_forward_ad(py::module_& m);   // _C._forward_ad (forward-mode AD)
 
 }  // namespace gradtrack::python

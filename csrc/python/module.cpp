@@ -74,5 +74,7 @@ PYBIND11_MODULE(_C, m) {
   init_inplace(m);
   init_nn(m);
   init_runtime(m);
+  init_saved_hooks(m);
+  init_forward_ad(m);
   install_argument_errors(m);
 }

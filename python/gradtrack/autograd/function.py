@@ -30,11 +30,13 @@ import warnings
 
 from .. import _C
 from ..utils.hooks import RemovableHandle, check_hook_values
+from . import forward_ad as _forward_ad
 from .grad_mode import no_grad
 
 __all__ = ["Function", "FunctionCtx", "BackwardCFunction", "once_differentiable"]
 
 _Tensor = _C.Tensor
+_fw = _C._forward_ad
 
 
 class FunctionCtx:
@@ -76,6 +78,9 @@ class _NodeMixin:
 
     @property
     def next_functions(self):
+        kept = self.__dict__.get("_next_functions_after_death")
+        if kept is not None:
+            return kept
         return self._cdata().next_functions
 
     @property
@@ -251,6 +256,11 @@ _MISSING = object()
 
 
 def _apply(cls, args):
+    if _forward_ad._current_level >= 0 and any(isinstance(a, _Tensor) and _fw.tangent(a) is not None
+                                        for a in args):
+        # A custom Function's jvp is not supported: raise, never drop a tangent.
+        raise NotImplementedError("You must implement the jvp function for custom autograd.Function "
+                                  "to use it with forward mode AD.")
     ctx = cls._backward_cls()
     is_tensor = tuple(isinstance(a, _Tensor) for a in args)
     ctx.needs_input_grad = tuple(t and a.requires_grad for t, a in zip(is_tensor, args))

@@ -92,11 +92,18 @@ class _NodeMixin:
     def _sequence_nr(self):
         return self._cdata()._sequence_nr()
 
+    def _node_gone(self):
+        # Every output died and took the node along: a hook registered now can
+        # never run, and PyTorch still hands back a handle.
+        return "_next_functions_after_death" in self.__dict__
+
     def register_hook(self, fn):
         """Calls ``fn(grad_inputs, grad_outputs)`` after the backward ran."""
         def checked(grad_inputs, grad_outputs):
             return check_hook_values(fn, grad_inputs, fn(grad_inputs, grad_outputs))
 
+        if self._node_gone():
+            return RemovableHandle(_InertHandle())
         return RemovableHandle(self._cdata()._register_hook(checked))
 
     def register_prehook(self, fn):
@@ -104,7 +111,22 @@ class _NodeMixin:
         def checked(grad_outputs):
             return check_hook_values(fn, grad_outputs, fn(grad_outputs))
 
+        if self._node_gone():
+            return RemovableHandle(_InertHandle())
         return RemovableHandle(self._cdata()._register_prehook(checked))
+
+
+class _InertHandle:
+    """The handle of a hook on a node that no longer exists (removing it does nothing)."""
+
+    _next_id = 0
+
+    def __init__(self):
+        _InertHandle._next_id += 1
+        self.id = -_InertHandle._next_id
+
+    def remove(self):
+        pass
 
 
 class BackwardCFunction(FunctionCtx, _NodeMixin):

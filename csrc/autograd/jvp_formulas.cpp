@@ -240,4 +240,9 @@ Tensor erf_jvp(const J& c) {
 }
 Tensor exp2_jvp(const J& c) { return mul(t(c), mul(c.result, Scalar(std::log(2.0)))); }
 
+// gather: the tangent gathered at the same index (extras[0]).
+Tensor gather_jvp(const J& c) { return gather(t(c), c.attrs.i0, *c.extras[0]); }
+// masked_fill with a number: filled positions have no tangent (mask: extras[0]).
+Tensor masked_fill_jvp(const J& c) { return mask_where(logical_not(*c.extras[0]), t(c), c); }
+
 }  // namespace gradtrack::autograd::jvp

@@ -73,7 +73,9 @@ SHAPED = {
     "reshape_noncontig": lambda a, b: a.t().reshape(6), "permute": lambda a, b: a.permute(1, 0),
     "squeeze": lambda a, b: a[:1].squeeze(0), "cat": lambda a, b: cat_of(a)([a, b], 1),
     "stack": lambda a, b: stack_of(a)([a, b]), "split": lambda a, b: a.split(1, 0)[1],
-    "unbind": lambda a, b: a.unbind(1)[2], "clone": lambda a, b: a.clone(),
+    "unbind": lambda a, b: a.unbind(1)[2],
+    "gather": lambda a, b: a.gather(1, _lib_of(a).tensor([[2, 0], [1, 1]])),
+    "masked_fill": lambda a, b: a.masked_fill(a > 0.4, 2.0) * b, "clone": lambda a, b: a.clone(),
     "to_float32": lambda a, b: a.float(), "chain": lambda a, b: ((a * b).exp().sum(0) @ b.t()).tanh(),
 }
 

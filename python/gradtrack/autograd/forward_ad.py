@@ -3,8 +3,9 @@
 Inside a :class:`dual_level`, :func:`make_dual` gives a tensor a tangent;
 every op then computes its output's tangent (its jvp) as it runs, and
 :func:`unpack_dual` reads it back. Supported: the elementwise ops, matmul
-(mm, mv, dot, bmm, addmm), sum/mean/max/min, softmax and the view ops; any
-other op raises PyTorch's NotImplementedError rather than dropping a tangent.
+(mm, mv, dot, bmm, addmm), sum/mean/max/min, softmax, gather, masked_fill,
+cat and the view ops; any other op raises PyTorch's NotImplementedError
+rather than dropping a tangent.
 
 >>> import gradtrack
 >>> import gradtrack.autograd.forward_ad as fwAD

@@ -8,6 +8,7 @@ namespace gradtrack::autograd {
 CustomFunctionNode::~CustomFunctionNode() {
   // The callback may own objects of the binding's language: it goes before
   // the saved tensors and edges (whose release needs nothing special).
+  if (callback_) callback_->node_destroyed(*this);
   callback_.reset();
 }
 

@@ -19,6 +19,9 @@ class FunctionCallback {
   /// One gradient per forward output (undefined where none arrived and the
   /// node does not materialize), returns one per forward tensor input.
   virtual TensorList call(TensorList&& grads) = 0;
+  /// The node is being destroyed (its edges still intact): a binding whose
+  /// ctx object outlives the node keeps what it can still answer.
+  virtual void node_destroyed(const Node& node) {}
 };
 
 /// NOTE [Custom function nodes]

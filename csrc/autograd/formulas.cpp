@@ -8,6 +8,7 @@
 #include "autograd/formulas.h"
 #include "autograd/formulas_conv.h"
 #include "autograd/formulas_nn.h"
+#include "autograd/jvp_formulas.h"
 #include "kernels/kernels.h"
 #include "ops/ops.h"
 
@@ -693,6 +694,11 @@ class Row {
     r_.scalar_edge = true;
     return *this;
   }
+  /// The forward-mode derivative (jvp_formulas.cpp).
+  Row& jvp(JvpFn fn) {
+    r_.jvp = fn;
+    return *this;
+  }
   operator FormulaRow() const { return r_; }  // NOLINT: rows read as a table
 
  private:
@@ -700,85 +706,109 @@ class Row {
 };
 
 const FormulaRow kRows[] = {
-    Row(OpKind::Add, "AddBackward0", add_bw),
-    Row(OpKind::AddScalar, "AddBackward0", pass_bw).wrapped_number_edge(),
-    Row(OpKind::Sub, "SubBackward0", sub_bw),
-    Row(OpKind::SubScalar, "SubBackward0", pass_bw).wrapped_number_edge(),
-    Row(OpKind::Rsub, "RsubBackward0", rsub_bw),
-    Row(OpKind::RsubScalar, "RsubBackward1", rsub_scalar_bw),
-    Row(OpKind::Mul, "MulBackward0", mul_bw).saves_input(0, ForGrad1).saves_input(1, ForGrad0),
+    Row(OpKind::Add, "AddBackward0", add_bw).jvp(jvp::add_jvp),
+    Row(OpKind::AddScalar, "AddBackward0", pass_bw).jvp(jvp::add_scalar_jvp).wrapped_number_edge(),
+    Row(OpKind::Sub, "SubBackward0", sub_bw).jvp(jvp::sub_jvp),
+    Row(OpKind::SubScalar, "SubBackward0", pass_bw).jvp(jvp::add_scalar_jvp).wrapped_number_edge(),
+    Row(OpKind::Rsub, "RsubBackward0", rsub_bw).jvp(jvp::rsub_jvp),
+    Row(OpKind::RsubScalar, "RsubBackward1", rsub_scalar_bw).jvp(jvp::rsub_scalar_jvp),
+    Row(OpKind::Mul, "MulBackward0", mul_bw)
+        .jvp(jvp::mul_jvp)
+        .saves_input(0, ForGrad1)
+        .saves_input(1, ForGrad0),
     Row(OpKind::MulScalar, "MulBackward0", mul_scalar_bw)
+        .jvp(jvp::mul_scalar_jvp)
         .saves_wrapped_number()
         .wrapped_number_edge(),
-    Row(OpKind::Div, "DivBackward0", div_bw).saves_input(0, ForGrad1).saves_input(1, ForGrads01),
+    Row(OpKind::Div, "DivBackward0", div_bw)
+        .jvp(jvp::div_jvp)
+        .saves_input(0, ForGrad1)
+        .saves_input(1, ForGrads01),
     Row(OpKind::DivScalar, "DivBackward0", div_scalar_bw)
+        .jvp(jvp::div_scalar_jvp)
         .saves_wrapped_number()
         .wrapped_number_edge(),
-    Row(OpKind::PowScalar, "PowBackward0", pow_scalar_bw).saves_input(0, ForGrad0),
+    Row(OpKind::PowScalar, "PowBackward0", pow_scalar_bw)
+        .jvp(jvp::pow_scalar_jvp)
+        .saves_input(0, ForGrad0),
     Row(OpKind::PowTensor, "PowBackward1", pow_tensor_bw)
+        .jvp(jvp::pow_tensor_jvp)
         .saves_input(0, ForGrads01)
         .saves_input(1, ForGrads01)
         .saves_result(),
-    Row(OpKind::PowScalarBase, "PowBackward2", pow_base_bw).saves_input(0, ForGrad0).saves_result(),
-    Row(OpKind::Neg, "NegBackward0", neg_bw),
-    Row(OpKind::Abs, "AbsBackward0", abs_bw).saves_input(0, ForGrad0),
-    Row(OpKind::Exp, "ExpBackward0", exp_bw).saves_result(),
-    Row(OpKind::Log, "LogBackward0", log_bw).saves_input(0, ForGrad0),
-    Row(OpKind::Sqrt, "SqrtBackward0", sqrt_bw).saves_result(),
-    Row(OpKind::Rsqrt, "RsqrtBackward0", rsqrt_bw).saves_result(),
-    Row(OpKind::Sin, "SinBackward0", sin_bw).saves_input(0, ForGrad0),
-    Row(OpKind::Cos, "CosBackward0", cos_bw).saves_input(0, ForGrad0),
-    Row(OpKind::Tanh, "TanhBackward0", tanh_bw).saves_result(),
-    Row(OpKind::Sigmoid, "SigmoidBackward0", sigmoid_bw).saves_result(),
-    Row(OpKind::Relu, "ReluBackward0", relu_bw).saves_result(),
-    Row(OpKind::Reciprocal, "ReciprocalBackward0", reciprocal_bw).saves_result(),
-    Row(OpKind::Sign, "SignBackward0", zero_bw),
-    Row(OpKind::Floor, "FloorBackward0", zero_bw),
-    Row(OpKind::Ceil, "CeilBackward0", zero_bw),
-    Row(OpKind::Round, "RoundBackward0", zero_bw),
-    Row(OpKind::Trunc, "TruncBackward0", zero_bw),
-    Row(OpKind::Log1p, "Log1PBackward0", log1p_bw).saves_input(0, ForGrad0),
-    Row(OpKind::Expm1, "Expm1Backward0", expm1_bw).saves_result(),
+    Row(OpKind::PowScalarBase, "PowBackward2", pow_base_bw)
+        .jvp(jvp::pow_base_jvp)
+        .saves_input(0, ForGrad0)
+        .saves_result(),
+    Row(OpKind::Neg, "NegBackward0", neg_bw).jvp(jvp::neg_jvp),
+    Row(OpKind::Abs, "AbsBackward0", abs_bw).jvp(jvp::abs_jvp).saves_input(0, ForGrad0),
+    Row(OpKind::Exp, "ExpBackward0", exp_bw).jvp(jvp::exp_jvp).saves_result(),
+    Row(OpKind::Log, "LogBackward0", log_bw).jvp(jvp::log_jvp).saves_input(0, ForGrad0),
+    Row(OpKind::Sqrt, "SqrtBackward0", sqrt_bw).jvp(jvp::sqrt_jvp).saves_result(),
+    Row(OpKind::Rsqrt, "RsqrtBackward0", rsqrt_bw).jvp(jvp::rsqrt_jvp).saves_result(),
+    Row(OpKind::Sin, "SinBackward0", sin_bw).jvp(jvp::sin_jvp).saves_input(0, ForGrad0),
+    Row(OpKind::Cos, "CosBackward0", cos_bw).jvp(jvp::cos_jvp).saves_input(0, ForGrad0),
+    Row(OpKind::Tanh, "TanhBackward0", tanh_bw).jvp(jvp::tanh_jvp).saves_result(),
+    Row(OpKind::Sigmoid, "SigmoidBackward0", sigmoid_bw).jvp(jvp::sigmoid_jvp).saves_result(),
+    Row(OpKind::Relu, "ReluBackward0", relu_bw).jvp(jvp::relu_jvp).saves_result(),
+    Row(OpKind::Reciprocal, "ReciprocalBackward0", reciprocal_bw)
+        .jvp(jvp::reciprocal_jvp)
+        .saves_result(),
+    Row(OpKind::Sign, "SignBackward0", zero_bw).jvp(jvp::zero_jvp),
+    Row(OpKind::Floor, "FloorBackward0", zero_bw).jvp(jvp::zero_jvp),
+    Row(OpKind::Ceil, "CeilBackward0", zero_bw).jvp(jvp::zero_jvp),
+    Row(OpKind::Round, "RoundBackward0", zero_bw).jvp(jvp::zero_jvp),
+    Row(OpKind::Trunc, "TruncBackward0", zero_bw).jvp(jvp::zero_jvp),
+    Row(OpKind::Log1p, "Log1PBackward0", log1p_bw).jvp(jvp::log1p_jvp).saves_input(0, ForGrad0),
+    Row(OpKind::Expm1, "Expm1Backward0", expm1_bw).jvp(jvp::expm1_jvp).saves_result(),
     Row(OpKind::Maximum, "MaximumBackward0", maximum_bw)
+        .jvp(jvp::maximum_jvp)
         .saves_input(0, ForGrads01)
         .saves_input(1, ForGrads01),
     Row(OpKind::Minimum, "MinimumBackward0", minimum_bw)
+        .jvp(jvp::minimum_jvp)
         .saves_input(0, ForGrads01)
         .saves_input(1, ForGrads01),
-    Row(OpKind::Clamp, "ClampBackward1", clamp_bw).saves_input(0, ForGrad0),
+    Row(OpKind::Clamp, "ClampBackward1", clamp_bw).jvp(jvp::clamp_jvp).saves_input(0, ForGrad0),
     Row(OpKind::ClampTensor, "ClampBackward0", clamp_tensor_bw)
         .saves_input(0, ForAnyGrad)
         .saves_input(1, ForAnyGrad)
         .saves_input(2, ForAnyGrad),
-    Row(OpKind::Where, "WhereBackward0", where_bw),
-    Row(OpKind::SumAll, "SumBackward0", sum_all_bw),
-    Row(OpKind::SumDim, "SumBackward1", sum_dim_bw),
-    Row(OpKind::MeanAll, "MeanBackward0", mean_all_bw),
-    Row(OpKind::MeanDim, "MeanBackward1", mean_dim_bw),
-    Row(OpKind::MaxAll, "MaxBackward1", extreme_all_bw).saves_input(0, ForGrad0).saves_result(),
-    Row(OpKind::MinAll, "MinBackward1", extreme_all_bw).saves_input(0, ForGrad0).saves_result(),
-    Row(OpKind::MaxDim, "MaxBackward0", extreme_dim_bw),
-    Row(OpKind::MinDim, "MinBackward0", extreme_dim_bw),
-    Row(OpKind::View, "ViewBackward0", reshape_bw),
-    Row(OpKind::UnsafeView, "UnsafeViewBackward0", reshape_bw),
-    Row(OpKind::AsStrided, "AsStridedBackward0", as_strided_bw),
+    Row(OpKind::Where, "WhereBackward0", where_bw).jvp(jvp::where_jvp),
+    Row(OpKind::SumAll, "SumBackward0", sum_all_bw).jvp(jvp::sum_all_jvp),
+    Row(OpKind::SumDim, "SumBackward1", sum_dim_bw).jvp(jvp::sum_dim_jvp),
+    Row(OpKind::MeanAll, "MeanBackward0", mean_all_bw).jvp(jvp::mean_all_jvp),
+    Row(OpKind::MeanDim, "MeanBackward1", mean_dim_bw).jvp(jvp::mean_dim_jvp),
+    Row(OpKind::MaxAll, "MaxBackward1", extreme_all_bw)
+        .jvp(jvp::extreme_all_jvp)
+        .saves_input(0, ForGrad0)
+        .saves_result(),
+    Row(OpKind::MinAll, "MinBackward1", extreme_all_bw)
+        .jvp(jvp::extreme_all_jvp)
+        .saves_input(0, ForGrad0)
+        .saves_result(),
+    Row(OpKind::MaxDim, "MaxBackward0", extreme_dim_bw).jvp(jvp::extreme_dim_jvp),
+    Row(OpKind::MinDim, "MinBackward0", extreme_dim_bw).jvp(jvp::extreme_dim_jvp),
+    Row(OpKind::View, "ViewBackward0", reshape_bw).jvp(jvp::view_jvp),
+    Row(OpKind::UnsafeView, "UnsafeViewBackward0", reshape_bw).jvp(jvp::view_jvp),
+    Row(OpKind::AsStrided, "AsStridedBackward0", as_strided_bw).jvp(jvp::view_jvp),
     Row(OpKind::AsStridedInplace, "AsStridedBackward1", as_strided_bw),
-    Row(OpKind::T, "TBackward0", t_bw),
+    Row(OpKind::T, "TBackward0", t_bw).jvp(jvp::view_jvp),
     Row(OpKind::TInplace, "TBackward1", t_bw),
-    Row(OpKind::Transpose, "TransposeBackward0", transpose_bw),
-    Row(OpKind::Permute, "PermuteBackward0", permute_bw),
-    Row(OpKind::Unsqueeze, "UnsqueezeBackward0", unsqueeze_bw),
+    Row(OpKind::Transpose, "TransposeBackward0", transpose_bw).jvp(jvp::view_jvp),
+    Row(OpKind::Permute, "PermuteBackward0", permute_bw).jvp(jvp::view_jvp),
+    Row(OpKind::Unsqueeze, "UnsqueezeBackward0", unsqueeze_bw).jvp(jvp::view_jvp),
     Row(OpKind::UnsqueezeInplace, "UnsqueezeBackward1", unsqueeze_bw),
-    Row(OpKind::Squeeze, "SqueezeBackward0", squeeze_bw),
-    Row(OpKind::SqueezeDim, "SqueezeBackward1", squeeze_bw),
+    Row(OpKind::Squeeze, "SqueezeBackward0", squeeze_bw).jvp(jvp::view_jvp),
+    Row(OpKind::SqueezeDim, "SqueezeBackward1", squeeze_bw).jvp(jvp::view_jvp),
     Row(OpKind::SqueezeInplace, "SqueezeBackward3", squeeze_bw),
-    Row(OpKind::Expand, "ExpandBackward0", pass_bw),
-    Row(OpKind::Select, "SelectBackward0", select_bw),
-    Row(OpKind::Slice, "SliceBackward0", slice_bw),
+    Row(OpKind::Expand, "ExpandBackward0", pass_bw).jvp(jvp::view_jvp),
+    Row(OpKind::Select, "SelectBackward0", select_bw).jvp(jvp::view_jvp),
+    Row(OpKind::Slice, "SliceBackward0", slice_bw).jvp(jvp::view_jvp),
     Row(OpKind::SelectBackward, "SelectBackwardBackward0", select_backward_bw),
     Row(OpKind::SliceBackward, "SliceBackwardBackward0", slice_backward_bw),
-    Row(OpKind::Clone, "CloneBackward0", pass_bw),
-    Row(OpKind::ToCopy, "ToCopyBackward0", pass_bw),
+    Row(OpKind::Clone, "CloneBackward0", pass_bw).jvp(jvp::copy_jvp),
+    Row(OpKind::ToCopy, "ToCopyBackward0", pass_bw).jvp(jvp::copy_jvp),
     Row(OpKind::CopyInto, "gradtrack::autograd::CopyBackwards", copy_into_bw),
     Row(OpKind::Fill, "FillBackward2", fill_bw),
     Row(OpKind::Zero, "ZeroBackward0", zero_bw),
@@ -786,23 +816,38 @@ const FormulaRow kRows[] = {
     Row(OpKind::Uniform, "UniformBackward0", zero_bw),
     Row(OpKind::Index, "IndexBackward0", index_bw),
     Row(OpKind::IndexPut, "IndexPutBackward0", index_put_bw),
-    Row(OpKind::MaskedFill, "MaskedFillBackward0", masked_fill_bw),
-    Row(OpKind::Gather, "GatherBackward0", gather_bw).saves_input(0, ForGrad0),
+    Row(OpKind::MaskedFill, "MaskedFillBackward0", masked_fill_bw).jvp(jvp::masked_fill_jvp),
+    Row(OpKind::Gather, "GatherBackward0", gather_bw).jvp(jvp::gather_jvp).saves_input(0, ForGrad0),
     Row(OpKind::ScatterAdd, "ScatterAddBackward0", scatter_add_bw),
     Row(OpKind::IndexSelect, "IndexSelectBackward0", index_select_bw),
     Row(OpKind::Cat, "CatBackward0", cat_bw),
     Row(OpKind::Stack, "StackBackward0", stack_bw),
     Row(OpKind::Split, "SplitBackward0", split_bw),
     Row(OpKind::Unbind, "UnbindBackward0", unbind_bw),
-    Row(OpKind::Mm, "MmBackward0", mm_bw).saves_input(0, ForGrad1).saves_input(1, ForGrad0),
-    Row(OpKind::Mv, "MvBackward0", mv_bw).saves_input(0, ForGrad1).saves_input(1, ForGrad0),
-    Row(OpKind::Dot, "DotBackward0", dot_bw).saves_input(0, ForGrad1).saves_input(1, ForGrad0),
-    Row(OpKind::Bmm, "BmmBackward0", bmm_bw).saves_input(0, ForGrad1).saves_input(1, ForGrad0),
+    Row(OpKind::Mm, "MmBackward0", mm_bw)
+        .jvp(jvp::mm_jvp)
+        .saves_input(0, ForGrad1)
+        .saves_input(1, ForGrad0),
+    Row(OpKind::Mv, "MvBackward0", mv_bw)
+        .jvp(jvp::mv_jvp)
+        .saves_input(0, ForGrad1)
+        .saves_input(1, ForGrad0),
+    Row(OpKind::Dot, "DotBackward0", dot_bw)
+        .jvp(jvp::dot_jvp)
+        .saves_input(0, ForGrad1)
+        .saves_input(1, ForGrad0),
+    Row(OpKind::Bmm, "BmmBackward0", bmm_bw)
+        .jvp(jvp::bmm_jvp)
+        .saves_input(0, ForGrad1)
+        .saves_input(1, ForGrad0),
     Row(OpKind::Addmm, "AddmmBackward0", addmm_bw)
+        .jvp(jvp::addmm_jvp)
         .saves_input(1, ForGrad2)
         .saves_input(2, ForGrad1),
-    Row(OpKind::LogSoftmax, "LogSoftmaxBackward0", log_softmax_bw).saves_result(),
-    Row(OpKind::Softmax, "SoftmaxBackward0", softmax_bw).saves_result(),
+    Row(OpKind::LogSoftmax, "LogSoftmaxBackward0", log_softmax_bw)
+        .jvp(jvp::log_softmax_jvp)
+        .saves_result(),
+    Row(OpKind::Softmax, "SoftmaxBackward0", softmax_bw).jvp(jvp::softmax_jvp).saves_result(),
     Row(OpKind::NllLoss, "NllLossBackward0", nll_loss_bw),
     Row(OpKind::MseLoss, "MseLossBackward0", mse_loss_bw)
         .saves_input(0, ForGrads01)
@@ -812,39 +857,44 @@ const FormulaRow kRows[] = {
     Row(OpKind::Prod, "ProdBackward0", prod_bw).saves_input(0, ForGrad0).saves_result(),
     Row(OpKind::Amax, "AmaxBackward0", amax_bw).saves_input(0, ForGrad0).saves_result(),
     Row(OpKind::Remainder, "RemainderBackward1", remainder_bw)
+        .jvp(jvp::remainder_jvp)
         .saves_input(0, ForGrad1)
         .saves_input(1, ForGrad1),
-    Row(OpKind::RemainderScalar, "RemainderBackward0", pass_bw),
-    Row(OpKind::DivRounding, "DivBackward2", zeros_bw),
-    Row(OpKind::DivRoundingScalar, "DivBackward2", zeros_bw).wrapped_number_edge(),
+    Row(OpKind::RemainderScalar, "RemainderBackward0", pass_bw).jvp(jvp::identity_jvp),
+    Row(OpKind::DivRounding, "DivBackward2", zeros_bw).jvp(jvp::zero_jvp),
+    Row(OpKind::DivRoundingScalar, "DivBackward2", zeros_bw)
+        .jvp(jvp::zero_jvp)
+        .wrapped_number_edge(),
     Row(OpKind::SigmoidBackward, "SigmoidBackwardBackward0", sigmoid_backward_bw)
         .saves_input(0, ForGrad1)
         .saves_input(1, ForGrads01),
     Row(OpKind::TanhBackward, "TanhBackwardBackward0", tanh_backward_bw)
         .saves_input(0, ForGrad1)
         .saves_input(1, ForGrads01),
-    Row(OpKind::ReshapeAlias, "ReshapeAliasBackward0", reshape_bw),
-    Row(OpKind::Alias, "AliasBackward0", pass_bw),
+    Row(OpKind::ReshapeAlias, "ReshapeAliasBackward0", reshape_bw).jvp(jvp::view_jvp),
+    Row(OpKind::Alias, "AliasBackward0", pass_bw).jvp(jvp::view_jvp),
     Row(OpKind::SplitWithSizes, "SplitWithSizesBackward0", split_bw),
     Row(OpKind::MaskedFillTensor, "MaskedFillBackward1", masked_fill_bw),
-    Row(OpKind::SqueezeDims, "SqueezeBackward2", squeeze_bw),
+    Row(OpKind::SqueezeDims, "SqueezeBackward2", squeeze_bw).jvp(jvp::view_jvp),
     Row(OpKind::SqueezeDimInplace, "SqueezeBackward4", squeeze_bw),
     Row(OpKind::FloorDivide, "gradtrack::autograd::NotImplemented", not_implemented_bw),
     Row(OpKind::ProdDim, "ProdBackward1", prod_dim_bw).saves_input(0, ForGrad0).saves_result(),
     Row(OpKind::DivMode, "DivBackward2", div_bw)
+        .jvp(jvp::div_jvp)
         .saves_input(0, ForGrad1)
         .saves_input(1, ForGrads01),
     Row(OpKind::DivModeScalar, "DivBackward2", div_scalar_bw)
+        .jvp(jvp::div_scalar_jvp)
         .saves_wrapped_number()
         .wrapped_number_edge(),
-    Row(OpKind::MulByScalar, "MulBackward1", mul_by_scalar_bw),
-    Row(OpKind::SubByScalar, "SubBackward1", pass_bw),
-    Row(OpKind::DivByScalar, "DivBackward1", div_by_scalar_bw),
+    Row(OpKind::MulByScalar, "MulBackward1", mul_by_scalar_bw).jvp(jvp::mul_scalar_jvp),
+    Row(OpKind::SubByScalar, "SubBackward1", pass_bw).jvp(jvp::add_scalar_jvp),
+    Row(OpKind::DivByScalar, "DivBackward1", div_by_scalar_bw).jvp(jvp::div_scalar_jvp),
     Row(OpKind::FillTensor, "FillBackward3", fill_bw),
-    Row(OpKind::Sgn, "SgnBackward0", zero_bw),
+    Row(OpKind::Sgn, "SgnBackward0", zero_bw).jvp(jvp::zero_jvp),
     Row(OpKind::IndexPutImpl, "IndexPutImplBackward0", index_put_bw),
     Row(OpKind::IndexAdd, "IndexAddBackward0", index_put_bw),
-    Row(OpKind::AddByScalar, "AddBackward1", pass_bw),
+    Row(OpKind::AddByScalar, "AddBackward1", pass_bw).jvp(jvp::add_scalar_jvp),
     Row(OpKind::SoftmaxBackwardData, "SoftmaxBackwardDataBackward0", softmax_data_bw)
         .saves_input(0, ForGrad1)
         .saves_input(1, ForGrads01),
@@ -855,34 +905,43 @@ const FormulaRow kRows[] = {
     Row(OpKind::ScatterValue, "ScatterBackward1", scatter_bw),
     Row(OpKind::FloorDivideInplace, "gradtrack::autograd::NotImplemented",
         not_implemented_inplace_bw),
-    Row(OpKind::Fmod, "FmodBackward1", fmod_bw).saves_input(0, ForGrad1).saves_input(1, ForGrad1),
-    Row(OpKind::FmodScalar, "FmodBackward0", pass_bw),
+    Row(OpKind::Fmod, "FmodBackward1", fmod_bw)
+        .jvp(jvp::fmod_jvp)
+        .saves_input(0, ForGrad1)
+        .saves_input(1, ForGrad1),
+    Row(OpKind::FmodScalar, "FmodBackward0", pass_bw).jvp(jvp::identity_jvp),
     Row(OpKind::Atan2, "Atan2Backward0", atan2_bw)
+        .jvp(jvp::atan2_jvp)
         .saves_input(0, ForGrads01)
         .saves_input(1, ForGrads01),
     Row(OpKind::Hypot, "HypotBackward0", hypot_bw)
+        .jvp(jvp::hypot_jvp)
         .saves_input(0, ForGrad0)
         .saves_input(1, ForGrad1)
         .saves_result(),
-    Row(OpKind::ClampMin, "ClampMinBackward0", clamp_min_bw).saves_input(0, ForGrad0),
-    Row(OpKind::ClampMax, "ClampMaxBackward0", clamp_max_bw).saves_input(0, ForGrad0),
+    Row(OpKind::ClampMin, "ClampMinBackward0", clamp_min_bw)
+        .jvp(jvp::clamp_min_jvp)
+        .saves_input(0, ForGrad0),
+    Row(OpKind::ClampMax, "ClampMaxBackward0", clamp_max_bw)
+        .jvp(jvp::clamp_max_jvp)
+        .saves_input(0, ForGrad0),
     Row(OpKind::ClampMinTensor, "ClampMinBackward1", clamp_min_tensor_bw)
         .saves_input(0, ForGrads01)
         .saves_input(1, ForGrads01),
     Row(OpKind::ClampMaxTensor, "ClampMaxBackward1", clamp_max_tensor_bw)
         .saves_input(0, ForGrads01)
         .saves_input(1, ForGrads01),
-    Row(OpKind::Tan, "TanBackward0", tan_bw).saves_result(),
-    Row(OpKind::Asin, "AsinBackward0", asin_bw).saves_input(0, ForGrad0),
-    Row(OpKind::Acos, "AcosBackward0", acos_bw).saves_input(0, ForGrad0),
-    Row(OpKind::Atan, "AtanBackward0", atan_bw).saves_input(0, ForGrad0),
-    Row(OpKind::Sinh, "SinhBackward0", sinh_bw).saves_input(0, ForGrad0),
-    Row(OpKind::Cosh, "CoshBackward0", cosh_bw).saves_input(0, ForGrad0),
-    Row(OpKind::Log2, "Log2Backward0", log2_bw).saves_input(0, ForGrad0),
-    Row(OpKind::Log10, "Log10Backward0", log10_bw).saves_input(0, ForGrad0),
-    Row(OpKind::Erf, "ErfBackward0", erf_bw).saves_input(0, ForGrad0),
-    Row(OpKind::Exp2, "Exp2Backward0", exp2_bw).saves_result(),
-    Row(OpKind::Frac, "FracBackward0", pass_bw),
+    Row(OpKind::Tan, "TanBackward0", tan_bw).jvp(jvp::tan_jvp).saves_result(),
+    Row(OpKind::Asin, "AsinBackward0", asin_bw).jvp(jvp::asin_jvp).saves_input(0, ForGrad0),
+    Row(OpKind::Acos, "AcosBackward0", acos_bw).jvp(jvp::acos_jvp).saves_input(0, ForGrad0),
+    Row(OpKind::Atan, "AtanBackward0", atan_bw).jvp(jvp::atan_jvp).saves_input(0, ForGrad0),
+    Row(OpKind::Sinh, "SinhBackward0", sinh_bw).jvp(jvp::sinh_jvp).saves_input(0, ForGrad0),
+    Row(OpKind::Cosh, "CoshBackward0", cosh_bw).jvp(jvp::cosh_jvp).saves_input(0, ForGrad0),
+    Row(OpKind::Log2, "Log2Backward0", log2_bw).jvp(jvp::log2_jvp).saves_input(0, ForGrad0),
+    Row(OpKind::Log10, "Log10Backward0", log10_bw).jvp(jvp::log10_jvp).saves_input(0, ForGrad0),
+    Row(OpKind::Erf, "ErfBackward0", erf_bw).jvp(jvp::erf_jvp).saves_input(0, ForGrad0),
+    Row(OpKind::Exp2, "Exp2Backward0", exp2_bw).jvp(jvp::exp2_jvp).saves_result(),
+    Row(OpKind::Frac, "FracBackward0", pass_bw).jvp(jvp::identity_jvp),
     // torch's random fills: the result does not depend on self's old values
     Row(OpKind::Bernoulli, "BernoulliBackward2", zero_bw),
     Row(OpKind::BernoulliTensor, "BernoulliBackward1", zero_bw),

@@ -86,6 +86,22 @@ struct BackwardCtx {
 
 using BackwardFn = TensorList (*)(const BackwardCtx& ctx, const TensorList& grads);
 
+/// What a forward-mode (jvp) formula sees (NOTE [Forward-mode AD] in
+/// forward_ad.h): the forward inputs, their tangents (undefined where an input
+/// has none), the result, the attributes and the extras the op recorded.
+struct JvpCtx {
+  const TensorList& primals;
+  const TensorList& tangents;
+  const Tensor& result;
+  const Attrs& attrs;
+  const std::vector<const Tensor*>& extras;
+  bool has(size_t i) const { return i < tangents.size() && tangents[i].defined(); }
+};
+
+/// Returns the result's tangent (undefined: zero); any shape that broadcasts
+/// to the result's and any floating dtype (the caller fits it).
+using JvpFn = Tensor (*)(const JvpCtx& ctx);
+
 /// One row of the table (NOTE [Formula rows] in formulas.cpp).
 struct FormulaRow {
   OpKind kind;
@@ -100,6 +116,9 @@ struct FormulaRow {
   /// PyTorch wraps the Python number of `x + 1` into a tensor input, so the
   /// node has a second edge (None); ops taking a true Scalar (pow, clamp) don't.
   bool scalar_edge = false;
+  /// Forward-mode derivative; null: forward AD raises PyTorch's "not
+  /// implemented" error for the op.
+  JvpFn jvp = nullptr;
 };
 const FormulaRow& formula_row(OpKind kind);
 bool formula_table_ok();

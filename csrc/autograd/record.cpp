@@ -47,6 +47,22 @@ uint8_t needs_mask(const FormulaNode& node) {
   return mask;
 }
 
+// Ops whose PyTorch node saves `other` before `self` (the order of first use
+// in its formulas): only visible to saved-tensor pack hooks, which see it.
+bool saves_last_input_first(OpKind kind) {
+  switch (kind) {
+    case OpKind::Mul:
+    case OpKind::Div:
+    case OpKind::DivMode:
+    case OpKind::Mm:
+    case OpKind::Bmm:
+    case OpKind::Mv:
+    case OpKind::Dot:
+    case OpKind::Addmm: return true;
+    default: return false;
+  }
+}
+
 void save_inputs(FormulaNode& node, std::initializer_list<const Tensor*> inputs,
                  const Tensor* old_self) {
   const FormulaRow& row = node.row();
@@ -55,15 +71,17 @@ void save_inputs(FormulaNode& node, std::initializer_list<const Tensor*> inputs,
   // computed (PyTorch guards only partial uses with should_compute_output), so
   // a node whose inputs have no edges still checks it (NOTE [Saved tensors]).
   const uint8_t every = static_cast<uint8_t>((1u << std::min<size_t>(node.inputs.size(), 3)) - 1);
-  size_t i = 0;
-  for (const Tensor* t : inputs) {
+  const size_t n = inputs.size();
+  const bool reversed = saved_hooks::top() && saves_last_input_first(row.kind);
+  for (size_t k = 0; k < n; ++k) {
+    const size_t i = reversed ? n - 1 - k : k;
+    const Tensor* t = inputs.begin()[i];
     const uint8_t used_by = i < 3 ? row.input_needed_by[i] : 0;
     if (used_by && ((used_by & needs) || (used_by & every) == every)) {
       const Tensor& value = (i == 0 && old_self) ? *old_self : *t;
       node.saved[i] = SavedTensor(value, false);
       node.holds_saved = true;
     }
-    ++i;
   }
 }
 

@@ -12,14 +12,60 @@ SavedTensor::SavedTensor(const Tensor& t, bool is_output, bool inplace_on_view)
   version_ = t->version();
   requires_grad_ = requires_grad(t);
   if (is_output) {
-    // Output: keep an alias sharing storage and counter, minus the history.
     output_nr_ = output_nr(t);
     if (inplace_on_view) view_fn_ = grad_fn(t);
-    data_ = alias_with_geometry(t, t.sizes(), t.strides(), t->offset());
   } else {
     had_grad_fn_ = grad_fn(t) != nullptr;
-    data_ = t;
   }
+  if (const SavedTensorHooks* hooks = saved_hooks::top()) {
+    pack_with(*hooks, t);
+    return;
+  }
+  // Output: keep an alias sharing storage and counter, minus the history.
+  data_ = is_output ? alias_with_geometry(t, t.sizes(), t.strides(), t->offset()) : t;
+}
+
+void SavedTensor::pack_with(const SavedTensorHooks& hooks, const Tensor& t) {
+  if (!is_output_) {
+    history_ = grad_fn(t);
+    output_nr_ = output_nr(t);
+    if (!history_ && requires_grad_) history_ = grad_accumulator(t);
+  }
+  {
+    AutoGradMode no_grad(false);  // PyTorch packs with grad mode off
+    packed_ = hooks.pack(t);
+  }
+  if (t->version() != version_) {
+    packed_.reset();
+    throw Error(
+        "A saved tensor pack hook is modifying its input in place. Tensors provided as input to "
+        "pack hook cannot be modified by in-place operations as this can lead to unexpected "
+        "side-effects. Please open an issue if you need to perform in-place operations on the "
+        "input to a pack hook.");
+  }
+}
+
+Tensor SavedTensor::unpack_packed(const std::shared_ptr<Node>& owner, bool attach_always) const {
+  // What the unpack hook returns is what backward computes with; the graph
+  // position (the input's history, or the owner for an output) is re-attached
+  // to an alias of it, as PyTorch builds a new variable around the data.
+  Tensor data = packed_->unpack();
+  Tensor t = alias_with_geometry(data, data.sizes(), data.strides(), data->offset());
+  if (!requires_grad_ || !(attach_always || GradMode::is_enabled())) return t;
+  std::shared_ptr<Node> fn = is_output_ ? view_fn_.lock() : history_;
+  if (is_output_ && !fn) fn = owner;
+  if (!fn) return t;
+  auto& m = materialize_meta(t);
+  if (fn->is_accumulate_grad()) {
+    // A leaf input: a leaf that shares the original's accumulator.
+    m.requires_grad = true;
+    m.grad_accumulator = fn;
+    return t;
+  }
+  m.grad_fn = fn;
+  m.output_nr = output_nr_;
+  m.saw_grad_fn = true;
+  return t;
 }
 
 std::string second_backward_message() {
@@ -59,6 +105,7 @@ Tensor SavedTensor::unpack(const std::shared_ptr<Node>& owner, bool attach_alway
   if (released_) {
     throw Error(second_backward_message(), Provenance::enabled() ? freed_graph_note(*owner) : "");
   }
+  if (packed_) return unpack_packed(owner, attach_always);
   if (!data_.defined()) return Tensor();
   std::shared_ptr<Node> producer;
   uint32_t out_nr = 0;

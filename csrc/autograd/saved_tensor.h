@@ -4,6 +4,7 @@
 #include <memory>
 
 #include "autograd/node.h"
+#include "autograd/saved_tensor_hooks.h"
 
 namespace gradtrack::autograd {
 
@@ -29,9 +30,11 @@ class SavedTensor {
   Tensor unpack(const std::shared_ptr<Node>& owner, bool attach_always = false) const;
   void release() {
     data_ = Tensor();
+    packed_.reset();
+    history_.reset();
     released_ = true;
   }
-  bool defined() const { return data_.defined() || released_; }
+  bool defined() const { return data_.defined() || packed_ || released_; }
   bool released() const { return released_; }
   uint32_t saved_version() const { return version_; }
   /// The saved tensor without checks (explain(), error messages).
@@ -39,7 +42,15 @@ class SavedTensor {
   bool is_output() const { return is_output_; }
 
  private:
+  void pack_with(const SavedTensorHooks& hooks, const Tensor& t);
+  Tensor unpack_packed(const std::shared_ptr<Node>& owner, bool attach_always) const;
+
   Tensor data_;
+  /// NOTE [Saved tensor hooks]: with hooks, the packed object replaces data_;
+  /// an input's history (grad_fn or leaf accumulator) is kept beside it so
+  /// that double backward still reaches the input.
+  std::shared_ptr<PackedTensor> packed_;
+  std::shared_ptr<Node> history_;
   std::weak_ptr<Node> view_fn_;  // inplace_on_view: the view's node after the write
   uint32_t version_ = 0;
   uint32_t output_nr_ = 0;

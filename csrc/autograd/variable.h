@@ -43,6 +43,8 @@ struct AutogradMeta : AutogradMetaInterface {
   std::vector<HookEntry> hooks;  // hooks of a leaf, run by AccumulateGrad
   std::vector<NodeHook<std::function<void(const Tensor&)>>> post_accumulate_hooks;
   std::unique_ptr<ViewInfo> view;
+  /// Forward-mode AD: the tangent at the current dual level (forward_ad.h).
+  Tensor fw_grad;
 };
 
 /// The tensor's metadata, or null if it never had any.

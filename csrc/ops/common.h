@@ -2,6 +2,7 @@
 #pragma once
 
 #include "autograd/formulas.h"
+#include "autograd/forward_ad.h"
 #include "kernels/kernels.h"
 #include "kernels/parallel.h"
 #include "ops/ops.h"
@@ -11,9 +12,15 @@ namespace gradtrack::ops {
 using autograd::OpKind;
 
 /// Records node `kind` for `out` if any input requires grad; `fill` sets attrs.
+/// With a dual level and a tangent on an input, also gives `out` its tangent.
 template <typename Fill>
 void record(OpKind kind, std::initializer_list<const Tensor*> inputs, const Tensor& out,
             const Fill& fill, const std::vector<const Tensor*>& extras = {}) {
+  if (autograd::forward_ad::any_tangent(inputs)) {
+    autograd::Attrs at;
+    fill(at);
+    autograd::forward_ad::propagate(kind, inputs, out, at, extras);
+  }
   if (!autograd::should_record(inputs)) return;
   auto node = autograd::new_node(kind, inputs);
   fill(node->attrs);

@@ -174,6 +174,9 @@ void run_inplace(const char* label, OpKind kind, bool differentiable,
                  std::initializer_list<const Tensor*> inputs, const Tensor& self,
                  const Write& write, const Fill& fill,
                  const std::vector<const Tensor*>& extras = {}) {
+  // Forward AD through in-place ops is not implemented: raise, never drop a tangent.
+  if (differentiable && autograd::forward_ad::any_tangent(inputs))
+    autograd::forward_ad::not_implemented(label);
   bool rec = differentiable && autograd::should_record(inputs);
   Tensor old_self;
   std::shared_ptr<autograd::FormulaNode> node;
@@ -605,10 +608,17 @@ namespace {
 template <typename Fill>
 Tensor metadata_inplace(const char* label, const Tensor& self, OpKind kind, DimVector sizes,
                         DimVector strides, const Fill& fill) {
+  // Forward AD: the tangent (same strides as self) takes the same geometry.
+  Tensor new_tangent;
+  if (autograd::forward_ad::any_tangent({&self})) {
+    Tensor tan = autograd::forward_ad::tangent(self);
+    new_tangent = alias_with_geometry(tan, sizes, strides, tan->offset());
+  }
   bool rec = autograd::should_record({&self});
   std::shared_ptr<autograd::FormulaNode> node;
   if (rec) node = autograd::new_node(kind, {&self});
   self->set_geometry(std::move(sizes), std::move(strides), self->offset());
+  if (new_tangent.defined()) autograd::forward_ad::set_tangent(self, new_tangent);
   self->bump_version();
   autograd::note_write(self, label);
   if (node) {

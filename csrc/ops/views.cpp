@@ -408,6 +408,7 @@ std::vector<Tensor> split_impl(const Tensor& a, const DimVector& sizes, int64_t 
     outs.push_back(o);
     start += s;
   }
+  if (autograd::forward_ad::any_tangent({&a})) autograd::forward_ad::propagate_views(a, outs);
   if (rec) {
     auto node = autograd::new_node(with_sizes ? OpKind::SplitWithSizes : OpKind::Split, {&a});
     node->attrs.ints0 = sizes;
@@ -457,6 +458,7 @@ std::vector<Tensor> unbind(const Tensor& a, int64_t dim) {
     autograd::make_view(o, a, multi_output_meta(cm));
     outs.push_back(o);
   }
+  if (autograd::forward_ad::any_tangent({&a})) autograd::forward_ad::propagate_views(a, outs);
   if (rec) {
     auto node = autograd::new_node(OpKind::Unbind, {&a});
     node->attrs.i0 = d;
@@ -559,6 +561,7 @@ Tensor cat(const std::vector<Tensor>& ts, int64_t dim) {
       autograd::set_history(out, node);
     }
   }
+  if (autograd::forward_ad::any_tangent(ts)) autograd::forward_ad::propagate_cat(ts, d, out);
   return out;
 }
 

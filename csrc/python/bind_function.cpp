@@ -10,6 +10,8 @@ namespace gradtrack::python {
 
 namespace ag = autograd;
 
+py::object node_object(const std::shared_ptr<ag::Node>& node);
+
 namespace {
 
 /// NOTE [Custom functions and the GIL]
@@ -29,6 +31,24 @@ class PyCallback : public ag::FunctionCallback {
     Py_DECREF(ctx_);
   }
   PyObject* ctx() const { return ctx_; }
+
+  // PyTorch's ctx (grad_fn) answers next_functions after every output died;
+  // here the node goes with the outputs, so a ctx still held elsewhere keeps
+  // the answer (the nodes it names stay alive with it, as in PyTorch).
+  void node_destroyed(const ag::Node& node) override {
+    if (!Py_IsInitialized()) return;
+    py::gil_scoped_acquire gil;
+    if (Py_REFCNT(ctx_) <= 1) return;  // only the node held ctx
+    try {
+      const auto& edges = node.next_edges();
+      py::tuple t(edges.size());
+      for (size_t i = 0; i < edges.size(); ++i)
+        t[i] = py::make_tuple(node_object(edges[i].fn), edges[i].input_nr);
+      py::handle(ctx_).attr("_next_functions_after_death") = t;
+    } catch (py::error_already_set& e) {
+      e.discard_as_unraisable(__func__);
+    }
+  }
 
   TensorList call(TensorList&& grads) override {
     py::gil_scoped_acquire gil;

@@ -75,6 +75,8 @@ PYBIND11_MODULE(_C, m) {
   init_nn(m);
   init_runtime(m);
   init_random(m);
+  init_saved_hooks(m);
+  init_forward_ad(m);
   install_argument_errors(m);
   init_conv(m);  // convolution and pooling
 }

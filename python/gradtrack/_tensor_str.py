@@ -385,7 +385,19 @@ def _tensor_repr(tensor):
     grad = _grad_suffix(tensor)
     if grad is not None:
         suffixes.append(grad)
+    tangent = _tangent_of(tensor)
+    if tangent is not None:
+        suffixes.append(f"tangent={tangent!r}")
     return _add_suffixes(prefix + body, suffixes, indent)
+
+
+def _tangent_of(tensor):
+    """The forward-AD tangent a dual tensor carries, or None."""
+    c = getattr(sys.modules.get("gradtrack"), "_C", None)
+    fw = getattr(c, "_forward_ad", None)
+    if fw is None or fw.current_level() < 0:
+        return None
+    return fw.tangent(tensor)
 
 
 def _shape_str(shape):

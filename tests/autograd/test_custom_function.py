@@ -575,3 +575,108 @@ def test_values_match_numpy():
     x = gradtrack.tensor([1.0, 2.0], requires_grad=True)
     y = _mul_k(gradtrack).apply(x, 4.0)
     np.testing.assert_allclose(y.detach().numpy(), [4.0, 8.0])
+
+
+# ---- issue 15 leftovers: views made in forward, vjp + backward, apply's kwargs, dead outputs ----
+
+def _scenario_errors(lib):
+    out = []
+
+    class Both(lib.autograd.Function):
+        @staticmethod
+        def forward(ctx, a):
+            return a * 2
+
+        @staticmethod
+        def backward(ctx, g):
+            return g * 2
+
+        @staticmethod
+        def vjp(ctx, g):
+            return g * 2
+
+    x = lib.ones(2, requires_grad=True)
+    out.append(_err(lambda: Both.apply(x).sum().backward()))
+
+    class Kw(lib.autograd.Function):
+        @staticmethod
+        def forward(ctx, a, scale=2.0, shift=0.0):
+            return a * scale + shift
+
+        @staticmethod
+        def backward(ctx, g):
+            return g * 2, None, None
+
+    out.append(_err(lambda: Kw.apply(x, bogus=1)))
+    out.append(_err(lambda: Kw.apply(x, 3.0, scale=1)))
+    out.append(_err(lambda: Kw.apply(x, shift=1.0)))
+    out.append(Kw.apply(x, 3.0, shift=1.0))
+    return out
+
+
+def test_both_vjp_and_kwarg_errors(torch):
+    assert _norm(_scenario_errors(gradtrack), gradtrack) == _norm(_scenario_errors(torch), torch)
+
+
+def _scenario_views_in_forward(lib):
+    out = []
+
+    class ViewOfIntermediate(lib.autograd.Function):
+        @staticmethod
+        def forward(ctx, a):
+            return (a * 1).view(2, 1)[0]
+
+        @staticmethod
+        def backward(ctx, g):
+            return g.expand(2) * 0 + 1
+
+    class ViewOfInput(lib.autograd.Function):
+        @staticmethod
+        def forward(ctx, a):
+            return a[0:1]
+
+        @staticmethod
+        def backward(ctx, g):
+            return lib.cat([g, g])
+
+    for cls in (ViewOfIntermediate, ViewOfInput):
+        x = lib.ones(2, requires_grad=True)
+        y = cls.apply(x)
+        out.append((type(y.grad_fn).__name__, y._base is x, y._version))
+        out.append(_err(lambda: y.mul_(2)))
+        y.sum().backward()
+        out.append(x.grad)
+    return out
+
+
+def test_views_created_inside_forward(torch):
+    assert (_norm(_scenario_views_in_forward(gradtrack), gradtrack)
+            == _norm(_scenario_views_in_forward(torch), torch))
+
+
+def test_grad_fn_outlives_its_outputs(torch):
+    import gc
+
+    def run(lib):
+        class Twice(lib.autograd.Function):
+            @staticmethod
+            def forward(ctx, a):
+                return a * 2
+
+            @staticmethod
+            def backward(ctx, g):
+                return g * 2
+
+        x = lib.ones(2, requires_grad=True)
+        y = Twice.apply(x)
+        g = y.grad_fn
+        del y
+        gc.collect()
+        nf = g.next_functions
+        handles = [g.register_hook(lambda gi, go: None), g.register_prehook(lambda go: None)]
+        for h in handles:
+            h.remove()
+        return [len(nf), type(nf[0][0]).__name__, nf[0][1], nf[0][0].variable is x, g.name(),
+                g.metadata, [type(h).__name__ for h in handles]]
+
+    assert run(gradtrack) == run(torch)

@@ -9,7 +9,7 @@
 import warnings
 
 from .. import _C
-from . import function, graph
+from . import forward_ad, function, functional, graph
 from .anomaly_mode import (detect_anomaly, is_anomaly_check_nan_enabled, is_anomaly_enabled,
                            set_detect_anomaly)
 from .function import Function
@@ -21,6 +21,7 @@ from .viz import make_dot
 __all__ = ["Function", "function", "backward", "grad", "no_grad", "enable_grad", "set_grad_enabled", "inference_mode",
            "detect_anomaly", "set_detect_anomaly", "is_anomaly_enabled",
            "is_anomaly_check_nan_enabled", "gradcheck", "gradgradcheck", "GradcheckError", "graph",
+           "functional", "forward_ad",
            "set_provenance", "is_provenance_enabled", "explain", "make_dot"]
 
 _Tensor = _C.Tensor

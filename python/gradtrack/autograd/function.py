@@ -30,11 +30,13 @@ import warnings
 
 from .. import _C
 from ..utils.hooks import RemovableHandle, check_hook_values
+from . import forward_ad as _forward_ad
 from .grad_mode import no_grad
 
 __all__ = ["Function", "FunctionCtx", "BackwardCFunction", "once_differentiable"]
 
 _Tensor = _C.Tensor
+_fw = _C._forward_ad
 
 
 class FunctionCtx:
@@ -76,6 +78,9 @@ class _NodeMixin:
 
     @property
     def next_functions(self):
+        kept = self.__dict__.get("_next_functions_after_death")
+        if kept is not None:
+            return kept
         return self._cdata().next_functions
 
     @property
@@ -87,11 +92,18 @@ class _NodeMixin:
     def _sequence_nr(self):
         return self._cdata()._sequence_nr()
 
+    def _node_gone(self):
+        # Every output died and took the node along: a hook registered now can
+        # never run, and PyTorch still hands back a handle.
+        return "_next_functions_after_death" in self.__dict__
+
     def register_hook(self, fn):
         """Calls ``fn(grad_inputs, grad_outputs)`` after the backward ran."""
         def checked(grad_inputs, grad_outputs):
             return check_hook_values(fn, grad_inputs, fn(grad_inputs, grad_outputs))
 
+        if self._node_gone():
+            return RemovableHandle(_InertHandle())
         return RemovableHandle(self._cdata()._register_hook(checked))
 
     def register_prehook(self, fn):
@@ -99,7 +111,22 @@ class _NodeMixin:
         def checked(grad_outputs):
             return check_hook_values(fn, grad_outputs, fn(grad_outputs))
 
+        if self._node_gone():
+            return RemovableHandle(_InertHandle())
         return RemovableHandle(self._cdata()._register_prehook(checked))
+
+
+class _InertHandle:
+    """The handle of a hook on a node that no longer exists (removing it does nothing)."""
+
+    _next_id = 0
+
+    def __init__(self):
+        _InertHandle._next_id += 1
+        self.id = -_InertHandle._next_id
+
+    def remove(self):
+        pass
 
 
 class BackwardCFunction(FunctionCtx, _NodeMixin):
@@ -128,10 +155,12 @@ class BackwardCFunction(FunctionCtx, _NodeMixin):
     def _call_backward(self, grads):
         # grads: one per tensor output; backward gets one per output, None for
         # the outputs that were not tensors.
-        full = []
-        it = iter(grads)
-        for is_tensor in self._output_is_tensor:
-            full.append(next(it) if is_tensor else None)
+        out_is_tensor = self._output_is_tensor
+        if len(grads) == len(out_is_tensor):
+            full = grads  # every output is a tensor (the common case)
+        else:
+            it = iter(grads)
+            full = [next(it) if is_tensor else None for is_tensor in out_is_tensor]
         result = self.apply(*full)
         if not isinstance(result, tuple):
             result = (result,)
@@ -248,46 +277,68 @@ class Function(FunctionCtx, metaclass=FunctionMeta):
 
 
 _MISSING = object()
+_BASE_SETUP_CONTEXT = Function.setup_context
 
 
 def _apply(cls, args):
+    # One pass over the arguments (this runs on every call: NOTE the
+    # custom_cube benchmark), then forward under no_grad.
+    is_tensor, needs, tensor_args = [], [], []
+    for a in args:
+        if isinstance(a, _Tensor):
+            is_tensor.append(True)
+            needs.append(a.requires_grad)
+            tensor_args.append(a)
+        else:
+            is_tensor.append(False)
+            needs.append(False)
+    if _forward_ad._current_level >= 0 and any(_fw.tangent(a) is not None for a in tensor_args):
+        # A custom Function's jvp is not supported: raise, never drop a tangent.
+        raise NotImplementedError("You must implement the jvp function for custom autograd.Function "
+                                  "to use it with forward mode AD.")
     ctx = cls._backward_cls()
-    is_tensor = tuple(isinstance(a, _Tensor) for a in args)
-    ctx.needs_input_grad = tuple(t and a.requires_grad for t, a in zip(is_tensor, args))
-    ctx._input_is_tensor = is_tensor
+    ctx.needs_input_grad = tuple(needs)
+    ctx._input_is_tensor = tuple(is_tensor)
     ctx.materialize_grads = True
-    with no_grad():
-        if _is_setup_context_defined(cls.setup_context):
+    prev = _C.is_grad_enabled()
+    _C._set_grad_enabled(False)
+    try:
+        if cls.setup_context is not _BASE_SETUP_CONTEXT:
             outputs = cls.forward(*args)
             cls.setup_context(ctx, args, outputs)
         else:
             outputs = cls.forward(ctx, *args)
+    finally:
+        _C._set_grad_enabled(prev)
     is_tuple = isinstance(outputs, tuple)
     flat = outputs if is_tuple else (outputs,)
-    ctx._output_is_tensor = tuple(isinstance(o, _Tensor) for o in flat)
-    tensors = [o for o in flat if isinstance(o, _Tensor)]
-    dirty = list(getattr(ctx, "dirty_tensors", ()))
+    out_is_tensor = tuple(isinstance(o, _Tensor) for o in flat)
+    ctx._output_is_tensor = out_is_tensor
+    tensors = [o for o, t in zip(flat, out_is_tensor) if t]
+    state = ctx.__dict__
+    dirty = list(state.get("dirty_tensors", ()))
     for d in dirty:
         if not any(d is t for t in tensors):
             raise RuntimeError("Some elements marked as dirty during the forward method were not "
                                "returned as output. The inputs that are modified inplace must all "
                                "be outputs of the Function.")
-    to_save = getattr(ctx, "to_save", None)
+    to_save = state.get("to_save")
     if to_save is not None:
         for i, t in enumerate(to_save):
             if t is not None and not isinstance(t, _Tensor):
                 raise TypeError("save_for_backward can only save variables, but argument "
                                 f"{i} is of type {type(t).__name__}")
     wrapped, ref = _C._function_wrap(
-        ctx, type(ctx).__name__, [a for a in args if isinstance(a, _Tensor)], tensors, dirty,
-        list(getattr(ctx, "non_differentiable", ())), to_save, bool(ctx.materialize_grads))
+        ctx, cls._backward_cls.__name__, tensor_args, tensors, dirty,
+        list(state.get("non_differentiable", ())), to_save, bool(ctx.materialize_grads))
     if ref is not None:
         ctx._node_ref = ref
         # The saved tensors now live in the node (checked on unpack).
         ctx.to_save = None
+    if not is_tuple:
+        return wrapped[0] if out_is_tensor[0] else outputs
     it = iter(wrapped)
-    result = tuple(next(it) if isinstance(o, _Tensor) else o for o in flat)
-    return result if is_tuple else result[0]
+    return tuple(next(it) if t else o for o, t in zip(flat, out_is_tensor))
 
 
 def once_differentiable(fn):

@@ -1,0 +1,194 @@
+#include "autograd/forward_ad.h"
+
+#include <cctype>
+#include <memory>
+#include <mutex>
+
+#include "autograd/jvp_formulas.h"
+#include "kernels/kernels.h"
+#include "ops/ops.h"
+
+namespace gradtrack::autograd::forward_ad {
+
+std::atomic<int64_t> g_level{-1};
+
+namespace {
+
+thread_local bool t_off = false;
+
+// Tensors given a tangent at the open level, to drop them when it closes.
+std::mutex g_mutex;
+std::vector<std::weak_ptr<TensorImpl>> g_duals;
+
+// "MulBackward0" -> "mul", PyTorch's spelling of the op in its message.
+std::string op_name(const FormulaRow& row) {
+  std::string camel = forward_op_name(row.name);
+  std::string out;
+  for (size_t i = 0; i < camel.size(); ++i) {
+    const char c = camel[i];
+    if (std::isupper(static_cast<unsigned char>(c))) {
+      if (i > 0) out += '_';
+      out += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
+// The tangent with its primal's shape, dtype and strides (NOTE [Forward-mode AD]).
+Tensor fit(Tensor t, const Tensor& primal) {
+  if (t.sizes() != primal.sizes()) t = ops::expand(t, primal.sizes());
+  if (t.dtype() != primal.dtype()) t = ops::to_dtype(t, primal.dtype());
+  if (t.strides() == primal.strides()) return t;
+  Tensor out = empty_strided(primal.sizes(), primal.strides(), primal.dtype());
+  kernels::copy(out, t);
+  return out;
+}
+
+}  // namespace
+
+NoPropagation::NoPropagation() : prev_(t_off) { t_off = true; }
+NoPropagation::~NoPropagation() { t_off = prev_; }
+
+int64_t enter_level() {
+  int64_t expected = -1;
+  if (!g_level.compare_exchange_strong(expected, 0))
+    throw Error("Nested forward mode AD is not supported at the moment");
+  return 0;
+}
+
+void exit_level(int64_t level) {
+  if (level != g_level.load())
+    throw Error(
+        "Trying to exit a forward AD level that was not the last one that was created. "
+        "This is not supported.");
+  std::vector<std::weak_ptr<TensorImpl>> duals;
+  {
+    std::lock_guard<std::mutex> lock(g_mutex);
+    duals.swap(g_duals);
+  }
+  for (const auto& w : duals) {
+    if (auto impl = w.lock()) {
+      if (auto* m = static_cast<AutogradMeta*>(impl->autograd_meta())) m->fw_grad = Tensor();
+    }
+  }
+  g_level.store(-1);
+}
+
+Tensor tangent(const Tensor& t) {
+  const AutogradMeta* m = meta(t);
+  return m ? m->fw_grad : Tensor();
+}
+
+void set_tangent(const Tensor& t, const Tensor& tangent) {
+  if (!tangent.defined()) {
+    if (AutogradMeta* m = meta(t)) m->fw_grad = Tensor();
+    return;
+  }
+  materialize_meta(t).fw_grad = fit(tangent, t);
+  std::lock_guard<std::mutex> lock(g_mutex);
+  g_duals.push_back(t.ptr());
+}
+
+bool any_tangent(std::initializer_list<const Tensor*> inputs) {
+  if (!active() || t_off) return false;
+  for (const Tensor* t : inputs) {
+    const AutogradMeta* m = meta(*t);
+    if (m && m->fw_grad.defined()) return true;
+  }
+  return false;
+}
+
+bool any_tangent(const std::vector<Tensor>& inputs) {
+  if (!active() || t_off) return false;
+  for (const Tensor& t : inputs) {
+    const AutogradMeta* m = meta(t);
+    if (m && m->fw_grad.defined()) return true;
+  }
+  return false;
+}
+
+void not_implemented(const std::string& name) {
+  throw NotImplementedError(str_cat(
+      "Trying to use forward AD with ", name,
+      " that does not support it because it has not been implemented yet.\nPlease file an issue "
+      "to PyTorch at https://github.com/pytorch/pytorch/issues/new?template=feature-request.yml "
+      "so that we can prioritize its implementation or submit a PR adding the implementation to "
+      "derivatives.yaml"));
+}
+
+void propagate(OpKind kind, std::initializer_list<const Tensor*> inputs, const Tensor& out,
+               const Attrs& attrs, const std::vector<const Tensor*>& extras) {
+  const FormulaRow& row = formula_row(kind);
+  if (!row.jvp) not_implemented(op_name(row));
+  if (!is_floating(out.dtype())) return;
+  TensorList primals, tangents;
+  for (const Tensor* t : inputs) {
+    primals.push_back(*t);
+    tangents.push_back(tangent(*t));
+  }
+  Tensor result;
+  {
+    NoPropagation off;
+    result = row.jvp(JvpCtx{primals, tangents, out, attrs, extras});
+    if (result.defined()) result = fit(result, out);
+  }
+  if (result.defined()) set_tangent(out, result);
+}
+
+void propagate_views(const Tensor& a, const std::vector<Tensor>& outs) {
+  NoPropagation off;
+  const TensorList primals{a}, tangents{tangent(a)};
+  const Attrs attrs{};
+  const std::vector<const Tensor*> extras;
+  for (const Tensor& o : outs) {
+    if (!is_floating(o.dtype())) continue;
+    Tensor t = jvp::view_jvp(JvpCtx{primals, tangents, o, attrs, extras});
+    materialize_meta(o).fw_grad = fit(t, o);
+    std::lock_guard<std::mutex> lock(g_mutex);
+    g_duals.push_back(o.ptr());
+  }
+}
+
+void propagate_cat(const std::vector<Tensor>& inputs, int64_t dim, const Tensor& out) {
+  if (!is_floating(out.dtype())) return;
+  Tensor result;
+  {
+    NoPropagation off;
+    std::vector<Tensor> parts;
+    for (const Tensor& t : inputs) {
+      Tensor tan = tangent(t);
+      parts.push_back(tan.defined() ? ops::to_dtype(tan, out.dtype())
+                                    : ops::zeros(t.sizes(), out.dtype()));
+    }
+    result = fit(ops::cat(parts, dim), out);
+  }
+  set_tangent(out, result);
+}
+
+Tensor make_dual(const Tensor& primal, const Tensor& tangent, int64_t level) {
+  GT_CHECK(primal.sizes() == tangent.sizes(),
+           "Trying to set a forward gradient that has a different size than that of the original "
+           "Tensor, this is not supported. Tensor is of size ",
+           shape_str(primal.sizes()), " while the given forward gradient is of size ",
+           shape_str(tangent.sizes()), ".");
+  Tensor dual;
+  {
+    NoPropagation off;  // the primal's own tangent (if any) is replaced
+    dual = ops::view(primal, primal.sizes());
+  }
+  // As PyTorch: the tangent object itself when its layout fits.
+  materialize_meta(dual).fw_grad =
+      tangent.strides() == dual.strides() ? tangent : fit(tangent, dual);
+  std::lock_guard<std::mutex> lock(g_mutex);
+  g_duals.push_back(dual.ptr());
+  return dual;
+}
+
+Tensor primal_view(const Tensor& t) {
+  NoPropagation off;
+  return ops::view(t, t.sizes());
+}
+
+}  // namespace gradtrack::autograd::forward_ad

@@ -1,0 +1,248 @@
+// The forward-mode derivatives (NOTE [Forward-mode AD]): each returns the
+// result's tangent from the inputs' tangents, written with ops so that a
+// tangent that requires grad stays differentiable. forward_ad::propagate fits
+// the returned tangent to the result's shape, dtype and strides.
+#include "autograd/jvp_formulas.h"
+
+#include <cmath>
+
+#include "ops/ops.h"
+
+namespace gradtrack::autograd::jvp {
+
+namespace {
+
+using namespace ::gradtrack::ops;  // NOLINT: the formulas read as math
+using J = JvpCtx;
+
+const Tensor& x(const J& c, size_t i = 0) { return c.primals[i]; }
+const Tensor& t(const J& c, size_t i = 0) { return c.tangents[i]; }
+// Tangent i, zeros where the input has none.
+Tensor t_or_zero(const J& c, size_t i) {
+  return c.has(i) ? c.tangents[i] : zeros(x(c, i).sizes(), c.result.dtype());
+}
+// The sum of two optional terms (undefined: absent).
+Tensor plus(const Tensor& a, const Tensor& b) {
+  if (!a.defined()) return b;
+  if (!b.defined()) return a;
+  return add(a, b);
+}
+// Tangent i times `f`, when input i has a tangent.
+template <typename F>
+Tensor term(const J& c, size_t i, const F& f) {
+  return c.has(i) ? f(t(c, i)) : Tensor();
+}
+Tensor zero_scalar(const J& c) { return zeros({}, c.result.dtype()); }
+Tensor mask_where(const Tensor& cond, const Tensor& v, const J& c) {
+  return where(cond, v, zero_scalar(c));
+}
+
+}  // namespace
+
+Tensor identity_jvp(const J& c) { return clone(t(c)); }
+Tensor add_jvp(const J& c) {
+  return plus(term(c, 0, [](const Tensor& a) { return a; }),
+              term(c, 1, [&](const Tensor& b) { return mul(b, c.attrs.s0); }));
+}
+Tensor add_scalar_jvp(const J& c) { return clone(t(c)); }
+Tensor sub_jvp(const J& c) {
+  return plus(term(c, 0, [](const Tensor& a) { return a; }),
+              term(c, 1, [&](const Tensor& b) { return mul(neg(b), c.attrs.s0); }));
+}
+// rsub(a, b, alpha) = b - alpha * a
+Tensor rsub_jvp(const J& c) {
+  return plus(term(c, 0, [&](const Tensor& a) { return mul(neg(a), c.attrs.s0); }),
+              term(c, 1, [](const Tensor& b) { return b; }));
+}
+Tensor rsub_scalar_jvp(const J& c) { return mul(neg(t(c)), c.attrs.s0); }
+Tensor mul_jvp(const J& c) {
+  return plus(term(c, 0, [&](const Tensor& a) { return mul(a, x(c, 1)); }),
+              term(c, 1, [&](const Tensor& b) { return mul(x(c, 0), b); }));
+}
+Tensor mul_scalar_jvp(const J& c) { return mul(t(c), c.attrs.s0); }
+Tensor div_jvp(const J& c) {
+  // (ta - tb * result) / b
+  Tensor num = plus(term(c, 0, [](const Tensor& a) { return a; }),
+                    term(c, 1, [&](const Tensor& b) { return neg(mul(b, c.result)); }));
+  return div(num, x(c, 1));
+}
+Tensor div_scalar_jvp(const J& c) { return div(t(c), c.attrs.s0); }
+Tensor pow_scalar_jvp(const J& c) {
+  const Scalar e = c.attrs.s0;
+  if (e.equals(0)) return Tensor();
+  const double ed = e.to_double();
+  return mul(t(c), mul(pow(x(c), Scalar(ed - 1)), Scalar(ed)));
+}
+Tensor pow_tensor_jvp(const J& c) {
+  const Tensor& a = x(c, 0);
+  const Tensor& b = x(c, 1);
+  Tensor ta = term(c, 0, [&](const Tensor& ta) {
+    Tensor d = mul(ta, mul(b, pow(a, sub(b, Scalar(int64_t(1))))));
+    return mask_where(logical_not(compare(Cmp::Eq, b, Scalar(0.0))), d, c);
+  });
+  Tensor tb = term(c, 1, [&](const Tensor& tb) {
+    Tensor zero_base =
+        logical(Logic::And, compare(Cmp::Eq, a, Scalar(0.0)), compare(Cmp::Ge, b, Scalar(0.0)));
+    Tensor d = mul(c.result, log(to_dtype(a, c.result.dtype())));
+    return mul(tb, where(zero_base, zero_scalar(c), d));
+  });
+  return plus(ta, tb);
+}
+Tensor pow_base_jvp(const J& c) {
+  return mul(t(c), mul(c.result, Scalar(std::log(c.attrs.s0.to_double()))));
+}
+Tensor neg_jvp(const J& c) { return neg(t(c)); }
+Tensor abs_jvp(const J& c) { return mul(t(c), sgn(x(c))); }
+Tensor exp_jvp(const J& c) { return mul(t(c), c.result); }
+Tensor log_jvp(const J& c) { return div(t(c), x(c)); }
+Tensor sqrt_jvp(const J& c) { return div(t(c), mul(c.result, Scalar(2.0))); }
+Tensor rsqrt_jvp(const J& c) {
+  return mul(mul(t(c), Scalar(-0.5)), pow(c.result, Scalar(int64_t(3))));
+}
+Tensor sin_jvp(const J& c) { return mul(t(c), cos(x(c))); }
+Tensor cos_jvp(const J& c) { return mul(t(c), neg(sin(x(c)))); }
+Tensor tanh_jvp(const J& c) { return mul(t(c), rsub(mul(c.result, c.result), Scalar(1.0))); }
+Tensor sigmoid_jvp(const J& c) { return mul(t(c), mul(c.result, rsub(c.result, Scalar(1.0)))); }
+Tensor relu_jvp(const J& c) { return mask_where(compare(Cmp::Gt, c.result, Scalar(0.0)), t(c), c); }
+Tensor reciprocal_jvp(const J& c) { return mul(neg(t(c)), mul(c.result, c.result)); }
+// Piecewise-constant ops (floor, sign, rounding with a mode, ...).
+Tensor zero_jvp(const J& c) { return zeros(c.result.sizes(), c.result.dtype()); }
+Tensor log1p_jvp(const J& c) { return div(t(c), add(x(c), Scalar(1.0))); }
+Tensor expm1_jvp(const J& c) { return mul(t(c), add(c.result, Scalar(1.0))); }
+
+namespace {
+// maximum/minimum: the tangent of the chosen side, the mean of both at ties.
+Tensor extreme2(const J& c, Cmp pick) {
+  const Tensor& a = x(c, 0);
+  const Tensor& b = x(c, 1);
+  Tensor ta = t_or_zero(c, 0), tb = t_or_zero(c, 1);
+  Tensor w = where(compare(Cmp::Eq, a, b), full({}, Scalar(0.5), c.result.dtype()),
+                   to_dtype(compare(pick, a, b), c.result.dtype()));
+  return add(tb, mul(w, sub(ta, tb)));
+}
+}  // namespace
+
+Tensor maximum_jvp(const J& c) { return extreme2(c, Cmp::Gt); }
+Tensor minimum_jvp(const J& c) { return extreme2(c, Cmp::Lt); }
+Tensor clamp_jvp(const J& c) {
+  Tensor keep = compare(Cmp::Eq, x(c), x(c));  // all true (NaN: the NaN passes through)
+  if (c.attrs.has_s0) keep = logical(Logic::And, keep, compare(Cmp::Ge, x(c), c.attrs.s0));
+  if (c.attrs.has_s1) keep = logical(Logic::And, keep, compare(Cmp::Le, x(c), c.attrs.s1));
+  return mask_where(keep, t(c), c);
+}
+Tensor clamp_min_jvp(const J& c) { return mask_where(compare(Cmp::Ge, x(c), c.attrs.s0), t(c), c); }
+Tensor clamp_max_jvp(const J& c) { return mask_where(compare(Cmp::Le, x(c), c.attrs.s0), t(c), c); }
+Tensor where_jvp(const J& c) { return where(*c.extras[0], t_or_zero(c, 0), t_or_zero(c, 1)); }
+Tensor sum_all_jvp(const J& c) { return sum(t(c), {}, false); }
+Tensor sum_dim_jvp(const J& c) {
+  return sum(t(c), c.attrs.ints1, c.attrs.flag, std::nullopt, true);
+}
+Tensor mean_all_jvp(const J& c) { return mean(t(c), {}, false); }
+Tensor mean_dim_jvp(const J& c) {
+  return mean(t(c), c.attrs.ints1, c.attrs.flag, std::nullopt, true);
+}
+// max()/min() of everything: the tangent shared evenly by the tied elements.
+Tensor extreme_all_jvp(const J& c) {
+  Tensor hit = compare(Cmp::Eq, x(c), c.result);
+  Tensor count = sum(to_dtype(hit, c.result.dtype()), {}, false);
+  return div(sum(mask_where(hit, t(c), c), {}, false), count);
+}
+// max(dim)/min(dim): the tangent at the chosen index.
+Tensor extreme_dim_jvp(const J& c) {
+  if (x(c).dim() == 0) return clone(t(c));
+  const int64_t d = c.attrs.i0;
+  Tensor idx = *c.extras[0];
+  if (!c.attrs.flag) idx = unsqueeze(idx, d);
+  Tensor out = gather(t(c), d, idx);
+  return c.attrs.flag ? out : squeeze(out, d);
+}
+// Every view op: the same view of the tangent, which shares the primal's
+// strides (NOTE [Forward-mode AD]).
+Tensor view_jvp(const J& c) {
+  const Tensor& tan = t(c);
+  const int64_t offset = tan->offset() + (c.result->offset() - x(c)->offset());
+  if (offset < 0 || tan.strides() != x(c).strides())
+    return contiguous(as_strided(contiguous(tan), c.result.sizes(), c.result.strides(),
+                                 c.result->offset() - x(c)->offset()));
+  // A view of the input's tangent (its _base), as PyTorch's.
+  Tensor v = alias_with_geometry(tan, c.result.sizes(), c.result.strides(), offset);
+  make_view(v, tan, CreationMeta::Default);
+  return v;
+}
+Tensor copy_jvp(const J& c) { return clone(t(c)); }
+Tensor mm_jvp(const J& c) {
+  return plus(term(c, 0, [&](const Tensor& a) { return mm(a, x(c, 1)); }),
+              term(c, 1, [&](const Tensor& b) { return mm(x(c, 0), b); }));
+}
+Tensor mv_jvp(const J& c) {
+  return plus(term(c, 0, [&](const Tensor& a) { return mv(a, x(c, 1)); }),
+              term(c, 1, [&](const Tensor& b) { return mv(x(c, 0), b); }));
+}
+Tensor dot_jvp(const J& c) {
+  return plus(term(c, 0, [&](const Tensor& a) { return dot(a, x(c, 1)); }),
+              term(c, 1, [&](const Tensor& b) { return dot(x(c, 0), b); }));
+}
+Tensor bmm_jvp(const J& c) {
+  return plus(term(c, 0, [&](const Tensor& a) { return bmm(a, x(c, 1)); }),
+              term(c, 1, [&](const Tensor& b) { return bmm(x(c, 0), b); }));
+}
+// addmm(bias, a, b, beta, alpha) = beta * bias + alpha * a @ b
+Tensor addmm_jvp(const J& c) {
+  Tensor prod = plus(term(c, 1, [&](const Tensor& a) { return mm(a, x(c, 2)); }),
+                     term(c, 2, [&](const Tensor& b) { return mm(x(c, 1), b); }));
+  if (prod.defined() && !c.attrs.s1.equals(1)) prod = mul(prod, c.attrs.s1);
+  Tensor bias;
+  if (c.has(0) && !c.attrs.s0.equals(0)) bias = mul(t(c, 0), c.attrs.s0);
+  return plus(bias, prod);
+}
+Tensor softmax_jvp(const J& c) {
+  Tensor rt = mul(c.result, t(c));
+  return sub(rt, mul(c.result, sum(rt, {c.attrs.i0}, true, std::nullopt, true)));
+}
+Tensor log_softmax_jvp(const J& c) {
+  Tensor p = exp(c.result);
+  return sub(t(c), sum(mul(p, t(c)), {c.attrs.i0}, true, std::nullopt, true));
+}
+// a - b * floor(a / b) (remainder), a - b * trunc(a / b) (fmod)
+Tensor remainder_jvp(const J& c) {
+  return plus(term(c, 0, [](const Tensor& a) { return a; }), term(c, 1, [&](const Tensor& b) {
+                return neg(mul(b, floor(div(x(c, 0), x(c, 1)))));
+              }));
+}
+Tensor fmod_jvp(const J& c) {
+  return plus(term(c, 0, [](const Tensor& a) { return a; }), term(c, 1, [&](const Tensor& b) {
+                return neg(mul(b, trunc(div(x(c, 0), x(c, 1)))));
+              }));
+}
+Tensor atan2_jvp(const J& c) {
+  const Tensor& y = x(c, 0);
+  const Tensor& z = x(c, 1);
+  Tensor num = plus(term(c, 0, [&](const Tensor& ty) { return mul(ty, z); }),
+                    term(c, 1, [&](const Tensor& tz) { return neg(mul(tz, y)); }));
+  return div(num, add(mul(y, y), mul(z, z)));
+}
+Tensor hypot_jvp(const J& c) {
+  Tensor num = plus(term(c, 0, [&](const Tensor& a) { return mul(a, x(c, 0)); }),
+                    term(c, 1, [&](const Tensor& b) { return mul(b, x(c, 1)); }));
+  return div(num, c.result);
+}
+Tensor tan_jvp(const J& c) { return mul(t(c), add(mul(c.result, c.result), Scalar(1.0))); }
+Tensor asin_jvp(const J& c) { return div(t(c), sqrt(rsub(mul(x(c), x(c)), Scalar(1.0)))); }
+Tensor acos_jvp(const J& c) { return neg(asin_jvp(c)); }
+Tensor atan_jvp(const J& c) { return div(t(c), add(mul(x(c), x(c)), Scalar(1.0))); }
+Tensor sinh_jvp(const J& c) { return mul(t(c), cosh(x(c))); }
+Tensor cosh_jvp(const J& c) { return mul(t(c), sinh(x(c))); }
+Tensor log2_jvp(const J& c) { return div(t(c), mul(x(c), Scalar(std::log(2.0)))); }
+Tensor log10_jvp(const J& c) { return div(t(c), mul(x(c), Scalar(std::log(10.0)))); }
+Tensor erf_jvp(const J& c) {
+  const double k = 1.1283791670955126;  // 2 / sqrt(pi)
+  return mul(t(c), mul(exp(neg(mul(x(c), x(c)))), Scalar(k)));
+}
+Tensor exp2_jvp(const J& c) { return mul(t(c), mul(c.result, Scalar(std::log(2.0)))); }
+
+// gather: the tangent gathered at the same index (extras[0]).
+Tensor gather_jvp(const J& c) { return gather(t(c), c.attrs.i0, *c.extras[0]); }
+// masked_fill with a number: filled positions have no tangent (mask: extras[0]).
+Tensor masked_fill_jvp(const J& c) { return mask_where(logical_not(*c.extras[0]), t(c), c); }
+
+}  // namespace gradtrack::autograd::jvp

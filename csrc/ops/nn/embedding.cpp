@@ -87,15 +87,15 @@ void embedding_renorm_(const Tensor& weight, const Tensor& indices, double max_n
 }
 
 Tensor dropout_noise(const Tensor& x, double p) {
-  // torch draws bernoulli_(1 - p) into an empty tensor, then divides it by
-  // (1 - p): each element is 0 or 1 / (1 - p) in x's dtype.
+  // torch draws bernoulli_(1 - p) into an empty tensor (the same draws, from
+  // the same generator), then divides it by (1 - p): each element is 0 or
+  // 1 / (1 - p) in x's dtype.
   Tensor noise = empty(x.sizes(), x.dtype());
-  kernels::uniform(noise, 0.0, 1.0, default_generator());
+  kernels::bernoulli_scalar(noise, 1 - p, default_generator());
   GT_DISPATCH_FLOAT(x.dtype(), "bernoulli_", [&] {
     scalar_t* np = noise.data<scalar_t>();
-    const scalar_t keep = static_cast<scalar_t>(1 - p);
-    const scalar_t scale = scalar_t(1) / keep;
-    for (int64_t i = 0; i < noise.numel(); ++i) np[i] = np[i] < keep ? scale : scalar_t(0);
+    const scalar_t scale = scalar_t(1) / static_cast<scalar_t>(1 - p);
+    for (int64_t i = 0; i < noise.numel(); ++i) np[i] = np[i] != scalar_t(0) ? scale : scalar_t(0);
   });
   return noise;
 }

@@ -35,7 +35,12 @@ namespace gradtrack::autograd {
   X(AddByScalar) X(SoftmaxBackwardData) X(LogSoftmaxBackwardData) \
   X(Scatter) X(ScatterValue) X(FloorDivideInplace) X(Fmod) X(FmodScalar) X(Atan2) X(Hypot)    \
   X(ClampMin) X(ClampMax) X(ClampMinTensor) X(ClampMaxTensor) X(Tan) X(Asin) X(Acos) X(Atan)   \
-  X(Sinh) X(Cosh) X(Log2) X(Log10) X(Erf) X(Exp2) X(Frac)
+  X(Sinh) X(Cosh) X(Log2) X(Log10) X(Erf) X(Exp2) X(Frac)                              \
+  /* round-2 tensor ops (issue 19): scans, sorts, statistics, shape ops */                  \
+  X(Cumsum) X(Cumprod) X(Sort) X(Topk) X(Var) X(Std) X(VarMean) X(StdMean) X(Logsumexp)     \
+  X(Tril) X(Triu) X(Flip) X(Roll) X(Repeat) X(Kthvalue) X(MedianDim) X(MedianAll) X(Mode)     \
+  X(Diagonal) X(DiagonalCopy) X(DiagonalBackward) X(DiagEmbed) X(Trace) X(NanToNum)         \
+  X(LerpScalar) X(LerpTensor) X(VectorNorm) X(Baddbmm) X(Addmv) X(Cross)
 // clang-format on
 
 enum class OpKind : uint16_t {

@@ -7,6 +7,8 @@
 
 namespace gradtrack::python {
 
+void init_extra_ops(py::module_& m);  // bind_extra_ops.cpp
+
 void rethrow_python() { throw py::error_already_set(); }
 
 namespace {
@@ -74,5 +76,6 @@ PYBIND11_MODULE(_C, m) {
   init_inplace(m);
   init_nn(m);
   init_runtime(m);
+  init_extra_ops(m);  // round-2 tensor ops (issue 19)
   install_argument_errors(m);
 }

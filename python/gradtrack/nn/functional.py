@@ -298,3 +298,7 @@ def _soft_cross_entropy(input, target, weight, reduction, label_smoothing, class
     if reduction == 2:
         return loss.sum()
     return loss.sum() / (input.numel() // n_classes)
+
+
+# round-2 tensor ops (issue 19)
+from .._extra_ops2 import one_hot  # noqa: E402,F401

@@ -34,6 +34,10 @@ GOALS = (
     Goal("mul_relu_sum_backward", "4M", 0.6, "large graph fwd+bwd"),
     Goal("import_time", None, 0.05, "no numpy/torch-sized import"),
     Goal("peak_rss_mlp", None, 0.5, "memory of a training process"),
+    # round-2 tensor ops (issue 19)
+    Goal("sort", "1M", 1.0, "one line sorted as (value, index) pairs"),
+    Goal("topk", "1M", 1.0, "one pass with a k-element heap"),
+    Goal("cumsum", "1M", 1.0, "one sequential pass"),
 )
 
 

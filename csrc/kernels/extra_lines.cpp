@@ -88,13 +88,30 @@ void sort_lines(const Tensor& values, const Tensor& indices, const Tensor& in, i
       if (!xn && x.first != y.first) return descending ? x.first > y.first : x.first < y.first;
       return x.second < y.second;
     };
+    // Few of many (topk): one pass keeping the k best in a heap whose top is
+    // the worst of them, instead of ordering a copy of the whole line.
+    const bool few = k * 64 < l.n;
     parallel_for(l.count(), std::max<int64_t>(1, kGrainSize / std::max<int64_t>(l.n, 1)),
                  [&](int64_t b, int64_t e) {
-                   std::vector<Item> items(static_cast<size_t>(l.n));
+                   std::vector<Item> items;
+                   items.reserve(size_t(few ? k : l.n));
                    for (int64_t line = b; line < e; ++line) {
                      const int64_t s = l.start(line, l.n);
-                     for (int64_t j = 0; j < l.n; ++j) items[size_t(j)] = {src[s + j * l.inner], j};
-                     if (k < l.n) {
+                     items.clear();
+                     for (int64_t j = 0; j < l.n; ++j) {
+                       const Item it{src[s + j * l.inner], j};
+                       if (!few || int64_t(items.size()) < k) {
+                         items.push_back(it);
+                         if (few) std::push_heap(items.begin(), items.end(), cmp);
+                       } else if (cmp(it, items.front())) {
+                         std::pop_heap(items.begin(), items.end(), cmp);
+                         items.back() = it;
+                         std::push_heap(items.begin(), items.end(), cmp);
+                       }
+                     }
+                     if (few) {
+                       std::sort_heap(items.begin(), items.end(), cmp);
+                     } else if (k < l.n) {
                        std::partial_sort(items.begin(), items.begin() + k, items.end(), cmp);
                      } else {
                        std::sort(items.begin(), items.end(), cmp);

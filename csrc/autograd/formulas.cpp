@@ -932,6 +932,7 @@ const FormulaRow kRows[] = {
     Row(OpKind::Cross, "LinalgCrossBackward0", extra::cross_bw)
         .saves_input(0, ForGrad1)
         .saves_input(1, ForGrad0),
+    Row(OpKind::SortStable, "SortBackward1", extra::value_select_bw),
 };
 
 }  // namespace

@@ -14,8 +14,10 @@ namespace gradtrack::ops {
 // ---- scans and sorts (extra_scan_sort.cpp) ----
 Tensor cumsum(const Tensor& a, int64_t dim, std::optional<ScalarType> dtype);
 Tensor cumprod(const Tensor& a, int64_t dim, std::optional<ScalarType> dtype);
-/// (values, indices); `stable` changes nothing here: every sort is stable.
-std::pair<Tensor, Tensor> sort(const Tensor& a, int64_t dim, bool descending);
+/// (values, indices); every sort is stable. stable_given: called with
+/// `stable=` (PyTorch's sort.stable overload, SortBackward1).
+std::pair<Tensor, Tensor> sort(const Tensor& a, int64_t dim, bool descending,
+                               bool stable_given = false);
 std::pair<Tensor, Tensor> topk(const Tensor& a, int64_t k, int64_t dim, bool largest, bool sorted);
 /// Value-selecting reductions along a dim: (values, indices).
 std::pair<Tensor, Tensor> kthvalue(const Tensor& a, int64_t k, int64_t dim, bool keepdim);

@@ -56,10 +56,10 @@ std::pair<Tensor, Tensor> sorted_k(const Tensor& a, int64_t d, int64_t k, bool d
 
 }  // namespace
 
-std::pair<Tensor, Tensor> sort(const Tensor& a, int64_t dim, bool descending) {
+std::pair<Tensor, Tensor> sort(const Tensor& a, int64_t dim, bool descending, bool stable_given) {
   const int64_t d = wrap_dim(dim, a.dim());
   return sorted_k(a, d, a.dim() == 0 ? 1 : a.sizes()[static_cast<size_t>(d)], descending,
-                  OpKind::Sort);
+                  stable_given ? OpKind::SortStable : OpKind::Sort);
 }
 
 std::pair<Tensor, Tensor> topk(const Tensor& a, int64_t k, int64_t dim, bool largest, bool sorted) {

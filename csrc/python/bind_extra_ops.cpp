@@ -44,8 +44,8 @@ void init_extra_ops(py::module_& m) {
   e.def("cumprod", [](const Tensor& a, int64_t dim, py::handle dtype) {
     return ops::cumprod(a, dim, optional_dtype(dtype));
   });
-  e.def("sort", [](const Tensor& a, int64_t dim, bool descending) {
-    return pair(ops::sort(a, dim, descending));
+  e.def("sort", [](const Tensor& a, int64_t dim, bool descending, bool stable_given) {
+    return pair(ops::sort(a, dim, descending, stable_given));
   });
   e.def("topk", [](const Tensor& a, int64_t k, int64_t dim, bool largest, bool sorted) {
     return pair(ops::topk(a, k, dim, largest, sorted));

@@ -46,7 +46,11 @@ def cumprod(input, dim, *, dtype=None):  # noqa: A002
     return _E.cumprod(input, dim, dtype)
 
 
-def sort(input, dim=-1, descending=False, *, stable=False):  # noqa: A002
+# torch's sort.stable overload is taken whenever stable= is given (even None).
+_UNSET = object()
+
+
+def sort(input, dim=-1, descending=False, *, stable=_UNSET):  # noqa: A002
     """(values, indices) sorted along ``dim``; NaN sorts last (first when
     descending), and equal values keep their order (every sort is stable).
 
@@ -54,7 +58,7 @@ def sort(input, dim=-1, descending=False, *, stable=False):  # noqa: A002
     >>> gradtrack.sort(gradtrack.tensor([2, 3, 1])).indices
     tensor([2, 0, 1])
     """
-    return return_types.sort(_E.sort(input, dim, descending))
+    return return_types.sort(_E.sort(input, dim, descending, stable is not _UNSET))
 
 
 def argsort(input, dim=-1, descending=False, *, stable=False):  # noqa: A002
@@ -64,7 +68,7 @@ def argsort(input, dim=-1, descending=False, *, stable=False):  # noqa: A002
     >>> gradtrack.argsort(gradtrack.tensor([2, 3, 1]))
     tensor([2, 0, 1])
     """
-    return _E.sort(input, dim, descending)[1]
+    return _E.sort(input, dim, descending, False)[1]
 
 
 def topk(input, k, dim=-1, largest=True, sorted=True):  # noqa: A002

@@ -1247,7 +1247,7 @@ OPS += [
     OpSpec("Tensor.sort_desc_dim0", lambda lib, a: tuple(a.sort(0, descending=True)),
            SORTABLE, SIGNED, DISTINCT, ref=lambda np_, a: _sort(a, 0, True)),
     OpSpec("sort_stable_kw", lambda lib, a: tuple(lib.sort(a, dim=1, stable=True)),
-           (S("ties", A(3, 5, domain=SMALL)),), ("int64", "int32"), differentiable=False,
+           (S("ties", A(3, 5, domain=SMALL)),), FLOAT, differentiable=False,
            ref=lambda np_, a: _sort(a, 1)),
     OpSpec("argsort", lambda lib, a: lib.argsort(a, dim=1, descending=True), SORTABLE, SIGNED,
            DISTINCT, ref=lambda np_, a: _sort(a, 1, True)[1], differentiable=False),

@@ -90,6 +90,10 @@ SCENARIOS = {
     "sort_bool": lambda lib: lib.sort(lib.tensor([True, False])),
     "sort_0d": lambda lib: lib.sort(lib.tensor(3.0), 0),
     "sort_stable_ties": lambda lib: lib.sort(lib.tensor([1, 0, 1, 0, 1]), stable=True),
+    # any stable= (None included) takes torch's sort.stable overload: SortBackward1
+    "sort_stable_grad_fn": lambda lib: (lib.sort(_x(lib, 4), stable=True),
+                                        lib.sort(_x(lib, 4), stable=None),
+                                        _x(lib, 4).sort(0, True), _x(lib, 4).sort(stable=False)),
     "argsort": lambda lib: lib.argsort(lib.tensor([[3, 1, 2], [0, 5, 4]]), dim=1),
     "topk_named": lambda lib: lib.topk(_x(lib, 3, 4), 2, dim=0, largest=False),
     "topk_0d": lambda lib: lib.topk(lib.tensor(3.0), 1),

@@ -223,7 +223,7 @@ def test_parameter_names_match_torch(where, name):
     ours = gradtrack_overloads(g)
     theirs = torch_overloads(t, instance)
     assert ours is not None, f"no signature for gradtrack's {where}.{name}"
-    if theirs is None:
+    if theirs is None or ["*args", "**kwargs"] in theirs:
         pytest.skip("torch gives no parameter names for it")
     torch_keyword, torch_positional = set(), []
     for names in theirs:

@@ -224,6 +224,38 @@ def one_hot(input, num_classes=-1):  # noqa: A002 - the name torch's parser take
     return out
 
 
+def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=None):  # noqa: A002
+    """The distinct elements of ``input`` (flattened), in ascending order, and
+    optionally the index of each element's value among them and their counts.
+
+    >>> import gradtrack
+    >>> gradtrack.unique(gradtrack.tensor([3, 1, 3, 2]), return_counts=True)
+    (tensor([1, 2, 3]), tensor([1, 1, 2]))
+    """
+    if dim is not None:
+        raise NotImplementedError("gradtrack: unique(dim=...) is not implemented")
+    from .autograd.grad_mode import no_grad
+    with no_grad():
+        flat = input.reshape(-1)
+        values, order = _E.sort(flat, 0, False, False)
+        n = flat.numel()
+        if n > 0:
+            change = _C.ones(n, dtype=_C.bool)
+            change[1:] = values[1:] != values[:-1]
+            uniq = values[change]
+            group = change.cumsum(0) - 1
+        else:
+            uniq, group = values, _C.zeros(0, dtype=_C.int64)
+        out = [uniq]
+        if return_inverse:
+            inverse = _C.zeros(n, dtype=_C.int64).scatter_(0, order, group)
+            out.append(inverse.reshape(tuple(input.shape)))
+        if return_counts:
+            out.append(_C.zeros(uniq.numel(), dtype=_C.int64).scatter_add_(
+                0, group, _C.ones(n, dtype=_C.int64)))
+    return out[0] if len(out) == 1 else tuple(out)
+
+
 # ---- einsum and tensordot: permute/reshape/bmm, so their gradients come from those ops ----
 
 def _einsum_parse(equation, n):
@@ -351,14 +383,14 @@ def _norm_method(self, p="fro", dim=None, keepdim=False, dtype=None):
 
 
 FUNCTIONS = (kthvalue, median, mode, diagonal, diag_embed, diag, trace, nan_to_num, lerp,
-             baddbmm, addmv, cross, norm, isclose, allclose, einsum, tensordot)
+             baddbmm, addmv, cross, norm, isclose, allclose, einsum, tensordot, unique)
 
 
 def install(cls):
     """Attaches the methods (``x.median()``, ``x.diagonal()``, ...) to the Tensor class."""
     from ._extra_ops import _method
     for fn in (kthvalue, median, mode, diagonal, diag_embed, diag, trace, nan_to_num, lerp,
-               baddbmm, addmv, cross, isclose, allclose):
+               baddbmm, addmv, cross, isclose, allclose, unique):
         setattr(cls, fn.__name__, _method(fn))
     _norm_method.__name__ = "norm"
     _norm_method.__doc__ = norm.__doc__

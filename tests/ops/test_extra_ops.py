@@ -163,6 +163,12 @@ SCENARIOS = {
                            lib.einsum("bij,bkj->bik", _x(lib, 2, 3, 4), _x(lib, 2, 5, 4)),
                            lib.einsum("i,j->ij", _x(lib, 2), _x(lib, 3)),
                            lib.einsum("ij,jk,kl->il", _x(lib, 2, 3), _x(lib, 3, 4), _x(lib, 4, 2))),
+    "unique": lambda lib: (lib.unique(lib.tensor([[3, 1], [3, 2]])),
+                           lib.unique(lib.tensor([2.5, -1.0, 2.5, 0.0, -1.0]), return_inverse=True,
+                                      return_counts=True),
+                           lib.tensor([True, False, True]).unique(return_counts=True),
+                           lib.unique(lib.zeros(0), return_inverse=True, return_counts=True),
+                           lib.unique(_x(lib, 2, 3, rg=False))),
     "tensordot": lambda lib: (lib.tensordot(_x(lib, 2, 3, 4), _x(lib, 3, 4, 5)),
                               lib.tensordot(_x(lib, 3, 4), _x(lib, 5, 4), dims=([1], [1]))),
 }

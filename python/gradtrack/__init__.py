@@ -227,7 +227,7 @@ _extra_ops.install(Tensor)
 from . import _extra_ops2, linalg  # noqa: E402,F401
 from ._extra_ops2 import (  # noqa: E402,F401
     addmv, allclose, baddbmm, cross, diag, diag_embed, diagonal, einsum, isclose, kthvalue, lerp,
-    median, mode, nan_to_num, norm, tensordot, trace, unique,
+    median, mode, nan_to_num, norm, repeat_interleave, tensordot, trace, unique,
 )
 
 _extra_ops2.install(Tensor)

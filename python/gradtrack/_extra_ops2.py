@@ -256,6 +256,52 @@ def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=No
     return out[0] if len(out) == 1 else tuple(out)
 
 
+def _repeat_index(repeats):
+    """[0, 0, 1, 2, 2, ...]: each position i repeated repeats[i] times."""
+    if repeats.dim() != 1 or repeats.dtype not in (_C.int64, _C.int32):
+        raise RuntimeError("repeat_interleave only accept 1D vector as repeat")
+    if repeats.numel() and builtins.bool((repeats < 0).any()):
+        raise RuntimeError("repeats can not be negative")
+    repeats = repeats.long()
+    total = builtins.int(repeats.sum()) if repeats.numel() else 0
+    marks = _C.zeros(total + 1, dtype=_C.int64)
+    if repeats.numel() > 1:
+        marks.scatter_add_(0, repeats.cumsum(0)[:-1], _C.ones(repeats.numel() - 1, dtype=_C.int64))
+    return marks.cumsum(0)[:total]
+
+
+def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):  # noqa: A002
+    """Each element (or slice along ``dim``) repeated ``repeats`` times in place;
+    with one int tensor argument, its positions repeated by its values.
+
+    >>> import gradtrack
+    >>> gradtrack.tensor([1, 2]).repeat_interleave(2)
+    tensor([1, 1, 2, 2])
+    """
+    from .autograd.grad_mode import no_grad
+    if repeats is None:
+        with no_grad():
+            return _repeat_index(input)
+    if dim is None:
+        input, dim = input.reshape(-1), 0
+    dim = dim % builtins.max(input.dim(), 1)
+    if isinstance(repeats, _C.Tensor) and repeats.numel() == 1 and repeats.dim() <= 1:
+        repeats = builtins.int(repeats)
+    if isinstance(repeats, builtins.int):
+        if repeats < 0:
+            raise RuntimeError("Repeats must be non-negative")
+        sizes = list(input.shape)
+        wide = input.unsqueeze(dim + 1).expand(*sizes[:dim + 1], repeats, *sizes[dim + 1:])
+        return wide.contiguous().flatten(dim, dim + 1)
+    if repeats.numel() != input.shape[dim]:
+        raise RuntimeError(
+            "repeats must have the same size as input along dim, but got repeats.size(0) = "
+            f"{repeats.numel()} and input.size({dim}) = {input.shape[dim]}")
+    with no_grad():
+        index = _repeat_index(repeats)
+    return input.index_select(dim, index)
+
+
 # ---- einsum and tensordot: permute/reshape/bmm, so their gradients come from those ops ----
 
 def _einsum_parse(equation, n):
@@ -383,14 +429,15 @@ def _norm_method(self, p="fro", dim=None, keepdim=False, dtype=None):
 
 
 FUNCTIONS = (kthvalue, median, mode, diagonal, diag_embed, diag, trace, nan_to_num, lerp,
-             baddbmm, addmv, cross, norm, isclose, allclose, einsum, tensordot, unique)
+             baddbmm, addmv, cross, norm, isclose, allclose, einsum, tensordot, unique,
+             repeat_interleave)
 
 
 def install(cls):
     """Attaches the methods (``x.median()``, ``x.diagonal()``, ...) to the Tensor class."""
     from ._extra_ops import _method
     for fn in (kthvalue, median, mode, diagonal, diag_embed, diag, trace, nan_to_num, lerp,
-               baddbmm, addmv, cross, isclose, allclose, unique):
+               baddbmm, addmv, cross, isclose, allclose, unique, repeat_interleave):
         setattr(cls, fn.__name__, _method(fn))
     _norm_method.__name__ = "norm"
     _norm_method.__doc__ = norm.__doc__

@@ -65,6 +65,9 @@ ERRORS = {
     "one_hot_float": lambda lib: lib.nn.functional.one_hot(lib.tensor([0.0, 2.0])),
     "one_hot_too_big": lambda lib: lib.nn.functional.one_hot(lib.tensor([0, 3]), 3),
     "one_hot_negative": lambda lib: lib.nn.functional.one_hot(lib.tensor([-1, 2]), 3),
+    "repeat_interleave_sizes": lambda lib: lib.repeat_interleave(lib.ones(2, 3), lib.tensor([1, 2, 3]),
+                                                                 dim=0),
+    "repeat_interleave_negative": lambda lib: lib.repeat_interleave(lib.ones(2), -1),
     "isclose_dtypes": lambda lib: lib.isclose(lib.tensor([1]), lib.tensor([1.0])),
 }
 
@@ -163,6 +166,11 @@ SCENARIOS = {
                            lib.einsum("bij,bkj->bik", _x(lib, 2, 3, 4), _x(lib, 2, 5, 4)),
                            lib.einsum("i,j->ij", _x(lib, 2), _x(lib, 3)),
                            lib.einsum("ij,jk,kl->il", _x(lib, 2, 3), _x(lib, 3, 4), _x(lib, 4, 2))),
+    "repeat_interleave": lambda lib: (_x(lib, 2, 3).repeat_interleave(2),
+                                      lib.repeat_interleave(_x(lib, 2, 3), 3, dim=1),
+                                      lib.repeat_interleave(_x(lib, 2, 3), lib.tensor([1, 2]), dim=0),
+                                      lib.repeat_interleave(_x(lib, 2, 3), lib.tensor([0, 2, 1]), 1),
+                                      lib.repeat_interleave(lib.tensor([0, 2, 0, 3]))),
     "unique": lambda lib: (lib.unique(lib.tensor([[3, 1], [3, 2]])),
                            lib.unique(lib.tensor([2.5, -1.0, 2.5, 0.0, -1.0]), return_inverse=True,
                                       return_counts=True),
@@ -217,6 +225,9 @@ GRADIENTS = {
         _x(lib, 2), _x(lib, 2, 3, 4, seed=1), _x(lib, 2, 4, 2, seed=2)),
     "addmv_beta0": lambda lib: (lambda s, m, v: _grads(lib, lib.addmv(s, m, v, beta=0), s, m, v))(
         _x(lib, 2), _x(lib, 2, 3, seed=1), _x(lib, 3, seed=2)),
+    "repeat_interleave": lambda lib: (lambda x: (
+        _grads(lib, x.repeat_interleave(2, dim=0), x),
+        _grads(lib, x.repeat_interleave(lib.tensor([2, 0, 1]), dim=1), x)))(_x(lib, 2, 3)),
     "cross_broadcast": lambda lib: (lambda a, b: _grads(lib, lib.cross(a, b, dim=-1), a, b))(
         _x(lib, 2, 3), _x(lib, 1, 3, seed=1)),
 }

@@ -341,6 +341,45 @@ def max_all(T, side):
     return step
 
 
+# round-2 tensor ops (issue 19): scans and sorts at 1M elements
+
+LINE_POINTS = (Point("1M", 1 << 20, "1M float32, one line"),)
+GROUP_SORT = "scans and sorts"
+
+
+@timed_case("sort", GROUP_SORT, "a.sort()", LINE_POINTS)
+def sort(T, n):
+    seed(T)
+    a = T.randn(n)
+
+    def step():
+        a.sort()
+
+    return step
+
+
+@timed_case("topk", GROUP_SORT, "a.topk(10)", LINE_POINTS)
+def topk(T, n):
+    seed(T)
+    a = T.randn(n)
+
+    def step():
+        a.topk(10)
+
+    return step
+
+
+@timed_case("cumsum", GROUP_SORT, "a.cumsum(0)", LINE_POINTS)
+def cumsum(T, n):
+    seed(T)
+    a = T.randn(n)
+
+    def step():
+        a.cumsum(0)
+
+    return step
+
+
 # --------------------------------------------------------------------------
 # 4. a large fused-looking chain with backward: memory traffic plus autograd
 

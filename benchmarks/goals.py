@@ -42,6 +42,10 @@ GOALS = (
     Goal("dataloader_epoch", None, 0.3, "batched gather instead of per-sample stacking"),
     # the adaptive optimizers
     Goal("adam_mlp", "b64", 0.6, "small model trained with fused Adam"),
+    # round-2 tensor ops (issue 19)
+    Goal("sort", "1M", 1.0, "one line sorted as (value, index) pairs"),
+    Goal("topk", "1M", 1.0, "one pass with a k-element heap"),
+    Goal("cumsum", "1M", 1.0, "one sequential pass"),
 )
 
 

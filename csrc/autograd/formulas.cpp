@@ -9,6 +9,7 @@
 #include "autograd/formulas_conv.h"
 #include "autograd/formulas_nn.h"
 #include "autograd/jvp_formulas.h"
+#include "autograd/formulas_extra.h"
 #include "kernels/kernels.h"
 #include "ops/ops.h"
 
@@ -1020,6 +1021,68 @@ const FormulaRow kRows[] = {
     Row(OpKind::HuberLoss, "HuberLossBackward0", nn_formulas::huber_bw)
         .saves_input(0, ForGrads01)
         .saves_input(1, ForGrads01),
+    Row(OpKind::Tan, "TanBackward0", tan_bw).saves_result(),
+    Row(OpKind::Asin, "AsinBackward0", asin_bw).saves_input(0, ForGrad0),
+    Row(OpKind::Acos, "AcosBackward0", acos_bw).saves_input(0, ForGrad0),
+    Row(OpKind::Atan, "AtanBackward0", atan_bw).saves_input(0, ForGrad0),
+    Row(OpKind::Sinh, "SinhBackward0", sinh_bw).saves_input(0, ForGrad0),
+    Row(OpKind::Cosh, "CoshBackward0", cosh_bw).saves_input(0, ForGrad0),
+    Row(OpKind::Log2, "Log2Backward0", log2_bw).saves_input(0, ForGrad0),
+    Row(OpKind::Log10, "Log10Backward0", log10_bw).saves_input(0, ForGrad0),
+    Row(OpKind::Erf, "ErfBackward0", erf_bw).saves_input(0, ForGrad0),
+    Row(OpKind::Exp2, "Exp2Backward0", exp2_bw).saves_result(),
+    Row(OpKind::Frac, "FracBackward0", pass_bw),
+    // round-2 tensor ops (issue 19); formulas in formulas_extra.cpp
+    Row(OpKind::Cumsum, "CumsumBackward0", extra::cumsum_bw),
+    Row(OpKind::Cumprod, "CumprodBackward0", extra::cumprod_bw)
+        .saves_input(0, ForGrad0)
+        .saves_result(),
+    Row(OpKind::Sort, "SortBackward0", extra::value_select_bw),
+    Row(OpKind::Topk, "TopkBackward0", extra::value_select_bw),
+    Row(OpKind::Var, "VarBackward0", extra::var_bw).saves_input(0, ForGrad0),
+    Row(OpKind::Std, "StdBackward0", extra::std_bw).saves_input(0, ForGrad0).saves_result(),
+    Row(OpKind::VarMean, "VarMeanBackward0", extra::var_mean_bw).saves_input(0, ForGrad0),
+    Row(OpKind::StdMean, "StdMeanBackward0", extra::std_mean_bw)
+        .saves_input(0, ForGrad0)
+        .saves_result(),
+    Row(OpKind::Logsumexp, "LogsumexpBackward0", extra::logsumexp_bw)
+        .saves_input(0, ForGrad0)
+        .saves_result(),
+    Row(OpKind::Tril, "TrilBackward0", extra::tril_bw),
+    Row(OpKind::Triu, "TriuBackward0", extra::triu_bw),
+    Row(OpKind::Flip, "FlipBackward0", extra::flip_bw),
+    Row(OpKind::Roll, "RollBackward0", extra::roll_bw),
+    Row(OpKind::Repeat, "RepeatBackward0", extra::repeat_bw),
+    Row(OpKind::Kthvalue, "KthvalueBackward0", extra::value_reduce_bw),
+    Row(OpKind::MedianDim, "MedianBackward1", extra::value_reduce_bw),
+    Row(OpKind::MedianAll, "MedianBackward0", extra::median_all_bw)
+        .saves_input(0, ForGrad0)
+        .saves_result(),
+    Row(OpKind::Mode, "ModeBackward0", extra::value_reduce_bw),
+    Row(OpKind::Diagonal, "DiagonalBackward0", extra::diagonal_bw),
+    Row(OpKind::DiagonalCopy, "DiagonalBackward0_copy", extra::diagonal_bw),
+    Row(OpKind::DiagonalBackward, "DiagonalBackwardBackward0", extra::diagonal_backward_bw),
+    Row(OpKind::DiagEmbed, "DiagEmbedBackward0", extra::diagonal_backward_bw),
+    Row(OpKind::Trace, "TraceBackward0", extra::trace_bw),
+    Row(OpKind::NanToNum, "NanToNumBackward0", extra::nan_to_num_bw).saves_input(0, ForGrad0),
+    Row(OpKind::LerpScalar, "LerpBackward0", extra::lerp_scalar_bw),
+    Row(OpKind::LerpTensor, "LerpBackward1", extra::lerp_tensor_bw)
+        .saves_input(0, ForGrad2)
+        .saves_input(1, ForGrad2)
+        .saves_input(2, ForGrads01),
+    Row(OpKind::VectorNorm, "LinalgVectorNormBackward0", extra::vector_norm_bw)
+        .saves_input(0, ForGrad0)
+        .saves_result(),
+    Row(OpKind::Baddbmm, "BaddbmmBackward0", extra::baddbmm_bw)
+        .saves_input(1, ForGrad2)
+        .saves_input(2, ForGrad1),
+    Row(OpKind::Addmv, "AddmvBackward0", extra::addmv_bw)
+        .saves_input(1, ForGrad2)
+        .saves_input(2, ForGrad1),
+    Row(OpKind::Cross, "LinalgCrossBackward0", extra::cross_bw)
+        .saves_input(0, ForGrad1)
+        .saves_input(1, ForGrad0),
+    Row(OpKind::SortStable, "SortBackward1", extra::value_select_bw),
 };
 
 }  // namespace

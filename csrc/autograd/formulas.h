@@ -47,7 +47,12 @@ namespace gradtrack::autograd {
   X(Gelu) X(Silu) X(LeakyRelu) X(LeakyReluInplace) X(Elu) X(EluInplace) X(Softplus)            \
   X(Hardtanh) X(Celu) X(CeluInplace) X(Mish) X(Hardswish) X(LogSigmoid) X(NativeLayerNorm)          \
   X(NativeGroupNorm) X(NativeBatchNorm) X(Embedding) X(BinaryCrossEntropy)                      \
-  X(BinaryCrossEntropyWithLogits) X(SmoothL1Loss) X(HuberLoss)
+  X(BinaryCrossEntropyWithLogits) X(SmoothL1Loss) X(HuberLoss) \
+  /* round-2 tensor ops (issue 19): scans, sorts, statistics, shape ops */                  \
+  X(Cumsum) X(Cumprod) X(Sort) X(Topk) X(Var) X(Std) X(VarMean) X(StdMean) X(Logsumexp)     \
+  X(Tril) X(Triu) X(Flip) X(Roll) X(Repeat) X(Kthvalue) X(MedianDim) X(MedianAll) X(Mode)     \
+  X(Diagonal) X(DiagonalCopy) X(DiagonalBackward) X(DiagEmbed) X(Trace) X(NanToNum)         \
+  X(LerpScalar) X(LerpTensor) X(VectorNorm) X(Baddbmm) X(Addmv) X(Cross) X(SortStable)
 // clang-format on
 
 enum class OpKind : uint16_t {

@@ -1,5 +1,6 @@
 #include "core/dtype.h"
 
+#include <atomic>
 #include <cfloat>
 #include <cmath>
 
@@ -109,6 +110,13 @@ int combine(int higher, int lower) {
 }
 }  // namespace
 
+namespace {
+std::atomic<int8_t> g_default_float{static_cast<int8_t>(ScalarType::Float32)};
+}  // namespace
+
+ScalarType default_float_type() { return static_cast<ScalarType>(g_default_float.load()); }
+void set_default_float_type(ScalarType t) { g_default_float.store(static_cast<int8_t>(t)); }
+
 void ResultTypeState::add_tensor(ScalarType t, bool zero_dim) {
   int& slot = zero_dim ? zero_ : dim_;
   slot = promote(slot, static_cast<int>(t));
@@ -118,13 +126,13 @@ void ResultTypeState::add_number(NumberKind k) {
   // A wrapped number counts as the default type of its kind.
   ScalarType t = k == NumberKind::Bool  ? ScalarType::Bool
                  : k == NumberKind::Int ? ScalarType::Int64
-                                        : ScalarType::Float32;
+                                        : default_float_type();
   wrapped_ = promote(wrapped_, static_cast<int>(t));
 }
 
 ScalarType ResultTypeState::result() const {
   int r = combine(dim_, combine(zero_, wrapped_));
-  return r < 0 ? ScalarType::Float32 : static_cast<ScalarType>(r);
+  return r < 0 ? default_float_type() : static_cast<ScalarType>(r);
 }
 
 }  // namespace gradtrack

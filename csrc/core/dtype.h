@@ -17,6 +17,11 @@ inline bool is_floating(ScalarType t) {
   return t == ScalarType::Float32 || t == ScalarType::Float64;
 }
 inline bool is_integral(ScalarType t) { return !is_floating(t) && t != ScalarType::Bool; }
+/// torch.get_default_dtype(): the dtype of Python floats, of float factories
+/// and of integer inputs of float-only ops (float32 unless
+/// set_default_dtype changed it; process-wide, as PyTorch's).
+ScalarType default_float_type();
+void set_default_float_type(ScalarType t);
 
 /// "float32", "int64", ... (the attribute name on the gradtrack module).
 const char* dtype_name(ScalarType t);

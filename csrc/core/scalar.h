@@ -47,7 +47,7 @@ class Scalar {
   ScalarType default_dtype() const {
     return kind_ == NumberKind::Bool  ? ScalarType::Bool
            : kind_ == NumberKind::Int ? ScalarType::Int64
-                                      : ScalarType::Float32;
+                                      : default_float_type();
   }
 
  private:

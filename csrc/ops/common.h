@@ -57,7 +57,7 @@ inline Tensor empty_result(const DimVector& shape, ScalarType dt, const Tensor& 
 uint64_t dims_mask(const DimVector& dims, int64_t ndim, bool empty_means_all);
 
 /// A float dtype for an op that only computes in floating point.
-inline ScalarType to_float_type(ScalarType t) { return is_floating(t) ? t : ScalarType::Float32; }
+inline ScalarType to_float_type(ScalarType t) { return is_floating(t) ? t : default_float_type(); }
 
 namespace ops_detail {
 /// dst[indices] = values (or +=), no checks beyond indexing's own (and, with

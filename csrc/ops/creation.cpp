@@ -51,7 +51,7 @@ double arange_length(Scalar start, Scalar end, Scalar step, ScalarType dt) {
 
 Tensor arange(Scalar start, Scalar end, Scalar step, std::optional<ScalarType> dtype) {
   bool any_float = start.is_float() || end.is_float() || step.is_float();
-  ScalarType dt = dtype ? *dtype : (any_float ? ScalarType::Float32 : ScalarType::Int64);
+  ScalarType dt = dtype ? *dtype : (any_float ? default_float_type() : ScalarType::Int64);
   double n = arange_length(start, end, step, dt);
   constexpr double kLimit = 9223372036854775808.0;  // 2**63
   GT_CHECK(n >= 0 && n <= kLimit, "invalid size, possible overflow?");

@@ -11,6 +11,7 @@
 
 #include "autograd/provenance.h"
 #include "ops/common.h"
+#include "ops/extra_ops.h"
 
 namespace gradtrack::ops {
 
@@ -665,6 +666,21 @@ Tensor inplace_squeeze(const Tensor& self, std::optional<int64_t> dim) {
   return metadata_inplace("squeeze_", self,
                           dim ? OpKind::SqueezeDimInplace : OpKind::SqueezeInplace, s, st,
                           [&](autograd::Attrs& at) { at.ints0 = before; });
+}
+
+// round-2 tensor ops (issue 19): tril_ / triu_ write the triangle back into
+// self and record the out-of-place op's row (TrilBackward0 / TriuBackward0).
+Tensor inplace_tril(const Tensor& self, int64_t diagonal, bool upper) {
+  Tensor value;
+  {
+    autograd::AutoGradMode off(false);
+    value = tril(self, diagonal, upper);
+  }
+  check_no_internal_overlap(self);
+  run_inplace(
+      upper ? "triu_" : "tril_", upper ? OpKind::Triu : OpKind::Tril, true, {&self}, self,
+      [&] { kernels::copy(self, value); }, [&](autograd::Attrs& at) { at.i0 = diagonal; });
+  return self;
 }
 
 }  // namespace gradtrack::ops

@@ -43,13 +43,14 @@ template <typename F>
 void factory(py::module_& m, const char* name, F make) {
   m.def(
       name,
-      [make, name](const py::args& size, py::handle dtype, bool rg, py::handle, py::handle) {
+      [make, name](const py::args& size, py::handle dtype, bool rg, py::handle device, py::handle) {
+        check_device(device);
         GT_CHECK_TYPE(size.size() > 0, name,
                       "() missing 1 required positional arguments: \"size\"");
         DimVector sizes = parse_sizes(size, name);
         ScalarType dt;
         try {
-          dt = dtype_or(dtype, ScalarType::Float32);
+          dt = dtype_or(dtype, default_float_type());
         } catch (const TypeError& e) {
           throw TypeError(std::string(name) + "(): " + e.what());
         }
@@ -99,7 +100,8 @@ void bind_factories(py::module_& m) {
   // factories do: gradtrack computes on the CPU only.
   m.def(
       "full",
-      [](py::handle size, py::handle value, py::handle dtype, bool rg, py::handle) {
+      [](py::handle size, py::handle value, py::handle dtype, bool rg, py::handle device) {
+        check_device(device);
         DimVector sizes = int_list(size, "full", "size", 1);
         auto v = to_scalar(value);
         GT_CHECK_TYPE(v.has_value(),
@@ -113,7 +115,8 @@ void bind_factories(py::module_& m) {
       py::arg("requires_grad") = false, py::arg("device") = py::none());
   m.def(
       "tensor",
-      [](py::handle data, py::handle dtype, bool rg, py::handle) {
+      [](py::handle data, py::handle dtype, bool rg, py::handle device) {
+        check_device(device);
         return finish_factory(tensor_from_data(data, optional_dtype(dtype)), rg);
       },
       py::arg("data"), py::kw_only(), py::arg("dtype") = py::none(),
@@ -122,7 +125,8 @@ void bind_factories(py::module_& m) {
   m.def("_from_dlpack_array", [](py::handle a) { return tensor_from_numpy(a, true, false); });
   m.def(
       "arange",
-      [](const py::args& args, py::handle dtype, bool rg, py::handle) {
+      [](const py::args& args, py::handle dtype, bool rg, py::handle device) {
+        check_device(device);
         GT_CHECK_TYPE(args.size() >= 1 && args.size() <= 3,
                       "arange() received an invalid combination of arguments");
         std::vector<Scalar> v;
@@ -146,24 +150,27 @@ void bind_factories(py::module_& m) {
       py::arg("device") = py::none());
   m.def(
       "linspace",
-      [](double start, double end, int64_t steps, py::handle dtype, bool rg, py::handle) {
+      [](double start, double end, int64_t steps, py::handle dtype, bool rg, py::handle device) {
+        check_device(device);
         return finish_factory(
-            ops::linspace(start, end, steps, dtype_or(dtype, ScalarType::Float32)), rg);
+            ops::linspace(start, end, steps, dtype_or(dtype, default_float_type())), rg);
       },
       py::arg("start"), py::arg("end"), py::arg("steps"), py::kw_only(),
       py::arg("dtype") = py::none(), py::arg("requires_grad") = false,
       py::arg("device") = py::none());
   m.def(
       "eye",
-      [](int64_t n, py::handle mm, py::handle dtype, bool rg, py::handle) {
+      [](int64_t n, py::handle mm, py::handle dtype, bool rg, py::handle device) {
+        check_device(device);
         int64_t cols = mm.is_none() ? n : int_arg(mm, "eye", "m", 2);
-        return finish_factory(ops::eye(n, cols, dtype_or(dtype, ScalarType::Float32)), rg);
+        return finish_factory(ops::eye(n, cols, dtype_or(dtype, default_float_type())), rg);
       },
       py::arg("n"), py::arg("m") = py::none(), py::kw_only(), py::arg("dtype") = py::none(),
       py::arg("requires_grad") = false, py::arg("device") = py::none());
   m.def(
       "randint",
-      [](const py::args& args, py::handle gen, py::handle dtype, bool rg, py::handle) {
+      [](const py::args& args, py::handle gen, py::handle dtype, bool rg, py::handle device) {
+        check_device(device);
         GT_CHECK_TYPE(args.size() == 2 || args.size() == 3,
                       "randint() received an invalid combination of arguments");
         int n = static_cast<int>(args.size());
@@ -178,7 +185,8 @@ void bind_factories(py::module_& m) {
       py::arg("requires_grad") = false, py::arg("device") = py::none());
   m.def(
       "randperm",
-      [](int64_t n, py::handle gen, py::handle dtype, bool rg, py::handle) {
+      [](int64_t n, py::handle gen, py::handle dtype, bool rg, py::handle device) {
+        check_device(device);
         return finish_factory(
             ops::randperm(n, dtype_or(dtype, ScalarType::Int64), generator_arg(gen)), rg);
       },

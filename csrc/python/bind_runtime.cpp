@@ -14,20 +14,23 @@ namespace {
 
 void bind_runtime(py::module_& m) {
   m.def("get_num_threads", [] { return get_num_threads(); });
-  m.def("set_num_threads", [](py::handle h) {
-    // PyTorch's own checks and words: an int (not a bool) that fits in a C
-    // int and is positive; 0 or -1 used to be taken as 1 silently.
-    PyObject* o = h.ptr();
-    if (!PyLong_Check(o) || PyBool_Check(o)) {
-      throw Error("set_num_threads expects an int, but got " + type_name(h));
-    }
-    int overflow = 0;
-    const long v = PyLong_AsLongAndOverflow(o, &overflow);
-    if (overflow != 0 || v > INT_MAX || v < INT_MIN)
-      throw ValueError("Overflow when unpacking long");
-    GT_CHECK(v > 0, "set_num_threads expects a positive integer");
-    set_num_threads(static_cast<int>(v));
-  });
+  m.def(
+      "set_num_threads",
+      [](py::handle h) {
+        // PyTorch's own checks and words: an int (not a bool) that fits in a C
+        // int and is positive; 0 or -1 used to be taken as 1 silently.
+        PyObject* o = h.ptr();
+        if (!PyLong_Check(o) || PyBool_Check(o)) {
+          throw Error("set_num_threads expects an int, but got " + type_name(h));
+        }
+        int overflow = 0;
+        const long v = PyLong_AsLongAndOverflow(o, &overflow);
+        if (overflow != 0 || v > INT_MAX || v < INT_MIN)
+          throw ValueError("Overflow when unpacking long");
+        GT_CHECK(v > 0, "set_num_threads expects a positive integer");
+        set_num_threads(static_cast<int>(v));
+      },
+      py::arg("int"));  // torch's documented name: set_num_threads(int)
   m.def("_blas_core", [] { return std::string(kernels::blas_init()); });
   m.def("_simd_level", [] { return std::string(kernels::simd::level()); });
   m.def("_allocator_stats", [] {

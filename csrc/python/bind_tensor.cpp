@@ -30,10 +30,10 @@ std::shared_ptr<TensorImpl> construct(const py::args& args) {
     return alias.ptr();
   }
   if (args.size() == 1 && (PyList_Check(args[0].ptr()) || PyTuple_Check(args[0].ptr()))) {
-    return tensor_from_data(args[0], ScalarType::Float32).ptr();
+    return tensor_from_data(args[0], default_float_type()).ptr();
   }
-  if (args.size() == 0) return empty({0}, ScalarType::Float32).ptr();
-  return empty(parse_sizes(args, "Tensor"), ScalarType::Float32).ptr();
+  if (args.size() == 0) return empty({0}, default_float_type()).ptr();
+  return empty(parse_sizes(args, "Tensor"), default_float_type()).ptr();
 }
 
 py::object scalar_to_py(Scalar s) {

@@ -625,8 +625,9 @@ void bind_linalg_nn(Cls& cls, py::module_& m) {
         return std::visit([&](const auto& v) { return ops::scatter(a, d, i, v); },
                           scatter_source(src.is_none() ? value : src, "scatter"));
       },
-      py::arg("dim"), py::arg("index"), py::arg("src") = py::none(), py::arg("value") = py::none(),
-      py::kw_only(), py::arg("reduce") = py::none());
+      // value is keyword-only: torch's overloads take src or value third.
+      py::arg("dim"), py::arg("index"), py::arg("src") = py::none(), py::kw_only(),
+      py::arg("value") = py::none(), py::arg("reduce") = py::none());
   both(
       cls, m, "index_select",
       [](const Tensor& a, int64_t d, const Tensor& i) { return ops::index_select(a, d, i); },

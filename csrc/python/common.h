@@ -96,6 +96,9 @@ enum class SetitemKind { None = 0, Copy = 1, Fill = 2, IndexPut = 3 };
 py::tuple setitem_target(const Tensor& self, py::handle index, py::handle value);
 /// The write itself, after the in-place rules passed on the target.
 void setitem_write(const Tensor& target, py::handle indices, const Tensor& value, int kind);
+/// A factory's or .to()'s `device=`: None and "cpu" pass; "cuda" raises
+/// PyTorch's CPU-build AssertionError, anything else a RuntimeError.
+void check_device(py::handle device);
 /// A Python exception for a hook / callback error is kept as is.
 [[noreturn]] void rethrow_python();
 

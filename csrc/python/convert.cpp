@@ -450,7 +450,7 @@ void infer_type(py::handle h, std::optional<ScalarType>& type, size_t depth) {
     if (n < 0) throw py::error_already_set();
     // An empty sequence counts as the default float, wherever it is:
     // [False, []] is float32 in PyTorch.
-    if (n == 0) add(ScalarType::Float32);
+    if (n == 0) add(default_float_type());
     for (Py_ssize_t i = 0; i < n; ++i) {
       py::object e = py::reinterpret_steal<py::object>(PySequence_GetItem(h.ptr(), i));
       if (!e) throw py::error_already_set();
@@ -479,7 +479,7 @@ void infer_type(py::handle h, std::optional<ScalarType>& type, size_t depth) {
   if (!s) throw Error("Could not infer dtype of " + type_name(h));
   add(s->kind() == NumberKind::Bool  ? ScalarType::Bool
       : s->kind() == NumberKind::Int ? ScalarType::Int64
-                                     : ScalarType::Float32);
+                                     : default_float_type());
 }
 
 // NOTE [Data numbers are range-checked]
@@ -604,7 +604,7 @@ Tensor tensor_from_data(py::handle data, std::optional<ScalarType> dtype) {
   DimVector shape = compute_sizes(data);
   std::optional<ScalarType> inferred;
   infer_type(data, inferred, 0);
-  const ScalarType st = dtype ? *dtype : inferred.value_or(ScalarType::Float32);
+  const ScalarType st = dtype ? *dtype : inferred.value_or(default_float_type());
   Tensor out = empty(shape, st);
   // No element to store, so PyTorch never reads the data a second time: a
   // ragged [[], [1]] is a (2, 0) tensor, and a sequence whose length changed

@@ -7,6 +7,8 @@
 
 namespace gradtrack::python {
 
+void init_extra_ops(py::module_& m);  // bind_extra_ops.cpp
+
 void rethrow_python() { throw py::error_already_set(); }
 
 namespace {
@@ -77,6 +79,7 @@ PYBIND11_MODULE(_C, m) {
   init_random(m);
   init_saved_hooks(m);
   init_forward_ad(m);
+  init_extra_ops(m);  // round-2 tensor ops (issue 19)
   install_argument_errors(m);
   init_conv(m);  // convolution and pooling
 }

@@ -96,31 +96,17 @@ _tensor.install(Tensor)
 for _name in list(_C._inplace.ops) + ["clamp_min", "clamp_max"]:
     if hasattr(_C, _name):
         globals().setdefault(_name, getattr(_C, _name))
-true_divide = div
+
+
+def true_divide(input, other):  # noqa: A002 - torch's argument names
+    """Alias of :func:`div` without rounding."""
+    return div(input, other)
+
+
+def split(tensor, split_size_or_sections, dim=0):
+    """Splits ``tensor`` into chunks of ``split_size_or_sections`` (a size or a list of sizes)."""
+    return Tensor.split(tensor, split_size_or_sections, dim)
 del _name
-
-
-class device:
-    """The only device gradtrack computes on: ``device(type='cpu')``."""
-
-    def __init__(self, type="cpu", index=None):  # noqa: A002 - PyTorch's argument name
-        kind = str(type).split(":")[0]
-        if kind != "cpu":
-            raise RuntimeError(f"gradtrack runs on the CPU only, got device '{type}'")
-        self.type = "cpu"
-        self.index = index
-
-    def __repr__(self):
-        return "device(type='cpu')"
-
-    def __str__(self):
-        return "cpu"
-
-    def __eq__(self, other):
-        return str(other) == "cpu"
-
-    def __hash__(self):
-        return hash("cpu")
 
 
 def _rebuild_tensor(array, requires_grad):
@@ -130,9 +116,16 @@ def _rebuild_tensor(array, requires_grad):
 
 
 def _like(kind):
-    def factory(input, *, dtype=None, requires_grad=False, generator=None,  # noqa: A002
-                **_ignored):
-        return _C._like(kind, input, dtype, requires_grad, None, generator)
+    if kind in ("rand", "randn"):
+        def factory(input, *, generator=None, dtype=None, layout=None, device=None,  # noqa: A002
+                    requires_grad=False, memory_format=None):
+            _C._extra.check_device(device)
+            return _C._like(kind, input, dtype, requires_grad, None, generator)
+    else:
+        def factory(input, *, dtype=None, layout=None, device=None,  # noqa: A002
+                    requires_grad=False, memory_format=None):
+            _C._extra.check_device(device)
+            return _C._like(kind, input, dtype, requires_grad, None)
     factory.__name__ = kind + "_like"
     factory.__doc__ = f"A new tensor shaped like ``input``, filled as by ``{kind}``."
     return factory
@@ -145,8 +138,10 @@ rand_like = _like("rand")
 randn_like = _like("randn")
 
 
-def full_like(input, fill_value, *, dtype=None, requires_grad=False, **_ignored):  # noqa: A002
+def full_like(input, fill_value, *, dtype=None, layout=None, device=None,  # noqa: A002
+              requires_grad=False, memory_format=None):
     """A new tensor shaped like ``input`` filled with ``fill_value``."""
+    _C._extra.check_device(device)
     return _C._like("full", input, dtype, requires_grad, fill_value, None)
 
 
@@ -195,11 +190,6 @@ def as_tensor(data, dtype=None, device=None):
     return tensor(data, dtype=dtype)
 
 
-def get_default_dtype():
-    """gradtrack's default floating dtype (always float32)."""
-    return float32
-
-
 # dtype names last: they shadow Python builtins in this module's namespace.
 float32 = _C.float32
 float64 = _C.float64
@@ -233,7 +223,7 @@ def save(obj, f):
     return _save(obj, f)
 
 
-def load(f, map_location=None, weights_only=True):
+def load(f, map_location=None, pickle_module=None, *, weights_only=True, mmap=None):
     """Loads what :func:`save` wrote; a corrupted or foreign file raises RuntimeError."""
     from .serialization import load as _load
     return _load(f, map_location=map_location, weights_only=weights_only)
@@ -252,3 +242,41 @@ del _name, _method
 
 # distributed (issue 20): torch.distributed's API on MPI; mpi4py loads on init_process_group
 from . import distributed  # noqa: E402
+
+# round-2 tensor ops (issue 19): functions and Tensor methods
+from . import _extra_ops  # noqa: E402
+from ._extra_ops import (  # noqa: E402,F401
+    argsort, cumprod, cumsum, flip, logsumexp, roll, sort, std, std_mean, tile, topk, tril, triu,
+    var, var_mean,
+)
+
+_extra_ops.install(Tensor)
+from . import _extra_ops2, linalg  # noqa: E402,F401
+from ._extra_ops2 import (  # noqa: E402,F401
+    addmv, allclose, baddbmm, cross, diag, diag_embed, diagonal, einsum, isclose, kthvalue, lerp,
+    median, mode, nan_to_num, norm, repeat_interleave, tensordot, trace, unique,
+)
+
+_extra_ops2.install(Tensor)
+
+# out= on the round-2 functions that take it in torch (NOTE [out= rules] in _out.py);
+# strict: elementwise ops, whose result dtype must cast to out's.
+from . import _out  # noqa: E402
+
+for _fn, _strict in ((cumsum, False), (cumprod, False), (sort, False), (topk, False), (var, False),
+                     (std, False), (logsumexp, False), (tril, False), (triu, False),
+                     (kthvalue, False), (median, False), (mode, False), (nan_to_num, True),
+                     (lerp, True), (baddbmm, True), (addmv, True), (cross, True)):
+    globals()[_fn.__name__] = _out.accepts_out(_fn.__name__, _strict)(_fn)
+del _fn, _strict
+
+# torch's calling conventions (issue 19): device objects, default dtype/device,
+# legacy tensor types, the CPU-only device modules
+from . import _legacy, accelerator, backends, cuda, functional  # noqa: E402,F401
+from ._legacy import (  # noqa: E402,F401
+    device, get_default_device, get_default_dtype, set_default_device, set_default_dtype,
+)
+
+globals().update(_legacy.LEGACY_TYPES)
+Tensor.type = _legacy.tensor_type
+autograd.Variable = _legacy.Variable

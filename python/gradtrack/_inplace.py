@@ -78,6 +78,12 @@ def _binary(name):
     return method
 
 
+def pow_(self, exponent):
+    """In-place :meth:`pow` (torch names its argument ``exponent``); returns ``self``."""
+    check(self, exponent)
+    return _C._inplace.binary_(_OPS["pow"][0], self, exponent, 1, False, None)
+
+
 def _unary(name):
     op = _OPS[name][0]
 
@@ -208,7 +214,7 @@ def scatter_add_(self, dim, index, src):
     return _C._inplace.scatter_add_(self, dim, index, src)
 
 
-def scatter_(self, dim, index, src=None, value=None, *, reduce=None):
+def scatter_(self, dim, index, src=None, *, value=None, reduce=None):
     """Writes ``src`` (a tensor, or a number ``value``) into ``self`` at ``index`` along
     ``dim``; returns ``self``."""
     if reduce is not None:
@@ -269,7 +275,7 @@ def install(cls):
         setattr(cls, name + "_", _binary(name) if operands else _unary(name))
     for fn in (add_, sub_, div_, true_divide_, clamp_, clamp_min_, clamp_max_, fill_, zero_,
                copy_, normal_, uniform_, masked_fill_, index_put_, scatter_, scatter_add_, t_,
-               unsqueeze_, squeeze_):
+               unsqueeze_, squeeze_, pow_):
         setattr(cls, fn.__name__, fn)
     cls.clip_ = clamp_
     cls.negative_ = cls.neg_

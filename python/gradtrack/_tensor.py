@@ -171,15 +171,14 @@ def to(self, *args, **kwargs):
     dtype = kwargs.pop("dtype", None)
     copy = kwargs.pop("copy", False)
     kwargs.pop("non_blocking", None)
-    kwargs.pop("device", None)
+    _C._extra.check_device(kwargs.pop("device", None))
     for arg in args:
         if isinstance(arg, _C.dtype):
             dtype = arg
         elif isinstance(arg, _Tensor):
             dtype = arg.dtype
         elif isinstance(arg, str) or arg is None or type(arg).__name__ == "device":
-            if arg is not None and str(arg) not in ("cpu", "cpu:0"):
-                raise RuntimeError(f"gradtrack runs on the CPU only, got device '{arg}'")
+            _C._extra.check_device(arg)
         elif isinstance(arg, builtins.bool):
             copy = arg
     if kwargs:
@@ -279,6 +278,11 @@ def type_(self, dtype=None):
     return self.to(dtype)
 
 
+def _true_divide(self, other):
+    """Alias of :meth:`div` without rounding."""
+    return self.div(other)
+
+
 def _numel_prop(self):
     return self.numel()
 
@@ -307,10 +311,14 @@ def install(cls):
     cls.multiply = cls.mul
     cls.subtract = cls.sub
     cls.divide = cls.div
-    cls.true_divide = cls.div
+    cls.true_divide = _true_divide
+    _bound_split = cls.split
+    cls.split = lambda self, split_size, dim=0: _bound_split(self, split_size, dim)
+    cls.split.__name__ = "split"
     cls.greater = cls.gt
     cls.less = cls.lt
     cls.cpu = lambda self: self
+    cls.cuda = lambda self, device=None, non_blocking=False: _C._extra.check_device("cuda")
     cls.is_inference = lambda self: False
     cls.device = property(lambda self: _device_cpu())
     _inplace.install(cls)

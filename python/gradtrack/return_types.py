@@ -38,3 +38,39 @@ class min(_ReturnType):  # noqa: A001 - PyTorch's name
 
     __slots__ = ()
     _name = "min"
+
+
+# round-2 tensor ops (issue 19)
+class sort(_ReturnType):
+    """``tensor.sort()``: the sorted values and their indices."""
+
+    __slots__ = ()
+    _name = "sort"
+
+
+class topk(_ReturnType):
+    """``tensor.topk(k)``: the k largest (or smallest) values and their indices."""
+
+    __slots__ = ()
+    _name = "topk"
+
+
+class kthvalue(_ReturnType):
+    """``tensor.kthvalue(k)``: the k-th smallest values and their indices."""
+
+    __slots__ = ()
+    _name = "kthvalue"
+
+
+class median(_ReturnType):
+    """``tensor.median(dim)``: the lower medians and their indices."""
+
+    __slots__ = ()
+    _name = "median"
+
+
+class mode(_ReturnType):
+    """``tensor.mode(dim)``: the most frequent values and their indices."""
+
+    __slots__ = ()
+    _name = "mode"

@@ -1251,3 +1251,104 @@ def spec_by_name(name):
 
 _names = [s.name for s in OPS]
 assert len(_names) == len(set(_names)), "duplicate op spec names"
+
+
+# ---- round-2 tensor ops (issue 19): scans, sorts, statistics, shape ops ------------------------
+
+def _acc_dtype(a):
+    """cumsum/cumprod accumulate integers (and bools) in int64, as torch."""
+    return a.dtype if a.dtype.kind == "f" else np.int64
+
+
+def _sort(a, dim=-1, descending=False, k=None):
+    order = np.argsort(-a if descending else a, axis=dim, kind="stable")
+    if k is not None:
+        order = np.take(order, np.arange(k), axis=dim)
+    return np.take_along_axis(a, order, axis=dim), order
+
+
+def _logsumexp(a, dim, keepdim=False):
+    a = _f(a)
+    return np.log(np.sum(np.exp(a), axis=dim, keepdims=keepdim))
+
+
+SCAN = (S("2x3", A(2, 3)), S("t", T(2, 3)), S("3d", A(2, 3, 2)), S("step", Step(2, 3)),
+        S("empty", A(0, 3)))
+SORTABLE = (S("2x3", A(2, 3)), S("t", T(3, 4)), S("3d", A(2, 4, 3)), S("step", Step(2, 5)))
+STAT = (S("2x3", A(2, 3)), S("t", T(3, 4)), S("3d", A(2, 3, 4)), S("step", Step(3, 4)))
+MATRIX = (S("3x4", A(3, 4)), S("t", T(4, 3)), S("batch", A(2, 3, 3)), S("step", Step(3, 4)))
+SHAPE = (S("2x3", A(2, 3)), S("t", T(3, 4)), S("3d", A(2, 3, 2)), S("expand", E((1, 3), (2, 3))))
+SIGNED = ("float32", "float64", "int64", "int32")
+
+OPS += [
+    OpSpec("cumsum", lambda lib, a: lib.cumsum(a, 1), SCAN, ALL,
+           ref=lambda np_, a: np.cumsum(a, axis=1, dtype=_acc_dtype(a))),
+    OpSpec("Tensor.cumsum_neg_dim", lambda lib, a: a.cumsum(dim=-1), SCAN[:3], NUM,
+           ref=lambda np_, a: np.cumsum(a, axis=-1, dtype=_acc_dtype(a))),
+    OpSpec("cumsum_dtype", lambda lib, a: lib.cumsum(a, 0, dtype=lib.float64), SCAN[:2], NUM,
+           ref=lambda np_, a: np.cumsum(a.astype(np.float64), axis=0), gradcheck=False),
+    OpSpec("cumsum_0d", lambda lib, a: lib.cumsum(a, 0), (S("0d", A()),), FLOAT,
+           ref=lambda np_, a: a.copy()),
+    OpSpec("cumprod", lambda lib, a: lib.cumprod(a, 1), SCAN, NUM, gradgrad=True,
+           ref=lambda np_, a: np.cumprod(a, axis=1, dtype=_acc_dtype(a))),
+    # zeros in the line: the gradient of the first zero skips it; after it, zero
+    OpSpec("cumprod_zeros", lambda lib, a: lib.cumprod(a, -1),
+           (S("zeros", Fixed([[1.5, 0.0, 2.0, 0.0, 3.0], [2.0, -1.0, 0.0, 0.5, 1.0]])),
+            S("zero_first", Fixed([[0.0, 2.0, 3.0]]))), FLOAT, gradgrad=True,
+           ref=lambda np_, a: np.cumprod(a, axis=-1)),
+    OpSpec("sort", lambda lib, a: tuple(lib.sort(a)), SORTABLE, NUM, DISTINCT,
+           ref=lambda np_, a: _sort(a)),
+    OpSpec("Tensor.sort_desc_dim0", lambda lib, a: tuple(a.sort(0, descending=True)),
+           SORTABLE, SIGNED, DISTINCT, ref=lambda np_, a: _sort(a, 0, True)),
+    OpSpec("sort_stable_kw", lambda lib, a: tuple(lib.sort(a, dim=1, stable=True)),
+           (S("ties", A(3, 5, domain=SMALL)),), FLOAT, differentiable=False,
+           ref=lambda np_, a: _sort(a, 1)),
+    OpSpec("argsort", lambda lib, a: lib.argsort(a, dim=1, descending=True), SORTABLE, SIGNED,
+           DISTINCT, ref=lambda np_, a: _sort(a, 1, True)[1], differentiable=False),
+    OpSpec("topk", lambda lib, a: tuple(lib.topk(a, 2)), SORTABLE, SIGNED, DISTINCT,
+           ref=lambda np_, a: _sort(a, -1, True, 2)),
+    OpSpec("Tensor.topk_smallest", lambda lib, a: tuple(a.topk(2, dim=0, largest=False)),
+           SORTABLE, SIGNED, DISTINCT, ref=lambda np_, a: _sort(a, 0, False, 2)),
+    OpSpec("var", lambda lib, a: lib.var(a), STAT, FLOAT, ref=lambda np_, a: np.var(a, ddof=1)),
+    OpSpec("var_dim_keepdim", lambda lib, a: lib.var(a, 1, keepdim=True), STAT, FLOAT,
+           ref=lambda np_, a: np.var(a, axis=1, ddof=1, keepdims=True)),
+    OpSpec("Tensor.var_unbiased_false", lambda lib, a: a.var((0, -1), False), STAT, FLOAT,
+           ref=lambda np_, a: np.var(a, axis=(0, -1))),
+    OpSpec("var_correction", lambda lib, a: lib.var(a, -1, correction=2), STAT, FLOAT,
+           ref=lambda np_, a: np.var(a, axis=-1, ddof=2), gradgrad=True),
+    OpSpec("std", lambda lib, a: lib.std(a, dim=1), STAT, FLOAT,
+           ref=lambda np_, a: np.std(a, axis=1, ddof=1), gradgrad=True),
+    OpSpec("Tensor.std_all", lambda lib, a: a.std(), STAT, FLOAT,
+           ref=lambda np_, a: np.std(a, ddof=1)),
+    OpSpec("var_mean", lambda lib, a: lib.var_mean(a, 1), STAT, FLOAT,
+           ref=lambda np_, a: (np.var(a, axis=1, ddof=1), np.mean(a, axis=1))),
+    OpSpec("std_mean_correction0", lambda lib, a: lib.std_mean(a, (0, 1), correction=0), STAT,
+           FLOAT, ref=lambda np_, a: (np.std(a, axis=(0, 1)), np.mean(a, axis=(0, 1)))),
+    OpSpec("logsumexp", lambda lib, a: lib.logsumexp(a, 1), STAT, FLOAT + INT, gradgrad=True,
+           ref=lambda np_, a: _logsumexp(a, 1).astype(a.dtype if a.dtype.kind == "f"
+                                                      else np.float32)),
+    OpSpec("Tensor.logsumexp_dims_keepdim", lambda lib, a: a.logsumexp((0, 1), keepdim=True),
+           STAT, FLOAT, ref=lambda np_, a: _logsumexp(a, (0, 1), True)),
+    OpSpec("tril", lambda lib, a: lib.tril(a), MATRIX, ALL, ref=lambda np_, a: np.tril(a),
+           inplace="tril_"),
+    OpSpec("Tensor.tril_offset", lambda lib, a: a.tril(-1), MATRIX, FLOAT,
+           ref=lambda np_, a: np.tril(a, -1)),
+    OpSpec("triu", lambda lib, a: lib.triu(a, diagonal=1), MATRIX, ALL,
+           ref=lambda np_, a: np.triu(a, 1), inplace="triu_", inplace_kw=(("diagonal", 1),)),
+    OpSpec("flip", lambda lib, a: lib.flip(a, (0, -1)), SHAPE, ALL,
+           ref=lambda np_, a: np.flip(a, (0, -1)).copy()),
+    OpSpec("Tensor.flip_varargs", lambda lib, a: a.flip(1), SHAPE, FLOAT,
+           ref=lambda np_, a: np.flip(a, 1).copy()),
+    OpSpec("roll", lambda lib, a: lib.roll(a, 1, 1), SHAPE, ALL,
+           ref=lambda np_, a: np.roll(a, 1, 1)),
+    OpSpec("roll_flat", lambda lib, a: lib.roll(a, -4), SHAPE, FLOAT,
+           ref=lambda np_, a: np.roll(a, -4)),
+    OpSpec("Tensor.roll_dims", lambda lib, a: a.roll((2, -1), (0, 1)), SHAPE, FLOAT,
+           ref=lambda np_, a: np.roll(a, (2, -1), (0, 1))),
+    OpSpec("Tensor.repeat", lambda lib, a: a.repeat(2, 1, 3), SHAPE, ALL,
+           ref=lambda np_, a: np.tile(a, (2, 1, 3))),
+    OpSpec("Tensor.repeat_tuple", lambda lib, a: a.repeat((1, 2)), SHAPE[:2], FLOAT,
+           ref=lambda np_, a: np.tile(a, (1, 2))),
+    OpSpec("tile", lambda lib, a: lib.tile(a, (2,)), SHAPE, FLOAT,
+           ref=lambda np_, a: np.tile(a, (2,))),
+]

@@ -324,3 +324,5 @@ __all__ += ["gelu", "silu", "mish", "hardswish", "leaky_relu", "leaky_relu_", "e
             "logsigmoid", "softmin", "layer_norm", "group_norm", "batch_norm", "dropout",
             "embedding", "embedding_bag", "binary_cross_entropy", "binary_cross_entropy_with_logits", "l1_loss",
             "smooth_l1_loss", "huber_loss", "kl_div"]
+# round-2 tensor ops (issue 19)
+from .._extra_ops2 import one_hot  # noqa: E402,F401

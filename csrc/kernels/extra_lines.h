@@ -1,0 +1,31 @@
+// Kernels that work line by line along one dim: scans (cumsum, cumprod) and
+// sorting (sort, topk). Inputs are contiguous and aligned (callers make them
+// so); outputs are new contiguous tensors.
+#pragma once
+
+#include <cstdint>
+
+#include "core/tensor.h"
+
+namespace gradtrack::kernels {
+
+/// out[..., j, ...] = in[..., 0, ...] (+ or *) ... in[..., j, ...] along `dim`;
+/// `in` already has out's dtype.
+void cumulative(bool is_prod, const Tensor& out, const Tensor& in, int64_t dim);
+
+/// The first `k` elements of each line along `dim` in sorted order (NaN is
+/// larger than every number, as PyTorch's), with their positions in the line.
+/// Ties keep their original order. values/indices have size k along dim.
+void sort_lines(const Tensor& values, const Tensor& indices, const Tensor& in, int64_t dim,
+                bool descending, int64_t k);
+
+/// Per line along `dim`: the k-th smallest element (k counted from 0; NaN is
+/// the largest) and its position; with nan_wins, a line holding NaN gives NaN
+/// at its first NaN (median). values/indices are the keepdim shape.
+void kth_lines(const Tensor& values, const Tensor& indices, const Tensor& in, int64_t dim,
+               int64_t k, bool nan_wins);
+/// Per line: the most frequent value (the smallest of equally frequent ones)
+/// and the last position holding it, as PyTorch's CPU mode.
+void mode_lines(const Tensor& values, const Tensor& indices, const Tensor& in, int64_t dim);
+
+}  // namespace gradtrack::kernels

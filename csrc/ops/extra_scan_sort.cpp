@@ -1,0 +1,156 @@
+// Scans (cumsum, cumprod) and sorts (sort, topk): validate, run the line
+// kernels of kernels/extra_lines.cpp, record.
+#include <cmath>
+
+#include "kernels/extra_lines.h"
+#include "ops/common.h"
+#include "ops/extra_ops.h"
+
+namespace gradtrack::ops {
+
+namespace {
+
+// The input as the kernels read it: contiguous, aligned, in `dt`.
+Tensor kernel_input(const Tensor& a, ScalarType dt) {
+  return kernels::aligned(contiguous(cast_for_kernel(a, dt)));
+}
+
+Tensor scan(const Tensor& a, int64_t dim, std::optional<ScalarType> dtype, bool is_prod) {
+  const int64_t d = wrap_dim(dim, a.dim());
+  // Integers (bool included) accumulate in int64 unless a dtype is given.
+  const ScalarType dt = dtype ? *dtype : (is_floating(a.dtype()) ? a.dtype() : ScalarType::Int64);
+  Tensor out = empty(a.sizes(), dt);
+  kernels::cumulative(is_prod, out, kernel_input(a, dt), a.dim() == 0 ? 0 : d);
+  record(is_prod ? OpKind::Cumprod : OpKind::Cumsum, {&a}, out,
+         [&](autograd::Attrs& at) { at.i0 = d; });
+  return out;
+}
+
+}  // namespace
+
+Tensor cumsum(const Tensor& a, int64_t dim, std::optional<ScalarType> dtype) {
+  return scan(a, dim, dtype, false);
+}
+
+Tensor cumprod(const Tensor& a, int64_t dim, std::optional<ScalarType> dtype) {
+  return scan(a, dim, dtype, true);
+}
+
+namespace {
+
+std::pair<Tensor, Tensor> sorted_k(const Tensor& a, int64_t d, int64_t k, bool descending,
+                                   OpKind kind) {
+  DimVector shape(a.sizes());
+  if (a.dim() > 0) shape[static_cast<size_t>(d)] = k;
+  Tensor values = empty(shape, a.dtype());
+  Tensor indices = empty(shape, ScalarType::Int64);
+  if (a.dim() == 0) {
+    kernels::copy(values, a);
+    kernels::fill(indices, Scalar(int64_t(0)));
+  } else {
+    kernels::sort_lines(values, indices, kernel_input(a, a.dtype()), d, descending, k);
+  }
+  record(kind, {&a}, values, [&](autograd::Attrs& at) { at.i0 = d; }, {&indices});
+  return {values, indices};
+}
+
+}  // namespace
+
+std::pair<Tensor, Tensor> sort(const Tensor& a, int64_t dim, bool descending, bool stable_given) {
+  const int64_t d = wrap_dim(dim, a.dim());
+  return sorted_k(a, d, a.dim() == 0 ? 1 : a.sizes()[static_cast<size_t>(d)], descending,
+                  stable_given ? OpKind::SortStable : OpKind::Sort);
+}
+
+std::pair<Tensor, Tensor> topk(const Tensor& a, int64_t k, int64_t dim, bool largest, bool sorted) {
+  const int64_t d = wrap_dim(dim, a.dim());
+  const int64_t n = a.dim() == 0 ? 1 : a.sizes()[static_cast<size_t>(d)];
+  GT_CHECK(k >= 0 && k <= n, "selected index k out of range");
+  // Sorted or not, the k elements come out in order (PyTorch leaves the
+  // unsorted order unspecified).
+  (void)sorted;
+  return sorted_k(a, d, k, largest, OpKind::Topk);
+}
+
+namespace {
+
+// A value-selecting reduction along one dim (kthvalue, median, mode):
+// keepdim-shaped outputs from `kernel`, then the reduced dim dropped.
+template <typename Kernel>
+std::pair<Tensor, Tensor> select_along(const Tensor& a, int64_t dim, bool keepdim, OpKind kind,
+                                       const Kernel& kernel) {
+  const int64_t d = wrap_dim(dim, a.dim());
+  DimVector shape(a.sizes());
+  if (a.dim() > 0) shape[size_t(d)] = 1;
+  Tensor values = empty(shape, a.dtype());
+  Tensor indices = empty(shape, ScalarType::Int64);
+  if (a.dim() == 0) {
+    kernels::copy(values, a);
+    kernels::fill(indices, Scalar(int64_t(0)));
+  } else {
+    kernel(values, indices, kernel_input(a, a.dtype()), d);
+  }
+  if (!keepdim && a.dim() > 0) {
+    // Drop the reduced dim in place: the results are not views of anything.
+    shape.erase(size_t(d));
+    values->set_geometry(shape, contiguous_strides(shape), 0);
+    indices->set_geometry(shape, contiguous_strides(shape), 0);
+  }
+  record(kind, {&a}, values,
+         [&](autograd::Attrs& at) {
+           at.i0 = d;
+           at.flag = keepdim;
+         },
+         {&indices});
+  return {values, indices};
+}
+
+int64_t line_length(const Tensor& a, int64_t d) {
+  return a.dim() == 0 ? 1 : a.sizes()[size_t(wrap_dim(d, a.dim()))];
+}
+
+}  // namespace
+
+std::pair<Tensor, Tensor> kthvalue(const Tensor& a, int64_t k, int64_t dim, bool keepdim) {
+  const int64_t d = wrap_dim(dim, a.dim());
+  GT_CHECK(k >= 1 && k <= line_length(a, d),
+           "kthvalue(): selected number k out of range for dimension ", d);
+  return select_along(a, d, keepdim, OpKind::Kthvalue,
+                      [&](const Tensor& v, const Tensor& i, const Tensor& in, int64_t dd) {
+                        kernels::kth_lines(v, i, in, dd, k - 1, false);
+                      });
+}
+
+std::pair<Tensor, Tensor> median_dim(const Tensor& a, int64_t dim, bool keepdim) {
+  const int64_t d = wrap_dim(dim, a.dim());
+  const int64_t n = line_length(a, d);
+  GT_CHECK_INDEX(a.dim() == 0 || n > 0, "median(): Expected reduction dim ", d,
+                 " to have non-zero size.");
+  return select_along(a, d, keepdim, OpKind::MedianDim,
+                      [&](const Tensor& v, const Tensor& i, const Tensor& in, int64_t dd) {
+                        kernels::kth_lines(v, i, in, dd, (n - 1) / 2, true);
+                      });
+}
+
+Tensor median_all(const Tensor& a) {
+  Tensor out = empty({}, a.dtype());
+  if (a.numel() == 0) {
+    kernels::fill(out, Scalar(std::nan("")));
+  } else {
+    Tensor flat = reshape(kernel_input(a, a.dtype()), {a.numel()});
+    Tensor idx = empty({1}, ScalarType::Int64), v = empty({1}, a.dtype());
+    kernels::kth_lines(v, idx, flat, 0, (a.numel() - 1) / 2, true);
+    kernels::copy(out, reshape(v, {}));
+  }
+  record(OpKind::MedianAll, {&a}, out);
+  return out;
+}
+
+std::pair<Tensor, Tensor> mode(const Tensor& a, int64_t dim, bool keepdim) {
+  return select_along(a, dim, keepdim, OpKind::Mode,
+                      [&](const Tensor& v, const Tensor& i, const Tensor& in, int64_t dd) {
+                        kernels::mode_lines(v, i, in, dd);
+                      });
+}
+
+}  // namespace gradtrack::ops

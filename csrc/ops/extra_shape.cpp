@@ -1,0 +1,132 @@
+// Shape ops that copy: tril/triu, flip, roll, repeat. Values come from the
+// existing ops with grad mode off (they never alias the input); the node is
+// the op's own row.
+#include <algorithm>
+
+#include "ops/common.h"
+#include "ops/extra_ops.h"
+
+namespace gradtrack::ops {
+
+namespace {
+
+// A result that is certainly a new tensor (an op given nothing to do may
+// return its input).
+Tensor fresh(const Tensor& r, const Tensor& a) {
+  return (r.is_same(a) || r->storage() == a->storage()) ? clone(r) : r;
+}
+
+}  // namespace
+
+Tensor tril(const Tensor& a, int64_t diagonal, bool upper) {
+  GT_CHECK(a.dim() >= 2, upper ? "triu" : "tril", ": input tensor must have at least 2 dimensions");
+  Tensor out;
+  {
+    autograd::AutoGradMode off(false);
+    const int64_t rows = a.sizes()[size_t(a.dim() - 2)], cols = a.sizes()[size_t(a.dim() - 1)];
+    Tensor r = unsqueeze(
+        arange(Scalar(int64_t(0)), Scalar(rows), Scalar(int64_t(1)), ScalarType::Int64), 1);
+    Tensor c = arange(Scalar(int64_t(0)), Scalar(cols), Scalar(int64_t(1)), ScalarType::Int64);
+    // Element (i, j) is kept when j - i <= diagonal (tril) or >= diagonal (triu).
+    Tensor keep = compare(upper ? Cmp::Ge : Cmp::Le, sub(c, r), Scalar(diagonal));
+    out = fresh(where(keep, a, zeros({}, a.dtype())), a);
+  }
+  record(upper ? OpKind::Triu : OpKind::Tril, {&a}, out,
+         [&](autograd::Attrs& at) { at.i0 = diagonal; });
+  return out;
+}
+
+Tensor flip(const Tensor& a, const DimVector& dims) {
+  const uint64_t mask = dims_mask(dims, a.dim(), false);
+  Tensor out;
+  {
+    autograd::AutoGradMode off(false);
+    Tensor r = a;
+    for (int64_t d = 0; d < a.dim(); ++d) {
+      if (!(mask >> d & 1)) continue;
+      const int64_t n = a.sizes()[size_t(d)];
+      Tensor idx =
+          arange(Scalar(n - 1), Scalar(int64_t(-1)), Scalar(int64_t(-1)), ScalarType::Int64);
+      r = index_select(r, d, idx);
+    }
+    out = fresh(contiguous(r), a);
+  }
+  DimVector wrapped;
+  for (int64_t d = 0; d < a.dim(); ++d)
+    if (mask >> d & 1) wrapped.push_back(d);
+  record(OpKind::Flip, {&a}, out, [&](autograd::Attrs& at) { at.ints0 = wrapped; });
+  return out;
+}
+
+namespace {
+
+Tensor roll_one(const Tensor& a, int64_t shift, int64_t d) {
+  const int64_t n = a.sizes()[size_t(d)];
+  if (n == 0) return a;
+  const int64_t s = ((shift % n) + n) % n;
+  if (s == 0) return a;
+  return cat({narrow(a, d, n - s, s), narrow(a, d, 0, n - s)}, d);
+}
+
+}  // namespace
+
+Tensor roll(const Tensor& a, const DimVector& shifts, const DimVector& dims) {
+  GT_CHECK(!shifts.empty(), "`shifts` required");
+  GT_CHECK(dims.empty() || shifts.size() == dims.size(),
+           "shifts and dimensions must align. shifts: ", shifts.size(), ", dims:", dims.size());
+  GT_CHECK(!dims.empty() || shifts.size() == 1,
+           "shifts and dimensions must align. shifts: ", shifts.size(), ", dims:", dims.size());
+  DimVector wrapped;
+  for (int64_t d : dims) wrapped.push_back(wrap_dim(d, a.dim()));
+  Tensor out;
+  {
+    autograd::AutoGradMode off(false);
+    if (dims.empty()) {
+      out = view(roll_one(flatten(contiguous(a), 0, -1), shifts[0], 0), a.sizes());
+    } else {
+      out = a;
+      for (size_t i = 0; i < shifts.size(); ++i) out = roll_one(out, shifts[i], wrapped[i]);
+    }
+    out = fresh(contiguous(out), a);
+  }
+  record(OpKind::Roll, {&a}, out, [&](autograd::Attrs& at) {
+    at.ints0 = shifts;
+    at.ints1 = wrapped;
+  });
+  return out;
+}
+
+Tensor repeat(const Tensor& a, const DimVector& repeats) {
+  GT_CHECK(static_cast<int64_t>(repeats.size()) >= a.dim(),
+           "Number of dimensions of repeat dims can not be smaller than number of dimensions of "
+           "tensor");
+  const size_t nd = repeats.size(), lead = nd - static_cast<size_t>(a.dim());
+  DimVector padded(nd, 1), target;
+  for (size_t i = 0; i < static_cast<size_t>(a.dim()); ++i) padded[lead + i] = a.sizes()[i];
+  for (size_t i = 0; i < nd; ++i) target.push_back(padded[i] * repeats[i]);
+  for (size_t i = 0; i < nd; ++i) {
+    GT_CHECK(target[i] >= 0, "Trying to create tensor with negative dimension ", target[i], ": ",
+             shape_str(target));
+  }
+  Tensor out;
+  {
+    autograd::AutoGradMode off(false);
+    // [1, s0, 1, s1, ...] expanded to [r0, s0, r1, s1, ...], then merged pairwise.
+    DimVector split, expanded;
+    for (size_t i = 0; i < nd; ++i) {
+      split.push_back(1);
+      split.push_back(padded[i]);
+      expanded.push_back(repeats[i]);
+      expanded.push_back(padded[i]);
+    }
+    out = empty(target, a.dtype());
+    if (out.numel() > 0) {
+      Tensor src = expand(reshape(a, split), expanded);
+      kernels::copy(view(out, expanded), src);
+    }
+  }
+  record(OpKind::Repeat, {&a}, out, [&](autograd::Attrs& at) { at.ints0 = repeats; });
+  return out;
+}
+
+}  // namespace gradtrack::ops

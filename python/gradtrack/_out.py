@@ -1,0 +1,100 @@
+"""``out=`` with torch's rules, for the functions that take it.
+
+NOTE [out= rules] (measured on torch 2.13)
+- with grad mode on, any tensor argument (out included) that requires grad
+  is refused: "<name>(): functions with out=... arguments don't support
+  automatic differentiation, but one of the arguments requires grad.";
+- the result is computed, then written into ``out`` in place: its
+  ``_version`` bumps and views of it see the write;
+- an ``out`` of another shape is resized first, with torch's deprecation
+  warning when it had elements;
+- elementwise ops refuse a result dtype that cannot be cast to ``out``'s
+  ("result type Float can't be cast to the desired output type Long");
+  reductions and scans cast freely;
+- ops returning (values, indices) take a tuple of two tensors.
+"""
+
+import functools
+import inspect
+import warnings
+
+from . import _C
+
+_RESIZED = ("An output with one or more elements was resized since it had shape {old}, which does "
+            "not match the required output shape {new}. This behavior is deprecated, and in a "
+            "future PyTorch release outputs will not be resized unless they have zero elements. "
+            "You can explicitly reuse an out tensor t by resizing it, inplace, to zero elements "
+            "with t.resize_(0).")
+_KIND = {"bool": 0, "uint8": 1, "int32": 1, "int64": 1, "float32": 2, "float64": 2}
+_NAME = {"bool": "Bool", "uint8": "Byte", "int32": "Int", "int64": "Long", "float32": "Float",
+         "float64": "Double"}
+
+
+def _key(dtype):
+    return repr(dtype).split(".", 1)[1]
+
+
+def _shape(t):
+    return "[" + ", ".join(str(s) for s in t.shape) + "]"
+
+
+def check_grad(name, args, out):
+    """torch's refusal when an argument (or out) requires grad."""
+    if not _C.is_grad_enabled():
+        return
+    outs = out if isinstance(out, (tuple, list)) else (out,)
+    for a in (*args, *outs):
+        if isinstance(a, _C.Tensor) and a.requires_grad:
+            raise RuntimeError(f"{name}(): functions with out=... arguments don't support "
+                               "automatic differentiation, but one of the arguments requires grad.")
+
+
+def write(out, result, strict_cast):
+    """Writes ``result`` into ``out`` (resized if needed); returns ``out``."""
+    if strict_cast and _KIND[_key(result.dtype)] > _KIND[_key(out.dtype)]:
+        raise RuntimeError(f"result type {_NAME[_key(result.dtype)]} can't be cast to the desired "
+                           f"output type {_NAME[_key(out.dtype)]}")
+    if tuple(out.shape) != tuple(result.shape):
+        if out.numel() != 0:
+            warnings.warn(_RESIZED.format(old=_shape(out), new=_shape(result)), UserWarning,
+                          stacklevel=4)
+        _C._inplace.set_data(out, _C.empty(tuple(result.shape), dtype=out.dtype))
+    with _no_grad():
+        out.copy_(result)
+    return out
+
+
+def _no_grad():
+    from .autograd.grad_mode import no_grad
+    return no_grad()
+
+
+def call(name, fn, args, kwargs, out, strict_cast=False):
+    """``fn(*args, **kwargs)`` written into ``out`` (a tensor, or a tuple of
+    tensors for a tuple result)."""
+    check_grad(name, (*args, *kwargs.values()), out)
+    with _no_grad():
+        result = fn(*args, **kwargs)
+    if isinstance(result, tuple):
+        if not isinstance(out, (tuple, list)) or len(out) != len(result):
+            raise TypeError(f"{name}(): argument 'out' must be tuple of Tensors")
+        for o, r in zip(out, result):
+            write(o, r, strict_cast)
+        return type(result)(tuple(out))
+    return write(out, result, strict_cast)
+
+
+def accepts_out(name, strict_cast=False):
+    """Decorates ``fn`` so that ``out=`` routes through :func:`call`."""
+    def wrap(fn):
+        @functools.wraps(fn)
+        def with_out(*args, out=None, **kwargs):
+            if out is None:
+                return fn(*args, **kwargs)
+            return call(name, fn, args, kwargs, out, strict_cast)
+        sig = inspect.signature(fn)
+        params = list(sig.parameters.values())
+        params.append(inspect.Parameter("out", inspect.Parameter.KEYWORD_ONLY, default=None))
+        with_out.__signature__ = sig.replace(parameters=params)
+        return with_out
+    return wrap

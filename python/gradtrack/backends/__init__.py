@@ -1,0 +1,3 @@
+"""``torch.backends``: the backend switches device-portable scripts query."""
+
+from . import mps  # noqa: F401

@@ -1,0 +1,123 @@
+"""torch's calling conventions for device-portable and old scripts (issue 19):
+CPU-only device answers, device= errors, the default dtype and device, and the
+legacy names (FloatTensor & co., Tensor.type() strings, autograd.Variable),
+each against torch 2.13.
+"""
+
+import pytest
+
+import gradtrack
+
+from helpers import same
+
+
+def test_manual_seed_takes_seed_by_keyword():
+    gradtrack.manual_seed(seed=3)
+    a = gradtrack.rand(3)
+    gradtrack.manual_seed(3)
+    assert a.tolist() == gradtrack.rand(3).tolist()
+
+
+@pytest.mark.parametrize("probe", [
+    lambda lib: lib.cuda.is_available(),
+    lambda lib: lib.cuda.device_count(),
+    lambda lib: lib.backends.mps.is_available(),
+    lambda lib: lib.accelerator.is_available(),
+], ids=["cuda", "cuda_count", "mps", "accelerator"])
+def test_no_accelerator_answers(probe):
+    same(probe)
+
+
+DEVICE_CASES = {
+    "zeros_cuda": lambda lib: lib.zeros(2, device="cuda"),
+    "ones_cuda0": lambda lib: lib.ones(2, device="cuda:0"),
+    "tensor_cuda": lambda lib: lib.tensor([1.0], device="cuda"),
+    "device_obj_cuda": lambda lib: lib.zeros(2, device=lib.device("cuda")),
+    "full_cuda": lambda lib: lib.full((2,), 1.0, device="cuda"),
+    "arange_cuda": lambda lib: lib.arange(3, device="cuda"),
+    "eye_cuda": lambda lib: lib.eye(2, device="cuda"),
+    "randn_cuda": lambda lib: lib.randn(2, device="cuda"),
+    "zeros_like_cuda": lambda lib: lib.zeros_like(lib.ones(2), device="cuda"),
+    "to_cuda": lambda lib: lib.zeros(2).to("cuda"),
+    "to_kw_cuda": lambda lib: lib.zeros(2).to(device="cuda"),
+    "cuda_method": lambda lib: lib.zeros(2).cuda(),
+    "cpu_ok": lambda lib: (lib.zeros(2, device="cpu"), lib.ones(1, device=lib.device("cpu")),
+                           lib.zeros(1).to("cpu")),
+    "device_repr": lambda lib: (repr(lib.device("cuda", 1)), str(lib.device("cuda:0")),
+                                lib.device("cpu") == "cpu", lib.device("cpu") == lib.device("cpu:0"),
+                                lib.zeros(1).device == lib.device("cpu"), repr(lib.zeros(1).device)),
+    "device_bad": lambda lib: lib.device("foo"),
+    "portable_pattern": lambda lib: lib.ones(2).to(
+        lib.device("cuda" if lib.cuda.is_available() else "cpu")),
+}
+
+
+@pytest.mark.parametrize("case", sorted(DEVICE_CASES))
+def test_devices_match_torch(case):
+    same(DEVICE_CASES[case])
+
+
+def test_default_dtype_round_trip():
+    torch = pytest.importorskip("torch")
+    for lib in (gradtrack, torch):
+        assert lib.get_default_dtype() is lib.float32
+        lib.set_default_dtype(lib.float64)
+        try:
+            got = (lib.get_default_dtype() is lib.float64, lib.tensor([1.5]).dtype,
+                   lib.zeros(2).dtype, lib.arange(0.0, 1.0).dtype, (lib.tensor([1]) * 0.5).dtype,
+                   lib.tensor([1]).sqrt().dtype, lib.rand(2).dtype, lib.ones(1).type(),
+                   repr(lib.tensor([1.5], dtype=lib.float32)))
+        finally:
+            lib.set_default_dtype(lib.float32)
+        name = lib.__name__
+        assert got[1:] == (lib.float64,) * 6 + (f"{name}.DoubleTensor",
+                                                f"tensor([1.5000], dtype={name}.float32)")
+        assert lib.tensor([1.5]).dtype is lib.float32
+
+
+@pytest.mark.parametrize("bad", ["int64", "bool"])
+def test_set_default_dtype_refuses_non_float(bad):
+    same(lambda lib: lib.set_default_dtype(getattr(lib, bad)))
+
+
+def test_default_device():
+    same(lambda lib: (lib.set_default_device("cpu"), repr(lib.zeros(1).device),
+                      lib.set_default_device(None), repr(lib.get_default_device())))
+
+
+LEGACY = {
+    "float_tensor_data": lambda lib: lib.FloatTensor([1, 2]),
+    "float_tensor_sizes": lambda lib: lib.FloatTensor(2, 3).shape,
+    "long_tensor": lambda lib: lib.LongTensor([1, 2]),
+    "int_tensor": lambda lib: lib.IntTensor([[1], [2]]),
+    "bool_tensor": lambda lib: lib.BoolTensor([1, 0]),
+    "double_tensor_size": lambda lib: lib.DoubleTensor(2).shape,
+    "double_tensor_dtype": lambda lib: str(lib.DoubleTensor([1]).dtype),
+    "empty": lambda lib: lib.FloatTensor(),
+    "isinstance": lambda lib: (isinstance(lib.zeros(2), lib.FloatTensor),
+                               isinstance(lib.zeros(2, dtype=lib.float64), lib.FloatTensor),
+                               isinstance(lib.zeros(2, dtype=lib.int64), lib.LongTensor)),
+    "type_strings": lambda lib: [lib.zeros(1, dtype=getattr(lib, d)).type()
+                                 for d in ("float32", "float64", "int64", "int32", "bool",
+                                           "uint8")],
+    "type_convert": lambda lib: (lib.zeros(2).type(lib.float64),
+                                 lib.zeros(2).type(lib.__name__ + ".LongTensor"),
+                                 lib.zeros(2).type(lib.IntTensor)),
+    "variable": lambda lib: (lambda t: (lambda v: (v, v.is_leaf, v.requires_grad, v is t,
+                                                   isinstance(t, lib.autograd.Variable)))(
+        lib.autograd.Variable(t, requires_grad=True)))(lib.ones(2)),
+    "variable_of_nonleaf": lambda lib: lib.autograd.Variable(lib.ones(2, requires_grad=True) * 2),
+}
+
+
+@pytest.mark.parametrize("case", sorted(LEGACY))
+def test_legacy_names_match_torch(case):
+    same(LEGACY[case])
+
+
+def test_variable_shares_memory():
+    t = gradtrack.ones(2)
+    v = gradtrack.autograd.Variable(t, requires_grad=True)
+    with gradtrack.no_grad():
+        v.mul_(3)
+    assert t.tolist() == [3.0, 3.0]

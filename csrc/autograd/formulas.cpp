@@ -1021,17 +1021,6 @@ const FormulaRow kRows[] = {
     Row(OpKind::HuberLoss, "HuberLossBackward0", nn_formulas::huber_bw)
         .saves_input(0, ForGrads01)
         .saves_input(1, ForGrads01),
-    Row(OpKind::Tan, "TanBackward0", tan_bw).saves_result(),
-    Row(OpKind::Asin, "AsinBackward0", asin_bw).saves_input(0, ForGrad0),
-    Row(OpKind::Acos, "AcosBackward0", acos_bw).saves_input(0, ForGrad0),
-    Row(OpKind::Atan, "AtanBackward0", atan_bw).saves_input(0, ForGrad0),
-    Row(OpKind::Sinh, "SinhBackward0", sinh_bw).saves_input(0, ForGrad0),
-    Row(OpKind::Cosh, "CoshBackward0", cosh_bw).saves_input(0, ForGrad0),
-    Row(OpKind::Log2, "Log2Backward0", log2_bw).saves_input(0, ForGrad0),
-    Row(OpKind::Log10, "Log10Backward0", log10_bw).saves_input(0, ForGrad0),
-    Row(OpKind::Erf, "ErfBackward0", erf_bw).saves_input(0, ForGrad0),
-    Row(OpKind::Exp2, "Exp2Backward0", exp2_bw).saves_result(),
-    Row(OpKind::Frac, "FracBackward0", pass_bw),
     // round-2 tensor ops (issue 19); formulas in formulas_extra.cpp
     Row(OpKind::Cumsum, "CumsumBackward0", extra::cumsum_bw),
     Row(OpKind::Cumprod, "CumprodBackward0", extra::cumprod_bw)

@@ -65,14 +65,15 @@ template <typename F>
 void random_factory(py::module_& m, const char* name, F make) {
   m.def(
       name,
-      [make, name](const py::args& size, py::handle gen, py::handle dtype, bool rg, py::handle,
-                   py::handle) {
+      [make, name](const py::args& size, py::handle gen, py::handle dtype, bool rg,
+                   py::handle device, py::handle) {
+        check_device(device);
         GT_CHECK_TYPE(size.size() > 0, name,
                       "() missing 1 required positional arguments: \"size\"");
         DimVector sizes = parse_sizes(size, name);
         ScalarType dt;
         try {
-          dt = dtype_or(dtype, ScalarType::Float32);
+          dt = dtype_or(dtype, default_float_type());
         } catch (const TypeError& e) {
           throw TypeError(std::string(name) + "(): " + e.what());
         }

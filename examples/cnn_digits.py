@@ -2,8 +2,8 @@
 
 The data set ships inside scikit-learn (``sklearn.datasets.load_digits``: 1797
 images, 10 classes), so nothing is downloaded. The model is two 3x3
-convolutions (``nn.Conv2d``, ``nn.ReLU``, ``nn.MaxPool2d``) and two linear
-layers, trained with ``nn.CrossEntropyLoss``, ``optim.SGD(momentum=0.9)``
+convolutions (``nn.Conv2d``, ``nn.BatchNorm2d``, ``nn.ReLU``, ``nn.MaxPool2d``) and
+two linear layers with ``nn.Dropout`` between them, trained with ``nn.CrossEntropyLoss``, ``optim.SGD(momentum=0.9)``
 with weight decay and a cosine learning-rate decay, on images shifted at random
 by up to one pixel each epoch; a tqdm bar shows the epochs. It reaches about
 98-99% test accuracy in seconds.
@@ -40,14 +40,20 @@ def load_data(seed=0):
 def make_model(channels=16):
     """8x8 -> conv 3x3 -> 8x8 -> pool -> 4x4 -> conv 3x3 -> 4x4 -> pool -> 2x2 -> 10 classes."""
     return nn.Sequential(
-        nn.Conv2d(1, channels, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2),
-        nn.Conv2d(channels, 2 * channels, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2),
-        nn.Flatten(), nn.Linear(2 * channels * 2 * 2, 64), nn.ReLU(), nn.Linear(64, 10))
+        nn.Conv2d(1, channels, 3, padding=1), nn.BatchNorm2d(channels), nn.ReLU(),
+        nn.MaxPool2d(2),
+        nn.Conv2d(channels, 2 * channels, 3, padding=1), nn.BatchNorm2d(2 * channels), nn.ReLU(),
+        nn.MaxPool2d(2),
+        nn.Flatten(), nn.Linear(2 * channels * 2 * 2, 64), nn.ReLU(), nn.Dropout(0.25),
+        nn.Linear(64, 10))
 
 
 def accuracy(model, X, y):
+    """Accuracy in eval mode: BatchNorm uses its running statistics, Dropout is off."""
+    model.eval()
     with gt.no_grad():
         predicted = model(X).argmax(1)
+    model.train()
     return (predicted == y).float().mean().item()
 
 

@@ -8,6 +8,7 @@ neither needs it nor starts MPI.
 
 import enum
 import sys
+import time
 import warnings
 
 __all__ = ["Backend", "ReduceOp", "ProcessGroup", "GroupMember", "group", "is_available",
@@ -187,6 +188,9 @@ def _abort_on_uncaught_exception(comm):
     def hook(kind, value, tb):
         previous(kind, value, tb)
         sys.stderr.flush()
+        # The abort tears the job down at once; give mpiexec a moment to forward the
+        # traceback first, or the user sees only its first line.
+        time.sleep(0.5)
         comm.Abort(1)
     sys.excepthook = hook
 

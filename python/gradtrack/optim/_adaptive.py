@@ -116,3 +116,46 @@ def upgrade_steps(optimizer, fused_key=None):
             p_state = optimizer.state.get(p, {})
             if len(p_state) != 0 and not isinstance(p_state["step"], _Tensor):
                 p_state["step"] = _C.tensor(float(p_state["step"]), dtype=scalar_dtype(fused))
+
+
+def check_adam_args(lr, eps, betas, weight_decay):
+    """PyTorch's checks, in its order, of the arguments the Adam family shares."""
+    if not 0.0 <= lr:
+        raise ValueError(f"Invalid learning rate: {lr}")
+    if not 0.0 <= eps:
+        raise ValueError(f"Invalid epsilon value: {eps}")
+    if not 0.0 <= betas[0] < 1.0:
+        raise ValueError(f"Invalid beta parameter at index 0: {betas[0]}")
+    if not 0.0 <= betas[1] < 1.0:
+        raise ValueError(f"Invalid beta parameter at index 1: {betas[1]}")
+    if not 0.0 <= weight_decay:
+        raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+
+
+def fill_group_defaults(optimizer, defaults, *upgrade_args):
+    """``__setstate__``'s work after the base class: a group saved before a key existed
+    gets its default, and old ``step`` numbers become tensors."""
+    for group in optimizer.param_groups:
+        for key, value in defaults.items():
+            group.setdefault(key, value)
+    upgrade_steps(optimizer, *upgrade_args)
+
+
+def new_state(optimizer, p, *names):
+    """``p``'s state, created on first use: ``step``, then a zero tensor per name."""
+    state = optimizer.state[p]
+    if len(state) == 0:
+        state["step"] = new_step()
+        for name in names:
+            state[name] = zeros_like(p)
+    return state
+
+
+def group_params(group, init_state):
+    """The group's parameters that have a gradient, their states and the group's lr;
+    ``capturable`` is refused (no supported device) once there is something to update."""
+    params = [p for p in group["params"] if grad_of(p) is not None]
+    states = [init_state(p) for p in params]
+    if group["capturable"] and params:
+        raise AssertionError(CAPTURABLE_MESSAGE)
+    return params, states, as_float(group["lr"])

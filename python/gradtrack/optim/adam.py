@@ -19,9 +19,9 @@ move them: ``p`` +1 (+2 with decoupled decay), ``step`` +1, ``exp_avg`` +1,
 """
 
 from .. import _C
-from ._adaptive import (CAPTURABLE_MESSAGE, as_float, check_differentiable, check_fused,
-                        check_fused_param, check_tensor_lr, grad_of, new_step, run_step,
-                        upgrade_steps, zeros_like)
+from ._adaptive import (CAPTURABLE_MESSAGE, as_float, check_adam_args, check_differentiable,
+                        check_fused, check_fused_param, check_tensor_lr, grad_of, new_step,
+                        run_step, upgrade_steps, zeros_like)
 from .optimizer import Optimizer
 
 _Tensor = _C.Tensor
@@ -47,16 +47,7 @@ class Adam(Optimizer):
                  amsgrad=False, *, foreach=None, maximize=False, capturable=False,
                  differentiable=False, fused=None, decoupled_weight_decay=False):
         check_tensor_lr(lr, foreach, capturable)
-        if not 0.0 <= lr:
-            raise ValueError(f"Invalid learning rate: {lr}")
-        if not 0.0 <= eps:
-            raise ValueError(f"Invalid epsilon value: {eps}")
-        if not 0.0 <= betas[0] < 1.0:
-            raise ValueError(f"Invalid beta parameter at index 0: {betas[0]}")
-        if not 0.0 <= betas[1] < 1.0:
-            raise ValueError(f"Invalid beta parameter at index 1: {betas[1]}")
-        if not 0.0 <= weight_decay:
-            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+        check_adam_args(lr, eps, betas, weight_decay)
         betas = _check_betas(betas, foreach, capturable)
         defaults = {"lr": lr, "betas": betas, "eps": eps, "weight_decay": weight_decay,
                     "amsgrad": amsgrad, "maximize": maximize, "foreach": foreach,

@@ -18,8 +18,9 @@ in one C++ pass. Versions: ``p`` +2 (+3 with decoupled decay), ``step``,
 """
 
 from .. import _C
-from ._adaptive import (as_float, check_differentiable, check_tensor_lr, grad_of, new_step,
-                        run_step, scalar_dtype, upgrade_steps, zeros_like)
+from ._adaptive import (as_float, check_adam_args, check_differentiable, check_tensor_lr,
+                        fill_group_defaults, grad_of, new_step, run_step, scalar_dtype,
+                        zeros_like)
 from .optimizer import Optimizer
 
 _Tensor = _C.Tensor
@@ -45,16 +46,7 @@ class NAdam(Optimizer):
                  momentum_decay=4e-3, decoupled_weight_decay=False, *, foreach=None,
                  maximize=False, capturable=False, differentiable=False):
         check_tensor_lr(lr)
-        if not 0.0 <= lr:
-            raise ValueError(f"Invalid learning rate: {lr}")
-        if not 0.0 <= eps:
-            raise ValueError(f"Invalid epsilon value: {eps}")
-        if not 0.0 <= betas[0] < 1.0:
-            raise ValueError(f"Invalid beta parameter at index 0: {betas[0]}")
-        if not 0.0 <= betas[1] < 1.0:
-            raise ValueError(f"Invalid beta parameter at index 1: {betas[1]}")
-        if not 0.0 <= weight_decay:
-            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+        check_adam_args(lr, eps, betas, weight_decay)
         if not 0.0 <= momentum_decay:
             raise ValueError(f"Invalid momentum_decay value: {momentum_decay}")
         defaults = {"lr": lr, "betas": betas, "eps": eps, "weight_decay": weight_decay,
@@ -66,13 +58,8 @@ class NAdam(Optimizer):
 
     def __setstate__(self, state):
         super().__setstate__(state)
-        for group in self.param_groups:
-            group.setdefault("maximize", False)
-            group.setdefault("foreach", None)
-            group.setdefault("capturable", False)
-            group.setdefault("differentiable", False)
-            group.setdefault("decoupled_weight_decay", False)
-        upgrade_steps(self)
+        fill_group_defaults(self, {"maximize": False, "foreach": None, "capturable": False,
+                                   "differentiable": False, "decoupled_weight_decay": False})
         for p_state in self.state.values():
             if len(p_state) != 0 and not isinstance(p_state.get("mu_product", 0), _Tensor):
                 p_state["mu_product"] = _C.tensor(float(p_state["mu_product"]),

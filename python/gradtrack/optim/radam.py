@@ -18,8 +18,8 @@ in one C++ pass. Versions: ``p`` +1 (+2 with decoupled decay), ``step`` and
 """
 
 from .. import _C
-from ._adaptive import (CAPTURABLE_MESSAGE, as_float, check_differentiable, check_tensor_lr,
-                        grad_of, new_step, run_step, upgrade_steps, zeros_like)
+from ._adaptive import (check_adam_args, check_differentiable, check_tensor_lr,
+                        fill_group_defaults, grad_of, group_params, new_state, run_step)
 from .optimizer import Optimizer
 
 _radam_update = _C._optim.radam_update
@@ -42,16 +42,7 @@ class RAdam(Optimizer):
                  decoupled_weight_decay=False, *, foreach=None, maximize=False,
                  capturable=False, differentiable=False):
         check_tensor_lr(lr)
-        if not 0.0 <= lr:
-            raise ValueError(f"Invalid learning rate: {lr}")
-        if not 0.0 <= eps:
-            raise ValueError(f"Invalid epsilon value: {eps}")
-        if not 0.0 <= betas[0] < 1.0:
-            raise ValueError(f"Invalid beta parameter at index 0: {betas[0]}")
-        if not 0.0 <= betas[1] < 1.0:
-            raise ValueError(f"Invalid beta parameter at index 1: {betas[1]}")
-        if not 0.0 <= weight_decay:
-            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+        check_adam_args(lr, eps, betas, weight_decay)
         defaults = {"lr": lr, "betas": betas, "eps": eps, "weight_decay": weight_decay,
                     "maximize": maximize, "foreach": foreach, "capturable": capturable,
                     "decoupled_weight_decay": decoupled_weight_decay,
@@ -60,32 +51,15 @@ class RAdam(Optimizer):
 
     def __setstate__(self, state):
         super().__setstate__(state)
-        for group in self.param_groups:
-            group.setdefault("foreach", None)
-            group.setdefault("maximize", False)
-            group.setdefault("differentiable", False)
-            group.setdefault("decoupled_weight_decay", False)
-            group.setdefault("capturable", False)
-        upgrade_steps(self)
+        fill_group_defaults(self, {"foreach": None, "maximize": False, "differentiable": False,
+                                   "decoupled_weight_decay": False, "capturable": False})
 
     def step(self, closure=None):
         """One RAdam step for every parameter with a gradient; returns ``closure()``'s loss."""
         return run_step(self, closure, "RAdam.step", self._step_group)
 
-    def _init_state(self, p):
-        state = self.state[p]
-        if len(state) == 0:
-            state["step"] = new_step()
-            state["exp_avg"] = zeros_like(p)
-            state["exp_avg_sq"] = zeros_like(p)
-        return state
-
     def _step_group(self, group):
-        params = [p for p in group["params"] if grad_of(p) is not None]
-        states = [self._init_state(p) for p in params]
-        if group["capturable"] and params:
-            raise AssertionError(CAPTURABLE_MESSAGE)
-        lr = as_float(group["lr"])
+        params, states, lr = group_params(group, lambda p: new_state(self, p, "exp_avg", "exp_avg_sq"))
         beta1, beta2 = group["betas"]
         eps, weight_decay, maximize = group["eps"], group["weight_decay"], group["maximize"]
         decoupled = group["decoupled_weight_decay"]

@@ -17,7 +17,7 @@ in one C++ pass. Versions: ``p`` +1, ``step`` +1, ``square_avg`` +2,
 
 from .. import _C
 from ._adaptive import (CAPTURABLE_MESSAGE, as_float, check_differentiable, check_tensor_lr,
-                        grad_of, new_step, run_step, upgrade_steps, zeros_like)
+                        fill_group_defaults, grad_of, new_step, run_step, zeros_like)
 from .optimizer import Optimizer
 
 _rmsprop_update = _C._optim.rmsprop_update
@@ -57,14 +57,9 @@ class RMSprop(Optimizer):
 
     def __setstate__(self, state):
         super().__setstate__(state)
-        for group in self.param_groups:
-            group.setdefault("momentum", 0)
-            group.setdefault("centered", False)
-            group.setdefault("foreach", None)
-            group.setdefault("maximize", False)
-            group.setdefault("differentiable", False)
-            group.setdefault("capturable", False)
-        upgrade_steps(self)
+        fill_group_defaults(self, {"momentum": 0, "centered": False, "foreach": None,
+                                   "maximize": False, "differentiable": False,
+                                   "capturable": False})
 
     def step(self, closure=None):
         """One RMSprop step for every parameter with a gradient; returns ``closure()``'s loss."""

@@ -192,7 +192,8 @@ def test_cnn_digits_short_run():
     out = run_example("cnn_digits.py", "--epochs", "6", "--no-progress")
     assert "Conv2d(1, 32, kernel_size=(3, 3), stride=(1, 1), padding=(1, 1))" in out
     assert "MaxPool2d(kernel_size=2, stride=2, padding=0, dilation=1, ceil_mode=False)" in out
-    assert "BatchNorm2d(32, eps=1e-05, momentum=0.1, affine=True, track_running_stats=True)" in out
+    assert ("BatchNorm2d(32, eps=1e-05, momentum=0.1, affine=True, bias=True, "
+            "track_running_stats=True)") in out
     assert "Dropout(p=0.25, inplace=False)" in out
     assert _accuracy(out) >= 0.85  # chance is 0.1
 

@@ -110,8 +110,8 @@ void init_nn(py::module_& m);       // _C._nn and _C._optim
 void init_runtime(py::module_& m);
 void init_autograd(py::module_& m);
 void init_function(py::module_& m);
-void init_random(py::module_& m);  // _C._random
-void init_conv(py::module_& m);  // _C._conv: convolution and pooling
+void init_random(py::module_& m);       // _C._random
+void init_conv(py::module_& m);         // _C._conv: convolution and pooling
 void init_saved_hooks(py::module_& m);  // _C._saved_hooks (saved-tensor hooks)
 void init_forward_ad(py::module_& m);   // _C._forward_ad (forward-mode AD)
 

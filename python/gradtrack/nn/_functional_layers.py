@@ -40,7 +40,7 @@ def _apply(kind, input, inplace, a=0.0, b=0.0, c=0.0):  # noqa: A002
 
 # ---- activations ----------------------------------------------------------------------------
 
-def gelu(input, approximate="none"):  # noqa: A002
+def gelu(input, *, approximate="none"):  # noqa: A002
     """Gaussian error linear unit ``x * Phi(x)``; ``approximate='tanh'`` uses the tanh form.
 
     >>> import gradtrack

@@ -2,9 +2,8 @@
 
 from ... import _C
 from .. import functional as F
-from .. import init
-from ..parameter import Parameter
 from .module import Module
+from .normalization import add_affine_parameters, reset_affine_parameters
 
 
 class _BatchNorm(Module):
@@ -21,15 +20,7 @@ class _BatchNorm(Module):
         self.momentum = momentum
         self.affine = affine
         self.track_running_stats = track_running_stats
-        if affine:
-            self.weight = Parameter(_C.empty(num_features, dtype=dtype))
-            if bias:
-                self.bias = Parameter(_C.empty(num_features, dtype=dtype))
-            else:
-                self.register_parameter("bias", None)
-        else:
-            self.register_parameter("weight", None)
-            self.register_parameter("bias", None)
+        add_affine_parameters(self, affine, bias, (num_features,), dtype)
         if track_running_stats:
             self.register_buffer("running_mean", _C.zeros(num_features, dtype=dtype))
             self.register_buffer("running_var", _C.ones(num_features, dtype=dtype))
@@ -50,10 +41,7 @@ class _BatchNorm(Module):
     def reset_parameters(self):
         """Resets the running statistics, ``weight`` to ones and ``bias`` to zeros."""
         self.reset_running_stats()
-        if self.affine:
-            init.ones_(self.weight)
-            if self.bias is not None:
-                init.zeros_(self.bias)
+        reset_affine_parameters(self, self.affine)
 
     def _check_input_dim(self, input):  # noqa: A002
         if input.dim() not in self._dims:

@@ -9,6 +9,28 @@ from ..parameter import Parameter
 from .module import Module
 
 
+def add_affine_parameters(module, affine, bias, shape, dtype):
+    """The norm layers' ``weight`` and ``bias`` of ``shape`` (registered as None when off),
+    as torch's BatchNorm, LayerNorm and GroupNorm make them."""
+    if affine:
+        module.weight = Parameter(_C.empty(*shape, dtype=dtype))
+        if bias:
+            module.bias = Parameter(_C.empty(*shape, dtype=dtype))
+        else:
+            module.register_parameter("bias", None)
+    else:
+        module.register_parameter("weight", None)
+        module.register_parameter("bias", None)
+
+
+def reset_affine_parameters(module, affine):
+    """``weight`` to ones and ``bias`` (if any) to zeros."""
+    if affine:
+        init.ones_(module.weight)
+        if module.bias is not None:
+            init.zeros_(module.bias)
+
+
 class LayerNorm(Module):
     """Normalizes over the trailing ``normalized_shape`` dims; ``weight`` (ones) and ``bias``
     (zeros) have that shape when ``elementwise_affine``.
@@ -30,23 +52,12 @@ class LayerNorm(Module):
         self.normalized_shape = tuple(normalized_shape)
         self.eps = eps
         self.elementwise_affine = elementwise_affine
-        if elementwise_affine:
-            self.weight = Parameter(_C.empty(*self.normalized_shape, dtype=dtype))
-            if bias:
-                self.bias = Parameter(_C.empty(*self.normalized_shape, dtype=dtype))
-            else:
-                self.register_parameter("bias", None)
-        else:
-            self.register_parameter("weight", None)
-            self.register_parameter("bias", None)
+        add_affine_parameters(self, elementwise_affine, bias, self.normalized_shape, dtype)
         self.reset_parameters()
 
     def reset_parameters(self):
         """Sets ``weight`` to ones and ``bias`` to zeros."""
-        if self.elementwise_affine:
-            init.ones_(self.weight)
-            if self.bias is not None:
-                init.zeros_(self.bias)
+        reset_affine_parameters(self, self.elementwise_affine)
 
     def forward(self, input):  # noqa: A002 - torch's argument name
         return F.layer_norm(input, self.normalized_shape, self.weight, self.bias, self.eps)
@@ -75,23 +86,12 @@ class GroupNorm(Module):
         self.num_channels = num_channels
         self.eps = eps
         self.affine = affine
-        if affine:
-            self.weight = Parameter(_C.empty(num_channels, dtype=dtype))
-            if bias:
-                self.bias = Parameter(_C.empty(num_channels, dtype=dtype))
-            else:
-                self.register_parameter("bias", None)
-        else:
-            self.register_parameter("weight", None)
-            self.register_parameter("bias", None)
+        add_affine_parameters(self, affine, bias, (num_channels,), dtype)
         self.reset_parameters()
 
     def reset_parameters(self):
         """Sets ``weight`` to ones and ``bias`` to zeros."""
-        if self.affine:
-            init.ones_(self.weight)
-            if self.bias is not None:
-                init.zeros_(self.bias)
+        reset_affine_parameters(self, self.affine)
 
     def forward(self, input):  # noqa: A002
         return F.group_norm(input, self.num_groups, self.weight, self.bias, self.eps)

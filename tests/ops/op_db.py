@@ -1352,3 +1352,48 @@ OPS += [
     OpSpec("tile", lambda lib, a: lib.tile(a, (2,)), SHAPE, FLOAT,
            ref=lambda np_, a: np.tile(a, (2,))),
 ]
+
+
+# ---- nn layers: activations and normalization (nn.functional) --------------------------------
+
+def _softplus_np(a):
+    return np.where(a > 20, a, np.log1p(np.exp(np.minimum(a, 20))))
+
+
+def _layer_norm_np(a, eps=1e-5):
+    mean = a.mean(axis=-1, keepdims=True)
+    var = a.var(axis=-1, keepdims=True)
+    return (a - mean) / np.sqrt(var + eps)
+
+
+def _nnf(name, *args, **kw):
+    return lambda lib, a: getattr(lib.nn.functional, name)(a, *args, **kw)
+
+
+OPS += [
+    OpSpec("nn.functional.gelu", _nnf("gelu"), UNARY, FLOAT,
+           ref=lambda np_, a: a * 0.5 * (1 + _erf(a / np.sqrt(2.0))), gradgrad=True,
+           rtol=2e-6),
+    OpSpec("nn.functional.gelu_tanh", _nnf("gelu", approximate="tanh"), UNARY, FLOAT,
+           ref=lambda np_, a: 0.5 * a * (1 + np.tanh(np.sqrt(2 / np.pi) * (a + 0.044715 * a**3))),
+           rtol=2e-6),
+    OpSpec("nn.functional.silu", _nnf("silu"), UNARY, FLOAT,
+           ref=lambda np_, a: a * _sigmoid(np_, a), gradgrad=True, rtol=2e-6),
+    OpSpec("nn.functional.leaky_relu", _nnf("leaky_relu", 0.1), UNARY, FLOAT,
+           ref=lambda np_, a: np.where(a > 0, a, 0.1 * a)),
+    OpSpec("nn.functional.elu", _nnf("elu"), UNARY, FLOAT,
+           ref=lambda np_, a: np.where(a > 0, a, np.expm1(a)), rtol=2e-6),
+    OpSpec("nn.functional.softplus", _nnf("softplus"), UNARY, FLOAT,
+           ref=lambda np_, a: _softplus_np(a), rtol=2e-6),
+    OpSpec("nn.functional.hardtanh", _nnf("hardtanh"), UNARY, FLOAT,
+           ref=lambda np_, a: np.clip(a, -1, 1)),
+    OpSpec("nn.functional.mish", _nnf("mish"), UNARY, FLOAT,
+           ref=lambda np_, a: a * np.tanh(_softplus_np(a)), rtol=2e-6),
+    OpSpec("nn.functional.hardswish", _nnf("hardswish"), UNARY, FLOAT,
+           ref=lambda np_, a: a * np.clip(a + 3, 0, 6) / 6, rtol=2e-6),
+    OpSpec("nn.functional.logsigmoid", _nnf("logsigmoid"), UNARY, FLOAT,
+           ref=lambda np_, a: -_softplus_np(-a), rtol=2e-6),
+    OpSpec("nn.functional.layer_norm", lambda lib, a: lib.nn.functional.layer_norm(a, (3,)),
+           (S("2x3", A(2, 3)), S("t", T(2, 3))), FLOAT,
+           ref=lambda np_, a: _layer_norm_np(a), gradgrad=True, rtol=1e-5, atol=1e-5),
+]

@@ -70,6 +70,10 @@ void init_extra_ops(py::module_& m) {
     return ops::roll(a, to_dims(shifts), to_dims(dims));
   });
   e.def("check_device", &check_device);
+  // torch's C++ composites divide by a number through div.Scalar (DivBackward1); the
+  // Python layer's composites call this to show the same node.
+  e.def("div_by_scalar",
+        [](const Tensor& a, py::handle b) { return ops::div_by_scalar(a, *to_scalar(b)); });
   e.def("set_default_dtype", [](py::handle dt) { set_default_float_type(to_scalar_type(dt)); });
   e.def("get_default_dtype", [] { return dtype_object(default_float_type()); });
   e.def("kthvalue", [](const Tensor& a, int64_t k, int64_t dim, bool keepdim) {

@@ -31,6 +31,14 @@ def _inplace_check(input):  # noqa: A002 - torch's argument name
     check(input)
 
 
+def _no_grad_for(tensor, arg, function):
+    """torch's check for an argument its backward has no formula for (a loss's class
+    weights): a tensor that requires grad is refused instead of getting no gradient."""
+    if tensor is not None and tensor.requires_grad and _C.is_grad_enabled():
+        raise RuntimeError(f"The function '{function}' is not differentiable with respect to "
+                           f"argument '{arg}'. This input cannot have requires_grad True.")
+
+
 def _apply(kind, input, inplace, a=0.0, b=0.0, c=0.0):  # noqa: A002
     if inplace:
         _inplace_check(input)
@@ -294,6 +302,7 @@ def binary_cross_entropy(input, target, weight=None, size_average=None,  # noqa:
     >>> F.binary_cross_entropy(gradtrack.tensor([0.5]), gradtrack.tensor([1.0]))
     tensor(0.6931)
     """
+    _no_grad_for(weight, "weight", "binary_cross_entropy")
     enum = _reduction(size_average, reduce, reduction)
     if target.size() != input.size():
         raise ValueError(f"Using a target size ({target.size()}) that is different to the input "
@@ -308,6 +317,8 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
                                      reduce=None, reduction="mean", pos_weight=None):
     """Binary cross entropy of ``sigmoid(input)``, computed stably from the logits;
     ``pos_weight`` weighs the positive term per class."""
+    _no_grad_for(weight, "weight", "binary_cross_entropy_with_logits")
+    _no_grad_for(pos_weight, "pos_weight", "binary_cross_entropy_with_logits")
     enum = _reduction(size_average, reduce, reduction)
     if target.size() != input.size():
         raise ValueError(f"Target size ({target.size()}) must be the same as input size "

@@ -192,6 +192,7 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100,  
 
 def _nll(input, target, weight, reduction, ignore_index):  # noqa: A002
     ndim = input.dim()
+    _no_grad_for(weight, "weight", "nll_loss_forward" if ndim < 3 else "nll_loss2d_forward")
     if weight is not None and weight.dtype is not input.dtype:
         raise RuntimeError(f"expected scalar type {_scalar_type(input)} but found "
                            f"{_scalar_type(weight)}")
@@ -292,12 +293,13 @@ def _soft_cross_entropy(input, target, weight, reduction, label_smoothing, class
     logp = _c_log_softmax(input, class_dim)
     if weight is not None:
         logp = logp * weight.reshape(_class_shape(logp, class_dim))
-    loss = -(logp * target).sum(class_dim)
+    # torch's order: sum, then negate, then (mean) divide by the batch count as a number.
     if reduction == 0:
-        return loss
+        return -(logp * target).sum(class_dim)
+    total = -(logp * target).sum()
     if reduction == 2:
-        return loss.sum()
-    return loss.sum() / (input.numel() // n_classes)
+        return total
+    return _C._extra.div_by_scalar(total, input.numel() // n_classes)
 
 
 # ---- convolution and pooling (_conv_functional.py) ----------------------------------------
@@ -312,6 +314,7 @@ __all__ += ["conv1d", "conv2d", "conv_transpose2d", "max_pool1d", "max_pool2d",
             "adaptive_avg_pool1d", "adaptive_avg_pool2d", "adaptive_max_pool2d",
             "adaptive_max_pool2d_with_indices"]
 # ---- nn layers: activations, norms, dropout, embedding, more losses ------------------------
+from ._functional_layers import _no_grad_for  # noqa: E402
 from ._functional_layers import (binary_cross_entropy, binary_cross_entropy_with_logits,  # noqa: E402,I001
                                  batch_norm, celu, celu_, dropout, elu, elu_, embedding,
                                  embedding_bag, gelu,

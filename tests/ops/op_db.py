@@ -1570,3 +1570,100 @@ OPS += [
            (S("3x4", A(3, 4), A(3, 4)),), FLOAT,
            ref=lambda np_, a, t: _kl_div_np(a, t, "sum", True)),
 ]
+
+
+# ---- tensor ops composed in Python or bound through _C._extra ------------------------------
+
+def _kth(a, k, dim=-1, keepdim=False):
+    order = np.argsort(a, axis=dim, kind="stable")
+    idx = np.take(order, [k - 1], axis=dim)
+    values = np.take_along_axis(a, idx, axis=dim)
+    if not keepdim:
+        values, idx = np.squeeze(values, dim), np.squeeze(idx, dim)
+    return values, idx
+
+
+def _diag_embed_np(a):
+    out = np.zeros(a.shape + (a.shape[-1],), a.dtype)
+    idx = np.arange(a.shape[-1])
+    out[..., idx, idx] = a
+    return out
+
+
+def _cross_np(a, b):
+    return np.cross(a, b, axis=-1)
+
+
+ODD_ROWS = (S("3x5", A(3, 5)), S("t", T(3, 5)), S("step", Step(2, 5)))
+
+OPS += [
+    OpSpec("kthvalue", lambda lib, a: tuple(lib.kthvalue(a, 2)), ODD_ROWS, SIGNED, DISTINCT,
+           ref=lambda np_, a: _kth(a, 2)),
+    OpSpec("Tensor.kthvalue_dim0_keepdim", lambda lib, a: tuple(a.kthvalue(1, 0, True)),
+           ODD_ROWS[:2], FLOAT, DISTINCT, ref=lambda np_, a: _kth(a, 1, 0, True)),
+    OpSpec("median_all", lambda lib, a: lib.median(a), ODD_ROWS, SIGNED, DISTINCT,
+           ref=lambda np_, a: np.sort(a, axis=None)[(a.size - 1) // 2]),
+    OpSpec("median_dim", lambda lib, a: tuple(lib.median(a, 1)), ODD_ROWS, FLOAT, DISTINCT,
+           ref=lambda np_, a: _kth(a, (a.shape[1] + 1) // 2, 1)),
+    OpSpec("diagonal", lambda lib, a: lib.diagonal(a), MATRIX, ALL,
+           ref=lambda np_, a: np.diagonal(a, 0, 0, 1)),
+    OpSpec("Tensor.diagonal_offset_dims", lambda lib, a: a.diagonal(1, -2, -1), MATRIX, FLOAT,
+           ref=lambda np_, a: np.diagonal(a, 1, -2, -1)),
+    OpSpec("diag_embed", lambda lib, a: lib.diag_embed(a), SHAPE, FLOAT,
+           ref=lambda np_, a: _diag_embed_np(a)),
+    OpSpec("diag_vector", lambda lib, a: lib.diag(a, 1), (S("4", A(4)), S("step", Step(3))),
+           NUM, ref=lambda np_, a: np.diag(a, 1)),
+    OpSpec("diag_matrix", lambda lib, a: lib.diag(a), MATRIX[:2], NUM,
+           ref=lambda np_, a: np.diag(a)),
+    OpSpec("trace", lambda lib, a: lib.trace(a), MATRIX[:2], FLOAT,
+           ref=lambda np_, a: np.trace(a)),
+    OpSpec("nan_to_num", lambda lib, a: lib.nan_to_num(a, nan=0.5, posinf=2.0),
+           (S("specials", Fixed([[np.nan, 1.0, np.inf], [-np.inf, -2.0, 0.25]])),), FLOAT,
+           ref=lambda np_, a: np.nan_to_num(a, nan=0.5, posinf=2.0,
+                                            neginf=np.finfo(a.dtype).min)),
+    OpSpec("lerp_scalar", lambda lib, a, b: lib.lerp(a, b, 0.3), LOSS_PAIR, FLOAT,
+           ref=lambda np_, a, b: a + 0.3 * (b - a), rtol=2e-6),
+    OpSpec("lerp_tensor", lambda lib, a, b, w: lib.lerp(a, b, w),
+           (S("3x4", A(3, 4), A(3, 4), A(4)),), FLOAT,
+           ref=lambda np_, a, b, w: a + w * (b - a), rtol=2e-6),
+    OpSpec("baddbmm", lambda lib, c, a, b: lib.baddbmm(c, a, b, beta=0.5, alpha=2),
+           (S("2x3x4", A(2, 3, 2), A(2, 3, 4), A(2, 4, 2)),
+            S("bcast", A(3, 2), A(2, 3, 4), Tr((2, 4, 2), 1, 2))), FLOAT,
+           ref=lambda np_, c, a, b: 0.5 * c + 2 * (a @ b), rtol=1e-5),
+    OpSpec("addmv", lambda lib, c, m, v: lib.addmv(c, m, v),
+           (S("3x4", A(3), A(3, 4), A(4)), S("t", A(3), T(3, 4), A(4))), FLOAT,
+           ref=lambda np_, c, m, v: c + m @ v, rtol=1e-5),
+    OpSpec("cross", lambda lib, a, b: lib.cross(a, b, dim=-1),
+           (S("2x3", A(2, 3), A(2, 3)), S("t", T(4, 3), A(4, 3))), FLOAT,
+           ref=lambda np_, a, b: _cross_np(a, b), rtol=1e-5),
+    OpSpec("norm_fro", lambda lib, a: lib.norm(a), MATRIX, FLOAT,
+           ref=lambda np_, a: np.sqrt(np.sum(a * a)), rtol=1e-5),
+    OpSpec("norm_p1_dim", lambda lib, a: lib.norm(a, 1, dim=1), MATRIX, FLOAT, AWAY0,
+           ref=lambda np_, a: np.sum(np.abs(a), axis=1), rtol=1e-5),
+    OpSpec("isclose", lambda lib, a, b: lib.isclose(a, b, rtol=0.1, atol=0.5), LOSS_PAIR, FLOAT,
+           ref=lambda np_, a, b: np.isclose(a, b, rtol=0.1, atol=0.5), differentiable=False),
+    OpSpec("one_hot", lambda lib, i: lib.nn.functional.one_hot(i, 5),
+           (S("idx", Idx([[0, 4], [2, 2]])),), ("int64",),
+           ref=lambda np_, i: np.eye(5, dtype=np.int64)[i], differentiable=False),
+    OpSpec("repeat_interleave", lambda lib, a: lib.repeat_interleave(a, 2, dim=0), SHAPE,
+           FLOAT, ref=lambda np_, a: np.repeat(a, 2, axis=0)),
+    OpSpec("Tensor.repeat_interleave_flat", lambda lib, a: a.repeat_interleave(3),
+           SHAPE[:2], NUM, ref=lambda np_, a: np.repeat(a, 3)),
+    OpSpec("einsum_matmul", lambda lib, a, b: lib.einsum("ij,jk->ik", a, b),
+           (S("3x4", A(3, 4), A(4, 2)), S("t", T(3, 4), A(4, 2))), FLOAT,
+           ref=lambda np_, a, b: np.einsum("ij,jk->ik", a, b), rtol=1e-5),
+    OpSpec("einsum_bmm", lambda lib, a, b: lib.einsum("bij,bjk->bik", a, b),
+           (S("2x3x4", A(2, 3, 4), A(2, 4, 2)),), FLOAT,
+           ref=lambda np_, a, b: np.einsum("bij,bjk->bik", a, b), rtol=1e-5),
+    # (a diagonal with an outer product, "bii,bj->bj", computes the same values and
+    # gradients but ends in MulBackward0 where torch's graph ends in ViewBackward0)
+    OpSpec("einsum_implicit", lambda lib, a, b: lib.einsum("ij,kj", a, b),
+           (S("2x3", A(2, 3), A(4, 3)),), FLOAT,
+           ref=lambda np_, a, b: np.einsum("ij,kj", a, b), rtol=1e-5),
+    OpSpec("tensordot", lambda lib, a, b: lib.tensordot(a, b, dims=([1, 2], [0, 1])),
+           (S("2x3x4", A(2, 3, 4), A(3, 4, 2)),), FLOAT,
+           ref=lambda np_, a, b: np.tensordot(a, b, axes=([1, 2], [0, 1])), rtol=1e-5),
+    OpSpec("tensordot_int_dims", lambda lib, a, b: lib.tensordot(a, b, 1),
+           (S("2x3", A(2, 3), A(3, 4)), S("t", T(2, 3), A(3, 4))), FLOAT,
+           ref=lambda np_, a, b: np.tensordot(a, b, 1), rtol=1e-5),
+]

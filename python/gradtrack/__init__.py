@@ -258,6 +258,15 @@ from ._extra_ops2 import (  # noqa: E402,F401
 )
 
 _extra_ops2.install(Tensor)
+from . import _shape_ops  # noqa: E402
+from ._shape_ops import (  # noqa: E402,F401
+    atleast_1d, atleast_2d, atleast_3d, broadcast_shapes, broadcast_tensors, broadcast_to,
+    cartesian_prod, column_stack, cosine_similarity, detach, diff, dsplit, dstack, fix,
+    float_power, fliplr, flipud, hsplit, hstack, inner, meshgrid, moveaxis, movedim, positive,
+    ravel, row_stack, swapdims, take_along_dim, tensor_split, vsplit, vstack,
+)
+
+_shape_ops.install(Tensor)
 
 # out= on the round-2 functions that take it in torch (NOTE [out= rules] in _out.py);
 # strict: elementwise ops, whose result dtype must cast to out's.
@@ -268,7 +277,14 @@ for _fn, _strict in ((cumsum, False), (cumprod, False), (sort, False), (topk, Fa
                      (kthvalue, False), (median, False), (mode, False), (nan_to_num, True),
                      (lerp, True), (baddbmm, True), (addmv, True), (cross, True)):
     globals()[_fn.__name__] = _out.accepts_out(_fn.__name__, _strict)(_fn)
-del _fn, _strict
+# composites name the op underneath in torch's out= errors ("cat(): functions with out=...")
+for _fn, _under, _strict in ((hstack, "cat", False), (vstack, "cat", False),
+                             (dstack, "cat", False), (column_stack, "cat", False),
+                             (take_along_dim, "gather", False), (inner, "inner", False),
+                             (float_power, "pow", True), (fix, "trunc", True)):
+    globals()[_fn.__name__] = _out.accepts_out(_under, _strict)(_fn)
+del _fn, _strict, _under
+row_stack = vstack
 
 # torch's calling conventions (issue 19): device objects, default dtype/device,
 # legacy tensor types, the CPU-only device modules

@@ -43,7 +43,10 @@ def check_grad(name, args, out):
     if not _C.is_grad_enabled():
         return
     outs = out if isinstance(out, (tuple, list)) else (out,)
-    for a in (*args, *outs):
+    flat = []
+    for a in (*args, *outs):  # tensor lists (cat, hstack) count too
+        flat.extend(a if isinstance(a, (tuple, list)) else (a,))
+    for a in flat:
         if isinstance(a, _C.Tensor) and a.requires_grad:
             raise RuntimeError(f"{name}(): functions with out=... arguments don't support "
                                "automatic differentiation, but one of the arguments requires grad.")

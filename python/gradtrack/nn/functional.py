@@ -329,3 +329,6 @@ __all__ += ["gelu", "silu", "mish", "hardswish", "leaky_relu", "leaky_relu_", "e
             "smooth_l1_loss", "huber_loss", "kl_div"]
 # round-2 tensor ops (issue 19)
 from .._extra_ops2 import one_hot  # noqa: E402,F401
+from .._shape_ops import cosine_similarity  # noqa: E402,F401
+
+__all__ += ["cosine_similarity"]

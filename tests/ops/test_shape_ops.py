@@ -1,0 +1,100 @@
+"""The composed shape ops (_shape_ops.py): torch's errors, warnings and return forms.
+Values, gradients and grad_fn names are compared in the op table (tests/ops/op_db.py)."""
+
+import warnings
+
+import pytest
+
+import gradtrack
+
+X = [[1.0, 2.0, 3.0, 4.0], [5.0, 6.0, 7.0, 8.0], [9.0, 10.0, 11.0, 12.0]]
+
+ERRORS = {
+    "broadcast_to_fewer_dims": lambda t, x: t.broadcast_to(x, (4,)),
+    "broadcast_tensors_mismatch": lambda t, x: t.broadcast_tensors(x, t.zeros(5)),
+    "broadcast_shapes_mismatch": lambda t, x: t.broadcast_shapes((3, 4), (5,)),
+    "movedim_lengths": lambda t, x: t.movedim(x, (0, 1), (1,)),
+    "movedim_range": lambda t, x: t.movedim(x, 0, 5),
+    "movedim_repeated": lambda t, x: t.movedim(x, (0, 0), (1, 0)),
+    "movedim_repeated_destination": lambda t, x: t.movedim(x, (0, 1), (1, 1)),
+    "fliplr_1d": lambda t, x: t.fliplr(x[0]),
+    "flipud_0d": lambda t, x: t.flipud(x[0, 0]),
+    "hstack_empty": lambda t, x: t.hstack([]),
+    "vstack_empty": lambda t, x: t.vstack([]),
+    "take_along_dim_range": lambda t, x: t.take_along_dim(x, t.tensor([[0, 1]]), 5),
+    "take_along_dim_float_index": lambda t, x: t.take_along_dim(x, t.tensor([[0.0]]), 1),
+    "take_along_dim_flat_non_contiguous": lambda t, x: t.take_along_dim(x.t(), t.tensor([1])),
+    "diff_negative_order": lambda t, x: t.diff(x, n=-1),
+    "diff_0d": lambda t, x: t.diff(x[0, 0]),
+    "tensor_split_zero_sections": lambda t, x: t.tensor_split(x, 0, 1),
+    "hsplit_not_divisible": lambda t, x: t.hsplit(x, 3),
+    "vsplit_1d": lambda t, x: t.vsplit(x[0], 3),
+    "dsplit_2d": lambda t, x: t.dsplit(x, 2),
+    "unflatten_bad_sizes": lambda t, x: x.unflatten(1, (3, 2)),
+    "meshgrid_bad_indexing": lambda t, x: t.meshgrid(x[0], x[1], indexing="bad"),
+    "inner_mismatch": lambda t, x: t.inner(x, t.zeros(3)),
+    "cosine_similarity_mismatch": lambda t, x: t.cosine_similarity(x, t.zeros(5, 4)),
+    "positive_bool": lambda t, x: t.positive(x > 2),
+    "hstack_out_requires_grad": lambda t, x: t.hstack([x.requires_grad_()], out=t.zeros(1)),
+}
+
+
+def _raised(lib, case):
+    x = lib.tensor(X)
+    with pytest.raises(Exception) as info:
+        ERRORS[case](lib, x)
+    return type(info.value).__name__, str(info.value).replace("torch.", "gradtrack.")
+
+
+@pytest.mark.parametrize("case", sorted(ERRORS))
+def test_errors_match_torch(torch, case):
+    assert _raised(gradtrack, case) == _raised(torch, case)
+
+
+def test_meshgrid_without_indexing_warns_as_torch_and_uses_ij(torch):
+    for lib in (gradtrack, torch):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            grids = lib.meshgrid(lib.arange(2), lib.arange(3))
+        assert [g.tolist() for g in grids] == [[[0, 0, 0], [1, 1, 1]], [[0, 1, 2], [0, 1, 2]]]
+        assert [str(w.message).split(" (Triggered")[0] for w in caught] == [
+            "torch.meshgrid: in an upcoming release, it will be required to pass the indexing "
+            "argument."]
+
+
+@pytest.mark.parametrize("name", ["atleast_1d", "atleast_2d", "atleast_3d"])
+def test_atleast_forms_of_the_result(torch, name):
+    for args in ((2.0,), (2.0, [1.0, 2.0]), ([[1.0]],)):
+        got = getattr(gradtrack, name)(*[gradtrack.tensor(a) for a in args])
+        want = getattr(torch, name)(*[torch.tensor(a) for a in args])
+        assert type(got).__name__ == type(want).__name__
+        got, want = (got, want) if isinstance(got, tuple) else ((got,), (want,))
+        assert [list(g.shape) for g in got] == [list(w.shape) for w in want]
+
+
+def test_broadcast_tensors_returns_inputs_that_need_no_expansion(torch):
+    a, b = gradtrack.zeros(2, 3, requires_grad=True), gradtrack.zeros(3, requires_grad=True)
+    ra, rb = gradtrack.broadcast_tensors(a, b)
+    assert ra is a and rb.grad_fn.name() == "ExpandBackward0"
+
+
+def test_out_forms_write_in_place(torch):
+    out = gradtrack.zeros(2)
+    version = out._version
+    result = gradtrack.hstack([gradtrack.tensor([1.0]), gradtrack.tensor([2.0])], out=out)
+    assert result is out and out.tolist() == [1.0, 2.0] and out._version > version
+
+
+def test_cosine_similarity_gradient_with_a_zero_vector_matches_torch(torch):
+    grads = []
+    for lib in (gradtrack, torch):
+        a = lib.tensor([[0.0, 0.0], [1.0, 2.0]], requires_grad=True)
+        b = lib.tensor([[1.0, 1.0], [3.0, -1.0]], requires_grad=True)
+        lib.cosine_similarity(a, b).sum().backward()
+        grads.append((a.grad.tolist(), b.grad.tolist()))
+    assert _close(grads[0], grads[1])
+
+
+def _close(x, y):
+    import numpy as np
+    return all(np.allclose(np.asarray(p), np.asarray(q), rtol=1e-6) for p, q in zip(x, y))

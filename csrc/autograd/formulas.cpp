@@ -316,6 +316,13 @@ TL index_put_bw(const C& c, const TL& g) {
   if (c.needs(1)) out[1] = index(g[0], idx);
   return out;
 }
+// The gradient written at the mask's true places of the broadcast shape (attrs.ints0),
+// then summed back to the input's shape, as PyTorch's masked_select_backward.
+TL masked_select_bw(const C& c, const TL& g) {
+  Tensor full = zeros(c.attrs().ints0, g[0].dtype());
+  Tensor written = index_put(full, IndexList{c.extra(0)}, g[0], false);
+  return {sum_to(written, c.input(0).shape)};
+}
 TL masked_fill_bw(const C& c, const TL& g) {
   const Tensor& mask = c.extra(0);
   Tensor z = zero_scalar(g[0]);
@@ -612,6 +619,45 @@ TL erf_bw(const C& c, const TL& g) {
   Tensor e = exp(neg(pow(c.saved_input(0), Scalar(int64_t(2)))));
   return {mul(mul_by_scalar(e, Scalar(2.0 / std::sqrt(M_PI))), g[0])};
 }
+// -2 / sqrt(pi) * exp(-x^2) * g.
+TL erfc_bw(const C& c, const TL& g) {
+  Tensor e = exp(neg(pow(c.saved_input(0), Scalar(int64_t(2)))));
+  return {mul(mul_by_scalar(e, Scalar(-2.0 / std::sqrt(M_PI))), g[0])};
+}
+// sqrt(pi) / 2 * exp(erfinv(x)^2) * g, from the saved result erfinv(x).
+TL erfinv_bw(const C& c, const TL& g) {
+  Tensor e = exp(pow(c.result(), Scalar(int64_t(2))));
+  return {mul(mul_by_scalar(e, Scalar(0.5 * std::sqrt(M_PI))), g[0])};
+}
+TL asinh_bw(const C& c, const TL& g) {
+  const Tensor& x = c.saved_input(0);
+  return {mul(g[0], rsqrt(add_by_scalar(pow(x, Scalar(int64_t(2))), Scalar(int64_t(1)))))};
+}
+TL acosh_bw(const C& c, const TL& g) {
+  const Tensor& x = c.saved_input(0);
+  return {mul(g[0], rsqrt(sub_by_scalar(pow(x, Scalar(int64_t(2))), Scalar(int64_t(1)))))};
+}
+TL atanh_bw(const C& c, const TL& g) {
+  const Tensor& x = c.saved_input(0);
+  return {div(g[0], rsub(pow(x, Scalar(int64_t(2))), Scalar(int64_t(1))))};
+}
+// (pi x cos(pi x) - sin(pi x)) / (pi x^2) * g, and 0 at x == 0 (sinc is flat there).
+TL sinc_bw(const C& c, const TL& g) {
+  const Tensor& x = c.saved_input(0);
+  Tensor px = mul_by_scalar(x, Scalar(M_PI));
+  Tensor num = sub(mul(px, cos(px)), sin(px));
+  Tensor d = div(num, mul(px, x));
+  return {mul(where(compare(Cmp::Eq, x, Scalar(0.0)), zero_scalar(d), d), g[0])};
+}
+// torch has no formula for the in-place inverse hyperbolics: their nodes raise.
+template <const char* Name>
+TL inplace_version_missing_bw(const C&, const TL&) {
+  throw NotImplementedError(
+      str_cat("the derivative for 'inplace version of ", Name, "' is not implemented."));
+}
+constexpr char kAsinh[] = "asinh", kAcosh[] = "acosh", kAtanh[] = "atanh";
+TL deg2rad_bw(const C&, const TL& g) { return {mul_by_scalar(g[0], Scalar(M_PI / 180.0))}; }
+TL rad2deg_bw(const C&, const TL& g) { return {mul_by_scalar(g[0], Scalar(180.0 / M_PI))}; }
 TL exp2_bw(const C& c, const TL& g) {
   return {mul_by_scalar(mul(g[0], c.result()), Scalar(std::log(2.0)))};
 }
@@ -1072,6 +1118,21 @@ const FormulaRow kRows[] = {
         .saves_input(0, ForGrad1)
         .saves_input(1, ForGrad0),
     Row(OpKind::SortStable, "SortBackward1", extra::value_select_bw),
+    // more unary math
+    Row(OpKind::Erfc, "ErfcBackward0", erfc_bw).jvp(jvp::erfc_jvp).saves_input(0, ForGrad0),
+    Row(OpKind::Erfinv, "ErfinvBackward0", erfinv_bw).jvp(jvp::erfinv_jvp).saves_result(),
+    Row(OpKind::Asinh, "AsinhBackward0", asinh_bw).jvp(jvp::asinh_jvp).saves_input(0, ForGrad0),
+    Row(OpKind::Acosh, "AcoshBackward0", acosh_bw).jvp(jvp::acosh_jvp).saves_input(0, ForGrad0),
+    Row(OpKind::Atanh, "AtanhBackward0", atanh_bw).jvp(jvp::atanh_jvp).saves_input(0, ForGrad0),
+    Row(OpKind::Sinc, "SincBackward0", sinc_bw).jvp(jvp::sinc_jvp).saves_input(0, ForGrad0),
+    Row(OpKind::Deg2rad, "Deg2RadBackward0", deg2rad_bw).jvp(jvp::deg2rad_jvp),
+    Row(OpKind::Rad2deg, "Rad2DegBackward0", rad2deg_bw).jvp(jvp::rad2deg_jvp),
+    Row(OpKind::AsinhInplace, "AsinhBackward1", inplace_version_missing_bw<kAsinh>),
+    Row(OpKind::AcoshInplace, "AcoshBackward1", inplace_version_missing_bw<kAcosh>),
+    Row(OpKind::AtanhInplace, "AtanhBackward1", inplace_version_missing_bw<kAtanh>),
+    // amax's formula serves amin: the gradient is shared evenly among the tied extremes
+    Row(OpKind::Amin, "AminBackward0", amax_bw).saves_input(0, ForGrad0).saves_result(),
+    Row(OpKind::MaskedSelect, "MaskedSelectBackward0", masked_select_bw),
 };
 
 }  // namespace

@@ -52,7 +52,11 @@ namespace gradtrack::autograd {
   X(Cumsum) X(Cumprod) X(Sort) X(Topk) X(Var) X(Std) X(VarMean) X(StdMean) X(Logsumexp)     \
   X(Tril) X(Triu) X(Flip) X(Roll) X(Repeat) X(Kthvalue) X(MedianDim) X(MedianAll) X(Mode)     \
   X(Diagonal) X(DiagonalCopy) X(DiagonalBackward) X(DiagEmbed) X(Trace) X(NanToNum)         \
-  X(LerpScalar) X(LerpTensor) X(VectorNorm) X(Baddbmm) X(Addmv) X(Cross) X(SortStable)
+  X(LerpScalar) X(LerpTensor) X(VectorNorm) X(Baddbmm) X(Addmv) X(Cross) X(SortStable)     \
+  /* more unary math: erfc, erfinv, inverse hyperbolics, sinc, angle units */                 \
+  X(Erfc) X(Erfinv) X(Asinh) X(Acosh) X(Atanh) X(Sinc) X(Deg2rad) X(Rad2deg)               \
+  X(AsinhInplace) X(AcoshInplace) X(AtanhInplace)                                            \
+  /* amin and masked_select */ X(Amin) X(MaskedSelect)
 // clang-format on
 
 enum class OpKind : uint16_t {

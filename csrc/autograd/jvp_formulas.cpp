@@ -238,6 +238,20 @@ Tensor erf_jvp(const J& c) {
   const double k = 1.1283791670955126;  // 2 / sqrt(pi)
   return mul(t(c), mul(exp(neg(mul(x(c), x(c)))), Scalar(k)));
 }
+Tensor erfc_jvp(const J& c) { return neg(erf_jvp(c)); }
+Tensor erfinv_jvp(const J& c) {
+  return mul(t(c), mul(exp(mul(c.result, c.result)), Scalar(0.5 * std::sqrt(M_PI))));
+}
+Tensor asinh_jvp(const J& c) { return mul(t(c), rsqrt(add(mul(x(c), x(c)), Scalar(1.0)))); }
+Tensor acosh_jvp(const J& c) { return mul(t(c), rsqrt(sub(mul(x(c), x(c)), Scalar(1.0)))); }
+Tensor atanh_jvp(const J& c) { return div(t(c), rsub(mul(x(c), x(c)), Scalar(1.0))); }
+Tensor sinc_jvp(const J& c) {
+  Tensor px = mul(x(c), Scalar(M_PI));
+  Tensor d = div(sub(mul(px, cos(px)), sin(px)), mul(px, x(c)));
+  return mul(t(c), where(compare(Cmp::Eq, x(c), Scalar(0.0)), zeros_like(d), d));
+}
+Tensor deg2rad_jvp(const J& c) { return mul(t(c), Scalar(M_PI / 180.0)); }
+Tensor rad2deg_jvp(const J& c) { return mul(t(c), Scalar(180.0 / M_PI)); }
 Tensor exp2_jvp(const J& c) { return mul(t(c), mul(c.result, Scalar(std::log(2.0)))); }
 
 // gather: the tangent gathered at the same index (extras[0]).

@@ -14,7 +14,8 @@ namespace gradtrack::autograd::jvp {
   X(mean_all) X(mean_dim) X(extreme_all) X(extreme_dim) X(view) X(copy) X(mm) X(mv) X(dot)    \
   X(bmm) X(addmm) X(log_softmax) X(softmax) X(remainder) X(fmod) X(atan2) X(hypot) X(tan)     \
   X(asin) X(acos) X(atan) X(sinh) X(cosh) X(log2) X(log10) X(erf) X(exp2) X(identity)     \
-  X(gather) X(masked_fill)
+  X(gather) X(masked_fill) X(erfc) X(erfinv) X(asinh) X(acosh) X(atanh) X(sinc) X(deg2rad)  \
+  X(rad2deg)
 // clang-format on
 
 #define GT_JVP_DECLARE(name) Tensor name##_jvp(const JvpCtx& c);

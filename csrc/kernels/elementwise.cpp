@@ -315,6 +315,25 @@ bool any_zero(const Tensor& t) {
 
 namespace {
 
+// erfinv: Winitzki's closed-form estimate (error ~2e-3), then Newton steps on
+// erf(y) - x, each squaring the error: three reach double precision.
+double erfinv_of(double x) {
+  if (std::isnan(x) || x < -1.0 || x > 1.0) return std::numeric_limits<double>::quiet_NaN();
+  if (x == 1.0 || x == -1.0) return std::copysign(std::numeric_limits<double>::infinity(), x);
+  if (x == 0.0) return x;
+  constexpr double a = 0.147, two_over_pi_a = 2.0 / (M_PI * a);
+  const double ln = std::log1p(-x * x);
+  const double t = two_over_pi_a + ln / 2.0;
+  double y = std::copysign(std::sqrt(std::sqrt(t * t - ln / a) - t), x);
+  const double k = 2.0 / std::sqrt(M_PI);
+  for (int i = 0; i < 4; ++i) {
+    const double slope = k * std::exp(-y * y);
+    if (slope == 0.0) break;
+    y -= (std::erf(y) - x) / slope;
+  }
+  return y;
+}
+
 template <typename T>
 void float_unary(UnaryOp op, const LoopPlan& p) {
   switch (op) {
@@ -358,9 +377,44 @@ void float_unary(UnaryOp op, const LoopPlan& p) {
     case UnaryOp::Erf: return unary_loop<T, T>(p, [](T x) { return std::erf(x); });
     case UnaryOp::Exp2: return unary_loop<T, T>(p, [](T x) { return std::exp2(x); });
     case UnaryOp::Frac: return unary_loop<T, T>(p, [](T x) { return x - std::trunc(x); });
+    case UnaryOp::Erfc: return unary_loop<T, T>(p, [](T x) { return std::erfc(x); });
+    case UnaryOp::Erfinv: return unary_loop<T, T>(p, [](T x) { return T(erfinv_of(double(x))); });
+    case UnaryOp::Asinh: return unary_loop<T, T>(p, [](T x) { return std::asinh(x); });
+    case UnaryOp::Acosh: return unary_loop<T, T>(p, [](T x) { return std::acosh(x); });
+    case UnaryOp::Atanh: return unary_loop<T, T>(p, [](T x) { return std::atanh(x); });
+    case UnaryOp::Sinc:
+      return unary_loop<T, T>(p, [](T x) -> T {
+        if (x == T(0)) return T(1);
+        const T px = T(M_PI) * x;
+        return std::sin(px) / px;
+      });
+    case UnaryOp::Deg2rad: return unary_loop<T, T>(p, [](T x) { return x * T(M_PI / 180.0); });
+    case UnaryOp::Rad2deg: return unary_loop<T, T>(p, [](T x) { return x * T(180.0 / M_PI); });
     default: break;
   }
   throw Error("gradtrack: unsupported float kernel");
+}
+
+// isinf, isposinf, isneginf, isfinite, signbit: bool results; integers are finite and
+// carry a sign bit only when negative.
+template <typename T>
+void float_predicate(UnaryOp op, const LoopPlan& p) {
+  if constexpr (std::is_floating_point_v<T>) {
+    switch (op) {
+      case UnaryOp::IsInf: return unary_loop<bool, T>(p, [](T x) { return std::isinf(x); });
+      case UnaryOp::IsPosInf:
+        return unary_loop<bool, T>(p, [](T x) { return std::isinf(x) && x > 0; });
+      case UnaryOp::IsNegInf:
+        return unary_loop<bool, T>(p, [](T x) { return std::isinf(x) && x < 0; });
+      case UnaryOp::IsFinite: return unary_loop<bool, T>(p, [](T x) { return std::isfinite(x); });
+      default: return unary_loop<bool, T>(p, [](T x) { return std::signbit(x); });
+    }
+  } else {
+    const bool finite = op == UnaryOp::IsFinite;
+    if (op == UnaryOp::SignBit && std::is_signed_v<T> && !std::is_same_v<T, bool>)
+      return unary_loop<bool, T>(p, [](T x) { return x < T(0); });
+    return unary_loop<bool, T>(p, [finite](T) { return finite; });
+  }
 }
 
 template <typename T>
@@ -406,6 +460,11 @@ void any_unary(UnaryOp op, const LoopPlan& p) {
       } else {
         return unary_loop<bool, T>(p, [](T) { return false; });
       }
+    case UnaryOp::IsInf:
+    case UnaryOp::IsPosInf:
+    case UnaryOp::IsNegInf:
+    case UnaryOp::IsFinite:
+    case UnaryOp::SignBit: return float_predicate<T>(op, p);
     case UnaryOp::BitNot:
       if constexpr (std::is_same_v<T, bool>) {
         return unary_loop<T, T>(p, [](T x) -> T { return !x; });

@@ -63,12 +63,21 @@
   X(Log10, log10, Log10, Float)                \
   X(Erf, erf, Erf, Float)                      \
   X(Exp2, exp2, Exp2, Float)                   \
-  X(Frac, frac, Frac, Custom)
+  X(Frac, frac, Frac, Custom)                  \
+  X(Erfc, erfc, Erfc, Float)                   \
+  X(Erfinv, erfinv, Erfinv, Float)             \
+  X(Asinh, asinh, Asinh, Float)                \
+  X(Acosh, acosh, Acosh, Float)                \
+  X(Atanh, atanh, Atanh, Float)                \
+  X(Sinc, sinc, Sinc, Float)                   \
+  X(Deg2rad, deg2rad, Deg2rad, Float)          \
+  X(Rad2deg, rad2deg, Rad2deg, Float)
 // clang-format on
 
 // Unary kernels without a differentiable op of their own.
 // clang-format off: one row per line, as a table
-#define GT_UNARY_KERNELS_ONLY(X) X(LogicalNot) X(BitNot) X(IsNan)
+#define GT_UNARY_KERNELS_ONLY(X) \
+  X(LogicalNot) X(BitNot) X(IsNan) X(IsInf) X(IsPosInf) X(IsNegInf) X(IsFinite) X(SignBit)
 // clang-format on
 
 // Binary ops with an in-place method `self.name_(other)`.

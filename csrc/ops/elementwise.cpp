@@ -477,11 +477,20 @@ GT_UNARY_OPS(GT_UNARY_DEFINE)
 #undef GT_UNARY_DEFINE_Float
 
 Tensor square(const Tensor& a) { return pow(a, Scalar(int64_t(2))); }
-Tensor isnan(const Tensor& a) {
+namespace {
+Tensor predicate(UnaryOp op, const Tensor& a) {
   Tensor out = empty_result(a.sizes(), ScalarType::Bool, a);
-  kernels::unary(UnaryOp::IsNan, out, a);
+  kernels::unary(op, out, a);
   return out;
 }
+}  // namespace
+
+Tensor isnan(const Tensor& a) { return predicate(UnaryOp::IsNan, a); }
+Tensor isinf(const Tensor& a) { return predicate(UnaryOp::IsInf, a); }
+Tensor isposinf(const Tensor& a) { return predicate(UnaryOp::IsPosInf, a); }
+Tensor isneginf(const Tensor& a) { return predicate(UnaryOp::IsNegInf, a); }
+Tensor isfinite(const Tensor& a) { return predicate(UnaryOp::IsFinite, a); }
+Tensor signbit(const Tensor& a) { return predicate(UnaryOp::SignBit, a); }
 
 Tensor clamp(const Tensor& a, std::optional<Scalar> lo, std::optional<Scalar> hi) {
   GT_CHECK(lo || hi, "gradtrack.clamp: At least one of 'min' or 'max' must not be None");

@@ -255,6 +255,35 @@ IndexList expand_bool_indices(const Tensor& a, const IndexList& indices) {
   return out;
 }
 
+Tensor nonzero(const Tensor& a) {
+  autograd::AutoGradMode no_graph(false);
+  std::vector<Tensor> cols;
+  Tensor m = nonzero_columns(a, cols);
+  int64_t n = 0;
+  for (int64_t i = 0; i < m.numel(); ++i) n += m.data<bool>()[i];
+  const int64_t nd = a.dim();
+  Tensor out = empty({n, nd}, ScalarType::Int64);
+  int64_t* o = out.data<int64_t>();
+  for (int64_t k = 0; k < nd; ++k) {
+    const int64_t* src = cols[k].data<int64_t>();
+    for (int64_t r = 0; r < n; ++r) o[r * nd + k] = src[r];
+  }
+  return out;
+}
+
+Tensor masked_select(const Tensor& a, const Tensor& mask) {
+  GT_CHECK(mask.dtype() == ScalarType::Bool, "masked_select: expected BoolTensor for mask");
+  const DimVector shape = broadcast_shapes(a.sizes(), mask.sizes());
+  Tensor m = expand(mask, shape);
+  Tensor out;
+  {
+    autograd::AutoGradMode no_graph(false);
+    out = index(expand(a, shape), IndexList{m});
+  }
+  record(OpKind::MaskedSelect, {&a}, out, [&](autograd::Attrs& at) { at.ints0 = shape; }, {&m});
+  return out;
+}
+
 Tensor index(const Tensor& a, const IndexList& indices) {
   IndexList idx = expand_bool_indices(a, indices);
   IndexPlan p = plan_index(a, idx);

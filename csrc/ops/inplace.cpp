@@ -287,9 +287,14 @@ Tensor inplace_unary(InplaceOp op, const Tensor& self) {
   // square_ is pow_(2): a bool self would compute in int64, as pow(bool, 2) does.
   if (op == InplaceOp::Square) dt = result_type(self, Scalar(int64_t(2)));
   check_cast(dt, self.dtype());
+  // torch records a node of its own (whose backward raises) for these three.
+  OpKind kind = op == InplaceOp::Asinh   ? OpKind::AsinhInplace
+                : op == InplaceOp::Acosh ? OpKind::AcoshInplace
+                : op == InplaceOp::Atanh ? OpKind::AtanhInplace
+                                         : spec.tensor_kind;
   // square_ records pow(self, 2), as PyTorch's: the exponent is the node's s0.
   run_inplace(
-      spec.label, spec.tensor_kind, true, {&self}, self,
+      spec.label, kind, true, {&self}, self,
       [&] { kernels::unary(static_cast<UnaryOp>(spec.kernel), self, self); },
       [&](autograd::Attrs& at) { at.s0 = Scalar(int64_t(2)); });
   return self;

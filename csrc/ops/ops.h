@@ -78,6 +78,11 @@ Tensor bitwise_not(const Tensor& a);
 GT_UNARY_OPS(GT_DECLARE_UNARY)
 #undef GT_DECLARE_UNARY
 Tensor isnan(const Tensor& a);
+Tensor isinf(const Tensor& a);
+Tensor isposinf(const Tensor& a);
+Tensor isneginf(const Tensor& a);
+Tensor isfinite(const Tensor& a);
+Tensor signbit(const Tensor& a);
 Tensor clamp(const Tensor& a, std::optional<Scalar> lo, std::optional<Scalar> hi);
 Tensor clamp(const Tensor& a, const Tensor* lo, const Tensor* hi);
 Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b);
@@ -100,6 +105,11 @@ std::pair<Tensor, Tensor> min(const Tensor& a, int64_t dim, bool keepdim);
 Tensor argmax(const Tensor& a, std::optional<int64_t> dim, bool keepdim);
 Tensor argmin(const Tensor& a, std::optional<int64_t> dim, bool keepdim);
 Tensor amax(const Tensor& a, const DimVector& dims, bool keepdim);
+Tensor amin(const Tensor& a, const DimVector& dims, bool keepdim);
+/// The indices of the nonzero elements, one row per element (torch.nonzero).
+Tensor nonzero(const Tensor& a);
+/// The elements of `a` (broadcast with `mask`) where the bool `mask` is true, as 1-D.
+Tensor masked_select(const Tensor& a, const Tensor& mask);
 Tensor any(const Tensor& a, std::optional<int64_t> dim, bool keepdim);
 Tensor all(const Tensor& a, std::optional<int64_t> dim, bool keepdim);
 Tensor prod_all(const Tensor& a);

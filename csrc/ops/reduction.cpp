@@ -185,6 +185,22 @@ Tensor amax(const Tensor& a, const DimVector& dims, bool keepdim) {
   });
   return out;
 }
+Tensor amin(const Tensor& a, const DimVector& dims, bool keepdim) {
+  GT_CHECK(!(dims.empty() && a.numel() == 0),
+           "amin(): Expected reduction dim to be specified for input.numel() == 0. Specify the "
+           "reduction dim with the 'dim' argument.");
+  uint64_t mask = dims_mask(dims, a.dim(), true);
+  for (int64_t d : dims) {
+    GT_CHECK_INDEX(a.dim() == 0 || a.sizes()[wrap_dim(d, a.dim())] != 0,
+                   "amin(): Expected reduction dim ", d, " to have non-zero size.");
+  }
+  Tensor out = reduce_into_new(ReduceOp::Min, a, mask, keepdim, a.dtype());
+  record(OpKind::Amin, {&a}, out, [&](autograd::Attrs& at) {
+    at.ints1 = mask_dims(mask, a.dim());
+    at.flag = keepdim;
+  });
+  return out;
+}
 Tensor any(const Tensor& a, std::optional<int64_t> dim, bool keepdim) {
   return bool_reduce(ReduceOp::Any, a, dim, keepdim);
 }

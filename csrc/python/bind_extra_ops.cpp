@@ -70,6 +70,7 @@ void init_extra_ops(py::module_& m) {
     return ops::roll(a, to_dims(shifts), to_dims(dims));
   });
   e.def("check_device", &check_device);
+  e.def("nonzero", [](const Tensor& a) { return ops::nonzero(a); });
   // torch's C++ composites divide by a number through div.Scalar (DivBackward1); the
   // Python layer's composites call this to show the same node.
   e.def("div_by_scalar",

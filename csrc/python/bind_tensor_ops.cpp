@@ -281,6 +281,21 @@ void bind_unary(Cls& cls, py::module_& m) {
   GT_UNARY_OPS(GT_BIND_UNARY)
 #undef GT_BIND_UNARY
   GT_UNARY(isnan);
+  both(
+      cls, m, "masked_select",
+      [](const Tensor& a, const Tensor& mask) { return ops::masked_select(a, mask); },
+      py::arg("mask"));
+  both(
+      cls, m, "amin",
+      [](const Tensor& a, py::handle dim, bool keepdim) {
+        return ops::amin(a, dims_arg(dim, "amin"), keepdim);
+      },
+      py::arg("dim") = py::tuple(), py::arg("keepdim") = false);
+  GT_UNARY(isinf);
+  GT_UNARY(isposinf);
+  GT_UNARY(isneginf);
+  GT_UNARY(isfinite);
+  GT_UNARY(signbit);
   GT_UNARY(logical_not);
   GT_UNARY(bitwise_not);
   GT_UNARY(t);

@@ -93,7 +93,8 @@ from .autograd.anomaly_mode import (  # noqa: E402
 _tensor.install(Tensor)
 
 # Every op of the op list has a module function (gradtrack.tan, gradtrack.fmod, ...).
-for _name in list(_C._inplace.ops) + ["clamp_min", "clamp_max"]:
+for _name in list(_C._inplace.ops) + ["clamp_min", "clamp_max", "isinf", "isposinf",
+                                      "isneginf", "isfinite", "signbit", "masked_select", "amin"]:
     if hasattr(_C, _name):
         globals().setdefault(_name, getattr(_C, _name))
 
@@ -267,6 +268,10 @@ from ._shape_ops import (  # noqa: E402,F401
 )
 
 _shape_ops.install(Tensor)
+from . import _select_ops  # noqa: E402
+from ._select_ops import argwhere, count_nonzero, nonzero  # noqa: E402,F401
+
+_select_ops.install(Tensor)
 
 # out= on the round-2 functions that take it in torch (NOTE [out= rules] in _out.py);
 # strict: elementwise ops, whose result dtype must cast to out's.

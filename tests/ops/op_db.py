@@ -1742,3 +1742,85 @@ OPS += [
            (S("3x4", A(3, 4), Mask([[True, False, True, True]] * 3)),), FLOAT,
            ref=lambda np_, a, m: np.where(m, a, 0.5).astype(a.dtype)),
 ]
+
+
+# ---- more unary math and the float predicates ----------------------------------------------
+
+def _vec(fn):
+    def apply(a):
+        out = np.vectorize(fn, otypes=[np.float64])(_f(a))
+        return out.astype(a.dtype) if a.dtype.kind == "f" else out.astype(np.float32)
+    return apply
+
+
+def _fdt(a):
+    """torch's result dtype of a float op: integers compute in float32."""
+    return a.dtype if a.dtype.kind == "f" else np.float32
+
+
+def _erfinv_scalar(x):
+    import statistics
+    if abs(x) >= 1:
+        return math.copysign(math.inf, x) if abs(x) == 1 else math.nan
+    return statistics.NormalDist().inv_cdf((x + 1) / 2) / math.sqrt(2)
+
+
+def _sinc_scalar(x):
+    return 1.0 if x == 0 else math.sin(math.pi * x) / (math.pi * x)
+
+
+OPEN_UNIT = Domain("open_unit", -0.9, 0.9, 0, 1)
+ABOVE_ONE = Domain("above_one", 1.2, 3.0, 1, 6)
+SPECIALS = (S("specials", Fixed([[np.nan, np.inf, -np.inf], [-0.0, 0.0, -2.5]]),),
+            S("2x3", A(2, 3)))
+
+OPS += _unary("erfc", _vec(math.erfc), ALL)
+OPS += _unary("erfinv", _vec(_erfinv_scalar), FLOAT + INT, OPEN_UNIT, rtol=4e-6)
+OPS += _unary("asinh", lambda a: np.arcsinh(_f(a)).astype(_fdt(a)), ALL)
+OPS += _unary("acosh", lambda a: np.arccosh(_f(a)).astype(_fdt(a)), FLOAT + INT, ABOVE_ONE)
+OPS += _unary("atanh", lambda a: np.arctanh(_f(a)).astype(_fdt(a)), FLOAT + INT, OPEN_UNIT)
+OPS += _unary("sinc", _vec(_sinc_scalar), ALL, rtol=4e-6)
+OPS += _unary("deg2rad", lambda a: (_f(a) * (np.pi / 180)).astype(_fdt(a)), NUM)
+OPS += _unary("rad2deg", lambda a: (_f(a) * (180 / np.pi)).astype(_fdt(a)), NUM)
+OPS += [
+    OpSpec("sinc_at_zero", lambda lib, a: lib.sinc(a), (S("zeros", Fixed([0.0, 0.5, -0.0])),),
+           FLOAT, ref=lambda np_, a: _vec(_sinc_scalar)(a)),
+]
+for _name, _fn in (("isinf", np.isinf), ("isposinf", np.isposinf), ("isneginf", np.isneginf),
+                   ("isfinite", np.isfinite), ("signbit", np.signbit)):
+    OPS += [
+        OpSpec(_name, (lambda n: lambda lib, a: getattr(lib, n)(a))(_name), SPECIALS, FLOAT,
+               ref=(lambda f: lambda np_, a: f(a))(_fn), differentiable=False),
+        OpSpec(f"Tensor.{_name}_int", (lambda n: lambda lib, a: getattr(a, n)())(_name),
+               (S("2x3", A(2, 3)),), ("int64", "uint8", "bool"),
+               ref=(lambda f: lambda np_, a: f(a.astype(np.float64)))(_fn), differentiable=False),
+    ]
+del _name, _fn
+
+
+# ---- amin, masked_select, nonzero, count_nonzero ----------------------------------------------
+
+OPS += [
+    OpSpec("amin", lambda lib, a: lib.amin(a), RED_DIM, ALL, DISTINCT,
+           ref=lambda np_, a: np.min(a)),
+    OpSpec("Tensor.amin_dims_keepdim", lambda lib, a: a.amin((0, -1), keepdim=True), RED_DIM,
+           NUM, DISTINCT, ref=lambda np_, a: np.min(a, (0, -1), keepdims=True)),
+    OpSpec("amin_ties", lambda lib, a: lib.amin(a, 1),
+           (S("ties", Fixed([[1.0, -3.0, -3.0], [2.0, 2.0, 2.0]])),), FLOAT,
+           ref=lambda np_, a: np.min(a, 1)),
+    OpSpec("masked_select", lambda lib, a, m: lib.masked_select(a, m),
+           (S("3x4", A(3, 4), Mask([[True, False, True, True]] * 3)),
+            S("bcast_mask", T(3, 4), Mask([[True], [False], [True]])),
+            S("bcast_input", A(4), Mask([[True, False, False, True], [False] * 4]))), ALL,
+           ref=lambda np_, a, m: np.broadcast_to(a, np.broadcast_shapes(a.shape, m.shape))[
+               np.broadcast_to(m, np.broadcast_shapes(a.shape, m.shape))]),
+    OpSpec("nonzero", lambda lib, a: lib.nonzero(a), (S("specials", Fixed([[0.0, 1.5], [-0.0, 2.0]])),
+                                                      S("2x3", A(2, 3, domain=SMALL))),
+           ALL, ref=lambda np_, a: np.argwhere(a), differentiable=False),
+    OpSpec("Tensor.nonzero_as_tuple", lambda lib, a: a.nonzero(as_tuple=True),
+           (S("2x3", A(2, 3, domain=SMALL)),), NUM, ref=lambda np_, a: np.nonzero(a),
+           differentiable=False),
+    OpSpec("count_nonzero_dim", lambda lib, a: lib.count_nonzero(a, dim=0),
+           (S("2x3", A(2, 3, domain=SMALL)), S("t", T(2, 3, domain=SMALL))), ALL,
+           ref=lambda np_, a: np.count_nonzero(a, axis=0), differentiable=False),
+]

@@ -55,8 +55,8 @@ def public_names(module_name):
         raw = inspect.getattr_static(owner, name) if isinstance(owner, type) \
             else getattr(owner, name)
         module = getattr(raw, "__module__", None) or ""
-        if not isinstance(owner, type) and module.startswith(("typing", "collections", "abc")):
-            continue
+        if not isinstance(owner, type) and module and not module.startswith("gradtrack"):
+            continue  # typing names, or a helper imported from the standard library
         if isinstance(owner, type) and name in dir(object):
             continue
         if _documented_kind(raw):

@@ -68,6 +68,8 @@ def process(path):
             out.append(lines[i])
             i += 1
         source = "\n".join(parts) + ("\n" if len(parts) > 1 else "")
+        if "doctest: +SKIP" in source:
+            continue  # needs what a docstring run does not have (several MPI ranks)
         got = _run(source, ours)
         want = _run(source.replace("gradtrack", "torch"), theirs)
         if got.replace("gradtrack", "torch") != want:

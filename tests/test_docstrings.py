@@ -106,3 +106,29 @@ def test_docstring_examples_run(module_name):
         runner.run(test, out=report.append, clear_globs=True)
     result = runner.summarize(verbose=False)
     assert result.failed == 0, "".join(report)
+
+
+def test_attached_docstrings_keep_pybind_signatures_first():
+    # The signature lines stay first: help() and tests/test_signatures.py read them.
+    assert gradtrack.exp.__doc__.startswith("exp(input: Tensor) -> Tensor\n\n")
+    assert gradtrack.Tensor.exp.__doc__.startswith("exp(self: Tensor) -> Tensor\n\n")
+    assert "Overloaded function." in gradtrack.pow.__doc__ and ">>>" in gradtrack.pow.__doc__
+
+
+def test_set_doc_replaces_its_text_and_refuses_other_objects():
+    set_doc = gradtrack._C._docs.set_doc
+    fn = gradtrack.Tensor.exp2
+    before = fn.__doc__
+    signature, _, text = before.partition("\n\n")
+    try:
+        set_doc(fn, "first")
+        set_doc(fn, "second")
+        assert fn.__doc__ == signature + "\n\nsecond"
+        assert gradtrack.tensor([1.0]).exp2.__doc__ == fn.__doc__  # the bound method too
+    finally:
+        set_doc(fn, text)
+    assert fn.__doc__ == before
+    with pytest.raises(TypeError, match="builtin function"):
+        set_doc(len, "no")  # CPython's own: its docstring is not gradtrack's to free
+    with pytest.raises(TypeError, match="builtin function"):
+        set_doc(gradtrack.nn.functional.relu, "no")

@@ -21,8 +21,11 @@ void set_doc(py::handle func, const std::string& text) {
   static std::unordered_map<PyMethodDef*, std::string> originals;
   py::handle target = func;
   if (PyInstanceMethod_Check(target.ptr())) target = PyInstanceMethod_GET_FUNCTION(target.ptr());
-  if (!PyCFunction_Check(target.ptr())) {
-    throw py::type_error("set_doc expects a builtin function or an instancemethod");
+  // Only pybind11's functions: their ml_doc is malloc'ed. A CPython builtin's (len)
+  // is a static string that free() must never see.
+  if (!PyCFunction_Check(target.ptr()) ||
+      !py::detail::is_function_record_PyObject(PyCFunction_GET_SELF(target.ptr()))) {
+    throw py::type_error("set_doc expects a builtin function bound by gradtrack (or its method)");
   }
   PyMethodDef* def = reinterpret_cast<PyCFunctionObject*>(target.ptr())->m_ml;
   auto it = originals.find(def);

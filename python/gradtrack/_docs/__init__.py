@@ -11,7 +11,7 @@ import importlib
 import inspect
 import re
 
-_SIGNATURE = re.compile(r"^(\d+\. )?\w+\(.*\) -> ")
+_SIGNATURE = re.compile(r"^(\d+\. )?\w+\((.*\) -> |\*args, \*\*kwargs\)$)")
 
 # (the file of this package, the attribute path of the owner its table documents)
 AREAS = [
@@ -51,11 +51,13 @@ def _set(owner, name, text):
     current = getattr(owner, name).__doc__ or ""
     if ">>>" in current:
         return
+    builtin = type(raw).__name__ in ("builtin_function_or_method", "instancemethod")
     if _own_words(current):
         # The docstring written where the name is defined says what it does; add
-        # only the example.
-        text = current.rstrip() + "\n\n" + text[text.index(">>>"):]
-    if type(raw).__name__ in ("builtin_function_or_method", "instancemethod"):
+        # only the example (set_doc keeps what a builtin's docstring had).
+        example = text[text.index(">>>"):]
+        text = example if builtin else current.rstrip() + "\n\n" + example
+    if builtin:
         _C._docs.set_doc(raw, text)
     elif isinstance(raw, (staticmethod, classmethod)):
         raw.__func__.__doc__ = text

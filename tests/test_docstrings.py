@@ -132,3 +132,19 @@ def test_set_doc_replaces_its_text_and_refuses_other_objects():
         set_doc(len, "no")  # CPython's own: its docstring is not gradtrack's to free
     with pytest.raises(TypeError, match="builtin function"):
         set_doc(gradtrack.nn.functional.relu, "no")
+
+
+def test_api_reference_lists_the_cxx_bound_names():
+    # docs/api/{gradtrack,tensor}.md get this section at build time (tools/api_cxx.py).
+    import importlib.util
+    import pathlib
+    path = pathlib.Path(__file__).resolve().parents[1] / "tools" / "api_cxx.py"
+    spec = importlib.util.spec_from_file_location("api_cxx_under_test", path)
+    api_cxx = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(api_cxx)
+    tensor_page = api_cxx.cxx_markdown("Tensor")
+    assert "### `Tensor._version`" in tensor_page and "### `Tensor.grad_fn`" in tensor_page
+    section = tensor_page.split("### `Tensor.exp`")[1].split("### ")[0]
+    assert section.startswith("\n\n```text\nexp(self: Tensor) -> Tensor\n```\n\ne raised to each element.")
+    assert ">>> gradtrack.tensor([0.0, 1.0, 2.0]).exp()\ntensor([1.0000, 2.7183, 7.3891])" in section
+    assert "### `gradtrack.cat`" in api_cxx.cxx_markdown("gradtrack")

@@ -21,7 +21,7 @@ DOCS = {
     >>> gradtrack.tensor([-1.0, 0.0, 0.5]).atan()
     tensor([-0.7854,  0.0000,  0.4636])
     """,
-    "ceil": """Rounds each element up to the next integer.
+    "ceil": """The smallest integer not below each element (rounding up).
 
     >>> gradtrack.tensor([-1.5, 0.2, 2.0]).ceil()
     tensor([-1.,  1.,  2.])
@@ -56,7 +56,7 @@ DOCS = {
     >>> gradtrack.tensor([0.0, 1e-05, 1.0]).expm1()
     tensor([0.0000e+00, 1.0000e-05, 1.7183e+00])
     """,
-    "floor": """Rounds each element down to the next integer.
+    "floor": """The largest integer not above each element (rounding down).
 
     >>> gradtrack.tensor([-1.5, 0.2, 2.0]).floor()
     tensor([-2.,  0.,  2.])

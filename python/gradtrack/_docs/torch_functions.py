@@ -25,7 +25,7 @@ DOCS = {
     >>> gradtrack.atan(x)
     tensor([-0.7854,  0.0000,  0.4636])
     """,
-    "ceil": """Rounds each element up to the next integer.
+    "ceil": """The smallest integer not below each element (rounding up).
 
     >>> x = gradtrack.tensor([-1.5, 0.2, 2.0])
     >>> gradtrack.ceil(x)
@@ -67,7 +67,7 @@ DOCS = {
     >>> gradtrack.expm1(x)
     tensor([0.0000e+00, 1.0000e-05, 1.7183e+00])
     """,
-    "floor": """Rounds each element down to the next integer.
+    "floor": """The largest integer not above each element (rounding down).
 
     >>> x = gradtrack.tensor([-1.5, 0.2, 2.0])
     >>> gradtrack.floor(x)

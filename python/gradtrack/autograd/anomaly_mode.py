@@ -35,7 +35,7 @@ class detect_anomaly:
     """Context manager that enables anomaly detection (and says so).
 
     >>> import gradtrack
-    >>> with gradtrack.autograd.detect_anomaly():  # doctest: +SKIP
+    >>> with gradtrack.autograd.detect_anomaly():
     ...     gradtrack.is_anomaly_enabled()
     True
     """

@@ -301,3 +301,9 @@ from ._legacy import (  # noqa: E402,F401
 globals().update(_legacy.LEGACY_TYPES)
 Tensor.type = _legacy.tensor_type
 autograd.Variable = _legacy.Variable
+
+# docstrings of the C++-bound names and generated functions (issue 22): gradtrack/_docs.
+# Keep this block last: it documents the names every block above has made.
+from . import _docs  # noqa: E402
+
+_docs.attach()

@@ -163,7 +163,13 @@ class _VariableMeta(type):
 class Variable(metaclass=_VariableMeta):
     """The pre-0.4 wrapper, kept for old tutorials: ``Variable(t,
     requires_grad=True)`` is ``t.detach().requires_grad_(True)`` (sharing
-    memory), and every tensor is an instance."""
+    memory), and every tensor is an instance.
+
+    >>> import gradtrack
+    >>> v = gradtrack.autograd.Variable(gradtrack.ones(2), requires_grad=True)
+    >>> type(v).__name__, v.requires_grad
+    ('Tensor', True)
+    """
 
     def __new__(cls, data, requires_grad=False, volatile=False):
         out = data.detach()

@@ -18,7 +18,12 @@ def _dims(dim):
 
 
 def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):  # noqa: A002
-    """The ``ord``-norm of ``x`` over ``dim`` (all dims by default) as a vector."""
+    """The ``ord``-norm of ``x`` over ``dim`` (all dims by default) as a vector.
+
+    >>> import gradtrack
+    >>> gradtrack.linalg.vector_norm(gradtrack.tensor([[3.0, -4.0], [0.0, 1.0]]), ord=1, dim=1)
+    tensor([7., 1.])
+    """
     if dtype is not None:
         x = x.to(dtype)
     return _E.vector_norm(x, float(ord), _dims(dim), keepdim)
@@ -26,7 +31,12 @@ def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):  # noqa: A002
 
 def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None):  # noqa: N803
     """The ``ord``-norm of the matrices over ``dim``: 'fro', 1, -1, inf or -inf
-    ('nuc', 2 and -2 need an SVD, not implemented)."""
+    ('nuc', 2 and -2 need an SVD, not implemented).
+
+    >>> import gradtrack
+    >>> gradtrack.linalg.matrix_norm(gradtrack.tensor([[1.0, -2.0], [3.0, 4.0]]))
+    tensor(5.4772)
+    """
     if dtype is not None:
         A = A.to(dtype)  # noqa: N806
     if ord == "fro":
@@ -42,7 +52,12 @@ def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None):  # no
 
 
 def norm(A, ord=None, dim=None, keepdim=False, *, dtype=None):  # noqa: A002,N803
-    """A vector norm (1-D input, an int dim, or ord None) or a matrix norm (2 dims)."""
+    """A vector norm (1-D input, an int dim, or ord None) or a matrix norm (2 dims).
+
+    >>> import gradtrack
+    >>> gradtrack.linalg.norm(gradtrack.tensor([3.0, 4.0]))
+    tensor(5.)
+    """
     if isinstance(dim, builtins.int) or (dim is None and (ord is None or A.dim() == 1)):
         return vector_norm(A, 2 if ord is None else ord, dim, keepdim, dtype=dtype)
     return matrix_norm(A, "fro" if ord is None else ord, (-2, -1) if dim is None else dim, keepdim,
@@ -50,5 +65,10 @@ def norm(A, ord=None, dim=None, keepdim=False, *, dtype=None):  # noqa: A002,N80
 
 
 def cross(input, other, *, dim=-1):  # noqa: A002
-    """The cross product of 3-vectors along ``dim``."""
+    """The cross product of 3-vectors along ``dim``.
+
+    >>> import gradtrack
+    >>> gradtrack.linalg.cross(gradtrack.tensor([0.0, 1.0, 0.0]), gradtrack.tensor([0.0, 0.0, 1.0]))
+    tensor([1., 0., 0.])
+    """
     return _E.cross(input, other, dim)

@@ -68,6 +68,12 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False,
     Only leaves get ``.grad`` (plus non-leaves that called ``retain_grad()``
     or are listed in ``inputs``). Without ``retain_graph`` the saved tensors
     are freed: a second backward through the same nodes raises.
+
+    >>> import gradtrack
+    >>> x = gradtrack.tensor([1.0, 2.0], requires_grad=True)
+    >>> gradtrack.autograd.backward([(x * x).sum()])
+    >>> x.grad
+    tensor([2., 4.])
     """
     if grad_variables is not None:
         grad_tensors = grad_variables
@@ -84,7 +90,15 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False,
 
 def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False,
          only_inputs=True, allow_unused=None, is_grads_batched=False, materialize_grads=False):
-    """Returns the gradients of ``outputs`` w.r.t. ``inputs`` without touching ``.grad``."""
+    """Returns the gradients of ``outputs`` w.r.t. ``inputs`` without touching ``.grad``.
+
+    >>> import gradtrack
+    >>> x = gradtrack.tensor([1.0, 2.0], requires_grad=True)
+    >>> gradtrack.autograd.grad((x ** 3).sum(), x)
+    (tensor([ 3., 12.]),)
+    >>> x.grad is None
+    True
+    """
     outputs = _as_list(outputs)
     single = isinstance(inputs, _Tensor)
     inputs = [inputs] if single else list(inputs)

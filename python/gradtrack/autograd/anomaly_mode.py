@@ -32,7 +32,13 @@ def _apply(enabled, check_nan):
 
 
 class detect_anomaly:
-    """Context manager that enables anomaly detection (and says so)."""
+    """Context manager that enables anomaly detection (and says so).
+
+    >>> import gradtrack
+    >>> with gradtrack.autograd.detect_anomaly():
+    ...     gradtrack.is_anomaly_enabled()
+    True
+    """
 
     def __init__(self, check_nan=True):
         self.prev = (_C.is_anomaly_enabled(), _C.is_anomaly_check_nan_enabled())

@@ -30,7 +30,16 @@ _current_level = -1
 
 
 def enter_dual_level():
-    """Enters a new forward grad level (one at a time, as PyTorch) and returns it."""
+    """Enters a new forward grad level (one at a time, as PyTorch) and returns it.
+
+    >>> import gradtrack
+    >>> import gradtrack.autograd.forward_ad as fwAD
+    >>> level = fwAD.enter_dual_level()
+    >>> d = fwAD.make_dual(gradtrack.tensor([2.0]), gradtrack.tensor([1.0]))
+    >>> fwAD.unpack_dual(d ** 2).tangent
+    tensor([4.])
+    >>> fwAD.exit_dual_level()
+    """
     global _current_level
     new_level = _fw.enter_dual_level()
     if new_level != _current_level + 1:
@@ -41,7 +50,16 @@ def enter_dual_level():
 
 
 def exit_dual_level(*, level=None):
-    """Exits the level: every tangent made in it is dropped."""
+    """Exits the level: every tangent made in it is dropped.
+
+    >>> import gradtrack
+    >>> import gradtrack.autograd.forward_ad as fwAD
+    >>> level = fwAD.enter_dual_level()
+    >>> d = fwAD.make_dual(gradtrack.tensor([2.0]), gradtrack.tensor([1.0]))
+    >>> fwAD.exit_dual_level()
+    >>> fwAD.unpack_dual(d).tangent is None
+    True
+    """
     global _current_level
     if level is None:
         level = _current_level
@@ -77,7 +95,13 @@ def make_dual(tensor, tangent, *, level=None):
 
 
 class UnpackedDualTensor(NamedTuple):
-    """What :func:`unpack_dual` returns: ``(primal, tangent)``."""
+    """What :func:`unpack_dual` returns: ``(primal, tangent)``.
+
+    >>> import gradtrack
+    >>> import gradtrack.autograd.forward_ad as fwAD
+    >>> fwAD.unpack_dual(gradtrack.ones(1))
+    UnpackedDualTensor(primal=tensor([1.]), tangent=None)
+    """
 
     primal: _Tensor
     tangent: Optional[_Tensor]
@@ -85,7 +109,16 @@ class UnpackedDualTensor(NamedTuple):
 
 def unpack_dual(tensor, *, level=None):
     """``(primal, tangent)`` of ``tensor``: the primal is a view without the
-    tangent; the tangent is None where the tensor has none."""
+    tangent; the tangent is None where the tensor has none.
+
+    >>> import gradtrack
+    >>> import gradtrack.autograd.forward_ad as fwAD
+    >>> with fwAD.dual_level():
+    ...     d = fwAD.make_dual(gradtrack.tensor([1.0, 2.0]), gradtrack.tensor([1.0, 0.0]))
+    ...     primal, tangent = fwAD.unpack_dual(d.sin())
+    >>> primal, tangent
+    (tensor([0.8415, 0.9093]), tensor([0.5403, -0.0000]))
+    """
     if level is None:
         level = _current_level
     if level < 0:

@@ -130,7 +130,20 @@ class _InertHandle:
 
 
 class BackwardCFunction(FunctionCtx, _NodeMixin):
-    """The ``ctx`` of one call: also the ``grad_fn`` of its outputs."""
+    """The ``ctx`` of one call: also the ``grad_fn`` of its outputs.
+
+    >>> import gradtrack
+    >>> class Double(gradtrack.autograd.Function):
+    ...     @staticmethod
+    ...     def forward(ctx, x):
+    ...         return x * 2
+    ...     @staticmethod
+    ...     def backward(ctx, grad):
+    ...         return grad * 2
+    >>> y = Double.apply(gradtrack.ones(1, requires_grad=True))
+    >>> isinstance(y.grad_fn, gradtrack.autograd.graph.BackwardCFunction), y.grad_fn.name()
+    (True, 'DoubleBackward')
+    """
 
     _forward_cls = None
 
@@ -209,6 +222,21 @@ class Function(FunctionCtx, metaclass=FunctionMeta):
     Subclasses define ``forward`` and ``backward`` as static methods, either
     ``forward(ctx, *args)`` or ``forward(*args)`` with a separate
     ``setup_context(ctx, inputs, output)``, and are called as ``Cls.apply(*args)``.
+
+    >>> import gradtrack
+    >>> class Cube(gradtrack.autograd.Function):
+    ...     @staticmethod
+    ...     def forward(ctx, x):
+    ...         ctx.save_for_backward(x)
+    ...         return x ** 3
+    ...     @staticmethod
+    ...     def backward(ctx, grad):
+    ...         x, = ctx.saved_tensors
+    ...         return grad * 3 * x ** 2
+    >>> x = gradtrack.tensor([1.0, 2.0], requires_grad=True)
+    >>> Cube.apply(x).sum().backward()
+    >>> x.grad
+    tensor([ 3., 12.])
     """
 
     def __init__(self, *args, **kwargs):

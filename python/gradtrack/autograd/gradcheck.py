@@ -6,7 +6,12 @@ __all__ = ["gradcheck", "gradgradcheck", "GradcheckError"]
 
 
 class GradcheckError(RuntimeError):
-    """The analytical and numerical Jacobians disagree."""
+    """The analytical and numerical Jacobians disagree.
+
+    >>> import gradtrack
+    >>> issubclass(gradtrack.autograd.GradcheckError, RuntimeError)
+    True
+    """
 
 
 def _tensors(inputs):
@@ -86,7 +91,13 @@ def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=T
 
 def gradgradcheck(func, inputs, grad_outputs=None, *, eps=1e-6, atol=1e-5, rtol=1e-3,
                   raise_exception=True, **_ignored):
-    """Checks second derivatives: gradcheck of the (create_graph) gradient of ``func``."""
+    """Checks second derivatives: gradcheck of the (create_graph) gradient of ``func``.
+
+    >>> import gradtrack
+    >>> x = gradtrack.tensor([0.5, 1.5], dtype=gradtrack.float64, requires_grad=True)
+    >>> gradtrack.autograd.gradgradcheck(lambda t: (t ** 3).sum(), (x,))
+    True
+    """
     from . import grad as autograd_grad
     inputs = _tensors(inputs)
     outs = _outputs(func, inputs)

@@ -27,7 +27,13 @@ _hooks = _C._saved_hooks
 
 
 class Node(abc.ABC):
-    """A node of the backward graph (abstract: every ``grad_fn`` is an instance)."""
+    """A node of the backward graph (abstract: every ``grad_fn`` is an instance).
+
+    >>> import gradtrack
+    >>> y = (gradtrack.ones(2, requires_grad=True) * 2).sum()
+    >>> isinstance(y.grad_fn, gradtrack.autograd.graph.Node), y.grad_fn.name()
+    (True, 'SumBackward0')
+    """
 
     @abc.abstractmethod
     def name(self):

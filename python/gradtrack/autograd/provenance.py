@@ -37,7 +37,12 @@ class set_provenance:
 
 
 def is_provenance_enabled():
-    """Whether nodes and in-place writes record the user's source line."""
+    """Whether nodes and in-place writes record the user's source line.
+
+    >>> import gradtrack
+    >>> isinstance(gradtrack.autograd.is_provenance_enabled(), bool)
+    True
+    """
     return _C._is_provenance_enabled()
 
 

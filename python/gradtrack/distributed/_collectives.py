@@ -170,7 +170,15 @@ def all_reduce(tensor, op=ReduceOp.SUM, group=None, async_op=False):
 
 
 def reduce(tensor, dst=None, op=ReduceOp.SUM, group=None, async_op=False, group_dst=None):
-    """Reduces ``tensor`` over the group; only rank ``dst`` gets the result."""
+    """Reduces ``tensor`` over the group; only rank ``dst`` gets the result.
+
+    >>> import gradtrack, gradtrack.distributed as dist  # doctest: +SKIP
+    >>> dist.init_process_group("mpi")  # doctest: +SKIP
+    >>> t = gradtrack.tensor([dist.get_rank() + 1.0])  # doctest: +SKIP
+    >>> dist.reduce(t, dst=0)  # doctest: +SKIP
+    >>> t  # on rank 0  # doctest: +SKIP
+    tensor([3.])
+    """
     _check_single_tensor(tensor, "tensor")
     pg = _group(group, "reduce")
     if pg is None:
@@ -186,7 +194,15 @@ def reduce(tensor, dst=None, op=ReduceOp.SUM, group=None, async_op=False, group_
 
 
 def broadcast(tensor, src=None, group=None, async_op=False, group_src=None):
-    """Copies ``tensor`` of rank ``src`` into ``tensor`` on every other rank."""
+    """Copies ``tensor`` of rank ``src`` into ``tensor`` on every other rank.
+
+    >>> import gradtrack, gradtrack.distributed as dist  # doctest: +SKIP
+    >>> dist.init_process_group("mpi")  # doctest: +SKIP
+    >>> t = gradtrack.tensor([float(dist.get_rank())])  # doctest: +SKIP
+    >>> dist.broadcast(t, src=1)  # doctest: +SKIP
+    >>> t  # on both ranks  # doctest: +SKIP
+    tensor([1.])
+    """
     _check_single_tensor(tensor, "tensor")
     pg = _group(group, "broadcast")
     if pg is None:
@@ -196,7 +212,12 @@ def broadcast(tensor, src=None, group=None, async_op=False, group_src=None):
 
 
 def barrier(group=c10d.GroupMember.WORLD, async_op=False, device_ids=None, timeout=None):
-    """Blocks until every rank of the group entered barrier."""
+    """Blocks until every rank of the group entered barrier.
+
+    >>> import gradtrack, gradtrack.distributed as dist  # doctest: +SKIP
+    >>> dist.init_process_group("mpi")  # doctest: +SKIP
+    >>> dist.barrier()  # every rank waits here for the others  # doctest: +SKIP
+    """
     pg = _group(group, "barrier")
     if pg is None:
         return None
@@ -218,7 +239,15 @@ def _copy_rows(flat, outputs, bump):
 
 
 def all_gather(tensor_list, tensor, group=None, async_op=False):
-    """Gathers ``tensor`` of every rank into ``tensor_list`` (one tensor per rank)."""
+    """Gathers ``tensor`` of every rank into ``tensor_list`` (one tensor per rank).
+
+    >>> import gradtrack, gradtrack.distributed as dist  # doctest: +SKIP
+    >>> dist.init_process_group("mpi")  # doctest: +SKIP
+    >>> out = [gradtrack.zeros(1), gradtrack.zeros(1)]  # doctest: +SKIP
+    >>> dist.all_gather(out, gradtrack.tensor([float(dist.get_rank())]))  # doctest: +SKIP
+    >>> out  # doctest: +SKIP
+    [tensor([0.]), tensor([1.])]
+    """
     _check_tensor_list(tensor_list, "tensor_list")
     _check_single_tensor(tensor, "tensor")
     _same_dtype(tensor_list, tensor)
@@ -236,7 +265,15 @@ def all_gather(tensor_list, tensor, group=None, async_op=False):
 
 
 def all_gather_single(output_tensor, input_tensor, group=None, async_op=False):
-    """Gathers ``input_tensor`` of every rank into ``output_tensor``, rank after rank."""
+    """Gathers ``input_tensor`` of every rank into ``output_tensor``, rank after rank.
+
+    >>> import gradtrack, gradtrack.distributed as dist  # doctest: +SKIP
+    >>> dist.init_process_group("mpi")  # doctest: +SKIP
+    >>> out = gradtrack.zeros(2)  # doctest: +SKIP
+    >>> dist.all_gather_single(out, gradtrack.tensor([float(dist.get_rank())]))  # doctest: +SKIP
+    >>> out  # doctest: +SKIP
+    tensor([0., 1.])
+    """
     _check_single_tensor(input_tensor, "input_tensor")
     _check_single_tensor(output_tensor, "output_tensor")
     _same_dtype(output_tensor, input_tensor)
@@ -251,14 +288,31 @@ def all_gather_single(output_tensor, input_tensor, group=None, async_op=False):
 
 
 def all_gather_into_tensor(output_tensor, input_tensor, group=None, async_op=False):
-    """Deprecated name of :func:`all_gather_single` (torch 2.13 warns the same way)."""
+    """Deprecated name of :func:`all_gather_single` (torch 2.13 warns the same way).
+
+    >>> import gradtrack, gradtrack.distributed as dist  # doctest: +SKIP
+    >>> dist.init_process_group("mpi")  # doctest: +SKIP
+    >>> out = gradtrack.zeros(2)  # doctest: +SKIP
+    >>> dist.all_gather_into_tensor(out, gradtrack.tensor([float(dist.get_rank())]))  # doctest: +SKIP
+    >>> out  # doctest: +SKIP
+    tensor([0., 1.])
+    """
     warnings.warn("`torch.distributed.all_gather_into_tensor` is deprecated. Please use "
                   "`torch.distributed.all_gather_single` instead.", FutureWarning, stacklevel=2)
     return all_gather_single(output_tensor, input_tensor, group, async_op)
 
 
 def gather(tensor, gather_list=None, dst=None, group=None, async_op=False, group_dst=None):
-    """Gathers ``tensor`` of every rank into ``gather_list`` on rank ``dst``."""
+    """Gathers ``tensor`` of every rank into ``gather_list`` on rank ``dst``.
+
+    >>> import gradtrack, gradtrack.distributed as dist  # doctest: +SKIP
+    >>> dist.init_process_group("mpi")  # doctest: +SKIP
+    >>> t = gradtrack.tensor([float(dist.get_rank())])  # doctest: +SKIP
+    >>> got = [gradtrack.zeros(1), gradtrack.zeros(1)] if dist.get_rank() == 0 else None  # doctest: +SKIP
+    >>> dist.gather(t, got, dst=0)  # doctest: +SKIP
+    >>> got  # on rank 0  # doctest: +SKIP
+    [tensor([0.]), tensor([1.])]
+    """
     _check_single_tensor(tensor, "tensor")
     if gather_list:
         _check_tensor_list(gather_list, "gather_list")
@@ -289,7 +343,16 @@ def gather(tensor, gather_list=None, dst=None, group=None, async_op=False, group
 
 
 def scatter(tensor, scatter_list=None, src=None, group=None, async_op=False, group_src=None):
-    """Sends ``scatter_list[i]`` of rank ``src`` into ``tensor`` of rank ``i``."""
+    """Sends ``scatter_list[i]`` of rank ``src`` into ``tensor`` of rank ``i``.
+
+    >>> import gradtrack, gradtrack.distributed as dist  # doctest: +SKIP
+    >>> dist.init_process_group("mpi")  # doctest: +SKIP
+    >>> t = gradtrack.zeros(1)  # doctest: +SKIP
+    >>> parts = [gradtrack.tensor([5.0]), gradtrack.tensor([6.0])] if dist.get_rank() == 0 else None  # doctest: +SKIP
+    >>> dist.scatter(t, parts, src=0)  # doctest: +SKIP
+    >>> t  # on rank 1  # doctest: +SKIP
+    tensor([6.])
+    """
     _check_single_tensor(tensor, "tensor")
     if scatter_list:
         _check_tensor_list(scatter_list, "scatter_list")
@@ -319,7 +382,15 @@ def scatter(tensor, scatter_list=None, src=None, group=None, async_op=False, gro
 
 
 def reduce_scatter_single(output, input, op=ReduceOp.SUM, group=None, async_op=False):  # noqa: A002
-    """Reduces ``input`` over the group and leaves block ``rank`` of the result in ``output``."""
+    """Reduces ``input`` over the group and leaves block ``rank`` of the result in ``output``.
+
+    >>> import gradtrack, gradtrack.distributed as dist  # doctest: +SKIP
+    >>> dist.init_process_group("mpi")  # doctest: +SKIP
+    >>> out = gradtrack.zeros(1)  # doctest: +SKIP
+    >>> dist.reduce_scatter_single(out, gradtrack.tensor([1.0, 2.0]))  # doctest: +SKIP
+    >>> out  # on rank 0  # doctest: +SKIP
+    tensor([2.])
+    """
     _check_single_tensor(output, "output")
     _check_single_tensor(input, "input")
     _same_dtype(output, input)
@@ -341,7 +412,15 @@ def reduce_scatter_single(output, input, op=ReduceOp.SUM, group=None, async_op=F
 
 
 def reduce_scatter_tensor(output, input, op=ReduceOp.SUM, group=None, async_op=False):  # noqa: A002
-    """Deprecated name of :func:`reduce_scatter_single` (torch 2.13 warns the same way)."""
+    """Deprecated name of :func:`reduce_scatter_single` (torch 2.13 warns the same way).
+
+    >>> import gradtrack, gradtrack.distributed as dist  # doctest: +SKIP
+    >>> dist.init_process_group("mpi")  # doctest: +SKIP
+    >>> out = gradtrack.zeros(1)  # doctest: +SKIP
+    >>> dist.reduce_scatter_tensor(out, gradtrack.tensor([1.0, 2.0]))  # doctest: +SKIP
+    >>> out  # on rank 1: the sum of every rank's second element  # doctest: +SKIP
+    tensor([4.])
+    """
     warnings.warn("`torch.distributed.reduce_scatter_tensor` is deprecated. Please use "
                   "`torch.distributed.reduce_scatter_single` instead.", FutureWarning, stacklevel=2)
     return reduce_scatter_single(output, input, op, group, async_op)
@@ -367,7 +446,16 @@ def _counts(splits, t, size):
 def all_to_all_single(output, input, output_split_sizes=None, input_split_sizes=None,  # noqa: A002
                       group=None, async_op=False):
     """Splits ``input`` along dim 0, sends split ``i`` to rank ``i``, and concatenates what
-    every rank sent into ``output``."""
+    every rank sent into ``output``.
+
+    >>> import gradtrack, gradtrack.distributed as dist  # doctest: +SKIP
+    >>> dist.init_process_group("mpi")  # doctest: +SKIP
+    >>> r = dist.get_rank()  # doctest: +SKIP
+    >>> out = gradtrack.zeros(2)  # doctest: +SKIP
+    >>> dist.all_to_all_single(out, gradtrack.tensor([10.0 * r, 10.0 * r + 1]))  # doctest: +SKIP
+    >>> out  # on rank 1: element 1 of each rank's input  # doctest: +SKIP
+    tensor([ 1., 11.])
+    """
     _check_single_tensor(output, "output")
     _check_single_tensor(input, "input")
     _same_dtype(output, input)
@@ -398,7 +486,15 @@ def _peer(pg, global_rank, group_rank, kind):
 
 
 def isend(tensor, dst=None, group=None, tag=0, group_dst=None):
-    """Starts sending ``tensor`` to rank ``dst``; returns a Work (None off-group)."""
+    """Starts sending ``tensor`` to rank ``dst``; returns a Work (None off-group).
+
+    >>> import gradtrack, gradtrack.distributed as dist  # doctest: +SKIP
+    >>> dist.init_process_group("mpi")  # doctest: +SKIP
+    >>> t = gradtrack.tensor([7.0]) if dist.get_rank() == 0 else gradtrack.zeros(1)  # doctest: +SKIP
+    >>> work = dist.isend(t, dst=1) if dist.get_rank() == 0 else dist.irecv(t, src=0)  # doctest: +SKIP
+    >>> work.wait()  # doctest: +SKIP
+    True
+    """
     _check_single_tensor(tensor, "tensor")
     pg = _group(group, "isend")
     if pg is None:
@@ -408,14 +504,33 @@ def isend(tensor, dst=None, group=None, tag=0, group_dst=None):
 
 
 def send(tensor, dst=None, group=None, tag=0, group_dst=None):
-    """Sends ``tensor`` to rank ``dst`` and waits until it left."""
+    """Sends ``tensor`` to rank ``dst`` and waits until it left.
+
+    >>> import gradtrack, gradtrack.distributed as dist  # doctest: +SKIP
+    >>> dist.init_process_group("mpi")  # doctest: +SKIP
+    >>> t = gradtrack.tensor([7.0])  # doctest: +SKIP
+    >>> if dist.get_rank() == 0:  # doctest: +SKIP
+    ...     dist.send(t, dst=1)  # doctest: +SKIP
+    ... else:  # doctest: +SKIP
+    ...     _ = dist.recv(t, src=0)  # doctest: +SKIP
+    """
     work = isend(tensor, dst, group, tag, group_dst)
     if work is not None:
         work.wait()
 
 
 def irecv(tensor, src=None, group=None, tag=0, group_src=None):
-    """Starts receiving into ``tensor`` from rank ``src`` (any rank if None)."""
+    """Starts receiving into ``tensor`` from rank ``src`` (any rank if None).
+
+    >>> import gradtrack, gradtrack.distributed as dist  # doctest: +SKIP
+    >>> dist.init_process_group("mpi")  # doctest: +SKIP
+    >>> t = gradtrack.tensor([7.0]) if dist.get_rank() == 0 else gradtrack.zeros(1)  # doctest: +SKIP
+    >>> work = dist.isend(t, dst=1) if dist.get_rank() == 0 else dist.irecv(t, src=0)  # doctest: +SKIP
+    >>> work.wait()  # doctest: +SKIP
+    True
+    >>> t  # on rank 1  # doctest: +SKIP
+    tensor([7.])
+    """
     _check_single_tensor(tensor, "tensor")
     pg = _group(group, "irecv")
     if pg is None:
@@ -428,7 +543,18 @@ def irecv(tensor, src=None, group=None, tag=0, group_src=None):
 
 def recv(tensor, src=None, group=None, tag=0, group_src=None):
     """Receives into ``tensor`` from rank ``src`` (any rank if None); returns the sender's
-    global rank (-1 off-group)."""
+    global rank (-1 off-group).
+
+    >>> import gradtrack, gradtrack.distributed as dist  # doctest: +SKIP
+    >>> dist.init_process_group("mpi")  # doctest: +SKIP
+    >>> t = gradtrack.zeros(1)  # doctest: +SKIP
+    >>> if dist.get_rank() == 1:  # doctest: +SKIP
+    ...     _ = dist.recv(t, src=0)  # the rank it came from  # doctest: +SKIP
+    ... else:  # doctest: +SKIP
+    ...     dist.send(gradtrack.tensor([7.0]), dst=1)  # doctest: +SKIP
+    >>> t  # on rank 1  # doctest: +SKIP
+    tensor([7.])
+    """
     _check_single_tensor(tensor, "tensor")
     pg = _group(group, "recv")
     if pg is None:

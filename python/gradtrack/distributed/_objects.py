@@ -31,7 +31,15 @@ def broadcast_object_list(object_list, src=None, group=None, device=None, group_
 
 def all_gather_object(object_list, obj, group=None):
     """Fills ``object_list[i]`` with ``obj`` of rank ``i`` (pickled); the list must have one
-    slot per rank."""
+    slot per rank.
+
+    >>> import gradtrack, gradtrack.distributed as dist  # doctest: +SKIP
+    >>> dist.init_process_group("mpi")  # doctest: +SKIP
+    >>> got = [None, None]  # doctest: +SKIP
+    >>> dist.all_gather_object(got, {"rank": dist.get_rank()})  # doctest: +SKIP
+    >>> got  # doctest: +SKIP
+    [{'rank': 0}, {'rank': 1}]
+    """
     pg = _group(group, "all_gather_object")
     if pg is None:
         return
@@ -41,7 +49,15 @@ def all_gather_object(object_list, obj, group=None):
 
 def gather_object(obj, object_gather_list=None, dst=None, group=None, group_dst=None):
     """Fills ``object_gather_list[i]`` on rank ``dst`` (default 0) with ``obj`` of rank ``i``
-    (pickled); the other ranks pass None."""
+    (pickled); the other ranks pass None.
+
+    >>> import gradtrack, gradtrack.distributed as dist  # doctest: +SKIP
+    >>> dist.init_process_group("mpi")  # doctest: +SKIP
+    >>> got = [None, None] if dist.get_rank() == 0 else None  # doctest: +SKIP
+    >>> dist.gather_object(dist.get_rank() * 10, got, dst=0)  # doctest: +SKIP
+    >>> got  # on rank 0  # doctest: +SKIP
+    [0, 10]
+    """
     pg = _group(group, "gather_object")
     if pg is None:
         return
@@ -62,7 +78,15 @@ def gather_object(obj, object_gather_list=None, dst=None, group=None, group_dst=
 def scatter_object_list(scatter_object_output_list, scatter_object_input_list=None, src=None,
                         group=None, group_src=None):
     """Puts ``scatter_object_input_list[i]`` of rank ``src`` (default 0) into
-    ``scatter_object_output_list[0]`` of rank ``i`` (pickled)."""
+    ``scatter_object_output_list[0]`` of rank ``i`` (pickled).
+
+    >>> import gradtrack, gradtrack.distributed as dist  # doctest: +SKIP
+    >>> dist.init_process_group("mpi")  # doctest: +SKIP
+    >>> out = [None]  # doctest: +SKIP
+    >>> dist.scatter_object_list(out, ["a", "b"] if dist.get_rank() == 0 else None, src=0)  # doctest: +SKIP
+    >>> out  # on rank 1  # doctest: +SKIP
+    ['b']
+    """
     pg = _group(group, "scatter_object_list")
     if pg is None:
         return

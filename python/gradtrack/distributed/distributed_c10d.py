@@ -33,22 +33,42 @@ def is_available():
 
 
 def is_mpi_available():
-    """The one backend gradtrack has: MPI, when mpi4py is installed."""
+    """The one backend gradtrack has: MPI, when mpi4py is installed.
+
+    >>> import gradtrack.distributed as dist
+    >>> isinstance(dist.is_mpi_available(), bool)
+    True
+    """
     return is_available()
 
 
 def is_gloo_available():
-    """gradtrack has no Gloo: ``backend="gloo"`` runs on MPI (see init_process_group)."""
+    """gradtrack has no Gloo: ``backend="gloo"`` runs on MPI (see init_process_group).
+
+    >>> import gradtrack.distributed as dist
+    >>> dist.is_gloo_available()  # backend='gloo' runs on MPI
+    False
+    """
     return False
 
 
 def is_nccl_available():
-    """gradtrack runs on the CPU only: no NCCL."""
+    """gradtrack runs on the CPU only: no NCCL.
+
+    >>> import gradtrack.distributed as dist
+    >>> dist.is_nccl_available()
+    False
+    """
     return False
 
 
 class Backend(str):
-    """Backend names as torch's: ``Backend("MPI") == "mpi"``."""
+    """Backend names as torch's: ``Backend("MPI") == "mpi"``.
+
+    >>> import gradtrack.distributed as dist
+    >>> dist.Backend("MPI"), dist.Backend.GLOO
+    ('mpi', 'gloo')
+    """
 
     UNDEFINED = "undefined"
     GLOO = "gloo"
@@ -69,7 +89,12 @@ class Backend(str):
 
 class ReduceOp:
     """Reduction operations: ``ReduceOp.SUM``, ``AVG``, ``PRODUCT``, ``MIN``, ``MAX``,
-    ``BAND``, ``BOR``, ``BXOR`` (torch's values; PREMUL_SUM is not supported here)."""
+    ``BAND``, ``BOR``, ``BXOR`` (torch's values; PREMUL_SUM is not supported here).
+
+    >>> import gradtrack.distributed as dist
+    >>> dist.ReduceOp.SUM, dist.ReduceOp.MAX
+    (<RedOpType.SUM: 0>, <RedOpType.MAX: 4>)
+    """
 
     class RedOpType(enum.IntEnum):
         SUM = 0
@@ -97,7 +122,14 @@ for _op in ReduceOp.RedOpType:
 
 
 class ProcessGroup:
-    """A group of ranks: an MPI communicator plus the global ranks in group order."""
+    """A group of ranks: an MPI communicator plus the global ranks in group order.
+
+    >>> import gradtrack, gradtrack.distributed as dist  # doctest: +SKIP
+    >>> dist.init_process_group("mpi")  # doctest: +SKIP
+    >>> pg = dist.new_group([0, 1])  # doctest: +SKIP
+    >>> pg.rank(), pg.size()  # on rank 0  # doctest: +SKIP
+    (0, 2)
+    """
 
     def __init__(self, comm, ranks):
         self._comm = comm
@@ -115,14 +147,24 @@ class ProcessGroup:
 
 class GroupMember:
     """``GroupMember.WORLD`` is the default group once initialised; a rank that is
-    not in a :func:`new_group` gets ``GroupMember.NON_GROUP_MEMBER`` back."""
+    not in a :func:`new_group` gets ``GroupMember.NON_GROUP_MEMBER`` back.
+
+    >>> import gradtrack.distributed as dist
+    >>> dist.GroupMember.WORLD is None  # before init_process_group
+    True
+    """
 
     WORLD = None
     NON_GROUP_MEMBER = object()
 
 
 class group:  # noqa: N801 - torch's name: dist.group.WORLD
-    """``dist.group.WORLD``: the default group (None before initialisation)."""
+    """``dist.group.WORLD``: the default group (None before initialisation).
+
+    >>> import gradtrack.distributed as dist
+    >>> dist.group.WORLD is None  # before init_process_group
+    True
+    """
 
     WORLD = None
 
@@ -147,7 +189,12 @@ def _mpi():
 
 
 def is_initialized():
-    """Whether the default process group has been initialised."""
+    """Whether the default process group has been initialised.
+
+    >>> import gradtrack.distributed as dist
+    >>> dist.is_initialized()  # before init_process_group
+    False
+    """
     return GroupMember.WORLD is not None
 
 
@@ -226,7 +273,14 @@ def init_process_group(backend=None, init_method=None, timeout=None, world_size=
 
 
 def destroy_process_group(group=None):  # noqa: F811 - torch's argument name
-    """Destroys ``group``; the default group (or None) destroys every group."""
+    """Destroys ``group``; the default group (or None) destroys every group.
+
+    >>> import gradtrack, gradtrack.distributed as dist  # doctest: +SKIP
+    >>> dist.init_process_group("mpi")  # doctest: +SKIP
+    >>> dist.destroy_process_group()  # doctest: +SKIP
+    >>> dist.is_initialized()  # doctest: +SKIP
+    False
+    """
     if group is GroupMember.NON_GROUP_MEMBER:
         return
     world = GroupMember.WORLD
@@ -255,6 +309,12 @@ def new_group(ranks=None, timeout=None, backend=None, pg_options=None,
 
     Ranks outside the group get ``GroupMember.NON_GROUP_MEMBER`` (their rank in it
     is -1, and collectives on it are skipped with a warning, as torch's).
+
+    >>> import gradtrack, gradtrack.distributed as dist  # doctest: +SKIP
+    >>> dist.init_process_group("mpi")  # doctest: +SKIP
+    >>> evens = dist.new_group([0])  # doctest: +SKIP
+    >>> dist.get_world_size(evens) if dist.get_rank() == 0 else None  # doctest: +SKIP
+    1
     """
     world = _default_group()
     size = world.size()
@@ -279,7 +339,14 @@ def new_group(ranks=None, timeout=None, backend=None, pg_options=None,
 
 
 def get_rank(group=None):  # noqa: F811
-    """This process's rank in ``group`` (the default group if None); -1 if not a member."""
+    """This process's rank in ``group`` (the default group if None); -1 if not a member.
+
+    >>> import gradtrack.distributed as dist
+    >>> dist.get_rank()  # before init_process_group
+    Traceback (most recent call last):
+        ...
+    ValueError: Default process group has not been initialized, please make sure to call init_process_group.
+    """
     if _not_in_group(group):
         return -1
     pg = group or _default_group()
@@ -287,14 +354,26 @@ def get_rank(group=None):  # noqa: F811
 
 
 def get_world_size(group=None):  # noqa: F811
-    """The number of ranks in ``group``; -1 if this process is not a member."""
+    """The number of ranks in ``group``; -1 if this process is not a member.
+
+    >>> import gradtrack, gradtrack.distributed as dist  # doctest: +SKIP
+    >>> dist.init_process_group("mpi")  # doctest: +SKIP
+    >>> dist.get_world_size()  # doctest: +SKIP
+    2
+    """
     if _not_in_group(group):
         return -1
     return (group or _default_group()).size()
 
 
 def get_backend(group=None):  # noqa: F811
-    """The backend of ``group``: always ``"mpi"``."""
+    """The backend of ``group``: always ``"mpi"``.
+
+    >>> import gradtrack, gradtrack.distributed as dist  # doctest: +SKIP
+    >>> dist.init_process_group("mpi")  # doctest: +SKIP
+    >>> dist.get_backend()  # doctest: +SKIP
+    'mpi'
+    """
     pg = group or _default_group()
     if _not_in_group(pg):
         raise ValueError("Invalid process group specified")
@@ -308,7 +387,14 @@ def _check_registered(pg):
 
 
 def get_group_rank(group, global_rank):  # noqa: F811
-    """The rank in ``group`` of the process with ``global_rank``."""
+    """The rank in ``group`` of the process with ``global_rank``.
+
+    >>> import gradtrack, gradtrack.distributed as dist  # doctest: +SKIP
+    >>> dist.init_process_group("mpi")  # doctest: +SKIP
+    >>> pg = dist.new_group([1])  # doctest: +SKIP
+    >>> dist.get_group_rank(pg, 1)  # on rank 1  # doctest: +SKIP
+    0
+    """
     if group is GroupMember.WORLD:
         return global_rank
     _check_registered(group)
@@ -318,7 +404,14 @@ def get_group_rank(group, global_rank):  # noqa: F811
 
 
 def get_global_rank(group, group_rank):  # noqa: F811
-    """The global rank of the process with ``group_rank`` in ``group``."""
+    """The global rank of the process with ``group_rank`` in ``group``.
+
+    >>> import gradtrack, gradtrack.distributed as dist  # doctest: +SKIP
+    >>> dist.init_process_group("mpi")  # doctest: +SKIP
+    >>> pg = dist.new_group([1])  # doctest: +SKIP
+    >>> dist.get_global_rank(pg, 0)  # on rank 1  # doctest: +SKIP
+    1
+    """
     if group is GroupMember.WORLD:
         return group_rank
     _check_registered(group)
@@ -328,5 +421,12 @@ def get_global_rank(group, group_rank):  # noqa: F811
 
 
 def get_process_group_ranks(group):  # noqa: F811
-    """The global ranks of ``group``, in group-rank order."""
+    """The global ranks of ``group``, in group-rank order.
+
+    >>> import gradtrack, gradtrack.distributed as dist  # doctest: +SKIP
+    >>> dist.init_process_group("mpi")  # doctest: +SKIP
+    >>> pg = dist.new_group([1])  # doctest: +SKIP
+    >>> dist.get_process_group_ranks(pg)  # on rank 1  # doctest: +SKIP
+    [1]
+    """
     return list((group or _default_group())._ranks)

@@ -180,7 +180,14 @@ def _pool_pair(fn, name, value, allow_none=False):
 
 def max_pool2d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1,  # noqa: A002
                             ceil_mode=False, return_indices=False):
-    """:func:`max_pool2d` returning ``(values, indices)``."""
+    """:func:`max_pool2d` returning ``(values, indices)``.
+
+    >>> import gradtrack
+    >>> import gradtrack.nn.functional as F
+    >>> x = gradtrack.tensor([[[[1.0, 3.0], [4.0, 2.0]]]])
+    >>> F.max_pool2d_with_indices(x, 2)
+    (tensor([[[[4.]]]]), tensor([[[[2]]]]))
+    """
     k = _pool_pair("max_pool2d", "kernel_size", kernel_size)
     s = _pool_pair("max_pool2d", "stride", stride, allow_none=True) or k
     p = _pool_pair("max_pool2d", "padding", padding)
@@ -237,7 +244,13 @@ def _check_pool1d(input, k, s, p, d, ceil_mode):  # noqa: A002
 
 def max_pool1d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1,  # noqa: A002
                             ceil_mode=False, return_indices=False):
-    """:func:`max_pool1d` returning ``(values, indices)``."""
+    """:func:`max_pool1d` returning ``(values, indices)``.
+
+    >>> import gradtrack
+    >>> import gradtrack.nn.functional as F
+    >>> F.max_pool1d_with_indices(gradtrack.tensor([[[1.0, 3.0, 2.0, 0.0]]]), 2)
+    (tensor([[[3., 2.]]]), tensor([[[1, 2]]]))
+    """
     k = _single("max_pool1d", "kernel_size", kernel_size)
     s = _single("max_pool1d", "stride", stride, allow_none=True)
     s = k if s is None else s
@@ -357,7 +370,16 @@ def adaptive_avg_pool1d(input, output_size):  # noqa: A002
 
 
 def adaptive_max_pool2d_with_indices(input, output_size, return_indices=False):  # noqa: A002
-    """:func:`adaptive_max_pool2d` returning ``(values, indices)``."""
+    """:func:`adaptive_max_pool2d` returning ``(values, indices)``.
+
+    >>> import gradtrack
+    >>> import gradtrack.nn.functional as F
+    >>> x = gradtrack.arange(16.).reshape(1, 1, 4, 4)
+    >>> F.adaptive_max_pool2d_with_indices(x, 2)
+    (tensor([[[[ 5.,  7.],
+              [13., 15.]]]]), tensor([[[[ 5,  7],
+              [13, 15]]]]))
+    """
     size = _adaptive_size("adaptive_max_pool2d", input, output_size)
     return _conv.adaptive_max_pool2d(input, size)
 

@@ -75,64 +75,148 @@ def silu(input, inplace=False):  # noqa: A002
 
 
 def mish(input, inplace=False):  # noqa: A002
-    """``x * tanh(softplus(x))``."""
+    """``x * tanh(softplus(x))``.
+
+    >>> import gradtrack
+    >>> import gradtrack.nn.functional as F
+    >>> F.mish(gradtrack.tensor([-2.0, 0.0, 1.5]))
+    tensor([-0.2525,  0.0000,  1.4034])
+    """
     return _apply("mish", input, inplace)
 
 
 def hardswish(input, inplace=False):  # noqa: A002
-    """``x * relu6(x + 3) / 6``."""
+    """``x * relu6(x + 3) / 6``.
+
+    >>> import gradtrack
+    >>> import gradtrack.nn.functional as F
+    >>> F.hardswish(gradtrack.tensor([-2.0, 0.0, 1.5]))
+    tensor([-0.3333,  0.0000,  1.1250])
+    """
     return _apply("hardswish", input, inplace)
 
 
 def leaky_relu(input, negative_slope=0.01, inplace=False):  # noqa: A002
-    """``x`` where positive, ``negative_slope * x`` elsewhere."""
+    """``x`` where positive, ``negative_slope * x`` elsewhere.
+
+    >>> import gradtrack
+    >>> import gradtrack.nn.functional as F
+    >>> F.leaky_relu(gradtrack.tensor([-2.0, 0.0, 1.5]), 0.1)
+    tensor([-0.2000,  0.0000,  1.5000])
+    """
     return _apply("leaky_relu", input, inplace, negative_slope)
 
 
 def leaky_relu_(input, negative_slope=0.01):  # noqa: A002
-    """In-place :func:`leaky_relu` (its node saves the result: ``LeakyReluBackward1``)."""
+    """In-place :func:`leaky_relu` (its node saves the result: ``LeakyReluBackward1``).
+
+    >>> import gradtrack
+    >>> import gradtrack.nn.functional as F
+    >>> x = gradtrack.tensor([-2.0, 0.0, 1.5])
+    >>> F.leaky_relu_(x, 0.1)
+    tensor([-0.2000,  0.0000,  1.5000])
+    >>> x
+    tensor([-0.2000,  0.0000,  1.5000])
+    """
     return _apply("leaky_relu", input, True, negative_slope)
 
 
 def elu(input, alpha=1.0, inplace=False):  # noqa: A002
-    """``x`` where positive, ``alpha * (exp(x) - 1)`` elsewhere."""
+    """``x`` where positive, ``alpha * (exp(x) - 1)`` elsewhere.
+
+    >>> import gradtrack
+    >>> import gradtrack.nn.functional as F
+    >>> F.elu(gradtrack.tensor([-2.0, 0.0, 1.5]))
+    tensor([-0.8647,  0.0000,  1.5000])
+    """
     return _apply("elu", input, inplace, alpha, 1.0, 1.0)
 
 
 def elu_(input, alpha=1.0):  # noqa: A002
-    """In-place :func:`elu` (``EluBackward1``)."""
+    """In-place :func:`elu` (``EluBackward1``).
+
+    >>> import gradtrack
+    >>> import gradtrack.nn.functional as F
+    >>> x = gradtrack.tensor([-2.0, 0.0, 1.5])
+    >>> F.elu_(x)
+    tensor([-0.8647,  0.0000,  1.5000])
+    >>> x
+    tensor([-0.8647,  0.0000,  1.5000])
+    """
     return _apply("elu", input, True, alpha, 1.0, 1.0)
 
 
 def selu(input, inplace=False):  # noqa: A002
-    """``scale * elu(x, alpha)`` with the self-normalizing constants (``EluBackward0``)."""
+    """``scale * elu(x, alpha)`` with the self-normalizing constants (``EluBackward0``).
+
+    >>> import gradtrack
+    >>> import gradtrack.nn.functional as F
+    >>> F.selu(gradtrack.tensor([-2.0, 0.0, 1.5]))
+    tensor([-1.5202,  0.0000,  1.5761])
+    """
     return _apply("elu", input, inplace, _SELU_ALPHA, _SELU_SCALE, 1.0)
 
 
 def selu_(input):  # noqa: A002
-    """In-place :func:`selu`."""
+    """In-place :func:`selu`.
+
+    >>> import gradtrack
+    >>> import gradtrack.nn.functional as F
+    >>> x = gradtrack.tensor([-2.0, 0.0, 1.5])
+    >>> F.selu_(x)
+    tensor([-1.5202,  0.0000,  1.5761])
+    >>> x
+    tensor([-1.5202,  0.0000,  1.5761])
+    """
     return _apply("elu", input, True, _SELU_ALPHA, _SELU_SCALE, 1.0)
 
 
 def celu(input, alpha=1.0, inplace=False):  # noqa: A002
-    """``max(0, x) + min(0, alpha * (exp(x / alpha) - 1))``."""
+    """``max(0, x) + min(0, alpha * (exp(x / alpha) - 1))``.
+
+    >>> import gradtrack
+    >>> import gradtrack.nn.functional as F
+    >>> F.celu(gradtrack.tensor([-2.0, 0.0, 1.5]), alpha=0.5)
+    tensor([-0.4908,  0.0000,  1.5000])
+    """
     if alpha == 0:
         raise RuntimeError("ZeroDivisionError: alpha cannot be 0 for CELU")
     return _apply("celu", input, inplace, alpha, 1.0, 1.0 / alpha)
 
 
 def celu_(input, alpha=1.0):  # noqa: A002
-    """In-place :func:`celu`."""
+    """In-place :func:`celu`.
+
+    >>> import gradtrack
+    >>> import gradtrack.nn.functional as F
+    >>> x = gradtrack.tensor([-2.0, 0.0, 1.5])
+    >>> F.celu_(x)
+    tensor([-0.8647,  0.0000,  1.5000])
+    >>> x
+    tensor([-0.8647,  0.0000,  1.5000])
+    """
     return celu(input, alpha, True)
 
 
 def softplus(input, beta=1.0, threshold=20.0):  # noqa: A002
-    """``log(1 + exp(beta * x)) / beta``, linear where ``beta * x > threshold``."""
+    """``log(1 + exp(beta * x)) / beta``, linear where ``beta * x > threshold``.
+
+    >>> import gradtrack
+    >>> import gradtrack.nn.functional as F
+    >>> F.softplus(gradtrack.tensor([-2.0, 0.0, 1.5]), beta=2.0)
+    tensor([0.0091, 0.3466, 1.5243])
+    """
     return _act(_KIND["softplus"], input, float(beta), float(threshold), 0.0)
 
 
 def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):  # noqa: A002
-    """``x`` clamped to ``[min_val, max_val]`` (``HardtanhBackward0``)."""
+    """``x`` clamped to ``[min_val, max_val]`` (``HardtanhBackward0``).
+
+    >>> import gradtrack
+    >>> import gradtrack.nn.functional as F
+    >>> F.hardtanh(gradtrack.tensor([-2.0, 0.0, 1.5]), -1.0, 1.0)
+    tensor([-1.,  0.,  1.])
+    """
     if min_val > max_val:
         raise ValueError("min_val cannot be greater than max_val")
     if not input.dtype.is_floating_point:  # torch clamps integers, keeping their dtype
@@ -142,22 +226,49 @@ def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):  # noqa: A002
 
 
 def hardtanh_(input, min_val=-1.0, max_val=1.0):  # noqa: A002
-    """In-place :func:`hardtanh`."""
+    """In-place :func:`hardtanh`.
+
+    >>> import gradtrack
+    >>> import gradtrack.nn.functional as F
+    >>> x = gradtrack.tensor([-2.0, 0.0, 1.5])
+    >>> F.hardtanh_(x)
+    tensor([-1.,  0.,  1.])
+    >>> x
+    tensor([-1.,  0.,  1.])
+    """
     return hardtanh(input, min_val, max_val, True)
 
 
 def relu6(input, inplace=False):  # noqa: A002
-    """``min(max(x, 0), 6)``: hardtanh on ``[0, 6]``."""
+    """``min(max(x, 0), 6)``: hardtanh on ``[0, 6]``.
+
+    >>> import gradtrack
+    >>> import gradtrack.nn.functional as F
+    >>> F.relu6(gradtrack.tensor([-2.0, 0.0, 1.5]))
+    tensor([0.0000, 0.0000, 1.5000])
+    """
     return hardtanh(input, 0.0, 6.0, inplace)
 
 
 def logsigmoid(input):  # noqa: A002
-    """``log(sigmoid(x))``, computed without overflow."""
+    """``log(sigmoid(x))``, computed without overflow.
+
+    >>> import gradtrack
+    >>> import gradtrack.nn.functional as F
+    >>> F.logsigmoid(gradtrack.tensor([-2.0, 0.0, 1.5]))
+    tensor([-2.1269, -0.6931, -0.2014])
+    """
     return _act(_KIND["log_sigmoid"], input, 0.0, 0.0, 0.0)
 
 
 def softmin(input, dim=None, _stacklevel=3, dtype=None):  # noqa: A002
-    """``softmax(-input, dim)``."""
+    """``softmax(-input, dim)``.
+
+    >>> import gradtrack
+    >>> import gradtrack.nn.functional as F
+    >>> F.softmin(gradtrack.tensor([[1.0, 2.0, 3.0]]), dim=1)
+    tensor([[0.6652, 0.2447, 0.0900]])
+    """
     from .functional import _implicit_dim, softmax
     if dim is None:
         dim = _implicit_dim("softmin", input.dim(), _stacklevel + 1)
@@ -182,7 +293,14 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):  # no
 
 
 def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):  # noqa: A002
-    """Normalizes each of ``num_groups`` channel groups of each sample."""
+    """Normalizes each of ``num_groups`` channel groups of each sample.
+
+    >>> import gradtrack
+    >>> import gradtrack.nn.functional as F
+    >>> x = gradtrack.arange(8.).reshape(1, 4, 2)
+    >>> F.group_norm(x, 2)[0, 0]
+    tensor([-1.3416, -0.4472])
+    """
     if input.dim() < 2:
         raise RuntimeError(f"Expected at least 2 dimensions for input tensor but received "
                            f"{input.dim()}")
@@ -211,7 +329,15 @@ def _verify_batch_size(shape):
 def batch_norm(input, running_mean, running_var, weight=None, bias=None,  # noqa: A002
                training=False, momentum=0.1, eps=1e-5):
     """Normalizes each channel (dim 1) by the batch's statistics (``training``) or the
-    running ones, which training updates in place."""
+    running ones, which training updates in place.
+
+    >>> import gradtrack
+    >>> import gradtrack.nn.functional as F
+    >>> x = gradtrack.tensor([[1.0, 2.0], [3.0, 6.0]])
+    >>> F.batch_norm(x, None, None, training=True)
+    tensor([[-1.0000, -1.0000],
+            [ 1.0000,  1.0000]])
+    """
     if training:
         _verify_batch_size(input.size())
     elif running_mean is None or running_var is None:
@@ -316,7 +442,15 @@ def binary_cross_entropy(input, target, weight=None, size_average=None,  # noqa:
 def binary_cross_entropy_with_logits(input, target, weight=None, size_average=None,  # noqa: A002
                                      reduce=None, reduction="mean", pos_weight=None):
     """Binary cross entropy of ``sigmoid(input)``, computed stably from the logits;
-    ``pos_weight`` weighs the positive term per class."""
+    ``pos_weight`` weighs the positive term per class.
+
+    >>> import gradtrack
+    >>> import gradtrack.nn.functional as F
+    >>> x = gradtrack.tensor([0.5, 2.0, -1.0])
+    >>> y = gradtrack.tensor([0.0, 1.0, 1.0])
+    >>> F.binary_cross_entropy_with_logits(x, y)
+    tensor(0.8048)
+    """
     _no_grad_for(weight, "weight", "binary_cross_entropy_with_logits")
     _no_grad_for(pos_weight, "pos_weight", "binary_cross_entropy_with_logits")
     enum = _reduction(size_average, reduce, reduction)
@@ -344,7 +478,15 @@ def _weighted(loss, weight, reduction, mean_by_weight):
 
 def l1_loss(input, target, size_average=None, reduce=None, reduction="mean",  # noqa: A002
             weight=None):
-    """Mean absolute error; as torch, ``(input - target).abs()`` then the reduction."""
+    """Mean absolute error; as torch, ``(input - target).abs()`` then the reduction.
+
+    >>> import gradtrack
+    >>> import gradtrack.nn.functional as F
+    >>> x = gradtrack.tensor([0.5, 2.0, -1.0])
+    >>> y = gradtrack.tensor([0.0, 1.0, 1.0])
+    >>> F.l1_loss(x, y, reduction='sum')
+    tensor(3.5000)
+    """
     from .functional import _broadcast_pair
     _size_warning(input, target)
     if size_average is not None or reduce is not None:
@@ -360,7 +502,15 @@ def l1_loss(input, target, size_average=None, reduce=None, reduction="mean",  # 
 
 def smooth_l1_loss(input, target, size_average=None, reduce=None,  # noqa: A002
                    reduction="mean", beta=1.0):
-    """Quadratic below ``beta``, linear above (``SmoothL1LossBackward0``)."""
+    """Quadratic below ``beta``, linear above (``SmoothL1LossBackward0``).
+
+    >>> import gradtrack
+    >>> import gradtrack.nn.functional as F
+    >>> x = gradtrack.tensor([0.5, 2.0, -1.0])
+    >>> y = gradtrack.tensor([0.0, 1.0, 1.0])
+    >>> F.smooth_l1_loss(x, y)
+    tensor(0.7083)
+    """
     from .functional import _broadcast_pair
     _size_warning(input, target)
     enum = _reduction(size_average, reduce, reduction)
@@ -374,7 +524,15 @@ def smooth_l1_loss(input, target, size_average=None, reduce=None,  # noqa: A002
 
 
 def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):  # noqa: A002
-    """Quadratic below ``delta``, ``delta``-scaled linear above (``HuberLossBackward0``)."""
+    """Quadratic below ``delta``, ``delta``-scaled linear above (``HuberLossBackward0``).
+
+    >>> import gradtrack
+    >>> import gradtrack.nn.functional as F
+    >>> x = gradtrack.tensor([0.5, 2.0, -1.0])
+    >>> y = gradtrack.tensor([0.0, 1.0, 1.0])
+    >>> F.huber_loss(x, y, delta=0.5)
+    tensor(0.4583)
+    """
     from .functional import _broadcast_pair
     _size_warning(input, target)
     if delta <= 0:
@@ -389,7 +547,14 @@ def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):  # noqa
 def kl_div(input, target, size_average=None, reduce=None, reduction="mean",  # noqa: A002
            log_target=False):
     """KL divergence ``target * (log(target) - input)`` with ``input`` a log-probability
-    (``log_target=True``: ``target`` one too); ``'batchmean'`` divides by the batch size."""
+    (``log_target=True``: ``target`` one too); ``'batchmean'`` divides by the batch size.
+
+    >>> import gradtrack
+    >>> import gradtrack.nn.functional as F
+    >>> log_q = gradtrack.tensor([[0.25, 0.75]]).log()
+    >>> F.kl_div(log_q, gradtrack.tensor([[0.5, 0.5]]), reduction="batchmean")
+    tensor(0.1438)
+    """
     if size_average is not None or reduce is not None:
         from .functional import _legacy_reduction
         reduction = _legacy_reduction(size_average, reduce)

@@ -75,22 +75,49 @@ def linear(input, weight, bias=None):  # noqa: A002 - PyTorch's argument names
 
 
 def relu(input, inplace=False):  # noqa: A002
-    """``max(input, 0)``; with ``inplace=True`` writes ``input`` (``relu_``)."""
+    """``max(input, 0)``; with ``inplace=True`` writes ``input`` (``relu_``).
+
+    >>> import gradtrack
+    >>> import gradtrack.nn.functional as F
+    >>> F.relu(gradtrack.tensor([-2.0, 0.0, 1.5]))
+    tensor([0.0000, 0.0000, 1.5000])
+    """
     return input.relu_() if inplace else _C.relu(input)
 
 
 def relu_(input):  # noqa: A002
-    """In-place :func:`relu`."""
+    """In-place :func:`relu`.
+
+    >>> import gradtrack
+    >>> import gradtrack.nn.functional as F
+    >>> x = gradtrack.tensor([-2.0, 0.0, 1.5])
+    >>> F.relu_(x)
+    tensor([0.0000, 0.0000, 1.5000])
+    >>> x
+    tensor([0.0000, 0.0000, 1.5000])
+    """
     return input.relu_()
 
 
 def sigmoid(input):  # noqa: A002
-    """``1 / (1 + exp(-input))``."""
+    """``1 / (1 + exp(-input))``.
+
+    >>> import gradtrack
+    >>> import gradtrack.nn.functional as F
+    >>> F.sigmoid(gradtrack.tensor([-2.0, 0.0, 1.5]))
+    tensor([0.1192, 0.5000, 0.8176])
+    """
     return _C.sigmoid(input)
 
 
 def tanh(input):  # noqa: A002
-    """Hyperbolic tangent."""
+    """Hyperbolic tangent.
+
+    >>> import gradtrack
+    >>> import gradtrack.nn.functional as F
+    >>> F.tanh(gradtrack.tensor([-2.0, 0.0, 1.5]))
+    tensor([-0.9640,  0.0000,  0.9051])
+    """
     return _C.tanh(input)
 
 
@@ -116,7 +143,13 @@ def softmax(input, dim=None, _stacklevel=3, dtype=None):  # noqa: A002
 
 
 def log_softmax(input, dim=None, _stacklevel=3, dtype=None):  # noqa: A002
-    """``log(softmax(input, dim))``, computed stably."""
+    """``log(softmax(input, dim))``, computed stably.
+
+    >>> import gradtrack
+    >>> import gradtrack.nn.functional as F
+    >>> F.log_softmax(gradtrack.tensor([[0.0, 0.0]]), dim=1)
+    tensor([[-0.6931, -0.6931]])
+    """
     if dim is None:
         dim = _implicit_dim("log_softmax", input.dim(), _stacklevel)
     if dtype is not None:

@@ -109,19 +109,46 @@ def constant_(tensor, val):
 
 
 def ones_(tensor):
-    """Fills ``tensor`` with ones."""
+    """Fills ``tensor`` with ones.
+
+    >>> import gradtrack
+    >>> from gradtrack import nn
+    >>> _ = gradtrack.manual_seed(0)
+    >>> w = gradtrack.empty(2, 3)
+    >>> nn.init.ones_(w)
+    tensor([[1., 1., 1.],
+            [1., 1., 1.]])
+    """
     with no_grad():
         return tensor.fill_(1.0)
 
 
 def zeros_(tensor):
-    """Fills ``tensor`` with zeros."""
+    """Fills ``tensor`` with zeros.
+
+    >>> import gradtrack
+    >>> from gradtrack import nn
+    >>> _ = gradtrack.manual_seed(0)
+    >>> w = gradtrack.empty(2, 3)
+    >>> nn.init.zeros_(w)
+    tensor([[0., 0., 0.],
+            [0., 0., 0.]])
+    """
     with no_grad():
         return tensor.zero_()
 
 
 def xavier_uniform_(tensor, gain=1.0, generator=None):
-    """Glorot uniform: U(-a, a) with ``a = gain * sqrt(6 / (fan_in + fan_out))``."""
+    """Glorot uniform: U(-a, a) with ``a = gain * sqrt(6 / (fan_in + fan_out))``.
+
+    >>> import gradtrack
+    >>> from gradtrack import nn
+    >>> _ = gradtrack.manual_seed(0)
+    >>> w = gradtrack.empty(2, 3)
+    >>> nn.init.xavier_uniform_(w, gain=nn.init.calculate_gain('relu'))
+    tensor([[-0.0116,  0.8311, -1.2751],
+            [-1.1401, -0.5967,  0.4154]])
+    """
     fan_in, fan_out = _calculate_fan_in_and_fan_out(tensor)
     std = gain * math.sqrt(2.0 / float(fan_in + fan_out))
     bound = math.sqrt(3.0) * std
@@ -129,7 +156,16 @@ def xavier_uniform_(tensor, gain=1.0, generator=None):
 
 
 def xavier_normal_(tensor, gain=1.0, generator=None):
-    """Glorot normal: N(0, std^2) with ``std = gain * sqrt(2 / (fan_in + fan_out))``."""
+    """Glorot normal: N(0, std^2) with ``std = gain * sqrt(2 / (fan_in + fan_out))``.
+
+    >>> import gradtrack
+    >>> from gradtrack import nn
+    >>> _ = gradtrack.manual_seed(0)
+    >>> w = gradtrack.empty(2, 3)
+    >>> nn.init.xavier_normal_(w)
+    tensor([[ 0.9746, -0.1856, -1.3780],
+            [ 0.3595, -0.6859, -0.8845]])
+    """
     fan_in, fan_out = _calculate_fan_in_and_fan_out(tensor)
     std = gain * math.sqrt(2.0 / float(fan_in + fan_out))
     return normal_(tensor, 0.0, std, generator)
@@ -156,7 +192,16 @@ def kaiming_uniform_(tensor, a=0, mode="fan_in", nonlinearity="leaky_relu", gene
 
 
 def kaiming_normal_(tensor, a=0, mode="fan_in", nonlinearity="leaky_relu", generator=None):
-    """He normal: N(0, std^2) with ``std = gain / sqrt(fan)``."""
+    """He normal: N(0, std^2) with ``std = gain / sqrt(fan)``.
+
+    >>> import gradtrack
+    >>> from gradtrack import nn
+    >>> _ = gradtrack.manual_seed(0)
+    >>> w = gradtrack.empty(2, 3)
+    >>> nn.init.kaiming_normal_(w)
+    tensor([[ 1.2582, -0.2396, -1.7790],
+            [ 0.4641, -0.8855, -1.1419]])
+    """
     if 0 in tensor.shape:
         warnings.warn("Initializing zero-element tensors is a no-op", stacklevel=2)
         return tensor

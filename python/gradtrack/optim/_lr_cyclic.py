@@ -155,7 +155,20 @@ class CyclicLR(LRScheduler):
 
 
 class CosineAnnealingWarmRestarts(LRScheduler):
-    """Cosine annealing that restarts after ``T_0`` epochs, then ``T_0 * T_mult``, ..."""
+    """Cosine annealing that restarts after ``T_0`` epochs, then ``T_0 * T_mult``, ...
+
+    >>> import gradtrack
+    >>> from gradtrack import optim
+    >>> opt = optim.SGD([gradtrack.zeros(1, requires_grad=True)], lr=1.0)
+    >>> sched = optim.lr_scheduler.CosineAnnealingWarmRestarts(opt, T_0=2)
+    >>> lrs = []
+    >>> for _ in range(4):
+    ...     opt.step()
+    ...     sched.step()
+    ...     lrs.append(round(sched.get_last_lr()[0], 4))
+    >>> lrs
+    [0.5, 1.0, 0.5, 1.0]
+    """
 
     def __init__(self, optimizer, T_0, T_mult=1, eta_min=0.0, last_epoch=-1):  # noqa: N803
         if T_0 <= 0 or not isinstance(T_0, int):
@@ -244,6 +257,18 @@ class OneCycleLR(LRScheduler):
     """The 1cycle policy: warm up to ``max_lr``, then anneal far below the start.
 
     Meant to be stepped after every batch, ``total_steps`` times in all.
+
+    >>> import gradtrack
+    >>> from gradtrack import optim
+    >>> opt = optim.SGD([gradtrack.zeros(1, requires_grad=True)], lr=1.0)
+    >>> sched = optim.lr_scheduler.OneCycleLR(opt, max_lr=1.0, total_steps=5)
+    >>> lrs = []
+    >>> for _ in range(4):
+    ...     opt.step()
+    ...     sched.step()
+    ...     lrs.append(round(sched.get_last_lr()[0], 4))
+    >>> lrs
+    [0.9505, 0.6113, 0.1883, 0.0]
     """
 
     def __init__(self, optimizer, max_lr, total_steps=None, epochs=None, steps_per_epoch=None,

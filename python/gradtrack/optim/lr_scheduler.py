@@ -90,7 +90,20 @@ class LambdaLR(_LambdaStateMixin, LRScheduler):
 
 
 class MultiplicativeLR(_LambdaStateMixin, LRScheduler):
-    """Each step multiplies ``lr`` by ``lr_lambda(epoch)``."""
+    """Each step multiplies ``lr`` by ``lr_lambda(epoch)``.
+
+    >>> import gradtrack
+    >>> from gradtrack import optim
+    >>> opt = optim.SGD([gradtrack.zeros(1, requires_grad=True)], lr=1.0)
+    >>> sched = optim.lr_scheduler.MultiplicativeLR(opt, lr_lambda=lambda epoch: 0.5)
+    >>> lrs = []
+    >>> for _ in range(3):
+    ...     opt.step()
+    ...     sched.step()
+    ...     lrs.append(round(sched.get_last_lr()[0], 4))
+    >>> lrs
+    [0.5, 0.25, 0.125]
+    """
 
     def __init__(self, optimizer, lr_lambda, last_epoch=-1):
         self.optimizer = optimizer
@@ -109,7 +122,20 @@ class MultiplicativeLR(_LambdaStateMixin, LRScheduler):
 
 
 class StepLR(LRScheduler):
-    """Multiplies ``lr`` by ``gamma`` every ``step_size`` epochs."""
+    """Multiplies ``lr`` by ``gamma`` every ``step_size`` epochs.
+
+    >>> import gradtrack
+    >>> from gradtrack import optim
+    >>> opt = optim.SGD([gradtrack.zeros(1, requires_grad=True)], lr=1.0)
+    >>> sched = optim.lr_scheduler.StepLR(opt, step_size=2, gamma=0.5)
+    >>> lrs = []
+    >>> for _ in range(5):
+    ...     opt.step()
+    ...     sched.step()
+    ...     lrs.append(round(sched.get_last_lr()[0], 4))
+    >>> lrs
+    [1.0, 0.5, 0.5, 0.25, 0.25]
+    """
 
     def __init__(self, optimizer, step_size, gamma=0.1, last_epoch=-1):
         self.step_size = step_size
@@ -128,7 +154,20 @@ class StepLR(LRScheduler):
 
 
 class MultiStepLR(LRScheduler):
-    """Multiplies ``lr`` by ``gamma`` at each milestone (twice at a repeated one)."""
+    """Multiplies ``lr`` by ``gamma`` at each milestone (twice at a repeated one).
+
+    >>> import gradtrack
+    >>> from gradtrack import optim
+    >>> opt = optim.SGD([gradtrack.zeros(1, requires_grad=True)], lr=1.0)
+    >>> sched = optim.lr_scheduler.MultiStepLR(opt, milestones=[1, 3], gamma=0.1)
+    >>> lrs = []
+    >>> for _ in range(4):
+    ...     opt.step()
+    ...     sched.step()
+    ...     lrs.append(round(sched.get_last_lr()[0], 4))
+    >>> lrs
+    [0.1, 0.1, 0.01, 0.01]
+    """
 
     def __init__(self, optimizer, milestones, gamma=0.1, last_epoch=-1):
         self.milestones = Counter(milestones)
@@ -155,7 +194,20 @@ class MultiStepLR(LRScheduler):
 
 
 class ConstantLR(LRScheduler):
-    """``lr * factor`` until epoch ``total_iters``, then ``lr``."""
+    """``lr * factor`` until epoch ``total_iters``, then ``lr``.
+
+    >>> import gradtrack
+    >>> from gradtrack import optim
+    >>> opt = optim.SGD([gradtrack.zeros(1, requires_grad=True)], lr=1.0)
+    >>> sched = optim.lr_scheduler.ConstantLR(opt, factor=0.5, total_iters=2)
+    >>> lrs = []
+    >>> for _ in range(3):
+    ...     opt.step()
+    ...     sched.step()
+    ...     lrs.append(round(sched.get_last_lr()[0], 4))
+    >>> lrs
+    [0.5, 1.0, 1.0]
+    """
 
     def __init__(self, optimizer, factor=1.0 / 3, total_iters=5, last_epoch=-1):
         if factor > 1.0 or factor < 0:
@@ -178,7 +230,20 @@ class ConstantLR(LRScheduler):
 
 
 class LinearLR(LRScheduler):
-    """Moves the factor linearly from ``start_factor`` to ``end_factor`` over ``total_iters``."""
+    """Moves the factor linearly from ``start_factor`` to ``end_factor`` over ``total_iters``.
+
+    >>> import gradtrack
+    >>> from gradtrack import optim
+    >>> opt = optim.SGD([gradtrack.zeros(1, requires_grad=True)], lr=1.0)
+    >>> sched = optim.lr_scheduler.LinearLR(opt, start_factor=0.25, total_iters=3)
+    >>> lrs = []
+    >>> for _ in range(4):
+    ...     opt.step()
+    ...     sched.step()
+    ...     lrs.append(round(sched.get_last_lr()[0], 4))
+    >>> lrs
+    [0.5, 0.75, 1.0, 1.0]
+    """
 
     def __init__(self, optimizer, start_factor=1.0 / 3, end_factor=1.0, total_iters=5,
                  last_epoch=-1):
@@ -210,7 +275,20 @@ class LinearLR(LRScheduler):
 
 
 class ExponentialLR(LRScheduler):
-    """Multiplies ``lr`` by ``gamma`` every epoch."""
+    """Multiplies ``lr`` by ``gamma`` every epoch.
+
+    >>> import gradtrack
+    >>> from gradtrack import optim
+    >>> opt = optim.SGD([gradtrack.zeros(1, requires_grad=True)], lr=1.0)
+    >>> sched = optim.lr_scheduler.ExponentialLR(opt, gamma=0.9)
+    >>> lrs = []
+    >>> for _ in range(3):
+    ...     opt.step()
+    ...     sched.step()
+    ...     lrs.append(round(sched.get_last_lr()[0], 4))
+    >>> lrs
+    [0.9, 0.81, 0.729]
+    """
 
     def __init__(self, optimizer, gamma, last_epoch=-1):
         self.gamma = gamma
@@ -227,7 +305,20 @@ class ExponentialLR(LRScheduler):
 
 
 class PolynomialLR(LRScheduler):
-    """Decays ``lr`` as ``(1 - epoch / total_iters) ** power`` until ``total_iters``."""
+    """Decays ``lr`` as ``(1 - epoch / total_iters) ** power`` until ``total_iters``.
+
+    >>> import gradtrack
+    >>> from gradtrack import optim
+    >>> opt = optim.SGD([gradtrack.zeros(1, requires_grad=True)], lr=1.0)
+    >>> sched = optim.lr_scheduler.PolynomialLR(opt, total_iters=4, power=2.0)
+    >>> lrs = []
+    >>> for _ in range(4):
+    ...     opt.step()
+    ...     sched.step()
+    ...     lrs.append(round(sched.get_last_lr()[0], 4))
+    >>> lrs
+    [0.5625, 0.25, 0.0625, 0.0]
+    """
 
     def __init__(self, optimizer, total_iters=5, power=1.0, last_epoch=-1):
         self.total_iters = total_iters
@@ -248,7 +339,20 @@ class PolynomialLR(LRScheduler):
 
 
 class CosineAnnealingLR(LRScheduler):
-    """Cosine from ``initial_lr`` down to ``eta_min`` over ``T_max`` epochs (and back up)."""
+    """Cosine from ``initial_lr`` down to ``eta_min`` over ``T_max`` epochs (and back up).
+
+    >>> import gradtrack
+    >>> from gradtrack import optim
+    >>> opt = optim.SGD([gradtrack.zeros(1, requires_grad=True)], lr=1.0)
+    >>> sched = optim.lr_scheduler.CosineAnnealingLR(opt, T_max=4)
+    >>> lrs = []
+    >>> for _ in range(4):
+    ...     opt.step()
+    ...     sched.step()
+    ...     lrs.append(round(sched.get_last_lr()[0], 4))
+    >>> lrs
+    [0.8536, 0.5, 0.1464, 0.0]
+    """
 
     def __init__(self, optimizer, T_max, eta_min=0.0, last_epoch=-1):  # noqa: N803 - torch's name
         self.T_max = T_max
@@ -311,7 +415,22 @@ class _CompositeStateMixin:
 
 
 class SequentialLR(_CompositeStateMixin, LRScheduler):
-    """Runs ``schedulers[i]`` from ``milestones[i-1]`` on (each restarts at its milestone)."""
+    """Runs ``schedulers[i]`` from ``milestones[i-1]`` on (each restarts at its milestone).
+
+    >>> import gradtrack
+    >>> from gradtrack import optim
+    >>> opt = optim.SGD([gradtrack.zeros(1, requires_grad=True)], lr=1.0)
+    >>> warm = optim.lr_scheduler.ConstantLR(opt, factor=0.1, total_iters=2)
+    >>> decay = optim.lr_scheduler.ExponentialLR(opt, gamma=0.9)
+    >>> sched = optim.lr_scheduler.SequentialLR(opt, [warm, decay], milestones=[2])
+    >>> lrs = []
+    >>> for _ in range(4):
+    ...     opt.step()
+    ...     sched.step()
+    ...     lrs.append(round(sched.get_last_lr()[0], 4))
+    >>> lrs
+    [0.1, 1.0, 0.9, 0.81]
+    """
 
     def __init__(self, optimizer, schedulers, milestones, last_epoch=-1):
         name = type(self).__name__
@@ -359,7 +478,22 @@ class SequentialLR(_CompositeStateMixin, LRScheduler):
 
 
 class ChainedScheduler(_CompositeStateMixin, LRScheduler):
-    """Steps every scheduler of a list, in order, at each ``step()``."""
+    """Steps every scheduler of a list, in order, at each ``step()``.
+
+    >>> import gradtrack
+    >>> from gradtrack import optim
+    >>> opt = optim.SGD([gradtrack.zeros(1, requires_grad=True)], lr=1.0)
+    >>> warm = optim.lr_scheduler.ConstantLR(opt, factor=0.1, total_iters=2)
+    >>> decay = optim.lr_scheduler.ExponentialLR(opt, gamma=0.9)
+    >>> sched = optim.lr_scheduler.ChainedScheduler([warm, decay])
+    >>> lrs = []
+    >>> for _ in range(3):
+    ...     opt.step()
+    ...     sched.step()
+    ...     lrs.append(round(sched.get_last_lr()[0], 4))
+    >>> lrs
+    [0.09, 0.81, 0.729]
+    """
 
     def __init__(self, schedulers, optimizer=None):
         if len(schedulers) < 1:

@@ -5,7 +5,15 @@ from .._dtype_names import legacy_type_name
 
 
 class RemovableHandle:
-    """Removes the hook it was returned for; usable as a context manager."""
+    """Removes the hook it was returned for; usable as a context manager.
+
+    >>> import gradtrack
+    >>> x = gradtrack.ones(2, requires_grad=True)
+    >>> with x.register_hook(lambda g: g * 0):
+    ...     (x * 3).sum().backward()
+    >>> x.grad
+    tensor([0., 0.])
+    """
 
     def __init__(self, handle):
         self._handle = handle
@@ -51,7 +59,13 @@ def check_hook_value(hook, original, value):
 
 def check_hook_values(hook, originals, result):
     """A node hook's result: None (keep the gradients) or a tuple with one entry per
-    gradient, each None or a tensor that passes :func:`check_hook_value`."""
+    gradient, each None or a tensor that passes :func:`check_hook_value`.
+
+    >>> import gradtrack
+    >>> from gradtrack.autograd.graph import check_hook_values
+    >>> check_hook_values(print, (gradtrack.ones(2),), None) is None
+    True
+    """
     if result is None:
         return None
     if not isinstance(result, tuple):

@@ -151,13 +151,25 @@ class SiLU(_Inplace):
 
 
 class Mish(_Inplace):
-    """``x * tanh(softplus(x))``."""
+    """``x * tanh(softplus(x))``.
+
+    >>> import gradtrack
+    >>> from gradtrack import nn
+    >>> nn.Mish()(gradtrack.tensor([-2.0, 0.0, 1.5]))
+    tensor([-0.2525,  0.0000,  1.4034])
+    """
 
     _fn = staticmethod(F.mish)
 
 
 class Hardswish(_Inplace):
-    """``x * relu6(x + 3) / 6``."""
+    """``x * relu6(x + 3) / 6``.
+
+    >>> import gradtrack
+    >>> from gradtrack import nn
+    >>> nn.Hardswish()(gradtrack.tensor([-2.0, 0.0, 1.5]))
+    tensor([-0.3333,  0.0000,  1.1250])
+    """
 
     _fn = staticmethod(F.hardswish)
 
@@ -166,13 +178,25 @@ class Hardswish(_Inplace):
 
 
 class SELU(_Inplace):
-    """Scaled ELU with the self-normalizing constants."""
+    """Scaled ELU with the self-normalizing constants.
+
+    >>> import gradtrack
+    >>> from gradtrack import nn
+    >>> nn.SELU()(gradtrack.tensor([-2.0, 0.0, 1.5]))
+    tensor([-1.5202,  0.0000,  1.5761])
+    """
 
     _fn = staticmethod(F.selu)
 
 
 class ReLU6(_Inplace):
-    """``min(max(x, 0), 6)``."""
+    """``min(max(x, 0), 6)``.
+
+    >>> import gradtrack
+    >>> from gradtrack import nn
+    >>> nn.ReLU6()(gradtrack.tensor([-2.0, 0.0, 1.5]))
+    tensor([0.0000, 0.0000, 1.5000])
+    """
 
     _fn = staticmethod(F.relu6)
 
@@ -200,7 +224,13 @@ class LeakyReLU(Module):
 
 
 class ELU(Module):
-    """``x`` where positive, ``alpha * (exp(x) - 1)`` elsewhere."""
+    """``x`` where positive, ``alpha * (exp(x) - 1)`` elsewhere.
+
+    >>> import gradtrack
+    >>> from gradtrack import nn
+    >>> nn.ELU()(gradtrack.tensor([-2.0, 0.0, 1.5]))
+    tensor([-0.8647,  0.0000,  1.5000])
+    """
 
     def __init__(self, alpha=1.0, inplace=False):
         super().__init__()
@@ -216,14 +246,26 @@ class ELU(Module):
 
 
 class CELU(ELU):
-    """``max(0, x) + min(0, alpha * (exp(x / alpha) - 1))``."""
+    """``max(0, x) + min(0, alpha * (exp(x / alpha) - 1))``.
+
+    >>> import gradtrack
+    >>> from gradtrack import nn
+    >>> nn.CELU(alpha=0.5)(gradtrack.tensor([-2.0, 0.0, 1.5]))
+    tensor([-0.4908,  0.0000,  1.5000])
+    """
 
     def forward(self, input):  # noqa: A002
         return F.celu(input, self.alpha, self.inplace)
 
 
 class Softplus(Module):
-    """``log(1 + exp(beta * x)) / beta``, linear above ``threshold``."""
+    """``log(1 + exp(beta * x)) / beta``, linear above ``threshold``.
+
+    >>> import gradtrack
+    >>> from gradtrack import nn
+    >>> nn.Softplus(beta=2.0)(gradtrack.tensor([-2.0, 0.0, 1.5]))
+    tensor([0.0091, 0.3466, 1.5243])
+    """
 
     def __init__(self, beta=1.0, threshold=20.0):
         super().__init__()
@@ -238,7 +280,13 @@ class Softplus(Module):
 
 
 class Hardtanh(Module):
-    """``x`` clamped to ``[min_val, max_val]``."""
+    """``x`` clamped to ``[min_val, max_val]``.
+
+    >>> import gradtrack
+    >>> from gradtrack import nn
+    >>> nn.Hardtanh(-1.0, 1.0)(gradtrack.tensor([-2.0, 0.0, 1.5]))
+    tensor([-1.,  0.,  1.])
+    """
 
     def __init__(self, min_val=-1.0, max_val=1.0, inplace=False):
         super().__init__()
@@ -257,14 +305,26 @@ class Hardtanh(Module):
 
 
 class LogSigmoid(Module):
-    """``log(sigmoid(x))``."""
+    """``log(sigmoid(x))``.
+
+    >>> import gradtrack
+    >>> from gradtrack import nn
+    >>> nn.LogSigmoid()(gradtrack.tensor([-2.0, 0.0, 1.5]))
+    tensor([-2.1269, -0.6931, -0.2014])
+    """
 
     def forward(self, input):  # noqa: A002
         return F.logsigmoid(input)
 
 
 class Softmin(Module):
-    """``softmax(-x, dim)``."""
+    """``softmax(-x, dim)``.
+
+    >>> import gradtrack
+    >>> from gradtrack import nn
+    >>> nn.Softmin(dim=1)(gradtrack.tensor([[1.0, 2.0, 3.0]]))
+    tensor([[0.6652, 0.2447, 0.0900]])
+    """
 
     def __init__(self, dim=None):
         super().__init__()

@@ -85,7 +85,18 @@ class BatchNorm1d(_BatchNorm):
 
 
 class BatchNorm2d(_BatchNorm):
-    """Batch normalization over ``(N, C, H, W)`` input."""
+    """Batch normalization over ``(N, C, H, W)`` input.
+
+    >>> import gradtrack
+    >>> from gradtrack import nn
+    >>> bn = nn.BatchNorm2d(2)
+    >>> x = gradtrack.arange(8.).reshape(1, 2, 2, 2)
+    >>> bn(x)[0, 0]
+    tensor([[-1.3416, -0.4472],
+            [ 0.4472,  1.3416]], grad_fn=<SelectBackward0>)
+    >>> bn.running_mean
+    tensor([0.1500, 0.5500])
+    """
 
     _dims = (4,)
     _dim_message = "expected 4D input (got {}D input)"

@@ -94,7 +94,15 @@ class BCELoss(_WeightedLoss):
 
 class BCEWithLogitsLoss(_Loss):
     """Binary cross entropy of ``sigmoid(input)``, computed stably; ``pos_weight`` weighs the
-    positive term per class."""
+    positive term per class.
+
+    >>> import gradtrack
+    >>> from gradtrack import nn
+    >>> x = gradtrack.tensor([0.5, 2.0, -1.0])
+    >>> y = gradtrack.tensor([0.0, 1.0, 1.0])
+    >>> nn.BCEWithLogitsLoss()(x, y)
+    tensor(0.8048)
+    """
 
     def __init__(self, weight=None, size_average=None, reduce=None, reduction="mean",
                  pos_weight=None):
@@ -109,14 +117,30 @@ class BCEWithLogitsLoss(_Loss):
 
 
 class L1Loss(_Loss):
-    """Mean absolute error."""
+    """Mean absolute error.
+
+    >>> import gradtrack
+    >>> from gradtrack import nn
+    >>> x = gradtrack.tensor([0.5, 2.0, -1.0])
+    >>> y = gradtrack.tensor([0.0, 1.0, 1.0])
+    >>> nn.L1Loss()(x, y)
+    tensor(1.1667)
+    """
 
     def forward(self, input, target):  # noqa: A002
         return F.l1_loss(input, target, reduction=self.reduction)
 
 
 class SmoothL1Loss(_Loss):
-    """Quadratic below ``beta``, linear above."""
+    """Quadratic below ``beta``, linear above.
+
+    >>> import gradtrack
+    >>> from gradtrack import nn
+    >>> x = gradtrack.tensor([0.5, 2.0, -1.0])
+    >>> y = gradtrack.tensor([0.0, 1.0, 1.0])
+    >>> nn.SmoothL1Loss(beta=1.0)(x, y)
+    tensor(0.7083)
+    """
 
     def __init__(self, size_average=None, reduce=None, reduction="mean", beta=1.0):
         super().__init__(size_average, reduce, reduction)
@@ -127,7 +151,15 @@ class SmoothL1Loss(_Loss):
 
 
 class HuberLoss(_Loss):
-    """Quadratic below ``delta``, ``delta``-scaled linear above."""
+    """Quadratic below ``delta``, ``delta``-scaled linear above.
+
+    >>> import gradtrack
+    >>> from gradtrack import nn
+    >>> x = gradtrack.tensor([0.5, 2.0, -1.0])
+    >>> y = gradtrack.tensor([0.0, 1.0, 1.0])
+    >>> nn.HuberLoss(delta=0.5)(x, y)
+    tensor(0.4583)
+    """
 
     def __init__(self, reduction="mean", delta=1.0):
         super().__init__(reduction=reduction)
@@ -138,7 +170,15 @@ class HuberLoss(_Loss):
 
 
 class KLDivLoss(_Loss):
-    """KL divergence of ``target`` from the log-probabilities ``input``."""
+    """KL divergence of ``target`` from the log-probabilities ``input``.
+
+    >>> import gradtrack
+    >>> from gradtrack import nn
+    >>> log_q = gradtrack.tensor([[0.25, 0.75]]).log()
+    >>> p = gradtrack.tensor([[0.5, 0.5]])
+    >>> nn.KLDivLoss(reduction="batchmean")(log_q, p)
+    tensor(0.1438)
+    """
 
     def __init__(self, size_average=None, reduce=None, reduction="mean", log_target=False):
         super().__init__(size_average, reduce, reduction)

@@ -162,5 +162,12 @@ default_collate_fn_map[bytes] = collate_str_fn
 
 
 def default_collate(batch):
-    """Collates a list of samples into a batch (see the module docstring)."""
+    """Collates a list of samples into a batch (see the module docstring).
+
+    >>> import gradtrack
+    >>> from gradtrack.utils.data import default_collate
+    >>> default_collate([(gradtrack.tensor([1.0]), 0), (gradtrack.tensor([2.0]), 1)])
+    [tensor([[1.],
+            [2.]]), tensor([0, 1])]
+    """
     return collate(batch, collate_fn_map=default_collate_fn_map)

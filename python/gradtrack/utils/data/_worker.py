@@ -38,7 +38,12 @@ _worker_info = None
 
 
 class WorkerInfo:
-    """What a worker knows about itself: ``id``, ``num_workers``, ``seed``, ``dataset``."""
+    """What a worker knows about itself: ``id``, ``num_workers``, ``seed``, ``dataset``.
+
+    >>> from gradtrack.utils.data import get_worker_info
+    >>> get_worker_info() is None  # in the main process; a worker gets its WorkerInfo
+    True
+    """
 
     __initialized = False
 

@@ -20,7 +20,17 @@ __all__ = ["Dataset", "IterableDataset", "TensorDataset", "StackDataset", "Conca
 
 
 class Dataset:
-    """A map-style dataset: subclasses implement ``__getitem__`` (and usually ``__len__``)."""
+    """A map-style dataset: subclasses implement ``__getitem__`` (and usually ``__len__``).
+
+    >>> from gradtrack.utils.data import Dataset
+    >>> class Squares(Dataset):
+    ...     def __len__(self):
+    ...         return 4
+    ...     def __getitem__(self, i):
+    ...         return i * i
+    >>> [Squares()[i] for i in range(len(Squares()))]
+    [0, 1, 4, 9]
+    """
 
     def __getitem__(self, index):
         raise NotImplementedError("Subclasses of Dataset should implement __getitem__.")
@@ -52,7 +62,14 @@ class IterableDataset(Dataset):
 
 
 class TensorDataset(Dataset):
-    """Sample ``i`` is ``tuple(t[i] for t in tensors)``; all tensors share their first size."""
+    """Sample ``i`` is ``tuple(t[i] for t in tensors)``; all tensors share their first size.
+
+    >>> import gradtrack
+    >>> from gradtrack.utils.data import TensorDataset
+    >>> ds = TensorDataset(gradtrack.arange(3), gradtrack.tensor([1.0, 0.0, 1.0]))
+    >>> len(ds), ds[1]
+    (3, (tensor(1), tensor(0.)))
+    """
 
     def __init__(self, *tensors):
         if any(tensors[0].size(0) != t.size(0) for t in tensors):
@@ -158,7 +175,17 @@ class ConcatDataset(Dataset):
 
 
 class ChainDataset(IterableDataset):
-    """Iterable datasets one after the other."""
+    """Iterable datasets one after the other.
+
+    >>> from gradtrack.utils.data import ChainDataset, IterableDataset
+    >>> class Count(IterableDataset):
+    ...     def __init__(self, n):
+    ...         self.n = n
+    ...     def __iter__(self):
+    ...         return iter(range(self.n))
+    >>> list(ChainDataset([Count(2), Count(3)]))
+    [0, 1, 0, 1, 2]
+    """
 
     def __init__(self, datasets):
         super().__init__()
@@ -180,7 +207,13 @@ class ChainDataset(IterableDataset):
 
 
 class Subset(Dataset):
-    """The samples of ``dataset`` at ``indices``, in that order."""
+    """The samples of ``dataset`` at ``indices``, in that order.
+
+    >>> from gradtrack.utils.data import Subset
+    >>> s = Subset(["a", "b", "c", "d"], [3, 0])
+    >>> len(s), s[0]
+    (2, 'd')
+    """
 
     def __init__(self, dataset, indices):
         self.dataset = dataset

@@ -20,7 +20,19 @@ __all__ = ["BatchSampler", "RandomSampler", "Sampler", "SequentialSampler",
 
 
 class Sampler:
-    """Base class: subclasses implement ``__iter__`` (and ``__len__`` when they can)."""
+    """Base class: subclasses implement ``__iter__`` (and ``__len__`` when they can).
+
+    >>> from gradtrack.utils.data import Sampler
+    >>> class Backwards(Sampler):
+    ...     def __init__(self, n):
+    ...         self.n = n
+    ...     def __iter__(self):
+    ...         return iter(range(self.n - 1, -1, -1))
+    ...     def __len__(self):
+    ...         return self.n
+    >>> list(Backwards(3))
+    [2, 1, 0]
+    """
 
     def __iter__(self):
         raise NotImplementedError
@@ -30,7 +42,12 @@ class Sampler:
 
 
 class SequentialSampler(Sampler):
-    """``0, 1, ..., len(data_source) - 1``."""
+    """``0, 1, ..., len(data_source) - 1``.
+
+    >>> from gradtrack.utils.data import SequentialSampler
+    >>> list(SequentialSampler(["a", "b", "c"]))
+    [0, 1, 2]
+    """
 
     def __init__(self, data_source):
         self.data_source = data_source
@@ -95,7 +112,14 @@ class RandomSampler(Sampler):
 
 
 class SubsetRandomSampler(Sampler):
-    """The given indices, in a random order (one ``randperm`` per pass)."""
+    """The given indices, in a random order (one ``randperm`` per pass).
+
+    >>> import gradtrack
+    >>> from gradtrack.utils.data import SubsetRandomSampler
+    >>> _ = gradtrack.manual_seed(0)
+    >>> list(SubsetRandomSampler([10, 20, 30, 40]))
+    [10, 20, 40, 30]
+    """
 
     def __init__(self, indices, generator=None):
         self.indices = indices
@@ -144,7 +168,12 @@ class WeightedRandomSampler(Sampler):
 
 
 class BatchSampler(Sampler):
-    """Groups the indices of ``sampler`` into lists of ``batch_size``."""
+    """Groups the indices of ``sampler`` into lists of ``batch_size``.
+
+    >>> from gradtrack.utils.data import BatchSampler, SequentialSampler
+    >>> list(BatchSampler(SequentialSampler(range(5)), batch_size=2, drop_last=False))
+    [[0, 1], [2, 3], [4]]
+    """
 
     def __init__(self, sampler, batch_size, drop_last):
         if (not isinstance(batch_size, int) or isinstance(batch_size, bool)

@@ -326,3 +326,10 @@ __all__ += ["gelu", "silu", "mish", "hardswish", "leaky_relu", "leaky_relu_", "e
             "smooth_l1_loss", "huber_loss", "kl_div"]
 # round-2 tensor ops (issue 19)
 from .._extra_ops2 import one_hot  # noqa: E402,F401
+# ---- attention (issue 19) ------------------------------------------------------------------
+from ._attention_functional import (  # noqa: E402,F401 - re-exported
+    _canonical_mask, _in_projection, _in_projection_packed, _mha_shape_check, _none_or_dtype,
+    multi_head_attention_forward, scaled_dot_product_attention,
+)
+
+__all__ += ["scaled_dot_product_attention", "multi_head_attention_forward"]

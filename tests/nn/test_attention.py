@@ -551,6 +551,27 @@ def test_encoder_matches_torch(torch, batch_first, norm):
     _close(x.grad, tx.grad)
 
 
+@pytest.mark.parametrize("left_aligned", [True, False])
+@pytest.mark.parametrize("grad", [True, False])
+def test_encoder_eval_padding_matches_torchs_nested_path(torch, left_aligned, grad):
+    """In eval without gradients torch runs a padded batch as a nested tensor: the padded
+    positions come back as zeros (before ``norm``) when the padding is left-aligned."""
+    kpm = np.array([[False] * 5, [False, False, False, True, True]])
+    if not left_aligned:
+        kpm[1] = [False, True, False, False, True]
+    x = RNG.standard_normal((2, 5, 8))
+    outs = []
+    for lib in (gt, torch):
+        lib.manual_seed(0)
+        layer = lib.nn.TransformerEncoderLayer(8, 2, 16, batch_first=True,
+                                               dtype=lib.float64)
+        enc = lib.nn.TransformerEncoder(layer, 2, norm=lib.nn.LayerNorm(8, dtype=lib.float64))
+        enc.eval()
+        with lib.set_grad_enabled(grad):
+            outs.append(enc(lib.tensor(x), src_key_padding_mask=lib.tensor(kpm)).detach())
+    _close(outs[0], outs[1], "float32")
+
+
 def test_encoder_nested_tensor_warning(torch):
     texts = []
     for lib in (gt, torch):
@@ -568,6 +589,52 @@ def test_square_subsequent_mask(torch):
             torch.nn.Transformer.generate_square_subsequent_mask(size).numpy())
     assert nn.Transformer.generate_square_subsequent_mask(2, dtype=gt.float64).dtype \
         is gt.float64
+
+
+@pytest.mark.parametrize("batch_first,norm_first", [(False, False), (True, True)])
+def test_transformer_encoder_decoder_matches_torch(torch, batch_first, norm_first):
+    cfg = dict(d_model=8, nhead=2, num_encoder_layers=2, num_decoder_layers=2,
+               dim_feedforward=16, dropout=0.0, batch_first=batch_first,
+               norm_first=norm_first, activation="gelu")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the nested-tensor note, in both
+        ours, ref = _twin(torch, "Transformer", seed=6, **cfg)
+    _same_parameters(ours, ref)
+    assert repr(ours) == repr(ref)
+    n, s_len, t_len = 2, 5, 4
+
+    def shape(length):
+        return (n, length, 8) if batch_first else (length, n, 8)
+    src, tsrc = _pair(torch, RNG.standard_normal(shape(s_len)), "float64")
+    tgt, ttgt = _pair(torch, RNG.standard_normal(shape(t_len)), "float64")
+    mem_pad = np.zeros((n, s_len), dtype=bool)
+    mem_pad[1, -2:] = True
+    kw = dict(tgt_mask=nn.Transformer.generate_square_subsequent_mask(t_len, dtype=gt.float64),
+              memory_key_padding_mask=gt.tensor(mem_pad), src_key_padding_mask=gt.tensor(mem_pad))
+    tkw = dict(tgt_mask=torch.nn.Transformer.generate_square_subsequent_mask(
+        t_len, dtype=torch.float64), memory_key_padding_mask=torch.tensor(mem_pad),
+        src_key_padding_mask=torch.tensor(mem_pad))
+    out, rout = ours(src, tgt, **kw), ref(tsrc, ttgt, **tkw)
+    _close(out, rout)
+    grad = RNG.standard_normal(tuple(rout.shape))
+    out.backward(gt.tensor(grad))
+    rout.backward(torch.tensor(grad))
+    _same_parameters(ours, ref, grads=True)
+    _close(src.grad, tsrc.grad)
+    _close(tgt.grad, ttgt.grad)
+
+
+def test_transformer_errors(torch):
+    results = []
+    for lib in (gt, torch):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            model = lib.nn.Transformer(8, 2, 1, 1, 16)
+        results.append([
+            error_of(lambda: model(lib.ones(3, 2, 8), lib.ones(3, 4, 8))),
+            error_of(lambda: model(lib.ones(3, 2, 6), lib.ones(3, 2, 6))),
+        ])
+    assert results[0] == results[1]
 
 
 # ---- a tiny encoder learns to reverse digit sequences ------------------------------------------

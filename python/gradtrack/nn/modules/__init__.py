@@ -37,6 +37,8 @@ __all__ += ["GELU", "SiLU", "Mish", "Hardswish", "SELU", "CELU", "ReLU6", "Leaky
             "ParameterList", "ParameterDict"]
 # ---- attention and transformer encoder (issue 19) -------------------------------------------
 from .attention import MultiheadAttention  # noqa: E402
-from .transformer import Transformer, TransformerEncoder, TransformerEncoderLayer  # noqa: E402
+from .transformer import (Transformer, TransformerDecoder, TransformerDecoderLayer,  # noqa: E402
+                          TransformerEncoder, TransformerEncoderLayer)
 
-__all__ += ["MultiheadAttention", "Transformer", "TransformerEncoder", "TransformerEncoderLayer"]
+__all__ += ["MultiheadAttention", "Transformer", "TransformerEncoder", "TransformerEncoderLayer",
+            "TransformerDecoder", "TransformerDecoderLayer"]

@@ -192,6 +192,12 @@ SDPA_ERRORS = [
     lambda lib, r: (r(3, 3, 4), r(3, 3, 4), r(3, 3, 4), lib.ones(3, 3, dtype=lib.bool), 0.0,
                     True),
     lambda lib, r: (r(3, 3, 4), r(2, 3, 4), r(2, 3, 4), None, 0.0, False, None, True),
+    # shape errors surface from the ops, with their words
+    lambda lib, r: (r(3, 4, 8), r(3, 5, 8), r(3, 5, 8), r(4, 6)),
+    lambda lib, r: (r(2, 3, 4, 8), r(2, 3, 5, 8), r(2, 3, 5, 8), r(4, 6)),
+    lambda lib, r: (r(2, 3, 4, 8), r(2, 3, 5, 8), r(2, 3, 5, 8), r(5, 2, 3, 4, 5)),
+    lambda lib, r: (r(3, 4, 8), r(3, 5, 7), r(3, 5, 8)),
+    lambda lib, r: (r(3, 4, 8), r(3, 5, 8), r(3, 4, 8)),
 ]
 
 
@@ -408,6 +414,32 @@ def test_mha_functional_matches_torch(torch):
     rout, rw = run(torch, ref, q[1], k[1], v[1])
     _close(out, rout)
     _close(w, rw)
+
+
+def test_mha_functional_static_kv_and_separate_weights(torch):
+    cfg = dict(embed_dim=8, num_heads=2, kdim=5, vdim=3)
+    ours, ref = _twin(torch, "MultiheadAttention", **cfg)
+    q, k, v = _mha_inputs(torch, cfg)
+    static = [_pair(torch, RNG.standard_normal((6, 7, 4)), "float64") for _ in range(2)]
+
+    def run(lib, mod, x, y, z, sk, sv):
+        return lib.nn.functional.multi_head_attention_forward(
+            x, y, z, 8, 2, None, mod.in_proj_bias, None, None, True, 0.0, mod.out_proj.weight,
+            mod.out_proj.bias, use_separate_proj_weight=True, q_proj_weight=mod.q_proj_weight,
+            k_proj_weight=mod.k_proj_weight, v_proj_weight=mod.v_proj_weight, static_k=sk,
+            static_v=sv)
+    out, w = run(gt, ours, q[0], k[0], v[0], static[0][0], static[1][0])
+    rout, rw = run(torch, ref, q[1], k[1], v[1], static[0][1], static[1][1])
+    _close(out, rout)
+    _close(w, rw)
+    out.sum().backward()
+    rout.sum().backward()
+    for a, b in static + [q]:
+        _close(a.grad, b.grad)
+    bad = [error_of(lambda lib=lib, mod=mod, x=x: run(lib, mod, x[0], x[1], x[2], x[3], None))
+           for lib, mod, x in ((gt, ours, (q[0], k[0], v[0], gt.ones(5, 7, 4))),
+                               (torch, ref, (q[1], k[1], v[1], torch.ones(5, 7, 4))))]
+    assert bad[0] == bad[1]
 
 
 MHA_ERRORS = [

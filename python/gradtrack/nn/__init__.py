@@ -46,3 +46,9 @@ __all__ += ["GELU", "SiLU", "Mish", "Hardswish", "SELU", "CELU", "ReLU6", "Leaky
             "LayerNorm", "GroupNorm", "Dropout", "Embedding", "EmbeddingBag", "BCELoss",
             "BCEWithLogitsLoss", "L1Loss", "SmoothL1Loss", "HuberLoss", "KLDivLoss", "ModuleDict",
             "ParameterList", "ParameterDict"]
+# ---- attention and transformer encoder (issue 19) -------------------------------------------
+from .modules import (MultiheadAttention, Transformer, TransformerDecoder,  # noqa: E402
+                      TransformerDecoderLayer, TransformerEncoder, TransformerEncoderLayer)
+
+__all__ += ["MultiheadAttention", "Transformer", "TransformerEncoder", "TransformerEncoderLayer",
+            "TransformerDecoder", "TransformerDecoderLayer"]

@@ -371,8 +371,19 @@ def dropout(input, p=0.5, training=True, inplace=False):  # noqa: A002
     if p == 1:
         noise = _C.zeros((), dtype=input.dtype)
     else:
-        noise = _nn.dropout_noise(input, float(p))
+        noise = _dropout_noise(input, float(p))
     return input.mul_(noise) if inplace else input * noise
+
+
+def _dropout_noise(input, p):  # noqa: A002
+    """The mask drawn in ``input``'s memory order: torch draws into ``empty_like(input)``,
+    which keeps a transposed/permuted input's layout, so its draws follow the strides."""
+    if input.is_contiguous():
+        return _nn.dropout_noise(input, p)
+    strides = input.stride()
+    order = sorted(range(input.dim()), key=lambda d: -strides[d])
+    inverse = sorted(range(input.dim()), key=lambda d: order[d])
+    return _nn.dropout_noise(input.permute(order), p).permute(inverse)
 
 
 def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0,  # noqa: A002

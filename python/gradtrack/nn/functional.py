@@ -365,3 +365,10 @@ from .._extra_ops2 import one_hot  # noqa: E402,F401
 from .._shape_ops import cosine_similarity  # noqa: E402,F401
 
 __all__ += ["cosine_similarity"]
+# ---- attention (issue 19) ------------------------------------------------------------------
+from ._attention_functional import (  # noqa: E402,F401 - re-exported
+    _canonical_mask, _in_projection, _in_projection_packed, _mha_shape_check, _none_or_dtype,
+    multi_head_attention_forward, scaled_dot_product_attention,
+)
+
+__all__ += ["scaled_dot_product_attention", "multi_head_attention_forward"]

@@ -55,6 +55,8 @@ PROPERTIES = {
     "grad_fn": "Node | None", "_base": "Tensor | None", "T": "Tensor", "mT": "Tensor",
     "requires_grad": "bool",
 }
+# C++ methods bound as returning `object` whose value has a narrower type (torch's stubs too).
+CPP_RETURNS = {"item": "builtins.int | builtins.float | builtins.bool"}
 # Operators bound as returning `object` (they may return NotImplemented) give tensors.
 OPERATORS = {f"__{n}__" for n in (
     "add radd sub rsub mul rmul truediv rtruediv floordiv rfloordiv mod rmod pow rpow "
@@ -157,6 +159,9 @@ def _tensor_class(cls, Tensor):
             body.append(_python_def(name, runtime))
         elif isinstance(node, ast.FunctionDef) and getattr(runtime, "__name__", name) != name:
             body.append(_alias_def(name, runtime.__doc__))
+        elif isinstance(node, ast.FunctionDef) and name in CPP_RETURNS:
+            node.returns = ast.parse(CPP_RETURNS[name], mode="eval").body
+            body.append(node)
         elif isinstance(node, ast.FunctionDef) and name in OPERATORS:
             if ast.unparse(node.returns) == "typing.Any":
                 node.returns = ast.Name("Tensor")

@@ -86,6 +86,7 @@ from gradtrack._C import logical_not as logical_not
 from gradtrack._C import logical_or as logical_or
 from gradtrack._C import logical_xor as logical_xor
 from gradtrack._C import lt as lt
+from gradtrack.random import manual_seed as manual_seed
 from gradtrack._C import masked_fill as masked_fill
 from gradtrack._C import matmul as matmul
 from gradtrack._C import maximum as maximum
@@ -329,13 +330,6 @@ def logsumexp(input: typing.Any, dim: typing.Any, keepdim: typing.Any=False, *, 
 >>> gradtrack.logsumexp(gradtrack.tensor([0., 0.]), 0)
 tensor(0.6931)"""
 long: dtype
-
-def manual_seed(seed: typing.Any) -> Generator:
-    """Seeds the default generator and returns it.
-
->>> import gradtrack
->>> gradtrack.manual_seed(3).initial_seed()
-3"""
 
 def max(input: typing.Any, dim: typing.Any=None, keepdim: typing.Any=False) -> typing.Any:
     """The largest element, or (values, indices) along ``dim``, or elementwise with a tensor."""

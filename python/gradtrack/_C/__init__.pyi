@@ -797,7 +797,7 @@ tensor([ True, False])"""
     def isnan(self) -> Tensor:
         ...
 
-    def item(self) -> typing.Any:
+    def item(self) -> builtins.int | builtins.float | builtins.bool:
         ...
 
     def kthvalue(self, k: typing.Any, dim: typing.Any=-1, keepdim: typing.Any=False) -> typing.Any:

@@ -28,6 +28,7 @@ from ._lr_base import (  # noqa: F401 - re-exported names are torch's
     EPOCH_DEPRECATION_WARNING, LRScheduler, _check_optimizer, _format_param, _group_values,
     _LRScheduler, _set_group_value, _warn_get_lr_called_within_step,
 )
+from .optimizer import Optimizer
 from ._lr_cyclic import CosineAnnealingWarmRestarts, CyclicLR, OneCycleLR
 from ._lr_plateau import ReduceLROnPlateau
 
@@ -111,7 +112,7 @@ class MultiplicativeLR(_LambdaStateMixin, LRScheduler):
 class StepLR(LRScheduler):
     """Multiplies ``lr`` by ``gamma`` every ``step_size`` epochs."""
 
-    def __init__(self, optimizer, step_size, gamma=0.1, last_epoch=-1):
+    def __init__(self, optimizer: Optimizer, step_size: int, gamma: float = 0.1, last_epoch: int = -1) -> None:
         self.step_size = step_size
         self.gamma = gamma
         super().__init__(optimizer, last_epoch)
@@ -250,7 +251,8 @@ class PolynomialLR(LRScheduler):
 class CosineAnnealingLR(LRScheduler):
     """Cosine from ``initial_lr`` down to ``eta_min`` over ``T_max`` epochs (and back up)."""
 
-    def __init__(self, optimizer, T_max, eta_min=0.0, last_epoch=-1):  # noqa: N803 - torch's name
+    def __init__(self, optimizer: Optimizer, T_max: int, eta_min: float = 0.0,  # noqa: N803 - torch's name
+                 last_epoch: int = -1) -> None:
         self.T_max = T_max
         self.eta_min = eta_min
         super().__init__(optimizer, last_epoch)

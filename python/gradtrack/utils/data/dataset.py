@@ -12,14 +12,22 @@ import bisect
 import itertools
 import math
 import warnings
+from typing import TYPE_CHECKING, Generic, TypeVar
 
 from . import _random
+
+if TYPE_CHECKING:
+    from ..._C import Tensor
 
 __all__ = ["Dataset", "IterableDataset", "TensorDataset", "StackDataset", "ConcatDataset",
            "ChainDataset", "Subset", "random_split"]
 
 
-class Dataset:
+# The item type: Dataset[T] in annotations, as torch's datasets are Generic.
+_T_co = TypeVar("_T_co", covariant=True)
+
+
+class Dataset(Generic[_T_co]):
     """A map-style dataset: subclasses implement ``__getitem__`` (and usually ``__len__``)."""
 
     def __getitem__(self, index):
@@ -33,7 +41,7 @@ class Dataset:
         return cls
 
 
-class IterableDataset(Dataset):
+class IterableDataset(Dataset[_T_co]):
     """A dataset read as a stream: subclasses implement ``__iter__``.
 
     >>> from gradtrack.utils.data import IterableDataset
@@ -51,10 +59,10 @@ class IterableDataset(Dataset):
         return ChainDataset([self, other])
 
 
-class TensorDataset(Dataset):
+class TensorDataset(Dataset["tuple[Tensor, ...]"]):
     """Sample ``i`` is ``tuple(t[i] for t in tensors)``; all tensors share their first size."""
 
-    def __init__(self, *tensors):
+    def __init__(self, *tensors: "Tensor") -> None:
         if any(tensors[0].size(0) != t.size(0) for t in tensors):
             raise AssertionError("Size mismatch between tensors")
         self.tensors = tensors

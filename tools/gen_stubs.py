@@ -53,10 +53,11 @@ PROPERTIES = {
     "shape": "gradtrack.Size", "dtype": "dtype", "device": "gradtrack.device",
     "grad": "Tensor | None", "_grad": "Tensor | None", "data": "Tensor",
     "grad_fn": "Node | None", "_base": "Tensor | None", "T": "Tensor", "mT": "Tensor",
-    "requires_grad": "bool",
+    "requires_grad": "bool", "is_leaf": "bool", "retains_grad": "bool", "is_cuda": "bool",
+    "_version": "int", "ndim": "int", "itemsize": "int", "nbytes": "int", "output_nr": "int",
 }
 # C++ methods bound as returning `object` whose value has a narrower type (torch's stubs too).
-CPP_RETURNS = {"item": "builtins.int | builtins.float | builtins.bool"}
+CPP_RETURNS = {"item": "builtins.int | builtins.float | builtins.bool", "__int__": "builtins.int"}
 # Operators bound as returning `object` (they may return NotImplemented) give tensors.
 OPERATORS = {f"__{n}__" for n in (
     "add radd sub rsub mul rmul truediv rtruediv floordiv rfloordiv mod rmod pow rpow "
@@ -138,8 +139,9 @@ def _alias_def(name, doc):
     return ast.parse(f"def {line}: ...").body[0]
 
 
-def _property(name, fset):
-    value = PROPERTIES.get(name, "typing.Any")
+def _property(name, fset, node):
+    bound = getattr(node, "returns", None)
+    value = PROPERTIES.get(name) or (ast.unparse(bound) if bound is not None else "typing.Any")
     text = f"@property\ndef {name}(self) -> {value}: ...\n"
     if fset is not None:
         text += f"@{name}.setter\ndef {name}(self, value: {value}) -> None: ...\n"
@@ -147,14 +149,16 @@ def _property(name, fset):
 
 
 def _tensor_class(cls, Tensor):
-    body = []
+    body, done = [], set()
     for node in cls.body:
         name = getattr(node, "name", None)
         if isinstance(node, ast.Assign):
             name = node.targets[0].id
         runtime = vars(Tensor).get(name)
         if isinstance(runtime, property):
-            body.extend(_property(name, runtime.fset))
+            if name not in done:  # stubgen writes a getter and a setter node: one property
+                body.extend(_property(name, runtime.fset, node))
+            done.add(name)
         elif isinstance(runtime, types.FunctionType):
             body.append(_python_def(name, runtime))
         elif isinstance(node, ast.FunctionDef) and getattr(runtime, "__name__", name) != name:

@@ -257,7 +257,7 @@ one; ``copy=True`` exports a copy. A tensor that requires grad is refused (expor
     def __init__(self, *args) -> None:
         ...
 
-    def __int__(self) -> typing.Any:
+    def __int__(self) -> builtins.int:
         ...
 
     def __invert__(self) -> Tensor:
@@ -1313,7 +1313,7 @@ optionally the index of each element's value among them and their counts.
         ...
 
     @property
-    def _version(self) -> typing.Any:
+    def _version(self) -> builtins.int:
         ...
 
     @property
@@ -1329,15 +1329,15 @@ optionally the index of each element's value among them and their counts.
         ...
 
     @property
-    def is_cuda(self) -> typing.Any:
+    def is_cuda(self) -> builtins.bool:
         ...
 
     @property
-    def is_leaf(self) -> typing.Any:
+    def is_leaf(self) -> builtins.bool:
         ...
 
     @property
-    def itemsize(self) -> typing.Any:
+    def itemsize(self) -> builtins.int:
         ...
 
     @property
@@ -1345,23 +1345,15 @@ optionally the index of each element's value among them and their counts.
         ...
 
     @property
-    def nbytes(self) -> typing.Any:
+    def nbytes(self) -> builtins.int:
         ...
 
     @property
-    def ndim(self) -> typing.Any:
+    def ndim(self) -> builtins.int:
         ...
 
     @property
-    def output_nr(self) -> typing.Any:
-        ...
-
-    @property
-    def requires_grad(self) -> builtins.bool:
-        ...
-
-    @requires_grad.setter
-    def requires_grad(self, value: builtins.bool) -> None:
+    def output_nr(self) -> builtins.int:
         ...
 
     @property
@@ -1373,7 +1365,7 @@ optionally the index of each element's value among them and their counts.
         ...
 
     @property
-    def retains_grad(self) -> typing.Any:
+    def retains_grad(self) -> builtins.bool:
         ...
 
     @property

@@ -16,15 +16,17 @@ import math
 import time
 
 import numpy as np
+from numpy.typing import NDArray
 from sklearn.datasets import load_digits
 from sklearn.model_selection import train_test_split
 from tqdm import tqdm
 
 import gradtrack as gt
+from gradtrack import Tensor
 from gradtrack import nn, optim
 
 
-def load_data(seed=0):
+def load_data(seed: int = 0) -> tuple[Tensor, Tensor, Tensor, Tensor]:
     """Train/test tensors: images (N, 1, 8, 8) scaled to [0, 1], labels as int64.
 
     The split is the same for every run (``seed`` 0, as mlp_digits.py's default), so
@@ -37,7 +39,7 @@ def load_data(seed=0):
     return (gt.tensor(X_train), gt.tensor(y_train), gt.tensor(X_test), gt.tensor(y_test))
 
 
-def make_model(channels=16):
+def make_model(channels: int = 16) -> nn.Sequential:
     """8x8 -> conv 3x3 -> 8x8 -> pool -> 4x4 -> conv 3x3 -> 4x4 -> pool -> 2x2 -> 10 classes."""
     return nn.Sequential(
         nn.Conv2d(1, channels, 3, padding=1), nn.BatchNorm2d(channels), nn.ReLU(),
@@ -48,28 +50,29 @@ def make_model(channels=16):
         nn.Linear(64, 10))
 
 
-def accuracy(model, X, y):
+def accuracy(model: nn.Module, X: Tensor, y: Tensor) -> float:
     """Accuracy in eval mode: BatchNorm uses its running statistics, Dropout is off."""
     model.eval()
     with gt.no_grad():
         predicted = model(X).argmax(1)
     model.train()
-    return (predicted == y).float().mean().item()
+    return float((predicted == y).float().mean().item())
 
 
-def shifted(X, rng):
+def shifted(X: NDArray[np.float32], rng: np.random.Generator) -> NDArray[np.float32]:
     """Each image moved by up to one pixel in each direction (zeros fill in): a cheap
     augmentation that makes the small network generalise better."""
-    n = X.shape[0]
+    n: int = X.shape[0]
     padded = np.pad(X, ((0, 0), (0, 0), (1, 1), (1, 1)))
     dy, dx = rng.integers(0, 3, n), rng.integers(0, 3, n)
     rows = dy[:, None] + np.arange(8)[None, :]
     cols = dx[:, None] + np.arange(8)[None, :]
-    return padded[np.arange(n)[:, None, None], 0, rows[:, :, None], cols[:, None, :]][:, None]
+    out: NDArray[np.float32] = padded[np.arange(n)[:, None, None], 0, rows[:, :, None], cols[:, None, :]][:, None]
+    return out
 
 
-def train(model, X, y, epochs, batch_size, lr, weight_decay=0.0, augment=True, progress=True,
-          seed=0):
+def train(model: nn.Module, X: Tensor, y: Tensor, epochs: int, batch_size: int, lr: float,
+          weight_decay: float = 0.0, augment: bool = True, progress: bool = True, seed: int = 0) -> float:
     loss_fn = nn.CrossEntropyLoss()
     opt = optim.SGD(model.parameters(), lr=lr, momentum=0.9, weight_decay=weight_decay)
     n = X.shape[0]
@@ -94,8 +97,8 @@ def train(model, X, y, epochs, batch_size, lr, weight_decay=0.0, augment=True, p
     return total / n
 
 
-def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n")[0])
     parser.add_argument("--epochs", type=int, default=25)
     parser.add_argument("--batch-size", type=int, default=32)
     parser.add_argument("--lr", type=float, default=0.05)

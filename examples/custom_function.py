@@ -5,7 +5,10 @@ differences with gradcheck.
 Run: python examples/custom_function.py
 """
 
+from typing import Any
+
 import gradtrack
+from gradtrack import Tensor
 from gradtrack.autograd import Function
 
 
@@ -13,7 +16,7 @@ class SoftClampExp(Function):
     """exp(min(x, limit)): the gradient is exp(x) below the limit and 0 above."""
 
     @staticmethod
-    def forward(ctx, x, limit=3.0):
+    def forward(ctx: Any, x: Tensor, limit: float = 3.0) -> Tensor:
         y = x.clamp(max=limit).exp()
         # Save the output, not a copy: the version check catches a later
         # in-place write to it, exactly as for built-in ops.
@@ -22,13 +25,13 @@ class SoftClampExp(Function):
         return y
 
     @staticmethod
-    def backward(ctx, grad):
+    def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None]:
         x, y = ctx.saved_tensors
         below = (x < ctx.limit).to(grad.dtype)
         return grad * y * below, None  # no gradient for `limit`
 
 
-def main():
+def main() -> None:
     gradtrack.manual_seed(0)
     x = gradtrack.linspace(-1.0, 1.0, 32).unsqueeze(1)
     target = (0.7 * x).exp()
@@ -37,6 +40,7 @@ def main():
         pred = SoftClampExp.apply(x.mm(w))
         loss = ((pred - target) ** 2).mean()
         loss.backward()
+        assert w.grad is not None  # backward() set it (and type checkers learn it is a Tensor)
         with gradtrack.no_grad():
             w -= 0.5 * w.grad
         w.grad = None

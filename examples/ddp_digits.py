@@ -15,17 +15,19 @@ import copy
 import time
 
 import numpy as np
+from numpy.typing import NDArray
 from sklearn.datasets import load_digits
 from sklearn.model_selection import train_test_split
 
 import gradtrack as gt
+from gradtrack import Tensor
 import gradtrack.distributed as dist
 from gradtrack import nn, optim
 from gradtrack.nn.parallel import DistributedDataParallel
 from gradtrack.utils.data.distributed import DistributedSampler
 
 
-def load_data(seed):
+def load_data(seed: int) -> tuple[Tensor, Tensor, Tensor, Tensor]:
     digits = load_digits()
     X = (digits.data / 16.0).astype(np.float32)
     y = digits.target.astype(np.int64)
@@ -34,20 +36,21 @@ def load_data(seed):
     return gt.tensor(X_train), gt.tensor(y_train), gt.tensor(X_test), gt.tensor(y_test)
 
 
-def global_batches(n, batch_size, epoch, seed):
+def global_batches(n: int, batch_size: int, epoch: int, seed: int) -> list[NDArray[np.int64]]:
     """The epoch's order, cut into global batches (the same on every rank)."""
     order = np.random.default_rng(seed + epoch).permutation(n)
     usable = n - n % batch_size  # full batches only: every rank gets the same share
     return [order[i:i + batch_size] for i in range(0, usable, batch_size)]
 
 
-def shard(batch, world, rank):
+def shard(batch: NDArray[np.int64], world: int, rank: int) -> Tensor:
     """This rank's part of a global batch: DistributedSampler's split of its positions."""
     positions = list(DistributedSampler(batch, num_replicas=world, rank=rank, shuffle=False))
     return gt.tensor(batch[positions])
 
 
-def train(model, X, y, args, world, rank, log):
+def train(model: nn.Module, X: Tensor, y: Tensor, args: argparse.Namespace, world: int, rank: int,
+          log: bool) -> None:
     loss_fn = nn.CrossEntropyLoss()
     opt = optim.SGD(model.parameters(), lr=args.lr)
     for epoch in range(args.epochs):
@@ -64,13 +67,13 @@ def train(model, X, y, args, world, rank, log):
             print(f"epoch {epoch + 1:3d}  loss (rank 0's shards) {total / seen:.4f}", flush=True)
 
 
-def accuracy(model, X, y):
+def accuracy(model: nn.Module, X: Tensor, y: Tensor) -> float:
     with gt.no_grad():
-        return (model(X).argmax(1) == y).float().mean().item()
+        return float((model(X).argmax(1) == y).float().mean().item())
 
 
-def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n")[0])
     parser.add_argument("--epochs", type=int, default=10)
     parser.add_argument("--batch-size", type=int, default=64, help="global batch size")
     parser.add_argument("--lr", type=float, default=0.1)

@@ -24,11 +24,13 @@ import argparse
 import importlib
 import textwrap
 import warnings
+from collections.abc import Callable
+from typing import Any
 
-T = None  # the library under study, set by main()
+T: Any = None  # the library under study (gradtrack or torch), set by main()
 
 
-def section(number, title):
+def section(number: int, title: str) -> None:
     print()
     print(f"{number}. {title}")
     print("-" * (len(title) + 3))
@@ -37,19 +39,19 @@ def section(number, title):
 WIDTH = 84  # prose, errors and notes all wrap to this width
 
 
-def wrap(text, first, rest):
+def wrap(text: str, first: str, rest: str) -> str:
     """``text`` wrapped to WIDTH, its first line prefixed ``first``, the others ``rest``."""
     return textwrap.fill(" ".join(text.split()), WIDTH, initial_indent=first,
                          subsequent_indent=rest, break_long_words=False,
                          break_on_hyphens=False)
 
 
-def say(text):
+def say(text: str) -> None:
     """Prints an explanation as one indented, wrapped paragraph."""
     print(wrap(text, "   ", "   "))
 
 
-def show(snippet, value):
+def show(snippet: str, value: object) -> None:
     """Prints the snippet, then what it gives."""
     print(f"   >>> {snippet}")
     print(textwrap.indent(str(value), "   "))
@@ -60,7 +62,7 @@ def show(snippet, value):
 DDP_TAIL = " If you are using DistributedDataParallel"
 
 
-def attempt(snippet, fn):
+def attempt(snippet: str, fn: Callable[[], Any]) -> Any:
     """Runs ``fn``; prints the snippet, then its result or the exception it raises."""
     print(f"   >>> {snippet}")
     try:
@@ -77,13 +79,13 @@ def attempt(snippet, fn):
     return result
 
 
-def pitfall_leaf_update():
+def pitfall_leaf_update() -> None:
     section(1, "In-place update of a leaf that requires grad")
     w = T.tensor([1.0, 2.0, 3.0], requires_grad=True)
     (w * w).sum().backward()
     show("w.grad", w.grad)
 
-    def sgd_step():
+    def sgd_step() -> Any:
         v = w
         v -= 0.1 * w.grad  # `-=` on a tensor is sub_, an in-place op
         return v
@@ -106,7 +108,7 @@ def pitfall_leaf_update():
     show("w.is_leaf, w._version  # after either fix alike", (w2.is_leaf, w2._version))
 
 
-def pitfall_data():
+def pitfall_data() -> None:
     section(2, ".data: the change is not tracked, the gradient is silently wrong")
     X = T.tensor([1.0, 2.0, 3.0], requires_grad=True)
     Y = X ** 2  # PowBackward0 saves X to compute dY/dX = 2 * X later
@@ -123,7 +125,7 @@ def pitfall_data():
         `.clone()`.""")
 
 
-def pitfall_detach():
+def pitfall_detach() -> None:
     section(3, ".detach(): the same change is tracked, backward refuses")
     X = T.tensor([1.0, 2.0, 3.0], requires_grad=True)
     Y = X ** 2
@@ -145,7 +147,7 @@ def pitfall_detach():
     show("doubled", doubled)
 
 
-def pitfall_detach_inplace():
+def pitfall_detach_inplace() -> None:
     section(4, "detach_(): cuts the graph in place")
     a = T.tensor([1.0, 2.0], requires_grad=True)
     b = a * 3
@@ -163,7 +165,7 @@ def pitfall_detach_inplace():
     attempt("(a * 3)[0].detach_()  # a view", lambda: (a * 3)[0].detach_())
 
 
-def pitfall_retain_grad():
+def pitfall_retain_grad() -> None:
     section(5, ".grad of an intermediate result")
     x = T.tensor([1.0, 2.0, 3.0], requires_grad=True)
     y = x * 2
@@ -184,7 +186,7 @@ def pitfall_retain_grad():
     show("y.grad  # after y.retain_grad()", y.grad)
 
 
-def pitfall_rebinding():
+def pitfall_rebinding() -> None:
     section(6, "p = p - lr * p.grad: p stops being a leaf")
     p = T.tensor([1.0, -2.0], requires_grad=True)
     (p * p).sum().backward()
@@ -207,7 +209,7 @@ def pitfall_rebinding():
     show("with no_grad(): p.sub_(p.grad, alpha=0.1); p, p.is_leaf", (p, p.is_leaf))
 
 
-def pitfall_step_before_backward():
+def pitfall_step_before_backward() -> None:
     section(7, "optimizer.step() between forward and backward")
     T.manual_seed(0)
     model = T.nn.Sequential(T.nn.Linear(3, 4), T.nn.Tanh(), T.nn.Linear(4, 1))
@@ -228,7 +230,7 @@ def pitfall_step_before_backward():
     show("[p._version for p in model.parameters()]", [p._version for p in model.parameters()])
 
 
-def pitfall_backward_twice():
+def pitfall_backward_twice() -> None:
     section(8, "backward() twice through the same graph")
     x = T.tensor([1.0, 2.0, 3.0], requires_grad=True)
     loss = (x * x).sum()
@@ -250,9 +252,9 @@ PITFALLS = [pitfall_leaf_update, pitfall_data, pitfall_detach, pitfall_detach_in
             pitfall_backward_twice]
 
 
-def main(argv=None):
+def main(argv: list[str] | None = None) -> None:
     global T
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n")[0])
     parser.add_argument("--lib", default="gradtrack", help="gradtrack (default) or torch")
     parser.add_argument("--only", type=int, nargs="*", help="run only these pitfall numbers")
     args = parser.parse_args(argv)

@@ -19,13 +19,14 @@ import argparse
 import time
 
 import gradtrack as gt
+from gradtrack import Tensor
 from gradtrack import nn, optim
 
 TRUE_W = [2.0, -3.4]
 TRUE_B = 4.2
 
 
-def make_data(n, noise, seed):
+def make_data(n: int, noise: float, seed: int) -> tuple[Tensor, Tensor]:
     """``n`` samples of y = X @ TRUE_W + TRUE_B + noise (seeded, so runs repeat)."""
     gt.manual_seed(seed)
     X = gt.randn(n, 2)
@@ -33,7 +34,7 @@ def make_data(n, noise, seed):
     return X, y
 
 
-def fresh_model(seed):
+def fresh_model(seed: int) -> nn.Linear:
     gt.manual_seed(seed + 1)
     net = nn.Linear(2, 1)
     # One no_grad in-place write each: the parameters stay leaves, _version becomes 2.
@@ -42,7 +43,7 @@ def fresh_model(seed):
     return net
 
 
-def train_by_hand(net, X, y, steps, lr, log_every):
+def train_by_hand(net: nn.Linear, X: Tensor, y: Tensor, steps: int, lr: float, log_every: int) -> nn.Linear:
     loss_fn = nn.MSELoss()
     for step in range(steps):
         loss = loss_fn(net(X), y)
@@ -55,7 +56,8 @@ def train_by_hand(net, X, y, steps, lr, log_every):
     return net
 
 
-def train_with_optimizer(net, X, y, steps, lr, log_every):
+def train_with_optimizer(net: nn.Linear, X: Tensor, y: Tensor, steps: int, lr: float,
+                         log_every: int) -> nn.Linear:
     loss_fn = nn.MSELoss()
     opt = optim.SGD(net.parameters(), lr=lr)
     for step in range(steps):
@@ -68,7 +70,7 @@ def train_with_optimizer(net, X, y, steps, lr, log_every):
     return net
 
 
-def report(net):
+def report(net: nn.Linear) -> float:
     w = [round(v, 4) for v in net.weight.detach().reshape(-1).tolist()]
     b = round(net.bias.item(), 4)
     print(f"  recovered w = {w}   true w = {TRUE_W}")
@@ -76,11 +78,11 @@ def report(net):
     print(f"  weight: is_leaf={net.weight.is_leaf}, grad_fn={net.weight.grad_fn}, "
           f"_version={net.weight._version}")
     err_w = max(abs(a - t) for a, t in zip(net.weight.detach().reshape(-1).tolist(), TRUE_W))
-    return max(err_w, abs(net.bias.item() - TRUE_B))
+    return max(float(err_w), abs(float(net.bias.item()) - TRUE_B))
 
 
-def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n")[0])
     parser.add_argument("--steps", type=int, default=200, help="gradient steps per run")
     parser.add_argument("--lr", type=float, default=0.1, help="learning rate")
     parser.add_argument("--samples", type=int, default=1000, help="size of the data set")

@@ -26,11 +26,12 @@ except ImportError as e:
              '    pip install "gradtrack[examples]"')
 
 import gradtrack as gt
+from gradtrack import Tensor
 from gradtrack import nn, optim
 from gradtrack.utils.data import DataLoader, TensorDataset
 
 
-def load_data(seed):
+def load_data(seed: int) -> tuple[Tensor, Tensor, Tensor, Tensor]:
     """Train/test tensors: pixels scaled to [0, 1], labels as int64 class indices."""
     digits = load_digits()
     X = (digits.data / 16.0).astype(np.float32)
@@ -40,13 +41,14 @@ def load_data(seed):
     return (gt.tensor(X_train), gt.tensor(y_train), gt.tensor(X_test), gt.tensor(y_test))
 
 
-def accuracy(model, X, y):
+def accuracy(model: nn.Module, X: Tensor, y: Tensor) -> float:
     with gt.no_grad():
         predicted = model(X).argmax(1)
-    return (predicted == y).float().mean().item()
+    return float((predicted == y).float().mean().item())
 
 
-def train(model, X, y, epochs, batch_size, lr, progress=True):
+def train(model: nn.Module, X: Tensor, y: Tensor, epochs: int, batch_size: int, lr: float,
+          progress: bool = True) -> float:
     loader = DataLoader(TensorDataset(X, y), batch_size=batch_size, shuffle=True)
     loss_fn = nn.CrossEntropyLoss()
     opt = optim.Adam(model.parameters(), lr=lr)
@@ -67,8 +69,8 @@ def train(model, X, y, epochs, batch_size, lr, progress=True):
     return total / n
 
 
-def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n")[0])
     parser.add_argument("--epochs", type=int, default=30)
     parser.add_argument("--batch-size", type=int, default=32)
     parser.add_argument("--lr", type=float, default=0.01)

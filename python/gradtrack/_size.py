@@ -1,7 +1,9 @@
 """``gradtrack.Size``: the type of ``tensor.shape``, a tuple of ints."""
 
+from typing import SupportsIndex, overload
 
-class Size(tuple):
+
+class Size(tuple[int, ...]):
     """A tuple of dimension sizes that prints as ``gradtrack.Size([2, 3])``.
 
     >>> import gradtrack
@@ -16,14 +18,20 @@ class Size(tuple):
 
     __str__ = __repr__
 
-    def numel(self):
+    def numel(self) -> int:
         """The number of elements of a tensor of this shape."""
         n = 1
         for s in self:
             n *= s
         return n
 
-    def __getitem__(self, item):
+    @overload
+    def __getitem__(self, item: SupportsIndex) -> int: ...
+
+    @overload
+    def __getitem__(self, item: slice) -> "Size": ...
+
+    def __getitem__(self, item: "SupportsIndex | slice") -> "int | Size":
         result = tuple.__getitem__(self, item)
         return Size(result) if isinstance(item, slice) else result
 

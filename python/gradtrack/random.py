@@ -28,7 +28,7 @@ Generator.__module__ = "gradtrack"
 default_generator = _R.default_generator
 
 
-def manual_seed(seed):
+def manual_seed(seed: int) -> "_C._random.Generator":
     """Seeds the default generator and returns it.
 
     >>> import gradtrack

@@ -27,6 +27,7 @@ Python. ``y.grad_fn`` is the ``ctx`` object the forward and backward saw.
 import functools
 import inspect
 import warnings
+from typing import Any
 
 from .. import _C
 from ..utils.hooks import RemovableHandle, check_hook_values
@@ -42,7 +43,7 @@ _fw = _C._forward_ad
 class FunctionCtx:
     """What ``forward`` (or ``setup_context``) uses to pass state to ``backward``."""
 
-    def save_for_backward(self, *tensors):
+    def save_for_backward(self, *tensors: Any) -> None:
         """Saves tensors (or None) for ``backward``, read back as ``ctx.saved_tensors``.
 
         Saved tensors are checked like the ones built-in ops save: modifying one
@@ -269,7 +270,7 @@ class Function(FunctionCtx, metaclass=FunctionMeta):
     vjp = backward
 
     @classmethod
-    def apply(cls, *args, **kwargs):
+    def apply(cls, *args: Any, **kwargs: Any) -> Any:
         """Runs ``forward`` without recording, then records one node for the call."""
         if _is_setup_context_defined(cls.setup_context):
             bound = inspect.signature(cls.forward).bind(*args, **kwargs)

@@ -5,6 +5,8 @@ managers and as decorators, like PyTorch's.
 """
 
 import functools
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 from .. import _C
 
@@ -17,10 +19,13 @@ is_grad_enabled = _C.is_grad_enabled
 is_inference_mode_enabled = _C.is_inference_mode_enabled
 
 
+_F = TypeVar("_F", bound=Callable[..., Any])  # a decorated function keeps its type
+
+
 class _DecoratorContextManager:
     """A context manager that can also decorate functions and generators."""
 
-    def __call__(self, func):
+    def __call__(self, func: _F) -> _F:
         if getattr(getattr(func, "__code__", None), "co_flags", 0) & _CO_GENERATOR:
             return self._wrap_generator(func)
 
@@ -52,7 +57,7 @@ class _DecoratorContextManager:
 class _NoParamDecoratorContextManager(_DecoratorContextManager):
     """Allows ``@no_grad`` as well as ``@no_grad()``."""
 
-    def __new__(cls, orig_func=None):
+    def __new__(cls, orig_func: Any = None) -> Any:
         if orig_func is None:
             return super().__new__(cls)
         return cls()(orig_func)
@@ -97,7 +102,7 @@ class set_grad_enabled(_DecoratorContextManager):
     False
     """
 
-    def __init__(self, mode):
+    def __init__(self, mode: bool) -> None:
         self.prev = _C.is_grad_enabled()
         self.mode = bool(mode)
         _C._set_grad_enabled(self.mode)

@@ -1,5 +1,7 @@
 """Finite-difference checks of gradients (float64 central differences)."""
 
+from typing import Any
+
 from .. import _C
 
 __all__ = ["gradcheck", "gradgradcheck", "GradcheckError"]
@@ -62,7 +64,8 @@ def _analytical_jacobian(func, inputs, diff_idx, out_index):
     return jacs
 
 
-def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=True, **_ignored):
+def gradcheck(func: Any, inputs: Any, *, eps: float = 1e-6, atol: float = 1e-5, rtol: float = 1e-3,
+              raise_exception: bool = True, **_ignored: Any) -> bool:
     """Compares autograd's gradients of ``func`` with finite differences.
 
     Inputs that require grad should be float64. Returns True, or raises

@@ -10,6 +10,7 @@ import enum
 import sys
 import time
 import warnings
+from typing import Any
 
 __all__ = ["Backend", "ReduceOp", "ProcessGroup", "GroupMember", "group", "is_available",
            "is_mpi_available", "is_gloo_available", "is_nccl_available", "is_initialized",
@@ -242,8 +243,9 @@ def _abort_on_uncaught_exception(comm):
     sys.excepthook = hook
 
 
-def init_process_group(backend=None, init_method=None, timeout=None, world_size=-1, rank=-1,
-                       store=None, group_name="", pg_options=None, device_id=None):
+def init_process_group(backend: Any = None, init_method: Any = None, timeout: Any = None, world_size: int = -1,
+                       rank: int = -1, store: Any = None, group_name: str = "", pg_options: Any = None,
+                       device_id: Any = None) -> None:
     """Initialises the default process group on MPI.
 
     Rank and world size come from the MPI launcher (``mpiexec -n 2 python train.py``);
@@ -272,7 +274,7 @@ def init_process_group(backend=None, init_method=None, timeout=None, world_size=
         _abort_on_uncaught_exception(MPI.COMM_WORLD)
 
 
-def destroy_process_group(group=None):  # noqa: F811 - torch's argument name
+def destroy_process_group(group: Any = None) -> None:  # noqa: F811 - torch's argument name
     """Destroys ``group``; the default group (or None) destroys every group.
 
     >>> import gradtrack, gradtrack.distributed as dist  # doctest: +SKIP
@@ -338,7 +340,7 @@ def new_group(ranks=None, timeout=None, backend=None, pg_options=None,
     return pg
 
 
-def get_rank(group=None):  # noqa: F811
+def get_rank(group: Any = None) -> int:  # noqa: F811
     """This process's rank in ``group`` (the default group if None); -1 if not a member.
 
     >>> import gradtrack.distributed as dist
@@ -353,7 +355,7 @@ def get_rank(group=None):  # noqa: F811
     return pg.rank()
 
 
-def get_world_size(group=None):  # noqa: F811
+def get_world_size(group: Any = None) -> int:  # noqa: F811
     """The number of ranks in ``group``; -1 if this process is not a member.
 
     >>> import gradtrack, gradtrack.distributed as dist  # doctest: +SKIP

@@ -14,6 +14,10 @@ returns the tensor.
 
 import math
 import warnings
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .._C import Tensor
 
 from ..autograd.grad_mode import no_grad
 
@@ -84,7 +88,7 @@ def uniform_(tensor, a=0.0, b=1.0, generator=None):
         return tensor.uniform_(a, b, generator=generator)
 
 
-def normal_(tensor, mean=0.0, std=1.0, generator=None):
+def normal_(tensor: "Tensor", mean: float = 0.0, std: float = 1.0, generator: Any = None) -> "Tensor":
     """Fills ``tensor`` from N(mean, std^2).
 
     >>> import gradtrack

@@ -8,6 +8,7 @@ another, so any of them can be imported first.
 
 import warnings
 from functools import wraps
+from typing import Any
 from weakref import ref
 
 from .. import _C
@@ -147,7 +148,7 @@ class LRScheduler:
         """Restores the attributes saved by :meth:`state_dict`."""
         self.__dict__.update(state_dict)
 
-    def get_last_lr(self):
+    def get_last_lr(self) -> list[float]:
         """The learning rates the last ``step()`` set, one per param group."""
         return self._last_lr
 
@@ -155,7 +156,7 @@ class LRScheduler:
         """Computes the next learning rates (called by ``step()``)."""
         raise NotImplementedError
 
-    def step(self, epoch=None):
+    def step(self, epoch: Any = None) -> None:
         """Advances the schedule by one epoch (call it after ``optimizer.step()``)."""
         if self._step_count == 1:
             if not hasattr(self.optimizer.step, "_wrapped_by_lr_sched"):

@@ -18,6 +18,8 @@ move them: ``p`` +1 (+2 with decoupled decay), ``step`` +1, ``exp_avg`` +1,
 ``exp_avg_sq`` +2, ``max_exp_avg_sq`` +1.
 """
 
+from typing import Any
+
 from .. import _C
 from ._adaptive import (CAPTURABLE_MESSAGE, as_float, check_adam_args, check_differentiable,
                         check_fused, check_fused_param, check_tensor_lr, grad_of, new_step,
@@ -43,9 +45,10 @@ class Adam(Optimizer):
     tensor(1.)
     """
 
-    def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0,
-                 amsgrad=False, *, foreach=None, maximize=False, capturable=False,
-                 differentiable=False, fused=None, decoupled_weight_decay=False):
+    def __init__(self, params: Any, lr: Any = 1e-3, betas: Any = (0.9, 0.999), eps: float = 1e-8,
+                 weight_decay: float = 0, amsgrad: bool = False, *, foreach: bool | None = None,
+                 maximize: bool = False, capturable: bool = False, differentiable: bool = False,
+                 fused: bool | None = None, decoupled_weight_decay: bool = False) -> None:
         check_tensor_lr(lr, foreach, capturable)
         check_adam_args(lr, eps, betas, weight_decay)
         betas = _check_betas(betas, foreach, capturable)
@@ -68,7 +71,7 @@ class Adam(Optimizer):
             group.setdefault("fused", None)
         upgrade_steps(self, "fused")
 
-    def step(self, closure=None):
+    def step(self, closure: Any = None) -> Any:
         """One Adam step for every parameter with a gradient; returns ``closure()``'s loss."""
         return run_step(self, closure, type(self).__name__ + ".step", self._step_group)
 

@@ -28,6 +28,7 @@ from ._lr_base import (  # noqa: F401 - re-exported names are torch's
     EPOCH_DEPRECATION_WARNING, LRScheduler, _check_optimizer, _format_param, _group_values,
     _LRScheduler, _set_group_value, _warn_get_lr_called_within_step,
 )
+from .optimizer import Optimizer
 from ._lr_cyclic import CosineAnnealingWarmRestarts, CyclicLR, OneCycleLR
 from ._lr_plateau import ReduceLROnPlateau
 
@@ -137,7 +138,7 @@ class StepLR(LRScheduler):
     [1.0, 0.5, 0.5, 0.25, 0.25]
     """
 
-    def __init__(self, optimizer, step_size, gamma=0.1, last_epoch=-1):
+    def __init__(self, optimizer: Optimizer, step_size: int, gamma: float = 0.1, last_epoch: int = -1) -> None:
         self.step_size = step_size
         self.gamma = gamma
         super().__init__(optimizer, last_epoch)
@@ -354,7 +355,8 @@ class CosineAnnealingLR(LRScheduler):
     [0.8536, 0.5, 0.1464, 0.0]
     """
 
-    def __init__(self, optimizer, T_max, eta_min=0.0, last_epoch=-1):  # noqa: N803 - torch's name
+    def __init__(self, optimizer: Optimizer, T_max: int, eta_min: float = 0.0,  # noqa: N803 - torch's name
+                 last_epoch: int = -1) -> None:
         self.T_max = T_max
         self.eta_min = eta_min
         super().__init__(optimizer, last_epoch)

@@ -10,6 +10,7 @@ import warnings
 from collections import defaultdict
 from copy import deepcopy
 from itertools import chain
+from typing import Any
 
 from .. import _C
 from ..nn.modules.module import _zero_grad_in_place, typename
@@ -46,7 +47,7 @@ class Optimizer:
     [1]
     """
 
-    def __init__(self, params, defaults):
+    def __init__(self, params: Any, defaults: dict[str, Any]) -> None:
         self.defaults = defaults
         if isinstance(params, _Tensor):
             raise TypeError("params argument given to the optimizer should be an iterable of "
@@ -123,7 +124,7 @@ class Optimizer:
         if any(id(p) in seen for p in param_group["params"]):
             raise ValueError("some parameters appear in more than one parameter group")
 
-    def zero_grad(self, set_to_none=True):
+    def zero_grad(self, set_to_none: bool = True) -> None:
         """Resets the gradients of all optimized tensors (to ``None`` by default).
 
         With ``set_to_none=False`` each grad keeps its object and is zero-filled
@@ -139,7 +140,7 @@ class Optimizer:
                 else:
                     _zero_grad_in_place(grad)
 
-    def step(self, closure=None):
+    def step(self, closure: Any = None) -> Any:
         """Performs one optimization step; subclasses implement it."""
         raise NotImplementedError
 

@@ -21,6 +21,8 @@ is slower than the three vectorized ops (measured on a 128x784 weight with
 momentum: 112 us against 59 us on 1 thread, 7.6 ms against 32 us on 2).
 """
 
+from typing import Any
+
 from .. import _C
 from .optimizer import Optimizer
 
@@ -50,9 +52,9 @@ class SGD(Optimizer):
     (tensor([ 0.4600, -0.9200], requires_grad=True), 2)
     """
 
-    def __init__(self, params, lr=1e-3, momentum=0, dampening=0, weight_decay=0,
-                 nesterov=False, *, maximize=False, foreach=None, differentiable=False,
-                 fused=None):
+    def __init__(self, params: Any, lr: Any = 1e-3, momentum: float = 0, dampening: float = 0,
+                 weight_decay: float = 0, nesterov: bool = False, *, maximize: bool = False,
+                 foreach: bool | None = None, differentiable: bool = False, fused: bool | None = None) -> None:
         if isinstance(lr, _Tensor) and lr.numel() != 1:
             raise ValueError("Tensor lr must be 1-element")
         if lr < 0.0:
@@ -82,7 +84,7 @@ class SGD(Optimizer):
             group.setdefault("differentiable", False)
             group.setdefault("fused", False)
 
-    def step(self, closure=None):
+    def step(self, closure: Any = None) -> Any:
         """Updates every parameter that has a gradient; returns ``closure()``'s loss if given."""
         loss = None
         if closure is not None:

@@ -19,7 +19,7 @@ class ReLU(Module):
     tensor([0., 2.])
     """
 
-    def __init__(self, inplace=False):
+    def __init__(self, inplace: bool = False) -> None:
         super().__init__()
         self.inplace = inplace
 
@@ -127,7 +127,7 @@ class _Inplace(Module):
 
     _fn = None
 
-    def __init__(self, inplace=False):
+    def __init__(self, inplace: bool = False) -> None:
         super().__init__()
         self.inplace = inplace
 

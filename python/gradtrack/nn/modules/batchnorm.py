@@ -1,5 +1,7 @@
 """``nn.BatchNorm1d`` and ``nn.BatchNorm2d``."""
 
+from typing import Any
+
 from ... import _C
 from .. import functional as F
 from .module import Module
@@ -12,8 +14,9 @@ class _BatchNorm(Module):
     _dims = ()
     _version = 2
 
-    def __init__(self, num_features, eps=1e-5, momentum=0.1, affine=True,
-                 track_running_stats=True, device=None, dtype=None, *, bias=True):
+    def __init__(self, num_features: int, eps: float = 1e-5, momentum: float | None = 0.1, affine: bool = True,
+                 track_running_stats: bool = True, device: Any = None, dtype: Any = None, *,
+                 bias: bool = True) -> None:
         super().__init__()
         self.num_features = num_features
         self.eps = eps

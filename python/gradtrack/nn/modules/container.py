@@ -32,7 +32,7 @@ class Sequential(Module):
     (2, 'ReLU', gradtrack.Size([4, 3]))
     """
 
-    def __init__(self, *args):
+    def __init__(self, *args: Module) -> None:
         super().__init__()
         if len(args) == 1 and isinstance(args[0], OrderedDict):
             for key, module in args[0].items():

@@ -2,6 +2,8 @@
 
 import math
 
+from typing import Any
+
 from ... import _C
 from .. import _conv_functional as F
 from .. import init
@@ -126,8 +128,9 @@ class Conv2d(_ConvNd):
     gradtrack.Size([2, 6, 28, 28])
     """
 
-    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, dilation=1,
-                 groups=1, bias=True, padding_mode="zeros", device=None, dtype=None):
+    def __init__(self, in_channels: int, out_channels: int, kernel_size: Any, stride: Any = 1, padding: Any = 0,
+                 dilation: Any = 1, groups: int = 1, bias: bool = True, padding_mode: str = "zeros",
+                 device: Any = None, dtype: Any = None) -> None:
         padding = padding if isinstance(padding, str) else _tuple(padding, 2)
         super().__init__(in_channels, out_channels, _tuple(kernel_size, 2), _tuple(stride, 2),
                          padding, _tuple(dilation, 2), False, (0, 0), groups, bias, padding_mode,

@@ -12,7 +12,7 @@ class Flatten(Module):
     gradtrack.Size([2, 12])
     """
 
-    def __init__(self, start_dim=1, end_dim=-1):
+    def __init__(self, start_dim: int = 1, end_dim: int = -1) -> None:
         super().__init__()
         self.start_dim = start_dim
         self.end_dim = end_dim

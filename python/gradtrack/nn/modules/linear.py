@@ -2,6 +2,8 @@
 
 import math
 
+from typing import Any
+
 from ... import _C
 from .. import init
 from ..parameter import Parameter
@@ -42,7 +44,8 @@ class Linear(Module):
     (1, 'AddmmBackward0')
     """
 
-    def __init__(self, in_features, out_features, bias=True, device=None, dtype=None):
+    def __init__(self, in_features: int, out_features: int, bias: bool = True, device: Any = None,
+                 dtype: Any = None) -> None:
         super().__init__()
         self.in_features = in_features
         self.out_features = out_features

@@ -1,12 +1,14 @@
 """Loss modules: ``MSELoss``, ``NLLLoss``, ``CrossEntropyLoss``, ``BCELoss``, ``L1Loss``, ...
 """
 
+from typing import Any
+
 from .. import functional as F
 from .module import Module
 
 
 class _Loss(Module):
-    def __init__(self, size_average=None, reduce=None, reduction="mean"):
+    def __init__(self, size_average: Any = None, reduce: Any = None, reduction: str = "mean") -> None:
         super().__init__()
         if size_average is not None or reduce is not None:
             self.reduction = F._legacy_reduction(size_average, reduce)
@@ -64,8 +66,8 @@ class CrossEntropyLoss(_WeightedLoss):
     tensor(0.6931, grad_fn=<NllLossBackward0>)
     """
 
-    def __init__(self, weight=None, size_average=None, ignore_index=-100, reduce=None,
-                 reduction="mean", label_smoothing=0.0):
+    def __init__(self, weight: Any = None, size_average: Any = None, ignore_index: int = -100, reduce: Any = None,
+                 reduction: str = "mean", label_smoothing: float = 0.0) -> None:
         super().__init__(weight, size_average, reduce, reduction)
         self.ignore_index = ignore_index
         self.label_smoothing = label_smoothing

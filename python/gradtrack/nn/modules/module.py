@@ -13,7 +13,8 @@ a failed instance lookup plus a Python call.
 
 import warnings
 from collections import OrderedDict, namedtuple
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from typing import Any, TypeVar
 
 from ... import _C
 from ...autograd.grad_mode import no_grad
@@ -83,6 +84,9 @@ class _RemovableHandle:
         self.remove()
 
 
+_M = TypeVar("_M", bound="Module")  # train() and eval() return self, typed as its class
+
+
 class Module:
     """Base class for all neural network modules.
 
@@ -111,7 +115,7 @@ class Module:
     # True once a forward hook is registered; ``__call__`` stays a single branch otherwise.
     _has_hooks = False
 
-    def __init__(self, *args, **kwargs):
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
         if kwargs:
             raise TypeError(f"{type(self).__name__}.__init__() got an unexpected keyword "
                             f"argument '{next(iter(kwargs))}'")
@@ -132,7 +136,7 @@ class Module:
         raise NotImplementedError(
             f'Module [{type(self).__name__}] is missing the required "forward" function')
 
-    def __call__(self, *args, **kwargs):
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
         if self._has_hooks:
             return self._call_with_hooks(args, kwargs)
         return self.forward(*args, **kwargs)
@@ -367,11 +371,12 @@ class Module:
                     seen.add(id(value))
                 yield module_prefix + ("." if module_prefix else "") + name, value
 
-    def named_parameters(self, prefix="", recurse=True, remove_duplicate=True):
+    def named_parameters(self, prefix: str = "", recurse: bool = True,
+                         remove_duplicate: bool = True) -> Iterator[tuple[str, Parameter]]:
         """Yields ``(dotted name, parameter)``; a parameter shared twice is yielded once."""
         yield from self._named_members("_parameters", prefix, recurse, remove_duplicate)
 
-    def parameters(self, recurse=True):
+    def parameters(self, recurse: bool = True) -> Iterator[Parameter]:
         """Yields every parameter once (the argument an optimizer takes).
 
         >>> from gradtrack import nn
@@ -401,7 +406,7 @@ class Module:
 
     # ---- modes and gradients ---------------------------------------------------------------
 
-    def train(self, mode=True):
+    def train(self: "_M", mode: bool = True) -> "_M":
         """Sets training mode on ``self`` and all descendants; returns ``self``."""
         if not isinstance(mode, bool):
             raise ValueError("training mode is expected to be boolean")
@@ -410,7 +415,7 @@ class Module:
             module.train(mode)
         return self
 
-    def eval(self):
+    def eval(self: "_M") -> "_M":
         """``train(False)``; returns ``self``."""
         return self.train(False)
 
@@ -420,7 +425,7 @@ class Module:
             p.requires_grad_(requires_grad)
         return self
 
-    def zero_grad(self, set_to_none=True):
+    def zero_grad(self, set_to_none: bool = True) -> None:
         """Resets every parameter's ``.grad`` (to ``None`` by default).
 
         With ``set_to_none=False`` each grad keeps its object: it is detached

@@ -23,6 +23,7 @@ user's collective between forward and backward cannot interleave with them.
 import contextlib
 import warnings
 import weakref
+from typing import Any
 
 from ..modules.module import Module
 
@@ -130,11 +131,11 @@ class DistributedDataParallel(Module):
     >>> model(x).sum().backward()   # .grad: the mean over ranks  # doctest: +SKIP
     """
 
-    def __init__(self, module, device_ids=None, output_device=None, dim=0, broadcast_buffers=None,
+    def __init__(self, module: Module, device_ids: Any = None, output_device=None, dim=0, broadcast_buffers=None,
                  init_sync=True, process_group=None, bucket_cap_mb=None,
                  find_unused_parameters=False, check_reduction=False,
                  gradient_as_bucket_view=False, static_graph=False, forward_sync_buffers=None,
-                 **unsupported):
+                 **unsupported: Any) -> None:
         super().__init__()
         from ... import distributed as dist
         params = [p for p in module.parameters() if p.requires_grad]

@@ -21,6 +21,7 @@ saves the per-sample Python work.
 import multiprocessing
 import os
 import warnings
+from typing import Any, Generic, TypeVar
 
 import numpy as np
 
@@ -28,7 +29,7 @@ import gradtrack
 
 from . import _random, _worker
 from ._collate import default_collate, default_convert
-from .dataset import IterableDataset, TensorDataset
+from .dataset import Dataset, IterableDataset, TensorDataset
 from .sampler import BatchSampler, RandomSampler, SequentialSampler
 
 __all__ = ["DataLoader", "get_worker_info", "default_collate", "default_convert"]
@@ -152,7 +153,11 @@ def _check_iterable_options(shuffle, sampler, batch_sampler):
                          f"option, but got batch_sampler={batch_sampler}")
 
 
-class DataLoader:
+# The item type: DataLoader[T] in annotations (T: its dataset's items), as torch's is Generic.
+_T_co = TypeVar("_T_co", covariant=True)
+
+
+class DataLoader(Generic[_T_co]):
     """Iterates over ``dataset`` in batches (see torch.utils.data.DataLoader).
 
     ``num_workers > 0`` loads batches in that many worker processes; the
@@ -173,11 +178,12 @@ class DataLoader:
         # DataLoader[Tensor] in type hints, as torch's Generic DataLoader allows.
         return cls
 
-    def __init__(self, dataset, batch_size=1, shuffle=None, sampler=None, batch_sampler=None,
-                 num_workers=0, collate_fn=None, pin_memory=False, drop_last=False, timeout=0,
-                 worker_init_fn=None, multiprocessing_context=None, generator=None, *,
-                 prefetch_factor=None, persistent_workers=False, pin_memory_device="",
-                 in_order=True):
+    def __init__(self, dataset: Dataset[_T_co], batch_size: int | None = 1, shuffle: bool | None = None,
+                 sampler: Any = None, batch_sampler: Any = None, num_workers: int = 0, collate_fn: Any = None,
+                 pin_memory: bool = False, drop_last: bool = False, timeout: float = 0,
+                 worker_init_fn: Any = None, multiprocessing_context: Any = None, generator: Any = None, *,
+                 prefetch_factor: int | None = None, persistent_workers: bool = False, pin_memory_device: str = "",
+                 in_order: bool = True) -> None:
         prefetch_factor = _check_numbers(num_workers, timeout, prefetch_factor,
                                          persistent_workers)
         self.dataset = dataset

@@ -12,14 +12,22 @@ import bisect
 import itertools
 import math
 import warnings
+from typing import TYPE_CHECKING, Generic, TypeVar
 
 from . import _random
+
+if TYPE_CHECKING:
+    from ..._C import Tensor
 
 __all__ = ["Dataset", "IterableDataset", "TensorDataset", "StackDataset", "ConcatDataset",
            "ChainDataset", "Subset", "random_split"]
 
 
-class Dataset:
+# The item type: Dataset[T] in annotations, as torch's datasets are Generic.
+_T_co = TypeVar("_T_co", covariant=True)
+
+
+class Dataset(Generic[_T_co]):
     """A map-style dataset: subclasses implement ``__getitem__`` (and usually ``__len__``).
 
     >>> from gradtrack.utils.data import Dataset
@@ -43,7 +51,7 @@ class Dataset:
         return cls
 
 
-class IterableDataset(Dataset):
+class IterableDataset(Dataset[_T_co]):
     """A dataset read as a stream: subclasses implement ``__iter__``.
 
     >>> from gradtrack.utils.data import IterableDataset
@@ -61,7 +69,7 @@ class IterableDataset(Dataset):
         return ChainDataset([self, other])
 
 
-class TensorDataset(Dataset):
+class TensorDataset(Dataset["tuple[Tensor, ...]"]):
     """Sample ``i`` is ``tuple(t[i] for t in tensors)``; all tensors share their first size.
 
     >>> import gradtrack
@@ -71,7 +79,7 @@ class TensorDataset(Dataset):
     (3, (tensor(1), tensor(0.)))
     """
 
-    def __init__(self, *tensors):
+    def __init__(self, *tensors: "Tensor") -> None:
         if any(tensors[0].size(0) != t.size(0) for t in tensors):
             raise AssertionError("Size mismatch between tensors")
         self.tensors = tensors

@@ -1,6 +1,7 @@
 """DistributedSampler: each rank draws its own share of a data set, as torch splits it."""
 
 import math
+from typing import Any
 
 from .sampler import Sampler
 
@@ -32,8 +33,8 @@ class DistributedSampler(Sampler):
     ([1, 4, 7, 0], 4)
     """
 
-    def __init__(self, dataset, num_replicas=None, rank=None, shuffle=True, seed=0,
-                 drop_last=False):
+    def __init__(self, dataset: Any, num_replicas: int | None = None, rank: int | None = None, shuffle: bool = True,
+                 seed: int = 0, drop_last: bool = False) -> None:
         if num_replicas is None or rank is None:
             from ... import distributed as dist
             if not dist.is_available():

@@ -10,6 +10,7 @@ generator and shuffles with a fresh generator seeded by it.
 """
 
 import itertools
+from typing import Generic, TypeVar
 
 import gradtrack
 
@@ -19,7 +20,11 @@ __all__ = ["BatchSampler", "RandomSampler", "Sampler", "SequentialSampler",
            "SubsetRandomSampler", "WeightedRandomSampler"]
 
 
-class Sampler:
+# The item type: Sampler[T] in annotations, as torch's samplers are Generic.
+_T_co = TypeVar("_T_co", covariant=True)
+
+
+class Sampler(Generic[_T_co]):
     """Base class: subclasses implement ``__iter__`` (and ``__len__`` when they can).
 
     >>> from gradtrack.utils.data import Sampler

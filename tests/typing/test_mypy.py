@@ -1,0 +1,52 @@
+"""``mypy --strict`` passes on the examples and on typed_usage.py, a typed program using
+Tensor methods, nn.Module subclassing, optim, DataLoader and autograd.Function. The
+settings are pyproject.toml's [tool.mypy] (the examples' untyped dependencies ignored)."""
+
+import runpy
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+TYPED_USAGE = Path(__file__).resolve().parent / "typed_usage.py"
+
+
+@pytest.fixture(scope="module")
+def cache(tmp_path_factory):
+    # A fresh cache (a stale one could hide an error), shared by this file's two runs.
+    return str(tmp_path_factory.mktemp("mypy_cache"))
+
+
+def mypy_strict(cache, *paths):
+    return subprocess.run([sys.executable, "-m", "mypy", "--strict", "--cache-dir", cache, *paths],
+                          cwd=ROOT, capture_output=True, text=True, timeout=600)
+
+
+def test_mypy_strict_passes_on_examples_and_typed_usage(cache):
+    done = mypy_strict(cache, "examples", str(TYPED_USAGE.relative_to(ROOT)))
+    assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-2000:]
+    assert "Success: no issues found in" in done.stdout
+
+
+def test_mypy_strict_rejects_a_type_error(cache, tmp_path):
+    # The check has teeth: the stubs give types, so a wrong use is an error (not Any).
+    bad = tmp_path / "bad.py"
+    bad.write_text("import gradtrack\n\n"
+                   "x = gradtrack.ones(2)\n"
+                   "n: str = x.shape[0]\n"
+                   "y: int = x.sum()\n"
+                   "x.no_such_method()\n")
+    done = mypy_strict(cache, str(bad))
+    assert done.returncode == 1, done.stdout
+    assert 'Incompatible types in assignment (expression has type "int", variable has type "str")' in done.stdout
+    assert 'expression has type "Tensor", variable has type "int"' in done.stdout
+    assert '"Tensor" has no attribute "no_such_method"' in done.stdout
+
+
+def test_typed_usage_runs():
+    # The typed program is real code: it runs, trains and backpropagates.
+    namespace = runpy.run_path(str(TYPED_USAGE))
+    assert namespace["custom_function"]().tolist() == [3.0, 12.0]
+    assert namespace["train"]() > 0

@@ -7,7 +7,9 @@
 // GRADTRACK_NO_SIMD_CLONES: the ThreadSanitizer build, whose runtime crashes in IFUNC resolvers.
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && defined(__linux__) && \
     !defined(GRADTRACK_NO_SIMD_CLONES)
-#define GT_CLONES __attribute__((target_clones("arch=x86-64-v4", "avx2", "default")))
+// x86-64-v3 is AVX2 plus FMA: the exp polynomial's multiply-adds fuse
+// (simd.cpp is built with -ffp-contract=fast for that).
+#define GT_CLONES __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
 #define GT_HAVE_CLONES 1
 #else
 #define GT_CLONES
@@ -201,7 +203,7 @@ const char* level() {
 #ifdef GT_HAVE_CLONES
   // The same test the clones' resolver makes.
   if (__builtin_cpu_supports("x86-64-v4")) return "avx512";
-  if (__builtin_cpu_supports("avx2")) return "avx2";
+  if (__builtin_cpu_supports("x86-64-v3")) return "avx2";
 #endif
   return "baseline";
 }

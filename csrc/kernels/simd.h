@@ -29,7 +29,7 @@ bool extreme(const double* p, int64_t n, bool is_max, double& acc);
 /// redone with std::exp. `out` may be `in`.
 void exp(const float* in, float* out, int64_t n);
 
-/// Which clone the loader chose ("avx512", "avx2" or "baseline").
+/// Which clone the loader chose ("avx512", "avx2" (with FMA) or "baseline").
 const char* level();
 
 }  // namespace gradtrack::kernels::simd

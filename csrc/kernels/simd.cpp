@@ -189,6 +189,18 @@ GT_CLONES void exp(const float* in, float* out, int64_t n) {
   }
 }
 
+// Plain loops: the compiler vectorizes them at each clone's width (with a
+// run-time overlap check, since out may be an input).
+GT_CLONES void add(const float* a, const float* b, float* out, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) out[i] = a[i] + b[i];
+}
+GT_CLONES void mul(const float* a, const float* b, float* out, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) out[i] = a[i] * b[i];
+}
+GT_CLONES void relu(const float* in, float* out, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) out[i] = in[i] < 0.0f ? 0.0f : in[i];
+}
+
 GT_CLONES double sum(const float* p, int64_t n, double acc) { return sum_impl(p, n, acc); }
 GT_CLONES double sum(const double* p, int64_t n, double acc) { return sum_impl(p, n, acc); }
 

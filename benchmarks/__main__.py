@@ -11,11 +11,22 @@ from . import cases as case_defs
 from . import chart, report
 from .goals import GOALS
 from .harness import Lib, Slot, WorkerPool, make_settings, run_all
-from .machine import busy_warning, machine_info, others_cpu_share, usable_cores
+from .machine import (
+    LOAD_SHARE,
+    LoadMonitor,
+    busy_warning,
+    load_average,
+    machine_info,
+    others_cpu_share,
+    usable_cores,
+)
 
 PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
 REPO_ROOT = os.path.dirname(PACKAGE_DIR)
-DEFAULT_OUT = os.path.join(PACKAGE_DIR, "results")
+# The committed report; a run writes there only with --update-report.
+REPORT_OUT = os.path.join(PACKAGE_DIR, "results")
+# Every other run gets a folder of its own here (git-ignored).
+RUNS_DIR = os.path.join(PACKAGE_DIR, "runs")
 # Testing aid only: makes the "gradtrack" slot import another module (e.g.
 # torch) so the runner can be exercised before gradtrack works.
 STANDIN_ENV = "GRADTRACK_BENCH_STANDIN"
@@ -44,8 +55,12 @@ def parse_args(argv):
                    help="only the matching case points (see below)")
     p.add_argument("--threads", type=int, default=None, metavar="N",
                    help="threads for EACH library (default: all usable cores)")
-    p.add_argument("--out", default=DEFAULT_OUT, metavar="DIR",
-                   help="where latest.json/.png/.txt go (default: %(default)s)")
+    p.add_argument("--out", default=None, metavar="DIR",
+                   help="where latest.json/.png/.txt go (default: a new "
+                        "benchmarks/runs/<date-time>/, git-ignored)")
+    p.add_argument("--update-report", action="store_true",
+                   help="write the committed report, benchmarks/results/latest.*, "
+                        "instead of a folder under benchmarks/runs/")
     p.add_argument("--libs", default="gradtrack,torch", metavar="A,B",
                    help="candidate,baseline modules (default: %(default)s); "
                         "ratios are A/B")
@@ -57,7 +72,23 @@ def parse_args(argv):
     args = p.parse_args(argv)
     if args.threads is not None and args.threads < 1:
         p.error("--threads must be at least 1")
+    if args.out is not None and args.update_report:
+        p.error("--out and --update-report name different places; give one")
     return args
+
+
+def output_dir(args):
+    """--out, the committed report's folder, or a fresh run folder."""
+    if args.out is not None:
+        return args.out
+    if args.update_report:
+        return REPORT_OUT
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    path, n = os.path.join(RUNS_DIR, stamp), 1
+    while os.path.exists(path):  # two runs in one second
+        n += 1
+        path = os.path.join(RUNS_DIR, f"{stamp}-{n}")
+    return path
 
 
 def resolve_libs(spec):
@@ -176,11 +207,20 @@ def prepare_out(out):
 
 
 def measure(items, libs, settings, pool):
-    """Run the cases with a progress bar; (records, interrupted)."""
+    """Run the cases with a progress bar; (records, interrupted).
+
+    Each record gets the share of the CPU other processes used while it was
+    measured, so a row taken under load can be marked as such.
+    """
     records = []
+    monitor = LoadMonitor()
 
     def keep(case, point, slots, outcome):
-        records.append(report.build_record(case, point, slots, outcome, libs))
+        record = report.build_record(case, point, slots, outcome, libs)
+        share = monitor.share()
+        record["others_cpu_share"] = share
+        record["loaded"] = share is not None and share >= LOAD_SHARE
+        records.append(record)
 
     progress = make_progress(len(items))
     try:
@@ -222,7 +262,7 @@ def main(argv=None):
         print(f"no case matches {args.cases!r}; see --list", file=sys.stderr)
         return 2
     settings = make_settings(args.quick, args.threads or usable_cores(), args.timeout)
-    out_dir, log_dir = prepare_out(args.out)
+    out_dir, log_dir = prepare_out(output_dir(args))
     machine = machine_info(REPO_ROOT)
     pool = WorkerPool(settings, log_dir)
     started = time.time()
@@ -238,6 +278,7 @@ def main(argv=None):
     finally:
         pool.close()
     machine["others_cpu_share_end"] = others_cpu_share()
+    machine["load_average_end"] = load_average()
     document = report.new_document(
         mode="quick" if settings.quick else "full", command=sys.argv,
         started=machine["date"], duration_s=round(time.time() - started, 1),
@@ -245,7 +286,9 @@ def main(argv=None):
         machine=machine, libraries=report.library_section(libs, pool),
         candidate=libs[0].label, baseline=libs[1].label if len(libs) > 1 else None,
         notes=notes, goals=[dataclasses.asdict(g) for g in GOALS],
-        results=records, summary=report.summarize_goals(records))
+        results=records, summary=report.summarize_goals(records),
+        load=report.load_section(machine, records, LOAD_SHARE),
+        extra_goals=report.extra_goals(records, machine, libs))
     text = report.render_report(document)
     paths = write_outputs(document, out_dir, "\n".join(head + [""]) + "\n" + text)
     print("\n" + text)

@@ -248,11 +248,13 @@ def custom_cube(T, n):
 # 3. elementwise ops and reductions on square float32 matrices
 
 def _square(side):
-    return Point({32: "1K", 256: "64K", 4096: "16M"}[side], side,
+    return Point({32: "1K", 256: "64K", 1024: "1M", 4096: "16M"}[side], side,
                  f"{side}x{side} float32")
 
 
 ELEMENT_POINTS = tuple(_square(side) for side in (32, 256, 4096))
+# elementwise ops also at 1M: mid-size is where threading pays off or not
+ELT_POINTS = tuple(_square(side) for side in (32, 256, 1024, 4096))
 GROUP_ELT = "elementwise"
 GROUP_RED = "reductions"
 
@@ -261,7 +263,7 @@ def _pair(T, side):
     return T.randn(side, side), T.randn(side, side)
 
 
-@timed_case("add", GROUP_ELT, "a + b (fresh output)", ELEMENT_POINTS)
+@timed_case("add", GROUP_ELT, "a + b (fresh output)", ELT_POINTS)
 def add(T, side):
     a, b = _pair(T, side)
 
@@ -271,7 +273,7 @@ def add(T, side):
     return step
 
 
-@timed_case("mul", GROUP_ELT, "a * b (fresh output)", ELEMENT_POINTS)
+@timed_case("mul", GROUP_ELT, "a * b (fresh output)", ELT_POINTS)
 def mul(T, side):
     a, b = _pair(T, side)
 
@@ -281,7 +283,7 @@ def mul(T, side):
     return step
 
 
-@timed_case("exp", GROUP_ELT, "a.exp()", ELEMENT_POINTS)
+@timed_case("exp", GROUP_ELT, "a.exp()", ELT_POINTS)
 def exp(T, side):
     a, _ = _pair(T, side)
 
@@ -291,7 +293,7 @@ def exp(T, side):
     return step
 
 
-@timed_case("relu", GROUP_ELT, "a.relu()", ELEMENT_POINTS)
+@timed_case("relu", GROUP_ELT, "a.relu()", ELT_POINTS)
 def relu(T, side):
     a, _ = _pair(T, side)
 
@@ -337,6 +339,34 @@ def max_all(T, side):
 
     def step():
         a.max()
+
+    return step
+
+
+def _bench_helpers(T):
+    """gradtrack's private reference loops (``_C._bench``), in any worker.
+
+    The same C++ loop runs in both libraries' workers, so its two columns
+    show the machine, not a library; gradtrack's column is the floor.
+    """
+    import importlib
+
+    gt = importlib.import_module("gradtrack")
+    threads = getattr(T, "get_num_threads", None)
+    if threads is not None and T is not gt:
+        gt.set_num_threads(threads())  # the worker's thread setting
+    return gt, gt._C._bench
+
+
+@timed_case("read_floor", GROUP_RED, "bare read loop (C++ reference)",
+            (Point("16M", 1 << 24, "16M float32 read once over all threads, "
+                                   "gradtrack._C._bench.read_floor"),))
+def read_floor(T, n):
+    gt, bench = _bench_helpers(T)
+    a = gt.randn(n)
+
+    def step():
+        bench.read_floor(a)
 
     return step
 
@@ -408,6 +438,92 @@ def matmul(T, n):
 
     def step():
         a @ b
+
+    return step
+
+
+# issue 21: the products backward computes, batched and float64 products,
+# and the machine's peak FLOP rate from a loop of fused multiply-adds
+
+GROUP_MM = "matmul"
+
+
+@timed_case("matmul_tn", GROUP_MM, "a.T @ b (square float32)",
+            tuple(Point(str(n), n, f"({n}x{n}).T @ {n}x{n}") for n in (256, 1024)))
+def matmul_tn(T, n):
+    a, b = _pair(T, n)
+
+    def step():
+        a.T @ b  # as in the weight gradient of a @ b
+
+    return step
+
+
+@timed_case("matmul_nt", GROUP_MM, "a @ b.T (square float32)",
+            tuple(Point(str(n), n, f"{n}x{n} @ ({n}x{n}).T") for n in (256, 1024)))
+def matmul_nt(T, n):
+    a, b = _pair(T, n)
+
+    def step():
+        a @ b.T  # as in the input gradient of a @ b, and in nn.Linear
+
+    return step
+
+
+MLP_MM_POINTS = (
+    Point("fwd", ((64, 784), (784, 128), ""), "64x784 @ 784x128"),
+    Point("back", ((64, 128), (128, 784), ""), "64x128 @ 128x784"),
+    Point("grad_w", ((784, 64), (64, 128), "T"), "(64x784).T @ 64x128"),
+)
+
+
+@timed_case("matmul_mlp", GROUP_MM, "MLP shapes (float32)", MLP_MM_POINTS)
+def matmul_mlp(T, shapes):
+    sa, sb, how = shapes
+    a = T.randn(*reversed(sa)).T if how == "T" else T.randn(*sa)
+    b = T.randn(*sb)
+
+    def step():
+        a @ b
+
+    return step
+
+
+@timed_case("bmm", GROUP_MM, "T.bmm(a, b) (float32)",
+            (Point("16x128", (16, 128), "16 x (128x128 @ 128x128)"),
+             Point("4x512", (4, 512), "4 x (512x512 @ 512x512)")))
+def bmm(T, shape):
+    batch, n = shape
+    a, b = T.randn(batch, n, n), T.randn(batch, n, n)
+
+    def step():
+        T.bmm(a, b)
+
+    return step
+
+
+@timed_case("matmul_f64", GROUP_MM, "a @ b (square float64)",
+            tuple(Point(str(n), n, f"{n}x{n} @ {n}x{n} float64") for n in (256, 1024)))
+def matmul_f64(T, n):
+    a, b = T.randn(n, n, dtype=T.float64), T.randn(n, n, dtype=T.float64)
+
+    def step():
+        a @ b
+
+    return step
+
+
+FMA_FLOPS = 4e8  # per step, over all threads: a few ms
+
+
+@timed_case("fma_peak", GROUP_MM, "FMA loop: peak FLOP rate (C++ reference)",
+            (Point("peak", FMA_FLOPS, "fused multiply-adds in registers on every thread, "
+                                      "gradtrack._C._bench.fma_peak"),))
+def fma_peak(T, flops):
+    _, bench = _bench_helpers(T)
+
+    def step():
+        bench.fma_peak(flops)
 
     return step
 

@@ -56,7 +56,11 @@ def _draw_bar(ax, y, rec):
                 markeredgewidth=2.4, color=GOAL_COLOR, zorder=4)
 
 
-def _value_column(ax, rows):
+def _under_load(document):
+    return bool((document.get("load") or {}).get("under_load"))
+
+
+def _value_column(ax, rows, mark=""):
     """Ratio and goal as text in a column right of the plot: no overlaps."""
     from matplotlib.transforms import blended_transform_factory
 
@@ -71,7 +75,7 @@ def _value_column(ax, rows):
             continue
         y, goal = n - 1 - i, rec["goal"]
         color = COLORS[goal["met"] if goal else None]
-        ratio = "error" if rec["ratio"] is None else _fmt_ratio(rec["ratio"])
+        ratio = "error" if rec["ratio"] is None else _fmt_ratio(rec["ratio"]) + mark
         ax.text(1.015, y, ratio, transform=where, fontsize=8, va="center",
                 color=ERROR_COLOR if rec["ratio"] is None else color,
                 fontweight="bold")
@@ -162,6 +166,32 @@ def _shade_groups(ax, rows):
             start, band = i, band + 1
 
 
+def _load_banner(fig, document, height):
+    """A red banner across the top: this run's numbers were taken under load.
+
+    Returns the top of the area left for the plot (figure fraction).
+    """
+    load = document["load"]
+    text = (f"MEASURED UNDER LOAD: other processes used up to {load['max_share']:.0%} "
+            f"of the CPU ({load['rows_loaded']}/{load['rows']} rows at >= "
+            f"{load['threshold']:.0%}). Ratios marked * are not reliable.")
+    band = 0.42 / height  # about 0.42 inch, whatever the chart's length
+    fig.patches.append(matplotlib_rectangle(fig, 1 - band, band))
+    if fig._suptitle is not None:  # the title moves below the banner
+        fig._suptitle.set_y(1 - band * 1.1)
+        fig._suptitle.set_va("top")
+    fig.text(0.5, 1 - band / 2, text, ha="center", va="center", fontsize=10.5,
+             fontweight="bold", color="white", zorder=11)
+    return 1 - band * 1.6
+
+
+def matplotlib_rectangle(fig, y, h):
+    from matplotlib.patches import Rectangle
+
+    return Rectangle((0, y), 1, h, transform=fig.transFigure, facecolor="#c62828",
+                     edgecolor="none", zorder=10)
+
+
 def draw_chart(document, path):
     """Render the ratios of ``document`` (the JSON report) into a PNG."""
     import matplotlib
@@ -179,8 +209,12 @@ def draw_chart(document, path):
         if kind == "bar":
             _draw_bar(ax, len(rows) - 1 - i, payload)
     _decorate(ax, fig, document, rows, x_range)
-    _value_column(ax, rows)
-    fig.tight_layout(rect=(0, 0, 1, 0.985))
+    loaded = _under_load(document)
+    _value_column(ax, rows, "*" if loaded else "")
+    top = 0.985
+    if loaded:
+        top = _load_banner(fig, document, height)
+    fig.tight_layout(rect=(0, 0, 1, top))
     fig.savefig(path, dpi=110)
     plt.close(fig)
     return path

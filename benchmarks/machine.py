@@ -73,9 +73,104 @@ def others_cpu_share(interval=0.5):
     return round((busy1 - busy0) / max(1, total1 - total0), 3)
 
 
+# Other processes' share of the CPU at or above which a run, or a row, is
+# marked as measured under load.
+LOAD_SHARE = 0.15
+
+
+def _tree_jiffies(pid):
+    """CPU ticks used by ``pid`` and every descendant, dead or alive.
+
+    A reaped child's ticks move into its parent's cutime/cstime, so summing
+    utime+stime+cutime+cstime over the live tree never loses or repeats any.
+    """
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+        total = sum(int(x) for x in fields[11:15])
+    except (OSError, ValueError, IndexError):
+        return 0
+    try:
+        with open(f"/proc/{pid}/task/{pid}/children") as f:
+            children = [int(c) for c in f.read().split()]
+    except (OSError, ValueError):
+        children = []
+    return total + sum(_tree_jiffies(c) for c in children)
+
+
+class LoadMonitor:
+    """Other processes' CPU share between calls, this run's own use excluded.
+
+    The runner's parent, its workers and the probes' fresh interpreters are
+    all descendants of this process; whatever else kept the CPUs busy is load.
+    """
+
+    def __init__(self):
+        self._last = self._read()
+
+    @staticmethod
+    def _read():
+        try:
+            busy, total = _cpu_times()
+        except (OSError, ValueError, IndexError):
+            return None
+        return busy, total, _tree_jiffies(os.getpid())
+
+    def share(self):
+        """Others' share of all CPUs since the last call (None if unknown)."""
+        now, last = self._read(), self._last
+        self._last = now
+        if now is None or last is None or now[1] <= last[1]:
+            return None
+        others = (now[0] - last[0]) - (now[2] - last[2])
+        return round(min(1.0, max(0.0, others / (now[1] - last[1]))), 3)
+
+
+def load_average():
+    """The 1-minute load average, or None."""
+    try:
+        return round(os.getloadavg()[0], 2)
+    except (AttributeError, OSError):
+        return None
+
+
+def _cpu_flags_and_mhz():
+    flags, mhz = set(), None
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                key, _, value = line.partition(":")
+                key = key.strip().lower()
+                if key == "flags" and not flags:
+                    flags = set(value.split())
+                elif key == "cpu mhz" and mhz is None:
+                    mhz = float(value)
+    except (OSError, ValueError):
+        pass
+    return flags, mhz
+
+
+def peak_flops_formula():
+    """float32 peak from the CPU's spec: cores x lanes x 2 (FMA) x 2 units x clock.
+
+    Two FMA units per core is what current x86 server cores have (AMD Zen,
+    Intel Skylake-SP Gold and later); the clock is the one /proc/cpuinfo
+    reports, so turbo can make the real peak higher (the FMA loop case
+    measures it).
+    """
+    flags, mhz = _cpu_flags_and_mhz()
+    if mhz is None:
+        return None
+    lanes = 16 if "avx512f" in flags else 8 if {"avx2", "fma"} <= flags else 4
+    fma = 2 if "fma" in flags or "avx512f" in flags else 1
+    cores = usable_cores()
+    return {"flops": cores * lanes * fma * 2 * mhz * 1e6, "cores": cores,
+            "lanes": lanes, "flops_per_fma": fma, "units": 2, "mhz": mhz}
+
+
 def busy_warning(share):
     """A warning when other processes compete for the CPU, else None."""
-    if share is None or share < 0.15:
+    if share is None or share < LOAD_SHARE:
         return None
     return (f"other processes kept {share:.0%} of the CPU busy just before the "
             f"run: timings will be noisy (the ratios less so, since the "
@@ -120,4 +215,6 @@ def machine_info(repo_root):
                        if THREAD_ENV.match(k)},
         "git": git_revision(repo_root),
         "others_cpu_share_start": others_cpu_share(),
+        "load_average_start": load_average(),
+        "peak_flops_formula": peak_flops_formula(),
     }

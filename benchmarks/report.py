@@ -9,7 +9,18 @@ import json
 import os
 
 from . import SCHEMA_VERSION
-from .goals import evaluate, goal_for
+from .goals import (
+    FLOOR_CASES,
+    FLOOR_MAX_RATIO,
+    FLOOR_POINT,
+    PEAK_CASE,
+    PEAK_MIN_FRACTION,
+    PEAK_POINT,
+    evaluate,
+    goal_for,
+)
+
+LOAD_MARK = "*"  # after every ratio of a run measured under load
 
 
 def ratio_of(numerator, denominator):
@@ -67,6 +78,128 @@ def summarize_goals(records):
         "errors": sum(1 for r in records for res in r["libs"].values()
                       if "error" in res),
     }
+
+
+def load_section(machine, records, threshold):
+    """Whether the run was measured under load, and the evidence.
+
+    Under load means other processes used at least ``threshold`` of the CPU
+    just before or just after the run, or while some row was measured.
+    """
+    start = machine.get("others_cpu_share_start")
+    end = machine.get("others_cpu_share_end")
+    rows = [r["others_cpu_share"] for r in records if r.get("others_cpu_share") is not None]
+    loaded_rows = sum(1 for r in records if r.get("loaded"))
+    shares = [x for x in (start, end, *rows) if x is not None]
+    return {
+        "threshold": threshold, "others_cpu_share_start": start,
+        "others_cpu_share_end": end, "rows_loaded": loaded_rows,
+        "rows": len(records), "max_share": max(shares) if shares else None,
+        "load_average_start": machine.get("load_average_start"),
+        "load_average_end": machine.get("load_average_end"),
+        "under_load": loaded_rows > 0 or any(
+            x is not None and x >= threshold for x in (start, end)),
+    }
+
+
+def load_banner(document):
+    """One line saying the run was under load, or None."""
+    load = document.get("load") or {}
+    if not load.get("under_load"):
+        return None
+    return (f"UNDER LOAD: other processes used up to {load['max_share']:.0%} of the CPU "
+            f"({load['rows_loaded']} of {load['rows']} rows at >= "
+            f"{load['threshold']:.0%}); every ratio is marked {LOAD_MARK} and none "
+            f"should be trusted. Re-run on a quiet machine.")
+
+
+def _median(record, label):
+    result = record["libs"].get(label)
+    if not result or "error" in result:
+        return None
+    return result["median"]
+
+
+def extra_goals(records, machine, libs):
+    """The goals that are not a ratio to torch (issue 21), evaluated.
+
+    The 16M reductions against the bare read loop of the same run, and the
+    1024^2 matmul's fraction of peak (the FMA loop's rate if it ran, else the
+    CPU's spec formula), for every library.
+    """
+    by = {(r["case"], r["point"]): r for r in records}
+    labels = [lib.label for lib in libs]
+    out = {"floor": [], "peak": None}
+    floor = by.get(("read_floor", FLOOR_POINT))
+    for case in FLOOR_CASES:
+        rec = by.get((case, FLOOR_POINT))
+        if floor is None or rec is None:
+            continue
+        ratios = {}
+        for lab in labels:
+            num, den = _median(rec, lab), _median(floor, lab)  # same worker's loop
+            ratios[lab] = None if num is None or den is None else num / den
+        out["floor"].append({"case": case, "point": FLOOR_POINT, "ratios": ratios,
+                             "max_ratio": FLOOR_MAX_RATIO,
+                             "met": evaluate_max(ratios.get(labels[0]), FLOOR_MAX_RATIO)})
+    out["peak"] = _peak_entry(by, machine, labels)
+    return out
+
+
+def evaluate_max(value, limit):
+    return None if value is None else value <= limit
+
+
+def _peak_entry(by, machine, labels):
+    from .cases import FMA_FLOPS
+
+    formula = (machine.get("peak_flops_formula") or {}).get("flops")
+    fma = by.get(("fma_peak", "peak"))
+    measured = {lab: FMA_FLOPS / m for lab in labels
+                if fma is not None and (m := _median(fma, lab))}
+    mm = by.get((PEAK_CASE, PEAK_POINT))
+    if mm is None or (formula is None and not measured):
+        return None
+    n = int(PEAK_POINT)
+    peak = max([formula or 0, *measured.values()])
+    rates = {lab: 2.0 * n ** 3 / m for lab in labels if (m := _median(mm, lab))}
+    fractions = {lab: rate / peak for lab, rate in rates.items()}
+    return {"formula_flops": formula, "fma_loop_flops": measured, "peak_flops": peak,
+            "matmul_flops": rates, "fractions": fractions,
+            "min_fraction": PEAK_MIN_FRACTION,
+            "met": None if labels[0] not in fractions
+            else fractions[labels[0]] >= PEAK_MIN_FRACTION}
+
+
+def render_extra_goals(document):
+    """Lines for the memory-floor and peak-FLOP goals."""
+    extra = document.get("extra_goals") or {}
+    labels = list(document["libraries"])
+    lines = []
+    if extra.get("floor"):
+        lines += ["", f"16M reductions / bare read loop of this run (goal <= "
+                      f"{FLOOR_MAX_RATIO:g} for {labels[0]}):"]
+        for e in extra["floor"]:
+            cells = ", ".join(f"{lab} {r:.3f}" if r is not None else f"{lab} ?"
+                              for lab, r in e["ratios"].items())
+            met = {True: "yes", False: "NO", None: "?"}[e["met"]]
+            lines.append(f"  {e['case']:8} {cells}   met? {met}")
+    peak = extra.get("peak")
+    if peak:
+        gf = 1e-9
+        parts = []
+        if peak["formula_flops"]:
+            parts.append(f"spec {peak['formula_flops'] * gf:.0f}")
+        parts += [f"FMA loop in {lab} worker {v * gf:.0f}"
+                  for lab, v in peak["fma_loop_flops"].items()]
+        lines += ["", f"Peak float32 FLOP rate, GFLOP/s: {', '.join(parts)}; "
+                      f"peak used = {peak['peak_flops'] * gf:.0f}"]
+        for lab, frac in peak["fractions"].items():
+            lines.append(f"  matmul {PEAK_POINT}^2 {lab}: "
+                         f"{peak['matmul_flops'][lab] * gf:.0f} GFLOP/s = {frac:.0%} of peak")
+        met = {True: "yes", False: "NO", None: "?"}[peak["met"]]
+        lines.append(f"  goal: {labels[0]} >= {PEAK_MIN_FRACTION:.0%} of peak   met? {met}")
+    return lines
 
 
 def library_section(libs, pool):
@@ -152,23 +285,33 @@ def goal_cells(record):
     return f"≤{goal['max_ratio']:g}", met
 
 
-def table_rows(records, labels):
-    """Header row plus one row per record, with group titles in between."""
-    rows = [["case", "size", *labels, "ratio", "goal", "met?"]]
+def table_rows(records, labels, under_load=False):
+    """Header row plus one row per record, with group titles in between.
+
+    Under load every ratio carries LOAD_MARK and a column shows the share of
+    the CPU other processes used while that row was measured.
+    """
+    head = ["case", "size", *labels, f"ratio{LOAD_MARK}" if under_load else "ratio"]
+    rows = [head + (["others"] if under_load else []) + ["goal", "met?"]]
     group = None
     for rec in records:
         if rec["group"] != group:
             group = rec["group"]
             rows.append([f"-- {group} --"])
         ratio = "" if rec["ratio"] is None else f"{rec['ratio']:.3g}"
+        if under_load and ratio:
+            ratio += LOAD_MARK
         cells = [stats_cell(rec["libs"].get(lab), rec["unit"]) for lab in labels]
-        rows.append([rec["title"], rec["point"], *cells, ratio, *goal_cells(rec)])
+        share = rec.get("others_cpu_share")
+        load = ([] if not under_load else
+                ["?" if share is None else f"{share:.0%}"])
+        rows.append([rec["title"], rec["point"], *cells, ratio, *load, *goal_cells(rec)])
     return rows
 
 
-def render_table(records, labels):
+def render_table(records, labels, under_load=False):
     """The main table as text, columns padded to their widest cell."""
-    rows = table_rows(records, labels)
+    rows = table_rows(records, labels, under_load)
     full = [r for r in rows if len(r) > 1]
     widths = [max(len(r[i]) for r in full) for i in range(len(full[0]))]
     lines = []
@@ -220,7 +363,11 @@ def render_report(document):
     """Everything printed after the run: table, variants, errors, summary."""
     labels = list(document["libraries"])
     records = document["results"]
-    parts = [render_table(records, labels)] if records else ["(no results)"]
+    banner = load_banner(document)
+    under_load = banner is not None
+    parts = [banner] if banner else []
+    parts += [render_table(records, labels, under_load)] if records else ["(no results)"]
+    parts += render_extra_goals(document)
     variant_lines = render_variants(records)
     if variant_lines:
         parts += ["", "Variants (time relative to the same library's default run):",

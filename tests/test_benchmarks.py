@@ -232,3 +232,115 @@ def test_every_goal_names_an_existing_case_point():
         case = bench_cases.by_id(goal.case)
         if goal.point is not None:
             case.point(goal.point)  # raises KeyError if the size is misspelt
+
+
+# --------------------------------------------------------------------------
+# issue 21: where a run writes, runs under load, the floor and peak checks
+
+def test_default_run_writes_a_run_folder_not_the_committed_report():
+    runs = REPO / "benchmarks" / "runs"
+    report = REPO / "benchmarks" / "results" / "latest.json"
+    before = set(runs.iterdir()) if runs.exists() else set()
+    stamp = report.stat().st_mtime_ns if report.exists() else None
+    done = subprocess.run([sys.executable, "-m", "benchmarks", "--quick", "--libs", "torch",
+                           "--cases", "op_add/no grad"],
+                          cwd=REPO, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+    new = set(runs.iterdir()) - before
+    try:
+        assert len(new) == 1
+        (folder,) = new
+        assert (folder / "latest.json").exists() and str(folder) in done.stdout
+        assert (report.stat().st_mtime_ns if report.exists() else None) == stamp
+    finally:
+        import shutil
+
+        for folder in new:
+            shutil.rmtree(folder)
+
+
+def test_out_and_update_report_together_are_refused():
+    done = subprocess.run([sys.executable, "-m", "benchmarks", "--out", "x",
+                           "--update-report"],
+                          cwd=REPO, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2
+    assert "--update-report" in done.stderr
+
+
+def _fake_record(case, point, cand, base, share=0.0, group="g"):
+    def stats(x):
+        return {"median": x, "min": x, "max": x, "n": 1, "samples": [x]}
+
+    return {"case": case, "point": point, "group": group, "title": case, "detail": "",
+            "unit": "s", "libs": {"gradtrack": stats(cand), "torch": stats(base)},
+            "ratio": cand / base, "goal": None, "variants": [],
+            "others_cpu_share": share, "loaded": share >= 0.15}
+
+
+def _fake_document(records, machine_share=0.0):
+    from benchmarks import report
+    from benchmarks.harness import Lib
+
+    libs = [Lib("gradtrack", "gradtrack"), Lib("torch", "torch")]
+    machine = {"others_cpu_share_start": machine_share, "others_cpu_share_end": 0.0,
+               "peak_flops_formula": {"flops": 100e9}, "cpu": "test CPU",
+               "cores_usable": 2, "ram_bytes": 2 ** 30, "python": "3", "date":
+               "2026-01-01T00:00:00"}
+    return report.new_document(
+        mode="quick", settings={"threads": 2}, machine=machine,
+        libraries={"gradtrack": {"module": "gradtrack"}, "torch": {"module": "torch"}},
+        results=records, summary=report.summarize_goals(records),
+        load=report.load_section(machine, records, 0.15),
+        extra_goals=report.extra_goals(records, machine, libs))
+
+
+def test_a_loaded_row_marks_the_whole_run_table_and_chart(tmp_path):
+    from benchmarks import chart, report
+
+    quiet = _fake_document([_fake_record("matmul", "64", 1.0, 2.0)])
+    assert quiet["load"]["under_load"] is False
+    text = report.render_report(quiet)
+    assert "UNDER LOAD" not in text and "0.5*" not in text
+    doc = _fake_document([_fake_record("matmul", "64", 1.0, 2.0),
+                          _fake_record("matmul", "128", 3.0, 2.0, share=0.4)])
+    assert doc["load"]["under_load"] is True and doc["load"]["rows_loaded"] == 1
+    text = report.render_report(doc)
+    assert text.startswith("UNDER LOAD: other processes used up to 40% of the CPU")
+    assert "0.5*" in text and "1.5*" in text and "40%" in text
+    chart.draw_chart(doc, tmp_path / "c.png")
+    assert_valid_png(tmp_path / "c.png")
+    # a busy machine just before the run is enough, even if no row saw it
+    assert _fake_document([_fake_record("matmul", "64", 1.0, 2.0)],
+                          machine_share=0.5)["load"]["under_load"] is True
+
+
+def test_floor_and_peak_goals_are_computed_from_the_same_run():
+    from benchmarks.cases import FMA_FLOPS
+
+    records = [_fake_record("read_floor", "16M", 0.010, 0.012),
+               _fake_record("sum", "16M", 0.0105, 0.020),
+               _fake_record("max", "16M", 0.0120, 0.013),
+               _fake_record("fma_peak", "peak", FMA_FLOPS / 150e9, FMA_FLOPS / 140e9),
+               _fake_record("matmul", "1024", 2 * 1024 ** 3 / 135e9, 2 * 1024 ** 3 / 120e9)]
+    extra = _fake_document(records)["extra_goals"]
+    floor = {e["case"]: e for e in extra["floor"]}
+    assert floor["sum"]["ratios"]["gradtrack"] == pytest.approx(1.05)
+    assert floor["sum"]["ratios"]["torch"] == pytest.approx(0.020 / 0.012)
+    assert floor["sum"]["met"] is True and floor["max"]["met"] is False
+    peak = extra["peak"]
+    assert peak["peak_flops"] == pytest.approx(150e9)  # the loop beat the spec's 100
+    assert peak["fractions"]["gradtrack"] == pytest.approx(0.9)
+    assert peak["fractions"]["torch"] == pytest.approx(0.8)
+    assert peak["met"] is True
+
+
+def test_reference_loops_read_and_multiply_add():
+    gradtrack = pytest.importorskip("gradtrack")
+    a = gradtrack.arange(1 << 20, dtype=gradtrack.float32) % 7
+    assert gradtrack._C._bench.read_floor(a) == pytest.approx(a.sum().item(), rel=1e-6)
+    assert gradtrack._C._bench.read_floor(a[:1000]) == pytest.approx(a[:1000].sum().item())
+    with pytest.raises(RuntimeError, match="contiguous float32"):
+        gradtrack._C._bench.read_floor(a.double())
+    flops = gradtrack._C._bench.fma_peak(1e6)
+    assert 1e6 <= flops < 1e6 + 2 * 12 * 16 * 64
+    assert gradtrack._C._bench.fma_lanes() in (4, 8, 16)

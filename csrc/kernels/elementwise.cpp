@@ -111,8 +111,34 @@ T min_nan(T a, T b) {
   return a < b ? a : b;
 }
 
+// Float32 add and mul: runs where both inputs and the output are dense go to
+// the cloned vector kernels (NOTE [SIMD clones]); every other run (a scalar
+// side, strides) takes binary_loop's loops. True if handled.
+template <typename T>
+bool float_dense_binary(BinaryOp op, const LoopPlan& p, Scalar alpha_s) {
+  if constexpr (!std::is_same_v<T, float>) {
+    return false;
+  } else {
+    const bool is_add = op == BinaryOp::Add && alpha_s.equals(1);
+    if (!is_add && op != BinaryOp::Mul) return false;
+    auto f = [is_add](float a, float b) { return is_add ? a + b : a * b; };
+    run_plan(p, [&](char** ptr, const int64_t* s, int64_t n) {
+      if (s[0] == 4 && s[1] == 4 && s[2] == 4 && aligned_for<float>(ptr[0]) &&
+          aligned_for<float>(ptr[1]) && aligned_for<float>(ptr[2])) {
+        const float* a = reinterpret_cast<const float*>(ptr[1]);
+        const float* b = reinterpret_cast<const float*>(ptr[2]);
+        float* o = reinterpret_cast<float*>(ptr[0]);
+        return is_add ? simd::add(a, b, o, n) : simd::mul(a, b, o, n);
+      }
+      binary_run<float, float, float>(ptr, s, n, f);
+    });
+    return true;
+  }
+}
+
 template <typename T>
 void arith(BinaryOp op, const LoopPlan& p, Scalar alpha_s) {
+  if (float_dense_binary<T>(op, p, alpha_s)) return;
   const T alpha = alpha_s.to<T>();
   switch (op) {
     case BinaryOp::Add:
@@ -435,6 +461,18 @@ void any_unary(UnaryOp op, const LoopPlan& p) {
     case UnaryOp::Relu:
       if constexpr (std::is_floating_point_v<T>) {
         // PyTorch's clamp_min(x, 0): NaN and -0.0 pass through unchanged.
+        if constexpr (std::is_same_v<T, float>) {
+          // Dense runs take the vector kernel (NOTE [SIMD clones]).
+          return run_plan(p, [](char** ptr, const int64_t* s, int64_t n) {
+            if (s[0] == 4 && s[1] == 4 && aligned_for<float>(ptr[0]) && aligned_for<float>(ptr[1]))
+              return simd::relu(reinterpret_cast<const float*>(ptr[1]),
+                                reinterpret_cast<float*>(ptr[0]), n);
+            for (int64_t i = 0; i < n; ++i) {
+              const float x = load<float>(ptr[1] + i * s[1]);
+              store<float>(ptr[0] + i * s[0], x < 0 ? 0.0f : x);
+            }
+          });
+        }
         return unary_loop<T, T>(p, [](T x) -> T { return x < 0 ? T(0) : x; });
       } else if constexpr (!std::is_same_v<T, bool>) {
         return unary_loop<T, T>(p, [](T x) -> T { return x > 0 ? x : T(0); });

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "kernels/parallel.h"
+#include "kernels/sort_keys.h"
 
 namespace gradtrack::kernels {
 
@@ -74,6 +75,7 @@ void sort_lines(const Tensor& values, const Tensor& indices, const Tensor& in, i
                 bool descending, int64_t k) {
   Lines l(in.sizes(), dim);
   if (in.numel() == 0 || k == 0) return;
+  if (sort_lines_by_keys(values, indices, in, dim, descending, k)) return;  // NOTE [Sort keys]
   GT_DISPATCH_ALL(in.dtype(), [&] {
     const scalar_t* src = in.data<scalar_t>();
     scalar_t* vout = values.data<scalar_t>();

@@ -101,35 +101,39 @@ void unary_loop(const LoopPlan& p, const F& f) {
   });
 }
 
+/// One run of binary_loop: n elements at ptr[0..2] with byte strides s[0..2].
+template <typename O, typename A, typename B, typename F>
+void binary_run(char** ptr, const int64_t* s, int64_t n, const F& f) {
+  if (s[0] == sizeof(O) && aligned_for<O>(ptr[0]) && aligned_for<A>(ptr[1]) &&
+      aligned_for<B>(ptr[2])) {
+    O* o = reinterpret_cast<O*>(ptr[0]);
+    if (s[1] == sizeof(A) && s[2] == sizeof(B)) {
+      const A* a = reinterpret_cast<const A*>(ptr[1]);
+      const B* b = reinterpret_cast<const B*>(ptr[2]);
+      for (int64_t i = 0; i < n; ++i) o[i] = f(a[i], b[i]);
+      return;
+    }
+    if (s[1] == sizeof(A) && s[2] == 0) {
+      const A* a = reinterpret_cast<const A*>(ptr[1]);
+      const B b = *reinterpret_cast<const B*>(ptr[2]);
+      for (int64_t i = 0; i < n; ++i) o[i] = f(a[i], b);
+      return;
+    }
+    if (s[1] == 0 && s[2] == sizeof(B)) {
+      const A a = *reinterpret_cast<const A*>(ptr[1]);
+      const B* b = reinterpret_cast<const B*>(ptr[2]);
+      for (int64_t i = 0; i < n; ++i) o[i] = f(a, b[i]);
+      return;
+    }
+  }
+  for (int64_t i = 0; i < n; ++i)
+    store<O>(ptr[0] + i * s[0], f(load<A>(ptr[1] + i * s[1]), load<B>(ptr[2] + i * s[2])));
+}
+
 /// out[i] = f(a[i], b[i]); a broadcast scalar on either side gets its own loop.
 template <typename O, typename A, typename B, typename F>
 void binary_loop(const LoopPlan& p, const F& f) {
-  run_plan(p, [&f](char** ptr, const int64_t* s, int64_t n) {
-    if (s[0] == sizeof(O) && aligned_for<O>(ptr[0]) && aligned_for<A>(ptr[1]) &&
-        aligned_for<B>(ptr[2])) {
-      O* o = reinterpret_cast<O*>(ptr[0]);
-      if (s[1] == sizeof(A) && s[2] == sizeof(B)) {
-        const A* a = reinterpret_cast<const A*>(ptr[1]);
-        const B* b = reinterpret_cast<const B*>(ptr[2]);
-        for (int64_t i = 0; i < n; ++i) o[i] = f(a[i], b[i]);
-        return;
-      }
-      if (s[1] == sizeof(A) && s[2] == 0) {
-        const A* a = reinterpret_cast<const A*>(ptr[1]);
-        const B b = *reinterpret_cast<const B*>(ptr[2]);
-        for (int64_t i = 0; i < n; ++i) o[i] = f(a[i], b);
-        return;
-      }
-      if (s[1] == 0 && s[2] == sizeof(B)) {
-        const A a = *reinterpret_cast<const A*>(ptr[1]);
-        const B* b = reinterpret_cast<const B*>(ptr[2]);
-        for (int64_t i = 0; i < n; ++i) o[i] = f(a, b[i]);
-        return;
-      }
-    }
-    for (int64_t i = 0; i < n; ++i)
-      store<O>(ptr[0] + i * s[0], f(load<A>(ptr[1] + i * s[1]), load<B>(ptr[2] + i * s[2])));
-  });
+  run_plan(p, [&f](char** ptr, const int64_t* s, int64_t n) { binary_run<O, A, B>(ptr, s, n, f); });
 }
 
 /// out[i] = f(a[i], b[i], c[i]) (where, clamp with tensor bounds, fused backward).

@@ -110,8 +110,11 @@ void float_gemm(const Tensor& out, const Tensor& a0, const Tensor& b0, bool accu
   const T* bp = b.data<T>();
   const int64_t sa = a.strides()[0], sb = b.strides()[0], sc = out.strides()[0];
   const int64_t ldc = out.strides()[1];
-  // Many small products: threads over the batch; few big ones: threads inside.
-  if (B > 1 && M * N * K < (int64_t(1) << 18)) {
+  // Many small products, or at least two per thread: threads over the batch
+  // (one fork for the whole batch, each product packed once); few big ones:
+  // threads inside each product.
+  const int64_t threads = get_num_threads();
+  if (B > 1 && (M * N * K < (int64_t(1) << 18) || (threads > 1 && B >= 2 * threads))) {
     parallel_for(B, std::max<int64_t>(1, kGrainSize / std::max<int64_t>(1, M * N * K)),
                  [&](int64_t lo, int64_t hi) {
                    for (int64_t i = lo; i < hi; ++i)

@@ -7,7 +7,9 @@
 // GRADTRACK_NO_SIMD_CLONES: the ThreadSanitizer build, whose runtime crashes in IFUNC resolvers.
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && defined(__linux__) && \
     !defined(GRADTRACK_NO_SIMD_CLONES)
-#define GT_CLONES __attribute__((target_clones("arch=x86-64-v4", "avx2", "default")))
+// x86-64-v3 is AVX2 plus FMA: the exp polynomial's multiply-adds fuse
+// (simd.cpp is built with -ffp-contract=fast for that).
+#define GT_CLONES __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
 #define GT_HAVE_CLONES 1
 #else
 #define GT_CLONES
@@ -26,6 +28,31 @@ inline Vec<T> vload(const T* p) {
   Vec<T> v;
   std::memcpy(&v, p, sizeof v);
   return v;
+}
+
+// NOTE [Selects on halves]
+// GCC lowers a ?: (or a compare) on 64-byte vectors lane by lane, with
+// scalar compares and stack round trips that stall store forwarding, in the
+// clones that lack 64-byte registers (AVX2, baseline): exp and max of 1M
+// floats ran 5-10x slower than torch on an AVX2 machine. On 32-byte halves
+// the AVX2 clone gets vcmpps/vblendvps (or vmaxps/vminps) and the AVX-512
+// clone ymm instructions. f(x, y) is applied to each half pair.
+template <typename T>
+using Half [[gnu::vector_size(32)]] = T;
+
+template <typename T, typename F>
+[[gnu::always_inline]] inline Vec<T> by_halves(Vec<T> a, Vec<T> b, F f) {
+  Half<T> a0, a1, b0, b1;
+  std::memcpy(&a0, &a, sizeof a0);
+  std::memcpy(&a1, reinterpret_cast<const char*>(&a) + sizeof a0, sizeof a1);
+  std::memcpy(&b0, &b, sizeof b0);
+  std::memcpy(&b1, reinterpret_cast<const char*>(&b) + sizeof b0, sizeof b1);
+  a0 = f(a0, b0);
+  a1 = f(a1, b1);
+  Vec<T> r;
+  std::memcpy(&r, &a0, sizeof a0);
+  std::memcpy(reinterpret_cast<char*>(&r) + sizeof a0, &a1, sizeof a1);
+  return r;
 }
 
 template <typename T>
@@ -61,24 +88,36 @@ template <typename T>
 // those proves there is no NaN; otherwise one exact scan decides.
 template <typename T, bool kMax>
 [[gnu::always_inline]] inline bool extreme_impl(const T* p, int64_t n, T& acc) {
-  constexpr int64_t L = sizeof(Vec<T>) / sizeof(T);
+  // 32-byte vectors throughout: NOTE [Selects on halves]. Four chains, so the
+  // compare latency stays hidden; the loop is memory-bound on big inputs.
+  using V = Half<T>;
+  constexpr int64_t L = sizeof(V) / sizeof(T);
   const auto pick = [](auto v, auto best) {  // works on vectors and on scalars
     if constexpr (kMax)
       return v > best ? v : best;
     else
       return v < best ? v : best;
   };
-  Vec<T> m0 = Vec<T>{} + acc, m1 = m0, z = {};
+  const auto load = [](const T* q) {
+    V v;
+    std::memcpy(&v, q, sizeof v);
+    return v;
+  };
+  V m0 = V{} + acc, m1 = m0, m2 = m0, m3 = m0, z = {};
   int64_t i = 0;
-  for (; i + 2 * L <= n; i += 2 * L) {
-    Vec<T> a = vload(p + i), b = vload(p + i + L);
+  for (; i + 4 * L <= n; i += 4 * L) {
+    V a = load(p + i), b = load(p + i + L), c = load(p + i + 2 * L), d = load(p + i + 3 * L);
     m0 = pick(a, m0);
     m1 = pick(b, m1);
-    z += (a - a) + (b - b);
+    m2 = pick(c, m2);
+    m3 = pick(d, m3);
+    z += ((a - a) + (b - b)) + ((c - c) + (d - d));
   }
+  m0 = pick(m0, m1);
+  m2 = pick(m2, m3);
   T lanes[3 * L];
   std::memcpy(lanes, &m0, sizeof m0);
-  std::memcpy(lanes + L, &m1, sizeof m1);
+  std::memcpy(lanes + L, &m2, sizeof m2);
   std::memcpy(lanes + 2 * L, &z, sizeof z);
   bool maybe_nan = false;
   for (int64_t k = 2 * L; k < 3 * L; ++k) maybe_nan |= lanes[k] != lanes[k];
@@ -122,6 +161,7 @@ GT_CLONES void exp(const float* in, float* out, int64_t n) {
   constexpr int64_t L = sizeof(Vec<float>) / sizeof(float);
   constexpr int64_t kBlock = 64 * L;
   float buf[kBlock];
+  const Vec<float> lo = Vec<float>{} + kExpLo, hi = Vec<float>{} + kExpHi;
   for (int64_t i = 0; i < n; i += kBlock) {
     const int64_t m = n - i < kBlock ? n - i : kBlock;
     const float* x = in + i;
@@ -131,8 +171,9 @@ GT_CLONES void exp(const float* in, float* out, int64_t n) {
     Vec<float> bad = {};
     for (; j + L <= m; j += L) {
       Vec<float> v = vload(x + j);
-      Vec<float> c = v < kExpLo ? Vec<float>{} + kExpLo : v;
-      c = c > kExpHi ? Vec<float>{} + kExpHi : c;
+      // NOTE [Selects on halves]
+      Vec<float> c = by_halves<float>(v, lo, [](auto a, auto b) { return a < b ? b : a; });
+      c = by_halves<float>(c, hi, [](auto a, auto b) { return a > b ? b : a; });
       Vec<float> e = exp_in_range(c);
       Vec<float> d = v - c;
       bad += d * d;
@@ -146,6 +187,18 @@ GT_CLONES void exp(const float* in, float* out, int64_t n) {
     for (; j < m; ++j) buf[j] = std::exp(x[j]);
     std::memcpy(out + i, buf, static_cast<size_t>(m) * sizeof(float));
   }
+}
+
+// Plain loops: the compiler vectorizes them at each clone's width (with a
+// run-time overlap check, since out may be an input).
+GT_CLONES void add(const float* a, const float* b, float* out, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) out[i] = a[i] + b[i];
+}
+GT_CLONES void mul(const float* a, const float* b, float* out, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) out[i] = a[i] * b[i];
+}
+GT_CLONES void relu(const float* in, float* out, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) out[i] = in[i] < 0.0f ? 0.0f : in[i];
 }
 
 GT_CLONES double sum(const float* p, int64_t n, double acc) { return sum_impl(p, n, acc); }
@@ -162,7 +215,7 @@ const char* level() {
 #ifdef GT_HAVE_CLONES
   // The same test the clones' resolver makes.
   if (__builtin_cpu_supports("x86-64-v4")) return "avx512";
-  if (__builtin_cpu_supports("avx2")) return "avx2";
+  if (__builtin_cpu_supports("x86-64-v3")) return "avx2";
 #endif
   return "baseline";
 }

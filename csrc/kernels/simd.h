@@ -29,7 +29,14 @@ bool extreme(const double* p, int64_t n, bool is_max, double& acc);
 /// redone with std::exp. `out` may be `in`.
 void exp(const float* in, float* out, int64_t n);
 
-/// Which clone the loader chose ("avx512", "avx2" or "baseline").
+/// out[i] = a[i] + b[i], a[i] * b[i], and relu as PyTorch's clamp_min(x, 0)
+/// (NaN and -0.0 unchanged), float32. `out` may be `a` or `b`. The baseline
+/// build of the generic loops is SSE2; these run in the AVX2/AVX-512 clones.
+void add(const float* a, const float* b, float* out, int64_t n);
+void mul(const float* a, const float* b, float* out, int64_t n);
+void relu(const float* in, float* out, int64_t n);
+
+/// Which clone the loader chose ("avx512", "avx2" (with FMA) or "baseline").
 const char* level();
 
 }  // namespace gradtrack::kernels::simd

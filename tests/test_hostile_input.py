@@ -1039,15 +1039,18 @@ def test_tensor_of_read_only_array_copies_without_warning():
             assert lib.tensor(a).tolist() == [0.0, 1.0, 2.0]
 
 
-def test_float16_arrays_become_float32_or_are_refused():
-    # gradtrack has no float16 (a documented difference): tensor()/as_tensor() convert,
-    # from_numpy (which must share memory) refuses with TypeError.
+def test_float16_arrays_stay_float16(torch):
+    # float16 is a storage dtype now (issue 19): tensor()/as_tensor() keep it and
+    # from_numpy shares the array's memory, as torch's.
     a = np.array([1.0, 2.5], dtype=np.float16)
-    assert gradtrack.tensor(a).dtype is gradtrack.float32
-    assert gradtrack.tensor(a).tolist() == [1.0, 2.5]
-    assert gradtrack.as_tensor(a).tolist() == [1.0, 2.5]
-    with pytest.raises(TypeError, match="can't convert np.ndarray of type numpy.float16"):
-        gradtrack.from_numpy(a)
+    for lib in (gradtrack, torch):
+        assert str(lib.tensor(a).dtype).endswith("float16")
+        assert lib.tensor(a).tolist() == [1.0, 2.5]
+        assert lib.as_tensor(a).tolist() == [1.0, 2.5]
+        shared = lib.from_numpy(a)
+        shared[0] = 4.0
+        assert a[0] == 4.0
+        a[0] = 1.0
 
 
 # ---- NaN / inf through ops and backward ------------------------------------------------------

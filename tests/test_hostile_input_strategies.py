@@ -28,8 +28,8 @@ from hypothesis import HealthCheck, given, settings, strategies as st  # noqa: E
 # ---- recipes ----------------------------------------------------------------------------------
 # A recipe is a tuple whose first item names the kind of object it builds.
 
-# numpy scalar types gradtrack has a dtype for (it has no float16, int8, int16, uint16+
-# or complex: see test_numpy_scalars_of_dtypes_gradtrack_lacks).
+# numpy scalar types the strategies draw (float16, int8 and int16 are tested in
+# test_numpy_scalars_of_dtypes_gradtrack_lacks and tests/test_dtypes_small.py).
 NUMPY_TYPES = ["bool_", "uint8", "int32", "int64", "float32", "float64"]
 ARRAY_CODES = ["b", "B", "h", "i", "l", "q", "f", "d"]
 
@@ -174,10 +174,10 @@ def test_found_by_the_strategy(make):
 
 
 @pytest.mark.parametrize("np_type, gradtrack_dtype", [
-    ("float16", "float32"), ("int8", "int64"), ("int16", "int64"), ("uint16", "int64"),
+    ("float16", "float16"), ("int8", "int8"), ("int16", "int16"), ("uint16", "int64"),
 ])
 def test_numpy_scalars_of_dtypes_gradtrack_lacks(np_type, gradtrack_dtype):
-    # A documented difference, not torch's behaviour: torch keeps float16 / int8 / ...,
-    # which gradtrack has no dtype for; the value is kept in its kind's default dtype.
+    # float16/int8/int16 are kept, as torch keeps them. A documented difference for
+    # uint16: gradtrack has no dtype for it, so the value is kept in its kind's default.
     t = gradtrack.tensor([getattr(np, np_type)(3)])
     assert str(t.dtype) == f"gradtrack.{gradtrack_dtype}" and t.tolist() == [3]

@@ -217,8 +217,9 @@ COMPARED = [case for case in CASES if _comparable(*case)]
 
 def test_nearly_every_shared_name_is_compared():
     # The ones left out: KNOWN, and those torch parses from *args/**kwargs or names nowhere
-    # (24 at the time of writing). A jump here means the name reading broke.
-    assert len(CASES) - len(COMPARED) <= 30
+    # (24 at the time of writing; 31 with .half()/.bfloat16()/.char()/.short(), which torch
+    # names nowhere, as .float()). A jump here means the name reading broke.
+    assert len(CASES) - len(COMPARED) <= 34
     assert len(COMPARED) >= 140
 
 

@@ -8,13 +8,31 @@
 
 namespace gradtrack {
 
-/// The dtypes gradtrack supports, ordered so that promotion is "the larger one".
-enum class ScalarType : int8_t { Bool = 0, UInt8, Int32, Int64, Float32, Float64 };
-constexpr int kNumScalarTypes = 6;
+/// The dtypes gradtrack supports. The round-2 storage dtypes (int8, int16,
+/// float16, bfloat16) come last so that tables indexed by the first six keep
+/// their rows; promotion is a table (promote_types), not the enum order.
+enum class ScalarType : int8_t {
+  Bool = 0,
+  UInt8,
+  Int32,
+  Int64,
+  Float32,
+  Float64,
+  Int8,
+  Int16,
+  Float16,
+  BFloat16
+};
+constexpr int kNumScalarTypes = 10;
 
 size_t itemsize(ScalarType t);
+/// float16 and bfloat16: stored as 16-bit words, computed in float32
+/// (NOTE [Reduced floats are stored, not computed]).
+inline bool is_reduced_float(ScalarType t) {
+  return t == ScalarType::Float16 || t == ScalarType::BFloat16;
+}
 inline bool is_floating(ScalarType t) {
-  return t == ScalarType::Float32 || t == ScalarType::Float64;
+  return t == ScalarType::Float32 || t == ScalarType::Float64 || is_reduced_float(t);
 }
 inline bool is_integral(ScalarType t) { return !is_floating(t) && t != ScalarType::Bool; }
 /// torch.get_default_dtype(): the dtype of Python floats, of float factories
@@ -32,12 +50,15 @@ std::string legacy_type_name(ScalarType t, const std::string& module);
 /// "float", "double", "long int", ... (C++ names PyTorch prints in .grad errors).
 const char* cpp_type_name(ScalarType t);
 
-/// The smaller type that holds both (PyTorch's promote_types for our dtypes).
-inline ScalarType promote_types(ScalarType a, ScalarType b) {
-  return static_cast<int8_t>(a) > static_cast<int8_t>(b) ? a : b;
-}
+/// The smaller type that holds both (PyTorch's promote_types table).
+ScalarType promote_types(ScalarType a, ScalarType b);
 /// PyTorch's "same kind" rule for writing a result of type `from` into `to`.
 bool can_cast(ScalarType from, ScalarType to);
+
+/// PyTorch's NotImplementedError "\"<kernel>\" not implemented for '<Type>'",
+/// raised where a kernel has no path for a dtype (float16 outside the ops
+/// that widen it, NOTE [Reduced floats are stored, not computed]).
+[[noreturn]] void throw_not_implemented(const char* kernel, ScalarType t);
 
 /// What kind of value a Python number is; used for wrapped-number promotion.
 enum class NumberKind : int8_t { Bool, Int, Float };
@@ -66,17 +87,20 @@ class ResultTypeState {
     using scalar_t = TYPE;                \
     return __VA_ARGS__();                 \
   }
-#define GT_DISPATCH_ALL(dt, ...)                          \
-  [&] {                                                   \
-    switch (dt) {                                         \
-      GT_DISPATCH_CASE(Bool, bool, __VA_ARGS__)           \
-      GT_DISPATCH_CASE(UInt8, uint8_t, __VA_ARGS__)       \
-      GT_DISPATCH_CASE(Int32, int32_t, __VA_ARGS__)       \
-      GT_DISPATCH_CASE(Int64, int64_t, __VA_ARGS__)       \
-      GT_DISPATCH_CASE(Float32, float, __VA_ARGS__)       \
-      GT_DISPATCH_CASE(Float64, double, __VA_ARGS__)      \
-    }                                                     \
-    throw ::gradtrack::Error("gradtrack: unknown dtype"); \
+#define GT_DISPATCH_ALL(dt, ...)                     \
+  [&] {                                              \
+    switch (dt) {                                    \
+      GT_DISPATCH_CASE(Bool, bool, __VA_ARGS__)      \
+      GT_DISPATCH_CASE(UInt8, uint8_t, __VA_ARGS__)  \
+      GT_DISPATCH_CASE(Int32, int32_t, __VA_ARGS__)  \
+      GT_DISPATCH_CASE(Int64, int64_t, __VA_ARGS__)  \
+      GT_DISPATCH_CASE(Float32, float, __VA_ARGS__)  \
+      GT_DISPATCH_CASE(Float64, double, __VA_ARGS__) \
+      GT_DISPATCH_CASE(Int8, int8_t, __VA_ARGS__)    \
+      GT_DISPATCH_CASE(Int16, int16_t, __VA_ARGS__)  \
+      default: break;                                \
+    }                                                \
+    ::gradtrack::throw_not_implemented(nullptr, dt); \
   }()
 #define GT_DISPATCH_NUMERIC(dt, NAME, ...)                                                \
   [&] {                                                                                   \
@@ -86,6 +110,8 @@ class ResultTypeState {
       GT_DISPATCH_CASE(Int64, int64_t, __VA_ARGS__)                                       \
       GT_DISPATCH_CASE(Float32, float, __VA_ARGS__)                                       \
       GT_DISPATCH_CASE(Float64, double, __VA_ARGS__)                                      \
+      GT_DISPATCH_CASE(Int8, int8_t, __VA_ARGS__)                                         \
+      GT_DISPATCH_CASE(Int16, int16_t, __VA_ARGS__)                                       \
       default: break;                                                                     \
     }                                                                                     \
     throw ::gradtrack::NotImplementedError(::gradtrack::str_cat(                          \

@@ -6,6 +6,7 @@
 
 #include "kernels/elementwise.h"
 #include "kernels/loops.h"
+#include "kernels/reduced_float.h"
 #include "kernels/simd.h"
 
 namespace gradtrack::kernels {
@@ -271,6 +272,13 @@ bool is_comparison(BinaryOp op) {
 }
 
 void binary(BinaryOp op, const Tensor& out, const Tensor& a, const Tensor& b, Scalar alpha) {
+  if (any_reduced({&out, &a, &b})) {  // NOTE [Reduced floats are stored, not computed]
+    // PyTorch's vectorised add/sub of two reduced-float tensors rounds alpha
+    // to their dtype first (measured); a number operand keeps it float32.
+    WideOut w(out);
+    binary(op, w.t, widen(a), widen(b), alpha.equals(1) ? alpha : round_scalar(alpha, a.dtype()));
+    return w.commit();
+  }
   LoopPlan p = make_plan(out, {a, b});
   GT_DISPATCH_ALL(a.dtype(), [&] { run_binary<scalar_t>(op, p, alpha); });
 }
@@ -316,6 +324,15 @@ bool pow_special_exponent(const Tensor& out, const Tensor& a, Scalar e) {
 
 void binary_scalar(BinaryOp op, const Tensor& out, const Tensor& a, Scalar b, Scalar alpha,
                    bool scalar_first) {
+  if (any_reduced({&out, &a})) {
+    // PyTorch reads the number as float32 for mul and div of a reduced float
+    // (opmath); every other kernel, add and sub included, sees it cast to
+    // the dtype first (measured).
+    const bool opmath = op == BinaryOp::Mul || op == BinaryOp::Div;
+    WideOut w(out);
+    binary_scalar(op, w.t, widen(a), opmath ? b : round_scalar(b, a.dtype()), alpha, scalar_first);
+    return w.commit();
+  }
   if (op == BinaryOp::Pow && !scalar_first && pow_special_exponent(out, a, b)) return;
   GT_DISPATCH_ALL(a.dtype(), [&] {
     const scalar_t value = b.to<scalar_t>();
@@ -326,6 +343,7 @@ void binary_scalar(BinaryOp op, const Tensor& out, const Tensor& a, Scalar b, Sc
 }
 
 bool any_zero(const Tensor& t) {
+  if (is_reduced_float(t.dtype())) return any_zero(widen(t));
   std::atomic<bool> found{false};
   // `t` takes the output slot of the plan; the loop only reads it.
   LoopPlan p = make_plan(t, {});
@@ -520,11 +538,24 @@ void any_unary(UnaryOp op, const LoopPlan& p) {
 }  // namespace
 
 void unary(UnaryOp op, const Tensor& out, const Tensor& a) {
+  if (any_reduced({&out, &a})) {
+    WideOut w(out);
+    unary(op, w.t, widen(a));
+    return w.commit();
+  }
   LoopPlan p = make_plan(out, {a});
   GT_DISPATCH_ALL(a.dtype(), [&] { any_unary<scalar_t>(op, p); });
 }
 
 void clamp(const Tensor& out, const Tensor& a, std::optional<Scalar> lo, std::optional<Scalar> hi) {
+  if (any_reduced({&out, &a})) {
+    WideOut w(out);
+    auto r = [&](std::optional<Scalar> v) {
+      return v ? std::optional<Scalar>(round_scalar(*v, a.dtype())) : v;
+    };
+    clamp(w.t, widen(a), r(lo), r(hi));
+    return w.commit();
+  }
   LoopPlan p = make_plan(out, {a});
   GT_DISPATCH_ALL(a.dtype(), [&] {
     if constexpr (!std::is_same_v<scalar_t, bool>) {
@@ -547,6 +578,12 @@ void clamp(const Tensor& out, const Tensor& a, std::optional<Scalar> lo, std::op
 }
 
 void clamp_tensor(const Tensor& out, const Tensor& a, const Tensor* lo, const Tensor* hi) {
+  if (any_reduced({&out, &a, lo, hi})) {
+    WideOut w(out);
+    Tensor wl = lo ? widen(*lo) : Tensor(), wh = hi ? widen(*hi) : Tensor();
+    clamp_tensor(w.t, widen(a), lo ? &wl : nullptr, hi ? &wh : nullptr);
+    return w.commit();
+  }
   GT_DISPATCH_ALL(a.dtype(), [&] {
     using T = scalar_t;
     if (lo && hi) {
@@ -562,6 +599,11 @@ void clamp_tensor(const Tensor& out, const Tensor& a, const Tensor* lo, const Te
 }
 
 void where(const Tensor& out, const Tensor& cond, const Tensor& a, const Tensor& b) {
+  if (any_reduced({&out, &a, &b})) {
+    WideOut w(out);
+    where(w.t, cond, widen(a), widen(b));
+    return w.commit();
+  }
   LoopPlan p = make_plan(out, {cond, a, b});
   GT_DISPATCH_ALL(out.dtype(), [&] {
     ternary_loop<scalar_t, bool, scalar_t, scalar_t>(
@@ -570,6 +612,7 @@ void where(const Tensor& out, const Tensor& cond, const Tensor& a, const Tensor&
 }
 
 void copy(const Tensor& out, const Tensor& src) {
+  if (copy_reduced(out, src)) return;
   LoopPlan p = make_plan(out, {src});
   GT_DISPATCH_ALL(out.dtype(), [&] {
     using O = scalar_t;
@@ -602,6 +645,7 @@ Tensor aligned(const Tensor& t) {
 }
 
 void fill(const Tensor& out, Scalar value) {
+  if (fill_reduced(out, value)) return;
   GT_DISPATCH_ALL(out.dtype(), [&] {
     const scalar_t v = value.to<scalar_t>();
     LoopPlan p = make_plan(out, {});
@@ -624,6 +668,11 @@ inline T relu_grad(T gv, T yv) {
 }
 
 void threshold_backward(const Tensor& out, const Tensor& g, const Tensor& y) {
+  if (any_reduced({&out, &g, &y})) {
+    WideOut w(out);
+    threshold_backward(w.t, widen(g), widen(y));
+    return w.commit();
+  }
   GT_DISPATCH_FLOAT(out.dtype(), "threshold_backward", [&] {
     using T = scalar_t;
     binary_loop<T, T, T>(make_plan(out, {g, y}), [](T gv, T yv) { return relu_grad(gv, yv); });
@@ -631,6 +680,11 @@ void threshold_backward(const Tensor& out, const Tensor& g, const Tensor& y) {
 }
 
 void relu_mul_backward(const Tensor& out, const Tensor& g, const Tensor& y, const Tensor& other) {
+  if (any_reduced({&out, &g, &y, &other})) {
+    WideOut w(out);
+    relu_mul_backward(w.t, widen(g), widen(y), widen(other));
+    return w.commit();
+  }
   GT_DISPATCH_FLOAT(out.dtype(), "relu_mul_backward", [&] {
     using T = scalar_t;
     // threshold_backward, then mul, in their operand order.
@@ -640,6 +694,11 @@ void relu_mul_backward(const Tensor& out, const Tensor& g, const Tensor& y, cons
 }
 
 void sigmoid_backward(const Tensor& out, const Tensor& g, const Tensor& y) {
+  if (any_reduced({&out, &g, &y})) {
+    WideOut w(out);
+    sigmoid_backward(w.t, widen(g), widen(y));
+    return w.commit();
+  }
   GT_DISPATCH_FLOAT(out.dtype(), "sigmoid_backward", [&] {
     using T = scalar_t;
     binary_loop<T, T, T>(make_plan(out, {g, y}),
@@ -648,6 +707,11 @@ void sigmoid_backward(const Tensor& out, const Tensor& g, const Tensor& y) {
 }
 
 void tanh_backward(const Tensor& out, const Tensor& g, const Tensor& y) {
+  if (any_reduced({&out, &g, &y})) {
+    WideOut w(out);
+    tanh_backward(w.t, widen(g), widen(y));
+    return w.commit();
+  }
   GT_DISPATCH_FLOAT(out.dtype(), "tanh_backward", [&] {
     using T = scalar_t;
     binary_loop<T, T, T>(make_plan(out, {g, y}),
@@ -657,6 +721,12 @@ void tanh_backward(const Tensor& out, const Tensor& g, const Tensor& y) {
 
 void mul_backward(const Tensor& ga, const Tensor& gb, const Tensor& g, const Tensor& a,
                   const Tensor& b) {
+  if (any_reduced({&ga, &gb, &g, &a, &b})) {
+    WideOut wa(ga), wb(gb);
+    mul_backward(wa.t, wb.t, widen(g), widen(a), widen(b));
+    wa.commit();
+    return wb.commit();
+  }
   GT_DISPATCH_FLOAT(g.dtype(), "mul_backward", [&] {
     using T = scalar_t;
     T* pa = ga.data<T>();
@@ -675,6 +745,11 @@ void mul_backward(const Tensor& ga, const Tensor& gb, const Tensor& g, const Ten
 }
 
 void add_scaled(const Tensor& out, const Tensor& a, const Tensor& b, double alpha) {
+  if (any_reduced({&out, &a, &b})) {
+    WideOut w(out);
+    add_scaled(w.t, widen(a), widen(b), alpha);
+    return w.commit();
+  }
   GT_DISPATCH_FLOAT(out.dtype(), "add", [&] {
     using T = scalar_t;
     const T al = static_cast<T>(alpha);

@@ -8,6 +8,7 @@
 
 #include "kernels/parallel.h"
 #include "kernels/sort_keys.h"
+#include "kernels/reduced_float.h"
 
 namespace gradtrack::kernels {
 
@@ -49,6 +50,11 @@ inline bool scan_step(bool is_prod, bool acc, bool x) { return is_prod ? (acc &&
 }  // namespace
 
 void cumulative(bool is_prod, const Tensor& out, const Tensor& in, int64_t dim) {
+  if (any_reduced({&out, &in})) {  // NOTE [Reduced floats are stored, not computed]
+    WideOut w(out);
+    cumulative(is_prod, w.t, widen(in), dim);
+    return w.commit();
+  }
   Lines l(in.sizes(), dim);
   if (in.numel() == 0) return;
   GT_DISPATCH_ALL(out.dtype(), [&] {
@@ -73,6 +79,11 @@ void cumulative(bool is_prod, const Tensor& out, const Tensor& in, int64_t dim) 
 
 void sort_lines(const Tensor& values, const Tensor& indices, const Tensor& in, int64_t dim,
                 bool descending, int64_t k) {
+  if (any_reduced({&values, &in})) {
+    WideOut w(values);
+    sort_lines(w.t, indices, widen(in), dim, descending, k);
+    return w.commit();
+  }
   Lines l(in.sizes(), dim);
   if (in.numel() == 0 || k == 0) return;
   if (sort_lines_by_keys(values, indices, in, dim, descending, k)) return;  // NOTE [Sort keys]
@@ -153,6 +164,11 @@ void for_each_line(const Tensor& in, int64_t dim, const F& f) {
 
 void kth_lines(const Tensor& values, const Tensor& indices, const Tensor& in, int64_t dim,
                int64_t k, bool nan_wins) {
+  if (any_reduced({&values, &in})) {
+    WideOut w(values);
+    kth_lines(w.t, indices, widen(in), dim, k, nan_wins);
+    return w.commit();
+  }
   if (in.numel() == 0) return;
   GT_DISPATCH_ALL(in.dtype(), [&] {
     scalar_t* vout = values.data<scalar_t>();
@@ -179,6 +195,11 @@ void kth_lines(const Tensor& values, const Tensor& indices, const Tensor& in, in
 }
 
 void mode_lines(const Tensor& values, const Tensor& indices, const Tensor& in, int64_t dim) {
+  if (any_reduced({&values, &in})) {
+    WideOut w(values);
+    mode_lines(w.t, indices, widen(in), dim);
+    return w.commit();
+  }
   if (in.numel() == 0) return;
   GT_DISPATCH_ALL(in.dtype(), [&] {
     scalar_t* vout = values.data<scalar_t>();

@@ -1,6 +1,7 @@
 // Matrix products: OpenBLAS for float types, a plain loop for integers.
 #include <cstring>
 
+#include "kernels/reduced_float.h"
 #include "kernels/elementwise.h"
 #include "kernels/matmul.h"
 #include "kernels/parallel.h"
@@ -157,6 +158,11 @@ void int_gemm(const Tensor& out, const Tensor& a, const Tensor& b, bool accumula
 void gemm(const Tensor& out, const Tensor& a0, const Tensor& b0, bool accumulate,
           const char* name) {
   if (out.numel() == 0) return;
+  if (any_reduced({&out, &a0, &b0})) {  // NOTE [Reduced floats are stored, not computed]
+    WideOut w(out, accumulate);
+    gemm(w.t, widen(a0), widen(b0), accumulate, name);
+    return w.commit();
+  }
   const Tensor a = aligned(a0), b = aligned(b0);
   const int64_t work = out.numel() * a.sizes()[2];
   ScopedGilRelease gil(work >= kReleaseGilAbove * 4 && !in_parallel_region());
@@ -170,6 +176,8 @@ void gemm(const Tensor& out, const Tensor& a0, const Tensor& b0, bool accumulate
     case ScalarType::Int64: return int_gemm<int64_t>(out, a, b, accumulate);
     case ScalarType::Int32: return int_gemm<int32_t>(out, a, b, accumulate);
     case ScalarType::UInt8: return int_gemm<uint8_t>(out, a, b, accumulate);
+    case ScalarType::Int8: return int_gemm<int8_t>(out, a, b, accumulate);
+    case ScalarType::Int16: return int_gemm<int16_t>(out, a, b, accumulate);
     default:
       throw NotImplementedError(
           str_cat("\"", name, "\" not implemented for '", scalar_type_name(out.dtype()), "'"));

@@ -18,6 +18,7 @@
 
 #include "kernels/elementwise.h"
 #include "kernels/reduce.h"
+#include "kernels/reduced_float.h"
 #include "kernels/parallel.h"
 #include "kernels/simd.h"
 
@@ -251,6 +252,11 @@ void reduce_dispatch(const Tensor& out, const Tensor& in, uint64_t mask) {
 }  // namespace
 
 void reduce(ReduceOp op, const Tensor& out, const Tensor& in0, uint64_t mask) {
+  if (any_reduced({&out, &in0})) {  // NOTE [Reduced floats are stored, not computed]
+    WideOut w(out);
+    reduce(op, w.t, widen(in0), mask);
+    return w.commit();
+  }
   const Tensor in = aligned(in0);
   switch (op) {
     case ReduceOp::Sum: return reduce_dispatch<ReduceOp::Sum>(out, in, mask);
@@ -308,6 +314,12 @@ void arg_typed(bool is_max, const Tensor* values, const Tensor& indices, const T
 
 void reduce_arg(bool is_max, const Tensor* values, const Tensor& indices, const Tensor& in0,
                 uint64_t mask) {
+  if (any_reduced({values, &in0})) {
+    if (!values) return reduce_arg(is_max, nullptr, indices, widen(in0), mask);
+    WideOut w(*values);
+    reduce_arg(is_max, &w.t, indices, widen(in0), mask);
+    return w.commit();
+  }
   const Tensor in = aligned(in0);
   GT_DISPATCH_ALL(in.dtype(), [&] { arg_typed<scalar_t>(is_max, values, indices, in, mask); });
 }

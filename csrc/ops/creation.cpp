@@ -2,6 +2,7 @@
 #include <cmath>
 #include <limits>
 
+#include "kernels/reduced_float.h"
 #include "ops/common.h"
 
 namespace gradtrack::ops {
@@ -52,6 +53,9 @@ double arange_length(Scalar start, Scalar end, Scalar step, ScalarType dt) {
 Tensor arange(Scalar start, Scalar end, Scalar step, std::optional<ScalarType> dtype) {
   bool any_float = start.is_float() || end.is_float() || step.is_float();
   ScalarType dt = dtype ? *dtype : (any_float ? default_float_type() : ScalarType::Int64);
+  // float16 counts in float32 and rounds (NOTE [Reduced floats are stored, not computed]).
+  if (is_reduced_float(dt))
+    return kernels::narrowed(arange(start, end, step, ScalarType::Float32), dt);
   double n = arange_length(start, end, step, dt);
   constexpr double kLimit = 9223372036854775808.0;  // 2**63
   GT_CHECK(n >= 0 && n <= kLimit, "invalid size, possible overflow?");
@@ -77,6 +81,8 @@ Tensor arange(Scalar start, Scalar end, Scalar step, std::optional<ScalarType> d
 
 Tensor linspace(double start, double end, int64_t steps, ScalarType dtype) {
   GT_CHECK(steps >= 0, "number of steps must be non-negative");
+  if (is_reduced_float(dtype))
+    return kernels::narrowed(linspace(start, end, steps, ScalarType::Float32), dtype);
   Tensor out = empty({steps}, dtype);
   // PyTorch fills the first half from `start` and the second from `end`, so
   // both endpoints are exact.
@@ -101,6 +107,7 @@ Tensor eye(int64_t n, int64_t m, ScalarType dtype) {
   GT_CHECK(m >= 0, "m must be greater or equal to 0, got ", m);
   int64_t numel;
   GT_CHECK(!__builtin_mul_overflow(n, m, &numel), "numel: integer multiplication overflow");
+  if (is_reduced_float(dtype)) return kernels::narrowed(eye(n, m, ScalarType::Float32), dtype);
   Tensor out = zeros({n, m}, dtype);
   GT_DISPATCH_ALL(dtype, [&] {
     scalar_t* p = out.data<scalar_t>();

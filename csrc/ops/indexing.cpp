@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <numeric>
 
+#include "kernels/reduced_float.h"
 #include "ops/common.h"
 
 namespace gradtrack::ops {
@@ -145,6 +146,9 @@ Tensor permute_alias(const Tensor& t, const DimVector& perm) {
 }
 
 Tensor gather_with_plan(const Tensor& a, const IndexPlan& p) {
+  // NOTE [Reduced floats are stored, not computed]: float16 moves as float32.
+  if (is_reduced_float(a.dtype()))
+    return kernels::narrowed(gather_with_plan(kernels::widen(a), p), a.dtype());
   DimVector front(p.b_shape);
   for (int64_t d : p.rest_dims) front.push_back(a.sizes()[d]);
   Tensor out = empty(front, a.dtype());
@@ -183,6 +187,11 @@ Tensor values_for_plan(const IndexPlan& p, const Tensor& values) {
 }
 
 void scatter_with_plan(const Tensor& dst, const IndexPlan& p, const Tensor& v, bool accumulate) {
+  if (is_reduced_float(dst.dtype())) {
+    Tensor wide = kernels::widen(dst);
+    scatter_with_plan(wide, p, v, accumulate);
+    return kernels::copy(dst, wide);
+  }
   DimVector front(v.sizes());
   Tensor vals = empty(front, dst.dtype());
   kernels::copy(vals, v);
@@ -421,6 +430,11 @@ Tensor gather(const Tensor& a, int64_t dim, const Tensor& index) {
   int64_t d = wrap_dim(dim, a.dim());
   check_index_dtype(index, "gather");
   check_gather_shape(a, d, index);
+  if (is_reduced_float(a.dtype())) {
+    Tensor out = kernels::narrowed(gather(kernels::widen(a), dim, index), a.dtype());
+    record(OpKind::Gather, {&a}, out, [&](autograd::Attrs& at) { at.i0 = d; }, {&index});
+    return out;
+  }
   Tensor out = empty(index.sizes(), a.dtype());
   GT_DISPATCH_ALL(a.dtype(), [&] {
     const char* src = a.raw();  // may be unaligned (NOTE [Unaligned memory])
@@ -450,6 +464,11 @@ Tensor scatter_value_src(const Tensor& self, int64_t d, const Tensor& index, Sca
 void scatter_kernel(const Tensor& dst, int64_t d, const Tensor& index, const Tensor& src,
                     bool add) {
   if (index.numel() == 0) return;  // (then src's dims were not checked)
+  if (is_reduced_float(dst.dtype())) {
+    Tensor wide = kernels::widen(dst);
+    scatter_kernel(wide, d, index, kernels::widen(src), add);
+    return kernels::copy(dst, wide);
+  }
   // src may be larger than index: read it through index's positions (a 0-dim
   // src is one element long).
   DimVector strides = src.dim() == index.dim() ? src.strides() : DimVector(index.dim(), 1);

@@ -1,6 +1,7 @@
 // Fused neural-network ops: (log-)softmax, NLL and MSE losses.
 #include <cmath>
 
+#include "kernels/reduced_float.h"
 #include "ops/common.h"
 
 namespace gradtrack::ops {
@@ -53,7 +54,12 @@ Tensor softmax_impl(const Tensor& a, int64_t dim, bool log) {
                 d == std::max<int64_t>(a.dim(), 1) - 1 ? "_lastdim" : "",
                 "_kernel_impl\" not implemented for '", scalar_type_name(a.dtype()), "'");
   Tensor out = empty(a.sizes(), a.dtype());
-  if (a.numel() != 0) {
+  if (a.numel() != 0 && is_reduced_float(a.dtype())) {
+    // NOTE [Reduced floats are stored, not computed]: a float32 softmax, rounded.
+    Tensor x = kernels::widen(a), y = empty(a.sizes(), ScalarType::Float32);
+    softmax_kernel<float>(x.data<float>(), y.data<float>(), lanes_of(a, d), log);
+    kernels::copy(out, y);
+  } else if (a.numel() != 0) {
     Tensor x = kernels::aligned(contiguous(a));
     GT_DISPATCH_FLOAT(a.dtype(), "softmax", [&] {
       softmax_kernel<scalar_t>(x.data<scalar_t>(), out.data<scalar_t>(), lanes_of(a, d), log);
@@ -73,6 +79,17 @@ Tensor softmax(const Tensor& a, int64_t dim) { return softmax_impl(a, dim, false
 // PyTorch's _softmax_backward_data / _log_softmax_backward_data nodes.
 Tensor log_softmax_backward(const Tensor& g, const Tensor& result, int64_t dim) {
   dim = wrap_dim(dim, result.dim());
+  if (is_reduced_float(result.dtype())) {
+    Tensor out;
+    {
+      autograd::AutoGradMode off(false);
+      out = kernels::narrowed(log_softmax_backward(kernels::widen(g), kernels::widen(result), dim),
+                              result.dtype());
+    }
+    record(OpKind::LogSoftmaxBackwardData, {&g, &result}, out,
+           [&](autograd::Attrs& at) { at.i0 = dim; });
+    return out;
+  }
   Tensor gc = kernels::aligned(contiguous(g)), yc = kernels::aligned(contiguous(result));
   Tensor out = empty(result.sizes(), result.dtype());
   Lanes l = lanes_of(result, dim);

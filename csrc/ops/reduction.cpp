@@ -1,4 +1,5 @@
 // Reductions: sum, mean, max/min (with and without dim), arg-reductions.
+#include "kernels/reduced_float.h"
 #include "ops/common.h"
 
 namespace gradtrack::ops {
@@ -77,12 +78,15 @@ Tensor mean(const Tensor& a, const DimVector& dims, bool keepdim, std::optional<
            "complex dtype. Got: ",
            scalar_type_name(dt));
   uint64_t mask = dims_mask(dims, a.dim(), true);
-  Tensor out = reduce_into_new(ReduceOp::Sum, cast_for_kernel(a, dt), mask, keepdim, dt);
+  // A float16/bfloat16 mean is a float32 sum and division, rounded once (as PyTorch's).
+  const ScalarType acc = is_reduced_float(dt) ? ScalarType::Float32 : dt;
+  Tensor out = reduce_into_new(ReduceOp::Sum, cast_for_kernel(a, acc), mask, keepdim, acc);
   int64_t count = 1;
   for (int64_t d = 0; d < a.dim(); ++d)
     if (mask >> d & 1) count *= a.sizes()[d];
   kernels::binary_scalar(kernels::BinaryOp::Div, out, out, Scalar(static_cast<double>(count)), 1,
                          false);
+  if (acc != dt) out = kernels::narrowed(out, dt);
   bool all = !dims_given && dims.empty();
   record(all ? OpKind::MeanAll : OpKind::MeanDim, {&a}, out, [&](autograd::Attrs& at) {
     at.ints1 = mask_dims(mask, a.dim());

@@ -51,6 +51,30 @@ void init_dtype(py::module_& m) {
     m.attr(dtype_name(t)) = dtype_object(t);
   }
   cls.attr("__module__") = "gradtrack";
+  // torch.promote_types / can_cast / result_type (the Python wrappers in
+  // gradtrack/_dtypes.py give them torch's argument checks).
+  m.def("_promote_types", [](py::handle a, py::handle b) {
+    return dtype_object(promote_types(to_scalar_type(a), to_scalar_type(b)));
+  });
+  m.def("_can_cast", [](py::handle from, py::handle to) {
+    return can_cast(to_scalar_type(from), to_scalar_type(to));
+  });
+  // Operands: (dtype, tier) pairs; tier 0 a tensor with dims, 1 a 0-dim
+  // tensor, 2 a Python number of that dtype's kind.
+  m.def("_result_type", [](const std::vector<std::pair<py::handle, int>>& operands) {
+    ResultTypeState state;
+    for (const auto& [dt, tier] : operands) {
+      const ScalarType t = to_scalar_type(dt);
+      if (tier < 2) {
+        state.add_tensor(t, tier == 1);
+      } else {
+        state.add_number(t == ScalarType::Bool ? NumberKind::Bool
+                         : is_floating(t)      ? NumberKind::Float
+                                               : NumberKind::Int);
+      }
+    }
+    return dtype_object(state.result());
+  });
 }
 
 }  // namespace gradtrack::python

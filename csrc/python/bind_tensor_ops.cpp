@@ -577,6 +577,11 @@ void bind_types(Cls& cls) {
   conv("int", ScalarType::Int32);
   conv("bool", ScalarType::Bool);
   conv("byte", ScalarType::UInt8);
+  // the round-2 storage dtypes (issue 19)
+  conv("char", ScalarType::Int8);
+  conv("short", ScalarType::Int16);
+  conv("half", ScalarType::Float16);
+  conv("bfloat16", ScalarType::BFloat16);
   cls.def(
       "type_as", [](const Tensor& a, const Tensor& o) { return ops::to_dtype(a, o.dtype()); },
       py::arg("other"));

@@ -8,6 +8,7 @@
 #include "autograd/grad_mode.h"
 #include "autograd/variable.h"
 #include "kernels/kernels.h"
+#include "kernels/reduced_float.h"
 #include "python/arg_errors.h"
 #include "python/common.h"
 
@@ -180,6 +181,7 @@ std::vector<Tensor> tensor_list(py::handle h, const char* fn, const char* name, 
 
 Scalar item_of(const Tensor& t) {
   GT_CHECK(t.numel() == 1, "a Tensor with ", t.numel(), " elements cannot be converted to Scalar");
+  if (is_reduced_float(t.dtype())) return item_of(kernels::widen(t));
   return GT_DISPATCH_ALL(t.dtype(), [&]() -> Scalar {
     scalar_t v = kernels::load<scalar_t>(t.raw());
     if constexpr (std::is_same_v<scalar_t, bool>)
@@ -246,6 +248,9 @@ std::optional<ScalarType> numpy_to_dtype(py::dtype dt) {
   size_t size = static_cast<size_t>(dt.itemsize());
   if (kind == 'b') return ScalarType::Bool;
   if (kind == 'u' && size == 1) return ScalarType::UInt8;
+  if (kind == 'i' && size == 1) return ScalarType::Int8;
+  if (kind == 'i' && size == 2) return ScalarType::Int16;
+  if (kind == 'f' && size == 2) return ScalarType::Float16;
   if (kind == 'i' && size == 4) return ScalarType::Int32;
   if (kind == 'i' && size == 8) return ScalarType::Int64;
   if (kind == 'f' && size == 4) return ScalarType::Float32;
@@ -261,8 +266,13 @@ const char* numpy_char(ScalarType t) {
     case ScalarType::Int64: return "i8";
     case ScalarType::Float32: return "f4";
     case ScalarType::Float64: return "f8";
+    case ScalarType::Int8: return "i1";
+    case ScalarType::Int16: return "i2";
+    case ScalarType::Float16: return "f2";
+    case ScalarType::BFloat16: break;
   }
-  return "f4";
+  // NumPy has no bfloat16: PyTorch's TypeError.
+  throw TypeError("Got unsupported ScalarType BFloat16");
 }
 
 [[noreturn]] void unsupported_numpy(py::dtype dt) {
@@ -539,7 +549,8 @@ void fill_from(py::handle h, const DimVector& shape, size_t depth, T*& out) {
   if (py::isinstance<TensorImpl>(h)) {
     Tensor t = h.cast<Tensor>();
     GT_CHECK_VALUE(t.numel() == 1, "only one element tensors can be converted to Python scalars");
-    GT_DISPATCH_ALL(t.dtype(), [&] { *out++ = static_cast<T>(kernels::load<scalar_t>(t.raw())); });
+    const Tensor v = kernels::widen(t);  // a float16 element reads as its float32 value
+    GT_DISPATCH_ALL(v.dtype(), [&] { *out++ = static_cast<T>(kernels::load<scalar_t>(v.raw())); });
     return;
   }
   if (!seq && PyLong_Check(h.ptr()) && !PyBool_Check(h.ptr())) {
@@ -591,9 +602,6 @@ Tensor tensor_from_data(py::handle data, std::optional<ScalarType> dtype) {
   if (is_numpy_array(data)) {
     py::array arr = py::reinterpret_borrow<py::array>(data);
     py::dtype dt = arr.dtype();
-    if (dt.kind() == 'f' && dt.itemsize() == 2) {
-      arr = arr.attr("astype")("float32");
-    }
     arr = canonical_bools(arr, false);  // NOTE [Bool bytes are 0 or 1]
     Tensor src = tensor_from_numpy(arr, false);
     Tensor out = ops::empty_like(src, dtype.value_or(src.dtype()));  // keeps the array's layout
@@ -605,6 +613,11 @@ Tensor tensor_from_data(py::handle data, std::optional<ScalarType> dtype) {
   std::optional<ScalarType> inferred;
   infer_type(data, inferred, 0);
   const ScalarType st = dtype ? *dtype : inferred.value_or(default_float_type());
+  if (is_reduced_float(st)) {
+    // Python floats reach float16 through float32, as PyTorch stores them.
+    Tensor wide = tensor_from_data(data, ScalarType::Float32);
+    return ops::to_dtype(wide, st);
+  }
   Tensor out = empty(shape, st);
   // No element to store, so PyTorch never reads the data a second time: a
   // ragged [[], [1]] is a (2, 0) tensor, and a sequence whose length changed
@@ -623,6 +636,7 @@ Tensor as_tensor_arg(py::handle h, std::optional<ScalarType> dtype) {
 }
 
 py::object tensor_tolist(const Tensor& t) {
+  if (is_reduced_float(t.dtype())) return tensor_tolist(kernels::widen(t));
   Tensor c = t.is_contiguous() ? t : ops::contiguous(t);
   const int64_t nd = c.dim();
   std::function<py::object(int64_t, const char*)> build = [&](int64_t d,

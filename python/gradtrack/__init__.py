@@ -202,6 +202,13 @@ globals()["float"] = _C.float32
 globals()["int"] = _C.int32
 double = _C.float64
 long = _C.int64
+# int8/int16 and the float16/bfloat16 storage dtypes (issue 19)
+int8 = _C.int8
+int16 = _C.int16
+short = _C.int16
+float16 = _C.float16
+half = _C.float16
+bfloat16 = _C.bfloat16
 
 from . import __config__, nn, optim  # noqa: E402
 
@@ -301,6 +308,9 @@ from ._legacy import (  # noqa: E402,F401
 globals().update(_legacy.LEGACY_TYPES)
 Tensor.type = _legacy.tensor_type
 autograd.Variable = _legacy.Variable
+
+# dtype queries (issue 19): finfo/iinfo and the promotion rules
+from ._dtypes import can_cast, finfo, iinfo, promote_types, result_type  # noqa: E402,F401
 
 # docstrings of the C++-bound names and generated functions (issue 22): gradtrack/_docs.
 # Keep this block last: it documents the names every block above has made.

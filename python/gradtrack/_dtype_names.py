@@ -3,11 +3,14 @@ utils/hooks.py can name dtypes without importing _tensor.py (which imports it)."
 
 # C++ type and ScalarType names, as in PyTorch's .grad assignment messages.
 CPP_NAME = {"bool": "bool", "uint8": "unsigned char", "int32": "int", "int64": "long int",
-            "float32": "float", "float64": "double"}
+            "float32": "float", "float64": "double", "int8": "signed char", "int16": "short int",
+            "float16": "c10::Half", "bfloat16": "c10::BFloat16"}
 SCALAR_NAME = {"bool": "Bool", "uint8": "Byte", "int32": "Int", "int64": "Long",
-               "float32": "Float", "float64": "Double"}
+               "float32": "Float", "float64": "Double", "int8": "Char", "int16": "Short",
+               "float16": "Half", "bfloat16": "BFloat16"}
 _LEGACY_NAME = {"uint8": "ByteTensor", "int32": "IntTensor", "int64": "LongTensor",
-                "float32": "FloatTensor", "float64": "DoubleTensor"}
+                "float32": "FloatTensor", "float64": "DoubleTensor", "int8": "CharTensor",
+                "int16": "ShortTensor", "float16": "HalfTensor", "bfloat16": "BFloat16Tensor"}
 
 
 def dtype_key(dtype):

@@ -101,7 +101,9 @@ def get_default_device():
 
 
 _LEGACY = {"FloatTensor": "float32", "DoubleTensor": "float64", "LongTensor": "int64",
-           "IntTensor": "int32", "BoolTensor": "bool", "ByteTensor": "uint8"}
+           "IntTensor": "int32", "BoolTensor": "bool", "ByteTensor": "uint8",
+           "CharTensor": "int8", "ShortTensor": "int16", "HalfTensor": "float16",
+           "BFloat16Tensor": "bfloat16"}
 
 
 class _TensorType(type):

@@ -25,9 +25,11 @@ _RESIZED = ("An output with one or more elements was resized since it had shape 
             "future PyTorch release outputs will not be resized unless they have zero elements. "
             "You can explicitly reuse an out tensor t by resizing it, inplace, to zero elements "
             "with t.resize_(0).")
-_KIND = {"bool": 0, "uint8": 1, "int32": 1, "int64": 1, "float32": 2, "float64": 2}
+_KIND = {"bool": 0, "uint8": 1, "int32": 1, "int64": 1, "float32": 2, "float64": 2,
+         "int8": 1, "int16": 1, "float16": 2, "bfloat16": 2}
 _NAME = {"bool": "Bool", "uint8": "Byte", "int32": "Int", "int64": "Long", "float32": "Float",
-         "float64": "Double"}
+         "float64": "Double", "int8": "Char", "int16": "Short", "float16": "Half",
+         "bfloat16": "BFloat16"}
 
 
 def _key(dtype):

@@ -363,8 +363,12 @@ def _tensor_repr(tensor):
     """
     prefix = "tensor("
     indent = len(prefix)
-    array = tensor.detach().numpy()
     dtype_name = _dtype_name(tensor.dtype)
+    detached = tensor.detach()
+    # torch formats float16/bfloat16 values from their float32 widening.
+    if dtype_name in ("float16", "bfloat16"):
+        detached = detached.float()
+    array = detached.numpy()
     default_float = _default_dtype_name()
     suffixes = []
     if array.size == 0:

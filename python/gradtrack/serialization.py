@@ -38,7 +38,8 @@ _HEADER = "gradtrack/header.json"
 _TENSOR_PATH = "gradtrack/tensors/{}.npy"
 _Tensor = _C.Tensor
 _DTYPES = {"float32": _C.float32, "float64": _C.float64, "int64": _C.int64, "int32": _C.int32,
-           "uint8": _C.uint8, "bool": _C.bool}
+           "uint8": _C.uint8, "bool": _C.bool, "int8": _C.int8, "int16": _C.int16,
+           "float16": _C.float16}
 _NP_DTYPES = {name: np.dtype(name) for name in _DTYPES}
 _SUPPORTED = "tensors, None, bools, ints, floats, strings, dicts, lists and tuples"
 

@@ -7,6 +7,7 @@
 
 #include "core/dtype.h"
 #include "kernels/parallel.h"
+#include "kernels/reduced_float.h"
 
 namespace gradtrack::kernels::nn {
 
@@ -112,6 +113,11 @@ void dense_loop(int64_t n, const F& f) {
 }  // namespace
 
 void act_forward(Act k, const Tensor& out, const Tensor& x, const ActParams& p) {
+  if (any_reduced({&out, &x})) {  // NOTE [Reduced floats are stored, not computed]
+    WideOut w(out);
+    act_forward(k, w.t, widen(x), p);
+    return w.commit();
+  }
   GT_DISPATCH_FLOAT(x.dtype(), "activation", [&] {
     const scalar_t* xp = x.data<scalar_t>();
     scalar_t* op = out.data<scalar_t>();
@@ -121,6 +127,11 @@ void act_forward(Act k, const Tensor& out, const Tensor& x, const ActParams& p) 
 
 void act_backward(Act k, const Tensor& out, const Tensor& g, const Tensor& s, const ActParams& p,
                   bool from_result) {
+  if (any_reduced({&out, &g, &s})) {
+    WideOut w(out);
+    act_backward(k, w.t, widen(g), widen(s), p, from_result);
+    return w.commit();
+  }
   GT_DISPATCH_FLOAT(s.dtype(), "activation_backward", [&] {
     const scalar_t* gp = g.data<scalar_t>();
     const scalar_t* sp = s.data<scalar_t>();

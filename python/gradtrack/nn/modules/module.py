@@ -489,6 +489,14 @@ class Module:
         """Casts floating parameters and buffers to float32."""
         return self.to(_C.float32)
 
+    def half(self):
+        """Casts floating parameters and buffers to float16."""
+        return self.to(_C.float16)
+
+    def bfloat16(self):
+        """Casts floating parameters and buffers to bfloat16."""
+        return self.to(_C.bfloat16)
+
     def cpu(self):
         """A no-op: gradtrack computes on the CPU only."""
         return self

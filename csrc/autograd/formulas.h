@@ -52,7 +52,22 @@ namespace gradtrack::autograd {
   X(Cumsum) X(Cumprod) X(Sort) X(Topk) X(Var) X(Std) X(VarMean) X(StdMean) X(Logsumexp)     \
   X(Tril) X(Triu) X(Flip) X(Roll) X(Repeat) X(Kthvalue) X(MedianDim) X(MedianAll) X(Mode)     \
   X(Diagonal) X(DiagonalCopy) X(DiagonalBackward) X(DiagEmbed) X(Trace) X(NanToNum)         \
-  X(LerpScalar) X(LerpTensor) X(VectorNorm) X(Baddbmm) X(Addmv) X(Cross) X(SortStable)
+  X(LerpScalar) X(LerpTensor) X(VectorNorm) X(Baddbmm) X(Addmv) X(Cross) X(SortStable)      \
+  /* padding, interpolation, cdist (issue 19); resampling backward kinds follow */         \
+  /* their forward kinds in the same order (ops/resample.cpp) */                          \
+  X(ConstantPadNd) X(ReflectionPad1D) X(ReflectionPad2D) X(ReflectionPad3D)               \
+  X(ReplicationPad1D) X(ReplicationPad2D) X(ReplicationPad3D) X(UpsampleNearest1D)        \
+  X(UpsampleNearest2D) X(UpsampleNearest3D) X(UpsampleNearestExact1D)                     \
+  X(UpsampleNearestExact2D) X(UpsampleNearestExact3D) X(UpsampleLinear1D)                 \
+  X(UpsampleBilinear2D) X(UpsampleBicubic2D) X(UpsampleTrilinear3D)                       \
+  X(ReflectionPad1DBackward) X(ReflectionPad2DBackward) X(ReflectionPad3DBackward)        \
+  X(ReplicationPad1DBackward) X(ReplicationPad2DBackward) X(ReplicationPad3DBackward)     \
+  X(UpsampleNearest1DBackward) X(UpsampleNearest2DBackward)                               \
+  X(UpsampleNearest3DBackward) X(UpsampleNearestExact1DBackward)                          \
+  X(UpsampleNearestExact2DBackward) X(UpsampleNearestExact3DBackward)                     \
+  X(UpsampleLinear1DBackward) X(UpsampleBilinear2DBackward)                               \
+  X(UpsampleBicubic2DBackward) X(UpsampleTrilinear3DBackward)                             \
+  X(Cdist) X(EuclideanDist)
 // clang-format on
 
 enum class OpKind : uint16_t {

@@ -8,6 +8,7 @@
 namespace gradtrack::python {
 
 void init_extra_ops(py::module_& m);  // bind_extra_ops.cpp
+void init_resample(py::module_& m);   // bind_resample.cpp: padding, interpolation, cdist
 
 void rethrow_python() { throw py::error_already_set(); }
 
@@ -80,6 +81,7 @@ PYBIND11_MODULE(_C, m) {
   init_saved_hooks(m);
   init_forward_ad(m);
   init_extra_ops(m);  // round-2 tensor ops (issue 19)
+  init_resample(m);   // padding, interpolation, cdist, searchsorted (issue 19)
   install_argument_errors(m);
   init_conv(m);  // convolution and pooling
 }

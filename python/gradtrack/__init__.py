@@ -280,3 +280,6 @@ from ._legacy import (  # noqa: E402,F401
 globals().update(_legacy.LEGACY_TYPES)
 Tensor.type = _legacy.tensor_type
 autograd.Variable = _legacy.Variable
+
+# searchsorted, bucketize, cdist (issue 19)
+from ._search_ops import bucketize, cdist, searchsorted  # noqa: E402,F401

@@ -326,3 +326,8 @@ __all__ += ["gelu", "silu", "mish", "hardswish", "leaky_relu", "leaky_relu_", "e
             "smooth_l1_loss", "huber_loss", "kl_div"]
 # round-2 tensor ops (issue 19)
 from .._extra_ops2 import one_hot  # noqa: E402,F401
+# padding and interpolation (issue 19)
+from ._resample import (interpolate, pad, upsample, upsample_bilinear,  # noqa: E402,F401
+                        upsample_nearest)
+
+__all__ += ["pad", "interpolate", "upsample", "upsample_nearest", "upsample_bilinear"]

@@ -11,6 +11,7 @@
 #include "autograd/jvp_formulas.h"
 #include "autograd/formulas_extra.h"
 #include "autograd/formulas_resample.h"
+#include "ops/svd.h"
 #include "kernels/kernels.h"
 #include "ops/ops.h"
 
@@ -1131,6 +1132,8 @@ const FormulaRow kRows[] = {
         .saves_input(0, ForAnyGrad)
         .saves_input(1, ForAnyGrad)
         .saves_result(),
+    // linalg.svd (issue 19): U, S, Vh kept as the node's extras
+    Row(OpKind::LinalgSvd, "LinalgSvdBackward0", svd::linalg_svd_bw),
 };
 
 }  // namespace

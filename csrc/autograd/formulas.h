@@ -67,7 +67,8 @@ namespace gradtrack::autograd {
   X(UpsampleNearestExact2DBackward) X(UpsampleNearestExact3DBackward)                     \
   X(UpsampleLinear1DBackward) X(UpsampleBilinear2DBackward)                               \
   X(UpsampleBicubic2DBackward) X(UpsampleTrilinear3DBackward)                             \
-  X(Cdist) X(EuclideanDist)
+  X(Cdist) X(EuclideanDist)                                                              \
+  /* linalg.svd for svdvals and the matrix norms (issue 19) */ X(LinalgSvd)
 // clang-format on
 
 enum class OpKind : uint16_t {

@@ -8,6 +8,7 @@
 
 #include "ops/dist.h"
 #include "ops/resample.h"
+#include "ops/svd.h"
 #include "python/common.h"
 
 namespace gradtrack::python {
@@ -35,6 +36,10 @@ void init_resample(py::module_& m) {
   r.def("searchsorted", [](const Tensor& boundaries, const Tensor& values, bool out_int32,
                            bool right, std::optional<Tensor> sorter) {
     return ops::searchsorted(boundaries, values, out_int32, right, sorter.value_or(Tensor()));
+  });
+  r.def("linalg_svd", [](const Tensor& a) {
+    auto [u, s, vh] = ops::linalg_svd(a);
+    return py::make_tuple(u, s, vh);
   });
 }
 

@@ -283,3 +283,9 @@ autograd.Variable = _legacy.Variable
 
 # searchsorted, bucketize, cdist (issue 19)
 from ._search_ops import bucketize, cdist, searchsorted  # noqa: E402,F401
+
+# unique(dim=...) and unique_consecutive (issue 19)
+from . import _unique  # noqa: E402
+from ._unique import unique, unique_consecutive  # noqa: E402,F401
+
+_unique.install(Tensor)

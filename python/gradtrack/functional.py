@@ -15,3 +15,8 @@ __all__ = ["einsum", "norm", "split", "tensordot"]
 from ._search_ops import cdist  # noqa: E402,F401
 
 __all__ += ["cdist"]
+
+# unique with dim, unique_consecutive (issue 19)
+from ._unique import unique, unique_consecutive  # noqa: E402,F401
+
+__all__ += ["unique", "unique_consecutive"]

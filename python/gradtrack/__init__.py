@@ -289,3 +289,8 @@ from . import _unique  # noqa: E402
 from ._unique import unique, unique_consecutive  # noqa: E402,F401
 
 _unique.install(Tensor)
+
+# layout= and pin_memory= on every factory, Tensor.layout (issue 19)
+from . import _factories  # noqa: E402
+
+_factories.install(globals(), Tensor)

@@ -294,3 +294,8 @@ _unique.install(Tensor)
 from . import _factories  # noqa: E402
 
 _factories.install(globals(), Tensor)
+
+# out= on the elementwise functions and factories that take it in torch (issue 19)
+from . import _out_more  # noqa: E402
+
+_out_more.install(globals())

@@ -81,3 +81,47 @@ def test_out_signatures_list_out():
     import inspect
     for name in _out_more.UNARY + _out_more.BINARY + _out_more.FACTORIES:
         assert "out" in inspect.signature(getattr(gradtrack, name)).parameters
+
+
+def _rule_call(L, name, out, requires_grad):
+    x = L.tensor([[0.25, 0.5], [0.75, 1.0]], requires_grad=requires_grad)
+    v, i = L.tensor([0.5, 2.0]), L.tensor([[0, 1], [1, 0]])
+    calls = {
+        "mm": lambda: L.mm(x, x, out=out), "bmm": lambda: L.bmm(x[None], x[None], out=out),
+        "mv": lambda: L.mv(x, v, out=out), "matmul": lambda: L.matmul(x, x, out=out),
+        "dot": lambda: L.dot(v, v, out=out), "outer": lambda: L.outer(v, v, out=out),
+        "cat": lambda: L.cat([x, x], out=out), "concat": lambda: L.concat([x, x], out=out),
+        "stack": lambda: L.stack([x, x], out=out), "gather": lambda: L.gather(x, 1, i, out=out),
+        "index_select": lambda: L.index_select(x, 0, i[0], out=out),
+        "diag": lambda: L.diag(x, out=out), "softmax": lambda: L.softmax(x, 1, out=out),
+        "log_softmax": lambda: L.log_softmax(x, 1, out=out),
+        "mean": lambda: L.mean(x, 1, out=out), "argmax": lambda: L.argmax(x, 1, out=out),
+        "argmin": lambda: L.argmin(x, 1, out=out), "clamp": lambda: L.clamp(x, 0, 0.5, out=out),
+        "clip": lambda: L.clip(x, 0, 0.5, out=out),
+        "where": lambda: L.where(x > 0.5, x, v, out=out),
+        "all": lambda: L.all(x > 0, 1, out=out), "any": lambda: L.any(x > 0, 1, out=out),
+        "addmm": lambda: L.addmm(x, x, x, out=out),
+        "scatter_add": lambda: L.scatter_add(x, 1, i, x, out=out),
+        "scatter": lambda: L.scatter(x, 1, i, x, out=out),
+        "clamp_min": lambda: L.clamp_min(x, 0.5, out=out),
+        "clamp_max": lambda: L.clamp_max(x, 0.5, out=out),
+    }
+    return calls[name]()
+
+
+@pytest.mark.parametrize("name", sorted(_out_more.RULES))
+def test_out_dtype_rules_of_other_functions_match_torch(torch, name):
+    for dtype in ("float32", "float64", "int64", "bool"):
+        for requires_grad in (False, True):
+            res = []
+            for lib in (torch, gradtrack):
+                out = lib.zeros(0, dtype=getattr(lib, dtype))
+                try:
+                    with warnings.catch_warnings():
+                        warnings.simplefilter("ignore")
+                        r = _rule_call(lib, name, out, requires_grad)
+                    res.append(("ok", r is out, np.round(r.detach().numpy().astype(float), 6)
+                                .tolist(), out._version))
+                except Exception as e:  # the error is the observable result
+                    res.append((type(e).__name__, str(e).replace("gradtrack", "torch")))
+            assert res[1] == res[0], (dtype, requires_grad)

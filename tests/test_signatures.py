@@ -31,6 +31,8 @@ KNOWN = {
     # torch's Tensor.type and .to take (dtype=None, non_blocking=False, **kwargs) / several
     # overloads whose parser text names `tensor`/`other`; gradtrack's parse *args.
     ("Tensor", "to"): "parsed from *args/**kwargs, as torch's several overloads",
+    # torch.tensor takes pin_memory= (documented, and accepted) but its parser text omits it.
+    ("gradtrack", "tensor"): "torch's parser text omits pin_memory",
 }
 
 

@@ -10,6 +10,8 @@
 #include "autograd/formulas_nn.h"
 #include "autograd/jvp_formulas.h"
 #include "autograd/formulas_extra.h"
+#include "autograd/formulas_resample.h"
+#include "ops/svd.h"
 #include "kernels/kernels.h"
 #include "ops/ops.h"
 
@@ -1133,6 +1135,66 @@ const FormulaRow kRows[] = {
     // amax's formula serves amin: the gradient is shared evenly among the tied extremes
     Row(OpKind::Amin, "AminBackward0", amax_bw).saves_input(0, ForGrad0).saves_result(),
     Row(OpKind::MaskedSelect, "MaskedSelectBackward0", masked_select_bw),
+    // padding, interpolation, cdist (issue 19)
+    Row(OpKind::ConstantPadNd, "ConstantPadNdBackward0", resample::constant_pad_bw),
+    Row(OpKind::ReflectionPad1D, "ReflectionPad1DBackward0", resample::resample_bw),
+    Row(OpKind::ReflectionPad2D, "ReflectionPad2DBackward0", resample::resample_bw),
+    Row(OpKind::ReflectionPad3D, "ReflectionPad3DBackward0", resample::resample_bw),
+    Row(OpKind::ReplicationPad1D, "ReplicationPad1DBackward0", resample::resample_bw),
+    Row(OpKind::ReplicationPad2D, "ReplicationPad2DBackward0", resample::resample_bw),
+    Row(OpKind::ReplicationPad3D, "ReplicationPad3DBackward0", resample::resample_bw),
+    Row(OpKind::UpsampleNearest1D, "UpsampleNearest1DBackward0", resample::resample_bw),
+    Row(OpKind::UpsampleNearest2D, "UpsampleNearest2DBackward0", resample::resample_bw),
+    Row(OpKind::UpsampleNearest3D, "UpsampleNearest3DBackward0", resample::resample_bw),
+    Row(OpKind::UpsampleNearestExact1D, "UpsampleNearestExact1DBackward0", resample::resample_bw),
+    Row(OpKind::UpsampleNearestExact2D, "UpsampleNearestExact2DBackward0", resample::resample_bw),
+    Row(OpKind::UpsampleNearestExact3D, "UpsampleNearestExact3DBackward0", resample::resample_bw),
+    Row(OpKind::UpsampleLinear1D, "UpsampleLinear1DBackward0", resample::resample_bw),
+    Row(OpKind::UpsampleBilinear2D, "UpsampleBilinear2DBackward0", resample::resample_bw),
+    Row(OpKind::UpsampleBicubic2D, "UpsampleBicubic2DBackward0", resample::resample_bw),
+    Row(OpKind::UpsampleTrilinear3D, "UpsampleTrilinear3DBackward0", resample::resample_bw),
+    Row(OpKind::ReflectionPad1DBackward, "ReflectionPad1DBackwardBackward0",
+        resample::resample_backward_bw),
+    Row(OpKind::ReflectionPad2DBackward, "ReflectionPad2DBackwardBackward0",
+        resample::resample_backward_bw),
+    Row(OpKind::ReflectionPad3DBackward, "ReflectionPad3DBackwardBackward0",
+        resample::resample_backward_bw),
+    Row(OpKind::ReplicationPad1DBackward, "ReplicationPad1DBackwardBackward0",
+        resample::resample_backward_bw),
+    Row(OpKind::ReplicationPad2DBackward, "ReplicationPad2DBackwardBackward0",
+        resample::resample_backward_bw),
+    Row(OpKind::ReplicationPad3DBackward, "ReplicationPad3DBackwardBackward0",
+        resample::resample_backward_bw),
+    Row(OpKind::UpsampleNearest1DBackward, "UpsampleNearest1DBackwardBackward0",
+        resample::resample_backward_bw),
+    Row(OpKind::UpsampleNearest2DBackward, "UpsampleNearest2DBackwardBackward0",
+        resample::resample_backward_bw),
+    Row(OpKind::UpsampleNearest3DBackward, "UpsampleNearest3DBackwardBackward0",
+        resample::resample_backward_bw),
+    Row(OpKind::UpsampleNearestExact1DBackward, "UpsampleNearestExact1DBackwardBackward0",
+        resample::resample_backward_bw),
+    Row(OpKind::UpsampleNearestExact2DBackward, "UpsampleNearestExact2DBackwardBackward0",
+        resample::resample_backward_bw),
+    Row(OpKind::UpsampleNearestExact3DBackward, "UpsampleNearestExact3DBackwardBackward0",
+        resample::resample_backward_bw),
+    Row(OpKind::UpsampleLinear1DBackward, "UpsampleLinear1DBackwardBackward0",
+        resample::resample_backward_bw),
+    Row(OpKind::UpsampleBilinear2DBackward, "UpsampleBilinear2DBackwardBackward0",
+        resample::resample_backward_bw),
+    Row(OpKind::UpsampleBicubic2DBackward, "UpsampleBicubic2DBackwardBackward0",
+        resample::resample_backward_bw),
+    Row(OpKind::UpsampleTrilinear3DBackward, "UpsampleTrilinear3DBackwardBackward0",
+        resample::resample_backward_bw),
+    Row(OpKind::Cdist, "CdistBackward0", resample::cdist_bw)
+        .saves_input(0, ForAnyGrad)
+        .saves_input(1, ForAnyGrad)
+        .saves_result(),
+    Row(OpKind::EuclideanDist, "EuclideanDistBackward0", resample::euclidean_dist_bw)
+        .saves_input(0, ForAnyGrad)
+        .saves_input(1, ForAnyGrad)
+        .saves_result(),
+    // linalg.svd (issue 19): U, S, Vh kept as the node's extras
+    Row(OpKind::LinalgSvd, "LinalgSvdBackward0", svd::linalg_svd_bw),
 };
 
 }  // namespace

@@ -56,7 +56,23 @@ namespace gradtrack::autograd {
   /* more unary math: erfc, erfinv, inverse hyperbolics, sinc, angle units */                 \
   X(Erfc) X(Erfinv) X(Asinh) X(Acosh) X(Atanh) X(Sinc) X(Deg2rad) X(Rad2deg)               \
   X(AsinhInplace) X(AcoshInplace) X(AtanhInplace)                                            \
-  /* amin and masked_select */ X(Amin) X(MaskedSelect)
+  /* amin and masked_select */ X(Amin) X(MaskedSelect) \
+  /* padding, interpolation, cdist (issue 19); resampling backward kinds follow */         \
+  /* their forward kinds in the same order (ops/resample.cpp) */                          \
+  X(ConstantPadNd) X(ReflectionPad1D) X(ReflectionPad2D) X(ReflectionPad3D)               \
+  X(ReplicationPad1D) X(ReplicationPad2D) X(ReplicationPad3D) X(UpsampleNearest1D)        \
+  X(UpsampleNearest2D) X(UpsampleNearest3D) X(UpsampleNearestExact1D)                     \
+  X(UpsampleNearestExact2D) X(UpsampleNearestExact3D) X(UpsampleLinear1D)                 \
+  X(UpsampleBilinear2D) X(UpsampleBicubic2D) X(UpsampleTrilinear3D)                       \
+  X(ReflectionPad1DBackward) X(ReflectionPad2DBackward) X(ReflectionPad3DBackward)        \
+  X(ReplicationPad1DBackward) X(ReplicationPad2DBackward) X(ReplicationPad3DBackward)     \
+  X(UpsampleNearest1DBackward) X(UpsampleNearest2DBackward)                               \
+  X(UpsampleNearest3DBackward) X(UpsampleNearestExact1DBackward)                          \
+  X(UpsampleNearestExact2DBackward) X(UpsampleNearestExact3DBackward)                     \
+  X(UpsampleLinear1DBackward) X(UpsampleBilinear2DBackward)                               \
+  X(UpsampleBicubic2DBackward) X(UpsampleTrilinear3DBackward)                             \
+  X(Cdist) X(EuclideanDist)                                                              \
+  /* linalg.svd for svdvals and the matrix norms (issue 19) */ X(LinalgSvd)
 // clang-format on
 
 enum class OpKind : uint16_t {

@@ -309,6 +309,25 @@ globals().update(_legacy.LEGACY_TYPES)
 Tensor.type = _legacy.tensor_type
 autograd.Variable = _legacy.Variable
 
+# searchsorted, bucketize, cdist (issue 19)
+from ._search_ops import bucketize, cdist, searchsorted  # noqa: E402,F401
+
+# unique(dim=...) and unique_consecutive (issue 19)
+from . import _unique  # noqa: E402
+from ._unique import unique, unique_consecutive  # noqa: E402,F401
+
+_unique.install(Tensor)
+
+# layout= and pin_memory= on every factory, Tensor.layout (issue 19)
+from . import _factories  # noqa: E402
+
+_factories.install(globals(), Tensor)
+
+# out= on the elementwise functions and factories that take it in torch (issue 19)
+from . import _out_more  # noqa: E402
+
+_out_more.install(globals())
+
 # dtype queries (issue 19): finfo/iinfo and the promotion rules
 from ._dtypes import can_cast, finfo, iinfo, promote_types, result_type  # noqa: E402,F401
 

@@ -9,6 +9,7 @@ tensor(3.)
 
 import builtins
 import math
+import string
 import warnings
 
 from . import _C, return_types
@@ -304,23 +305,48 @@ def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):  # no
 
 # ---- einsum and tensordot: permute/reshape/bmm, so their gradients come from those ops ----
 
-def _einsum_parse(equation, n):
+def _einsum_parse(equation, operands):
+    """The terms and output with each ``...`` replaced by letters of their
+    own (right-aligned across operands, as broadcasting aligns dims)."""
     equation = equation.replace(" ", "")
-    if "." in equation:
-        raise NotImplementedError("gradtrack: einsum with '...' is not implemented")
-    if "->" in equation:
-        lhs, out = equation.split("->")
-    else:
-        lhs = equation
-        letters = lhs.replace(",", "")
-        out = "".join(sorted(c for c in set(letters) if letters.count(c) == 1))
+    n = len(operands)
+    lhs, arrow, out = equation.partition("->")
     terms = lhs.split(",")
     if len(terms) != n:
         raise RuntimeError(
             "einsum(): more operands were provided than specified in the equation"
             if len(terms) < n else
             "einsum(): fewer operands were provided than specified in the equation")
+    spare = [c for c in string.ascii_letters if c not in equation]
+    ell = builtins.max([x.dim() - (len(t) - 3) for t, x in zip(terms, operands) if "..." in t],
+                       default=0)
+    ell = builtins.max(ell, 0)
+    letters = "".join(spare[:ell])
+    for i, (t, x) in enumerate(zip(terms, operands)):
+        if "..." in t:
+            k = builtins.max(x.dim() - (len(t) - 3), 0)
+            terms[i] = t.replace("...", letters[ell - k:])
+    if arrow:
+        out = out.replace("...", letters)
+    else:
+        singles = "".join(terms)
+        out = letters + "".join(sorted(c for c in set(singles)
+                                       if singles.count(c) == 1 and c not in letters))
     return terms, out
+
+
+def _broadcast_letters(xs):
+    """Expands size-1 dims to the size their letter has in other operands."""
+    size = {}
+    for x, sub in xs:
+        for c, s in zip(sub, x.shape):
+            if s != 1:
+                size[c] = s
+    out = []
+    for x, sub in xs:
+        want = tuple(size.get(c, 1) for c in sub)
+        out.append((x.expand(want) if want != tuple(x.shape) else x, sub))
+    return out
 
 
 def _take_diagonals(x, sub):
@@ -367,8 +393,9 @@ def _contract(a, sa, b, sb, keep):
 
 
 def einsum(*args):
-    """Einstein summation: ``einsum('ij,jk->ik', a, b)`` (no ``...`` yet),
-    computed with permute, reshape, sum and bmm.
+    """Einstein summation: ``einsum('ij,jk->ik', a, b)``, ``...`` standing
+    for broadcast dims (``einsum('...ij,...jk', a, b)``), computed with
+    permute, reshape, sum and bmm.
 
     >>> import gradtrack
     >>> gradtrack.einsum('ij->j', gradtrack.ones(2, 3))
@@ -377,15 +404,21 @@ def einsum(*args):
     equation, operands = args[0], args[1:]
     if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
         operands = tuple(operands[0])
-    terms, out = _einsum_parse(equation, len(operands))
+    raw = equation.replace(" ", "").partition("->")[0].split(",")
+    terms, out = _einsum_parse(equation, operands)
     xs = []
-    for x, sub in zip(operands, terms):
+    for x, sub, given in zip(operands, terms, raw):
         if len(sub) != x.dim():
+            if "..." in given:
+                raise RuntimeError(
+                    f"einsum(): the number of subscripts in the equation ({len(given) - 3}) is "
+                    f"more than the number of dimensions ({x.dim()}) for operand {len(xs)}")
             raise RuntimeError(
                 f"einsum(): the number of subscripts in the equation ({len(sub)}) does not match "
                 f"the number of dimensions ({x.dim()}) for operand {len(xs)} and no ellipsis "
                 "was given")
         xs.append(_take_diagonals(x, sub))
+    xs = _broadcast_letters(xs)
     x, sub = xs[0]
     for i, (y, sy) in enumerate(xs[1:], start=1):
         later = set(out).union(*[s for _, s in xs[i + 1:]])

@@ -1,4 +1,4 @@
-"""``torch.linalg``: vector and matrix norms and the cross product.
+"""``torch.linalg``: vector and matrix norms, the SVD and the cross product.
 
 >>> import gradtrack
 >>> gradtrack.linalg.vector_norm(gradtrack.tensor([3., 4.]))
@@ -29,39 +29,143 @@ def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):  # noqa: A002
     return _E.vector_norm(x, float(ord), _dims(dim), keepdim)
 
 
-def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None):  # noqa: N803
-    """The ``ord``-norm of the matrices over ``dim``: 'fro', 1, -1, inf or -inf
-    ('nuc', 2 and -2 need an SVD, not implemented).
+def _check_matrix(name, A):  # noqa: N803 - torch's argument name
+    if A.dim() < 2:
+        raise RuntimeError(f"linalg.{name}: The input tensor A must have at least 2 dimensions.")
+    if not A.is_floating_point():
+        raise RuntimeError(f"linalg.{name}: Expected a floating point or complex tensor as input. "
+                           f"Got {_DT_NAME[repr(A.dtype).split('.', 1)[1]]}")
+
+
+_DT_NAME = {"bool": "Bool", "uint8": "Byte", "int32": "Int", "int64": "Long"}
+
+
+class SVDResult(tuple):
+    """``linalg.svd``'s named result: ``U``, ``S``, ``Vh``."""
+
+    __slots__ = ()
+
+    def __new__(cls, parts):
+        return tuple.__new__(cls, parts)
+
+    U = property(lambda self: self[0])
+    S = property(lambda self: self[1])
+    Vh = property(lambda self: self[2])
+
+    def __repr__(self):
+        return (f"gradtrack.return_types.linalg_svd(\nU={self[0]!r},\nS={self[1]!r},\n"
+                f"Vh={self[2]!r})")
+
+
+def svd(A, full_matrices=True, *, driver=None, out=None):  # noqa: N803
+    """The singular value decomposition ``A = U diag(S) Vh`` (batched), with
+    S descending; gradients flow through U, S and Vh (LinalgSvdBackward0).
 
     >>> import gradtrack
-    >>> gradtrack.linalg.matrix_norm(gradtrack.tensor([[1.0, -2.0], [3.0, 4.0]]))
-    tensor(5.4772)
+    >>> gradtrack.linalg.svd(gradtrack.tensor([[3., 0.], [0., -2.]])).S
+    tensor([3., 2.])
     """
+    _check_matrix("svd", A)
+    if out is not None:
+        raise NotImplementedError("gradtrack: linalg.svd(out=...) is not implemented")
+    if full_matrices and A.shape[-1] != A.shape[-2]:
+        raise NotImplementedError("gradtrack: linalg.svd(full_matrices=True) of a non-square "
+                                  "matrix is not implemented; pass full_matrices=False")
+    return SVDResult(_C._resample.linalg_svd(A))
+
+
+def svdvals(A, *, driver=None, out=None):  # noqa: N803
+    """The singular values of ``A`` (batched), descending.
+
+    >>> import gradtrack
+    >>> gradtrack.linalg.svdvals(gradtrack.tensor([[0., 2.], [1., 0.]]))
+    tensor([2., 1.])
+    """
+    _check_matrix("svd", A)
+    if out is not None:
+        raise NotImplementedError("gradtrack: linalg.svdvals(out=...) is not implemented")
+    return _C._resample.linalg_svd(A)[1]
+
+
+def _matrix_dims(A, dim):  # noqa: N803
+    if not isinstance(dim, (tuple, list)) or len(dim) != 2:
+        raise RuntimeError(f"linalg.matrix_norm: dim must be a 2-tuple. Got {dim}")
+    d0, d1 = (d % A.dim() for d in dim)
+    if d0 == d1:
+        raise RuntimeError(f"linalg.matrix_norm: dims must be different. Got ({dim[0]}, {dim[1]})")
+    return d0, d1
+
+
+def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None):  # noqa: A002,N803
+    """The ``ord``-norm of the matrices over ``dim``: 'fro', 'nuc', 1, -1, 2,
+    -2, inf or -inf (2, -2 and 'nuc' from the singular values).
+
+    >>> import gradtrack
+    >>> gradtrack.linalg.matrix_norm(gradtrack.tensor([[3., 0.], [0., -2.]]), ord='nuc')
+    tensor(5.)
+    """
+    if A.dim() < 2:
+        raise RuntimeError("linalg.matrix_norm: The input tensor A must have at least 2 "
+                           "dimensions.")
+    if ord not in ("fro", "nuc", 1, -1, 2, -2, _INF, -_INF):
+        raise RuntimeError(f"linalg.matrix_norm: Order {ord} not supported.")
+    if not A.is_floating_point():
+        raise RuntimeError("linalg.matrix_norm: Expected a floating point or complex tensor as "
+                           f"input. Got {_DT_NAME[repr(A.dtype).split('.', 1)[1]]}")
+    d0, d1 = _matrix_dims(A, dim)
     if dtype is not None:
         A = A.to(dtype)  # noqa: N806
     if ord == "fro":
-        return _E.vector_norm(A, 2.0, tuple(dim), keepdim)
-    if ord in (1, -1, _INF, -_INF):
-        d0, d1 = (d % A.dim() for d in dim)
-        # 1-norms sum columns (over d0), inf-norms sum rows (over d1).
-        summed, reduced = (d0, d1) if ord in (1, -1) else (d1, d0)
-        sums = A.abs().sum(summed, keepdim=True)
-        r = sums.amax(reduced, keepdim=True) if ord > 0 else -((-sums).amax(reduced, keepdim=True))
-        return r if keepdim else r.squeeze((d0, d1))
-    raise NotImplementedError(f"gradtrack: linalg.matrix_norm with ord={ord!r} is not implemented")
+        return _E.vector_norm(A, 2.0, (d0, d1), keepdim)
+    if ord in ("nuc", 2, -2):
+        # torch: the singular values of A with dims (d0, d1) moved last; with
+        # keepdim, the result gets them back (unsqueeze, then the inverse permute).
+        perm = [d for d in range(A.dim()) if d not in (d0, d1)] + [d0, d1]
+        s = svdvals(A.permute(tuple(perm)))
+        r = (s.sum(-1, keepdim=keepdim) if ord == "nuc" else
+             s.amax(-1, keepdim=keepdim) if ord == 2 else _amin(s, -1, keepdim))
+        if keepdim:
+            r = r.unsqueeze(-1).permute(tuple(perm.index(d) for d in range(A.dim())))
+        return r
+    # 1-norms sum columns (over d0), inf-norms sum rows (over d1).
+    summed, reduced = (d0, d1) if ord in (1, -1) else (d1, d0)
+    sums = _E.vector_norm(A, 1.0, (summed,), keepdim)
+    if not keepdim and reduced > summed:
+        reduced -= 1
+    return sums.amax(reduced, keepdim=keepdim) if ord > 0 else _amin(sums, reduced, keepdim)
 
 
-def norm(A, ord=None, dim=None, keepdim=False, *, dtype=None):  # noqa: A002,N803
+def _amin(x, dim, keepdim):
+    """The smallest values along ``dim`` (AminBackward0, as torch's negative orders)."""
+    return x.amin(dim, keepdim=keepdim)
+
+
+def norm(A, ord=None, dim=None, keepdim=False, *, out=None, dtype=None):  # noqa: A002,N803
     """A vector norm (1-D input, an int dim, or ord None) or a matrix norm (2 dims).
 
     >>> import gradtrack
-    >>> gradtrack.linalg.norm(gradtrack.tensor([3.0, 4.0]))
-    tensor(5.)
+    >>> gradtrack.linalg.norm(gradtrack.tensor([[3., 0.], [0., -2.]]), ord=2)
+    tensor(3.)
     """
-    if isinstance(dim, builtins.int) or (dim is None and (ord is None or A.dim() == 1)):
+    if out is not None:
+        raise NotImplementedError("gradtrack: linalg.norm(out=...) is not implemented")
+    if dim is not None and not isinstance(dim, builtins.int) and len(dim) == 1:
+        dim = dim[0]
+    if isinstance(dim, builtins.int) or (dim is None and ord is None):
+        if isinstance(ord, str):
+            raise RuntimeError(f"linalg.matrix_norm: dim must be a 2-tuple. Got {dim}")
         return vector_norm(A, 2 if ord is None else ord, dim, keepdim, dtype=dtype)
-    return matrix_norm(A, "fro" if ord is None else ord, (-2, -1) if dim is None else dim, keepdim,
-                       dtype=dtype)
+    if dim is None:
+        if A.dim() not in (1, 2):
+            raise RuntimeError("linalg.norm: If dim is not specified but ord is, the input must be "
+                               f"1D or 2D. Got {A.dim()}D.")
+        if A.dim() == 1:
+            if isinstance(ord, str):
+                raise RuntimeError("linalg.matrix_norm: The input tensor A must have at least 2 "
+                                   "dimensions.")
+            return vector_norm(A, ord, None, keepdim, dtype=dtype)
+        dim = (-2, -1)
+    return matrix_norm(A, "fro" if ord is None else ord, dim, keepdim, dtype=dtype)
 
 
 def cross(input, other, *, dim=-1):  # noqa: A002

@@ -1823,4 +1823,72 @@ OPS += [
     OpSpec("count_nonzero_dim", lambda lib, a: lib.count_nonzero(a, dim=0),
            (S("2x3", A(2, 3, domain=SMALL)), S("t", T(2, 3, domain=SMALL))), ALL,
            ref=lambda np_, a: np.count_nonzero(a, axis=0), differentiable=False),
+# ---- padding, interpolation, cdist, searchsorted (issue 19) ---------------------------------
+
+def _np_pad(a, pad, mode, value=0.0):
+    widths = [(0, 0)] * a.ndim
+    for i in range(len(pad) // 2):
+        widths[a.ndim - 1 - i] = (pad[2 * i], pad[2 * i + 1])
+    kind = {"constant": "constant", "reflect": "reflect", "replicate": "edge",
+            "circular": "wrap"}[mode]
+    extra = {"constant_values": value} if kind == "constant" else {}
+    return np.pad(a, widths, mode=kind, **extra)
+
+
+def _pad_spec(mode, pad, samples):
+    return OpSpec(f"nn.functional.pad_{mode}",
+                  lambda lib, a: lib.nn.functional.pad(a, pad, mode=mode), samples, FLOAT,
+                  ref=lambda np_, a: _np_pad(a, pad, mode))
+
+
+def _np_linear_corners(a, n):
+    """1-D linear interpolation with align_corners=True along the last dim."""
+    x = np.linspace(0, a.shape[-1] - 1, n)
+    return np.apply_along_axis(lambda r: np.interp(x, np.arange(a.shape[-1]), r), -1, a)
+
+
+def _np_cdist(a, b, p):
+    d = np.abs(a[..., :, None, :] - b[..., None, :, :])
+    return d.max(-1) if p == np.inf else (d ** p).sum(-1) ** (1 / p)
+
+
+PAD_SAMPLES = (S("3d", A(2, 3, 5)), S("2d", A(3, 5)), S("t", T(3, 5)))
+PAD2_SAMPLES = (S("4d", A(1, 2, 4, 5)), S("3d", A(2, 4, 5)))
+OPS += [
+    _pad_spec("constant", (1, 2), PAD_SAMPLES),
+    _pad_spec("reflect", (2, 1), PAD_SAMPLES),
+    _pad_spec("replicate", (3, 1), PAD_SAMPLES),
+    _pad_spec("circular", (2, 1), PAD_SAMPLES),
+    _pad_spec("reflect", (1, 2, 3, 0), PAD2_SAMPLES),
+    _pad_spec("replicate", (1, 2, 3, 0), PAD2_SAMPLES),
+    OpSpec("nn.functional.pad_negative", lambda lib, a: lib.nn.functional.pad(a, (-1, 2), value=3.),
+           PAD_SAMPLES, FLOAT, ref=lambda np_, a: np.pad(a[..., 1:], [(0, 0)] * (a.ndim - 1)
+                                                          + [(0, 2)], constant_values=3.)),
+    OpSpec("nn.functional.interpolate_nearest",
+           lambda lib, a: lib.nn.functional.interpolate(a, scale_factor=2),
+           (S("3d", A(2, 3, 4)), S("4d", A(1, 2, 3, 4))), FLOAT,
+           ref=lambda np_, a: np.repeat(a, 2, -1) if a.ndim == 3
+           else np.repeat(np.repeat(a, 2, -1), 2, -2)),
+    OpSpec("nn.functional.interpolate_linear_corners",
+           lambda lib, a: lib.nn.functional.interpolate(a, size=7, mode="linear",
+                                                        align_corners=True),
+           (S("3d", A(2, 3, 4)),), FLOAT, ref=lambda np_, a: _np_linear_corners(a, 7)),
+    OpSpec("cdist_p2", lambda lib, a, b: lib.cdist(a, b), (S("2d", A(3, 4), A(5, 4)),
+                                                          S("batch", A(2, 3, 4), A(5, 4))),
+           FLOAT, ref=lambda np_, a, b: _np_cdist(a, b, 2), rtol=1e-5),
+    OpSpec("cdist_p1", lambda lib, a, b: lib.cdist(a, b, p=1), (S("2d", A(3, 4), A(5, 4)),),
+           FLOAT, ref=lambda np_, a, b: _np_cdist(a, b, 1), rtol=1e-5),
+    OpSpec("cdist_pinf", lambda lib, a, b: lib.cdist(a, b, p=float("inf")),
+           (S("2d", A(3, 4), A(5, 4)),), FLOAT, ref=lambda np_, a, b: _np_cdist(a, b, np.inf)),
+    OpSpec("cdist_p3", lambda lib, a, b: lib.cdist(a, b, p=3), (S("2d", A(3, 4), A(5, 4)),),
+           FLOAT, ref=lambda np_, a, b: _np_cdist(a, b, 3), rtol=1e-5),
+    OpSpec("searchsorted",
+           lambda lib, a: lib.searchsorted(lib.tensor([-1.0, 0.0, 0.5, 1.0]), a),
+           (S("2x3", A(2, 3)), S("t", T(2, 3))), FLOAT,
+           ref=lambda np_, a: np.searchsorted([-1.0, 0.0, 0.5, 1.0], a), differentiable=False),
+    OpSpec("bucketize_right",
+           lambda lib, a: lib.bucketize(a, lib.tensor([-1.0, 0.0, 0.5, 1.0]), right=True),
+           (S("2x3", A(2, 3)),), FLOAT,
+           ref=lambda np_, a: np.searchsorted([-1.0, 0.0, 0.5, 1.0], a, side="right"),
+           differentiable=False),
 ]

@@ -372,3 +372,8 @@ from ._attention_functional import (  # noqa: E402,F401 - re-exported
 )
 
 __all__ += ["scaled_dot_product_attention", "multi_head_attention_forward"]
+# padding and interpolation (issue 19)
+from ._resample import (interpolate, pad, upsample, upsample_bilinear,  # noqa: E402,F401
+                        upsample_nearest)
+
+__all__ += ["pad", "interpolate", "upsample", "upsample_nearest", "upsample_bilinear"]

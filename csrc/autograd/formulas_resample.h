@@ -1,0 +1,17 @@
+// Backward formulas of padding, interpolation and cdist; their rows are in
+// the table in formulas.cpp, in the block marked for them.
+#pragma once
+
+#include "autograd/formulas.h"
+
+namespace gradtrack::autograd::resample {
+
+/// Reflect/replicate padding and upsampling: the transposed map.
+TensorList resample_bw(const BackwardCtx& c, const TensorList& g);
+/// Their backward's own backward: the forward map again.
+TensorList resample_backward_bw(const BackwardCtx& c, const TensorList& g);
+TensorList constant_pad_bw(const BackwardCtx& c, const TensorList& g);
+TensorList cdist_bw(const BackwardCtx& c, const TensorList& g);
+TensorList euclidean_dist_bw(const BackwardCtx& c, const TensorList& g);
+
+}  // namespace gradtrack::autograd::resample

@@ -1,0 +1,173 @@
+"""``out=`` on the elementwise functions and the factories that take it in
+torch (NOTE [out= rules] in _out.py): elementwise ops refuse a result dtype
+that cannot be cast to ``out``'s; a factory called with ``out=`` and no
+``dtype`` makes ``out``'s dtype, as torch's.
+"""
+
+import functools
+import inspect
+
+from . import _out
+from ._factories import _builtin_parameters
+
+UNARY = ("abs", "acos", "asin", "atan", "ceil", "cos", "cosh", "erf", "exp", "exp2", "expm1",
+         "floor", "frac", "log", "log10", "log1p", "log2", "neg", "reciprocal", "round", "rsqrt",
+         "sigmoid", "sign", "sgn", "sin", "sinh", "sqrt", "square", "tan", "tanh", "trunc",
+         "logical_not", "bitwise_not")
+BINARY = ("add", "sub", "mul", "div", "true_divide", "fmod", "remainder", "pow",
+          "atan2", "hypot", "maximum", "minimum", "eq", "ne", "lt", "le", "gt", "ge",
+          "logical_and", "logical_or", "logical_xor", "bitwise_and", "bitwise_or", "bitwise_xor")
+FACTORIES = ("arange", "linspace", "eye", "full", "randperm", "randint")
+# torch's "Same"-dtype unary ops want out's dtype to be the result's exactly.
+EXACT = {"abs", "ceil", "floor", "frac", "neg", "round", "sign", "sgn", "trunc", "bitwise_not"}
+# Not differentiable in torch: an argument that requires grad is fine.
+NO_GRAD = {"eq", "ne", "lt", "le", "gt", "ge", "logical_not", "logical_and", "logical_or",
+           "logical_xor", "bitwise_not", "bitwise_and", "bitwise_or", "bitwise_xor"}
+# The name torch's error gives (the op it calls).
+ERROR_NAME = {"square": "pow", "true_divide": "div", "concat": "cat", "clip": "clamp"}
+# Non-elementwise functions with out=, each with the dtype rule torch's kernel applies
+# (measured on torch 2.13 with float32 inputs and float64/int64/bool outs).
+RULES = {
+    **dict.fromkeys(("mm", "bmm", "mv", "matmul", "addmm", "gather", "scatter", "scatter_add",
+                     "diag", "softmax", "log_softmax", "argmax", "argmin"), "expect"),
+    **dict.fromkeys(("clamp", "clip", "clamp_min", "clamp_max"), "found"),
+    **dict.fromkeys(("outer", "mean"), "cast"),
+    **dict.fromkeys(("cat", "concat", "stack"), "cat"),
+    "dot": "dot", "index_select": "index_select", "where": "where", "all": "bool", "any": "bool",
+}
+# argmax/argmin/all/any are not differentiable; diag and the softmaxes take out= with an
+# argument that requires grad in torch 2.13 (measured).
+NO_GRAD |= {"argmax", "argmin", "all", "any", "diag", "softmax", "log_softmax"}
+_C_NAME = {"bool": "bool", "uint8": "unsigned char", "int32": "int", "int64": "long int",
+           "float32": "float", "float64": "double"}
+_DT = {"bool": "Bool", "uint8": "Byte", "int32": "Int", "int64": "Long", "float32": "Float",
+       "float64": "Double"}
+
+
+def _parameters(fn):
+    try:
+        return list(inspect.signature(fn).parameters.values())
+    except (TypeError, ValueError):
+        pass
+    first = (fn.__doc__ or "").split("\n")[0]
+    if "(*args, **kwargs)" in first:  # a pybind11 overload set
+        return [inspect.Parameter("args", inspect.Parameter.VAR_POSITIONAL),
+                inspect.Parameter("kwargs", inspect.Parameter.VAR_KEYWORD)]
+    return _builtin_parameters(fn)
+
+
+def _with_signature(wrapper, fn):
+    params = _parameters(fn)
+    if "out" not in {p.name for p in params}:
+        kw_at = next((i for i, p in enumerate(params) if p.kind is p.VAR_KEYWORD), len(params))
+        params.insert(kw_at, inspect.Parameter("out", inspect.Parameter.KEYWORD_ONLY,
+                                               default=None))
+    wrapper.__signature__ = inspect.Signature(params)
+    del wrapper.__wrapped__
+    return wrapper
+
+
+def _dt(t):
+    return _DT[repr(t.dtype).split(".", 1)[1]]
+
+
+def elementwise(fn, name):
+    """``fn`` with ``out=`` (torch's elementwise dtype rules and grad refusal)."""
+    error_name = ERROR_NAME.get(name, name)
+
+    @functools.wraps(fn)
+    def op(*args, out=None, **kwargs):
+        if out is None:
+            return fn(*args, **kwargs)
+        if name not in NO_GRAD:
+            _out.check_grad(error_name, (*args, *kwargs.values()), out)
+        with _out._no_grad():
+            result = fn(*args, **kwargs)
+        if name in EXACT and result.dtype != out.dtype:
+            raise RuntimeError(f"Found dtype {_dt(out)} but expected {_dt(result)}")
+        return _out.write(out, result, True)
+    return _with_signature(op, fn)
+
+
+def _key(t):
+    return repr(t.dtype).split(".", 1)[1]
+
+
+def _dtype_error(rule, name, result, out):
+    """torch's refusal of ``out``'s dtype for ``rule``, or None when it is accepted."""
+    if out.dtype == result.dtype:
+        return None
+    if rule == "expect":
+        return RuntimeError(f"Expected out tensor to have dtype {_C_NAME[_key(result)]}, but got "
+                            f"{_C_NAME[_key(out)]} instead")
+    if rule == "found":
+        return RuntimeError(f"Found dtype {_dt(out)} but expected {_dt(result)}")
+    if rule == "dot":
+        return RuntimeError(f"result dtype {_dt(out)} does not match input dtype {_dt(result)}")
+    if rule == "index_select":
+        return RuntimeError("index_select(): self and result must have the same scalar type")
+    if rule == "where":
+        return RuntimeError(f"Expected out type to be {_dt(result)} but got {_dt(out)}")
+    if rule == "bool":
+        return RuntimeError(f"{name} only supports bool tensor for result, got: {_dt(out)}")
+    if _out._KIND[_key(result)] > _out._KIND[_key(out)]:
+        if rule == "cat":
+            return TypeError(f"torch.cat(): input types can't be cast to the desired output type "
+                             f"{_dt(out)}")
+        return RuntimeError(f"result type {_dt(result)} can't be cast to the desired output type "
+                            f"{_dt(out)}")
+    return None
+
+
+def with_rule(fn, name):
+    """``fn`` with ``out=`` under torch's dtype rule for ``name`` (RULES)."""
+    error_name = ERROR_NAME.get(name, name)
+    rule = RULES[name]
+
+    @functools.wraps(fn)
+    def op(*args, out=None, **kwargs):
+        if out is None:
+            return fn(*args, **kwargs)
+        if name not in NO_GRAD:
+            flat = [a for arg in (*args, *kwargs.values())
+                    for a in (arg if isinstance(arg, (list, tuple)) else (arg,))]
+            _out.check_grad(error_name, flat, out)
+        with _out._no_grad():
+            result = fn(*args, **kwargs)
+        error = _dtype_error(rule, error_name, result, out)
+        if error is not None:
+            raise error
+        return _out.write(out, result, False)
+    return _with_signature(op, fn)
+
+
+def factory(fn, name):
+    """``fn`` with ``out=``: the result takes out's dtype unless ``dtype`` is given."""
+    @functools.wraps(fn)
+    def make(*args, out=None, **kwargs):
+        if out is None:
+            return fn(*args, **kwargs)
+        if kwargs.get("dtype") is None:
+            kwargs["dtype"] = out.dtype
+        return _out.call(name, fn, args, kwargs, out)
+    return _with_signature(make, fn)
+
+
+def install(namespace):
+    """Wraps the functions of ``namespace`` (the gradtrack module's dict)."""
+    for name in UNARY + BINARY:
+        if name in namespace:
+            namespace[name] = elementwise(namespace[name], name)
+    for name in FACTORIES:
+        if name in namespace:
+            namespace[name] = factory(namespace[name], name)
+    for name in RULES:
+        if name in namespace and "out" not in _names(namespace[name]):
+            namespace[name] = with_rule(namespace[name], name)
+
+
+def _names(fn):
+    try:
+        return {p.name for p in _parameters(fn)}
+    except (ValueError, SyntaxError):
+        return set()

@@ -1,0 +1,127 @@
+"""out= on torch's elementwise functions and factories: written in place
+(the _version bumps, views see it), resized with torch's warning, torch's
+dtype-cast refusal and its error when an argument requires grad.
+"""
+
+import warnings
+
+import numpy as np
+import pytest
+
+import gradtrack
+from gradtrack import _out_more
+
+
+def _args(lib, name):
+    x = lib.tensor([0.25, 0.5, 0.75])
+    if name in ("logical_not",):
+        return (x > 0.4,)
+    if name in ("bitwise_not",):
+        return (lib.tensor([1, 2, 3]),)
+    if name in ("bitwise_and", "bitwise_or", "bitwise_xor"):
+        return (lib.tensor([1, 2, 3]), lib.tensor([3, 1, 2]))
+    if name in _out_more.BINARY:
+        return (x, lib.tensor([0.5, 0.25, 2.0]))
+    return (x,)
+
+
+def _outcome(lib, name, out_dtype, shape, requires_grad=False):
+    args = _args(lib, name)
+    if requires_grad:
+        args = (args[0].clone().requires_grad_(),) + args[1:]
+    out = lib.zeros(shape, dtype=getattr(lib, out_dtype))
+    view = out.view(-1) if out.numel() else out
+    before = out._version
+    try:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            r = getattr(lib, name)(*args, out=out)
+    except Exception as e:  # the error is the observable result
+        return (type(e).__name__, str(e).replace("gradtrack", "torch"))
+    return ("ok", r is out, np.round(r.detach().numpy().astype(float), 5).tolist(),
+            str(r.dtype).split(".")[-1], out._version > before,
+            view.numpy().tolist() == out.reshape(-1).numpy().tolist() if shape == (3,) else None,
+            # torch's bitwise ops warn twice for one resize: compare which warnings
+            sorted({str(w.message).split(".")[0] for w in caught}))
+
+
+@pytest.mark.parametrize("name", _out_more.UNARY + _out_more.BINARY)
+def test_elementwise_out_matches_torch(torch, name):
+    for out_dtype, shape in (("float32", (3,)), ("float64", (0,)), ("int64", (3,)),
+                             ("bool", (3,)), ("float32", (2, 2))):
+        assert _outcome(gradtrack, name, out_dtype, shape) == _outcome(torch, name, out_dtype,
+                                                                       shape)
+    if not name.startswith("bitwise") and name != "logical_not":  # float inputs only
+        assert _outcome(gradtrack, name, "float32", (3,), requires_grad=True) == _outcome(
+            torch, name, "float32", (3,), requires_grad=True)
+
+
+FACTORY_CALLS = {
+    "arange": lambda L, **kw: L.arange(3, **kw),
+    "linspace": lambda L, **kw: L.linspace(0, 1, 3, **kw),
+    "eye": lambda L, **kw: L.eye(2, **kw),
+    "full": lambda L, **kw: L.full((2,), 1.5, **kw),
+    "randperm": lambda L, **kw: L.randperm(3, **kw).sort()[0],
+    "randint": lambda L, **kw: L.randint(0, 1, (2,), **kw),
+}
+
+
+@pytest.mark.parametrize("name", _out_more.FACTORIES)
+def test_factory_out_takes_outs_dtype_as_torch(torch, name):
+    for dtype in ("float64", "int64", "float32"):
+        res = []
+        for lib in (torch, gradtrack):
+            out = lib.empty(0, dtype=getattr(lib, dtype))
+            r = FACTORY_CALLS[name](lib, out=out)
+            res.append((r.tolist(), str(r.dtype).split(".")[-1], str(out.dtype).split(".")[-1]))
+        assert res[1] == res[0]
+
+
+def test_out_signatures_list_out():
+    import inspect
+    for name in _out_more.UNARY + _out_more.BINARY + _out_more.FACTORIES:
+        assert "out" in inspect.signature(getattr(gradtrack, name)).parameters
+
+
+def _rule_call(L, name, out, requires_grad):
+    x = L.tensor([[0.25, 0.5], [0.75, 1.0]], requires_grad=requires_grad)
+    v, i = L.tensor([0.5, 2.0]), L.tensor([[0, 1], [1, 0]])
+    calls = {
+        "mm": lambda: L.mm(x, x, out=out), "bmm": lambda: L.bmm(x[None], x[None], out=out),
+        "mv": lambda: L.mv(x, v, out=out), "matmul": lambda: L.matmul(x, x, out=out),
+        "dot": lambda: L.dot(v, v, out=out), "outer": lambda: L.outer(v, v, out=out),
+        "cat": lambda: L.cat([x, x], out=out), "concat": lambda: L.concat([x, x], out=out),
+        "stack": lambda: L.stack([x, x], out=out), "gather": lambda: L.gather(x, 1, i, out=out),
+        "index_select": lambda: L.index_select(x, 0, i[0], out=out),
+        "diag": lambda: L.diag(x, out=out), "softmax": lambda: L.softmax(x, 1, out=out),
+        "log_softmax": lambda: L.log_softmax(x, 1, out=out),
+        "mean": lambda: L.mean(x, 1, out=out), "argmax": lambda: L.argmax(x, 1, out=out),
+        "argmin": lambda: L.argmin(x, 1, out=out), "clamp": lambda: L.clamp(x, 0, 0.5, out=out),
+        "clip": lambda: L.clip(x, 0, 0.5, out=out),
+        "where": lambda: L.where(x > 0.5, x, v, out=out),
+        "all": lambda: L.all(x > 0, 1, out=out), "any": lambda: L.any(x > 0, 1, out=out),
+        "addmm": lambda: L.addmm(x, x, x, out=out),
+        "scatter_add": lambda: L.scatter_add(x, 1, i, x, out=out),
+        "scatter": lambda: L.scatter(x, 1, i, x, out=out),
+        "clamp_min": lambda: L.clamp_min(x, 0.5, out=out),
+        "clamp_max": lambda: L.clamp_max(x, 0.5, out=out),
+    }
+    return calls[name]()
+
+
+@pytest.mark.parametrize("name", sorted(_out_more.RULES))
+def test_out_dtype_rules_of_other_functions_match_torch(torch, name):
+    for dtype in ("float32", "float64", "int64", "bool"):
+        for requires_grad in (False, True):
+            res = []
+            for lib in (torch, gradtrack):
+                out = lib.zeros(0, dtype=getattr(lib, dtype))
+                try:
+                    with warnings.catch_warnings():
+                        warnings.simplefilter("ignore")
+                        r = _rule_call(lib, name, out, requires_grad)
+                    res.append(("ok", r is out, np.round(r.detach().numpy().astype(float), 6)
+                                .tolist(), out._version))
+                except Exception as e:  # the error is the observable result
+                    res.append((type(e).__name__, str(e).replace("gradtrack", "torch")))
+            assert res[1] == res[0], (dtype, requires_grad)

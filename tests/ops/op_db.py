@@ -1823,6 +1823,9 @@ OPS += [
     OpSpec("count_nonzero_dim", lambda lib, a: lib.count_nonzero(a, dim=0),
            (S("2x3", A(2, 3, domain=SMALL)), S("t", T(2, 3, domain=SMALL))), ALL,
            ref=lambda np_, a: np.count_nonzero(a, axis=0), differentiable=False),
+]
+
+
 # ---- padding, interpolation, cdist, searchsorted (issue 19) ---------------------------------
 
 def _np_pad(a, pad, mode, value=0.0):

@@ -69,7 +69,7 @@ Tensor div_jvp(const J& c) {
 Tensor div_scalar_jvp(const J& c) { return div(t(c), c.attrs.s0); }
 Tensor pow_scalar_jvp(const J& c) {
   const Scalar e = c.attrs.s0;
-  if (e.equals(0)) return Tensor();
+  if (e.equals(0)) return zeros(c.result.sizes(), c.result.dtype());  // PyTorch: zeros
   const double ed = e.to_double();
   return mul(t(c), mul(pow(x(c), Scalar(ed - 1)), Scalar(ed)));
 }

@@ -1099,30 +1099,39 @@ const FormulaRow kRows[] = {
     Row(OpKind::Kthvalue, "KthvalueBackward0", extra::value_reduce_bw).jvp(jvp::extreme_dim_jvp),
     Row(OpKind::MedianDim, "MedianBackward1", extra::value_reduce_bw).jvp(jvp::extreme_dim_jvp),
     Row(OpKind::MedianAll, "MedianBackward0", extra::median_all_bw)
+        .jvp(jvp::extreme_all_jvp)
         .saves_input(0, ForGrad0)
         .saves_result(),
     Row(OpKind::Mode, "ModeBackward0", extra::value_reduce_bw).jvp(jvp::extreme_dim_jvp),
-    Row(OpKind::Diagonal, "DiagonalBackward0", extra::diagonal_bw),
-    Row(OpKind::DiagonalCopy, "DiagonalBackward0_copy", extra::diagonal_bw),
+    Row(OpKind::Diagonal, "DiagonalBackward0", extra::diagonal_bw).jvp(jvp::view_jvp),
+    Row(OpKind::DiagonalCopy, "DiagonalBackward0_copy", extra::diagonal_bw)
+        .jvp(jvp::diagonal_copy_jvp),
     Row(OpKind::DiagonalBackward, "DiagonalBackwardBackward0", extra::diagonal_backward_bw),
-    Row(OpKind::DiagEmbed, "DiagEmbedBackward0", extra::diagonal_backward_bw),
-    Row(OpKind::Trace, "TraceBackward0", extra::trace_bw),
-    Row(OpKind::NanToNum, "NanToNumBackward0", extra::nan_to_num_bw).saves_input(0, ForGrad0),
-    Row(OpKind::LerpScalar, "LerpBackward0", extra::lerp_scalar_bw),
+    Row(OpKind::DiagEmbed, "DiagEmbedBackward0", extra::diagonal_backward_bw)
+        .jvp(jvp::diag_embed_jvp),
+    Row(OpKind::Trace, "TraceBackward0", extra::trace_bw).jvp(jvp::trace_jvp),
+    Row(OpKind::NanToNum, "NanToNumBackward0", extra::nan_to_num_bw)
+        .jvp(jvp::nan_to_num_jvp)
+        .saves_input(0, ForGrad0),
+    Row(OpKind::LerpScalar, "LerpBackward0", extra::lerp_scalar_bw).jvp(jvp::lerp_scalar_jvp),
     Row(OpKind::LerpTensor, "LerpBackward1", extra::lerp_tensor_bw)
+        .jvp(jvp::lerp_tensor_jvp)
         .saves_input(0, ForGrad2)
         .saves_input(1, ForGrad2)
         .saves_input(2, ForGrads01),
     Row(OpKind::VectorNorm, "LinalgVectorNormBackward0", extra::vector_norm_bw)
+        .jvp(jvp::vector_norm_jvp)
         .saves_input(0, ForGrad0)
         .saves_result(),
     Row(OpKind::Baddbmm, "BaddbmmBackward0", extra::baddbmm_bw)
         .saves_input(1, ForGrad2)
         .saves_input(2, ForGrad1),
     Row(OpKind::Addmv, "AddmvBackward0", extra::addmv_bw)
+        .jvp(jvp::addmv_jvp)
         .saves_input(1, ForGrad2)
         .saves_input(2, ForGrad1),
     Row(OpKind::Cross, "LinalgCrossBackward0", extra::cross_bw)
+        .jvp(jvp::cross_jvp)
         .saves_input(0, ForGrad1)
         .saves_input(1, ForGrad0),
     Row(OpKind::SortStable, "SortBackward1", extra::value_select_bw).jvp(jvp::value_select_jvp),

@@ -130,9 +130,17 @@ void not_implemented(const std::string& name) {
       "derivatives.yaml"));
 }
 
+// Ops whose node is torch's NotImplemented (floor_divide) get its shorter
+// message, naming the aten op.
+[[noreturn]] static void not_implemented_aten(const std::string& name) {
+  throw NotImplementedError(
+      str_cat("Trying to use forward AD with aten::", name, " that does not support it."));
+}
+
 void propagate(OpKind kind, std::initializer_list<const Tensor*> inputs, const Tensor& out,
                const Attrs& attrs, const std::vector<const Tensor*>& extras) {
   const FormulaRow& row = formula_row(kind);
+  if (kind == OpKind::FloorDivide) not_implemented_aten("floor_divide");
   if (!row.jvp) not_implemented(op_name(row));
   if (!is_floating(out.dtype())) return;
   TensorList primals, tangents;
@@ -150,6 +158,7 @@ void propagate(OpKind kind, std::initializer_list<const Tensor*> inputs, const T
 }
 
 void check_inplace(OpKind kind, const char* label) {
+  if (kind == OpKind::FloorDivideInplace) not_implemented_aten(label);
   if (!formula_row(kind).jvp) not_implemented(label);
 }
 

@@ -170,6 +170,69 @@ Tensor logsumexp_jvp(const J& c) {
   return sum(mul(t(c), w), dims, c.attrs.flag, std::nullopt, true);
 }
 
+Tensor diagonal_copy_jvp(const J& c) {
+  return diagonal(t(c), c.attrs.i0, c.attrs.i1, c.attrs.i2, true);
+}
+Tensor trace_jvp(const J& c) { return sum(diagonal(t(c), 0, 0, 1), {}, false); }
+Tensor diag_embed_jvp(const J& c) { return diag_embed(t(c), c.attrs.i0, c.attrs.i1, c.attrs.i2); }
+// nan_to_num: the tangent times isfinite(x) (the replaced values are constants).
+Tensor nan_to_num_jvp(const J& c) {
+  Tensor finite = compare(Cmp::Lt, abs(x(c)), Scalar(std::numeric_limits<double>::infinity()));
+  return mul(t(c), to_dtype(finite, c.result.dtype()));  // a NaN tangent stays NaN, as PyTorch's
+}
+// lerp(a, end, w) = a + w * (end - a)
+Tensor lerp_scalar_jvp(const J& c) {
+  Tensor ta = t_or_zero(c, 0);
+  return add(ta, mul(sub(t_or_zero(c, 1), ta), c.attrs.s0));
+}
+Tensor lerp_tensor_jvp(const J& c) {
+  Tensor ta = t_or_zero(c, 0);
+  Tensor out = add(ta, mul(x(c, 2), sub(t_or_zero(c, 1), ta)));
+  if (c.has(2)) out = add(out, mul(t(c, 2), sub(x(c, 1), x(c, 0))));
+  return out;
+}
+// linalg.vector_norm: sum(sign(x) |x|^(p-1) t) / norm^(p-1); inf-norms share
+// the tangent evenly among the tied largest (smallest) |x|; a zero norm has a
+// zero tangent, as PyTorch's.
+Tensor vector_norm_jvp(const J& c) {
+  const double p = c.attrs.s0.to_double();
+  const DimVector& dims = c.attrs.ints1;
+  const bool keep = c.attrs.flag;
+  if (p == 0) return zeros(c.result.sizes(), c.result.dtype());
+  Tensor r = unsqueeze_dims(c.result, dims, keep || x(c).dim() == 0);
+  Tensor sx = mul(sign(x(c)), t(c));
+  Tensor out;
+  if (std::isinf(p)) {
+    Tensor hit = to_dtype(compare(Cmp::Eq, abs(x(c)), r), c.result.dtype());
+    return div(sum(mul(sx, hit), dims, keep, std::nullopt, true),
+               sum(hit, dims, keep, std::nullopt, true));
+  }
+  if (p == 1) return sum(sx, dims, keep, std::nullopt, true);
+  if (p == 2) {
+    out = div(sum(mul(x(c), t(c)), dims, keep, std::nullopt, true), c.result);
+  } else {
+    Tensor w = mul(sx, pow(abs(x(c)), Scalar(p - 1)));
+    out = div(sum(w, dims, keep, std::nullopt, true), pow(c.result, Scalar(p - 1)));
+  }
+  return where(compare(Cmp::Eq, c.result, Scalar(0.0)), zero_scalar(c), out);
+}
+// addmv(self, mat, vec, beta, alpha) = beta * self + alpha * mat @ vec
+Tensor addmv_jvp(const J& c) {
+  Tensor prod;
+  if (c.has(1)) prod = mv(t(c, 1), x(c, 2));
+  if (c.has(2)) prod = plus(prod, mv(x(c, 1), t(c, 2)));
+  if (prod.defined()) prod = mul(prod, c.attrs.s1);
+  Tensor self_part;
+  if (c.has(0) && !c.attrs.s0.equals(0)) self_part = mul(t(c, 0), c.attrs.s0);
+  return plus(self_part, prod);
+}
+Tensor cross_jvp(const J& c) {
+  Tensor out;
+  if (c.has(0)) out = cross(t(c, 0), x(c, 1), c.attrs.i0);
+  if (c.has(1)) out = plus(out, cross(x(c, 0), t(c, 1), c.attrs.i0));
+  return out;
+}
+
 // ---- losses ----------------------------------------------------------------------------------
 
 Tensor mse_loss_jvp(const J& c) {

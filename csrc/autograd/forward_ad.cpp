@@ -153,6 +153,11 @@ void propagate(OpKind kind, std::initializer_list<const Tensor*> inputs, const T
     NoPropagation off;
     result = row.jvp(JvpCtx{primals, tangents, out, attrs, extras});
     if (result.defined()) result = fit(result, out);
+    // A formula may hand back an input's tangent itself (x + c): the output
+    // gets its own, or an in-place op on it would change the input's too.
+    for (const Tensor& tan : tangents)
+      if (result.defined() && tan.defined() && result.ptr() == tan.ptr())
+        result = ops::clone(result);
   }
   if (result.defined()) set_tangent(out, result);
 }

@@ -274,6 +274,25 @@ def test_inplace_on_views_and_plain_tensors(torch):
             assert a == b
 
 
+def test_inplace_on_an_output_leaves_the_inputs_tangent_alone(torch):
+    # x + c hands back x's tangent from the formula; the output must own a
+    # copy, or y.mul_(2) would double x's tangent too. Ops returning x itself
+    # (contiguous, reshape, to, float) do share it, as in torch.
+    def run(lib):
+        fw = lib.autograd.forward_ad
+        with fw.dual_level():
+            x = fw.make_dual(lib.tensor([1.0, 2.0]), lib.tensor([1.0, 1.0]))
+            c = lib.tensor([3.0, 4.0])
+            outs = [x + c, x - c, c + x, x.add(c, alpha=2), x.contiguous(), x.reshape(2),
+                    x.to(x.dtype), x.float(), lib.where(x > 5, c, x), x.clamp(min=-10), x.relu()]
+            for y in outs:
+                y.mul_(2)
+            return _np(fw.unpack_dual(x).tangent).tolist(), [
+                _np(fw.unpack_dual(y).tangent).tolist() for y in outs]
+
+    assert run(gradtrack) == run(torch)
+
+
 # ---- custom Function jvp ---------------------------------------------------------------------
 
 def _functions(lib):

@@ -820,6 +820,7 @@ const FormulaRow kRows[] = {
         .saves_input(1, ForGrads01),
     Row(OpKind::Clamp, "ClampBackward1", clamp_bw).jvp(jvp::clamp_jvp).saves_input(0, ForGrad0),
     Row(OpKind::ClampTensor, "ClampBackward0", clamp_tensor_bw)
+        .jvp(jvp::clamp_tensor_jvp)
         .saves_input(0, ForAnyGrad)
         .saves_input(1, ForAnyGrad)
         .saves_input(2, ForAnyGrad),
@@ -858,17 +859,18 @@ const FormulaRow kRows[] = {
     Row(OpKind::SliceBackward, "SliceBackwardBackward0", slice_backward_bw),
     Row(OpKind::Clone, "CloneBackward0", pass_bw).jvp(jvp::copy_jvp),
     Row(OpKind::ToCopy, "ToCopyBackward0", pass_bw).jvp(jvp::copy_jvp),
-    Row(OpKind::CopyInto, "gradtrack::autograd::CopyBackwards", copy_into_bw),
-    Row(OpKind::Fill, "FillBackward2", fill_bw),
-    Row(OpKind::Zero, "ZeroBackward0", zero_bw),
-    Row(OpKind::Normal, "NormalBackward0", zero_bw),
-    Row(OpKind::Uniform, "UniformBackward0", zero_bw),
-    Row(OpKind::Index, "IndexBackward0", index_bw),
-    Row(OpKind::IndexPut, "IndexPutBackward0", index_put_bw),
+    Row(OpKind::CopyInto, "gradtrack::autograd::CopyBackwards", copy_into_bw)
+        .jvp(jvp::copy_into_jvp),
+    Row(OpKind::Fill, "FillBackward2", fill_bw).jvp(jvp::zero_jvp),
+    Row(OpKind::Zero, "ZeroBackward0", zero_bw).jvp(jvp::zero_jvp),
+    Row(OpKind::Normal, "NormalBackward0", zero_bw).jvp(jvp::zero_jvp),
+    Row(OpKind::Uniform, "UniformBackward0", zero_bw).jvp(jvp::zero_jvp),
+    Row(OpKind::Index, "IndexBackward0", index_bw).jvp(jvp::index_jvp),
+    Row(OpKind::IndexPut, "IndexPutBackward0", index_put_bw).jvp(jvp::index_put_jvp),
     Row(OpKind::MaskedFill, "MaskedFillBackward0", masked_fill_bw).jvp(jvp::masked_fill_jvp),
     Row(OpKind::Gather, "GatherBackward0", gather_bw).jvp(jvp::gather_jvp).saves_input(0, ForGrad0),
-    Row(OpKind::ScatterAdd, "ScatterAddBackward0", scatter_add_bw),
-    Row(OpKind::IndexSelect, "IndexSelectBackward0", index_select_bw),
+    Row(OpKind::ScatterAdd, "ScatterAddBackward0", scatter_add_bw).jvp(jvp::scatter_add_jvp),
+    Row(OpKind::IndexSelect, "IndexSelectBackward0", index_select_bw).jvp(jvp::index_select_jvp),
     Row(OpKind::Cat, "CatBackward0", cat_bw),
     Row(OpKind::Stack, "StackBackward0", stack_bw),
     Row(OpKind::Split, "SplitBackward0", split_bw),
@@ -897,14 +899,21 @@ const FormulaRow kRows[] = {
         .jvp(jvp::log_softmax_jvp)
         .saves_result(),
     Row(OpKind::Softmax, "SoftmaxBackward0", softmax_bw).jvp(jvp::softmax_jvp).saves_result(),
-    Row(OpKind::NllLoss, "NllLossBackward0", nll_loss_bw),
+    Row(OpKind::NllLoss, "NllLossBackward0", nll_loss_bw).jvp(jvp::nll_loss_jvp),
     Row(OpKind::MseLoss, "MseLossBackward0", mse_loss_bw)
+        .jvp(jvp::mse_loss_jvp)
         .saves_input(0, ForGrads01)
         .saves_input(1, ForGrads01),
     Row(OpKind::ThresholdBackward, "ThresholdBackwardBackward0", threshold_backward_bw)
         .saves_input(1, ForGrad0),
-    Row(OpKind::Prod, "ProdBackward0", prod_bw).saves_input(0, ForGrad0).saves_result(),
-    Row(OpKind::Amax, "AmaxBackward0", amax_bw).saves_input(0, ForGrad0).saves_result(),
+    Row(OpKind::Prod, "ProdBackward0", prod_bw)
+        .jvp(jvp::prod_all_jvp)
+        .saves_input(0, ForGrad0)
+        .saves_result(),
+    Row(OpKind::Amax, "AmaxBackward0", amax_bw)
+        .jvp(jvp::amax_jvp)
+        .saves_input(0, ForGrad0)
+        .saves_result(),
     Row(OpKind::Remainder, "RemainderBackward1", remainder_bw)
         .jvp(jvp::remainder_jvp)
         .saves_input(0, ForGrad1)
@@ -923,11 +932,15 @@ const FormulaRow kRows[] = {
     Row(OpKind::ReshapeAlias, "ReshapeAliasBackward0", reshape_bw).jvp(jvp::view_jvp),
     Row(OpKind::Alias, "AliasBackward0", pass_bw).jvp(jvp::view_jvp),
     Row(OpKind::SplitWithSizes, "SplitWithSizesBackward0", split_bw),
-    Row(OpKind::MaskedFillTensor, "MaskedFillBackward1", masked_fill_bw),
+    Row(OpKind::MaskedFillTensor, "MaskedFillBackward1", masked_fill_bw)
+        .jvp(jvp::masked_fill_tensor_jvp),
     Row(OpKind::SqueezeDims, "SqueezeBackward2", squeeze_bw).jvp(jvp::view_jvp),
     Row(OpKind::SqueezeDimInplace, "SqueezeBackward4", squeeze_bw),
     Row(OpKind::FloorDivide, "gradtrack::autograd::NotImplemented", not_implemented_bw),
-    Row(OpKind::ProdDim, "ProdBackward1", prod_dim_bw).saves_input(0, ForGrad0).saves_result(),
+    Row(OpKind::ProdDim, "ProdBackward1", prod_dim_bw)
+        .jvp(jvp::prod_dim_jvp)
+        .saves_input(0, ForGrad0)
+        .saves_result(),
     Row(OpKind::DivMode, "DivBackward2", div_bw)
         .jvp(jvp::div_jvp)
         .saves_input(0, ForGrad1)
@@ -939,10 +952,10 @@ const FormulaRow kRows[] = {
     Row(OpKind::MulByScalar, "MulBackward1", mul_by_scalar_bw).jvp(jvp::mul_scalar_jvp),
     Row(OpKind::SubByScalar, "SubBackward1", pass_bw).jvp(jvp::add_scalar_jvp),
     Row(OpKind::DivByScalar, "DivBackward1", div_by_scalar_bw).jvp(jvp::div_scalar_jvp),
-    Row(OpKind::FillTensor, "FillBackward3", fill_bw),
+    Row(OpKind::FillTensor, "FillBackward3", fill_bw).jvp(jvp::copy_into_jvp),
     Row(OpKind::Sgn, "SgnBackward0", zero_bw).jvp(jvp::zero_jvp),
-    Row(OpKind::IndexPutImpl, "IndexPutImplBackward0", index_put_bw),
-    Row(OpKind::IndexAdd, "IndexAddBackward0", index_put_bw),
+    Row(OpKind::IndexPutImpl, "IndexPutImplBackward0", index_put_bw).jvp(jvp::index_put_jvp),
+    Row(OpKind::IndexAdd, "IndexAddBackward0", index_put_bw).jvp(jvp::index_put_jvp),
     Row(OpKind::AddByScalar, "AddBackward1", pass_bw).jvp(jvp::add_scalar_jvp),
     Row(OpKind::SoftmaxBackwardData, "SoftmaxBackwardDataBackward0", softmax_data_bw)
         .saves_input(0, ForGrad1)
@@ -950,8 +963,8 @@ const FormulaRow kRows[] = {
     Row(OpKind::LogSoftmaxBackwardData, "LogSoftmaxBackwardDataBackward0", log_softmax_data_bw)
         .saves_input(0, ForGrad1)
         .saves_input(1, ForGrads01),
-    Row(OpKind::Scatter, "ScatterBackward0", scatter_bw),
-    Row(OpKind::ScatterValue, "ScatterBackward1", scatter_bw),
+    Row(OpKind::Scatter, "ScatterBackward0", scatter_bw).jvp(jvp::scatter_jvp),
+    Row(OpKind::ScatterValue, "ScatterBackward1", scatter_bw).jvp(jvp::scatter_value_jvp),
     Row(OpKind::FloorDivideInplace, "gradtrack::autograd::NotImplemented",
         not_implemented_inplace_bw),
     Row(OpKind::Fmod, "FmodBackward1", fmod_bw)
@@ -975,9 +988,11 @@ const FormulaRow kRows[] = {
         .jvp(jvp::clamp_max_jvp)
         .saves_input(0, ForGrad0),
     Row(OpKind::ClampMinTensor, "ClampMinBackward1", clamp_min_tensor_bw)
+        .jvp(jvp::clamp_min_tensor_jvp)
         .saves_input(0, ForGrads01)
         .saves_input(1, ForGrads01),
     Row(OpKind::ClampMaxTensor, "ClampMaxBackward1", clamp_max_tensor_bw)
+        .jvp(jvp::clamp_max_tensor_jvp)
         .saves_input(0, ForGrads01)
         .saves_input(1, ForGrads01),
     Row(OpKind::Tan, "TanBackward0", tan_bw).jvp(jvp::tan_jvp).saves_result(),
@@ -992,31 +1007,38 @@ const FormulaRow kRows[] = {
     Row(OpKind::Exp2, "Exp2Backward0", exp2_bw).jvp(jvp::exp2_jvp).saves_result(),
     Row(OpKind::Frac, "FracBackward0", pass_bw).jvp(jvp::identity_jvp),
     // torch's random fills: the result does not depend on self's old values
-    Row(OpKind::Bernoulli, "BernoulliBackward2", zero_bw),
-    Row(OpKind::BernoulliTensor, "BernoulliBackward1", zero_bw),
-    Row(OpKind::BernoulliFunctional, "BernoulliBackward0", zero_bw),
-    Row(OpKind::Exponential, "ExponentialBackward0", zero_bw),
-    Row(OpKind::Geometric, "GeometricBackward0", zero_bw),
-    Row(OpKind::Cauchy, "CauchyBackward0", zero_bw),
-    Row(OpKind::LogNormal, "LogNormalBackward0", zero_bw),
-    Row(OpKind::RandomFromTo, "RandomBackward0", zero_bw),
-    Row(OpKind::RandomTo, "RandomBackward1", zero_bw),
-    Row(OpKind::Random, "RandomBackward2", zero_bw),
+    Row(OpKind::Bernoulli, "BernoulliBackward2", zero_bw).jvp(jvp::zero_jvp),
+    Row(OpKind::BernoulliTensor, "BernoulliBackward1", zero_bw).jvp(jvp::zero_jvp),
+    Row(OpKind::BernoulliFunctional, "BernoulliBackward0", zero_bw).jvp(jvp::zero_jvp),
+    Row(OpKind::Exponential, "ExponentialBackward0", zero_bw).jvp(jvp::zero_jvp),
+    Row(OpKind::Geometric, "GeometricBackward0", zero_bw).jvp(jvp::zero_jvp),
+    Row(OpKind::Cauchy, "CauchyBackward0", zero_bw).jvp(jvp::zero_jvp),
+    Row(OpKind::LogNormal, "LogNormalBackward0", zero_bw).jvp(jvp::zero_jvp),
+    Row(OpKind::RandomFromTo, "RandomBackward0", zero_bw).jvp(jvp::zero_jvp),
+    Row(OpKind::RandomTo, "RandomBackward1", zero_bw).jvp(jvp::zero_jvp),
+    Row(OpKind::Random, "RandomBackward2", zero_bw).jvp(jvp::zero_jvp),
     // convolution and pooling (formulas_conv.cpp); PyTorch saves input and
     // weight whenever any of the three gradients is needed.
     Row(OpKind::Convolution, "ConvolutionBackward0", convolution_bw)
+        .jvp(jvp::convolution_jvp)
         .saves_input(0, ForAnyGrad)
         .saves_input(1, ForAnyGrad),
     Row(OpKind::ConvolutionNoBias, "ConvolutionBackward0", convolution_bw)
+        .jvp(jvp::convolution_jvp)
         .saves_input(0, ForAnyGrad)
         .saves_input(1, ForAnyGrad)
         .wrapped_number_edge(),
     Row(OpKind::MaxPool2DWithIndices, "MaxPool2DWithIndicesBackward0", max_pool2d_bw)
+        .jvp(jvp::max_pool_jvp)
         .saves_input(0, ForGrad0),
-    Row(OpKind::AvgPool2D, "AvgPool2DBackward0", avg_pool2d_bw).saves_input(0, ForGrad0),
+    Row(OpKind::AvgPool2D, "AvgPool2DBackward0", avg_pool2d_bw)
+        .jvp(jvp::avg_pool_jvp)
+        .saves_input(0, ForGrad0),
     Row(OpKind::AdaptiveAvgPool2D, "AdaptiveAvgPool2DBackward0", adaptive_avg_pool2d_bw)
+        .jvp(jvp::adaptive_avg_pool_jvp)
         .saves_input(0, ForGrad0),
     Row(OpKind::AdaptiveMaxPool2D, "AdaptiveMaxPool2DBackward0", max_pool2d_bw)
+        .jvp(jvp::max_pool_jvp)
         .saves_input(0, ForGrad0),
     Row(OpKind::AvgPool2DBackward, "AvgPool2DBackwardBackward0", avg_pool2d_backward_bw),
     Row(OpKind::AdaptiveAvgPool2DBackward, "AdaptiveAvgPool2DBackwardBackward0",
@@ -1030,52 +1052,83 @@ const FormulaRow kRows[] = {
     Row(OpKind::AdaptiveMaxPool2DBackward, "AdaptiveMaxPool2DBackwardBackward0",
         max_pool2d_backward_bw),
     // nn layers: activations, norms, embedding, losses (formulas_nn.cpp)
-    Row(OpKind::Gelu, "GeluBackward0", nn_formulas::activation_bw).saves_input(0, ForGrad0),
-    Row(OpKind::Silu, "SiluBackward0", nn_formulas::activation_bw).saves_input(0, ForGrad0),
-    Row(OpKind::LeakyRelu, "LeakyReluBackward0", nn_formulas::activation_bw)
+    Row(OpKind::Gelu, "GeluBackward0", nn_formulas::activation_bw)
+        .jvp(nn_formulas::activation_jvp)
         .saves_input(0, ForGrad0),
-    Row(OpKind::LeakyReluInplace, "LeakyReluBackward1", nn_formulas::activation_bw).saves_result(),
-    Row(OpKind::Elu, "EluBackward0", nn_formulas::activation_bw).saves_input(0, ForGrad0),
-    Row(OpKind::EluInplace, "EluBackward1", nn_formulas::activation_bw).saves_result(),
-    Row(OpKind::Softplus, "SoftplusBackward0", nn_formulas::activation_bw).saves_input(0, ForGrad0),
-    Row(OpKind::Hardtanh, "HardtanhBackward0", nn_formulas::activation_bw).saves_input(0, ForGrad0),
-    Row(OpKind::Celu, "CeluBackward0", nn_formulas::activation_bw).saves_input(0, ForGrad0),
-    Row(OpKind::CeluInplace, "CeluBackward1", nn_formulas::activation_bw).saves_result(),
-    Row(OpKind::Mish, "MishBackward0", nn_formulas::activation_bw).saves_input(0, ForGrad0),
+    Row(OpKind::Silu, "SiluBackward0", nn_formulas::activation_bw)
+        .jvp(nn_formulas::activation_jvp)
+        .saves_input(0, ForGrad0),
+    Row(OpKind::LeakyRelu, "LeakyReluBackward0", nn_formulas::activation_bw)
+        .jvp(nn_formulas::activation_jvp)
+        .saves_input(0, ForGrad0),
+    Row(OpKind::LeakyReluInplace, "LeakyReluBackward1", nn_formulas::activation_bw)
+        .jvp(nn_formulas::activation_jvp)
+        .saves_result(),
+    Row(OpKind::Elu, "EluBackward0", nn_formulas::activation_bw)
+        .jvp(nn_formulas::activation_jvp)
+        .saves_input(0, ForGrad0),
+    Row(OpKind::EluInplace, "EluBackward1", nn_formulas::activation_bw)
+        .jvp(nn_formulas::activation_jvp)
+        .saves_result(),
+    Row(OpKind::Softplus, "SoftplusBackward0", nn_formulas::activation_bw)
+        .jvp(nn_formulas::activation_jvp)
+        .saves_input(0, ForGrad0),
+    Row(OpKind::Hardtanh, "HardtanhBackward0", nn_formulas::activation_bw)
+        .jvp(nn_formulas::activation_jvp)
+        .saves_input(0, ForGrad0),
+    Row(OpKind::Celu, "CeluBackward0", nn_formulas::activation_bw)
+        .jvp(nn_formulas::activation_jvp)
+        .saves_input(0, ForGrad0),
+    Row(OpKind::CeluInplace, "CeluBackward1", nn_formulas::activation_bw)
+        .jvp(nn_formulas::activation_jvp)
+        .saves_result(),
+    Row(OpKind::Mish, "MishBackward0", nn_formulas::activation_bw)
+        .jvp(nn_formulas::activation_jvp)
+        .saves_input(0, ForGrad0),
     Row(OpKind::Hardswish, "HardswishBackward0", nn_formulas::activation_bw)
+        .jvp(nn_formulas::activation_jvp)
         .saves_input(0, ForGrad0),
     Row(OpKind::LogSigmoid, "LogSigmoidBackward0", nn_formulas::activation_bw)
+        .jvp(nn_formulas::activation_jvp)
         .saves_input(0, ForGrad0),
     Row(OpKind::NativeLayerNorm, "NativeLayerNormBackward0", nn_formulas::group_norm_bw)
+        .jvp(jvp::norm_jvp)
         .saves_input(0, ForGrads01)
         .saves_input(1, ForGrad0),
     Row(OpKind::NativeGroupNorm, "NativeGroupNormBackward0", nn_formulas::group_norm_bw)
+        .jvp(jvp::norm_jvp)
         .saves_input(0, ForGrads01)
         .saves_input(1, ForGrad0),
     Row(OpKind::NativeBatchNorm, "NativeBatchNormBackward0", nn_formulas::batch_norm_bw)
+        .jvp(jvp::batch_norm_jvp)
         .saves_input(0, ForGrads01)
         .saves_input(1, ForGrad0),
-    Row(OpKind::Embedding, "EmbeddingBackward0", nn_formulas::embedding_bw),
+    Row(OpKind::Embedding, "EmbeddingBackward0", nn_formulas::embedding_bw).jvp(jvp::embedding_jvp),
     Row(OpKind::BinaryCrossEntropy, "BinaryCrossEntropyBackward0", nn_formulas::bce_bw)
+        .jvp(jvp::bce_jvp)
         .saves_input(0, ForGrads01)
         .saves_input(1, ForGrads01),
     Row(OpKind::BinaryCrossEntropyWithLogits, "BinaryCrossEntropyWithLogitsBackward0",
         nn_formulas::bce_logits_bw)
+        .jvp(jvp::bce_logits_jvp)
         .saves_input(0, ForGrads01)
         .saves_input(1, ForGrads01),
     Row(OpKind::SmoothL1Loss, "SmoothL1LossBackward0", nn_formulas::smooth_l1_bw)
+        .jvp(jvp::smooth_l1_jvp)
         .saves_input(0, ForGrads01)
         .saves_input(1, ForGrads01),
     Row(OpKind::HuberLoss, "HuberLossBackward0", nn_formulas::huber_bw)
+        .jvp(jvp::huber_jvp)
         .saves_input(0, ForGrads01)
         .saves_input(1, ForGrads01),
     // round-2 tensor ops (issue 19); formulas in formulas_extra.cpp
-    Row(OpKind::Cumsum, "CumsumBackward0", extra::cumsum_bw),
+    Row(OpKind::Cumsum, "CumsumBackward0", extra::cumsum_bw).jvp(jvp::cumsum_jvp),
     Row(OpKind::Cumprod, "CumprodBackward0", extra::cumprod_bw)
+        .jvp(jvp::cumprod_jvp)
         .saves_input(0, ForGrad0)
         .saves_result(),
-    Row(OpKind::Sort, "SortBackward0", extra::value_select_bw),
-    Row(OpKind::Topk, "TopkBackward0", extra::value_select_bw),
+    Row(OpKind::Sort, "SortBackward0", extra::value_select_bw).jvp(jvp::value_select_jvp),
+    Row(OpKind::Topk, "TopkBackward0", extra::value_select_bw).jvp(jvp::value_select_jvp),
     Row(OpKind::Var, "VarBackward0", extra::var_bw).saves_input(0, ForGrad0),
     Row(OpKind::Std, "StdBackward0", extra::std_bw).saves_input(0, ForGrad0).saves_result(),
     Row(OpKind::VarMean, "VarMeanBackward0", extra::var_mean_bw).saves_input(0, ForGrad0),
@@ -1083,43 +1136,53 @@ const FormulaRow kRows[] = {
         .saves_input(0, ForGrad0)
         .saves_result(),
     Row(OpKind::Logsumexp, "LogsumexpBackward0", extra::logsumexp_bw)
+        .jvp(jvp::logsumexp_jvp)
         .saves_input(0, ForGrad0)
         .saves_result(),
-    Row(OpKind::Tril, "TrilBackward0", extra::tril_bw),
-    Row(OpKind::Triu, "TriuBackward0", extra::triu_bw),
-    Row(OpKind::Flip, "FlipBackward0", extra::flip_bw),
-    Row(OpKind::Roll, "RollBackward0", extra::roll_bw),
-    Row(OpKind::Repeat, "RepeatBackward0", extra::repeat_bw),
-    Row(OpKind::Kthvalue, "KthvalueBackward0", extra::value_reduce_bw),
-    Row(OpKind::MedianDim, "MedianBackward1", extra::value_reduce_bw),
+    Row(OpKind::Tril, "TrilBackward0", extra::tril_bw).jvp(jvp::tril_jvp),
+    Row(OpKind::Triu, "TriuBackward0", extra::triu_bw).jvp(jvp::triu_jvp),
+    Row(OpKind::Flip, "FlipBackward0", extra::flip_bw).jvp(jvp::flip_jvp),
+    Row(OpKind::Roll, "RollBackward0", extra::roll_bw).jvp(jvp::roll_jvp),
+    Row(OpKind::Repeat, "RepeatBackward0", extra::repeat_bw).jvp(jvp::repeat_jvp),
+    Row(OpKind::Kthvalue, "KthvalueBackward0", extra::value_reduce_bw).jvp(jvp::extreme_dim_jvp),
+    Row(OpKind::MedianDim, "MedianBackward1", extra::value_reduce_bw).jvp(jvp::extreme_dim_jvp),
     Row(OpKind::MedianAll, "MedianBackward0", extra::median_all_bw)
+        .jvp(jvp::extreme_all_jvp)
         .saves_input(0, ForGrad0)
         .saves_result(),
-    Row(OpKind::Mode, "ModeBackward0", extra::value_reduce_bw),
-    Row(OpKind::Diagonal, "DiagonalBackward0", extra::diagonal_bw),
-    Row(OpKind::DiagonalCopy, "DiagonalBackward0_copy", extra::diagonal_bw),
+    Row(OpKind::Mode, "ModeBackward0", extra::value_reduce_bw).jvp(jvp::extreme_dim_jvp),
+    Row(OpKind::Diagonal, "DiagonalBackward0", extra::diagonal_bw).jvp(jvp::view_jvp),
+    Row(OpKind::DiagonalCopy, "DiagonalBackward0_copy", extra::diagonal_bw)
+        .jvp(jvp::diagonal_copy_jvp),
     Row(OpKind::DiagonalBackward, "DiagonalBackwardBackward0", extra::diagonal_backward_bw),
-    Row(OpKind::DiagEmbed, "DiagEmbedBackward0", extra::diagonal_backward_bw),
-    Row(OpKind::Trace, "TraceBackward0", extra::trace_bw),
-    Row(OpKind::NanToNum, "NanToNumBackward0", extra::nan_to_num_bw).saves_input(0, ForGrad0),
-    Row(OpKind::LerpScalar, "LerpBackward0", extra::lerp_scalar_bw),
+    Row(OpKind::DiagEmbed, "DiagEmbedBackward0", extra::diagonal_backward_bw)
+        .jvp(jvp::diag_embed_jvp),
+    Row(OpKind::Trace, "TraceBackward0", extra::trace_bw).jvp(jvp::trace_jvp),
+    Row(OpKind::NanToNum, "NanToNumBackward0", extra::nan_to_num_bw)
+        .jvp(jvp::nan_to_num_jvp)
+        .saves_input(0, ForGrad0),
+    Row(OpKind::LerpScalar, "LerpBackward0", extra::lerp_scalar_bw).jvp(jvp::lerp_scalar_jvp),
     Row(OpKind::LerpTensor, "LerpBackward1", extra::lerp_tensor_bw)
+        .jvp(jvp::lerp_tensor_jvp)
         .saves_input(0, ForGrad2)
         .saves_input(1, ForGrad2)
         .saves_input(2, ForGrads01),
     Row(OpKind::VectorNorm, "LinalgVectorNormBackward0", extra::vector_norm_bw)
+        .jvp(jvp::vector_norm_jvp)
         .saves_input(0, ForGrad0)
         .saves_result(),
     Row(OpKind::Baddbmm, "BaddbmmBackward0", extra::baddbmm_bw)
         .saves_input(1, ForGrad2)
         .saves_input(2, ForGrad1),
     Row(OpKind::Addmv, "AddmvBackward0", extra::addmv_bw)
+        .jvp(jvp::addmv_jvp)
         .saves_input(1, ForGrad2)
         .saves_input(2, ForGrad1),
     Row(OpKind::Cross, "LinalgCrossBackward0", extra::cross_bw)
+        .jvp(jvp::cross_jvp)
         .saves_input(0, ForGrad1)
         .saves_input(1, ForGrad0),
-    Row(OpKind::SortStable, "SortBackward1", extra::value_select_bw),
+    Row(OpKind::SortStable, "SortBackward1", extra::value_select_bw).jvp(jvp::value_select_jvp),
     // more unary math
     Row(OpKind::Erfc, "ErfcBackward0", erfc_bw).jvp(jvp::erfc_jvp).saves_input(0, ForGrad0),
     Row(OpKind::Erfinv, "ErfinvBackward0", erfinv_bw).jvp(jvp::erfinv_jvp).saves_result(),
@@ -1133,8 +1196,12 @@ const FormulaRow kRows[] = {
     Row(OpKind::AcoshInplace, "AcoshBackward1", inplace_version_missing_bw<kAcosh>),
     Row(OpKind::AtanhInplace, "AtanhBackward1", inplace_version_missing_bw<kAtanh>),
     // amax's formula serves amin: the gradient is shared evenly among the tied extremes
-    Row(OpKind::Amin, "AminBackward0", amax_bw).saves_input(0, ForGrad0).saves_result(),
-    Row(OpKind::MaskedSelect, "MaskedSelectBackward0", masked_select_bw),
+    Row(OpKind::Amin, "AminBackward0", amax_bw)
+        .jvp(jvp::amax_jvp)
+        .saves_input(0, ForGrad0)
+        .saves_result(),
+    Row(OpKind::MaskedSelect, "MaskedSelectBackward0", masked_select_bw)
+        .jvp(jvp::masked_select_jvp),
     // padding, interpolation, cdist (issue 19)
     Row(OpKind::ConstantPadNd, "ConstantPadNdBackward0", resample::constant_pad_bw),
     Row(OpKind::ReflectionPad1D, "ReflectionPad1DBackward0", resample::resample_bw),

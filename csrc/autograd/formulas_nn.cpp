@@ -326,3 +326,17 @@ TL smooth_l1_bw(const C& c, const TL& g) { return robust_loss_bw(c, g, false); }
 TL huber_bw(const C& c, const TL& g) { return robust_loss_bw(c, g, true); }
 
 }  // namespace gradtrack::autograd::nn_formulas
+
+namespace gradtrack::autograd::nn_formulas {
+
+// Forward mode: t * act'(x); the in-place rows read the result, as their
+// backward does.
+Tensor activation_jvp(const JvpCtx& c) {
+  const Attrs& at = c.attrs;
+  const Act k = static_cast<Act>(at.i0);
+  const ActParams p{at.f0, at.f1, at.f2};
+  const Tensor& s = at.flag ? c.result : c.primals[0];
+  return mul(c.tangents[0], act_deriv_graph(k, s, p, at.flag));
+}
+
+}  // namespace gradtrack::autograd::nn_formulas

@@ -14,5 +14,7 @@ TensorList bce_bw(const BackwardCtx& c, const TensorList& g);
 TensorList bce_logits_bw(const BackwardCtx& c, const TensorList& g);
 TensorList smooth_l1_bw(const BackwardCtx& c, const TensorList& g);
 TensorList huber_bw(const BackwardCtx& c, const TensorList& g);
+// forward-mode AD (jvp) of the activations
+Tensor activation_jvp(const JvpCtx& c);
 
 }  // namespace gradtrack::autograd::nn_formulas

@@ -20,14 +20,19 @@ thread_local bool t_off = false;
 std::mutex g_mutex;
 std::vector<std::weak_ptr<TensorImpl>> g_duals;
 
-// "MulBackward0" -> "mul", PyTorch's spelling of the op in its message.
+// "MulBackward0" -> "mul", PyTorch's spelling of the op in its message:
+// the overload number dropped ("ProdBackward1" -> "prod"), no underscore
+// after a digit ("AvgPool2DBackward0" -> "avg_pool2d", "Log1PBackward0" -> "log1p").
 std::string op_name(const FormulaRow& row) {
   std::string camel = forward_op_name(row.name);
+  const size_t bw = std::string(row.name).rfind("Backward");
+  if (bw != std::string::npos && bw + 8 < std::string(row.name).size())
+    camel = std::string(row.name).substr(0, bw);
   std::string out;
   for (size_t i = 0; i < camel.size(); ++i) {
     const char c = camel[i];
     if (std::isupper(static_cast<unsigned char>(c))) {
-      if (i > 0) out += '_';
+      if (i > 0 && !std::isdigit(static_cast<unsigned char>(camel[i - 1]))) out += '_';
       out += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
     } else {
       out += c;
@@ -47,6 +52,13 @@ Tensor fit(Tensor t, const Tensor& primal) {
 }
 
 }  // namespace
+
+bool set_propagation_off(bool off) {
+  const bool prev = t_off;
+  t_off = off;
+  return prev;
+}
+bool propagation_off() { return t_off; }
 
 NoPropagation::NoPropagation() : prev_(t_off) { t_off = true; }
 NoPropagation::~NoPropagation() { t_off = prev_; }
@@ -118,9 +130,17 @@ void not_implemented(const std::string& name) {
       "derivatives.yaml"));
 }
 
+// Ops whose node is torch's NotImplemented (floor_divide) get its shorter
+// message, naming the aten op.
+[[noreturn]] static void not_implemented_aten(const std::string& name) {
+  throw NotImplementedError(
+      str_cat("Trying to use forward AD with aten::", name, " that does not support it."));
+}
+
 void propagate(OpKind kind, std::initializer_list<const Tensor*> inputs, const Tensor& out,
                const Attrs& attrs, const std::vector<const Tensor*>& extras) {
   const FormulaRow& row = formula_row(kind);
+  if (kind == OpKind::FloorDivide) not_implemented_aten("floor_divide");
   if (!row.jvp) not_implemented(op_name(row));
   if (!is_floating(out.dtype())) return;
   TensorList primals, tangents;
@@ -133,8 +153,58 @@ void propagate(OpKind kind, std::initializer_list<const Tensor*> inputs, const T
     NoPropagation off;
     result = row.jvp(JvpCtx{primals, tangents, out, attrs, extras});
     if (result.defined()) result = fit(result, out);
+    // A formula may hand back an input's tangent itself (x + c): the output
+    // gets its own, or an in-place op on it would change the input's too.
+    for (const Tensor& tan : tangents)
+      if (result.defined() && tan.defined() && result.ptr() == tan.ptr())
+        result = ops::clone(result);
   }
   if (result.defined()) set_tangent(out, result);
+}
+
+void check_inplace(OpKind kind, const char* label) {
+  if (kind == OpKind::FloorDivideInplace) not_implemented_aten(label);
+  if (!formula_row(kind).jvp) not_implemented(label);
+}
+
+// NOTE [Forward AD through in-place ops]
+// As PyTorch's generated in-place code: the jvp is computed from self's old
+// value and the result, then copied into self's tangent in place (the user's
+// tangent object changes, its _version bumps), so views sharing that tangent
+// see it. Self without a tangent gets one; when self is a view, its base gets
+// a zero tangent first and self's tangent is the same view of it.
+void propagate_inplace(OpKind kind, std::initializer_list<const Tensor*> inputs, const Tensor& self,
+                       const Tensor& old_self, const Attrs& attrs,
+                       const std::vector<const Tensor*>& extras) {
+  const FormulaRow& row = formula_row(kind);
+  if (!is_floating(self.dtype())) return;
+  TensorList primals, tangents;
+  bool first = true;
+  for (const Tensor* t : inputs) {
+    primals.push_back(first ? old_self : *t);
+    tangents.push_back(tangent(*t));
+    first = false;
+  }
+  NoPropagation off;
+  Tensor result = row.jvp(JvpCtx{primals, tangents, self, attrs, extras});
+  result = result.defined() ? fit(result, self) : ops::zeros(self.sizes(), self.dtype());
+  Tensor current = tangent(self);
+  if (!current.defined() && is_view(self)) {
+    const Tensor base = view_base(self);
+    if (is_floating(base.dtype()) && !tangent(base).defined())
+      set_tangent(base, ops::zeros(base.sizes(), base.dtype()));
+    Tensor bt = tangent(base);
+    if (bt.defined() && bt.strides() == base.strides()) {
+      current = alias_with_geometry(bt, self.sizes(), self.strides(),
+                                    bt->offset() + (self->offset() - base->offset()));
+      materialize_meta(self).fw_grad = current;
+      std::lock_guard<std::mutex> lock(g_mutex);
+      g_duals.push_back(self.ptr());
+    }
+  }
+  if (!current.defined()) return set_tangent(self, result);
+  kernels::copy(current, result);
+  current->bump_version();
 }
 
 void propagate_views(const Tensor& a, const std::vector<Tensor>& outs) {

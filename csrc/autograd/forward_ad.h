@@ -43,6 +43,16 @@ void propagate(OpKind kind, std::initializer_list<const Tensor*> inputs, const T
 void propagate_views(const Tensor& a, const std::vector<Tensor>& outs);
 /// cat: the tangents (zeros where none) concatenated.
 void propagate_cat(const std::vector<Tensor>& inputs, int64_t dim, const Tensor& out);
+/// In-place ops (NOTE [Forward AD through in-place ops]): raises PyTorch's
+/// error (naming `label`, e.g. "mul_") before the write when `kind` has no jvp.
+void check_inplace(OpKind kind, const char* label);
+/// After the write: `self`'s tangent becomes the jvp, written into its
+/// existing tangent (as PyTorch's self_t.copy_) or given to it (a view of a
+/// base without one gives the base a zero tangent first). `old_self` is self's
+/// value before the write.
+void propagate_inplace(OpKind kind, std::initializer_list<const Tensor*> inputs, const Tensor& self,
+                       const Tensor& old_self, const Attrs& attrs,
+                       const std::vector<const Tensor*>& extras);
 /// PyTorch's error for an op without forward AD (`name` in PyTorch's spelling).
 [[noreturn]] void not_implemented(const std::string& name);
 
@@ -57,6 +67,11 @@ class NoPropagation {
  private:
   bool prev_;
 };
+
+/// Turns propagation off (true) or on; returns the previous state (custom
+/// Functions run forward and jvp without it, as PyTorch's).
+bool set_propagation_off(bool off);
+bool propagation_off();
 
 /// make_dual: a view of `primal` carrying `tangent`.
 Tensor make_dual(const Tensor& primal, const Tensor& tangent, int64_t level);

@@ -69,7 +69,7 @@ Tensor div_jvp(const J& c) {
 Tensor div_scalar_jvp(const J& c) { return div(t(c), c.attrs.s0); }
 Tensor pow_scalar_jvp(const J& c) {
   const Scalar e = c.attrs.s0;
-  if (e.equals(0)) return Tensor();
+  if (e.equals(0)) return zeros(c.result.sizes(), c.result.dtype());  // PyTorch: zeros
   const double ed = e.to_double();
   return mul(t(c), mul(pow(x(c), Scalar(ed - 1)), Scalar(ed)));
 }
@@ -258,5 +258,7 @@ Tensor exp2_jvp(const J& c) { return mul(t(c), mul(c.result, Scalar(std::log(2.0
 Tensor gather_jvp(const J& c) { return gather(t(c), c.attrs.i0, *c.extras[0]); }
 // masked_fill with a number: filled positions have no tangent (mask: extras[0]).
 Tensor masked_fill_jvp(const J& c) { return mask_where(logical_not(*c.extras[0]), t(c), c); }
+// masked_select: the tangent selected by the same (broadcast) mask, extras[0].
+Tensor masked_select_jvp(const J& c) { return masked_select(t(c), *c.extras[0]); }
 
 }  // namespace gradtrack::autograd::jvp

@@ -51,6 +51,18 @@ std::pair<Tensor, Tensor> var_std(const Tensor& a, const DimVector& dims, bool d
   const OpKind kind = with_mean ? (is_std ? OpKind::StdMean : OpKind::VarMean)
                                 : (is_std ? OpKind::Std : OpKind::Var);
   (void)dims_given;
+  if (autograd::forward_ad::any_tangent({&a})) {
+    // jvp: 2 / dof * sum((a - mean) * t); std's divided by 2 * std.
+    autograd::forward_ad::NoPropagation off;
+    const Tensor t = autograd::forward_ad::tangent(a);
+    Tensor centered = sub(a, mean(a, rdims, true, std::nullopt, true));
+    Tensor dv = div(mul(sum(mul(centered, t), rdims, keepdim, std::nullopt, true), Scalar(2.0)),
+                    Scalar(dof));
+    if (is_std) dv = div(dv, mul(value, Scalar(2.0)));
+    autograd::forward_ad::set_tangent(value, dv);
+    if (with_mean)
+      autograd::forward_ad::set_tangent(mean_out, mean(t, rdims, keepdim, std::nullopt, true));
+  }
   if (autograd::should_record({&a})) {
     auto node = autograd::new_node(kind, {&a});
     node->attrs.ints1 = rdims;

@@ -175,9 +175,15 @@ void run_inplace(const char* label, OpKind kind, bool differentiable,
                  std::initializer_list<const Tensor*> inputs, const Tensor& self,
                  const Write& write, const Fill& fill,
                  const std::vector<const Tensor*>& extras = {}) {
-  // Forward AD through in-place ops is not implemented: raise, never drop a tangent.
-  if (differentiable && autograd::forward_ad::any_tangent(inputs))
-    autograd::forward_ad::not_implemented(label);
+  // Forward AD (NOTE [Forward AD through in-place ops]): an op without a jvp
+  // raises before the write; otherwise self's old value is kept for the jvp.
+  const bool fw = differentiable && autograd::forward_ad::any_tangent(inputs);
+  Tensor fw_old;
+  if (fw) {
+    autograd::forward_ad::check_inplace(kind, label);
+    fw_old = empty_strided(self.sizes(), self.strides(), self.dtype());
+    kernels::copy(fw_old, self);
+  }
   bool rec = differentiable && autograd::should_record(inputs);
   Tensor old_self;
   std::shared_ptr<autograd::FormulaNode> node;
@@ -189,6 +195,11 @@ void run_inplace(const char* label, OpKind kind, bool differentiable,
   write();
   self->bump_version();
   autograd::note_write(self, label);
+  if (fw) {
+    autograd::Attrs at;
+    fill(at);
+    autograd::forward_ad::propagate_inplace(kind, inputs, self, fw_old, at, extras);
+  }
   if (node) {
     fill(node->attrs);
     autograd::finish_inplace_node(node, self, extras);

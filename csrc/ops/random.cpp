@@ -28,6 +28,9 @@ const Tensor& fill_inplace(const char* label, OpKind kind, const Tensor& self, c
   write();
   self->bump_version();
   autograd::note_write(self, label);
+  // Forward AD: the new values do not depend on the old ones (a zero tangent).
+  if (is_floating(self.dtype()) && autograd::forward_ad::any_tangent({&self}))
+    autograd::forward_ad::propagate_inplace(kind, {&self}, self, self, autograd::Attrs{}, {});
   if (node) autograd::finish_inplace_node(node, self);
   return self;
 }

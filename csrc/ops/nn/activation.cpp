@@ -95,9 +95,20 @@ Tensor activation_(Act k, const Tensor& self, const ActParams& p) {
     node = autograd::new_node(kind, {&self});
     autograd::save_inplace_inputs(node, {&self}, old_self);
   }
+  // Forward AD (NOTE [Forward AD through in-place ops]): the jvp from the old value.
+  Tensor fw_old;
+  if (autograd::forward_ad::any_tangent({&self})) {
+    fw_old = empty_strided(self.sizes(), self.strides(), self.dtype());
+    kernels::copy(fw_old, self);
+  }
   if (self.numel() != 0) write_activation(k, self, p);
   self->bump_version();
   autograd::note_write(self, info(k).label);
+  if (fw_old.defined()) {
+    autograd::Attrs at;
+    fill_attrs(at, k, p);
+    autograd::forward_ad::propagate_inplace(kind, {&self}, self, fw_old, at, {});
+  }
   if (node) {
     fill_attrs(node->attrs, k, p);
     node->attrs.flag = kind != info(k).kind;  // the formula reads the result

@@ -2,10 +2,12 @@
 
 Inside a :class:`dual_level`, :func:`make_dual` gives a tensor a tangent;
 every op then computes its output's tangent (its jvp) as it runs, and
-:func:`unpack_dual` reads it back. Supported: the elementwise ops, matmul
-(mm, mv, dot, bmm, addmm), sum/mean/max/min, softmax, gather, masked_fill,
-cat and the view ops; any other op raises PyTorch's NotImplementedError
-rather than dropping a tangent.
+:func:`unpack_dual` reads it back. Supported: every op of the op table
+(elementwise, matmul, reductions, views, indexing, scans and sorts,
+activations, norms, convolution, pooling), the losses, in-place ops (the
+tangent is updated in place, as PyTorch's) and custom Functions that define
+``jvp``; an op without a formula raises PyTorch's NotImplementedError rather
+than dropping a tangent.
 
 >>> import gradtrack
 >>> import gradtrack.autograd.forward_ad as fwAD

@@ -51,6 +51,30 @@ class FunctionCtx:
         """
         self.to_save = tensors
 
+    def save_for_forward(self, *tensors):
+        """Saves tensors (or None) for ``jvp``, read back there as ``ctx.saved_tensors``.
+
+        >>> import gradtrack
+        >>> import gradtrack.autograd.forward_ad as fwAD
+        >>> class Square(gradtrack.autograd.Function):
+        ...     @staticmethod
+        ...     def forward(ctx, x):
+        ...         ctx.save_for_forward(x)
+        ...         return x * x
+        ...     @staticmethod
+        ...     def jvp(ctx, t):
+        ...         (x,) = ctx.saved_tensors
+        ...         return 2 * x * t
+        >>> with fwAD.dual_level():
+        ...     d = fwAD.make_dual(gradtrack.tensor([3.0]), gradtrack.tensor([1.0]))
+        ...     fwAD.unpack_dual(Square.apply(d)).tangent
+        tensor([6.])
+        """
+        if not all(t is None or isinstance(t, _Tensor) for t in tensors):
+            raise AssertionError("save_for_forward expects all arguments to be tensors; you "
+                                 "should save non-tensors as attributes on ctx.")
+        self.saved_for_forward = tensors
+
     def mark_dirty(self, *args):
         """Marks input tensors that ``forward`` modified in place (they must be returned)."""
         self.dirty_tensors = args
@@ -150,6 +174,8 @@ class BackwardCFunction(FunctionCtx, _NodeMixin):
 
     @property
     def saved_tensors(self):
+        if self.__dict__.get("_in_jvp"):
+            return tuple(self.__dict__.get("saved_for_forward") or ())
         ref = getattr(self, "_node_ref", None)
         if ref is None:
             return tuple(getattr(self, "to_save", None) or ())
@@ -269,6 +295,12 @@ class Function(FunctionCtx, metaclass=FunctionMeta):
 
     vjp = backward
 
+    @staticmethod
+    def jvp(ctx, *grad_inputs):
+        """The forward-mode derivative: the outputs' tangents from the inputs' ones."""
+        raise NotImplementedError("You must implement the jvp function for custom autograd.Function "
+                                  "to use it with forward mode AD.")
+
     @classmethod
     def apply(cls, *args: Any, **kwargs: Any) -> Any:
         """Runs ``forward`` without recording, then records one node for the call."""
@@ -322,9 +354,22 @@ def _apply(cls, args):
             is_tensor.append(False)
             needs.append(False)
     if _forward_ad._current_level >= 0 and any(_fw.tangent(a) is not None for a in tensor_args):
-        # A custom Function's jvp is not supported: raise, never drop a tangent.
-        raise NotImplementedError("You must implement the jvp function for custom autograd.Function "
-                                  "to use it with forward mode AD.")
+        # Forward AD: forward runs without propagation, then the user's jvp
+        # gives the outputs their tangents (as PyTorch's).
+        tangents = [(_fw.tangent(a) if _fw.tangent(a) is not None else _zeros_like(a))
+                    if t else None for a, t in zip(args, is_tensor)]
+        prev = _fw._set_propagation_off(True)
+        try:
+            ctx, outputs, wrapped = _apply_forward(cls, args, is_tensor, needs, tensor_args)
+        finally:
+            _fw._set_propagation_off(prev)
+        _run_jvp(cls, ctx, args, tangents, outputs, wrapped)
+        return _outputs_of(ctx, outputs, wrapped)
+    ctx, outputs, wrapped = _apply_forward(cls, args, is_tensor, needs, tensor_args)
+    return _outputs_of(ctx, outputs, wrapped)
+
+
+def _apply_forward(cls, args, is_tensor, needs, tensor_args):
     ctx = cls._backward_cls()
     ctx.needs_input_grad = tuple(needs)
     ctx._input_is_tensor = tuple(is_tensor)
@@ -364,10 +409,60 @@ def _apply(cls, args):
         ctx._node_ref = ref
         # The saved tensors now live in the node (checked on unpack).
         ctx.to_save = None
-    if not is_tuple:
+    return ctx, outputs, wrapped
+
+
+def _outputs_of(ctx, outputs, wrapped):
+    out_is_tensor = ctx._output_is_tensor
+    if not isinstance(outputs, tuple):
         return wrapped[0] if out_is_tensor[0] else outputs
     it = iter(wrapped)
-    return tuple(next(it) if t else o for o, t in zip(flat, out_is_tensor))
+    return tuple(next(it) if t else o for o, t in zip(outputs, out_is_tensor))
+
+
+def _zeros_like(t):
+    from .. import zeros_like
+    return zeros_like(t)
+
+
+def _run_jvp(cls, ctx, args, tangents, outputs, wrapped):
+    """Calls the user's ``jvp`` and gives each tensor output its tangent, with
+    PyTorch's checks (count, type, size, in-place and view outputs)."""
+    prev = _fw._set_propagation_off(True)
+    ctx._in_jvp = True
+    try:
+        result = cls.jvp(ctx, *tangents)
+    finally:
+        ctx._in_jvp = False
+        _fw._set_propagation_off(prev)
+    flat = outputs if isinstance(outputs, tuple) else (outputs,)
+    result = result if isinstance(result, tuple) else (result,)
+    if len(result) != len(flat):
+        raise RuntimeError(f"Function's jvp returned an invalid number of forward gradients "
+                           f"(expected {len(flat)} but got {len(result)})")
+    tangent_of_input = {id(a): tan for a, tan in zip(args, tangents) if tan is not None}
+    dirty = ctx.__dict__.get("dirty_tensors", ())
+    it = iter(wrapped)
+    for i, (o, tan) in enumerate(zip(flat, result)):
+        if not isinstance(o, _Tensor):
+            continue
+        out = next(it)
+        if tan is None:
+            continue
+        if not isinstance(tan, _Tensor):
+            raise RuntimeError(f"expected Variable or None (got {type(tan).__name__}) for grad "
+                               f"output {i}.")
+        if any(o is d for d in dirty):
+            if tan is not tangent_of_input.get(id(o)):
+                raise RuntimeError("An inplace custom Function is not modifying the forward mode "
+                                   "gradients inplace. If the forward is modifying an input "
+                                   "inplace, then the jvp function must modify the corresponding "
+                                   "gradient inplace.")
+        elif id(o) in tangent_of_input and tan._base is None:
+            raise RuntimeError("A custom Function's forward is returning a view (or an input "
+                               "as-is) but the jvp is not returning a view.")
+        if out.is_floating_point() or out.is_complex():
+            _fw._set_tangent(out, tan)
 
 
 def once_differentiable(fn):

@@ -53,6 +53,8 @@ def _analytical_jacobian(func, inputs, diff_idx, out_index):
     from . import grad as autograd_grad
     out = _outputs(func, inputs)[out_index]
     jacs = [np.zeros((inputs[i].numel(), out.numel())) for i in diff_idx]
+    if not out.requires_grad:
+        return jacs  # a constant output: its Jacobian is zero, as PyTorch's gradcheck takes it
     for j in range(out.numel()):
         seed = _C.zeros(tuple(out.shape), dtype=out.dtype)
         seed.view(-1)[j] = 1.0
@@ -111,8 +113,10 @@ def gradgradcheck(func, inputs, grad_outputs=None, *, eps=1e-6, atol=1e-5, rtol=
     def first_grad(*args):
         xs, gos = args[:n_in], args[n_in:]
         outs = _outputs(func, xs)
-        return autograd_grad(outs, [x for x in xs if x.requires_grad], gos, create_graph=True,
-                             allow_unused=True)
+        grads = autograd_grad(outs, [x for x in xs if x.requires_grad], gos, create_graph=True,
+                              allow_unused=True)
+        # An input the function does not use has no gradient: left out, as PyTorch's.
+        return tuple(g for g in grads if g is not None)
 
     return gradcheck(first_grad, tuple(inputs) + tuple(grad_outputs), eps=eps, atol=atol,
                      rtol=rtol, raise_exception=raise_exception)

@@ -474,3 +474,19 @@ def test_gradgradcheck_still_catches_a_wrong_second_derivative():
     y = gradtrack.tensor([3.0, 4.0], dtype=gradtrack.float64, requires_grad=True)
     assert not gradtrack.autograd.gradgradcheck(lambda a, b: a.detach() * a * a, (x, y),
                                                 raise_exception=False)
+
+
+def test_forward_over_reverse_is_refused_instead_of_losing_the_tangent():
+    # torch computes the tangent of the gradient; gradtrack cannot yet, and must not
+    # return the gradient silently without it.
+    import gradtrack.autograd.forward_ad as fwAD
+    x = gradtrack.tensor([1.0, 2.0], requires_grad=True)
+    with fwAD.dual_level():
+        d = fwAD.make_dual(x, gradtrack.tensor([1.0, 0.0]))
+        y = (d ** 3).sum()
+        with pytest.raises(NotImplementedError, match="forward-over-reverse"):
+            gradtrack.autograd.grad(y, x, create_graph=True)
+        with pytest.raises(NotImplementedError, match="forward-over-reverse"):
+            y.backward(create_graph=True)
+        (g,) = gradtrack.autograd.grad(y, x, retain_graph=True)  # first order still works
+    assert g.tolist() == [3.0, 12.0]

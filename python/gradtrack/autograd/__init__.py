@@ -85,6 +85,7 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False,
             raise RuntimeError("`inputs` argument to `backward()` cannot be empty.")
     if create_graph:
         _warn_create_graph()
+        _refuse_forward_over_reverse(tensors + (_as_list(inputs) if inputs is not None else []))
     _C._run_backward(tensors, grads, retain_graph, create_graph, inputs or [])
 
 
@@ -112,5 +113,22 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     if materialize_grads and allow_unused is False:
         raise ValueError("Expected allow_unused to be True or not passed when materialize_grads=True, "
                          "but got: allow_unused=False.")
+    if create_graph:
+        _refuse_forward_over_reverse(outputs + inputs)
     return _C._run_grad(outputs, grads, inputs, retain_graph, create_graph, bool(allow_unused),
                         bool(materialize_grads))
+
+
+def _refuse_forward_over_reverse(tensors):
+    """Forward-over-reverse (a create_graph gradient of dual tensors) would come back
+    without its tangent: the backward formulas carry no jvp and saved tensors drop their
+    tangents. torch computes it; gradtrack refuses rather than answer without it."""
+    from . import forward_ad
+    if forward_ad._current_level < 0:
+        return
+    if any(isinstance(t, _Tensor) and forward_ad.unpack_dual(t).tangent is not None
+           for t in tensors):
+        raise NotImplementedError(
+            "gradtrack: differentiating with create_graph=True through tensors that have a "
+            "forward-AD tangent (forward-over-reverse) is not implemented; the gradient would "
+            "have no tangent.")

@@ -8,6 +8,7 @@
 #include "autograd/formulas.h"
 #include "autograd/formulas_conv.h"
 #include "autograd/formulas_nn.h"
+#include "autograd/formulas_rnn.h"
 #include "autograd/jvp_formulas.h"
 #include "autograd/formulas_extra.h"
 #include "kernels/kernels.h"
@@ -1072,6 +1073,9 @@ const FormulaRow kRows[] = {
         .saves_input(0, ForGrad1)
         .saves_input(1, ForGrad0),
     Row(OpKind::SortStable, "SortBackward1", extra::value_select_bw),
+    // recurrent layers (issue 19): the fused LSTM layer; formula in formulas_rnn.cpp
+    Row(OpKind::MkldnnRnnLayer, "MkldnnRnnLayerBackward0", rnn_formulas::lstm_layer_bw)
+        .saves_result(),
 };
 
 }  // namespace

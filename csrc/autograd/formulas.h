@@ -52,7 +52,8 @@ namespace gradtrack::autograd {
   X(Cumsum) X(Cumprod) X(Sort) X(Topk) X(Var) X(Std) X(VarMean) X(StdMean) X(Logsumexp)     \
   X(Tril) X(Triu) X(Flip) X(Roll) X(Repeat) X(Kthvalue) X(MedianDim) X(MedianAll) X(Mode)     \
   X(Diagonal) X(DiagonalCopy) X(DiagonalBackward) X(DiagEmbed) X(Trace) X(NanToNum)         \
-  X(LerpScalar) X(LerpTensor) X(VectorNorm) X(Baddbmm) X(Addmv) X(Cross) X(SortStable)
+  X(LerpScalar) X(LerpTensor) X(VectorNorm) X(Baddbmm) X(Addmv) X(Cross) X(SortStable)     \
+  /* recurrent layers (issue 19): the fused LSTM layer */ X(MkldnnRnnLayer)
 // clang-format on
 
 enum class OpKind : uint16_t {

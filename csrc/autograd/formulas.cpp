@@ -1076,6 +1076,7 @@ const FormulaRow kRows[] = {
     // recurrent layers (issue 19): the fused LSTM layer; formula in formulas_rnn.cpp
     Row(OpKind::MkldnnRnnLayer, "MkldnnRnnLayerBackward0", rnn_formulas::lstm_layer_bw)
         .saves_result(),
+    Row(OpKind::TransposeInplace, "TransposeBackward1", transpose_bw),
 };
 
 }  // namespace

@@ -53,7 +53,8 @@ namespace gradtrack::autograd {
   X(Tril) X(Triu) X(Flip) X(Roll) X(Repeat) X(Kthvalue) X(MedianDim) X(MedianAll) X(Mode)     \
   X(Diagonal) X(DiagonalCopy) X(DiagonalBackward) X(DiagEmbed) X(Trace) X(NanToNum)         \
   X(LerpScalar) X(LerpTensor) X(VectorNorm) X(Baddbmm) X(Addmv) X(Cross) X(SortStable)     \
-  /* recurrent layers (issue 19): the fused LSTM layer */ X(MkldnnRnnLayer)
+  /* recurrent layers (issue 19): the fused LSTM layer */ X(MkldnnRnnLayer)      \
+  X(TransposeInplace)
 // clang-format on
 
 enum class OpKind : uint16_t {

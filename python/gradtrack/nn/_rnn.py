@@ -119,7 +119,91 @@ def run(mode, input, hx, params, num_layers, dropout, train, bidirectional,  # n
         x = outs[0] if dirs == 1 else _cat(outs, x.dim() - 1)
         if dropout != 0 and train and layer < num_layers - 1:
             x = _FL.dropout(x, dropout, True)
-    output = x.transpose(0, 1) if batch_first else x
+    if batch_first:
+        # torch's LSTM transposes its output back, its RNN and GRU in place
+        # (TransposeBackward0 and TransposeBackward1)
+        output = x.transpose(0, 1) if lstm else x.transpose_(0, 1)
+    else:
+        output = x
     if lstm:
         return output, (_stack(h_n), _stack(c_n))
     return output, _stack(h_n)
+
+
+# ---- packed sequences: the batch shrinks as sequences end (longest first) ----------------
+
+def _step(mode, x_w, state, params):
+    """One step of any mode; returns (new state, the step's output)."""
+    _, w_hh, _, b_hh, w_hr = params
+    if mode == "LSTM":
+        state = _lstm_cell(x_w, state[0], state[1], w_hh, b_hh, w_hr)
+        return state, state[0]
+    if mode == "GRU":
+        state = _gru_cell(x_w, state, w_hh, b_hh)
+    else:
+        state = _simple_cell(x_w, state, w_hh, b_hh, mode == "RNN_RELU")
+    return state, state
+
+
+def _rows(state, lo, hi):
+    if isinstance(state, tuple):
+        return tuple(s[lo:hi] for s in state)
+    return state[lo:hi]
+
+
+def _join(parts):
+    if isinstance(parts[0], tuple):
+        return tuple(_cat([p[k] for p in parts], 0) for k in range(len(parts[0])))
+    return _cat(parts, 0)
+
+
+def _packed_layer(mode, data, sizes, state, params, reverse):
+    """One direction of one layer over packed ``data`` [sum(sizes), in]."""
+    x_w = _linear(data, params[0], params[2])
+    starts = [0]
+    for b in sizes[:-1]:
+        starts.append(starts[-1] + b)
+    outputs = [None] * len(sizes)
+    if not reverse:
+        finished, live = [], state
+        for t, b in enumerate(sizes):
+            if t and b < sizes[t - 1]:  # sequences that ended keep their last state
+                finished.append(_rows(live, b, sizes[t - 1]))
+                live = _rows(live, 0, b)
+            live, outputs[t] = _step(mode, x_w[starts[t]:starts[t] + b], live, params)
+        final = _join([live] + finished[::-1])
+    else:
+        live = _rows(state, 0, sizes[-1])
+        for t in range(len(sizes) - 1, -1, -1):
+            b = sizes[t]
+            if t < len(sizes) - 1 and b > sizes[t + 1]:  # sequences starting from the back
+                live = _join([live, _rows(state, sizes[t + 1], b)])
+            live, outputs[t] = _step(mode, x_w[starts[t]:starts[t] + b], live, params)
+        final = live
+    return _cat(outputs, 0), final
+
+
+def run_packed(mode, data, sizes, hx, params, num_layers, dropout, train, bidirectional):
+    """``run`` for a PackedSequence's ``data`` and ``batch_sizes`` (a list)."""
+    lstm = mode == "LSTM"
+    h0 = hx[0].unbind(0) if lstm else hx.unbind(0)
+    c0 = hx[1].unbind(0) if lstm else None
+    dirs = 2 if bidirectional else 1
+    h_n, c_n = [], []
+    x = data
+    for layer in range(num_layers):
+        outs = []
+        for d in range(dirs):
+            k = layer * dirs + d
+            state = (h0[k], c0[k]) if lstm else h0[k]
+            out, state = _packed_layer(mode, x, sizes, state, params[k], d == 1)
+            outs.append(out)
+            h_n.append(state[0] if lstm else state)
+            if lstm:
+                c_n.append(state[1])
+        x = outs[0] if dirs == 1 else _cat(outs, 1)
+        if dropout != 0 and train and layer < num_layers - 1:
+            x = _FL.dropout(x, dropout, True)
+    if lstm:
+        return x, (_stack(h_n), _stack(c_n))
+    return x, _stack(h_n)

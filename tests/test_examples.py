@@ -206,3 +206,27 @@ def test_cnn_digits_full_run_reaches_98_percent():
     assert done.returncode == 0, done.stderr[-3000:]
     assert _accuracy(done.stdout) >= 0.98
     assert "training" in done.stderr and "25/25" in done.stderr  # the tqdm bar
+
+
+# ---- char_rnn.py ---------------------------------------------------------------------------
+
+def test_char_rnn_short_run_learns_and_samples():
+    pytest.importorskip("tqdm")
+    out = run_example("char_rnn.py", "--steps", "25", "--chars", "40000", "--sample-length",
+                      "40", "--no-progress", timeout=600)
+    assert "(lstm): LSTM(32, 128, num_layers=2, batch_first=True, dropout=0.1)" in out
+    match = re.search(r"final loss ([0-9.]+) \(uniform guessing: ([0-9.]+)\)", out)
+    assert match, out
+    assert float(match.group(1)) < float(match.group(2)) - 0.5  # already better than chance
+    sample = out.split("sample:\n", 1)[1]
+    assert sample.startswith("Return the ") and len(sample.rstrip("\n")) >= len("Return the ") + 40
+
+
+def test_char_rnn_names_what_to_install_when_tqdm_is_missing(tmp_path):
+    # A tqdm that fails to import stands in for a missing one.
+    (tmp_path / "tqdm.py").write_text("raise ImportError(\"No module named 'tqdm'\")\n")
+    env = dict(os.environ, PYTHONPATH=f"{tmp_path}{os.pathsep}{os.environ.get('PYTHONPATH', '')}")
+    done = subprocess.run([sys.executable, str(EXAMPLES / "char_rnn.py")], capture_output=True,
+                          text=True, timeout=120, env=env)
+    assert done.returncode == 1
+    assert 'pip install "gradtrack[examples]"' in done.stderr and "tqdm" in done.stderr

@@ -18,6 +18,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "kernels/parallel.h"
 #include "kernels/simd.h"
 
 extern "C" {
@@ -32,21 +33,34 @@ namespace gradtrack::kernels::nn {
 
 namespace {
 
+template <typename T>
+void blas(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const T* a, int lda, const T* b,
+          int ldb, T beta, T* c, int ldc) {
+  const int A = ta ? 112 : 111, B = tb ? 112 : 111;  // CblasTrans / CblasNoTrans
+  if constexpr (std::is_same_v<T, float>) {
+    scipy_cblas_sgemm(101, A, B, int(m), int(n), int(k), 1.0f, a, lda, b, ldb, beta, c, ldc);
+  } else {
+    scipy_cblas_dgemm(101, A, B, int(m), int(n), int(k), 1.0, a, lda, b, ldb, beta, c, ldc);
+  }
+}
+
 // c [m, n] = beta * c + op(a) op(b), row-major with dense leading dimensions.
+// OpenBLAS runs on one thread (NOTE [One thread pool]); a large product is
+// split by rows of c over the OpenMP threads (the products over all steps;
+// a per-step product is too small to pay for a parallel region).
 template <typename T>
 void gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const T* a, const T* b, T beta, T* c) {
   if (m == 0 || n == 0) return;
   const int lda = int(ta ? m : k), ldb = int(tb ? k : n);
-  const int A = ta ? 112 : 111, B = tb ? 112 : 111;  // CblasTrans / CblasNoTrans
   if (k == 0) {
     for (int64_t i = 0; i < m * n; ++i) c[i] = beta == T(0) ? T(0) : c[i] * beta;
     return;
   }
-  if constexpr (std::is_same_v<T, float>) {
-    scipy_cblas_sgemm(101, A, B, int(m), int(n), int(k), 1.0f, a, lda, b, ldb, beta, c, int(n));
-  } else {
-    scipy_cblas_dgemm(101, A, B, int(m), int(n), int(k), 1.0, a, lda, b, ldb, beta, c, int(n));
-  }
+  const bool split = m * n * k >= (int64_t(1) << 23) && m >= 16;
+  parallel_for(m, split ? 8 : m, [&](int64_t lo, int64_t hi) {
+    const T* ap = ta ? a + lo : a + lo * lda;
+    blas<T>(ta, tb, hi - lo, n, k, ap, lda, b, ldb, beta, c + lo * n, int(n));
+  });
 }
 
 // e[i] = exp(scale * v[i]): the vector polynomial for float32.

@@ -447,3 +447,17 @@ def test_modules_on_packed_sequences_match_torch(torch, mode):
             _close(ht.grad, hg.grad, 1e-10, "h0 grad")
         for (n, p_t), (_, p_g) in zip(tm.named_parameters(), gm.named_parameters()):
             _close(p_t.grad, p_g.grad, 1e-10, n)
+
+
+def test_float32_lstm_with_projections_warns_once_as_torch(monkeypatch):
+    from gradtrack.nn import _rnn
+
+    monkeypatch.setattr(_rnn, "_warned_projections", False)
+    m = nn.LSTM(3, 4, proj_size=2)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        m(gt.randn(2, 1, 3))
+        m(gt.randn(2, 1, 3))
+    assert [str(w.message) for w in caught] == [
+        "LSTM with projections is not supported with oneDNN. Using default implementation."]
+    assert caught[0].category is UserWarning and caught[0].filename.endswith("rnn.py")

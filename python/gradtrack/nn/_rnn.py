@@ -15,6 +15,8 @@ visible ``grad_fn`` names agree:
   layer's backpropagation through time in C++.
 """
 
+import warnings
+
 from .. import _C
 from . import _functional_layers as _FL
 
@@ -82,10 +84,21 @@ def _layer(mode, x, state, params, reverse):
     return _stack(outputs), state
 
 
+_warned_projections = False
+
+
 def uses_fused_lstm(mode, input, params):  # noqa: A002
     """Whether torch would run this LSTM through oneDNN (float32, no projections)."""
-    return (mode == "LSTM" and input.dtype == _C.float32 and params[0][4] is None
-            and getattr(_C._nn, "lstm_layer", None) is not None)
+    global _warned_projections
+    if mode != "LSTM" or input.dtype != _C.float32 or input.numel() == 0:
+        return False
+    if params[0][4] is not None:
+        if not _warned_projections:  # torch warns once per process
+            _warned_projections = True
+            warnings.warn("LSTM with projections is not supported with oneDNN. Using default "
+                          "implementation.", stacklevel=3)
+        return False
+    return True
 
 
 def run(mode, input, hx, params, num_layers, dropout, train, bidirectional,  # noqa: A002

@@ -307,6 +307,19 @@ def test_gradcheck_fused_lstm_layer_kernel(reverse):
     args = [r(steps, batch, inp), r(batch, hid), r(batch, hid), r(4 * hid, inp), r(4 * hid, hid),
             r(4 * hid), r(4 * hid)]
     assert gt.autograd.gradcheck(lambda *a: gt._C._nn.lstm_layer(*a, reverse), args)
+    # create_graph: the backward recomputes the layer with differentiable ops
+    assert gt.autograd.gradgradcheck(lambda *a: gt._C._nn.lstm_layer(*a, reverse), args)
+    assert gt.autograd.gradgradcheck(
+        lambda *a: gt._C._nn.lstm_layer(*a, None, None, reverse), args[:5])
+
+
+def test_fused_lstm_create_graph_gives_torch_first_order_gradient(torch):
+    tm, gm = _pair(torch, "LSTM", "float32", batch_first=True)
+    x, xg = _leaf(torch, (2, 5, 3), "float32")
+    (gx_t,) = torch.autograd.grad(tm(x)[0].pow(2).sum(), x, create_graph=True)
+    (gx_g,) = gt.autograd.grad(gm(xg)[0].pow(2).sum(), xg, create_graph=True)
+    _close(gx_t, gx_g, 2e-5, "first-order gradient with create_graph")
+    assert gx_g.requires_grad
 
 
 # ---- errors, word for word ----------------------------------------------------------------

@@ -64,8 +64,10 @@ std::vector<Tensor> lstm_layer(const Tensor& x, const Tensor& h0, const Tensor& 
     auto node = autograd::new_node(OpKind::MkldnnRnnLayer, {&x, &w_ih, &w_hh, bi, bh, &h0, &c0});
     node->attrs.ints0 = {T, B, I, H};
     node->attrs.flag = reverse;
+    // The inputs themselves are saved (their versions are checked, and a
+    // backward that builds a graph differentiates through them).
     autograd::finish_node(node, {&x, &w_ih, &w_hh, bi, bh, &h0, &c0}, {&out, &hy, &cy},
-                          {&xd, &h0d, &c0d, &wid, &whd, &gates, &cells, &tanh_cells});
+                          {&x, &h0, &c0, &w_ih, &w_hh, bi, bh, &gates, &cells, &tanh_cells});
   }
   return {out, hy, cy};
 }

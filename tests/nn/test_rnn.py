@@ -474,3 +474,19 @@ def test_float32_lstm_with_projections_warns_once_as_torch(monkeypatch):
     assert [str(w.message) for w in caught] == [
         "LSTM with projections is not supported with oneDNN. Using default implementation."]
     assert caught[0].category is UserWarning and caught[0].filename.endswith("rnn.py")
+
+
+def test_fused_layer_split_over_threads_matches_torch(torch):
+    # hidden 128, batch 20: large enough that the steps run on several threads
+    # (NOTE [LSTM steps on two threads]) when more than one is available.
+    for bidir in (False, True):
+        tm, gm = _pair(torch, "LSTM", "float32", sizes=(16, 128), bidirectional=bidir)
+        x, xg = _leaf(torch, (4, 20, 16), "float32")
+        out_t, (h_t, c_t) = tm(x)
+        out_g, (h_g, c_g) = gm(xg)
+        ((out_t * out_t).sum() + h_t.sum() + c_t.sum()).backward()
+        ((out_g * out_g).sum() + h_g.sum() + c_g.sum()).backward()
+        for a, b in [(out_t, out_g), (h_t, h_g), (c_t, c_g), (x.grad, xg.grad)] + [
+                (p.grad, q.grad) for p, q in zip(tm.parameters(), gm.parameters())]:
+            a = a.detach().numpy()
+            assert np.allclose(a, to_np(b), rtol=1e-4, atol=1e-5)

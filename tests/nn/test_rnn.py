@@ -476,9 +476,8 @@ def test_float32_lstm_with_projections_warns_once_as_torch(monkeypatch):
     assert caught[0].category is UserWarning and caught[0].filename.endswith("rnn.py")
 
 
-def test_fused_layer_split_over_threads_matches_torch(torch):
-    # hidden 128, batch 20: large enough that the steps run on several threads
-    # (NOTE [LSTM steps on two threads]) when more than one is available.
+def test_fused_layer_at_benchmark_width_matches_torch(torch):
+    # hidden 128, batch 20: the products over all steps are split over threads.
     for bidir in (False, True):
         tm, gm = _pair(torch, "LSTM", "float32", sizes=(16, 128), bidirectional=bidir)
         x, xg = _leaf(torch, (4, 20, 16), "float32")

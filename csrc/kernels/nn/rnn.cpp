@@ -69,48 +69,49 @@ void scaled_exp(const float* v, float scale, float* e, int64_t n) {
   simd::exp(e, e, n);
 }
 
-// Activates one step's gates in place and forms c and h, for the hidden units
-// [lo, hi) (each thread takes a slice of units). float32 goes through exp on
-// vectors (sigmoid = 1 / (1 + e^-x), tanh = 2 / (1 + e^-2x) - 1); float64 uses
-// the library functions, for gradcheck-grade accuracy.
+// Activates one step's gates in place and forms c and h. float32 goes through
+// exp on vectors (sigmoid = 1 / (1 + e^-x), tanh = 2 / (1 + e^-2x) - 1);
+// float64 uses the library functions, for gradcheck-grade accuracy.
 void cell_forward(float* g, const float* cp, float* c, float* tc, float* h, int64_t B, int64_t H,
-                  int64_t lo, int64_t hi, std::vector<float>& scratch) {
-  const int64_t G = 4 * H, n = hi - lo;
-  scratch.resize(static_cast<size_t>(5 * n));
+                  std::vector<float>& scratch) {
+  const int64_t G = 4 * H;
+  scratch.resize(static_cast<size_t>(B * G));
   float* e = scratch.data();
   for (int64_t b = 0; b < B; ++b) {
     float* row = g + b * G;
-    for (int64_t q = 0; q < 4; ++q) {
-      float* z = row + q * H + lo;
-      float* eq = e + q * n;
-      scaled_exp(z, q == 2 ? -2.0f : -1.0f, eq, n);
-      if (q == 2)
-        for (int64_t j = 0; j < n; ++j) z[j] = 2.0f / (1.0f + eq[j]) - 1.0f;
-      else
-        for (int64_t j = 0; j < n; ++j) z[j] = 1.0f / (1.0f + eq[j]);
-    }
-    const int64_t k0 = b * H + lo;
-    for (int64_t j = 0; j < n; ++j)
-      c[k0 + j] = row[H + lo + j] * cp[k0 + j] + row[lo + j] * row[2 * H + lo + j];
-    float* ec = e + 4 * n;
-    scaled_exp(c + k0, -2.0f, ec, n);
-    for (int64_t j = 0; j < n; ++j) {
-      const float t = 2.0f / (1.0f + ec[j]) - 1.0f;
-      tc[k0 + j] = t;
-      h[k0 + j] = row[3 * H + lo + j] * t;
+    float* er = e + b * G;
+    scaled_exp(row, -1.0f, er, 2 * H);
+    scaled_exp(row + 2 * H, -2.0f, er + 2 * H, H);
+    scaled_exp(row + 3 * H, -1.0f, er + 3 * H, H);
+    for (int64_t j = 0; j < 2 * H; ++j) row[j] = 1.0f / (1.0f + er[j]);
+    for (int64_t j = 2 * H; j < 3 * H; ++j) row[j] = 2.0f / (1.0f + er[j]) - 1.0f;
+    for (int64_t j = 3 * H; j < G; ++j) row[j] = 1.0f / (1.0f + er[j]);
+    const float* i = row;
+    const float* f = row + H;
+    const float* gg = row + 2 * H;
+    float* cr = c + b * H;
+    for (int64_t j = 0; j < H; ++j) cr[j] = f[j] * cp[b * H + j] + i[j] * gg[j];
+  }
+  float* ec = scratch.data();
+  scaled_exp(c, -2.0f, ec, B * H);
+  for (int64_t b = 0; b < B; ++b) {
+    const float* o = g + b * G + 3 * H;
+    for (int64_t j = 0; j < H; ++j) {
+      const float t = 2.0f / (1.0f + ec[b * H + j]) - 1.0f;
+      tc[b * H + j] = t;
+      h[b * H + j] = o[j] * t;
     }
   }
 }
 
 void cell_forward(double* g, const double* cp, double* c, double* tc, double* h, int64_t B,
-                  int64_t H, int64_t lo, int64_t hi, std::vector<double>&) {
+                  int64_t H, std::vector<double>&) {
   const int64_t G = 4 * H;
   for (int64_t b = 0; b < B; ++b) {
     double* row = g + b * G;
-    for (int64_t q = 0; q < 4; ++q)
-      for (int64_t j = q * H + lo; j < q * H + hi; ++j)
-        row[j] = q == 2 ? std::tanh(row[j]) : 1.0 / (1.0 + std::exp(-row[j]));
-    for (int64_t j = lo; j < hi; ++j) {
+    for (int64_t j = 0; j < G; ++j)
+      row[j] = (j >= 2 * H && j < 3 * H) ? std::tanh(row[j]) : 1.0 / (1.0 + std::exp(-row[j]));
+    for (int64_t j = 0; j < H; ++j) {
       const int64_t k = b * H + j;
       c[k] = row[H + j] * cp[k] + row[j] * row[2 * H + j];
       tc[k] = std::tanh(c[k]);
@@ -119,17 +120,16 @@ void cell_forward(double* g, const double* cp, double* c, double* tc, double* h,
   }
 }
 
-// One step back for the units [lo, hi): from dh (the hidden state's gradient,
-// gout included) and dc (updated in place to the previous cell's gradient),
-// the gates' gradient.
+// One step back: from dh (the hidden state's gradient, gout included) and dc
+// (updated in place to the previous cell's gradient), the gates' gradient.
 template <typename T>
 void cell_backward(const T* act, const T* cp, const T* tc, const T* dh, T* dc, T* dg, int64_t B,
-                   int64_t H, int64_t lo, int64_t hi) {
+                   int64_t H) {
   const int64_t G = 4 * H;
   for (int64_t b = 0; b < B; ++b) {
     const T* a = act + b * G;
     T* d = dg + b * G;
-    for (int64_t j = lo; j < hi; ++j) {
+    for (int64_t j = 0; j < H; ++j) {
       const int64_t k = b * H + j;
       const T i = a[j], f = a[H + j], g = a[2 * H + j], o = a[3 * H + j], t = tc[k];
       const T dcv = dc[k] + dh[k] * o * (T(1) - t * t);
@@ -140,37 +140,6 @@ void cell_backward(const T* act, const T* cp, const T* tc, const T* dh, T* dc, T
       dc[k] = dcv * f;
     }
   }
-}
-
-// NOTE [LSTM steps on two threads]
-// Each step needs the whole previous h, so steps run in order; within a step
-// each thread owns a slice of hidden units: its columns of the four gate
-// blocks (the product h W_hh^T restricted to them), its cells and outputs.
-// One barrier per step (two backward: dG is read whole by dh = dG W_hh). A
-// layer too small for threads to pay runs on one.
-template <typename F>
-void over_units(int64_t B, int64_t H, const F& body) {
-  int threads = B * H * H >= (int64_t(1) << 17) && !in_parallel_region() ? get_num_threads() : 1;
-  if (threads > H / 16) threads = static_cast<int>(H / 16) > 1 ? static_cast<int>(H / 16) : 1;
-#ifdef _OPENMP
-  if (threads > 1) {
-#pragma omp parallel num_threads(threads)
-    {
-      const int tid = omp_get_thread_num(), nth = omp_get_num_threads();
-      body(H * tid / nth, H * (tid + 1) / nth, true);
-    }
-    return;
-  }
-#endif
-  body(int64_t(0), H, false);
-}
-
-inline void step_barrier(bool threaded) {
-#ifdef _OPENMP
-  if (threaded) {
-#pragma omp barrier
-  }
-#endif
 }
 
 }  // namespace
@@ -192,26 +161,16 @@ void lstm_layer_forward(const LstmDims& d, const T* x, const T* h0, const T* c0,
   std::vector<T> w_hh_t(static_cast<size_t>(H * G));
   for (int64_t r = 0; r < G; ++r)
     for (int64_t k = 0; k < H; ++k) w_hh_t[k * G + r] = w_hh[r * H + k];
-  const T* w_t = w_hh_t.data();
-  over_units(B, H, [&](int64_t lo, int64_t hi, bool threaded) {
-    std::vector<T> scratch;
-    const T *hp = h0, *cp = c0;
-    for (int64_t s = 0; s < d.steps; ++s) {
-      const int64_t t = d.reverse ? d.steps - 1 - s : s;
-      T* g = gates + t * B * G;
-      for (int64_t q = 0; q < 4 && hi > lo; ++q)
-        blas<T>(false, false, B, hi - lo, H, hp, int(H), w_t + q * H + lo, int(G), T(1),
-                g + q * H + lo, int(G));
-      cell_forward(g, cp, work.cells + t * S, work.tanh_cells + t * S, out + t * S, B, H, lo, hi,
-                   scratch);
-      step_barrier(threaded);
-      hp = out + t * S;
-      cp = work.cells + t * S;
-    }
-  });
-  const int64_t last = d.reverse ? 0 : d.steps - 1;
-  const T* hp = out + last * S;
-  const T* cp = work.cells + last * S;
+  std::vector<T> scratch;
+  const T *hp = h0, *cp = c0;
+  for (int64_t s = 0; s < d.steps; ++s) {
+    const int64_t t = d.reverse ? d.steps - 1 - s : s;
+    T* g = gates + t * B * G;
+    gemm<T>(false, false, B, G, H, hp, w_hh_t.data(), T(1), g);
+    cell_forward(g, cp, work.cells + t * S, work.tanh_cells + t * S, out + t * S, B, H, scratch);
+    hp = out + t * S;
+    cp = work.cells + t * S;
+  }
   std::memcpy(hy, hp, sizeof(T) * S);
   std::memcpy(cy, cp, sizeof(T) * S);
 }
@@ -224,23 +183,16 @@ void lstm_layer_backward(const LstmDims& d, const T* x, const T* h0, const T* c0
   std::vector<T> dh(S, T(0)), dc(S, T(0));
   if (g.ghy) std::memcpy(dh.data(), g.ghy, sizeof(T) * S);
   if (g.gcy) std::memcpy(dc.data(), g.gcy, sizeof(T) * S);
-  over_units(B, H, [&](int64_t lo, int64_t hi, bool threaded) {
-    for (int64_t s = T_ - 1; s >= 0; --s) {
-      const int64_t t = d.reverse ? T_ - 1 - s : s;
-      if (g.gout)
-        for (int64_t b = 0; b < B; ++b)
-          for (int64_t j = lo; j < hi; ++j) dh[b * H + j] += g.gout[t * S + b * H + j];
-      const T* cp = s == 0 ? c0 : work.cells + (d.reverse ? t + 1 : t - 1) * S;
-      T* dg = g.dgates + t * B * G;
-      cell_backward(work.gates + t * B * G, cp, work.tanh_cells + t * S, dh.data(), dc.data(), dg,
-                    B, H, lo, hi);
-      step_barrier(threaded);
-      if (hi > lo)
-        blas<T>(false, false, B, hi - lo, G, dg, int(G), w_hh + lo, int(H), T(0), dh.data() + lo,
-                int(H));
-      step_barrier(threaded);
-    }
-  });
+  for (int64_t s = T_ - 1; s >= 0; --s) {
+    const int64_t t = d.reverse ? T_ - 1 - s : s;
+    if (g.gout)
+      for (int64_t k = 0; k < S; ++k) dh[k] += g.gout[t * S + k];
+    const T* cp = s == 0 ? c0 : work.cells + (d.reverse ? t + 1 : t - 1) * S;
+    T* dg = g.dgates + t * B * G;
+    cell_backward(work.gates + t * B * G, cp, work.tanh_cells + t * S, dh.data(), dc.data(), dg, B,
+                  H);
+    gemm<T>(false, false, B, H, G, dg, w_hh, T(0), dh.data());
+  }
   if (g.dh0) std::memcpy(g.dh0, dh.data(), sizeof(T) * S);
   if (g.dc0) std::memcpy(g.dc0, dc.data(), sizeof(T) * S);
   if (g.dx) gemm<T>(false, false, T_ * B, d.input, G, g.dgates, w_ih, T(0), g.dx);

@@ -759,3 +759,23 @@ def batch_norm(T, shape):
         x.grad = bn.weight.grad = bn.bias.grad = None
 
     return step
+
+
+# --------------------------------------------------------------------------
+# recurrent layers (issue 19): a small LSTM language-model layer, fwd+bwd
+
+
+@timed_case("lstm_fwd_bwd", GROUP_NORM, "LSTM(32, 128) fwd+bwd",
+            (Point("s35b20", (35, 20), "seq 35, batch 20, input 32, hidden 128 float32"),))
+def lstm_fwd_bwd(T, shape):
+    seed(T)
+    lstm = T.nn.LSTM(32, 128)
+    x = T.randn(*shape, 32, requires_grad=True)
+
+    def step():
+        lstm.zero_grad()
+        x.grad = None
+        output, _ = lstm(x)
+        output.sum().backward()
+
+    return step

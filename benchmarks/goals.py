@@ -46,6 +46,8 @@ GOALS = (
     Goal("sort", "1M", 1.0, "one line sorted as (value, index) pairs"),
     Goal("topk", "1M", 1.0, "one pass with a k-element heap"),
     Goal("cumsum", "1M", 1.0, "one sequential pass"),
+    # recurrent layers (issue 19)
+    Goal("lstm_fwd_bwd", "s35b20", 1.0, "fused LSTM layer vs oneDNN"),
 )
 
 # Issue 21: every other timed case at <= 1.0x torch, except the reference

@@ -220,3 +220,27 @@ def test_tiny_transformer_short_run_learns_and_samples():
     samples = [m[1] for m in re.findall(r"sample: (['\"])(.*)\1$", out, flags=re.M)]
     assert len(samples) == 3 and samples[0].startswith("Return a ")
     assert all(len(s) > 20 for s in samples)
+
+
+# ---- char_rnn.py ---------------------------------------------------------------------------
+
+def test_char_rnn_short_run_learns_and_samples():
+    pytest.importorskip("tqdm")
+    out = run_example("char_rnn.py", "--steps", "25", "--chars", "40000", "--sample-length",
+                      "40", "--no-progress", timeout=600)
+    assert "(lstm): LSTM(32, 128, num_layers=2, batch_first=True, dropout=0.1)" in out
+    match = re.search(r"final loss ([0-9.]+) \(uniform guessing: ([0-9.]+)\)", out)
+    assert match, out
+    assert float(match.group(1)) < float(match.group(2)) - 0.5  # already better than chance
+    sample = out.split("sample:\n", 1)[1]
+    assert sample.startswith("Return the ") and len(sample.rstrip("\n")) >= len("Return the ") + 40
+
+
+def test_char_rnn_names_what_to_install_when_tqdm_is_missing(tmp_path):
+    # A tqdm that fails to import stands in for a missing one.
+    (tmp_path / "tqdm.py").write_text("raise ImportError(\"No module named 'tqdm'\")\n")
+    env = dict(os.environ, PYTHONPATH=f"{tmp_path}{os.pathsep}{os.environ.get('PYTHONPATH', '')}")
+    done = subprocess.run([sys.executable, str(EXAMPLES / "char_rnn.py")], capture_output=True,
+                          text=True, timeout=120, env=env)
+    assert done.returncode == 1
+    assert 'pip install "gradtrack[examples]"' in done.stderr and "tqdm" in done.stderr

@@ -8,6 +8,7 @@
 #include "autograd/formulas.h"
 #include "autograd/formulas_conv.h"
 #include "autograd/formulas_nn.h"
+#include "autograd/formulas_rnn.h"
 #include "autograd/jvp_formulas.h"
 #include "autograd/formulas_extra.h"
 #include "autograd/formulas_resample.h"
@@ -1262,6 +1263,10 @@ const FormulaRow kRows[] = {
         .saves_result(),
     // linalg.svd (issue 19): U, S, Vh kept as the node's extras
     Row(OpKind::LinalgSvd, "LinalgSvdBackward0", svd::linalg_svd_bw),
+    // recurrent layers (issue 19): the fused LSTM layer; formula in formulas_rnn.cpp
+    Row(OpKind::MkldnnRnnLayer, "MkldnnRnnLayerBackward0", rnn_formulas::lstm_layer_bw)
+        .saves_result(),
+    Row(OpKind::TransposeInplace, "TransposeBackward1", transpose_bw),
 };
 
 }  // namespace

@@ -72,7 +72,9 @@ namespace gradtrack::autograd {
   X(UpsampleLinear1DBackward) X(UpsampleBilinear2DBackward)                               \
   X(UpsampleBicubic2DBackward) X(UpsampleTrilinear3DBackward)                             \
   X(Cdist) X(EuclideanDist)                                                              \
-  /* linalg.svd for svdvals and the matrix norms (issue 19) */ X(LinalgSvd)
+  /* linalg.svd for svdvals and the matrix norms (issue 19) */ X(LinalgSvd) \
+  /* recurrent layers (issue 19): the fused LSTM layer */ X(MkldnnRnnLayer)      \
+  X(TransposeInplace)
 // clang-format on
 
 enum class OpKind : uint16_t {

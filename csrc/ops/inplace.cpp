@@ -699,4 +699,20 @@ Tensor inplace_tril(const Tensor& self, int64_t diagonal, bool upper) {
   return self;
 }
 
+// recurrent layers (issue 19): torch's RNN and GRU transpose a batch_first
+// output in place (TransposeBackward1)
+Tensor inplace_transpose(const Tensor& self, int64_t d0, int64_t d1) {
+  const int64_t x = wrap_dim(d0, self.dim()), y = wrap_dim(d1, self.dim());
+  DimVector s(self.sizes()), st(self.strides());
+  if (self.dim() > 0) {
+    std::swap(s[x], s[y]);
+    std::swap(st[x], st[y]);
+  }
+  return metadata_inplace("transpose_", self, OpKind::TransposeInplace, s, st,
+                          [&](autograd::Attrs& at) {
+                            at.i0 = x;
+                            at.i1 = y;
+                          });
+}
+
 }  // namespace gradtrack::ops

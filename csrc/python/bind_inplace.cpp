@@ -155,6 +155,9 @@ void bind_inplace(py::module_& m) {
     return ops::inplace_masked_fill(self, mask, *s);
   });
   m.def("t_", [](const Tensor& self) { return ops::inplace_t(self); });
+  m.def("transpose_", [](const Tensor& self, int64_t dim0, int64_t dim1) {
+    return ops::inplace_transpose(self, dim0, dim1);
+  });
   m.def("scatter_add_",
         [](const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src) {
           return ops::inplace_scatter_add(self, dim, index, src);

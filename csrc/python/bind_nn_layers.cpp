@@ -90,6 +90,14 @@ void bind_nn_layers(py::module_& nn) {
   bind_activations(nn);
   bind_norms(nn);
   bind_embedding_losses(nn);
+  // recurrent layers (issue 19): one direction of one LSTM layer
+  nn.def("lstm_layer", [](const Tensor& x, const Tensor& h0, const Tensor& c0, const Tensor& w_ih,
+                          const Tensor& w_hh, py::handle b_ih, py::handle b_hh, bool reverse) {
+    Tensor bi, bh;
+    auto r = ops::lstm_layer(x, h0, c0, w_ih, w_hh, optional_tensor(b_ih, bi),
+                             optional_tensor(b_hh, bh), reverse);
+    return py::make_tuple(r[0], r[1], r[2]);
+  });
 }
 
 }  // namespace gradtrack::python

@@ -230,6 +230,12 @@ def t_(self):
     return _C._inplace.t_(self)
 
 
+def transpose_(self, dim0, dim1):
+    """Swaps two dims of ``self`` in place (a metadata change, still a version bump)."""
+    check(self)
+    return _C._inplace.transpose_(self, dim0, dim1)
+
+
 def unsqueeze_(self, dim):
     """Inserts a dim of size one in place."""
     check(self)
@@ -275,7 +281,7 @@ def install(cls):
         setattr(cls, name + "_", _binary(name) if operands else _unary(name))
     for fn in (add_, sub_, div_, true_divide_, clamp_, clamp_min_, clamp_max_, fill_, zero_,
                copy_, normal_, uniform_, masked_fill_, index_put_, scatter_, scatter_add_, t_,
-               unsqueeze_, squeeze_, pow_):
+               transpose_, unsqueeze_, squeeze_, pow_):
         setattr(cls, fn.__name__, fn)
     cls.clip_ = clamp_
     cls.negative_ = cls.neg_

@@ -44,3 +44,14 @@ void embedding_renorm_(const Tensor& weight, const Tensor& indices, double max_n
 Tensor dropout_noise(const Tensor& x, double p);
 
 }  // namespace gradtrack::ops
+
+namespace gradtrack::ops {
+
+// ---- recurrent layers (ops/nn/rnn.cpp, issue 19) ----
+/// One direction of one LSTM layer over x [T, B, I] from (h0, c0) [B, H]:
+/// {output [T, B, H], h_n, c_n}, one MkldnnRnnLayerBackward0 node.
+std::vector<Tensor> lstm_layer(const Tensor& x, const Tensor& h0, const Tensor& c0,
+                               const Tensor& w_ih, const Tensor& w_hh, const Tensor* b_ih,
+                               const Tensor* b_hh, bool reverse);
+
+}  // namespace gradtrack::ops

@@ -65,3 +65,8 @@ __all__ += ["ConstantPad1d", "ConstantPad2d", "ConstantPad3d", "ZeroPad1d", "Zer
             "ReplicationPad1d", "ReplicationPad2d", "ReplicationPad3d", "CircularPad1d",
             "CircularPad2d", "CircularPad3d", "Upsample", "UpsamplingNearest2d",
             "UpsamplingBilinear2d"]
+# recurrent layers (issue 19): RNN, LSTM, GRU and their cells
+from .modules import (GRU, LSTM, RNN, GRUCell, LSTMCell, RNNBase, RNNCell,  # noqa: E402
+                      RNNCellBase)
+
+__all__ += ["RNNBase", "RNN", "LSTM", "GRU", "RNNCellBase", "RNNCell", "LSTMCell", "GRUCell"]

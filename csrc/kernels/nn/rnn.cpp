@@ -1,0 +1,226 @@
+// The LSTM layer: one matrix product for the input projections of all steps,
+// then per step one product for the hidden projection and a fused pointwise
+// cell; the backward is the same walk in reverse (NOTE [LSTM layer]).
+//
+// NOTE [LSTM layer]
+// torch hands a float32 LSTM layer to oneDNN, whose node is
+// MkldnnRnnLayerBackward0; this is that layer on OpenBLAS. The forward keeps
+// the activated gates, the cell states and their tanh, so the backward needs
+// no transcendental function: per step it forms the gates' gradient dG_t
+// (i, f, g, o: [B, 4H]) and dh_{t-1} = dG_t W_hh. The weight gradients are
+// then three large products over all steps at once: dW_ih = dG^T X,
+// dW_hh = dG^T H_prev (H_prev being the outputs shifted by one step, plus h0)
+// and dX = dG W_ih.
+#include "kernels/nn/rnn.h"
+
+#include <cmath>
+#include <cstring>
+#include <type_traits>
+#include <vector>
+
+#include "kernels/parallel.h"
+#include "kernels/simd.h"
+
+extern "C" {
+void scipy_cblas_sgemm(int order, int ta, int tb, int m, int n, int k, float alpha, const float* a,
+                       int lda, const float* b, int ldb, float beta, float* c, int ldc);
+void scipy_cblas_dgemm(int order, int ta, int tb, int m, int n, int k, double alpha,
+                       const double* a, int lda, const double* b, int ldb, double beta, double* c,
+                       int ldc);
+}
+
+namespace gradtrack::kernels::nn {
+
+namespace {
+
+template <typename T>
+void blas(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const T* a, int lda, const T* b,
+          int ldb, T beta, T* c, int ldc) {
+  const int A = ta ? 112 : 111, B = tb ? 112 : 111;  // CblasTrans / CblasNoTrans
+  if constexpr (std::is_same_v<T, float>) {
+    scipy_cblas_sgemm(101, A, B, int(m), int(n), int(k), 1.0f, a, lda, b, ldb, beta, c, ldc);
+  } else {
+    scipy_cblas_dgemm(101, A, B, int(m), int(n), int(k), 1.0, a, lda, b, ldb, beta, c, ldc);
+  }
+}
+
+// c [m, n] = beta * c + op(a) op(b), row-major with dense leading dimensions.
+// OpenBLAS runs on one thread (NOTE [One thread pool]); a large product is
+// split by rows of c over the OpenMP threads (the products over all steps;
+// a per-step product is too small to pay for a parallel region).
+template <typename T>
+void gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const T* a, const T* b, T beta, T* c) {
+  if (m == 0 || n == 0) return;
+  const int lda = int(ta ? m : k), ldb = int(tb ? k : n);
+  if (k == 0) {
+    for (int64_t i = 0; i < m * n; ++i) c[i] = beta == T(0) ? T(0) : c[i] * beta;
+    return;
+  }
+  const bool split = m * n * k >= (int64_t(1) << 23) && m >= 16;
+  parallel_for(m, split ? 8 : m, [&](int64_t lo, int64_t hi) {
+    const T* ap = ta ? a + lo : a + lo * lda;
+    blas<T>(ta, tb, hi - lo, n, k, ap, lda, b, ldb, beta, c + lo * n, int(n));
+  });
+}
+
+// e[i] = exp(scale * v[i]): the vector polynomial for float32.
+void scaled_exp(const float* v, float scale, float* e, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) e[i] = scale * v[i];
+  simd::exp(e, e, n);
+}
+
+// Activates one step's gates in place and forms c and h. float32 goes through
+// exp on vectors (sigmoid = 1 / (1 + e^-x), tanh = 2 / (1 + e^-2x) - 1);
+// float64 uses the library functions, for gradcheck-grade accuracy.
+void cell_forward(float* g, const float* cp, float* c, float* tc, float* h, int64_t B, int64_t H,
+                  std::vector<float>& scratch) {
+  const int64_t G = 4 * H;
+  scratch.resize(static_cast<size_t>(B * G));
+  float* e = scratch.data();
+  for (int64_t b = 0; b < B; ++b) {
+    float* row = g + b * G;
+    float* er = e + b * G;
+    scaled_exp(row, -1.0f, er, 2 * H);
+    scaled_exp(row + 2 * H, -2.0f, er + 2 * H, H);
+    scaled_exp(row + 3 * H, -1.0f, er + 3 * H, H);
+    for (int64_t j = 0; j < 2 * H; ++j) row[j] = 1.0f / (1.0f + er[j]);
+    for (int64_t j = 2 * H; j < 3 * H; ++j) row[j] = 2.0f / (1.0f + er[j]) - 1.0f;
+    for (int64_t j = 3 * H; j < G; ++j) row[j] = 1.0f / (1.0f + er[j]);
+    const float* i = row;
+    const float* f = row + H;
+    const float* gg = row + 2 * H;
+    float* cr = c + b * H;
+    for (int64_t j = 0; j < H; ++j) cr[j] = f[j] * cp[b * H + j] + i[j] * gg[j];
+  }
+  float* ec = scratch.data();
+  scaled_exp(c, -2.0f, ec, B * H);
+  for (int64_t b = 0; b < B; ++b) {
+    const float* o = g + b * G + 3 * H;
+    for (int64_t j = 0; j < H; ++j) {
+      const float t = 2.0f / (1.0f + ec[b * H + j]) - 1.0f;
+      tc[b * H + j] = t;
+      h[b * H + j] = o[j] * t;
+    }
+  }
+}
+
+void cell_forward(double* g, const double* cp, double* c, double* tc, double* h, int64_t B,
+                  int64_t H, std::vector<double>&) {
+  const int64_t G = 4 * H;
+  for (int64_t b = 0; b < B; ++b) {
+    double* row = g + b * G;
+    for (int64_t j = 0; j < G; ++j)
+      row[j] = (j >= 2 * H && j < 3 * H) ? std::tanh(row[j]) : 1.0 / (1.0 + std::exp(-row[j]));
+    for (int64_t j = 0; j < H; ++j) {
+      const int64_t k = b * H + j;
+      c[k] = row[H + j] * cp[k] + row[j] * row[2 * H + j];
+      tc[k] = std::tanh(c[k]);
+      h[k] = row[3 * H + j] * tc[k];
+    }
+  }
+}
+
+// One step back: from dh (the hidden state's gradient, gout included) and dc
+// (updated in place to the previous cell's gradient), the gates' gradient.
+template <typename T>
+void cell_backward(const T* act, const T* cp, const T* tc, const T* dh, T* dc, T* dg, int64_t B,
+                   int64_t H) {
+  const int64_t G = 4 * H;
+  for (int64_t b = 0; b < B; ++b) {
+    const T* a = act + b * G;
+    T* d = dg + b * G;
+    for (int64_t j = 0; j < H; ++j) {
+      const int64_t k = b * H + j;
+      const T i = a[j], f = a[H + j], g = a[2 * H + j], o = a[3 * H + j], t = tc[k];
+      const T dcv = dc[k] + dh[k] * o * (T(1) - t * t);
+      d[j] = dcv * g * i * (T(1) - i);
+      d[H + j] = dcv * cp[k] * f * (T(1) - f);
+      d[2 * H + j] = dcv * i * (T(1) - g * g);
+      d[3 * H + j] = dh[k] * t * o * (T(1) - o);
+      dc[k] = dcv * f;
+    }
+  }
+}
+
+}  // namespace
+
+template <typename T>
+void lstm_layer_forward(const LstmDims& d, const T* x, const T* h0, const T* c0, const T* w_ih,
+                        const T* w_hh, const T* bias, T* out, T* hy, T* cy, LstmWork<T> work) {
+  const int64_t B = d.batch, H = d.hidden, G = 4 * H, S = B * H;
+  T* gates = work.gates;
+  for (int64_t r = 0; r < d.steps * B; ++r) {
+    if (bias)
+      std::memcpy(gates + r * G, bias, sizeof(T) * G);
+    else
+      std::memset(gates + r * G, 0, sizeof(T) * G);
+  }
+  gemm<T>(false, true, d.steps * B, G, d.input, x, w_ih, T(1), gates);
+  // W_hh^T once, row-major [H, 4H]: the per-step products then stream it
+  // without a transpose (measurably faster for OpenBLAS at small batch).
+  std::vector<T> w_hh_t(static_cast<size_t>(H * G));
+  for (int64_t r = 0; r < G; ++r)
+    for (int64_t k = 0; k < H; ++k) w_hh_t[k * G + r] = w_hh[r * H + k];
+  std::vector<T> scratch;
+  const T *hp = h0, *cp = c0;
+  for (int64_t s = 0; s < d.steps; ++s) {
+    const int64_t t = d.reverse ? d.steps - 1 - s : s;
+    T* g = gates + t * B * G;
+    gemm<T>(false, false, B, G, H, hp, w_hh_t.data(), T(1), g);
+    cell_forward(g, cp, work.cells + t * S, work.tanh_cells + t * S, out + t * S, B, H, scratch);
+    hp = out + t * S;
+    cp = work.cells + t * S;
+  }
+  std::memcpy(hy, hp, sizeof(T) * S);
+  std::memcpy(cy, cp, sizeof(T) * S);
+}
+
+template <typename T>
+void lstm_layer_backward(const LstmDims& d, const T* x, const T* h0, const T* c0, const T* w_ih,
+                         const T* w_hh, const T* out, LstmWork<const T> work,
+                         const LstmGrads<T>& g) {
+  const int64_t T_ = d.steps, B = d.batch, H = d.hidden, G = 4 * H, S = B * H;
+  std::vector<T> dh(S, T(0)), dc(S, T(0));
+  if (g.ghy) std::memcpy(dh.data(), g.ghy, sizeof(T) * S);
+  if (g.gcy) std::memcpy(dc.data(), g.gcy, sizeof(T) * S);
+  for (int64_t s = T_ - 1; s >= 0; --s) {
+    const int64_t t = d.reverse ? T_ - 1 - s : s;
+    if (g.gout)
+      for (int64_t k = 0; k < S; ++k) dh[k] += g.gout[t * S + k];
+    const T* cp = s == 0 ? c0 : work.cells + (d.reverse ? t + 1 : t - 1) * S;
+    T* dg = g.dgates + t * B * G;
+    cell_backward(work.gates + t * B * G, cp, work.tanh_cells + t * S, dh.data(), dc.data(), dg, B,
+                  H);
+    gemm<T>(false, false, B, H, G, dg, w_hh, T(0), dh.data());
+  }
+  if (g.dh0) std::memcpy(g.dh0, dh.data(), sizeof(T) * S);
+  if (g.dc0) std::memcpy(g.dc0, dc.data(), sizeof(T) * S);
+  if (g.dx) gemm<T>(false, false, T_ * B, d.input, G, g.dgates, w_ih, T(0), g.dx);
+  if (g.dw_ih) gemm<T>(true, false, G, d.input, T_ * B, g.dgates, x, T(0), g.dw_ih);
+  if (g.dw_hh) {
+    // The step that started from h0, then every other step from the output
+    // next to it (one block product: the shifted outputs are contiguous).
+    const int64_t first = d.reverse ? T_ - 1 : 0;
+    gemm<T>(true, false, G, H, B, g.dgates + first * B * G, h0, T(0), g.dw_hh);
+    const T* dg_rest = g.dgates + (d.reverse ? 0 : B * G);
+    const T* h_rest = out + (d.reverse ? S : 0);
+    gemm<T>(true, false, G, H, (T_ - 1) * B, dg_rest, h_rest, T(1), g.dw_hh);
+  }
+  if (g.db) {
+    for (int64_t j = 0; j < G; ++j) g.db[j] = T(0);
+    for (int64_t r = 0; r < T_ * B; ++r)
+      for (int64_t j = 0; j < G; ++j) g.db[j] += g.dgates[r * G + j];
+  }
+}
+
+#define GT_LSTM_INSTANTIATE(T)                                                                  \
+  template void lstm_layer_forward<T>(const LstmDims&, const T*, const T*, const T*, const T*,  \
+                                      const T*, const T*, T*, T*, T*, LstmWork<T>);             \
+  template void lstm_layer_backward<T>(const LstmDims&, const T*, const T*, const T*, const T*, \
+                                       const T*, const T*, LstmWork<const T>,                   \
+                                       const LstmGrads<T>&);
+GT_LSTM_INSTANTIATE(float)
+GT_LSTM_INSTANTIATE(double)
+#undef GT_LSTM_INSTANTIATE
+
+}  // namespace gradtrack::kernels::nn

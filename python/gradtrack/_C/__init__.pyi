@@ -16,10 +16,22 @@ from . import _random
 from . import _saved_hooks
 from . import _forward_ad
 from . import _extra
+from . import _resample
 from . import _conv
-__all__: list[str] = ['Node', 'Tensor', 'abs', 'acos', 'add', 'addmm', 'all', 'amax', 'any', 'arange', 'argmax', 'argmin', 'as_strided', 'asin', 'atan', 'atan2', 'bitwise_and', 'bitwise_not', 'bitwise_or', 'bitwise_xor', 'bmm', 'bool', 'cat', 'ceil', 'chunk', 'clamp', 'clamp_max', 'clamp_min', 'clone', 'concat', 'cos', 'cosh', 'div', 'dot', 'dtype', 'empty', 'eq', 'equal', 'erf', 'exp', 'exp2', 'expm1', 'eye', 'flatten', 'float32', 'float64', 'floor', 'floor_divide', 'fmod', 'frac', 'from_numpy', 'full', 'gather', 'ge', 'get_num_threads', 'gt', 'hypot', 'index_select', 'int32', 'int64', 'is_anomaly_check_nan_enabled', 'is_anomaly_enabled', 'is_grad_enabled', 'is_inference_mode_enabled', 'isnan', 'le', 'linspace', 'log', 'log10', 'log1p', 'log2', 'log_softmax', 'logical_and', 'logical_not', 'logical_or', 'logical_xor', 'lt', 'masked_fill', 'matmul', 'maximum', 'mean', 'minimum', 'mm', 'mul', 'mv', 'narrow', 'ne', 'neg', 'ones', 'outer', 'permute', 'pow', 'prod', 'rand', 'randint', 'randn', 'randperm', 'reciprocal', 'relu', 'remainder', 'reshape', 'round', 'rsqrt', 'rsub', 'scatter', 'scatter_add', 'select', 'set_num_threads', 'sgn', 'sigmoid', 'sign', 'sin', 'sinh', 'softmax', 'split', 'sqrt', 'square', 'squeeze', 'stack', 'sub', 'sum', 'swapaxes', 't', 'tan', 'tanh', 'tensor', 'transpose', 'trunc', 'uint8', 'unbind', 'unsqueeze', 'where', 'zeros']
+from . import _docs
+from . import _bench
+__all__: list[str] = ['Node', 'Tensor', 'abs', 'acos', 'acosh', 'add', 'addmm', 'all', 'amax', 'amin', 'any', 'arange', 'argmax', 'argmin', 'as_strided', 'asin', 'asinh', 'atan', 'atan2', 'atanh', 'bfloat16', 'bitwise_and', 'bitwise_not', 'bitwise_or', 'bitwise_xor', 'bmm', 'bool', 'cat', 'ceil', 'chunk', 'clamp', 'clamp_max', 'clamp_min', 'clone', 'concat', 'cos', 'cosh', 'deg2rad', 'div', 'dot', 'dtype', 'empty', 'eq', 'equal', 'erf', 'erfc', 'erfinv', 'exp', 'exp2', 'expm1', 'eye', 'flatten', 'float16', 'float32', 'float64', 'floor', 'floor_divide', 'fmod', 'frac', 'from_numpy', 'full', 'gather', 'ge', 'get_num_threads', 'gt', 'hypot', 'index_select', 'int16', 'int32', 'int64', 'int8', 'is_anomaly_check_nan_enabled', 'is_anomaly_enabled', 'is_grad_enabled', 'is_inference_mode_enabled', 'isfinite', 'isinf', 'isnan', 'isneginf', 'isposinf', 'le', 'linspace', 'log', 'log10', 'log1p', 'log2', 'log_softmax', 'logical_and', 'logical_not', 'logical_or', 'logical_xor', 'lt', 'masked_fill', 'masked_select', 'matmul', 'maximum', 'mean', 'minimum', 'mm', 'mul', 'mv', 'narrow', 'ne', 'neg', 'ones', 'outer', 'permute', 'pow', 'prod', 'rad2deg', 'rand', 'randint', 'randn', 'randperm', 'reciprocal', 'relu', 'remainder', 'reshape', 'round', 'rsqrt', 'rsub', 'scatter', 'scatter_add', 'select', 'set_num_threads', 'sgn', 'sigmoid', 'sign', 'signbit', 'sin', 'sinc', 'sinh', 'softmax', 'split', 'sqrt', 'square', 'squeeze', 'stack', 'sub', 'sum', 'swapaxes', 't', 'tan', 'tanh', 'tensor', 'transpose', 'trunc', 'uint8', 'unbind', 'unsqueeze', 'where', 'zeros']
 
 class dtype:
+    """
+    The type of a tensor's elements (``gradtrack.float32``, ``gradtrack.int64``...).
+    
+    >>> import gradtrack
+    >>> gradtrack.float64.is_floating_point, gradtrack.float64.itemsize
+    (True, 8)
+    >>> gradtrack.tensor([1, 2]).dtype
+    gradtrack.int64
+    """
 
     def __reduce__(self) -> str:
         ...
@@ -115,23 +127,15 @@ class _FunctionNodeRef:
         ...
 
 class Tensor:
+    """
+    An n-dimensional array of numbers that autograd can track.
+    
+    >>> import gradtrack
+    >>> x = gradtrack.tensor([[1.0, 2.0], [3.0, 4.0]], requires_grad=True)
+    >>> x.shape, x.dtype, x.requires_grad
+    (gradtrack.Size([2, 2]), gradtrack.float32, True)
+    """
     __array_priority__: typing.ClassVar[builtins.int] = 1000
-
-    @property
-    def data(self) -> Tensor:
-        ...
-
-    @data.setter
-    def data(self, value: Tensor) -> None:
-        ...
-
-    @property
-    def grad(self) -> Tensor | None:
-        ...
-
-    @grad.setter
-    def grad(self, value: Tensor | None) -> None:
-        ...
 
     def __format__(self, format_spec: typing.Any) -> str:
         """``format(t, spec)``: a 0-dim tensor formats like its Python value.
@@ -208,9 +212,17 @@ Example::
     def __dlpack__(self, *, stream: typing.Any=-1, max_version: typing.Any=None, dl_device: typing.Any=None, copy: typing.Any=None) -> typing.Any:
         """``Tensor.__dlpack__``: a DLPack capsule sharing this tensor's memory.
 
-``max_version=(1, 0)`` or newer gives a versioned capsule, otherwise the legacy
-one; ``copy=True`` exports a copy. A tensor that requires grad is refused (export
-``t.detach()``), as in torch."""
+    ``max_version=(1, 0)`` or newer gives a versioned capsule, otherwise the legacy
+    one; ``copy=True`` exports a copy. A tensor that requires grad is refused (export
+    ``t.detach()``), as in torch.
+
+>>> import gradtrack
+>>> x = gradtrack.tensor([1.0, 2.0])
+>>> y = gradtrack.from_dlpack(x)
+>>> y.add_(1)
+tensor([2., 3.])
+>>> x
+tensor([2., 3.])"""
 
     def __dlpack_device__(self) -> tuple[builtins.int, builtins.int]:
         """``Tensor.__dlpack_device__``: ``(DLDeviceType.kDLCPU, 0)``."""
@@ -398,22 +410,67 @@ require grad).
         ...
 
     def abs(self) -> Tensor:
-        ...
+        """
+        The absolute value of each element.
+        
+        >>> import gradtrack
+        >>> gradtrack.tensor([-1.5, 0.0, 2.0]).abs()
+        tensor([1.5000, 0.0000, 2.0000])
+        """
 
     def abs_(self) -> Tensor:
-        """In-place :meth:`abs`; returns ``self``."""
+        """In-place :meth:`abs`; returns ``self``.
+
+>>> import gradtrack
+>>> x = gradtrack.tensor([-1.5, 0.0, 2.0])
+>>> x.abs_()
+tensor([1.5000, 0.0000, 2.0000])
+>>> x._version
+1"""
 
     def absolute_(self) -> Tensor:
-        """In-place :meth:`abs`; returns ``self``."""
+        """In-place :meth:`abs`; returns ``self``.
+
+>>> import gradtrack
+>>> x = gradtrack.tensor([-1.5, 0.0, 2.0])
+>>> x.abs_()
+tensor([1.5000, 0.0000, 2.0000])
+>>> x._version
+1"""
 
     def acos(self) -> Tensor:
-        ...
+        """
+        The arccosine (in radians) of each element.
+        
+        >>> import gradtrack
+        >>> gradtrack.tensor([-1.0, 0.0, 0.5]).acos()
+        tensor([3.1416, 1.5708, 1.0472])
+        """
 
     def acos_(self) -> Tensor:
-        """In-place :meth:`acos`; returns ``self``."""
+        """In-place :meth:`acos`; returns ``self``.
+
+>>> import gradtrack
+>>> x = gradtrack.tensor([-1.0, 0.0, 0.5])
+>>> x.acos_()
+tensor([3.1416, 1.5708, 1.0472])
+>>> x._version
+1"""
+
+    def acosh(self) -> Tensor:
+        ...
+
+    def acosh_(self) -> Tensor:
+        """In-place :meth:`acosh`; returns ``self``."""
 
     def add(self, other: typing.Any, *, alpha: typing.Any=1) -> Tensor:
-        ...
+        """
+        ``input + alpha * other``, broadcasting.
+        
+        >>> import gradtrack
+        >>> gradtrack.tensor([1.0, 2.0, 3.0]).add(gradtrack.tensor([10.0, 20.0, 30.0]), alpha=2)
+        tensor([21., 42., 63.])
+        """
 
     def add_(self, other: typing.Any, *, alpha: typing.Any=1) -> Tensor:
         """``self += alpha * other``; returns ``self``.
@@ -424,10 +481,20 @@ require grad).
 1"""
 
     def addmv(self, mat: typing.Any, vec: typing.Any, *, beta: typing.Any=1, alpha: typing.Any=1) -> Tensor:
-        """``beta * input + alpha * (mat @ vec)``."""
+        """``beta * input + alpha * (mat @ vec)``.
+
+>>> import gradtrack
+>>> gradtrack.zeros(2).addmv(gradtrack.eye(2), gradtrack.tensor([1.0, 2.0]), alpha=3)
+tensor([3., 6.])"""
 
     def all(self, dim: typing.Any=None, keepdim: builtins.bool=False) -> Tensor:
-        ...
+        """
+        True if every element is nonzero (of the whole tensor, or along ``dim``).
+        
+        >>> import gradtrack
+        >>> gradtrack.tensor([[1.0, 0.0], [3.0, 4.0]]).all(dim=1)
+        tensor([False,  True])
+        """
 
     def allclose(self, other: typing.Any, rtol: typing.Any=1e-05, atol: typing.Any=1e-08, equal_nan: typing.Any=False) -> builtins.bool:
         """True if every element of :func:`isclose` is.
@@ -437,16 +504,43 @@ require grad).
 True"""
 
     def amax(self, dim: typing.Any=(), keepdim: builtins.bool=False) -> Tensor:
+        """
+        The largest values along ``dim`` (all dims by default).
+        
+        >>> import gradtrack
+        >>> gradtrack.tensor([[1.0, 5.0], [3.0, 4.0]]).amax(dim=0)
+        tensor([3., 5.])
+        """
+
+    def amin(self, dim: typing.Any=(), keepdim: builtins.bool=False) -> Tensor:
         ...
 
     def any(self, dim: typing.Any=None, keepdim: builtins.bool=False) -> Tensor:
-        ...
+        """
+        True if some element is nonzero (of the whole tensor, or along ``dim``).
+        
+        >>> import gradtrack
+        >>> gradtrack.tensor([[0.0, 0.0], [3.0, 0.0]]).any(dim=1)
+        tensor([False,  True])
+        """
 
     def argmax(self, dim: typing.Any=None, keepdim: builtins.bool=False) -> Tensor:
-        ...
+        """
+        The index of the largest value (of the flattened tensor, or along ``dim``).
+        
+        >>> import gradtrack
+        >>> gradtrack.tensor([[1.0, 5.0], [3.0, 4.0]]).argmax(dim=1)
+        tensor([1, 1])
+        """
 
     def argmin(self, dim: typing.Any=None, keepdim: builtins.bool=False) -> Tensor:
-        ...
+        """
+        The index of the smallest value (of the flattened tensor, or along ``dim``).
+        
+        >>> import gradtrack
+        >>> gradtrack.tensor([[1.0, 5.0], [3.0, 4.0]]).argmin(dim=1)
+        tensor([0, 0])
+        """
 
     def argsort(self, dim: typing.Any=-1, descending: typing.Any=False, *, stable: typing.Any=False) -> Tensor:
         """The indices that sort ``input`` along ``dim``.
@@ -455,134 +549,440 @@ True"""
 >>> gradtrack.argsort(gradtrack.tensor([2, 3, 1]))
 tensor([2, 0, 1])"""
 
+    def argwhere(self) -> Tensor:
+        """``nonzero(input)``: one row of indices per nonzero element.
+
+>>> import gradtrack
+>>> gradtrack.argwhere(gradtrack.tensor([1, 0, 7]))
+tensor([[0],
+        [2]])"""
+
     def as_strided(self, size: typing.Any, stride: typing.Any, storage_offset: typing.Any=None) -> Tensor:
-        ...
+        """
+        A view of the same memory with the given sizes, strides and offset.
+        
+        >>> import gradtrack
+        >>> gradtrack.arange(6).as_strided((2, 2), (1, 2))
+        tensor([[0, 2],
+                [1, 3]])
+        """
 
     def asin(self) -> Tensor:
-        ...
+        """
+        The arcsine (in radians) of each element.
+        
+        >>> import gradtrack
+        >>> gradtrack.tensor([-1.0, 0.0, 0.5]).asin()
+        tensor([-1.5708,  0.0000,  0.5236])
+        """
 
     def asin_(self) -> Tensor:
-        """In-place :meth:`asin`; returns ``self``."""
+        """In-place :meth:`asin`; returns ``self``.
+
+>>> import gradtrack
+>>> x = gradtrack.tensor([-1.0, 0.0, 0.5])
+>>> x.asin_()
+tensor([-1.5708,  0.0000,  0.5236])
+>>> x._version
+1"""
+
+    def asinh(self) -> Tensor:
+        ...
+
+    def asinh_(self) -> Tensor:
+        """In-place :meth:`asinh`; returns ``self``."""
 
     def atan(self) -> Tensor:
-        ...
+        """
+        The arctangent (in radians) of each element.
+        
+        >>> import gradtrack
+        >>> gradtrack.tensor([-1.0, 0.0, 0.5]).atan()
+        tensor([-0.7854,  0.0000,  0.4636])
+        """
 
     def atan2(self, other: Tensor) -> Tensor:
-        ...
+        """
+        The angle of the point (other, input): arctangent of ``input / other`` by quadrant.
+        
+        >>> import gradtrack
+        >>> gradtrack.tensor([1.0, -1.0, 0.0]).atan2(gradtrack.tensor([1.0, 1.0, -1.0]))
+        tensor([ 0.7854, -0.7854,  3.1416])
+        """
 
     def atan2_(self, other: typing.Any) -> Tensor:
-        """In-place :meth:`atan2`; returns ``self``."""
+        """In-place :meth:`atan2`; returns ``self``.
+
+>>> import gradtrack
+>>> x = gradtrack.tensor([1.0, -1.0, 0.0])
+>>> x.atan2_(gradtrack.tensor([1.0, 1.0, -1.0]))
+tensor([ 0.7854, -0.7854,  3.1416])
+>>> x._version
+1"""
 
     def atan_(self) -> Tensor:
-        """In-place :meth:`atan`; returns ``self``."""
+        """In-place :meth:`atan`; returns ``self``.
+
+>>> import gradtrack
+>>> x = gradtrack.tensor([-1.0, 0.0, 0.5])
+>>> x.atan_()
+tensor([-0.7854,  0.0000,  0.4636])
+>>> x._version
+1"""
+
+    def atanh(self) -> Tensor:
+        ...
+
+    def atanh_(self) -> Tensor:
+        """In-place :meth:`atanh`; returns ``self``."""
 
     def backward(self, gradient: typing.Any=None, retain_graph: typing.Any=None, create_graph: builtins.bool=False, inputs: typing.Any=None) -> None:
         """
         Computes the gradient of this tensor w.r.t. graph leaves (accumulated into .grad).
+        
+        >>> import gradtrack
+        >>> x = gradtrack.tensor([1.0, 2.0, 3.0], requires_grad=True)
+        >>> (x ** 2).sum().backward()
+        >>> x.grad
+        tensor([2., 4., 6.])
+        >>> x.grad = None
+        >>> (x * 2).backward(gradient=gradtrack.tensor([1.0, 0.0, 1.0]))
+        >>> x.grad
+        tensor([2., 0., 2.])
         """
 
     def baddbmm(self, batch1: typing.Any, batch2: typing.Any, *, beta: typing.Any=1, alpha: typing.Any=1) -> Tensor:
-        """``beta * input + alpha * (batch1 @ batch2)`` for batches of matrices."""
+        """``beta * input + alpha * (batch1 @ batch2)`` for batches of matrices.
+
+>>> import gradtrack
+>>> gradtrack.ones(1, 1, 1).baddbmm(gradtrack.ones(1, 1, 2), gradtrack.ones(1, 2, 1))
+tensor([[[3.]]])"""
 
     def bernoulli(self, p: typing.Any=None, *, generator: typing.Any=None) -> Tensor:
-        ...
+        """0/1 draws, 1 with the probability in each element (or ``p``).
+
+>>> import gradtrack
+>>> _ = gradtrack.manual_seed(0)
+>>> gradtrack.tensor([0.0, 0.5, 1.0]).bernoulli()
+tensor([0., 0., 1.])"""
 
     def bernoulli_(self, p: typing.Any=0.5, *, generator: typing.Any=None) -> Tensor:
-        """Fills ``self`` with 0/1 draws, 1 with probability ``p`` (a number or a tensor)."""
+        """Fills ``self`` with 0/1 draws, 1 with probability ``p`` (a number or a tensor).
+
+>>> import gradtrack
+>>> _ = gradtrack.manual_seed(0)
+>>> gradtrack.zeros(4).bernoulli_(0.5)
+tensor([0., 0., 1., 0.])"""
+
+    def bfloat16(self) -> Tensor:
+        ...
 
     def bitwise_and(self, other: typing.Any) -> Tensor:
-        ...
+        """
+        The bitwise AND of integer or bool tensors.
+        
+        >>> import gradtrack
+        >>> gradtrack.tensor([12, 10, 7]).bitwise_and(gradtrack.tensor([10, 6, 1]))
+        tensor([8, 2, 1])
+        """
 
     def bitwise_and_(self, other: typing.Any) -> Tensor:
-        """In-place :meth:`bitwise_and`; returns ``self``."""
+        """In-place :meth:`bitwise_and`; returns ``self``.
+
+>>> import gradtrack
+>>> x = gradtrack.tensor([12, 10, 7])
+>>> x.bitwise_and_(gradtrack.tensor([10, 6, 1]))
+tensor([8, 2, 1])
+>>> x._version
+1"""
 
     def bitwise_not(self) -> Tensor:
-        ...
+        """
+        The bitwise NOT of each element of an integer or bool tensor.
+        
+        >>> import gradtrack
+        >>> gradtrack.tensor([0, 5, -3]).bitwise_not()
+        tensor([-1, -6,  2])
+        """
 
     def bitwise_or(self, other: typing.Any) -> Tensor:
-        ...
+        """
+        The bitwise OR of integer or bool tensors.
+        
+        >>> import gradtrack
+        >>> gradtrack.tensor([12, 10, 7]).bitwise_or(gradtrack.tensor([10, 6, 1]))
+        tensor([14, 14,  7])
+        """
 
     def bitwise_or_(self, other: typing.Any) -> Tensor:
-        """In-place :meth:`bitwise_or`; returns ``self``."""
+        """In-place :meth:`bitwise_or`; returns ``self``.
+
+>>> import gradtrack
+>>> x = gradtrack.tensor([12, 10, 7])
+>>> x.bitwise_or_(gradtrack.tensor([10, 6, 1]))
+tensor([14, 14,  7])
+>>> x._version
+1"""
 
     def bitwise_xor(self, other: typing.Any) -> Tensor:
-        ...
+        """
+        The bitwise XOR of integer or bool tensors.
+        
+        >>> import gradtrack
+        >>> gradtrack.tensor([12, 10, 7]).bitwise_xor(gradtrack.tensor([10, 6, 1]))
+        tensor([ 6, 12,  6])
+        """
 
     def bitwise_xor_(self, other: typing.Any) -> Tensor:
-        """In-place :meth:`bitwise_xor`; returns ``self``."""
+        """In-place :meth:`bitwise_xor`; returns ``self``.
+
+>>> import gradtrack
+>>> x = gradtrack.tensor([12, 10, 7])
+>>> x.bitwise_xor_(gradtrack.tensor([10, 6, 1]))
+tensor([ 6, 12,  6])
+>>> x._version
+1"""
 
     def bmm(self, mat2: Tensor) -> Tensor:
-        ...
+        """
+        The matrix products of two batches of matrices.
+        
+        >>> import gradtrack
+        >>> gradtrack.ones(2, 1, 3).bmm(gradtrack.ones(2, 3, 1))
+        tensor([[[3.]],
+        <BLANKLINE>
+                [[3.]]])
+        """
 
     def bool(self) -> Tensor:
-        ...
+        """
+        The tensor converted to ``bool``.
+        
+        >>> import gradtrack
+        >>> gradtrack.tensor([0.0, 2.0]).bool()
+        tensor([False,  True])
+        """
+
+    def broadcast_to(self, size: typing.Any) -> Tensor:
+        """``input.expand(size)``: a view with ``size`` (no copy).
+
+>>> import gradtrack
+>>> gradtrack.broadcast_to(gradtrack.tensor([1, 2]), (2, 2))
+tensor([[1, 2],
+        [1, 2]])"""
 
     def byte(self) -> Tensor:
-        ...
+        """
+        The tensor converted to ``uint8``.
+        
+        >>> import gradtrack
+        >>> gradtrack.tensor([1.7, 2.0]).byte()
+        tensor([1, 2], dtype=gradtrack.uint8)
+        """
 
     def cauchy_(self, median: typing.Any=0.0, sigma: typing.Any=1.0, *, generator: typing.Any=None) -> Tensor:
-        """Fills ``self`` with Cauchy(median, sigma) draws."""
+        """Fills ``self`` with Cauchy(median, sigma) draws.
+
+>>> import gradtrack
+>>> _ = gradtrack.manual_seed(0)
+>>> gradtrack.empty(3).cauchy_()
+tensor([10.5977,  0.7648, -0.1283])"""
 
     def ceil(self) -> Tensor:
-        ...
+        """
+        The smallest integer not below each element (rounding up).
+        
+        >>> import gradtrack
+        >>> gradtrack.tensor([-1.5, 0.2, 2.0]).ceil()
+        tensor([-1.,  1.,  2.])
+        """
 
     def ceil_(self) -> Tensor:
-        """In-place :meth:`ceil`; returns ``self``."""
+        """In-place :meth:`ceil`; returns ``self``.
+
+>>> import gradtrack
+>>> x = gradtrack.tensor([-1.5, 0.2, 2.0])
+>>> x.ceil_()
+tensor([-1.,  1.,  2.])
+>>> x._version
+1"""
+
+    def char(self) -> Tensor:
+        ...
 
     def chunk(self, chunks: typing.SupportsInt | typing.SupportsIndex, dim: typing.SupportsInt | typing.SupportsIndex=0) -> tuple:
-        ...
+        """
+        Splits into ``chunks`` views of (nearly) equal size along ``dim``.
+        
+        >>> import gradtrack
+        >>> gradtrack.tensor([1, 2, 3, 4, 5]).chunk(2)
+        (tensor([1, 2, 3]), tensor([4, 5]))
+        """
 
     def clamp(self, min: typing.Any=None, max: typing.Any=None) -> Tensor:
-        ...
+        """
+        Limits every element to ``[min, max]``.
+        
+        >>> import gradtrack
+        >>> gradtrack.tensor([-1.0, 0.5, 2.0]).clamp(min=0.0, max=1.0)
+        tensor([0.0000, 0.5000, 1.0000])
+        """
 
     def clamp_(self, min: typing.Any=None, max: typing.Any=None) -> Tensor:
-        """Clamps ``self`` into ``[min, max]`` in place."""
+        """Clamps ``self`` into ``[min, max]`` in place.
+
+>>> import gradtrack
+>>> x = gradtrack.tensor([-1.0, 0.5, 2.0])
+>>> x.clamp_(min=0.0, max=1.0)
+tensor([0.0000, 0.5000, 1.0000])
+>>> x._version
+1"""
 
     def clamp_max(self, max: typing.Any) -> Tensor:
-        ...
+        """
+        Lowers every element above ``max`` to ``max``.
+        
+        >>> import gradtrack
+        >>> gradtrack.tensor([-1.0, 0.5, 2.0]).clamp_max(1.0)
+        tensor([-1.0000,  0.5000,  1.0000])
+        """
 
     def clamp_max_(self, max: typing.Any) -> Tensor:
-        """Clamps ``self`` from above in place (ClampMaxBackward0, or 1 for a tensor bound)."""
+        """Clamps ``self`` from above in place (ClampMaxBackward0, or 1 for a tensor bound).
+
+>>> import gradtrack
+>>> x = gradtrack.tensor([-1.0, 0.5, 2.0])
+>>> x.clamp_max_(1.0)
+tensor([-1.0000,  0.5000,  1.0000])
+>>> x._version
+1"""
 
     def clamp_min(self, min: typing.Any) -> Tensor:
-        ...
+        """
+        Raises every element below ``min`` to ``min``.
+        
+        >>> import gradtrack
+        >>> gradtrack.tensor([-1.0, 0.5, 2.0]).clamp_min(0.0)
+        tensor([0.0000, 0.5000, 2.0000])
+        """
 
     def clamp_min_(self, min: typing.Any) -> Tensor:
-        """Clamps ``self`` from below in place (ClampMinBackward0, or 1 for a tensor bound)."""
+        """Clamps ``self`` from below in place (ClampMinBackward0, or 1 for a tensor bound).
+
+>>> import gradtrack
+>>> x = gradtrack.tensor([-1.0, 0.5, 2.0])
+>>> x.clamp_min_(0.0)
+tensor([0.0000, 0.5000, 2.0000])
+>>> x._version
+1"""
 
     def clip_(self, min: typing.Any=None, max: typing.Any=None) -> Tensor:
-        """Clamps ``self`` into ``[min, max]`` in place."""
+        """Clamps ``self`` into ``[min, max]`` in place.
+
+>>> import gradtrack
+>>> x = gradtrack.tensor([-1.0, 0.5, 2.0])
+>>> x.clamp_(min=0.0, max=1.0)
+tensor([0.0000, 0.5000, 1.0000])
+>>> x._version
+1"""
 
     def clone(self) -> Tensor:
-        ...
+        """
+        A copy with its own memory; gradients flow back to ``input``.
+        
+        >>> import gradtrack
+        >>> gradtrack.tensor([1.0, 2.0]).clone()
+        tensor([1., 2.])
+        """
 
     def contiguous(self) -> Tensor:
-        ...
+        """
+        This tensor if it is contiguous, else a contiguous copy.
+        
+        >>> import gradtrack
+        >>> x = gradtrack.arange(6).reshape(2, 3).t()
+        >>> x.contiguous().is_contiguous(), x.contiguous().stride()
+        (True, (2, 1))
+        """
 
     def copy_(self, src: typing.Any, non_blocking: typing.Any=False) -> Tensor:
-        """Copies ``src`` (broadcast, converted to self's dtype) into ``self``."""
+        """Copies ``src`` (broadcast, converted to self's dtype) into ``self``.
+
+>>> import gradtrack
+>>> x = gradtrack.zeros(2, 2)
+>>> x.copy_(gradtrack.tensor([1, 2]))
+tensor([[1., 2.],
+        [1., 2.]])"""
 
     def cos(self) -> Tensor:
-        ...
+        """
+        The cosine of each element (in radians).
+        
+        >>> import gradtrack
+        >>> gradtrack.tensor([0.0, 1.0, 3.1416]).cos()
+        tensor([ 1.0000,  0.5403, -1.0000])
+        """
 
     def cos_(self) -> Tensor:
-        """In-place :meth:`cos`; returns ``self``."""
+        """In-place :meth:`cos`; returns ``self``.
+
+>>> import gradtrack
+>>> x = gradtrack.tensor([0.0, 1.0, 3.1416])
+>>> x.cos_()
+tensor([ 1.0000,  0.5403, -1.0000])
+>>> x._version
+1"""
 
     def cosh(self) -> Tensor:
-        ...
+        """
+        The hyperbolic cosine of each element.
+        
+        >>> import gradtrack
+        >>> gradtrack.tensor([-1.0, 0.0, 2.0]).cosh()
+        tensor([1.5431, 1.0000, 3.7622])
+        """
 
     def cosh_(self) -> Tensor:
-        """In-place :meth:`cosh`; returns ``self``."""
+        """In-place :meth:`cosh`; returns ``self``.
+
+>>> import gradtrack
+>>> x = gradtrack.tensor([-1.0, 0.0, 2.0])
+>>> x.cosh_()
+tensor([1.5431, 1.0000, 3.7622])
+>>> x._version
+1"""
+
+    def count_nonzero(self, dim: typing.Any=None) -> Tensor:
+        """How many elements are nonzero, overall or along ``dim`` (an int or tuple).
+
+>>> import gradtrack
+>>> gradtrack.count_nonzero(gradtrack.tensor([[0, 1], [2, 3]]), dim=0)
+tensor([1, 2])"""
 
     def cpu(self) -> Tensor:
-        ...
+        """This tensor (it already is on the CPU); a copy only if asked to move.
+
+>>> import gradtrack
+>>> x = gradtrack.ones(2)
+>>> x.cpu() is x
+True"""
 
     def cross(self, other: typing.Any, dim: typing.Any=None) -> Tensor:
         """The cross product along ``dim`` (by default the first dim of size 3,
-with torch's deprecation warning; :func:`linalg.cross` uses the last)."""
+    with torch's deprecation warning; :func:`linalg.cross` uses the last).
+
+>>> import gradtrack
+>>> gradtrack.tensor([1.0, 0.0, 0.0]).cross(gradtrack.tensor([0.0, 1.0, 0.0]), dim=0)
+tensor([0., 0., 1.])"""
 
     def cuda(self, device: typing.Any=None, non_blocking: typing.Any=False) -> Tensor:
-        ...
+        """Raises: gradtrack has no CUDA, as a CPU-only torch build.
+
+>>> import gradtrack
+>>> gradtrack.ones(2).cuda()
+Traceback (most recent call last):
+    ...
+AssertionError: Torch not compiled with CUDA enabled"""
 
     def cumprod(self, dim: typing.Any, *, dtype: typing.Any=None) -> Tensor:
         """Cumulative product along ``dim``.
@@ -599,13 +999,49 @@ tensor([1., 2., 6.])"""
 tensor([1, 3, 6])"""
 
     def data_ptr(self) -> builtins.int:
+        """
+        The address of the first element (an integer).
+        
+        >>> import gradtrack
+        >>> x = gradtrack.zeros(4)
+        >>> x[1:].data_ptr() - x.data_ptr() == x.element_size()
+        True
+        """
+
+    def deg2rad(self) -> Tensor:
         ...
+
+    def deg2rad_(self) -> Tensor:
+        """In-place :meth:`deg2rad`; returns ``self``."""
 
     def detach(self) -> Tensor:
-        ...
+        """
+        A new tensor sharing memory and version counter with this one, outside
+        the graph. An in-place write to it bumps the version backward checks.
+        
+        >>> import gradtrack
+        >>> x = gradtrack.tensor([1.0, 2.0], requires_grad=True)
+        >>> d = x.detach()
+        >>> d.requires_grad, d.is_leaf
+        (False, True)
+        >>> d.add_(1)
+        tensor([2., 3.])
+        >>> x
+        tensor([2., 3.], requires_grad=True)
+        >>> x._version
+        1
+        """
 
     def detach_(self) -> Tensor:
-        """Detaches ``self`` from its graph in place: it becomes a leaf."""
+        """Detaches ``self`` from its graph in place: it becomes a leaf.
+
+>>> import gradtrack
+>>> x = gradtrack.tensor([1.0, 2.0], requires_grad=True)
+>>> y = x * 2
+>>> y.detach_()
+tensor([2., 4.])
+>>> y.grad_fn is None, y.is_leaf
+(True, True)"""
 
     def diag(self, diagonal: typing.Any=0) -> Tensor:
         """A matrix with the 1-D ``input`` on a diagonal, or a 2-D input's diagonal (a copy).
@@ -630,11 +1066,31 @@ tensor([[1., 0.],
 >>> gradtrack.diagonal(gradtrack.eye(2))
 tensor([1., 1.])"""
 
+    def diff(self, n: typing.Any=1, dim: typing.Any=-1, prepend: typing.Any=None, append: typing.Any=None) -> Tensor:
+        """The ``n``-th forward difference along ``dim``; ``prepend``/``append`` are joined
+on first.
+
+>>> import gradtrack
+>>> gradtrack.diff(gradtrack.tensor([1, 4, 9, 16]))
+tensor([3, 5, 7])"""
+
     def dim(self) -> builtins.int:
-        ...
+        """
+        The number of dims.
+        
+        >>> import gradtrack
+        >>> gradtrack.zeros(2, 3).dim()
+        2
+        """
 
     def div(self, other: typing.Any, *, rounding_mode: typing.Any=...) -> Tensor:
-        ...
+        """
+        The elementwise quotient; ``rounding_mode`` may be ``'trunc'`` or ``'floor'``.
+        
+        >>> import gradtrack
+        >>> gradtrack.tensor([7.0, -7.0, 3.0]).div(2.0, rounding_mode='floor')
+        tensor([ 3., -4.,  1.])
+        """
 
     def div_(self, other: typing.Any, *, rounding_mode: typing.Any=...) -> Tensor:
         """``self /= other`` (``rounding_mode``: None, 'trunc' or 'floor'); returns ``self``.
@@ -667,124 +1123,427 @@ whose gradient is zero for 'trunc' and 'floor':
 tensor([0., 0.])"""
 
     def dot(self, tensor: Tensor) -> Tensor:
-        ...
+        """
+        The dot product of two 1-D tensors.
+        
+        >>> import gradtrack
+        >>> gradtrack.tensor([1.0, 2.0, 3.0]).dot(gradtrack.tensor([4.0, 5.0, 6.0]))
+        tensor(32.)
+        """
 
     def double(self) -> Tensor:
-        ...
+        """
+        The tensor converted to ``float64``.
+        
+        >>> import gradtrack
+        >>> gradtrack.tensor([1, 2]).double()
+        tensor([1., 2.], dtype=gradtrack.float64)
+        """
+
+    def dsplit(self, sections: typing.Any=None, *, indices: typing.Any=None) -> Tensor:
+        """``tensor_split`` along dim 2 of a tensor with at least 3 dims."""
 
     def element_size(self) -> builtins.int:
-        ...
+        """
+        The size of one element in bytes.
+        
+        >>> import gradtrack
+        >>> gradtrack.zeros(1, dtype=gradtrack.float64).element_size()
+        8
+        """
 
     def eq(self, other: typing.Any) -> Tensor:
-        ...
+        """
+        A bool tensor, True where the elements are equal.
+        
+        >>> import gradtrack
+        >>> gradtrack.tensor([1.0, 2.0, 3.0]).eq(gradtrack.tensor([1.0, 0.0, 3.0]))
+        tensor([ True, False,  True])
+        """
 
     def erf(self) -> Tensor:
-        ...
+        """
+        The Gauss error function of each element.
+        
+        >>> import gradtrack
+        >>> gradtrack.tensor([-1.0, 0.0, 0.5]).erf()
+        tensor([-0.8427,  0.0000,  0.5205])
+        """
 
     def erf_(self) -> Tensor:
-        """In-place :meth:`erf`; returns ``self``."""
+        """In-place :meth:`erf`; returns ``self``.
+
+>>> import gradtrack
+>>> x = gradtrack.tensor([-1.0, 0.0, 0.5])
+>>> x.erf_()
+tensor([-0.8427,  0.0000,  0.5205])
+>>> x._version
+1"""
+
+    def erfc(self) -> Tensor:
+        ...
+
+    def erfc_(self) -> Tensor:
+        """In-place :meth:`erfc`; returns ``self``."""
+
+    def erfinv(self) -> Tensor:
+        ...
+
+    def erfinv_(self) -> Tensor:
+        """In-place :meth:`erfinv`; returns ``self``."""
 
     def exp(self) -> Tensor:
-        ...
+        """
+        e raised to each element.
+        
+        >>> import gradtrack
+        >>> gradtrack.tensor([0.0, 1.0, 2.0]).exp()
+        tensor([1.0000, 2.7183, 7.3891])
+        """
 
     def exp2(self) -> Tensor:
-        ...
+        """
+        2 raised to each element.
+        
+        >>> import gradtrack
+        >>> gradtrack.tensor([0.0, 1.0, 3.0]).exp2()
+        tensor([1., 2., 8.])
+        """
 
     def exp2_(self) -> Tensor:
-        """In-place :meth:`exp2`; returns ``self``."""
+        """In-place :meth:`exp2`; returns ``self``.
+
+>>> import gradtrack
+>>> x = gradtrack.tensor([0.0, 1.0, 3.0])
+>>> x.exp2_()
+tensor([1., 2., 8.])
+>>> x._version
+1"""
 
     def exp_(self) -> Tensor:
-        """In-place :meth:`exp`; returns ``self``."""
+        """In-place :meth:`exp`; returns ``self``.
+
+>>> import gradtrack
+>>> x = gradtrack.tensor([0.0, 1.0, 2.0])
+>>> x.exp_()
+tensor([1.0000, 2.7183, 7.3891])
+>>> x._version
+1"""
 
     def expand(self, *args) -> Tensor:
-        ...
+        """
+        A view repeating dims of size one to a larger size, without copying
+        (-1 keeps a size).
+        
+        >>> import gradtrack
+        >>> gradtrack.tensor([[1], [2]]).expand(-1, 3)
+        tensor([[1, 1, 1],
+                [2, 2, 2]])
+        """
 
     def expand_as(self, other: Tensor) -> Tensor:
-        ...
+        """
+        ``expand`` to ``other``'s shape.
+        
+        >>> import gradtrack
+        >>> gradtrack.tensor([1, 2]).expand_as(gradtrack.zeros(2, 2))
+        tensor([[1, 2],
+                [1, 2]])
+        """
 
     def expm1(self) -> Tensor:
-        ...
+        """
+        ``exp(x) - 1``, accurate for small ``x``.
+        
+        >>> import gradtrack
+        >>> gradtrack.tensor([0.0, 1e-05, 1.0]).expm1()
+        tensor([0.0000e+00, 1.0000e-05, 1.7183e+00])
+        """
 
     def expm1_(self) -> Tensor:
-        """In-place :meth:`expm1`; returns ``self``."""
+        """In-place :meth:`expm1`; returns ``self``.
+
+>>> import gradtrack
+>>> x = gradtrack.tensor([0.0, 1e-05, 1.0])
+>>> x.expm1_()
+tensor([0.0000e+00, 1.0000e-05, 1.7183e+00])
+>>> x._version
+1"""
 
     def exponential_(self, lambd: typing.Any=1.0, *, generator: typing.Any=None) -> Tensor:
-        """Fills ``self`` with Exp(lambd) draws."""
+        """Fills ``self`` with Exp(lambd) draws.
+
+>>> import gradtrack
+>>> _ = gradtrack.manual_seed(0)
+>>> gradtrack.empty(3).exponential_(lambd=2.0)
+tensor([1.7542, 0.6152, 0.3075])"""
 
     def fill_(self, value: typing.Any) -> Tensor:
-        """Sets every element to ``value``; returns ``self``."""
+        """Sets every element to ``value``; returns ``self``.
+
+>>> import gradtrack
+>>> gradtrack.zeros(3).fill_(2.5)
+tensor([2.5000, 2.5000, 2.5000])"""
+
+    def fix(self) -> Tensor:
+        """Another name of ``trunc``."""
 
     def flatten(self, start_dim: typing.SupportsInt | typing.SupportsIndex=0, end_dim: typing.SupportsInt | typing.SupportsIndex=-1) -> Tensor:
-        ...
+        """
+        The dims from ``start_dim`` to ``end_dim`` merged into one.
+        
+        >>> import gradtrack
+        >>> gradtrack.tensor([[[1, 2], [3, 4]]]).flatten(start_dim=1)
+        tensor([[1, 2, 3, 4]])
+        """
 
     def flip(self, *dims: typing.Any) -> Tensor:
-        ...
+        """A copy with the order of elements reversed along ``dims``.
+
+>>> import gradtrack
+>>> gradtrack.tensor([[1, 2], [3, 4]]).flip(1)
+tensor([[2, 1],
+        [4, 3]])"""
+
+    def fliplr(self) -> Tensor:
+        """Flips the columns (dim 1).
+
+>>> import gradtrack
+>>> gradtrack.fliplr(gradtrack.tensor([[1, 2], [3, 4]]))
+tensor([[2, 1],
+        [4, 3]])"""
+
+    def flipud(self) -> Tensor:
+        """Flips the rows (dim 0)."""
 
     def float(self) -> Tensor:
-        ...
+        """
+        The tensor converted to ``float32``.
+        
+        >>> import gradtrack
+        >>> gradtrack.tensor([1, 2]).float()
+        tensor([1., 2.])
+        """
+
+    def float_power(self, exponent: typing.Any) -> Tensor:
+        """``pow`` computed in double precision (the result is float64).
+
+>>> import gradtrack
+>>> gradtrack.float_power(gradtrack.tensor([2]), 3)
+tensor([8.], dtype=gradtrack.float64)"""
 
     def floor(self) -> Tensor:
-        ...
+        """
+        The largest integer not above each element (rounding down).
+        
+        >>> import gradtrack
+        >>> gradtrack.tensor([-1.5, 0.2, 2.0]).floor()
+        tensor([-2.,  0.,  2.])
+        """
 
     def floor_(self) -> Tensor:
-        """In-place :meth:`floor`; returns ``self``."""
+        """In-place :meth:`floor`; returns ``self``.
+
+>>> import gradtrack
+>>> x = gradtrack.tensor([-1.5, 0.2, 2.0])
+>>> x.floor_()
+tensor([-2.,  0.,  2.])
+>>> x._version
+1"""
 
     def floor_divide(self, other: typing.Any) -> Tensor:
-        ...
+        """
+        The quotient rounded down, elementwise.
+        
+        >>> import gradtrack
+        >>> gradtrack.tensor([7.0, -7.0, 3.0]).floor_divide(2.0)
+        tensor([ 3., -4.,  1.])
+        """
 
     def floor_divide_(self, other: typing.Any) -> Tensor:
-        """In-place :meth:`floor_divide`; returns ``self``."""
+        """In-place :meth:`floor_divide`; returns ``self``.
+
+>>> import gradtrack
+>>> x = gradtrack.tensor([7.0, -7.0, 3.0])
+>>> x.floor_divide_(2.0)
+tensor([ 3., -4.,  1.])
+>>> x._version
+1"""
 
     def fmod(self, other: typing.Any) -> Tensor:
-        ...
+        """
+        The remainder of division with the sign of the dividend (C's fmod).
+        
+        >>> import gradtrack
+        >>> gradtrack.tensor([-3.0, 3.0, 5.5]).fmod(2.0)
+        tensor([-1.0000,  1.0000,  1.5000])
+        """
 
     def fmod_(self, other: typing.Any) -> Tensor:
-        """In-place :meth:`fmod`; returns ``self``."""
+        """In-place :meth:`fmod`; returns ``self``.
+
+>>> import gradtrack
+>>> x = gradtrack.tensor([-3.0, 3.0, 5.5])
+>>> x.fmod_(2.0)
+tensor([-1.0000,  1.0000,  1.5000])
+>>> x._version
+1"""
 
     def frac(self) -> Tensor:
-        ...
+        """
+        The fractional part of each element (keeps the sign).
+        
+        >>> import gradtrack
+        >>> gradtrack.tensor([-1.5, 0.25, 2.0]).frac()
+        tensor([-0.5000,  0.2500,  0.0000])
+        """
 
     def frac_(self) -> Tensor:
-        """In-place :meth:`frac`; returns ``self``."""
+        """In-place :meth:`frac`; returns ``self``.
+
+>>> import gradtrack
+>>> x = gradtrack.tensor([-1.5, 0.25, 2.0])
+>>> x.frac_()
+tensor([-0.5000,  0.2500,  0.0000])
+>>> x._version
+1"""
 
     def gather(self, dim: typing.SupportsInt | typing.SupportsIndex, index: Tensor) -> Tensor:
-        ...
+        """
+        The elements picked along ``dim`` at the positions in ``index``.
+        
+        >>> import gradtrack
+        >>> gradtrack.tensor([[1, 2], [3, 4]]).gather(1, gradtrack.tensor([[1], [0]]))
+        tensor([[2],
+                [3]])
+        """
 
     def ge(self, other: typing.Any) -> Tensor:
-        ...
+        """
+        A bool tensor, True where ``input >= other``.
+        
+        >>> import gradtrack
+        >>> gradtrack.tensor([1.0, 2.0, 3.0]).ge(2.0)
+        tensor([False,  True,  True])
+        """
 
     def geometric_(self, p: typing.Any, *, generator: typing.Any=None) -> Tensor:
-        """Fills ``self`` with the number of Bernoulli(p) trials up to the first success."""
+        """Fills ``self`` with the number of Bernoulli(p) trials up to the first success.
+
+>>> import gradtrack
+>>> _ = gradtrack.manual_seed(0)
+>>> gradtrack.empty(3).geometric_(0.5)
+tensor([1., 1., 2.])"""
 
     def gt(self, other: typing.Any) -> Tensor:
+        """
+        A bool tensor, True where ``input > other``.
+        
+        >>> import gradtrack
+        >>> gradtrack.tensor([1.0, 2.0, 3.0]).gt(2.0)
+        tensor([False, False,  True])
+        """
+
+    def half(self) -> Tensor:
         ...
+
+    def hsplit(self, sections: typing.Any=None, *, indices: typing.Any=None) -> Tensor:
+        """``tensor_split`` along dim 1 (dim 0 for 1-D tensors); a section count must divide
+the size."""
 
     def hypot(self, other: Tensor) -> Tensor:
-        ...
+        """
+        ``sqrt(input**2 + other**2)`` elementwise.
+        
+        >>> import gradtrack
+        >>> gradtrack.tensor([3.0, 5.0, 1.0]).hypot(gradtrack.tensor([4.0, 12.0, 1.0]))
+        tensor([ 5.0000, 13.0000,  1.4142])
+        """
 
     def hypot_(self, other: typing.Any) -> Tensor:
-        """In-place :meth:`hypot`; returns ``self``."""
+        """In-place :meth:`hypot`; returns ``self``.
+
+>>> import gradtrack
+>>> x = gradtrack.tensor([3.0, 5.0, 1.0])
+>>> x.hypot_(gradtrack.tensor([4.0, 12.0, 1.0]))
+tensor([ 5.0000, 13.0000,  1.4142])
+>>> x._version
+1"""
 
     def index_put_(self, indices: typing.Any, values: typing.Any, accumulate: typing.Any=False) -> Tensor:
-        """``self[indices] = values`` (or ``+=`` with accumulate); returns ``self``."""
+        """``self[indices] = values`` (or ``+=`` with accumulate); returns ``self``.
+
+>>> import gradtrack
+>>> x = gradtrack.zeros(4)
+>>> x.index_put_((gradtrack.tensor([0, 2]),), gradtrack.tensor([1.0, 5.0]))
+tensor([1., 0., 5., 0.])
+>>> x.index_put_((gradtrack.tensor([0, 0]),), gradtrack.tensor([1.0, 1.0]), accumulate=True)
+tensor([3., 0., 5., 0.])"""
 
     def index_select(self, dim: typing.SupportsInt | typing.SupportsIndex, index: Tensor) -> Tensor:
-        ...
+        """
+        The slices of ``dim`` listed in ``index``.
+        
+        >>> import gradtrack
+        >>> gradtrack.tensor([[1, 2], [3, 4]]).index_select(1, gradtrack.tensor([1]))
+        tensor([[2],
+                [4]])
+        """
+
+    def inner(self, other: typing.Any) -> Tensor:
+        """Sums products over the last dims of both tensors (a scalar times a tensor when
+one is 0-d).
+
+>>> import gradtrack
+>>> gradtrack.inner(gradtrack.tensor([1., 2.]), gradtrack.tensor([3., 4.]))
+tensor(11.)"""
 
     def int(self) -> Tensor:
-        ...
+        """
+        The tensor converted to ``int32``.
+        
+        >>> import gradtrack
+        >>> gradtrack.tensor([1.7, -2.5]).int()
+        tensor([ 1, -2], dtype=gradtrack.int32)
+        """
 
     def is_complex(self) -> builtins.bool:
-        ...
+        """
+        True if the dtype is complex (never, in gradtrack).
+        
+        >>> import gradtrack
+        >>> gradtrack.tensor([1.0]).is_complex()
+        False
+        """
 
     def is_contiguous(self) -> builtins.bool:
-        ...
+        """
+        True if the elements lie in memory in row-major order without gaps.
+        
+        >>> import gradtrack
+        >>> x = gradtrack.zeros(2, 3)
+        >>> x.is_contiguous(), x.t().is_contiguous()
+        (True, False)
+        """
 
     def is_floating_point(self) -> builtins.bool:
-        ...
+        """
+        True if the dtype is a floating-point type.
+        
+        >>> import gradtrack
+        >>> gradtrack.tensor([1.0]).is_floating_point(), gradtrack.tensor([1]).is_floating_point()
+        (True, False)
+        """
 
     def is_inference(self) -> builtins.bool:
-        ...
+        """True if the tensor was made in ``inference_mode``.
+
+>>> import gradtrack
+>>> gradtrack.ones(2).is_inference()
+False"""
+
+    def is_pinned(self, device: typing.Any=None) -> Tensor:
+        """Always False: gradtrack has no pinned memory (torch's CPU build neither)."""
 
     def isclose(self, other: typing.Any, rtol: typing.Any=1e-05, atol: typing.Any=1e-08, equal_nan: typing.Any=False) -> Tensor:
         """Elementwise ``|input - other| <= atol + rtol * |other|`` (or equal;
@@ -794,11 +1553,35 @@ NaNs equal only with ``equal_nan``).
 >>> gradtrack.isclose(gradtrack.tensor([1., 2.]), gradtrack.tensor([1., 2.1]))
 tensor([ True, False])"""
 
+    def isfinite(self) -> Tensor:
+        ...
+
+    def isinf(self) -> Tensor:
+        ...
+
     def isnan(self) -> Tensor:
+        """
+        A bool tensor, True where an element is NaN.
+        
+        >>> import gradtrack
+        >>> gradtrack.tensor([1.0, float('nan'), 2.0]).isnan()
+        tensor([False,  True, False])
+        """
+
+    def isneginf(self) -> Tensor:
+        ...
+
+    def isposinf(self) -> Tensor:
         ...
 
     def item(self) -> builtins.int | builtins.float | builtins.bool:
-        ...
+        """
+        The value of a one-element tensor as a Python number.
+        
+        >>> import gradtrack
+        >>> gradtrack.tensor([2.5]).item(), gradtrack.tensor(3).item()
+        (2.5, 3)
+        """
 
     def kthvalue(self, k: typing.Any, dim: typing.Any=-1, keepdim: typing.Any=False) -> typing.Any:
         """The k-th smallest element along ``dim`` and its index.
@@ -808,7 +1591,13 @@ tensor([ True, False])"""
 tensor(2.)"""
 
     def le(self, other: typing.Any) -> Tensor:
-        ...
+        """
+        A bool tensor, True where ``input <= other``.
+        
+        >>> import gradtrack
+        >>> gradtrack.tensor([1.0, 2.0, 3.0]).le(2.0)
+        tensor([ True,  True, False])
+        """
 
     def lerp(self, end: typing.Any, weight: typing.Any) -> Tensor:
         """``input + weight * (end - input)``; ``weight`` a number or a tensor.
@@ -818,46 +1607,133 @@ tensor(2.)"""
 tensor([2.5000])"""
 
     def log(self) -> Tensor:
-        ...
+        """
+        The natural logarithm of each element.
+        
+        >>> import gradtrack
+        >>> gradtrack.tensor([1.0, 2.0, 10.0]).log()
+        tensor([0.0000, 0.6931, 2.3026])
+        """
 
     def log10(self) -> Tensor:
-        ...
+        """
+        The base-10 logarithm of each element.
+        
+        >>> import gradtrack
+        >>> gradtrack.tensor([1.0, 100.0, 0.1]).log10()
+        tensor([ 0.,  2., -1.])
+        """
 
     def log10_(self) -> Tensor:
-        """In-place :meth:`log10`; returns ``self``."""
+        """In-place :meth:`log10`; returns ``self``.
+
+>>> import gradtrack
+>>> x = gradtrack.tensor([1.0, 100.0, 0.1])
+>>> x.log10_()
+tensor([ 0.,  2., -1.])
+>>> x._version
+1"""
 
     def log1p(self) -> Tensor:
-        ...
+        """
+        ``log(1 + x)``, accurate for small ``x``.
+        
+        >>> import gradtrack
+        >>> gradtrack.tensor([0.0, 1e-05, 1.0]).log1p()
+        tensor([0.0000e+00, 9.9999e-06, 6.9315e-01])
+        """
 
     def log1p_(self) -> Tensor:
-        """In-place :meth:`log1p`; returns ``self``."""
+        """In-place :meth:`log1p`; returns ``self``.
+
+>>> import gradtrack
+>>> x = gradtrack.tensor([0.0, 1e-05, 1.0])
+>>> x.log1p_()
+tensor([0.0000e+00, 9.9999e-06, 6.9315e-01])
+>>> x._version
+1"""
 
     def log2(self) -> Tensor:
-        ...
+        """
+        The base-2 logarithm of each element.
+        
+        >>> import gradtrack
+        >>> gradtrack.tensor([1.0, 8.0, 0.5]).log2()
+        tensor([ 0.,  3., -1.])
+        """
 
     def log2_(self) -> Tensor:
-        """In-place :meth:`log2`; returns ``self``."""
+        """In-place :meth:`log2`; returns ``self``.
+
+>>> import gradtrack
+>>> x = gradtrack.tensor([1.0, 8.0, 0.5])
+>>> x.log2_()
+tensor([ 0.,  3., -1.])
+>>> x._version
+1"""
 
     def log_(self) -> Tensor:
-        """In-place :meth:`log`; returns ``self``."""
+        """In-place :meth:`log`; returns ``self``.
+
+>>> import gradtrack
+>>> x = gradtrack.tensor([1.0, 2.0, 10.0])
+>>> x.log_()
+tensor([0.0000, 0.6931, 2.3026])
+>>> x._version
+1"""
 
     def log_normal_(self, mean: typing.Any=1.0, std: typing.Any=2.0, *, generator: typing.Any=None) -> Tensor:
-        """Fills ``self`` with exp(N(mean, std^2)) draws."""
+        """Fills ``self`` with exp(N(mean, std^2)) draws.
+
+>>> import gradtrack
+>>> _ = gradtrack.manual_seed(0)
+>>> gradtrack.empty(3).log_normal_()
+tensor([5.9263e+01, 1.5116e+00, 3.4819e-02])"""
 
     def log_softmax(self, dim: typing.SupportsInt | typing.SupportsIndex, *, dtype: typing.Any=None) -> Tensor:
-        ...
+        """
+        The logarithm of ``softmax``, computed stably.
+        
+        >>> import gradtrack
+        >>> gradtrack.tensor([[1.0, 2.0, 3.0]]).log_softmax(dim=1)
+        tensor([[-2.4076, -1.4076, -0.4076]])
+        """
 
     def logical_and(self, other: Tensor) -> Tensor:
-        ...
+        """
+        A bool tensor, True where both elements are nonzero.
+        
+        >>> import gradtrack
+        >>> gradtrack.tensor([0.0, 1.0, 2.0]).logical_and(gradtrack.tensor([1.0, 0.0, 3.0]))
+        tensor([False, False,  True])
+        """
 
     def logical_not(self) -> Tensor:
-        ...
+        """
+        A bool tensor, True where an element is zero.
+        
+        >>> import gradtrack
+        >>> gradtrack.tensor([0.0, 1.0, -2.0]).logical_not()
+        tensor([ True, False, False])
+        """
 
     def logical_or(self, other: Tensor) -> Tensor:
-        ...
+        """
+        A bool tensor, True where either element is nonzero.
+        
+        >>> import gradtrack
+        >>> gradtrack.tensor([0.0, 1.0, 0.0]).logical_or(gradtrack.tensor([0.0, 0.0, 3.0]))
+        tensor([False,  True,  True])
+        """
 
     def logical_xor(self, other: Tensor) -> Tensor:
-        ...
+        """
+        A bool tensor, True where exactly one element is nonzero.
+        
+        >>> import gradtrack
+        >>> gradtrack.tensor([0.0, 1.0, 2.0]).logical_xor(gradtrack.tensor([0.0, 0.0, 3.0]))
+        tensor([False,  True, False])
+        """
 
     def logsumexp(self, dim: typing.Any, keepdim: typing.Any=False) -> Tensor:
         """log(sum(exp(input))) over ``dim``, computed without overflow.
@@ -867,28 +1743,86 @@ tensor([2.5000])"""
 tensor(0.6931)"""
 
     def long(self) -> Tensor:
-        ...
+        """
+        The tensor converted to ``int64``.
+        
+        >>> import gradtrack
+        >>> gradtrack.tensor([1.7, -2.5]).long()
+        tensor([ 1, -2])
+        """
 
     def lt(self, other: typing.Any) -> Tensor:
-        ...
+        """
+        A bool tensor, True where ``input < other``.
+        
+        >>> import gradtrack
+        >>> gradtrack.tensor([1.0, 2.0, 3.0]).lt(2.0)
+        tensor([ True, False, False])
+        """
 
     def masked_fill(self, mask: Tensor, value: typing.Any) -> Tensor:
-        ...
+        """
+        A copy with ``value`` where ``mask`` is True.
+        
+        >>> import gradtrack
+        >>> x = gradtrack.tensor([1.0, -2.0, 3.0])
+        >>> x.masked_fill(x < 0, 0.0)
+        tensor([1., 0., 3.])
+        """
 
     def masked_fill_(self, mask: typing.Any, value: typing.Any) -> Tensor:
-        """Writes ``value`` where ``mask`` is True; returns ``self``."""
+        """Writes ``value`` where ``mask`` is True; returns ``self``.
+
+>>> import gradtrack
+>>> x = gradtrack.tensor([1.0, -2.0, 3.0])
+>>> x.masked_fill_(x < 0, 0.0)
+tensor([1., 0., 3.])
+>>> x._version
+1"""
+
+    def masked_select(self, mask: Tensor) -> Tensor:
+        ...
 
     def matmul(self, other: Tensor) -> Tensor:
-        ...
+        """
+        The matrix product, with NumPy's rules for 1-D operands and batches (``@``).
+        
+        >>> import gradtrack
+        >>> a = gradtrack.tensor([[1.0, 2.0], [3.0, 4.0]])
+        >>> a.matmul(gradtrack.tensor([1.0, 0.0]))
+        tensor([1., 3.])
+        """
 
     def max(self, dim: typing.Any=None, keepdim: typing.Any=False) -> typing.Any:
-        ...
+        """The largest element, or the values and indices of the largest along ``dim``,
+or the elementwise larger of two tensors.
+
+>>> import gradtrack
+>>> x = gradtrack.tensor([[1.0, 5.0], [3.0, 4.0]])
+>>> x.max()
+tensor(5.)
+>>> x.max(dim=1)
+gradtrack.return_types.max(
+values=tensor([5., 4.]),
+indices=tensor([1, 1]))"""
 
     def maximum(self, other: Tensor) -> Tensor:
-        ...
+        """
+        The larger of two elements, elementwise (NaN wins).
+        
+        >>> import gradtrack
+        >>> gradtrack.tensor([1.0, 5.0, -2.0]).maximum(gradtrack.tensor([3.0, 4.0, -1.0]))
+        tensor([ 3.,  5., -1.])
+        """
 
     def mean(self, dim: typing.Any=None, keepdim: builtins.bool=False, *, dtype: typing.Any=None) -> Tensor:
-        ...
+        """
+        The mean of all elements, or along ``dim``.
+        
+        >>> import gradtrack
+        >>> gradtrack.tensor([[1.0, 2.0], [3.0, 4.0]]).mean(dim=1)
+        tensor([1.5000, 3.5000])
+        """
 
     def median(self, dim: typing.Any=None, keepdim: typing.Any=False) -> typing.Any:
         """The lower median of all elements, or (values, indices) along ``dim``;
@@ -899,13 +1833,33 @@ NaN wins (a line holding NaN has median NaN).
 tensor(2.)"""
 
     def min(self, dim: typing.Any=None, keepdim: typing.Any=False) -> typing.Any:
-        ...
+        """The smallest element, or the values and indices of the smallest along ``dim``,
+or the elementwise smaller of two tensors.
+
+>>> import gradtrack
+>>> x = gradtrack.tensor([[1.0, 5.0], [3.0, 4.0]])
+>>> x.min()
+tensor(1.)
+>>> x.min(dim=0).indices
+tensor([0, 1])"""
 
     def minimum(self, other: Tensor) -> Tensor:
-        ...
+        """
+        The smaller of two elements, elementwise (NaN wins).
+        
+        >>> import gradtrack
+        >>> gradtrack.tensor([1.0, 5.0, -2.0]).minimum(gradtrack.tensor([3.0, 4.0, -1.0]))
+        tensor([ 1.,  4., -2.])
+        """
 
     def mm(self, mat2: Tensor) -> Tensor:
-        ...
+        """
+        The product with a matrix.
+        
+        >>> import gradtrack
+        >>> gradtrack.tensor([[1.0, 2.0]]).mm(gradtrack.tensor([[3.0], [4.0]]))
+        tensor([[11.]])
+        """
 
     def mode(self, dim: typing.Any=-1, keepdim: typing.Any=False) -> typing.Any:
         """The most frequent value along ``dim`` (the smallest of a tie) and the
@@ -915,20 +1869,62 @@ last index holding it.
 >>> gradtrack.mode(gradtrack.tensor([3, 1, 3, 1, 2])).values
 tensor(1)"""
 
+    def moveaxis(self, source: typing.Any, destination: typing.Any) -> Tensor:
+        """Another name of ``movedim``."""
+
+    def movedim(self, source: typing.Any, destination: typing.Any) -> Tensor:
+        """Moves the dims ``source`` to the positions ``destination``; the others keep their
+order (a permute view).
+
+>>> import gradtrack
+>>> gradtrack.movedim(gradtrack.zeros(2, 3, 4), (0, 1), (2, 0)).shape
+gradtrack.Size([3, 4, 2])"""
+
     def mul(self, other: typing.Any) -> Tensor:
-        ...
+        """
+        The elementwise product, broadcasting.
+        
+        >>> import gradtrack
+        >>> gradtrack.tensor([1.0, 2.0, 3.0]).mul(gradtrack.tensor([2.0, 0.5, -1.0]))
+        tensor([ 2.,  1., -3.])
+        """
 
     def mul_(self, other: typing.Any) -> Tensor:
-        """In-place :meth:`mul`; returns ``self``."""
+        """In-place :meth:`mul`; returns ``self``.
+
+>>> import gradtrack
+>>> x = gradtrack.tensor([1.0, 2.0, 3.0])
+>>> x.mul_(gradtrack.tensor([2.0, 0.5, -1.0]))
+tensor([ 2.,  1., -3.])
+>>> x._version
+1"""
 
     def multinomial(self, num_samples: typing.Any, replacement: typing.Any=False, *, generator: typing.Any=None) -> Tensor:
-        ...
+        """``num_samples`` indices drawn by the weights in this tensor.
+
+>>> import gradtrack
+>>> _ = gradtrack.manual_seed(0)
+>>> gradtrack.tensor([0.0, 1.0, 3.0]).multinomial(4, replacement=True)
+tensor([2, 2, 2, 2])"""
 
     def multiply_(self, other: typing.Any) -> Tensor:
-        """In-place :meth:`mul`; returns ``self``."""
+        """In-place :meth:`mul`; returns ``self``.
+
+>>> import gradtrack
+>>> x = gradtrack.tensor([1.0, 2.0, 3.0])
+>>> x.mul_(gradtrack.tensor([2.0, 0.5, -1.0]))
+tensor([ 2.,  1., -3.])
+>>> x._version
+1"""
 
     def mv(self, vec: Tensor) -> Tensor:
-        ...
+        """
+        The product with a vector.
+        
+        >>> import gradtrack
+        >>> gradtrack.tensor([[1.0, 2.0], [3.0, 4.0]]).mv(gradtrack.tensor([1.0, 1.0]))
+        tensor([3., 7.])
+        """
 
     def nan_to_num(self, nan: typing.Any=0.0, posinf: typing.Any=None, neginf: typing.Any=None) -> Tensor:
         """NaN, +inf and -inf replaced by ``nan``, ``posinf`` and ``neginf``
@@ -939,40 +1935,114 @@ tensor(1)"""
 tensor([0., 1.])"""
 
     def narrow(self, dim: typing.SupportsInt | typing.SupportsIndex, start: typing.SupportsInt | typing.SupportsIndex, length: typing.SupportsInt | typing.SupportsIndex) -> Tensor:
-        ...
+        """
+        A view of ``length`` entries of ``dim`` starting at ``start``.
+        
+        >>> import gradtrack
+        >>> gradtrack.tensor([[1, 2, 3], [4, 5, 6]]).narrow(1, 1, 2)
+        tensor([[2, 3],
+                [5, 6]])
+        """
 
     def ndimension(self) -> builtins.int:
-        ...
+        """
+        Alias of ``dim()``: the number of dims.
+        
+        >>> import gradtrack
+        >>> gradtrack.zeros(2, 3).ndimension()
+        2
+        """
 
     def ne(self, other: typing.Any) -> Tensor:
-        ...
+        """
+        A bool tensor, True where the elements differ.
+        
+        >>> import gradtrack
+        >>> gradtrack.tensor([1.0, 2.0, 3.0]).ne(gradtrack.tensor([1.0, 0.0, 3.0]))
+        tensor([False,  True, False])
+        """
 
     def neg(self) -> Tensor:
-        ...
+        """
+        Each element with its sign flipped.
+        
+        >>> import gradtrack
+        >>> gradtrack.tensor([-1.5, 0.0, 2.0]).neg()
+        tensor([ 1.5000, -0.0000, -2.0000])
+        """
 
     def neg_(self) -> Tensor:
-        """In-place :meth:`neg`; returns ``self``."""
+        """In-place :meth:`neg`; returns ``self``.
+
+>>> import gradtrack
+>>> x = gradtrack.tensor([-1.5, 0.0, 2.0])
+>>> x.neg_()
+tensor([ 1.5000, -0.0000, -2.0000])
+>>> x._version
+1"""
 
     def negative_(self) -> Tensor:
-        """In-place :meth:`neg`; returns ``self``."""
+        """In-place :meth:`neg`; returns ``self``.
+
+>>> import gradtrack
+>>> x = gradtrack.tensor([-1.5, 0.0, 2.0])
+>>> x.neg_()
+tensor([ 1.5000, -0.0000, -2.0000])
+>>> x._version
+1"""
 
     def nelement(self) -> builtins.int:
-        ...
+        """
+        Alias of ``numel()``: the number of elements.
+        
+        >>> import gradtrack
+        >>> gradtrack.zeros(2, 3).nelement()
+        6
+        """
 
-    def new_empty(self, *size: typing.Any, dtype: typing.Any=None, requires_grad: typing.Any=False) -> Tensor:
-        ...
+    def new_empty(self, *size: typing.Any, dtype: typing.Any=None, requires_grad: typing.Any=False, device: typing.Any=None, layout: typing.Any=None, pin_memory: typing.Any=False) -> Tensor:
+        """A new uninitialised tensor of ``size`` with this tensor's dtype.
 
-    def new_full(self, size: typing.Any, fill_value: typing.Any, *, dtype: typing.Any=None, requires_grad: typing.Any=False) -> Tensor:
-        ...
+>>> import gradtrack
+>>> gradtrack.tensor([1.0]).new_empty(2, 3).shape
+gradtrack.Size([2, 3])"""
 
-    def new_ones(self, *size: typing.Any, dtype: typing.Any=None, requires_grad: typing.Any=False) -> Tensor:
-        ...
+    def new_full(self, size: typing.Any, fill_value: typing.Any, *, dtype: typing.Any=None, requires_grad: typing.Any=False, device: typing.Any=None, layout: typing.Any=None, pin_memory: typing.Any=False) -> Tensor:
+        """A new tensor of ``size`` filled with ``fill_value``, with this tensor's dtype.
+
+>>> import gradtrack
+>>> gradtrack.tensor([1]).new_full((3,), 7)
+tensor([7, 7, 7])"""
+
+    def new_ones(self, *size: typing.Any, dtype: typing.Any=None, requires_grad: typing.Any=False, device: typing.Any=None, layout: typing.Any=None, pin_memory: typing.Any=False) -> Tensor:
+        """A new tensor of ones of ``size`` with this tensor's dtype.
+
+>>> import gradtrack
+>>> gradtrack.tensor([1.0]).new_ones((2, 2))
+tensor([[1., 1.],
+        [1., 1.]])"""
 
     def new_tensor(self, data: typing.Any, *, dtype: typing.Any=None, requires_grad: typing.Any=False) -> Tensor:
-        ...
+        """A new tensor of ``data`` with this tensor's dtype (unless given).
 
-    def new_zeros(self, *size: typing.Any, dtype: typing.Any=None, requires_grad: typing.Any=False) -> Tensor:
-        ...
+>>> import gradtrack
+>>> gradtrack.zeros(1, dtype=gradtrack.float64).new_tensor([1, 2])
+tensor([1., 2.], dtype=gradtrack.float64)"""
+
+    def new_zeros(self, *size: typing.Any, dtype: typing.Any=None, requires_grad: typing.Any=False, device: typing.Any=None, layout: typing.Any=None, pin_memory: typing.Any=False) -> Tensor:
+        """A new tensor of zeros of ``size`` with this tensor's dtype.
+
+>>> import gradtrack
+>>> gradtrack.tensor([1, 2]).new_zeros(3)
+tensor([0, 0, 0])"""
+
+    def nonzero(self, *, as_tuple: typing.Any=False) -> Tensor:
+        """The indices of the nonzero elements: one row per element, or with
+``as_tuple=True`` one 1-D tensor per dim (a 0-d input counts as 1-D).
+
+>>> import gradtrack
+>>> gradtrack.nonzero(gradtrack.tensor([0.0, 2.0, 1.0]), as_tuple=True)
+(tensor([1, 2]),)"""
 
     def norm(self, p: typing.Any='fro', dim: typing.Any=None, keepdim: typing.Any=False, dtype: typing.Any=None) -> Tensor:
         """torch.norm: the 2-norm (``'fro'``) or the ``p``-norm over ``dim``.
@@ -982,61 +2052,202 @@ tensor([0., 1.])"""
 tensor(5.)"""
 
     def normal_(self, mean: typing.Any=0.0, std: typing.Any=1.0, *, generator: typing.Any=None) -> Tensor:
-        """Fills ``self`` with samples of N(mean, std^2)."""
+        """Fills ``self`` with samples of N(mean, std^2).
+
+>>> import gradtrack
+>>> _ = gradtrack.manual_seed(0)
+>>> gradtrack.empty(3).normal_(mean=10.0, std=0.1)
+tensor([10.1541,  9.9707,  9.7821])"""
 
     def numel(self) -> builtins.int:
-        ...
+        """
+        The number of elements.
+        
+        >>> import gradtrack
+        >>> gradtrack.zeros(2, 3).numel()
+        6
+        """
 
     def numpy(self, force: builtins.bool=False) -> typing.Any:
-        ...
+        """
+        A NumPy array sharing this tensor's memory (refused when it requires grad,
+        unless ``force=True``, which copies a detached tensor).
+        
+        >>> import gradtrack
+        >>> x = gradtrack.tensor([1.0, 2.0])
+        >>> a = x.numpy()
+        >>> a[0] = 5
+        >>> x
+        tensor([5., 2.])
+        """
 
     def outer(self, vec2: Tensor) -> Tensor:
-        ...
+        """
+        The outer product of two 1-D tensors.
+        
+        >>> import gradtrack
+        >>> gradtrack.tensor([1.0, 2.0]).outer(gradtrack.tensor([1.0, 10.0, 100.0]))
+        tensor([[  1.,  10., 100.],
+                [  2.,  20., 200.]])
+        """
 
     def permute(self, *args) -> Tensor:
-        ...
+        """
+        A view with the dims in the given order.
+        
+        >>> import gradtrack
+        >>> gradtrack.zeros(2, 3, 4).permute(2, 0, 1).shape
+        gradtrack.Size([4, 2, 3])
+        """
+
+    def pin_memory(self, device: typing.Any=None) -> Tensor:
+        """Raises as torch's CPU-only build does: no accelerator to pin for."""
+
+    def positive(self) -> Tensor:
+        """Returns ``input`` itself (torch refuses bool tensors).
+
+>>> import gradtrack
+>>> gradtrack.positive(gradtrack.tensor([-1, 2]))
+tensor([-1,  2])"""
 
     def pow(self, exponent: typing.Any) -> Tensor:
-        ...
+        """
+        Each element raised to ``exponent`` (a number or a tensor).
+        
+        >>> import gradtrack
+        >>> gradtrack.tensor([1.0, 2.0, 3.0]).pow(2)
+        tensor([1., 4., 9.])
+        """
 
     def pow_(self, exponent: typing.Any) -> Tensor:
-        """In-place :meth:`pow` (torch names its argument ``exponent``); returns ``self``."""
+        """In-place :meth:`pow` (torch names its argument ``exponent``); returns ``self``.
+
+>>> import gradtrack
+>>> x = gradtrack.tensor([1.0, 2.0, 3.0])
+>>> x.pow_(2)
+tensor([1., 4., 9.])
+>>> x._version
+1"""
 
     def prod(self, dim: typing.Any=None, keepdim: builtins.bool=False, *, dtype: typing.Any=None) -> Tensor:
+        """
+        The product of all elements, or along ``dim``.
+        
+        >>> import gradtrack
+        >>> gradtrack.tensor([[1.0, 2.0], [3.0, 4.0]]).prod(dim=1)
+        tensor([ 2., 12.])
+        """
+
+    def rad2deg(self) -> Tensor:
         ...
+
+    def rad2deg_(self) -> Tensor:
+        """In-place :meth:`rad2deg`; returns ``self``."""
 
     def random_(self, *args: typing.Any, generator: typing.Any=None, **kwargs: typing.Any) -> Tensor:
-        """``random_(from, to)``, ``random_(to)`` or ``random_()``: integers drawn uniformly."""
+        """``random_(from, to)``, ``random_(to)`` or ``random_()``: integers drawn uniformly.
+
+>>> import gradtrack
+>>> _ = gradtrack.manual_seed(0)
+>>> gradtrack.empty(4).random_(0, 5)
+tensor([4., 4., 3., 0.])"""
+
+    def ravel(self) -> Tensor:
+        """A 1-D view of ``input`` when it is contiguous, else a 1-D copy.
+
+>>> import gradtrack
+>>> gradtrack.ravel(gradtrack.tensor([[1, 2], [3, 4]]).t())
+tensor([1, 3, 2, 4])"""
 
     def reciprocal(self) -> Tensor:
-        ...
+        """
+        ``1 / x`` for each element.
+        
+        >>> import gradtrack
+        >>> gradtrack.tensor([1.0, 2.0, 4.0]).reciprocal()
+        tensor([1.0000, 0.5000, 0.2500])
+        """
 
     def reciprocal_(self) -> Tensor:
-        """In-place :meth:`reciprocal`; returns ``self``."""
+        """In-place :meth:`reciprocal`; returns ``self``.
+
+>>> import gradtrack
+>>> x = gradtrack.tensor([1.0, 2.0, 4.0])
+>>> x.reciprocal_()
+tensor([1.0000, 0.5000, 0.2500])
+>>> x._version
+1"""
 
     def register_hook(self, hook: typing.Any) -> gradtrack.utils.hooks.RemovableHandle:
         """Calls ``hook(grad)`` when this tensor's gradient is computed.
 
-The hook may return a replacement gradient. Returns a handle with
-``remove()``."""
+    The hook may return a replacement gradient. Returns a handle with
+    ``remove()``.
+
+>>> import gradtrack
+>>> x = gradtrack.tensor([1.0, 2.0], requires_grad=True)
+>>> handle = x.register_hook(lambda g: g * 10)
+>>> x.sum().backward()
+>>> x.grad
+tensor([10., 10.])
+>>> handle.remove()"""
 
     def register_post_accumulate_grad_hook(self, hook: typing.Any) -> gradtrack.utils.hooks.RemovableHandle:
-        """Calls ``hook(tensor)`` after a leaf's ``.grad`` was accumulated."""
+        """Calls ``hook(tensor)`` after a leaf's ``.grad`` was accumulated.
+
+>>> import gradtrack
+>>> x = gradtrack.tensor([1.0, 2.0], requires_grad=True)
+>>> seen = []
+>>> handle = x.register_post_accumulate_grad_hook(lambda t: seen.append(t.grad.clone()))
+>>> (x * 2).sum().backward()
+>>> seen
+[tensor([2., 2.])]"""
 
     def relu(self) -> Tensor:
-        ...
+        """
+        Zero where an element is negative, the element otherwise.
+        
+        >>> import gradtrack
+        >>> gradtrack.tensor([-1.5, 0.0, 2.0]).relu()
+        tensor([0., 0., 2.])
+        """
 
     def relu_(self) -> Tensor:
-        """In-place :meth:`relu`; returns ``self``."""
+        """In-place :meth:`relu`; returns ``self``.
+
+>>> import gradtrack
+>>> x = gradtrack.tensor([-1.5, 0.0, 2.0])
+>>> x.relu_()
+tensor([0., 0., 2.])
+>>> x._version
+1"""
 
     def remainder(self, other: typing.Any) -> Tensor:
-        ...
+        """
+        The remainder of division with the sign of the divisor (Python's %).
+        
+        >>> import gradtrack
+        >>> gradtrack.tensor([-3.0, 3.0, 5.5]).remainder(2.0)
+        tensor([1.0000, 1.0000, 1.5000])
+        """
 
     def remainder_(self, other: typing.Any) -> Tensor:
-        """In-place :meth:`remainder`; returns ``self``."""
+        """In-place :meth:`remainder`; returns ``self``.
+
+>>> import gradtrack
+>>> x = gradtrack.tensor([-3.0, 3.0, 5.5])
+>>> x.remainder_(2.0)
+tensor([1.0000, 1.0000, 1.5000])
+>>> x._version
+1"""
 
     def repeat(self, *repeats: typing.Any) -> Tensor:
-        ...
+        """The tensor tiled: each dim repeated the given number of times (a copy).
+
+>>> import gradtrack
+>>> gradtrack.tensor([1, 2]).repeat(2, 2)
+tensor([[1, 2, 1, 2],
+        [1, 2, 1, 2]])"""
 
     def repeat_interleave(self, repeats: typing.Any=None, dim: typing.Any=None, *, output_size: typing.Any=None) -> Tensor:
         """Each element (or slice along ``dim``) repeated ``repeats`` times in place;
@@ -1047,16 +2258,44 @@ with one int tensor argument, its positions repeated by its values.
 tensor([1, 1, 2, 2])"""
 
     def requires_grad_(self, requires_grad: typing.Any=True) -> Tensor:
-        """Sets the leaf flag; a no-op ``True`` on a non-leaf, as in PyTorch."""
+        """Sets the leaf flag; a no-op ``True`` on a non-leaf, as in PyTorch.
+
+>>> import gradtrack
+>>> x = gradtrack.ones(2).requires_grad_()
+>>> x.requires_grad
+True"""
 
     def reshape(self, *args) -> Tensor:
-        ...
+        """
+        The elements in a new shape: a view when the strides allow it, else a copy.
+        
+        >>> import gradtrack
+        >>> gradtrack.arange(6).reshape(3, -1)
+        tensor([[0, 1],
+                [2, 3],
+                [4, 5]])
+        """
 
     def reshape_as(self, other: Tensor) -> Tensor:
-        ...
+        """
+        ``reshape`` to ``other``'s shape.
+        
+        >>> import gradtrack
+        >>> gradtrack.arange(4).reshape_as(gradtrack.zeros(2, 2))
+        tensor([[0, 1],
+                [2, 3]])
+        """
 
     def retain_grad(self) -> None:
-        """Keeps ``.grad`` of a non-leaf after backward (a no-op on leaves)."""
+        """Keeps ``.grad`` of a non-leaf after backward (a no-op on leaves).
+
+>>> import gradtrack
+>>> x = gradtrack.tensor([1.0, 2.0], requires_grad=True)
+>>> y = x * 3
+>>> y.retain_grad()
+>>> (y * y).sum().backward()
+>>> y.grad
+tensor([ 6., 12.])"""
 
     def roll(self, shifts: typing.Any, dims: typing.Any=None) -> Tensor:
         """Elements shifted along ``dims`` (of the flattened tensor without dims),
@@ -1067,68 +2306,213 @@ wrapping around.
 tensor([3, 1, 2])"""
 
     def round(self) -> Tensor:
-        ...
+        """
+        Rounds each element to the nearest integer (halves to even).
+        
+        >>> import gradtrack
+        >>> gradtrack.tensor([0.5, 1.5, -2.7]).round()
+        tensor([ 0.,  2., -3.])
+        """
 
     def round_(self) -> Tensor:
-        """In-place :meth:`round`; returns ``self``."""
+        """In-place :meth:`round`; returns ``self``.
+
+>>> import gradtrack
+>>> x = gradtrack.tensor([0.5, 1.5, -2.7])
+>>> x.round_()
+tensor([ 0.,  2., -3.])
+>>> x._version
+1"""
 
     def rsqrt(self) -> Tensor:
-        ...
+        """
+        ``1 / sqrt(x)`` for each element.
+        
+        >>> import gradtrack
+        >>> gradtrack.tensor([1.0, 4.0, 16.0]).rsqrt()
+        tensor([1.0000, 0.5000, 0.2500])
+        """
 
     def rsqrt_(self) -> Tensor:
-        """In-place :meth:`rsqrt`; returns ``self``."""
+        """In-place :meth:`rsqrt`; returns ``self``.
+
+>>> import gradtrack
+>>> x = gradtrack.tensor([1.0, 4.0, 16.0])
+>>> x.rsqrt_()
+tensor([1.0000, 0.5000, 0.2500])
+>>> x._version
+1"""
 
     def scatter(self, dim: typing.SupportsInt | typing.SupportsIndex, index: Tensor, src: typing.Any=None, *, value: typing.Any=None, reduce: typing.Any=None) -> Tensor:
-        ...
+        """
+        A copy with ``src`` (or ``value``) written at ``index`` along ``dim``.
+        
+        >>> import gradtrack
+        >>> gradtrack.zeros(3).scatter(0, gradtrack.tensor([2]), gradtrack.tensor([5.0]))
+        tensor([0., 0., 5.])
+        """
 
     def scatter_(self, dim: typing.Any, index: typing.Any, src: typing.Any=None, *, value: typing.Any=None, reduce: typing.Any=None) -> Tensor:
         """Writes ``src`` (a tensor, or a number ``value``) into ``self`` at ``index`` along
-``dim``; returns ``self``."""
+    ``dim``; returns ``self``.
+
+>>> import gradtrack
+>>> x = gradtrack.zeros(2, 2)
+>>> x.scatter_(1, gradtrack.tensor([[1], [0]]), 1.0)
+tensor([[0., 1.],
+        [1., 0.]])"""
 
     def scatter_add(self, dim: typing.SupportsInt | typing.SupportsIndex, index: Tensor, src: Tensor) -> Tensor:
-        ...
+        """
+        A copy with ``src`` added at ``index`` along ``dim``.
+        
+        >>> import gradtrack
+        >>> gradtrack.zeros(3).scatter_add(0, gradtrack.tensor([0, 0, 2]), gradtrack.ones(3))
+        tensor([2., 0., 1.])
+        """
 
     def scatter_add_(self, dim: typing.Any, index: typing.Any, src: typing.Any) -> Tensor:
-        """Adds ``src`` into ``self`` at ``index`` along ``dim``; returns ``self``."""
+        """Adds ``src`` into ``self`` at ``index`` along ``dim``; returns ``self``.
+
+>>> import gradtrack
+>>> x = gradtrack.zeros(3)
+>>> x.scatter_add_(0, gradtrack.tensor([1, 1]), gradtrack.tensor([2.0, 3.0]))
+tensor([0., 5., 0.])"""
 
     def select(self, dim: typing.SupportsInt | typing.SupportsIndex, index: typing.SupportsInt | typing.SupportsIndex) -> Tensor:
-        ...
+        """
+        A view of the slice ``index`` of ``dim`` (the dim is removed).
+        
+        >>> import gradtrack
+        >>> gradtrack.tensor([[1, 2, 3], [4, 5, 6]]).select(1, 2)
+        tensor([3, 6])
+        """
 
     def sgn(self) -> Tensor:
-        ...
+        """
+        The sign of each element (for real tensors the same as ``sign``).
+        
+        >>> import gradtrack
+        >>> gradtrack.tensor([-1.5, 0.0, 2.0]).sgn()
+        tensor([-1.,  0.,  1.])
+        """
 
     def sgn_(self) -> Tensor:
-        """In-place :meth:`sgn`; returns ``self``."""
+        """In-place :meth:`sgn`; returns ``self``.
+
+>>> import gradtrack
+>>> x = gradtrack.tensor([-1.5, 0.0, 2.0])
+>>> x.sgn_()
+tensor([-1.,  0.,  1.])
+>>> x._version
+1"""
+
+    def short(self) -> Tensor:
+        ...
 
     def sigmoid(self) -> Tensor:
-        ...
+        """
+        The logistic function ``1 / (1 + exp(-x))`` of each element.
+        
+        >>> import gradtrack
+        >>> gradtrack.tensor([-1.0, 0.0, 2.0]).sigmoid()
+        tensor([0.2689, 0.5000, 0.8808])
+        """
 
     def sigmoid_(self) -> Tensor:
-        """In-place :meth:`sigmoid`; returns ``self``."""
+        """In-place :meth:`sigmoid`; returns ``self``.
+
+>>> import gradtrack
+>>> x = gradtrack.tensor([-1.0, 0.0, 2.0])
+>>> x.sigmoid_()
+tensor([0.2689, 0.5000, 0.8808])
+>>> x._version
+1"""
 
     def sign(self) -> Tensor:
-        ...
+        """
+        -1, 0 or 1 by the sign of each element.
+        
+        >>> import gradtrack
+        >>> gradtrack.tensor([-1.5, 0.0, 2.0]).sign()
+        tensor([-1.,  0.,  1.])
+        """
 
     def sign_(self) -> Tensor:
-        """In-place :meth:`sign`; returns ``self``."""
+        """In-place :meth:`sign`; returns ``self``.
+
+>>> import gradtrack
+>>> x = gradtrack.tensor([-1.5, 0.0, 2.0])
+>>> x.sign_()
+tensor([-1.,  0.,  1.])
+>>> x._version
+1"""
+
+    def signbit(self) -> Tensor:
+        ...
 
     def sin(self) -> Tensor:
-        ...
+        """
+        The sine of each element (in radians).
+        
+        >>> import gradtrack
+        >>> gradtrack.tensor([0.0, 1.0, 3.1416]).sin()
+        tensor([ 0.0000e+00,  8.4147e-01, -7.2400e-06])
+        """
 
     def sin_(self) -> Tensor:
-        """In-place :meth:`sin`; returns ``self``."""
+        """In-place :meth:`sin`; returns ``self``.
+
+>>> import gradtrack
+>>> x = gradtrack.tensor([0.0, 1.0, 3.1416])
+>>> x.sin_()
+tensor([ 0.0000e+00,  8.4147e-01, -7.2400e-06])
+>>> x._version
+1"""
+
+    def sinc(self) -> Tensor:
+        ...
+
+    def sinc_(self) -> Tensor:
+        """In-place :meth:`sinc`; returns ``self``."""
 
     def sinh(self) -> Tensor:
-        ...
+        """
+        The hyperbolic sine of each element.
+        
+        >>> import gradtrack
+        >>> gradtrack.tensor([-1.0, 0.0, 2.0]).sinh()
+        tensor([-1.1752,  0.0000,  3.6269])
+        """
 
     def sinh_(self) -> Tensor:
-        """In-place :meth:`sinh`; returns ``self``."""
+        """In-place :meth:`sinh`; returns ``self``.
+
+>>> import gradtrack
+>>> x = gradtrack.tensor([-1.0, 0.0, 2.0])
+>>> x.sinh_()
+tensor([-1.1752,  0.0000,  3.6269])
+>>> x._version
+1"""
 
     def size(self, dim: typing.Any=None) -> typing.Any:
-        ...
+        """
+        The shape as a ``Size``, or the size of one dim.
+        
+        >>> import gradtrack
+        >>> x = gradtrack.zeros(2, 3)
+        >>> x.size(), x.size(1), x.size(-1)
+        (gradtrack.Size([2, 3]), 3, 3)
+        """
 
     def softmax(self, dim: typing.SupportsInt | typing.SupportsIndex, *, dtype: typing.Any=None) -> Tensor:
-        ...
+        """
+        Exponentials normalised to sum to one along ``dim``.
+        
+        >>> import gradtrack
+        >>> gradtrack.tensor([[1.0, 2.0, 3.0]]).softmax(dim=1)
+        tensor([[0.0900, 0.2447, 0.6652]])
+        """
 
     def sort(self, dim: typing.Any=-1, descending: typing.Any=False, *, stable: typing.Any=...) -> typing.Any:
         """(values, indices) sorted along ``dim``; NaN sorts last (first when
@@ -1139,76 +2523,249 @@ descending), and equal values keep their order (every sort is stable).
 tensor([2, 0, 1])"""
 
     def split(self, split_size: typing.Any, dim: typing.Any=0) -> tuple[Tensor, ...]:
-        ...
+        """Views of consecutive pieces of ``split_size`` (or the listed sizes) along ``dim``.
+
+>>> import gradtrack
+>>> gradtrack.arange(5).split([2, 3])
+(tensor([0, 1]), tensor([2, 3, 4]))"""
 
     def sqrt(self) -> Tensor:
-        ...
+        """
+        The square root of each element.
+        
+        >>> import gradtrack
+        >>> gradtrack.tensor([0.0, 4.0, 2.0]).sqrt()
+        tensor([0.0000, 2.0000, 1.4142])
+        """
 
     def sqrt_(self) -> Tensor:
-        """In-place :meth:`sqrt`; returns ``self``."""
+        """In-place :meth:`sqrt`; returns ``self``.
+
+>>> import gradtrack
+>>> x = gradtrack.tensor([0.0, 4.0, 2.0])
+>>> x.sqrt_()
+tensor([0.0000, 2.0000, 1.4142])
+>>> x._version
+1"""
 
     def square(self) -> Tensor:
-        ...
+        """
+        Each element times itself.
+        
+        >>> import gradtrack
+        >>> gradtrack.tensor([-1.5, 0.0, 2.0]).square()
+        tensor([2.2500, 0.0000, 4.0000])
+        """
 
     def square_(self) -> Tensor:
-        """In-place :meth:`square`; returns ``self``."""
+        """In-place :meth:`square`; returns ``self``.
+
+>>> import gradtrack
+>>> x = gradtrack.tensor([-1.5, 0.0, 2.0])
+>>> x.square_()
+tensor([2.2500, 0.0000, 4.0000])
+>>> x._version
+1"""
 
     def squeeze(self, dim: typing.Any=None) -> Tensor:
-        ...
+        """
+        The tensor without dims of size one (or only ``dim``).
+        
+        >>> import gradtrack
+        >>> gradtrack.tensor([[[1.0], [2.0]]]).squeeze()
+        tensor([1., 2.])
+        """
 
     def squeeze_(self, dim: typing.Any=None) -> Tensor:
-        """Removes dims of size one in place."""
+        """Removes dims of size one in place.
+
+>>> import gradtrack
+>>> x = gradtrack.tensor([[[1.0], [2.0]]])
+>>> x.squeeze_()
+tensor([1., 2.])
+>>> x._version
+1"""
 
     def std(self, dim: typing.Any=None, unbiased: typing.Any=None, keepdim: typing.Any=False, *, correction: typing.Any=None) -> Tensor:
-        """``std`` over ``dim`` (all dims by default) with divisor N - correction (``unbiased=False`` is correction=0)."""
+        """``std`` over ``dim`` (all dims by default) with divisor N - correction (``unbiased=False`` is correction=0).
+
+>>> import gradtrack
+>>> gradtrack.tensor([[1.0, 2.0], [3.0, 5.0]]).std(dim=1)
+tensor([0.7071, 1.4142])"""
 
     def storage_offset(self) -> builtins.int:
-        ...
+        """
+        The index of this tensor's first element in its memory.
+        
+        >>> import gradtrack
+        >>> gradtrack.arange(5)[2:].storage_offset()
+        2
+        """
 
     def stride(self, dim: typing.Any=None) -> typing.Any:
-        ...
+        """
+        How many elements to step in memory per step along each dim.
+        
+        >>> import gradtrack
+        >>> x = gradtrack.zeros(2, 3)
+        >>> x.stride(), x.t().stride()
+        ((3, 1), (1, 3))
+        """
 
     def sub(self, other: typing.Any, *, alpha: typing.Any=1) -> Tensor:
-        ...
+        """
+        ``input - alpha * other``, broadcasting.
+        
+        >>> import gradtrack
+        >>> gradtrack.tensor([1.0, 2.0, 3.0]).sub(gradtrack.tensor([0.5, 0.5, 0.5]))
+        tensor([0.5000, 1.5000, 2.5000])
+        """
 
     def sub_(self, other: typing.Any, *, alpha: typing.Any=1) -> Tensor:
-        """``self -= alpha * other``; the manual SGD step ``w.detach().sub_(w.grad, alpha=lr)``."""
+        """``self -= alpha * other``; the manual SGD step ``w.detach().sub_(w.grad, alpha=lr)``.
+
+>>> import gradtrack
+>>> x = gradtrack.tensor([1.0, 2.0, 3.0])
+>>> x.sub_(gradtrack.tensor([0.5, 0.5, 0.5]))
+tensor([0.5000, 1.5000, 2.5000])
+>>> x._version
+1"""
 
     def subtract_(self, other: typing.Any, *, alpha: typing.Any=1) -> Tensor:
-        """``self -= alpha * other``; the manual SGD step ``w.detach().sub_(w.grad, alpha=lr)``."""
+        """``self -= alpha * other``; the manual SGD step ``w.detach().sub_(w.grad, alpha=lr)``.
+
+>>> import gradtrack
+>>> x = gradtrack.tensor([1.0, 2.0, 3.0])
+>>> x.sub_(gradtrack.tensor([0.5, 0.5, 0.5]))
+tensor([0.5000, 1.5000, 2.5000])
+>>> x._version
+1"""
 
     def sum(self, dim: typing.Any=None, keepdim: builtins.bool=False, *, dtype: typing.Any=None) -> Tensor:
-        ...
+        """
+        The sum of all elements, or along ``dim``.
+        
+        >>> import gradtrack
+        >>> gradtrack.tensor([[1.0, 2.0], [3.0, 4.0]]).sum(dim=0)
+        tensor([4., 6.])
+        """
 
     def swapaxes(self, axis0: typing.SupportsInt | typing.SupportsIndex, axis1: typing.SupportsInt | typing.SupportsIndex) -> Tensor:
-        ...
+        """
+        Alias of ``transpose``: a view with two dims swapped.
+        
+        >>> import gradtrack
+        >>> gradtrack.tensor([[1, 2, 3], [4, 5, 6]]).swapaxes(0, 1)
+        tensor([[1, 4],
+                [2, 5],
+                [3, 6]])
+        """
+
+    def swapdims(self, dim0: typing.Any, dim1: typing.Any) -> Tensor:
+        """Another name of ``transpose``."""
 
     def t(self) -> Tensor:
-        ...
+        """
+        The transpose of a matrix (a 1-D tensor is returned as it is).
+        
+        >>> import gradtrack
+        >>> gradtrack.tensor([[1, 2, 3], [4, 5, 6]]).t()
+        tensor([[1, 4],
+                [2, 5],
+                [3, 6]])
+        """
 
     def t_(self) -> Tensor:
-        """Transposes ``self`` in place (a metadata change, still a version bump)."""
+        """Transposes ``self`` in place (a metadata change, still a version bump).
+
+>>> import gradtrack
+>>> x = gradtrack.tensor([[1, 2, 3], [4, 5, 6]])
+>>> x.t_()
+tensor([[1, 4],
+        [2, 5],
+        [3, 6]])
+>>> x._version
+1"""
+
+    def take_along_dim(self, indices: typing.Any, dim: typing.Any=None) -> Tensor:
+        """Picks values along ``dim`` at ``indices`` (broadcast against ``input``); without
+``dim`` both are flattened. A ``gather`` underneath.
+
+>>> import gradtrack
+>>> x = gradtrack.tensor([[10, 30, 20], [60, 40, 50]])
+>>> gradtrack.take_along_dim(x, x.argmax(1, keepdim=True), 1)
+tensor([[30],
+        [60]])"""
 
     def tan(self) -> Tensor:
-        ...
+        """
+        The tangent of each element (in radians).
+        
+        >>> import gradtrack
+        >>> gradtrack.tensor([0.0, 1.0, -0.5]).tan()
+        tensor([ 0.0000,  1.5574, -0.5463])
+        """
 
     def tan_(self) -> Tensor:
-        """In-place :meth:`tan`; returns ``self``."""
+        """In-place :meth:`tan`; returns ``self``.
+
+>>> import gradtrack
+>>> x = gradtrack.tensor([0.0, 1.0, -0.5])
+>>> x.tan_()
+tensor([ 0.0000,  1.5574, -0.5463])
+>>> x._version
+1"""
 
     def tanh(self) -> Tensor:
-        ...
+        """
+        The hyperbolic tangent of each element.
+        
+        >>> import gradtrack
+        >>> gradtrack.tensor([-1.0, 0.0, 2.0]).tanh()
+        tensor([-0.7616,  0.0000,  0.9640])
+        """
 
     def tanh_(self) -> Tensor:
-        """In-place :meth:`tanh`; returns ``self``."""
+        """In-place :meth:`tanh`; returns ``self``.
+
+>>> import gradtrack
+>>> x = gradtrack.tensor([-1.0, 0.0, 2.0])
+>>> x.tanh_()
+tensor([-0.7616,  0.0000,  0.9640])
+>>> x._version
+1"""
+
+    def tensor_split(self, sections: typing.Any=None, dim: typing.Any=0, *, indices: typing.Any=None, tensor_indices_or_sections: typing.Any=None) -> Tensor:
+        """Splits into ``n`` nearly equal parts (the first ``size % n`` one longer), or at the
+given indices; every part is a view.
+
+>>> import gradtrack
+>>> [t.tolist() for t in gradtrack.tensor_split(gradtrack.arange(5), 2)]
+[[0, 1, 2], [3, 4]]"""
 
     def tile(self, *dims: typing.Any) -> Tensor:
-        ...
+        """Like ``repeat``, padding the repeats with ones on the left when fewer are given.
+
+>>> import gradtrack
+>>> gradtrack.tensor([[1, 2]]).tile((2,))
+tensor([[1, 2, 1, 2]])"""
 
     def to(self, *args: typing.Any, **kwargs: typing.Any) -> Tensor:
-        """``to(dtype)``, ``to(other)``, ``to('cpu')``, ``to(device, dtype)``; copy=False."""
+        """``to(dtype)``, ``to(other)``, ``to('cpu')``, ``to(device, dtype)``; copy=False.
+
+>>> import gradtrack
+>>> x = gradtrack.tensor([1.5, 2.5])
+>>> x.to(gradtrack.int64), x.to(gradtrack.float32) is x
+(tensor([1, 2]), True)"""
 
     def tolist(self) -> typing.Any:
-        ...
+        """
+        The elements as (nested) Python lists of numbers.
+        
+        >>> import gradtrack
+        >>> gradtrack.tensor([[1, 2], [3, 4]]).tolist()
+        [[1, 2], [3, 4]]
+        """
 
     def topk(self, k: typing.Any, dim: typing.Any=-1, largest: typing.Any=True, sorted: typing.Any=True) -> typing.Any:
         """The ``k`` largest (or smallest) elements along ``dim`` and their indices.
@@ -1218,10 +2775,25 @@ tensor([2, 0, 1])"""
 tensor([3., 2.])"""
 
     def trace(self) -> Tensor:
-        """The sum of a matrix's main diagonal."""
+        """The sum of a matrix's main diagonal.
+
+>>> import gradtrack
+>>> gradtrack.tensor([[1.0, 2.0], [3.0, 4.0]]).trace()
+tensor(5.)"""
 
     def transpose(self, dim0: typing.SupportsInt | typing.SupportsIndex, dim1: typing.SupportsInt | typing.SupportsIndex) -> Tensor:
-        ...
+        """
+        A view with ``dim0`` and ``dim1`` swapped.
+        
+        >>> import gradtrack
+        >>> gradtrack.tensor([[1, 2, 3], [4, 5, 6]]).transpose(0, 1)
+        tensor([[1, 4],
+                [2, 5],
+                [3, 6]])
+        """
+
+    def transpose_(self, dim0: typing.Any, dim1: typing.Any) -> Tensor:
+        """Swaps two dims of ``self`` in place (a metadata change, still a version bump)."""
 
     def tril(self, diagonal: typing.Any=0) -> Tensor:
         """The lower triangle (on and below ``diagonal``) of the last two dims.
@@ -1232,7 +2804,13 @@ tensor([[1., 0.],
         [1., 1.]])"""
 
     def tril_(self, diagonal: typing.Any=0) -> Tensor:
-        ...
+        """Zeroes the elements above the ``diagonal``-th diagonal in place.
+
+>>> import gradtrack
+>>> gradtrack.ones(3, 3).tril_()
+tensor([[1., 0., 0.],
+        [1., 1., 0.],
+        [1., 1., 1.]])"""
 
     def triu(self, diagonal: typing.Any=0) -> Tensor:
         """The upper triangle (on and above ``diagonal``) of the last two dims.
@@ -1243,62 +2821,187 @@ tensor([[1., 1.],
         [0., 1.]])"""
 
     def triu_(self, diagonal: typing.Any=0) -> Tensor:
-        ...
+        """Zeroes the elements below the ``diagonal``-th diagonal in place.
+
+>>> import gradtrack
+>>> gradtrack.ones(3, 3).triu_(1)
+tensor([[0., 1., 1.],
+        [0., 0., 1.],
+        [0., 0., 0.]])"""
 
     def true_divide(self, other: typing.Any) -> Tensor:
-        """Alias of :meth:`div` without rounding."""
+        """Alias of :meth:`div` without rounding.
+
+>>> import gradtrack
+>>> gradtrack.tensor([1.0, 2.0, 3.0]).true_divide(2)
+tensor([0.5000, 1.0000, 1.5000])"""
 
     def true_divide_(self, other: typing.Any) -> Tensor:
-        """``self /= other`` (true division, DivBackward0); returns ``self``."""
+        """``self /= other`` (true division, DivBackward0); returns ``self``.
+
+>>> import gradtrack
+>>> x = gradtrack.tensor([1.0, 2.0, 3.0])
+>>> x.true_divide_(2)
+tensor([0.5000, 1.0000, 1.5000])
+>>> x._version
+1"""
 
     def trunc(self) -> Tensor:
-        ...
+        """
+        Rounds each element toward zero.
+        
+        >>> import gradtrack
+        >>> gradtrack.tensor([-1.5, 0.2, 2.7]).trunc()
+        tensor([-1.,  0.,  2.])
+        """
 
     def trunc_(self) -> Tensor:
-        """In-place :meth:`trunc`; returns ``self``."""
+        """In-place :meth:`trunc`; returns ``self``.
+
+>>> import gradtrack
+>>> x = gradtrack.tensor([-1.5, 0.2, 2.7])
+>>> x.trunc_()
+tensor([-1.,  0.,  2.])
+>>> x._version
+1"""
 
     def type(self, dtype: typing.Any=None, non_blocking: typing.Any=False, **kwargs: typing.Any) -> typing.Any:
         """``x.type()``: the legacy type name (``'gradtrack.FloatTensor'``);
-``x.type(dtype)``, ``x.type('gradtrack.DoubleTensor')`` or
-``x.type(gradtrack.DoubleTensor)``: ``x`` converted."""
-
-    def type_as(self, other: Tensor) -> Tensor:
-        ...
-
-    def unbind(self, dim: typing.SupportsInt | typing.SupportsIndex=0) -> tuple:
-        ...
-
-    def uniform_(self, *args: typing.Any, **kwargs: typing.Any) -> Tensor:
-        """Fills ``self`` with samples of U(from, to) (defaults 0 and 1)."""
-
-    def unique(self, sorted: typing.Any=True, return_inverse: typing.Any=False, return_counts: typing.Any=False, dim: typing.Any=None) -> typing.Any:
-        """The distinct elements of ``input`` (flattened), in ascending order, and
-optionally the index of each element's value among them and their counts.
+    ``x.type(dtype)``, ``x.type('gradtrack.DoubleTensor')`` or
+    ``x.type(gradtrack.DoubleTensor)``: ``x`` converted.
 
 >>> import gradtrack
->>> gradtrack.unique(gradtrack.tensor([3, 1, 3, 2]), return_counts=True)
-(tensor([1, 2, 3]), tensor([1, 1, 2]))"""
+>>> x = gradtrack.tensor([1.5])
+>>> x.type(), x.type(gradtrack.float64).dtype
+('gradtrack.FloatTensor', gradtrack.float64)"""
+
+    def type_as(self, other: Tensor) -> Tensor:
+        """
+        A copy converted to ``other``'s dtype (itself when they match).
+        
+        >>> import gradtrack
+        >>> gradtrack.tensor([1.7]).type_as(gradtrack.tensor([1]))
+        tensor([1])
+        """
+
+    def unbind(self, dim: typing.SupportsInt | typing.SupportsIndex=0) -> tuple:
+        """
+        The slices along ``dim`` as a tuple of views (the dim removed).
+        
+        >>> import gradtrack
+        >>> gradtrack.tensor([[1, 2], [3, 4]]).unbind()
+        (tensor([1, 2]), tensor([3, 4]))
+        """
+
+    def unflatten(self, dim: typing.Any, sizes: typing.Any) -> Tensor:
+        """Splits dim ``dim`` into ``sizes`` (one of them may be -1), as a view.
+
+>>> import gradtrack
+>>> gradtrack.zeros(2, 6).unflatten(1, (3, -1)).shape
+gradtrack.Size([2, 3, 2])"""
+
+    def uniform_(self, *args: typing.Any, **kwargs: typing.Any) -> Tensor:
+        """Fills ``self`` with samples of U(from, to) (defaults 0 and 1).
+
+>>> import gradtrack
+>>> _ = gradtrack.manual_seed(0)
+>>> gradtrack.empty(3).uniform_(-1, 1)
+tensor([-0.0075,  0.5364, -0.8230])"""
+
+    def unique(self, sorted: typing.Any=True, return_inverse: typing.Any=False, return_counts: typing.Any=False, dim: typing.Any=None) -> typing.Any:
+        """The distinct elements of ``input`` (or, with ``dim``, its distinct
+slices along ``dim``) in ascending order, optionally with the inverse
+indices and the counts.
+
+>>> import gradtrack
+>>> gradtrack.unique(gradtrack.tensor([[1, 2], [0, 5], [1, 2]]), dim=0, return_counts=True)
+(tensor([[0, 5],
+        [1, 2]]), tensor([1, 2]))"""
+
+    def unique_consecutive(self, return_inverse: typing.Any=False, return_counts: typing.Any=False, dim: typing.Any=None) -> Tensor:
+        """Keeps the first element (or slice along ``dim``) of each run of equal
+consecutive ones, optionally with the inverse indices and run lengths.
+
+>>> import gradtrack
+>>> gradtrack.unique_consecutive(gradtrack.tensor([1, 1, 2, 2, 3, 1]), return_counts=True)
+(tensor([1, 2, 3, 1]), tensor([2, 2, 1, 1]))"""
 
     def unsqueeze(self, dim: typing.SupportsInt | typing.SupportsIndex) -> Tensor:
-        ...
+        """
+        A view with a new dim of size one at ``dim``.
+        
+        >>> import gradtrack
+        >>> gradtrack.tensor([1.0, 2.0]).unsqueeze(1)
+        tensor([[1.],
+                [2.]])
+        """
 
     def unsqueeze_(self, dim: typing.Any) -> Tensor:
-        """Inserts a dim of size one in place."""
+        """Inserts a dim of size one in place.
+
+>>> import gradtrack
+>>> x = gradtrack.tensor([1.0, 2.0])
+>>> x.unsqueeze_(1)
+tensor([[1.],
+        [2.]])
+>>> x._version
+1"""
 
     def untyped_storage_ptr(self) -> builtins.int:
-        ...
+        """
+        The address of the start of this tensor's memory block.
+        
+        >>> import gradtrack
+        >>> x = gradtrack.zeros(4)
+        >>> x[1:].untyped_storage_ptr() == x.untyped_storage_ptr()
+        True
+        """
 
     def var(self, dim: typing.Any=None, unbiased: typing.Any=None, keepdim: typing.Any=False, *, correction: typing.Any=None) -> Tensor:
-        """``var`` over ``dim`` (all dims by default) with divisor N - correction (``unbiased=False`` is correction=0)."""
+        """``var`` over ``dim`` (all dims by default) with divisor N - correction (``unbiased=False`` is correction=0).
+
+>>> import gradtrack
+>>> gradtrack.tensor([[1.0, 2.0], [3.0, 5.0]]).var(dim=1)
+tensor([0.5000, 2.0000])"""
 
     def view(self, *args) -> Tensor:
-        ...
+        """
+        A tensor sharing this one's memory in a new shape (-1 is inferred); the
+        strides must allow it (else use ``reshape``).
+        
+        >>> import gradtrack
+        >>> x = gradtrack.arange(6)
+        >>> v = x.view(2, 3)
+        >>> v[0, 0] = 9
+        >>> x
+        tensor([9, 1, 2, 3, 4, 5])
+        """
 
     def view_as(self, other: Tensor) -> Tensor:
-        ...
+        """
+        A view with ``other``'s shape.
+        
+        >>> import gradtrack
+        >>> gradtrack.arange(4).view_as(gradtrack.zeros(2, 2))
+        tensor([[0, 1],
+                [2, 3]])
+        """
+
+    def vsplit(self, sections: typing.Any=None, *, indices: typing.Any=None) -> Tensor:
+        """``tensor_split`` along dim 0 of a tensor with at least 2 dims."""
+
+    def where(self, condition: typing.Any, other: typing.Any) -> Tensor:
+        """``torch.where(condition, self, other)``."""
 
     def zero_(self) -> Tensor:
-        """Sets every element to zero; returns ``self``."""
+        """Sets every element to zero; returns ``self``.
+
+>>> import gradtrack
+>>> x = gradtrack.ones(3)
+>>> x.zero_()
+tensor([0., 0., 0.])
+>>> x._version
+1"""
 
     @property
     def T(self) -> Tensor:
@@ -1317,11 +3020,27 @@ optionally the index of each element's value among them and their counts.
         ...
 
     @property
+    def data(self) -> Tensor:
+        ...
+
+    @data.setter
+    def data(self, value: Tensor) -> None:
+        ...
+
+    @property
     def device(self) -> gradtrack.device:
         ...
 
     @property
     def dtype(self) -> dtype:
+        ...
+
+    @property
+    def grad(self) -> Tensor | None:
+        ...
+
+    @grad.setter
+    def grad(self, value: Tensor | None) -> None:
         ...
 
     @property
@@ -1338,6 +3057,10 @@ optionally the index of each element's value among them and their counts.
 
     @property
     def itemsize(self) -> builtins.int:
+        ...
+
+    @property
+    def layout(self) -> typing.Any:
         ...
 
     @property
@@ -1384,6 +3107,9 @@ def _broadcast_shape(arg0: collections.abc.Sequence[typing.SupportsInt | typing.
 def _build_info() -> dict:
     ...
 
+def _can_cast(arg0: typing.Any, arg1: typing.Any) -> builtins.bool:
+    ...
+
 def _current_location() -> str:
     ...
 
@@ -1408,10 +3134,16 @@ def _is_provenance_enabled() -> builtins.bool:
 def _like(kind: str, a: Tensor, dtype: typing.Any, rg: builtins.bool, fill: typing.Any, generator: typing.Any=None) -> Tensor:
     ...
 
+def _promote_types(arg0: typing.Any, arg1: typing.Any) -> typing.Any:
+    ...
+
 def _register_hook(arg0: Tensor, arg1: collections.abc.Callable) -> _HookHandle:
     ...
 
 def _register_post_accumulate_grad_hook(arg0: Tensor, arg1: collections.abc.Callable) -> _HookHandle:
+    ...
+
+def _result_type(arg0: collections.abc.Sequence[tuple[typing.Any, typing.SupportsInt | typing.SupportsIndex]]) -> typing.Any:
     ...
 
 def _retain_grad(arg0: Tensor) -> None:
@@ -1459,6 +3191,9 @@ def abs(input: Tensor) -> Tensor:
 def acos(input: Tensor) -> Tensor:
     ...
 
+def acosh(input: Tensor) -> Tensor:
+    ...
+
 def add(input: Tensor, other: typing.Any, *, alpha: typing.Any=1) -> Tensor:
     ...
 
@@ -1469,6 +3204,16 @@ def all(input: Tensor, dim: typing.Any=None, keepdim: builtins.bool=False) -> Te
     ...
 
 def amax(input: Tensor, dim: typing.Any=(), keepdim: builtins.bool=False) -> Tensor:
+    """
+    The largest values along ``dim`` (all dims by default).
+    
+    >>> import gradtrack
+    >>> x = gradtrack.tensor([[1.0, 5.0], [3.0, 4.0]])
+    >>> gradtrack.amax(x, dim=0)
+    tensor([3., 5.])
+    """
+
+def amin(input: Tensor, dim: typing.Any=(), keepdim: builtins.bool=False) -> Tensor:
     ...
 
 def any(input: Tensor, dim: typing.Any=None, keepdim: builtins.bool=False) -> Tensor:
@@ -1484,15 +3229,28 @@ def argmin(input: Tensor, dim: typing.Any=None, keepdim: builtins.bool=False) ->
     ...
 
 def as_strided(input: Tensor, size: typing.Any, stride: typing.Any, storage_offset: typing.Any=None) -> Tensor:
-    ...
+    """
+    A view of the same memory with the given sizes, strides and offset.
+    
+    >>> import gradtrack
+    >>> gradtrack.as_strided(gradtrack.arange(6), (2, 2), (1, 2))
+    tensor([[0, 2],
+            [1, 3]])
+    """
 
 def asin(input: Tensor) -> Tensor:
+    ...
+
+def asinh(input: Tensor) -> Tensor:
     ...
 
 def atan(input: Tensor) -> Tensor:
     ...
 
 def atan2(input: Tensor, other: Tensor) -> Tensor:
+    ...
+
+def atanh(input: Tensor) -> Tensor:
     ...
 
 def bitwise_and(input: Tensor, other: typing.Any) -> Tensor:
@@ -1517,7 +3275,14 @@ def ceil(input: Tensor) -> Tensor:
     ...
 
 def chunk(input: Tensor, chunks: typing.SupportsInt | typing.SupportsIndex, dim: typing.SupportsInt | typing.SupportsIndex=0) -> tuple:
-    ...
+    """
+    Splits into ``chunks`` views of (nearly) equal size along ``dim``.
+    
+    >>> import gradtrack
+    >>> x = gradtrack.tensor([1, 2, 3, 4, 5])
+    >>> gradtrack.chunk(x, 2)
+    (tensor([1, 2, 3]), tensor([4, 5]))
+    """
 
 def clamp(input: Tensor, min: typing.Any=None, max: typing.Any=None) -> Tensor:
     ...
@@ -1529,7 +3294,14 @@ def clamp_min(input: Tensor, min: typing.Any) -> Tensor:
     ...
 
 def clone(input: Tensor) -> Tensor:
-    ...
+    """
+    A copy with its own memory; gradients flow back to ``input``.
+    
+    >>> import gradtrack
+    >>> x = gradtrack.tensor([1.0, 2.0])
+    >>> gradtrack.clone(x)
+    tensor([1., 2.])
+    """
 
 def concat(tensors: typing.Any, dim: typing.SupportsInt | typing.SupportsIndex=0) -> Tensor:
     ...
@@ -1538,6 +3310,9 @@ def cos(input: Tensor) -> Tensor:
     ...
 
 def cosh(input: Tensor) -> Tensor:
+    ...
+
+def deg2rad(input: Tensor) -> Tensor:
     ...
 
 def div(input: Tensor, other: typing.Any, *, rounding_mode: typing.Any=...) -> Tensor:
@@ -1553,9 +3328,22 @@ def eq(input: Tensor, other: typing.Any) -> Tensor:
     ...
 
 def equal(input: Tensor, other: Tensor) -> builtins.bool:
-    ...
+    """
+    True if both tensors have the same shape and elements (a Python bool).
+    
+    >>> import gradtrack
+    >>> x = gradtrack.tensor([1.0, 2.0])
+    >>> gradtrack.equal(x, gradtrack.tensor([1.0, 2.0]))
+    True
+    """
 
 def erf(input: Tensor) -> Tensor:
+    ...
+
+def erfc(input: Tensor) -> Tensor:
+    ...
+
+def erfinv(input: Tensor) -> Tensor:
     ...
 
 def exp(input: Tensor) -> Tensor:
@@ -1571,13 +3359,27 @@ def eye(n: typing.SupportsInt | typing.SupportsIndex, m: typing.Any=None, *, dty
     ...
 
 def flatten(input: Tensor, start_dim: typing.SupportsInt | typing.SupportsIndex=0, end_dim: typing.SupportsInt | typing.SupportsIndex=-1) -> Tensor:
-    ...
+    """
+    The dims from ``start_dim`` to ``end_dim`` merged into one.
+    
+    >>> import gradtrack
+    >>> x = gradtrack.tensor([[[1, 2], [3, 4]]])
+    >>> gradtrack.flatten(x, start_dim=1)
+    tensor([[1, 2, 3, 4]])
+    """
 
 def floor(input: Tensor) -> Tensor:
     ...
 
 def floor_divide(input: Tensor, other: typing.Any) -> Tensor:
-    ...
+    """
+    The quotient rounded down, elementwise.
+    
+    >>> import gradtrack
+    >>> x = gradtrack.tensor([7.0, -7.0, 3.0])
+    >>> gradtrack.floor_divide(x, 2.0)
+    tensor([ 3., -4.,  1.])
+    """
 
 def fmod(input: Tensor, other: typing.Any) -> Tensor:
     ...
@@ -1586,7 +3388,17 @@ def frac(input: Tensor) -> Tensor:
     ...
 
 def from_numpy(ndarray: typing.Any) -> Tensor:
-    ...
+    """
+    A tensor sharing the memory of a NumPy array.
+    
+    >>> import gradtrack
+    >>> import numpy as np
+    >>> a = np.array([1, 2, 3])
+    >>> t = gradtrack.from_numpy(a)
+    >>> t[0] = 10
+    >>> a
+    array([10,  2,  3])
+    """
 
 def full(size: typing.Any, fill_value: typing.Any, *, dtype: typing.Any=None, requires_grad: builtins.bool=False, device: typing.Any=None) -> Tensor:
     ...
@@ -1598,7 +3410,13 @@ def ge(input: Tensor, other: typing.Any) -> Tensor:
     ...
 
 def get_num_threads() -> builtins.int:
-    ...
+    """
+    The number of threads the CPU kernels use.
+    
+    >>> import gradtrack
+    >>> gradtrack.get_num_threads() >= 1
+    True
+    """
 
 def gt(input: Tensor, other: typing.Any) -> Tensor:
     ...
@@ -1610,18 +3428,66 @@ def index_select(input: Tensor, dim: typing.SupportsInt | typing.SupportsIndex, 
     ...
 
 def is_anomaly_check_nan_enabled() -> builtins.bool:
-    ...
+    """
+    True if anomaly detection also checks backward outputs for NaN.
+    
+    >>> import gradtrack
+    >>> with gradtrack.autograd.detect_anomaly():
+    ...     gradtrack.is_anomaly_check_nan_enabled()
+    True
+    """
 
 def is_anomaly_enabled() -> builtins.bool:
-    ...
+    """
+    True while anomaly detection is on.
+    
+    >>> import gradtrack
+    >>> gradtrack.is_anomaly_enabled()
+    False
+    """
 
 def is_grad_enabled() -> builtins.bool:
-    ...
+    """
+    True unless grad mode is off (inside ``no_grad``).
+    
+    >>> import gradtrack
+    >>> gradtrack.is_grad_enabled()
+    True
+    >>> with gradtrack.no_grad():
+    ...     gradtrack.is_grad_enabled()
+    False
+    """
 
 def is_inference_mode_enabled() -> builtins.bool:
+    """
+    True inside an ``inference_mode`` block.
+    
+    >>> import gradtrack
+    >>> with gradtrack.inference_mode():
+    ...     gradtrack.is_inference_mode_enabled()
+    True
+    """
+
+def isfinite(input: Tensor) -> Tensor:
+    ...
+
+def isinf(input: Tensor) -> Tensor:
     ...
 
 def isnan(input: Tensor) -> Tensor:
+    """
+    A bool tensor, True where an element is NaN.
+    
+    >>> import gradtrack
+    >>> x = gradtrack.tensor([1.0, float('nan'), 2.0])
+    >>> gradtrack.isnan(x)
+    tensor([False,  True, False])
+    """
+
+def isneginf(input: Tensor) -> Tensor:
+    ...
+
+def isposinf(input: Tensor) -> Tensor:
     ...
 
 def le(input: Tensor, other: typing.Any) -> Tensor:
@@ -1661,6 +3527,16 @@ def lt(input: Tensor, other: typing.Any) -> Tensor:
     ...
 
 def masked_fill(input: Tensor, mask: Tensor, value: typing.Any) -> Tensor:
+    """
+    A copy of ``input`` with ``value`` where ``mask`` is True.
+    
+    >>> import gradtrack
+    >>> x = gradtrack.tensor([1.0, 2.0, 3.0])
+    >>> gradtrack.masked_fill(x, x > 1.5, 0.0)
+    tensor([1., 0., 0.])
+    """
+
+def masked_select(input: Tensor, mask: Tensor) -> Tensor:
     ...
 
 def matmul(input: Tensor, other: Tensor) -> Tensor:
@@ -1685,7 +3561,15 @@ def mv(input: Tensor, vec: Tensor) -> Tensor:
     ...
 
 def narrow(input: Tensor, dim: typing.SupportsInt | typing.SupportsIndex, start: typing.SupportsInt | typing.SupportsIndex, length: typing.SupportsInt | typing.SupportsIndex) -> Tensor:
-    ...
+    """
+    A view of ``length`` entries of ``dim`` starting at ``start``.
+    
+    >>> import gradtrack
+    >>> x = gradtrack.tensor([[1, 2, 3], [4, 5, 6]])
+    >>> gradtrack.narrow(x, 1, 1, 2)
+    tensor([[2, 3],
+            [5, 6]])
+    """
 
 def ne(input: Tensor, other: typing.Any) -> Tensor:
     ...
@@ -1700,7 +3584,13 @@ def outer(input: Tensor, vec2: Tensor) -> Tensor:
     ...
 
 def permute(input: Tensor, dims: typing.Any) -> Tensor:
-    ...
+    """
+    A view with the dims in the order ``dims``.
+    
+    >>> import gradtrack
+    >>> gradtrack.permute(gradtrack.zeros(2, 3, 4), (2, 0, 1)).shape
+    gradtrack.Size([4, 2, 3])
+    """
 
 @typing.overload
 def pow(input: Tensor, exponent: typing.Any) -> Tensor:
@@ -1711,6 +3601,16 @@ def pow(self: typing.Any, exponent: Tensor) -> Tensor:
     ...
 
 def prod(input: Tensor, dim: typing.Any=None, keepdim: builtins.bool=False, *, dtype: typing.Any=None) -> Tensor:
+    """
+    The product of all elements, or along ``dim``.
+    
+    >>> import gradtrack
+    >>> x = gradtrack.tensor([[1.0, 2.0], [3.0, 4.0]])
+    >>> gradtrack.prod(x, dim=1)
+    tensor([ 2., 12.])
+    """
+
+def rad2deg(input: Tensor) -> Tensor:
     ...
 
 def rand(*args, generator: typing.Any=None, dtype: typing.Any=None, requires_grad: builtins.bool=False, device: typing.Any=None, out: typing.Any=None) -> Tensor:
@@ -1729,13 +3629,28 @@ def reciprocal(input: Tensor) -> Tensor:
     ...
 
 def relu(input: Tensor) -> Tensor:
-    ...
+    """
+    Zero where an element is negative, the element otherwise.
+    
+    >>> import gradtrack
+    >>> x = gradtrack.tensor([-1.5, 0.0, 2.0])
+    >>> gradtrack.relu(x)
+    tensor([0., 0., 2.])
+    """
 
 def remainder(input: Tensor, other: typing.Any) -> Tensor:
     ...
 
 def reshape(input: Tensor, shape: typing.Any) -> Tensor:
-    ...
+    """
+    The elements in a new shape: a view when the strides allow it, else a copy.
+    One size may be -1 (inferred).
+    
+    >>> import gradtrack
+    >>> gradtrack.reshape(gradtrack.arange(6), (2, -1))
+    tensor([[0, 1, 2],
+            [3, 4, 5]])
+    """
 
 def round(input: Tensor) -> Tensor:
     ...
@@ -1744,7 +3659,14 @@ def rsqrt(input: Tensor) -> Tensor:
     ...
 
 def rsub(input: Tensor, other: typing.Any, *, alpha: typing.Any=1) -> Tensor:
-    ...
+    """
+    ``other - alpha * input`` (subtraction with the operands swapped).
+    
+    >>> import gradtrack
+    >>> x = gradtrack.tensor([1.0, 2.0, 3.0])
+    >>> gradtrack.rsub(x, 10.0)
+    tensor([9., 8., 7.])
+    """
 
 def scatter(input: Tensor, dim: typing.SupportsInt | typing.SupportsIndex, index: Tensor, src: typing.Any=None, *, value: typing.Any=None, reduce: typing.Any=None) -> Tensor:
     ...
@@ -1753,10 +3675,26 @@ def scatter_add(input: Tensor, dim: typing.SupportsInt | typing.SupportsIndex, i
     ...
 
 def select(input: Tensor, dim: typing.SupportsInt | typing.SupportsIndex, index: typing.SupportsInt | typing.SupportsIndex) -> Tensor:
-    ...
+    """
+    A view of the slice ``index`` of ``dim`` (the dim is removed).
+    
+    >>> import gradtrack
+    >>> x = gradtrack.tensor([[1, 2, 3], [4, 5, 6]])
+    >>> gradtrack.select(x, 1, 2)
+    tensor([3, 6])
+    """
 
 def set_num_threads(int: typing.Any) -> None:
-    ...
+    """
+    Sets the number of threads the CPU kernels use.
+    
+    >>> import gradtrack
+    >>> n = gradtrack.get_num_threads()
+    >>> gradtrack.set_num_threads(1)
+    >>> gradtrack.get_num_threads()
+    1
+    >>> gradtrack.set_num_threads(n)
+    """
 
 def sgn(input: Tensor) -> Tensor:
     ...
@@ -1767,7 +3705,13 @@ def sigmoid(input: Tensor) -> Tensor:
 def sign(input: Tensor) -> Tensor:
     ...
 
+def signbit(input: Tensor) -> Tensor:
+    ...
+
 def sin(input: Tensor) -> Tensor:
+    ...
+
+def sinc(input: Tensor) -> Tensor:
     ...
 
 def sinh(input: Tensor) -> Tensor:
@@ -1786,7 +3730,14 @@ def square(input: Tensor) -> Tensor:
     ...
 
 def squeeze(input: Tensor, dim: typing.Any=None) -> Tensor:
-    ...
+    """
+    The tensor without dims of size one (or only ``dim``).
+    
+    >>> import gradtrack
+    >>> x = gradtrack.tensor([[[1.0], [2.0]]])
+    >>> gradtrack.squeeze(x)
+    tensor([1., 2.])
+    """
 
 def stack(tensors: typing.Any, dim: typing.SupportsInt | typing.SupportsIndex=0) -> Tensor:
     ...
@@ -1795,13 +3746,38 @@ def sub(input: Tensor, other: typing.Any, *, alpha: typing.Any=1) -> Tensor:
     ...
 
 def sum(input: Tensor, dim: typing.Any=None, keepdim: builtins.bool=False, *, dtype: typing.Any=None) -> Tensor:
-    ...
+    """
+    The sum of all elements, or along ``dim``.
+    
+    >>> import gradtrack
+    >>> x = gradtrack.tensor([[1.0, 2.0], [3.0, 4.0]])
+    >>> gradtrack.sum(x, dim=0)
+    tensor([4., 6.])
+    """
 
 def swapaxes(input: Tensor, axis0: typing.SupportsInt | typing.SupportsIndex, axis1: typing.SupportsInt | typing.SupportsIndex) -> Tensor:
-    ...
+    """
+    Alias of ``transpose``: a view with two dims swapped.
+    
+    >>> import gradtrack
+    >>> x = gradtrack.tensor([[1, 2, 3], [4, 5, 6]])
+    >>> gradtrack.swapaxes(x, 0, 1)
+    tensor([[1, 4],
+            [2, 5],
+            [3, 6]])
+    """
 
 def t(input: Tensor) -> Tensor:
-    ...
+    """
+    The transpose of a matrix (a 1-D tensor is returned as it is).
+    
+    >>> import gradtrack
+    >>> x = gradtrack.tensor([[1, 2, 3], [4, 5, 6]])
+    >>> gradtrack.t(x)
+    tensor([[1, 4],
+            [2, 5],
+            [3, 6]])
+    """
 
 def tan(input: Tensor) -> Tensor:
     ...
@@ -1813,25 +3789,53 @@ def tensor(data: typing.Any, *, dtype: typing.Any=None, requires_grad: builtins.
     ...
 
 def transpose(input: Tensor, dim0: typing.SupportsInt | typing.SupportsIndex, dim1: typing.SupportsInt | typing.SupportsIndex) -> Tensor:
-    ...
+    """
+    A view with ``dim0`` and ``dim1`` swapped.
+    
+    >>> import gradtrack
+    >>> x = gradtrack.tensor([[1, 2, 3], [4, 5, 6]])
+    >>> gradtrack.transpose(x, 0, 1)
+    tensor([[1, 4],
+            [2, 5],
+            [3, 6]])
+    """
 
 def trunc(input: Tensor) -> Tensor:
     ...
 
 def unbind(input: Tensor, dim: typing.SupportsInt | typing.SupportsIndex=0) -> tuple:
-    ...
+    """
+    The slices along ``dim`` as a tuple of views (the dim removed).
+    
+    >>> import gradtrack
+    >>> x = gradtrack.tensor([[1, 2], [3, 4]])
+    >>> gradtrack.unbind(x)
+    (tensor([1, 2]), tensor([3, 4]))
+    """
 
 def unsqueeze(input: Tensor, dim: typing.SupportsInt | typing.SupportsIndex) -> Tensor:
-    ...
+    """
+    A view with a new dim of size one at ``dim``.
+    
+    >>> import gradtrack
+    >>> x = gradtrack.tensor([1.0, 2.0])
+    >>> gradtrack.unsqueeze(x, 1)
+    tensor([[1.],
+            [2.]])
+    """
 
 def where(condition: Tensor, input: typing.Any, other: typing.Any) -> Tensor:
     ...
 
 def zeros(*args, dtype: typing.Any=None, requires_grad: builtins.bool=False, device: typing.Any=None, out: typing.Any=None) -> Tensor:
     ...
+bfloat16: dtype
 bool: dtype
+float16: dtype
 float32: dtype
 float64: dtype
+int16: dtype
 int32: dtype
 int64: dtype
+int8: dtype
 uint8: dtype

@@ -6,6 +6,10 @@ from __future__ import annotations
 import typing
 from gradtrack._C import Tensor
 __all__: list[str] = ['current_level', 'enter_dual_level', 'exit_dual_level', 'make_dual', 'tangent', 'unpack_dual']
+def _set_propagation_off(arg0: bool) -> bool:
+    ...
+def _set_tangent(arg0: Tensor, arg1: Tensor) -> None:
+    ...
 def current_level() -> int:
     ...
 def enter_dual_level() -> int:

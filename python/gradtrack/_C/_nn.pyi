@@ -2,7 +2,7 @@
 from __future__ import annotations
 import typing
 from gradtrack._C import Tensor
-__all__: list[str] = ['activation', 'activation_', 'activation_kinds', 'batch_norm', 'binary_cross_entropy', 'binary_cross_entropy_with_logits', 'dropout_noise', 'embedding', 'embedding_renorm_', 'group_norm', 'huber_loss', 'layer_norm', 'linear', 'mse_loss', 'nll_loss', 'smooth_l1_loss']
+__all__: list[str] = ['activation', 'activation_', 'activation_kinds', 'batch_norm', 'binary_cross_entropy', 'binary_cross_entropy_with_logits', 'dropout_noise', 'embedding', 'embedding_renorm_', 'group_norm', 'huber_loss', 'layer_norm', 'linear', 'lstm_layer', 'mse_loss', 'nll_loss', 'smooth_l1_loss']
 def activation(arg0: typing.SupportsInt | typing.SupportsIndex, arg1: Tensor, arg2: typing.SupportsFloat | typing.SupportsIndex, arg3: typing.SupportsFloat | typing.SupportsIndex, arg4: typing.SupportsFloat | typing.SupportsIndex) -> Tensor:
     ...
 def activation_(arg0: typing.SupportsInt | typing.SupportsIndex, arg1: Tensor, arg2: typing.SupportsFloat | typing.SupportsIndex, arg3: typing.SupportsFloat | typing.SupportsIndex, arg4: typing.SupportsFloat | typing.SupportsIndex) -> Tensor:
@@ -26,6 +26,8 @@ def huber_loss(arg0: Tensor, arg1: Tensor, arg2: typing.SupportsInt | typing.Sup
 def layer_norm(arg0: Tensor, arg1: typing.Any, arg2: typing.Any, arg3: typing.Any, arg4: typing.SupportsFloat | typing.SupportsIndex) -> Tensor:
     ...
 def linear(arg0: Tensor, arg1: Tensor, arg2: typing.Any) -> Tensor:
+    ...
+def lstm_layer(arg0: Tensor, arg1: Tensor, arg2: Tensor, arg3: Tensor, arg4: Tensor, arg5: typing.Any, arg6: typing.Any, arg7: bool) -> tuple[Tensor, Tensor, Tensor]:
     ...
 def mse_loss(arg0: Tensor, arg1: Tensor, arg2: typing.SupportsInt | typing.SupportsIndex) -> Tensor:
     ...

@@ -4,6 +4,14 @@ import typing
 from gradtrack._C import Tensor
 __all__: list[str] = ['Generator', 'bernoulli', 'bernoulli_scalar_', 'bernoulli_tensor_', 'cauchy_', 'default_generator', 'exponential_', 'geometric_', 'get_rng_state', 'log_normal_', 'manual_seed', 'multinomial', 'normal_', 'random_', 'set_rng_state', 'uniform_']
 class Generator:
+    """
+    A random number generator with a state of its own (torch's mt19937).
+    
+    >>> import gradtrack
+    >>> g = gradtrack.Generator().manual_seed(42)
+    >>> gradtrack.randint(0, 10, (5,), generator=g)
+    tensor([2, 7, 6, 4, 6])
+    """
     def __init__(self, device: typing.Any = 'cpu') -> None:
         ...
     def get_state(self) -> Tensor:

@@ -148,7 +148,13 @@ void tensor_backward(const Tensor& self, py::object gradient, py::object retain_
       GT_CHECK(!ins.empty(), "`inputs` argument to `backward()` cannot be empty.");
     }
   }
-  if (create_graph) py::module_::import("gradtrack.autograd").attr("_warn_create_graph")();
+  if (create_graph) {
+    py::module_ autograd = py::module_::import("gradtrack.autograd");
+    autograd.attr("_warn_create_graph")();
+    std::vector<Tensor> all = ins;
+    all.push_back(self);
+    autograd.attr("_refuse_forward_over_reverse")(all);
+  }
   run_backward_py({self}, {gradient}, retain_graph, create_graph, ins);
 }
 

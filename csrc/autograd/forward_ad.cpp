@@ -24,6 +24,7 @@ std::vector<std::weak_ptr<TensorImpl>> g_duals;
 // the overload number dropped ("ProdBackward1" -> "prod"), no underscore
 // after a digit ("AvgPool2DBackward0" -> "avg_pool2d", "Log1PBackward0" -> "log1p").
 std::string op_name(const FormulaRow& row) {
+  if (row.kind == OpKind::Cdist) return "_cdist_forward";  // torch's aten name
   std::string camel = forward_op_name(row.name);
   const size_t bw = std::string(row.name).rfind("Backward");
   if (bw != std::string::npos && bw + 8 < std::string(row.name).size())

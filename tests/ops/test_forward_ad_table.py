@@ -18,7 +18,13 @@ from test_ops import _seed, apply_views, base_arrays, float_outputs, wants_grad
 
 # Ops torch 2.13 supports in forward mode and gradtrack does not yet (empty:
 # every op of the table has a jvp formula).
-KNOWN_MISSING = set()
+# Rows merged after the forward-AD audit whose C++ ops have no jvp formula yet
+# (torch has them): baddbmm and the resampling kernels (cdist: torch has none either).
+KNOWN_MISSING = {
+    "baddbmm", "nn.functional.pad_constant", "nn.functional.pad_reflect",
+    "nn.functional.pad_replicate", "nn.functional.pad_negative", "nn.functional.pad_circular",
+    "nn.functional.interpolate_nearest", "nn.functional.interpolate_linear_corners",
+}
 
 # Finite differences along the tangent do not see the tangent torch defines
 # at a discontinuity or a tie (both libraries agree there; the table test
@@ -57,7 +63,7 @@ def _run(lib, spec, sample, arrays, tangents):
                                                            else {})), copy=True))
             return result, None
     except NotImplementedError as e:
-        return None, str(e).replace(lib.__name__, "LIB")
+        return None, str(e).replace("pytorch/pytorch", "GH").replace(lib.__name__, "LIB")
 
 
 def _values(lib, spec, sample, arrays):

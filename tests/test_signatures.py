@@ -33,6 +33,8 @@ KNOWN = {
     ("Tensor", "to"): "parsed from *args/**kwargs, as torch's several overloads",
     # torch.tensor takes pin_memory= (documented, and accepted) but its parser text omits it.
     ("gradtrack", "tensor"): "torch's parser text omits pin_memory",
+    # torch.nonzero takes as_tuple= (documented) but its parser text omits it.
+    ("gradtrack", "nonzero"): "torch's parser text omits as_tuple",
 }
 
 

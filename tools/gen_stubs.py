@@ -298,6 +298,8 @@ def main(argv=None):
     args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory() as tmp:
         files = generate(tmp)
+    # attached docstrings carry indented blank lines: no trailing whitespace in the stubs
+    files = {n: "\n".join(line.rstrip() for line in t.split("\n")) for n, t in files.items()}
     if args.check:
         stale = [n for n, t in files.items() if not (OUT / n).exists() or (OUT / n).read_text() != t]
         print("stubs up to date" if not stale else f"stale stubs: {', '.join(stale)}")

@@ -173,37 +173,32 @@ Tensor argmax(const Tensor& a, std::optional<int64_t> dim, bool keepdim) {
 Tensor argmin(const Tensor& a, std::optional<int64_t> dim, bool keepdim) {
   return arg_extreme(a, dim, keepdim, false);
 }
-Tensor amax(const Tensor& a, const DimVector& dims, bool keepdim) {
-  GT_CHECK(!(dims.empty() && a.numel() == 0),
-           "amax(): Expected reduction dim to be specified for input.numel() == 0. Specify the "
+namespace {
+// amax and amin: the same checks (named for the op) and one reduction.
+Tensor extreme_reduce(bool is_max, const Tensor& a, const DimVector& dims, bool keepdim) {
+  const char* name = is_max ? "amax" : "amin";
+  GT_CHECK(!(dims.empty() && a.numel() == 0), name,
+           "(): Expected reduction dim to be specified for input.numel() == 0. Specify the "
            "reduction dim with the 'dim' argument.");
   uint64_t mask = dims_mask(dims, a.dim(), true);
   for (int64_t d : dims) {
-    GT_CHECK_INDEX(a.dim() == 0 || a.sizes()[wrap_dim(d, a.dim())] != 0,
-                   "amax(): Expected reduction dim ", d, " to have non-zero size.");
+    GT_CHECK_INDEX(a.dim() == 0 || a.sizes()[wrap_dim(d, a.dim())] != 0, name,
+                   "(): Expected reduction dim ", d, " to have non-zero size.");
   }
-  Tensor out = reduce_into_new(ReduceOp::Max, a, mask, keepdim, a.dtype());
-  record(OpKind::Amax, {&a}, out, [&](autograd::Attrs& at) {
+  Tensor out = reduce_into_new(is_max ? ReduceOp::Max : ReduceOp::Min, a, mask, keepdim, a.dtype());
+  record(is_max ? OpKind::Amax : OpKind::Amin, {&a}, out, [&](autograd::Attrs& at) {
     at.ints1 = mask_dims(mask, a.dim());
     at.flag = keepdim;
   });
   return out;
 }
+}  // namespace
+
+Tensor amax(const Tensor& a, const DimVector& dims, bool keepdim) {
+  return extreme_reduce(true, a, dims, keepdim);
+}
 Tensor amin(const Tensor& a, const DimVector& dims, bool keepdim) {
-  GT_CHECK(!(dims.empty() && a.numel() == 0),
-           "amin(): Expected reduction dim to be specified for input.numel() == 0. Specify the "
-           "reduction dim with the 'dim' argument.");
-  uint64_t mask = dims_mask(dims, a.dim(), true);
-  for (int64_t d : dims) {
-    GT_CHECK_INDEX(a.dim() == 0 || a.sizes()[wrap_dim(d, a.dim())] != 0,
-                   "amin(): Expected reduction dim ", d, " to have non-zero size.");
-  }
-  Tensor out = reduce_into_new(ReduceOp::Min, a, mask, keepdim, a.dtype());
-  record(OpKind::Amin, {&a}, out, [&](autograd::Attrs& at) {
-    at.ints1 = mask_dims(mask, a.dim());
-    at.flag = keepdim;
-  });
-  return out;
+  return extreme_reduce(false, a, dims, keepdim);
 }
 Tensor any(const Tensor& a, std::optional<int64_t> dim, bool keepdim) {
   return bool_reduce(ReduceOp::Any, a, dim, keepdim);

@@ -234,11 +234,19 @@ def atleast_1d(*tensors: typing.Any) -> Tensor:
 tensor([5])"""
 
 def atleast_2d(*tensors: typing.Any) -> Tensor:
-    """Each tensor as at least 2-D (a leading dim of size 1 added)."""
+    """Each tensor as at least 2-D (a leading dim of size 1 added).
+
+>>> import gradtrack
+>>> gradtrack.atleast_2d(gradtrack.tensor([1, 2])).shape
+gradtrack.Size([1, 2])"""
 
 def atleast_3d(*tensors: typing.Any) -> Tensor:
     """Each tensor as at least 3-D (as torch: ``(n,)`` -> ``(1, n, 1)``, ``(a, b)`` ->
-``(a, b, 1)``)."""
+    ``(a, b, 1)``).
+
+>>> import gradtrack
+>>> gradtrack.atleast_3d(gradtrack.tensor([1, 2])).shape
+gradtrack.Size([1, 2, 1])"""
 
 def baddbmm(input: typing.Any, batch1: typing.Any, batch2: typing.Any, *, beta: typing.Any=1, alpha: typing.Any=1, out: typing.Any=None) -> Tensor:
     """``beta * input + alpha * (batch1 @ batch2)`` for batches of matrices.
@@ -476,7 +484,12 @@ tensor([1, 3, 6])"""
 default_generator: gradtrack._C._random.Generator
 
 def detach(input: typing.Any) -> Tensor:
-    """``input.detach()`` as a function."""
+    """``input.detach()`` as a function.
+
+>>> import gradtrack
+>>> x = gradtrack.tensor([1.0], requires_grad=True)
+>>> gradtrack.detach(x * 2).requires_grad
+False"""
 
 def diag(input: typing.Any, diagonal: typing.Any=0, *, out: typing.Any=None) -> Tensor:
     """A matrix with the 1-D ``input`` on a diagonal, or a 2-D input's diagonal (a copy).
@@ -527,10 +540,18 @@ tensor(32.)"""
 double: dtype
 
 def dsplit(input: typing.Any, sections: typing.Any=None, *, indices: typing.Any=None) -> Tensor:
-    """``tensor_split`` along dim 2 of a tensor with at least 3 dims."""
+    """``tensor_split`` along dim 2 of a tensor with at least 3 dims.
+
+>>> import gradtrack
+>>> [t.shape for t in gradtrack.dsplit(gradtrack.zeros(1, 1, 4), 2)]
+[gradtrack.Size([1, 1, 2]), gradtrack.Size([1, 1, 2])]"""
 
 def dstack(tensors: typing.Any, *, out: typing.Any=None) -> Tensor:
-    """Concatenates along dim 2 after making each tensor at least 3-D."""
+    """Concatenates along dim 2 after making each tensor at least 3-D.
+
+>>> import gradtrack
+>>> gradtrack.dstack([gradtrack.tensor([1, 2]), gradtrack.tensor([3, 4])]).shape
+gradtrack.Size([1, 2, 2])"""
 
 def einsum(*args: typing.Any) -> Tensor:
     """Einstein summation: ``einsum('ij,jk->ik', a, b)``, ``...`` standing
@@ -604,7 +625,11 @@ tensor([[1., 0., 0.],
         [0., 1., 0.]])"""
 
 def fix(input: typing.Any, *, out: typing.Any=None) -> Tensor:
-    """Another name of ``trunc``."""
+    """Another name of ``trunc``.
+
+>>> import gradtrack
+>>> gradtrack.fix(gradtrack.tensor([-1.7, 1.7]))
+tensor([-1.,  1.])"""
 
 def flip(input: typing.Any, dims: typing.Any) -> Tensor:
     """``input`` reversed along ``dims`` (a copy).
@@ -622,7 +647,11 @@ tensor([[2, 1],
         [4, 3]])"""
 
 def flipud(input: typing.Any) -> Tensor:
-    """Flips the rows (dim 0)."""
+    """Flips the rows (dim 0).
+
+>>> import gradtrack
+>>> gradtrack.flipud(gradtrack.tensor([1, 2, 3]))
+tensor([3, 2, 1])"""
 float: dtype
 float16: dtype
 float32: dtype
@@ -742,7 +771,11 @@ half: dtype
 
 def hsplit(input: typing.Any, sections: typing.Any=None, *, indices: typing.Any=None) -> Tensor:
     """``tensor_split`` along dim 1 (dim 0 for 1-D tensors); a section count must divide
-the size."""
+    the size.
+
+>>> import gradtrack
+>>> [t.tolist() for t in gradtrack.hsplit(gradtrack.arange(4), 2)]
+[[0, 1], [2, 3]]"""
 
 def hstack(tensors: typing.Any, *, out: typing.Any=None) -> Tensor:
     """Concatenates along dim 1 (dim 0 for 1-D tensors).
@@ -1033,7 +1066,11 @@ last index holding it.
 tensor(1)"""
 
 def moveaxis(input: typing.Any, source: typing.Any, destination: typing.Any) -> Tensor:
-    """Another name of ``movedim``."""
+    """Another name of ``movedim``.
+
+>>> import gradtrack
+>>> gradtrack.moveaxis(gradtrack.zeros(2, 3, 4), 0, -1).shape
+gradtrack.Size([3, 4, 2])"""
 
 def movedim(input: typing.Any, source: typing.Any, destination: typing.Any) -> Tensor:
     """Moves the dims ``source`` to the positions ``destination``; the others keep their
@@ -1508,7 +1545,11 @@ def sub(input: typing.Any, other: typing.Any, *, alpha: typing.Any=1, out: typin
 tensor([0.5000, 1.5000, 2.5000])"""
 
 def swapdims(input: typing.Any, dim0: typing.Any, dim1: typing.Any) -> Tensor:
-    """Another name of ``transpose``."""
+    """Another name of ``transpose``.
+
+>>> import gradtrack
+>>> gradtrack.swapdims(gradtrack.zeros(2, 3), 0, 1).shape
+gradtrack.Size([3, 2])"""
 
 def take_along_dim(input: typing.Any, indices: typing.Any, dim: typing.Any=None, *, out: typing.Any=None) -> Tensor:
     """Picks values along ``dim`` at ``indices`` (broadcast against ``input``); without
@@ -1653,7 +1694,11 @@ def var_mean(input: typing.Any, dim: typing.Any=None, unbiased: typing.Any=None,
 (tensor(7.), tensor(3.))"""
 
 def vsplit(input: typing.Any, sections: typing.Any=None, *, indices: typing.Any=None) -> Tensor:
-    """``tensor_split`` along dim 0 of a tensor with at least 2 dims."""
+    """``tensor_split`` along dim 0 of a tensor with at least 2 dims.
+
+>>> import gradtrack
+>>> [t.shape for t in gradtrack.vsplit(gradtrack.zeros(4, 2), 2)]
+[gradtrack.Size([2, 2]), gradtrack.Size([2, 2])]"""
 
 def vstack(tensors: typing.Any, *, out: typing.Any=None) -> Tensor:
     """Concatenates along dim 0 after making each tensor at least 2-D.

@@ -41,7 +41,12 @@ _DT_NAME = {"bool": "Bool", "uint8": "Byte", "int32": "Int", "int64": "Long"}
 
 
 class SVDResult(tuple):
-    """``linalg.svd``'s named result: ``U``, ``S``, ``Vh``."""
+    """``linalg.svd``'s named result: ``U``, ``S``, ``Vh``.
+
+    >>> import gradtrack
+    >>> gradtrack.linalg.svd(gradtrack.tensor([[2.0, 0.0], [0.0, 1.0]])).S
+    tensor([2., 1.])
+    """
 
     __slots__ = ()
 

@@ -1807,7 +1807,7 @@ OPS += [
            NUM, DISTINCT, ref=lambda np_, a: np.min(a, (0, -1), keepdims=True)),
     OpSpec("amin_ties", lambda lib, a: lib.amin(a, 1),
            (S("ties", Fixed([[1.0, -3.0, -3.0], [2.0, 2.0, 2.0]])),), FLOAT,
-           ref=lambda np_, a: np.min(a, 1)),
+           ref=lambda np_, a: np.min(a, 1), gradcheck=False),  # a kink at ties: torch's split
     OpSpec("masked_select", lambda lib, a, m: lib.masked_select(a, m),
            (S("3x4", A(3, 4), Mask([[True, False, True, True]] * 3)),
             S("bcast_mask", T(3, 4), Mask([[True], [False], [True]])),

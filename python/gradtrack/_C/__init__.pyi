@@ -25,7 +25,7 @@ __all__: list[str] = ['Node', 'Tensor', 'abs', 'acos', 'acosh', 'add', 'addmm', 
 class dtype:
     """
     The type of a tensor's elements (``gradtrack.float32``, ``gradtrack.int64``...).
-    
+
     >>> import gradtrack
     >>> gradtrack.float64.is_floating_point, gradtrack.float64.itemsize
     (True, 8)
@@ -129,7 +129,7 @@ class _FunctionNodeRef:
 class Tensor:
     """
     An n-dimensional array of numbers that autograd can track.
-    
+
     >>> import gradtrack
     >>> x = gradtrack.tensor([[1.0, 2.0], [3.0, 4.0]], requires_grad=True)
     >>> x.shape, x.dtype, x.requires_grad
@@ -412,7 +412,7 @@ require grad).
     def abs(self) -> Tensor:
         """
         The absolute value of each element.
-        
+
         >>> import gradtrack
         >>> gradtrack.tensor([-1.5, 0.0, 2.0]).abs()
         tensor([1.5000, 0.0000, 2.0000])
@@ -441,7 +441,7 @@ tensor([1.5000, 0.0000, 2.0000])
     def acos(self) -> Tensor:
         """
         The arccosine (in radians) of each element.
-        
+
         >>> import gradtrack
         >>> gradtrack.tensor([-1.0, 0.0, 0.5]).acos()
         tensor([3.1416, 1.5708, 1.0472])
@@ -458,15 +458,25 @@ tensor([3.1416, 1.5708, 1.0472])
 1"""
 
     def acosh(self) -> Tensor:
-        ...
+        """
+        Inverse hyperbolic cosine of each element.
+
+        >>> import gradtrack
+        >>> gradtrack.acosh(gradtrack.tensor([1.0, 2.0]))
+        tensor([0.0000, 1.3170])
+        """
 
     def acosh_(self) -> Tensor:
-        """In-place :meth:`acosh`; returns ``self``."""
+        """In-place :meth:`acosh`; returns ``self``.
+
+>>> import gradtrack
+>>> gradtrack.tensor([1.0, 2.0]).acosh_()
+tensor([0.0000, 1.3170])"""
 
     def add(self, other: typing.Any, *, alpha: typing.Any=1) -> Tensor:
         """
         ``input + alpha * other``, broadcasting.
-        
+
         >>> import gradtrack
         >>> gradtrack.tensor([1.0, 2.0, 3.0]).add(gradtrack.tensor([10.0, 20.0, 30.0]), alpha=2)
         tensor([21., 42., 63.])
@@ -490,7 +500,7 @@ tensor([3., 6.])"""
     def all(self, dim: typing.Any=None, keepdim: builtins.bool=False) -> Tensor:
         """
         True if every element is nonzero (of the whole tensor, or along ``dim``).
-        
+
         >>> import gradtrack
         >>> gradtrack.tensor([[1.0, 0.0], [3.0, 4.0]]).all(dim=1)
         tensor([False,  True])
@@ -506,19 +516,25 @@ True"""
     def amax(self, dim: typing.Any=(), keepdim: builtins.bool=False) -> Tensor:
         """
         The largest values along ``dim`` (all dims by default).
-        
+
         >>> import gradtrack
         >>> gradtrack.tensor([[1.0, 5.0], [3.0, 4.0]]).amax(dim=0)
         tensor([3., 5.])
         """
 
     def amin(self, dim: typing.Any=(), keepdim: builtins.bool=False) -> Tensor:
-        ...
+        """
+        The smallest values over ``dim`` (all dims by default); ties share the gradient.
+
+        >>> import gradtrack
+        >>> gradtrack.amin(gradtrack.tensor([[3.0, 1.0], [0.0, 5.0]]), dim=1)
+        tensor([1., 0.])
+        """
 
     def any(self, dim: typing.Any=None, keepdim: builtins.bool=False) -> Tensor:
         """
         True if some element is nonzero (of the whole tensor, or along ``dim``).
-        
+
         >>> import gradtrack
         >>> gradtrack.tensor([[0.0, 0.0], [3.0, 0.0]]).any(dim=1)
         tensor([False,  True])
@@ -527,7 +543,7 @@ True"""
     def argmax(self, dim: typing.Any=None, keepdim: builtins.bool=False) -> Tensor:
         """
         The index of the largest value (of the flattened tensor, or along ``dim``).
-        
+
         >>> import gradtrack
         >>> gradtrack.tensor([[1.0, 5.0], [3.0, 4.0]]).argmax(dim=1)
         tensor([1, 1])
@@ -536,7 +552,7 @@ True"""
     def argmin(self, dim: typing.Any=None, keepdim: builtins.bool=False) -> Tensor:
         """
         The index of the smallest value (of the flattened tensor, or along ``dim``).
-        
+
         >>> import gradtrack
         >>> gradtrack.tensor([[1.0, 5.0], [3.0, 4.0]]).argmin(dim=1)
         tensor([0, 0])
@@ -560,7 +576,7 @@ tensor([[0],
     def as_strided(self, size: typing.Any, stride: typing.Any, storage_offset: typing.Any=None) -> Tensor:
         """
         A view of the same memory with the given sizes, strides and offset.
-        
+
         >>> import gradtrack
         >>> gradtrack.arange(6).as_strided((2, 2), (1, 2))
         tensor([[0, 2],
@@ -570,7 +586,7 @@ tensor([[0],
     def asin(self) -> Tensor:
         """
         The arcsine (in radians) of each element.
-        
+
         >>> import gradtrack
         >>> gradtrack.tensor([-1.0, 0.0, 0.5]).asin()
         tensor([-1.5708,  0.0000,  0.5236])
@@ -587,15 +603,25 @@ tensor([-1.5708,  0.0000,  0.5236])
 1"""
 
     def asinh(self) -> Tensor:
-        ...
+        """
+        Inverse hyperbolic sine of each element.
+
+        >>> import gradtrack
+        >>> gradtrack.asinh(gradtrack.tensor([0.0, 1.0]))
+        tensor([0.0000, 0.8814])
+        """
 
     def asinh_(self) -> Tensor:
-        """In-place :meth:`asinh`; returns ``self``."""
+        """In-place :meth:`asinh`; returns ``self``.
+
+>>> import gradtrack
+>>> gradtrack.tensor([0.0, 1.0]).asinh_()
+tensor([0.0000, 0.8814])"""
 
     def atan(self) -> Tensor:
         """
         The arctangent (in radians) of each element.
-        
+
         >>> import gradtrack
         >>> gradtrack.tensor([-1.0, 0.0, 0.5]).atan()
         tensor([-0.7854,  0.0000,  0.4636])
@@ -604,7 +630,7 @@ tensor([-1.5708,  0.0000,  0.5236])
     def atan2(self, other: Tensor) -> Tensor:
         """
         The angle of the point (other, input): arctangent of ``input / other`` by quadrant.
-        
+
         >>> import gradtrack
         >>> gradtrack.tensor([1.0, -1.0, 0.0]).atan2(gradtrack.tensor([1.0, 1.0, -1.0]))
         tensor([ 0.7854, -0.7854,  3.1416])
@@ -631,15 +657,25 @@ tensor([-0.7854,  0.0000,  0.4636])
 1"""
 
     def atanh(self) -> Tensor:
-        ...
+        """
+        Inverse hyperbolic tangent of each element.
+
+        >>> import gradtrack
+        >>> gradtrack.atanh(gradtrack.tensor([0.0, 0.5]))
+        tensor([0.0000, 0.5493])
+        """
 
     def atanh_(self) -> Tensor:
-        """In-place :meth:`atanh`; returns ``self``."""
+        """In-place :meth:`atanh`; returns ``self``.
+
+>>> import gradtrack
+>>> gradtrack.tensor([0.0, 0.5]).atanh_()
+tensor([0.0000, 0.5493])"""
 
     def backward(self, gradient: typing.Any=None, retain_graph: typing.Any=None, create_graph: builtins.bool=False, inputs: typing.Any=None) -> None:
         """
         Computes the gradient of this tensor w.r.t. graph leaves (accumulated into .grad).
-        
+
         >>> import gradtrack
         >>> x = gradtrack.tensor([1.0, 2.0, 3.0], requires_grad=True)
         >>> (x ** 2).sum().backward()
@@ -675,12 +711,18 @@ tensor([0., 0., 1.])"""
 tensor([0., 0., 1., 0.])"""
 
     def bfloat16(self) -> Tensor:
-        ...
+        """
+        A copy in bfloat16 (the tensor itself if it already is).
+
+        >>> import gradtrack
+        >>> gradtrack.tensor([1.0, 2.5]).bfloat16()
+        tensor([1.0000, 2.5000], dtype=gradtrack.bfloat16)
+        """
 
     def bitwise_and(self, other: typing.Any) -> Tensor:
         """
         The bitwise AND of integer or bool tensors.
-        
+
         >>> import gradtrack
         >>> gradtrack.tensor([12, 10, 7]).bitwise_and(gradtrack.tensor([10, 6, 1]))
         tensor([8, 2, 1])
@@ -699,7 +741,7 @@ tensor([8, 2, 1])
     def bitwise_not(self) -> Tensor:
         """
         The bitwise NOT of each element of an integer or bool tensor.
-        
+
         >>> import gradtrack
         >>> gradtrack.tensor([0, 5, -3]).bitwise_not()
         tensor([-1, -6,  2])
@@ -708,7 +750,7 @@ tensor([8, 2, 1])
     def bitwise_or(self, other: typing.Any) -> Tensor:
         """
         The bitwise OR of integer or bool tensors.
-        
+
         >>> import gradtrack
         >>> gradtrack.tensor([12, 10, 7]).bitwise_or(gradtrack.tensor([10, 6, 1]))
         tensor([14, 14,  7])
@@ -727,7 +769,7 @@ tensor([14, 14,  7])
     def bitwise_xor(self, other: typing.Any) -> Tensor:
         """
         The bitwise XOR of integer or bool tensors.
-        
+
         >>> import gradtrack
         >>> gradtrack.tensor([12, 10, 7]).bitwise_xor(gradtrack.tensor([10, 6, 1]))
         tensor([ 6, 12,  6])
@@ -746,7 +788,7 @@ tensor([ 6, 12,  6])
     def bmm(self, mat2: Tensor) -> Tensor:
         """
         The matrix products of two batches of matrices.
-        
+
         >>> import gradtrack
         >>> gradtrack.ones(2, 1, 3).bmm(gradtrack.ones(2, 3, 1))
         tensor([[[3.]],
@@ -757,7 +799,7 @@ tensor([ 6, 12,  6])
     def bool(self) -> Tensor:
         """
         The tensor converted to ``bool``.
-        
+
         >>> import gradtrack
         >>> gradtrack.tensor([0.0, 2.0]).bool()
         tensor([False,  True])
@@ -774,7 +816,7 @@ tensor([[1, 2],
     def byte(self) -> Tensor:
         """
         The tensor converted to ``uint8``.
-        
+
         >>> import gradtrack
         >>> gradtrack.tensor([1.7, 2.0]).byte()
         tensor([1, 2], dtype=gradtrack.uint8)
@@ -791,7 +833,7 @@ tensor([10.5977,  0.7648, -0.1283])"""
     def ceil(self) -> Tensor:
         """
         The smallest integer not below each element (rounding up).
-        
+
         >>> import gradtrack
         >>> gradtrack.tensor([-1.5, 0.2, 2.0]).ceil()
         tensor([-1.,  1.,  2.])
@@ -808,12 +850,18 @@ tensor([-1.,  1.,  2.])
 1"""
 
     def char(self) -> Tensor:
-        ...
+        """
+        A copy in int8.
+
+        >>> import gradtrack
+        >>> gradtrack.tensor([1, 2]).char()
+        tensor([1, 2], dtype=gradtrack.int8)
+        """
 
     def chunk(self, chunks: typing.SupportsInt | typing.SupportsIndex, dim: typing.SupportsInt | typing.SupportsIndex=0) -> tuple:
         """
         Splits into ``chunks`` views of (nearly) equal size along ``dim``.
-        
+
         >>> import gradtrack
         >>> gradtrack.tensor([1, 2, 3, 4, 5]).chunk(2)
         (tensor([1, 2, 3]), tensor([4, 5]))
@@ -822,7 +870,7 @@ tensor([-1.,  1.,  2.])
     def clamp(self, min: typing.Any=None, max: typing.Any=None) -> Tensor:
         """
         Limits every element to ``[min, max]``.
-        
+
         >>> import gradtrack
         >>> gradtrack.tensor([-1.0, 0.5, 2.0]).clamp(min=0.0, max=1.0)
         tensor([0.0000, 0.5000, 1.0000])
@@ -841,7 +889,7 @@ tensor([0.0000, 0.5000, 1.0000])
     def clamp_max(self, max: typing.Any) -> Tensor:
         """
         Lowers every element above ``max`` to ``max``.
-        
+
         >>> import gradtrack
         >>> gradtrack.tensor([-1.0, 0.5, 2.0]).clamp_max(1.0)
         tensor([-1.0000,  0.5000,  1.0000])
@@ -860,7 +908,7 @@ tensor([-1.0000,  0.5000,  1.0000])
     def clamp_min(self, min: typing.Any) -> Tensor:
         """
         Raises every element below ``min`` to ``min``.
-        
+
         >>> import gradtrack
         >>> gradtrack.tensor([-1.0, 0.5, 2.0]).clamp_min(0.0)
         tensor([0.0000, 0.5000, 2.0000])
@@ -889,7 +937,7 @@ tensor([0.0000, 0.5000, 1.0000])
     def clone(self) -> Tensor:
         """
         A copy with its own memory; gradients flow back to ``input``.
-        
+
         >>> import gradtrack
         >>> gradtrack.tensor([1.0, 2.0]).clone()
         tensor([1., 2.])
@@ -898,7 +946,7 @@ tensor([0.0000, 0.5000, 1.0000])
     def contiguous(self) -> Tensor:
         """
         This tensor if it is contiguous, else a contiguous copy.
-        
+
         >>> import gradtrack
         >>> x = gradtrack.arange(6).reshape(2, 3).t()
         >>> x.contiguous().is_contiguous(), x.contiguous().stride()
@@ -917,7 +965,7 @@ tensor([[1., 2.],
     def cos(self) -> Tensor:
         """
         The cosine of each element (in radians).
-        
+
         >>> import gradtrack
         >>> gradtrack.tensor([0.0, 1.0, 3.1416]).cos()
         tensor([ 1.0000,  0.5403, -1.0000])
@@ -936,7 +984,7 @@ tensor([ 1.0000,  0.5403, -1.0000])
     def cosh(self) -> Tensor:
         """
         The hyperbolic cosine of each element.
-        
+
         >>> import gradtrack
         >>> gradtrack.tensor([-1.0, 0.0, 2.0]).cosh()
         tensor([1.5431, 1.0000, 3.7622])
@@ -1001,7 +1049,7 @@ tensor([1, 3, 6])"""
     def data_ptr(self) -> builtins.int:
         """
         The address of the first element (an integer).
-        
+
         >>> import gradtrack
         >>> x = gradtrack.zeros(4)
         >>> x[1:].data_ptr() - x.data_ptr() == x.element_size()
@@ -1009,16 +1057,26 @@ tensor([1, 3, 6])"""
         """
 
     def deg2rad(self) -> Tensor:
-        ...
+        """
+        Degrees to radians.
+
+        >>> import gradtrack
+        >>> gradtrack.deg2rad(gradtrack.tensor([180.0, 90.0]))
+        tensor([3.1416, 1.5708])
+        """
 
     def deg2rad_(self) -> Tensor:
-        """In-place :meth:`deg2rad`; returns ``self``."""
+        """In-place :meth:`deg2rad`; returns ``self``.
+
+>>> import gradtrack
+>>> gradtrack.tensor([180.0]).deg2rad_()
+tensor([3.1416])"""
 
     def detach(self) -> Tensor:
         """
         A new tensor sharing memory and version counter with this one, outside
         the graph. An in-place write to it bumps the version backward checks.
-        
+
         >>> import gradtrack
         >>> x = gradtrack.tensor([1.0, 2.0], requires_grad=True)
         >>> d = x.detach()
@@ -1077,7 +1135,7 @@ tensor([3, 5, 7])"""
     def dim(self) -> builtins.int:
         """
         The number of dims.
-        
+
         >>> import gradtrack
         >>> gradtrack.zeros(2, 3).dim()
         2
@@ -1086,7 +1144,7 @@ tensor([3, 5, 7])"""
     def div(self, other: typing.Any, *, rounding_mode: typing.Any=...) -> Tensor:
         """
         The elementwise quotient; ``rounding_mode`` may be ``'trunc'`` or ``'floor'``.
-        
+
         >>> import gradtrack
         >>> gradtrack.tensor([7.0, -7.0, 3.0]).div(2.0, rounding_mode='floor')
         tensor([ 3., -4.,  1.])
@@ -1125,7 +1183,7 @@ tensor([0., 0.])"""
     def dot(self, tensor: Tensor) -> Tensor:
         """
         The dot product of two 1-D tensors.
-        
+
         >>> import gradtrack
         >>> gradtrack.tensor([1.0, 2.0, 3.0]).dot(gradtrack.tensor([4.0, 5.0, 6.0]))
         tensor(32.)
@@ -1134,19 +1192,23 @@ tensor([0., 0.])"""
     def double(self) -> Tensor:
         """
         The tensor converted to ``float64``.
-        
+
         >>> import gradtrack
         >>> gradtrack.tensor([1, 2]).double()
         tensor([1., 2.], dtype=gradtrack.float64)
         """
 
     def dsplit(self, sections: typing.Any=None, *, indices: typing.Any=None) -> Tensor:
-        """``tensor_split`` along dim 2 of a tensor with at least 3 dims."""
+        """``tensor_split`` along dim 2 of a tensor with at least 3 dims.
+
+>>> import gradtrack
+>>> [t.shape for t in gradtrack.dsplit(gradtrack.zeros(1, 1, 4), 2)]
+[gradtrack.Size([1, 1, 2]), gradtrack.Size([1, 1, 2])]"""
 
     def element_size(self) -> builtins.int:
         """
         The size of one element in bytes.
-        
+
         >>> import gradtrack
         >>> gradtrack.zeros(1, dtype=gradtrack.float64).element_size()
         8
@@ -1155,7 +1217,7 @@ tensor([0., 0.])"""
     def eq(self, other: typing.Any) -> Tensor:
         """
         A bool tensor, True where the elements are equal.
-        
+
         >>> import gradtrack
         >>> gradtrack.tensor([1.0, 2.0, 3.0]).eq(gradtrack.tensor([1.0, 0.0, 3.0]))
         tensor([ True, False,  True])
@@ -1164,7 +1226,7 @@ tensor([0., 0.])"""
     def erf(self) -> Tensor:
         """
         The Gauss error function of each element.
-        
+
         >>> import gradtrack
         >>> gradtrack.tensor([-1.0, 0.0, 0.5]).erf()
         tensor([-0.8427,  0.0000,  0.5205])
@@ -1181,21 +1243,41 @@ tensor([-0.8427,  0.0000,  0.5205])
 1"""
 
     def erfc(self) -> Tensor:
-        ...
+        """
+        Complementary error function ``1 - erf(x)`` of each element.
+
+        >>> import gradtrack
+        >>> gradtrack.erfc(gradtrack.tensor([0.0, 1.0]))
+        tensor([1.0000, 0.1573])
+        """
 
     def erfc_(self) -> Tensor:
-        """In-place :meth:`erfc`; returns ``self``."""
+        """In-place :meth:`erfc`; returns ``self``.
+
+>>> import gradtrack
+>>> gradtrack.tensor([0.0, 1.0]).erfc_()
+tensor([1.0000, 0.1573])"""
 
     def erfinv(self) -> Tensor:
-        ...
+        """
+        Inverse error function of each element (in (-1, 1)).
+
+        >>> import gradtrack
+        >>> gradtrack.erfinv(gradtrack.tensor([0.0, 0.5]))
+        tensor([0.0000, 0.4769])
+        """
 
     def erfinv_(self) -> Tensor:
-        """In-place :meth:`erfinv`; returns ``self``."""
+        """In-place :meth:`erfinv`; returns ``self``.
+
+>>> import gradtrack
+>>> gradtrack.tensor([0.0, 0.5]).erfinv_()
+tensor([0.0000, 0.4769])"""
 
     def exp(self) -> Tensor:
         """
         e raised to each element.
-        
+
         >>> import gradtrack
         >>> gradtrack.tensor([0.0, 1.0, 2.0]).exp()
         tensor([1.0000, 2.7183, 7.3891])
@@ -1204,7 +1286,7 @@ tensor([-0.8427,  0.0000,  0.5205])
     def exp2(self) -> Tensor:
         """
         2 raised to each element.
-        
+
         >>> import gradtrack
         >>> gradtrack.tensor([0.0, 1.0, 3.0]).exp2()
         tensor([1., 2., 8.])
@@ -1234,7 +1316,7 @@ tensor([1.0000, 2.7183, 7.3891])
         """
         A view repeating dims of size one to a larger size, without copying
         (-1 keeps a size).
-        
+
         >>> import gradtrack
         >>> gradtrack.tensor([[1], [2]]).expand(-1, 3)
         tensor([[1, 1, 1],
@@ -1244,7 +1326,7 @@ tensor([1.0000, 2.7183, 7.3891])
     def expand_as(self, other: Tensor) -> Tensor:
         """
         ``expand`` to ``other``'s shape.
-        
+
         >>> import gradtrack
         >>> gradtrack.tensor([1, 2]).expand_as(gradtrack.zeros(2, 2))
         tensor([[1, 2],
@@ -1254,7 +1336,7 @@ tensor([1.0000, 2.7183, 7.3891])
     def expm1(self) -> Tensor:
         """
         ``exp(x) - 1``, accurate for small ``x``.
-        
+
         >>> import gradtrack
         >>> gradtrack.tensor([0.0, 1e-05, 1.0]).expm1()
         tensor([0.0000e+00, 1.0000e-05, 1.7183e+00])
@@ -1286,12 +1368,16 @@ tensor([1.7542, 0.6152, 0.3075])"""
 tensor([2.5000, 2.5000, 2.5000])"""
 
     def fix(self) -> Tensor:
-        """Another name of ``trunc``."""
+        """Another name of ``trunc``.
+
+>>> import gradtrack
+>>> gradtrack.fix(gradtrack.tensor([-1.7, 1.7]))
+tensor([-1.,  1.])"""
 
     def flatten(self, start_dim: typing.SupportsInt | typing.SupportsIndex=0, end_dim: typing.SupportsInt | typing.SupportsIndex=-1) -> Tensor:
         """
         The dims from ``start_dim`` to ``end_dim`` merged into one.
-        
+
         >>> import gradtrack
         >>> gradtrack.tensor([[[1, 2], [3, 4]]]).flatten(start_dim=1)
         tensor([[1, 2, 3, 4]])
@@ -1314,12 +1400,16 @@ tensor([[2, 1],
         [4, 3]])"""
 
     def flipud(self) -> Tensor:
-        """Flips the rows (dim 0)."""
+        """Flips the rows (dim 0).
+
+>>> import gradtrack
+>>> gradtrack.flipud(gradtrack.tensor([1, 2, 3]))
+tensor([3, 2, 1])"""
 
     def float(self) -> Tensor:
         """
         The tensor converted to ``float32``.
-        
+
         >>> import gradtrack
         >>> gradtrack.tensor([1, 2]).float()
         tensor([1., 2.])
@@ -1335,7 +1425,7 @@ tensor([8.], dtype=gradtrack.float64)"""
     def floor(self) -> Tensor:
         """
         The largest integer not above each element (rounding down).
-        
+
         >>> import gradtrack
         >>> gradtrack.tensor([-1.5, 0.2, 2.0]).floor()
         tensor([-2.,  0.,  2.])
@@ -1354,7 +1444,7 @@ tensor([-2.,  0.,  2.])
     def floor_divide(self, other: typing.Any) -> Tensor:
         """
         The quotient rounded down, elementwise.
-        
+
         >>> import gradtrack
         >>> gradtrack.tensor([7.0, -7.0, 3.0]).floor_divide(2.0)
         tensor([ 3., -4.,  1.])
@@ -1373,7 +1463,7 @@ tensor([ 3., -4.,  1.])
     def fmod(self, other: typing.Any) -> Tensor:
         """
         The remainder of division with the sign of the dividend (C's fmod).
-        
+
         >>> import gradtrack
         >>> gradtrack.tensor([-3.0, 3.0, 5.5]).fmod(2.0)
         tensor([-1.0000,  1.0000,  1.5000])
@@ -1392,7 +1482,7 @@ tensor([-1.0000,  1.0000,  1.5000])
     def frac(self) -> Tensor:
         """
         The fractional part of each element (keeps the sign).
-        
+
         >>> import gradtrack
         >>> gradtrack.tensor([-1.5, 0.25, 2.0]).frac()
         tensor([-0.5000,  0.2500,  0.0000])
@@ -1411,7 +1501,7 @@ tensor([-0.5000,  0.2500,  0.0000])
     def gather(self, dim: typing.SupportsInt | typing.SupportsIndex, index: Tensor) -> Tensor:
         """
         The elements picked along ``dim`` at the positions in ``index``.
-        
+
         >>> import gradtrack
         >>> gradtrack.tensor([[1, 2], [3, 4]]).gather(1, gradtrack.tensor([[1], [0]]))
         tensor([[2],
@@ -1421,7 +1511,7 @@ tensor([-0.5000,  0.2500,  0.0000])
     def ge(self, other: typing.Any) -> Tensor:
         """
         A bool tensor, True where ``input >= other``.
-        
+
         >>> import gradtrack
         >>> gradtrack.tensor([1.0, 2.0, 3.0]).ge(2.0)
         tensor([False,  True,  True])
@@ -1438,23 +1528,33 @@ tensor([1., 1., 2.])"""
     def gt(self, other: typing.Any) -> Tensor:
         """
         A bool tensor, True where ``input > other``.
-        
+
         >>> import gradtrack
         >>> gradtrack.tensor([1.0, 2.0, 3.0]).gt(2.0)
         tensor([False, False,  True])
         """
 
     def half(self) -> Tensor:
-        ...
+        """
+        A copy in float16 (the tensor itself if it already is).
+
+        >>> import gradtrack
+        >>> gradtrack.tensor([1.0, 2.5]).half()
+        tensor([1.0000, 2.5000], dtype=gradtrack.float16)
+        """
 
     def hsplit(self, sections: typing.Any=None, *, indices: typing.Any=None) -> Tensor:
         """``tensor_split`` along dim 1 (dim 0 for 1-D tensors); a section count must divide
-the size."""
+    the size.
+
+>>> import gradtrack
+>>> [t.tolist() for t in gradtrack.hsplit(gradtrack.arange(4), 2)]
+[[0, 1], [2, 3]]"""
 
     def hypot(self, other: Tensor) -> Tensor:
         """
         ``sqrt(input**2 + other**2)`` elementwise.
-        
+
         >>> import gradtrack
         >>> gradtrack.tensor([3.0, 5.0, 1.0]).hypot(gradtrack.tensor([4.0, 12.0, 1.0]))
         tensor([ 5.0000, 13.0000,  1.4142])
@@ -1483,7 +1583,7 @@ tensor([3., 0., 5., 0.])"""
     def index_select(self, dim: typing.SupportsInt | typing.SupportsIndex, index: Tensor) -> Tensor:
         """
         The slices of ``dim`` listed in ``index``.
-        
+
         >>> import gradtrack
         >>> gradtrack.tensor([[1, 2], [3, 4]]).index_select(1, gradtrack.tensor([1]))
         tensor([[2],
@@ -1501,7 +1601,7 @@ tensor(11.)"""
     def int(self) -> Tensor:
         """
         The tensor converted to ``int32``.
-        
+
         >>> import gradtrack
         >>> gradtrack.tensor([1.7, -2.5]).int()
         tensor([ 1, -2], dtype=gradtrack.int32)
@@ -1510,7 +1610,7 @@ tensor(11.)"""
     def is_complex(self) -> builtins.bool:
         """
         True if the dtype is complex (never, in gradtrack).
-        
+
         >>> import gradtrack
         >>> gradtrack.tensor([1.0]).is_complex()
         False
@@ -1519,7 +1619,7 @@ tensor(11.)"""
     def is_contiguous(self) -> builtins.bool:
         """
         True if the elements lie in memory in row-major order without gaps.
-        
+
         >>> import gradtrack
         >>> x = gradtrack.zeros(2, 3)
         >>> x.is_contiguous(), x.t().is_contiguous()
@@ -1529,7 +1629,7 @@ tensor(11.)"""
     def is_floating_point(self) -> builtins.bool:
         """
         True if the dtype is a floating-point type.
-        
+
         >>> import gradtrack
         >>> gradtrack.tensor([1.0]).is_floating_point(), gradtrack.tensor([1]).is_floating_point()
         (True, False)
@@ -1543,7 +1643,11 @@ tensor(11.)"""
 False"""
 
     def is_pinned(self, device: typing.Any=None) -> Tensor:
-        """Always False: gradtrack has no pinned memory (torch's CPU build neither)."""
+        """Always False: gradtrack has no pinned memory (torch's CPU build neither).
+
+>>> import gradtrack
+>>> gradtrack.zeros(2).is_pinned()
+False"""
 
     def isclose(self, other: typing.Any, rtol: typing.Any=1e-05, atol: typing.Any=1e-08, equal_nan: typing.Any=False) -> Tensor:
         """Elementwise ``|input - other| <= atol + rtol * |other|`` (or equal;
@@ -1554,30 +1658,54 @@ NaNs equal only with ``equal_nan``).
 tensor([ True, False])"""
 
     def isfinite(self) -> Tensor:
-        ...
+        """
+        Which elements are neither inf nor NaN (integers always are).
+
+        >>> import gradtrack
+        >>> gradtrack.isfinite(gradtrack.tensor([1.0, float("inf"), float("nan")]))
+        tensor([ True, False, False])
+        """
 
     def isinf(self) -> Tensor:
-        ...
+        """
+        Which elements are +inf or -inf.
+
+        >>> import gradtrack
+        >>> gradtrack.isinf(gradtrack.tensor([1.0, float("inf"), -float("inf")]))
+        tensor([False,  True,  True])
+        """
 
     def isnan(self) -> Tensor:
         """
         A bool tensor, True where an element is NaN.
-        
+
         >>> import gradtrack
         >>> gradtrack.tensor([1.0, float('nan'), 2.0]).isnan()
         tensor([False,  True, False])
         """
 
     def isneginf(self) -> Tensor:
-        ...
+        """
+        Which elements are -inf.
+
+        >>> import gradtrack
+        >>> gradtrack.isneginf(gradtrack.tensor([1.0, float("inf"), -float("inf")]))
+        tensor([False, False,  True])
+        """
 
     def isposinf(self) -> Tensor:
-        ...
+        """
+        Which elements are +inf.
+
+        >>> import gradtrack
+        >>> gradtrack.isposinf(gradtrack.tensor([1.0, float("inf"), -float("inf")]))
+        tensor([False,  True, False])
+        """
 
     def item(self) -> builtins.int | builtins.float | builtins.bool:
         """
         The value of a one-element tensor as a Python number.
-        
+
         >>> import gradtrack
         >>> gradtrack.tensor([2.5]).item(), gradtrack.tensor(3).item()
         (2.5, 3)
@@ -1593,7 +1721,7 @@ tensor(2.)"""
     def le(self, other: typing.Any) -> Tensor:
         """
         A bool tensor, True where ``input <= other``.
-        
+
         >>> import gradtrack
         >>> gradtrack.tensor([1.0, 2.0, 3.0]).le(2.0)
         tensor([ True,  True, False])
@@ -1609,7 +1737,7 @@ tensor([2.5000])"""
     def log(self) -> Tensor:
         """
         The natural logarithm of each element.
-        
+
         >>> import gradtrack
         >>> gradtrack.tensor([1.0, 2.0, 10.0]).log()
         tensor([0.0000, 0.6931, 2.3026])
@@ -1618,7 +1746,7 @@ tensor([2.5000])"""
     def log10(self) -> Tensor:
         """
         The base-10 logarithm of each element.
-        
+
         >>> import gradtrack
         >>> gradtrack.tensor([1.0, 100.0, 0.1]).log10()
         tensor([ 0.,  2., -1.])
@@ -1637,7 +1765,7 @@ tensor([ 0.,  2., -1.])
     def log1p(self) -> Tensor:
         """
         ``log(1 + x)``, accurate for small ``x``.
-        
+
         >>> import gradtrack
         >>> gradtrack.tensor([0.0, 1e-05, 1.0]).log1p()
         tensor([0.0000e+00, 9.9999e-06, 6.9315e-01])
@@ -1656,7 +1784,7 @@ tensor([0.0000e+00, 9.9999e-06, 6.9315e-01])
     def log2(self) -> Tensor:
         """
         The base-2 logarithm of each element.
-        
+
         >>> import gradtrack
         >>> gradtrack.tensor([1.0, 8.0, 0.5]).log2()
         tensor([ 0.,  3., -1.])
@@ -1693,7 +1821,7 @@ tensor([5.9263e+01, 1.5116e+00, 3.4819e-02])"""
     def log_softmax(self, dim: typing.SupportsInt | typing.SupportsIndex, *, dtype: typing.Any=None) -> Tensor:
         """
         The logarithm of ``softmax``, computed stably.
-        
+
         >>> import gradtrack
         >>> gradtrack.tensor([[1.0, 2.0, 3.0]]).log_softmax(dim=1)
         tensor([[-2.4076, -1.4076, -0.4076]])
@@ -1702,7 +1830,7 @@ tensor([5.9263e+01, 1.5116e+00, 3.4819e-02])"""
     def logical_and(self, other: Tensor) -> Tensor:
         """
         A bool tensor, True where both elements are nonzero.
-        
+
         >>> import gradtrack
         >>> gradtrack.tensor([0.0, 1.0, 2.0]).logical_and(gradtrack.tensor([1.0, 0.0, 3.0]))
         tensor([False, False,  True])
@@ -1711,7 +1839,7 @@ tensor([5.9263e+01, 1.5116e+00, 3.4819e-02])"""
     def logical_not(self) -> Tensor:
         """
         A bool tensor, True where an element is zero.
-        
+
         >>> import gradtrack
         >>> gradtrack.tensor([0.0, 1.0, -2.0]).logical_not()
         tensor([ True, False, False])
@@ -1720,7 +1848,7 @@ tensor([5.9263e+01, 1.5116e+00, 3.4819e-02])"""
     def logical_or(self, other: Tensor) -> Tensor:
         """
         A bool tensor, True where either element is nonzero.
-        
+
         >>> import gradtrack
         >>> gradtrack.tensor([0.0, 1.0, 0.0]).logical_or(gradtrack.tensor([0.0, 0.0, 3.0]))
         tensor([False,  True,  True])
@@ -1729,7 +1857,7 @@ tensor([5.9263e+01, 1.5116e+00, 3.4819e-02])"""
     def logical_xor(self, other: Tensor) -> Tensor:
         """
         A bool tensor, True where exactly one element is nonzero.
-        
+
         >>> import gradtrack
         >>> gradtrack.tensor([0.0, 1.0, 2.0]).logical_xor(gradtrack.tensor([0.0, 0.0, 3.0]))
         tensor([False,  True, False])
@@ -1745,7 +1873,7 @@ tensor(0.6931)"""
     def long(self) -> Tensor:
         """
         The tensor converted to ``int64``.
-        
+
         >>> import gradtrack
         >>> gradtrack.tensor([1.7, -2.5]).long()
         tensor([ 1, -2])
@@ -1754,7 +1882,7 @@ tensor(0.6931)"""
     def lt(self, other: typing.Any) -> Tensor:
         """
         A bool tensor, True where ``input < other``.
-        
+
         >>> import gradtrack
         >>> gradtrack.tensor([1.0, 2.0, 3.0]).lt(2.0)
         tensor([ True, False, False])
@@ -1763,7 +1891,7 @@ tensor(0.6931)"""
     def masked_fill(self, mask: Tensor, value: typing.Any) -> Tensor:
         """
         A copy with ``value`` where ``mask`` is True.
-        
+
         >>> import gradtrack
         >>> x = gradtrack.tensor([1.0, -2.0, 3.0])
         >>> x.masked_fill(x < 0, 0.0)
@@ -1781,12 +1909,19 @@ tensor([1., 0., 3.])
 1"""
 
     def masked_select(self, mask: Tensor) -> Tensor:
-        ...
+        """
+        The elements where ``mask`` (broadcast) is True, as a 1-D tensor.
+
+        >>> import gradtrack
+        >>> x = gradtrack.tensor([[1.0, 2.0], [3.0, 4.0]])
+        >>> gradtrack.masked_select(x, x > 1.5)
+        tensor([2., 3., 4.])
+        """
 
     def matmul(self, other: Tensor) -> Tensor:
         """
         The matrix product, with NumPy's rules for 1-D operands and batches (``@``).
-        
+
         >>> import gradtrack
         >>> a = gradtrack.tensor([[1.0, 2.0], [3.0, 4.0]])
         >>> a.matmul(gradtrack.tensor([1.0, 0.0]))
@@ -1809,7 +1944,7 @@ indices=tensor([1, 1]))"""
     def maximum(self, other: Tensor) -> Tensor:
         """
         The larger of two elements, elementwise (NaN wins).
-        
+
         >>> import gradtrack
         >>> gradtrack.tensor([1.0, 5.0, -2.0]).maximum(gradtrack.tensor([3.0, 4.0, -1.0]))
         tensor([ 3.,  5., -1.])
@@ -1818,7 +1953,7 @@ indices=tensor([1, 1]))"""
     def mean(self, dim: typing.Any=None, keepdim: builtins.bool=False, *, dtype: typing.Any=None) -> Tensor:
         """
         The mean of all elements, or along ``dim``.
-        
+
         >>> import gradtrack
         >>> gradtrack.tensor([[1.0, 2.0], [3.0, 4.0]]).mean(dim=1)
         tensor([1.5000, 3.5000])
@@ -1846,7 +1981,7 @@ tensor([0, 1])"""
     def minimum(self, other: Tensor) -> Tensor:
         """
         The smaller of two elements, elementwise (NaN wins).
-        
+
         >>> import gradtrack
         >>> gradtrack.tensor([1.0, 5.0, -2.0]).minimum(gradtrack.tensor([3.0, 4.0, -1.0]))
         tensor([ 1.,  4., -2.])
@@ -1855,7 +1990,7 @@ tensor([0, 1])"""
     def mm(self, mat2: Tensor) -> Tensor:
         """
         The product with a matrix.
-        
+
         >>> import gradtrack
         >>> gradtrack.tensor([[1.0, 2.0]]).mm(gradtrack.tensor([[3.0], [4.0]]))
         tensor([[11.]])
@@ -1870,7 +2005,11 @@ last index holding it.
 tensor(1)"""
 
     def moveaxis(self, source: typing.Any, destination: typing.Any) -> Tensor:
-        """Another name of ``movedim``."""
+        """Another name of ``movedim``.
+
+>>> import gradtrack
+>>> gradtrack.moveaxis(gradtrack.zeros(2, 3, 4), 0, -1).shape
+gradtrack.Size([3, 4, 2])"""
 
     def movedim(self, source: typing.Any, destination: typing.Any) -> Tensor:
         """Moves the dims ``source`` to the positions ``destination``; the others keep their
@@ -1883,7 +2022,7 @@ gradtrack.Size([3, 4, 2])"""
     def mul(self, other: typing.Any) -> Tensor:
         """
         The elementwise product, broadcasting.
-        
+
         >>> import gradtrack
         >>> gradtrack.tensor([1.0, 2.0, 3.0]).mul(gradtrack.tensor([2.0, 0.5, -1.0]))
         tensor([ 2.,  1., -3.])
@@ -1920,7 +2059,7 @@ tensor([ 2.,  1., -3.])
     def mv(self, vec: Tensor) -> Tensor:
         """
         The product with a vector.
-        
+
         >>> import gradtrack
         >>> gradtrack.tensor([[1.0, 2.0], [3.0, 4.0]]).mv(gradtrack.tensor([1.0, 1.0]))
         tensor([3., 7.])
@@ -1937,7 +2076,7 @@ tensor([0., 1.])"""
     def narrow(self, dim: typing.SupportsInt | typing.SupportsIndex, start: typing.SupportsInt | typing.SupportsIndex, length: typing.SupportsInt | typing.SupportsIndex) -> Tensor:
         """
         A view of ``length`` entries of ``dim`` starting at ``start``.
-        
+
         >>> import gradtrack
         >>> gradtrack.tensor([[1, 2, 3], [4, 5, 6]]).narrow(1, 1, 2)
         tensor([[2, 3],
@@ -1947,7 +2086,7 @@ tensor([0., 1.])"""
     def ndimension(self) -> builtins.int:
         """
         Alias of ``dim()``: the number of dims.
-        
+
         >>> import gradtrack
         >>> gradtrack.zeros(2, 3).ndimension()
         2
@@ -1956,7 +2095,7 @@ tensor([0., 1.])"""
     def ne(self, other: typing.Any) -> Tensor:
         """
         A bool tensor, True where the elements differ.
-        
+
         >>> import gradtrack
         >>> gradtrack.tensor([1.0, 2.0, 3.0]).ne(gradtrack.tensor([1.0, 0.0, 3.0]))
         tensor([False,  True, False])
@@ -1965,7 +2104,7 @@ tensor([0., 1.])"""
     def neg(self) -> Tensor:
         """
         Each element with its sign flipped.
-        
+
         >>> import gradtrack
         >>> gradtrack.tensor([-1.5, 0.0, 2.0]).neg()
         tensor([ 1.5000, -0.0000, -2.0000])
@@ -1994,7 +2133,7 @@ tensor([ 1.5000, -0.0000, -2.0000])
     def nelement(self) -> builtins.int:
         """
         Alias of ``numel()``: the number of elements.
-        
+
         >>> import gradtrack
         >>> gradtrack.zeros(2, 3).nelement()
         6
@@ -2062,7 +2201,7 @@ tensor([10.1541,  9.9707,  9.7821])"""
     def numel(self) -> builtins.int:
         """
         The number of elements.
-        
+
         >>> import gradtrack
         >>> gradtrack.zeros(2, 3).numel()
         6
@@ -2072,7 +2211,7 @@ tensor([10.1541,  9.9707,  9.7821])"""
         """
         A NumPy array sharing this tensor's memory (refused when it requires grad,
         unless ``force=True``, which copies a detached tensor).
-        
+
         >>> import gradtrack
         >>> x = gradtrack.tensor([1.0, 2.0])
         >>> a = x.numpy()
@@ -2084,7 +2223,7 @@ tensor([10.1541,  9.9707,  9.7821])"""
     def outer(self, vec2: Tensor) -> Tensor:
         """
         The outer product of two 1-D tensors.
-        
+
         >>> import gradtrack
         >>> gradtrack.tensor([1.0, 2.0]).outer(gradtrack.tensor([1.0, 10.0, 100.0]))
         tensor([[  1.,  10., 100.],
@@ -2094,14 +2233,20 @@ tensor([10.1541,  9.9707,  9.7821])"""
     def permute(self, *args) -> Tensor:
         """
         A view with the dims in the given order.
-        
+
         >>> import gradtrack
         >>> gradtrack.zeros(2, 3, 4).permute(2, 0, 1).shape
         gradtrack.Size([4, 2, 3])
         """
 
     def pin_memory(self, device: typing.Any=None) -> Tensor:
-        """Raises as torch's CPU-only build does: no accelerator to pin for."""
+        """Raises as torch's CPU-only build does: no accelerator to pin for.
+
+>>> import gradtrack
+>>> gradtrack.zeros(2).pin_memory()
+Traceback (most recent call last):
+    ...
+RuntimeError: Cannot access accelerator device when none is available."""
 
     def positive(self) -> Tensor:
         """Returns ``input`` itself (torch refuses bool tensors).
@@ -2113,7 +2258,7 @@ tensor([-1,  2])"""
     def pow(self, exponent: typing.Any) -> Tensor:
         """
         Each element raised to ``exponent`` (a number or a tensor).
-        
+
         >>> import gradtrack
         >>> gradtrack.tensor([1.0, 2.0, 3.0]).pow(2)
         tensor([1., 4., 9.])
@@ -2132,17 +2277,27 @@ tensor([1., 4., 9.])
     def prod(self, dim: typing.Any=None, keepdim: builtins.bool=False, *, dtype: typing.Any=None) -> Tensor:
         """
         The product of all elements, or along ``dim``.
-        
+
         >>> import gradtrack
         >>> gradtrack.tensor([[1.0, 2.0], [3.0, 4.0]]).prod(dim=1)
         tensor([ 2., 12.])
         """
 
     def rad2deg(self) -> Tensor:
-        ...
+        """
+        Radians to degrees.
+
+        >>> import gradtrack
+        >>> gradtrack.rad2deg(gradtrack.tensor([3.14159265, 1.0]))
+        tensor([180.0000,  57.2958])
+        """
 
     def rad2deg_(self) -> Tensor:
-        """In-place :meth:`rad2deg`; returns ``self``."""
+        """In-place :meth:`rad2deg`; returns ``self``.
+
+>>> import gradtrack
+>>> gradtrack.tensor([1.0]).rad2deg_()
+tensor([57.2958])"""
 
     def random_(self, *args: typing.Any, generator: typing.Any=None, **kwargs: typing.Any) -> Tensor:
         """``random_(from, to)``, ``random_(to)`` or ``random_()``: integers drawn uniformly.
@@ -2162,7 +2317,7 @@ tensor([1, 3, 2, 4])"""
     def reciprocal(self) -> Tensor:
         """
         ``1 / x`` for each element.
-        
+
         >>> import gradtrack
         >>> gradtrack.tensor([1.0, 2.0, 4.0]).reciprocal()
         tensor([1.0000, 0.5000, 0.2500])
@@ -2206,7 +2361,7 @@ tensor([10., 10.])
     def relu(self) -> Tensor:
         """
         Zero where an element is negative, the element otherwise.
-        
+
         >>> import gradtrack
         >>> gradtrack.tensor([-1.5, 0.0, 2.0]).relu()
         tensor([0., 0., 2.])
@@ -2225,7 +2380,7 @@ tensor([0., 0., 2.])
     def remainder(self, other: typing.Any) -> Tensor:
         """
         The remainder of division with the sign of the divisor (Python's %).
-        
+
         >>> import gradtrack
         >>> gradtrack.tensor([-3.0, 3.0, 5.5]).remainder(2.0)
         tensor([1.0000, 1.0000, 1.5000])
@@ -2268,7 +2423,7 @@ True"""
     def reshape(self, *args) -> Tensor:
         """
         The elements in a new shape: a view when the strides allow it, else a copy.
-        
+
         >>> import gradtrack
         >>> gradtrack.arange(6).reshape(3, -1)
         tensor([[0, 1],
@@ -2279,7 +2434,7 @@ True"""
     def reshape_as(self, other: Tensor) -> Tensor:
         """
         ``reshape`` to ``other``'s shape.
-        
+
         >>> import gradtrack
         >>> gradtrack.arange(4).reshape_as(gradtrack.zeros(2, 2))
         tensor([[0, 1],
@@ -2308,7 +2463,7 @@ tensor([3, 1, 2])"""
     def round(self) -> Tensor:
         """
         Rounds each element to the nearest integer (halves to even).
-        
+
         >>> import gradtrack
         >>> gradtrack.tensor([0.5, 1.5, -2.7]).round()
         tensor([ 0.,  2., -3.])
@@ -2327,7 +2482,7 @@ tensor([ 0.,  2., -3.])
     def rsqrt(self) -> Tensor:
         """
         ``1 / sqrt(x)`` for each element.
-        
+
         >>> import gradtrack
         >>> gradtrack.tensor([1.0, 4.0, 16.0]).rsqrt()
         tensor([1.0000, 0.5000, 0.2500])
@@ -2346,7 +2501,7 @@ tensor([1.0000, 0.5000, 0.2500])
     def scatter(self, dim: typing.SupportsInt | typing.SupportsIndex, index: Tensor, src: typing.Any=None, *, value: typing.Any=None, reduce: typing.Any=None) -> Tensor:
         """
         A copy with ``src`` (or ``value``) written at ``index`` along ``dim``.
-        
+
         >>> import gradtrack
         >>> gradtrack.zeros(3).scatter(0, gradtrack.tensor([2]), gradtrack.tensor([5.0]))
         tensor([0., 0., 5.])
@@ -2365,7 +2520,7 @@ tensor([[0., 1.],
     def scatter_add(self, dim: typing.SupportsInt | typing.SupportsIndex, index: Tensor, src: Tensor) -> Tensor:
         """
         A copy with ``src`` added at ``index`` along ``dim``.
-        
+
         >>> import gradtrack
         >>> gradtrack.zeros(3).scatter_add(0, gradtrack.tensor([0, 0, 2]), gradtrack.ones(3))
         tensor([2., 0., 1.])
@@ -2382,7 +2537,7 @@ tensor([0., 5., 0.])"""
     def select(self, dim: typing.SupportsInt | typing.SupportsIndex, index: typing.SupportsInt | typing.SupportsIndex) -> Tensor:
         """
         A view of the slice ``index`` of ``dim`` (the dim is removed).
-        
+
         >>> import gradtrack
         >>> gradtrack.tensor([[1, 2, 3], [4, 5, 6]]).select(1, 2)
         tensor([3, 6])
@@ -2391,7 +2546,7 @@ tensor([0., 5., 0.])"""
     def sgn(self) -> Tensor:
         """
         The sign of each element (for real tensors the same as ``sign``).
-        
+
         >>> import gradtrack
         >>> gradtrack.tensor([-1.5, 0.0, 2.0]).sgn()
         tensor([-1.,  0.,  1.])
@@ -2408,12 +2563,18 @@ tensor([-1.,  0.,  1.])
 1"""
 
     def short(self) -> Tensor:
-        ...
+        """
+        A copy in int16.
+
+        >>> import gradtrack
+        >>> gradtrack.tensor([1, 2]).short()
+        tensor([1, 2], dtype=gradtrack.int16)
+        """
 
     def sigmoid(self) -> Tensor:
         """
         The logistic function ``1 / (1 + exp(-x))`` of each element.
-        
+
         >>> import gradtrack
         >>> gradtrack.tensor([-1.0, 0.0, 2.0]).sigmoid()
         tensor([0.2689, 0.5000, 0.8808])
@@ -2432,7 +2593,7 @@ tensor([0.2689, 0.5000, 0.8808])
     def sign(self) -> Tensor:
         """
         -1, 0 or 1 by the sign of each element.
-        
+
         >>> import gradtrack
         >>> gradtrack.tensor([-1.5, 0.0, 2.0]).sign()
         tensor([-1.,  0.,  1.])
@@ -2449,12 +2610,18 @@ tensor([-1.,  0.,  1.])
 1"""
 
     def signbit(self) -> Tensor:
-        ...
+        """
+        Which elements have their sign bit set (-0.0 included).
+
+        >>> import gradtrack
+        >>> gradtrack.signbit(gradtrack.tensor([-1.0, -0.0, 2.0]))
+        tensor([ True,  True, False])
+        """
 
     def sin(self) -> Tensor:
         """
         The sine of each element (in radians).
-        
+
         >>> import gradtrack
         >>> gradtrack.tensor([0.0, 1.0, 3.1416]).sin()
         tensor([ 0.0000e+00,  8.4147e-01, -7.2400e-06])
@@ -2471,15 +2638,25 @@ tensor([ 0.0000e+00,  8.4147e-01, -7.2400e-06])
 1"""
 
     def sinc(self) -> Tensor:
-        ...
+        """
+        Normalized sinc ``sin(pi x) / (pi x)``, 1 at 0.
+
+        >>> import gradtrack
+        >>> gradtrack.sinc(gradtrack.tensor([0.0, 0.5]))
+        tensor([1.0000, 0.6366])
+        """
 
     def sinc_(self) -> Tensor:
-        """In-place :meth:`sinc`; returns ``self``."""
+        """In-place :meth:`sinc`; returns ``self``.
+
+>>> import gradtrack
+>>> gradtrack.tensor([0.0, 0.5]).sinc_()
+tensor([1.0000, 0.6366])"""
 
     def sinh(self) -> Tensor:
         """
         The hyperbolic sine of each element.
-        
+
         >>> import gradtrack
         >>> gradtrack.tensor([-1.0, 0.0, 2.0]).sinh()
         tensor([-1.1752,  0.0000,  3.6269])
@@ -2498,7 +2675,7 @@ tensor([-1.1752,  0.0000,  3.6269])
     def size(self, dim: typing.Any=None) -> typing.Any:
         """
         The shape as a ``Size``, or the size of one dim.
-        
+
         >>> import gradtrack
         >>> x = gradtrack.zeros(2, 3)
         >>> x.size(), x.size(1), x.size(-1)
@@ -2508,7 +2685,7 @@ tensor([-1.1752,  0.0000,  3.6269])
     def softmax(self, dim: typing.SupportsInt | typing.SupportsIndex, *, dtype: typing.Any=None) -> Tensor:
         """
         Exponentials normalised to sum to one along ``dim``.
-        
+
         >>> import gradtrack
         >>> gradtrack.tensor([[1.0, 2.0, 3.0]]).softmax(dim=1)
         tensor([[0.0900, 0.2447, 0.6652]])
@@ -2532,7 +2709,7 @@ tensor([2, 0, 1])"""
     def sqrt(self) -> Tensor:
         """
         The square root of each element.
-        
+
         >>> import gradtrack
         >>> gradtrack.tensor([0.0, 4.0, 2.0]).sqrt()
         tensor([0.0000, 2.0000, 1.4142])
@@ -2551,7 +2728,7 @@ tensor([0.0000, 2.0000, 1.4142])
     def square(self) -> Tensor:
         """
         Each element times itself.
-        
+
         >>> import gradtrack
         >>> gradtrack.tensor([-1.5, 0.0, 2.0]).square()
         tensor([2.2500, 0.0000, 4.0000])
@@ -2570,7 +2747,7 @@ tensor([2.2500, 0.0000, 4.0000])
     def squeeze(self, dim: typing.Any=None) -> Tensor:
         """
         The tensor without dims of size one (or only ``dim``).
-        
+
         >>> import gradtrack
         >>> gradtrack.tensor([[[1.0], [2.0]]]).squeeze()
         tensor([1., 2.])
@@ -2596,7 +2773,7 @@ tensor([0.7071, 1.4142])"""
     def storage_offset(self) -> builtins.int:
         """
         The index of this tensor's first element in its memory.
-        
+
         >>> import gradtrack
         >>> gradtrack.arange(5)[2:].storage_offset()
         2
@@ -2605,7 +2782,7 @@ tensor([0.7071, 1.4142])"""
     def stride(self, dim: typing.Any=None) -> typing.Any:
         """
         How many elements to step in memory per step along each dim.
-        
+
         >>> import gradtrack
         >>> x = gradtrack.zeros(2, 3)
         >>> x.stride(), x.t().stride()
@@ -2615,7 +2792,7 @@ tensor([0.7071, 1.4142])"""
     def sub(self, other: typing.Any, *, alpha: typing.Any=1) -> Tensor:
         """
         ``input - alpha * other``, broadcasting.
-        
+
         >>> import gradtrack
         >>> gradtrack.tensor([1.0, 2.0, 3.0]).sub(gradtrack.tensor([0.5, 0.5, 0.5]))
         tensor([0.5000, 1.5000, 2.5000])
@@ -2644,7 +2821,7 @@ tensor([0.5000, 1.5000, 2.5000])
     def sum(self, dim: typing.Any=None, keepdim: builtins.bool=False, *, dtype: typing.Any=None) -> Tensor:
         """
         The sum of all elements, or along ``dim``.
-        
+
         >>> import gradtrack
         >>> gradtrack.tensor([[1.0, 2.0], [3.0, 4.0]]).sum(dim=0)
         tensor([4., 6.])
@@ -2653,7 +2830,7 @@ tensor([0.5000, 1.5000, 2.5000])
     def swapaxes(self, axis0: typing.SupportsInt | typing.SupportsIndex, axis1: typing.SupportsInt | typing.SupportsIndex) -> Tensor:
         """
         Alias of ``transpose``: a view with two dims swapped.
-        
+
         >>> import gradtrack
         >>> gradtrack.tensor([[1, 2, 3], [4, 5, 6]]).swapaxes(0, 1)
         tensor([[1, 4],
@@ -2662,12 +2839,16 @@ tensor([0.5000, 1.5000, 2.5000])
         """
 
     def swapdims(self, dim0: typing.Any, dim1: typing.Any) -> Tensor:
-        """Another name of ``transpose``."""
+        """Another name of ``transpose``.
+
+>>> import gradtrack
+>>> gradtrack.swapdims(gradtrack.zeros(2, 3), 0, 1).shape
+gradtrack.Size([3, 2])"""
 
     def t(self) -> Tensor:
         """
         The transpose of a matrix (a 1-D tensor is returned as it is).
-        
+
         >>> import gradtrack
         >>> gradtrack.tensor([[1, 2, 3], [4, 5, 6]]).t()
         tensor([[1, 4],
@@ -2700,7 +2881,7 @@ tensor([[30],
     def tan(self) -> Tensor:
         """
         The tangent of each element (in radians).
-        
+
         >>> import gradtrack
         >>> gradtrack.tensor([0.0, 1.0, -0.5]).tan()
         tensor([ 0.0000,  1.5574, -0.5463])
@@ -2719,7 +2900,7 @@ tensor([ 0.0000,  1.5574, -0.5463])
     def tanh(self) -> Tensor:
         """
         The hyperbolic tangent of each element.
-        
+
         >>> import gradtrack
         >>> gradtrack.tensor([-1.0, 0.0, 2.0]).tanh()
         tensor([-0.7616,  0.0000,  0.9640])
@@ -2761,7 +2942,7 @@ tensor([[1, 2, 1, 2]])"""
     def tolist(self) -> typing.Any:
         """
         The elements as (nested) Python lists of numbers.
-        
+
         >>> import gradtrack
         >>> gradtrack.tensor([[1, 2], [3, 4]]).tolist()
         [[1, 2], [3, 4]]
@@ -2784,7 +2965,7 @@ tensor(5.)"""
     def transpose(self, dim0: typing.SupportsInt | typing.SupportsIndex, dim1: typing.SupportsInt | typing.SupportsIndex) -> Tensor:
         """
         A view with ``dim0`` and ``dim1`` swapped.
-        
+
         >>> import gradtrack
         >>> gradtrack.tensor([[1, 2, 3], [4, 5, 6]]).transpose(0, 1)
         tensor([[1, 4],
@@ -2793,7 +2974,12 @@ tensor(5.)"""
         """
 
     def transpose_(self, dim0: typing.Any, dim1: typing.Any) -> Tensor:
-        """Swaps two dims of ``self`` in place (a metadata change, still a version bump)."""
+        """Swaps two dims of ``self`` in place (a metadata change, still a version bump).
+
+>>> import gradtrack
+>>> x = gradtrack.zeros(2, 3)
+>>> x.transpose_(0, 1).shape
+gradtrack.Size([3, 2])"""
 
     def tril(self, diagonal: typing.Any=0) -> Tensor:
         """The lower triangle (on and below ``diagonal``) of the last two dims.
@@ -2849,7 +3035,7 @@ tensor([0.5000, 1.0000, 1.5000])
     def trunc(self) -> Tensor:
         """
         Rounds each element toward zero.
-        
+
         >>> import gradtrack
         >>> gradtrack.tensor([-1.5, 0.2, 2.7]).trunc()
         tensor([-1.,  0.,  2.])
@@ -2878,7 +3064,7 @@ tensor([-1.,  0.,  2.])
     def type_as(self, other: Tensor) -> Tensor:
         """
         A copy converted to ``other``'s dtype (itself when they match).
-        
+
         >>> import gradtrack
         >>> gradtrack.tensor([1.7]).type_as(gradtrack.tensor([1]))
         tensor([1])
@@ -2887,7 +3073,7 @@ tensor([-1.,  0.,  2.])
     def unbind(self, dim: typing.SupportsInt | typing.SupportsIndex=0) -> tuple:
         """
         The slices along ``dim`` as a tuple of views (the dim removed).
-        
+
         >>> import gradtrack
         >>> gradtrack.tensor([[1, 2], [3, 4]]).unbind()
         (tensor([1, 2]), tensor([3, 4]))
@@ -2929,7 +3115,7 @@ consecutive ones, optionally with the inverse indices and run lengths.
     def unsqueeze(self, dim: typing.SupportsInt | typing.SupportsIndex) -> Tensor:
         """
         A view with a new dim of size one at ``dim``.
-        
+
         >>> import gradtrack
         >>> gradtrack.tensor([1.0, 2.0]).unsqueeze(1)
         tensor([[1.],
@@ -2950,7 +3136,7 @@ tensor([[1.],
     def untyped_storage_ptr(self) -> builtins.int:
         """
         The address of the start of this tensor's memory block.
-        
+
         >>> import gradtrack
         >>> x = gradtrack.zeros(4)
         >>> x[1:].untyped_storage_ptr() == x.untyped_storage_ptr()
@@ -2968,7 +3154,7 @@ tensor([0.5000, 2.0000])"""
         """
         A tensor sharing this one's memory in a new shape (-1 is inferred); the
         strides must allow it (else use ``reshape``).
-        
+
         >>> import gradtrack
         >>> x = gradtrack.arange(6)
         >>> v = x.view(2, 3)
@@ -2980,7 +3166,7 @@ tensor([0.5000, 2.0000])"""
     def view_as(self, other: Tensor) -> Tensor:
         """
         A view with ``other``'s shape.
-        
+
         >>> import gradtrack
         >>> gradtrack.arange(4).view_as(gradtrack.zeros(2, 2))
         tensor([[0, 1],
@@ -2988,10 +3174,19 @@ tensor([0.5000, 2.0000])"""
         """
 
     def vsplit(self, sections: typing.Any=None, *, indices: typing.Any=None) -> Tensor:
-        """``tensor_split`` along dim 0 of a tensor with at least 2 dims."""
+        """``tensor_split`` along dim 0 of a tensor with at least 2 dims.
+
+>>> import gradtrack
+>>> [t.shape for t in gradtrack.vsplit(gradtrack.zeros(4, 2), 2)]
+[gradtrack.Size([2, 2]), gradtrack.Size([2, 2])]"""
 
     def where(self, condition: typing.Any, other: typing.Any) -> Tensor:
-        """``torch.where(condition, self, other)``."""
+        """``torch.where(condition, self, other)``.
+
+>>> import gradtrack
+>>> x = gradtrack.tensor([1.0, -2.0, 3.0])
+>>> x.where(x > 0, gradtrack.tensor(0.0))
+tensor([1., 0., 3.])"""
 
     def zero_(self) -> Tensor:
         """Sets every element to zero; returns ``self``.
@@ -3192,7 +3387,13 @@ def acos(input: Tensor) -> Tensor:
     ...
 
 def acosh(input: Tensor) -> Tensor:
-    ...
+    """
+    Inverse hyperbolic cosine of each element.
+
+    >>> import gradtrack
+    >>> gradtrack.acosh(gradtrack.tensor([1.0, 2.0]))
+    tensor([0.0000, 1.3170])
+    """
 
 def add(input: Tensor, other: typing.Any, *, alpha: typing.Any=1) -> Tensor:
     ...
@@ -3206,7 +3407,7 @@ def all(input: Tensor, dim: typing.Any=None, keepdim: builtins.bool=False) -> Te
 def amax(input: Tensor, dim: typing.Any=(), keepdim: builtins.bool=False) -> Tensor:
     """
     The largest values along ``dim`` (all dims by default).
-    
+
     >>> import gradtrack
     >>> x = gradtrack.tensor([[1.0, 5.0], [3.0, 4.0]])
     >>> gradtrack.amax(x, dim=0)
@@ -3214,7 +3415,13 @@ def amax(input: Tensor, dim: typing.Any=(), keepdim: builtins.bool=False) -> Ten
     """
 
 def amin(input: Tensor, dim: typing.Any=(), keepdim: builtins.bool=False) -> Tensor:
-    ...
+    """
+    The smallest values over ``dim`` (all dims by default); ties share the gradient.
+
+    >>> import gradtrack
+    >>> gradtrack.amin(gradtrack.tensor([[3.0, 1.0], [0.0, 5.0]]), dim=1)
+    tensor([1., 0.])
+    """
 
 def any(input: Tensor, dim: typing.Any=None, keepdim: builtins.bool=False) -> Tensor:
     ...
@@ -3231,7 +3438,7 @@ def argmin(input: Tensor, dim: typing.Any=None, keepdim: builtins.bool=False) ->
 def as_strided(input: Tensor, size: typing.Any, stride: typing.Any, storage_offset: typing.Any=None) -> Tensor:
     """
     A view of the same memory with the given sizes, strides and offset.
-    
+
     >>> import gradtrack
     >>> gradtrack.as_strided(gradtrack.arange(6), (2, 2), (1, 2))
     tensor([[0, 2],
@@ -3242,7 +3449,13 @@ def asin(input: Tensor) -> Tensor:
     ...
 
 def asinh(input: Tensor) -> Tensor:
-    ...
+    """
+    Inverse hyperbolic sine of each element.
+
+    >>> import gradtrack
+    >>> gradtrack.asinh(gradtrack.tensor([0.0, 1.0]))
+    tensor([0.0000, 0.8814])
+    """
 
 def atan(input: Tensor) -> Tensor:
     ...
@@ -3251,7 +3464,13 @@ def atan2(input: Tensor, other: Tensor) -> Tensor:
     ...
 
 def atanh(input: Tensor) -> Tensor:
-    ...
+    """
+    Inverse hyperbolic tangent of each element.
+
+    >>> import gradtrack
+    >>> gradtrack.atanh(gradtrack.tensor([0.0, 0.5]))
+    tensor([0.0000, 0.5493])
+    """
 
 def bitwise_and(input: Tensor, other: typing.Any) -> Tensor:
     ...
@@ -3277,7 +3496,7 @@ def ceil(input: Tensor) -> Tensor:
 def chunk(input: Tensor, chunks: typing.SupportsInt | typing.SupportsIndex, dim: typing.SupportsInt | typing.SupportsIndex=0) -> tuple:
     """
     Splits into ``chunks`` views of (nearly) equal size along ``dim``.
-    
+
     >>> import gradtrack
     >>> x = gradtrack.tensor([1, 2, 3, 4, 5])
     >>> gradtrack.chunk(x, 2)
@@ -3296,7 +3515,7 @@ def clamp_min(input: Tensor, min: typing.Any) -> Tensor:
 def clone(input: Tensor) -> Tensor:
     """
     A copy with its own memory; gradients flow back to ``input``.
-    
+
     >>> import gradtrack
     >>> x = gradtrack.tensor([1.0, 2.0])
     >>> gradtrack.clone(x)
@@ -3313,7 +3532,13 @@ def cosh(input: Tensor) -> Tensor:
     ...
 
 def deg2rad(input: Tensor) -> Tensor:
-    ...
+    """
+    Degrees to radians.
+
+    >>> import gradtrack
+    >>> gradtrack.deg2rad(gradtrack.tensor([180.0, 90.0]))
+    tensor([3.1416, 1.5708])
+    """
 
 def div(input: Tensor, other: typing.Any, *, rounding_mode: typing.Any=...) -> Tensor:
     ...
@@ -3330,7 +3555,7 @@ def eq(input: Tensor, other: typing.Any) -> Tensor:
 def equal(input: Tensor, other: Tensor) -> builtins.bool:
     """
     True if both tensors have the same shape and elements (a Python bool).
-    
+
     >>> import gradtrack
     >>> x = gradtrack.tensor([1.0, 2.0])
     >>> gradtrack.equal(x, gradtrack.tensor([1.0, 2.0]))
@@ -3341,10 +3566,22 @@ def erf(input: Tensor) -> Tensor:
     ...
 
 def erfc(input: Tensor) -> Tensor:
-    ...
+    """
+    Complementary error function ``1 - erf(x)`` of each element.
+
+    >>> import gradtrack
+    >>> gradtrack.erfc(gradtrack.tensor([0.0, 1.0]))
+    tensor([1.0000, 0.1573])
+    """
 
 def erfinv(input: Tensor) -> Tensor:
-    ...
+    """
+    Inverse error function of each element (in (-1, 1)).
+
+    >>> import gradtrack
+    >>> gradtrack.erfinv(gradtrack.tensor([0.0, 0.5]))
+    tensor([0.0000, 0.4769])
+    """
 
 def exp(input: Tensor) -> Tensor:
     ...
@@ -3361,7 +3598,7 @@ def eye(n: typing.SupportsInt | typing.SupportsIndex, m: typing.Any=None, *, dty
 def flatten(input: Tensor, start_dim: typing.SupportsInt | typing.SupportsIndex=0, end_dim: typing.SupportsInt | typing.SupportsIndex=-1) -> Tensor:
     """
     The dims from ``start_dim`` to ``end_dim`` merged into one.
-    
+
     >>> import gradtrack
     >>> x = gradtrack.tensor([[[1, 2], [3, 4]]])
     >>> gradtrack.flatten(x, start_dim=1)
@@ -3374,7 +3611,7 @@ def floor(input: Tensor) -> Tensor:
 def floor_divide(input: Tensor, other: typing.Any) -> Tensor:
     """
     The quotient rounded down, elementwise.
-    
+
     >>> import gradtrack
     >>> x = gradtrack.tensor([7.0, -7.0, 3.0])
     >>> gradtrack.floor_divide(x, 2.0)
@@ -3390,7 +3627,7 @@ def frac(input: Tensor) -> Tensor:
 def from_numpy(ndarray: typing.Any) -> Tensor:
     """
     A tensor sharing the memory of a NumPy array.
-    
+
     >>> import gradtrack
     >>> import numpy as np
     >>> a = np.array([1, 2, 3])
@@ -3412,7 +3649,7 @@ def ge(input: Tensor, other: typing.Any) -> Tensor:
 def get_num_threads() -> builtins.int:
     """
     The number of threads the CPU kernels use.
-    
+
     >>> import gradtrack
     >>> gradtrack.get_num_threads() >= 1
     True
@@ -3430,7 +3667,7 @@ def index_select(input: Tensor, dim: typing.SupportsInt | typing.SupportsIndex, 
 def is_anomaly_check_nan_enabled() -> builtins.bool:
     """
     True if anomaly detection also checks backward outputs for NaN.
-    
+
     >>> import gradtrack
     >>> with gradtrack.autograd.detect_anomaly():
     ...     gradtrack.is_anomaly_check_nan_enabled()
@@ -3440,7 +3677,7 @@ def is_anomaly_check_nan_enabled() -> builtins.bool:
 def is_anomaly_enabled() -> builtins.bool:
     """
     True while anomaly detection is on.
-    
+
     >>> import gradtrack
     >>> gradtrack.is_anomaly_enabled()
     False
@@ -3449,7 +3686,7 @@ def is_anomaly_enabled() -> builtins.bool:
 def is_grad_enabled() -> builtins.bool:
     """
     True unless grad mode is off (inside ``no_grad``).
-    
+
     >>> import gradtrack
     >>> gradtrack.is_grad_enabled()
     True
@@ -3461,7 +3698,7 @@ def is_grad_enabled() -> builtins.bool:
 def is_inference_mode_enabled() -> builtins.bool:
     """
     True inside an ``inference_mode`` block.
-    
+
     >>> import gradtrack
     >>> with gradtrack.inference_mode():
     ...     gradtrack.is_inference_mode_enabled()
@@ -3469,15 +3706,27 @@ def is_inference_mode_enabled() -> builtins.bool:
     """
 
 def isfinite(input: Tensor) -> Tensor:
-    ...
+    """
+    Which elements are neither inf nor NaN (integers always are).
+
+    >>> import gradtrack
+    >>> gradtrack.isfinite(gradtrack.tensor([1.0, float("inf"), float("nan")]))
+    tensor([ True, False, False])
+    """
 
 def isinf(input: Tensor) -> Tensor:
-    ...
+    """
+    Which elements are +inf or -inf.
+
+    >>> import gradtrack
+    >>> gradtrack.isinf(gradtrack.tensor([1.0, float("inf"), -float("inf")]))
+    tensor([False,  True,  True])
+    """
 
 def isnan(input: Tensor) -> Tensor:
     """
     A bool tensor, True where an element is NaN.
-    
+
     >>> import gradtrack
     >>> x = gradtrack.tensor([1.0, float('nan'), 2.0])
     >>> gradtrack.isnan(x)
@@ -3485,10 +3734,22 @@ def isnan(input: Tensor) -> Tensor:
     """
 
 def isneginf(input: Tensor) -> Tensor:
-    ...
+    """
+    Which elements are -inf.
+
+    >>> import gradtrack
+    >>> gradtrack.isneginf(gradtrack.tensor([1.0, float("inf"), -float("inf")]))
+    tensor([False, False,  True])
+    """
 
 def isposinf(input: Tensor) -> Tensor:
-    ...
+    """
+    Which elements are +inf.
+
+    >>> import gradtrack
+    >>> gradtrack.isposinf(gradtrack.tensor([1.0, float("inf"), -float("inf")]))
+    tensor([False,  True, False])
+    """
 
 def le(input: Tensor, other: typing.Any) -> Tensor:
     ...
@@ -3529,7 +3790,7 @@ def lt(input: Tensor, other: typing.Any) -> Tensor:
 def masked_fill(input: Tensor, mask: Tensor, value: typing.Any) -> Tensor:
     """
     A copy of ``input`` with ``value`` where ``mask`` is True.
-    
+
     >>> import gradtrack
     >>> x = gradtrack.tensor([1.0, 2.0, 3.0])
     >>> gradtrack.masked_fill(x, x > 1.5, 0.0)
@@ -3537,7 +3798,14 @@ def masked_fill(input: Tensor, mask: Tensor, value: typing.Any) -> Tensor:
     """
 
 def masked_select(input: Tensor, mask: Tensor) -> Tensor:
-    ...
+    """
+    The elements where ``mask`` (broadcast) is True, as a 1-D tensor.
+
+    >>> import gradtrack
+    >>> x = gradtrack.tensor([[1.0, 2.0], [3.0, 4.0]])
+    >>> gradtrack.masked_select(x, x > 1.5)
+    tensor([2., 3., 4.])
+    """
 
 def matmul(input: Tensor, other: Tensor) -> Tensor:
     ...
@@ -3563,7 +3831,7 @@ def mv(input: Tensor, vec: Tensor) -> Tensor:
 def narrow(input: Tensor, dim: typing.SupportsInt | typing.SupportsIndex, start: typing.SupportsInt | typing.SupportsIndex, length: typing.SupportsInt | typing.SupportsIndex) -> Tensor:
     """
     A view of ``length`` entries of ``dim`` starting at ``start``.
-    
+
     >>> import gradtrack
     >>> x = gradtrack.tensor([[1, 2, 3], [4, 5, 6]])
     >>> gradtrack.narrow(x, 1, 1, 2)
@@ -3586,7 +3854,7 @@ def outer(input: Tensor, vec2: Tensor) -> Tensor:
 def permute(input: Tensor, dims: typing.Any) -> Tensor:
     """
     A view with the dims in the order ``dims``.
-    
+
     >>> import gradtrack
     >>> gradtrack.permute(gradtrack.zeros(2, 3, 4), (2, 0, 1)).shape
     gradtrack.Size([4, 2, 3])
@@ -3603,7 +3871,7 @@ def pow(self: typing.Any, exponent: Tensor) -> Tensor:
 def prod(input: Tensor, dim: typing.Any=None, keepdim: builtins.bool=False, *, dtype: typing.Any=None) -> Tensor:
     """
     The product of all elements, or along ``dim``.
-    
+
     >>> import gradtrack
     >>> x = gradtrack.tensor([[1.0, 2.0], [3.0, 4.0]])
     >>> gradtrack.prod(x, dim=1)
@@ -3611,7 +3879,13 @@ def prod(input: Tensor, dim: typing.Any=None, keepdim: builtins.bool=False, *, d
     """
 
 def rad2deg(input: Tensor) -> Tensor:
-    ...
+    """
+    Radians to degrees.
+
+    >>> import gradtrack
+    >>> gradtrack.rad2deg(gradtrack.tensor([3.14159265, 1.0]))
+    tensor([180.0000,  57.2958])
+    """
 
 def rand(*args, generator: typing.Any=None, dtype: typing.Any=None, requires_grad: builtins.bool=False, device: typing.Any=None, out: typing.Any=None) -> Tensor:
     ...
@@ -3631,7 +3905,7 @@ def reciprocal(input: Tensor) -> Tensor:
 def relu(input: Tensor) -> Tensor:
     """
     Zero where an element is negative, the element otherwise.
-    
+
     >>> import gradtrack
     >>> x = gradtrack.tensor([-1.5, 0.0, 2.0])
     >>> gradtrack.relu(x)
@@ -3645,7 +3919,7 @@ def reshape(input: Tensor, shape: typing.Any) -> Tensor:
     """
     The elements in a new shape: a view when the strides allow it, else a copy.
     One size may be -1 (inferred).
-    
+
     >>> import gradtrack
     >>> gradtrack.reshape(gradtrack.arange(6), (2, -1))
     tensor([[0, 1, 2],
@@ -3661,7 +3935,7 @@ def rsqrt(input: Tensor) -> Tensor:
 def rsub(input: Tensor, other: typing.Any, *, alpha: typing.Any=1) -> Tensor:
     """
     ``other - alpha * input`` (subtraction with the operands swapped).
-    
+
     >>> import gradtrack
     >>> x = gradtrack.tensor([1.0, 2.0, 3.0])
     >>> gradtrack.rsub(x, 10.0)
@@ -3677,7 +3951,7 @@ def scatter_add(input: Tensor, dim: typing.SupportsInt | typing.SupportsIndex, i
 def select(input: Tensor, dim: typing.SupportsInt | typing.SupportsIndex, index: typing.SupportsInt | typing.SupportsIndex) -> Tensor:
     """
     A view of the slice ``index`` of ``dim`` (the dim is removed).
-    
+
     >>> import gradtrack
     >>> x = gradtrack.tensor([[1, 2, 3], [4, 5, 6]])
     >>> gradtrack.select(x, 1, 2)
@@ -3687,7 +3961,7 @@ def select(input: Tensor, dim: typing.SupportsInt | typing.SupportsIndex, index:
 def set_num_threads(int: typing.Any) -> None:
     """
     Sets the number of threads the CPU kernels use.
-    
+
     >>> import gradtrack
     >>> n = gradtrack.get_num_threads()
     >>> gradtrack.set_num_threads(1)
@@ -3706,13 +3980,25 @@ def sign(input: Tensor) -> Tensor:
     ...
 
 def signbit(input: Tensor) -> Tensor:
-    ...
+    """
+    Which elements have their sign bit set (-0.0 included).
+
+    >>> import gradtrack
+    >>> gradtrack.signbit(gradtrack.tensor([-1.0, -0.0, 2.0]))
+    tensor([ True,  True, False])
+    """
 
 def sin(input: Tensor) -> Tensor:
     ...
 
 def sinc(input: Tensor) -> Tensor:
-    ...
+    """
+    Normalized sinc ``sin(pi x) / (pi x)``, 1 at 0.
+
+    >>> import gradtrack
+    >>> gradtrack.sinc(gradtrack.tensor([0.0, 0.5]))
+    tensor([1.0000, 0.6366])
+    """
 
 def sinh(input: Tensor) -> Tensor:
     ...
@@ -3732,7 +4018,7 @@ def square(input: Tensor) -> Tensor:
 def squeeze(input: Tensor, dim: typing.Any=None) -> Tensor:
     """
     The tensor without dims of size one (or only ``dim``).
-    
+
     >>> import gradtrack
     >>> x = gradtrack.tensor([[[1.0], [2.0]]])
     >>> gradtrack.squeeze(x)
@@ -3748,7 +4034,7 @@ def sub(input: Tensor, other: typing.Any, *, alpha: typing.Any=1) -> Tensor:
 def sum(input: Tensor, dim: typing.Any=None, keepdim: builtins.bool=False, *, dtype: typing.Any=None) -> Tensor:
     """
     The sum of all elements, or along ``dim``.
-    
+
     >>> import gradtrack
     >>> x = gradtrack.tensor([[1.0, 2.0], [3.0, 4.0]])
     >>> gradtrack.sum(x, dim=0)
@@ -3758,7 +4044,7 @@ def sum(input: Tensor, dim: typing.Any=None, keepdim: builtins.bool=False, *, dt
 def swapaxes(input: Tensor, axis0: typing.SupportsInt | typing.SupportsIndex, axis1: typing.SupportsInt | typing.SupportsIndex) -> Tensor:
     """
     Alias of ``transpose``: a view with two dims swapped.
-    
+
     >>> import gradtrack
     >>> x = gradtrack.tensor([[1, 2, 3], [4, 5, 6]])
     >>> gradtrack.swapaxes(x, 0, 1)
@@ -3770,7 +4056,7 @@ def swapaxes(input: Tensor, axis0: typing.SupportsInt | typing.SupportsIndex, ax
 def t(input: Tensor) -> Tensor:
     """
     The transpose of a matrix (a 1-D tensor is returned as it is).
-    
+
     >>> import gradtrack
     >>> x = gradtrack.tensor([[1, 2, 3], [4, 5, 6]])
     >>> gradtrack.t(x)
@@ -3791,7 +4077,7 @@ def tensor(data: typing.Any, *, dtype: typing.Any=None, requires_grad: builtins.
 def transpose(input: Tensor, dim0: typing.SupportsInt | typing.SupportsIndex, dim1: typing.SupportsInt | typing.SupportsIndex) -> Tensor:
     """
     A view with ``dim0`` and ``dim1`` swapped.
-    
+
     >>> import gradtrack
     >>> x = gradtrack.tensor([[1, 2, 3], [4, 5, 6]])
     >>> gradtrack.transpose(x, 0, 1)
@@ -3806,7 +4092,7 @@ def trunc(input: Tensor) -> Tensor:
 def unbind(input: Tensor, dim: typing.SupportsInt | typing.SupportsIndex=0) -> tuple:
     """
     The slices along ``dim`` as a tuple of views (the dim removed).
-    
+
     >>> import gradtrack
     >>> x = gradtrack.tensor([[1, 2], [3, 4]])
     >>> gradtrack.unbind(x)
@@ -3816,7 +4102,7 @@ def unbind(input: Tensor, dim: typing.SupportsInt | typing.SupportsIndex=0) -> t
 def unsqueeze(input: Tensor, dim: typing.SupportsInt | typing.SupportsIndex) -> Tensor:
     """
     A view with a new dim of size one at ``dim``.
-    
+
     >>> import gradtrack
     >>> x = gradtrack.tensor([1.0, 2.0])
     >>> gradtrack.unsqueeze(x, 1)

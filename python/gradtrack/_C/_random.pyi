@@ -6,7 +6,7 @@ __all__: list[str] = ['Generator', 'bernoulli', 'bernoulli_scalar_', 'bernoulli_
 class Generator:
     """
     A random number generator with a state of its own (torch's mt19937).
-    
+
     >>> import gradtrack
     >>> g = gradtrack.Generator().manual_seed(42)
     >>> gradtrack.randint(0, 10, (5,), generator=g)

@@ -21,6 +21,8 @@ AREAS = [
     ("tensor_methods2", "Tensor"),
     ("torch_functions", ""),
     ("torch_functions2", ""),
+    ("round2_ops", ""),
+    ("round2_ops", "Tensor"),
 ]
 
 

@@ -357,7 +357,13 @@ class LSTM(RNNBase):
 
 
 class RNNCellBase(Module):
-    """What the cells share: ``weight_ih``, ``weight_hh``, ``bias_ih``, ``bias_hh``."""
+    """What the cells share: ``weight_ih``, ``weight_hh``, ``bias_ih``, ``bias_hh``.
+
+    >>> import gradtrack
+    >>> cell = gradtrack.nn.GRUCell(3, 2)
+    >>> isinstance(cell, gradtrack.nn.RNNCellBase), tuple(cell.weight_ih.shape)
+    (True, (6, 3))
+    """
 
     def __init__(self, input_size, hidden_size, bias, num_chunks, device=None, dtype=None):
         super().__init__()

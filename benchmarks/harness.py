@@ -449,10 +449,10 @@ def _rotate(items, shift):
     return items[shift:] + items[:shift]
 
 
-def _run_child(argv, timeout):
+def _run_child(argv, timeout, env=None):
     """Run a probe process; its stdout, or ProbeError with the reason."""
     try:
-        done = subprocess.run(argv, capture_output=True, text=True,
+        done = subprocess.run(argv, capture_output=True, text=True, env=env,
                               timeout=timeout, stdin=subprocess.DEVNULL)
     except subprocess.TimeoutExpired:
         raise ProbeError(f"timed out after {timeout:g} s") from None
@@ -467,7 +467,11 @@ def import_once(module, timeout):
     if not all(part.isidentifier() for part in module.split(".")):
         raise ProbeError(f"not a module name: {module!r}")
     code = worker_side.IMPORT_PROBE.format(module=module, tag=worker_side.PROBE_TAG)
-    out = _run_child([sys.executable, "-c", code], timeout)
+    # A user's Python caches bytecode (pip compiles it at install); a shell with
+    # PYTHONDONTWRITEBYTECODE would time the compiler instead.  The discarded
+    # first round writes the cache.
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    out = _run_child([sys.executable, "-c", code], timeout, env=env)
     for line in reversed(out.splitlines()):
         if line.startswith(worker_side.PROBE_TAG):
             _, ns, rss = line.split()

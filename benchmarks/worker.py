@@ -38,7 +38,12 @@ PROBE_TAG = "GT_BENCH_PROBE"
 # Run as `python -c IMPORT_PROBE.format(module=...)`.  It avoids every import
 # it can (no json, no importlib) so that the RSS is the library's own.
 IMPORT_PROBE = """\
-import time
+import sys, time
+# An editable (scikit-build-core) install re-runs the CMake build check on
+# import; that is the developer's build system, not the library's import.
+for finder in sys.meta_path:
+    if hasattr(finder, 'rebuild_flag'):
+        finder.rebuild_flag = False
 t0 = time.perf_counter_ns()
 import {module}
 t1 = time.perf_counter_ns()

@@ -8,7 +8,6 @@ True
 """
 
 import os
-import platform
 
 from . import _C
 
@@ -20,6 +19,8 @@ def show():
     >>> gradtrack.__config__.show().splitlines()[0].startswith("gradtrack ")
     True
     """
+    import platform  # here, not at the top: it costs `import gradtrack` ~5 ms
+
     import numpy
 
     from . import __version__

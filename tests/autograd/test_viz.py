@@ -48,7 +48,7 @@ def test_explain_png_is_png_bytes():
 
 
 def test_missing_dot_says_how_to_install(monkeypatch):
-    monkeypatch.setattr(viz.shutil, "which", lambda name: None)
+    monkeypatch.setattr(shutil, "which", lambda name: None)
     with pytest.raises(RuntimeError, match="apt install graphviz"):
         gradtrack.autograd.explain(stale_graph(), format="svg")
     # The text forms need nothing installed.

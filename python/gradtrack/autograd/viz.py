@@ -6,9 +6,6 @@ version, and a stale one in red with the write that changed it. ``make_dot`` tak
 torchviz's ``make_dot`` takes, so notebooks written for it work here.
 """
 
-import shutil
-import subprocess
-
 __all__ = ["make_dot", "Graph"]
 
 _INSTALL = ("needs Graphviz's dot program, which was not found on PATH: install it with "
@@ -27,6 +24,10 @@ def render(dot_source, format):  # noqa: A002 - Graphviz's own word
     """Runs ``dot -T<format>`` on ``dot_source``: an :class:`SVG` string or PNG bytes."""
     if format not in ("svg", "png"):
         raise ValueError(f"format must be 'svg' or 'png', got {format!r}")
+    # Imported here: subprocess costs `import gradtrack` milliseconds nobody else needs.
+    import shutil
+    import subprocess
+
     exe = shutil.which("dot")
     if exe is None:
         raise RuntimeError(f"rendering an autograd graph as {format} {_INSTALL}")

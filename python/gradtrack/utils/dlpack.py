@@ -17,7 +17,6 @@ tensor([10.,  1.,  2.,  3.])
 
 import enum
 
-import numpy as np
 
 __all__ = ["DLDeviceType", "from_dlpack", "to_dlpack"]
 
@@ -112,4 +111,7 @@ def from_dlpack(ext_tensor, *, device=None, copy=None):
     elif isinstance(ext_tensor, _C.Tensor) and ext_tensor.requires_grad:
         ext_tensor.__dlpack__()  # raises torch's error
     # A read-only export (DLPack 1.0's flag) is shared as torch shares it, silently.
+    # NumPy loads here, on first use: `import gradtrack` stays free of it.
+    import numpy as np
+
     return _C._from_dlpack_array(np.from_dlpack(ext_tensor, copy=copy))

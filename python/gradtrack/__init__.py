@@ -87,7 +87,7 @@ from .autograd.grad_mode import (  # noqa: E402
 )
 from . import autograd, return_types  # noqa: E402
 from .autograd.anomaly_mode import (  # noqa: E402
-    is_anomaly_check_nan_enabled, is_anomaly_enabled, set_detect_anomaly,
+    is_anomaly_check_nan_enabled, is_anomaly_enabled, set_anomaly_enabled,
 )
 
 _tensor.install(Tensor)

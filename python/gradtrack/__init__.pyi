@@ -62,7 +62,6 @@ from gradtrack._C import reshape as reshape
 from gradtrack import return_types as return_types
 from gradtrack._C import rsub as rsub
 from gradtrack._C import select as select
-from gradtrack.autograd.anomaly_mode import set_detect_anomaly as set_detect_anomaly
 from gradtrack.autograd.grad_mode import set_grad_enabled as set_grad_enabled
 from gradtrack._C import set_num_threads as set_num_threads
 from gradtrack._C import signbit as signbit
@@ -1378,6 +1377,17 @@ def seed() -> builtins.int:
 >>> s = gradtrack.seed()
 >>> gradtrack.initial_seed() == s
 True"""
+
+def set_anomaly_enabled(enabled: typing.Any, check_nan: typing.Any=True) -> Tensor:
+    """Switches anomaly mode on or off for good, as ``torch.set_anomaly_enabled``.
+
+``check_nan`` also makes a backward that produces NaN raise.
+
+>>> import gradtrack
+>>> gradtrack.set_anomaly_enabled(True, check_nan=False)
+>>> gradtrack.is_anomaly_enabled(), gradtrack.is_anomaly_check_nan_enabled()
+(True, False)
+>>> gradtrack.set_anomaly_enabled(False)"""
 
 def set_default_device(device: typing.Any) -> None:
     """Only the CPU (or None, which means it) can be the default device.

@@ -127,6 +127,17 @@ def test_anomaly_flags_and_restoration(lib):
     assert lib.is_anomaly_enabled() is False
 
 
+def test_top_level_set_anomaly_enabled(lib):
+    """``torch.set_anomaly_enabled`` (no context manager, check_nan defaults to True)."""
+    lib.set_anomaly_enabled(True, False)
+    assert (lib.is_anomaly_enabled(), lib.is_anomaly_check_nan_enabled()) == (True, False)
+    lib.set_anomaly_enabled(True)
+    assert (lib.is_anomaly_enabled(), lib.is_anomaly_check_nan_enabled()) == (True, True)
+    lib.set_anomaly_enabled(False)
+    assert lib.is_anomaly_enabled() is False
+    assert not hasattr(lib, "set_detect_anomaly")  # only under autograd, as torch
+
+
 def _sqrt_at_zero(lib):
     x = lib.tensor([0.0, 1.0], requires_grad=True)
     (x.sqrt() * 0).sum().backward()

@@ -5,7 +5,6 @@ import shutil
 import pytest
 
 import gradtrack
-from gradtrack.autograd import viz
 
 needs_dot = pytest.mark.skipif(shutil.which("dot") is None,
                                reason="Graphviz's dot program is not installed")

@@ -398,13 +398,6 @@ DOCS = {
     ...     gradtrack.is_inference_mode_enabled()
     True
     """,
-    "set_detect_anomaly": """
-    >>> with gradtrack.set_detect_anomaly(True):
-    ...     gradtrack.is_anomaly_enabled()
-    True
-    >>> gradtrack.is_anomaly_enabled()
-    False
-    """,
     "is_anomaly_enabled": """True while anomaly detection is on.
 
     >>> gradtrack.is_anomaly_enabled()

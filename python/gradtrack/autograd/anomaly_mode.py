@@ -31,6 +31,20 @@ def _apply(enabled, check_nan):
         _C._set_anomaly_hooks(None, None)
 
 
+def set_anomaly_enabled(enabled, check_nan=True):
+    """Switches anomaly mode on or off for good, as ``torch.set_anomaly_enabled``.
+
+    ``check_nan`` also makes a backward that produces NaN raise.
+
+    >>> import gradtrack
+    >>> gradtrack.set_anomaly_enabled(True, check_nan=False)
+    >>> gradtrack.is_anomaly_enabled(), gradtrack.is_anomaly_check_nan_enabled()
+    (True, False)
+    >>> gradtrack.set_anomaly_enabled(False)
+    """
+    _apply(enabled, check_nan)
+
+
 class detect_anomaly:
     """Context manager that enables anomaly detection (and says so).
 
@@ -54,7 +68,15 @@ class detect_anomaly:
 
 
 class set_detect_anomaly:
-    """Sets anomaly detection now; as a context manager, restores it on exit."""
+    """Sets anomaly detection now; as a context manager, restores it on exit.
+
+    >>> import gradtrack
+    >>> with gradtrack.autograd.set_detect_anomaly(True):
+    ...     gradtrack.is_anomaly_enabled()
+    True
+    >>> gradtrack.is_anomaly_enabled()
+    False
+    """
 
     def __init__(self, mode, check_nan=True):
         self.prev = (_C.is_anomaly_enabled(), _C.is_anomaly_check_nan_enabled())

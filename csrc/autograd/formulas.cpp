@@ -1205,12 +1205,18 @@ const FormulaRow kRows[] = {
         .jvp(jvp::masked_select_jvp),
     // padding, interpolation, cdist (issue 19)
     Row(OpKind::ConstantPadNd, "ConstantPadNdBackward0", resample::constant_pad_bw),
-    Row(OpKind::ReflectionPad1D, "ReflectionPad1DBackward0", resample::resample_bw),
-    Row(OpKind::ReflectionPad2D, "ReflectionPad2DBackward0", resample::resample_bw),
-    Row(OpKind::ReflectionPad3D, "ReflectionPad3DBackward0", resample::resample_bw),
-    Row(OpKind::ReplicationPad1D, "ReplicationPad1DBackward0", resample::resample_bw),
-    Row(OpKind::ReplicationPad2D, "ReplicationPad2DBackward0", resample::resample_bw),
-    Row(OpKind::ReplicationPad3D, "ReplicationPad3DBackward0", resample::resample_bw),
+    Row(OpKind::ReflectionPad1D, "ReflectionPad1DBackward0", resample::resample_bw)
+        .saves_input(0, ForGrad0),
+    Row(OpKind::ReflectionPad2D, "ReflectionPad2DBackward0", resample::resample_bw)
+        .saves_input(0, ForGrad0),
+    Row(OpKind::ReflectionPad3D, "ReflectionPad3DBackward0", resample::resample_bw)
+        .saves_input(0, ForGrad0),
+    Row(OpKind::ReplicationPad1D, "ReplicationPad1DBackward0", resample::resample_bw)
+        .saves_input(0, ForGrad0),
+    Row(OpKind::ReplicationPad2D, "ReplicationPad2DBackward0", resample::resample_bw)
+        .saves_input(0, ForGrad0),
+    Row(OpKind::ReplicationPad3D, "ReplicationPad3DBackward0", resample::resample_bw)
+        .saves_input(0, ForGrad0),
     Row(OpKind::UpsampleNearest1D, "UpsampleNearest1DBackward0", resample::resample_bw),
     Row(OpKind::UpsampleNearest2D, "UpsampleNearest2DBackward0", resample::resample_bw),
     Row(OpKind::UpsampleNearest3D, "UpsampleNearest3DBackward0", resample::resample_bw),

@@ -14,6 +14,7 @@
 #include "autograd/formulas_resample.h"
 #include "ops/svd.h"
 #include "kernels/kernels.h"
+#include "kernels/reduced_float.h"
 #include "ops/ops.h"
 
 namespace gradtrack::autograd {
@@ -497,13 +498,16 @@ TL nll_loss_bw(const C& c, const TL& g) {
   check_nll_saved(in, target, at.flag ? &c.extra(2) : nullptr);
   const bool batched = in.shape.size() == 2;
   const int64_t n = batched ? in.shape[0] : 1, cls = in.shape.back();
-  Tensor coef = zeros(in.shape, in.dtype);
+  // float16 / bfloat16: the coefficients in float, rounded once
+  const ScalarType cdt = is_reduced_float(in.dtype) ? ScalarType::Float32 : in.dtype;
+  Tensor coef = zeros(in.shape, cdt);
   Tensor tg = kernels::aligned(contiguous(to_dtype(target, ScalarType::Int64)));
-  Tensor w = at.flag ? kernels::aligned(contiguous(c.extra(2))) : Tensor();
-  GT_DISPATCH_FLOAT(in.dtype, "nll_loss_backward", [&] {
+  Tensor w = at.flag ? kernels::aligned(contiguous(kernels::widen(c.extra(2)))) : Tensor();
+  const Tensor tw = kernels::widen(total_weight);
+  GT_DISPATCH_FLOAT(cdt, "nll_loss_backward", [&] {
     scalar_t* p = coef.data<scalar_t>();
     const int64_t* t = tg.data<int64_t>();
-    double denom = at.i0 == 1 ? double(kernels::load<scalar_t>(total_weight.raw())) : 1.0;
+    double denom = at.i0 == 1 ? double(kernels::load<scalar_t>(tw.raw())) : 1.0;
     for (int64_t i = 0; i < n; ++i) {
       if (t[i] == at.i1) continue;
       GT_CHECK_INDEX(t[i] >= 0 && t[i] < cls, "Target ", t[i], " is out of bounds.");
@@ -511,6 +515,7 @@ TL nll_loss_bw(const C& c, const TL& g) {
       p[i * cls + t[i]] = static_cast<scalar_t>(-wi / denom);
     }
   });
+  if (cdt != in.dtype) coef = kernels::narrowed(coef, in.dtype);
   Tensor gg = (at.i0 == 0 && batched) ? unsqueeze(g[0], 1) : g[0];
   return {mul(coef, gg)};
 }
@@ -1205,12 +1210,18 @@ const FormulaRow kRows[] = {
         .jvp(jvp::masked_select_jvp),
     // padding, interpolation, cdist (issue 19)
     Row(OpKind::ConstantPadNd, "ConstantPadNdBackward0", resample::constant_pad_bw),
-    Row(OpKind::ReflectionPad1D, "ReflectionPad1DBackward0", resample::resample_bw),
-    Row(OpKind::ReflectionPad2D, "ReflectionPad2DBackward0", resample::resample_bw),
-    Row(OpKind::ReflectionPad3D, "ReflectionPad3DBackward0", resample::resample_bw),
-    Row(OpKind::ReplicationPad1D, "ReplicationPad1DBackward0", resample::resample_bw),
-    Row(OpKind::ReplicationPad2D, "ReplicationPad2DBackward0", resample::resample_bw),
-    Row(OpKind::ReplicationPad3D, "ReplicationPad3DBackward0", resample::resample_bw),
+    Row(OpKind::ReflectionPad1D, "ReflectionPad1DBackward0", resample::resample_bw)
+        .saves_input(0, ForGrad0),
+    Row(OpKind::ReflectionPad2D, "ReflectionPad2DBackward0", resample::resample_bw)
+        .saves_input(0, ForGrad0),
+    Row(OpKind::ReflectionPad3D, "ReflectionPad3DBackward0", resample::resample_bw)
+        .saves_input(0, ForGrad0),
+    Row(OpKind::ReplicationPad1D, "ReplicationPad1DBackward0", resample::resample_bw)
+        .saves_input(0, ForGrad0),
+    Row(OpKind::ReplicationPad2D, "ReplicationPad2DBackward0", resample::resample_bw)
+        .saves_input(0, ForGrad0),
+    Row(OpKind::ReplicationPad3D, "ReplicationPad3DBackward0", resample::resample_bw)
+        .saves_input(0, ForGrad0),
     Row(OpKind::UpsampleNearest1D, "UpsampleNearest1DBackward0", resample::resample_bw),
     Row(OpKind::UpsampleNearest2D, "UpsampleNearest2DBackward0", resample::resample_bw),
     Row(OpKind::UpsampleNearest3D, "UpsampleNearest3DBackward0", resample::resample_bw),

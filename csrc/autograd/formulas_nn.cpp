@@ -99,9 +99,10 @@ Tensor dense(const Tensor& t) { return kernels::aligned(contiguous(t)); }
 // dw and db, from the saved statistics (kernels/nn/norm.cpp).
 TL layer_norm_fused_bw(const C& c, const Tensor& g, int64_t rows, int64_t cols) {
   const Tensor& x = c.saved_input(0);
+  // dw and db in the parameters' dtypes (float32 beside a reduced input: NOTE [Reduced norms])
   Tensor dx = c.needs(0) ? empty(x.sizes(), x.dtype()) : Tensor();
-  Tensor dw = c.needs(1) ? empty({cols}, x.dtype()) : Tensor();
-  Tensor db = c.needs(2) ? empty({cols}, x.dtype()) : Tensor();
+  Tensor dw = c.needs(1) ? empty({cols}, c.input(1).dtype) : Tensor();
+  Tensor db = c.needs(2) ? empty({cols}, c.input(2).dtype) : Tensor();
   Tensor w = c.attrs().flag && c.needs(0) ? dense(c.saved_input(1)) : Tensor();
   // The gradient of y.sum() is one number broadcast: read in place, not copied.
   bool broadcast = g.is_aligned();
@@ -127,8 +128,8 @@ TL batch_norm_fused_bw(const C& c, const Tensor& g) {
     rstd = dense(rsqrt(plus(to_dtype(rstd, x.dtype()), at.f0)));
   }
   Tensor dx = c.needs(0) ? empty(x.sizes(), x.dtype()) : Tensor();
-  Tensor dw = c.needs(1) ? empty({ch}, x.dtype()) : Tensor();
-  Tensor db = c.needs(2) ? empty({ch}, x.dtype()) : Tensor();
+  Tensor dw = c.needs(1) ? empty({ch}, c.input(1).dtype) : Tensor();
+  Tensor db = c.needs(2) ? empty({ch}, c.input(2).dtype) : Tensor();
   Tensor w = at.flag && c.needs(0) ? dense(c.saved_input(1)) : Tensor();
   kernels::nn::batch_norm_backward(dense(g), dense(x), mean, rstd, w, n, ch, l, training, dx, dw,
                                    db);

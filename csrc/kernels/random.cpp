@@ -9,8 +9,10 @@
 #include <vector>
 
 #include "core/dtype.h"
+#include "core/half.h"
 #include "kernels/elementwise.h"
 #include "kernels/random_detail.h"
+#include "kernels/reduced_float.h"
 
 namespace gradtrack::kernels {
 
@@ -86,9 +88,65 @@ bool dense_in_order(const Tensor& t) {
   return t.is_aligned();
 }
 
+// NOTE [Reduced random draws]
+// float16 / bfloat16 outputs (measured against torch 2.13 bit for bit): each
+// draw is made exactly as for float32 (uniform: a 24-bit draw, the bounds as
+// floats, one fused multiply-add) or float64 (normal one by one, exponential,
+// cauchy, ...), and only the result is rounded: a float once, a double first
+// to float then to 16 bits (torch's static_cast<Half>(double) goes through
+// float). Two rules are the reduced types' own: a uniform that rounds up to
+// `to` becomes `from`, and the batched normal draws uniforms for whole blocks
+// only, then 16 more for the last 16 elements.
+uint16_t red_word(float v, ScalarType t) {
+  return t == ScalarType::Float16 ? float_to_half(v) : float_to_bfloat16(v);
+}
+float red_value(uint16_t w, ScalarType t) {
+  return t == ScalarType::Float16 ? half_to_float(w) : bfloat16_to_float(w);
+}
+uint16_t red_word_d(double v, ScalarType t) { return red_word(static_cast<float>(v), t); }
+
+// Draws 16-element normal blocks of `n` (>= 16) contiguous reduced elements.
+void red_normal_blocks(const Tensor& out, double mean, double std, Generator& gen) {
+  const ScalarType t = out.dtype();
+  const int64_t n = out.numel(), whole = n - n % 16;
+  const float m = static_cast<float>(mean), s = static_cast<float>(std);
+  std::vector<float> buf(static_cast<size_t>(whole));
+  float tail[16];
+  {
+    std::lock_guard<std::mutex> lock(gen.mutex());
+    rd::uniform_block<float>(gen, buf.data(), whole, 0.0f, 1.0f);
+    if (whole != n) rd::uniform_block<float>(gen, tail, 16, 0.0f, 1.0f);
+  }
+  rd::normal_transform_float(buf.data(), whole / 16, m, s);
+  uint16_t* data = out.data<uint16_t>();
+  for (int64_t i = 0; i < whole; ++i) data[i] = red_word(buf[size_t(i)], t);
+  if (whole == n) return;
+  rd::normal_transform_float(tail, 1, m, s);
+  for (int64_t i = 0; i < 16; ++i) data[n - 16 + i] = red_word(tail[i], t);
+}
+
+void red_uniform(const Tensor& out, double lo, double hi, Generator& gen) {
+  const ScalarType t = out.dtype();
+  const float from = static_cast<float>(lo), to = static_cast<float>(hi);
+  const uint16_t from_w = red_word(from, t);
+  const float to_v = red_value(red_word(to, t), t);
+  serial_fill<uint16_t>(out, gen, [&] {
+    const uint16_t w = red_word(rd::uniform_real<float>(gen, from, to), t);
+    return red_value(w, t) == to_v ? from_w : w;
+  });
+}
+
+// One double draw per element, rounded through float.
+template <typename Draw>
+void red_from_double(const Tensor& out, Generator& gen, const Draw& draw) {
+  const ScalarType t = out.dtype();
+  serial_fill<uint16_t>(out, gen, [&] { return red_word_d(draw(), t); });
+}
+
 }  // namespace
 
 void uniform(const Tensor& out, double lo, double hi, Generator& gen) {
+  if (is_reduced_float(out.dtype())) return red_uniform(out, lo, hi, gen);
   GT_DISPATCH_FLOAT(out.dtype(), "uniform_kernel_cpu", [&] {
     using T = scalar_t;
     const T from = static_cast<T>(lo), to = static_cast<T>(hi);
@@ -102,6 +160,11 @@ void uniform(const Tensor& out, double lo, double hi, Generator& gen) {
 }
 
 void normal(const Tensor& out, double mean, double std, Generator& gen) {
+  if (is_reduced_float(out.dtype())) {
+    if (out.numel() >= 16 && out.is_contiguous() && out.is_aligned())
+      return red_normal_blocks(out, mean, std, gen);
+    return red_from_double(out, gen, [&] { return rd::normal_scalar(gen, mean, std); });
+  }
   GT_DISPATCH_FLOAT(out.dtype(), "normal_kernel_cpu", [&] {
     using T = scalar_t;
     const int64_t n = out.numel();
@@ -117,11 +180,17 @@ void normal(const Tensor& out, double mean, double std, Generator& gen) {
 }
 
 void random_from_to(const Tensor& out, uint64_t range, int64_t base, Generator& gen) {
+  // torch 2.13 draws 64 bits once the range reaches 2^28 (measured: for every
+  // dtype; a 32-bit draw modulo such a range would be visibly biased).
+  const bool wide = range >= (uint64_t(1) << 28);
+  if (is_reduced_float(out.dtype())) {
+    return red_from_double(out, gen, [&] {
+      const uint64_t v = wide ? gen.random64() : gen.random();
+      return static_cast<double>(static_cast<int64_t>(v % range + static_cast<uint64_t>(base)));
+    });
+  }
   GT_DISPATCH_ALL(out.dtype(), [&] {
     using T = scalar_t;
-    // Wide ranges take 64 bits only for the types that can hold them.
-    const bool wide =
-        range >= (uint64_t(1) << 32) && (std::is_same_v<T, int64_t> || std::is_floating_point_v<T>);
     serial_fill<T>(out, gen, [&] {
       const uint64_t v = wide ? gen.random64() : gen.random();
       return static_cast<T>(static_cast<int64_t>(v % range + static_cast<uint64_t>(base)));
@@ -130,6 +199,11 @@ void random_from_to(const Tensor& out, uint64_t range, int64_t base, Generator& 
 }
 
 void random_default(const Tensor& out, Generator& gen) {
+  if (is_reduced_float(out.dtype())) {
+    // [0, 2^digits]: 11 significand bits for float16, 8 for bfloat16
+    const uint64_t top = (uint64_t(1) << (out.dtype() == ScalarType::Float16 ? 11 : 8)) + 1;
+    return red_from_double(out, gen, [&] { return static_cast<double>(gen.random() % top); });
+  }
   GT_DISPATCH_ALL(out.dtype(), [&] {
     using T = scalar_t;
     serial_fill<T>(out, gen, [&]() -> T {
@@ -150,6 +224,11 @@ void random_default(const Tensor& out, Generator& gen) {
 }
 
 void random_full_range(const Tensor& out, Generator& gen) {
+  if (out.dtype() == ScalarType::BFloat16) {
+    return red_from_double(out, gen, [&] {
+      return static_cast<double>(static_cast<float>(static_cast<int64_t>(gen.random64())));
+    });
+  }
   GT_DISPATCH_ALL(out.dtype(), [&] {
     using T = scalar_t;
     serial_fill<T>(out, gen, [&] { return static_cast<T>(static_cast<int64_t>(gen.random64())); });
@@ -169,6 +248,10 @@ void randperm(const Tensor& out, Generator& gen) {
 }
 
 void bernoulli_scalar(const Tensor& out, double p, Generator& gen) {
+  if (is_reduced_float(out.dtype())) {
+    return red_from_double(out, gen,
+                           [&] { return rd::uniform_real<double>(gen, 0.0, 1.0) < p ? 1.0 : 0.0; });
+  }
   GT_DISPATCH_ALL(out.dtype(), [&] {
     using T = scalar_t;
     serial_fill<T>(out, gen,
@@ -176,43 +259,57 @@ void bernoulli_scalar(const Tensor& out, double p, Generator& gen) {
   });
 }
 
-void bernoulli_tensor(const Tensor& out, const Tensor& p, Generator& gen) {
-  // A double p compares a 53-bit draw; any other p a 24-bit float draw.
-  GT_DISPATCH_ALL(out.dtype(), [&] {
-    using T = scalar_t;
-    GT_DISPATCH_FLOAT(p.dtype(), "bernoulli_tensor_cpu_p_", [&] {
-      using P = scalar_t;
-      std::lock_guard<std::mutex> lock(gen.mutex());
-      const int64_t n = out.numel();
-      if (n == 0) return;
-      // Both operands walk in out's order (p is broadcast, so out decides).
-      const std::vector<int64_t> dims = sorted_dims(out);
-      DimVector idx(dims.size(), 0);
-      int64_t oo = 0, po = 0;
-      for (int64_t k = 0; k < n; ++k) {
-        P pv;
-        std::memcpy(&pv, p.raw() + po * static_cast<int64_t>(sizeof(P)), sizeof(P));
-        bool hit;
-        if constexpr (std::is_same_v<P, double>)
-          hit = rd::uniform_real<double>(gen, 0.0, 1.0) < pv;
-        else
-          hit = rd::uniform_real<float>(gen, 0.0f, 1.0f) < static_cast<float>(pv);
-        store<T>(out, oo, static_cast<T>(hit));
-        for (size_t d = 0; d < dims.size(); ++d) {
-          const int64_t dim = dims[d];
-          oo += out.strides()[dim];
-          po += p.strides()[dim];
-          if (++idx[d] < out.sizes()[dim]) break;
-          oo -= out.strides()[dim] * out.sizes()[dim];
-          po -= p.strides()[dim] * out.sizes()[dim];
-          idx[d] = 0;
-        }
+namespace {
+
+// A double p compares a 53-bit draw; any other p a 24-bit float draw.
+template <typename T>
+void bernoulli_tensor_into(const Tensor& out, const Tensor& p, Generator& gen, T one) {
+  GT_DISPATCH_FLOAT(p.dtype(), "bernoulli_tensor_cpu_p_", [&] {
+    using P = scalar_t;
+    std::lock_guard<std::mutex> lock(gen.mutex());
+    const int64_t n = out.numel();
+    if (n == 0) return;
+    // Both operands walk in out's order (p is broadcast, so out decides).
+    const std::vector<int64_t> dims = sorted_dims(out);
+    DimVector idx(dims.size(), 0);
+    int64_t oo = 0, po = 0;
+    for (int64_t k = 0; k < n; ++k) {
+      P pv;
+      std::memcpy(&pv, p.raw() + po * static_cast<int64_t>(sizeof(P)), sizeof(P));
+      bool hit;
+      if constexpr (std::is_same_v<P, double>)
+        hit = rd::uniform_real<double>(gen, 0.0, 1.0) < pv;
+      else
+        hit = rd::uniform_real<float>(gen, 0.0f, 1.0f) < static_cast<float>(pv);
+      store<T>(out, oo, hit ? one : T(0));
+      for (size_t d = 0; d < dims.size(); ++d) {
+        const int64_t dim = dims[d];
+        oo += out.strides()[dim];
+        po += p.strides()[dim];
+        if (++idx[d] < out.sizes()[dim]) break;
+        oo -= out.strides()[dim] * out.sizes()[dim];
+        po -= p.strides()[dim] * out.sizes()[dim];
+        idx[d] = 0;
       }
-    });
+    }
   });
 }
 
+}  // namespace
+
+void bernoulli_tensor(const Tensor& out, const Tensor& p_in, Generator& gen) {
+  // A float16 / bfloat16 p compares as a float (torch reads p_val as float).
+  const Tensor p = widen(p_in);
+  if (is_reduced_float(out.dtype()))
+    return bernoulli_tensor_into<uint16_t>(out, p, gen, red_word(1.0f, out.dtype()));
+  GT_DISPATCH_ALL(out.dtype(), [&] { bernoulli_tensor_into<scalar_t>(out, p, gen, scalar_t(1)); });
+}
+
 void exponential(const Tensor& out, double lambda, Generator& gen) {
+  if (is_reduced_float(out.dtype()))
+    return red_from_double(out, gen, [&] {
+      return rd::exponential_from(rd::uniform_real<double>(gen, 0.0, 1.0), lambda);
+    });
   GT_DISPATCH_FLOAT(out.dtype(), "exponential_cpu", [&] {
     using T = scalar_t;
     serial_fill<T>(out, gen, [&] {
@@ -223,6 +320,10 @@ void exponential(const Tensor& out, double lambda, Generator& gen) {
 }
 
 void geometric(const Tensor& out, double p, Generator& gen) {
+  if (is_reduced_float(out.dtype()))
+    return red_from_double(out, gen, [&] {
+      return std::ceil(std::log(rd::uniform_real<double>(gen, 0.0, 1.0)) / std::log(1.0 - p));
+    });
   GT_DISPATCH_NUMERIC(out.dtype(), "geometric_cpu", [&] {
     using T = scalar_t;
     serial_fill<T>(out, gen, [&] {
@@ -233,6 +334,10 @@ void geometric(const Tensor& out, double p, Generator& gen) {
 }
 
 void cauchy(const Tensor& out, double median, double sigma, Generator& gen) {
+  if (is_reduced_float(out.dtype()))
+    return red_from_double(out, gen, [&] {
+      return median + sigma * std::tan(M_PI * (rd::uniform_real<double>(gen, 0.0, 1.0) - 0.5));
+    });
   GT_DISPATCH_FLOAT(out.dtype(), "cauchy_cpu", [&] {
     using T = scalar_t;
     serial_fill<T>(out, gen, [&] {
@@ -243,6 +348,8 @@ void cauchy(const Tensor& out, double median, double sigma, Generator& gen) {
 }
 
 void log_normal(const Tensor& out, double mean, double std, Generator& gen) {
+  if (is_reduced_float(out.dtype()))
+    return red_from_double(out, gen, [&] { return std::exp(rd::normal_scalar(gen, mean, std)); });
   GT_DISPATCH_FLOAT(out.dtype(), "log_normal_cpu", [&] {
     using T = scalar_t;
     serial_fill<T>(out, gen,
@@ -252,6 +359,9 @@ void log_normal(const Tensor& out, double mean, double std, Generator& gen) {
 
 void multinomial_row(const Tensor& probs, int64_t n_sample, int64_t* out, int64_t out_stride,
                      Generator& gen) {
+  // float16 / bfloat16 rows build their cumulative distribution in float
+  if (is_reduced_float(probs.dtype()))
+    return multinomial_row(widen(probs), n_sample, out, out_stride, gen);
   GT_DISPATCH_FLOAT(probs.dtype(), "multinomial", [&] {
     using T = scalar_t;
     const int64_t k = probs.numel(), stride = probs.strides()[0];

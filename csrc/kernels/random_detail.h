@@ -47,6 +47,10 @@ double normal_scalar(Generator& g, double mean, double std);
 template <typename T>
 void normal_fill(Generator& g, T* data, int64_t n, T mean, T std);
 
+/// The Box-Muller transform of `blocks` 16-element blocks of float uniforms in
+/// place (the float32 normal_fill's math, without drawing).
+void normal_transform_float(float* data, int64_t blocks, float mean, float std);
+
 /// -log(1 - u) / lambda, as torch's CPU exponential transformation.
 inline double exponential_from(double u, double lambda) { return -1.0 / lambda * std::log1p(-u); }
 

@@ -272,6 +272,10 @@ void normal_fill(Generator& g, T* data, int64_t n, T mean, T std) {
   }
 }
 
+void normal_transform_float(float* data, int64_t blocks, float mean, float std) {
+  transform_blocks<float>(data, blocks, mean, std);
+}
+
 template void uniform_block<float>(Generator&, float*, int64_t, float, float);
 template void uniform_block<double>(Generator&, double*, int64_t, double, double);
 template void normal_fill<float>(Generator&, float*, int64_t, float, float);

@@ -132,14 +132,7 @@ Tensor randn(const DimVector& sizes, ScalarType dtype, Generator* gen) {
   return out;
 }
 
-Tensor randint(int64_t low, int64_t high, const DimVector& sizes, ScalarType dtype,
-               Generator* gen) {
-  GT_CHECK(low < high, "random_ expects 'from' to be less than 'to', but got from=", low,
-           " >= to=", high);
-  Tensor out = empty(sizes, dtype);
-  kernels::randint(out, low, high, gen ? *gen : default_generator());
-  return out;
-}
+// randint: ops/random.cpp (it shares random_'s bound checks)
 
 Tensor randperm(int64_t n, ScalarType dtype, Generator* gen) {
   GT_CHECK(n >= 0, "n must be non-negative, got", n);

@@ -143,12 +143,14 @@ Tensor nll_loss(const Tensor& logp, const Tensor& target, const Tensor* weight, 
            "weight tensor should be defined either for all ", c,
            " classes or no classes but got weight tensor of shape: ",
            weight ? shape_str(weight->sizes()) : "[]");
-  Tensor lp = kernels::aligned(contiguous(logp));
+  // float16 / bfloat16: computed in float, each result rounded once
+  const ScalarType cdt = is_reduced_float(logp.dtype()) ? ScalarType::Float32 : logp.dtype();
+  Tensor lp = kernels::aligned(contiguous(kernels::widen(logp)));
   Tensor tg = kernels::aligned(contiguous(to_dtype(target, ScalarType::Int64)));
-  Tensor w = weight ? kernels::aligned(contiguous(to_dtype(*weight, logp.dtype()))) : Tensor();
-  Tensor out = reduction == 0 && batched ? empty({n}, logp.dtype()) : empty({}, logp.dtype());
-  Tensor total_weight = empty({}, logp.dtype());
-  GT_DISPATCH_FLOAT(logp.dtype(), "nll_loss", [&] {
+  Tensor w = weight ? kernels::aligned(contiguous(to_dtype(*weight, cdt))) : Tensor();
+  Tensor out = reduction == 0 && batched ? empty({n}, cdt) : empty({}, cdt);
+  Tensor total_weight = empty({}, cdt);
+  GT_DISPATCH_FLOAT(cdt, "nll_loss", [&] {
     const scalar_t* x = lp.data<scalar_t>();
     const int64_t* t = tg.data<int64_t>();
     const scalar_t* wp = weight ? w.data<scalar_t>() : nullptr;
@@ -170,6 +172,10 @@ Tensor nll_loss(const Tensor& logp, const Tensor& target, const Tensor* weight, 
     }
     *total_weight.data<scalar_t>() = static_cast<scalar_t>(wsum);
   });
+  if (cdt != logp.dtype()) {
+    out = kernels::narrowed(out, logp.dtype());
+    total_weight = kernels::narrowed(total_weight, logp.dtype());
+  }
   std::vector<const Tensor*> extras{&target, &total_weight};
   if (weight) extras.push_back(weight);
   record(

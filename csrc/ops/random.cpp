@@ -3,8 +3,11 @@
 // and draw order (the kernels are in kernels/random.cpp).
 #include <cmath>
 #include <limits>
+#include <optional>
+#include <utility>
 
 #include "autograd/provenance.h"
+#include "core/half.h"
 #include "ops/common.h"
 
 namespace gradtrack::ops {
@@ -84,22 +87,23 @@ void multinomial_by_exponentials(const Tensor& input, int64_t n, const Tensor& o
   GT_CHECK(!zero_row, "invalid multinomial distribution (sum of probabilities <= 0)");
   Tensor q = empty_like(input, input.dtype());
   kernels::exponential(q, 1.0, gen);
-  GT_DISPATCH_FLOAT(input.dtype(), "multinomial", [&] {
-    using T = scalar_t;
-    Tensor qc = q.is_contiguous() ? q : clone(q);
-    Tensor pc = input.is_contiguous() ? input : clone(input);
-    const T* qv = qc.data<T>();
-    const T* pt = pc.data<T>();
-    int64_t* o = out.data<int64_t>();
-    std::vector<std::pair<T, int64_t>> ranked(static_cast<size_t>(k));
-    for (int64_t r = 0; r < rows; ++r) {
-      for (int64_t j = 0; j < k; ++j) ranked[j] = {pt[r * k + j] / qv[r * k + j], j};
-      // Descending by value; among equals the lower index first.
-      std::stable_sort(ranked.begin(), ranked.end(),
-                       [](const auto& a, const auto& b) { return a.first > b.first; });
-      for (int64_t s = 0; s < n; ++s) o[r * n + s] = ranked[s].second;
-    }
-  });
+  // p / q in the input's dtype (float16 / bfloat16: computed in float and
+  // rounded, as torch's div_), ranked exactly in double.
+  Tensor ratio;
+  {
+    autograd::AutoGradMode off(false);
+    ratio = contiguous(to_dtype(div(input, q), ScalarType::Float64));
+  }
+  const double* rv = ratio.data<double>();
+  int64_t* o = out.data<int64_t>();
+  std::vector<std::pair<double, int64_t>> ranked(static_cast<size_t>(k));
+  for (int64_t r = 0; r < rows; ++r) {
+    for (int64_t j = 0; j < k; ++j) ranked[j] = {rv[r * k + j], j};
+    // Descending by value; among equals the lower index first.
+    std::stable_sort(ranked.begin(), ranked.end(),
+                     [](const auto& a, const auto& b) { return a.first > b.first; });
+    for (int64_t s = 0; s < n; ++s) o[r * n + s] = ranked[s].second;
+  }
 }
 
 }  // namespace
@@ -163,15 +167,14 @@ Tensor inplace_log_normal(const Tensor& self, double mean, double std, Generator
 
 namespace {
 
-// The largest integer `dt` holds exactly (floats: 2^mantissa), and its name
-// in torch's bound errors.
+// The bounds of an integer dtype (floating dtypes: float_random_range).
 int64_t top_value(ScalarType dt) {
   switch (dt) {
     case ScalarType::Bool: return 1;
     case ScalarType::UInt8: return 255;
     case ScalarType::Int32: return std::numeric_limits<int32_t>::max();
-    case ScalarType::Float32: return int64_t(1) << 24;
-    case ScalarType::Float64: return int64_t(1) << 53;
+    case ScalarType::Int8: return std::numeric_limits<int8_t>::max();
+    case ScalarType::Int16: return std::numeric_limits<int16_t>::max();
     default: return std::numeric_limits<int64_t>::max();
   }
 }
@@ -180,23 +183,122 @@ int64_t bottom_value(ScalarType dt) {
     case ScalarType::Bool:
     case ScalarType::UInt8: return 0;
     case ScalarType::Int32: return std::numeric_limits<int32_t>::min();
-    case ScalarType::Float32: return -(int64_t(1) << 24);
-    case ScalarType::Float64: return -(int64_t(1) << 53);
+    case ScalarType::Int8: return std::numeric_limits<int8_t>::min();
+    case ScalarType::Int16: return std::numeric_limits<int16_t>::min();
     default: return std::numeric_limits<int64_t>::min();
   }
 }
 
+// NOTE [random_ bounds of floating dtypes]
+// torch first moves a bound the dtype cannot hold exactly inward (its
+// update_from / update_to: `from` up, `to` down, by the dtype's spacing there),
+// then refuses bounds outside the dtype's finite range and only warns about
+// those beyond 2^digits, where not every integer is representable.
+int float_digits(ScalarType dt) {
+  switch (dt) {
+    case ScalarType::Float16: return 11;
+    case ScalarType::BFloat16: return 8;
+    case ScalarType::Float32: return 24;
+    default: return 53;
+  }
+}
+
+double float_max(ScalarType dt) {
+  switch (dt) {
+    case ScalarType::Float16: return 65504.0;
+    case ScalarType::BFloat16: return 3.3895313892515355e38;
+    case ScalarType::Float32: return std::numeric_limits<float>::max();
+    default: return std::numeric_limits<double>::max();
+  }
+}
+
+// static_cast<int64_t>(static_cast<scalar_t>(v)); x86 turns inf into INT64_MIN.
+int64_t through_dtype(int64_t v, ScalarType dt) {
+  double r = static_cast<double>(v);
+  if (dt != ScalarType::Float64) {
+    const float f = static_cast<float>(v);
+    r = dt == ScalarType::Float16    ? half_to_float(float_to_half(f))
+        : dt == ScalarType::BFloat16 ? bfloat16_to_float(float_to_bfloat16(f))
+                                     : f;
+  }
+  if (!std::isfinite(r) || std::fabs(r) >= 9.2233720368547758e18)
+    return std::numeric_limits<int64_t>::min();
+  return static_cast<int64_t>(r);
+}
+
+int64_t highest_bit(int64_t v) {
+  uint64_t u = v < 0 ? 0 - static_cast<uint64_t>(v) : static_cast<uint64_t>(v);
+  int n = 0;
+  while (u >>= 1) ++n;
+  return n;
+}
+
+int64_t update_from(int64_t from, ScalarType dt) {
+  const int64_t plus_1 = through_dtype(from + 1, dt);
+  if (plus_1 >= from) return from;
+  return plus_1 + (int64_t(1) << (highest_bit(from + 1) - float_digits(dt) + 1));
+}
+
+int64_t update_to(int64_t to, ScalarType dt) {
+  const int64_t minus_1 = through_dtype(to - 1, dt);
+  if (minus_1 < to) return to;
+  return minus_1 - (int64_t(1) << (highest_bit(to - 1) - float_digits(dt) + 1));
+}
+
+void check_float_bound(int64_t v, const char* name, ScalarType dt) {
+  const double max = float_max(dt), x = static_cast<double>(v);
+  const char* type = cpp_type_name(dt);
+  GT_CHECK(x >= -max && x <= max, name, " is out of bounds for ", type);
+  const int d = float_digits(dt);
+  if (v < -(int64_t(1) << d) || v > (int64_t(1) << d)) {
+    warn(str_cat(name, " is out of bounds [-(2^", d, "), 2^", d, "]. Due to precision limitations ",
+                 type,
+                 " can support discrete uniform distribution only within this range. This "
+                 "warning will become an error in version 1.7 release, please fix the code in "
+                 "advance"));
+  }
+}
+
+// (range, base) of random_(from, to) on a floating dtype, or nullopt for the
+// full 64-bit range.
+std::optional<std::pair<uint64_t, int64_t>> float_random_range(int64_t from,
+                                                               std::optional<int64_t> to,
+                                                               ScalarType dt) {
+  if (to) {
+    int64_t hi = *to;
+    GT_CHECK(from < hi, "random_ expects 'from' to be less than 'to', but got from=", from,
+             " >= to=", hi);
+    from = update_from(from, dt);
+    hi = update_to(hi, dt);
+    GT_CHECK(from < hi,
+             "random_ expects 'from' casted to dtype to be less than 'to' casted to dtype, but "
+             "got from=",
+             from, " >= to=", hi);
+    check_float_bound(from, "from", dt);
+    check_float_bound(hi - 1, "to - 1", dt);
+    return std::make_pair(static_cast<uint64_t>(hi) - static_cast<uint64_t>(from), from);
+  }
+  if (from == std::numeric_limits<int64_t>::min()) return std::nullopt;
+  const int64_t to_inc = int64_t(1) << float_digits(dt);
+  from = update_from(from, dt);
+  GT_CHECK(from < to_inc,
+           "random_ expects 'from' casted to dtype to be less than or equal to 'to_inc' casted "
+           "to dtype, but got from=",
+           from, " > to_inc=", to_inc);
+  check_float_bound(from, "from", dt);
+  check_float_bound(to_inc, "to - 1", dt);
+  return std::make_pair(static_cast<uint64_t>(to_inc) - static_cast<uint64_t>(from) + 1, from);
+}
+
 }  // namespace
 
-Tensor inplace_random(const Tensor& self, int64_t from, std::optional<int64_t> to, int variant,
-                      Generator* gen) {
-  const ScalarType dt = self.dtype();
-  const OpKind kind = variant == 0   ? OpKind::RandomFromTo
-                      : variant == 1 ? OpKind::RandomTo
-                                     : OpKind::Random;
-  if (variant == 2) {
-    return fill_inplace("random_", kind, self, [&] { kernels::random_default(self, pick(gen)); });
-  }
+namespace {
+
+// (range, base) of random_(from, to) after torch's checks, or nullopt for the
+// full 64-bit range.
+std::optional<std::pair<uint64_t, int64_t>> random_range(ScalarType dt, int64_t from,
+                                                         std::optional<int64_t> to) {
+  if (is_floating(dt)) return float_random_range(from, to, dt);
   const char* type = cpp_type_name(dt);
   if (to) {
     GT_CHECK(from < *to, "random_ expects 'from' to be less than 'to', but got from=", from,
@@ -204,17 +306,45 @@ Tensor inplace_random(const Tensor& self, int64_t from, std::optional<int64_t> t
     GT_CHECK(from >= bottom_value(dt) && from <= top_value(dt), "from is out of bounds for ", type);
     GT_CHECK(*to - 1 >= bottom_value(dt) && *to - 1 <= top_value(dt),
              "to - 1 is out of bounds for ", type);
-    const uint64_t range = static_cast<uint64_t>(*to) - static_cast<uint64_t>(from);
-    return fill_inplace("random_", kind, self,
-                        [&] { kernels::random_from_to(self, range, from, pick(gen)); });
+    return std::make_pair(static_cast<uint64_t>(*to) - static_cast<uint64_t>(from), from);
   }
   GT_CHECK(from >= bottom_value(dt) && from <= top_value(dt), "from is out of bounds for ", type);
-  if (from == std::numeric_limits<int64_t>::min() && dt == ScalarType::Int64)
-    return fill_inplace("random_", kind, self,
-                        [&] { kernels::random_full_range(self, pick(gen)); });
-  const uint64_t range = static_cast<uint64_t>(top_value(dt)) - static_cast<uint64_t>(from) + 1;
-  return fill_inplace("random_", kind, self,
-                      [&] { kernels::random_from_to(self, range, from, pick(gen)); });
+  if (from == std::numeric_limits<int64_t>::min() && dt == ScalarType::Int64) return std::nullopt;
+  return std::make_pair(static_cast<uint64_t>(top_value(dt)) - static_cast<uint64_t>(from) + 1,
+                        from);
+}
+
+void run_random(const Tensor& out, const std::optional<std::pair<uint64_t, int64_t>>& rb,
+                Generator& gen) {
+  if (rb)
+    kernels::random_from_to(out, rb->first, rb->second, gen);
+  else
+    kernels::random_full_range(out, gen);
+}
+
+}  // namespace
+
+Tensor inplace_random(const Tensor& self, int64_t from, std::optional<int64_t> to, int variant,
+                      Generator* gen) {
+  const OpKind kind = variant == 0   ? OpKind::RandomFromTo
+                      : variant == 1 ? OpKind::RandomTo
+                                     : OpKind::Random;
+  if (variant == 2) {
+    return fill_inplace("random_", kind, self, [&] { kernels::random_default(self, pick(gen)); });
+  }
+  const auto rb = random_range(self.dtype(), from, to);
+  GT_CHECK_IMPL(rb || self.dtype() != ScalarType::Float16,
+                "\"random_full_64_bits_range_kernel_cpu\" not implemented for 'Half'");
+  return fill_inplace("random_", kind, self, [&] { run_random(self, rb, pick(gen)); });
+}
+
+Tensor randint(int64_t low, int64_t high, const DimVector& sizes, ScalarType dtype,
+               Generator* gen) {
+  // torch's randint is empty(...).random_(low, high): the same checks, no version bump
+  const auto rb = random_range(dtype, low, high);
+  Tensor out = empty(sizes, dtype);
+  run_random(out, rb, pick(gen));
+  return out;
 }
 
 Tensor multinomial(const Tensor& input, int64_t n, bool replacement, Generator* gen) {

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <optional>
 
+#include "kernels/reduced_float.h"
 #include "kernels/resample.h"
 #include "ops/common.h"
 
@@ -150,6 +151,8 @@ void check_spec(const Tensor& x, const ResampleSpec& s) {
   GT_CHECK(s.mode != ResampleMode::Cubic || k == 2, "gradtrack: bicubic resamples 2 dims");
 }
 
+ScalarType compute_dtype(ScalarType dt) { return is_reduced_float(dt) ? ScalarType::Float32 : dt; }
+
 }  // namespace
 
 ResampleSpec resample_spec(const autograd::Attrs& at) {
@@ -169,20 +172,23 @@ Tensor resample(const Tensor& x, const ResampleSpec& spec_in) {
   check_spec(x, spec);
   const size_t k = spec.out_sizes.size();
   const int64_t first = x.dim() - int64_t(k);
+  // float16 / bfloat16 resample in float32 (taps as for float data), rounded once
+  const ScalarType cdt = compute_dtype(x.dtype());
   Tensor cur;
   {
     autograd::AutoGradMode off(false);
-    cur = contiguous(x);
+    cur = kernels::widen(contiguous(x));
     if (!cur.is_aligned()) cur = clone(cur);
     // Last dim first; backward goes the other way.
     for (size_t j = k; j-- > 0;) {
       DimVector sizes = cur.sizes();
       sizes[size_t(first) + j] = spec.out_sizes[j];
-      Tensor next = empty(sizes, x.dtype());
-      kernels::gather_taps(next, cur, first + int64_t(j), make_taps(spec, j, x.dtype()));
+      Tensor next = empty(sizes, cdt);
+      kernels::gather_taps(next, cur, first + int64_t(j), make_taps(spec, j, cdt));
       cur = next;
     }
     if (k > 0 && cur.is_same(x)) cur = clone(cur);
+    if (cdt != x.dtype()) cur = kernels::narrowed(cur, x.dtype());
   }
   record(forward_kind(spec.mode, k), {&x}, cur, [&](autograd::Attrs& at) { to_attrs(at, spec); });
   return cur;
@@ -191,18 +197,20 @@ Tensor resample(const Tensor& x, const ResampleSpec& spec_in) {
 Tensor resample_backward(const Tensor& g, const ResampleSpec& spec) {
   const size_t k = spec.out_sizes.size();
   const int64_t first = int64_t(spec.in_sizes.size() - k);
+  const ScalarType cdt = compute_dtype(g.dtype());
   Tensor cur;
   {
     autograd::AutoGradMode off(false);
-    cur = contiguous(g);
+    cur = kernels::widen(contiguous(g));
     if (!cur.is_aligned()) cur = clone(cur);
     for (size_t j = 0; j < k; ++j) {
       DimVector sizes = cur.sizes();
       sizes[size_t(first) + j] = spec.in_sizes[size_t(first) + j];
-      Tensor next = empty(sizes, g.dtype());
-      kernels::scatter_taps(next, cur, first + int64_t(j), make_taps(spec, j, g.dtype()));
+      Tensor next = empty(sizes, cdt);
+      kernels::scatter_taps(next, cur, first + int64_t(j), make_taps(spec, j, cdt));
       cur = next;
     }
+    if (cdt != g.dtype()) cur = kernels::narrowed(cur, g.dtype());
   }
   const OpKind bw = OpKind(int(forward_kind(spec.mode, k)) + kNumResampleKinds);
   record(bw, {&g}, cur, [&](autograd::Attrs& at) { to_attrs(at, spec); });

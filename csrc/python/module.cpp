@@ -11,6 +11,7 @@ void init_extra_ops(py::module_& m);  // bind_extra_ops.cpp
 void init_docs(py::module_& m);       // bind_docs.cpp
 void init_bench(py::module_& m);      // bind_bench.cpp: benchmark reference loops
 void init_resample(py::module_& m);   // bind_resample.cpp: padding, interpolation, cdist
+void init_fast_path(py::module_& m);  // bind_fast_path.cpp: the out= fast path
 
 void rethrow_python() { throw py::error_already_set(); }
 
@@ -84,6 +85,7 @@ PYBIND11_MODULE(_C, m) {
   init_forward_ad(m);
   init_extra_ops(m);  // round-2 tensor ops (issue 19)
   init_resample(m);   // padding, interpolation, cdist, searchsorted (issue 19)
+  init_fast_path(m);  // the out= fast path (issue 19)
   install_argument_errors(m);
   init_conv(m);   // convolution and pooling
   init_docs(m);   // _C._docs: docstrings from gradtrack/_docs (issue 22)

@@ -369,14 +369,24 @@ def _sum_unused(x, sub, keep):
     return x, sub
 
 
-def _contract(a, sa, b, sb, keep):
-    """a (subscripts sa) times b (sb), summing the letters not in ``keep``."""
+def _aligned(x, sub, order, size):
+    """``x`` permuted to the letters of ``order``, size 1 where it has none."""
+    x = x.permute(tuple(sub.index(c) for c in order if c in sub))
+    return x.reshape(tuple(size[c] if c in sub else 1 for c in order))
+
+
+def _contract(a, sa, b, sb, keep, order=None):
+    """a (subscripts sa) times b (sb), summing the letters not in ``keep``;
+    a product with no sum comes out in ``order`` when given (torch's last node
+    is then the product itself, not a permute after it)."""
     batch = [c for c in sa if c in sb and c in keep]
     summed = [c for c in sa if c in sb and c not in keep]
     left = [c for c in sa if c not in sb]
     right = [c for c in sb if c not in sa]
     size = {c: a.shape[sa.index(c)] for c in sa}
     size.update({c: b.shape[sb.index(c)] for c in sb})
+    if not summed and order is not None and set(order) == set(sa + sb):
+        return _aligned(a, sa, order, size) * _aligned(b, sb, order, size), order
     if not summed:
         # No sum: a broadcasting product (MulBackward0, as torch's).
         pa = a.permute(tuple(sa.index(c) for c in batch + left))
@@ -420,15 +430,28 @@ def einsum(*args):
         xs.append(_take_diagonals(x, sub))
     xs = _broadcast_letters(xs)
     x, sub = xs[0]
+    if len(xs) == 1:
+        # torch permutes the operand to (output letters, summed letters) and
+        # sums the trailing ones: its last node is the sum, else the permute.
+        summed = [c for c in sub if c not in out]
+        x = x.permute(tuple(sub.index(c) for c in out + "".join(summed)))
+        return x.sum(tuple(range(len(out), len(sub)))) if summed else x
     for i, (y, sy) in enumerate(xs[1:], start=1):
         later = set(out).union(*[s for _, s in xs[i + 1:]])
         x, sub = _sum_unused(x, sub, later | set(sy))
         y, sy = _sum_unused(y, sy, later | set(sub))
-        x, sub = _contract(x, sub, y, sy, later)
+        x, sub = _contract(x, sub, y, sy, later, out if i == len(xs) - 1 else None)
     x, sub = _sum_unused(x, sub, set(out))
     if sub != out:
         x = x.permute(tuple(sub.index(c) for c in out))
+    if any(c not in out for t in terms for c in t) and _node_name(x) != "ViewBackward0":
+        # torch drops the summed (size-1) dims of its last product with a view
+        x = x.view(tuple(x.shape))
     return x
+
+
+def _node_name(x):
+    return None if x.grad_fn is None else type(x.grad_fn).__name__
 
 
 def tensordot(a, b, dims=2, out=None):

@@ -153,10 +153,17 @@ def install(namespace, tensor_cls):
     """Wraps the factories of ``namespace`` (the gradtrack module's dict) and
     the Tensor's ``new_*`` methods; adds ``Tensor.layout``, ``is_pinned`` and
     ``pin_memory``."""
+    from ._out import fast_path
+
     for name in FACTORIES:
         if name in namespace:
-            namespace[name] = with_layout(namespace[name], name)
-    namespace["tensor"] = with_layout(namespace["tensor"], "tensor", layout_too=False)
+            fn = namespace[name]
+            namespace[name] = with_layout(fn, name)
+            if name != "randint_like":  # it checks device= in the wrapper
+                namespace[name] = fast_path(fn, namespace[name], ("layout", "pin_memory"))
+    fn = namespace["tensor"]
+    namespace["tensor"] = fast_path(fn, with_layout(fn, "tensor", layout_too=False),
+                                    ("pin_memory",))
     for name in NEW_METHODS:
         setattr(tensor_cls, name, with_layout(_with_device(getattr(tensor_cls, name)), name))
     tensor_cls.layout = property(lambda self: strided, doc="The memory layout: gradtrack.strided.")

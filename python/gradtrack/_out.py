@@ -103,3 +103,18 @@ def accepts_out(name, strict_cast=False):
         with_out.__signature__ = sig.replace(parameters=params)
         return with_out
     return wrap
+
+
+def fast_path(fn, wrapper, triggers):
+    """``wrapper``, except that a call given none of the keywords ``triggers``
+    calls ``fn`` directly, with no Python frame (NOTE [The out= fast path] in
+    csrc/python/bind_fast_path.cpp). ``wrapper`` must do just that itself when
+    none of them is given; a ``fn`` that is already a fast path is unwrapped so
+    that a plain call skips every layer."""
+    from . import _C
+
+    inner = getattr(fn, "_gt_fast", None)
+    if inner is not None:
+        triggers = tuple(fn._gt_triggers) + tuple(triggers)
+        fn = inner
+    return _C._fast_path(fn, wrapper, tuple(triggers))

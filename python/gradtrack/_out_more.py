@@ -86,7 +86,7 @@ def elementwise(fn, name):
         if name in EXACT and result.dtype != out.dtype:
             raise RuntimeError(f"Found dtype {_dt(out)} but expected {_dt(result)}")
         return _out.write(out, result, True)
-    return _with_signature(op, fn)
+    return _out.fast_path(fn, _with_signature(op, fn), ("out",))
 
 
 def _key(t):
@@ -138,7 +138,7 @@ def with_rule(fn, name):
         if error is not None:
             raise error
         return _out.write(out, result, False)
-    return _with_signature(op, fn)
+    return _out.fast_path(fn, _with_signature(op, fn), ("out",))
 
 
 def factory(fn, name):
@@ -150,7 +150,7 @@ def factory(fn, name):
         if kwargs.get("dtype") is None:
             kwargs["dtype"] = out.dtype
         return _out.call(name, fn, args, kwargs, out)
-    return _with_signature(make, fn)
+    return _out.fast_path(fn, _with_signature(make, fn), ("out",))
 
 
 def install(namespace):

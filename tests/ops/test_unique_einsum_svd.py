@@ -92,6 +92,32 @@ def test_einsum_ellipsis_and_broadcasting_match_torch(torch, eq, shapes):
         np.testing.assert_allclose(g.grad.numpy(), t.grad.numpy(), rtol=1e-10, atol=1e-12)
 
 
+# Equations whose last node in gradtrack used to differ from torch's (a product
+# or diagonal where torch ends with its view / permute / sum).
+EINSUM_NODES = ["bii,bj->bj", "iji,j->j", "bii,bjj->b", "ii->i", "ij->ij", "i", "ijk->kj",
+                "ijk->k", "ii,jj->ij", "ij,kl->ijkl", "i,j->ji", "ij,ik->", "bii,bj",
+                "ij,jk,kl->il", "ij,ij->ij", "ii,i->i"]
+
+
+@pytest.mark.parametrize("eq", EINSUM_NODES)
+def test_einsum_last_node_and_gradients_match_torch(torch, eq):
+    size = {"b": 2, "i": 3, "j": 4, "k": 5, "l": 2}
+    rng = np.random.RandomState(1)
+    arrays = [rng.randn(*[size[c] for c in t]) for t in eq.split("->")[0].split(",")]
+    results = []
+    for lib in (torch, gradtrack):
+        ts = [lib.tensor(a, requires_grad=True) for a in arrays]
+        y = lib.einsum(eq, *ts)
+        w = lib.tensor(np.cos(np.arange(y.numel())).reshape(tuple(y.shape)))
+        grads = lib.autograd.grad((y * w).sum(), ts)
+        results.append((type(y.grad_fn).__name__, y.detach().numpy(), [g.numpy() for g in grads]))
+    (t_name, t_y, t_g), (g_name, g_y, g_g) = results
+    assert g_name == t_name
+    np.testing.assert_allclose(g_y, t_y, rtol=1e-10, atol=1e-12)
+    for a, b in zip(g_g, t_g):
+        np.testing.assert_allclose(a, b, rtol=1e-10, atol=1e-12)
+
+
 def test_einsum_ellipsis_errors_match_torch(torch):
     for eq, shapes in (("...ij->...", [(3,)]), ("ij,jk", [(2, 3)])):
         def run(L, eq=eq, shapes=shapes):

@@ -10,6 +10,8 @@
 
 #include "core/dtype.h"
 #include "kernels/parallel.h"
+#include "kernels/elementwise.h"
+#include "kernels/reduced_float.h"
 
 namespace gradtrack::kernels::nn {
 
@@ -66,8 +68,33 @@ GT_NORM_CLONES void row_stats(const double* row, int64_t cols, double& m, double
 
 }  // namespace detail
 
+namespace {
+
+// float16 / bfloat16 operands (NOTE [Reduced floats are stored, not computed]):
+// the float32 kernel runs on widened copies and each result is rounded once.
+// Parameters may be float32 beside a reduced input (torch's mixed type).
+bool any_red(std::initializer_list<const Tensor*> ts) {
+  for (const Tensor* t : ts)
+    if (t->defined() && is_reduced_float(t->dtype())) return true;
+  return false;
+}
+Tensor wide_in(const Tensor& t) { return t.defined() ? widen(t) : t; }
+Tensor wide_out(const Tensor& t) {
+  return t.defined() && is_reduced_float(t.dtype()) ? empty(t.sizes(), ScalarType::Float32) : t;
+}
+void commit(const Tensor& real, const Tensor& wide) {
+  if (real.defined() && !real.is_same(wide)) copy(real, wide);
+}
+
+}  // namespace
+
 void row_moments(const Tensor& x, int64_t rows, int64_t cols, double eps, const Tensor& mean,
                  const Tensor& rstd) {
+  if (any_red({&x, &mean, &rstd})) {
+    const Tensor m = wide_out(mean), r = wide_out(rstd);
+    row_moments(wide_in(x), rows, cols, eps, m, r);
+    return commit(mean, m), commit(rstd, r);
+  }
   GT_DISPATCH_FLOAT(x.dtype(), "row_moments", [&] {
     const scalar_t* xp = x.data<scalar_t>();
     scalar_t* mp = mean.data<scalar_t>();
@@ -86,6 +113,11 @@ void row_moments(const Tensor& x, int64_t rows, int64_t cols, double eps, const 
 
 void channel_moments(const Tensor& x, int64_t n, int64_t c, int64_t l, const Tensor& mean,
                      const Tensor& var) {
+  if (any_red({&x, &mean, &var})) {
+    const Tensor m = wide_out(mean), v = wide_out(var);
+    channel_moments(wide_in(x), n, c, l, m, v);
+    return commit(mean, m), commit(var, v);
+  }
   GT_DISPATCH_FLOAT(x.dtype(), "channel_moments", [&] {
     const scalar_t* xp = x.data<scalar_t>();
     scalar_t* mp = mean.data<scalar_t>();
@@ -114,6 +146,12 @@ void channel_moments(const Tensor& x, int64_t n, int64_t c, int64_t l, const Ten
 
 void norm_apply(const Tensor& out, const Tensor& x, int64_t n, int64_t c, int64_t l, int64_t groups,
                 const Tensor& mean, const Tensor& rstd, const Tensor& w, const Tensor& b) {
+  if (any_red({&out, &x, &mean, &rstd, &w, &b})) {
+    const Tensor o = wide_out(out);
+    norm_apply(o, wide_in(x), n, c, l, groups, wide_in(mean), wide_in(rstd), wide_in(w),
+               wide_in(b));
+    return commit(out, o);
+  }
   GT_DISPATCH_FLOAT(x.dtype(), "norm_apply", [&] {
     const scalar_t* xp = x.data<scalar_t>();
     scalar_t* op = out.data<scalar_t>();
@@ -239,6 +277,12 @@ GT_NORM_CLONES void ln_backward_row(const double* gr, int64_t gs1, const double*
 void layer_norm_backward(const Tensor& g, const int64_t g_stride[2], const Tensor& x,
                          const Tensor& mean, const Tensor& rstd, const Tensor& w, int64_t rows,
                          int64_t cols, const Tensor& dx, const Tensor& dw, const Tensor& db) {
+  if (any_red({&g, &x, &mean, &rstd, &w, &dx, &dw, &db})) {
+    const Tensor ox = wide_out(dx), ow = wide_out(dw), ob = wide_out(db);
+    layer_norm_backward(wide_in(g), g_stride, wide_in(x), wide_in(mean), wide_in(rstd), wide_in(w),
+                        rows, cols, ox, ow, ob);
+    return commit(dx, ox), commit(dw, ow), commit(db, ob);
+  }
   if (!dx.defined() && !dw.defined() && !db.defined()) return;
   GT_DISPATCH_FLOAT(x.dtype(), "layer_norm_backward", [&] {
     const scalar_t* gp = g.data<scalar_t>();
@@ -280,6 +324,12 @@ void layer_norm_backward(const Tensor& g, const int64_t g_stride[2], const Tenso
 void batch_norm_backward(const Tensor& g, const Tensor& x, const Tensor& mean, const Tensor& rstd,
                          const Tensor& w, int64_t n, int64_t c, int64_t l, bool training,
                          const Tensor& dx, const Tensor& dw, const Tensor& db) {
+  if (any_red({&g, &x, &mean, &rstd, &w, &dx, &dw, &db})) {
+    const Tensor ox = wide_out(dx), ow = wide_out(dw), ob = wide_out(db);
+    batch_norm_backward(wide_in(g), wide_in(x), wide_in(mean), wide_in(rstd), wide_in(w), n, c, l,
+                        training, ox, ow, ob);
+    return commit(dx, ox), commit(dw, ow), commit(db, ob);
+  }
   GT_DISPATCH_FLOAT(x.dtype(), "batch_norm_backward", [&] {
     const scalar_t* gp = g.data<scalar_t>();
     const scalar_t* xp = x.data<scalar_t>();

@@ -8,6 +8,7 @@
 
 #include "core/error.h"
 #include "kernels/parallel.h"
+#include "kernels/reduced_float.h"
 
 namespace gradtrack::kernels {
 
@@ -117,11 +118,23 @@ AvgWindow avg_window(const PoolGeom& g, int64_t oh, int64_t ow, bool include_pad
   return {h0, h1, w0, w1, divide};
 }
 
+// float16 / bfloat16 (NOTE [Reduced floats are stored, not computed]): the
+// float32 kernel on a widened operand, each result rounded once.
+template <typename F>
+void widened(const Tensor& out, const Tensor& in, const F& f) {
+  WideOut o(out);
+  f(o.t, widen(in));
+  o.commit();
+}
+
 }  // namespace
 
 void max_pool_forward(const Tensor& out, const Tensor& indices, const Tensor& in,
                       const PoolGeom& g) {
   if (out.numel() == 0) return;
+  if (any_reduced({&in}))
+    return widened(out, in,
+                   [&](const Tensor& o, const Tensor& x) { max_pool_forward(o, indices, x, g); });
   dispatch(
       in, "max_pool2d",
       [&](auto tag) {
@@ -147,6 +160,10 @@ void max_pool_forward(const Tensor& out, const Tensor& indices, const Tensor& in
 void adaptive_max_pool_forward(const Tensor& out, const Tensor& indices, const Tensor& in,
                                const PoolGeom& g) {
   if (out.numel() == 0) return;
+  if (any_reduced({&in}))
+    return widened(out, in, [&](const Tensor& o, const Tensor& x) {
+      adaptive_max_pool_forward(o, indices, x, g);
+    });
   dispatch(in, "adaptive_max_pool2d", [&](auto tag) {
     using T = decltype(tag);
     const T* x = in.data<T>();
@@ -169,6 +186,9 @@ void adaptive_max_pool_forward(const Tensor& out, const Tensor& indices, const T
 void max_pool_backward(const Tensor& gin, const Tensor& gout, const Tensor& indices,
                        const PoolGeom& g) {
   if (gin.numel() == 0) return;
+  if (any_reduced({&gout}))
+    return widened(gin, gout,
+                   [&](const Tensor& o, const Tensor& x) { max_pool_backward(o, x, indices, g); });
   dispatch(gin, "max_pool2d_backward", [&](auto tag) {
     using T = decltype(tag);
     T* dx = gin.data<T>();
@@ -188,6 +208,10 @@ void max_pool_backward(const Tensor& gin, const Tensor& gout, const Tensor& indi
 void avg_pool_forward(const Tensor& out, const Tensor& in, const PoolGeom& g,
                       bool count_include_pad, int64_t divisor) {
   if (out.numel() == 0) return;
+  if (any_reduced({&in}))
+    return widened(out, in, [&](const Tensor& o, const Tensor& x) {
+      avg_pool_forward(o, x, g, count_include_pad, divisor);
+    });
   dispatch(in, "avg_pool2d", [&](auto tag) {
     using T = decltype(tag);
     const T* x = in.data<T>();
@@ -211,6 +235,10 @@ void avg_pool_forward(const Tensor& out, const Tensor& in, const PoolGeom& g,
 void avg_pool_backward(const Tensor& gin, const Tensor& gout, const PoolGeom& g,
                        bool count_include_pad, int64_t divisor) {
   if (gin.numel() == 0) return;
+  if (any_reduced({&gout}))
+    return widened(gin, gout, [&](const Tensor& o, const Tensor& x) {
+      avg_pool_backward(o, x, g, count_include_pad, divisor);
+    });
   dispatch(gin, "avg_pool2d_backward", [&](auto tag) {
     using T = decltype(tag);
     T* dx = gin.data<T>();
@@ -232,6 +260,9 @@ void avg_pool_backward(const Tensor& gin, const Tensor& gout, const PoolGeom& g,
 
 void adaptive_avg_pool_forward(const Tensor& out, const Tensor& in, const PoolGeom& g) {
   if (out.numel() == 0) return;
+  if (any_reduced({&in}))
+    return widened(out, in,
+                   [&](const Tensor& o, const Tensor& x) { adaptive_avg_pool_forward(o, x, g); });
   dispatch(in, "adaptive_avg_pool2d", [&](auto tag) {
     using T = decltype(tag);
     const T* x = in.data<T>();
@@ -255,6 +286,9 @@ void adaptive_avg_pool_forward(const Tensor& out, const Tensor& in, const PoolGe
 
 void adaptive_avg_pool_backward(const Tensor& gin, const Tensor& gout, const PoolGeom& g) {
   if (gin.numel() == 0) return;
+  if (any_reduced({&gout}))
+    return widened(gin, gout,
+                   [&](const Tensor& o, const Tensor& x) { adaptive_avg_pool_backward(o, x, g); });
   dispatch(gin, "adaptive_avg_pool2d_backward", [&](auto tag) {
     using T = decltype(tag);
     T* dx = gin.data<T>();

@@ -4,6 +4,7 @@
 #include "ops/nn/conv.h"
 
 #include "kernels/nn/conv.h"
+#include "kernels/reduced_float.h"
 #include "ops/common.h"
 
 namespace gradtrack::ops {
@@ -188,7 +189,16 @@ void add_bias(const Tensor& out, const Tensor& bias) {
   });
 }
 
-Tensor dense(const Tensor& t) { return kernels::aligned(contiguous(t)); }
+// float16 / bfloat16 operands are widened: the products, the bias and the
+// sums run in float32 and each result is rounded once at the end (as torch's
+// CPU convolution of reduced floats accumulates in float).
+Tensor dense(const Tensor& t) { return kernels::aligned(contiguous(kernels::widen(t))); }
+
+ScalarType compute_dtype(ScalarType dt) { return is_reduced_float(dt) ? ScalarType::Float32 : dt; }
+
+Tensor rounded_to(const Tensor& t, ScalarType dt) {
+  return t.defined() && t.dtype() != dt ? kernels::narrowed(t, dt) : t;
+}
 
 }  // namespace
 
@@ -209,19 +219,21 @@ Tensor convolution(const Tensor& input, const Tensor& weight, const Tensor* bias
            "). Calculated output size per channel: (", sizes_x(out_sp),
            "). Output size is too small");
   Tensor x = dense(input), w = dense(weight);
+  const ScalarType cdt = compute_dtype(input.dtype());
   Tensor out;
   if (!args.transposed) {
-    out = empty(shape, input.dtype());
+    out = empty(shape, cdt);
     if (x.sizes()[1] == 0) {
       kernels::fill(out, Scalar(0));
     } else {
       kernels::conv_down(out, x, w, geom_of(x.sizes(), shape, w.sizes(), args));
     }
   } else {
-    out = zeros(shape, input.dtype());
+    out = zeros(shape, cdt);
     kernels::conv_up(out, x, w, geom_of(shape, x.sizes(), w.sizes(), args));
   }
-  if (bias && out.numel()) add_bias(out, *bias);
+  if (bias && out.numel()) add_bias(out, kernels::widen(*bias));
+  out = rounded_to(out, input.dtype());
   auto fill = [&](autograd::Attrs& at) { conv_args_to_attrs(args, at); };
   if (bias) {
     record(OpKind::Convolution, {&input, &weight, bias}, out, fill);
@@ -236,24 +248,25 @@ std::array<Tensor, 3> convolution_backward(const Tensor& grad, const Tensor& inp
                                            const std::array<bool, 3>& need) {
   std::array<Tensor, 3> out;
   Tensor g = dense(grad), x = dense(input), w = dense(weight);
+  const ScalarType cdt = compute_dtype(input.dtype());
   if (!args.transposed) {
     const kernels::ConvGeom geo = geom_of(x.sizes(), g.sizes(), w.sizes(), args);
     if (need[0]) {
-      out[0] = zeros(input.sizes(), input.dtype());
+      out[0] = zeros(input.sizes(), cdt);
       kernels::conv_up(out[0], g, w, geo);
     }
     if (need[1]) {
-      out[1] = empty(weight.sizes(), weight.dtype());
+      out[1] = empty(weight.sizes(), cdt);
       kernels::conv_wgrad(out[1], g, x, geo);
     }
   } else {
     const kernels::ConvGeom geo = geom_of(g.sizes(), x.sizes(), w.sizes(), args);
     if (need[0]) {
-      out[0] = empty(input.sizes(), input.dtype());
+      out[0] = empty(input.sizes(), cdt);
       if (out[0].numel()) kernels::conv_down(out[0], g, w, geo);
     }
     if (need[1]) {
-      out[1] = empty(weight.sizes(), weight.dtype());
+      out[1] = empty(weight.sizes(), cdt);
       kernels::conv_wgrad(out[1], x, g, geo);
     }
   }
@@ -263,6 +276,9 @@ std::array<Tensor, 3> convolution_backward(const Tensor& grad, const Tensor& inp
     autograd::AutoGradMode off(false);
     out[2] = sum(g, dims, false);
   }
+  out[0] = rounded_to(out[0], input.dtype());
+  out[1] = rounded_to(out[1], weight.dtype());
+  out[2] = rounded_to(out[2], grad.dtype());
   if (autograd::should_record({&grad, &input, &weight})) {
     // One node for the computed gradients, in order, as PyTorch's: all of
     // them require grad when any of grad, input and weight does.

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstring>
 
+#include "core/half.h"
 #include "kernels/random.h"
 #include "ops/common.h"
 #include "ops/nn/nn.h"
@@ -92,6 +93,15 @@ Tensor dropout_noise(const Tensor& x, double p) {
   // 1 / (1 - p) in x's dtype.
   Tensor noise = empty(x.sizes(), x.dtype());
   kernels::bernoulli_scalar(noise, 1 - p, default_generator());
+  if (is_reduced_float(x.dtype())) {
+    // float16 / bfloat16: torch divides by the float 1 - p and rounds once
+    const float scale = 1.0f / static_cast<float>(1 - p);
+    const uint16_t w =
+        x.dtype() == ScalarType::Float16 ? float_to_half(scale) : float_to_bfloat16(scale);
+    uint16_t* np = noise.data<uint16_t>();
+    for (int64_t i = 0; i < noise.numel(); ++i) np[i] = np[i] != 0 ? w : uint16_t(0);
+    return noise;
+  }
   GT_DISPATCH_FLOAT(x.dtype(), "bernoulli_", [&] {
     scalar_t* np = noise.data<scalar_t>();
     const scalar_t scale = scalar_t(1) / static_cast<scalar_t>(1 - p);

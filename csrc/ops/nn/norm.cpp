@@ -8,6 +8,7 @@
 #include <cmath>
 
 #include "kernels/nn/norm.h"
+#include "kernels/reduced_float.h"
 #include "ops/common.h"
 #include "ops/nn/nn.h"
 
@@ -43,6 +44,47 @@ void check_same_dtype(const Tensor& x, const Tensor* w, const Tensor* b) {
            "mixed dtype (CPU): all inputs must share same datatype.");
 }
 
+// NOTE [Reduced norms]
+// A float16 / bfloat16 input is normalized in float32: statistics, affine and
+// sums in float, the output rounded once; the returned (and saved) statistics
+// are rounded to the input's dtype, as torch's. torch's "mixed type" is a
+// reduced input whose parameters are all float32 (its first parameter
+// decides: one of another dtype makes it mixed); they are then used as they are.
+bool mixed_type(const Tensor& x, std::initializer_list<const Tensor*> params) {
+  if (!is_reduced_float(x.dtype())) return false;
+  for (const Tensor* p : params)
+    if (p) return p->dtype() != x.dtype();
+  return false;
+}
+
+void check_params(const Tensor& x, std::initializer_list<const Tensor*> params) {
+  if (mixed_type(x, params)) {
+    for (const Tensor* p : params)
+      GT_CHECK(!p || p->dtype() == ScalarType::Float32,
+               "mixed dtype (CPU): expect parameter to have scalar type of Float");
+    return;
+  }
+  if (!is_reduced_float(x.dtype())) return;
+  for (const Tensor* p : params)
+    GT_CHECK(!p || p->dtype() == x.dtype(), "expected scalar type ", scalar_type_name(x.dtype()),
+             " but found ", scalar_type_name(p->dtype()));
+}
+
+// The dtype the statistics are computed in.
+ScalarType stats_dtype(const Tensor& x) {
+  return is_reduced_float(x.dtype()) ? ScalarType::Float32 : x.dtype();
+}
+
+// A parameter as the kernels read it: float32 ones of the mixed type as they are.
+Tensor param(const Tensor* t, const Tensor& x) {
+  if (t && is_reduced_float(x.dtype()) && t->dtype() == ScalarType::Float32) return dense(*t);
+  return dense_as(t, x.dtype());
+}
+
+Tensor rounded_to(const Tensor& t, ScalarType dt) {
+  return t.dtype() == dt ? t : kernels::narrowed(t, dt);
+}
+
 void check_norm_float(const Tensor& x, const char* name) {
   GT_CHECK_IMPL(is_floating(x.dtype()), "\"", name, "\" not implemented for '",
                 scalar_type_name(x.dtype()), "'");
@@ -66,16 +108,19 @@ std::vector<Tensor> native_layer_norm(const Tensor& x, const DimVector& normaliz
       }(),
       "], but got input of size", shape_str(x.sizes()));
   check_norm_float(x, "LayerNormKernelImpl");
-  check_same_dtype(x, w, b);
+  if (!is_reduced_float(x.dtype())) check_same_dtype(x, w, b);
+  check_params(x, {w, b});
   int64_t rows = 1, cols = 1;
   for (int64_t i = 0; i < x.dim(); ++i) (i < axis ? rows : cols) *= x.sizes()[i];
   Tensor xd = dense(x), out = empty(x.sizes(), x.dtype());
-  Tensor mean = empty({rows}, x.dtype()), rstd = empty({rows}, x.dtype());
-  Tensor wd = dense_as(w, x.dtype()), bd = dense_as(b, x.dtype());
+  Tensor mean = empty({rows}, stats_dtype(x)), rstd = empty({rows}, stats_dtype(x));
+  Tensor wd = param(w, x), bd = param(b, x);
   if (rows * cols != 0) {
     kernels::nn::row_moments(xd, rows, cols, eps, mean, rstd);
     kernels::nn::norm_apply(out, xd, rows, cols, 1, 1, mean, rstd, wd, bd);
   }
+  mean = rounded_to(mean, x.dtype());
+  rstd = rounded_to(rstd, x.dtype());
   record_norm(OpKind::NativeLayerNorm, x, w, b, out, {&mean, &rstd}, {rows, cols, 1, 1}, eps, 0);
   return {out, mean, rstd};
 }
@@ -83,17 +128,20 @@ std::vector<Tensor> native_layer_norm(const Tensor& x, const DimVector& normaliz
 std::vector<Tensor> native_group_norm(const Tensor& x, const Tensor* w, const Tensor* b,
                                       int64_t groups, double eps) {
   check_norm_float(x, "GroupNormKernelImpl");
-  check_same_dtype(x, w, b);
+  if (!is_reduced_float(x.dtype())) check_same_dtype(x, w, b);
+  check_params(x, {w, b});
   const int64_t n = x.sizes()[0], c = x.sizes()[1];
   int64_t l = 1;
   for (int64_t i = 2; i < x.dim(); ++i) l *= x.sizes()[i];
   Tensor xd = dense(x), out = empty(x.sizes(), x.dtype());
-  Tensor mean = empty({n * groups}, x.dtype()), rstd = empty({n * groups}, x.dtype());
-  Tensor wd = dense_as(w, x.dtype()), bd = dense_as(b, x.dtype());
+  Tensor mean = empty({n * groups}, stats_dtype(x)), rstd = empty({n * groups}, stats_dtype(x));
+  Tensor wd = param(w, x), bd = param(b, x);
   if (x.numel() != 0) {
     kernels::nn::row_moments(xd, n * groups, c / groups * l, eps, mean, rstd);
     kernels::nn::norm_apply(out, xd, n, c, l, groups, mean, rstd, wd, bd);
   }
+  mean = rounded_to(mean, x.dtype());
+  rstd = rounded_to(rstd, x.dtype());
   record_norm(OpKind::NativeGroupNorm, x, w, b, out, {&mean, &rstd}, {n, c, l, groups}, eps, 0);
   return {out, mean, rstd};
 }
@@ -102,9 +150,9 @@ namespace {
 
 // running = (1 - m) * running + m * batch, in place and unrecorded.
 void update_running(const Tensor& running, const Tensor& batch, double m) {
-  Tensor r = dense(running);
-  Tensor bt = to_dtype(batch, running.dtype());
-  GT_DISPATCH_FLOAT(running.dtype(), "batch_norm", [&] {
+  Tensor r = dense(kernels::widen(running));  // a reduced running stat updates in float
+  Tensor bt = to_dtype(batch, r.dtype());
+  GT_DISPATCH_FLOAT(r.dtype(), "batch_norm", [&] {
     scalar_t* rp = r.data<scalar_t>();
     const scalar_t* bp = bt.data<scalar_t>();
     for (int64_t i = 0; i < r.numel(); ++i)
@@ -119,20 +167,24 @@ std::vector<Tensor> native_batch_norm(const Tensor& x, const Tensor* w, const Te
                                       const Tensor* running_mean, const Tensor* running_var,
                                       bool training, double momentum, double eps) {
   check_norm_float(x, "batch_norm");
-  check_same_dtype(x, w, b);
-  check_same_dtype(x, running_mean, running_var);
+  if (!is_reduced_float(x.dtype())) {
+    check_same_dtype(x, w, b);
+    check_same_dtype(x, running_mean, running_var);
+  }
+  check_params(x, {w, b, running_mean, running_var});
   GT_CHECK(training || (running_mean && running_var),
            "running_mean must be defined in evaluation mode");
   const int64_t n = x.sizes()[0], c = x.dim() > 1 ? x.sizes()[1] : 1;
   int64_t l = 1;
   for (int64_t i = 2; i < x.dim(); ++i) l *= x.sizes()[i];
+  const ScalarType sdt = stats_dtype(x);
   Tensor xd = dense(x), out = empty(x.sizes(), x.dtype());
-  Tensor wd = dense_as(w, x.dtype()), bd = dense_as(b, x.dtype());
-  Tensor mean = empty({c}, x.dtype()), rstd = empty({c}, x.dtype());
+  Tensor wd = param(w, x), bd = param(b, x);
+  Tensor mean = empty({c}, sdt), rstd = empty({c}, sdt);
   if (training) {
-    Tensor var = empty({c}, x.dtype());
+    Tensor var = empty({c}, sdt);
     if (x.numel() != 0) kernels::nn::channel_moments(xd, n, c, l, mean, var);
-    GT_DISPATCH_FLOAT(x.dtype(), "batch_norm", [&] {
+    GT_DISPATCH_FLOAT(sdt, "batch_norm", [&] {
       for (int64_t i = 0; i < c; ++i)
         rstd.data<scalar_t>()[i] =
             static_cast<scalar_t>(1.0 / std::sqrt(double(var.data<scalar_t>()[i]) + eps));
@@ -142,12 +194,12 @@ std::vector<Tensor> native_batch_norm(const Tensor& x, const Tensor* w, const Te
     if (running_var && count > 0) {
       // The running variance is the unbiased one.
       Tensor unbiased = mul(var, Scalar(double(count) / double(std::max<int64_t>(count - 1, 1))));
-      if (count == 1) unbiased = full({c}, Scalar(NAN), x.dtype());
+      if (count == 1) unbiased = full({c}, Scalar(NAN), sdt);
       update_running(*running_var, unbiased, momentum);
     }
   } else {
-    Tensor rm = dense_as(running_mean, x.dtype()), rv = dense_as(running_var, x.dtype());
-    GT_DISPATCH_FLOAT(x.dtype(), "batch_norm", [&] {
+    Tensor rm = dense_as(running_mean, sdt), rv = dense_as(running_var, sdt);
+    GT_DISPATCH_FLOAT(sdt, "batch_norm", [&] {
       for (int64_t i = 0; i < c; ++i) {
         mean.data<scalar_t>()[i] = rm.data<scalar_t>()[i];
         rstd.data<scalar_t>()[i] =
@@ -156,6 +208,8 @@ std::vector<Tensor> native_batch_norm(const Tensor& x, const Tensor* w, const Te
     });
   }
   if (x.numel() != 0) kernels::nn::norm_apply(out, xd, n, c, l, 0, mean, rstd, wd, bd);
+  mean = rounded_to(mean, x.dtype());
+  rstd = rounded_to(rstd, x.dtype());
   // Training saves the batch statistics; evaluation the running ones it used.
   std::vector<const Tensor*> extras{&mean, &rstd};
   if (!training) extras = {running_mean, running_var};

@@ -3311,6 +3311,9 @@ def _current_location() -> str:
 def _empty_cache() -> None:
     ...
 
+def _fast_path(fast: typing.Any, slow: typing.Any, triggers: tuple) -> typing.Any:
+    ...
+
 def _formula_table_ok() -> builtins.bool:
     ...
 

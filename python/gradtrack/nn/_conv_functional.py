@@ -28,7 +28,8 @@ _TENSOR_TYPE = {"float32": "torch.FloatTensor", "float64": "torch.DoubleTensor",
                 "int64": "torch.LongTensor", "int32": "torch.IntTensor",
                 "uint8": "torch.ByteTensor", "bool": "torch.BoolTensor"}
 _SCALAR_NAME = {"float32": "Float", "float64": "Double", "int64": "Long", "int32": "Int",
-                "uint8": "Byte", "bool": "Bool"}
+                "uint8": "Byte", "bool": "Bool",
+                "float16": "Half", "bfloat16": "BFloat16", "int8": "Char", "int16": "Short"}
 _C_NAME = {"float32": "float", "float64": "double", "int64": "long int", "int32": "int",
            "uint8": "unsigned char", "bool": "bool"}
 

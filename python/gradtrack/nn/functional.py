@@ -27,7 +27,8 @@ _c_mse_loss = _C._nn.mse_loss
 
 _REDUCTIONS = {"none": 0, "mean": 1, "sum": 2}
 _SCALAR_TYPE = {"float32": "Float", "float64": "Double", "int64": "Long", "int32": "Int",
-                "uint8": "Byte", "bool": "Bool"}
+                "uint8": "Byte", "bool": "Bool",
+                "float16": "Half", "bfloat16": "BFloat16", "int8": "Char", "int16": "Short"}
 
 __all__ = ["linear", "relu", "relu_", "sigmoid", "tanh", "softmax", "log_softmax", "mse_loss",
            "cross_entropy", "nll_loss"]

@@ -18,6 +18,7 @@ tensor([[1., 2.],
 from collections import namedtuple
 
 from ... import _C
+from ...autograd.function import Function
 
 __all__ = ["PackedSequence", "pack_padded_sequence", "pad_packed_sequence", "pad_sequence",
            "unpad_sequence", "pack_sequence", "unpack_sequence", "invert_permutation"]
@@ -99,10 +100,41 @@ def pack_padded_sequence(input, lengths, batch_first=False, enforce_sorted=True)
     if lengths and lengths[-1] <= 0:
         raise RuntimeError("Length of all samples has to be greater than 0, but found an "
                            "element in 'lengths' that is <= 0")
-    steps = input.transpose(0, 1) if batch_first else input
     sizes = _batch_sizes(lengths)
-    data = _C.cat([steps[t, :b] for t, b in enumerate(sizes)], 0)
+    data = _PackPaddedSequence.apply(input, sizes, batch_first)
     return PackedSequence(data, _C.tensor(sizes, dtype=_C.int64), sorted_indices, None)
+
+
+class _PackPaddedSequence(Function):
+    # torch's _pack_padded_sequence is one node that saves only the input's
+    # sizes and the batch sizes, so writing to the input later is harmless;
+    # its backward scatters the packed gradient into zeros (differentiably).
+    @staticmethod
+    def forward(ctx, input, sizes, batch_first):  # noqa: A002
+        # named as the attributes torch's node shows
+        ctx._saved_input_sym_sizes = tuple(input.shape)
+        ctx._saved_batch_first = batch_first
+        ctx._saved_result1 = _C.tensor(sizes, dtype=_C.int64)
+        steps = input.transpose(0, 1) if batch_first else input
+        return _C.cat([steps[t, :b] for t, b in enumerate(sizes)], 0)
+
+    @staticmethod
+    def backward(ctx, grad):
+        size = list(ctx._saved_input_sym_sizes)
+        if ctx._saved_batch_first:
+            size[0], size[1] = size[1], size[0]
+        grad_input = _C.zeros(size, dtype=grad.dtype)
+        offset = 0
+        for t, b in enumerate(ctx._saved_result1.tolist()):
+            grad_input[t, :b].copy_(grad[offset:offset + b])
+            offset += b
+        if ctx._saved_batch_first:
+            grad_input = grad_input.transpose(0, 1)
+        return grad_input, None, None
+
+
+_PackPaddedSequence._backward_cls.__name__ = "PackPaddedSequenceBackward0"
+_PackPaddedSequence._backward_cls.__qualname__ = "PackPaddedSequenceBackward0"
 
 
 def pad_packed_sequence(sequence, batch_first=False, padding_value=0.0, total_length=None):

@@ -1,0 +1,209 @@
+"""float16 / bfloat16 through the layers, against torch 2.13 (issue 19 remainder).
+
+conv1d/2d/transposed, max/avg/adaptive pooling, layer/group/batch norm (also
+torch's "mixed type": a reduced input with float32 parameters), nll_loss and
+cross_entropy run in float32 and round each result once, as torch's CPU kernels:
+the output dtype, grad_fn, gradient dtypes and the dtype errors are torch's; the
+values agree within a few units in the last place (most forwards bit for bit).
+Known difference: torch accumulates layer_norm's weight and bias gradients in
+the reduced dtype row by row; gradtrack rounds the exact sum once (closer to the
+true value), hence the wider tolerance for those two.
+"""
+
+import numpy as np
+import pytest
+
+import gradtrack
+
+def case_conv2d(L, dt, rng):
+    x = L.tensor(rng.randn(2, 3, 6, 6), dtype=L.float32).to(dt).requires_grad_()
+    w = L.tensor(rng.randn(4, 3, 3, 3)* 0.3, dtype=L.float32).to(dt).requires_grad_()
+    b = L.tensor(rng.randn(4), dtype=L.float32).to(dt).requires_grad_()
+    y = L.nn.functional.conv2d(x, w, b, padding=1, stride=2)
+    return y, (x, w, b)
+def case_conv1d(L, dt, rng):
+    x = L.tensor(rng.randn(2, 3, 9), dtype=L.float32).to(dt).requires_grad_()
+    w = L.tensor(rng.randn(4, 3, 3)* 0.3, dtype=L.float32).to(dt).requires_grad_()
+    y = L.nn.functional.conv1d(x, w)
+    return y, (x, w)
+def case_convt(L, dt, rng):
+    x = L.tensor(rng.randn(2, 3, 4, 4), dtype=L.float32).to(dt).requires_grad_()
+    w = L.tensor(rng.randn(3, 2, 3, 3)* 0.3, dtype=L.float32).to(dt).requires_grad_()
+    y = L.nn.functional.conv_transpose2d(x, w, stride=2)
+    return y, (x, w)
+def case_maxpool(L, dt, rng):
+    x = L.tensor(rng.randn(2, 3, 6, 6), dtype=L.float32).to(dt).requires_grad_()
+    return L.nn.functional.max_pool2d(x, 2), (x,)
+def case_maxpool_ov(L, dt, rng):
+    x = L.tensor(rng.randn(2, 3, 7, 7), dtype=L.float32).to(dt).requires_grad_()
+    return L.nn.functional.max_pool2d(x, 3, stride=1, padding=1), (x,)
+def case_maxpool1d(L, dt, rng):
+    x = L.tensor(rng.randn(2, 3, 8), dtype=L.float32).to(dt).requires_grad_()
+    return L.nn.functional.max_pool1d(x, 2), (x,)
+def case_avgpool(L, dt, rng):
+    x = L.tensor(rng.randn(2, 3, 6, 6), dtype=L.float32).to(dt).requires_grad_()
+    return L.nn.functional.avg_pool2d(x, 3, stride=2, padding=1), (x,)
+def case_avgpool1d(L, dt, rng):
+    x = L.tensor(rng.randn(2, 3, 8), dtype=L.float32).to(dt).requires_grad_()
+    return L.nn.functional.avg_pool1d(x, 2), (x,)
+def case_aavg(L, dt, rng):
+    x = L.tensor(rng.randn(2, 3, 7, 7), dtype=L.float32).to(dt).requires_grad_()
+    return L.nn.functional.adaptive_avg_pool2d(x, 3), (x,)
+def case_amax(L, dt, rng):
+    x = L.tensor(rng.randn(2, 3, 7, 7), dtype=L.float32).to(dt).requires_grad_()
+    return L.nn.functional.adaptive_max_pool2d(x, 3), (x,)
+def case_ln(L, dt, rng):
+    x = L.tensor(rng.randn(4, 5, 6), dtype=L.float32).to(dt).requires_grad_()
+    w = L.tensor(rng.randn(6), dtype=L.float32).to(dt).requires_grad_()
+    b = L.tensor(rng.randn(6), dtype=L.float32).to(dt).requires_grad_()
+    return L.nn.functional.layer_norm(x, (6,), w, b), (x, w, b)
+def case_ln_mixed(L, dt, rng):
+    x = L.tensor(rng.randn(4, 5, 6), dtype=L.float32).to(dt).requires_grad_()
+    w = L.tensor(rng.randn(6), dtype=L.float32).requires_grad_()
+    b = L.tensor(rng.randn(6), dtype=L.float32).requires_grad_()
+    return L.nn.functional.layer_norm(x, (6,), w, b), (x, w, b)
+def case_gn(L, dt, rng):
+    x = L.tensor(rng.randn(2, 4, 5), dtype=L.float32).to(dt).requires_grad_()
+    w = L.tensor(rng.randn(4), dtype=L.float32).to(dt).requires_grad_()
+    b = L.tensor(rng.randn(4), dtype=L.float32).to(dt).requires_grad_()
+    return L.nn.functional.group_norm(x, 2, w, b), (x, w, b)
+def case_bn(L, dt, rng):
+    x = L.tensor(rng.randn(4, 3, 5), dtype=L.float32).to(dt).requires_grad_()
+    w = L.tensor(rng.randn(3), dtype=L.float32).to(dt).requires_grad_()
+    b = L.tensor(rng.randn(3), dtype=L.float32).to(dt).requires_grad_()
+    rm, rv = L.zeros(3, dtype=dt), L.ones(3, dtype=dt)
+    y = L.nn.functional.batch_norm(x, rm, rv, w, b, training=True)
+    return y, (x, w, b), (rm, rv)
+def case_bn_mixed(L, dt, rng):
+    x = L.tensor(rng.randn(4, 3, 5), dtype=L.float32).to(dt).requires_grad_()
+    w = L.tensor(rng.randn(3), dtype=L.float32).requires_grad_()
+    b = L.tensor(rng.randn(3), dtype=L.float32).requires_grad_()
+    rm, rv = L.zeros(3), L.ones(3)
+    y = L.nn.functional.batch_norm(x, rm, rv, w, b, training=True)
+    return y, (x, w, b), (rm, rv)
+def case_bn_eval(L, dt, rng):
+    x = L.tensor(rng.randn(4, 3, 5), dtype=L.float32).to(dt).requires_grad_()
+    w = L.tensor(rng.randn(3), dtype=L.float32).to(dt).requires_grad_()
+    rm = L.tensor(rng.randn(3), dtype=L.float32).to(dt)
+    rv = L.tensor(rng.rand(3) + 0.5, dtype=L.float32).to(dt)
+    y = L.nn.functional.batch_norm(x, rm, rv, w, None, training=False)
+    return y, (x, w)
+def case_nll(L, dt, rng):
+    x = L.tensor(rng.randn(6, 5), dtype=L.float32).to(dt).requires_grad_()
+    t = L.tensor([0, 1, 4, 3, 2, 1])
+    return L.nn.functional.nll_loss(x, t), (x,)
+def case_nll_w(L, dt, rng):
+    x = L.tensor(rng.randn(6, 5), dtype=L.float32).to(dt).requires_grad_()
+    t = L.tensor([0, 1, 4, 3, 2, 1])
+    w = L.tensor(rng.rand(5), dtype=L.float32).to(dt)
+    return L.nn.functional.nll_loss(x, t, weight=w, reduction="none"), (x,)
+def case_ce(L, dt, rng):
+    x = L.tensor(rng.randn(6, 5), dtype=L.float32).to(dt).requires_grad_()
+    t = L.tensor([0, 1, 4, 3, 2, -100])
+    return L.nn.functional.cross_entropy(x, t, label_smoothing=0.1), (x,)
+
+CASES = {k[5:]: v for k, v in dict(globals()).items() if k.startswith("case_")}
+# (case, index of a result) pairs equal to torch's bit for bit on both dtypes
+EXACT_FORWARD = {"conv2d", "conv1d", "maxpool", "maxpool_ov", "maxpool1d", "avgpool",
+                 "avgpool1d", "aavg", "amax", "ln", "ln_mixed", "gn", "bn_mixed", "bn_eval",
+                 "nll", "nll_w", "ce"}
+WIDE = {("ln", 1), ("ln", 2), ("ln_mixed", 1), ("ln_mixed", 2)}
+
+
+def _outcome(lib, name, dt):
+    r = CASES[name](lib, getattr(lib, dt), np.random.RandomState(0))
+    y, ins = r[0], r[1]
+    extra = r[2] if len(r) > 2 else ()
+    gy = lib.tensor(np.cos(np.arange(y.numel())).reshape(tuple(y.shape)), dtype=lib.float32)
+    grads = lib.autograd.grad(y, ins, gy.to(y.dtype))
+
+    def f(t):
+        return t.detach().float().numpy()
+
+    names = [str(g.dtype).split(".")[-1] for g in grads]
+    return ((str(y.dtype).split(".")[-1], type(y.grad_fn).__name__, names),
+            f(y), [f(g) for g in grads], [f(e) for e in extra])
+
+
+@pytest.mark.parametrize("dt", ["float16", "bfloat16"])
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_reduced_layer_matches_torch(torch, name, dt):
+    t_meta, t_y, t_g, t_extra = _outcome(torch, name, dt)
+    g_meta, g_y, g_g, g_extra = _outcome(gradtrack, name, dt)
+    assert g_meta == t_meta
+    ulp = 2.0**-10 if dt == "float16" else 2.0**-7
+    if name in EXACT_FORWARD:
+        np.testing.assert_array_equal(g_y, t_y)
+    else:
+        np.testing.assert_allclose(g_y, t_y, rtol=ulp, atol=ulp)
+    for i, (a, b) in enumerate(zip(g_g, t_g)):
+        k = 6 if (name, i) in WIDE else 1
+        np.testing.assert_allclose(a, b, rtol=k * ulp, atol=k * ulp, err_msg=f"grad {i}")
+    for a, b in zip(g_extra, t_extra):  # running statistics
+        np.testing.assert_allclose(a, b, rtol=ulp, atol=ulp)
+
+
+ERRORS = {
+    "bn_float_running": lambda L, x: L.nn.functional.batch_norm(
+        x, L.zeros(3), L.ones(3), L.ones(3, dtype=x.dtype), L.zeros(3, dtype=x.dtype), True),
+    "bn_float_weight": lambda L, x: L.nn.functional.batch_norm(
+        x, L.zeros(3, dtype=x.dtype), L.ones(3, dtype=x.dtype), L.ones(3), L.zeros(3), True),
+    "ln_float_weight_reduced_bias": lambda L, x: L.nn.functional.layer_norm(
+        x, (5,), L.ones(5), L.zeros(5, dtype=x.dtype)),
+    "ln_reduced_weight_float_bias": lambda L, x: L.nn.functional.layer_norm(
+        x, (5,), L.ones(5, dtype=x.dtype), L.zeros(5)),
+    "ln_double_weight": lambda L, x: L.nn.functional.layer_norm(
+        x, (5,), L.ones(5, dtype=L.float64)),
+    "conv_float_weight": lambda L, x: L.nn.functional.conv1d(x, L.ones(2, 3, 2)),
+    "nll_float_weight": lambda L, x: L.nn.functional.nll_loss(
+        x[:, :, 0], L.tensor([0, 1, 2, 0]), weight=L.ones(3)),
+}
+
+
+@pytest.mark.parametrize("dt", ["float16", "bfloat16"])
+@pytest.mark.parametrize("case", sorted(ERRORS))
+def test_reduced_layer_dtype_errors_match_torch(torch, case, dt):
+    def message(lib):
+        x = lib.ones(4, 3, 5, dtype=getattr(lib, dt))
+        with pytest.raises(RuntimeError) as info:
+            ERRORS[case](lib, x)
+        return str(info.value)
+
+    assert message(gradtrack) == message(torch)
+
+
+RESAMPLE = {
+    "reflect": lambda F, x: F.pad(x, (2, 1, 1, 2), mode="reflect"),
+    "replicate": lambda F, x: F.pad(x, (2, 1, 1, 2), mode="replicate"),
+    "circular": lambda F, x: F.pad(x, (2, 1, 1, 2), mode="circular"),
+    "nearest": lambda F, x: F.interpolate(x, scale_factor=2, mode="nearest"),
+    "bilinear": lambda F, x: F.interpolate(x, size=(7, 9), mode="bilinear"),
+    "bilinear_align": lambda F, x: F.interpolate(x, size=(7, 9), mode="bilinear",
+                                                 align_corners=True),
+    "bicubic": lambda F, x: F.interpolate(x, size=(7, 9), mode="bicubic"),
+}
+
+
+def _resampled(lib, dt, kind):
+    x = lib.tensor(np.random.RandomState(0).randn(1, 2, 5, 6), dtype=lib.float32)
+    x = x.to(getattr(lib, dt)).requires_grad_()
+    y = RESAMPLE[kind](lib.nn.functional, x)
+    gy = lib.tensor(np.cos(np.arange(y.numel())).reshape(tuple(y.shape)), dtype=lib.float32)
+    g, = lib.autograd.grad(y, x, gy.to(y.dtype))
+    meta = (str(y.dtype).split(".")[-1], type(y.grad_fn).__name__, str(g.dtype).split(".")[-1])
+    return meta, y.detach().float().numpy(), g.float().numpy()
+
+
+@pytest.mark.parametrize("dt", ["float16", "bfloat16"])
+@pytest.mark.parametrize("kind", sorted(RESAMPLE))
+def test_reduced_padding_and_interpolation_match_torch(torch, kind, dt):
+    # Padding and nearest copy bit for bit; the weighted modes resample in float and
+    # round once (torch's gradient sums round along the way: within an ulp).
+    t_meta, t_y, t_g = _resampled(torch, dt, kind)
+    g_meta, g_y, g_g = _resampled(gradtrack, dt, kind)
+    assert g_meta == t_meta
+    ulp = 2.0**-10 if dt == "float16" else 2.0**-7
+    np.testing.assert_allclose(g_y, t_y, rtol=ulp, atol=ulp)
+    np.testing.assert_allclose(g_g, t_g, rtol=ulp, atol=ulp)
+    if kind != "bicubic":
+        np.testing.assert_array_equal(g_y, t_y)

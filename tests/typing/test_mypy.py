@@ -3,6 +3,7 @@ Tensor methods, nn.Module subclassing, optim, DataLoader and autograd.Function, 
 the generated ``_C`` stubs themselves. The settings are pyproject.toml's [tool.mypy] (the
 examples' untyped dependencies ignored). Runs under an editable install and a wheel alike."""
 
+import math
 import runpy
 import subprocess
 import sys
@@ -74,3 +75,8 @@ def test_typed_usage_runs():
     namespace = runpy.run_path(str(TYPED_USAGE))
     assert namespace["custom_function"]().tolist() == [3.0, 12.0]
     assert namespace["train"]() > 0
+    # grads [0, 2, 2] + 3 * 4 + 2 * 4 + one hook call + two positive entries
+    assert namespace["autograd_api"]() == 27.0
+    # 2 full batches of 3 (x rows and y numels) + 2 held out + a 5-sample Subset + 2 batches
+    assert namespace["data_pipeline"]() == 21
+    assert math.isfinite(namespace["optimizers"]()) and math.isfinite(namespace["sequences"]())

@@ -27,9 +27,10 @@ except ImportError as e:
              '    pip install "gradtrack[examples]"')
 
 import numpy as np
+import numpy.typing as npt
 
 import gradtrack as gt
-from gradtrack import nn, optim
+from gradtrack import Tensor, nn, optim
 
 MODULES = ("argparse", "base64", "bisect", "calendar", "collections", "contextlib", "copy",
            "csv", "dataclasses", "datetime", "decimal", "difflib", "email.message",
@@ -39,9 +40,9 @@ MODULES = ("argparse", "base64", "bisect", "calendar", "collections", "contextli
            "threading", "typing", "unittest", "urllib.parse", "uuid", "warnings", "zipfile")
 
 
-def stdlib_docstrings(limit):
+def stdlib_docstrings(limit: int) -> str:
     """Up to ``limit`` characters of docstrings, module by module, in a fixed order."""
-    parts = []
+    parts: list[str] = []
     for name in MODULES:
         try:
             module = importlib.import_module(name)
@@ -56,31 +57,37 @@ def stdlib_docstrings(limit):
     return "\n\n".join(parts)[:limit]
 
 
+# An LSTM's state: (h, c).
+State = tuple[Tensor, Tensor]
+
+
 class CharLSTM(nn.Module):
-    def __init__(self, vocab, embed, hidden, layers, dropout):
+    def __init__(self, vocab: int, embed: int, hidden: int, layers: int, dropout: float) -> None:
         super().__init__()
         self.embed = nn.Embedding(vocab, embed)
         self.lstm = nn.LSTM(embed, hidden, num_layers=layers, dropout=dropout, batch_first=True)
         self.head = nn.Linear(hidden, vocab)
 
-    def forward(self, x, state=None):
+    def forward(self, x: Tensor, state: State | None = None) -> tuple[Tensor, State]:
         out, state = self.lstm(self.embed(x), state)
         return self.head(out), state
 
 
-def batches(data, batch_size, seq_len, rng):
+def batches(data: npt.NDArray[np.int64], batch_size: int, seq_len: int,
+            rng: np.random.Generator) -> tuple[Tensor, Tensor]:
     """Random windows: inputs and the same windows shifted by one character."""
     starts = rng.integers(0, len(data) - seq_len - 1, size=batch_size)
     rows = np.stack([data[s:s + seq_len + 1] for s in starts])
     return gt.tensor(rows[:, :-1]), gt.tensor(rows[:, 1:])
 
 
-def train(model, data, vocab, args, progress=True):
+def train(model: CharLSTM, data: npt.NDArray[np.int64], vocab: int, args: argparse.Namespace,
+          progress: bool = True) -> float | None:
     rng = np.random.default_rng(args.seed)
     loss_fn = nn.CrossEntropyLoss()
     opt = optim.Adam(model.parameters(), lr=args.lr)
     bar = tqdm(range(args.steps), desc="training", unit="step", disable=not progress)
-    smoothed = None
+    smoothed: float | None = None
     for _ in bar:
         x, y = batches(data, args.batch_size, args.seq_len, rng)
         logits, _ = model(x)
@@ -95,7 +102,8 @@ def train(model, data, vocab, args, progress=True):
     return smoothed
 
 
-def sample(model, chars, prompt, length, temperature, seed):
+def sample(model: CharLSTM, chars: list[str], prompt: str, length: int, temperature: float,
+           seed: int) -> str:
     """Continues ``prompt`` one character at a time from the softmax of the last logits."""
     index = {c: i for i, c in enumerate(chars)}
     rng = np.random.default_rng(seed)
@@ -112,8 +120,8 @@ def sample(model, chars, prompt, length, temperature, seed):
     return text
 
 
-def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n")[0])
     parser.add_argument("--steps", type=int, default=400)
     parser.add_argument("--batch-size", type=int, default=32)
     parser.add_argument("--seq-len", type=int, default=48)

@@ -19,8 +19,10 @@ import inspect
 import math
 import sys
 import time
+from collections.abc import Iterator
 
 import numpy as np
+import numpy.typing as npt
 
 try:
     from tqdm import tqdm
@@ -29,15 +31,15 @@ except ImportError as e:
              '    pip install "gradtrack[examples]"')
 
 import gradtrack as gt
-from gradtrack import nn, optim
+from gradtrack import Tensor, nn, optim
 
 MODULES = ["collections", "json", "argparse", "textwrap", "functools", "itertools", "string",
            "pathlib", "random", "statistics", "heapq", "bisect", "fractions", "shlex", "csv"]
 
 
-def load_corpus():
+def load_corpus() -> str:
     """The docstrings of MODULES and their public members, whitespace tidied."""
-    texts = []
+    texts: list[str] = []
     for name in MODULES:
         module = importlib.import_module(name)
         for obj in [module] + [getattr(module, n) for n in sorted(vars(module))
@@ -52,7 +54,8 @@ def load_corpus():
 class TinyGPT(nn.Module):
     """Embeddings -> causal TransformerEncoder -> LayerNorm -> next-character logits."""
 
-    def __init__(self, vocab, context, d_model=64, nhead=4, layers=2, dropout=0.1):
+    def __init__(self, vocab: int, context: int, d_model: int = 64, nhead: int = 4,
+                 layers: int = 2, dropout: float = 0.1) -> None:
         super().__init__()
         self.tokens = nn.Embedding(vocab, d_model)
         self.positions = nn.Embedding(context, d_model)
@@ -64,14 +67,16 @@ class TinyGPT(nn.Module):
         self.head = nn.Linear(d_model, vocab)
         self.register_buffer("causal", nn.Transformer.generate_square_subsequent_mask(context))
 
-    def forward(self, idx):
+    def forward(self, idx: Tensor) -> Tensor:
         length = idx.shape[1]
         h = self.tokens(idx) + self.positions(gt.arange(length))
         mask = self.causal[:length, :length]
-        return self.head(self.encoder(h, mask=mask, is_causal=True))
+        logits: Tensor = self.head(self.encoder(h, mask=mask, is_causal=True))
+        return logits
 
 
-def batches(data, context, batch_size, rng):
+def batches(data: npt.NDArray[np.int64], context: int, batch_size: int,
+            rng: np.random.Generator) -> Iterator[tuple[Tensor, Tensor]]:
     """Random windows of the corpus and the same windows shifted by one character."""
     while True:
         starts = rng.integers(0, len(data) - context - 1, size=batch_size)
@@ -80,11 +85,12 @@ def batches(data, context, batch_size, rng):
         yield gt.tensor(x), gt.tensor(y)
 
 
-def train(model, data, args, progress=True):
+def train(model: TinyGPT, data: npt.NDArray[np.int64], args: argparse.Namespace,
+          progress: bool = True) -> tuple[float | None, float | None]:
     opt = optim.AdamW(model.parameters(), lr=args.lr, weight_decay=0.01)
-    warmup = max(1, args.steps // 20)
+    warmup: int = max(1, args.steps // 20)
 
-    def schedule(step):  # linear warm-up, then cosine decay to a tenth
+    def schedule(step: int) -> float:  # linear warm-up, then cosine decay to a tenth
         if step < warmup:
             return (step + 1) / warmup
         return 0.1 + 0.45 * (1 + math.cos(math.pi * (step - warmup) / (args.steps - warmup)))
@@ -92,7 +98,8 @@ def train(model, data, args, progress=True):
     loss_fn = nn.CrossEntropyLoss()
     stream = batches(data, args.context, args.batch_size, np.random.default_rng(args.seed))
     model.train()
-    first = smoothed = None
+    first: float | None = None
+    smoothed: float | None = None
     bar = tqdm(range(args.steps), desc="training", unit="step", disable=not progress)
     for _ in bar:
         x, y = next(stream)
@@ -110,7 +117,8 @@ def train(model, data, args, progress=True):
     return first, smoothed
 
 
-def sample(model, prompt, stoi, itos, context, length, temperature, generator):
+def sample(model: TinyGPT, prompt: str, stoi: dict[str, int], itos: list[str], context: int,
+           length: int, temperature: float, generator: gt.Generator) -> str:
     """Continues ``prompt`` one character at a time from the model's distribution."""
     model.eval()
     idx = [stoi.get(c, 0) for c in prompt]
@@ -123,8 +131,8 @@ def sample(model, prompt, stoi, itos, context, length, temperature, generator):
     return "".join(itos[i] for i in idx)
 
 
-def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n")[0])
     parser.add_argument("--steps", type=int, default=500)
     parser.add_argument("--context", type=int, default=32)
     parser.add_argument("--batch-size", type=int, default=32)

@@ -219,6 +219,108 @@ class _Builtins(ast.NodeTransformer):
         return node
 
 
+# --strict wants every generic parametrized and every parameter typed. pybind11 writes
+# py::tuple / py::list / py::dict / std::function<...> without their item types, and
+# py::args / py::kwargs untyped; where the items are known they are named here.
+TUPLE_RETURNS = {
+    "chunk": "tuple[Tensor, ...]", "unbind": "tuple[Tensor, ...]", "split": "tuple[Tensor, ...]",
+    "saved_tensors": "tuple[Tensor, ...]",
+    "next_functions": "tuple[tuple[Node | None, builtins.int], ...]",
+    # (values, indices)
+    "sort": "tuple[Tensor, Tensor]", "topk": "tuple[Tensor, Tensor]",
+    "kthvalue": "tuple[Tensor, Tensor]", "mode": "tuple[Tensor, Tensor]",
+    "max_pool2d_with_indices": "tuple[Tensor, Tensor]",
+    "adaptive_max_pool2d": "tuple[Tensor, Tensor]",
+    "unpack_dual": "tuple[Tensor, Tensor | None]",  # (primal, tangent or None)
+}
+BARE_GENERICS = {
+    "tuple": "tuple[typing.Any, ...]", "list": "list[typing.Any]",
+    "dict": "dict[typing.Any, typing.Any]", "set": "set[typing.Any]",
+    "collections.abc.Callable": "collections.abc.Callable[..., typing.Any]",
+    "typing.Callable": "collections.abc.Callable[..., typing.Any]",
+}
+# Python functions attached to the bound Node class (autograd/graph.py): their return types.
+NODE_RETURNS = {"register_hook": "gradtrack.utils.hooks.RemovableHandle",
+                "register_prehook": "gradtrack.utils.hooks.RemovableHandle"}
+
+
+def _literal_type(node):
+    """The type of a literal module constant (``ops: dict = {...}``), or None."""
+    try:
+        value = ast.literal_eval(node)
+    except ValueError:
+        return None
+
+    def kind(v):
+        if isinstance(v, (bool, int, float, str)):
+            return type(v).__name__
+        if isinstance(v, tuple):
+            return f"tuple[{', '.join(kind(x) for x in v)}]" if v else "tuple[()]"
+        if isinstance(v, dict) and v:
+            keys, values = {kind(k) for k in v}, {kind(x) for x in v.values()}
+            if len(keys) == 1 and len(values) == 1:
+                return f"dict[{keys.pop()}, {values.pop()}]"
+        return "typing.Any"
+    return kind(value)
+
+
+class _Strict(ast.NodeTransformer):
+    """Makes a stub pass ``mypy --strict``: parametrized generics, typed ``*args``."""
+
+    def _generic(self, node):
+        if node is None:
+            return None
+        parents = {id(child): parent for parent in ast.walk(node)
+                   for child in ast.iter_child_nodes(parent)}
+
+        class Fill(ast.NodeTransformer):
+            def _fill(self, sub):
+                parent = parents.get(id(sub))
+                bare = not (isinstance(parent, ast.Subscript) and parent.value is sub)
+                full = BARE_GENERICS.get(ast.unparse(sub)) if bare else None
+                return ast.parse(full, mode="eval").body if full else sub
+
+            def visit_Name(self, sub):
+                return self._fill(sub)
+
+            def visit_Attribute(self, sub):
+                return self._fill(sub)
+
+        return Fill().visit(node)
+
+    def visit_arg(self, node):
+        node.annotation = self._generic(node.annotation)
+        return node
+
+    def visit_FunctionDef(self, node):
+        args = node.args
+        for arg in (args.vararg, args.kwarg):
+            if arg is not None and arg.annotation is None:
+                arg.annotation = ast.parse("typing.Any", mode="eval").body
+        self.generic_visit(node)
+        if node.returns is not None and ast.unparse(node.returns) == "tuple" and node.name in TUPLE_RETURNS:
+            node.returns = ast.parse(TUPLE_RETURNS[node.name], mode="eval").body
+        node.returns = self._generic(node.returns)
+        return node
+
+    def visit_AnnAssign(self, node):
+        literal = _literal_type(node.value) if node.value is not None else None
+        if ast.unparse(node.annotation) in BARE_GENERICS and literal is not None:
+            node.annotation = ast.parse(literal, mode="eval").body
+        node.annotation = self._generic(node.annotation)
+        return node
+
+
+def _node_class(cls, Node):
+    """Types the Python functions attached to Node (stubgen writes them untyped)."""
+    for i, node in enumerate(cls.body):
+        runtime = vars(Node).get(getattr(node, "name", None))
+        if isinstance(node, ast.FunctionDef) and isinstance(runtime, types.FunctionType):
+            cls.body[i] = _signature_def(node.name, runtime, NODE_RETURNS.get(node.name, "typing.Any"),
+                                         method=True)
+    return cls
+
+
 def _where(value, name):
     """The module that holds ``value`` under ``name`` (or another name), if any."""
     module = sys.modules.get(getattr(value, "__module__", None) or "")
@@ -277,13 +379,17 @@ def generate(out_dir):
             for node in tree.body:
                 if isinstance(node, ast.ClassDef) and node.name == "Tensor":
                     _tensor_class(node, gradtrack.Tensor)
-            text = ast.unparse(_Builtins().visit(tree)) + "\n"
+                if isinstance(node, ast.ClassDef) and node.name == "Node":
+                    _node_class(node, gradtrack._C.Node)
+            text = ast.unparse(_Builtins().visit(_Strict().visit(tree))) + "\n"
             # the types the Tensor class refers to that live in the Python layer
             text = text.replace("import typing\n", "import builtins\nimport typing\nimport gradtrack\n"
                                 "import gradtrack.utils.hooks\n", 1)
             # torch's stubs too: Tensor == x gives a tensor, not the bool object.__eq__ promises
             text = re.sub(r"(def __(eq|ne)__\(.*\) -> Tensor:)", r"\1  # type: ignore[override]", text)
-        elif re.search(r"\bTensor\b", text):
+        else:
+            text = ast.unparse(_Strict().visit(ast.parse(text))) + "\n"
+        if path.name != "__init__.pyi" and re.search(r"\bTensor\b", text):
             # stubgen cannot resolve the bare `Tensor` these bindings' signatures name
             text = text.replace("import typing\n", "import typing\nfrom gradtrack._C import Tensor\n", 1)
         files["_C/" + path.name] = text

@@ -6,8 +6,10 @@ from typing import Any
 import gradtrack
 from gradtrack import Tensor, nn, optim
 from gradtrack.autograd import Function
-from gradtrack.autograd.function import FunctionCtx
-from gradtrack.utils.data import DataLoader, Dataset, TensorDataset
+from gradtrack.autograd.function import FunctionCtx, once_differentiable
+from gradtrack.nn.utils.rnn import PackedSequence, pack_padded_sequence, pad_packed_sequence
+from gradtrack.utils.data import (DataLoader, Dataset, RandomSampler, Subset, TensorDataset,
+                                  random_split)
 
 
 class TwoLayer(nn.Module):
@@ -90,8 +92,112 @@ def custom_function() -> Tensor:
     return x.grad
 
 
+class ScaledClamp(Function):
+    """A Function with a non-tensor argument, needs_input_grad and mark_non_differentiable."""
+
+    @staticmethod
+    def forward(ctx: FunctionCtx, x: Tensor, scale: float) -> tuple[Tensor, Tensor]:
+        ctx.save_for_backward(x, gradtrack.tensor(scale))
+        mask = x > 0
+        ctx.mark_non_differentiable(mask)
+        return x.clamp(min=0) * scale, mask
+
+    @staticmethod
+    @once_differentiable
+    def backward(ctx: Any, grad: Tensor, _mask_grad: Tensor | None) -> tuple[Tensor | None, None]:
+        x, scale = ctx.saved_tensors
+        if not ctx.needs_input_grad[0]:
+            return None, None
+        result: Tensor = grad * (x > 0).to(grad.dtype) * scale
+        return result, None
+
+
+def autograd_api() -> float:
+    x = gradtrack.tensor([-1.0, 2.0, 3.0], requires_grad=True)
+    out, mask = ScaledClamp.apply(x, 2.0)
+    (gx,) = gradtrack.autograd.grad(out.sum(), [x], create_graph=False)
+    hooked: list[Tensor] = []
+    y = x * x
+    handle = y.register_hook(lambda g: hooked.append(g))
+    y.sum().backward()
+    handle.remove()
+    with gradtrack.enable_grad(), gradtrack.autograd.set_detect_anomaly(False):
+        z = (x * 3).sum()
+    with gradtrack.inference_mode():
+        w = x * 2
+    return float(gx.sum().item() + z.item() + w.sum().item()) + len(hooked) + int(mask.sum())
+
+
+def optimizers() -> float:
+    gradtrack.manual_seed(0)
+    model = TwoLayer(2, 4, 1)
+    opt = optim.AdamW([{"params": model.fc1.parameters()},
+                       {"params": model.fc2.parameters(), "lr": 1e-2}], lr=1e-3, weight_decay=0.1)
+    plateau = optim.lr_scheduler.ReduceLROnPlateau(opt, mode="min", factor=0.5, patience=0)
+    sgd = optim.SGD(model.parameters(), lr=0.1)
+    cosine = optim.lr_scheduler.CosineAnnealingLR(sgd, T_max=4)
+    others: list[optim.Optimizer] = [optim.Adam(model.parameters(), lr=1e-3, amsgrad=True),
+                                     optim.RMSprop(model.parameters()),
+                                     optim.Adagrad(model.parameters())]
+    x = gradtrack.randn(8, 2)
+
+    def closure() -> Tensor:
+        opt.zero_grad()
+        loss: Tensor = model(x).pow(2).mean()
+        loss.backward()
+        return loss
+
+    losses = []
+    for _ in range(3):
+        loss = closure()
+        total_norm = nn.utils.clip_grad_norm_(model.parameters(), max_norm=1.0)
+        opt.step()
+        sgd.step()
+        plateau.step(loss.item())
+        cosine.step()
+        for other in others:
+            other.step()
+        losses.append(loss.item() + float(total_norm))
+    state = opt.state_dict()
+    opt.load_state_dict(state)
+    lrs: list[float] = cosine.get_last_lr()
+    return sum(losses) + len(others) + len(opt.param_groups) + len(lrs)
+
+
+def data_pipeline() -> int:
+    data = TensorDataset(gradtrack.arange(10.0).reshape(10, 1), gradtrack.arange(10))
+    train_set, val_set = random_split(data, [8, 2], generator=gradtrack.Generator().manual_seed(0))
+    first_half = Subset(data, [0, 1, 2, 3, 4])
+    loader = DataLoader(train_set, batch_size=3, sampler=RandomSampler(train_set),
+                        drop_last=True, collate_fn=None)
+    seen = 0
+    for xb, yb in loader:
+        seen += xb.shape[0] + int(yb.numel())
+    return seen + len(val_set) + len(first_half) + len(loader)
+
+
+def sequences() -> float:
+    gradtrack.manual_seed(0)
+    lstm = nn.LSTM(3, 4, batch_first=True)
+    padded = gradtrack.randn(2, 5, 3)
+    packed: PackedSequence = pack_padded_sequence(padded, [5, 2], batch_first=True)
+    out, (h, c) = lstm.forward(gradtrack.randn(2, 5, 3))
+    packed_out, _ = lstm.forward(packed)
+    unpacked, lengths = pad_packed_sequence(packed_out, batch_first=True)
+    cell = nn.GRUCell(3, 4)
+    h1: Tensor = cell.forward(gradtrack.randn(2, 3))
+    mha = nn.MultiheadAttention(4, 2, batch_first=True)
+    q = gradtrack.randn(2, 5, 4)
+    attended, weights = mha.forward(q, q, q, need_weights=True)
+    assert weights is not None
+    sdpa = nn.functional.scaled_dot_product_attention(q, q, q, is_causal=True)
+    return float(out.sum() + h.sum() + c.sum() + unpacked.sum() + lengths.sum() + h1.sum()
+                 + attended.sum() + weights.sum() + sdpa.sum())
+
+
 def main() -> None:
-    print(tensor_methods(), train(), custom_function())
+    print(tensor_methods(), train(), custom_function(), autograd_api(), optimizers(),
+          data_pipeline(), sequences())
 
 
 if __name__ == "__main__":

@@ -66,13 +66,13 @@ class Node:
     def _location(self) -> typing.Any:
         ...
 
-    def _register_hook(self, arg0: collections.abc.Callable) -> typing.Any:
+    def _register_hook(self, arg0: collections.abc.Callable[..., typing.Any]) -> typing.Any:
         ...
 
-    def _register_prehook(self, arg0: collections.abc.Callable) -> typing.Any:
+    def _register_prehook(self, arg0: collections.abc.Callable[..., typing.Any]) -> typing.Any:
         ...
 
-    def _saved_versions(self) -> list:
+    def _saved_versions(self) -> list[typing.Any]:
         ...
 
     def _sequence_nr(self) -> builtins.int:
@@ -81,22 +81,18 @@ class Node:
     def name(self) -> str:
         ...
 
-    def register_hook(self, fn):
-        """
-        Calls ``fn(grad_inputs, grad_outputs)`` after this node ran; may return new grad_inputs.
-        """
+    def register_hook(self, fn: typing.Any) -> gradtrack.utils.hooks.RemovableHandle:
+        """Calls ``fn(grad_inputs, grad_outputs)`` after this node ran; may return new grad_inputs."""
 
-    def register_prehook(self, fn):
-        """
-        Calls ``fn(grad_outputs)`` before this node runs; may return new grad_outputs.
-        """
+    def register_prehook(self, fn: typing.Any) -> gradtrack.utils.hooks.RemovableHandle:
+        """Calls ``fn(grad_outputs)`` before this node runs; may return new grad_outputs."""
 
     @property
     def metadata(self) -> typing.Any:
         ...
 
     @property
-    def next_functions(self) -> tuple:
+    def next_functions(self) -> tuple[tuple[Node | None, builtins.int], ...]:
         ...
 
     @property
@@ -120,7 +116,7 @@ class _FunctionNodeRef:
     def node(self) -> typing.Any:
         ...
 
-    def saved_tensors(self) -> tuple:
+    def saved_tensors(self) -> tuple[Tensor, ...]:
         ...
 
     def set_materialize_grads(self, arg0: builtins.bool) -> None:
@@ -266,7 +262,7 @@ tensor([2., 3.])"""
     def __index__(self) -> builtins.int:
         ...
 
-    def __init__(self, *args) -> None:
+    def __init__(self, *args: typing.Any) -> None:
         ...
 
     def __int__(self) -> builtins.int:
@@ -403,7 +399,7 @@ require grad).
     def _min(self, dim: typing.Any=None, keepdim: builtins.bool=False) -> typing.Any:
         ...
 
-    def _setitem_target(self, arg0: typing.Any, arg1: typing.Any) -> tuple:
+    def _setitem_target(self, arg0: typing.Any, arg1: typing.Any) -> tuple[typing.Any, ...]:
         ...
 
     def _to_dtype(self, dtype: typing.Any, copy: builtins.bool=False) -> Tensor:
@@ -858,7 +854,7 @@ tensor([-1.,  1.,  2.])
         tensor([1, 2], dtype=gradtrack.int8)
         """
 
-    def chunk(self, chunks: typing.SupportsInt | typing.SupportsIndex, dim: typing.SupportsInt | typing.SupportsIndex=0) -> tuple:
+    def chunk(self, chunks: typing.SupportsInt | typing.SupportsIndex, dim: typing.SupportsInt | typing.SupportsIndex=0) -> tuple[Tensor, ...]:
         """
         Splits into ``chunks`` views of (nearly) equal size along ``dim``.
 
@@ -1312,7 +1308,7 @@ tensor([1.0000, 2.7183, 7.3891])
 >>> x._version
 1"""
 
-    def expand(self, *args) -> Tensor:
+    def expand(self, *args: typing.Any) -> Tensor:
         """
         A view repeating dims of size one to a larger size, without copying
         (-1 keeps a size).
@@ -2230,7 +2226,7 @@ tensor([10.1541,  9.9707,  9.7821])"""
                 [  2.,  20., 200.]])
         """
 
-    def permute(self, *args) -> Tensor:
+    def permute(self, *args: typing.Any) -> Tensor:
         """
         A view with the dims in the given order.
 
@@ -2420,7 +2416,7 @@ tensor([1, 1, 2, 2])"""
 >>> x.requires_grad
 True"""
 
-    def reshape(self, *args) -> Tensor:
+    def reshape(self, *args: typing.Any) -> Tensor:
         """
         The elements in a new shape: a view when the strides allow it, else a copy.
 
@@ -3070,7 +3066,7 @@ tensor([-1.,  0.,  2.])
         tensor([1])
         """
 
-    def unbind(self, dim: typing.SupportsInt | typing.SupportsIndex=0) -> tuple:
+    def unbind(self, dim: typing.SupportsInt | typing.SupportsIndex=0) -> tuple[Tensor, ...]:
         """
         The slices along ``dim`` as a tuple of views (the dim removed).
 
@@ -3150,7 +3146,7 @@ tensor([[1.],
 >>> gradtrack.tensor([[1.0, 2.0], [3.0, 5.0]]).var(dim=1)
 tensor([0.5000, 2.0000])"""
 
-    def view(self, *args) -> Tensor:
+    def view(self, *args: typing.Any) -> Tensor:
         """
         A tensor sharing this one's memory in a new shape (-1 is inferred); the
         strides must allow it (else use ``reshape``).
@@ -3290,7 +3286,7 @@ tensor([0., 0., 0.])
     def shape(self) -> gradtrack.Size:
         ...
 
-def _allocator_stats() -> dict:
+def _allocator_stats() -> dict[typing.Any, typing.Any]:
     ...
 
 def _blas_core() -> str:
@@ -3299,7 +3295,7 @@ def _blas_core() -> str:
 def _broadcast_shape(arg0: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex], arg1: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex]) -> list[builtins.int]:
     ...
 
-def _build_info() -> dict:
+def _build_info() -> dict[typing.Any, typing.Any]:
     ...
 
 def _can_cast(arg0: typing.Any, arg1: typing.Any) -> builtins.bool:
@@ -3311,7 +3307,7 @@ def _current_location() -> str:
 def _empty_cache() -> None:
     ...
 
-def _fast_path(fast: typing.Any, slow: typing.Any, triggers: tuple) -> typing.Any:
+def _fast_path(fast: typing.Any, slow: typing.Any, triggers: tuple[typing.Any, ...]) -> typing.Any:
     ...
 
 def _formula_table_ok() -> builtins.bool:
@@ -3320,7 +3316,7 @@ def _formula_table_ok() -> builtins.bool:
 def _from_dlpack_array(arg0: typing.Any) -> Tensor:
     ...
 
-def _function_wrap(ctx: typing.Any, name: str, inputs: collections.abc.Sequence[Tensor], outputs: collections.abc.Sequence[Tensor], dirty: collections.abc.Sequence[Tensor], non_differentiable: collections.abc.Sequence[Tensor], to_save: typing.Any, materialize: builtins.bool) -> tuple:
+def _function_wrap(ctx: typing.Any, name: str, inputs: collections.abc.Sequence[Tensor], outputs: collections.abc.Sequence[Tensor], dirty: collections.abc.Sequence[Tensor], non_differentiable: collections.abc.Sequence[Tensor], to_save: typing.Any, materialize: builtins.bool) -> tuple[typing.Any, ...]:
     ...
 
 def _fused_pairs() -> builtins.int:
@@ -3335,10 +3331,10 @@ def _like(kind: str, a: Tensor, dtype: typing.Any, rg: builtins.bool, fill: typi
 def _promote_types(arg0: typing.Any, arg1: typing.Any) -> typing.Any:
     ...
 
-def _register_hook(arg0: Tensor, arg1: collections.abc.Callable) -> _HookHandle:
+def _register_hook(arg0: Tensor, arg1: collections.abc.Callable[..., typing.Any]) -> _HookHandle:
     ...
 
-def _register_post_accumulate_grad_hook(arg0: Tensor, arg1: collections.abc.Callable) -> _HookHandle:
+def _register_post_accumulate_grad_hook(arg0: Tensor, arg1: collections.abc.Callable[..., typing.Any]) -> _HookHandle:
     ...
 
 def _result_type(arg0: collections.abc.Sequence[tuple[typing.Any, typing.SupportsInt | typing.SupportsIndex]]) -> typing.Any:
@@ -3350,7 +3346,7 @@ def _retain_grad(arg0: Tensor) -> None:
 def _run_backward(tensors: collections.abc.Sequence[Tensor], grad_tensors: collections.abc.Sequence[typing.Any], retain_graph: typing.Any, create_graph: builtins.bool, inputs: collections.abc.Sequence[Tensor]) -> None:
     ...
 
-def _run_grad(outputs: collections.abc.Sequence[Tensor], grad_outputs: collections.abc.Sequence[typing.Any], inputs: collections.abc.Sequence[Tensor], retain_graph: typing.Any, create_graph: builtins.bool, allow_unused: builtins.bool, materialize_grads: builtins.bool) -> tuple:
+def _run_grad(outputs: collections.abc.Sequence[Tensor], grad_outputs: collections.abc.Sequence[typing.Any], inputs: collections.abc.Sequence[Tensor], retain_graph: typing.Any, create_graph: builtins.bool, allow_unused: builtins.bool, materialize_grads: builtins.bool) -> tuple[typing.Any, ...]:
     ...
 
 def _set_anomaly_enabled(arg0: builtins.bool, arg1: builtins.bool) -> None:
@@ -3429,7 +3425,7 @@ def amin(input: Tensor, dim: typing.Any=(), keepdim: builtins.bool=False) -> Ten
 def any(input: Tensor, dim: typing.Any=None, keepdim: builtins.bool=False) -> Tensor:
     ...
 
-def arange(*args, dtype: typing.Any=None, requires_grad: builtins.bool=False, device: typing.Any=None) -> Tensor:
+def arange(*args: typing.Any, dtype: typing.Any=None, requires_grad: builtins.bool=False, device: typing.Any=None) -> Tensor:
     ...
 
 def argmax(input: Tensor, dim: typing.Any=None, keepdim: builtins.bool=False) -> Tensor:
@@ -3496,7 +3492,7 @@ def cat(tensors: typing.Any, dim: typing.SupportsInt | typing.SupportsIndex=0) -
 def ceil(input: Tensor) -> Tensor:
     ...
 
-def chunk(input: Tensor, chunks: typing.SupportsInt | typing.SupportsIndex, dim: typing.SupportsInt | typing.SupportsIndex=0) -> tuple:
+def chunk(input: Tensor, chunks: typing.SupportsInt | typing.SupportsIndex, dim: typing.SupportsInt | typing.SupportsIndex=0) -> tuple[Tensor, ...]:
     """
     Splits into ``chunks`` views of (nearly) equal size along ``dim``.
 
@@ -3549,7 +3545,7 @@ def div(input: Tensor, other: typing.Any, *, rounding_mode: typing.Any=...) -> T
 def dot(input: Tensor, tensor: Tensor) -> Tensor:
     ...
 
-def empty(*args, dtype: typing.Any=None, requires_grad: builtins.bool=False, device: typing.Any=None, out: typing.Any=None) -> Tensor:
+def empty(*args: typing.Any, dtype: typing.Any=None, requires_grad: builtins.bool=False, device: typing.Any=None, out: typing.Any=None) -> Tensor:
     ...
 
 def eq(input: Tensor, other: typing.Any) -> Tensor:
@@ -3848,7 +3844,7 @@ def ne(input: Tensor, other: typing.Any) -> Tensor:
 def neg(input: Tensor) -> Tensor:
     ...
 
-def ones(*args, dtype: typing.Any=None, requires_grad: builtins.bool=False, device: typing.Any=None, out: typing.Any=None) -> Tensor:
+def ones(*args: typing.Any, dtype: typing.Any=None, requires_grad: builtins.bool=False, device: typing.Any=None, out: typing.Any=None) -> Tensor:
     ...
 
 def outer(input: Tensor, vec2: Tensor) -> Tensor:
@@ -3890,13 +3886,13 @@ def rad2deg(input: Tensor) -> Tensor:
     tensor([180.0000,  57.2958])
     """
 
-def rand(*args, generator: typing.Any=None, dtype: typing.Any=None, requires_grad: builtins.bool=False, device: typing.Any=None, out: typing.Any=None) -> Tensor:
+def rand(*args: typing.Any, generator: typing.Any=None, dtype: typing.Any=None, requires_grad: builtins.bool=False, device: typing.Any=None, out: typing.Any=None) -> Tensor:
     ...
 
-def randint(*args, generator: typing.Any=None, dtype: typing.Any=None, requires_grad: builtins.bool=False, device: typing.Any=None) -> Tensor:
+def randint(*args: typing.Any, generator: typing.Any=None, dtype: typing.Any=None, requires_grad: builtins.bool=False, device: typing.Any=None) -> Tensor:
     ...
 
-def randn(*args, generator: typing.Any=None, dtype: typing.Any=None, requires_grad: builtins.bool=False, device: typing.Any=None, out: typing.Any=None) -> Tensor:
+def randn(*args: typing.Any, generator: typing.Any=None, dtype: typing.Any=None, requires_grad: builtins.bool=False, device: typing.Any=None, out: typing.Any=None) -> Tensor:
     ...
 
 def randperm(n: typing.SupportsInt | typing.SupportsIndex, *, generator: typing.Any=None, dtype: typing.Any=None, requires_grad: builtins.bool=False, device: typing.Any=None) -> Tensor:
@@ -4009,7 +4005,7 @@ def sinh(input: Tensor) -> Tensor:
 def softmax(input: Tensor, dim: typing.SupportsInt | typing.SupportsIndex, *, dtype: typing.Any=None) -> Tensor:
     ...
 
-def split(input: Tensor, split_size_or_sections: typing.Any, dim: typing.SupportsInt | typing.SupportsIndex=0) -> tuple:
+def split(input: Tensor, split_size_or_sections: typing.Any, dim: typing.SupportsInt | typing.SupportsIndex=0) -> tuple[Tensor, ...]:
     ...
 
 def sqrt(input: Tensor) -> Tensor:
@@ -4092,7 +4088,7 @@ def transpose(input: Tensor, dim0: typing.SupportsInt | typing.SupportsIndex, di
 def trunc(input: Tensor) -> Tensor:
     ...
 
-def unbind(input: Tensor, dim: typing.SupportsInt | typing.SupportsIndex=0) -> tuple:
+def unbind(input: Tensor, dim: typing.SupportsInt | typing.SupportsIndex=0) -> tuple[Tensor, ...]:
     """
     The slices along ``dim`` as a tuple of views (the dim removed).
 
@@ -4116,7 +4112,7 @@ def unsqueeze(input: Tensor, dim: typing.SupportsInt | typing.SupportsIndex) -> 
 def where(condition: Tensor, input: typing.Any, other: typing.Any) -> Tensor:
     ...
 
-def zeros(*args, dtype: typing.Any=None, requires_grad: builtins.bool=False, device: typing.Any=None, out: typing.Any=None) -> Tensor:
+def zeros(*args: typing.Any, dtype: typing.Any=None, requires_grad: builtins.bool=False, device: typing.Any=None, out: typing.Any=None) -> Tensor:
     ...
 bfloat16: dtype
 bool: dtype

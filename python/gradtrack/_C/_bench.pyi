@@ -6,9 +6,12 @@ from __future__ import annotations
 import typing
 from gradtrack._C import Tensor
 __all__: list[str] = ['fma_lanes', 'fma_peak', 'read_floor']
+
 def fma_lanes() -> int:
     ...
+
 def fma_peak(flops: typing.SupportsFloat | typing.SupportsIndex) -> float:
     ...
+
 def read_floor(arg0: Tensor) -> float:
     ...

@@ -4,13 +4,18 @@ import collections.abc
 import typing
 from gradtrack._C import Tensor
 __all__: list[str] = ['adaptive_avg_pool2d', 'adaptive_max_pool2d', 'avg_pool2d', 'convolution', 'max_pool2d_with_indices']
+
 def adaptive_avg_pool2d(arg0: Tensor, arg1: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex]) -> Tensor:
     ...
-def adaptive_max_pool2d(arg0: Tensor, arg1: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex]) -> tuple:
+
+def adaptive_max_pool2d(arg0: Tensor, arg1: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex]) -> tuple[Tensor, Tensor]:
     ...
+
 def avg_pool2d(arg0: Tensor, arg1: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex], arg2: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex], arg3: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex], arg4: bool, arg5: bool, arg6: typing.SupportsInt | typing.SupportsIndex) -> Tensor:
     ...
+
 def convolution(arg0: Tensor, arg1: Tensor, arg2: typing.Any, arg3: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex], arg4: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex], arg5: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex], arg6: bool, arg7: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex], arg8: typing.SupportsInt | typing.SupportsIndex, arg9: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex]) -> Tensor:
     ...
-def max_pool2d_with_indices(arg0: Tensor, arg1: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex], arg2: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex], arg3: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex], arg4: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex], arg5: bool) -> tuple:
+
+def max_pool2d_with_indices(arg0: Tensor, arg1: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex], arg2: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex], arg3: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex], arg4: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex], arg5: bool) -> tuple[Tensor, Tensor]:
     ...

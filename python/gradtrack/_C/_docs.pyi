@@ -5,5 +5,6 @@ docstrings attached from gradtrack/_docs
 from __future__ import annotations
 import typing
 __all__: list[str] = ['set_doc']
+
 def set_doc(func: typing.Any, text: str) -> None:
     ...

@@ -6,19 +6,27 @@ from __future__ import annotations
 import typing
 from gradtrack._C import Tensor
 __all__: list[str] = ['current_level', 'enter_dual_level', 'exit_dual_level', 'make_dual', 'tangent', 'unpack_dual']
+
 def _set_propagation_off(arg0: bool) -> bool:
     ...
+
 def _set_tangent(arg0: Tensor, arg1: Tensor) -> None:
     ...
+
 def current_level() -> int:
     ...
+
 def enter_dual_level() -> int:
     ...
+
 def exit_dual_level(arg0: typing.SupportsInt | typing.SupportsIndex) -> None:
     ...
+
 def make_dual(arg0: Tensor, arg1: Tensor, arg2: typing.SupportsInt | typing.SupportsIndex) -> Tensor:
     ...
+
 def tangent(arg0: Tensor) -> typing.Any:
     ...
-def unpack_dual(arg0: Tensor) -> tuple:
+
+def unpack_dual(arg0: Tensor) -> tuple[Tensor, Tensor | None]:
     ...

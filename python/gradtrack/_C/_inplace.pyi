@@ -3,44 +3,64 @@ from __future__ import annotations
 import typing
 from gradtrack._C import Tensor
 __all__: list[str] = ['binary_', 'clamp_', 'clamp_bound_', 'copy_', 'fill_', 'index_put_', 'masked_fill_', 'normal_', 'ops', 'scatter_', 'scatter_add_', 'set_data', 'setitem_', 'squeeze_', 'swap_write_label', 't_', 'transpose_', 'unary_', 'uniform_', 'unsqueeze_', 'zero_']
+
 def binary_(arg0: typing.SupportsInt | typing.SupportsIndex, arg1: Tensor, arg2: typing.Any, arg3: typing.Any, arg4: bool, arg5: typing.Any) -> Tensor:
     ...
+
 def clamp_(arg0: Tensor, arg1: typing.Any, arg2: typing.Any) -> Tensor:
     ...
+
 def clamp_bound_(arg0: bool, arg1: Tensor, arg2: typing.Any) -> Tensor:
     ...
-def copy_(self: Tensor, src: typing.Any, label: typing.Any = None) -> Tensor:
+
+def copy_(self: Tensor, src: typing.Any, label: typing.Any=None) -> Tensor:
     ...
-def fill_(self: Tensor, value: typing.Any, label: typing.Any = None) -> Tensor:
+
+def fill_(self: Tensor, value: typing.Any, label: typing.Any=None) -> Tensor:
     ...
-def index_put_(self: Tensor, indices: list, values: typing.Any, accumulate: bool, label: typing.Any = None) -> Tensor:
+
+def index_put_(self: Tensor, indices: list[typing.Any], values: typing.Any, accumulate: bool, label: typing.Any=None) -> Tensor:
     ...
+
 def masked_fill_(arg0: Tensor, arg1: Tensor, arg2: typing.Any) -> Tensor:
     ...
+
 def normal_(arg0: Tensor, arg1: typing.SupportsFloat | typing.SupportsIndex, arg2: typing.SupportsFloat | typing.SupportsIndex) -> Tensor:
     ...
+
 def scatter_(arg0: Tensor, arg1: typing.SupportsInt | typing.SupportsIndex, arg2: Tensor, arg3: typing.Any) -> Tensor:
     ...
+
 def scatter_add_(arg0: Tensor, arg1: typing.SupportsInt | typing.SupportsIndex, arg2: Tensor, arg3: Tensor) -> Tensor:
     ...
+
 def set_data(arg0: Tensor, arg1: Tensor) -> None:
     ...
+
 def setitem_(arg0: Tensor, arg1: typing.Any, arg2: Tensor, arg3: typing.SupportsInt | typing.SupportsIndex) -> None:
     ...
+
 def squeeze_(arg0: Tensor, arg1: typing.Any) -> Tensor:
     ...
+
 def swap_write_label(arg0: typing.Any) -> int:
     ...
+
 def t_(arg0: Tensor) -> Tensor:
     ...
+
 def transpose_(arg0: Tensor, arg1: typing.SupportsInt | typing.SupportsIndex, arg2: typing.SupportsInt | typing.SupportsIndex) -> Tensor:
     ...
+
 def unary_(arg0: typing.SupportsInt | typing.SupportsIndex, arg1: Tensor) -> Tensor:
     ...
+
 def uniform_(arg0: Tensor, arg1: typing.SupportsFloat | typing.SupportsIndex, arg2: typing.SupportsFloat | typing.SupportsIndex) -> Tensor:
     ...
+
 def unsqueeze_(arg0: Tensor, arg1: typing.SupportsInt | typing.SupportsIndex) -> Tensor:
     ...
+
 def zero_(arg0: Tensor) -> Tensor:
     ...
-ops: dict = {'neg': (0, 0), 'abs': (1, 0), 'exp': (2, 0), 'log': (3, 0), 'sqrt': (4, 0), 'rsqrt': (5, 0), 'sin': (6, 0), 'cos': (7, 0), 'tanh': (8, 0), 'sigmoid': (9, 0), 'relu': (10, 0), 'reciprocal': (11, 0), 'sign': (12, 0), 'sgn': (13, 0), 'floor': (14, 0), 'ceil': (15, 0), 'round': (16, 0), 'trunc': (17, 0), 'log1p': (18, 0), 'expm1': (19, 0), 'square': (20, 0), 'tan': (21, 0), 'asin': (22, 0), 'acos': (23, 0), 'atan': (24, 0), 'sinh': (25, 0), 'cosh': (26, 0), 'log2': (27, 0), 'log10': (28, 0), 'erf': (29, 0), 'exp2': (30, 0), 'frac': (31, 0), 'erfc': (32, 0), 'erfinv': (33, 0), 'asinh': (34, 0), 'acosh': (35, 0), 'atanh': (36, 0), 'sinc': (37, 0), 'deg2rad': (38, 0), 'rad2deg': (39, 0), 'add': (40, 1), 'sub': (41, 1), 'mul': (42, 1), 'div': (43, 1), 'floor_divide': (44, 1), 'remainder': (45, 1), 'pow': (46, 1), 'fmod': (47, 1), 'atan2': (48, 1), 'hypot': (49, 1), 'bitwise_and': (50, 1), 'bitwise_or': (51, 1), 'bitwise_xor': (52, 1)}
+ops: dict[str, tuple[int, int]] = {'neg': (0, 0), 'abs': (1, 0), 'exp': (2, 0), 'log': (3, 0), 'sqrt': (4, 0), 'rsqrt': (5, 0), 'sin': (6, 0), 'cos': (7, 0), 'tanh': (8, 0), 'sigmoid': (9, 0), 'relu': (10, 0), 'reciprocal': (11, 0), 'sign': (12, 0), 'sgn': (13, 0), 'floor': (14, 0), 'ceil': (15, 0), 'round': (16, 0), 'trunc': (17, 0), 'log1p': (18, 0), 'expm1': (19, 0), 'square': (20, 0), 'tan': (21, 0), 'asin': (22, 0), 'acos': (23, 0), 'atan': (24, 0), 'sinh': (25, 0), 'cosh': (26, 0), 'log2': (27, 0), 'log10': (28, 0), 'erf': (29, 0), 'exp2': (30, 0), 'frac': (31, 0), 'erfc': (32, 0), 'erfinv': (33, 0), 'asinh': (34, 0), 'acosh': (35, 0), 'atanh': (36, 0), 'sinc': (37, 0), 'deg2rad': (38, 0), 'rad2deg': (39, 0), 'add': (40, 1), 'sub': (41, 1), 'mul': (42, 1), 'div': (43, 1), 'floor_divide': (44, 1), 'remainder': (45, 1), 'pow': (46, 1), 'fmod': (47, 1), 'atan2': (48, 1), 'hypot': (49, 1), 'bitwise_and': (50, 1), 'bitwise_or': (51, 1), 'bitwise_xor': (52, 1)}

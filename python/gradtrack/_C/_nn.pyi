@@ -3,36 +3,52 @@ from __future__ import annotations
 import typing
 from gradtrack._C import Tensor
 __all__: list[str] = ['activation', 'activation_', 'activation_kinds', 'batch_norm', 'binary_cross_entropy', 'binary_cross_entropy_with_logits', 'dropout_noise', 'embedding', 'embedding_renorm_', 'group_norm', 'huber_loss', 'layer_norm', 'linear', 'lstm_layer', 'mse_loss', 'nll_loss', 'smooth_l1_loss']
+
 def activation(arg0: typing.SupportsInt | typing.SupportsIndex, arg1: Tensor, arg2: typing.SupportsFloat | typing.SupportsIndex, arg3: typing.SupportsFloat | typing.SupportsIndex, arg4: typing.SupportsFloat | typing.SupportsIndex) -> Tensor:
     ...
+
 def activation_(arg0: typing.SupportsInt | typing.SupportsIndex, arg1: Tensor, arg2: typing.SupportsFloat | typing.SupportsIndex, arg3: typing.SupportsFloat | typing.SupportsIndex, arg4: typing.SupportsFloat | typing.SupportsIndex) -> Tensor:
     ...
+
 def batch_norm(arg0: Tensor, arg1: typing.Any, arg2: typing.Any, arg3: typing.Any, arg4: typing.Any, arg5: bool, arg6: typing.SupportsFloat | typing.SupportsIndex, arg7: typing.SupportsFloat | typing.SupportsIndex) -> Tensor:
     ...
+
 def binary_cross_entropy(arg0: Tensor, arg1: Tensor, arg2: typing.Any, arg3: typing.SupportsInt | typing.SupportsIndex) -> Tensor:
     ...
+
 def binary_cross_entropy_with_logits(arg0: Tensor, arg1: Tensor, arg2: typing.Any, arg3: typing.Any, arg4: typing.SupportsInt | typing.SupportsIndex) -> Tensor:
     ...
+
 def dropout_noise(arg0: Tensor, arg1: typing.SupportsFloat | typing.SupportsIndex) -> Tensor:
     ...
+
 def embedding(arg0: Tensor, arg1: Tensor, arg2: typing.SupportsInt | typing.SupportsIndex, arg3: bool) -> Tensor:
     ...
+
 def embedding_renorm_(arg0: Tensor, arg1: Tensor, arg2: typing.SupportsFloat | typing.SupportsIndex, arg3: typing.SupportsFloat | typing.SupportsIndex) -> None:
     ...
+
 def group_norm(arg0: Tensor, arg1: typing.SupportsInt | typing.SupportsIndex, arg2: typing.Any, arg3: typing.Any, arg4: typing.SupportsFloat | typing.SupportsIndex) -> Tensor:
     ...
+
 def huber_loss(arg0: Tensor, arg1: Tensor, arg2: typing.SupportsInt | typing.SupportsIndex, arg3: typing.SupportsFloat | typing.SupportsIndex) -> Tensor:
     ...
+
 def layer_norm(arg0: Tensor, arg1: typing.Any, arg2: typing.Any, arg3: typing.Any, arg4: typing.SupportsFloat | typing.SupportsIndex) -> Tensor:
     ...
+
 def linear(arg0: Tensor, arg1: Tensor, arg2: typing.Any) -> Tensor:
     ...
+
 def lstm_layer(arg0: Tensor, arg1: Tensor, arg2: Tensor, arg3: Tensor, arg4: Tensor, arg5: typing.Any, arg6: typing.Any, arg7: bool) -> tuple[Tensor, Tensor, Tensor]:
     ...
+
 def mse_loss(arg0: Tensor, arg1: Tensor, arg2: typing.SupportsInt | typing.SupportsIndex) -> Tensor:
     ...
+
 def nll_loss(arg0: Tensor, arg1: Tensor, arg2: typing.Any, arg3: typing.SupportsInt | typing.SupportsIndex, arg4: typing.SupportsInt | typing.SupportsIndex) -> Tensor:
     ...
+
 def smooth_l1_loss(arg0: Tensor, arg1: Tensor, arg2: typing.SupportsInt | typing.SupportsIndex, arg3: typing.SupportsFloat | typing.SupportsIndex) -> Tensor:
     ...
-activation_kinds: dict = {'gelu': 0, 'gelu_tanh': 1, 'silu': 2, 'leaky_relu': 3, 'elu': 4, 'softplus': 5, 'hardtanh': 6, 'mish': 7, 'hardswish': 8, 'log_sigmoid': 9, 'celu': 10}
+activation_kinds: dict[str, int] = {'gelu': 0, 'gelu_tanh': 1, 'silu': 2, 'leaky_relu': 3, 'elu': 4, 'softplus': 5, 'hardtanh': 6, 'mish': 7, 'hardswish': 8, 'log_sigmoid': 9, 'celu': 10}

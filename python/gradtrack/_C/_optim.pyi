@@ -3,17 +3,24 @@ from __future__ import annotations
 import typing
 from gradtrack._C import Tensor
 __all__: list[str] = ['adagrad_update', 'adam_update', 'adamax_update', 'nadam_update', 'radam_update', 'rmsprop_update', 'sgd_update']
+
 def adagrad_update(arg0: Tensor, arg1: Tensor, arg2: Tensor, arg3: typing.Any, arg4: typing.SupportsFloat | typing.SupportsIndex, arg5: typing.SupportsFloat | typing.SupportsIndex, arg6: typing.SupportsFloat | typing.SupportsIndex, arg7: typing.SupportsFloat | typing.SupportsIndex, arg8: bool) -> None:
     ...
+
 def adam_update(arg0: Tensor, arg1: Tensor, arg2: Tensor, arg3: typing.Any, arg4: typing.Any, arg5: typing.Any, arg6: typing.SupportsFloat | typing.SupportsIndex, arg7: typing.SupportsFloat | typing.SupportsIndex, arg8: typing.SupportsFloat | typing.SupportsIndex, arg9: typing.SupportsFloat | typing.SupportsIndex, arg10: typing.SupportsFloat | typing.SupportsIndex, arg11: bool, arg12: bool, arg13: str) -> None:
     ...
+
 def adamax_update(arg0: Tensor, arg1: Tensor, arg2: Tensor, arg3: typing.Any, arg4: typing.Any, arg5: typing.SupportsFloat | typing.SupportsIndex, arg6: typing.SupportsFloat | typing.SupportsIndex, arg7: typing.SupportsFloat | typing.SupportsIndex, arg8: typing.SupportsFloat | typing.SupportsIndex, arg9: typing.SupportsFloat | typing.SupportsIndex, arg10: bool) -> None:
     ...
+
 def nadam_update(arg0: Tensor, arg1: Tensor, arg2: Tensor, arg3: Tensor, arg4: typing.Any, arg5: typing.Any, arg6: typing.SupportsFloat | typing.SupportsIndex, arg7: typing.SupportsFloat | typing.SupportsIndex, arg8: typing.SupportsFloat | typing.SupportsIndex, arg9: typing.SupportsFloat | typing.SupportsIndex, arg10: typing.SupportsFloat | typing.SupportsIndex, arg11: typing.SupportsFloat | typing.SupportsIndex, arg12: bool, arg13: bool) -> None:
     ...
+
 def radam_update(arg0: Tensor, arg1: Tensor, arg2: Tensor, arg3: typing.Any, arg4: typing.Any, arg5: typing.SupportsFloat | typing.SupportsIndex, arg6: typing.SupportsFloat | typing.SupportsIndex, arg7: typing.SupportsFloat | typing.SupportsIndex, arg8: typing.SupportsFloat | typing.SupportsIndex, arg9: typing.SupportsFloat | typing.SupportsIndex, arg10: bool, arg11: bool) -> None:
     ...
+
 def rmsprop_update(arg0: Tensor, arg1: Tensor, arg2: Tensor, arg3: typing.Any, arg4: typing.Any, arg5: typing.Any, arg6: typing.SupportsFloat | typing.SupportsIndex, arg7: typing.SupportsFloat | typing.SupportsIndex, arg8: typing.SupportsFloat | typing.SupportsIndex, arg9: typing.SupportsFloat | typing.SupportsIndex, arg10: typing.SupportsFloat | typing.SupportsIndex, arg11: bool) -> None:
     ...
+
 def sgd_update(arg0: Tensor, arg1: Tensor, arg2: typing.Any, arg3: typing.SupportsFloat | typing.SupportsIndex, arg4: typing.SupportsFloat | typing.SupportsIndex, arg5: typing.SupportsFloat | typing.SupportsIndex, arg6: typing.SupportsFloat | typing.SupportsIndex, arg7: bool, arg8: bool, arg9: bool) -> None:
     ...

@@ -3,6 +3,7 @@ from __future__ import annotations
 import typing
 from gradtrack._C import Tensor
 __all__: list[str] = ['Generator', 'bernoulli', 'bernoulli_scalar_', 'bernoulli_tensor_', 'cauchy_', 'default_generator', 'exponential_', 'geometric_', 'get_rng_state', 'log_normal_', 'manual_seed', 'multinomial', 'normal_', 'random_', 'set_rng_state', 'uniform_']
+
 class Generator:
     """
     A random number generator with a state of its own (torch's mt19937).
@@ -12,47 +13,68 @@ class Generator:
     >>> gradtrack.randint(0, 10, (5,), generator=g)
     tensor([2, 7, 6, 4, 6])
     """
-    def __init__(self, device: typing.Any = 'cpu') -> None:
+
+    def __init__(self, device: typing.Any='cpu') -> None:
         ...
+
     def get_state(self) -> Tensor:
         ...
+
     def initial_seed(self) -> int:
         ...
+
     def manual_seed(self, seed: typing.Any) -> Generator:
         ...
+
     def seed(self) -> int:
         ...
+
     def set_state(self, new_state: typing.Any) -> Generator:
         ...
+
     @property
     def device(self) -> typing.Any:
         ...
+
 def bernoulli(arg0: Tensor, arg1: typing.Any) -> Tensor:
     ...
+
 def bernoulli_scalar_(arg0: Tensor, arg1: typing.SupportsFloat | typing.SupportsIndex, arg2: typing.Any) -> Tensor:
     ...
+
 def bernoulli_tensor_(arg0: Tensor, arg1: Tensor, arg2: typing.Any) -> Tensor:
     ...
+
 def cauchy_(arg0: Tensor, arg1: typing.SupportsFloat | typing.SupportsIndex, arg2: typing.SupportsFloat | typing.SupportsIndex, arg3: typing.Any) -> Tensor:
     ...
+
 def exponential_(arg0: Tensor, arg1: typing.SupportsFloat | typing.SupportsIndex, arg2: typing.Any) -> Tensor:
     ...
+
 def geometric_(arg0: Tensor, arg1: typing.SupportsFloat | typing.SupportsIndex, arg2: typing.Any) -> Tensor:
     ...
+
 def get_rng_state() -> Tensor:
     ...
+
 def log_normal_(arg0: Tensor, arg1: typing.SupportsFloat | typing.SupportsIndex, arg2: typing.SupportsFloat | typing.SupportsIndex, arg3: typing.Any) -> Tensor:
     ...
+
 def manual_seed(arg0: typing.Any) -> Generator:
     ...
+
 def multinomial(arg0: Tensor, arg1: typing.SupportsInt | typing.SupportsIndex, arg2: bool, arg3: typing.Any) -> Tensor:
     ...
+
 def normal_(arg0: Tensor, arg1: typing.SupportsFloat | typing.SupportsIndex, arg2: typing.SupportsFloat | typing.SupportsIndex, arg3: typing.Any) -> Tensor:
     ...
+
 def random_(arg0: Tensor, arg1: typing.SupportsInt | typing.SupportsIndex, arg2: typing.SupportsInt | typing.SupportsIndex | None, arg3: typing.SupportsInt | typing.SupportsIndex, arg4: typing.Any) -> Tensor:
     ...
+
 def set_rng_state(arg0: typing.Any) -> None:
     ...
+
 def uniform_(arg0: Tensor, arg1: typing.SupportsFloat | typing.SupportsIndex, arg2: typing.SupportsFloat | typing.SupportsIndex, arg3: typing.Any) -> Tensor:
     ...
 default_generator: Generator

@@ -5,13 +5,18 @@ saved-tensor hooks
 from __future__ import annotations
 import typing
 __all__: list[str] = ['disable', 'enable', 'get_disabled_error_message', 'pop', 'push']
+
 def disable(arg0: str) -> None:
     ...
+
 def enable() -> None:
     ...
+
 def get_disabled_error_message() -> typing.Any:
     ...
+
 def pop() -> None:
     ...
+
 def push(arg0: typing.Any, arg1: typing.Any) -> None:
     ...

@@ -7,6 +7,8 @@
 """
 
 import warnings
+from collections.abc import Sequence
+from typing import Any
 
 from .. import _C
 from . import forward_ad, function, functional, graph
@@ -61,8 +63,11 @@ def _grads_for(tensors, grad_tensors):
     return grads
 
 
-def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False,
-             grad_variables=None, inputs=None):
+def backward(tensors: "_C.Tensor | Sequence[_C.Tensor]",
+             grad_tensors: "_C.Tensor | Sequence[_C.Tensor | None] | None" = None,
+             retain_graph: bool | None = None, create_graph: bool = False,
+             grad_variables: Any = None,
+             inputs: "_C.Tensor | Sequence[_C.Tensor] | None" = None) -> None:
     """Accumulates gradients of ``tensors`` into the ``.grad`` of graph leaves.
 
     Only leaves get ``.grad`` (plus non-leaves that called ``retain_grad()``
@@ -89,8 +94,11 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False,
     _C._run_backward(tensors, grads, retain_graph, create_graph, inputs or [])
 
 
-def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False,
-         only_inputs=True, allow_unused=None, is_grads_batched=False, materialize_grads=False):
+def grad(outputs: "_C.Tensor | Sequence[_C.Tensor]", inputs: "_C.Tensor | Sequence[_C.Tensor]",
+         grad_outputs: "_C.Tensor | Sequence[_C.Tensor | None] | None" = None,
+         retain_graph: bool | None = None, create_graph: bool = False, only_inputs: bool = True,
+         allow_unused: bool | None = None, is_grads_batched: bool = False,
+         materialize_grads: bool = False) -> "tuple[_C.Tensor, ...]":
     """Returns the gradients of ``outputs`` w.r.t. ``inputs`` without touching ``.grad``.
 
     >>> import gradtrack

@@ -54,16 +54,16 @@ class detect_anomaly:
     True
     """
 
-    def __init__(self, check_nan=True):
+    def __init__(self, check_nan: bool = True) -> None:
         self.prev = (_C.is_anomaly_enabled(), _C.is_anomaly_check_nan_enabled())
         self.check_nan = check_nan
         warnings.warn("Anomaly Detection has been enabled. This mode will increase the runtime "
                       "and should only be enabled for debugging.", UserWarning, stacklevel=2)
 
-    def __enter__(self):
+    def __enter__(self) -> None:
         _apply(True, self.check_nan)
 
-    def __exit__(self, *exc):
+    def __exit__(self, *exc: object) -> None:
         _apply(*self.prev)
 
 
@@ -78,12 +78,12 @@ class set_detect_anomaly:
     False
     """
 
-    def __init__(self, mode, check_nan=True):
+    def __init__(self, mode: bool, check_nan: bool = True) -> None:
         self.prev = (_C.is_anomaly_enabled(), _C.is_anomaly_check_nan_enabled())
         _apply(bool(mode), check_nan)
 
-    def __enter__(self):
+    def __enter__(self) -> None:
         pass
 
-    def __exit__(self, *exc):
+    def __exit__(self, *exc: object) -> None:
         _apply(*self.prev)

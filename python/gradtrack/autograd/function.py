@@ -27,7 +27,8 @@ Python. ``y.grad_fn`` is the ``ctx`` object the forward and backward saw.
 import functools
 import inspect
 import warnings
-from typing import Any
+from collections.abc import Callable
+from typing import Any, TypeVar, cast
 
 from .. import _C
 from ..utils.hooks import RemovableHandle, check_hook_values
@@ -51,7 +52,7 @@ class FunctionCtx:
         """
         self.to_save = tensors
 
-    def save_for_forward(self, *tensors):
+    def save_for_forward(self, *tensors: Any) -> None:
         """Saves tensors (or None) for ``jvp``, read back there as ``ctx.saved_tensors``.
 
         >>> import gradtrack
@@ -75,15 +76,15 @@ class FunctionCtx:
                                  "should save non-tensors as attributes on ctx.")
         self.saved_for_forward = tensors
 
-    def mark_dirty(self, *args):
+    def mark_dirty(self, *args: Any) -> None:
         """Marks input tensors that ``forward`` modified in place (they must be returned)."""
         self.dirty_tensors = args
 
-    def mark_non_differentiable(self, *args):
+    def mark_non_differentiable(self, *args: Any) -> None:
         """Marks outputs that get no gradient (``backward`` still receives a zero one)."""
         self.non_differentiable = args
 
-    def set_materialize_grads(self, value):
+    def set_materialize_grads(self, value: bool) -> None:
         """With False, ``backward`` gets None instead of zeros for outputs that got no gradient."""
         self.materialize_grads = value
 
@@ -465,7 +466,10 @@ def _run_jvp(cls, ctx, args, tangents, outputs, wrapped):
             _fw._set_tangent(out, tan)
 
 
-def once_differentiable(fn):
+_F = TypeVar("_F", bound=Callable[..., Any])  # once_differentiable keeps the signature
+
+
+def once_differentiable(fn: _F) -> _F:
     """Decorates a ``backward`` that is not itself differentiable: it runs under
     no_grad, and differentiating its result (under ``create_graph=True``)
     raises instead of silently giving a wrong gradient."""
@@ -487,7 +491,7 @@ def once_differentiable(fn):
                         else o for o in outs)
         return wrapped[0] if single else wrapped
 
-    return wrapper
+    return cast(_F, wrapper)
 
 
 def _fake_requires_grad(t):

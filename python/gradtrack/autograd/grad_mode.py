@@ -128,21 +128,21 @@ class inference_mode(_DecoratorContextManager):
     them in place outside raises PyTorch's error.
     """
 
-    def __init__(self, mode=True):
+    def __init__(self, mode: bool = True) -> None:
         self.mode = mode
 
-    def __new__(cls, mode=True):
+    def __new__(cls, mode: Any = True) -> Any:
         if isinstance(mode, bool):
             return super().__new__(cls)
         return cls()(mode)
 
-    def __enter__(self):
+    def __enter__(self) -> None:
         self.prev = (_C.is_grad_enabled(), _C.is_inference_mode_enabled())
         if self.mode:
             _C._set_grad_enabled(False)
             _C._set_inference_mode(True)
 
-    def __exit__(self, *exc):
+    def __exit__(self, *exc: object) -> None:
         _C._set_grad_enabled(self.prev[0])
         _C._set_inference_mode(self.prev[1])
 

@@ -17,8 +17,10 @@ math path's chain of ordinary ops, as in PyTorch.
 import math
 import sys
 import warnings
+from typing import Any
 
 from .. import _C
+from .._C import Tensor
 from ..autograd.function import Function
 
 _Tensor = _C.Tensor
@@ -212,8 +214,10 @@ _NoDoubleBackward._backward_cls.__name__ = "NotImplemented"
 _NoDoubleBackward._backward_cls.__qualname__ = "NotImplemented"
 
 
-def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.0,
-                                 is_causal=False, *, scale=None, enable_gqa=False):
+def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor,
+                                 attn_mask: Tensor | None = None, dropout_p: float = 0.0,
+                                 is_causal: bool = False, *, scale: float | None = None,
+                                 enable_gqa: bool = False) -> Tensor:
     """``softmax(query @ key.T * scale + mask) @ value``, with dropout on the weights.
 
     ``attn_mask`` is a bool mask (True = take part) or an additive float mask of the
@@ -268,7 +272,8 @@ def _mha_shape_check(query, key, value, key_padding_mask, attn_mask, num_heads):
     return batched
 
 
-def _canonical_mask(mask, mask_name, other_type, other_name, target_type, check_other=True):
+def _canonical_mask(mask: Tensor | None, mask_name: str, other_type: Any, other_name: str,
+                    target_type: Any, check_other: bool = True) -> Tensor | None:
     """A bool mask as an additive float mask of ``target_type``; a float mask as is."""
     if mask is None:
         return None
@@ -283,7 +288,7 @@ def _canonical_mask(mask, mask_name, other_type, other_name, target_type, check_
     return mask
 
 
-def _none_or_dtype(input):  # noqa: A002 - torch's argument name
+def _none_or_dtype(input: Tensor | None) -> Any:  # noqa: A002 - torch's argument name
     if input is None:
         return None
     if isinstance(input, _Tensor):
@@ -485,13 +490,17 @@ def _prepare_masks(key_padding_mask, attn_mask, query, is_causal, need_weights):
     return key_padding_mask, attn_mask, is_causal and key_padding_mask is None
 
 
-def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_heads,
-                                 in_proj_weight, in_proj_bias, bias_k, bias_v, add_zero_attn,
-                                 dropout_p, out_proj_weight, out_proj_bias, training=True,
-                                 key_padding_mask=None, need_weights=True, attn_mask=None,
-                                 use_separate_proj_weight=False, q_proj_weight=None,
-                                 k_proj_weight=None, v_proj_weight=None, static_k=None,
-                                 static_v=None, average_attn_weights=True, is_causal=False):
+def multi_head_attention_forward(
+        query: Tensor, key: Tensor, value: Tensor, embed_dim_to_check: int, num_heads: int,
+        in_proj_weight: Tensor | None, in_proj_bias: Tensor | None, bias_k: Tensor | None,
+        bias_v: Tensor | None, add_zero_attn: bool, dropout_p: float, out_proj_weight: Tensor,
+        out_proj_bias: Tensor | None, training: bool = True,
+        key_padding_mask: Tensor | None = None, need_weights: bool = True,
+        attn_mask: Tensor | None = None, use_separate_proj_weight: bool = False,
+        q_proj_weight: Tensor | None = None, k_proj_weight: Tensor | None = None,
+        v_proj_weight: Tensor | None = None, static_k: Tensor | None = None,
+        static_v: Tensor | None = None, average_attn_weights: bool = True,
+        is_causal: bool = False) -> tuple[Tensor, Tensor | None]:
     """Multi-head attention from its weights, as ``nn.MultiheadAttention`` runs it.
 
     Inputs are ``(L, N, E)`` (or unbatched ``(L, E)``); returns the output and, when

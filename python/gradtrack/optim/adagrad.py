@@ -13,6 +13,8 @@ with a gradient::
 in one C++ pass. Versions: ``p`` +1, ``step`` +1, ``sum`` +1.
 """
 
+from typing import Any
+
 from .. import _C
 from ._adaptive import (as_float, check_differentiable, check_fused, check_fused_param,
                         check_tensor_lr, grad_of, new_step, run_step, scalar_dtype)
@@ -35,8 +37,10 @@ class Adagrad(Optimizer):
     tensor([ 0.9000, -1.9000], requires_grad=True)
     """
 
-    def __init__(self, params, lr=1e-2, lr_decay=0, weight_decay=0, initial_accumulator_value=0,
-                 eps=1e-10, foreach=None, *, maximize=False, differentiable=False, fused=None):
+    def __init__(self, params: Any, lr: Any = 1e-2, lr_decay: float = 0, weight_decay: float = 0,
+                 initial_accumulator_value: float = 0, eps: float = 1e-10,
+                 foreach: bool | None = None, *, maximize: bool = False,
+                 differentiable: bool = False, fused: bool | None = None) -> None:
         check_tensor_lr(lr)
         if not 0.0 <= lr:
             raise ValueError(f"Invalid learning rate: {lr}")

@@ -12,6 +12,8 @@ Per parameter with a gradient (torch's single-tensor path)::
 in one C++ pass. Versions: ``p`` +1, ``step`` +1, ``exp_avg`` +1, ``exp_inf`` +2.
 """
 
+from typing import Any
+
 from .. import _C
 from ._adaptive import (check_adam_args, check_differentiable, check_tensor_lr,
                         fill_group_defaults, grad_of, group_params, new_state, run_step)
@@ -33,8 +35,9 @@ class Adamax(Optimizer):
     tensor([ 0.9000, -1.9000], requires_grad=True)
     """
 
-    def __init__(self, params, lr=2e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0,
-                 foreach=None, *, maximize=False, differentiable=False, capturable=False):
+    def __init__(self, params: Any, lr: Any = 2e-3, betas: Any = (0.9, 0.999), eps: float = 1e-8,
+                 weight_decay: float = 0, foreach: bool | None = None, *, maximize: bool = False,
+                 differentiable: bool = False, capturable: bool = False) -> None:
         check_tensor_lr(lr)
         check_adam_args(lr, eps, betas, weight_decay)
         defaults = {"lr": lr, "betas": betas, "eps": eps, "weight_decay": weight_decay,

@@ -5,6 +5,8 @@ parameter by ``1 - lr * weight_decay`` and then applies Adam's update, so a
 parameter's ``_version`` goes up by two per step (NOTE [Adam update]).
 """
 
+from typing import Any
+
 from .adam import Adam
 
 
@@ -21,9 +23,10 @@ class AdamW(Adam):
     (tensor([ 0.8500, -1.8000], requires_grad=True), 2)
     """
 
-    def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=1e-2,
-                 amsgrad=False, *, maximize=False, foreach=None, capturable=False,
-                 differentiable=False, fused=None):
+    def __init__(self, params: Any, lr: Any = 1e-3, betas: Any = (0.9, 0.999), eps: float = 1e-8,
+                 weight_decay: float = 1e-2, amsgrad: bool = False, *, maximize: bool = False,
+                 foreach: bool | None = None, capturable: bool = False,
+                 differentiable: bool = False, fused: bool | None = None) -> None:
         super().__init__(params, lr, betas, eps, weight_decay, amsgrad, foreach=foreach,
                          maximize=maximize, capturable=capturable,
                          differentiable=differentiable, fused=fused,

@@ -17,6 +17,8 @@ in one C++ pass. Versions: ``p`` +2 (+3 with decoupled decay), ``step``,
 ``mu_product`` and ``exp_avg`` +1, ``exp_avg_sq`` +2.
 """
 
+from typing import Any
+
 from .. import _C
 from ._adaptive import (as_float, check_adam_args, check_differentiable, check_tensor_lr,
                         fill_group_defaults, grad_of, new_step, run_step, scalar_dtype,
@@ -42,9 +44,11 @@ class NAdam(Optimizer):
     ['exp_avg', 'exp_avg_sq', 'mu_product', 'step']
     """
 
-    def __init__(self, params, lr=2e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0,
-                 momentum_decay=4e-3, decoupled_weight_decay=False, *, foreach=None,
-                 maximize=False, capturable=False, differentiable=False):
+    def __init__(self, params: Any, lr: Any = 2e-3, betas: Any = (0.9, 0.999), eps: float = 1e-8,
+                 weight_decay: float = 0, momentum_decay: float = 4e-3,
+                 decoupled_weight_decay: bool = False, *, foreach: bool | None = None,
+                 maximize: bool = False, capturable: bool = False,
+                 differentiable: bool = False) -> None:
         check_tensor_lr(lr)
         check_adam_args(lr, eps, betas, weight_decay)
         if not 0.0 <= momentum_decay:

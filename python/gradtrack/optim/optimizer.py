@@ -79,7 +79,7 @@ class Optimizer:
                     text += f"    {key}: {group[key]}\n"
         return text + ")"
 
-    def add_param_group(self, param_group):
+    def add_param_group(self, param_group: dict[str, Any]) -> None:
         """Adds a group of parameters with its own hyper-parameters.
 
         >>> import gradtrack
@@ -144,7 +144,7 @@ class Optimizer:
         """Performs one optimization step; subclasses implement it."""
         raise NotImplementedError
 
-    def state_dict(self):
+    def state_dict(self) -> dict[str, Any]:
         """``{'state': {id: {...}}, 'param_groups': [{..., 'params': [ids]}]}``.
 
         Parameters are replaced by integer ids, counted across the groups in order.
@@ -175,7 +175,7 @@ class Optimizer:
                         for k, v in self.state.items()}
         return {"state": packed_state, "param_groups": param_groups}
 
-    def load_state_dict(self, state_dict):
+    def load_state_dict(self, state_dict: dict[str, Any]) -> None:
         """Loads a ``state_dict()`` (of an optimizer over same-shaped groups).
 
         Tensors in the per-parameter state are cast to their parameter's dtype.

@@ -17,6 +17,8 @@ in one C++ pass. Versions: ``p`` +1 (+2 with decoupled decay), ``step`` and
 ``exp_avg`` +1, ``exp_avg_sq`` +2.
 """
 
+from typing import Any
+
 from .. import _C
 from ._adaptive import (check_adam_args, check_differentiable, check_tensor_lr,
                         fill_group_defaults, grad_of, group_params, new_state, run_step)
@@ -38,9 +40,10 @@ class RAdam(Optimizer):
     tensor([ 0.8000, -1.6000], requires_grad=True)
     """
 
-    def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0,
-                 decoupled_weight_decay=False, *, foreach=None, maximize=False,
-                 capturable=False, differentiable=False):
+    def __init__(self, params: Any, lr: Any = 1e-3, betas: Any = (0.9, 0.999), eps: float = 1e-8,
+                 weight_decay: float = 0, decoupled_weight_decay: bool = False, *,
+                 foreach: bool | None = None, maximize: bool = False, capturable: bool = False,
+                 differentiable: bool = False) -> None:
         check_tensor_lr(lr)
         check_adam_args(lr, eps, betas, weight_decay)
         defaults = {"lr": lr, "betas": betas, "eps": eps, "weight_decay": weight_decay,

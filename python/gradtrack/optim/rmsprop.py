@@ -15,6 +15,8 @@ in one C++ pass. Versions: ``p`` +1, ``step`` +1, ``square_avg`` +2,
 ``momentum_buffer`` +2, ``grad_avg`` +1.
 """
 
+from typing import Any
+
 from .. import _C
 from ._adaptive import (CAPTURABLE_MESSAGE, as_float, check_differentiable, check_tensor_lr,
                         fill_group_defaults, grad_of, new_step, run_step, zeros_like)
@@ -36,9 +38,10 @@ class RMSprop(Optimizer):
     tensor([ 0.9000, -1.9000], requires_grad=True)
     """
 
-    def __init__(self, params, lr=1e-2, alpha=0.99, eps=1e-8, weight_decay=0, momentum=0,
-                 centered=False, capturable=False, foreach=None, maximize=False,
-                 differentiable=False):
+    def __init__(self, params: Any, lr: Any = 1e-2, alpha: float = 0.99, eps: float = 1e-8,
+                 weight_decay: float = 0, momentum: float = 0, centered: bool = False,
+                 capturable: bool = False, foreach: bool | None = None, maximize: bool = False,
+                 differentiable: bool = False) -> None:
         check_tensor_lr(lr)
         if not 0.0 <= lr:
             raise ValueError(f"Invalid learning rate: {lr}")

@@ -1,5 +1,7 @@
 """Handles returned by ``register_hook`` and friends, and the checks of hook results."""
 
+from typing import Any
+
 from .. import _C
 from .._dtype_names import legacy_type_name
 
@@ -15,21 +17,21 @@ class RemovableHandle:
     tensor([0., 0.])
     """
 
-    def __init__(self, handle):
+    def __init__(self, handle: Any) -> None:
         self._handle = handle
 
     @property
-    def id(self):
+    def id(self) -> int:  # noqa: A003 - torch's name
         return self._handle.id
 
-    def remove(self):
+    def remove(self) -> None:
         """Unregisters the hook (idempotent)."""
         self._handle.remove()
 
-    def __enter__(self):
+    def __enter__(self) -> "RemovableHandle":
         return self
 
-    def __exit__(self, *exc):
+    def __exit__(self, *exc: object) -> None:
         self.remove()
 
 

@@ -1,5 +1,7 @@
 """``nn.MultiheadAttention``."""
 
+from typing import Any
+
 from .. import init
 from .._attention_functional import (_canonical_mask, _none_or_dtype,
                                      multi_head_attention_forward)
@@ -7,6 +9,7 @@ from ..parameter import Parameter
 from .linear import Linear
 from .module import Module
 from ... import _C
+from ..._C import Tensor
 
 
 class NonDynamicallyQuantizableLinear(Linear):
@@ -29,9 +32,10 @@ class MultiheadAttention(Module):
     (gradtrack.Size([3, 5, 8]), gradtrack.Size([3, 5, 5]))
     """
 
-    def __init__(self, embed_dim, num_heads, dropout=0.0, bias=True, add_bias_kv=False,
-                 add_zero_attn=False, kdim=None, vdim=None, batch_first=False, device=None,
-                 dtype=None):
+    def __init__(self, embed_dim: int, num_heads: int, dropout: float = 0.0, bias: bool = True,
+                 add_bias_kv: bool = False, add_zero_attn: bool = False, kdim: int | None = None,
+                 vdim: int | None = None, batch_first: bool = False, device: Any = None,
+                 dtype: Any = None) -> None:
         if embed_dim <= 0 or num_heads <= 0:
             raise ValueError(f"embed_dim and num_heads must be greater than 0, got "
                              f"embed_dim={embed_dim} and num_heads={num_heads} instead")
@@ -58,7 +62,7 @@ class MultiheadAttention(Module):
         self.add_zero_attn = add_zero_attn
         self._reset_parameters()
 
-    def _make_in_proj(self, bias, dtype):
+    def _make_in_proj(self, bias: bool, dtype: Any) -> None:
         embed_dim = self.embed_dim
         names = ("q_proj_weight", "k_proj_weight", "v_proj_weight")
         if self._qkv_same_embed_dim:
@@ -74,7 +78,7 @@ class MultiheadAttention(Module):
         else:
             self.register_parameter("in_proj_bias", None)
 
-    def _reset_parameters(self):
+    def _reset_parameters(self) -> None:
         if self._qkv_same_embed_dim:
             init.xavier_uniform_(self.in_proj_weight)
         else:
@@ -89,8 +93,10 @@ class MultiheadAttention(Module):
         if self.bias_v is not None:
             init.xavier_normal_(self.bias_v)
 
-    def forward(self, query, key, value, key_padding_mask=None, need_weights=True,
-                attn_mask=None, average_attn_weights=True, is_causal=False):
+    def forward(self, query: Tensor, key: Tensor, value: Tensor,
+                key_padding_mask: Tensor | None = None, need_weights: bool = True,
+                attn_mask: Tensor | None = None, average_attn_weights: bool = True,
+                is_causal: bool = False) -> tuple[Tensor, Tensor | None]:
         """Returns ``(attn_output, attn_weights)``; the weights are None unless
         ``need_weights``."""
         key_padding_mask = _canonical_mask(key_padding_mask, "key_padding_mask",
@@ -114,7 +120,8 @@ class MultiheadAttention(Module):
         return out, weights
 
 
-def _to_sequence_first(query, key, value):
+def _to_sequence_first(query: Tensor, key: Tensor,
+                       value: Tensor) -> tuple[Tensor, Tensor, Tensor]:
     """(N, L, E) -> (L, N, E), keeping ``query is key is value`` identities (they pick the
     packed projection's shared products)."""
     if key is value:

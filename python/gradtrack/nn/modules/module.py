@@ -172,7 +172,7 @@ class Module:
 
     # ---- registration ----------------------------------------------------------------------
 
-    def register_buffer(self, name, tensor, persistent=True):
+    def register_buffer(self, name: str, tensor: "_Tensor | None", persistent: bool = True) -> None:
         """Adds a tensor that is state but not a parameter (saved in ``state_dict``
         unless ``persistent=False``)."""
         if "_buffers" not in self.__dict__:
@@ -194,7 +194,7 @@ class Module:
         else:
             self._non_persistent_buffers_set.add(name)
 
-    def register_parameter(self, name, param):
+    def register_parameter(self, name: str, param: "Parameter | None") -> None:
         """Adds a parameter (or ``None``) under ``name``."""
         if "_parameters" not in self.__dict__:
             raise AttributeError("cannot assign parameter before Module.__init__() call")

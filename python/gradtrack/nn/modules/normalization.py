@@ -1,8 +1,11 @@
 """``nn.LayerNorm`` and ``nn.GroupNorm``."""
 
 import numbers
+from collections.abc import Sequence
+from typing import Any
 
 from ... import _C
+from ..._C import Tensor
 from .. import functional as F
 from .. import init
 from ..parameter import Parameter
@@ -44,8 +47,9 @@ class LayerNorm(Module):
     'NativeLayerNormBackward0'
     """
 
-    def __init__(self, normalized_shape, eps=1e-5, elementwise_affine=True, bias=True,
-                 device=None, dtype=None):
+    def __init__(self, normalized_shape: int | Sequence[int], eps: float = 1e-5,
+                 elementwise_affine: bool = True, bias: bool = True, device: Any = None,
+                 dtype: Any = None) -> None:
         super().__init__()
         if isinstance(normalized_shape, numbers.Integral):
             normalized_shape = (normalized_shape,)
@@ -55,11 +59,11 @@ class LayerNorm(Module):
         add_affine_parameters(self, elementwise_affine, bias, self.normalized_shape, dtype)
         self.reset_parameters()
 
-    def reset_parameters(self):
+    def reset_parameters(self) -> None:
         """Sets ``weight`` to ones and ``bias`` to zeros."""
         reset_affine_parameters(self, self.elementwise_affine)
 
-    def forward(self, input):  # noqa: A002 - torch's argument name
+    def forward(self, input: Tensor) -> Tensor:  # noqa: A002 - torch's argument name
         return F.layer_norm(input, self.normalized_shape, self.weight, self.bias, self.eps)
 
     def extra_repr(self):

@@ -9,18 +9,27 @@ the same ``manual_seed`` they equal torch's bit for bit.
 import math
 import numbers
 import warnings
+from typing import TYPE_CHECKING, Any, overload
 
 from ... import _C
+from ..._C import Tensor
 from .. import _rnn, init
 from ..parameter import Parameter
 from .module import Module
 
+if TYPE_CHECKING:
+    from ..utils.rnn import PackedSequence
+
 __all__ = ["RNNBase", "RNN", "LSTM", "GRU", "RNNCellBase", "RNNCell", "LSTMCell", "GRUCell"]
+
+# An LSTM's hidden state: (h, c).
+_LSTMState = tuple[Tensor, Tensor]
 
 _GATES = {"LSTM": 4, "GRU": 3, "RNN_TANH": 1, "RNN_RELU": 1}
 
 
-def _check_sizes(dropout, bias, batch_first, input_size, hidden_size, num_layers, proj_size):
+def _check_sizes(dropout: Any, bias: Any, batch_first: Any, input_size: Any, hidden_size: Any,
+                 num_layers: int, proj_size: int) -> None:
     """torch's constructor checks, in torch's order, with its words."""
     if (not isinstance(dropout, numbers.Number) or isinstance(dropout, bool)
             or not 0 <= dropout <= 1):
@@ -59,9 +68,10 @@ class RNNBase(Module):
     ['weight_ih_l0', 'weight_hh_l0', 'bias_ih_l0', 'bias_hh_l0', 'weight_ih_l0_reverse']
     """
 
-    def __init__(self, mode, input_size, hidden_size, num_layers=1, bias=True,
-                 batch_first=False, dropout=0.0, bidirectional=False, proj_size=0,
-                 device=None, dtype=None):
+    def __init__(self, mode: str, input_size: int, hidden_size: int, num_layers: int = 1,
+                 bias: bool = True, batch_first: bool = False, dropout: float = 0.0,
+                 bidirectional: bool = False, proj_size: int = 0, device: Any = None,
+                 dtype: Any = None) -> None:
         super().__init__()
         self.mode = mode
         self.input_size = input_size
@@ -78,11 +88,11 @@ class RNNBase(Module):
         self._make_parameters(_GATES[mode] * hidden_size, dtype)
         self.reset_parameters()
 
-    def _make_parameters(self, gate_size, dtype):
+    def _make_parameters(self, gate_size: int, dtype: Any) -> None:
         dirs = 2 if self.bidirectional else 1
         real_hidden = self.proj_size if self.proj_size > 0 else self.hidden_size
-        self._flat_weights_names = []
-        self._all_weights = []
+        self._flat_weights_names: list[str] = []
+        self._all_weights: list[list[str]] = []
         for layer in range(self.num_layers):
             for direction in range(dirs):
                 in_size = self.input_size if layer == 0 else real_hidden * dirs
@@ -101,24 +111,25 @@ class RNNBase(Module):
                 self._all_weights.append(names)
 
     @property
-    def _flat_weights(self):
+    def _flat_weights(self) -> list[Tensor | None]:
         return [getattr(self, name, None) for name in self._flat_weights_names]
 
     @property
-    def all_weights(self):
+    def all_weights(self) -> list[list[Parameter]]:
         """The parameters as one list per layer and direction."""
         return [[getattr(self, name) for name in names] for names in self._all_weights]
 
-    def flatten_parameters(self):
+    def flatten_parameters(self) -> None:
         """A no-op on CPU, as in torch."""
 
-    def reset_parameters(self):
+    def reset_parameters(self) -> None:
         """Draws every parameter from U(-1/sqrt(hidden_size), 1/sqrt(hidden_size))."""
         stdv = 1.0 / math.sqrt(self.hidden_size) if self.hidden_size > 0 else 0
         for weight in self.parameters():
             init.uniform_(weight, -stdv, stdv)
 
-    def _layer_params(self):
+    def _layer_params(self) -> list[tuple[Tensor, Tensor, Tensor | None, Tensor | None,
+                                          Tensor | None]]:
         p = self._parameters
         out = []
         for layer in range(self.num_layers):
@@ -128,7 +139,7 @@ class RNNBase(Module):
                             p.get("bias_hh" + key), p.get("weight_hr" + key)))
         return out
 
-    def check_input(self, input, batch_sizes):  # noqa: A002 - torch's names
+    def check_input(self, input: Tensor, batch_sizes: Tensor | None) -> None:  # noqa: A002
         """torch's dtype, rank and feature-size checks of ``input``."""
         w_dtype = self._flat_weights[0].dtype
         if input.dtype != w_dtype:
@@ -142,7 +153,8 @@ class RNNBase(Module):
             raise RuntimeError("input.size(-1) must be equal to input_size. Expected "
                                f"{self.input_size}, got {input.size(-1)}")
 
-    def get_expected_hidden_size(self, input, batch_sizes):  # noqa: A002
+    def get_expected_hidden_size(self, input: Tensor,  # noqa: A002 - torch's names
+                                 batch_sizes: Tensor | None) -> tuple[int, int, int]:
         """(layers * directions, batch, hidden or proj size)."""
         if batch_sizes is not None:
             mini_batch = int(batch_sizes[0])
@@ -152,27 +164,30 @@ class RNNBase(Module):
         size = self.proj_size if self.proj_size > 0 else self.hidden_size
         return (self.num_layers * dirs, mini_batch, size)
 
-    def check_hidden_size(self, hx, expected_hidden_size, msg="Expected hidden size {}, got {}"):
+    def check_hidden_size(self, hx: Tensor, expected_hidden_size: tuple[int, int, int],
+                          msg: str = "Expected hidden size {}, got {}") -> None:
         """Raises torch's RuntimeError when ``hx`` is not of the expected size."""
         if tuple(hx.size()) != tuple(expected_hidden_size):
             raise RuntimeError(msg.format(expected_hidden_size, list(hx.size())))
 
-    def check_forward_args(self, input, hidden, batch_sizes):  # noqa: A002
+    def check_forward_args(self, input: Tensor, hidden: Tensor,  # noqa: A002
+                           batch_sizes: Tensor | None) -> None:
         """Checks ``input`` and the initial hidden state."""
         self.check_input(input, batch_sizes)
         self.check_hidden_size(hidden, self.get_expected_hidden_size(input, batch_sizes))
 
-    def permute_hidden(self, hx, permutation):
+    def permute_hidden(self, hx: Tensor, permutation: Tensor | None) -> Tensor:
         """Reorders the batch dimension of ``hx`` (PackedSequence sorting)."""
         if permutation is None:
             return hx
         return hx.index_select(1, permutation)
 
-    def _zeros(self, input, size, batch):  # noqa: A002
+    def _zeros(self, input: Tensor, size: int, batch: int) -> Tensor:  # noqa: A002
         dirs = 2 if self.bidirectional else 1
         return _C.zeros(self.num_layers * dirs, batch, size, dtype=input.dtype)
 
-    def _forward_single(self, input, hx):  # noqa: A002
+    def _forward_single(self, input: "Tensor | PackedSequence",  # noqa: A002
+                        hx: Tensor | None) -> "tuple[Tensor | PackedSequence, Tensor]":
         """RNN and GRU: one hidden tensor."""
         name = "RNN" if self.mode.startswith("RNN") else self.mode
         packed = _unpack(input)
@@ -205,12 +220,12 @@ class RNNBase(Module):
             hidden = hidden.squeeze(1)
         return output, hidden
 
-    def _forward_packed(self, packed, hx):
+    def _forward_packed(self, packed: "PackedSequence", hx: Any) -> Any:
         from ..utils import rnn as rnn_utils
 
         return rnn_utils._run_packed(self, packed, hx)
 
-    def extra_repr(self):
+    def extra_repr(self) -> str:
         s = "{input_size}, {hidden_size}"
         if self.proj_size != 0:
             s += ", proj_size={proj_size}"
@@ -227,7 +242,7 @@ class RNNBase(Module):
         return s.format(**self.__dict__)
 
 
-def _unpack(input):  # noqa: A002
+def _unpack(input: "Tensor | PackedSequence") -> "PackedSequence | None":  # noqa: A002
     """The PackedSequence's fields, or None for a plain tensor."""
     from ..utils.rnn import PackedSequence
 
@@ -245,7 +260,16 @@ class RNN(RNNBase):
     ((5, 2, 4), (2, 2, 4), 'StackBackward0')
     """
 
-    def __init__(self, *args, **kwargs):
+    @overload
+    def __init__(self, input_size: int, hidden_size: int, num_layers: int = 1,
+                 nonlinearity: str = "tanh", bias: bool = True, batch_first: bool = False,
+                 dropout: float = 0.0, bidirectional: bool = False, device: Any = None,
+                 dtype: Any = None) -> None: ...
+
+    @overload
+    def __init__(self, *args: Any, **kwargs: Any) -> None: ...
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
         if "proj_size" in kwargs:
             raise ValueError("proj_size argument is only supported for LSTM, not RNN or GRU")
         if len(args) > 3:
@@ -262,7 +286,15 @@ class RNN(RNNBase):
                              "or 'relu'.")
         super().__init__(mode, *args, **kwargs)
 
-    def forward(self, input, hx=None):  # noqa: A002
+    @overload
+    def forward(self, input: Tensor, hx: Tensor | None = None) -> tuple[Tensor, Tensor]: ...
+
+    @overload
+    def forward(self, input: "PackedSequence",  # noqa: A002
+                hx: Tensor | None = None) -> "tuple[PackedSequence, Tensor]": ...
+
+    def forward(self, input: "Tensor | PackedSequence",  # noqa: A002
+                hx: Tensor | None = None) -> "tuple[Tensor | PackedSequence, Tensor]":
         """Returns ``(output, h_n)``."""
         return self._forward_single(input, hx)
 
@@ -277,12 +309,28 @@ class GRU(RNNBase):
     ((2, 5, 4), (1, 2, 4))
     """
 
-    def __init__(self, *args, **kwargs):
+    @overload
+    def __init__(self, input_size: int, hidden_size: int, num_layers: int = 1,
+                 bias: bool = True, batch_first: bool = False, dropout: float = 0.0,
+                 bidirectional: bool = False, device: Any = None, dtype: Any = None) -> None: ...
+
+    @overload
+    def __init__(self, *args: Any, **kwargs: Any) -> None: ...
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
         if "proj_size" in kwargs:
             raise ValueError("proj_size argument is only supported for LSTM, not RNN or GRU")
         super().__init__("GRU", *args, **kwargs)
 
-    def forward(self, input, hx=None):  # noqa: A002
+    @overload
+    def forward(self, input: Tensor, hx: Tensor | None = None) -> tuple[Tensor, Tensor]: ...
+
+    @overload
+    def forward(self, input: "PackedSequence",  # noqa: A002
+                hx: Tensor | None = None) -> "tuple[PackedSequence, Tensor]": ...
+
+    def forward(self, input: "Tensor | PackedSequence",  # noqa: A002
+                hx: Tensor | None = None) -> "tuple[Tensor | PackedSequence, Tensor]":
         """Returns ``(output, h_n)``."""
         return self._forward_single(input, hx)
 
@@ -297,10 +345,20 @@ class LSTM(RNNBase):
     ((5, 2, 2), (1, 2, 2), (1, 2, 4))
     """
 
-    def __init__(self, *args, **kwargs):
+    @overload
+    def __init__(self, input_size: int, hidden_size: int, num_layers: int = 1,
+                 bias: bool = True, batch_first: bool = False, dropout: float = 0.0,
+                 bidirectional: bool = False, proj_size: int = 0, device: Any = None,
+                 dtype: Any = None) -> None: ...
+
+    @overload
+    def __init__(self, *args: Any, **kwargs: Any) -> None: ...
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__("LSTM", *args, **kwargs)
 
-    def get_expected_cell_size(self, input, batch_sizes):  # noqa: A002
+    def get_expected_cell_size(self, input: Tensor,  # noqa: A002 - torch's names
+                               batch_sizes: Tensor | None) -> tuple[int, int, int]:
         """(layers * directions, batch, hidden_size)."""
         if batch_sizes is not None:
             mini_batch = int(batch_sizes[0])
@@ -308,7 +366,9 @@ class LSTM(RNNBase):
             mini_batch = input.size(0) if self.batch_first else input.size(1)
         return (self.num_layers * (2 if self.bidirectional else 1), mini_batch, self.hidden_size)
 
-    def check_forward_args(self, input, hidden, batch_sizes):  # noqa: A002
+    # torch's LSTM overrides these two with an (h, c) pair where RNNBase has one tensor.
+    def check_forward_args(self, input: Tensor,  # type: ignore[override]  # noqa: A002
+                           hidden: _LSTMState, batch_sizes: Tensor | None) -> None:
         """Checks ``input``, ``h_0`` and ``c_0``."""
         self.check_input(input, batch_sizes)
         self.check_hidden_size(hidden[0], self.get_expected_hidden_size(input, batch_sizes),
@@ -316,13 +376,23 @@ class LSTM(RNNBase):
         self.check_hidden_size(hidden[1], self.get_expected_cell_size(input, batch_sizes),
                                "Expected hidden[1] size {}, got {}")
 
-    def permute_hidden(self, hx, permutation):
+    def permute_hidden(self, hx: _LSTMState,  # type: ignore[override]
+                       permutation: Tensor | None) -> _LSTMState:
         """Reorders the batch dimension of ``(h, c)``."""
         if permutation is None:
             return hx
         return hx[0].index_select(1, permutation), hx[1].index_select(1, permutation)
 
-    def forward(self, input, hx=None):  # noqa: A002
+    @overload
+    def forward(self, input: Tensor,  # noqa: A002 - torch's names
+                hx: _LSTMState | None = None) -> tuple[Tensor, _LSTMState]: ...
+
+    @overload
+    def forward(self, input: "PackedSequence",  # noqa: A002
+                hx: _LSTMState | None = None) -> "tuple[PackedSequence, _LSTMState]": ...
+
+    def forward(self, input: "Tensor | PackedSequence",  # noqa: A002
+                hx: _LSTMState | None = None) -> "tuple[Tensor | PackedSequence, _LSTMState]":
         """Returns ``(output, (h_n, c_n))``."""
         packed = _unpack(input)
         if packed is not None:
@@ -365,7 +435,8 @@ class RNNCellBase(Module):
     (True, (6, 3))
     """
 
-    def __init__(self, input_size, hidden_size, bias, num_chunks, device=None, dtype=None):
+    def __init__(self, input_size: int, hidden_size: int, bias: bool, num_chunks: int,
+                 device: Any = None, dtype: Any = None) -> None:
         super().__init__()
         self.input_size = input_size
         self.hidden_size = hidden_size
@@ -380,7 +451,7 @@ class RNNCellBase(Module):
             self.register_parameter("bias_hh", None)
         self.reset_parameters()
 
-    def extra_repr(self):
+    def extra_repr(self) -> str:
         s = "{input_size}, {hidden_size}"
         if "bias" in self.__dict__ and self.bias is not True:
             s += ", bias={bias}"
@@ -388,20 +459,21 @@ class RNNCellBase(Module):
             s += ", nonlinearity={nonlinearity}"
         return s.format(**self.__dict__)
 
-    def reset_parameters(self):
+    def reset_parameters(self) -> None:
         """Draws every parameter from U(-1/sqrt(hidden_size), 1/sqrt(hidden_size))."""
         stdv = 1.0 / math.sqrt(self.hidden_size) if self.hidden_size > 0 else 0
         for weight in self.parameters():
             init.uniform_(weight, -stdv, stdv)
 
-    def _step(self, mode, input, hx):  # noqa: A002
+    def _step(self, mode: str, input: Tensor, hx: Any) -> Any:  # noqa: A002
         p = self._parameters
         w_ih, w_hh = p["weight_ih"], p["weight_hh"]
         _check_cell(mode, input, hx, w_ih, w_hh)
         return _rnn.cell(mode, input, hx, w_ih, w_hh, p["bias_ih"], p["bias_hh"])
 
 
-def _check_cell(mode, input, hx, w_ih, w_hh):  # noqa: A002
+def _check_cell(mode: str, input: Tensor, hx: Any, w_ih: Tensor,  # noqa: A002
+                w_hh: Tensor) -> None:
     """torch's C++ checks of a cell's input and hidden states (2-D by now)."""
     if input.size(1) != w_ih.size(1):
         raise RuntimeError(f"input has inconsistent input_size: got {input.size(1)} expected "
@@ -418,7 +490,8 @@ def _check_cell(mode, input, hx, w_ih, w_hh):  # noqa: A002
                                f"expected {w_hh.size(1)}")
 
 
-def _cell_dims(name, input, hx, what="hidden"):  # noqa: A002
+def _cell_dims(name: str, input: Tensor, hx: Tensor | None,  # noqa: A002
+               what: str = "hidden") -> None:
     if input.dim() not in (1, 2):
         raise ValueError(f"{name}: Expected input to be 1D or 2D, got {input.dim()}D instead")
     if hx is not None and hx.dim() not in (1, 2):
@@ -437,12 +510,12 @@ class RNNCell(RNNCellBase):
     (2, 4)
     """
 
-    def __init__(self, input_size, hidden_size, bias=True, nonlinearity="tanh", device=None,
-                 dtype=None):
+    def __init__(self, input_size: int, hidden_size: int, bias: bool = True,
+                 nonlinearity: str = "tanh", device: Any = None, dtype: Any = None) -> None:
         super().__init__(input_size, hidden_size, bias, num_chunks=1, device=device, dtype=dtype)
         self.nonlinearity = nonlinearity
 
-    def forward(self, input, hx=None):  # noqa: A002
+    def forward(self, input: Tensor, hx: Tensor | None = None) -> Tensor:  # noqa: A002
         """Returns the next hidden state."""
         _cell_dims("RNNCell", input, hx)
         is_batched = input.dim() == 2
@@ -469,10 +542,12 @@ class LSTMCell(RNNCellBase):
     ('MulBackward0', 'AddBackward0')
     """
 
-    def __init__(self, input_size, hidden_size, bias=True, device=None, dtype=None):
+    def __init__(self, input_size: int, hidden_size: int, bias: bool = True, device: Any = None,
+                 dtype: Any = None) -> None:
         super().__init__(input_size, hidden_size, bias, num_chunks=4, device=device, dtype=dtype)
 
-    def forward(self, input, hx=None):  # noqa: A002
+    def forward(self, input: Tensor,  # noqa: A002 - torch's names
+                hx: _LSTMState | None = None) -> _LSTMState:
         """Returns ``(h', c')``."""
         _cell_dims("LSTMCell", input, None)
         if hx is not None:
@@ -501,10 +576,11 @@ class GRUCell(RNNCellBase):
     (4,)
     """
 
-    def __init__(self, input_size, hidden_size, bias=True, device=None, dtype=None):
+    def __init__(self, input_size: int, hidden_size: int, bias: bool = True, device: Any = None,
+                 dtype: Any = None) -> None:
         super().__init__(input_size, hidden_size, bias, num_chunks=3, device=device, dtype=dtype)
 
-    def forward(self, input, hx=None):  # noqa: A002
+    def forward(self, input: Tensor, hx: Tensor | None = None) -> Tensor:  # noqa: A002
         """Returns the next hidden state."""
         _cell_dims("GRUCell", input, hx)
         is_batched = input.dim() == 2

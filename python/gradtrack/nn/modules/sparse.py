@@ -1,6 +1,9 @@
 """``nn.Embedding`` and ``nn.EmbeddingBag``."""
 
+from typing import Any
+
 from ... import _C
+from ..._C import Tensor
 from .. import functional as F
 from .. import init
 from ..parameter import Parameter
@@ -39,9 +42,11 @@ class Embedding(Module):
     gradtrack.Size([1, 2, 3])
     """
 
-    def __init__(self, num_embeddings, embedding_dim, padding_idx=None, max_norm=None,
-                 norm_type=2.0, scale_grad_by_freq=False, sparse=False, _weight=None,
-                 _freeze=False, device=None, dtype=None):
+    def __init__(self, num_embeddings: int, embedding_dim: int, padding_idx: int | None = None,
+                 max_norm: float | None = None, norm_type: float = 2.0,
+                 scale_grad_by_freq: bool = False, sparse: bool = False,
+                 _weight: Tensor | None = None, _freeze: bool = False, device: Any = None,
+                 dtype: Any = None) -> None:
         super().__init__()
         self.num_embeddings = num_embeddings
         self.embedding_dim = embedding_dim
@@ -55,7 +60,7 @@ class Embedding(Module):
         if fresh:
             self.reset_parameters()
 
-    def reset_parameters(self):
+    def reset_parameters(self) -> None:
         """Draws the weight from N(0, 1) and zeroes the padding row."""
         init.normal_(self.weight)
         self._fill_padding_idx_with_zero()
@@ -66,7 +71,7 @@ class Embedding(Module):
             with no_grad():
                 self.weight[self.padding_idx].fill_(0)
 
-    def forward(self, input):  # noqa: A002 - torch's argument name
+    def forward(self, input: Tensor) -> Tensor:  # noqa: A002 - torch's argument name
         return F.embedding(input, self.weight, self.padding_idx, self.max_norm, self.norm_type,
                            self.scale_grad_by_freq, self.sparse)
 

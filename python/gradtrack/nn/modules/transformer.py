@@ -7,8 +7,11 @@ layer norms as separate ops, so gradients flow as in training.
 
 import copy
 import warnings
+from collections.abc import Callable
+from typing import Any
 
 from ... import _C
+from ..._C import Tensor
 from .. import functional as F
 from .. import init
 from .._attention_functional import _canonical_mask, _none_or_dtype
@@ -24,13 +27,13 @@ __all__ = ["Transformer", "TransformerEncoder", "TransformerDecoder", "Transform
            "TransformerDecoderLayer"]
 
 
-def _generate_square_subsequent_mask(sz, device=None, dtype=None):
+def _generate_square_subsequent_mask(sz: int, device: Any = None, dtype: Any = None) -> Tensor:
     """-inf above the diagonal, 0 on and below it."""
     full = _C.full((sz, sz), float("-inf"), dtype=dtype)
     return full.triu(1)
 
 
-def _get_activation_fn(activation):
+def _get_activation_fn(activation: str) -> Callable[[Tensor], Tensor]:
     if activation == "relu":
         return F.relu
     if activation == "gelu":
@@ -38,7 +41,8 @@ def _get_activation_fn(activation):
     raise RuntimeError(f"activation should be relu/gelu, not {activation}")
 
 
-def _detect_is_causal_mask(mask, is_causal=None, size=None):
+def _detect_is_causal_mask(mask: Tensor | None, is_causal: bool | None = None,
+                           size: int | None = None) -> bool:
     """``is_causal`` as given, else whether ``mask`` is exactly the causal mask."""
     make_causal = is_causal is True
     if is_causal is None and mask is not None:
@@ -51,7 +55,7 @@ def _detect_is_causal_mask(mask, is_causal=None, size=None):
     return make_causal
 
 
-def _get_seq_len(src, batch_first):
+def _get_seq_len(src: Tensor, batch_first: bool) -> int:
     shape = src.size()
     if len(shape) == 2:
         return shape[0]
@@ -72,9 +76,10 @@ class TransformerEncoderLayer(Module):
 
     __constants__ = ["norm_first"]
 
-    def __init__(self, d_model, nhead, dim_feedforward=2048, dropout=0.1, activation=F.relu,
-                 layer_norm_eps=1e-5, batch_first=False, norm_first=False, bias=True,
-                 device=None, dtype=None):
+    def __init__(self, d_model: int, nhead: int, dim_feedforward: int = 2048,
+                 dropout: float = 0.1, activation: str | Callable[[Tensor], Tensor] = F.relu,
+                 layer_norm_eps: float = 1e-5, batch_first: bool = False, norm_first: bool = False,
+                 bias: bool = True, device: Any = None, dtype: Any = None) -> None:
         super().__init__()
         self.self_attn = MultiheadAttention(d_model, nhead, dropout=dropout, bias=bias,
                                             batch_first=batch_first, dtype=dtype)
@@ -96,7 +101,8 @@ class TransformerEncoderLayer(Module):
             self.activation_relu_or_gelu = 0
         self.activation = activation
 
-    def forward(self, src, src_mask=None, src_key_padding_mask=None, is_causal=False):
+    def forward(self, src: Tensor, src_mask: Tensor | None = None,
+                src_key_padding_mask: Tensor | None = None, is_causal: bool = False) -> Tensor:
         """``src`` is ``(S, N, E)`` (``(N, S, E)`` with ``batch_first``) or ``(S, E)``."""
         src_key_padding_mask = _canonical_mask(src_key_padding_mask, "src_key_padding_mask",
                                                _none_or_dtype(src_mask), "src_mask", src.dtype)
@@ -110,17 +116,18 @@ class TransformerEncoderLayer(Module):
             x = self.norm2(x + self._ff_block(x))
         return x
 
-    def _sa_block(self, x, attn_mask, key_padding_mask, is_causal=False):
+    def _sa_block(self, x: Tensor, attn_mask: Tensor | None, key_padding_mask: Tensor | None,
+                  is_causal: bool = False) -> Tensor:
         x = self.self_attn(x, x, x, attn_mask=attn_mask, key_padding_mask=key_padding_mask,
                            need_weights=False, is_causal=is_causal)[0]
         return self.dropout1(x)
 
-    def _ff_block(self, x):
+    def _ff_block(self, x: Tensor) -> Tensor:
         x = self.linear2(self.dropout(self.activation(self.linear1(x))))
         return self.dropout2(x)
 
 
-def _why_no_nested(layer):
+def _why_no_nested(layer: Module) -> str:
     """The reason PyTorch gives for not using nested tensors with this layer, or ''."""
     name = "encoder_layer"
     if not isinstance(layer, TransformerEncoderLayer):
@@ -157,8 +164,9 @@ class TransformerEncoder(Module):
 
     __constants__ = ["norm"]
 
-    def __init__(self, encoder_layer, num_layers, norm=None, enable_nested_tensor=True,
-                 mask_check=True):
+    def __init__(self, encoder_layer: "TransformerEncoderLayer", num_layers: int,
+                 norm: Module | None = None, enable_nested_tensor: bool = True,
+                 mask_check: bool = True) -> None:
         super().__init__()
         self.layers = ModuleList([copy.deepcopy(encoder_layer) for _ in range(num_layers)])
         self.num_layers = num_layers
@@ -172,7 +180,9 @@ class TransformerEncoder(Module):
                           f"because {reason}", stacklevel=2)
             self.use_nested_tensor = False
 
-    def forward(self, src, mask=None, src_key_padding_mask=None, is_causal=None):
+    def forward(self, src: Tensor, mask: Tensor | None = None,
+                src_key_padding_mask: Tensor | None = None,
+                is_causal: bool | None = None) -> Tensor:
         """Runs the layers; ``is_causal=None`` detects a causal ``mask``."""
         src_key_padding_mask = _canonical_mask(src_key_padding_mask, "src_key_padding_mask",
                                                _none_or_dtype(mask), "mask", src.dtype)
@@ -191,7 +201,8 @@ class TransformerEncoder(Module):
         return output
 
 
-    def _nested_keep(self, src, mask, src_key_padding_mask):
+    def _nested_keep(self, src: Tensor, mask: Tensor | None,
+                     src_key_padding_mask: Tensor | None) -> Tensor | None:
         """The positions kept where PyTorch would run the layers on a nested tensor (eval,
         no gradient, a left-aligned padding mask and no attention mask), else None.
 
@@ -214,7 +225,7 @@ class TransformerEncoder(Module):
         return keep
 
 
-def _fast_path_tensors(src, layer):
+def _fast_path_tensors(src: Tensor, layer: Any) -> tuple[Tensor | None, ...]:
     attn = layer.self_attn
     return (src, attn.in_proj_weight, attn.in_proj_bias, attn.out_proj.weight,
             attn.out_proj.bias, layer.norm1.weight, layer.norm1.bias, layer.norm2.weight,
@@ -235,9 +246,10 @@ class TransformerDecoderLayer(Module):
 
     __constants__ = ["norm_first"]
 
-    def __init__(self, d_model, nhead, dim_feedforward=2048, dropout=0.1, activation=F.relu,
-                 layer_norm_eps=1e-5, batch_first=False, norm_first=False, bias=True,
-                 device=None, dtype=None):
+    def __init__(self, d_model: int, nhead: int, dim_feedforward: int = 2048,
+                 dropout: float = 0.1, activation: str | Callable[[Tensor], Tensor] = F.relu,
+                 layer_norm_eps: float = 1e-5, batch_first: bool = False, norm_first: bool = False,
+                 bias: bool = True, device: Any = None, dtype: Any = None) -> None:
         super().__init__()
         self.self_attn = MultiheadAttention(d_model, nhead, dropout=dropout,
                                             batch_first=batch_first, bias=bias, dtype=dtype)
@@ -256,8 +268,10 @@ class TransformerDecoderLayer(Module):
         self.activation = (_get_activation_fn(activation) if isinstance(activation, str)
                            else activation)
 
-    def forward(self, tgt, memory, tgt_mask=None, memory_mask=None, tgt_key_padding_mask=None,
-                memory_key_padding_mask=None, tgt_is_causal=False, memory_is_causal=False):
+    def forward(self, tgt: Tensor, memory: Tensor, tgt_mask: Tensor | None = None,
+                memory_mask: Tensor | None = None, tgt_key_padding_mask: Tensor | None = None,
+                memory_key_padding_mask: Tensor | None = None, tgt_is_causal: bool = False,
+                memory_is_causal: bool = False) -> Tensor:
         """``tgt`` attends to itself (``tgt_mask``) and to ``memory`` (``memory_mask``)."""
         x = tgt
         if self.norm_first:
@@ -270,18 +284,20 @@ class TransformerDecoderLayer(Module):
                                            memory_is_causal))
         return self.norm3(x + self._ff_block(x))
 
-    def _sa_block(self, x, attn_mask, key_padding_mask, is_causal=False):
+    def _sa_block(self, x: Tensor, attn_mask: Tensor | None, key_padding_mask: Tensor | None,
+                  is_causal: bool = False) -> Tensor:
         x = self.self_attn(x, x, x, attn_mask=attn_mask, key_padding_mask=key_padding_mask,
                            is_causal=is_causal, need_weights=False)[0]
         return self.dropout1(x)
 
-    def _mha_block(self, x, mem, attn_mask, key_padding_mask, is_causal=False):
+    def _mha_block(self, x: Tensor, mem: Tensor, attn_mask: Tensor | None,
+                   key_padding_mask: Tensor | None, is_causal: bool = False) -> Tensor:
         x = self.multihead_attn(x, mem, mem, attn_mask=attn_mask,
                                 key_padding_mask=key_padding_mask, is_causal=is_causal,
                                 need_weights=False)[0]
         return self.dropout2(x)
 
-    def _ff_block(self, x):
+    def _ff_block(self, x: Tensor) -> Tensor:
         x = self.linear2(self.dropout(self.activation(self.linear1(x))))
         return self.dropout3(x)
 
@@ -298,14 +314,17 @@ class TransformerDecoder(Module):
 
     __constants__ = ["norm"]
 
-    def __init__(self, decoder_layer, num_layers, norm=None):
+    def __init__(self, decoder_layer: "TransformerDecoderLayer", num_layers: int,
+                 norm: Module | None = None) -> None:
         super().__init__()
         self.layers = ModuleList([copy.deepcopy(decoder_layer) for _ in range(num_layers)])
         self.num_layers = num_layers
         self.norm = norm
 
-    def forward(self, tgt, memory, tgt_mask=None, memory_mask=None, tgt_key_padding_mask=None,
-                memory_key_padding_mask=None, tgt_is_causal=None, memory_is_causal=False):
+    def forward(self, tgt: Tensor, memory: Tensor, tgt_mask: Tensor | None = None,
+                memory_mask: Tensor | None = None, tgt_key_padding_mask: Tensor | None = None,
+                memory_key_padding_mask: Tensor | None = None,
+                tgt_is_causal: bool | None = None, memory_is_causal: bool = False) -> Tensor:
         """Runs the layers; ``tgt_is_causal=None`` detects a causal ``tgt_mask``."""
         output = tgt
         seq_len = _get_seq_len(tgt, self.layers[0].self_attn.batch_first)
@@ -333,10 +352,12 @@ class Transformer(Module):
     gradtrack.Size([2, 3, 8])
     """
 
-    def __init__(self, d_model=512, nhead=8, num_encoder_layers=6, num_decoder_layers=6,
-                 dim_feedforward=2048, dropout=0.1, activation=F.relu, custom_encoder=None,
-                 custom_decoder=None, layer_norm_eps=1e-5, batch_first=False, norm_first=False,
-                 bias=True, device=None, dtype=None):
+    def __init__(self, d_model: int = 512, nhead: int = 8, num_encoder_layers: int = 6,
+                 num_decoder_layers: int = 6, dim_feedforward: int = 2048, dropout: float = 0.1,
+                 activation: str | Callable[[Tensor], Tensor] = F.relu, custom_encoder: Any = None,
+                 custom_decoder: Any = None, layer_norm_eps: float = 1e-5,
+                 batch_first: bool = False, norm_first: bool = False, bias: bool = True,
+                 device: Any = None, dtype: Any = None) -> None:
         super().__init__()
         args = (d_model, nhead, dim_feedforward, dropout, activation, layer_norm_eps,
                 batch_first, norm_first, bias)
@@ -357,10 +378,12 @@ class Transformer(Module):
         self.nhead = nhead
         self.batch_first = batch_first
 
-    def forward(self, src, tgt, src_mask=None, tgt_mask=None, memory_mask=None,
-                src_key_padding_mask=None, tgt_key_padding_mask=None,
-                memory_key_padding_mask=None, src_is_causal=None, tgt_is_causal=None,
-                memory_is_causal=False):
+    def forward(self, src: Tensor, tgt: Tensor, src_mask: Tensor | None = None,
+                tgt_mask: Tensor | None = None, memory_mask: Tensor | None = None,
+                src_key_padding_mask: Tensor | None = None,
+                tgt_key_padding_mask: Tensor | None = None,
+                memory_key_padding_mask: Tensor | None = None, src_is_causal: bool | None = None,
+                tgt_is_causal: bool | None = None, memory_is_causal: bool = False) -> Tensor:
         """Encodes ``src`` and decodes ``tgt`` against it."""
         batched = src.dim() == 3
         batch_dim = 0 if self.batch_first else 1
@@ -375,7 +398,7 @@ class Transformer(Module):
                             memory_key_padding_mask=memory_key_padding_mask,
                             tgt_is_causal=tgt_is_causal, memory_is_causal=memory_is_causal)
     @staticmethod
-    def generate_square_subsequent_mask(sz, device=None, dtype=None):
+    def generate_square_subsequent_mask(sz: int, device: Any = None, dtype: Any = None) -> Tensor:
         """The causal mask: ``-inf`` above the diagonal, ``0`` elsewhere.
 
         >>> from gradtrack import nn
@@ -386,7 +409,7 @@ class Transformer(Module):
         """
         return _generate_square_subsequent_mask(sz, device=device, dtype=dtype)
 
-    def _reset_parameters(self):
+    def _reset_parameters(self) -> None:
         for p in self.parameters():
             if p.dim() > 1:
                 init.xavier_uniform_(p)

@@ -15,10 +15,15 @@ tensor([[1., 2.],
         [3., 0.]])
 """
 
-from collections import namedtuple
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ... import _C
+from ..._C import Tensor
 from ...autograd.function import Function
+
+if TYPE_CHECKING:
+    from ..modules.rnn import RNNBase
 
 __all__ = ["PackedSequence", "pack_padded_sequence", "pad_packed_sequence", "pad_sequence",
            "unpad_sequence", "pack_sequence", "unpack_sequence", "invert_permutation"]
@@ -28,43 +33,53 @@ _SORT_ERROR = ("`lengths` array must be sorted in decreasing order when `enforce
                "pack_sequence to sidestep this requirement if you do not need ONNX exportability.")
 
 
-class PackedSequence(namedtuple("PackedSequence",
-                                ["data", "batch_sizes", "sorted_indices", "unsorted_indices"])):
+class PackedSequence_(NamedTuple):  # noqa: N801 - torch's name for the base
+    """The fields of a ``PackedSequence`` (a typed named tuple, as in torch)."""
+
+    data: Tensor
+    batch_sizes: Tensor
+    sorted_indices: Tensor | None
+    unsorted_indices: Tensor | None
+
+
+class PackedSequence(PackedSequence_):
     """``(data, batch_sizes, sorted_indices, unsorted_indices)`` of a packed batch."""
 
-    def __new__(cls, data, batch_sizes=None, sorted_indices=None, unsorted_indices=None):
+    def __new__(cls, data: "Tensor | tuple[Tensor, Tensor]", batch_sizes: Tensor | None = None,
+                sorted_indices: Tensor | None = None,
+                unsorted_indices: Tensor | None = None) -> "PackedSequence":
         if unsorted_indices is None:
             unsorted_indices = invert_permutation(sorted_indices)
         if batch_sizes is None:  # (data, batch_sizes) given as one pair
             data, batch_sizes = data
         return super().__new__(cls, data, batch_sizes, sorted_indices, unsorted_indices)
 
-    def _with_data(self, data):
+    def _with_data(self, data: Tensor) -> "PackedSequence":
         return type(self)(data, self.batch_sizes, self.sorted_indices, self.unsorted_indices)
 
-    def to(self, *args, **kwargs):
+    def to(self, *args: Any, **kwargs: Any) -> "PackedSequence":
         """The same packing with ``data.to(...)`` (the indices stay int64)."""
         data = self.data.to(*args, **kwargs)
         return self if data is self.data else self._with_data(data)
 
-    def float(self):
+    def float(self) -> "PackedSequence":  # noqa: A003 - torch's name
         return self.to(dtype=_C.float32)
 
-    def double(self):
+    def double(self) -> "PackedSequence":
         return self.to(dtype=_C.float64)
 
-    def cpu(self):
+    def cpu(self) -> "PackedSequence":
         return self
 
     @property
-    def is_cuda(self):
+    def is_cuda(self) -> bool:
         return False
 
-    def is_pinned(self):
+    def is_pinned(self) -> bool:
         return False
 
 
-def invert_permutation(permutation):
+def invert_permutation(permutation: Tensor | None) -> Tensor | None:
     """The permutation that undoes ``permutation`` (None stays None)."""
     if permutation is None:
         return None
@@ -74,18 +89,19 @@ def invert_permutation(permutation):
     return _C.tensor(inverse, dtype=_C.int64)
 
 
-def _lengths_list(lengths):
+def _lengths_list(lengths: "Tensor | Iterable[int]") -> list[int]:
     if isinstance(lengths, _C.Tensor):
         return [int(v) for v in lengths.tolist()]
     return [int(v) for v in lengths]
 
 
-def _batch_sizes(lengths):
+def _batch_sizes(lengths: list[int]) -> list[int]:
     """Sequences still running at each step, for lengths sorted longest first."""
     return [sum(1 for n in lengths if n > t) for t in range(lengths[0])] if lengths else []
 
 
-def pack_padded_sequence(input, lengths, batch_first=False, enforce_sorted=True):  # noqa: A002
+def pack_padded_sequence(input: Tensor, lengths: "Tensor | Iterable[int]",  # noqa: A002
+                         batch_first: bool = False, enforce_sorted: bool = True) -> PackedSequence:
     """Packs a padded batch ``[T, B, *]`` (``[B, T, *]`` with batch_first) of the given lengths."""
     lengths = _lengths_list(lengths)
     if enforce_sorted:
@@ -137,7 +153,8 @@ _PackPaddedSequence._backward_cls.__name__ = "PackPaddedSequenceBackward0"
 _PackPaddedSequence._backward_cls.__qualname__ = "PackPaddedSequenceBackward0"
 
 
-def pad_packed_sequence(sequence, batch_first=False, padding_value=0.0, total_length=None):
+def pad_packed_sequence(sequence: PackedSequence, batch_first: bool = False, padding_value: float = 0.0,
+                        total_length: int | None = None) -> tuple[Tensor, Tensor]:
     """Undoes ``pack_padded_sequence``: returns ``(padded, lengths)``."""
     sizes = [int(b) for b in sequence.batch_sizes.tolist()]
     steps, batch = len(sizes), sizes[0]
@@ -171,7 +188,8 @@ def pad_packed_sequence(sequence, batch_first=False, padding_value=0.0, total_le
     return padded, lengths
 
 
-def pad_sequence(sequences, batch_first=False, padding_value=0.0, padding_side="right"):
+def pad_sequence(sequences: "Tensor | Iterable[Tensor]", batch_first: bool = False,
+                 padding_value: float = 0.0, padding_side: str = "right") -> Tensor:
     """Stacks tensors ``[L_i, *]`` into ``[T, B, *]`` (``[B, T, *]``), padded to the longest."""
     if padding_side not in ("left", "right"):
         raise RuntimeError("Expected padding_side to be one of left or right, but got "
@@ -188,26 +206,27 @@ def pad_sequence(sequences, batch_first=False, padding_value=0.0, padding_side="
     return _C.stack(rows, 0 if batch_first else 1)
 
 
-def unpad_sequence(padded_sequences, lengths, batch_first=False):
+def unpad_sequence(padded_sequences: Tensor, lengths: "Tensor | Iterable[int]",
+                   batch_first: bool = False) -> list[Tensor]:
     """The list of unpadded sequences of a padded batch."""
     if not batch_first:
         padded_sequences = padded_sequences.transpose(0, 1)
     return [seq[:n] for seq, n in zip(padded_sequences, _lengths_list(lengths))]
 
 
-def pack_sequence(sequences, enforce_sorted=True):
+def pack_sequence(sequences: list[Tensor], enforce_sorted: bool = True) -> PackedSequence:
     """Packs a list of tensors ``[L_i, *]``."""
     lengths = [s.size(0) for s in sequences]
     return pack_padded_sequence(pad_sequence(sequences), lengths, enforce_sorted=enforce_sorted)
 
 
-def unpack_sequence(packed_sequences):
+def unpack_sequence(packed_sequences: PackedSequence) -> list[Tensor]:
     """The list of sequences packed in ``packed_sequences``."""
     padded, lengths = pad_packed_sequence(packed_sequences, batch_first=True)
     return unpad_sequence(padded, lengths, batch_first=True)
 
 
-def _run_packed(module, packed, hx):
+def _run_packed(module: "RNNBase", packed: PackedSequence, hx: Any) -> tuple[PackedSequence, Any]:
     """A recurrent module on a PackedSequence: the layers run on the packed steps."""
     from .. import _rnn
 

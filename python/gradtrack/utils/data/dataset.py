@@ -12,12 +12,14 @@ import bisect
 import itertools
 import math
 import warnings
-from typing import TYPE_CHECKING, Generic, TypeVar
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from . import _random
 
 if TYPE_CHECKING:
     from ..._C import Tensor
+    from ..._C._random import Generator
 
 __all__ = ["Dataset", "IterableDataset", "TensorDataset", "StackDataset", "ConcatDataset",
            "ChainDataset", "Subset", "random_split"]
@@ -25,6 +27,7 @@ __all__ = ["Dataset", "IterableDataset", "TensorDataset", "StackDataset", "Conca
 
 # The item type: Dataset[T] in annotations, as torch's datasets are Generic.
 _T_co = TypeVar("_T_co", covariant=True)
+_T = TypeVar("_T")
 
 
 class Dataset(Generic[_T_co]):
@@ -214,7 +217,7 @@ class ChainDataset(IterableDataset):
         return total
 
 
-class Subset(Dataset):
+class Subset(Dataset[_T_co]):
     """The samples of ``dataset`` at ``indices``, in that order.
 
     >>> from gradtrack.utils.data import Subset
@@ -223,7 +226,7 @@ class Subset(Dataset):
     (2, 'd')
     """
 
-    def __init__(self, dataset, indices):
+    def __init__(self, dataset: Dataset[_T_co], indices: Sequence[int]) -> None:
         self.dataset = dataset
         self.indices = indices
         cls = type(self)
@@ -235,17 +238,17 @@ class Subset(Dataset):
                 "implementation:\n\ndef __getitems__(self, indices):\n    return "
                 "[self.__getitem__(idx) for idx in indices]")
 
-    def __getitem__(self, idx):
+    def __getitem__(self, idx: Any) -> Any:
         if isinstance(idx, list):
             return self.dataset[[self.indices[i] for i in idx]]
         return self.dataset[self.indices[idx]]
 
-    def __getitems__(self, indices):
+    def __getitems__(self, indices: list[int]) -> list[Any]:
         if callable(getattr(self.dataset, "__getitems__", None)):
             return self.dataset.__getitems__([self.indices[i] for i in indices])
         return [self.dataset[self.indices[i]] for i in indices]
 
-    def __len__(self):
+    def __len__(self) -> int:
         return len(self.indices)
 
 
@@ -264,7 +267,8 @@ def _fraction_lengths(n, fractions):
     return lengths
 
 
-def random_split(dataset, lengths, generator=None):
+def random_split(dataset: Dataset[_T], lengths: Sequence[int | float],
+                 generator: "Generator | None" = None) -> list[Subset[_T]]:
     """Splits ``dataset`` into non-overlapping random ``Subset``\\ s.
 
     ``lengths`` are sizes, or fractions summing to 1 (the remainder goes

@@ -10,11 +10,16 @@ generator and shuffles with a fresh generator seeded by it.
 """
 
 import itertools
-from typing import Generic, TypeVar
+from collections.abc import Iterable, Iterator, Sequence, Sized
+from typing import TYPE_CHECKING, Generic, TypeVar
 
 import gradtrack
 
 from . import _random
+
+if TYPE_CHECKING:
+    from ..._C import Tensor
+    from ..._C._random import Generator
 
 __all__ = ["BatchSampler", "RandomSampler", "Sampler", "SequentialSampler",
            "SubsetRandomSampler", "WeightedRandomSampler"]
@@ -39,14 +44,14 @@ class Sampler(Generic[_T_co]):
     [2, 1, 0]
     """
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator[_T_co]:
         raise NotImplementedError
 
     def __class_getitem__(cls, item):
         return cls
 
 
-class SequentialSampler(Sampler):
+class SequentialSampler(Sampler[int]):
     """``0, 1, ..., len(data_source) - 1``.
 
     >>> from gradtrack.utils.data import SequentialSampler
@@ -54,17 +59,17 @@ class SequentialSampler(Sampler):
     [0, 1, 2]
     """
 
-    def __init__(self, data_source):
+    def __init__(self, data_source: Sized) -> None:
         self.data_source = data_source
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator[int]:
         return iter(range(len(self.data_source)))
 
-    def __len__(self):
+    def __len__(self) -> int:
         return len(self.data_source)
 
 
-class RandomSampler(Sampler):
+class RandomSampler(Sampler[int]):
     """A random permutation (or, with ``replacement``, independent uniform draws).
 
     ``num_samples`` beyond the dataset's length chains several permutations.
@@ -77,7 +82,8 @@ class RandomSampler(Sampler):
     12
     """
 
-    def __init__(self, data_source, replacement=False, num_samples=None, generator=None):
+    def __init__(self, data_source: Sized, replacement: bool = False, num_samples: int | None = None,
+                 generator: "Generator | None" = None) -> None:
         self.data_source = data_source
         self.replacement = replacement
         self._num_samples = num_samples
@@ -90,13 +96,13 @@ class RandomSampler(Sampler):
                              f"num_samples={self.num_samples}")
 
     @property
-    def num_samples(self):
+    def num_samples(self) -> int:
         """How many indices one pass yields (the dataset's length by default)."""
         if self._num_samples is None:
             return len(self.data_source)
         return self._num_samples
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator[int]:
         n = len(self.data_source)
         generator = self.generator
         if generator is None:
@@ -112,11 +118,11 @@ class RandomSampler(Sampler):
                 yield from _random.randperm(n, generator).tolist()
             yield from _random.randperm(n, generator).tolist()[:self.num_samples % n]
 
-    def __len__(self):
+    def __len__(self) -> int:
         return self.num_samples
 
 
-class SubsetRandomSampler(Sampler):
+class SubsetRandomSampler(Sampler[int]):
     """The given indices, in a random order (one ``randperm`` per pass).
 
     >>> import gradtrack
@@ -126,19 +132,19 @@ class SubsetRandomSampler(Sampler):
     [10, 20, 40, 30]
     """
 
-    def __init__(self, indices, generator=None):
+    def __init__(self, indices: Sequence[int], generator: "Generator | None" = None) -> None:
         self.indices = indices
         self.generator = generator
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator[int]:
         for i in _random.randperm(len(self.indices), self.generator).tolist():
             yield self.indices[i]
 
-    def __len__(self):
+    def __len__(self) -> int:
         return len(self.indices)
 
 
-class WeightedRandomSampler(Sampler):
+class WeightedRandomSampler(Sampler[int]):
     """``num_samples`` indices drawn with probabilities proportional to ``weights``.
 
     >>> from gradtrack.utils.data import WeightedRandomSampler
@@ -146,7 +152,8 @@ class WeightedRandomSampler(Sampler):
     [1, 1, 1]
     """
 
-    def __init__(self, weights, num_samples, replacement=True, generator=None):
+    def __init__(self, weights: "Tensor | Sequence[float]", num_samples: int, replacement: bool = True,
+                 generator: "Generator | None" = None) -> None:
         if (not isinstance(num_samples, int) or isinstance(num_samples, bool)
                 or num_samples <= 0):
             raise ValueError("num_samples should be a positive integer value, but got "
@@ -163,16 +170,16 @@ class WeightedRandomSampler(Sampler):
         self.replacement = replacement
         self.generator = generator
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator[int]:
         drawn = _random.multinomial(self.weights, self.num_samples, self.replacement,
                                     self.generator)
         yield from iter(drawn.tolist())
 
-    def __len__(self):
+    def __len__(self) -> int:
         return self.num_samples
 
 
-class BatchSampler(Sampler):
+class BatchSampler(Sampler[list[int]]):
     """Groups the indices of ``sampler`` into lists of ``batch_size``.
 
     >>> from gradtrack.utils.data import BatchSampler, SequentialSampler
@@ -180,7 +187,7 @@ class BatchSampler(Sampler):
     [[0, 1], [2, 3], [4]]
     """
 
-    def __init__(self, sampler, batch_size, drop_last):
+    def __init__(self, sampler: "Sampler[int] | Iterable[int]", batch_size: int, drop_last: bool) -> None:
         if (not isinstance(batch_size, int) or isinstance(batch_size, bool)
                 or batch_size <= 0):
             raise ValueError("batch_size should be a positive integer value, but got "
@@ -192,7 +199,7 @@ class BatchSampler(Sampler):
         self.batch_size = batch_size
         self.drop_last = drop_last
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator[list[int]]:
         it = iter(self.sampler)
         if self.drop_last:
             yield from (list(batch) for batch in zip(*[it] * self.batch_size))
@@ -202,7 +209,7 @@ class BatchSampler(Sampler):
             yield batch
             batch = list(itertools.islice(it, self.batch_size))
 
-    def __len__(self):
+    def __len__(self) -> int:
         if self.drop_last:
             return len(self.sampler) // self.batch_size
         return (len(self.sampler) + self.batch_size - 1) // self.batch_size

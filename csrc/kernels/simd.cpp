@@ -55,25 +55,42 @@ template <typename T, typename F>
   return r;
 }
 
+// 64 lanes of T per block, kept as eight 32-byte chains (NOTE [Selects on
+// halves]: 64-byte vectors went through the stack on every add in the AVX2
+// clone, 2.7x the bare read loop). Chain c holds lanes 8c..8c+8 of the
+// 64-lane layout, and the fold below adds them in the same order as the
+// 64-lane tree did, so results are bit for bit those of the wide version.
 template <typename T>
 [[gnu::always_inline]] inline double sum_impl(const T* p, int64_t n, double acc) {
-  constexpr int64_t L = sizeof(Vec<T>) / sizeof(T);
+  using V = Half<T>;
+  constexpr int64_t L = sizeof(V) / sizeof(T);  // 8 floats or 4 doubles
+  constexpr int64_t W = 2 * L;                  // lanes of one former 64-byte vector
   constexpr int64_t kBlock = 4096;
+  const auto load = [](const T* q) {
+    V v;
+    std::memcpy(&v, q, sizeof v);
+    return v;
+  };
   for (int64_t i = 0; i < n;) {
     const int64_t blk = n - i < kBlock ? n - i : kBlock;
     const T* q = p + i;
-    Vec<T> s0 = {}, s1 = {}, s2 = {}, s3 = {};
+    V s[8] = {};
     int64_t j = 0;
-    for (; j + 4 * L <= blk; j += 4 * L) {
-      s0 += vload(q + j);
-      s1 += vload(q + j + L);
-      s2 += vload(q + j + 2 * L);
-      s3 += vload(q + j + 3 * L);
-    }
-    Vec<T> s = (s0 + s1) + (s2 + s3);
-    T lanes[L];
-    std::memcpy(lanes, &s, sizeof s);
-    for (int64_t w = L / 2; w > 0; w /= 2)
+    for (; j + 4 * W <= blk; j += 4 * W)
+      for (int c = 0; c < 8; ++c) s[c] += load(q + j + c * L);
+    // (s0 + s1) + (s2 + s3) of the wide vectors, done per half.
+    const V lo = (s[0] + s[2]) + (s[4] + s[6]), hi = (s[1] + s[3]) + (s[5] + s[7]);
+    // The lane tree (lane k += lane k + w, w = W/2, W/4, ... 1) on vectors
+    // while they are wide: the first two steps are the half and quarter adds.
+    using Q [[gnu::vector_size(16)]] = T;
+    const V v = lo + hi;
+    Q q0, q1;
+    std::memcpy(&q0, &v, sizeof q0);
+    std::memcpy(&q1, reinterpret_cast<const char*>(&v) + sizeof q0, sizeof q1);
+    q0 += q1;
+    T lanes[sizeof(Q) / sizeof(T)];
+    std::memcpy(lanes, &q0, sizeof q0);
+    for (int64_t w = static_cast<int64_t>(sizeof(Q) / sizeof(T)) / 2; w > 0; w /= 2)
       for (int64_t k = 0; k < w; ++k) lanes[k] += lanes[k + w];
     double tail = 0;  // short tails (and tiny tensors) add in double
     for (; j < blk; ++j) tail += static_cast<double>(q[j]);

@@ -73,3 +73,19 @@ def test_dense_sum_and_row_sums_follow_the_cascade_bit_for_bit(torch, dtype, row
     assert np.allclose(a.t().sum(dim=0).numpy(), t.t().sum(dim=0).numpy(), **tol)
     assert np.allclose(a.t().sum(dim=1).numpy(), t.t().sum(dim=1).numpy(), **tol)
     assert np.allclose(a.sum(dim=1).numpy(), t.sum(dim=1).numpy(), **tol)
+
+
+# float32 exp works on 32-byte vectors on AVX2 (64-byte ones only with
+# AVX-512) in blocks of 1024: every length's tail, and a block holding an
+# out-of-range element next to blocks that hold none.
+@pytest.mark.parametrize("n", [1, 7, 8, 9, 17, 1023, 1025, 2049, 3000])
+def test_float32_exp_tails_and_blocks_within_two_ulp(n):
+    x = np.random.default_rng(n).uniform(-80, 80, n).astype(np.float32)
+    if n > 2048:
+        x[1500] = 100.0  # the second block falls back to std::exp; the others do not
+    got = gradtrack.from_numpy(x.copy()).exp().numpy()
+    exact = np.exp(x.astype(np.float64))
+    finite = exact < float(np.finfo(np.float32).max)
+    ulp = np.spacing(exact[finite].astype(np.float32)).astype(np.float64)
+    assert np.max(np.abs(got[finite] - exact[finite]) / ulp) <= 2.0
+    assert np.all(got[~finite] == np.inf)

@@ -163,18 +163,25 @@ void lstm_layer_forward(const LstmDims& d, const T* x, const T* h0, const T* c0,
                         const T* w_hh, const T* bias, T* out, T* hy, T* cy, LstmWork<T> work) {
   const int64_t B = d.batch, H = d.hidden, G = 4 * H, S = B * H;
   T* gates = work.gates;
-  for (int64_t r = 0; r < d.steps * B; ++r) {
-    if (bias)
-      std::memcpy(gates + r * G, bias, sizeof(T) * G);
-    else
-      std::memset(gates + r * G, 0, sizeof(T) * G);
-  }
+  // The fill and the transpose below run over threads too: serial, they
+  // were most of what kept one thread busier than the other.
+  const int64_t grain = std::max<int64_t>(1, kGrainSize / G);
+  parallel_for(d.steps * B, grain, [&](int64_t lo, int64_t hi) {
+    for (int64_t r = lo; r < hi; ++r) {
+      if (bias)
+        std::memcpy(gates + r * G, bias, sizeof(T) * G);
+      else
+        std::memset(gates + r * G, 0, sizeof(T) * G);
+    }
+  });
   gemm<T>(false, true, d.steps * B, G, d.input, x, w_ih, T(1), gates);
   // W_hh^T once, row-major [H, 4H]: the per-step products then stream it
   // without a transpose (measurably faster for OpenBLAS at small batch).
   std::vector<T> w_hh_t(static_cast<size_t>(H * G));
-  for (int64_t r = 0; r < G; ++r)
-    for (int64_t k = 0; k < H; ++k) w_hh_t[k * G + r] = w_hh[r * H + k];
+  parallel_for(H, grain, [&](int64_t lo, int64_t hi) {
+    for (int64_t k = lo; k < hi; ++k)
+      for (int64_t r = 0; r < G; ++r) w_hh_t[k * G + r] = w_hh[r * H + k];
+  });
   // NOTE [LSTM rows in parallel]
   parallel_for(B, recurrence_grain(d), [&](int64_t lo, int64_t hi) {
     const int64_t m = hi - lo;
@@ -230,10 +237,12 @@ void lstm_layer_backward(const LstmDims& d, const T* x, const T* h0, const T* c0
     const T* h_rest = out + (d.reverse ? S : 0);
     gemm<T>(true, false, G, H, (T_ - 1) * B, dg_rest, h_rest, T(1), g.dw_hh);
   }
-  if (g.db) {
-    for (int64_t j = 0; j < G; ++j) g.db[j] = T(0);
-    for (int64_t r = 0; r < T_ * B; ++r)
-      for (int64_t j = 0; j < G; ++j) g.db[j] += g.dgates[r * G + j];
+  if (g.db) {  // column sums, threads over columns (each sums in row order)
+    parallel_for(G, std::max<int64_t>(1, kGrainSize / (T_ * B)), [&](int64_t lo, int64_t hi) {
+      for (int64_t j = lo; j < hi; ++j) g.db[j] = T(0);
+      for (int64_t r = 0; r < T_ * B; ++r)
+        for (int64_t j = lo; j < hi; ++j) g.db[j] += g.dgates[r * G + j];
+    });
   }
 }
 

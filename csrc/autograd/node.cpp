@@ -14,23 +14,34 @@ void (*g_node_created_hook)(Node& node) = nullptr;
 Node::Node() : seq_(t_next_seq++) {}
 
 Node::~Node() {
-  // The outermost destructor on this thread owns a stack of nodes whose last
-  // reference was one of our edges; nested destructors (run while it empties
-  // the stack) only push onto it, so the depth of the C++ stack stays constant.
-  thread_local std::vector<std::shared_ptr<Node>>* t_pending = nullptr;
-  std::vector<std::shared_ptr<Node>> local;
-  const bool outermost = t_pending == nullptr;
-  if (outermost) t_pending = &local;
+  // The outermost destructor on this thread drains a stack of nodes whose last
+  // reference was one of our edges; nested destructors (run while it drains)
+  // only push onto it, so the depth of the C++ stack stays constant. The stack
+  // lives as long as the thread (never freed, so no destructor order at thread
+  // exit matters) and keeps its capacity: freeing a small graph allocates nothing.
+  struct Pending {
+    std::vector<std::shared_ptr<Node>>* stack;
+    bool draining;
+  };
+  // One thread_local (each access is a call in a shared library), trivially
+  // initialised so that access needs no guard.
+  thread_local Pending t = {nullptr, false};
+  bool unique_edge = false;
+  for (auto& e : next_edges_) unique_edge |= e.fn && e.fn.use_count() == 1;
+  if (!unique_edge) return;  // nothing of ours dies with us
+  Pending& p = t;
+  if (!p.stack) p.stack = new std::vector<std::shared_ptr<Node>>();
   for (auto& e : next_edges_) {
-    if (e.fn && e.fn.use_count() == 1) t_pending->push_back(std::move(e.fn));
+    if (e.fn && e.fn.use_count() == 1) p.stack->push_back(std::move(e.fn));
   }
-  if (!outermost) return;
-  while (!local.empty()) {
-    std::shared_ptr<Node> n = std::move(local.back());
-    local.pop_back();
+  if (p.draining) return;
+  p.draining = true;
+  while (!p.stack->empty()) {
+    std::shared_ptr<Node> n = std::move(p.stack->back());
+    p.stack->pop_back();
     n.reset();
   }
-  t_pending = nullptr;
+  p.draining = false;
 }
 
 uint32_t Node::add_grad_meta(const Tensor& t) {

@@ -204,6 +204,18 @@ template <typename T, ReduceOp Op>
 void reduce_rows(T* out, const T* in, const Group& kept, const Group& red) {
   using R = Reducer<T, Op>;
   const int64_t grain = std::max<int64_t>(1, kGrainSize / std::max<int64_t>(1, red.numel));
+  if (kept.sizes.size() == 1 && red.sizes.size() == 1) {
+    // One kept and one reduced dim (a row sum, a softmax's normaliser): plain
+    // strides, no per-row index division; rows of a few hundred elements
+    // spent as long on that as on the reading.
+    const int64_t in_step = kept.in[0], out_step = kept.out[0];
+    const int64_t len = red.sizes[0], stride = red.in[0];
+    parallel_for(kept.numel, grain, [&](int64_t b, int64_t e) {
+      for (int64_t k = b; k < e; ++k)
+        out[k * out_step] = R::finish(R::run(in + k * in_step, len, stride, R::identity()));
+    });
+    return;
+  }
   parallel_for(kept.numel, grain, [&](int64_t b, int64_t e) {
     for (int64_t k = b; k < e; ++k) {
       const T* base = in + offset_of(kept, k, false);

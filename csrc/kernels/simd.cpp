@@ -19,61 +19,58 @@ namespace gradtrack::kernels::simd {
 
 namespace {
 
-// 64-byte vectors: one zmm register, two ymm, or four xmm, by clone.
+// 64-byte vectors: one zmm register (only the AVX-512 exp uses them).
 template <typename T>
 using Vec [[gnu::vector_size(64)]] = T;
-
-template <typename T>
-inline Vec<T> vload(const T* p) {
-  Vec<T> v;
-  std::memcpy(&v, p, sizeof v);
-  return v;
-}
 
 // NOTE [Selects on halves]
 // GCC lowers a ?: (or a compare) on 64-byte vectors lane by lane, with
 // scalar compares and stack round trips that stall store forwarding, in the
 // clones that lack 64-byte registers (AVX2, baseline): exp and max of 1M
-// floats ran 5-10x slower than torch on an AVX2 machine. On 32-byte halves
-// the AVX2 clone gets vcmpps/vblendvps (or vmaxps/vminps) and the AVX-512
-// clone ymm instructions. f(x, y) is applied to each half pair.
+// floats ran 5-10x slower than torch on an AVX2 machine. Plain arithmetic
+// on 64-byte vectors fares little better there (the sum and exp results went
+// through the stack). So those clones work on 32-byte vectors: the AVX2 clone
+// gets ymm instructions (vcmpps/vblendvps, vmaxps/vminps), the baseline two
+// xmm ones.
 template <typename T>
 using Half [[gnu::vector_size(32)]] = T;
 
-template <typename T, typename F>
-[[gnu::always_inline]] inline Vec<T> by_halves(Vec<T> a, Vec<T> b, F f) {
-  Half<T> a0, a1, b0, b1;
-  std::memcpy(&a0, &a, sizeof a0);
-  std::memcpy(&a1, reinterpret_cast<const char*>(&a) + sizeof a0, sizeof a1);
-  std::memcpy(&b0, &b, sizeof b0);
-  std::memcpy(&b1, reinterpret_cast<const char*>(&b) + sizeof b0, sizeof b1);
-  a0 = f(a0, b0);
-  a1 = f(a1, b1);
-  Vec<T> r;
-  std::memcpy(&r, &a0, sizeof a0);
-  std::memcpy(reinterpret_cast<char*>(&r) + sizeof a0, &a1, sizeof a1);
-  return r;
-}
-
+// 64 lanes of T per block, kept as eight 32-byte chains (NOTE [Selects on
+// halves]: 64-byte vectors went through the stack on every add in the AVX2
+// clone, 2.7x the bare read loop). Chain c holds lanes 8c..8c+8 of the
+// 64-lane layout, and the fold below adds them in the same order as the
+// 64-lane tree did, so results are bit for bit those of the wide version.
 template <typename T>
 [[gnu::always_inline]] inline double sum_impl(const T* p, int64_t n, double acc) {
-  constexpr int64_t L = sizeof(Vec<T>) / sizeof(T);
+  using V = Half<T>;
+  constexpr int64_t L = sizeof(V) / sizeof(T);  // 8 floats or 4 doubles
+  constexpr int64_t W = 2 * L;                  // lanes of one former 64-byte vector
   constexpr int64_t kBlock = 4096;
+  const auto load = [](const T* q) {
+    V v;
+    std::memcpy(&v, q, sizeof v);
+    return v;
+  };
   for (int64_t i = 0; i < n;) {
     const int64_t blk = n - i < kBlock ? n - i : kBlock;
     const T* q = p + i;
-    Vec<T> s0 = {}, s1 = {}, s2 = {}, s3 = {};
+    V s[8] = {};
     int64_t j = 0;
-    for (; j + 4 * L <= blk; j += 4 * L) {
-      s0 += vload(q + j);
-      s1 += vload(q + j + L);
-      s2 += vload(q + j + 2 * L);
-      s3 += vload(q + j + 3 * L);
-    }
-    Vec<T> s = (s0 + s1) + (s2 + s3);
-    T lanes[L];
-    std::memcpy(lanes, &s, sizeof s);
-    for (int64_t w = L / 2; w > 0; w /= 2)
+    for (; j + 4 * W <= blk; j += 4 * W)
+      for (int c = 0; c < 8; ++c) s[c] += load(q + j + c * L);
+    // (s0 + s1) + (s2 + s3) of the wide vectors, done per half.
+    const V lo = (s[0] + s[2]) + (s[4] + s[6]), hi = (s[1] + s[3]) + (s[5] + s[7]);
+    // The lane tree (lane k += lane k + w, w = W/2, W/4, ... 1) on vectors
+    // while they are wide: the first two steps are the half and quarter adds.
+    using Q [[gnu::vector_size(16)]] = T;
+    const V v = lo + hi;
+    Q q0, q1;
+    std::memcpy(&q0, &v, sizeof q0);
+    std::memcpy(&q1, reinterpret_cast<const char*>(&v) + sizeof q0, sizeof q1);
+    q0 += q1;
+    T lanes[sizeof(Q) / sizeof(T)];
+    std::memcpy(lanes, &q0, sizeof q0);
+    for (int64_t w = static_cast<int64_t>(sizeof(Q) / sizeof(T)) / 2; w > 0; w /= 2)
       for (int64_t k = 0; k < w; ++k) lanes[k] += lanes[k + w];
     double tail = 0;  // short tails (and tiny tensors) add in double
     for (; j < blk; ++j) tail += static_cast<double>(q[j]);
@@ -133,13 +130,15 @@ template <typename T, bool kMax>
 // straight into the exponent bits. The caller clamps x into the range and
 // recomputes the lanes it had to clamp.
 constexpr float kExpLo = -87.0f, kExpHi = 88.0f;
-[[gnu::always_inline]] inline Vec<float> exp_in_range(Vec<float> x) {
+template <typename V>
+[[gnu::always_inline]] inline V exp_in_range(V x) {
+  using U [[gnu::vector_size(sizeof(V))]] = uint32_t;
   constexpr float kShift = 12582912.0f;  // 1.5 * 2^23: adding it rounds to an integer
-  Vec<float> t = x * 1.44269504088896341f + kShift;
-  Vec<float> n = t - kShift;
-  Vec<float> r = x - n * 0.693359375f;
+  V t = x * 1.44269504088896341f + kShift;
+  V n = t - kShift;
+  V r = x - n * 0.693359375f;
   r = r - n * -2.12194440e-4f;
-  Vec<float> y = r * 1.9875691500e-4f + 1.3981999507e-3f;
+  V y = r * 1.9875691500e-4f + 1.3981999507e-3f;
   y = y * r + 8.3334519073e-3f;
   y = y * r + 4.1665795894e-2f;
   y = y * r + 1.6666665459e-1f;
@@ -147,35 +146,38 @@ constexpr float kExpLo = -87.0f, kExpHi = 88.0f;
   y = y * (r * r) + r + 1.0f;
   // The low bits of t hold n; shifted into the exponent field over 1.0f's
   // bits that is 2^n (unsigned: n < 0 wraps, which is what the bits need).
-  Vec<uint32_t> bits;
+  U bits;
   std::memcpy(&bits, &t, sizeof t);
   bits = ((bits - 0x4B400000u) << 23) + 0x3F800000u;
-  Vec<float> scale;
+  V scale;
   std::memcpy(&scale, &bits, sizeof bits);
   return y * scale;
 }
 
-}  // namespace
-
-GT_CLONES void exp(const float* in, float* out, int64_t n) {
-  constexpr int64_t L = sizeof(Vec<float>) / sizeof(float);
-  constexpr int64_t kBlock = 64 * L;
+// The exp loop on vectors V: 64-byte ones where the clone has 64-byte
+// registers, 32-byte ones elsewhere (NOTE [Selects on halves]: on 64-byte
+// vectors the AVX2 clone spilled the result and the range check through
+// the stack, 1.1x torch's time on one thread). Blocks of 1024 whatever V.
+template <typename V>
+[[gnu::always_inline]] inline void exp_impl(const float* in, float* out, int64_t n) {
+  constexpr int64_t L = sizeof(V) / sizeof(float);
+  constexpr int64_t kBlock = 1024;
   float buf[kBlock];
-  const Vec<float> lo = Vec<float>{} + kExpLo, hi = Vec<float>{} + kExpHi;
+  const V lo = V{} + kExpLo, hi = V{} + kExpHi;
   for (int64_t i = 0; i < n; i += kBlock) {
     const int64_t m = n - i < kBlock ? n - i : kBlock;
     const float* x = in + i;
     int64_t j = 0;
     // (x - clamp(x))^2 sums to 0 exactly when every element was in range
     // (NaN and inf propagate into it).
-    Vec<float> bad = {};
+    V bad = {};
     for (; j + L <= m; j += L) {
-      Vec<float> v = vload(x + j);
-      // NOTE [Selects on halves]
-      Vec<float> c = by_halves<float>(v, lo, [](auto a, auto b) { return a < b ? b : a; });
-      c = by_halves<float>(c, hi, [](auto a, auto b) { return a > b ? b : a; });
-      Vec<float> e = exp_in_range(c);
-      Vec<float> d = v - c;
+      V v;
+      std::memcpy(&v, x + j, sizeof v);
+      V c = v < lo ? lo : v;
+      c = c > hi ? hi : c;
+      V e = exp_in_range(c);
+      V d = v - c;
       bad += d * d;
       std::memcpy(buf + j, &e, sizeof e);
     }
@@ -187,6 +189,28 @@ GT_CLONES void exp(const float* in, float* out, int64_t n) {
     for (; j < m; ++j) buf[j] = std::exp(x[j]);
     std::memcpy(out + i, buf, static_cast<size_t>(m) * sizeof(float));
   }
+}
+
+#ifdef GT_HAVE_CLONES
+__attribute__((target("arch=x86-64-v4"))) void exp_wide(const float* in, float* out, int64_t n) {
+  exp_impl<Vec<float>>(in, out, n);
+}
+__attribute__((target_clones("arch=x86-64-v3", "default"))) void exp_narrow(const float* in,
+                                                                            float* out, int64_t n) {
+  exp_impl<Half<float>>(in, out, n);
+}
+#else
+void exp_narrow(const float* in, float* out, int64_t n) { exp_impl<Half<float>>(in, out, n); }
+#endif
+
+}  // namespace
+
+void exp(const float* in, float* out, int64_t n) {
+#ifdef GT_HAVE_CLONES
+  static const bool wide = __builtin_cpu_supports("x86-64-v4");
+  if (wide) return exp_wide(in, out, n);
+#endif
+  exp_narrow(in, out, n);
 }
 
 // Plain loops: the compiler vectorizes them at each clone's width (with a

@@ -14,7 +14,7 @@ namespace gradtrack::kernels::simd {
 
 /// acc + the sum of p[0..n): blocks of 4096 elements summed in T's precision
 /// over 64 independent lanes (as PyTorch's cascade sum keeps float32 sums
-/// accurate), blocks added into the double accumulator.
+/// accurate; 32 lanes for double), blocks added into the double accumulator.
 double sum(const float* p, int64_t n, double acc);
 double sum(const double* p, int64_t n, double acc);
 

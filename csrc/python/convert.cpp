@@ -14,7 +14,14 @@
 
 namespace gradtrack::python {
 
-bool is_tensor(py::handle h) { return py::isinstance<TensorImpl>(h); }
+// Most arguments are plain Tensors: one pointer compare before pybind11's
+// isinstance (a registry lookup by type name, then PyObject_IsInstance).
+// Null if asked before the class is registered: then only the slow test.
+bool is_tensor(py::handle h) {
+  static PyTypeObject* const exact =
+      reinterpret_cast<PyTypeObject*>(py::detail::get_type_handle(typeid(TensorImpl), false).ptr());
+  return Py_TYPE(h.ptr()) == exact || py::isinstance<TensorImpl>(h);
+}
 
 std::variant<Tensor, Scalar> scatter_source(py::handle v, const char* fn) {
   if (is_tensor(v)) return v.cast<Tensor>();

@@ -489,3 +489,23 @@ def test_fused_layer_at_benchmark_width_matches_torch(torch):
                 (p.grad, q.grad) for p, q in zip(tm.parameters(), gm.parameters())]:
             a = a.detach().numpy()
             assert np.allclose(a, to_np(b), rtol=1e-4, atol=1e-5)
+
+
+def test_fused_layer_rows_split_over_threads_match_torch(torch):
+    # Batch rows run their recurrence on separate threads (NOTE [LSTM rows in
+    # parallel]): an odd batch gives unequal blocks; float64 keeps the check tight,
+    # every final state and gradient included, in both directions; one thread
+    # must agree with two.
+    results = []
+    threads = gt.get_num_threads()
+    try:
+        for n in (2, 1):
+            gt.set_num_threads(n)
+            tm, gm = _pair(torch, "LSTM", "float64", sizes=(5, 64), bidirectional=True)
+            torch.manual_seed(3)
+            _run_both(torch, "LSTM", tm, gm, (30, 7, 5), "float64", True)
+            results.append([to_np(p.grad) for p in gm.parameters()])
+    finally:
+        gt.set_num_threads(threads)
+    for a, b in zip(*results):
+        assert np.allclose(a, b, rtol=1e-12, atol=1e-12)

@@ -13,6 +13,7 @@
 // and dX = dG W_ih.
 #include "kernels/nn/rnn.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <type_traits>
@@ -61,6 +62,17 @@ void gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const T* a, const T
     const T* ap = ta ? a + lo : a + lo * lda;
     blas<T>(ta, tb, hi - lo, n, k, ap, lda, b, ldb, beta, c + lo * n, int(n));
   });
+}
+
+// NOTE [LSTM rows in parallel]
+// A batch row's recurrence never reads another row: h_t[b] needs only
+// h_{t-1}[b], and going back dh_{t-1}[b] only dG_t[b]. So the threads each take
+// a block of rows through every step, with no barrier between steps; the
+// per-step products were serial before, most of a small layer's time. A block
+// is worth a thread from about a million multiply-adds over the steps.
+int64_t recurrence_grain(const LstmDims& d) {
+  const int64_t per_row = std::max<int64_t>(1, d.steps * 4 * d.hidden * d.hidden);
+  return std::max<int64_t>(1, (int64_t(1) << 20) / per_row);
 }
 
 // e[i] = exp(scale * v[i]): the vector polynomial for float32.
@@ -122,8 +134,10 @@ void cell_forward(double* g, const double* cp, double* c, double* tc, double* h,
 
 // One step back: from dh (the hidden state's gradient, gout included) and dc
 // (updated in place to the previous cell's gradient), the gates' gradient.
+// (No two arguments overlap; saying so lets the loop vectorise.)
 template <typename T>
-void cell_backward(const T* act, const T* cp, const T* tc, const T* dh, T* dc, T* dg, int64_t B,
+void cell_backward(const T* __restrict__ act, const T* __restrict__ cp, const T* __restrict__ tc,
+                   const T* __restrict__ dh, T* __restrict__ dc, T* __restrict__ dg, int64_t B,
                    int64_t H) {
   const int64_t G = 4 * H;
   for (int64_t b = 0; b < B; ++b) {
@@ -149,30 +163,42 @@ void lstm_layer_forward(const LstmDims& d, const T* x, const T* h0, const T* c0,
                         const T* w_hh, const T* bias, T* out, T* hy, T* cy, LstmWork<T> work) {
   const int64_t B = d.batch, H = d.hidden, G = 4 * H, S = B * H;
   T* gates = work.gates;
-  for (int64_t r = 0; r < d.steps * B; ++r) {
-    if (bias)
-      std::memcpy(gates + r * G, bias, sizeof(T) * G);
-    else
-      std::memset(gates + r * G, 0, sizeof(T) * G);
-  }
+  // The fill and the transpose below run over threads too: serial, they
+  // were most of what kept one thread busier than the other.
+  const int64_t grain = std::max<int64_t>(1, kGrainSize / G);
+  parallel_for(d.steps * B, grain, [&](int64_t lo, int64_t hi) {
+    for (int64_t r = lo; r < hi; ++r) {
+      if (bias)
+        std::memcpy(gates + r * G, bias, sizeof(T) * G);
+      else
+        std::memset(gates + r * G, 0, sizeof(T) * G);
+    }
+  });
   gemm<T>(false, true, d.steps * B, G, d.input, x, w_ih, T(1), gates);
   // W_hh^T once, row-major [H, 4H]: the per-step products then stream it
   // without a transpose (measurably faster for OpenBLAS at small batch).
   std::vector<T> w_hh_t(static_cast<size_t>(H * G));
-  for (int64_t r = 0; r < G; ++r)
-    for (int64_t k = 0; k < H; ++k) w_hh_t[k * G + r] = w_hh[r * H + k];
-  std::vector<T> scratch;
-  const T *hp = h0, *cp = c0;
-  for (int64_t s = 0; s < d.steps; ++s) {
-    const int64_t t = d.reverse ? d.steps - 1 - s : s;
-    T* g = gates + t * B * G;
-    gemm<T>(false, false, B, G, H, hp, w_hh_t.data(), T(1), g);
-    cell_forward(g, cp, work.cells + t * S, work.tanh_cells + t * S, out + t * S, B, H, scratch);
-    hp = out + t * S;
-    cp = work.cells + t * S;
-  }
-  std::memcpy(hy, hp, sizeof(T) * S);
-  std::memcpy(cy, cp, sizeof(T) * S);
+  parallel_for(H, grain, [&](int64_t lo, int64_t hi) {
+    for (int64_t k = lo; k < hi; ++k)
+      for (int64_t r = 0; r < G; ++r) w_hh_t[k * G + r] = w_hh[r * H + k];
+  });
+  // NOTE [LSTM rows in parallel]
+  parallel_for(B, recurrence_grain(d), [&](int64_t lo, int64_t hi) {
+    const int64_t m = hi - lo;
+    std::vector<T> scratch;
+    const T *hp = h0 + lo * H, *cp = c0 + lo * H;
+    for (int64_t s = 0; s < d.steps; ++s) {
+      const int64_t t = d.reverse ? d.steps - 1 - s : s;
+      T* g = gates + (t * B + lo) * G;
+      const int64_t at = t * S + lo * H;
+      gemm<T>(false, false, m, G, H, hp, w_hh_t.data(), T(1), g);
+      cell_forward(g, cp, work.cells + at, work.tanh_cells + at, out + at, m, H, scratch);
+      hp = out + at;
+      cp = work.cells + at;
+    }
+    std::memcpy(hy + lo * H, hp, sizeof(T) * m * H);
+    std::memcpy(cy + lo * H, cp, sizeof(T) * m * H);
+  });
 }
 
 template <typename T>
@@ -183,16 +209,21 @@ void lstm_layer_backward(const LstmDims& d, const T* x, const T* h0, const T* c0
   std::vector<T> dh(S, T(0)), dc(S, T(0));
   if (g.ghy) std::memcpy(dh.data(), g.ghy, sizeof(T) * S);
   if (g.gcy) std::memcpy(dc.data(), g.gcy, sizeof(T) * S);
-  for (int64_t s = T_ - 1; s >= 0; --s) {
-    const int64_t t = d.reverse ? T_ - 1 - s : s;
-    if (g.gout)
-      for (int64_t k = 0; k < S; ++k) dh[k] += g.gout[t * S + k];
-    const T* cp = s == 0 ? c0 : work.cells + (d.reverse ? t + 1 : t - 1) * S;
-    T* dg = g.dgates + t * B * G;
-    cell_backward(work.gates + t * B * G, cp, work.tanh_cells + t * S, dh.data(), dc.data(), dg, B,
-                  H);
-    gemm<T>(false, false, B, H, G, dg, w_hh, T(0), dh.data());
-  }
+  // NOTE [LSTM rows in parallel]
+  parallel_for(B, recurrence_grain(d), [&](int64_t lo, int64_t hi) {
+    const int64_t m = hi - lo, row = lo * H;
+    T *dhr = dh.data() + row, *dcr = dc.data() + row;
+    for (int64_t s = T_ - 1; s >= 0; --s) {
+      const int64_t t = d.reverse ? T_ - 1 - s : s;
+      if (g.gout)
+        for (int64_t k = 0; k < m * H; ++k) dhr[k] += g.gout[t * S + row + k];
+      const T* cp = s == 0 ? c0 : work.cells + (d.reverse ? t + 1 : t - 1) * S;
+      T* dg = g.dgates + (t * B + lo) * G;
+      cell_backward(work.gates + (t * B + lo) * G, cp + row, work.tanh_cells + t * S + row, dhr,
+                    dcr, dg, m, H);
+      gemm<T>(false, false, m, H, G, dg, w_hh, T(0), dhr);
+    }
+  });
   if (g.dh0) std::memcpy(g.dh0, dh.data(), sizeof(T) * S);
   if (g.dc0) std::memcpy(g.dc0, dc.data(), sizeof(T) * S);
   if (g.dx) gemm<T>(false, false, T_ * B, d.input, G, g.dgates, w_ih, T(0), g.dx);
@@ -206,10 +237,12 @@ void lstm_layer_backward(const LstmDims& d, const T* x, const T* h0, const T* c0
     const T* h_rest = out + (d.reverse ? S : 0);
     gemm<T>(true, false, G, H, (T_ - 1) * B, dg_rest, h_rest, T(1), g.dw_hh);
   }
-  if (g.db) {
-    for (int64_t j = 0; j < G; ++j) g.db[j] = T(0);
-    for (int64_t r = 0; r < T_ * B; ++r)
-      for (int64_t j = 0; j < G; ++j) g.db[j] += g.dgates[r * G + j];
+  if (g.db) {  // column sums, threads over columns (each sums in row order)
+    parallel_for(G, std::max<int64_t>(1, kGrainSize / (T_ * B)), [&](int64_t lo, int64_t hi) {
+      for (int64_t j = lo; j < hi; ++j) g.db[j] = T(0);
+      for (int64_t r = 0; r < T_ * B; ++r)
+        for (int64_t j = lo; j < hi; ++j) g.db[j] += g.dgates[r * G + j];
+    });
   }
 }
 

@@ -1,0 +1,141 @@
+"""The op table, fuzzed: random chains of op_db rows (and their in-place variants) vs torch.
+
+``tests/ops/fuzz_op_table.py`` builds each program from ``op_db.OPS``: 2-4 rows chained
+(an output reshaped and mapped into the next row's value domain), inputs from the row's
+sample generator with random shapes where the sample set allows, non-contiguous and view
+inputs, in-place variants on clones, views and leaves, and backward / autograd.grad /
+double backward at the end; ``fuzz_programs.difference`` compares every step with torch.
+
+* ``test_fuzz_op_table`` runs programs ``0 .. DEFAULT_EXAMPLES-1`` of seed 0 in a child
+  process (a crash is reported with the program that killed it). A longer hunt::
+
+      GRADTRACK_OPFUZZ_EXAMPLES=5000 GRADTRACK_OPFUZZ_SEED=3 python -m pytest -q \\
+          tests/ops/test_fuzz_op_table.py -k fuzz_op_table
+
+  or the loop alone: ``PYTHONPATH=python python tests/ops/fuzz_op_table.py --examples 5000
+  --seed 3``. Every report names (seed, index), which rebuilds the program exactly.
+* Below: what it found, as regression programs (all fixed).
+"""
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+import pytest
+
+import gradtrack
+
+sys.path.insert(0, os.path.dirname(__file__))
+import fuzz_op_table as fot  # noqa: E402
+import fuzz_programs as fp  # noqa: E402
+import op_db  # noqa: E402
+
+torch = pytest.importorskip("torch")
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+DEFAULT_EXAMPLES = 300
+
+
+def same(source):
+    fp.assert_same(source, torch, gradtrack)
+
+
+def test_fuzz_op_table():
+    examples = int(os.environ.get("GRADTRACK_OPFUZZ_EXAMPLES", DEFAULT_EXAMPLES))
+    seed = os.environ.get("GRADTRACK_OPFUZZ_SEED", "0")
+    with tempfile.TemporaryDirectory() as tmp:
+        last = os.path.join(tmp, "last_program.py")
+        cmd = [sys.executable, os.path.join(HERE, "fuzz_op_table.py"), "--examples",
+               str(examples), "--seed", seed, "--last-program", last]
+        proc = subprocess.run(cmd, capture_output=True, text=True,
+                              timeout=max(600, examples // 2))
+        if proc.returncode < 0 or proc.returncode > 1:
+            with open(last) as f:
+                program = fp.Program.parse(f.read())
+            small = fp.minimize_crash(program)
+            pytest.fail(f"gradtrack crashed (exit code {proc.returncode}) on this program:\n"
+                        f"{small.source()}\n--- stderr ---\n{proc.stderr[-3000:]}")
+    assert proc.returncode == 0, proc.stdout[-20000:] + proc.stderr[-3000:]
+    stats = json.loads(proc.stdout.strip().splitlines()[-1])
+    # Not vacuous: most rows are drawn, in-place variants run, programs reach backward.
+    assert stats["programs"] == examples
+    assert stats["rows"] >= min(len(fot.ROWS), examples) * 0.7
+    assert stats["inplace"] >= examples // 15
+    assert stats["backward_ok"] >= examples // 2
+    assert stats["ended_in_error"] <= examples // 5
+
+
+def test_the_fuzzer_draws_from_every_row_of_the_table():
+    assert fot.EXCLUDED == {}
+    assert fot.ROWS == list(range(len(op_db.OPS)))
+    # each row is reachable by its printed name
+    for i in fot.ROWS:
+        name, k = fot._key(i)
+        assert fot.row(name, k) is op_db.OPS[i]
+
+
+def test_every_view_of_the_table_has_a_text_form():
+    import numpy as np
+    for spec in op_db.OPS:
+        for sample in spec.samples:
+            for arg in sample.args:
+                if arg.view is not None:
+                    assert "{}" in fot._view_text(arg.view, np.zeros(arg.base))
+
+
+def test_programs_are_replayed_by_seed_and_index():
+    a, rows_a, _ = fot.build(3, 17)
+    b, rows_b, _ = fot.build(3, 17)
+    assert a.steps == b.steps and rows_a == rows_b
+    assert fot.build(3, 18)[0].steps != a.steps
+
+
+def test_masks_only_hide_what_they_name():
+    # grad_fn_edges: the node name is still compared
+    program = fp.Program.parse("t0 = lib.tensor([1.0], requires_grad=True)\nt1 = t0 * 2")
+    other = fp.Program.parse("t0 = lib.tensor([1.0], requires_grad=True)\nt1 = t0 + t0")
+    diff = fp.first_difference(fp.run(program, torch, gaps=fot.MASKS),
+                               fp.run(other, torch, gaps=fot.MASKS), program)
+    assert diff is not None and "grad_fn" in diff
+    # torch_derivative_not_implemented: only when torch raised that and gradtrack did not
+    refused = fp.StepRecord(("NotImplementedError",
+                             "the derivative for '_cdist_backward' is not implemented."), (), {})
+    ok = fp.StepRecord(None, (), {})
+    assert fp._not_implemented_step([ok, refused], [ok, ok]) == 1
+    assert fp._not_implemented_step([ok, refused], [ok, refused]) == 2
+
+
+# ============================================================================================
+# What the op-table fuzzer found
+# ============================================================================================
+
+# roll without dims rolled the flattened tensor and returned a view of that temporary:
+# _is_view() was True (torch: a new tensor), and in-place writes saw a view's history.
+@pytest.mark.parametrize("source", [
+    "t0 = lib.tensor([[-1.0, -0.5, 2.0]], dtype=lib.float64, requires_grad=True)\n"
+    "t1 = lib.roll(t0, -4)\nt1.mul_(2)\nt1.sum().backward()",
+    "t0 = lib.tensor([[1.0, 2.0], [3.0, 4.0]])\nt1 = t0.roll(1)\nt1.add_(1)",
+])
+def test_roll_of_the_flattened_tensor_is_not_a_view(source):
+    same(source)
+
+
+def test_one_hot_version_counts_the_zero_fill():
+    same("t0 = lib.tensor([[0, 4], [2, 2]])\nt1 = lib.nn.functional.one_hot(t0, 5)\n"
+         "t2 = lib.nn.functional.one_hot(lib.zeros(0, dtype=lib.int64), 3)")
+
+
+@pytest.mark.parametrize("call", ["lib.var_mean(t0, 1)", "lib.std_mean(t0, 1)", "t0.var(1)",
+                                  "lib.std(t0, 1)"])
+def test_degrees_of_freedom_warning_names_the_function(call):
+    same(f"t0 = lib.ones(3, 1)\nt1 = {call}[0] if isinstance({call}, tuple) else {call}")
+
+
+@pytest.mark.parametrize("kw", ["", ", equal_nan=True", ", rtol=0, atol=0",
+                                ", rtol=0, atol=0, equal_nan=True", ", rtol=0, atol=1e-8"])
+def test_isclose_version_counts_its_in_place_steps(kw):
+    same(f"t0 = lib.tensor([1.0, 2.0, float('nan')])\nt1 = lib.tensor([1.0, 3.0, float('nan')])\n"
+         f"t2 = lib.isclose(t0, t1{kw})\nt3 = lib.isclose(t0.long(), t1.long(){kw})\n"
+         f"t4 = lib.isclose(t0 > 1, t1 > 1{kw})\nt5 = lib.isclose(t0[:0], t1[:0]{kw})")

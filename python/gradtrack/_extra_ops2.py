@@ -179,7 +179,7 @@ def _isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):  # noqa: A0
 def _isclose_version(close, rtol, atol, equal_nan):
     """``close`` with torch's _version: its isclose ORs into ``self == other`` in place, once
     for equal_nan (float inputs) and once for the tolerance test (skipped when both tolerances are 0)."""
-    view = close.detach().view(-1)[:0]  # an empty write: counts, changes nothing
+    view = close.detach().unsqueeze(0)[:0]  # an empty view of any layout: counts, writes nothing
     for _ in range(builtins.int(builtins.bool(equal_nan)) + builtins.int(rtol != 0 or atol != 0)):
         view.zero_()
     return close
@@ -232,7 +232,7 @@ def one_hot(input, num_classes=-1):  # noqa: A002 - the name torch's parser take
     if tensor.numel() > 0:
         # torch's result has _version 2 (its zeros is zero-filled in place, then scattered):
         # an in-place zero_ of an empty view of it adds that write without touching values.
-        out.detach().view(-1)[:0].zero_()
+        out.detach().unsqueeze(0)[:0].zero_()
         out.scatter_(-1, tensor.unsqueeze(-1), 1)
     return out
 

@@ -226,9 +226,13 @@ class Builder:
             expr += f".repeat({-(-n // m)})"
         if n != m or self.rng.random() < 0.5:
             expr += f"[:{n}]"
-        expr += f".reshape({_shape_text(shape)})" if not shape else f".reshape{_shape_text(shape)}"
         if str(t.dtype) != f"torch.{dtype}":
             expr += f".to(lib.{dtype})"
+        if n > 1:
+            # A ramp keeps a repeated (or tied) output from giving a constant input: std, norms
+            # and normalizations of a constant are degenerate points where rounding decides.
+            expr = f"({expr} + lib.arange({n}, dtype=lib.{dtype}).sin())"
+        expr += f".reshape({_shape_text(shape)})" if not shape else f".reshape{_shape_text(shape)}"
         dom = arg.domain or spec.domain
         if dom.choices is not None:
             return None
@@ -415,6 +419,26 @@ def build(seed, index):
 
 # ---- the loop -------------------------------------------------------------------------------
 
+def float32_rounding(program, diff):
+    """True if a value difference is float32 rounding: the program in float64 agrees with
+    torch, and in float32 the values agree to 1e-3 (chains cancel: e.g. a normalization's
+    input gradients sum to 0, and torch's float32 result is no closer to the truth)."""
+    if " values" not in diff or "lib.float32" not in program.source():
+        return False
+    import torch
+
+    import gradtrack
+    wide = fp.Program.parse(program.source().replace("lib.float32", "lib.float64"))
+    if fp.difference(wide, torch, gradtrack, MASKS) is not None:
+        return False
+    saved = fp.TOL["float32"]
+    fp.TOL["float32"] = (1e-3, 1e-3)
+    try:
+        return fp.difference(program, torch, gradtrack, MASKS) is None
+    finally:
+        fp.TOL["float32"] = saved
+
+
 def fuzz(examples, seed=0, last_program=None, max_reports=8):
     """Runs programs ``0 .. examples-1`` of ``seed``; returns (failures, stats)."""
     import torch
@@ -422,7 +446,7 @@ def fuzz(examples, seed=0, last_program=None, max_reports=8):
     import gradtrack
     failures = {}
     stats = {"programs": 0, "steps": 0, "rows": 0, "inplace": 0, "ended_in_error": 0,
-             "backward_ok": 0}
+             "backward_ok": 0, "float32_rounding": 0}
     seen = set()
     for index in range(examples):
         program, rows, inplace = build(seed, index)
@@ -438,6 +462,9 @@ def fuzz(examples, seed=0, last_program=None, max_reports=8):
             with open(last_program, "w") as f:
                 f.write(program.source())
         diff = fp.difference(program, torch, gradtrack, MASKS)
+        if diff and float32_rounding(program, diff):
+            stats["float32_rounding"] += 1
+            diff = None
         if diff:
             key = fp._signature(diff)
             old = failures.get(key)

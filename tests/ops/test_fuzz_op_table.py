@@ -138,4 +138,5 @@ def test_degrees_of_freedom_warning_names_the_function(call):
 def test_isclose_version_counts_its_in_place_steps(kw):
     same(f"t0 = lib.tensor([1.0, 2.0, float('nan')])\nt1 = lib.tensor([1.0, 3.0, float('nan')])\n"
          f"t2 = lib.isclose(t0, t1{kw})\nt3 = lib.isclose(t0.long(), t1.long(){kw})\n"
-         f"t4 = lib.isclose(t0 > 1, t1 > 1{kw})\nt5 = lib.isclose(t0[:0], t1[:0]{kw})")
+         f"t4 = lib.isclose(t0 > 1, t1 > 1{kw})\nt5 = lib.isclose(t0[:0], t1[:0]{kw})\n"
+         f"t6 = lib.ones(3, 2)\nt7 = lib.isclose(t6.t(), lib.ones(2, 3){kw})")

@@ -89,9 +89,23 @@ ANY_SHAPES = ((), (1,), (4,), (2, 3), (3, 1), (1, 3), (2, 1, 3), (0,), (2, 0), (
 ND23_SHAPES = ((2, 3), (3, 4), (1, 3), (3, 1), (2, 3, 2), (4, 2), (2, 2, 3), (3, 3))
 # Masks of fuzz_programs.difference (see there): composite rows' internal graph edges, and
 # derivatives torch does not implement (no oracle). KNOWN_GAPS below: gradtrack bugs found
-# here and not fixed yet (each with a strict-xfail regression test); empty is the goal.
+# here and not fixed yet: each matches the first difference it makes and has strict-xfail
+# regression programs in test_fuzz_op_table.py; remove a name once it is fixed.
 MASKS = frozenset({"grad_fn_edges", "torch_derivative_not_implemented"})
-KNOWN_GAPS = set()
+KNOWN_GAPS = {
+    # A first derivative that does not depend on the inputs (nll_loss's, batch_norm's for its
+    # bias) made with create_graph=True: torch's backward op takes the input, so the result
+    # requires grad (NllLossBackwardBackward0) and double backward runs (zeros or no .grad);
+    # gradtrack's result does not require grad and backward() refuses it.
+    "constant_first_derivative": re.compile(
+        r"^step \d+: \(g0 \* g0\)\.sum\(\)\.backward\(\)\n  error: torch None\n"
+        r"     vs gradtrack \('RuntimeError', 'element 0 of tensors does not require grad"),
+}
+
+
+def known_gap(diff):
+    """The KNOWN_GAPS name a difference is an instance of, or None."""
+    return next((name for name, pattern in KNOWN_GAPS.items() if pattern.search(diff)), None)
 
 
 def fuzzable_rows():
@@ -105,15 +119,30 @@ def _shape_text(shape):
     return "(" + ", ".join(map(str, shape)) + ("," if len(shape) == 1 else "") + ")"
 
 
+class _Float(float):
+    """A float whose repr is Python source for it (nan and infinities included)."""
+
+    def __repr__(self):
+        return repr(float(self)) if math.isfinite(self) else f"float('{float(self)}')"
+
+
 def _values_text(arr):
     flat = arr.ravel().tolist()
     if arr.dtype == bool:
         flat = [bool(v) for v in flat]
     elif arr.dtype.kind == "f":
-        flat = [float(v) for v in flat]
+        flat = [_Float(v) for v in flat]
     else:
         flat = [int(v) for v in flat]
-    return fp._nested(flat, arr.shape)
+    return _nested(flat, arr.shape)
+
+
+def _nested(values, shape):
+    if not shape:
+        return repr(values[0])
+    n = math.prod(shape[1:])
+    return "[" + ", ".join(_nested(values[i * n:(i + 1) * n], shape[1:])
+                           for i in range(shape[0])) + "]"
 
 
 def _leaf_text(arr, dtype, rg):
@@ -446,7 +475,7 @@ def fuzz(examples, seed=0, last_program=None, max_reports=8):
     import gradtrack
     failures = {}
     stats = {"programs": 0, "steps": 0, "rows": 0, "inplace": 0, "ended_in_error": 0,
-             "backward_ok": 0, "float32_rounding": 0}
+             "backward_ok": 0, "float32_rounding": 0, "known_gaps": 0}
     seen = set()
     for index in range(examples):
         program, rows, inplace = build(seed, index)
@@ -464,6 +493,9 @@ def fuzz(examples, seed=0, last_program=None, max_reports=8):
         diff = fp.difference(program, torch, gradtrack, MASKS)
         if diff and float32_rounding(program, diff):
             stats["float32_rounding"] += 1
+            diff = None
+        if diff and known_gap(diff):
+            stats["known_gaps"] += 1
             diff = None
         if diff:
             key = fp._signature(diff)

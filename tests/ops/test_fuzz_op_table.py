@@ -111,6 +111,39 @@ def test_masks_only_hide_what_they_name():
 # What the op-table fuzzer found
 # ============================================================================================
 
+# ---- KNOWN_GAPS (strict xfails: they pass once the gap is fixed; then drop the name) ----
+
+CONSTANT_FIRST_DERIVATIVE = {
+    "nll_loss": "t0 = lib.tensor([[0.5, -1.0, 2.0], [1.5, 0.25, -0.5]], requires_grad=True)\n"
+                "t1 = lib.nn.functional.nll_loss(t0, lib.tensor([1, 2]), reduction='none')\n"
+                "g0, = lib.autograd.grad((t1 * lib.tensor([1.0, 2.0])).sum(), [t0], "
+                "create_graph=True)\n"
+                "(g0 * g0).sum().backward()",
+    "batch_norm_bias": "t0 = lib.tensor([[0.5, -1.0], [1.5, 0.25], [2.0, -0.5]], "
+                       "requires_grad=True)\nt1 = lib.tensor([0.25, -0.5], requires_grad=True)\n"
+                       "t2 = lib.nn.functional.batch_norm(t0, None, None, None, t1, "
+                       "training=True)\n"
+                       "g0, = lib.autograd.grad((t2 * t0.detach()).sum(), [t1], "
+                       "create_graph=True)\n"
+                       "(g0 * g0).sum().backward()",
+}
+
+
+@pytest.mark.xfail(strict=True, reason="KNOWN_GAPS constant_first_derivative")
+@pytest.mark.parametrize("source", list(CONSTANT_FIRST_DERIVATIVE.values()),
+                         ids=list(CONSTANT_FIRST_DERIVATIVE))
+def test_constant_first_derivative(source):
+    same(source)
+
+
+def test_known_gaps_have_regression_programs_and_match_them():
+    assert sorted(fot.KNOWN_GAPS) == ["constant_first_derivative"]
+    for source in CONSTANT_FIRST_DERIVATIVE.values():
+        program = fp.Program.parse(source)
+        assert fot.known_gap(fp.difference(program, torch, gradtrack)) == \
+            "constant_first_derivative"
+
+
 # roll without dims rolled the flattened tensor and returned a view of that temporary:
 # _is_view() was True (torch: a new tensor), and in-place writes saw a view's history.
 @pytest.mark.parametrize("source", [

@@ -86,6 +86,14 @@ void fill_missing(Node& node, TensorList& grads) {
   }
 }
 
+// ConvolutionBackwardBackward0 takes each incoming gradient as given or absent (PyTorch's
+// output mask): zero-filled ones would send zeros on to the weight or input, whose .grad
+// would then be zeros where PyTorch leaves None (double backward of a weight gradient).
+bool takes_absent_grads(const Node& node) {
+  const auto* f = dynamic_cast<const FormulaNode*>(&node);
+  return f && f->row().kind == OpKind::ConvolutionBackward;
+}
+
 void check_nan(const Node& node, const TensorList& out) {
   for (size_t i = 0; i < out.size(); ++i) {
     if (!out[i].defined() || !is_floating(out[i].dtype())) continue;
@@ -316,7 +324,7 @@ TensorList run_backward(const std::vector<Edge>& roots, const TensorList& grads,
     if (any) {
       // A node that received no gradient at all still releases its inputs'
       // dependency counts below, but does not run.
-      if (!node->materialize_grads()) {
+      if (!node->materialize_grads() || takes_absent_grads(*node)) {
         grads.resize(node->num_outputs());
       } else if (grads.size() < node->num_outputs() || node->num_outputs() > 1) {
         fill_missing(*node, grads);

@@ -577,8 +577,8 @@ TL amax_bw(const C& c, const TL& g) {
   return {mul(div(gg, count), mask)};
 }
 TL remainder_bw(const C& c, const TL& g) {
-  return {g[0],
-          c.needs(1) ? mul(neg(g[0]), floor_divide(c.saved_input(0), c.saved_input(1))) : Tensor()};
+  return {g[0], c.needs(1) ? mul(neg(g[0]), div_mode(c.saved_input(0), c.saved_input(1), "floor"))
+                           : Tensor()};
 }
 TL not_implemented_bw(const C&, const TL&) {
   throw Error("derivative for aten::floor_divide is not implemented");

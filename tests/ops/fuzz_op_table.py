@@ -100,12 +100,18 @@ KNOWN_GAPS = {
     "constant_first_derivative": re.compile(
         r"^step \d+: \(g0 \* g0\)\.sum\(\)\.backward\(\)\n  error: torch None\n"
         r"     vs gradtrack \('RuntimeError', 'element 0 of tensors does not require grad"),
+    # Double backward of sinc at exactly 0 with an upstream gradient that depends on the
+    # inputs: torch's formula multiplies a masked 0 by its 0/0 term (NaN); gradtrack gives
+    # sinc'(0) = 0, the limit. Matching means copying the NaN; left for the lead to decide.
+    "sinc_double_backward_at_zero": re.compile(
+        r"(?s)^(?=.*\bsinc).*grad values: torch \[.*nan"),
 }
 
 
-def known_gap(diff):
-    """The KNOWN_GAPS name a difference is an instance of, or None."""
-    return next((name for name, pattern in KNOWN_GAPS.items() if pattern.search(diff)), None)
+def known_gap(diff, source=""):
+    """The KNOWN_GAPS name a difference (of the program ``source``) is an instance of."""
+    text = diff + "\n" + source
+    return next((name for name, pattern in KNOWN_GAPS.items() if pattern.search(text)), None)
 
 
 def fuzzable_rows():
@@ -494,7 +500,7 @@ def fuzz(examples, seed=0, last_program=None, max_reports=8):
         if diff and float32_rounding(program, diff):
             stats["float32_rounding"] += 1
             diff = None
-        if diff and known_gap(diff):
+        if diff and known_gap(diff, program.source()):
             stats["known_gaps"] += 1
             diff = None
         if diff:

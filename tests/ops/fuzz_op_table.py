@@ -349,13 +349,25 @@ class Builder:
     def call_inplace(self, spec, names):
         """The row's in-place variant on (a clone of, a view of a clone of) its first input."""
         first = names[0]
-        mode = self.rng.choice(("clone", "clone", "view", "leaf", "no_grad_leaf"))
+        mode = self.rng.choice(("clone", "clone", "view", "strided", "transposed", "leaf",
+                                "no_grad_leaf"))
+        dim = self.value(first).dim()
+        if mode in ("strided", "transposed") and dim < 2:
+            mode = "view"
         base = None
         if mode in ("clone", "view"):
             target = base = self.assign(f"{first}.clone()")
             if mode == "view" and target is not None:
-                index = "[...]" if self.value(target).dim() == 0 else "[:]"
+                index = "[...]" if dim == 0 else "[:]"
                 target = self.assign(f"{target}{index}")
+        elif mode == "strided":
+            # every other element of a base twice as long in the last dim (stride 2)
+            base = self.assign(f"lib.stack([{first}, {first} * 2], -1)")
+            target = base and self.assign(f"{base}[..., 0]")
+        elif mode == "transposed":
+            # a transposed view of a clone: same shape as the input, column-major
+            base = self.assign(f"{first}.transpose(-1, -2).clone()")
+            target = base and self.assign(f"{base}.transpose(-1, -2)")
         else:
             target = first
         if target is None:
@@ -369,7 +381,7 @@ class Builder:
         self.inplace += 1
         if self.runner.failed:
             return None
-        return base or target
+        return target if mode in ("strided", "transposed") else base or target
 
     def row_step(self, feed):
         """One row of the chain: its output name (None: the program ended in an error)."""

@@ -220,3 +220,19 @@ def test_conv_double_backward_leaves_unreached_grads_none(wrt, bias, groups):
          f"t3 = lib.nn.functional.conv2d(t0, t1, {'t2' if bias else 'None'}, groups={groups})\n"
          f"t4 = lib.autograd.grad((t3 * t3.detach()).sum(), [{wrt}], create_graph=True)[-1]\n"
          "(t4 * t4).sum().backward()")
+
+
+# torch's NotImplemented node (floor_divide) has no sequence number and runs as early as an
+# AccumulateGrad: backward failed there before a later view of a leaf passed its gradient
+# on, so that leaf's .grad stayed None; gradtrack ran the view first and wrote it.
+@pytest.mark.parametrize("inplace", [False, True])
+def test_floor_divide_node_fails_before_later_leaves_accumulate(inplace):
+    div = "t5 = t3 * 1\nt5.floor_divide_(t4)" if inplace else "t5 = lib.floor_divide(t3, t4)"
+    same("t3 = lib.tensor([[-1.75, 1.5, 2.0]], dtype=lib.float64, requires_grad=True)\n"
+         "t4 = lib.tensor([[1.0, 2.0, 1.5]], dtype=lib.float64, requires_grad=True)\n"
+         f"{div}\n"
+         "t6 = lib.ones(3, 2, dtype=lib.float64, requires_grad=True)\n"
+         "t7 = t6.transpose(-1, -2)\n"
+         "t8 = (t5 * 1).reshape(1, 3)\n"
+         "t9 = t7.scatter_add(1, lib.tensor([[0, 2, 1]]), t8)\n"
+         "t9.sum().backward()")

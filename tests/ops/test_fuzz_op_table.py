@@ -236,3 +236,47 @@ def test_floor_divide_node_fails_before_later_leaves_accumulate(inplace):
          "t8 = (t5 * 1).reshape(1, 3)\n"
          "t9 = t7.scatter_add(1, lib.tensor([[0, 2, 1]]), t8)\n"
          "t9.sum().backward()")
+
+
+# WRONG GRADIENT, NO ERROR: var_mean/std_mean over a dim of size 1 (dof <= 0: the var is
+# NaN) gave the *mean* output a NaN gradient: the var output's unused gradient was
+# zero-filled and its term 0 * inf = NaN was added in. torch leaves that term out.
+@pytest.mark.parametrize("fn", ["var_mean", "std_mean"])
+@pytest.mark.parametrize("k", [0, 1])
+def test_var_mean_gradient_of_one_output_with_no_dof(fn, k):
+    same("t0 = lib.tensor([[-0.722], [-1.247], [0.801]], dtype=lib.float64, requires_grad=True)\n"
+         f"t1 = lib.{fn}(t0, 1)[{k}]\n"
+         "t1.backward(lib.tensor([1.0, 2.0, 3.0], dtype=lib.float64))\n"
+         f"t2 = lib.tensor([[1.0, 2.0], [3.0, 5.0]], dtype=lib.float64, requires_grad=True)\n"
+         f"t3 = lib.{fn}(t2, 0)[{k}]\n"
+         "t3.sum().backward()")
+
+
+# WRONG VALUE: clamp with a NaN bound (number or tensor) returned the input; torch's
+# min(max(x, lo), hi) propagates the NaN.
+@pytest.mark.parametrize("expr", [
+    "lib.clamp_min(t0, t1)", "lib.clamp_max(t0, t1)", "lib.clamp(t0, t1, None)",
+    "lib.clamp(t0, None, t1)", "lib.clamp(t0, t1, t1)", "lib.clamp(t0, min=float('nan'))",
+    "lib.clamp(t0, max=float('nan'))", "t0.clamp_min(float('nan'))",
+    "lib.clamp(t0, t1, lib.tensor([1.0, float('nan'), 2.0]))", "(t0 * 1).clamp_min_(t1)",
+    "(t0 * 1).clamp_(min=float('nan'))",
+])
+def test_clamp_with_nan_bound_is_nan(expr):
+    same("t0 = lib.tensor([1.0, -2.0, float('nan')], requires_grad=True)\n"
+         "t1 = lib.tensor([float('nan'), 0.0, 0.0])\n"
+         f"t2 = {expr}\nt2.sum().backward()")
+
+
+# clamp with tensor bounds: gradients of the input and both bounds as torch splits them
+# (NaN passes nothing; lo == hi gives lo nothing; lo > hi gives hi everything).
+@pytest.mark.parametrize("lo, hi", [("[0.0, 0.0, 0.0, 0.5]", "[0.0, 0.0, 0.0, 0.5]"),
+                                    ("[1.0, -3.0, 0.0, 2.0]", "[0.0, -4.0, 0.0, 1.0]"),
+                                    ("[float('nan'), 0.0, -1.0, 0.0]",
+                                     "[1.0, float('nan'), 1.0, 0.0]")])
+def test_clamp_tensor_bound_gradients(lo, hi):
+    same("t0 = lib.tensor([1.0, -2.0, float('nan'), 0.5], dtype=lib.float64, "
+         "requires_grad=True)\n"
+         f"t1 = lib.tensor({lo}, dtype=lib.float64, requires_grad=True)\n"
+         f"t2 = lib.tensor({hi}, dtype=lib.float64, requires_grad=True)\n"
+         "t3 = lib.clamp(t0, t1, t2)\n"
+         "t3.backward(lib.tensor([1.0, 2.0, 3.0, 4.0], dtype=lib.float64))")

@@ -173,7 +173,9 @@ TL median_all_bw(const C& c, const TL& g) {
   const Tensor& r = c.result();
   Tensor mask = logical(Logic::Or, compare(Cmp::Eq, x, r), logical(Logic::And, isnan(x), isnan(r)));
   Tensor count = sum(mask, {}, false);
-  return {mul(to_dtype(mask, g[0].dtype()), div(g[0], count))};
+  // PyTorch's CPU evenly_distribute_backward fills the share into the matching elements
+  // (masked_fill), so a NaN gradient stays there instead of 0 * NaN spreading to all.
+  return {where(mask, div(g[0], count), zeros({}, g[0].dtype()))};
 }
 
 TL diagonal_bw(const C& c, const TL& g) {

@@ -280,3 +280,16 @@ def test_clamp_tensor_bound_gradients(lo, hi):
          f"t2 = lib.tensor({hi}, dtype=lib.float64, requires_grad=True)\n"
          "t3 = lib.clamp(t0, t1, t2)\n"
          "t3.backward(lib.tensor([1.0, 2.0, 3.0, 4.0], dtype=lib.float64))")
+
+
+# median() of all elements: a NaN upstream gradient reached every element (0 * NaN);
+# torch's CPU backward fills the share into the median's element(s) only.
+@pytest.mark.parametrize("create_graph", [False, True])
+@pytest.mark.parametrize("upstream", ["float('nan')", "2.0"])
+def test_median_all_gradient_stays_on_the_median(create_graph, upstream):
+    same("t0 = lib.tensor([[3.0, 1.0], [2.0, 5.0], [2.0, 0.5]], dtype=lib.float64, "
+         "requires_grad=True)\n"
+         "t1 = t0.t().median()\n"
+         f"g0, = lib.autograd.grad(t1, [t0], grad_outputs=lib.tensor({upstream}, "
+         f"dtype=lib.float64), create_graph={create_graph})\n"
+         "t3 = g0.detach() * 1")

@@ -86,6 +86,17 @@ void fill_missing(Node& node, TensorList& grads) {
   }
 }
 
+// Nodes whose formulas take each incoming gradient as given or absent (PyTorch's undefined
+// gradients): zero-filled ones would send zeros on from ConvolutionBackwardBackward0 (a
+// weight's .grad zeros where PyTorch leaves None), and var_mean/std_mean with dof <= 0
+// would add 0 * inf = NaN to the mean's gradient.
+bool takes_absent_grads(const Node& node) {
+  const auto* f = dynamic_cast<const FormulaNode*>(&node);
+  if (!f) return false;
+  const OpKind k = f->row().kind;
+  return k == OpKind::ConvolutionBackward || k == OpKind::VarMean || k == OpKind::StdMean;
+}
+
 void check_nan(const Node& node, const TensorList& out) {
   for (size_t i = 0; i < out.size(); ++i) {
     if (!out[i].defined() || !is_floating(out[i].dtype())) continue;
@@ -316,7 +327,7 @@ TensorList run_backward(const std::vector<Edge>& roots, const TensorList& grads,
     if (any) {
       // A node that received no gradient at all still releases its inputs'
       // dependency counts below, but does not run.
-      if (!node->materialize_grads()) {
+      if (!node->materialize_grads() || takes_absent_grads(*node)) {
         grads.resize(node->num_outputs());
       } else if (grads.size() < node->num_outputs() || node->num_outputs() > 1) {
         fill_missing(*node, grads);

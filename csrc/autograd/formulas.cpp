@@ -195,9 +195,11 @@ TL clamp_tensor_bw(const C& c, const TL& g) {
   const Tensor& lo = c.saved_input(1);
   const Tensor& hi = c.saved_input(2);
   Tensor z = zero_scalar(g[0]);
-  Tensor lo_wins = logical(Logic::And, compare(Cmp::Lt, a, lo), compare(Cmp::Le, lo, hi));
-  Tensor hi_wins = logical(Logic::Or, compare(Cmp::Gt, a, hi), compare(Cmp::Gt, lo, hi));
-  Tensor self_ok = logical_not(logical(Logic::Or, lo_wins, hi_wins));
+  // PyTorch's clamp_backward / clamp_backward_min_max, comparison for comparison: a NaN
+  // (in the input or a bound) passes no gradient, and lo == hi passes none to lo.
+  Tensor lo_wins = logical(Logic::And, compare(Cmp::Lt, a, lo), compare(Cmp::Lt, lo, hi));
+  Tensor hi_wins = logical(Logic::Or, compare(Cmp::Gt, a, hi), compare(Cmp::Lt, hi, lo));
+  Tensor self_ok = logical(Logic::And, compare(Cmp::Ge, a, lo), compare(Cmp::Le, a, hi));
   return {c.needs(0) ? where(self_ok, g[0], z) : Tensor(),
           c.needs(1) ? where(lo_wins, g[0], z) : Tensor(),
           c.needs(2) ? where(hi_wins, g[0], z) : Tensor()};
@@ -582,8 +584,8 @@ TL amax_bw(const C& c, const TL& g) {
   return {mul(div(gg, count), mask)};
 }
 TL remainder_bw(const C& c, const TL& g) {
-  return {g[0],
-          c.needs(1) ? mul(neg(g[0]), floor_divide(c.saved_input(0), c.saved_input(1))) : Tensor()};
+  return {g[0], c.needs(1) ? mul(neg(g[0]), div_mode(c.saved_input(0), c.saved_input(1), "floor"))
+                           : Tensor()};
 }
 TL not_implemented_bw(const C&, const TL&) {
   throw Error("derivative for aten::floor_divide is not implemented");

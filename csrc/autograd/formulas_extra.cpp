@@ -110,10 +110,20 @@ TL var_bw(const C& c, const TL& g) { return {var_grad(g[0], c)}; }
 
 TL std_bw(const C& c, const TL& g) { return {var_grad(std_to_var_grad(g[0], c.result()), c)}; }
 
-TL var_mean_bw(const C& c, const TL& g) { return {add(var_grad(g[0], c), mean_grad(g[1], c))}; }
+// The engine passes an output nothing used as absent (PyTorch's undefined gradient): with
+// dof <= 0 the var term is 0 * inf = NaN, which must not reach the mean's gradient.
+Tensor sum_defined(const Tensor& a, const Tensor& b) {
+  return !a.defined() ? b : !b.defined() ? a : add(a, b);
+}
+
+TL var_mean_bw(const C& c, const TL& g) {
+  return {sum_defined(g[0].defined() ? var_grad(g[0], c) : Tensor(),
+                      g[1].defined() ? mean_grad(g[1], c) : Tensor())};
+}
 
 TL std_mean_bw(const C& c, const TL& g) {
-  return {add(var_grad(std_to_var_grad(g[0], c.result()), c), mean_grad(g[1], c))};
+  return {sum_defined(g[0].defined() ? var_grad(std_to_var_grad(g[0], c.result()), c) : Tensor(),
+                      g[1].defined() ? mean_grad(g[1], c) : Tensor())};
 }
 
 // g * exp(x - result), the result's reduced dims put back.
@@ -163,7 +173,9 @@ TL median_all_bw(const C& c, const TL& g) {
   const Tensor& r = c.result();
   Tensor mask = logical(Logic::Or, compare(Cmp::Eq, x, r), logical(Logic::And, isnan(x), isnan(r)));
   Tensor count = sum(mask, {}, false);
-  return {mul(to_dtype(mask, g[0].dtype()), div(g[0], count))};
+  // PyTorch's CPU evenly_distribute_backward fills the share into the matching elements
+  // (masked_fill), so a NaN gradient stays there instead of 0 * NaN spreading to all.
+  return {where(mask, div(g[0], count), zeros({}, g[0].dtype()))};
 }
 
 TL diagonal_bw(const C& c, const TL& g) {

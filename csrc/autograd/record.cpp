@@ -27,6 +27,11 @@ std::shared_ptr<FormulaNode> new_node(OpKind kind, std::initializer_list<const T
     node->add_next_edge(Edge{});
     node->inputs.push_back({DimVector{}, (*inputs.begin())->dtype()});
   }
+  // PyTorch's NotImplemented node (floor_divide) is made without a sequence number, so it
+  // runs as early as an AccumulateGrad: when backward fails there, no leaf reached later
+  // (e.g. through a view made after it) has had its .grad written.
+  if (kind == OpKind::FloorDivide || kind == OpKind::FloorDivideInplace)
+    node->set_sequence_nr(UINT64_MAX);
   if (g_node_created_hook) g_node_created_hook(*node);
   return node;
 }

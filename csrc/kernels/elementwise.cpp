@@ -562,9 +562,12 @@ void clamp(const Tensor& out, const Tensor& a, std::optional<Scalar> lo, std::op
       const bool has_lo = lo.has_value(), has_hi = hi.has_value();
       const scalar_t l = has_lo ? lo->to<scalar_t>() : scalar_t(0);
       const scalar_t h = has_hi ? hi->to<scalar_t>() : scalar_t(0);
+      // A NaN bound makes every element NaN (PyTorch's max/min propagate NaN).
+      const bool nan_bound = (has_lo && l != l) || (has_hi && h != h);
       unary_loop<scalar_t, scalar_t>(p, [=](scalar_t x) -> scalar_t {
         if constexpr (std::is_floating_point_v<scalar_t>) {
           if (std::isnan(x)) return x;
+          if (nan_bound) return std::numeric_limits<scalar_t>::quiet_NaN();
         }
         // PyTorch applies min first, then max: clamp(x, lo, hi) = min(max(x, lo), hi).
         if (has_lo && x < l) x = l;
@@ -586,14 +589,23 @@ void clamp_tensor(const Tensor& out, const Tensor& a, const Tensor* lo, const Te
   }
   GT_DISPATCH_ALL(a.dtype(), [&] {
     using T = scalar_t;
+    // min(max(x, lo), hi) as PyTorch computes it: a NaN in x or in a bound gives NaN.
+    auto nan = [](T v) {
+      if constexpr (std::is_floating_point_v<T>) return v != v;
+      return false;
+    };
     if (lo && hi) {
-      ternary_loop<T, T, T, T>(make_plan(out, {a, *lo, *hi}), [](T x, T l, T h) -> T {
+      ternary_loop<T, T, T, T>(make_plan(out, {a, *lo, *hi}), [=](T x, T l, T h) -> T {
+        if (nan(x) || nan(l)) return nan(x) ? x : l;
+        if (nan(h)) return h;
         return x < l ? (l > h ? h : l) : (x > h ? h : x);
       });
     } else if (lo) {
-      binary_loop<T, T, T>(make_plan(out, {a, *lo}), [](T x, T l) -> T { return x < l ? l : x; });
+      binary_loop<T, T, T>(make_plan(out, {a, *lo}),
+                           [=](T x, T l) -> T { return nan(l) ? l : (x < l ? l : x); });
     } else {
-      binary_loop<T, T, T>(make_plan(out, {a, *hi}), [](T x, T h) -> T { return x > h ? h : x; });
+      binary_loop<T, T, T>(make_plan(out, {a, *hi}),
+                           [=](T x, T h) -> T { return nan(h) ? h : (x > h ? h : x); });
     }
   });
 }

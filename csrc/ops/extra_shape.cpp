@@ -3,6 +3,7 @@
 // the op's own row.
 #include <algorithm>
 
+#include "autograd/variable.h"
 #include "ops/common.h"
 #include "ops/extra_ops.h"
 
@@ -13,7 +14,9 @@ namespace {
 // A result that is certainly a new tensor (an op given nothing to do may
 // return its input).
 Tensor fresh(const Tensor& r, const Tensor& a) {
-  return (r.is_same(a) || r->storage() == a->storage()) ? clone(r) : r;
+  // A view of an internal temporary (roll of the flattened tensor) is not a view in
+  // torch's result either: _is_view() and in-place writes must see a plain tensor.
+  return (r.is_same(a) || r->storage() == a->storage() || autograd::is_view(r)) ? clone(r) : r;
 }
 
 }  // namespace

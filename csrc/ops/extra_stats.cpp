@@ -35,7 +35,7 @@ std::pair<Tensor, Tensor> var_std(const Tensor& a, const DimVector& dims, bool d
   const int64_t n = reduced_count(a, mask);
   const double dof = std::max(0.0, double(n) - correction);
   if (dof <= 0) {
-    warn(str_cat(is_std ? "std" : "var",
+    warn(str_cat(is_std ? "std" : "var", with_mean ? "_mean" : "",
                  "(): degrees of freedom is <= 0. Correction should be strictly less than the "
                  "reduction factor (input numel divided by output numel)."));
   }

@@ -166,13 +166,22 @@ def _isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):  # noqa: A0
                            f"{SCALAR_NAME[dtype_key(other.dtype)]}")
     equal = input == other
     if input.dtype is _C.bool:
-        return equal
+        return _isclose_version(equal, rtol, atol, False)
     a, b = (input, other) if input.dtype.is_floating_point else (input.double(), other.double())
     from .autograd.grad_mode import no_grad
     with no_grad():
         close = equal | ((a - b).abs() <= atol + rtol * b.abs())
         if equal_nan:
             close = close | (a.isnan() & b.isnan())
+    return _isclose_version(close, rtol, atol, equal_nan and input.dtype.is_floating_point)
+
+
+def _isclose_version(close, rtol, atol, equal_nan):
+    """``close`` with torch's _version: its isclose ORs into ``self == other`` in place, once
+    for equal_nan (float inputs) and once for the tolerance test (skipped when both tolerances are 0)."""
+    view = close.detach().unsqueeze(0)[:0]  # an empty view of any layout: counts, writes nothing
+    for _ in range(builtins.int(builtins.bool(equal_nan)) + builtins.int(rtol != 0 or atol != 0)):
+        view.zero_()
     return close
 
 
@@ -221,6 +230,9 @@ def one_hot(input, num_classes=-1):  # noqa: A002 - the name torch's parser take
         raise RuntimeError("Can not infer total number of classes from empty tensor.")
     out = _C.zeros(tuple(tensor.shape) + (num_classes,), dtype=_C.int64)
     if tensor.numel() > 0:
+        # torch's result has _version 2 (its zeros is zero-filled in place, then scattered):
+        # an in-place zero_ of an empty view of it adds that write without touching values.
+        out.detach().unsqueeze(0)[:0].zero_()
         out.scatter_(-1, tensor.unsqueeze(-1), 1)
     return out
 

@@ -113,6 +113,9 @@ def _builtin_type(exc):
 
 
 def _values(t):
+    if getattr(t, "_is_zerotensor", lambda: False)():
+        # torch's ZeroTensor (some double-backward formulas return one) refuses numpy()
+        return np.zeros(tuple(t.shape), dtype=str(t.dtype).split(".")[-1])
     return np.array(t.detach().numpy(), copy=True)
 
 
@@ -154,6 +157,11 @@ def tensor_record(t, gaps=frozenset()):
         "retains_grad": _read(lambda: t.retains_grad),
         "grad_fn": _grad_fn(t),
     }
+    if "grad_fn_edges" in gaps and isinstance(rec["grad_fn"], tuple) and \
+            rec["grad_fn"][0] != "<raised>":
+        # The op-table fuzzer's mask: a composite op's node names are compared, not which
+        # internal nodes torch's decomposition puts behind them (gradients are compared).
+        rec["grad_fn"] = rec["grad_fn"][0]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # .grad of a non-leaf warns; that is not this step's
         g = _read(lambda: t.grad)
@@ -313,6 +321,17 @@ def _view_history_step(expected, actual):
     return len(expected)
 
 
+def _not_implemented_step(expected, actual):
+    """The first step where torch refused a derivative it does not implement (e.g. double
+    backward of cdist) and gradtrack computed it, or the trace length: torch is no oracle
+    there (gradtrack's higher derivatives are checked by gradgradcheck in tests/ops)."""
+    for i, (e, a) in enumerate(zip(expected, actual)):
+        if e.error and e.error[0] == "NotImplementedError" and a.error is None and \
+                re.match(r"the derivative for '[\w.]+' is not implemented", e.error[1]):
+            return i
+    return len(expected)
+
+
 def _asserted(record):
     """True if reading a recorded value raised torch's INTERNAL ASSERT."""
     if isinstance(record, dict):
@@ -331,6 +350,8 @@ def difference(program, torch, gradtrack, gaps=frozenset()):
         expected = run(program, torch, gaps=gaps)
     actual = run(program, gradtrack, gaps=gaps)
     n = oracle_steps(expected)
+    if "torch_derivative_not_implemented" in gaps:
+        n = min(n, _not_implemented_step(expected, actual))
     if "op_checks_before_view_history" in gaps:
         n = min(n, _view_history_step(expected, actual))
     if n < len(expected):

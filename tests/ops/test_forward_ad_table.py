@@ -22,7 +22,7 @@ from test_ops import _seed, apply_views, base_arrays, float_outputs, wants_grad
 # (torch has them): baddbmm and the resampling kernels (cdist: torch has none either).
 KNOWN_MISSING = {
     "baddbmm", "nn.functional.pad_constant", "nn.functional.pad_reflect",
-    "nn.functional.pad_replicate", "nn.functional.pad_negative", "nn.functional.pad_circular",
+    "nn.functional.pad_replicate", "nn.functional.pad_negative",
     "nn.functional.interpolate_nearest", "nn.functional.interpolate_linear_corners",
 }
 

@@ -1180,6 +1180,7 @@ const FormulaRow kRows[] = {
         .saves_input(0, ForGrad0)
         .saves_result(),
     Row(OpKind::Baddbmm, "BaddbmmBackward0", extra::baddbmm_bw)
+        .jvp(jvp::baddbmm_jvp)
         .saves_input(1, ForGrad2)
         .saves_input(2, ForGrad1),
     Row(OpKind::Addmv, "AddmvBackward0", extra::addmv_bw)
@@ -1211,61 +1212,94 @@ const FormulaRow kRows[] = {
     Row(OpKind::MaskedSelect, "MaskedSelectBackward0", masked_select_bw)
         .jvp(jvp::masked_select_jvp),
     // padding, interpolation, cdist (issue 19)
-    Row(OpKind::ConstantPadNd, "ConstantPadNdBackward0", resample::constant_pad_bw),
+    Row(OpKind::ConstantPadNd, "ConstantPadNdBackward0", resample::constant_pad_bw)
+        .jvp(resample::constant_pad_jvp),
     Row(OpKind::ReflectionPad1D, "ReflectionPad1DBackward0", resample::resample_bw)
-        .saves_input(0, ForGrad0),
+        .saves_input(0, ForGrad0)
+        .jvp(resample::resample_jvp),
     Row(OpKind::ReflectionPad2D, "ReflectionPad2DBackward0", resample::resample_bw)
-        .saves_input(0, ForGrad0),
+        .saves_input(0, ForGrad0)
+        .jvp(resample::resample_jvp),
     Row(OpKind::ReflectionPad3D, "ReflectionPad3DBackward0", resample::resample_bw)
-        .saves_input(0, ForGrad0),
+        .saves_input(0, ForGrad0)
+        .jvp(resample::resample_jvp),
     Row(OpKind::ReplicationPad1D, "ReplicationPad1DBackward0", resample::resample_bw)
-        .saves_input(0, ForGrad0),
+        .saves_input(0, ForGrad0)
+        .jvp(resample::resample_jvp),
     Row(OpKind::ReplicationPad2D, "ReplicationPad2DBackward0", resample::resample_bw)
-        .saves_input(0, ForGrad0),
+        .saves_input(0, ForGrad0)
+        .jvp(resample::resample_jvp),
     Row(OpKind::ReplicationPad3D, "ReplicationPad3DBackward0", resample::resample_bw)
-        .saves_input(0, ForGrad0),
-    Row(OpKind::UpsampleNearest1D, "UpsampleNearest1DBackward0", resample::resample_bw),
-    Row(OpKind::UpsampleNearest2D, "UpsampleNearest2DBackward0", resample::resample_bw),
-    Row(OpKind::UpsampleNearest3D, "UpsampleNearest3DBackward0", resample::resample_bw),
-    Row(OpKind::UpsampleNearestExact1D, "UpsampleNearestExact1DBackward0", resample::resample_bw),
-    Row(OpKind::UpsampleNearestExact2D, "UpsampleNearestExact2DBackward0", resample::resample_bw),
-    Row(OpKind::UpsampleNearestExact3D, "UpsampleNearestExact3DBackward0", resample::resample_bw),
-    Row(OpKind::UpsampleLinear1D, "UpsampleLinear1DBackward0", resample::resample_bw),
-    Row(OpKind::UpsampleBilinear2D, "UpsampleBilinear2DBackward0", resample::resample_bw),
-    Row(OpKind::UpsampleBicubic2D, "UpsampleBicubic2DBackward0", resample::resample_bw),
-    Row(OpKind::UpsampleTrilinear3D, "UpsampleTrilinear3DBackward0", resample::resample_bw),
+        .saves_input(0, ForGrad0)
+        .jvp(resample::resample_jvp),
+    Row(OpKind::UpsampleNearest1D, "UpsampleNearest1DBackward0", resample::resample_bw)
+        .jvp(resample::resample_jvp),
+    Row(OpKind::UpsampleNearest2D, "UpsampleNearest2DBackward0", resample::resample_bw)
+        .jvp(resample::resample_jvp),
+    Row(OpKind::UpsampleNearest3D, "UpsampleNearest3DBackward0", resample::resample_bw)
+        .jvp(resample::resample_jvp),
+    Row(OpKind::UpsampleNearestExact1D, "UpsampleNearestExact1DBackward0", resample::resample_bw)
+        .jvp(resample::resample_jvp),
+    Row(OpKind::UpsampleNearestExact2D, "UpsampleNearestExact2DBackward0", resample::resample_bw)
+        .jvp(resample::resample_jvp),
+    Row(OpKind::UpsampleNearestExact3D, "UpsampleNearestExact3DBackward0", resample::resample_bw)
+        .jvp(resample::resample_jvp),
+    Row(OpKind::UpsampleLinear1D, "UpsampleLinear1DBackward0", resample::resample_bw)
+        .jvp(resample::resample_jvp),
+    Row(OpKind::UpsampleBilinear2D, "UpsampleBilinear2DBackward0", resample::resample_bw)
+        .jvp(resample::resample_jvp),
+    Row(OpKind::UpsampleBicubic2D, "UpsampleBicubic2DBackward0", resample::resample_bw)
+        .jvp(resample::resample_jvp),
+    Row(OpKind::UpsampleTrilinear3D, "UpsampleTrilinear3DBackward0", resample::resample_bw)
+        .jvp(resample::resample_jvp),
     Row(OpKind::ReflectionPad1DBackward, "ReflectionPad1DBackwardBackward0",
-        resample::resample_backward_bw),
+        resample::resample_backward_bw)
+        .jvp(resample::resample_backward_jvp),
     Row(OpKind::ReflectionPad2DBackward, "ReflectionPad2DBackwardBackward0",
-        resample::resample_backward_bw),
+        resample::resample_backward_bw)
+        .jvp(resample::resample_backward_jvp),
     Row(OpKind::ReflectionPad3DBackward, "ReflectionPad3DBackwardBackward0",
-        resample::resample_backward_bw),
+        resample::resample_backward_bw)
+        .jvp(resample::resample_backward_jvp),
     Row(OpKind::ReplicationPad1DBackward, "ReplicationPad1DBackwardBackward0",
-        resample::resample_backward_bw),
+        resample::resample_backward_bw)
+        .jvp(resample::resample_backward_jvp),
     Row(OpKind::ReplicationPad2DBackward, "ReplicationPad2DBackwardBackward0",
-        resample::resample_backward_bw),
+        resample::resample_backward_bw)
+        .jvp(resample::resample_backward_jvp),
     Row(OpKind::ReplicationPad3DBackward, "ReplicationPad3DBackwardBackward0",
-        resample::resample_backward_bw),
+        resample::resample_backward_bw)
+        .jvp(resample::resample_backward_jvp),
     Row(OpKind::UpsampleNearest1DBackward, "UpsampleNearest1DBackwardBackward0",
-        resample::resample_backward_bw),
+        resample::resample_backward_bw)
+        .jvp(resample::resample_backward_jvp),
     Row(OpKind::UpsampleNearest2DBackward, "UpsampleNearest2DBackwardBackward0",
-        resample::resample_backward_bw),
+        resample::resample_backward_bw)
+        .jvp(resample::resample_backward_jvp),
     Row(OpKind::UpsampleNearest3DBackward, "UpsampleNearest3DBackwardBackward0",
-        resample::resample_backward_bw),
+        resample::resample_backward_bw)
+        .jvp(resample::resample_backward_jvp),
     Row(OpKind::UpsampleNearestExact1DBackward, "UpsampleNearestExact1DBackwardBackward0",
-        resample::resample_backward_bw),
+        resample::resample_backward_bw)
+        .jvp(resample::resample_backward_jvp),
     Row(OpKind::UpsampleNearestExact2DBackward, "UpsampleNearestExact2DBackwardBackward0",
-        resample::resample_backward_bw),
+        resample::resample_backward_bw)
+        .jvp(resample::resample_backward_jvp),
     Row(OpKind::UpsampleNearestExact3DBackward, "UpsampleNearestExact3DBackwardBackward0",
-        resample::resample_backward_bw),
+        resample::resample_backward_bw)
+        .jvp(resample::resample_backward_jvp),
     Row(OpKind::UpsampleLinear1DBackward, "UpsampleLinear1DBackwardBackward0",
-        resample::resample_backward_bw),
+        resample::resample_backward_bw)
+        .jvp(resample::resample_backward_jvp),
     Row(OpKind::UpsampleBilinear2DBackward, "UpsampleBilinear2DBackwardBackward0",
-        resample::resample_backward_bw),
+        resample::resample_backward_bw)
+        .jvp(resample::resample_backward_jvp),
     Row(OpKind::UpsampleBicubic2DBackward, "UpsampleBicubic2DBackwardBackward0",
-        resample::resample_backward_bw),
+        resample::resample_backward_bw)
+        .jvp(resample::resample_backward_jvp),
     Row(OpKind::UpsampleTrilinear3DBackward, "UpsampleTrilinear3DBackwardBackward0",
-        resample::resample_backward_bw),
+        resample::resample_backward_bw)
+        .jvp(resample::resample_backward_jvp),
     Row(OpKind::Cdist, "CdistBackward0", resample::cdist_bw)
         .saves_input(0, ForAnyGrad)
         .saves_input(1, ForAnyGrad)

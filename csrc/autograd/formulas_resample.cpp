@@ -51,4 +51,17 @@ TL euclidean_dist_bw(const C& c, const TL& g) {
   return out;
 }
 
+Tensor resample_jvp(const JvpCtx& c) {
+  return ops::resample(c.tangents[0], ops::resample_spec(c.attrs));
+}
+
+Tensor resample_backward_jvp(const JvpCtx& c) {
+  return ops::resample_backward(c.tangents[0], ops::resample_spec(c.attrs));
+}
+
+// The padding of a tangent is zero, whatever value pads the primal.
+Tensor constant_pad_jvp(const JvpCtx& c) {
+  return ops::constant_pad_nd(c.tangents[0], c.attrs.ints0, Scalar(0.0));
+}
+
 }  // namespace gradtrack::autograd::resample

@@ -14,4 +14,10 @@ TensorList constant_pad_bw(const BackwardCtx& c, const TensorList& g);
 TensorList cdist_bw(const BackwardCtx& c, const TensorList& g);
 TensorList euclidean_dist_bw(const BackwardCtx& c, const TensorList& g);
 
+// Forward AD: every padding and resampling map is linear, so the tangent
+// goes through the same map (the backward ops' through their own map).
+Tensor resample_jvp(const JvpCtx& c);
+Tensor resample_backward_jvp(const JvpCtx& c);
+Tensor constant_pad_jvp(const JvpCtx& c);
+
 }  // namespace gradtrack::autograd::resample

@@ -43,11 +43,14 @@ std::string op_name(const FormulaRow& row) {
 }
 
 // The tangent with its primal's shape, dtype and strides (NOTE [Forward-mode AD]).
+// A primal with gaps (a narrow written in place) gets a dense tangent in its
+// memory order instead: its strides would reach past a numel-sized buffer.
 Tensor fit(Tensor t, const Tensor& primal) {
   if (t.sizes() != primal.sizes()) t = ops::expand(t, primal.sizes());
   if (t.dtype() != primal.dtype()) t = ops::to_dtype(t, primal.dtype());
   if (t.strides() == primal.strides()) return t;
-  Tensor out = empty_strided(primal.sizes(), primal.strides(), primal.dtype());
+  Tensor out = ops::empty_like(primal, primal.dtype());
+  if (out.strides() == t.strides()) return t;
   kernels::copy(out, t);
   return out;
 }

@@ -16,9 +16,11 @@ namespace gradtrack::autograd::forward_ad {
 /// records through ops::record() gives its output the tangent its row's jvp
 /// formula computes, whatever the grad mode (forward AD ignores it, as
 /// PyTorch's). The jvp runs with propagation off: its primals still carry
-/// tangents, and the tangent of a tangent is not wanted. A tangent always has
-/// its primal's strides, so a view's tangent is the same view of the input's
-/// tangent (they share memory, as in PyTorch). Leaving the level drops every
+/// tangents, and the tangent of a tangent is not wanted. A tangent has its
+/// primal's strides, so a view's tangent is the same view of the input's
+/// tangent (they share memory, as in PyTorch); a gapped primal that is not
+/// an alias of its base's tangent (make_dual of a narrow) gets a dense one,
+/// and view_jvp gathers its views' elements instead. Leaving the level drops every
 /// tangent. Paths that cannot propagate (in-place ops, cat, split, custom
 /// Functions) raise rather than silently lose a tangent.
 extern std::atomic<int64_t> g_level;  // -1: no level

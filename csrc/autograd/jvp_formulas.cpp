@@ -6,6 +6,7 @@
 
 #include <cmath>
 
+#include "kernels/kernels.h"
 #include "ops/ops.h"
 
 namespace gradtrack::autograd::jvp {
@@ -156,14 +157,38 @@ Tensor extreme_dim_jvp(const J& c) {
   Tensor out = gather(t(c), d, idx);
   return c.attrs.flag ? out : squeeze(out, d);
 }
+namespace {
+// The largest storage step a geometry reaches, plus one.
+int64_t extent(const Tensor& a) {
+  int64_t e = 1;
+  for (size_t d = 0; d < a.sizes().size(); ++d) e += (a.sizes()[d] - 1) * a.strides()[d];
+  return a.numel() == 0 ? 0 : e;
+}
+// A view of a primal whose tangent has another layout (a dense tangent of a
+// gapped narrow): which of x's elements the view reads is found through an
+// index buffer laid out as x, and those are gathered from the tangent. The
+// result's geometry must not be applied to the tangent's own memory.
+Tensor relaid_view(const J& c) {
+  const Tensor& tan = t(c);
+  const int64_t diff = c.result->offset() - x(c)->offset();
+  if (diff < 0 || diff + extent(c.result) > extent(x(c)))  // as_strided beyond x
+    return contiguous(as_strided(contiguous(tan), c.result.sizes(), c.result.strides(), diff));
+  Tensor pos = empty_strided(x(c).sizes(), x(c).strides(), ScalarType::Int64);
+  kernels::copy(pos, reshape(arange(Scalar(int64_t(0)), Scalar(x(c).numel()), Scalar(int64_t(1)),
+                                    ScalarType::Int64),
+                             x(c).sizes()));
+  Tensor idx = contiguous(alias_with_geometry(pos, c.result.sizes(), c.result.strides(), diff));
+  Tensor flat = index_select(reshape(contiguous(tan), {-1}), 0, reshape(idx, {-1}));
+  return reshape(flat, c.result.sizes());
+}
+}  // namespace
+
 // Every view op: the same view of the tangent, which shares the primal's
 // strides (NOTE [Forward-mode AD]).
 Tensor view_jvp(const J& c) {
   const Tensor& tan = t(c);
   const int64_t offset = tan->offset() + (c.result->offset() - x(c)->offset());
-  if (offset < 0 || tan.strides() != x(c).strides())
-    return contiguous(as_strided(contiguous(tan), c.result.sizes(), c.result.strides(),
-                                 c.result->offset() - x(c)->offset()));
+  if (offset < 0 || tan.strides() != x(c).strides()) return relaid_view(c);
   // A view of the input's tangent (its _base), as PyTorch's.
   Tensor v = alias_with_geometry(tan, c.result.sizes(), c.result.strides(), offset);
   make_view(v, tan, CreationMeta::Default);

@@ -27,7 +27,8 @@ namespace gradtrack::autograd::jvp {
   X(masked_fill_tensor) X(max_pool) X(mse_loss) X(nll_loss) X(norm) X(prod_all) X(prod_dim) \
   X(repeat) X(roll) X(scatter) X(scatter_add) X(scatter_value) X(smooth_l1) X(tril) X(triu) \
   X(value_select) X(diagonal_copy) X(diag_embed) X(trace) X(nan_to_num) X(lerp_scalar) X(lerp_tensor) \
-  X(vector_norm) X(addmv) X(cross)
+  X(vector_norm) X(addmv) X(cross) \
+  /* forward AD of the ops merged after the audit */ X(baddbmm)
 // clang-format on
 
 #define GT_JVP_DECLARE(name) Tensor name##_jvp(const JvpCtx& c);

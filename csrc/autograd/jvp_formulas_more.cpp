@@ -226,6 +226,16 @@ Tensor addmv_jvp(const J& c) {
   if (c.has(0) && !c.attrs.s0.equals(0)) self_part = mul(t(c, 0), c.attrs.s0);
   return plus(self_part, prod);
 }
+// baddbmm(self, b1, b2, beta, alpha) = beta * self + alpha * b1 @ b2; the
+// factors as PyTorch's maybe_multiply (skipped when 1, applied when 0).
+Tensor baddbmm_jvp(const J& c) {
+  auto scale = [](const Tensor& v, Scalar s) { return s.equals(1) ? v : mul(v, s); };
+  Tensor prod;
+  if (c.has(1)) prod = bmm(t(c, 1), x(c, 2));
+  if (c.has(2)) prod = plus(prod, bmm(x(c, 1), t(c, 2)));
+  if (prod.defined()) prod = scale(prod, c.attrs.s1);
+  return plus(c.has(0) ? scale(t(c, 0), c.attrs.s0) : Tensor(), prod);
+}
 Tensor cross_jvp(const J& c) {
   Tensor out;
   if (c.has(0)) out = cross(t(c, 0), x(c, 1), c.attrs.i0);

@@ -3,6 +3,7 @@
 #include "core/error.h"
 
 #include <algorithm>
+#include <cstdlib>
 
 namespace gradtrack {
 
@@ -78,8 +79,16 @@ Tensor alias_fresh_counter(const Tensor& t) {
                                              t.dtype(), std::make_shared<VersionCounter>()));
 }
 
+// The storage spans every element the strides reach (PyTorch's
+// empty_strided), not just numel: a caller that passes a view's gapped
+// strides (a narrow's) then writes inside the allocation, not past it.
 Tensor empty_strided(const DimVector& sizes, const DimVector& strides, ScalarType dtype) {
   int64_t n = checked_numel(sizes);
+  if (n > 0) {
+    int64_t extent = 1;
+    for (size_t d = 0; d < sizes.size(); ++d) extent += (sizes[d] - 1) * std::abs(strides[d]);
+    n = std::max(n, extent);
+  }
   size_t item = itemsize(dtype);
   if (n > 0 && static_cast<uint64_t>(n) > UINT64_MAX / 2 / item) {
     throw Error(str_cat("Storage size calculation overflowed with sizes=", shape_str(sizes)));

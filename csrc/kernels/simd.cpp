@@ -15,6 +15,15 @@
 #define GT_CLONES
 #endif
 
+// NOTE [Lambdas in clones]
+// A lambda inside a cloned function is its own function, compiled for the
+// default target: passing or returning a 32-byte vector to it uses the
+// non-AVX convention (memory) while the AVX2 clone expects ymm registers.
+// Inlined (any optimized build) the call disappears; at -O0 (the sanitizer
+// build) it did not, and max()/min() returned garbage after overflowing the
+// stack. Forcing the inline makes the result independent of the optimizer.
+#define GT_INLINE __attribute__((always_inline))
+
 namespace gradtrack::kernels::simd {
 
 namespace {
@@ -89,13 +98,14 @@ template <typename T, bool kMax>
   // compare latency stays hidden; the loop is memory-bound on big inputs.
   using V = Half<T>;
   constexpr int64_t L = sizeof(V) / sizeof(T);
-  const auto pick = [](auto v, auto best) {  // works on vectors and on scalars
+  // The lambdas are forced inline (NOTE [Lambdas in clones]).
+  const auto pick = [](auto v, auto best) GT_INLINE {  // works on vectors and on scalars
     if constexpr (kMax)
       return v > best ? v : best;
     else
       return v < best ? v : best;
   };
-  const auto load = [](const T* q) {
+  const auto load = [](const T* q) GT_INLINE {
     V v;
     std::memcpy(&v, q, sizeof v);
     return v;

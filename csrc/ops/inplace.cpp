@@ -181,7 +181,7 @@ void run_inplace(const char* label, OpKind kind, bool differentiable,
   Tensor fw_old;
   if (fw) {
     autograd::forward_ad::check_inplace(kind, label);
-    fw_old = empty_strided(self.sizes(), self.strides(), self.dtype());
+    fw_old = empty_like(self, self.dtype());  // dense even when self is a gapped view
     kernels::copy(fw_old, self);
   }
   bool rec = differentiable && autograd::should_record(inputs);

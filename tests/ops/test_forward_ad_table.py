@@ -17,14 +17,8 @@ from op_db import OPS
 from test_ops import _seed, apply_views, base_arrays, float_outputs, wants_grad
 
 # Ops torch 2.13 supports in forward mode and gradtrack does not yet (empty:
-# every op of the table has a jvp formula).
-# Rows merged after the forward-AD audit whose C++ ops have no jvp formula yet
-# (torch has them): baddbmm and the resampling kernels (cdist: torch has none either).
-KNOWN_MISSING = {
-    "baddbmm", "nn.functional.pad_constant", "nn.functional.pad_reflect",
-    "nn.functional.pad_replicate", "nn.functional.pad_negative", "nn.functional.pad_circular",
-    "nn.functional.interpolate_nearest", "nn.functional.interpolate_linear_corners",
-}
+# every op of the table has a jvp formula; cdist has none in torch either).
+KNOWN_MISSING = set()
 
 # Finite differences along the tangent do not see the tangent torch defines
 # at a discontinuity or a tie (both libraries agree there; the table test

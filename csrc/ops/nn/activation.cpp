@@ -98,7 +98,7 @@ Tensor activation_(Act k, const Tensor& self, const ActParams& p) {
   // Forward AD (NOTE [Forward AD through in-place ops]): the jvp from the old value.
   Tensor fw_old;
   if (autograd::forward_ad::any_tangent({&self})) {
-    fw_old = empty_strided(self.sizes(), self.strides(), self.dtype());
+    fw_old = empty_like(self, self.dtype());  // dense even when self is a gapped view
     kernels::copy(fw_old, self);
   }
   if (self.numel() != 0) write_activation(k, self, p);

@@ -106,12 +106,6 @@ def _pad_map(input, pad, k, which):  # noqa: A002
 def _pad_circular(input, pad):  # noqa: A002
     """torch's _pad_circular: the input copied into the middle, then each
     padded dim's borders copied from the opposite side (slice copies)."""
-    from ..autograd import forward_ad
-    if forward_ad._current_level >= 0 and forward_ad.unpack_dual(input).tangent is not None:
-        # Slice copies of a dual input into views of a fresh tensor corrupt memory in the
-        # forward-AD in-place path (found by the full suite; not yet understood): refuse.
-        raise NotImplementedError(
-            "gradtrack: forward AD through pad(mode='circular') is not implemented yet.")
     k = len(pad) // 2
     n = input.dim()
     in_shape = list(input.shape)

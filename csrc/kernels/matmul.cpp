@@ -1,20 +1,13 @@
 // Matrix products: OpenBLAS for float types, a plain loop for integers.
 #include <cstring>
 
+#include "kernels/blas.h"
 #include "kernels/reduced_float.h"
 #include "kernels/elementwise.h"
 #include "kernels/matmul.h"
 #include "kernels/parallel.h"
 
 extern "C" {
-// The scipy-openblas32 wheel exports prefixed CBLAS symbols (scipy_cblas_sgemm, ...).
-enum GtCblasOrder { GtRowMajor = 101 };
-enum GtCblasTranspose { GtNoTrans = 111, GtTrans = 112 };
-void scipy_cblas_sgemm(int order, int ta, int tb, int m, int n, int k, float alpha, const float* a,
-                       int lda, const float* b, int ldb, float beta, float* c, int ldc);
-void scipy_cblas_dgemm(int order, int ta, int tb, int m, int n, int k, double alpha,
-                       const double* a, int lda, const double* b, int ldb, double beta, double* c,
-                       int ldc);
 void scipy_openblas_set_num_threads(int n);
 char* scipy_openblas_get_corename(void);
 }
@@ -37,19 +30,6 @@ Layout blas_layout(int64_t rows, int64_t cols, int64_t rs, int64_t cs) {
   if ((cols == 1 || cs == 1) && (rows == 1 || rs >= c1)) return {true, false, rows == 1 ? c1 : rs};
   if ((rows == 1 || rs == 1) && (cols == 1 || cs >= r1)) return {true, true, cols == 1 ? r1 : cs};
   return {};
-}
-
-template <typename T>
-void blas_gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const T* a, int64_t lda,
-               const T* b, int64_t ldb, T beta, T* c, int64_t ldc) {
-  int A = ta ? GtTrans : GtNoTrans, B = tb ? GtTrans : GtNoTrans;
-  if constexpr (std::is_same_v<T, float>) {
-    scipy_cblas_sgemm(GtRowMajor, A, B, int(m), int(n), int(k), 1.0f, a, int(lda), b, int(ldb),
-                      beta, c, int(ldc));
-  } else {
-    scipy_cblas_dgemm(GtRowMajor, A, B, int(m), int(n), int(k), 1.0, a, int(lda), b, int(ldb), beta,
-                      c, int(ldc));
-  }
 }
 
 // One [M, K] @ [K, N] product, split over OpenMP threads along M or N.

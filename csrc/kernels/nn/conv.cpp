@@ -7,39 +7,20 @@
 #include <algorithm>
 #include <cstring>
 #include <mutex>
-#include <type_traits>
 #include <vector>
 
 #include "core/error.h"
+#include "kernels/blas.h"
 #include "kernels/parallel.h"
-
-extern "C" {
-// The scipy-openblas32 wheel's prefixed CBLAS symbols (as in matmul.cpp).
-void scipy_cblas_sgemm(int order, int ta, int tb, int m, int n, int k, float alpha, const float* a,
-                       int lda, const float* b, int ldb, float beta, float* c, int ldc);
-void scipy_cblas_dgemm(int order, int ta, int tb, int m, int n, int k, double alpha,
-                       const double* a, int lda, const double* b, int ldb, double beta, double* c,
-                       int ldc);
-}
 
 namespace gradtrack::kernels {
 
 namespace {
 
-constexpr int kRowMajor = 101, kNoTrans = 111, kTrans = 112;
-
 // Row-major C[m, n] = op(A) @ op(B) + beta * C with dense leading dimensions.
 template <typename T>
 void gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const T* a, const T* b, T beta, T* c) {
-  const int lda = int(ta ? m : k), ldb = int(tb ? k : n);
-  const int A = ta ? kTrans : kNoTrans, B = tb ? kTrans : kNoTrans;
-  if constexpr (std::is_same_v<T, float>) {
-    scipy_cblas_sgemm(kRowMajor, A, B, int(m), int(n), int(k), 1.0f, a, lda, b, ldb, beta, c,
-                      int(n));
-  } else {
-    scipy_cblas_dgemm(kRowMajor, A, B, int(m), int(n), int(k), 1.0, a, lda, b, ldb, beta, c,
-                      int(n));
-  }
+  blas_gemm<T>(ta, tb, m, n, k, a, ta ? m : k, b, tb ? k : n, beta, c, n);
 }
 
 // The output columns ow whose input column ow * s + off lies in [0, size).

@@ -16,34 +16,15 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
-#include <type_traits>
 #include <vector>
 
+#include "kernels/blas.h"
 #include "kernels/parallel.h"
 #include "kernels/simd.h"
-
-extern "C" {
-void scipy_cblas_sgemm(int order, int ta, int tb, int m, int n, int k, float alpha, const float* a,
-                       int lda, const float* b, int ldb, float beta, float* c, int ldc);
-void scipy_cblas_dgemm(int order, int ta, int tb, int m, int n, int k, double alpha,
-                       const double* a, int lda, const double* b, int ldb, double beta, double* c,
-                       int ldc);
-}
 
 namespace gradtrack::kernels::nn {
 
 namespace {
-
-template <typename T>
-void blas(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const T* a, int lda, const T* b,
-          int ldb, T beta, T* c, int ldc) {
-  const int A = ta ? 112 : 111, B = tb ? 112 : 111;  // CblasTrans / CblasNoTrans
-  if constexpr (std::is_same_v<T, float>) {
-    scipy_cblas_sgemm(101, A, B, int(m), int(n), int(k), 1.0f, a, lda, b, ldb, beta, c, ldc);
-  } else {
-    scipy_cblas_dgemm(101, A, B, int(m), int(n), int(k), 1.0, a, lda, b, ldb, beta, c, ldc);
-  }
-}
 
 // c [m, n] = beta * c + op(a) op(b), row-major with dense leading dimensions.
 // OpenBLAS runs on one thread (NOTE [One thread pool]); a large product is
@@ -60,7 +41,7 @@ void gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const T* a, const T
   const bool split = m * n * k >= (int64_t(1) << 23) && m >= 16;
   parallel_for(m, split ? 8 : m, [&](int64_t lo, int64_t hi) {
     const T* ap = ta ? a + lo : a + lo * lda;
-    blas<T>(ta, tb, hi - lo, n, k, ap, lda, b, ldb, beta, c + lo * n, int(n));
+    blas_gemm<T>(ta, tb, hi - lo, n, k, ap, lda, b, ldb, beta, c + lo * n, n);
   });
 }
 

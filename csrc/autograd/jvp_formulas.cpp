@@ -11,23 +11,21 @@
 
 namespace gradtrack::autograd::jvp {
 
+Tensor args::t_or_zero(const JvpCtx& c, size_t i) {
+  return c.has(i) ? c.tangents[i] : ops::zeros(x(c, i).sizes(), c.result.dtype());
+}
+Tensor args::plus(const Tensor& a, const Tensor& b) {
+  if (!a.defined()) return b;
+  if (!b.defined()) return a;
+  return ops::add(a, b);
+}
+
 namespace {
 
 using namespace ::gradtrack::ops;  // NOLINT: the formulas read as math
 using J = JvpCtx;
 
-const Tensor& x(const J& c, size_t i = 0) { return c.primals[i]; }
-const Tensor& t(const J& c, size_t i = 0) { return c.tangents[i]; }
-// Tangent i, zeros where the input has none.
-Tensor t_or_zero(const J& c, size_t i) {
-  return c.has(i) ? c.tangents[i] : zeros(x(c, i).sizes(), c.result.dtype());
-}
-// The sum of two optional terms (undefined: absent).
-Tensor plus(const Tensor& a, const Tensor& b) {
-  if (!a.defined()) return b;
-  if (!b.defined()) return a;
-  return add(a, b);
-}
+using namespace args;  // NOLINT: x(c), t(c) as in the other formulas
 // Tangent i times `f`, when input i has a tangent.
 template <typename F>
 Tensor term(const J& c, size_t i, const F& f) {

@@ -31,6 +31,17 @@ namespace gradtrack::autograd::jvp {
   /* forward AD of the ops merged after the audit */ X(baddbmm)
 // clang-format on
 
+// What both formula files read their arguments with (jvp_formulas.cpp and
+// jvp_formulas_more.cpp bring these into scope with `using namespace args`).
+namespace args {
+inline const Tensor& x(const JvpCtx& c, size_t i = 0) { return c.primals[i]; }
+inline const Tensor& t(const JvpCtx& c, size_t i = 0) { return c.tangents[i]; }
+// Tangent i, zeros where the input has none.
+Tensor t_or_zero(const JvpCtx& c, size_t i);
+// The sum of two optional terms (undefined: absent).
+Tensor plus(const Tensor& a, const Tensor& b);
+}  // namespace args
+
 #define GT_JVP_DECLARE(name) Tensor name##_jvp(const JvpCtx& c);
 GT_JVP_FORMULAS(GT_JVP_DECLARE)
 GT_JVP_FORMULAS_MORE(GT_JVP_DECLARE)

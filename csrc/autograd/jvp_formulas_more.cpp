@@ -18,16 +18,8 @@ namespace {
 using namespace ::gradtrack::ops;  // NOLINT: the formulas read as math
 using J = JvpCtx;
 
-const Tensor& x(const J& c, size_t i = 0) { return c.primals[i]; }
-const Tensor& t(const J& c, size_t i = 0) { return c.tangents[i]; }
-Tensor zeros_like_input(const J& c, size_t i) { return zeros(x(c, i).sizes(), c.result.dtype()); }
-Tensor t_or_zero(const J& c, size_t i) { return c.has(i) ? t(c, i) : zeros_like_input(c, i); }
+using namespace args;  // NOLINT: x(c), t(c) as in the other formulas
 Tensor zero_scalar(const J& c) { return zeros({}, c.result.dtype()); }
-Tensor plus(const Tensor& a, const Tensor& b) {
-  if (!a.defined()) return b;
-  if (!b.defined()) return a;
-  return add(a, b);
-}
 // The index list of an indexing node: attrs.ints0 says which dims have an
 // index, the extras are the index tensors.
 IndexList saved_indices(const J& c) {

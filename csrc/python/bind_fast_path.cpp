@@ -57,12 +57,37 @@ int fast_path_traverse(PyObject* self, visitproc visit, void* arg) {
   return 0;
 }
 
+// NOTE [Lazy signatures]
+// Each wrapper's inspect.Signature (torch's parameters plus out=/layout=) took
+// parsing the C++ function's docstring and making Parameter objects: ~150 of
+// them were a tenth of `import gradtrack`. A wrapper may instead carry
+// `_gt_signature`, a function that builds it: the first read of __signature__
+// calls it and stores the result on the wrapper, as if it had been set.
+PyObject* lazy_signature(PyObject* slow, PyObject* name) {
+  PyObject* make = PyObject_GetAttrString(slow, "_gt_signature");
+  if (make == nullptr) {
+    if (!PyErr_ExceptionMatches(PyExc_AttributeError)) return nullptr;
+    PyErr_Clear();
+    return PyObject_GetAttr(slow, name);
+  }
+  PyObject* sig = PyObject_CallNoArgs(make);
+  Py_DECREF(make);
+  if (sig == nullptr || PyObject_SetAttr(slow, name, sig) < 0 ||
+      PyObject_DelAttrString(slow, "_gt_signature") < 0) {
+    Py_XDECREF(sig);
+    return nullptr;
+  }
+  return sig;
+}
+
 // Its own three fields by their _gt_ names; every other attribute is the wrapper's.
 PyObject* fast_path_getattr(PyObject* self, PyObject* name) {
   auto* f = reinterpret_cast<FastPath*>(self);
   if (PyUnicode_CompareWithASCIIString(name, "_gt_fast") == 0) return Py_NewRef(f->fast);
   if (PyUnicode_CompareWithASCIIString(name, "_gt_slow") == 0) return Py_NewRef(f->slow);
   if (PyUnicode_CompareWithASCIIString(name, "_gt_triggers") == 0) return Py_NewRef(f->triggers);
+  if (PyUnicode_CompareWithASCIIString(name, "__signature__") == 0)
+    return lazy_signature(f->slow, name);
   return PyObject_GetAttr(f->slow, name);
 }
 
@@ -74,12 +99,11 @@ PyObject* fast_path_repr(PyObject* self) {
   return PyObject_Repr(reinterpret_cast<FastPath*>(self)->slow);
 }
 
-PyObject* fast_path_get(PyObject* self, PyObject* obj, PyObject* type) {
-  // Stored on a class it binds as the wrapper function would.
-  PyObject* slow = reinterpret_cast<FastPath*>(self)->slow;
-  descrgetfunc get = Py_TYPE(slow)->tp_descr_get;
-  if (get == nullptr || obj == nullptr) return Py_NewRef(self);
-  return get(slow, obj, type);
+PyObject* fast_path_get(PyObject* self, PyObject* obj, PyObject* /*type*/) {
+  // Stored on a class (Tensor.new_zeros) it binds as a function does, itself:
+  // a bound call takes the fast path too, and inspect finds the signature.
+  if (obj == nullptr || obj == Py_None) return Py_NewRef(self);
+  return PyMethod_New(self, obj);
 }
 
 PyTypeObject fast_path_type = [] {

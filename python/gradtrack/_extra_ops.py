@@ -12,7 +12,7 @@ tensor([1., 2., 3.], grad_fn=<SortBackward0>)
 """
 
 import builtins
-import inspect
+import types
 
 from . import _C, _inplace, return_types
 
@@ -207,15 +207,40 @@ def _triu_(self, diagonal=0):
 
 
 def _method(fn):
+    """``fn`` as a Tensor method: the same function with its first parameter
+    named ``self``, so that its signature is the method's (no wrapper: a copy
+    with the renamed code object)."""
+    code = fn.__code__
+    first = code.co_varnames[0]
+    if first in code.co_cellvars or "__signature__" in vars(fn):
+        return _bound_like(fn)  # a closure reads the parameter by its name
+    method = types.FunctionType(code.replace(co_varnames=("self", *code.co_varnames[1:])),
+                                fn.__globals__, fn.__name__, fn.__defaults__, fn.__closure__)
+    method.__kwdefaults__ = fn.__kwdefaults__
+    method.__annotations__ = {("self" if k == first else k): v
+                              for k, v in fn.__annotations__.items()}
+    method.__doc__ = fn.__doc__
+    method.__qualname__ = fn.__name__
+    method.__module__ = fn.__module__
+    return method
+
+
+def _bound_like(fn):
+    """``fn`` as a Tensor method through a fast path (NOTE [Lazy signatures])."""
+    from ._out import fast_path, lazy_signature
+
     def method(self, *args, **kwargs):
         return fn(self, *args, **kwargs)
     method.__name__ = method.__qualname__ = fn.__name__
     method.__doc__ = fn.__doc__
-    # The method's signature is the function's with ``self`` for ``input``.
-    sig = inspect.signature(fn)
-    params = list(sig.parameters.values())
-    method.__signature__ = sig.replace(parameters=[params[0].replace(name="self")] + params[1:])
-    return method
+
+    def signature():
+        import inspect
+
+        sig = inspect.signature(fn)
+        params = list(sig.parameters.values())
+        return sig.replace(parameters=[params[0].replace(name="self")] + params[1:])
+    return fast_path(fn, lazy_signature(method, signature), ())
 
 
 FUNCTIONS = (cumsum, cumprod, sort, argsort, topk, var, std, var_mean, std_mean, logsumexp,

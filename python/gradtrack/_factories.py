@@ -4,9 +4,7 @@ raises torch's error (a CPU-only torch 2.13 has no pinned-memory allocator:
 measured, it raises the RuntimeError below from every factory).
 """
 
-import ast
 import functools
-import inspect
 
 from . import _C
 
@@ -50,8 +48,9 @@ def check(name, layout_arg, pin_memory):
         raise RuntimeError(_PIN)
 
 
-def _builtin_parameters(fn):
-    """The parameters a pybind11 function lists in its first docstring line."""
+def _builtin_parts(fn):
+    """The parameter texts (``"dim: int = 0"``) a pybind11 function lists in
+    its first docstring line."""
     line = (fn.__doc__ or "").split("\n")[0]
     text = line[line.index("(") + 1:line.rindex(") ->")]
     parts, depth, cur = [], 0, ""
@@ -64,8 +63,20 @@ def _builtin_parameters(fn):
         else:
             cur += ch
     parts.append(cur.strip())
+    return [part for part in parts if part]
+
+
+def _part_name(part):
+    return part.split(":")[0].split("=")[0].strip().lstrip("*")
+
+
+def _builtin_parameters(fn):
+    """The parameters a pybind11 function lists in its first docstring line."""
+    import ast
+    import inspect
+
     params, kind = [], inspect.Parameter.POSITIONAL_OR_KEYWORD
-    for part in filter(None, parts):
+    for part in _builtin_parts(fn):
         if part == "*":
             kind = inspect.Parameter.KEYWORD_ONLY
             continue
@@ -73,34 +84,76 @@ def _builtin_parameters(fn):
             params.append(inspect.Parameter(part.lstrip("*"), inspect.Parameter.VAR_POSITIONAL))
             kind = inspect.Parameter.KEYWORD_ONLY
             continue
-        pname = part.split(":")[0].split("=")[0].strip()
         default = inspect.Parameter.empty
         if "=" in part:
             try:
                 default = ast.literal_eval(part.rsplit("=", 1)[1].strip())
             except (ValueError, SyntaxError):
                 default = None
-        params.append(inspect.Parameter(pname, kind, default=default))
+        params.append(inspect.Parameter(_part_name(part), kind, default=default))
     return params
 
 
-def with_layout(fn, name, layout_too=True):
-    """``fn`` taking (and checking) ``layout=`` and ``pin_memory=`` too
-    (only ``pin_memory=`` when not layout_too: ``tensor()``)."""
+def param_names(fn):
+    """The names of ``fn``'s parameters, without building its signature (as
+    ``import gradtrack`` needs them: NOTE [Lazy signatures])."""
+    make = getattr(fn, "_gt_signature", None)
+    sig = make() if make is not None else vars(fn).get("__signature__") if hasattr(
+        fn, "__dict__") else None
+    if sig is not None:
+        return set(sig.parameters)
+    code = getattr(fn, "__code__", None)
+    if code is not None:
+        count = code.co_argcount + code.co_kwonlyargcount
+        count += bool(code.co_flags & 0x04) + bool(code.co_flags & 0x08)  # *args, **kwargs
+        return set(code.co_varnames[:count])
     try:
-        params = list(inspect.signature(fn).parameters.values())
+        return {_part_name(part) for part in _builtin_parts(fn) if part != "*"}
+    except ValueError:  # no "name(...) ->" line: an overload set or a plain builtin
+        return set()
+
+
+def _parameters(fn):
+    try:
+        make = fn._gt_signature
+    except AttributeError:
+        pass
+    else:
+        return list(make().parameters.values())
+    import inspect
+
+    try:
+        return list(inspect.signature(fn).parameters.values())
     except (TypeError, ValueError):
-        params = _builtin_parameters(fn)
+        return _builtin_parameters(fn)
+
+
+def _insert_keywords(params, added):
+    """``params`` with keyword-only parameters ``added`` ((name, default) pairs)
+    before any ``**kwargs``, leaving out the names it has."""
+    import inspect
+
     names = {p.name for p in params}
-    passes_layout = "layout" in names
-    checks_device = name == "randint_like"  # the one factory whose own code does not
+    extra = [inspect.Parameter(n, inspect.Parameter.KEYWORD_ONLY, default=d)
+             for n, d in added if n not in names]
+    kw_at = next((i for i, p in enumerate(params) if p.kind is p.VAR_KEYWORD), len(params))
+    return inspect.Signature(params[:kw_at] + extra + params[kw_at:])
+
+
+def with_layout(fn, name, layout_too=True, device_too=False):
+    """``fn`` taking (and checking) ``layout=`` and ``pin_memory=`` too
+    (only ``pin_memory=`` when not layout_too: ``tensor()``; ``device=`` too
+    when device_too: the ``Tensor.new_*`` methods)."""
+    passes_layout = "layout" in param_names(fn)
+    checks_device = device_too or name == "randint_like"  # their own code does not
 
     if layout_too:
         @functools.wraps(fn)
         def factory(*args, layout=None, pin_memory=False, **kwargs):
             check(name, layout, pin_memory)
             if checks_device:
-                _C._extra.check_device(kwargs.get("device"))
+                _C._extra.check_device(kwargs.pop("device", None) if device_too
+                                       else kwargs.get("device"))
             if passes_layout:
                 kwargs["layout"] = layout
             return fn(*args, **kwargs)
@@ -111,32 +164,17 @@ def with_layout(fn, name, layout_too=True):
             return fn(*args, **kwargs)
 
     added = (("layout", None), ("pin_memory", False)) if layout_too else (("pin_memory", False),)
-    extra = [inspect.Parameter(n, inspect.Parameter.KEYWORD_ONLY, default=d)
-             for n, d in added if n not in names]
-    kw_at = next((i for i, p in enumerate(params) if p.kind is p.VAR_KEYWORD), len(params))
-    factory.__signature__ = inspect.Signature(params[:kw_at] + extra + params[kw_at:])
-    del factory.__wrapped__
-    return factory
+    if device_too:
+        added = (("device", None), *added)
+    from ._out import lazy_signature
+
+    return lazy_signature(factory, lambda: _insert_keywords(_parameters(fn), added))
 
 
 FACTORIES = ("zeros", "ones", "empty", "full", "arange", "eye", "linspace", "rand", "randn",
              "randint", "randperm", "zeros_like", "ones_like", "empty_like", "full_like",
              "rand_like", "randn_like", "randint_like")
 NEW_METHODS = ("new_empty", "new_full", "new_ones", "new_zeros")
-
-
-def _with_device(fn):
-    """Tensor.new_*: torch's ``device=`` (CPU only) beside layout/pin_memory."""
-    @functools.wraps(fn)
-    def method(*args, device=None, **kwargs):
-        _C._extra.check_device(device)
-        return fn(*args, **kwargs)
-    params = list(inspect.signature(fn).parameters.values())
-    kw_at = next((i for i, p in enumerate(params) if p.kind is p.VAR_KEYWORD), len(params))
-    params.insert(kw_at, inspect.Parameter("device", inspect.Parameter.KEYWORD_ONLY, default=None))
-    method.__signature__ = inspect.Signature(params)
-    del method.__wrapped__
-    return method
 
 
 def _is_pinned(self, device=None):
@@ -158,14 +196,16 @@ def install(namespace, tensor_cls):
     for name in FACTORIES:
         if name in namespace:
             fn = namespace[name]
-            namespace[name] = with_layout(fn, name)
-            if name != "randint_like":  # it checks device= in the wrapper
-                namespace[name] = fast_path(fn, namespace[name], ("layout", "pin_memory"))
+            # randint_like checks device= in the wrapper
+            triggers = ("layout", "pin_memory", "device")[:3 if name == "randint_like" else 2]
+            namespace[name] = fast_path(fn, with_layout(fn, name), triggers)
     fn = namespace["tensor"]
     namespace["tensor"] = fast_path(fn, with_layout(fn, "tensor", layout_too=False),
                                     ("pin_memory",))
     for name in NEW_METHODS:
-        setattr(tensor_cls, name, with_layout(_with_device(getattr(tensor_cls, name)), name))
+        fn = getattr(tensor_cls, name)
+        setattr(tensor_cls, name, fast_path(fn, with_layout(fn, name, device_too=True),
+                                            ("device", "layout", "pin_memory")))
     tensor_cls.layout = property(lambda self: strided, doc="The memory layout: gradtrack.strided.")
     tensor_cls.is_pinned = _is_pinned
     tensor_cls.pin_memory = _pin_memory

@@ -15,7 +15,6 @@ NOTE [out= rules] (measured on torch 2.13)
 """
 
 import functools
-import inspect
 import warnings
 
 from . import _C
@@ -97,12 +96,25 @@ def accepts_out(name, strict_cast=False):
             if out is None:
                 return fn(*args, **kwargs)
             return call(name, fn, args, kwargs, out, strict_cast)
-        sig = inspect.signature(fn)
-        params = list(sig.parameters.values())
-        params.append(inspect.Parameter("out", inspect.Parameter.KEYWORD_ONLY, default=None))
-        with_out.__signature__ = sig.replace(parameters=params)
-        return with_out
+
+        def signature():
+            import inspect
+
+            sig = inspect.signature(fn)
+            out_param = inspect.Parameter("out", inspect.Parameter.KEYWORD_ONLY, default=None)
+            return sig.replace(parameters=[*sig.parameters.values(), out_param])
+        return fast_path(fn, lazy_signature(with_out, signature), ("out",))
     return wrap
+
+
+def lazy_signature(wrapper, make):
+    """``wrapper``, whose ``__signature__`` ``make()`` builds on first read once
+    ``wrapper`` is inside a :func:`fast_path` (NOTE [Lazy signatures] in
+    csrc/python/bind_fast_path.cpp): building them all made a tenth of
+    ``import gradtrack``."""
+    wrapper.__dict__.pop("__wrapped__", None)
+    wrapper._gt_signature = make
+    return wrapper
 
 
 def fast_path(fn, wrapper, triggers):

@@ -5,10 +5,9 @@ that cannot be cast to ``out``'s; a factory called with ``out=`` and no
 """
 
 import functools
-import inspect
 
 from . import _out
-from ._factories import _builtin_parameters
+from ._factories import _builtin_parameters, param_names
 
 UNARY = ("abs", "acos", "asin", "atan", "ceil", "cos", "cosh", "erf", "exp", "exp2", "expm1",
          "floor", "frac", "log", "log10", "log1p", "log2", "neg", "reciprocal", "round", "rsqrt",
@@ -45,6 +44,8 @@ _DT = {"bool": "Bool", "uint8": "Byte", "int32": "Int", "int64": "Long", "float3
 
 
 def _parameters(fn):
+    import inspect
+
     try:
         return list(inspect.signature(fn).parameters.values())
     except (TypeError, ValueError):
@@ -57,14 +58,17 @@ def _parameters(fn):
 
 
 def _with_signature(wrapper, fn):
-    params = _parameters(fn)
-    if "out" not in {p.name for p in params}:
-        kw_at = next((i for i, p in enumerate(params) if p.kind is p.VAR_KEYWORD), len(params))
-        params.insert(kw_at, inspect.Parameter("out", inspect.Parameter.KEYWORD_ONLY,
-                                               default=None))
-    wrapper.__signature__ = inspect.Signature(params)
-    del wrapper.__wrapped__
-    return wrapper
+    def signature():
+        import inspect
+
+        params = _parameters(fn)
+        if "out" not in {p.name for p in params}:
+            kw_at = next((i for i, p in enumerate(params) if p.kind is p.VAR_KEYWORD),
+                         len(params))
+            params.insert(kw_at, inspect.Parameter("out", inspect.Parameter.KEYWORD_ONLY,
+                                                   default=None))
+        return inspect.Signature(params)
+    return _out.lazy_signature(wrapper, signature)
 
 
 def _dt(t):
@@ -167,7 +171,6 @@ def install(namespace):
 
 
 def _names(fn):
-    try:
-        return {p.name for p in _parameters(fn)}
-    except (ValueError, SyntaxError):
-        return set()
+    if "out" in getattr(fn, "_gt_triggers", ()):
+        return {"out"}
+    return param_names(fn)

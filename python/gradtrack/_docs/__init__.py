@@ -8,7 +8,6 @@ place) keeps it: these tables only fill gaps.
 """
 
 import importlib
-import inspect
 import re
 
 _SIGNATURE = re.compile(r"^(\d+\. )?\w+\((.*\) -> |\*args, \*\*kwargs\)$)")
@@ -26,13 +25,37 @@ AREAS = [
 ]
 
 
+def _clean(text):
+    """``text`` as ``inspect.cleandoc`` leaves it (first line stripped, the common
+    indent of the others removed, no blank lines at either end), without
+    importing inspect at ``import gradtrack`` (NOTE [Lazy signatures])."""
+    first, *rest = text.expandtabs().split("\n")
+    indents = [len(line) - len(line.lstrip()) for line in rest if line.strip()]
+    margin = min(indents, default=0)
+    lines = [first.lstrip(), *(line[margin:] for line in rest)]
+    while lines and not lines[-1]:
+        lines.pop()
+    while lines and not lines[0]:
+        lines.pop(0)
+    return "\n".join(lines)
+
+
 def _with_import(text):
     """``text`` cleaned, its first example preceded by ``import gradtrack``."""
-    text = inspect.cleandoc(text) + "\n"
+    text = _clean(text) + "\n"
     if ">>>" in text and "import gradtrack" not in text:
         head, _, tail = text.partition(">>>")
         text = head + ">>> import gradtrack\n>>>" + tail
     return text
+
+
+def _stored(owner, name):
+    """What ``owner`` (a module, or a class and its bases) stores under ``name``,
+    not what reading the attribute makes of it (a method, not a bound one)."""
+    for scope in owner.__mro__ if isinstance(owner, type) else (owner,):
+        if name in vars(scope):
+            return vars(scope)[name]
+    return None
 
 
 def _own_words(doc):
@@ -47,12 +70,13 @@ def _own_words(doc):
 def _set(owner, name, text):
     from gradtrack import _C
 
-    raw = inspect.getattr_static(owner, name, None)
+    raw = _stored(owner, name)
     if raw is None:
         return  # the name left the package; the docstring test reports the rest
     current = getattr(owner, name).__doc__ or ""
     if ">>>" in current:
         return
+    text = _with_import(text)
     builtin = type(raw).__name__ in ("builtin_function_or_method", "instancemethod")
     if _own_words(current):
         # The docstring written where the name is defined says what it does; add
@@ -77,4 +101,4 @@ def attach():
         for part in filter(None, owner_path.split(".")):
             owner = getattr(owner, part)
         for name, text in table.items():
-            _set(owner, name, _with_import(text))
+            _set(owner, name, text)

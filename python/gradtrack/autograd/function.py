@@ -25,7 +25,6 @@ Python. ``y.grad_fn`` is the ``ctx`` object the forward and backward saw.
 """
 
 import functools
-import inspect
 import warnings
 from collections.abc import Callable
 from typing import Any, TypeVar, cast
@@ -306,6 +305,8 @@ class Function(FunctionCtx, metaclass=FunctionMeta):
     def apply(cls, *args: Any, **kwargs: Any) -> Any:
         """Runs ``forward`` without recording, then records one node for the call."""
         if _is_setup_context_defined(cls.setup_context):
+            import inspect  # not at import: NOTE [Lazy signatures]
+
             bound = inspect.signature(cls.forward).bind(*args, **kwargs)
             bound.apply_defaults()
             args = bound.args
@@ -319,6 +320,8 @@ class Function(FunctionCtx, metaclass=FunctionMeta):
         # signature (after ctx), as PyTorch's apply does; defaults are not
         # filled in, so every earlier position must be given.
         if cls._forward_params is None:
+            import inspect
+
             params = list(inspect.signature(cls.forward).parameters)[1:]
             cls._forward_params = params
         params = cls._forward_params

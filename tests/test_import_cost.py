@@ -1,0 +1,80 @@
+"""What keeps ``import gradtrack`` cheap (issue 21's import goal) without
+changing what a user sees: NOTE [Lazy signatures] in
+csrc/python/bind_fast_path.cpp."""
+
+import importlib
+import inspect
+import subprocess
+import sys
+
+import pytest
+
+import gradtrack
+from gradtrack import _docs
+
+
+def test_import_loads_no_inspect_or_ast():
+    code = ("import sys, gradtrack; "
+            "print(sorted(m for m in ('inspect', 'ast', 'dis', 'tokenize', 'numpy') "
+            "if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         timeout=120, check=True).stdout
+    assert out.strip() == "[]"
+
+
+def test_clean_is_cleandoc_on_every_table_text():
+    texts = 0
+    for area, _ in _docs.AREAS:
+        for text in importlib.import_module(f"gradtrack._docs.{area}").DOCS.values():
+            assert _docs._clean(text) == inspect.cleandoc(text)
+            texts += 1
+    assert texts > 400
+    odd = ["\n\n  a\n    b\n\n", "x", "", "\tfirst\n\t\tsecond\n\t third", "a\n   \n  b\n"]
+    for text in odd:
+        assert _docs._clean(text) == inspect.cleandoc(text)
+
+
+def test_lazy_signature_is_built_once_and_stored():
+    fn = gradtrack.exp
+    slow = fn._gt_slow
+    first = inspect.signature(fn)
+    assert "_gt_signature" not in vars(slow)
+    assert inspect.signature(fn) is first
+    assert str(first) == "(input, *, out=None)"
+
+
+@pytest.mark.parametrize("name, expected", [
+    ("add", "(input, other, *, alpha=1, out=None)"),
+    ("cumsum", "(input, dim, *, dtype=None, out=None)"),
+    ("where", "(condition, input, other, *, out=None)"),
+    ("tensor", "(data, *, dtype=None, requires_grad=False, device=None, pin_memory=False)"),
+])
+def test_module_function_signatures(name, expected):
+    assert str(inspect.signature(getattr(gradtrack, name))) == expected
+
+
+def test_new_methods_bind_the_fast_path():
+    t = gradtrack.ones(2, dtype=gradtrack.float64)
+    assert str(inspect.signature(t.new_zeros)) == (
+        "(*size, dtype=None, requires_grad=False, device=None, layout=None, pin_memory=False)")
+    assert str(inspect.signature(gradtrack.Tensor.new_full)).startswith("(self, size, fill_value")
+    z = t.new_zeros(3, device="cpu", layout=gradtrack.strided)
+    assert z.dtype == gradtrack.float64 and z.tolist() == [0.0, 0.0, 0.0]
+    assert t.new_ones((2,)).tolist() == [1.0, 1.0]
+    with pytest.raises(AssertionError, match="Torch not compiled with CUDA enabled"):
+        t.new_zeros(2, device="cuda")
+    with pytest.raises(RuntimeError, match="pin_memory=True requires"):
+        t.new_empty(2, pin_memory=True)
+
+
+def test_methods_copied_from_functions():
+    x = gradtrack.tensor([3.0, 1.0, 2.0])
+    # cumsum is a copy of the function with `self` for `input`; diff keeps a wrapper
+    # (its body reads the parameter from a closure)
+    assert inspect.isfunction(gradtrack.Tensor.cumsum)
+    assert str(inspect.signature(gradtrack.Tensor.cumsum)) == "(self, dim, *, dtype=None)"
+    assert x.cumsum(0).tolist() == [3.0, 4.0, 6.0]
+    assert x.cumsum(dim=0).tolist() == [3.0, 4.0, 6.0]
+    assert str(inspect.signature(gradtrack.Tensor.diff)).startswith("(self, n=1, dim=-1")
+    assert x.diff().tolist() == [-2.0, 1.0]
+    assert gradtrack.Tensor.cumsum.__doc__ == gradtrack.cumsum.__doc__

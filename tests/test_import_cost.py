@@ -10,7 +10,7 @@ import sys
 import pytest
 
 import gradtrack
-from gradtrack import _docs
+from gradtrack import _C, _docs
 
 
 def test_import_loads_no_inspect_or_ast():
@@ -26,12 +26,12 @@ def test_clean_is_cleandoc_on_every_table_text():
     texts = 0
     for area, _ in _docs.AREAS:
         for text in importlib.import_module(f"gradtrack._docs.{area}").DOCS.values():
-            assert _docs._clean(text) == inspect.cleandoc(text)
+            assert _C._docs.clean(text) == inspect.cleandoc(text)
             texts += 1
     assert texts > 400
     odd = ["\n\n  a\n    b\n\n", "x", "", "\tfirst\n\t\tsecond\n\t third", "a\n   \n  b\n"]
     for text in odd:
-        assert _docs._clean(text) == inspect.cleandoc(text)
+        assert _C._docs.clean(text) == inspect.cleandoc(text)
 
 
 def test_lazy_signature_is_built_once_and_stored():

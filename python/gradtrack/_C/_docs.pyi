@@ -4,7 +4,13 @@ docstrings attached from gradtrack/_docs
 """
 from __future__ import annotations
 import typing
-__all__: list[str] = ['set_doc']
+__all__: list[str] = ['attach', 'clean', 'set_doc']
+
+def attach(owner: typing.Any, table: dict[typing.Any, typing.Any]) -> None:
+    ...
+
+def clean(text: str) -> str:
+    ...
 
 def set_doc(func: typing.Any, text: str) -> None:
     ...

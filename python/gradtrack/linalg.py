@@ -5,7 +5,7 @@
 tensor(5.)
 """
 
-import builtins
+import builtins as _builtins
 
 from . import _C
 
@@ -14,7 +14,7 @@ _INF = float("inf")
 
 
 def _dims(dim):
-    return None if dim is None else (dim,) if isinstance(dim, builtins.int) else tuple(dim)
+    return None if dim is None else (dim,) if isinstance(dim, _builtins.int) else tuple(dim)
 
 
 def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):  # noqa: A002
@@ -154,9 +154,9 @@ def norm(A, ord=None, dim=None, keepdim=False, *, out=None, dtype=None):  # noqa
     """
     if out is not None:
         raise NotImplementedError("gradtrack: linalg.norm(out=...) is not implemented")
-    if dim is not None and not isinstance(dim, builtins.int) and len(dim) == 1:
+    if dim is not None and not isinstance(dim, _builtins.int) and len(dim) == 1:
         dim = dim[0]
-    if isinstance(dim, builtins.int) or (dim is None and ord is None):
+    if isinstance(dim, _builtins.int) or (dim is None and ord is None):
         if isinstance(ord, str):
             raise RuntimeError(f"linalg.matrix_norm: dim must be a 2-tuple. Got {dim}")
         return vector_norm(A, 2 if ord is None else ord, dim, keepdim, dtype=dtype)

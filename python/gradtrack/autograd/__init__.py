@@ -8,7 +8,7 @@
 
 import warnings
 from collections.abc import Sequence
-from typing import Any
+from typing import Any as _Any
 
 from .. import _C
 from . import forward_ad, function, functional, graph
@@ -66,7 +66,7 @@ def _grads_for(tensors, grad_tensors):
 def backward(tensors: "_C.Tensor | Sequence[_C.Tensor]",
              grad_tensors: "_C.Tensor | Sequence[_C.Tensor | None] | None" = None,
              retain_graph: bool | None = None, create_graph: bool = False,
-             grad_variables: Any = None,
+             grad_variables: _Any = None,
              inputs: "_C.Tensor | Sequence[_C.Tensor] | None" = None) -> None:
     """Accumulates gradients of ``tensors`` into the ``.grad`` of graph leaves.
 

@@ -14,12 +14,13 @@ returns the tensor.
 
 import math
 import warnings
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING as _TYPE_CHECKING
+from typing import Any as _Any
 
-if TYPE_CHECKING:
+if _TYPE_CHECKING:
     from .._C import Tensor
 
-from ..autograd.grad_mode import no_grad
+from ..autograd.grad_mode import no_grad as _no_grad
 
 __all__ = ["calculate_gain", "uniform_", "normal_", "constant_", "zeros_", "ones_",
            "xavier_uniform_", "xavier_normal_", "kaiming_uniform_", "kaiming_normal_",
@@ -84,11 +85,11 @@ def uniform_(tensor, a=0.0, b=1.0, generator=None):
     >>> bool((nn.init.uniform_(gradtrack.empty(100), -1, 1).abs() <= 1).all())
     True
     """
-    with no_grad():
+    with _no_grad():
         return tensor.uniform_(a, b, generator=generator)
 
 
-def normal_(tensor: "Tensor", mean: float = 0.0, std: float = 1.0, generator: Any = None) -> "Tensor":
+def normal_(tensor: "Tensor", mean: float = 0.0, std: float = 1.0, generator: _Any = None) -> "Tensor":
     """Fills ``tensor`` from N(mean, std^2).
 
     >>> import gradtrack
@@ -96,7 +97,7 @@ def normal_(tensor: "Tensor", mean: float = 0.0, std: float = 1.0, generator: An
     >>> nn.init.normal_(gradtrack.empty(2, 3), std=0.01).shape
     gradtrack.Size([2, 3])
     """
-    with no_grad():
+    with _no_grad():
         return tensor.normal_(mean, std, generator=generator)
 
 
@@ -108,7 +109,7 @@ def constant_(tensor, val):
     >>> nn.init.constant_(gradtrack.empty(2), 0.5)
     tensor([0.5000, 0.5000])
     """
-    with no_grad():
+    with _no_grad():
         return tensor.fill_(val)
 
 
@@ -123,7 +124,7 @@ def ones_(tensor):
     tensor([[1., 1., 1.],
             [1., 1., 1.]])
     """
-    with no_grad():
+    with _no_grad():
         return tensor.fill_(1.0)
 
 
@@ -138,7 +139,7 @@ def zeros_(tensor):
     tensor([[0., 0., 0.],
             [0., 0., 0.]])
     """
-    with no_grad():
+    with _no_grad():
         return tensor.zero_()
 
 
@@ -233,7 +234,7 @@ def trunc_normal_(tensor, mean=0.0, std=1.0, a=-2.0, b=2.0, generator=None):
     if (mean < a - 2 * std) or (mean > b + 2 * std):
         warnings.warn("mean is more than 2 std from [a, b] in nn.init.trunc_normal_. "
                       "The distribution of values may be incorrect.", stacklevel=2)
-    with no_grad():
+    with _no_grad():
         if norm_cdf((b - mean) / std) - norm_cdf((a - mean) / std) > 0.3:
             _redraw_outside(tensor, mean, std, a, b, generator)
         else:

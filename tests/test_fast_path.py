@@ -77,3 +77,23 @@ def test_fast_path_results_equal_the_wrappers():
         args = (a,) if name in ("exp", "sin") else (a, b)
         assert fn(*args).tolist() == fn._gt_slow(*args).tolist()
     assert gradtrack.add(a, b, alpha=2).tolist() == [6.0, 7.0, 8.0, 9.0]
+
+
+def test_fast_paths_pickle_by_name_as_torch_functions_do(torch):
+    import copy
+    import pickle
+
+    names = ("add", "tanh", "zeros", "cumsum", "hstack", "tensor", "arange")
+    for name in names:
+        fn = getattr(gradtrack, name)
+        assert fn.__module__ == getattr(torch, name).__module__.replace("torch", "gradtrack")
+        assert pickle.loads(pickle.dumps(fn)) is fn
+        assert copy.deepcopy(fn) is fn
+    assert pickle.loads(pickle.dumps(gradtrack.Tensor.new_zeros)) is gradtrack.Tensor.new_zeros
+
+    # what a process pool sends: a partial of a gradtrack function
+    import functools
+
+    part = pickle.loads(pickle.dumps(functools.partial(gradtrack.add, alpha=2)))
+    assert part.func is gradtrack.add
+    assert part(gradtrack.ones(2), gradtrack.ones(2)).tolist() == [3.0, 3.0]

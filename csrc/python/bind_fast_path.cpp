@@ -80,9 +80,28 @@ PyObject* lazy_signature(PyObject* slow, PyObject* name) {
   return sig;
 }
 
-// Its own three fields by their _gt_ names; every other attribute is the wrapper's.
+// Pickled (torch.save of a module holding gradtrack.tanh, a function sent to a
+// worker process) by name, as a function is: the wrapper's __qualname__ in its
+// __module__, which gradtrack sets to where the object lives.
+PyObject* fast_path_reduce(PyObject* self, PyObject* /*protocol*/) {
+  return PyObject_GetAttrString(reinterpret_cast<FastPath*>(self)->slow, "__qualname__");
+}
+
+PyMethodDef fast_path_methods[] = {
+    {"__reduce_ex__", fast_path_reduce, METH_O, nullptr},
+    {"__reduce__", reinterpret_cast<PyCFunction>(+[](PyObject* self, PyObject*) {
+       return fast_path_reduce(self, nullptr);
+     }),
+     METH_NOARGS, nullptr},
+    {nullptr, nullptr, 0, nullptr}};
+
+// Its own three fields by their _gt_ names and its pickling; every other
+// attribute is the wrapper's.
 PyObject* fast_path_getattr(PyObject* self, PyObject* name) {
   auto* f = reinterpret_cast<FastPath*>(self);
+  if (PyUnicode_CompareWithASCIIString(name, "__reduce_ex__") == 0 ||
+      PyUnicode_CompareWithASCIIString(name, "__reduce__") == 0)
+    return PyObject_GenericGetAttr(self, name);
   if (PyUnicode_CompareWithASCIIString(name, "_gt_fast") == 0) return Py_NewRef(f->fast);
   if (PyUnicode_CompareWithASCIIString(name, "_gt_slow") == 0) return Py_NewRef(f->slow);
   if (PyUnicode_CompareWithASCIIString(name, "_gt_triggers") == 0) return Py_NewRef(f->triggers);
@@ -115,6 +134,7 @@ PyTypeObject fast_path_type = [] {
   t.tp_call = PyVectorcall_Call;
   t.tp_repr = fast_path_repr;
   t.tp_getattro = fast_path_getattr;
+  t.tp_methods = fast_path_methods;
   t.tp_setattro = fast_path_setattr;
   t.tp_descr_get = fast_path_get;
   t.tp_traverse = fast_path_traverse;

@@ -240,7 +240,7 @@ def _bound_like(fn):
         sig = inspect.signature(fn)
         params = list(sig.parameters.values())
         return sig.replace(parameters=[params[0].replace(name="self")] + params[1:])
-    return fast_path(fn, lazy_signature(method, signature), ())
+    return fast_path(fn, lazy_signature(method, signature), (), "Tensor")
 
 
 FUNCTIONS = (cumsum, cumprod, sort, argsort, topk, var, std, var_mean, std_mean, logsumexp,

@@ -205,7 +205,7 @@ def install(namespace, tensor_cls):
     for name in NEW_METHODS:
         fn = getattr(tensor_cls, name)
         setattr(tensor_cls, name, fast_path(fn, with_layout(fn, name, device_too=True),
-                                            ("device", "layout", "pin_memory")))
+                                            ("device", "layout", "pin_memory"), "Tensor"))
     tensor_cls.layout = property(lambda self: strided, doc="The memory layout: gradtrack.strided.")
     tensor_cls.is_pinned = _is_pinned
     tensor_cls.pin_memory = _pin_memory

@@ -117,13 +117,18 @@ def lazy_signature(wrapper, make):
     return wrapper
 
 
-def fast_path(fn, wrapper, triggers):
+def fast_path(fn, wrapper, triggers, owner=""):
     """``wrapper``, except that a call given none of the keywords ``triggers``
     calls ``fn`` directly, with no Python frame (NOTE [The out= fast path] in
     csrc/python/bind_fast_path.cpp). ``wrapper`` must do just that itself when
     none of them is given; a ``fn`` that is already a fast path is unwrapped so
-    that a plain call skips every layer."""
+    that a plain call skips every layer. It will live at
+    ``gradtrack.<owner>.<name>`` (``owner`` "" for the module itself, "Tensor"
+    for a method): its name there is how it pickles."""
     from . import _C
+
+    wrapper.__module__ = "gradtrack"
+    wrapper.__qualname__ = f"{owner}.{wrapper.__name__}" if owner else wrapper.__name__
 
     inner = getattr(fn, "_gt_fast", None)
     if inner is not None:

@@ -1,7 +1,9 @@
 // Factories: constant fills, ranges, identity, random tensors.
 #include <cmath>
 #include <limits>
+#include <type_traits>
 
+#include "core/half.h"
 #include "kernels/reduced_float.h"
 #include "ops/common.h"
 
@@ -79,24 +81,83 @@ Tensor arange(Scalar start, Scalar end, Scalar step, std::optional<ScalarType> d
   return out;
 }
 
+namespace {
+
+// A linspace end as the number Python gave: a whole number is taken as the
+// int it would have been (c10 checks ints and floats differently).
+Scalar as_number(double v) {
+  const bool whole = std::isfinite(v) && v == std::floor(v) && std::fabs(v) < 9.2e18;
+  return whole ? Scalar(static_cast<int64_t>(v)) : Scalar(v);
+}
+
+// PyTorch converts both ends to the result's type first, with c10's checks: an
+// integer end (-1 for uint8 wraps to 255, as c10 allows) or the range of a
+// reduced float, which fill_'s conversion does not check.
+void check_linspace_end(double v, ScalarType t) {
+  if (is_reduced_float(t)) {
+    const bool half = t == ScalarType::Float16;
+    const double max = half ? 65504.0 : 3.3895313892515355e38;
+    GT_CHECK(!(std::isfinite(v) && std::fabs(v) > max),
+             "value cannot be converted to type c10::", half ? "Half" : "BFloat16",
+             " without overflow");
+    return;
+  }
+  check_fits(as_number(v), t);
+}
+
+// float16/bfloat16: PyTorch computes in the reduced type, rounding after every
+// operation (measured: bit for bit over random ends and lengths); the values
+// go to a float32 buffer, each exactly representable in the result type.
+Tensor linspace_reduced(double start, double end, int64_t steps, ScalarType dtype) {
+  const bool half = dtype == ScalarType::Float16;
+  auto r = [half](float x) {
+    return half ? half_to_float(float_to_half(x)) : bfloat16_to_float(float_to_bfloat16(x));
+  };
+  Tensor out = empty({steps}, ScalarType::Float32);
+  float* p = out.data<float>();
+  const float s = r(float(start)), e = r(float(end));
+  const float step = r(r(e - s) / r(float(steps - 1)));
+  const int64_t half_way = steps / 2;
+  for (int64_t i = 0; i < steps; ++i) {
+    p[i] = i < half_way ? r(s + r(step * r(float(i)))) : r(e - r(step * r(float(steps - 1 - i))));
+  }
+  return kernels::narrowed(out, dtype);
+}
+
+}  // namespace
+
 Tensor linspace(double start, double end, int64_t steps, ScalarType dtype) {
   GT_CHECK(steps >= 0, "number of steps must be non-negative");
-  if (is_reduced_float(dtype))
-    return kernels::narrowed(linspace(start, end, steps, ScalarType::Float32), dtype);
+  // no values to convert, or one: PyTorch fills it as fill_ would
+  if (steps == 0) return empty({0}, dtype);
+  if (steps == 1) {
+    check_fits(as_number(start), dtype);
+    return full({1}, as_number(start), dtype);
+  }
+  GT_CHECK_IMPL(dtype != ScalarType::Bool, "\"linspace_cpu\" not implemented for 'Bool'");
+  check_linspace_end(start, dtype);
+  check_linspace_end(end, dtype);
+  if (is_reduced_float(dtype)) return linspace_reduced(start, end, steps, dtype);
   Tensor out = empty({steps}, dtype);
   // PyTorch fills the first half from `start` and the second from `end`, so
-  // both endpoints are exact.
+  // both endpoints are exact, each value rounded once (a fused multiply-add):
+  // in the result's precision for floats, in double for integers (measured:
+  // bit for bit).
   GT_DISPATCH_ALL(dtype, [&] {
     scalar_t* p = out.data<scalar_t>();
-    if (steps == 1) {
-      p[0] = static_cast<scalar_t>(start);
-      return;
+    using step_t = std::conditional_t<std::is_floating_point_v<scalar_t>, scalar_t, double>;
+    scalar_t s, e;
+    if constexpr (std::is_floating_point_v<scalar_t>) {
+      s = scalar_t(start), e = scalar_t(end);
+    } else {  // through int64: a negative end wraps for uint8 as PyTorch's does
+      s = static_cast<scalar_t>(static_cast<int64_t>(start));
+      e = static_cast<scalar_t>(static_cast<int64_t>(end));
     }
-    double step = (end - start) / double(steps - 1);
-    int64_t half = steps / 2;
+    const step_t step = (step_t(e) - step_t(s)) / step_t(steps - 1);
+    const int64_t half = steps / 2;
     for (int64_t i = 0; i < steps; ++i) {
-      double v = i < half ? start + step * double(i) : end - step * double(steps - 1 - i);
-      p[i] = static_cast<scalar_t>(v);
+      p[i] = static_cast<scalar_t>(i < half ? std::fma(step, step_t(i), step_t(s))
+                                            : std::fma(-step, step_t(steps - 1 - i), step_t(e)));
     }
   });
   return out;

@@ -19,6 +19,7 @@
 #include "kernels/elementwise.h"
 #include "kernels/reduce.h"
 #include "kernels/reduced_float.h"
+#include "kernels/cascade_sum.h"
 #include "kernels/parallel.h"
 #include "kernels/simd.h"
 
@@ -143,10 +144,21 @@ struct Reducer {
   static T finish(A a) { return static_cast<T>(a); }
 };
 
+// A float sum over one contiguous run (a whole tensor, a row): PyTorch's order
+// (NOTE [PyTorch's summation order] in cascade_sum.cpp).
+template <typename T, ReduceOp Op>
+constexpr bool kTorchOrder = Op == ReduceOp::Sum && std::is_floating_point_v<T>;
+
 template <typename T, ReduceOp Op>
 void reduce_all(T* out, const T* in, const Group& red) {
   using R = Reducer<T, Op>;
   using A = typename R::A;
+  if constexpr (kTorchOrder<T, Op>) {
+    if (red.sizes.size() == 1 && red.in[0] == 1) {
+      *out = cascade_sum(in, red.numel, get_num_threads());
+      return;
+    }
+  }
   int threads = get_num_threads();
   std::vector<A> partial(static_cast<size_t>(threads), R::identity());
   int used = 1;
@@ -210,6 +222,14 @@ void reduce_rows(T* out, const T* in, const Group& kept, const Group& red) {
     // spent as long on that as on the reading.
     const int64_t in_step = kept.in[0], out_step = kept.out[0];
     const int64_t len = red.sizes[0], stride = red.in[0];
+    if constexpr (kTorchOrder<T, Op>) {
+      if (stride == 1) {
+        parallel_for(kept.numel, grain, [&](int64_t b, int64_t e) {
+          for (int64_t k = b; k < e; ++k) out[k * out_step] = cascade_sum(in + k * in_step, len, 1);
+        });
+        return;
+      }
+    }
     parallel_for(kept.numel, grain, [&](int64_t b, int64_t e) {
       for (int64_t k = b; k < e; ++k)
         out[k * out_step] = R::finish(R::run(in + k * in_step, len, stride, R::identity()));

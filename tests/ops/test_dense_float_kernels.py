@@ -25,54 +25,86 @@ def test_dense_add_mul_relu_match_numpy_bit_for_bit(n):
     assert np.array_equal(c.numpy(), (x * x) + (x * x), equal_nan=True)
 
 
-def _cascade_sum(x):
-    """The dense sum kernel's order, in numpy: blocks of 4096, each summed over
-    4 vectors of 64 bytes in x's precision (lane k of 4w takes elements k,
-    k + 4w, ...), folded as (s0 + s1) + (s2 + s3) then halved down to one
-    lane; the block's tail and the block totals add in double."""
-    w = 64 // x.itemsize
-    acc = 0.0
-    for start in range(0, x.size, 4096):
-        blk = x[start:start + 4096]
-        full = blk.size // (4 * w) * (4 * w)
-        lanes = np.zeros(4 * w, x.dtype)
-        for row in blk[:full].reshape(-1, 4 * w):
-            lanes = lanes + row
-        s = (lanes[0:w] + lanes[w:2 * w]) + (lanes[2 * w:3 * w] + lanes[3 * w:])
-        while s.size > 1:
-            s = s[: s.size // 2] + s[s.size // 2:]
-        tail = 0.0
-        for v in blk[full:]:
-            tail += float(v)
-        acc += float(s[0]) + tail
-    return acc
+def _ceil_log2(x):
+    return 1 if x <= 2 else int(x - 1).bit_length()
 
 
-# The sum kernel keeps its 64-byte lanes as 32-byte chains (AVX2 has no 64-byte
-# registers); the order of additions, and so every bit, must stay the same.
-# Row sums (one kept, one reduced dim) take their own loop over rows.
+def _items_sum(items):
+    """The four-way, four-level cascade over ``items`` (numbers or numpy lanes),
+    every addition in their dtype (NOTE [PyTorch's summation order])."""
+    groups = len(items) // 4
+    power = max(4, _ceil_log2(groups) // 4)
+    step, mask = 1 << power, (1 << power) - 1
+    zero = items[0] * 0 if len(items) else 0
+    acc = [[zero] * 4 for _ in range(4)]
+    g = 0
+    while g + step <= groups:
+        for _ in range(step):
+            acc[0] = [acc[0][k] + items[4 * g + k] for k in range(4)]
+            g += 1
+        for level in range(1, 4):
+            acc[level] = [acc[level][k] + acc[level - 1][k] for k in range(4)]
+            acc[level - 1] = [zero] * 4
+            if g & (mask << (level * power)):
+                break
+    for g in range(g, groups):
+        acc[0] = [acc[0][k] + items[4 * g + k] for k in range(4)]
+    for level in range(1, 4):
+        acc[0] = [acc[0][k] + acc[level][k] for k in range(4)]
+    part = acc[0]
+    for item in items[4 * groups:]:
+        part[0] = part[0] + item
+    return part[0] + part[1] + part[2] + part[3]
+
+
+def _torch_order_sum(x, lanes):
+    """One contiguous run summed as PyTorch's CPU kernel does with vectors of
+    ``lanes`` elements (single thread)."""
+    zero = x.dtype.type(0)
+    if x.size < lanes:
+        return zero + _items_sum(list(x))
+    vectors = x.size // lanes
+    v = _items_sum([x[i * lanes:(i + 1) * lanes] for i in range(vectors)])
+    total = zero
+    for e in x[vectors * lanes:]:
+        total = total + e
+    for e in v:
+        total = total + e
+    return zero + total
+
+
+# Float sums over contiguous runs follow PyTorch's order, bit for bit: the
+# model above, and torch itself on the same machine.
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
-@pytest.mark.parametrize("rows,length", [(1, 70001), (3, 4097), (37, 257), (5, 63), (300, 64)])
-def test_dense_sum_and_row_sums_follow_the_cascade_bit_for_bit(torch, dtype, rows, length):
+@pytest.mark.parametrize("rows,length", [(1, 70001), (3, 4097), (37, 257), (5, 63), (300, 64),
+                                         (4, 5), (2, 20000)])
+def test_dense_sum_and_row_sums_follow_torch_order_bit_for_bit(torch, dtype, rows, length):
     x = np.random.default_rng(length).standard_normal((rows, length)).astype(dtype) * 3
     a = gradtrack.from_numpy(x.copy())
-    want = np.array([_cascade_sum(r) for r in x]).astype(dtype)
-    threads = gradtrack.get_num_threads()
-    gradtrack.set_num_threads(1)  # a single row's sum is split across threads
-    try:
-        assert np.array_equal(a.sum(dim=1).numpy(), want)
-        assert np.array_equal(a.sum(dim=-1, keepdim=True).numpy()[:, 0], want)
-        assert np.array_equal(a.mean(dim=1).numpy(), (want / length).astype(dtype))
-        assert a[0].sum().item() == float(want[0])
-    finally:
-        gradtrack.set_num_threads(threads)
-    assert a.sum().item() == pytest.approx(float(x.astype(np.float64).sum()), rel=1e-5)
-    # Strided rows (a column sum of the transpose) and torch's values.
+    lanes = (64 if gradtrack._C._simd_level() == "avx512" else 32) // x.itemsize
+    want = np.array([_torch_order_sum(r, lanes) for r in x]).astype(dtype)
+    assert np.array_equal(a.sum(dim=1).numpy(), want)
+    assert np.array_equal(a.sum(dim=-1, keepdim=True).numpy()[:, 0], want)
+    assert np.array_equal(a.mean(dim=1).numpy(), (want / length).astype(dtype))
+    assert a[0].sum().item() == float(want[0])
     t = torch.from_numpy(x.copy())
+    assert np.array_equal(a.sum(dim=1).numpy(), t.sum(dim=1).numpy())
+    assert np.array_equal(a.mean(dim=1).numpy(), t.mean(dim=1).numpy())
+    # the whole tensor, cut into one chunk per thread from 32768 elements on
+    mine, theirs = gradtrack.get_num_threads(), torch.get_num_threads()
+    for threads in (1, 2, 3):
+        gradtrack.set_num_threads(threads)
+        torch.set_num_threads(threads)
+        try:
+            assert a.sum().item() == t.sum().item()
+            assert a.mean().item() == t.mean().item()
+        finally:
+            gradtrack.set_num_threads(mine)
+            torch.set_num_threads(theirs)
+    # strided rows (a column sum of the transpose) stay within rounding of torch's
     tol = dict(rtol=1e-5, atol=1e-4)
     assert np.allclose(a.t().sum(dim=0).numpy(), t.t().sum(dim=0).numpy(), **tol)
     assert np.allclose(a.t().sum(dim=1).numpy(), t.t().sum(dim=1).numpy(), **tol)
-    assert np.allclose(a.sum(dim=1).numpy(), t.sum(dim=1).numpy(), **tol)
 
 
 # float32 exp works on 32-byte vectors on AVX2 (64-byte ones only with

@@ -34,60 +34,61 @@ namespace gradtrack::kernels {
 
 namespace {
 
-constexpr int kLevels = 4;
-constexpr int kGroup = 4;
-constexpr int64_t kTorchGrain = 32768;
+constexpr int kTorchGrainElems = 32768;
 
 int64_t ceil_log2(int64_t x) { return x <= 2 ? 1 : 64 - __builtin_clzll(uint64_t(x - 1)); }
 
-// The four partial sums of `groups` groups of kGroup items, item(i) for
-// i < groups * kGroup, through the levels.
-template <typename A, typename Item>
-std::array<A, kGroup> level_sums(int64_t groups, const Item& item) {
-  const int64_t power = std::max<int64_t>(4, ceil_log2(groups) / kLevels);
+template <typename A, typename T>
+[[gnu::always_inline]] inline A load(const T* p) {
+  A a;
+  std::memcpy(&a, p, sizeof a);
+  return a;
+}
+
+// The sum of `count` items A (vectors of W elements, or single elements when
+// W == 1) stored one after the other from p. The running sums of the block
+// being read live in locals: the first level is always empty when a block
+// starts, so starting them at zero adds in the same order.
+template <typename A, int W, typename T>
+[[gnu::always_inline]] inline A items_sum(const T* p, int64_t count) {
+  const int64_t groups = count / 4;
+  const int64_t power = std::max<int64_t>(4, ceil_log2(groups) / 4);
   const int64_t step = int64_t(1) << power, mask = step - 1;
-  A acc[kLevels][kGroup];
-  for (auto& level : acc)
+  A up[3][4];  // levels 2, 3 and 4
+  for (auto& level : up)
     for (A& a : level) a = A{};
   int64_t g = 0;
   while (g + step <= groups) {
-    for (int64_t j = 0; j < step; ++j, ++g)
-      for (int k = 0; k < kGroup; ++k) acc[0][k] += item(g * kGroup + k);
-    for (int level = 1; level < kLevels; ++level) {
-      for (int k = 0; k < kGroup; ++k) {
-        acc[level][k] += acc[level - 1][k];
-        acc[level - 1][k] = A{};
+    A s0{}, s1{}, s2{}, s3{};
+    for (const int64_t end = g + step; g < end; ++g) {
+      const T* q = p + g * 4 * W;
+      s0 += load<A>(q);
+      s1 += load<A>(q + W);
+      s2 += load<A>(q + 2 * W);
+      s3 += load<A>(q + 3 * W);
+    }
+    up[0][0] += s0, up[0][1] += s1, up[0][2] += s2, up[0][3] += s3;
+    for (int level = 1; level < 3 && (g & (mask << (level * power))) == 0; ++level) {
+      for (int k = 0; k < 4; ++k) {
+        up[level][k] += up[level - 1][k];
+        up[level - 1][k] = A{};
       }
-      if ((g & (mask << (level * power))) != 0) break;
     }
   }
+  A part[4] = {A{}, A{}, A{}, A{}};
   for (; g < groups; ++g)
-    for (int k = 0; k < kGroup; ++k) acc[0][k] += item(g * kGroup + k);
-  for (int level = 1; level < kLevels; ++level)
-    for (int k = 0; k < kGroup; ++k) acc[0][k] += acc[level][k];
-  return {acc[0][0], acc[0][1], acc[0][2], acc[0][3]};
-}
-
-// The sum of `count` items.
-template <typename A, typename Item>
-A items_sum(int64_t count, const Item& item) {
-  const int64_t groups = count / kGroup;
-  std::array<A, kGroup> part = level_sums<A>(groups, item);
-  for (int64_t i = groups * kGroup; i < count; ++i) part[0] += item(i);
-  for (int k = 1; k < kGroup; ++k) part[0] += part[k];
-  return part[0];
+    for (int k = 0; k < 4; ++k) part[k] += load<A>(p + (g * 4 + k) * W);
+  for (int k = 0; k < 4; ++k) part[k] = ((part[k] + up[0][k]) + up[1][k]) + up[2][k];
+  for (int64_t i = groups * 4; i < count; ++i) part[0] += load<A>(p + i * W);
+  return ((part[0] + part[1]) + part[2]) + part[3];
 }
 
 template <typename T, int W>
-T run_sum(const T* p, int64_t n) {
-  if (n < W) return items_sum<T>(n, [p](int64_t i) { return p[i]; });
+[[gnu::always_inline]] inline T run_sum(const T* p, int64_t n) {
+  if (n < W) return items_sum<T, 1>(p, n);
   using V [[gnu::vector_size(W * sizeof(T))]] = T;
   const int64_t vectors = n / W;
-  const V lanes = items_sum<V>(vectors, [p](int64_t i) {
-    V v;
-    std::memcpy(&v, p + i * W, sizeof v);
-    return v;
-  });
+  const V lanes = items_sum<V, W>(p, vectors);
   T total = 0;
   for (int64_t k = vectors * W; k < n; ++k) total += p[k];
   T lane[W];
@@ -96,17 +97,40 @@ T run_sum(const T* p, int64_t n) {
   return total;
 }
 
+// One build per instruction set (the order, and so the bits, are the same in
+// each: vector lanes are separate sums); W as PyTorch's kernels on the CPU.
+template <typename T>
+T narrow_generic(const T* p, int64_t n) {
+  return run_sum<T, 32 / sizeof(T)>(p, n);
+}
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(GRADTRACK_NO_SIMD_CLONES)
+#define GT_CASCADE_X86 1
+template <typename T>
+__attribute__((target("arch=x86-64-v3"))) T narrow_avx2(const T* p, int64_t n) {
+  return run_sum<T, 32 / sizeof(T)>(p, n);
+}
+template <typename T>
+__attribute__((target("arch=x86-64-v4"))) T wide_avx512(const T* p, int64_t n) {
+  return run_sum<T, 64 / sizeof(T)>(p, n);
+}
+#endif
+
 template <typename T>
 T any_width_sum(const T* p, int64_t n) {
+#ifdef GT_CASCADE_X86
   // PyTorch's AVX-512 kernels are chosen on CPUs that have it (x86-64-v4).
-  static const bool wide = __builtin_cpu_supports("x86-64-v4");
-  constexpr int kNarrow = 32 / sizeof(T);
-  return wide ? run_sum<T, 2 * kNarrow>(p, n) : run_sum<T, kNarrow>(p, n);
+  static const int level = __builtin_cpu_supports("x86-64-v4")   ? 2
+                           : __builtin_cpu_supports("x86-64-v3") ? 1
+                                                                 : 0;
+  if (level == 2) return wide_avx512(p, n);
+  if (level == 1) return narrow_avx2(p, n);
+#endif
+  return narrow_generic(p, n);
 }
 
 template <typename T>
 T chunked_sum(const T* p, int64_t n, int threads) {
-  const int64_t used = std::min<int64_t>(threads, (n + kTorchGrain - 1) / kTorchGrain);
+  const int64_t used = std::min<int64_t>(threads, (n + kTorchGrainElems - 1) / kTorchGrainElems);
   if (used <= 1) return T(0) + any_width_sum(p, n);
   const int64_t chunk = (n + used - 1) / used;
   std::vector<T> part(static_cast<size_t>(threads), T(0));

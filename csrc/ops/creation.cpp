@@ -83,6 +83,14 @@ Tensor arange(Scalar start, Scalar end, Scalar step, std::optional<ScalarType> d
 
 namespace {
 
+// double -> int64 as x86's conversion (and so PyTorch's) gives it, without
+// C++'s undefined behaviour: out of range and NaN give INT64_MIN.
+int64_t x86_int64(double v) {
+  constexpr double kTwo63 = 9223372036854775808.0;
+  if (!(v >= -kTwo63 && v < kTwo63)) return std::numeric_limits<int64_t>::min();
+  return static_cast<int64_t>(v);
+}
+
 // A linspace end as the number Python gave: a whole number is taken as the
 // int it would have been (c10 checks ints and floats differently).
 Scalar as_number(double v) {
@@ -150,14 +158,22 @@ Tensor linspace(double start, double end, int64_t steps, ScalarType dtype) {
     if constexpr (std::is_floating_point_v<scalar_t>) {
       s = scalar_t(start), e = scalar_t(end);
     } else {  // through int64: a negative end wraps for uint8 as PyTorch's does
-      s = static_cast<scalar_t>(static_cast<int64_t>(start));
-      e = static_cast<scalar_t>(static_cast<int64_t>(end));
+      // an end of 2**63 - 1 arrived as the double 2**63: it is int64's max
+      s = static_cast<scalar_t>(start >= 0x1p63 ? std::numeric_limits<int64_t>::max()
+                                                : x86_int64(start));
+      e = static_cast<scalar_t>(end >= 0x1p63 ? std::numeric_limits<int64_t>::max()
+                                              : x86_int64(end));
     }
     const step_t step = (step_t(e) - step_t(s)) / step_t(steps - 1);
     const int64_t half = steps / 2;
     for (int64_t i = 0; i < steps; ++i) {
-      p[i] = static_cast<scalar_t>(i < half ? std::fma(step, step_t(i), step_t(s))
-                                            : std::fma(-step, step_t(steps - 1 - i), step_t(e)));
+      const step_t v = i < half ? std::fma(step, step_t(i), step_t(s))
+                                : std::fma(-step, step_t(steps - 1 - i), step_t(e));
+      if constexpr (std::is_floating_point_v<scalar_t>) {
+        p[i] = v;
+      } else {
+        p[i] = static_cast<scalar_t>(x86_int64(v));
+      }
     }
   });
   return out;

@@ -1,4 +1,5 @@
 // Elementwise kernels: one functor per function, run by the loops in loops.h.
+#include <algorithm>
 #include <atomic>
 #include <cmath>
 #include <limits>
@@ -636,6 +637,11 @@ void copy(const Tensor& out, const Tensor& src) {
             // memmove: copy_ between overlapping views that are not dense is
             // allowed (PyTorch's "too hard" overlap); memcpy would be undefined.
             std::memmove(ptr[0], ptr[1], static_cast<size_t>(n) * sizeof(O));
+          } else if (s[0] == sizeof(O) && s[1] == 0 && aligned_for<O>(ptr[0])) {
+            // an expanded value (the ones of sum()'s gradient made dense): a
+            // fill, which vectorizes; the generic loop ran 12x torch's time
+            const O v = load<I>(ptr[1]);
+            std::fill_n(reinterpret_cast<O*>(ptr[0]), n, v);
           } else {
             for (int64_t i = 0; i < n; ++i) store<O>(ptr[0] + i * s[0], load<I>(ptr[1] + i * s[1]));
           }

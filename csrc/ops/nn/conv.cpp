@@ -221,18 +221,23 @@ Tensor convolution(const Tensor& input, const Tensor& weight, const Tensor* bias
   Tensor x = dense(input), w = dense(weight);
   const ScalarType cdt = compute_dtype(input.dtype());
   Tensor out;
+  bool bias_done = false;
   if (!args.transposed) {
     out = empty(shape, cdt);
     if (x.sizes()[1] == 0) {
       kernels::fill(out, Scalar(0));
     } else {
-      kernels::conv_down(out, x, w, geom_of(x.sizes(), shape, w.sizes(), args));
+      // The bias is added per sample inside the kernel, while its output is cached.
+      const Tensor b = bias ? dense(*bias) : Tensor();
+      kernels::conv_down(out, x, w, geom_of(x.sizes(), shape, w.sizes(), args),
+                         bias ? &b : nullptr);
+      bias_done = true;
     }
   } else {
     out = zeros(shape, cdt);
     kernels::conv_up(out, x, w, geom_of(shape, x.sizes(), w.sizes(), args));
   }
-  if (bias && out.numel()) add_bias(out, kernels::widen(*bias));
+  if (bias && !bias_done && out.numel()) add_bias(out, kernels::widen(*bias));
   out = rounded_to(out, input.dtype());
   auto fill = [&](autograd::Attrs& at) { conv_args_to_attrs(args, at); };
   if (bias) {

@@ -286,10 +286,16 @@ void down_impl(T* col, const T* img, const T* w, const T* bias, const ConvGeom& 
 }
 
 template <typename T>
-void up_impl(T* img, const T* col, const T* w, const ConvGeom& g) {
+void up_impl(T* img, const T* col, const T* w, const ConvGeom& g, bool zero) {
   const Dims d = dims_of(g);
   const bool pw = is_pointwise(g) && samples_per_gemm(g, d) == 1;
   over_chunks<T>(g, d, [&](Chunk<T>& c) {
+    // Each thread zeroes its own samples just before adding into them: cached
+    // for the adds, and no serial pass over the whole image first.
+    if (zero) {
+      T* first = img + c.s0 * g.img_c * d.img_plane;
+      std::fill(first, first + c.m * g.img_c * d.img_plane, T(0));
+    }
     for (int64_t grp = 0; grp < g.groups; ++grp) {
       if (c.m == 1 && !pw) {
         up_tiled(c, img, col, w, grp, g, d);
@@ -373,11 +379,17 @@ void conv_down(const Tensor& col, const Tensor& image, const Tensor& weight, con
   });
 }
 
-void conv_up(const Tensor& image, const Tensor& col, const Tensor& weight, const ConvGeom& g) {
-  if (image.numel() == 0 || col.numel() == 0) return;
+void conv_up(const Tensor& image, const Tensor& col, const Tensor& weight, const ConvGeom& g,
+             bool zero) {
+  if (image.numel() == 0) return;
   dispatch(image, "conv", [&](auto tag) {
     using T = decltype(tag);
-    up_impl<T>(image.data<T>(), col.data<T>(), weight.data<T>(), g);
+    T* img = image.data<T>();
+    if (col.numel() == 0) {
+      if (zero) std::fill(img, img + image.numel(), T(0));
+      return;
+    }
+    up_impl<T>(img, col.data<T>(), weight.data<T>(), g, zero);
   });
 }
 

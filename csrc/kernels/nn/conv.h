@@ -30,8 +30,10 @@ struct ConvGeom {
 /// [col_c] of col's dtype, added to each sample right after its product).
 void conv_down(const Tensor& col, const Tensor& image, const Tensor& weight, const ConvGeom& g,
                const Tensor* bias = nullptr);
-/// image (dense, zero-filled by the caller) += col2im(W^T @ col).
-void conv_up(const Tensor& image, const Tensor& col, const Tensor& weight, const ConvGeom& g);
+/// image (dense) = (zero ? 0 : image) + col2im(W^T @ col); with `zero`, each
+/// thread zeroes its own samples first (image may hold anything).
+void conv_up(const Tensor& image, const Tensor& col, const Tensor& weight, const ConvGeom& g,
+             bool zero = false);
 /// gw (dense, weight's shape) = sum over the batch of col @ im2col(image)^T.
 void conv_wgrad(const Tensor& gw, const Tensor& col, const Tensor& image, const ConvGeom& g);
 

@@ -234,8 +234,8 @@ Tensor convolution(const Tensor& input, const Tensor& weight, const Tensor* bias
       bias_done = true;
     }
   } else {
-    out = zeros(shape, cdt);
-    kernels::conv_up(out, x, w, geom_of(shape, x.sizes(), w.sizes(), args));
+    out = empty(shape, cdt);
+    kernels::conv_up(out, x, w, geom_of(shape, x.sizes(), w.sizes(), args), /*zero=*/true);
   }
   if (bias && !bias_done && out.numel()) add_bias(out, kernels::widen(*bias));
   out = rounded_to(out, input.dtype());
@@ -257,8 +257,8 @@ std::array<Tensor, 3> convolution_backward(const Tensor& grad, const Tensor& inp
   if (!args.transposed) {
     const kernels::ConvGeom geo = geom_of(x.sizes(), g.sizes(), w.sizes(), args);
     if (need[0]) {
-      out[0] = zeros(input.sizes(), cdt);
-      kernels::conv_up(out[0], g, w, geo);
+      out[0] = empty(input.sizes(), cdt);
+      kernels::conv_up(out[0], g, w, geo, /*zero=*/true);
     }
     if (need[1]) {
       out[1] = empty(weight.sizes(), cdt);

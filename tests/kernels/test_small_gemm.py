@@ -147,3 +147,30 @@ def test_lstm_layer_at_benchmark_width(torch, reverse):
 def test_lstm_layer_many_rows_per_thread_uses_blas_and_matches_torch(torch):
     # More than 64 rows per thread: the per-step products go to BLAS instead.
     _lstm_layer_both(torch, 2, 150, 4, 9, "float32")
+
+
+def test_lstm_layer_row_split_agrees_with_one_thread():
+    # Batch 20 on 2 threads: each thread runs 10 rows through every step (NOTE
+    # [LSTM rows in parallel]); outputs and gradients must match one thread's.
+    gt.manual_seed(2)
+
+    def r(*shape):
+        return gt.randn(*shape, dtype=gt.float64, requires_grad=True)
+
+    args = [r(6, 20, 8), r(20, 128), r(20, 128), r(512, 8), r(512, 128), r(512), r(512)]
+    results = []
+    threads = gt.get_num_threads()
+    try:
+        for n in (2, 1):
+            gt.set_num_threads(n)
+            for reverse in (False, True):
+                for a in args:
+                    a.grad = None
+                out, hy, cy = gt._C._nn.lstm_layer(*args, reverse)
+                (out.sum() + (hy * cy).sum()).backward()
+                results.append([to_np(out)] + [to_np(a.grad) for a in args])
+    finally:
+        gt.set_num_threads(threads)
+    for two, one in zip(results[:2], results[2:]):
+        for a, b in zip(two, one):
+            assert np.allclose(a, b, rtol=1e-12, atol=1e-12)

@@ -1,10 +1,43 @@
 // _C._bench: reference loops for the benchmark runner (NOTE [Benchmark
 // floors], kernels/bench_floor.h). Private; nothing in gradtrack uses them.
+#include <algorithm>
+
 #include "kernels/bench_floor.h"
 #include "kernels/parallel.h"
+#include "kernels/small_gemm.h"
 #include "python/common.h"
 
 namespace gradtrack::python {
+
+namespace {
+
+// c = beta * c + a @ b in place, through the small GEMM (or its portable
+// loops): 2-D operands of one float dtype with unit column stride; the row
+// strides are the leading dimensions, so sliced views test those.
+void small_gemm_hook(const Tensor& a, const Tensor& b, const Tensor& c, double beta,
+                     bool vectorised) {
+  const Tensor* ops[] = {&a, &b, &c};
+  for (const Tensor* t : ops)
+    GT_CHECK(t->dim() == 2 && t->dtype() == c.dtype() && (t->size(1) < 2 || t->strides()[1] == 1) &&
+                 (t->size(0) < 2 || t->strides()[0] >= t->size(1)),
+             "small_gemm: expected 2-D row-major operands of one dtype");
+  const int64_t m = c.size(0), n = c.size(1), k = a.size(1);
+  GT_CHECK(a.size(0) == m && b.size(0) == k && b.size(1) == n, "small_gemm: shapes do not match");
+  auto run = [&](auto tag) {
+    using T = decltype(tag);
+    auto ld = [](const Tensor& t) { return std::max<int64_t>(1, t.strides()[0]); };
+    auto f = vectorised ? &kernels::small_gemm<T> : &kernels::small_gemm_generic<T>;
+    f(m, n, k, a.data<T>(), ld(a), b.data<T>(), ld(b), T(beta), c.data<T>(), ld(c));
+  };
+  if (c.dtype() == ScalarType::Float32)
+    run(float{});
+  else if (c.dtype() == ScalarType::Float64)
+    run(double{});
+  else
+    GT_CHECK(false, "small_gemm: expected float32 or float64");
+}
+
+}  // namespace
 
 void init_bench(py::module_& m) {
   py::module_ b = m.def_submodule("_bench", "benchmark reference loops (private)");
@@ -22,6 +55,10 @@ void init_bench(py::module_& m) {
       },
       py::arg("flops"));
   b.def("fma_lanes", [] { return kernels::bench::fma_lanes(); });
+  // Test hook for the LSTM steps' small GEMM (NOTE [Small GEMM]).
+  b.def("small_gemm", &small_gemm_hook, py::arg("a"), py::arg("b"), py::arg("c"), py::arg("beta"),
+        py::arg("vectorised") = true);
+  b.def("small_gemm_vectorised", [] { return kernels::small_gemm_vectorised(); });
 }
 
 }  // namespace gradtrack::python

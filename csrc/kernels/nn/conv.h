@@ -26,10 +26,14 @@ struct ConvGeom {
   int64_t sh = 1, sw = 1, ph = 0, pw = 0, dh = 1, dw = 1;
 };
 
-/// col (dense [n, col_c, col_h, col_w]) = W @ im2col(image), no bias.
-void conv_down(const Tensor& col, const Tensor& image, const Tensor& weight, const ConvGeom& g);
-/// image (dense, zero-filled by the caller) += col2im(W^T @ col).
-void conv_up(const Tensor& image, const Tensor& col, const Tensor& weight, const ConvGeom& g);
+/// col (dense [n, col_c, col_h, col_w]) = W @ im2col(image) (+ bias, dense
+/// [col_c] of col's dtype, added to each sample right after its product).
+void conv_down(const Tensor& col, const Tensor& image, const Tensor& weight, const ConvGeom& g,
+               const Tensor* bias = nullptr);
+/// image (dense) = (zero ? 0 : image) + col2im(W^T @ col); with `zero`, each
+/// thread zeroes its own samples first (image may hold anything).
+void conv_up(const Tensor& image, const Tensor& col, const Tensor& weight, const ConvGeom& g,
+             bool zero = false);
 /// gw (dense, weight's shape) = sum over the batch of col @ im2col(image)^T.
 void conv_wgrad(const Tensor& gw, const Tensor& col, const Tensor& image, const ConvGeom& g);
 

@@ -21,28 +21,41 @@
 #include "kernels/blas.h"
 #include "kernels/parallel.h"
 #include "kernels/simd.h"
+#include "kernels/small_gemm.h"
 
 namespace gradtrack::kernels::nn {
 
 namespace {
 
-// c [m, n] = beta * c + op(a) op(b), row-major with dense leading dimensions.
-// OpenBLAS runs on one thread (NOTE [One thread pool]); a large product is
-// split by rows of c over the OpenMP threads (the products over all steps;
-// a per-step product is too small to pay for a parallel region).
+// One thread's c [m, n] (leading dimension ldc) = beta * c + op(a) op(b), on
+// OpenBLAS; k == 0 scales c (BLAS rejects a zero leading dimension).
 template <typename T>
-void gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const T* a, const T* b, T beta, T* c) {
-  if (m == 0 || n == 0) return;
-  const int lda = int(ta ? m : k), ldb = int(tb ? k : n);
+void gemm_ld(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const T* a, int64_t lda, const T* b,
+             int64_t ldb, T beta, T* c, int64_t ldc) {
+  if (m <= 0 || n <= 0) return;
   if (k == 0) {
-    for (int64_t i = 0; i < m * n; ++i) c[i] = beta == T(0) ? T(0) : c[i] * beta;
+    for (int64_t i = 0; i < m; ++i)
+      for (int64_t j = 0; j < n; ++j) c[i * ldc + j] = beta == T(0) ? T(0) : c[i * ldc + j] * beta;
     return;
   }
-  const bool split = m * n * k >= (int64_t(1) << 23) && m >= 16;
-  parallel_for(m, split ? 8 : m, [&](int64_t lo, int64_t hi) {
-    const T* ap = ta ? a + lo : a + lo * lda;
-    blas_gemm<T>(ta, tb, hi - lo, n, k, ap, lda, b, ldb, beta, c + lo * n, n);
-  });
+  blas_gemm<T>(ta, tb, m, n, k, a, lda, b, ldb, beta, c, ldc);
+}
+
+// Part p of `parts` equal parts of [0, n).
+struct Span {
+  int64_t lo, hi;
+};
+Span share(int64_t p, int64_t parts, int64_t n) { return {n * p / parts, n * (p + 1) / parts}; }
+
+// NOTE [LSTM products in one region]
+// The layer's large products (the input projection before the steps; the
+// gradients of x and of both weights after them) and their small companions
+// (bias fill, W_hh^T, dW_hh's first step, db) run in one parallel region per
+// side, each thread taking its share of rows of every one: a region per
+// product cost a fork and a barrier each, and the small ones ran on one
+// thread while the other waited. Worth it from ~8M multiply-adds in total.
+int64_t product_parts(int64_t madds) {
+  return madds >= (int64_t(1) << 23) ? std::max(1, get_num_threads()) : 1;
 }
 
 // NOTE [LSTM rows in parallel]
@@ -55,6 +68,22 @@ int64_t recurrence_grain(const LstmDims& d) {
   const int64_t per_row = std::max<int64_t>(1, d.steps * 4 * d.hidden * d.hidden);
   return std::max<int64_t>(1, (int64_t(1) << 20) / per_row);
 }
+
+// One step's product c[m, n] = beta * c + a[m, k] @ b[k, n] (NOTE [Small
+// GEMM]): a few rows per thread, where BLAS's packing of b costs as much as
+// the product. Many rows per thread go to BLAS, which packs b once for them.
+template <typename T>
+void step_gemm(int64_t m, int64_t n, int64_t k, const T* a, const T* b, int64_t ldb, T beta, T* c) {
+  if (m <= 64) return small_gemm<T>(m, n, k, a, k, b, ldb, beta, c, n);
+  if (n == 0) return;
+  blas_gemm<T>(false, false, m, n, k, a, k, b, ldb, beta, c, n);
+}
+
+// W_hh^T's row length: 16 elements past 4H, so that its rows (a
+// power-of-two bytes apart at the usual sizes) do not all fall into the same
+// few L1 sets while the small GEMM walks down a column panel (measured 74 ->
+// 83 GFLOP/s at 10 rows, H = 128).
+int64_t padded_ld(int64_t G) { return G + 16; }
 
 // e[i] = exp(scale * v[i]): the vector polynomial for float32.
 void scaled_exp(const float* v, float scale, float* e, int64_t n) {
@@ -137,6 +166,44 @@ void cell_backward(const T* __restrict__ act, const T* __restrict__ cp, const T*
   }
 }
 
+// The gradients of x and of the weights from all steps' gate gradients dG
+// (NOTE [LSTM layer], NOTE [LSTM products in one region]).
+template <typename T>
+void weight_grads(const LstmDims& d, const T* x, const T* h0, const T* w_ih, const T* out,
+                  const LstmGrads<T>& g) {
+  const int64_t B = d.batch, H = d.hidden, G = 4 * H, I = d.input, R = d.steps * B;
+  // dW_hh: the step that started from h0, then every other step from the
+  // output next to it (one block product: the shifted outputs are contiguous).
+  // (No steps: both products are empty and dW_hh is zero.)
+  const int64_t k_first = d.steps > 0 ? B : 0, k_rest = R - k_first;
+  const T* dg_first = g.dgates + (d.reverse ? k_rest : 0) * G;
+  const T* dg_rest = g.dgates + (d.reverse ? 0 : k_first) * G;
+  const T* h_rest = out + (d.reverse ? k_first * H : 0);
+  const int64_t parts = product_parts(R * G * (2 * I + H));
+  parallel_for(parts, 1, [&](int64_t lo, int64_t hi) {
+    for (int64_t p = lo; p < hi; ++p) {
+      const Span r = share(p, parts, R), q = share(p, parts, G);
+      const int64_t m = q.hi - q.lo;
+      if (g.dx)
+        gemm_ld<T>(false, false, r.hi - r.lo, I, G, g.dgates + r.lo * G, G, w_ih, I, T(0),
+                   g.dx + r.lo * I, I);
+      if (g.dw_ih)
+        gemm_ld<T>(true, false, m, I, R, g.dgates + q.lo, G, x, I, T(0), g.dw_ih + q.lo * I, I);
+      if (g.dw_hh) {
+        gemm_ld<T>(true, false, m, H, k_first, dg_first + q.lo, G, h0, H, T(0), g.dw_hh + q.lo * H,
+                   H);
+        gemm_ld<T>(true, false, m, H, k_rest, dg_rest + q.lo, G, h_rest, H, T(1),
+                   g.dw_hh + q.lo * H, H);
+      }
+      if (g.db) {  // column sums, each in row order
+        for (int64_t j = q.lo; j < q.hi; ++j) g.db[j] = T(0);
+        for (int64_t i = 0; i < R; ++i)
+          for (int64_t j = q.lo; j < q.hi; ++j) g.db[j] += g.dgates[i * G + j];
+      }
+    }
+  });
+}
+
 }  // namespace
 
 template <typename T>
@@ -144,24 +211,26 @@ void lstm_layer_forward(const LstmDims& d, const T* x, const T* h0, const T* c0,
                         const T* w_hh, const T* bias, T* out, T* hy, T* cy, LstmWork<T> work) {
   const int64_t B = d.batch, H = d.hidden, G = 4 * H, S = B * H;
   T* gates = work.gates;
-  // The fill and the transpose below run over threads too: serial, they
-  // were most of what kept one thread busier than the other.
-  const int64_t grain = std::max<int64_t>(1, kGrainSize / G);
-  parallel_for(d.steps * B, grain, [&](int64_t lo, int64_t hi) {
-    for (int64_t r = lo; r < hi; ++r) {
-      if (bias)
-        std::memcpy(gates + r * G, bias, sizeof(T) * G);
-      else
-        std::memset(gates + r * G, 0, sizeof(T) * G);
+  // W_hh^T once, row-major [H, 4H] (rows padded, padded_ld): the per-step
+  // products then stream it without a transpose.
+  const int64_t ldw = padded_ld(G), I = d.input, R = d.steps * B;
+  std::vector<T> w_hh_t(static_cast<size_t>(H * ldw), T(0));
+  // NOTE [LSTM products in one region]
+  const int64_t parts = product_parts(R * G * I);
+  parallel_for(parts, 1, [&](int64_t lo, int64_t hi) {
+    for (int64_t p = lo; p < hi; ++p) {
+      const Span r = share(p, parts, R), k = share(p, parts, H);
+      for (int64_t i = r.lo; i < r.hi; ++i) {
+        if (bias)
+          std::memcpy(gates + i * G, bias, sizeof(T) * G);
+        else
+          std::memset(gates + i * G, 0, sizeof(T) * G);
+      }
+      gemm_ld<T>(false, true, r.hi - r.lo, G, I, x + r.lo * I, I, w_ih, I, T(1), gates + r.lo * G,
+                 G);
+      for (int64_t j = k.lo; j < k.hi; ++j)
+        for (int64_t c = 0; c < G; ++c) w_hh_t[j * ldw + c] = w_hh[c * H + j];
     }
-  });
-  gemm<T>(false, true, d.steps * B, G, d.input, x, w_ih, T(1), gates);
-  // W_hh^T once, row-major [H, 4H]: the per-step products then stream it
-  // without a transpose (measurably faster for OpenBLAS at small batch).
-  std::vector<T> w_hh_t(static_cast<size_t>(H * G));
-  parallel_for(H, grain, [&](int64_t lo, int64_t hi) {
-    for (int64_t k = lo; k < hi; ++k)
-      for (int64_t r = 0; r < G; ++r) w_hh_t[k * G + r] = w_hh[r * H + k];
   });
   // NOTE [LSTM rows in parallel]
   parallel_for(B, recurrence_grain(d), [&](int64_t lo, int64_t hi) {
@@ -172,7 +241,7 @@ void lstm_layer_forward(const LstmDims& d, const T* x, const T* h0, const T* c0,
       const int64_t t = d.reverse ? d.steps - 1 - s : s;
       T* g = gates + (t * B + lo) * G;
       const int64_t at = t * S + lo * H;
-      gemm<T>(false, false, m, G, H, hp, w_hh_t.data(), T(1), g);
+      step_gemm<T>(m, G, H, hp, w_hh_t.data(), ldw, T(1), g);
       cell_forward(g, cp, work.cells + at, work.tanh_cells + at, out + at, m, H, scratch);
       hp = out + at;
       cp = work.cells + at;
@@ -202,29 +271,12 @@ void lstm_layer_backward(const LstmDims& d, const T* x, const T* h0, const T* c0
       T* dg = g.dgates + (t * B + lo) * G;
       cell_backward(work.gates + (t * B + lo) * G, cp + row, work.tanh_cells + t * S + row, dhr,
                     dcr, dg, m, H);
-      gemm<T>(false, false, m, H, G, dg, w_hh, T(0), dhr);
+      step_gemm<T>(m, H, G, dg, w_hh, H, T(0), dhr);
     }
   });
   if (g.dh0) std::memcpy(g.dh0, dh.data(), sizeof(T) * S);
   if (g.dc0) std::memcpy(g.dc0, dc.data(), sizeof(T) * S);
-  if (g.dx) gemm<T>(false, false, T_ * B, d.input, G, g.dgates, w_ih, T(0), g.dx);
-  if (g.dw_ih) gemm<T>(true, false, G, d.input, T_ * B, g.dgates, x, T(0), g.dw_ih);
-  if (g.dw_hh) {
-    // The step that started from h0, then every other step from the output
-    // next to it (one block product: the shifted outputs are contiguous).
-    const int64_t first = d.reverse ? T_ - 1 : 0;
-    gemm<T>(true, false, G, H, B, g.dgates + first * B * G, h0, T(0), g.dw_hh);
-    const T* dg_rest = g.dgates + (d.reverse ? 0 : B * G);
-    const T* h_rest = out + (d.reverse ? S : 0);
-    gemm<T>(true, false, G, H, (T_ - 1) * B, dg_rest, h_rest, T(1), g.dw_hh);
-  }
-  if (g.db) {  // column sums, threads over columns (each sums in row order)
-    parallel_for(G, std::max<int64_t>(1, kGrainSize / (T_ * B)), [&](int64_t lo, int64_t hi) {
-      for (int64_t j = lo; j < hi; ++j) g.db[j] = T(0);
-      for (int64_t r = 0; r < T_ * B; ++r)
-        for (int64_t j = lo; j < hi; ++j) g.db[j] += g.dgates[r * G + j];
-    });
-  }
+  weight_grads(d, x, h0, w_ih, out, g);
 }
 
 #define GT_LSTM_INSTANTIATE(T)                                                                  \

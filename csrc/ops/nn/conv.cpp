@@ -221,18 +221,23 @@ Tensor convolution(const Tensor& input, const Tensor& weight, const Tensor* bias
   Tensor x = dense(input), w = dense(weight);
   const ScalarType cdt = compute_dtype(input.dtype());
   Tensor out;
+  bool bias_done = false;
   if (!args.transposed) {
     out = empty(shape, cdt);
     if (x.sizes()[1] == 0) {
       kernels::fill(out, Scalar(0));
     } else {
-      kernels::conv_down(out, x, w, geom_of(x.sizes(), shape, w.sizes(), args));
+      // The bias is added per sample inside the kernel, while its output is cached.
+      const Tensor b = bias ? dense(*bias) : Tensor();
+      kernels::conv_down(out, x, w, geom_of(x.sizes(), shape, w.sizes(), args),
+                         bias ? &b : nullptr);
+      bias_done = true;
     }
   } else {
-    out = zeros(shape, cdt);
-    kernels::conv_up(out, x, w, geom_of(shape, x.sizes(), w.sizes(), args));
+    out = empty(shape, cdt);
+    kernels::conv_up(out, x, w, geom_of(shape, x.sizes(), w.sizes(), args), /*zero=*/true);
   }
-  if (bias && out.numel()) add_bias(out, kernels::widen(*bias));
+  if (bias && !bias_done && out.numel()) add_bias(out, kernels::widen(*bias));
   out = rounded_to(out, input.dtype());
   auto fill = [&](autograd::Attrs& at) { conv_args_to_attrs(args, at); };
   if (bias) {
@@ -252,8 +257,8 @@ std::array<Tensor, 3> convolution_backward(const Tensor& grad, const Tensor& inp
   if (!args.transposed) {
     const kernels::ConvGeom geo = geom_of(x.sizes(), g.sizes(), w.sizes(), args);
     if (need[0]) {
-      out[0] = zeros(input.sizes(), cdt);
-      kernels::conv_up(out[0], g, w, geo);
+      out[0] = empty(input.sizes(), cdt);
+      kernels::conv_up(out[0], g, w, geo, /*zero=*/true);
     }
     if (need[1]) {
       out[1] = empty(weight.sizes(), cdt);

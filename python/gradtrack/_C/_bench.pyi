@@ -5,7 +5,7 @@ benchmark reference loops (private)
 from __future__ import annotations
 import typing
 from gradtrack._C import Tensor
-__all__: list[str] = ['fma_lanes', 'fma_peak', 'read_floor']
+__all__: list[str] = ['fma_lanes', 'fma_peak', 'read_floor', 'small_gemm', 'small_gemm_vectorised']
 
 def fma_lanes() -> int:
     ...
@@ -14,4 +14,10 @@ def fma_peak(flops: typing.SupportsFloat | typing.SupportsIndex) -> float:
     ...
 
 def read_floor(arg0: Tensor) -> float:
+    ...
+
+def small_gemm(a: Tensor, b: Tensor, c: Tensor, beta: typing.SupportsFloat | typing.SupportsIndex, vectorised: bool = True) -> None:
+    ...
+
+def small_gemm_vectorised() -> bool:
     ...

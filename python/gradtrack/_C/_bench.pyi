@@ -16,7 +16,7 @@ def fma_peak(flops: typing.SupportsFloat | typing.SupportsIndex) -> float:
 def read_floor(arg0: Tensor) -> float:
     ...
 
-def small_gemm(a: Tensor, b: Tensor, c: Tensor, beta: typing.SupportsFloat | typing.SupportsIndex, vectorised: bool = True) -> None:
+def small_gemm(a: Tensor, b: Tensor, c: Tensor, beta: typing.SupportsFloat | typing.SupportsIndex, vectorised: bool=True) -> None:
     ...
 
 def small_gemm_vectorised() -> bool:

@@ -182,9 +182,50 @@ py::list active_number_slots() {
   return out;
 }
 
+// NOTE [Tensor dealloc]
+// pybind11's dealloc walks its generic value/holder layout (a registry lookup
+// per object). A Tensor of the exact type with a holder does the same steps
+// in place: unregister, drop the holder (its destructor may run Python code,
+// hence the error scope), clear weak references and the instance dict, free.
+// Anything else (subclasses, an object whose __init__ never ran, keep-alive
+// patients) goes to pybind11's own.
+destructor g_pybind_dealloc = nullptr;
+
+void tensor_dealloc(PyObject* self) {
+  auto* inst = reinterpret_cast<py::detail::instance*>(self);
+  PyTypeObject* type = Py_TYPE(self);
+  if (type != tensor_type || tensor_type_info == nullptr || !inst->simple_layout ||
+      !inst->simple_holder_constructed || inst->has_patients ||
+      inst->simple_value_holder[0] == nullptr) {
+    g_pybind_dealloc(self);
+    return;
+  }
+  PyObject_GC_UnTrack(self);
+  if (inst->simple_instance_registered) {
+    if (!py::detail::deregister_instance(inst, inst->simple_value_holder[0], tensor_type_info))
+      py::pybind11_fail("tensor_dealloc: Tried to deallocate unregistered instance!");
+    inst->simple_instance_registered = false;
+  }
+  {
+    py::error_scope keep_error;
+    using Holder = std::shared_ptr<TensorImpl>;
+    reinterpret_cast<Holder*>(&inst->simple_value_holder[1])->~Holder();
+    inst->simple_holder_constructed = false;
+    inst->simple_value_holder[0] = nullptr;
+  }
+  if (inst->weakrefs) PyObject_ClearWeakRefs(self);
+  if (PyObject** dict = _PyObject_GetDictPtr(self)) Py_CLEAR(*dict);
+  type->tp_free(self);
+  Py_DECREF(type);
+}
+
 }  // namespace
 
 void init_fast_ops(py::module_& m) {
+  if (tensor_type != nullptr && g_pybind_dealloc == nullptr) {
+    g_pybind_dealloc = tensor_type->tp_dealloc;
+    tensor_type->tp_dealloc = tensor_dealloc;
+  }
   m.def("_install_number_slots", &install_number_slots,
         "Sets Tensor's + - * / slots to the fast path (NOTE [Number slots]).");
   m.def("_active_number_slots", &active_number_slots,

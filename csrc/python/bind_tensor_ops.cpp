@@ -380,10 +380,10 @@ void bind_reductions(Cls& cls, py::module_& m) {
       py::arg("dtype") = py::none());
   auto extreme = [](bool is_max) {
     return [is_max](const Tensor& a, py::handle dim, bool keepdim) -> py::object {
+      if (dim.is_none()) return py::cast(is_max ? ops::max(a) : ops::min(a));
       if (is_tensor(dim))
         return py::cast(is_max ? ops::maximum(a, dim.cast<Tensor>())
                                : ops::minimum(a, dim.cast<Tensor>()));
-      if (dim.is_none()) return py::cast(is_max ? ops::max(a) : ops::min(a));
       int64_t d = int_arg(dim, is_max ? "max" : "min", "dim", 1);
       auto r = is_max ? ops::max(a, d, keepdim) : ops::min(a, d, keepdim);
       return named_pair(is_max ? "max" : "min", r.first, r.second);

@@ -294,3 +294,35 @@ def test_max_min_forms_and_errors():
     same(lambda lib: lib.tensor([[1.0, 3.0]]).max(keepdim=True, dim=0))
     same(lambda lib: lib.tensor([1.0, 3.0]).max(2))
     same(lambda lib: lib.tensor([]).max())
+
+
+ONE_ELEMENT_VALUES = [0.1, -0.0, 0.0, 3.0, 7.0 / 3, -1e-40, 1e38, float("inf"), float("nan")]
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("op", OPS)
+def test_one_element_results_bit_for_bit(dtype, op):
+    # 1-element operands skip the loop plan (kernels/elementwise.cpp): the same bits
+    # as torch, for 1-element and 0-d tensors, in place and through a view.
+    def scenario(lib):
+        dt = getattr(lib, dtype)
+        out = []
+        for x in ONE_ELEMENT_VALUES:
+            for y in ONE_ELEMENT_VALUES:
+                a, b = lib.tensor([x], dtype=dt), lib.tensor(y, dtype=dt)
+                out.append(repr(OPS[op](a, b).tolist()))
+                base = lib.tensor([5.0, x], dtype=dt)
+                view = base[1:]
+                {"+": view.add_, "-": view.sub_, "*": view.mul_, "/": view.div_}[op](b)
+                out.append(repr(base.tolist()))
+        return out
+
+    same(scenario)
+
+
+def test_one_element_with_alpha_and_mixed_dtypes():
+    same(lambda lib: lib.tensor([1.5]).add(lib.tensor([0.1]), alpha=3).tolist())
+    same(lambda lib: lib.tensor([1.5]).sub(lib.tensor([0.1]), alpha=0.5).tolist())
+    same(lambda lib: (lib.tensor([1.5]) + lib.tensor([0.1], dtype=lib.float64)).tolist())
+    same(lambda lib: (lib.tensor([3]) / lib.tensor([2])).tolist())
+    same(lambda lib: (lib.tensor([True]) * lib.tensor([0.5])).tolist())

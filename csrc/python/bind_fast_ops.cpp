@@ -206,13 +206,17 @@ void tensor_dealloc(PyObject* self) {
       py::pybind11_fail("tensor_dealloc: Tried to deallocate unregistered instance!");
     inst->simple_instance_registered = false;
   }
-  {
+  using Holder = std::shared_ptr<TensorImpl>;
+  auto* holder = reinterpret_cast<Holder*>(&inst->simple_value_holder[1]);
+  if (PyErr_Occurred()) {
     py::error_scope keep_error;
-    using Holder = std::shared_ptr<TensorImpl>;
-    reinterpret_cast<Holder*>(&inst->simple_value_holder[1])->~Holder();
-    inst->simple_holder_constructed = false;
-    inst->simple_value_holder[0] = nullptr;
+    holder->~Holder();
+  } else {
+    holder->~Holder();
+    PyErr_Clear();  // what the error scope's restore of "no error" does
   }
+  inst->simple_holder_constructed = false;
+  inst->simple_value_holder[0] = nullptr;
   if (inst->weakrefs) PyObject_ClearWeakRefs(self);
   if (PyObject** dict = _PyObject_GetDictPtr(self)) Py_CLEAR(*dict);
   type->tp_free(self);

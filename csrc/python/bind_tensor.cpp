@@ -247,6 +247,12 @@ void init_tensor(py::module_& m) {
             type->tp_traverse = tensor_traverse;
             type->tp_clear = tensor_clear;
           }));
+  tensor_type = reinterpret_cast<PyTypeObject*>(cls.ptr());
+  // The fast paths of NOTE [Tensor fast paths] assume pybind11's simple layout.
+  const py::detail::type_info* ti = py::detail::get_type_info(typeid(TensorImpl));
+  if (ti->simple_ancestors &&
+      ti->holder_size_in_ptrs <= py::detail::instance_simple_holder_in_ptrs())
+    tensor_type_info = ti;
   cls.def(py::init(&construct));
   bind_geometry(cls);
   bind_conversions(cls);

@@ -14,13 +14,14 @@
 
 namespace gradtrack::python {
 
-// Most arguments are plain Tensors: one pointer compare before pybind11's
-// isinstance (a registry lookup by type name, then PyObject_IsInstance).
-// Null if asked before the class is registered: then only the slow test.
+// By type, as the Tensor caster loads one: pybind11's isinstance (a registry
+// lookup, then PyObject_IsInstance asking __instancecheck__) cost a.max() at
+// 1K elements a seventh of its time (issue 21). Before the class is
+// registered only pybind11's test can answer.
 bool is_tensor(py::handle h) {
-  static PyTypeObject* const exact =
-      reinterpret_cast<PyTypeObject*>(py::detail::get_type_handle(typeid(TensorImpl), false).ptr());
-  return Py_TYPE(h.ptr()) == exact || py::isinstance<TensorImpl>(h);
+  PyTypeObject* t = Py_TYPE(h.ptr());
+  if (tensor_type != nullptr) return t == tensor_type || PyType_IsSubtype(t, tensor_type);
+  return py::isinstance<TensorImpl>(h);
 }
 
 std::variant<Tensor, Scalar> scatter_source(py::handle v, const char* fn) {

@@ -12,6 +12,7 @@ void init_docs(py::module_& m);       // bind_docs.cpp
 void init_bench(py::module_& m);      // bind_bench.cpp: benchmark reference loops
 void init_resample(py::module_& m);   // bind_resample.cpp: padding, interpolation, cdist
 void init_fast_path(py::module_& m);  // bind_fast_path.cpp: the out= fast path
+void init_fast_ops(py::module_& m);   // bind_fast_ops.cpp: Tensor number slots (issue 21)
 
 void rethrow_python() { throw py::error_already_set(); }
 
@@ -86,6 +87,7 @@ PYBIND11_MODULE(_C, m) {
   init_extra_ops(m);  // round-2 tensor ops (issue 19)
   init_resample(m);   // padding, interpolation, cdist, searchsorted (issue 19)
   init_fast_path(m);  // the out= fast path (issue 19)
+  init_fast_ops(m);   // + - * / number slots, installed by gradtrack/__init__ (issue 21)
   install_argument_errors(m);
   init_conv(m);   // convolution and pooling
   init_docs(m);   // _C._docs: docstrings from gradtrack/_docs (issue 22)

@@ -336,3 +336,7 @@ from ._dtypes import can_cast, finfo, iinfo, promote_types, result_type  # noqa:
 from . import _docs  # noqa: E402
 
 _docs.attach()
+
+# Tensor's fast + - * / (issue 21, NOTE [Number slots] in csrc/python/bind_fast_ops.cpp):
+# after every assignment to Tensor's attributes above.
+_C._install_number_slots()

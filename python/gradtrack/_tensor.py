@@ -8,7 +8,7 @@ the semantics PyTorch gives in words (errors, warnings).
 import builtins
 import warnings
 
-from . import _C, _inplace, _tensor_str, return_types
+from . import _C, _inplace, _tensor_str
 from ._dtype_names import CPP_NAME, SCALAR_NAME, dtype_key, legacy_type_name
 from .utils.hooks import RemovableHandle, check_hook_value
 
@@ -236,16 +236,6 @@ def __reduce_ex__(self, protocol):
     return (_rebuild_tensor, (self.detach().numpy().copy(), self.requires_grad))
 
 
-def _max(self, dim=None, keepdim=False):
-    result = self._max(dim, keepdim)
-    return return_types.max(result) if isinstance(result, tuple) else result
-
-
-def _min(self, dim=None, keepdim=False):
-    result = self._min(dim, keepdim)
-    return return_types.min(result) if isinstance(result, tuple) else result
-
-
 def _new_factory(kind):
     fill = {"zeros": 0, "ones": 1}.get(kind)
 
@@ -296,8 +286,6 @@ def install(cls):
                register_post_accumulate_grad_hook, to, __array__, __iter__,
                __contains__, __deepcopy__, __reduce_ex__, new_full, new_tensor):
         setattr(cls, fn.__name__, fn)
-    cls.max = _max
-    cls.min = _min
     cls.type = type_
     for kind in ("zeros", "ones", "empty"):
         setattr(cls, "new_" + kind, _new_factory(kind))

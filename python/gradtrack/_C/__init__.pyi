@@ -393,12 +393,6 @@ require grad).
     def _is_view(self) -> builtins.bool:
         ...
 
-    def _max(self, dim: typing.Any=None, keepdim: builtins.bool=False) -> typing.Any:
-        ...
-
-    def _min(self, dim: typing.Any=None, keepdim: builtins.bool=False) -> typing.Any:
-        ...
-
     def _setitem_target(self, arg0: typing.Any, arg1: typing.Any) -> tuple[typing.Any, ...]:
         ...
 
@@ -3298,6 +3292,9 @@ def _broadcast_shape(arg0: collections.abc.Sequence[typing.SupportsInt | typing.
 def _build_info() -> dict[typing.Any, typing.Any]:
     ...
 
+def _active_number_slots() -> list[typing.Any]:
+    """The operators of Tensor whose fast number slot is in place."""
+
 def _can_cast(arg0: typing.Any, arg1: typing.Any) -> builtins.bool:
     ...
 
@@ -3312,6 +3309,9 @@ def _fast_path(fast: typing.Any, slow: typing.Any, triggers: tuple[typing.Any, .
 
 def _formula_table_ok() -> builtins.bool:
     ...
+
+def _install_number_slots() -> None:
+    """Sets Tensor's + - * / slots to the fast path (NOTE [Number slots])."""
 
 def _from_dlpack_array(arg0: typing.Any) -> Tensor:
     ...

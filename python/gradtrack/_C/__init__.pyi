@@ -1918,18 +1918,20 @@ tensor([1., 0., 3.])
         tensor([1., 3.])
         """
 
-    def max(self, dim: typing.Any=None, keepdim: typing.Any=False) -> typing.Any:
-        """The largest element, or the values and indices of the largest along ``dim``,
-or the elementwise larger of two tensors.
+    def max(self, dim: typing.Any=None, keepdim: builtins.bool=False) -> typing.Any:
+        """
+        The largest element, or the values and indices of the largest along ``dim``,
+        or the elementwise larger of two tensors.
 
->>> import gradtrack
->>> x = gradtrack.tensor([[1.0, 5.0], [3.0, 4.0]])
->>> x.max()
-tensor(5.)
->>> x.max(dim=1)
-gradtrack.return_types.max(
-values=tensor([5., 4.]),
-indices=tensor([1, 1]))"""
+        >>> import gradtrack
+        >>> x = gradtrack.tensor([[1.0, 5.0], [3.0, 4.0]])
+        >>> x.max()
+        tensor(5.)
+        >>> x.max(dim=1)
+        gradtrack.return_types.max(
+        values=tensor([5., 4.]),
+        indices=tensor([1, 1]))
+        """
 
     def maximum(self, other: Tensor) -> Tensor:
         """
@@ -1957,16 +1959,18 @@ NaN wins (a line holding NaN has median NaN).
 >>> gradtrack.median(gradtrack.tensor([4., 1., 3., 2.]))
 tensor(2.)"""
 
-    def min(self, dim: typing.Any=None, keepdim: typing.Any=False) -> typing.Any:
-        """The smallest element, or the values and indices of the smallest along ``dim``,
-or the elementwise smaller of two tensors.
+    def min(self, dim: typing.Any=None, keepdim: builtins.bool=False) -> typing.Any:
+        """
+        The smallest element, or the values and indices of the smallest along ``dim``,
+        or the elementwise smaller of two tensors.
 
->>> import gradtrack
->>> x = gradtrack.tensor([[1.0, 5.0], [3.0, 4.0]])
->>> x.min()
-tensor(1.)
->>> x.min(dim=0).indices
-tensor([0, 1])"""
+        >>> import gradtrack
+        >>> x = gradtrack.tensor([[1.0, 5.0], [3.0, 4.0]])
+        >>> x.min()
+        tensor(1.)
+        >>> x.min(dim=0).indices
+        tensor([0, 1])
+        """
 
     def minimum(self, other: Tensor) -> Tensor:
         """
@@ -3280,6 +3284,11 @@ tensor([0., 0., 0.])
     def shape(self) -> gradtrack.Size:
         ...
 
+def _active_number_slots() -> list[typing.Any]:
+    """
+    The operators of Tensor whose fast number slot is in place.
+    """
+
 def _allocator_stats() -> dict[typing.Any, typing.Any]:
     ...
 
@@ -3291,9 +3300,6 @@ def _broadcast_shape(arg0: collections.abc.Sequence[typing.SupportsInt | typing.
 
 def _build_info() -> dict[typing.Any, typing.Any]:
     ...
-
-def _active_number_slots() -> list[typing.Any]:
-    """The operators of Tensor whose fast number slot is in place."""
 
 def _can_cast(arg0: typing.Any, arg1: typing.Any) -> builtins.bool:
     ...
@@ -3310,9 +3316,6 @@ def _fast_path(fast: typing.Any, slow: typing.Any, triggers: tuple[typing.Any, .
 def _formula_table_ok() -> builtins.bool:
     ...
 
-def _install_number_slots() -> None:
-    """Sets Tensor's + - * / slots to the fast path (NOTE [Number slots])."""
-
 def _from_dlpack_array(arg0: typing.Any) -> Tensor:
     ...
 
@@ -3321,6 +3324,11 @@ def _function_wrap(ctx: typing.Any, name: str, inputs: collections.abc.Sequence[
 
 def _fused_pairs() -> builtins.int:
     ...
+
+def _install_number_slots() -> None:
+    """
+    Sets Tensor's + - * / slots to the fast path (NOTE [Number slots]).
+    """
 
 def _is_provenance_enabled() -> builtins.bool:
     ...

@@ -184,23 +184,71 @@ std::unordered_set<Node*> needed_nodes(Node* root, const std::vector<Edge>& capt
 
 namespace {
 
+// Node -> its number in a GraphTask: open addressing over one flat array. A
+// std::unordered_map allocates a cell per node, which for the small graphs of
+// everyday code (a handful of nodes, one backward per step) costs more than
+// running the nodes.
+class NodeIndex {
+ public:
+  NodeIndex() : slots_(kInitial) {}
+  /// The number of `n`, inserting `value` first if `n` is new.
+  std::pair<int, bool> emplace(Node* n, int value) {
+    if ((used_ + 1) * 2 > slots_.size()) grow();
+    Slot& s = probe(n);
+    if (s.node) return {s.value, false};
+    s = {n, value};
+    ++used_;
+    return {value, true};
+  }
+  int at(Node* n) const { return probe(n).value; }
+
+ private:
+  struct Slot {
+    Node* node = nullptr;
+    int value = 0;
+  };
+  static constexpr size_t kInitial = 16;  // a power of two
+  static size_t hash(const Node* n) {
+    // Nodes are heap blocks: the low bits are alignment; mix the rest.
+    auto x = reinterpret_cast<uintptr_t>(n) >> 4;
+    return static_cast<size_t>(x * 0x9E3779B97F4A7C15ull >> 16);
+  }
+  Slot& probe(const Node* n) const {
+    const size_t mask = slots_.size() - 1;
+    for (size_t i = hash(n) & mask;; i = (i + 1) & mask) {
+      const Slot& s = slots_[i];
+      if (s.node == n || !s.node) return const_cast<Slot&>(s);
+    }
+  }
+  void grow() {
+    std::vector<Slot> old(slots_.size() * 2);
+    old.swap(slots_);
+    for (const Slot& s : old)
+      if (s.node) probe(s.node) = s;
+  }
+  std::vector<Slot> slots_;
+  size_t used_ = 0;
+};
+
 // Every node reachable from the root, numbered, with its incoming-edge count.
 struct GraphTask {
   std::vector<Node*> nodes;
   std::vector<int> deps;
   std::vector<TensorList> buffers;
-  std::unordered_map<Node*, int> index;
+  NodeIndex index;
 
   int add(Node* n) {
-    auto [it, inserted] = index.emplace(n, static_cast<int>(nodes.size()));
+    auto [i, inserted] = index.emplace(n, static_cast<int>(nodes.size()));
     if (inserted) {
       nodes.push_back(n);
       deps.push_back(0);
     }
-    return it->second;
+    return i;
   }
 
   explicit GraphTask(Node* root) {
+    nodes.reserve(8);
+    deps.reserve(8);
     add(root);
     // Iterative DFS: graphs can be 100 000 nodes deep.
     std::vector<Node*> stack{root};
@@ -259,7 +307,10 @@ TensorList run_backward(const std::vector<Edge>& roots, const TensorList& grads,
   // accumulations happen before a failing one, and the order of leaf hooks).
   using Item = std::pair<uint64_t, int>;
   auto by_sequence = [](const Item& a, const Item& b) { return a.first < b.first; };
-  std::priority_queue<Item, std::vector<Item>, decltype(by_sequence)> ready(by_sequence);
+  std::vector<Item> heap;
+  heap.reserve(8);
+  std::priority_queue<Item, std::vector<Item>, decltype(by_sequence)> ready(by_sequence,
+                                                                            std::move(heap));
   task.buffers[0] = std::move(root_grads);
   ready.push({root->sequence_nr(), 0});
 
@@ -276,7 +327,7 @@ TensorList run_backward(const std::vector<Edge>& roots, const TensorList& grads,
       return nullptr;
     // The gradient from `node` will be its only one: nothing arrived before it
     // (in its buffer) and nothing will after.
-    const auto at = static_cast<size_t>(task.index.find(next)->second);
+    const auto at = static_cast<size_t>(task.index.at(next));
     if (task.deps[at] != 1) return nullptr;
     for (const Tensor& g : task.buffers[at])
       if (g.defined()) return nullptr;
@@ -327,9 +378,12 @@ TensorList run_backward(const std::vector<Edge>& roots, const TensorList& grads,
     if (any) {
       // A node that received no gradient at all still releases its inputs'
       // dependency counts below, but does not run.
-      if (!node->materialize_grads() || takes_absent_grads(*node)) {
+      // One output with its gradient: nothing to fill either way (the common
+      // case skips the virtual call and the dynamic_cast).
+      const bool complete = node->num_outputs() == 1 && grads.size() == 1;
+      if (!complete && (!node->materialize_grads() || takes_absent_grads(*node))) {
         grads.resize(node->num_outputs());
-      } else if (grads.size() < node->num_outputs() || node->num_outputs() > 1) {
+      } else if (!complete && (grads.size() < node->num_outputs() || node->num_outputs() > 1)) {
         fill_missing(*node, grads);
       }
       partner = fusable_partner(*node, grads);
@@ -339,7 +393,7 @@ TensorList run_backward(const std::vector<Edge>& roots, const TensorList& grads,
       // this node; its gradients go out below and it never enters the queue.
       out = run_relu_mul(static_cast<FormulaNode&>(*node), *partner, grads[0], done);
       fit_gradients(partner->next_edges(), out, partner);
-      task.deps[static_cast<size_t>(task.index.find(partner)->second)] = 0;
+      task.deps[static_cast<size_t>(task.index.at(partner))] = 0;
       node = partner;
     } else {
       if (any) {
@@ -359,7 +413,7 @@ TensorList run_backward(const std::vector<Edge>& roots, const TensorList& grads,
     for (size_t i = 0; i < edges.size(); ++i) {
       const Edge& e = edges[i];
       if (!e.fn) continue;
-      const int next = task.index.find(e.fn.get())->second;
+      const int next = task.index.at(e.fn.get());
       // A capturing run sends gradients only to nodes it runs or captures:
       // PyTorch's nodes do not compute the others (should_compute_output), so
       // hooks and retain_grad there see nothing.

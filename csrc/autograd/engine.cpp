@@ -9,6 +9,7 @@
 #include "autograd/grad_mode.h"
 #include "autograd/provenance.h"
 #include "kernels/kernels.h"
+#include "kernels/parallel.h"
 #include "ops/ops.h"
 
 namespace gradtrack::autograd {
@@ -26,17 +27,46 @@ namespace {
 //  3. a node is ready when all its incoming edges delivered; ready nodes run
 //     newest first (largest sequence number), leaves as soon as ready;
 //  4. incoming gradients for the same input are summed in a per-node buffer.
+
+// `cur + g` written into g, for a small gradient g that nothing else can see
+// and a `cur` that is one value expanded (a reduction's gradient passed on by
+// add): the sum PyTorch computes out of place, with the same float additions,
+// in the buffer that would be dropped. Returns false where it does not apply.
+bool add_expanded_into(const Tensor& cur, const Tensor& g) {
+  const ScalarType dt = g.dtype();
+  if ((dt != ScalarType::Float32 && dt != ScalarType::Float64) || cur.dtype() != dt ||
+      g.ptr().use_count() != 1 || g->storage().use_count() != 1 || is_view(g) ||
+      g->version() != 0 || g.sizes() != cur.sizes() || g.numel() == 0 || g.numel() > kGrainSize ||
+      !g.is_contiguous() || !g.is_aligned() || !cur.is_aligned())
+    return false;
+  for (int64_t st : cur.strides())
+    if (st != 0) return false;
+  const int64_t n = g.numel();
+  auto run = [&](auto zero) {
+    using T = decltype(zero);
+    const T c = *cur.data<T>();
+    T* p = g.data<T>();
+    for (int64_t i = 0; i < n; ++i) p[i] = c + p[i];
+  };
+  dt == ScalarType::Float32 ? run(float(0)) : run(double(0));
+  return true;
+}
+
 void accumulate(TensorList& buffer, size_t slot, Tensor g) {
   if (buffer.size() <= slot) buffer.resize(slot + 1);
   Tensor& cur = buffer[slot];
   if (!cur.defined()) {
     cur = std::move(g);
-  } else if (!GradMode::is_enabled() && cur.ptr().use_count() == 1 &&
-             cur->storage().use_count() == 1 && cur.sizes() == g.sizes() &&
-             cur.dtype() == g.dtype() && is_non_overlapping_and_dense(cur)) {
+    return;
+  }
+  const bool no_grad = !GradMode::is_enabled();
+  if (no_grad && cur.ptr().use_count() == 1 && cur->storage().use_count() == 1 &&
+      cur.sizes() == g.sizes() && cur.dtype() == g.dtype() && is_non_overlapping_and_dense(cur)) {
     // Only when nothing else sees its memory (not a view's), as PyTorch.
     kernels::binary(kernels::BinaryOp::Add, cur, cur, g, Scalar(1));
     cur->bump_version();  // an in-place add, as PyTorch's input buffer does
+  } else if (no_grad && add_expanded_into(cur, g)) {
+    cur = std::move(g);  // looks like the new tensor `cur + g` would: version 0, contiguous
   } else {
     cur = ops::add(cur, g);
   }

@@ -185,3 +185,20 @@ def test_nodes_freed_on_another_thread():
         a.grad = None
         (a * a + a).sum().backward()
         assert a.grad.tolist() == [[3.0] * 3] * 2
+
+
+def test_gradient_summed_into_a_buffer_nobody_else_sees(torch):
+    """a's two gradients (the sum's expanded value and b * it) are added where only the
+    engine holds them; a gradient a node hook kept must stay as the hook saw it."""
+    out = []
+    for lib in (torch, gradtrack):
+        a, b = _leaves(lib, (4, 5), "float64")
+        kept = []
+        m = a * b
+        m.grad_fn.register_hook(lambda gi, go: kept.append([g.clone() for g in gi] + list(gi)))
+        (m + a).sum().backward()
+        cloned, held = kept[0][:2], kept[0][2:]
+        out.append((_grad_facts(a), _grad_facts(b),
+                    [x.numpy().tobytes() for x in cloned], [x.numpy().tobytes() for x in held]))
+    assert out[0] == out[1]
+    assert out[1][2] == out[1][3]

@@ -31,13 +31,14 @@ namespace {
 // `cur + g` written into g, for a small gradient g that nothing else can see
 // and a `cur` that is one value expanded (a reduction's gradient passed on by
 // add): the sum PyTorch computes out of place, with the same float additions,
-// in the buffer that would be dropped. Returns false where it does not apply.
+// in the buffer that would be dropped (never memory a numpy array shares, as
+// a custom Function's gradient may). Returns false where it does not apply.
 bool add_expanded_into(const Tensor& cur, const Tensor& g) {
   const ScalarType dt = g.dtype();
   if ((dt != ScalarType::Float32 && dt != ScalarType::Float64) || cur.dtype() != dt ||
-      g.ptr().use_count() != 1 || g->storage().use_count() != 1 || is_view(g) ||
-      g->version() != 0 || g.sizes() != cur.sizes() || g.numel() == 0 || g.numel() > kGrainSize ||
-      !g.is_contiguous() || !g.is_aligned() || !cur.is_aligned())
+      g.ptr().use_count() != 1 || g->storage().use_count() != 1 || g->storage()->is_external() ||
+      is_view(g) || g->version() != 0 || g.sizes() != cur.sizes() || g.numel() == 0 ||
+      g.numel() > kGrainSize || !g.is_contiguous() || !g.is_aligned() || !cur.is_aligned())
     return false;
   for (int64_t st : cur.strides())
     if (st != 0) return false;

@@ -57,7 +57,12 @@ class NodeBlocks {
   struct Free {
     Free* next;
   };
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+  // Sanitizer builds free every block, so that a use after free is still caught.
+  static constexpr size_t kKeep = 0;
+#else
   static constexpr size_t kKeep = 64;
+#endif
   // Never destroyed: nodes can be freed during interpreter shutdown.
   static std::mutex& mutex() {
     static auto* m = new std::mutex();

@@ -202,3 +202,4 @@ def test_gradient_summed_into_a_buffer_nobody_else_sees(torch):
                     [x.numpy().tobytes() for x in cloned], [x.numpy().tobytes() for x in held]))
     assert out[0] == out[1]
     assert out[1][2] == out[1][3]
+

@@ -1,7 +1,8 @@
 // record(): the one place graph nodes are built and saved tensors chosen.
 #include <algorithm>
-#include <mutex>
+#include <atomic>
 #include <new>
+#include <thread>
 
 #include "autograd/formulas.h"
 #include "autograd/provenance.h"
@@ -24,13 +25,14 @@ namespace {
 // 1.3 KB: more than glibc's per-thread cache serves (1032 bytes), so each one
 // went through the slow path of malloc and free, with heap consolidation, on
 // every recorded op. Freed blocks are kept here (a few dozen, enough for the
-// graphs that are built and dropped once per step) and reused. One lock: nodes
-// may be freed on another thread than the one that made them.
+// graphs that are built and dropped once per step) and reused. One lock (a
+// spin lock around a few instructions, cheaper than a mutex): nodes may be
+// freed on another thread than the one that made them.
 class NodeBlocks {
  public:
   static void* take(size_t bytes) {
     if (bytes <= kBlock) {
-      std::lock_guard<std::mutex> lock(mutex());
+      Guard guard;
       if (Free* f = head()) {
         head() = f->next;
         --count();
@@ -41,7 +43,7 @@ class NodeBlocks {
   }
   static void give(void* p, size_t bytes) {
     if (bytes <= kBlock) {
-      std::lock_guard<std::mutex> lock(mutex());
+      Guard guard;
       if (count() < kKeep) {
         head() = new (p) Free{head()};
         ++count();
@@ -63,11 +65,20 @@ class NodeBlocks {
 #else
   static constexpr size_t kKeep = 64;
 #endif
-  // Never destroyed: nodes can be freed during interpreter shutdown.
-  static std::mutex& mutex() {
-    static auto* m = new std::mutex();
-    return *m;
+  // Trivially destructible and constant-initialised: usable while nodes are
+  // freed during interpreter shutdown.
+  static std::atomic_flag& flag() {
+    static std::atomic_flag f = ATOMIC_FLAG_INIT;
+    return f;
   }
+  struct Guard {
+    Guard() {
+      while (flag().test_and_set(std::memory_order_acquire)) std::this_thread::yield();
+    }
+    ~Guard() { flag().clear(std::memory_order_release); }
+    Guard(const Guard&) = delete;
+    Guard& operator=(const Guard&) = delete;
+  };
   static Free*& head() {
     static Free* h = nullptr;
     return h;

@@ -9,6 +9,7 @@
 #include "autograd/grad_mode.h"
 #include "autograd/provenance.h"
 #include "kernels/kernels.h"
+#include "kernels/parallel.h"
 #include "ops/ops.h"
 
 namespace gradtrack::autograd {
@@ -26,17 +27,47 @@ namespace {
 //  3. a node is ready when all its incoming edges delivered; ready nodes run
 //     newest first (largest sequence number), leaves as soon as ready;
 //  4. incoming gradients for the same input are summed in a per-node buffer.
+
+// `cur + g` written into g, for a small gradient g that nothing else can see
+// and a `cur` that is one value expanded (a reduction's gradient passed on by
+// add): the sum PyTorch computes out of place, with the same float additions,
+// in the buffer that would be dropped (never memory a numpy array shares, as
+// a custom Function's gradient may). Returns false where it does not apply.
+bool add_expanded_into(const Tensor& cur, const Tensor& g) {
+  const ScalarType dt = g.dtype();
+  if ((dt != ScalarType::Float32 && dt != ScalarType::Float64) || cur.dtype() != dt ||
+      g.ptr().use_count() != 1 || g->storage().use_count() != 1 || g->storage()->is_external() ||
+      is_view(g) || g->version() != 0 || g.sizes() != cur.sizes() || g.numel() == 0 ||
+      g.numel() > kGrainSize || !g.is_contiguous() || !g.is_aligned() || !cur.is_aligned())
+    return false;
+  for (int64_t st : cur.strides())
+    if (st != 0) return false;
+  const int64_t n = g.numel();
+  auto run = [&](auto zero) {
+    using T = decltype(zero);
+    const T c = *cur.data<T>();
+    T* p = g.data<T>();
+    for (int64_t i = 0; i < n; ++i) p[i] = c + p[i];
+  };
+  dt == ScalarType::Float32 ? run(float(0)) : run(double(0));
+  return true;
+}
+
 void accumulate(TensorList& buffer, size_t slot, Tensor g) {
   if (buffer.size() <= slot) buffer.resize(slot + 1);
   Tensor& cur = buffer[slot];
   if (!cur.defined()) {
     cur = std::move(g);
-  } else if (!GradMode::is_enabled() && cur.ptr().use_count() == 1 &&
-             cur->storage().use_count() == 1 && cur.sizes() == g.sizes() &&
-             cur.dtype() == g.dtype() && is_non_overlapping_and_dense(cur)) {
+    return;
+  }
+  const bool no_grad = !GradMode::is_enabled();
+  if (no_grad && cur.ptr().use_count() == 1 && cur->storage().use_count() == 1 &&
+      cur.sizes() == g.sizes() && cur.dtype() == g.dtype() && is_non_overlapping_and_dense(cur)) {
     // Only when nothing else sees its memory (not a view's), as PyTorch.
     kernels::binary(kernels::BinaryOp::Add, cur, cur, g, Scalar(1));
     cur->bump_version();  // an in-place add, as PyTorch's input buffer does
+  } else if (no_grad && add_expanded_into(cur, g)) {
+    cur = std::move(g);  // looks like the new tensor `cur + g` would: version 0, contiguous
   } else {
     cur = ops::add(cur, g);
   }
@@ -184,23 +215,71 @@ std::unordered_set<Node*> needed_nodes(Node* root, const std::vector<Edge>& capt
 
 namespace {
 
+// Node -> its number in a GraphTask: open addressing over one flat array. A
+// std::unordered_map allocates a cell per node, which for the small graphs of
+// everyday code (a handful of nodes, one backward per step) costs more than
+// running the nodes.
+class NodeIndex {
+ public:
+  NodeIndex() : slots_(kInitial) {}
+  /// The number of `n`, inserting `value` first if `n` is new.
+  std::pair<int, bool> emplace(Node* n, int value) {
+    if ((used_ + 1) * 2 > slots_.size()) grow();
+    Slot& s = probe(n);
+    if (s.node) return {s.value, false};
+    s = {n, value};
+    ++used_;
+    return {value, true};
+  }
+  int at(Node* n) const { return probe(n).value; }
+
+ private:
+  struct Slot {
+    Node* node = nullptr;
+    int value = 0;
+  };
+  static constexpr size_t kInitial = 16;  // a power of two
+  static size_t hash(const Node* n) {
+    // Nodes are heap blocks: the low bits are alignment; mix the rest.
+    auto x = reinterpret_cast<uintptr_t>(n) >> 4;
+    return static_cast<size_t>(x * 0x9E3779B97F4A7C15ull >> 16);
+  }
+  Slot& probe(const Node* n) const {
+    const size_t mask = slots_.size() - 1;
+    for (size_t i = hash(n) & mask;; i = (i + 1) & mask) {
+      const Slot& s = slots_[i];
+      if (s.node == n || !s.node) return const_cast<Slot&>(s);
+    }
+  }
+  void grow() {
+    std::vector<Slot> old(slots_.size() * 2);
+    old.swap(slots_);
+    for (const Slot& s : old)
+      if (s.node) probe(s.node) = s;
+  }
+  std::vector<Slot> slots_;
+  size_t used_ = 0;
+};
+
 // Every node reachable from the root, numbered, with its incoming-edge count.
 struct GraphTask {
   std::vector<Node*> nodes;
   std::vector<int> deps;
   std::vector<TensorList> buffers;
-  std::unordered_map<Node*, int> index;
+  NodeIndex index;
 
   int add(Node* n) {
-    auto [it, inserted] = index.emplace(n, static_cast<int>(nodes.size()));
+    auto [i, inserted] = index.emplace(n, static_cast<int>(nodes.size()));
     if (inserted) {
       nodes.push_back(n);
       deps.push_back(0);
     }
-    return it->second;
+    return i;
   }
 
   explicit GraphTask(Node* root) {
+    nodes.reserve(8);
+    deps.reserve(8);
     add(root);
     // Iterative DFS: graphs can be 100 000 nodes deep.
     std::vector<Node*> stack{root};
@@ -259,7 +338,10 @@ TensorList run_backward(const std::vector<Edge>& roots, const TensorList& grads,
   // accumulations happen before a failing one, and the order of leaf hooks).
   using Item = std::pair<uint64_t, int>;
   auto by_sequence = [](const Item& a, const Item& b) { return a.first < b.first; };
-  std::priority_queue<Item, std::vector<Item>, decltype(by_sequence)> ready(by_sequence);
+  std::vector<Item> heap;
+  heap.reserve(8);
+  std::priority_queue<Item, std::vector<Item>, decltype(by_sequence)> ready(by_sequence,
+                                                                            std::move(heap));
   task.buffers[0] = std::move(root_grads);
   ready.push({root->sequence_nr(), 0});
 
@@ -276,7 +358,7 @@ TensorList run_backward(const std::vector<Edge>& roots, const TensorList& grads,
       return nullptr;
     // The gradient from `node` will be its only one: nothing arrived before it
     // (in its buffer) and nothing will after.
-    const auto at = static_cast<size_t>(task.index.find(next)->second);
+    const auto at = static_cast<size_t>(task.index.at(next));
     if (task.deps[at] != 1) return nullptr;
     for (const Tensor& g : task.buffers[at])
       if (g.defined()) return nullptr;
@@ -327,9 +409,12 @@ TensorList run_backward(const std::vector<Edge>& roots, const TensorList& grads,
     if (any) {
       // A node that received no gradient at all still releases its inputs'
       // dependency counts below, but does not run.
-      if (!node->materialize_grads() || takes_absent_grads(*node)) {
+      // One output with its gradient: nothing to fill either way (the common
+      // case skips the virtual call and the dynamic_cast).
+      const bool complete = node->num_outputs() == 1 && grads.size() == 1;
+      if (!complete && (!node->materialize_grads() || takes_absent_grads(*node))) {
         grads.resize(node->num_outputs());
-      } else if (grads.size() < node->num_outputs() || node->num_outputs() > 1) {
+      } else if (!complete && (grads.size() < node->num_outputs() || node->num_outputs() > 1)) {
         fill_missing(*node, grads);
       }
       partner = fusable_partner(*node, grads);
@@ -339,7 +424,7 @@ TensorList run_backward(const std::vector<Edge>& roots, const TensorList& grads,
       // this node; its gradients go out below and it never enters the queue.
       out = run_relu_mul(static_cast<FormulaNode&>(*node), *partner, grads[0], done);
       fit_gradients(partner->next_edges(), out, partner);
-      task.deps[static_cast<size_t>(task.index.find(partner)->second)] = 0;
+      task.deps[static_cast<size_t>(task.index.at(partner))] = 0;
       node = partner;
     } else {
       if (any) {
@@ -359,7 +444,7 @@ TensorList run_backward(const std::vector<Edge>& roots, const TensorList& grads,
     for (size_t i = 0; i < edges.size(); ++i) {
       const Edge& e = edges[i];
       if (!e.fn) continue;
-      const int next = task.index.find(e.fn.get())->second;
+      const int next = task.index.at(e.fn.get());
       // A capturing run sends gradients only to nodes it runs or captures:
       // PyTorch's nodes do not compute the others (should_compute_output), so
       // hooks and retain_grad there see nothing.

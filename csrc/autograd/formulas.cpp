@@ -14,6 +14,7 @@
 #include "autograd/formulas_resample.h"
 #include "ops/svd.h"
 #include "kernels/kernels.h"
+#include "kernels/parallel.h"
 #include "kernels/reduced_float.h"
 #include "ops/ops.h"
 
@@ -49,9 +50,45 @@ TL sub_bw(const C& c, const TL& g) {
 }
 TL rsub_bw(const C& c, const TL& g) { return {scale(neg(g[0]), c.attrs().s0), g[0]}; }
 TL rsub_scalar_bw(const C& c, const TL& g) { return {scale(neg(g[0]), c.attrs().s0)}; }
+// The gradient of a full reduction (`(a * b).sum()`) reaches the product as
+// one value expanded to its shape (every stride 0). Small products then take
+// both gradients in one loop: the same float products as two mul() calls
+// (g * b[i], g * a[i]), without their broadcasting set-up. Large ones keep the
+// threaded kernels.
+bool mul_bw_broadcast(const Tensor& g, const Tensor& a, const Tensor& b, Tensor& ga, Tensor& gb) {
+  const ScalarType dt = a.dtype();
+  if ((dt != ScalarType::Float32 && dt != ScalarType::Float64) || g.dtype() != dt ||
+      b.dtype() != dt || g.sizes() != a.sizes() || a.sizes() != b.sizes() || g.numel() == 0 ||
+      g.numel() > kGrainSize || !a.is_contiguous() || !b.is_contiguous() || !a.is_aligned() ||
+      !b.is_aligned() || !g.is_aligned())
+    return false;
+  for (int64_t st : g.strides())
+    if (st != 0) return false;
+  ga = empty(a.sizes(), dt);
+  gb = empty(a.sizes(), dt);
+  const int64_t n = g.numel();
+  auto run = [&](auto zero) {
+    using T = decltype(zero);
+    const T gv = *g.data<T>();
+    const T* xa = a.data<T>();
+    const T* xb = b.data<T>();
+    T* pa = ga.data<T>();
+    T* pb = gb.data<T>();
+    for (int64_t i = 0; i < n; ++i) {
+      pa[i] = gv * xb[i];
+      pb[i] = gv * xa[i];
+    }
+  };
+  dt == ScalarType::Float32 ? run(float(0)) : run(double(0));
+  return true;
+}
+
 TL mul_bw(const C& c, const TL& g) {
   const Tensor& a = c.saved_input(0);
   const Tensor& b = c.saved_input(1);
+  Tensor ga, gb;
+  if (c.needs(0) && c.needs(1) && !GradMode::is_enabled() && mul_bw_broadcast(g[0], a, b, ga, gb))
+    return {ga, gb};
   // Both gradients of a large product in one pass: 5 memory streams, not 6.
   if (c.needs(0) && c.needs(1) && !GradMode::is_enabled() && g[0].sizes() == a.sizes() &&
       a.sizes() == b.sizes() && g[0].dtype() == a.dtype() && a.dtype() == b.dtype() &&

@@ -1,6 +1,7 @@
 #include "autograd/fusion.h"
 
 #include <atomic>
+#include <typeinfo>
 
 #include "core/shape.h"
 #include "kernels/kernels.h"
@@ -31,7 +32,9 @@ std::atomic<uint64_t> g_fused_pairs{0};
 std::atomic<bool> g_enabled{true};
 
 FormulaNode* formula_node(Node* n, OpKind kind) {
-  auto* f = dynamic_cast<FormulaNode*>(n);
+  // FormulaNode has no subclasses: comparing the dynamic type is the same
+  // test as a dynamic_cast, and cheaper on every node the engine runs.
+  auto* f = n && typeid(*n) == typeid(FormulaNode) ? static_cast<FormulaNode*>(n) : nullptr;
   return f && f->row().kind == kind && f->runnable() ? f : nullptr;
 }
 

@@ -52,6 +52,16 @@ template <typename A, typename T>
 template <typename A, int W, typename T>
 [[gnu::always_inline]] inline A items_sum(const T* p, int64_t count) {
   const int64_t groups = count / 4;
+  if (groups < 16) {
+    // No block of 16 groups completes (the short rows of a row sum): the
+    // upper levels stay zero, and adding +0 to a sum that began at +0 changes
+    // no bit.
+    A part[4] = {A{}, A{}, A{}, A{}};
+    for (int64_t g = 0; g < groups; ++g)
+      for (int k = 0; k < 4; ++k) part[k] += load<A>(p + (g * 4 + k) * W);
+    for (int64_t i = groups * 4; i < count; ++i) part[0] += load<A>(p + i * W);
+    return ((part[0] + part[1]) + part[2]) + part[3];
+  }
   const int64_t power = std::max<int64_t>(4, ceil_log2(groups) / 4);
   const int64_t step = int64_t(1) << power, mask = step - 1;
   A up[3][4];  // levels 2, 3 and 4

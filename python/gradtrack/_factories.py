@@ -98,8 +98,7 @@ def param_names(fn):
     """The names of ``fn``'s parameters, without building its signature (as
     ``import gradtrack`` needs them: NOTE [Lazy signatures])."""
     make = getattr(fn, "_gt_signature", None)
-    sig = make() if make is not None else vars(fn).get("__signature__") if hasattr(
-        fn, "__dict__") else None
+    sig = make() if make is not None else getattr(fn, "__dict__", {}).get("__signature__")
     if sig is not None:
         return set(sig.parameters)
     code = getattr(fn, "__code__", None)
@@ -113,22 +112,25 @@ def param_names(fn):
         return set()
 
 
-def _parameters(fn):
-    try:
-        make = fn._gt_signature
-    except AttributeError:
-        pass
-    else:
+def parameters(fn):
+    """``fn``'s parameters: its lazy signature's, inspect's, or those of the
+    pybind11 docstring's first line (``(*args, **kwargs)`` for an overload set)."""
+    make = getattr(fn, "_gt_signature", None)
+    if make is not None:
         return list(make().parameters.values())
     import inspect
 
     try:
         return list(inspect.signature(fn).parameters.values())
     except (TypeError, ValueError):
-        return _builtin_parameters(fn)
+        pass
+    if "(*args, **kwargs)" in (fn.__doc__ or "").split("\n")[0]:
+        return [inspect.Parameter("args", inspect.Parameter.VAR_POSITIONAL),
+                inspect.Parameter("kwargs", inspect.Parameter.VAR_KEYWORD)]
+    return _builtin_parameters(fn)
 
 
-def _insert_keywords(params, added):
+def insert_keywords(params, added):
     """``params`` with keyword-only parameters ``added`` ((name, default) pairs)
     before any ``**kwargs``, leaving out the names it has."""
     import inspect
@@ -168,7 +170,7 @@ def with_layout(fn, name, layout_too=True, device_too=False):
         added = (("device", None), *added)
     from ._out import lazy_signature
 
-    return lazy_signature(factory, lambda: _insert_keywords(_parameters(fn), added))
+    return lazy_signature(factory, lambda: insert_keywords(parameters(fn), added))
 
 
 FACTORIES = ("zeros", "ones", "empty", "full", "arange", "eye", "linspace", "rand", "randn",
@@ -196,8 +198,9 @@ def install(namespace, tensor_cls):
     for name in FACTORIES:
         if name in namespace:
             fn = namespace[name]
-            # randint_like checks device= in the wrapper
-            triggers = ("layout", "pin_memory", "device")[:3 if name == "randint_like" else 2]
+            triggers = ("layout", "pin_memory")
+            if name == "randint_like":  # it checks device= in the wrapper
+                triggers += ("device",)
             namespace[name] = fast_path(fn, with_layout(fn, name), triggers)
     fn = namespace["tensor"]
     namespace["tensor"] = fast_path(fn, with_layout(fn, "tensor", layout_too=False),

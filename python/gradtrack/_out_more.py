@@ -7,7 +7,7 @@ that cannot be cast to ``out``'s; a factory called with ``out=`` and no
 import functools
 
 from . import _out
-from ._factories import _builtin_parameters, param_names
+from ._factories import insert_keywords, param_names, parameters
 
 UNARY = ("abs", "acos", "asin", "atan", "ceil", "cos", "cosh", "erf", "exp", "exp2", "expm1",
          "floor", "frac", "log", "log10", "log1p", "log2", "neg", "reciprocal", "round", "rsqrt",
@@ -43,32 +43,9 @@ _DT = {"bool": "Bool", "uint8": "Byte", "int32": "Int", "int64": "Long", "float3
        "float64": "Double"}
 
 
-def _parameters(fn):
-    import inspect
-
-    try:
-        return list(inspect.signature(fn).parameters.values())
-    except (TypeError, ValueError):
-        pass
-    first = (fn.__doc__ or "").split("\n")[0]
-    if "(*args, **kwargs)" in first:  # a pybind11 overload set
-        return [inspect.Parameter("args", inspect.Parameter.VAR_POSITIONAL),
-                inspect.Parameter("kwargs", inspect.Parameter.VAR_KEYWORD)]
-    return _builtin_parameters(fn)
-
-
 def _with_signature(wrapper, fn):
-    def signature():
-        import inspect
-
-        params = _parameters(fn)
-        if "out" not in {p.name for p in params}:
-            kw_at = next((i for i, p in enumerate(params) if p.kind is p.VAR_KEYWORD),
-                         len(params))
-            params.insert(kw_at, inspect.Parameter("out", inspect.Parameter.KEYWORD_ONLY,
-                                                   default=None))
-        return inspect.Signature(params)
-    return _out.lazy_signature(wrapper, signature)
+    return _out.lazy_signature(wrapper, lambda: insert_keywords(parameters(fn),
+                                                                (("out", None),)))
 
 
 def _dt(t):

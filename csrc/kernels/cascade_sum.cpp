@@ -52,43 +52,40 @@ template <typename A, typename T>
 template <typename A, int W, typename T>
 [[gnu::always_inline]] inline A items_sum(const T* p, int64_t count) {
   const int64_t groups = count / 4;
-  if (groups < 16) {
-    // No block of 16 groups completes (the short rows of a row sum): the
-    // upper levels stay zero, and adding +0 to a sum that began at +0 changes
-    // no bit.
-    A part[4] = {A{}, A{}, A{}, A{}};
-    for (int64_t g = 0; g < groups; ++g)
-      for (int k = 0; k < 4; ++k) part[k] += load<A>(p + (g * 4 + k) * W);
-    for (int64_t i = groups * 4; i < count; ++i) part[0] += load<A>(p + i * W);
-    return ((part[0] + part[1]) + part[2]) + part[3];
-  }
-  const int64_t power = std::max<int64_t>(4, ceil_log2(groups) / 4);
-  const int64_t step = int64_t(1) << power, mask = step - 1;
+  // With fewer than 16 groups (the short rows of a row sum) no block
+  // completes: the upper levels would stay zero, and adding +0 to a sum that
+  // began at +0 changes no bit, so they are skipped.
+  const bool levels = groups >= 16;
   A up[3][4];  // levels 2, 3 and 4
-  for (auto& level : up)
-    for (A& a : level) a = A{};
   int64_t g = 0;
-  while (g + step <= groups) {
-    A s0{}, s1{}, s2{}, s3{};
-    for (const int64_t end = g + step; g < end; ++g) {
-      const T* q = p + g * 4 * W;
-      s0 += load<A>(q);
-      s1 += load<A>(q + W);
-      s2 += load<A>(q + 2 * W);
-      s3 += load<A>(q + 3 * W);
-    }
-    up[0][0] += s0, up[0][1] += s1, up[0][2] += s2, up[0][3] += s3;
-    for (int level = 1; level < 3 && (g & (mask << (level * power))) == 0; ++level) {
-      for (int k = 0; k < 4; ++k) {
-        up[level][k] += up[level - 1][k];
-        up[level - 1][k] = A{};
+  if (levels) {
+    for (auto& level : up)
+      for (A& a : level) a = A{};
+    const int64_t power = std::max<int64_t>(4, ceil_log2(groups) / 4);
+    const int64_t step = int64_t(1) << power, mask = step - 1;
+    while (g + step <= groups) {
+      A s0{}, s1{}, s2{}, s3{};
+      for (const int64_t end = g + step; g < end; ++g) {
+        const T* q = p + g * 4 * W;
+        s0 += load<A>(q);
+        s1 += load<A>(q + W);
+        s2 += load<A>(q + 2 * W);
+        s3 += load<A>(q + 3 * W);
+      }
+      up[0][0] += s0, up[0][1] += s1, up[0][2] += s2, up[0][3] += s3;
+      for (int level = 1; level < 3 && (g & (mask << (level * power))) == 0; ++level) {
+        for (int k = 0; k < 4; ++k) {
+          up[level][k] += up[level - 1][k];
+          up[level - 1][k] = A{};
+        }
       }
     }
   }
   A part[4] = {A{}, A{}, A{}, A{}};
   for (; g < groups; ++g)
     for (int k = 0; k < 4; ++k) part[k] += load<A>(p + (g * 4 + k) * W);
-  for (int k = 0; k < 4; ++k) part[k] = ((part[k] + up[0][k]) + up[1][k]) + up[2][k];
+  if (levels)
+    for (int k = 0; k < 4; ++k) part[k] = ((part[k] + up[0][k]) + up[1][k]) + up[2][k];
   for (int64_t i = groups * 4; i < count; ++i) part[0] += load<A>(p + i * W);
   return ((part[0] + part[1]) + part[2]) + part[3];
 }

@@ -123,18 +123,3 @@ def env_for_rss_child():
         env["ASAN_OPTIONS"] = env.get("ASAN_OPTIONS", "") + ":quarantine_size_mb=0"
     return env
 
-
-def torch_bernoulli_uses_mkl(torch):
-    """Whether torch's ``bernoulli_(p)`` with a number p takes its MKL path here.
-
-    On Intel CPUs torch draws those masks with MKL's own generator (seeded from its
-    mt19937) instead of from mt19937 directly; gradtrack reproduces the mt19937 path
-    only, so bit-for-bit comparisons of that one fill hold on other CPUs.
-    """
-    if not torch.backends.mkl.is_available():
-        return False
-    try:
-        with open("/proc/cpuinfo") as f:
-            return "GenuineIntel" in f.read()
-    except OSError:
-        return False

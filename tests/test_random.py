@@ -10,7 +10,6 @@ import numpy as np
 import pytest
 
 import gradtrack as gt
-from helpers import torch_bernoulli_uses_mkl
 
 SIZES = [0, 1, 7, 15, 16, 17, 100, 4097]
 DTYPES = ["float32", "float64"]
@@ -183,8 +182,7 @@ def test_distribution_fills(torch, dtype):
         lambda t: t.random_(-7, 12),
         lambda t: t.random_(3, None),
     ]
-    if not torch_bernoulli_uses_mkl(torch):
-        fills.append(lambda t: t.bernoulli_(0.3))
+    fills.append(lambda t: t.bernoulli_(0.3))
     for fill in fills:
         for n in (1, 17, 100):
             a, b = both(torch, lambda L: fill(L.empty(n, dtype=getattr(L, dtype))), n)
@@ -194,7 +192,6 @@ def test_distribution_fills(torch, dtype):
 
 
 def test_bernoulli_number_p_draws_zeros_and_ones_at_rate_p():
-    # Holds on every CPU (torch's MKL path on Intel CPUs included, see helpers).
     gt.manual_seed(0)
     draws = gt.empty(20000).bernoulli_(0.3)
     assert set(draws.tolist()) == {0.0, 1.0}
@@ -205,9 +202,8 @@ def test_integer_fills(torch):
     for name in ("int64", "int32", "uint8", "bool"):
         a, b = both(torch, lambda L: L.empty(50, dtype=getattr(L, name)).random_())
         same_bits(a, b)
-        if not torch_bernoulli_uses_mkl(torch):
-            a, b = both(torch, lambda L: L.empty(50, dtype=getattr(L, name)).bernoulli_(0.5))
-            same_bits(a, b)
+        a, b = both(torch, lambda L: L.empty(50, dtype=getattr(L, name)).bernoulli_(0.5))
+        same_bits(a, b)
     a, b = both(torch, lambda L: L.empty(50, dtype=L.int64).random_(-2**40, 2**41))
     same_bits(a, b)
     a, b = both(torch, lambda L: L.empty(50, dtype=L.int64).random_(-2**63, None))

@@ -13,7 +13,6 @@ import pytest
 
 import gradtrack
 
-from helpers import torch_bernoulli_uses_mkl
 
 
 def _draws(lib, fn, dt_name):
@@ -61,7 +60,7 @@ CASES = {
         L.tensor([0.1, 0.5, 0.2, 0.2], dtype=dt), 30, replacement=True),
     "multinomial": lambda L, dt: L.multinomial(L.tensor([[0.1, 0.5, 0.2, 0.2]] * 3, dtype=dt), 3),
 }
-# These take torch's MKL path on Intel CPUs (see helpers.torch_bernoulli_uses_mkl).
+# bernoulli_ with a number p, and dropout, which calls it.
 SCALAR_P = {
     "bernoulli_scalar": lambda L, dt: L.empty(200, dtype=dt).bernoulli_(0.3),
     "dropout": lambda L, dt: L.nn.functional.dropout(L.ones(100, dtype=dt), 0.4),
@@ -77,8 +76,6 @@ def test_reduced_draws_equal_torch_bitwise(torch, case, dt):
 @pytest.mark.parametrize("dt", ["float16", "bfloat16"])
 @pytest.mark.parametrize("case", sorted(SCALAR_P))
 def test_reduced_scalar_p_bernoulli_equal_torch(torch, case, dt):
-    if torch_bernoulli_uses_mkl(torch):
-        pytest.skip("torch draws bernoulli_(p) with MKL on this CPU")
     assert _draws(gradtrack, SCALAR_P[case], dt) == _draws(torch, SCALAR_P[case], dt)
 
 

@@ -3,10 +3,10 @@
 // its additions, and tutorials print losses with every digit. PyTorch's CPU
 // sum (a "cascade", measured bit for bit against torch 2.13 here) does this
 // for a contiguous run of n elements:
-// - items are vectors of W elements (W = 8 floats / 4 doubles when the CPU has
-//   no AVX-512, 16 / 8 with it: its kernels are built per instruction set),
-//   the last n % W elements are left over; a run shorter than W takes the
-//   elements themselves as items;
+// - items are vectors of W elements (W = 8 floats / 4 doubles: 32-byte
+//   vectors, on CPUs with AVX-512 too; measured on a Xeon with AVX-512, where
+//   torch reports its CPU capability as AVX512), the last n % W elements are
+//   left over; a run shorter than W takes the elements themselves as items;
 // - the items are summed four at a time (four running partial sums), in
 //   blocks of 2^p consecutive groups of four (p = max(4, ceil(log2 g) / 4),
 //   g groups); a finished block's sums move up into a second level, a full
@@ -104,8 +104,8 @@ template <typename T, int W>
   return total;
 }
 
-// One build per instruction set (the order, and so the bits, are the same in
-// each: vector lanes are separate sums); W as PyTorch's kernels on the CPU.
+// Two builds, AVX2 and the baseline: the order, and so the bits, are the same
+// in each (vector lanes are separate sums).
 template <typename T>
 T narrow_generic(const T* p, int64_t n) {
   return run_sum<T, 32 / sizeof(T)>(p, n);
@@ -116,21 +116,13 @@ template <typename T>
 __attribute__((target("arch=x86-64-v3"))) T narrow_avx2(const T* p, int64_t n) {
   return run_sum<T, 32 / sizeof(T)>(p, n);
 }
-template <typename T>
-__attribute__((target("arch=x86-64-v4"))) T wide_avx512(const T* p, int64_t n) {
-  return run_sum<T, 64 / sizeof(T)>(p, n);
-}
 #endif
 
 template <typename T>
 T any_width_sum(const T* p, int64_t n) {
 #ifdef GT_CASCADE_X86
-  // PyTorch's AVX-512 kernels are chosen on CPUs that have it (x86-64-v4).
-  static const int level = __builtin_cpu_supports("x86-64-v4")   ? 2
-                           : __builtin_cpu_supports("x86-64-v3") ? 1
-                                                                 : 0;
-  if (level == 2) return wide_avx512(p, n);
-  if (level == 1) return narrow_avx2(p, n);
+  static const bool avx2 = __builtin_cpu_supports("x86-64-v3");
+  if (avx2) return narrow_avx2(p, n);
 #endif
   return narrow_generic(p, n);
 }

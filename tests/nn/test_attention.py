@@ -14,7 +14,7 @@ import gradtrack as gt
 import gradtrack.nn.functional as F
 from gradtrack import nn
 
-from helpers import error_of, torch_bernoulli_uses_mkl, torch_to_gradtrack
+from helpers import error_of, torch_to_gradtrack
 
 RNG = np.random.default_rng(19)
 TOL = {"float64": dict(rtol=1e-10, atol=1e-12), "float32": dict(rtol=2e-5, atol=2e-6)}
@@ -155,8 +155,6 @@ def test_sdpa_no_grad_and_double_backward(torch):
 def test_dropout_of_a_transposed_input_draws_in_memory_order(torch):
     """torch draws the mask into empty_like(input), which keeps a permuted layout (the
     attention output of a batch_first layer is one)."""
-    if torch_bernoulli_uses_mkl(torch):
-        pytest.skip("torch's bernoulli mask comes from MKL on this CPU")
     for make in (lambda lib: lib.ones(3, 4).t(), lambda lib: lib.ones(2, 3, 4).permute(2, 0, 1),
                  lambda lib: lib.ones(2, 3, 8)[:, :, ::2].transpose(0, 2)):
         masks = []
@@ -173,8 +171,6 @@ def test_sdpa_dropout_matches_torch_under_seed(torch):
     out = F.scaled_dot_product_attention(q, q, q, dropout_p=0.3)
     ref = torch.nn.functional.scaled_dot_product_attention(tq, tq, tq, dropout_p=0.3)
     assert out.grad_fn.name() == type(ref.grad_fn).__name__
-    if torch_bernoulli_uses_mkl(torch):
-        return  # torch draws its mask from MKL here (see helpers): only shapes compare
     _close(out, ref)
     out.sum().backward()
     ref.sum().backward()
@@ -384,8 +380,7 @@ def test_mha_dropout_train_and_eval(torch):
         torch.manual_seed(11)
         out, _ = ours(q[0], k[0], v[0], need_weights=need_weights)
         rout, _ = ref(q[1], k[1], v[1], need_weights=need_weights)
-        if not torch_bernoulli_uses_mkl(torch):
-            _close(out, rout)
+        _close(out, rout)
     ours.eval()
     ref.eval()
     out, w = ours(q[0], k[0], v[0])
@@ -542,11 +537,10 @@ def test_encoder_layer_callable_activation_and_dropout(torch):
     gt.manual_seed(8)
     torch.manual_seed(8)
     out, rout = ours(x), ref(tx)
-    if not torch_bernoulli_uses_mkl(torch):
-        _close(out, rout)
-        out.sum().backward()
-        rout.sum().backward()
-        _same_parameters(ours, ref, grads=True)
+    _close(out, rout)
+    out.sum().backward()
+    rout.sum().backward()
+    _same_parameters(ours, ref, grads=True)
     ours.eval()
     ref.eval()
     _close(ours(x), ref(tx))

@@ -366,3 +366,34 @@ def test_empty_kernel_is_refused():
     # gives the slow path's.
     with pytest.raises(RuntimeError, match="kernel size should be greater than zero"):
         F.conv2d(gt.randn(1, 3, 5, 5), gt.randn(4, 3, 0, 3))
+
+
+# A type mismatch reads as oneDNN's message where torch would run oneDNN (by its size
+# rule for float32, by the CPU's instructions for half and bfloat16), else as the
+# native kernel's; both libraries on the same machine, at 1 and 2 threads.
+MISMATCH_SHAPES = [  # (input shape, weight shape, stride, groups)
+    ((1, 3, 5), (2, 3, 2), 1, 1), ((4, 3, 5), (2, 3, 2), 1, 1), ((3, 5), (2, 3, 1), 1, 1),
+    ((16, 3, 5), (2, 3, 1), 1, 1), ((1, 3, 5), (2, 3, 1), 2, 1), ((1, 4, 5), (4, 2, 2), 1, 2),
+    ((1, 3, 9000), (2, 3, 1), 1, 1), ((1, 3, 5, 5), (2, 3, 4, 4), 1, 1),
+    ((1, 3, 5, 5), (2, 3, 2, 4), 1, 1), ((1, 3, 90, 90), (2, 3, 1, 1), 1, 1),
+]
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize("dtypes", [("float32", "float64"), ("float16", "float32"),
+                                    ("bfloat16", "float32"), ("float64", "float32")])
+@pytest.mark.parametrize("shapes", MISMATCH_SHAPES)
+def test_conv_type_mismatch_message_follows_torch_backend_choice(torch, shapes, dtypes, threads):
+    xs, ws, stride, groups = shapes
+    messages = []
+    for lib in (gt, torch):
+        before = lib.get_num_threads()
+        lib.set_num_threads(threads)
+        try:
+            conv = getattr(lib.nn.functional, f"conv{len(ws) - 2}d")
+            x, w = lib.ones(*xs, dtype=getattr(lib, dtypes[0])), lib.ones(*ws, dtype=getattr(lib, dtypes[1]))
+            messages.append(error_of(lambda: conv(x, w, stride=stride, groups=groups)))
+        finally:
+            lib.set_num_threads(before)
+    assert messages[0] == messages[1]
+    assert messages[0][0] == "RuntimeError"

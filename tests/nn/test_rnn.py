@@ -14,7 +14,7 @@ import pytest
 import gradtrack as gt
 from gradtrack import nn
 
-from helpers import name, same, to_np, torch_bernoulli_uses_mkl
+from helpers import name, same, to_np
 
 MODES = ("RNN", "GRU", "LSTM")
 TOL = {"float64": 1e-10, "float32": 2e-5}
@@ -269,8 +269,6 @@ def test_cells_match_torch(torch, cell):
 
 
 def test_dropout_between_layers_matches_seeded_torch(torch):
-    if torch_bernoulli_uses_mkl(torch):
-        pytest.skip("torch draws bernoulli masks with MKL on this CPU")
     for mode in MODES:
         tm, gm = _pair(torch, mode, num_layers=3, dropout=0.4, bidirectional=True)
         _run_both(torch, mode, tm, gm, (4, 2, 3), "float64", True, seed=11)

@@ -16,6 +16,7 @@ pools and unbatched inputs go through ``unsqueeze``/``squeeze`` around the
 gradtrack.Size([1, 2, 2, 2])
 """
 
+import functools
 import warnings
 
 from .. import _C
@@ -26,7 +27,8 @@ _float32 = _C.float32
 
 _TENSOR_TYPE = {"float32": "torch.FloatTensor", "float64": "torch.DoubleTensor",
                 "int64": "torch.LongTensor", "int32": "torch.IntTensor",
-                "uint8": "torch.ByteTensor", "bool": "torch.BoolTensor"}
+                "uint8": "torch.ByteTensor", "bool": "torch.BoolTensor",
+                "float16": "torch.HalfTensor", "bfloat16": "CPUBFloat16Type"}
 _SCALAR_NAME = {"float32": "Float", "float64": "Double", "int64": "Long", "int32": "Int",
                 "uint8": "Byte", "bool": "Bool",
                 "float16": "Half", "bfloat16": "BFloat16", "int8": "Char", "int16": "Short"}
@@ -62,10 +64,54 @@ def _conv_list(name, value, k):
     return list(value)
 
 
-def _check_conv_dtypes(input, weight, bias):  # noqa: A002 - PyTorch's argument names
+@functools.cache
+def _cpu_flags():
+    """The x86 feature flags Linux reports for this CPU (empty elsewhere)."""
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("flags"):
+                    return frozenset(line.partition(":")[2].split())
+    except OSError:
+        pass
+    return frozenset()
+
+
+def _torch_takes_mkldnn(input, weight, stride, dilation, groups, transposed, output_padding):  # noqa: A002
+    """Whether PyTorch 2.13 would run this convolution with oneDNN (MKLDNN) on this CPU.
+
+    Only its type-mismatch message depends on it. Half and bfloat16 inputs go to oneDNN
+    whenever the CPU has their AVX-512 (or AVX-NE-CONVERT) instructions; float32 inputs by
+    torch's size rule, applied to the 4-D view of the input (a 1-D one is ``(N, C, 1, L)``).
+    """
+    if transposed and any(p >= s for p, s in zip(output_padding, stride)):
+        return False
+    key, flags = _dtype_key(input), _cpu_flags()
+    if key == "bfloat16":
+        return {"avx512f", "avx512bw", "avx512vl", "avx512dq"} <= flags or "avx_ne_convert" in flags
+    if key == "float16":
+        return "avx512_fp16" in flags or "avx_ne_convert" in flags
+    if key != "float32":
+        return False
+    shape = list(input.shape) if input.dim() == weight.dim() else [1, *input.shape]
+    kernel = list(weight.shape[2:])
+    if len(kernel) == 1:  # a 1-D convolution runs as a 2-D one of height 1
+        shape.insert(2, 1)
+        kernel.insert(0, 1)
+    n = shape[0]
+    numel = shape[0] * shape[1] * shape[2] * shape[3]
+    from .. import get_num_threads
+
+    one_by_one_ok = (any(s != 1 for s in stride) or any(d != 1 for d in dilation) or n >= 16
+                     or kernel[-1] != 1 or kernel[-2] != 1 or get_num_threads() > 1)
+    worth_it = (groups > 1 or (kernel[-1] > 3 and kernel[-2] > 3) or n > 1 or numel > 20480)
+    return one_by_one_ok and worth_it
+
+
+def _check_conv_dtypes(input, weight, bias, mkldnn):  # noqa: A002 - PyTorch's argument names
     xk, wk = _dtype_key(input), _dtype_key(weight)
     if xk != wk:
-        if xk == "float32":
+        if mkldnn():
             raise RuntimeError(f"Input type ({_TENSOR_TYPE[xk]}) and weight type "
                                f"({_TENSOR_TYPE.get(wk, wk)}) should be the same or input "
                                "should be a MKLDNN tensor and weight is a dense tensor")
@@ -111,7 +157,8 @@ def _convolution(name, ndim, input, weight, bias, stride, padding, dilation, gro
             raise RuntimeError(f"Invalid padding string: '{padding}'")
     else:
         padding = _conv_list("padding", _ints(padding, ndim), k)
-    _check_conv_dtypes(input, weight, bias)
+    _check_conv_dtypes(input, weight, bias, lambda: _torch_takes_mkldnn(
+        input, weight, stride, dilation, int(groups), transposed, output_padding))
     unbatched = input.dim() == ndim + 1
     x = input.unsqueeze(0) if unbatched else input
     out = _conv.convolution(x, weight, bias, stride, padding, dilation, transposed,

@@ -27,10 +27,6 @@ GOALS = (
     Goal("mlp_step", "b64", 0.9, "real small model"),
     Goal("matmul", None, 1.0, "OpenBLAS sgemm vs MKL, every size (issue 21)"),
     Goal("add", "16M", 0.4, "huge-page allocation of fresh outputs"),
-    Goal("sum", "16M", 0.8, "bandwidth-bound reduction"),
-    Goal("sum_dim", "16M", 0.8, "bandwidth-bound reduction"),
-    Goal("mean", "16M", 0.8, "bandwidth-bound reduction"),
-    Goal("max", "16M", 0.8, "bandwidth-bound reduction"),
     Goal("mul_relu_sum_backward", "4M", 0.6, "large graph fwd+bwd"),
     Goal("cnn_step", None, 1.0, "small CNN train step vs oneDNN"),
     Goal("import_time", None, 0.05, "no numpy/torch-sized import"),
@@ -58,6 +54,10 @@ REFERENCE_CASES = ("read_floor", "fma_peak")
 # Issue 21: goals that are not a ratio to torch.  The 16M reductions against
 # the bare read loop timed in the same run (candidate time / loop time), and
 # the fraction of the machine's peak FLOP rate a 1024^2 matmul reaches.
+# Issue 21 restated the first round's 16M goals (0.8x torch) against that floor:
+# where torch reads at the memory's speed too (measured on an AVX-512 Xeon, where
+# torch's sum is within 6% of the loop), 0.8x torch is out of any library's reach;
+# those cases keep the default 1.0x beside the floor goal.
 FLOOR_CASES = ("sum", "sum_dim", "mean", "max")
 FLOOR_POINT = "16M"
 FLOOR_MAX_RATIO = 1.10

@@ -19,6 +19,11 @@
 //   than one thread, the run is cut into equal chunks (one per thread, sizes
 //   rounded up), each chunk summed so into 0, and the chunk sums then summed
 //   as a short run of their own into 0.
+// Column sums (a reduced dim whose kept neighbour is dense, as a Linear
+// layer's bias gradient): each column is a sum on its own, in one of two
+// orders depending on where the column sits (column_block below); from
+// 32768 elements on, with more than one thread, the columns are shared out
+// first (chunked_columns).
 // Vector lanes are separate sums, so the GCC vector types below give the same
 // bits whatever instructions the compiler picks for them.
 #include "kernels/cascade_sum.h"
@@ -45,18 +50,19 @@ template <typename A, typename T>
   return a;
 }
 
-// The sum of `count` items A (vectors of W elements, or single elements when
-// W == 1) stored one after the other from p. The running sums of the block
-// being read live in locals: the first level is always empty when a block
-// starts, so starting them at zero adds in the same order.
-template <typename A, int W, typename T>
-[[gnu::always_inline]] inline A items_sum(const T* p, int64_t count) {
-  const int64_t groups = count / 4;
+// The level schedule shared by every order below: `groups` groups of K items,
+// item k of group g read by load(g, k); K running sums (one per place in the
+// group) in blocks of 2^p groups whose sums move up through three more levels.
+// On return part[k] holds the finished sum of place k. The running sums of the
+// block being read live in locals: the first level is always empty when a
+// block starts, so starting them at zero adds in the same order.
+template <typename A, int K, typename Load>
+[[gnu::always_inline]] inline void level_sums(const Load& load, int64_t groups, A (&part)[K]) {
   // With fewer than 16 groups (the short rows of a row sum) no block
   // completes: the upper levels would stay zero, and adding +0 to a sum that
   // began at +0 changes no bit, so they are skipped.
   const bool levels = groups >= 16;
-  A up[3][4];  // levels 2, 3 and 4
+  A up[3][K];  // levels 2, 3 and 4
   int64_t g = 0;
   if (levels) {
     for (auto& level : up)
@@ -64,30 +70,46 @@ template <typename A, int W, typename T>
     const int64_t power = std::max<int64_t>(4, ceil_log2(groups) / 4);
     const int64_t step = int64_t(1) << power, mask = step - 1;
     while (g + step <= groups) {
-      A s0{}, s1{}, s2{}, s3{};
-      for (const int64_t end = g + step; g < end; ++g) {
-        const T* q = p + g * 4 * W;
-        s0 += load<A>(q);
-        s1 += load<A>(q + W);
-        s2 += load<A>(q + 2 * W);
-        s3 += load<A>(q + 3 * W);
-      }
-      up[0][0] += s0, up[0][1] += s1, up[0][2] += s2, up[0][3] += s3;
+      A s[K];
+      for (A& a : s) a = A{};
+      for (const int64_t end = g + step; g < end; ++g)
+        for (int k = 0; k < K; ++k) s[k] += load(g, k);
+      for (int k = 0; k < K; ++k) up[0][k] += s[k];
       for (int level = 1; level < 3 && (g & (mask << (level * power))) == 0; ++level) {
-        for (int k = 0; k < 4; ++k) {
+        for (int k = 0; k < K; ++k) {
           up[level][k] += up[level - 1][k];
           up[level - 1][k] = A{};
         }
       }
     }
   }
-  A part[4] = {A{}, A{}, A{}, A{}};
+  for (A& a : part) a = A{};
   for (; g < groups; ++g)
-    for (int k = 0; k < 4; ++k) part[k] += load<A>(p + (g * 4 + k) * W);
+    for (int k = 0; k < K; ++k) part[k] += load(g, k);
   if (levels)
-    for (int k = 0; k < 4; ++k) part[k] = ((part[k] + up[0][k]) + up[1][k]) + up[2][k];
-  for (int64_t i = groups * 4; i < count; ++i) part[0] += load<A>(p + i * W);
+    for (int k = 0; k < K; ++k) part[k] = ((part[k] + up[0][k]) + up[1][k]) + up[2][k];
+}
+
+// The sum of `count` items A (vectors of W elements, or single elements when
+// W == 1), item i at p + i * stride: four places per group, leftover items
+// into the first, the four added in order (PyTorch's row_sum).
+template <typename A, int W, typename T>
+[[gnu::always_inline]] inline A items_sum(const T* p, int64_t count, int64_t stride = W) {
+  const int64_t groups = count / 4;
+  A part[4];
+  level_sums<A, 4>([&](int64_t g, int k) { return load<A>(p + (g * 4 + k) * stride); }, groups,
+                   part);
+  for (int64_t i = groups * 4; i < count; ++i) part[0] += load<A>(p + i * stride);
   return ((part[0] + part[1]) + part[2]) + part[3];
+}
+
+// The sum of `count` items, item i at p + i * stride, one place per group
+// (PyTorch's multi_row_sum, which sums a block of columns row by row).
+template <typename A, typename T>
+[[gnu::always_inline]] inline A straight_sum(const T* p, int64_t count, int64_t stride) {
+  A part[1];
+  level_sums<A, 1>([&](int64_t g, int) { return load<A>(p + g * stride); }, count, part);
+  return part[0];
 }
 
 template <typename T, int W>
@@ -142,9 +164,88 @@ T chunked_sum(const T* p, int64_t n, int threads) {
   return T(0) + any_width_sum(part.data(), threads);
 }
 
+// Column sums of `cols` adjacent columns (one call of PyTorch's outer-sum
+// loop): with at least W columns, blocks of 4 W columns are summed row by row,
+// each column on its own (straight_sum), and the columns after the last such
+// block as rows are (items_sum, W at a time, then one by one); with fewer than
+// W columns, blocks of 4 columns straight and the rest as rows.
+template <typename T, int W>
+[[gnu::always_inline]] inline void column_block(T* out, int64_t os, const T* in, int64_t rs,
+                                                int64_t rows, int64_t cols) {
+  using Wide [[gnu::vector_size(4 * W * sizeof(T))]] = T;
+  using V [[gnu::vector_size(W * sizeof(T))]] = T;
+  auto put = [&](int64_t j, const auto& sums, int lanes) {
+    T lane[4 * W];
+    std::memcpy(lane, &sums, sizeof(T) * size_t(lanes));
+    for (int l = 0; l < lanes; ++l) out[(j + l) * os] = T(0) + lane[l];
+  };
+  int64_t j = 0;
+  if (cols >= W) {
+    for (; j + 4 * W <= cols; j += 4 * W) put(j, straight_sum<Wide>(in + j, rows, rs), 4 * W);
+    for (; j + W <= cols; j += W) put(j, items_sum<V, W>(in + j, rows, rs), W);
+  } else {
+    for (const int64_t straight = cols / 4 * 4; j < straight; ++j)
+      out[j * os] = T(0) + straight_sum<T>(in + j, rows, rs);
+  }
+  for (; j < cols; ++j) out[j * os] = T(0) + items_sum<T, 1>(in + j, rows, rs);
+}
+
+template <typename T>
+void columns_generic(T* out, int64_t os, const T* in, int64_t rs, int64_t rows, int64_t cols) {
+  column_block<T, 32 / sizeof(T)>(out, os, in, rs, rows, cols);
+}
+#ifdef GT_CASCADE_X86
+template <typename T>
+__attribute__((target("arch=x86-64-v3"))) void columns_avx2(T* out, int64_t os, const T* in,
+                                                            int64_t rs, int64_t rows,
+                                                            int64_t cols) {
+  column_block<T, 32 / sizeof(T)>(out, os, in, rs, rows, cols);
+}
+#endif
+
+template <typename T>
+void any_width_columns(T* out, int64_t os, const T* in, int64_t rs, int64_t rows, int64_t cols) {
+#ifdef GT_CASCADE_X86
+  static const bool avx2 = __builtin_cpu_supports("x86-64-v3");
+  if (avx2) return columns_avx2(out, os, in, rs, rows, cols);
+#endif
+  columns_generic(out, os, in, rs, rows, cols);
+}
+
+// From kTorchGrainElems elements on, with more than one thread, PyTorch gives
+// each thread an equal share of the columns, both ends rounded down to a
+// multiple of 128 bytes (the last end excepted); each share is one call of
+// its loop.
+template <typename T>
+void chunked_columns(T* out, int64_t os, const T* in, int64_t rs, int64_t rows, int64_t cols,
+                     int threads) {
+  if (rows * cols < kTorchGrainElems || threads <= 1 || cols <= 1)
+    return any_width_columns(out, os, in, rs, rows, cols);
+  const int64_t used = std::min<int64_t>(threads, cols), chunk = (cols + used - 1) / used;
+  constexpr int64_t round = 128 / sizeof(T);
+  parallel_for(used, 1, [&](int64_t b, int64_t e) {
+    for (int64_t t = b; t < e; ++t) {
+      int64_t lo = t * chunk, hi = std::min(cols, lo + chunk);
+      if (lo >= hi) continue;
+      lo -= lo % round;
+      if (hi != cols) hi -= hi % round;
+      if (lo < hi) any_width_columns(out + lo * os, os, in + lo, rs, rows, hi - lo);
+    }
+  });
+}
+
 }  // namespace
 
 float cascade_sum(const float* p, int64_t n, int threads) { return chunked_sum(p, n, threads); }
 double cascade_sum(const double* p, int64_t n, int threads) { return chunked_sum(p, n, threads); }
+
+void cascade_column_sums(float* out, int64_t out_stride, const float* in, int64_t row_stride,
+                         int64_t rows, int64_t cols, int threads) {
+  chunked_columns(out, out_stride, in, row_stride, rows, cols, threads);
+}
+void cascade_column_sums(double* out, int64_t out_stride, const double* in, int64_t row_stride,
+                         int64_t rows, int64_t cols, int threads) {
+  chunked_columns(out, out_stride, in, row_stride, rows, cols, threads);
+}
 
 }  // namespace gradtrack::kernels

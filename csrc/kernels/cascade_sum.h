@@ -12,4 +12,11 @@ namespace gradtrack::kernels {
 float cascade_sum(const float* p, int64_t n, int threads);
 double cascade_sum(const double* p, int64_t n, int threads);
 
+/// Sums over `rows` rows (row_stride apart) of `cols` dense columns into
+/// out[j * out_stride], in PyTorch's order for such a reduction.
+void cascade_column_sums(float* out, int64_t out_stride, const float* in, int64_t row_stride,
+                         int64_t rows, int64_t cols, int threads);
+void cascade_column_sums(double* out, int64_t out_stride, const double* in, int64_t row_stride,
+                         int64_t rows, int64_t cols, int threads);
+
 }  // namespace gradtrack::kernels

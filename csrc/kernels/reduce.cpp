@@ -272,6 +272,11 @@ void reduce_typed(const Tensor& out, const Tensor& in, uint64_t mask) {
   }
   if (kept.sizes.empty()) return reduce_all<T, Op>(o, i, red);
   bool dense_kept_inner = kept.in.back() == 1 && (red.sizes.empty() || red.in.back() != 1);
+  if constexpr (kTorchOrder<T, Op>) {
+    if (dense_kept_inner && kept.sizes.size() == 1 && red.sizes.size() == 1)
+      return cascade_column_sums(o, kept.out[0], i, red.in[0], red.sizes[0], kept.sizes[0],
+                                 get_num_threads());
+  }
   if (dense_kept_inner) return reduce_columns<T, Op>(o, i, kept, red);
   reduce_rows<T, Op>(o, i, kept, red);
 }

@@ -107,6 +107,82 @@ def test_dense_sum_and_row_sums_follow_torch_order_bit_for_bit(torch, dtype, row
     assert np.allclose(a.t().sum(dim=1).numpy(), t.t().sum(dim=1).numpy(), **tol)
 
 
+def _straight_sum(items):
+    """The one-way cascade (one running sum, four levels) PyTorch's column sums take."""
+    power = max(4, _ceil_log2(len(items)) // 4)
+    step, mask = 1 << power, (1 << power) - 1
+    zero = items[0] * 0
+    acc = [zero] * 4
+    i = 0
+    while i + step <= len(items):
+        for _ in range(step):
+            acc[0] = acc[0] + items[i]
+            i += 1
+        for level in range(1, 4):
+            acc[level] = acc[level] + acc[level - 1]
+            acc[level - 1] = zero
+            if i & (mask << (level * power)):
+                break
+    for item in items[i:]:
+        acc[0] = acc[0] + item
+    return ((acc[0] + acc[1]) + acc[2]) + acc[3]
+
+
+def _torch_order_column_sums(x, threads):
+    """x.sum(0) of a C-contiguous matrix as PyTorch's outer-sum loop takes it: per share
+    of columns (two threads split them from 32768 elements on, at multiples of 128
+    bytes), blocks of 4 vectors of columns straight, the other columns as rows are."""
+    rows, cols = x.shape
+    lanes = 32 // x.itemsize
+    zero = x.dtype.type(0)
+    out = np.zeros(cols, x.dtype)
+    shares = [(0, cols)]
+    if rows * cols >= 32768 and threads > 1 and cols > 1:
+        used = min(threads, cols)
+        chunk = -(-cols // used)
+        rnd = 128 // x.itemsize
+        shares = []
+        for t in range(used):
+            lo, hi = t * chunk, min(cols, t * chunk + chunk)
+            if lo < hi:
+                lo -= lo % rnd
+                hi = hi if hi == cols else hi - hi % rnd
+                shares.append((lo, hi))
+    for lo, hi in shares:
+        width = hi - lo
+        straight = width // (4 * lanes) * 4 * lanes if width >= lanes else width // 4 * 4
+        for j in range(lo, hi):
+            col = list(x[:, j])
+            out[j] = zero + (_straight_sum(col) if j - lo < straight else _items_sum(col))
+    return out
+
+
+# Column sums (a dense kept dim after the reduced one: a Linear layer's bias
+# gradient) follow PyTorch's outer-sum order, bit for bit, at 1 and 2 threads.
+@pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("rows,cols", [(64, 16), (7, 33), (5, 8), (300, 3), (17, 5), (2, 70),
+                                       (1000, 64), (1100, 33), (256, 130), (40000, 6), (9, 4),
+                                       (600, 100)])
+def test_column_sums_follow_torch_order_bit_for_bit(torch, threads, dtype, rows, cols):
+    x = np.random.default_rng(rows * cols).standard_normal((rows, cols)).astype(dtype) * 3
+    mine, theirs = gradtrack.get_num_threads(), torch.get_num_threads()
+    gradtrack.set_num_threads(threads)
+    torch.set_num_threads(threads)
+    try:
+        a, t = gradtrack.from_numpy(x.copy()), torch.from_numpy(x.copy())
+        got = a.sum(dim=0).numpy()
+        assert np.array_equal(got, t.sum(dim=0).numpy())
+        assert np.array_equal(a.mean(dim=0).numpy(), t.mean(dim=0).numpy())
+        assert np.array_equal(a.reshape(rows, 1, cols).sum(0).numpy()[0], got)
+    finally:
+        gradtrack.set_num_threads(mine)
+        torch.set_num_threads(theirs)
+    if rows * cols < 5000:  # the pure-Python model is slow
+        assert np.array_equal(got, _torch_order_column_sums(x, threads))
+    np.testing.assert_allclose(got, x.astype(np.float64).sum(0), rtol=1e-4, atol=1e-3)
+
+
 # float32 exp works on 32-byte vectors on AVX2 (64-byte ones only with
 # AVX-512) in blocks of 1024: every length's tail, and a block holding an
 # out-of-range element next to blocks that hold none.

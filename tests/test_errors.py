@@ -228,6 +228,25 @@ SCALARS = [
 DTYPES = [
     case("neg_bool", lambda lib: -lib.tensor([True])),
     case("sub_bool", lambda lib: lib.tensor([True]) - lib.tensor([False])),
+    # one bool operand, a Python bool included, in every form of subtraction
+    case("sub_bool_tensor_int", lambda lib: lib.tensor([True]) - 1),
+    case("rsub_int_bool_tensor", lambda lib: 1 - lib.tensor([True])),
+    case("sub_float_python_bool", lambda lib: lib.ones(2) - True),
+    case("rsub_python_bool", lambda lib: True - lib.ones(2)),
+    case("sub_int_python_bool", lambda lib: lib.tensor([1, 2]) - True),
+    case("sub_float_bool_tensor", lambda lib: lib.ones(2) - lib.tensor([True, False])),
+    case("sub_method_bool", lambda lib: lib.ones(2).sub(True)),
+    case("torch_rsub_bool", lambda lib: lib.rsub(lib.ones(2), True)),
+    case("sub__python_bool", lambda lib: lib.ones(2).sub_(True)),
+    case("sub__bool_tensor", lambda lib: lib.ones(2).sub_(lib.tensor([True, False]))),
+    case("isub_python_bool", lambda lib: lib.ones(2).__isub__(True)),
+    case("sub_out_bool", lambda lib: lib.sub(lib.ones(2), lib.tensor([True, False]), out=lib.empty(2))),
+    # alpha: a bool only for bool results, a float never for integer or bool ones
+    case("add_float_bool_alpha", lambda lib: lib.add(lib.ones(2), 1, alpha=True)),
+    case("add_int_bool_alpha", lambda lib: lib.add(lib.tensor([1]), lib.tensor([1]), alpha=True)),
+    case("add__bool_alpha", lambda lib: lib.ones(2).add_(1, alpha=True)),
+    case("sub_float_bool_alpha", lambda lib: lib.sub(lib.ones(2), 1, alpha=True)),
+    case("add_bool_float_alpha", lambda lib: lib.add(lib.tensor([True]), lib.tensor([True]), alpha=1.5)),
     case("and_float", lambda lib: lib.ones(2) & lib.ones(2)),
     case("invert_float", lambda lib: ~lib.ones(2)),
     case("mean_long", lambda lib: lib.ones(2, dtype=lib.int64).mean()),
@@ -422,3 +441,14 @@ def test_allowed_inplace_matches_torch(torch, make, op):
     assert str(t.dtype) == str(e.dtype).replace("torch.", "gradtrack.")
     assert t.tolist() == e.tolist()
     assert t._version == e._version
+
+
+def test_bool_add_takes_an_integer_alpha_as_torch_does(torch):
+    # add with bool results accepts any integer alpha (torch only refuses floats there)
+    for lib_pair in ((gradtrack, torch),):
+        got, want = (lib.add(lib.tensor([True, False]), lib.tensor([True, False]), alpha=2)
+                     for lib in lib_pair)
+        assert got.dtype == gradtrack.bool and got.tolist() == want.tolist() == [True, False]
+    b, tb = gradtrack.tensor([True, False]), torch.tensor([True, False])
+    assert b.add_(b, alpha=3).tolist() == tb.add_(tb, alpha=3).tolist()
+    assert b._version == 1

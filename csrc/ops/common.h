@@ -79,4 +79,7 @@ Tensor scatter_value_src(const Tensor& self, int64_t d, const Tensor& index, Sca
 /// Checks PyTorch's rules for `alpha` of add/sub.
 void check_alpha(ScalarType dtype, Scalar alpha);
 
+/// PyTorch refuses subtraction with a bool operand (a Python bool counts as one).
+void check_sub_bool(ScalarType a, ScalarType b);
+
 }  // namespace gradtrack::ops

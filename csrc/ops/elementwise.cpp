@@ -31,13 +31,19 @@ Tensor cast_for_kernel(const Tensor& t, ScalarType dtype) {
 }
 
 void check_alpha(ScalarType dtype, Scalar alpha) {
-  if (dtype == ScalarType::Bool) {
-    GT_CHECK(alpha.is_bool() || alpha.equals(1) || alpha.equals(0),
-             "Boolean alpha only supported for Boolean results.");
-  } else if (is_integral(dtype)) {
-    GT_CHECK(!alpha.is_float(),
-             "For integral input tensors, argument alpha must not be a floating point number.");
-  }
+  GT_CHECK(!alpha.is_bool() || dtype == ScalarType::Bool,
+           "Boolean alpha only supported for Boolean results.");
+  GT_CHECK(is_floating(dtype) || !alpha.is_float(),
+           "For integral input tensors, argument alpha must not be a floating point number.");
+}
+
+void check_sub_bool(ScalarType a, ScalarType b) {
+  GT_CHECK(!(a == ScalarType::Bool && b == ScalarType::Bool),
+           "Subtraction, the `-` operator, with two bool tensors is not supported. Use the `^` or "
+           "`logical_xor()` operator instead.");
+  GT_CHECK(a != ScalarType::Bool && b != ScalarType::Bool,
+           "Subtraction, the `-` operator, with a bool tensor is not supported. If you are trying "
+           "to invert a mask, use the `~` or `logical_not()` operator instead.");
 }
 
 namespace {
@@ -54,12 +60,6 @@ Tensor run_binary_scalar(BinaryOp op, const Tensor& a, Scalar b, ScalarType comp
   Tensor out = empty_result(a.sizes(), out_dtype, a);
   kernels::binary_scalar(op, out, cast_for_kernel(a, compute), b, alpha, scalar_first);
   return out;
-}
-
-void check_sub_bool(ScalarType a, ScalarType b) {
-  GT_CHECK(!(a == ScalarType::Bool && b == ScalarType::Bool),
-           "Subtraction, the `-` operator, with two bool tensors is not supported. Use the `^` or "
-           "`logical_xor()` operator instead.");
 }
 
 void check_int_div_by_zero(const Tensor& b) {

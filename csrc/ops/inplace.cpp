@@ -217,10 +217,7 @@ bool inplace_takes_number(InplaceOp op) { return spec_of(op).scalar_kind != list
 Tensor inplace_binary(InplaceOp op, const Tensor& self, const Tensor& other, Scalar alpha,
                       const DivMode& mode) {
   const BinaryCall call = binary_call(op, mode);
-  GT_CHECK(!(op == InplaceOp::Sub && self.dtype() == ScalarType::Bool &&
-             other.dtype() == ScalarType::Bool),
-           "Subtraction, the `-` operator, with two bool tensors is not supported. Use the `^` or "
-           "`logical_xor()` operator instead.");
+  if (op == InplaceOp::Sub) check_sub_bool(self.dtype(), other.dtype());
   // PyTorch's TensorIterator order: memory overlap, then shapes, then dtypes;
   // the kernel's own refusals (bitwise on floats, integer division by zero) last.
   check_no_internal_overlap(self);
@@ -252,6 +249,8 @@ Tensor inplace_binary(InplaceOp op, const Tensor& self, Scalar other, Scalar alp
                       const DivMode& mode) {
   const BinaryCall call = binary_call(op, mode);
   GT_CHECK(inplace_takes_number(op), "gradtrack: ", spec_of(op).label, " takes no number operand");
+  if (op == InplaceOp::Sub)
+    check_sub_bool(self.dtype(), other.is_bool() ? ScalarType::Bool : ScalarType::Int64);
   check_no_internal_overlap(self);
   ScalarType promoted = result_type(self, other);
   ScalarType dt = call.float_result ? to_float_type(promoted) : promoted;

@@ -97,7 +97,11 @@ void note_write(const Tensor& written, uint16_t label) {
   Tensor writer = t_writer_is_base && is_view(written) ? view_base(written) : written;
   r.writer = writer.get();
   r.label = label;
-  r.via = writer->is_detach_alias() ? 1 : is_view(writer) ? 2 : 0;
+  switch (writer->alias_kind()) {
+    case TensorImpl::AliasKind::Detach: r.via = 1; break;
+    case TensorImpl::AliasKind::ViewDtype: r.via = 3; break;
+    case TensorImpl::AliasKind::None: r.via = is_view(writer) ? 2 : 0; break;
+  }
   ++log.total;
 }
 
@@ -107,7 +111,12 @@ namespace gradtrack::autograd {
 
 namespace {
 const char* via_text(uint8_t via) {
-  return via == 1 ? " (through a detach() alias)" : via == 2 ? " (through a view)" : "";
+  switch (via) {
+    case 1: return " (through a detach() alias)";
+    case 2: return " (through a view)";
+    case 3: return " (through a view(dtype) alias)";
+    default: return "";
+  }
 }
 }  // namespace
 

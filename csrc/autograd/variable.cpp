@@ -198,7 +198,47 @@ void rebase_history(const Tensor& self, std::shared_ptr<Node> fn) {
 
 Tensor detach(const Tensor& t) {
   Tensor out = alias_with_geometry(t, t.sizes(), t.strides(), t->offset());
-  out->set_detach_alias(true);
+  out->set_alias_kind(TensorImpl::AliasKind::Detach);
+  return out;
+}
+
+// PyTorch's view(dtype): detach() with the bytes read as another dtype. A
+// different element size rescales the last dim, the other strides and the
+// offset, which must divide evenly.
+Tensor view_dtype(const Tensor& t, ScalarType dtype) {
+  const int64_t from = static_cast<int64_t>(itemsize(t.dtype()));
+  const int64_t to = static_cast<int64_t>(itemsize(dtype));
+  DimVector sizes = t.sizes(), strides = t.strides();
+  int64_t offset = t->offset();
+  if (from != to) {
+    const std::string what = str_cat(" to view ", scalar_type_name(t.dtype()), " as ",
+                                     scalar_type_name(dtype), " (different element sizes)");
+    const int64_t last = t.dim() - 1;
+    GT_CHECK(last >= 0, "self.dim() cannot be 0", what);
+    GT_CHECK(strides[last] == 1, "self.stride(-1) must be 1", what, ", but got ", strides[last]);
+    if (from > to) {
+      const int64_t ratio = from / to;
+      sizes[last] *= ratio;
+      for (int64_t d = 0; d < last; ++d) strides[d] *= ratio;
+      offset *= ratio;
+    } else {
+      const int64_t ratio = to / from;
+      GT_CHECK(sizes[last] % ratio == 0, "self.size(-1) must be divisible by ", ratio, what,
+               ", but got ", sizes[last]);
+      GT_CHECK(offset % ratio == 0, "self.storage_offset() must be divisible by ", ratio, what,
+               ", but got ", offset);
+      for (int64_t d = 0; d < last; ++d) {
+        GT_CHECK(strides[d] % ratio == 0, "self.stride(", d, ") must be divisible by ", ratio, what,
+                 ", but got ", strides[d]);
+      }
+      sizes[last] /= ratio;
+      for (int64_t d = 0; d < last; ++d) strides[d] /= ratio;
+      offset /= ratio;
+    }
+  }
+  Tensor out(std::make_shared<TensorImpl>(t->storage(), std::move(sizes), std::move(strides),
+                                          offset, dtype, t->version_counter()));
+  out->set_alias_kind(TensorImpl::AliasKind::ViewDtype);
   return out;
 }
 

@@ -89,6 +89,9 @@ void rebase_history(const Tensor& self, std::shared_ptr<Node> fn);
 
 /// detach(): same storage and counter, no history, not a view.
 Tensor detach(const Tensor& t);
+/// view(dtype): detach() read as another dtype (PyTorch's checks on sizes,
+/// strides and offset when the element size changes).
+Tensor view_dtype(const Tensor& t, ScalarType dtype);
 /// detach_(): in place; throws on views.
 void detach_inplace(const Tensor& t);
 

@@ -24,7 +24,7 @@ struct WriteRecord {
   uint32_t location = 0;         // interned user source location (0: unknown)
   const void* writer = nullptr;  // the TensorImpl written through (identity only)
   uint16_t label = 0;            // interned op name ("add_", "__setitem__", ...)
-  uint8_t via = 0;               // 0: the tensor itself, 1: a detach() alias, 2: a view
+  uint8_t via = 0;  // 0: the tensor itself, 1: a detach() alias, 2: a view, 3: a view(dtype)
 };
 
 /// The last few writes through any alias sharing a counter.
@@ -71,9 +71,11 @@ class TensorImpl {
   void set_data(const TensorImpl& other);
   void set_version_counter(std::shared_ptr<VersionCounter> v) { version_ = std::move(v); }
 
-  /// True for a detach() result: writes through it are reported as such.
-  bool is_detach_alias() const { return detach_alias_; }
-  void set_detach_alias(bool v) { detach_alias_ = v; }
+  /// What an alias with no history is (detach(), view(dtype)): writes through
+  /// it are reported as such.
+  enum class AliasKind : uint8_t { None, Detach, ViewDtype };
+  AliasKind alias_kind() const { return alias_kind_; }
+  void set_alias_kind(AliasKind k) { alias_kind_ = k; }
 
   AutogradMetaInterface* autograd_meta() const { return autograd_.get(); }
   void set_autograd_meta(std::unique_ptr<AutogradMetaInterface> m) { autograd_ = std::move(m); }
@@ -87,7 +89,7 @@ class TensorImpl {
   int64_t numel_ = 1;
   ScalarType dtype_;
   bool contiguous_ = true;
-  bool detach_alias_ = false;
+  AliasKind alias_kind_ = AliasKind::None;
   std::shared_ptr<VersionCounter> version_;
   std::unique_ptr<AutogradMetaInterface> autograd_;
 };

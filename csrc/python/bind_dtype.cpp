@@ -28,6 +28,12 @@ ScalarType to_scalar_type(py::handle h) {
                   std::string(py::str(py::type::handle_of(h).attr("__name__"))));
 }
 
+bool is_dtype_object(py::handle h) {
+  return py::isinstance<DType>(h) || h.ptr() == reinterpret_cast<PyObject*>(&PyFloat_Type) ||
+         h.ptr() == reinterpret_cast<PyObject*>(&PyLong_Type) ||
+         h.ptr() == reinterpret_cast<PyObject*>(&PyBool_Type);
+}
+
 std::optional<ScalarType> optional_dtype(py::handle h) {
   if (!h || h.is_none()) return std::nullopt;
   return to_scalar_type(h);

@@ -26,7 +26,7 @@ std::shared_ptr<TensorImpl> construct(const py::args& args) {
     // tensor in its own right: writes to it are not "through a detach() alias".
     Tensor src = args[0].cast<Tensor>();
     Tensor alias = ag::detach(src);
-    alias->set_detach_alias(false);
+    alias->set_alias_kind(TensorImpl::AliasKind::None);
     return alias.ptr();
   }
   if (args.size() == 1 && (PyList_Check(args[0].ptr()) || PyTuple_Check(args[0].ptr()))) {

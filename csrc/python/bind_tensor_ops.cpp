@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "autograd/grad_mode.h"
+#include "autograd/variable.h"
 #include "python/arg_errors.h"
 #include "python/common.h"
 
@@ -444,8 +445,19 @@ DimVector shape_args(const py::args& args, const char* fn, const char* name) {
 
 void bind_shape(Cls& cls, py::module_& m) {
   cls.def("view",
-          [](const Tensor& a, const py::args& shape) {
-            // PyTorch's view has a (dtype) and a (tuple of ints size) signature.
+          [](const Tensor& a, const py::args& args, const py::kwargs& kwargs) {
+            // PyTorch's view has a (dtype) and a (tuple of ints size) signature,
+            // each also by keyword.
+            py::tuple shape = args;
+            if (args.size() == 0 && kwargs.size() == 1) {
+              if (kwargs.contains("dtype") && is_dtype_object(kwargs["dtype"]))
+                return autograd::view_dtype(a, to_scalar_type(kwargs["dtype"]));
+              if (kwargs.contains("size")) shape = py::make_tuple(kwargs["size"]);
+            } else if (kwargs.size() > 0) {
+              shape = py::tuple();
+            }
+            if (shape.size() == 1 && is_dtype_object(shape[0]))
+              return autograd::view_dtype(a, to_scalar_type(shape[0]));
             if (shape.size() == 0 ||
                 (shape.size() == 1 && !PyLong_Check(shape[0].ptr()) &&
                  !PyTuple_Check(shape[0].ptr()) && !PyList_Check(shape[0].ptr()) &&

@@ -107,6 +107,8 @@ ClampBounds clamp_bounds(const char* fn, py::handle lo, py::handle hi, bool expl
 /// The dtype singleton for a ScalarType and back.
 py::object dtype_object(ScalarType t);
 ScalarType to_scalar_type(py::handle h);
+/// A gradtrack.dtype, or one of the Python types float/int/bool (which stand for one).
+bool is_dtype_object(py::handle h);
 std::optional<ScalarType> optional_dtype(py::handle h);
 /// A gradtrack.Size for `sizes`.
 py::object make_size(const DimVector& sizes);

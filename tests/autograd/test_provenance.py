@@ -269,6 +269,22 @@ def test_write_through_detach():
     assert at["write"] == at["saved"] + 1
 
 
+def view_dtype_write(lib, at):
+    X = lib.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    Y = X ** 2; at["saved"] = here()  # noqa: E702
+    X.view(lib.int32).add_(1); at["write"] = here()  # noqa: E702
+    Y.sum().backward()
+
+
+def test_write_through_view_dtype(torch):
+    theirs, _ = failure(view_dtype_write, torch)
+    e, at = failure(view_dtype_write)
+    assert str(e) == torch_to_gradtrack(str(theirs))
+    assert e.__notes__ == [
+        f"It was saved by PowBackward0 for the call at {FILE}:{at['saved']}, then changed in "
+        f"place by add_ (through a view(dtype) alias) at {FILE}:{at['write']}."]
+
+
 def test_note_is_printed_after_the_message_in_tracebacks():
     e, at = failure(detach_write)
     text = "".join(traceback.format_exception(e))

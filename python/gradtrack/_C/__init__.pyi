@@ -3144,7 +3144,7 @@ tensor([[1.],
 >>> gradtrack.tensor([[1.0, 2.0], [3.0, 5.0]]).var(dim=1)
 tensor([0.5000, 2.0000])"""
 
-    def view(self, *args: typing.Any) -> Tensor:
+    def view(self, *args: typing.Any, **kwargs: typing.Any) -> Tensor:
         """
         A tensor sharing this one's memory in a new shape (-1 is inferred); the
         strides must allow it (else use ``reshape``).
@@ -3155,6 +3155,13 @@ tensor([0.5000, 2.0000])"""
         >>> v[0, 0] = 9
         >>> x
         tensor([9, 1, 2, 3, 4, 5])
+
+        ``view(dtype)`` reads the same bytes as another dtype. Like ``detach()`` it has no
+        history and shares the version counter; a different element size rescales the
+        last dim.
+
+        >>> gradtrack.tensor([1.0]).view(gradtrack.int32)
+        tensor([1065353216], dtype=gradtrack.int32)
         """
 
     def view_as(self, other: Tensor) -> Tensor:

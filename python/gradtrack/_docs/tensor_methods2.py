@@ -9,6 +9,13 @@ DOCS = {
     >>> v[0, 0] = 9
     >>> x
     tensor([9, 1, 2, 3, 4, 5])
+
+    ``view(dtype)`` reads the same bytes as another dtype. Like ``detach()`` it has no
+    history and shares the version counter; a different element size rescales the
+    last dim.
+
+    >>> gradtrack.tensor([1.0]).view(gradtrack.int32)
+    tensor([1065353216], dtype=gradtrack.int32)
     """,
     "view_as": """A view with ``other``'s shape.
 

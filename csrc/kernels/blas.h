@@ -39,7 +39,8 @@ inline void openblas_gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, con
 template <typename T>
 inline void blas_gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const T* a, int64_t lda,
                       const T* b, int64_t ldb, T beta, T* c, int64_t ldc) {
-  if (use_gemm_avx512()) return gemm_avx512<T>(ta, tb, m, n, k, a, lda, b, ldb, beta, c, ldc, 1);
+  if (gemm_avx512_wins<T>(m, n, k))
+    return gemm_avx512<T>(ta, tb, m, n, k, a, lda, b, ldb, beta, c, ldc, 1);
   openblas_gemm<T>(ta, tb, m, n, k, a, lda, b, ldb, beta, c, ldc);
 }
 

@@ -43,7 +43,7 @@ void gemm_one(T* c, int64_t ldc, const T* a, Layout la, const T* b, Layout lb, i
   const int64_t along = split_m ? m : n;
   if (threads > along) threads = static_cast<int>(along);
   // Our kernel's threads share its packed operands (NOTE [AVX-512 GEMM]).
-  if (use_gemm_avx512())
+  if (gemm_avx512_wins<T>(m, n, k))
     return gemm_avx512<T>(la.trans, lb.trans, m, n, k, a, la.ld, b, lb.ld, beta, c, ldc, threads);
   if (threads <= 1) {
     blas_gemm<T>(la.trans, lb.trans, m, n, k, a, la.ld, b, lb.ld, beta, c, ldc);

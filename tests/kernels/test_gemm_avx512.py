@@ -2,7 +2,7 @@
 
 The kernel is checked directly against numpy in float64 (through a private test hook
 that calls it, or OpenBLAS, on given operands) at shapes that hit every edge of its
-tiles (12 rows by 32 float or 16 double columns) and blocks (k in blocks of at most
+tiles (14 rows by 32 float columns, 12 by 16 double columns) and blocks (k in blocks of at most
 384 floats or 256 doubles, columns of at most 480 / 240, rows of 3072), in all four
 transpose combinations with wider leading dimensions, on 1 and 2 threads; then
 through matmul, bmm and conv2d against torch, with the kernel on and switched off.
@@ -22,15 +22,15 @@ pytestmark = pytest.mark.skipif(
     not _bench.gemm_avx512_available(), reason="this CPU has no AVX-512"
 )
 
-MR = 12
+MR = {"float32": 14, "float64": 12}
 NR = {"float32": 32, "float64": 16}
 KC = {"float32": 384, "float64": 256}
 TOL = {"float32": 2e-6, "float64": 1e-14}
 
 
 def _edges(dtype):
-    nr = NR[dtype]
-    rows = (1, 2, MR - 1, MR, MR + 1, 2 * MR + 5)
+    mr, nr = MR[dtype], NR[dtype]
+    rows = (1, 2, mr - 1, mr, mr + 1, 2 * mr + 5)
     cols = (1, 3, nr // 2 - 1, nr // 2 + 1, nr - 1, nr, nr + 1, 2 * nr + 3)
     depths = (1, 2, 15, 17, KC[dtype] - 1, KC[dtype] + 1)
     return rows, cols, depths
@@ -78,10 +78,12 @@ def test_every_tile_edge_matches_numpy(dtype, ta, tb):
 @pytest.mark.parametrize("threads", [1, 2])
 def test_several_blocks_in_every_dimension(dtype, threads):
     # k over 2-3 depth blocks (beta applies once), n over 2-3 column blocks, m over
-    # two row blocks of 3072; both thread splits (rows, or columns when m is small).
+    # two or three row blocks of ~3072; both thread splits (rows, or columns when m is small).
     rng = np.random.default_rng(1)
-    shapes = [(100, 1000, 900), (3100, 40, 30), (13, 1100, 300), (40, 530, 2 * KC[dtype] + 3)]
-    for (m, n, k), (ta, tb) in zip(shapes, itertools.product([False, True], repeat=2)):
+    shapes = [(100, 1000, 900), (3100, 40, 30), (6200, 33, 20), (13, 1100, 300),
+              (40, 530, 2 * KC[dtype] + 3)]
+    flags = itertools.cycle(itertools.product([False, True], repeat=2))
+    for (m, n, k), (ta, tb) in zip(shapes, flags):
         for beta in (0.0, 1.0):
             _check(rng, m, n, k, dtype, ta, tb, beta, threads, pad=1)
 

@@ -86,15 +86,17 @@ GT_V4 inline void store_row(T* c, unsigned mask, V acc, T beta) {
     vstore_mask(c, mask, vfma(vset(&beta), vload_mask(c, mask), acc));
 }
 
-// c[rows, cols] (beta)= pa[MR x kc micro-panel] @ pb[kc x 2W micro-panel].
-template <typename T>
+// c[rows, cols] (beta)= pa[MR x kc micro-panel] @ pb[kc x 2W micro-panel],
+// computing R >= rows rows (the last tile of rows gets its own R: 128 rows in
+// tiles of 14 would otherwise compute 140).
+template <typename T, int R>
 GT_V4 void micro(int64_t kc, const T* __restrict pa, const T* __restrict pb, T* c, int64_t ldc,
                  int rows, int cols, T beta) {
   using V = typename Cfg<T>::V;
   constexpr int W = Cfg<T>::W, MR = Cfg<T>::MR, NR = 2 * W;
-  V c0[MR], c1[MR];
+  V c0[R], c1[R];
 #pragma GCC unroll 16
-  for (int r = 0; r < MR; ++r) c0[r] = c1[r] = vzero(T{});
+  for (int r = 0; r < R; ++r) c0[r] = c1[r] = vzero(T{});
   for (int r = 0; r < rows; ++r)
     _mm_prefetch(reinterpret_cast<const char*>(c + r * ldc), _MM_HINT_T0);
 #pragma GCC unroll 2
@@ -103,7 +105,7 @@ GT_V4 void micro(int64_t kc, const T* __restrict pa, const T* __restrict pb, T* 
     _mm_prefetch(reinterpret_cast<const char*>(pb + 8 * NR + W), _MM_HINT_T0);
     const V b0 = vload(pb), b1 = vload(pb + W);
 #pragma GCC unroll 16
-    for (int r = 0; r < MR; ++r) {
+    for (int r = 0; r < R; ++r) {
       const V av = vset(pa + r);
       c0[r] = vfma(av, b0, c0[r]);
       c1[r] = vfma(av, b1, c1[r]);
@@ -113,10 +115,32 @@ GT_V4 void micro(int64_t kc, const T* __restrict pa, const T* __restrict pb, T* 
   }
   const unsigned m0 = lane_mask(cols, W), m1 = lane_mask(cols - W, W);
 #pragma GCC unroll 16
-  for (int r = 0; r < MR; ++r) {
+  for (int r = 0; r < R; ++r) {
     if (r >= rows) break;
     store_row(c + r * ldc, m0, c0[r], beta);
     if (m1) store_row(c + r * ldc + W, m1, c1[r], beta);
+  }
+}
+
+template <typename T>
+using MicroFn = void (*)(int64_t, const T*, const T*, T*, int64_t, int, int, T);
+
+// The kernel for a tile of `rows` rows: full tiles MR, short ones rounded up
+// to an even count (fewer kernels, at most one wasted row).
+template <typename T>
+GT_V4 MicroFn<T> micro_for(int rows) {
+  if constexpr (Cfg<T>::MR == 14) {
+    constexpr MicroFn<T> k[] = {micro<T, 2>,  micro<T, 2>,  micro<T, 4>,  micro<T, 4>,
+                                micro<T, 6>,  micro<T, 6>,  micro<T, 8>,  micro<T, 8>,
+                                micro<T, 10>, micro<T, 10>, micro<T, 12>, micro<T, 12>,
+                                micro<T, 14>, micro<T, 14>};
+    return k[rows - 1];
+  } else {
+    static_assert(Cfg<T>::MR == 12, "one kernel per even row count up to MR");
+    constexpr MicroFn<T> k[] = {micro<T, 2>,  micro<T, 2>,  micro<T, 4>,  micro<T, 4>,
+                                micro<T, 6>,  micro<T, 6>,  micro<T, 8>,  micro<T, 8>,
+                                micro<T, 10>, micro<T, 10>, micro<T, 12>, micro<T, 12>};
+    return k[rows - 1];
   }
 }
 
@@ -273,10 +297,11 @@ GT_V4 void run_block(const Job<T>& J, int64_t i0, int64_t mb, int64_t p0, int64_
     for (int64_t ip = 0; ip < mp; ++ip) {
       const int64_t i = i0 + ip * MR;
       const int rows = int(std::min<int64_t>(MR, i0 + mb - i));
+      const MicroFn<T> kernel = micro_for<T>(rows);
       for (int64_t jp = 0; jp < np; ++jp) {
         const int64_t j = j0 + jp * NR;
-        micro<T>(kc, J.pa + ip * MR * kc, J.pb + jp * NR * kc, J.c + i * J.ldc + j, J.ldc, rows,
-                 int(std::min<int64_t>(NR, J.n - j)), beta);
+        kernel(kc, J.pa + ip * MR * kc, J.pb + jp * NR * kc, J.c + i * J.ldc + j, J.ldc, rows,
+               int(std::min<int64_t>(NR, J.n - j)), beta);
       }
     }
   }

@@ -5,6 +5,7 @@
 #include <atomic>
 #include <cstdlib>
 #include <new>
+#include <utility>
 
 #include <sys/mman.h>
 
@@ -89,11 +90,14 @@ GT_V4 inline void store_row(T* c, unsigned mask, V acc, T beta) {
 // c[rows, cols] (beta)= pa[MR x kc micro-panel] @ pb[kc x 2W micro-panel],
 // computing R >= rows rows (the last tile of rows gets its own R: 128 rows in
 // tiles of 14 would otherwise compute 140).
-template <typename T, int R>
-GT_V4 void micro(int64_t kc, const T* __restrict pa, const T* __restrict pb, T* c, int64_t ldc,
-                 int rows, int cols, T beta) {
+// b's rows are bs apart: 2W in a packed micro-panel, ldb when read in place;
+// lanes past `cols` are never read.
+template <typename T, int R, bool Direct>
+GT_V4 void micro(int64_t kc, const T* __restrict pa, const T* __restrict pb, int64_t bs, T* c,
+                 int64_t ldc, int rows, int cols, T beta) {
   using V = typename Cfg<T>::V;
-  constexpr int W = Cfg<T>::W, MR = Cfg<T>::MR, NR = 2 * W;
+  constexpr int W = Cfg<T>::W, MR = Cfg<T>::MR;
+  const unsigned m0 = lane_mask(cols, W), m1 = lane_mask(cols - W, W);
   V c0[R], c1[R];
 #pragma GCC unroll 16
   for (int r = 0; r < R; ++r) c0[r] = c1[r] = vzero(T{});
@@ -101,9 +105,13 @@ GT_V4 void micro(int64_t kc, const T* __restrict pa, const T* __restrict pb, T* 
     _mm_prefetch(reinterpret_cast<const char*>(c + r * ldc), _MM_HINT_T0);
 #pragma GCC unroll 2
   for (int64_t p = 0; p < kc; ++p) {
-    _mm_prefetch(reinterpret_cast<const char*>(pb + 8 * NR), _MM_HINT_T0);
-    _mm_prefetch(reinterpret_cast<const char*>(pb + 8 * NR + W), _MM_HINT_T0);
-    const V b0 = vload(pb), b1 = vload(pb + W);
+    _mm_prefetch(reinterpret_cast<const char*>(pb + 8 * bs), _MM_HINT_T0);
+    _mm_prefetch(reinterpret_cast<const char*>(pb + 8 * bs + W), _MM_HINT_T0);
+    V b0, b1;
+    if constexpr (Direct)
+      b0 = vload_mask(pb, m0), b1 = vload_mask(pb + W, m1);
+    else
+      b0 = vload(pb), b1 = vload(pb + W);
 #pragma GCC unroll 16
     for (int r = 0; r < R; ++r) {
       const V av = vset(pa + r);
@@ -111,9 +119,8 @@ GT_V4 void micro(int64_t kc, const T* __restrict pa, const T* __restrict pb, T* 
       c1[r] = vfma(av, b1, c1[r]);
     }
     pa += MR;
-    pb += NR;
+    pb += bs;
   }
-  const unsigned m0 = lane_mask(cols, W), m1 = lane_mask(cols - W, W);
 #pragma GCC unroll 16
   for (int r = 0; r < R; ++r) {
     if (r >= rows) break;
@@ -123,25 +130,21 @@ GT_V4 void micro(int64_t kc, const T* __restrict pa, const T* __restrict pb, T* 
 }
 
 template <typename T>
-using MicroFn = void (*)(int64_t, const T*, const T*, T*, int64_t, int, int, T);
+using MicroFn = void (*)(int64_t, const T*, const T*, int64_t, T*, int64_t, int, int, T);
 
 // The kernel for a tile of `rows` rows: full tiles MR, short ones rounded up
 // to an even count (fewer kernels, at most one wasted row).
+template <typename T, bool Direct, int... R>
+GT_V4 MicroFn<T> pick(int rows, std::integer_sequence<int, R...>) {
+  constexpr MicroFn<T> k[] = {micro<T, 2 * R + 2, Direct>...};
+  return k[(rows - 1) / 2];
+}
+
 template <typename T>
-GT_V4 MicroFn<T> micro_for(int rows) {
-  if constexpr (Cfg<T>::MR == 14) {
-    constexpr MicroFn<T> k[] = {micro<T, 2>,  micro<T, 2>,  micro<T, 4>,  micro<T, 4>,
-                                micro<T, 6>,  micro<T, 6>,  micro<T, 8>,  micro<T, 8>,
-                                micro<T, 10>, micro<T, 10>, micro<T, 12>, micro<T, 12>,
-                                micro<T, 14>, micro<T, 14>};
-    return k[rows - 1];
-  } else {
-    static_assert(Cfg<T>::MR == 12, "one kernel per even row count up to MR");
-    constexpr MicroFn<T> k[] = {micro<T, 2>,  micro<T, 2>,  micro<T, 4>,  micro<T, 4>,
-                                micro<T, 6>,  micro<T, 6>,  micro<T, 8>,  micro<T, 8>,
-                                micro<T, 10>, micro<T, 10>, micro<T, 12>, micro<T, 12>};
-    return k[rows - 1];
-  }
+GT_V4 MicroFn<T> micro_for(int rows, bool direct) {
+  static_assert(Cfg<T>::MR % 2 == 0, "one kernel per even row count up to MR");
+  using Seq = std::make_integer_sequence<int, Cfg<T>::MR / 2>;
+  return direct ? pick<T, true>(rows, Seq{}) : pick<T, false>(rows, Seq{});
 }
 
 // Packing writes dst[p * D + l] = line l's element p for p < kc, l < D, with
@@ -272,6 +275,7 @@ struct Job {
   T* pa;  // packed a: round_up(min(m, MB), MR) x kc
   T* pb;  // packed b: kc x nb
   int64_t kc, nb;
+  bool direct_b;  // b read in place (row-major b, few rows of a to reuse it)
 };
 
 // One block of rows [i0, i0 + mb) and depths [p0, p0 + kc): pack its a, then
@@ -289,7 +293,7 @@ GT_V4 void run_block(const Job<T>& J, int64_t i0, int64_t mb, int64_t p0, int64_
   }
   for (int64_t j0 = 0; j0 < J.n; j0 += J.nb) {
     const int64_t nb = std::min(J.nb, J.n - j0), np = (nb + NR - 1) / NR;
-    for (int64_t jp = 0; jp < np; ++jp) {
+    for (int64_t jp = 0; !J.direct_b && jp < np; ++jp) {
       const int64_t j = j0 + jp * NR;
       pack_b(J.b + p0 * J.brs + j * J.bcs, J.brs, J.bcs, std::min<int64_t>(NR, J.n - j), kc,
              J.pb + jp * NR * kc);
@@ -297,11 +301,12 @@ GT_V4 void run_block(const Job<T>& J, int64_t i0, int64_t mb, int64_t p0, int64_
     for (int64_t ip = 0; ip < mp; ++ip) {
       const int64_t i = i0 + ip * MR;
       const int rows = int(std::min<int64_t>(MR, i0 + mb - i));
-      const MicroFn<T> kernel = micro_for<T>(rows);
+      const MicroFn<T> kernel = micro_for<T>(rows, J.direct_b);
       for (int64_t jp = 0; jp < np; ++jp) {
         const int64_t j = j0 + jp * NR;
-        kernel(kc, J.pa + ip * MR * kc, J.pb + jp * NR * kc, J.c + i * J.ldc + j, J.ldc, rows,
-               int(std::min<int64_t>(NR, J.n - j)), beta);
+        const T* pb = J.direct_b ? J.b + p0 * J.brs + j : J.pb + jp * NR * kc;
+        kernel(kc, J.pa + ip * MR * kc, pb, J.direct_b ? J.brs : NR, J.c + i * J.ldc + j, J.ldc,
+               rows, int(std::min<int64_t>(NR, J.n - j)), beta);
       }
     }
   }
@@ -346,6 +351,11 @@ void serial(int64_t m, int64_t n, int64_t k, const T* a, int64_t ars, int64_t ac
   Job<T> J{};
   J.m = m, J.n = n, J.k = k, J.a = a, J.b = b, J.beta = beta, J.c = c, J.ldc = ldc;
   J.ars = ars, J.acs = acs, J.brs = brs, J.bcs = bcs;
+  // NOTE [AVX-512 GEMM: b in place]
+  // Packing b costs about as much per element as a few row tiles' use of it:
+  // with at most 7 row tiles (64 x 784 @ 784 x 128: 8% of the time), a
+  // row-major b is read where it lies.
+  J.direct_b = bcs == 1 && m <= 7 * MR;
   // Even blocks: 1000 = 2 x 500, not 384 + 384 + 232.
   constexpr int64_t KC = Cfg<T>::KC, NB = Cfg<T>::NB;
   const int64_t kb = (k + KC - 1) / KC;

@@ -35,10 +35,12 @@ template <typename T>
 inline bool gemm_avx512_wins(int64_t m, int64_t n, int64_t k) {
   // NOTE [AVX-512 GEMM sizes]
   // Paired timings on one core (each repetition ours then OpenBLAS, median
-  // of the ratios): below 128^3 multiply-adds OpenBLAS's unpacked small-matrix
-  // kernel wins (64^3: 0.76x, 96^3: 0.96x), from 128^3 ours is 1.06-1.2x
-  // faster in float32 up to 1024^3 and even at 2048^3. In float64 ours is
-  // 1.1-1.27x faster from 128^3 to 512^3, level at 1024^3 and 0.96x at 2048^3.
+  // of the ratios; a second tenant made absolute numbers noisy): below 128^3
+  // multiply-adds OpenBLAS's unpacked small-matrix kernel wins (64^3: 0.76x,
+  // 96^3: 0.93x); float32 is then 1.21x faster at 128^3, 1.14x at 256^3,
+  // 1.15x at 512^3, 1.05-1.1x at 1024^3 (also transposed) and level at 2048^3.
+  // float64 is 1.1-1.27x faster from 128^3 to 512^3, level at 1024^3 and
+  // 0.96x at 2048^3, so it stops at 2^28.
   const double madds = double(m) * double(n) * double(k);
   if (madds < double(int64_t(1) << 21) || !use_gemm_avx512()) return false;
   return std::is_same_v<T, float> || madds <= double(int64_t(1) << 28);

@@ -1,4 +1,5 @@
-// Matrix products: OpenBLAS for float types, a plain loop for integers.
+// Matrix products: our AVX-512 GEMM or OpenBLAS for float types, a plain loop
+// for integers.
 #include <cstring>
 
 #include "kernels/blas.h"
@@ -41,6 +42,9 @@ void gemm_one(T* c, int64_t ldc, const T* a, Layout la, const T* b, Layout lb, i
   const bool split_m = m >= n;
   const int64_t along = split_m ? m : n;
   if (threads > along) threads = static_cast<int>(along);
+  // Our kernel's threads share its packed operands (NOTE [AVX-512 GEMM]).
+  if (gemm_avx512_wins<T>(m, n, k))
+    return gemm_avx512<T>(la.trans, lb.trans, m, n, k, a, la.ld, b, lb.ld, beta, c, ldc, threads);
   if (threads <= 1) {
     blas_gemm<T>(la.trans, lb.trans, m, n, k, a, la.ld, b, lb.ld, beta, c, ldc);
     return;

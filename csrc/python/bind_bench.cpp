@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "kernels/bench_floor.h"
+#include "kernels/blas.h"
 #include "kernels/parallel.h"
 #include "kernels/small_gemm.h"
 #include "python/common.h"
@@ -37,6 +38,51 @@ void small_gemm_hook(const Tensor& a, const Tensor& b, const Tensor& c, double b
     GT_CHECK(false, "small_gemm: expected float32 or float64");
 }
 
+// How a 2-D operand reaches BLAS: row-major (unit column stride) or
+// transposed (unit row stride), with its leading dimension.
+struct Op {
+  bool trans;
+  int64_t ld;
+};
+Op gemm_operand(const Tensor& t) {
+  const int64_t r = t.size(0), c = t.size(1), rs = t.strides()[0], cs = t.strides()[1];
+  if ((c < 2 || cs == 1) && (r < 2 || rs >= c)) return {false, std::max<int64_t>({1, c, rs})};
+  GT_CHECK((r < 2 || rs == 1) && (c < 2 || cs >= r),
+           "gemm: expected operands with a unit row or column stride");
+  return {true, std::max<int64_t>({1, r, cs})};
+}
+
+// c = beta * c + a @ b in place, through our AVX-512 GEMM (NOTE [AVX-512
+// GEMM]) on `threads` threads or through OpenBLAS: a and b may be transposed
+// views, all three may have wider leading dimensions.
+void gemm_hook(const Tensor& a, const Tensor& b, const Tensor& c, double beta, int threads,
+               bool own) {
+  const Tensor* ops[] = {&a, &b, &c};
+  for (const Tensor* t : ops)
+    GT_CHECK(t->dim() == 2 && t->dtype() == c.dtype(), "gemm: expected 2-D operands of one dtype");
+  const int64_t m = c.size(0), n = c.size(1), k = a.size(1);
+  GT_CHECK(a.size(0) == m && b.size(0) == k && b.size(1) == n, "gemm: shapes do not match");
+  const Op oa = gemm_operand(a), ob = gemm_operand(b), oc = gemm_operand(c);
+  GT_CHECK(!oc.trans || m < 2, "gemm: expected a row-major c");
+  GT_CHECK(!own || kernels::gemm_avx512_available(), "gemm: this CPU has no AVX-512");
+  auto run = [&](auto tag) {
+    using T = decltype(tag);
+    if (own)
+      kernels::gemm_avx512<T>(oa.trans, ob.trans, m, n, k, a.data<T>(), oa.ld, b.data<T>(), ob.ld,
+                              T(beta), c.data<T>(), oc.ld, threads);
+    else if (m > 0 && n > 0 && k > 0)
+      kernels::openblas_gemm<T>(oa.trans, ob.trans, m, n, k, a.data<T>(), oa.ld, b.data<T>(), ob.ld,
+                                T(beta), c.data<T>(), oc.ld);
+  };
+  py::gil_scoped_release nogil;
+  if (c.dtype() == ScalarType::Float32)
+    run(float{});
+  else if (c.dtype() == ScalarType::Float64)
+    run(double{});
+  else
+    GT_CHECK(false, "gemm: expected float32 or float64");
+}
+
 }  // namespace
 
 void init_bench(py::module_& m) {
@@ -59,6 +105,14 @@ void init_bench(py::module_& m) {
   b.def("small_gemm", &small_gemm_hook, py::arg("a"), py::arg("b"), py::arg("c"), py::arg("beta"),
         py::arg("vectorised") = true);
   b.def("small_gemm_vectorised", [] { return kernels::small_gemm_vectorised(); });
+  // Test and timing hooks for our AVX-512 GEMM (NOTE [AVX-512 GEMM]): one
+  // call of it (own=True) or of OpenBLAS, and the switch matmul, conv and the
+  // LSTM layer read (False: OpenBLAS everywhere).
+  b.def("gemm", &gemm_hook, py::arg("a"), py::arg("b"), py::arg("c"), py::arg("beta"),
+        py::arg("threads") = 1, py::arg("own") = true);
+  b.def("gemm_avx512_available", [] { return kernels::gemm_avx512_available(); });
+  b.def("use_gemm_avx512", [] { return kernels::use_gemm_avx512(); });
+  b.def("set_gemm_avx512", [](bool on) { kernels::set_gemm_avx512(on); }, py::arg("on"));
 }
 
 }  // namespace gradtrack::python

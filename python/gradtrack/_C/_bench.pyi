@@ -5,7 +5,7 @@ benchmark reference loops (private)
 from __future__ import annotations
 import typing
 from gradtrack._C import Tensor
-__all__: list[str] = ['fma_lanes', 'fma_peak', 'read_floor', 'small_gemm', 'small_gemm_vectorised']
+__all__: list[str] = ['fma_lanes', 'fma_peak', 'gemm', 'gemm_avx512_available', 'read_floor', 'set_gemm_avx512', 'small_gemm', 'small_gemm_vectorised', 'use_gemm_avx512']
 
 def fma_lanes() -> int:
     ...
@@ -13,11 +13,23 @@ def fma_lanes() -> int:
 def fma_peak(flops: typing.SupportsFloat | typing.SupportsIndex) -> float:
     ...
 
+def gemm(a: Tensor, b: Tensor, c: Tensor, beta: typing.SupportsFloat | typing.SupportsIndex, threads: typing.SupportsInt | typing.SupportsIndex=1, own: bool=True) -> None:
+    ...
+
+def gemm_avx512_available() -> bool:
+    ...
+
 def read_floor(arg0: Tensor) -> float:
+    ...
+
+def set_gemm_avx512(on: bool) -> None:
     ...
 
 def small_gemm(a: Tensor, b: Tensor, c: Tensor, beta: typing.SupportsFloat | typing.SupportsIndex, vectorised: bool=True) -> None:
     ...
 
 def small_gemm_vectorised() -> bool:
+    ...
+
+def use_gemm_avx512() -> bool:
     ...

@@ -1,0 +1,464 @@
+// NOTE [AVX-512 GEMM] in gemm_avx512.h.
+#include "kernels/gemm_avx512.h"
+
+#include <algorithm>
+#include <atomic>
+#include <cstdlib>
+#include <new>
+#include <utility>
+
+#include <sys/mman.h>
+
+#include "kernels/parallel.h"
+
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__)
+#define GT_GEMM_AVX512 1
+#include <immintrin.h>
+#else
+#define GT_GEMM_AVX512 0
+#endif
+
+namespace gradtrack::kernels {
+
+#if GT_GEMM_AVX512
+namespace {
+
+// Every function here is built for x86-64-v4 and only reached after the
+// run-time check; no vector value crosses into baseline code.
+#define GT_V4 __attribute__((target("arch=x86-64-v4")))
+
+// MR rows of c by 2 vectors of columns per tile. The blocks: a kc x nb block
+// of packed b (~0.7 MB) stays in L2, an MR x kc micro-panel of a (21 KB) in L1.
+// 14 rows (28 accumulators) measured 1-4% faster than 12 at 512-1024.
+template <typename T>
+struct Cfg;
+template <>
+struct Cfg<float> {
+  using V = __m512;
+  static constexpr int W = 16, MR = 14;
+  static constexpr int64_t KC = 384, NB = 480, MB = 14 * 219;
+};
+template <>
+struct Cfg<double> {
+  using V = __m512d;
+  static constexpr int W = 8, MR = 12;
+  static constexpr int64_t KC = 256, NB = 240, MB = 3072;
+};
+
+GT_V4 inline __m512 vzero(float) { return _mm512_setzero_ps(); }
+GT_V4 inline __m512d vzero(double) { return _mm512_setzero_pd(); }
+GT_V4 inline __m512 vset(const float* p) { return _mm512_set1_ps(*p); }
+GT_V4 inline __m512d vset(const double* p) { return _mm512_set1_pd(*p); }
+GT_V4 inline __m512 vload(const float* p) { return _mm512_load_ps(p); }
+GT_V4 inline __m512d vload(const double* p) { return _mm512_load_pd(p); }
+GT_V4 inline void vstore(float* p, __m512 v) { _mm512_store_ps(p, v); }
+GT_V4 inline void vstore(double* p, __m512d v) { _mm512_store_pd(p, v); }
+GT_V4 inline __m512 vload_mask(const float* p, unsigned m) {
+  return _mm512_maskz_loadu_ps(__mmask16(m), p);
+}
+GT_V4 inline __m512d vload_mask(const double* p, unsigned m) {
+  return _mm512_maskz_loadu_pd(__mmask8(m), p);
+}
+GT_V4 inline void vstore_mask(float* p, unsigned m, __m512 v) {
+  _mm512_mask_storeu_ps(p, __mmask16(m), v);
+}
+GT_V4 inline void vstore_mask(double* p, unsigned m, __m512d v) {
+  _mm512_mask_storeu_pd(p, __mmask8(m), v);
+}
+GT_V4 inline __m512 vfma(__m512 a, __m512 b, __m512 c) { return _mm512_fmadd_ps(a, b, c); }
+GT_V4 inline __m512d vfma(__m512d a, __m512d b, __m512d c) { return _mm512_fmadd_pd(a, b, c); }
+GT_V4 inline __m512 vadd(__m512 a, __m512 b) { return _mm512_add_ps(a, b); }
+GT_V4 inline __m512d vadd(__m512d a, __m512d b) { return _mm512_add_pd(a, b); }
+
+// The lanes [0, n) of one vector of W, n clamped to [0, W].
+inline unsigned lane_mask(int64_t n, int W) {
+  if (n <= 0) return 0;
+  return n >= W ? (1u << W) - 1 : (1u << n) - 1;
+}
+
+// One row of the c tile: acc (+ beta * c) to c, lanes of `mask`.
+template <typename T, typename V>
+GT_V4 inline void store_row(T* c, unsigned mask, V acc, T beta) {
+  if (beta == T(0))
+    vstore_mask(c, mask, acc);
+  else if (beta == T(1))
+    vstore_mask(c, mask, vadd(acc, vload_mask(c, mask)));
+  else
+    vstore_mask(c, mask, vfma(vset(&beta), vload_mask(c, mask), acc));
+}
+
+// c[rows, cols] (beta)= pa[MR x kc micro-panel] @ pb[kc x 2W micro-panel],
+// computing R >= rows rows (the last tile of rows gets its own R: 128 rows in
+// tiles of 14 would otherwise compute 140).
+// b's rows are bs apart: 2W in a packed micro-panel, ldb when read in place;
+// lanes past `cols` are never read.
+template <typename T, int R, bool Direct>
+GT_V4 void micro(int64_t kc, const T* __restrict pa, const T* __restrict pb, int64_t bs, T* c,
+                 int64_t ldc, int rows, int cols, T beta) {
+  using V = typename Cfg<T>::V;
+  constexpr int W = Cfg<T>::W, MR = Cfg<T>::MR;
+  const unsigned m0 = lane_mask(cols, W), m1 = lane_mask(cols - W, W);
+  V c0[R], c1[R];
+#pragma GCC unroll 16
+  for (int r = 0; r < R; ++r) c0[r] = c1[r] = vzero(T{});
+  for (int r = 0; r < rows; ++r)
+    _mm_prefetch(reinterpret_cast<const char*>(c + r * ldc), _MM_HINT_T0);
+#pragma GCC unroll 2
+  for (int64_t p = 0; p < kc; ++p) {
+    _mm_prefetch(reinterpret_cast<const char*>(pb + 8 * bs), _MM_HINT_T0);
+    _mm_prefetch(reinterpret_cast<const char*>(pb + 8 * bs + W), _MM_HINT_T0);
+    V b0, b1;
+    if constexpr (Direct)
+      b0 = vload_mask(pb, m0), b1 = vload_mask(pb + W, m1);
+    else
+      b0 = vload(pb), b1 = vload(pb + W);
+#pragma GCC unroll 16
+    for (int r = 0; r < R; ++r) {
+      const V av = vset(pa + r);
+      c0[r] = vfma(av, b0, c0[r]);
+      c1[r] = vfma(av, b1, c1[r]);
+    }
+    pa += MR;
+    pb += bs;
+  }
+#pragma GCC unroll 16
+  for (int r = 0; r < R; ++r) {
+    if (r >= rows) break;
+    store_row(c + r * ldc, m0, c0[r], beta);
+    if (m1) store_row(c + r * ldc + W, m1, c1[r], beta);
+  }
+}
+
+template <typename T>
+using MicroFn = void (*)(int64_t, const T*, const T*, int64_t, T*, int64_t, int, int, T);
+
+// The kernel for a tile of `rows` rows: full tiles MR, short ones rounded up
+// to an even count (fewer kernels, at most one wasted row).
+template <typename T, bool Direct, int... R>
+GT_V4 MicroFn<T> pick(int rows, std::integer_sequence<int, R...>) {
+  constexpr MicroFn<T> k[] = {micro<T, 2 * R + 2, Direct>...};
+  return k[(rows - 1) / 2];
+}
+
+template <typename T>
+GT_V4 MicroFn<T> micro_for(int rows, bool direct) {
+  static_assert(Cfg<T>::MR % 2 == 0, "one kernel per even row count up to MR");
+  using Seq = std::make_integer_sequence<int, Cfg<T>::MR / 2>;
+  return direct ? pick<T, true>(rows, Seq{}) : pick<T, false>(rows, Seq{});
+}
+
+// Packing writes dst[p * D + l] = line l's element p for p < kc, l < D, with
+// zeros for lines l >= nl: a micro-panel of a (D = MR lines = rows of a) or of
+// b (D = 2W lines = columns of b), k-major. Two source layouts:
+// copy_lines when element p of line l is at src[p * ps + l] (each p's lines
+// are contiguous), transpose_lines when it is at src[l * ls + p].
+template <typename T>
+GT_V4 void copy_lines(const T* src, int64_t ps, int64_t nl, int64_t kc, T* dst, int D) {
+  constexpr int W = Cfg<T>::W;
+  for (int64_t p = 0; p < kc; ++p)
+    for (int g = 0; g < D; g += W)
+      vstore_mask(dst + p * D + g, lane_mask(D - g, W),
+                  vload_mask(src + p * ps + g, lane_mask(nl - g, W)));
+}
+
+// The last two steps of a transpose: out[4 * L + c] gathers 128-bit lane L of
+// u[0..3][c] (the same for 4 floats or 2 doubles per lane).
+template <typename V, typename S>
+GT_V4 inline void lane_transpose(const V* u0, const V* u1, const V* u2, const V* u3, int c, V* out,
+                                 int step, S shuffle) {
+  const V v0 = shuffle(u0[c], u1[c], 0x44), v1 = shuffle(u0[c], u1[c], 0xEE);
+  const V v2 = shuffle(u2[c], u3[c], 0x44), v3 = shuffle(u2[c], u3[c], 0xEE);
+  out[0 * step + c] = shuffle(v0, v2, 0x88);
+  out[1 * step + c] = shuffle(v0, v2, 0xDD);
+  out[2 * step + c] = shuffle(v1, v3, 0x88);
+  out[3 * step + c] = shuffle(v1, v3, 0xDD);
+}
+
+struct ShuffleF32 {
+  GT_V4 __m512 operator()(__m512 a, __m512 b, int imm) const {
+    switch (imm) {
+      case 0x44: return _mm512_shuffle_f32x4(a, b, 0x44);
+      case 0xEE: return _mm512_shuffle_f32x4(a, b, 0xEE);
+      case 0x88: return _mm512_shuffle_f32x4(a, b, 0x88);
+      default: return _mm512_shuffle_f32x4(a, b, 0xDD);
+    }
+  }
+};
+struct ShuffleF64 {
+  GT_V4 __m512d operator()(__m512d a, __m512d b, int imm) const {
+    switch (imm) {
+      case 0x44: return _mm512_shuffle_f64x2(a, b, 0x44);
+      case 0xEE: return _mm512_shuffle_f64x2(a, b, 0xEE);
+      case 0x88: return _mm512_shuffle_f64x2(a, b, 0x88);
+      default: return _mm512_shuffle_f64x2(a, b, 0xDD);
+    }
+  }
+};
+
+// r[16] rows of 16 floats -> r[j] = column j.
+GT_V4 inline void transpose(__m512* r) {
+  __m512 t[16], u[16];
+  for (int i = 0; i < 8; ++i) {
+    t[2 * i] = _mm512_unpacklo_ps(r[2 * i], r[2 * i + 1]);
+    t[2 * i + 1] = _mm512_unpackhi_ps(r[2 * i], r[2 * i + 1]);
+  }
+  // u[4 * G + c]: lane L holds column 4 * L + c of rows 4 * G .. 4 * G + 3.
+  for (int G = 0; G < 4; ++G) {
+    const __m512d a = _mm512_castps_pd(t[4 * G]), b = _mm512_castps_pd(t[4 * G + 2]);
+    const __m512d e = _mm512_castps_pd(t[4 * G + 1]), f = _mm512_castps_pd(t[4 * G + 3]);
+    u[4 * G + 0] = _mm512_castpd_ps(_mm512_unpacklo_pd(a, b));
+    u[4 * G + 1] = _mm512_castpd_ps(_mm512_unpackhi_pd(a, b));
+    u[4 * G + 2] = _mm512_castpd_ps(_mm512_unpacklo_pd(e, f));
+    u[4 * G + 3] = _mm512_castpd_ps(_mm512_unpackhi_pd(e, f));
+  }
+  for (int c = 0; c < 4; ++c) lane_transpose(u, u + 4, u + 8, u + 12, c, r, 4, ShuffleF32{});
+}
+
+// r[8] rows of 8 doubles -> r[j] = column j.
+GT_V4 inline void transpose(__m512d* r) {
+  __m512d t[8];
+  // t[2 * P + c]: lane L holds column 2 * L + c of rows 2 * P, 2 * P + 1.
+  for (int P = 0; P < 4; ++P) {
+    t[2 * P] = _mm512_unpacklo_pd(r[2 * P], r[2 * P + 1]);
+    t[2 * P + 1] = _mm512_unpackhi_pd(r[2 * P], r[2 * P + 1]);
+  }
+  for (int c = 0; c < 2; ++c) lane_transpose(t, t + 2, t + 4, t + 6, c, r, 2, ShuffleF64{});
+}
+
+template <typename T>
+GT_V4 void transpose_lines(const T* src, int64_t ls, int64_t nl, int64_t kc, T* dst, int D) {
+  using V = typename Cfg<T>::V;
+  constexpr int W = Cfg<T>::W;
+  for (int g = 0; g < D; g += W) {
+    const unsigned out_mask = lane_mask(D - g, W);
+    for (int64_t p0 = 0; p0 < kc; p0 += W) {
+      const int64_t q = std::min<int64_t>(W, kc - p0);
+      const unsigned in_mask = lane_mask(q, W);
+      V r[W];
+#pragma GCC unroll 16
+      for (int l = 0; l < W; ++l)
+        r[l] = g + l < nl ? vload_mask(src + (g + l) * ls + p0, in_mask) : vzero(T{});
+      transpose(r);
+      for (int64_t j = 0; j < q; ++j) vstore_mask(dst + (p0 + j) * D + g, out_mask, r[j]);
+    }
+  }
+}
+
+// A micro-panel of a: `rows` (<= MR) rows by kc; a(i, p) is at a[i * rs + p * cs].
+template <typename T>
+GT_V4 void pack_a(const T* a, int64_t rs, int64_t cs, int64_t rows, int64_t kc, T* pa) {
+  if (cs == 1)
+    transpose_lines(a, rs, rows, kc, pa, Cfg<T>::MR);
+  else
+    copy_lines(a, cs, rows, kc, pa, Cfg<T>::MR);
+}
+
+// A micro-panel of b: kc by `cols` (<= 2W) columns; b(p, j) is at b[p * rs + j * cs].
+template <typename T>
+GT_V4 void pack_b(const T* b, int64_t rs, int64_t cs, int64_t cols, int64_t kc, T* pb) {
+  if (cs == 1)
+    copy_lines(b, rs, cols, kc, pb, 2 * Cfg<T>::W);
+  else
+    transpose_lines(b, cs, cols, kc, pb, 2 * Cfg<T>::W);
+}
+
+template <typename T>
+struct Job {
+  int64_t m, n, k;
+  const T* a;
+  int64_t ars, acs;
+  const T* b;
+  int64_t brs, bcs;
+  T beta;
+  T* c;
+  int64_t ldc;
+  T* pa;  // packed a: round_up(min(m, MB), MR) x kc
+  T* pb;  // packed b: kc x nb
+  int64_t kc, nb;
+  bool direct_b;  // b read in place (row-major b, few rows of a to reuse it)
+};
+
+// One block of rows [i0, i0 + mb) and depths [p0, p0 + kc): pack its a, then
+// per block of columns pack b and run the tiles, a's micro-panel (L1) outside,
+// b's (L2) inside.
+template <typename T>
+GT_V4 void run_block(const Job<T>& J, int64_t i0, int64_t mb, int64_t p0, int64_t kc) {
+  constexpr int W = Cfg<T>::W, MR = Cfg<T>::MR, NR = 2 * W;
+  const T beta = p0 == 0 ? J.beta : T(1);
+  const int64_t mp = (mb + MR - 1) / MR;
+  for (int64_t ip = 0; ip < mp; ++ip) {
+    const int64_t i = i0 + ip * MR;
+    pack_a(J.a + i * J.ars + p0 * J.acs, J.ars, J.acs, std::min<int64_t>(MR, i0 + mb - i), kc,
+           J.pa + ip * MR * kc);
+  }
+  for (int64_t j0 = 0; j0 < J.n; j0 += J.nb) {
+    const int64_t nb = std::min(J.nb, J.n - j0), np = (nb + NR - 1) / NR;
+    for (int64_t jp = 0; !J.direct_b && jp < np; ++jp) {
+      const int64_t j = j0 + jp * NR;
+      pack_b(J.b + p0 * J.brs + j * J.bcs, J.brs, J.bcs, std::min<int64_t>(NR, J.n - j), kc,
+             J.pb + jp * NR * kc);
+    }
+    for (int64_t ip = 0; ip < mp; ++ip) {
+      const int64_t i = i0 + ip * MR;
+      const int rows = int(std::min<int64_t>(MR, i0 + mb - i));
+      const MicroFn<T> kernel = micro_for<T>(rows, J.direct_b);
+      for (int64_t jp = 0; jp < np; ++jp) {
+        const int64_t j = j0 + jp * NR;
+        const T* pb = J.direct_b ? J.b + p0 * J.brs + j : J.pb + jp * NR * kc;
+        kernel(kc, J.pa + ip * MR * kc, pb, J.direct_b ? J.brs : NR, J.c + i * J.ldc + j, J.ldc,
+               rows, int(std::min<int64_t>(NR, J.n - j)), beta);
+      }
+    }
+  }
+}
+
+template <typename T>
+GT_V4 void run(const Job<T>& J) {
+  for (int64_t i0 = 0; i0 < J.m; i0 += Cfg<T>::MB) {
+    const int64_t mb = std::min(Cfg<T>::MB, J.m - i0);
+    for (int64_t p0 = 0; p0 < J.k; p0 += J.kc) run_block(J, i0, mb, p0, std::min(J.kc, J.k - p0));
+  }
+}
+
+// The packing buffers of the calling thread, kept between calls (at most
+// ~6 MB float32 / ~8 MB float64 per thread that ran a large product).
+struct Buffer {
+  void* p = nullptr;
+  size_t bytes = 0;
+  ~Buffer() { std::free(p); }
+  void* get(size_t want) {
+    if (want > bytes) {
+      std::free(p);
+      // 2 MiB pages: a packed block of b spans ~180 small pages.
+      constexpr size_t kHuge = size_t(1) << 21;
+      bytes = (want + kHuge - 1) / kHuge * kHuge;
+      p = std::aligned_alloc(kHuge, bytes);
+      if (!p) {
+        bytes = 0;
+        throw std::bad_alloc();
+      }
+      madvise(p, bytes, MADV_HUGEPAGE);
+    }
+    return p;
+  }
+};
+
+// One thread's whole product: c[m, n] (beta)= a(i, p) @ b(p, j), with
+// a(i, p) at a[i * ars + p * acs] and b(p, j) at b[p * brs + j * bcs].
+template <typename T>
+void serial(int64_t m, int64_t n, int64_t k, const T* a, int64_t ars, int64_t acs, const T* b,
+            int64_t brs, int64_t bcs, T beta, T* c, int64_t ldc) {
+  constexpr int MR = Cfg<T>::MR, NR = 2 * Cfg<T>::W;
+  Job<T> J{};
+  J.m = m, J.n = n, J.k = k, J.a = a, J.b = b, J.beta = beta, J.c = c, J.ldc = ldc;
+  J.ars = ars, J.acs = acs, J.brs = brs, J.bcs = bcs;
+  // NOTE [AVX-512 GEMM: b in place]
+  // Packing b costs about as much per element as a few row tiles' use of it:
+  // with at most 7 row tiles (64 x 784 @ 784 x 128: 8% of the time), a
+  // row-major b is read where it lies.
+  J.direct_b = bcs == 1 && m <= 7 * MR;
+  // Even blocks: 1000 = 2 x 500, not 384 + 384 + 232.
+  constexpr int64_t KC = Cfg<T>::KC, NB = Cfg<T>::NB;
+  const int64_t kb = (k + KC - 1) / KC;
+  J.kc = (k + kb - 1) / kb;
+  const int64_t nbk = (n + NB - 1) / NB;
+  J.nb = ((n + nbk - 1) / nbk + NR - 1) / NR * NR;
+  const int64_t mrows = (std::min(m, Cfg<T>::MB) + MR - 1) / MR * MR;
+  const size_t a_elems = size_t(mrows * J.kc), b_elems = size_t(J.nb * J.kc);
+  thread_local Buffer buf;
+  T* base = static_cast<T*>(buf.get((a_elems + b_elems) * sizeof(T) + 64));
+  J.pa = base;
+  J.pb = base + (a_elems + 15) / 16 * 16;
+  run<T>(J);
+}
+
+// c = beta * c for k == 0.
+template <typename T>
+void scale_c(int64_t m, int64_t n, T beta, T* c, int64_t ldc) {
+  if (beta == T(1)) return;
+  for (int64_t i = 0; i < m; ++i)
+    for (int64_t j = 0; j < n; ++j) c[i * ldc + j] = beta == T(0) ? T(0) : beta * c[i * ldc + j];
+}
+
+// Of splitting along m or n in whole tiles, the one whose busiest thread has
+// the fewest tiles' worth of work (rows or columns).
+template <typename T>
+bool split_along_m(int64_t m, int64_t n, int nt) {
+  constexpr int MR = Cfg<T>::MR, NR = 2 * Cfg<T>::W;
+  const int64_t mp = (m + MR - 1) / MR, np = (n + NR - 1) / NR;
+  const double em = double(mp) / double((mp + nt - 1) / nt * nt);
+  const double en = double(np) / double((np + nt - 1) / nt * nt);
+  return em >= en;
+}
+
+}  // namespace
+
+bool gemm_avx512_available() {
+  static const bool ok = __builtin_cpu_supports("x86-64-v4");
+  return ok;
+}
+
+template <typename T>
+void gemm_avx512(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const T* a, int64_t lda,
+                 const T* b, int64_t ldb, T beta, T* c, int64_t ldc, int threads) {
+  if (m <= 0 || n <= 0) return;
+  if (k <= 0) return scale_c(m, n, beta, c, ldc);
+  const int64_t ars = ta ? 1 : lda, acs = ta ? lda : 1, brs = tb ? 1 : ldb, bcs = tb ? ldb : 1;
+  int nt = in_parallel_region() ? 1 : std::max(1, threads);
+  // NOTE [AVX-512 GEMM threads]
+  // Each thread runs its own slice of rows (or of columns, when there are few
+  // row tiles) from start to end, packing the operand it shares with the
+  // others itself: no barrier between blocks. Shared packing saved 1-3% on a
+  // quiet machine, but a barrier per block made a busy neighbour on the other
+  // core stall both threads (measured 2-4x slower at 256-2048).
+  constexpr int MR = Cfg<T>::MR, NR = 2 * Cfg<T>::W;
+  const bool along_m = split_along_m<T>(m, n, nt);
+  const int64_t tiles = along_m ? (m + MR - 1) / MR : (n + NR - 1) / NR;
+  nt = int(std::min<int64_t>(nt, tiles));
+  if (nt <= 1) return serial(m, n, k, a, ars, acs, b, brs, bcs, beta, c, ldc);
+#ifdef _OPENMP
+  std::atomic<bool> out_of_memory{false};  // no exception may leave the region
+#pragma omp parallel num_threads(nt)
+  {
+    const int t = omp_get_thread_num(), used = omp_get_num_threads();
+    const int64_t unit = along_m ? MR : NR, size = along_m ? m : n;
+    const int64_t lo = std::min(size, tiles * t / used * unit);
+    const int64_t hi = std::min(size, tiles * (t + 1) / used * unit);
+    try {
+      if (lo < hi && along_m)
+        serial(hi - lo, n, k, a + lo * ars, ars, acs, b, brs, bcs, beta, c + lo * ldc, ldc);
+      else if (lo < hi)
+        serial(m, hi - lo, k, a, ars, acs, b + lo * bcs, brs, bcs, beta, c + lo, ldc);
+    } catch (const std::bad_alloc&) {
+      out_of_memory = true;
+    }
+  }
+  if (out_of_memory) throw std::bad_alloc();
+#else
+  serial(m, n, k, a, ars, acs, b, brs, bcs, beta, c, ldc);
+#endif
+}
+
+#else
+
+bool gemm_avx512_available() { return false; }
+
+template <typename T>
+void gemm_avx512(bool, bool, int64_t, int64_t, int64_t, const T*, int64_t, const T*, int64_t, T, T*,
+                 int64_t, int) {}
+
+#endif
+
+namespace {
+std::atomic<bool> g_use{true};
+}
+
+bool use_gemm_avx512() { return g_use.load(std::memory_order_relaxed) && gemm_avx512_available(); }
+void set_gemm_avx512(bool on) { g_use.store(on, std::memory_order_relaxed); }
+
+template void gemm_avx512<float>(bool, bool, int64_t, int64_t, int64_t, const float*, int64_t,
+                                 const float*, int64_t, float, float*, int64_t, int);
+template void gemm_avx512<double>(bool, bool, int64_t, int64_t, int64_t, const double*, int64_t,
+                                  const double*, int64_t, double, double*, int64_t, int);
+
+}  // namespace gradtrack::kernels

@@ -23,10 +23,11 @@ double sum(const double* p, int64_t n, double acc);
 bool extreme(const float* p, int64_t n, bool is_max, float& acc);
 bool extreme(const double* p, int64_t n, bool is_max, double& acc);
 
-/// out[i] = exp(in[i]) for float32: a polynomial on vectors (within 2 ulp of
-/// the correctly rounded result over [-87, 88]); any block holding an
-/// element outside that range (overflow, subnormal results, NaN, inf) is
-/// redone with std::exp. `out` may be `in`.
+/// out[i] = exp(in[i]) for float32, within 2 ulp of the correctly rounded
+/// result. AVX-512: a table-driven kernel correct on every input (NOTE
+/// [Table-driven AVX-512 exp]); AVX2 and baseline: a polynomial on [-87, 88],
+/// and any block holding an element outside that range (overflow, subnormal
+/// results, NaN, inf) is redone with std::exp. `out` may be `in`.
 void exp(const float* in, float* out, int64_t n);
 
 /// out[i] = a[i] + b[i], a[i] * b[i], and relu as PyTorch's clamp_min(x, 0)

@@ -183,10 +183,11 @@ def test_column_sums_follow_torch_order_bit_for_bit(torch, threads, dtype, rows,
     np.testing.assert_allclose(got, x.astype(np.float64).sum(0), rtol=1e-4, atol=1e-3)
 
 
-# float32 exp works on 32-byte vectors on AVX2 (64-byte ones only with
-# AVX-512) in blocks of 1024: every length's tail, and a block holding an
-# out-of-range element next to blocks that hold none.
-@pytest.mark.parametrize("n", [1, 7, 8, 9, 17, 1023, 1025, 2049, 3000])
+# float32 exp works on 32-byte vectors on AVX2 in blocks of 1024 (every
+# length's tail, and a block holding an out-of-range element next to blocks
+# that hold none), and with AVX-512 on two 16-float vectors per step with a
+# masked tail.
+@pytest.mark.parametrize("n", [1, 7, 8, 9, 15, 16, 17, 31, 32, 33, 47, 1023, 1025, 2049, 3000])
 def test_float32_exp_tails_and_blocks_within_two_ulp(n):
     x = np.random.default_rng(n).uniform(-80, 80, n).astype(np.float32)
     if n > 2048:
@@ -197,3 +198,72 @@ def test_float32_exp_tails_and_blocks_within_two_ulp(n):
     ulp = np.spacing(exact[finite].astype(np.float32)).astype(np.float64)
     assert np.max(np.abs(got[finite] - exact[finite]) / ulp) <= 2.0
     assert np.all(got[~finite] == np.inf)
+
+
+def _exp_ulp_error(got, x):
+    """|got - exp(x)| in units of the float32 spacing at the correctly rounded
+    result (subnormal spacing below 2**-126); NaN where that result is inf."""
+    with np.errstate(over="ignore", invalid="ignore"):  # overflow; NaN payloads widened
+        exact = np.exp(x.astype(np.float64))
+        rounded = exact.astype(np.float32)
+        err = np.abs(got.astype(np.float64) - exact) / np.spacing(rounded).astype(np.float64)
+    return np.where(np.isinf(rounded), np.nan, err), rounded
+
+
+def _exp_inputs(n, seed):
+    """Normal, wide and edge inputs: the overflow and underflow thresholds,
+    subnormal results, infinities, NaN and signed zeros, randomly placed."""
+    rng = np.random.default_rng(seed)
+    x = np.concatenate([rng.standard_normal(n // 4) * 3, rng.uniform(-110, 95, n // 4),
+                        rng.uniform(-104, -87, n // 8), rng.uniform(88, 89, n // 8)])
+    bits = rng.integers(0, 2**32, n - x.size, dtype=np.uint64).astype(np.uint32)
+    x = np.concatenate([x.astype(np.float32), bits.view(np.float32)])  # any pattern: NaNs, huge
+    edges = np.array([np.nan, np.inf, -np.inf, 0.0, -0.0, 88.72283, 88.72284, 88.7229,
+                      -87.33654, -87.3366, -103.27893, -103.972084, -103.97209, -104.0, -1e30,
+                      1e30, 3.4e38, -3.4e38, 1e-30, -1e-45], np.float32)
+    x[rng.choice(x.size, edges.size, replace=False)] = edges
+    return x
+
+
+# The AVX-512 kernel handles every input itself (no scalar redo): overflow to
+# inf, subnormal and zero results, NaN, inf, at 1 and 2 threads (the second
+# thread's run starts mid-vector), in and out of place; within 2 ulp of the
+# float64 result, and of torch's.
+@pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize("n", [100, 65536, 100003])
+def test_float32_exp_edges_threads_match_float64_and_torch(torch, threads, n):
+    x = _exp_inputs(n, n + threads)
+    mine, theirs = gradtrack.get_num_threads(), torch.get_num_threads()
+    gradtrack.set_num_threads(threads)
+    torch.set_num_threads(threads)
+    try:
+        got = gradtrack.from_numpy(x.copy()).exp().numpy()
+        inplace = gradtrack.from_numpy(x.copy())
+        inplace.exp_()
+        want_torch = torch.from_numpy(x.copy()).exp().numpy()
+    finally:
+        gradtrack.set_num_threads(mine)
+        torch.set_num_threads(theirs)
+    assert np.array_equal(got.view(np.uint32), inplace.numpy().view(np.uint32))
+    err, rounded = _exp_ulp_error(got, x)
+    nan = np.isnan(x)
+    assert np.all(np.isnan(got[nan]))
+    assert np.nanmax(err[~nan]) <= 2.0
+    overflow = np.isinf(rounded) & ~nan
+    assert np.all(got[overflow] == np.inf)
+    assert np.all(got[(rounded == 0) & ~nan] <= np.float32(2.0**-148))  # 0 or the last subnormal
+    assert np.all(got[x == -np.inf] == 0.0) and np.all(got[x == 0] == 1.0)
+    # torch is within 1 ulp as well: the two agree to a few ulp, NaN for NaN
+    assert np.allclose(got, want_torch, rtol=4e-7, atol=3 * 2.0**-149, equal_nan=True)
+
+
+# A dense sweep of the range where results are finite and non-zero, every
+# 997th float from -104 to 89: the kernel's table index and exponent step
+# through all their values.
+def test_float32_exp_sweep_within_two_ulp():
+    lo, hi = np.float32(-104.0).view(np.int32), np.float32(89.0).view(np.int32)
+    neg = np.arange(np.float32(-0.0).view(np.int32), lo, 997, dtype=np.int64)
+    pos = np.arange(0, hi, 997, dtype=np.int64)
+    x = np.concatenate([neg, pos]).astype(np.int32).view(np.float32)
+    err, _ = _exp_ulp_error(gradtrack.from_numpy(x.copy()).exp().numpy(), x)
+    assert np.nanmax(err) <= 2.0

@@ -171,6 +171,7 @@ class BackwardCFunction(FunctionCtx, _NodeMixin):
     """
 
     _forward_cls = None
+    materialize_grads = True  # until set_materialize_grads
 
     @property
     def saved_tensors(self):
@@ -184,13 +185,13 @@ class BackwardCFunction(FunctionCtx, _NodeMixin):
     def apply(self, *args):
         """Runs the user's backward (what the engine calls)."""
         cls = self._forward_cls
-        backward_fn = cls.backward
         vjp_fn = cls.vjp
-        if backward_fn is not Function.backward and vjp_fn is not Function.vjp:
+        if vjp_fn is _BASE_VJP:
+            return cls.backward(self, *args)
+        if cls.backward is not _BASE_BACKWARD:
             raise RuntimeError("Implementing both 'backward' and 'vjp' for a custom Function is "
                                "not allowed. You should only implement one of them.")
-        user_fn = vjp_fn if vjp_fn is not Function.vjp else backward_fn
-        return user_fn(self, *args)
+        return vjp_fn(self, *args)
 
     def _call_backward(self, grads):
         # grads: one per tensor output; backward gets one per output, None for
@@ -206,20 +207,24 @@ class BackwardCFunction(FunctionCtx, _NodeMixin):
             result = (result,)
         is_tensor_input = self._input_is_tensor
         expected = len(is_tensor_input)
-        name = self.name()
         if len(result) != expected:
             if len(result) > expected and all(r is None for r in result[expected:]):
                 result = result[:expected]
             else:
-                raise RuntimeError(f"function {name} returned an incorrect number of gradients "
-                                   f"(expected {expected}, got {len(result)})")
+                raise RuntimeError(f"function {self.name()} returned an incorrect number of "
+                                   f"gradients (expected {expected}, got {len(result)})")
+        if self._all_inputs_tensors:  # the common case: one gradient per input, checked
+            for grad in result:
+                if grad is not None and not isinstance(grad, _Tensor):
+                    raise RuntimeError(f"expected Variable or None (got {type(grad).__name__})")
+            return result
         out = []
         for i, (grad, is_tensor) in enumerate(zip(result, is_tensor_input)):
             if not is_tensor:
                 if grad is not None:
-                    raise RuntimeError(f"function {name} returned a gradient different than None "
-                                       f"at position {i + 1}, but the corresponding forward input "
-                                       "was not a Variable")
+                    raise RuntimeError(f"function {self.name()} returned a gradient different "
+                                       f"than None at position {i + 1}, but the corresponding "
+                                       "forward input was not a Variable")
                 continue
             if grad is not None and not isinstance(grad, _Tensor):
                 raise RuntimeError(f"expected Variable or None (got {type(grad).__name__})")
@@ -237,10 +242,6 @@ class FunctionMeta(type):
         cls._backward_cls = backward_cls
         cls._forward_params = None
         super().__init__(name, bases, attrs)
-
-
-def _is_setup_context_defined(fn):
-    return fn is not Function.setup_context
 
 
 class Function(FunctionCtx, metaclass=FunctionMeta):
@@ -304,7 +305,7 @@ class Function(FunctionCtx, metaclass=FunctionMeta):
     @classmethod
     def apply(cls, *args: Any, **kwargs: Any) -> Any:
         """Runs ``forward`` without recording, then records one node for the call."""
-        if _is_setup_context_defined(cls.setup_context):
+        if cls.setup_context is not _BASE_SETUP_CONTEXT:
             import inspect  # not at import: NOTE [Lazy signatures]
 
             bound = inspect.signature(cls.forward).bind(*args, **kwargs)
@@ -343,6 +344,8 @@ class Function(FunctionCtx, metaclass=FunctionMeta):
 
 _MISSING = object()
 _BASE_SETUP_CONTEXT = Function.setup_context
+_BASE_BACKWARD = Function.backward
+_BASE_VJP = Function.vjp
 
 
 def _apply(cls, args):
@@ -377,7 +380,7 @@ def _apply_forward(cls, args, is_tensor, needs, tensor_args):
     ctx = cls._backward_cls()
     ctx.needs_input_grad = tuple(needs)
     ctx._input_is_tensor = tuple(is_tensor)
-    ctx.materialize_grads = True
+    ctx._all_inputs_tensors = len(tensor_args) == len(is_tensor)
     prev = _C.is_grad_enabled()
     _C._set_grad_enabled(False)
     try:
@@ -388,13 +391,15 @@ def _apply_forward(cls, args, is_tensor, needs, tensor_args):
             outputs = cls.forward(ctx, *args)
     finally:
         _C._set_grad_enabled(prev)
-    is_tuple = isinstance(outputs, tuple)
-    flat = outputs if is_tuple else (outputs,)
-    out_is_tensor = tuple(isinstance(o, _Tensor) for o in flat)
+    if isinstance(outputs, tuple):
+        out_is_tensor = tuple([isinstance(o, _Tensor) for o in outputs])
+        tensors = [o for o, t in zip(outputs, out_is_tensor) if t]
+    else:  # one output: no comprehension (a frame each on this path)
+        out_is_tensor = (True,) if isinstance(outputs, _Tensor) else (False,)
+        tensors = [outputs] if out_is_tensor[0] else []
     ctx._output_is_tensor = out_is_tensor
-    tensors = [o for o, t in zip(flat, out_is_tensor) if t]
     state = ctx.__dict__
-    dirty = list(state.get("dirty_tensors", ()))
+    dirty = state.get("dirty_tensors", ())
     for d in dirty:
         if not any(d is t for t in tensors):
             raise RuntimeError("Some elements marked as dirty during the forward method were not "
@@ -407,7 +412,7 @@ def _apply_forward(cls, args, is_tensor, needs, tensor_args):
                 raise TypeError("save_for_backward can only save variables, but argument "
                                 f"{i} is of type {type(t).__name__}")
     wrapped, ref = _C._function_wrap(
-        ctx, cls._backward_cls.__name__, tensor_args, tensors, dirty,
+        ctx, cls._backward_cls.__name__, tensor_args, tensors, list(dirty),
         list(state.get("non_differentiable", ())), to_save, bool(ctx.materialize_grads))
     if ref is not None:
         ctx._node_ref = ref

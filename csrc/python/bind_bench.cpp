@@ -12,6 +12,17 @@ namespace gradtrack::python {
 
 namespace {
 
+// run(float{}) or run(double{}) by the dtype of a GEMM hook's operands.
+template <typename F>
+void float_or_double(ScalarType dtype, const char* name, const F& run) {
+  if (dtype == ScalarType::Float32)
+    run(float{});
+  else if (dtype == ScalarType::Float64)
+    run(double{});
+  else
+    GT_CHECK(false, name, ": expected float32 or float64");
+}
+
 // c = beta * c + a @ b in place, through the small GEMM (or its portable
 // loops): 2-D operands of one float dtype with unit column stride; the row
 // strides are the leading dimensions, so sliced views test those.
@@ -30,12 +41,7 @@ void small_gemm_hook(const Tensor& a, const Tensor& b, const Tensor& c, double b
     auto f = vectorised ? &kernels::small_gemm<T> : &kernels::small_gemm_generic<T>;
     f(m, n, k, a.data<T>(), ld(a), b.data<T>(), ld(b), T(beta), c.data<T>(), ld(c));
   };
-  if (c.dtype() == ScalarType::Float32)
-    run(float{});
-  else if (c.dtype() == ScalarType::Float64)
-    run(double{});
-  else
-    GT_CHECK(false, "small_gemm: expected float32 or float64");
+  float_or_double(c.dtype(), "small_gemm", run);
 }
 
 // How a 2-D operand reaches BLAS: row-major (unit column stride) or
@@ -75,12 +81,7 @@ void gemm_hook(const Tensor& a, const Tensor& b, const Tensor& c, double beta, i
                                 T(beta), c.data<T>(), oc.ld);
   };
   py::gil_scoped_release nogil;
-  if (c.dtype() == ScalarType::Float32)
-    run(float{});
-  else if (c.dtype() == ScalarType::Float64)
-    run(double{});
-  else
-    GT_CHECK(false, "gemm: expected float32 or float64");
+  float_or_double(c.dtype(), "gemm", run);
 }
 
 }  // namespace

@@ -1,7 +1,7 @@
 // Convolution kernels (NOTE [Convolution sides] in conv.h): im2col / col2im
-// per sample and group, each product one OpenBLAS GEMM. Threads split the
-// batch (NOTE [One thread pool]): each sample's GEMMs are small, and OpenBLAS
-// itself runs on one thread.
+// per sample and group, each product one single-threaded GEMM (blas_gemm:
+// our AVX-512 kernel or OpenBLAS). Threads split the batch (NOTE [One thread
+// pool]): each sample's GEMMs are small.
 #include "kernels/nn/conv.h"
 
 #include <algorithm>

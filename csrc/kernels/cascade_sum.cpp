@@ -50,6 +50,11 @@ template <typename A, typename T>
   return a;
 }
 
+// The loads below are lambdas that return vectors: forced inline, as in
+// simd.cpp (NOTE [Lambdas in clones]), so that an unoptimized build never
+// passes a vector between the AVX2 build and a lambda compiled for the baseline.
+#define GT_LOAD_INLINE __attribute__((always_inline))
+
 // The level schedule shared by every order below: `groups` groups of K items,
 // item k of group g read by load(g, k); K running sums (one per place in the
 // group) in blocks of 2^p groups whose sums move up through three more levels.
@@ -97,8 +102,9 @@ template <typename A, int W, typename T>
 [[gnu::always_inline]] inline A items_sum(const T* p, int64_t count, int64_t stride = W) {
   const int64_t groups = count / 4;
   A part[4];
-  level_sums<A, 4>([&](int64_t g, int k) { return load<A>(p + (g * 4 + k) * stride); }, groups,
-                   part);
+  level_sums<A, 4>([&](int64_t g, int k)
+                       GT_LOAD_INLINE { return load<A>(p + (g * 4 + k) * stride); },
+                   groups, part);
   for (int64_t i = groups * 4; i < count; ++i) part[0] += load<A>(p + i * stride);
   return ((part[0] + part[1]) + part[2]) + part[3];
 }
@@ -108,7 +114,8 @@ template <typename A, int W, typename T>
 template <typename A, typename T>
 [[gnu::always_inline]] inline A straight_sum(const T* p, int64_t count, int64_t stride) {
   A part[1];
-  level_sums<A, 1>([&](int64_t g, int) { return load<A>(p + g * stride); }, count, part);
+  level_sums<A, 1>([&](int64_t g, int) GT_LOAD_INLINE { return load<A>(p + g * stride); }, count,
+                   part);
   return part[0];
 }
 
@@ -126,27 +133,38 @@ template <typename T, int W>
   return total;
 }
 
-// Two builds, AVX2 and the baseline: the order, and so the bits, are the same
-// in each (vector lanes are separate sums).
-template <typename T>
-T narrow_generic(const T* p, int64_t n) {
-  return run_sum<T, 32 / sizeof(T)>(p, n);
+// Two builds of each kernel, AVX2 and the baseline: the order, and so the
+// bits, are the same in each (vector lanes are separate sums). A kernel is a
+// struct whose static run() takes W, the elements of a 32-byte vector.
+template <template <typename, int> class Kernel, typename T, typename... Args>
+auto in_baseline(Args... args) {
+  return Kernel<T, 32 / sizeof(T)>::run(args...);
 }
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(GRADTRACK_NO_SIMD_CLONES)
 #define GT_CASCADE_X86 1
-template <typename T>
-__attribute__((target("arch=x86-64-v3"))) T narrow_avx2(const T* p, int64_t n) {
-  return run_sum<T, 32 / sizeof(T)>(p, n);
+template <template <typename, int> class Kernel, typename T, typename... Args>
+__attribute__((target("arch=x86-64-v3"))) auto in_avx2(Args... args) {
+  return Kernel<T, 32 / sizeof(T)>::run(args...);
 }
 #endif
 
-template <typename T>
-T any_width_sum(const T* p, int64_t n) {
+template <template <typename, int> class Kernel, typename T, typename... Args>
+auto in_best_build(Args... args) {
 #ifdef GT_CASCADE_X86
   static const bool avx2 = __builtin_cpu_supports("x86-64-v3");
-  if (avx2) return narrow_avx2(p, n);
+  if (avx2) return in_avx2<Kernel, T>(args...);
 #endif
-  return narrow_generic(p, n);
+  return in_baseline<Kernel, T>(args...);
+}
+
+template <typename T, int W>
+struct RunSum {
+  [[gnu::always_inline]] static T run(const T* p, int64_t n) { return run_sum<T, W>(p, n); }
+};
+
+template <typename T>
+T any_width_sum(const T* p, int64_t n) {
+  return in_best_build<RunSum, T>(p, n);
 }
 
 template <typename T>
@@ -172,17 +190,27 @@ T chunked_sum(const T* p, int64_t n, int threads) {
 template <typename T, int W>
 [[gnu::always_inline]] inline void column_block(T* out, int64_t os, const T* in, int64_t rs,
                                                 int64_t rows, int64_t cols) {
-  using Wide [[gnu::vector_size(4 * W * sizeof(T))]] = T;
   using V [[gnu::vector_size(W * sizeof(T))]] = T;
-  auto put = [&](int64_t j, const auto& sums, int lanes) {
+  auto put = [&](int64_t j, const V* sums, int vectors) {
     T lane[4 * W];
-    std::memcpy(lane, &sums, sizeof(T) * size_t(lanes));
-    for (int l = 0; l < lanes; ++l) out[(j + l) * os] = T(0) + lane[l];
+    std::memcpy(lane, sums, sizeof(V) * size_t(vectors));
+    for (int l = 0; l < vectors * W; ++l) out[(j + l) * os] = T(0) + lane[l];
   };
   int64_t j = 0;
   if (cols >= W) {
-    for (; j + 4 * W <= cols; j += 4 * W) put(j, straight_sum<Wide>(in + j, rows, rs), 4 * W);
-    for (; j + W <= cols; j += W) put(j, items_sum<V, W>(in + j, rows, rs), W);
+    // A block of 4 W columns: four vectors, each lane its own straight sum
+    // (four 32-byte registers; one 128-byte vector type went through memory).
+    for (; j + 4 * W <= cols; j += 4 * W) {
+      V sums[4];
+      const T* p = in + j;
+      level_sums<V, 4>([&](int64_t r, int k) GT_LOAD_INLINE { return load<V>(p + r * rs + k * W); },
+                       rows, sums);
+      put(j, sums, 4);
+    }
+    for (; j + W <= cols; j += W) {
+      const V sums = items_sum<V, W>(in + j, rows, rs);
+      put(j, &sums, 1);
+    }
   } else {
     for (const int64_t straight = cols / 4 * 4; j < straight; ++j)
       out[j * os] = T(0) + straight_sum<T>(in + j, rows, rs);
@@ -190,26 +218,17 @@ template <typename T, int W>
   for (; j < cols; ++j) out[j * os] = T(0) + items_sum<T, 1>(in + j, rows, rs);
 }
 
-template <typename T>
-void columns_generic(T* out, int64_t os, const T* in, int64_t rs, int64_t rows, int64_t cols) {
-  column_block<T, 32 / sizeof(T)>(out, os, in, rs, rows, cols);
-}
-#ifdef GT_CASCADE_X86
-template <typename T>
-__attribute__((target("arch=x86-64-v3"))) void columns_avx2(T* out, int64_t os, const T* in,
-                                                            int64_t rs, int64_t rows,
-                                                            int64_t cols) {
-  column_block<T, 32 / sizeof(T)>(out, os, in, rs, rows, cols);
-}
-#endif
+template <typename T, int W>
+struct ColumnBlock {
+  [[gnu::always_inline]] static void run(T* out, int64_t os, const T* in, int64_t rs, int64_t rows,
+                                         int64_t cols) {
+    column_block<T, W>(out, os, in, rs, rows, cols);
+  }
+};
 
 template <typename T>
 void any_width_columns(T* out, int64_t os, const T* in, int64_t rs, int64_t rows, int64_t cols) {
-#ifdef GT_CASCADE_X86
-  static const bool avx2 = __builtin_cpu_supports("x86-64-v3");
-  if (avx2) return columns_avx2(out, os, in, rs, rows, cols);
-#endif
-  columns_generic(out, os, in, rs, rows, cols);
+  in_best_build<ColumnBlock, T>(out, os, in, rs, rows, cols);
 }
 
 // From kTorchGrainElems elements on, with more than one thread, PyTorch gives

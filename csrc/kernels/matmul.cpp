@@ -42,7 +42,7 @@ void gemm_one(T* c, int64_t ldc, const T* a, Layout la, const T* b, Layout lb, i
   const bool split_m = m >= n;
   const int64_t along = split_m ? m : n;
   if (threads > along) threads = static_cast<int>(along);
-  // Our kernel's threads share its packed operands (NOTE [AVX-512 GEMM]).
+  // Our kernel splits the product over the threads itself (NOTE [AVX-512 GEMM threads]).
   if (gemm_avx512_wins<T>(m, n, k))
     return gemm_avx512<T>(la.trans, lb.trans, m, n, k, a, la.ld, b, lb.ld, beta, c, ldc, threads);
   if (threads <= 1) {

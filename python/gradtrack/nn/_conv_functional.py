@@ -100,10 +100,8 @@ def _torch_takes_mkldnn(input, weight, stride, dilation, groups, transposed, out
         kernel.insert(0, 1)
     n = shape[0]
     numel = shape[0] * shape[1] * shape[2] * shape[3]
-    from .. import get_num_threads
-
     one_by_one_ok = (any(s != 1 for s in stride) or any(d != 1 for d in dilation) or n >= 16
-                     or kernel[-1] != 1 or kernel[-2] != 1 or get_num_threads() > 1)
+                     or kernel[-1] != 1 or kernel[-2] != 1 or _C.get_num_threads() > 1)
     worth_it = (groups > 1 or (kernel[-1] > 3 and kernel[-2] > 3) or n > 1 or numel > 20480)
     return one_by_one_ok and worth_it
 

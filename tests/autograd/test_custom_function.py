@@ -680,3 +680,25 @@ def test_grad_fn_outlives_its_outputs(torch):
                 g.metadata, [type(h).__name__ for h in handles]]
 
     assert run(gradtrack) == run(torch)
+
+
+@pytest.mark.parametrize("extra_number", [False, True])
+def test_backward_returning_a_non_tensor_gradient_raises_as_torch(torch, extra_number):
+    # Both paths of the check: every forward input a tensor, and one a number.
+    def run(lib):
+        class Bad(lib.autograd.Function):
+            @staticmethod
+            def forward(ctx, x, *rest):
+                return x * 2
+
+            @staticmethod
+            def backward(ctx, g):
+                return (3.0, None) if extra_number else 3.0
+
+        x = lib.ones(2, requires_grad=True)
+        y = Bad.apply(x, 5) if extra_number else Bad.apply(x)
+        with pytest.raises(RuntimeError) as info:
+            y.sum().backward()
+        return str(info.value)
+
+    assert run(gradtrack) == run(torch) == "expected Variable or None (got float)"

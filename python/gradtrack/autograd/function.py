@@ -216,7 +216,7 @@ class BackwardCFunction(FunctionCtx, _NodeMixin):
         if self._all_inputs_tensors:  # the common case: one gradient per input, checked
             for grad in result:
                 if grad is not None and not isinstance(grad, _Tensor):
-                    raise RuntimeError(f"expected Variable or None (got {type(grad).__name__})")
+                    raise _not_a_variable(grad)
             return result
         out = []
         for i, (grad, is_tensor) in enumerate(zip(result, is_tensor_input)):
@@ -227,9 +227,13 @@ class BackwardCFunction(FunctionCtx, _NodeMixin):
                                        "forward input was not a Variable")
                 continue
             if grad is not None and not isinstance(grad, _Tensor):
-                raise RuntimeError(f"expected Variable or None (got {type(grad).__name__})")
+                raise _not_a_variable(grad)
             out.append(grad)
         return out
+
+
+def _not_a_variable(grad):
+    return RuntimeError(f"expected Variable or None (got {type(grad).__name__})")
 
 
 class FunctionMeta(type):

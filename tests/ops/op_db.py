@@ -1053,6 +1053,21 @@ for _name, _call, _np_dtype, _dom, _diff, _gc in (
         (lambda np_, a, *rest, _d=_np_dtype: a.astype(_d if _d is not None else a.dtype)),
         differentiable=_diff, gradcheck=_gc))
 
+# view(dtype): the same bytes read as another dtype, detached (no grad_fn, requires_grad False)
+OPS += [
+    OpSpec("view_dtype_same_size",
+           lambda lib, a: a.view(lib.int32 if a.dtype == lib.float32 else lib.int64),
+           _CAST_SAMPLES, FLOAT,
+           ref=lambda np_, a: a.view(np.int32 if a.dtype == np.float32 else np.int64),
+           differentiable=False),
+    OpSpec("view_dtype_half_size",
+           lambda lib, a: a.view(lib.int16 if a.dtype == lib.float32 else lib.float32),
+           (S("2x3", A(2, 3)), S("2x2x4", A(2, 2, 4))), FLOAT,
+           ref=lambda np_, a: np.ascontiguousarray(a).view(
+               np.int16 if a.dtype == np.float32 else np.float32),
+           differentiable=False),
+]
+
 # ---- factories -------------------------------------------------------------------------------
 
 CREATION = [

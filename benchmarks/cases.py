@@ -54,6 +54,10 @@ class Variant:
     env: dict = field(default_factory=dict)
     isolated: bool = False
     description: str = ""
+    points: tuple = None  # labels of the points it runs at; None: all
+
+    def runs_at(self, point):
+        return self.points is None or point.label in self.points
 
     @property
     def own_process(self):
@@ -303,9 +307,35 @@ def relu(T, side):
     return step
 
 
-@timed_case("sum", GROUP_RED, "a.sum()", ELEMENT_POINTS)
-def sum_all(T, side):
+# The 16M reductions' floor goal (issue 21) divides each by the bare read
+# loop.  Timed as a case of its own, the loop ran minutes apart from the
+# reduction and the ratio swung by 15% between runs on an idle machine; as a
+# variant it reads the very same tensor in the same rounds, taking turns with
+# the reduction, so both see the same machine.
+READ_LOOP = Variant("bare read loop", {"read_loop": True}, points=("16M",),
+                    description="gradtrack._C._bench.read_floor over the same tensor, "
+                                "timed in turns with the reduction")
+RED_VARIANTS = (READ_LOOP,)
+
+
+def _read_loop(T, a):
+    """step() running the bare read loop over ``a``'s memory."""
+    gt, bench = _bench_helpers(T)
+    flat = a.reshape(-1)
+    if T is not gt:  # the other library's tensor, its memory seen by gradtrack
+        flat = gt.from_numpy(flat.numpy())
+
+    def step():
+        bench.read_floor(flat)
+
+    return step
+
+
+@timed_case("sum", GROUP_RED, "a.sum()", ELEMENT_POINTS, variants=RED_VARIANTS)
+def sum_all(T, side, read_loop=False):
     a, _ = _pair(T, side)
+    if read_loop:
+        return _read_loop(T, a)
 
     def step():
         a.sum()
@@ -313,9 +343,11 @@ def sum_all(T, side):
     return step
 
 
-@timed_case("sum_dim", GROUP_RED, "a.sum(dim=1)", ELEMENT_POINTS)
-def sum_dim(T, side):
+@timed_case("sum_dim", GROUP_RED, "a.sum(dim=1)", ELEMENT_POINTS, variants=RED_VARIANTS)
+def sum_dim(T, side, read_loop=False):
     a, _ = _pair(T, side)
+    if read_loop:
+        return _read_loop(T, a)
 
     def step():
         a.sum(dim=1)  # along the contiguous axis, as in a row softmax
@@ -323,9 +355,11 @@ def sum_dim(T, side):
     return step
 
 
-@timed_case("mean", GROUP_RED, "a.mean()", ELEMENT_POINTS)
-def mean(T, side):
+@timed_case("mean", GROUP_RED, "a.mean()", ELEMENT_POINTS, variants=RED_VARIANTS)
+def mean(T, side, read_loop=False):
     a, _ = _pair(T, side)
+    if read_loop:
+        return _read_loop(T, a)
 
     def step():
         a.mean()
@@ -333,9 +367,11 @@ def mean(T, side):
     return step
 
 
-@timed_case("max", GROUP_RED, "a.max()", ELEMENT_POINTS)
-def max_all(T, side):
+@timed_case("max", GROUP_RED, "a.max()", ELEMENT_POINTS, variants=RED_VARIANTS)
+def max_all(T, side, read_loop=False):
     a, _ = _pair(T, side)
+    if read_loop:
+        return _read_loop(T, a)
 
     def step():
         a.max()

@@ -314,12 +314,13 @@ class _Prepared:
     samples: list = dataclasses.field(default_factory=list)
 
 
-def slots_for(case, libs):
-    """The default slot of every library, then the case's variant slots."""
+def slots_for(case, point, libs):
+    """The default slot of every library, then the variant slots of the point."""
     slots = [Slot(lib) for lib in libs]
     for variant in case.variants:
-        slots += [Slot(lib, variant) for lib in libs
-                  if variant.libs is None or lib.label in variant.libs]
+        if variant.runs_at(point):
+            slots += [Slot(lib, variant) for lib in libs
+                      if variant.libs is None or lib.label in variant.libs]
     return slots
 
 
@@ -573,7 +574,7 @@ def run_all(items, libs, settings, pool, progress, on_result):
     for case, point in items:
         progress.set_postfix_str(f"{case.id} {point.label}".strip(), refresh=True)
         if case.timed:
-            slots = slots_for(case, libs)
+            slots = slots_for(case, point, libs)
             outcome = run_timed_point(case, point, slots, pool, settings)
         else:
             slots = [Slot(lib) for lib in libs]

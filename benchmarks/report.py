@@ -7,6 +7,7 @@ case's variants relative to their library's default run.
 
 import json
 import os
+import statistics
 
 from . import SCHEMA_VERSION
 from .goals import (
@@ -133,17 +134,37 @@ def extra_goals(records, machine, libs):
     floor = by.get(("read_floor", FLOOR_POINT))
     for case in FLOOR_CASES:
         rec = by.get((case, FLOOR_POINT))
-        if floor is None or rec is None:
+        if rec is None:
             continue
-        ratios = {}
+        ratios, paired = {}, {}
         for lab in labels:
-            num, den = _median(rec, lab), _median(floor, lab)  # same worker's loop
-            ratios[lab] = None if num is None or den is None else num / den
+            ratios[lab], paired[lab] = _floor_ratio(rec, lab, floor)
+        if all(r is None for r in ratios.values()):
+            continue
         out["floor"].append({"case": case, "point": FLOOR_POINT, "ratios": ratios,
-                             "max_ratio": FLOOR_MAX_RATIO,
+                             "paired": paired, "max_ratio": FLOOR_MAX_RATIO,
                              "met": evaluate_max(ratios.get(labels[0]), FLOOR_MAX_RATIO)})
     out["peak"] = _peak_entry(by, machine, labels)
     return out
+
+
+def _floor_ratio(rec, label, floor):
+    """(reduction / read loop, paired?) for one library; (None, False) if unknown.
+
+    The read-loop variant of the record (READ_LOOP in cases.py) took its
+    samples in the same rounds as the reduction: the ratio is the median of
+    the per-round ratios.  Without it (an older report, a run that skipped
+    it), the separately timed read_floor case divides the medians.
+    """
+    result = rec["libs"].get(label)
+    loop = next((v["result"] for v in rec.get("variants", ())
+                 if v["lib"] == label and v["options"].get("read_loop")), None)
+    if result and loop and "error" not in result and "error" not in loop \
+            and len(result["samples"]) == len(loop["samples"]):
+        ratios = [a / b for a, b in zip(result["samples"], loop["samples"])]
+        return statistics.median(ratios), True
+    num, den = _median(rec, label), None if floor is None else _median(floor, label)
+    return (None if num is None or den is None else num / den), False
 
 
 def evaluate_max(value, limit):
@@ -177,13 +198,15 @@ def render_extra_goals(document):
     labels = list(document["libraries"])
     lines = []
     if extra.get("floor"):
-        lines += ["", f"16M reductions / bare read loop of this run (goal <= "
-                      f"{FLOOR_MAX_RATIO:g} for {labels[0]}):"]
+        lines += ["", f"16M reductions / bare read loop over the same tensor, timed in turns "
+                      f"(goal <= {FLOOR_MAX_RATIO:g} for {labels[0]}):"]
         for e in extra["floor"]:
             cells = ", ".join(f"{lab} {r:.3f}" if r is not None else f"{lab} ?"
                               for lab, r in e["ratios"].items())
             met = {True: "yes", False: "NO", None: "?"}[e["met"]]
-            lines.append(f"  {e['case']:8} {cells}   met? {met}")
+            how = "" if all(e.get("paired", {}).values()) else \
+                "   (not in turns: medians of the separate read_floor case)"
+            lines.append(f"  {e['case']:8} {cells}   met? {met}{how}")
     peak = extra.get("peak")
     if peak:
         gf = 1e-9

@@ -132,6 +132,17 @@ def test_quick_run_reports_variants_machine_and_threads(quick_run):
     assert {v["lib"] for v in mlp["variants"]} == {"gradtrack", "torch"}
     for variant in mlp["variants"]:
         assert_stats_or_error(variant["result"])
+    # the read loop runs beside the 16M reductions only, in both libraries,
+    # and the floor goal divides by it round by round
+    by = by_key(doc)
+    assert by[("sum", "1K")]["variants"] == []
+    for case in ("sum", "sum_dim", "mean", "max"):
+        rec = by[(case, "16M")]
+        assert [(v["variant"], v["lib"]) for v in rec["variants"]] == [
+            ("bare read loop", "gradtrack"), ("bare read loop", "torch")]
+    floor = {e["case"]: e for e in doc["extra_goals"]["floor"]}
+    assert set(floor) == {"sum", "sum_dim", "mean", "max"}
+    assert all(floor["sum"]["paired"].values())
     machine = doc["machine"]
     for key in ("cpu", "cores_usable", "ram_bytes", "os", "python", "date",
                 "packages", "thread_env"):
@@ -332,6 +343,38 @@ def test_floor_and_peak_goals_are_computed_from_the_same_run():
     assert peak["fractions"]["gradtrack"] == pytest.approx(0.9)
     assert peak["fractions"]["torch"] == pytest.approx(0.8)
     assert peak["met"] is True
+
+
+def test_floor_goal_pairs_each_round_with_the_read_loop_beside_it():
+    # samples of the reduction and of its read-loop variant, taken in turns;
+    # the separately timed read_floor case (0.5) must not be used
+    def stats(xs):
+        return {"median": sorted(xs)[len(xs) // 2], "min": min(xs), "max": max(xs),
+                "n": len(xs), "samples": xs}
+
+    rec = _fake_record("sum", "16M", 0.0, 1.0)
+    rec["libs"]["gradtrack"] = stats([1.0, 2.2, 3.0])
+    rec["libs"]["torch"] = stats([1.0, 1.0, 1.0])
+    rec["variants"] = [{"variant": "bare read loop", "lib": lab, "options": {"read_loop": True},
+                        "result": stats([1.0, 2.0, 2.0]), "ratio": None}
+                       for lab in ("gradtrack", "torch")]
+    records = [rec, _fake_record("read_floor", "16M", 0.5, 0.5)]
+    floor = _fake_document(records)["extra_goals"]["floor"]
+    assert [e["case"] for e in floor] == ["sum"]
+    # per round 1.0, 1.1, 1.5: median 1.1; the medians' ratio would be 1.1 too,
+    # the separate case 4.4
+    assert floor[0]["ratios"]["gradtrack"] == pytest.approx(1.1)
+    assert floor[0]["ratios"]["torch"] == pytest.approx(0.5)
+    assert floor[0]["paired"] == {"gradtrack": True, "torch": True}
+    assert floor[0]["met"] is True
+    # a variant that failed falls back to the separate case, and says so
+    rec["variants"][0]["result"] = {"error": "boom"}
+    doc = _fake_document(records)
+    entry = doc["extra_goals"]["floor"][0]
+    assert entry["ratios"]["gradtrack"] == pytest.approx(2.2 / 0.5)
+    assert entry["paired"]["gradtrack"] is False and entry["met"] is False
+    from benchmarks import report
+    assert "medians of the separate read_floor case" in report.render_report(doc)
 
 
 def test_reference_loops_read_and_multiply_add():

@@ -27,6 +27,45 @@ double read_chunk(const float* p, int64_t n) {
   return s;
 }
 
+#ifdef GT_BENCH_X86
+// The widest loads the CPU has, four independent sums: the loop a memory floor
+// should be. The 16-lane scalar loop above is built for the x86-64 baseline
+// (SSE2) and ran 10-20% slower than gradtrack's own AVX2 sum at 16M here.
+__attribute__((target("avx512f"))) double read_avx512(const float* p, int64_t n) {
+  __m512 acc[4] = {_mm512_setzero_ps(), _mm512_setzero_ps(), _mm512_setzero_ps(),
+                   _mm512_setzero_ps()};
+  int64_t i = 0;
+  for (; i + 64 <= n; i += 64)
+    for (int j = 0; j < 4; ++j) acc[j] = _mm512_add_ps(acc[j], _mm512_loadu_ps(p + i + 16 * j));
+  double s = read_chunk(p + i, n - i);
+  for (const __m512 a : acc) s += _mm512_reduce_add_ps(a);
+  return s;
+}
+
+__attribute__((target("avx2"))) double read_avx2(const float* p, int64_t n) {
+  __m256 acc[4] = {_mm256_setzero_ps(), _mm256_setzero_ps(), _mm256_setzero_ps(),
+                   _mm256_setzero_ps()};
+  int64_t i = 0;
+  for (; i + 32 <= n; i += 32)
+    for (int j = 0; j < 4; ++j) acc[j] = _mm256_add_ps(acc[j], _mm256_loadu_ps(p + i + 8 * j));
+  double s = read_chunk(p + i, n - i);
+  float lanes[8];
+  for (const __m256 a : acc) {
+    _mm256_storeu_ps(lanes, a);
+    for (float v : lanes) s += v;
+  }
+  return s;
+}
+#endif
+
+double read_best(const float* p, int64_t n) {
+#ifdef GT_BENCH_X86
+  if (__builtin_cpu_supports("avx512f")) return read_avx512(p, n);
+  if (__builtin_cpu_supports("avx2")) return read_avx2(p, n);
+#endif
+  return read_chunk(p, n);
+}
+
 constexpr int kChains = 12;  // > FMA latency x units, within 16 registers
 
 #ifdef GT_BENCH_X86
@@ -92,7 +131,7 @@ double read_floor(const float* p, int64_t n) {
     for (int64_t t = b; t < e; ++t) {
       const int64_t per = (n + use - 1) / use;
       const int64_t lo = t * per, hi = lo + per < n ? lo + per : n;
-      if (lo < hi) parts[t] = read_chunk(p + lo, hi - lo);
+      if (lo < hi) parts[t] = read_best(p + lo, hi - lo);
     }
   });
   double s = 0;

@@ -6,9 +6,9 @@
 
 namespace gradtrack::kernels::bench {
 
-/// Reads p[0..n) once over all threads with the simplest vector loop and
-/// returns the sum (so the reads cannot be optimized away). The memory floor
-/// the 16M reductions are compared with.
+/// Reads p[0..n) once over all threads with the CPU's widest vector loads
+/// (four independent sums) and returns the sum (so the reads cannot be
+/// optimized away). The memory floor the 16M reductions are compared with.
 double read_floor(const float* p, int64_t n);
 
 /// About `flops` float32 multiply-adds' worth of FLOPs (2 per FMA lane) in

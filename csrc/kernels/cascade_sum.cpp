@@ -34,6 +34,7 @@
 #include <vector>
 
 #include "kernels/parallel.h"
+#include "kernels/prefetch.h"
 
 namespace gradtrack::kernels {
 
@@ -102,9 +103,20 @@ template <typename A, int W, typename T>
 [[gnu::always_inline]] inline A items_sum(const T* p, int64_t count, int64_t stride = W) {
   const int64_t groups = count / 4;
   A part[4];
-  level_sums<A, 4>([&](int64_t g, int k)
-                       GT_LOAD_INLINE { return load<A>(p + (g * 4 + k) * stride); },
-                   groups, part);
+  if (sizeof(A) == 32 && stride == W) {
+    // A contiguous run of 32-byte vectors: a group is two cache lines, each
+    // asked for ahead (NOTE [Streaming prefetch]).
+    level_sums<A, 4>(
+        [&](int64_t g, int k) GT_LOAD_INLINE {
+          if (k % 2 == 0) prefetch_ahead(p + (g * 4 + k) * W);
+          return load<A>(p + (g * 4 + k) * W);
+        },
+        groups, part);
+  } else {
+    level_sums<A, 4>([&](int64_t g, int k)
+                         GT_LOAD_INLINE { return load<A>(p + (g * 4 + k) * stride); },
+                     groups, part);
+  }
   for (int64_t i = groups * 4; i < count; ++i) part[0] += load<A>(p + i * stride);
   return ((part[0] + part[1]) + part[2]) + part[3];
 }

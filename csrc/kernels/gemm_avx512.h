@@ -6,7 +6,7 @@
 // GEMM: the loops block k (kc) and the columns of c (nb) so that one packed
 // kc x nb block of b stays in L2 and one packed MR x kc micro-panel of a stays
 // in L1, while the microkernel keeps an MR x 2-vector tile of c in zmm
-// registers (28 of the 32 for float32: 14 rows by 32 columns) and streams the
+// registers (28 of the 32: 14 rows by 32 float or 16 double columns) and streams the
 // b micro-panel. Packing reads any row and column stride (a transposed
 // operand is packed through 16x16 / 8x8 register transposes), so transposed
 // operands need no copy. Edges are zero-padded in the packed buffers and
@@ -39,11 +39,12 @@ inline bool gemm_avx512_wins(int64_t m, int64_t n, int64_t k) {
   // multiply-adds OpenBLAS's unpacked small-matrix kernel wins (64^3: 0.76x,
   // 96^3: 0.93x); float32 is then 1.21x faster at 128^3, 1.14x at 256^3,
   // 1.15x at 512^3, 1.05-1.1x at 1024^3 (also transposed) and level at 2048^3.
-  // float64 is 1.1-1.27x faster from 128^3 to 512^3, level at 1024^3 and
-  // 0.96x at 2048^3, so it stops at 2^28.
+  // float64 is 1.1-1.27x faster from 128^3 to 512^3 and, with 14-row tiles,
+  // 1.07x at 1024^3 (matmul against torch at 2 threads: 1.07-1.11x on it,
+  // 1.15x on OpenBLAS), but 0.98x at 2048^3, so it stops at 2^30.
   const double madds = double(m) * double(n) * double(k);
   if (madds < double(int64_t(1) << 21) || !use_gemm_avx512()) return false;
-  return std::is_same_v<T, float> || madds <= double(int64_t(1) << 28);
+  return std::is_same_v<T, float> || madds <= double(int64_t(1) << 30);
 }
 
 /// Row-major c[m, n] = op(a) op(b) + beta * c with BLAS's transpose flags and

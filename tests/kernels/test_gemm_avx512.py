@@ -4,7 +4,10 @@ The kernel is checked directly against numpy in float64 (through a private test 
 that calls it, or OpenBLAS, on given operands) at shapes that hit every edge of its
 tiles (14 rows by 32 float columns, 14 by 16 double columns) and blocks (k in blocks of at most
 384 floats or 256 doubles, columns of at most 480 / 240, rows of 3066), in all four
-transpose combinations with wider leading dimensions, on 1 and 2 threads; then
+transpose combinations with wider leading dimensions, on 1 and 2 threads (a row-major
+a is read in place for up to 8 column tiles and packed past that, a row-major b read
+in place for up to 7 row tiles: the edge shapes take the first, the block shapes the
+second); then
 through matmul, bmm and conv2d against torch, with the kernel on and switched off.
 """
 

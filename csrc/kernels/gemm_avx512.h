@@ -11,9 +11,9 @@
 // operand is packed through 16x16 / 8x8 register transposes), so transposed
 // operands need no copy. For narrow products (NOTE [AVX-512 GEMM: b in place]
 // and the rule for a next to it) the kernel reads b or a where they lie.
-// Edges are zero-padded in the packed buffers and masked at the store. Threads: NOTE [AVX-512 GEMM threads]. Built for
-// x86-64-v4 with a target attribute and chosen at run time; other CPUs keep
-// OpenBLAS.
+// Edges are zero-padded in the packed buffers and masked at the store.
+// Threads: NOTE [AVX-512 GEMM threads]. Built for x86-64-v4 with a target
+// attribute and chosen at run time; other CPUs keep OpenBLAS.
 #pragma once
 
 #include <cstdint>

@@ -125,3 +125,23 @@ def test_out_dtype_rules_of_other_functions_match_torch(torch, name):
                 except Exception as e:  # the error is the observable result
                     res.append((type(e).__name__, str(e).replace("gradtrack", "torch")))
             assert res[1] == res[0], (dtype, requires_grad)
+
+
+@pytest.mark.parametrize("case", ["out_requires_grad", "grad_tensor_in_list", "tuple_out_values"])
+def test_out_refuses_a_grad_tensor_wherever_it_sits(torch, case):
+    # the refusal looks into out itself, into tensor lists and into tuple outs
+    def call(L):
+        x, g = L.ones(2, 2), L.ones(2, 2, requires_grad=True)
+        if case == "out_requires_grad":
+            return L.add(x, x, out=L.zeros(2, 2, requires_grad=True))
+        if case == "grad_tensor_in_list":
+            return L.cat([x, g], out=L.zeros(0))
+        return L.max(x, 1, out=(L.zeros(2, requires_grad=True), L.zeros(2, dtype=L.int64)))
+
+    msgs = []
+    for lib in (torch, gradtrack):
+        with pytest.raises(RuntimeError) as err:
+            call(lib)
+        msgs.append(str(err.value))
+    assert msgs[1] == msgs[0]
+    assert "functions with out=... arguments don't support automatic differentiation" in msgs[1]

@@ -105,6 +105,9 @@ def _rule_call(L, name, out, requires_grad):
         "scatter": lambda: L.scatter(x, 1, i, x, out=out),
         "clamp_min": lambda: L.clamp_min(x, 0.5, out=out),
         "clamp_max": lambda: L.clamp_max(x, 0.5, out=out),
+        "amax": lambda: L.amax(x, 1, out=out), "amin": lambda: L.amin(x, 0, out=out),
+        "masked_select": lambda: L.masked_select(x, x > 0.4, out=out),
+        "nonzero": lambda: L.nonzero(x > 0.4, out=out), "signbit": lambda: L.signbit(x, out=out),
     }
     return calls[name]()
 
@@ -125,6 +128,40 @@ def test_out_dtype_rules_of_other_functions_match_torch(torch, name):
                 except Exception as e:  # the error is the observable result
                     res.append((type(e).__name__, str(e).replace("gradtrack", "torch")))
             assert res[1] == res[0], (dtype, requires_grad)
+
+
+MAX_MIN_CALLS = {
+    "all": lambda L, f, x, out: f(x, out=out),
+    "dim": lambda L, f, x, out: f(x, 1, out=out),
+    "dim_keepdim": lambda L, f, x, out: f(x, dim=0, keepdim=True, out=out),
+    "other": lambda L, f, x, out: f(x, x.flip(0), out=out),
+}
+
+
+@pytest.mark.parametrize("form", sorted(MAX_MIN_CALLS))
+@pytest.mark.parametrize("name", ["max", "min"])
+def test_max_min_out_in_each_form_match_torch(torch, name, form):
+    outs = {"all": ["float32", "float64", "int64", "bool"],
+            "other": ["float32", "float64", "int64", "bool"],
+            "dim": [("float32", "int64"), ("float64", "int64"), ("float32", "int32"),
+                    ("float32", "float32")]}
+    for spec in outs.get(form, outs["dim"]):
+        res = []
+        for lib in (torch, gradtrack):
+            x = lib.tensor([[0.25, -0.5, 2.0], [0.75, 1.0, -3.0]])
+            mk = lambda d: lib.zeros(0, dtype=getattr(lib, d))  # noqa: E731
+            out = tuple(mk(d) for d in spec) if isinstance(spec, tuple) else mk(spec)
+            try:
+                r = MAX_MIN_CALLS[form](lib, getattr(lib, name), x, out)
+            except Exception as e:  # the error is the observable result
+                res.append((type(e).__name__, str(e)))
+                continue
+            got = r if isinstance(r, tuple) else (r,)
+            outs_ = out if isinstance(out, tuple) else (out,)
+            res.append(("ok", all(g is o for g, o in zip(got, outs_)),
+                        [np.asarray(g.numpy(), dtype=float).tolist() for g in got],
+                        [o._version for o in outs_]))
+        assert res[1] == res[0], spec
 
 
 @pytest.mark.parametrize("case", ["out_requires_grad", "grad_tensor_in_list", "tuple_out_values"])

@@ -12,7 +12,7 @@ from ._factories import insert_keywords, param_names, parameters
 UNARY = ("abs", "acos", "asin", "atan", "ceil", "cos", "cosh", "erf", "exp", "exp2", "expm1",
          "floor", "frac", "log", "log10", "log1p", "log2", "neg", "reciprocal", "round", "rsqrt",
          "sigmoid", "sign", "sgn", "sin", "sinh", "sqrt", "square", "tan", "tanh", "trunc",
-         "logical_not", "bitwise_not")
+         "logical_not", "bitwise_not", "erfinv", "sinc", "deg2rad", "rad2deg")
 BINARY = ("add", "sub", "mul", "div", "true_divide", "fmod", "remainder", "pow",
           "atan2", "hypot", "maximum", "minimum", "eq", "ne", "lt", "le", "gt", "ge",
           "logical_and", "logical_or", "logical_xor", "bitwise_and", "bitwise_or", "bitwise_xor")
@@ -33,10 +33,13 @@ RULES = {
     **dict.fromkeys(("outer", "mean"), "cast"),
     **dict.fromkeys(("cat", "concat", "stack"), "cat"),
     "dot": "dot", "index_select": "index_select", "where": "where", "all": "bool", "any": "bool",
+    "amax": "same", "amin": "same", "masked_select": "masked_select", "nonzero": "nonzero",
+    "signbit": "signbit",
 }
 # argmax/argmin/all/any are not differentiable; diag and the softmaxes take out= with an
 # argument that requires grad in torch 2.13 (measured).
-NO_GRAD |= {"argmax", "argmin", "all", "any", "diag", "softmax", "log_softmax"}
+NO_GRAD |= {"argmax", "argmin", "all", "any", "diag", "softmax", "log_softmax", "nonzero",
+            "signbit"}
 _C_NAME = {"bool": "bool", "uint8": "unsigned char", "int32": "int", "int64": "long int",
            "float32": "float", "float64": "double"}
 _DT = {"bool": "Bool", "uint8": "Byte", "int32": "Int", "int64": "Long", "float32": "Float",
@@ -91,6 +94,21 @@ def _dtype_error(rule, name, result, out):
         return RuntimeError(f"Expected out type to be {_dt(result)} but got {_dt(out)}")
     if rule == "bool":
         return RuntimeError(f"{name} only supports bool tensor for result, got: {_dt(out)}")
+    if rule == "same":
+        return RuntimeError(f"Expected the dtype for input and out to match, but got {_dt(result)} "
+                            f"for input's dtype and {_dt(out)} for out's dtype.")
+    if rule == "masked_select":
+        return RuntimeError("masked_select(): self and result must have the same scalar type")
+    if rule == "nonzero":  # sic: no space before the dtype in torch's message
+        return RuntimeError("nonzero: Expected out tensor to have scalar type Long but got scalar "
+                            f"type{_dt(out)}")
+    if rule == "signbit":
+        return RuntimeError("signbit does not support non-boolean outputs.")
+    if rule == "can_cast" and _out._KIND[_key(result)] > _out._KIND[_key(out)]:
+        return RuntimeError("Expected canCast( typeMetaToScalarType(self.dtype()), "
+                            "typeMetaToScalarType(out.dtype())) to be true, but got false.  (Could "
+                            "this error message be improved?  If so, please report an enhancement "
+                            "request to PyTorch.)")
     if _out._KIND[_key(result)] > _out._KIND[_key(out)]:
         if rule == "cat":
             return TypeError(f"torch.cat(): input types can't be cast to the desired output type "
@@ -122,6 +140,37 @@ def with_rule(fn, name):
     return _out.fast_path(fn, _with_signature(op, fn), ("out",))
 
 
+def extreme(fn, name):
+    """``max``/``min`` with ``out=``: a (values, indices) tuple along a dim, each
+    of the result's dtype; elementwise against ``other``; cast freely from the
+    all-element form unless the kind narrows (torch's canCast)."""
+    @functools.wraps(fn)
+    def op(*args, out=None, **kwargs):
+        if out is None:
+            return fn(*args, **kwargs)
+        _out.check_grad(name, (*args, *kwargs.values()), out)
+        with _out._no_grad():
+            result = fn(*args, **kwargs)
+        if isinstance(result, tuple):
+            if not isinstance(out, (tuple, list)) or len(out) != len(result):
+                raise TypeError(f"{name}(): argument 'out' must be tuple of Tensors")
+            for o, r in zip(out, result):
+                error = _dtype_error("expect", name, r, o)
+                if error is not None:
+                    raise error
+            for o, r in zip(out, result):
+                _out.write(o, r, False)
+            return type(result)(tuple(out))
+        other = args[1] if len(args) > 1 else kwargs.get("other")
+        if isinstance(other, _out._C.Tensor):
+            return _out.write(out, result, True)
+        error = _dtype_error("can_cast", name, result, out)
+        if error is not None:
+            raise error
+        return _out.write(out, result, False)
+    return _out.fast_path(fn, _with_signature(op, fn), ("out",))
+
+
 def factory(fn, name):
     """``fn`` with ``out=``: the result takes out's dtype unless ``dtype`` is given."""
     @functools.wraps(fn)
@@ -145,6 +194,8 @@ def install(namespace):
     for name in RULES:
         if name in namespace and "out" not in _names(namespace[name]):
             namespace[name] = with_rule(namespace[name], name)
+    for name in ("max", "min"):
+        namespace[name] = extreme(namespace[name], name)
 
 
 def _names(fn):

@@ -366,9 +366,11 @@ void serial(int64_t m, int64_t n, int64_t k, const T* a, int64_t ars, int64_t ac
   J.ars = ars, J.acs = acs, J.brs = brs, J.bcs = bcs;
   // NOTE [AVX-512 GEMM: b in place]
   // Packing b costs about as much per element as a few row tiles' use of it:
-  // with at most 7 row tiles (64 x 784 @ 784 x 128: 8% of the time), a
-  // row-major b is read where it lies.
-  J.direct_b = bcs == 1 && m <= 7 * MR;
+  // with at most 10 row tiles, a row-major b is read where it lies. 7 tiles
+  // (64 x 784 @ 784 x 128) saved 8% of the time; 10 (each 128^3 product of a
+  // bmm) 3-5%, in turns with packing; 19 and 37 tiles (a thread's half of
+  // 256^2 and 512^2) lost 1-5%.
+  J.direct_b = bcs == 1 && m <= 10 * MR;
   // A row-major a is transposed when packed; with at most 8 column tiles to
   // reuse each micro-panel, reading its 14 rows in place measured 3-8% faster
   // (64 x 784 @ 784 x 128, 128^2; in turns with packing, 1 and 2 threads) and

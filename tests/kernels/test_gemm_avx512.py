@@ -6,7 +6,7 @@ tiles (14 rows by 32 float columns, 14 by 16 double columns) and blocks (k in bl
 384 floats or 256 doubles, columns of at most 480 / 240, rows of 3066), in all four
 transpose combinations with wider leading dimensions, on 1 and 2 threads (a row-major
 a is read in place for up to 8 column tiles and packed past that, a row-major b read
-in place for up to 7 row tiles: the edge shapes take the first, the block shapes the
+in place for up to 10 row tiles: the edge shapes take the first, the block shapes the
 second); then
 through matmul, bmm and conv2d against torch, with the kernel on and switched off.
 """

@@ -1,12 +1,14 @@
 // Convolution kernels (NOTE [Convolution sides] in conv.h): im2col / col2im
 // per sample and group, each product one single-threaded GEMM (blas_gemm:
 // our AVX-512 kernel or OpenBLAS). Threads split the batch (NOTE [One thread
-// pool]): each sample's GEMMs are small.
+// pool]): each sample's GEMMs are small. A stride-1 float32 forward on the
+// AVX-512 kernel skips the im2col matrix (implicit_down).
 #include "kernels/nn/conv.h"
 
 #include <algorithm>
 #include <cstring>
 #include <mutex>
+#include <type_traits>
 #include <vector>
 
 #include "core/error.h"
@@ -273,9 +275,41 @@ void add_bias_rows(T* col, const T* bias, const Chunk<T>& c, int64_t grp, const 
     }
 }
 
+// The forward of a stride-1 float32 convolution without an im2col matrix, on
+// our AVX-512 kernel (NOTE [Implicit im2col] in gemm_avx512.cpp), where it
+// runs and the product is one it takes; threads split the (sample, group)
+// pairs. False if it does not apply.
+template <typename T>
+bool implicit_down(T* col, const T* img, const T* w, const T* bias, const ConvGeom& g,
+                   const Dims& d) {
+  if constexpr (!std::is_same_v<T, float>) {
+    return false;
+  } else {
+    if (g.sh != 1 || g.sw != 1 || is_pointwise(g) || !gemm_avx512_wins<float>(d.col_cg, d.l, d.k))
+      return false;
+    const ImplicitConv ic{d.col_cg, d.img_cg, g.img_h, g.img_w, g.kh,    g.kw,
+                          g.ph,     g.pw,     g.dh,    g.dw,    g.col_h, g.col_w};
+    ScopedGilRelease gil(g.n * g.col_c * d.k * d.l >= kReleaseGilAbove && !in_parallel_region());
+    parallel_for(g.n * g.groups, 1, [&](int64_t lo, int64_t hi) {
+      for (int64_t t = lo; t < hi; ++t) {
+        const int64_t s = t / g.groups, grp = t % g.groups;
+        float* out = col + (s * g.col_c + grp * d.col_cg) * d.l;
+        conv_implicit_avx512(w + grp * d.w_group,
+                             img + (s * g.img_c + grp * d.img_cg) * d.img_plane, out, ic);
+        for (int64_t o = 0; bias && o < d.col_cg; ++o) {
+          const float v = bias[grp * d.col_cg + o];
+          for (int64_t i = 0; i < d.l; ++i) out[o * d.l + i] += v;
+        }
+      }
+    });
+    return true;
+  }
+}
+
 template <typename T>
 void down_impl(T* col, const T* img, const T* w, const T* bias, const ConvGeom& g) {
   const Dims d = dims_of(g);
+  if (implicit_down(col, img, w, bias, g, d)) return;
   const bool pw = is_pointwise(g);
   over_chunks<T>(g, d, [&](Chunk<T>& c) {
     for (int64_t grp = 0; grp < g.groups; ++grp) {

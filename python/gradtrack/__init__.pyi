@@ -10,8 +10,6 @@ from gradtrack._C._random import Generator as Generator
 from gradtrack._size import Size as Size
 from gradtrack import accelerator as accelerator
 from gradtrack._C import acosh as acosh
-from gradtrack._C import amax as amax
-from gradtrack._C import amin as amin
 from gradtrack._C import as_strided as as_strided
 from gradtrack._C import asinh as asinh
 from gradtrack._C import atanh as atanh
@@ -20,13 +18,11 @@ from gradtrack import backends as backends
 from gradtrack._C import chunk as chunk
 from gradtrack._C import clone as clone
 from gradtrack import cuda as cuda
-from gradtrack._C import deg2rad as deg2rad
 from gradtrack._legacy import device as device
 from gradtrack import distributed as distributed
 from gradtrack.autograd.grad_mode import enable_grad as enable_grad
 from gradtrack._C import equal as equal
 from gradtrack._C import erfc as erfc
-from gradtrack._C import erfinv as erfinv
 from gradtrack._dtypes import finfo as finfo
 from gradtrack._C import flatten as flatten
 from gradtrack._C import floor_divide as floor_divide
@@ -48,14 +44,12 @@ from gradtrack._factories import layout as layout
 from gradtrack import linalg as linalg
 from gradtrack.random import manual_seed as manual_seed
 from gradtrack._C import masked_fill as masked_fill
-from gradtrack._C import masked_select as masked_select
 from gradtrack._C import narrow as narrow
 from gradtrack import nn as nn
 from gradtrack.autograd.grad_mode import no_grad as no_grad
 from gradtrack import optim as optim
 from gradtrack._C import permute as permute
 from gradtrack._C import prod as prod
-from gradtrack._C import rad2deg as rad2deg
 from gradtrack import random as random
 from gradtrack._C import relu as relu
 from gradtrack._C import reshape as reshape
@@ -64,8 +58,6 @@ from gradtrack._C import rsub as rsub
 from gradtrack._C import select as select
 from gradtrack.autograd.grad_mode import set_grad_enabled as set_grad_enabled
 from gradtrack._C import set_num_threads as set_num_threads
-from gradtrack._C import signbit as signbit
-from gradtrack._C import sinc as sinc
 from gradtrack._C import squeeze as squeeze
 from gradtrack._C import sum as sum
 from gradtrack._C import swapaxes as swapaxes
@@ -140,6 +132,21 @@ def allclose(input: typing.Any, other: typing.Any, rtol: typing.Any=1e-05, atol:
 >>> import gradtrack
 >>> gradtrack.allclose(gradtrack.tensor([1.]), gradtrack.tensor([1. + 1e-9]))
 True"""
+
+def amax(input: typing.Any, dim: typing.Any=(), keepdim: typing.Any=False, *, out: typing.Any=None) -> Tensor:
+    """The largest values along ``dim`` (all dims by default).
+
+>>> import gradtrack
+>>> x = gradtrack.tensor([[1.0, 5.0], [3.0, 4.0]])
+>>> gradtrack.amax(x, dim=0)
+tensor([3., 5.])"""
+
+def amin(input: typing.Any, dim: typing.Any=(), keepdim: typing.Any=False, *, out: typing.Any=None) -> Tensor:
+    """The smallest values over ``dim`` (all dims by default); ties share the gradient.
+
+>>> import gradtrack
+>>> gradtrack.amin(gradtrack.tensor([[3.0, 1.0], [0.0, 5.0]]), dim=1)
+tensor([1., 0.])"""
 
 def any(input: typing.Any, dim: typing.Any=None, keepdim: typing.Any=False, *, out: typing.Any=None) -> Tensor:
     """True if some element is nonzero (of the whole tensor, or along ``dim``).
@@ -482,6 +489,13 @@ def cumsum(input: typing.Any, dim: typing.Any, *, dtype: typing.Any=None, out: t
 tensor([1, 3, 6])"""
 default_generator: gradtrack._C._random.Generator
 
+def deg2rad(input: typing.Any, *, out: typing.Any=None) -> Tensor:
+    """Degrees to radians.
+
+>>> import gradtrack
+>>> gradtrack.deg2rad(gradtrack.tensor([180.0, 90.0]))
+tensor([3.1416, 1.5708])"""
+
 def detach(input: typing.Any) -> Tensor:
     """``input.detach()`` as a function.
 
@@ -590,6 +604,13 @@ def erf(input: typing.Any, *, out: typing.Any=None) -> Tensor:
 >>> x = gradtrack.tensor([-1.0, 0.0, 0.5])
 >>> gradtrack.erf(x)
 tensor([-0.8427,  0.0000,  0.5205])"""
+
+def erfinv(input: typing.Any, *, out: typing.Any=None) -> Tensor:
+    """Inverse error function of each element (in (-1, 1)).
+
+>>> import gradtrack
+>>> gradtrack.erfinv(gradtrack.tensor([0.0, 0.5]))
+tensor([0.0000, 0.4769])"""
 
 def exp(input: typing.Any, *, out: typing.Any=None) -> Tensor:
     """e raised to each element.
@@ -971,6 +992,14 @@ def lt(input: typing.Any, other: typing.Any, *, out: typing.Any=None) -> Tensor:
 >>> gradtrack.lt(x, 2.0)
 tensor([ True, False, False])"""
 
+def masked_select(input: typing.Any, mask: typing.Any, *, out: typing.Any=None) -> Tensor:
+    """The elements where ``mask`` (broadcast) is True, as a 1-D tensor.
+
+>>> import gradtrack
+>>> x = gradtrack.tensor([[1.0, 2.0], [3.0, 4.0]])
+>>> gradtrack.masked_select(x, x > 1.5)
+tensor([2., 3., 4.])"""
+
 def matmul(input: typing.Any, other: typing.Any, *, out: typing.Any=None) -> Tensor:
     """The matrix product, with NumPy's rules for 1-D operands and batches.
 
@@ -982,7 +1011,7 @@ tensor([3., 7.])
 tensor([[ 7., 10.],
         [15., 22.]])"""
 
-def max(input: typing.Any, dim: typing.Any=None, keepdim: typing.Any=False) -> typing.Any:
+def max(input: typing.Any, dim: typing.Any=None, keepdim: typing.Any=False, *, out: typing.Any=None) -> typing.Any:
     """The largest element, or (values, indices) along ``dim``, or elementwise with a tensor.
 
 >>> import gradtrack
@@ -1029,7 +1058,7 @@ def meshgrid(*tensors: typing.Any, indexing: typing.Any=None) -> Tensor:
 tensor([[5, 6, 7],
         [5, 6, 7]])"""
 
-def min(input: typing.Any, dim: typing.Any=None, keepdim: typing.Any=False) -> typing.Any:
+def min(input: typing.Any, dim: typing.Any=None, keepdim: typing.Any=False, *, out: typing.Any=None) -> typing.Any:
     """The smallest element, or (values, indices) along ``dim``, or elementwise with a tensor.
 
 >>> import gradtrack
@@ -1125,7 +1154,7 @@ def neg(input: typing.Any, *, out: typing.Any=None) -> Tensor:
 >>> gradtrack.neg(x)
 tensor([ 1.5000, -0.0000, -2.0000])"""
 
-def nonzero(input: typing.Any, *, as_tuple: typing.Any=False) -> Tensor:
+def nonzero(input: typing.Any, *, as_tuple: typing.Any=False, out: typing.Any=None) -> Tensor:
     """The indices of the nonzero elements: one row per element, or with
 ``as_tuple=True`` one 1-D tensor per dim (a 0-d input counts as 1-D).
 
@@ -1199,6 +1228,13 @@ def promote_types(type1: typing.Any, type2: typing.Any) -> Tensor:
 >>> import gradtrack
 >>> gradtrack.promote_types(gradtrack.uint8, gradtrack.int8)
 gradtrack.int16"""
+
+def rad2deg(input: typing.Any, *, out: typing.Any=None) -> Tensor:
+    """Radians to degrees.
+
+>>> import gradtrack
+>>> gradtrack.rad2deg(gradtrack.tensor([3.14159265, 1.0]))
+tensor([180.0000,  57.2958])"""
 
 def rand(*args: typing.Any, generator: typing.Any=None, dtype: typing.Any=None, requires_grad: typing.Any=False, device: typing.Any=None, out: typing.Any=None, layout: typing.Any=None, pin_memory: typing.Any=False) -> Tensor:
     """Numbers drawn uniformly from [0, 1), in the given shape.
@@ -1465,6 +1501,13 @@ def sign(input: typing.Any, *, out: typing.Any=None) -> Tensor:
 >>> gradtrack.sign(x)
 tensor([-1.,  0.,  1.])"""
 
+def signbit(input: typing.Any, *, out: typing.Any=None) -> Tensor:
+    """Which elements have their sign bit set (-0.0 included).
+
+>>> import gradtrack
+>>> gradtrack.signbit(gradtrack.tensor([-1.0, -0.0, 2.0]))
+tensor([ True,  True, False])"""
+
 def sin(input: typing.Any, *, out: typing.Any=None) -> Tensor:
     """The sine of each element (in radians).
 
@@ -1472,6 +1515,13 @@ def sin(input: typing.Any, *, out: typing.Any=None) -> Tensor:
 >>> x = gradtrack.tensor([0.0, 1.0, 3.1416])
 >>> gradtrack.sin(x)
 tensor([ 0.0000e+00,  8.4147e-01, -7.2400e-06])"""
+
+def sinc(input: typing.Any, *, out: typing.Any=None) -> Tensor:
+    """Normalized sinc ``sin(pi x) / (pi x)``, 1 at 0.
+
+>>> import gradtrack
+>>> gradtrack.sinc(gradtrack.tensor([0.0, 0.5]))
+tensor([1.0000, 0.6366])"""
 
 def sinh(input: typing.Any, *, out: typing.Any=None) -> Tensor:
     """The hyperbolic sine of each element.

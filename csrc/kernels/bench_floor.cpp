@@ -27,34 +27,35 @@ double read_chunk(const float* p, int64_t n) {
   return s;
 }
 
-#ifdef GT_BENCH_X86
-// The widest loads the CPU has, four independent sums: the loop a memory floor
-// should be. The 16-lane scalar loop above is built for the x86-64 baseline
-// (SSE2) and ran 10-20% slower than gradtrack's own AVX2 sum at 16M here.
-__attribute__((target("avx512f"))) double read_avx512(const float* p, int64_t n) {
-  __m512 acc[4] = {_mm512_setzero_ps(), _mm512_setzero_ps(), _mm512_setzero_ps(),
-                   _mm512_setzero_ps()};
+// The widest loads the CPU has, four independent sums of Bytes-wide vectors:
+// the loop a memory floor should be. The 16-lane scalar loop above is built
+// for the x86-64 baseline (SSE2) and ran 10-20% slower than gradtrack's own
+// AVX2 sum at 16M here. Forced inline, so each build below compiles it for its
+// own instructions (NOTE [Lambdas in clones] in simd.cpp).
+template <int Bytes, typename T = float>  // T: a dependent type, which vector_size needs
+[[gnu::always_inline]] inline double read_wide(const T* p, int64_t n) {
+  using V [[gnu::vector_size(Bytes)]] = T;
+  constexpr int64_t L = Bytes / sizeof(T);
+  V acc[4] = {};
   int64_t i = 0;
-  for (; i + 64 <= n; i += 64)
-    for (int j = 0; j < 4; ++j) acc[j] = _mm512_add_ps(acc[j], _mm512_loadu_ps(p + i + 16 * j));
+  for (; i + 4 * L <= n; i += 4 * L)
+    for (int j = 0; j < 4; ++j) {
+      V v;
+      std::memcpy(&v, p + i + j * L, sizeof v);
+      acc[j] += v;
+    }
   double s = read_chunk(p + i, n - i);
-  for (const __m512 a : acc) s += _mm512_reduce_add_ps(a);
+  for (const V& a : acc)
+    for (int64_t l = 0; l < L; ++l) s += a[l];
   return s;
 }
 
+#ifdef GT_BENCH_X86
+__attribute__((target("avx512f"))) double read_avx512(const float* p, int64_t n) {
+  return read_wide<64>(p, n);
+}
 __attribute__((target("avx2"))) double read_avx2(const float* p, int64_t n) {
-  __m256 acc[4] = {_mm256_setzero_ps(), _mm256_setzero_ps(), _mm256_setzero_ps(),
-                   _mm256_setzero_ps()};
-  int64_t i = 0;
-  for (; i + 32 <= n; i += 32)
-    for (int j = 0; j < 4; ++j) acc[j] = _mm256_add_ps(acc[j], _mm256_loadu_ps(p + i + 8 * j));
-  double s = read_chunk(p + i, n - i);
-  float lanes[8];
-  for (const __m256 a : acc) {
-    _mm256_storeu_ps(lanes, a);
-    for (float v : lanes) s += v;
-  }
-  return s;
+  return read_wide<32>(p, n);
 }
 #endif
 

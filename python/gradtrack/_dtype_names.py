@@ -13,9 +13,15 @@ _LEGACY_NAME = {"uint8": "ByteTensor", "int32": "IntTensor", "int64": "LongTenso
                 "int16": "ShortTensor", "float16": "HalfTensor", "bfloat16": "BFloat16Tensor"}
 
 
+_KEYS = {}  # dtype -> key: out= looks up two per call
+
+
 def dtype_key(dtype):
     """``"float32"`` for ``gradtrack.float32``."""
-    return repr(dtype).split(".", 1)[1]
+    key = _KEYS.get(dtype)
+    if key is None:
+        key = _KEYS[dtype] = repr(dtype).split(".", 1)[1]
+    return key
 
 
 def legacy_type_name(t):

@@ -18,6 +18,8 @@ import functools
 import warnings
 
 from . import _C
+from ._dtype_names import SCALAR_NAME as _NAME
+from ._dtype_names import dtype_key as _key
 
 _RESIZED = ("An output with one or more elements was resized since it had shape {old}, which does "
             "not match the required output shape {new}. This behavior is deprecated, and in a "
@@ -26,19 +28,6 @@ _RESIZED = ("An output with one or more elements was resized since it had shape 
             "with t.resize_(0).")
 _KIND = {"bool": 0, "uint8": 1, "int32": 1, "int64": 1, "float32": 2, "float64": 2,
          "int8": 1, "int16": 1, "float16": 2, "bfloat16": 2}
-_NAME = {"bool": "Bool", "uint8": "Byte", "int32": "Int", "int64": "Long", "float32": "Float",
-         "float64": "Double", "int8": "Char", "int16": "Short", "float16": "Half",
-         "bfloat16": "BFloat16"}
-
-
-_KEYS = {}  # dtype -> "float32": out= looks two up per call
-
-
-def _key(dtype):
-    key = _KEYS.get(dtype)
-    if key is None:
-        key = _KEYS[dtype] = repr(dtype).split(".", 1)[1]
-    return key
 
 
 def _shape(t):
@@ -105,13 +94,27 @@ def call(name, fn, args, kwargs, out, strict_cast=False):
     check_grad(name, (*args, *kwargs.values()), out)
     with _no_grad():
         result = fn(*args, **kwargs)
+    return write_result(name, out, result, strict_cast)
+
+
+def write_result(name, out, result, strict_cast=False, refusal=None):
+    """Writes ``result`` (a tensor, or a tuple of them) into ``out`` (a tensor,
+    or a tuple of as many); returns what the op returns. ``refusal(o, r)``, if
+    given, returns torch's error for writing r into o, or None: every pair is
+    checked before the first write."""
     if isinstance(result, tuple):
         if not isinstance(out, (tuple, list)) or len(out) != len(result):
             raise TypeError(f"{name}(): argument 'out' must be tuple of Tensors")
-        for o, r in zip(out, result):
-            write(o, r, strict_cast)
-        return type(result)(tuple(out))
-    return write(out, result, strict_cast)
+        pairs = tuple(zip(out, result))
+    else:
+        pairs = ((out, result),)
+    for o, r in pairs if refusal is not None else ():
+        error = refusal(o, r)
+        if error is not None:
+            raise error
+    for o, r in pairs:
+        write(o, r, strict_cast)
+    return type(result)(tuple(out)) if isinstance(result, tuple) else out
 
 
 def accepts_out(name, strict_cast=False):

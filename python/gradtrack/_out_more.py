@@ -7,6 +7,7 @@ that cannot be cast to ``out``'s; a factory called with ``out=`` and no
 import functools
 
 from . import _out
+from ._dtype_names import CPP_NAME, SCALAR_NAME, dtype_key
 from ._factories import insert_keywords, param_names, parameters
 
 UNARY = ("abs", "acos", "asin", "atan", "ceil", "cos", "cosh", "erf", "exp", "exp2", "expm1",
@@ -40,10 +41,6 @@ RULES = {
 # argument that requires grad in torch 2.13 (measured).
 NO_GRAD |= {"argmax", "argmin", "all", "any", "diag", "softmax", "log_softmax", "nonzero",
             "signbit"}
-_C_NAME = {"bool": "bool", "uint8": "unsigned char", "int32": "int", "int64": "long int",
-           "float32": "float", "float64": "double"}
-_DT = {"bool": "Bool", "uint8": "Byte", "int32": "Int", "int64": "Long", "float32": "Float",
-       "float64": "Double"}
 
 
 def _with_signature(wrapper, fn):
@@ -52,7 +49,7 @@ def _with_signature(wrapper, fn):
 
 
 def _dt(t):
-    return _DT[repr(t.dtype).split(".", 1)[1]]
+    return SCALAR_NAME[dtype_key(t.dtype)]
 
 
 def elementwise(fn, name):
@@ -74,7 +71,7 @@ def elementwise(fn, name):
 
 
 def _key(t):
-    return repr(t.dtype).split(".", 1)[1]
+    return dtype_key(t.dtype)
 
 
 def _dtype_error(rule, name, result, out):
@@ -82,8 +79,8 @@ def _dtype_error(rule, name, result, out):
     if out.dtype == result.dtype:
         return None
     if rule == "expect":
-        return RuntimeError(f"Expected out tensor to have dtype {_C_NAME[_key(result)]}, but got "
-                            f"{_C_NAME[_key(out)]} instead")
+        return RuntimeError(f"Expected out tensor to have dtype {CPP_NAME[_key(result)]}, but got "
+                            f"{CPP_NAME[_key(out)]} instead")
     if rule == "found":
         return RuntimeError(f"Found dtype {_dt(out)} but expected {_dt(result)}")
     if rule == "dot":
@@ -127,16 +124,12 @@ def with_rule(fn, name):
     def op(*args, out=None, **kwargs):
         if out is None:
             return fn(*args, **kwargs)
-        if name not in NO_GRAD:
-            flat = [a for arg in (*args, *kwargs.values())
-                    for a in (arg if isinstance(arg, (list, tuple)) else (arg,))]
-            _out.check_grad(error_name, flat, out)
+        if name not in NO_GRAD:  # check_grad looks into tensor lists (cat's) itself
+            _out.check_grad(error_name, (*args, *kwargs.values()), out)
         with _out._no_grad():
             result = fn(*args, **kwargs)
-        error = _dtype_error(rule, error_name, result, out)
-        if error is not None:
-            raise error
-        return _out.write(out, result, False)
+        return _out.write_result(error_name, out, result,
+                                 refusal=lambda o, r: _dtype_error(rule, error_name, r, o))
     return _out.fast_path(fn, _with_signature(op, fn), ("out",))
 
 
@@ -151,23 +144,12 @@ def extreme(fn, name):
         _out.check_grad(name, (*args, *kwargs.values()), out)
         with _out._no_grad():
             result = fn(*args, **kwargs)
-        if isinstance(result, tuple):
-            if not isinstance(out, (tuple, list)) or len(out) != len(result):
-                raise TypeError(f"{name}(): argument 'out' must be tuple of Tensors")
-            for o, r in zip(out, result):
-                error = _dtype_error("expect", name, r, o)
-                if error is not None:
-                    raise error
-            for o, r in zip(out, result):
-                _out.write(o, r, False)
-            return type(result)(tuple(out))
         other = args[1] if len(args) > 1 else kwargs.get("other")
-        if isinstance(other, _out._C.Tensor):
+        if isinstance(other, _out._C.Tensor):  # elementwise: torch's strict cast
             return _out.write(out, result, True)
-        error = _dtype_error("can_cast", name, result, out)
-        if error is not None:
-            raise error
-        return _out.write(out, result, False)
+        rule = "expect" if isinstance(result, tuple) else "can_cast"
+        return _out.write_result(name, out, result,
+                                 refusal=lambda o, r: _dtype_error(rule, name, r, o))
     return _out.fast_path(fn, _with_signature(op, fn), ("out",))
 
 

@@ -20,6 +20,7 @@ import functools
 import warnings
 
 from .. import _C
+from .._dtype_names import SCALAR_NAME, dtype_key
 
 _conv = _C._conv
 _int64 = _C.int64
@@ -29,9 +30,6 @@ _TENSOR_TYPE = {"float32": "torch.FloatTensor", "float64": "torch.DoubleTensor",
                 "int64": "torch.LongTensor", "int32": "torch.IntTensor",
                 "uint8": "torch.ByteTensor", "bool": "torch.BoolTensor",
                 "float16": "torch.HalfTensor", "bfloat16": "CPUBFloat16Type"}
-_SCALAR_NAME = {"float32": "Float", "float64": "Double", "int64": "Long", "int32": "Int",
-                "uint8": "Byte", "bool": "Bool",
-                "float16": "Half", "bfloat16": "BFloat16", "int8": "Char", "int16": "Short"}
 _C_NAME = {"float32": "float", "float64": "double", "int64": "long int", "int32": "int",
            "uint8": "unsigned char", "bool": "bool"}
 
@@ -42,7 +40,7 @@ __all__ = ["conv1d", "conv2d", "conv_transpose2d", "max_pool1d", "max_pool2d",
 
 
 def _dtype_key(t):
-    return repr(t.dtype).split(".", 1)[1]
+    return dtype_key(t.dtype)
 
 
 def _ints(value, n):
@@ -113,8 +111,8 @@ def _check_conv_dtypes(input, weight, bias, mkldnn):  # noqa: A002 - PyTorch's a
             raise RuntimeError(f"Input type ({_TENSOR_TYPE[xk]}) and weight type "
                                f"({_TENSOR_TYPE.get(wk, wk)}) should be the same or input "
                                "should be a MKLDNN tensor and weight is a dense tensor")
-        raise RuntimeError(f"expected scalar type {_SCALAR_NAME.get(xk, xk)} but found "
-                           f"{_SCALAR_NAME.get(wk, wk)}")
+        raise RuntimeError(f"expected scalar type {SCALAR_NAME.get(xk, xk)} but found "
+                           f"{SCALAR_NAME.get(wk, wk)}")
     if bias is not None and _dtype_key(bias) != xk:
         bk = _dtype_key(bias)
         raise RuntimeError(f"Input type ({_C_NAME.get(xk, xk)}) and bias type "

@@ -436,25 +436,24 @@ GT_V4 void micro_table(int64_t k, const float* __restrict a, int64_t as, const B
   const unsigned m0 = lane_mask(cols, 16), m1 = lane_mask(cols - 16, 16);
   __m512 c0[R], c1[R];
 #pragma GCC unroll 16
-  for (int r = 0; r < R; ++r) c0[r] = c1[r] = _mm512_setzero_ps();
+  for (int r = 0; r < R; ++r) c0[r] = c1[r] = vzero(0.0f);
 #pragma GCC unroll 2
   for (int64_t p = 0; p < k; ++p) {
     const float* src = reinterpret_cast<const float*>(tab[p].at);
     const uint32_t mask = tab[p].mask;
-    const __m512 b0 = _mm512_maskz_loadu_ps(__mmask16(mask), src);
-    const __m512 b1 = _mm512_maskz_loadu_ps(__mmask16(mask >> 16), src + 16);
+    const __m512 b0 = vload_mask(src, mask & 0xFFFF), b1 = vload_mask(src + 16, mask >> 16);
 #pragma GCC unroll 16
     for (int r = 0; r < R; ++r) {
-      const __m512 av = _mm512_set1_ps(a[r * as + p]);
-      c0[r] = _mm512_fmadd_ps(av, b0, c0[r]);
-      c1[r] = _mm512_fmadd_ps(av, b1, c1[r]);
+      const __m512 av = vset(a + r * as + p);
+      c0[r] = vfma(av, b0, c0[r]);
+      c1[r] = vfma(av, b1, c1[r]);
     }
   }
 #pragma GCC unroll 16
   for (int r = 0; r < R; ++r) {
     if (r >= rows) break;
-    _mm512_mask_storeu_ps(c + r * ldc, __mmask16(m0), c0[r]);
-    if (m1) _mm512_mask_storeu_ps(c + r * ldc + 16, __mmask16(m1), c1[r]);
+    vstore_mask(c + r * ldc, m0, c0[r]);
+    if (m1) vstore_mask(c + r * ldc + 16, m1, c1[r]);
   }
 }
 

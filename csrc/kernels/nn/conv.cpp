@@ -159,13 +159,17 @@ void prepare(Chunk<T>& c, int64_t ci, int64_t nb, const ConvGeom& g, const Dims&
   if (c.m > 1) c.tmp.resize(static_cast<size_t>(d.col_cg * c.cols));
 }
 
+// Whether a whole convolution is worth releasing the GIL for.
+bool release_gil(const ConvGeom& g, const Dims& d) {
+  return g.n * g.col_c * d.k * d.l >= kReleaseGilAbove && !in_parallel_region();
+}
+
 // Runs f(chunk) over the batch in chunks, threads over chunks.
 template <typename T, typename F>
 void over_chunks(const ConvGeom& g, const Dims& d, const F& f) {
   const int64_t nb = samples_per_gemm(g, d);
   const int64_t chunks = (g.n + nb - 1) / nb;
-  const int64_t work = g.n * g.col_c * d.k * d.l;
-  ScopedGilRelease gil(work >= kReleaseGilAbove && !in_parallel_region());
+  ScopedGilRelease gil(release_gil(g, d));
   parallel_for(chunks, 1, [&](int64_t lo, int64_t hi) {
     Chunk<T> c;
     for (int64_t ci = lo; ci < hi; ++ci) {
@@ -264,12 +268,13 @@ void down_group(Chunk<T>& c, T* col, const T* img, const T* w, int64_t grp, cons
 // col rows of the chunk's samples in group grp += their channel's bias: right
 // after the chunk's product, while its output is still in cache (a separate
 // pass over the whole output afterwards read it back from memory).
+// Samples [s0, s0 + m).
 template <typename T>
-void add_bias_rows(T* col, const T* bias, const Chunk<T>& c, int64_t grp, const ConvGeom& g,
+void add_bias_rows(T* col, const T* bias, int64_t s0, int64_t m, int64_t grp, const ConvGeom& g,
                    const Dims& d) {
-  for (int64_t s = 0; s < c.m; ++s)
+  for (int64_t s = 0; s < m; ++s)
     for (int64_t o = 0; o < d.col_cg; ++o) {
-      T* row = col + ((c.s0 + s) * g.col_c + grp * d.col_cg + o) * d.l;
+      T* row = col + ((s0 + s) * g.col_c + grp * d.col_cg + o) * d.l;
       const T v = bias[grp * d.col_cg + o];
       for (int64_t i = 0; i < d.l; ++i) row[i] += v;
     }
@@ -289,17 +294,14 @@ bool implicit_down(T* col, const T* img, const T* w, const T* bias, const ConvGe
       return false;
     const ImplicitConv ic{d.col_cg, d.img_cg, g.img_h, g.img_w, g.kh,    g.kw,
                           g.ph,     g.pw,     g.dh,    g.dw,    g.col_h, g.col_w};
-    ScopedGilRelease gil(g.n * g.col_c * d.k * d.l >= kReleaseGilAbove && !in_parallel_region());
+    ScopedGilRelease gil(release_gil(g, d));
     parallel_for(g.n * g.groups, 1, [&](int64_t lo, int64_t hi) {
       for (int64_t t = lo; t < hi; ++t) {
         const int64_t s = t / g.groups, grp = t % g.groups;
-        float* out = col + (s * g.col_c + grp * d.col_cg) * d.l;
         conv_implicit_avx512(w + grp * d.w_group,
-                             img + (s * g.img_c + grp * d.img_cg) * d.img_plane, out, ic);
-        for (int64_t o = 0; bias && o < d.col_cg; ++o) {
-          const float v = bias[grp * d.col_cg + o];
-          for (int64_t i = 0; i < d.l; ++i) out[o * d.l + i] += v;
-        }
+                             img + (s * g.img_c + grp * d.img_cg) * d.img_plane,
+                             col + (s * g.col_c + grp * d.col_cg) * d.l, ic);
+        if (bias) add_bias_rows(col, bias, s, 1, grp, g, d);
       }
     });
     return true;
@@ -314,7 +316,7 @@ void down_impl(T* col, const T* img, const T* w, const T* bias, const ConvGeom& 
   over_chunks<T>(g, d, [&](Chunk<T>& c) {
     for (int64_t grp = 0; grp < g.groups; ++grp) {
       down_group(c, col, img, w, grp, g, d, pw);
-      if (bias) add_bias_rows(col, bias, c, grp, g, d);
+      if (bias) add_bias_rows(col, bias, c.s0, c.m, grp, g, d);
     }
   });
 }
@@ -364,8 +366,7 @@ void wgrad_impl(T* gw, const T* col, const T* img, const ConvGeom& g) {
   // the end, so no two threads write one weight.
   const int64_t nb = samples_per_gemm(g, d);
   const int64_t chunks = (g.n + nb - 1) / nb;
-  const int64_t work = g.n * g.col_c * d.k * d.l;
-  ScopedGilRelease gil(work >= kReleaseGilAbove && !in_parallel_region());
+  ScopedGilRelease gil(release_gil(g, d));
   parallel_for(chunks, 1, [&](int64_t lo, int64_t hi) {
     std::vector<T> acc(static_cast<size_t>(wsize), T(0));
     Chunk<T> c;

@@ -103,12 +103,13 @@ template <typename A, int W, typename T>
 [[gnu::always_inline]] inline A items_sum(const T* p, int64_t count, int64_t stride = W) {
   const int64_t groups = count / 4;
   A part[4];
-  if (sizeof(A) == 32 && stride == W) {
+  const int64_t ahead = sizeof(A) == 32 && stride == W ? stream_prefetch().sum : 0;
+  if (ahead > 0) {
     // A contiguous run of 32-byte vectors: a group is two cache lines, each
     // asked for ahead (NOTE [Streaming prefetch]).
     level_sums<A, 4>(
         [&](int64_t g, int k) GT_LOAD_INLINE {
-          if (k % 2 == 0) prefetch_ahead(p + (g * 4 + k) * W);
+          if (k % 2 == 0) prefetch_ahead(p + (g * 4 + k) * W, ahead);
           return load<A>(p + (g * 4 + k) * W);
         },
         groups, part);

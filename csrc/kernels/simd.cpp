@@ -89,10 +89,13 @@ template <typename T>
 }
 
 // Lane-wise max/min. A compare with NaN is false either way, so NaNs are
-// caught apart: x - x is NaN for NaN (and for ±inf), so a NaN-free sum of
-// those proves there is no NaN; otherwise one exact scan decides.
-template <typename T, bool kMax>
-[[gnu::always_inline]] inline bool extreme_impl(const T* p, int64_t n, T& acc) {
+// caught apart: a - b is NaN when a or b is NaN (and when both are the same
+// infinity), so a NaN-free sum of such differences over disjoint pairs proves
+// there is no NaN; otherwise one exact scan decides. One difference per two
+// vectors: the loop issues few instructions per cache line (NOTE [Streaming
+// prefetch]).
+template <typename T, bool kMax, bool kAhead>
+[[gnu::always_inline]] inline bool extreme_run(const T* p, int64_t n, T& acc, int64_t ahead) {
   // 32-byte vectors throughout: NOTE [Selects on halves]. Four chains, so the
   // compare latency stays hidden; the loop is memory-bound on big inputs.
   using V = Half<T>;
@@ -113,14 +116,16 @@ template <typename T, bool kMax>
   int64_t i = 0;
   for (; i + 4 * L <= n; i += 4 * L) {
     // 4 * L elements are 128 bytes: two cache lines (NOTE [Streaming prefetch])
-    prefetch_ahead(p + i);
-    prefetch_ahead(p + i + 2 * L);
+    if constexpr (kAhead) {
+      prefetch_ahead(p + i, ahead);
+      prefetch_ahead(p + i + 2 * L, ahead);
+    }
     V a = load(p + i), b = load(p + i + L), c = load(p + i + 2 * L), d = load(p + i + 3 * L);
     m0 = pick(a, m0);
     m1 = pick(b, m1);
     m2 = pick(c, m2);
     m3 = pick(d, m3);
-    z += ((a - a) + (b - b)) + ((c - c) + (d - d));
+    z += (a - b) + (c - d);
   }
   m0 = pick(m0, m1);
   m2 = pick(m2, m3);
@@ -135,6 +140,14 @@ template <typename T, bool kMax>
   for (int64_t k = 0; k < 2 * L; ++k) acc = pick(lanes[k], acc);
   for (int64_t k = i; k < n; ++k) acc = pick(p[k], acc);
   return false;
+}
+
+// With and without prefetch instructions (NOTE [Streaming prefetch]).
+template <typename T, bool kMax>
+[[gnu::always_inline]] inline bool extreme_impl(const T* p, int64_t n, T& acc) {
+  const int64_t ahead = stream_prefetch().extreme;
+  return ahead > 0 ? extreme_run<T, kMax, true>(p, n, acc, ahead)
+                   : extreme_run<T, kMax, false>(p, n, acc, 0);
 }
 
 // exp on [-87, 88] (AVX2 and baseline): x = n ln2 + r with |r| <= ln2/2 (ln2 split in two parts so

@@ -5,6 +5,7 @@
 #include "kernels/bench_floor.h"
 #include "kernels/blas.h"
 #include "kernels/parallel.h"
+#include "kernels/prefetch.h"
 #include "kernels/small_gemm.h"
 #include "python/common.h"
 
@@ -102,6 +103,19 @@ void init_bench(py::module_& m) {
       },
       py::arg("flops"));
   b.def("fma_lanes", [] { return kernels::bench::fma_lanes(); });
+  // Test hook for the streaming loops' prefetch distances (NOTE [Streaming
+  // prefetch]): (sum, extreme) in bytes, 0 for none.
+  b.def("stream_prefetch", [] {
+    const auto& d = kernels::stream_prefetch();
+    return py::make_tuple(d.sum, d.extreme);
+  });
+  b.def(
+      "set_stream_prefetch",
+      [](int64_t sum, int64_t extreme) {
+        GT_CHECK(sum >= 0 && extreme >= 0, "set_stream_prefetch: distances must be >= 0");
+        kernels::set_stream_prefetch({sum, extreme});
+      },
+      py::arg("sum"), py::arg("extreme"));
   // Test hook for the LSTM steps' small GEMM (NOTE [Small GEMM]).
   b.def("small_gemm", &small_gemm_hook, py::arg("a"), py::arg("b"), py::arg("c"), py::arg("beta"),
         py::arg("vectorised") = true);

@@ -5,7 +5,7 @@ benchmark reference loops (private)
 from __future__ import annotations
 import typing
 from gradtrack._C import Tensor
-__all__: list[str] = ['fma_lanes', 'fma_peak', 'gemm', 'gemm_avx512_available', 'read_floor', 'set_gemm_avx512', 'small_gemm', 'small_gemm_vectorised', 'use_gemm_avx512']
+__all__: list[str] = ['fma_lanes', 'fma_peak', 'gemm', 'gemm_avx512_available', 'read_floor', 'set_gemm_avx512', 'set_stream_prefetch', 'small_gemm', 'small_gemm_vectorised', 'stream_prefetch', 'use_gemm_avx512']
 
 def fma_lanes() -> int:
     ...
@@ -25,10 +25,16 @@ def read_floor(arg0: Tensor) -> float:
 def set_gemm_avx512(on: bool) -> None:
     ...
 
+def set_stream_prefetch(sum: typing.SupportsInt | typing.SupportsIndex, extreme: typing.SupportsInt | typing.SupportsIndex) -> None:
+    ...
+
 def small_gemm(a: Tensor, b: Tensor, c: Tensor, beta: typing.SupportsFloat | typing.SupportsIndex, vectorised: bool=True) -> None:
     ...
 
 def small_gemm_vectorised() -> bool:
+    ...
+
+def stream_prefetch() -> tuple[int, int]:
     ...
 
 def use_gemm_avx512() -> bool:

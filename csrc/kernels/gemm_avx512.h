@@ -19,6 +19,8 @@
 #include <cstdint>
 #include <type_traits>
 
+#include "kernels/conv_implicit.h"
+
 namespace gradtrack::kernels {
 
 /// True if this CPU runs gemm_avx512 (AVX-512 F/BW/DQ/VL).
@@ -55,15 +57,9 @@ template <typename T>
 void gemm_avx512(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const T* a, int64_t lda,
                  const T* b, int64_t ldb, T beta, T* c, int64_t ldc, int threads);
 
-/// One sample and group of a stride-1 float32 convolution (NOTE [Implicit
-/// im2col]): out[o][y][x] = sum over c, i, j of w[o][c][i][j] *
-/// img[c][y - ph + i dh][x - pw + j dw] (zero outside the image) for o < oc
-/// and all output rows y < oh, x < ow. w is dense [oc, ic kh kw], img dense
-/// [ic, ih, iw], out dense [oc, oh, ow]. On the calling thread; only call if
-/// use_gemm_avx512().
-struct ImplicitConv {
-  int64_t oc, ic, ih, iw, kh, kw, ph, pw, dh, dw, oh, ow;
-};
+/// One sample and group of a stride-1 float32 convolution without an im2col
+/// matrix (ImplicitConv in conv_implicit.h, NOTE [Implicit im2col]). On the
+/// calling thread; only call if use_gemm_avx512().
 void conv_implicit_avx512(const float* w, const float* img, float* out, const ImplicitConv& g);
 
 }  // namespace gradtrack::kernels

@@ -128,6 +128,12 @@ void init_bench(py::module_& m) {
   b.def("gemm_avx512_available", [] { return kernels::gemm_avx512_available(); });
   b.def("use_gemm_avx512", [] { return kernels::use_gemm_avx512(); });
   b.def("set_gemm_avx512", [](bool on) { kernels::set_gemm_avx512(on); }, py::arg("on"));
+  // The same for the AVX2 convolution forward (NOTE [Implicit im2col on AVX2]).
+  b.def("conv_implicit_avx2_available", [] { return kernels::conv_implicit_avx2_available(); });
+  b.def("use_conv_implicit_avx2", [] { return kernels::use_conv_implicit_avx2(); });
+  b.def(
+      "set_conv_implicit_avx2", [](bool on) { kernels::set_conv_implicit_avx2(on); },
+      py::arg("on"));
 }
 
 }  // namespace gradtrack::python

@@ -19,11 +19,10 @@ import pytest
 import gradtrack as gt
 from gradtrack._C import _bench
 
+from conv_stride1 import STRIDE1_GEOMETRIES, check_stride1_conv, geometry_id
 from helpers import to_np
 
-pytestmark = pytest.mark.skipif(
-    not _bench.gemm_avx512_available(), reason="this CPU has no AVX-512"
-)
+pytestmark = pytest.mark.skipif(not _bench.gemm_avx512_available(), reason="this CPU has no AVX-512")
 
 MR = {"float32": 14, "float64": 14}
 NR = {"float32": 32, "float64": 16}
@@ -83,8 +82,7 @@ def test_several_blocks_in_every_dimension(dtype, threads):
     # k over 2-3 depth blocks (beta applies once), n over 2-3 column blocks, m over
     # two or three row blocks of ~3072; both thread splits (rows, or columns when m is small).
     rng = np.random.default_rng(1)
-    shapes = [(100, 1000, 900), (3100, 40, 30), (6200, 33, 20), (13, 1100, 300),
-              (40, 530, 2 * KC[dtype] + 3)]
+    shapes = [(100, 1000, 900), (3100, 40, 30), (6200, 33, 20), (13, 1100, 300), (40, 530, 2 * KC[dtype] + 3)]
     flags = itertools.cycle(itertools.product([False, True], repeat=2))
     for (m, n, k), (ta, tb) in zip(shapes, flags):
         for beta in (0.0, 1.0):
@@ -213,46 +211,9 @@ def test_conv2d_matches_torch(torch, backend, threads):
     _close(w.grad, w_t.grad, 4 * 19 * 9)
 
 
-# Stride-1 float32 convolutions whose (sample, group) product is at least 2^21
-# multiply-adds run without an im2col matrix on the AVX-512 kernel (NOTE
-# [Implicit im2col] in csrc/kernels/gemm_avx512.cpp); with the kernel switched
-# off they take im2col + OpenBLAS. Each geometry below is that large, and
-# together they hit: output widths under, at and over 32 columns (partial and
-# several column tiles), output channels not a multiple of 14 (odd and even
-# leftovers), image rows wholly outside the image (padding past the kernel,
-# a kernel taller than the image), asymmetric padding, dilation, 1x3 and 7x3
-# kernels, groups, and no bias.
-IMPLICIT_GEOMETRIES = [
-    # n, ic, oc, (h, w), (kh, kw), (ph, pw), (dh, dw), groups, bias
-    (2, 64, 64, (32, 32), (3, 3), (1, 1), (1, 1), 1, True),
-    (1, 16, 29, (33, 70), (3, 3), (2, 1), (1, 1), 1, True),
-    (2, 32, 16, (24, 40), (5, 5), (2, 2), (2, 2), 1, False),
-    (2, 8, 44, (6, 50), (7, 3), (3, 1), (1, 1), 1, True),
-    (2, 32, 32, (40, 40), (3, 3), (1, 1), (1, 1), 2, True),
-    (1, 64, 20, (16, 100), (1, 3), (0, 1), (1, 1), 1, True),
-    (4, 64, 64, (12, 12), (3, 3), (1, 1), (1, 1), 1, False),
-    (1, 32, 32, (20, 20), (3, 3), (3, 3), (1, 1), 1, True),
-]
-
-
-@pytest.mark.parametrize("geom", IMPLICIT_GEOMETRIES, ids=lambda g: "x".join(map(str, g[:3])))
+# Stride-1 float32 convolutions large enough for the AVX-512 kernel run without
+# an im2col matrix (NOTE [Implicit im2col] in csrc/kernels/gemm_avx512.cpp);
+# with the kernel switched off they take im2col + OpenBLAS.
+@pytest.mark.parametrize("geom", STRIDE1_GEOMETRIES, ids=geometry_id)
 def test_stride1_conv_forward_without_im2col_matches_torch(torch, backend, threads, geom):
-    n, ic, oc, (h, w), (kh, kw), pad, dil, groups, bias = geom
-    out_h = h + 2 * pad[0] - dil[0] * (kh - 1)
-    out_w = w + 2 * pad[1] - dil[1] * (kw - 1)
-    k = ic // groups * kh * kw
-    assert oc // groups * out_h * out_w * k >= 1 << 21  # large enough to take the path
-    torch.manual_seed(4)
-    x_t = torch.randn(n, ic, h, w, requires_grad=True)
-    w_t = torch.randn(oc, ic // groups, kh, kw, requires_grad=True)
-    b_t = torch.randn(oc, requires_grad=True) if bias else None
-    y_t = torch.nn.functional.conv2d(x_t, w_t, b_t, padding=pad, dilation=dil, groups=groups)
-    (y_t * y_t.detach().sign()).sum().backward()
-    x = gt.tensor(x_t.detach().numpy(), requires_grad=True)
-    wt = gt.tensor(w_t.detach().numpy(), requires_grad=True)
-    b = gt.tensor(b_t.detach().numpy(), requires_grad=True) if bias else None
-    y = gt.nn.functional.conv2d(x, wt, b, padding=pad, dilation=dil, groups=groups)
-    _close(y, y_t, k)
-    (y * gt.tensor(y_t.detach().sign().numpy())).sum().backward()
-    _close(x.grad, x_t.grad, oc * kh * kw)
-    _close(wt.grad, w_t.grad, n * out_h * out_w)
+    check_stride1_conv(torch, geom)

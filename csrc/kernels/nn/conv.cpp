@@ -281,26 +281,30 @@ void add_bias_rows(T* col, const T* bias, int64_t s0, int64_t m, int64_t grp, co
 }
 
 // The forward of a stride-1 float32 convolution without an im2col matrix, on
-// our AVX-512 kernel (NOTE [Implicit im2col] in gemm_avx512.cpp), where it
-// runs and the product is one it takes; threads split the (sample, group)
-// pairs. False if it does not apply.
+// our AVX-512 kernel (NOTE [Implicit im2col] in gemm_avx512.cpp) where it
+// runs and the product is one it takes, else on the AVX2 kernel (NOTE
+// [Implicit im2col on AVX2]) where that is in use; threads split the
+// (sample, group) pairs. False if it does not apply.
 template <typename T>
 bool implicit_down(T* col, const T* img, const T* w, const T* bias, const ConvGeom& g,
                    const Dims& d) {
   if constexpr (!std::is_same_v<T, float>) {
     return false;
   } else {
-    if (g.sh != 1 || g.sw != 1 || is_pointwise(g) || !gemm_avx512_wins<float>(d.col_cg, d.l, d.k))
-      return false;
+    if (g.sh != 1 || g.sw != 1 || is_pointwise(g)) return false;
+    const bool v4 = gemm_avx512_wins<float>(d.col_cg, d.l, d.k);
+    const bool v3 = !v4 && !use_gemm_avx512() && use_conv_implicit_avx2() &&
+                    double(d.col_cg) * double(d.l) * double(d.k) >= double(int64_t(1) << 21);
+    if (!v4 && !v3) return false;
+    const auto kernel = v4 ? conv_implicit_avx512 : conv_implicit_avx2;
     const ImplicitConv ic{d.col_cg, d.img_cg, g.img_h, g.img_w, g.kh,    g.kw,
                           g.ph,     g.pw,     g.dh,    g.dw,    g.col_h, g.col_w};
     ScopedGilRelease gil(release_gil(g, d));
     parallel_for(g.n * g.groups, 1, [&](int64_t lo, int64_t hi) {
       for (int64_t t = lo; t < hi; ++t) {
         const int64_t s = t / g.groups, grp = t % g.groups;
-        conv_implicit_avx512(w + grp * d.w_group,
-                             img + (s * g.img_c + grp * d.img_cg) * d.img_plane,
-                             col + (s * g.col_c + grp * d.col_cg) * d.l, ic);
+        kernel(w + grp * d.w_group, img + (s * g.img_c + grp * d.img_cg) * d.img_plane,
+               col + (s * g.col_c + grp * d.col_cg) * d.l, ic);
         if (bias) add_bias_rows(col, bias, s, 1, grp, g, d);
       }
     });

@@ -5,7 +5,10 @@ benchmark reference loops (private)
 from __future__ import annotations
 import typing
 from gradtrack._C import Tensor
-__all__: list[str] = ['fma_lanes', 'fma_peak', 'gemm', 'gemm_avx512_available', 'read_floor', 'set_gemm_avx512', 'set_stream_prefetch', 'small_gemm', 'small_gemm_vectorised', 'stream_prefetch', 'use_gemm_avx512']
+__all__: list[str] = ['conv_implicit_avx2_available', 'fma_lanes', 'fma_peak', 'gemm', 'gemm_avx512_available', 'read_floor', 'set_conv_implicit_avx2', 'set_gemm_avx512', 'set_stream_prefetch', 'small_gemm', 'small_gemm_vectorised', 'stream_prefetch', 'use_conv_implicit_avx2', 'use_gemm_avx512']
+
+def conv_implicit_avx2_available() -> bool:
+    ...
 
 def fma_lanes() -> int:
     ...
@@ -22,6 +25,9 @@ def gemm_avx512_available() -> bool:
 def read_floor(arg0: Tensor) -> float:
     ...
 
+def set_conv_implicit_avx2(on: bool) -> None:
+    ...
+
 def set_gemm_avx512(on: bool) -> None:
     ...
 
@@ -35,6 +41,9 @@ def small_gemm_vectorised() -> bool:
     ...
 
 def stream_prefetch() -> tuple[int, int]:
+    ...
+
+def use_conv_implicit_avx2() -> bool:
     ...
 
 def use_gemm_avx512() -> bool:

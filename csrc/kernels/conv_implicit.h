@@ -18,13 +18,23 @@ struct ImplicitConv {
 /// True if this CPU runs conv_implicit_avx2 (AVX2 and FMA).
 bool conv_implicit_avx2_available();
 
-/// True if the convolution forward uses conv_implicit_avx2 where it applies:
-/// by default on CPUs that have AVX2 but not our AVX-512 GEMM; tests and
-/// timings switch it (set_conv_implicit_avx2(false) selects im2col + BLAS).
-bool use_conv_implicit_avx2();
-void set_conv_implicit_avx2(bool on);
+/// Where the convolution forward uses conv_implicit_avx2.
+enum class ImplicitAvx2 : int {
+  kNever = 0,      ///< im2col + BLAS
+  kWhereWins = 1,  ///< the products it was measured faster on (implicit_avx2_wins)
+  kAlways = 2,     ///< every stride-1 float32 product (tests)
+};
+/// By default kWhereWins on CPUs that have AVX2 but not our AVX-512 GEMM,
+/// else kNever; tests and timings switch it. Never above kNever without AVX2.
+ImplicitAvx2 conv_implicit_avx2_mode();
+void set_conv_implicit_avx2_mode(ImplicitAvx2 mode);
 
-/// The AVX2 kernel, on the calling thread. Only call if use_conv_implicit_avx2().
+/// True if the forward of one (sample, group) product, out [oc, oh x ow] =
+/// w [oc, k] @ im2col [k, oh x ow], runs on conv_implicit_avx2 (NOTE [Implicit
+/// im2col on AVX2: where]).
+bool implicit_avx2_wins(int64_t oc, int64_t oh, int64_t ow, int64_t k);
+
+/// The AVX2 kernel, on the calling thread. Only call if conv_implicit_avx2_available().
 void conv_implicit_avx2(const float* w, const float* img, float* out, const ImplicitConv& g);
 
 }  // namespace gradtrack::kernels

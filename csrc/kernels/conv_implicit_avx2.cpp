@@ -44,7 +44,7 @@ namespace {
 constexpr int kCols = 16;  // output columns per tile
 constexpr int kRows = 6;   // rows of w per microkernel call
 
-std::atomic<int> g_use{-1};  // -1: the default for this CPU
+std::atomic<int> g_mode{-1};  // -1: the default for this CPU
 
 }  // namespace
 
@@ -57,14 +57,30 @@ bool conv_implicit_avx2_available() {
 #endif
 }
 
-bool use_conv_implicit_avx2() {
-  const int v = g_use.load(std::memory_order_relaxed);
-  if (v >= 0) return v == 1 && conv_implicit_avx2_available();
-  static const bool by_default = conv_implicit_avx2_available() && !gemm_avx512_available();
-  return by_default;
+ImplicitAvx2 conv_implicit_avx2_mode() {
+  if (!conv_implicit_avx2_available()) return ImplicitAvx2::kNever;
+  const int v = g_mode.load(std::memory_order_relaxed);
+  if (v >= 0) return ImplicitAvx2(v);
+  return gemm_avx512_available() ? ImplicitAvx2::kNever : ImplicitAvx2::kWhereWins;
 }
 
-void set_conv_implicit_avx2(bool on) { g_use.store(on ? 1 : 0, std::memory_order_relaxed); }
+void set_conv_implicit_avx2_mode(ImplicitAvx2 mode) {
+  g_mode.store(int(mode), std::memory_order_relaxed);
+}
+
+bool implicit_avx2_wins(int64_t oc, int64_t oh, int64_t ow, int64_t k) {
+  // NOTE [Implicit im2col on AVX2: where]
+  // Paired with im2col + OpenBLAS on 2 threads (Zen 3): faster at 16-224
+  // columns when the output width fills its 16-column tiles (64->64 3x3 on
+  // 32x32: 0.87x, 16->16 on 64x64: 0.59x, 32->32 5x5 on 32x32: 0.63x, 3->64
+  // on 224x224: 0.93x), slower where the last tile is mostly empty lanes
+  // (width 8: 1.28x, 14: 1.18x, 28: 1.02-1.05x). So: at most 1/8 of the
+  // lanes wasted, and the product at least 2^21 multiply-adds (the AVX-512
+  // kernel's floor, not measured apart for this one).
+  const int64_t lanes = (ow + kCols - 1) / kCols * kCols;
+  const double madds = double(oc) * double(oh * ow) * double(k);
+  return lanes * 8 <= ow * 9 && madds >= double(int64_t(1) << 21);
+}
 
 #if GT_CONV_AVX2
 namespace {

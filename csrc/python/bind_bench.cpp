@@ -128,12 +128,19 @@ void init_bench(py::module_& m) {
   b.def("gemm_avx512_available", [] { return kernels::gemm_avx512_available(); });
   b.def("use_gemm_avx512", [] { return kernels::use_gemm_avx512(); });
   b.def("set_gemm_avx512", [](bool on) { kernels::set_gemm_avx512(on); }, py::arg("on"));
-  // The same for the AVX2 convolution forward (NOTE [Implicit im2col on AVX2]).
+  // The same for the AVX2 convolution forward (NOTE [Implicit im2col on AVX2]):
+  // mode 0 never, 1 where it wins, 2 always.
   b.def("conv_implicit_avx2_available", [] { return kernels::conv_implicit_avx2_available(); });
-  b.def("use_conv_implicit_avx2", [] { return kernels::use_conv_implicit_avx2(); });
+  b.def("conv_implicit_avx2_mode", [] { return int(kernels::conv_implicit_avx2_mode()); });
   b.def(
-      "set_conv_implicit_avx2", [](bool on) { kernels::set_conv_implicit_avx2(on); },
-      py::arg("on"));
+      "set_conv_implicit_avx2_mode",
+      [](int mode) {
+        GT_CHECK(mode >= 0 && mode <= 2, "set_conv_implicit_avx2_mode: mode must be 0, 1 or 2");
+        kernels::set_conv_implicit_avx2_mode(kernels::ImplicitAvx2(mode));
+      },
+      py::arg("mode"));
+  b.def("implicit_avx2_wins", &kernels::implicit_avx2_wins, py::arg("oc"), py::arg("oh"),
+        py::arg("ow"), py::arg("k"));
 }
 
 }  // namespace gradtrack::python

@@ -1,8 +1,8 @@
 // Convolution kernels (NOTE [Convolution sides] in conv.h): im2col / col2im
 // per sample and group, each product one single-threaded GEMM (blas_gemm:
 // our AVX-512 kernel or OpenBLAS). Threads split the batch (NOTE [One thread
-// pool]): each sample's GEMMs are small. A stride-1 float32 forward on the
-// AVX-512 kernel skips the im2col matrix (implicit_down).
+// pool]): each sample's GEMMs are small. A stride-1 float32 forward skips the
+// im2col matrix where our AVX-512 or AVX2 kernel takes it (implicit_down).
 #include "kernels/nn/conv.h"
 
 #include <algorithm>
@@ -283,7 +283,7 @@ void add_bias_rows(T* col, const T* bias, int64_t s0, int64_t m, int64_t grp, co
 // The forward of a stride-1 float32 convolution without an im2col matrix, on
 // our AVX-512 kernel (NOTE [Implicit im2col] in gemm_avx512.cpp) where it
 // runs and the product is one it takes, else on the AVX2 kernel (NOTE
-// [Implicit im2col on AVX2]) where that is in use; threads split the
+// [Implicit im2col on AVX2]) where its mode lets it; threads split the
 // (sample, group) pairs. False if it does not apply.
 template <typename T>
 bool implicit_down(T* col, const T* img, const T* w, const T* bias, const ConvGeom& g,
@@ -293,8 +293,11 @@ bool implicit_down(T* col, const T* img, const T* w, const T* bias, const ConvGe
   } else {
     if (g.sh != 1 || g.sw != 1 || is_pointwise(g)) return false;
     const bool v4 = gemm_avx512_wins<float>(d.col_cg, d.l, d.k);
-    const bool v3 = !v4 && !use_gemm_avx512() && use_conv_implicit_avx2() &&
-                    double(d.col_cg) * double(d.l) * double(d.k) >= double(int64_t(1) << 21);
+    const ImplicitAvx2 mode =
+        v4 || use_gemm_avx512() ? ImplicitAvx2::kNever : conv_implicit_avx2_mode();
+    const bool v3 =
+        mode == ImplicitAvx2::kAlways ||
+        (mode == ImplicitAvx2::kWhereWins && implicit_avx2_wins(d.col_cg, g.col_h, g.col_w, d.k));
     if (!v4 && !v3) return false;
     const auto kernel = v4 ? conv_implicit_avx512 : conv_implicit_avx2;
     const ImplicitConv ic{d.col_cg, d.img_cg, g.img_h, g.img_w, g.kh,    g.kw,

@@ -5,9 +5,12 @@ benchmark reference loops (private)
 from __future__ import annotations
 import typing
 from gradtrack._C import Tensor
-__all__: list[str] = ['conv_implicit_avx2_available', 'fma_lanes', 'fma_peak', 'gemm', 'gemm_avx512_available', 'read_floor', 'set_conv_implicit_avx2', 'set_gemm_avx512', 'set_stream_prefetch', 'small_gemm', 'small_gemm_vectorised', 'stream_prefetch', 'use_conv_implicit_avx2', 'use_gemm_avx512']
+__all__: list[str] = ['conv_implicit_avx2_available', 'conv_implicit_avx2_mode', 'fma_lanes', 'fma_peak', 'gemm', 'gemm_avx512_available', 'implicit_avx2_wins', 'read_floor', 'set_conv_implicit_avx2_mode', 'set_gemm_avx512', 'set_stream_prefetch', 'small_gemm', 'small_gemm_vectorised', 'stream_prefetch', 'use_gemm_avx512']
 
 def conv_implicit_avx2_available() -> bool:
+    ...
+
+def conv_implicit_avx2_mode() -> int:
     ...
 
 def fma_lanes() -> int:
@@ -22,10 +25,13 @@ def gemm(a: Tensor, b: Tensor, c: Tensor, beta: typing.SupportsFloat | typing.Su
 def gemm_avx512_available() -> bool:
     ...
 
+def implicit_avx2_wins(oc: typing.SupportsInt | typing.SupportsIndex, oh: typing.SupportsInt | typing.SupportsIndex, ow: typing.SupportsInt | typing.SupportsIndex, k: typing.SupportsInt | typing.SupportsIndex) -> bool:
+    ...
+
 def read_floor(arg0: Tensor) -> float:
     ...
 
-def set_conv_implicit_avx2(on: bool) -> None:
+def set_conv_implicit_avx2_mode(mode: typing.SupportsInt | typing.SupportsIndex) -> None:
     ...
 
 def set_gemm_avx512(on: bool) -> None:
@@ -41,9 +47,6 @@ def small_gemm_vectorised() -> bool:
     ...
 
 def stream_prefetch() -> tuple[int, int]:
-    ...
-
-def use_conv_implicit_avx2() -> bool:
     ...
 
 def use_gemm_avx512() -> bool:

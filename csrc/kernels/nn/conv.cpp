@@ -283,12 +283,13 @@ void add_bias_rows(T* col, const T* bias, int64_t s0, int64_t m, int64_t grp, co
 // The kernel for one stride-1 float32 product without an im2col matrix: our
 // AVX-512 one (NOTE [Implicit im2col] in gemm_avx512.cpp) where it runs and
 // takes the product, else the AVX2 one (NOTE [Implicit im2col on AVX2]) where
-// its mode lets it; null where neither applies.
+// its mode lets it; null where neither applies. Without `v4`, the AVX2 one
+// only.
 using ImplicitKernel = void (*)(const float*, const float*, float*, const ImplicitConv&);
-ImplicitKernel implicit_kernel(const ImplicitConv& ic) {
+ImplicitKernel implicit_kernel(const ImplicitConv& ic, bool v4) {
   const int64_t k = ic.ic * ic.kh * ic.kw;
-  if (gemm_avx512_wins<float>(ic.oc, ic.oh * ic.ow, k)) return conv_implicit_avx512;
-  if (use_gemm_avx512()) return nullptr;
+  if (use_gemm_avx512())
+    return v4 && gemm_avx512_wins<float>(ic.oc, ic.oh * ic.ow, k) ? conv_implicit_avx512 : nullptr;
   switch (conv_implicit_avx2_mode()) {
     case ImplicitAvx2::kAlways: return conv_implicit_avx2;
     case ImplicitAvx2::kWhereWins:
@@ -327,7 +328,7 @@ bool implicit_down(T* col, const T* img, const T* w, const T* bias, const ConvGe
     if (g.sh != 1 || g.sw != 1 || is_pointwise(g)) return false;
     const ImplicitConv ic{d.col_cg, d.img_cg, g.img_h, g.img_w, g.kh,    g.kw,
                           g.ph,     g.pw,     g.dh,    g.dw,    g.col_h, g.col_w};
-    const ImplicitKernel kernel = implicit_kernel(ic);
+    const ImplicitKernel kernel = implicit_kernel(ic, true);
     if (!kernel) return false;
     implicit_pairs(kernel, ic, col, img, w, d.w_group, g, d, [&](int64_t s, int64_t grp) {
       if (bias) add_bias_rows(col, bias, s, 1, grp, g, d);
@@ -342,8 +343,11 @@ bool implicit_down(T* col, const T* img, const T* w, const T* bias, const ConvGe
 // each group's weights transposed (image channels become the output ones)
 // and flipped in both kernel directions, the dilation unchanged. Where the
 // padding is not negative (ph <= (kh - 1) dh: "same" and "valid" layers) the
-// forward's kernels compute it without the im2col-sized matrix and the
-// col2im pass (only when the image is overwritten, not added to). On the
+// AVX2 kernel computes it without the im2col-sized matrix and the col2im
+// pass (only when the image is overwritten, not added to). The AVX-512
+// kernel would too, but this was written on a machine without AVX-512, where
+// that path could not be run: CPUs that use our AVX-512 GEMM keep col2im
+// until it is measured and tested there. On the
 // benchmark layer (64->64 3x3 on 32x32, batch 16, Zen 3, AVX2 kernel)
 // forward plus backward, paired with im2col + OpenBLAS in one process:
 // 0.89-0.93x with it, 0.97-0.98x with the forward alone implicit.
@@ -356,7 +360,7 @@ bool implicit_up(T* img, const T* col, const T* w, const ConvGeom& g, const Dims
     if (!zero || g.sh != 1 || g.sw != 1 || is_pointwise(g) || ph < 0 || pw < 0) return false;
     const ImplicitConv ic{d.img_cg, d.col_cg, g.col_h, g.col_w, g.kh,    g.kw,
                           ph,       pw,       g.dh,    g.dw,    g.img_h, g.img_w};
-    const ImplicitKernel kernel = implicit_kernel(ic);
+    const ImplicitKernel kernel = implicit_kernel(ic, false);
     if (!kernel) return false;
     // flipped[grp][c][o][i][j] = w[grp][o][c][kh - 1 - i][kw - 1 - j]
     const int64_t taps = g.kh * g.kw;

@@ -37,4 +37,10 @@ bool implicit_avx2_wins(int64_t oc, int64_t oh, int64_t ow, int64_t k);
 /// The AVX2 kernel, on the calling thread. Only call if conv_implicit_avx2_available().
 void conv_implicit_avx2(const float* w, const float* img, float* out, const ImplicitConv& g);
 
+/// The weight gradient of the same product, added into gw (dense [oc, ic kh
+/// kw]): gw += gy @ im2col(img)^T for gy dense [oc, oh, ow] (NOTE [Weight
+/// gradient on AVX2]). On the calling thread; only call if
+/// conv_implicit_avx2_available().
+void conv_wgrad_implicit_avx2(const float* gy, const float* img, float* gw, const ImplicitConv& g);
+
 }  // namespace gradtrack::kernels

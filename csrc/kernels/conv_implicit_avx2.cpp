@@ -129,47 +129,131 @@ MicroFn micro_for(int rows, std::integer_sequence<int, R...>) {
   return k[rows - 1];
 }
 
+// The sample's image copied with its zero border (NOTE [Implicit im2col on
+// AVX2]) into a per-thread buffer, and the offset of each depth's first pixel
+// from an output pixel's corner.
+struct Bordered {
+  const float* base;  // bordered (0, 0): image row -ph, column -pw
+  int64_t rows, cols;
+  const int64_t* off;  // k offsets
+};
+
+Bordered bordered_copy(const float* img, const ImplicitConv& g) {
+  const int64_t per_row = (g.ow + kCols - 1) / kCols;
+  // Columns [-pw, right) of the image: a tile's 16 lanes never leave a row.
+  const int64_t right = std::max(g.iw, (per_row - 1) * kCols - g.pw + (g.kw - 1) * g.dw + kCols);
+  const int64_t rows = g.ih + 2 * g.ph, cols = (g.pw + right + 15) / 16 * 16;
+  thread_local std::vector<float> buffer;
+  thread_local std::vector<int64_t> off;
+  // 64-byte aligned rows: a tile's first depth of each row reads whole cache lines.
+  buffer.assign(static_cast<size_t>(g.ic * rows * cols + kCols), 0.0f);
+  float* const base =
+      buffer.data() + (-(reinterpret_cast<uintptr_t>(buffer.data()) / sizeof(float)) & (kCols - 1));
+  for (int64_t c = 0; c < g.ic; ++c)
+    for (int64_t y = 0; y < g.ih; ++y)
+      std::memcpy(base + (c * rows + g.ph + y) * cols + g.pw, img + (c * g.ih + y) * g.iw,
+                  sizeof(float) * size_t(g.iw));
+  off.resize(static_cast<size_t>(g.ic * g.kh * g.kw));
+  for (int64_t c = 0, p = 0; c < g.ic; ++c)
+    for (int64_t i = 0; i < g.kh; ++i)
+      for (int64_t j = 0; j < g.kw; ++j, ++p)
+        off[size_t(p)] = (c * rows + i * g.dh) * cols + j * g.dw;
+  return {base, rows, cols, off.data()};
+}
+
+// NOTE [Weight gradient on AVX2]
+// gw[o][p] += sum over output pixels (y, x) of gy[o][y][x] * (pixel of depth
+// p seen from (y, x)) = bordered[off[p] + y cols + x]. A tile is 6 depths by
+// 16 output channels: per pixel, 6 broadcasts from the bordered copy and two
+// 8-channel loads from gy transposed to [pixel][channel] (zero-padded to 16
+// channels), 12 multiply-adds into registers; each tile runs over every
+// pixel before adding its 96 sums into gw. No im2col matrix is written.
+// Benchmark layer, forward plus weight gradient, paired with im2col +
+// OpenBLAS on one thread: 0.87-0.92x (the forward alone: 0.87x). Transposing
+// gy pixel by pixel instead of channel by channel measured 0.92-1.0x.
+template <int R>
+GT_V3 void micro_w(const float* const* depth, int64_t cols, int64_t oh, int64_t ow,
+                   const float* gyt, int64_t ldt, float* gw, int64_t k, int channels) {
+  __m256 c0[R], c1[R];
+#pragma GCC unroll 8
+  for (int r = 0; r < R; ++r) c0[r] = c1[r] = _mm256_setzero_ps();
+  for (int64_t y = 0; y < oh; ++y) {
+    const float* d[R];
+#pragma GCC unroll 8
+    for (int r = 0; r < R; ++r) d[r] = depth[r] + y * cols;
+    const float* g = gyt + y * ow * ldt;
+#pragma GCC unroll 2
+    for (int64_t x = 0; x < ow; ++x) {
+      const __m256 b0 = _mm256_loadu_ps(g + x * ldt), b1 = _mm256_loadu_ps(g + x * ldt + 8);
+#pragma GCC unroll 8
+      for (int r = 0; r < R; ++r) {
+        const __m256 av = _mm256_broadcast_ss(d[r] + x);
+        c0[r] = _mm256_fmadd_ps(av, b0, c0[r]);
+        c1[r] = _mm256_fmadd_ps(av, b1, c1[r]);
+      }
+    }
+  }
+#pragma GCC unroll 8
+  for (int r = 0; r < R; ++r) {
+    alignas(32) float sums[kCols];
+    _mm256_store_ps(sums, c0[r]);
+    _mm256_store_ps(sums + 8, c1[r]);
+    for (int o = 0; o < channels; ++o) gw[o * k + r] += sums[o];
+  }
+}
+
+using MicroWFn = void (*)(const float* const*, int64_t, int64_t, int64_t, const float*, int64_t,
+                          float*, int64_t, int);
+
+template <int... R>
+MicroWFn micro_w_for(int rows, std::integer_sequence<int, R...>) {
+  constexpr MicroWFn k[] = {micro_w<R + 1>...};
+  return k[rows - 1];
+}
+
 }  // namespace
 
 void conv_implicit_avx2(const float* w, const float* img, float* out, const ImplicitConv& g) {
   using Seq = std::make_integer_sequence<int, kRows>;
   const int64_t k = g.ic * g.kh * g.kw, plane = g.oh * g.ow;
-  const int64_t per_row = (g.ow + kCols - 1) / kCols;
-  // The bordered copy: rows [-ph, ih + ph), columns [-pw, right) of the image.
-  const int64_t right = std::max(g.iw, (per_row - 1) * kCols - g.pw + (g.kw - 1) * g.dw + kCols);
-  const int64_t ph_rows = g.ih + 2 * g.ph, pw_cols = (g.pw + right + 15) / 16 * 16;
-  thread_local std::vector<float> bordered;
-  thread_local std::vector<int64_t> off;
-  // 64-byte aligned rows: a tile's first depth of each row reads whole cache lines.
-  bordered.assign(static_cast<size_t>(g.ic * ph_rows * pw_cols + kCols), 0.0f);
-  float* const base =
-      bordered.data() +
-      (-(reinterpret_cast<uintptr_t>(bordered.data()) / sizeof(float)) & (kCols - 1));
-  for (int64_t c = 0; c < g.ic; ++c)
-    for (int64_t y = 0; y < g.ih; ++y)
-      std::memcpy(base + (c * ph_rows + g.ph + y) * pw_cols + g.pw, img + (c * g.ih + y) * g.iw,
-                  sizeof(float) * size_t(g.iw));
-  off.resize(static_cast<size_t>(k));
-  for (int64_t c = 0, p = 0; c < g.ic; ++c)
-    for (int64_t i = 0; i < g.kh; ++i)
-      for (int64_t j = 0; j < g.kw; ++j, ++p)
-        off[size_t(p)] = (c * ph_rows + i * g.dh) * pw_cols + j * g.dw;
+  const Bordered b = bordered_copy(img, g);
   for (int64_t y = 0; y < g.oh; ++y)
     for (int64_t x0 = 0; x0 < g.ow; x0 += kCols) {
       const int cols = int(std::min<int64_t>(kCols, g.ow - x0));
-      const float* b = base + y * pw_cols + x0;  // output (y, x0) reads bordered (y, x0) on
       float* c = out + y * g.ow + x0;
       for (int64_t i = 0; i < g.oc; i += kRows) {
         const int rows = int(std::min<int64_t>(kRows, g.oc - i));
         const MicroFn f = rows == kRows ? micro<kRows> : micro_for(rows, Seq{});
-        f(k, w + i * k, k, b, off.data(), c + i * plane, plane, cols);
+        // output (y, x0) reads bordered (y, x0) on
+        f(k, w + i * k, k, b.base + y * b.cols + x0, b.off, c + i * plane, plane, cols);
       }
     }
+}
+
+void conv_wgrad_implicit_avx2(const float* gy, const float* img, float* gw, const ImplicitConv& g) {
+  using Seq = std::make_integer_sequence<int, kRows>;
+  const int64_t k = g.ic * g.kh * g.kw, plane = g.oh * g.ow;
+  const int64_t ldt = (g.oc + kCols - 1) / kCols * kCols;
+  const Bordered b = bordered_copy(img, g);
+  thread_local std::vector<float> gyt;  // gy transposed: [pixel][channel]
+  gyt.assign(static_cast<size_t>(plane * ldt), 0.0f);
+  for (int64_t o = 0; o < g.oc; ++o)
+    for (int64_t q = 0; q < plane; ++q) gyt[size_t(q * ldt + o)] = gy[o * plane + q];
+  for (int64_t p0 = 0; p0 < k; p0 += kRows) {
+    const int rows = int(std::min<int64_t>(kRows, k - p0));
+    const float* depth[kRows];
+    for (int r = 0; r < rows; ++r) depth[r] = b.base + b.off[p0 + r];
+    const MicroWFn f = rows == kRows ? micro_w<kRows> : micro_w_for(rows, Seq{});
+    for (int64_t o0 = 0; o0 < g.oc; o0 += kCols)
+      f(depth, b.cols, g.oh, g.ow, gyt.data() + o0, ldt, gw + o0 * k + p0, k,
+        int(std::min<int64_t>(kCols, g.oc - o0)));
+  }
 }
 
 #else
 
 void conv_implicit_avx2(const float*, const float*, float*, const ImplicitConv&) {}
+void conv_wgrad_implicit_avx2(const float*, const float*, float*, const ImplicitConv&) {}
 
 #endif
 

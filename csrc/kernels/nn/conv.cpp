@@ -424,9 +424,42 @@ void up_impl(T* img, const T* col, const T* w, const ConvGeom& g, bool zero) {
   });
 }
 
+// The weight gradient of a stride-1 float32 convolution without an im2col
+// matrix, where the AVX2 kernel takes the forward (NOTE [Weight gradient on
+// AVX2]); each thread sums its (sample, group) pairs into its own buffer, as
+// wgrad_impl does. False if it does not apply.
+template <typename T>
+bool implicit_wgrad(T* gw, const T* col, const T* img, const ConvGeom& g, const Dims& d) {
+  if constexpr (!std::is_same_v<T, float>) {
+    return false;
+  } else {
+    if (g.sh != 1 || g.sw != 1 || is_pointwise(g)) return false;
+    const ImplicitConv ic{d.col_cg, d.img_cg, g.img_h, g.img_w, g.kh,    g.kw,
+                          g.ph,     g.pw,     g.dh,    g.dw,    g.col_h, g.col_w};
+    if (implicit_kernel(ic, false) != conv_implicit_avx2) return false;
+    const int64_t wsize = g.groups * d.w_group;
+    std::fill(gw, gw + wsize, 0.0f);
+    std::mutex lock;
+    ScopedGilRelease gil(release_gil(g, d));
+    parallel_for(g.n * g.groups, 1, [&](int64_t lo, int64_t hi) {
+      std::vector<float> acc(static_cast<size_t>(wsize), 0.0f);
+      for (int64_t t = lo; t < hi; ++t) {
+        const int64_t s = t / g.groups, grp = t % g.groups;
+        conv_wgrad_implicit_avx2(col + (s * g.col_c + grp * d.col_cg) * d.l,
+                                 img + (s * g.img_c + grp * d.img_cg) * d.img_plane,
+                                 acc.data() + grp * d.w_group, ic);
+      }
+      std::lock_guard<std::mutex> guard(lock);
+      for (int64_t i = 0; i < wsize; ++i) gw[i] += acc[size_t(i)];
+    });
+    return true;
+  }
+}
+
 template <typename T>
 void wgrad_impl(T* gw, const T* col, const T* img, const ConvGeom& g) {
   const Dims d = dims_of(g);
+  if (implicit_wgrad(gw, col, img, g, d)) return;
   const bool pw = is_pointwise(g);
   const int64_t wsize = g.groups * d.w_group;
   std::fill(gw, gw + wsize, T(0));

@@ -41,14 +41,6 @@ def mode(request):
         yield request.param
 
 
-@pytest.fixture(params=[1, 2], ids=["1thread", "2threads"])
-def threads(request):
-    old = gt.get_num_threads()
-    gt.set_num_threads(request.param)
-    yield request.param
-    gt.set_num_threads(old)
-
-
 @pytest.mark.parametrize("geom", STRIDE1_GEOMETRIES, ids=geometry_id)
 def test_stride1_conv_matches_torch(torch, mode, threads, geom):
     assert _bench.conv_implicit_avx2_mode() == mode

@@ -130,14 +130,6 @@ def backend(request):
     _bench.set_gemm_avx512(True)
 
 
-@pytest.fixture(params=[1, 2], ids=["1thread", "2threads"])
-def threads(request):
-    old = gt.get_num_threads()
-    gt.set_num_threads(request.param)
-    yield request.param
-    gt.set_num_threads(old)
-
-
 def _close(got, want, k):
     tol = (1e-6 if got.dtype == gt.float32 else 1e-14) * (k + 4)
     want = want.detach().double().numpy()

@@ -317,6 +317,14 @@ void implicit_pairs(ImplicitKernel kernel, const ImplicitConv& ic, float* out, c
   });
 }
 
+// The forward's product as the implicit kernels see it; false where they do
+// not apply (a stride other than 1, or a 1x1 kernel that needs no im2col).
+bool implicit_forward(const ConvGeom& g, const Dims& d, ImplicitConv& ic) {
+  if (g.sh != 1 || g.sw != 1 || is_pointwise(g)) return false;
+  ic = {d.col_cg, d.img_cg, g.img_h, g.img_w, g.kh, g.kw, g.ph, g.pw, g.dh, g.dw, g.col_h, g.col_w};
+  return true;
+}
+
 // The forward of a stride-1 float32 convolution without an im2col matrix
 // where a kernel takes it. False if none does.
 template <typename T>
@@ -325,9 +333,8 @@ bool implicit_down(T* col, const T* img, const T* w, const T* bias, const ConvGe
   if constexpr (!std::is_same_v<T, float>) {
     return false;
   } else {
-    if (g.sh != 1 || g.sw != 1 || is_pointwise(g)) return false;
-    const ImplicitConv ic{d.col_cg, d.img_cg, g.img_h, g.img_w, g.kh,    g.kw,
-                          g.ph,     g.pw,     g.dh,    g.dw,    g.col_h, g.col_w};
+    ImplicitConv ic;
+    if (!implicit_forward(g, d, ic)) return false;
     const ImplicitKernel kernel = implicit_kernel(ic, true);
     if (!kernel) return false;
     implicit_pairs(kernel, ic, col, img, w, d.w_group, g, d, [&](int64_t s, int64_t grp) {
@@ -433,10 +440,9 @@ bool implicit_wgrad(T* gw, const T* col, const T* img, const ConvGeom& g, const 
   if constexpr (!std::is_same_v<T, float>) {
     return false;
   } else {
-    if (g.sh != 1 || g.sw != 1 || is_pointwise(g)) return false;
-    const ImplicitConv ic{d.col_cg, d.img_cg, g.img_h, g.img_w, g.kh,    g.kw,
-                          g.ph,     g.pw,     g.dh,    g.dw,    g.col_h, g.col_w};
-    if (implicit_kernel(ic, false) != conv_implicit_avx2) return false;
+    ImplicitConv ic;
+    if (!implicit_forward(g, d, ic) || implicit_kernel(ic, false) != conv_implicit_avx2)
+      return false;
     const int64_t wsize = g.groups * d.w_group;
     std::fill(gw, gw + wsize, 0.0f);
     std::mutex lock;

@@ -431,10 +431,27 @@ void up_impl(T* img, const T* col, const T* w, const ConvGeom& g, bool zero) {
   });
 }
 
+// gw (dense, groups * w_group weights) = the sum over `items` work items,
+// f(acc, lo, hi) adding items [lo, hi) into a thread's zeroed buffer acc.
+// Each thread has its own buffer; the buffers are added at the end, so no two
+// threads write one weight.
+template <typename T, typename F>
+void sum_per_thread(T* gw, int64_t items, const ConvGeom& g, const Dims& d, const F& f) {
+  const int64_t wsize = g.groups * d.w_group;
+  std::fill(gw, gw + wsize, T(0));
+  std::mutex lock;
+  ScopedGilRelease gil(release_gil(g, d));
+  parallel_for(items, 1, [&](int64_t lo, int64_t hi) {
+    std::vector<T> acc(static_cast<size_t>(wsize), T(0));
+    f(acc.data(), lo, hi);
+    std::lock_guard<std::mutex> guard(lock);
+    for (int64_t i = 0; i < wsize; ++i) gw[i] += acc[size_t(i)];
+  });
+}
+
 // The weight gradient of a stride-1 float32 convolution without an im2col
 // matrix, where the AVX2 kernel takes the forward (NOTE [Weight gradient on
-// AVX2]); each thread sums its (sample, group) pairs into its own buffer, as
-// wgrad_impl does. False if it does not apply.
+// AVX2]); threads split the (sample, group) pairs. False if it does not apply.
 template <typename T>
 bool implicit_wgrad(T* gw, const T* col, const T* img, const ConvGeom& g, const Dims& d) {
   if constexpr (!std::is_same_v<T, float>) {
@@ -443,20 +460,13 @@ bool implicit_wgrad(T* gw, const T* col, const T* img, const ConvGeom& g, const 
     ImplicitConv ic;
     if (!implicit_forward(g, d, ic) || implicit_kernel(ic, false) != conv_implicit_avx2)
       return false;
-    const int64_t wsize = g.groups * d.w_group;
-    std::fill(gw, gw + wsize, 0.0f);
-    std::mutex lock;
-    ScopedGilRelease gil(release_gil(g, d));
-    parallel_for(g.n * g.groups, 1, [&](int64_t lo, int64_t hi) {
-      std::vector<float> acc(static_cast<size_t>(wsize), 0.0f);
+    sum_per_thread(gw, g.n * g.groups, g, d, [&](float* acc, int64_t lo, int64_t hi) {
       for (int64_t t = lo; t < hi; ++t) {
         const int64_t s = t / g.groups, grp = t % g.groups;
         conv_wgrad_implicit_avx2(col + (s * g.col_c + grp * d.col_cg) * d.l,
                                  img + (s * g.img_c + grp * d.img_cg) * d.img_plane,
-                                 acc.data() + grp * d.w_group, ic);
+                                 acc + grp * d.w_group, ic);
       }
-      std::lock_guard<std::mutex> guard(lock);
-      for (int64_t i = 0; i < wsize; ++i) gw[i] += acc[size_t(i)];
     });
     return true;
   }
@@ -467,22 +477,15 @@ void wgrad_impl(T* gw, const T* col, const T* img, const ConvGeom& g) {
   const Dims d = dims_of(g);
   if (implicit_wgrad(gw, col, img, g, d)) return;
   const bool pw = is_pointwise(g);
-  const int64_t wsize = g.groups * d.w_group;
-  std::fill(gw, gw + wsize, T(0));
-  std::mutex lock;
-  // Each thread sums its chunks into its own buffer; the buffers are added at
-  // the end, so no two threads write one weight.
   const int64_t nb = samples_per_gemm(g, d);
   const int64_t chunks = (g.n + nb - 1) / nb;
-  ScopedGilRelease gil(release_gil(g, d));
-  parallel_for(chunks, 1, [&](int64_t lo, int64_t hi) {
-    std::vector<T> acc(static_cast<size_t>(wsize), T(0));
+  sum_per_thread(gw, chunks, g, d, [&](T* acc, int64_t lo, int64_t hi) {
     Chunk<T> c;
     for (int64_t ci = lo; ci < hi; ++ci) {
       prepare(c, ci, nb, g, d);
       for (int64_t grp = 0; grp < g.groups; ++grp) {
         if (c.m == 1 && !pw) {
-          wgrad_tiled(c, acc.data() + grp * d.w_group, col, img, grp, g, d);
+          wgrad_tiled(c, acc + grp * d.w_group, col, img, grp, g, d);
           continue;
         }
         const T* src = chunk_im2col(c, img, grp, g, d, pw);
@@ -491,11 +494,9 @@ void wgrad_impl(T* gw, const T* col, const T* img, const ConvGeom& g) {
           gather(c.tmp.data(), col, c, grp, g, d);
           cv = c.tmp.data();
         }
-        gemm<T>(false, true, d.col_cg, d.k, c.cols, cv, src, T(1), acc.data() + grp * d.w_group);
+        gemm<T>(false, true, d.col_cg, d.k, c.cols, cv, src, T(1), acc + grp * d.w_group);
       }
     }
-    std::lock_guard<std::mutex> guard(lock);
-    for (int64_t i = 0; i < wsize; ++i) gw[i] += acc[i];
   });
 }
 

@@ -18,7 +18,8 @@ struct ImplicitConv {
 /// True if this CPU runs conv_implicit_avx2 (AVX2 and FMA).
 bool conv_implicit_avx2_available();
 
-/// Where the convolution forward uses conv_implicit_avx2.
+/// Where the convolutions use the AVX2 kernels (forward, input and weight
+/// gradients) instead of im2col + BLAS.
 enum class ImplicitAvx2 : int {
   kNever = 0,      ///< im2col + BLAS
   kWhereWins = 1,  ///< the products it was measured faster on (implicit_avx2_wins)

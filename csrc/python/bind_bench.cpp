@@ -128,8 +128,8 @@ void init_bench(py::module_& m) {
   b.def("gemm_avx512_available", [] { return kernels::gemm_avx512_available(); });
   b.def("use_gemm_avx512", [] { return kernels::use_gemm_avx512(); });
   b.def("set_gemm_avx512", [](bool on) { kernels::set_gemm_avx512(on); }, py::arg("on"));
-  // The same for the AVX2 convolution forward (NOTE [Implicit im2col on AVX2]):
-  // mode 0 never, 1 where it wins, 2 always.
+  // The same for the AVX2 convolution kernels (NOTE [Implicit im2col on
+  // AVX2]): mode 0 never, 1 where they win, 2 always.
   b.def("conv_implicit_avx2_available", [] { return kernels::conv_implicit_avx2_available(); });
   b.def("conv_implicit_avx2_mode", [] { return int(kernels::conv_implicit_avx2_mode()); });
   b.def(

@@ -134,38 +134,57 @@ def load_average():
         return None
 
 
-def _cpu_flags_and_mhz():
-    flags, mhz = set(), None
+def _cpu_fields():
+    """The first processor's flags, MHz, vendor and family from /proc/cpuinfo."""
+    fields = {"flags": set(), "mhz": None, "vendor": None, "family": None}
     try:
         with open("/proc/cpuinfo") as f:
             for line in f:
                 key, _, value = line.partition(":")
-                key = key.strip().lower()
-                if key == "flags" and not flags:
-                    flags = set(value.split())
-                elif key == "cpu mhz" and mhz is None:
-                    mhz = float(value)
+                key, value = key.strip().lower(), value.strip()
+                if key == "flags" and not fields["flags"]:
+                    fields["flags"] = set(value.split())
+                elif key == "cpu mhz" and fields["mhz"] is None:
+                    fields["mhz"] = float(value)
+                elif key == "vendor_id" and fields["vendor"] is None:
+                    fields["vendor"] = value
+                elif key == "cpu family" and fields["family"] is None:
+                    fields["family"] = int(value)
     except (OSError, ValueError):
         pass
-    return flags, mhz
+    return fields
+
+
+def fma_datapath(flags, vendor, family):
+    """(float32 lanes per FMA unit, FMA units per core) of an x86 core.
+
+    Current x86 server cores have two FMA units.  Their width is the widest
+    vector the core executes in one pass: AVX-512 on Intel parts that have it,
+    but AMD's cores before Zen 5 (family 26) execute a 512-bit instruction as
+    two 256-bit halves, so a Zen 4 with AVX-512 still does two 8-lane FMAs a
+    cycle, like Zen 3.
+    """
+    wide = "avx512f" in flags and not (vendor == "AuthenticAMD" and (family or 0) < 26)
+    if wide:
+        return 16, 2
+    if {"avx2", "fma"} <= flags or "avx512f" in flags:
+        return 8, 2
+    return 4, 1
 
 
 def peak_flops_formula():
-    """float32 peak from the CPU's spec: cores x lanes x 2 (FMA) x 2 units x clock.
+    """float32 peak from the CPU's spec: cores x lanes x FMA units x 2 x clock.
 
-    Two FMA units per core is what current x86 server cores have (AMD Zen,
-    Intel Skylake-SP Gold and later); the clock is the one /proc/cpuinfo
-    reports, so turbo can make the real peak higher (the FMA loop case
-    measures it).
+    The clock is the one /proc/cpuinfo reports, so turbo can make the real
+    peak higher (the FMA loop case measures it).
     """
-    flags, mhz = _cpu_flags_and_mhz()
-    if mhz is None:
+    cpu = _cpu_fields()
+    if cpu["mhz"] is None:
         return None
-    lanes = 16 if "avx512f" in flags else 8 if {"avx2", "fma"} <= flags else 4
-    fma = 2 if "fma" in flags or "avx512f" in flags else 1
+    lanes, units = fma_datapath(cpu["flags"], cpu["vendor"], cpu["family"])
     cores = usable_cores()
-    return {"flops": cores * lanes * fma * 2 * mhz * 1e6, "cores": cores,
-            "lanes": lanes, "flops_per_fma": fma, "units": 2, "mhz": mhz}
+    return {"flops": cores * lanes * units * 2 * cpu["mhz"] * 1e6, "cores": cores,
+            "lanes": lanes, "units": units, "flops_per_fma": 2, "mhz": cpu["mhz"]}
 
 
 def busy_warning(share):

@@ -466,10 +466,25 @@ def mul_relu_sum_backward(T, side):
 # --------------------------------------------------------------------------
 # 5. matmul, float32 square
 
+# The peak goal divides the 1024^2 product's rate by the FMA loop's.  Timed as
+# separate cases the two ran a minute apart, and on a host with busy
+# neighbours the fraction swung from 65% to 98% between two runs of the same
+# code; as a variant the loop does the product's FLOPs in the same rounds,
+# taking turns with it.
+FMA_IN_TURNS = Variant("FMA loop, same FLOPs", {"fma_loop": True}, points=("1024",),
+                       description="gradtrack._C._bench.fma_peak doing the product's "
+                                   "2 n^3 FLOPs, timed in turns with the product")
+
+
 @timed_case("matmul", "matmul", "a @ b (square float32)",
             tuple(Point(str(n), n, f"{n}x{n} @ {n}x{n}")
-                  for n in (64, 128, 256, 512, 1024, 2048)))
-def matmul(T, n):
+                  for n in (64, 128, 256, 512, 1024, 2048)),
+            variants=(FMA_IN_TURNS,))
+def matmul(T, n, fma_loop=False):
+    if fma_loop:
+        _, bench = _bench_helpers(T)
+        flops = 2.0 * n ** 3
+        return lambda: bench.fma_peak(flops)
     a, b = _pair(T, n)
 
     def step():

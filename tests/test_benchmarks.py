@@ -345,6 +345,50 @@ def test_floor_and_peak_goals_are_computed_from_the_same_run():
     assert peak["met"] is True
 
 
+def test_peak_goal_pairs_each_round_of_the_product_with_the_fma_loop_beside_it():
+    from benchmarks import report
+
+    def stats(xs):
+        return {"median": sorted(xs)[len(xs) // 2], "min": min(xs), "max": max(xs),
+                "n": len(xs), "samples": xs}
+
+    flops = 2 * 1024 ** 3
+    mm = _fake_record("matmul", "1024", 0.0, 1.0)
+    # product rates 100, 50, 200 GFLOP/s; the loop beside each 125, 50, 250:
+    # fractions 0.8, 1.0, 0.8, median 0.8 (the medians' ratio would be 1.0)
+    mm["libs"]["gradtrack"] = stats([flops / r for r in (100e9, 50e9, 200e9)])
+    mm["libs"]["torch"] = stats([flops / 80e9] * 3)
+    mm["variants"] = [
+        {"variant": "FMA loop, same FLOPs", "lib": "gradtrack", "options": {"fma_loop": True},
+         "result": stats([flops / r for r in (125e9, 50e9, 250e9)]), "ratio": None},
+        {"variant": "FMA loop, same FLOPs", "lib": "torch", "options": {"fma_loop": True},
+         "result": {"error": "boom"}, "ratio": None}]
+    # the separate case says 160 GFLOP/s: used only where the variant failed
+    records = [mm, _fake_record("fma_peak", "peak", 4e8 / 160e9, 4e8 / 160e9)]
+    peak = _fake_document(records)["extra_goals"]["peak"]
+    assert peak["fractions"]["gradtrack"] == pytest.approx(0.8)
+    assert peak["paired"] == {"gradtrack": True, "torch": False}
+    assert peak["fma_loop_flops"]["torch"] == pytest.approx(160e9)
+    assert peak["fractions"]["torch"] == pytest.approx(80 / 160)
+    assert peak["met"] is False
+    text = report.render_report(_fake_document(records))
+    assert "matmul 1024^2 gradtrack: 100 GFLOP/s = 80% of peak" in text
+    assert "torch: 80 GFLOP/s = 50% of peak   (not in turns" in text
+
+
+@pytest.mark.parametrize("flags, vendor, family, expected", [
+    ({"avx2", "fma", "avx512f"}, "GenuineIntel", 6, (16, 2)),   # Skylake-SP and later
+    ({"avx2", "fma", "avx512f"}, "AuthenticAMD", 25, (8, 2)),   # Zen 4: 512 bits in halves
+    ({"avx2", "fma"}, "AuthenticAMD", 25, (8, 2)),              # Zen 3
+    ({"avx2", "fma", "avx512f"}, "AuthenticAMD", 26, (16, 2)),  # Zen 5
+    ({"sse2", "sse4_2"}, "GenuineIntel", 6, (4, 1)),
+])
+def test_peak_formula_counts_the_fma_datapath_not_the_instruction_width(
+        flags, vendor, family, expected):
+    from benchmarks.machine import fma_datapath
+    assert fma_datapath(flags, vendor, family) == expected
+
+
 def test_floor_goal_pairs_each_round_with_the_read_loop_beside_it():
     # samples of the reduction and of its read-loop variant, taken in turns;
     # the separately timed read_floor case (0.5) must not be used

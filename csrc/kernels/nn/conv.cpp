@@ -350,14 +350,12 @@ bool implicit_down(T* col, const T* img, const T* w, const T* bias, const ConvGe
 // each group's weights transposed (image channels become the output ones)
 // and flipped in both kernel directions, the dilation unchanged. Where the
 // padding is not negative (ph <= (kh - 1) dh: "same" and "valid" layers) the
-// AVX2 kernel computes it without the im2col-sized matrix and the col2im
-// pass (only when the image is overwritten, not added to). The AVX-512
-// kernel would too, but this was written on a machine without AVX-512, where
-// that path could not be run: CPUs that use our AVX-512 GEMM keep col2im
-// until it is measured and tested there. On the
-// benchmark layer (64->64 3x3 on 32x32, batch 16, Zen 3, AVX2 kernel)
-// forward plus backward, paired with im2col + OpenBLAS in one process:
-// 0.89-0.93x with it, 0.97-0.98x with the forward alone implicit.
+// implicit kernels compute it without the im2col-sized matrix and the col2im
+// pass (only when the image is overwritten, not added to). On the benchmark
+// layer (64->64 3x3 on 32x32, batch 16), forward plus backward, paired with
+// im2col + GEMM + col2im in one process: AVX2 kernel on Zen 3, 0.89-0.93x
+// (0.97-0.98x with the forward alone implicit); AVX-512 kernel on Zen 4,
+// 0.95-0.97x.
 template <typename T>
 bool implicit_up(T* img, const T* col, const T* w, const ConvGeom& g, const Dims& d, bool zero) {
   if constexpr (!std::is_same_v<T, float>) {
@@ -367,7 +365,7 @@ bool implicit_up(T* img, const T* col, const T* w, const ConvGeom& g, const Dims
     if (!zero || g.sh != 1 || g.sw != 1 || is_pointwise(g) || ph < 0 || pw < 0) return false;
     const ImplicitConv ic{d.img_cg, d.col_cg, g.col_h, g.col_w, g.kh,    g.kw,
                           ph,       pw,       g.dh,    g.dw,    g.img_h, g.img_w};
-    const ImplicitKernel kernel = implicit_kernel(ic, false);
+    const ImplicitKernel kernel = implicit_kernel(ic, true);
     if (!kernel) return false;
     // flipped[grp][c][o][i][j] = w[grp][o][c][kh - 1 - i][kw - 1 - j]
     const int64_t taps = g.kh * g.kw;

@@ -7,7 +7,8 @@ namespace {
 StreamPrefetch& chosen() {
   static StreamPrefetch distances = [] {
 #if defined(__x86_64__) && defined(__GNUC__)
-    if (__builtin_cpu_is("amd")) return StreamPrefetch{0, 1024};
+    if (__builtin_cpu_is("amd"))
+      return __builtin_cpu_supports("avx512f") ? StreamPrefetch{0, 0} : StreamPrefetch{0, 1024};
 #endif
     return StreamPrefetch{4096, 4096};
   }();

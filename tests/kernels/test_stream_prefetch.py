@@ -1,6 +1,6 @@
 """The streaming loops give the same bits with every prefetch distance.
 
-The distance is chosen per CPU vendor (NOTE [Streaming prefetch] in
+The distance is chosen per CPU (NOTE [Streaming prefetch] in
 csrc/kernels/prefetch.h), so a machine runs only one of the builds unless a
 test switches: these switch through the private hook and compare with torch.
 """

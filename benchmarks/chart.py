@@ -5,6 +5,8 @@ means the candidate is faster (or smaller) and its length is how much.
 Colour says whether the goal is met; a black tick marks the goal itself.
 """
 
+from .report import load_reasons
+
 COLORS = {True: "#2e7d32", False: "#c62828", None: "#7a8a99"}
 GOAL_COLOR = "#111111"
 ERROR_COLOR = "#9e9e9e"
@@ -171,10 +173,8 @@ def _load_banner(fig, document, height):
 
     Returns the top of the area left for the plot (figure fraction).
     """
-    load = document["load"]
-    text = (f"MEASURED UNDER LOAD: other processes used up to {load['max_share']:.0%} "
-            f"of the CPU ({load['rows_loaded']}/{load['rows']} rows at >= "
-            f"{load['threshold']:.0%}). Ratios marked * are not reliable.")
+    reasons = "; ".join(load_reasons(document["load"], short=True))
+    text = f"MEASURED UNDER LOAD: {reasons}. Ratios marked * are not reliable."
     band = 0.42 / height  # about 0.42 inch, whatever the chart's length
     fig.patches.append(matplotlib_rectangle(fig, 1 - band, band))
     if fig._suptitle is not None:  # the title moves below the banner

@@ -81,26 +81,82 @@ def summarize_goals(records):
     }
 
 
+# The FMA loop does a fixed amount of work in registers: its samples should
+# all take the same time.  When its median sample is this much slower than its
+# fastest, something the run cannot see took the CPU: on a virtual machine,
+# the host's other tenants (their time shows neither as other processes nor
+# as steal in /proc/stat).  Quiet runs on the 2-core dev VM: 1.02-1.06.
+NOISE_LIMIT = 1.10
+
+
+def fma_spread(records):
+    """(median / fastest sample of the FMA loop, where), worst over libraries.
+
+    The loop runs as the fma_peak case and as matmul/1024's FMA_IN_TURNS
+    variant; (None, None) when neither ran.
+    """
+    worst = (None, None)
+    for rec in records:
+        sets = []
+        if rec["case"] == "fma_peak":
+            sets = [(lab, res) for lab, res in rec["libs"].items()]
+        sets += [(v["lib"], v["result"]) for v in rec.get("variants", ())
+                 if v["options"].get("fma_loop")]
+        for lab, res in sets:
+            if not res or "error" in res or not res.get("samples") or res["min"] <= 0:
+                continue
+            spread = statistics.median(res["samples"]) / res["min"]
+            if worst[0] is None or spread > worst[0]:
+                worst = (spread, f"{rec['case']} {rec['point']}, {lab} worker")
+    return worst
+
+
 def load_section(machine, records, threshold):
     """Whether the run was measured under load, and the evidence.
 
     Under load means other processes used at least ``threshold`` of the CPU
-    just before or just after the run, or while some row was measured.
+    just before or just after the run, or while some row was measured; or the
+    FMA loop's samples spread by NOISE_LIMIT or more (a noisy host).
     """
     start = machine.get("others_cpu_share_start")
     end = machine.get("others_cpu_share_end")
     rows = [r["others_cpu_share"] for r in records if r.get("others_cpu_share") is not None]
     loaded_rows = sum(1 for r in records if r.get("loaded"))
     shares = [x for x in (start, end, *rows) if x is not None]
+    others = loaded_rows > 0 or any(x is not None and x >= threshold for x in (start, end))
+    spread, where = fma_spread(records)
+    noisy = spread is not None and spread >= NOISE_LIMIT
     return {
         "threshold": threshold, "others_cpu_share_start": start,
         "others_cpu_share_end": end, "rows_loaded": loaded_rows,
         "rows": len(records), "max_share": max(shares) if shares else None,
         "load_average_start": machine.get("load_average_start"),
         "load_average_end": machine.get("load_average_end"),
-        "under_load": loaded_rows > 0 or any(
-            x is not None and x >= threshold for x in (start, end)),
+        "other_processes": others,
+        "fma_spread": spread, "fma_spread_where": where, "noise_limit": NOISE_LIMIT,
+        "noisy_host": noisy,
+        "under_load": others or noisy,
     }
+
+
+def load_reasons(load, short=False):
+    """What made a run count as under load, one phrase per reason."""
+    reasons = []
+    # older reports have no "other_processes": under_load was that alone
+    if load.get("other_processes", load.get("under_load") and not load.get("noisy_host")):
+        rows = (f"{load['rows_loaded']}/{load['rows']}" if short
+                else f"{load['rows_loaded']} of {load['rows']}")
+        reasons.append(f"other processes used up to {load['max_share']:.0%} of the CPU "
+                       f"({rows} rows at >= {load['threshold']:.0%})")
+    if load.get("noisy_host"):
+        over = load["fma_spread"] - 1
+        reasons.append(
+            f"FMA loop's median sample {over:.0%} slower than its fastest (host noise)" if short
+            else f"the FMA loop's median sample took {over:.0%} longer than its fastest "
+                 f"({load['fma_spread_where']}; quiet runs stay under "
+                 f"{load['noise_limit'] - 1:.0%}): something outside this machine's view, "
+                 f"such as the host's other tenants, took CPU time")
+    return reasons
 
 
 def load_banner(document):
@@ -108,10 +164,8 @@ def load_banner(document):
     load = document.get("load") or {}
     if not load.get("under_load"):
         return None
-    return (f"UNDER LOAD: other processes used up to {load['max_share']:.0%} of the CPU "
-            f"({load['rows_loaded']} of {load['rows']} rows at >= "
-            f"{load['threshold']:.0%}); every ratio is marked {LOAD_MARK} and none "
-            f"should be trusted. Re-run on a quiet machine.")
+    return (f"UNDER LOAD: {'; '.join(load_reasons(load))}; every ratio is marked "
+            f"{LOAD_MARK} and none should be trusted. Re-run on a quiet machine.")
 
 
 def _median(record, label):

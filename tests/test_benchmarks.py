@@ -325,6 +325,44 @@ def test_a_loaded_row_marks_the_whole_run_table_and_chart(tmp_path):
                           machine_share=0.5)["load"]["under_load"] is True
 
 
+def test_a_noisy_fma_loop_marks_the_run_even_when_no_process_is_seen(tmp_path):
+    # On a VM the host's other tenants show neither as processes nor as steal;
+    # the FMA loop, fixed work in registers, slows down when they run.
+    from benchmarks import chart, report
+
+    def fma(samples):
+        rec = _fake_record("fma_peak", "peak", 1.0, 1.0)
+        for lab in rec["libs"]:
+            rec["libs"][lab] = {"median": sorted(samples)[len(samples) // 2],
+                                "min": min(samples), "max": max(samples),
+                                "n": len(samples), "samples": samples}
+        return rec
+
+    quiet = _fake_document([_fake_record("matmul", "64", 1.0, 2.0), fma([1.0, 1.03, 1.05])])
+    assert quiet["load"]["under_load"] is False
+    assert quiet["load"]["fma_spread"] == pytest.approx(1.03)
+    doc = _fake_document([_fake_record("matmul", "64", 1.0, 2.0), fma([1.0, 1.3, 1.4])])
+    load = doc["load"]
+    assert load["noisy_host"] is True and load["other_processes"] is False
+    assert load["under_load"] is True and load["fma_spread"] == pytest.approx(1.3)
+    text = report.render_report(doc)
+    assert text.startswith("UNDER LOAD: the FMA loop's median sample took 30% longer than "
+                           "its fastest (fma_peak peak, gradtrack worker;")
+    assert "other processes" not in text.splitlines()[0] and "0.5*" in text
+    chart.draw_chart(doc, tmp_path / "c.png")
+    assert_valid_png(tmp_path / "c.png")
+    # the variant timed in turns with matmul/1024 counts too
+    mm = _fake_record("matmul", "1024", 1.0, 1.0)
+    mm["variants"] = [{"variant": "FMA loop, same FLOPs", "lib": "torch",
+                       "options": {"fma_loop": True}, "ratio": None,
+                       "result": fma([1.0, 1.2, 1.25])["libs"]["torch"]}]
+    assert report.fma_spread([mm]) == (pytest.approx(1.2), "matmul 1024, torch worker")
+    # both reasons at once
+    both = _fake_document([_fake_record("matmul", "64", 1.0, 2.0, share=0.4),
+                           fma([1.0, 1.3, 1.4])])
+    assert len(report.load_reasons(both["load"])) == 2
+
+
 def test_floor_and_peak_goals_are_computed_from_the_same_run():
     from benchmarks.cases import FMA_FLOPS
 

@@ -203,9 +203,12 @@ def test_conv2d_matches_torch(torch, backend, threads):
     _close(w.grad, w_t.grad, 4 * 19 * 9)
 
 
-# Stride-1 float32 convolutions large enough for the AVX-512 kernel run without
-# an im2col matrix (NOTE [Implicit im2col] in csrc/kernels/gemm_avx512.cpp);
-# with the kernel switched off they take im2col + OpenBLAS.
+# Stride-1 float32 convolutions large enough for the AVX-512 kernel to run
+# without an im2col matrix (NOTE [Implicit im2col] in csrc/kernels/gemm_avx512.cpp),
+# the forward and, where the padding is not negative, the input gradient as a
+# convolution of its own (NOTE [Input gradient as a convolution] in
+# csrc/kernels/nn/conv.cpp); with the kernel switched off they take im2col +
+# OpenBLAS and col2im.
 @pytest.mark.parametrize("geom", STRIDE1_GEOMETRIES, ids=geometry_id)
-def test_stride1_conv_forward_without_im2col_matches_torch(torch, backend, threads, geom):
+def test_stride1_conv_without_im2col_matches_torch(torch, backend, threads, geom):
     check_stride1_conv(torch, geom)

@@ -8,6 +8,7 @@
 // elements. Below that, threads cost more than they save.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 
 #ifdef _OPENMP
@@ -72,6 +73,35 @@ void parallel_for(int64_t n, int64_t grain, const F& f) {
   }
 #endif
   f(0, n);
+}
+
+// NOTE [Items taken in turn]
+// parallel_for gives each thread an equal share up front. On a host whose
+// other tenants take one core for a while, the thread there finishes its
+// share late and the other waits. For a few large, independent items (the
+// (sample, group) products of a convolution) each thread instead takes the
+// next item when done with its last. The benchmark layer's forward plus
+// backward (64->64 3x3 on 32x32, batch 16, Zen 4) measured 0.93-1.0x the
+// time of the equal shares, in turns in one process over four runs: the
+// noisier the host, the larger the gain. Not for items that add into one
+// buffer per thread: which items a thread adds would change the sum's order.
+
+/// Calls f(i) for every i in [0, n), each thread taking the next item when it
+/// is done with its last (NOTE [Items taken in turn]). The caller releases the
+/// interpreter lock if the work is long.
+template <typename F>
+void parallel_items(int64_t n, const F& f) {
+  if (n <= 0) return;
+#ifdef _OPENMP
+  const int threads = get_num_threads();
+  if (n > 1 && threads > 1 && !in_parallel_region()) {
+    std::atomic<int64_t> next{0};
+#pragma omp parallel num_threads(static_cast<int>(n < threads ? n : threads))
+    for (int64_t i = next++; i < n; i = next++) f(i);
+    return;
+  }
+#endif
+  for (int64_t i = 0; i < n; ++i) f(i);
 }
 
 }  // namespace gradtrack

@@ -298,7 +298,9 @@ ImplicitKernel implicit_kernel(const ImplicitConv& ic, bool v4) {
   }
 }
 
-// Runs `kernel` on every (sample, group) pair, threads splitting the pairs:
+// Runs `kernel` on every (sample, group) pair, threads taking the pairs in
+// turn (NOTE [Items taken in turn] in parallel.h; each pair writes only its
+// own output, so the bits do not depend on which thread ran it):
 // out (dense [n, groups * ic.oc, oh, ow]) from in (dense [n, groups * ic.ic,
 // ih, iw]), group grp's weights at w + grp * w_group; then after(s, grp).
 template <typename After>
@@ -307,14 +309,13 @@ void implicit_pairs(ImplicitKernel kernel, const ImplicitConv& ic, float* out, c
                     const After& after) {
   const int64_t in_plane = ic.ih * ic.iw, out_plane = ic.oh * ic.ow;
   ScopedGilRelease gil(release_gil(g, d));
-  parallel_for(g.n * g.groups, 1, [&](int64_t lo, int64_t hi) {
-    for (int64_t t = lo; t < hi; ++t) {
-      const int64_t s = t / g.groups, grp = t % g.groups;
-      kernel(w + grp * w_group, in + ((s * g.groups + grp) * ic.ic) * in_plane,
-             out + ((s * g.groups + grp) * ic.oc) * out_plane, ic);
-      after(s, grp);
-    }
-  });
+  const auto item = [&](int64_t t) {
+    const int64_t s = t / g.groups, grp = t % g.groups;
+    kernel(w + grp * w_group, in + ((s * g.groups + grp) * ic.ic) * in_plane,
+           out + ((s * g.groups + grp) * ic.oc) * out_plane, ic);
+    after(s, grp);
+  };
+  parallel_items(g.n * g.groups, item);
 }
 
 // The forward's product as the implicit kernels see it; false where they do

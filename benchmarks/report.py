@@ -143,7 +143,7 @@ def load_reasons(load, short=False):
     """What made a run count as under load, one phrase per reason."""
     reasons = []
     # older reports have no "other_processes": under_load was that alone
-    if load.get("other_processes", load.get("under_load") and not load.get("noisy_host")):
+    if load.get("other_processes", load.get("under_load")):
         rows = (f"{load['rows_loaded']}/{load['rows']}" if short
                 else f"{load['rows_loaded']} of {load['rows']}")
         reasons.append(f"other processes used up to {load['max_share']:.0%} of the CPU "
@@ -202,6 +202,19 @@ def extra_goals(records, machine, libs):
     return out
 
 
+def _rounds_in_turns(rec, label, option):
+    """[(default, variant)] sample pairs, round by round, of one library's default
+    run and its variant with ``option`` set, taken in turns; None if either
+    failed or is missing."""
+    result = rec["libs"].get(label)
+    other = next((v["result"] for v in rec.get("variants", ())
+                  if v["lib"] == label and v["options"].get(option)), None)
+    if result and other and "error" not in result and "error" not in other \
+            and len(result["samples"]) == len(other["samples"]):
+        return list(zip(result["samples"], other["samples"]))
+    return None
+
+
 def _floor_ratio(rec, label, floor):
     """(reduction / read loop, paired?) for one library; (None, False) if unknown.
 
@@ -210,30 +223,15 @@ def _floor_ratio(rec, label, floor):
     the per-round ratios.  Without it (an older report, a run that skipped
     it), the separately timed read_floor case divides the medians.
     """
-    result = rec["libs"].get(label)
-    loop = next((v["result"] for v in rec.get("variants", ())
-                 if v["lib"] == label and v["options"].get("read_loop")), None)
-    if result and loop and "error" not in result and "error" not in loop \
-            and len(result["samples"]) == len(loop["samples"]):
-        ratios = [a / b for a, b in zip(result["samples"], loop["samples"])]
-        return statistics.median(ratios), True
+    rounds = _rounds_in_turns(rec, label, "read_loop")
+    if rounds:
+        return statistics.median(a / b for a, b in rounds), True
     num, den = _median(rec, label), None if floor is None else _median(floor, label)
     return (None if num is None or den is None else num / den), False
 
 
 def evaluate_max(value, limit):
     return None if value is None else value <= limit
-
-
-def _fma_in_turns(rec, label):
-    """Per-round (product, FMA loop) times of the FMA_IN_TURNS variant, or None."""
-    result = rec["libs"].get(label)
-    loop = next((v["result"] for v in rec.get("variants", ())
-                 if v["lib"] == label and v["options"].get("fma_loop")), None)
-    if result and loop and "error" not in result and "error" not in loop \
-            and len(result["samples"]) == len(loop["samples"]):
-        return list(zip(result["samples"], loop["samples"]))
-    return None
 
 
 def _peak_entry(by, machine, labels):
@@ -258,7 +256,7 @@ def _peak_entry(by, machine, labels):
         if (m := _median(mm, lab)) is None:
             continue
         rates[lab] = flops / m
-        rounds = _fma_in_turns(mm, lab)
+        rounds = _rounds_in_turns(mm, lab, "fma_loop")
         paired[lab] = rounds is not None
         if rounds:
             fractions[lab] = statistics.median(

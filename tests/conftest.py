@@ -1,4 +1,5 @@
-"""Shared fixtures: torch as the oracle (skips only when torch is missing), and ``lib``.
+"""Shared fixtures: torch as the oracle (skips only when torch is missing), ``lib`` and
+``threads``.
 
 Shared plain helpers are in ``tests/helpers.py``.
 """
@@ -19,3 +20,12 @@ def lib(request):
     if request.param == "torch":
         return pytest.importorskip("torch")
     return gradtrack
+
+
+@pytest.fixture(params=[1, 2], ids=["1thread", "2threads"])
+def threads(request):
+    """Each test on one thread and on two (the kernels split work differently)."""
+    old = gradtrack.get_num_threads()
+    gradtrack.set_num_threads(request.param)
+    yield request.param
+    gradtrack.set_num_threads(old)

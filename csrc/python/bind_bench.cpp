@@ -4,6 +4,7 @@
 
 #include "kernels/bench_floor.h"
 #include "kernels/blas.h"
+#include "kernels/loops.h"
 #include "kernels/parallel.h"
 #include "kernels/prefetch.h"
 #include "kernels/small_gemm.h"
@@ -116,6 +117,16 @@ void init_bench(py::module_& m) {
         kernels::set_stream_prefetch({sum, extreme});
       },
       py::arg("sum"), py::arg("extreme"));
+  // Test hook for the elementwise loops' streaming stores (NOTE [Streaming
+  // stores]): the footprint in bytes from which they stream (0: always).
+  b.def("stream_store_bytes", [] { return kernels::stream_store_bytes(); });
+  b.def(
+      "set_stream_store_bytes",
+      [](int64_t bytes) {
+        GT_CHECK(bytes >= 0, "set_stream_store_bytes: bytes must be >= 0");
+        kernels::set_stream_store_bytes(bytes);
+      },
+      py::arg("bytes"));
   // Test hook for the LSTM steps' small GEMM (NOTE [Small GEMM]).
   b.def("small_gemm", &small_gemm_hook, py::arg("a"), py::arg("b"), py::arg("c"), py::arg("beta"),
         py::arg("vectorised") = true);

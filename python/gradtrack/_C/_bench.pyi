@@ -5,7 +5,7 @@ benchmark reference loops (private)
 from __future__ import annotations
 import typing
 from gradtrack._C import Tensor
-__all__: list[str] = ['conv_implicit_avx2_available', 'conv_implicit_avx2_mode', 'fma_lanes', 'fma_peak', 'gemm', 'gemm_avx512_available', 'implicit_avx2_wins', 'read_floor', 'set_conv_implicit_avx2_mode', 'set_gemm_avx512', 'set_stream_prefetch', 'small_gemm', 'small_gemm_vectorised', 'stream_prefetch', 'use_gemm_avx512']
+__all__: list[str] = ['conv_implicit_avx2_available', 'conv_implicit_avx2_mode', 'fma_lanes', 'fma_peak', 'gemm', 'gemm_avx512_available', 'implicit_avx2_wins', 'read_floor', 'set_conv_implicit_avx2_mode', 'set_gemm_avx512', 'set_stream_prefetch', 'set_stream_store_bytes', 'small_gemm', 'small_gemm_vectorised', 'stream_prefetch', 'stream_store_bytes', 'use_gemm_avx512']
 
 def conv_implicit_avx2_available() -> bool:
     ...
@@ -40,6 +40,9 @@ def set_gemm_avx512(on: bool) -> None:
 def set_stream_prefetch(sum: typing.SupportsInt | typing.SupportsIndex, extreme: typing.SupportsInt | typing.SupportsIndex) -> None:
     ...
 
+def set_stream_store_bytes(bytes: typing.SupportsInt | typing.SupportsIndex) -> None:
+    ...
+
 def small_gemm(a: Tensor, b: Tensor, c: Tensor, beta: typing.SupportsFloat | typing.SupportsIndex, vectorised: bool=True) -> None:
     ...
 
@@ -47,6 +50,9 @@ def small_gemm_vectorised() -> bool:
     ...
 
 def stream_prefetch() -> tuple[int, int]:
+    ...
+
+def stream_store_bytes() -> int:
     ...
 
 def use_gemm_avx512() -> bool:

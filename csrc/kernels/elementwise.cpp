@@ -782,12 +782,31 @@ void mul_backward(const Tensor& ga, const Tensor& gb, const Tensor& g, const Ten
     const T* pg = g.data<T>();
     const T* xa = a.data<T>();
     const T* xb = b.data<T>();
-    parallel_for(g.numel(), kGrainSize, [&](int64_t lo, int64_t hi) {
+    const auto products = [&](T* oa, T* ob, int64_t lo, int64_t hi) {
       for (int64_t i = lo; i < hi; ++i) {
         const T gv = pg[i];
-        pa[i] = gv * xb[i];
-        pb[i] = gv * xa[i];
+        oa[i - lo] = gv * xb[i];
+        ob[i - lo] = gv * xa[i];
       }
+    };
+    // Five tensors of g's size: past the L3, both gradients are staged and
+    // streamed out (NOTE [Streaming stores]).
+    const int64_t n = g.numel();
+    const bool stream = 5 * n * int64_t(sizeof(T)) >= stream_store_bytes();
+    parallel_for(n, kGrainSize, [&](int64_t lo, int64_t hi) {
+      if (!stream) return products(pa + lo, pb + lo, lo, hi);
+      constexpr int64_t per = kStageBytes / int64_t(sizeof(T));
+      alignas(64) T sa[per];
+      alignas(64) T sb[per];
+      for (int64_t i = lo; i < hi; i += per) {
+        const int64_t e = std::min(hi, i + per);
+        products(sa, sb, i, e);
+        stream_copy(reinterpret_cast<char*>(pa + i), reinterpret_cast<const char*>(sa),
+                    (e - i) * int64_t(sizeof(T)));
+        stream_copy(reinterpret_cast<char*>(pb + i), reinterpret_cast<const char*>(sb),
+                    (e - i) * int64_t(sizeof(T)));
+      }
+      stream_fence();
     });
   });
 }

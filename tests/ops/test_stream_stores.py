@@ -135,3 +135,17 @@ def test_large_graph_gradients_match_torch_streamed(torch, streaming, threads):
         (lib.from_numpy(x.copy()) * wt).relu().sum().backward()
         grads.append(np.asarray(wt.grad.numpy()))
     assert np.array_equal(grads[0], grads[1])
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_product_gradients_match_torch_streamed(torch, streaming, threads, dtype):
+    """Both gradients of a * b come from one fused loop with two outputs."""
+    rng = np.random.default_rng(5)
+    a, b, up = (rng.standard_normal(100_003).astype(dtype) for _ in range(3))
+    results = []
+    for lib, on in ((gt, False), (gt, True), (torch, True)):
+        streaming(on)
+        x, y = (lib.from_numpy(v.copy()).requires_grad_() for v in (a, b))
+        (x * y).backward(lib.from_numpy(up.copy()))
+        results.append([np.asarray(t.grad.numpy()).tobytes() for t in (x, y)])
+    assert results[0] == results[1] == results[2]

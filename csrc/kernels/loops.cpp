@@ -142,30 +142,17 @@ void set_stream_store_bytes(int64_t bytes) {
 namespace {
 
 #ifdef GT_STREAM_STORES
-// 32-byte streaming stores where the CPU has AVX: half the instructions of
-// SSE2's 16-byte ones per line.
-__attribute__((target("avx"))) void stream_copy_avx(char* dst, const char* src, int64_t bytes) {
-  int64_t head = static_cast<int64_t>((32 - (reinterpret_cast<uintptr_t>(dst) & 31)) & 31);
-  if (head > bytes) head = bytes;
-  std::memcpy(dst, src, static_cast<size_t>(head));
-  int64_t i = head;
-  for (; i + 32 <= bytes; i += 32) {
-    const __m256i v = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(src + i));
-    _mm256_stream_si256(reinterpret_cast<__m256i*>(dst + i), v);
-  }
-  std::memcpy(dst + i, src + i, static_cast<size_t>(bytes - i));
+// bytes (a multiple of the store's width) to a dst aligned to it. 32-byte
+// stores where the CPU has AVX: half the instructions of SSE2's per line.
+__attribute__((target("avx"))) void stream_body_avx(char* dst, const char* src, int64_t bytes) {
+  for (int64_t i = 0; i < bytes; i += 32)
+    _mm256_stream_si256(reinterpret_cast<__m256i*>(dst + i),
+                        _mm256_loadu_si256(reinterpret_cast<const __m256i*>(src + i)));
 }
-
-void stream_copy_sse2(char* dst, const char* src, int64_t bytes) {
-  int64_t head = static_cast<int64_t>((16 - (reinterpret_cast<uintptr_t>(dst) & 15)) & 15);
-  if (head > bytes) head = bytes;
-  std::memcpy(dst, src, static_cast<size_t>(head));
-  int64_t i = head;
-  for (; i + 16 <= bytes; i += 16) {
-    const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(src + i));
-    _mm_stream_si128(reinterpret_cast<__m128i*>(dst + i), v);
-  }
-  std::memcpy(dst + i, src + i, static_cast<size_t>(bytes - i));
+void stream_body_sse2(char* dst, const char* src, int64_t bytes) {
+  for (int64_t i = 0; i < bytes; i += 16)
+    _mm_stream_si128(reinterpret_cast<__m128i*>(dst + i),
+                     _mm_loadu_si128(reinterpret_cast<const __m128i*>(src + i)));
 }
 #endif
 
@@ -173,9 +160,16 @@ void stream_copy_sse2(char* dst, const char* src, int64_t bytes) {
 
 void stream_copy(char* dst, const char* src, int64_t bytes) {
 #ifdef GT_STREAM_STORES
+  // Plain stores up to the store width's boundary of dst and for the tail.
   static const bool avx = __builtin_cpu_supports("avx");
-  if (avx) return stream_copy_avx(dst, src, bytes);
-  stream_copy_sse2(dst, src, bytes);
+  const int64_t width = avx ? 32 : 16;
+  const int64_t head = std::min<int64_t>(
+      bytes, static_cast<int64_t>((width - (reinterpret_cast<uintptr_t>(dst) & (width - 1))) &
+                                  (width - 1)));
+  const int64_t body = (bytes - head) / width * width;
+  std::memcpy(dst, src, static_cast<size_t>(head));
+  (avx ? stream_body_avx : stream_body_sse2)(dst + head, src + head, body);
+  std::memcpy(dst + head + body, src + head + body, static_cast<size_t>(bytes - head - body));
 #else
   std::memcpy(dst, src, static_cast<size_t>(bytes));
 #endif

@@ -88,7 +88,8 @@ struct Operand {
 };
 
 /// Builds a plan writing `out` from `ins`. It streams (NOTE [Streaming
-/// stores]) when it reads a tensor, writes dense runs and spans enough bytes.
+/// stores]) when it has an input (a tensor or a value), writes dense runs and
+/// its tensors span enough bytes.
 LoopPlan make_plan(const Tensor& out, std::initializer_list<Operand> ins);
 
 /// Runs inner(ptrs, strides, n) over every innermost run of the plan, in

@@ -2,7 +2,7 @@
 streaming stores, through a small staging block (NOTE [Streaming stores] in
 csrc/kernels/loops.h). Only loops past ~40 MiB stream by default, so these
 tests lower the threshold through the private hook: then every loop that
-reads a tensor and writes dense runs streams, and its bits must equal those
+has an input and writes dense runs streams, and its bits must equal those
 of the plain loop, for every op and in-place variant in the op table, and
 torch's for large tensors split across threads at awkward offsets."""
 

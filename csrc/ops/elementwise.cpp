@@ -46,6 +46,23 @@ void check_sub_bool(ScalarType a, ScalarType b) {
            "to invert a mask, use the `~` or `logical_not()` operator instead.");
 }
 
+namespace out_slot {
+thread_local const Tensor* armed = nullptr;
+}
+
+OutSlot::OutSlot(const Tensor& out) : prev_(out_slot::armed), out_(&out) { out_slot::armed = &out; }
+
+bool OutSlot::release() {
+  if (!released_) {
+    taken_ = out_slot::armed != out_;
+    out_slot::armed = prev_;
+    released_ = true;
+  }
+  return taken_;
+}
+
+OutSlot::~OutSlot() { release(); }
+
 namespace {
 
 Tensor run_binary(BinaryOp op, const Tensor& a, const Tensor& b, ScalarType compute,

@@ -18,8 +18,6 @@ namespace gradtrack::ops {
 using kernels::BinaryOp;
 using kernels::UnaryOp;
 
-namespace {
-
 void check_no_internal_overlap(const Tensor& self) {
   GT_CHECK(!has_internal_overlap(self),
            "unsupported operation: more than one element of the written-to tensor refers to a "
@@ -34,6 +32,8 @@ constexpr const char* kOverlapError =
 void check_no_partial_overlap(const Tensor& self, const Tensor& other) {
   GT_CHECK(overlap_status(self, other) != Overlap::Partial, kOverlapError);
 }
+
+namespace {
 
 // index_put_ refuses any input sharing self's elements, even all of them.
 void check_no_overlap(const Tensor& self, const Tensor& other) {

@@ -301,4 +301,28 @@ Tensor inplace_random(const Tensor& self, int64_t from, std::optional<int64_t> t
 Tensor multinomial(const Tensor& input, int64_t num_samples, bool replacement,
                    Generator* gen = nullptr);
 
+/// PyTorch's refusals of a write into `self` (NOTE [Memory overlap] in
+/// core/tensor.h): two of self's elements share memory; `other`, an input,
+/// shares some of self's memory but is not exactly self.
+void check_no_internal_overlap(const Tensor& self);
+void check_no_partial_overlap(const Tensor& self, const Tensor& other);
+
+/// While alive, the first elementwise result of `out`'s shape and dtype is
+/// `out` itself (NOTE [out= written in place] in ops/common.h).
+class OutSlot {
+ public:
+  explicit OutSlot(const Tensor& out);
+  ~OutSlot();
+  OutSlot(const OutSlot&) = delete;
+  OutSlot& operator=(const OutSlot&) = delete;
+  /// Disarms; returns whether a result took `out`.
+  bool release();
+
+ private:
+  const Tensor* prev_;
+  const Tensor* out_;
+  bool taken_ = false;
+  bool released_ = false;
+};
+
 }  // namespace gradtrack::ops

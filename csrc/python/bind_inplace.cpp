@@ -1,5 +1,6 @@
 // _C._inplace: the raw in-place entries python/gradtrack/_inplace.py calls
 // after its rules (NOTE [In-place rules]), and the op list's in-place table.
+#include "autograd/forward_ad.h"
 #include "autograd/provenance.h"
 #include "autograd/variable.h"
 #include "python/arg_errors.h"
@@ -41,7 +42,71 @@ std::string method_name(int op) {
                   type_name(other));
 }
 
+// Whether `item` (a tensor, or a tuple or list of them) shares memory with
+// `out`; raises PyTorch's error when it shares some but not all of it.
+bool shares_memory(py::handle item, const Tensor& out) {
+  if (py::isinstance<TensorImpl>(item)) {
+    const Tensor t = item.cast<Tensor>();
+    ops::check_no_partial_overlap(out, t);
+    return may_overlap(t, out);
+  }
+  bool any = false;
+  if (py::isinstance<py::tuple>(item) || py::isinstance<py::list>(item)) {
+    for (py::handle x : item) any = shares_memory(x, out) || any;
+  }
+  return any;
+}
+
+bool has_tangent(py::handle item) {
+  if (py::isinstance<TensorImpl>(item))
+    return ag::forward_ad::tangent(item.cast<Tensor>()).defined();
+  if (py::isinstance<py::tuple>(item) || py::isinstance<py::list>(item)) {
+    for (py::handle x : item)
+      if (has_tangent(x)) return true;
+  }
+  return false;
+}
+
+// PyTorch's out= functions have no forward derivative: a tangent on any
+// argument, or on out, is refused before anything is written.
+void check_out_tangents(const std::string& name, py::handle out, const py::tuple& args) {
+  if (!ag::forward_ad::active()) return;
+  bool any = has_tangent(out);
+  for (py::handle a : args) any = any || has_tangent(a);
+  if (any)
+    throw NotImplementedError("Trying to use forward AD with " + name +
+                              "_out that does not support it because it is an out= function");
+}
+
+// fn(*args, **kwargs) with `out` armed (NOTE [out= written in place] in
+// ops/common.h): (result, True) when the result is `out`, written in place
+// and its counter bumped; else (result, False), for the caller to copy.
+// PyTorch's overlap errors come first, before anything is computed.
+py::tuple call_into(const Tensor& out, py::handle fn, const py::tuple& args,
+                    const py::dict& kwargs) {
+  ops::check_no_internal_overlap(out);
+  bool arm = out.is_contiguous() && out.numel() > 0;
+  for (py::handle a : args) arm = !shares_memory(a, out) && arm;
+  for (auto kv : kwargs) arm = !shares_memory(kv.second, out) && arm;
+  if (!arm) return py::make_tuple(fn(*args, **kwargs), false);
+  ops::OutSlot slot(out);
+  py::object result = fn(*args, **kwargs);
+  if (!slot.release()) return py::make_tuple(result, false);
+  if (!py::isinstance<TensorImpl>(result)) return py::make_tuple(result, false);
+  const Tensor r = result.cast<Tensor>();
+  if (r.is_same(out)) {
+    out->bump_version();
+    return py::make_tuple(result, true);
+  }
+  // An intermediate took `out`: copying a result that overlaps it would read
+  // what the copy already wrote.
+  if (may_overlap(r, out)) return py::make_tuple(ops::clone(r), false);
+  return py::make_tuple(result, false);
+}
+
 void bind_inplace(py::module_& m) {
+  m.def("into", &call_into);
+  m.def("check_out_tangents", &check_out_tangents);
   m.attr("ops") = inplace_ops();
   m.def("binary_", [](int op, const Tensor& self, py::handle other, py::handle alpha,
                       bool mode_given, py::handle mode) {
@@ -174,6 +239,22 @@ void bind_inplace(py::module_& m) {
         d.is_none() ? std::nullopt : std::optional<int64_t>(int_arg(d, "squeeze_", "dim", 1)));
   });
   m.def("set_data", [](const Tensor& self, const Tensor& other) { self->set_data(*other.get()); });
+  // out='s resize (as PyTorch's resize_output, then TensorIterator's layout for
+  // a resized output): `like`'s shape, and its strides when it is dense (an
+  // elementwise result follows its inputs' memory order), else contiguous
+  // ones. Kept in out's storage when it holds them past out's offset (a view
+  // of a larger tensor then writes into it), else in a new block; out keeps
+  // its version counter.
+  m.def("resize_out", [](const Tensor& out, const Tensor& like) {
+    const DimVector& sizes = like.sizes();
+    const DimVector strides =
+        is_non_overlapping_and_dense(like) ? like.strides() : contiguous_strides(sizes);
+    const size_t need = size_t(out->offset() + like.numel()) * itemsize(out.dtype());
+    const Tensor fresh = need <= out->storage()->nbytes()
+                             ? alias_with_geometry(out, sizes, strides, out->offset())
+                             : empty_strided(sizes, strides, out.dtype());
+    out->set_data(*fresh.get());
+  });
   // A label for the writes of a Python-level operation (SGD.step):
   // `prev = _swap_write_label("SGD.step")` ... `_swap_write_label(prev)`.
   m.def("swap_write_label", [](py::handle label) -> int {

@@ -4,10 +4,13 @@ NOTE [out= rules] (measured on torch 2.13)
 - with grad mode on, any tensor argument (out included) that requires grad
   is refused: "<name>(): functions with out=... arguments don't support
   automatic differentiation, but one of the arguments requires grad.";
-- the result is computed, then written into ``out`` in place: its
-  ``_version`` bumps and views of it see the write;
+- the result is written into ``out`` in place: its ``_version`` bumps once
+  and views of it see the write (the elementwise functions compute straight
+  into it: NOTE [out= written in place] in csrc/ops/common.h);
 - an ``out`` of another shape is resized first, with torch's deprecation
-  warning when it had elements;
+  warning when it had elements; it keeps its storage when that holds the new
+  shape, and a resized ``out`` takes the result's layout;
+- a forward-AD tangent on any argument, or on ``out``, is refused;
 - elementwise ops refuse a result dtype that cannot be cast to ``out``'s
   ("result type Float can't be cast to the desired output type Long");
   reductions and scans cast freely;
@@ -34,9 +37,12 @@ def _shape(t):
     return "[" + ", ".join(str(s) for s in t.shape) + "]"
 
 
-def check_grad(name, args, out):
-    """torch's refusal when an argument (or out) requires grad."""
-    if not _C.is_grad_enabled():
+def check_grad(name, args, out, differentiable=True):
+    """torch's refusals before an out= write: a forward-AD tangent on any
+    argument (or out), and, for a ``differentiable`` function with grad mode
+    on, an argument (or out) that requires grad."""
+    _C._inplace.check_out_tangents(name, out, tuple(args))
+    if not differentiable or not _C.is_grad_enabled():
         return
     if _any_requires_grad(args) or _any_requires_grad((out,)):
         raise RuntimeError(f"{name}(): functions with out=... arguments don't support "
@@ -64,7 +70,7 @@ def write(out, result, strict_cast):
         if out.numel() != 0:
             warnings.warn(_RESIZED.format(old=_shape(out), new=_shape(result)), UserWarning,
                           stacklevel=4)
-        _C._inplace.set_data(out, _C.empty(tuple(result.shape), dtype=out.dtype))
+        _C._inplace.resize_out(out, result)
     with _no_grad():
         out.copy_(result)
     return out

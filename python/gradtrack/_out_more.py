@@ -6,7 +6,7 @@ that cannot be cast to ``out``'s; a factory called with ``out=`` and no
 
 import functools
 
-from . import _out
+from . import _C, _out
 from ._dtype_names import CPP_NAME, SCALAR_NAME, dtype_key
 from ._factories import insert_keywords, param_names, parameters
 
@@ -60,10 +60,11 @@ def elementwise(fn, name):
     def op(*args, out=None, **kwargs):
         if out is None:
             return fn(*args, **kwargs)
-        if name not in NO_GRAD:
-            _out.check_grad(error_name, (*args, *kwargs.values()), out)
-        with _out._no_grad():
-            result = fn(*args, **kwargs)
+        _out.check_grad(error_name, (*args, *kwargs.values()), out, name not in NO_GRAD)
+        with _out._no_grad():  # NOTE [out= written in place] in csrc/ops/common.h
+            result, written = _C._inplace.into(out, fn, args, kwargs)
+        if written:
+            return out
         if name in EXACT and result.dtype != out.dtype:
             raise RuntimeError(f"Found dtype {_dt(out)} but expected {_dt(result)}")
         return _out.write(out, result, True)
@@ -124,8 +125,8 @@ def with_rule(fn, name):
     def op(*args, out=None, **kwargs):
         if out is None:
             return fn(*args, **kwargs)
-        if name not in NO_GRAD:  # check_grad looks into tensor lists (cat's) itself
-            _out.check_grad(error_name, (*args, *kwargs.values()), out)
+        # check_grad looks into tensor lists (cat's) itself
+        _out.check_grad(error_name, (*args, *kwargs.values()), out, name not in NO_GRAD)
         with _out._no_grad():
             result = fn(*args, **kwargs)
         return _out.write_result(error_name, out, result,

@@ -2,9 +2,12 @@
 from __future__ import annotations
 import typing
 from gradtrack._C import Tensor
-__all__: list[str] = ['binary_', 'clamp_', 'clamp_bound_', 'copy_', 'fill_', 'index_put_', 'masked_fill_', 'normal_', 'ops', 'scatter_', 'scatter_add_', 'set_data', 'setitem_', 'squeeze_', 'swap_write_label', 't_', 'transpose_', 'unary_', 'uniform_', 'unsqueeze_', 'zero_']
+__all__: list[str] = ['binary_', 'check_out_tangents', 'clamp_', 'clamp_bound_', 'copy_', 'fill_', 'index_put_', 'into', 'masked_fill_', 'normal_', 'ops', 'resize_out', 'scatter_', 'scatter_add_', 'set_data', 'setitem_', 'squeeze_', 'swap_write_label', 't_', 'transpose_', 'unary_', 'uniform_', 'unsqueeze_', 'zero_']
 
 def binary_(arg0: typing.SupportsInt | typing.SupportsIndex, arg1: Tensor, arg2: typing.Any, arg3: typing.Any, arg4: bool, arg5: typing.Any) -> Tensor:
+    ...
+
+def check_out_tangents(arg0: str, arg1: typing.Any, arg2: tuple[typing.Any, ...]) -> None:
     ...
 
 def clamp_(arg0: Tensor, arg1: typing.Any, arg2: typing.Any) -> Tensor:
@@ -22,10 +25,16 @@ def fill_(self: Tensor, value: typing.Any, label: typing.Any=None) -> Tensor:
 def index_put_(self: Tensor, indices: list[typing.Any], values: typing.Any, accumulate: bool, label: typing.Any=None) -> Tensor:
     ...
 
+def into(arg0: Tensor, arg1: typing.Any, arg2: tuple[typing.Any, ...], arg3: dict[typing.Any, typing.Any]) -> tuple[typing.Any, ...]:
+    ...
+
 def masked_fill_(arg0: Tensor, arg1: Tensor, arg2: typing.Any) -> Tensor:
     ...
 
 def normal_(arg0: Tensor, arg1: typing.SupportsFloat | typing.SupportsIndex, arg2: typing.SupportsFloat | typing.SupportsIndex) -> Tensor:
+    ...
+
+def resize_out(arg0: Tensor, arg1: Tensor) -> None:
     ...
 
 def scatter_(arg0: Tensor, arg1: typing.SupportsInt | typing.SupportsIndex, arg2: Tensor, arg3: typing.Any) -> Tensor:

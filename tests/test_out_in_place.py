@@ -1,0 +1,164 @@
+"""out= on the elementwise functions writes the result straight into ``out``
+(NOTE [out= written in place] in csrc/ops/common.h): the same values, one
+``_version`` bump and views that see the write, as torch; torch's errors for
+an ``out`` that overlaps an argument or carries a forward-AD tangent, raised
+before anything is written.
+"""
+
+import warnings
+
+import numpy as np
+import pytest
+
+import gradtrack
+from gradtrack import _C, _out_more
+
+N = 1003  # not a multiple of any vector width
+
+
+def _inputs(lib, name):
+    """Arguments for ``name``: floats in (0.1, 0.9) (a domain every op takes), ints for
+    the bitwise ops, a bool tensor for logical_not; the second operand broadcasts."""
+    g = np.random.default_rng(sum(map(ord, name)))
+    x = lib.tensor(g.uniform(0.1, 0.9, (N,)).astype(np.float32))
+    y = lib.tensor(g.uniform(0.5, 1.5, (1,)).astype(np.float32)) if name == "pow" else \
+        lib.tensor(g.uniform(0.5, 1.5, (N,)).astype(np.float32))
+    if name.startswith("bitwise"):
+        xi, yi = lib.tensor(g.integers(0, 99, (N,))), lib.tensor(g.integers(0, 99, (N,)))
+        return (xi,) if name == "bitwise_not" else (xi, yi)
+    if name == "logical_not":
+        return (x > 0.6,)
+    return (x, y) if name in _out_more.BINARY else (x,)
+
+
+def _write(lib, name):
+    """(values, dtype, version bump, a view made before sees the write, returned out itself)."""
+    args = _inputs(lib, name)
+    expected = getattr(lib, name)(*args)
+    out = lib.zeros(expected.shape, dtype=expected.dtype)
+    view = out[1:]
+    before = out._version
+    r = getattr(lib, name)(*args, out=out)
+    return (out.numpy().astype(np.float64), str(out.dtype).split(".")[-1],
+            out._version - before, np.array_equal(view.numpy(), expected.numpy()[1:]), r is out)
+
+
+@pytest.mark.parametrize("name", _out_more.UNARY + _out_more.BINARY)
+def test_out_is_written_directly_as_torch_writes_it(torch, name):
+    got, want = _write(gradtrack, name), _write(torch, name)
+    np.testing.assert_allclose(got[0], want[0], rtol=2e-6, atol=1e-7)
+    assert got[1:] == want[1:] == (want[1], 1, True, True)
+    # ... and the result took out's memory: nothing was computed elsewhere and copied
+    args = _inputs(gradtrack, name)
+    out = gradtrack.empty(got[0].shape, dtype=getattr(gradtrack, got[1]))
+    result, written = _C._inplace.into(out, getattr(gradtrack, name), args, {})
+    assert written and result.data_ptr() == out.data_ptr()
+
+
+def _outcome(lib, call):
+    """What a call does to a tensor: its values and version after, or the error."""
+    x = lib.arange(12.0)
+    before = x.clone()
+    try:
+        call(lib, x)
+    except Exception as e:  # the error is the observable result
+        return (type(e).__name__, str(e), bool((x == before).all()), x._version)
+    return ("ok", x.tolist(), x._version)
+
+
+OVERLAPS = {
+    "out is the input": lambda L, x: L.mul(x, 2, out=x),
+    "out is both inputs": lambda L, x: L.add(x, x, out=x),
+    "out shifted over the input": lambda L, x: L.exp(x[:11], out=x[1:]),
+    "out and an input share half": lambda L, x: L.sub(x[:8], x[4:], out=x[4:]),
+    "out overlaps itself": lambda L, x: L.add(x[:3], 1, out=x[:1].expand(3)),
+    "strided, not dense: never refused": lambda L, x: L.add(x.view(3, 4)[:, :2], 1,
+                                                            out=x.view(3, 4)[:, 2:]),
+    "disjoint halves of one tensor": lambda L, x: L.mul(x[:6], 3, out=x[6:]),
+    "out a transposed view": lambda L, x: L.neg(x.view(4, 3).t().clone(),
+                                                out=x.view(3, 4).t()),
+    "out resized from another shape": lambda L, x: L.mul(x[:4].clone(), 2, out=x[:2]),
+}
+
+
+@pytest.mark.parametrize("case", OVERLAPS)
+def test_out_overlapping_an_argument_as_torch(torch, case):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the resize's deprecation warning
+        assert _outcome(gradtrack, OVERLAPS[case]) == _outcome(torch, OVERLAPS[case])
+
+
+REFUSED = {
+    "integer division by zero": lambda L, x: L.remainder(L.arange(12), 0, out=L.zeros(12).long()),
+    "bool subtraction": lambda L, x: L.sub(x > 3, x > 4, out=x > 5),
+    "float result into a long out": lambda L, x: L.exp(x, out=L.zeros(12, dtype=L.long)),
+    "abs into another dtype": lambda L, x: L.abs(x, out=L.zeros(12, dtype=L.float64)),
+}
+
+
+@pytest.mark.parametrize("case", REFUSED)
+def test_a_refused_out_write_leaves_out_as_it_was(torch, case):
+    outs = []
+    for lib in (gradtrack, torch):
+        out = lib.arange(12.0)
+        try:
+            REFUSED[case](lib, out)
+        except Exception as e:  # noqa: BLE001 - comparing torch's error
+            outs.append((type(e).__name__, str(e)))
+        else:
+            outs.append("no error")
+    assert outs[0] == outs[1] != "no error"
+    # an out that is refused keeps its values and version (checked on a contiguous out)
+    out = gradtrack.arange(12.0)
+    with pytest.raises(RuntimeError):
+        gradtrack.exp(out[:11], out=out[1:])
+    assert out.tolist() == list(map(float, range(12))) and out._version == 0
+
+
+def _tangent_refusal(lib, name, on_out):
+    """torch's error for out= under a dual level with a tangent on the first argument
+    (or on out), and whether out's version stayed; None when that tensor is not float."""
+    fwd = lib.autograd.forward_ad
+    with fwd.dual_level():
+        args = _inputs(lib, name)
+        if name == "max":
+            args, out = (args[0], 0), (lib.zeros(()), lib.zeros((), dtype=lib.long))
+        else:
+            r = getattr(lib, name)(*args)
+            out = lib.zeros(r.shape, dtype=r.dtype)
+        carrier = (out[0] if isinstance(out, tuple) else out) if on_out else args[0]
+        if not carrier.dtype.is_floating_point:
+            return None
+        dual = fwd.make_dual(carrier, lib.ones_like(carrier))
+        if on_out:
+            out = (dual, out[1]) if isinstance(out, tuple) else dual
+        else:
+            args = (dual,) + args[1:]
+        first = out[0] if isinstance(out, tuple) else out
+        version = first._version
+        with pytest.raises(NotImplementedError) as e:
+            getattr(lib, name)(*args, out=out)
+        return str(e.value), first._version == version
+
+
+@pytest.mark.parametrize("name", _out_more.UNARY + _out_more.BINARY + ("max",))
+@pytest.mark.parametrize("on_out", (False, True), ids=("on_argument", "on_out"))
+def test_out_refuses_a_forward_ad_tangent_with_torchs_error(torch, name, on_out):
+    got, want = _tangent_refusal(gradtrack, name, on_out), _tangent_refusal(torch, name, on_out)
+    if want is None:
+        assert got is None
+        return
+    # torch writes out before it refuses; gradtrack refuses first and leaves it alone
+    assert got == (want[0], True)
+
+
+def test_an_intermediate_that_took_out_is_overwritten_by_the_result():
+    x = gradtrack.rand(10, 10)
+    out = gradtrack.empty(10, 10)
+    # exp's result takes out; the doubling is a fresh tensor, copied over it
+    result, written = _C._inplace.into(out, lambda a: gradtrack.exp(a) * 2, (x,), {})
+    assert not written and result.data_ptr() != out.data_ptr()
+    # a result that is a transposed view of out is cloned before it is copied into out
+    result, written = _C._inplace.into(out, lambda a: gradtrack.exp(a).t(), (x,), {})
+    assert not written and result.data_ptr() != out.data_ptr()
+    assert gradtrack.equal(result, x.exp().t())

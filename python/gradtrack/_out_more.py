@@ -13,7 +13,8 @@ from ._factories import insert_keywords, param_names, parameters
 UNARY = ("abs", "acos", "asin", "atan", "ceil", "cos", "cosh", "erf", "exp", "exp2", "expm1",
          "floor", "frac", "log", "log10", "log1p", "log2", "neg", "reciprocal", "round", "rsqrt",
          "sigmoid", "sign", "sgn", "sin", "sinh", "sqrt", "square", "tan", "tanh", "trunc",
-         "logical_not", "bitwise_not", "erfinv", "sinc", "deg2rad", "rad2deg")
+         "logical_not", "bitwise_not", "erfinv", "sinc", "deg2rad", "rad2deg", "acosh", "asinh",
+         "atanh", "erfc")
 BINARY = ("add", "sub", "mul", "div", "true_divide", "fmod", "remainder", "pow",
           "atan2", "hypot", "maximum", "minimum", "eq", "ne", "lt", "le", "gt", "ge",
           "logical_and", "logical_or", "logical_xor", "bitwise_and", "bitwise_or", "bitwise_xor")

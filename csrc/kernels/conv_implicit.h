@@ -25,9 +25,14 @@ enum class ImplicitAvx2 : int {
   kWhereWins = 1,  ///< the products it was measured faster on (implicit_avx2_wins)
   kAlways = 2,     ///< every stride-1 float32 product (tests)
 };
-/// By default kWhereWins on CPUs that have AVX2 but not our AVX-512 GEMM,
-/// else kNever; tests and timings switch it. Never above kNever without AVX2.
+/// By default kWhereWins on CPUs that have AVX2 but not our AVX-512 GEMM, and
+/// on Zen 4 (where only the weight gradient takes it: NOTE [Weight gradient on
+/// Zen 4] in kernels/nn/conv.cpp), else kNever; tests and timings switch it.
+/// Never above kNever without AVX2.
 ImplicitAvx2 conv_implicit_avx2_mode();
+/// True on an AMD Zen 4, whose AVX-512 unit runs each 512-bit operation as
+/// two 256-bit halves: AVX2 code does as many FLOPs per cycle there.
+bool avx512_in_halves();
 void set_conv_implicit_avx2_mode(ImplicitAvx2 mode);
 
 /// True if the forward of one (sample, group) product, out [oc, oh x ow] =

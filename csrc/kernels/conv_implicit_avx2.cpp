@@ -32,6 +32,7 @@
 
 #if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__)
 #define GT_CONV_AVX2 1
+#include <cpuid.h>
 #include <immintrin.h>
 #else
 #define GT_CONV_AVX2 0
@@ -57,11 +58,26 @@ bool conv_implicit_avx2_available() {
 #endif
 }
 
+bool avx512_in_halves() {
+#if GT_CONV_AVX2
+  static const bool halves = [] {
+    unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
+    if (!__builtin_cpu_is("amd") || !__get_cpuid(1, &eax, &ebx, &ecx, &edx)) return false;
+    const unsigned base = (eax >> 8) & 0xF, family = base + (base == 0xF ? (eax >> 20) & 0xFF : 0);
+    return family == 0x19 && __builtin_cpu_supports("avx512f");
+  }();
+  return halves;
+#else
+  return false;
+#endif
+}
+
 ImplicitAvx2 conv_implicit_avx2_mode() {
   if (!conv_implicit_avx2_available()) return ImplicitAvx2::kNever;
   const int v = g_mode.load(std::memory_order_relaxed);
   if (v >= 0) return ImplicitAvx2(v);
-  return gemm_avx512_available() ? ImplicitAvx2::kNever : ImplicitAvx2::kWhereWins;
+  return gemm_avx512_available() && !avx512_in_halves() ? ImplicitAvx2::kNever
+                                                        : ImplicitAvx2::kWhereWins;
 }
 
 void set_conv_implicit_avx2_mode(ImplicitAvx2 mode) {

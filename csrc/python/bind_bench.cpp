@@ -143,6 +143,7 @@ void init_bench(py::module_& m) {
   // AVX2]): mode 0 never, 1 where they win, 2 always.
   b.def("conv_implicit_avx2_available", [] { return kernels::conv_implicit_avx2_available(); });
   b.def("conv_implicit_avx2_mode", [] { return int(kernels::conv_implicit_avx2_mode()); });
+  b.def("avx512_in_halves", [] { return kernels::avx512_in_halves(); });
   b.def(
       "set_conv_implicit_avx2_mode",
       [](int mode) {

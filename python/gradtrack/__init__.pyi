@@ -9,10 +9,7 @@ __version__: str
 from gradtrack._C._random import Generator as Generator
 from gradtrack._size import Size as Size
 from gradtrack import accelerator as accelerator
-from gradtrack._C import acosh as acosh
 from gradtrack._C import as_strided as as_strided
-from gradtrack._C import asinh as asinh
-from gradtrack._C import atanh as atanh
 from gradtrack import autograd as autograd
 from gradtrack import backends as backends
 from gradtrack._C import chunk as chunk
@@ -22,7 +19,6 @@ from gradtrack._legacy import device as device
 from gradtrack import distributed as distributed
 from gradtrack.autograd.grad_mode import enable_grad as enable_grad
 from gradtrack._C import equal as equal
-from gradtrack._C import erfc as erfc
 from gradtrack._dtypes import finfo as finfo
 from gradtrack._C import flatten as flatten
 from gradtrack._C import floor_divide as floor_divide
@@ -92,6 +88,13 @@ def acos(input: typing.Any, *, out: typing.Any=None) -> Tensor:
 >>> x = gradtrack.tensor([-1.0, 0.0, 0.5])
 >>> gradtrack.acos(x)
 tensor([3.1416, 1.5708, 1.0472])"""
+
+def acosh(input: typing.Any, *, out: typing.Any=None) -> Tensor:
+    """Inverse hyperbolic cosine of each element.
+
+>>> import gradtrack
+>>> gradtrack.acosh(gradtrack.tensor([1.0, 2.0]))
+tensor([0.0000, 1.3170])"""
 
 def add(input: typing.Any, other: typing.Any, *, alpha: typing.Any=1, out: typing.Any=None) -> Tensor:
     """``input + alpha * other``, broadcasting.
@@ -216,6 +219,13 @@ def asin(input: typing.Any, *, out: typing.Any=None) -> Tensor:
 >>> gradtrack.asin(x)
 tensor([-1.5708,  0.0000,  0.5236])"""
 
+def asinh(input: typing.Any, *, out: typing.Any=None) -> Tensor:
+    """Inverse hyperbolic sine of each element.
+
+>>> import gradtrack
+>>> gradtrack.asinh(gradtrack.tensor([0.0, 1.0]))
+tensor([0.0000, 0.8814])"""
+
 def atan(input: typing.Any, *, out: typing.Any=None) -> Tensor:
     """The arctangent (in radians) of each element.
 
@@ -231,6 +241,13 @@ def atan2(input: typing.Any, other: typing.Any, *, out: typing.Any=None) -> Tens
 >>> x = gradtrack.tensor([1.0, -1.0, 0.0])
 >>> gradtrack.atan2(x, gradtrack.tensor([1.0, 1.0, -1.0]))
 tensor([ 0.7854, -0.7854,  3.1416])"""
+
+def atanh(input: typing.Any, *, out: typing.Any=None) -> Tensor:
+    """Inverse hyperbolic tangent of each element.
+
+>>> import gradtrack
+>>> gradtrack.atanh(gradtrack.tensor([0.0, 0.5]))
+tensor([0.0000, 0.5493])"""
 
 def atleast_1d(*tensors: typing.Any) -> Tensor:
     """Each tensor as at least 1-D (0-d tensors become shape ``(1,)``).
@@ -604,6 +621,13 @@ def erf(input: typing.Any, *, out: typing.Any=None) -> Tensor:
 >>> x = gradtrack.tensor([-1.0, 0.0, 0.5])
 >>> gradtrack.erf(x)
 tensor([-0.8427,  0.0000,  0.5205])"""
+
+def erfc(input: typing.Any, *, out: typing.Any=None) -> Tensor:
+    """Complementary error function ``1 - erf(x)`` of each element.
+
+>>> import gradtrack
+>>> gradtrack.erfc(gradtrack.tensor([0.0, 1.0]))
+tensor([1.0000, 0.1573])"""
 
 def erfinv(input: typing.Any, *, out: typing.Any=None) -> Tensor:
     """Inverse error function of each element (in (-1, 1)).

@@ -212,3 +212,16 @@ def test_conv2d_matches_torch(torch, backend, threads):
 @pytest.mark.parametrize("geom", STRIDE1_GEOMETRIES, ids=geometry_id)
 def test_stride1_conv_without_im2col_matches_torch(torch, backend, threads, geom):
     check_stride1_conv(torch, geom)
+
+
+# The same with the AVX2 kernels off, so that the weight gradient is im2col +
+# our GEMM even on a Zen 4, where it would take the AVX2 kernel (NOTE [Weight
+# gradient on Zen 4] in csrc/kernels/nn/conv.cpp).
+@pytest.mark.parametrize("geom", STRIDE1_GEOMETRIES, ids=geometry_id)
+def test_stride1_conv_weight_gradient_through_our_gemm_matches_torch(torch, threads, geom):
+    saved = _bench.conv_implicit_avx2_mode()
+    _bench.set_conv_implicit_avx2_mode(0)
+    try:
+        check_stride1_conv(torch, geom)
+    finally:
+        _bench.set_conv_implicit_avx2_mode(saved)

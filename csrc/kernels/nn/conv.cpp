@@ -283,13 +283,12 @@ void add_bias_rows(T* col, const T* bias, int64_t s0, int64_t m, int64_t grp, co
 // The kernel for one stride-1 float32 product without an im2col matrix: our
 // AVX-512 one (NOTE [Implicit im2col] in gemm_avx512.cpp) where it runs and
 // takes the product, else the AVX2 one (NOTE [Implicit im2col on AVX2]) where
-// its mode lets it; null where neither applies. Without `v4`, the AVX2 one
-// only.
+// its mode lets it; null where neither applies.
 using ImplicitKernel = void (*)(const float*, const float*, float*, const ImplicitConv&);
-ImplicitKernel implicit_kernel(const ImplicitConv& ic, bool v4) {
+ImplicitKernel implicit_kernel(const ImplicitConv& ic) {
   const int64_t k = ic.ic * ic.kh * ic.kw;
   if (use_gemm_avx512())
-    return v4 && gemm_avx512_wins<float>(ic.oc, ic.oh * ic.ow, k) ? conv_implicit_avx512 : nullptr;
+    return gemm_avx512_wins<float>(ic.oc, ic.oh * ic.ow, k) ? conv_implicit_avx512 : nullptr;
   switch (conv_implicit_avx2_mode()) {
     case ImplicitAvx2::kAlways: return conv_implicit_avx2;
     case ImplicitAvx2::kWhereWins:
@@ -336,7 +335,7 @@ bool implicit_down(T* col, const T* img, const T* w, const T* bias, const ConvGe
   } else {
     ImplicitConv ic;
     if (!implicit_forward(g, d, ic)) return false;
-    const ImplicitKernel kernel = implicit_kernel(ic, true);
+    const ImplicitKernel kernel = implicit_kernel(ic);
     if (!kernel) return false;
     implicit_pairs(kernel, ic, col, img, w, d.w_group, g, d, [&](int64_t s, int64_t grp) {
       if (bias) add_bias_rows(col, bias, s, 1, grp, g, d);
@@ -366,7 +365,7 @@ bool implicit_up(T* img, const T* col, const T* w, const ConvGeom& g, const Dims
     if (!zero || g.sh != 1 || g.sw != 1 || is_pointwise(g) || ph < 0 || pw < 0) return false;
     const ImplicitConv ic{d.img_cg, d.col_cg, g.col_h, g.col_w, g.kh,    g.kw,
                           ph,       pw,       g.dh,    g.dw,    g.img_h, g.img_w};
-    const ImplicitKernel kernel = implicit_kernel(ic, true);
+    const ImplicitKernel kernel = implicit_kernel(ic);
     if (!kernel) return false;
     // flipped[grp][c][o][i][j] = w[grp][o][c][kh - 1 - i][kw - 1 - j]
     const int64_t taps = g.kh * g.kw;
@@ -448,17 +447,33 @@ void sum_per_thread(T* gw, int64_t items, const ConvGeom& g, const Dims& d, cons
   });
 }
 
+// NOTE [Weight gradient on Zen 4]
+// With our AVX-512 GEMM, the weight gradient was im2col + GEMM, whose packing
+// transposes each tile of the im2col matrix once more. A Zen 4 runs each
+// 512-bit FMA as two 256-bit halves, so the AVX2 kernel (NOTE [Weight gradient
+// on AVX2]) does as many FLOPs per cycle there, with no im2col matrix: the
+// benchmark layer's forward plus weight gradient took 0.96x, in turns with
+// im2col + GEMM on 2 threads (the weight gradient alone ~0.93x). So on Zen 4 the
+// AVX2 mode is where-it-wins by default and the weight gradient follows it,
+// while the forward and input gradient keep the AVX-512 kernel. AVX-512 cores
+// with full-width units would run it at half their rate: there it stays off.
+
 // The weight gradient of a stride-1 float32 convolution without an im2col
-// matrix, where the AVX2 kernel takes the forward (NOTE [Weight gradient on
-// AVX2]); threads split the (sample, group) pairs. False if it does not apply.
+// matrix, where the AVX2 mode lets its kernel take the product (NOTE [Weight
+// gradient on AVX2]); threads split the (sample, group) pairs. False if it
+// does not apply.
 template <typename T>
 bool implicit_wgrad(T* gw, const T* col, const T* img, const ConvGeom& g, const Dims& d) {
   if constexpr (!std::is_same_v<T, float>) {
     return false;
   } else {
     ImplicitConv ic;
-    if (!implicit_forward(g, d, ic) || implicit_kernel(ic, false) != conv_implicit_avx2)
-      return false;
+    if (!implicit_forward(g, d, ic)) return false;
+    const ImplicitAvx2 mode = conv_implicit_avx2_mode();
+    const bool runs = mode == ImplicitAvx2::kAlways ||
+                      (mode == ImplicitAvx2::kWhereWins &&
+                       implicit_avx2_wins(ic.oc, ic.oh, ic.ow, ic.ic * ic.kh * ic.kw));
+    if (!runs) return false;
     sum_per_thread(gw, g.n * g.groups, g, d, [&](float* acc, int64_t lo, int64_t hi) {
       for (int64_t t = lo; t < hi; ++t) {
         const int64_t s = t / g.groups, grp = t % g.groups;

@@ -5,7 +5,10 @@ benchmark reference loops (private)
 from __future__ import annotations
 import typing
 from gradtrack._C import Tensor
-__all__: list[str] = ['conv_implicit_avx2_available', 'conv_implicit_avx2_mode', 'fma_lanes', 'fma_peak', 'gemm', 'gemm_avx512_available', 'implicit_avx2_wins', 'read_floor', 'set_conv_implicit_avx2_mode', 'set_gemm_avx512', 'set_stream_prefetch', 'set_stream_store_bytes', 'small_gemm', 'small_gemm_vectorised', 'stream_prefetch', 'stream_store_bytes', 'use_gemm_avx512']
+__all__: list[str] = ['avx512_in_halves', 'conv_implicit_avx2_available', 'conv_implicit_avx2_mode', 'fma_lanes', 'fma_peak', 'gemm', 'gemm_avx512_available', 'implicit_avx2_wins', 'read_floor', 'set_conv_implicit_avx2_mode', 'set_gemm_avx512', 'set_stream_prefetch', 'set_stream_store_bytes', 'small_gemm', 'small_gemm_vectorised', 'stream_prefetch', 'stream_store_bytes', 'use_gemm_avx512']
+
+def avx512_in_halves() -> bool:
+    ...
 
 def conv_implicit_avx2_available() -> bool:
     ...

@@ -452,8 +452,9 @@ void sum_per_thread(T* gw, int64_t items, const ConvGeom& g, const Dims& d, cons
 // transposes each tile of the im2col matrix once more. A Zen 4 runs each
 // 512-bit FMA as two 256-bit halves, so the AVX2 kernel (NOTE [Weight gradient
 // on AVX2]) does as many FLOPs per cycle there, with no im2col matrix: the
-// benchmark layer's forward plus weight gradient took 0.96x, in turns with
-// im2col + GEMM on 2 threads (the weight gradient alone ~0.93x). So on Zen 4 the
+// benchmark layer's forward plus weight gradient took 0.98x (median of seven
+// runs of 21-41 rounds in turns with im2col + GEMM on 2 threads, 0.96-1.06;
+// the weight gradient alone ~0.96x), with equal results. So on Zen 4 the
 // AVX2 mode is where-it-wins by default and the weight gradient follows it,
 // while the forward and input gradient keep the AVX-512 kernel. AVX-512 cores
 // with full-width units would run it at half their rate: there it stays off.

@@ -454,7 +454,7 @@ void sum_per_thread(T* gw, int64_t items, const ConvGeom& g, const Dims& d, cons
 // on AVX2]) does as many FLOPs per cycle there, with no im2col matrix: the
 // benchmark layer's forward plus weight gradient took 0.98x (median of seven
 // runs of 21-41 rounds in turns with im2col + GEMM on 2 threads, 0.96-1.06;
-// the weight gradient alone ~0.96x), with equal results. So on Zen 4 the
+// the weight gradient alone ~0.96x). So on Zen 4 the
 // AVX2 mode is where-it-wins by default and the weight gradient follows it,
 // while the forward and input gradient keep the AVX-512 kernel. AVX-512 cores
 // with full-width units would run it at half their rate: there it stays off.

@@ -180,6 +180,20 @@ T any_width_sum(const T* p, int64_t n) {
   return in_best_build<RunSum, T>(p, n);
 }
 
+// NOTE [Row sums in one call]
+// A row sum called the cascade once per row: its checks, the dispatch to the
+// AVX2 build, and a call the next row could not start ahead of. Now a thread's
+// rows take one dispatch, each row summed as before (same order, same bits).
+// a.sum(dim=1) over 256 x 256 floats, in turns with the per-row calls: 0.58x
+// on 1 thread, 0.69x on 2; over 64 x 1000: 0.78x and 0.87x.
+template <typename T, int W>
+struct RowSums {
+  [[gnu::always_inline]] static void run(T* out, int64_t os, const T* in, int64_t rs, int64_t rows,
+                                         int64_t len) {
+    for (int64_t r = 0; r < rows; ++r) out[r * os] = T(0) + run_sum<T, W>(in + r * rs, len);
+  }
+};
+
 template <typename T>
 T chunked_sum(const T* p, int64_t n, int threads) {
   const int64_t used = std::min<int64_t>(threads, (n + kTorchGrainElems - 1) / kTorchGrainElems);
@@ -270,6 +284,15 @@ void chunked_columns(T* out, int64_t os, const T* in, int64_t rs, int64_t rows, 
 
 float cascade_sum(const float* p, int64_t n, int threads) { return chunked_sum(p, n, threads); }
 double cascade_sum(const double* p, int64_t n, int threads) { return chunked_sum(p, n, threads); }
+
+void cascade_row_sums(float* out, int64_t out_stride, const float* in, int64_t row_stride,
+                      int64_t rows, int64_t len) {
+  in_best_build<RowSums, float>(out, out_stride, in, row_stride, rows, len);
+}
+void cascade_row_sums(double* out, int64_t out_stride, const double* in, int64_t row_stride,
+                      int64_t rows, int64_t len) {
+  in_best_build<RowSums, double>(out, out_stride, in, row_stride, rows, len);
+}
 
 void cascade_column_sums(float* out, int64_t out_stride, const float* in, int64_t row_stride,
                          int64_t rows, int64_t cols, int threads) {

@@ -225,7 +225,7 @@ void reduce_rows(T* out, const T* in, const Group& kept, const Group& red) {
     if constexpr (kTorchOrder<T, Op>) {
       if (stride == 1) {
         parallel_for(kept.numel, grain, [&](int64_t b, int64_t e) {
-          for (int64_t k = b; k < e; ++k) out[k * out_step] = cascade_sum(in + k * in_step, len, 1);
+          cascade_row_sums(out + b * out_step, out_step, in + b * in_step, in_step, e - b, len);
         });
         return;
       }

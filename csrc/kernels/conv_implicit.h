@@ -48,5 +48,9 @@ void conv_implicit_avx2(const float* w, const float* img, float* out, const Impl
 /// gradient on AVX2]). On the calling thread; only call if
 /// conv_implicit_avx2_available().
 void conv_wgrad_implicit_avx2(const float* gy, const float* img, float* gw, const ImplicitConv& g);
+/// The same with 512-bit vectors (tiles of 14 depths by 32 channels); only
+/// call if gemm_avx512_available().
+void conv_wgrad_implicit_avx512(const float* gy, const float* img, float* gw,
+                                const ImplicitConv& g);
 
 }  // namespace gradtrack::kernels

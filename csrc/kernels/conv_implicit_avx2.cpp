@@ -221,9 +221,70 @@ GT_V3 void micro_w(const float* const* depth, int64_t cols, int64_t oh, int64_t 
 using MicroWFn = void (*)(const float* const*, int64_t, int64_t, int64_t, const float*, int64_t,
                           float*, int64_t, int);
 
+// gy [oc][plane] transposed into a per-thread [plane][ldt] buffer, channels
+// oc..ldt zero. Sixteen pixels at a time, so that the sixteen rows written
+// stay in L1 while every channel is read: one pixel at a time over the whole
+// plane per channel missed L1 on every write.
+const float* transposed_gy(const float* gy, int64_t oc, int64_t plane, int64_t ldt) {
+  thread_local std::vector<float> gyt;
+  gyt.resize(static_cast<size_t>(plane * ldt));
+  float* t = gyt.data();
+  constexpr int64_t kBlock = 16;
+  for (int64_t q0 = 0; q0 < plane; q0 += kBlock) {
+    const int64_t qn = std::min(kBlock, plane - q0);
+    for (int64_t o = 0; o < oc; ++o)
+      for (int64_t q = 0; q < qn; ++q) t[(q0 + q) * ldt + o] = gy[o * plane + q0 + q];
+    for (int64_t q = 0; q < qn; ++q)
+      std::fill(t + (q0 + q) * ldt + oc, t + (q0 + q + 1) * ldt, 0.0f);
+  }
+  return t;
+}
+
 template <int... R>
 MicroWFn micro_w_for(int rows, std::integer_sequence<int, R...>) {
   constexpr MicroWFn k[] = {micro_w<R + 1>...};
+  return k[rows - 1];
+}
+
+#define GT_V4W __attribute__((target("arch=x86-64-v4")))
+constexpr int kRows512 = 14, kCols512 = 32;
+
+// micro_w with 512-bit vectors: R depths by 32 output channels (28
+// accumulators, as our AVX-512 GEMM's tile). Each weight's sum runs over the
+// pixels in the same order as in micro_w, so the two give the same bits.
+template <int R>
+GT_V4W void micro_w512(const float* const* depth, int64_t cols, int64_t oh, int64_t ow,
+                       const float* gyt, int64_t ldt, float* gw, int64_t k, int channels) {
+  __m512 c0[R], c1[R];
+#pragma GCC unroll 16
+  for (int r = 0; r < R; ++r) c0[r] = c1[r] = _mm512_setzero_ps();
+  for (int64_t y = 0; y < oh; ++y) {
+    const float* d[R];
+#pragma GCC unroll 16
+    for (int r = 0; r < R; ++r) d[r] = depth[r] + y * cols;
+    const float* g = gyt + y * ow * ldt;
+    for (int64_t x = 0; x < ow; ++x) {
+      const __m512 b0 = _mm512_loadu_ps(g + x * ldt), b1 = _mm512_loadu_ps(g + x * ldt + 16);
+#pragma GCC unroll 16
+      for (int r = 0; r < R; ++r) {
+        const __m512 av = _mm512_set1_ps(d[r][x]);
+        c0[r] = _mm512_fmadd_ps(av, b0, c0[r]);
+        c1[r] = _mm512_fmadd_ps(av, b1, c1[r]);
+      }
+    }
+  }
+#pragma GCC unroll 16
+  for (int r = 0; r < R; ++r) {
+    alignas(64) float sums[kCols512];
+    _mm512_store_ps(sums, c0[r]);
+    _mm512_store_ps(sums + 16, c1[r]);
+    for (int o = 0; o < channels; ++o) gw[o * k + r] += sums[o];
+  }
+}
+
+template <int... R>
+MicroWFn micro_w512_for(int rows, std::integer_sequence<int, R...>) {
+  constexpr MicroWFn k[] = {micro_w512<R + 1>...};
   return k[rows - 1];
 }
 
@@ -246,22 +307,37 @@ void conv_implicit_avx2(const float* w, const float* img, float* out, const Impl
     }
 }
 
+void conv_wgrad_implicit_avx512(const float* gy, const float* img, float* gw,
+                                const ImplicitConv& g) {
+  using Seq = std::make_integer_sequence<int, kRows512>;
+  const int64_t k = g.ic * g.kh * g.kw, plane = g.oh * g.ow;
+  const int64_t ldt = (g.oc + kCols512 - 1) / kCols512 * kCols512;
+  const Bordered b = bordered_copy(img, g);
+  const float* gyt = transposed_gy(gy, g.oc, plane, ldt);
+  for (int64_t p0 = 0; p0 < k; p0 += kRows512) {
+    const int rows = int(std::min<int64_t>(kRows512, k - p0));
+    const float* depth[kRows512];
+    for (int r = 0; r < rows; ++r) depth[r] = b.base + b.off[p0 + r];
+    const MicroWFn f = rows == kRows512 ? micro_w512<kRows512> : micro_w512_for(rows, Seq{});
+    for (int64_t o0 = 0; o0 < g.oc; o0 += kCols512)
+      f(depth, b.cols, g.oh, g.ow, gyt + o0, ldt, gw + o0 * k + p0, k,
+        int(std::min<int64_t>(kCols512, g.oc - o0)));
+  }
+}
+
 void conv_wgrad_implicit_avx2(const float* gy, const float* img, float* gw, const ImplicitConv& g) {
   using Seq = std::make_integer_sequence<int, kRows>;
   const int64_t k = g.ic * g.kh * g.kw, plane = g.oh * g.ow;
   const int64_t ldt = (g.oc + kCols - 1) / kCols * kCols;
   const Bordered b = bordered_copy(img, g);
-  thread_local std::vector<float> gyt;  // gy transposed: [pixel][channel]
-  gyt.assign(static_cast<size_t>(plane * ldt), 0.0f);
-  for (int64_t o = 0; o < g.oc; ++o)
-    for (int64_t q = 0; q < plane; ++q) gyt[size_t(q * ldt + o)] = gy[o * plane + q];
+  const float* gyt = transposed_gy(gy, g.oc, plane, ldt);
   for (int64_t p0 = 0; p0 < k; p0 += kRows) {
     const int rows = int(std::min<int64_t>(kRows, k - p0));
     const float* depth[kRows];
     for (int r = 0; r < rows; ++r) depth[r] = b.base + b.off[p0 + r];
     const MicroWFn f = rows == kRows ? micro_w<kRows> : micro_w_for(rows, Seq{});
     for (int64_t o0 = 0; o0 < g.oc; o0 += kCols)
-      f(depth, b.cols, g.oh, g.ow, gyt.data() + o0, ldt, gw + o0 * k + p0, k,
+      f(depth, b.cols, g.oh, g.ow, gyt + o0, ldt, gw + o0 * k + p0, k,
         int(std::min<int64_t>(kCols, g.oc - o0)));
   }
 }

@@ -214,13 +214,14 @@ def test_stride1_conv_without_im2col_matches_torch(torch, backend, threads, geom
     check_stride1_conv(torch, geom)
 
 
-# The same with the AVX2 kernels off, so that the weight gradient is im2col +
-# our GEMM even on a Zen 4, where it would take the AVX2 kernel (NOTE [Weight
-# gradient on Zen 4] in csrc/kernels/nn/conv.cpp).
+# The same with the weight gradient on each path our GEMM leaves it (NOTE
+# [Weight gradient on Zen 4] in csrc/kernels/nn/conv.cpp): im2col + our GEMM
+# (the AVX2 mode off), and the 512-bit implicit tiles for every geometry (on).
 @pytest.mark.parametrize("geom", STRIDE1_GEOMETRIES, ids=geometry_id)
-def test_stride1_conv_weight_gradient_through_our_gemm_matches_torch(torch, threads, geom):
+@pytest.mark.parametrize("wgrad_mode", [0, 2], ids=["wgrad_im2col", "wgrad_implicit512"])
+def test_stride1_conv_weight_gradient_paths_match_torch(torch, threads, geom, wgrad_mode):
     saved = _bench.conv_implicit_avx2_mode()
-    _bench.set_conv_implicit_avx2_mode(0)
+    _bench.set_conv_implicit_avx2_mode(wgrad_mode)
     try:
         check_stride1_conv(torch, geom)
     finally:

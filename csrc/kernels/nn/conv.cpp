@@ -451,13 +451,15 @@ void sum_per_thread(T* gw, int64_t items, const ConvGeom& g, const Dims& d, cons
 // With our AVX-512 GEMM, the weight gradient was im2col + GEMM, whose packing
 // transposes each tile of the im2col matrix once more. A Zen 4 runs each
 // 512-bit FMA as two 256-bit halves, so the AVX2 kernel (NOTE [Weight gradient
-// on AVX2]) does as many FLOPs per cycle there, with no im2col matrix: the
-// benchmark layer's forward plus weight gradient took 0.98x (median of seven
-// runs of 21-41 rounds in turns with im2col + GEMM on 2 threads, 0.96-1.06;
-// the weight gradient alone ~0.96x). So on Zen 4 the
-// AVX2 mode is where-it-wins by default and the weight gradient follows it,
-// while the forward and input gradient keep the AVX-512 kernel. AVX-512 cores
-// with full-width units would run it at half their rate: there it stays off.
+// on AVX2]) does as many FLOPs per cycle there, with no im2col matrix. So on
+// Zen 4 the AVX2 mode is where-it-wins by default and the weight gradient
+// follows it, on the 512-bit tiles of conv_wgrad_implicit_avx512 while our
+// AVX-512 GEMM is on (else on the AVX2 ones); the forward and input gradient
+// keep the AVX-512 kernel. The benchmark layer's forward plus weight gradient,
+// in turns with im2col + GEMM on 2 threads: AVX2 tiles 0.98x (median of seven
+// runs, 0.96-1.06), 512-bit tiles with gy transposed 16 pixels at a time
+// 0.97x (two runs; the weight gradient alone ~0.94x). AVX-512 cores with
+// full-width units have not been measured: there the mode stays off.
 
 // The weight gradient of a stride-1 float32 convolution without an im2col
 // matrix, where the AVX2 mode lets its kernel take the product (NOTE [Weight
@@ -475,12 +477,12 @@ bool implicit_wgrad(T* gw, const T* col, const T* img, const ConvGeom& g, const 
                       (mode == ImplicitAvx2::kWhereWins &&
                        implicit_avx2_wins(ic.oc, ic.oh, ic.ow, ic.ic * ic.kh * ic.kw));
     if (!runs) return false;
+    const auto kernel = use_gemm_avx512() ? conv_wgrad_implicit_avx512 : conv_wgrad_implicit_avx2;
     sum_per_thread(gw, g.n * g.groups, g, d, [&](float* acc, int64_t lo, int64_t hi) {
       for (int64_t t = lo; t < hi; ++t) {
         const int64_t s = t / g.groups, grp = t % g.groups;
-        conv_wgrad_implicit_avx2(col + (s * g.col_c + grp * d.col_cg) * d.l,
-                                 img + (s * g.img_c + grp * d.img_cg) * d.img_plane,
-                                 acc + grp * d.w_group, ic);
+        kernel(col + (s * g.col_c + grp * d.col_cg) * d.l,
+               img + (s * g.img_c + grp * d.img_cg) * d.img_plane, acc + grp * d.w_group, ic);
       }
     });
     return true;

@@ -458,8 +458,9 @@ void sum_per_thread(T* gw, int64_t items, const ConvGeom& g, const Dims& d, cons
 // keep the AVX-512 kernel. The benchmark layer's forward plus weight gradient,
 // in turns with im2col + GEMM on 2 threads: AVX2 tiles 0.98x (median of seven
 // runs, 0.96-1.06), 512-bit tiles with gy transposed 16 pixels at a time
-// 0.97x (two runs; the weight gradient alone ~0.94x). AVX-512 cores with
-// full-width units have not been measured: there the mode stays off.
+// 0.97x (two runs), and with gy transposed in 8 x 8 blocks 0.91-0.93x (two
+// runs; the weight gradient alone ~0.85x). AVX-512 cores with full-width
+// units have not been measured: there the mode stays off.
 
 // The weight gradient of a stride-1 float32 convolution without an im2col
 // matrix, where the AVX2 mode lets its kernel take the product (NOTE [Weight

@@ -337,39 +337,41 @@ void conv_implicit_avx2(const float* w, const float* img, float* out, const Impl
     }
 }
 
-void conv_wgrad_implicit_avx512(const float* gy, const float* img, float* gw,
-                                const ImplicitConv& g) {
-  using Seq = std::make_integer_sequence<int, kRows512>;
+namespace {
+
+// The weight gradient in tiles of Rows depths by Cols output channels:
+// `full` on whole tiles, pick(rows) on a last, shorter one.
+template <int Rows, int Cols, typename Pick>
+void wgrad_tiles(const float* gy, const float* img, float* gw, const ImplicitConv& g, MicroWFn full,
+                 const Pick& pick) {
   const int64_t k = g.ic * g.kh * g.kw, plane = g.oh * g.ow;
-  const int64_t ldt = (g.oc + kCols512 - 1) / kCols512 * kCols512;
+  const int64_t ldt = (g.oc + Cols - 1) / Cols * Cols;
   const Bordered b = bordered_copy(img, g);
   const float* gyt = transposed_gy(gy, g.oc, plane, ldt);
-  for (int64_t p0 = 0; p0 < k; p0 += kRows512) {
-    const int rows = int(std::min<int64_t>(kRows512, k - p0));
-    const float* depth[kRows512];
+  for (int64_t p0 = 0; p0 < k; p0 += Rows) {
+    const int rows = int(std::min<int64_t>(Rows, k - p0));
+    const float* depth[Rows];
     for (int r = 0; r < rows; ++r) depth[r] = b.base + b.off[p0 + r];
-    const MicroWFn f = rows == kRows512 ? micro_w512<kRows512> : micro_w512_for(rows, Seq{});
-    for (int64_t o0 = 0; o0 < g.oc; o0 += kCols512)
+    const MicroWFn f = rows == Rows ? full : pick(rows);
+    for (int64_t o0 = 0; o0 < g.oc; o0 += Cols)
       f(depth, b.cols, g.oh, g.ow, gyt + o0, ldt, gw + o0 * k + p0, k,
-        int(std::min<int64_t>(kCols512, g.oc - o0)));
+        int(std::min<int64_t>(Cols, g.oc - o0)));
   }
 }
 
+}  // namespace
+
+void conv_wgrad_implicit_avx512(const float* gy, const float* img, float* gw,
+                                const ImplicitConv& g) {
+  wgrad_tiles<kRows512, kCols512>(gy, img, gw, g, micro_w512<kRows512>, [](int rows) {
+    return micro_w512_for(rows, std::make_integer_sequence<int, kRows512>{});
+  });
+}
+
 void conv_wgrad_implicit_avx2(const float* gy, const float* img, float* gw, const ImplicitConv& g) {
-  using Seq = std::make_integer_sequence<int, kRows>;
-  const int64_t k = g.ic * g.kh * g.kw, plane = g.oh * g.ow;
-  const int64_t ldt = (g.oc + kCols - 1) / kCols * kCols;
-  const Bordered b = bordered_copy(img, g);
-  const float* gyt = transposed_gy(gy, g.oc, plane, ldt);
-  for (int64_t p0 = 0; p0 < k; p0 += kRows) {
-    const int rows = int(std::min<int64_t>(kRows, k - p0));
-    const float* depth[kRows];
-    for (int r = 0; r < rows; ++r) depth[r] = b.base + b.off[p0 + r];
-    const MicroWFn f = rows == kRows ? micro_w<kRows> : micro_w_for(rows, Seq{});
-    for (int64_t o0 = 0; o0 < g.oc; o0 += kCols)
-      f(depth, b.cols, g.oh, g.ow, gyt + o0, ldt, gw + o0 * k + p0, k,
-        int(std::min<int64_t>(kCols, g.oc - o0)));
-  }
+  wgrad_tiles<kRows, kCols>(gy, img, gw, g, micro_w<kRows>, [](int rows) {
+    return micro_w_for(rows, std::make_integer_sequence<int, kRows>{});
+  });
 }
 
 #else

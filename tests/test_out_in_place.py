@@ -164,3 +164,24 @@ def test_an_intermediate_that_took_out_is_overwritten_by_the_result():
     result, written = _C._inplace.into(out, lambda a: gradtrack.exp(a).t(), (x,), {})
     assert not written and result.data_ptr() != out.data_ptr()
     assert gradtrack.equal(result, x.exp().t())
+
+
+RESIZING_CALLS = {
+    "elementwise": lambda L, o: L.mul(L.ones(3), 2, out=o),
+    "cat": lambda L, o: L.cat([L.ones(3)], out=o),
+    "factory": lambda L, o: L.arange(3, out=o),
+    "max against a tensor": lambda L, o: L.max(L.ones(3), L.ones(3), out=o),
+    "clamp": lambda L, o: L.clamp(L.ones(3), 0, 1, out=o),
+}
+
+
+@pytest.mark.parametrize("path", RESIZING_CALLS)
+def test_the_resize_warning_names_the_callers_line(torch, path):
+    lines = []
+    for lib in (gradtrack, torch):
+        out = lib.zeros(2)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            RESIZING_CALLS[path](lib, out)
+        lines.append([(w.filename, w.lineno) for w in caught])
+    assert lines[0] == lines[1] and lines[0][0][0] == __file__

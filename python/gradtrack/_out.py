@@ -18,6 +18,8 @@ NOTE [out= rules] (measured on torch 2.13)
 """
 
 import functools
+import os
+import sys
 import warnings
 
 from . import _C
@@ -29,6 +31,7 @@ _RESIZED = ("An output with one or more elements was resized since it had shape 
             "future PyTorch release outputs will not be resized unless they have zero elements. "
             "You can explicitly reuse an out tensor t by resizing it, inplace, to zero elements "
             "with t.resize_(0).")
+_PACKAGE = os.path.dirname(os.path.abspath(__file__)) + os.sep
 _KIND = {"bool": 0, "uint8": 1, "int32": 1, "int64": 1, "float32": 2, "float64": 2,
          "int8": 1, "int16": 1, "float16": 2, "bfloat16": 2}
 
@@ -61,6 +64,16 @@ def _any_requires_grad(items):
     return False
 
 
+def _caller_level():
+    """The ``stacklevel`` that makes a warning raised in the calling function
+    name the first frame outside gradtrack, however many of the package's
+    wrappers lie between (the out= paths go through two to four)."""
+    frame, level = sys._getframe(1), 1
+    while frame is not None and frame.f_code.co_filename.startswith(_PACKAGE):
+        frame, level = frame.f_back, level + 1
+    return level
+
+
 def write(out, result, strict_cast):
     """Writes ``result`` into ``out`` (resized if needed); returns ``out``."""
     if strict_cast and _KIND[_key(result.dtype)] > _KIND[_key(out.dtype)]:
@@ -69,7 +82,7 @@ def write(out, result, strict_cast):
     if tuple(out.shape) != tuple(result.shape):
         if out.numel() != 0:
             warnings.warn(_RESIZED.format(old=_shape(out), new=_shape(result)), UserWarning,
-                          stacklevel=4)
+                          stacklevel=_caller_level())
         _C._inplace.resize_out(out, result)
     with _no_grad():
         out.copy_(result)

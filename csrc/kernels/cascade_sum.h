@@ -12,8 +12,6 @@ namespace gradtrack::kernels {
 float cascade_sum(const float* p, int64_t n, int threads);
 double cascade_sum(const double* p, int64_t n, int threads);
 
-/// Sums over `rows` rows (row_stride apart) of `cols` dense columns into
-/// out[j * out_stride], in PyTorch's order for such a reduction.
 /// out[r * out_stride] = the sum of the `len` contiguous elements at
 /// in + r * row_stride, for r < rows: each as cascade_sum(row, len, 1) gives it,
 /// on the calling thread.
@@ -22,6 +20,8 @@ void cascade_row_sums(float* out, int64_t out_stride, const float* in, int64_t r
 void cascade_row_sums(double* out, int64_t out_stride, const double* in, int64_t row_stride,
                       int64_t rows, int64_t len);
 
+/// Sums over `rows` rows (row_stride apart) of `cols` dense columns into
+/// out[j * out_stride], in PyTorch's order for such a reduction.
 void cascade_column_sums(float* out, int64_t out_stride, const float* in, int64_t row_stride,
                          int64_t rows, int64_t cols, int threads);
 void cascade_column_sums(double* out, int64_t out_stride, const double* in, int64_t row_stride,

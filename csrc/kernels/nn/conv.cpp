@@ -283,18 +283,23 @@ void add_bias_rows(T* col, const T* bias, int64_t s0, int64_t m, int64_t grp, co
 // The kernel for one stride-1 float32 product without an im2col matrix: our
 // AVX-512 one (NOTE [Implicit im2col] in gemm_avx512.cpp) where it runs and
 // takes the product, else the AVX2 one (NOTE [Implicit im2col on AVX2]) where
-// its mode lets it; null where neither applies.
+// its mode lets it (avx2_mode_takes); null where neither applies.
+bool avx2_mode_takes(const ImplicitConv& ic) {
+  switch (conv_implicit_avx2_mode()) {
+    case ImplicitAvx2::kAlways: return true;
+    case ImplicitAvx2::kWhereWins:
+      return implicit_avx2_wins(ic.oc, ic.oh, ic.ow, ic.ic * ic.kh * ic.kw);
+    default: return false;
+  }
+}
+
 using ImplicitKernel = void (*)(const float*, const float*, float*, const ImplicitConv&);
 ImplicitKernel implicit_kernel(const ImplicitConv& ic) {
-  const int64_t k = ic.ic * ic.kh * ic.kw;
   if (use_gemm_avx512())
-    return gemm_avx512_wins<float>(ic.oc, ic.oh * ic.ow, k) ? conv_implicit_avx512 : nullptr;
-  switch (conv_implicit_avx2_mode()) {
-    case ImplicitAvx2::kAlways: return conv_implicit_avx2;
-    case ImplicitAvx2::kWhereWins:
-      return implicit_avx2_wins(ic.oc, ic.oh, ic.ow, k) ? conv_implicit_avx2 : nullptr;
-    default: return nullptr;
-  }
+    return gemm_avx512_wins<float>(ic.oc, ic.oh * ic.ow, ic.ic * ic.kh * ic.kw)
+               ? conv_implicit_avx512
+               : nullptr;
+  return avx2_mode_takes(ic) ? conv_implicit_avx2 : nullptr;
 }
 
 // Runs `kernel` on every (sample, group) pair, threads taking the pairs in
@@ -472,12 +477,7 @@ bool implicit_wgrad(T* gw, const T* col, const T* img, const ConvGeom& g, const 
     return false;
   } else {
     ImplicitConv ic;
-    if (!implicit_forward(g, d, ic)) return false;
-    const ImplicitAvx2 mode = conv_implicit_avx2_mode();
-    const bool runs = mode == ImplicitAvx2::kAlways ||
-                      (mode == ImplicitAvx2::kWhereWins &&
-                       implicit_avx2_wins(ic.oc, ic.oh, ic.ow, ic.ic * ic.kh * ic.kw));
-    if (!runs) return false;
+    if (!implicit_forward(g, d, ic) || !avx2_mode_takes(ic)) return false;
     const auto kernel = use_gemm_avx512() ? conv_wgrad_implicit_avx512 : conv_wgrad_implicit_avx2;
     sum_per_thread(gw, g.n * g.groups, g, d, [&](float* acc, int64_t lo, int64_t hi) {
       for (int64_t t = lo; t < hi; ++t) {

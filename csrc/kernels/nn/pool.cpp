@@ -7,6 +7,7 @@
 #include <type_traits>
 
 #include "core/error.h"
+#include "kernels/gemm_avx512.h"
 #include "kernels/parallel.h"
 #include "kernels/reduced_float.h"
 
@@ -100,11 +101,6 @@ bool pool2x2_fits(const PoolGeom& g) {
 }
 
 #if GT_POOL_AVX512
-bool pool2x2_available() {
-  static const bool ok = __builtin_cpu_supports("x86-64-v4");
-  return ok;
-}
-
 __attribute__((target("arch=x86-64-v4"))) void max_pool2x2_plane(const float* plane,
                                                                  const PoolGeom& g, float* y,
                                                                  int64_t* ix) {
@@ -112,14 +108,15 @@ __attribute__((target("arch=x86-64-v4"))) void max_pool2x2_plane(const float* pl
   // column of its window's left half
   const __m512i even = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
   const __m512i odd = _mm512_add_epi32(even, _mm512_set1_epi32(1));
+  const auto lanes = [](int64_t n) {  // lanes [0, n) of 16
+    return __mmask16(n <= 0 ? 0 : n >= 16 ? 0xFFFF : (1u << n) - 1);
+  };
   for (int64_t oh = 0; oh < g.oh; ++oh) {
     const float* r0 = plane + 2 * oh * g.iw;
     const float* r1 = r0 + g.iw;
     for (int64_t ow0 = 0; ow0 < g.ow; ow0 += 16) {
       const int64_t n = std::min<int64_t>(16, g.ow - ow0), m = 2 * n;
-      const __mmask16 lo = __mmask16(m >= 16 ? 0xFFFF : (1u << m) - 1);
-      const __mmask16 hi = __mmask16(m >= 32 ? 0xFFFF : m > 16 ? (1u << (m - 16)) - 1 : 0);
-      const __mmask16 out = __mmask16(n >= 16 ? 0xFFFF : (1u << n) - 1);
+      const __mmask16 lo = lanes(m), hi = lanes(m - 16), out = lanes(n);
       const float* a = r0 + 2 * ow0;
       const float* b = r1 + 2 * ow0;
       const __m512 a0 = _mm512_maskz_loadu_ps(lo, a), a1 = _mm512_maskz_loadu_ps(hi, a + 16);
@@ -151,7 +148,6 @@ __attribute__((target("arch=x86-64-v4"))) void max_pool2x2_plane(const float* pl
   }
 }
 #else
-bool pool2x2_available() { return false; }
 void max_pool2x2_plane(const float*, const PoolGeom&, float*, int64_t*) {}
 #endif
 
@@ -220,7 +216,7 @@ void max_pool_forward(const Tensor& out, const Tensor& indices, const Tensor& in
         T* y = out.data<T>();
         int64_t* ix = indices.data<int64_t>();
         if constexpr (std::is_same_v<T, float>) {
-          if (pool2x2_fits(g) && pool2x2_available()) {
+          if (pool2x2_fits(g) && gemm_avx512_available()) {  // the CPU has AVX-512
             return over_planes(g, g.oh * g.ow * 4, [&](int64_t p) {
               const int64_t o = p * g.oh * g.ow;
               max_pool2x2_plane(x + p * g.ih * g.iw, g, y + o, ix + o);

@@ -24,8 +24,9 @@ def test_import_loads_no_inspect_or_ast():
 
 def test_clean_is_cleandoc_on_every_table_text():
     texts = 0
-    for area, _ in _docs.AREAS:
-        for text in importlib.import_module(f"gradtrack._docs.{area}").DOCS.values():
+    tables = [importlib.import_module(f"gradtrack._docs.{area}").DOCS for area, _ in _docs.AREAS]
+    for table in tables + list(_docs.op_list_docs()):
+        for text in table.values():
             assert _C._docs.clean(text) == inspect.cleandoc(text)
             texts += 1
     assert texts > 400

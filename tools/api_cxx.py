@@ -55,6 +55,8 @@ def cxx_markdown(page):
     names = set()
     for table in PAGES[page]:
         names |= set(importlib.import_module(f"gradtrack._docs.{table}").DOCS)
+    functions, methods = importlib.import_module("gradtrack._docs").op_list_docs()
+    names |= set(functions if page == "gradtrack" else methods)
     out = []
     for name in sorted(n for n in names if hasattr(owner, n)):
         out += entry(prefix + name, getattr(owner, name).__doc__)

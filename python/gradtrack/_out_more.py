@@ -8,24 +8,22 @@ import functools
 
 from . import _C, _out
 from ._dtype_names import CPP_NAME, SCALAR_NAME, dtype_key
+from ._declarations import pointwise_ops
 from ._factories import insert_keywords, param_names, parameters
 
-UNARY = ("abs", "acos", "asin", "atan", "ceil", "cos", "cosh", "erf", "exp", "exp2", "expm1",
-         "floor", "frac", "log", "log10", "log1p", "log2", "neg", "reciprocal", "round", "rsqrt",
-         "sigmoid", "sign", "sgn", "sin", "sinh", "sqrt", "square", "tan", "tanh", "trunc",
-         "logical_not", "bitwise_not", "erfinv", "sinc", "deg2rad", "rad2deg", "acosh", "asinh",
-         "atanh", "erfc")
-BINARY = ("add", "sub", "mul", "div", "true_divide", "fmod", "remainder", "pow",
-          "atan2", "hypot", "maximum", "minimum", "eq", "ne", "lt", "le", "gt", "ge",
-          "logical_and", "logical_or", "logical_xor", "bitwise_and", "bitwise_or", "bitwise_xor")
+# The op list's functions that take out= (NOTE [One declaration per op]), and
+# true_divide, div's alias.
+_LIST = [op for op in pointwise_ops() if op.out]
+UNARY = tuple(op.name for op in _LIST if op.arity == 1)
+BINARY = tuple(op.name for op in _LIST if op.arity == 2) + ("true_divide",)
 FACTORIES = ("arange", "linspace", "eye", "full", "randperm", "randint")
 # torch's "Same"-dtype unary ops want out's dtype to be the result's exactly.
-EXACT = {"abs", "ceil", "floor", "frac", "neg", "round", "sign", "sgn", "trunc", "bitwise_not"}
+EXACT = {op.name for op in _LIST if op.out == "exact"}
 # Not differentiable in torch: an argument that requires grad is fine.
-NO_GRAD = {"eq", "ne", "lt", "le", "gt", "ge", "logical_not", "logical_and", "logical_or",
-           "logical_xor", "bitwise_not", "bitwise_and", "bitwise_or", "bitwise_xor"}
+NO_GRAD = {op.name for op in _LIST if not op.differentiable}
 # The name torch's error gives (the op it calls).
-ERROR_NAME = {"square": "pow", "true_divide": "div", "concat": "cat", "clip": "clamp"}
+ERROR_NAME = {**{op.name: op.out_error_name for op in _LIST if op.out_error_name},
+              "true_divide": "div", "concat": "cat", "clip": "clamp"}
 # Non-elementwise functions with out=, each with the dtype rule torch's kernel applies
 # (measured on torch 2.13 with float32 inputs and float64/int64/bool outs).
 RULES = {

@@ -38,3 +38,28 @@ def attach():
         # the loop over names is in C++ (_C._docs.attach): in Python it was a
         # twelfth of `import gradtrack`
         _C._docs.attach(owner, table)
+    functions, methods = op_list_docs()
+    _C._docs.attach(gradtrack, functions)
+    _C._docs.attach(gradtrack.Tensor, methods)
+
+
+def op_list_docs():
+    """The docstrings of the op list's functions, methods and in-place methods,
+    made from each row's text and example (NOTE [One declaration per op]): the
+    example runs as ``gradtrack.NAME(x, ...)``, ``x.NAME(...)`` and ``x.NAME_(...)``,
+    printing the row's ``prints`` each time."""
+    from .._declarations import pointwise_ops
+
+    functions, methods = {}, {}
+    for op in pointwise_ops():
+        self_arg, rest = op.example[0], ", ".join(op.example[1:])
+        functions[op.name] = (f"{op.doc}\n\n>>> x = {self_arg}\n"
+                              f">>> gradtrack.{op.name}(x{', ' + rest if rest else ''})\n"
+                              f"{op.prints}\n")
+        methods[op.name] = f"{op.doc}\n\n>>> {self_arg}.{op.name}({rest})\n{op.prints}\n"
+        if op.inplace:
+            methods[op.name + "_"] = (
+                f"In-place ``{op.name}``: writes the result into ``self`` and returns it.\n\n"
+                f">>> x = {self_arg}\n>>> x.{op.name}_({rest})\n{op.prints}\n"
+                ">>> x._version\n1\n")
+    return functions, methods

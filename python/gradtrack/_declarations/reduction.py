@@ -1,0 +1,37 @@
+"""Reductions: sums, means, extremes, products, norms and statistics."""
+
+from .rows import Derivative
+
+DERIVATIVES = [
+    Derivative("SumAll", "SumBackward0", "sum_all_bw", "sum_all_jvp"),
+    Derivative("SumDim", "SumBackward1", "sum_dim_bw", "sum_dim_jvp"),
+    Derivative("MeanAll", "MeanBackward0", "mean_all_bw", "mean_all_jvp"),
+    Derivative("MeanDim", "MeanBackward1", "mean_dim_bw", "mean_dim_jvp"),
+    Derivative("MaxAll", "MaxBackward1", "extreme_all_bw", "extreme_all_jvp",
+               saves={0: "0"}, saves_result=True),
+    Derivative("MinAll", "MinBackward1", "extreme_all_bw", "extreme_all_jvp",
+               saves={0: "0"}, saves_result=True),
+    Derivative("MaxDim", "MaxBackward0", "extreme_dim_bw", "extreme_dim_jvp"),
+    Derivative("MinDim", "MinBackward0", "extreme_dim_bw", "extreme_dim_jvp"),
+    Derivative("Prod", "ProdBackward0", "prod_bw", "prod_all_jvp",
+               saves={0: "0"}, saves_result=True),
+    Derivative("ProdDim", "ProdBackward1", "prod_dim_bw", "prod_dim_jvp",
+               saves={0: "0"}, saves_result=True),
+    Derivative("Amax", "AmaxBackward0", "amax_bw", "amax_jvp", saves={0: "0"}, saves_result=True),
+    Derivative("Amin", "AminBackward0", "amax_bw", "amax_jvp", saves={0: "0"}, saves_result=True),
+    Derivative("Logsumexp", "LogsumexpBackward0", "logsumexp_bw", "logsumexp_jvp",
+               saves={0: "0"}, saves_result=True),
+    Derivative("VectorNorm", "LinalgVectorNormBackward0", "vector_norm_bw", "vector_norm_jvp",
+               saves={0: "0"}, saves_result=True),
+    Derivative("Var", "VarBackward0", "var_bw", saves={0: "0"}),
+    Derivative("Std", "StdBackward0", "std_bw", saves={0: "0"}, saves_result=True),
+    Derivative("VarMean", "VarMeanBackward0", "var_mean_bw",
+               saves={0: "0"}, multiple_outputs=True),
+    Derivative("StdMean", "StdMeanBackward0", "std_mean_bw",
+               saves={0: "0"}, saves_result=True, multiple_outputs=True),
+    Derivative("MedianAll", "MedianBackward0", "median_all_bw", "extreme_all_jvp",
+               saves={0: "0"}, saves_result=True),
+    Derivative("MedianDim", "MedianBackward1", "value_reduce_bw", "extreme_dim_jvp"),
+    Derivative("Mode", "ModeBackward0", "value_reduce_bw", "extreme_dim_jvp"),
+    Derivative("Kthvalue", "KthvalueBackward0", "value_reduce_bw", "extreme_dim_jvp"),
+]

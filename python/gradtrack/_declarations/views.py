@@ -1,0 +1,35 @@
+"""Views: ops whose result shares its base's storage (reshapes, transposes, selections, splits)."""
+
+from .rows import Derivative
+
+DERIVATIVES = [
+    Derivative("View", "ViewBackward0", "reshape_bw", "view_jvp"),
+    Derivative("UnsafeView", "UnsafeViewBackward0", "reshape_bw", "view_jvp"),
+    Derivative("ReshapeAlias", "ReshapeAliasBackward0", "reshape_bw", "view_jvp"),
+    Derivative("Alias", "AliasBackward0", "pass_bw", "view_jvp"),
+    Derivative("AsStrided", "AsStridedBackward0", "as_strided_bw", "view_jvp"),
+    Derivative("AsStridedInplace", "AsStridedBackward1", "as_strided_bw"),
+    Derivative("T", "TBackward0", "t_bw", "view_jvp"),
+    Derivative("TInplace", "TBackward1", "t_bw"),
+    Derivative("Transpose", "TransposeBackward0", "transpose_bw", "view_jvp"),
+    Derivative("TransposeInplace", "TransposeBackward1", "transpose_bw"),
+    Derivative("Permute", "PermuteBackward0", "permute_bw", "view_jvp"),
+    Derivative("Unsqueeze", "UnsqueezeBackward0", "unsqueeze_bw", "view_jvp"),
+    Derivative("UnsqueezeInplace", "UnsqueezeBackward1", "unsqueeze_bw"),
+    Derivative("Squeeze", "SqueezeBackward0", "squeeze_bw", "view_jvp"),
+    Derivative("SqueezeDim", "SqueezeBackward1", "squeeze_bw", "view_jvp"),
+    Derivative("SqueezeDims", "SqueezeBackward2", "squeeze_bw", "view_jvp"),
+    Derivative("SqueezeInplace", "SqueezeBackward3", "squeeze_bw"),
+    Derivative("SqueezeDimInplace", "SqueezeBackward4", "squeeze_bw"),
+    Derivative("Expand", "ExpandBackward0", "pass_bw", "view_jvp"),
+    Derivative("Select", "SelectBackward0", "select_bw", "view_jvp"),
+    Derivative("Slice", "SliceBackward0", "slice_bw", "view_jvp"),
+    Derivative("SelectBackward", "SelectBackwardBackward0", "select_backward_bw"),
+    Derivative("SliceBackward", "SliceBackwardBackward0", "slice_backward_bw"),
+    Derivative("Split", "SplitBackward0", "split_bw"),
+    Derivative("SplitWithSizes", "SplitWithSizesBackward0", "split_bw"),
+    Derivative("Unbind", "UnbindBackward0", "unbind_bw"),
+    Derivative("Diagonal", "DiagonalBackward0", "diagonal_bw", "view_jvp"),
+    Derivative("DiagonalCopy", "DiagonalBackward0_copy", "diagonal_bw", "diagonal_copy_jvp"),
+    Derivative("DiagonalBackward", "DiagonalBackwardBackward0", "diagonal_backward_bw"),
+]

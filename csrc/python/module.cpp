@@ -7,12 +7,12 @@
 
 namespace gradtrack::python {
 
-void init_extra_ops(py::module_& m);  // bind_extra_ops.cpp
+void init_ops(py::module_& m);        // bind_ops.cpp
 void init_docs(py::module_& m);       // bind_docs.cpp
 void init_bench(py::module_& m);      // bind_bench.cpp: benchmark reference loops
 void init_resample(py::module_& m);   // bind_resample.cpp: padding, interpolation, cdist
 void init_fast_path(py::module_& m);  // bind_fast_path.cpp: the out= fast path
-void init_fast_ops(py::module_& m);   // bind_fast_ops.cpp: Tensor number slots (issue 21)
+void init_fast_ops(py::module_& m);   // bind_fast_ops.cpp: Tensor number slots
 
 void rethrow_python() { throw py::error_already_set(); }
 
@@ -84,12 +84,12 @@ PYBIND11_MODULE(_C, m) {
   init_random(m);
   init_saved_hooks(m);
   init_forward_ad(m);
-  init_extra_ops(m);  // round-2 tensor ops (issue 19)
-  init_resample(m);   // padding, interpolation, cdist, searchsorted (issue 19)
-  init_fast_path(m);  // the out= fast path (issue 19)
-  init_fast_ops(m);   // + - * / number slots, installed by gradtrack/__init__ (issue 21)
+  init_ops(m);
+  init_resample(m);   // padding, interpolation, cdist, searchsorted
+  init_fast_path(m);  // the out= fast path
+  init_fast_ops(m);   // + - * / number slots, installed by gradtrack/__init__
   install_argument_errors(m);
   init_conv(m);   // convolution and pooling
-  init_docs(m);   // _C._docs: docstrings from gradtrack/_docs (issue 22)
-  init_bench(m);  // benchmark reference loops (issue 21)
+  init_docs(m);   // _C._docs: docstrings from gradtrack/_docs
+  init_bench(m);  // benchmark reference loops
 }

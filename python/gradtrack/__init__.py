@@ -120,12 +120,12 @@ def _like(kind):
     if kind in ("rand", "randn"):
         def factory(input, *, generator=None, dtype=None, layout=None, device=None,  # noqa: A002
                     requires_grad=False, memory_format=None):
-            _C._extra.check_device(device)
+            _C._ops.check_device(device)
             return _C._like(kind, input, dtype, requires_grad, None, generator)
     else:
         def factory(input, *, dtype=None, layout=None, device=None,  # noqa: A002
                     requires_grad=False, memory_format=None):
-            _C._extra.check_device(device)
+            _C._ops.check_device(device)
             return _C._like(kind, input, dtype, requires_grad, None)
     factory.__name__ = kind + "_like"
     factory.__doc__ = f"A new tensor shaped like ``input``, filled as by ``{kind}``."
@@ -142,7 +142,7 @@ randn_like = _like("randn")
 def full_like(input, fill_value, *, dtype=None, layout=None, device=None,  # noqa: A002
               requires_grad=False, memory_format=None):
     """A new tensor shaped like ``input`` filled with ``fill_value``."""
-    _C._extra.check_device(device)
+    _C._ops.check_device(device)
     return _C._like("full", input, dtype, requires_grad, fill_value, None)
 
 

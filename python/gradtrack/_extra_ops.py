@@ -2,7 +2,7 @@
 var/std (correction), var_mean/std_mean, logsumexp, tril/triu, flip, roll,
 repeat and tile, with torch's argument names and defaults.
 
-Each parses its arguments here and calls one C++ entry (``_C._extra``), which
+Each parses its arguments here and calls one C++ entry (``_C._ops``), which
 validates as torch does, computes, and records the op's ``grad_fn``.
 
 >>> import gradtrack
@@ -16,7 +16,7 @@ import types
 
 from . import _C, _inplace, return_types
 
-_E = _C._extra
+_E = _C._ops
 
 
 def _dims(dims):

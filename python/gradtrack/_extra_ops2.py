@@ -14,7 +14,7 @@ import warnings
 
 from . import _C, return_types
 
-_E = _C._extra
+_E = _C._ops
 
 
 def kthvalue(input, k, dim=-1, keepdim=False):  # noqa: A002 - torch's argument name

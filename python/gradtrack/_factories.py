@@ -154,7 +154,7 @@ def with_layout(fn, name, layout_too=True, device_too=False):
         def factory(*args, layout=None, pin_memory=False, **kwargs):
             check(name, layout, pin_memory)
             if checks_device:
-                _C._extra.check_device(kwargs.pop("device", None) if device_too
+                _C._ops.check_device(kwargs.pop("device", None) if device_too
                                        else kwargs.get("device"))
             if passes_layout:
                 kwargs["layout"] = layout

@@ -16,7 +16,7 @@ import builtins
 
 from . import _C
 
-_E = _C._extra
+_E = _C._ops
 _DEVICE_TYPES = ("cpu", "cuda", "ipu", "xpu", "mkldnn", "opengl", "opencl", "ideep", "hip", "ve",
                  "fpga", "maia", "xla", "lazy", "vulkan", "mps", "meta", "hpu", "mtia",
                  "privateuseone")

@@ -1,5 +1,5 @@
 """Selecting by value: ``nonzero``, ``argwhere`` and ``count_nonzero`` (the C++ op
-``_C._extra.nonzero`` finds the rows; ``masked_select``, ``amin`` and the float
+``_C._ops.nonzero`` finds the rows; ``masked_select``, ``amin`` and the float
 predicates ``isinf``/``isfinite``/... are bound from C++ directly).
 
 >>> import gradtrack
@@ -21,11 +21,11 @@ def nonzero(input, *, as_tuple=False):  # noqa: A002 - torch's argument name
     >>> gradtrack.nonzero(gradtrack.tensor([0.0, 2.0, 1.0]), as_tuple=True)
     (tensor([1, 2]),)
     """
-    rows = _C._extra.nonzero(input)
+    rows = _C._ops.nonzero(input)
     if not as_tuple:
         return rows
     if input.dim() == 0:  # torch answers as for the 1-element 1-D tensor
-        return (_C._extra.nonzero(input.reshape(1)).reshape(-1),)
+        return (_C._ops.nonzero(input.reshape(1)).reshape(-1),)
     return tuple(rows[:, k] for k in range(input.dim()))
 
 
@@ -37,7 +37,7 @@ def argwhere(input):  # noqa: A002
     tensor([[0],
             [2]])
     """
-    return _C._extra.nonzero(input)
+    return _C._ops.nonzero(input)
 
 
 def count_nonzero(input, dim=None):  # noqa: A002

@@ -171,14 +171,14 @@ def to(self, *args, **kwargs):
     dtype = kwargs.pop("dtype", None)
     copy = kwargs.pop("copy", False)
     kwargs.pop("non_blocking", None)
-    _C._extra.check_device(kwargs.pop("device", None))
+    _C._ops.check_device(kwargs.pop("device", None))
     for arg in args:
         if isinstance(arg, _C.dtype):
             dtype = arg
         elif isinstance(arg, _Tensor):
             dtype = arg.dtype
         elif isinstance(arg, str) or arg is None or type(arg).__name__ == "device":
-            _C._extra.check_device(arg)
+            _C._ops.check_device(arg)
         elif isinstance(arg, builtins.bool):
             copy = arg
     if kwargs:
@@ -306,7 +306,7 @@ def install(cls):
     cls.greater = cls.gt
     cls.less = cls.lt
     cls.cpu = lambda self: self
-    cls.cuda = lambda self, device=None, non_blocking=False: _C._extra.check_device("cuda")
+    cls.cuda = lambda self, device=None, non_blocking=False: _C._ops.check_device("cuda")
     cls.is_inference = lambda self: False
     cls.device = property(lambda self: _device_cpu())
     _inplace.install(cls)

@@ -9,7 +9,7 @@ import builtins as _builtins
 
 from . import _C
 
-_E = _C._extra
+_E = _C._ops
 _INF = float("inf")
 
 

@@ -1587,7 +1587,7 @@ OPS += [
 ]
 
 
-# ---- tensor ops composed in Python or bound through _C._extra ------------------------------
+# ---- tensor ops composed in Python or bound through _C._ops ------------------------------
 
 def _kth(a, k, dim=-1, keepdim=False):
     order = np.argsort(a, axis=dim, kind="stable")

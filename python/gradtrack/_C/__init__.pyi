@@ -15,7 +15,7 @@ from . import _optim
 from . import _random
 from . import _saved_hooks
 from . import _forward_ad
-from . import _extra
+from . import _ops
 from . import _resample
 from . import _conv
 from . import _docs

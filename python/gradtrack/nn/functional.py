@@ -333,7 +333,7 @@ def _soft_cross_entropy(input, target, weight, reduction, label_smoothing, class
     total = -(logp * target).sum()
     if reduction == 2:
         return total
-    return _C._extra.div_by_scalar(total, input.numel() // n_classes)
+    return _C._ops.div_by_scalar(total, input.numel() // n_classes)
 
 
 # ---- convolution and pooling (_conv_functional.py) ----------------------------------------

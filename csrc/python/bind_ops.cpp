@@ -1,6 +1,6 @@
-// _C._extra: the entries of the round-2 tensor ops (issue 19). Their public
-// functions and methods (argument names, defaults, named results) are in
-// gradtrack/_extra_ops.py; these take already-parsed arguments.
+// _C._ops: the entries of the tensor ops whose public functions and methods
+// (argument names, defaults, named results) are written in Python; these take
+// already-parsed arguments.
 #include <pybind11/stl.h>
 
 #include "ops/extra_ops.h"
@@ -36,8 +36,8 @@ void check_device(py::handle device) {
   throw Error(str_cat("Expected one of ", all, " device type at start of device string: ", s));
 }
 
-void init_extra_ops(py::module_& m) {
-  py::module_ e = m.def_submodule("_extra");
+void init_ops(py::module_& m) {
+  py::module_ e = m.def_submodule("_ops");
   e.def("cumsum", [](const Tensor& a, int64_t dim, py::handle dtype) {
     return ops::cumsum(a, dim, optional_dtype(dtype));
   });

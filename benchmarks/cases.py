@@ -307,7 +307,7 @@ def relu(T, side):
     return step
 
 
-# The 16M reductions' floor goal (issue 21) divides each by the bare read
+# The 16M reductions' floor goal divides each by the bare read
 # loop.  Timed as a case of its own, the loop ran minutes apart from the
 # reduction and the ratio swung by 15% between runs on an idle machine; as a
 # variant it reads the very same tensor in the same rounds, taking turns with
@@ -407,7 +407,7 @@ def read_floor(T, n):
     return step
 
 
-# round-2 tensor ops (issue 19): scans and sorts at 1M elements
+# scans and sorts at 1M elements
 
 LINE_POINTS = (Point("1M", 1 << 20, "1M float32, one line"),)
 GROUP_SORT = "scans and sorts"
@@ -493,7 +493,7 @@ def matmul(T, n, fma_loop=False):
     return step
 
 
-# issue 21: the products backward computes, batched and float64 products,
+# the products backward computes, batched and float64 products,
 # and the machine's peak FLOP rate from a loop of fused multiply-adds
 
 GROUP_MM = "matmul"
@@ -813,7 +813,7 @@ def batch_norm(T, shape):
 
 
 # --------------------------------------------------------------------------
-# recurrent layers (issue 19): a small LSTM language-model layer, fwd+bwd
+# recurrent layers: a small LSTM language-model layer, fwd+bwd
 
 
 @timed_case("lstm_fwd_bwd", GROUP_NORM, "LSTM(32, 128) fwd+bwd",

@@ -19,42 +19,42 @@ class Goal:
 
 GOALS = (
     # case                     point   ratio  why
-    Goal("op_add", None, 0.4, "thin Python layer over C++ ops (issue 21)"),
+    Goal("op_add", None, 0.4, "thin Python layer over C++ ops"),
     Goal("graph_sq_sum", None, 0.2, "the seed's example, all overhead"),
-    Goal("graph_mul_add_sum", None, 0.15, "small graph, all overhead (issue 21)"),
+    Goal("graph_mul_add_sum", None, 0.15, "small graph, all overhead"),
     Goal("custom_cube", None, 0.3, "a custom Function's C++ node, all overhead"),
     Goal("linreg_step", None, 0.3, "tiny model: overhead-bound"),
     Goal("mlp_step", "b64", 0.9, "real small model"),
-    Goal("matmul", None, 1.0, "OpenBLAS sgemm vs MKL, every size (issue 21)"),
+    Goal("matmul", None, 1.0, "float32 GEMM vs torch's MKL, every size"),
     Goal("add", "16M", 0.4, "huge-page allocation of fresh outputs"),
     Goal("mul_relu_sum_backward", "4M", 0.6, "large graph fwd+bwd"),
     Goal("cnn_step", None, 1.0, "small CNN train step vs oneDNN"),
     Goal("import_time", None, 0.05, "no numpy/torch-sized import"),
     Goal("peak_rss_mlp", None, 0.5, "memory of a training process"),
-    # torch's random streams (issue 17)
+    # torch's random streams
     Goal("rand", "16M", 1.0, "serial mt19937 draws, same stream as torch"),
     Goal("randn", "16M", 1.0, "serial draws, then Box-Muller blocks over threads"),
     # training toolkit
     Goal("dataloader_epoch", None, 0.3, "batched gather instead of per-sample stacking"),
     # the adaptive optimizers
     Goal("adam_mlp", "b64", 0.6, "small model trained with fused Adam"),
-    # round-2 tensor ops (issue 19)
+    # scans and sorts
     Goal("sort", "1M", 1.0, "one line sorted as (value, index) pairs"),
     Goal("topk", "1M", 1.0, "one pass with a k-element heap"),
     Goal("cumsum", "1M", 1.0, "one sequential pass"),
-    # recurrent layers (issue 19)
+    # recurrent layers
     Goal("lstm_fwd_bwd", "s35b20", 1.0, "fused LSTM layer vs oneDNN"),
 )
 
-# Issue 21: every other timed case at <= 1.0x torch, except the reference
+# Every other timed case at <= 1.0x torch, except the reference
 # loops, which run the same C++ code in both workers (their ratio is noise).
 DEFAULT_GOAL = 1.0
 REFERENCE_CASES = ("read_floor", "fma_peak")
 
-# Issue 21: goals that are not a ratio to torch.  The 16M reductions against
+# Goals that are not a ratio to torch.  The 16M reductions against
 # the bare read loop timed in the same run (candidate time / loop time), and
 # the fraction of the machine's peak FLOP rate a 1024^2 matmul reaches.
-# Issue 21 restated the first round's 16M goals (0.8x torch) against that floor:
+# The 16M reductions are held to that floor rather than to 0.8x torch's time:
 # where torch reads at the memory's speed too (measured on an AVX-512 Xeon, where
 # torch's sum is within 6% of the loop), 0.8x torch is out of any library's reach;
 # those cases keep the default 1.0x beside the floor goal.
@@ -75,7 +75,7 @@ def goal_for(case_id, point_label):
     if matches:
         return matches[0]
     if case_id not in REFERENCE_CASES:
-        return Goal(case_id, None, DEFAULT_GOAL, "no case slower than torch (issue 21)")
+        return Goal(case_id, None, DEFAULT_GOAL, "no case slower than torch")
     return None
 
 

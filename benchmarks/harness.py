@@ -495,7 +495,9 @@ def peak_rss_once(module, threads, steps, timeout):
 
 
 def run_probe_rounds(libs, rounds, measure, skip=None):
-    """Call measure(lib) for each library in turns; discard round 0 if asked.
+    """Call measure(lib) for each library in turns, ``rounds`` times over.
+
+    Every result is kept: a caller that wants a warm-up drops the first itself.
 
     Returns {label: [result, ...]} or {label: {"error": ...}}.  ``skip`` maps
     labels already known to be broken to their error.

@@ -176,7 +176,7 @@ def _median(record, label):
 
 
 def extra_goals(records, machine, libs):
-    """The goals that are not a ratio to torch (issue 21), evaluated.
+    """The goals that are not a ratio to torch, evaluated.
 
     The 16M reductions against the bare read loop of the same run, and the
     1024^2 matmul's fraction of peak (the FMA loop's rate if it ran, else the

@@ -246,7 +246,7 @@ def test_every_goal_names_an_existing_case_point():
 
 
 # --------------------------------------------------------------------------
-# issue 21: where a run writes, runs under load, the floor and peak checks
+# where a run writes, runs under load, the floor and peak checks
 
 def test_default_run_writes_a_run_folder_not_the_committed_report():
     runs = REPO / "benchmarks" / "runs"
@@ -443,7 +443,7 @@ def test_floor_goal_pairs_each_round_with_the_read_loop_beside_it():
     records = [rec, _fake_record("read_floor", "16M", 0.5, 0.5)]
     floor = _fake_document(records)["extra_goals"]["floor"]
     assert [e["case"] for e in floor] == ["sum"]
-    # per round 1.0, 1.1, 1.5: median 1.1; the medians' ratio would be 1.1 too,
+    # per-round ratios 1.0, 1.1, 1.5: median 1.1; the medians' ratio would be 1.1 too,
     # the separate case 4.4
     assert floor[0]["ratios"]["gradtrack"] == pytest.approx(1.1)
     assert floor[0]["ratios"]["torch"] == pytest.approx(0.5)

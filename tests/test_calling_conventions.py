@@ -1,4 +1,4 @@
-"""torch's calling conventions for device-portable and old scripts (issue 19):
+"""torch's calling conventions for device-portable and old scripts:
 CPU-only device answers, device= errors, the default dtype and device, and the
 legacy names (FloatTensor & co., Tensor.type() strings, autograd.Variable),
 each against torch 2.13.

@@ -208,7 +208,7 @@ def test_cnn_digits_full_run_reaches_98_percent():
     assert "training" in done.stderr and "25/25" in done.stderr  # the tqdm bar
 
 
-# ---- tiny_transformer.py (issue 19) ----------------------------------------------------------
+# ---- tiny_transformer.py ------------------------------------------------------------------
 
 def test_tiny_transformer_short_run_learns_and_samples():
     pytest.importorskip("tqdm")

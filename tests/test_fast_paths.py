@@ -1,4 +1,4 @@
-"""The per-op fast paths (issue 21) behave as the generic ones, compared with torch.
+"""The per-op fast paths behave as the generic ones, compared with torch.
 
 Tensor's + - * / run CPython number slots of gradtrack's own (NOTE [Number slots] in
 csrc/python/bind_fast_ops.cpp) for Tensor and Python-number operands, and hand every

@@ -1040,7 +1040,7 @@ def test_tensor_of_read_only_array_copies_without_warning():
 
 
 def test_float16_arrays_stay_float16(torch):
-    # float16 is a storage dtype now (issue 19): tensor()/as_tensor() keep it and
+    # float16 is a storage dtype: tensor()/as_tensor() keep it and
     # from_numpy shares the array's memory, as torch's.
     a = np.array([1.0, 2.5], dtype=np.float16)
     for lib in (gradtrack, torch):

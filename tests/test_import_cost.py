@@ -1,4 +1,4 @@
-"""What keeps ``import gradtrack`` cheap (issue 21's import goal) without
+"""What keeps ``import gradtrack`` cheap (the benchmarks' import_time goal) without
 changing what a user sees: NOTE [Lazy signatures] in
 csrc/python/bind_fast_path.cpp."""
 

@@ -1,4 +1,4 @@
-"""Issue 7: graphs, saved tensors and hooks are freed when the last reference
+"""Graphs, saved tensors and hooks are freed when the last reference
 goes; cycles through hooks are collected; memory does not grow over training;
 grad mode is per thread; threads train independently; long kernels release the
 GIL so other Python threads run."""

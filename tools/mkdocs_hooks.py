@@ -16,13 +16,13 @@ def _coverage_module():
 
 
 def on_page_markdown(markdown, page, **kwargs):
-    markdown = _cxx_api(markdown)  # the C++-bound names' reference (issue 22)
+    markdown = _cxx_api(markdown)  # the C++-bound names' reference
     if MARKER not in markdown:
         return markdown
     return markdown.replace(MARKER, _coverage_module().coverage_markdown())
 
 
-# the C++-bound names' API reference, from their live docstrings (issue 22)
+# the C++-bound names' API reference, from their live docstrings
 CXX_MARKER = re.compile(r"<!-- generated: cxx-api (\w+) -->")
 
 

@@ -577,7 +577,7 @@ def test_values_match_numpy():
     np.testing.assert_allclose(y.detach().numpy(), [4.0, 8.0])
 
 
-# ---- issue 15 leftovers: views made in forward, vjp + backward, apply's kwargs, dead outputs ----
+# ---- views made in forward, vjp + backward, apply's kwargs, dead outputs ------------------
 
 def _scenario_errors(lib):
     out = []

@@ -1,4 +1,4 @@
-"""The engine's fast paths for small graphs keep torch's behaviour (issue 21).
+"""The engine's fast paths for small graphs keep torch's behaviour.
 
 Small graphs take shortcuts: a flat node index instead of a hash map, pooled
 node blocks, no type checks for single-output nodes, and one loop for both

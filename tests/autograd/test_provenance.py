@@ -1,4 +1,4 @@
-"""Provenance (issue 6): torch's exact messages, plus a note naming the write that broke backward.
+"""Provenance: torch's exact messages, plus a note naming the write that broke backward.
 
 Every scenario is ONE function ``scenario(lib, at)``, run with ``lib=gradtrack``
 and (for the message) with ``lib=torch``, the oracle. On the line of each call

@@ -1,4 +1,4 @@
-"""Nodes of padding and packing as torch 2.13 records them (issue 19 remainder).
+"""Nodes of padding and packing as torch 2.13 records them.
 
 - reflect / replicate padding save their input, so writing to it in place after
   the pad makes backward raise torch's "modified by an inplace operation" error

@@ -1,4 +1,4 @@
-"""float16 / bfloat16 through the layers, against torch 2.13 (issue 19 remainder).
+"""float16 / bfloat16 through the layers, against torch 2.13.
 
 conv1d/2d/transposed, max/avg/adaptive pooling, layer/group/batch norm (also
 torch's "mixed type": a reduced input with float32 parameters), nll_loss and

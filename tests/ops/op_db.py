@@ -1268,7 +1268,7 @@ _names = [s.name for s in OPS]
 assert len(_names) == len(set(_names)), "duplicate op spec names"
 
 
-# ---- round-2 tensor ops (issue 19): scans, sorts, statistics, shape ops ------------------------
+# ---- scans, sorts, statistics, shape ops -------------------------------------------------------
 
 def _acc_dtype(a):
     """cumsum/cumprod accumulate integers (and bools) in int64, as torch."""
@@ -1841,7 +1841,7 @@ OPS += [
 ]
 
 
-# ---- padding, interpolation, cdist, searchsorted (issue 19) ---------------------------------
+# ---- padding, interpolation, cdist, searchsorted -------------------------------------------
 
 def _np_pad(a, pad, mode, value=0.0):
     widths = [(0, 0)] * a.ndim

@@ -1,4 +1,5 @@
-"""The round-2 tensor ops (issue 19) against torch 2.13: argument checks and
+"""Scans, sorts, statistics, diagonals, shape ops and the other tensor ops
+beyond the elementwise core, against torch 2.13: argument checks and
 their messages, grad_fn names, named results, keyword forms, and gradients
 (including double backward and finite differences) where the op table
 (tests/ops/op_db.py) does not reach: ties, NaN, zeros, edge shapes.

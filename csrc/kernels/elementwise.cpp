@@ -151,7 +151,7 @@ void arith(BinaryOp op, const LoopPlan& p, Scalar alpha_s) {
       return binary_loop<T, T, T>(p, [alpha](T a, T b) -> T { return a - alpha * b; });
     case BinaryOp::Mul: return binary_loop<T, T, T>(p, [](T a, T b) -> T { return a * b; });
     case BinaryOp::Div: return binary_loop<T, T, T>(p, [](T a, T b) -> T { return a / b; });
-    case BinaryOp::FloorDiv:
+    case BinaryOp::FloorDivide:
       return binary_loop<T, T, T>(p, [](T a, T b) -> T { return floor_div(a, b); });
     case BinaryOp::TruncDiv:
       if constexpr (std::is_floating_point_v<T>) {
@@ -196,13 +196,13 @@ void arith(BinaryOp op, const LoopPlan& p, Scalar alpha_s) {
     case BinaryOp::Le:
     case BinaryOp::Gt:
     case BinaryOp::Ge: break;
-    case BinaryOp::BitAnd:
-    case BinaryOp::BitOr:
-    case BinaryOp::BitXor:
+    case BinaryOp::BitwiseAnd:
+    case BinaryOp::BitwiseOr:
+    case BinaryOp::BitwiseXor:
       if constexpr (std::is_integral_v<T>) {
-        if (op == BinaryOp::BitAnd)
+        if (op == BinaryOp::BitwiseAnd)
           return binary_loop<T, T, T>(p, [](T a, T b) -> T { return a & b; });
-        if (op == BinaryOp::BitOr)
+        if (op == BinaryOp::BitwiseOr)
           return binary_loop<T, T, T>(p, [](T a, T b) -> T { return a | b; });
         return binary_loop<T, T, T>(p, [](T a, T b) -> T { return a ^ b; });
       }
@@ -237,14 +237,14 @@ void run_binary(BinaryOp op, const LoopPlan& p, Scalar alpha) {
     // bool arithmetic happens as logical ops (True + True is True in PyTorch).
     switch (op) {
       case BinaryOp::Add:
-      case BinaryOp::BitOr:
+      case BinaryOp::BitwiseOr:
       case BinaryOp::Maximum:
         return binary_loop<bool, bool, bool>(p, [](bool a, bool b) { return a || b; });
       case BinaryOp::Mul:
-      case BinaryOp::BitAnd:
+      case BinaryOp::BitwiseAnd:
       case BinaryOp::Minimum:
         return binary_loop<bool, bool, bool>(p, [](bool a, bool b) { return a && b; });
-      case BinaryOp::BitXor:
+      case BinaryOp::BitwiseXor:
         return binary_loop<bool, bool, bool>(p, [](bool a, bool b) { return a != b; });
       case BinaryOp::Pow:
         return binary_loop<bool, bool, bool>(p, [](bool a, bool b) { return a || !b; });
@@ -476,17 +476,17 @@ template <typename T>
 void float_predicate(UnaryOp op, const LoopPlan& p) {
   if constexpr (std::is_floating_point_v<T>) {
     switch (op) {
-      case UnaryOp::IsInf: return unary_loop<bool, T>(p, [](T x) { return std::isinf(x); });
-      case UnaryOp::IsPosInf:
+      case UnaryOp::Isinf: return unary_loop<bool, T>(p, [](T x) { return std::isinf(x); });
+      case UnaryOp::Isposinf:
         return unary_loop<bool, T>(p, [](T x) { return std::isinf(x) && x > 0; });
-      case UnaryOp::IsNegInf:
+      case UnaryOp::Isneginf:
         return unary_loop<bool, T>(p, [](T x) { return std::isinf(x) && x < 0; });
-      case UnaryOp::IsFinite: return unary_loop<bool, T>(p, [](T x) { return std::isfinite(x); });
+      case UnaryOp::Isfinite: return unary_loop<bool, T>(p, [](T x) { return std::isfinite(x); });
       default: return unary_loop<bool, T>(p, [](T x) { return std::signbit(x); });
     }
   } else {
-    const bool finite = op == UnaryOp::IsFinite;
-    if (op == UnaryOp::SignBit && std::is_signed_v<T> && !std::is_same_v<T, bool>)
+    const bool finite = op == UnaryOp::Isfinite;
+    if (op == UnaryOp::Signbit && std::is_signed_v<T> && !std::is_same_v<T, bool>)
       return unary_loop<bool, T>(p, [](T x) { return x < T(0); });
     return unary_loop<bool, T>(p, [finite](T) { return finite; });
   }
@@ -541,18 +541,18 @@ void any_unary(UnaryOp op, const LoopPlan& p) {
       if constexpr (std::is_floating_point_v<T>) return float_unary<T>(op, p);
       return unary_loop<T, T>(p, [](T x) -> T { return x; });
     case UnaryOp::LogicalNot: return unary_loop<bool, T>(p, [](T x) { return x == T(0); });
-    case UnaryOp::IsNan:
+    case UnaryOp::Isnan:
       if constexpr (std::is_floating_point_v<T>) {
         return unary_loop<bool, T>(p, [](T x) { return std::isnan(x); });
       } else {
         return unary_loop<bool, T>(p, [](T) { return false; });
       }
-    case UnaryOp::IsInf:
-    case UnaryOp::IsPosInf:
-    case UnaryOp::IsNegInf:
-    case UnaryOp::IsFinite:
-    case UnaryOp::SignBit: return float_predicate<T>(op, p);
-    case UnaryOp::BitNot:
+    case UnaryOp::Isinf:
+    case UnaryOp::Isposinf:
+    case UnaryOp::Isneginf:
+    case UnaryOp::Isfinite:
+    case UnaryOp::Signbit: return float_predicate<T>(op, p);
+    case UnaryOp::BitwiseNot:
       if constexpr (std::is_same_v<T, bool>) {
         return unary_loop<T, T>(p, [](T x) -> T { return !x; });
       } else if constexpr (std::is_integral_v<T>) {

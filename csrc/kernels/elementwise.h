@@ -10,7 +10,7 @@
 
 #include "core/scalar.h"
 #include "core/tensor.h"
-#include "kernels/pointwise_ops.h"
+#include "op_list.h"
 
 namespace gradtrack::kernels {
 
@@ -38,9 +38,12 @@ inline bool aligned_for(const char* p) {
   return reinterpret_cast<uintptr_t>(p) % alignof(T) == 0;
 }
 
-// Both enums are expanded from the op list (NOTE [The op list]).
-enum class BinaryOp { GT_BINARY_OPS(GT_FIRST_COLUMN) GT_BINARY_KERNELS_ONLY(GT_FIRST_COLUMN) };
-enum class UnaryOp { GT_UNARY_OPS(GT_FIRST_COLUMN) GT_UNARY_KERNELS_ONLY(GT_FIRST_COLUMN) };
+// Both enums are expanded from the op list (NOTE [One declaration per op] in
+// python/gradtrack/_declarations; the build writes it as op_list.h).
+#define GT_KERNEL_ENUM(K) K,
+enum class BinaryOp { GT_BINARY_KERNELS(GT_KERNEL_ENUM) };
+enum class UnaryOp { GT_UNARY_KERNELS(GT_KERNEL_ENUM) };
+#undef GT_KERNEL_ENUM
 
 bool is_comparison(BinaryOp op);
 

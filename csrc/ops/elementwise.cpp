@@ -86,7 +86,7 @@ void check_int_div_by_zero(const Tensor& b) {
 BinaryOp div_kind(const std::string& mode) {
   if (mode.empty()) return BinaryOp::Div;
   if (mode == "trunc") return BinaryOp::TruncDiv;
-  if (mode == "floor") return BinaryOp::FloorDiv;
+  if (mode == "floor") return BinaryOp::FloorDivide;
   throw Error(
       str_cat("div expected rounding_mode to be one of None, 'trunc', or 'floor' but "
               "found '",
@@ -245,19 +245,19 @@ Tensor div_mode(const Tensor& a, Scalar b, const std::string& rounding_mode) {
 
 // PyTorch's floor_divide has no derivative: its node raises when reached.
 Tensor floor_divide(const Tensor& a, const Tensor& b) {
-  Tensor out = div_no_record(a, b, BinaryOp::FloorDiv);
+  Tensor out = div_no_record(a, b, BinaryOp::FloorDivide);
   record(OpKind::FloorDivide, {&a, &b}, out);
   return out;
 }
 Tensor floor_divide(const Tensor& a, Scalar b) {
-  Tensor out = div_no_record(a, b, BinaryOp::FloorDiv);
+  Tensor out = div_no_record(a, b, BinaryOp::FloorDivide);
   record(OpKind::FloorDivide, {&a}, out);
   return out;
 }
 Tensor rfloor_divide(const Tensor& a, Scalar b) {
   ScalarType dt = result_type(a, b);
   if (is_integral(dt)) check_int_div_by_zero(a);
-  return run_binary_scalar(BinaryOp::FloorDiv, a, b, dt, dt, 1, true);
+  return run_binary_scalar(BinaryOp::FloorDivide, a, b, dt, dt, 1, true);
 }
 
 namespace {
@@ -319,34 +319,28 @@ Tensor pow(Scalar base, const Tensor& exponent) {
   return out;
 }
 
-Tensor maximum(const Tensor& a, const Tensor& b) {
+namespace {
+// A binary row of the op list whose function is its row (NOTE [One
+// declaration per op]): promote, apply the dtype rule, run, record.
+Tensor listed_binary(BinaryOp op, const char* name, OpKind kind, DtypeRule rule, const Tensor& a,
+                     const Tensor& b) {
   ScalarType dt = result_type(a, b);
-  Tensor out = run_binary(BinaryOp::Maximum, a, b, dt, dt);
-  record(OpKind::Maximum, {&a, &b}, out);
+  if (rule == DtypeRule::Float) dt = to_float_type(dt);
+  if (rule == DtypeRule::Floating)
+    GT_CHECK_IMPL(is_floating(dt), "\"", name, "_cpu\" not implemented for '", scalar_type_name(dt),
+                  "'");
+  Tensor out = run_binary(op, a, b, dt, dt);
+  record(kind, {&a, &b}, out);
   return out;
 }
+}  // namespace
 
-Tensor minimum(const Tensor& a, const Tensor& b) {
-  ScalarType dt = result_type(a, b);
-  Tensor out = run_binary(BinaryOp::Minimum, a, b, dt, dt);
-  record(OpKind::Minimum, {&a, &b}, out);
-  return out;
-}
-
-Tensor atan2(const Tensor& a, const Tensor& b) {
-  ScalarType dt = to_float_type(result_type(a, b));
-  Tensor out = run_binary(BinaryOp::Atan2, a, b, dt, dt);
-  record(OpKind::Atan2, {&a, &b}, out);
-  return out;
-}
-
-Tensor hypot(const Tensor& a, const Tensor& b) {
-  ScalarType dt = result_type(a, b);
-  GT_CHECK_IMPL(is_floating(dt), "\"hypot_cpu\" not implemented for '", scalar_type_name(dt), "'");
-  Tensor out = run_binary(BinaryOp::Hypot, a, b, dt, dt);
-  record(OpKind::Hypot, {&a, &b}, out);
-  return out;
-}
+#define GT_BINARY_DEFINE(K, name, tkind, skind, rule)                               \
+  Tensor name(const Tensor& a, const Tensor& b) {                                   \
+    return listed_binary(BinaryOp::K, #name, OpKind::tkind, DtypeRule::rule, a, b); \
+  }
+GT_BINARY_OPS(GT_BINARY_DEFINE)
+#undef GT_BINARY_DEFINE
 
 namespace {
 // clamp_min / clamp_max with a number: clamp's kernel with one bound.
@@ -399,9 +393,9 @@ BinaryOp cmp_kind(Cmp op) {
 }
 BinaryOp logic_kind(Logic op, bool bitwise) {
   switch (op) {
-    case Logic::And: return bitwise ? BinaryOp::BitAnd : BinaryOp::LogicalAnd;
-    case Logic::Or: return bitwise ? BinaryOp::BitOr : BinaryOp::LogicalOr;
-    case Logic::Xor: return bitwise ? BinaryOp::BitXor : BinaryOp::LogicalXor;
+    case Logic::And: return bitwise ? BinaryOp::BitwiseAnd : BinaryOp::LogicalAnd;
+    case Logic::Or: return bitwise ? BinaryOp::BitwiseOr : BinaryOp::LogicalOr;
+    case Logic::Xor: return bitwise ? BinaryOp::BitwiseXor : BinaryOp::LogicalXor;
   }
   return BinaryOp::LogicalAnd;
 }
@@ -438,7 +432,7 @@ Tensor bitwise(Logic op, const Tensor& a, Scalar b) {
 Tensor bitwise_not(const Tensor& a) {
   check_bitwise(a.dtype());
   Tensor out = empty_result(a.sizes(), a.dtype(), a);
-  kernels::unary(UnaryOp::BitNot, out, a);
+  kernels::unary(UnaryOp::BitwiseNot, out, a);
   return out;
 }
 
@@ -480,7 +474,8 @@ Tensor frac(const Tensor& a) {
   return same_type_unary(UnaryOp::Frac, OpKind::Frac, a);
 }
 
-// The uniform rows of the op list (NOTE [The op list]); Custom rows are above.
+// The uniform unary rows of the op list (NOTE [One declaration per op]); Custom
+// rows are written by hand above and below.
 #define GT_UNARY_DEFINE_Float(K, name, kind) \
   Tensor name(const Tensor& a) { return float_unary(UnaryOp::K, OpKind::kind, a); }
 #define GT_UNARY_DEFINE_Same(K, name, kind) \
@@ -502,12 +497,12 @@ Tensor predicate(UnaryOp op, const Tensor& a) {
 }
 }  // namespace
 
-Tensor isnan(const Tensor& a) { return predicate(UnaryOp::IsNan, a); }
-Tensor isinf(const Tensor& a) { return predicate(UnaryOp::IsInf, a); }
-Tensor isposinf(const Tensor& a) { return predicate(UnaryOp::IsPosInf, a); }
-Tensor isneginf(const Tensor& a) { return predicate(UnaryOp::IsNegInf, a); }
-Tensor isfinite(const Tensor& a) { return predicate(UnaryOp::IsFinite, a); }
-Tensor signbit(const Tensor& a) { return predicate(UnaryOp::SignBit, a); }
+Tensor isnan(const Tensor& a) { return predicate(UnaryOp::Isnan, a); }
+Tensor isinf(const Tensor& a) { return predicate(UnaryOp::Isinf, a); }
+Tensor isposinf(const Tensor& a) { return predicate(UnaryOp::Isposinf, a); }
+Tensor isneginf(const Tensor& a) { return predicate(UnaryOp::Isneginf, a); }
+Tensor isfinite(const Tensor& a) { return predicate(UnaryOp::Isfinite, a); }
+Tensor signbit(const Tensor& a) { return predicate(UnaryOp::Signbit, a); }
 
 Tensor clamp(const Tensor& a, std::optional<Scalar> lo, std::optional<Scalar> hi) {
   GT_CHECK(lo || hi, "gradtrack.clamp: At least one of 'min' or 'max' must not be None");

@@ -62,8 +62,10 @@ void check_cast(ScalarType result, ScalarType self) {
 
 // NOTE [In-place specs from the op list]
 // An in-place variant records the row its out-of-place op records, read from
-// the op list (kernels/pointwise_ops.h), so the two cannot drift apart. The
-// list's kind columns are tokens; these names give them their meaning here.
+// the op list (NOTE [One declaration per op]), so the two cannot drift apart
+// (before the list, div_ with a rounding mode, remainder_ and floor_divide_
+// had drifted to another op's gradient). The list's kind columns are tokens;
+// these names give them their meaning here.
 namespace list_tokens {
 #define GT_TOKEN(K) [[maybe_unused]] constexpr OpKind K = OpKind::K;
 GT_FORALL_OPS(GT_TOKEN)
@@ -72,7 +74,8 @@ GT_FORALL_OPS(GT_TOKEN)
 constexpr OpKind NoGrad = OpKind::NumKinds;
 // The op takes no number operand: the binding refuses one (inplace_takes_number).
 constexpr OpKind NoNumber = static_cast<OpKind>(static_cast<int>(OpKind::NumKinds) + 1);
-constexpr bool Float = true, Same = false, Custom = false;
+constexpr DtypeRule Float = DtypeRule::Float, Same = DtypeRule::Same,
+                    Floating = DtypeRule::Floating, Custom = DtypeRule::Custom;
 }  // namespace list_tokens
 
 struct InplaceSpec {
@@ -82,7 +85,7 @@ struct InplaceSpec {
   int kernel;          // UnaryOp or BinaryOp, as `unary` says
   OpKind tensor_kind;  // the formula row with a tensor operand (unary: the op's)
   OpKind scalar_kind;  // ... with a number operand
-  bool float_result;   // integers compute in the default float type
+  DtypeRule rule;
 };
 
 constexpr InplaceSpec kInplaceSpecs[] = {
@@ -102,7 +105,7 @@ constexpr InplaceSpec kInplaceSpecs[] = {
    list_tokens::tkind,                              \
    list_tokens::skind,                              \
    list_tokens::rule},
-    GT_UNARY_OPS(GT_UNARY_SPEC) GT_BINARY_OPS(GT_BINARY_SPEC)
+    GT_INPLACE_UNARY(GT_UNARY_SPEC) GT_INPLACE_BINARY(GT_BINARY_SPEC)
 #undef GT_BINARY_SPEC
 #undef GT_UNARY_SPEC
 };
@@ -112,11 +115,11 @@ const InplaceSpec& spec_of(InplaceOp op) { return kInplaceSpecs[static_cast<size
 bool records(OpKind kind) { return kind < OpKind::NumKinds; }
 
 bool is_bitwise(BinaryOp k) {
-  return k == BinaryOp::BitAnd || k == BinaryOp::BitOr || k == BinaryOp::BitXor;
+  return k == BinaryOp::BitwiseAnd || k == BinaryOp::BitwiseOr || k == BinaryOp::BitwiseXor;
 }
 
 bool divides(BinaryOp k) {
-  return k == BinaryOp::FloorDiv || k == BinaryOp::TruncDiv || k == BinaryOp::Remainder ||
+  return k == BinaryOp::FloorDivide || k == BinaryOp::TruncDiv || k == BinaryOp::Remainder ||
          k == BinaryOp::Fmod;
 }
 
@@ -133,14 +136,14 @@ BinaryCall binary_call(InplaceOp op, const DivMode& mode) {
   const InplaceSpec& spec = spec_of(op);
   GT_CHECK(!spec.unary, "gradtrack: not a binary in-place op");
   BinaryCall call{static_cast<BinaryOp>(spec.kernel), spec.tensor_kind, spec.scalar_kind,
-                  spec.float_result};
+                  spec.rule == DtypeRule::Float};
   if (op != InplaceOp::Div || !mode.given) return call;
   if (mode.rounding.empty()) return {BinaryOp::Div, OpKind::DivMode, OpKind::DivModeScalar, true};
   GT_CHECK(mode.rounding == "floor" || mode.rounding == "trunc",
            "div expected rounding_mode to be one of None, 'trunc', or 'floor' but found '",
            mode.rounding, "'");
-  return {mode.rounding == "floor" ? BinaryOp::FloorDiv : BinaryOp::TruncDiv, OpKind::DivRounding,
-          OpKind::DivRoundingScalar, false};
+  return {mode.rounding == "floor" ? BinaryOp::FloorDivide : BinaryOp::TruncDiv,
+          OpKind::DivRounding, OpKind::DivRoundingScalar, false};
 }
 
 // Runs kernel(out, in) so that self ends up holding its result computed in
@@ -231,9 +234,9 @@ Tensor inplace_binary(InplaceOp op, const Tensor& self, const Tensor& other, Sca
     GT_CHECK_IMPL(!is_floating(dt), "\"bitwise_and_cpu\" not implemented for '",
                   scalar_type_name(dt), "'");
   }
-  if (op == InplaceOp::Hypot) {
-    GT_CHECK_IMPL(is_floating(dt), "\"hypot_cpu\" not implemented for '", scalar_type_name(dt),
-                  "'");
+  if (spec_of(op).rule == DtypeRule::Floating) {
+    GT_CHECK_IMPL(is_floating(dt), "\"", spec_of(op).name, "_cpu\" not implemented for '",
+                  scalar_type_name(dt), "'");
   }
   if (!is_floating(dt) && divides(call.kernel))
     GT_CHECK(!kernels::any_zero(other), "ZeroDivisionError");
@@ -293,15 +296,11 @@ Tensor inplace_unary(InplaceOp op, const Tensor& self) {
                   scalar_type_name(self.dtype()), "'");
   }
   check_no_internal_overlap(self);
-  ScalarType dt = spec.float_result ? to_float_type(self.dtype()) : self.dtype();
+  ScalarType dt = spec.rule == DtypeRule::Float ? to_float_type(self.dtype()) : self.dtype();
   // square_ is pow_(2): a bool self would compute in int64, as pow(bool, 2) does.
   if (op == InplaceOp::Square) dt = result_type(self, Scalar(int64_t(2)));
   check_cast(dt, self.dtype());
-  // torch records a node of its own (whose backward raises) for these three.
-  OpKind kind = op == InplaceOp::Asinh   ? OpKind::AsinhInplace
-                : op == InplaceOp::Acosh ? OpKind::AcoshInplace
-                : op == InplaceOp::Atanh ? OpKind::AtanhInplace
-                                         : spec.tensor_kind;
+  const OpKind kind = spec.tensor_kind;
   // square_ records pow(self, 2), as PyTorch's: the exponent is the node's s0.
   run_inplace(
       spec.label, kind, true, {&self}, self,

@@ -9,7 +9,7 @@
 #include "core/generator.h"
 #include "core/scalar.h"
 #include "core/tensor.h"
-#include "kernels/pointwise_ops.h"
+#include "op_list.h"
 
 namespace gradtrack::ops {
 
@@ -49,13 +49,9 @@ Tensor rremainder(const Tensor& a, Scalar b);
 Tensor pow(const Tensor& a, const Tensor& b);
 Tensor pow(const Tensor& a, Scalar exponent);
 Tensor pow(Scalar base, const Tensor& exponent);
-Tensor maximum(const Tensor& a, const Tensor& b);
-Tensor minimum(const Tensor& a, const Tensor& b);
 /// C's fmod: the remainder takes the dividend's sign (FmodBackward1 / FmodBackward0).
 Tensor fmod(const Tensor& a, const Tensor& b);
 Tensor fmod(const Tensor& a, Scalar b);
-Tensor atan2(const Tensor& a, const Tensor& b);
-Tensor hypot(const Tensor& a, const Tensor& b);
 /// clamp with one bound: ClampMinBackward0/1, ClampMaxBackward0/1.
 Tensor clamp_min(const Tensor& a, Scalar lo);
 Tensor clamp_min(const Tensor& a, const Tensor& lo);
@@ -73,16 +69,21 @@ Tensor bitwise(Logic op, const Tensor& a, const Tensor& b);
 Tensor bitwise(Logic op, const Tensor& a, Scalar b);
 Tensor bitwise_not(const Tensor& a);
 
-// The op list's unary ops: neg, abs, exp, ..., frac (NOTE [The op list]).
+/// An op list row's dtype rule (NOTE [One declaration per op]): integers
+/// compute in the default float type (exp); the promoted dtype (abs, add);
+/// the promoted dtype, which must be floating (hypot); or the op's own code.
+enum class DtypeRule { Float, Same, Floating, Custom };
+
+// The op list's unary ops: neg, abs, exp, ..., isnan, logical_not (NOTE [One
+// declaration per op]).
 #define GT_DECLARE_UNARY(K, name, kind, rule) Tensor name(const Tensor& a);
 GT_UNARY_OPS(GT_DECLARE_UNARY)
 #undef GT_DECLARE_UNARY
-Tensor isnan(const Tensor& a);
-Tensor isinf(const Tensor& a);
-Tensor isposinf(const Tensor& a);
-Tensor isneginf(const Tensor& a);
-Tensor isfinite(const Tensor& a);
-Tensor signbit(const Tensor& a);
+// The op list's binary ops whose function is generated from their row.
+#define GT_DECLARE_BINARY(K, name, tkind, skind, rule) \
+  Tensor name(const Tensor& a, const Tensor& b);
+GT_BINARY_OPS(GT_DECLARE_BINARY)
+#undef GT_DECLARE_BINARY
 Tensor clamp(const Tensor& a, std::optional<Scalar> lo, std::optional<Scalar> hi);
 Tensor clamp(const Tensor& a, const Tensor* lo, const Tensor* hi);
 Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b);
@@ -215,8 +216,10 @@ Tensor randint(int64_t low, int64_t high, const DimVector& sizes, ScalarType dty
 Tensor randperm(int64_t n, ScalarType dtype, Generator* gen = nullptr);
 
 // ---- in-place (inplace.cpp): THE entry that writes, bumps and rebases ----
-/// The op list's in-place variants, unary then binary (NOTE [The op list]).
-enum class InplaceOp { GT_UNARY_OPS(GT_FIRST_COLUMN) GT_BINARY_OPS(GT_FIRST_COLUMN) };
+/// The op list's in-place variants, unary then binary (NOTE [One declaration per op]).
+#define GT_INPLACE_ENUM(K, ...) K,
+enum class InplaceOp { GT_INPLACE_UNARY(GT_INPLACE_ENUM) GT_INPLACE_BINARY(GT_INPLACE_ENUM) };
+#undef GT_INPLACE_ENUM
 /// The method name of an in-place variant, without the trailing underscore.
 const char* inplace_name(InplaceOp op);
 /// False for the binary ops whose operand must be a tensor (atan2_, hypot_).

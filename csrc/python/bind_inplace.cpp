@@ -19,9 +19,9 @@ py::dict inplace_ops() {
   int id = 0;
 #define GT_INPLACE_ENTRY(K, name, ...) d[#name] = py::make_tuple(id++, arity);
   int arity = 0;
-  GT_UNARY_OPS(GT_INPLACE_ENTRY)
+  GT_INPLACE_UNARY(GT_INPLACE_ENTRY)
   arity = 1;
-  GT_BINARY_OPS(GT_INPLACE_ENTRY)
+  GT_INPLACE_BINARY(GT_INPLACE_ENTRY)
 #undef GT_INPLACE_ENTRY
   return d;
 }

@@ -207,21 +207,12 @@ void bind_arith(Cls& cls, py::module_& m) {
       },
       py::arg("exponent"));
   both(
-      cls, m, "maximum", [](const Tensor& a, const Tensor& b) { return ops::maximum(a, b); },
-      py::arg("other"));
-  both(
       cls, m, "fmod",
       [](const Tensor& a, py::handle b) {
         return method_binop(
             "fmod", a, b, [](const Tensor& x, const Tensor& y) { return ops::fmod(x, y); },
             [](const Tensor& x, Scalar y) { return ops::fmod(x, y); });
       },
-      py::arg("other"));
-  both(
-      cls, m, "atan2", [](const Tensor& a, const Tensor& b) { return ops::atan2(a, b); },
-      py::arg("other"));
-  both(
-      cls, m, "hypot", [](const Tensor& a, const Tensor& b) { return ops::hypot(a, b); },
       py::arg("other"));
   both(
       cls, m, "clamp_min",
@@ -242,9 +233,13 @@ void bind_arith(Cls& cls, py::module_& m) {
       },
       py::arg("max"));
 
-  both(
-      cls, m, "minimum", [](const Tensor& a, const Tensor& b) { return ops::minimum(a, b); },
+  // The op list's binary rows whose function is generated (NOTE [One declaration per op]).
+#define GT_BIND_BINARY(K, name, ...)                                                   \
+  both(                                                                                \
+      cls, m, #name, [](const Tensor& a, const Tensor& b) { return ops::name(a, b); }, \
       py::arg("other"));
+  GT_BINARY_OPS(GT_BIND_BINARY)
+#undef GT_BIND_BINARY
   both(
       cls, m, "clamp",
       [](const Tensor& a, py::handle lo, py::handle hi) -> Tensor {
@@ -283,11 +278,10 @@ void bind_arith(Cls& cls, py::module_& m) {
 #define GT_UNARY(name) both(cls, m, #name, [](const Tensor& a) { return ops::name(a); })
 
 void bind_unary(Cls& cls, py::module_& m) {
-  // The op list's unary ops (NOTE [The op list]), then the other unary ones.
+  // The op list's unary ops (NOTE [One declaration per op]), then the other unary ones.
 #define GT_BIND_UNARY(K, name, ...) GT_UNARY(name);
   GT_UNARY_OPS(GT_BIND_UNARY)
 #undef GT_BIND_UNARY
-  GT_UNARY(isnan);
   both(
       cls, m, "masked_select",
       [](const Tensor& a, const Tensor& mask) { return ops::masked_select(a, mask); },
@@ -298,13 +292,6 @@ void bind_unary(Cls& cls, py::module_& m) {
         return ops::amin(a, dims_arg(dim, "amin"), keepdim);
       },
       py::arg("dim") = py::tuple(), py::arg("keepdim") = false);
-  GT_UNARY(isinf);
-  GT_UNARY(isposinf);
-  GT_UNARY(isneginf);
-  GT_UNARY(isfinite);
-  GT_UNARY(signbit);
-  GT_UNARY(logical_not);
-  GT_UNARY(bitwise_not);
   GT_UNARY(t);
   GT_UNARY(clone);
 }

@@ -2,7 +2,7 @@
 // hardtanh, mish, hardswish, log_sigmoid): out of place and in place.
 //
 // NOTE [Activations are not rows of the op list]
-// The op list (kernels/pointwise_ops.h) gives every row a Tensor method, a
+// The op list (python/gradtrack/_declarations) gives every row a Tensor method, a
 // gradtrack.<name> function and a `<name>_` method, with no parameters. These
 // take parameters (negative_slope, alpha, beta, approximate, ...) and in
 // torch live in torch.nn.functional / torch._C._nn, not on Tensor: as rows

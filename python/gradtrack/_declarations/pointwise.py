@@ -9,7 +9,7 @@ derivative derived from it. The kernel is one functor in
 tests (function, method, in-place), each printing ``prints``.
 """
 
-from .rows import CUSTOM, ELEMENTWISE, FLOAT, SAME, Derivative, binary, unary
+from .rows import CUSTOM, ELEMENTWISE, FLOAT, FLOATING, SAME, Derivative, binary, unary
 
 _NOT_IMPLEMENTED = "gradtrack::autograd::NotImplemented"
 
@@ -50,13 +50,13 @@ OPS = [
            doc="The quotient rounded down, elementwise.",
            example=("gradtrack.tensor([7.0, -7.0, 3.0])", "2.0"),
            prints="tensor([ 3., -4.,  1.])"),
-    binary("remainder", SAME, "RemainderBackward1", saves={0: "1", 1: "1"},
+    binary("remainder", SAME, "RemainderBackward1", saves={0: "1", 1: "1"}, generated=False,
            derivative_options=dict(unpacks_last_input_first=True),
            number=Derivative("RemainderScalar", "RemainderBackward0", "pass_bw", ELEMENTWISE),
            doc="The remainder of division with the sign of the divisor (Python's %).",
            example=("gradtrack.tensor([-3.0, 3.0, 5.5])", "2.0"),
            prints="tensor([1.0000, 1.0000, 1.5000])"),
-    binary("fmod", SAME, "FmodBackward1", saves={0: "1", 1: "1"},
+    binary("fmod", SAME, "FmodBackward1", saves={0: "1", 1: "1"}, generated=False,
            number=Derivative("FmodScalar", "FmodBackward0", "pass_bw", ELEMENTWISE),
            doc="The remainder of division with the sign of the dividend (C's fmod).",
            example=("gradtrack.tensor([-3.0, 3.0, 5.5])", "2.0"),
@@ -75,18 +75,18 @@ OPS = [
                "quadrant.",
            example=("gradtrack.tensor([1.0, -1.0, 0.0])", "gradtrack.tensor([1.0, 1.0, -1.0])"),
            prints="tensor([ 0.7854, -0.7854,  3.1416])"),
-    binary("hypot", SAME, "HypotBackward0", saves={0: "0", 1: "1"},
-           derivative_options=dict(saves_result=True), generated=False,
+    binary("hypot", FLOATING, "HypotBackward0", saves={0: "0", 1: "1"},
+           derivative_options=dict(saves_result=True),
            doc="``sqrt(input**2 + other**2)`` elementwise.",
            example=("gradtrack.tensor([3.0, 5.0, 1.0])", "gradtrack.tensor([4.0, 12.0, 1.0])"),
            prints="tensor([ 5.0000, 13.0000,  1.4142])"),
     binary("maximum", SAME, "MaximumBackward0", saves={0: "01", 1: "01"}, inplace=False,
-           derivative_options=dict(unpacks_last_input_first=True), generated=False,
+           derivative_options=dict(unpacks_last_input_first=True),
            doc="The larger of two elements, elementwise (NaN wins).",
            example=("gradtrack.tensor([1.0, 5.0, -2.0])", "gradtrack.tensor([3.0, 4.0, -1.0])"),
            prints="tensor([ 3.,  5., -1.])"),
     binary("minimum", SAME, "MinimumBackward0", saves={0: "01", 1: "01"}, inplace=False,
-           derivative_options=dict(unpacks_last_input_first=True), generated=False,
+           derivative_options=dict(unpacks_last_input_first=True),
            doc="The smaller of two elements, elementwise (NaN wins).",
            example=("gradtrack.tensor([1.0, 5.0, -2.0])", "gradtrack.tensor([3.0, 4.0, -1.0])"),
            prints="tensor([ 1.,  4., -2.])"),

@@ -15,6 +15,7 @@ ELEMENTWISE = "<elementwise>"
 # Dtype rules of the op list (the C++ op function is generated for FLOAT and SAME):
 FLOAT = "Float"    # integer inputs compute in the default float type (exp, atan2)
 SAME = "Same"      # the (promoted) input dtype (abs, floor, add)
+FLOATING = "Floating"  # the promoted dtype, which must be floating ("hypot_cpu" not implemented)
 CUSTOM = "Custom"  # the op function is written by hand in ops/pointwise.cpp
 
 

@@ -302,7 +302,7 @@ ONE_ELEMENT_VALUES = [0.1, -0.0, 0.0, 3.0, 7.0 / 3, -1e-40, 1e38, float("inf"), 
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
 @pytest.mark.parametrize("op", OPS)
 def test_one_element_results_bit_for_bit(dtype, op):
-    # 1-element operands skip the loop plan (kernels/elementwise.cpp): the same bits
+    # 1-element operands skip the loop plan (kernels/pointwise.cpp): the same bits
     # as torch, for 1-element and 0-d tensors, in place and through a view.
     def scenario(lib):
         dt = getattr(lib, dtype)

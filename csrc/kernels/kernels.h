@@ -3,7 +3,7 @@
 // and allocated `out`; inputs of an arithmetic kernel share the compute dtype.
 #pragma once
 
-#include "kernels/elementwise.h"
+#include "kernels/pointwise.h"
 #include "kernels/matmul.h"
 #include "kernels/optim.h"
 #include "kernels/random.h"

@@ -10,7 +10,7 @@
 #pragma once
 
 #include "core/tensor.h"
-#include "kernels/elementwise.h"
+#include "kernels/pointwise.h"
 #include "kernels/parallel.h"
 
 namespace gradtrack::kernels {

@@ -4,7 +4,7 @@
 
 #include "kernels/blas.h"
 #include "kernels/reduced_float.h"
-#include "kernels/elementwise.h"
+#include "kernels/pointwise.h"
 #include "kernels/matmul.h"
 #include "kernels/parallel.h"
 

@@ -10,7 +10,7 @@
 
 #include "core/dtype.h"
 #include "core/half.h"
-#include "kernels/elementwise.h"
+#include "kernels/pointwise.h"
 #include "kernels/random_detail.h"
 #include "kernels/reduced_float.h"
 

@@ -16,7 +16,7 @@
 #include <type_traits>
 #include <vector>
 
-#include "kernels/elementwise.h"
+#include "kernels/pointwise.h"
 #include "kernels/reduce.h"
 #include "kernels/reduced_float.h"
 #include "kernels/cascade_sum.h"

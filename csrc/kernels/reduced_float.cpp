@@ -1,7 +1,7 @@
 #include "kernels/reduced_float.h"
 
 #include "core/half.h"
-#include "kernels/elementwise.h"
+#include "kernels/pointwise.h"
 #include "kernels/loops.h"
 
 namespace gradtrack::kernels {

@@ -2,7 +2,7 @@
 // kernels of kernels/extra_lines.cpp, record.
 #include <cmath>
 
-#include "kernels/extra_lines.h"
+#include "kernels/scan_sort.h"
 #include "ops/common.h"
 #include "ops/extra_ops.h"
 

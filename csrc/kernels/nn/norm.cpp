@@ -10,7 +10,7 @@
 
 #include "core/dtype.h"
 #include "kernels/parallel.h"
-#include "kernels/elementwise.h"
+#include "kernels/pointwise.h"
 #include "kernels/reduced_float.h"
 
 namespace gradtrack::kernels::nn {

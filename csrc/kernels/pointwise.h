@@ -1,4 +1,4 @@
-// Elementwise kernels: pure math on strided memory. No autograd, no Python.
+// Pointwise kernels: pure math on strided memory. No autograd, no Python.
 //
 // Callers (csrc/ops/) have already promoted dtypes, broadcast shapes and
 // allocated `out`; inputs of an arithmetic kernel share the compute dtype.
@@ -10,33 +10,10 @@
 
 #include "core/scalar.h"
 #include "core/tensor.h"
+#include "kernels/copy.h"
 #include "op_list.h"
 
 namespace gradtrack::kernels {
-
-// NOTE [Unaligned memory]
-// A tensor made by from_numpy/as_tensor aliases the array's memory, and NumPy
-// allows arrays whose data is not aligned to the element size (torch aliases
-// those too). Reading such memory through a `double*` is undefined behaviour,
-// so the loops in loops.h take their typed fast paths only when every pointer is
-// aligned, and otherwise read and write each element with memcpy. Strides are
-// multiples of the element size, so one check of the run's first element
-// decides for the whole run. Other kernels read and write such tensors with
-// load/store, or read an aligned() copy.
-template <typename T>
-inline T load(const char* p) {
-  T v;
-  std::memcpy(&v, p, sizeof(T));
-  return v;
-}
-template <typename T>
-inline void store(char* p, T v) {
-  std::memcpy(p, &v, sizeof(T));
-}
-template <typename T>
-inline bool aligned_for(const char* p) {
-  return reinterpret_cast<uintptr_t>(p) % alignof(T) == 0;
-}
 
 // Both enums are expanded from the op list (NOTE [One declaration per op] in
 // python/gradtrack/_declarations; the build writes it as op_list.h).
@@ -58,12 +35,6 @@ bool any_zero(const Tensor& t);
 void clamp(const Tensor& out, const Tensor& a, std::optional<Scalar> lo, std::optional<Scalar> hi);
 void clamp_tensor(const Tensor& out, const Tensor& a, const Tensor* lo, const Tensor* hi);
 void where(const Tensor& out, const Tensor& cond, const Tensor& a, const Tensor& b);
-/// out = src, converting dtype and broadcasting src.
-void copy(const Tensor& out, const Tensor& src);
-/// For kernels that read through typed pointers: `t` itself when its memory is
-/// aligned for its dtype, else a contiguous copy (NOTE [Unaligned memory]).
-Tensor aligned(const Tensor& t);
-void fill(const Tensor& out, Scalar value);
 /// Fused backward helpers: g where !(y <= 0) (NaN passes), g * y * (1 - y), g * (1 - y*y).
 void threshold_backward(const Tensor& out, const Tensor& g, const Tensor& y);
 void sigmoid_backward(const Tensor& out, const Tensor& g, const Tensor& y);

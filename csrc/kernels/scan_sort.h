@@ -1,6 +1,7 @@
-// Kernels that work line by line along one dim: scans (cumsum, cumprod) and
-// sorting (sort, topk). Inputs are contiguous and aligned (callers make them
-// so); outputs are new contiguous tensors.
+// Kernels that work line by line along one dim: scans (cumsum, cumprod),
+// sorting (sort, topk) and order statistics (kthvalue, median, mode). Inputs
+// are contiguous and aligned (callers make them so); outputs are new
+// contiguous tensors.
 #pragma once
 
 #include <cstdint>

@@ -1,5 +1,5 @@
-// Line kernels: scans and sorts along one dim (see extra_lines.h).
-#include "kernels/extra_lines.h"
+// Line kernels: scans, sorts and order statistics along one dim (scan_sort.h).
+#include "kernels/scan_sort.h"
 
 #include <algorithm>
 #include <cmath>

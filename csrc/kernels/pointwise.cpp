@@ -1,11 +1,12 @@
-// Elementwise kernels: one functor per function, run by the loops in loops.h.
+// Pointwise kernels: one functor per function of the op list, run by the loops in
+// loops.h; clamp and where.
 #include <algorithm>
 #include <atomic>
 #include <cmath>
 #include <limits>
 #include <type_traits>
 
-#include "kernels/elementwise.h"
+#include "kernels/pointwise.h"
 #include "kernels/loops.h"
 #include "kernels/reduced_float.h"
 #include "kernels/simd.h"
@@ -651,176 +652,6 @@ void where(const Tensor& out, const Tensor& cond, const Tensor& a, const Tensor&
   GT_DISPATCH_ALL(out.dtype(), [&] {
     ternary_loop<scalar_t, bool, scalar_t, scalar_t>(
         p, [](bool c, scalar_t x, scalar_t y) { return c ? x : y; });
-  });
-}
-
-void copy(const Tensor& out, const Tensor& src) {
-  if (copy_reduced(out, src)) return;
-  LoopPlan p = make_plan(out, {src});
-  GT_DISPATCH_ALL(out.dtype(), [&] {
-    using O = scalar_t;
-    GT_DISPATCH_ALL(src.dtype(), [&] {
-      using I = scalar_t;
-      if constexpr (std::is_same_v<O, I>) {
-        run_plan(p, [](char** ptr, const int64_t* s, int64_t n) {
-          if (s[0] == sizeof(O) && s[1] == sizeof(I)) {
-            // memmove: copy_ between overlapping views that are not dense is
-            // allowed (PyTorch's "too hard" overlap); memcpy would be undefined.
-            std::memmove(ptr[0], ptr[1], static_cast<size_t>(n) * sizeof(O));
-          } else if (s[0] == sizeof(O) && s[1] == 0 && aligned_for<O>(ptr[0])) {
-            // an expanded value (the ones of sum()'s gradient made dense): a
-            // fill, which vectorizes; the generic loop ran 12x torch's time
-            const O v = load<I>(ptr[1]);
-            std::fill_n(reinterpret_cast<O*>(ptr[0]), n, v);
-          } else {
-            for (int64_t i = 0; i < n; ++i) store<O>(ptr[0] + i * s[0], load<I>(ptr[1] + i * s[1]));
-          }
-        });
-      } else if constexpr (std::is_same_v<O, bool>) {
-        unary_loop<O, I>(p, [](I x) { return x != I(0); });
-      } else {
-        unary_loop<O, I>(p, [](I x) { return static_cast<O>(x); });
-      }
-    });
-  });
-}
-
-Tensor aligned(const Tensor& t) {
-  if (t.is_aligned()) return t;
-  Tensor c = empty(t.sizes(), t.dtype());
-  copy(c, t);
-  return c;
-}
-
-void fill(const Tensor& out, Scalar value) {
-  if (fill_reduced(out, value)) return;
-  GT_DISPATCH_ALL(out.dtype(), [&] {
-    const scalar_t v = value.to<scalar_t>();
-    LoopPlan p = make_plan(out, {});
-    run_plan(p, [v](char** ptr, const int64_t* s, int64_t n) {
-      if (s[0] == sizeof(scalar_t) && aligned_for<scalar_t>(ptr[0])) {
-        scalar_t* o = reinterpret_cast<scalar_t*>(ptr[0]);
-        for (int64_t i = 0; i < n; ++i) o[i] = v;
-      } else {
-        for (int64_t i = 0; i < n; ++i) store<scalar_t>(ptr[0] + i * s[0], v);
-      }
-    });
-  });
-}
-
-// relu's gradient: g where the result is not <= 0 (NaN passes). The fused
-// relu-mul kernel must compute exactly this, so both call it.
-template <typename T>
-inline T relu_grad(T gv, T yv) {
-  return yv <= 0 ? T(0) : gv;
-}
-
-void threshold_backward(const Tensor& out, const Tensor& g, const Tensor& y) {
-  if (any_reduced({&out, &g, &y})) {
-    WideOut w(out);
-    threshold_backward(w.t, widen(g), widen(y));
-    return w.commit();
-  }
-  GT_DISPATCH_FLOAT(out.dtype(), "threshold_backward", [&] {
-    using T = scalar_t;
-    binary_loop<T, T, T>(make_plan(out, {g, y}), [](T gv, T yv) { return relu_grad(gv, yv); });
-  });
-}
-
-void relu_mul_backward(const Tensor& out, const Tensor& g, const Tensor& y, const Tensor& other) {
-  if (any_reduced({&out, &g, &y, &other})) {
-    WideOut w(out);
-    relu_mul_backward(w.t, widen(g), widen(y), widen(other));
-    return w.commit();
-  }
-  GT_DISPATCH_FLOAT(out.dtype(), "relu_mul_backward", [&] {
-    using T = scalar_t;
-    // threshold_backward, then mul, in their operand order.
-    ternary_loop<T, T, T, T>(make_plan(out, {g, y, other}),
-                             [](T gv, T yv, T ov) -> T { return relu_grad(gv, yv) * ov; });
-  });
-}
-
-void sigmoid_backward(const Tensor& out, const Tensor& g, const Tensor& y) {
-  if (any_reduced({&out, &g, &y})) {
-    WideOut w(out);
-    sigmoid_backward(w.t, widen(g), widen(y));
-    return w.commit();
-  }
-  GT_DISPATCH_FLOAT(out.dtype(), "sigmoid_backward", [&] {
-    using T = scalar_t;
-    binary_loop<T, T, T>(make_plan(out, {g, y}),
-                         [](T gv, T yv) -> T { return gv * yv * (T(1) - yv); });
-  });
-}
-
-void tanh_backward(const Tensor& out, const Tensor& g, const Tensor& y) {
-  if (any_reduced({&out, &g, &y})) {
-    WideOut w(out);
-    tanh_backward(w.t, widen(g), widen(y));
-    return w.commit();
-  }
-  GT_DISPATCH_FLOAT(out.dtype(), "tanh_backward", [&] {
-    using T = scalar_t;
-    binary_loop<T, T, T>(make_plan(out, {g, y}),
-                         [](T gv, T yv) -> T { return gv * (T(1) - yv * yv); });
-  });
-}
-
-void mul_backward(const Tensor& ga, const Tensor& gb, const Tensor& g, const Tensor& a,
-                  const Tensor& b) {
-  if (any_reduced({&ga, &gb, &g, &a, &b})) {
-    WideOut wa(ga), wb(gb);
-    mul_backward(wa.t, wb.t, widen(g), widen(a), widen(b));
-    wa.commit();
-    return wb.commit();
-  }
-  GT_DISPATCH_FLOAT(g.dtype(), "mul_backward", [&] {
-    using T = scalar_t;
-    T* pa = ga.data<T>();
-    T* pb = gb.data<T>();
-    const T* pg = g.data<T>();
-    const T* xa = a.data<T>();
-    const T* xb = b.data<T>();
-    const auto products = [&](T* oa, T* ob, int64_t lo, int64_t hi) {
-      for (int64_t i = lo; i < hi; ++i) {
-        const T gv = pg[i];
-        oa[i - lo] = gv * xb[i];
-        ob[i - lo] = gv * xa[i];
-      }
-    };
-    // Five tensors of g's size: past the L3, both gradients are staged and
-    // streamed out (NOTE [Streaming stores]).
-    const int64_t n = g.numel();
-    const bool stream = 5 * n * int64_t(sizeof(T)) >= stream_store_bytes();
-    parallel_for(n, kGrainSize, [&](int64_t lo, int64_t hi) {
-      if (!stream) return products(pa + lo, pb + lo, lo, hi);
-      constexpr int64_t per = kStageBytes / int64_t(sizeof(T));
-      alignas(64) T sa[per];
-      alignas(64) T sb[per];
-      for (int64_t i = lo; i < hi; i += per) {
-        const int64_t e = std::min(hi, i + per);
-        products(sa, sb, i, e);
-        stream_copy(reinterpret_cast<char*>(pa + i), reinterpret_cast<const char*>(sa),
-                    (e - i) * int64_t(sizeof(T)));
-        stream_copy(reinterpret_cast<char*>(pb + i), reinterpret_cast<const char*>(sb),
-                    (e - i) * int64_t(sizeof(T)));
-      }
-      stream_fence();
-    });
-  });
-}
-
-void add_scaled(const Tensor& out, const Tensor& a, const Tensor& b, double alpha) {
-  if (any_reduced({&out, &a, &b})) {
-    WideOut w(out);
-    add_scaled(w.t, widen(a), widen(b), alpha);
-    return w.commit();
-  }
-  GT_DISPATCH_FLOAT(out.dtype(), "add", [&] {
-    using T = scalar_t;
-    const T al = static_cast<T>(alpha);
-    binary_loop<T, T, T>(make_plan(out, {a, b}), [al](T x, T y) -> T { return x + al * y; });
   });
 }
 

@@ -1801,8 +1801,8 @@ OPS += [
     OpSpec("sinc_at_zero", lambda lib, a: lib.sinc(a), (S("zeros", Fixed([0.0, 0.5, -0.0])),),
            FLOAT, ref=lambda np_, a: _vec(_sinc_scalar)(a)),
 ]
-for _name, _fn in (("isinf", np.isinf), ("isposinf", np.isposinf), ("isneginf", np.isneginf),
-                   ("isfinite", np.isfinite), ("signbit", np.signbit)):
+for _name, _fn in (("isnan", np.isnan), ("isinf", np.isinf), ("isposinf", np.isposinf),
+                   ("isneginf", np.isneginf), ("isfinite", np.isfinite), ("signbit", np.signbit)):
     OPS += [
         OpSpec(_name, (lambda n: lambda lib, a: getattr(lib, n)(a))(_name), SPECIALS, FLOAT,
                ref=(lambda f: lambda np_, a: f(a))(_fn), differentiable=False),

@@ -1,0 +1,159 @@
+"""The op declarations are complete (NOTE [One declaration per op] in
+python/gradtrack/_declarations): every row of the op list has each column an op
+needs, and what the rows say is what the library does.
+
+- docs: a text, an example and what it prints (tests/test_docstrings.py runs them);
+- kernel and formula: the op runs, and records the node its row names, with a
+  tensor, with a number and in place;
+- jvp: a row without a forward-mode formula is one torch has none for either;
+- out=: a row takes out= exactly where torch's function does;
+- op table: every function and in-place method has a row in tests/ops/op_db.py,
+  so the differential tests and the fuzzers reach it.
+"""
+
+import pytest
+
+import gradtrack
+from gradtrack import _declarations as decl
+from gradtrack._declarations.rows import ELEMENTWISE
+
+import op_db
+
+OPS = decl.pointwise_ops()
+BY_NAME = {op.name: op for op in OPS}
+DERIVATIVES = {d.kind: d for d in decl.derivatives()}
+
+# Functions torch gives out= that gradtrack does not yet: the test fails when one of
+# these gains out= (take it off the list) or another op lacks it.
+OUT_GAPS = {
+    "isposinf": "bool outputs only, a rule the out= table has for signbit alone",
+    "isneginf": "bool outputs only, a rule the out= table has for signbit alone",
+    "floor_divide": "torch writes out and records NotImplemented when an input requires grad",
+}
+# Functions whose out= comes from the out= rules table rather than the row's dtype rule.
+OUT_BY_RULE = {"signbit"}
+
+
+def _grad_fn_name(kind):
+    """The class name Python shows for a node kind (C++ names drop their namespace)."""
+    return DERIVATIVES[kind].grad_fn.split("::")[-1]
+
+
+def _sample(op):
+    """Float inputs inside every op's domain (acosh needs >= 1, atanh and erfinv |x| < 1)."""
+    x = gradtrack.tensor([1.25, 1.5, 1.75]) if op.name == "acosh" else \
+        gradtrack.tensor([0.25, 0.5, 0.75])
+    return x, gradtrack.tensor([0.5, 0.25, 2.0])
+
+
+def _args(op, lib, requires_grad=False):
+    x, y = _sample(op)
+    if lib is not gradtrack:
+        x, y = lib.tensor(x.tolist()), lib.tensor(y.tolist())
+    if requires_grad:
+        x = x.clone().requires_grad_()
+        y = y.clone().requires_grad_()
+    return (x, y) if op.arity == 2 else (x,)
+
+
+@pytest.mark.parametrize("name", [op.name for op in OPS])
+def test_row_has_a_docstring_with_an_example(name):
+    op = BY_NAME[name]
+    assert op.doc.strip() and op.example and op.prints.strip()
+    assert ">>>" in getattr(gradtrack, name).__doc__
+    assert ">>>" in getattr(gradtrack.Tensor, name).__doc__
+    if op.inplace:
+        assert ">>>" in getattr(gradtrack.Tensor, name + "_").__doc__
+
+
+@pytest.mark.parametrize("name", [op.name for op in OPS if op.differentiable])
+def test_row_records_the_node_it_declares(name):
+    op = BY_NAME[name]
+    args = _args(op, gradtrack, requires_grad=True)
+    out = getattr(gradtrack, name)(*args)
+    assert type(out.grad_fn).__name__ == _grad_fn_name(op.tensor_kind)
+    if op.number_kind:
+        out = getattr(gradtrack, name)(args[0], 2.0)
+        assert type(out.grad_fn).__name__ == _grad_fn_name(op.number_kind)
+    if op.inplace:
+        self_ = args[0].clone()
+        getattr(self_, name + "_")(*args[1:])
+        assert type(self_.grad_fn).__name__ == _grad_fn_name(op.inplace_kind)
+
+
+@pytest.mark.parametrize("name", [op.name for op in OPS if not op.differentiable])
+def test_row_without_a_node_records_nothing(name):
+    op = BY_NAME[name]
+    args = _args(op, gradtrack, requires_grad=not name.startswith("bitwise"))
+    if name.startswith("bitwise"):
+        args = (gradtrack.tensor([1, 2, 3]), gradtrack.tensor([3, 1, 2]))[:op.arity]
+    out = getattr(gradtrack, name)(*args)
+    assert out.grad_fn is None and not out.requires_grad
+
+
+@pytest.mark.parametrize("name", [op.name for op in OPS if op.differentiable])
+def test_row_has_a_jvp_where_torch_has_forward_ad(torch, name):
+    op = BY_NAME[name]
+    import torch.autograd.forward_ad as fwad
+    args = _args(op, torch)
+    with fwad.dual_level():
+        duals = [fwad.make_dual(a, torch.ones_like(a)) for a in args]
+        try:
+            getattr(torch, name)(*duals)
+            torch_has = True
+        except (NotImplementedError, RuntimeError):
+            torch_has = False
+    assert (DERIVATIVES[op.tensor_kind].jvp is not None) == torch_has
+
+
+def _torch_takes_out(torch, name):
+    """From the signature line of torch's docstring (``out=None`` or ``out: Optional[Tensor]``)."""
+    first_line = (getattr(torch, name).__doc__ or "").strip().split("\n")[0]
+    return "out=None" in first_line or "out: Optional" in first_line
+
+
+@pytest.mark.parametrize("name", [op.name for op in OPS])
+def test_row_takes_out_where_torch_does(torch, name):
+    op = BY_NAME[name]
+    ours = op.out is not None or name in OUT_BY_RULE
+    if name in OUT_GAPS:
+        assert _torch_takes_out(torch, name) and not ours, "close the gap: drop it from OUT_GAPS"
+    else:
+        assert ours == _torch_takes_out(torch, name)
+
+
+@pytest.mark.parametrize("name", [op.name for op in OPS])
+def test_out_column_is_what_the_function_accepts(name):
+    op = BY_NAME[name]
+    x = _args(op, gradtrack)
+    out = gradtrack.empty(0, dtype=gradtrack.bool if name in OUT_BY_RULE else None)
+    if name.startswith("bitwise"):
+        x = (gradtrack.tensor([1, 2, 3]), gradtrack.tensor([3, 1, 2]))[:op.arity]
+        out = gradtrack.empty(0, dtype=gradtrack.int64)
+    try:
+        result = getattr(gradtrack, name)(*x, out=out)
+    except TypeError:
+        accepted = False
+    else:
+        accepted = result is out
+    assert accepted == (op.out is not None or name in OUT_BY_RULE)
+
+
+def test_every_row_has_op_table_rows():
+    names = {spec.name for spec in op_db.OPS}
+    in_place = {spec.inplace for spec in op_db.OPS}
+    missing = [op.name for op in OPS
+               if not any(n == op.name or n.startswith(op.name + "_")
+                          or n == "Tensor." + op.name or n.startswith(f"Tensor.{op.name}_")
+                          for n in names)]
+    missing += [op.name + "_" for op in OPS if op.inplace and op.name + "_" not in in_place]
+    assert not missing, f"op list rows without an op-table row in tests/ops/op_db.py: {missing}"
+
+
+def test_every_derivative_kind_is_declared_once_and_jvps_are_named_or_derived():
+    rows = decl.derivatives()
+    assert len({d.kind for d in rows}) == len(rows)
+    for d in rows:
+        assert d.jvp is None or d.jvp == ELEMENTWISE or d.jvp.endswith("_jvp"), d.kind
+        assert d.backward.endswith("_bw"), d.kind
+        assert all(set(g) <= set("012") for g in d.saves.values()), d.kind

@@ -333,7 +333,7 @@ namespace gradtrack::autograd::nn_formulas {
 // Forward mode: t * act'(x); the in-place rows read the result, as their
 // backward does.
 Tensor activation_jvp(const JvpCtx& c) {
-  const Attrs& at = c.attrs;
+  const Attrs& at = c.attrs_;
   const Act k = static_cast<Act>(at.i0);
   const ActParams p{at.f0, at.f1, at.f2};
   const Tensor& s = at.flag ? c.result : c.primals[0];

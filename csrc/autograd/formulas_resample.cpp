@@ -52,16 +52,16 @@ TL euclidean_dist_bw(const C& c, const TL& g) {
 }
 
 Tensor resample_jvp(const JvpCtx& c) {
-  return ops::resample(c.tangents[0], ops::resample_spec(c.attrs));
+  return ops::resample(c.tangents[0], ops::resample_spec(c.attrs_));
 }
 
 Tensor resample_backward_jvp(const JvpCtx& c) {
-  return ops::resample_backward(c.tangents[0], ops::resample_spec(c.attrs));
+  return ops::resample_backward(c.tangents[0], ops::resample_spec(c.attrs_));
 }
 
 // The padding of a tangent is zero, whatever value pads the primal.
 Tensor constant_pad_jvp(const JvpCtx& c) {
-  return ops::constant_pad_nd(c.tangents[0], c.attrs.ints0, Scalar(0.0));
+  return ops::constant_pad_nd(c.tangents[0], c.attrs_.ints0, Scalar(0.0));
 }
 
 }  // namespace gradtrack::autograd::resample

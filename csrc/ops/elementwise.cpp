@@ -566,7 +566,7 @@ Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b) {
   DimVector shape = broadcast_shapes(broadcast_shapes(cond.sizes(), a.sizes()), b.sizes());
   Tensor out = empty_result(shape, dt, cond, a, b);
   kernels::where(out, cond, cast_for_kernel(a, dt), cast_for_kernel(b, dt));
-  record(OpKind::Where, {&a, &b}, out, [](autograd::Attrs&) {}, {&cond});
+  record(OpKind::Where, {&a, &b}, out, no_attrs, {&cond});
   return out;
 }
 

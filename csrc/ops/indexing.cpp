@@ -353,9 +353,9 @@ Tensor masked_fill(const Tensor& a, const Tensor& mask, const Tensor& value, boo
   // A value that needs no gradient is not an input of the node (PyTorch's
   // masked_fill with a number has a single edge).
   if (value_is_tensor) {
-    record(OpKind::MaskedFillTensor, {&a, &value}, out, [](autograd::Attrs&) {}, {&mask});
+    record(OpKind::MaskedFillTensor, {&a, &value}, out, no_attrs, {&mask});
   } else {
-    record(OpKind::MaskedFill, {&a}, out, [](autograd::Attrs&) {}, {&mask});
+    record(OpKind::MaskedFill, {&a}, out, no_attrs, {&mask});
   }
   return out;
 }

@@ -197,16 +197,14 @@ void run_inplace(const char* label, OpKind kind, bool differentiable,
   autograd::note_write(self, label);
   if (fw) {
     autograd::Attrs at;
-    fill(at);
+    fill_attrs(at, fill);
     autograd::forward_ad::propagate_inplace(kind, inputs, self, fw_old, at, extras);
   }
   if (node) {
-    fill(node->attrs);
+    fill_attrs(node->attrs, fill);
     autograd::finish_inplace_node(node, self, extras);
   }
 }
-
-void no_attrs(autograd::Attrs&) {}
 
 }  // namespace
 
@@ -638,7 +636,7 @@ Tensor metadata_inplace(const char* label, const Tensor& self, OpKind kind, DimV
   self->bump_version();
   autograd::note_write(self, label);
   if (node) {
-    fill(node->attrs);
+    fill_attrs(node->attrs, fill);
     autograd::set_history(self, node);
   }
   return self;

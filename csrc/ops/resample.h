@@ -6,9 +6,12 @@
 #include <array>
 #include <cmath>
 
-#include "autograd/formulas.h"
 #include "core/scalar.h"
 #include "core/tensor.h"
+
+namespace gradtrack::autograd {
+class Attrs;
+}  // namespace gradtrack::autograd
 
 namespace gradtrack::ops {
 

@@ -34,8 +34,6 @@ Tensor make_view_op(const Tensor& a, DimVector sizes, DimVector strides, int64_t
   return out;
 }
 
-void no_attrs(autograd::Attrs&) {}
-
 // Infers a -1 entry of `shape` for `numel` elements.
 DimVector infer_size(const DimVector& shape, int64_t numel) {
   DimVector out(shape);

@@ -3,8 +3,11 @@
 
 #include <array>
 
-#include "autograd/formulas.h"
 #include "core/tensor.h"
+
+namespace gradtrack::autograd {
+class Attrs;
+}  // namespace gradtrack::autograd
 
 namespace gradtrack::ops {
 

@@ -168,7 +168,7 @@ std::pair<Tensor, Tensor> adaptive_max_pool2d(const Tensor& input, const DimVect
   DimVector shape = out_sizes(input, g.oh, g.ow);
   Tensor out = empty(shape, input.dtype()), idx = empty(shape, ScalarType::Int64);
   kernels::adaptive_max_pool_forward(out, idx, x, g);
-  record(OpKind::AdaptiveMaxPool2D, {&input}, out, [](autograd::Attrs&) {}, {&idx});
+  record(OpKind::AdaptiveMaxPool2D, {&input}, out, no_attrs, {&idx});
   return {out, idx};
 }
 
@@ -183,7 +183,7 @@ Tensor max_pool_backward(const Tensor& grad, const Tensor& input, const Tensor& 
   Tensor out = empty(input.sizes(), input.dtype());
   kernels::max_pool_backward(out, dense(grad), dense(indices), g);
   record(adaptive ? OpKind::AdaptiveMaxPool2DBackward : OpKind::MaxPool2DWithIndicesBackward,
-         {&grad, &input}, out, [](autograd::Attrs&) {}, {&indices});
+         {&grad, &input}, out, no_attrs, {&indices});
   return out;
 }
 

@@ -40,16 +40,20 @@ Tensor zero_scalar(const Tensor& like) { return zeros({}, like.dtype()); }
 Tensor scale(const Tensor& g, Scalar s) { return s.equals(1) ? g : mul_by_scalar(g, s); }
 
 TL add_bw(const C& c, const TL& g) {
-  return {g[0], c.needs(1) ? scale(g[0], c.attrs().s0) : Tensor()};
+  return {g[0], c.needs(1) ? scale(g[0], c.attrs<AlphaAttrs>().alpha) : Tensor()};
 }
 TL pass_bw(const C&, const TL& g) { return {g[0]}; }
 // The negated side is neg(g) times alpha, as PyTorch's maybe_multiply(-grad, alpha):
 // under create_graph its node is NegBackward0 (then MulBackward0 when alpha != 1).
 TL sub_bw(const C& c, const TL& g) {
-  return {g[0], c.needs(1) ? scale(neg(g[0]), c.attrs().s0) : Tensor()};
+  return {g[0], c.needs(1) ? scale(neg(g[0]), c.attrs<AlphaAttrs>().alpha) : Tensor()};
 }
-TL rsub_bw(const C& c, const TL& g) { return {scale(neg(g[0]), c.attrs().s0), g[0]}; }
-TL rsub_scalar_bw(const C& c, const TL& g) { return {scale(neg(g[0]), c.attrs().s0)}; }
+TL rsub_bw(const C& c, const TL& g) {
+  return {scale(neg(g[0]), c.attrs<AlphaAttrs>().alpha), g[0]};
+}
+TL rsub_scalar_bw(const C& c, const TL& g) {
+  return {scale(neg(g[0]), c.attrs<AlphaAttrs>().alpha)};
+}
 // The gradient of a full reduction (`(a * b).sum()`) reaches the product as
 // one value expanded to its shape (every stride 0). Small products then take
 // both gradients in one loop: the same float products as two mul() calls
@@ -100,8 +104,12 @@ TL mul_bw(const C& c, const TL& g) {
   }
   return {c.needs(0) ? mul(g[0], b) : Tensor(), c.needs(1) ? mul(g[0], a) : Tensor()};
 }
-TL mul_scalar_bw(const C& c, const TL& g) { return {mul(g[0], c.attrs().s0)}; }
-TL mul_by_scalar_bw(const C& c, const TL& g) { return {mul_by_scalar(g[0], c.attrs().s0)}; }
+TL mul_scalar_bw(const C& c, const TL& g) {
+  return {mul(g[0], c.attrs<ScalarOperandAttrs>().other)};
+}
+TL mul_by_scalar_bw(const C& c, const TL& g) {
+  return {mul_by_scalar(g[0], c.attrs<ScalarOperandAttrs>().other)};
+}
 TL div_bw(const C& c, const TL& g) {
   const Tensor& a = c.saved_input(0);
   const Tensor& b = c.saved_input(1);
@@ -109,8 +117,12 @@ TL div_bw(const C& c, const TL& g) {
           // -g * ((a / b) / b), as PyTorch computes (and graphs) it.
           c.needs(1) ? mul(neg(g[0]), div(div(a, b), b)) : Tensor()};
 }
-TL div_scalar_bw(const C& c, const TL& g) { return {div(g[0], c.attrs().s0)}; }
-TL div_by_scalar_bw(const C& c, const TL& g) { return {div_by_scalar(g[0], c.attrs().s0)}; }
+TL div_scalar_bw(const C& c, const TL& g) {
+  return {div(g[0], c.attrs<ScalarOperandAttrs>().other)};
+}
+TL div_by_scalar_bw(const C& c, const TL& g) {
+  return {div_by_scalar(g[0], c.attrs<ScalarOperandAttrs>().other)};
+}
 // NOTE [Formulas shaped like PyTorch's]
 // With create_graph=True the ops a formula calls become the gradient's graph,
 // and users (and the differential tests) see its node names. The formulas
@@ -121,7 +133,7 @@ TL div_by_scalar_bw(const C& c, const TL& g) { return {div_by_scalar(g[0], c.att
 // the same values may be used.
 TL pow_scalar_bw(const C& c, const TL& g) {
   // g * (e * x^(e-1)), the exponent as a double; exponent 0 gives zeros.
-  const Scalar e = c.attrs().s0;
+  const Scalar e = c.attrs<PowAttrs>().exponent;
   const Tensor& a = c.saved_input(0);
   if (e.equals(0)) return {zeros_like(a)};
   // x ** 1 still computes a new tensor: passing g through would hand out a view
@@ -150,7 +162,7 @@ TL pow_tensor_bw(const C& c, const TL& g) {
   return out;
 }
 TL pow_base_bw(const C& c, const TL& g) {
-  const double base = c.attrs().s0.to_double();
+  const double base = c.attrs<PowBaseAttrs>().base.to_double();
   Tensor d = mul_by_scalar(c.result(), Scalar(std::log(base)));
   if (base == 0) d = where(compare(Cmp::Ge, c.saved_input(0), Scalar(0.0)), zero_scalar(g[0]), d);
   return {mul(g[0], d)};
@@ -218,11 +230,11 @@ TL maximum_bw(const C& c, const TL& g) { return extreme_pair_bw(c, g, Cmp::Lt); 
 TL minimum_bw(const C& c, const TL& g) { return extreme_pair_bw(c, g, Cmp::Gt); }
 TL clamp_bw(const C& c, const TL& g) {
   const Tensor& a = c.saved_input(0);
-  const Attrs& at = c.attrs();
+  const ClampAttrs& at = c.attrs<ClampAttrs>();
   Tensor keep;
-  if (at.has_s0) keep = compare(Cmp::Ge, a, at.s0);
-  if (at.has_s1) {
-    Tensor le = compare(Cmp::Le, a, at.s1);
+  if (at.min) keep = compare(Cmp::Ge, a, *at.min);
+  if (at.max) {
+    Tensor le = compare(Cmp::Le, a, *at.max);
     keep = keep.defined() ? logical(Logic::And, keep, le) : le;
   }
   return {where(keep, g[0], zero_scalar(g[0]))};
@@ -723,10 +735,12 @@ TL hypot_bw(const C& c, const TL& g) {
 // One bound: the gradient passes where the input is inside it; with a tensor
 // bound, the rest goes to the bound.
 TL clamp_min_bw(const C& c, const TL& g) {
-  return {where(compare(Cmp::Ge, c.saved_input(0), c.attrs().s0), g[0], zero_scalar(g[0]))};
+  const Scalar min = c.attrs<ClampAttrs>().min.value();
+  return {where(compare(Cmp::Ge, c.saved_input(0), min), g[0], zero_scalar(g[0]))};
 }
 TL clamp_max_bw(const C& c, const TL& g) {
-  return {where(compare(Cmp::Le, c.saved_input(0), c.attrs().s0), g[0], zero_scalar(g[0]))};
+  const Scalar max = c.attrs<ClampAttrs>().max.value();
+  return {where(compare(Cmp::Le, c.saved_input(0), max), g[0], zero_scalar(g[0]))};
 }
 TL clamp_bound_tensor_bw(const C& c, const TL& g, Cmp keep) {
   Tensor inside = compare(keep, c.saved_input(0), c.saved_input(1));

@@ -204,7 +204,7 @@ TL nan_to_num_bw(const C& c, const TL& g) {
 }
 
 TL lerp_scalar_bw(const C& c, const TL& g) {
-  const double w = c.attrs().s0.to_double();
+  const double w = c.attrs<LerpAttrs>().weight.to_double();
   return {c.needs(0) ? mul_by_scalar(g[0], Scalar(1.0 - w)) : Tensor(),
           c.needs(1) ? mul_by_scalar(g[0], Scalar(w)) : Tensor()};
 }

@@ -41,33 +41,34 @@ Tensor mask_where(const Tensor& cond, const Tensor& v, const J& c) {
 Tensor identity_jvp(const J& c) { return clone(t(c)); }
 Tensor add_jvp(const J& c) {
   return plus(term(c, 0, [](const Tensor& a) { return a; }),
-              term(c, 1, [&](const Tensor& b) { return mul(b, c.attrs_.s0); }));
+              term(c, 1, [&](const Tensor& b) { return mul(b, c.attrs<AlphaAttrs>().alpha); }));
 }
 Tensor add_scalar_jvp(const J& c) { return clone(t(c)); }
 Tensor sub_jvp(const J& c) {
-  return plus(term(c, 0, [](const Tensor& a) { return a; }),
-              term(c, 1, [&](const Tensor& b) { return mul(neg(b), c.attrs_.s0); }));
+  return plus(term(c, 0, [](const Tensor& a) { return a; }), term(c, 1, [&](const Tensor& b) {
+                return mul(neg(b), c.attrs<AlphaAttrs>().alpha);
+              }));
 }
 // rsub(a, b, alpha) = b - alpha * a
 Tensor rsub_jvp(const J& c) {
-  return plus(term(c, 0, [&](const Tensor& a) { return mul(neg(a), c.attrs_.s0); }),
+  return plus(term(c, 0, [&](const Tensor& a) { return mul(neg(a), c.attrs<AlphaAttrs>().alpha); }),
               term(c, 1, [](const Tensor& b) { return b; }));
 }
-Tensor rsub_scalar_jvp(const J& c) { return mul(neg(t(c)), c.attrs_.s0); }
+Tensor rsub_scalar_jvp(const J& c) { return mul(neg(t(c)), c.attrs<AlphaAttrs>().alpha); }
 Tensor mul_jvp(const J& c) {
   return plus(term(c, 0, [&](const Tensor& a) { return mul(a, x(c, 1)); }),
               term(c, 1, [&](const Tensor& b) { return mul(x(c, 0), b); }));
 }
-Tensor mul_scalar_jvp(const J& c) { return mul(t(c), c.attrs_.s0); }
+Tensor mul_scalar_jvp(const J& c) { return mul(t(c), c.attrs<ScalarOperandAttrs>().other); }
 Tensor div_jvp(const J& c) {
   // (ta - tb * result) / b
   Tensor num = plus(term(c, 0, [](const Tensor& a) { return a; }),
                     term(c, 1, [&](const Tensor& b) { return neg(mul(b, c.result)); }));
   return div(num, x(c, 1));
 }
-Tensor div_scalar_jvp(const J& c) { return div(t(c), c.attrs_.s0); }
+Tensor div_scalar_jvp(const J& c) { return div(t(c), c.attrs<ScalarOperandAttrs>().other); }
 Tensor pow_scalar_jvp(const J& c) {
-  const Scalar e = c.attrs_.s0;
+  const Scalar e = c.attrs<PowAttrs>().exponent;
   if (e.equals(0)) return zeros(c.result.sizes(), c.result.dtype());  // PyTorch: zeros
   const double ed = e.to_double();
   return mul(t(c), mul(pow(x(c), Scalar(ed - 1)), Scalar(ed)));
@@ -88,7 +89,7 @@ Tensor pow_tensor_jvp(const J& c) {
   return plus(ta, tb);
 }
 Tensor pow_base_jvp(const J& c) {
-  return mul(t(c), mul(c.result, Scalar(std::log(c.attrs_.s0.to_double()))));
+  return mul(t(c), mul(c.result, Scalar(std::log(c.attrs<PowBaseAttrs>().base.to_double()))));
 }
 Tensor neg_jvp(const J& c) { return neg(t(c)); }
 Tensor abs_jvp(const J& c) { return mul(t(c), sgn(x(c))); }
@@ -125,15 +126,16 @@ Tensor maximum_jvp(const J& c) { return extreme2(c, Cmp::Gt); }
 Tensor minimum_jvp(const J& c) { return extreme2(c, Cmp::Lt); }
 Tensor clamp_jvp(const J& c) {
   Tensor keep = compare(Cmp::Eq, x(c), x(c));  // all true (NaN: the NaN passes through)
-  if (c.attrs_.has_s0) keep = logical(Logic::And, keep, compare(Cmp::Ge, x(c), c.attrs_.s0));
-  if (c.attrs_.has_s1) keep = logical(Logic::And, keep, compare(Cmp::Le, x(c), c.attrs_.s1));
+  const ClampAttrs& at = c.attrs<ClampAttrs>();
+  if (at.min) keep = logical(Logic::And, keep, compare(Cmp::Ge, x(c), *at.min));
+  if (at.max) keep = logical(Logic::And, keep, compare(Cmp::Le, x(c), *at.max));
   return mask_where(keep, t(c), c);
 }
 Tensor clamp_min_jvp(const J& c) {
-  return mask_where(compare(Cmp::Ge, x(c), c.attrs_.s0), t(c), c);
+  return mask_where(compare(Cmp::Ge, x(c), c.attrs<ClampAttrs>().min.value()), t(c), c);
 }
 Tensor clamp_max_jvp(const J& c) {
-  return mask_where(compare(Cmp::Le, x(c), c.attrs_.s0), t(c), c);
+  return mask_where(compare(Cmp::Le, x(c), c.attrs<ClampAttrs>().max.value()), t(c), c);
 }
 Tensor where_jvp(const J& c) { return where(*c.extras[0], t_or_zero(c, 0), t_or_zero(c, 1)); }
 Tensor sum_all_jvp(const J& c) { return sum(t(c), {}, false); }

@@ -177,7 +177,7 @@ Tensor nan_to_num_jvp(const J& c) {
 // lerp(a, end, w) = a + w * (end - a)
 Tensor lerp_scalar_jvp(const J& c) {
   Tensor ta = t_or_zero(c, 0);
-  return add(ta, mul(sub(t_or_zero(c, 1), ta), c.attrs_.s0));
+  return add(ta, mul(sub(t_or_zero(c, 1), ta), c.attrs<LerpAttrs>().weight));
 }
 Tensor lerp_tensor_jvp(const J& c) {
   Tensor ta = t_or_zero(c, 0);

@@ -65,7 +65,7 @@ Tensor lerp(const Tensor& a, const Tensor& end, Scalar weight) {
     autograd::AutoGradMode off(false);
     out = lerp_value(a, end, scalar_tensor(weight, a.dtype()));
   }
-  record(OpKind::LerpScalar, {&a, &end}, out, [&](autograd::Attrs& at) { at.s0 = weight; });
+  record(OpKind::LerpScalar, {&a, &end}, out, [&](autograd::LerpAttrs& at) { at.weight = weight; });
   return out;
 }
 

@@ -239,7 +239,10 @@ Tensor inplace_binary(InplaceOp op, const Tensor& self, const Tensor& other, Sca
   run_inplace(
       spec_of(op).label, kind, records(kind), {&self, &other}, self,
       [&] { write_binary(call.kernel, self, other, dt, alpha); },
-      [&](autograd::Attrs& at) { at.s0 = alpha; });
+      [&](autograd::Attrs& at) {
+        if (op == InplaceOp::Add || op == InplaceOp::Sub)
+          at.set<autograd::AlphaAttrs>().alpha = alpha;
+      });
   return self;
 }
 
@@ -275,7 +278,14 @@ Tensor inplace_binary(InplaceOp op, const Tensor& self, Scalar other, Scalar alp
         });
       },
       [&](autograd::Attrs& at) {
-        at.s0 = (op == InplaceOp::Add || op == InplaceOp::Sub) ? alpha : other;
+        // What the out-of-place op with a number keeps.
+        if (op == InplaceOp::Add || op == InplaceOp::Sub) {
+          at.set<autograd::AlphaAttrs>().alpha = alpha;
+        } else if (op == InplaceOp::Pow) {
+          at.set<autograd::PowAttrs>().exponent = other;
+        } else {
+          at.set<autograd::ScalarOperandAttrs>().other = other;
+        }
       });
   return self;
 }
@@ -300,11 +310,13 @@ Tensor inplace_unary(InplaceOp op, const Tensor& self) {
                 : op == InplaceOp::Acosh ? OpKind::AcoshInplace
                 : op == InplaceOp::Atanh ? OpKind::AtanhInplace
                                          : spec.tensor_kind;
-  // square_ records pow(self, 2), as PyTorch's: the exponent is the node's s0.
+  // square_ records pow(self, 2), as PyTorch's, exponent included.
   run_inplace(
       spec.label, kind, true, {&self}, self,
       [&] { kernels::unary(static_cast<UnaryOp>(spec.kernel), self, self); },
-      [&](autograd::Attrs& at) { at.s0 = Scalar(int64_t(2)); });
+      [&](autograd::Attrs& at) {
+        if (op == InplaceOp::Square) at.set<autograd::PowAttrs>().exponent = Scalar(int64_t(2));
+      });
   return self;
 }
 
@@ -318,11 +330,9 @@ Tensor inplace_clamp(const Tensor& self, std::optional<Scalar> lo, std::optional
   check_clamp_cast(s.result(), self);
   run_inplace(
       "clamp_", OpKind::Clamp, true, {&self}, self, [&] { kernels::clamp(self, self, lo, hi); },
-      [&](autograd::Attrs& at) {
-        if (lo) at.s0 = *lo;
-        if (hi) at.s1 = *hi;
-        at.has_s0 = lo.has_value();
-        at.has_s1 = hi.has_value();
+      [&](autograd::ClampAttrs& at) {
+        at.min = lo;
+        at.max = hi;
       });
   return self;
 }
@@ -369,7 +379,10 @@ Tensor inplace_clamp_bound(bool is_min, const Tensor& self, Scalar bound) {
   run_inplace(
       is_min ? "clamp_min_" : "clamp_max_", is_min ? OpKind::ClampMin : OpKind::ClampMax, true,
       {&self}, self, [&] { kernels::clamp(self, self, lo, hi); },
-      [&](autograd::Attrs& at) { at.s0 = bound; });
+      [&](autograd::ClampAttrs& at) {
+        at.min = lo;
+        at.max = hi;
+      });
   return self;
 }
 

@@ -262,9 +262,10 @@ TL where_bw(const C& c, const TL& g) {
 
 // Puts back the reduced dims of a keepdim=False result, then expands.
 Tensor unreduce(const Tensor& g, const C& c) {
+  const ReduceAttrs& at = c.attrs<ReduceAttrs>();
   Tensor r = g;
-  if (!c.attrs().flag) {
-    for (int64_t d : c.attrs().ints1) r = unsqueeze(r, d);
+  if (!at.keepdim) {
+    for (int64_t d : at.dim) r = unsqueeze(r, d);
   }
   return expand(r, c.input(0).shape);
 }
@@ -276,7 +277,7 @@ TL mean_all_bw(const C& c, const TL& g) {
   return {div_by_scalar(expand(g[0], c.input(0).shape), Scalar(numel_of(c.input(0).shape)))};
 }
 TL mean_dim_bw(const C& c, const TL& g) {
-  return {div_by_scalar(unreduce(g[0], c), Scalar(c.attrs().i0))};
+  return {div_by_scalar(unreduce(g[0], c), Scalar(c.attrs<ReduceAttrs>().reduced_numel))};
 }
 TL extreme_all_bw(const C& c, const TL& g) {
   // The gradient is shared evenly by every element equal to the extreme.
@@ -289,16 +290,16 @@ TL extreme_all_bw(const C& c, const TL& g) {
   return {inplace_masked_fill(out, mask, div(g[0], count))};
 }
 TL extreme_dim_bw(const C& c, const TL& g) {
-  const Attrs& at = c.attrs();
+  const DimReduceAttrs& at = c.attrs<DimReduceAttrs>();
   if (c.input(0).shape.empty()) return {g[0]};
   Tensor idx = c.extra(0), gg = g[0];
-  if (!at.flag) {
-    idx = unsqueeze(idx, at.i0);
-    gg = unsqueeze(gg, at.i0);
+  if (!at.keepdim) {
+    idx = unsqueeze(idx, at.dim);
+    gg = unsqueeze(gg, at.dim);
   }
   // PyTorch's value_selecting_reduction_backward: at::zeros (version 1), then
   // the gradient scattered in place (version 2).
-  return {inplace_scatter(written_zeros_of(c, 0), at.i0, idx, gg)};
+  return {inplace_scatter(written_zeros_of(c, 0), at.dim, idx, gg)};
 }
 TL reshape_bw(const C& c, const TL& g) { return {reshape(g[0], c.input(0).shape)}; }
 // squeeze's gradient puts the dropped size-1 dims back one unsqueeze at a time
@@ -323,7 +324,7 @@ TL permute_bw(const C& c, const TL& g) {
   for (size_t i = 0; i < p.size(); ++i) inv[static_cast<size_t>(p[i])] = static_cast<int64_t>(i);
   return {permute(g[0], inv)};
 }
-TL unsqueeze_bw(const C& c, const TL& g) { return {squeeze(g[0], c.attrs().i0)}; }
+TL unsqueeze_bw(const C& c, const TL& g) { return {squeeze(g[0], c.attrs<DimAttrs>().dim)}; }
 TL select_bw(const C& c, const TL& g) {
   const Attrs& at = c.attrs();
   return {select_backward(g[0], at.ints0, at.i0, at.i1)};
@@ -388,17 +389,18 @@ TL masked_fill_bw(const C& c, const TL& g) {
 }
 TL gather_bw(const C& c, const TL& g) {
   // new_zeros, then scatter_add_ (version 1), as PyTorch's gather_backward.
-  return {inplace_scatter_add(zeros_of(c, 0), c.attrs().i0, c.extra(0), g[0])};
+  return {inplace_scatter_add(zeros_of(c, 0), c.attrs<DimAttrs>().dim, c.extra(0), g[0])};
 }
 // scatter: self's gradient is zero where src was written, src's is read there.
 TL scatter_bw(const C& c, const TL& g) {
+  const int64_t d = c.attrs<DimAttrs>().dim;
   TL out(c.node.inputs.size());
-  if (c.needs(0)) out[0] = scatter(g[0], c.attrs().i0, c.extra(0), Scalar(int64_t(0)));
-  if (out.size() > 1 && c.needs(1)) out[1] = gather(g[0], c.attrs().i0, c.extra(0));
+  if (c.needs(0)) out[0] = scatter(g[0], d, c.extra(0), Scalar(int64_t(0)));
+  if (out.size() > 1 && c.needs(1)) out[1] = gather(g[0], d, c.extra(0));
   return out;
 }
 TL scatter_add_bw(const C& c, const TL& g) {
-  return {g[0], c.needs(1) ? gather(g[0], c.attrs().i0, c.extra(0)) : Tensor()};
+  return {g[0], c.needs(1) ? gather(g[0], c.attrs<DimAttrs>().dim, c.extra(0)) : Tensor()};
 }
 // The saved index may alias a numpy array changed since forward (no version
 // bump): index_add would wrap a now negative index silently, where PyTorch's
@@ -415,14 +417,15 @@ void check_saved_select_index(const GradMeta& in, int64_t d, const Tensor& index
   }
 }
 TL index_select_bw(const C& c, const TL& g) {
-  check_saved_select_index(c.input(0), c.attrs().i0, c.extra(0));
+  const int64_t d = c.attrs<DimAttrs>().dim;
+  check_saved_select_index(c.input(0), d, c.extra(0));
   // Zeros index_add_ed in place, as PyTorch's index_select_backward; a
   // 0-dim input was selected from as one element, and so is its gradient.
   Tensor z = zeros_of(c, 0);
   if (z.dim() == 0) {
     return {reshape(inplace_index_add(reshape(z, {1}), 0, c.extra(0), reshape(g[0], {1})), {})};
   }
-  return {inplace_index_add(z, c.attrs().i0, c.extra(0), g[0])};
+  return {inplace_index_add(z, d, c.extra(0), g[0])};
 }
 TL cat_bw(const C& c, const TL& g) {
   TL out;
@@ -488,17 +491,17 @@ TL addmm_bw(const C& c, const TL& g) {
           c.needs(2) ? scale(mm_mat2_bw(g[0], c.saved_input(1), col2), at.s1) : Tensor()};
 }
 TL log_softmax_bw(const C& c, const TL& g) {
-  return {log_softmax_backward(g[0], c.result(), c.attrs().i0)};
+  return {log_softmax_backward(g[0], c.result(), c.attrs<DimAttrs>().dim)};
 }
 TL softmax_bw(const C& c, const TL& g) {
-  return {softmax_backward(g[0], c.result(), c.attrs().i0)};
+  return {softmax_backward(g[0], c.result(), c.attrs<DimAttrs>().dim)};
 }
 // The backward ops' own gradients (inputs: the incoming gradient go, the
 // forward result y), PyTorch's softmax_double_backward and its log form.
 Tensor sum_keepdim(const Tensor& t, int64_t dim) { return sum(t, {dim}, true, std::nullopt, true); }
 TL softmax_data_bw(const C& c, const TL& g) {
   const Tensor &go = c.saved_input(0), &y = c.saved_input(1);
-  const int64_t d = c.attrs().i0;
+  const int64_t d = c.attrs<DimAttrs>().dim;
   TL out(2);
   if (c.needs(0)) out[0] = softmax_backward(g[0], y, d);
   if (c.needs(1)) {
@@ -509,7 +512,7 @@ TL softmax_data_bw(const C& c, const TL& g) {
 }
 TL log_softmax_data_bw(const C& c, const TL& g) {
   const Tensor &go = c.saved_input(0), &y = c.saved_input(1);
-  const int64_t d = c.attrs().i0;
+  const int64_t d = c.attrs<DimAttrs>().dim;
   TL out(2);
   if (c.needs(0)) out[0] = sub(g[0], sum_keepdim(mul(g[0], exp(y)), d));
   if (c.needs(1)) out[1] = mul(mul(neg(sum_keepdim(go, d)), exp(y)), g[0]);
@@ -617,19 +620,20 @@ TL prod_bw(const C& c, const TL& g) {
 }
 TL amax_bw(const C& c, const TL& g) {
   // Shared evenly by the elements equal to the maximum of their slice.
+  const ReduceAttrs& at = c.attrs<ReduceAttrs>();
   const Tensor& x = c.saved_input(0);
   Tensor r = c.result(), gg = g[0];
-  if (!c.attrs().flag) {
+  if (!at.keepdim) {
     // PyTorch's restore_reduced_dims: one view to the keepdim shape.
     DimVector kept = x.sizes();
-    for (int64_t d : c.attrs().ints1) kept[static_cast<size_t>(d)] = 1;
+    for (int64_t d : at.dim) kept[static_cast<size_t>(d)] = 1;
     r = view(r, kept);
     gg = view(gg, kept);
   }
   // (g / count) * mask: a NaN maximum matches nothing, so 0 / 0 makes the
   // whole slice's gradient NaN, as in PyTorch.
   Tensor mask = compare(Cmp::Eq, r, x);
-  Tensor count = sum(mask, c.attrs().ints1, true, std::nullopt, true);
+  Tensor count = sum(mask, at.dim, true, std::nullopt, true);
   return {mul(div(gg, count), mask)};
 }
 TL remainder_bw(const C& c, const TL& g) {
@@ -754,10 +758,11 @@ TL prod_dim_bw(const C& c, const TL& g) {
   // Per slice along dim: the product of the other elements of the slice.
   const Tensor& x = c.saved_input(0);
   if (x.dim() == 0) return {g[0]};
-  const int64_t d = c.attrs().i0;
-  Tensor gg = c.attrs().flag ? g[0] : unsqueeze(g[0], d);
+  const DimReduceAttrs& at = c.attrs<DimReduceAttrs>();
+  const int64_t d = at.dim;
+  Tensor gg = at.keepdim ? g[0] : unsqueeze(g[0], d);
   if (count_zeros(x) == 0) {
-    Tensor r = c.attrs().flag ? c.result() : unsqueeze(c.result(), d);
+    Tensor r = at.keepdim ? c.result() : unsqueeze(c.result(), d);
     return {mul(gg, div(r, x))};
   }
   if (!GradMode::is_enabled()) return {mul(gg, prod_others(x, d))};

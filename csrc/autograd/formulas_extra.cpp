@@ -23,19 +23,20 @@ Tensor reversed_cumsum(const Tensor& w, int64_t d) {
 
 // A reduction's gradient with the reduced dims put back (size 1), so it
 // broadcasts against the input.
-Tensor keep_dims(const Tensor& g, const C& c) {
+Tensor keep_dims(const Tensor& g, const ReduceAttrs& at) {
   Tensor r = g;
-  if (!c.attrs().flag) {
-    for (int64_t d : c.attrs().ints1) r = unsqueeze(r, d);
+  if (!at.keepdim) {
+    for (int64_t d : at.dim) r = unsqueeze(r, d);
   }
   return r;
 }
 
 Tensor var_grad(const Tensor& g, const C& c) {
+  const VarAttrs& at = c.attrs<VarAttrs>();
   const Tensor& x = c.saved_input(0);
-  const double dof = double(c.attrs().i0) - c.attrs().s0.to_double();
-  Tensor centered = sub(x, mean(x, c.attrs().ints1, true, std::nullopt, true));
-  return mul(mul_by_scalar(keep_dims(g, c), Scalar(2.0 / dof)), centered);
+  const double dof = double(at.reduced_numel) - at.correction;
+  Tensor centered = sub(x, mean(x, at.dim, true, std::nullopt, true));
+  return mul(mul_by_scalar(keep_dims(g, at), Scalar(2.0 / dof)), centered);
 }
 
 // d std = d var / (2 std), 0 where std is 0 (as PyTorch's masked_fill_).
@@ -45,13 +46,14 @@ Tensor std_to_var_grad(const Tensor& g, const Tensor& result) {
 }
 
 Tensor mean_grad(const Tensor& g, const C& c) {
-  return div_by_scalar(expand(keep_dims(g, c), c.input(0).shape), Scalar(c.attrs().i0));
+  const VarAttrs& at = c.attrs<VarAttrs>();
+  return div_by_scalar(expand(keep_dims(g, at), c.input(0).shape), Scalar(at.reduced_numel));
 }
 
 }  // namespace
 
 TL cumsum_bw(const C& c, const TL& g) {
-  const int64_t d = c.attrs().i0;
+  const int64_t d = c.attrs<DimAttrs>().dim;
   if (numel_of(c.input(0).shape) <= 1 || c.input(0).shape[size_t(d)] == 1) return {g[0]};
   return {reversed_cumsum(g[0], d)};
 }
@@ -83,7 +85,7 @@ Tensor cumprod_grad_exact(const Tensor& x, const Tensor& g, int64_t d) {
 // is the cumprod of the line with that zero replaced by 1.
 TL cumprod_bw(const C& c, const TL& g) {
   const Tensor& x = c.saved_input(0);
-  const int64_t d = c.attrs().i0;
+  const int64_t d = c.attrs<DimAttrs>().dim;
   if (x.numel() <= 1 || x.sizes()[size_t(d)] == 1) return {g[0]};
   Tensor is_zero = compare(Cmp::Eq, x, Scalar(0.0));
   if (!*ops::any(is_zero, std::nullopt, false).data<bool>()) {
@@ -103,7 +105,7 @@ TL cumprod_bw(const C& c, const TL& g) {
 TL value_select_bw(const C& c, const TL& g) {
   if (c.input(0).shape.empty()) return {g[0]};
   Tensor z = zeros(c.input(0).shape, g[0].dtype());
-  return {inplace_scatter(z, c.attrs().i0, c.extra(0), g[0])};
+  return {inplace_scatter(z, c.attrs<DimAttrs>().dim, c.extra(0), g[0])};
 }
 
 TL var_bw(const C& c, const TL& g) { return {var_grad(g[0], c)}; }
@@ -128,8 +130,9 @@ TL std_mean_bw(const C& c, const TL& g) {
 
 // g * exp(x - result), the result's reduced dims put back.
 TL logsumexp_bw(const C& c, const TL& g) {
+  const ReduceAttrs& at = c.attrs<ReduceAttrs>();
   const Tensor& x = c.saved_input(0);
-  return {mul(keep_dims(g[0], c), exp(sub(x, keep_dims(c.result(), c))))};
+  return {mul(keep_dims(g[0], at), exp(sub(x, keep_dims(c.result(), at))))};
 }
 
 TL tril_bw(const C& c, const TL& g) { return {tril(g[0], c.attrs().i0, false)}; }
@@ -158,14 +161,15 @@ TL repeat_bw(const C& c, const TL& g) {
 }
 
 TL value_reduce_bw(const C& c, const TL& g) {
+  const DimReduceAttrs& at = c.attrs<DimReduceAttrs>();
   if (c.input(0).shape.empty()) return {g[0]};
   Tensor idx = c.extra(0), gg = g[0];
-  if (!c.attrs().flag) {
-    idx = unsqueeze(idx, c.attrs().i0);
-    gg = unsqueeze(gg, c.attrs().i0);
+  if (!at.keepdim) {
+    idx = unsqueeze(idx, at.dim);
+    gg = unsqueeze(gg, at.dim);
   }
   Tensor z = zeros(c.input(0).shape, g[0].dtype());
-  return {inplace_scatter(z, c.attrs().i0, idx, gg)};
+  return {inplace_scatter(z, at.dim, idx, gg)};
 }
 
 TL median_all_bw(const C& c, const TL& g) {
@@ -218,15 +222,16 @@ TL lerp_tensor_bw(const C& c, const TL& g) {
 // PyTorch's norm_backward: p = 0 has no gradient; inf shares it among the
 // elements of largest magnitude; otherwise sgn(x) |x|^(p-1) / norm^(p-1).
 TL vector_norm_bw(const C& c, const TL& g) {
+  const VectorNormAttrs& at = c.attrs<VectorNormAttrs>();
   const Tensor& x = c.saved_input(0);
-  const double p = c.attrs().s0.to_double();
-  Tensor gg = keep_dims(g[0], c), norm = keep_dims(c.result(), c);
+  const double p = at.ord;
+  Tensor gg = keep_dims(g[0], at), norm = keep_dims(c.result(), at);
   Tensor zero = zeros({}, x.dtype());
   if (p == 0) return {Tensor()};  // no gradient, as PyTorch's (not even zeros)
   if (p == 1) return {mul(sgn(x), gg)};
   if (std::isinf(p)) {
     Tensor mask = to_dtype(compare(Cmp::Eq, abs(x), norm), x.dtype());
-    Tensor count = sum(mask, c.attrs().ints1, true, std::nullopt, true);
+    Tensor count = sum(mask, at.dim, true, std::nullopt, true);
     return {mul(mul(sgn(x), div(mask, count)), gg)};
   }
   Tensor norm_is_zero = compare(Cmp::Eq, norm, Scalar(0.0));
@@ -253,7 +258,7 @@ TL addmv_bw(const C& c, const TL& g) {
 }
 
 TL cross_bw(const C& c, const TL& g) {
-  const int64_t d = c.attrs().i0;
+  const int64_t d = c.attrs<DimAttrs>().dim;
   return {c.needs(0) ? cross(c.saved_input(1), g[0], d) : Tensor(),
           c.needs(1) ? cross(g[0], c.saved_input(0), d) : Tensor()};
 }

@@ -140,11 +140,13 @@ Tensor clamp_max_jvp(const J& c) {
 Tensor where_jvp(const J& c) { return where(*c.extras[0], t_or_zero(c, 0), t_or_zero(c, 1)); }
 Tensor sum_all_jvp(const J& c) { return sum(t(c), {}, false); }
 Tensor sum_dim_jvp(const J& c) {
-  return sum(t(c), c.attrs_.ints1, c.attrs_.flag, std::nullopt, true);
+  const ReduceAttrs& at = c.attrs<ReduceAttrs>();
+  return sum(t(c), at.dim, at.keepdim, std::nullopt, true);
 }
 Tensor mean_all_jvp(const J& c) { return mean(t(c), {}, false); }
 Tensor mean_dim_jvp(const J& c) {
-  return mean(t(c), c.attrs_.ints1, c.attrs_.flag, std::nullopt, true);
+  const ReduceAttrs& at = c.attrs<ReduceAttrs>();
+  return mean(t(c), at.dim, at.keepdim, std::nullopt, true);
 }
 // max()/min() of everything: the tangent shared evenly by the tied elements.
 Tensor extreme_all_jvp(const J& c) {
@@ -155,11 +157,12 @@ Tensor extreme_all_jvp(const J& c) {
 // max(dim)/min(dim): the tangent at the chosen index.
 Tensor extreme_dim_jvp(const J& c) {
   if (x(c).dim() == 0) return clone(t(c));
-  const int64_t d = c.attrs_.i0;
+  const DimReduceAttrs& at = c.attrs<DimReduceAttrs>();
+  const int64_t d = at.dim;
   Tensor idx = *c.extras[0];
-  if (!c.attrs_.flag) idx = unsqueeze(idx, d);
+  if (!at.keepdim) idx = unsqueeze(idx, d);
   Tensor out = gather(t(c), d, idx);
-  return c.attrs_.flag ? out : squeeze(out, d);
+  return at.keepdim ? out : squeeze(out, d);
 }
 namespace {
 // The largest storage step a geometry reaches, plus one.
@@ -226,11 +229,11 @@ Tensor addmm_jvp(const J& c) {
 }
 Tensor softmax_jvp(const J& c) {
   Tensor rt = mul(c.result, t(c));
-  return sub(rt, mul(c.result, sum(rt, {c.attrs_.i0}, true, std::nullopt, true)));
+  return sub(rt, mul(c.result, sum(rt, {c.attrs<DimAttrs>().dim}, true, std::nullopt, true)));
 }
 Tensor log_softmax_jvp(const J& c) {
   Tensor p = exp(c.result);
-  return sub(t(c), sum(mul(p, t(c)), {c.attrs_.i0}, true, std::nullopt, true));
+  return sub(t(c), sum(mul(p, t(c)), {c.attrs<DimAttrs>().dim}, true, std::nullopt, true));
 }
 // a - b * floor(a / b) (remainder), a - b * trunc(a / b) (fmod)
 Tensor remainder_jvp(const J& c) {
@@ -284,7 +287,7 @@ Tensor rad2deg_jvp(const J& c) { return mul(t(c), Scalar(180.0 / M_PI)); }
 Tensor exp2_jvp(const J& c) { return mul(t(c), mul(c.result, Scalar(std::log(2.0)))); }
 
 // gather: the tangent gathered at the same index (extras[0]).
-Tensor gather_jvp(const J& c) { return gather(t(c), c.attrs_.i0, *c.extras[0]); }
+Tensor gather_jvp(const J& c) { return gather(t(c), c.attrs<DimAttrs>().dim, *c.extras[0]); }
 // masked_fill with a number: filled positions have no tangent (mask: extras[0]).
 Tensor masked_fill_jvp(const J& c) { return mask_where(logical_not(*c.extras[0]), t(c), c); }
 // masked_select: the tangent selected by the same (broadcast) mask, extras[0].

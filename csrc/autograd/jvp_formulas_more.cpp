@@ -70,17 +70,18 @@ Tensor prod_all_jvp(const J& c) {
 }
 Tensor prod_dim_jvp(const J& c) {
   if (x(c).dim() == 0) return clone(t(c));
-  const int64_t d = c.attrs_.i0;
-  Tensor others = prod_others(to_dtype(x(c), c.result.dtype()), d);
-  return sum(mul(others, t(c)), {d}, c.attrs_.flag, std::nullopt, true);
+  const DimReduceAttrs& at = c.attrs<DimReduceAttrs>();
+  Tensor others = prod_others(to_dtype(x(c), c.result.dtype()), at.dim);
+  return sum(mul(others, t(c)), {at.dim}, at.keepdim, std::nullopt, true);
 }
 // amax/amin: the tangent shared evenly by the tied extreme elements.
 Tensor amax_jvp(const J& c) {
-  const DimVector& dims = c.attrs_.ints1;
-  Tensor r = unsqueeze_dims(c.result, dims, c.attrs_.flag || x(c).dim() == 0);
+  const ReduceAttrs& at = c.attrs<ReduceAttrs>();
+  const DimVector& dims = at.dim;
+  Tensor r = unsqueeze_dims(c.result, dims, at.keepdim || x(c).dim() == 0);
   Tensor hit = to_dtype(compare(Cmp::Eq, x(c), r), c.result.dtype());
-  Tensor num = sum(mul(t(c), hit), dims, c.attrs_.flag, std::nullopt, true);
-  return div(num, sum(hit, dims, c.attrs_.flag, std::nullopt, true));
+  Tensor num = sum(mul(t(c), hit), dims, at.keepdim, std::nullopt, true);
+  return div(num, sum(hit, dims, at.keepdim, std::nullopt, true));
 }
 // clamp(self, min, max) with tensor bounds: the tangent of whichever
 // argument the result came from (a missing bound is an infinite constant).
@@ -110,26 +111,26 @@ Tensor index_put_jvp(const J& c) {
 }
 Tensor index_select_jvp(const J& c) {
   if (x(c).dim() == 0) return clone(t(c));
-  return index_select(t(c), c.attrs_.i0, *c.extras[0]);
+  return index_select(t(c), c.attrs<DimAttrs>().dim, *c.extras[0]);
 }
 Tensor scatter_jvp(const J& c) {
-  return scatter(t_or_zero(c, 0), c.attrs_.i0, *c.extras[0], t_or_zero(c, 1));
+  return scatter(t_or_zero(c, 0), c.attrs<DimAttrs>().dim, *c.extras[0], t_or_zero(c, 1));
 }
 Tensor scatter_add_jvp(const J& c) {
-  return scatter_add(t_or_zero(c, 0), c.attrs_.i0, *c.extras[0], t_or_zero(c, 1));
+  return scatter_add(t_or_zero(c, 0), c.attrs<DimAttrs>().dim, *c.extras[0], t_or_zero(c, 1));
 }
 Tensor scatter_value_jvp(const J& c) {
-  return scatter(t(c), c.attrs_.i0, *c.extras[0], Scalar(0.0));
+  return scatter(t(c), c.attrs<DimAttrs>().dim, *c.extras[0], Scalar(0.0));
 }
 // copy_ / fill_(tensor): the source's tangent (broadcast by the caller).
 Tensor copy_into_jvp(const J& c) { return t_or_zero(c, 1); }
-Tensor cumsum_jvp(const J& c) { return cumsum(t(c), c.attrs_.i0, std::nullopt); }
+Tensor cumsum_jvp(const J& c) { return cumsum(t(c), c.attrs<DimAttrs>().dim, std::nullopt); }
 // cumprod, exact with zeros: out_i = sum_{k<=i} t_k * prod_{j<=i, j!=k} x_j,
 // from a cumprod of n copies of x (copy k with x_k set to 1); O(n^2) memory
 // along the scanned dim.
 Tensor cumprod_jvp(const J& c) {
   if (x(c).dim() == 0) return clone(t(c));
-  const int64_t d = c.attrs_.i0;
+  const int64_t d = c.attrs<DimAttrs>().dim;
   const int64_t n = x(c).sizes()[static_cast<size_t>(d)];
   Tensor xm = transpose(to_dtype(x(c), c.result.dtype()), d, -1);
   Tensor tm = transpose(t(c), d, -1);
@@ -148,7 +149,7 @@ Tensor cumprod_jvp(const J& c) {
 // sort / topk: the tangent at the selected indices (extras[0]).
 Tensor value_select_jvp(const J& c) {
   if (x(c).dim() == 0) return clone(t(c));
-  return gather(t(c), c.attrs_.i0, *c.extras[0]);
+  return gather(t(c), c.attrs<DimAttrs>().dim, *c.extras[0]);
 }
 Tensor tril_jvp(const J& c) { return tril(t(c), c.attrs_.i0, false); }
 Tensor triu_jvp(const J& c) { return tril(t(c), c.attrs_.i0, true); }
@@ -156,10 +157,11 @@ Tensor flip_jvp(const J& c) { return flip(t(c), c.attrs_.ints0); }
 Tensor roll_jvp(const J& c) { return roll(t(c), c.attrs_.ints0, c.attrs_.ints1); }
 Tensor repeat_jvp(const J& c) { return repeat(t(c), c.attrs_.ints0); }
 Tensor logsumexp_jvp(const J& c) {
-  const DimVector& dims = c.attrs_.ints1;
-  Tensor r = unsqueeze_dims(c.result, dims, c.attrs_.flag || x(c).dim() == 0);
+  const ReduceAttrs& at = c.attrs<ReduceAttrs>();
+  const DimVector& dims = at.dim;
+  Tensor r = unsqueeze_dims(c.result, dims, at.keepdim || x(c).dim() == 0);
   Tensor w = exp(sub(to_dtype(x(c), c.result.dtype()), r));
-  return sum(mul(t(c), w), dims, c.attrs_.flag, std::nullopt, true);
+  return sum(mul(t(c), w), dims, at.keepdim, std::nullopt, true);
 }
 
 Tensor diagonal_copy_jvp(const J& c) {
@@ -189,9 +191,10 @@ Tensor lerp_tensor_jvp(const J& c) {
 // the tangent evenly among the tied largest (smallest) |x|; a zero norm has a
 // zero tangent, as PyTorch's.
 Tensor vector_norm_jvp(const J& c) {
-  const double p = c.attrs_.s0.to_double();
-  const DimVector& dims = c.attrs_.ints1;
-  const bool keep = c.attrs_.flag;
+  const VectorNormAttrs& at = c.attrs<VectorNormAttrs>();
+  const double p = at.ord;
+  const DimVector& dims = at.dim;
+  const bool keep = at.keepdim;
   if (p == 0) return zeros(c.result.sizes(), c.result.dtype());
   Tensor r = unsqueeze_dims(c.result, dims, keep || x(c).dim() == 0);
   Tensor sx = mul(sign(x(c)), t(c));
@@ -232,8 +235,9 @@ Tensor baddbmm_jvp(const J& c) {
 }
 Tensor cross_jvp(const J& c) {
   Tensor out;
-  if (c.has(0)) out = cross(t(c, 0), x(c, 1), c.attrs_.i0);
-  if (c.has(1)) out = plus(out, cross(x(c, 0), t(c, 1), c.attrs_.i0));
+  const int64_t d = c.attrs<DimAttrs>().dim;
+  if (c.has(0)) out = cross(t(c, 0), x(c, 1), d);
+  if (c.has(1)) out = plus(out, cross(x(c, 0), t(c, 1), d));
   return out;
 }
 

@@ -111,10 +111,10 @@ Tensor vector_norm(const Tensor& a, double ord, const DimVector& dims, bool keep
     }
     out = to_dtype(out, a.dtype());
   }
-  record(OpKind::VectorNorm, {&a}, out, [&](autograd::Attrs& at) {
-    at.s0 = Scalar(ord);
-    at.ints1 = rdims;
-    at.flag = keepdim;
+  record(OpKind::VectorNorm, {&a}, out, [&](autograd::VectorNormAttrs& at) {
+    at.ord = ord;
+    at.dim = rdims;
+    at.keepdim = keepdim;
   });
   return out;
 }
@@ -183,7 +183,7 @@ Tensor cross(const Tensor& a, const Tensor& b, int64_t dim) {
     };
     out = cat({comp(1, 2), comp(2, 0), comp(0, 1)}, d);
   }
-  record(OpKind::Cross, {&a, &b}, out, [&](autograd::Attrs& at) { at.i0 = d; });
+  record(OpKind::Cross, {&a, &b}, out, [&](autograd::DimAttrs& at) { at.dim = d; });
   return out;
 }
 

@@ -432,7 +432,7 @@ Tensor gather(const Tensor& a, int64_t dim, const Tensor& index) {
   check_gather_shape(a, d, index);
   if (is_reduced_float(a.dtype())) {
     Tensor out = kernels::narrowed(gather(kernels::widen(a), dim, index), a.dtype());
-    record(OpKind::Gather, {&a}, out, [&](autograd::Attrs& at) { at.i0 = d; }, {&index});
+    record(OpKind::Gather, {&a}, out, [&](autograd::DimAttrs& at) { at.dim = d; }, {&index});
     return out;
   }
   Tensor out = empty(index.sizes(), a.dtype());
@@ -443,7 +443,7 @@ Tensor gather(const Tensor& a, int64_t dim, const Tensor& index) {
       dst[i] = kernels::load<scalar_t>(src + off * static_cast<int64_t>(sizeof(scalar_t)));
     });
   });
-  record(OpKind::Gather, {&a}, out, [&](autograd::Attrs& at) { at.i0 = d; }, {&index});
+  record(OpKind::Gather, {&a}, out, [&](autograd::DimAttrs& at) { at.dim = d; }, {&index});
   return out;
 }
 
@@ -511,7 +511,7 @@ Tensor scatter_src(OpKind kind, bool add, const Tensor& a, int64_t dim, const Te
   int64_t d = wrap_dim(dim, a.dim());
   ops_detail::check_scatter_src(a, d, index, src);
   Tensor out = scattered_copy(a, d, index, src, add);
-  record(kind, {&a, &src}, out, [&](autograd::Attrs& at) { at.i0 = d; }, {&index});
+  record(kind, {&a, &src}, out, [&](autograd::DimAttrs& at) { at.dim = d; }, {&index});
   return out;
 }
 }  // namespace
@@ -528,7 +528,7 @@ Tensor scatter(const Tensor& a, int64_t dim, const Tensor& index, Scalar value) 
   int64_t d = wrap_dim(dim, a.dim());
   Tensor out =
       scattered_copy(a, d, index, ops_detail::scatter_value_src(a, d, index, value), false);
-  record(OpKind::ScatterValue, {&a}, out, [&](autograd::Attrs& at) { at.i0 = d; }, {&index});
+  record(OpKind::ScatterValue, {&a}, out, [&](autograd::DimAttrs& at) { at.dim = d; }, {&index});
   return out;
 }
 
@@ -560,7 +560,8 @@ Tensor index_select(const Tensor& a, int64_t dim, const Tensor& index) {
     out = ops::index(a.dim() == 0 ? reshape(a, {1}) : a, idx);
   }
   out = a.dim() == 0 ? reshape(out, {}) : out;
-  record(OpKind::IndexSelect, {&a}, out, [&](autograd::Attrs& at) { at.i0 = d; }, {&*idx.back()});
+  record(OpKind::IndexSelect, {&a}, out, [&](autograd::DimAttrs& at) { at.dim = d; },
+         {&*idx.back()});
   return out;
 }
 

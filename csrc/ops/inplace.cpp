@@ -558,7 +558,7 @@ Tensor scatter_src_inplace(const char* label, OpKind kind, bool add, const Tenso
   run_inplace(
       label, kind, true, {&self, &src}, self,
       [&] { ops_detail::scatter_kernel(self, d, index, src, add); },
-      [&](autograd::Attrs& at) { at.i0 = d; }, {&index});
+      [&](autograd::DimAttrs& at) { at.dim = d; }, {&index});
   return self;
 }
 }  // namespace
@@ -575,7 +575,7 @@ Tensor inplace_scatter(const Tensor& self, int64_t dim, const Tensor& index, Sca
   run_inplace(
       "scatter_", OpKind::ScatterValue, true, {&self}, self,
       [&] { ops_detail::scatter_kernel(self, d, index, src, false); },
-      [&](autograd::Attrs& at) { at.i0 = d; }, {&index});
+      [&](autograd::DimAttrs& at) { at.dim = d; }, {&index});
   return self;
 }
 
@@ -675,7 +675,7 @@ Tensor inplace_unsqueeze(const Tensor& self, int64_t dim) {
   s.insert(static_cast<size_t>(d), 1);
   st.insert(static_cast<size_t>(d), stride);
   return metadata_inplace("unsqueeze_", self, OpKind::UnsqueezeInplace, s, st,
-                          [&](autograd::Attrs& at) { at.i0 = d; });
+                          [&](autograd::DimAttrs& at) { at.dim = d; });
 }
 
 Tensor inplace_squeeze(const Tensor& self, std::optional<int64_t> dim) {

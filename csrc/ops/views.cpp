@@ -215,7 +215,7 @@ Tensor unsqueeze(const Tensor& a, int64_t dim) {
   s.insert(static_cast<size_t>(d), 1);
   st.insert(static_cast<size_t>(d), stride);
   return make_view_op(a, s, st, a->offset(), OpKind::Unsqueeze,
-                      [&](autograd::Attrs& at) { at.i0 = d; });
+                      [&](autograd::DimAttrs& at) { at.dim = d; });
 }
 
 Tensor squeeze(const Tensor& a) {
@@ -237,7 +237,7 @@ Tensor squeeze(const Tensor& a, int64_t dim) {
     st.erase(static_cast<size_t>(d));
   }
   return make_view_op(a, s, st, a->offset(), OpKind::SqueezeDim,
-                      [&](autograd::Attrs& at) { at.i0 = d; });
+                      [&](autograd::DimAttrs& at) { at.dim = d; });
 }
 
 Tensor squeeze(const Tensor& a, const DimVector& dims) {

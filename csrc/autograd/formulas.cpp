@@ -313,32 +313,37 @@ TL squeeze_bw(const C& c, const TL& g) {
   return {r};
 }
 TL as_strided_bw(const C& c, const TL& g) {
-  const Attrs& at = c.attrs();
-  return {as_strided_backward(g[0], c.input(0).shape, at.ints2, at.i1, at.ints0, at.ints1, at.i0)};
+  const AsStridedAttrs& at = c.attrs<AsStridedAttrs>();
+  return {as_strided_backward(g[0], c.input(0).shape, at.base_stride, at.base_offset, at.size,
+                              at.stride, at.storage_offset)};
 }
 TL t_bw(const C&, const TL& g) { return {t(g[0])}; }
-TL transpose_bw(const C& c, const TL& g) { return {transpose(g[0], c.attrs().i0, c.attrs().i1)}; }
+TL transpose_bw(const C& c, const TL& g) {
+  const TransposeAttrs& at = c.attrs<TransposeAttrs>();
+  return {transpose(g[0], at.dim0, at.dim1)};
+}
 TL permute_bw(const C& c, const TL& g) {
-  const DimVector& p = c.attrs().ints0;
+  const DimVector& p = c.attrs<DimsAttrs>().dims;
   DimVector inv(p.size());
   for (size_t i = 0; i < p.size(); ++i) inv[static_cast<size_t>(p[i])] = static_cast<int64_t>(i);
   return {permute(g[0], inv)};
 }
 TL unsqueeze_bw(const C& c, const TL& g) { return {squeeze(g[0], c.attrs<DimAttrs>().dim)}; }
 TL select_bw(const C& c, const TL& g) {
-  const Attrs& at = c.attrs();
-  return {select_backward(g[0], at.ints0, at.i0, at.i1)};
+  const SelectAttrs& at = c.attrs<SelectAttrs>();
+  return {select_backward(g[0], at.input_sizes, at.dim, at.index)};
 }
 TL slice_bw(const C& c, const TL& g) {
-  const Attrs& at = c.attrs();
-  return {slice_backward(g[0], at.ints0, at.i0, at.ints1[0], at.ints1[1], at.ints1[2])};
+  const SliceAttrs& at = c.attrs<SliceAttrs>();
+  return {slice_backward(g[0], at.input_sizes, at.dim, at.start, at.end, at.step)};
 }
 TL select_backward_bw(const C& c, const TL& g) {
-  return {select(g[0], c.attrs().i0, c.attrs().i1)};
+  const SelectAttrs& at = c.attrs<SelectAttrs>();
+  return {select(g[0], at.dim, at.index)};
 }
 TL slice_backward_bw(const C& c, const TL& g) {
-  const Attrs& at = c.attrs();
-  return {slice(g[0], at.i0, at.ints1[0], at.ints1[1], at.ints1[2])};
+  const SliceAttrs& at = c.attrs<SliceAttrs>();
+  return {slice(g[0], at.dim, at.start, at.end, at.step)};
 }
 TL copy_into_bw(const C& c, const TL& g) {
   return {c.needs(0) ? zeros_like(g[0]) : Tensor(), g[0]};
@@ -353,7 +358,7 @@ TL fill_bw(const C& c, const TL& g) {
 IndexList saved_indices(const C& c) {
   IndexList idx;
   size_t k = 0;
-  for (int64_t present : c.attrs().ints0) {
+  for (int64_t present : c.attrs<IndexAttrs>().has_index) {
     if (present)
       idx.emplace_back(c.extra(k++));
     else
@@ -368,14 +373,15 @@ TL index_bw(const C& c, const TL& g) {
 TL index_put_bw(const C& c, const TL& g) {
   IndexList idx = saved_indices(c);
   TL out(2);
-  if (c.needs(0)) out[0] = c.attrs().flag ? g[0] : index_put(g[0], idx, zero_scalar(g[0]), false);
+  const bool accumulate = c.attrs<IndexAttrs>().accumulate;
+  if (c.needs(0)) out[0] = accumulate ? g[0] : index_put(g[0], idx, zero_scalar(g[0]), false);
   if (c.needs(1)) out[1] = index(g[0], idx);
   return out;
 }
-// The gradient written at the mask's true places of the broadcast shape (attrs.ints0),
-// then summed back to the input's shape, as PyTorch's masked_select_backward.
+// The gradient written at the mask's true places of the broadcast shape, then
+// summed back to the input's shape, as PyTorch's masked_select_backward.
 TL masked_select_bw(const C& c, const TL& g) {
-  Tensor full = zeros(c.attrs().ints0, g[0].dtype());
+  Tensor full = zeros(c.attrs<MaskedSelectAttrs>().shape, g[0].dtype());
   Tensor written = index_put(full, IndexList{c.extra(0)}, g[0], false);
   return {sum_to(written, c.input(0).shape)};
 }
@@ -430,9 +436,10 @@ TL index_select_bw(const C& c, const TL& g) {
 TL cat_bw(const C& c, const TL& g) {
   TL out;
   int64_t offset = 0;
-  const int64_t d = c.attrs().i0;
+  const CatAttrs& at = c.attrs<CatAttrs>();
+  const int64_t d = at.dim;
   for (size_t i = 0; i < c.node.inputs.size(); ++i) {
-    int64_t n = c.attrs().ints0[i];
+    int64_t n = at.sizes[i];
     const DimVector& shape = c.input(i).shape;
     if (shape.size() == 1 && shape[0] == 0) {  // at::zeros({0}) in PyTorch's formula
       out.push_back(c.needs(i) ? written_zeros_of(c, i) : Tensor());
@@ -444,13 +451,14 @@ TL cat_bw(const C& c, const TL& g) {
   return out;
 }
 TL stack_bw(const C& c, const TL& g) {
+  const int64_t d = c.attrs<DimAttrs>().dim;
   TL out;
   for (size_t i = 0; i < c.node.inputs.size(); ++i)
-    out.push_back(c.needs(i) ? select(g[0], c.attrs().i0, static_cast<int64_t>(i)) : Tensor());
+    out.push_back(c.needs(i) ? select(g[0], d, static_cast<int64_t>(i)) : Tensor());
   return out;
 }
-TL split_bw(const C& c, const TL& g) { return {cat(g, c.attrs().i0)}; }
-TL unbind_bw(const C& c, const TL& g) { return {stack(g, c.attrs().i0)}; }
+TL split_bw(const C& c, const TL& g) { return {cat(g, c.attrs<CatAttrs>().dim)}; }
+TL unbind_bw(const C& c, const TL& g) { return {stack(g, c.attrs<DimAttrs>().dim)}; }
 // PyTorch's mm_mat1_backward / mm_mat2_backward: an input that was column-major
 // when the product was taken (strides (1, rows)) gets its gradient column-major
 // too, as the transpose of a product.

@@ -135,19 +135,24 @@ TL logsumexp_bw(const C& c, const TL& g) {
   return {mul(keep_dims(g[0], at), exp(sub(x, keep_dims(c.result(), at))))};
 }
 
-TL tril_bw(const C& c, const TL& g) { return {tril(g[0], c.attrs().i0, false)}; }
-TL triu_bw(const C& c, const TL& g) { return {tril(g[0], c.attrs().i0, true)}; }
-TL flip_bw(const C& c, const TL& g) { return {flip(g[0], c.attrs().ints0)}; }
+TL tril_bw(const C& c, const TL& g) {
+  return {tril(g[0], c.attrs<TriangleAttrs>().diagonal, false)};
+}
+TL triu_bw(const C& c, const TL& g) {
+  return {tril(g[0], c.attrs<TriangleAttrs>().diagonal, true)};
+}
+TL flip_bw(const C& c, const TL& g) { return {flip(g[0], c.attrs<DimsAttrs>().dims)}; }
 
 TL roll_bw(const C& c, const TL& g) {
+  const RollAttrs& at = c.attrs<RollAttrs>();
   DimVector back;
-  for (int64_t s : c.attrs().ints0) back.push_back(-s);
-  return {roll(g[0], back, c.attrs().ints1)};
+  for (int64_t s : at.shifts) back.push_back(-s);
+  return {roll(g[0], back, at.dims)};
 }
 
 // The gradient seen as [r0, s0, r1, s1, ...], summed over the repeats.
 TL repeat_bw(const C& c, const TL& g) {
-  const DimVector& reps = c.attrs().ints0;
+  const DimVector& reps = c.attrs<RepeatAttrs>().repeats;
   const DimVector& in = c.input(0).shape;
   const size_t nd = reps.size(), lead = nd - in.size();
   DimVector split, rdims;
@@ -183,13 +188,13 @@ TL median_all_bw(const C& c, const TL& g) {
 }
 
 TL diagonal_bw(const C& c, const TL& g) {
-  const Attrs& at = c.attrs();
-  return {diagonal_backward(g[0], c.input(0).shape, at.i0, at.i1, at.i2)};
+  const DiagonalAttrs& at = c.attrs<DiagonalAttrs>();
+  return {diagonal_backward(g[0], c.input(0).shape, at.offset, at.dim1, at.dim2)};
 }
 
 TL diagonal_backward_bw(const C& c, const TL& g) {
-  const Attrs& at = c.attrs();
-  return {diagonal(g[0], at.i0, at.i1, at.i2)};
+  const DiagonalAttrs& at = c.attrs<DiagonalAttrs>();
+  return {diagonal(g[0], at.offset, at.dim1, at.dim2)};
 }
 
 // The gradient on the main diagonal of the matrix.

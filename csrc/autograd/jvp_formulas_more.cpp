@@ -20,12 +20,12 @@ using J = JvpCtx;
 
 using namespace args;  // NOLINT: x(c), t(c) as in the other formulas
 Tensor zero_scalar(const J& c) { return zeros({}, c.result.dtype()); }
-// The index list of an indexing node: attrs.ints0 says which dims have an
-// index, the extras are the index tensors.
+// The index list of an indexing node: IndexAttrs::has_index says which dims
+// have an index, the extras are the index tensors.
 IndexList saved_indices(const J& c) {
   IndexList idx;
   size_t k = 0;
-  for (int64_t present : c.attrs_.ints0) {
+  for (int64_t present : c.attrs<IndexAttrs>().has_index) {
     if (present)
       idx.emplace_back(*c.extras[k++]);
     else
@@ -107,7 +107,8 @@ Tensor masked_fill_tensor_jvp(const J& c) {
 Tensor index_jvp(const J& c) { return index(t(c), saved_indices(c)); }
 // index_put / index_put_ / index_add_: the tangents put the same way.
 Tensor index_put_jvp(const J& c) {
-  return index_put(t_or_zero(c, 0), saved_indices(c), t_or_zero(c, 1), c.attrs_.flag);
+  return index_put(t_or_zero(c, 0), saved_indices(c), t_or_zero(c, 1),
+                   c.attrs<IndexAttrs>().accumulate);
 }
 Tensor index_select_jvp(const J& c) {
   if (x(c).dim() == 0) return clone(t(c));
@@ -151,11 +152,14 @@ Tensor value_select_jvp(const J& c) {
   if (x(c).dim() == 0) return clone(t(c));
   return gather(t(c), c.attrs<DimAttrs>().dim, *c.extras[0]);
 }
-Tensor tril_jvp(const J& c) { return tril(t(c), c.attrs_.i0, false); }
-Tensor triu_jvp(const J& c) { return tril(t(c), c.attrs_.i0, true); }
-Tensor flip_jvp(const J& c) { return flip(t(c), c.attrs_.ints0); }
-Tensor roll_jvp(const J& c) { return roll(t(c), c.attrs_.ints0, c.attrs_.ints1); }
-Tensor repeat_jvp(const J& c) { return repeat(t(c), c.attrs_.ints0); }
+Tensor tril_jvp(const J& c) { return tril(t(c), c.attrs<TriangleAttrs>().diagonal, false); }
+Tensor triu_jvp(const J& c) { return tril(t(c), c.attrs<TriangleAttrs>().diagonal, true); }
+Tensor flip_jvp(const J& c) { return flip(t(c), c.attrs<DimsAttrs>().dims); }
+Tensor roll_jvp(const J& c) {
+  const RollAttrs& at = c.attrs<RollAttrs>();
+  return roll(t(c), at.shifts, at.dims);
+}
+Tensor repeat_jvp(const J& c) { return repeat(t(c), c.attrs<RepeatAttrs>().repeats); }
 Tensor logsumexp_jvp(const J& c) {
   const ReduceAttrs& at = c.attrs<ReduceAttrs>();
   const DimVector& dims = at.dim;
@@ -165,11 +169,13 @@ Tensor logsumexp_jvp(const J& c) {
 }
 
 Tensor diagonal_copy_jvp(const J& c) {
-  return diagonal(t(c), c.attrs_.i0, c.attrs_.i1, c.attrs_.i2, true);
+  const DiagonalAttrs& at = c.attrs<DiagonalAttrs>();
+  return diagonal(t(c), at.offset, at.dim1, at.dim2, true);
 }
 Tensor trace_jvp(const J& c) { return sum(diagonal(t(c), 0, 0, 1), {}, false); }
 Tensor diag_embed_jvp(const J& c) {
-  return diag_embed(t(c), c.attrs_.i0, c.attrs_.i1, c.attrs_.i2);
+  const DiagonalAttrs& at = c.attrs<DiagonalAttrs>();
+  return diag_embed(t(c), at.offset, at.dim1, at.dim2);
 }
 // nan_to_num: the tangent times isfinite(x) (the replaced values are constants).
 Tensor nan_to_num_jvp(const J& c) {

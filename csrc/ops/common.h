@@ -124,8 +124,8 @@ namespace ops_detail {
 void index_put_kernel(const Tensor& dst, const IndexList& idx, const Tensor& values,
                       bool accumulate, bool same_dtype);
 /// How an indexing node keeps its index list: which dims have an index
-/// (attrs.ints0), and the index tensors themselves (the node's extras).
-void index_attrs(autograd::Attrs& at, const IndexList& idx);
+/// (IndexAttrs::has_index), and the index tensors themselves (the node's extras).
+void index_attrs(autograd::IndexAttrs& at, const IndexList& idx);
 std::vector<const Tensor*> index_extras(const IndexList& idx);
 /// scatter's checks (index dtype and shape, src dtype) and its kernel:
 /// writes src (read at index's positions) into dst along dim d, or adds it.

@@ -220,9 +220,9 @@ void scatter_with_plan(const Tensor& dst, const IndexPlan& p, const Tensor& v, b
 }  // namespace
 
 namespace ops_detail {
-void index_attrs(autograd::Attrs& at, const IndexList& idx) {
-  at.ints0.clear();
-  for (const auto& i : idx) at.ints0.push_back(i ? 1 : 0);
+void index_attrs(autograd::IndexAttrs& at, const IndexList& idx) {
+  at.has_index.clear();
+  for (const auto& i : idx) at.has_index.push_back(i ? 1 : 0);
 }
 
 std::vector<const Tensor*> index_extras(const IndexList& idx) {
@@ -289,7 +289,8 @@ Tensor masked_select(const Tensor& a, const Tensor& mask) {
     autograd::AutoGradMode no_graph(false);
     out = index(expand(a, shape), IndexList{m});
   }
-  record(OpKind::MaskedSelect, {&a}, out, [&](autograd::Attrs& at) { at.ints0 = shape; }, {&m});
+  record(OpKind::MaskedSelect, {&a}, out,
+         [&](autograd::MaskedSelectAttrs& at) { at.shape = shape; }, {&m});
   return out;
 }
 
@@ -299,7 +300,7 @@ Tensor index(const Tensor& a, const IndexList& indices) {
   plan_offsets(p, a);
   Tensor out = gather_with_plan(a, p);
   record(
-      OpKind::Index, {&a}, out, [&](autograd::Attrs& at) { ops_detail::index_attrs(at, idx); },
+      OpKind::Index, {&a}, out, [&](autograd::IndexAttrs& at) { ops_detail::index_attrs(at, idx); },
       ops_detail::index_extras(idx));
   return out;
 }
@@ -316,9 +317,9 @@ Tensor index_put(const Tensor& a, const IndexList& indices, const Tensor& values
   out = alias_fresh_counter(out);
   record(
       OpKind::IndexPut, {&a, &values}, out,
-      [&](autograd::Attrs& at) {
+      [&](autograd::IndexAttrs& at) {
         ops_detail::index_attrs(at, indices);
-        at.flag = accumulate;
+        at.accumulate = accumulate;
       },
       ops_detail::index_extras(indices));
   return out;

@@ -528,9 +528,9 @@ Tensor index_put_recorded_as(OpKind kind, const Tensor& self, const IndexList& i
   run_inplace(
       "index_put_", kind, true, {&self, &values}, self,
       [&] { ops_detail::index_put_kernel(self, idx, v, accumulate, mask == nullptr); },
-      [&](autograd::Attrs& at) {
+      [&](autograd::IndexAttrs& at) {
         ops_detail::index_attrs(at, idx);
-        at.flag = accumulate;
+        at.accumulate = accumulate;
       },
       ops_detail::index_extras(idx));
   return self;
@@ -681,7 +681,6 @@ Tensor inplace_unsqueeze(const Tensor& self, int64_t dim) {
 Tensor inplace_squeeze(const Tensor& self, std::optional<int64_t> dim) {
   DimVector s, st;
   int64_t d = dim ? wrap_dim(*dim, self.dim()) : -1;
-  DimVector before = self.sizes();
   for (int64_t k = 0; k < self.dim(); ++k) {
     bool drop = self.sizes()[k] == 1 && (d < 0 || k == d);
     if (!drop) {
@@ -689,9 +688,8 @@ Tensor inplace_squeeze(const Tensor& self, std::optional<int64_t> dim) {
       st.push_back(self.strides()[k]);
     }
   }
-  return metadata_inplace("squeeze_", self,
-                          dim ? OpKind::SqueezeDimInplace : OpKind::SqueezeInplace, s, st,
-                          [&](autograd::Attrs& at) { at.ints0 = before; });
+  return metadata_inplace(
+      "squeeze_", self, dim ? OpKind::SqueezeDimInplace : OpKind::SqueezeInplace, s, st, no_attrs);
 }
 
 // round-2 tensor ops (issue 19): tril_ / triu_ write the triangle back into
@@ -705,7 +703,8 @@ Tensor inplace_tril(const Tensor& self, int64_t diagonal, bool upper) {
   check_no_internal_overlap(self);
   run_inplace(
       upper ? "triu_" : "tril_", upper ? OpKind::Triu : OpKind::Tril, true, {&self}, self,
-      [&] { kernels::copy(self, value); }, [&](autograd::Attrs& at) { at.i0 = diagonal; });
+      [&] { kernels::copy(self, value); },
+      [&](autograd::TriangleAttrs& at) { at.diagonal = diagonal; });
   return self;
 }
 
@@ -719,9 +718,9 @@ Tensor inplace_transpose(const Tensor& self, int64_t d0, int64_t d1) {
     std::swap(st[x], st[y]);
   }
   return metadata_inplace("transpose_", self, OpKind::TransposeInplace, s, st,
-                          [&](autograd::Attrs& at) {
-                            at.i0 = x;
-                            at.i1 = y;
+                          [&](autograd::TransposeAttrs& at) {
+                            at.dim0 = x;
+                            at.dim1 = y;
                           });
 }
 

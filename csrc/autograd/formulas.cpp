@@ -472,10 +472,10 @@ Tensor mm_mat2_bw(const Tensor& g, const Tensor& mat1, bool col) {
   return col ? t(mm(t(g), mat1)) : mm(t(mat1), g);
 }
 TL mm_bw(const C& c, const TL& g) {
-  const Attrs& at = c.attrs();
-  return {c.needs(0) ? mm_mat1_bw(g[0], c.saved_input(1), column_major(c.input(0), at.ints0))
+  const MmAttrs& at = c.attrs<MmAttrs>();
+  return {c.needs(0) ? mm_mat1_bw(g[0], c.saved_input(1), column_major(c.input(0), at.mat1_strides))
                      : Tensor(),
-          c.needs(1) ? mm_mat2_bw(g[0], c.saved_input(0), column_major(c.input(1), at.ints1))
+          c.needs(1) ? mm_mat2_bw(g[0], c.saved_input(0), column_major(c.input(1), at.mat2_strides))
                      : Tensor()};
 }
 TL mv_bw(const C& c, const TL& g) {
@@ -492,11 +492,12 @@ TL bmm_bw(const C& c, const TL& g) {
           c.needs(1) ? bmm(transpose(c.saved_input(0), 1, 2), g[0]) : Tensor()};
 }
 TL addmm_bw(const C& c, const TL& g) {
-  const Attrs& at = c.attrs();
-  const bool col1 = column_major(c.input(1), at.ints0), col2 = column_major(c.input(2), at.ints1);
-  return {c.needs(0) ? scale(g[0], at.s0) : Tensor(),
-          c.needs(1) ? scale(mm_mat1_bw(g[0], c.saved_input(2), col1), at.s1) : Tensor(),
-          c.needs(2) ? scale(mm_mat2_bw(g[0], c.saved_input(1), col2), at.s1) : Tensor()};
+  const AddmmAttrs& at = c.attrs<AddmmAttrs>();
+  const bool col1 = column_major(c.input(1), at.mat1_strides);
+  const bool col2 = column_major(c.input(2), at.mat2_strides);
+  return {c.needs(0) ? scale(g[0], at.beta) : Tensor(),
+          c.needs(1) ? scale(mm_mat1_bw(g[0], c.saved_input(2), col1), at.alpha) : Tensor(),
+          c.needs(2) ? scale(mm_mat2_bw(g[0], c.saved_input(1), col2), at.alpha) : Tensor()};
 }
 TL log_softmax_bw(const C& c, const TL& g) {
   return {log_softmax_backward(g[0], c.result(), c.attrs<DimAttrs>().dim)};

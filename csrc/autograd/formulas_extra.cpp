@@ -247,19 +247,19 @@ TL vector_norm_bw(const C& c, const TL& g) {
 }
 
 TL baddbmm_bw(const C& c, const TL& g) {
-  const Attrs& at = c.attrs();
+  const BetaAlphaAttrs& at = c.attrs<BetaAlphaAttrs>();
   auto scale = [](const Tensor& t, Scalar s) { return s.equals(1) ? t : mul_by_scalar(t, s); };
-  return {c.needs(0) ? scale(g[0], at.s0) : Tensor(),
-          c.needs(1) ? scale(bmm(g[0], transpose(c.saved_input(2), 1, 2)), at.s1) : Tensor(),
-          c.needs(2) ? scale(bmm(transpose(c.saved_input(1), 1, 2), g[0]), at.s1) : Tensor()};
+  return {c.needs(0) ? scale(g[0], at.beta) : Tensor(),
+          c.needs(1) ? scale(bmm(g[0], transpose(c.saved_input(2), 1, 2)), at.alpha) : Tensor(),
+          c.needs(2) ? scale(bmm(transpose(c.saved_input(1), 1, 2), g[0]), at.alpha) : Tensor()};
 }
 
 TL addmv_bw(const C& c, const TL& g) {
-  const Attrs& at = c.attrs();
+  const BetaAlphaAttrs& at = c.attrs<BetaAlphaAttrs>();
   auto scale = [](const Tensor& t, Scalar s) { return s.equals(1) ? t : mul_by_scalar(t, s); };
-  return {c.needs(0) ? scale(g[0], at.s0) : Tensor(),
-          c.needs(1) ? scale(outer(g[0], c.saved_input(2)), at.s1) : Tensor(),
-          c.needs(2) ? scale(mv(t(c.saved_input(1)), g[0]), at.s1) : Tensor()};
+  return {c.needs(0) ? scale(g[0], at.beta) : Tensor(),
+          c.needs(1) ? scale(outer(g[0], c.saved_input(2)), at.alpha) : Tensor(),
+          c.needs(2) ? scale(mv(t(c.saved_input(1)), g[0]), at.alpha) : Tensor()};
 }
 
 TL cross_bw(const C& c, const TL& g) {

@@ -222,9 +222,10 @@ Tensor bmm_jvp(const J& c) {
 Tensor addmm_jvp(const J& c) {
   Tensor prod = plus(term(c, 1, [&](const Tensor& a) { return mm(a, x(c, 2)); }),
                      term(c, 2, [&](const Tensor& b) { return mm(x(c, 1), b); }));
-  if (prod.defined() && !c.attrs_.s1.equals(1)) prod = mul(prod, c.attrs_.s1);
+  const AddmmAttrs& at = c.attrs<AddmmAttrs>();
+  if (prod.defined() && !at.alpha.equals(1)) prod = mul(prod, at.alpha);
   Tensor bias;
-  if (c.has(0) && !c.attrs_.s0.equals(0)) bias = mul(t(c, 0), c.attrs_.s0);
+  if (c.has(0) && !at.beta.equals(0)) bias = mul(t(c, 0), at.beta);
   return plus(bias, prod);
 }
 Tensor softmax_jvp(const J& c) {

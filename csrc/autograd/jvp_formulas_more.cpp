@@ -224,9 +224,10 @@ Tensor addmv_jvp(const J& c) {
   Tensor prod;
   if (c.has(1)) prod = mv(t(c, 1), x(c, 2));
   if (c.has(2)) prod = plus(prod, mv(x(c, 1), t(c, 2)));
-  if (prod.defined()) prod = mul(prod, c.attrs_.s1);
+  const BetaAlphaAttrs& at = c.attrs<BetaAlphaAttrs>();
+  if (prod.defined()) prod = mul(prod, at.alpha);
   Tensor self_part;
-  if (c.has(0) && !c.attrs_.s0.equals(0)) self_part = mul(t(c, 0), c.attrs_.s0);
+  if (c.has(0) && !at.beta.equals(0)) self_part = mul(t(c, 0), at.beta);
   return plus(self_part, prod);
 }
 // baddbmm(self, b1, b2, beta, alpha) = beta * self + alpha * b1 @ b2; the
@@ -236,8 +237,9 @@ Tensor baddbmm_jvp(const J& c) {
   Tensor prod;
   if (c.has(1)) prod = bmm(t(c, 1), x(c, 2));
   if (c.has(2)) prod = plus(prod, bmm(x(c, 1), t(c, 2)));
-  if (prod.defined()) prod = scale(prod, c.attrs_.s1);
-  return plus(c.has(0) ? scale(t(c, 0), c.attrs_.s0) : Tensor(), prod);
+  const BetaAlphaAttrs& at = c.attrs<BetaAlphaAttrs>();
+  if (prod.defined()) prod = scale(prod, at.alpha);
+  return plus(c.has(0) ? scale(t(c, 0), at.beta) : Tensor(), prod);
 }
 Tensor cross_jvp(const J& c) {
   Tensor out;

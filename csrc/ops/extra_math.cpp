@@ -138,9 +138,9 @@ Tensor baddbmm(const Tensor& self, const Tensor& b1, const Tensor& b2, Scalar be
     // beta == 0 ignores self (NaN included), as PyTorch's.
     out = beta.equals(0) ? prod : add(prod, beta.equals(1) ? self : mul(self, beta));
   }
-  record(OpKind::Baddbmm, {&self, &b1, &b2}, out, [&](autograd::Attrs& at) {
-    at.s0 = beta;
-    at.s1 = alpha;
+  record(OpKind::Baddbmm, {&self, &b1, &b2}, out, [&](autograd::BetaAlphaAttrs& at) {
+    at.beta = beta;
+    at.alpha = alpha;
   });
   return out;
 }
@@ -158,9 +158,9 @@ Tensor addmv(const Tensor& self, const Tensor& mat, const Tensor& vec, Scalar be
     if (!alpha.equals(1)) prod = mul(prod, alpha);
     out = beta.equals(0) ? prod : add(prod, beta.equals(1) ? self : mul(self, beta));
   }
-  record(OpKind::Addmv, {&self, &mat, &vec}, out, [&](autograd::Attrs& at) {
-    at.s0 = beta;
-    at.s1 = alpha;
+  record(OpKind::Addmv, {&self, &mat, &vec}, out, [&](autograd::BetaAlphaAttrs& at) {
+    at.beta = beta;
+    at.alpha = alpha;
   });
   return out;
 }

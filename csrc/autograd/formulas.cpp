@@ -554,38 +554,39 @@ void check_nll_saved(const GradMeta& in, const Tensor& target, const Tensor* wei
 TL nll_loss_bw(const C& c, const TL& g) {
   // d loss / d logp is -w[t] / denom at each row's target: a constant
   // coefficient tensor, times the incoming gradient (linear, so any order).
-  const Attrs& at = c.attrs();
+  const LossAttrs& at = c.attrs<LossAttrs>();
   const Tensor& target = c.extra(0);
   const Tensor& total_weight = c.extra(1);
   const GradMeta& in = c.input(0);
-  check_nll_saved(in, target, at.flag ? &c.extra(2) : nullptr);
+  check_nll_saved(in, target, at.has_weight ? &c.extra(2) : nullptr);
   const bool batched = in.shape.size() == 2;
   const int64_t n = batched ? in.shape[0] : 1, cls = in.shape.back();
   // float16 / bfloat16: the coefficients in float, rounded once
   const ScalarType cdt = is_reduced_float(in.dtype) ? ScalarType::Float32 : in.dtype;
   Tensor coef = zeros(in.shape, cdt);
   Tensor tg = kernels::aligned(contiguous(to_dtype(target, ScalarType::Int64)));
-  Tensor w = at.flag ? kernels::aligned(contiguous(kernels::widen(c.extra(2)))) : Tensor();
+  Tensor w = at.has_weight ? kernels::aligned(contiguous(kernels::widen(c.extra(2)))) : Tensor();
   const Tensor tw = kernels::widen(total_weight);
   GT_DISPATCH_FLOAT(cdt, "nll_loss_backward", [&] {
     scalar_t* p = coef.data<scalar_t>();
     const int64_t* t = tg.data<int64_t>();
-    double denom = at.i0 == 1 ? double(kernels::load<scalar_t>(tw.raw())) : 1.0;
+    double denom = at.reduction == 1 ? double(kernels::load<scalar_t>(tw.raw())) : 1.0;
     for (int64_t i = 0; i < n; ++i) {
-      if (t[i] == at.i1) continue;
+      if (t[i] == at.ignore_index) continue;
       GT_CHECK_INDEX(t[i] >= 0 && t[i] < cls, "Target ", t[i], " is out of bounds.");
-      double wi = at.flag ? double(w.data<scalar_t>()[t[i]]) : 1.0;
+      double wi = at.has_weight ? double(w.data<scalar_t>()[t[i]]) : 1.0;
       p[i * cls + t[i]] = static_cast<scalar_t>(-wi / denom);
     }
   });
   if (cdt != in.dtype) coef = kernels::narrowed(coef, in.dtype);
-  Tensor gg = (at.i0 == 0 && batched) ? unsqueeze(g[0], 1) : g[0];
+  Tensor gg = (at.reduction == 0 && batched) ? unsqueeze(g[0], 1) : g[0];
   return {mul(coef, gg)};
 }
 TL mse_loss_bw(const C& c, const TL& g) {
-  const Attrs& at = c.attrs();
+  const LossAttrs& at = c.attrs<LossAttrs>();
   Tensor d = sub(c.saved_input(0), c.saved_input(1));
-  double k = at.i0 == 1 ? 2.0 / double(std::max<int64_t>(numel_of(c.input(0).shape), 1)) : 2.0;
+  double k =
+      at.reduction == 1 ? 2.0 / double(std::max<int64_t>(numel_of(c.input(0).shape), 1)) : 2.0;
   Tensor ga = mul(mul(d, Scalar(k)), g[0]);
   return {c.needs(0) ? ga : Tensor(), c.needs(1) ? neg(ga) : Tensor()};
 }

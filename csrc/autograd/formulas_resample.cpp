@@ -28,8 +28,8 @@ TL constant_pad_bw(const C& c, const TL& g) {
 }
 
 TL cdist_bw(const C& c, const TL& g) {
-  auto [g1, g2] =
-      ops::cdist_grads(g[0], c.saved_input(0), c.saved_input(1), c.result(), c.attrs().f0);
+  auto [g1, g2] = ops::cdist_grads(g[0], c.saved_input(0), c.saved_input(1), c.result(),
+                                   c.attrs<CdistAttrs>().p);
   return {ops::sum_to(g1, c.input(0).shape), ops::sum_to(g2, c.input(1).shape)};
 }
 

@@ -253,26 +253,27 @@ Tensor cross_jvp(const J& c) {
 
 Tensor mse_loss_jvp(const J& c) {
   Tensor d = mul(sub(x(c, 0), x(c, 1)), Scalar(2.0));
-  return reduce_loss(pair_tangent(c, d, neg(d)), c.attrs_.i0);
+  return reduce_loss(pair_tangent(c, d, neg(d)), c.attrs<LossAttrs>().reduction);
 }
 // nll_loss: minus the (weighted) tangent at each target; mean divides by the
-// total weight (extras: target, total_weight, weight if attrs.flag).
+// total weight (extras: target, total_weight, weight if has_weight).
 Tensor nll_loss_jvp(const J& c) {
   const Tensor& logp = x(c);
   const int64_t cdim = logp.dim() >= 2 ? 1 : 0;
   Tensor target = to_dtype(*c.extras[0], ScalarType::Int64);
-  Tensor ignored = compare(Cmp::Eq, target, Scalar(c.attrs_.i1));
+  const LossAttrs& at = c.attrs<LossAttrs>();
+  Tensor ignored = compare(Cmp::Eq, target, Scalar(at.ignore_index));
   Tensor safe = where(ignored, zeros({}, ScalarType::Int64), target);
   Tensor picked = squeeze(gather(t(c), cdim, unsqueeze(safe, cdim)), cdim);
   Tensor w = ones({}, c.result.dtype());
-  if (c.attrs_.flag) {
+  if (at.has_weight) {
     Tensor flat = reshape(safe, {safe.numel()});
     w = reshape(index_select(to_dtype(*c.extras[2], c.result.dtype()), 0, flat), safe.sizes());
   }
   Tensor li = neg(mul(where(ignored, zero_scalar(c), w), picked));
-  if (c.attrs_.i0 == 0) return li;
+  if (at.reduction == 0) return li;
   Tensor total = sum(li, {}, false);
-  return c.attrs_.i0 == 1 ? div(total, *c.extras[1]) : total;
+  return at.reduction == 1 ? div(total, *c.extras[1]) : total;
 }
 Tensor bce_jvp(const J& c) {
   const Tensor& p = x(c, 0);
@@ -280,29 +281,32 @@ Tensor bce_jvp(const J& c) {
   Tensor one_minus = rsub(p, Scalar(1.0));
   Tensor dx = div(sub(p, y), clamp_min(mul(one_minus, p), Scalar(1e-12)));
   Tensor dy = sub(clamp_min(log(one_minus), Scalar(-100.0)), clamp_min(log(p), Scalar(-100.0)));
+  const LossAttrs& at = c.attrs<LossAttrs>();
   Tensor l = pair_tangent(c, dx, dy);
-  if (c.attrs_.flag) l = mul(l, *c.extras[0]);
-  return reduce_loss(l, c.attrs_.i0);
+  if (at.has_weight) l = mul(l, *c.extras[0]);
+  return reduce_loss(l, at.reduction);
 }
 Tensor bce_logits_jvp(const J& c) {
+  const LossAttrs& at = c.attrs<LossAttrs>();
   const Tensor& z = x(c, 0);
   const Tensor& y = x(c, 1);
-  const bool has_pw = c.attrs_.i1 != 0;
+  const bool has_pw = at.has_pos_weight;
   Tensor s = sigmoid(z);
   Tensor dx = sub(s, y), dy = neg(z);
   if (has_pw) {
-    const Tensor& pw = *c.extras[c.attrs_.flag ? 1 : 0];
+    const Tensor& pw = *c.extras[at.has_weight ? 1 : 0];
     Tensor pw1 = sub(pw, Scalar(1.0));
     dx = sub(mul(add(mul(pw1, y), Scalar(1.0)), s), mul(pw, y));
     dy = sub(dy, mul(pw1, activation(kernels::nn::Act::LogSigmoid, z, {})));
   }
   Tensor l = pair_tangent(c, dx, dy);
-  if (c.attrs_.flag) l = mul(l, *c.extras[0]);
-  return reduce_loss(l, c.attrs_.i0);
+  if (at.has_weight) l = mul(l, *c.extras[0]);
+  return reduce_loss(l, at.reduction);
 }
 namespace {
 Tensor robust_loss_jvp(const J& c, bool huber) {
-  const double param = c.attrs_.f0;
+  const LossAttrs& at = c.attrs<LossAttrs>();
+  const double param = huber ? at.delta : at.beta;
   Tensor d = sub(x(c, 0), x(c, 1));
   Tensor gd;
   if (huber) {
@@ -312,7 +316,7 @@ Tensor robust_loss_jvp(const J& c, bool huber) {
   } else {
     gd = where(compare(Cmp::Lt, abs(d), Scalar(param)), div(d, Scalar(param)), sign(d));
   }
-  return reduce_loss(pair_tangent(c, gd, neg(gd)), c.attrs_.i0);
+  return reduce_loss(pair_tangent(c, gd, neg(gd)), at.reduction);
 }
 }  // namespace
 Tensor smooth_l1_jvp(const J& c) { return robust_loss_jvp(c, false); }
@@ -320,17 +324,17 @@ Tensor huber_jvp(const J& c) { return robust_loss_jvp(c, true); }
 
 // ---- layers ----------------------------------------------------------------------------------
 
-// layer_norm / group_norm (attrs.ints0 = n, C, L, groups; NOTE [One layout
+// layer_norm / group_norm (x read as (n, c, l) in groups: NOTE [One layout
 // for three norms]): rstd * (t - mean(t) - xhat * mean(t * xhat)) per row,
 // times the weight, plus xhat times the weight's tangent and the bias's.
 Tensor norm_jvp(const J& c) {
-  const DimVector& a = c.attrs_.ints0;
-  const int64_t n = a[0], ch = a[1], l = a[2], groups = a[3];
+  const NormAttrs& at = c.attrs<NormAttrs>();
+  const int64_t n = at.n, ch = at.c, l = at.l, groups = at.groups;
   const int64_t rows = n * groups, k = groups ? ch / groups * l : 0;
   Tensor xb = reshape(x(c), {rows, k});
   Tensor mu = mean(xb, {1}, true, std::nullopt, true);
   Tensor d = sub(xb, mu);
-  Tensor rstd = rsqrt(add(mean(mul(d, d), {1}, true, std::nullopt, true), Scalar(c.attrs_.f0)));
+  Tensor rstd = rsqrt(add(mean(mul(d, d), {1}, true, std::nullopt, true), Scalar(at.eps)));
   Tensor xhat = mul(d, rstd);
   const DimVector wshape{1, ch, 1};
   Tensor out;
@@ -339,9 +343,9 @@ Tensor norm_jvp(const J& c) {
     Tensor inner = sub(sub(tb, mean(tb, {1}, true, std::nullopt, true)),
                        mul(xhat, mean(mul(tb, xhat), {1}, true, std::nullopt, true)));
     out = reshape(mul(rstd, inner), {n, ch, l});
-    if (c.attrs_.flag) out = mul(out, reshape(x(c, 1), wshape));
+    if (at.has_weight) out = mul(out, reshape(x(c, 1), wshape));
   }
-  if (c.attrs_.flag && c.has(1))
+  if (at.has_weight && c.has(1))
     out = plus(out, mul(reshape(xhat, {n, ch, l}), reshape(t(c, 1), wshape)));
   if (c.has(2) && x(c, 2).dim() > 0) {
     Tensor tb = expand(reshape(t(c, 2), wshape), {n, ch, l});
@@ -349,23 +353,23 @@ Tensor norm_jvp(const J& c) {
   }
   return out.defined() ? reshape(out, c.result.sizes()) : Tensor();
 }
-// batch_norm (attrs.ints0 = n, C, L; i1: training): in training the
-// statistics over (N, L) move with x, as layer_norm's over a row; in eval the
-// running statistics (extras) are constants.
+// batch_norm (x read as (n, c, l)): in training the statistics over (N, L)
+// move with x, as layer_norm's over a row; in eval the running statistics
+// (extras) are constants.
 Tensor batch_norm_jvp(const J& c) {
-  const DimVector& a = c.attrs_.ints0;
-  const int64_t n = a[0], ch = a[1], l = a[2];
+  const NormAttrs& at = c.attrs<NormAttrs>();
+  const int64_t n = at.n, ch = at.c, l = at.l;
   const DimVector wshape{1, ch, 1};
   Tensor xa = reshape(x(c), {n, ch, l});
   Tensor mu, rstd;
-  const bool training = c.attrs_.i1 != 0 || c.extras.size() < 2 || !c.extras[0] || !c.extras[1];
+  const bool training = at.training || c.extras.size() < 2 || !c.extras[0] || !c.extras[1];
   if (training) {
     mu = mean(xa, {0, 2}, true, std::nullopt, true);
     Tensor d = sub(xa, mu);
-    rstd = rsqrt(add(mean(mul(d, d), {0, 2}, true, std::nullopt, true), Scalar(c.attrs_.f0)));
+    rstd = rsqrt(add(mean(mul(d, d), {0, 2}, true, std::nullopt, true), Scalar(at.eps)));
   } else {
     mu = reshape(to_dtype(*c.extras[0], x(c).dtype()), wshape);
-    rstd = reshape(rsqrt(add(to_dtype(*c.extras[1], x(c).dtype()), Scalar(c.attrs_.f0))), wshape);
+    rstd = reshape(rsqrt(add(to_dtype(*c.extras[1], x(c).dtype()), Scalar(at.eps))), wshape);
   }
   Tensor xhat = mul(sub(xa, mu), rstd);
   Tensor out;
@@ -377,9 +381,9 @@ Tensor batch_norm_jvp(const J& c) {
     } else {
       out = mul(ta, rstd);
     }
-    if (c.attrs_.flag) out = mul(out, reshape(x(c, 1), wshape));
+    if (at.has_weight) out = mul(out, reshape(x(c, 1), wshape));
   }
-  if (c.attrs_.flag && c.has(1)) out = plus(out, mul(xhat, reshape(t(c, 1), wshape)));
+  if (at.has_weight && c.has(1)) out = plus(out, mul(xhat, reshape(t(c, 1), wshape)));
   if (c.has(2) && x(c, 2).dim() > 0) out = plus(out, expand(reshape(t(c, 2), wshape), {n, ch, l}));
   return out.defined() ? reshape(out, c.result.sizes()) : Tensor();
 }

@@ -180,10 +180,10 @@ Tensor nll_loss(const Tensor& logp, const Tensor& target, const Tensor* weight, 
   if (weight) extras.push_back(weight);
   record(
       OpKind::NllLoss, {&logp}, out,
-      [&](autograd::Attrs& at) {
-        at.i0 = reduction;
-        at.i1 = ignore_index;
-        at.flag = weight != nullptr;
+      [&](autograd::LossAttrs& at) {
+        at.reduction = reduction;
+        at.ignore_index = ignore_index;
+        at.has_weight = weight != nullptr;
       },
       extras);
   return out;
@@ -198,7 +198,8 @@ Tensor mse_loss(const Tensor& a, const Tensor& target, int64_t reduction) {
     Tensor sq = mul(d, d);
     out = reduction == 0 ? sq : reduction == 1 ? mean(sq, {}, false) : sum(sq, {}, false);
   }
-  record(OpKind::MseLoss, {&a, &target}, out, [&](autograd::Attrs& at) { at.i0 = reduction; });
+  record(OpKind::MseLoss, {&a, &target}, out,
+         [&](autograd::LossAttrs& at) { at.reduction = reduction; });
   return out;
 }
 

@@ -394,7 +394,7 @@ Tensor embedding_jvp(const J& c) {
 }
 // convolution: linear in input and in weight, plus the bias's tangent.
 Tensor convolution_jvp(const J& c) {
-  const ConvArgs args = conv_args_from_attrs(c.attrs_);
+  const ConvArgs& args = c.attrs<ConvArgs>();
   Tensor out;
   if (c.has(0)) out = convolution(t(c, 0), x(c, 1), nullptr, args);
   if (c.has(1)) out = plus(out, convolution(x(c, 0), t(c, 1), nullptr, args));
@@ -414,7 +414,7 @@ Tensor max_pool_jvp(const J& c) {
   Tensor idx = reshape(*c.extras[0], out_flat);
   return reshape(gather(reshape(t(c), in_flat), -1, idx), c.result.sizes());
 }
-Tensor avg_pool_jvp(const J& c) { return avg_pool2d(t(c), pool_args_from_attrs(c.attrs_)); }
+Tensor avg_pool_jvp(const J& c) { return avg_pool2d(t(c), c.attrs<PoolArgs>()); }
 Tensor adaptive_avg_pool_jvp(const J& c) {
   const auto& s = c.result.sizes();
   return adaptive_avg_pool2d(t(c), {s[s.size() - 2], s[s.size() - 1]});

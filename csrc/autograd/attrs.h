@@ -239,20 +239,9 @@ constexpr size_t index_of() {
 }
 }  // namespace attrs_detail
 
-// The numbered slots the formulas read before NOTE [Named attributes]; being
-// replaced, one area at a time.
-struct SlotAttrs {
-  Scalar s0, s1;
-  bool has_s0 = false, has_s1 = false;
-  DimVector ints0, ints1, ints2;
-  int64_t i0 = 0, i1 = 0, i2 = 0;
-  bool flag = false;
-  double f0 = 0, f1 = 0, f2 = 0;
-};
-
 /// The attribute struct of one node (NOTE [Named attributes]); no attributes
 /// (std::monostate) until an op sets one.
-class Attrs : public SlotAttrs {
+class Attrs {
  public:
   /// Makes this hold a default T, replacing what it held, and returns it to fill.
   template <class T>

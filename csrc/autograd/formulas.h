@@ -93,7 +93,6 @@ struct BackwardCtx {
   const FormulaNode& node;
   const TensorList& saved;  // by slot: inputs, then result, then extras
   bool needs(size_t i) const;
-  const Attrs& attrs() const;
   /// The node's attribute struct T (NOTE [Named attributes] in attrs.h).
   template <class T>
   const T& attrs() const;

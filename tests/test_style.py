@@ -2,9 +2,11 @@
 
 Python: ruff's pycodestyle and pyflakes sets, configured in pyproject.toml.
 C++: clang-format with .clang-format (the version pinned in the test extra: another
-version formats some lines differently).
+version formats some lines differently), and formulas that read a node's attributes by
+name, not by numbered slot.
 """
 
+import re
 import shutil
 import subprocess
 import sys
@@ -26,3 +28,19 @@ def test_clang_format_finds_nothing():
     result = subprocess.run([exe, "--dry-run", "--Werror", *files], capture_output=True, text=True,
                             timeout=300, cwd=ROOT)
     assert result.returncode == 0, result.stderr[-4000:]
+
+
+# The numbered slots a node's attributes once lived in (NOTE [Named attributes] in
+# csrc/autograd/attrs.h): a formula reads `c.attrs<DimAttrs>().dim`, never `at.i0`.
+_ATTRIBUTE_SLOT = re.compile(r"\.(s0|s1|has_s0|has_s1|ints0|ints1|ints2|i0|i1|i2|flag|f0|f1|f2)\b")
+
+
+def test_formulas_read_named_attributes():
+    hits = []
+    for path in sorted((ROOT / "csrc").rglob("*")):
+        if path.suffix not in (".h", ".cpp"):
+            continue
+        for number, line in enumerate(path.read_text().splitlines(), 1):
+            if _ATTRIBUTE_SLOT.search(line):
+                hits.append(f"{path.relative_to(ROOT)}:{number}: {line.strip()}")
+    assert not hits, "\n".join(hits)

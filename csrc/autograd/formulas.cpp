@@ -40,16 +40,20 @@ Tensor zero_scalar(const Tensor& like) { return zeros({}, like.dtype()); }
 Tensor scale(const Tensor& g, Scalar s) { return s.equals(1) ? g : mul_by_scalar(g, s); }
 
 TL add_bw(const C& c, const TL& g) {
-  return {g[0], c.needs(1) ? scale(g[0], c.attrs().s0) : Tensor()};
+  return {g[0], c.needs(1) ? scale(g[0], c.attrs<AlphaAttrs>().alpha) : Tensor()};
 }
 TL pass_bw(const C&, const TL& g) { return {g[0]}; }
 // The negated side is neg(g) times alpha, as PyTorch's maybe_multiply(-grad, alpha):
 // under create_graph its node is NegBackward0 (then MulBackward0 when alpha != 1).
 TL sub_bw(const C& c, const TL& g) {
-  return {g[0], c.needs(1) ? scale(neg(g[0]), c.attrs().s0) : Tensor()};
+  return {g[0], c.needs(1) ? scale(neg(g[0]), c.attrs<AlphaAttrs>().alpha) : Tensor()};
 }
-TL rsub_bw(const C& c, const TL& g) { return {scale(neg(g[0]), c.attrs().s0), g[0]}; }
-TL rsub_scalar_bw(const C& c, const TL& g) { return {scale(neg(g[0]), c.attrs().s0)}; }
+TL rsub_bw(const C& c, const TL& g) {
+  return {scale(neg(g[0]), c.attrs<AlphaAttrs>().alpha), g[0]};
+}
+TL rsub_scalar_bw(const C& c, const TL& g) {
+  return {scale(neg(g[0]), c.attrs<AlphaAttrs>().alpha)};
+}
 // The gradient of a full reduction (`(a * b).sum()`) reaches the product as
 // one value expanded to its shape (every stride 0). Small products then take
 // both gradients in one loop: the same float products as two mul() calls
@@ -100,8 +104,12 @@ TL mul_bw(const C& c, const TL& g) {
   }
   return {c.needs(0) ? mul(g[0], b) : Tensor(), c.needs(1) ? mul(g[0], a) : Tensor()};
 }
-TL mul_scalar_bw(const C& c, const TL& g) { return {mul(g[0], c.attrs().s0)}; }
-TL mul_by_scalar_bw(const C& c, const TL& g) { return {mul_by_scalar(g[0], c.attrs().s0)}; }
+TL mul_scalar_bw(const C& c, const TL& g) {
+  return {mul(g[0], c.attrs<ScalarOperandAttrs>().other)};
+}
+TL mul_by_scalar_bw(const C& c, const TL& g) {
+  return {mul_by_scalar(g[0], c.attrs<ScalarOperandAttrs>().other)};
+}
 TL div_bw(const C& c, const TL& g) {
   const Tensor& a = c.saved_input(0);
   const Tensor& b = c.saved_input(1);
@@ -109,8 +117,12 @@ TL div_bw(const C& c, const TL& g) {
           // -g * ((a / b) / b), as PyTorch computes (and graphs) it.
           c.needs(1) ? mul(neg(g[0]), div(div(a, b), b)) : Tensor()};
 }
-TL div_scalar_bw(const C& c, const TL& g) { return {div(g[0], c.attrs().s0)}; }
-TL div_by_scalar_bw(const C& c, const TL& g) { return {div_by_scalar(g[0], c.attrs().s0)}; }
+TL div_scalar_bw(const C& c, const TL& g) {
+  return {div(g[0], c.attrs<ScalarOperandAttrs>().other)};
+}
+TL div_by_scalar_bw(const C& c, const TL& g) {
+  return {div_by_scalar(g[0], c.attrs<ScalarOperandAttrs>().other)};
+}
 // NOTE [Formulas shaped like PyTorch's]
 // With create_graph=True the ops a formula calls become the gradient's graph,
 // and users (and the differential tests) see its node names. The formulas
@@ -121,7 +133,7 @@ TL div_by_scalar_bw(const C& c, const TL& g) { return {div_by_scalar(g[0], c.att
 // the same values may be used.
 TL pow_scalar_bw(const C& c, const TL& g) {
   // g * (e * x^(e-1)), the exponent as a double; exponent 0 gives zeros.
-  const Scalar e = c.attrs().s0;
+  const Scalar e = c.attrs<PowAttrs>().exponent;
   const Tensor& a = c.saved_input(0);
   if (e.equals(0)) return {zeros_like(a)};
   // x ** 1 still computes a new tensor: passing g through would hand out a view
@@ -150,7 +162,7 @@ TL pow_tensor_bw(const C& c, const TL& g) {
   return out;
 }
 TL pow_base_bw(const C& c, const TL& g) {
-  const double base = c.attrs().s0.to_double();
+  const double base = c.attrs<PowBaseAttrs>().base.to_double();
   Tensor d = mul_by_scalar(c.result(), Scalar(std::log(base)));
   if (base == 0) d = where(compare(Cmp::Ge, c.saved_input(0), Scalar(0.0)), zero_scalar(g[0]), d);
   return {mul(g[0], d)};
@@ -218,11 +230,11 @@ TL maximum_bw(const C& c, const TL& g) { return extreme_pair_bw(c, g, Cmp::Lt); 
 TL minimum_bw(const C& c, const TL& g) { return extreme_pair_bw(c, g, Cmp::Gt); }
 TL clamp_bw(const C& c, const TL& g) {
   const Tensor& a = c.saved_input(0);
-  const Attrs& at = c.attrs();
+  const ClampAttrs& at = c.attrs<ClampAttrs>();
   Tensor keep;
-  if (at.has_s0) keep = compare(Cmp::Ge, a, at.s0);
-  if (at.has_s1) {
-    Tensor le = compare(Cmp::Le, a, at.s1);
+  if (at.min) keep = compare(Cmp::Ge, a, *at.min);
+  if (at.max) {
+    Tensor le = compare(Cmp::Le, a, *at.max);
     keep = keep.defined() ? logical(Logic::And, keep, le) : le;
   }
   return {where(keep, g[0], zero_scalar(g[0]))};
@@ -250,9 +262,10 @@ TL where_bw(const C& c, const TL& g) {
 
 // Puts back the reduced dims of a keepdim=False result, then expands.
 Tensor unreduce(const Tensor& g, const C& c) {
+  const ReduceAttrs& at = c.attrs<ReduceAttrs>();
   Tensor r = g;
-  if (!c.attrs().flag) {
-    for (int64_t d : c.attrs().ints1) r = unsqueeze(r, d);
+  if (!at.keepdim) {
+    for (int64_t d : at.dim) r = unsqueeze(r, d);
   }
   return expand(r, c.input(0).shape);
 }
@@ -264,7 +277,7 @@ TL mean_all_bw(const C& c, const TL& g) {
   return {div_by_scalar(expand(g[0], c.input(0).shape), Scalar(numel_of(c.input(0).shape)))};
 }
 TL mean_dim_bw(const C& c, const TL& g) {
-  return {div_by_scalar(unreduce(g[0], c), Scalar(c.attrs().i0))};
+  return {div_by_scalar(unreduce(g[0], c), Scalar(c.attrs<ReduceAttrs>().reduced_numel))};
 }
 TL extreme_all_bw(const C& c, const TL& g) {
   // The gradient is shared evenly by every element equal to the extreme.
@@ -277,16 +290,16 @@ TL extreme_all_bw(const C& c, const TL& g) {
   return {inplace_masked_fill(out, mask, div(g[0], count))};
 }
 TL extreme_dim_bw(const C& c, const TL& g) {
-  const Attrs& at = c.attrs();
+  const DimReduceAttrs& at = c.attrs<DimReduceAttrs>();
   if (c.input(0).shape.empty()) return {g[0]};
   Tensor idx = c.extra(0), gg = g[0];
-  if (!at.flag) {
-    idx = unsqueeze(idx, at.i0);
-    gg = unsqueeze(gg, at.i0);
+  if (!at.keepdim) {
+    idx = unsqueeze(idx, at.dim);
+    gg = unsqueeze(gg, at.dim);
   }
   // PyTorch's value_selecting_reduction_backward: at::zeros (version 1), then
   // the gradient scattered in place (version 2).
-  return {inplace_scatter(written_zeros_of(c, 0), at.i0, idx, gg)};
+  return {inplace_scatter(written_zeros_of(c, 0), at.dim, idx, gg)};
 }
 TL reshape_bw(const C& c, const TL& g) { return {reshape(g[0], c.input(0).shape)}; }
 // squeeze's gradient puts the dropped size-1 dims back one unsqueeze at a time
@@ -300,32 +313,37 @@ TL squeeze_bw(const C& c, const TL& g) {
   return {r};
 }
 TL as_strided_bw(const C& c, const TL& g) {
-  const Attrs& at = c.attrs();
-  return {as_strided_backward(g[0], c.input(0).shape, at.ints2, at.i1, at.ints0, at.ints1, at.i0)};
+  const AsStridedAttrs& at = c.attrs<AsStridedAttrs>();
+  return {as_strided_backward(g[0], c.input(0).shape, at.base_stride, at.base_offset, at.size,
+                              at.stride, at.storage_offset)};
 }
 TL t_bw(const C&, const TL& g) { return {t(g[0])}; }
-TL transpose_bw(const C& c, const TL& g) { return {transpose(g[0], c.attrs().i0, c.attrs().i1)}; }
+TL transpose_bw(const C& c, const TL& g) {
+  const TransposeAttrs& at = c.attrs<TransposeAttrs>();
+  return {transpose(g[0], at.dim0, at.dim1)};
+}
 TL permute_bw(const C& c, const TL& g) {
-  const DimVector& p = c.attrs().ints0;
+  const DimVector& p = c.attrs<DimsAttrs>().dims;
   DimVector inv(p.size());
   for (size_t i = 0; i < p.size(); ++i) inv[static_cast<size_t>(p[i])] = static_cast<int64_t>(i);
   return {permute(g[0], inv)};
 }
-TL unsqueeze_bw(const C& c, const TL& g) { return {squeeze(g[0], c.attrs().i0)}; }
+TL unsqueeze_bw(const C& c, const TL& g) { return {squeeze(g[0], c.attrs<DimAttrs>().dim)}; }
 TL select_bw(const C& c, const TL& g) {
-  const Attrs& at = c.attrs();
-  return {select_backward(g[0], at.ints0, at.i0, at.i1)};
+  const SelectAttrs& at = c.attrs<SelectAttrs>();
+  return {select_backward(g[0], at.input_sizes, at.dim, at.index)};
 }
 TL slice_bw(const C& c, const TL& g) {
-  const Attrs& at = c.attrs();
-  return {slice_backward(g[0], at.ints0, at.i0, at.ints1[0], at.ints1[1], at.ints1[2])};
+  const SliceAttrs& at = c.attrs<SliceAttrs>();
+  return {slice_backward(g[0], at.input_sizes, at.dim, at.start, at.end, at.step)};
 }
 TL select_backward_bw(const C& c, const TL& g) {
-  return {select(g[0], c.attrs().i0, c.attrs().i1)};
+  const SelectAttrs& at = c.attrs<SelectAttrs>();
+  return {select(g[0], at.dim, at.index)};
 }
 TL slice_backward_bw(const C& c, const TL& g) {
-  const Attrs& at = c.attrs();
-  return {slice(g[0], at.i0, at.ints1[0], at.ints1[1], at.ints1[2])};
+  const SliceAttrs& at = c.attrs<SliceAttrs>();
+  return {slice(g[0], at.dim, at.start, at.end, at.step)};
 }
 TL copy_into_bw(const C& c, const TL& g) {
   return {c.needs(0) ? zeros_like(g[0]) : Tensor(), g[0]};
@@ -340,7 +358,7 @@ TL fill_bw(const C& c, const TL& g) {
 IndexList saved_indices(const C& c) {
   IndexList idx;
   size_t k = 0;
-  for (int64_t present : c.attrs().ints0) {
+  for (int64_t present : c.attrs<IndexAttrs>().has_index) {
     if (present)
       idx.emplace_back(c.extra(k++));
     else
@@ -355,14 +373,15 @@ TL index_bw(const C& c, const TL& g) {
 TL index_put_bw(const C& c, const TL& g) {
   IndexList idx = saved_indices(c);
   TL out(2);
-  if (c.needs(0)) out[0] = c.attrs().flag ? g[0] : index_put(g[0], idx, zero_scalar(g[0]), false);
+  const bool accumulate = c.attrs<IndexAttrs>().accumulate;
+  if (c.needs(0)) out[0] = accumulate ? g[0] : index_put(g[0], idx, zero_scalar(g[0]), false);
   if (c.needs(1)) out[1] = index(g[0], idx);
   return out;
 }
-// The gradient written at the mask's true places of the broadcast shape (attrs.ints0),
-// then summed back to the input's shape, as PyTorch's masked_select_backward.
+// The gradient written at the mask's true places of the broadcast shape, then
+// summed back to the input's shape, as PyTorch's masked_select_backward.
 TL masked_select_bw(const C& c, const TL& g) {
-  Tensor full = zeros(c.attrs().ints0, g[0].dtype());
+  Tensor full = zeros(c.attrs<MaskedSelectAttrs>().shape, g[0].dtype());
   Tensor written = index_put(full, IndexList{c.extra(0)}, g[0], false);
   return {sum_to(written, c.input(0).shape)};
 }
@@ -376,17 +395,18 @@ TL masked_fill_bw(const C& c, const TL& g) {
 }
 TL gather_bw(const C& c, const TL& g) {
   // new_zeros, then scatter_add_ (version 1), as PyTorch's gather_backward.
-  return {inplace_scatter_add(zeros_of(c, 0), c.attrs().i0, c.extra(0), g[0])};
+  return {inplace_scatter_add(zeros_of(c, 0), c.attrs<DimAttrs>().dim, c.extra(0), g[0])};
 }
 // scatter: self's gradient is zero where src was written, src's is read there.
 TL scatter_bw(const C& c, const TL& g) {
+  const int64_t d = c.attrs<DimAttrs>().dim;
   TL out(c.node.inputs.size());
-  if (c.needs(0)) out[0] = scatter(g[0], c.attrs().i0, c.extra(0), Scalar(int64_t(0)));
-  if (out.size() > 1 && c.needs(1)) out[1] = gather(g[0], c.attrs().i0, c.extra(0));
+  if (c.needs(0)) out[0] = scatter(g[0], d, c.extra(0), Scalar(int64_t(0)));
+  if (out.size() > 1 && c.needs(1)) out[1] = gather(g[0], d, c.extra(0));
   return out;
 }
 TL scatter_add_bw(const C& c, const TL& g) {
-  return {g[0], c.needs(1) ? gather(g[0], c.attrs().i0, c.extra(0)) : Tensor()};
+  return {g[0], c.needs(1) ? gather(g[0], c.attrs<DimAttrs>().dim, c.extra(0)) : Tensor()};
 }
 // The saved index may alias a numpy array changed since forward (no version
 // bump): index_add would wrap a now negative index silently, where PyTorch's
@@ -403,21 +423,23 @@ void check_saved_select_index(const GradMeta& in, int64_t d, const Tensor& index
   }
 }
 TL index_select_bw(const C& c, const TL& g) {
-  check_saved_select_index(c.input(0), c.attrs().i0, c.extra(0));
+  const int64_t d = c.attrs<DimAttrs>().dim;
+  check_saved_select_index(c.input(0), d, c.extra(0));
   // Zeros index_add_ed in place, as PyTorch's index_select_backward; a
   // 0-dim input was selected from as one element, and so is its gradient.
   Tensor z = zeros_of(c, 0);
   if (z.dim() == 0) {
     return {reshape(inplace_index_add(reshape(z, {1}), 0, c.extra(0), reshape(g[0], {1})), {})};
   }
-  return {inplace_index_add(z, c.attrs().i0, c.extra(0), g[0])};
+  return {inplace_index_add(z, d, c.extra(0), g[0])};
 }
 TL cat_bw(const C& c, const TL& g) {
   TL out;
   int64_t offset = 0;
-  const int64_t d = c.attrs().i0;
+  const CatAttrs& at = c.attrs<CatAttrs>();
+  const int64_t d = at.dim;
   for (size_t i = 0; i < c.node.inputs.size(); ++i) {
-    int64_t n = c.attrs().ints0[i];
+    int64_t n = at.sizes[i];
     const DimVector& shape = c.input(i).shape;
     if (shape.size() == 1 && shape[0] == 0) {  // at::zeros({0}) in PyTorch's formula
       out.push_back(c.needs(i) ? written_zeros_of(c, i) : Tensor());
@@ -429,13 +451,14 @@ TL cat_bw(const C& c, const TL& g) {
   return out;
 }
 TL stack_bw(const C& c, const TL& g) {
+  const int64_t d = c.attrs<DimAttrs>().dim;
   TL out;
   for (size_t i = 0; i < c.node.inputs.size(); ++i)
-    out.push_back(c.needs(i) ? select(g[0], c.attrs().i0, static_cast<int64_t>(i)) : Tensor());
+    out.push_back(c.needs(i) ? select(g[0], d, static_cast<int64_t>(i)) : Tensor());
   return out;
 }
-TL split_bw(const C& c, const TL& g) { return {cat(g, c.attrs().i0)}; }
-TL unbind_bw(const C& c, const TL& g) { return {stack(g, c.attrs().i0)}; }
+TL split_bw(const C& c, const TL& g) { return {cat(g, c.attrs<CatAttrs>().dim)}; }
+TL unbind_bw(const C& c, const TL& g) { return {stack(g, c.attrs<DimAttrs>().dim)}; }
 // PyTorch's mm_mat1_backward / mm_mat2_backward: an input that was column-major
 // when the product was taken (strides (1, rows)) gets its gradient column-major
 // too, as the transpose of a product.
@@ -449,10 +472,10 @@ Tensor mm_mat2_bw(const Tensor& g, const Tensor& mat1, bool col) {
   return col ? t(mm(t(g), mat1)) : mm(t(mat1), g);
 }
 TL mm_bw(const C& c, const TL& g) {
-  const Attrs& at = c.attrs();
-  return {c.needs(0) ? mm_mat1_bw(g[0], c.saved_input(1), column_major(c.input(0), at.ints0))
+  const MmAttrs& at = c.attrs<MmAttrs>();
+  return {c.needs(0) ? mm_mat1_bw(g[0], c.saved_input(1), column_major(c.input(0), at.mat1_strides))
                      : Tensor(),
-          c.needs(1) ? mm_mat2_bw(g[0], c.saved_input(0), column_major(c.input(1), at.ints1))
+          c.needs(1) ? mm_mat2_bw(g[0], c.saved_input(0), column_major(c.input(1), at.mat2_strides))
                      : Tensor()};
 }
 TL mv_bw(const C& c, const TL& g) {
@@ -469,24 +492,25 @@ TL bmm_bw(const C& c, const TL& g) {
           c.needs(1) ? bmm(transpose(c.saved_input(0), 1, 2), g[0]) : Tensor()};
 }
 TL addmm_bw(const C& c, const TL& g) {
-  const Attrs& at = c.attrs();
-  const bool col1 = column_major(c.input(1), at.ints0), col2 = column_major(c.input(2), at.ints1);
-  return {c.needs(0) ? scale(g[0], at.s0) : Tensor(),
-          c.needs(1) ? scale(mm_mat1_bw(g[0], c.saved_input(2), col1), at.s1) : Tensor(),
-          c.needs(2) ? scale(mm_mat2_bw(g[0], c.saved_input(1), col2), at.s1) : Tensor()};
+  const AddmmAttrs& at = c.attrs<AddmmAttrs>();
+  const bool col1 = column_major(c.input(1), at.mat1_strides);
+  const bool col2 = column_major(c.input(2), at.mat2_strides);
+  return {c.needs(0) ? scale(g[0], at.beta) : Tensor(),
+          c.needs(1) ? scale(mm_mat1_bw(g[0], c.saved_input(2), col1), at.alpha) : Tensor(),
+          c.needs(2) ? scale(mm_mat2_bw(g[0], c.saved_input(1), col2), at.alpha) : Tensor()};
 }
 TL log_softmax_bw(const C& c, const TL& g) {
-  return {log_softmax_backward(g[0], c.result(), c.attrs().i0)};
+  return {log_softmax_backward(g[0], c.result(), c.attrs<DimAttrs>().dim)};
 }
 TL softmax_bw(const C& c, const TL& g) {
-  return {softmax_backward(g[0], c.result(), c.attrs().i0)};
+  return {softmax_backward(g[0], c.result(), c.attrs<DimAttrs>().dim)};
 }
 // The backward ops' own gradients (inputs: the incoming gradient go, the
 // forward result y), PyTorch's softmax_double_backward and its log form.
 Tensor sum_keepdim(const Tensor& t, int64_t dim) { return sum(t, {dim}, true, std::nullopt, true); }
 TL softmax_data_bw(const C& c, const TL& g) {
   const Tensor &go = c.saved_input(0), &y = c.saved_input(1);
-  const int64_t d = c.attrs().i0;
+  const int64_t d = c.attrs<DimAttrs>().dim;
   TL out(2);
   if (c.needs(0)) out[0] = softmax_backward(g[0], y, d);
   if (c.needs(1)) {
@@ -497,7 +521,7 @@ TL softmax_data_bw(const C& c, const TL& g) {
 }
 TL log_softmax_data_bw(const C& c, const TL& g) {
   const Tensor &go = c.saved_input(0), &y = c.saved_input(1);
-  const int64_t d = c.attrs().i0;
+  const int64_t d = c.attrs<DimAttrs>().dim;
   TL out(2);
   if (c.needs(0)) out[0] = sub(g[0], sum_keepdim(mul(g[0], exp(y)), d));
   if (c.needs(1)) out[1] = mul(mul(neg(sum_keepdim(go, d)), exp(y)), g[0]);
@@ -530,38 +554,39 @@ void check_nll_saved(const GradMeta& in, const Tensor& target, const Tensor* wei
 TL nll_loss_bw(const C& c, const TL& g) {
   // d loss / d logp is -w[t] / denom at each row's target: a constant
   // coefficient tensor, times the incoming gradient (linear, so any order).
-  const Attrs& at = c.attrs();
+  const LossAttrs& at = c.attrs<LossAttrs>();
   const Tensor& target = c.extra(0);
   const Tensor& total_weight = c.extra(1);
   const GradMeta& in = c.input(0);
-  check_nll_saved(in, target, at.flag ? &c.extra(2) : nullptr);
+  check_nll_saved(in, target, at.has_weight ? &c.extra(2) : nullptr);
   const bool batched = in.shape.size() == 2;
   const int64_t n = batched ? in.shape[0] : 1, cls = in.shape.back();
   // float16 / bfloat16: the coefficients in float, rounded once
   const ScalarType cdt = is_reduced_float(in.dtype) ? ScalarType::Float32 : in.dtype;
   Tensor coef = zeros(in.shape, cdt);
   Tensor tg = kernels::aligned(contiguous(to_dtype(target, ScalarType::Int64)));
-  Tensor w = at.flag ? kernels::aligned(contiguous(kernels::widen(c.extra(2)))) : Tensor();
+  Tensor w = at.has_weight ? kernels::aligned(contiguous(kernels::widen(c.extra(2)))) : Tensor();
   const Tensor tw = kernels::widen(total_weight);
   GT_DISPATCH_FLOAT(cdt, "nll_loss_backward", [&] {
     scalar_t* p = coef.data<scalar_t>();
     const int64_t* t = tg.data<int64_t>();
-    double denom = at.i0 == 1 ? double(kernels::load<scalar_t>(tw.raw())) : 1.0;
+    double denom = at.reduction == 1 ? double(kernels::load<scalar_t>(tw.raw())) : 1.0;
     for (int64_t i = 0; i < n; ++i) {
-      if (t[i] == at.i1) continue;
+      if (t[i] == at.ignore_index) continue;
       GT_CHECK_INDEX(t[i] >= 0 && t[i] < cls, "Target ", t[i], " is out of bounds.");
-      double wi = at.flag ? double(w.data<scalar_t>()[t[i]]) : 1.0;
+      double wi = at.has_weight ? double(w.data<scalar_t>()[t[i]]) : 1.0;
       p[i * cls + t[i]] = static_cast<scalar_t>(-wi / denom);
     }
   });
   if (cdt != in.dtype) coef = kernels::narrowed(coef, in.dtype);
-  Tensor gg = (at.i0 == 0 && batched) ? unsqueeze(g[0], 1) : g[0];
+  Tensor gg = (at.reduction == 0 && batched) ? unsqueeze(g[0], 1) : g[0];
   return {mul(coef, gg)};
 }
 TL mse_loss_bw(const C& c, const TL& g) {
-  const Attrs& at = c.attrs();
+  const LossAttrs& at = c.attrs<LossAttrs>();
   Tensor d = sub(c.saved_input(0), c.saved_input(1));
-  double k = at.i0 == 1 ? 2.0 / double(std::max<int64_t>(numel_of(c.input(0).shape), 1)) : 2.0;
+  double k =
+      at.reduction == 1 ? 2.0 / double(std::max<int64_t>(numel_of(c.input(0).shape), 1)) : 2.0;
   Tensor ga = mul(mul(d, Scalar(k)), g[0]);
   return {c.needs(0) ? ga : Tensor(), c.needs(1) ? neg(ga) : Tensor()};
 }
@@ -605,19 +630,20 @@ TL prod_bw(const C& c, const TL& g) {
 }
 TL amax_bw(const C& c, const TL& g) {
   // Shared evenly by the elements equal to the maximum of their slice.
+  const ReduceAttrs& at = c.attrs<ReduceAttrs>();
   const Tensor& x = c.saved_input(0);
   Tensor r = c.result(), gg = g[0];
-  if (!c.attrs().flag) {
+  if (!at.keepdim) {
     // PyTorch's restore_reduced_dims: one view to the keepdim shape.
     DimVector kept = x.sizes();
-    for (int64_t d : c.attrs().ints1) kept[static_cast<size_t>(d)] = 1;
+    for (int64_t d : at.dim) kept[static_cast<size_t>(d)] = 1;
     r = view(r, kept);
     gg = view(gg, kept);
   }
   // (g / count) * mask: a NaN maximum matches nothing, so 0 / 0 makes the
   // whole slice's gradient NaN, as in PyTorch.
   Tensor mask = compare(Cmp::Eq, r, x);
-  Tensor count = sum(mask, c.attrs().ints1, true, std::nullopt, true);
+  Tensor count = sum(mask, at.dim, true, std::nullopt, true);
   return {mul(div(gg, count), mask)};
 }
 TL remainder_bw(const C& c, const TL& g) {
@@ -723,10 +749,12 @@ TL hypot_bw(const C& c, const TL& g) {
 // One bound: the gradient passes where the input is inside it; with a tensor
 // bound, the rest goes to the bound.
 TL clamp_min_bw(const C& c, const TL& g) {
-  return {where(compare(Cmp::Ge, c.saved_input(0), c.attrs().s0), g[0], zero_scalar(g[0]))};
+  const Scalar min = c.attrs<ClampAttrs>().min.value();
+  return {where(compare(Cmp::Ge, c.saved_input(0), min), g[0], zero_scalar(g[0]))};
 }
 TL clamp_max_bw(const C& c, const TL& g) {
-  return {where(compare(Cmp::Le, c.saved_input(0), c.attrs().s0), g[0], zero_scalar(g[0]))};
+  const Scalar max = c.attrs<ClampAttrs>().max.value();
+  return {where(compare(Cmp::Le, c.saved_input(0), max), g[0], zero_scalar(g[0]))};
 }
 TL clamp_bound_tensor_bw(const C& c, const TL& g, Cmp keep) {
   Tensor inside = compare(keep, c.saved_input(0), c.saved_input(1));
@@ -740,10 +768,11 @@ TL prod_dim_bw(const C& c, const TL& g) {
   // Per slice along dim: the product of the other elements of the slice.
   const Tensor& x = c.saved_input(0);
   if (x.dim() == 0) return {g[0]};
-  const int64_t d = c.attrs().i0;
-  Tensor gg = c.attrs().flag ? g[0] : unsqueeze(g[0], d);
+  const DimReduceAttrs& at = c.attrs<DimReduceAttrs>();
+  const int64_t d = at.dim;
+  Tensor gg = at.keepdim ? g[0] : unsqueeze(g[0], d);
   if (count_zeros(x) == 0) {
-    Tensor r = c.attrs().flag ? c.result() : unsqueeze(c.result(), d);
+    Tensor r = at.keepdim ? c.result() : unsqueeze(c.result(), d);
     return {mul(gg, div(r, x))};
   }
   if (!GradMode::is_enabled()) return {mul(gg, prod_others(x, d))};

@@ -6,6 +6,7 @@
 #include <memory>
 #include <vector>
 
+#include "autograd/attrs.h"
 #include "autograd/grad_mode.h"
 #include "autograd/saved_tensor.h"
 #include "autograd/variable.h"
@@ -84,18 +85,6 @@ enum class OpKind : uint16_t {
       NumKinds
 };
 
-/// Non-tensor arguments an op keeps for its backward.
-struct Attrs {
-  Scalar s0, s1;  // alpha, exponent, scalar operand, clamp bounds
-  bool has_s0 = false, has_s1 = false;
-  DimVector ints0, ints1, ints2;   // dims / sizes / strides
-  int64_t i0 = 0, i1 = 0, i2 = 0;  // dim, start/offset, step, reduction
-  bool flag = false;               // keepdim
-  // nn layers: an activation's parameters (negative_slope, alpha, beta, ...),
-  // a norm's eps, a loss's beta/delta.
-  double f0 = 0, f1 = 0, f2 = 0;
-};
-
 class FormulaNode;
 
 /// What a backward formula sees: unpacked saved tensors, attributes, which
@@ -104,7 +93,9 @@ struct BackwardCtx {
   const FormulaNode& node;
   const TensorList& saved;  // by slot: inputs, then result, then extras
   bool needs(size_t i) const;
-  const Attrs& attrs() const;
+  /// The node's attribute struct T (NOTE [Named attributes] in attrs.h).
+  template <class T>
+  const T& attrs() const;
   const GradMeta& input(size_t i) const;
   const Tensor& saved_input(size_t i) const;
   const Tensor& result() const;
@@ -120,9 +111,14 @@ struct JvpCtx {
   const TensorList& primals;
   const TensorList& tangents;
   const Tensor& result;
-  const Attrs& attrs;
+  const Attrs& attrs_;
   const std::vector<const Tensor*>& extras;
   bool has(size_t i) const { return i < tangents.size() && tangents[i].defined(); }
+  /// The op's attribute struct T (NOTE [Named attributes] in attrs.h).
+  template <class T>
+  const T& attrs() const {
+    return attrs_.get<T>();
+  }
 };
 
 /// Returns the result's tangent (undefined: zero); any shape that broadcasts
@@ -176,6 +172,11 @@ class FormulaNode : public Node {
   const FormulaRow& row_;
   bool released_ = false;
 };
+
+template <class T>
+const T& BackwardCtx::attrs() const {
+  return node.attrs.get<T>();
+}
 
 /// True if grad mode is on and any of `inputs` requires grad.
 bool should_record(std::initializer_list<const Tensor*> inputs);

@@ -71,7 +71,7 @@ Tensor conv_weight_grad(const Tensor& g, const Tensor& x, const Tensor& w, const
 }  // namespace
 
 TensorList convolution_bw(const BackwardCtx& c, const TensorList& g) {
-  const ops::ConvArgs args = ops::conv_args_from_attrs(c.attrs());
+  const ops::ConvArgs& args = c.attrs<ConvArgs>();
   auto out = ops::convolution_backward(g[0], c.saved_input(0), c.saved_input(1), args,
                                        {c.needs(0), c.needs(1), c.needs(2)});
   return {out[0], out[1], out[2]};
@@ -83,11 +83,12 @@ TensorList convolution_backward_bw(const BackwardCtx& c, const TensorList& gg) {
   const Tensor& g = c.saved_input(0);
   const Tensor& x = c.saved_input(1);
   const Tensor& w = c.saved_input(2);
-  const ops::ConvArgs args = ops::conv_args_from_attrs(c.attrs());
+  const ConvBackwardAttrs& at = c.attrs<ConvBackwardAttrs>();
+  const ops::ConvArgs& args = at.args;
   Tensor ggx, ggw, ggb;  // the incoming gradients, by which outputs were computed
   size_t k = 0;
-  for (int i = 0; i < 3; ++i) {
-    if (!(c.attrs().i1 & (1 << i))) continue;
+  for (size_t i = 0; i < 3; ++i) {
+    if (!at.output_mask[i]) continue;
     const Tensor& t = k < gg.size() ? gg[k] : Tensor();
     (i == 0 ? ggx : i == 1 ? ggw : ggb) = t;
     ++k;
@@ -137,7 +138,7 @@ TensorList max_pool2d_backward_bw(const BackwardCtx& c, const TensorList& g) {
 }
 
 TensorList avg_pool2d_bw(const BackwardCtx& c, const TensorList& g) {
-  return {ops::avg_pool2d_backward(g[0], c.saved_input(0), ops::pool_args_from_attrs(c.attrs()))};
+  return {ops::avg_pool2d_backward(g[0], c.saved_input(0), c.attrs<PoolArgs>())};
 }
 
 TensorList adaptive_avg_pool2d_bw(const BackwardCtx& c, const TensorList& g) {
@@ -147,7 +148,7 @@ TensorList adaptive_avg_pool2d_bw(const BackwardCtx& c, const TensorList& g) {
 // The average pools' backward is linear in the gradient: its own gradient is
 // the forward pool of the incoming one; the input only gave the shape.
 TensorList avg_pool2d_backward_bw(const BackwardCtx& c, const TensorList& g) {
-  return {c.needs(0) ? ops::avg_pool2d(g[0], ops::pool_args_from_attrs(c.attrs())) : Tensor(),
+  return {c.needs(0) ? ops::avg_pool2d(g[0], c.attrs<PoolArgs>()) : Tensor(),
           c.needs(1) ? ops::zeros(c.input(1).shape, c.input(1).dtype) : Tensor()};
 }
 

@@ -23,19 +23,20 @@ Tensor reversed_cumsum(const Tensor& w, int64_t d) {
 
 // A reduction's gradient with the reduced dims put back (size 1), so it
 // broadcasts against the input.
-Tensor keep_dims(const Tensor& g, const C& c) {
+Tensor keep_dims(const Tensor& g, const ReduceAttrs& at) {
   Tensor r = g;
-  if (!c.attrs().flag) {
-    for (int64_t d : c.attrs().ints1) r = unsqueeze(r, d);
+  if (!at.keepdim) {
+    for (int64_t d : at.dim) r = unsqueeze(r, d);
   }
   return r;
 }
 
 Tensor var_grad(const Tensor& g, const C& c) {
+  const VarAttrs& at = c.attrs<VarAttrs>();
   const Tensor& x = c.saved_input(0);
-  const double dof = double(c.attrs().i0) - c.attrs().s0.to_double();
-  Tensor centered = sub(x, mean(x, c.attrs().ints1, true, std::nullopt, true));
-  return mul(mul_by_scalar(keep_dims(g, c), Scalar(2.0 / dof)), centered);
+  const double dof = double(at.reduced_numel) - at.correction;
+  Tensor centered = sub(x, mean(x, at.dim, true, std::nullopt, true));
+  return mul(mul_by_scalar(keep_dims(g, at), Scalar(2.0 / dof)), centered);
 }
 
 // d std = d var / (2 std), 0 where std is 0 (as PyTorch's masked_fill_).
@@ -45,13 +46,14 @@ Tensor std_to_var_grad(const Tensor& g, const Tensor& result) {
 }
 
 Tensor mean_grad(const Tensor& g, const C& c) {
-  return div_by_scalar(expand(keep_dims(g, c), c.input(0).shape), Scalar(c.attrs().i0));
+  const VarAttrs& at = c.attrs<VarAttrs>();
+  return div_by_scalar(expand(keep_dims(g, at), c.input(0).shape), Scalar(at.reduced_numel));
 }
 
 }  // namespace
 
 TL cumsum_bw(const C& c, const TL& g) {
-  const int64_t d = c.attrs().i0;
+  const int64_t d = c.attrs<DimAttrs>().dim;
   if (numel_of(c.input(0).shape) <= 1 || c.input(0).shape[size_t(d)] == 1) return {g[0]};
   return {reversed_cumsum(g[0], d)};
 }
@@ -83,7 +85,7 @@ Tensor cumprod_grad_exact(const Tensor& x, const Tensor& g, int64_t d) {
 // is the cumprod of the line with that zero replaced by 1.
 TL cumprod_bw(const C& c, const TL& g) {
   const Tensor& x = c.saved_input(0);
-  const int64_t d = c.attrs().i0;
+  const int64_t d = c.attrs<DimAttrs>().dim;
   if (x.numel() <= 1 || x.sizes()[size_t(d)] == 1) return {g[0]};
   Tensor is_zero = compare(Cmp::Eq, x, Scalar(0.0));
   if (!*ops::any(is_zero, std::nullopt, false).data<bool>()) {
@@ -103,7 +105,7 @@ TL cumprod_bw(const C& c, const TL& g) {
 TL value_select_bw(const C& c, const TL& g) {
   if (c.input(0).shape.empty()) return {g[0]};
   Tensor z = zeros(c.input(0).shape, g[0].dtype());
-  return {inplace_scatter(z, c.attrs().i0, c.extra(0), g[0])};
+  return {inplace_scatter(z, c.attrs<DimAttrs>().dim, c.extra(0), g[0])};
 }
 
 TL var_bw(const C& c, const TL& g) { return {var_grad(g[0], c)}; }
@@ -128,23 +130,29 @@ TL std_mean_bw(const C& c, const TL& g) {
 
 // g * exp(x - result), the result's reduced dims put back.
 TL logsumexp_bw(const C& c, const TL& g) {
+  const ReduceAttrs& at = c.attrs<ReduceAttrs>();
   const Tensor& x = c.saved_input(0);
-  return {mul(keep_dims(g[0], c), exp(sub(x, keep_dims(c.result(), c))))};
+  return {mul(keep_dims(g[0], at), exp(sub(x, keep_dims(c.result(), at))))};
 }
 
-TL tril_bw(const C& c, const TL& g) { return {tril(g[0], c.attrs().i0, false)}; }
-TL triu_bw(const C& c, const TL& g) { return {tril(g[0], c.attrs().i0, true)}; }
-TL flip_bw(const C& c, const TL& g) { return {flip(g[0], c.attrs().ints0)}; }
+TL tril_bw(const C& c, const TL& g) {
+  return {tril(g[0], c.attrs<TriangleAttrs>().diagonal, false)};
+}
+TL triu_bw(const C& c, const TL& g) {
+  return {tril(g[0], c.attrs<TriangleAttrs>().diagonal, true)};
+}
+TL flip_bw(const C& c, const TL& g) { return {flip(g[0], c.attrs<DimsAttrs>().dims)}; }
 
 TL roll_bw(const C& c, const TL& g) {
+  const RollAttrs& at = c.attrs<RollAttrs>();
   DimVector back;
-  for (int64_t s : c.attrs().ints0) back.push_back(-s);
-  return {roll(g[0], back, c.attrs().ints1)};
+  for (int64_t s : at.shifts) back.push_back(-s);
+  return {roll(g[0], back, at.dims)};
 }
 
 // The gradient seen as [r0, s0, r1, s1, ...], summed over the repeats.
 TL repeat_bw(const C& c, const TL& g) {
-  const DimVector& reps = c.attrs().ints0;
+  const DimVector& reps = c.attrs<RepeatAttrs>().repeats;
   const DimVector& in = c.input(0).shape;
   const size_t nd = reps.size(), lead = nd - in.size();
   DimVector split, rdims;
@@ -158,14 +166,15 @@ TL repeat_bw(const C& c, const TL& g) {
 }
 
 TL value_reduce_bw(const C& c, const TL& g) {
+  const DimReduceAttrs& at = c.attrs<DimReduceAttrs>();
   if (c.input(0).shape.empty()) return {g[0]};
   Tensor idx = c.extra(0), gg = g[0];
-  if (!c.attrs().flag) {
-    idx = unsqueeze(idx, c.attrs().i0);
-    gg = unsqueeze(gg, c.attrs().i0);
+  if (!at.keepdim) {
+    idx = unsqueeze(idx, at.dim);
+    gg = unsqueeze(gg, at.dim);
   }
   Tensor z = zeros(c.input(0).shape, g[0].dtype());
-  return {inplace_scatter(z, c.attrs().i0, idx, gg)};
+  return {inplace_scatter(z, at.dim, idx, gg)};
 }
 
 TL median_all_bw(const C& c, const TL& g) {
@@ -179,13 +188,13 @@ TL median_all_bw(const C& c, const TL& g) {
 }
 
 TL diagonal_bw(const C& c, const TL& g) {
-  const Attrs& at = c.attrs();
-  return {diagonal_backward(g[0], c.input(0).shape, at.i0, at.i1, at.i2)};
+  const DiagonalAttrs& at = c.attrs<DiagonalAttrs>();
+  return {diagonal_backward(g[0], c.input(0).shape, at.offset, at.dim1, at.dim2)};
 }
 
 TL diagonal_backward_bw(const C& c, const TL& g) {
-  const Attrs& at = c.attrs();
-  return {diagonal(g[0], at.i0, at.i1, at.i2)};
+  const DiagonalAttrs& at = c.attrs<DiagonalAttrs>();
+  return {diagonal(g[0], at.offset, at.dim1, at.dim2)};
 }
 
 // The gradient on the main diagonal of the matrix.
@@ -204,7 +213,7 @@ TL nan_to_num_bw(const C& c, const TL& g) {
 }
 
 TL lerp_scalar_bw(const C& c, const TL& g) {
-  const double w = c.attrs().s0.to_double();
+  const double w = c.attrs<LerpAttrs>().weight.to_double();
   return {c.needs(0) ? mul_by_scalar(g[0], Scalar(1.0 - w)) : Tensor(),
           c.needs(1) ? mul_by_scalar(g[0], Scalar(w)) : Tensor()};
 }
@@ -218,15 +227,16 @@ TL lerp_tensor_bw(const C& c, const TL& g) {
 // PyTorch's norm_backward: p = 0 has no gradient; inf shares it among the
 // elements of largest magnitude; otherwise sgn(x) |x|^(p-1) / norm^(p-1).
 TL vector_norm_bw(const C& c, const TL& g) {
+  const VectorNormAttrs& at = c.attrs<VectorNormAttrs>();
   const Tensor& x = c.saved_input(0);
-  const double p = c.attrs().s0.to_double();
-  Tensor gg = keep_dims(g[0], c), norm = keep_dims(c.result(), c);
+  const double p = at.ord;
+  Tensor gg = keep_dims(g[0], at), norm = keep_dims(c.result(), at);
   Tensor zero = zeros({}, x.dtype());
   if (p == 0) return {Tensor()};  // no gradient, as PyTorch's (not even zeros)
   if (p == 1) return {mul(sgn(x), gg)};
   if (std::isinf(p)) {
     Tensor mask = to_dtype(compare(Cmp::Eq, abs(x), norm), x.dtype());
-    Tensor count = sum(mask, c.attrs().ints1, true, std::nullopt, true);
+    Tensor count = sum(mask, at.dim, true, std::nullopt, true);
     return {mul(mul(sgn(x), div(mask, count)), gg)};
   }
   Tensor norm_is_zero = compare(Cmp::Eq, norm, Scalar(0.0));
@@ -237,23 +247,23 @@ TL vector_norm_bw(const C& c, const TL& g) {
 }
 
 TL baddbmm_bw(const C& c, const TL& g) {
-  const Attrs& at = c.attrs();
+  const BetaAlphaAttrs& at = c.attrs<BetaAlphaAttrs>();
   auto scale = [](const Tensor& t, Scalar s) { return s.equals(1) ? t : mul_by_scalar(t, s); };
-  return {c.needs(0) ? scale(g[0], at.s0) : Tensor(),
-          c.needs(1) ? scale(bmm(g[0], transpose(c.saved_input(2), 1, 2)), at.s1) : Tensor(),
-          c.needs(2) ? scale(bmm(transpose(c.saved_input(1), 1, 2), g[0]), at.s1) : Tensor()};
+  return {c.needs(0) ? scale(g[0], at.beta) : Tensor(),
+          c.needs(1) ? scale(bmm(g[0], transpose(c.saved_input(2), 1, 2)), at.alpha) : Tensor(),
+          c.needs(2) ? scale(bmm(transpose(c.saved_input(1), 1, 2), g[0]), at.alpha) : Tensor()};
 }
 
 TL addmv_bw(const C& c, const TL& g) {
-  const Attrs& at = c.attrs();
+  const BetaAlphaAttrs& at = c.attrs<BetaAlphaAttrs>();
   auto scale = [](const Tensor& t, Scalar s) { return s.equals(1) ? t : mul_by_scalar(t, s); };
-  return {c.needs(0) ? scale(g[0], at.s0) : Tensor(),
-          c.needs(1) ? scale(outer(g[0], c.saved_input(2)), at.s1) : Tensor(),
-          c.needs(2) ? scale(mv(t(c.saved_input(1)), g[0]), at.s1) : Tensor()};
+  return {c.needs(0) ? scale(g[0], at.beta) : Tensor(),
+          c.needs(1) ? scale(outer(g[0], c.saved_input(2)), at.alpha) : Tensor(),
+          c.needs(2) ? scale(mv(t(c.saved_input(1)), g[0]), at.alpha) : Tensor()};
 }
 
 TL cross_bw(const C& c, const TL& g) {
-  const int64_t d = c.attrs().i0;
+  const int64_t d = c.attrs<DimAttrs>().dim;
   return {c.needs(0) ? cross(c.saved_input(1), g[0], d) : Tensor(),
           c.needs(1) ? cross(g[0], c.saved_input(0), d) : Tensor()};
 }

@@ -103,7 +103,7 @@ TL layer_norm_fused_bw(const C& c, const Tensor& g, int64_t rows, int64_t cols) 
   Tensor dx = c.needs(0) ? empty(x.sizes(), x.dtype()) : Tensor();
   Tensor dw = c.needs(1) ? empty({cols}, c.input(1).dtype) : Tensor();
   Tensor db = c.needs(2) ? empty({cols}, c.input(2).dtype) : Tensor();
-  Tensor w = c.attrs().flag && c.needs(0) ? dense(c.saved_input(1)) : Tensor();
+  Tensor w = c.attrs<NormAttrs>().has_weight && c.needs(0) ? dense(c.saved_input(1)) : Tensor();
   // The gradient of y.sum() is one number broadcast: read in place, not copied.
   bool broadcast = g.is_aligned();
   for (int64_t s : g.strides()) broadcast = broadcast && s == 0;
@@ -118,19 +118,19 @@ TL layer_norm_fused_bw(const C& c, const Tensor& g, int64_t rows, int64_t cols) 
 // batch_norm without a graph: per channel, one pass for the sums and one for
 // dx, from the saved statistics (kernels/nn/norm.cpp).
 TL batch_norm_fused_bw(const C& c, const Tensor& g) {
-  const Attrs& at = c.attrs();
-  const int64_t n = at.ints0[0], ch = at.ints0[1], l = at.ints0[2];
-  const bool training = at.i1 != 0;
+  const NormAttrs& at = c.attrs<NormAttrs>();
+  const int64_t n = at.n, ch = at.c, l = at.l;
+  const bool training = at.training;
   const Tensor& x = c.saved_input(0);
   Tensor mean = c.extra(0), rstd = c.extra(1);
   if (!training) {  // the running statistics: rstd from the running variance
     mean = dense(to_dtype(mean, x.dtype()));
-    rstd = dense(rsqrt(plus(to_dtype(rstd, x.dtype()), at.f0)));
+    rstd = dense(rsqrt(plus(to_dtype(rstd, x.dtype()), at.eps)));
   }
   Tensor dx = c.needs(0) ? empty(x.sizes(), x.dtype()) : Tensor();
   Tensor dw = c.needs(1) ? empty({ch}, c.input(1).dtype) : Tensor();
   Tensor db = c.needs(2) ? empty({ch}, c.input(2).dtype) : Tensor();
-  Tensor w = at.flag && c.needs(0) ? dense(c.saved_input(1)) : Tensor();
+  Tensor w = at.has_weight && c.needs(0) ? dense(c.saved_input(1)) : Tensor();
   kernels::nn::batch_norm_backward(dense(g), dense(x), mean, rstd, w, n, ch, l, training, dx, dw,
                                    db);
   return {dx, dw.defined() ? reshape(dw, c.input(1).shape) : Tensor(),
@@ -140,30 +140,30 @@ TL batch_norm_fused_bw(const C& c, const Tensor& g) {
 }  // namespace
 
 TL activation_bw(const C& c, const TL& g) {
-  const Attrs& at = c.attrs();
-  const Act k = static_cast<Act>(at.i0);
-  const ActParams p{at.f0, at.f1, at.f2};
-  const Tensor& s = at.flag ? c.result() : c.saved_input(0);
+  const ActivationAttrs& at = c.attrs<ActivationAttrs>();
+  const Act k = at.act;
+  const ActParams& p = at.params;
+  const Tensor& s = at.from_result ? c.result() : c.saved_input(0);
   // From the result alone the input's sign is lost when the slope flips it.
-  GT_CHECK(!(at.flag && k == Act::LeakyRelu && p.a < 0),
+  GT_CHECK(!(at.from_result && k == Act::LeakyRelu && p.a < 0),
            "In-place leakyReLu backward calculation is triggered with a negative slope which is "
            "not supported. This is caused by calling in-place forward function with a negative "
            "slope, please call out-of-place version instead. File an issue at "
            "https://github.com/pytorch/pytorch if you do require supporting in-place leakRelu "
            "backward calculation with negative slope");
-  GT_CHECK(!(at.flag && (k == Act::Elu || k == Act::Celu) && p.a < 0),
+  GT_CHECK(!(at.from_result && (k == Act::Elu || k == Act::Celu) && p.a < 0),
            "In-place elu backward calculation is triggered with a negative slope which is not "
            "supported. This is caused by calling in-place forward function with a negative "
            "slope, please call out-of-place version instead.");
-  if (!GradMode::is_enabled()) return {activation_backward_fused(k, g[0], s, p, at.flag)};
-  return {mul(g[0], act_deriv_graph(k, s, p, at.flag))};
+  if (!GradMode::is_enabled()) return {activation_backward_fused(k, g[0], s, p, at.from_result)};
+  return {mul(g[0], act_deriv_graph(k, s, p, at.from_result))};
 }
 
 // layer_norm and group_norm (NOTE [One layout for three norms]): stats per
 // row of x read as (N * G, C / G * L).
 TL group_norm_bw(const C& c, const TL& g) {
-  const Attrs& at = c.attrs();
-  const int64_t n = at.ints0[0], ch = at.ints0[1], l = at.ints0[2], groups = at.ints0[3];
+  const NormAttrs& at = c.attrs<NormAttrs>();
+  const int64_t n = at.n, ch = at.c, l = at.l, groups = at.groups;
   const int64_t rows = n * groups, k = groups ? ch / groups * l : 0;
   const bool x_saved = c.needs(0) || c.needs(1);
   if (x_saved && !GradMode::is_enabled() && groups == 1 && l == 1 &&
@@ -181,7 +181,7 @@ TL group_norm_bw(const C& c, const TL& g) {
     // second derivative.
     mu = mean(xb, {1}, true, std::nullopt, true);
     Tensor d = sub(xb, mu);
-    rstd = rsqrt(plus(mean(mul(d, d), {1}, true, std::nullopt, true), at.f0));
+    rstd = rsqrt(plus(mean(mul(d, d), {1}, true, std::nullopt, true), at.eps));
   } else {
     mu = reshape(c.extra(0), {rows, 1});
     rstd = reshape(c.extra(1), {rows, 1});
@@ -189,7 +189,7 @@ TL group_norm_bw(const C& c, const TL& g) {
   Tensor xhat = mul(sub(xb, mu), rstd);
   Tensor ga = reshape(g[0], {n, ch, l});
   if (c.needs(0)) {
-    Tensor gw = at.flag ? mul(ga, reshape(c.saved_input(1), {1, ch, 1})) : ga;
+    Tensor gw = at.has_weight ? mul(ga, reshape(c.saved_input(1), {1, ch, 1})) : ga;
     Tensor gb = reshape(gw, {rows, k});
     Tensor inner = sub(sub(gb, mean(gb, {1}, true, std::nullopt, true)),
                        mul(xhat, mean(mul(gb, xhat), {1}, true, std::nullopt, true)));
@@ -202,9 +202,9 @@ TL group_norm_bw(const C& c, const TL& g) {
 }
 
 TL batch_norm_bw(const C& c, const TL& g) {
-  const Attrs& at = c.attrs();
-  const int64_t n = at.ints0[0], ch = at.ints0[1], l = at.ints0[2];
-  const bool training = at.i1 != 0;
+  const NormAttrs& at = c.attrs<NormAttrs>();
+  const int64_t n = at.n, ch = at.c, l = at.l;
+  const bool training = at.training;
   if ((c.needs(0) || c.needs(1)) && !GradMode::is_enabled() && g[0].dtype() == c.input(0).dtype)
     return batch_norm_fused_bw(c, g[0]);
   TL out(3);
@@ -218,19 +218,19 @@ TL batch_norm_bw(const C& c, const TL& g) {
   if (training && GradMode::is_enabled()) {
     mu = mean(xa, {0, 2}, true, std::nullopt, true);
     Tensor d = sub(xa, mu);
-    rstd = rsqrt(plus(mean(mul(d, d), {0, 2}, true, std::nullopt, true), at.f0));
+    rstd = rsqrt(plus(mean(mul(d, d), {0, 2}, true, std::nullopt, true), at.eps));
   } else if (training) {
     mu = reshape(c.extra(0), {1, ch, 1});
     rstd = reshape(c.extra(1), {1, ch, 1});
   } else {
     // The running statistics are constants of the graph.
     mu = reshape(to_dtype(c.extra(0), x.dtype()), {1, ch, 1});
-    rstd = reshape(rsqrt(plus(to_dtype(c.extra(1), x.dtype()), at.f0)), {1, ch, 1});
+    rstd = reshape(rsqrt(plus(to_dtype(c.extra(1), x.dtype()), at.eps)), {1, ch, 1});
   }
   Tensor xhat = mul(sub(xa, mu), rstd);
   Tensor ga = reshape(g[0], {n, ch, l});
   if (c.needs(0)) {
-    Tensor gw = at.flag ? mul(ga, reshape(c.saved_input(1), {1, ch, 1})) : ga;
+    Tensor gw = at.has_weight ? mul(ga, reshape(c.saved_input(1), {1, ch, 1})) : ga;
     Tensor dx;
     if (training) {
       dx = mul(rstd, sub(sub(gw, mean(gw, {0, 2}, true, std::nullopt, true)),
@@ -246,17 +246,17 @@ TL batch_norm_bw(const C& c, const TL& g) {
 }
 
 TL embedding_bw(const C& c, const TL& g) {
-  const Attrs& at = c.attrs();
+  const EmbeddingAttrs& at = c.attrs<EmbeddingAttrs>();
   const GradMeta& w = c.input(0);
   Tensor idx = to_dtype(c.extra(0), ScalarType::Int64);
   idx = reshape(idx, {idx.numel()});
   Tensor g2 = reshape(g[0], {idx.numel(), w.shape[1]});
-  if (at.i1 >= 0) {
+  if (at.padding_idx >= 0) {
     // The padding row gets no gradient.
-    Tensor keep = unsqueeze(compare(Cmp::Ne, idx, Scalar(at.i1)), 1);
+    Tensor keep = unsqueeze(compare(Cmp::Ne, idx, Scalar(at.padding_idx)), 1);
     g2 = where(keep, g2, zeros({}, g2.dtype()));
   }
-  if (at.flag) {
+  if (at.scale_grad_by_freq) {
     // Each row's gradient divided by the number of times the row was used.
     Tensor counts = zeros({w.shape[0]}, g2.dtype());
     counts = inplace_index_add(counts, 0, idx, ones({idx.numel()}, g2.dtype()));
@@ -267,11 +267,11 @@ TL embedding_bw(const C& c, const TL& g) {
 }
 
 TL bce_bw(const C& c, const TL& g) {
-  const Attrs& at = c.attrs();
+  const LossAttrs& at = c.attrs<LossAttrs>();
   const Tensor& x = c.saved_input(0);
   const Tensor& y = c.saved_input(1);
-  Tensor gg = loss_grad(g[0], at.i0, numel_of_meta(c.input(0)));
-  if (at.flag) gg = mul(gg, c.extra(0));
+  Tensor gg = loss_grad(g[0], at.reduction, numel_of_meta(c.input(0)));
+  if (at.has_weight) gg = mul(gg, c.extra(0));
   TL out(2);
   if (c.needs(0)) out[0] = mul(gg, div(sub(x, y), clamp_min(mul(one_minus(x), x), Scalar(1e-12))));
   if (c.needs(1))
@@ -281,13 +281,13 @@ TL bce_bw(const C& c, const TL& g) {
 }
 
 TL bce_logits_bw(const C& c, const TL& g) {
-  const Attrs& at = c.attrs();
+  const LossAttrs& at = c.attrs<LossAttrs>();
   const Tensor& x = c.saved_input(0);
   const Tensor& y = c.saved_input(1);
-  Tensor gg = loss_grad(g[0], at.i0, numel_of_meta(c.input(0)));
-  if (at.flag) gg = mul(gg, c.extra(0));
-  const bool has_pw = at.i1 != 0;
-  const Tensor pw = has_pw ? c.extra(at.flag ? 1 : 0) : Tensor();
+  Tensor gg = loss_grad(g[0], at.reduction, numel_of_meta(c.input(0)));
+  if (at.has_weight) gg = mul(gg, c.extra(0));
+  const bool has_pw = at.has_pos_weight;
+  const Tensor pw = has_pw ? c.extra(at.has_weight ? 1 : 0) : Tensor();
   TL out(2);
   if (c.needs(0)) {
     Tensor s = sigmoid(x);
@@ -306,8 +306,8 @@ TL bce_logits_bw(const C& c, const TL& g) {
 namespace {
 
 TL robust_loss_bw(const C& c, const TL& g, bool huber) {
-  const Attrs& at = c.attrs();
-  const double param = at.f0;
+  const LossAttrs& at = c.attrs<LossAttrs>();
+  const double param = huber ? at.delta : at.beta;
   Tensor d = sub(c.saved_input(0), c.saved_input(1));
   Tensor gd;
   if (huber) {
@@ -317,7 +317,7 @@ TL robust_loss_bw(const C& c, const TL& g, bool huber) {
   } else {
     gd = where(cmp(Cmp::Lt, abs(d), param), div_by_scalar(d, Scalar(param)), sign(d));
   }
-  Tensor gx = mul(loss_grad(g[0], at.i0, numel_of_meta(c.input(0))), gd);
+  Tensor gx = mul(loss_grad(g[0], at.reduction, numel_of_meta(c.input(0))), gd);
   return {c.needs(0) ? gx : Tensor(), c.needs(1) ? neg(gx) : Tensor()};
 }
 
@@ -333,11 +333,9 @@ namespace gradtrack::autograd::nn_formulas {
 // Forward mode: t * act'(x); the in-place rows read the result, as their
 // backward does.
 Tensor activation_jvp(const JvpCtx& c) {
-  const Attrs& at = c.attrs;
-  const Act k = static_cast<Act>(at.i0);
-  const ActParams p{at.f0, at.f1, at.f2};
-  const Tensor& s = at.flag ? c.result : c.primals[0];
-  return mul(c.tangents[0], act_deriv_graph(k, s, p, at.flag));
+  const ActivationAttrs& at = c.attrs<ActivationAttrs>();
+  const Tensor& s = at.from_result ? c.result : c.primals[0];
+  return mul(c.tangents[0], act_deriv_graph(at.act, s, at.params, at.from_result));
 }
 
 }  // namespace gradtrack::autograd::nn_formulas

@@ -12,24 +12,24 @@ using TL = TensorList;
 using C = BackwardCtx;
 
 TL resample_bw(const C& c, const TL& g) {
-  return {ops::resample_backward(g[0], ops::resample_spec(c.attrs()))};
+  return {ops::resample_backward(g[0], c.attrs<ResampleSpec>())};
 }
 
 TL resample_backward_bw(const C& c, const TL& g) {
-  return {ops::resample(g[0], ops::resample_spec(c.attrs()))};
+  return {ops::resample(g[0], c.attrs<ResampleSpec>())};
 }
 
 // The gradient is the output gradient with the padding cut off (and zeros
 // where negative padding cut the input): constant_pad_nd with -pad.
 TL constant_pad_bw(const C& c, const TL& g) {
-  DimVector neg = c.attrs().ints0;
+  DimVector neg = c.attrs<PadAttrs>().pad;
   for (int64_t& p : neg) p = -p;
   return {ops::constant_pad_nd(g[0], neg, Scalar(0.0))};
 }
 
 TL cdist_bw(const C& c, const TL& g) {
-  auto [g1, g2] =
-      ops::cdist_grads(g[0], c.saved_input(0), c.saved_input(1), c.result(), c.attrs().f0);
+  auto [g1, g2] = ops::cdist_grads(g[0], c.saved_input(0), c.saved_input(1), c.result(),
+                                   c.attrs<CdistAttrs>().p);
   return {ops::sum_to(g1, c.input(0).shape), ops::sum_to(g2, c.input(1).shape)};
 }
 
@@ -52,16 +52,16 @@ TL euclidean_dist_bw(const C& c, const TL& g) {
 }
 
 Tensor resample_jvp(const JvpCtx& c) {
-  return ops::resample(c.tangents[0], ops::resample_spec(c.attrs));
+  return ops::resample(c.tangents[0], c.attrs<ResampleSpec>());
 }
 
 Tensor resample_backward_jvp(const JvpCtx& c) {
-  return ops::resample_backward(c.tangents[0], ops::resample_spec(c.attrs));
+  return ops::resample_backward(c.tangents[0], c.attrs<ResampleSpec>());
 }
 
 // The padding of a tangent is zero, whatever value pads the primal.
 Tensor constant_pad_jvp(const JvpCtx& c) {
-  return ops::constant_pad_nd(c.tangents[0], c.attrs.ints0, Scalar(0.0));
+  return ops::constant_pad_nd(c.tangents[0], c.attrs<PadAttrs>().pad, Scalar(0.0));
 }
 
 }  // namespace gradtrack::autograd::resample

@@ -29,9 +29,9 @@ Tensor or_zeros(const TensorList& g, size_t i, const DimVector& shape, ScalarTyp
 // written with differentiable ops, so the gradients have a graph of their own
 // (double backward through the layer).
 TensorList lstm_layer_bw_graph(const BackwardCtx& c, const TensorList& g) {
-  const DimVector& dims = c.attrs().ints0;
-  const int64_t T = dims[0], B = dims[1], H = dims[3];
-  const bool reverse = c.attrs().flag;
+  const LstmDims& d = c.attrs<LstmDims>();
+  const int64_t T = d.steps, B = d.batch, H = d.hidden;
+  const bool reverse = d.reverse;
   const Tensor &x = c.extra(0), &w_ih = c.extra(3), &w_hh = c.extra(4);
   const ScalarType dt = x.dtype();
   Tensor xw = matmul(x, t(w_ih));
@@ -74,7 +74,7 @@ TensorList lstm_layer_bw_graph(const BackwardCtx& c, const TensorList& g) {
   Tensor db = sum(flat, {0}, false);
   TensorList out(7);
   if (c.needs(0)) out[0] = matmul(dgates, w_ih);
-  if (c.needs(1)) out[1] = mm(t(flat), reshape(x, {T * B, dims[2]}));
+  if (c.needs(1)) out[1] = mm(t(flat), reshape(x, {T * B, d.input}));
   if (c.needs(2)) out[2] = dw_hh;
   if (c.needs(3)) out[3] = db;
   if (c.needs(4)) out[4] = db;
@@ -91,8 +91,8 @@ TensorList lstm_layer_bw_graph(const BackwardCtx& c, const TensorList& g) {
 TensorList lstm_layer_bw(const BackwardCtx& c, const TensorList& g) {
   // The kernel's gradients are not themselves differentiable.
   if (GradMode::is_enabled()) return lstm_layer_bw_graph(c, g);
-  const DimVector& dims = c.attrs().ints0;
-  const int64_t T = dims[0], B = dims[1], I = dims[2], H = dims[3];
+  const LstmDims& d = c.attrs<LstmDims>();
+  const int64_t T = d.steps, B = d.batch, I = d.input, H = d.hidden;
   const ScalarType dt = c.result().dtype();
   Tensor gout = dense_or_none(g.size() > 0 ? g[0] : Tensor());
   Tensor ghy = dense_or_none(g.size() > 1 ? g[1] : Tensor());
@@ -107,7 +107,6 @@ TensorList lstm_layer_bw(const BackwardCtx& c, const TensorList& g) {
   Tensor x = dense_or_none(c.extra(0)), h0 = dense_or_none(c.extra(1));
   Tensor c0 = dense_or_none(c.extra(2)), w_ih = dense_or_none(c.extra(3));
   Tensor w_hh = dense_or_none(c.extra(4));
-  const kernels::nn::LstmDims d{T, B, I, H, c.attrs().flag};
   GT_DISPATCH_FLOAT(dt, "lstm_layer_backward", [&] {
     using S = scalar_t;
     auto p = [](const Tensor& t) { return t.defined() ? t.data<S>() : nullptr; };

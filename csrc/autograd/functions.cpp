@@ -165,12 +165,12 @@ std::shared_ptr<Node> make_as_strided_node(const Tensor& view, const Tensor& bas
   auto node = std::make_shared<FormulaNode>(formula_row(OpKind::AsStrided));
   node->add_next_edge(gradient_edge(base));
   node->inputs.push_back({base.sizes(), base.dtype()});
-  Attrs& a = node->attrs;
-  a.ints0 = view.sizes();
-  a.ints1 = view.strides();
-  a.i0 = view->offset();
-  a.ints2 = base.strides();
-  a.i1 = base->offset();
+  AsStridedAttrs& a = node->attrs.set<AsStridedAttrs>();
+  a.size = view.sizes();
+  a.stride = view.strides();
+  a.storage_offset = view->offset();
+  a.base_stride = base.strides();
+  a.base_offset = base->offset();
   node->add_grad_meta(view);
   return node;
 }

@@ -41,33 +41,34 @@ Tensor mask_where(const Tensor& cond, const Tensor& v, const J& c) {
 Tensor identity_jvp(const J& c) { return clone(t(c)); }
 Tensor add_jvp(const J& c) {
   return plus(term(c, 0, [](const Tensor& a) { return a; }),
-              term(c, 1, [&](const Tensor& b) { return mul(b, c.attrs.s0); }));
+              term(c, 1, [&](const Tensor& b) { return mul(b, c.attrs<AlphaAttrs>().alpha); }));
 }
 Tensor add_scalar_jvp(const J& c) { return clone(t(c)); }
 Tensor sub_jvp(const J& c) {
-  return plus(term(c, 0, [](const Tensor& a) { return a; }),
-              term(c, 1, [&](const Tensor& b) { return mul(neg(b), c.attrs.s0); }));
+  return plus(term(c, 0, [](const Tensor& a) { return a; }), term(c, 1, [&](const Tensor& b) {
+                return mul(neg(b), c.attrs<AlphaAttrs>().alpha);
+              }));
 }
 // rsub(a, b, alpha) = b - alpha * a
 Tensor rsub_jvp(const J& c) {
-  return plus(term(c, 0, [&](const Tensor& a) { return mul(neg(a), c.attrs.s0); }),
+  return plus(term(c, 0, [&](const Tensor& a) { return mul(neg(a), c.attrs<AlphaAttrs>().alpha); }),
               term(c, 1, [](const Tensor& b) { return b; }));
 }
-Tensor rsub_scalar_jvp(const J& c) { return mul(neg(t(c)), c.attrs.s0); }
+Tensor rsub_scalar_jvp(const J& c) { return mul(neg(t(c)), c.attrs<AlphaAttrs>().alpha); }
 Tensor mul_jvp(const J& c) {
   return plus(term(c, 0, [&](const Tensor& a) { return mul(a, x(c, 1)); }),
               term(c, 1, [&](const Tensor& b) { return mul(x(c, 0), b); }));
 }
-Tensor mul_scalar_jvp(const J& c) { return mul(t(c), c.attrs.s0); }
+Tensor mul_scalar_jvp(const J& c) { return mul(t(c), c.attrs<ScalarOperandAttrs>().other); }
 Tensor div_jvp(const J& c) {
   // (ta - tb * result) / b
   Tensor num = plus(term(c, 0, [](const Tensor& a) { return a; }),
                     term(c, 1, [&](const Tensor& b) { return neg(mul(b, c.result)); }));
   return div(num, x(c, 1));
 }
-Tensor div_scalar_jvp(const J& c) { return div(t(c), c.attrs.s0); }
+Tensor div_scalar_jvp(const J& c) { return div(t(c), c.attrs<ScalarOperandAttrs>().other); }
 Tensor pow_scalar_jvp(const J& c) {
-  const Scalar e = c.attrs.s0;
+  const Scalar e = c.attrs<PowAttrs>().exponent;
   if (e.equals(0)) return zeros(c.result.sizes(), c.result.dtype());  // PyTorch: zeros
   const double ed = e.to_double();
   return mul(t(c), mul(pow(x(c), Scalar(ed - 1)), Scalar(ed)));
@@ -88,7 +89,7 @@ Tensor pow_tensor_jvp(const J& c) {
   return plus(ta, tb);
 }
 Tensor pow_base_jvp(const J& c) {
-  return mul(t(c), mul(c.result, Scalar(std::log(c.attrs.s0.to_double()))));
+  return mul(t(c), mul(c.result, Scalar(std::log(c.attrs<PowBaseAttrs>().base.to_double()))));
 }
 Tensor neg_jvp(const J& c) { return neg(t(c)); }
 Tensor abs_jvp(const J& c) { return mul(t(c), sgn(x(c))); }
@@ -125,20 +126,27 @@ Tensor maximum_jvp(const J& c) { return extreme2(c, Cmp::Gt); }
 Tensor minimum_jvp(const J& c) { return extreme2(c, Cmp::Lt); }
 Tensor clamp_jvp(const J& c) {
   Tensor keep = compare(Cmp::Eq, x(c), x(c));  // all true (NaN: the NaN passes through)
-  if (c.attrs.has_s0) keep = logical(Logic::And, keep, compare(Cmp::Ge, x(c), c.attrs.s0));
-  if (c.attrs.has_s1) keep = logical(Logic::And, keep, compare(Cmp::Le, x(c), c.attrs.s1));
+  const ClampAttrs& at = c.attrs<ClampAttrs>();
+  if (at.min) keep = logical(Logic::And, keep, compare(Cmp::Ge, x(c), *at.min));
+  if (at.max) keep = logical(Logic::And, keep, compare(Cmp::Le, x(c), *at.max));
   return mask_where(keep, t(c), c);
 }
-Tensor clamp_min_jvp(const J& c) { return mask_where(compare(Cmp::Ge, x(c), c.attrs.s0), t(c), c); }
-Tensor clamp_max_jvp(const J& c) { return mask_where(compare(Cmp::Le, x(c), c.attrs.s0), t(c), c); }
+Tensor clamp_min_jvp(const J& c) {
+  return mask_where(compare(Cmp::Ge, x(c), c.attrs<ClampAttrs>().min.value()), t(c), c);
+}
+Tensor clamp_max_jvp(const J& c) {
+  return mask_where(compare(Cmp::Le, x(c), c.attrs<ClampAttrs>().max.value()), t(c), c);
+}
 Tensor where_jvp(const J& c) { return where(*c.extras[0], t_or_zero(c, 0), t_or_zero(c, 1)); }
 Tensor sum_all_jvp(const J& c) { return sum(t(c), {}, false); }
 Tensor sum_dim_jvp(const J& c) {
-  return sum(t(c), c.attrs.ints1, c.attrs.flag, std::nullopt, true);
+  const ReduceAttrs& at = c.attrs<ReduceAttrs>();
+  return sum(t(c), at.dim, at.keepdim, std::nullopt, true);
 }
 Tensor mean_all_jvp(const J& c) { return mean(t(c), {}, false); }
 Tensor mean_dim_jvp(const J& c) {
-  return mean(t(c), c.attrs.ints1, c.attrs.flag, std::nullopt, true);
+  const ReduceAttrs& at = c.attrs<ReduceAttrs>();
+  return mean(t(c), at.dim, at.keepdim, std::nullopt, true);
 }
 // max()/min() of everything: the tangent shared evenly by the tied elements.
 Tensor extreme_all_jvp(const J& c) {
@@ -149,11 +157,12 @@ Tensor extreme_all_jvp(const J& c) {
 // max(dim)/min(dim): the tangent at the chosen index.
 Tensor extreme_dim_jvp(const J& c) {
   if (x(c).dim() == 0) return clone(t(c));
-  const int64_t d = c.attrs.i0;
+  const DimReduceAttrs& at = c.attrs<DimReduceAttrs>();
+  const int64_t d = at.dim;
   Tensor idx = *c.extras[0];
-  if (!c.attrs.flag) idx = unsqueeze(idx, d);
+  if (!at.keepdim) idx = unsqueeze(idx, d);
   Tensor out = gather(t(c), d, idx);
-  return c.attrs.flag ? out : squeeze(out, d);
+  return at.keepdim ? out : squeeze(out, d);
 }
 namespace {
 // The largest storage step a geometry reaches, plus one.
@@ -213,18 +222,19 @@ Tensor bmm_jvp(const J& c) {
 Tensor addmm_jvp(const J& c) {
   Tensor prod = plus(term(c, 1, [&](const Tensor& a) { return mm(a, x(c, 2)); }),
                      term(c, 2, [&](const Tensor& b) { return mm(x(c, 1), b); }));
-  if (prod.defined() && !c.attrs.s1.equals(1)) prod = mul(prod, c.attrs.s1);
+  const AddmmAttrs& at = c.attrs<AddmmAttrs>();
+  if (prod.defined() && !at.alpha.equals(1)) prod = mul(prod, at.alpha);
   Tensor bias;
-  if (c.has(0) && !c.attrs.s0.equals(0)) bias = mul(t(c, 0), c.attrs.s0);
+  if (c.has(0) && !at.beta.equals(0)) bias = mul(t(c, 0), at.beta);
   return plus(bias, prod);
 }
 Tensor softmax_jvp(const J& c) {
   Tensor rt = mul(c.result, t(c));
-  return sub(rt, mul(c.result, sum(rt, {c.attrs.i0}, true, std::nullopt, true)));
+  return sub(rt, mul(c.result, sum(rt, {c.attrs<DimAttrs>().dim}, true, std::nullopt, true)));
 }
 Tensor log_softmax_jvp(const J& c) {
   Tensor p = exp(c.result);
-  return sub(t(c), sum(mul(p, t(c)), {c.attrs.i0}, true, std::nullopt, true));
+  return sub(t(c), sum(mul(p, t(c)), {c.attrs<DimAttrs>().dim}, true, std::nullopt, true));
 }
 // a - b * floor(a / b) (remainder), a - b * trunc(a / b) (fmod)
 Tensor remainder_jvp(const J& c) {
@@ -278,7 +288,7 @@ Tensor rad2deg_jvp(const J& c) { return mul(t(c), Scalar(180.0 / M_PI)); }
 Tensor exp2_jvp(const J& c) { return mul(t(c), mul(c.result, Scalar(std::log(2.0)))); }
 
 // gather: the tangent gathered at the same index (extras[0]).
-Tensor gather_jvp(const J& c) { return gather(t(c), c.attrs.i0, *c.extras[0]); }
+Tensor gather_jvp(const J& c) { return gather(t(c), c.attrs<DimAttrs>().dim, *c.extras[0]); }
 // masked_fill with a number: filled positions have no tangent (mask: extras[0]).
 Tensor masked_fill_jvp(const J& c) { return mask_where(logical_not(*c.extras[0]), t(c), c); }
 // masked_select: the tangent selected by the same (broadcast) mask, extras[0].

@@ -20,12 +20,12 @@ using J = JvpCtx;
 
 using namespace args;  // NOLINT: x(c), t(c) as in the other formulas
 Tensor zero_scalar(const J& c) { return zeros({}, c.result.dtype()); }
-// The index list of an indexing node: attrs.ints0 says which dims have an
-// index, the extras are the index tensors.
+// The index list of an indexing node: IndexAttrs::has_index says which dims
+// have an index, the extras are the index tensors.
 IndexList saved_indices(const J& c) {
   IndexList idx;
   size_t k = 0;
-  for (int64_t present : c.attrs.ints0) {
+  for (int64_t present : c.attrs<IndexAttrs>().has_index) {
     if (present)
       idx.emplace_back(*c.extras[k++]);
     else
@@ -70,17 +70,18 @@ Tensor prod_all_jvp(const J& c) {
 }
 Tensor prod_dim_jvp(const J& c) {
   if (x(c).dim() == 0) return clone(t(c));
-  const int64_t d = c.attrs.i0;
-  Tensor others = prod_others(to_dtype(x(c), c.result.dtype()), d);
-  return sum(mul(others, t(c)), {d}, c.attrs.flag, std::nullopt, true);
+  const DimReduceAttrs& at = c.attrs<DimReduceAttrs>();
+  Tensor others = prod_others(to_dtype(x(c), c.result.dtype()), at.dim);
+  return sum(mul(others, t(c)), {at.dim}, at.keepdim, std::nullopt, true);
 }
 // amax/amin: the tangent shared evenly by the tied extreme elements.
 Tensor amax_jvp(const J& c) {
-  const DimVector& dims = c.attrs.ints1;
-  Tensor r = unsqueeze_dims(c.result, dims, c.attrs.flag || x(c).dim() == 0);
+  const ReduceAttrs& at = c.attrs<ReduceAttrs>();
+  const DimVector& dims = at.dim;
+  Tensor r = unsqueeze_dims(c.result, dims, at.keepdim || x(c).dim() == 0);
   Tensor hit = to_dtype(compare(Cmp::Eq, x(c), r), c.result.dtype());
-  Tensor num = sum(mul(t(c), hit), dims, c.attrs.flag, std::nullopt, true);
-  return div(num, sum(hit, dims, c.attrs.flag, std::nullopt, true));
+  Tensor num = sum(mul(t(c), hit), dims, at.keepdim, std::nullopt, true);
+  return div(num, sum(hit, dims, at.keepdim, std::nullopt, true));
 }
 // clamp(self, min, max) with tensor bounds: the tangent of whichever
 // argument the result came from (a missing bound is an infinite constant).
@@ -106,30 +107,31 @@ Tensor masked_fill_tensor_jvp(const J& c) {
 Tensor index_jvp(const J& c) { return index(t(c), saved_indices(c)); }
 // index_put / index_put_ / index_add_: the tangents put the same way.
 Tensor index_put_jvp(const J& c) {
-  return index_put(t_or_zero(c, 0), saved_indices(c), t_or_zero(c, 1), c.attrs.flag);
+  return index_put(t_or_zero(c, 0), saved_indices(c), t_or_zero(c, 1),
+                   c.attrs<IndexAttrs>().accumulate);
 }
 Tensor index_select_jvp(const J& c) {
   if (x(c).dim() == 0) return clone(t(c));
-  return index_select(t(c), c.attrs.i0, *c.extras[0]);
+  return index_select(t(c), c.attrs<DimAttrs>().dim, *c.extras[0]);
 }
 Tensor scatter_jvp(const J& c) {
-  return scatter(t_or_zero(c, 0), c.attrs.i0, *c.extras[0], t_or_zero(c, 1));
+  return scatter(t_or_zero(c, 0), c.attrs<DimAttrs>().dim, *c.extras[0], t_or_zero(c, 1));
 }
 Tensor scatter_add_jvp(const J& c) {
-  return scatter_add(t_or_zero(c, 0), c.attrs.i0, *c.extras[0], t_or_zero(c, 1));
+  return scatter_add(t_or_zero(c, 0), c.attrs<DimAttrs>().dim, *c.extras[0], t_or_zero(c, 1));
 }
 Tensor scatter_value_jvp(const J& c) {
-  return scatter(t(c), c.attrs.i0, *c.extras[0], Scalar(0.0));
+  return scatter(t(c), c.attrs<DimAttrs>().dim, *c.extras[0], Scalar(0.0));
 }
 // copy_ / fill_(tensor): the source's tangent (broadcast by the caller).
 Tensor copy_into_jvp(const J& c) { return t_or_zero(c, 1); }
-Tensor cumsum_jvp(const J& c) { return cumsum(t(c), c.attrs.i0, std::nullopt); }
+Tensor cumsum_jvp(const J& c) { return cumsum(t(c), c.attrs<DimAttrs>().dim, std::nullopt); }
 // cumprod, exact with zeros: out_i = sum_{k<=i} t_k * prod_{j<=i, j!=k} x_j,
 // from a cumprod of n copies of x (copy k with x_k set to 1); O(n^2) memory
 // along the scanned dim.
 Tensor cumprod_jvp(const J& c) {
   if (x(c).dim() == 0) return clone(t(c));
-  const int64_t d = c.attrs.i0;
+  const int64_t d = c.attrs<DimAttrs>().dim;
   const int64_t n = x(c).sizes()[static_cast<size_t>(d)];
   Tensor xm = transpose(to_dtype(x(c), c.result.dtype()), d, -1);
   Tensor tm = transpose(t(c), d, -1);
@@ -148,25 +150,33 @@ Tensor cumprod_jvp(const J& c) {
 // sort / topk: the tangent at the selected indices (extras[0]).
 Tensor value_select_jvp(const J& c) {
   if (x(c).dim() == 0) return clone(t(c));
-  return gather(t(c), c.attrs.i0, *c.extras[0]);
+  return gather(t(c), c.attrs<DimAttrs>().dim, *c.extras[0]);
 }
-Tensor tril_jvp(const J& c) { return tril(t(c), c.attrs.i0, false); }
-Tensor triu_jvp(const J& c) { return tril(t(c), c.attrs.i0, true); }
-Tensor flip_jvp(const J& c) { return flip(t(c), c.attrs.ints0); }
-Tensor roll_jvp(const J& c) { return roll(t(c), c.attrs.ints0, c.attrs.ints1); }
-Tensor repeat_jvp(const J& c) { return repeat(t(c), c.attrs.ints0); }
+Tensor tril_jvp(const J& c) { return tril(t(c), c.attrs<TriangleAttrs>().diagonal, false); }
+Tensor triu_jvp(const J& c) { return tril(t(c), c.attrs<TriangleAttrs>().diagonal, true); }
+Tensor flip_jvp(const J& c) { return flip(t(c), c.attrs<DimsAttrs>().dims); }
+Tensor roll_jvp(const J& c) {
+  const RollAttrs& at = c.attrs<RollAttrs>();
+  return roll(t(c), at.shifts, at.dims);
+}
+Tensor repeat_jvp(const J& c) { return repeat(t(c), c.attrs<RepeatAttrs>().repeats); }
 Tensor logsumexp_jvp(const J& c) {
-  const DimVector& dims = c.attrs.ints1;
-  Tensor r = unsqueeze_dims(c.result, dims, c.attrs.flag || x(c).dim() == 0);
+  const ReduceAttrs& at = c.attrs<ReduceAttrs>();
+  const DimVector& dims = at.dim;
+  Tensor r = unsqueeze_dims(c.result, dims, at.keepdim || x(c).dim() == 0);
   Tensor w = exp(sub(to_dtype(x(c), c.result.dtype()), r));
-  return sum(mul(t(c), w), dims, c.attrs.flag, std::nullopt, true);
+  return sum(mul(t(c), w), dims, at.keepdim, std::nullopt, true);
 }
 
 Tensor diagonal_copy_jvp(const J& c) {
-  return diagonal(t(c), c.attrs.i0, c.attrs.i1, c.attrs.i2, true);
+  const DiagonalAttrs& at = c.attrs<DiagonalAttrs>();
+  return diagonal(t(c), at.offset, at.dim1, at.dim2, true);
 }
 Tensor trace_jvp(const J& c) { return sum(diagonal(t(c), 0, 0, 1), {}, false); }
-Tensor diag_embed_jvp(const J& c) { return diag_embed(t(c), c.attrs.i0, c.attrs.i1, c.attrs.i2); }
+Tensor diag_embed_jvp(const J& c) {
+  const DiagonalAttrs& at = c.attrs<DiagonalAttrs>();
+  return diag_embed(t(c), at.offset, at.dim1, at.dim2);
+}
 // nan_to_num: the tangent times isfinite(x) (the replaced values are constants).
 Tensor nan_to_num_jvp(const J& c) {
   Tensor finite = compare(Cmp::Lt, abs(x(c)), Scalar(std::numeric_limits<double>::infinity()));
@@ -175,7 +185,7 @@ Tensor nan_to_num_jvp(const J& c) {
 // lerp(a, end, w) = a + w * (end - a)
 Tensor lerp_scalar_jvp(const J& c) {
   Tensor ta = t_or_zero(c, 0);
-  return add(ta, mul(sub(t_or_zero(c, 1), ta), c.attrs.s0));
+  return add(ta, mul(sub(t_or_zero(c, 1), ta), c.attrs<LerpAttrs>().weight));
 }
 Tensor lerp_tensor_jvp(const J& c) {
   Tensor ta = t_or_zero(c, 0);
@@ -187,9 +197,10 @@ Tensor lerp_tensor_jvp(const J& c) {
 // the tangent evenly among the tied largest (smallest) |x|; a zero norm has a
 // zero tangent, as PyTorch's.
 Tensor vector_norm_jvp(const J& c) {
-  const double p = c.attrs.s0.to_double();
-  const DimVector& dims = c.attrs.ints1;
-  const bool keep = c.attrs.flag;
+  const VectorNormAttrs& at = c.attrs<VectorNormAttrs>();
+  const double p = at.ord;
+  const DimVector& dims = at.dim;
+  const bool keep = at.keepdim;
   if (p == 0) return zeros(c.result.sizes(), c.result.dtype());
   Tensor r = unsqueeze_dims(c.result, dims, keep || x(c).dim() == 0);
   Tensor sx = mul(sign(x(c)), t(c));
@@ -213,9 +224,10 @@ Tensor addmv_jvp(const J& c) {
   Tensor prod;
   if (c.has(1)) prod = mv(t(c, 1), x(c, 2));
   if (c.has(2)) prod = plus(prod, mv(x(c, 1), t(c, 2)));
-  if (prod.defined()) prod = mul(prod, c.attrs.s1);
+  const BetaAlphaAttrs& at = c.attrs<BetaAlphaAttrs>();
+  if (prod.defined()) prod = mul(prod, at.alpha);
   Tensor self_part;
-  if (c.has(0) && !c.attrs.s0.equals(0)) self_part = mul(t(c, 0), c.attrs.s0);
+  if (c.has(0) && !at.beta.equals(0)) self_part = mul(t(c, 0), at.beta);
   return plus(self_part, prod);
 }
 // baddbmm(self, b1, b2, beta, alpha) = beta * self + alpha * b1 @ b2; the
@@ -225,13 +237,15 @@ Tensor baddbmm_jvp(const J& c) {
   Tensor prod;
   if (c.has(1)) prod = bmm(t(c, 1), x(c, 2));
   if (c.has(2)) prod = plus(prod, bmm(x(c, 1), t(c, 2)));
-  if (prod.defined()) prod = scale(prod, c.attrs.s1);
-  return plus(c.has(0) ? scale(t(c, 0), c.attrs.s0) : Tensor(), prod);
+  const BetaAlphaAttrs& at = c.attrs<BetaAlphaAttrs>();
+  if (prod.defined()) prod = scale(prod, at.alpha);
+  return plus(c.has(0) ? scale(t(c, 0), at.beta) : Tensor(), prod);
 }
 Tensor cross_jvp(const J& c) {
   Tensor out;
-  if (c.has(0)) out = cross(t(c, 0), x(c, 1), c.attrs.i0);
-  if (c.has(1)) out = plus(out, cross(x(c, 0), t(c, 1), c.attrs.i0));
+  const int64_t d = c.attrs<DimAttrs>().dim;
+  if (c.has(0)) out = cross(t(c, 0), x(c, 1), d);
+  if (c.has(1)) out = plus(out, cross(x(c, 0), t(c, 1), d));
   return out;
 }
 
@@ -239,26 +253,27 @@ Tensor cross_jvp(const J& c) {
 
 Tensor mse_loss_jvp(const J& c) {
   Tensor d = mul(sub(x(c, 0), x(c, 1)), Scalar(2.0));
-  return reduce_loss(pair_tangent(c, d, neg(d)), c.attrs.i0);
+  return reduce_loss(pair_tangent(c, d, neg(d)), c.attrs<LossAttrs>().reduction);
 }
 // nll_loss: minus the (weighted) tangent at each target; mean divides by the
-// total weight (extras: target, total_weight, weight if attrs.flag).
+// total weight (extras: target, total_weight, weight if has_weight).
 Tensor nll_loss_jvp(const J& c) {
   const Tensor& logp = x(c);
   const int64_t cdim = logp.dim() >= 2 ? 1 : 0;
   Tensor target = to_dtype(*c.extras[0], ScalarType::Int64);
-  Tensor ignored = compare(Cmp::Eq, target, Scalar(c.attrs.i1));
+  const LossAttrs& at = c.attrs<LossAttrs>();
+  Tensor ignored = compare(Cmp::Eq, target, Scalar(at.ignore_index));
   Tensor safe = where(ignored, zeros({}, ScalarType::Int64), target);
   Tensor picked = squeeze(gather(t(c), cdim, unsqueeze(safe, cdim)), cdim);
   Tensor w = ones({}, c.result.dtype());
-  if (c.attrs.flag) {
+  if (at.has_weight) {
     Tensor flat = reshape(safe, {safe.numel()});
     w = reshape(index_select(to_dtype(*c.extras[2], c.result.dtype()), 0, flat), safe.sizes());
   }
   Tensor li = neg(mul(where(ignored, zero_scalar(c), w), picked));
-  if (c.attrs.i0 == 0) return li;
+  if (at.reduction == 0) return li;
   Tensor total = sum(li, {}, false);
-  return c.attrs.i0 == 1 ? div(total, *c.extras[1]) : total;
+  return at.reduction == 1 ? div(total, *c.extras[1]) : total;
 }
 Tensor bce_jvp(const J& c) {
   const Tensor& p = x(c, 0);
@@ -266,29 +281,32 @@ Tensor bce_jvp(const J& c) {
   Tensor one_minus = rsub(p, Scalar(1.0));
   Tensor dx = div(sub(p, y), clamp_min(mul(one_minus, p), Scalar(1e-12)));
   Tensor dy = sub(clamp_min(log(one_minus), Scalar(-100.0)), clamp_min(log(p), Scalar(-100.0)));
+  const LossAttrs& at = c.attrs<LossAttrs>();
   Tensor l = pair_tangent(c, dx, dy);
-  if (c.attrs.flag) l = mul(l, *c.extras[0]);
-  return reduce_loss(l, c.attrs.i0);
+  if (at.has_weight) l = mul(l, *c.extras[0]);
+  return reduce_loss(l, at.reduction);
 }
 Tensor bce_logits_jvp(const J& c) {
+  const LossAttrs& at = c.attrs<LossAttrs>();
   const Tensor& z = x(c, 0);
   const Tensor& y = x(c, 1);
-  const bool has_pw = c.attrs.i1 != 0;
+  const bool has_pw = at.has_pos_weight;
   Tensor s = sigmoid(z);
   Tensor dx = sub(s, y), dy = neg(z);
   if (has_pw) {
-    const Tensor& pw = *c.extras[c.attrs.flag ? 1 : 0];
+    const Tensor& pw = *c.extras[at.has_weight ? 1 : 0];
     Tensor pw1 = sub(pw, Scalar(1.0));
     dx = sub(mul(add(mul(pw1, y), Scalar(1.0)), s), mul(pw, y));
     dy = sub(dy, mul(pw1, activation(kernels::nn::Act::LogSigmoid, z, {})));
   }
   Tensor l = pair_tangent(c, dx, dy);
-  if (c.attrs.flag) l = mul(l, *c.extras[0]);
-  return reduce_loss(l, c.attrs.i0);
+  if (at.has_weight) l = mul(l, *c.extras[0]);
+  return reduce_loss(l, at.reduction);
 }
 namespace {
 Tensor robust_loss_jvp(const J& c, bool huber) {
-  const double param = c.attrs.f0;
+  const LossAttrs& at = c.attrs<LossAttrs>();
+  const double param = huber ? at.delta : at.beta;
   Tensor d = sub(x(c, 0), x(c, 1));
   Tensor gd;
   if (huber) {
@@ -298,7 +316,7 @@ Tensor robust_loss_jvp(const J& c, bool huber) {
   } else {
     gd = where(compare(Cmp::Lt, abs(d), Scalar(param)), div(d, Scalar(param)), sign(d));
   }
-  return reduce_loss(pair_tangent(c, gd, neg(gd)), c.attrs.i0);
+  return reduce_loss(pair_tangent(c, gd, neg(gd)), at.reduction);
 }
 }  // namespace
 Tensor smooth_l1_jvp(const J& c) { return robust_loss_jvp(c, false); }
@@ -306,17 +324,17 @@ Tensor huber_jvp(const J& c) { return robust_loss_jvp(c, true); }
 
 // ---- layers ----------------------------------------------------------------------------------
 
-// layer_norm / group_norm (attrs.ints0 = n, C, L, groups; NOTE [One layout
+// layer_norm / group_norm (x read as (n, c, l) in groups: NOTE [One layout
 // for three norms]): rstd * (t - mean(t) - xhat * mean(t * xhat)) per row,
 // times the weight, plus xhat times the weight's tangent and the bias's.
 Tensor norm_jvp(const J& c) {
-  const DimVector& a = c.attrs.ints0;
-  const int64_t n = a[0], ch = a[1], l = a[2], groups = a[3];
+  const NormAttrs& at = c.attrs<NormAttrs>();
+  const int64_t n = at.n, ch = at.c, l = at.l, groups = at.groups;
   const int64_t rows = n * groups, k = groups ? ch / groups * l : 0;
   Tensor xb = reshape(x(c), {rows, k});
   Tensor mu = mean(xb, {1}, true, std::nullopt, true);
   Tensor d = sub(xb, mu);
-  Tensor rstd = rsqrt(add(mean(mul(d, d), {1}, true, std::nullopt, true), Scalar(c.attrs.f0)));
+  Tensor rstd = rsqrt(add(mean(mul(d, d), {1}, true, std::nullopt, true), Scalar(at.eps)));
   Tensor xhat = mul(d, rstd);
   const DimVector wshape{1, ch, 1};
   Tensor out;
@@ -325,9 +343,9 @@ Tensor norm_jvp(const J& c) {
     Tensor inner = sub(sub(tb, mean(tb, {1}, true, std::nullopt, true)),
                        mul(xhat, mean(mul(tb, xhat), {1}, true, std::nullopt, true)));
     out = reshape(mul(rstd, inner), {n, ch, l});
-    if (c.attrs.flag) out = mul(out, reshape(x(c, 1), wshape));
+    if (at.has_weight) out = mul(out, reshape(x(c, 1), wshape));
   }
-  if (c.attrs.flag && c.has(1))
+  if (at.has_weight && c.has(1))
     out = plus(out, mul(reshape(xhat, {n, ch, l}), reshape(t(c, 1), wshape)));
   if (c.has(2) && x(c, 2).dim() > 0) {
     Tensor tb = expand(reshape(t(c, 2), wshape), {n, ch, l});
@@ -335,23 +353,23 @@ Tensor norm_jvp(const J& c) {
   }
   return out.defined() ? reshape(out, c.result.sizes()) : Tensor();
 }
-// batch_norm (attrs.ints0 = n, C, L; i1: training): in training the
-// statistics over (N, L) move with x, as layer_norm's over a row; in eval the
-// running statistics (extras) are constants.
+// batch_norm (x read as (n, c, l)): in training the statistics over (N, L)
+// move with x, as layer_norm's over a row; in eval the running statistics
+// (extras) are constants.
 Tensor batch_norm_jvp(const J& c) {
-  const DimVector& a = c.attrs.ints0;
-  const int64_t n = a[0], ch = a[1], l = a[2];
+  const NormAttrs& at = c.attrs<NormAttrs>();
+  const int64_t n = at.n, ch = at.c, l = at.l;
   const DimVector wshape{1, ch, 1};
   Tensor xa = reshape(x(c), {n, ch, l});
   Tensor mu, rstd;
-  const bool training = c.attrs.i1 != 0 || c.extras.size() < 2 || !c.extras[0] || !c.extras[1];
+  const bool training = at.training || c.extras.size() < 2 || !c.extras[0] || !c.extras[1];
   if (training) {
     mu = mean(xa, {0, 2}, true, std::nullopt, true);
     Tensor d = sub(xa, mu);
-    rstd = rsqrt(add(mean(mul(d, d), {0, 2}, true, std::nullopt, true), Scalar(c.attrs.f0)));
+    rstd = rsqrt(add(mean(mul(d, d), {0, 2}, true, std::nullopt, true), Scalar(at.eps)));
   } else {
     mu = reshape(to_dtype(*c.extras[0], x(c).dtype()), wshape);
-    rstd = reshape(rsqrt(add(to_dtype(*c.extras[1], x(c).dtype()), Scalar(c.attrs.f0))), wshape);
+    rstd = reshape(rsqrt(add(to_dtype(*c.extras[1], x(c).dtype()), Scalar(at.eps))), wshape);
   }
   Tensor xhat = mul(sub(xa, mu), rstd);
   Tensor out;
@@ -363,9 +381,9 @@ Tensor batch_norm_jvp(const J& c) {
     } else {
       out = mul(ta, rstd);
     }
-    if (c.attrs.flag) out = mul(out, reshape(x(c, 1), wshape));
+    if (at.has_weight) out = mul(out, reshape(x(c, 1), wshape));
   }
-  if (c.attrs.flag && c.has(1)) out = plus(out, mul(xhat, reshape(t(c, 1), wshape)));
+  if (at.has_weight && c.has(1)) out = plus(out, mul(xhat, reshape(t(c, 1), wshape)));
   if (c.has(2) && x(c, 2).dim() > 0) out = plus(out, expand(reshape(t(c, 2), wshape), {n, ch, l}));
   return out.defined() ? reshape(out, c.result.sizes()) : Tensor();
 }
@@ -376,7 +394,7 @@ Tensor embedding_jvp(const J& c) {
 }
 // convolution: linear in input and in weight, plus the bias's tangent.
 Tensor convolution_jvp(const J& c) {
-  const ConvArgs args = conv_args_from_attrs(c.attrs);
+  const ConvArgs& args = c.attrs<ConvArgs>();
   Tensor out;
   if (c.has(0)) out = convolution(t(c, 0), x(c, 1), nullptr, args);
   if (c.has(1)) out = plus(out, convolution(x(c, 0), t(c, 1), nullptr, args));
@@ -396,7 +414,7 @@ Tensor max_pool_jvp(const J& c) {
   Tensor idx = reshape(*c.extras[0], out_flat);
   return reshape(gather(reshape(t(c), in_flat), -1, idx), c.result.sizes());
 }
-Tensor avg_pool_jvp(const J& c) { return avg_pool2d(t(c), pool_args_from_attrs(c.attrs)); }
+Tensor avg_pool_jvp(const J& c) { return avg_pool2d(t(c), c.attrs<PoolArgs>()); }
 Tensor adaptive_avg_pool_jvp(const J& c) {
   const auto& s = c.result.sizes();
   return adaptive_avg_pool2d(t(c), {s[s.size() - 2], s[s.size() - 1]});

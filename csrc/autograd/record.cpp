@@ -322,7 +322,6 @@ void FormulaNode::release_variables() {
 bool BackwardCtx::needs(size_t i) const {
   return i < node.next_edges().size() && node.next_edges()[i].valid();
 }
-const Attrs& BackwardCtx::attrs() const { return node.attrs; }
 const GradMeta& BackwardCtx::input(size_t i) const { return node.inputs[i]; }
 const Tensor& BackwardCtx::saved_input(size_t i) const { return saved[i]; }
 const Tensor& BackwardCtx::result() const { return saved[node.inputs.size()]; }

@@ -1,6 +1,9 @@
 // Helpers shared by the op files (not part of the public op API).
 #pragma once
 
+#include <type_traits>
+#include <variant>
+
 #include "autograd/formulas.h"
 #include "autograd/forward_ad.h"
 #include "kernels/kernels.h"
@@ -11,23 +14,53 @@ namespace gradtrack::ops {
 
 using autograd::OpKind;
 
-/// Records node `kind` for `out` if any input requires grad; `fill` sets attrs.
-/// With a dual level and a tangent on an input, also gives `out` its tangent.
+namespace ops_detail {
+// The attribute struct a fill takes: `[&](autograd::DimAttrs& at) { at.dim = d; }`.
+template <typename Fill>
+struct FillArg : FillArg<decltype(&Fill::operator())> {};
+template <typename C, typename A>
+struct FillArg<void (C::*)(A&) const> {
+  using type = A;
+};
+template <typename A>
+struct FillArg<void(A&)> {
+  using type = A;
+};
+}  // namespace ops_detail
+
+/// Runs an op's fill on `at` (NOTE [Named attributes] in autograd/attrs.h): a
+/// fill taking an attribute struct makes `at` hold that struct and fills it; one
+/// taking autograd::Attrs& (an op that picks the struct itself) gets `at`.
+template <typename Fill>
+void fill_attrs(autograd::Attrs& at, const Fill& fill) {
+  using A = typename ops_detail::FillArg<Fill>::type;
+  if constexpr (std::is_same_v<A, autograd::Attrs>) {
+    fill(at);
+  } else {
+    fill(at.set<A>());
+  }
+}
+/// The fill of an op whose node keeps no attributes.
+inline void no_attrs(std::monostate&) {}
+
+/// Records node `kind` for `out` if any input requires grad; `fill` sets its
+/// attributes (fill_attrs). With a dual level and a tangent on an input, also
+/// gives `out` its tangent.
 template <typename Fill>
 void record(OpKind kind, std::initializer_list<const Tensor*> inputs, const Tensor& out,
             const Fill& fill, const std::vector<const Tensor*>& extras = {}) {
   if (autograd::forward_ad::any_tangent(inputs)) {
     autograd::Attrs at;
-    fill(at);
+    fill_attrs(at, fill);
     autograd::forward_ad::propagate(kind, inputs, out, at, extras);
   }
   if (!autograd::should_record(inputs)) return;
   auto node = autograd::new_node(kind, inputs);
-  fill(node->attrs);
+  fill_attrs(node->attrs, fill);
   autograd::finish_node(node, inputs, {&out}, extras);
 }
 inline void record(OpKind kind, std::initializer_list<const Tensor*> inputs, const Tensor& out) {
-  record(kind, inputs, out, [](autograd::Attrs&) {});
+  record(kind, inputs, out, no_attrs);
 }
 
 /// The broadcast shape of two tensors (fast when equal).
@@ -91,8 +124,8 @@ namespace ops_detail {
 void index_put_kernel(const Tensor& dst, const IndexList& idx, const Tensor& values,
                       bool accumulate, bool same_dtype);
 /// How an indexing node keeps its index list: which dims have an index
-/// (attrs.ints0), and the index tensors themselves (the node's extras).
-void index_attrs(autograd::Attrs& at, const IndexList& idx);
+/// (IndexAttrs::has_index), and the index tensors themselves (the node's extras).
+void index_attrs(autograd::IndexAttrs& at, const IndexList& idx);
 std::vector<const Tensor*> index_extras(const IndexList& idx);
 /// scatter's checks (index dtype and shape, src dtype) and its kernel:
 /// writes src (read at index's positions) into dst along dim d, or adds it.

@@ -83,7 +83,7 @@ Tensor cdist(const Tensor& x1, const Tensor& x2, double p, int64_t mode) {
       out = contiguous(pnorm_dist(x1, x2, p));
     }
   }
-  record(OpKind::Cdist, {&x1, &x2}, out, [&](autograd::Attrs& at) { at.f0 = p; });
+  record(OpKind::Cdist, {&x1, &x2}, out, [&](autograd::CdistAttrs& at) { at.p = p; });
   return out;
 }
 

@@ -99,7 +99,7 @@ Tensor add(const Tensor& a, const Tensor& b, Scalar alpha) {
   ScalarType dt = result_type(a, b);
   check_alpha(dt, alpha);
   Tensor out = run_binary(BinaryOp::Add, a, b, dt, dt, alpha);
-  record(OpKind::Add, {&a, &b}, out, [&](autograd::Attrs& at) { at.s0 = alpha; });
+  record(OpKind::Add, {&a, &b}, out, [&](autograd::AlphaAttrs& at) { at.alpha = alpha; });
   return out;
 }
 
@@ -111,7 +111,7 @@ Tensor add(const Tensor& a, Scalar b, Scalar alpha) {
                   : (b.is_float() || alpha.is_float()) ? Scalar(b.to_double() * alpha.to_double())
                                                        : Scalar(b.to_int() * alpha.to_int());
   Tensor out = run_binary_scalar(BinaryOp::Add, a, folded, dt, dt);
-  record(OpKind::AddScalar, {&a}, out, [&](autograd::Attrs& at) { at.s0 = alpha; });
+  record(OpKind::AddScalar, {&a}, out, [&](autograd::AlphaAttrs& at) { at.alpha = alpha; });
   return out;
 }
 
@@ -120,7 +120,7 @@ Tensor sub(const Tensor& a, const Tensor& b, Scalar alpha) {
   ScalarType dt = result_type(a, b);
   check_alpha(dt, alpha);
   Tensor out = run_binary(BinaryOp::Sub, a, b, dt, dt, alpha);
-  record(OpKind::Sub, {&a, &b}, out, [&](autograd::Attrs& at) { at.s0 = alpha; });
+  record(OpKind::Sub, {&a, &b}, out, [&](autograd::AlphaAttrs& at) { at.alpha = alpha; });
   return out;
 }
 
@@ -129,7 +129,7 @@ Tensor sub(const Tensor& a, Scalar b, Scalar alpha) {
   ScalarType dt = result_type(a, b);
   check_alpha(dt, alpha);
   Tensor out = run_binary_scalar(BinaryOp::Sub, a, b, dt, dt, alpha);
-  record(OpKind::SubScalar, {&a}, out, [&](autograd::Attrs& at) { at.s0 = alpha; });
+  record(OpKind::SubScalar, {&a}, out, [&](autograd::AlphaAttrs& at) { at.alpha = alpha; });
   return out;
 }
 
@@ -139,7 +139,7 @@ Tensor rsub(const Tensor& a, Scalar b, Scalar alpha) {
   check_alpha(dt, alpha);
   // b - alpha * a: the kernel computes f(scalar, a) = scalar - alpha * a.
   Tensor out = run_binary_scalar(BinaryOp::Sub, a, b, dt, dt, alpha, /*scalar_first=*/true);
-  record(OpKind::RsubScalar, {&a}, out, [&](autograd::Attrs& at) { at.s0 = alpha; });
+  record(OpKind::RsubScalar, {&a}, out, [&](autograd::AlphaAttrs& at) { at.alpha = alpha; });
   return out;
 }
 
@@ -148,7 +148,7 @@ Tensor rsub(const Tensor& a, const Tensor& b, Scalar alpha) {
   ScalarType dt = result_type(a, b);
   check_alpha(dt, alpha);
   Tensor out = run_binary(BinaryOp::Sub, b, a, dt, dt, alpha);
-  record(OpKind::Rsub, {&a, &b}, out, [&](autograd::Attrs& at) { at.s0 = alpha; });
+  record(OpKind::Rsub, {&a, &b}, out, [&](autograd::AlphaAttrs& at) { at.alpha = alpha; });
   return out;
 }
 
@@ -162,14 +162,14 @@ Tensor mul(const Tensor& a, const Tensor& b) {
 Tensor mul(const Tensor& a, Scalar b) {
   ScalarType dt = result_type(a, b);
   Tensor out = run_binary_scalar(BinaryOp::Mul, a, b, dt, dt);
-  record(OpKind::MulScalar, {&a}, out, [&](autograd::Attrs& at) { at.s0 = b; });
+  record(OpKind::MulScalar, {&a}, out, [&](autograd::ScalarOperandAttrs& at) { at.other = b; });
   return out;
 }
 
 Tensor mul_by_scalar(const Tensor& a, Scalar b) {
   ScalarType dt = result_type(a, b);
   Tensor out = run_binary_scalar(BinaryOp::Mul, a, b, dt, dt);
-  record(OpKind::MulByScalar, {&a}, out, [&](autograd::Attrs& at) { at.s0 = b; });
+  record(OpKind::MulByScalar, {&a}, out, [&](autograd::ScalarOperandAttrs& at) { at.other = b; });
   return out;
 }
 
@@ -216,13 +216,13 @@ Tensor div(const Tensor& a, Scalar b, const std::string& rounding_mode) {
   BinaryOp op = div_kind(rounding_mode);
   Tensor out = div_no_record(a, b, op);
   record(op == BinaryOp::Div ? OpKind::DivScalar : OpKind::DivRoundingScalar, {&a}, out,
-         [&](autograd::Attrs& at) { at.s0 = b; });
+         [&](autograd::ScalarOperandAttrs& at) { at.other = b; });
   return out;
 }
 
 Tensor div_by_scalar(const Tensor& a, Scalar b) {
   Tensor out = div_no_record(a, b, BinaryOp::Div);
-  record(OpKind::DivByScalar, {&a}, out, [&](autograd::Attrs& at) { at.s0 = b; });
+  record(OpKind::DivByScalar, {&a}, out, [&](autograd::ScalarOperandAttrs& at) { at.other = b; });
   return out;
 }
 
@@ -239,7 +239,7 @@ Tensor div_mode(const Tensor& a, Scalar b, const std::string& rounding_mode) {
   BinaryOp op = div_kind(rounding_mode);
   Tensor out = div_no_record(a, b, op);
   record(op == BinaryOp::Div ? OpKind::DivModeScalar : OpKind::DivRoundingScalar, {&a}, out,
-         [&](autograd::Attrs& at) { at.s0 = b; });
+         [&](autograd::ScalarOperandAttrs& at) { at.other = b; });
   return out;
 }
 
@@ -305,7 +305,7 @@ Tensor pow(const Tensor& a, Scalar exponent) {
            "Integers to negative integer powers are not allowed.");
   // Float special exponents (x ** 2, x ** 0.5, ...): NOTE [Pow by a scalar].
   Tensor out = run_binary_scalar(BinaryOp::Pow, a, exponent, dt, dt);
-  record(OpKind::PowScalar, {&a}, out, [&](autograd::Attrs& at) { at.s0 = exponent; });
+  record(OpKind::PowScalar, {&a}, out, [&](autograd::PowAttrs& at) { at.exponent = exponent; });
   return out;
 }
 
@@ -315,7 +315,8 @@ Tensor pow(Scalar base, const Tensor& exponent) {
   Tensor out = empty(exponent.sizes(), dt);
   kernels::binary_scalar(BinaryOp::Pow, out, cast_for_kernel(exponent, dt), base, 1,
                          /*scalar_first=*/true);
-  record(OpKind::PowScalarBase, {&exponent}, out, [&](autograd::Attrs& at) { at.s0 = base; });
+  record(OpKind::PowScalarBase, {&exponent}, out,
+         [&](autograd::PowBaseAttrs& at) { at.base = base; });
   return out;
 }
 
@@ -352,7 +353,10 @@ Tensor clamp_bound(OpKind kind, const Tensor& a, std::optional<Scalar> lo,
   ScalarType dt = s.result();
   Tensor out = empty_result(a.sizes(), dt, a);
   kernels::clamp(out, cast_for_kernel(a, dt), lo, hi);
-  record(kind, {&a}, out, [&](autograd::Attrs& at) { at.s0 = lo ? *lo : *hi; });
+  record(kind, {&a}, out, [&](autograd::ClampAttrs& at) {
+    at.min = lo;
+    at.max = hi;
+  });
   return out;
 }
 Tensor clamp_bound(OpKind kind, const Tensor& a, const Tensor* lo, const Tensor* hi) {
@@ -513,11 +517,9 @@ Tensor clamp(const Tensor& a, std::optional<Scalar> lo, std::optional<Scalar> hi
   ScalarType dt = s.result();
   Tensor out = empty_result(a.sizes(), dt, a);
   kernels::clamp(out, cast_for_kernel(a, dt), lo, hi);
-  record(OpKind::Clamp, {&a}, out, [&](autograd::Attrs& at) {
-    if (lo) at.s0 = *lo;
-    if (hi) at.s1 = *hi;
-    at.has_s0 = lo.has_value();
-    at.has_s1 = hi.has_value();
+  record(OpKind::Clamp, {&a}, out, [&](autograd::ClampAttrs& at) {
+    at.min = lo;
+    at.max = hi;
   });
   return out;
 }
@@ -561,7 +563,7 @@ Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b) {
   DimVector shape = broadcast_shapes(broadcast_shapes(cond.sizes(), a.sizes()), b.sizes());
   Tensor out = empty_result(shape, dt, cond, a, b);
   kernels::where(out, cond, cast_for_kernel(a, dt), cast_for_kernel(b, dt));
-  record(OpKind::Where, {&a, &b}, out, [](autograd::Attrs&) {}, {&cond});
+  record(OpKind::Where, {&a, &b}, out, no_attrs, {&cond});
   return out;
 }
 

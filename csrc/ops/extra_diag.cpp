@@ -61,10 +61,10 @@ Tensor embed(const Tensor& values, const DimVector& sizes, int64_t offset, int64
   return out;
 }
 
-void diag_attrs(autograd::Attrs& at, int64_t offset, int64_t d1, int64_t d2) {
-  at.i0 = offset;
-  at.i1 = d1;
-  at.i2 = d2;
+void diag_attrs(autograd::DiagonalAttrs& at, int64_t offset, int64_t d1, int64_t d2) {
+  at.offset = offset;
+  at.dim1 = d1;
+  at.dim2 = d2;
 }
 
 }  // namespace
@@ -76,12 +76,13 @@ Tensor diagonal(const Tensor& a, int64_t offset, int64_t dim1, int64_t dim2, boo
     Tensor out = empty(g.sizes, a.dtype());
     kernels::copy(out, alias_with_geometry(a, g.sizes, g.strides, g.offset));
     record(OpKind::DiagonalCopy, {&a}, out,
-           [&](autograd::Attrs& at) { diag_attrs(at, offset, d1, d2); });
+           [&](autograd::DiagonalAttrs& at) { diag_attrs(at, offset, d1, d2); });
     return out;
   }
   Tensor out = alias_with_geometry(a, g.sizes, g.strides, g.offset);
   autograd::make_view(out, a, creation_meta());
-  record(OpKind::Diagonal, {&a}, out, [&](autograd::Attrs& at) { diag_attrs(at, offset, d1, d2); });
+  record(OpKind::Diagonal, {&a}, out,
+         [&](autograd::DiagonalAttrs& at) { diag_attrs(at, offset, d1, d2); });
   return out;
 }
 
@@ -89,7 +90,7 @@ Tensor diagonal_backward(const Tensor& g, const DimVector& sizes, int64_t offset
                          int64_t dim2) {
   Tensor out = embed(g, sizes, offset, dim1, dim2);
   record(OpKind::DiagonalBackward, {&g}, out,
-         [&](autograd::Attrs& at) { diag_attrs(at, offset, dim1, dim2); });
+         [&](autograd::DiagonalAttrs& at) { diag_attrs(at, offset, dim1, dim2); });
   return out;
 }
 
@@ -104,7 +105,7 @@ Tensor diag_embed(const Tensor& a, int64_t offset, int64_t dim1, int64_t dim2) {
   sizes.insert(size_t(hi), n);
   Tensor out = embed(a, sizes, offset, d1, d2);
   record(OpKind::DiagEmbed, {&a}, out,
-         [&](autograd::Attrs& at) { diag_attrs(at, offset, d1, d2); });
+         [&](autograd::DiagonalAttrs& at) { diag_attrs(at, offset, d1, d2); });
   return out;
 }
 

@@ -65,7 +65,7 @@ Tensor lerp(const Tensor& a, const Tensor& end, Scalar weight) {
     autograd::AutoGradMode off(false);
     out = lerp_value(a, end, scalar_tensor(weight, a.dtype()));
   }
-  record(OpKind::LerpScalar, {&a, &end}, out, [&](autograd::Attrs& at) { at.s0 = weight; });
+  record(OpKind::LerpScalar, {&a, &end}, out, [&](autograd::LerpAttrs& at) { at.weight = weight; });
   return out;
 }
 
@@ -111,10 +111,10 @@ Tensor vector_norm(const Tensor& a, double ord, const DimVector& dims, bool keep
     }
     out = to_dtype(out, a.dtype());
   }
-  record(OpKind::VectorNorm, {&a}, out, [&](autograd::Attrs& at) {
-    at.s0 = Scalar(ord);
-    at.ints1 = rdims;
-    at.flag = keepdim;
+  record(OpKind::VectorNorm, {&a}, out, [&](autograd::VectorNormAttrs& at) {
+    at.ord = ord;
+    at.dim = rdims;
+    at.keepdim = keepdim;
   });
   return out;
 }
@@ -138,9 +138,9 @@ Tensor baddbmm(const Tensor& self, const Tensor& b1, const Tensor& b2, Scalar be
     // beta == 0 ignores self (NaN included), as PyTorch's.
     out = beta.equals(0) ? prod : add(prod, beta.equals(1) ? self : mul(self, beta));
   }
-  record(OpKind::Baddbmm, {&self, &b1, &b2}, out, [&](autograd::Attrs& at) {
-    at.s0 = beta;
-    at.s1 = alpha;
+  record(OpKind::Baddbmm, {&self, &b1, &b2}, out, [&](autograd::BetaAlphaAttrs& at) {
+    at.beta = beta;
+    at.alpha = alpha;
   });
   return out;
 }
@@ -158,9 +158,9 @@ Tensor addmv(const Tensor& self, const Tensor& mat, const Tensor& vec, Scalar be
     if (!alpha.equals(1)) prod = mul(prod, alpha);
     out = beta.equals(0) ? prod : add(prod, beta.equals(1) ? self : mul(self, beta));
   }
-  record(OpKind::Addmv, {&self, &mat, &vec}, out, [&](autograd::Attrs& at) {
-    at.s0 = beta;
-    at.s1 = alpha;
+  record(OpKind::Addmv, {&self, &mat, &vec}, out, [&](autograd::BetaAlphaAttrs& at) {
+    at.beta = beta;
+    at.alpha = alpha;
   });
   return out;
 }
@@ -183,7 +183,7 @@ Tensor cross(const Tensor& a, const Tensor& b, int64_t dim) {
     };
     out = cat({comp(1, 2), comp(2, 0), comp(0, 1)}, d);
   }
-  record(OpKind::Cross, {&a, &b}, out, [&](autograd::Attrs& at) { at.i0 = d; });
+  record(OpKind::Cross, {&a, &b}, out, [&](autograd::DimAttrs& at) { at.dim = d; });
   return out;
 }
 

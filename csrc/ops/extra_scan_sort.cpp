@@ -22,7 +22,7 @@ Tensor scan(const Tensor& a, int64_t dim, std::optional<ScalarType> dtype, bool 
   Tensor out = empty(a.sizes(), dt);
   kernels::cumulative(is_prod, out, kernel_input(a, dt), a.dim() == 0 ? 0 : d);
   record(is_prod ? OpKind::Cumprod : OpKind::Cumsum, {&a}, out,
-         [&](autograd::Attrs& at) { at.i0 = d; });
+         [&](autograd::DimAttrs& at) { at.dim = d; });
   return out;
 }
 
@@ -50,7 +50,7 @@ std::pair<Tensor, Tensor> sorted_k(const Tensor& a, int64_t d, int64_t k, bool d
   } else {
     kernels::sort_lines(values, indices, kernel_input(a, a.dtype()), d, descending, k);
   }
-  record(kind, {&a}, values, [&](autograd::Attrs& at) { at.i0 = d; }, {&indices});
+  record(kind, {&a}, values, [&](autograd::DimAttrs& at) { at.dim = d; }, {&indices});
   return {values, indices};
 }
 
@@ -97,9 +97,9 @@ std::pair<Tensor, Tensor> select_along(const Tensor& a, int64_t dim, bool keepdi
     indices->set_geometry(shape, contiguous_strides(shape), 0);
   }
   record(kind, {&a}, values,
-         [&](autograd::Attrs& at) {
-           at.i0 = d;
-           at.flag = keepdim;
+         [&](autograd::DimReduceAttrs& at) {
+           at.dim = d;
+           at.keepdim = keepdim;
          },
          {&indices});
   return {values, indices};

@@ -35,7 +35,7 @@ Tensor tril(const Tensor& a, int64_t diagonal, bool upper) {
     out = fresh(where(keep, a, zeros({}, a.dtype())), a);
   }
   record(upper ? OpKind::Triu : OpKind::Tril, {&a}, out,
-         [&](autograd::Attrs& at) { at.i0 = diagonal; });
+         [&](autograd::TriangleAttrs& at) { at.diagonal = diagonal; });
   return out;
 }
 
@@ -57,7 +57,7 @@ Tensor flip(const Tensor& a, const DimVector& dims) {
   DimVector wrapped;
   for (int64_t d = 0; d < a.dim(); ++d)
     if (mask >> d & 1) wrapped.push_back(d);
-  record(OpKind::Flip, {&a}, out, [&](autograd::Attrs& at) { at.ints0 = wrapped; });
+  record(OpKind::Flip, {&a}, out, [&](autograd::DimsAttrs& at) { at.dims = wrapped; });
   return out;
 }
 
@@ -92,9 +92,9 @@ Tensor roll(const Tensor& a, const DimVector& shifts, const DimVector& dims) {
     }
     out = fresh(contiguous(out), a);
   }
-  record(OpKind::Roll, {&a}, out, [&](autograd::Attrs& at) {
-    at.ints0 = shifts;
-    at.ints1 = wrapped;
+  record(OpKind::Roll, {&a}, out, [&](autograd::RollAttrs& at) {
+    at.shifts = shifts;
+    at.dims = wrapped;
   });
   return out;
 }
@@ -128,7 +128,7 @@ Tensor repeat(const Tensor& a, const DimVector& repeats) {
       kernels::copy(view(out, expanded), src);
     }
   }
-  record(OpKind::Repeat, {&a}, out, [&](autograd::Attrs& at) { at.ints0 = repeats; });
+  record(OpKind::Repeat, {&a}, out, [&](autograd::RepeatAttrs& at) { at.repeats = repeats; });
   return out;
 }
 

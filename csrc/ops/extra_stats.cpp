@@ -65,10 +65,11 @@ std::pair<Tensor, Tensor> var_std(const Tensor& a, const DimVector& dims, bool d
   }
   if (autograd::should_record({&a})) {
     auto node = autograd::new_node(kind, {&a});
-    node->attrs.ints1 = rdims;
-    node->attrs.flag = keepdim;
-    node->attrs.s0 = Scalar(correction);
-    node->attrs.i0 = n;
+    autograd::VarAttrs& at = node->attrs.set<autograd::VarAttrs>();
+    at.dim = rdims;
+    at.keepdim = keepdim;
+    at.correction = correction;
+    at.reduced_numel = n;
     if (with_mean) {
       autograd::finish_node(node, {&a}, {&value, &mean_out});
     } else {
@@ -97,9 +98,9 @@ Tensor logsumexp(const Tensor& a, const DimVector& dims, bool keepdim) {
       out = add(s, keepdim ? m : reshape(m, s.sizes()));
     }
   }
-  record(OpKind::Logsumexp, {&a}, out, [&](autograd::Attrs& at) {
-    at.ints1 = rdims;
-    at.flag = keepdim;
+  record(OpKind::Logsumexp, {&a}, out, [&](autograd::ReduceAttrs& at) {
+    at.dim = rdims;
+    at.keepdim = keepdim;
   });
   return out;
 }

@@ -220,9 +220,9 @@ void scatter_with_plan(const Tensor& dst, const IndexPlan& p, const Tensor& v, b
 }  // namespace
 
 namespace ops_detail {
-void index_attrs(autograd::Attrs& at, const IndexList& idx) {
-  at.ints0.clear();
-  for (const auto& i : idx) at.ints0.push_back(i ? 1 : 0);
+void index_attrs(autograd::IndexAttrs& at, const IndexList& idx) {
+  at.has_index.clear();
+  for (const auto& i : idx) at.has_index.push_back(i ? 1 : 0);
 }
 
 std::vector<const Tensor*> index_extras(const IndexList& idx) {
@@ -289,7 +289,8 @@ Tensor masked_select(const Tensor& a, const Tensor& mask) {
     autograd::AutoGradMode no_graph(false);
     out = index(expand(a, shape), IndexList{m});
   }
-  record(OpKind::MaskedSelect, {&a}, out, [&](autograd::Attrs& at) { at.ints0 = shape; }, {&m});
+  record(OpKind::MaskedSelect, {&a}, out,
+         [&](autograd::MaskedSelectAttrs& at) { at.shape = shape; }, {&m});
   return out;
 }
 
@@ -299,7 +300,7 @@ Tensor index(const Tensor& a, const IndexList& indices) {
   plan_offsets(p, a);
   Tensor out = gather_with_plan(a, p);
   record(
-      OpKind::Index, {&a}, out, [&](autograd::Attrs& at) { ops_detail::index_attrs(at, idx); },
+      OpKind::Index, {&a}, out, [&](autograd::IndexAttrs& at) { ops_detail::index_attrs(at, idx); },
       ops_detail::index_extras(idx));
   return out;
 }
@@ -316,9 +317,9 @@ Tensor index_put(const Tensor& a, const IndexList& indices, const Tensor& values
   out = alias_fresh_counter(out);
   record(
       OpKind::IndexPut, {&a, &values}, out,
-      [&](autograd::Attrs& at) {
+      [&](autograd::IndexAttrs& at) {
         ops_detail::index_attrs(at, indices);
-        at.flag = accumulate;
+        at.accumulate = accumulate;
       },
       ops_detail::index_extras(indices));
   return out;
@@ -353,9 +354,9 @@ Tensor masked_fill(const Tensor& a, const Tensor& mask, const Tensor& value, boo
   // A value that needs no gradient is not an input of the node (PyTorch's
   // masked_fill with a number has a single edge).
   if (value_is_tensor) {
-    record(OpKind::MaskedFillTensor, {&a, &value}, out, [](autograd::Attrs&) {}, {&mask});
+    record(OpKind::MaskedFillTensor, {&a, &value}, out, no_attrs, {&mask});
   } else {
-    record(OpKind::MaskedFill, {&a}, out, [](autograd::Attrs&) {}, {&mask});
+    record(OpKind::MaskedFill, {&a}, out, no_attrs, {&mask});
   }
   return out;
 }
@@ -432,7 +433,7 @@ Tensor gather(const Tensor& a, int64_t dim, const Tensor& index) {
   check_gather_shape(a, d, index);
   if (is_reduced_float(a.dtype())) {
     Tensor out = kernels::narrowed(gather(kernels::widen(a), dim, index), a.dtype());
-    record(OpKind::Gather, {&a}, out, [&](autograd::Attrs& at) { at.i0 = d; }, {&index});
+    record(OpKind::Gather, {&a}, out, [&](autograd::DimAttrs& at) { at.dim = d; }, {&index});
     return out;
   }
   Tensor out = empty(index.sizes(), a.dtype());
@@ -443,7 +444,7 @@ Tensor gather(const Tensor& a, int64_t dim, const Tensor& index) {
       dst[i] = kernels::load<scalar_t>(src + off * static_cast<int64_t>(sizeof(scalar_t)));
     });
   });
-  record(OpKind::Gather, {&a}, out, [&](autograd::Attrs& at) { at.i0 = d; }, {&index});
+  record(OpKind::Gather, {&a}, out, [&](autograd::DimAttrs& at) { at.dim = d; }, {&index});
   return out;
 }
 
@@ -511,7 +512,7 @@ Tensor scatter_src(OpKind kind, bool add, const Tensor& a, int64_t dim, const Te
   int64_t d = wrap_dim(dim, a.dim());
   ops_detail::check_scatter_src(a, d, index, src);
   Tensor out = scattered_copy(a, d, index, src, add);
-  record(kind, {&a, &src}, out, [&](autograd::Attrs& at) { at.i0 = d; }, {&index});
+  record(kind, {&a, &src}, out, [&](autograd::DimAttrs& at) { at.dim = d; }, {&index});
   return out;
 }
 }  // namespace
@@ -528,7 +529,7 @@ Tensor scatter(const Tensor& a, int64_t dim, const Tensor& index, Scalar value) 
   int64_t d = wrap_dim(dim, a.dim());
   Tensor out =
       scattered_copy(a, d, index, ops_detail::scatter_value_src(a, d, index, value), false);
-  record(OpKind::ScatterValue, {&a}, out, [&](autograd::Attrs& at) { at.i0 = d; }, {&index});
+  record(OpKind::ScatterValue, {&a}, out, [&](autograd::DimAttrs& at) { at.dim = d; }, {&index});
   return out;
 }
 
@@ -560,7 +561,8 @@ Tensor index_select(const Tensor& a, int64_t dim, const Tensor& index) {
     out = ops::index(a.dim() == 0 ? reshape(a, {1}) : a, idx);
   }
   out = a.dim() == 0 ? reshape(out, {}) : out;
-  record(OpKind::IndexSelect, {&a}, out, [&](autograd::Attrs& at) { at.i0 = d; }, {&*idx.back()});
+  record(OpKind::IndexSelect, {&a}, out, [&](autograd::DimAttrs& at) { at.dim = d; },
+         {&*idx.back()});
   return out;
 }
 

@@ -200,16 +200,14 @@ void run_inplace(const char* label, OpKind kind, bool differentiable,
   autograd::note_write(self, label);
   if (fw) {
     autograd::Attrs at;
-    fill(at);
+    fill_attrs(at, fill);
     autograd::forward_ad::propagate_inplace(kind, inputs, self, fw_old, at, extras);
   }
   if (node) {
-    fill(node->attrs);
+    fill_attrs(node->attrs, fill);
     autograd::finish_inplace_node(node, self, extras);
   }
 }
-
-void no_attrs(autograd::Attrs&) {}
 
 }  // namespace
 
@@ -244,7 +242,10 @@ Tensor inplace_binary(InplaceOp op, const Tensor& self, const Tensor& other, Sca
   run_inplace(
       spec_of(op).label, kind, records(kind), {&self, &other}, self,
       [&] { write_binary(call.kernel, self, other, dt, alpha); },
-      [&](autograd::Attrs& at) { at.s0 = alpha; });
+      [&](autograd::Attrs& at) {
+        if (op == InplaceOp::Add || op == InplaceOp::Sub)
+          at.set<autograd::AlphaAttrs>().alpha = alpha;
+      });
   return self;
 }
 
@@ -280,7 +281,14 @@ Tensor inplace_binary(InplaceOp op, const Tensor& self, Scalar other, Scalar alp
         });
       },
       [&](autograd::Attrs& at) {
-        at.s0 = (op == InplaceOp::Add || op == InplaceOp::Sub) ? alpha : other;
+        // What the out-of-place op with a number keeps.
+        if (op == InplaceOp::Add || op == InplaceOp::Sub) {
+          at.set<autograd::AlphaAttrs>().alpha = alpha;
+        } else if (op == InplaceOp::Pow) {
+          at.set<autograd::PowAttrs>().exponent = other;
+        } else {
+          at.set<autograd::ScalarOperandAttrs>().other = other;
+        }
       });
   return self;
 }
@@ -301,11 +309,13 @@ Tensor inplace_unary(InplaceOp op, const Tensor& self) {
   if (op == InplaceOp::Square) dt = result_type(self, Scalar(int64_t(2)));
   check_cast(dt, self.dtype());
   const OpKind kind = spec.tensor_kind;
-  // square_ records pow(self, 2), as PyTorch's: the exponent is the node's s0.
+  // square_ records pow(self, 2), as PyTorch's, exponent included.
   run_inplace(
       spec.label, kind, true, {&self}, self,
       [&] { kernels::unary(static_cast<UnaryOp>(spec.kernel), self, self); },
-      [&](autograd::Attrs& at) { at.s0 = Scalar(int64_t(2)); });
+      [&](autograd::Attrs& at) {
+        if (op == InplaceOp::Square) at.set<autograd::PowAttrs>().exponent = Scalar(int64_t(2));
+      });
   return self;
 }
 
@@ -319,11 +329,9 @@ Tensor inplace_clamp(const Tensor& self, std::optional<Scalar> lo, std::optional
   check_clamp_cast(s.result(), self);
   run_inplace(
       "clamp_", OpKind::Clamp, true, {&self}, self, [&] { kernels::clamp(self, self, lo, hi); },
-      [&](autograd::Attrs& at) {
-        if (lo) at.s0 = *lo;
-        if (hi) at.s1 = *hi;
-        at.has_s0 = lo.has_value();
-        at.has_s1 = hi.has_value();
+      [&](autograd::ClampAttrs& at) {
+        at.min = lo;
+        at.max = hi;
       });
   return self;
 }
@@ -370,7 +378,10 @@ Tensor inplace_clamp_bound(bool is_min, const Tensor& self, Scalar bound) {
   run_inplace(
       is_min ? "clamp_min_" : "clamp_max_", is_min ? OpKind::ClampMin : OpKind::ClampMax, true,
       {&self}, self, [&] { kernels::clamp(self, self, lo, hi); },
-      [&](autograd::Attrs& at) { at.s0 = bound; });
+      [&](autograd::ClampAttrs& at) {
+        at.min = lo;
+        at.max = hi;
+      });
   return self;
 }
 
@@ -516,9 +527,9 @@ Tensor index_put_recorded_as(OpKind kind, const Tensor& self, const IndexList& i
   run_inplace(
       "index_put_", kind, true, {&self, &values}, self,
       [&] { ops_detail::index_put_kernel(self, idx, v, accumulate, mask == nullptr); },
-      [&](autograd::Attrs& at) {
+      [&](autograd::IndexAttrs& at) {
         ops_detail::index_attrs(at, idx);
-        at.flag = accumulate;
+        at.accumulate = accumulate;
       },
       ops_detail::index_extras(idx));
   return self;
@@ -546,7 +557,7 @@ Tensor scatter_src_inplace(const char* label, OpKind kind, bool add, const Tenso
   run_inplace(
       label, kind, true, {&self, &src}, self,
       [&] { ops_detail::scatter_kernel(self, d, index, src, add); },
-      [&](autograd::Attrs& at) { at.i0 = d; }, {&index});
+      [&](autograd::DimAttrs& at) { at.dim = d; }, {&index});
   return self;
 }
 }  // namespace
@@ -563,7 +574,7 @@ Tensor inplace_scatter(const Tensor& self, int64_t dim, const Tensor& index, Sca
   run_inplace(
       "scatter_", OpKind::ScatterValue, true, {&self}, self,
       [&] { ops_detail::scatter_kernel(self, d, index, src, false); },
-      [&](autograd::Attrs& at) { at.i0 = d; }, {&index});
+      [&](autograd::DimAttrs& at) { at.dim = d; }, {&index});
   return self;
 }
 
@@ -637,7 +648,7 @@ Tensor metadata_inplace(const char* label, const Tensor& self, OpKind kind, DimV
   self->bump_version();
   autograd::note_write(self, label);
   if (node) {
-    fill(node->attrs);
+    fill_attrs(node->attrs, fill);
     autograd::set_history(self, node);
   }
   return self;
@@ -663,13 +674,12 @@ Tensor inplace_unsqueeze(const Tensor& self, int64_t dim) {
   s.insert(static_cast<size_t>(d), 1);
   st.insert(static_cast<size_t>(d), stride);
   return metadata_inplace("unsqueeze_", self, OpKind::UnsqueezeInplace, s, st,
-                          [&](autograd::Attrs& at) { at.i0 = d; });
+                          [&](autograd::DimAttrs& at) { at.dim = d; });
 }
 
 Tensor inplace_squeeze(const Tensor& self, std::optional<int64_t> dim) {
   DimVector s, st;
   int64_t d = dim ? wrap_dim(*dim, self.dim()) : -1;
-  DimVector before = self.sizes();
   for (int64_t k = 0; k < self.dim(); ++k) {
     bool drop = self.sizes()[k] == 1 && (d < 0 || k == d);
     if (!drop) {
@@ -677,9 +687,8 @@ Tensor inplace_squeeze(const Tensor& self, std::optional<int64_t> dim) {
       st.push_back(self.strides()[k]);
     }
   }
-  return metadata_inplace("squeeze_", self,
-                          dim ? OpKind::SqueezeDimInplace : OpKind::SqueezeInplace, s, st,
-                          [&](autograd::Attrs& at) { at.ints0 = before; });
+  return metadata_inplace(
+      "squeeze_", self, dim ? OpKind::SqueezeDimInplace : OpKind::SqueezeInplace, s, st, no_attrs);
 }
 
 // round-2 tensor ops (issue 19): tril_ / triu_ write the triangle back into
@@ -693,7 +702,8 @@ Tensor inplace_tril(const Tensor& self, int64_t diagonal, bool upper) {
   check_no_internal_overlap(self);
   run_inplace(
       upper ? "triu_" : "tril_", upper ? OpKind::Triu : OpKind::Tril, true, {&self}, self,
-      [&] { kernels::copy(self, value); }, [&](autograd::Attrs& at) { at.i0 = diagonal; });
+      [&] { kernels::copy(self, value); },
+      [&](autograd::TriangleAttrs& at) { at.diagonal = diagonal; });
   return self;
 }
 
@@ -707,9 +717,9 @@ Tensor inplace_transpose(const Tensor& self, int64_t d0, int64_t d1) {
     std::swap(st[x], st[y]);
   }
   return metadata_inplace("transpose_", self, OpKind::TransposeInplace, s, st,
-                          [&](autograd::Attrs& at) {
-                            at.i0 = x;
-                            at.i1 = y;
+                          [&](autograd::TransposeAttrs& at) {
+                            at.dim0 = x;
+                            at.dim1 = y;
                           });
 }
 

@@ -43,9 +43,9 @@ Tensor mm(const Tensor& a, const Tensor& b) {
            a.sizes()[0], "x", a.sizes()[1], " and ", b.sizes()[0], "x", b.sizes()[1], ")");
   check_same_dtype(a, b, "m1", "m2");
   Tensor out = mm_kernel(a, b);
-  record(OpKind::Mm, {&a, &b}, out, [&](autograd::Attrs& at) {
-    at.ints0 = a.strides();  // the backward keeps a column-major input's layout
-    at.ints1 = b.strides();
+  record(OpKind::Mm, {&a, &b}, out, [&](autograd::MmAttrs& at) {
+    at.mat1_strides = a.strides();  // the backward keeps a column-major input's layout
+    at.mat2_strides = b.strides();
   });
   return out;
 }
@@ -123,11 +123,11 @@ Tensor addmm(const Tensor& bias, const Tensor& a, const Tensor& b, Scalar beta, 
     Tensor prod = mm_kernel(a, b);
     kernels::binary(kernels::BinaryOp::Add, out, out, prod, alpha);
   }
-  record(OpKind::Addmm, {&bias, &a, &b}, out, [&](autograd::Attrs& at) {
-    at.s0 = beta;
-    at.s1 = alpha;
-    at.ints0 = a.strides();
-    at.ints1 = b.strides();
+  record(OpKind::Addmm, {&bias, &a, &b}, out, [&](autograd::AddmmAttrs& at) {
+    at.beta = beta;
+    at.alpha = alpha;
+    at.mat1_strides = a.strides();
+    at.mat2_strides = b.strides();
   });
   return out;
 }

@@ -66,7 +66,7 @@ Tensor softmax_impl(const Tensor& a, int64_t dim, bool log) {
     });
   }
   record(log ? OpKind::LogSoftmax : OpKind::Softmax, {&a}, out,
-         [&](autograd::Attrs& at) { at.i0 = d; });
+         [&](autograd::DimAttrs& at) { at.dim = d; });
   return out;
 }
 
@@ -87,7 +87,7 @@ Tensor log_softmax_backward(const Tensor& g, const Tensor& result, int64_t dim) 
                               result.dtype());
     }
     record(OpKind::LogSoftmaxBackwardData, {&g, &result}, out,
-           [&](autograd::Attrs& at) { at.i0 = dim; });
+           [&](autograd::DimAttrs& at) { at.dim = dim; });
     return out;
   }
   Tensor gc = kernels::aligned(contiguous(g)), yc = kernels::aligned(contiguous(result));
@@ -111,7 +111,7 @@ Tensor log_softmax_backward(const Tensor& g, const Tensor& result, int64_t dim) 
                  });
   });
   record(OpKind::LogSoftmaxBackwardData, {&g, &result}, out,
-         [&](autograd::Attrs& at) { at.i0 = dim; });
+         [&](autograd::DimAttrs& at) { at.dim = dim; });
   return out;
 }
 
@@ -124,7 +124,7 @@ Tensor softmax_backward(const Tensor& g, const Tensor& result, int64_t dim) {
     out = sub(gy, mul(result, sum(gy, {dim}, true, std::nullopt, true)));
   }
   record(OpKind::SoftmaxBackwardData, {&g, &result}, out,
-         [&](autograd::Attrs& at) { at.i0 = dim; });
+         [&](autograd::DimAttrs& at) { at.dim = dim; });
   return out;
 }
 
@@ -180,10 +180,10 @@ Tensor nll_loss(const Tensor& logp, const Tensor& target, const Tensor* weight, 
   if (weight) extras.push_back(weight);
   record(
       OpKind::NllLoss, {&logp}, out,
-      [&](autograd::Attrs& at) {
-        at.i0 = reduction;
-        at.i1 = ignore_index;
-        at.flag = weight != nullptr;
+      [&](autograd::LossAttrs& at) {
+        at.reduction = reduction;
+        at.ignore_index = ignore_index;
+        at.has_weight = weight != nullptr;
       },
       extras);
   return out;
@@ -198,7 +198,8 @@ Tensor mse_loss(const Tensor& a, const Tensor& target, int64_t reduction) {
     Tensor sq = mul(d, d);
     out = reduction == 0 ? sq : reduction == 1 ? mean(sq, {}, false) : sum(sq, {}, false);
   }
-  record(OpKind::MseLoss, {&a, &target}, out, [&](autograd::Attrs& at) { at.i0 = reduction; });
+  record(OpKind::MseLoss, {&a, &target}, out,
+         [&](autograd::LossAttrs& at) { at.reduction = reduction; });
   return out;
 }
 

@@ -63,9 +63,9 @@ Tensor sum(const Tensor& a, const DimVector& dims, bool keepdim, std::optional<S
   ScalarType dt = dtype ? *dtype : (is_floating(a.dtype()) ? a.dtype() : ScalarType::Int64);
   Tensor out = reduce_into_new(ReduceOp::Sum, cast_for_kernel(a, dt), mask, keepdim, dt);
   bool all = !dims_given && dims.empty();
-  record(all ? OpKind::SumAll : OpKind::SumDim, {&a}, out, [&](autograd::Attrs& at) {
-    at.ints1 = mask_dims(mask, a.dim());
-    at.flag = keepdim;
+  record(all ? OpKind::SumAll : OpKind::SumDim, {&a}, out, [&](autograd::ReduceAttrs& at) {
+    at.dim = mask_dims(mask, a.dim());
+    at.keepdim = keepdim;
   });
   return out;
 }
@@ -88,10 +88,10 @@ Tensor mean(const Tensor& a, const DimVector& dims, bool keepdim, std::optional<
                          false);
   if (acc != dt) out = kernels::narrowed(out, dt);
   bool all = !dims_given && dims.empty();
-  record(all ? OpKind::MeanAll : OpKind::MeanDim, {&a}, out, [&](autograd::Attrs& at) {
-    at.ints1 = mask_dims(mask, a.dim());
-    at.flag = keepdim;
-    at.i0 = count;
+  record(all ? OpKind::MeanAll : OpKind::MeanDim, {&a}, out, [&](autograd::ReduceAttrs& at) {
+    at.dim = mask_dims(mask, a.dim());
+    at.keepdim = keepdim;
+    at.reduced_numel = count;
   });
   return out;
 }
@@ -120,9 +120,9 @@ std::pair<Tensor, Tensor> extreme_dim(const Tensor& a, int64_t dim, bool keepdim
   drop_dims(values, mask, keepdim);
   drop_dims(indices, mask, keepdim);
   record(is_max ? OpKind::MaxDim : OpKind::MinDim, {&a}, values,
-         [&](autograd::Attrs& at) {
-           at.i0 = d;
-           at.flag = keepdim;
+         [&](autograd::DimReduceAttrs& at) {
+           at.dim = d;
+           at.keepdim = keepdim;
          },
          {&indices});
   return {values, indices};
@@ -186,9 +186,9 @@ Tensor extreme_reduce(bool is_max, const Tensor& a, const DimVector& dims, bool 
                    "(): Expected reduction dim ", d, " to have non-zero size.");
   }
   Tensor out = reduce_into_new(is_max ? ReduceOp::Max : ReduceOp::Min, a, mask, keepdim, a.dtype());
-  record(is_max ? OpKind::Amax : OpKind::Amin, {&a}, out, [&](autograd::Attrs& at) {
-    at.ints1 = mask_dims(mask, a.dim());
-    at.flag = keepdim;
+  record(is_max ? OpKind::Amax : OpKind::Amin, {&a}, out, [&](autograd::ReduceAttrs& at) {
+    at.dim = mask_dims(mask, a.dim());
+    at.keepdim = keepdim;
   });
   return out;
 }
@@ -218,9 +218,9 @@ Tensor prod(const Tensor& a, int64_t dim, bool keepdim, std::optional<ScalarType
   ScalarType dt = dtype ? *dtype : (is_floating(a.dtype()) ? a.dtype() : ScalarType::Int64);
   uint64_t mask = dims_mask({dim}, a.dim(), false);
   Tensor out = reduce_into_new(ReduceOp::Prod, cast_for_kernel(a, dt), mask, keepdim, dt);
-  record(OpKind::ProdDim, {&a}, out, [&](autograd::Attrs& at) {
-    at.i0 = wrap_dim(dim, a.dim());
-    at.flag = keepdim;
+  record(OpKind::ProdDim, {&a}, out, [&](autograd::DimReduceAttrs& at) {
+    at.dim = wrap_dim(dim, a.dim());
+    at.keepdim = keepdim;
   });
   return out;
 }

@@ -127,17 +127,6 @@ static_assert(int(OpKind::UpsampleTrilinear3DBackward) - int(OpKind::UpsampleTri
                   kNumResampleKinds,
               "resampling backward kinds follow their forward kinds in the same order");
 
-void to_attrs(autograd::Attrs& at, const ResampleSpec& s) {
-  at.i0 = int64_t(s.mode);
-  at.ints0 = s.in_sizes;
-  at.ints1 = s.out_sizes;
-  at.ints2 = s.pads;
-  at.f0 = s.scales[0];
-  at.f1 = s.scales[1];
-  at.f2 = s.scales[2];
-  at.flag = s.align_corners;
-}
-
 void check_spec(const Tensor& x, const ResampleSpec& s) {
   const size_t k = s.out_sizes.size();
   GT_CHECK(k >= 1 && k <= 3 && size_t(x.dim()) > k, "gradtrack: resample of ", k, " dims of a ",
@@ -154,17 +143,6 @@ void check_spec(const Tensor& x, const ResampleSpec& s) {
 ScalarType compute_dtype(ScalarType dt) { return is_reduced_float(dt) ? ScalarType::Float32 : dt; }
 
 }  // namespace
-
-ResampleSpec resample_spec(const autograd::Attrs& at) {
-  ResampleSpec s;
-  s.mode = ResampleMode(at.i0);
-  s.in_sizes = at.ints0;
-  s.out_sizes = at.ints1;
-  s.pads = at.ints2;
-  s.scales = {at.f0, at.f1, at.f2};
-  s.align_corners = at.flag;
-  return s;
-}
 
 Tensor resample(const Tensor& x, const ResampleSpec& spec_in) {
   ResampleSpec spec = spec_in;
@@ -190,7 +168,7 @@ Tensor resample(const Tensor& x, const ResampleSpec& spec_in) {
     if (k > 0 && cur.is_same(x)) cur = clone(cur);
     if (cdt != x.dtype()) cur = kernels::narrowed(cur, x.dtype());
   }
-  record(forward_kind(spec.mode, k), {&x}, cur, [&](autograd::Attrs& at) { to_attrs(at, spec); });
+  record(forward_kind(spec.mode, k), {&x}, cur, [&](autograd::ResampleSpec& at) { at = spec; });
   return cur;
 }
 
@@ -213,7 +191,7 @@ Tensor resample_backward(const Tensor& g, const ResampleSpec& spec) {
     if (cdt != g.dtype()) cur = kernels::narrowed(cur, g.dtype());
   }
   const OpKind bw = OpKind(int(forward_kind(spec.mode, k)) + kNumResampleKinds);
-  record(bw, {&g}, cur, [&](autograd::Attrs& at) { to_attrs(at, spec); });
+  record(bw, {&g}, cur, [&](autograd::ResampleSpec& at) { at = spec; });
   return cur;
 }
 
@@ -254,7 +232,7 @@ Tensor constant_pad_nd(const Tensor& x, const DimVector& pad, Scalar value) {
     }
     if (src.numel() > 0) kernels::copy(dst, src);
   }
-  record(OpKind::ConstantPadNd, {&x}, out, [&](autograd::Attrs& at) { at.ints0 = pad; });
+  record(OpKind::ConstantPadNd, {&x}, out, [&](autograd::PadAttrs& at) { at.pad = pad; });
   return out;
 }
 

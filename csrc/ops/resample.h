@@ -6,7 +6,6 @@
 #include <array>
 #include <cmath>
 
-#include "autograd/formulas.h"
 #include "core/scalar.h"
 #include "core/tensor.h"
 
@@ -28,7 +27,6 @@ struct ResampleSpec {
 Tensor resample(const Tensor& x, const ResampleSpec& spec);
 /// The gradient of resample(x) for x of spec.in_sizes (differentiable in g).
 Tensor resample_backward(const Tensor& g, const ResampleSpec& spec);
-ResampleSpec resample_spec(const autograd::Attrs& at);
 
 /// F.pad's constant mode: `pad` as F.pad takes it (last dim first, before and
 /// after), negative entries cut.

@@ -34,8 +34,6 @@ Tensor make_view_op(const Tensor& a, DimVector sizes, DimVector strides, int64_t
   return out;
 }
 
-void no_attrs(autograd::Attrs&) {}
-
 // Infers a -1 entry of `shape` for `numel` elements.
 DimVector infer_size(const DimVector& shape, int64_t numel) {
   DimVector out(shape);
@@ -162,12 +160,12 @@ Tensor as_strided(const Tensor& a, const DimVector& sizes, const DimVector& stri
            shape_str(strides), ", storage offset ", off, ", and itemsize ", item,
            " requiring a storage size of ", nbytes, " are out of bounds for storage of size ",
            a->storage()->nbytes());
-  return make_view_op(a, sizes, strides, off, OpKind::AsStrided, [&](autograd::Attrs& at) {
-    at.ints0 = sizes;
-    at.ints1 = strides;
-    at.i0 = off;
-    at.ints2 = a.strides();
-    at.i1 = a->offset();
+  return make_view_op(a, sizes, strides, off, OpKind::AsStrided, [&](autograd::AsStridedAttrs& at) {
+    at.size = sizes;
+    at.stride = strides;
+    at.storage_offset = off;
+    at.base_stride = a.strides();
+    at.base_offset = a->offset();
   });
 }
 
@@ -185,9 +183,9 @@ Tensor transpose(const Tensor& a, int64_t d0, int64_t d1) {
     std::swap(s[x], s[y]);
     std::swap(st[x], st[y]);
   }
-  return make_view_op(a, s, st, a->offset(), OpKind::Transpose, [&](autograd::Attrs& at) {
-    at.i0 = x;
-    at.i1 = y;
+  return make_view_op(a, s, st, a->offset(), OpKind::Transpose, [&](autograd::TransposeAttrs& at) {
+    at.dim0 = x;
+    at.dim1 = y;
   });
 }
 
@@ -207,7 +205,7 @@ Tensor permute(const Tensor& a, const DimVector& dims) {
     st[i] = a.strides()[d];
   }
   return make_view_op(a, s, st, a->offset(), OpKind::Permute,
-                      [&](autograd::Attrs& at) { at.ints0 = wrapped; });
+                      [&](autograd::DimsAttrs& at) { at.dims = wrapped; });
 }
 
 Tensor unsqueeze(const Tensor& a, int64_t dim) {
@@ -217,7 +215,7 @@ Tensor unsqueeze(const Tensor& a, int64_t dim) {
   s.insert(static_cast<size_t>(d), 1);
   st.insert(static_cast<size_t>(d), stride);
   return make_view_op(a, s, st, a->offset(), OpKind::Unsqueeze,
-                      [&](autograd::Attrs& at) { at.i0 = d; });
+                      [&](autograd::DimAttrs& at) { at.dim = d; });
 }
 
 Tensor squeeze(const Tensor& a) {
@@ -239,7 +237,7 @@ Tensor squeeze(const Tensor& a, int64_t dim) {
     st.erase(static_cast<size_t>(d));
   }
   return make_view_op(a, s, st, a->offset(), OpKind::SqueezeDim,
-                      [&](autograd::Attrs& at) { at.i0 = d; });
+                      [&](autograd::DimAttrs& at) { at.dim = d; });
 }
 
 Tensor squeeze(const Tensor& a, const DimVector& dims) {
@@ -336,10 +334,10 @@ Tensor select(const Tensor& a, int64_t dim, int64_t index) {
   s.erase(static_cast<size_t>(d));
   st.erase(static_cast<size_t>(d));
   return make_view_op(a, s, st, a->offset() + i * a.strides()[d], OpKind::Select,
-                      [&](autograd::Attrs& at) {
-                        at.ints0 = a.sizes();
-                        at.i0 = d;
-                        at.i1 = i;
+                      [&](autograd::SelectAttrs& at) {
+                        at.input_sizes = a.sizes();
+                        at.dim = d;
+                        at.index = i;
                       });
 }
 
@@ -358,10 +356,12 @@ Tensor slice(const Tensor& a, int64_t dim, std::optional<int64_t> start, std::op
   s[d] = (e - b + step - 1) / step;
   st[d] = a.strides()[d] * step;
   return make_view_op(a, s, st, a->offset() + b * a.strides()[d], OpKind::Slice,
-                      [&](autograd::Attrs& at) {
-                        at.ints0 = a.sizes();
-                        at.i0 = d;
-                        at.ints1 = {b, e, step};
+                      [&](autograd::SliceAttrs& at) {
+                        at.input_sizes = a.sizes();
+                        at.dim = d;
+                        at.start = b;
+                        at.end = e;
+                        at.step = step;
                       });
 }
 
@@ -411,8 +411,9 @@ std::vector<Tensor> split_impl(const Tensor& a, const DimVector& sizes, int64_t 
   if (autograd::forward_ad::any_tangent({&a})) autograd::forward_ad::propagate_views(a, outs);
   if (rec) {
     auto node = autograd::new_node(with_sizes ? OpKind::SplitWithSizes : OpKind::Split, {&a});
-    node->attrs.ints0 = sizes;
-    node->attrs.i0 = d;
+    autograd::CatAttrs& at = node->attrs.set<autograd::CatAttrs>();
+    at.dim = d;
+    at.sizes = sizes;
     for (const Tensor& o : outs) autograd::set_history(o, node);
   }
   return outs;
@@ -461,7 +462,7 @@ std::vector<Tensor> unbind(const Tensor& a, int64_t dim) {
   if (autograd::forward_ad::any_tangent({&a})) autograd::forward_ad::propagate_views(a, outs);
   if (rec) {
     auto node = autograd::new_node(OpKind::Unbind, {&a});
-    node->attrs.i0 = d;
+    node->attrs.set<autograd::DimAttrs>().dim = d;
     for (const Tensor& o : outs) autograd::set_history(o, node);
   }
   return outs;
@@ -556,8 +557,9 @@ Tensor cat(const std::vector<Tensor>& ts, int64_t dim) {
         node->add_next_edge(autograd::gradient_edge(t));
         node->inputs.push_back({t.sizes(), t.dtype()});
       }
-      node->attrs.ints0 = parts;
-      node->attrs.i0 = d;
+      autograd::CatAttrs& at = node->attrs.set<autograd::CatAttrs>();
+      at.dim = d;
+      at.sizes = parts;
       autograd::set_history(out, node);
     }
   }
@@ -592,7 +594,7 @@ Tensor stack(const std::vector<Tensor>& ts, int64_t dim) {
         node->add_next_edge(autograd::gradient_edge(t));
         node->inputs.push_back({t.sizes(), t.dtype()});
       }
-      node->attrs.i0 = d;
+      node->attrs.set<autograd::DimAttrs>().dim = d;
       autograd::set_history(out, node);
     }
   }
@@ -607,9 +609,9 @@ Tensor select_backward(const Tensor& g, const DimVector& sizes, int64_t dim, int
     dst = select(out, dim, index);
   }
   kernels::copy(dst, g);
-  record(OpKind::SelectBackward, {&g}, out, [&](autograd::Attrs& at) {
-    at.i0 = dim;
-    at.i1 = index;
+  record(OpKind::SelectBackward, {&g}, out, [&](autograd::SelectAttrs& at) {
+    at.dim = dim;
+    at.index = index;
   });
   return out;
 }
@@ -623,9 +625,11 @@ Tensor slice_backward(const Tensor& g, const DimVector& sizes, int64_t dim, int6
     dst = slice(out, dim, start, end, step);
   }
   kernels::copy(dst, g);
-  record(OpKind::SliceBackward, {&g}, out, [&](autograd::Attrs& at) {
-    at.i0 = dim;
-    at.ints1 = {start, end, step};
+  record(OpKind::SliceBackward, {&g}, out, [&](autograd::SliceAttrs& at) {
+    at.dim = dim;
+    at.start = start;
+    at.end = end;
+    at.step = step;
   });
   return out;
 }

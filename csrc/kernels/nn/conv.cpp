@@ -138,10 +138,10 @@ int64_t samples_per_gemm(const ConvGeom& g, const Dims& d) {
 // in L3 there); tiles of 128 KB (32 columns) were slower.
 constexpr int64_t kTileBytes = int64_t(384) << 10;
 
-// One chunk of samples [s0, s0 + m) and its scratch matrices.
+// One chunk of samples [first_sample, first_sample + m) and its scratch matrices.
 template <typename T>
 struct Chunk {
-  int64_t s0 = 0, m = 1, cols = 0;
+  int64_t first_sample = 0, m = 1, cols = 0;
   int64_t tile_h = 1;       // output rows per tile when m == 1 (NOTE [Convolution row tiles])
   std::vector<T> col, tmp;  // [k, cols] im2col (one tile's when m == 1); [col_cg, cols]
 };
@@ -149,8 +149,8 @@ struct Chunk {
 // Sets chunk ci's samples and sizes its scratch.
 template <typename T>
 void prepare(Chunk<T>& c, int64_t ci, int64_t nb, const ConvGeom& g, const Dims& d) {
-  c.s0 = ci * nb;
-  c.m = std::min(nb, g.n - c.s0);
+  c.first_sample = ci * nb;
+  c.m = std::min(nb, g.n - c.first_sample);
   c.cols = c.m * d.l;
   const int64_t row_bytes = int64_t(sizeof(T)) * d.k * std::max<int64_t>(1, g.col_w);
   c.tile_h = std::clamp<int64_t>(kTileBytes / row_bytes, 1, std::max<int64_t>(1, g.col_h));
@@ -192,8 +192,8 @@ void over_tiles(const Chunk<T>& c, const ConvGeom& g, const F& f) {
 template <typename T>
 void down_tiled(Chunk<T>& c, T* col, const T* img, const T* w, int64_t grp, const ConvGeom& g,
                 const Dims& d) {
-  const T* src = img + (c.s0 * g.img_c + grp * d.img_cg) * d.img_plane;
-  T* dst = col + (c.s0 * g.col_c + grp * d.col_cg) * d.l;
+  const T* src = img + (c.first_sample * g.img_c + grp * d.img_cg) * d.img_plane;
+  T* dst = col + (c.first_sample * g.col_c + grp * d.col_cg) * d.l;
   over_tiles(c, g, [&](int64_t oh0, int64_t oh1, int64_t cols) {
     im2col(src, c.col.data(), d.img_cg, g, cols, oh0, oh1);
     blas_gemm<T>(false, false, d.col_cg, cols, d.k, w + grp * d.w_group, d.k, c.col.data(), cols,
@@ -203,8 +203,8 @@ void down_tiled(Chunk<T>& c, T* col, const T* img, const T* w, int64_t grp, cons
 template <typename T>
 void up_tiled(Chunk<T>& c, T* img, const T* col, const T* w, int64_t grp, const ConvGeom& g,
               const Dims& d) {
-  const T* src = col + (c.s0 * g.col_c + grp * d.col_cg) * d.l;
-  T* dst = img + (c.s0 * g.img_c + grp * d.img_cg) * d.img_plane;
+  const T* src = col + (c.first_sample * g.col_c + grp * d.col_cg) * d.l;
+  T* dst = img + (c.first_sample * g.img_c + grp * d.img_cg) * d.img_plane;
   over_tiles(c, g, [&](int64_t oh0, int64_t oh1, int64_t cols) {
     blas_gemm<T>(true, false, d.k, cols, d.col_cg, w + grp * d.w_group, d.k, src + oh0 * g.col_w,
                  d.l, T(0), c.col.data(), cols);
@@ -214,8 +214,8 @@ void up_tiled(Chunk<T>& c, T* img, const T* col, const T* w, int64_t grp, const 
 template <typename T>
 void wgrad_tiled(Chunk<T>& c, T* acc, const T* col, const T* img, int64_t grp, const ConvGeom& g,
                  const Dims& d) {
-  const T* src = img + (c.s0 * g.img_c + grp * d.img_cg) * d.img_plane;
-  const T* cv = col + (c.s0 * g.col_c + grp * d.col_cg) * d.l;
+  const T* src = img + (c.first_sample * g.img_c + grp * d.img_cg) * d.img_plane;
+  const T* cv = col + (c.first_sample * g.col_c + grp * d.col_cg) * d.l;
   over_tiles(c, g, [&](int64_t oh0, int64_t oh1, int64_t cols) {
     im2col(src, c.col.data(), d.img_cg, g, cols, oh0, oh1);
     blas_gemm<T>(false, true, d.col_cg, d.k, cols, cv + oh0 * g.col_w, d.l, c.col.data(), cols,
@@ -231,14 +231,15 @@ void gather(T* tmp, const T* col, const Chunk<T>& c, int64_t grp, const ConvGeom
   for (int64_t s = 0; s < c.m; ++s)
     for (int64_t o = 0; o < d.col_cg; ++o)
       std::memcpy(tmp + o * c.cols + s * d.l,
-                  col + ((c.s0 + s) * g.col_c + grp * d.col_cg + o) * d.l, sizeof(T) * d.l);
+                  col + ((c.first_sample + s) * g.col_c + grp * d.col_cg + o) * d.l,
+                  sizeof(T) * d.l);
 }
 template <typename T>
 void scatter(T* col, const T* tmp, const Chunk<T>& c, int64_t grp, const ConvGeom& g,
              const Dims& d) {
   for (int64_t s = 0; s < c.m; ++s)
     for (int64_t o = 0; o < d.col_cg; ++o)
-      std::memcpy(col + ((c.s0 + s) * g.col_c + grp * d.col_cg + o) * d.l,
+      std::memcpy(col + ((c.first_sample + s) * g.col_c + grp * d.col_cg + o) * d.l,
                   tmp + o * c.cols + s * d.l, sizeof(T) * d.l);
 }
 
@@ -246,11 +247,11 @@ void scatter(T* col, const T* tmp, const Chunk<T>& c, int64_t grp, const ConvGeo
 template <typename T>
 const T* chunk_im2col(Chunk<T>& c, const T* img, int64_t grp, const ConvGeom& g, const Dims& d,
                       bool pw) {
-  const T* first = img + (c.s0 * g.img_c + grp * d.img_cg) * d.img_plane;
+  const T* first = img + (c.first_sample * g.img_c + grp * d.img_cg) * d.img_plane;
   if (pw && c.m == 1) return first;
   for (int64_t s = 0; s < c.m; ++s)
-    im2col(img + ((c.s0 + s) * g.img_c + grp * d.img_cg) * d.img_plane, c.col.data() + s * d.l,
-           d.img_cg, g, c.cols, 0, g.col_h);
+    im2col(img + ((c.first_sample + s) * g.img_c + grp * d.img_cg) * d.img_plane,
+           c.col.data() + s * d.l, d.img_cg, g, c.cols, 0, g.col_h);
   return c.col.data();
 }
 
@@ -260,7 +261,7 @@ void down_group(Chunk<T>& c, T* col, const T* img, const T* w, int64_t grp, cons
                 const Dims& d, bool pw) {
   if (c.m == 1 && !pw) return down_tiled(c, col, img, w, grp, g, d);
   const T* src = chunk_im2col(c, img, grp, g, d, pw);
-  T* dst = c.m > 1 ? c.tmp.data() : col + (c.s0 * g.col_c + grp * d.col_cg) * d.l;
+  T* dst = c.m > 1 ? c.tmp.data() : col + (c.first_sample * g.col_c + grp * d.col_cg) * d.l;
   gemm<T>(false, false, d.col_cg, c.cols, d.k, w + grp * d.w_group, src, T(0), dst);
   if (c.m > 1) scatter(col, c.tmp.data(), c, grp, g, d);
 }
@@ -268,13 +269,13 @@ void down_group(Chunk<T>& c, T* col, const T* img, const T* w, int64_t grp, cons
 // col rows of the chunk's samples in group grp += their channel's bias: right
 // after the chunk's product, while its output is still in cache (a separate
 // pass over the whole output afterwards read it back from memory).
-// Samples [s0, s0 + m).
+// Samples [first_sample, first_sample + m).
 template <typename T>
-void add_bias_rows(T* col, const T* bias, int64_t s0, int64_t m, int64_t grp, const ConvGeom& g,
-                   const Dims& d) {
+void add_bias_rows(T* col, const T* bias, int64_t first_sample, int64_t m, int64_t grp,
+                   const ConvGeom& g, const Dims& d) {
   for (int64_t s = 0; s < m; ++s)
     for (int64_t o = 0; o < d.col_cg; ++o) {
-      T* row = col + ((s0 + s) * g.col_c + grp * d.col_cg + o) * d.l;
+      T* row = col + ((first_sample + s) * g.col_c + grp * d.col_cg + o) * d.l;
       const T v = bias[grp * d.col_cg + o];
       for (int64_t i = 0; i < d.l; ++i) row[i] += v;
     }
@@ -394,7 +395,7 @@ void down_impl(T* col, const T* img, const T* w, const T* bias, const ConvGeom& 
   over_chunks<T>(g, d, [&](Chunk<T>& c) {
     for (int64_t grp = 0; grp < g.groups; ++grp) {
       down_group(c, col, img, w, grp, g, d, pw);
-      if (bias) add_bias_rows(col, bias, c.s0, c.m, grp, g, d);
+      if (bias) add_bias_rows(col, bias, c.first_sample, c.m, grp, g, d);
     }
   });
 }
@@ -408,7 +409,7 @@ void up_impl(T* img, const T* col, const T* w, const ConvGeom& g, bool zero) {
     // Each thread zeroes its own samples just before adding into them: cached
     // for the adds, and no serial pass over the whole image first.
     if (zero) {
-      T* first = img + c.s0 * g.img_c * d.img_plane;
+      T* first = img + c.first_sample * g.img_c * d.img_plane;
       std::fill(first, first + c.m * g.img_c * d.img_plane, T(0));
     }
     for (int64_t grp = 0; grp < g.groups; ++grp) {
@@ -416,20 +417,21 @@ void up_impl(T* img, const T* col, const T* w, const ConvGeom& g, bool zero) {
         up_tiled(c, img, col, w, grp, g, d);
         continue;
       }
-      const T* src = col + (c.s0 * g.col_c + grp * d.col_cg) * d.l;
+      const T* src = col + (c.first_sample * g.col_c + grp * d.col_cg) * d.l;
       if (c.m > 1) {
         gather(c.tmp.data(), col, c, grp, g, d);
         src = c.tmp.data();
       }
-      T* first = img + (c.s0 * g.img_c + grp * d.img_cg) * d.img_plane;
+      T* first = img + (c.first_sample * g.img_c + grp * d.img_cg) * d.img_plane;
       if (pw) {  // the image is its own column matrix
         gemm<T>(true, false, d.k, c.cols, d.col_cg, w + grp * d.w_group, src, T(1), first);
         continue;
       }
       gemm<T>(true, false, d.k, c.cols, d.col_cg, w + grp * d.w_group, src, T(0), c.col.data());
       for (int64_t s = 0; s < c.m; ++s)
-        col2im(c.col.data() + s * d.l, img + ((c.s0 + s) * g.img_c + grp * d.img_cg) * d.img_plane,
-               d.img_cg, g, c.cols, 0, g.col_h);
+        col2im(c.col.data() + s * d.l,
+               img + ((c.first_sample + s) * g.img_c + grp * d.img_cg) * d.img_plane, d.img_cg, g,
+               c.cols, 0, g.col_h);
     }
   });
 }
@@ -507,7 +509,7 @@ void wgrad_impl(T* gw, const T* col, const T* img, const ConvGeom& g) {
           continue;
         }
         const T* src = chunk_im2col(c, img, grp, g, d, pw);
-        const T* cv = col + (c.s0 * g.col_c + grp * d.col_cg) * d.l;
+        const T* cv = col + (c.first_sample * g.col_c + grp * d.col_cg) * d.l;
         if (c.m > 1) {
           gather(c.tmp.data(), col, c, grp, g, d);
           cv = c.tmp.data();

@@ -51,11 +51,13 @@ void check_float(Act k, const Tensor& x) {
 
 Tensor dense(const Tensor& t) { return kernels::aligned(contiguous(t)); }
 
-void fill_attrs(autograd::Attrs& at, Act k, const ActParams& p) {
-  at.i0 = static_cast<int64_t>(k);
-  at.f0 = p.a;
-  at.f1 = p.b;
-  at.f2 = p.c;
+// from_result: an in-place form's node, whose formula reads the result.
+autograd::ActivationAttrs activation_attrs(Act k, const ActParams& p, bool from_result) {
+  autograd::ActivationAttrs at;
+  at.act = k;
+  at.params = p;
+  at.from_result = from_result;
+  return at;
 }
 
 // Writes act(self) into self (through a dense copy when self is strided).
@@ -76,7 +78,8 @@ Tensor activation(Act k, const Tensor& x, const ActParams& p) {
   check_float(k, x);
   Tensor out = empty(x.sizes(), x.dtype());
   if (x.numel() != 0) kernels::nn::act_forward(k, out, dense(x), p);
-  record(info(k).kind, {&x}, out, [&](autograd::Attrs& at) { fill_attrs(at, k, p); });
+  record(info(k).kind, {&x}, out,
+         [&](autograd::ActivationAttrs& at) { at = activation_attrs(k, p, false); });
   return out;
 }
 
@@ -105,13 +108,13 @@ Tensor activation_(Act k, const Tensor& self, const ActParams& p) {
   self->bump_version();
   autograd::note_write(self, info(k).label);
   if (fw_old.defined()) {
+    // The jvp reads self's old value (NOTE [Forward AD through in-place ops]).
     autograd::Attrs at;
-    fill_attrs(at, k, p);
+    at.set<autograd::ActivationAttrs>() = activation_attrs(k, p, false);
     autograd::forward_ad::propagate_inplace(kind, {&self}, self, fw_old, at, {});
   }
   if (node) {
-    fill_attrs(node->attrs, k, p);
-    node->attrs.flag = kind != info(k).kind;  // the formula reads the result
+    node->attrs.set<autograd::ActivationAttrs>() = activation_attrs(k, p, kind != info(k).kind);
     autograd::finish_inplace_node(node, self);
   }
   return self;

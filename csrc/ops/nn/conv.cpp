@@ -9,35 +9,6 @@
 
 namespace gradtrack::ops {
 
-// NOTE [Convolution attrs]
-// A node keeps its ConvArgs in the generic Attrs slots: ints0 = stride then
-// dilation, ints1 = padding then pad_extra, ints2 = output_padding, i0 =
-// groups, flag = transposed. Only these two functions know the packing.
-void conv_args_to_attrs(const ConvArgs& a, autograd::Attrs& at) {
-  at.ints0 = a.stride;
-  for (int64_t d : a.dilation) at.ints0.push_back(d);
-  at.ints1 = a.padding;
-  for (int64_t p : a.pad_extra) at.ints1.push_back(p);
-  at.ints2 = a.output_padding;
-  at.i0 = a.groups;
-  at.flag = a.transposed;
-}
-
-ConvArgs conv_args_from_attrs(const autograd::Attrs& at) {
-  ConvArgs a;
-  const size_t nd = at.ints2.size();
-  for (size_t d = 0; d < nd; ++d) {
-    a.stride.push_back(at.ints0[d]);
-    a.dilation.push_back(at.ints0[nd + d]);
-    a.padding.push_back(at.ints1[d]);
-    a.pad_extra.push_back(at.ints1[nd + d]);
-  }
-  a.output_padding = at.ints2;
-  a.groups = at.i0;
-  a.transposed = at.flag;
-  return a;
-}
-
 namespace {
 
 std::string sizes_x(const DimVector& v) {
@@ -239,7 +210,7 @@ Tensor convolution(const Tensor& input, const Tensor& weight, const Tensor* bias
   }
   if (bias && !bias_done && out.numel()) add_bias(out, kernels::widen(*bias));
   out = rounded_to(out, input.dtype());
-  auto fill = [&](autograd::Attrs& at) { conv_args_to_attrs(args, at); };
+  auto fill = [&](autograd::ConvArgs& at) { at = args; };
   if (bias) {
     record(OpKind::Convolution, {&input, &weight, bias}, out, fill);
   } else {
@@ -288,8 +259,7 @@ std::array<Tensor, 3> convolution_backward(const Tensor& grad, const Tensor& inp
     // One node for the computed gradients, in order, as PyTorch's: all of
     // them require grad when any of grad, input and weight does.
     auto node = autograd::new_node(OpKind::ConvolutionBackward, {&grad, &input, &weight});
-    conv_args_to_attrs(args, node->attrs);
-    node->attrs.i1 = (need[0] ? 1 : 0) | (need[1] ? 2 : 0) | (need[2] ? 4 : 0);
+    node->attrs.set<autograd::ConvBackwardAttrs>() = {args, need};
     std::vector<const Tensor*> outs;
     for (const Tensor& t : out)
       if (t.defined()) outs.push_back(&t);

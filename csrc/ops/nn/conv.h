@@ -3,7 +3,6 @@
 
 #include <array>
 
-#include "autograd/formulas.h"
 #include "core/tensor.h"
 
 namespace gradtrack::ops {
@@ -16,9 +15,6 @@ struct ConvArgs {
   bool transposed = false;
   int64_t groups = 1;
 };
-/// How a convolution node keeps its arguments (NOTE [Convolution attrs]).
-void conv_args_to_attrs(const ConvArgs& a, autograd::Attrs& at);
-ConvArgs conv_args_from_attrs(const autograd::Attrs& at);
 
 /// input [N, C, (H,) W], weight [O, C/groups, (kH,) kW] (transposed:
 /// [C, O/groups, ...]), bias [O] or null. Records ConvolutionBackward0.
@@ -36,8 +32,6 @@ struct PoolArgs {
   bool ceil_mode = false, count_include_pad = true;
   int64_t divisor = 0;  // divisor_override, 0: none
 };
-void pool_args_to_attrs(const PoolArgs& a, autograd::Attrs& at);
-PoolArgs pool_args_from_attrs(const autograd::Attrs& at);
 
 /// (values, indices); records MaxPool2DWithIndicesBackward0.
 std::pair<Tensor, Tensor> max_pool2d_with_indices(const Tensor& input, const PoolArgs& args);

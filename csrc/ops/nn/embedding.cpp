@@ -48,10 +48,10 @@ Tensor embedding(const Tensor& weight, const Tensor& indices, int64_t padding_id
                  });
   }
   record(OpKind::Embedding, {&weight}, out,
-         [&](autograd::Attrs& at) {
-           at.i0 = rows;
-           at.i1 = padding_idx;
-           at.flag = scale_grad_by_freq;
+         [&](autograd::EmbeddingAttrs& at) {
+           at.num_weights = rows;
+           at.padding_idx = padding_idx;
+           at.scale_grad_by_freq = scale_grad_by_freq;
          },
          {&indices});
   return out;

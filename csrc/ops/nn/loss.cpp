@@ -15,11 +15,6 @@ Tensor reduce(const Tensor& t, int64_t reduction) {
   return t;
 }
 
-void set_reduction(autograd::Attrs& at, int64_t reduction, double param) {
-  at.i0 = reduction;
-  at.f0 = param;
-}
-
 }  // namespace
 
 Tensor binary_cross_entropy(const Tensor& x, const Tensor& y, const Tensor* w, int64_t reduction) {
@@ -42,9 +37,9 @@ Tensor binary_cross_entropy(const Tensor& x, const Tensor& y, const Tensor* w, i
   if (w) extras.push_back(w);
   record(
       OpKind::BinaryCrossEntropy, {&x, &y}, out,
-      [&](autograd::Attrs& at) {
-        set_reduction(at, reduction, 0);
-        at.flag = w != nullptr;
+      [&](autograd::LossAttrs& at) {
+        at.reduction = reduction;
+        at.has_weight = w != nullptr;
       },
       extras);
   return out;
@@ -71,10 +66,10 @@ Tensor binary_cross_entropy_with_logits(const Tensor& x, const Tensor& y, const 
   if (pos_weight) extras.push_back(pos_weight);
   record(
       OpKind::BinaryCrossEntropyWithLogits, {&x, &y}, out,
-      [&](autograd::Attrs& at) {
-        set_reduction(at, reduction, 0);
-        at.flag = w != nullptr;
-        at.i1 = pos_weight != nullptr;
+      [&](autograd::LossAttrs& at) {
+        at.reduction = reduction;
+        at.has_weight = w != nullptr;
+        at.has_pos_weight = pos_weight != nullptr;
       },
       extras);
   return out;
@@ -100,7 +95,14 @@ Tensor smooth_l1_or_huber(const Tensor& x, const Tensor& y, int64_t reduction, d
     out = reduce(l, reduction);
   }
   record(huber ? OpKind::HuberLoss : OpKind::SmoothL1Loss, {&x, &y}, out,
-         [&](autograd::Attrs& at) { set_reduction(at, reduction, param); });
+         [&](autograd::LossAttrs& at) {
+           at.reduction = reduction;
+           if (huber) {
+             at.delta = param;
+           } else {
+             at.beta = param;
+           }
+         });
   return out;
 }
 

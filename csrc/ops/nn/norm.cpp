@@ -30,11 +30,14 @@ void record_norm(OpKind kind, const Tensor& x, const Tensor* w, const Tensor* b,
   const Tensor* bi = b ? b : &none;
   record(
       kind, {&x, wi, bi}, out,
-      [&](autograd::Attrs& at) {
-        at.ints0 = ncl;
-        at.f0 = eps;
-        at.flag = w != nullptr;
-        at.i1 = mode;
+      [&](autograd::NormAttrs& at) {
+        at.n = ncl[0];
+        at.c = ncl[1];
+        at.l = ncl[2];
+        at.groups = ncl[3];
+        at.eps = eps;
+        at.has_weight = w != nullptr;
+        at.training = mode != 0;
       },
       extras);
 }

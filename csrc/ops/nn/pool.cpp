@@ -7,30 +7,6 @@
 
 namespace gradtrack::ops {
 
-// Attrs packing: ints0 = kernel, ints1 = stride, ints2 = padding then
-// dilation, flag = ceil_mode, i0 = count_include_pad, i1 = divisor.
-void pool_args_to_attrs(const PoolArgs& a, autograd::Attrs& at) {
-  at.ints0 = a.kernel;
-  at.ints1 = a.stride;
-  at.ints2 = a.padding;
-  for (int64_t d : a.dilation) at.ints2.push_back(d);
-  at.flag = a.ceil_mode;
-  at.i0 = a.count_include_pad;
-  at.i1 = a.divisor;
-}
-
-PoolArgs pool_args_from_attrs(const autograd::Attrs& at) {
-  PoolArgs a;
-  a.kernel = at.ints0;
-  a.stride = at.ints1;
-  a.padding = {at.ints2[0], at.ints2[1]};
-  a.dilation = {at.ints2[2], at.ints2[3]};
-  a.ceil_mode = at.flag;
-  a.count_include_pad = at.i0 != 0;
-  a.divisor = at.i1;
-  return a;
-}
-
 namespace {
 
 int64_t div_floor(int64_t a, int64_t b) {
@@ -136,8 +112,8 @@ std::pair<Tensor, Tensor> max_pool2d_with_indices(const Tensor& input, const Poo
   DimVector shape = out_sizes(input, g.oh, g.ow);
   Tensor out = empty(shape, input.dtype()), idx = empty(shape, ScalarType::Int64);
   kernels::max_pool_forward(out, idx, x, g);
-  record(OpKind::MaxPool2DWithIndices, {&input}, out,
-         [&](autograd::Attrs& at) { pool_args_to_attrs(args, at); }, {&idx});
+  record(OpKind::MaxPool2DWithIndices, {&input}, out, [&](autograd::PoolArgs& at) { at = args; },
+         {&idx});
   return {out, idx};
 }
 
@@ -146,8 +122,7 @@ Tensor avg_pool2d(const Tensor& input, const PoolArgs& args) {
   Tensor x = dense(input);
   Tensor out = empty(out_sizes(input, g.oh, g.ow), input.dtype());
   kernels::avg_pool_forward(out, x, g, args.count_include_pad, args.divisor);
-  record(OpKind::AvgPool2D, {&input}, out,
-         [&](autograd::Attrs& at) { pool_args_to_attrs(args, at); });
+  record(OpKind::AvgPool2D, {&input}, out, [&](autograd::PoolArgs& at) { at = args; });
   return out;
 }
 
@@ -168,7 +143,7 @@ std::pair<Tensor, Tensor> adaptive_max_pool2d(const Tensor& input, const DimVect
   DimVector shape = out_sizes(input, g.oh, g.ow);
   Tensor out = empty(shape, input.dtype()), idx = empty(shape, ScalarType::Int64);
   kernels::adaptive_max_pool_forward(out, idx, x, g);
-  record(OpKind::AdaptiveMaxPool2D, {&input}, out, [](autograd::Attrs&) {}, {&idx});
+  record(OpKind::AdaptiveMaxPool2D, {&input}, out, no_attrs, {&idx});
   return {out, idx};
 }
 
@@ -183,7 +158,7 @@ Tensor max_pool_backward(const Tensor& grad, const Tensor& input, const Tensor& 
   Tensor out = empty(input.sizes(), input.dtype());
   kernels::max_pool_backward(out, dense(grad), dense(indices), g);
   record(adaptive ? OpKind::AdaptiveMaxPool2DBackward : OpKind::MaxPool2DWithIndicesBackward,
-         {&grad, &input}, out, [](autograd::Attrs&) {}, {&indices});
+         {&grad, &input}, out, no_attrs, {&indices});
   return out;
 }
 
@@ -192,7 +167,7 @@ Tensor avg_pool2d_backward(const Tensor& grad, const Tensor& input, const PoolAr
   Tensor out = empty(input.sizes(), input.dtype());
   kernels::avg_pool_backward(out, dense(grad), g, args.count_include_pad, args.divisor);
   record(OpKind::AvgPool2DBackward, {&grad, &input}, out,
-         [&](autograd::Attrs& at) { pool_args_to_attrs(args, at); });
+         [&](autograd::PoolArgs& at) { at = args; });
   return out;
 }
 

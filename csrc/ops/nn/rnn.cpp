@@ -62,8 +62,7 @@ std::vector<Tensor> lstm_layer(const Tensor& x, const Tensor& h0, const Tensor& 
   const Tensor* bh = b_hh ? b_hh : &none;
   if (autograd::should_record({&x, &w_ih, &w_hh, bi, bh, &h0, &c0})) {
     auto node = autograd::new_node(OpKind::MkldnnRnnLayer, {&x, &w_ih, &w_hh, bi, bh, &h0, &c0});
-    node->attrs.ints0 = {T, B, I, H};
-    node->attrs.flag = reverse;
+    node->attrs.set<autograd::LstmDims>() = d;
     // The inputs themselves are saved (their versions are checked, and a
     // backward that builds a graph differentiates through them).
     autograd::finish_node(node, {&x, &w_ih, &w_hh, bi, bh, &h0, &c0}, {&out, &hy, &cy},

@@ -117,15 +117,15 @@ void fill_missing(Node& node, TensorList& grads) {
   }
 }
 
-// Nodes whose formulas take each incoming gradient as given or absent (PyTorch's undefined
-// gradients): zero-filled ones would send zeros on from ConvolutionBackwardBackward0 (a
-// weight's .grad zeros where PyTorch leaves None), and var_mean/std_mean with dof <= 0
-// would add 0 * inf = NaN to the mean's gradient.
+// NOTE [Absent gradients]
+// Nodes whose formulas take each incoming gradient as given or absent (PyTorch's
+// undefined gradients; their rows say takes_absent_grads): zero-filled ones would
+// send zeros on from ConvolutionBackwardBackward0 (a weight's .grad zeros where
+// PyTorch leaves None), and var_mean/std_mean with dof <= 0 would add 0 * inf =
+// NaN to the mean's gradient.
 bool takes_absent_grads(const Node& node) {
   const auto* f = dynamic_cast<const FormulaNode*>(&node);
-  if (!f) return false;
-  const OpKind k = f->row().kind;
-  return k == OpKind::ConvolutionBackward || k == OpKind::VarMean || k == OpKind::StdMean;
+  return f && f->row().takes_absent_grads;
 }
 
 void check_nan(const Node& node, const TensorList& out) {

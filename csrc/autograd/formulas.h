@@ -11,73 +11,13 @@
 #include "autograd/saved_tensor.h"
 #include "autograd/variable.h"
 #include "core/scalar.h"
+#include "op_kinds.h"
 
 namespace gradtrack::autograd {
 
-// Every op that records a node, once. The table in formulas.cpp has one row
-// per entry, checked at start-up (formula_table_ok()).
-// clang-format off: one row per line, as a table
-#define GT_FORALL_OPS(X)                                                                    \
-  X(Add) X(AddScalar) X(Sub) X(SubScalar) X(Rsub) X(RsubScalar) X(Mul) X(MulScalar) X(Div)   \
-  X(DivScalar) X(PowScalar) X(PowTensor) X(PowScalarBase) X(Neg) X(Abs) X(Exp) X(Log)       \
-  X(Sqrt) X(Rsqrt) X(Sin) X(Cos) X(Tanh) X(Sigmoid) X(Relu) X(Reciprocal) X(Sign) X(Floor)   \
-  X(Ceil) X(Round) X(Trunc) X(Log1p) X(Expm1) X(Maximum) X(Minimum) X(Clamp) X(ClampTensor) \
-  X(Where) X(SumAll) X(SumDim) X(MeanAll) X(MeanDim) X(MaxAll) X(MinAll) X(MaxDim) X(MinDim) \
-  X(View) X(UnsafeView) X(AsStrided) X(AsStridedInplace) X(T) X(TInplace) X(Transpose)       \
-  X(Permute) X(Unsqueeze) X(UnsqueezeInplace) X(Squeeze) X(SqueezeDim) X(SqueezeInplace)     \
-  X(Expand) X(Select) X(Slice) X(SelectBackward) X(SliceBackward) X(Clone) X(ToCopy)         \
-  X(CopyInto) X(Fill) X(Zero) X(Normal) X(Uniform) X(Index) X(IndexPut) X(MaskedFill)        \
-  X(Gather) X(ScatterAdd) X(IndexSelect) X(Cat) X(Stack) X(Split) X(Unbind) X(Mm) X(Mv)      \
-  X(Dot) X(Bmm) X(Addmm) X(LogSoftmax) X(Softmax) X(NllLoss) X(MseLoss) X(ThresholdBackward)  \
-  X(Prod) X(Amax) X(Remainder) X(RemainderScalar) X(DivRounding) X(DivRoundingScalar)    \
-  X(SigmoidBackward) X(TanhBackward) X(ReshapeAlias) X(Alias) X(SplitWithSizes) X(MaskedFillTensor) \
-  X(SqueezeDims) X(SqueezeDimInplace) X(FloorDivide) X(ProdDim) X(DivMode) X(DivModeScalar)   \
-  X(MulByScalar) X(SubByScalar) X(DivByScalar) X(FillTensor) X(Sgn) X(IndexPutImpl) X(IndexAdd) \
-  X(AddByScalar) X(SoftmaxBackwardData) X(LogSoftmaxBackwardData) \
-  X(Scatter) X(ScatterValue) X(FloorDivideInplace) X(Fmod) X(FmodScalar) X(Atan2) X(Hypot)    \
-  X(ClampMin) X(ClampMax) X(ClampMinTensor) X(ClampMaxTensor) X(Tan) X(Asin) X(Acos) X(Atan)   \
-  X(Sinh) X(Cosh) X(Log2) X(Log10) X(Erf) X(Exp2) X(Frac)                                    \
-  /* torch's random fills (ops/random.cpp) */                                                \
-  X(Bernoulli) X(BernoulliTensor) X(BernoulliFunctional) X(Exponential) X(Geometric)         \
-  X(Cauchy) X(LogNormal) X(RandomFromTo) X(RandomTo) X(Random) \
-  /* convolution and pooling */ X(Convolution) X(ConvolutionNoBias) X(MaxPool2DWithIndices)  \
-  X(AvgPool2D) X(AdaptiveAvgPool2D) X(AdaptiveMaxPool2D) X(AvgPool2DBackward)              \
-  X(AdaptiveAvgPool2DBackward) X(ConvolutionBackward) X(MaxPool2DWithIndicesBackward)         \
-  X(AdaptiveMaxPool2DBackward) \
-  /* nn layers: activations, norms, embedding, losses */                                     \
-  X(Gelu) X(Silu) X(LeakyRelu) X(LeakyReluInplace) X(Elu) X(EluInplace) X(Softplus)            \
-  X(Hardtanh) X(Celu) X(CeluInplace) X(Mish) X(Hardswish) X(LogSigmoid) X(NativeLayerNorm)          \
-  X(NativeGroupNorm) X(NativeBatchNorm) X(Embedding) X(BinaryCrossEntropy)                      \
-  X(BinaryCrossEntropyWithLogits) X(SmoothL1Loss) X(HuberLoss) \
-  /* round-2 tensor ops (issue 19): scans, sorts, statistics, shape ops */                  \
-  X(Cumsum) X(Cumprod) X(Sort) X(Topk) X(Var) X(Std) X(VarMean) X(StdMean) X(Logsumexp)     \
-  X(Tril) X(Triu) X(Flip) X(Roll) X(Repeat) X(Kthvalue) X(MedianDim) X(MedianAll) X(Mode)     \
-  X(Diagonal) X(DiagonalCopy) X(DiagonalBackward) X(DiagEmbed) X(Trace) X(NanToNum)         \
-  X(LerpScalar) X(LerpTensor) X(VectorNorm) X(Baddbmm) X(Addmv) X(Cross) X(SortStable)     \
-  /* more unary math: erfc, erfinv, inverse hyperbolics, sinc, angle units */                 \
-  X(Erfc) X(Erfinv) X(Asinh) X(Acosh) X(Atanh) X(Sinc) X(Deg2rad) X(Rad2deg)               \
-  X(AsinhInplace) X(AcoshInplace) X(AtanhInplace)                                            \
-  /* amin and masked_select */ X(Amin) X(MaskedSelect) \
-  /* padding, interpolation, cdist (issue 19); resampling backward kinds follow */         \
-  /* their forward kinds in the same order (ops/resample.cpp) */                          \
-  X(ConstantPadNd) X(ReflectionPad1D) X(ReflectionPad2D) X(ReflectionPad3D)               \
-  X(ReplicationPad1D) X(ReplicationPad2D) X(ReplicationPad3D) X(UpsampleNearest1D)        \
-  X(UpsampleNearest2D) X(UpsampleNearest3D) X(UpsampleNearestExact1D)                     \
-  X(UpsampleNearestExact2D) X(UpsampleNearestExact3D) X(UpsampleLinear1D)                 \
-  X(UpsampleBilinear2D) X(UpsampleBicubic2D) X(UpsampleTrilinear3D)                       \
-  X(ReflectionPad1DBackward) X(ReflectionPad2DBackward) X(ReflectionPad3DBackward)        \
-  X(ReplicationPad1DBackward) X(ReplicationPad2DBackward) X(ReplicationPad3DBackward)     \
-  X(UpsampleNearest1DBackward) X(UpsampleNearest2DBackward)                               \
-  X(UpsampleNearest3DBackward) X(UpsampleNearestExact1DBackward)                          \
-  X(UpsampleNearestExact2DBackward) X(UpsampleNearestExact3DBackward)                     \
-  X(UpsampleLinear1DBackward) X(UpsampleBilinear2DBackward)                               \
-  X(UpsampleBicubic2DBackward) X(UpsampleTrilinear3DBackward)                             \
-  X(Cdist) X(EuclideanDist)                                                              \
-  /* linalg.svd for svdvals and the matrix norms (issue 19) */ X(LinalgSvd) \
-  /* recurrent layers (issue 19): the fused LSTM layer */ X(MkldnnRnnLayer)      \
-  X(TransposeInplace)
-// clang-format on
-
+// Every node kind, area by area: GT_FORALL_OPS from the derivative rows of
+// python/gradtrack/_declarations (NOTE [One declaration per op]), written into
+// the build tree as op_kinds.h.
 enum class OpKind : uint16_t {
 #define GT_ENUM(K) K,
   GT_FORALL_OPS(GT_ENUM)
@@ -85,21 +25,34 @@ enum class OpKind : uint16_t {
       NumKinds
 };
 
-class FormulaNode;
-
-/// What a backward formula sees: unpacked saved tensors, attributes, which
-/// inputs need a gradient, and the forward inputs' shapes.
+/// What a backward formula sees: the unpacked saved tensors, the attributes,
+/// which inputs need a gradient, and the forward inputs' shapes and dtypes.
+/// A node's apply() makes one; so does forward AD, to run an elementwise op's
+/// backward formula on a tangent (NOTE [Forward-mode derivatives from the
+/// backward] in forward_ad.cpp).
 struct BackwardCtx {
-  const FormulaNode& node;
-  const TensorList& saved;  // by slot: inputs, then result, then extras
-  bool needs(size_t i) const;
+  OpKind kind;
+  const Attrs& attributes;
+  const GradMetaList& inputs;  // shapes/dtypes of the forward inputs
+  const TensorList& saved;     // by slot: inputs, then result, then extras
+  size_t num_extras;
+  const EdgeList* edges;  // a node's edges: an input needs a gradient if its edge is valid
+  uint64_t needed = 0;    // without edges: bit i set if input i needs a gradient
+
+  bool needs(size_t i) const {
+    if (edges) return i < edges->size() && (*edges)[i].valid();
+    return i < 64 && ((needed >> i) & 1);
+  }
   /// The node's attribute struct T (NOTE [Named attributes] in attrs.h).
   template <class T>
-  const T& attrs() const;
-  const GradMeta& input(size_t i) const;
-  const Tensor& saved_input(size_t i) const;
-  const Tensor& result() const;
-  const Tensor& extra(size_t i) const;
+  const T& attrs() const {
+    return attributes.get<T>();
+  }
+  size_t num_inputs() const { return inputs.size(); }
+  const GradMeta& input(size_t i) const { return inputs[i]; }
+  const Tensor& saved_input(size_t i) const { return saved[i]; }
+  const Tensor& result() const { return saved[inputs.size()]; }
+  const Tensor& extra(size_t i) const { return saved[saved.size() - num_extras + i]; }
 };
 
 using BackwardFn = TensorList (*)(const BackwardCtx& ctx, const TensorList& grads);
@@ -125,7 +78,8 @@ struct JvpCtx {
 /// to the result's and any floating dtype (the caller fits it).
 using JvpFn = Tensor (*)(const JvpCtx& ctx);
 
-/// One row of the table (NOTE [Formula rows] in formulas.cpp).
+/// One row of the table (NOTE [Formula rows] in formula_table.cpp), written
+/// from python/gradtrack/_declarations at build time.
 struct FormulaRow {
   OpKind kind;
   const char* name;  // the grad_fn name
@@ -139,12 +93,30 @@ struct FormulaRow {
   /// PyTorch wraps the Python number of `x + 1` into a tensor input, so the
   /// node has a second edge (None); ops taking a true Scalar (pow, clamp) don't.
   bool scalar_edge = false;
-  /// Forward-mode derivative; null: forward AD raises PyTorch's "not
-  /// implemented" error for the op.
+  /// Forward-mode derivative; null and not jvp_from_backward: forward AD
+  /// raises PyTorch's "not implemented" error for the op.
   JvpFn jvp = nullptr;
+  /// An elementwise op: its jvp is its backward formula on the tangent.
+  bool jvp_from_backward = false;
+  /// PyTorch's generated node saves (visible to pack hooks) and unpacks (which
+  /// modified tensor an error names) its inputs last first.
+  bool saves_last_input_first = false;
+  bool unpacks_last_input_first = false;
+  /// PyTorch's NotImplemented node: made without a sequence number (it runs as
+  /// early as an AccumulateGrad), and forward AD's error names the aten op.
+  bool not_implemented = false;
+  /// The formula takes each incoming gradient as given or absent (PyTorch's
+  /// undefined gradients) instead of zero-filled (NOTE [Absent gradients] in engine.cpp).
+  bool takes_absent_grads = false;
+  /// The aten name forward AD's error names, where it is not the grad_fn's.
+  const char* aten_name = nullptr;
+
+  bool has_jvp() const { return jvp || jvp_from_backward; }
 };
 const FormulaRow& formula_row(OpKind kind);
 bool formula_table_ok();
+/// The row's forward-mode derivative: its jvp, or its backward on the tangents.
+Tensor run_jvp(const FormulaRow& row, const JvpCtx& c);
 
 /// A node built from a table row.
 class FormulaNode : public Node {
@@ -172,11 +144,6 @@ class FormulaNode : public Node {
   const FormulaRow& row_;
   bool released_ = false;
 };
-
-template <class T>
-const T& BackwardCtx::attrs() const {
-  return node.attrs.get<T>();
-}
 
 /// True if grad mode is on and any of `inputs` requires grad.
 bool should_record(std::initializer_list<const Tensor*> inputs);

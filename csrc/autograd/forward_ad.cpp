@@ -4,7 +4,7 @@
 #include <memory>
 #include <mutex>
 
-#include "autograd/jvp_formulas.h"
+#include "formula_decls.h"
 #include "kernels/kernels.h"
 #include "ops/ops.h"
 
@@ -24,7 +24,7 @@ std::vector<std::weak_ptr<TensorImpl>> g_duals;
 // the overload number dropped ("ProdBackward1" -> "prod"), no underscore
 // after a digit ("AvgPool2DBackward0" -> "avg_pool2d", "Log1PBackward0" -> "log1p").
 std::string op_name(const FormulaRow& row) {
-  if (row.kind == OpKind::Cdist) return "_cdist_forward";  // torch's aten name
+  if (row.aten_name) return row.aten_name;
   std::string camel = forward_op_name(row.name);
   const size_t bw = std::string(row.name).rfind("Backward");
   if (bw != std::string::npos && bw + 8 < std::string(row.name).size())
@@ -141,11 +141,48 @@ void not_implemented(const std::string& name) {
       str_cat("Trying to use forward AD with aten::", name, " that does not support it."));
 }
 
+}  // namespace gradtrack::autograd::forward_ad
+
+namespace gradtrack::autograd {
+
+// NOTE [Forward-mode derivatives from the backward]
+// An elementwise op's Jacobian is diagonal, so its forward-mode derivative is
+// its backward formula with each input's tangent in place of the gradient,
+// summed over the inputs: the rule torch's derivatives.yaml calls
+// auto_element_wise (and auto_linear). A row that says so (jvp_from_backward)
+// has no jvp of its own: its backward runs on a context made from the primals
+// (every input and the result count as saved), asked for one input's gradient
+// at a time. A term that is the tangent itself (pass_bw) is cloned: the output
+// must get a tangent of its own.
+Tensor run_jvp(const FormulaRow& row, const JvpCtx& c) {
+  if (!row.jvp_from_backward) return row.jvp(c);
+  GradMetaList metas;
+  for (const Tensor& p : c.primals) metas.push_back(GradMeta{p.sizes(), p.dtype()});
+  TensorList saved(c.primals.begin(), c.primals.end());
+  saved.push_back(c.result);
+  for (const Tensor* e : c.extras) saved.push_back(e ? *e : Tensor());
+  Tensor sum;
+  for (size_t i = 0; i < c.tangents.size(); ++i) {
+    if (!c.has(i)) continue;
+    const BackwardCtx ctx{row.kind,        c.attrs_, metas,           saved,
+                          c.extras.size(), nullptr,  uint64_t(1) << i};
+    const TensorList grads = row.fn(ctx, TensorList{c.tangents[i]});
+    if (i >= grads.size() || !grads[i].defined()) continue;
+    Tensor term = grads[i].ptr() == c.tangents[i].ptr() ? ops::clone(grads[i]) : grads[i];
+    sum = sum.defined() ? ops::add(sum, term) : term;
+  }
+  return sum;
+}
+
+}  // namespace gradtrack::autograd
+
+namespace gradtrack::autograd::forward_ad {
+
 void propagate(OpKind kind, std::initializer_list<const Tensor*> inputs, const Tensor& out,
                const Attrs& attrs, const std::vector<const Tensor*>& extras) {
   const FormulaRow& row = formula_row(kind);
-  if (kind == OpKind::FloorDivide) not_implemented_aten("floor_divide");
-  if (!row.jvp) not_implemented(op_name(row));
+  if (row.not_implemented) not_implemented_aten(row.aten_name);
+  if (!row.has_jvp()) not_implemented(op_name(row));
   if (!is_floating(out.dtype())) return;
   TensorList primals, tangents;
   for (const Tensor* t : inputs) {
@@ -155,7 +192,7 @@ void propagate(OpKind kind, std::initializer_list<const Tensor*> inputs, const T
   Tensor result;
   {
     NoPropagation off;
-    result = row.jvp(JvpCtx{primals, tangents, out, attrs, extras});
+    result = run_jvp(row, JvpCtx{primals, tangents, out, attrs, extras});
     if (result.defined()) result = fit(result, out);
     // A formula may hand back an input's tangent itself (x + c): the output
     // gets its own, or an in-place op on it would change the input's too.
@@ -167,8 +204,9 @@ void propagate(OpKind kind, std::initializer_list<const Tensor*> inputs, const T
 }
 
 void check_inplace(OpKind kind, const char* label) {
-  if (kind == OpKind::FloorDivideInplace) not_implemented_aten(label);
-  if (!formula_row(kind).jvp) not_implemented(label);
+  const FormulaRow& row = formula_row(kind);
+  if (row.not_implemented) not_implemented_aten(label);
+  if (!row.has_jvp()) not_implemented(label);
 }
 
 // NOTE [Forward AD through in-place ops]
@@ -190,7 +228,7 @@ void propagate_inplace(OpKind kind, std::initializer_list<const Tensor*> inputs,
     first = false;
   }
   NoPropagation off;
-  Tensor result = row.jvp(JvpCtx{primals, tangents, self, attrs, extras});
+  Tensor result = run_jvp(row, JvpCtx{primals, tangents, self, attrs, extras});
   result = result.defined() ? fit(result, self) : ops::zeros(self.sizes(), self.dtype());
   Tensor current = tangent(self);
   if (!current.defined() && is_view(self)) {
@@ -218,7 +256,7 @@ void propagate_views(const Tensor& a, const std::vector<Tensor>& outs) {
   const std::vector<const Tensor*> extras;
   for (const Tensor& o : outs) {
     if (!is_floating(o.dtype())) continue;
-    Tensor t = jvp::view_jvp(JvpCtx{primals, tangents, o, attrs, extras});
+    Tensor t = formulas::view_jvp(JvpCtx{primals, tangents, o, attrs, extras});
     materialize_meta(o).fw_grad = fit(t, o);
     std::lock_guard<std::mutex> lock(g_mutex);
     g_duals.push_back(o.ptr());

@@ -124,8 +124,7 @@ std::shared_ptr<FormulaNode> new_node(OpKind kind, std::initializer_list<const T
   // PyTorch's NotImplemented node (floor_divide) is made without a sequence number, so it
   // runs as early as an AccumulateGrad: when backward fails there, no leaf reached later
   // (e.g. through a view made after it) has had its .grad written.
-  if (kind == OpKind::FloorDivide || kind == OpKind::FloorDivideInplace)
-    node->set_sequence_nr(UINT64_MAX);
+  if (node->row().not_implemented) node->set_sequence_nr(UINT64_MAX);
   if (g_node_created_hook) g_node_created_hook(*node);
   return node;
 }
@@ -146,22 +145,6 @@ uint8_t needs_mask(const FormulaNode& node) {
   return mask;
 }
 
-// Ops whose PyTorch node saves `other` before `self` (the order of first use
-// in its formulas): only visible to saved-tensor pack hooks, which see it.
-bool saves_last_input_first(OpKind kind) {
-  switch (kind) {
-    case OpKind::Mul:
-    case OpKind::Div:
-    case OpKind::DivMode:
-    case OpKind::Mm:
-    case OpKind::Bmm:
-    case OpKind::Mv:
-    case OpKind::Dot:
-    case OpKind::Addmm: return true;
-    default: return false;
-  }
-}
-
 void save_inputs(FormulaNode& node, std::initializer_list<const Tensor*> inputs,
                  const Tensor* old_self) {
   const FormulaRow& row = node.row();
@@ -171,7 +154,9 @@ void save_inputs(FormulaNode& node, std::initializer_list<const Tensor*> inputs,
   // a node whose inputs have no edges still checks it (NOTE [Saved tensors]).
   const uint8_t every = static_cast<uint8_t>((1u << std::min<size_t>(node.inputs.size(), 3)) - 1);
   const size_t n = inputs.size();
-  const bool reversed = saved_hooks::top() && saves_last_input_first(row.kind);
+  // PyTorch's node saves `other` before `self` for some ops (the order of first use
+  // in its formulas): only visible to saved-tensor pack hooks, which see it.
+  const bool reversed = saved_hooks::top() && row.saves_last_input_first;
   for (size_t k = 0; k < n; ++k) {
     const size_t i = reversed ? n - 1 - k : k;
     const Tensor* t = inputs.begin()[i];
@@ -248,24 +233,6 @@ void finish_inplace_node(const std::shared_ptr<FormulaNode>& node, const Tensor&
   locate(*node);
 }
 
-namespace {
-bool unpacks_last_input_first(OpKind kind) {
-  switch (kind) {
-    case OpKind::Mul:
-    case OpKind::Div:
-    case OpKind::DivMode:
-    case OpKind::PowTensor:
-    case OpKind::Mm:
-    case OpKind::Bmm:
-    case OpKind::Maximum:
-    case OpKind::Minimum:
-    case OpKind::Remainder:
-    case OpKind::ClampTensor: return true;
-    default: return false;
-  }
-}
-}  // namespace
-
 TensorList FormulaNode::apply(TensorList&& grads) {
   if (!runnable()) {
     throw Error(second_backward_message(), Provenance::enabled() ? freed_graph_note(*this) : "");
@@ -276,7 +243,7 @@ TensorList FormulaNode::apply(TensorList&& grads) {
   // write to the result it saved still raises.
   TensorList unpacked = unpack_saved();
   if (needs_mask(*this) == 0 && !next_edges().empty()) return TensorList(inputs.size());
-  BackwardCtx ctx{*this, unpacked};
+  const BackwardCtx ctx{row_.kind, attrs, inputs, unpacked, num_extras, &next_edges()};
   return finish(row_.fn(ctx, grads));
 }
 
@@ -287,7 +254,7 @@ TensorList FormulaNode::unpack_saved() {
   // them sorted by argument name), so that when several were modified the
   // error names the same tensor: `other`, `mat2`, `exponent` before `self`.
   const size_t n_in = inputs.size();
-  const bool reversed = unpacks_last_input_first(row_.kind);
+  const bool reversed = row_.unpacks_last_input_first;
   for (size_t k = 0; k < saved.size(); ++k) {
     const size_t i = (reversed && k < n_in) ? n_in - 1 - k : k;
     if (saved[i].defined()) unpacked[i] = saved[i].unpack(self);
@@ -317,16 +284,6 @@ void FormulaNode::release_variables() {
     if (s.defined()) s.release();
   }
   released_ = true;
-}
-
-bool BackwardCtx::needs(size_t i) const {
-  return i < node.next_edges().size() && node.next_edges()[i].valid();
-}
-const GradMeta& BackwardCtx::input(size_t i) const { return node.inputs[i]; }
-const Tensor& BackwardCtx::saved_input(size_t i) const { return saved[i]; }
-const Tensor& BackwardCtx::result() const { return saved[node.inputs.size()]; }
-const Tensor& BackwardCtx::extra(size_t i) const {
-  return saved[saved.size() - node.num_extras + i];
 }
 
 }  // namespace gradtrack::autograd

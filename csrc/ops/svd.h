@@ -1,5 +1,5 @@
-// linalg.svd (thin) and its backward, for svdvals and the spectral and
-// nuclear matrix norms.
+// linalg.svd (thin), for svdvals and the spectral and nuclear matrix norms; its
+// backward is in autograd/formulas/linalg.cpp.
 #pragma once
 
 #include <tuple>
@@ -14,9 +14,3 @@ namespace gradtrack::ops {
 std::tuple<Tensor, Tensor, Tensor> linalg_svd(const Tensor& a);
 
 }  // namespace gradtrack::ops
-
-namespace gradtrack::autograd::svd {
-
-TensorList linalg_svd_bw(const BackwardCtx& c, const TensorList& g);
-
-}  // namespace gradtrack::autograd::svd

@@ -8,7 +8,7 @@ DERIVATIVES = [
     Derivative("ConvolutionNoBias", "ConvolutionBackward0", "convolution_bw", "convolution_jvp",
                saves={0: "012", 1: "012"}, wrapped_number_edge=True),
     Derivative("ConvolutionBackward", "ConvolutionBackwardBackward0", "convolution_backward_bw",
-               saves={0: "012", 1: "012", 2: "012"}, multiple_outputs=True),
+               saves={0: "012", 1: "012", 2: "012"}, takes_absent_grads=True),
     Derivative("MaxPool2DWithIndices", "MaxPool2DWithIndicesBackward0", "max_pool2d_bw", "max_pool_jvp",
                saves={0: "0"}),
     Derivative("MaxPool2DWithIndicesBackward", "MaxPool2DWithIndicesBackwardBackward0", "max_pool2d_backward_bw",

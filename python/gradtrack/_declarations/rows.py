@@ -32,10 +32,13 @@ class Derivative(namedtuple("Derivative", [
         # before self; mul unpacks other first): visible to pack hooks and in which
         # modified tensor an error names
         "saves_last_input_first", "unpacks_last_input_first",
-        # made without a sequence number (torch's NotImplemented): runs as early as an
-        # AccumulateGrad
-        "unsequenced",
-        "multiple_outputs",  # several outputs (anomaly mode's NaN check names the output)
+        # torch's NotImplemented node: made without a sequence number (it runs as early
+        # as an AccumulateGrad), and forward AD names the aten op in its error
+        "not_implemented",
+        # takes each incoming gradient as given or absent (torch's undefined gradients):
+        # zero-filled ones would send zeros on (a weight's .grad zeros where torch
+        # leaves None) or add 0 * inf = NaN (var_mean with dof <= 0)
+        "takes_absent_grads",
         "aten_name",         # the aten name forward AD's error names, where not the grad_fn's
     ], defaults=(None, {}, False, False, False, False, False, False, False, None))):
     """One node kind: what ``record()`` builds for an op, and its formulas.

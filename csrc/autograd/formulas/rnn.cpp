@@ -1,30 +1,20 @@
-// The backward of lstm_layer (MkldnnRnnLayerBackward0): backpropagation
-// through time in one kernel call (NOTE [LSTM layer] in kernels/nn/rnn.cpp).
-#include "autograd/formulas_rnn.h"
-
+// The fused LSTM layer.
+// The backward formulas of their nodes and, beside them, the forward-mode
+// formulas that are not derived from a backward. The rows naming them are
+// python/gradtrack/_declarations/rnn.py (NOTE [One declaration per op]).
+#include "autograd/formulas/common.h"
 #include "kernels/kernels.h"
 #include "kernels/nn/rnn.h"
-#include "ops/ops.h"
 
-namespace gradtrack::autograd::rnn_formulas {
+namespace gradtrack::autograd::formulas {
 
 namespace {
-
 Tensor dense_or_none(const Tensor& t) {
   return t.defined() ? kernels::aligned(ops::contiguous(t)) : Tensor();
 }
-
-}  // namespace
-
-namespace {
-
-using namespace ::gradtrack::ops;  // NOLINT: the graph formula reads as math
-
-Tensor one_minus(const Tensor& t) { return rsub(t, Scalar(1.0)); }
 Tensor or_zeros(const TensorList& g, size_t i, const DimVector& shape, ScalarType dt) {
   return i < g.size() && g[i].defined() ? g[i] : zeros(shape, dt);
 }
-
 // With create_graph: the forward recomputed and the same backpropagation
 // written with differentiable ops, so the gradients have a graph of their own
 // (double backward through the layer).
@@ -84,7 +74,6 @@ TensorList lstm_layer_bw_graph(const BackwardCtx& c, const TensorList& g) {
 }
 
 }  // namespace
-
 // Inputs: (x, w_ih, w_hh, b_ih, b_hh, h0, c0); extras: x, h0, c0, w_ih, w_hh,
 // b_ih, b_hh (0-dim when absent), then the forward's gates, cell states and
 // their tanh.
@@ -128,4 +117,4 @@ TensorList lstm_layer_bw(const BackwardCtx& c, const TensorList& g) {
   return out;
 }
 
-}  // namespace gradtrack::autograd::rnn_formulas
+}  // namespace gradtrack::autograd::formulas

@@ -1,26 +1,19 @@
-// Backward formulas of the convolution and pooling ops.
-//
-// NOTE [Double backward through convolution and pooling]
-// The backward ops of these layers come from kernels, and record nodes of
-// their own when a graph is being built, as PyTorch's do
-// (ConvolutionBackwardBackward0, MaxPool2DWithIndicesBackwardBackward0, ...).
-// Those nodes' formulas are written with differentiable ops: every term of a
-// convolution's backward is linear in one operand, so each is a (transposed)
-// convolution (the input gradient is the transposed convolution of the
-// gradient; the weight gradient a convolution of input and gradient with
-// stride and dilation swapped); the pools' backward gradients are the forward
-// pool (average) or a gather at the argmax positions (max).
-#include "autograd/formulas_conv.h"
-
+// Convolution and pooling.
+// The backward formulas of their nodes and, beside them, the forward-mode
+// formulas that are not derived from a backward. The rows naming them are
+// python/gradtrack/_declarations/conv.py (NOTE [One declaration per op]).
 #include <algorithm>
+#include <cmath>
+#include <limits>
 
+#include "autograd/formulas/common.h"
+#include "ops/extra_ops.h"
 #include "ops/nn/conv.h"
-#include "ops/ops.h"
+#include "ops/nn/nn.h"
 
-namespace gradtrack::autograd {
+namespace gradtrack::autograd::formulas {
 
 namespace {
-
 // d(loss)/d(input) as a (transposed) convolution of the gradient.
 Tensor conv_input_grad(const Tensor& g, const Tensor& x, const Tensor& w, ops::ConvArgs a) {
   const size_t nd = a.stride.size();
@@ -42,7 +35,6 @@ Tensor conv_input_grad(const Tensor& g, const Tensor& x, const Tensor& w, ops::C
            ">= stride) is not implemented");
   return gi;
 }
-
 // d(loss)/d(weight): per group, a convolution of the image side with the col
 // side as the kernel (batch and channels swapped; stride and dilation swapped).
 Tensor conv_weight_grad(const Tensor& g, const Tensor& x, const Tensor& w, const ops::ConvArgs& a) {
@@ -69,14 +61,12 @@ Tensor conv_weight_grad(const Tensor& g, const Tensor& x, const Tensor& w, const
 }
 
 }  // namespace
-
 TensorList convolution_bw(const BackwardCtx& c, const TensorList& g) {
   const ops::ConvArgs& args = c.attrs<ConvArgs>();
   auto out = ops::convolution_backward(g[0], c.saved_input(0), c.saved_input(1), args,
                                        {c.needs(0), c.needs(1), c.needs(2)});
   return {out[0], out[1], out[2]};
 }
-
 // Gradients of (grad_input, grad_weight, grad_bias) = convolution_backward(g,
 // x, w): every term is linear, so each is a (transposed) convolution.
 TensorList convolution_backward_bw(const BackwardCtx& c, const TensorList& gg) {
@@ -113,12 +103,10 @@ TensorList convolution_backward_bw(const BackwardCtx& c, const TensorList& gg) {
   if (c.needs(2) && ggx.defined()) out[2] = conv_weight_grad(g, ggx, w, args);
   return out;
 }
-
 TensorList max_pool2d_bw(const BackwardCtx& c, const TensorList& g) {
-  const bool adaptive = c.node.row().kind == OpKind::AdaptiveMaxPool2D;
+  const bool adaptive = c.kind == OpKind::AdaptiveMaxPool2D;
   return {ops::max_pool_backward(g[0], c.saved_input(0), c.extra(0), adaptive)};
 }
-
 // max_pool's backward scatters the gradient to the argmax positions: its own
 // gradient gathers them back; the input only gave the shape.
 TensorList max_pool2d_backward_bw(const BackwardCtx& c, const TensorList& g) {
@@ -136,27 +124,50 @@ TensorList max_pool2d_backward_bw(const BackwardCtx& c, const TensorList& g) {
   if (c.needs(1)) out[1] = ops::zeros(c.input(1).shape, c.input(1).dtype);
   return out;
 }
-
 TensorList avg_pool2d_bw(const BackwardCtx& c, const TensorList& g) {
   return {ops::avg_pool2d_backward(g[0], c.saved_input(0), c.attrs<PoolArgs>())};
 }
-
 TensorList adaptive_avg_pool2d_bw(const BackwardCtx& c, const TensorList& g) {
   return {ops::adaptive_avg_pool2d_backward(g[0], c.saved_input(0))};
 }
-
 // The average pools' backward is linear in the gradient: its own gradient is
 // the forward pool of the incoming one; the input only gave the shape.
 TensorList avg_pool2d_backward_bw(const BackwardCtx& c, const TensorList& g) {
   return {c.needs(0) ? ops::avg_pool2d(g[0], c.attrs<PoolArgs>()) : Tensor(),
           c.needs(1) ? ops::zeros(c.input(1).shape, c.input(1).dtype) : Tensor()};
 }
-
 TensorList adaptive_avg_pool2d_backward_bw(const BackwardCtx& c, const TensorList& g) {
   const DimVector& out = c.input(0).shape;
   return {c.needs(0) ? ops::adaptive_avg_pool2d(g[0], {out[out.size() - 2], out[out.size() - 1]})
                      : Tensor(),
           c.needs(1) ? ops::zeros(c.input(1).shape, c.input(1).dtype) : Tensor()};
 }
+// convolution: linear in input and in weight, plus the bias's tangent.
+Tensor convolution_jvp(const J& c) {
+  const ConvArgs& args = c.attrs<ConvArgs>();
+  Tensor out;
+  if (c.has(0)) out = convolution(t(c, 0), x(c, 1), nullptr, args);
+  if (c.has(1)) out = plus(out, convolution(x(c, 0), t(c, 1), nullptr, args));
+  if (c.primals.size() > 2 && c.has(2)) {
+    DimVector shape(static_cast<size_t>(c.result.dim()), 1);
+    shape[1] = c.result.sizes()[1];
+    out = plus(out, reshape(t(c, 2), shape));
+  }
+  return out;
+}
+// max pools: the tangent at the argmax (extras[0], a flat index per plane).
+Tensor max_pool_jvp(const J& c) {
+  DimVector in_flat(x(c).sizes().begin(), x(c).sizes().end() - 2);
+  DimVector out_flat = in_flat;
+  in_flat.push_back(x(c).sizes()[x(c).dim() - 2] * x(c).sizes()[x(c).dim() - 1]);
+  out_flat.push_back(-1);
+  Tensor idx = reshape(*c.extras[0], out_flat);
+  return reshape(gather(reshape(t(c), in_flat), -1, idx), c.result.sizes());
+}
+Tensor avg_pool_jvp(const J& c) { return avg_pool2d(t(c), c.attrs<PoolArgs>()); }
+Tensor adaptive_avg_pool_jvp(const J& c) {
+  const auto& s = c.result.sizes();
+  return adaptive_avg_pool2d(t(c), {s[s.size() - 2], s[s.size() - 1]});
+}
 
-}  // namespace gradtrack::autograd
+}  // namespace gradtrack::autograd::formulas

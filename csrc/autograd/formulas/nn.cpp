@@ -1,54 +1,143 @@
-// Backward formulas of the nn layer ops. As the rest of the table, each is
-// written with differentiable ops when a graph of the gradient is being
-// built (create_graph=True), so double backward works; without one, a fused
-// kernel or the saved statistics give the same values cheaper.
-#include "autograd/formulas_nn.h"
+// Layers: softmax, activations, norms, embedding and losses.
+// The backward formulas of their nodes and, beside them, the forward-mode
+// formulas that are not derived from a backward. The rows naming them are
+// python/gradtrack/_declarations/nn.py (NOTE [One declaration per op]).
+#include <cmath>
+#include <limits>
 
-#include "kernels/nn/activation.h"
+#include "autograd/formulas/common.h"
 #include "kernels/kernels.h"
+#include "kernels/nn/activation.h"
 #include "kernels/nn/norm.h"
+#include "kernels/parallel.h"
+#include "kernels/reduced_float.h"
+#include "ops/extra_ops.h"
+#include "ops/nn/conv.h"
 #include "ops/nn/nn.h"
-#include "ops/ops.h"
+#include "ops/svd.h"
 
-namespace gradtrack::autograd::nn_formulas {
+namespace gradtrack::autograd::formulas {
 
-namespace {
-
-using namespace ::gradtrack::ops;  // NOLINT: the formulas read as math
 using kernels::nn::Act;
 using kernels::nn::ActParams;
-using TL = TensorList;
-using C = BackwardCtx;
+TL log_softmax_bw(const C& c, const TL& g) {
+  return {log_softmax_backward(g[0], c.result(), c.attrs<DimAttrs>().dim)};
+}
+TL softmax_bw(const C& c, const TL& g) {
+  return {softmax_backward(g[0], c.result(), c.attrs<DimAttrs>().dim)};
+}
 
+namespace {
+// The backward ops' own gradients (inputs: the incoming gradient go, the
+// forward result y), PyTorch's softmax_double_backward and its log form.
+Tensor sum_keepdim(const Tensor& t, int64_t dim) { return sum(t, {dim}, true, std::nullopt, true); }
+
+}  // namespace
+TL softmax_data_bw(const C& c, const TL& g) {
+  const Tensor &go = c.saved_input(0), &y = c.saved_input(1);
+  const int64_t d = c.attrs<DimAttrs>().dim;
+  TL out(2);
+  if (c.needs(0)) out[0] = softmax_backward(g[0], y, d);
+  if (c.needs(1)) {
+    out[1] = sub(sub(mul(go, g[0]), mul(sum_keepdim(mul(y, go), d), g[0])),
+                 mul(go, sum_keepdim(mul(y, g[0]), d)));
+  }
+  return out;
+}
+TL log_softmax_data_bw(const C& c, const TL& g) {
+  const Tensor &go = c.saved_input(0), &y = c.saved_input(1);
+  const int64_t d = c.attrs<DimAttrs>().dim;
+  TL out(2);
+  if (c.needs(0)) out[0] = sub(g[0], sum_keepdim(mul(g[0], exp(y)), d));
+  if (c.needs(1)) out[1] = mul(mul(neg(sum_keepdim(go, d)), exp(y)), g[0]);
+  return out;
+}
+
+namespace {
+// NOTE [nll_loss backward checks what it saved]
+// The target and weight are saved as the user's tensors, not copies: a
+// numpy label array shared through from_numpy, or `.data` replaced, changes
+// them between forward and backward without a version bump. Backward so
+// re-checks, as PyTorch's does, everything it indexes with: the target's
+// rank, length and dtype, the weight's length and dtype, and each label's
+// range (PyTorch leaves the last unchecked for reduction='none' and writes
+// out of bounds; here it raises the same IndexError as the other
+// reductions).
+void check_nll_saved(const GradMeta& in, const Tensor& target, const Tensor* weight) {
+  const int64_t nd = static_cast<int64_t>(in.shape.size());
+  GT_CHECK(target.dim() <= 1, "0D or 1D target tensor expected, multi-target not supported");
+  if (!(nd == 1 && target.dim() == 0)) {
+    GT_CHECK_INDEX(target.dim() > 0, "Dimension specified as 0 but tensor has no dimensions");
+    GT_CHECK(in.shape[0] == target.sizes()[0], "size mismatch (got input: ", shape_str(in.shape),
+             ", target: ", shape_str(target.sizes()), ")");
+  }
+  GT_CHECK(!weight || weight->numel() == in.shape.back(),
+           "weight tensor should be defined either for all or no classes");
+  GT_CHECK(target.dtype() == ScalarType::Int64 || target.dtype() == ScalarType::UInt8,
+           "expected scalar type Long but found ", scalar_type_name(target.dtype()));
+  GT_CHECK(!weight || weight->dtype() == in.dtype, "expected scalar type ",
+           scalar_type_name(in.dtype), " but found ", scalar_type_name(weight->dtype()));
+}
+
+}  // namespace
+TL nll_loss_bw(const C& c, const TL& g) {
+  // d loss / d logp is -w[t] / denom at each row's target: a constant
+  // coefficient tensor, times the incoming gradient (linear, so any order).
+  const LossAttrs& at = c.attrs<LossAttrs>();
+  const Tensor& target = c.extra(0);
+  const Tensor& total_weight = c.extra(1);
+  const GradMeta& in = c.input(0);
+  check_nll_saved(in, target, at.has_weight ? &c.extra(2) : nullptr);
+  const bool batched = in.shape.size() == 2;
+  const int64_t n = batched ? in.shape[0] : 1, cls = in.shape.back();
+  // float16 / bfloat16: the coefficients in float, rounded once
+  const ScalarType cdt = is_reduced_float(in.dtype) ? ScalarType::Float32 : in.dtype;
+  Tensor coef = zeros(in.shape, cdt);
+  Tensor tg = kernels::aligned(contiguous(to_dtype(target, ScalarType::Int64)));
+  Tensor w = at.has_weight ? kernels::aligned(contiguous(kernels::widen(c.extra(2)))) : Tensor();
+  const Tensor tw = kernels::widen(total_weight);
+  GT_DISPATCH_FLOAT(cdt, "nll_loss_backward", [&] {
+    scalar_t* p = coef.data<scalar_t>();
+    const int64_t* t = tg.data<int64_t>();
+    double denom = at.reduction == 1 ? double(kernels::load<scalar_t>(tw.raw())) : 1.0;
+    for (int64_t i = 0; i < n; ++i) {
+      if (t[i] == at.ignore_index) continue;
+      GT_CHECK_INDEX(t[i] >= 0 && t[i] < cls, "Target ", t[i], " is out of bounds.");
+      double wi = at.has_weight ? double(w.data<scalar_t>()[t[i]]) : 1.0;
+      p[i * cls + t[i]] = static_cast<scalar_t>(-wi / denom);
+    }
+  });
+  if (cdt != in.dtype) coef = kernels::narrowed(coef, in.dtype);
+  Tensor gg = (at.reduction == 0 && batched) ? unsqueeze(g[0], 1) : g[0];
+  return {mul(coef, gg)};
+}
+TL mse_loss_bw(const C& c, const TL& g) {
+  const LossAttrs& at = c.attrs<LossAttrs>();
+  Tensor d = sub(c.saved_input(0), c.saved_input(1));
+  double k =
+      at.reduction == 1 ? 2.0 / double(std::max<int64_t>(numel_of(c.input(0).shape), 1)) : 2.0;
+  Tensor ga = mul(mul(d, Scalar(k)), g[0]);
+  return {c.needs(0) ? ga : Tensor(), c.needs(1) ? neg(ga) : Tensor()};
+}
+
+namespace {
 constexpr double kSqrt1_2 = 0.70710678118654752440;
 constexpr double kInvSqrt2Pi = 0.39894228040143267794;
 constexpr double kSqrt2OverPi = 0.79788456080286535588;
 constexpr double kKappa = 0.044715;
-
 Tensor cst(double v, const Tensor& like) { return scalar_tensor(Scalar(v), like.dtype()); }
-Tensor times(const Tensor& t, double v) { return mul_by_scalar(t, Scalar(v)); }
-Tensor plus(const Tensor& t, double v) { return add_by_scalar(t, Scalar(v)); }
-Tensor one_minus(const Tensor& t) { return rsub(t, Scalar(1.0)); }
 Tensor cmp(Cmp op, const Tensor& t, double v) { return compare(op, t, Scalar(v)); }
-
-// The constant c as a function of s with derivative zero (sign's): a piecewise
-// constant derivative must still be a node of s's graph, as torch's
-// *BackwardBackward nodes are, so a second backward reaches s (with zeros).
-Tensor flat(const Tensor& s, double c) { return plus(times(sign(s), 0.0), c); }
-
 Tensor gelu_deriv(const Tensor& x) {
   Tensor cdf = times(plus(erf(times(x, kSqrt1_2)), 1.0), 0.5);
   Tensor pdf = times(exp(times(mul(x, x), -0.5)), kInvSqrt2Pi);
   return add(cdf, mul(x, pdf));
 }
-
 Tensor gelu_tanh_deriv(const Tensor& x) {
   Tensor x2 = mul(x, x);
   Tensor t = tanh(times(add(x, times(mul(x2, x), kKappa)), kSqrt2OverPi));
   Tensor inner_d = times(plus(times(x2, 3 * kKappa), 1.0), kSqrt2OverPi);
   return add(times(plus(t, 1.0), 0.5), mul(times(x, 0.5), mul(one_minus(mul(t, t)), inner_d)));
 }
-
 // act'(s) from differentiable ops; s is the input, or the result for the
 // in-place rows (leaky_relu_, elu_, hardtanh_).
 Tensor act_deriv_graph(Act k, const Tensor& s, const ActParams& p, bool from_result) {
@@ -81,20 +170,16 @@ Tensor act_deriv_graph(Act k, const Tensor& s, const ActParams& p, bool from_res
   }
   return s;
 }
-
 // The mean gradient spreads g over the n elements.
 Tensor loss_grad(const Tensor& g, int64_t reduction, int64_t n) {
   return reduction == 1 ? div_by_scalar(g, Scalar(n)) : g;
 }
-
 int64_t numel_of_meta(const GradMeta& m) {
   int64_t n = 1;
   for (int64_t v : m.shape) n *= v;
   return n;
 }
-
 Tensor dense(const Tensor& t) { return kernels::aligned(contiguous(t)); }
-
 // layer_norm (one group, L = 1) without a graph: one pass for dx and one for
 // dw and db, from the saved statistics (kernels/nn/norm.cpp).
 TL layer_norm_fused_bw(const C& c, const Tensor& g, int64_t rows, int64_t cols) {
@@ -114,7 +199,6 @@ TL layer_norm_fused_bw(const C& c, const Tensor& g, int64_t rows, int64_t cols) 
   return {dx, dw.defined() ? reshape(dw, c.input(1).shape) : Tensor(),
           db.defined() ? reshape(db, c.input(2).shape) : Tensor()};
 }
-
 // batch_norm without a graph: per channel, one pass for the sums and one for
 // dx, from the saved statistics (kernels/nn/norm.cpp).
 TL batch_norm_fused_bw(const C& c, const Tensor& g) {
@@ -138,7 +222,6 @@ TL batch_norm_fused_bw(const C& c, const Tensor& g) {
 }
 
 }  // namespace
-
 TL activation_bw(const C& c, const TL& g) {
   const ActivationAttrs& at = c.attrs<ActivationAttrs>();
   const Act k = at.act;
@@ -158,7 +241,6 @@ TL activation_bw(const C& c, const TL& g) {
   if (!GradMode::is_enabled()) return {activation_backward_fused(k, g[0], s, p, at.from_result)};
   return {mul(g[0], act_deriv_graph(k, s, p, at.from_result))};
 }
-
 // layer_norm and group_norm (NOTE [One layout for three norms]): stats per
 // row of x read as (N * G, C / G * L).
 TL group_norm_bw(const C& c, const TL& g) {
@@ -200,7 +282,6 @@ TL group_norm_bw(const C& c, const TL& g) {
                      c.input(1).shape);
   return out;
 }
-
 TL batch_norm_bw(const C& c, const TL& g) {
   const NormAttrs& at = c.attrs<NormAttrs>();
   const int64_t n = at.n, ch = at.c, l = at.l;
@@ -244,7 +325,6 @@ TL batch_norm_bw(const C& c, const TL& g) {
     out[1] = reshape(sum(mul(ga, xhat), {0, 2}, false, std::nullopt, true), c.input(1).shape);
   return out;
 }
-
 TL embedding_bw(const C& c, const TL& g) {
   const EmbeddingAttrs& at = c.attrs<EmbeddingAttrs>();
   const GradMeta& w = c.input(0);
@@ -265,7 +345,6 @@ TL embedding_bw(const C& c, const TL& g) {
   Tensor out = zeros(w.shape, g2.dtype());
   return {inplace_index_add(out, 0, idx, g2)};
 }
-
 TL bce_bw(const C& c, const TL& g) {
   const LossAttrs& at = c.attrs<LossAttrs>();
   const Tensor& x = c.saved_input(0);
@@ -279,7 +358,6 @@ TL bce_bw(const C& c, const TL& g) {
         gg, sub(clamp_min(log(one_minus(x)), Scalar(-100.0)), clamp_min(log(x), Scalar(-100.0))));
   return out;
 }
-
 TL bce_logits_bw(const C& c, const TL& g) {
   const LossAttrs& at = c.attrs<LossAttrs>();
   const Tensor& x = c.saved_input(0);
@@ -304,7 +382,6 @@ TL bce_logits_bw(const C& c, const TL& g) {
 }
 
 namespace {
-
 TL robust_loss_bw(const C& c, const TL& g, bool huber) {
   const LossAttrs& at = c.attrs<LossAttrs>();
   const double param = huber ? at.delta : at.beta;
@@ -322,14 +399,8 @@ TL robust_loss_bw(const C& c, const TL& g, bool huber) {
 }
 
 }  // namespace
-
 TL smooth_l1_bw(const C& c, const TL& g) { return robust_loss_bw(c, g, false); }
 TL huber_bw(const C& c, const TL& g) { return robust_loss_bw(c, g, true); }
-
-}  // namespace gradtrack::autograd::nn_formulas
-
-namespace gradtrack::autograd::nn_formulas {
-
 // Forward mode: t * act'(x); the in-place rows read the result, as their
 // backward does.
 Tensor activation_jvp(const JvpCtx& c) {
@@ -337,5 +408,174 @@ Tensor activation_jvp(const JvpCtx& c) {
   const Tensor& s = at.from_result ? c.result : c.primals[0];
   return mul(c.tangents[0], act_deriv_graph(at.act, s, at.params, at.from_result));
 }
+Tensor softmax_jvp(const J& c) {
+  Tensor rt = mul(c.result, t(c));
+  return sub(rt, mul(c.result, sum(rt, {c.attrs<DimAttrs>().dim}, true, std::nullopt, true)));
+}
+Tensor log_softmax_jvp(const J& c) {
+  Tensor p = exp(c.result);
+  return sub(t(c), sum(mul(p, t(c)), {c.attrs<DimAttrs>().dim}, true, std::nullopt, true));
+}
 
-}  // namespace gradtrack::autograd::nn_formulas
+namespace {
+// A loss's elementwise tangent reduced as the loss (0 none, 1 mean, 2 sum).
+Tensor reduce_loss(const Tensor& l, int64_t reduction) {
+  if (reduction == 1) return mean(l, {}, false);
+  if (reduction == 2) return sum(l, {}, false);
+  return l;
+}
+// d(loss)/dx * tx + d(loss)/dy * ty for an elementwise loss of (x, y).
+Tensor pair_tangent(const J& c, const Tensor& dx, const Tensor& dy) {
+  Tensor out;
+  if (c.has(0)) out = mul(dx, t(c, 0));
+  if (c.has(1)) out = plus(out, mul(dy, t(c, 1)));
+  return out;
+}
+
+}  // namespace
+// ---- losses ----------------------------------------------------------------------------------
+
+Tensor mse_loss_jvp(const J& c) {
+  Tensor d = mul(sub(x(c, 0), x(c, 1)), Scalar(2.0));
+  return reduce_loss(pair_tangent(c, d, neg(d)), c.attrs<LossAttrs>().reduction);
+}
+// nll_loss: minus the (weighted) tangent at each target; mean divides by the
+// total weight (extras: target, total_weight, weight if has_weight).
+Tensor nll_loss_jvp(const J& c) {
+  const Tensor& logp = x(c);
+  const int64_t cdim = logp.dim() >= 2 ? 1 : 0;
+  Tensor target = to_dtype(*c.extras[0], ScalarType::Int64);
+  const LossAttrs& at = c.attrs<LossAttrs>();
+  Tensor ignored = compare(Cmp::Eq, target, Scalar(at.ignore_index));
+  Tensor safe = where(ignored, zeros({}, ScalarType::Int64), target);
+  Tensor picked = squeeze(gather(t(c), cdim, unsqueeze(safe, cdim)), cdim);
+  Tensor w = ones({}, c.result.dtype());
+  if (at.has_weight) {
+    Tensor flat = reshape(safe, {safe.numel()});
+    w = reshape(index_select(to_dtype(*c.extras[2], c.result.dtype()), 0, flat), safe.sizes());
+  }
+  Tensor li = neg(mul(where(ignored, zero_scalar(c), w), picked));
+  if (at.reduction == 0) return li;
+  Tensor total = sum(li, {}, false);
+  return at.reduction == 1 ? div(total, *c.extras[1]) : total;
+}
+Tensor bce_jvp(const J& c) {
+  const Tensor& p = x(c, 0);
+  const Tensor& y = x(c, 1);
+  Tensor one_minus = rsub(p, Scalar(1.0));
+  Tensor dx = div(sub(p, y), clamp_min(mul(one_minus, p), Scalar(1e-12)));
+  Tensor dy = sub(clamp_min(log(one_minus), Scalar(-100.0)), clamp_min(log(p), Scalar(-100.0)));
+  const LossAttrs& at = c.attrs<LossAttrs>();
+  Tensor l = pair_tangent(c, dx, dy);
+  if (at.has_weight) l = mul(l, *c.extras[0]);
+  return reduce_loss(l, at.reduction);
+}
+Tensor bce_logits_jvp(const J& c) {
+  const LossAttrs& at = c.attrs<LossAttrs>();
+  const Tensor& z = x(c, 0);
+  const Tensor& y = x(c, 1);
+  const bool has_pw = at.has_pos_weight;
+  Tensor s = sigmoid(z);
+  Tensor dx = sub(s, y), dy = neg(z);
+  if (has_pw) {
+    const Tensor& pw = *c.extras[at.has_weight ? 1 : 0];
+    Tensor pw1 = sub(pw, Scalar(1.0));
+    dx = sub(mul(add(mul(pw1, y), Scalar(1.0)), s), mul(pw, y));
+    dy = sub(dy, mul(pw1, activation(kernels::nn::Act::LogSigmoid, z, {})));
+  }
+  Tensor l = pair_tangent(c, dx, dy);
+  if (at.has_weight) l = mul(l, *c.extras[0]);
+  return reduce_loss(l, at.reduction);
+}
+
+namespace {
+Tensor robust_loss_jvp(const J& c, bool huber) {
+  const LossAttrs& at = c.attrs<LossAttrs>();
+  const double param = huber ? at.delta : at.beta;
+  Tensor d = sub(x(c, 0), x(c, 1));
+  Tensor gd;
+  if (huber) {
+    gd = where(compare(Cmp::Le, abs(d), Scalar(param)), d, mul(sign(d), Scalar(param)));
+  } else if (param == 0) {
+    gd = sign(d);
+  } else {
+    gd = where(compare(Cmp::Lt, abs(d), Scalar(param)), div(d, Scalar(param)), sign(d));
+  }
+  return reduce_loss(pair_tangent(c, gd, neg(gd)), at.reduction);
+}
+
+}  // namespace
+Tensor smooth_l1_jvp(const J& c) { return robust_loss_jvp(c, false); }
+Tensor huber_jvp(const J& c) { return robust_loss_jvp(c, true); }
+// ---- layers ----------------------------------------------------------------------------------
+
+// layer_norm / group_norm (x read as (n, c, l) in groups: NOTE [One layout
+// for three norms]): rstd * (t - mean(t) - xhat * mean(t * xhat)) per row,
+// times the weight, plus xhat times the weight's tangent and the bias's.
+Tensor norm_jvp(const J& c) {
+  const NormAttrs& at = c.attrs<NormAttrs>();
+  const int64_t n = at.n, ch = at.c, l = at.l, groups = at.groups;
+  const int64_t rows = n * groups, k = groups ? ch / groups * l : 0;
+  Tensor xb = reshape(x(c), {rows, k});
+  Tensor mu = mean(xb, {1}, true, std::nullopt, true);
+  Tensor d = sub(xb, mu);
+  Tensor rstd = rsqrt(add(mean(mul(d, d), {1}, true, std::nullopt, true), Scalar(at.eps)));
+  Tensor xhat = mul(d, rstd);
+  const DimVector wshape{1, ch, 1};
+  Tensor out;
+  if (c.has(0)) {
+    Tensor tb = reshape(t(c), {rows, k});
+    Tensor inner = sub(sub(tb, mean(tb, {1}, true, std::nullopt, true)),
+                       mul(xhat, mean(mul(tb, xhat), {1}, true, std::nullopt, true)));
+    out = reshape(mul(rstd, inner), {n, ch, l});
+    if (at.has_weight) out = mul(out, reshape(x(c, 1), wshape));
+  }
+  if (at.has_weight && c.has(1))
+    out = plus(out, mul(reshape(xhat, {n, ch, l}), reshape(t(c, 1), wshape)));
+  if (c.has(2) && x(c, 2).dim() > 0) {
+    Tensor tb = expand(reshape(t(c, 2), wshape), {n, ch, l});
+    out = plus(out, tb);
+  }
+  return out.defined() ? reshape(out, c.result.sizes()) : Tensor();
+}
+// batch_norm (x read as (n, c, l)): in training the statistics over (N, L)
+// move with x, as layer_norm's over a row; in eval the running statistics
+// (extras) are constants.
+Tensor batch_norm_jvp(const J& c) {
+  const NormAttrs& at = c.attrs<NormAttrs>();
+  const int64_t n = at.n, ch = at.c, l = at.l;
+  const DimVector wshape{1, ch, 1};
+  Tensor xa = reshape(x(c), {n, ch, l});
+  Tensor mu, rstd;
+  const bool training = at.training || c.extras.size() < 2 || !c.extras[0] || !c.extras[1];
+  if (training) {
+    mu = mean(xa, {0, 2}, true, std::nullopt, true);
+    Tensor d = sub(xa, mu);
+    rstd = rsqrt(add(mean(mul(d, d), {0, 2}, true, std::nullopt, true), Scalar(at.eps)));
+  } else {
+    mu = reshape(to_dtype(*c.extras[0], x(c).dtype()), wshape);
+    rstd = reshape(rsqrt(add(to_dtype(*c.extras[1], x(c).dtype()), Scalar(at.eps))), wshape);
+  }
+  Tensor xhat = mul(sub(xa, mu), rstd);
+  Tensor out;
+  if (c.has(0)) {
+    Tensor ta = reshape(t(c), {n, ch, l});
+    if (training) {
+      out = mul(rstd, sub(sub(ta, mean(ta, {0, 2}, true, std::nullopt, true)),
+                          mul(xhat, mean(mul(ta, xhat), {0, 2}, true, std::nullopt, true))));
+    } else {
+      out = mul(ta, rstd);
+    }
+    if (at.has_weight) out = mul(out, reshape(x(c, 1), wshape));
+  }
+  if (at.has_weight && c.has(1)) out = plus(out, mul(xhat, reshape(t(c, 1), wshape)));
+  if (c.has(2) && x(c, 2).dim() > 0) out = plus(out, expand(reshape(t(c, 2), wshape), {n, ch, l}));
+  return out.defined() ? reshape(out, c.result.sizes()) : Tensor();
+}
+// embedding: the tangent's rows at the indices (extras[0]).
+Tensor embedding_jvp(const J& c) {
+  Tensor idx = to_dtype(*c.extras[0], ScalarType::Int64);
+  return reshape(index_select(t(c), 0, reshape(idx, {idx.numel()})), c.result.sizes());
+}
+
+}  // namespace gradtrack::autograd::formulas

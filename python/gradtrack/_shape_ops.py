@@ -13,6 +13,7 @@ import builtins
 import math
 import warnings
 
+from ._dtype_names import SCALAR_NAME, dtype_key
 
 
 def _wrap(dim, ndim):
@@ -451,8 +452,7 @@ def _long():
 
 
 def _scalar_name(t):
-    from .nn.functional import _scalar_type
-    return _scalar_type(t)
+    return SCALAR_NAME[dtype_key(t.dtype)]
 
 
 def diff(input, n=1, dim=-1, prepend=None, append=None):  # noqa: A002

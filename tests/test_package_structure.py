@@ -1,0 +1,115 @@
+"""The shape of the package itself: no import cycles between its modules, and files
+named by what they hold.
+
+The import graph is read from the sources (``ast``), so an import inside a function
+or under ``if TYPE_CHECKING:`` counts as much as one at the top: a cycle through a
+function-local import still means that neither module can be read, moved or tested
+without the other.
+
+A package's ``__init__`` gathers the names of its modules, so it imports them; a
+module that reads a name of one of its own enclosing packages (``from .. import
+tensor``, at call time) is not counted as importing that package back. Every other
+import is an edge: of a module (``from .functional import x``), of a package (``from
+..nn import functional`` imports both ``nn`` and ``nn.functional``).
+"""
+
+import ast
+from pathlib import Path
+
+PACKAGE = Path(__file__).resolve().parents[1] / "python" / "gradtrack"
+
+
+def _modules():
+    """{dotted name: (path, is a package)} of every Python file of gradtrack."""
+    modules = {}
+    for path in PACKAGE.rglob("*.py"):
+        parts = list(path.relative_to(PACKAGE.parent).with_suffix("").parts)
+        is_package = parts[-1] == "__init__"
+        if is_package:
+            parts.pop()
+        modules[".".join(parts)] = (path, is_package)
+    return modules
+
+
+def _imported(node, module, is_package):
+    """The dotted names ``node`` (an Import or ImportFrom) may load."""
+    if isinstance(node, ast.Import):
+        return [alias.name for alias in node.names]
+    if node.level:
+        base = module.split(".") if is_package else module.split(".")[:-1]
+        base = base[:len(base) - node.level + 1]
+        target = ".".join(base + ([node.module] if node.module else []))
+    else:
+        target = node.module or ""
+    return [target] + [f"{target}.{alias.name}" for alias in node.names]
+
+
+def import_graph():
+    """{module: the modules of gradtrack it imports}, function-local imports included."""
+    modules = _modules()
+    graph = {}
+    for name, (path, is_package) in modules.items():
+        edges = set()
+        for node in ast.walk(ast.parse(path.read_text(), str(path))):
+            if isinstance(node, (ast.Import, ast.ImportFrom)):
+                edges.update(target for target in _imported(node, name, is_package)
+                             if target in modules and not (name + ".").startswith(target + "."))
+        graph[name] = edges
+    return graph
+
+
+def strongly_connected(graph):
+    """The strongly connected components of more than one module (Tarjan, iteratively)."""
+    index, low, on_stack, stack, components = {}, {}, set(), [], []
+    for root in graph:
+        if root in index:
+            continue
+        work = [(root, iter(sorted(graph[root])))]
+        index[root] = low[root] = len(index)
+        stack.append(root)
+        on_stack.add(root)
+        while work:
+            node, children = work[-1]
+            child = next(children, None)
+            if child is not None:
+                if child not in index:
+                    index[child] = low[child] = len(index)
+                    stack.append(child)
+                    on_stack.add(child)
+                    work.append((child, iter(sorted(graph[child]))))
+                elif child in on_stack:
+                    low[node] = min(low[node], index[child])
+                continue
+            work.pop()
+            if work:
+                low[work[-1][0]] = min(low[work[-1][0]], low[node])
+            if low[node] == index[node]:
+                component = []
+                while True:
+                    member = stack.pop()
+                    on_stack.discard(member)
+                    component.append(member)
+                    if member == node:
+                        break
+                if len(component) > 1:
+                    components.append(sorted(component))
+    return components
+
+
+def test_the_graph_sees_function_local_imports():
+    graph = import_graph()
+    # autograd/provenance.py imports viz inside explain() (subprocess loads only then)
+    assert "gradtrack.autograd.viz" in graph["gradtrack.autograd.provenance"]
+    assert "gradtrack.nn._arguments" in graph["gradtrack.nn.functional"]
+    assert "gradtrack" not in graph["gradtrack.nn.functional"]
+
+
+def test_cycle_finder_finds_a_cycle():
+    graph = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}
+    assert strongly_connected(graph) == [["a", "b", "c"]]
+
+
+def test_no_module_imports_one_that_imports_it_back():
+    cycles = strongly_connected(import_graph())
+    assert not cycles, "import cycles (move what both need into a module below them):\n" + \
+        "\n".join(" <-> ".join(cycle) for cycle in cycles)

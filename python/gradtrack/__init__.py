@@ -280,24 +280,6 @@ from ._select_ops import argwhere, count_nonzero, nonzero  # noqa: E402,F401
 
 _select_ops.install(Tensor)
 
-# out= on the round-2 functions that take it in torch (NOTE [out= rules] in _out.py);
-# strict: elementwise ops, whose result dtype must cast to out's.
-from . import _out  # noqa: E402
-
-for _fn, _strict in ((cumsum, False), (cumprod, False), (sort, False), (topk, False), (var, False),
-                     (std, False), (logsumexp, False), (tril, False), (triu, False),
-                     (kthvalue, False), (median, False), (mode, False), (nan_to_num, True),
-                     (lerp, True), (baddbmm, True), (addmv, True), (cross, True)):
-    globals()[_fn.__name__] = _out.accepts_out(_fn.__name__, _strict)(_fn)
-# composites name the op underneath in torch's out= errors ("cat(): functions with out=...")
-for _fn, _under, _strict in ((hstack, "cat", False), (vstack, "cat", False),
-                             (dstack, "cat", False), (column_stack, "cat", False),
-                             (take_along_dim, "gather", False), (inner, "inner", False),
-                             (float_power, "pow", True), (fix, "trunc", True)):
-    globals()[_fn.__name__] = _out.accepts_out(_under, _strict)(_fn)
-del _fn, _strict, _under
-row_stack = vstack
-
 # torch's calling conventions (issue 19): device objects, default dtype/device,
 # legacy tensor types, the CPU-only device modules
 from . import _legacy, accelerator, backends, cuda, functional  # noqa: E402,F401
@@ -323,10 +305,11 @@ from . import _factories  # noqa: E402
 
 _factories.install(globals(), Tensor)
 
-# out= on the elementwise functions and factories that take it in torch (issue 19)
-from . import _out_more  # noqa: E402
+# out= on every function that takes it in torch (NOTE [out= rules] in _out.py)
+from . import _out  # noqa: E402
 
-_out_more.install(globals())
+_out.wrap(globals())
+row_stack = vstack
 
 # dtype queries (issue 19): finfo/iinfo and the promotion rules
 from ._dtypes import can_cast, finfo, iinfo, promote_types, result_type  # noqa: E402,F401

@@ -227,7 +227,7 @@ def _method(fn):
 
 def _bound_like(fn):
     """``fn`` as a Tensor method through a fast path (NOTE [Lazy signatures])."""
-    from ._out import fast_path, lazy_signature
+    from ._wrappers import fast_path, lazy_signature
 
     def method(self, *args, **kwargs):
         return fn(self, *args, **kwargs)

@@ -7,6 +7,7 @@ measured, it raises the RuntimeError below from every factory).
 import functools
 
 from . import _C
+from ._wrappers import fast_path, insert_keywords, lazy_signature, param_names, parameters
 
 _PIN = ("pin_memory=True requires a CUDA or other accelerator backend; no pinned memory "
         "allocator is available on this system.")
@@ -48,100 +49,6 @@ def check(name, layout_arg, pin_memory):
         raise RuntimeError(_PIN)
 
 
-def _builtin_parts(fn):
-    """The parameter texts (``"dim: int = 0"``) a pybind11 function lists in
-    its first docstring line."""
-    line = (fn.__doc__ or "").split("\n")[0]
-    text = line[line.index("(") + 1:line.rindex(") ->")]
-    parts, depth, cur = [], 0, ""
-    for ch in text:
-        depth += ch in "([{"
-        depth -= ch in ")]}"
-        if ch == "," and depth == 0:
-            parts.append(cur.strip())
-            cur = ""
-        else:
-            cur += ch
-    parts.append(cur.strip())
-    return [part for part in parts if part]
-
-
-def _part_name(part):
-    return part.split(":")[0].split("=")[0].strip().lstrip("*")
-
-
-def _builtin_parameters(fn):
-    """The parameters a pybind11 function lists in its first docstring line."""
-    import ast
-    import inspect
-
-    params, kind = [], inspect.Parameter.POSITIONAL_OR_KEYWORD
-    for part in _builtin_parts(fn):
-        if part == "*":
-            kind = inspect.Parameter.KEYWORD_ONLY
-            continue
-        if part.startswith("*"):
-            params.append(inspect.Parameter(part.lstrip("*"), inspect.Parameter.VAR_POSITIONAL))
-            kind = inspect.Parameter.KEYWORD_ONLY
-            continue
-        default = inspect.Parameter.empty
-        if "=" in part:
-            try:
-                default = ast.literal_eval(part.rsplit("=", 1)[1].strip())
-            except (ValueError, SyntaxError):
-                default = None
-        params.append(inspect.Parameter(_part_name(part), kind, default=default))
-    return params
-
-
-def param_names(fn):
-    """The names of ``fn``'s parameters, without building its signature (as
-    ``import gradtrack`` needs them: NOTE [Lazy signatures])."""
-    make = getattr(fn, "_gt_signature", None)
-    sig = make() if make is not None else getattr(fn, "__dict__", {}).get("__signature__")
-    if sig is not None:
-        return set(sig.parameters)
-    code = getattr(fn, "__code__", None)
-    if code is not None:
-        count = code.co_argcount + code.co_kwonlyargcount
-        count += bool(code.co_flags & 0x04) + bool(code.co_flags & 0x08)  # *args, **kwargs
-        return set(code.co_varnames[:count])
-    try:
-        return {_part_name(part) for part in _builtin_parts(fn) if part != "*"}
-    except ValueError:  # no "name(...) ->" line: an overload set or a plain builtin
-        return set()
-
-
-def parameters(fn):
-    """``fn``'s parameters: its lazy signature's, inspect's, or those of the
-    pybind11 docstring's first line (``(*args, **kwargs)`` for an overload set)."""
-    make = getattr(fn, "_gt_signature", None)
-    if make is not None:
-        return list(make().parameters.values())
-    import inspect
-
-    try:
-        return list(inspect.signature(fn).parameters.values())
-    except (TypeError, ValueError):
-        pass
-    if "(*args, **kwargs)" in (fn.__doc__ or "").split("\n")[0]:
-        return [inspect.Parameter("args", inspect.Parameter.VAR_POSITIONAL),
-                inspect.Parameter("kwargs", inspect.Parameter.VAR_KEYWORD)]
-    return _builtin_parameters(fn)
-
-
-def insert_keywords(params, added):
-    """``params`` with keyword-only parameters ``added`` ((name, default) pairs)
-    before any ``**kwargs``, leaving out the names it has."""
-    import inspect
-
-    names = {p.name for p in params}
-    extra = [inspect.Parameter(n, inspect.Parameter.KEYWORD_ONLY, default=d)
-             for n, d in added if n not in names]
-    kw_at = next((i for i, p in enumerate(params) if p.kind is p.VAR_KEYWORD), len(params))
-    return inspect.Signature(params[:kw_at] + extra + params[kw_at:])
-
-
 def with_layout(fn, name, layout_too=True, device_too=False):
     """``fn`` taking (and checking) ``layout=`` and ``pin_memory=`` too
     (only ``pin_memory=`` when not layout_too: ``tensor()``; ``device=`` too
@@ -168,8 +75,6 @@ def with_layout(fn, name, layout_too=True, device_too=False):
     added = (("layout", None), ("pin_memory", False)) if layout_too else (("pin_memory", False),)
     if device_too:
         added = (("device", None), *added)
-    from ._out import lazy_signature
-
     return lazy_signature(factory, lambda: insert_keywords(parameters(fn), added))
 
 
@@ -193,8 +98,6 @@ def install(namespace, tensor_cls):
     """Wraps the factories of ``namespace`` (the gradtrack module's dict) and
     the Tensor's ``new_*`` methods; adds ``Tensor.layout``, ``is_pinned`` and
     ``pin_memory``."""
-    from ._out import fast_path
-
     for name in FACTORIES:
         if name in namespace:
             fn = namespace[name]

@@ -113,3 +113,46 @@ def test_no_module_imports_one_that_imports_it_back():
     cycles = strongly_connected(import_graph())
     assert not cycles, "import cycles (move what both need into a module below them):\n" + \
         "\n".join(" <-> ".join(cycle) for cycle in cycles)
+
+
+def test_registry_refuses_a_name_given_twice():
+    import types
+
+    import pytest
+
+    from gradtrack import _registry
+
+    def area(name, **tables):
+        module = types.ModuleType(name)
+        vars(module).update(tables)
+        return module
+
+    def cumsum(input, dim):  # noqa: A002
+        return input
+
+    first = area("gradtrack._ops.first", FUNCTIONS=(cumsum,))
+    with pytest.raises(RuntimeError, match="gradtrack.cumsum is given twice: by "
+                                           "gradtrack._ops.first and by gradtrack._ops.second"):
+        _registry.functions([first, area("gradtrack._ops.second", NAMES={"cumsum": cumsum})])
+    with pytest.raises(RuntimeError, match="gradtrack.exp is given twice"):
+        _registry.functions([first, area("gradtrack._ops.second", BOUND=("exp",)),
+                             area("gradtrack._ops.third", BOUND=("exp",))])
+    with pytest.raises(RuntimeError, match="gradtrack.cumsum is given twice"):
+        _registry.functions([first, area("gradtrack._ops.second", ALIASES={"cumsum": "exp"})])
+    with pytest.raises(RuntimeError, match="Tensor.cumsum is given twice: by a and by b"):
+        _registry.methods([area("a", METHODS={"cumsum": cumsum}),
+                           area("b", METHODS={"cumsum": cumsum})])
+    with pytest.raises(RuntimeError, match=r"replace the C\+\+ Tensor's \['exp'\]"):
+        _registry.methods([area("a", METHODS={"exp": cumsum})])
+
+
+def test_registry_sources_give_every_public_name():
+    import gradtrack
+    from gradtrack import _registry
+
+    names, aliases = _registry.functions(_registry._modules())
+    given = set(names) | set(aliases)
+    public = {n for n, v in vars(gradtrack).items()
+              if not n.startswith("_") and type(v).__name__ != "module"}
+    assert public - given == set()
+    assert set(_registry.methods(_registry._modules())) <= set(vars(gradtrack.Tensor))

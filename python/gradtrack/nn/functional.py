@@ -319,19 +319,18 @@ __all__ += ["gelu", "silu", "mish", "hardswish", "leaky_relu", "leaky_relu_", "e
             "logsigmoid", "softmin", "layer_norm", "group_norm", "batch_norm", "dropout",
             "embedding", "embedding_bag", "binary_cross_entropy", "binary_cross_entropy_with_logits", "l1_loss",
             "smooth_l1_loss", "huber_loss", "kl_div"]
-# round-2 tensor ops (issue 19)
-from .._extra_ops2 import one_hot  # noqa: E402,F401
-from .._shape_ops import cosine_similarity  # noqa: E402,F401
+# ---- tensor ops that torch lists in nn.functional too ---------------------------------------
+from .._ops.nn import cosine_similarity, one_hot  # noqa: E402,F401
 
 __all__ += ["cosine_similarity"]
-# ---- attention (issue 19) ------------------------------------------------------------------
+# ---- attention ----------------------------------------------------------------------------
 from ._attention_functional import (  # noqa: E402,F401 - re-exported
     _canonical_mask, _in_projection, _in_projection_packed, _mha_shape_check, _none_or_dtype,
     multi_head_attention_forward, scaled_dot_product_attention,
 )
 
 __all__ += ["scaled_dot_product_attention", "multi_head_attention_forward"]
-# padding and interpolation (issue 19)
+# ---- padding and interpolation ------------------------------------------------------------
 from ._resample import (interpolate, pad, upsample, upsample_bilinear,  # noqa: E402,F401
                         upsample_nearest)
 

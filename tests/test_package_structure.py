@@ -14,6 +14,7 @@ import is an edge: of a module (``from .functional import x``), of a package (``
 """
 
 import ast
+import re
 from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parents[1] / "python" / "gradtrack"
@@ -156,3 +157,12 @@ def test_registry_sources_give_every_public_name():
               if not n.startswith("_") and type(v).__name__ != "module"}
     assert public - given == set()
     assert set(_registry.methods(_registry._modules())) <= set(vars(gradtrack.Tensor))
+
+
+def test_files_are_named_by_what_they_hold():
+    # A name that says when a file arrived (_extra_ops2.py, _out_more.py, round2_ops.py)
+    # says nothing of what it holds, and the next arrival makes it wrong.
+    by_age = re.compile(r"extra|more|round|2\.py$", re.IGNORECASE)
+    named = [str(path.relative_to(PACKAGE)) for path in PACKAGE.rglob("*")
+             if "__pycache__" not in path.parts and by_age.search(path.name)]
+    assert named == [], f"named by age, not by what they hold: {named}"

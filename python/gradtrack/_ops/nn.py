@@ -1,11 +1,10 @@
-"""The layer functions that torch has at the top level too (``softmax``,
-``log_softmax``, bound in C++, and ``cosine_similarity``) and ``one_hot``, which
-``nn.functional`` gathers with the rest of its functions.
+"""The layer functions that are compositions of tensor ops: ``cosine_similarity``
+(torch has it at the top level too) and ``one_hot``, both gathered by
+``nn.functional``; and ``softmax``/``log_softmax``, bound in C++ as they are.
 
-They live with the ops rather than under ``nn/`` because they are compositions of
-tensor ops with torch's ``grad_fn``s (``cosine_similarity`` divides by clamped
-norms; ``one_hot`` scatters into zeros) and ``gradtrack.cosine_similarity`` must
-exist without importing ``nn``.
+``cosine_similarity`` divides by norms clamped outside the graph and ``one_hot``
+scatters into zeros, as torch's do, so values, ``grad_fn`` and ``_version`` are
+torch's. The layers with kernels of their own are ``nn/`` (``_C._nn``).
 
 >>> import gradtrack
 >>> gradtrack.cosine_similarity(gradtrack.tensor([[1., 0.]]), gradtrack.tensor([[1., 1.]]))

@@ -9,7 +9,7 @@ import pickle
 import pytest
 
 import gradtrack
-from gradtrack import _factories
+from gradtrack._ops import creation as _factories
 
 CALLS = {
     "zeros": lambda L, **kw: L.zeros(2, 3, **kw),

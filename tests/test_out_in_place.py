@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 import gradtrack
-from gradtrack import _C, _out_more
+from gradtrack import _C, _out
 
 N = 1003  # not a multiple of any vector width
 
@@ -30,7 +30,7 @@ def _inputs(lib, name):
         return (x > 0.6,)
     if name == "acosh":  # defined from 1 up
         return (x + 1,)
-    return (x, y) if name in _out_more.BINARY else (x,)
+    return (x, y) if name in _out.BINARY else (x,)
 
 
 def _write(lib, name):
@@ -45,7 +45,7 @@ def _write(lib, name):
             out._version - before, np.array_equal(view.numpy(), expected.numpy()[1:]), r is out)
 
 
-@pytest.mark.parametrize("name", _out_more.UNARY + _out_more.BINARY)
+@pytest.mark.parametrize("name", _out.UNARY + _out.BINARY)
 def test_out_is_written_directly_as_torch_writes_it(torch, name):
     got, want = _write(gradtrack, name), _write(torch, name)
     np.testing.assert_allclose(got[0], want[0], rtol=2e-6, atol=1e-7)
@@ -143,7 +143,7 @@ def _tangent_refusal(lib, name, on_out):
         return str(e.value), first._version == version
 
 
-@pytest.mark.parametrize("name", _out_more.UNARY + _out_more.BINARY + ("max",))
+@pytest.mark.parametrize("name", _out.UNARY + _out.BINARY + ("max",))
 @pytest.mark.parametrize("on_out", (False, True), ids=("on_argument", "on_out"))
 def test_out_refuses_a_forward_ad_tangent_with_torchs_error(torch, name, on_out):
     got, want = _tangent_refusal(gradtrack, name, on_out), _tangent_refusal(torch, name, on_out)

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import gradtrack
-from gradtrack import _out_more
+from gradtrack import _out
 
 
 def _args(lib, name):
@@ -20,7 +20,7 @@ def _args(lib, name):
         return (lib.tensor([1, 2, 3]),)
     if name in ("bitwise_and", "bitwise_or", "bitwise_xor"):
         return (lib.tensor([1, 2, 3]), lib.tensor([3, 1, 2]))
-    if name in _out_more.BINARY:
+    if name in _out.BINARY:
         return (x, lib.tensor([0.5, 0.25, 2.0]))
     return (x + 1,) if name == "acosh" else (x,)
 
@@ -45,7 +45,7 @@ def _outcome(lib, name, out_dtype, shape, requires_grad=False):
             sorted({str(w.message).split(".")[0] for w in caught}))
 
 
-@pytest.mark.parametrize("name", _out_more.UNARY + _out_more.BINARY)
+@pytest.mark.parametrize("name", _out.UNARY + _out.BINARY)
 def test_elementwise_out_matches_torch(torch, name):
     for out_dtype, shape in (("float32", (3,)), ("float64", (0,)), ("int64", (3,)),
                              ("bool", (3,)), ("float32", (2, 2))):
@@ -66,7 +66,7 @@ FACTORY_CALLS = {
 }
 
 
-@pytest.mark.parametrize("name", _out_more.FACTORIES)
+@pytest.mark.parametrize("name", _out.FACTORIES)
 def test_factory_out_takes_outs_dtype_as_torch(torch, name):
     for dtype in ("float64", "int64", "float32"):
         res = []
@@ -79,7 +79,7 @@ def test_factory_out_takes_outs_dtype_as_torch(torch, name):
 
 def test_out_signatures_list_out():
     import inspect
-    for name in _out_more.UNARY + _out_more.BINARY + _out_more.FACTORIES:
+    for name in _out.UNARY + _out.BINARY + _out.FACTORIES:
         assert "out" in inspect.signature(getattr(gradtrack, name)).parameters
 
 
@@ -112,7 +112,7 @@ def _rule_call(L, name, out, requires_grad):
     return calls[name]()
 
 
-@pytest.mark.parametrize("name", sorted(_out_more.RULES))
+@pytest.mark.parametrize("name", sorted(_out.RULES))
 def test_out_dtype_rules_of_other_functions_match_torch(torch, name):
     for dtype in ("float32", "float64", "int64", "bool"):
         for requires_grad in (False, True):

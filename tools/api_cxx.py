@@ -9,11 +9,8 @@ its docstring is attached at import (``gradtrack/_docs``). The documentation bui
 import importlib
 import re
 
-# which tables of gradtrack/_docs each page lists
-PAGES = {
-    "gradtrack": ["torch_functions", "torch_functions2"],
-    "Tensor": ["tensor_core", "tensor_methods", "tensor_methods2", "tensor_inplace"],
-}
+# the owner each page lists the names of: every table of gradtrack/_docs that documents it
+PAGES = {"gradtrack": "", "Tensor": "Tensor"}
 SIGNATURE = re.compile(r"^(\d+\. )?\w+\((.*\) -> .*|\*args, \*\*kwargs\))$")
 
 
@@ -52,11 +49,16 @@ def cxx_markdown(page):
 
     owner = gradtrack if page == "gradtrack" else gradtrack.Tensor
     prefix = "gradtrack." if page == "gradtrack" else "Tensor."
+    docs = importlib.import_module("gradtrack._docs")
     names = set()
-    for table in PAGES[page]:
-        names |= set(importlib.import_module(f"gradtrack._docs.{table}").DOCS)
-    functions, methods = importlib.import_module("gradtrack._docs").op_list_docs()
+    for owner_path, table in docs.tables():
+        if owner_path == PAGES[page]:
+            names |= set(table)
+    functions, methods = docs.op_list_docs()
     names |= set(functions if page == "gradtrack" else methods)
+    # torch's other names of a listed object (Tensor.clip is Tensor.clamp) share its docstring
+    listed = {id(getattr(owner, n)) for n in names if hasattr(owner, n)}
+    names |= {n for n in dir(owner) if not n.startswith("__") and id(getattr(owner, n)) in listed}
     out = []
     for name in sorted(n for n in names if hasattr(owner, n)):
         out += entry(prefix + name, getattr(owner, name).__doc__)

@@ -12,7 +12,7 @@ Three things it cannot get right by itself are fixed here:
   from ``gradtrack`` and never write their classes. They are renamed to their real
   module for the run.
 * About 150 Tensor methods are Python functions attached at import
-  (``gradtrack/_tensor.py``, ``_extra_ops*.py``, ``random.py``): stubgen writes them
+  (``gradtrack/_tensor.py``, ``_ops/*.py``, ``random.py``): stubgen writes them
   without types, and aliases of C++ methods (``absolute = abs``) as ``*args, **kwargs``.
   They are rewritten here from ``inspect.signature`` (or from the aliased C++
   signature), with the return type from RETURNS below or the method family.
@@ -335,8 +335,8 @@ def _where(value, name):
 
 
 def _package_stub(gradtrack):
-    """gradtrack/__init__.pyi: the namespace __init__.py builds at import (loops over the op
-    list, dtype names, wrapped functions), spelled out for type checkers and editors."""
+    """gradtrack/__init__.pyi: the namespace the registry builds at import (_registry.py: the
+    op list, dtype names, wrapped functions), spelled out for type checkers and editors."""
     lines = ["import builtins", "import typing", "import gradtrack._legacy",
              "from gradtrack._C import Tensor as Tensor, dtype as dtype", "", "__version__: str"]
     defs = []

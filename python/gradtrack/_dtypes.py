@@ -1,5 +1,6 @@
-"""Dtype queries: ``finfo``, ``iinfo``, ``promote_types``, ``result_type`` and
-``can_cast``, with torch's values, reprs and argument errors.
+"""The dtypes: their names (``gradtrack.float32``, ``gradtrack.half``, ...) and the
+queries ``finfo``, ``iinfo``, ``promote_types``, ``result_type``, ``can_cast`` and
+``is_floating_point``, with torch's values, reprs and argument errors.
 
 The promotion rules themselves live in C++ (``csrc/core/dtype.cpp``); this
 module only reads them.
@@ -144,3 +145,21 @@ def result_type(tensor, other):
     gradtrack.float32
     """
     return _C._result_type([_operand(tensor, 1, "tensor"), _operand(other, 2, "other")])
+
+
+def is_floating_point(input):  # noqa: A002
+    """True if ``input`` has a floating-point dtype."""
+    return input.dtype.is_floating_point
+
+
+# What this module gives gradtrack.* (NOTE [One registry] in _registry.py). The dtype
+# names shadow Python builtins in gradtrack's namespace (gradtrack.float, gradtrack.int,
+# gradtrack.bool), as torch's do.
+FUNCTIONS = (promote_types, can_cast, result_type, is_floating_point)
+NAMES = {
+    "dtype": _C.dtype, "finfo": finfo, "iinfo": iinfo,
+    "float32": _C.float32, "float": _C.float32, "float64": _C.float64, "double": _C.float64,
+    "float16": _C.float16, "half": _C.float16, "bfloat16": _C.bfloat16,
+    "int64": _C.int64, "long": _C.int64, "int32": _C.int32, "int": _C.int32,
+    "int16": _C.int16, "short": _C.int16, "int8": _C.int8, "uint8": _C.uint8, "bool": _C.bool,
+}

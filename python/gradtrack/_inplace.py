@@ -273,30 +273,35 @@ def setitem(self, index, value):
     _C._inplace.setitem_(target, indices, value, kind)
 
 
-def install(cls):
-    """Attaches every in-place method and augmented operator to ``cls``."""
+def _methods():
+    """Every in-place method and augmented assignment: {name: function}."""
     # The op list's variants first; the ones with arguments of their own
     # (alpha, rounding_mode) are then replaced by their functions below.
-    for name, (_, operands) in _OPS.items():
-        setattr(cls, name + "_", _binary(name) if operands else _unary(name))
+    methods = {name + "_": _binary(name) if operands else _unary(name)
+               for name, (_, operands) in _OPS.items()}
     for fn in (add_, sub_, div_, true_divide_, clamp_, clamp_min_, clamp_max_, fill_, zero_,
                copy_, normal_, uniform_, masked_fill_, index_put_, scatter_, scatter_add_, t_,
                transpose_, unsqueeze_, squeeze_, pow_):
-        setattr(cls, fn.__name__, fn)
-    cls.clip_ = clamp_
-    cls.negative_ = cls.neg_
-    cls.absolute_ = cls.abs_
-    cls.multiply_ = cls.mul_
-    cls.subtract_ = sub_
-    cls.divide_ = div_
-    cls.__setitem__ = setitem
-    cls.__iadd__ = lambda self, other: add_(self, other)
-    cls.__isub__ = lambda self, other: sub_(self, other)
-    cls.__imul__ = lambda self, other: cls.mul_(self, other)
-    cls.__itruediv__ = lambda self, other: div_(self, other)
-    cls.__ifloordiv__ = lambda self, other: cls.floor_divide_(self, other)
-    cls.__imod__ = lambda self, other: cls.remainder_(self, other)
-    cls.__ipow__ = lambda self, other: cls.pow_(self, other)
-    cls.__iand__ = lambda self, other: cls.bitwise_and_(self, other)
-    cls.__ior__ = lambda self, other: cls.bitwise_or_(self, other)
-    cls.__ixor__ = lambda self, other: cls.bitwise_xor_(self, other)
+        methods[fn.__name__] = fn
+    methods.update({
+        "clip_": clamp_, "negative_": methods["neg_"], "absolute_": methods["abs_"],
+        "multiply_": methods["mul_"], "subtract_": sub_, "divide_": div_,
+        "__setitem__": setitem,
+        # augmented assignment: x += y is add_(x, y); the op list's methods are looked up
+        # on the class at each call
+        "__iadd__": lambda self, other: add_(self, other),
+        "__isub__": lambda self, other: sub_(self, other),
+        "__imul__": lambda self, other: _Tensor.mul_(self, other),
+        "__itruediv__": lambda self, other: div_(self, other),
+        "__ifloordiv__": lambda self, other: _Tensor.floor_divide_(self, other),
+        "__imod__": lambda self, other: _Tensor.remainder_(self, other),
+        "__ipow__": lambda self, other: _Tensor.pow_(self, other),
+        "__iand__": lambda self, other: _Tensor.bitwise_and_(self, other),
+        "__ior__": lambda self, other: _Tensor.bitwise_or_(self, other),
+        "__ixor__": lambda self, other: _Tensor.bitwise_xor_(self, other),
+    })
+    return methods
+
+
+# What this module gives Tensor (NOTE [One registry] in _registry.py).
+METHODS = _methods()

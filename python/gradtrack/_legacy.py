@@ -178,3 +178,10 @@ class Variable(metaclass=_VariableMeta):
         if requires_grad:
             out.requires_grad_(True)
         return out
+
+
+# What this module gives gradtrack.* and Tensor (NOTE [One registry] in _registry.py);
+# autograd.Variable is imported by gradtrack.autograd itself.
+FUNCTIONS = (set_default_dtype, get_default_dtype, set_default_device, get_default_device)
+NAMES = {"device": device, **LEGACY_TYPES}
+METHODS = {"type": tensor_type}

@@ -1,4 +1,12 @@
-"""``out=`` with torch's rules, for the functions that take it.
+"""``out=``: torch's rules for writing a result into ``out``, which functions take
+it, and the wrappers that give it to them.
+
+Which functions take ``out=`` is data: the op list's rows (``out`` column: NOTE
+[One declaration per op] in ``_declarations``), ``RULES`` for the other functions
+bound in C++ (each with the dtype rule torch's kernel applies), ``COMPOSED`` for the
+Python functions of ``_ops``, and the factories. :func:`wrap` gives each its wrapper
+when the registry assembles ``gradtrack`` (NOTE [One registry] in ``_registry.py``);
+a wrapper called without ``out=`` is the function itself (``_wrappers.fast_path``).
 
 NOTE [out= rules] (measured on torch 2.13)
 - with grad mode on, any tensor argument (out included) that requires grad
@@ -23,8 +31,11 @@ import sys
 import warnings
 
 from . import _C
+from ._declarations import pointwise_ops
+from ._dtype_names import CPP_NAME
 from ._dtype_names import SCALAR_NAME as _NAME
 from ._dtype_names import dtype_key as _key
+from ._wrappers import fast_path, insert_keywords, lazy_signature, param_names, parameters
 
 _RESIZED = ("An output with one or more elements was resized since it had shape {old}, which does "
             "not match the required output shape {new}. This behavior is deprecated, and in a "
@@ -155,31 +166,189 @@ def accepts_out(name, strict_cast=False):
     return wrap
 
 
-def lazy_signature(wrapper, make):
-    """``wrapper``, whose ``__signature__`` ``make()`` builds on first read once
-    ``wrapper`` is inside a :func:`fast_path` (NOTE [Lazy signatures] in
-    csrc/python/bind_fast_path.cpp): building them all made a tenth of
-    ``import gradtrack``."""
-    wrapper.__dict__.pop("__wrapped__", None)
-    wrapper._gt_signature = make
-    return wrapper
+# ---- which functions take out= ---------------------------------------------------------------
+
+# The op list's functions that take out= (NOTE [One declaration per op]), and
+# true_divide, div's alias.
+_LIST = [op for op in pointwise_ops() if op.out]
+UNARY = tuple(op.name for op in _LIST if op.arity == 1)
+BINARY = tuple(op.name for op in _LIST if op.arity == 2) + ("true_divide",)
+FACTORIES = ("arange", "linspace", "eye", "full", "randperm", "randint")
+# torch's "Same"-dtype unary ops want out's dtype to be the result's exactly.
+EXACT = {op.name for op in _LIST if op.out == "exact"}
+# Not differentiable in torch: an argument that requires grad is fine.
+NO_GRAD = {op.name for op in _LIST if not op.differentiable}
+# The name torch's error gives (the op it calls).
+ERROR_NAME = {**{op.name: op.out_error_name for op in _LIST if op.out_error_name},
+              "true_divide": "div", "concat": "cat", "clip": "clamp"}
+# Non-elementwise functions with out=, each with the dtype rule torch's kernel applies
+# (measured on torch 2.13 with float32 inputs and float64/int64/bool outs).
+RULES = {
+    **dict.fromkeys(("mm", "bmm", "mv", "matmul", "addmm", "gather", "scatter", "scatter_add",
+                     "diag", "softmax", "log_softmax", "argmax", "argmin"), "expect"),
+    **dict.fromkeys(("clamp", "clip", "clamp_min", "clamp_max"), "found"),
+    **dict.fromkeys(("outer", "mean"), "cast"),
+    **dict.fromkeys(("cat", "concat", "stack"), "cat"),
+    "dot": "dot", "index_select": "index_select", "where": "where", "all": "bool", "any": "bool",
+    "amax": "same", "amin": "same", "masked_select": "masked_select", "nonzero": "nonzero",
+    "signbit": "signbit",
+}
+# argmax/argmin/all/any are not differentiable; diag and the softmaxes take out= with an
+# argument that requires grad in torch 2.13 (measured).
+NO_GRAD |= {"argmax", "argmin", "all", "any", "diag", "softmax", "log_softmax", "nonzero",
+            "signbit"}
+# The Python functions of _ops that take out= in torch: {name: (the op torch's out= errors
+# name, strict)}. strict: elementwise ops, whose result dtype must cast to out's; the others
+# cast freely. A composite names the op underneath ("cat(): functions with out=...").
+COMPOSED = {
+    **{name: (name, False) for name in ("cumsum", "cumprod", "sort", "topk", "var", "std",
+                                         "logsumexp", "tril", "triu", "kthvalue", "median",
+                                         "mode")},
+    **{name: (name, True) for name in ("nan_to_num", "lerp", "baddbmm", "addmv", "cross")},
+    "hstack": ("cat", False), "vstack": ("cat", False), "dstack": ("cat", False),
+    "column_stack": ("cat", False), "take_along_dim": ("gather", False),
+    "inner": ("inner", False), "float_power": ("pow", True), "fix": ("trunc", True),
+}
 
 
-def fast_path(fn, wrapper, triggers, owner=""):
-    """``wrapper``, except that a call given none of the keywords ``triggers``
-    calls ``fn`` directly, with no Python frame (NOTE [The out= fast path] in
-    csrc/python/bind_fast_path.cpp). ``wrapper`` must do just that itself when
-    none of them is given; a ``fn`` that is already a fast path is unwrapped so
-    that a plain call skips every layer. It will live at
-    ``gradtrack.<owner>.<name>`` (``owner`` "" for the module itself, "Tensor"
-    for a method): its name there is how it pickles."""
-    from . import _C
+# ---- the wrappers ----------------------------------------------------------------------------
 
-    wrapper.__module__ = "gradtrack"
-    wrapper.__qualname__ = f"{owner}.{wrapper.__name__}" if owner else wrapper.__name__
+def _with_signature(wrapper, fn):
+    return lazy_signature(wrapper, lambda: insert_keywords(parameters(fn), (("out", None),)))
 
-    inner = getattr(fn, "_gt_fast", None)
-    if inner is not None:
-        triggers = tuple(fn._gt_triggers) + tuple(triggers)
-        fn = inner
-    return _C._fast_path(fn, wrapper, tuple(triggers))
+
+def _dt(t):
+    return _NAME[_key(t.dtype)]
+
+
+def elementwise(fn, name):
+    """``fn`` with ``out=`` (torch's elementwise dtype rules and grad refusal)."""
+    error_name = ERROR_NAME.get(name, name)
+
+    @functools.wraps(fn)
+    def op(*args, out=None, **kwargs):
+        if out is None:
+            return fn(*args, **kwargs)
+        check_grad(error_name, (*args, *kwargs.values()), out, name not in NO_GRAD)
+        with _no_grad():  # NOTE [out= written in place] in csrc/ops/common.h
+            result, written = _C._inplace.into(out, fn, args, kwargs)
+        if written:
+            return out
+        if name in EXACT and result.dtype != out.dtype:
+            raise RuntimeError(f"Found dtype {_dt(out)} but expected {_dt(result)}")
+        return write(out, result, True)
+    return fast_path(fn, _with_signature(op, fn), ("out",))
+
+
+def _dtype_error(rule, name, result, out):
+    """torch's refusal of ``out``'s dtype for ``rule``, or None when it is accepted."""
+    if out.dtype == result.dtype:
+        return None
+    if rule == "expect":
+        return RuntimeError(f"Expected out tensor to have dtype {CPP_NAME[_key(result.dtype)]}, "
+                            f"but got {CPP_NAME[_key(out.dtype)]} instead")
+    if rule == "found":
+        return RuntimeError(f"Found dtype {_dt(out)} but expected {_dt(result)}")
+    if rule == "dot":
+        return RuntimeError(f"result dtype {_dt(out)} does not match input dtype {_dt(result)}")
+    if rule == "index_select":
+        return RuntimeError("index_select(): self and result must have the same scalar type")
+    if rule == "where":
+        return RuntimeError(f"Expected out type to be {_dt(result)} but got {_dt(out)}")
+    if rule == "bool":
+        return RuntimeError(f"{name} only supports bool tensor for result, got: {_dt(out)}")
+    if rule == "same":
+        return RuntimeError(f"Expected the dtype for input and out to match, but got {_dt(result)} "
+                            f"for input's dtype and {_dt(out)} for out's dtype.")
+    if rule == "masked_select":
+        return RuntimeError("masked_select(): self and result must have the same scalar type")
+    if rule == "nonzero":  # sic: no space before the dtype in torch's message
+        return RuntimeError("nonzero: Expected out tensor to have scalar type Long but got scalar "
+                            f"type{_dt(out)}")
+    if rule == "signbit":
+        return RuntimeError("signbit does not support non-boolean outputs.")
+    if rule == "can_cast" and _KIND[_key(result.dtype)] > _KIND[_key(out.dtype)]:
+        return RuntimeError("Expected canCast( typeMetaToScalarType(self.dtype()), "
+                            "typeMetaToScalarType(out.dtype())) to be true, but got false.  (Could "
+                            "this error message be improved?  If so, please report an enhancement "
+                            "request to PyTorch.)")
+    if _KIND[_key(result.dtype)] > _KIND[_key(out.dtype)]:
+        if rule == "cat":
+            return TypeError(f"torch.cat(): input types can't be cast to the desired output type "
+                             f"{_dt(out)}")
+        return RuntimeError(f"result type {_dt(result)} can't be cast to the desired output type "
+                            f"{_dt(out)}")
+    return None
+
+
+def with_rule(fn, name):
+    """``fn`` with ``out=`` under torch's dtype rule for ``name`` (RULES)."""
+    error_name = ERROR_NAME.get(name, name)
+    rule = RULES[name]
+
+    @functools.wraps(fn)
+    def op(*args, out=None, **kwargs):
+        if out is None:
+            return fn(*args, **kwargs)
+        # check_grad looks into tensor lists (cat's) itself
+        check_grad(error_name, (*args, *kwargs.values()), out, name not in NO_GRAD)
+        with _no_grad():
+            result = fn(*args, **kwargs)
+        return write_result(error_name, out, result,
+                            refusal=lambda o, r: _dtype_error(rule, error_name, r, o))
+    return fast_path(fn, _with_signature(op, fn), ("out",))
+
+
+def extreme(fn, name):
+    """``max``/``min`` with ``out=``: a (values, indices) tuple along a dim, each
+    of the result's dtype; elementwise against ``other``; cast freely from the
+    all-element form unless the kind narrows (torch's canCast)."""
+    @functools.wraps(fn)
+    def op(*args, out=None, **kwargs):
+        if out is None:
+            return fn(*args, **kwargs)
+        check_grad(name, (*args, *kwargs.values()), out)
+        with _no_grad():
+            result = fn(*args, **kwargs)
+        other = args[1] if len(args) > 1 else kwargs.get("other")
+        if isinstance(other, _C.Tensor):  # elementwise: torch's strict cast
+            return write(out, result, True)
+        rule = "expect" if isinstance(result, tuple) else "can_cast"
+        return write_result(name, out, result,
+                            refusal=lambda o, r: _dtype_error(rule, name, r, o))
+    return fast_path(fn, _with_signature(op, fn), ("out",))
+
+
+def factory(fn, name):
+    """``fn`` with ``out=``: the result takes out's dtype unless ``dtype`` is given."""
+    @functools.wraps(fn)
+    def make(*args, out=None, **kwargs):
+        if out is None:
+            return fn(*args, **kwargs)
+        if kwargs.get("dtype") is None:
+            kwargs["dtype"] = out.dtype
+        return call(name, fn, args, kwargs, out)
+    return fast_path(fn, _with_signature(make, fn), ("out",))
+
+
+def wrap(namespace):
+    """Gives ``out=`` to the functions of ``namespace`` (gradtrack's) that take it in torch."""
+    for name, (error_name, strict) in COMPOSED.items():
+        namespace[name] = accepts_out(error_name, strict)(namespace[name])
+    for name in UNARY + BINARY:
+        if name in namespace:
+            namespace[name] = elementwise(namespace[name], name)
+    for name in FACTORIES:
+        if name in namespace:
+            namespace[name] = factory(namespace[name], name)
+    for name in RULES:
+        if name in namespace and "out" not in _names(namespace[name]):
+            namespace[name] = with_rule(namespace[name], name)
+    for name in ("max", "min"):
+        namespace[name] = extreme(namespace[name], name)
+
+
+def _names(fn):
+    if "out" in getattr(fn, "_gt_triggers", ()):
+        return {"out"}
+    return param_names(fn)

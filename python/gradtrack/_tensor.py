@@ -1,5 +1,7 @@
-"""Python-side Tensor methods: the autograd fields and their rules, printing,
-conversions. Attached once to the C++ class by :func:`install`.
+"""The Tensor class's Python side: the autograd fields and their rules, hooks,
+printing, conversions, copies and pickling, and the module functions that only ask a
+tensor about itself (``is_tensor``, ``numel``). The registry attaches ``METHODS`` to
+the C++ class (NOTE [One registry] in ``_registry.py``).
 
 Everything numeric is bound in C++; what lives here is argument handling and
 the semantics PyTorch gives in words (errors, warnings).
@@ -8,8 +10,8 @@ the semantics PyTorch gives in words (errors, warnings).
 import builtins
 import warnings
 
-from . import _C, _inplace, _tensor_str
-from ._dtype_names import CPP_NAME, SCALAR_NAME, dtype_key, legacy_type_name
+from . import _C, _tensor_str
+from ._dtype_names import CPP_NAME, SCALAR_NAME, dtype_key
 from .utils.hooks import RemovableHandle, check_hook_value
 
 _Tensor = _C.Tensor
@@ -232,86 +234,52 @@ def __deepcopy__(self, memo):
 
 
 def __reduce_ex__(self, protocol):
-    from . import _rebuild_tensor
     return (_rebuild_tensor, (self.detach().numpy().copy(), self.requires_grad))
 
 
-def _new_factory(kind):
-    fill = {"zeros": 0, "ones": 1}.get(kind)
-
-    def method(self, *size, dtype=None, requires_grad=False):
-        if len(size) == 1 and not isinstance(size[0], builtins.int):
-            size = tuple(size[0])
-        dtype = dtype or self.dtype
-        if fill is None:
-            return _C.empty(size, dtype=dtype, requires_grad=requires_grad)
-        # full() gives PyTorch's message for negative sizes (new_zeros is not zeros()).
-        return _C.full(size, fill, dtype=dtype, requires_grad=requires_grad)
-    method.__name__ = "new_" + kind
-    return method
+def _rebuild_tensor(array, requires_grad):
+    t = _C.tensor(array)
+    t.requires_grad_(requires_grad)
+    return t
 
 
-def new_full(self, size, fill_value, *, dtype=None, requires_grad=False):
-    from . import full
-    return full(size, fill_value, dtype=dtype or self.dtype, requires_grad=requires_grad)
-
-
-def new_tensor(self, data, *, dtype=None, requires_grad=False):
-    from . import tensor
-    return tensor(data, dtype=dtype or self.dtype, requires_grad=requires_grad)
-
-
-def type_(self, dtype=None):
-    """Without arguments, the legacy type name (``gradtrack.FloatTensor``)."""
-    if dtype is None:
-        return legacy_type_name(self)
-    return self.to(dtype)
-
-
-def _true_divide(self, other):
-    """Alias of :meth:`div` without rounding."""
-    return self.div(other)
-
-
-def _numel_prop(self):
-    return self.numel()
-
-
-def install(cls):
-    """Attaches the Python-side methods and properties to the C++ Tensor class."""
-    cls.requires_grad = property(_requires_grad_get, _set_requires_grad)
-    cls.grad = property(_get_grad, _set_grad, _del_grad)
-    cls.data = property(_get_data, _set_data)
-    for fn in (requires_grad_, detach_, retain_grad, register_hook,
-               register_post_accumulate_grad_hook, to, __array__, __iter__,
-               __contains__, __deepcopy__, __reduce_ex__, new_full, new_tensor):
-        setattr(cls, fn.__name__, fn)
-    cls.type = type_
-    for kind in ("zeros", "ones", "empty"):
-        setattr(cls, "new_" + kind, _new_factory(kind))
-    cls.__repr__ = _tensor_str._tensor_repr
-    cls.__str__ = _tensor_str._tensor_repr
-    cls.__format__ = _tensor_str._tensor_format
-    cls.__array_priority__ = 1000
-    cls.clip = cls.clamp
-    cls.absolute = cls.abs
-    cls.negative = cls.neg
-    cls.multiply = cls.mul
-    cls.subtract = cls.sub
-    cls.divide = cls.div
-    cls.true_divide = _true_divide
-    _bound_split = cls.split
-    cls.split = lambda self, split_size, dim=0: _bound_split(self, split_size, dim)
-    cls.split.__name__ = "split"
-    cls.greater = cls.gt
-    cls.less = cls.lt
-    cls.cpu = lambda self: self
-    cls.cuda = lambda self, device=None, non_blocking=False: _C._ops.check_device("cuda")
-    cls.is_inference = lambda self: False
-    cls.device = property(lambda self: _device_cpu())
-    _inplace.install(cls)
+# A pickled tensor names its rebuilder gradtrack._rebuild_tensor, as it always has: which
+# file defines the function is not part of the pickle format.
+_rebuild_tensor.__module__ = "gradtrack"
 
 
 def _device_cpu():
     from . import device
     return device("cpu")
+
+
+def is_tensor(obj):
+    """True if ``obj`` is a gradtrack Tensor (or a subclass such as Parameter)."""
+    return isinstance(obj, _Tensor)
+
+
+def numel(input):  # noqa: A002
+    """The number of elements of ``input``."""
+    return input.numel()
+
+
+# What this module gives gradtrack.* and Tensor (NOTE [One registry] in _registry.py).
+FUNCTIONS = (is_tensor, numel)
+NAMES = {"Tensor": _Tensor, "_rebuild_tensor": _rebuild_tensor}
+METHODS = {
+    # requires_grad replaces the C++ property: its setter applies torch's leaf and dtype rules
+    "requires_grad": property(_requires_grad_get, _set_requires_grad),
+    "grad": property(_get_grad, _set_grad, _del_grad),
+    "data": property(_get_data, _set_data),
+    **{fn.__name__: fn for fn in (requires_grad_, detach_, retain_grad, register_hook,
+                                  register_post_accumulate_grad_hook, to, __array__, __iter__,
+                                  __contains__, __deepcopy__, __reduce_ex__)},
+    "__repr__": _tensor_str._tensor_repr,
+    "__str__": _tensor_str._tensor_repr,
+    "__format__": _tensor_str._tensor_format,
+    "__array_priority__": 1000,
+    "cpu": lambda self: self,
+    "cuda": lambda self, device=None, non_blocking=False: _C._ops.check_device("cuda"),
+    "is_inference": lambda self: False,
+    "device": property(lambda self: _device_cpu()),
+}

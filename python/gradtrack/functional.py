@@ -6,17 +6,9 @@
 tensor(3.)
 """
 
-from . import split  # noqa: F401 - gradtrack's, with torch's names
-from ._extra_ops2 import einsum, norm, tensordot  # noqa: F401
+from ._ops.linalg import cdist, einsum, tensordot  # noqa: F401
+from ._ops.reduction import norm  # noqa: F401
+from ._ops.unique import unique, unique_consecutive  # noqa: F401
+from ._ops.views import split  # noqa: F401 - gradtrack's, with torch's names
 
-__all__ = ["einsum", "norm", "split", "tensordot"]
-
-# cdist (issue 19)
-from ._search_ops import cdist  # noqa: E402,F401
-
-__all__ += ["cdist"]
-
-# unique with dim, unique_consecutive (issue 19)
-from ._unique import unique, unique_consecutive  # noqa: E402,F401
-
-__all__ += ["unique", "unique_consecutive"]
+__all__ = ["einsum", "norm", "split", "tensordot", "cdist", "unique", "unique_consecutive"]

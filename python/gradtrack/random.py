@@ -227,3 +227,10 @@ def _multinomial_method(self, num_samples, replacement=False, *, generator=None)
 
 METHODS["bernoulli"] = _bernoulli_method
 METHODS["multinomial"] = _multinomial_method
+
+# What this module gives gradtrack.* and Tensor (NOTE [One registry] in _registry.py):
+# the random factories bound in C++, and the functions and fills above.
+BOUND = ("rand", "randn", "randint", "randperm")
+FUNCTIONS = (manual_seed, seed, initial_seed, get_rng_state, set_rng_state, bernoulli, multinomial,
+             normal, randint_like)
+NAMES = {"Generator": Generator, "default_generator": default_generator}

@@ -40,7 +40,7 @@ class min(_ReturnType):  # noqa: A001 - PyTorch's name
     _name = "min"
 
 
-# round-2 tensor ops (issue 19)
+# the sorts, topk and the order statistics (_ops/scan_sort.py, _ops/reduction.py)
 class sort(_ReturnType):
     """``tensor.sort()``: the sorted values and their indices."""
 

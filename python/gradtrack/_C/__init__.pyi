@@ -401,10 +401,10 @@ require grad).
 
     def abs(self) -> Tensor:
         """
-        The absolute value of each element.
+        Alias of ``abs``: the absolute value of each element.
 
         >>> import gradtrack
-        >>> gradtrack.tensor([-1.5, 0.0, 2.0]).abs()
+        >>> gradtrack.tensor([-1.5, 0.0, 2.0]).absolute()
         tensor([1.5000, 0.0000, 2.0000])
         """
 
@@ -413,20 +413,16 @@ require grad).
 
 >>> import gradtrack
 >>> x = gradtrack.tensor([-1.5, 0.0, 2.0])
->>> x.abs_()
-tensor([1.5000, 0.0000, 2.0000])
->>> x._version
-1"""
+>>> x.absolute_()
+tensor([1.5000, 0.0000, 2.0000])"""
 
     def absolute_(self) -> Tensor:
         """In-place :meth:`abs`; returns ``self``.
 
 >>> import gradtrack
 >>> x = gradtrack.tensor([-1.5, 0.0, 2.0])
->>> x.abs_()
-tensor([1.5000, 0.0000, 2.0000])
->>> x._version
-1"""
+>>> x.absolute_()
+tensor([1.5000, 0.0000, 2.0000])"""
 
     def acos(self) -> Tensor:
         """
@@ -452,7 +448,7 @@ tensor([3.1416, 1.5708, 1.0472])
         Inverse hyperbolic cosine of each element.
 
         >>> import gradtrack
-        >>> gradtrack.acosh(gradtrack.tensor([1.0, 2.0]))
+        >>> gradtrack.tensor([1.0, 2.0]).acosh()
         tensor([0.0000, 1.3170])
         """
 
@@ -460,8 +456,11 @@ tensor([3.1416, 1.5708, 1.0472])
         """In-place :meth:`acosh`; returns ``self``.
 
 >>> import gradtrack
->>> gradtrack.tensor([1.0, 2.0]).acosh_()
-tensor([0.0000, 1.3170])"""
+>>> x = gradtrack.tensor([1.0, 2.0])
+>>> x.acosh_()
+tensor([0.0000, 1.3170])
+>>> x._version
+1"""
 
     def add(self, other: typing.Any, *, alpha: typing.Any=1) -> Tensor:
         """
@@ -597,7 +596,7 @@ tensor([-1.5708,  0.0000,  0.5236])
         Inverse hyperbolic sine of each element.
 
         >>> import gradtrack
-        >>> gradtrack.asinh(gradtrack.tensor([0.0, 1.0]))
+        >>> gradtrack.tensor([0.0, 1.0]).asinh()
         tensor([0.0000, 0.8814])
         """
 
@@ -605,8 +604,11 @@ tensor([-1.5708,  0.0000,  0.5236])
         """In-place :meth:`asinh`; returns ``self``.
 
 >>> import gradtrack
->>> gradtrack.tensor([0.0, 1.0]).asinh_()
-tensor([0.0000, 0.8814])"""
+>>> x = gradtrack.tensor([0.0, 1.0])
+>>> x.asinh_()
+tensor([0.0000, 0.8814])
+>>> x._version
+1"""
 
     def atan(self) -> Tensor:
         """
@@ -651,7 +653,7 @@ tensor([-0.7854,  0.0000,  0.4636])
         Inverse hyperbolic tangent of each element.
 
         >>> import gradtrack
-        >>> gradtrack.atanh(gradtrack.tensor([0.0, 0.5]))
+        >>> gradtrack.tensor([0.0, 0.5]).atanh()
         tensor([0.0000, 0.5493])
         """
 
@@ -659,8 +661,11 @@ tensor([-0.7854,  0.0000,  0.4636])
         """In-place :meth:`atanh`; returns ``self``.
 
 >>> import gradtrack
->>> gradtrack.tensor([0.0, 0.5]).atanh_()
-tensor([0.0000, 0.5493])"""
+>>> x = gradtrack.tensor([0.0, 0.5])
+>>> x.atanh_()
+tensor([0.0000, 0.5493])
+>>> x._version
+1"""
 
     def backward(self, gradient: typing.Any=None, retain_graph: typing.Any=None, create_graph: builtins.bool=False, inputs: typing.Any=None) -> None:
         """
@@ -1051,7 +1056,7 @@ tensor([1, 3, 6])"""
         Degrees to radians.
 
         >>> import gradtrack
-        >>> gradtrack.deg2rad(gradtrack.tensor([180.0, 90.0]))
+        >>> gradtrack.tensor([180.0, 90.0]).deg2rad()
         tensor([3.1416, 1.5708])
         """
 
@@ -1059,8 +1064,11 @@ tensor([1, 3, 6])"""
         """In-place :meth:`deg2rad`; returns ``self``.
 
 >>> import gradtrack
->>> gradtrack.tensor([180.0]).deg2rad_()
-tensor([3.1416])"""
+>>> x = gradtrack.tensor([180.0, 90.0])
+>>> x.deg2rad_()
+tensor([3.1416, 1.5708])
+>>> x._version
+1"""
 
     def detach(self) -> Tensor:
         """
@@ -1133,10 +1141,10 @@ tensor([3, 5, 7])"""
 
     def div(self, other: typing.Any, *, rounding_mode: typing.Any=...) -> Tensor:
         """
-        The elementwise quotient; ``rounding_mode`` may be ``'trunc'`` or ``'floor'``.
+        Alias of ``div``: the elementwise quotient; ``rounding_mode`` may be ``'trunc'`` or ``'floor'``.
 
         >>> import gradtrack
-        >>> gradtrack.tensor([7.0, -7.0, 3.0]).div(2.0, rounding_mode='floor')
+        >>> gradtrack.tensor([7.0, -7.0, 3.0]).divide(2.0, rounding_mode='floor')
         tensor([ 3., -4.,  1.])
         """
 
@@ -1237,7 +1245,7 @@ tensor([-0.8427,  0.0000,  0.5205])
         Complementary error function ``1 - erf(x)`` of each element.
 
         >>> import gradtrack
-        >>> gradtrack.erfc(gradtrack.tensor([0.0, 1.0]))
+        >>> gradtrack.tensor([0.0, 1.0]).erfc()
         tensor([1.0000, 0.1573])
         """
 
@@ -1245,15 +1253,18 @@ tensor([-0.8427,  0.0000,  0.5205])
         """In-place :meth:`erfc`; returns ``self``.
 
 >>> import gradtrack
->>> gradtrack.tensor([0.0, 1.0]).erfc_()
-tensor([1.0000, 0.1573])"""
+>>> x = gradtrack.tensor([0.0, 1.0])
+>>> x.erfc_()
+tensor([1.0000, 0.1573])
+>>> x._version
+1"""
 
     def erfinv(self) -> Tensor:
         """
         Inverse error function of each element (in (-1, 1)).
 
         >>> import gradtrack
-        >>> gradtrack.erfinv(gradtrack.tensor([0.0, 0.5]))
+        >>> gradtrack.tensor([0.0, 0.5]).erfinv()
         tensor([0.0000, 0.4769])
         """
 
@@ -1261,8 +1272,11 @@ tensor([1.0000, 0.1573])"""
         """In-place :meth:`erfinv`; returns ``self``.
 
 >>> import gradtrack
->>> gradtrack.tensor([0.0, 0.5]).erfinv_()
-tensor([0.0000, 0.4769])"""
+>>> x = gradtrack.tensor([0.0, 0.5])
+>>> x.erfinv_()
+tensor([0.0000, 0.4769])
+>>> x._version
+1"""
 
     def exp(self) -> Tensor:
         """
@@ -1503,7 +1517,7 @@ tensor([-0.5000,  0.2500,  0.0000])
         A bool tensor, True where ``input >= other``.
 
         >>> import gradtrack
-        >>> gradtrack.tensor([1.0, 2.0, 3.0]).ge(2.0)
+        >>> gradtrack.tensor([1.0, 2.0, 3.0]).ge(gradtrack.tensor([2.0, 2.0, 2.0]))
         tensor([False,  True,  True])
         """
 
@@ -1517,10 +1531,10 @@ tensor([1., 1., 2.])"""
 
     def gt(self, other: typing.Any) -> Tensor:
         """
-        A bool tensor, True where ``input > other``.
+        Alias of ``gt``: a bool tensor, True where ``input > other``.
 
         >>> import gradtrack
-        >>> gradtrack.tensor([1.0, 2.0, 3.0]).gt(2.0)
+        >>> gradtrack.tensor([1.0, 2.0, 3.0]).greater(2.0)
         tensor([False, False,  True])
         """
 
@@ -1649,10 +1663,10 @@ tensor([ True, False])"""
 
     def isfinite(self) -> Tensor:
         """
-        Which elements are neither inf nor NaN (integers always are).
+        Which elements are finite (not inf, not NaN).
 
         >>> import gradtrack
-        >>> gradtrack.isfinite(gradtrack.tensor([1.0, float("inf"), float("nan")]))
+        >>> gradtrack.tensor([1.0, float('inf'), float('nan')]).isfinite()
         tensor([ True, False, False])
         """
 
@@ -1661,7 +1675,7 @@ tensor([ True, False])"""
         Which elements are +inf or -inf.
 
         >>> import gradtrack
-        >>> gradtrack.isinf(gradtrack.tensor([1.0, float("inf"), -float("inf")]))
+        >>> gradtrack.tensor([1.0, float('inf'), -float('inf')]).isinf()
         tensor([False,  True,  True])
         """
 
@@ -1679,7 +1693,7 @@ tensor([ True, False])"""
         Which elements are -inf.
 
         >>> import gradtrack
-        >>> gradtrack.isneginf(gradtrack.tensor([1.0, float("inf"), -float("inf")]))
+        >>> gradtrack.tensor([1.0, float('inf'), -float('inf')]).isneginf()
         tensor([False, False,  True])
         """
 
@@ -1688,7 +1702,7 @@ tensor([ True, False])"""
         Which elements are +inf.
 
         >>> import gradtrack
-        >>> gradtrack.isposinf(gradtrack.tensor([1.0, float("inf"), -float("inf")]))
+        >>> gradtrack.tensor([1.0, float('inf'), -float('inf')]).isposinf()
         tensor([False,  True, False])
         """
 
@@ -1713,7 +1727,7 @@ tensor(2.)"""
         A bool tensor, True where ``input <= other``.
 
         >>> import gradtrack
-        >>> gradtrack.tensor([1.0, 2.0, 3.0]).le(2.0)
+        >>> gradtrack.tensor([1.0, 2.0, 3.0]).le(gradtrack.tensor([2.0, 2.0, 2.0]))
         tensor([ True,  True, False])
         """
 
@@ -1840,8 +1854,8 @@ tensor([5.9263e+01, 1.5116e+00, 3.4819e-02])"""
         A bool tensor, True where either element is nonzero.
 
         >>> import gradtrack
-        >>> gradtrack.tensor([0.0, 1.0, 0.0]).logical_or(gradtrack.tensor([0.0, 0.0, 3.0]))
-        tensor([False,  True,  True])
+        >>> gradtrack.tensor([0.0, 1.0, 0.0]).logical_or(gradtrack.tensor([1.0, 0.0, 0.0]))
+        tensor([ True,  True, False])
         """
 
     def logical_xor(self, other: Tensor) -> Tensor:
@@ -1849,8 +1863,8 @@ tensor([5.9263e+01, 1.5116e+00, 3.4819e-02])"""
         A bool tensor, True where exactly one element is nonzero.
 
         >>> import gradtrack
-        >>> gradtrack.tensor([0.0, 1.0, 2.0]).logical_xor(gradtrack.tensor([0.0, 0.0, 3.0]))
-        tensor([False,  True, False])
+        >>> gradtrack.tensor([0.0, 1.0, 2.0]).logical_xor(gradtrack.tensor([1.0, 0.0, 3.0]))
+        tensor([ True,  True, False])
         """
 
     def logsumexp(self, dim: typing.Any, keepdim: typing.Any=False) -> Tensor:
@@ -1871,10 +1885,10 @@ tensor(0.6931)"""
 
     def lt(self, other: typing.Any) -> Tensor:
         """
-        A bool tensor, True where ``input < other``.
+        Alias of ``lt``: a bool tensor, True where ``input < other``.
 
         >>> import gradtrack
-        >>> gradtrack.tensor([1.0, 2.0, 3.0]).lt(2.0)
+        >>> gradtrack.tensor([1.0, 2.0, 3.0]).less(2.0)
         tensor([ True, False, False])
         """
 
@@ -2015,10 +2029,10 @@ gradtrack.Size([3, 4, 2])"""
 
     def mul(self, other: typing.Any) -> Tensor:
         """
-        The elementwise product, broadcasting.
+        Alias of ``mul``: the elementwise product, broadcasting.
 
         >>> import gradtrack
-        >>> gradtrack.tensor([1.0, 2.0, 3.0]).mul(gradtrack.tensor([2.0, 0.5, -1.0]))
+        >>> gradtrack.tensor([1.0, 2.0, 3.0]).multiply(gradtrack.tensor([2.0, 0.5, -1.0]))
         tensor([ 2.,  1., -3.])
         """
 
@@ -2027,10 +2041,8 @@ gradtrack.Size([3, 4, 2])"""
 
 >>> import gradtrack
 >>> x = gradtrack.tensor([1.0, 2.0, 3.0])
->>> x.mul_(gradtrack.tensor([2.0, 0.5, -1.0]))
-tensor([ 2.,  1., -3.])
->>> x._version
-1"""
+>>> x.multiply_(gradtrack.tensor([2.0, 0.5, -1.0]))
+tensor([ 2.,  1., -3.])"""
 
     def multinomial(self, num_samples: typing.Any, replacement: typing.Any=False, *, generator: typing.Any=None) -> Tensor:
         """``num_samples`` indices drawn by the weights in this tensor.
@@ -2045,10 +2057,8 @@ tensor([2, 2, 2, 2])"""
 
 >>> import gradtrack
 >>> x = gradtrack.tensor([1.0, 2.0, 3.0])
->>> x.mul_(gradtrack.tensor([2.0, 0.5, -1.0]))
-tensor([ 2.,  1., -3.])
->>> x._version
-1"""
+>>> x.multiply_(gradtrack.tensor([2.0, 0.5, -1.0]))
+tensor([ 2.,  1., -3.])"""
 
     def mv(self, vec: Tensor) -> Tensor:
         """
@@ -2097,10 +2107,10 @@ tensor([0., 1.])"""
 
     def neg(self) -> Tensor:
         """
-        Each element with its sign flipped.
+        Alias of ``neg``: each element with its sign flipped.
 
         >>> import gradtrack
-        >>> gradtrack.tensor([-1.5, 0.0, 2.0]).neg()
+        >>> gradtrack.tensor([-1.5, 0.0, 2.0]).negative()
         tensor([ 1.5000, -0.0000, -2.0000])
         """
 
@@ -2109,20 +2119,16 @@ tensor([0., 1.])"""
 
 >>> import gradtrack
 >>> x = gradtrack.tensor([-1.5, 0.0, 2.0])
->>> x.neg_()
-tensor([ 1.5000, -0.0000, -2.0000])
->>> x._version
-1"""
+>>> x.negative_()
+tensor([ 1.5000, -0.0000, -2.0000])"""
 
     def negative_(self) -> Tensor:
         """In-place :meth:`neg`; returns ``self``.
 
 >>> import gradtrack
 >>> x = gradtrack.tensor([-1.5, 0.0, 2.0])
->>> x.neg_()
-tensor([ 1.5000, -0.0000, -2.0000])
->>> x._version
-1"""
+>>> x.negative_()
+tensor([ 1.5000, -0.0000, -2.0000])"""
 
     def nelement(self) -> builtins.int:
         """
@@ -2282,7 +2288,7 @@ tensor([1., 4., 9.])
         Radians to degrees.
 
         >>> import gradtrack
-        >>> gradtrack.rad2deg(gradtrack.tensor([3.14159265, 1.0]))
+        >>> gradtrack.tensor([3.14159265, 1.0]).rad2deg()
         tensor([180.0000,  57.2958])
         """
 
@@ -2290,8 +2296,11 @@ tensor([1., 4., 9.])
         """In-place :meth:`rad2deg`; returns ``self``.
 
 >>> import gradtrack
->>> gradtrack.tensor([1.0]).rad2deg_()
-tensor([57.2958])"""
+>>> x = gradtrack.tensor([3.14159265, 1.0])
+>>> x.rad2deg_()
+tensor([180.0000,  57.2958])
+>>> x._version
+1"""
 
     def random_(self, *args: typing.Any, generator: typing.Any=None, **kwargs: typing.Any) -> Tensor:
         """``random_(from, to)``, ``random_(to)`` or ``random_()``: integers drawn uniformly.
@@ -2608,7 +2617,7 @@ tensor([-1.,  0.,  1.])
         Which elements have their sign bit set (-0.0 included).
 
         >>> import gradtrack
-        >>> gradtrack.signbit(gradtrack.tensor([-1.0, -0.0, 2.0]))
+        >>> gradtrack.tensor([-1.0, -0.0, 2.0]).signbit()
         tensor([ True,  True, False])
         """
 
@@ -2636,7 +2645,7 @@ tensor([ 0.0000e+00,  8.4147e-01, -7.2400e-06])
         Normalized sinc ``sin(pi x) / (pi x)``, 1 at 0.
 
         >>> import gradtrack
-        >>> gradtrack.sinc(gradtrack.tensor([0.0, 0.5]))
+        >>> gradtrack.tensor([0.0, 0.5]).sinc()
         tensor([1.0000, 0.6366])
         """
 
@@ -2644,8 +2653,11 @@ tensor([ 0.0000e+00,  8.4147e-01, -7.2400e-06])
         """In-place :meth:`sinc`; returns ``self``.
 
 >>> import gradtrack
->>> gradtrack.tensor([0.0, 0.5]).sinc_()
-tensor([1.0000, 0.6366])"""
+>>> x = gradtrack.tensor([0.0, 0.5])
+>>> x.sinc_()
+tensor([1.0000, 0.6366])
+>>> x._version
+1"""
 
     def sinh(self) -> Tensor:
         """
@@ -2785,10 +2797,10 @@ tensor([0.7071, 1.4142])"""
 
     def sub(self, other: typing.Any, *, alpha: typing.Any=1) -> Tensor:
         """
-        ``input - alpha * other``, broadcasting.
+        Alias of ``sub``: ``input - alpha * other``, broadcasting.
 
         >>> import gradtrack
-        >>> gradtrack.tensor([1.0, 2.0, 3.0]).sub(gradtrack.tensor([0.5, 0.5, 0.5]))
+        >>> gradtrack.tensor([1.0, 2.0, 3.0]).subtract(gradtrack.tensor([0.5, 0.5, 0.5]))
         tensor([0.5000, 1.5000, 2.5000])
         """
 
@@ -2797,20 +2809,16 @@ tensor([0.7071, 1.4142])"""
 
 >>> import gradtrack
 >>> x = gradtrack.tensor([1.0, 2.0, 3.0])
->>> x.sub_(gradtrack.tensor([0.5, 0.5, 0.5]))
-tensor([0.5000, 1.5000, 2.5000])
->>> x._version
-1"""
+>>> x.subtract_(gradtrack.tensor([0.5, 0.5, 0.5]))
+tensor([0.5000, 1.5000, 2.5000])"""
 
     def subtract_(self, other: typing.Any, *, alpha: typing.Any=1) -> Tensor:
         """``self -= alpha * other``; the manual SGD step ``w.detach().sub_(w.grad, alpha=lr)``.
 
 >>> import gradtrack
 >>> x = gradtrack.tensor([1.0, 2.0, 3.0])
->>> x.sub_(gradtrack.tensor([0.5, 0.5, 0.5]))
-tensor([0.5000, 1.5000, 2.5000])
->>> x._version
-1"""
+>>> x.subtract_(gradtrack.tensor([0.5, 0.5, 0.5]))
+tensor([0.5000, 1.5000, 2.5000])"""
 
     def sum(self, dim: typing.Any=None, keepdim: builtins.bool=False, *, dtype: typing.Any=None) -> Tensor:
         """
@@ -3672,10 +3680,11 @@ def is_inference_mode_enabled() -> builtins.bool:
 
 def isfinite(input: Tensor) -> Tensor:
     """
-    Which elements are neither inf nor NaN (integers always are).
+    Which elements are finite (not inf, not NaN).
 
     >>> import gradtrack
-    >>> gradtrack.isfinite(gradtrack.tensor([1.0, float("inf"), float("nan")]))
+    >>> x = gradtrack.tensor([1.0, float('inf'), float('nan')])
+    >>> gradtrack.isfinite(x)
     tensor([ True, False, False])
     """
 
@@ -3684,7 +3693,8 @@ def isinf(input: Tensor) -> Tensor:
     Which elements are +inf or -inf.
 
     >>> import gradtrack
-    >>> gradtrack.isinf(gradtrack.tensor([1.0, float("inf"), -float("inf")]))
+    >>> x = gradtrack.tensor([1.0, float('inf'), -float('inf')])
+    >>> gradtrack.isinf(x)
     tensor([False,  True,  True])
     """
 
@@ -3703,7 +3713,8 @@ def isneginf(input: Tensor) -> Tensor:
     Which elements are -inf.
 
     >>> import gradtrack
-    >>> gradtrack.isneginf(gradtrack.tensor([1.0, float("inf"), -float("inf")]))
+    >>> x = gradtrack.tensor([1.0, float('inf'), -float('inf')])
+    >>> gradtrack.isneginf(x)
     tensor([False, False,  True])
     """
 
@@ -3712,7 +3723,8 @@ def isposinf(input: Tensor) -> Tensor:
     Which elements are +inf.
 
     >>> import gradtrack
-    >>> gradtrack.isposinf(gradtrack.tensor([1.0, float("inf"), -float("inf")]))
+    >>> x = gradtrack.tensor([1.0, float('inf'), -float('inf')])
+    >>> gradtrack.isposinf(x)
     tensor([False,  True, False])
     """
 

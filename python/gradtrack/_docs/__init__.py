@@ -1,25 +1,35 @@
 """Docstrings for the names whose docstring cannot be written where they are defined.
 
 The C++-bound functions and Tensor methods (pybind11), the properties bound in C++
-and the functions generated in loops get their docstrings here, one file per area,
-as tables ``{name: text}``. :func:`attach` runs once at the end of
-``import gradtrack``. A name whose docstring already has an example (written in
-place) keeps it: these tables only fill gaps.
+and the functions made in loops get their docstrings here, one file per area: the
+areas of ``_ops`` (``pointwise``, ``reduction``, ``views``...) and, for the names of
+the other modules, ``tensor``, ``inplace``, ``random``, ``dtypes``, ``legacy``,
+``autograd`` and ``runtime``. A file holds up to two tables ``{name: text}``, named
+by the owner they document (``OWNERS``): ``FUNCTIONS`` for ``gradtrack.NAME``,
+``METHODS`` for ``Tensor.NAME``. The op list's functions and methods get theirs from
+its rows (:func:`op_list_docs`, NOTE [One declaration per op]).
+
+:func:`attach` runs once, as step 4 of ``import gradtrack`` (NOTE [One registry] in
+``_registry.py``). A name whose docstring already has an example (written in place)
+keeps it: these tables only fill gaps. Two names of one object (``Tensor.absolute``
+is ``Tensor.abs``) share one docstring, the first table text that reaches it.
 """
 
 import importlib
 
-# (the file of this package, the attribute path of the owner its table documents)
-AREAS = [
-    ("tensor_core", "Tensor"),
-    ("tensor_methods", "Tensor"),
-    ("tensor_inplace", "Tensor"),
-    ("tensor_methods2", "Tensor"),
-    ("torch_functions", ""),
-    ("torch_functions2", ""),
-    ("round2_ops", ""),
-    ("round2_ops", "Tensor"),
-]
+AREAS = ("tensor", "pointwise", "inplace", "reduction", "nn", "views", "shape", "indexing",
+         "linalg", "creation", "random", "dtypes", "legacy", "autograd", "runtime")
+# The tables an area file may hold, and the owner each documents (a path from gradtrack).
+OWNERS = {"FUNCTIONS": "", "METHODS": "Tensor"}
+
+
+def tables():
+    """(owner path, table) of every area's tables, in the order :func:`attach` reads them."""
+    for area in AREAS:
+        module = importlib.import_module(f"{__name__}.{area}")
+        for table, owner in OWNERS.items():
+            if hasattr(module, table):
+                yield owner, getattr(module, table)
 
 
 def attach():
@@ -30,8 +40,7 @@ def attach():
     import gradtrack
     from gradtrack import _C
 
-    for area, owner_path in AREAS:
-        table = importlib.import_module(f"{__name__}.{area}").DOCS
+    for owner_path, table in tables():
         owner = gradtrack
         for part in filter(None, owner_path.split(".")):
             owner = getattr(owner, part)

@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from typing import Any as _Any
 
 from .. import _C
+from .._legacy import Variable  # noqa: F401 - torch's pre-0.4 wrapper, for old tutorials
 from . import forward_ad, function, functional, graph
 from .anomaly_mode import (detect_anomaly, is_anomaly_check_nan_enabled, is_anomaly_enabled,
                            set_detect_anomaly)

@@ -12,6 +12,7 @@ attached as an exception note, which Python prints after the message:
 """
 
 from .. import _C
+from ._graph_text import _dot, _saved_lines, _walk
 
 __all__ = ["set_provenance", "is_provenance_enabled", "explain"]
 
@@ -44,38 +45,6 @@ def is_provenance_enabled():
     True
     """
     return _C._is_provenance_enabled()
-
-
-def _walk(root):
-    """Nodes reachable from ``root`` in depth-first order, each once, with depth."""
-    seen, order, stack = set(), [], [(root, 0)]
-    while stack:
-        node, depth = stack.pop()
-        if node is None or id(node) in seen:
-            continue
-        seen.add(id(node))
-        order.append((node, depth))
-        for child, _ in reversed(node.next_functions):
-            stack.append((child, depth + 1))
-    return order
-
-
-def _saved_lines(node):
-    """Per saved tensor a line; whether any is stale; the notes naming the stale ones' writes."""
-    lines, notes, broken = [], [], False
-    for tensor, saved, current, is_output, released, note in node._saved_versions():
-        what = "its output" if is_output else "an input"
-        if released:
-            lines.append(f"saved {what}: freed by a backward without retain_graph")
-            broken = True
-            continue
-        shape = list(tensor.shape) if tensor is not None else []
-        status = "ok" if saved == current else "MODIFIED: backward will fail"
-        broken = broken or saved != current
-        lines.append(f"saved {what} {shape}: version {saved} when saved, {current} now ({status})")
-        if note:
-            notes.append(note)
-    return lines, broken, notes
 
 
 def explain(tensor, format="text"):  # noqa: A002 - mirrors common tool flags
@@ -114,30 +83,4 @@ def explain(tensor, format="text"):  # noqa: A002 - mirrors common tool flags
         out.append(f"{pad}{type(node).__name__}" + (f"  <- {where}" if where else ""))
         lines, _, _ = _saved_lines(node)
         out.extend(f"{pad}  | {line}" for line in lines)
-    return "\n".join(out)
-
-
-def _quote(text):
-    return text.replace("\\", "\\\\").replace('"', "\\\"")
-
-
-def _dot(nodes, leaf_names=None, show_saved=True):
-    """Dot text for ``nodes``; ``leaf_names`` maps id(tensor) to a name for AccumulateGrad."""
-    ids = {id(node): f"n{i}" for i, (node, _) in enumerate(nodes)}
-    out = ["digraph gradtrack {", '  node [shape=box, fontname="monospace"];']
-    for node, _ in nodes:
-        lines, broken, notes = _saved_lines(node)
-        where = node._location()
-        head = [type(node).__name__] + ([f"at {where}"] if where else [])
-        if leaf_names is not None and type(node).__name__ == "AccumulateGrad":
-            var = node.variable
-            head.insert(0, f"{leaf_names.get(id(var), '')} {tuple(var.shape)}".strip())
-        body = (lines + notes) if show_saved else []
-        label = "\\n".join(_quote(line) for line in head + body)
-        color = ', color=red, fontcolor=red' if broken else ""
-        out.append(f'  {ids[id(node)]} [label="{label}"{color}];')
-        for child, _ in node.next_functions:
-            if child is not None:
-                out.append(f"  {ids[id(child)]} -> {ids[id(node)]};")
-    out.append("}")
     return "\n".join(out)

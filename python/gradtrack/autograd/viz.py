@@ -6,6 +6,8 @@ version, and a stale one in red with the write that changed it. ``make_dot`` tak
 torchviz's ``make_dot`` takes, so notebooks written for it work here.
 """
 
+from ._graph_text import _dot, _walk
+
 __all__ = ["make_dot", "Graph"]
 
 _INSTALL = ("needs Graphviz's dot program, which was not found on PATH: install it with "
@@ -81,8 +83,6 @@ def make_dot(var, params=None, show_attrs=False, show_saved=False, max_attr_char
     >>> "w (2,)" in g.source
     True
     """
-    from .provenance import _dot, _walk
-
     outputs = var if isinstance(var, (tuple, list)) else (var,)
     names = {id(p): name for name, p in (params or {}).items()}
     nodes, seen = [], set()

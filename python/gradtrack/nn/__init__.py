@@ -24,7 +24,7 @@ from . import utils  # noqa: E402
 
 __all__ += ["utils"]
 
-# distributed data parallel (issue 20): nn.parallel.DistributedDataParallel
+# distributed data parallel: nn.parallel.DistributedDataParallel
 from . import parallel  # noqa: E402, F401
 # convolution and pooling
 from .modules import (  # noqa: E402
@@ -46,13 +46,13 @@ __all__ += ["GELU", "SiLU", "Mish", "Hardswish", "SELU", "CELU", "ReLU6", "Leaky
             "LayerNorm", "GroupNorm", "Dropout", "Embedding", "EmbeddingBag", "BCELoss",
             "BCEWithLogitsLoss", "L1Loss", "SmoothL1Loss", "HuberLoss", "KLDivLoss", "ModuleDict",
             "ParameterList", "ParameterDict"]
-# ---- attention and transformer encoder (issue 19) -------------------------------------------
+# ---- attention and the transformer --------------------------------------------------------
 from .modules import (MultiheadAttention, Transformer, TransformerDecoder,  # noqa: E402
                       TransformerDecoderLayer, TransformerEncoder, TransformerEncoderLayer)
 
 __all__ += ["MultiheadAttention", "Transformer", "TransformerEncoder", "TransformerEncoderLayer",
             "TransformerDecoder", "TransformerDecoderLayer"]
-# padding and upsampling layers (issue 19)
+# ---- padding and upsampling ---------------------------------------------------------------
 from .modules import (  # noqa: E402
     ConstantPad1d, ConstantPad2d, ConstantPad3d, ZeroPad1d, ZeroPad2d, ZeroPad3d,
     ReflectionPad1d, ReflectionPad2d, ReflectionPad3d, ReplicationPad1d, ReplicationPad2d, ReplicationPad3d,
@@ -65,7 +65,7 @@ __all__ += ["ConstantPad1d", "ConstantPad2d", "ConstantPad3d", "ZeroPad1d", "Zer
             "ReplicationPad1d", "ReplicationPad2d", "ReplicationPad3d", "CircularPad1d",
             "CircularPad2d", "CircularPad3d", "Upsample", "UpsamplingNearest2d",
             "UpsamplingBilinear2d"]
-# recurrent layers (issue 19): RNN, LSTM, GRU and their cells
+# ---- recurrent layers: RNN, LSTM, GRU and their cells -------------------------------------
 from .modules import (GRU, LSTM, RNN, GRUCell, LSTMCell, RNNBase, RNNCell,  # noqa: E402
                       RNNCellBase)
 

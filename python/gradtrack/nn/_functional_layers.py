@@ -15,6 +15,7 @@ tensor([-0.1000,  0.0000,  2.0000], grad_fn=<LeakyReluBackward0>)
 import warnings
 
 from .. import _C
+from ._arguments import _broadcast_pair, _implicit_dim, _legacy_reduction, _reduction_enum
 
 _nn = _C._nn
 _KIND = _nn.activation_kinds
@@ -269,12 +270,11 @@ def softmin(input, dim=None, _stacklevel=3, dtype=None):  # noqa: A002
     >>> F.softmin(gradtrack.tensor([[1.0, 2.0, 3.0]]), dim=1)
     tensor([[0.6652, 0.2447, 0.0900]])
     """
-    from .functional import _implicit_dim, softmax
     if dim is None:
         dim = _implicit_dim("softmin", input.dim(), _stacklevel + 1)
     if dtype is not None:
         input = input.to(dtype)  # noqa: A001
-    return softmax(-input, dim)
+    return _C.softmax(-input, dim)
 
 
 # ---- normalization --------------------------------------------------------------------------
@@ -417,7 +417,6 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0,  # 
 # ---- losses -------------------------------------------------------------------------------------
 
 def _reduction(size_average, reduce, reduction):
-    from .functional import _legacy_reduction, _reduction_enum
     if size_average is not None or reduce is not None:
         reduction = _legacy_reduction(size_average, reduce)
     return _reduction_enum(reduction)
@@ -498,10 +497,8 @@ def l1_loss(input, target, size_average=None, reduce=None, reduction="mean",  # 
     >>> F.l1_loss(x, y, reduction='sum')
     tensor(3.5000)
     """
-    from .functional import _broadcast_pair
     _size_warning(input, target)
     if size_average is not None or reduce is not None:
-        from .functional import _legacy_reduction
         reduction = _legacy_reduction(size_average, reduce)
     input, target = _broadcast_pair(input, target)  # noqa: A001
     if weight is not None:
@@ -522,7 +519,6 @@ def smooth_l1_loss(input, target, size_average=None, reduce=None,  # noqa: A002
     >>> F.smooth_l1_loss(x, y)
     tensor(0.7083)
     """
-    from .functional import _broadcast_pair
     _size_warning(input, target)
     enum = _reduction(size_average, reduce, reduction)
     if beta < 0:
@@ -544,7 +540,6 @@ def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):  # noqa
     >>> F.huber_loss(x, y, delta=0.5)
     tensor(0.4583)
     """
-    from .functional import _broadcast_pair
     _size_warning(input, target)
     if delta <= 0:
         raise RuntimeError("huber_loss does not support non-positive values for delta.")
@@ -567,7 +562,6 @@ def kl_div(input, target, size_average=None, reduce=None, reduction="mean",  # n
     tensor(0.1438)
     """
     if size_average is not None or reduce is not None:
-        from .functional import _legacy_reduction
         reduction = _legacy_reduction(size_average, reduce)
     elif reduction == "mean":
         warnings.warn("reduction: 'mean' divides the total loss by both the batch size and the "

@@ -8,6 +8,7 @@ import builtins
 import warnings
 
 from .. import _C
+from ._conv_functional import adaptive_avg_pool1d, adaptive_avg_pool2d
 
 _R = _C._resample
 
@@ -248,8 +249,7 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
         return _upsample(input, _NEAREST if mode == "nearest" else _NEAREST_EXACT, out, scales,
                          False)
     if mode == "area" and n in (3, 4):
-        from . import functional as F
-        pool = F.adaptive_avg_pool1d if n == 3 else F.adaptive_avg_pool2d
+        pool = adaptive_avg_pool1d if n == 3 else adaptive_avg_pool2d
         return pool(input, out[0] if n == 3 else tuple(out))
     if mode in _NEEDS and n == _NEEDS[mode]:
         return _upsample(input, _CUBIC if mode == "bicubic" else _LINEAR, out, scales,

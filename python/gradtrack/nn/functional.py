@@ -16,6 +16,9 @@ grad_fn PyTorch records (``AddmmBackward0``, ``MseLossBackward0``,
 import warnings
 
 from .. import _C
+from ._arguments import (  # noqa: F401 - _legacy_reduction: nn/modules/loss.py reads it here
+    _broadcast_pair, _implicit_dim, _legacy_reduction, _reduction_enum,
+)
 
 _Tensor = _C.Tensor
 _int64 = _C.int64
@@ -25,41 +28,12 @@ _c_softmax = _C.softmax
 _c_nll_loss = _C._nn.nll_loss
 _c_mse_loss = _C._nn.mse_loss
 
-_REDUCTIONS = {"none": 0, "mean": 1, "sum": 2}
 _SCALAR_TYPE = {"float32": "Float", "float64": "Double", "int64": "Long", "int32": "Int",
                 "uint8": "Byte", "bool": "Bool",
                 "float16": "Half", "bfloat16": "BFloat16", "int8": "Char", "int16": "Short"}
 
 __all__ = ["linear", "relu", "relu_", "sigmoid", "tanh", "softmax", "log_softmax", "mse_loss",
            "cross_entropy", "nll_loss"]
-
-
-# ---- reduction arguments ------------------------------------------------------------------
-
-def _legacy_reduction(size_average, reduce):
-    """Maps the deprecated ``size_average``/``reduce`` pair to a reduction string."""
-    size_average = True if size_average is None else size_average
-    reduce = True if reduce is None else reduce
-    if size_average and reduce:
-        result = "mean"
-    elif reduce:
-        result = "sum"
-    else:
-        result = "none"
-    warnings.warn(f"size_average and reduce args will be deprecated, please use "
-                  f"reduction='{result}' instead.", stacklevel=3)
-    return result
-
-
-def _reduction_enum(reduction):
-    enum = _REDUCTIONS.get(reduction)
-    if enum is not None:
-        return enum
-    if reduction == "elementwise_mean":
-        warnings.warn("reduction='elementwise_mean' is deprecated. Please use reduction='mean' "
-                      "instead.", stacklevel=3)
-        return 1
-    raise ValueError(f"{reduction} is not a valid value for reduction")
 
 
 # ---- layers and activations ---------------------------------------------------------------
@@ -122,12 +96,6 @@ def tanh(input):  # noqa: A002
     return _C.tanh(input)
 
 
-def _implicit_dim(name, ndim, stacklevel):
-    warnings.warn(f"Implicit dimension choice for {name} has been deprecated. Change the call "
-                  "to include dim=X as an argument.", stacklevel=stacklevel)
-    return 0 if ndim in (0, 1, 3) else 1
-
-
 def softmax(input, dim=None, _stacklevel=3, dtype=None):  # noqa: A002
     """``exp(input) / exp(input).sum(dim)``, computed stably.
 
@@ -181,16 +149,6 @@ def mse_loss(input, target, size_average=None, reduce=None,  # noqa: A002
     if weight is not None:
         return _weighted_mse(input, target, reduction, weight)
     return _c_mse_loss(input, target, _reduction_enum(reduction))
-
-
-def _broadcast_pair(a, b):
-    """torch.broadcast_tensors for two tensors: each expanded to the common shape (itself
-    when it has it), with infer_size's error when the shapes do not broadcast."""
-    sa, sb = tuple(a.shape), tuple(b.shape)
-    if sa == sb:
-        return a, b
-    shape = tuple(_C._broadcast_shape(sa, sb))
-    return (a if sa == shape else a.expand(shape)), (b if sb == shape else b.expand(shape))
 
 
 def _weighted_mse(input, target, reduction, weight):  # noqa: A002
@@ -361,19 +319,18 @@ __all__ += ["gelu", "silu", "mish", "hardswish", "leaky_relu", "leaky_relu_", "e
             "logsigmoid", "softmin", "layer_norm", "group_norm", "batch_norm", "dropout",
             "embedding", "embedding_bag", "binary_cross_entropy", "binary_cross_entropy_with_logits", "l1_loss",
             "smooth_l1_loss", "huber_loss", "kl_div"]
-# round-2 tensor ops (issue 19)
-from .._extra_ops2 import one_hot  # noqa: E402,F401
-from .._shape_ops import cosine_similarity  # noqa: E402,F401
+# ---- tensor ops that torch lists in nn.functional too ---------------------------------------
+from .._ops.nn import cosine_similarity, one_hot  # noqa: E402,F401
 
 __all__ += ["cosine_similarity"]
-# ---- attention (issue 19) ------------------------------------------------------------------
+# ---- attention ----------------------------------------------------------------------------
 from ._attention_functional import (  # noqa: E402,F401 - re-exported
     _canonical_mask, _in_projection, _in_projection_packed, _mha_shape_check, _none_or_dtype,
     multi_head_attention_forward, scaled_dot_product_attention,
 )
 
 __all__ += ["scaled_dot_product_attention", "multi_head_attention_forward"]
-# padding and interpolation (issue 19)
+# ---- padding and interpolation ------------------------------------------------------------
 from ._resample import (interpolate, pad, upsample, upsample_bilinear,  # noqa: E402,F401
                         upsample_nearest)
 

@@ -35,14 +35,14 @@ __all__ += ["GELU", "SiLU", "Mish", "Hardswish", "SELU", "CELU", "ReLU6", "Leaky
             "LayerNorm", "GroupNorm", "Dropout", "Embedding", "EmbeddingBag", "BCELoss",
             "BCEWithLogitsLoss", "L1Loss", "SmoothL1Loss", "HuberLoss", "KLDivLoss", "ModuleDict",
             "ParameterList", "ParameterDict"]
-# ---- attention and transformer encoder (issue 19) -------------------------------------------
+# ---- attention and the transformer --------------------------------------------------------
 from .attention import MultiheadAttention  # noqa: E402
 from .transformer import (Transformer, TransformerDecoder, TransformerDecoderLayer,  # noqa: E402
                           TransformerEncoder, TransformerEncoderLayer)
 
 __all__ += ["MultiheadAttention", "Transformer", "TransformerEncoder", "TransformerEncoderLayer",
             "TransformerDecoder", "TransformerDecoderLayer"]
-# padding and upsampling layers (issue 19)
+# ---- padding and upsampling ---------------------------------------------------------------
 from .padding import (  # noqa: E402
     ConstantPad1d, ConstantPad2d, ConstantPad3d, ZeroPad1d, ZeroPad2d, ZeroPad3d,
     ReflectionPad1d, ReflectionPad2d, ReflectionPad3d, ReplicationPad1d, ReplicationPad2d, ReplicationPad3d,
@@ -55,7 +55,7 @@ __all__ += ["ConstantPad1d", "ConstantPad2d", "ConstantPad3d", "ZeroPad1d", "Zer
             "ReplicationPad1d", "ReplicationPad2d", "ReplicationPad3d", "CircularPad1d",
             "CircularPad2d", "CircularPad3d", "Upsample", "UpsamplingNearest2d",
             "UpsamplingBilinear2d"]
-# recurrent layers (issue 19): RNN, LSTM, GRU and their cells
+# ---- recurrent layers: RNN, LSTM, GRU and their cells -------------------------------------
 from .rnn import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNBase, RNNCell, RNNCellBase  # noqa: E402
 
 __all__ += ["RNNBase", "RNN", "LSTM", "GRU", "RNNCellBase", "RNNCell", "LSTMCell", "GRUCell"]

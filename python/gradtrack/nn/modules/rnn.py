@@ -221,9 +221,25 @@ class RNNBase(Module):
         return output, hidden
 
     def _forward_packed(self, packed: "PackedSequence", hx: Any) -> Any:
-        from ..utils import rnn as rnn_utils
+        """The layers on a PackedSequence: they run on the packed steps."""
+        from ..utils.rnn import PackedSequence
 
-        return rnn_utils._run_packed(self, packed, hx)
+        data, batch_sizes, sorted_indices, unsorted_indices = packed
+        sizes = [int(b) for b in batch_sizes.tolist()]
+        lstm = self.mode == "LSTM"
+        if hx is None:
+            real = self.proj_size if lstm and self.proj_size > 0 else self.hidden_size
+            h = self._zeros(data, real, sizes[0])
+            hx = (h, self._zeros(data, self.hidden_size, sizes[0])) if lstm else h
+        else:
+            hx = self.permute_hidden(hx, sorted_indices)
+        if not lstm:  # torch's LSTM leaves a packed input's checks to its kernels
+            self.check_forward_args(data, hx, batch_sizes)
+        output, hidden = _rnn.run_packed(self.mode, data, sizes, hx, self._layer_params(),
+                                         self.num_layers, self.dropout, self.training,
+                                         self.bidirectional)
+        return (PackedSequence(output, batch_sizes, sorted_indices, unsorted_indices),
+                self.permute_hidden(hidden, unsorted_indices))
 
     def extra_repr(self) -> str:
         s = "{input_size}, {hidden_size}"

@@ -17,7 +17,7 @@ __all__ = ["clip_grad_norm", "clip_grad_norm_", "clip_grad_value_", "clip_grads_
            "get_total_norm", "parameters_to_vector", "vector_to_parameters", "clip_grad",
            "convert_parameters"]
 
-# recurrent layers (issue 19): padding and packing of sequences
+# recurrent layers: padding and packing of sequences
 from . import rnn  # noqa: E402
 
 __all__ += ["rnn"]

@@ -16,14 +16,11 @@ tensor([[1., 2.],
 """
 
 from collections.abc import Iterable
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import Any, NamedTuple
 
 from ... import _C
 from ..._C import Tensor
 from ...autograd.function import Function
-
-if TYPE_CHECKING:
-    from ..modules.rnn import RNNBase
 
 __all__ = ["PackedSequence", "pack_padded_sequence", "pad_packed_sequence", "pad_sequence",
            "unpad_sequence", "pack_sequence", "unpack_sequence", "invert_permutation"]
@@ -224,25 +221,3 @@ def unpack_sequence(packed_sequences: PackedSequence) -> list[Tensor]:
     """The list of sequences packed in ``packed_sequences``."""
     padded, lengths = pad_packed_sequence(packed_sequences, batch_first=True)
     return unpad_sequence(padded, lengths, batch_first=True)
-
-
-def _run_packed(module: "RNNBase", packed: PackedSequence, hx: Any) -> tuple[PackedSequence, Any]:
-    """A recurrent module on a PackedSequence: the layers run on the packed steps."""
-    from .. import _rnn
-
-    data, batch_sizes, sorted_indices, unsorted_indices = packed
-    sizes = [int(b) for b in batch_sizes.tolist()]
-    lstm = module.mode == "LSTM"
-    if hx is None:
-        real = module.proj_size if lstm and module.proj_size > 0 else module.hidden_size
-        h = module._zeros(data, real, sizes[0])
-        hx = (h, module._zeros(data, module.hidden_size, sizes[0])) if lstm else h
-    else:
-        hx = module.permute_hidden(hx, sorted_indices)
-    if not lstm:  # torch's LSTM leaves a packed input's checks to its kernels
-        module.check_forward_args(data, hx, batch_sizes)
-    output, hidden = _rnn.run_packed(module.mode, data, sizes, hx, module._layer_params(),
-                                     module.num_layers, module.dropout, module.training,
-                                     module.bidirectional)
-    return (PackedSequence(output, batch_sizes, sorted_indices, unsorted_indices),
-            module.permute_hidden(hidden, unsorted_indices))

@@ -14,7 +14,8 @@ import queue
 import time
 
 from . import _worker
-from .dataloader import _BaseDataLoaderIter, _DatasetKind
+from ._fetch import _DatasetKind
+from ._iterators import _BaseDataLoaderIter
 
 
 class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):

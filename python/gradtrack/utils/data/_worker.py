@@ -25,6 +25,8 @@ from dataclasses import dataclass
 
 import gradtrack
 
+from ._fetch import _create_fetcher
+
 # How long the main process waits on the result queue before checking that the
 # workers are alive.
 MP_STATUS_CHECK_INTERVAL = 5.0
@@ -139,7 +141,6 @@ def _numpy_seed(base_seed, worker_id):
 def _worker_loop(dataset_kind, dataset, index_queue, data_queue, done_event, auto_collation,
                  collate_fn, drop_last, base_seed, init_fn, worker_id, num_workers):
     global _worker_info
-    from .dataloader import _create_fetcher
     try:
         gradtrack.set_num_threads(1)
         seed = _seed_worker(base_seed, worker_id)

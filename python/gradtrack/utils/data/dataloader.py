@@ -2,14 +2,9 @@
 
 Arguments, checks, error messages and the order of random draws are PyTorch
 2.13's. Worker processes are described in ``_worker`` (how batches and errors
-cross back to the main process).
-
-NOTE [TensorDataset fast path]
-With a plain ``TensorDataset`` (no tensor requiring grad), batched loading and
-the default collate, a batch is ``[t.index_select(0, idx) for t in tensors]``
-instead of stacking ``len(idx)`` indexed rows per tensor. The result is the
-same tensors (values, dtype, shape, a fresh contiguous tensor each); it only
-saves the per-sample Python work.
+cross back to the main process); one batch is fetched from the dataset by
+``_fetch``, and the iterators a DataLoader hands out are ``_iterators`` (in the
+main process) and ``_multiprocess`` (with workers).
 
 >>> import gradtrack
 >>> from gradtrack.utils.data import DataLoader, TensorDataset
@@ -23,23 +18,16 @@ import os
 import warnings
 from typing import Any, Generic, TypeVar
 
-import numpy as np
-
-import gradtrack
-
-from . import _random, _worker
+from . import _worker
 from ._collate import default_collate, default_convert
-from .dataset import Dataset, IterableDataset, TensorDataset
+from ._fetch import _DatasetKind
+from ._iterators import _SingleProcessDataLoaderIter
+from .dataset import Dataset, IterableDataset, TensorDataset  # noqa: F401 - still importable from here
 from .sampler import BatchSampler, RandomSampler, SequentialSampler
 
 __all__ = ["DataLoader", "get_worker_info", "default_collate", "default_convert"]
 
 get_worker_info = _worker.get_worker_info
-
-
-class _DatasetKind:
-    Map = 0
-    Iterable = 1
 
 
 class _InfiniteConstantSampler:
@@ -48,78 +36,6 @@ class _InfiniteConstantSampler:
     def __iter__(self):
         while True:
             yield None
-
-
-class _MapDatasetFetcher:
-    def __init__(self, dataset, auto_collation, collate_fn, drop_last):
-        self.dataset = dataset
-        self.auto_collation = auto_collation
-        self.collate_fn = collate_fn
-        self.drop_last = drop_last
-        self.fast = (auto_collation and collate_fn is default_collate
-                     and type(dataset) is TensorDataset
-                     and not any(t.requires_grad for t in dataset.tensors))
-
-    def fetch(self, possibly_batched_index):
-        if self.fast:
-            idx = _index_tensor(possibly_batched_index, len(self.dataset))
-            if idx is not None:  # NOTE [TensorDataset fast path]
-                return [t.index_select(0, idx) for t in self.dataset.tensors]
-        if self.auto_collation:
-            getitems = getattr(self.dataset, "__getitems__", None)
-            if getitems:
-                data = getitems(possibly_batched_index)
-            else:
-                data = [self.dataset[i] for i in possibly_batched_index]
-        else:
-            data = self.dataset[possibly_batched_index]
-        return self.collate_fn(data)
-
-
-def _index_tensor(index, n):
-    """``index`` as an int64 tensor when it is a non-empty list of in-range integers.
-
-    Anything else (negative, out of range, bools, floats, an empty batch) returns
-    None and goes the per-sample way, with torch's errors. NumPy infers the dtype
-    in one C pass (measured: 6 us for 64 ints against 32 us for gradtrack.tensor).
-    """
-    if not isinstance(index, list) or not index:
-        return None
-    arr = np.array(index)
-    if arr.dtype.kind != "i" or min(index) < 0 or max(index) >= n:
-        return None
-    return gradtrack.from_numpy(arr.astype(np.int64, copy=False))
-
-
-class _IterableDatasetFetcher:
-    def __init__(self, dataset, auto_collation, collate_fn, drop_last):
-        self.dataset_iter = iter(dataset)
-        self.auto_collation = auto_collation
-        self.collate_fn = collate_fn
-        self.drop_last = drop_last
-        self.ended = False
-
-    def fetch(self, possibly_batched_index):
-        if self.ended:
-            raise StopIteration
-        if self.auto_collation:
-            data = []
-            for _ in possibly_batched_index:
-                try:
-                    data.append(next(self.dataset_iter))
-                except StopIteration:
-                    self.ended = True
-                    break
-            if len(data) == 0 or (self.drop_last and len(data) < len(possibly_batched_index)):
-                raise StopIteration
-        else:
-            data = next(self.dataset_iter)
-        return self.collate_fn(data)
-
-
-def _create_fetcher(kind, dataset, auto_collation, collate_fn, drop_last):
-    cls = _MapDatasetFetcher if kind == _DatasetKind.Map else _IterableDatasetFetcher
-    return cls(dataset, auto_collation, collate_fn, drop_last)
 
 
 def _check_numbers(num_workers, timeout, prefetch_factor, persistent_workers):
@@ -321,74 +237,3 @@ class DataLoader(Generic[_T_co]):
                       f"total. {hint} Please be aware that excessive worker creation might get "
                       "DataLoader running slow or even freeze, lower the worker number to "
                       "avoid potential slowness/freeze if necessary.", stacklevel=2)
-
-
-class _BaseDataLoaderIter:
-    def __init__(self, loader):
-        self._dataset = loader.dataset
-        self._dataset_kind = loader._dataset_kind
-        self._IterableDataset_len_called = loader._IterableDataset_len_called
-        self._auto_collation = loader._auto_collation
-        self._drop_last = loader.drop_last
-        self._index_sampler = loader._index_sampler
-        self._num_workers = loader.num_workers
-        if loader.pin_memory:
-            warnings.warn("'pin_memory' argument is set as true but no accelerator is found, "
-                          "then device pinned memory won't be used.", stacklevel=2)
-        self._timeout = loader.timeout
-        self._collate_fn = loader.collate_fn
-        self._sampler_iter = iter(self._index_sampler)
-        # Drawn even with no workers, as torch does: it moves the random stream.
-        self._base_seed = _random.random_seed(loader.generator)
-        self._persistent_workers = loader.persistent_workers
-        self._num_yielded = 0
-
-    def __iter__(self):
-        return self
-
-    def _reset(self, loader, first_iter=False):
-        self._sampler_iter = iter(self._index_sampler)
-        self._num_yielded = 0
-        self._IterableDataset_len_called = loader._IterableDataset_len_called
-
-    def _next_index(self):
-        return next(self._sampler_iter)
-
-    def _next_data(self):
-        raise NotImplementedError
-
-    def __next__(self):
-        data = self._next_data()
-        self._num_yielded += 1
-        if (self._dataset_kind == _DatasetKind.Iterable
-                and self._IterableDataset_len_called is not None
-                and self._num_yielded > self._IterableDataset_len_called):
-            msg = (f"Length of IterableDataset {self._dataset} was reported to be "
-                   f"{self._IterableDataset_len_called}(when accessing len(dataloader)), but "
-                   f"{self._num_yielded} samples have been fetched. ")
-            if self._num_workers > 0:
-                msg += ("For multiprocessing data-loading, this could be caused by not "
-                        "properly configuring the IterableDataset replica at each worker. "
-                        "Please see https://pytorch.org/docs/stable/data.html#torch.utils.data."
-                        "IterableDataset for examples.")
-            warnings.warn(msg, stacklevel=2)
-        return data
-
-    def __len__(self):
-        return len(self._index_sampler)
-
-    def __getstate__(self):
-        raise NotImplementedError("{} cannot be pickled", self.__class__.__name__)
-
-
-class _SingleProcessDataLoaderIter(_BaseDataLoaderIter):
-    def __init__(self, loader):
-        super().__init__(loader)
-        if self._timeout != 0:
-            raise AssertionError("_SingleProcessDataLoaderIter requires timeout == 0")
-        self._dataset_fetcher = _create_fetcher(self._dataset_kind, self._dataset,
-                                                self._auto_collation, self._collate_fn,
-                                                self._drop_last)
-
-    def _next_data(self):
-        return self._dataset_fetcher.fetch(self._next_index())

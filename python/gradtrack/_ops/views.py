@@ -1,8 +1,16 @@
-"""Shape and combination ops that torch composes from other ops: broadcasting, movedim,
-the ``atleast``/``stack`` families, meshgrid, splits, ``take_along_dim``, ``diff`` and
-``cosine_similarity``. Each is built from the same ops torch builds it from, so the
-``grad_fn`` a user sees is torch's (``ExpandBackward0``, ``PermuteBackward0``,
-``CatBackward0``, ``SliceBackward0``, ``GatherBackward0``, ``SubBackward0``, ...).
+"""Ops whose result shares its input's storage, composed the way torch composes them:
+broadcasting (``broadcast_to``/``broadcast_tensors`` are expand views,
+``broadcast_shapes`` the shape they expand to), moving dims (``movedim``,
+``swapdims``), ``ravel``/``unflatten``, the ``atleast`` family, ``meshgrid`` (expanded
+views), the splits and ``diagonal``.
+
+The word is the op declarations' (``_declarations/views.py``): a view op records a
+view node and a write through the result is a write to its base, which is why the
+splits and ``meshgrid`` live here rather than with the joins in ``shape.py``. Each is
+built from the ops torch builds it from, so the ``grad_fn`` a user sees is torch's
+(``ExpandBackward0``, ``PermuteBackward0``, ``SliceBackward0``, ...). The views bound in
+C++ (``reshape``, ``permute``, ``transpose``, ``narrow``, ``select``, ...) are taken
+as they are.
 
 >>> import gradtrack
 >>> gradtrack.movedim(gradtrack.zeros(2, 3, 4), 0, -1).shape
@@ -13,15 +21,14 @@ import builtins
 import math
 import warnings
 
+from .. import _C
+from .._size import Size
+from . import methods, wrap_dim
 
+_E = _C._ops
 
-def _wrap(dim, ndim):
-    """torch's dim wrapping with its IndexError."""
-    lo, hi = (-ndim, ndim - 1) if ndim else (-1, 0)
-    if not lo <= dim <= hi:
-        raise IndexError(f"Dimension out of range (expected to be in range of [{lo}, {hi}], "
-                         f"but got {dim})")
-    return dim % ndim if ndim else 0
+BOUND = ("reshape", "flatten", "permute", "t", "transpose", "swapaxes", "squeeze", "unsqueeze",
+         "narrow", "select", "as_strided", "chunk", "unbind")
 
 
 def _dims(d):
@@ -50,7 +57,6 @@ def broadcast_shapes(*shapes):
                     f"Mismatching argument at index {k} had {tuple(s)}; but expected shape "
                     f"should be broadcastable to {out}")
             out[i] = n
-    from ._size import Size
     return Size(out)
 
 
@@ -95,7 +101,7 @@ def _broadcast2(shape, t):
     return tuple(out)
 
 
-# ---- moving and flipping dims ------------------------------------------------------------
+# ---- moving and reshaping dims ----------------------------------------------------------
 
 def movedim(input, source, destination):  # noqa: A002
     """Moves the dims ``source`` to the positions ``destination``; the others keep their
@@ -111,8 +117,8 @@ def movedim(input, source, destination):  # noqa: A002
             f"movedim: Invalid source or destination dims: source ({src} dims) should contain "
             f"the same number of dims as destination ({dst} dims)")
     n = input.dim()
-    src = [_wrap(d, n) for d in src]
-    dst = [_wrap(d, n) for d in dst]
+    src = [wrap_dim(d, n) for d in src]
+    dst = [wrap_dim(d, n) for d in dst]
     for name, ds in (("source", src), ("destination", dst)):
         if len(set(ds)) != len(ds):
             given = _dims(source if name == "source" else destination)
@@ -135,26 +141,6 @@ def swapdims(input, dim0, dim1):  # noqa: A002
     return input.transpose(dim0, dim1)
 
 
-def fliplr(input):  # noqa: A002
-    """Flips the columns (dim 1).
-
-    >>> import gradtrack
-    >>> gradtrack.fliplr(gradtrack.tensor([[1, 2], [3, 4]]))
-    tensor([[2, 1],
-            [4, 3]])
-    """
-    if input.dim() < 2:
-        raise RuntimeError("Input must be >= 2-d.")
-    return input.flip(1)
-
-
-def flipud(input):  # noqa: A002
-    """Flips the rows (dim 0)."""
-    if input.dim() < 1:
-        raise RuntimeError("Input must be >= 1-d.")
-    return input.flip(0)
-
-
 def ravel(input):  # noqa: A002
     """A 1-D view of ``input`` when it is contiguous, else a 1-D copy.
 
@@ -172,7 +158,7 @@ def unflatten(input, dim, sizes):  # noqa: A002
     >>> gradtrack.zeros(2, 6).unflatten(1, (3, -1)).shape
     gradtrack.Size([2, 3, 2])
     """
-    d = _wrap(dim, input.dim())
+    d = wrap_dim(dim, input.dim())
     sizes = list(sizes)
     n = input.shape[d]
     known = math.prod(s for s in sizes if s != -1)
@@ -184,8 +170,6 @@ def unflatten(input, dim, sizes):  # noqa: A002
     shape = list(input.shape[:d]) + sizes + list(input.shape[d + 1:])
     return input.view(shape)
 
-
-# ---- at-least and stacking ---------------------------------------------------------------
 
 def _each(fn, tensors):
     if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
@@ -224,62 +208,6 @@ def atleast_3d(*tensors):
     """Each tensor as at least 3-D (as torch: ``(n,)`` -> ``(1, n, 1)``, ``(a, b)`` ->
     ``(a, b, 1)``)."""
     return _each(lambda t: _at_least(t, 3), tensors)
-
-
-def _stack_family(name, tensors, ndim, dim):
-    from . import cat
-    tensors = list(tensors)
-    if not tensors:
-        raise RuntimeError(f"{name} expects a non-empty TensorList")
-    parts = [_at_least(t, ndim) for t in tensors]
-    if name == "hstack" and parts[0].dim() == 1:
-        dim = 0
-    return cat(parts, dim)
-
-
-def hstack(tensors):
-    """Concatenates along dim 1 (dim 0 for 1-D tensors).
-
-    >>> import gradtrack
-    >>> gradtrack.hstack([gradtrack.tensor([1, 2]), gradtrack.tensor([3])])
-    tensor([1, 2, 3])
-    """
-    return _stack_family("hstack", tensors, 1, 1)
-
-
-def vstack(tensors):
-    """Concatenates along dim 0 after making each tensor at least 2-D.
-
-    >>> import gradtrack
-    >>> gradtrack.vstack([gradtrack.tensor([1, 2]), gradtrack.tensor([3, 4])])
-    tensor([[1, 2],
-            [3, 4]])
-    """
-    return _stack_family("vstack", tensors, 2, 0)
-
-
-row_stack = vstack
-
-
-def dstack(tensors):
-    """Concatenates along dim 2 after making each tensor at least 3-D."""
-    return _stack_family("dstack", tensors, 3, 2)
-
-
-def column_stack(tensors):
-    """Stacks 0-d and 1-D tensors as columns (2-D tensors as they are) along dim 1.
-
-    >>> import gradtrack
-    >>> gradtrack.column_stack([gradtrack.tensor([1, 2]), gradtrack.tensor([3, 4])])
-    tensor([[1, 3],
-            [2, 4]])
-    """
-    from . import cat
-    tensors = list(tensors)
-    if not tensors:
-        raise RuntimeError("column_stack expects a non-empty TensorList")
-    cols = [t.reshape(t.numel(), 1) if t.dim() <= 1 else t for t in tensors]
-    return cat(cols, 1)
 
 
 def meshgrid(*tensors, indexing=None):
@@ -322,24 +250,18 @@ def meshgrid(*tensors, indexing=None):
     return tuple(grids)
 
 
-def cartesian_prod(*tensors):
-    """The cartesian product of 1-D tensors, one row per combination.
-
-    >>> import gradtrack
-    >>> gradtrack.cartesian_prod(gradtrack.tensor([1, 2]), gradtrack.tensor([3, 4]))
-    tensor([[1, 3],
-            [1, 4],
-            [2, 3],
-            [2, 4]])
-    """
-    from . import stack
-    if len(tensors) == 1:
-        return tensors[0]
-    grids = meshgrid(*tensors, indexing="ij")
-    return stack([g.flatten() for g in grids], 1)
-
-
 # ---- splitting ---------------------------------------------------------------------------
+
+def split(tensor, split_size_or_sections, dim=0):
+    """Splits ``tensor`` into chunks of ``split_size_or_sections`` (a size or a list of sizes)."""
+    return _C.Tensor.split(tensor, split_size_or_sections, dim)
+
+
+# Tensor.split with torch's parameter names (split_size, dim): the C++ binding's are others.
+_cxx_split = _C.Tensor.split
+_split_method = lambda self, split_size, dim=0: _cxx_split(self, split_size, dim)  # noqa: E731
+_split_method.__name__ = "split"
+
 
 def tensor_split(input, sections=None, dim=0, *, indices=None,  # noqa: A002
                  tensor_indices_or_sections=None):
@@ -354,7 +276,7 @@ def tensor_split(input, sections=None, dim=0, *, indices=None,  # noqa: A002
     indices_or_sections = _one_of(sections, indices, tensor_indices_or_sections)
     if hasattr(indices_or_sections, "tolist"):
         indices_or_sections = indices_or_sections.tolist()
-    d = _wrap(dim, input.dim())
+    d = wrap_dim(dim, input.dim())
     size = input.shape[d]
     if isinstance(indices_or_sections, builtins.int):
         n = indices_or_sections
@@ -419,124 +341,17 @@ def dsplit(input, sections=None, *, indices=None):  # noqa: A002
     return _split_named("dsplit", input, _one_of(sections, indices), 2, 3)
 
 
-# ---- gathering, differences, products ----------------------------------------------------
+# ---- diagonals and aliases -------------------------------------------------------------
 
-def take_along_dim(input, indices, dim=None):  # noqa: A002
-    """Picks values along ``dim`` at ``indices`` (broadcast against ``input``); without
-    ``dim`` both are flattened. A ``gather`` underneath.
-
-    >>> import gradtrack
-    >>> x = gradtrack.tensor([[10, 30, 20], [60, 40, 50]])
-    >>> gradtrack.take_along_dim(x, x.argmax(1, keepdim=True), 1)
-    tensor([[30],
-            [60]])
-    """
-    if indices.dtype is not _long():
-        raise RuntimeError("torch.take_along_dim(): dtype of indices should be Long but got "
-                           f"{_scalar_name(indices)}")
-    if dim is None:
-        return input.view(-1).gather(0, indices.view(-1))
-    d = _wrap(dim, input.dim())
-    shape_in, shape_ix = list(input.shape), list(indices.shape)
-    shape_in[d] = shape_ix[d] = 1
-    common = list(broadcast_shapes(shape_in, shape_ix))
-    want_in, want_ix = list(common), list(common)
-    want_in[d], want_ix[d] = input.shape[d], indices.shape[d]
-    return input.expand(want_in).gather(d, indices.expand(want_ix))
-
-
-def _long():
-    from . import int64
-    return int64
-
-
-def _scalar_name(t):
-    from .nn.functional import _scalar_type
-    return _scalar_type(t)
-
-
-def diff(input, n=1, dim=-1, prepend=None, append=None):  # noqa: A002
-    """The ``n``-th forward difference along ``dim``; ``prepend``/``append`` are joined
-    on first.
+def diagonal(input, offset=0, dim1=0, dim2=1):  # noqa: A002
+    """A view of the diagonal ``offset`` of the dims ``dim1``, ``dim2``
+    (which move to the end).
 
     >>> import gradtrack
-    >>> gradtrack.diff(gradtrack.tensor([1, 4, 9, 16]))
-    tensor([3, 5, 7])
+    >>> gradtrack.diagonal(gradtrack.eye(2))
+    tensor([1., 1.])
     """
-    from . import cat
-    if input.dim() == 0:
-        raise RuntimeError("diff expects input to be at least one-dimensional")
-    if n < 0:
-        raise RuntimeError(f"order must be non-negative but got {n}")
-    d = _wrap(dim, input.dim())
-    if prepend is not None or append is not None:
-        parts = [t for t in (prepend, input, append) if t is not None]
-        input = cat([p if p.dim() else p.expand(_shape_with(input, d, 1)) for p in parts], d)
-    for _ in range(n):
-        size = input.shape[d]
-        if size == 0:
-            break
-        is_bool = repr(input.dtype).endswith("bool")
-        a, b = input.narrow(d, 1, size - 1), input.narrow(d, 0, size - 1)
-        input = a.logical_xor(b) if is_bool else a - b
-    return input
-
-
-def _shape_with(t, d, n):
-    shape = list(t.shape)
-    shape[d] = n
-    return shape
-
-
-def inner(input, other):  # noqa: A002
-    """Sums products over the last dims of both tensors (a scalar times a tensor when
-    one is 0-d).
-
-    >>> import gradtrack
-    >>> gradtrack.inner(gradtrack.tensor([1., 2.]), gradtrack.tensor([3., 4.]))
-    tensor(11.)
-    """
-    from ._extra_ops2 import tensordot
-    if input.dim() == 0 or other.dim() == 0:
-        return input * other
-    if input.shape[-1] != other.shape[-1]:
-        raise RuntimeError(
-            "inner() the last dimension must match on both input tensors but got shapes "
-            f"{list(input.shape)} and {list(other.shape)}")
-    return tensordot(input, other, ([-1], [-1]))
-
-
-def float_power(input, exponent):  # noqa: A002
-    """``pow`` computed in double precision (the result is float64).
-
-    >>> import gradtrack
-    >>> gradtrack.float_power(gradtrack.tensor([2]), 3)
-    tensor([8.], dtype=gradtrack.float64)
-    """
-    from . import float64, is_tensor
-    base = input.to(float64) if is_tensor(input) else input
-    exp = exponent.to(float64) if is_tensor(exponent) else float(exponent)
-    if not is_tensor(base):
-        from . import tensor
-        base = tensor(float(base), dtype=float64)
-    return base.pow(exp)
-
-
-def positive(input):  # noqa: A002
-    """Returns ``input`` itself (torch refuses bool tensors).
-
-    >>> import gradtrack
-    >>> gradtrack.positive(gradtrack.tensor([-1, 2]))
-    tensor([-1,  2])
-    """
-    if repr(input.dtype).endswith("bool"):
-        raise RuntimeError("The `+` operator, on a bool tensor is not supported.")
-    return input
-
-
-def fix(input):  # noqa: A002
-    """Another name of ``trunc``."""
-    return input.trunc()
+    return _E.diagonal(input, offset, dim1, dim2, False)
 
 
 def detach(input):  # noqa: A002
@@ -544,46 +359,9 @@ def detach(input):  # noqa: A002
     return input.detach()
 
 
-def cosine_similarity(x1, x2, dim=1, eps=1e-8):
-    """Cosine of the angle between ``x1`` and ``x2`` along ``dim`` (broadcast), each norm
-    clamped below at ``eps``.
-
-    >>> import gradtrack
-    >>> gradtrack.cosine_similarity(gradtrack.tensor([[1., 0.]]), gradtrack.tensor([[1., 1.]]))
-    tensor([0.7071])
-    """
-    from .linalg import vector_norm
-    from .autograd import no_grad
-    a, b = broadcast_tensors(x1, x2)
-    na = vector_norm(a, 2, dim, keepdim=True).clone()
-    nb = vector_norm(b, 2, dim, keepdim=True).clone()
-    with no_grad():  # torch clamps copies of the norms in place, outside the graph
-        na.clamp_min_(eps)
-        nb.clamp_min_(eps)
-    return ((a / na) * (b / nb)).sum(dim)
-
-
-FUNCTIONS = (broadcast_shapes, broadcast_to, broadcast_tensors, movedim, moveaxis, swapdims,
-             fliplr, flipud, ravel, atleast_1d, atleast_2d, atleast_3d, hstack, vstack,
-             row_stack, dstack, column_stack, meshgrid, cartesian_prod, tensor_split, hsplit,
-             vsplit, dsplit, take_along_dim, diff, inner, float_power, positive, fix, detach,
-             cosine_similarity)
-
-METHODS = (broadcast_to, movedim, moveaxis, swapdims, fliplr, flipud, ravel, unflatten,
-           tensor_split, hsplit, vsplit, dsplit, take_along_dim, diff, inner, float_power,
-           positive, fix)
-
-
-def _where_method(self, condition, other):
-    from . import where
-    return where(condition, self, other)
-
-
-def install(cls):
-    """Attaches the Tensor methods (``x.movedim(...)``, ``x.diff()``, ``x.where(c, y)``)."""
-    from ._extra_ops import _method
-    for fn in METHODS:
-        setattr(cls, fn.__name__, _method(fn))
-    _where_method.__name__ = "where"
-    _where_method.__doc__ = "``torch.where(condition, self, other)``."
-    cls.where = _where_method
+FUNCTIONS = (broadcast_shapes, broadcast_to, broadcast_tensors, movedim, moveaxis, swapdims, ravel,
+             atleast_1d, atleast_2d, atleast_3d, meshgrid, split, tensor_split, hsplit, vsplit,
+             dsplit, diagonal, detach)
+METHODS = {**methods(broadcast_to, movedim, moveaxis, swapdims, ravel, unflatten, tensor_split,
+                     hsplit, vsplit, dsplit, diagonal),
+           "split": _split_method}

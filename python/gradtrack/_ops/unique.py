@@ -1,14 +1,49 @@
-"""``unique`` with ``dim=`` and ``unique_consecutive``, as torch's: slices
-along ``dim`` compare as whole rows (lexicographic order; NaN never equals
-NaN), and the inverse and counts refer to those rows.
+"""``unique`` and ``unique_consecutive``, as torch's: the distinct elements (by a
+stable sort and a comparison of neighbours), or with ``dim=`` the distinct slices
+along ``dim``, which compare as whole rows (lexicographic order; NaN never equals
+NaN); the inverse indices and counts refer to those rows.
+
+>>> import gradtrack
+>>> gradtrack.unique(gradtrack.tensor([3, 1, 3, 2]))
+tensor([1, 2, 3])
 """
 
-from . import _C
-from ._extra_ops2 import unique as _unique_flat
+from .. import _C
+
+_E = _C._ops
+
+
+def _unique_flat(input, sorted=True, return_inverse=False, return_counts=False):  # noqa: A002
+    """The distinct elements of ``input`` (flattened), in ascending order, and
+    optionally the index of each element's value among them and their counts.
+
+    >>> import gradtrack
+    >>> gradtrack.unique(gradtrack.tensor([3, 1, 3, 2]), return_counts=True)
+    (tensor([1, 2, 3]), tensor([1, 1, 2]))
+    """
+    with _no_grad():
+        flat = input.reshape(-1)
+        values, order = _E.sort(flat, 0, False, False)
+        n = flat.numel()
+        if n > 0:
+            change = _C.ones(n, dtype=_C.bool)
+            change[1:] = values[1:] != values[:-1]
+            uniq = values[change]
+            group = change.cumsum(0) - 1
+        else:
+            uniq, group = values, _C.zeros(0, dtype=_C.int64)
+        out = [uniq]
+        if return_inverse:
+            inverse = _C.zeros(n, dtype=_C.int64).scatter_(0, order, group)
+            out.append(inverse.reshape(tuple(input.shape)))
+        if return_counts:
+            out.append(_C.zeros(uniq.numel(), dtype=_C.int64).scatter_add_(
+                0, group, _C.ones(n, dtype=_C.int64)))
+    return out[0] if len(out) == 1 else tuple(out)
 
 
 def _no_grad():
-    from .autograd.grad_mode import no_grad
+    from ..autograd.grad_mode import no_grad
     return no_grad()
 
 
@@ -114,10 +149,11 @@ def _unique_consecutive_method(self, return_inverse=False, return_counts=False, 
     return unique_consecutive(self, return_inverse, return_counts, dim)
 
 
-def install(cls):
-    """``Tensor.unique`` (with ``dim``) and ``Tensor.unique_consecutive``."""
-    for fn, src in ((_unique_method, unique), (_unique_consecutive_method, unique_consecutive)):
-        fn.__name__ = fn.__qualname__ = src.__name__
-        fn.__doc__ = src.__doc__
-        setattr(cls, src.__name__, fn)
+for _method, _function in ((_unique_method, unique),
+                           (_unique_consecutive_method, unique_consecutive)):
+    _method.__name__ = _method.__qualname__ = _function.__name__
+    _method.__doc__ = _function.__doc__
+del _method, _function
 
+FUNCTIONS = (unique, unique_consecutive)
+METHODS = {"unique": _unique_method, "unique_consecutive": _unique_consecutive_method}

@@ -1,15 +1,117 @@
-"""``searchsorted``, ``bucketize`` and ``cdist`` with torch's checks and
-messages; the work is ``_C._resample`` (a binary search per value, and
-cdist's node ``CdistBackward0`` / ``EuclideanDistBackward0``).
+"""Ops along one dim whose result depends on the order of its elements: the scans
+(``cumsum``, ``cumprod``) and ``diff``, their inverse; sorting (``sort``,
+``argsort``, ``topk``); and binary search in sorted data (``searchsorted``,
+``bucketize``).
+
+Each parses torch's arguments here and calls one C++ entry (``_C._ops``, or
+``_C._resample`` for the binary search), which validates as torch does, computes,
+and records the op's ``grad_fn``; ``diff`` is torch's composite of ``narrow`` and
+``sub``.
+
+>>> import gradtrack
+>>> x = gradtrack.tensor([3., 1., 2.], requires_grad=True)
+>>> gradtrack.sort(x).values
+tensor([1., 2., 3.], grad_fn=<SortBackward0>)
 """
 
 import builtins
 
-from . import _C, _out
+from .. import _C, _out, return_types
+from . import methods, wrap_dim
 
+_E = _C._ops
 _R = _C._resample
-_COMPUTE_MODES = {"use_mm_for_euclid_dist_if_necessary": 0, "use_mm_for_euclid_dist": 1,
-                  "donot_use_mm_for_euclid_dist": 2}
+
+
+def cumsum(input, dim, *, dtype=None):  # noqa: A002 - torch's argument name
+    """Cumulative sum along ``dim``; integers accumulate in int64.
+
+    >>> import gradtrack
+    >>> gradtrack.cumsum(gradtrack.tensor([1, 2, 3]), 0)
+    tensor([1, 3, 6])
+    """
+    return _E.cumsum(input, dim, dtype)
+
+
+def cumprod(input, dim, *, dtype=None):  # noqa: A002
+    """Cumulative product along ``dim``.
+
+    >>> import gradtrack
+    >>> gradtrack.cumprod(gradtrack.tensor([1., 2., 3.]), 0)
+    tensor([1., 2., 6.])
+    """
+    return _E.cumprod(input, dim, dtype)
+
+
+def diff(input, n=1, dim=-1, prepend=None, append=None):  # noqa: A002
+    """The ``n``-th forward difference along ``dim``; ``prepend``/``append`` are joined
+    on first.
+
+    >>> import gradtrack
+    >>> gradtrack.diff(gradtrack.tensor([1, 4, 9, 16]))
+    tensor([3, 5, 7])
+    """
+    if input.dim() == 0:
+        raise RuntimeError("diff expects input to be at least one-dimensional")
+    if n < 0:
+        raise RuntimeError(f"order must be non-negative but got {n}")
+    d = wrap_dim(dim, input.dim())
+    if prepend is not None or append is not None:
+        parts = [t for t in (prepend, input, append) if t is not None]
+        input = _C.cat([p if p.dim() else p.expand(_shape_with(input, d, 1)) for p in parts], d)
+    for _ in range(n):
+        size = input.shape[d]
+        if size == 0:
+            break
+        is_bool = repr(input.dtype).endswith("bool")
+        a, b = input.narrow(d, 1, size - 1), input.narrow(d, 0, size - 1)
+        input = a.logical_xor(b) if is_bool else a - b
+    return input
+
+
+def _shape_with(t, d, n):
+    shape = list(t.shape)
+    shape[d] = n
+    return shape
+
+
+# torch's sort.stable overload is taken whenever stable= is given (even None).
+_UNSET = object()
+
+
+def sort(input, dim=-1, descending=False, *, stable=_UNSET):  # noqa: A002
+    """(values, indices) sorted along ``dim``; NaN sorts last (first when
+    descending), and equal values keep their order (every sort is stable).
+
+    >>> import gradtrack
+    >>> gradtrack.sort(gradtrack.tensor([2, 3, 1])).indices
+    tensor([2, 0, 1])
+    """
+    return return_types.sort(_E.sort(input, dim, descending, stable is not _UNSET))
+
+
+def argsort(input, dim=-1, descending=False, *, stable=False):  # noqa: A002
+    """The indices that sort ``input`` along ``dim``.
+
+    >>> import gradtrack
+    >>> gradtrack.argsort(gradtrack.tensor([2, 3, 1]))
+    tensor([2, 0, 1])
+    """
+    return _E.sort(input, dim, descending, False)[1]
+
+
+def topk(input, k, dim=-1, largest=True, sorted=True):  # noqa: A002
+    """The ``k`` largest (or smallest) elements along ``dim`` and their indices.
+
+    >>> import gradtrack
+    >>> gradtrack.topk(gradtrack.tensor([2., 3., 1.]), 2).values
+    tensor([3., 2.])
+    """
+    return return_types.topk(_E.topk(input, k, dim, largest, sorted))
+
+
+# ---- binary search -----------------------------------------------------------------------
+
 _DT_NAME = {"bool": "Bool", "uint8": "Byte", "int32": "Int", "int64": "Long", "float32": "Float",
             "float64": "Double"}
 
@@ -115,19 +217,5 @@ def bucketize(input, boundaries, *, out_int32=False, right=False, out=None):  # 
     return _search(boundaries, input, out_int32, right, None)
 
 
-def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):
-    """The ``p``-norm distance between each row of ``x1`` and each row of
-    ``x2`` (batched over leading dims, which broadcast). For ``p=2``,
-    ``compute_mode`` picks torch's matrix-multiply path (used by default when
-    either side has more than 25 rows).
-
-    >>> import gradtrack
-    >>> gradtrack.cdist(gradtrack.tensor([[0., 0.]]), gradtrack.tensor([[3., 4.], [1., 0.]]))
-    tensor([[5., 1.]])
-    """
-    if compute_mode not in _COMPUTE_MODES:
-        raise ValueError(f"{compute_mode} is not a valid value for compute_mode")
-    if x1.dim() >= 2 and x2.dim() >= 2 and x1.dtype != x2.dtype and x1.shape[-1] == x2.shape[-1]:
-        if x1.is_floating_point() and x2.is_floating_point():
-            raise RuntimeError(f"expected scalar type {_dt(x1)} but found {_dt(x2)}")
-    return _R.cdist(x1, x2, builtins.float(p), _COMPUTE_MODES[compute_mode])
+FUNCTIONS = (cumsum, cumprod, diff, sort, argsort, topk, searchsorted, bucketize)
+METHODS = methods(cumsum, cumprod, diff, sort, argsort, topk)

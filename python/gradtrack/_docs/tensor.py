@@ -1,6 +1,29 @@
-"""Docstrings of the Tensor's autograd fields and its basic properties (bound in C++)."""
+"""Docstrings of the Tensor class and its core: the autograd fields (``grad``,
+``requires_grad``, ``_version``...), shape and storage properties, conversions and
+copies (``to``, ``item``, ``numpy``, the dtype methods); and ``gradtrack.Tensor``,
+``is_tensor``, ``numel``. The Python side of the class is ``_tensor.py``.
 
-DOCS = {
+``FUNCTIONS`` documents ``gradtrack.NAME``, ``METHODS`` ``Tensor.NAME``.
+"""
+
+FUNCTIONS = {
+    "Tensor": """An n-dimensional array of numbers that autograd can track.
+
+    >>> x = gradtrack.tensor([[1.0, 2.0], [3.0, 4.0]], requires_grad=True)
+    >>> x.shape, x.dtype, x.requires_grad
+    (gradtrack.Size([2, 2]), gradtrack.float32, True)
+    """,
+    "numel": """
+    >>> gradtrack.numel(gradtrack.zeros(2, 3))
+    6
+    """,
+    "is_tensor": """
+    >>> gradtrack.is_tensor(gradtrack.ones(1)), gradtrack.is_tensor([1.0])
+    (True, False)
+    """,
+}
+
+METHODS = {
     "data": """The same values as a tensor outside autograd, with a version counter of its own.
 
     Writes through ``.data`` are invisible to autograd: a saved tensor changed
@@ -378,5 +401,25 @@ DOCS = {
 
     >>> gradtrack.tensor([1, 2]).double()
     tensor([1., 2.], dtype=gradtrack.float64)
+    """,
+    "bfloat16": """A copy in bfloat16 (the tensor itself if it already is).
+
+    >>> gradtrack.tensor([1.0, 2.5]).bfloat16()
+    tensor([1.0000, 2.5000], dtype=gradtrack.bfloat16)
+    """,
+    "half": """A copy in float16 (the tensor itself if it already is).
+
+    >>> gradtrack.tensor([1.0, 2.5]).half()
+    tensor([1.0000, 2.5000], dtype=gradtrack.float16)
+    """,
+    "char": """A copy in int8.
+
+    >>> gradtrack.tensor([1, 2]).char()
+    tensor([1, 2], dtype=gradtrack.int8)
+    """,
+    "short": """A copy in int16.
+
+    >>> gradtrack.tensor([1, 2]).short()
+    tensor([1, 2], dtype=gradtrack.int16)
     """,
 }

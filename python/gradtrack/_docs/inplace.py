@@ -1,6 +1,11 @@
-"""Docstrings of the Tensor's generated in-place methods (``exp_``, ``add_``...)."""
+"""Docstrings of the in-place methods that are not rows of the op list, and torch's other
+names of those that are (``multiply_``, ``negative_``...). The choke point they all pass
+through is ``_inplace.py``.
 
-DOCS = {
+``METHODS`` documents ``Tensor.NAME``.
+"""
+
+METHODS = {
     "true_divide_": """In-place ``true_divide``: writes the result into ``self`` and returns it.
 
     >>> x = gradtrack.tensor([1.0, 2.0, 3.0])
@@ -66,12 +71,6 @@ DOCS = {
     >>> x.absolute_()
     tensor([1.5000, 0.0000, 2.0000])
     """,
-    "divide_": """In-place ``divide`` (alias of ``div_``); returns ``self``.
-
-    >>> x = gradtrack.tensor([7.0, -7.0, 3.0])
-    >>> x.divide_(2.0, rounding_mode='floor')
-    tensor([ 3., -4.,  1.])
-    """,
     "multiply_": """In-place ``multiply`` (alias of ``mul_``); returns ``self``.
 
     >>> x = gradtrack.tensor([1.0, 2.0, 3.0])
@@ -90,10 +89,66 @@ DOCS = {
     >>> x.subtract_(gradtrack.tensor([0.5, 0.5, 0.5]))
     tensor([0.5000, 1.5000, 2.5000])
     """,
-    "clip_": """In-place ``clip`` (alias of ``clamp_``); returns ``self``.
+    "masked_fill_": """
+    >>> x = gradtrack.tensor([1.0, -2.0, 3.0])
+    >>> x.masked_fill_(x < 0, 0.0)
+    tensor([1., 0., 3.])
+    >>> x._version
+    1
+    """,
+    "scatter_": """
+    >>> x = gradtrack.zeros(2, 2)
+    >>> x.scatter_(1, gradtrack.tensor([[1], [0]]), 1.0)
+    tensor([[0., 1.],
+            [1., 0.]])
+    """,
+    "scatter_add_": """
+    >>> x = gradtrack.zeros(3)
+    >>> x.scatter_add_(0, gradtrack.tensor([1, 1]), gradtrack.tensor([2.0, 3.0]))
+    tensor([0., 5., 0.])
+    """,
+    "index_put_": """
+    >>> x = gradtrack.zeros(4)
+    >>> x.index_put_((gradtrack.tensor([0, 2]),), gradtrack.tensor([1.0, 5.0]))
+    tensor([1., 0., 5., 0.])
+    >>> x.index_put_((gradtrack.tensor([0, 0]),), gradtrack.tensor([1.0, 1.0]), accumulate=True)
+    tensor([3., 0., 5., 0.])
+    """,
+    "copy_": """
+    >>> x = gradtrack.zeros(2, 2)
+    >>> x.copy_(gradtrack.tensor([1, 2]))
+    tensor([[1., 2.],
+            [1., 2.]])
+    """,
+    "fill_": """
+    >>> gradtrack.zeros(3).fill_(2.5)
+    tensor([2.5000, 2.5000, 2.5000])
+    """,
+    "zero_": """
+    >>> x = gradtrack.ones(3)
+    >>> x.zero_()
+    tensor([0., 0., 0.])
+    >>> x._version
+    1
+    """,
+    "tril_": """Zeroes the elements above the ``diagonal``-th diagonal in place.
 
-    >>> x = gradtrack.tensor([-1.0, 0.5, 2.0])
-    >>> x.clip_(min=0.0, max=1.0)
-    tensor([0.0000, 0.5000, 1.0000])
+    >>> gradtrack.ones(3, 3).tril_()
+    tensor([[1., 0., 0.],
+            [1., 1., 0.],
+            [1., 1., 1.]])
+    """,
+    "triu_": """Zeroes the elements below the ``diagonal``-th diagonal in place.
+
+    >>> gradtrack.ones(3, 3).triu_(1)
+    tensor([[0., 1., 1.],
+            [0., 0., 1.],
+            [0., 0., 0.]])
+    """,
+    "transpose_": """In-place ``transpose``: swaps two dims of this tensor's view (TransposeBackward1).
+
+    >>> x = gradtrack.zeros(2, 3)
+    >>> x.transpose_(0, 1).shape
+    gradtrack.Size([3, 2])
     """,
 }

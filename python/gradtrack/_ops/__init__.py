@@ -1,0 +1,85 @@
+"""The tensor ops written in Python, one module per area.
+
+The areas have the words of the op declarations (``_declarations/<area>.py``) and of
+the C++ files (``csrc/ops/<area>.cpp``, ``csrc/autograd/formulas/<area>.cpp``), so an
+op is found under one name in every layer:
+
+- ``pointwise``: elementwise math (the op list, ``clamp``, ``lerp``, ``isclose``...);
+- ``reduction``: ops that reduce dims (sums, extremes, statistics, norms);
+- ``views``: results that share their input's storage (movedim, broadcasting, splits,
+  diagonals);
+- ``shape``: copies that rearrange or join elements (the stack family, triangles,
+  flips, rolls, repeats);
+- ``indexing``: selecting by index or mask (gather/scatter, ``nonzero``, ``where``);
+- ``scan_sort``: ops along a dim whose result depends on the order of its elements
+  (cumulative sums, differences, sorts, ``searchsorted``);
+- ``linalg``: products and contractions (``einsum``, ``tensordot``, ``cdist``...);
+- ``nn``: the functions of ``nn.functional`` that torch also has at the top level;
+- ``creation``: the factories, ``*_like``, ``as_tensor``, ``Tensor.new_*``, ``layout``;
+- ``unique``: ``unique`` and ``unique_consecutive``.
+
+Random numbers live in ``gradtrack/random.py`` (the public ``gradtrack.random``) and
+the dtypes in ``gradtrack/_dtypes.py``; they give names to the registry the same way.
+
+Each area says what it gives in tables the registry reads (NOTE [One registry] in
+``_registry.py``): ``BOUND`` (names of ``_C`` that ``gradtrack`` takes as they
+are), ``FUNCTIONS``, ``NAMES``, ``ALIASES`` and ``METHODS``. An area calls ``_C``
+and other areas' functions directly, never ``gradtrack.*``: that namespace is what
+the registry builds from the areas.
+
+This file holds what the areas share: a function made a Tensor method, and torch's
+wrapping of a negative dim.
+"""
+
+import types
+
+from .._wrappers import fast_path, lazy_signature
+
+
+def as_method(fn):
+    """``fn`` as a Tensor method: the same function with its first parameter
+    named ``self``, so that its signature is the method's (no wrapper: a copy
+    with the renamed code object)."""
+    code = fn.__code__
+    first = code.co_varnames[0]
+    if first in code.co_cellvars or "__signature__" in vars(fn):
+        return _bound_like(fn)  # a closure reads the parameter by its name
+    method = types.FunctionType(code.replace(co_varnames=("self", *code.co_varnames[1:])),
+                                fn.__globals__, fn.__name__, fn.__defaults__, fn.__closure__)
+    method.__kwdefaults__ = fn.__kwdefaults__
+    method.__annotations__ = {("self" if k == first else k): v
+                              for k, v in fn.__annotations__.items()}
+    method.__doc__ = fn.__doc__
+    method.__qualname__ = fn.__name__
+    method.__module__ = fn.__module__
+    return method
+
+
+def _bound_like(fn):
+    """``fn`` as a Tensor method through a fast path (NOTE [Lazy signatures])."""
+    def method(self, *args, **kwargs):
+        return fn(self, *args, **kwargs)
+    method.__name__ = method.__qualname__ = fn.__name__
+    method.__doc__ = fn.__doc__
+
+    def signature():
+        import inspect
+
+        sig = inspect.signature(fn)
+        params = list(sig.parameters.values())
+        return sig.replace(parameters=[params[0].replace(name="self")] + params[1:])
+    return fast_path(fn, lazy_signature(method, signature), (), "Tensor")
+
+
+def methods(*fns):
+    """{name: :func:`as_method` of it} for the functions ``fns``."""
+    return {fn.__name__: as_method(fn) for fn in fns}
+
+
+def wrap_dim(dim, ndim):
+    """torch's dim wrapping with its IndexError."""
+    lo, hi = (-ndim, ndim - 1) if ndim else (-1, 0)
+    if not lo <= dim <= hi:
+        raise IndexError(f"Dimension out of range (expected to be in range of [{lo}, {hi}], "
+                         f"but got {dim})")
+    return dim % ndim if ndim else 0

@@ -1,0 +1,278 @@
+"""Products and contractions written in Python: ``baddbmm``/``addmv``, ``cross``,
+``trace``, ``einsum``, ``tensordot``, ``inner`` and ``cdist``, with torch's argument
+names, checks and messages. (``gradtrack.linalg``, torch.linalg's namespace, is the
+public module ``linalg.py``.)
+
+``baddbmm``, ``addmv``, ``cross``, ``trace`` and ``cdist`` call one C++ entry each
+(``_C._ops``, ``_C._resample``), which records torch's node. ``einsum`` and
+``tensordot`` are permute/reshape/``bmm`` compositions, as torch's own are, so their
+gradients come from those ops. ``mm``, ``bmm``, ``mv``, ``dot``, ``outer``,
+``matmul`` and ``addmm`` are bound in C++ as they are.
+
+>>> import gradtrack
+>>> gradtrack.trace(gradtrack.eye(3))
+tensor(3.)
+"""
+
+import builtins
+import math
+import string
+import warnings
+
+from .. import _C
+from . import methods
+from .scan_sort import _dt  # torch's scalar type names, as its distance checks print them
+
+_E = _C._ops
+_R = _C._resample
+
+BOUND = ("mm", "bmm", "mv", "dot", "outer", "matmul", "addmm")
+
+
+def trace(input):  # noqa: A002
+    """The sum of a matrix's main diagonal."""
+    return _E.trace(input)
+
+
+def baddbmm(input, batch1, batch2, *, beta=1, alpha=1):  # noqa: A002
+    """``beta * input + alpha * (batch1 @ batch2)`` for batches of matrices."""
+    return _E.baddbmm(input, batch1, batch2, beta, alpha)
+
+
+def addmv(input, mat, vec, *, beta=1, alpha=1):  # noqa: A002
+    """``beta * input + alpha * (mat @ vec)``."""
+    return _E.addmv(input, mat, vec, beta, alpha)
+
+
+def cross(input, other, dim=None):  # noqa: A002
+    """The cross product along ``dim`` (by default the first dim of size 3,
+    with torch's deprecation warning; :func:`linalg.cross` uses the last)."""
+    if dim is None:
+        warnings.warn(
+            "Using torch.cross without specifying the dim arg is deprecated.\n"
+            "Please either pass the dim explicitly or simply use torch.linalg.cross.\n"
+            "The default value of dim will change to agree with that of linalg.cross in a "
+            "future release.", UserWarning, stacklevel=2)
+        sizes = _C._broadcast_shape(list(input.shape), list(other.shape))
+        dim = next((i for i, s in enumerate(sizes) if s == 3), -1)
+    return _E.cross(input, other, dim)
+
+
+def inner(input, other):  # noqa: A002
+    """Sums products over the last dims of both tensors (a scalar times a tensor when
+    one is 0-d).
+
+    >>> import gradtrack
+    >>> gradtrack.inner(gradtrack.tensor([1., 2.]), gradtrack.tensor([3., 4.]))
+    tensor(11.)
+    """
+    if input.dim() == 0 or other.dim() == 0:
+        return input * other
+    if input.shape[-1] != other.shape[-1]:
+        raise RuntimeError(
+            "inner() the last dimension must match on both input tensors but got shapes "
+            f"{list(input.shape)} and {list(other.shape)}")
+    return tensordot(input, other, ([-1], [-1]))
+
+
+_COMPUTE_MODES = {"use_mm_for_euclid_dist_if_necessary": 0, "use_mm_for_euclid_dist": 1,
+                  "donot_use_mm_for_euclid_dist": 2}
+
+
+def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):
+    """The ``p``-norm distance between each row of ``x1`` and each row of
+    ``x2`` (batched over leading dims, which broadcast). For ``p=2``,
+    ``compute_mode`` picks torch's matrix-multiply path (used by default when
+    either side has more than 25 rows).
+
+    >>> import gradtrack
+    >>> gradtrack.cdist(gradtrack.tensor([[0., 0.]]), gradtrack.tensor([[3., 4.], [1., 0.]]))
+    tensor([[5., 1.]])
+    """
+    if compute_mode not in _COMPUTE_MODES:
+        raise ValueError(f"{compute_mode} is not a valid value for compute_mode")
+    if x1.dim() >= 2 and x2.dim() >= 2 and x1.dtype != x2.dtype and x1.shape[-1] == x2.shape[-1]:
+        if x1.is_floating_point() and x2.is_floating_point():
+            raise RuntimeError(f"expected scalar type {_dt(x1)} but found {_dt(x2)}")
+    return _R.cdist(x1, x2, builtins.float(p), _COMPUTE_MODES[compute_mode])
+
+
+# ---- einsum and tensordot: permute/reshape/bmm, so their gradients come from those ops ----
+
+def _einsum_parse(equation, operands):
+    """The terms and output with each ``...`` replaced by letters of their
+    own (right-aligned across operands, as broadcasting aligns dims)."""
+    equation = equation.replace(" ", "")
+    n = len(operands)
+    lhs, arrow, out = equation.partition("->")
+    terms = lhs.split(",")
+    if len(terms) != n:
+        raise RuntimeError(
+            "einsum(): more operands were provided than specified in the equation"
+            if len(terms) < n else
+            "einsum(): fewer operands were provided than specified in the equation")
+    spare = [c for c in string.ascii_letters if c not in equation]
+    ell = builtins.max([x.dim() - (len(t) - 3) for t, x in zip(terms, operands) if "..." in t],
+                       default=0)
+    ell = builtins.max(ell, 0)
+    letters = "".join(spare[:ell])
+    for i, (t, x) in enumerate(zip(terms, operands)):
+        if "..." in t:
+            k = builtins.max(x.dim() - (len(t) - 3), 0)
+            terms[i] = t.replace("...", letters[ell - k:])
+    if arrow:
+        out = out.replace("...", letters)
+    else:
+        singles = "".join(terms)
+        out = letters + "".join(sorted(c for c in set(singles)
+                                       if singles.count(c) == 1 and c not in letters))
+    return terms, out
+
+
+def _broadcast_letters(xs):
+    """Expands size-1 dims to the size their letter has in other operands."""
+    size = {}
+    for x, sub in xs:
+        for c, s in zip(sub, x.shape):
+            if s != 1:
+                size[c] = s
+    out = []
+    for x, sub in xs:
+        want = tuple(size.get(c, 1) for c in sub)
+        out.append((x.expand(want) if want != tuple(x.shape) else x, sub))
+    return out
+
+
+def _take_diagonals(x, sub):
+    """Repeated letters in one operand ('ii') select a diagonal."""
+    while len(set(sub)) < len(sub):
+        for i, c in enumerate(sub):
+            j = sub.find(c, i + 1)
+            if j >= 0:
+                x = _E.diagonal(x, 0, i, j, False)
+                sub = sub[:i] + sub[i + 1:j] + sub[j + 1:] + c
+                break
+    return x, sub
+
+
+def _sum_unused(x, sub, keep):
+    dims = [i for i, c in enumerate(sub) if c not in keep]
+    if dims:
+        x = x.sum(tuple(dims))
+        sub = "".join(c for c in sub if c in keep)
+    return x, sub
+
+
+def _aligned(x, sub, order, size):
+    """``x`` permuted to the letters of ``order``, size 1 where it has none."""
+    x = x.permute(tuple(sub.index(c) for c in order if c in sub))
+    return x.reshape(tuple(size[c] if c in sub else 1 for c in order))
+
+
+def _contract(a, sa, b, sb, keep, order=None):
+    """a (subscripts sa) times b (sb), summing the letters not in ``keep``;
+    a product with no sum comes out in ``order`` when given (torch's last node
+    is then the product itself, not a permute after it)."""
+    batch = [c for c in sa if c in sb and c in keep]
+    summed = [c for c in sa if c in sb and c not in keep]
+    left = [c for c in sa if c not in sb]
+    right = [c for c in sb if c not in sa]
+    size = {c: a.shape[sa.index(c)] for c in sa}
+    size.update({c: b.shape[sb.index(c)] for c in sb})
+    if not summed and order is not None and set(order) == set(sa + sb):
+        return _aligned(a, sa, order, size) * _aligned(b, sb, order, size), order
+    if not summed:
+        # No sum: a broadcasting product (MulBackward0, as torch's).
+        pa = a.permute(tuple(sa.index(c) for c in batch + left))
+        pb = b.permute(tuple(sb.index(c) for c in batch + right))
+        pa = pa.reshape(tuple(pa.shape) + (1,) * len(right))
+        pb = pb.reshape(tuple(size[c] for c in batch) + (1,) * len(left) +
+                        tuple(size[c] for c in right))
+        return pa * pb, "".join(batch + left + right)
+    pa = a.permute(tuple(sa.index(c) for c in batch + left + summed))
+    pb = b.permute(tuple(sb.index(c) for c in batch + summed + right))
+    nb, nl, ns, nr = (math.prod(size[c] for c in group) for group in (batch, left, summed, right))
+    r = pa.reshape(nb, nl, ns).bmm(pb.reshape(nb, ns, nr))
+    return r.reshape(tuple(size[c] for c in batch + left + right)), "".join(batch + left + right)
+
+
+def einsum(*args):
+    """Einstein summation: ``einsum('ij,jk->ik', a, b)``, ``...`` standing
+    for broadcast dims (``einsum('...ij,...jk', a, b)``), computed with
+    permute, reshape, sum and bmm.
+
+    >>> import gradtrack
+    >>> gradtrack.einsum('ij->j', gradtrack.ones(2, 3))
+    tensor([2., 2., 2.])
+    """
+    equation, operands = args[0], args[1:]
+    if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
+        operands = tuple(operands[0])
+    raw = equation.replace(" ", "").partition("->")[0].split(",")
+    terms, out = _einsum_parse(equation, operands)
+    xs = []
+    for x, sub, given in zip(operands, terms, raw):
+        if len(sub) != x.dim():
+            if "..." in given:
+                raise RuntimeError(
+                    f"einsum(): the number of subscripts in the equation ({len(given) - 3}) is "
+                    f"more than the number of dimensions ({x.dim()}) for operand {len(xs)}")
+            raise RuntimeError(
+                f"einsum(): the number of subscripts in the equation ({len(sub)}) does not match "
+                f"the number of dimensions ({x.dim()}) for operand {len(xs)} and no ellipsis "
+                "was given")
+        xs.append(_take_diagonals(x, sub))
+    xs = _broadcast_letters(xs)
+    x, sub = xs[0]
+    if len(xs) == 1:
+        # torch permutes the operand to (output letters, summed letters) and
+        # sums the trailing ones: its last node is the sum, else the permute.
+        summed = [c for c in sub if c not in out]
+        x = x.permute(tuple(sub.index(c) for c in out + "".join(summed)))
+        return x.sum(tuple(range(len(out), len(sub)))) if summed else x
+    for i, (y, sy) in enumerate(xs[1:], start=1):
+        later = set(out).union(*[s for _, s in xs[i + 1:]])
+        x, sub = _sum_unused(x, sub, later | set(sy))
+        y, sy = _sum_unused(y, sy, later | set(sub))
+        x, sub = _contract(x, sub, y, sy, later, out if i == len(xs) - 1 else None)
+    x, sub = _sum_unused(x, sub, set(out))
+    if sub != out:
+        x = x.permute(tuple(sub.index(c) for c in out))
+    if any(c not in out for t in terms for c in t) and _node_name(x) != "ViewBackward0":
+        # torch drops the summed (size-1) dims of its last product with a view
+        x = x.view(tuple(x.shape))
+    return x
+
+
+def _node_name(x):
+    return None if x.grad_fn is None else type(x.grad_fn).__name__
+
+
+def tensordot(a, b, dims=2, out=None):
+    """Sums the products of ``a``'s and ``b``'s elements over ``dims`` (a
+    count of a's last / b's first dims, or two lists of dims)."""
+    if out is not None:
+        raise NotImplementedError("gradtrack: tensordot(out=...) is not implemented")
+    if isinstance(dims, builtins.int):
+        if dims < 0:
+            raise RuntimeError(f"tensordot expects dims >= 0, but got dims={dims}")
+        da, db = list(range(a.dim() - dims, a.dim())), list(range(dims))
+    else:
+        da, db = ([d] if isinstance(d, builtins.int) else list(d) for d in dims)
+    da = [d % a.dim() for d in da]
+    db = [d % b.dim() for d in db]
+    for x, y in zip(da, db):
+        if a.shape[x] != b.shape[y]:
+            raise RuntimeError(
+                f"contracted dimensions need to match, but first has size {a.shape[x]} in dim "
+                f"{x} and second has size {b.shape[y]} in dim {y}")
+    fa = [d for d in range(a.dim()) if d not in da]
+    fb = [d for d in range(b.dim()) if d not in db]
+    k = math.prod(a.shape[d] for d in da)
+    ma = a.permute(tuple(fa + da)).reshape(-1, k) if a.dim() else a.reshape(1, 1)
+    mb = b.permute(tuple(db + fb)).reshape(k, -1) if b.dim() else b.reshape(1, 1)
+    return ma.mm(mb).reshape(tuple(a.shape[d] for d in fa) + tuple(b.shape[d] for d in fb))
+
+
+FUNCTIONS = (trace, baddbmm, addmv, cross, einsum, tensordot, inner, cdist)
+METHODS = methods(trace, baddbmm, addmv, cross, inner)

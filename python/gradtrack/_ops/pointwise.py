@@ -1,0 +1,148 @@
+"""Elementwise math: the op list, and the elementwise functions written in Python.
+
+Every row of the op list (``_declarations/pointwise.py``) is bound in C++ as
+``gradtrack.NAME`` and ``Tensor.NAME`` and taken as it is, with ``clamp`` and
+``rsub``. Here are the ones torch composes or parses in Python: ``nan_to_num``,
+``lerp``, ``isclose``/``allclose``, ``float_power``, ``positive``, ``fix``, and the
+aliases (``true_divide``, ``clip``, ``Tensor.absolute``, ``Tensor.multiply``, ...).
+
+>>> import gradtrack
+>>> gradtrack.lerp(gradtrack.tensor([0.]), gradtrack.tensor([10.]), 0.25)
+tensor([2.5000])
+"""
+
+import builtins
+
+from .. import _C
+from .._declarations import pointwise_ops
+from . import methods
+
+_E = _C._ops
+_Tensor = _C.Tensor
+
+BOUND = tuple(op.name for op in pointwise_ops()) + ("clamp", "clamp_min", "clamp_max", "rsub")
+
+
+def nan_to_num(input, nan=0.0, posinf=None, neginf=None):  # noqa: A002
+    """NaN, +inf and -inf replaced by ``nan``, ``posinf`` and ``neginf``
+    (by default 0 and the dtype's largest and lowest finite values).
+
+    >>> import gradtrack
+    >>> gradtrack.nan_to_num(gradtrack.tensor([float('nan'), 1.]))
+    tensor([0., 1.])
+    """
+    return _E.nan_to_num(input, nan, posinf, neginf)
+
+
+def lerp(input, end, weight):  # noqa: A002
+    """``input + weight * (end - input)``; ``weight`` a number or a tensor.
+
+    >>> import gradtrack
+    >>> gradtrack.lerp(gradtrack.tensor([0.]), gradtrack.tensor([10.]), 0.25)
+    tensor([2.5000])
+    """
+    return _E.lerp(input, end, weight)
+
+
+def _isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):  # noqa: A002
+    if input.dtype is not other.dtype:
+        from .._dtype_names import SCALAR_NAME, dtype_key
+        raise RuntimeError(f"{SCALAR_NAME[dtype_key(input.dtype)]} did not match "
+                           f"{SCALAR_NAME[dtype_key(other.dtype)]}")
+    equal = input == other
+    if input.dtype is _C.bool:
+        return _isclose_version(equal, rtol, atol, False)
+    a, b = (input, other) if input.dtype.is_floating_point else (input.double(), other.double())
+    from ..autograd.grad_mode import no_grad
+    with no_grad():
+        close = equal | ((a - b).abs() <= atol + rtol * b.abs())
+        if equal_nan:
+            close = close | (a.isnan() & b.isnan())
+    return _isclose_version(close, rtol, atol, equal_nan and input.dtype.is_floating_point)
+
+
+def _isclose_version(close, rtol, atol, equal_nan):
+    """``close`` with torch's _version: its isclose ORs into ``self == other`` in place, once
+    for equal_nan (float inputs) and once for the tolerance test (skipped when both tolerances are 0)."""
+    view = close.detach().unsqueeze(0)[:0]  # an empty view of any layout: counts, writes nothing
+    for _ in range(builtins.int(builtins.bool(equal_nan)) + builtins.int(rtol != 0 or atol != 0)):
+        view.zero_()
+    return close
+
+
+def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):  # noqa: A002
+    """Elementwise ``|input - other| <= atol + rtol * |other|`` (or equal;
+    NaNs equal only with ``equal_nan``).
+
+    >>> import gradtrack
+    >>> gradtrack.isclose(gradtrack.tensor([1., 2.]), gradtrack.tensor([1., 2.1]))
+    tensor([ True, False])
+    """
+    return _isclose(input, other, rtol, atol, equal_nan)
+
+
+def allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):  # noqa: A002
+    """True if every element of :func:`isclose` is.
+
+    >>> import gradtrack
+    >>> gradtrack.allclose(gradtrack.tensor([1.]), gradtrack.tensor([1. + 1e-9]))
+    True
+    """
+    return builtins.bool(_isclose(input, other, rtol, atol, equal_nan).all())
+
+
+def float_power(input, exponent):  # noqa: A002
+    """``pow`` computed in double precision (the result is float64).
+
+    >>> import gradtrack
+    >>> gradtrack.float_power(gradtrack.tensor([2]), 3)
+    tensor([8.], dtype=gradtrack.float64)
+    """
+    base = input.to(_C.float64) if isinstance(input, _Tensor) else input
+    exp = exponent.to(_C.float64) if isinstance(exponent, _Tensor) else float(exponent)
+    if not isinstance(base, _Tensor):
+        base = _C.tensor(float(base), dtype=_C.float64)
+    return base.pow(exp)
+
+
+def positive(input):  # noqa: A002
+    """Returns ``input`` itself (torch refuses bool tensors).
+
+    >>> import gradtrack
+    >>> gradtrack.positive(gradtrack.tensor([-1, 2]))
+    tensor([-1,  2])
+    """
+    if repr(input.dtype).endswith("bool"):
+        raise RuntimeError("The `+` operator, on a bool tensor is not supported.")
+    return input
+
+
+def fix(input):  # noqa: A002
+    """Another name of ``trunc``."""
+    return input.trunc()
+
+
+def true_divide(input, other):  # noqa: A002 - torch's argument names
+    """Alias of :func:`div` without rounding."""
+    return _C.div(input, other)
+
+
+def _true_divide(self, other):
+    """Alias of :meth:`div` without rounding."""
+    return self.div(other)
+
+
+def clip(input, min=None, max=None):  # noqa: A002
+    """Alias of :func:`clamp`."""
+    return _C.clamp(input, min, max)
+
+
+FUNCTIONS = (nan_to_num, lerp, isclose, allclose, float_power, positive, fix, true_divide, clip)
+METHODS = {
+    **methods(nan_to_num, lerp, isclose, allclose, float_power, positive, fix),
+    "true_divide": _true_divide,
+    # torch's other names of C++ methods: the same objects
+    "clip": _Tensor.clamp, "absolute": _Tensor.abs, "negative": _Tensor.neg,
+    "multiply": _Tensor.mul, "subtract": _Tensor.sub, "divide": _Tensor.div,
+    "greater": _Tensor.gt, "less": _Tensor.lt,
+}

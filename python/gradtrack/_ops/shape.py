@@ -1,0 +1,292 @@
+"""Ops that copy elements into a new arrangement: triangles (``tril``/``triu``),
+flips and rolls, repeats (``tile``, ``Tensor.repeat``, ``repeat_interleave``),
+diagonal matrices (``diag``, ``diag_embed``) and the joins (the ``hstack`` family,
+``cartesian_prod``).
+
+The word is the op declarations' (``_declarations/shape.py``): the result owns its
+storage, unlike the views of ``views.py``. ``cat``, ``stack`` and ``clone`` are bound
+in C++ as they are; the others parse torch's arguments here and call one C++ entry
+(``_C._ops``) or compose the ops torch composes, so the ``grad_fn`` a user sees is
+torch's (``RepeatBackward0`` for ``tile``, ``CatBackward0`` for ``hstack``, ...).
+
+>>> import gradtrack
+>>> gradtrack.tril(gradtrack.ones(2, 2))
+tensor([[1., 0.],
+        [1., 1.]])
+"""
+
+import builtins
+
+from .. import _C, _inplace
+from . import methods
+from .views import _at_least, meshgrid
+
+_E = _C._ops
+
+BOUND = ("cat", "concat", "stack", "clone")
+
+
+def _dims(dims):
+    """``f(0, 1)``, ``f((0, 1))`` and ``f([0, 1])`` alike."""
+    if len(dims) == 1 and not isinstance(dims[0], builtins.int):
+        return tuple(dims[0])
+    return tuple(dims)
+
+
+# ---- triangles, flips, rolls ------------------------------------------------------------
+
+def tril(input, diagonal=0):  # noqa: A002
+    """The lower triangle (on and below ``diagonal``) of the last two dims.
+
+    >>> import gradtrack
+    >>> gradtrack.tril(gradtrack.ones(2, 2))
+    tensor([[1., 0.],
+            [1., 1.]])
+    """
+    return _E.tril(input, diagonal, False)
+
+
+def triu(input, diagonal=0):  # noqa: A002
+    """The upper triangle (on and above ``diagonal``) of the last two dims.
+
+    >>> import gradtrack
+    >>> gradtrack.triu(gradtrack.ones(2, 2))
+    tensor([[1., 1.],
+            [0., 1.]])
+    """
+    return _E.tril(input, diagonal, True)
+
+
+def _tril_(self, diagonal=0):
+    _inplace.check(self)
+    return _E.tril_(self, diagonal, False)
+
+
+def _triu_(self, diagonal=0):
+    _inplace.check(self)
+    return _E.tril_(self, diagonal, True)
+
+
+def flip(input, dims):  # noqa: A002
+    """``input`` reversed along ``dims`` (a copy).
+
+    >>> import gradtrack
+    >>> gradtrack.flip(gradtrack.tensor([1, 2, 3]), (0,))
+    tensor([3, 2, 1])
+    """
+    return _E.flip(input, dims)
+
+
+def _flip_method(self, *dims):
+    return _E.flip(self, _dims(dims))
+
+
+def fliplr(input):  # noqa: A002
+    """Flips the columns (dim 1).
+
+    >>> import gradtrack
+    >>> gradtrack.fliplr(gradtrack.tensor([[1, 2], [3, 4]]))
+    tensor([[2, 1],
+            [4, 3]])
+    """
+    if input.dim() < 2:
+        raise RuntimeError("Input must be >= 2-d.")
+    return input.flip(1)
+
+
+def flipud(input):  # noqa: A002
+    """Flips the rows (dim 0)."""
+    if input.dim() < 1:
+        raise RuntimeError("Input must be >= 1-d.")
+    return input.flip(0)
+
+
+def roll(input, shifts, dims=None):  # noqa: A002
+    """Elements shifted along ``dims`` (of the flattened tensor without dims),
+    wrapping around.
+
+    >>> import gradtrack
+    >>> gradtrack.roll(gradtrack.tensor([1, 2, 3]), 1)
+    tensor([3, 1, 2])
+    """
+    return _E.roll(input, shifts, () if dims is None else dims)
+
+
+# ---- repeats ----------------------------------------------------------------------------
+
+def tile(input, dims):  # noqa: A002
+    """``input`` repeated ``dims`` times along each dim; missing leading dims
+    of ``dims`` count as 1 (RepeatBackward0, as torch's).
+
+    >>> import gradtrack
+    >>> gradtrack.tile(gradtrack.tensor([1, 2]), (2,))
+    tensor([1, 2, 1, 2])
+    """
+    dims = tuple(dims) if not isinstance(dims, builtins.int) else (dims,)
+    if len(dims) < input.dim():
+        dims = (1,) * (input.dim() - len(dims)) + dims
+    return _E.repeat(input, dims)
+
+
+def _repeat_method(self, *repeats):
+    if not repeats:
+        raise TypeError('repeat() missing 1 required positional arguments: "repeats"')
+    return _E.repeat(self, _dims(repeats))
+
+
+def _tile_method(self, *dims):
+    return tile(self, _dims(dims))
+
+
+def _repeat_index(repeats):
+    """[0, 0, 1, 2, 2, ...]: each position i repeated repeats[i] times."""
+    if repeats.dim() != 1 or repeats.dtype not in (_C.int64, _C.int32):
+        raise RuntimeError("repeat_interleave only accept 1D vector as repeat")
+    if repeats.numel() and builtins.bool((repeats < 0).any()):
+        raise RuntimeError("repeats can not be negative")
+    repeats = repeats.long()
+    total = builtins.int(repeats.sum()) if repeats.numel() else 0
+    marks = _C.zeros(total + 1, dtype=_C.int64)
+    if repeats.numel() > 1:
+        marks.scatter_add_(0, repeats.cumsum(0)[:-1], _C.ones(repeats.numel() - 1, dtype=_C.int64))
+    return marks.cumsum(0)[:total]
+
+
+def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):  # noqa: A002
+    """Each element (or slice along ``dim``) repeated ``repeats`` times in place;
+    with one int tensor argument, its positions repeated by its values.
+
+    >>> import gradtrack
+    >>> gradtrack.tensor([1, 2]).repeat_interleave(2)
+    tensor([1, 1, 2, 2])
+    """
+    from ..autograd.grad_mode import no_grad
+    if repeats is None:
+        with no_grad():
+            return _repeat_index(input)
+    if dim is None:
+        input, dim = input.reshape(-1), 0
+    dim = dim % builtins.max(input.dim(), 1)
+    if isinstance(repeats, _C.Tensor) and repeats.numel() == 1 and repeats.dim() <= 1:
+        repeats = builtins.int(repeats)
+    if isinstance(repeats, builtins.int):
+        if repeats < 0:
+            raise RuntimeError("Repeats must be non-negative")
+        sizes = list(input.shape)
+        wide = input.unsqueeze(dim + 1).expand(*sizes[:dim + 1], repeats, *sizes[dim + 1:])
+        return wide.contiguous().flatten(dim, dim + 1)
+    if repeats.numel() != input.shape[dim]:
+        raise RuntimeError(
+            "repeats must have the same size as input along dim, but got repeats.size(0) = "
+            f"{repeats.numel()} and input.size({dim}) = {input.shape[dim]}")
+    with no_grad():
+        index = _repeat_index(repeats)
+    return input.index_select(dim, index)
+
+
+# ---- diagonal matrices ------------------------------------------------------------------
+
+def diag_embed(input, offset=0, dim1=-2, dim2=-1):  # noqa: A002
+    """Zeros with the last dim of ``input`` on the diagonal of ``dim1``, ``dim2``.
+
+    >>> import gradtrack
+    >>> gradtrack.diag_embed(gradtrack.tensor([1., 2.]))
+    tensor([[1., 0.],
+            [0., 2.]])
+    """
+    return _E.diag_embed(input, offset, dim1, dim2)
+
+
+def diag(input, diagonal=0):  # noqa: A002
+    """A matrix with the 1-D ``input`` on a diagonal, or a 2-D input's diagonal (a copy).
+
+    >>> import gradtrack
+    >>> gradtrack.diag(gradtrack.tensor([[1, 2], [3, 4]]))
+    tensor([1, 4])
+    """
+    if input.dim() == 1:
+        return _E.diag_embed(input, diagonal, 0, 1)
+    if input.dim() == 2:
+        return _E.diagonal(input, diagonal, 0, 1, True)
+    raise RuntimeError(f"diag(): Supports 1D or 2D tensors. Got {input.dim()}D")
+
+
+# ---- joins ------------------------------------------------------------------------------
+
+def _stack_family(name, tensors, ndim, dim):
+    tensors = list(tensors)
+    if not tensors:
+        raise RuntimeError(f"{name} expects a non-empty TensorList")
+    parts = [_at_least(t, ndim) for t in tensors]
+    if name == "hstack" and parts[0].dim() == 1:
+        dim = 0
+    return _C.cat(parts, dim)
+
+
+def hstack(tensors):
+    """Concatenates along dim 1 (dim 0 for 1-D tensors).
+
+    >>> import gradtrack
+    >>> gradtrack.hstack([gradtrack.tensor([1, 2]), gradtrack.tensor([3])])
+    tensor([1, 2, 3])
+    """
+    return _stack_family("hstack", tensors, 1, 1)
+
+
+def vstack(tensors):
+    """Concatenates along dim 0 after making each tensor at least 2-D.
+
+    >>> import gradtrack
+    >>> gradtrack.vstack([gradtrack.tensor([1, 2]), gradtrack.tensor([3, 4])])
+    tensor([[1, 2],
+            [3, 4]])
+    """
+    return _stack_family("vstack", tensors, 2, 0)
+
+
+def dstack(tensors):
+    """Concatenates along dim 2 after making each tensor at least 3-D."""
+    return _stack_family("dstack", tensors, 3, 2)
+
+
+def column_stack(tensors):
+    """Stacks 0-d and 1-D tensors as columns (2-D tensors as they are) along dim 1.
+
+    >>> import gradtrack
+    >>> gradtrack.column_stack([gradtrack.tensor([1, 2]), gradtrack.tensor([3, 4])])
+    tensor([[1, 3],
+            [2, 4]])
+    """
+    tensors = list(tensors)
+    if not tensors:
+        raise RuntimeError("column_stack expects a non-empty TensorList")
+    cols = [t.reshape(t.numel(), 1) if t.dim() <= 1 else t for t in tensors]
+    return _C.cat(cols, 1)
+
+
+def cartesian_prod(*tensors):
+    """The cartesian product of 1-D tensors, one row per combination.
+
+    >>> import gradtrack
+    >>> gradtrack.cartesian_prod(gradtrack.tensor([1, 2]), gradtrack.tensor([3, 4]))
+    tensor([[1, 3],
+            [1, 4],
+            [2, 3],
+            [2, 4]])
+    """
+    if len(tensors) == 1:
+        return tensors[0]
+    grids = meshgrid(*tensors, indexing="ij")
+    return _C.stack([g.flatten() for g in grids], 1)
+
+
+# The methods' own parameters (``x.repeat(2, 1)``), under the methods' names.
+_repeat_method.__name__, _flip_method.__name__, _tile_method.__name__ = "repeat", "flip", "tile"
+_tril_.__name__, _triu_.__name__ = "tril_", "triu_"
+
+FUNCTIONS = (tril, triu, flip, fliplr, flipud, roll, tile, repeat_interleave, diag_embed, diag,
+             hstack, vstack, dstack, column_stack, cartesian_prod)
+ALIASES = {"row_stack": "vstack"}
+METHODS = {**methods(tril, triu, roll, fliplr, flipud, repeat_interleave, diag_embed, diag),
+           "repeat": _repeat_method, "flip": _flip_method, "tile": _tile_method,
+           "tril_": _tril_, "triu_": _triu_}

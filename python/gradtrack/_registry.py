@@ -1,0 +1,151 @@
+"""Where every public ``gradtrack.*`` name and every Tensor method written in Python
+comes from, and the one function that installs them.
+
+NOTE [One registry]
+``gradtrack``'s namespace and the Python side of the Tensor class are assembled here
+and nowhere else: no other module assigns into ``gradtrack``'s namespace or onto
+``Tensor``. Each module of ``SOURCES`` says what it gives, in tables of its own:
+
+- ``BOUND``: names of ``gradtrack._C`` that ``gradtrack.*`` takes as they are;
+- ``FUNCTIONS``: its Python functions, each ``gradtrack.<fn.__name__>``;
+- ``NAMES``: other ``gradtrack.*`` names, ``{name: object}`` (classes, constants);
+- ``ALIASES``: ``{name: other}``: ``gradtrack.<name>`` is ``gradtrack.<other>``,
+  wrappers included;
+- ``METHODS``: Tensor attributes, ``{name: method, property or value}``.
+
+``REEXPORTS`` names what the modules without tables (grad modes, printing, DLPack)
+give. A name given twice fails the import, whichever two sources give it, so the
+order of ``SOURCES`` never decides what a name is; a Python method never replaces a
+C++ one unless ``REPLACES_CXX`` says why.
+
+:func:`install` then runs a fixed pipeline, each step on the result of the last:
+
+1. the raw functions: the ``_C``-bound names and every source's functions and names;
+2. the wrappers that add keywords: ``layout=``/``pin_memory=`` on the factories
+   (``_ops/creation.py``), then ``out=`` (``_out.py``: from the op list's rows and
+   its rules table), then the aliases, which name the wrapped function;
+3. the Tensor methods;
+4. the docstrings of the names bound in C++ or made in loops (``_docs``), which
+   document what steps 1-3 made;
+5. Tensor's number slots (``+ - * /`` without a Python frame: NOTE [Number slots] in
+   csrc/python/bind_fast_ops.cpp), last: a later ``Tensor.__add__ = ...`` would drop
+   them, which ``tests/test_fast_paths.py`` notices.
+"""
+
+import importlib
+
+from . import _C, _docs, _out
+from ._ops import creation
+
+# The modules that give names, with what each holds (their tables are described above).
+SOURCES = (
+    "_ops.pointwise",   # elementwise math: the op list, clamp, lerp, isclose, float_power, ...
+    "_ops.reduction",   # sums, extremes, statistics, order statistics, norm, max/min
+    "_ops.views",       # results sharing their input's storage: movedim, broadcasting, splits
+    "_ops.shape",       # copies that rearrange or join: triangles, flips, repeats, hstack, ...
+    "_ops.indexing",    # gather/scatter, masks, nonzero, take_along_dim, where
+    "_ops.scan_sort",   # cumsum/cumprod/diff, sort/topk, searchsorted/bucketize
+    "_ops.linalg",      # products and contractions: mm, baddbmm, einsum, tensordot, cdist
+    "_ops.nn",          # softmax, log_softmax, cosine_similarity
+    "_ops.creation",    # factories, *_like, as_tensor, Tensor.new_*, layout
+    "_ops.unique",      # unique, unique_consecutive
+    "random",           # the generator, seeds, random factories and fills
+    "_dtypes",          # the dtypes, finfo/iinfo, promotion
+    "_tensor",          # the Tensor class: autograd fields, hooks, conversions, printing
+    "_inplace",         # every in-place method and augmented assignment
+    "_legacy",          # torch's older conventions: device, default dtype, FloatTensor & co.
+    "_saving",          # save, load
+)
+# What the modules without tables of their own give gradtrack.*.
+REEXPORTS = {
+    "_C": ("get_num_threads", "set_num_threads"),
+    "_size": ("Size",),
+    "_tensor_str": ("set_printoptions",),
+    "autograd.grad_mode": ("enable_grad", "inference_mode", "is_grad_enabled",
+                           "is_inference_mode_enabled", "no_grad", "set_grad_enabled"),
+    "autograd.anomaly_mode": ("is_anomaly_check_nan_enabled", "is_anomaly_enabled",
+                              "set_anomaly_enabled"),
+    "utils.dlpack": ("from_dlpack",),
+}
+# ... and Tensor: {module: {method name: name in the module}}.
+TENSOR_REEXPORTS = {
+    "utils.dlpack": {"__dlpack__": "dlpack", "__dlpack_device__": "dlpack_device"},
+}
+# Tensor attributes bound in C++ that a Python one replaces, and why.
+REPLACES_CXX = {
+    "requires_grad": "the setter applies torch's leaf and dtype rules (_tensor.py)",
+    "split": "torch's parameter names, split_size and dim (_ops/views.py)",
+}
+
+
+# The C++ class's own attributes: this module loads before the pipeline attaches any.
+_CXX_TENSOR = frozenset(vars(_C.Tensor))
+
+
+def _modules():
+    return [importlib.import_module(f"{__package__}.{name}") for name in SOURCES]
+
+
+def _give(table, name, value, source, given, owner="gradtrack"):
+    """``table[name] = value``, unless a source gave ``name`` already (``given``: name -> source)."""
+    if name in given:
+        raise RuntimeError(f"{owner}.{name} is given twice: by {given[name]} and by {source}")
+    table[name] = value
+    given[name] = source
+
+
+def functions(modules):
+    """Step 1's names, {name: object}, and the aliases, {name: other name}."""
+    names, aliases, given = {}, {}, {}
+    for module in modules:
+        source = module.__name__
+        for name in getattr(module, "BOUND", ()):
+            _give(names, name, getattr(_C, name), source, given)
+        for fn in getattr(module, "FUNCTIONS", ()):
+            _give(names, fn.__name__, fn, source, given)
+        for name, value in getattr(module, "NAMES", {}).items():
+            _give(names, name, value, source, given)
+        for name, other in getattr(module, "ALIASES", {}).items():
+            _give(aliases, name, other, source, given)
+    for module_name, exported in REEXPORTS.items():
+        module = importlib.import_module(f"{__package__}.{module_name}")
+        for name in exported:
+            _give(names, name, getattr(module, name), module.__name__, given)
+    return names, aliases
+
+
+def methods(modules):
+    """Step 3's Tensor attributes, {name: object}."""
+    table, given = {}, {}
+    for module in modules:
+        for name, value in getattr(module, "METHODS", {}).items():
+            _give(table, name, value, module.__name__, given, "Tensor")
+    for module_name, exported in TENSOR_REEXPORTS.items():
+        module = importlib.import_module(f"{__package__}.{module_name}")
+        for name, attribute in exported.items():
+            _give(table, name, getattr(module, attribute), module.__name__, given, "Tensor")
+    replaced = sorted(set(table) & (_CXX_TENSOR - set(REPLACES_CXX)))
+    if replaced:
+        raise RuntimeError(f"Python methods would replace the C++ Tensor's {replaced}: say why "
+                           "in REPLACES_CXX, or give them another name")
+    return table
+
+
+def install(namespace):
+    """Assembles ``namespace`` (gradtrack's) and the Tensor class: NOTE [One registry]."""
+    modules = _modules()
+    names, aliases = functions(modules)
+    # 1. the raw functions
+    namespace.update(names)
+    # 2. the wrappers that add keywords, then the aliases of what they made
+    creation.wrap(namespace)
+    _out.wrap(namespace)
+    for name, other in aliases.items():
+        namespace[name] = namespace[other]
+    # 3. the Tensor methods
+    for name, value in methods(modules).items():
+        setattr(_C.Tensor, name, value)
+    # 4. the docstrings
+    _docs.attach()
+    # 5. the number slots, after every assignment to Tensor's attributes
+    _C._install_number_slots()

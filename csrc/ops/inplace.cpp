@@ -11,7 +11,6 @@
 
 #include "autograd/provenance.h"
 #include "ops/common.h"
-#include "ops/extra_ops.h"
 
 namespace gradtrack::ops {
 

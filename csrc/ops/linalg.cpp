@@ -1,7 +1,12 @@
-// Matrix products with torch.matmul's shape rules.
+// Linear algebra: matrix products with torch.matmul's shape rules, baddbmm,
+// addmv, the cross product, the trace, the SVD, and pairwise distances (cdist).
 #include <algorithm>
+#include <cmath>
+#include <limits>
 #include <utility>
 
+#include "autograd/variable.h"
+#include "kernels/svd.h"
 #include "ops/common.h"
 
 namespace gradtrack::ops {
@@ -240,6 +245,223 @@ Tensor outer(const Tensor& a, const Tensor& b) {
   GT_CHECK(a.dim() == 1 && b.dim() == 1, "outer: Expected 1-D argument self, but got ", a.dim(),
            "-D");
   return mul(reshape(a, {a.numel(), 1}), b);
+}
+
+Tensor baddbmm(const Tensor& self, const Tensor& b1, const Tensor& b2, Scalar beta, Scalar alpha) {
+  GT_CHECK(b1.dim() == 3, "batch1 must be a 3D tensor");
+  GT_CHECK(b2.dim() == 3, "batch2 must be a 3D tensor");
+  const int64_t bs = b1.sizes()[0], k = b1.sizes()[2];
+  GT_CHECK(b2.sizes()[0] == bs && b2.sizes()[1] == k,
+           "Expected size for first two dimensions of batch2 tensor to be: [", bs, ", ", k,
+           "] but got: [", b2.sizes()[0], ", ", b2.sizes()[1], "].");
+  Tensor out;
+  {
+    autograd::AutoGradMode off(false);
+    Tensor prod = bmm(b1, b2);
+    if (!alpha.equals(1)) prod = mul(prod, alpha);
+    GT_CHECK(is_expandable_to(self.sizes(), prod.sizes()), "The expanded size of the tensor (",
+             prod.sizes().back(), ") must match the existing size (", self.sizes().back(),
+             ") at non-singleton dimension 2.  Target sizes: ", shape_str(prod.sizes()),
+             ".  Tensor sizes: ", shape_str(self.sizes()));
+    // beta == 0 ignores self (NaN included), as PyTorch's.
+    out = beta.equals(0) ? prod : add(prod, beta.equals(1) ? self : mul(self, beta));
+  }
+  record(OpKind::Baddbmm, {&self, &b1, &b2}, out, [&](autograd::BetaAlphaAttrs& at) {
+    at.beta = beta;
+    at.alpha = alpha;
+  });
+  return out;
+}
+Tensor addmv(const Tensor& self, const Tensor& mat, const Tensor& vec, Scalar beta, Scalar alpha) {
+  GT_CHECK(mat.dim() == 2 && vec.dim() == 1 && mat.sizes()[1] == vec.sizes()[0] &&
+               (self.numel() == 1 || (self.dim() == 1 && self.sizes()[0] == mat.sizes()[0])),
+           "size mismatch, got input (", self.dim() == 1 ? self.sizes()[0] : self.numel(),
+           "), mat (", mat.dim() == 2 ? str_cat(mat.sizes()[0], "x", mat.sizes()[1]) : "?",
+           "), vec (", vec.dim() == 1 ? vec.sizes()[0] : vec.numel(), ")");
+  Tensor out;
+  {
+    autograd::AutoGradMode off(false);
+    Tensor prod = mv(mat, vec);
+    if (!alpha.equals(1)) prod = mul(prod, alpha);
+    out = beta.equals(0) ? prod : add(prod, beta.equals(1) ? self : mul(self, beta));
+  }
+  record(OpKind::Addmv, {&self, &mat, &vec}, out, [&](autograd::BetaAlphaAttrs& at) {
+    at.beta = beta;
+    at.alpha = alpha;
+  });
+  return out;
+}
+Tensor cross(const Tensor& a, const Tensor& b, int64_t dim) {
+  GT_CHECK(a.dim() == b.dim(), "linalg.cross: inputs must have the same number of dimensions.");
+  DimVector shape = broadcast_shapes(a.sizes(), b.sizes());
+  const int64_t d = wrap_dim(dim, static_cast<int64_t>(shape.size()));
+  const int64_t la = a.dim() == 0 ? 1 : a.size(d - (int64_t(shape.size()) - a.dim()));
+  const int64_t lb = b.dim() == 0 ? 1 : b.size(d - (int64_t(shape.size()) - b.dim()));
+  GT_CHECK(la == 3 && lb == 3, "linalg.cross: inputs dimension ", dim, " must have length 3. Got ",
+           la, " and ", lb);
+  Tensor out;
+  {
+    autograd::AutoGradMode off(false);
+    Tensor x = expand(a, shape), y = expand(b, shape);
+    auto at = [&](const Tensor& t, int64_t i) { return narrow(t, d, i, 1); };
+    auto comp = [&](int64_t i, int64_t j) {
+      return sub(mul(at(x, i), at(y, j)), mul(at(x, j), at(y, i)));
+    };
+    out = cat({comp(1, 2), comp(2, 0), comp(0, 1)}, d);
+  }
+  record(OpKind::Cross, {&a, &b}, out, [&](autograd::DimAttrs& at) { at.dim = d; });
+  return out;
+}
+
+Tensor trace(const Tensor& a) {
+  GT_CHECK(a.dim() == 2, "trace: expected a matrix, but got tensor with dim ", a.dim());
+  Tensor out;
+  {
+    autograd::AutoGradMode off(false);
+    out = sum(diagonal(a, 0, 0, 1), {}, false);
+  }
+  record(OpKind::Trace, {&a}, out);
+  return out;
+}
+
+namespace {
+// x1[..., i, None, :] - x2[..., None, j, :].
+Tensor pair_diff(const Tensor& x1, const Tensor& x2) {
+  return sub(unsqueeze(x1, -2), unsqueeze(x2, -3));
+}
+Tensor pnorm_dist(const Tensor& x1, const Tensor& x2, double p) {
+  Tensor diff = pair_diff(x1, x2);
+  if (p == 0) return to_dtype(sum(compare(Cmp::Ne, diff, Scalar(0.0)), {-1}, false), x1.dtype());
+  Tensor a = abs(diff);
+  if (p == 1) return sum(a, {-1}, false);
+  if (p == 2) return sqrt(sum(mul(diff, diff), {-1}, false));
+  if (std::isinf(p)) return amax(a, {-1}, false);
+  return pow(sum(pow(a, Scalar(p)), {-1}, false), Scalar(1.0 / p));
+}
+DimVector batch_of(const Tensor& t) { return DimVector(t.sizes().begin(), t.sizes().end() - 2); }
+
+}  // namespace
+Tensor euclidean_dist(const Tensor& x1, const Tensor& x2) {
+  Tensor out;
+  {
+    autograd::AutoGradMode off(false);
+    Tensor n1 = sum(mul(x1, x1), {-1}, true);
+    Tensor n2 = transpose(sum(mul(x2, x2), {-1}, true), -1, -2);
+    Tensor prod = matmul(x1, transpose(x2, -1, -2));
+    out = sqrt(clamp_min(sub(add(n1, n2), mul_by_scalar(prod, Scalar(2.0))), Scalar(0.0)));
+  }
+  record(OpKind::EuclideanDist, {&x1, &x2}, out);
+  return out;
+}
+Tensor cdist(const Tensor& x1, const Tensor& x2, double p, int64_t mode) {
+  GT_CHECK(x1.dim() >= 2, "cdist only supports at least 2D tensors, X1 got: ", x1.dim(), "D");
+  GT_CHECK(x2.dim() >= 2, "cdist only supports at least 2D tensors, X2 got: ", x2.dim(), "D");
+  GT_CHECK(x1.size(-1) == x2.size(-1),
+           "X1 and X2 must have the same number of columns. X1: ", x1.size(-1),
+           " X2: ", x2.size(-1));
+  GT_CHECK(is_floating(x1.dtype()),
+           "cdist only supports floating-point dtypes, X1 got: ", scalar_type_name(x1.dtype()));
+  GT_CHECK(is_floating(x2.dtype()),
+           "cdist only supports floating-point dtypes, X2 got: ", scalar_type_name(x2.dtype()));
+  GT_CHECK(p >= 0, "cdist only supports non-negative p values");
+  GT_CHECK(mode >= 0 && mode <= 2, mode, " is not a valid value for compute_mode");
+  const int64_t r1 = x1.size(-2), r2 = x2.size(-2), m = x1.size(-1);
+  DimVector batch = broadcast_shapes(batch_of(x1), batch_of(x2));
+  DimVector out_shape = batch;
+  out_shape.push_back(r1);
+  out_shape.push_back(r2);
+  const bool use_mm = p == 2 && (mode == 1 || (mode == 0 && (r1 > 25 || r2 > 25)));
+  if (use_mm && r1 > 0 && r2 > 0 && m > 0) {
+    // PyTorch flattens the batch, runs _euclidean_dist and views the result.
+    int64_t b = 1;
+    for (int64_t s : batch) b *= s;
+    DimVector s1 = batch, s2 = batch;
+    s1.push_back(r1);
+    s1.push_back(m);
+    s2.push_back(r2);
+    s2.push_back(m);
+    Tensor a = reshape(expand(x1, s1), {b, r1, m});
+    Tensor c = reshape(expand(x2, s2), {b, r2, m});
+    return view(euclidean_dist(a, c), out_shape);
+  }
+  Tensor out;
+  {
+    autograd::AutoGradMode off(false);
+    if (r1 == 0 || r2 == 0 || m == 0) {
+      out = zeros(out_shape, x1.dtype());
+    } else {
+      out = contiguous(pnorm_dist(x1, x2, p));
+    }
+  }
+  record(OpKind::Cdist, {&x1, &x2}, out, [&](autograd::CdistAttrs& at) { at.p = p; });
+  return out;
+}
+std::pair<Tensor, Tensor> cdist_grads(const Tensor& g, const Tensor& x1, const Tensor& x2,
+                                      const Tensor& dist, double p) {
+  Tensor diff = pair_diff(x1, x2);
+  Tensor zero = zeros({}, g.dtype());
+  Tensor d = unsqueeze(dist, -1), gg = unsqueeze(g, -1);
+  Tensor is_zero = compare(Cmp::Eq, d, Scalar(0.0));
+  Tensor dd;  // d dist / d x1 per pair, as PyTorch's cdist backward kernels
+  if (p == 0) {
+    dd = zeros_like(diff);
+  } else if (p == 1) {
+    dd = sign(diff);
+  } else if (p == 2) {
+    dd = where(is_zero, zero, div(diff, d));
+  } else if (std::isinf(p)) {
+    dd = mul(sign(diff), compare(Cmp::Eq, abs(diff), d));
+  } else {
+    Tensor a = abs(diff);
+    Tensor num = p < 2 ? where(compare(Cmp::Eq, diff, Scalar(0.0)), zero,
+                               mul(sign(diff), pow(a, Scalar(p - 1))))
+                       : mul(diff, pow(a, Scalar(p - 2)));
+    dd = where(is_zero, zero, div(num, pow(d, Scalar(p - 1))));
+  }
+  Tensor gd = mul(gg, dd);
+  return {sum(gd, {-2}, false), neg(sum(gd, {-3}, false))};
+}
+
+std::tuple<Tensor, Tensor, Tensor> linalg_svd(const Tensor& a) {
+  GT_CHECK(a.dim() >= 2, "linalg.svd: The input tensor A must have at least 2 dimensions.");
+  GT_CHECK(is_floating(a.dtype()), "linalg.svd: Expected a floating point or complex tensor as ",
+           "input. Got ", scalar_type_name(a.dtype()));
+  const int64_t m = a.size(-2), n = a.size(-1), k = std::min(m, n);
+  DimVector batch(a.sizes().begin(), a.sizes().end() - 2);
+  int64_t count = 1;
+  for (int64_t b : batch) count *= b;
+  DimVector us = batch, ss = batch, vs = batch;
+  us.push_back(m);
+  us.push_back(k);
+  ss.push_back(k);
+  vs.push_back(k);
+  vs.push_back(n);
+  Tensor u = empty(us, ScalarType::Float64), s = empty(ss, ScalarType::Float64),
+         vh = empty(vs, ScalarType::Float64);
+  {
+    autograd::AutoGradMode off(false);
+    Tensor a64 = contiguous(to_dtype(a, ScalarType::Float64, true));
+    const double* src = a64.data<double>();
+    double *pu = u.data<double>(), *ps = s.data<double>(), *pv = vh.data<double>();
+    for (int64_t b = 0; b < count; ++b)
+      kernels::jacobi_svd(src + b * m * n, m, n, pu + b * m * k, ps + b * k, pv + b * k * n);
+    if (a.dtype() != ScalarType::Float64) {
+      u = to_dtype(u, a.dtype());
+      s = to_dtype(s, a.dtype());
+      vh = to_dtype(vh, a.dtype());
+    }
+  }
+  if (autograd::should_record({&a})) {
+    auto node = autograd::new_node(OpKind::LinalgSvd, {&a});
+    // The node keeps aliases of its outputs without their history: saving the
+    // outputs themselves would make a cycle (output -> node -> output).
+    auto bare = [](const Tensor& t) {
+      return alias_with_geometry(t, t.sizes(), t.strides(), t->offset());
+    };
+    Tensor bu = bare(u), bs = bare(s), bv = bare(vh);
+    autograd::finish_node(node, {&a}, {&u, &s, &vh}, {&bu, &bs, &bv});
+  }
+  return {u, s, vh};
 }
 
 }  // namespace gradtrack::ops

@@ -4,6 +4,7 @@
 
 #include <optional>
 #include <string>
+#include <tuple>
 #include <utility>
 
 #include "core/generator.h"
@@ -13,7 +14,7 @@
 
 namespace gradtrack::ops {
 
-// ---- elementwise (elementwise.cpp) ----
+// ---- pointwise (pointwise.cpp) ----
 Tensor add(const Tensor& a, const Tensor& b, Scalar alpha = 1);
 Tensor add(const Tensor& a, Scalar b, Scalar alpha = 1);
 Tensor sub(const Tensor& a, const Tensor& b, Scalar alpha = 1);
@@ -93,6 +94,11 @@ Tensor threshold_backward(const Tensor& g, const Tensor& y);
 Tensor sigmoid_backward(const Tensor& g, const Tensor& y);
 Tensor tanh_backward(const Tensor& g, const Tensor& y);
 
+Tensor nan_to_num(const Tensor& a, std::optional<double> nan, std::optional<double> posinf,
+                  std::optional<double> neginf);
+Tensor lerp(const Tensor& a, const Tensor& end, Scalar weight);
+Tensor lerp(const Tensor& a, const Tensor& end, const Tensor& weight);
+
 // ---- reductions (reduction.cpp) ----
 /// dims empty: all dims. dtype: PyTorch's `dtype=` argument.
 Tensor sum(const Tensor& a, const DimVector& dims, bool keepdim,
@@ -120,8 +126,15 @@ Tensor prod(const Tensor& a, int64_t dim, bool keepdim, std::optional<ScalarType
 Tensor prod_others(const Tensor& a, int64_t dim);
 /// Sums `g` down to `shape` (undoes broadcasting); the one place that does.
 Tensor sum_to(const Tensor& g, const DimVector& shape);
+/// var/std over `dims` (all when !dims_given) with `correction` (the
+/// divisor is N - correction). with_mean: also the mean (var_mean/std_mean),
+/// recorded on one node with two outputs.
+std::pair<Tensor, Tensor> var_std(const Tensor& a, const DimVector& dims, bool dims_given,
+                                  double correction, bool keepdim, bool is_std, bool with_mean);
+Tensor logsumexp(const Tensor& a, const DimVector& dims, bool keepdim);
+Tensor vector_norm(const Tensor& a, double ord, const DimVector& dims, bool keepdim);
 
-// ---- views and shape (views.cpp) ----
+// ---- views (views.cpp): results that share their input's storage ----
 Tensor view(const Tensor& a, const DimVector& shape);
 Tensor reshape(const Tensor& a, const DimVector& shape);
 Tensor as_strided(const Tensor& a, const DimVector& sizes, const DimVector& strides,
@@ -145,6 +158,21 @@ std::vector<Tensor> split(const Tensor& a, int64_t split_size, int64_t dim);
 std::vector<Tensor> split_with_sizes(const Tensor& a, const DimVector& sizes, int64_t dim);
 std::vector<Tensor> chunk(const Tensor& a, int64_t chunks, int64_t dim);
 std::vector<Tensor> unbind(const Tensor& a, int64_t dim);
+/// A view (DiagonalBackward0); copy: a new tensor (diag()'s DiagonalBackward0_copy).
+Tensor diagonal(const Tensor& a, int64_t offset, int64_t dim1, int64_t dim2, bool copy = false);
+/// Zeros of `sizes` with g on the diagonal (diagonal's gradient; differentiable in g).
+Tensor diagonal_backward(const Tensor& g, const DimVector& sizes, int64_t offset, int64_t dim1,
+                         int64_t dim2);
+Tensor diag_embed(const Tensor& a, int64_t offset, int64_t dim1, int64_t dim2);
+/// Backward helpers that are themselves differentiable (double backward).
+Tensor select_backward(const Tensor& g, const DimVector& sizes, int64_t dim, int64_t index);
+Tensor slice_backward(const Tensor& g, const DimVector& sizes, int64_t dim, int64_t start,
+                      int64_t end, int64_t step);
+Tensor as_strided_backward(const Tensor& g, const DimVector& base_sizes,
+                           const DimVector& base_strides, int64_t base_offset,
+                           const DimVector& sizes, const DimVector& strides, int64_t offset);
+
+// ---- shape (shape.cpp): copies that rearrange or join ----
 Tensor contiguous(const Tensor& a);
 Tensor clone(const Tensor& a);
 /// Uninitialised, in `a`'s memory order (PyTorch's memory_format=preserve;
@@ -154,13 +182,31 @@ Tensor empty_like(const Tensor& a, ScalarType dtype);
 Tensor to_dtype(const Tensor& a, ScalarType dtype, bool copy = false);
 Tensor cat(const std::vector<Tensor>& ts, int64_t dim);
 Tensor stack(const std::vector<Tensor>& ts, int64_t dim);
-/// Backward helpers that are themselves differentiable (double backward).
-Tensor select_backward(const Tensor& g, const DimVector& sizes, int64_t dim, int64_t index);
-Tensor slice_backward(const Tensor& g, const DimVector& sizes, int64_t dim, int64_t start,
-                      int64_t end, int64_t step);
-Tensor as_strided_backward(const Tensor& g, const DimVector& base_sizes,
-                           const DimVector& base_strides, int64_t base_offset,
-                           const DimVector& sizes, const DimVector& strides, int64_t offset);
+Tensor tril(const Tensor& a, int64_t diagonal, bool upper);
+/// tril_ / triu_ (defined in inplace.cpp, beside the other in-place entries).
+Tensor inplace_tril(const Tensor& self, int64_t diagonal, bool upper);
+Tensor flip(const Tensor& a, const DimVector& dims);
+Tensor roll(const Tensor& a, const DimVector& shifts, const DimVector& dims);
+Tensor repeat(const Tensor& a, const DimVector& repeats);
+
+// ---- scans and sorts (scan_sort.cpp) ----
+Tensor cumsum(const Tensor& a, int64_t dim, std::optional<ScalarType> dtype);
+Tensor cumprod(const Tensor& a, int64_t dim, std::optional<ScalarType> dtype);
+/// (values, indices); every sort is stable. stable_given: called with
+/// `stable=` (PyTorch's sort.stable overload, SortBackward1).
+std::pair<Tensor, Tensor> sort(const Tensor& a, int64_t dim, bool descending,
+                               bool stable_given = false);
+std::pair<Tensor, Tensor> topk(const Tensor& a, int64_t k, int64_t dim, bool largest, bool sorted);
+/// Value-selecting reductions along a dim: (values, indices).
+std::pair<Tensor, Tensor> kthvalue(const Tensor& a, int64_t k, int64_t dim, bool keepdim);
+std::pair<Tensor, Tensor> median_dim(const Tensor& a, int64_t dim, bool keepdim);
+std::pair<Tensor, Tensor> mode(const Tensor& a, int64_t dim, bool keepdim);
+/// The lower median of all elements (NaN if any is NaN).
+Tensor median_all(const Tensor& a);
+/// searchsorted's search (arguments already checked and of one dtype):
+/// int64 (or int32) positions shaped like `values`; sorter may be undefined.
+Tensor searchsorted(const Tensor& boundaries, const Tensor& values, bool out_int32, bool right,
+                    const Tensor& sorter);
 
 // ---- indexing (indexing.cpp) ----
 /// An index of advanced indexing: a tensor (int64 or bool) or "no index" (:)
@@ -188,8 +234,25 @@ Tensor addmm(const Tensor& bias, const Tensor& a, const Tensor& b, Scalar beta =
              Scalar alpha = 1);
 Tensor linear(const Tensor& x, const Tensor& w, const Tensor* bias);
 Tensor outer(const Tensor& a, const Tensor& b);
+Tensor baddbmm(const Tensor& self, const Tensor& b1, const Tensor& b2, Scalar beta, Scalar alpha);
+Tensor addmv(const Tensor& self, const Tensor& mat, const Tensor& vec, Scalar beta, Scalar alpha);
+Tensor cross(const Tensor& a, const Tensor& b, int64_t dim);
+Tensor trace(const Tensor& a);
+/// (U, S, Vh) of the batched matrices `a` (full_matrices=False), recorded as
+/// LinalgSvdBackward0.
+std::tuple<Tensor, Tensor, Tensor> linalg_svd(const Tensor& a);
+/// cdist: pairwise p-norm distances between the rows of two batches of
+/// matrices. mode: 0 use_mm_for_euclid_dist_if_necessary, 1
+/// use_mm_for_euclid_dist, 2 donot_use_mm_for_euclid_dist (PyTorch's numbering).
+Tensor cdist(const Tensor& x1, const Tensor& x2, double p, int64_t mode);
+/// PyTorch's matrix-multiply path for p = 2 (_euclidean_dist):
+/// sqrt(max(|x1|^2 + |x2|^2 - 2 x1 x2^T, 0)) over [B, R, M] batches.
+Tensor euclidean_dist(const Tensor& x1, const Tensor& x2);
+/// The two gradients of cdist for output gradient g (differentiable ops).
+std::pair<Tensor, Tensor> cdist_grads(const Tensor& g, const Tensor& x1, const Tensor& x2,
+                                      const Tensor& dist, double p);
 
-// ---- nn (nn_ops.cpp) ----
+// ---- nn: softmax (nn/activation.cpp) and the losses with nodes of their own (nn/loss.cpp) ----
 Tensor log_softmax(const Tensor& a, int64_t dim);
 Tensor softmax(const Tensor& a, int64_t dim);
 /// reduction: 0 none, 1 mean, 2 sum (PyTorch's enum).

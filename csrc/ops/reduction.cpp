@@ -1,4 +1,8 @@
-// Reductions: sum, mean, max/min (with and without dim), arg-reductions.
+// Reductions: sum, mean, max/min (with and without dim), arg-reductions, prod,
+// statistics (var/std, logsumexp) and vector norms.
+#include <cmath>
+#include <limits>
+
 #include "kernels/reduced_float.h"
 #include "ops/common.h"
 
@@ -265,6 +269,138 @@ Tensor sum_to(const Tensor& g, const DimVector& shape) {
     if (shape[i] == 1 && g.sizes()[lead + i] != 1) dims.push_back(lead + static_cast<int64_t>(i));
   Tensor r = dims.empty() ? g : sum(g, dims, /*keepdim=*/true, std::nullopt, true);
   return r.sizes() == shape ? r : view(r, shape);
+}
+
+namespace {
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+}  // namespace
+Tensor vector_norm(const Tensor& a, double ord, const DimVector& dims, bool keepdim) {
+  GT_CHECK(is_floating(a.dtype()),
+           "linalg.vector_norm: Expected a floating point or complex tensor as input. Got ",
+           scalar_type_name(a.dtype()));
+  const uint64_t mask = dims_mask(dims, a.dim(), true);
+  DimVector rdims;
+  for (int64_t d = 0; d < a.dim(); ++d)
+    if (mask >> d & 1) rdims.push_back(d);
+  Tensor out;
+  {
+    autograd::AutoGradMode off(false);
+    Tensor x = abs(a);
+    if (ord == kInf) {
+      out = amax(x, rdims, keepdim);
+    } else if (ord == -kInf) {
+      out = neg(amax(neg(x), rdims, keepdim));
+    } else if (ord == 0) {
+      out = sum(to_dtype(compare(Cmp::Ne, x, Scalar(0.0)), a.dtype()), rdims, keepdim, std::nullopt,
+                true);
+    } else if (ord == 2) {
+      out = sqrt(sum(mul(x, x), rdims, keepdim, std::nullopt, true));
+    } else if (ord == 1) {
+      out = sum(x, rdims, keepdim, std::nullopt, true);
+    } else {
+      out = pow(sum(pow(x, Scalar(ord)), rdims, keepdim, std::nullopt, true), Scalar(1.0 / ord));
+    }
+    out = to_dtype(out, a.dtype());
+  }
+  record(OpKind::VectorNorm, {&a}, out, [&](autograd::VectorNormAttrs& at) {
+    at.ord = ord;
+    at.dim = rdims;
+    at.keepdim = keepdim;
+  });
+  return out;
+}
+
+namespace {
+DimVector reduced_dims(uint64_t mask, int64_t ndim) {
+  DimVector dims;
+  for (int64_t d = 0; d < ndim; ++d)
+    if (mask >> d & 1) dims.push_back(d);
+  return dims;
+}
+int64_t reduced_count(const Tensor& a, uint64_t mask) {
+  int64_t n = 1;
+  for (int64_t d = 0; d < a.dim(); ++d)
+    if (mask >> d & 1) n *= a.sizes()[static_cast<size_t>(d)];
+  return n;
+}
+
+}  // namespace
+std::pair<Tensor, Tensor> var_std(const Tensor& a, const DimVector& dims, bool dims_given,
+                                  double correction, bool keepdim, bool is_std, bool with_mean) {
+  GT_CHECK(is_floating(a.dtype()), "std and var only support floating point and complex dtypes");
+  const uint64_t mask = dims_mask(dims, a.dim(), true);
+  const DimVector rdims = reduced_dims(mask, a.dim());
+  const int64_t n = reduced_count(a, mask);
+  const double dof = std::max(0.0, double(n) - correction);
+  if (dof <= 0) {
+    warn(str_cat(is_std ? "std" : "var", with_mean ? "_mean" : "",
+                 "(): degrees of freedom is <= 0. Correction should be strictly less than the "
+                 "reduction factor (input numel divided by output numel)."));
+  }
+  Tensor value, mean_out;
+  {
+    autograd::AutoGradMode off(false);
+    Tensor m = mean(a, rdims, true, std::nullopt, true);
+    Tensor diff = sub(a, m);
+    value = div(sum(mul(diff, diff), rdims, keepdim, std::nullopt, true), Scalar(dof));
+    if (is_std) value = sqrt(value);
+    if (with_mean) mean_out = keepdim ? m : mean(a, rdims, false, std::nullopt, true);
+  }
+  const OpKind kind = with_mean ? (is_std ? OpKind::StdMean : OpKind::VarMean)
+                                : (is_std ? OpKind::Std : OpKind::Var);
+  (void)dims_given;
+  if (autograd::forward_ad::any_tangent({&a})) {
+    // jvp: 2 / dof * sum((a - mean) * t); std's divided by 2 * std.
+    autograd::forward_ad::NoPropagation off;
+    const Tensor t = autograd::forward_ad::tangent(a);
+    Tensor centered = sub(a, mean(a, rdims, true, std::nullopt, true));
+    Tensor dv = div(mul(sum(mul(centered, t), rdims, keepdim, std::nullopt, true), Scalar(2.0)),
+                    Scalar(dof));
+    if (is_std) dv = div(dv, mul(value, Scalar(2.0)));
+    autograd::forward_ad::set_tangent(value, dv);
+    if (with_mean)
+      autograd::forward_ad::set_tangent(mean_out, mean(t, rdims, keepdim, std::nullopt, true));
+  }
+  if (autograd::should_record({&a})) {
+    auto node = autograd::new_node(kind, {&a});
+    autograd::VarAttrs& at = node->attrs.set<autograd::VarAttrs>();
+    at.dim = rdims;
+    at.keepdim = keepdim;
+    at.correction = correction;
+    at.reduced_numel = n;
+    if (with_mean) {
+      autograd::finish_node(node, {&a}, {&value, &mean_out});
+    } else {
+      autograd::finish_node(node, {&a}, {&value});
+    }
+  }
+  return {value, mean_out};
+}
+Tensor logsumexp(const Tensor& a, const DimVector& dims, bool keepdim) {
+  const uint64_t mask = dims_mask(dims, a.dim(), true);
+  const DimVector rdims = reduced_dims(mask, a.dim());
+  Tensor out;
+  {
+    autograd::AutoGradMode off(false);
+    // Integers are summed as the default float dtype, as PyTorch's.
+    Tensor x = is_floating(a.dtype()) ? a : to_dtype(a, default_float_type());
+    if (x.numel() == 0) {
+      out = log(sum(exp(x), rdims, keepdim, std::nullopt, true));
+    } else {
+      // Shift by the max (0 where it is infinite) so exp cannot overflow.
+      Tensor m = amax(x, rdims, true);
+      m = masked_fill(m, compare(Cmp::Eq, abs(m), Scalar(std::numeric_limits<double>::infinity())),
+                      scalar_tensor(Scalar(0.0), m.dtype()));
+      Tensor s = log(sum(exp(sub(x, m)), rdims, keepdim, std::nullopt, true));
+      out = add(s, keepdim ? m : reshape(m, s.sizes()));
+    }
+  }
+  record(OpKind::Logsumexp, {&a}, out, [&](autograd::ReduceAttrs& at) {
+    at.dim = rdims;
+    at.keepdim = keepdim;
+  });
+  return out;
 }
 
 }  // namespace gradtrack::ops

@@ -1,9 +1,13 @@
-// Views (share storage and version counter) and the copies next to them.
+// Views: results that share their base's storage and version counter
+// (reshapes, transposes, selections, splits, diagonals), and the backward
+// helpers that undo them.
 #include <algorithm>
 #include <cstdint>
+#include <cstdlib>
 #include <numeric>
 #include <vector>
 
+#include "autograd/variable.h"
 #include "ops/common.h"
 
 namespace gradtrack::ops {
@@ -468,139 +472,6 @@ std::vector<Tensor> unbind(const Tensor& a, int64_t dim) {
   return outs;
 }
 
-Tensor empty_like(const Tensor& a, ScalarType dtype) {
-  // memory_format=preserve: a dense `a`'s strides as they are (size-1 dims
-  // included), else `a`'s memory order, as an elementwise result gets.
-  if (is_non_overlapping_and_dense(a)) return empty_strided(a.sizes(), a.strides(), dtype);
-  return empty_strided(a.sizes(), dense_strides_following(a.sizes(), {&a}), dtype);
-}
-
-Tensor clone(const Tensor& a) {
-  Tensor out = empty_like(a, a.dtype());
-  kernels::copy(out, a);
-  record(OpKind::Clone, {&a}, out);
-  return out;
-}
-
-Tensor contiguous(const Tensor& a) {
-  if (a.is_contiguous()) return a;
-  GT_CHECK(a.numel() >= 0, "numel: integer multiplication overflow");  // NOTE [Overflowing numel]
-  Tensor out = empty(a.sizes(), a.dtype());
-  kernels::copy(out, a);
-  record(OpKind::Clone, {&a}, out);
-  return out;
-}
-
-Tensor to_dtype(const Tensor& a, ScalarType dtype, bool copy) {
-  if (a.dtype() == dtype && !copy) return a;
-  GT_CHECK(a.numel() >= 0, "numel: integer multiplication overflow");  // NOTE [Overflowing numel]
-  Tensor out = empty_like(a, dtype);
-  kernels::copy(out, a);
-  if (is_floating(dtype)) record(OpKind::ToCopy, {&a}, out);
-  return out;
-}
-
-Tensor cat(const std::vector<Tensor>& ts, int64_t dim) {
-  GT_CHECK_VALUE(!ts.empty(), "gradtrack.cat(): expected a non-empty list of Tensors");
-  // Legacy rule: 1-D empty tensors are skipped when deciding shapes.
-  const Tensor* ref = nullptr;
-  for (const Tensor& t : ts)
-    if (!(t.dim() == 1 && t.numel() == 0)) {
-      ref = &t;
-      break;
-    }
-  if (!ref) ref = &ts[0];
-  int64_t d = wrap_dim(dim, ref->dim());
-  GT_CHECK(ref->dim() > 0, "zero-dimensional tensor (at position 0) cannot be concatenated");
-  ResultTypeState rts;
-  for (const Tensor& t : ts) rts.add_tensor(t.dtype(), t.dim() == 0);
-  ScalarType dt = rts.result();
-  int64_t total = 0;
-  for (size_t i = 0; i < ts.size(); ++i) {
-    const Tensor& t = ts[i];
-    if (t.dim() == 1 && t.numel() == 0 && ref->dim() != 1) continue;
-    GT_CHECK(t.dim() == ref->dim(), "Tensors must have same number of dimensions: got ", ref->dim(),
-             " and ", t.dim());
-    for (int64_t k = 0; k < t.dim(); ++k) {
-      GT_CHECK(k == d || t.sizes()[k] == ref->sizes()[k],
-               "Sizes of tensors must match except in "
-               "dimension ",
-               d, ". Expected size ", ref->sizes()[k], " but got size ", t.sizes()[k],
-               " for tensor number ", i, " in the list.");
-    }
-    total += t.sizes()[d];
-  }
-  DimVector shape(ref->sizes());
-  shape[d] = total;
-  Tensor out = empty(shape, dt);
-  int64_t offset = 0;
-  DimVector parts;
-  for (const Tensor& t : ts) {
-    if (t.dim() == 1 && t.numel() == 0 && ref->dim() != 1) {
-      parts.push_back(-1);
-      continue;
-    }
-    int64_t n = t.sizes()[d];
-    parts.push_back(n);
-    DimVector s(shape);
-    s[d] = n;
-    Tensor dst = alias_with_geometry(out, s, out.strides(), offset * out.strides()[d]);
-    kernels::copy(dst, t);
-    offset += n;
-  }
-  if (autograd::GradMode::is_enabled()) {
-    bool any = false;
-    for (const Tensor& t : ts) any = any || autograd::requires_grad(t);
-    if (any) {
-      auto node = std::make_shared<autograd::FormulaNode>(autograd::formula_row(OpKind::Cat));
-      for (const Tensor& t : ts) {
-        node->add_next_edge(autograd::gradient_edge(t));
-        node->inputs.push_back({t.sizes(), t.dtype()});
-      }
-      autograd::CatAttrs& at = node->attrs.set<autograd::CatAttrs>();
-      at.dim = d;
-      at.sizes = parts;
-      autograd::set_history(out, node);
-    }
-  }
-  if (autograd::forward_ad::any_tangent(ts)) autograd::forward_ad::propagate_cat(ts, d, out);
-  return out;
-}
-
-Tensor stack(const std::vector<Tensor>& ts, int64_t dim) {
-  GT_CHECK(!ts.empty(), "stack expects a non-empty TensorList");
-  for (size_t i = 1; i < ts.size(); ++i) {
-    GT_CHECK(ts[i].sizes() == ts[0].sizes(), "stack expects each tensor to be equal size, but got ",
-             shape_str(ts[0].sizes()), " at entry 0 and ", shape_str(ts[i].sizes()), " at entry ",
-             i);
-  }
-  int64_t d = wrap_dim(dim, ts[0].dim() + 1);
-  std::vector<Tensor> parts;
-  {
-    autograd::AutoGradMode off(false);
-    for (const Tensor& t : ts) parts.push_back(unsqueeze(t, d));
-  }
-  Tensor out;
-  {
-    autograd::AutoGradMode off(false);
-    out = cat(parts, d);
-  }
-  if (autograd::GradMode::is_enabled()) {
-    bool any = false;
-    for (const Tensor& t : ts) any = any || autograd::requires_grad(t);
-    if (any) {
-      auto node = std::make_shared<autograd::FormulaNode>(autograd::formula_row(OpKind::Stack));
-      for (const Tensor& t : ts) {
-        node->add_next_edge(autograd::gradient_edge(t));
-        node->inputs.push_back({t.sizes(), t.dtype()});
-      }
-      node->attrs.set<autograd::DimAttrs>().dim = d;
-      autograd::set_history(out, node);
-    }
-  }
-  return out;
-}
-
 Tensor select_backward(const Tensor& g, const DimVector& sizes, int64_t dim, int64_t index) {
   Tensor out = zeros(sizes, g.dtype());
   Tensor dst;
@@ -762,6 +633,98 @@ Tensor as_strided_backward(const Tensor& g, const DimVector& base_sizes,
   buffer->bump_version();
   if (base_overlaps) buffer->bump_version();
   return as_strided(buffer, base_sizes, base_strides, base_offset - lo);
+}
+
+namespace {
+struct Geometry {
+  DimVector sizes, strides;
+  int64_t offset;
+};
+// The diagonal (offset, d1, d2) of a tensor with this geometry: the other
+// dims in order, then the diagonal (PyTorch's layout).
+Geometry diagonal_geometry(const DimVector& sizes, const DimVector& strides, int64_t base,
+                           int64_t offset, int64_t d1, int64_t d2) {
+  const int64_t s1 = sizes[size_t(d1)], s2 = sizes[size_t(d2)];
+  int64_t len = offset >= 0 ? std::min(s1, s2 - offset) : std::min(s1 + offset, s2);
+  len = std::max<int64_t>(len, 0);
+  Geometry g;
+  g.offset = base;
+  if (len > 0) {
+    g.offset += offset >= 0 ? offset * strides[size_t(d2)] : -offset * strides[size_t(d1)];
+  }
+  for (size_t d = 0; d < sizes.size(); ++d) {
+    if (int64_t(d) == d1 || int64_t(d) == d2) continue;
+    g.sizes.push_back(sizes[d]);
+    g.strides.push_back(strides[d]);
+  }
+  g.sizes.push_back(len);
+  g.strides.push_back(strides[size_t(d1)] + strides[size_t(d2)]);
+  return g;
+}
+std::pair<int64_t, int64_t> diagonal_dims(int64_t dim1, int64_t dim2, int64_t ndim) {
+  const int64_t d1 = wrap_dim(dim1, ndim), d2 = wrap_dim(dim2, ndim);
+  GT_CHECK(d1 != d2, "diagonal dimensions cannot be identical ", dim1, ", ", dim2);
+  return {d1, d2};
+}
+autograd::CreationMeta creation_meta() {
+  if (autograd::InferenceMode::is_enabled()) return autograd::CreationMeta::InferenceMode;
+  return autograd::GradMode::is_enabled() ? autograd::CreationMeta::Default
+                                          : autograd::CreationMeta::NoGradMode;
+}
+// Zeros of `sizes` with `values` written on the diagonal (offset, d1, d2).
+Tensor embed(const Tensor& values, const DimVector& sizes, int64_t offset, int64_t d1, int64_t d2) {
+  Tensor out = zeros(sizes, values.dtype());
+  Geometry g = diagonal_geometry(sizes, out.strides(), out->offset(), offset, d1, d2);
+  Tensor diag = alias_with_geometry(out, g.sizes, g.strides, g.offset);
+  GT_CHECK(diag.sizes() == values.sizes() || is_expandable_to(values.sizes(), diag.sizes()),
+           "diagonal_backward: gradient of shape ", shape_str(values.sizes()),
+           " does not fit the diagonal of shape ", shape_str(diag.sizes()));
+  if (diag.numel() > 0) kernels::copy(diag, values);
+  return out;
+}
+void diag_attrs(autograd::DiagonalAttrs& at, int64_t offset, int64_t d1, int64_t d2) {
+  at.offset = offset;
+  at.dim1 = d1;
+  at.dim2 = d2;
+}
+
+}  // namespace
+Tensor diagonal(const Tensor& a, int64_t offset, int64_t dim1, int64_t dim2, bool copy) {
+  auto [d1, d2] = diagonal_dims(dim1, dim2, a.dim());
+  Geometry g = diagonal_geometry(a.sizes(), a.strides(), a->offset(), offset, d1, d2);
+  if (copy) {
+    Tensor out = empty(g.sizes, a.dtype());
+    kernels::copy(out, alias_with_geometry(a, g.sizes, g.strides, g.offset));
+    record(OpKind::DiagonalCopy, {&a}, out,
+           [&](autograd::DiagonalAttrs& at) { diag_attrs(at, offset, d1, d2); });
+    return out;
+  }
+  Tensor out = alias_with_geometry(a, g.sizes, g.strides, g.offset);
+  autograd::make_view(out, a, creation_meta());
+  record(OpKind::Diagonal, {&a}, out,
+         [&](autograd::DiagonalAttrs& at) { diag_attrs(at, offset, d1, d2); });
+  return out;
+}
+Tensor diagonal_backward(const Tensor& g, const DimVector& sizes, int64_t offset, int64_t dim1,
+                         int64_t dim2) {
+  Tensor out = embed(g, sizes, offset, dim1, dim2);
+  record(OpKind::DiagonalBackward, {&g}, out,
+         [&](autograd::DiagonalAttrs& at) { diag_attrs(at, offset, dim1, dim2); });
+  return out;
+}
+Tensor diag_embed(const Tensor& a, int64_t offset, int64_t dim1, int64_t dim2) {
+  const int64_t nd = a.dim() + 1;
+  auto [d1, d2] = diagonal_dims(dim1, dim2, nd);
+  const int64_t n = (a.dim() == 0 ? 1 : a.sizes().back()) + std::abs(offset);
+  DimVector sizes;
+  for (int64_t i = 0; i + 1 < a.dim(); ++i) sizes.push_back(a.sizes()[size_t(i)]);
+  const int64_t lo = std::min(d1, d2), hi = std::max(d1, d2);
+  sizes.insert(size_t(lo), n);
+  sizes.insert(size_t(hi), n);
+  Tensor out = embed(a, sizes, offset, d1, d2);
+  record(OpKind::DiagEmbed, {&a}, out,
+         [&](autograd::DiagonalAttrs& at) { diag_attrs(at, offset, d1, d2); });
+  return out;
 }
 
 }  // namespace gradtrack::ops

@@ -3,7 +3,6 @@
 // already-parsed arguments.
 #include <pybind11/stl.h>
 
-#include "ops/extra_ops.h"
 #include "python/arg_errors.h"
 #include "python/common.h"
 

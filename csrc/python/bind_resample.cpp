@@ -6,9 +6,7 @@
 
 #include <cmath>
 
-#include "ops/dist.h"
 #include "ops/resample.h"
-#include "ops/svd.h"
 #include "python/common.h"
 
 namespace gradtrack::python {

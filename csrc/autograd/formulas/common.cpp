@@ -8,7 +8,6 @@
 #include "kernels/parallel.h"
 #include "kernels/reduced_float.h"
 #include "ops/nn/nn.h"
-#include "ops/svd.h"
 
 namespace gradtrack::autograd::formulas {
 

@@ -7,7 +7,6 @@
 #include <limits>
 
 #include "autograd/formulas/common.h"
-#include "ops/extra_ops.h"
 #include "ops/nn/conv.h"
 #include "ops/nn/nn.h"
 

@@ -11,10 +11,8 @@
 #include "kernels/nn/norm.h"
 #include "kernels/parallel.h"
 #include "kernels/reduced_float.h"
-#include "ops/extra_ops.h"
 #include "ops/nn/conv.h"
 #include "ops/nn/nn.h"
-#include "ops/svd.h"
 
 namespace gradtrack::autograd::formulas {
 

@@ -9,8 +9,6 @@
 #include "kernels/kernels.h"
 #include "kernels/parallel.h"
 #include "kernels/reduced_float.h"
-#include "ops/extra_ops.h"
-#include "ops/svd.h"
 
 namespace gradtrack::autograd::formulas {
 TL add_bw(const C& c, const TL& g) {

@@ -3,7 +3,6 @@
 // formulas that are not derived from a backward. The rows naming them are
 // python/gradtrack/_declarations/resample.py (NOTE [One declaration per op]).
 #include "autograd/formulas/common.h"
-#include "ops/dist.h"
 #include "ops/resample.h"
 
 namespace gradtrack::autograd::formulas {

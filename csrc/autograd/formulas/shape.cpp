@@ -10,10 +10,8 @@
 #include "kernels/kernels.h"
 #include "kernels/parallel.h"
 #include "kernels/reduced_float.h"
-#include "ops/extra_ops.h"
 #include "ops/nn/conv.h"
 #include "ops/nn/nn.h"
-#include "ops/svd.h"
 
 namespace gradtrack::autograd::formulas {
 TL copy_into_bw(const C& c, const TL& g) {

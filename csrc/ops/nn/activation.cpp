@@ -9,7 +9,10 @@
 // they would add methods torch does not have. So they are one op with a
 // kernel enum instead, and the formula row of each keeps the enum and its
 // parameters in the node's attrs.
+#include <cmath>
+
 #include "autograd/provenance.h"
+#include "kernels/reduced_float.h"
 #include "ops/common.h"
 #include "ops/nn/nn.h"
 
@@ -125,6 +128,122 @@ Tensor activation_backward_fused(Act k, const Tensor& g, const Tensor& s, const 
   Tensor gd = dense(g.dtype() == s.dtype() ? g : to_dtype(g, s.dtype()));
   Tensor out = empty(s.sizes(), s.dtype());
   if (s.numel() != 0) kernels::nn::act_backward(k, out, gd, dense(s), p, from_result);
+  return out;
+}
+
+namespace {
+// Calls f(base pointer offset, stride) for every 1-D lane along `dim`.
+struct Lanes {
+  int64_t outer, len, inner;
+};
+Lanes lanes_of(const Tensor& t, int64_t d) {
+  Lanes l{1, t.dim() ? t.sizes()[d] : 1, 1};
+  for (int64_t k = 0; k < d; ++k) l.outer *= t.sizes()[k];
+  for (int64_t k = d + 1; k < t.dim(); ++k) l.inner *= t.sizes()[k];
+  return l;
+}
+// Numerically stable (log-)softmax over `dim` of a dense tensor.
+template <typename T>
+void softmax_kernel(const T* in, T* out, Lanes l, bool log) {
+  parallel_for(l.outer * l.inner, std::max<int64_t>(1, kGrainSize / std::max<int64_t>(l.len, 1)),
+               [&](int64_t lo, int64_t hi) {
+                 for (int64_t w = lo; w < hi; ++w) {
+                   int64_t o = w / l.inner, i = w % l.inner;
+                   const T* x = in + o * l.len * l.inner + i;
+                   T* y = out + o * l.len * l.inner + i;
+                   T m = -INFINITY;
+                   for (int64_t k = 0; k < l.len; ++k) m = std::max(m, x[k * l.inner]);
+                   // An infinite maximum is not special-cased: inf - inf is NaN,
+                   // so the whole slice is NaN, as in PyTorch.
+                   double s = 0;
+                   for (int64_t k = 0; k < l.len; ++k) s += std::exp(double(x[k * l.inner] - m));
+                   if (log) {
+                     // (x - max) - log(sum), PyTorch's order of rounding.
+                     T ls = static_cast<T>(std::log(s));
+                     for (int64_t k = 0; k < l.len; ++k) y[k * l.inner] = (x[k * l.inner] - m) - ls;
+                   } else {
+                     for (int64_t k = 0; k < l.len; ++k)
+                       y[k * l.inner] = static_cast<T>(std::exp(double(x[k * l.inner] - m)) / s);
+                   }
+                 }
+               });
+}
+Tensor softmax_impl(const Tensor& a, int64_t dim, bool log) {
+  int64_t d = wrap_dim(dim, a.dim());
+  // PyTorch names the kernel it would dispatch to: the last-dim one when dim
+  // is the last (or the tensor is 0-dim). An empty input never reaches it.
+  GT_CHECK_IMPL(is_floating(a.dtype()) || a.numel() == 0, "\"", log ? "log_softmax" : "softmax",
+                d == std::max<int64_t>(a.dim(), 1) - 1 ? "_lastdim" : "",
+                "_kernel_impl\" not implemented for '", scalar_type_name(a.dtype()), "'");
+  Tensor out = empty(a.sizes(), a.dtype());
+  if (a.numel() != 0 && is_reduced_float(a.dtype())) {
+    // NOTE [Reduced floats are stored, not computed]: a float32 softmax, rounded.
+    Tensor x = kernels::widen(a), y = empty(a.sizes(), ScalarType::Float32);
+    softmax_kernel<float>(x.data<float>(), y.data<float>(), lanes_of(a, d), log);
+    kernels::copy(out, y);
+  } else if (a.numel() != 0) {
+    Tensor x = kernels::aligned(contiguous(a));
+    GT_DISPATCH_FLOAT(a.dtype(), "softmax", [&] {
+      softmax_kernel<scalar_t>(x.data<scalar_t>(), out.data<scalar_t>(), lanes_of(a, d), log);
+    });
+  }
+  record(log ? OpKind::LogSoftmax : OpKind::Softmax, {&a}, out,
+         [&](autograd::DimAttrs& at) { at.dim = d; });
+  return out;
+}
+
+}  // namespace
+Tensor log_softmax(const Tensor& a, int64_t dim) { return softmax_impl(a, dim, true); }
+Tensor softmax(const Tensor& a, int64_t dim) { return softmax_impl(a, dim, false); }
+// Both backward ops are differentiable ops of their own (double backward):
+// PyTorch's _softmax_backward_data / _log_softmax_backward_data nodes.
+Tensor log_softmax_backward(const Tensor& g, const Tensor& result, int64_t dim) {
+  dim = wrap_dim(dim, result.dim());
+  if (is_reduced_float(result.dtype())) {
+    Tensor out;
+    {
+      autograd::AutoGradMode off(false);
+      out = kernels::narrowed(log_softmax_backward(kernels::widen(g), kernels::widen(result), dim),
+                              result.dtype());
+    }
+    record(OpKind::LogSoftmaxBackwardData, {&g, &result}, out,
+           [&](autograd::DimAttrs& at) { at.dim = dim; });
+    return out;
+  }
+  Tensor gc = kernels::aligned(contiguous(g)), yc = kernels::aligned(contiguous(result));
+  Tensor out = empty(result.sizes(), result.dtype());
+  Lanes l = lanes_of(result, dim);
+  GT_DISPATCH_FLOAT(result.dtype(), "log_softmax_backward", [&] {
+    const scalar_t* gp = gc.data<scalar_t>();
+    const scalar_t* yp = yc.data<scalar_t>();
+    scalar_t* op = out.data<scalar_t>();
+    parallel_for(l.outer * l.inner, std::max<int64_t>(1, kGrainSize / std::max<int64_t>(l.len, 1)),
+                 [&](int64_t lo, int64_t hi) {
+                   for (int64_t w = lo; w < hi; ++w) {
+                     int64_t base = (w / l.inner) * l.len * l.inner + w % l.inner;
+                     scalar_t s = 0;
+                     for (int64_t k = 0; k < l.len; ++k) s += gp[base + k * l.inner];
+                     for (int64_t k = 0; k < l.len; ++k) {
+                       int64_t q = base + k * l.inner;
+                       op[q] = gp[q] - std::exp(yp[q]) * s;
+                     }
+                   }
+                 });
+  });
+  record(OpKind::LogSoftmaxBackwardData, {&g, &result}, out,
+         [&](autograd::DimAttrs& at) { at.dim = dim; });
+  return out;
+}
+Tensor softmax_backward(const Tensor& g, const Tensor& result, int64_t dim) {
+  dim = wrap_dim(dim, result.dim());
+  Tensor out;
+  {
+    autograd::AutoGradMode off(false);
+    Tensor gy = mul(g, result);
+    out = sub(gy, mul(result, sum(gy, {dim}, true, std::nullopt, true)));
+  }
+  record(OpKind::SoftmaxBackwardData, {&g, &result}, out,
+         [&](autograd::DimAttrs& at) { at.dim = dim; });
   return out;
 }
 

@@ -1,8 +1,12 @@
 // The losses with a node of their own in torch: binary_cross_entropy,
 // binary_cross_entropy_with_logits, smooth_l1_loss, huber_loss. The forward
 // runs existing ops with grad mode off, then records one node, as mse_loss.
-#include "ops/common.h"
 #include "ops/nn/loss.h"
+
+#include <cmath>
+
+#include "kernels/reduced_float.h"
+#include "ops/common.h"
 #include "ops/nn/nn.h"
 
 namespace gradtrack::ops {
@@ -103,6 +107,80 @@ Tensor smooth_l1_or_huber(const Tensor& x, const Tensor& y, int64_t reduction, d
              at.beta = param;
            }
          });
+  return out;
+}
+
+Tensor nll_loss(const Tensor& logp, const Tensor& target, const Tensor* weight, int64_t reduction,
+                int64_t ignore_index) {
+  GT_CHECK(logp.dim() >= 1 && logp.dim() <= 2, "input tensor should be 1D or 2D");
+  GT_CHECK(target.dtype() == ScalarType::Int64 || target.dtype() == ScalarType::UInt8,
+           "expected target dtype to be Long or Byte, but got ", scalar_type_name(target.dtype()));
+  GT_CHECK(target.dim() <= 1, "0D or 1D target tensor expected, multi-target not supported");
+  const bool batched = logp.dim() == 2;
+  const int64_t n = batched ? logp.sizes()[0] : 1;
+  const int64_t c = logp.sizes()[logp.dim() - 1];
+  GT_CHECK_VALUE(!batched || target.sizes()[0] == n, "Expected input batch_size (", n,
+                 ") to match target batch_size (", target.dim() ? target.sizes()[0] : 1, ").");
+  GT_CHECK(!weight || (weight->dim() == 1 && weight->numel() == c),
+           "weight tensor should be defined either for all ", c,
+           " classes or no classes but got weight tensor of shape: ",
+           weight ? shape_str(weight->sizes()) : "[]");
+  // float16 / bfloat16: computed in float, each result rounded once
+  const ScalarType cdt = is_reduced_float(logp.dtype()) ? ScalarType::Float32 : logp.dtype();
+  Tensor lp = kernels::aligned(contiguous(kernels::widen(logp)));
+  Tensor tg = kernels::aligned(contiguous(to_dtype(target, ScalarType::Int64)));
+  Tensor w = weight ? kernels::aligned(contiguous(to_dtype(*weight, cdt))) : Tensor();
+  Tensor out = reduction == 0 && batched ? empty({n}, cdt) : empty({}, cdt);
+  Tensor total_weight = empty({}, cdt);
+  GT_DISPATCH_FLOAT(cdt, "nll_loss", [&] {
+    const scalar_t* x = lp.data<scalar_t>();
+    const int64_t* t = tg.data<int64_t>();
+    const scalar_t* wp = weight ? w.data<scalar_t>() : nullptr;
+    double total = 0, wsum = 0;
+    for (int64_t i = 0; i < n; ++i) {
+      int64_t cls = t[i];
+      double li = 0, wi = 0;
+      if (cls != ignore_index) {
+        GT_CHECK_INDEX(cls >= 0 && cls < c, "Target ", cls, " is out of bounds.");
+        wi = wp ? wp[cls] : 1.0;
+        li = -wi * x[i * c + cls];
+      }
+      if (reduction == 0 && batched) out.data<scalar_t>()[i] = static_cast<scalar_t>(li);
+      total += li;
+      wsum += wi;
+    }
+    if (reduction != 0 || !batched) {
+      *out.data<scalar_t>() = static_cast<scalar_t>(reduction == 1 ? total / wsum : total);
+    }
+    *total_weight.data<scalar_t>() = static_cast<scalar_t>(wsum);
+  });
+  if (cdt != logp.dtype()) {
+    out = kernels::narrowed(out, logp.dtype());
+    total_weight = kernels::narrowed(total_weight, logp.dtype());
+  }
+  std::vector<const Tensor*> extras{&target, &total_weight};
+  if (weight) extras.push_back(weight);
+  record(
+      OpKind::NllLoss, {&logp}, out,
+      [&](autograd::LossAttrs& at) {
+        at.reduction = reduction;
+        at.ignore_index = ignore_index;
+        at.has_weight = weight != nullptr;
+      },
+      extras);
+  return out;
+}
+Tensor mse_loss(const Tensor& a, const Tensor& target, int64_t reduction) {
+  Tensor d;
+  Tensor out;
+  {
+    autograd::AutoGradMode off(false);
+    d = sub(a, target);
+    Tensor sq = mul(d, d);
+    out = reduction == 0 ? sq : reduction == 1 ? mean(sq, {}, false) : sum(sq, {}, false);
+  }
+  record(OpKind::MseLoss, {&a, &target}, out,
+         [&](autograd::LossAttrs& at) { at.reduction = reduction; });
   return out;
 }
 

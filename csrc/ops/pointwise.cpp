@@ -1,4 +1,6 @@
-// Elementwise ops: promote, broadcast, run a kernel, record.
+// Elementwise ops: promote, broadcast, run a kernel, record. The uniform rows
+// of the op list get their functions here from the generated op_list.h.
+#include <cmath>
 #include <limits>
 
 #include "ops/common.h"
@@ -588,6 +590,75 @@ Tensor tanh_backward(const Tensor& g, const Tensor& y) {
   Tensor out = empty_result(broadcast2(g, y), y.dtype(), g, y);
   kernels::tanh_backward(out, g, y);
   record(OpKind::TanhBackward, {&g, &y}, out);
+  return out;
+}
+
+namespace {
+double largest(ScalarType t) {
+  return t == ScalarType::Float32 ? double(std::numeric_limits<float>::max())
+                                  : std::numeric_limits<double>::max();
+}
+constexpr double kInf = std::numeric_limits<double>::infinity();
+void check_same_dtype(const Tensor& a, const Tensor& b, const char* what) {
+  GT_CHECK(a.dtype() == b.dtype(), "expected dtype ", cpp_type_name(a.dtype()), " for `", what,
+           "` but got dtype ", cpp_type_name(b.dtype()));
+}
+
+}  // namespace
+
+Tensor nan_to_num(const Tensor& a, std::optional<double> nan, std::optional<double> posinf,
+                  std::optional<double> neginf) {
+  Tensor out;
+  {
+    autograd::AutoGradMode off(false);
+    if (!is_floating(a.dtype())) {
+      out = clone(a);
+    } else {
+      const double big = largest(a.dtype());
+      auto fill = [&](double v) { return scalar_tensor(Scalar(v), a.dtype()); };
+      out = where(isnan(a), fill(nan.value_or(0.0)), a);
+      out = where(compare(Cmp::Eq, a, Scalar(kInf)), fill(posinf.value_or(big)), out);
+      out = where(compare(Cmp::Eq, a, Scalar(-kInf)), fill(neginf.value_or(-big)), out);
+    }
+  }
+  record(OpKind::NanToNum, {&a}, out);
+  return out;
+}
+
+namespace {
+// PyTorch's lerp: self + w * (end - self) for |w| < 0.5, else
+// end - (end - self) * (1 - w), which keeps lerp(a, b, 1) == b exactly.
+Tensor lerp_value(const Tensor& a, const Tensor& end, const Tensor& w) {
+  Tensor diff = sub(end, a);
+  Tensor low = add(a, mul(w, diff));
+  Tensor high = sub(end, mul(diff, rsub(w, Scalar(1.0))));
+  return where(compare(Cmp::Lt, abs(w), Scalar(0.5)), low, high);
+}
+
+}  // namespace
+Tensor lerp(const Tensor& a, const Tensor& end, Scalar weight) {
+  check_same_dtype(a, end, "end");
+  GT_CHECK_IMPL(is_floating(a.dtype()), "\"lerp_kernel_scalar\" not implemented for '",
+                scalar_type_name(a.dtype()), "'");
+  Tensor out;
+  {
+    autograd::AutoGradMode off(false);
+    out = lerp_value(a, end, scalar_tensor(weight, a.dtype()));
+  }
+  record(OpKind::LerpScalar, {&a, &end}, out, [&](autograd::LerpAttrs& at) { at.weight = weight; });
+  return out;
+}
+Tensor lerp(const Tensor& a, const Tensor& end, const Tensor& weight) {
+  check_same_dtype(a, end, "end");
+  check_same_dtype(a, weight, "weight");
+  GT_CHECK_IMPL(is_floating(a.dtype()), "\"lerp_kernel_tensor\" not implemented for '",
+                scalar_type_name(a.dtype()), "'");
+  Tensor out;
+  {
+    autograd::AutoGradMode off(false);
+    out = lerp_value(a, end, weight);
+  }
+  record(OpKind::LerpTensor, {&a, &end, &weight}, out);
   return out;
 }
 

@@ -1,10 +1,16 @@
-// Scans (cumsum, cumprod) and sorts (sort, topk): validate, run the line
-// kernels of kernels/extra_lines.cpp, record.
+// Scans (cumsum, cumprod), sorts (sort, topk), order statistics (kthvalue,
+// median, mode) and searchsorted: validate, run the line kernels of
+// kernels/scan_sort.cpp, record.
+#include <algorithm>
 #include <cmath>
+#include <cstdlib>
+#include <limits>
+#include <utility>
 
+#include "autograd/variable.h"
 #include "kernels/scan_sort.h"
+#include "kernels/search.h"
 #include "ops/common.h"
-#include "ops/extra_ops.h"
 
 namespace gradtrack::ops {
 
@@ -151,6 +157,19 @@ std::pair<Tensor, Tensor> mode(const Tensor& a, int64_t dim, bool keepdim) {
                       [&](const Tensor& v, const Tensor& i, const Tensor& in, int64_t dd) {
                         kernels::mode_lines(v, i, in, dd);
                       });
+}
+
+Tensor searchsorted(const Tensor& boundaries, const Tensor& values, bool out_int32, bool right,
+                    const Tensor& sorter) {
+  autograd::AutoGradMode off(false);
+  auto dense = [](const Tensor& t) {
+    Tensor c = contiguous(t);
+    return c.is_aligned() ? c : clone(c);
+  };
+  Tensor out = empty(values.sizes(), out_int32 ? ScalarType::Int32 : ScalarType::Int64);
+  kernels::search_sorted(out, dense(values), dense(boundaries),
+                         sorter.defined() ? dense(sorter) : Tensor(), right);
+  return out;
 }
 
 }  // namespace gradtrack::ops

@@ -2,7 +2,7 @@
 beyond the elementwise core, against torch 2.13: argument checks and
 their messages, grad_fn names, named results, keyword forms, and gradients
 (including double backward and finite differences) where the op table
-(tests/ops/op_db.py) does not reach: ties, NaN, zeros, edge shapes.
+(tests/ops/op_db/) does not reach: ties, NaN, zeros, edge shapes.
 """
 
 import numpy as np

@@ -13,6 +13,7 @@ See ``benchmarks/README.md`` for the options and for how to add a case.
 
 Modules:
     cases    the benchmark cases, written once against a library module ``T``
+             (one module per kind of measurement)
     goals    the target ratios gradtrack/torch, in one table
     worker   the code that runs inside a library's process
     harness  the parent side: workers, alternation, timeouts, probes

@@ -218,7 +218,7 @@ def _rounds_in_turns(rec, label, option):
 def _floor_ratio(rec, label, floor):
     """(reduction / read loop, paired?) for one library; (None, False) if unknown.
 
-    The read-loop variant of the record (READ_LOOP in cases.py) took its
+    The read-loop variant of the record (READ_LOOP in cases/kernels.py) took its
     samples in the same rounds as the reduction: the ratio is the median of
     the per-round ratios.  Without it (an older report, a run that skipped
     it), the separately timed read_floor case divides the medians.
@@ -238,7 +238,7 @@ def _peak_entry(by, machine, labels):
     """The 1024^2 product's fraction of peak, per library.
 
     Peak is the larger of the spec formula and the FMA loop.  Where the loop
-    ran in turns with the product (FMA_IN_TURNS in cases.py), each round's
+    ran in turns with the product (FMA_IN_TURNS in cases/matmul.py), each round's
     product is divided by that round's peak and the fraction is the median;
     otherwise the medians of the separate fma_peak case and product are used.
     """

@@ -1,6 +1,7 @@
 """Forward-mode AD (autograd.forward_ad): tangents of elementwise, matmul,
 reduction and view ops compared with torch 2.13 and with finite differences;
-levels, make_dual/unpack_dual and the errors as torch's."""
+levels, make_dual/unpack_dual and the errors as torch's; forward-over-reverse, refused
+rather than losing the tangent."""
 
 import numpy as np
 import pytest
@@ -242,3 +243,19 @@ def test_forward_ad_ignores_grad_mode_and_keeps_backward(torch):
         return out
 
     assert run(gradtrack) == run(torch)
+
+
+def test_forward_over_reverse_is_refused_instead_of_losing_the_tangent():
+    # torch computes the tangent of the gradient; gradtrack cannot yet, and must not
+    # return the gradient silently without it.
+    import gradtrack.autograd.forward_ad as fwAD
+    x = gradtrack.tensor([1.0, 2.0], requires_grad=True)
+    with fwAD.dual_level():
+        d = fwAD.make_dual(x, gradtrack.tensor([1.0, 0.0]))
+        y = (d ** 3).sum()
+        with pytest.raises(NotImplementedError, match="forward-over-reverse"):
+            gradtrack.autograd.grad(y, x, create_graph=True)
+        with pytest.raises(NotImplementedError, match="forward-over-reverse"):
+            y.backward(create_graph=True)
+        (g,) = gradtrack.autograd.grad(y, x, retain_graph=True)  # first order still works
+    assert g.tolist() == [3.0, 12.0]

@@ -1,4 +1,4 @@
-"""Op-table fuzzing: random chains of the rows of tests/ops/op_db.py, torch vs gradtrack.
+"""Op-table fuzzing: random chains of the rows of tests/ops/op_db/, torch vs gradtrack.
 
 tests/ops/fuzz_programs.py draws programs from its own lists of ops; this module draws
 from the op table itself, so every row added to ``op_db.OPS`` (and its in-place variant)

@@ -1,4 +1,4 @@
-"""Forward-mode AD of every op in the op table (op_db.py), float64 samples.
+"""Forward-mode AD of every op in the op table (op_db/), float64 samples.
 
 For each differentiable spec x sample: the inputs get seeded random tangents
 inside a dual level; the outputs' tangents must equal torch 2.13's, and a

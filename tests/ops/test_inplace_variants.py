@@ -1,6 +1,6 @@
 """The in-place column of the op table: every in-place variant against torch.
 
-For each spec of tests/ops/op_db.py with an ``inplace`` method, on the spec's own
+For each spec of tests/ops/op_db/ with an ``inplace`` method, on the spec's own
 samples: ``y = x * 1`` (a non-leaf of the first input, so the write is legal),
 then ``y.<op>_(*others)``. gradtrack and torch must agree on the outcome:
 the same exception type and message, or the same values, dtype, grad_fn,

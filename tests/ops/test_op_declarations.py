@@ -7,7 +7,7 @@ needs, and what the rows say is what the library does.
   tensor, with a number and in place;
 - jvp: a row without a forward-mode formula is one torch has none for either;
 - out=: a row takes out= exactly where torch's function does;
-- op table: every function and in-place method has a row in tests/ops/op_db.py,
+- op table: every function and in-place method has a row in tests/ops/op_db/,
   so the differential tests and the fuzzers reach it.
 """
 
@@ -147,7 +147,7 @@ def test_every_row_has_op_table_rows():
                           or n == "Tensor." + op.name or n.startswith(f"Tensor.{op.name}_")
                           for n in names)]
     missing += [op.name + "_" for op in OPS if op.inplace and op.name + "_" not in in_place]
-    assert not missing, f"op list rows without an op-table row in tests/ops/op_db.py: {missing}"
+    assert not missing, f"op list rows without an op-table row in tests/ops/op_db/: {missing}"
 
 
 def test_every_derivative_kind_is_declared_once_and_jvps_are_named_or_derived():

@@ -1,4 +1,4 @@
-"""Forward and backward of every op in tests/ops/op_db.py.
+"""Forward and backward of every op in tests/ops/op_db/.
 
 For each spec x sample x dtype: (1) forward vs numpy; (2) forward vs torch
 (values, dtype, shape, container type). For differentiable specs with float64

@@ -1,5 +1,5 @@
 """The composed shape ops (_shape_ops.py): torch's errors, warnings and return forms.
-Values, gradients and grad_fn names are compared in the op table (tests/ops/op_db.py)."""
+Values, gradients and grad_fn names are compared in the op table (tests/ops/op_db/)."""
 
 import warnings
 

@@ -1,0 +1,221 @@
+"""The kernels on large tensors: elementwise ops and reductions on square float32 matrices
+(with the bare read loop as a variant), scans and sorts on one long line, and a large
+elementwise chain with backward (memory traffic plus autograd).
+"""
+
+from .registry import Point, Variant, seed, timed_case
+
+
+# --------------------------------------------------------------------------
+# 3. elementwise ops and reductions on square float32 matrices
+
+def _square(side):
+    return Point({32: "1K", 256: "64K", 1024: "1M", 4096: "16M"}[side], side,
+                 f"{side}x{side} float32")
+
+
+ELEMENT_POINTS = tuple(_square(side) for side in (32, 256, 4096))
+# elementwise ops also at 1M: mid-size is where threading pays off or not
+ELT_POINTS = tuple(_square(side) for side in (32, 256, 1024, 4096))
+GROUP_ELT = "elementwise"
+GROUP_RED = "reductions"
+
+
+def _pair(T, side):
+    return T.randn(side, side), T.randn(side, side)
+
+
+@timed_case("add", GROUP_ELT, "a + b (fresh output)", ELT_POINTS)
+def add(T, side):
+    a, b = _pair(T, side)
+
+    def step():
+        a + b  # the result is dropped: every iteration allocates anew
+
+    return step
+
+
+@timed_case("mul", GROUP_ELT, "a * b (fresh output)", ELT_POINTS)
+def mul(T, side):
+    a, b = _pair(T, side)
+
+    def step():
+        a * b
+
+    return step
+
+
+@timed_case("exp", GROUP_ELT, "a.exp()", ELT_POINTS)
+def exp(T, side):
+    a, _ = _pair(T, side)
+
+    def step():
+        a.exp()
+
+    return step
+
+
+@timed_case("relu", GROUP_ELT, "a.relu()", ELT_POINTS)
+def relu(T, side):
+    a, _ = _pair(T, side)
+
+    def step():
+        a.relu()
+
+    return step
+
+
+# The 16M reductions' floor goal divides each by the bare read
+# loop.  Timed as a case of its own, the loop ran minutes apart from the
+# reduction and the ratio swung by 15% between runs on an idle machine; as a
+# variant it reads the very same tensor in the same rounds, taking turns with
+# the reduction, so both see the same machine.
+READ_LOOP = Variant("bare read loop", {"read_loop": True}, points=("16M",),
+                    description="gradtrack._C._bench.read_floor over the same tensor, "
+                                "timed in turns with the reduction")
+RED_VARIANTS = (READ_LOOP,)
+
+
+def _read_loop(T, a):
+    """step() running the bare read loop over ``a``'s memory."""
+    gt, bench = _bench_helpers(T)
+    flat = a.reshape(-1)
+    if T is not gt:  # the other library's tensor, its memory seen by gradtrack
+        flat = gt.from_numpy(flat.numpy())
+
+    def step():
+        bench.read_floor(flat)
+
+    return step
+
+
+@timed_case("sum", GROUP_RED, "a.sum()", ELEMENT_POINTS, variants=RED_VARIANTS)
+def sum_all(T, side, read_loop=False):
+    a, _ = _pair(T, side)
+    if read_loop:
+        return _read_loop(T, a)
+
+    def step():
+        a.sum()
+
+    return step
+
+
+@timed_case("sum_dim", GROUP_RED, "a.sum(dim=1)", ELEMENT_POINTS, variants=RED_VARIANTS)
+def sum_dim(T, side, read_loop=False):
+    a, _ = _pair(T, side)
+    if read_loop:
+        return _read_loop(T, a)
+
+    def step():
+        a.sum(dim=1)  # along the contiguous axis, as in a row softmax
+
+    return step
+
+
+@timed_case("mean", GROUP_RED, "a.mean()", ELEMENT_POINTS, variants=RED_VARIANTS)
+def mean(T, side, read_loop=False):
+    a, _ = _pair(T, side)
+    if read_loop:
+        return _read_loop(T, a)
+
+    def step():
+        a.mean()
+
+    return step
+
+
+@timed_case("max", GROUP_RED, "a.max()", ELEMENT_POINTS, variants=RED_VARIANTS)
+def max_all(T, side, read_loop=False):
+    a, _ = _pair(T, side)
+    if read_loop:
+        return _read_loop(T, a)
+
+    def step():
+        a.max()
+
+    return step
+
+
+def _bench_helpers(T):
+    """gradtrack's private reference loops (``_C._bench``), in any worker.
+
+    The same C++ loop runs in both libraries' workers, so its two columns
+    show the machine, not a library; gradtrack's column is the floor.
+    """
+    import importlib
+
+    gt = importlib.import_module("gradtrack")
+    threads = getattr(T, "get_num_threads", None)
+    if threads is not None and T is not gt:
+        gt.set_num_threads(threads())  # the worker's thread setting
+    return gt, gt._C._bench
+
+
+@timed_case("read_floor", GROUP_RED, "bare read loop (C++ reference)",
+            (Point("16M", 1 << 24, "16M float32 read once over all threads, "
+                                   "gradtrack._C._bench.read_floor"),))
+def read_floor(T, n):
+    gt, bench = _bench_helpers(T)
+    a = gt.randn(n)
+
+    def step():
+        bench.read_floor(a)
+
+    return step
+
+
+# scans and sorts at 1M elements
+
+LINE_POINTS = (Point("1M", 1 << 20, "1M float32, one line"),)
+GROUP_SORT = "scans and sorts"
+
+
+@timed_case("sort", GROUP_SORT, "a.sort()", LINE_POINTS)
+def sort(T, n):
+    seed(T)
+    a = T.randn(n)
+
+    def step():
+        a.sort()
+
+    return step
+
+
+@timed_case("topk", GROUP_SORT, "a.topk(10)", LINE_POINTS)
+def topk(T, n):
+    seed(T)
+    a = T.randn(n)
+
+    def step():
+        a.topk(10)
+
+    return step
+
+
+@timed_case("cumsum", GROUP_SORT, "a.cumsum(0)", LINE_POINTS)
+def cumsum(T, n):
+    seed(T)
+    a = T.randn(n)
+
+    def step():
+        a.cumsum(0)
+
+    return step
+
+
+# --------------------------------------------------------------------------
+# 4. a large fused-looking chain with backward: memory traffic plus autograd
+
+@timed_case("mul_relu_sum_backward", "large graph (fwd+bwd)",
+            "(x*w).relu().sum().backward()",
+            (Point("4M", 2048, "2048x2048 float32, w requires_grad"),))
+def mul_relu_sum_backward(T, side):
+    x = T.randn(side, side)
+    w = T.randn(side, side, requires_grad=True)
+
+    def step():
+        (x * w).relu().sum().backward()
+        w.grad = None
+
+    return step

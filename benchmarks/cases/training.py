@@ -1,0 +1,189 @@
+"""Training steps and their parts: linear regression, an MLP with SGD (and the SGD step
+alone), a DataLoader epoch, the random draws (rand, randn), the MLP with Adam, a small
+CNN and one Conv2d layer. The random draws sit between the SGD and the Adam steps, where
+they were added: the list order is the order of ``--list``, the run and the report.
+"""
+
+from .overhead import PROVENANCE_OFF, with_provenance
+from .registry import Point, Variant, seed, timed_case
+
+
+# --------------------------------------------------------------------------
+# 6-8. training steps
+
+GROUP_TRAIN = "training steps"
+
+
+@timed_case("linreg_step", GROUP_TRAIN,
+            "Linear(2,1) train step",
+            (Point("10x2", 10, "batch 10x2, MSE, manual SGD update under no_grad"),))
+def linreg_step(T, batch):
+    net = T.nn.Linear(2, 1)
+    x = T.randn(batch, 2)
+    y = T.randn(batch, 1)
+    no_grad = T.no_grad
+    lr = 0.01
+
+    def step():
+        loss = ((net(x) - y) ** 2).mean()
+        net.zero_grad()
+        loss.backward()
+        with no_grad():
+            for p in net.parameters():
+                p.sub_(p.grad, alpha=lr)
+
+    return step
+
+
+def build_mlp(T):
+    """The 784-128-10 MLP of the MLP cases (also used by the peak-RSS probe)."""
+    nn = T.nn
+    return nn.Sequential(nn.Linear(784, 128), nn.ReLU(), nn.Linear(128, 10))
+
+
+MLP_POINT = (Point("b64", 64, "784-128-10, batch 64, CrossEntropyLoss, SGD momentum 0.9"),)
+MLP_VARIANTS = (
+    Variant("zero_grad(set_to_none=False)", {"set_to_none": False},
+            description="grads zero-filled in place instead of freed"),
+    PROVENANCE_OFF,
+)
+
+
+@timed_case("mlp_step", GROUP_TRAIN,
+            "MLP train step", MLP_POINT,
+            variants=MLP_VARIANTS)
+def mlp_step(T, batch, set_to_none=True, provenance=True):
+    model = build_mlp(T)
+    crit = T.nn.CrossEntropyLoss()
+    opt = T.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
+    x = T.randn(batch, 784)
+    y = T.randint(0, 10, (batch,))
+    if set_to_none:
+        zero_grad = opt.zero_grad  # the default call, no keyword needed
+    else:
+        def zero_grad():
+            opt.zero_grad(set_to_none=False)
+
+    def step():
+        zero_grad()
+        loss = crit(model(x), y)
+        loss.backward()
+        opt.step()
+
+    return with_provenance(T, step, provenance)
+
+
+@timed_case("sgd_step", GROUP_TRAIN, "SGD momentum step alone",
+            (Point("MLP", None, "the MLP's 101,770 parameters, fixed grads"),))
+def sgd_step(T, _unused):
+    model = build_mlp(T)
+    opt = T.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
+    for p in model.parameters():
+        p.grad = T.randn_like(p)
+
+    def step():
+        opt.step()
+
+    return step
+
+
+# DataLoader epoch (training toolkit)
+@timed_case("dataloader_epoch", GROUP_TRAIN, "DataLoader epoch, shuffled TensorDataset",
+            (Point("4096x16 b64", 64, "TensorDataset(4096x16 float32), batch 64, shuffle=True"),))
+def dataloader_epoch(T, batch):
+    seed(T)
+    loader = T.utils.data.DataLoader(T.utils.data.TensorDataset(T.randn(4096, 16)),
+                                     batch_size=batch, shuffle=True)
+
+    def step():
+        for _ in loader:
+            pass
+
+    return step
+
+
+# --------------------------------------------------------------------------
+# random draws: torch's mt19937 stream, equal numbers (a fresh output each time)
+
+GROUP_RNG = "random"
+RNG_POINTS = (Point("16M", 1 << 24, "16M float32 draws"),)
+
+
+@timed_case("rand", GROUP_RNG, "T.rand(n)", RNG_POINTS)
+def rand(T, n):
+    def step():
+        T.rand(n)
+
+    return step
+
+
+@timed_case("randn", GROUP_RNG, "T.randn(n)", RNG_POINTS)
+def randn(T, n):
+    def step():
+        T.randn(n)
+
+    return step
+
+
+# the adaptive optimizers: the MLP step trained with Adam
+@timed_case("adam_mlp", GROUP_TRAIN, "MLP train step, Adam",
+            (Point("b64", 64, "784-128-10, batch 64, CrossEntropyLoss, Adam lr 1e-3"),))
+def adam_mlp(T, batch):
+    model = build_mlp(T)
+    crit = T.nn.CrossEntropyLoss()
+    opt = T.optim.Adam(model.parameters(), lr=1e-3)
+    x = T.randn(batch, 784)
+    y = T.randint(0, 10, (batch,))
+
+    def step():
+        opt.zero_grad()
+        loss = crit(model(x), y)
+        loss.backward()
+        opt.step()
+
+    return step
+
+
+# --------------------------------------------------------------------------
+# convolution: a small CNN's train step, and one Conv2d layer fwd+bwd
+
+def build_cnn(T):
+    """Conv 1->16 3x3, ReLU, MaxPool, Conv 16->32 3x3, ReLU, MaxPool, Linear (28x28 in)."""
+    nn = T.nn
+    return nn.Sequential(nn.Conv2d(1, 16, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2),
+                         nn.Conv2d(16, 32, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2),
+                         nn.Flatten(), nn.Linear(32 * 7 * 7, 10))
+
+
+@timed_case("cnn_step", GROUP_TRAIN, "CNN train step",
+            (Point("b32", 32, "2 conv + 2 maxpool + linear, batch 32 of 1x28x28, SGD momentum"),))
+def cnn_step(T, batch):
+    seed(T)
+    model = build_cnn(T)
+    crit = T.nn.CrossEntropyLoss()
+    opt = T.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
+    x = T.randn(batch, 1, 28, 28)
+    y = T.randint(0, 10, (batch,))
+
+    def step():
+        opt.zero_grad()
+        loss = crit(model(x), y)
+        loss.backward()
+        opt.step()
+
+    return step
+
+
+@timed_case("conv2d_fwd_bwd", GROUP_TRAIN, "Conv2d 64->64 3x3 fwd+bwd",
+            (Point("b16", 16, "batch 16 of 64x32x32, padding 1, grads of input and weight"),))
+def conv2d_fwd_bwd(T, batch):
+    seed(T)
+    conv = T.nn.Conv2d(64, 64, 3, padding=1)
+    x = T.randn(batch, 64, 32, 32, requires_grad=True)
+
+    def step():
+        conv.zero_grad()
+        x.grad = None
+        conv(x).sum().backward()
+
+    return step

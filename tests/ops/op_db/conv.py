@@ -1,0 +1,59 @@
+"""Convolution and pooling: conv2d (strides, padding, dilation, groups), max_pool2d,
+avg_pool2d and adaptive_avg_pool2d, against a direct numpy convolution.
+"""
+
+import numpy as np
+
+from .rows import FLOAT, A, OpSpec, S, Tr
+
+
+def _two(v):
+    return (v, v) if isinstance(v, int) else tuple(v)
+
+
+def _conv2d_ref(x, w, b=None, stride=1, padding=0, dilation=1, groups=1):
+    """Direct convolution: one einsum per kernel position and group."""
+    (s0, s1), (p0, p1), (d0, d1) = _two(stride), _two(padding), _two(dilation)
+    x = np.pad(x, ((0, 0), (0, 0), (p0, p0), (p1, p1)))
+    n, _, h, wd = x.shape
+    o, cg, kh, kw = w.shape
+    oh, ow = (h - d0 * (kh - 1) - 1) // s0 + 1, (wd - d1 * (kw - 1) - 1) // s1 + 1
+    out = np.zeros((n, o, oh, ow), dtype=np.result_type(x, w))
+    og = o // groups
+    for i in range(kh):
+        for j in range(kw):
+            patch = x[:, :, i * d0:i * d0 + s0 * (oh - 1) + 1:s0, j * d1:j * d1 + s1 * (ow - 1) + 1:s1]
+            for g in range(groups):
+                out[:, g * og:(g + 1) * og] += np.einsum(
+                    "nchw,oc->nohw", patch[:, g * cg:(g + 1) * cg], w[g * og:(g + 1) * og, :, i, j])
+    return out if b is None else out + b.reshape(1, -1, 1, 1)
+
+
+def _pool_ref(x, k, reduce):
+    """Non-overlapping k x k windows (stride k, no padding) reduced with ``reduce``."""
+    n, c, h, w = x.shape
+    v = x[:, :, :h // k * k, :w // k * k].reshape(n, c, h // k, k, w // k, k)
+    return reduce(v, axis=(3, 5))
+
+
+_CONV_X = (S("2x3x6x5", A(2, 3, 6, 5), A(4, 3, 3, 2), A(4)),
+           S("transposed_input", Tr((2, 3, 5, 6), 2, 3), A(4, 3, 3, 2), A(4)))
+OPS = [
+    OpSpec("nn.functional.conv2d", lambda lib, x, w, b: lib.nn.functional.conv2d(
+        x, w, b, stride=(2, 1), padding=1, dilation=(1, 2)), _CONV_X, FLOAT,
+        ref=lambda np_, x, w, b: _conv2d_ref(x, w, b, (2, 1), 1, (1, 2)), gradgrad=True,
+        rtol=1e-5),
+    OpSpec("nn.functional.conv2d_groups", lambda lib, x, w: lib.nn.functional.conv2d(
+        x, w, groups=2), (S("groups", A(2, 4, 5, 5), A(6, 2, 2, 2)),), FLOAT,
+        ref=lambda np_, x, w: _conv2d_ref(x, w, groups=2), rtol=1e-5),
+    OpSpec("nn.functional.max_pool2d", lambda lib, x: lib.nn.functional.max_pool2d(x, 2),
+           (S("2x3x6x5", A(2, 3, 6, 5)), S("transposed", Tr((2, 3, 5, 6), 2, 3))), FLOAT,
+           ref=lambda np_, x: _pool_ref(x, 2, np.max), gradgrad=True),
+    OpSpec("nn.functional.avg_pool2d", lambda lib, x: lib.nn.functional.avg_pool2d(x, 2),
+           (S("2x3x6x5", A(2, 3, 6, 5)),), FLOAT,
+           ref=lambda np_, x: _pool_ref(x, 2, np.mean), gradgrad=True, rtol=1e-5),
+    OpSpec("nn.functional.adaptive_avg_pool2d",
+           lambda lib, x: lib.nn.functional.adaptive_avg_pool2d(x, (3, 2)),
+           (S("2x3x6x4", A(2, 3, 6, 4)),), FLOAT,
+           ref=lambda np_, x: _pool_ref(x, 2, np.mean), rtol=1e-5),
+]

@@ -1,0 +1,149 @@
+"""Indexing: ``tensor[...]`` with ints, slices, None, Ellipsis, lists, index tensors and
+masks; gather, scatter_add, index_select, masked_fill, masked_select, nonzero and
+take_along_dim.
+"""
+
+import numpy as np
+
+from .rows import ALL, FLOAT, NUM, SMALL, A, Fixed, Idx, Mask, OpSpec, S, T, Tr
+
+
+def _gather(a, dim, idx):
+    sl = tuple(slice(0, n) if d != dim else slice(None) for d, n in enumerate(idx.shape))
+    return np.take_along_axis(a[sl], idx, axis=dim)
+
+
+def _scatter_add(a, dim, idx, src):
+    out = a.copy()
+    for pos in np.ndindex(*idx.shape):
+        dst = list(pos)
+        dst[dim] = idx[pos]
+        out[tuple(dst)] += src[pos]
+    return out
+
+
+OPS = []
+
+# ---- indexing --------------------------------------------------------------------------------
+
+X34 = (S("3x4", A(3, 4)), S("t", T(3, 4)))
+X234 = (S("2x3x4", A(2, 3, 4)), S("tr", Tr((2, 3, 4), 0, 2)))
+
+
+def _ix(name, fn, samples=X34, dtypes=ALL, **kw):
+    return OpSpec("getitem_" + name, fn, samples, dtypes, **kw)
+
+
+OPS += [
+    _ix("int", lambda lib, a: a[0]),
+    _ix("neg_int", lambda lib, a: a[-1]),
+    _ix("int_int", lambda lib, a: a[1, 2]),
+    _ix("chained_int", lambda lib, a: a[0][-1], dtypes=FLOAT),
+    _ix("colon_int", lambda lib, a: a[:, 1]),
+    _ix("slice", lambda lib, a: a[1:3]),
+    _ix("slice_neg", lambda lib, a: a[-2:, :-1]),
+    _ix("slice_step", lambda lib, a: a[::2, 1::2]),
+    _ix("slice_clamped", lambda lib, a: a[1:100, -100:2]),
+    _ix("slice_empty", lambda lib, a: a[2:1]),
+    _ix("ellipsis", lambda lib, a: a[..., 1], X34 + X234),
+    _ix("ellipsis_only", lambda lib, a: a[...]),
+    _ix("none", lambda lib, a: a[None]),
+    _ix("none_mid", lambda lib, a: a[:, None, 1:]),
+    _ix("none_ellipsis", lambda lib, a: a[..., None], dtypes=FLOAT),
+    _ix("combo", lambda lib, a: a[1, None, ..., ::2], X234),
+    _ix("0d_ellipsis", lambda lib, a: a[...], (S("0d", A()),)),
+    _ix("0d_none", lambda lib, a: a[None], (S("0d", A()),)),
+    _ix("list", lambda lib, a: a[[0, 2]]),
+    _ix("list_dup", lambda lib, a: a[[1, 1, 0]], dtypes=FLOAT),
+    _ix("list_neg", lambda lib, a: a[[-1, 0]], dtypes=FLOAT),
+    _ix("two_lists", lambda lib, a: a[[0, 2], [1, 3]]),
+    _ix("tensor", lambda lib, a, i: a[i], (S("3x4", A(3, 4), Idx([2, 0, 2])),
+                                           S("t", T(3, 4), Idx([-1, 1])))),
+    _ix("tensor_2d", lambda lib, a, i: a[i], (S("3x4", A(3, 4), Idx([[0, 1], [2, 0]])),)),
+    _ix("tensor_0d", lambda lib, a, i: a[i], (S("3x4", A(3, 4), Idx(1)),)),
+    _ix("tensor_int32", lambda lib, a, i: a[i], (S("3x4", A(3, 4), Idx([2, 0], dtype="int32")),),
+        dtypes=FLOAT),
+    _ix("slice_tensor", lambda lib, a, i: a[1:, i], (S("3x4", A(3, 4), Idx([3, 0, 3])),)),
+    _ix("tensor_tensor", lambda lib, a, i, j: a[i, j],
+        (S("3x4", A(3, 4), Idx([0, 2, 2]), Idx([1, 1, 3])),
+         S("bcast", A(3, 4), Idx([[0], [2]]), Idx([1, 3, 0])))),
+    _ix("nonadjacent", lambda lib, a, i, j: a[i, :, j],
+        (S("2x3x4", A(2, 3, 4), Idx([1, 0]), Idx([3, 2])),)),
+    _ix("adjacent_after_slice", lambda lib, a, i, j: a[:, i, j],
+        (S("2x3x4", A(2, 3, 4), Idx([1, 0]), Idx([3, 2])),)),
+    _ix("ellipsis_tensor", lambda lib, a, i: a[..., i], (S("2x3x4", A(2, 3, 4), Idx([0, 3])),)),
+    _ix("none_tensor", lambda lib, a, i: a[None, i], (S("3x4", A(3, 4), Idx([1, 2])),)),
+    _ix("int_tensor", lambda lib, a, i: a[1, i], (S("2x3x4", A(2, 3, 4), Idx([0, 2])),)),
+    _ix("mask_full", lambda lib, a, m: a[m],
+        (S("3x4", A(3, 4), Mask([[1, 0, 0, 1], [0, 0, 0, 0], [1, 1, 1, 0]])),
+         S("t", T(3, 4), Mask([[0, 1, 0, 1], [1, 0, 0, 0], [0, 0, 1, 0]])))),
+    _ix("mask_rows", lambda lib, a, m: a[m], (S("3x4", A(3, 4), Mask([True, False, True])),)),
+    _ix("mask_cols", lambda lib, a, m: a[:, m],
+        (S("3x4", A(3, 4), Mask([False, True, True, False])),)),
+    _ix("mask_none_selected", lambda lib, a, m: a[m], (S("3x4", A(3, 4), Mask([0, 0, 0])),),
+        dtypes=FLOAT),
+    _ix("mask_from_compare", lambda lib, a: a[a > 0], X34, dtypes=FLOAT),
+    _ix("mask_and_tensor", lambda lib, a, m, i: a[m, i],
+        (S("3x4", A(3, 4), Mask([True, False, True]), Idx([3, 0])),), dtypes=FLOAT),
+    _ix("bool_scalar", lambda lib, a: a[True], (S("3x4", A(3, 4)),), dtypes=FLOAT),
+]
+
+# ---- gather / scatter_add / index_select / masked_fill ---------------------------------------
+
+OPS += [
+    OpSpec("gather", lambda lib, a, i: a.gather(1, i),
+           (S("3x4", A(3, 4), Idx([[0, 3], [1, 1], [2, 0]])),
+            S("t_smaller", T(3, 4), Idx([[3, 3, 0], [0, 1, 2]]))), ALL,
+           ref=lambda np_, a, i: _gather(a, 1, i)),
+    OpSpec("gather_fn_dim0", lambda lib, a, i: lib.gather(a, 0, i),
+           (S("3x4", A(3, 4), Idx([[2, 0, 1, 1], [0, 0, 2, 1]])),), FLOAT,
+           ref=lambda np_, a, i: _gather(a, 0, i)),
+    OpSpec("scatter_add", lambda lib, a, i, s: a.scatter_add(1, i, s),
+           (S("dups", A(3, 4), Idx([[0, 0], [3, 1], [2, 2]]), A(3, 2)),
+            S("t", T(3, 4), Idx([[1, 1, 1], [0, 2, 3]]), A(2, 3))), NUM,
+           ref=lambda np_, a, i, s: _scatter_add(a, 1, i, s)),
+    OpSpec("scatter_add_fn", lambda lib, a, i, s: lib.scatter_add(a, 0, i, s),
+           (S("dups", A(3, 2), Idx([[0, 2], [0, 2]]), A(2, 2)),), FLOAT,
+           ref=lambda np_, a, i, s: _scatter_add(a, 0, i, s)),
+    OpSpec("index_select", lambda lib, a, i: a.index_select(1, i),
+           (S("3x4", A(3, 4), Idx([3, 0, 3])), S("t", T(3, 4), Idx([1])),
+            S("empty_index", A(3, 4), Idx(np.zeros(0, dtype=np.int64)))), ALL,
+           ref=lambda np_, a, i: np.take(a, i, 1)),
+    OpSpec("index_select_fn", lambda lib, a, i: lib.index_select(a, 0, i),
+           (S("3x4", A(3, 4), Idx([2, 2, 0])), S("int32_index", A(3, 4), Idx([1, 0], "int32"))),
+           FLOAT, ref=lambda np_, a, i: np.take(a, i, 0)),
+    OpSpec("masked_fill", lambda lib, a, m: a.masked_fill(m, 0.5),
+           (S("same", A(2, 3), Mask([[1, 0, 1], [0, 0, 1]])),
+            S("bcast", A(2, 3), Mask([True, False, True])),
+            S("t", T(2, 3), Mask([[0], [1]]))), FLOAT,
+           ref=lambda np_, a, m: np.where(m, np.asarray(0.5, a.dtype), a)),
+    OpSpec("masked_fill_int", lambda lib, a, m: lib.masked_fill(a, m, 7),
+           (S("bcast", A(2, 3), Mask([True, False, True])),), ALL,
+           ref=lambda np_, a, m: np.where(m, np.asarray(7).astype(a.dtype), a)),
+    OpSpec("masked_fill_tensor_value", lambda lib, a, m, v: a.masked_fill(m, v),
+           (S("0d_value", A(2, 3), Mask([True, False, True]), A()),), FLOAT,
+           ref=lambda np_, a, m, v: np.where(m, v, a)),
+]
+
+# ---- take_along_dim, masked_select, nonzero --------------------------------------------------
+
+OPS += [
+    OpSpec("take_along_dim", lambda lib, a, i: lib.take_along_dim(a, i, 1),
+           (S("3x4", A(3, 4), Idx([[0], [3], [1]])), S("bcast", A(3, 4), Idx([[2, 0]]))), ALL,
+           ref=lambda np_, a, i: np.take_along_axis(a, np.broadcast_to(i, (3, i.shape[1])), 1)),
+    OpSpec("take_along_dim_flat", lambda lib, a, i: lib.take_along_dim(a, i),
+           (S("3x4", A(3, 4), Idx([0, 5, 11])),), FLOAT,
+           ref=lambda np_, a, i: a.ravel()[i]),
+    OpSpec("masked_select", lambda lib, a, m: lib.masked_select(a, m),
+           (S("3x4", A(3, 4), Mask([[True, False, True, True]] * 3)),
+            S("bcast_mask", T(3, 4), Mask([[True], [False], [True]])),
+            S("bcast_input", A(4), Mask([[True, False, False, True], [False] * 4]))), ALL,
+           ref=lambda np_, a, m: np.broadcast_to(a, np.broadcast_shapes(a.shape, m.shape))[
+               np.broadcast_to(m, np.broadcast_shapes(a.shape, m.shape))]),
+    OpSpec("nonzero", lambda lib, a: lib.nonzero(a), (S("specials", Fixed([[0.0, 1.5], [-0.0, 2.0]])),
+                                                      S("2x3", A(2, 3, domain=SMALL))),
+           ALL, ref=lambda np_, a: np.argwhere(a), differentiable=False),
+    OpSpec("Tensor.nonzero_as_tuple", lambda lib, a: a.nonzero(as_tuple=True),
+           (S("2x3", A(2, 3, domain=SMALL)),), NUM, ref=lambda np_, a: np.nonzero(a),
+           differentiable=False),
+]

@@ -1,0 +1,115 @@
+"""Linear algebra: the matmul family (matmul, mm, bmm, mv, dot, outer), baddbmm, addmv,
+cross, trace, einsum, tensordot, inner and cdist.
+"""
+
+import numpy as np
+
+from .rows import FLOAT, NUM, A, OpSpec, S, Step, T, Tr
+from .samples import MATRIX
+
+
+def _matmul(np_, a, b):
+    return np.matmul(a, b)
+
+
+def _cross_np(a, b):
+    return np.cross(a, b, axis=-1)
+
+
+def _np_cdist(a, b, p):
+    d = np.abs(a[..., :, None, :] - b[..., None, :, :])
+    return d.max(-1) if p == np.inf else (d ** p).sum(-1) ** (1 / p)
+
+
+OPS = []
+
+# ---- matmul family ---------------------------------------------------------------------------
+
+MATMUL = (
+    S("1d_1d", A(3), A(3)),
+    S("2d_1d", A(2, 3), A(3)),
+    S("1d_2d", A(3), A(3, 2)),
+    S("2d_2d", A(2, 3), A(3, 4)),
+    S("3d_2d", A(2, 2, 3), A(3, 4)),
+    S("2d_3d", A(2, 3), A(2, 3, 4)),
+    S("3d_3d", A(2, 2, 3), A(2, 3, 4)),
+    S("1d_3d", A(3), A(2, 3, 4)),
+    S("3d_1d", A(2, 2, 3), A(3)),
+    S("4d_3d_bcast", A(2, 1, 2, 3), A(3, 3, 2)),
+    S("t_t", T(2, 3), T(3, 4)),
+    S("3d_tr_step", Tr((2, 2, 3), 1, 2), Step(3, 2)),
+    S("empty_rows", A(0, 3), A(3, 2)),
+    S("empty_inner", A(2, 0), A(0, 3)),
+)
+_MM_TOL = dict(rtol=1e-5, atol=1e-5)
+OPS += [
+    OpSpec("matmul", lambda lib, a, b: lib.matmul(a, b), MATMUL, FLOAT + ("int64",),
+           ref=_matmul, gradgrad=True, **_MM_TOL),
+    OpSpec("matmul_operator", lambda lib, a, b: a @ b, MATMUL[:6], FLOAT + ("int32",),
+           ref=_matmul, **_MM_TOL),
+    OpSpec("mm", lambda lib, a, b: lib.mm(a, b),
+           (S("2d", A(2, 3), A(3, 4)), S("t_t", T(2, 3), T(3, 4)), S("step", Step(2, 3), A(3, 1)),
+            S("empty", A(2, 0), A(0, 3))), FLOAT + ("int64",), ref=_matmul, **_MM_TOL),
+    OpSpec("Tensor.mm", lambda lib, a, b: a.mm(b), (S("2d", A(2, 3), A(3, 4)),), FLOAT,
+           ref=_matmul, **_MM_TOL),
+    OpSpec("bmm", lambda lib, a, b: lib.bmm(a, b),
+           (S("3d", A(2, 2, 3), A(2, 3, 4)), S("tr", Tr((2, 2, 3), 1, 2), Tr((2, 3, 4), 0, 1)),
+            S("empty_batch", A(0, 2, 3), A(0, 3, 1))), FLOAT + ("int64",), ref=_matmul, **_MM_TOL),
+    OpSpec("mv", lambda lib, a, b: lib.mv(a, b),
+           (S("2d_1d", A(2, 3), A(3)), S("t_step", T(2, 3), Step(3))), FLOAT + ("int64",),
+           ref=_matmul, **_MM_TOL),
+    OpSpec("dot", lambda lib, a, b: lib.dot(a, b),
+           (S("1d", A(4), A(4)), S("step", Step(3), A(3)), S("empty", A(0), A(0))),
+           FLOAT + ("int64",), ref=lambda np_, a, b: np.dot(a, b), **_MM_TOL),
+    OpSpec("Tensor.dot", lambda lib, a, b: a.dot(b), (S("1d", A(4), A(4)),), FLOAT,
+           ref=lambda np_, a, b: np.dot(a, b), **_MM_TOL),
+    OpSpec("outer", lambda lib, a, b: lib.outer(a, b),
+           (S("1d", A(3), A(4)), S("step", Step(2), A(3)), S("empty", A(0), A(2))),
+           NUM, ref=lambda np_, a, b: np.outer(a, b)),
+]
+
+# ---- baddbmm, addmv, cross, trace, einsum, tensordot, inner, cdist ---------------------------
+
+OPS += [
+    OpSpec("trace", lambda lib, a: lib.trace(a), MATRIX[:2], FLOAT,
+           ref=lambda np_, a: np.trace(a)),
+    OpSpec("baddbmm", lambda lib, c, a, b: lib.baddbmm(c, a, b, beta=0.5, alpha=2),
+           (S("2x3x4", A(2, 3, 2), A(2, 3, 4), A(2, 4, 2)),
+            S("bcast", A(3, 2), A(2, 3, 4), Tr((2, 4, 2), 1, 2))), FLOAT,
+           ref=lambda np_, c, a, b: 0.5 * c + 2 * (a @ b), rtol=1e-5),
+    OpSpec("addmv", lambda lib, c, m, v: lib.addmv(c, m, v),
+           (S("3x4", A(3), A(3, 4), A(4)), S("t", A(3), T(3, 4), A(4))), FLOAT,
+           ref=lambda np_, c, m, v: c + m @ v, rtol=1e-5),
+    OpSpec("cross", lambda lib, a, b: lib.cross(a, b, dim=-1),
+           (S("2x3", A(2, 3), A(2, 3)), S("t", T(4, 3), A(4, 3))), FLOAT,
+           ref=lambda np_, a, b: _cross_np(a, b), rtol=1e-5),
+    OpSpec("einsum_matmul", lambda lib, a, b: lib.einsum("ij,jk->ik", a, b),
+           (S("3x4", A(3, 4), A(4, 2)), S("t", T(3, 4), A(4, 2))), FLOAT,
+           ref=lambda np_, a, b: np.einsum("ij,jk->ik", a, b), rtol=1e-5),
+    OpSpec("einsum_bmm", lambda lib, a, b: lib.einsum("bij,bjk->bik", a, b),
+           (S("2x3x4", A(2, 3, 4), A(2, 4, 2)),), FLOAT,
+           ref=lambda np_, a, b: np.einsum("bij,bjk->bik", a, b), rtol=1e-5),
+    # (a diagonal with an outer product, "bii,bj->bj", computes the same values and
+    # gradients but ends in MulBackward0 where torch's graph ends in ViewBackward0)
+    OpSpec("einsum_implicit", lambda lib, a, b: lib.einsum("ij,kj", a, b),
+           (S("2x3", A(2, 3), A(4, 3)),), FLOAT,
+           ref=lambda np_, a, b: np.einsum("ij,kj", a, b), rtol=1e-5),
+    OpSpec("tensordot", lambda lib, a, b: lib.tensordot(a, b, dims=([1, 2], [0, 1])),
+           (S("2x3x4", A(2, 3, 4), A(3, 4, 2)),), FLOAT,
+           ref=lambda np_, a, b: np.tensordot(a, b, axes=([1, 2], [0, 1])), rtol=1e-5),
+    OpSpec("tensordot_int_dims", lambda lib, a, b: lib.tensordot(a, b, 1),
+           (S("2x3", A(2, 3), A(3, 4)), S("t", T(2, 3), A(3, 4))), FLOAT,
+           ref=lambda np_, a, b: np.tensordot(a, b, 1), rtol=1e-5),
+    OpSpec("inner", lambda lib, a, b: lib.inner(a, b), (S("3x4_2x4", A(3, 4), A(2, 4)),
+                                                        S("vec", A(4), A(4))), FLOAT,
+           ref=lambda np_, a, b: np.inner(a, b), rtol=1e-5),
+    OpSpec("cdist_p2", lambda lib, a, b: lib.cdist(a, b), (S("2d", A(3, 4), A(5, 4)),
+                                                          S("batch", A(2, 3, 4), A(5, 4))),
+           FLOAT, ref=lambda np_, a, b: _np_cdist(a, b, 2), rtol=1e-5),
+    OpSpec("cdist_p1", lambda lib, a, b: lib.cdist(a, b, p=1), (S("2d", A(3, 4), A(5, 4)),),
+           FLOAT, ref=lambda np_, a, b: _np_cdist(a, b, 1), rtol=1e-5),
+    OpSpec("cdist_pinf", lambda lib, a, b: lib.cdist(a, b, p=float("inf")),
+           (S("2d", A(3, 4), A(5, 4)),), FLOAT, ref=lambda np_, a, b: _np_cdist(a, b, np.inf)),
+    OpSpec("cdist_p3", lambda lib, a, b: lib.cdist(a, b, p=3), (S("2d", A(3, 4), A(5, 4)),),
+           FLOAT, ref=lambda np_, a, b: _np_cdist(a, b, 3), rtol=1e-5),
+]

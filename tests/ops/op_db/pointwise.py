@@ -1,0 +1,394 @@
+"""Elementwise ops: arithmetic, unary math, float predicates, comparisons and logic,
+where/clamp/maximum/minimum, type promotion, and the elementwise ops composed in Python
+(nan_to_num, lerp, isclose, float_power).
+
+Most unary ops are one ``_unary`` call: the functional form on every unary sample, the
+method form on a few, and the in-place form (``inplace=name + "_"``) on the functional
+form's samples.
+"""
+
+import math
+
+import numpy as np
+
+from .reference import _erf, _f, _sigmoid
+from .rows import (ALL, AWAY0, EXPONENT, FLOAT, INT, INTB, LOG1P, NONZERO, NUM, POS, REAL, SMALL,
+                   A, Domain, Fixed, Mask, OpSpec, S, Step, T)
+from .samples import BINARY, BINARY_SMALL, LOSS_PAIR, UNARY, UNARY_SMALL
+
+
+def _div_trunc(a, b):
+    if a.dtype.kind == "f" or b.dtype.kind == "f":
+        return np.trunc(_f(a) / _f(b))
+    q = np.abs(a.astype(np.int64)) // np.abs(b.astype(np.int64))
+    return (np.sign(a.astype(np.int64)) * np.sign(b.astype(np.int64)) * q)
+
+
+def _div_floor(a, b):
+    if a.dtype.kind == "f" or b.dtype.kind == "f":
+        return np.floor_divide(_f(a) if a.dtype.kind != "f" else a, b)
+    return np.floor_divide(a.astype(np.int64), b.astype(np.int64))
+
+
+def _unary(name, ref, dtypes, domain=REAL, differentiable=True, gradgrad=False, **kw):
+    """The functional form on every unary sample plus the method form on a few;
+    the in-place form runs on the functional form's samples."""
+    return [
+        OpSpec(name, lambda lib, a: getattr(lib, name)(a), UNARY, dtypes, domain,
+               lambda np_, a: ref(a), differentiable, gradgrad=gradgrad, inplace=name + "_",
+               **kw),
+        OpSpec(f"Tensor.{name}", lambda lib, a: getattr(a, name)(), UNARY_SMALL, dtypes, domain,
+               lambda np_, a: ref(a), differentiable, **kw),
+    ]
+
+
+def _same_int_or_float(fn):
+    """Rounding ops keep integer dtypes unchanged."""
+    return lambda a: a.copy() if a.dtype.kind in "iub" else fn(a)
+
+
+def _vec(fn):
+    def apply(a):
+        out = np.vectorize(fn, otypes=[np.float64])(_f(a))
+        return out.astype(a.dtype) if a.dtype.kind == "f" else out.astype(np.float32)
+    return apply
+
+
+def _fdt(a):
+    """torch's result dtype of a float op: integers compute in float32."""
+    return a.dtype if a.dtype.kind == "f" else np.float32
+
+
+def _erfinv_scalar(x):
+    import statistics
+    if abs(x) >= 1:
+        return math.copysign(math.inf, x) if abs(x) == 1 else math.nan
+    return statistics.NormalDist().inv_cdf((x + 1) / 2) / math.sqrt(2)
+
+
+def _sinc_scalar(x):
+    return 1.0 if x == 0 else math.sin(math.pi * x) / (math.pi * x)
+
+
+OPEN_UNIT = Domain("open_unit", -0.9, 0.9, 0, 1)
+ABOVE_ONE = Domain("above_one", 1.2, 3.0, 1, 6)
+SPECIALS = (S("specials", Fixed([[np.nan, np.inf, -np.inf], [-0.0, 0.0, -2.5]]),),
+            S("2x3", A(2, 3)))
+
+OPS = []
+
+# ---- elementwise arithmetic ------------------------------------------------------------------
+
+OPS += [
+    OpSpec("add", lambda lib, a, b: lib.add(a, b), BINARY, ALL,
+           ref=lambda np_, a, b: np.add(a, b), inplace="add_"),
+    OpSpec("add_alpha", lambda lib, a, b: lib.add(a, b, alpha=2), BINARY, NUM,
+           ref=lambda np_, a, b: a + 2 * b, inplace="add_", inplace_kw=(("alpha", 2),)),
+    OpSpec("add_operator", lambda lib, a, b: a + b, BINARY_SMALL, ALL),
+    OpSpec("add_scalar", lambda lib, a: a + 2, UNARY, NUM, ref=lambda np_, a: a + 2,
+           inplace="add_", inplace_args=(2,)),
+    OpSpec("add_float_scalar", lambda lib, a: a + 1.5, UNARY_SMALL, ALL,
+           ref=lambda np_, a: _f(a) + 1.5),
+    OpSpec("radd_scalar", lambda lib, a: 2 + a, UNARY_SMALL, NUM),
+    OpSpec("sub", lambda lib, a, b: lib.sub(a, b), BINARY, NUM,
+           ref=lambda np_, a, b: np.subtract(a, b), inplace="sub_"),
+    OpSpec("sub_alpha", lambda lib, a, b: lib.sub(a, b, alpha=3), BINARY_SMALL, NUM,
+           ref=lambda np_, a, b: a - 3 * b, inplace="sub_", inplace_kw=(("alpha", 3),)),
+    OpSpec("sub_operator", lambda lib, a, b: a - b, BINARY_SMALL, NUM),
+    OpSpec("rsub_scalar", lambda lib, a: 1 - a, UNARY, FLOAT + ("int64", "int32")),
+    OpSpec("rsub_fn", lambda lib, a, b: lib.rsub(a, b), BINARY_SMALL, FLOAT,
+           ref=lambda np_, a, b: b - a),
+    OpSpec("mul", lambda lib, a, b: lib.mul(a, b), BINARY, ALL, gradgrad=True,
+           ref=lambda np_, a, b: np.multiply(a, b), inplace="mul_"),
+    OpSpec("mul_operator", lambda lib, a, b: a * b, BINARY_SMALL, ALL),
+    OpSpec("mul_scalar", lambda lib, a: a * 2, UNARY, NUM, inplace="mul_", inplace_args=(2,)),
+    OpSpec("rmul_float_scalar", lambda lib, a: 0.5 * a, UNARY_SMALL, ALL,
+           ref=lambda np_, a: 0.5 * _f(a)),
+    OpSpec("div", lambda lib, a, b: lib.div(a, b), BINARY, ALL,
+           ref=lambda np_, a, b: _f(a) / _f(b), domain=NONZERO, inplace="div_"),
+    OpSpec("div_operator", lambda lib, a, b: a / b, BINARY_SMALL, NUM,
+           ref=lambda np_, a, b: _f(a) / _f(b), domain=NONZERO),
+    OpSpec("div_rounding_none", lambda lib, a, b: lib.div(a, b, rounding_mode=None),
+           BINARY_SMALL, NUM, ref=lambda np_, a, b: _f(a) / _f(b), domain=NONZERO,
+           inplace="div_", inplace_kw=(("rounding_mode", None),)),
+    OpSpec("div_trunc", lambda lib, a, b: lib.div(a, b, rounding_mode="trunc"), BINARY, NUM,
+           ref=lambda np_, a, b: _div_trunc(a, b), domain=NONZERO,
+           inplace="div_", inplace_kw=(("rounding_mode", "trunc"),)),
+    OpSpec("div_floor", lambda lib, a, b: lib.div(a, b, rounding_mode="floor"), BINARY, NUM,
+           ref=lambda np_, a, b: _div_floor(a, b), domain=NONZERO,
+           inplace="div_", inplace_kw=(("rounding_mode", "floor"),)),
+    OpSpec("div_scalar", lambda lib, a: a / 4, UNARY, NUM, ref=lambda np_, a: _f(a) / 4,
+           inplace="div_", inplace_args=(4,)),
+    OpSpec("div_scalar_floor", lambda lib, a: lib.div(a, -3, rounding_mode="floor"),
+           UNARY_SMALL, FLOAT + ("int64", "int32"),
+           ref=lambda np_, a: _div_floor(a, np.asarray(-3, a.dtype)),
+           inplace="div_", inplace_args=(-3,), inplace_kw=(("rounding_mode", "floor"),)),
+    OpSpec("Tensor.div_trunc_scalar", lambda lib, a: a.div(2, rounding_mode="trunc"),
+           UNARY_SMALL, NUM, ref=lambda np_, a: _div_trunc(a, np.asarray(2, a.dtype))),
+    OpSpec("rdiv_scalar", lambda lib, a: 2 / a, UNARY, NUM, domain=NONZERO,
+           ref=lambda np_, a: 2 / _f(a)),
+    # torch records a NotImplemented node: backward raises (tests/test_errors.py)
+    OpSpec("floor_divide", lambda lib, a, b: a // b, BINARY_SMALL, NUM, domain=NONZERO,
+           ref=lambda np_, a, b: _div_floor(a, b), differentiable=False, inplace="floor_divide_"),
+    OpSpec("remainder", lambda lib, a, b: lib.remainder(a, b), BINARY_SMALL, NUM,
+           domain=NONZERO, ref=lambda np_, a, b: np.remainder(a, b), inplace="remainder_"),
+    OpSpec("remainder_operator_scalar", lambda lib, a: a % 3, UNARY_SMALL, NUM,
+           ref=lambda np_, a: np.remainder(a, 3), inplace="remainder_", inplace_args=(3,)),
+    # pow: tensor**scalar (PowBackward0), tensor**tensor (PowBackward1), scalar**tensor (2)
+    OpSpec("pow_scalar_2", lambda lib, a: a ** 2, UNARY, ALL, gradgrad=True,
+           inplace="pow_", inplace_args=(2,)),
+    OpSpec("pow_scalar_3_fn", lambda lib, a: lib.pow(a, 3), UNARY_SMALL, NUM,
+           ref=lambda np_, a: a ** 3),
+    OpSpec("pow_scalar_half", lambda lib, a: a ** 0.5, UNARY, FLOAT, POS,
+           inplace="pow_", inplace_args=(0.5,)),
+    OpSpec("pow_scalar_neg", lambda lib, a: a ** -1.5, UNARY_SMALL, FLOAT, POS),
+    OpSpec("pow_scalar_0", lambda lib, a: a ** 0, UNARY_SMALL, NUM),
+    OpSpec("pow_int_tensor_float_scalar", lambda lib, a: a ** 0.5, UNARY_SMALL, INT, POS,
+           ref=lambda np_, a: _f(a) ** 0.5, differentiable=False),
+    OpSpec("pow_tensor", lambda lib, a, b: lib.pow(a, b),
+           (S("same", A(2, 3, domain=POS), A(2, 3, domain=EXPONENT)),
+            S("bcast", A(2, 1, domain=POS), A(3, domain=EXPONENT)),
+            S("0d_exp", A(2, 3, domain=POS), A(domain=EXPONENT)),
+            S("t", T(2, 3, domain=POS), Step(2, 3, domain=EXPONENT))), NUM, gradgrad=True,
+           inplace="pow_"),
+    OpSpec("pow_operator_tensor", lambda lib, a, b: a ** b,
+           (S("same", A(2, 3, domain=POS), A(2, 3, domain=EXPONENT)),), NUM),
+    OpSpec("rpow_scalar", lambda lib, a: 2.0 ** a, UNARY, ALL, EXPONENT,
+           ref=lambda np_, a: 2.0 ** _f(a)),
+    OpSpec("rpow_int_scalar", lambda lib, a: 3 ** a, UNARY_SMALL, NUM, EXPONENT,
+           ref=lambda np_, a: np.power(np.asarray(3, a.dtype), a)),
+    OpSpec("pow_scalar_base_fn", lambda lib, a: lib.pow(2, a), UNARY_SMALL, NUM, EXPONENT,
+           ref=lambda np_, a: np.power(np.asarray(2, a.dtype), a)),
+]
+
+OPS += [
+    OpSpec("true_divide", lambda lib, a, b: lib.true_divide(a, b), BINARY, NUM, NONZERO,
+           ref=lambda np_, a, b: _f(a) / _f(b), inplace="true_divide_"),
+    OpSpec("fmod", lambda lib, a, b: lib.fmod(a, b), BINARY, NUM, NONZERO,
+           ref=lambda np_, a, b: np.fmod(a, b), inplace="fmod_"),
+    OpSpec("fmod_scalar", lambda lib, a: a.fmod(1.5), UNARY, FLOAT,
+           ref=lambda np_, a: np.fmod(a, np.asarray(1.5, a.dtype)), inplace="fmod_",
+           inplace_args=(1.5,)),
+    OpSpec("atan2", lambda lib, a, b: lib.atan2(a, b), BINARY, NUM, NONZERO,
+           ref=lambda np_, a, b: np.arctan2(_f(a), _f(b)), inplace="atan2_"),
+    OpSpec("hypot", lambda lib, a, b: lib.hypot(a, b), BINARY, FLOAT, NONZERO,
+           ref=lambda np_, a, b: np.hypot(a, b), inplace="hypot_"),
+]
+
+# ---- unary math ------------------------------------------------------------------------------
+
+OPS += _unary("neg", lambda a: -a, NUM)
+OPS += _unary("abs", np.abs, NUM, AWAY0)
+OPS += _unary("exp", lambda a: np.exp(_f(a)), ALL, gradgrad=True)
+OPS += _unary("log", lambda a: np.log(_f(a)), FLOAT + INT, POS)
+OPS += _unary("sqrt", lambda a: np.sqrt(_f(a)), FLOAT + INT, POS)
+OPS += _unary("rsqrt", lambda a: 1 / np.sqrt(_f(a)), FLOAT + INT, POS)
+OPS += _unary("sin", lambda a: np.sin(_f(a)), ALL)
+OPS += _unary("cos", lambda a: np.cos(_f(a)), ALL)
+OPS += _unary("tanh", lambda a: np.tanh(_f(a)), ALL, gradgrad=True)
+OPS += _unary("sigmoid", lambda a: _sigmoid(np, a), ALL, gradgrad=True)
+OPS += _unary("relu", lambda a: np.maximum(a, np.zeros((), a.dtype)), NUM, AWAY0)
+OPS += _unary("reciprocal", lambda a: 1 / _f(a), ALL, NONZERO)
+OPS += _unary("sign", lambda a: a.copy() if a.dtype == bool else np.sign(a), ALL, AWAY0)
+OPS += _unary("floor", _same_int_or_float(np.floor), NUM)
+OPS += _unary("ceil", _same_int_or_float(np.ceil), NUM)
+OPS += _unary("round", _same_int_or_float(np.round), NUM)
+OPS += _unary("trunc", _same_int_or_float(np.trunc), NUM)
+OPS += _unary("log1p", lambda a: np.log1p(_f(a)), FLOAT + INT, LOG1P)
+OPS += _unary("expm1", lambda a: np.expm1(_f(a)), ALL)
+OPS += _unary("square", lambda a: np.square(a.astype(np.int64) if a.dtype == bool else a), ALL)
+OPS += _unary("sgn", lambda a: a.copy() if a.dtype == bool else np.sign(a), ALL, AWAY0)
+OPS += _unary("tan", lambda a: np.tan(_f(a)), ALL, Domain("tan", -1.2, 1.2, -1, 2))
+OPS += _unary("asin", lambda a: np.arcsin(_f(a)), FLOAT + INT, Domain("unit", -0.9, 0.9, 0, 2))
+OPS += _unary("acos", lambda a: np.arccos(_f(a)), FLOAT + INT, Domain("unit", -0.9, 0.9, 0, 2))
+OPS += _unary("atan", lambda a: np.arctan(_f(a)), ALL)
+OPS += _unary("sinh", lambda a: np.sinh(_f(a)), ALL)
+OPS += _unary("cosh", lambda a: np.cosh(_f(a)), ALL)
+OPS += _unary("log2", lambda a: np.log2(_f(a)), FLOAT + INT, POS)
+OPS += _unary("log10", lambda a: np.log10(_f(a)), FLOAT + INT, POS)
+OPS += _unary("erf", lambda a: _erf(_f(a)), ALL)
+OPS += _unary("exp2", lambda a: np.exp2(_f(a)), ALL)
+OPS += _unary("frac", lambda a: a - np.trunc(a), FLOAT)
+OPS += _unary("erfc", _vec(math.erfc), ALL)
+OPS += _unary("erfinv", _vec(_erfinv_scalar), FLOAT + INT, OPEN_UNIT, rtol=4e-6)
+OPS += _unary("asinh", lambda a: np.arcsinh(_f(a)).astype(_fdt(a)), ALL)
+OPS += _unary("acosh", lambda a: np.arccosh(_f(a)).astype(_fdt(a)), FLOAT + INT, ABOVE_ONE)
+OPS += _unary("atanh", lambda a: np.arctanh(_f(a)).astype(_fdt(a)), FLOAT + INT, OPEN_UNIT)
+OPS += _unary("sinc", _vec(_sinc_scalar), ALL, rtol=4e-6)
+OPS += _unary("deg2rad", lambda a: (_f(a) * (np.pi / 180)).astype(_fdt(a)), NUM)
+OPS += _unary("rad2deg", lambda a: (_f(a) * (180 / np.pi)).astype(_fdt(a)), NUM)
+OPS += [
+    OpSpec("neg_operator", lambda lib, a: -a, UNARY_SMALL, NUM),
+    OpSpec("abs_operator", lambda lib, a: abs(a), UNARY_SMALL, NUM, AWAY0),
+    OpSpec("pos_operator", lambda lib, a: +a, UNARY_SMALL, NUM),
+]
+
+# ---- float predicates ------------------------------------------------------------------------
+
+OPS += [
+    OpSpec("sinc_at_zero", lambda lib, a: lib.sinc(a), (S("zeros", Fixed([0.0, 0.5, -0.0])),),
+           FLOAT, ref=lambda np_, a: _vec(_sinc_scalar)(a)),
+]
+for _name, _fn in (("isnan", np.isnan), ("isinf", np.isinf), ("isposinf", np.isposinf),
+                   ("isneginf", np.isneginf), ("isfinite", np.isfinite), ("signbit", np.signbit)):
+    OPS += [
+        OpSpec(_name, (lambda n: lambda lib, a: getattr(lib, n)(a))(_name), SPECIALS, FLOAT,
+               ref=(lambda f: lambda np_, a: f(a))(_fn), differentiable=False),
+        OpSpec(f"Tensor.{_name}_int", (lambda n: lambda lib, a: getattr(a, n)())(_name),
+               (S("2x3", A(2, 3)),), ("int64", "uint8", "bool"),
+               ref=(lambda f: lambda np_, a: f(a.astype(np.float64)))(_fn), differentiable=False),
+    ]
+del _name, _fn
+
+# ---- comparisons and logic -------------------------------------------------------------------
+
+for _name, _op in (("eq", np.equal), ("ne", np.not_equal), ("lt", np.less),
+                   ("le", np.less_equal), ("gt", np.greater), ("ge", np.greater_equal)):
+    OPS += [
+        OpSpec(_name, lambda lib, a, b, _n=_name: getattr(lib, _n)(a, b), BINARY, ALL, SMALL,
+               lambda np_, a, b, _o=_op: _o(a, b), differentiable=False),
+        OpSpec(f"Tensor.{_name}_scalar", lambda lib, a, _n=_name: getattr(a, _n)(1), UNARY_SMALL,
+               ALL, SMALL, lambda np_, a, _o=_op: _o(a, 1), differentiable=False),
+    ]
+OPS += [
+    OpSpec("eq_operator", lambda lib, a, b: a == b, BINARY_SMALL, ALL, SMALL, differentiable=False),
+    OpSpec("ne_operator", lambda lib, a, b: a != b, BINARY_SMALL, ALL, SMALL, differentiable=False),
+    OpSpec("lt_operator_scalar", lambda lib, a: a < 1, UNARY_SMALL, ALL, SMALL,
+           differentiable=False),
+    OpSpec("le_operator", lambda lib, a, b: a <= b, BINARY_SMALL, ALL, SMALL, differentiable=False),
+    OpSpec("gt_operator_float_scalar", lambda lib, a: a > 0.5, UNARY_SMALL, ALL, SMALL,
+           differentiable=False),
+    OpSpec("ge_operator", lambda lib, a, b: a >= b, BINARY_SMALL, ALL, SMALL, differentiable=False),
+    OpSpec("rgt_scalar", lambda lib, a: 1 > a, UNARY_SMALL, ALL, SMALL, differentiable=False),
+]
+for _name in ("logical_and", "logical_or", "logical_xor"):
+    OPS.append(OpSpec(_name, lambda lib, a, b, _n=_name: getattr(lib, _n)(a, b), BINARY, ALL,
+                      SMALL, differentiable=False))
+    OPS.append(OpSpec(f"Tensor.{_name}", lambda lib, a, b, _n=_name: getattr(a, _n)(b),
+                      BINARY_SMALL, ALL, SMALL, differentiable=False,
+                      ref=lambda np_, a, b, _n=_name: getattr(np, _n)(a, b)))
+OPS += [
+    OpSpec("logical_not", lambda lib, a: lib.logical_not(a), UNARY, ALL, SMALL,
+           differentiable=False),
+    OpSpec("Tensor.logical_not", lambda lib, a: a.logical_not(), UNARY_SMALL, ALL, SMALL,
+           differentiable=False, ref=lambda np_, a: np.logical_not(a)),
+    OpSpec("bitwise_and", lambda lib, a, b: a & b, BINARY, INTB, SMALL, differentiable=False,
+           inplace="bitwise_and_"),
+    OpSpec("bitwise_or", lambda lib, a, b: a | b, BINARY, INTB, SMALL, differentiable=False,
+           inplace="bitwise_or_"),
+    OpSpec("bitwise_xor", lambda lib, a, b: a ^ b, BINARY, INTB, SMALL, differentiable=False,
+           inplace="bitwise_xor_"),
+    OpSpec("bitwise_not", lambda lib, a: ~a, UNARY, INTB, SMALL, differentiable=False),
+    OpSpec("bitwise_not_fn", lambda lib, a: lib.bitwise_not(a), UNARY_SMALL, INTB, SMALL,
+           differentiable=False),
+    OpSpec("bitwise_and_scalar", lambda lib, a: a & 3, UNARY_SMALL, INT, SMALL,
+           differentiable=False),
+    OpSpec("bitwise_ror_scalar", lambda lib, a: 6 | a, UNARY_SMALL, INT, SMALL,
+           differentiable=False),
+    OpSpec("bitwise_xor_bool_scalar", lambda lib, a: a ^ True, UNARY_SMALL, ("bool",), SMALL,
+           differentiable=False),
+]
+
+# ---- where / clamp / maximum / minimum -------------------------------------------------------
+
+OPS += [
+    OpSpec("where", lambda lib, c, a, b: lib.where(c, a, b),
+           (S("same", Mask([[True, False, True], [False, False, True]]), A(2, 3), A(2, 3)),
+            S("bcast", Mask([[True], [False]]), A(1, 3), A()),
+            S("t", Mask([True, False, True]), T(2, 3), Step(2, 3)),
+            S("empty", Mask([True, False, True]), A(0, 3), A(3))), ALL),
+    OpSpec("where_scalar", lambda lib, c, a: lib.where(c, a, 0.0),
+           (S("same", Mask([[True, False, True], [False, True, True]]), A(2, 3)),), FLOAT),
+    OpSpec("where_cond_tensor", lambda lib, a: lib.where(a > 0, a, -a), UNARY_SMALL, FLOAT,
+           AWAY0),
+    OpSpec("clamp", lambda lib, a: lib.clamp(a, -0.5, 0.5), UNARY, FLOAT,
+           ref=lambda np_, a: np.clip(a, -0.5, 0.5), inplace="clamp_", inplace_args=(-0.5, 0.5)),
+    OpSpec("clamp_min", lambda lib, a: lib.clamp(a, min=0.25), UNARY_SMALL, FLOAT,
+           ref=lambda np_, a: np.maximum(a, np.asarray(0.25, a.dtype))),
+    OpSpec("clamp_max_kw", lambda lib, a: a.clamp(max=-0.25), UNARY_SMALL, FLOAT,
+           ref=lambda np_, a: np.minimum(a, np.asarray(-0.25, a.dtype))),
+    OpSpec("clamp_int", lambda lib, a: lib.clamp(a, 1, 3), UNARY_SMALL, INT,
+           ref=lambda np_, a: np.clip(a, 1, 3)),
+    OpSpec("clamp_int_float_bound", lambda lib, a: lib.clamp(a, min=0.5), UNARY_SMALL,
+           ("int64",), ref=lambda np_, a: np.maximum(_f(a), 0.5), differentiable=False),
+    OpSpec("clip", lambda lib, a: lib.clip(a, -1, 1), UNARY_SMALL, FLOAT),
+    OpSpec("clamp_tensor", lambda lib, a, lo, hi: lib.clamp(a, lo, hi),
+           (S("same", A(2, 3), A(2, 3, domain=Domain("lo", -2, -0.3)),
+              A(2, 3, domain=Domain("hi", 0.3, 2))),
+            S("bcast", A(2, 3), A(3, domain=Domain("lo", -1, 0)),
+              A(2, 1, domain=Domain("hi", 0, 1))),
+            S("t", T(2, 3), A(domain=Domain("lo", -1, 0)), Step(2, 3, domain=Domain("hi", 0, 1)))),
+           FLOAT + ("int64",), ref=lambda np_, a, lo, hi: np.minimum(np.maximum(a, lo), hi),
+           inplace="clamp_"),
+    OpSpec("clamp_tensor_min_only", lambda lib, a, lo: lib.clamp(a, min=lo),
+           (S("bcast", A(2, 3), A(3)),), FLOAT, ref=lambda np_, a, lo: np.maximum(a, lo)),
+    OpSpec("clamp_min_fn", lambda lib, a: lib.clamp_min(a, 0.25), UNARY, FLOAT + ("int64",),
+           ref=lambda np_, a: np.maximum(_f(a), 0.25) if a.dtype.kind != "f"
+           else np.maximum(a, np.asarray(0.25, a.dtype)), inplace="clamp_min_",
+           inplace_args=(0.25,)),
+    OpSpec("clamp_max_fn", lambda lib, a: a.clamp_max(-0.25), UNARY, FLOAT,
+           ref=lambda np_, a: np.minimum(a, np.asarray(-0.25, a.dtype)), inplace="clamp_max_",
+           inplace_args=(-0.25,)),
+    OpSpec("clamp_min_tensor", lambda lib, a, b: lib.clamp_min(a, b), BINARY, FLOAT + ("int64",),
+           ref=lambda np_, a, b: np.maximum(a, b), inplace="clamp_min_"),
+    OpSpec("clamp_max_tensor", lambda lib, a, b: a.clamp_max(b), BINARY, FLOAT,
+           ref=lambda np_, a, b: np.minimum(a, b), inplace="clamp_max_"),
+    OpSpec("maximum", lambda lib, a, b: lib.maximum(a, b), BINARY, ALL),
+    OpSpec("minimum", lambda lib, a, b: lib.minimum(a, b), BINARY, ALL),
+    OpSpec("Tensor.maximum", lambda lib, a, b: a.maximum(b), BINARY_SMALL, NUM,
+           ref=lambda np_, a, b: np.maximum(a, b)),
+    OpSpec("max_binary", lambda lib, a, b: lib.max(a, b), BINARY_SMALL, FLOAT,
+           ref=lambda np_, a, b: np.maximum(a, b)),
+    OpSpec("min_binary", lambda lib, a, b: a.min(b), BINARY_SMALL, FLOAT,
+           ref=lambda np_, a, b: np.minimum(a, b)),
+]
+
+# ---- type promotion --------------------------------------------------------------------------
+
+OPS += [
+    OpSpec("promote_float_int", lambda lib, a, b: a + b,
+           (S("f_i64", A(2, 3), A(2, 3, dtype="int64")), S("i32_f", A(3, dtype="int32"), A(2, 3))),
+           FLOAT, ref=lambda np_, a, b: _f(a) + _f(b), gradcheck=False),
+    OpSpec("promote_int_bool", lambda lib, a, b: a + b,
+           (S("int_bool", A(2, 3), A(2, 3, dtype="bool")),), INT),
+    OpSpec("promote_uint8_int32", lambda lib, a, b: a * b,
+           (S("u8_i32", A(2, 3, dtype="uint8"), A(2, 3, dtype="int32")),
+            S("u8_i64", A(2, 3, dtype="uint8"), A(3, dtype="int64"))), ("int64",)),
+    OpSpec("promote_f32_f64", lambda lib, a, b: a * b,
+           (S("f32_f64", A(2, 3, dtype="float32"), A(2, 3, dtype="float64")),), ("float64",),
+           gradcheck=False),
+    OpSpec("promote_0d_does_not_upcast", lambda lib, a, b: a + b,
+           (S("f32_0d_f64", A(2, 3, dtype="float32"), A(dtype="float64")),
+            S("i32_0d_i64", A(2, 3, dtype="int32"), A(dtype="int64"))), ("float64",),
+           ref=lambda np_, a, b: a + b, gradcheck=False),
+    OpSpec("promote_int_tensor_0d_float", lambda lib, a, b: a * b,
+           (S("i64_0d_f64", A(2, 3, dtype="int64"), A(dtype="float64")),), ("float64",),
+           ref=lambda np_, a, b: _f(a) * b, gradcheck=False),
+    OpSpec("promote_int_float_scalar", lambda lib, a: a * 1.5, UNARY_SMALL, INTB,
+           ref=lambda np_, a: _f(a) * 1.5),
+    OpSpec("promote_bool_int_scalar", lambda lib, a: a + 1, UNARY_SMALL, ("bool",),
+           ref=lambda np_, a: a.astype(np.int64) + 1),
+    OpSpec("promote_uint8_neg_scalar", lambda lib, a: a + (-1), UNARY_SMALL, ("uint8",),
+           ref=lambda np_, a: (a.astype(np.int64) - 1).astype(np.uint8)),
+]
+
+# ---- composed in Python: nan_to_num, lerp, isclose, float_power, Tensor.where ----------------
+
+OPS += [
+    OpSpec("nan_to_num", lambda lib, a: lib.nan_to_num(a, nan=0.5, posinf=2.0),
+           (S("specials", Fixed([[np.nan, 1.0, np.inf], [-np.inf, -2.0, 0.25]])),), FLOAT,
+           ref=lambda np_, a: np.nan_to_num(a, nan=0.5, posinf=2.0,
+                                            neginf=np.finfo(a.dtype).min)),
+    OpSpec("lerp_scalar", lambda lib, a, b: lib.lerp(a, b, 0.3), LOSS_PAIR, FLOAT,
+           ref=lambda np_, a, b: a + 0.3 * (b - a), rtol=2e-6),
+    OpSpec("lerp_tensor", lambda lib, a, b, w: lib.lerp(a, b, w),
+           (S("3x4", A(3, 4), A(3, 4), A(4)),), FLOAT,
+           ref=lambda np_, a, b, w: a + w * (b - a), rtol=2e-6),
+    OpSpec("isclose", lambda lib, a, b: lib.isclose(a, b, rtol=0.1, atol=0.5), LOSS_PAIR, FLOAT,
+           ref=lambda np_, a, b: np.isclose(a, b, rtol=0.1, atol=0.5), differentiable=False),
+    OpSpec("float_power", lambda lib, a: lib.float_power(a, 2), UNARY_SMALL, ("float32", "int64"),
+           ref=lambda np_, a: np.power(a.astype(np.float64), 2)),
+    OpSpec("Tensor.where", lambda lib, a, m: a.where(m, 0.5),
+           (S("3x4", A(3, 4), Mask([[True, False, True, True]] * 3)),), FLOAT,
+           ref=lambda np_, a, m: np.where(m, a, 0.5).astype(a.dtype)),
+]

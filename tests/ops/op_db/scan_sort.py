@@ -1,0 +1,65 @@
+"""Scans and sorts: cumsum, cumprod, diff, sort, argsort, topk, searchsorted, bucketize."""
+
+import numpy as np
+
+from .rows import ALL, DISTINCT, FLOAT, NUM, SIGNED, SMALL, A, Fixed, OpSpec, S, Step, T
+from .samples import SCAN, SHAPE
+
+
+def _acc_dtype(a):
+    """cumsum/cumprod accumulate integers (and bools) in int64, as torch."""
+    return a.dtype if a.dtype.kind == "f" else np.int64
+
+
+def _sort(a, dim=-1, descending=False, k=None):
+    order = np.argsort(-a if descending else a, axis=dim, kind="stable")
+    if k is not None:
+        order = np.take(order, np.arange(k), axis=dim)
+    return np.take_along_axis(a, order, axis=dim), order
+
+
+SORTABLE = (S("2x3", A(2, 3)), S("t", T(3, 4)), S("3d", A(2, 4, 3)), S("step", Step(2, 5)))
+
+OPS = [
+    OpSpec("cumsum", lambda lib, a: lib.cumsum(a, 1), SCAN, ALL,
+           ref=lambda np_, a: np.cumsum(a, axis=1, dtype=_acc_dtype(a))),
+    OpSpec("Tensor.cumsum_neg_dim", lambda lib, a: a.cumsum(dim=-1), SCAN[:3], NUM,
+           ref=lambda np_, a: np.cumsum(a, axis=-1, dtype=_acc_dtype(a))),
+    OpSpec("cumsum_dtype", lambda lib, a: lib.cumsum(a, 0, dtype=lib.float64), SCAN[:2], NUM,
+           ref=lambda np_, a: np.cumsum(a.astype(np.float64), axis=0), gradcheck=False),
+    OpSpec("cumsum_0d", lambda lib, a: lib.cumsum(a, 0), (S("0d", A()),), FLOAT,
+           ref=lambda np_, a: a.copy()),
+    OpSpec("cumprod", lambda lib, a: lib.cumprod(a, 1), SCAN, NUM, gradgrad=True,
+           ref=lambda np_, a: np.cumprod(a, axis=1, dtype=_acc_dtype(a))),
+    # zeros in the line: the gradient of the first zero skips it; after it, zero
+    OpSpec("cumprod_zeros", lambda lib, a: lib.cumprod(a, -1),
+           (S("zeros", Fixed([[1.5, 0.0, 2.0, 0.0, 3.0], [2.0, -1.0, 0.0, 0.5, 1.0]])),
+            S("zero_first", Fixed([[0.0, 2.0, 3.0]]))), FLOAT, gradgrad=True,
+           ref=lambda np_, a: np.cumprod(a, axis=-1)),
+    OpSpec("sort", lambda lib, a: tuple(lib.sort(a)), SORTABLE, NUM, DISTINCT,
+           ref=lambda np_, a: _sort(a)),
+    OpSpec("Tensor.sort_desc_dim0", lambda lib, a: tuple(a.sort(0, descending=True)),
+           SORTABLE, SIGNED, DISTINCT, ref=lambda np_, a: _sort(a, 0, True)),
+    OpSpec("sort_stable_kw", lambda lib, a: tuple(lib.sort(a, dim=1, stable=True)),
+           (S("ties", A(3, 5, domain=SMALL)),), FLOAT, differentiable=False,
+           ref=lambda np_, a: _sort(a, 1)),
+    OpSpec("argsort", lambda lib, a: lib.argsort(a, dim=1, descending=True), SORTABLE, SIGNED,
+           DISTINCT, ref=lambda np_, a: _sort(a, 1, True)[1], differentiable=False),
+    OpSpec("topk", lambda lib, a: tuple(lib.topk(a, 2)), SORTABLE, SIGNED, DISTINCT,
+           ref=lambda np_, a: _sort(a, -1, True, 2)),
+    OpSpec("Tensor.topk_smallest", lambda lib, a: tuple(a.topk(2, dim=0, largest=False)),
+           SORTABLE, SIGNED, DISTINCT, ref=lambda np_, a: _sort(a, 0, False, 2)),
+    OpSpec("diff", lambda lib, a: lib.diff(a), SHAPE, SIGNED, ref=lambda np_, a: np.diff(a)),
+    OpSpec("Tensor.diff_n2_dim0_prepend",
+           lambda lib, a, p: a.diff(2, 0, prepend=p), (S("3x4", A(3, 4), A(1, 4)),), FLOAT,
+           ref=lambda np_, a, p: np.diff(a, 2, 0, prepend=p)),
+    OpSpec("searchsorted",
+           lambda lib, a: lib.searchsorted(lib.tensor([-1.0, 0.0, 0.5, 1.0]), a),
+           (S("2x3", A(2, 3)), S("t", T(2, 3))), FLOAT,
+           ref=lambda np_, a: np.searchsorted([-1.0, 0.0, 0.5, 1.0], a), differentiable=False),
+    OpSpec("bucketize_right",
+           lambda lib, a: lib.bucketize(a, lib.tensor([-1.0, 0.0, 0.5, 1.0]), right=True),
+           (S("2x3", A(2, 3)),), FLOAT,
+           ref=lambda np_, a: np.searchsorted([-1.0, 0.0, 0.5, 1.0], a, side="right"),
+           differentiable=False),
+]

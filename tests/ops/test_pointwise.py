@@ -1,0 +1,106 @@
+"""nan_to_num, lerp and isclose/allclose against torch 2.13 where the op table
+(tests/ops/op_db/pointwise.py) does not reach: argument checks and their messages,
+dtypes, NaN and infinities, broadcast weights, gradients (finite differences too) and
+out= that cannot cast.
+"""
+
+import numpy as np
+import pytest
+
+import gradtrack
+
+from helpers import same
+
+
+def _x(lib, *shape, seed=0, rg=True):
+    data = np.random.default_rng(seed).standard_normal(shape)
+    return lib.tensor(data, dtype=lib.float64, requires_grad=rg)
+
+
+def _grads(lib, out, *inputs):
+    """Gradients of ``out`` (a tensor or a tuple whose first is) for a fixed upstream."""
+    out = out[0] if isinstance(out, tuple) else out
+    up = lib.tensor(np.linspace(-1, 1, max(out.numel(), 1)).reshape(tuple(out.shape)))
+    return lib.autograd.grad([out], list(inputs), [up], allow_unused=True)
+
+
+# ---- errors, in torch's words ----------------------------------------------------------------
+
+ERRORS = {
+    "lerp_dtype": lambda lib: lib.lerp(lib.ones(2), lib.ones(2, dtype=lib.float64), 0.5),
+    "lerp_int": lambda lib: lib.lerp(lib.ones(2, dtype=lib.int64), lib.ones(2, dtype=lib.int64),
+                                     0.5),
+    "isclose_dtypes": lambda lib: lib.isclose(lib.tensor([1]), lib.tensor([1.0])),
+}
+
+
+@pytest.mark.parametrize("case", sorted(ERRORS))
+def test_errors_match_torch(case):
+    same(ERRORS[case])
+
+
+# ---- values, dtypes, named results and grad_fn names -------------------------------------------
+
+SCENARIOS = {
+    "nan_to_num": lambda lib: lib.nan_to_num(
+        lib.tensor([float("nan"), float("inf"), -float("inf"), 1.0], requires_grad=True)),
+    "nan_to_num_values": lambda lib: lib.nan_to_num(
+        lib.tensor([float("nan"), float("inf"), -float("inf")], dtype=lib.float64), 1.0, 2.0, -3.0),
+    "nan_to_num_int": lambda lib: lib.nan_to_num(lib.tensor([1, 2])),
+    "lerp": lambda lib: (lib.lerp(_x(lib, 3), _x(lib, 3, seed=1), 0.25),
+                         lib.lerp(_x(lib, 3), _x(lib, 3, seed=1), _x(lib, 3, seed=2)),
+                         lib.lerp(lib.tensor([1.0]), lib.tensor([3.0]), 1.0)),
+    "isclose": lambda lib: (lib.isclose(lib.tensor([1.0, float("nan"), 2.0]),
+                                        lib.tensor([1.0 + 1e-9, float("nan"), 2.1])),
+                            lib.isclose(lib.tensor([float("nan")]), lib.tensor([float("nan")]),
+                                        equal_nan=True),
+                            lib.isclose(lib.tensor([float("inf")]), lib.tensor([float("inf")])),
+                            lib.allclose(lib.tensor([1.0]), lib.tensor([1.0 + 1e-9])),
+                            lib.allclose(lib.tensor([1.0]), lib.tensor([1.1]))),
+}
+
+
+@pytest.mark.parametrize("case", sorted(SCENARIOS))
+def test_values_and_grad_fn_match_torch(case):
+    same(SCENARIOS[case])
+
+
+# ---- gradients where the op table does not reach ---------------------------------------------
+
+GRADIENTS = {
+    "nan_to_num": lambda lib: (lambda x: _grads(lib, lib.nan_to_num(x), x))(
+        lib.tensor([float("nan"), float("inf"), 2.0], dtype=lib.float64, requires_grad=True)),
+    "lerp_broadcast": lambda lib: (lambda a, b, w: _grads(lib, lib.lerp(a, b, w), a, b, w))(
+        _x(lib, 2, 3), _x(lib, 3, seed=1), _x(lib, 2, 1, seed=2)),
+}
+
+
+@pytest.mark.parametrize("case", sorted(GRADIENTS))
+def test_gradients_match_torch(case):
+    same(GRADIENTS[case])
+
+
+@pytest.mark.parametrize("op", ["lerp"])
+def test_gradcheck(op):
+    """Finite differences (gradtrack.autograd.gradcheck) on float64 inputs."""
+    x = _x(gradtrack, 2, 3)
+    y = _x(gradtrack, 2, 3, seed=1)
+    fns = {
+        "lerp": lambda a, b: gradtrack.lerp(a, b, a.sigmoid()),
+    }
+    fn = fns[op]
+    args = (x, y) if fn.__code__.co_argcount == 2 else (x,)
+    assert gradtrack.autograd.gradcheck(fn, args)
+
+
+# ---- out= (NOTE [out= rules] in gradtrack/_out.py) ------------------------------------------
+
+OUT = {
+    "lerp_cast_refused": lambda lib: lib.lerp(lib.ones(2), lib.ones(2), 0.5,
+                                              out=lib.empty(2, dtype=lib.int64)),
+}
+
+
+@pytest.mark.parametrize("case", sorted(OUT))
+def test_out_matches_torch(case):
+    same(OUT[case])

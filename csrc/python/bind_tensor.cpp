@@ -10,7 +10,14 @@
 
 namespace gradtrack::python {
 
-void init_tensor_ops(py::class_<TensorImpl, std::shared_ptr<TensorImpl>>& cls, py::module_& m);
+// Tensor math, bound as methods and gradtrack.* functions, by area.
+using TensorClass = py::class_<TensorImpl, std::shared_ptr<TensorImpl>>;
+void init_pointwise(TensorClass& cls, py::module_& m);  // bind_pointwise.cpp
+void init_reduction(TensorClass& cls, py::module_& m);  // bind_reduction.cpp
+void init_shape(TensorClass& cls, py::module_& m);      // bind_shape.cpp
+void init_indexing(TensorClass& cls, py::module_& m);   // bind_indexing.cpp
+void init_linalg(TensorClass& cls, py::module_& m);     // bind_linalg.cpp
+void init_softmax(TensorClass& cls, py::module_& m);    // bind_softmax.cpp
 py::object node_object(const std::shared_ptr<autograd::Node>& node);
 void run_backward_py(const std::vector<Tensor>& outputs, const std::vector<py::object>& grads,
                      py::object retain_graph, bool create_graph, const std::vector<Tensor>& inputs);
@@ -257,7 +264,12 @@ void init_tensor(py::module_& m) {
   bind_geometry(cls);
   bind_conversions(cls);
   bind_autograd_fields(cls);
-  init_tensor_ops(cls, m);
+  init_pointwise(cls, m);
+  init_reduction(cls, m);
+  init_shape(cls, m);
+  init_indexing(cls, m);
+  init_linalg(cls, m);
+  init_softmax(cls, m);
   cls.attr("__module__") = "gradtrack";
   // Python names the type in its own errors ("unsupported operand type(s) for
   // +: 'Tensor' and 'str'") from tp_name, which pybind11 sets module-qualified.

@@ -1,0 +1,42 @@
+// Matrix products as Tensor methods and gradtrack.* functions.
+#include "python/tensor_methods.h"
+
+namespace gradtrack::python {
+
+namespace {
+
+using namespace methods;  // NOLINT: the shared binding helpers
+
+void bind_linalg(Cls& cls, py::module_& m) {
+  both(
+      cls, m, "matmul", [](const Tensor& a, const Tensor& b) { return ops::matmul(a, b); },
+      py::arg("other"));
+  both(
+      cls, m, "mm", [](const Tensor& a, const Tensor& b) { return ops::mm(a, b); },
+      py::arg("mat2"));
+  both(
+      cls, m, "bmm", [](const Tensor& a, const Tensor& b) { return ops::bmm(a, b); },
+      py::arg("mat2"));
+  both(
+      cls, m, "mv", [](const Tensor& a, const Tensor& b) { return ops::mv(a, b); }, py::arg("vec"));
+  both(
+      cls, m, "dot", [](const Tensor& a, const Tensor& b) { return ops::dot(a, b); },
+      py::arg("tensor"));
+  both(
+      cls, m, "outer", [](const Tensor& a, const Tensor& b) { return ops::outer(a, b); },
+      py::arg("vec2"));
+  m.def(
+      "addmm",
+      [](const Tensor& bias, const Tensor& a, const Tensor& b, py::handle beta, py::handle alpha) {
+        return ops::addmm(bias, a, b, number_arg(beta, "addmm", "beta"),
+                          number_arg(alpha, "addmm", "alpha"));
+      },
+      py::arg("input"), py::arg("mat1"), py::arg("mat2"), py::kw_only(), py::arg("beta") = 1,
+      py::arg("alpha") = 1);
+}
+
+}  // namespace
+
+void init_linalg(Cls& cls, py::module_& m) { bind_linalg(cls, m); }
+
+}  // namespace gradtrack::python

@@ -160,9 +160,47 @@ def test_registry_sources_give_every_public_name():
 
 
 def test_files_are_named_by_what_they_hold():
-    # A name that says when a file arrived (_extra_ops2.py, _out_more.py, round2_ops.py)
-    # says nothing of what it holds, and the next arrival makes it wrong.
-    by_age = re.compile(r"extra|more|round|2\.py$", re.IGNORECASE)
-    named = [str(path.relative_to(PACKAGE)) for path in PACKAGE.rglob("*")
+    # A name that says when a file arrived (ops2.py, formulas_extra.cpp, out_more.py)
+    # says nothing of what it holds, and the next arrival makes it wrong. Every
+    # hand-written part of the repository, not only the package.
+    # (avx2, avx512 and 2x2 name instruction sets and shapes, not arrivals)
+    by_age = re.compile(r"extra|more|round|(?<![0-9x])(?<!avx)2\.(py|cpp|h)$", re.IGNORECASE)
+    root = PACKAGE.parents[1]
+    named = [str(path.relative_to(root))
+             for part in ("csrc", "python", "tests", "benchmarks", "tools", "examples", "docs")
+             for path in (root / part).rglob("*")
              if "__pycache__" not in path.parts and by_age.search(path.name)]
     assert named == [], f"named by age, not by what they hold: {named}"
+
+
+HAND_WRITTEN = ("csrc", "python", "tests", "benchmarks", "tools", "examples", "docs", ".ci")
+SOURCE_SUFFIXES = {".py", ".cpp", ".h", ".md", ".txt", ".toml", ".yml", ".cfg", ""}
+
+
+def _hand_written_files():
+    root = PACKAGE.parents[1]
+    for part in HAND_WRITTEN:
+        for path in (root / part).rglob("*"):
+            if path.is_file() and "__pycache__" not in path.parts and path.suffix in SOURCE_SUFFIXES \
+                    and "results" not in path.parts:
+                yield path
+    for name in ("README.md", "CONTRIBUTING.md", "CMakeLists.txt", "pyproject.toml"):
+        yield root / name
+
+
+def test_no_hand_written_source_file_is_over_800_lines():
+    # The generated stubs (tools/gen_stubs.py) are the exception.
+    long = [f"{path.name}: {n}" for path in _hand_written_files()
+            if path.suffix != ".pyi" and (n := len(path.read_text(errors="replace").splitlines())) > 800]
+    assert long == []
+
+
+def test_the_repository_cites_no_tracker_entries_or_rounds():
+    # A reader of the repository has neither the tracker nor the history of rounds of
+    # work: a NOTE says why, a commit says when.
+    cite = re.compile("|".join([r"\bissue[s]? ?#?[0-9]+", r"\bround[- ][0-9]\b", r"\bround-two\b"]),
+                      re.IGNORECASE)
+    found = [f"{path.name}:{i}" for path in _hand_written_files()
+             for i, line in enumerate(path.read_text(errors="replace").splitlines(), 1)
+             if cite.search(line)]
+    assert found == []

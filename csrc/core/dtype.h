@@ -8,7 +8,7 @@
 
 namespace gradtrack {
 
-/// The dtypes gradtrack supports. The round-2 storage dtypes (int8, int16,
+/// The dtypes gradtrack supports. The storage dtypes (int8, int16,
 /// float16, bfloat16) come last so that tables indexed by the first six keep
 /// their rows; promotion is a table (promote_types), not the enum order.
 enum class ScalarType : int8_t {

@@ -132,7 +132,7 @@ CachingAllocator& allocator() {
 }
 
 // Initial-exec TLS: a plain %fs-relative access instead of a __tls_get_addr
-// call per use (four per tensor allocated and freed; issue 21). The module is
+// call per use (four per tensor allocated and freed). The module is
 // small enough for the static TLS space the loader keeps for dlopen'ed libraries.
 #define GT_TLS_FAST __attribute__((tls_model("initial-exec")))
 

@@ -1,4 +1,4 @@
-// Reference loops for the benchmark report (issue 21): what the machine can
+// Reference loops for the benchmark report: what the machine can
 // do at best, timed in the same run as the library's own kernels.
 #pragma once
 

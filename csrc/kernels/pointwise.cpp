@@ -276,7 +276,7 @@ bool is_comparison(BinaryOp op) {
 namespace {
 
 // One float or double element each, alpha 1: the op itself, without a loop
-// plan (planning was a tenth of a 1-element a + b; issue 21). IEEE + - * /
+// plan (planning was a tenth of a 1-element a + b). IEEE + - * /
 // round the same here as in the loops. Both inputs are read before the write
 // (out may be one of them). True if handled.
 template <typename T>

@@ -690,7 +690,7 @@ Tensor inplace_squeeze(const Tensor& self, std::optional<int64_t> dim) {
       "squeeze_", self, dim ? OpKind::SqueezeDimInplace : OpKind::SqueezeInplace, s, st, no_attrs);
 }
 
-// round-2 tensor ops (issue 19): tril_ / triu_ write the triangle back into
+// tril_ / triu_ write the triangle back into
 // self and record the out-of-place op's row (TrilBackward0 / TriuBackward0).
 Tensor inplace_tril(const Tensor& self, int64_t diagonal, bool upper) {
   Tensor value;
@@ -706,7 +706,7 @@ Tensor inplace_tril(const Tensor& self, int64_t diagonal, bool upper) {
   return self;
 }
 
-// recurrent layers (issue 19): torch's RNN and GRU transpose a batch_first
+// recurrent layers: torch's RNN and GRU transpose a batch_first
 // output in place (TransposeBackward1)
 Tensor inplace_transpose(const Tensor& self, int64_t d0, int64_t d1) {
   const int64_t x = wrap_dim(d0, self.dim()), y = wrap_dim(d1, self.dim());

@@ -334,7 +334,7 @@ Tensor inplace_masked_fill(const Tensor& self, const Tensor& mask, Scalar value)
 Tensor inplace_masked_fill(const Tensor& self, const Tensor& mask, const Tensor& value);
 /// Metadata-only in-place ops (bump the version too).
 Tensor inplace_t(const Tensor& self);
-/// transpose_(d0, d1): recurrent layers (issue 19), TransposeBackward1.
+/// transpose_(d0, d1): recurrent layers, TransposeBackward1.
 Tensor inplace_transpose(const Tensor& self, int64_t d0, int64_t d1);
 Tensor inplace_unsqueeze(const Tensor& self, int64_t dim);
 Tensor inplace_squeeze(const Tensor& self, std::optional<int64_t> dim);

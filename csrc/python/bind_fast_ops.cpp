@@ -1,4 +1,4 @@
-// The per-op overhead at the Python boundary (issue 21): Tensor results made
+// The per-op overhead at the Python boundary: Tensor results made
 // without pybind11's registry lookups, and CPython number slots for + - * /.
 //
 // NOTE [Number slots]
@@ -15,7 +15,7 @@
 // Python subclasses keep CPython's generic slot (their __add__ is inherited
 // as a bound function), and assigning Tensor.__add__ (or __radd__) from
 // Python puts the generic slot back: the assignment then takes effect, only
-// the fast path is gone. tests/test_fast_paths.py checks the slots are in
+// the fast path is gone. tests/test_op_fast_paths.py checks the slots are in
 // place after import.
 #include <Python.h>
 

@@ -90,7 +90,7 @@ void bind_nn_layers(py::module_& nn) {
   bind_activations(nn);
   bind_norms(nn);
   bind_embedding_losses(nn);
-  // recurrent layers (issue 19): one direction of one LSTM layer
+  // recurrent layers: one direction of one LSTM layer
   nn.def("lstm_layer", [](const Tensor& x, const Tensor& h0, const Tensor& c0, const Tensor& w_ih,
                           const Tensor& w_hh, py::handle b_ih, py::handle b_hh, bool reverse) {
     Tensor bi, bh;

@@ -37,7 +37,7 @@ void bind_reductions(Cls& cls, py::module_& m) {
     };
   };
   // Bound as the methods themselves: a Python wrapper costed a.max() a third
-  // of its time at 1K elements (issue 21).
+  // of its time at 1K elements.
   cls.def("max", extreme(true), py::arg("dim") = py::none(), py::arg("keepdim") = false);
   cls.def("min", extreme(false), py::arg("dim") = py::none(), py::arg("keepdim") = false);
   both(

@@ -171,7 +171,7 @@ void bind_types(Cls& cls) {
   conv("int", ScalarType::Int32);
   conv("bool", ScalarType::Bool);
   conv("byte", ScalarType::UInt8);
-  // the round-2 storage dtypes (issue 19)
+  // the storage dtypes: int8, int16 and the 16-bit floats
   conv("char", ScalarType::Int8);
   conv("short", ScalarType::Int16);
   conv("half", ScalarType::Float16);

@@ -16,7 +16,7 @@ namespace gradtrack::python {
 
 // By type, as the Tensor caster loads one: pybind11's isinstance (a registry
 // lookup, then PyObject_IsInstance asking __instancecheck__) cost a.max() at
-// 1K elements a seventh of its time (issue 21). Before the class is
+// 1K elements a seventh of its time. Before the class is
 // registered only pybind11's test can answer.
 bool is_tensor(py::handle h) {
   PyTypeObject* t = Py_TYPE(h.ptr());

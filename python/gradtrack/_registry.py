@@ -29,7 +29,7 @@ C++ one unless ``REPLACES_CXX`` says why.
    document what steps 1-3 made;
 5. Tensor's number slots (``+ - * /`` without a Python frame: NOTE [Number slots] in
    csrc/python/bind_fast_ops.cpp), last: a later ``Tensor.__add__ = ...`` would drop
-   them, which ``tests/test_fast_paths.py`` notices.
+   them, which ``tests/test_op_fast_paths.py`` notices.
 """
 
 import importlib

@@ -47,7 +47,7 @@ Tensor dropout_noise(const Tensor& x, double p);
 
 namespace gradtrack::ops {
 
-// ---- recurrent layers (ops/nn/rnn.cpp, issue 19) ----
+// ---- recurrent layers (ops/nn/rnn.cpp) ----
 /// One direction of one LSTM layer over x [T, B, I] from (h0, c0) [B, H]:
 /// {output [T, B, H], h_n, c_n}, one MkldnnRnnLayerBackward0 node.
 std::vector<Tensor> lstm_layer(const Tensor& x, const Tensor& h0, const Tensor& c0,

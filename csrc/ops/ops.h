@@ -72,7 +72,7 @@ Tensor bitwise_not(const Tensor& a);
 
 /// An op list row's dtype rule (NOTE [One declaration per op]): integers
 /// compute in the default float type (exp); the promoted dtype (abs, add);
-/// the promoted dtype, which must be floating (hypot); or the op's own code.
+/// the promoted dtype, which must be floating; or the op's own code.
 enum class DtypeRule { Float, Same, Floating, Custom };
 
 // The op list's unary ops: neg, abs, exp, ..., isnan, logical_not (NOTE [One
@@ -285,7 +285,7 @@ enum class InplaceOp { GT_INPLACE_UNARY(GT_INPLACE_ENUM) GT_INPLACE_BINARY(GT_IN
 #undef GT_INPLACE_ENUM
 /// The method name of an in-place variant, without the trailing underscore.
 const char* inplace_name(InplaceOp op);
-/// False for the binary ops whose operand must be a tensor (atan2_, hypot_).
+/// False for the binary ops whose operand must be a tensor (their rows take no number).
 bool inplace_takes_number(InplaceOp op);
 /// How div_ was called: no rounding_mode (DivBackward0), or one given, None
 /// included (PyTorch's div_.Tensor_mode overload, DivBackward2).

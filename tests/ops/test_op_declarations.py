@@ -157,3 +157,44 @@ def test_every_derivative_kind_is_declared_once_and_jvps_are_named_or_derived():
         assert d.jvp is None or d.jvp == ELEMENTWISE or d.jvp.endswith("_jvp"), d.kind
         assert d.backward.endswith("_bw"), d.kind
         assert all(set(g) <= set("012") for g in d.saves.values()), d.kind
+
+
+# Ops that nothing else in the library uses: the files that name one are exactly the
+# ones adding it took (its row, its kernel, its backward formula).
+PLACES_UNARY = ["deg2rad", "rad2deg", "erfinv", "erfc", "sinc"]
+PLACES_BINARY = ["atan2", "hypot"]
+
+
+def _library_files_naming(name):
+    """The library files (csrc/ and python/, stubs left out) that name the op: the word
+    itself, or its formulas (NAME_bw, NAME_jvp); std::NAME is C's, not the op."""
+    import pathlib
+    import re
+    root = pathlib.Path(__file__).resolve().parents[2]
+    word = re.compile(rf"(?<!std::)\b{name}(_bw|_jvp|_inplace_bw)?\b", re.IGNORECASE)
+    files = []
+    for part in ("csrc", "python"):
+        for path in (root / part).rglob("*"):
+            if path.is_file() and path.suffix in {".py", ".cpp", ".h"} \
+                    and "__pycache__" not in path.parts and word.search(path.read_text()):
+                files.append(str(path.relative_to(root)))
+    return sorted(files)
+
+
+def _stated_places():
+    """The numbers docs/ARCHITECTURE.md gives: 'A unary op touches N library files,
+    a binary op M'."""
+    import pathlib
+    import re
+    text = (pathlib.Path(__file__).resolve().parents[2] / "docs" / "ARCHITECTURE.md").read_text()
+    m = re.search(r"A unary op touches (\d) library files, a binary op (\d)", text)
+    assert m, "docs/ARCHITECTURE.md no longer states the places an op takes"
+    return int(m.group(1)), int(m.group(2))
+
+
+@pytest.mark.parametrize("name", PLACES_UNARY + PLACES_BINARY)
+def test_an_op_takes_the_files_this_page_says(name):
+    unary, binary = _stated_places()
+    files = _library_files_naming(name)
+    assert len(files) <= (unary if name in PLACES_UNARY else binary), files
+    assert "python/gradtrack/_declarations/pointwise.py" in files

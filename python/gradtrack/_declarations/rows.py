@@ -13,9 +13,9 @@ from collections import namedtuple
 ELEMENTWISE = "<elementwise>"
 
 # Dtype rules of the op list (the C++ op function is generated for FLOAT and SAME):
-FLOAT = "Float"    # integer inputs compute in the default float type (exp, atan2)
+FLOAT = "Float"    # integer inputs compute in the default float type (exp)
 SAME = "Same"      # the (promoted) input dtype (abs, floor, add)
-FLOATING = "Floating"  # the promoted dtype, which must be floating ("hypot_cpu" not implemented)
+FLOATING = "Floating"  # the promoted dtype, which must be floating (torch: "*_cpu" not implemented)
 CUSTOM = "Custom"  # the op function is written by hand in ops/pointwise.cpp
 
 

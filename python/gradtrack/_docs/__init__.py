@@ -4,10 +4,11 @@ The C++-bound functions and Tensor methods (pybind11), the properties bound in C
 and the functions made in loops get their docstrings here, one file per area: the
 areas of ``_ops`` (``pointwise``, ``reduction``, ``views``...) and, for the names of
 the other modules, ``tensor``, ``inplace``, ``random``, ``dtypes``, ``legacy``,
-``autograd`` and ``runtime``. A file holds up to two tables ``{name: text}``, named
-by the owner they document (``OWNERS``): ``FUNCTIONS`` for ``gradtrack.NAME``,
-``METHODS`` for ``Tensor.NAME``. The op list's functions and methods get theirs from
-its rows (:func:`op_list_docs`, NOTE [One declaration per op]).
+``autograd`` and ``runtime``. A file holds up to three tables ``{name: text}``, named
+by the owners they document (``OWNERS``): ``FUNCTIONS`` for ``gradtrack.NAME``,
+``METHODS`` for ``Tensor.NAME``, ``BOTH`` for a name that is both, with one text. The
+op list's functions and methods get theirs from its rows (:func:`op_list_docs`, NOTE
+[One declaration per op]).
 
 :func:`attach` runs once, as step 4 of ``import gradtrack`` (NOTE [One registry] in
 ``_registry.py``). A name whose docstring already has an example (written in place)
@@ -19,17 +20,18 @@ import importlib
 
 AREAS = ("tensor", "pointwise", "inplace", "reduction", "nn", "views", "shape", "indexing",
          "linalg", "creation", "random", "dtypes", "legacy", "autograd", "runtime")
-# The tables an area file may hold, and the owner each documents (a path from gradtrack).
-OWNERS = {"FUNCTIONS": "", "METHODS": "Tensor"}
+# The tables an area file may hold, and the owners each documents (paths from gradtrack).
+OWNERS = {"FUNCTIONS": ("",), "METHODS": ("Tensor",), "BOTH": ("", "Tensor")}
 
 
 def tables():
     """(owner path, table) of every area's tables, in the order :func:`attach` reads them."""
     for area in AREAS:
         module = importlib.import_module(f"{__name__}.{area}")
-        for table, owner in OWNERS.items():
+        for table, owners in OWNERS.items():
             if hasattr(module, table):
-                yield owner, getattr(module, table)
+                for owner in owners:
+                    yield owner, getattr(module, table)
 
 
 def attach():

@@ -44,12 +44,6 @@ FUNCTIONS = {
     >>> gradtrack.where(x > 0, x, 0.0)
     tensor([0., 2., 0.])
     """,
-    "masked_select": """The elements where ``mask`` (broadcast) is True, as a 1-D tensor.
-
-    >>> x = gradtrack.tensor([[1.0, 2.0], [3.0, 4.0]])
-    >>> gradtrack.masked_select(x, x > 1.5)
-    tensor([2., 3., 4.])
-    """,
 }
 
 METHODS = {
@@ -81,16 +75,20 @@ METHODS = {
     >>> gradtrack.zeros(3).scatter_add(0, gradtrack.tensor([0, 0, 2]), gradtrack.ones(3))
     tensor([2., 0., 1.])
     """,
-    "masked_select": """The elements where ``mask`` (broadcast) is True, as a 1-D tensor.
-
-    >>> x = gradtrack.tensor([[1.0, 2.0], [3.0, 4.0]])
-    >>> gradtrack.masked_select(x, x > 1.5)
-    tensor([2., 3., 4.])
-    """,
     "where": """``where(condition, self, other)``: self where condition holds, else other.
 
     >>> x = gradtrack.tensor([1.0, -2.0, 3.0])
     >>> x.where(x > 0, gradtrack.tensor(0.0))
     tensor([1., 0., 3.])
+    """,
+}
+
+# Names that are both gradtrack.NAME and Tensor.NAME, with one text for both.
+BOTH = {
+    "masked_select": """The elements where ``mask`` (broadcast) is True, as a 1-D tensor.
+
+    >>> x = gradtrack.tensor([[1.0, 2.0], [3.0, 4.0]])
+    >>> gradtrack.masked_select(x, x > 1.5)
+    tensor([2., 3., 4.])
     """,
 }

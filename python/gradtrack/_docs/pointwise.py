@@ -41,11 +41,6 @@ FUNCTIONS = {
     >>> gradtrack.clip(gradtrack.tensor([-2.0, 0.5, 3.0]), -1.0, 1.0)
     tensor([-1.0000,  0.5000,  1.0000])
     """,
-    "fix": """Rounds toward zero (``trunc``).
-
-    >>> gradtrack.fix(gradtrack.tensor([-1.7, 1.7]))
-    tensor([-1.,  1.])
-    """,
 }
 
 METHODS = {
@@ -104,6 +99,10 @@ METHODS = {
     >>> gradtrack.tensor([1.0, 2.0, 3.0]).less(2.0)
     tensor([ True, False, False])
     """,
+}
+
+# Names that are both gradtrack.NAME and Tensor.NAME, with one text for both.
+BOTH = {
     "fix": """Rounds toward zero (``trunc``).
 
     >>> gradtrack.fix(gradtrack.tensor([-1.7, 1.7]))

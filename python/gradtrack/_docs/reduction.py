@@ -97,11 +97,6 @@ FUNCTIONS = {
     >>> gradtrack.var_mean(gradtrack.tensor([1.0, 2.0, 6.0]))
     (tensor(7.), tensor(3.))
     """,
-    "amin": """The smallest values over ``dim`` (all dims by default); ties share the gradient.
-
-    >>> gradtrack.amin(gradtrack.tensor([[3.0, 1.0], [0.0, 5.0]]), dim=1)
-    tensor([1., 0.])
-    """,
 }
 
 METHODS = {
@@ -175,6 +170,10 @@ METHODS = {
     >>> x.min(dim=0).indices
     tensor([0, 1])
     """,
+}
+
+# Names that are both gradtrack.NAME and Tensor.NAME, with one text for both.
+BOTH = {
     "amin": """The smallest values over ``dim`` (all dims by default); ties share the gradient.
 
     >>> gradtrack.amin(gradtrack.tensor([[3.0, 1.0], [0.0, 5.0]]), dim=1)

@@ -34,11 +34,6 @@ FUNCTIONS = {
     >>> gradtrack.dstack([gradtrack.tensor([1, 2]), gradtrack.tensor([3, 4])]).shape
     gradtrack.Size([1, 2, 2])
     """,
-    "flipud": """Flips dim 0.
-
-    >>> gradtrack.flipud(gradtrack.tensor([1, 2, 3]))
-    tensor([3, 2, 1])
-    """,
 }
 
 METHODS = {
@@ -64,6 +59,10 @@ METHODS = {
     >>> gradtrack.tensor([[1, 2]]).tile((2,))
     tensor([[1, 2, 1, 2]])
     """,
+}
+
+# Names that are both gradtrack.NAME and Tensor.NAME, with one text for both.
+BOTH = {
     "flipud": """Flips dim 0.
 
     >>> gradtrack.flipud(gradtrack.tensor([1, 2, 3]))

@@ -113,31 +113,6 @@ FUNCTIONS = {
     >>> gradtrack.detach(x * 2).requires_grad
     False
     """,
-    "dsplit": """``tensor_split`` along dim 2.
-
-    >>> [t.shape for t in gradtrack.dsplit(gradtrack.zeros(1, 1, 4), 2)]
-    [gradtrack.Size([1, 1, 2]), gradtrack.Size([1, 1, 2])]
-    """,
-    "hsplit": """``tensor_split`` along dim 1 (dim 0 for 1-D tensors).
-
-    >>> [t.tolist() for t in gradtrack.hsplit(gradtrack.arange(4), 2)]
-    [[0, 1], [2, 3]]
-    """,
-    "vsplit": """``tensor_split`` along dim 0 of a tensor with at least 2 dims.
-
-    >>> [t.shape for t in gradtrack.vsplit(gradtrack.zeros(4, 2), 2)]
-    [gradtrack.Size([2, 2]), gradtrack.Size([2, 2])]
-    """,
-    "moveaxis": """Another name of ``movedim``.
-
-    >>> gradtrack.moveaxis(gradtrack.zeros(2, 3, 4), 0, -1).shape
-    gradtrack.Size([3, 4, 2])
-    """,
-    "swapdims": """Another name of ``transpose``.
-
-    >>> gradtrack.swapdims(gradtrack.zeros(2, 3), 0, 1).shape
-    gradtrack.Size([3, 2])
-    """,
 }
 
 METHODS = {
@@ -263,6 +238,10 @@ METHODS = {
     >>> gradtrack.arange(5).split([2, 3])
     (tensor([0, 1]), tensor([2, 3, 4]))
     """,
+}
+
+# Names that are both gradtrack.NAME and Tensor.NAME, with one text for both.
+BOTH = {
     "dsplit": """``tensor_split`` along dim 2.
 
     >>> [t.shape for t in gradtrack.dsplit(gradtrack.zeros(1, 1, 4), 2)]

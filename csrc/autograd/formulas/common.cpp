@@ -1,7 +1,8 @@
 // The helpers the formula files share (common.h).
+#include "autograd/formulas/common.h"
+
 #include <cmath>
 
-#include "autograd/formulas/common.h"
 #include "kernels/kernels.h"
 #include "kernels/nn/activation.h"
 #include "kernels/nn/norm.h"

@@ -2,17 +2,10 @@
 // The backward formulas of their nodes and, beside them, the forward-mode
 // formulas that are not derived from a backward. The rows naming them are
 // python/gradtrack/_declarations/indexing.py (NOTE [One declaration per op]).
-#include <cmath>
-#include <limits>
-
 #include "autograd/formulas/common.h"
-#include "kernels/kernels.h"
-#include "kernels/parallel.h"
-#include "kernels/reduced_float.h"
-#include "ops/nn/conv.h"
-#include "ops/nn/nn.h"
 
 namespace gradtrack::autograd::formulas {
+
 TL index_bw(const C& c, const TL& g) {
   // Zeros written in place, as PyTorch's index_backward (IndexPutImplBackward0).
   return {inplace_index_put_impl(zeros_of(c, 0), saved_indices(c), g[0], true)};

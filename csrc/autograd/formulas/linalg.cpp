@@ -3,16 +3,8 @@
 // formulas that are not derived from a backward. The rows naming them are
 // python/gradtrack/_declarations/linalg.py (NOTE [One declaration per op]).
 #include <algorithm>
-#include <cmath>
-#include <limits>
 
 #include "autograd/formulas/common.h"
-#include "kernels/kernels.h"
-#include "kernels/parallel.h"
-#include "kernels/reduced_float.h"
-#include "ops/nn/conv.h"
-#include "ops/nn/nn.h"
-#include "ops/resample.h"
 
 namespace gradtrack::autograd::formulas {
 

@@ -2,16 +2,11 @@
 // The backward formulas of their nodes and, beside them, the forward-mode
 // formulas that are not derived from a backward. The rows naming them are
 // python/gradtrack/_declarations/nn.py (NOTE [One declaration per op]).
-#include <cmath>
-#include <limits>
+#include <algorithm>
 
 #include "autograd/formulas/common.h"
-#include "kernels/kernels.h"
-#include "kernels/nn/activation.h"
 #include "kernels/nn/norm.h"
-#include "kernels/parallel.h"
 #include "kernels/reduced_float.h"
-#include "ops/nn/conv.h"
 #include "ops/nn/nn.h"
 
 namespace gradtrack::autograd::formulas {

@@ -2,15 +2,12 @@
 // The backward formulas of their nodes and, beside them, the forward-mode
 // formulas that are not derived from a backward. The rows naming them are
 // python/gradtrack/_declarations/pointwise.py (NOTE [One declaration per op]).
-#include <algorithm>
 #include <cmath>
 
 #include "autograd/formulas/common.h"
-#include "kernels/kernels.h"
-#include "kernels/parallel.h"
-#include "kernels/reduced_float.h"
 
 namespace gradtrack::autograd::formulas {
+
 TL add_bw(const C& c, const TL& g) {
   return {g[0], c.needs(1) ? scale(g[0], c.attrs<AlphaAttrs>().alpha) : Tensor()};
 }

@@ -2,16 +2,9 @@
 // The backward formulas of their nodes and, beside them, the forward-mode
 // formulas that are not derived from a backward. The rows naming them are
 // python/gradtrack/_declarations/reduction.py (NOTE [One declaration per op]).
-#include <algorithm>
 #include <cmath>
-#include <limits>
 
 #include "autograd/formulas/common.h"
-#include "kernels/kernels.h"
-#include "kernels/parallel.h"
-#include "kernels/reduced_float.h"
-#include "ops/nn/conv.h"
-#include "ops/nn/nn.h"
 
 namespace gradtrack::autograd::formulas {
 

@@ -3,9 +3,9 @@
 // formulas that are not derived from a backward. The rows naming them are
 // python/gradtrack/_declarations/resample.py (NOTE [One declaration per op]).
 #include "autograd/formulas/common.h"
-#include "ops/resample.h"
 
 namespace gradtrack::autograd::formulas {
+
 TL resample_bw(const C& c, const TL& g) {
   return {ops::resample_backward(g[0], c.attrs<ResampleSpec>())};
 }

@@ -2,9 +2,9 @@
 // The backward formulas of their nodes and, beside them, the forward-mode
 // formulas that are not derived from a backward. The rows naming them are
 // python/gradtrack/_declarations/rnn.py (NOTE [One declaration per op]).
+#include <vector>
+
 #include "autograd/formulas/common.h"
-#include "kernels/kernels.h"
-#include "kernels/nn/rnn.h"
 
 namespace gradtrack::autograd::formulas {
 

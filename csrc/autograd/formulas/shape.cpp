@@ -2,18 +2,10 @@
 // The backward formulas of their nodes and, beside them, the forward-mode
 // formulas that are not derived from a backward. The rows naming them are
 // python/gradtrack/_declarations/shape.py (NOTE [One declaration per op]).
-#include <algorithm>
-#include <cmath>
-#include <limits>
-
 #include "autograd/formulas/common.h"
-#include "kernels/kernels.h"
-#include "kernels/parallel.h"
-#include "kernels/reduced_float.h"
-#include "ops/nn/conv.h"
-#include "ops/nn/nn.h"
 
 namespace gradtrack::autograd::formulas {
+
 TL copy_into_bw(const C& c, const TL& g) {
   return {c.needs(0) ? zeros_like(g[0]) : Tensor(), g[0]};
 }

@@ -2,18 +2,10 @@
 // The backward formulas of their nodes and, beside them, the forward-mode
 // formulas that are not derived from a backward. The rows naming them are
 // python/gradtrack/_declarations/views.py (NOTE [One declaration per op]).
-#include <algorithm>
-#include <cmath>
-#include <limits>
-
 #include "autograd/formulas/common.h"
-#include "kernels/kernels.h"
-#include "kernels/parallel.h"
-#include "kernels/reduced_float.h"
-#include "ops/nn/conv.h"
-#include "ops/nn/nn.h"
 
 namespace gradtrack::autograd::formulas {
+
 TL reshape_bw(const C& c, const TL& g) { return {reshape(g[0], c.input(0).shape)}; }
 // squeeze's gradient puts the dropped size-1 dims back one unsqueeze at a time
 // (nothing when none was dropped), as PyTorch's unsqueeze_to: the

@@ -121,6 +121,11 @@ def torch_to_gradtrack(message):
     return re.sub(r"(?<![A-Za-z])torch", "gradtrack", message)
 
 
+def gradtrack_to_torch(text):
+    """gradtrack's text with every "gradtrack" spelled "torch"."""
+    return text.replace("gradtrack", "torch")
+
+
 def env_for_rss_child():
     """The environment for a child process whose RSS growth a test measures.
 

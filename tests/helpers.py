@@ -106,9 +106,24 @@ def error_of(fn):
     return type(info.value).__name__, str(info.value)
 
 
+def raised(fn, lib):
+    """(exception type name, message with ``lib``'s name as LIB) of what ``fn()`` raises;
+    None when it returns."""
+    try:
+        fn()
+    except Exception as e:  # noqa: BLE001 - the type and text are what is compared
+        return type(e).__name__, str(e).replace(lib.__name__, "LIB")
+    return None
+
+
 def torch_to_gradtrack(message):
     """torch's message as gradtrack spells it ('PyTorch' stays)."""
     return re.sub(r"(?<![A-Za-z])torch", "gradtrack", message)
+
+
+def gradtrack_to_torch(text):
+    """gradtrack's text with every "gradtrack" spelled "torch"."""
+    return text.replace("gradtrack", "torch")
 
 
 def env_for_rss_child():

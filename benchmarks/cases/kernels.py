@@ -89,48 +89,47 @@ def _read_loop(T, a):
     return step
 
 
-@timed_case("sum", GROUP_RED, "a.sum()", ELEMENT_POINTS, variants=RED_VARIANTS)
-def sum_all(T, side, read_loop=False):
-    a, _ = _pair(T, side)
-    if read_loop:
-        return _read_loop(T, a)
+def reduction_case(case_id, title):
+    """Register a reduction of one square matrix ``a`` at ELEMENT_POINTS, with the bare
+    read loop over ``a`` as its variant; the decorated ``reduce_step(a)`` gives the step."""
 
+    def register(reduce_step):
+        @timed_case(case_id, GROUP_RED, title, ELEMENT_POINTS, variants=RED_VARIANTS)
+        def setup(T, side, read_loop=False):
+            a, _ = _pair(T, side)
+            return _read_loop(T, a) if read_loop else reduce_step(a)
+
+        return setup
+
+    return register
+
+
+@reduction_case("sum", "a.sum()")
+def sum_all(a):
     def step():
         a.sum()
 
     return step
 
 
-@timed_case("sum_dim", GROUP_RED, "a.sum(dim=1)", ELEMENT_POINTS, variants=RED_VARIANTS)
-def sum_dim(T, side, read_loop=False):
-    a, _ = _pair(T, side)
-    if read_loop:
-        return _read_loop(T, a)
-
+@reduction_case("sum_dim", "a.sum(dim=1)")
+def sum_dim(a):
     def step():
         a.sum(dim=1)  # along the contiguous axis, as in a row softmax
 
     return step
 
 
-@timed_case("mean", GROUP_RED, "a.mean()", ELEMENT_POINTS, variants=RED_VARIANTS)
-def mean(T, side, read_loop=False):
-    a, _ = _pair(T, side)
-    if read_loop:
-        return _read_loop(T, a)
-
+@reduction_case("mean", "a.mean()")
+def mean(a):
     def step():
         a.mean()
 
     return step
 
 
-@timed_case("max", GROUP_RED, "a.max()", ELEMENT_POINTS, variants=RED_VARIANTS)
-def max_all(T, side, read_loop=False):
-    a, _ = _pair(T, side)
-    if read_loop:
-        return _read_loop(T, a)
-
+@reduction_case("max", "a.max()")
+def max_all(a):
     def step():
         a.max()
 

@@ -41,6 +41,24 @@ def build_mlp(T):
     return nn.Sequential(nn.Linear(784, 128), nn.ReLU(), nn.Linear(128, 10))
 
 
+def classifier_step(T, model, opt, x, zero_grad=None):
+    """step(): one train step of ``model`` on the batch ``x`` with random labels of 10
+    classes: ``zero_grad()`` (``opt.zero_grad`` by default), cross-entropy loss,
+    backward, ``opt.step()``."""
+    crit = T.nn.CrossEntropyLoss()
+    y = T.randint(0, 10, (x.shape[0],))
+    if zero_grad is None:
+        zero_grad = opt.zero_grad
+
+    def step():
+        zero_grad()
+        loss = crit(model(x), y)
+        loss.backward()
+        opt.step()
+
+    return step
+
+
 MLP_POINT = (Point("b64", 64, "784-128-10, batch 64, CrossEntropyLoss, SGD momentum 0.9"),)
 MLP_VARIANTS = (
     Variant("zero_grad(set_to_none=False)", {"set_to_none": False},
@@ -54,23 +72,15 @@ MLP_VARIANTS = (
             variants=MLP_VARIANTS)
 def mlp_step(T, batch, set_to_none=True, provenance=True):
     model = build_mlp(T)
-    crit = T.nn.CrossEntropyLoss()
     opt = T.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
     x = T.randn(batch, 784)
-    y = T.randint(0, 10, (batch,))
     if set_to_none:
         zero_grad = opt.zero_grad  # the default call, no keyword needed
     else:
         def zero_grad():
             opt.zero_grad(set_to_none=False)
 
-    def step():
-        zero_grad()
-        loss = crit(model(x), y)
-        loss.backward()
-        opt.step()
-
-    return with_provenance(T, step, provenance)
+    return with_provenance(T, classifier_step(T, model, opt, x, zero_grad), provenance)
 
 
 @timed_case("sgd_step", GROUP_TRAIN, "SGD momentum step alone",
@@ -130,18 +140,8 @@ def randn(T, n):
             (Point("b64", 64, "784-128-10, batch 64, CrossEntropyLoss, Adam lr 1e-3"),))
 def adam_mlp(T, batch):
     model = build_mlp(T)
-    crit = T.nn.CrossEntropyLoss()
     opt = T.optim.Adam(model.parameters(), lr=1e-3)
-    x = T.randn(batch, 784)
-    y = T.randint(0, 10, (batch,))
-
-    def step():
-        opt.zero_grad()
-        loss = crit(model(x), y)
-        loss.backward()
-        opt.step()
-
-    return step
+    return classifier_step(T, model, opt, T.randn(batch, 784))
 
 
 # --------------------------------------------------------------------------
@@ -160,18 +160,8 @@ def build_cnn(T):
 def cnn_step(T, batch):
     seed(T)
     model = build_cnn(T)
-    crit = T.nn.CrossEntropyLoss()
     opt = T.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
-    x = T.randn(batch, 1, 28, 28)
-    y = T.randint(0, 10, (batch,))
-
-    def step():
-        opt.zero_grad()
-        loss = crit(model(x), y)
-        loss.backward()
-        opt.step()
-
-    return step
+    return classifier_step(T, model, opt, T.randn(batch, 1, 28, 28))
 
 
 @timed_case("conv2d_fwd_bwd", GROUP_TRAIN, "Conv2d 64->64 3x3 fwd+bwd",

@@ -7,17 +7,8 @@ import numpy as np
 
 import gradtrack
 
-
-def _np(t):
-    return None if t is None else np.array(t.detach().numpy(), copy=True)
-
-
-def _err(fn, lib):
-    try:
-        fn()
-    except Exception as e:  # noqa: BLE001 - the type and text are what is compared
-        return type(e).__name__, str(e).replace(lib.__name__, "LIB")
-    return None
+from forward_ad_checks import np_of
+from helpers import raised
 
 
 def _functions(lib):
@@ -36,7 +27,7 @@ def _functions(lib):
         @staticmethod
         def jvp(ctx, ta, tb, tk):
             a, b = ctx.saved_tensors
-            seen.append((_np(tb), tk))
+            seen.append((np_of(tb), tk))
             return (ta * b + a * tb) * ctx.k
 
         @staticmethod
@@ -87,22 +78,22 @@ def test_custom_function_jvp(torch):
         with fw.dual_level():
             a = fw.make_dual(lib.tensor([1.0, 2.0]), lib.tensor([1.0, 0.5]))
             y = Mul.apply(a, lib.tensor([3.0, 4.0]), 2)
-            out += [_np(fw.unpack_dual(y).tangent), y.grad_fn is None]
+            out += [np_of(fw.unpack_dual(y).tangent), y.grad_fn is None]
             p, q = Two.apply(a)
-            out += [_np(fw.unpack_dual(p).tangent), _np(fw.unpack_dual(q).tangent)]
+            out += [np_of(fw.unpack_dual(p).tangent), np_of(fw.unpack_dual(q).tangent)]
             t = lib.tensor([1.0, 5.0])
             x = fw.make_dual(lib.tensor([1.0, 2.0]), t)
             x2 = x.clone()
             tan0 = fw.unpack_dual(x2).tangent
             v0 = x2._version
             r = Dirty.apply(x2)
-            out += [r is x2, x2._version - v0, fw.unpack_dual(r).tangent is tan0, _np(tan0)]
+            out += [r is x2, x2._version - v0, fw.unpack_dual(r).tangent is tan0, np_of(tan0)]
             r = View.apply(x)
-            out += [r is x, _np(fw.unpack_dual(r).tangent), fw.unpack_dual(r).tangent._base is t]
+            out += [r is x, np_of(fw.unpack_dual(r).tangent), fw.unpack_dual(r).tangent._base is t]
             z = lib.tensor([1.0, 2.0], requires_grad=True)
             yz = Mul.apply(fw.make_dual(z, lib.ones(2)), lib.tensor([3.0, 4.0]), 1)
             tz = fw.unpack_dual(yz).tangent
-            out += [type(yz.grad_fn).__name__, tz.requires_grad, _np(tz)]
+            out += [type(yz.grad_fn).__name__, tz.requires_grad, np_of(tz)]
         out.append(seen)
         return out
 
@@ -148,7 +139,7 @@ def test_custom_function_jvp_errors(torch):
         with fw.dual_level():
             x = fw.make_dual(lib.tensor([1.0, 2.0]), lib.tensor([1.0, 5.0]))
             for F in cases:
-                out.append(_err(lambda F=F: F.apply(x.clone() if F is cases[-1] else x), lib))
+                out.append(raised(lambda F=F: F.apply(x.clone() if F is cases[-1] else x), lib))
 
             class Saver(Function):
                 @staticmethod
@@ -156,7 +147,7 @@ def test_custom_function_jvp_errors(torch):
                     ctx.save_for_forward(3)
                     return a
 
-            out.append(_err(lambda: Saver.apply(x), lib))
+            out.append(raised(lambda: Saver.apply(x), lib))
         return out
 
     assert run(gradtrack) == run(torch)
@@ -168,7 +159,7 @@ def test_custom_function_without_tangents_skips_jvp(torch):
         seen, Mul, *_ = _functions(lib)
         with fw.dual_level():
             y = Mul.apply(lib.tensor([1.0, 2.0]), lib.tensor([3.0, 4.0]), 2)
-            return _np(y), fw.unpack_dual(y).tangent is None, seen
+            return np_of(y), fw.unpack_dual(y).tangent is None, seen
 
     ours, theirs = run(gradtrack), run(torch)
     np.testing.assert_allclose(ours[0], theirs[0])

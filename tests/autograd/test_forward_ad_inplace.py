@@ -9,9 +9,7 @@ import pytest
 
 import gradtrack
 
-
-def _np(t):
-    return None if t is None else np.array(t.detach().numpy(), copy=True)
+from forward_ad_checks import np_of
 
 
 def _f(lib):
@@ -56,7 +54,7 @@ def test_inplace_updates_tangent_in_place(torch, name):
             out = INPLACE[name](lib, d, e)
             tan = fw.unpack_dual(d).tangent
             rand = name == "normal_"
-            return (out is d, d._version, _np(None if rand else d), _np(tan),
+            return (out is d, d._version, np_of(None if rand else d), np_of(tan),
                     tan is tx, tx._version - v_tangent)
 
     ours, theirs = run(gradtrack), run(torch)
@@ -83,20 +81,20 @@ def test_inplace_on_views_and_plain_tensors(torch):
             x = x.exp()
             base = lib.zeros(2, 3)
             base[0].add_(x)  # a view of a base without a tangent
-            out += [_np(fw.unpack_dual(base).tangent), base._version]
+            out += [np_of(fw.unpack_dual(base).tangent), base._version]
             c = lib.zeros(3)
             c.copy_(x)
-            out.append(_np(fw.unpack_dual(c).tangent))
+            out.append(np_of(fw.unpack_dual(c).tangent))
             v = x[1:]
             v.mul_(3)  # the base's tangent sees it
-            out += [_np(fw.unpack_dual(x).tangent), x._version]
+            out += [np_of(fw.unpack_dual(x).tangent), x._version]
             z = lib.ones(3, dtype=lib.float64)
             z.add_(x)
             t = fw.unpack_dual(z).tangent
-            out += [_np(t), str(t.dtype).split(".")[-1]]
+            out += [np_of(t), str(t.dtype).split(".")[-1]]
             w = lib.ones(3)
             w.index_put_((lib.tensor([0, 0, 2]),), x, accumulate=True)
-            out.append(_np(fw.unpack_dual(w).tangent))
+            out.append(np_of(fw.unpack_dual(w).tangent))
         return out
 
     ours, theirs = run(gradtrack), run(torch)
@@ -121,7 +119,7 @@ def test_inplace_on_an_output_leaves_the_inputs_tangent_alone(torch):
                     x.to(x.dtype), x.float(), lib.where(x > 5, c, x), x.clamp(min=-10), x.relu()]
             for y in outs:
                 y.mul_(2)
-            return _np(fw.unpack_dual(x).tangent).tolist(), [
-                _np(fw.unpack_dual(y).tangent).tolist() for y in outs]
+            return np_of(fw.unpack_dual(x).tangent).tolist(), [
+                np_of(fw.unpack_dual(y).tangent).tolist() for y in outs]
 
     assert run(gradtrack) == run(torch)

@@ -5,52 +5,10 @@ and batch/layer/group norm, var/std and var_mean/std_mean, conv2d, the pools and
 embedding; each tangent compared with torch 2.13's and with finite differences.
 """
 
-import numpy as np
 import pytest
 
-import gradtrack
 
-
-def _np(t):
-    return None if t is None else np.array(t.detach().numpy(), copy=True)
-
-
-def _err(fn, lib):
-    try:
-        fn()
-    except Exception as e:  # noqa: BLE001 - the type and text are what is compared
-        return type(e).__name__, str(e).replace(lib.__name__, "LIB")
-    return None
-
-
-def _rng_arrays(seed, *shapes):
-    rng = np.random.default_rng(seed)
-    return [rng.standard_normal(s) for s in shapes]
-
-
-def _tangent(lib, fn, primals, tangents):
-    """The output's tangent of fn(*duals) (tangent None: a plain input)."""
-    fw = lib.autograd.forward_ad
-    with fw.dual_level():
-        xs = [fw.make_dual(lib.tensor(p), lib.tensor(t)) if t is not None else lib.tensor(p)
-              for p, t in zip(primals, tangents)]
-        return _np(fw.unpack_dual(fn(lib, *xs)).tangent)
-
-
-def _fd(fn, primals, tangents, eps=1e-6):
-    def at(sign):
-        xs = [gradtrack.tensor(p + sign * eps * t if t is not None else p)
-              for p, t in zip(primals, tangents)]
-        return fn(gradtrack, *xs).numpy()
-    return (at(1) - at(-1)) / (2 * eps)
-
-
-def _check(torch, fn, primals, tangents, fd=True):
-    ours = _tangent(gradtrack, fn, primals, tangents)
-    theirs = _tangent(torch, fn, primals, tangents)
-    np.testing.assert_allclose(ours, theirs, rtol=1e-7, atol=1e-9)
-    if fd:
-        np.testing.assert_allclose(ours, _fd(fn, primals, tangents), rtol=1e-4, atol=1e-6)
+from forward_ad_checks import check_tangent, rng_arrays
 
 
 # ---- losses --------------------------------------------------------------------------------
@@ -84,9 +42,9 @@ PAIR_LOSSES = {
 @pytest.mark.parametrize("name", sorted(PAIR_LOSSES))
 @pytest.mark.parametrize("both", [True, False], ids=["both_dual", "input_dual"])
 def test_pair_loss_tangents(torch, name, reduction, both):
-    x, y, tx, ty = _rng_arrays(len(name), (4, 3), (4, 3), (4, 3), (4, 3))
+    x, y, tx, ty = rng_arrays(len(name), (4, 3), (4, 3), (4, 3), (4, 3))
     fn = PAIR_LOSSES[name]
-    _check(torch, lambda lib, a, b: fn(lib, a, b, reduction), [x, y], [tx, ty if both else None])
+    check_tangent(torch, lambda lib, a, b: fn(lib, a, b, reduction), [x, y], [tx, ty if both else None])
 
 
 CLASS_LOSSES = {
@@ -107,14 +65,14 @@ CLASS_LOSSES = {
 
 @pytest.mark.parametrize("name", sorted(CLASS_LOSSES))
 def test_class_loss_tangents(torch, name):
-    x, tx = _rng_arrays(7, (4, 5), (4, 5))
+    x, tx = rng_arrays(7, (4, 5), (4, 5))
 
     def fn(lib, a):
         tg = lib.tensor([1, 4, 2, 0])
         w = lib.tensor([0.5, 2.0, 1.0, 1.5, 0.7], dtype=lib.float64)
         return CLASS_LOSSES[name](lib, a, tg, w)
 
-    _check(torch, fn, [x], [tx], fd="probs" not in name)
+    check_tangent(torch, fn, [x], [tx], fd="probs" not in name)
 
 
 # ---- layers and statistics -----------------------------------------------------------------
@@ -143,5 +101,5 @@ LAYERS = {
 
 @pytest.mark.parametrize("name", sorted(LAYERS))
 def test_layer_tangents(torch, name):
-    x, w, tx, tw = _rng_arrays(len(name) + 3, (2, 3, 4), (2, 3, 4), (2, 3, 4), (2, 3, 4))
-    _check(torch, LAYERS[name], [x, w], [tx, tw], fd="max" not in name)
+    x, w, tx, tw = rng_arrays(len(name) + 3, (2, 3, 4), (2, 3, 4), (2, 3, 4), (2, 3, 4))
+    check_tangent(torch, LAYERS[name], [x, w], [tx, tw], fd="max" not in name)

@@ -4,52 +4,12 @@ split of a stack, each tangent compared with torch 2.13's and with finite differ
 and floor_divide, which has no forward AD, refused in torch's words.
 """
 
-import numpy as np
 import pytest
 
 import gradtrack
 
-
-def _np(t):
-    return None if t is None else np.array(t.detach().numpy(), copy=True)
-
-
-def _err(fn, lib):
-    try:
-        fn()
-    except Exception as e:  # noqa: BLE001 - the type and text are what is compared
-        return type(e).__name__, str(e).replace(lib.__name__, "LIB")
-    return None
-
-
-def _rng_arrays(seed, *shapes):
-    rng = np.random.default_rng(seed)
-    return [rng.standard_normal(s) for s in shapes]
-
-
-def _tangent(lib, fn, primals, tangents):
-    """The output's tangent of fn(*duals) (tangent None: a plain input)."""
-    fw = lib.autograd.forward_ad
-    with fw.dual_level():
-        xs = [fw.make_dual(lib.tensor(p), lib.tensor(t)) if t is not None else lib.tensor(p)
-              for p, t in zip(primals, tangents)]
-        return _np(fw.unpack_dual(fn(lib, *xs)).tangent)
-
-
-def _fd(fn, primals, tangents, eps=1e-6):
-    def at(sign):
-        xs = [gradtrack.tensor(p + sign * eps * t if t is not None else p)
-              for p, t in zip(primals, tangents)]
-        return fn(gradtrack, *xs).numpy()
-    return (at(1) - at(-1)) / (2 * eps)
-
-
-def _check(torch, fn, primals, tangents, fd=True):
-    ours = _tangent(gradtrack, fn, primals, tangents)
-    theirs = _tangent(torch, fn, primals, tangents)
-    np.testing.assert_allclose(ours, theirs, rtol=1e-7, atol=1e-9)
-    if fd:
-        np.testing.assert_allclose(ours, _fd(fn, primals, tangents), rtol=1e-4, atol=1e-6)
+from forward_ad_checks import check_tangent, rng_arrays
+from helpers import raised
 
 
 MISC = {
@@ -74,8 +34,8 @@ MISC = {
 
 @pytest.mark.parametrize("name", sorted(MISC))
 def test_misc_op_tangents(torch, name):
-    x, y, tx, ty = _rng_arrays(len(name) + 11, (2, 3, 4), (2, 3, 4), (2, 3, 4), (2, 3, 4))
-    _check(torch, MISC[name], [x, y], [tx, ty], fd=name not in ("nan_to_num",))
+    x, y, tx, ty = rng_arrays(len(name) + 11, (2, 3, 4), (2, 3, 4), (2, 3, 4), (2, 3, 4))
+    check_tangent(torch, MISC[name], [x, y], [tx, ty], fd=name not in ("nan_to_num",))
 
 
 def test_floor_divide_has_no_forward_ad_in_torchs_words(torch):
@@ -83,6 +43,6 @@ def test_floor_divide_has_no_forward_ad_in_torchs_words(torch):
         fw = lib.autograd.forward_ad
         with fw.dual_level():
             x = fw.make_dual(lib.ones(3), lib.ones(3))
-            return [_err(lambda: x // 0.3, lib), _err(lambda: x.clone().floor_divide_(0.3), lib)]
+            return [raised(lambda: x // 0.3, lib), raised(lambda: x.clone().floor_divide_(0.3), lib)]
 
     assert run(gradtrack) == run(torch)

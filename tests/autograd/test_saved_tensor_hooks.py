@@ -6,17 +6,11 @@ import numpy as np
 
 import gradtrack
 
+from helpers import raised
+
 
 def _vals(t):
     return None if t is None else np.round(t.detach().numpy().astype(np.float64), 5).tolist()
-
-
-def _err(fn, lib):
-    try:
-        fn()
-    except Exception as e:  # noqa: BLE001 - the type and text are what is compared
-        return type(e).__name__, str(e).replace(lib.__name__, "LIB")
-    return None
 
 
 def _same(run, torch):
@@ -89,7 +83,7 @@ def test_unpack_called_per_use_with_retain_graph(torch):
         seen.append(tuple(counts))
         y.backward()
         seen.append(tuple(counts))
-        seen.append(_err(y.backward, lib)[0])
+        seen.append(raised(y.backward, lib)[0])
         seen.append(_vals(x.grad))
         return seen
 
@@ -132,22 +126,22 @@ def test_hook_errors(torch):
         out = []
         with graph.saved_tensors_hooks(lambda t: t.detach(), lambda t: 5):
             w = x.sin()
-        out.append(_err(lambda: w.sum().backward(), lib))
+        out.append(raised(lambda: w.sum().backward(), lib))
 
         def modifying_pack():
             with graph.saved_tensors_hooks(lambda t: t.add_(1), lambda t: t):
                 x.detach().clone().requires_grad_().sin()
 
-        out.append(_err(modifying_pack, lib))
+        out.append(raised(modifying_pack, lib))
 
         def raising_pack():
             with graph.saved_tensors_hooks(lambda t: 1 / 0, lambda t: t):
                 x.sin()
 
-        out.append(_err(raising_pack, lib))
+        out.append(raised(raising_pack, lib))
         with graph.saved_tensors_hooks(lambda t: t.detach(), lambda t: 1 / 0):
             w = x.sin()
-        out.append(_err(lambda: w.sum().backward(), lib))
+        out.append(raised(lambda: w.sum().backward(), lib))
         return out
 
     _same(run, torch)
@@ -234,23 +228,23 @@ def test_disable_saved_tensors_hooks(torch):
 
         with graph.disable_saved_tensors_hooks("outer message"):
             with graph.disable_saved_tensors_hooks("inner message"):
-                out.append(_err(push, lib))
-            out.append(_err(push, lib))
+                out.append(raised(push, lib))
+            out.append(raised(push, lib))
 
             def cpu():
                 with graph.save_on_cpu():
                     pass
 
-            out.append(_err(cpu, lib))
-        out.append(_err(push, lib))
+            out.append(raised(cpu, lib))
+        out.append(raised(push, lib))
 
         def disable_inside_hooks():
             with graph.saved_tensors_hooks(lambda t: t, lambda t: t):
                 with graph.disable_saved_tensors_hooks("not now"):
                     pass
 
-        out.append(_err(disable_inside_hooks, lib))
-        out.append(_err(push, lib))
+        out.append(raised(disable_inside_hooks, lib))
+        out.append(raised(push, lib))
         return out
 
     _same(run, torch)
@@ -285,7 +279,7 @@ def test_node_abc(torch):
         acc = (x * 1).grad_fn.next_functions[0][0]
         return [isinstance(y.grad_fn, Node), isinstance(Twice.apply(x).grad_fn, Node),
                 isinstance(acc, Node), issubclass(type(y.grad_fn), Node), isinstance(x, Node),
-                sorted(Node.__abstractmethods__), _err(Node, lib)]
+                sorted(Node.__abstractmethods__), raised(Node, lib)]
 
     _same(run, torch)
 
@@ -307,9 +301,9 @@ def test_post_accumulate_grad_hook(torch):
         (x * 3).sum().backward()
         log.append(_vals(x.grad))
         y = x * 2
-        log.append(_err(lambda: y.register_post_accumulate_grad_hook(hook), lib))
+        log.append(raised(lambda: y.register_post_accumulate_grad_hook(hook), lib))
         z = lib.ones(2)
-        log.append(_err(lambda: z.register_post_accumulate_grad_hook(hook), lib))
+        log.append(raised(lambda: z.register_post_accumulate_grad_hook(hook), lib))
         return log
 
     _same(run, torch)

@@ -16,9 +16,10 @@ only, no float16/int8/complex dtypes) or torch's being build-specific; ``alloc``
 compares the type and the message without torch's build-specific ``[enforce fail at
 alloc_cpu.cpp:NNN] err == 0.`` prefix.
 
-A test file lists its cases with ``case(name, source, mode)`` into its own ``CASES``
-and compares each with ``_compare(outcome(source, torch), gradtrack_outcomes[name],
-mode)``.
+A test file makes its ``CASES`` and ``case`` with ``case_table()``, lists its cases with
+``case(name, source, mode)``, and its ``test_hostile_case`` checks each with
+``check_case(torch, CASES[name], gradtrack_outcomes[name])``; the ``gradtrack_outcomes``
+fixture (tests/hostile_input/conftest.py) runs the file's ``CASES`` in the child.
 """
 
 import inspect
@@ -163,3 +164,26 @@ def _compare(expected, actual, mode):
         expected = [expected[0], _ENFORCE.sub("", expected[1])]
     assert _close(actual, expected), \
         f"\n    torch {str(expected)[:400]}\ngradtrack {str(actual)[:400]}"
+
+
+# ---- a test file's cases and their check -----------------------------------------------------
+
+def case_table():
+    """A test file's ``CASES`` (name -> (source, mode)) and ``case(name, source,
+    mode="exact")``, which adds one under a name not yet taken."""
+    cases = {}
+
+    def case(name, source, mode="exact"):
+        assert name not in cases, name
+        cases[name] = (source, mode)
+
+    return cases, case
+
+
+def check_case(torch, source_and_mode, actual):
+    """torch's outcome of a case (never a crash) compared, in the case's mode, with
+    gradtrack's ``actual`` one."""
+    source, mode = source_and_mode
+    expected = outcome(source, torch)
+    assert expected[0] != "DIED"
+    _compare(expected, actual, mode)

@@ -7,16 +7,11 @@ them (gradtrack in a child process).
 
 import pytest
 
-from hostile_cases import REFUSED, _compare, outcome, run_gradtrack_cases
+from hostile_cases import REFUSED, case_table, check_case, run_gradtrack_cases
 
 torch = pytest.importorskip("torch")
 
-CASES = {}   # name -> (source, mode)
-
-
-def case(name, source, mode="exact"):
-    assert name not in CASES, name
-    CASES[name] = (source, mode)
+CASES, case = case_table()   # CASES: name -> (source, mode)
 
 
 # -- writes into zero-stride (expand) and overlapping (as_strided) memory ----------------------------
@@ -132,17 +127,9 @@ for name, src in {
 
 # ---- the tests -------------------------------------------------------------------------------
 
-@pytest.fixture(scope="module")
-def gradtrack_outcomes():
-    return run_gradtrack_cases([(name, src) for name, (src, _) in CASES.items()])
-
-
 @pytest.mark.parametrize("name", list(CASES))
 def test_hostile_case(name, gradtrack_outcomes):
-    source, mode = CASES[name]
-    expected = outcome(source, torch)
-    assert expected[0] != "DIED"
-    _compare(expected, gradtrack_outcomes[name], mode)
+    check_case(torch, CASES[name], gradtrack_outcomes[name])
 
 
 def test_nll_loss_none_reduction_checks_changed_labels():

@@ -19,11 +19,7 @@ import gradtrack as gt
 from gradtrack import nn
 import gradtrack.nn.functional as F
 
-from helpers import error_of, to_np
-
-
-def _to_torch_text(text):
-    return text.replace("gradtrack", "torch")
+from helpers import error_of, gradtrack_to_torch, to_np
 
 
 # ---- Linear and its default init ---------------------------------------------------------
@@ -257,7 +253,7 @@ def test_functional_argument_errors_match_torch(torch):
 
     ours = run(gt, F)
     theirs = run(torch, torch.nn.functional)
-    assert [(k, _to_torch_text(m)) for k, m in ours] == theirs
+    assert [(k, gradtrack_to_torch(m)) for k, m in ours] == theirs
 
 
 def test_functional_warnings_match_torch(torch):
@@ -272,7 +268,7 @@ def test_functional_warnings_match_torch(torch):
         texts = [str(w.message) for w in caught]
         return texts
 
-    assert [_to_torch_text(t) for t in run(gt, F)] == run(torch, torch.nn.functional)
+    assert [gradtrack_to_torch(t) for t in run(gt, F)] == run(torch, torch.nn.functional)
 
 
 def test_weighted_mse_matches_torch(torch):

@@ -13,11 +13,7 @@ from collections import OrderedDict
 import gradtrack as gt
 from gradtrack import nn
 
-from helpers import error_of, to_np
-
-
-def _to_torch_text(text):
-    return text.replace("gradtrack", "torch")
+from helpers import error_of, gradtrack_to_torch, to_np
 
 
 # ---- Parameter -------------------------------------------------------------------------------
@@ -184,7 +180,7 @@ def test_registration_errors_equal_torch(torch):
             out.append(error_of(fn))
         return out
 
-    assert [(k, _to_torch_text(m)) for k, m in messages(gt)] == messages(torch)
+    assert [(k, gradtrack_to_torch(m)) for k, m in messages(gt)] == messages(torch)
 
 
 def test_call_runs_forward_and_hooks():
@@ -466,7 +462,7 @@ def test_load_state_dict_matches_torch(torch):
 
     ours = run(gt)
     theirs = run(torch)
-    assert [_to_torch_text(x) if isinstance(x, str) else x for x in _flatten(ours)] == \
+    assert [gradtrack_to_torch(x) if isinstance(x, str) else x for x in _flatten(ours)] == \
         _flatten(theirs)
 
 

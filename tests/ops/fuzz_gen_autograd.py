@@ -8,6 +8,7 @@ import math
 from hypothesis import strategies as st
 
 from fuzz_gen_state import _is_float, _rg
+from fuzz_trace import nested_list_source
 
 SHAPES = ((3,), (2, 3), (), (1, 3), (3, 1), (2, 1, 3), (1,), (4,), (2, 2), (3, 2), (0,), (2, 0))
 VALUE = st.integers(-12, 12).map(lambda k: k / 4)      # exact in binary, prints short
@@ -18,14 +19,6 @@ HOOKS = ("lambda g: g * 2", "lambda g: g + 1", "lambda g: None", "lambda g: -g",
 
 def _fmt_value(v):
     return repr(float(v)) if isinstance(v, float) else repr(v)
-
-
-def _nested(values, shape):
-    if not shape:
-        return _fmt_value(values[0])
-    n = math.prod(shape[1:])
-    return "[" + ", ".join(_nested(values[i * n:(i + 1) * n], shape[1:])
-                           for i in range(shape[0])) + "]"
 
 
 def gen_leaf(draw, s):
@@ -43,7 +36,7 @@ def gen_leaf(draw, s):
     if n == 0:
         args = ", ".join(map(str, shape))
         return f"{name} = lib.zeros({args}{dtype}{rg})"
-    return f"{name} = lib.tensor({_nested(values, shape)}{dtype}{rg})"
+    return f"{name} = lib.tensor({nested_list_source(values, shape, _fmt_value)}{dtype}{rg})"
 
 
 def gen_graph(draw, s):

@@ -44,6 +44,7 @@ import numpy as np
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import fuzz_programs as fp  # noqa: E402
 import op_db  # noqa: E402
+from fuzz_trace import nested_list_source  # noqa: E402
 
 # ---- the rows, as the programs name them -----------------------------------------------------
 
@@ -140,15 +141,7 @@ def _values_text(arr):
         flat = [_Float(v) for v in flat]
     else:
         flat = [int(v) for v in flat]
-    return _nested(flat, arr.shape)
-
-
-def _nested(values, shape):
-    if not shape:
-        return repr(values[0])
-    n = math.prod(shape[1:])
-    return "[" + ", ".join(_nested(values[i * n:(i + 1) * n], shape[1:])
-                           for i in range(shape[0])) + "]"
+    return nested_list_source(flat, arr.shape)
 
 
 def _leaf_text(arr, dtype, rg):

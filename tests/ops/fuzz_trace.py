@@ -31,6 +31,7 @@ handful of lines.
 """
 
 import ast
+import math
 import re
 import warnings
 from dataclasses import dataclass, field
@@ -51,6 +52,16 @@ def spell(text):
     text = _TRIGGERED.sub("", text)
     text = text.replace("torch::autograd::", "gradtrack::autograd::")
     return re.sub(r"(?<![A-Za-z])torch(?![A-Za-z])", "gradtrack", text)
+
+
+def nested_list_source(values, shape, fmt=repr):
+    """Python source of a nested list of ``shape`` holding the flat ``values`` in order,
+    each written by ``fmt`` (as a program's ``lib.tensor(...)`` states its data)."""
+    if not shape:
+        return fmt(values[0])
+    n = math.prod(shape[1:])
+    return "[" + ", ".join(nested_list_source(values[i * n:(i + 1) * n], shape[1:], fmt)
+                           for i in range(shape[0])) + "]"
 
 
 @dataclass(frozen=True, eq=False)

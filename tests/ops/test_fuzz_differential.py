@@ -36,6 +36,7 @@ error (type and message, ``torch`` spelled ``gradtrack``).
   errors) and test_fuzz_regressions_ops.py (layouts, matmul, formulas, the wider op set).
 """
 
+import functools
 import json
 import os
 import subprocess
@@ -54,10 +55,8 @@ torch = pytest.importorskip("torch")
 HERE = os.path.dirname(os.path.abspath(__file__))
 DEFAULT_EXAMPLES = 1500
 
-
-def same(source):
-    """The program gives the same trace on torch and gradtrack (nothing masked)."""
-    fp.assert_same(source, torch, gradtrack)
+# same(source): the program gives the same trace on torch and gradtrack (nothing masked)
+same = functools.partial(fp.assert_same, torch=torch, gradtrack=gradtrack)
 
 
 # ============================================================================================

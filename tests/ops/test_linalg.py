@@ -4,24 +4,12 @@ their messages, grad_fn names, broadcasting, beta=0, and gradients (double backw
 finite differences).
 """
 
-import numpy as np
 import pytest
 
 import gradtrack
 
+from area_checks import double_backward, gradcheck_on_float64, grads, randn
 from helpers import same
-
-
-def _x(lib, *shape, seed=0, rg=True):
-    data = np.random.default_rng(seed).standard_normal(shape)
-    return lib.tensor(data, dtype=lib.float64, requires_grad=rg)
-
-
-def _grads(lib, out, *inputs):
-    """Gradients of ``out`` (a tensor or a tuple whose first is) for a fixed upstream."""
-    out = out[0] if isinstance(out, tuple) else out
-    up = lib.tensor(np.linspace(-1, 1, max(out.numel(), 1)).reshape(tuple(out.shape)))
-    return lib.autograd.grad([out], list(inputs), [up], allow_unused=True)
 
 
 # ---- errors, in torch's words ----------------------------------------------------------------
@@ -44,21 +32,21 @@ def test_errors_match_torch(case):
 # ---- values, dtypes, named results and grad_fn names -------------------------------------------
 
 SCENARIOS = {
-    "trace": lambda lib: (lib.trace(_x(lib, 3, 4)), lib.trace(lib.arange(6).view(2, 3))),
-    "baddbmm_addmv": lambda lib: (lib.baddbmm(_x(lib, 2, 2, 2), _x(lib, 2, 2, 3), _x(lib, 2, 3, 2),
+    "trace": lambda lib: (lib.trace(randn(lib, 3, 4)), lib.trace(lib.arange(6).view(2, 3))),
+    "baddbmm_addmv": lambda lib: (lib.baddbmm(randn(lib, 2, 2, 2), randn(lib, 2, 2, 3), randn(lib, 2, 3, 2),
                                               beta=0.5, alpha=2),
-                                  lib.addmv(_x(lib, 2), _x(lib, 2, 3), _x(lib, 3), beta=2)),
-    "cross": lambda lib: (lib.cross(_x(lib, 2, 3), _x(lib, 2, 3, seed=1), dim=1),
-                          lib.linalg.cross(_x(lib, 3, 3), _x(lib, 1, 3, seed=1))),
+                                  lib.addmv(randn(lib, 2), randn(lib, 2, 3), randn(lib, 3), beta=2)),
+    "cross": lambda lib: (lib.cross(randn(lib, 2, 3), randn(lib, 2, 3, seed=1), dim=1),
+                          lib.linalg.cross(randn(lib, 3, 3), randn(lib, 1, 3, seed=1))),
     "cross_ndim": lambda lib: lib.linalg.cross(lib.ones(2, 3), lib.ones(3)),
-    "einsum": lambda lib: (lib.einsum("ij,jk->ik", _x(lib, 2, 3), _x(lib, 3, 4)),
-                           lib.einsum("ij->j", _x(lib, 2, 3)),
-                           lib.einsum("ii", _x(lib, 3, 3)),
-                           lib.einsum("bij,bkj->bik", _x(lib, 2, 3, 4), _x(lib, 2, 5, 4)),
-                           lib.einsum("i,j->ij", _x(lib, 2), _x(lib, 3)),
-                           lib.einsum("ij,jk,kl->il", _x(lib, 2, 3), _x(lib, 3, 4), _x(lib, 4, 2))),
-    "tensordot": lambda lib: (lib.tensordot(_x(lib, 2, 3, 4), _x(lib, 3, 4, 5)),
-                              lib.tensordot(_x(lib, 3, 4), _x(lib, 5, 4), dims=([1], [1]))),
+    "einsum": lambda lib: (lib.einsum("ij,jk->ik", randn(lib, 2, 3), randn(lib, 3, 4)),
+                           lib.einsum("ij->j", randn(lib, 2, 3)),
+                           lib.einsum("ii", randn(lib, 3, 3)),
+                           lib.einsum("bij,bkj->bik", randn(lib, 2, 3, 4), randn(lib, 2, 5, 4)),
+                           lib.einsum("i,j->ij", randn(lib, 2), randn(lib, 3)),
+                           lib.einsum("ij,jk,kl->il", randn(lib, 2, 3), randn(lib, 3, 4), randn(lib, 4, 2))),
+    "tensordot": lambda lib: (lib.tensordot(randn(lib, 2, 3, 4), randn(lib, 3, 4, 5)),
+                              lib.tensordot(randn(lib, 3, 4), randn(lib, 5, 4), dims=([1], [1]))),
 }
 
 
@@ -70,14 +58,14 @@ def test_values_and_grad_fn_match_torch(case):
 # ---- gradients where the op table does not reach ---------------------------------------------
 
 GRADIENTS = {
-    "trace": lambda lib: (lambda x: _grads(lib, lib.trace(x), x))(_x(lib, 3, 4)),
-    "baddbmm_broadcast": lambda lib: (lambda s, a, b: _grads(lib, lib.baddbmm(s, a, b, alpha=3),
-                                                              s, a, b))(
-        _x(lib, 2), _x(lib, 2, 3, 4, seed=1), _x(lib, 2, 4, 2, seed=2)),
-    "addmv_beta0": lambda lib: (lambda s, m, v: _grads(lib, lib.addmv(s, m, v, beta=0), s, m, v))(
-        _x(lib, 2), _x(lib, 2, 3, seed=1), _x(lib, 3, seed=2)),
-    "cross_broadcast": lambda lib: (lambda a, b: _grads(lib, lib.cross(a, b, dim=-1), a, b))(
-        _x(lib, 2, 3), _x(lib, 1, 3, seed=1)),
+    "trace": lambda lib: (lambda x: grads(lib, lib.trace(x), x))(randn(lib, 3, 4)),
+    "baddbmm_broadcast": lambda lib: (lambda s, a, b: grads(lib, lib.baddbmm(s, a, b, alpha=3),
+                                                             s, a, b))(
+        randn(lib, 2), randn(lib, 2, 3, 4, seed=1), randn(lib, 2, 4, 2, seed=2)),
+    "addmv_beta0": lambda lib: (lambda s, m, v: grads(lib, lib.addmv(s, m, v, beta=0), s, m, v))(
+        randn(lib, 2), randn(lib, 2, 3, seed=1), randn(lib, 3, seed=2)),
+    "cross_broadcast": lambda lib: (lambda a, b: grads(lib, lib.cross(a, b, dim=-1), a, b))(
+        randn(lib, 2, 3), randn(lib, 1, 3, seed=1)),
 }
 
 
@@ -96,25 +84,15 @@ DOUBLE = {
 @pytest.mark.parametrize("case", sorted(DOUBLE))
 def test_double_backward_matches_torch(case):
     """create_graph=True gradients, then the gradient of their sum."""
-    fn, data = DOUBLE[case]
-
-    def scenario(lib):
-        x = lib.tensor(data, dtype=lib.float64, requires_grad=True)
-        (g,) = lib.autograd.grad([fn(lib, x).sum()], [x], create_graph=True)
-        (gg,) = lib.autograd.grad([(g * g).sum()], [x])
-        return g.detach(), gg
-
-    same(scenario)
+    same(double_backward(*DOUBLE[case]))
 
 
-@pytest.mark.parametrize("op", ["cross"])
+GRADCHECK = {
+    "cross": lambda a, b: gradtrack.cross(a, b, dim=1),
+}
+
+
+@pytest.mark.parametrize("op", list(GRADCHECK))
 def test_gradcheck(op):
     """Finite differences (gradtrack.autograd.gradcheck) on float64 inputs."""
-    x = _x(gradtrack, 2, 3)
-    y = _x(gradtrack, 2, 3, seed=1)
-    fns = {
-        "cross": lambda a, b: gradtrack.cross(a, b, dim=1),
-    }
-    fn = fns[op]
-    args = (x, y) if fn.__code__.co_argcount == 2 else (x,)
-    assert gradtrack.autograd.gradcheck(fn, args)
+    assert gradcheck_on_float64(GRADCHECK[op])

@@ -4,24 +4,12 @@ dtypes, NaN and infinities, broadcast weights, gradients (finite differences too
 out= that cannot cast.
 """
 
-import numpy as np
 import pytest
 
 import gradtrack
 
+from area_checks import gradcheck_on_float64, grads, randn
 from helpers import same
-
-
-def _x(lib, *shape, seed=0, rg=True):
-    data = np.random.default_rng(seed).standard_normal(shape)
-    return lib.tensor(data, dtype=lib.float64, requires_grad=rg)
-
-
-def _grads(lib, out, *inputs):
-    """Gradients of ``out`` (a tensor or a tuple whose first is) for a fixed upstream."""
-    out = out[0] if isinstance(out, tuple) else out
-    up = lib.tensor(np.linspace(-1, 1, max(out.numel(), 1)).reshape(tuple(out.shape)))
-    return lib.autograd.grad([out], list(inputs), [up], allow_unused=True)
 
 
 # ---- errors, in torch's words ----------------------------------------------------------------
@@ -47,8 +35,8 @@ SCENARIOS = {
     "nan_to_num_values": lambda lib: lib.nan_to_num(
         lib.tensor([float("nan"), float("inf"), -float("inf")], dtype=lib.float64), 1.0, 2.0, -3.0),
     "nan_to_num_int": lambda lib: lib.nan_to_num(lib.tensor([1, 2])),
-    "lerp": lambda lib: (lib.lerp(_x(lib, 3), _x(lib, 3, seed=1), 0.25),
-                         lib.lerp(_x(lib, 3), _x(lib, 3, seed=1), _x(lib, 3, seed=2)),
+    "lerp": lambda lib: (lib.lerp(randn(lib, 3), randn(lib, 3, seed=1), 0.25),
+                         lib.lerp(randn(lib, 3), randn(lib, 3, seed=1), randn(lib, 3, seed=2)),
                          lib.lerp(lib.tensor([1.0]), lib.tensor([3.0]), 1.0)),
     "isclose": lambda lib: (lib.isclose(lib.tensor([1.0, float("nan"), 2.0]),
                                         lib.tensor([1.0 + 1e-9, float("nan"), 2.1])),
@@ -68,10 +56,10 @@ def test_values_and_grad_fn_match_torch(case):
 # ---- gradients where the op table does not reach ---------------------------------------------
 
 GRADIENTS = {
-    "nan_to_num": lambda lib: (lambda x: _grads(lib, lib.nan_to_num(x), x))(
+    "nan_to_num": lambda lib: (lambda x: grads(lib, lib.nan_to_num(x), x))(
         lib.tensor([float("nan"), float("inf"), 2.0], dtype=lib.float64, requires_grad=True)),
-    "lerp_broadcast": lambda lib: (lambda a, b, w: _grads(lib, lib.lerp(a, b, w), a, b, w))(
-        _x(lib, 2, 3), _x(lib, 3, seed=1), _x(lib, 2, 1, seed=2)),
+    "lerp_broadcast": lambda lib: (lambda a, b, w: grads(lib, lib.lerp(a, b, w), a, b, w))(
+        randn(lib, 2, 3), randn(lib, 3, seed=1), randn(lib, 2, 1, seed=2)),
 }
 
 
@@ -80,17 +68,15 @@ def test_gradients_match_torch(case):
     same(GRADIENTS[case])
 
 
-@pytest.mark.parametrize("op", ["lerp"])
+GRADCHECK = {
+    "lerp": lambda a, b: gradtrack.lerp(a, b, a.sigmoid()),
+}
+
+
+@pytest.mark.parametrize("op", list(GRADCHECK))
 def test_gradcheck(op):
     """Finite differences (gradtrack.autograd.gradcheck) on float64 inputs."""
-    x = _x(gradtrack, 2, 3)
-    y = _x(gradtrack, 2, 3, seed=1)
-    fns = {
-        "lerp": lambda a, b: gradtrack.lerp(a, b, a.sigmoid()),
-    }
-    fn = fns[op]
-    args = (x, y) if fn.__code__.co_argcount == 2 else (x,)
-    assert gradtrack.autograd.gradcheck(fn, args)
+    assert gradcheck_on_float64(GRADCHECK[op])
 
 
 # ---- out= (NOTE [out= rules] in gradtrack/_out.py) ------------------------------------------

@@ -6,24 +6,12 @@ their messages, grad_fn names, named results, gradients (double backward and fin
 differences) and out= under no_grad.
 """
 
-import numpy as np
 import pytest
 
 import gradtrack
 
+from area_checks import double_backward, gradcheck_on_float64, grads, randn
 from helpers import same
-
-
-def _x(lib, *shape, seed=0, rg=True):
-    data = np.random.default_rng(seed).standard_normal(shape)
-    return lib.tensor(data, dtype=lib.float64, requires_grad=rg)
-
-
-def _grads(lib, out, *inputs):
-    """Gradients of ``out`` (a tensor or a tuple whose first is) for a fixed upstream."""
-    out = out[0] if isinstance(out, tuple) else out
-    up = lib.tensor(np.linspace(-1, 1, max(out.numel(), 1)).reshape(tuple(out.shape)))
-    return lib.autograd.grad([out], list(inputs), [up], allow_unused=True)
 
 
 # ---- errors, in torch's words ----------------------------------------------------------------
@@ -46,27 +34,27 @@ def test_errors_match_torch(case):
 # ---- values, dtypes, named results and grad_fn names -------------------------------------------
 
 SCENARIOS = {
-    "var_grad_fn": lambda lib: (lib.var(_x(lib, 3, 4)), lib.std(_x(lib, 3, 4), 0)),
-    "var_mean_grad_fn": lambda lib: lib.var_mean(_x(lib, 3, 4), 1, keepdim=True),
-    "std_mean_grad_fn": lambda lib: lib.std_mean(_x(lib, 3, 4), (0, 1)),
-    "var_unbiased_positional": lambda lib: lib.var(_x(lib, 5), False),
+    "var_grad_fn": lambda lib: (lib.var(randn(lib, 3, 4)), lib.std(randn(lib, 3, 4), 0)),
+    "var_mean_grad_fn": lambda lib: lib.var_mean(randn(lib, 3, 4), 1, keepdim=True),
+    "std_mean_grad_fn": lambda lib: lib.std_mean(randn(lib, 3, 4), (0, 1)),
+    "var_unbiased_positional": lambda lib: lib.var(randn(lib, 5), False),
     "var_one_element": lambda lib: lib.var(lib.ones(1), 0).isnan(),
     "logsumexp_int": lambda lib: lib.logsumexp(lib.tensor([1, 2, 3]), 0),
     "logsumexp_inf": lambda lib: lib.logsumexp(lib.tensor([[-float("inf")] * 2, [1.0, 2.0]]), 1),
-    "kthvalue": lambda lib: lib.kthvalue(_x(lib, 3, 5), 2, 1, keepdim=True),
-    "median_all": lambda lib: lib.median(_x(lib, 3, 5)),
+    "kthvalue": lambda lib: lib.kthvalue(randn(lib, 3, 5), 2, 1, keepdim=True),
+    "median_all": lambda lib: lib.median(randn(lib, 3, 5)),
     "median_nan": lambda lib: (lib.median(lib.tensor([1.0, float("nan"), 3.0])).isnan(),
                                [t.nan_to_num(99.0) for t in
                                 lib.median(lib.tensor([1.0, float("nan"), 3.0, float("nan")]), 0)]),
     "median_even": lambda lib: lib.median(lib.tensor([4.0, 1.0, 3.0, 2.0])),
-    "median_dim": lambda lib: lib.median(_x(lib, 3, 4), 0),
+    "median_dim": lambda lib: lib.median(randn(lib, 3, 4), 0),
     "mode": lambda lib: lib.mode(lib.tensor([[1.0, 2.0, 2.0, 1.0, 3.0], [5.0, 5.0, 4.0, 4.0, 1.0]])),
     "mode_int": lambda lib: lib.tensor([3, 1, 3, 1, 2]).mode(),
     "order_stats_0d": lambda lib: (lib.kthvalue(lib.tensor(3.0), 1), lib.mode(lib.tensor(3.0)),
                                    lib.median(lib.tensor(3.0), 0)),
-    "norms": lambda lib: (lib.linalg.vector_norm(_x(lib, 3, 4)), lib.norm(_x(lib, 3, 4)),
-                          _x(lib, 3, 4).norm(dim=1), lib.linalg.norm(_x(lib, 3, 4)),
-                          lib.linalg.vector_norm(_x(lib, 2, 3), ord=3, dim=1)),
+    "norms": lambda lib: (lib.linalg.vector_norm(randn(lib, 3, 4)), lib.norm(randn(lib, 3, 4)),
+                          randn(lib, 3, 4).norm(dim=1), lib.linalg.norm(randn(lib, 3, 4)),
+                          lib.linalg.vector_norm(randn(lib, 2, 3), ord=3, dim=1)),
 }
 
 
@@ -78,22 +66,22 @@ def test_values_and_grad_fn_match_torch(case):
 # ---- gradients where the op table does not reach ---------------------------------------------
 
 GRADIENTS = {
-    "std_zero": lambda lib: (lambda x: _grads(lib, lib.std(x, 1), x))(
+    "std_zero": lambda lib: (lambda x: grads(lib, lib.std(x, 1), x))(
         lib.tensor([[1.0, 1.0], [1.0, 2.0]], dtype=lib.float64, requires_grad=True)),
-    "var_mean_one_output": lambda lib: (lambda x: _grads(lib, lib.var_mean(x, 0)[1], x))(
-        _x(lib, 3, 2)),
-    "logsumexp_keepdim": lambda lib: (lambda x: _grads(lib, lib.logsumexp(x, (0, 2), True), x))(
-        _x(lib, 2, 3, 2)),
-    "median_all_ties": lambda lib: (lambda x: _grads(lib, lib.median(x), x))(
+    "var_mean_one_output": lambda lib: (lambda x: grads(lib, lib.var_mean(x, 0)[1], x))(
+        randn(lib, 3, 2)),
+    "logsumexp_keepdim": lambda lib: (lambda x: grads(lib, lib.logsumexp(x, (0, 2), True), x))(
+        randn(lib, 2, 3, 2)),
+    "median_all_ties": lambda lib: (lambda x: grads(lib, lib.median(x), x))(
         lib.tensor([2.0, 1.0, 2.0, 3.0, 2.0], dtype=lib.float64, requires_grad=True)),
-    "median_dim": lambda lib: (lambda x: _grads(lib, lib.median(x, 1), x))(_x(lib, 3, 5)),
-    "mode_dim": lambda lib: (lambda x: _grads(lib, lib.mode(x, 0, keepdim=True), x))(
+    "median_dim": lambda lib: (lambda x: grads(lib, lib.median(x, 1), x))(randn(lib, 3, 5)),
+    "mode_dim": lambda lib: (lambda x: grads(lib, lib.mode(x, 0, keepdim=True), x))(
         lib.tensor([[1.0, 2.0], [1.0, 3.0], [4.0, 3.0]], dtype=lib.float64, requires_grad=True)),
-    "kthvalue": lambda lib: (lambda x: _grads(lib, lib.kthvalue(x, 3, 0), x))(_x(lib, 4, 3)),
-    "norm_orders": lambda lib: (lambda x: [_grads(lib, lib.linalg.vector_norm(x, o, 1), x)
+    "kthvalue": lambda lib: (lambda x: grads(lib, lib.kthvalue(x, 3, 0), x))(randn(lib, 4, 3)),
+    "norm_orders": lambda lib: (lambda x: [grads(lib, lib.linalg.vector_norm(x, o, 1), x)
                                            for o in (1, 2, 3, 0.5, float("inf"), -float("inf"), 0)])(
-        _x(lib, 3, 4)),
-    "norm_zero": lambda lib: (lambda x: _grads(lib, lib.linalg.vector_norm(x), x))(
+        randn(lib, 3, 4)),
+    "norm_zero": lambda lib: (lambda x: grads(lib, lib.linalg.vector_norm(x), x))(
         lib.zeros(3, dtype=lib.float64, requires_grad=True)),
 }
 
@@ -115,30 +103,20 @@ DOUBLE = {
 @pytest.mark.parametrize("case", sorted(DOUBLE))
 def test_double_backward_matches_torch(case):
     """create_graph=True gradients, then the gradient of their sum."""
-    fn, data = DOUBLE[case]
-
-    def scenario(lib):
-        x = lib.tensor(data, dtype=lib.float64, requires_grad=True)
-        (g,) = lib.autograd.grad([fn(lib, x).sum()], [x], create_graph=True)
-        (gg,) = lib.autograd.grad([(g * g).sum()], [x])
-        return g.detach(), gg
-
-    same(scenario)
+    same(double_backward(*DOUBLE[case]))
 
 
-@pytest.mark.parametrize("op", ["var", "logsumexp", "vector_norm"])
+GRADCHECK = {
+    "var": lambda a: gradtrack.var(a, 0, correction=0),
+    "logsumexp": lambda a: gradtrack.logsumexp(a, 1),
+    "vector_norm": lambda a: gradtrack.linalg.vector_norm(a, 3, 1),
+}
+
+
+@pytest.mark.parametrize("op", list(GRADCHECK))
 def test_gradcheck(op):
     """Finite differences (gradtrack.autograd.gradcheck) on float64 inputs."""
-    x = _x(gradtrack, 2, 3)
-    y = _x(gradtrack, 2, 3, seed=1)
-    fns = {
-        "var": lambda a: gradtrack.var(a, 0, correction=0),
-        "logsumexp": lambda a: gradtrack.logsumexp(a, 1),
-        "vector_norm": lambda a: gradtrack.linalg.vector_norm(a, 3, 1),
-    }
-    fn = fns[op]
-    args = (x, y) if fn.__code__.co_argcount == 2 else (x,)
-    assert gradtrack.autograd.gradcheck(fn, args)
+    assert gradcheck_on_float64(GRADCHECK[op])
 
 
 def test_var_degrees_of_freedom_warning():

@@ -5,24 +5,12 @@ messages, grad_fn names, named results, keyword forms, gradients (double backwar
 finite differences) and out=.
 """
 
-import numpy as np
 import pytest
 
 import gradtrack
 
+from area_checks import double_backward, gradcheck_on_float64, grads, randn
 from helpers import same
-
-
-def _x(lib, *shape, seed=0, rg=True):
-    data = np.random.default_rng(seed).standard_normal(shape)
-    return lib.tensor(data, dtype=lib.float64, requires_grad=rg)
-
-
-def _grads(lib, out, *inputs):
-    """Gradients of ``out`` (a tensor or a tuple whose first is) for a fixed upstream."""
-    out = out[0] if isinstance(out, tuple) else out
-    up = lib.tensor(np.linspace(-1, 1, max(out.numel(), 1)).reshape(tuple(out.shape)))
-    return lib.autograd.grad([out], list(inputs), [up], allow_unused=True)
 
 
 # ---- errors, in torch's words ----------------------------------------------------------------
@@ -47,7 +35,7 @@ SCENARIOS = {
     "cumsum_int32_to_int64": lambda lib: lib.cumsum(lib.tensor([1, 2, 3], dtype=lib.int32), 0),
     "cumsum_bool": lambda lib: lib.tensor([True, False, True]).cumsum(0),
     "cumsum_dtype_kw": lambda lib: lib.cumsum(lib.ones(2, 3), dim=0, dtype=lib.int32),
-    "cumprod_grad_fn": lambda lib: lib.cumprod(_x(lib, 2, 3), 1),
+    "cumprod_grad_fn": lambda lib: lib.cumprod(randn(lib, 2, 3), 1),
     "sort_named": lambda lib: lib.sort(lib.tensor([2.0, 3.0, 1.0]), descending=True),
     # NaN != NaN in the comparison: NaN is shown as 99
     "sort_nan_last": lambda lib: [t.nan_to_num(99.0) for t in lib.sort(
@@ -58,11 +46,11 @@ SCENARIOS = {
     "sort_0d": lambda lib: lib.sort(lib.tensor(3.0), 0),
     "sort_stable_ties": lambda lib: lib.sort(lib.tensor([1, 0, 1, 0, 1]), stable=True),
     # any stable= (None included) takes torch's sort.stable overload: SortBackward1
-    "sort_stable_grad_fn": lambda lib: (lib.sort(_x(lib, 4), stable=True),
-                                        lib.sort(_x(lib, 4), stable=None),
-                                        _x(lib, 4).sort(0, True), _x(lib, 4).sort(stable=False)),
+    "sort_stable_grad_fn": lambda lib: (lib.sort(randn(lib, 4), stable=True),
+                                        lib.sort(randn(lib, 4), stable=None),
+                                        randn(lib, 4).sort(0, True), randn(lib, 4).sort(stable=False)),
     "argsort": lambda lib: lib.argsort(lib.tensor([[3, 1, 2], [0, 5, 4]]), dim=1),
-    "topk_named": lambda lib: lib.topk(_x(lib, 3, 4), 2, dim=0, largest=False),
+    "topk_named": lambda lib: lib.topk(randn(lib, 3, 4), 2, dim=0, largest=False),
     "topk_0d": lambda lib: lib.topk(lib.tensor(3.0), 1),
     "topk_k0": lambda lib: lib.topk(lib.ones(2, 3), 0),
     "unique": lambda lib: (lib.unique(lib.tensor([[3, 1], [3, 2]])),
@@ -70,7 +58,7 @@ SCENARIOS = {
                                       return_counts=True),
                            lib.tensor([True, False, True]).unique(return_counts=True),
                            lib.unique(lib.zeros(0), return_inverse=True, return_counts=True),
-                           lib.unique(_x(lib, 2, 3, rg=False))),
+                           lib.unique(randn(lib, 2, 3, rg=False))),
 }
 
 
@@ -82,10 +70,10 @@ def test_values_and_grad_fn_match_torch(case):
 # ---- gradients where the op table does not reach ---------------------------------------------
 
 GRADIENTS = {
-    "cumprod_zeros": lambda lib: (lambda x: _grads(lib, lib.cumprod(x, 1), x))(
+    "cumprod_zeros": lambda lib: (lambda x: grads(lib, lib.cumprod(x, 1), x))(
         lib.tensor([[0.0, 2.0, 0.0, 3.0], [1.5, -2.0, 0.0, 4.0]], dtype=lib.float64,
                    requires_grad=True)),
-    "sort_ties": lambda lib: (lambda x: _grads(lib, lib.sort(x, stable=True), x))(
+    "sort_ties": lambda lib: (lambda x: grads(lib, lib.sort(x, stable=True), x))(
         lib.tensor([1.0, 0.0, 1.0, 0.0], dtype=lib.float64, requires_grad=True)),
 }
 
@@ -104,28 +92,18 @@ DOUBLE = {
 @pytest.mark.parametrize("case", sorted(DOUBLE))
 def test_double_backward_matches_torch(case):
     """create_graph=True gradients, then the gradient of their sum."""
-    fn, data = DOUBLE[case]
-
-    def scenario(lib):
-        x = lib.tensor(data, dtype=lib.float64, requires_grad=True)
-        (g,) = lib.autograd.grad([fn(lib, x).sum()], [x], create_graph=True)
-        (gg,) = lib.autograd.grad([(g * g).sum()], [x])
-        return g.detach(), gg
-
-    same(scenario)
+    same(double_backward(*DOUBLE[case]))
 
 
-@pytest.mark.parametrize("op", ["cumprod"])
+GRADCHECK = {
+    "cumprod": lambda a: gradtrack.cumprod(a, 1),
+}
+
+
+@pytest.mark.parametrize("op", list(GRADCHECK))
 def test_gradcheck(op):
     """Finite differences (gradtrack.autograd.gradcheck) on float64 inputs."""
-    x = _x(gradtrack, 2, 3)
-    y = _x(gradtrack, 2, 3, seed=1)
-    fns = {
-        "cumprod": lambda a: gradtrack.cumprod(a, 1),
-    }
-    fn = fns[op]
-    args = (x, y) if fn.__code__.co_argcount == 2 else (x,)
-    assert gradtrack.autograd.gradcheck(fn, args)
+    assert gradcheck_on_float64(GRADCHECK[op])
 
 
 # ---- out= (NOTE [out= rules] in gradtrack/_out.py) ------------------------------------------

@@ -9,19 +9,8 @@ import pytest
 
 import gradtrack
 
+from area_checks import grads, randn
 from helpers import same
-
-
-def _x(lib, *shape, seed=0, rg=True):
-    data = np.random.default_rng(seed).standard_normal(shape)
-    return lib.tensor(data, dtype=lib.float64, requires_grad=rg)
-
-
-def _grads(lib, out, *inputs):
-    """Gradients of ``out`` (a tensor or a tuple whose first is) for a fixed upstream."""
-    out = out[0] if isinstance(out, tuple) else out
-    up = lib.tensor(np.linspace(-1, 1, max(out.numel(), 1)).reshape(tuple(out.shape)))
-    return lib.autograd.grad([out], list(inputs), [up], allow_unused=True)
 
 
 # ---- errors, in torch's words ----------------------------------------------------------------
@@ -54,24 +43,24 @@ def test_errors_match_torch(case):
 # ---- values, dtypes, named results and grad_fn names -------------------------------------------
 
 SCENARIOS = {
-    "tril_grad_fn": lambda lib: (lib.tril(_x(lib, 3, 3)), lib.triu(_x(lib, 3, 3), -1)),
-    "tril_inplace": lambda lib: (lambda y: (y.tril_(1), y._version))(_x(lib, 3, 4) * 1),
-    "triu_inplace_leaf": lambda lib: _x(lib, 3, 3).triu_(),
-    "flip_roll_repeat_grad_fn": lambda lib: (lib.flip(_x(lib, 2, 3), (0,)),
-                                             lib.roll(_x(lib, 2, 3), 1),
-                                             _x(lib, 2, 3).repeat(2, 1),
-                                             lib.tile(_x(lib, 2, 3), (2,))),
+    "tril_grad_fn": lambda lib: (lib.tril(randn(lib, 3, 3)), lib.triu(randn(lib, 3, 3), -1)),
+    "tril_inplace": lambda lib: (lambda y: (y.tril_(1), y._version))(randn(lib, 3, 4) * 1),
+    "triu_inplace_leaf": lambda lib: randn(lib, 3, 3).triu_(),
+    "flip_roll_repeat_grad_fn": lambda lib: (lib.flip(randn(lib, 2, 3), (0,)),
+                                             lib.roll(randn(lib, 2, 3), 1),
+                                             randn(lib, 2, 3).repeat(2, 1),
+                                             lib.tile(randn(lib, 2, 3), (2,))),
     "repeat_empty": lambda lib: lib.ones(2, 0).repeat(3, 2),
     "diagonal_view": lambda lib: (lambda x: (lib.diagonal(x, 1), lib.diagonal(x, 1)._base is x))(
-        _x(lib, 3, 4)),
+        randn(lib, 3, 4)),
     "diagonal_dims": lambda lib: lib.diagonal(lib.arange(24.0).view(2, 3, 4), -1, 2, 0),
     "diagonal_beyond": lambda lib: lib.diagonal(lib.zeros(2, 3), 5),
-    "diag_embed": lambda lib: lib.diag_embed(_x(lib, 2, 3), -1, 0, 2),
-    "diag_1d_2d": lambda lib: (lib.diag(_x(lib, 3), 1), lib.diag(_x(lib, 3, 4), -1)),
-    "repeat_interleave": lambda lib: (_x(lib, 2, 3).repeat_interleave(2),
-                                      lib.repeat_interleave(_x(lib, 2, 3), 3, dim=1),
-                                      lib.repeat_interleave(_x(lib, 2, 3), lib.tensor([1, 2]), dim=0),
-                                      lib.repeat_interleave(_x(lib, 2, 3), lib.tensor([0, 2, 1]), 1),
+    "diag_embed": lambda lib: lib.diag_embed(randn(lib, 2, 3), -1, 0, 2),
+    "diag_1d_2d": lambda lib: (lib.diag(randn(lib, 3), 1), lib.diag(randn(lib, 3, 4), -1)),
+    "repeat_interleave": lambda lib: (randn(lib, 2, 3).repeat_interleave(2),
+                                      lib.repeat_interleave(randn(lib, 2, 3), 3, dim=1),
+                                      lib.repeat_interleave(randn(lib, 2, 3), lib.tensor([1, 2]), dim=0),
+                                      lib.repeat_interleave(randn(lib, 2, 3), lib.tensor([0, 2, 1]), 1),
                                       lib.repeat_interleave(lib.tensor([0, 2, 0, 3]))),
 }
 
@@ -84,12 +73,12 @@ def test_values_and_grad_fn_match_torch(case):
 # ---- gradients where the op table does not reach ---------------------------------------------
 
 GRADIENTS = {
-    "diagonal_offsets": lambda lib: (lambda x: _grads(lib, lib.diagonal(x, -1, 2, 0), x))(
-        _x(lib, 3, 2, 4)),
-    "diag_embed": lambda lib: (lambda x: _grads(lib, lib.diag_embed(x, 1), x))(_x(lib, 2, 3)),
+    "diagonal_offsets": lambda lib: (lambda x: grads(lib, lib.diagonal(x, -1, 2, 0), x))(
+        randn(lib, 3, 2, 4)),
+    "diag_embed": lambda lib: (lambda x: grads(lib, lib.diag_embed(x, 1), x))(randn(lib, 2, 3)),
     "repeat_interleave": lambda lib: (lambda x: (
-        _grads(lib, x.repeat_interleave(2, dim=0), x),
-        _grads(lib, x.repeat_interleave(lib.tensor([2, 0, 1]), dim=1), x)))(_x(lib, 2, 3)),
+        grads(lib, x.repeat_interleave(2, dim=0), x),
+        grads(lib, x.repeat_interleave(lib.tensor([2, 0, 1]), dim=1), x)))(randn(lib, 2, 3)),
 }
 
 
@@ -102,11 +91,11 @@ def test_tril_inplace_version_and_gradient():
     torch = pytest.importorskip("torch")
 
     def run(lib):
-        x = _x(lib, 3, 3)
+        x = randn(lib, 3, 3)
         y = x * 2
         view = y[1:]
         view.triu_()
-        return y._version, type(y.grad_fn).__name__, _grads(lib, y, x)
+        return y._version, type(y.grad_fn).__name__, grads(lib, y, x)
 
     gv, gn, gg = run(gradtrack)
     tv, tn, tg = run(torch)

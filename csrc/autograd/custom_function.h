@@ -44,6 +44,9 @@ class CustomFunctionNode : public Node {
   void release_variables() override;
   bool materialize_grads() const override { return materialize_; }
   void set_materialize_grads(bool value) { materialize_ = value; }
+  void check_silent_writes() const override {
+    for (const SavedTensor& s : saved_) s.check_silent(*this);
+  }
 
   /// Saves `t` (undefined: the user saved None); `is_output` when `t` is one
   /// of this node's outputs (kept without its history: no cycle).

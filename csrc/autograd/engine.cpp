@@ -8,6 +8,7 @@
 #include "autograd/fusion.h"
 #include "autograd/grad_mode.h"
 #include "autograd/provenance.h"
+#include "core/silent_writes.h"
 #include "kernels/kernels.h"
 #include "kernels/parallel.h"
 #include "ops/ops.h"
@@ -317,6 +318,13 @@ TensorList run_backward(const std::vector<Edge>& roots, const TensorList& grads,
   const bool capturing = !capture.empty();
   std::unordered_set<Node*> needed;
   if (capturing) needed = needed_nodes(root.get(), capture, options.accumulate_grad);
+  // NOTE [Silent writes]: a tensor saved with the detector on and changed since
+  // without a version bump refuses the whole backward before any node runs,
+  // so no .grad changes on any leaf.
+  if (silent_writes::live_watches() > 0) {
+    for (Node* n : task.nodes)
+      if (!capturing || needed.count(n)) n->check_silent_writes();
+  }
   std::unordered_map<Node*, std::vector<size_t>> captures;  // node -> indices into capture
   for (size_t i = 0; i < capture.size(); ++i)
     if (capture[i].fn) captures[capture[i].fn.get()].push_back(i);

@@ -125,6 +125,9 @@ class FormulaNode : public Node {
   std::string name() const override { return row_.name; }
   TensorList apply(TensorList&& grads) override;
   void release_variables() override;
+  void check_silent_writes() const override {
+    for (const SavedTensor& s : saved) s.check_silent(*this);
+  }
 
   const FormulaRow& row() const { return row_; }
   /// apply() in its three steps, for the engine's fused pair (NOTE [Fused

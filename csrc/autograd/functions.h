@@ -41,6 +41,7 @@ class CopySlices : public Node {
     released_ = true;
   }
   const std::shared_ptr<Node>& fn() const { return fn_; }
+  void check_silent_writes() const override { fn_->check_silent_writes(); }
 
  private:
   bool released_ = false;

@@ -81,6 +81,9 @@ class Node : public std::enable_shared_from_this<Node> {
   virtual TensorList apply(TensorList&& grads) = 0;
   /// Drops saved tensors after a backward without retain_graph.
   virtual void release_variables() {}
+  /// Throws when a tensor it saved was changed without a version bump (NOTE
+  /// [Silent writes]); the engine asks every node before backward runs.
+  virtual void check_silent_writes() const {}
   virtual bool is_accumulate_grad() const { return false; }
   /// Whether the engine fills gradients that did not arrive with zeros before
   /// apply() (a custom Function can ask for undefined ones instead).

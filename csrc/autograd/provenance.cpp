@@ -6,6 +6,7 @@
 
 #include "autograd/node.h"
 #include "autograd/variable.h"
+#include "core/silent_writes.h"
 
 namespace gradtrack::autograd {
 
@@ -66,8 +67,40 @@ uint16_t swap_write_label(uint16_t label) {
   return prev;
 }
 
+namespace {
+// Whether anyone reads a write's record: provenance, or the silent-write
+// detector when the written memory is watched (NOTE [Silent writes]).
+bool write_is_recorded(const Tensor& written) {
+  if (Provenance::enabled()) return true;
+  const silent_writes::StorageLedger* l = written->storage()->ledger();
+  return l && l->watched.load(std::memory_order_relaxed) > 0;
+}
+}  // namespace
+
+uint8_t write_via(const Tensor& writer) {
+  switch (writer->alias_kind()) {
+    case TensorImpl::AliasKind::Detach: return 1;
+    case TensorImpl::AliasKind::ViewDtype: return 3;
+    case TensorImpl::AliasKind::Data: return 4;
+    case TensorImpl::AliasKind::None: break;
+  }
+  if (!is_view(writer)) return 0;
+  return view_base(writer)->alias_kind() == TensorImpl::AliasKind::Data ? 5 : 2;
+}
+
+const char* via_text(uint8_t via) {
+  switch (via) {
+    case 1: return " (through a detach() alias)";
+    case 2: return " (through a view)";
+    case 3: return " (through a view(dtype) alias)";
+    case 4: return " (through .data)";
+    case 5: return " (through a view of .data)";
+    default: return "";
+  }
+}
+
 void note_write(const Tensor& written, const char* label) {
-  if (!Provenance::enabled()) return;
+  if (!write_is_recorded(written)) return;
   static std::unordered_map<const char*, uint16_t>* cache =
       new std::unordered_map<const char*, uint16_t>();
   uint16_t id;
@@ -85,40 +118,28 @@ void note_write(const Tensor& written, const char* label) {
 }
 
 void note_write(const Tensor& written, uint16_t label) {
-  if (!Provenance::enabled()) return;
+  if (!write_is_recorded(written)) return;
   if (t_label_override != 0) label = t_label_override;
+  // `t[i] = v` writes through an internal view of t: report it as a write of t.
+  Tensor writer = t_writer_is_base && is_view(written) ? view_base(written) : written;
+  const uint32_t location = current_location();
+  silent_writes::note_write(*written->storage(), label, location, write_via(writer));
+  if (!Provenance::enabled()) return;
   VersionCounter& vc = *written->version_counter();
   if (!vc.log) vc.log = std::make_unique<WriteLog>();
   WriteLog& log = *vc.log;
   WriteRecord& r = log.ring[log.total % WriteLog::kSize];
   r.version = written->version();
-  r.location = current_location();
-  // `t[i] = v` writes through an internal view of t: report it as a write of t.
-  Tensor writer = t_writer_is_base && is_view(written) ? view_base(written) : written;
+  r.location = location;
   r.writer = writer.get();
   r.label = label;
-  switch (writer->alias_kind()) {
-    case TensorImpl::AliasKind::Detach: r.via = 1; break;
-    case TensorImpl::AliasKind::ViewDtype: r.via = 3; break;
-    case TensorImpl::AliasKind::None: r.via = is_view(writer) ? 2 : 0; break;
-  }
+  r.via = write_via(writer);
   ++log.total;
 }
 
 }  // namespace gradtrack::autograd
 
 namespace gradtrack::autograd {
-
-namespace {
-const char* via_text(uint8_t via) {
-  switch (via) {
-    case 1: return " (through a detach() alias)";
-    case 2: return " (through a view)";
-    case 3: return " (through a view(dtype) alias)";
-    default: return "";
-  }
-}
-}  // namespace
 
 std::string version_error_note(const Tensor& saved, const Node& owner, uint32_t expected) {
   std::string text = "It was saved by " + owner.name();

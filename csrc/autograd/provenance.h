@@ -45,6 +45,11 @@ const std::string& label_name(uint16_t id);
 void note_write(const Tensor& written, uint16_t label);
 void note_write(const Tensor& written, const char* label);
 
+/// How a write reached memory, for notes: 0 directly, 1 a detach() alias, 2 a
+/// view, 3 a view(dtype) alias, 4 `.data`, 5 a view of `.data`; and its words.
+uint8_t write_via(const Tensor& writer);
+const char* via_text(uint8_t via);
+
 /// Names the writes made in a scope after the user-facing operation
 /// ("__setitem__", "SGD.step") instead of the primitive that does them.
 class ScopedWriteLabel {

@@ -21,6 +21,7 @@ SavedTensor::SavedTensor(const Tensor& t, bool is_output, bool inplace_on_view)
     pack_with(*hooks, t);
     return;
   }
+  if (silent_writes::enabled()) region_ = silent_writes::watch(t);
   // Output: keep an alias sharing storage and counter, minus the history.
   data_ = is_output ? alias_with_geometry(t, t.sizes(), t.strides(), t->offset()) : t;
 }
@@ -137,6 +138,109 @@ Tensor SavedTensor::unpack(const std::shared_ptr<Node>& owner, bool attach_alway
     return t;
   }
   return data_;
+}
+
+}  // namespace gradtrack::autograd
+
+namespace gradtrack::autograd {
+
+namespace {
+
+enum class SilentChange { None, Changed, Replaced };
+
+SilentChange silent_change_of(const Tensor& now, silent_writes::SavedRegion& region) {
+  const bool same_memory = now->storage() == region.storage && now->offset() == region.offset &&
+                           now.sizes() == region.sizes && now.strides() == region.strides &&
+                           now.dtype() == region.dtype;
+  if (!same_memory) {
+    // `x.data = y` under a saved input: what backward would read is y's memory.
+    const uint64_t saved = silent_writes::saved_fingerprint(region);
+    const bool same_bytes = now.dtype() == region.dtype && now.sizes() == region.sizes &&
+                            silent_writes::fingerprint(now) == saved;
+    return same_bytes ? SilentChange::None : SilentChange::Replaced;
+  }
+  // A memory no alias ever reached has no fingerprint: only its counter could
+  // have written it, and the version check sees that.
+  if (!region.printed.load(std::memory_order_acquire)) return SilentChange::None;
+  return silent_writes::fingerprint(now) == region.print ? SilentChange::None
+                                                         : SilentChange::Changed;
+}
+
+std::string alias_names(uint8_t aliases) {
+  std::vector<std::string> names;
+  if (aliases & silent_writes::kNumpy) names.push_back("numpy()");
+  if (aliases & silent_writes::kFromNumpy) names.push_back("from_numpy");
+  if (aliases & silent_writes::kDlpack) names.push_back("__dlpack__");
+  if (aliases & silent_writes::kData) names.push_back(".data");
+  std::string out;
+  for (size_t i = 0; i < names.size(); ++i) out += (i ? ", " : "") + names[i];
+  return out;
+}
+
+// What the note says of the writes since the save: gradtrack's, named, or
+// that the memory changed outside gradtrack.
+std::string writes_story(const silent_writes::SavedRegion& region, SilentChange kind) {
+  std::string text;
+  bool replaced_told = false;
+  for (const silent_writes::WriteNote& w :
+       silent_writes::writes_since(*region.storage, region.writes_at_save)) {
+    const std::string at = w.location ? " at " + describe_location(w.location) : "";
+    if (label_name(w.label) == ".data =") {
+      text += " Then its .data was replaced" + at +
+              " (`t.data = other`): backward would read the other tensor's values.";
+      replaced_told = true;
+    } else {
+      text += str_cat(" Then written by ", label_name(w.label), via_text(w.via), at, ".");
+    }
+  }
+  if (kind == SilentChange::Replaced && !replaced_told)
+    return text +
+           " Then its .data was replaced (`t.data = other`): backward would read the other "
+           "tensor's values.";
+  if (!text.empty()) return text;
+  const std::string aliases = alias_names(silent_writes::aliases_of(*region.storage));
+  return str_cat(" The memory changed outside gradtrack", aliases.empty() ? "" : ": it is shared",
+                 aliases.empty() ? "" : " through " + aliases,
+                 " (a NumPy array or a DLPack consumer writes it without a version bump).");
+}
+
+}  // namespace
+
+std::string SavedTensor::silent_change() const {
+  if (!region_ || released_ || !data_.defined() || data_->version() != version_) return "";
+  const SilentChange kind = silent_change_of(data_, *region_);
+  if (kind == SilentChange::None) return "";
+  // The last write explain() can name: "changed by mul_ through .data at t.py:14".
+  const auto writes = silent_writes::writes_since(*region_->storage, region_->writes_at_save);
+  if (!writes.empty()) {
+    const silent_writes::WriteNote& w = writes.back();
+    const std::string at = w.location ? " at " + describe_location(w.location) : "";
+    if (label_name(w.label) == ".data =") return "its .data replaced" + at;
+    return str_cat("changed by ", label_name(w.label), via_text(w.via), at);
+  }
+  if (kind == SilentChange::Replaced) return "its .data replaced";
+  const std::string aliases = alias_names(silent_writes::aliases_of(*region_->storage));
+  return "changed outside gradtrack" + (aliases.empty() ? "" : " (shared through " + aliases + ")");
+}
+
+void SavedTensor::check_silent(const Node& owner) const {
+  if (!region_ || released_ || !data_.defined() || data_->version() != version_) return;
+  const SilentChange kind = silent_change_of(data_, *region_);
+  if (kind == SilentChange::None) return;
+  const std::string what =
+      kind == SilentChange::Replaced
+          ? "now reads other memory than the one it was saved with (its .data was replaced)"
+          : str_cat("is still at version ", version_, " but its memory changed after it was saved");
+  std::string note = "It was saved by " + owner.name();
+  if (owner.location) note += " for the call at " + describe_location(owner.location);
+  note += "." + writes_story(*region_, kind);
+  throw Error(
+      str_cat("one of the variables needed for gradient computation has been modified without its "
+              "version counter seeing it: [",
+              legacy_type_name(data_.dtype(), kModule), " ", shape_str(data_.sizes()), "] ", what,
+              ", so backward would compute a wrong gradient with no error. "
+              "gradtrack.autograd.detect_silent_writes caught it; nothing was accumulated."),
+      note);
 }
 
 }  // namespace gradtrack::autograd

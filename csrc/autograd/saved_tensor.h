@@ -5,6 +5,7 @@
 
 #include "autograd/node.h"
 #include "autograd/saved_tensor_hooks.h"
+#include "core/silent_writes.h"
 
 namespace gradtrack::autograd {
 
@@ -32,8 +33,16 @@ class SavedTensor {
     data_ = Tensor();
     packed_.reset();
     history_.reset();
+    region_.reset();
     released_ = true;
   }
+  /// NOTE [Silent writes]: throws when the memory this tensor reads differs
+  /// from what was saved while its version counter did not move (only for a
+  /// tensor saved with the detector on). `owner` is the node that saved it.
+  void check_silent(const Node& owner) const;
+  /// The same check as words for explain(), "changed by mul_ (through
+  /// .data) at t.py:14"; "" when nothing changed.
+  std::string silent_change() const;
   bool defined() const { return data_.defined() || packed_ || released_; }
   bool released() const { return released_; }
   uint32_t saved_version() const { return version_; }
@@ -52,6 +61,7 @@ class SavedTensor {
   std::shared_ptr<PackedTensor> packed_;
   std::shared_ptr<Node> history_;
   std::weak_ptr<Node> view_fn_;  // inplace_on_view: the view's node after the write
+  std::shared_ptr<silent_writes::SavedRegion> region_;  // watched: the memory as saved
   uint32_t version_ = 0;
   uint32_t output_nr_ = 0;
   bool is_output_ = false;

@@ -1,15 +1,15 @@
 #include "core/storage.h"
 
-#include <sys/mman.h>
-
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
 #include <new>
+#include <sys/mman.h>
 #include <unordered_map>
 #include <vector>
 
 #include "core/error.h"
+#include "core/silent_writes.h"
 
 namespace gradtrack {
 
@@ -182,11 +182,21 @@ Storage::Storage(void* data, size_t nbytes, size_t capacity, std::function<void(
     : data_(data), nbytes_(nbytes), capacity_(capacity), release_(std::move(release)) {}
 
 Storage::~Storage() {
+  delete ledger_.load(std::memory_order_acquire);
   if (release_) {
     release_();
   } else if (data_ != nullptr) {
     release_block(data_, capacity_);
   }
+}
+
+silent_writes::StorageLedger& Storage::ensure_ledger() {
+  silent_writes::StorageLedger* l = ledger_.load(std::memory_order_acquire);
+  if (l) return *l;
+  auto* fresh = new silent_writes::StorageLedger();
+  if (ledger_.compare_exchange_strong(l, fresh, std::memory_order_acq_rel)) return *fresh;
+  delete fresh;  // another thread made it first
+  return *l;
 }
 
 std::shared_ptr<Storage> Storage::allocate(size_t nbytes) {

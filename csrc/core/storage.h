@@ -1,11 +1,16 @@
 // Refcounted byte buffers and the caching allocator behind them.
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <functional>
 #include <memory>
 
 namespace gradtrack {
+
+namespace silent_writes {
+struct StorageLedger;
+}
 
 /// A block of memory shared by a tensor and its views.
 ///
@@ -27,12 +32,17 @@ class Storage {
   void* data() const { return data_; }
   size_t nbytes() const { return nbytes_; }
   bool is_external() const { return static_cast<bool>(release_); }
+  /// What the silent-write detector knows of this memory (NOTE [Silent
+  /// writes]); null until it first watches or sees an alias of it.
+  silent_writes::StorageLedger* ledger() const { return ledger_.load(std::memory_order_acquire); }
+  silent_writes::StorageLedger& ensure_ledger();
 
  private:
   void* data_;
   size_t nbytes_;
   size_t capacity_;  // the allocator's block size; 0 for external memory
   std::function<void()> release_;
+  std::atomic<silent_writes::StorageLedger*> ledger_{nullptr};
 };
 
 /// Allocator statistics and knobs (exposed for tests and benchmarks).

@@ -73,7 +73,9 @@ class TensorImpl {
 
   /// What an alias with no history is (detach(), view(dtype)): writes through
   /// it are reported as such.
-  enum class AliasKind : uint8_t { None, Detach, ViewDtype };
+  /// How this tensor was made from another without a copy: what provenance
+  /// says a write went through. Data: the `.data` getter (a fresh counter).
+  enum class AliasKind : uint8_t { None, Detach, ViewDtype, Data };
   AliasKind alias_kind() const { return alias_kind_; }
   void set_alias_kind(AliasKind k) { alias_kind_ = k; }
 

@@ -406,26 +406,27 @@ void bind_node(py::module_& m) {
                                             fn.ptr()});
              return h;
            })
-      .def(
-          "_saved_versions",
-          [](const ag::Node& n) {
-            py::list out;
-            auto* f = dynamic_cast<const ag::FormulaNode*>(&n);
-            if (!f) return out;
-            for (const ag::SavedTensor& s : f->saved) {
-              if (!s.defined()) continue;
-              const Tensor& t = s.peek();
-              const uint32_t now = t.defined() ? t->version() : 0;
-              // For a stale tensor, the note backward's error would carry: who
-              // saved it and which writes changed it since.
-              std::string note;
-              if (t.defined() && now != s.saved_version() && ag::Provenance::enabled())
-                note = ag::version_error_note(t, n, s.saved_version());
-              out.append(py::make_tuple(t.defined() ? py::cast(ag::detach(t)) : py::none(),
-                                        s.saved_version(), now, s.is_output(), s.released(), note));
-            }
-            return out;
-          })
+      .def("_saved_versions",
+           [](const ag::Node& n) {
+             py::list out;
+             auto* f = dynamic_cast<const ag::FormulaNode*>(&n);
+             if (!f) return out;
+             for (const ag::SavedTensor& s : f->saved) {
+               if (!s.defined()) continue;
+               const Tensor& t = s.peek();
+               const uint32_t now = t.defined() ? t->version() : 0;
+               // For a stale tensor, the note backward's error would carry: who
+               // saved it and which writes changed it since.
+               std::string note;
+               if (t.defined() && now != s.saved_version() && ag::Provenance::enabled())
+                 note = ag::version_error_note(t, n, s.saved_version());
+               // NOTE [Silent writes]: a change the version counter did not see.
+               out.append(py::make_tuple(t.defined() ? py::cast(ag::detach(t)) : py::none(),
+                                         s.saved_version(), now, s.is_output(), s.released(), note,
+                                         s.silent_change()));
+             }
+             return out;
+           })
       .def("__repr__", [](py::handle self) {
         return "<" + std::string(py::str(py::type::handle_of(self).attr("__name__"))) +
                " object at " +
@@ -499,6 +500,11 @@ void bind_modes(py::module_& m) {
     *g_package_dir = dir;
     clear_code_cache();  // which code is internal depends on it
   });
+  // NOTE [Silent writes]: the detector's mode, and aliases made in Python (DLPack).
+  m.def("_set_detect_silent_writes", [](bool v) { silent_writes::set_enabled(v); });
+  m.def("_is_detect_silent_writes_enabled", [] { return silent_writes::enabled(); });
+  m.def("_note_dlpack_alias",
+        [](const Tensor& t) { silent_writes::note_alias(t->storage(), silent_writes::kDlpack); });
   m.def("_set_provenance", [](bool v) { ag::Provenance::set(v); });
   m.def("_is_provenance_enabled", [] { return ag::Provenance::enabled(); });
   m.def("_current_location", [] { return describe_site(capture_location()); });

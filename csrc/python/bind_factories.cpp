@@ -122,8 +122,20 @@ void bind_factories(py::module_& m) {
       },
       py::arg("data"), py::kw_only(), py::arg("dtype") = py::none(),
       py::arg("requires_grad") = false, py::arg("device") = py::none());
-  m.def("from_numpy", [](py::handle a) { return tensor_from_numpy(a); }, py::arg("ndarray"));
-  m.def("_from_dlpack_array", [](py::handle a) { return tensor_from_numpy(a, true, false); });
+  // The array's memory is reached outside the tensor's counter (NOTE [Silent writes]).
+  m.def(
+      "from_numpy",
+      [](py::handle a) {
+        Tensor t = tensor_from_numpy(a);
+        silent_writes::note_alias(t->storage(), silent_writes::kFromNumpy);
+        return t;
+      },
+      py::arg("ndarray"));
+  m.def("_from_dlpack_array", [](py::handle a) {
+    Tensor t = tensor_from_numpy(a, true, false);
+    silent_writes::note_alias(t->storage(), silent_writes::kDlpack);
+    return t;
+  });
   m.def(
       "arange",
       [](const py::args& args, py::handle dtype, bool rg, py::handle device) {

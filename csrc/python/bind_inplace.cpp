@@ -238,7 +238,21 @@ void bind_inplace(py::module_& m) {
         self,
         d.is_none() ? std::nullopt : std::optional<int64_t>(int_arg(d, "squeeze_", "dim", 1)));
   });
-  m.def("set_data", [](const Tensor& self, const Tensor& other) { self->set_data(*other.get()); });
+  // `x.data = y`: x now reads y's memory through its own counter, which y's
+  // counter does not see (NOTE [Silent writes]).
+  m.def("set_data", [](const Tensor& self, const Tensor& other) {
+    // `x.data *= 2` sets x.data to the same memory it had: no swap.
+    const bool same = self->storage() == other->storage() && self->offset() == other->offset() &&
+                      self.sizes() == other.sizes() && self.strides() == other.strides() &&
+                      self.dtype() == other.dtype();
+    if (!same) {
+      // the old memory's log says where it was swapped away, for the error
+      static const uint16_t label = ag::intern_label(".data =");
+      silent_writes::note_write(*self->storage(), label, ag::current_location(), 0);
+    }
+    self->set_data(*other.get());
+    if (!same) silent_writes::note_alias(other->storage(), silent_writes::kData);
+  });
   // out='s resize (as PyTorch's resize_output, then TensorIterator's layout for
   // a resized output): `like`'s shape, and its strides when it is dense (an
   // elementwise result follows its inputs' memory order), else contiguous

@@ -184,7 +184,15 @@ void bind_autograd_fields(Cls& cls) {
       .def("_is_view", [](const Tensor& t) { return ag::is_view(t); })
       .def("detach", [](const Tensor& t) { return ag::detach(t); })
       .def("_detach_inplace", [](const Tensor& t) { ag::detach_inplace(t); })
-      .def("_data", [](const Tensor& t) { return alias_fresh_counter(t); })
+      // `.data`: the memory under a fresh counter, which the silent-write
+      // detector must know of (NOTE [Silent writes]).
+      .def("_data",
+           [](const Tensor& t) {
+             Tensor alias = alias_fresh_counter(t);
+             alias->set_alias_kind(TensorImpl::AliasKind::Data);
+             silent_writes::note_alias(t->storage(), silent_writes::kData);
+             return alias;
+           })
       .def("_check_view_rebase", [](const Tensor& t) { ag::check_view_rebase(t, false); })
       .def("backward", &tensor_backward, py::arg("gradient") = py::none(),
            py::arg("retain_graph") = py::none(), py::arg("create_graph") = false,

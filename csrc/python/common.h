@@ -8,6 +8,7 @@
 
 #include <variant>
 
+#include "core/silent_writes.h"
 #include "core/tensor.h"
 #include "ops/ops.h"
 

@@ -399,6 +399,7 @@ py::object tensor_numpy(py::handle self, bool force) {
   // must not be left pointing at freed (or reused) memory.
   auto* owner = new std::shared_ptr<Storage>(t->storage());
   py::capsule base(owner, [](void* p) { delete static_cast<std::shared_ptr<Storage>*>(p); });
+  silent_writes::note_alias(t->storage(), silent_writes::kNumpy);  // NOTE [Silent writes]
   return py::array(py::dtype(numpy_char(t.dtype())), shape, strides, t.raw(), base);
 }
 

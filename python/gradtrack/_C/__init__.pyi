@@ -3345,10 +3345,16 @@ def _install_number_slots() -> None:
     Sets Tensor's + - * / slots to the fast path (NOTE [Number slots]).
     """
 
+def _is_detect_silent_writes_enabled() -> builtins.bool:
+    ...
+
 def _is_provenance_enabled() -> builtins.bool:
     ...
 
 def _like(kind: str, a: Tensor, dtype: typing.Any, rg: builtins.bool, fill: typing.Any, generator: typing.Any=None) -> Tensor:
+    ...
+
+def _note_dlpack_alias(arg0: Tensor) -> None:
     ...
 
 def _promote_types(arg0: typing.Any, arg1: typing.Any) -> typing.Any:
@@ -3376,6 +3382,9 @@ def _set_anomaly_enabled(arg0: builtins.bool, arg1: builtins.bool) -> None:
     ...
 
 def _set_anomaly_hooks(arg0: typing.Any, arg1: typing.Any) -> None:
+    ...
+
+def _set_detect_silent_writes(arg0: builtins.bool) -> None:
     ...
 
 def _set_fusion_enabled(arg0: builtins.bool) -> builtins.bool:

@@ -19,13 +19,18 @@ from .function import Function
 from .gradcheck import GradcheckError, gradcheck, gradgradcheck
 from .grad_mode import enable_grad, inference_mode, no_grad, set_grad_enabled
 from .provenance import explain, is_provenance_enabled, set_provenance
+from .silent_writes import detect_silent_writes, is_detect_silent_writes_enabled
+from .silent_writes import _from_environment as _silent_writes_from_environment
 from .viz import make_dot
 
 __all__ = ["Function", "function", "backward", "grad", "no_grad", "enable_grad", "set_grad_enabled", "inference_mode",
            "detect_anomaly", "set_detect_anomaly", "is_anomaly_enabled",
            "is_anomaly_check_nan_enabled", "gradcheck", "gradgradcheck", "GradcheckError", "graph",
            "functional", "forward_ad",
-           "set_provenance", "is_provenance_enabled", "explain", "make_dot"]
+           "set_provenance", "is_provenance_enabled", "explain", "make_dot",
+           "detect_silent_writes", "is_detect_silent_writes_enabled"]
+
+_silent_writes_from_environment()
 
 _Tensor = _C.Tensor
 

@@ -23,15 +23,20 @@ def _walk(root):
 def _saved_lines(node):
     """Per saved tensor a line; whether any is stale; the notes naming the stale ones' writes."""
     lines, notes, broken = [], [], False
-    for tensor, saved, current, is_output, released, note in node._saved_versions():
+    for tensor, saved, current, is_output, released, note, silent in node._saved_versions():
         what = "its output" if is_output else "an input"
         if released:
             lines.append(f"saved {what}: freed by a backward without retain_graph")
             broken = True
             continue
         shape = list(tensor.shape) if tensor is not None else []
-        status = "ok" if saved == current else "MODIFIED: backward will fail"
-        broken = broken or saved != current
+        if saved != current:
+            status = "MODIFIED: backward will fail"
+        elif silent:  # NOTE [Silent writes]: only with the detector on when saved
+            status = f"{silent}: backward would be wrong"
+        else:
+            status = "ok"
+        broken = broken or saved != current or bool(silent)
         lines.append(f"saved {what} {shape}: version {saved} when saved, {current} now ({status})")
         if note:
             notes.append(note)

@@ -17,6 +17,8 @@ tensor([10.,  1.,  2.,  3.])
 
 import enum
 
+from .. import _C
+
 
 __all__ = ["DLDeviceType", "from_dlpack", "to_dlpack"]
 
@@ -53,6 +55,8 @@ def dlpack(self, *, stream=-1, max_version=None, dl_device=None, copy=None):
     if stream is not None and stream != -1:
         raise AssertionError("stream should be None on cpu.")
     array = self.numpy()
+    if not copy:  # the consumer writes this memory without a version bump (NOTE [Silent writes])
+        _C._note_dlpack_alias(self)
     return array.__dlpack__(max_version=max_version, dl_device=dl_device, copy=copy)
 
 

@@ -84,3 +84,22 @@ def evaluate(goal, ratio):
     if goal is None or ratio is None:
         return None
     return ratio <= goal.max_ratio
+
+
+# A variant of a case held to a ratio of the same library's default run (variant
+# median / default median of that run): what a debug mode may cost.
+@dataclass(frozen=True)
+class VariantGoal:
+    case: str
+    point: object
+    variant: str
+    max_ratio: float
+    why: str = ""
+
+
+VARIANT_GOALS = (
+    VariantGoal("mlp_step", "b64", "silent writes on", 1.25,
+                "detect_silent_writes(): every saved tensor watched"),
+    VariantGoal("cnn_step", "b32", "silent writes on", 1.25,
+                "detect_silent_writes(): every saved tensor watched"),
+)

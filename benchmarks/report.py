@@ -17,6 +17,7 @@ from .goals import (
     PEAK_CASE,
     PEAK_MIN_FRACTION,
     PEAK_POINT,
+    VARIANT_GOALS,
     evaluate,
     goal_for,
 )
@@ -199,7 +200,23 @@ def extra_goals(records, machine, libs):
                              "paired": paired, "max_ratio": FLOOR_MAX_RATIO,
                              "met": evaluate_max(ratios.get(labels[0]), FLOOR_MAX_RATIO)})
     out["peak"] = _peak_entry(by, machine, labels)
+    out["variants"] = _variant_entries(by, labels[0])
     return out
+
+
+def _variant_entries(by, label):
+    """VARIANT_GOALS evaluated: each variant's median over its library's default run."""
+    entries = []
+    for goal in VARIANT_GOALS:
+        rec = by.get((goal.case, goal.point))
+        if rec is None:
+            continue
+        ratio = next((v["ratio"] for v in rec.get("variants", ())
+                      if v["variant"] == goal.variant and v["lib"] == label), None)
+        entries.append({"case": goal.case, "point": goal.point, "variant": goal.variant,
+                        "lib": label, "ratio": ratio, "max_ratio": goal.max_ratio,
+                        "why": goal.why, "met": evaluate_max(ratio, goal.max_ratio)})
+    return entries
 
 
 def _rounds_in_turns(rec, label, option):
@@ -291,6 +308,13 @@ def render_extra_goals(document):
             how = "" if all(e.get("paired", {}).values()) else \
                 "   (not in turns: medians of the separate read_floor case)"
             lines.append(f"  {e['case']:8} {cells}   met? {met}{how}")
+    if extra.get("variants"):
+        lines += ["", "Debug modes against the same library's default run (variant / default):"]
+        for e in extra["variants"]:
+            ratio = f"{e['ratio']:.3f}" if e["ratio"] is not None else "?"
+            met = {True: "yes", False: "NO", None: "?"}[e["met"]]
+            lines.append(f"  {e['case']} {e['point']}, {e['variant']} ({e['lib']}): {ratio} "
+                         f"(goal <= {e['max_ratio']:g})   met? {met}")
     peak = extra.get("peak")
     if peak:
         gf = 1e-9

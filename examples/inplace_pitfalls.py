@@ -21,7 +21,9 @@ Pitfalls:
 """
 
 import argparse
+import contextlib
 import importlib
+import io
 import textwrap
 import warnings
 from collections.abc import Callable
@@ -37,11 +39,12 @@ def section(number: int, title: str) -> None:
 
 
 WIDTH = 84  # prose, errors and notes all wrap to this width
+width = WIDTH  # narrower inside a block of marked lines
 
 
 def wrap(text: str, first: str, rest: str) -> str:
     """``text`` wrapped to WIDTH, its first line prefixed ``first``, the others ``rest``."""
-    return textwrap.fill(" ".join(text.split()), WIDTH, initial_indent=first,
+    return textwrap.fill(" ".join(text.split()), width, initial_indent=first,
                          subsequent_indent=rest, break_long_words=False,
                          break_on_hyphens=False)
 
@@ -79,6 +82,16 @@ def attempt(snippet: str, fn: Callable[[], Any]) -> Any:
     return result
 
 
+# Lines only gradtrack prints (torch has no silent-write detector) carry this mark.
+GRADTRACK_ONLY = "   [gradtrack] "
+
+
+def silent_writes(on: bool) -> Any:
+    """gradtrack's silent-write detector switched on or off for a block (torch has none)."""
+    detector = getattr(T.autograd, "detect_silent_writes", None)
+    return detector(on) if detector else contextlib.nullcontext()
+
+
 def pitfall_leaf_update() -> None:
     section(1, "In-place update of a leaf that requires grad")
     w = T.tensor([1.0, 2.0, 3.0], requires_grad=True)
@@ -111,7 +124,8 @@ def pitfall_leaf_update() -> None:
 def pitfall_data() -> None:
     section(2, ".data: the change is not tracked, the gradient is silently wrong")
     X = T.tensor([1.0, 2.0, 3.0], requires_grad=True)
-    Y = X ** 2  # PowBackward0 saves X to compute dY/dX = 2 * X later
+    with silent_writes(False):  # torch's behaviour, even with GRADTRACK_DETECT_SILENT_WRITES=1
+        Y = X ** 2  # PowBackward0 saves X to compute dY/dX = 2 * X later
     X.data *= 2
     Y.sum().backward()
     show("Y  # computed before the change", Y)
@@ -123,6 +137,31 @@ def pitfall_data() -> None:
         raised. Fix: never modify saved values through `.data`; use
         `.detach()` (next pitfall) so the mistake is caught, or modify a
         `.clone()`.""")
+    if hasattr(T.autograd, "detect_silent_writes"):
+        caught_by_the_detector()
+
+
+def caught_by_the_detector() -> None:
+    """gradtrack's answer to pitfall 2: the same code, with the detector on when Y is made."""
+    global width
+    buffer = io.StringIO()
+    width = WIDTH - len(GRADTRACK_ONLY) + 3
+    with contextlib.redirect_stdout(buffer):
+        say("""gradtrack can catch this: with its silent-write detector on, every
+            tensor a node saves is watched, and backward refuses before it
+            accumulates anything.""")
+        X = T.tensor([1.0, 2.0, 3.0], requires_grad=True)
+        print("   >>> with gradtrack.autograd.detect_silent_writes():")
+        print("   ...     Y = X ** 2")
+        with T.autograd.detect_silent_writes():
+            Y = X ** 2
+        print("   >>> X.data *= 2")
+        X.data *= 2
+        attempt("Y.sum().backward()", lambda: Y.sum().backward())
+        show("X.grad  # nothing was accumulated", X.grad)
+    width = WIDTH
+    for line in buffer.getvalue().splitlines():
+        print(GRADTRACK_ONLY + line[3:])
 
 
 def pitfall_detach() -> None:

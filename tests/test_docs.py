@@ -16,7 +16,7 @@ import pytest
 REPO = pathlib.Path(__file__).resolve().parents[1]
 GUIDES = sorted(p.name for p in (REPO / "docs").glob("*.md"))
 EXAMPLE_GUIDES = {"getting-started.md", "inplace-rules.md", "broken-backward.md",
-                  "custom-ops.md"}
+                  "custom-ops.md", "silent-writes.md"}
 
 
 @pytest.mark.parametrize("name", GUIDES)

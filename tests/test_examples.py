@@ -11,9 +11,9 @@ import pytest
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 
 
-def run_example(name, *args, timeout=300):
+def run_example(name, *args, timeout=300, env=None):
     done = subprocess.run([sys.executable, str(EXAMPLES / name), *args], capture_output=True,
-                          text=True, timeout=timeout, env=dict(os.environ))
+                          text=True, timeout=timeout, env={**os.environ, **(env or {})})
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-3000:]
     return done.stdout
 
@@ -161,7 +161,7 @@ def _comparable(out, lib):
     for line in out.splitlines():
         in_note = line.startswith("   note: ") or (in_note and line.startswith(" " * 9))
         if in_note or line.strip().startswith(("explain(", "| ")) or \
-                line.startswith("In-place pitfalls"):
+                line.startswith(("In-place pitfalls", "   [gradtrack] ")):
             continue
         kept.append(line)
     # The library's name, not inside another word (torch's warning links to "pytorch").
@@ -244,3 +244,47 @@ def test_char_rnn_names_what_to_install_when_tqdm_is_missing(tmp_path):
                           text=True, timeout=120, env=env)
     assert done.returncode == 1
     assert 'pip install "gradtrack[examples]"' in done.stderr and "tqdm" in done.stderr
+
+
+# ---- every example under the silent-write detector ------------------------------------------
+
+DETECTOR = {"GRADTRACK_DETECT_SILENT_WRITES": "1"}
+
+
+def test_inplace_pitfalls_under_the_detector_show_pitfall_two_and_its_catch():
+    out = run_example("inplace_pitfalls.py", env=DETECTOR)
+    # pitfall 2 still shows torch's silent gradient (the detector is off for it)...
+    assert ">>> X.grad\n   tensor([ 4.,  8., 12.])" in out
+    # ...then gradtrack's catch, in marked lines torch's run does not have
+    flat = _flat(out)
+    assert _flat("[gradtrack] >>> Y.sum().backward() [gradtrack] RuntimeError: one of the "
+                 "variables needed for gradient computation") in flat
+    assert "(through .data) at" in flat
+    assert _flat("[gradtrack] >>> X.grad # nothing was accumulated [gradtrack] None") in flat
+    assert out == run_example("inplace_pitfalls.py")  # the detector changes nothing else
+
+
+@pytest.mark.parametrize("name, args", [
+    ("linear_regression.py", ("--steps", "20")),
+    ("custom_function.py", ()),
+    ("mlp_digits.py", ("--epochs", "2", "--no-progress")),
+    ("cnn_digits.py", ("--epochs", "1", "--no-progress")),
+    ("tiny_transformer.py", ("--steps", "5", "--sample-length", "5", "--no-progress")),
+    ("char_rnn.py", ("--steps", "5", "--chars", "20000", "--sample-length", "5",
+                     "--no-progress")),
+])
+def test_examples_train_under_the_detector_without_an_alarm(name, args):
+    if name != "custom_function.py" and name != "linear_regression.py":
+        pytest.importorskip("tqdm")
+    if "digits" in name:
+        pytest.importorskip("sklearn")
+    run_example(name, *args, env=DETECTOR, timeout=600)
+
+
+def test_the_tutorial_tests_pass_under_the_detector():
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "gradtrack.detect_silent_writes",
+         "-p", "no:cacheprovider", "tests/nn/test_lenet_tutorial.py",
+         "tests/nn/test_rnn_tutorials.py", "tests/optim"],
+        capture_output=True, text=True, timeout=900, cwd=EXAMPLES.parent)
+    assert done.returncode == 0, done.stdout[-3000:]

@@ -7,6 +7,22 @@ they were added: the list order is the order of ``--list``, the run and the repo
 from .overhead import PROVENANCE_OFF, with_provenance
 from .registry import Point, Variant, seed, timed_case
 
+# gradtrack's silent-write detector (NOTE [Silent writes]): what watching every saved
+# tensor costs a train step; goal in goals.py's VARIANT_GOALS.
+SILENT_WRITES_ON = Variant("silent writes on", {"silent_writes": True}, libs=("gradtrack",),
+                           isolated=True,
+                           description="gradtrack.autograd.detect_silent_writes(): every tensor "
+                                       "a node saves is watched")
+
+
+def with_silent_writes(T, step, on):
+    """``step``, or ``(step, cleanup)`` with the silent-write detector on until cleanup."""
+    detector = getattr(T.autograd, "detect_silent_writes", None)
+    if not on or detector is None:
+        return step
+    detector(True)
+    return step, lambda: detector(False)
+
 
 # --------------------------------------------------------------------------
 # 6-8. training steps
@@ -64,13 +80,14 @@ MLP_VARIANTS = (
     Variant("zero_grad(set_to_none=False)", {"set_to_none": False},
             description="grads zero-filled in place instead of freed"),
     PROVENANCE_OFF,
+    SILENT_WRITES_ON,
 )
 
 
 @timed_case("mlp_step", GROUP_TRAIN,
             "MLP train step", MLP_POINT,
             variants=MLP_VARIANTS)
-def mlp_step(T, batch, set_to_none=True, provenance=True):
+def mlp_step(T, batch, set_to_none=True, provenance=True, silent_writes=False):
     model = build_mlp(T)
     opt = T.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
     x = T.randn(batch, 784)
@@ -80,7 +97,10 @@ def mlp_step(T, batch, set_to_none=True, provenance=True):
         def zero_grad():
             opt.zero_grad(set_to_none=False)
 
-    return with_provenance(T, classifier_step(T, model, opt, x, zero_grad), provenance)
+    step = classifier_step(T, model, opt, x, zero_grad)
+    if silent_writes:
+        return with_silent_writes(T, step, True)
+    return with_provenance(T, step, provenance)
 
 
 @timed_case("sgd_step", GROUP_TRAIN, "SGD momentum step alone",
@@ -156,12 +176,14 @@ def build_cnn(T):
 
 
 @timed_case("cnn_step", GROUP_TRAIN, "CNN train step",
-            (Point("b32", 32, "2 conv + 2 maxpool + linear, batch 32 of 1x28x28, SGD momentum"),))
-def cnn_step(T, batch):
+            (Point("b32", 32, "2 conv + 2 maxpool + linear, batch 32 of 1x28x28, SGD momentum"),),
+            variants=(SILENT_WRITES_ON,))
+def cnn_step(T, batch, silent_writes=False):
     seed(T)
     model = build_cnn(T)
     opt = T.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
-    return classifier_step(T, model, opt, T.randn(batch, 1, 28, 28))
+    step = classifier_step(T, model, opt, T.randn(batch, 1, 28, 28))
+    return with_silent_writes(T, step, silent_writes)
 
 
 @timed_case("conv2d_fwd_bwd", GROUP_TRAIN, "Conv2d 64->64 3x3 fwd+bwd",

@@ -58,19 +58,21 @@ void cumulative(bool is_prod, const Tensor& out, const Tensor& in, int64_t dim) 
   Lines l(in.sizes(), dim);
   if (in.numel() == 0) return;
   GT_DISPATCH_ALL(out.dtype(), [&] {
+    using acc_t = std::conditional_t<std::is_same_v<scalar_t, float>, double, scalar_t>;
     const scalar_t* src = in.data<scalar_t>();
     scalar_t* dst = out.data<scalar_t>();
     parallel_for(l.count(), std::max<int64_t>(1, kGrainSize / std::max<int64_t>(l.n, 1)),
                  [&](int64_t b, int64_t e) {
                    for (int64_t line = b; line < e; ++line) {
                      const int64_t s = l.start(line, l.n);
-                     // Accumulates in the output dtype, as PyTorch's CPU scan.
-                     scalar_t acc = src[s];
-                     dst[s] = acc;
+                     // A float32 line accumulates in double, as PyTorch's CPU scan
+                     // does: a running float sum over 1M elements loses ~20 bits.
+                     acc_t acc = acc_t(src[s]);
+                     dst[s] = scalar_t(acc);
                      for (int64_t j = 1; j < l.n; ++j) {
                        const int64_t p = s + j * l.inner;
-                       acc = scan_step(is_prod, acc, src[p]);
-                       dst[p] = acc;
+                       acc = scan_step(is_prod, acc, acc_t(src[p]));
+                       dst[p] = scalar_t(acc);
                      }
                    }
                  });

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <limits>
 
+#include "kernels/moments.h"
 #include "kernels/reduced_float.h"
 #include "ops/common.h"
 
@@ -341,11 +342,36 @@ std::pair<Tensor, Tensor> var_std(const Tensor& a, const DimVector& dims, bool d
   Tensor value, mean_out;
   {
     autograd::AutoGradMode off(false);
-    Tensor m = mean(a, rdims, true, std::nullopt, true);
-    Tensor diff = sub(a, m);
-    value = div(sum(mul(diff, diff), rdims, keepdim, std::nullopt, true), Scalar(dof));
-    if (is_std) value = sqrt(value);
-    if (with_mean) mean_out = keepdim ? m : mean(a, rdims, false, std::nullopt, true);
+    // The kernel reads [outer, n, inner]: the reduced dims as one block of a
+    // contiguous tensor, or moved last when they are not neighbours.
+    Tensor x = a;
+    const bool block = rdims.empty() || rdims.back() - rdims[0] + 1 == int64_t(rdims.size());
+    if (!block) {
+      DimVector order;
+      for (int64_t d = 0; d < a.dim(); ++d)
+        if (!(mask >> d & 1)) order.push_back(d);
+      for (int64_t d : rdims) order.push_back(d);
+      x = permute(a, order);
+    }
+    x = contiguous(x);
+    int64_t outer = 1, inner = 1;
+    for (int64_t d = 0; d < a.dim() && block && !rdims.empty(); ++d) {
+      if (d < rdims[0]) outer *= a.sizes()[size_t(d)];
+      if (d > rdims.back()) inner *= a.sizes()[size_t(d)];
+    }
+    if (!block) outer = a.numel() / std::max<int64_t>(n, 1);
+    DimVector shape;
+    for (int64_t d = 0; d < a.dim(); ++d) {
+      if (!(mask >> d & 1)) {
+        shape.push_back(a.sizes()[size_t(d)]);
+      } else if (keepdim) {
+        shape.push_back(1);
+      }
+    }
+    value = empty(shape, a.dtype());
+    if (with_mean) mean_out = empty(shape, a.dtype());
+    if (n == 0 && !block) outer = value.numel();
+    kernels::moments(x, outer, n, inner, dof, is_std, value, mean_out);
   }
   const OpKind kind = with_mean ? (is_std ? OpKind::StdMean : OpKind::VarMean)
                                 : (is_std ? OpKind::Std : OpKind::Var);

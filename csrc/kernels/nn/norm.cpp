@@ -9,39 +9,12 @@
 #include <vector>
 
 #include "core/dtype.h"
+#include "kernels/lane_sum.h"
 #include "kernels/parallel.h"
 #include "kernels/pointwise.h"
 #include "kernels/reduced_float.h"
 
 namespace gradtrack::kernels::nn {
-
-// NOTE [Lane sums]: f(0) + ... + f(n-1) in double over 8 independent partial
-// sums. One running double sum is a chain of dependent adds (4 cycles each);
-// eight chains let the compiler vectorize and measured LayerNorm's forward
-// and backward at 4M elements 2-3x faster. The order of the adds changes,
-// not the precision (double for float data, as before).
-namespace {
-
-template <typename F>
-[[gnu::always_inline]] inline double lane_sum(int64_t n, const F& f) {
-  constexpr int kLanes = 8;
-  double acc[kLanes] = {};
-  int64_t j = 0;
-  for (; j + kLanes <= n; j += kLanes)
-    for (int t = 0; t < kLanes; ++t) acc[t] += f(j + t);
-  double tail = 0;
-  for (; j < n; ++j) tail += f(j);
-  return ((acc[0] + acc[4]) + (acc[1] + acc[5])) + ((acc[2] + acc[6]) + (acc[3] + acc[7])) + tail;
-}
-
-}  // namespace
-
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && defined(__linux__) && \
-    !defined(GRADTRACK_NO_SIMD_CLONES)
-#define GT_NORM_CLONES __attribute__((target_clones("arch=x86-64-v4", "avx2", "default")))
-#else
-#define GT_NORM_CLONES
-#endif
 
 namespace detail {
 
@@ -59,10 +32,10 @@ template <typename T>
 }
 
 // A row's mean and biased variance, two passes in double (NOTE [Lane sums]).
-GT_NORM_CLONES void row_stats(const float* row, int64_t cols, double& m, double& var) {
+GT_LANE_CLONES void row_stats(const float* row, int64_t cols, double& m, double& var) {
   row_stats_impl(row, cols, m, var);
 }
-GT_NORM_CLONES void row_stats(const double* row, int64_t cols, double& m, double& var) {
+GT_LANE_CLONES void row_stats(const double* row, int64_t cols, double& m, double& var) {
   row_stats_impl(row, cols, m, var);
 }
 
@@ -254,13 +227,13 @@ template <typename T>
     layer_norm_backward_row<-1, false>(gr, gs1, xr, m, s, wp, cols, dr, wacc, bacc);
 }
 
-GT_NORM_CLONES void ln_backward_row(const float* gr, int64_t gs1, const float* xr, double m,
+GT_LANE_CLONES void ln_backward_row(const float* gr, int64_t gs1, const float* xr, double m,
                                     double s, const float* wp, int64_t cols, float* dr,
                                     double* wacc, double* bacc) {
   ln_backward_row_impl(gr, gs1, xr, m, s, wp, cols, dr, wacc, bacc);
 }
 
-GT_NORM_CLONES void ln_backward_row(const double* gr, int64_t gs1, const double* xr, double m,
+GT_LANE_CLONES void ln_backward_row(const double* gr, int64_t gs1, const double* xr, double m,
                                     double s, const double* wp, int64_t cols, double* dr,
                                     double* wacc, double* bacc) {
   ln_backward_row_impl(gr, gs1, xr, m, s, wp, cols, dr, wacc, bacc);

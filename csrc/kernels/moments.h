@@ -1,0 +1,18 @@
+// Mean and variance along one run of dims, accumulated in double.
+#pragma once
+
+#include <cstdint>
+
+#include "core/tensor.h"
+
+namespace gradtrack::kernels {
+
+/// Dense x read as [outer, n, inner]: for each (o, i), the mean of its n
+/// elements and the sum of squared deviations divided by `dof` (its square
+/// root when `take_sqrt`), into dense [outer, inner] `var` and `mean` (which
+/// may be undefined). Two passes in double, as PyTorch's CPU var/std keep a
+/// float32 statistic to its last bit.
+void moments(const Tensor& x, int64_t outer, int64_t n, int64_t inner, double dof, bool take_sqrt,
+             const Tensor& var, const Tensor& mean);
+
+}  // namespace gradtrack::kernels

@@ -35,12 +35,12 @@ inline void openblas_gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, con
 }
 
 /// Row-major c [m, n] = op(a) op(b) + beta * c, float or double, on the
-/// calling thread (k == 0 scales c).
+/// calling thread (k == 0 scales c). depth_block as gemm_avx512's, where it runs.
 template <typename T>
 inline void blas_gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const T* a, int64_t lda,
-                      const T* b, int64_t ldb, T beta, T* c, int64_t ldc) {
+                      const T* b, int64_t ldb, T beta, T* c, int64_t ldc, int64_t depth_block = 0) {
   if (gemm_avx512_wins<T>(m, n, k))
-    return gemm_avx512<T>(ta, tb, m, n, k, a, lda, b, ldb, beta, c, ldc, 1);
+    return gemm_avx512<T>(ta, tb, m, n, k, a, lda, b, ldb, beta, c, ldc, 1, depth_block);
   openblas_gemm<T>(ta, tb, m, n, k, a, lda, b, ldb, beta, c, ldc);
 }
 

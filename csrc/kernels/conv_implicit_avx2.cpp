@@ -103,22 +103,42 @@ namespace {
 
 #define GT_V3 __attribute__((target("avx2,fma")))
 
+// Depths summed in registers before a run is added into c (NOTE [Depth
+// blocks] in gemm_avx512.cpp).
+constexpr int64_t kDepthBlock = 64;
+
 // c[r][0, cols) = sum over p of a[r * as + p] * b[off[p]: off[p] + cols) for r < R.
 template <int R>
 GT_V3 void micro(int64_t k, const float* __restrict a, int64_t as, const float* b,
                  const int64_t* off, float* c, int64_t ldc, int cols) {
   __m256 c0[R], c1[R];
+  alignas(32) float part[R][kCols];  // runs' sums so far (as micro_table's)
+  for (int64_t p0 = 0; p0 == 0 || p0 < k; p0 += kDepthBlock) {
+    const int64_t p1 = std::min(k, p0 + kDepthBlock);
 #pragma GCC unroll 8
-  for (int r = 0; r < R; ++r) c0[r] = c1[r] = _mm256_setzero_ps();
+    for (int r = 0; r < R; ++r) c0[r] = c1[r] = _mm256_setzero_ps();
 #pragma GCC unroll 4
-  for (int64_t p = 0; p < k; ++p) {
-    const float* src = b + off[p];
-    const __m256 b0 = _mm256_loadu_ps(src), b1 = _mm256_loadu_ps(src + 8);
+    for (int64_t p = p0; p < p1; ++p) {
+      const float* src = b + off[p];
+      const __m256 b0 = _mm256_loadu_ps(src), b1 = _mm256_loadu_ps(src + 8);
+#pragma GCC unroll 8
+      for (int r = 0; r < R; ++r) {
+        const __m256 av = _mm256_broadcast_ss(a + r * as + p);
+        c0[r] = _mm256_fmadd_ps(av, b0, c0[r]);
+        c1[r] = _mm256_fmadd_ps(av, b1, c1[r]);
+      }
+    }
+    if (p0 == 0 && p1 >= k) break;  // one run: straight to c
 #pragma GCC unroll 8
     for (int r = 0; r < R; ++r) {
-      const __m256 av = _mm256_broadcast_ss(a + r * as + p);
-      c0[r] = _mm256_fmadd_ps(av, b0, c0[r]);
-      c1[r] = _mm256_fmadd_ps(av, b1, c1[r]);
+      if (p0 > 0) {
+        c0[r] = _mm256_add_ps(_mm256_load_ps(part[r]), c0[r]);
+        c1[r] = _mm256_add_ps(_mm256_load_ps(part[r] + 8), c1[r]);
+      }
+      if (p1 < k) {
+        _mm256_store_ps(part[r], c0[r]);
+        _mm256_store_ps(part[r] + 8, c1[r]);
+      }
     }
   }
 #pragma GCC unroll 8

@@ -1,6 +1,6 @@
 """Matrix products: square float32 (with the FMA loop in turns as a variant), transposed
-operands, the shapes an MLP's backward multiplies, bmm, float64, and the machine's peak
-FLOP rate from a loop of fused multiply-adds.
+operands, the shapes an MLP's backward multiplies, bmm, float64, bfloat16, and the
+machine's peak FLOP rate from a loop of fused multiply-adds.
 """
 
 from .kernels import _bench_helpers, _pair
@@ -101,6 +101,17 @@ def bmm(T, shape):
             tuple(Point(str(n), n, f"{n}x{n} @ {n}x{n} float64") for n in (256, 1024)))
 def matmul_f64(T, n):
     a, b = T.randn(n, n, dtype=T.float64), T.randn(n, n, dtype=T.float64)
+
+    def step():
+        a @ b
+
+    return step
+
+
+@timed_case("matmul_bf16", GROUP_MM, "a @ b (square bfloat16)",
+            tuple(Point(str(n), n, f"{n}x{n} @ {n}x{n} bfloat16, float32 sums") for n in (256, 1024)))
+def matmul_bf16(T, n):
+    a, b = T.randn(n, n).to(T.bfloat16), T.randn(n, n).to(T.bfloat16)
 
     def step():
         a @ b

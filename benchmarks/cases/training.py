@@ -103,6 +103,14 @@ def mlp_step(T, batch, set_to_none=True, provenance=True, silent_writes=False):
     return with_provenance(T, step, provenance)
 
 
+@timed_case("mlp_bf16_step", GROUP_TRAIN, "MLP train step, bfloat16",
+            (Point("b64", 64, "the MLP step's model and batch in bfloat16"),))
+def mlp_bf16_step(T, batch):
+    model = build_mlp(T).to(T.bfloat16)
+    opt = T.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
+    return classifier_step(T, model, opt, T.randn(batch, 784).to(T.bfloat16))
+
+
 @timed_case("sgd_step", GROUP_TRAIN, "SGD momentum step alone",
             (Point("MLP", None, "the MLP's 101,770 parameters, fixed grads"),))
 def sgd_step(T, _unused):

@@ -3,6 +3,7 @@
 #include <cstring>
 
 #include "kernels/blas.h"
+#include "kernels/gemm_amx.h"
 #include "kernels/reduced_float.h"
 #include "kernels/pointwise.h"
 #include "kernels/matmul.h"
@@ -143,6 +144,17 @@ void gemm(const Tensor& out, const Tensor& a0, const Tensor& b0, bool accumulate
           const char* name) {
   if (out.numel() == 0) return;
   if (any_reduced({&out, &a0, &b0})) {  // NOTE [Reduced floats are stored, not computed]
+    const int64_t k = a0.sizes()[2];
+    const bool bf16 = out.dtype() == ScalarType::BFloat16 && a0.dtype() == ScalarType::BFloat16 &&
+                      b0.dtype() == ScalarType::BFloat16;
+    if (bf16 && k > 0 && use_amx_bf16()) {  // NOTE [AMX bfloat16 products]
+      WideOut w(out, accumulate);
+      {
+        ScopedGilRelease gil(out.numel() * k >= kReleaseGilAbove * 4 && !in_parallel_region());
+        gemm_amx_bf16(w.t, aligned(a0), aligned(b0), accumulate);
+      }
+      return w.commit();
+    }
     WideOut w(out, accumulate);
     gemm(w.t, widen(a0), widen(b0), accumulate, name);
     return w.commit();

@@ -4,6 +4,7 @@
 
 #include "kernels/bench_floor.h"
 #include "kernels/blas.h"
+#include "kernels/gemm_amx.h"
 #include "kernels/loops.h"
 #include "kernels/parallel.h"
 #include "kernels/prefetch.h"
@@ -139,6 +140,10 @@ void init_bench(py::module_& m) {
   b.def("gemm_avx512_available", [] { return kernels::gemm_avx512_available(); });
   b.def("use_gemm_avx512", [] { return kernels::use_gemm_avx512(); });
   b.def("set_gemm_avx512", [](bool on) { kernels::set_gemm_avx512(on); }, py::arg("on"));
+  // The switch of the AMX bfloat16 products (NOTE [AMX bfloat16 products]).
+  b.def("amx_bf16_available", [] { return kernels::amx_bf16_available(); });
+  b.def("use_amx_bf16", [] { return kernels::use_amx_bf16(); });
+  b.def("set_amx_bf16", [](bool on) { kernels::set_amx_bf16(on); }, py::arg("on"));
   // The same for the AVX2 convolution kernels (NOTE [Implicit im2col on
   // AVX2]): mode 0 never, 1 where they win, 2 always.
   b.def("conv_implicit_avx2_available", [] { return kernels::conv_implicit_avx2_available(); });

@@ -233,18 +233,24 @@ def measure(items, libs, settings, pool):
 
 
 def write_outputs(document, out_dir, text):
-    """latest.json, latest.txt and (with two libraries) latest.png."""
+    """latest.json, latest.txt and (with two libraries) latest.png, and
+    latest_growth.png when the run timed the growth chart's cases."""
     paths = [report.write_json(document, out_dir)]
     txt = os.path.join(out_dir, "latest.txt")
     with open(txt, "w") as f:
         f.write(text + "\n")
     paths.append(txt)
     png = os.path.join(out_dir, "latest.png")
-    if os.path.exists(png):
-        os.remove(png)  # never leave an older run's chart next to this JSON
+    growth = os.path.join(out_dir, "latest_growth.png")
+    for old in (png, growth):
+        if os.path.exists(old):
+            os.remove(old)  # never leave an older run's chart next to this JSON
     if len(document["libraries"]) >= 2 and document["results"]:
         try:
             paths.append(chart.draw_chart(document, png))
+            drawn = chart.draw_growth(document, growth)
+            if drawn:
+                paths.append(drawn)
         except ImportError as exc:
             print(f"no chart: {exc}", file=sys.stderr)
     return paths

@@ -219,3 +219,100 @@ def draw_chart(document, path):
     plt.close(fig)
     return path
 
+
+
+# The growth chart: time against size for both libraries, one panel per kind of work.
+# (case id, panel title, x-axis label, x of a point's value, bytes the step touches at x)
+GROWTH_PANELS = (
+    ("matmul", "a @ b, square float32", "n (n x n @ n x n)", lambda n: n, lambda n: 12 * n * n),
+    ("conv2d_fwd_bwd", "Conv2d 64->64 3x3 fwd+bwd, 32x32", "batch", lambda b: b, None),
+    ("add", "a + b, float32", "elements", lambda side: side * side, lambda e: 12 * e),
+)
+LIB_STYLES = ({"color": "#1565c0", "marker": "o"}, {"color": "#ef6c00", "marker": "s"})
+
+
+def growth_series(document, case_id, x_of):
+    """{library: [(x, median seconds), ...]} of one case, by size."""
+    from .cases import by_id
+
+    try:
+        case = by_id(case_id)
+    except KeyError:
+        return {}
+    series = {}
+    for rec in document["results"]:
+        if rec["case"] != case_id:
+            continue
+        try:
+            x = x_of(case.point(rec["point"]).value)
+        except KeyError:
+            continue
+        for lib, stats in (rec.get("libs") or {}).items():
+            if stats and stats.get("median"):
+                series.setdefault(lib, []).append((x, stats["median"]))
+    return {lib: sorted(points) for lib, points in series.items()}
+
+
+def _mark_caches(ax, caches, bytes_at, xs):
+    """Dashed lines where the step's data outgrows each cache."""
+    if not caches or bytes_at is None or not xs:
+        return
+    low, high = min(xs), max(xs)
+    for name, size in sorted(caches.items(), key=lambda kv: kv[1]):
+        # the smallest x whose bytes exceed the cache, by bisection on a log scale
+        lo, hi = low, high
+        if bytes_at(hi) <= size or bytes_at(lo) > size:
+            continue
+        for _ in range(60):
+            mid = (lo * hi) ** 0.5
+            lo, hi = (mid, hi) if bytes_at(mid) <= size else (lo, mid)
+        ax.axvline(hi, color="#9e9e9e", linestyle="--", linewidth=0.8)
+        ax.annotate(name, (hi, 1), xycoords=("data", "axes fraction"), xytext=(2, -10),
+                    textcoords="offset points", fontsize=7, color="#616161")
+
+
+def draw_growth(document, path):
+    """Time against size (log-log) for every library; None when no panel has data."""
+    panels = [(spec, growth_series(document, spec[0], spec[3])) for spec in GROWTH_PANELS]
+    panels = [(spec, series) for spec, series in panels if series]
+    if not panels:
+        return None
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    caches = (document.get("machine") or {}).get("caches") or {}
+    fig, axes = plt.subplots(1, len(panels), figsize=(4.2 * len(panels), 3.6), squeeze=False)
+    for ax, ((_, title, xlabel, _, bytes_at), series) in zip(axes[0], panels):
+        xs = []
+        for style, (lib, points) in zip(LIB_STYLES, sorted(series.items(), key=_candidate_first(document))):
+            x, t = zip(*points)
+            xs.extend(x)
+            ax.plot(x, t, label=lib, linewidth=1.4, markersize=4, **style)
+        ax.set_xscale("log", base=2)
+        ax.set_yscale("log")
+        ax.set_title(title, fontsize=9)
+        ax.set_xlabel(xlabel, fontsize=8)
+        ax.set_ylabel("seconds per step", fontsize=8)
+        ax.tick_params(labelsize=7)
+        ax.grid(True, which="major", color="#e0e0e0", linewidth=0.6)
+        _mark_caches(ax, caches, bytes_at, xs)
+        ax.legend(fontsize=7, loc="upper left")
+    m = document["machine"]
+    fig.suptitle(f"How cost grows: {m['cpu']}, {m['cores_usable']} cores, "
+                 f"{document['settings']['threads']} threads per library, "
+                 f"{document['mode']} run, {m['date'][:10]}", fontsize=9)
+    fig.tight_layout(rect=(0, 0, 1, 0.93))
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path
+
+
+def _candidate_first(document):
+    first = document.get("candidate")
+
+    def key(item):
+        return (item[0] != first, item[0])
+
+    return key

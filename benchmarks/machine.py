@@ -187,6 +187,35 @@ def peak_flops_formula():
             "lanes": lanes, "units": units, "flops_per_fma": 2, "mhz": cpu["mhz"]}
 
 
+def cache_sizes():
+    """{"L1d": bytes, "L2": bytes, "L3": bytes} of the first CPU, as far as sysfs says."""
+    sizes = {}
+    root = "/sys/devices/system/cpu/cpu0/cache"
+    try:
+        entries = sorted(os.listdir(root))
+    except OSError:
+        return sizes
+    for entry in entries:
+        try:
+            with open(os.path.join(root, entry, "level")) as f:
+                level = f.read().strip()
+            with open(os.path.join(root, entry, "type")) as f:
+                kind = f.read().strip()
+            with open(os.path.join(root, entry, "size")) as f:
+                text = f.read().strip()
+        except OSError:
+            continue
+        if kind == "Instruction":
+            continue
+        scale = {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30}.get(text[-1:], 1)
+        try:
+            size = int(text.rstrip("KMG")) * scale
+        except ValueError:
+            continue
+        sizes["L1d" if level == "1" else f"L{level}"] = size
+    return sizes
+
+
 def busy_warning(share):
     """A warning when other processes compete for the CPU, else None."""
     if share is None or share < LOAD_SHARE:
@@ -236,4 +265,5 @@ def machine_info(repo_root):
         "others_cpu_share_start": others_cpu_share(),
         "load_average_start": load_average(),
         "peak_flops_formula": peak_flops_formula(),
+        "caches": cache_sizes(),
     }

@@ -469,3 +469,50 @@ def test_reference_loops_read_and_multiply_add():
     flops = gradtrack._C._bench.fma_peak(1e6)
     assert 1e6 <= flops < 1e6 + 2 * 12 * 16 * 64
     assert gradtrack._C._bench.fma_lanes() in (4, 8, 16)
+
+
+def _growth_document(cases_points):
+    records = []
+    for case, labels in cases_points.items():
+        for i, label in enumerate(labels):
+            records.append({"case": case, "point": label, "group": "g", "title": case,
+                            "ratio": 0.5, "goal": None,
+                            "libs": {"gradtrack": {"median": 1e-5 * 4 ** i},
+                                     "torch": {"median": 2e-5 * 4 ** i}}})
+    return {"results": records, "candidate": "gradtrack", "mode": "quick",
+            "settings": {"threads": 2},
+            "machine": {"cpu": "Test CPU", "cores_usable": 2, "date": "2026-01-01T00:00",
+                        "caches": {"L1d": 48 << 10, "L2": 2 << 20}}}
+
+
+def test_growth_series_read_sizes_from_the_cases():
+    from benchmarks import chart
+
+    doc = _growth_document({"add": ["16K", "1K"], "matmul": ["64", "4096"]})
+    add = chart.growth_series(doc, "add", lambda side: side * side)
+    # sorted by size, whatever order the run took them in
+    assert add == {"gradtrack": [(1024, 4e-5), (16384, 1e-5)],
+                   "torch": [(1024, 8e-5), (16384, 2e-5)]}
+    matmul = chart.growth_series(doc, "matmul", lambda n: n)
+    assert [x for x, _ in matmul["torch"]] == [64, 4096]
+    assert chart.growth_series(doc, "conv2d_fwd_bwd", lambda b: b) == {}
+
+
+def test_growth_chart_is_drawn_only_with_its_cases(tmp_path):
+    pytest.importorskip("matplotlib")
+    from benchmarks import chart
+
+    doc = _growth_document({"add": ["1K", "16K", "64K", "1M", "64M"],
+                            "conv2d_fwd_bwd": ["b1", "b4", "b16", "b64"]})
+    path = chart.draw_growth(doc, tmp_path / "growth.png")
+    assert_valid_png(path)
+    assert chart.draw_growth(_growth_document({"op_add": ["1"]}), tmp_path / "none.png") is None
+    assert not (tmp_path / "none.png").exists()
+
+
+def test_growth_cases_span_the_sizes_the_chart_draws():
+    sizes = {case: [p.value for p in bench_cases.by_id(case).points]
+             for case in ("matmul", "conv2d_fwd_bwd", "add")}
+    assert min(sizes["matmul"]) == 64 and max(sizes["matmul"]) == 4096
+    assert sizes["conv2d_fwd_bwd"] == [1, 4, 16, 64]
+    assert min(sizes["add"]) ** 2 == 1 << 10 and max(sizes["add"]) ** 2 == 64 << 20

@@ -10,13 +10,16 @@ from .registry import Point, Variant, seed, timed_case
 # 3. elementwise ops and reductions on square float32 matrices
 
 def _square(side):
-    return Point({32: "1K", 256: "64K", 1024: "1M", 4096: "16M"}[side], side,
-                 f"{side}x{side} float32")
+    labels = {32: "1K", 128: "16K", 256: "64K", 512: "256K", 1024: "1M", 2048: "4M",
+              4096: "16M", 8192: "64M"}
+    return Point(labels[side], side, f"{side}x{side} float32")
 
 
 ELEMENT_POINTS = tuple(_square(side) for side in (32, 256, 4096))
 # elementwise ops also at 1M: mid-size is where threading pays off or not
 ELT_POINTS = tuple(_square(side) for side in (32, 256, 1024, 4096))
+# a + b from 1K to 64M elements: the growth chart's elementwise curve, across the caches
+GROWTH_POINTS = tuple(_square(side) for side in (32, 128, 256, 512, 1024, 2048, 4096, 8192))
 GROUP_ELT = "elementwise"
 GROUP_RED = "reductions"
 
@@ -25,7 +28,7 @@ def _pair(T, side):
     return T.randn(side, side), T.randn(side, side)
 
 
-@timed_case("add", GROUP_ELT, "a + b (fresh output)", ELT_POINTS)
+@timed_case("add", GROUP_ELT, "a + b (fresh output)", GROWTH_POINTS)
 def add(T, side):
     a, b = _pair(T, side)
 

@@ -22,7 +22,7 @@ FMA_IN_TURNS = Variant("FMA loop, same FLOPs", {"fma_loop": True}, points=("1024
 
 @timed_case("matmul", "matmul", "a @ b (square float32)",
             tuple(Point(str(n), n, f"{n}x{n} @ {n}x{n}")
-                  for n in (64, 128, 256, 512, 1024, 2048)),
+                  for n in (64, 128, 256, 512, 1024, 2048, 4096)),
             variants=(FMA_IN_TURNS,))
 def matmul(T, n, fma_loop=False):
     if fma_loop:

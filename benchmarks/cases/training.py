@@ -195,7 +195,8 @@ def cnn_step(T, batch, silent_writes=False):
 
 
 @timed_case("conv2d_fwd_bwd", GROUP_TRAIN, "Conv2d 64->64 3x3 fwd+bwd",
-            (Point("b16", 16, "batch 16 of 64x32x32, padding 1, grads of input and weight"),))
+            tuple(Point(f"b{b}", b, f"batch {b} of 64x32x32, padding 1, grads of input and weight")
+                  for b in (1, 4, 16, 64)))
 def conv2d_fwd_bwd(T, batch):
     seed(T)
     conv = T.nn.Conv2d(64, 64, 3, padding=1)

@@ -132,9 +132,9 @@ class CheckpointReader:
         storage, location = _restore_location(self.map_location, storage, location)
         if location.startswith("cuda"):
             raise RuntimeError(_CUDA_MESSAGE)
-        if location not in ("cpu", "cpu:0"):
-            raise RuntimeError(f"gradtrack runs on the CPU only; the checkpoint's storage "
-                               f"{key} is mapped to {location!r}")
+        if location != "cpu":
+            raise RuntimeError(f"don't know how to restore data location of "
+                               f"torch.storage.UntypedStorage (tagged with {location})")
         return storage
 
     def _read_storage(self, key, dtype, numel):

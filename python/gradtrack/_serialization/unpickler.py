@@ -8,7 +8,8 @@ on the allow-list: torch 2.13's (tensors, Parameters, storages, dtypes, ``Size``
 ``device``, ``OrderedDict``, ``Counter``, ``set``, ``bytearray``, ``complex``, bytes
 through ``_codecs.encode``) mapped to gradtrack's objects, plus what the user allowed
 with ``add_safe_globals`` / ``safe_globals``. Any other name is refused before
-anything runs, with torch's ``UnpicklingError`` and message. It keeps its own stack
+anything runs, with torch's ``UnpicklingError`` and message. It reads the opcodes
+torch's reads (protocol 2's), refusing the others as torch does. It keeps its own stack
 (no recursion, so no depth limit to hit) and reads each length-prefixed value only
 as far as the data holds, so what it builds is bounded by the file's size.
 """
@@ -120,12 +121,6 @@ class WeightsOnlyUnpickler:
             module = _compat_pickle.IMPORT_MAPPING[module]
         self.stack.append(self.find(module, name))
 
-    def op_stack_global(self):
-        name, module = self.stack.pop(), self.stack.pop()
-        if type(module) is not str or type(name) is not str:
-            raise pickle.UnpicklingError("STACK_GLOBAL requires str")
-        self.stack.append(self.find(module, name))
-
     def op_reduce(self):
         args = self.stack.pop()
         func = self.stack[-1]
@@ -229,13 +224,6 @@ class WeightsOnlyUnpickler:
         for i in range(0, len(items), 2):
             target[items[i]] = items[i + 1]
 
-    def op_additems(self):
-        items = self.pop_mark()
-        if type(self.stack[-1]) is not set:
-            raise pickle.UnpicklingError(f"Can only add items to sets, but got "
-                                         f"{type(self.stack[-1])}")
-        self.stack[-1].update(items)
-
     def op_tuple(self):
         items = tuple(self.pop_mark())  # before naming self.stack: pop_mark replaces it
         self.stack.append(items)
@@ -272,9 +260,9 @@ class WeightsOnlyUnpickler:
         (length,) = struct.unpack(size_format, self.read(struct.calcsize(size_format)))
         self.stack.append(str(self.read(length), "utf-8", "surrogatepass"))
 
-    def op_bytes(self, size_format):
-        (length,) = struct.unpack(size_format, self.read(struct.calcsize(size_format)))
-        self.stack.append(bytes(self.read(length)))
+    def op_short_binstring(self):
+        # torch.load unpickles with encoding="utf-8": a Python 2 str becomes text.
+        self.stack.append(str(self.read(self.read(1)[0]), "utf-8"))
 
 
 def _ascii(value):
@@ -291,7 +279,6 @@ _STOP = pickle.STOP[0]
 _U = WeightsOnlyUnpickler
 _HANDLERS = {
     pickle.GLOBAL[0]: _U.op_global,
-    pickle.STACK_GLOBAL[0]: _U.op_stack_global,
     pickle.REDUCE[0]: _U.op_reduce,
     pickle.NEWOBJ[0]: _U.op_newobj,
     pickle.BUILD[0]: _U.op_build,
@@ -301,7 +288,6 @@ _HANDLERS = {
     pickle.APPENDS[0]: _U.op_appends,
     pickle.SETITEM[0]: _U.op_setitem,
     pickle.SETITEMS[0]: _U.op_setitems,
-    pickle.ADDITEMS[0]: _U.op_additems,
     pickle.TUPLE[0]: _U.op_tuple,
     pickle.TUPLE1[0]: lambda self: self.op_tuple_n(1),
     pickle.TUPLE2[0]: lambda self: self.op_tuple_n(2),
@@ -320,16 +306,11 @@ _HANDLERS = {
     pickle.LONG1[0]: _push(lambda self: int.from_bytes(self.read(self.read(1)[0]), "little",
                                                        signed=True)),
     pickle.BINUNICODE[0]: lambda self: self.op_unicode("<I"),
-    pickle.SHORT_BINUNICODE[0]: lambda self: self.op_unicode("<B"),
-    pickle.SHORT_BINSTRING[0]: lambda self: self.op_bytes("<B"),
-    pickle.SHORT_BINBYTES[0]: lambda self: self.op_bytes("<B"),
-    pickle.BINBYTES[0]: lambda self: self.op_bytes("<I"),
+    pickle.SHORT_BINSTRING[0]: lambda self: self.op_short_binstring(),
     pickle.BINGET[0]: lambda self: self.op_get(self.read(1)[0]),
     pickle.LONG_BINGET[0]: lambda self: self.op_get(struct.unpack("<I", self.read(4))[0]),
     pickle.BINPUT[0]: lambda self: self.op_put(self.read(1)[0]),
     pickle.LONG_BINPUT[0]: lambda self: self.op_put(struct.unpack("<I", self.read(4))[0]),
-    pickle.MEMOIZE[0]: lambda self: self.op_put(len(self.memo)),
-    pickle.FRAME[0]: lambda self: self.read(8) and None,
     pickle.PROTO[0]: _U.op_proto,
 }
 

@@ -96,7 +96,11 @@ def _rebuild(storage, storage_offset, size, stride):
             any(v < 0 for v in size + stride) or storage_offset < 0:
         raise RuntimeError(f"a tensor in the checkpoint has size {size}, stride {stride} and "
                            f"storage offset {storage_offset!r}, which do not describe a tensor")
-    # as_strided checks that the tensor lies inside its storage (torch's setStorage error).
+    needed = 0 if 0 in size else \
+        storage_offset + 1 + sum((n - 1) * s for n, s in zip(size, stride))
+    if needed > storage.flat.numel():
+        # torch grows a storage it may grow; one read from a file it may not.
+        raise RuntimeError("Trying to resize storage that is not resizable")
     return storage.flat.as_strided(size, stride, storage_offset).detach()
 
 

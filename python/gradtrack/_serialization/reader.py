@@ -157,11 +157,12 @@ class CheckpointReader:
             array = np.memmap(self.mmap_path, dtype=np.uint8, mode="c", offset=start,
                               shape=(nbytes,)).view(np_dtype)
         else:
-            buffer = bytearray(nbytes)
+            # np.empty, not bytearray: the bytes are read straight into unfilled memory.
+            buffer = np.empty(nbytes, dtype=np.uint8)
             self.stream.seek(start)
-            if self.stream.readinto(buffer) != nbytes:
+            if self.stream.readinto(memoryview(buffer)) != nbytes:
                 raise CheckpointError(f"storage {key} is shorter than its record says")
-            array = np.frombuffer(buffer, dtype=np_dtype)
+            array = buffer.view(np_dtype)
         if self.big_endian:
             array = array.astype(np_dtype.newbyteorder("="))
         flat = _C.from_numpy(array)

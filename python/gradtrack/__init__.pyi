@@ -929,7 +929,7 @@ def load(f: typing.Any, map_location: typing.Any=None, pickle_module: typing.Any
     """Loads a checkpoint written by ``torch.save`` or :func:`save` (or by an earlier
 gradtrack's ``save``) from the path or binary file ``f``.
 
-``weights_only=True`` (the default) rebuilds only tensors, ``Parameter``\\ s,
+``weights_only=True`` (the default) rebuilds only tensors, parameters,
 numbers, strings and plain containers, plus what :func:`add_safe_globals` allows;
 any other name in the file raises ``pickle.UnpicklingError`` before it runs.
 ``weights_only=False`` unpickles everything: only for files you trust.

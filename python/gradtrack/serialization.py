@@ -103,7 +103,9 @@ def save(obj: object, f, pickle_module=pickle, pickle_protocol: int = DEFAULT_PR
     ``torch.load`` reads. Tensors keep their dtype, strides and storage sharing; anything
     else is pickled, as ``torch.save`` does. Saving to a path is atomic: the file is
     written beside it, flushed to disk, then renamed over it, so an interrupted or failed
-    save leaves the previous file as it was.
+    save leaves the previous file as it was. The format is always torch's zip format
+    (``_use_new_zipfile_serialization=False`` is accepted and writes it too), pickled
+    by gradtrack's own pickler (``pickle_module`` is accepted and not used).
 
     >>> import io, gradtrack
     >>> buffer = io.BytesIO()
@@ -176,7 +178,7 @@ def load(f, map_location=None, pickle_module=None, *, weights_only: bool | None 
     """Loads a checkpoint written by ``torch.save`` or :func:`save` (or by an earlier
     gradtrack's ``save``) from the path or binary file ``f``.
 
-    ``weights_only=True`` (the default) rebuilds only tensors, ``Parameter``\\ s,
+    ``weights_only=True`` (the default) rebuilds only tensors, parameters,
     numbers, strings and plain containers, plus what :func:`add_safe_globals` allows;
     any other name in the file raises ``pickle.UnpicklingError`` before it runs.
     ``weights_only=False`` unpickles everything: only for files you trust.

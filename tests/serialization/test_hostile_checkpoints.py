@@ -13,7 +13,7 @@ from collections import OrderedDict
 import pytest
 
 import gradtrack as gt
-from test_weights_only import checkpoint
+from checkpoint_helpers import checkpoint, saved_bytes
 
 
 class _Storage:
@@ -206,3 +206,43 @@ def test_flipped_bytes_never_crash(torch):
                 gt.load(io.BytesIO(bytes(damaged)))
         except Exception:  # noqa: BLE001 - any exception is fine; a crash is not
             pass
+
+
+@pytest.mark.parametrize("data", [
+    b"\x80\x02ctorch\nTensor\nJ\x00\x00\x00@\x85R.",        # torch.Tensor(2**30)
+    b"\x80\x02c__builtin__\nbytearray\nJ\x00\x00\x00@\x85R.",  # bytearray(2**30)
+])
+def test_allocations_the_file_does_not_hold_are_refused(data):
+    tracemalloc.start()
+    try:
+        with pytest.raises((pickle.UnpicklingError, RuntimeError)):
+            gt.load(io.BytesIO(checkpoint(data)))
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 10 * 2 ** 20
+
+
+def test_bytes_and_bytearrays_from_contents_still_load(torch):
+    obj = {"b": b"\x00\x01", "ba": bytearray(b"xy")}
+    for lib in (torch, gt):
+        back = gt.load(io.BytesIO(saved_bytes(lib.save, obj)))
+        assert back == obj and type(back["ba"]) is bytearray
+
+
+class _ParameterWithState:
+    def __init__(self, rebuild, data, state):
+        self.rebuild, self.args = rebuild, (data, True, OrderedDict(), state)
+
+    def __reduce__(self):
+        return self.rebuild, self.args
+
+
+def test_state_may_not_set_dunder_attributes(torch):
+    storage = _Storage(("storage", torch.FloatStorage, "0", "cpu", 1))
+    data = _TensorReduce(torch._utils._rebuild_tensor_v2, storage, 0, (1,), (1,))
+    buffer = io.BytesIO()
+    _Pickler(buffer, protocol=2).dump(_ParameterWithState(
+        torch._utils._rebuild_parameter_with_state, data, {"__class__": OrderedDict}))
+    with pytest.raises(RuntimeError, match="may not set the attribute '__class__'"):
+        gt.load(io.BytesIO(checkpoint(buffer.getvalue(), {"0": b"\0" * 4})))

@@ -14,7 +14,7 @@ import pytest
 import gradtrack as gt
 from gradtrack import nn
 
-from helpers import (
+from checkpoint_helpers import (
     DTYPES, STRIDE_KINDS, assert_same_tensor, make_base, saved_bytes, storage_id,
 )
 

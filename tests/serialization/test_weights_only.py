@@ -4,24 +4,13 @@ for word, and the allow-list a user extends (add_safe_globals, safe_globals)."""
 import io
 import os
 import pickle
-import zipfile
 
 import pytest
 
 import gradtrack as gt
 from gradtrack import serialization
 
-
-def checkpoint(data_pkl, records=None, folder="archive"):
-    """A torch-layout archive holding ``data_pkl`` and ``records`` ({key: bytes})."""
-    buffer = io.BytesIO()
-    with zipfile.ZipFile(buffer, "w", compression=zipfile.ZIP_STORED) as archive:
-        archive.writestr(f"{folder}/data.pkl", data_pkl)
-        archive.writestr(f"{folder}/byteorder", b"little")
-        for key, data in (records or {}).items():
-            archive.writestr(f"{folder}/data/{key}", data)
-        archive.writestr(f"{folder}/version", b"3\n")
-    return buffer.getvalue()
+from checkpoint_helpers import checkpoint
 
 
 def outcomes(torch, data, **kwargs):

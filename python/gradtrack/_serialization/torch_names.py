@@ -140,9 +140,15 @@ def rebuild_from_type_v2(func, new_type, args, state):
 def set_state(obj, state):
     if isinstance(state, tuple) and len(state) == 2:
         state, slots = state
-        for key, value in (slots or {}).items():
-            setattr(obj, key, value)
-    for key, value in (state or {}).items():
+        _set_attributes(obj, slots)
+    _set_attributes(obj, state)
+
+
+def _set_attributes(obj, attributes):
+    for key, value in (attributes or {}).items():
+        if not isinstance(key, str) or key.startswith("__"):
+            # __class__ and its kin would change what the object is.
+            raise RuntimeError(f"a checkpoint may not set the attribute {key!r:.60}")
         setattr(obj, key, value)
 
 
@@ -160,6 +166,13 @@ def _encode(value, encoding="latin1"):
     return value.encode("latin1")
 
 
+def _bytearray(*args):
+    # bytearray(n) would allocate n bytes the file does not hold: only contents are taken.
+    if args and isinstance(args[0], int):
+        raise RuntimeError("a checkpoint may only build a bytearray from its contents")
+    return bytearray(*args)
+
+
 def _device(*args):
     from .._legacy import device
     return device(*args)
@@ -175,7 +188,7 @@ def allowed_globals():
         "torch.nn.parameter.Parameter": Parameter, "torch.Size": Size,
         "torch.Tensor": _C.Tensor, "torch.device": _device,
         "torch.serialization._get_layout": get_layout, "_codecs.encode": _encode,
-        "builtins.bytearray": bytearray, "builtins.set": set, "builtins.complex": complex,
+        "builtins.bytearray": _bytearray, "builtins.set": set, "builtins.complex": complex,
         "torch._utils._rebuild_tensor": rebuild_tensor,
         "torch._utils._rebuild_tensor_v2": rebuild_tensor_v2,
         "torch._utils._rebuild_parameter": rebuild_parameter,

@@ -131,6 +131,7 @@ class WeightsOnlyUnpickler:
             raise pickle.UnpicklingError(message)
         if type(args) is not tuple:
             raise pickle.UnpicklingError("REDUCE arguments must be a tuple")
+        _refuse_allocation(func, args)
         self.stack[-1] = func(*args)
 
     def op_newobj(self):
@@ -140,6 +141,7 @@ class WeightsOnlyUnpickler:
         if cls is Parameter:
             self.stack.append(Parameter(*args))
         elif id(cls) in self.callables and isinstance(cls, type):
+            _refuse_allocation(cls, args)
             self.stack.append(cls.__new__(cls, *args))
         else:
             raise pickle.UnpicklingError("Can only create new object for nn.Parameter or classes "
@@ -263,6 +265,14 @@ class WeightsOnlyUnpickler:
     def op_short_binstring(self):
         # torch.load unpickles with encoding="utf-8": a Python 2 str becomes text.
         self.stack.append(str(self.read(self.read(1)[0]), "utf-8"))
+
+
+def _refuse_allocation(func, args):
+    # torch.Tensor(n) allocates n elements: memory the file does not hold.
+    if func is _C.Tensor and args:
+        raise pickle.UnpicklingError("gradtrack does not call torch.Tensor with arguments "
+                                     "from a checkpoint: it would allocate memory the file "
+                                     "does not hold")
 
 
 def _ascii(value):

@@ -2,6 +2,7 @@
 and the comparison of a loaded tensor with what was saved."""
 
 import io
+import zipfile
 
 import numpy as np
 
@@ -72,3 +73,15 @@ def storage_id(t):
     if isinstance(t, gt.Tensor):
         return t.untyped_storage_ptr()
     return t.untyped_storage().data_ptr()
+
+
+def checkpoint(data_pkl, records=None, folder="archive"):
+    """A torch-layout archive holding ``data_pkl`` and ``records`` ({key: bytes})."""
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", compression=zipfile.ZIP_STORED) as archive:
+        archive.writestr(f"{folder}/data.pkl", data_pkl)
+        archive.writestr(f"{folder}/byteorder", b"little")
+        for key, data in (records or {}).items():
+            archive.writestr(f"{folder}/data/{key}", data)
+        archive.writestr(f"{folder}/version", b"3\n")
+    return buffer.getvalue()

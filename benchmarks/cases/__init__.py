@@ -26,7 +26,8 @@ order ``--list``, the run and the report follow): ``overhead`` (per-op overhead 
 small graphs), ``kernels`` (elementwise ops, reductions, scans and sorts, a large chain
 with backward), ``matmul`` (products and the FMA peak), ``training`` (training steps
 and their parts, with the random draws), ``process`` (import time and memory, measured
-in fresh interpreters) and ``nn`` (normalization and recurrent layers). ``registry``
+in fresh interpreters), ``nn`` (normalization and recurrent layers) and
+``serialization`` (saving and loading a state dict). ``registry``
 holds what a case is and the list they join.
 """
 
@@ -37,5 +38,6 @@ from . import matmul  # noqa: F401
 from . import training  # noqa: F401
 from . import process  # noqa: F401
 from . import nn  # noqa: F401
+from . import serialization  # noqa: F401
 from .matmul import FMA_FLOPS  # noqa: F401 - the report's peak fraction
 from .registry import CASES, Case, Point, Variant, by_id, seed, timed_case  # noqa: F401

@@ -87,6 +87,8 @@ void bind_geometry(Cls& cls) {
       .def("data_ptr", [](const Tensor& t) { return reinterpret_cast<uintptr_t>(t.raw()); })
       .def("untyped_storage_ptr",
            [](const Tensor& t) { return reinterpret_cast<uintptr_t>(t->storage()->data()); })
+      // The size of the memory under the tensor, which torch's file format saves whole.
+      .def("_storage_nbytes", [](const Tensor& t) { return t->storage()->nbytes(); })
       .def_property_readonly("dtype", [](const Tensor& t) { return dtype_object(t.dtype()); })
       .def("is_floating_point", [](const Tensor& t) { return is_floating(t.dtype()); })
       .def("is_complex", [](const Tensor&) { return false; })

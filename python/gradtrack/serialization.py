@@ -1,340 +1,209 @@
-"""``gradtrack.save`` / ``gradtrack.load``: state_dicts on disk without pickle.
+"""``gradtrack.save`` / ``gradtrack.load`` in torch's checkpoint format, and the
+``weights_only`` allow-list (``add_safe_globals``, ``safe_globals``, ...).
 
-NOTE [Save format]
-A file is a zip archive (stored, not compressed) holding
+``save`` writes what ``torch.save`` writes, so ``torch.load`` reads a gradtrack
+checkpoint and ``gradtrack.load`` reads a torch one (NOTE [Torch's checkpoint layout]
+in ``_serialization/writer.py``). ``load`` defaults to ``weights_only=True``: a
+restricted unpickler that rebuilds tensors and plain containers and refuses
+everything else (NOTE [The weights-only unpickler]). Files written by earlier
+gradtrack versions (a zip of ``.npy`` arrays and JSON) still load.
 
-* ``gradtrack/header.json``: ``{"format": "gradtrack.save", "version": 1,
-  "root": <node>, "tensors": [{"dtype", "shape", "requires_grad",
-  "parameter"}, ...]}``, and
-* ``gradtrack/tensors/<i>.npy``: tensor ``i`` in NumPy's ``.npy`` format.
-
-A node is a JSON value: ``null``, booleans, ints, finite floats and strings
-stand for themselves; everything else is a one-key tagged object
-(``{"$list": [...]}``, ``{"$tuple": [...]}``, ``{"$dict": [[key, value], ...]}``,
-``{"$odict": [...], "metadata": node}``, ``{"$counter": [...]}``, ``{"$tensor": i}``,
-``{"$float": "nan"}``, ``{"$size": [...]}``, ``{"$dtype": "float32"}``).
-Loading never unpickles anything (``allow_pickle=False``), so a file can only
-produce these types; it cannot run code. The same tensor object saved twice
-loads as one object.
+This module stays light (``import gradtrack`` imports it); the format's machinery,
+and NumPy with it, load on the first save or load.
 """
 
-import io
-import json
-import math
 import os
-import zipfile
-from collections import Counter, OrderedDict
+import pickle
 
-import numpy as np
+__all__ = ["save", "load", "add_safe_globals", "get_safe_globals", "clear_safe_globals",
+           "safe_globals"]
 
-from . import _C
-from ._size import Size
+DEFAULT_PROTOCOL = 2
 
-__all__ = ["save", "load"]
+UNSAFE_MESSAGE = (
+    "In PyTorch 2.6, we changed the default value of the `weights_only` argument in `torch.load` "
+    "from `False` to `True`. Re-running `torch.load` with `weights_only` set to `False` will "
+    "likely succeed, but it can result in arbitrary code execution. Do it only if you got the "
+    "file from a trusted source.")
+_DOCS_MESSAGE = (
+    "\n\nCheck the documentation of torch.load to learn more about types accepted by default "
+    "with weights_only https://pytorch.org/docs/stable/generated/torch.load.html.")
 
-_FORMAT = "gradtrack.save"
-_VERSION = 1
-_HEADER = "gradtrack/header.json"
-_TENSOR_PATH = "gradtrack/tensors/{}.npy"
-_Tensor = _C.Tensor
-_DTYPES = {"float32": _C.float32, "float64": _C.float64, "int64": _C.int64, "int32": _C.int32,
-           "uint8": _C.uint8, "bool": _C.bool, "int8": _C.int8, "int16": _C.int16,
-           "float16": _C.float16}
-_NP_DTYPES = {name: np.dtype(name) for name in _DTYPES}
-_SUPPORTED = "tensors, None, bools, ints, floats, strings, dicts, lists and tuples"
+_marked_safe_globals = set()
 
 
-def _dtype_name(dtype):
-    return repr(dtype).split(".", 1)[1]
+# ---- the allow-list ------------------------------------------------------------------------
 
+def add_safe_globals(safe_globals: list) -> None:
+    """Marks functions and classes as safe for ``load(weights_only=True)``: a checkpoint
+    may then name (call, instantiate, set the state of) them. An item is the object, or
+    ``(object, "module.qualname")`` when the checkpoint names it differently.
 
-# ---- writing -------------------------------------------------------------------------------
-
-class _Encoder:
-    """Turns an object tree into JSON nodes, collecting tensors on the side."""
-
-    def __init__(self):
-        self.tensors = []      # (tensor, header entry)
-        self.tensor_ids = {}   # id(tensor) -> index: a tensor saved twice is stored once
-        self.active = set()    # ids of containers being encoded, to refuse cycles
-
-    def encode(self, obj):
-        if obj is None or isinstance(obj, (bool, str)):
-            return obj
-        if isinstance(obj, int):
-            return int(obj)
-        if isinstance(obj, float):
-            return float(obj) if math.isfinite(obj) else {"$float": repr(float(obj))}
-        if isinstance(obj, _Tensor):
-            return {"$tensor": self._tensor_index(obj)}
-        if isinstance(obj, _C.dtype):
-            return {"$dtype": _dtype_name(obj)}
-        if isinstance(obj, np.generic) and isinstance(obj.item(), (bool, int, float)):
-            return self.encode(obj.item())
-        if isinstance(obj, (list, tuple, dict)):
-            return self._container(obj)
-        raise TypeError(f"gradtrack.save cannot store an object of type "
-                        f"{type(obj).__module__}.{type(obj).__qualname__}; it stores {_SUPPORTED}")
-
-    def _container(self, obj):
-        if id(obj) in self.active:
-            raise ValueError("gradtrack.save cannot store a container that contains itself")
-        self.active.add(id(obj))
-        try:
-            if isinstance(obj, Size):
-                return {"$size": [int(s) for s in obj]}
-            if isinstance(obj, dict):
-                items = [[self.encode(k), self.encode(v)] for k, v in obj.items()]
-                if isinstance(obj, Counter):  # MultiStepLR's milestones: missing keys count 0
-                    return {"$counter": items}
-                if not isinstance(obj, OrderedDict):
-                    return {"$dict": items}
-                node = {"$odict": items}
-                metadata = getattr(obj, "_metadata", None)
-                if metadata is not None:
-                    node["metadata"] = self.encode(metadata)
-                return node
-            kind = "$tuple" if isinstance(obj, tuple) else "$list"
-            return {kind: [self.encode(v) for v in obj]}
-        finally:
-            self.active.discard(id(obj))
-
-    def _tensor_index(self, t):
-        index = self.tensor_ids.get(id(t))
-        if index is None:
-            from .nn.parameter import Parameter
-            index = len(self.tensors)
-            self.tensor_ids[id(t)] = index
-            entry = {"dtype": _dtype_name(t.dtype), "shape": list(t.shape),
-                     "requires_grad": bool(t.requires_grad),
-                     "parameter": isinstance(t, Parameter)}
-            self.tensors.append((t, entry))
-        return index
-
-
-def save(obj, f):
-    """Saves ``obj`` (a state_dict, or any tree of tensors, numbers, strings,
-    bools, None, dicts, lists and tuples) to the path or binary file ``f``.
-
-    >>> import os, tempfile, gradtrack
-    >>> from gradtrack import nn
-    >>> path = os.path.join(tempfile.mkdtemp(), "model.gt")
-    >>> gradtrack.save(nn.Linear(2, 1).state_dict(), path)
-    >>> list(gradtrack.load(path))
-    ['weight', 'bias']
+    >>> import collections, gradtrack
+    >>> gradtrack.serialization.add_safe_globals([collections.defaultdict])
+    >>> collections.defaultdict in gradtrack.serialization.get_safe_globals()
+    True
+    >>> gradtrack.serialization.clear_safe_globals()
     """
-    encoder = _Encoder()
-    header = {"format": _FORMAT, "version": _VERSION, "root": encoder.encode(obj)}
-    header["tensors"] = [entry for _, entry in encoder.tensors]
-    if isinstance(f, (str, os.PathLike)):
-        with open(f, "wb") as stream:
-            _write_archive(stream, header, encoder.tensors)
-    else:
-        _write_archive(f, header, encoder.tensors)
+    global _marked_safe_globals
+    _marked_safe_globals = _marked_safe_globals | set(safe_globals)
 
 
-def _write_archive(stream, header, tensors):
-    with zipfile.ZipFile(stream, "w", compression=zipfile.ZIP_STORED) as archive:
-        archive.writestr(_HEADER, json.dumps(header, allow_nan=False))
-        for index, (t, _) in enumerate(tensors):
-            buffer = io.BytesIO()
-            array = t.detach().numpy()
-            # copy() gives C order; np.ascontiguousarray would turn a 0-dim array into 1-dim.
-            array = array if array.flags.c_contiguous else array.copy()
-            np.lib.format.write_array(buffer, array, allow_pickle=False)
-            archive.writestr(_TENSOR_PATH.format(index), buffer.getvalue())
+def get_safe_globals() -> list:
+    """The globals :func:`add_safe_globals` marked as safe, as a list.
+
+    >>> import gradtrack
+    >>> gradtrack.serialization.get_safe_globals()
+    []
+    """
+    return list(_marked_safe_globals)
 
 
-# ---- reading -------------------------------------------------------------------------------
+def clear_safe_globals() -> None:
+    """Forgets every global :func:`add_safe_globals` marked as safe.
 
-class _Decoder:
-    """Rebuilds the object tree from JSON nodes; any malformed node is an error."""
-
-    def __init__(self, tensors):
-        self.tensors = tensors
-
-    def decode(self, node):
-        if node is None or isinstance(node, (bool, int, float, str)):
-            return node
-        if not isinstance(node, dict) or not node:
-            raise ValueError(f"unexpected node {node!r:.60}")
-        tag = next(iter(node))
-        value = node[tag]
-        if tag == "$tensor":
-            if not isinstance(value, int) or not 0 <= value < len(self.tensors):
-                raise ValueError(f"bad tensor index {value!r}")
-            return self.tensors[value]
-        if tag == "$float":
-            if value not in ("nan", "inf", "-inf"):
-                raise ValueError(f"bad float {value!r}")
-            return float(value)
-        if tag == "$dtype":
-            return _DTYPES[value]
-        if tag in ("$list", "$tuple", "$size"):
-            items = [self.decode(v) for v in _as_list(value)]
-            return {"$list": list, "$tuple": tuple, "$size": Size}[tag](items)
-        if tag in ("$dict", "$odict", "$counter"):
-            return self._mapping(tag, value, node)
-        raise ValueError(f"unknown tag {tag!r}")
-
-    def _mapping(self, tag, items, node):
-        pairs = []
-        for pair in _as_list(items):
-            if not isinstance(pair, list) or len(pair) != 2:
-                raise ValueError("a dict entry is not a [key, value] pair")
-            pairs.append((self.decode(pair[0]), self.decode(pair[1])))
-        if tag == "$dict":
-            return dict(pairs)
-        if tag == "$counter":
-            return Counter(dict(pairs))
-        result = OrderedDict(pairs)
-        if "metadata" in node:
-            result._metadata = self.decode(node["metadata"])
-        return result
+    >>> import gradtrack
+    >>> gradtrack.serialization.add_safe_globals([complex])
+    >>> gradtrack.serialization.clear_safe_globals()
+    >>> gradtrack.serialization.get_safe_globals()
+    []
+    """
+    global _marked_safe_globals
+    _marked_safe_globals = set()
 
 
-def _as_list(value):
-    if not isinstance(value, list):
-        raise ValueError(f"expected a JSON list, got {type(value).__name__}")
-    return value
+class safe_globals:
+    """Context manager marking globals as safe for ``load(weights_only=True)`` inside it.
+
+    >>> import collections, gradtrack
+    >>> with gradtrack.serialization.safe_globals([collections.defaultdict]):
+    ...     len(gradtrack.serialization.get_safe_globals())
+    1
+    >>> gradtrack.serialization.get_safe_globals()
+    []
+    """
+
+    def __init__(self, safe_globals: list) -> None:
+        self.safe_globals = safe_globals
+
+    def __enter__(self) -> None:
+        add_safe_globals(self.safe_globals)
+
+    def __exit__(self, type, value, tb) -> None:
+        global _marked_safe_globals
+        _marked_safe_globals = _marked_safe_globals - set(self.safe_globals)
 
 
-# NOTE [Reading untrusted files]
-# A file to load may be damaged or made to hurt, so nothing in it is trusted
-# before it is checked: every member must be stored (save never compresses,
-# so a compressed member is either foreign or a zip bomb), unencrypted, and
-# lie inside the file with its declared size; a member is read up to that
-# size and no further; a tensor's .npy header must agree with the JSON header
-# and its payload must be exactly the bytes its shape needs before anything
-# is allocated for it. Whatever else goes wrong while reading (zipfile's,
-# numpy's or json's own exceptions, MemoryError included) becomes the one
-# RuntimeError that names the file.
+# ---- save ----------------------------------------------------------------------------------
 
-def _check_members(archive, file_size):
-    for info in archive.infolist():
-        if info.compress_type != zipfile.ZIP_STORED:
-            raise ValueError(f"member {info.filename!r} is compressed (method "
-                             f"{info.compress_type}); gradtrack.save stores members uncompressed")
-        if info.flag_bits & 0x1:
-            raise ValueError(f"member {info.filename!r} is encrypted")
-        if info.file_size != info.compress_size or \
-                info.header_offset + info.compress_size > file_size:
-            raise ValueError(f"member {info.filename!r} declares {info.file_size} bytes, more "
-                             f"than the file holds")
-
-
-def _read_member(archive, name):
-    info = archive.getinfo(name)
-    with archive.open(info) as member:
-        data = member.read(info.file_size + 1)
-    if len(data) != info.file_size:
-        raise ValueError(f"member {name!r} holds {len(data)} bytes, its entry says "
-                         f"{info.file_size}")
-    return data
-
-
-def _shape(value):
-    shape = _as_list(value)
-    if not all(type(s) is int and s >= 0 for s in shape):
-        raise ValueError(f"shape {shape!r:.80} is not a list of non-negative ints")
-    return shape
-
-
-def _read_npy(data, index, expected, shape):
-    """The array a .npy member holds, checked against the header's dtype and shape
-    before its payload is looked at."""
-    stream = io.BytesIO(data)
-    version = np.lib.format.read_magic(stream)
-    if version not in ((1, 0), (2, 0)):
-        raise ValueError(f"tensor {index} has .npy format version {version}")
-    read_header = (np.lib.format.read_array_header_1_0 if version == (1, 0)
-                   else np.lib.format.read_array_header_2_0)
-    npy_shape, fortran_order, dtype = read_header(stream)
-    if dtype.newbyteorder("=") != expected.newbyteorder("=") or list(npy_shape) != shape:
-        raise ValueError(f"tensor {index} is {dtype}{list(npy_shape)}, the header says "
-                         f"{expected}{shape}")
-    count = math.prod(shape)
-    payload = len(data) - stream.tell()
-    if payload != count * dtype.itemsize:
-        raise ValueError(f"tensor {index} holds {payload} bytes of data, its shape "
-                         f"{shape} needs {count * dtype.itemsize}")
-    array = np.frombuffer(data, dtype=dtype, count=count, offset=stream.tell())
-    return array.reshape(shape, order="F" if fortran_order else "C")
-
-
-def _read_tensor(archive, index, entry):
-    from .nn.parameter import Parameter
-    if not isinstance(entry, dict):
-        raise ValueError(f"tensor entry {index} is not an object")
-    dtype_name, shape = entry["dtype"], _shape(entry["shape"])
-    if not isinstance(dtype_name, str) or dtype_name not in _NP_DTYPES:
-        raise ValueError(f"unsupported dtype {dtype_name!r}")
-    expected = _NP_DTYPES[dtype_name]
-    array = _read_npy(_read_member(archive, _TENSOR_PATH.format(index)), index, expected, shape)
-    t = _C.tensor(array.astype(expected, copy=False))
-    if entry.get("parameter"):
-        return Parameter(t, requires_grad=bool(entry["requires_grad"]))
-    if entry["requires_grad"]:
-        t.requires_grad_(True)
-    return t
-
-
-def _describe(f):
-    return repr(os.fspath(f)) if isinstance(f, (str, os.PathLike)) else "the given file"
-
-
-def _read_archive(stream, where):
-    try:
-        file_size = stream.seek(0, io.SEEK_END)
-        stream.seek(0)
-        archive = zipfile.ZipFile(stream)
-    except Exception as e:  # noqa: BLE001 - see NOTE [Reading untrusted files]
-        raise RuntimeError(f"gradtrack.load: {where} is not a gradtrack.save file (not a zip "
-                           f"archive: {e}); it may be truncated or corrupted") from e
-    with archive:
-        names = archive.namelist()
-        if _HEADER not in names:
-            hint = ("; it looks like a torch.save (pickle) file, which gradtrack does not read"
-                    if any(n.endswith("data.pkl") for n in names) else "")
-            raise RuntimeError(f"gradtrack.load: {where} is a zip archive but not a "
-                               f"gradtrack.save file (no {_HEADER}){hint}")
-        try:
-            _check_members(archive, file_size)
-            header = json.loads(_read_member(archive, _HEADER).decode("utf-8"))
-            if not isinstance(header, dict) or header.get("format") != _FORMAT:
-                raise ValueError("the header does not name the gradtrack.save format")
-            if header.get("version") != _VERSION:
-                raise ValueError(f"format version {header.get('version')!r} is not supported "
-                                 f"(this gradtrack reads version {_VERSION})")
-            tensors = [_read_tensor(archive, i, entry)
-                       for i, entry in enumerate(_as_list(header["tensors"]))]
-            return _Decoder(tensors).decode(header["root"])
-        except Exception as e:  # noqa: BLE001 - see NOTE [Reading untrusted files]
-            raise RuntimeError(f"gradtrack.load: {where} is corrupted or not a valid "
-                               f"gradtrack.save file: {type(e).__name__}: {e}") from e
-
-
-def load(f, map_location=None, *, weights_only=True, mmap=None):
-    """Loads what :func:`save` wrote to the path or binary file ``f``.
-
-    Tensors come back with their dtype, shape, values and ``requires_grad``;
-    ``OrderedDict`` and ``Counter`` stay what they were. A corrupted or foreign file raises
-    ``RuntimeError`` saying so. ``map_location`` may only name the CPU.
+def save(obj: object, f, pickle_module=pickle, pickle_protocol: int = DEFAULT_PROTOCOL,
+         _use_new_zipfile_serialization: bool = True,
+         _disable_byteorder_record: bool = False) -> None:
+    """Saves ``obj`` to the path or binary file ``f`` in torch's checkpoint format, which
+    ``torch.load`` reads. Tensors keep their dtype, strides and storage sharing; anything
+    else is pickled, as ``torch.save`` does. Saving to a path is atomic: the file is
+    written beside it, flushed to disk, then renamed over it, so an interrupted or failed
+    save leaves the previous file as it was. The format is always torch's zip format
+    (``_use_new_zipfile_serialization=False`` is accepted and writes it too), pickled
+    by gradtrack's own pickler (``pickle_module`` is accepted and not used).
 
     >>> import io, gradtrack
     >>> buffer = io.BytesIO()
-    >>> gradtrack.save({"step": 3, "w": gradtrack.tensor([1.5, 2.0])}, buffer)
+    >>> gradtrack.save({"w": gradtrack.tensor([1.0, 2.0])}, buffer)
     >>> _ = buffer.seek(0)
     >>> gradtrack.load(buffer)
-    {'step': 3, 'w': tensor([1.5000, 2.0000])}
+    {'w': tensor([1., 2.])}
     """
-    if map_location is not None and not callable(map_location) \
-            and str(map_location) not in ("cpu", "cpu:0"):
-        raise RuntimeError(f"gradtrack runs on the CPU only, got map_location={map_location!r}")
-    where = _describe(f)
+    from ._serialization import files
+    from ._serialization.writer import write_checkpoint
+
+    def write(stream, folder):
+        write_checkpoint(obj, stream, folder, pickle_protocol,
+                         byteorder_record=not _disable_byteorder_record)
+
     if isinstance(f, (str, os.PathLike)):
-        with open(f, "rb") as stream:
-            return _read_archive(stream, where)
-    if not (hasattr(f, "seekable") and f.seekable()):
-        f = io.BytesIO(f.read())
-    return _read_archive(f, where)
+        files.save_atomically(os.fspath(f), write)
+    else:
+        if not hasattr(f, "write"):
+            raise AttributeError("expected 'f' to be string, path, or a file-like object with "
+                                 "a 'write' attribute")
+        write(f, "archive")
+        if hasattr(f, "flush"):
+            f.flush()
+
+
+# ---- load ----------------------------------------------------------------------------------
+
+def _weights_only_message(message):
+    # torch's wording around the unpickler's own error, by what that error is about.
+    if "was not an allowed global by default." in message:
+        return ("Weights only load failed. This file can still be loaded, to do so you have two "
+                "options, \033[1mdo those steps only if you trust the source of the "
+                f"checkpoint\033[0m. \n\t(1) {UNSAFE_MESSAGE}\n\t(2) Alternatively, to load "
+                "with `weights_only=True` please check the recommended steps in the following "
+                "error message.\n\tWeightsUnpickler error: " + message + _DOCS_MESSAGE)
+    updated = f"Weights only load failed. {UNSAFE_MESSAGE}\n"
+    if "is blocked" not in message:
+        updated += ("Please file an issue with the following so that we can make "
+                    "`weights_only=True` compatible with your use case: WeightsUnpickler "
+                    "error: ")
+    return updated + "\n\n" + message + _DOCS_MESSAGE
+
+
+def _resolve_weights_only(weights_only, pickle_module):
+    true_values = ("1", "y", "yes", "true")
+    force_on = os.getenv("TORCH_FORCE_WEIGHTS_ONLY_LOAD", "0").lower() in true_values
+    force_off = os.getenv("TORCH_FORCE_NO_WEIGHTS_ONLY_LOAD", "0").lower() in true_values
+    if force_on and force_off:
+        raise RuntimeError("Only one of `TORCH_FORCE_WEIGHTS_ONLY_LOAD` or "
+                           "`TORCH_FORCE_NO_WEIGHTS_ONLY_LOAD` should be set, but both were set.")
+    not_set = weights_only is None
+    if not_set:
+        weights_only = pickle_module is None
+    if force_on:
+        weights_only = True
+    elif force_off and not_set:
+        import warnings
+        warnings.warn("Environment variable TORCH_FORCE_NO_WEIGHTS_ONLY_LOAD detected, since the"
+                      "`weights_only` argument was not explicitly passed to `torch.load`, "
+                      "forcing weights_only=False.", UserWarning, stacklevel=3)
+        weights_only = False
+    if weights_only and pickle_module is not None:
+        raise RuntimeError("Can not safely load weights when explicit pickle_module is specified")
+    return weights_only
+
+
+def load(f, map_location=None, pickle_module=None, *, weights_only: bool | None = None,
+         mmap: bool | None = None, **pickle_load_args):
+    """Loads a checkpoint written by ``torch.save`` or :func:`save` (or by an earlier
+    gradtrack's ``save``) from the path or binary file ``f``.
+
+    ``weights_only=True`` (the default) rebuilds only tensors, parameters,
+    numbers, strings and plain containers, plus what :func:`add_safe_globals` allows;
+    any other name in the file raises ``pickle.UnpicklingError`` before it runs.
+    ``weights_only=False`` unpickles everything: only for files you trust.
+    ``map_location`` (a device, a string, a dict such as ``{"cuda:0": "cpu"}``, or a
+    callable) must place every storage on the CPU. ``mmap=True`` maps storages from
+    the file instead of reading them.
+
+    >>> import io, gradtrack
+    >>> buffer = io.BytesIO()
+    >>> gradtrack.save([gradtrack.arange(3), 5], buffer)
+    >>> _ = buffer.seek(0)
+    >>> gradtrack.load(buffer)
+    [tensor([0, 1, 2]), 5]
+    """
+    from ._serialization import files
+    weights_only = _resolve_weights_only(weights_only, pickle_module)
+    if pickle_load_args and weights_only:
+        import warnings
+        warnings.warn("pickle_load_args only works if `weights_only=False`.", stacklevel=2)
+    if mmap and not isinstance(f, (str, os.PathLike)):
+        raise ValueError("f must be a file path in order to use the mmap argument")
+    try:
+        return files.load_file(f, map_location, weights_only, bool(mmap),
+                               list(_marked_safe_globals), pickle_module, pickle_load_args)
+    except pickle.UnpicklingError as e:
+        if not weights_only:
+            raise
+        raise pickle.UnpicklingError(_weights_only_message(str(e))) from None

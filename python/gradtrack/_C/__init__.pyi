@@ -396,6 +396,9 @@ require grad).
     def _setitem_target(self, arg0: typing.Any, arg1: typing.Any) -> tuple[typing.Any, ...]:
         ...
 
+    def _storage_nbytes(self) -> builtins.int:
+        ...
+
     def _to_dtype(self, dtype: typing.Any, copy: builtins.bool=False) -> Tensor:
         ...
 

@@ -1,25 +1,10 @@
-"""Docstrings of the thread pool's size, and saving and loading (``_saving.py``).
+"""Docstrings of the thread pool's size (``save`` and ``load`` document themselves in
+``serialization.py``).
 
 ``FUNCTIONS`` documents ``gradtrack.NAME``.
 """
 
 FUNCTIONS = {
-    "save": """
-    >>> import io
-    >>> buffer = io.BytesIO()
-    >>> gradtrack.save({"w": gradtrack.tensor([1.0, 2.0])}, buffer)
-    >>> _ = buffer.seek(0)
-    >>> gradtrack.load(buffer)
-    {'w': tensor([1., 2.])}
-    """,
-    "load": """
-    >>> import io
-    >>> buffer = io.BytesIO()
-    >>> gradtrack.save([gradtrack.arange(3), 5], buffer)
-    >>> _ = buffer.seek(0)
-    >>> gradtrack.load(buffer)
-    [tensor([0, 1, 2]), 5]
-    """,
     "get_num_threads": """The number of threads the CPU kernels use.
 
     >>> gradtrack.get_num_threads() >= 1

@@ -83,7 +83,7 @@ class _ConvNd(Module):
     def reset_parameters(self):
         """kaiming_uniform_(a=sqrt(5)) for the weight, U(-1/sqrt(fan_in), ..) for the bias."""
         init.kaiming_uniform_(self.weight, a=math.sqrt(5))
-        bias = self._parameters["bias"]
+        bias = self.bias
         if bias is not None:
             fan_in, _ = init._calculate_fan_in_and_fan_out(self.weight)
             if fan_in != 0:
@@ -100,7 +100,7 @@ class _ConvNd(Module):
             s += ", output_padding={output_padding}"
         if self.groups != 1:
             s += ", groups={groups}"
-        if self._parameters["bias"] is None:
+        if self.bias is None:
             s += ", bias=False"
         if self.padding_mode != "zeros":
             s += ", padding_mode={padding_mode}"
@@ -137,8 +137,7 @@ class Conv2d(_ConvNd):
                          dtype=dtype)
 
     def forward(self, input):  # noqa: A002
-        params = self._parameters
-        return self._conv_forward(input, params["weight"], params["bias"], F.conv2d)
+        return self._conv_forward(input, self.weight, self.bias, F.conv2d)
 
 
 class Conv1d(_ConvNd):
@@ -160,8 +159,7 @@ class Conv1d(_ConvNd):
                          dtype=dtype)
 
     def forward(self, input):  # noqa: A002
-        params = self._parameters
-        return self._conv_forward(input, params["weight"], params["bias"], F.conv1d)
+        return self._conv_forward(input, self.weight, self.bias, F.conv1d)
 
 
 class ConvTranspose2d(_ConvNd):
@@ -213,7 +211,6 @@ class ConvTranspose2d(_ConvNd):
         if input.dim() not in (3, 4):
             raise RuntimeError("Expected 3D (unbatched) or 4D (batched) input to "
                                f"conv_transpose2d, but got input of size: {list(input.shape)}")
-        params = self._parameters
         output_padding = self._output_padding(input, output_size)
-        return F.conv_transpose2d(input, params["weight"], params["bias"], self.stride,
+        return F.conv_transpose2d(input, self.weight, self.bias, self.stride,
                                   self.padding, output_padding, self.groups, self.dilation)

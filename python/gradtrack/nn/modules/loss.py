@@ -52,7 +52,7 @@ class NLLLoss(_WeightedLoss):
         self.ignore_index = ignore_index
 
     def forward(self, input, target):  # noqa: A002
-        return F.nll_loss(input, target, self._buffers["weight"], None, self.ignore_index, None,
+        return F.nll_loss(input, target, self.weight, None, self.ignore_index, None,
                           self.reduction)
 
 
@@ -73,8 +73,15 @@ class CrossEntropyLoss(_WeightedLoss):
         self.label_smoothing = label_smoothing
 
     def forward(self, input, target):  # noqa: A002
-        # Positional arguments: this runs once per training step.
-        return F.cross_entropy(input, target, self._buffers["weight"], None, self.ignore_index,
+        # Positional arguments: this runs once per training step. ``weight`` as
+        # ``self.weight`` reads it (NOTE [Reading parameters in forward]).
+        d = self.__dict__
+        if type(self) is CrossEntropyLoss and "weight" not in d \
+                and "weight" not in d["_parameters"] and "weight" in d["_buffers"]:
+            weight = d["_buffers"]["weight"]
+        else:
+            weight = self.weight
+        return F.cross_entropy(input, target, weight, None, self.ignore_index,
                                None, self.reduction, self.label_smoothing)
 
 

@@ -1,10 +1,11 @@
-"""``nn.Linear`` and ``nn.Identity``."""
+"""``nn.Linear``, ``nn.Bilinear`` and ``nn.Identity``."""
 
 import math
 
 from typing import Any
 
 from ... import _C
+from .. import functional as F
 from .. import init
 from ..parameter import Parameter
 from .module import Module
@@ -82,3 +83,47 @@ class Linear(Module):
     def extra_repr(self):
         return (f"in_features={self.in_features}, out_features={self.out_features}, "
                 f"bias={self.bias is not None}")
+
+
+class Bilinear(Module):
+    """``y = x1^T A x2 + b``: ``weight`` is ``(out_features, in1_features, in2_features)``,
+    both ``weight`` and ``bias`` drawn from U(-1/sqrt(in1_features), 1/sqrt(in1_features)).
+
+    >>> import gradtrack
+    >>> from gradtrack import nn
+    >>> bl = nn.Bilinear(2, 3, 4)
+    >>> bl
+    Bilinear(in1_features=2, in2_features=3, out_features=4, bias=True)
+    >>> bl(gradtrack.ones(5, 2), gradtrack.ones(5, 3)).shape
+    gradtrack.Size([5, 4])
+    """
+
+    def __init__(self, in1_features: int, in2_features: int, out_features: int,
+                 bias: bool = True, device: Any = None, dtype: Any = None) -> None:
+        super().__init__()
+        self.in1_features = in1_features
+        self.in2_features = in2_features
+        self.out_features = out_features
+        self.weight = Parameter(_C.empty(out_features, in1_features, in2_features, dtype=dtype))
+        if bias:
+            self.bias = Parameter(_C.empty(out_features, dtype=dtype))
+        else:
+            self.register_parameter("bias", None)
+        self.reset_parameters()
+
+    def reset_parameters(self) -> None:
+        """Draws ``weight`` and ``bias`` from U(-1/sqrt(in1_features), 1/sqrt(in1_features))."""
+        if self.in1_features <= 0:
+            raise ValueError(f"in1_features must be > 0, but got (in1_features="
+                             f"{self.in1_features})")
+        bound = 1 / math.sqrt(self.weight.size(1))
+        init.uniform_(self.weight, -bound, bound)
+        if self.bias is not None:
+            init.uniform_(self.bias, -bound, bound)
+
+    def forward(self, input1, input2):
+        return F.bilinear(input1, input2, self.weight, self.bias)
+
+    def extra_repr(self):
+        return (f"in1_features={self.in1_features}, in2_features={self.in2_features}, "
+                f"out_features={self.out_features}, bias={self.bias is not None}")

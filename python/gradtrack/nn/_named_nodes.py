@@ -1,0 +1,63 @@
+"""One graph node named as torch's for a layer composed from existing ops.
+
+NOTE [Named composite nodes]
+A layer written from existing ops records the nodes of those ops, but where torch has a
+kernel of its own the user sees one node with its name (``grad_fn.name()``, graph
+walkers, ``repr``). An ``autograd.Function`` gives one node; ``named_node`` gives its
+backward class torch's name. ``composite_node`` makes such a node from the composite
+itself: the forward runs it without a graph, the backward runs it again with one and
+takes its vector-Jacobian product, so the gradient is the composite's (exact for every
+corner its ops handle) and, when a graph is being built, differentiable again (the
+second derivative's nodes are those ops', where torch names a ``...BackwardBackward0``).
+
+>>> import gradtrack
+>>> from gradtrack.nn._named_nodes import composite_node
+>>> double = composite_node("DoubleBackward0", lambda x: x * 2)
+>>> double(gradtrack.ones(2, requires_grad=True)).grad_fn.name()
+'DoubleBackward0'
+"""
+
+from .. import _C
+from ..autograd.function import Function
+
+
+def named_node(function, name):
+    """Gives the ``autograd.Function`` ``function``'s backward node torch's ``name``."""
+    function._backward_cls.__name__ = name
+    function._backward_cls.__qualname__ = name
+    return function
+
+
+def composite_node(name, compute, differentiable=1):
+    """``compute(*tensors, *rest)`` as one node named ``name``: its first
+    ``differentiable`` arguments are the floating tensors it is differentiated by, the
+    others (targets, options, optional weights) pass through as they are."""
+
+    class _Composite(Function):
+        @staticmethod
+        def forward(ctx, *args):
+            ctx.save_for_backward(*args[:differentiable])
+            ctx.rest = args[differentiable:]
+            return compute(*args)
+
+        @staticmethod
+        def backward(ctx, grad):
+            from ..autograd import grad as autograd_grad
+            from ..autograd.grad_mode import enable_grad
+            saved = ctx.saved_tensors
+            create = _C.is_grad_enabled()
+            needs = ctx.needs_input_grad[:differentiable]
+            with enable_grad():
+                sources = [s if create and s.requires_grad else s.detach().requires_grad_(need)
+                           for s, need in zip(saved, needs)]
+                out = compute(*sources, *ctx.rest)
+            wanted = [s for s, need in zip(sources, needs) if need]
+            found = iter(autograd_grad(out, wanted, grad, create_graph=create,
+                                       allow_unused=True))
+            grads = [next(found) if need else None for need in needs]
+            grads = [g if g is not None or not need else _C.zeros_like(s)
+                     for g, need, s in zip(grads, needs, saved)]
+            return tuple(grads) + (None,) * len(ctx.rest)
+
+    named_node(_Composite, name)
+    return _Composite.apply

@@ -22,17 +22,30 @@ __all__ = ["hardshrink", "softshrink", "tanhshrink", "threshold", "threshold_", 
            "glu", "prelu"]
 
 
+def _masked_grad(grad, ctx):
+    """``grad`` zeroed where ``ctx.mask``; when a graph is being built, written so that it
+    depends on the input (with derivative 0), as torch's ``..._backward`` does."""
+    (input,) = ctx.saved_tensors  # noqa: A001
+    if _C.is_grad_enabled() and input.requires_grad:
+        return _C.where(ctx.mask, input * 0, grad)
+    return grad.masked_fill(ctx.mask, 0)
+
+
 class _Hardshrink(Function):
     @staticmethod
     def forward(ctx, input, lambd):  # noqa: A002 - torch's argument name
         inside = (input >= -lambd).logical_and(input <= lambd)
-        ctx.save_for_backward(inside)
+        ctx.save_for_backward(input)
+        ctx.mask = inside  # a bool mask: nothing to version-check
         return input.masked_fill(inside, 0)
 
     @staticmethod
     def backward(ctx, grad):
-        (inside,) = ctx.saved_tensors
-        return grad.masked_fill(inside, 0), None
+        return _masked_grad(grad, ctx), None
+
+    @staticmethod
+    def jvp(ctx, tangent, _):
+        return tangent.masked_fill(ctx.mask, 0)
 
 
 named_node(_Hardshrink, "HardshrinkBackward0")
@@ -53,14 +66,16 @@ class _Softshrink(Function):
     @staticmethod
     def forward(ctx, input, lambd):  # noqa: A002
         inside = (input >= -lambd).logical_and(input <= lambd)
-        ctx.save_for_backward(inside)
+        ctx.save_for_backward(input)
+        ctx.mask = inside  # a bool mask: nothing to version-check
         # x - clamp(x, -l, l): x - l above, x + l below, exactly 0 inside, NaN kept.
         return input - input.clamp(-lambd, lambd)
 
     @staticmethod
     def backward(ctx, grad):
-        (inside,) = ctx.saved_tensors
-        return grad.masked_fill(inside, 0), None
+        return _masked_grad(grad, ctx), None
+
+    jvp = _Hardshrink.jvp
 
 
 named_node(_Softshrink, "SoftshrinkBackward0")
@@ -113,13 +128,17 @@ class _Threshold(Function):
     @staticmethod
     def forward(ctx, input, threshold, value):  # noqa: A002
         below = input <= threshold
-        ctx.save_for_backward(below)
+        ctx.save_for_backward(input)
+        ctx.mask = below
         return input.masked_fill(below, value)
 
     @staticmethod
     def backward(ctx, grad):
-        (below,) = ctx.saved_tensors
-        return grad.masked_fill(below, 0), None, None
+        return _masked_grad(grad, ctx), None, None
+
+    @staticmethod
+    def jvp(ctx, tangent, *_):
+        return tangent.masked_fill(ctx.mask, 0)
 
 
 named_node(_Threshold, "ThresholdBackward0")
@@ -164,16 +183,28 @@ class _Glu(Function):
     def forward(ctx, input, dim):  # noqa: A002
         a, b = input.chunk(2, dim)
         gate = b.sigmoid()
-        ctx.save_for_backward(a, gate)
+        ctx.save_for_backward(input)
+        ctx.halves = (a, gate)  # for jvp
         ctx.dim = dim
         return a * gate
 
     @staticmethod
     def backward(ctx, grad):
-        a, gate = ctx.saved_tensors
+        (input,) = ctx.saved_tensors  # noqa: A001
+        if _C.is_grad_enabled():  # recomputed from the input: differentiable again
+            a, b = input.chunk(2, ctx.dim)
+            gate = b.sigmoid()
+        else:
+            a, gate = ctx.halves
         grad_a = grad * gate
         grad_b = grad_a * a * (1 - gate)
         return _C.cat([grad_a, grad_b], ctx.dim), None
+
+    @staticmethod
+    def jvp(ctx, tangent, _):
+        a, gate = ctx.halves
+        ta, tb = tangent.chunk(2, ctx.dim)
+        return ta * gate + a * gate * (1 - gate) * tb
 
 
 named_node(_Glu, "GluBackward0")
@@ -203,6 +234,7 @@ class _Prelu(Function):
     def forward(ctx, input, weight):  # noqa: A002
         positive = input > 0
         ctx.save_for_backward(input, weight, positive)
+        ctx.operands = (input, weight, positive)  # for jvp
         return _C.where(positive, input, weight * input)
 
     @staticmethod
@@ -214,6 +246,11 @@ class _Prelu(Function):
         if ctx.needs_input_grad[1]:
             grad_weight = _sum_to((grad * input).masked_fill(positive, 0), weight.shape)
         return grad_input, grad_weight
+
+    @staticmethod
+    def jvp(ctx, t_input, t_weight):
+        input, weight, positive = ctx.operands  # noqa: A001
+        return _C.where(positive, t_input, weight * t_input + t_weight * input)
 
 
 named_node(_Prelu, "PreluKernelBackward0")

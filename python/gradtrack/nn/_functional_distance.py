@@ -45,7 +45,7 @@ def _pair_distances(input, p):  # noqa: A002
     return (input.index_select(0, rows) - input.index_select(0, cols)).norm(p, 1)
 
 
-_pdist = composite_node("PdistBackward0", _pair_distances)
+_pdist = composite_node("PdistBackward0", _pair_distances, no_forward_ad="_pdist_forward")
 
 
 def pdist(input, p=2):  # noqa: A002

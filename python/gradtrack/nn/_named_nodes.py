@@ -9,6 +9,7 @@ itself: the forward runs it without a graph, the backward runs it again with one
 takes its vector-Jacobian product, so the gradient is the composite's (exact for every
 corner its ops handle) and, when a graph is being built, differentiable again (the
 second derivative's nodes are those ops', where torch names a ``...BackwardBackward0``).
+Forward-mode AD runs the composite itself.
 
 >>> import gradtrack
 >>> from gradtrack.nn._named_nodes import composite_node
@@ -18,6 +19,7 @@ second derivative's nodes are those ops', where torch names a ``...BackwardBackw
 """
 
 from .. import _C
+from ..autograd import forward_ad
 from ..autograd.function import Function
 
 
@@ -28,10 +30,12 @@ def named_node(function, name):
     return function
 
 
-def composite_node(name, compute, differentiable=1):
+def composite_node(name, compute, differentiable=1, no_forward_ad=None):
     """``compute(*tensors, *rest)`` as one node named ``name``: its first
     ``differentiable`` arguments are the floating tensors it is differentiated by, the
-    others (targets, options, optional weights) pass through as they are."""
+    others (targets, options, optional weights) pass through as they are.
+    ``no_forward_ad``: the name of torch's op when torch has no forward-mode derivative
+    for it (a tangent then raises torch's NotImplementedError)."""
 
     class _Composite(Function):
         @staticmethod
@@ -60,4 +64,22 @@ def composite_node(name, compute, differentiable=1):
             return tuple(grads) + (None,) * len(ctx.rest)
 
     named_node(_Composite, name)
-    return _Composite.apply
+    apply = _Composite.apply
+
+    def run(*args):
+        # Forward-mode AD goes through the composite's own ops (their tangents are
+        # torch's); the named node is for the backward graph.
+        if forward_ad._current_level >= 0 and any(
+                isinstance(a, _C.Tensor) and _C._forward_ad.tangent(a) is not None
+                for a in args):
+            if no_forward_ad is not None:
+                raise NotImplementedError(
+                    f"Trying to use forward AD with {no_forward_ad} that does not support it "
+                    "because it has not been implemented yet.\nPlease file an issue to PyTorch "
+                    "at https://github.com/pytorch/pytorch/issues/new?template=feature-request"
+                    ".yml so that we can prioritize its implementation or submit a PR adding "
+                    "the implementation to derivatives.yaml")
+            return compute(*args)
+        return apply(*args)
+
+    return run

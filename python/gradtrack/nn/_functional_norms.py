@@ -33,7 +33,8 @@ def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):  # noqa: A002 - torch's
         denom = input.norm(p, dim, keepdim=True).clamp_min(eps).expand_as(input)
         return input / denom
     denom = input.norm(p, dim, keepdim=True).clamp_min_(eps).expand_as(input)
-    return _C.div(input, denom, out=out)
+    from .. import div  # the out= wrapper lives on the assembled namespace
+    return div(input, denom, out=out)
 
 
 def _verify_spatial_size(size):

@@ -194,6 +194,9 @@ ROWS = {
     "PairwiseDistance": (lambda nn: nn.PairwiseDistance(), [X(3, 4), X(3, 4)], False),
     "CosineSimilarity": (lambda nn: nn.CosineSimilarity(), [X(3, 4), X(3, 4)], False),
     "Bilinear": (lambda nn: nn.Bilinear(3, 4, 5), [X(2, 3), X(2, 4)], False),
+    "ConvTranspose1d": (lambda nn: nn.ConvTranspose1d(3, 4, 3, stride=2, padding=1,
+                                                      output_padding=1, groups=1),
+                        [X(2, 3, 6)], False),
     # embedding, ranking and margin losses; Poisson and Gaussian likelihoods
     "CosineEmbeddingLoss": (lambda nn: nn.CosineEmbeddingLoss(0.2),
                             [X(3, 4), X(3, 4), SGN(3)], False),

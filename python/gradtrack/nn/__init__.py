@@ -81,6 +81,7 @@ from .modules import (GLU, AlphaDropout, Bilinear, ChannelShuffle,  # noqa: E402
                       PoissonNLLLoss, PReLU, RMSNorm, Softmax2d, SoftMarginLoss, Softshrink,
                       Softsign, Tanhshrink, Threshold, TripletMarginLoss,
                       TripletMarginWithDistanceLoss)
+from .modules import ConvTranspose1d  # noqa: E402
 
 __all__ += ["GLU", "Hardshrink", "PReLU", "Softmax2d", "Softshrink", "Softsign", "Tanhshrink",
             "Threshold", "CosineSimilarity", "PairwiseDistance", "AlphaDropout", "Dropout1d",
@@ -89,4 +90,4 @@ __all__ += ["GLU", "Hardshrink", "PReLU", "Softmax2d", "Softshrink", "Softsign",
             "HingeEmbeddingLoss", "MarginRankingLoss", "MultiLabelMarginLoss",
             "MultiLabelSoftMarginLoss", "MultiMarginLoss", "PoissonNLLLoss", "SoftMarginLoss",
             "TripletMarginLoss", "TripletMarginWithDistanceLoss", "LocalResponseNorm", "RMSNorm",
-            "ChannelShuffle", "PixelShuffle", "PixelUnshuffle"]
+            "ChannelShuffle", "PixelShuffle", "PixelUnshuffle", "ConvTranspose1d"]

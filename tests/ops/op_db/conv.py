@@ -57,3 +57,22 @@ OPS = [
            (S("2x3x6x4", A(2, 3, 6, 4)),), FLOAT,
            ref=lambda np_, x: _pool_ref(x, 2, np.mean), rtol=1e-5),
 ]
+
+
+def _conv_transpose1d_np(x, w, b, stride, padding):
+    """Scatter form: each input position adds its kernel-weighted row to the output."""
+    n, cin, length = x.shape
+    _, cout, k = w.shape
+    full = np.zeros((n, cout, (length - 1) * stride + k), dtype=np.result_type(x, w))
+    for i in range(length):
+        full[:, :, i * stride:i * stride + k] += np.einsum("nc,cok->nok", x[:, :, i], w)
+    out = full[:, :, padding:full.shape[2] - padding]
+    return out + b.reshape(1, -1, 1)
+
+
+OPS += [
+    OpSpec("nn.functional.conv_transpose1d",
+           lambda lib, x, w, b: lib.nn.functional.conv_transpose1d(x, w, b, stride=2, padding=1),
+           (S("1d", A(2, 3, 5), A(3, 2, 3), A(2)),), FLOAT,
+           ref=lambda np_, x, w, b: _conv_transpose1d_np(x, w, b, 2, 1), rtol=1e-5),
+]

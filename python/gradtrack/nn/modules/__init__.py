@@ -74,6 +74,7 @@ from .loss import (CosineEmbeddingLoss, GaussianNLLLoss, HingeEmbeddingLoss,  # 
                    TripletMarginWithDistanceLoss)
 from .normalization import LocalResponseNorm, RMSNorm  # noqa: E402
 from .pixelshuffle import ChannelShuffle, PixelShuffle, PixelUnshuffle  # noqa: E402
+from .conv import ConvTranspose1d  # noqa: E402
 
 __all__ += ["GLU", "Hardshrink", "PReLU", "Softmax2d", "Softshrink", "Softsign", "Tanhshrink",
             "Threshold", "CosineSimilarity", "PairwiseDistance", "AlphaDropout", "Dropout1d",
@@ -82,4 +83,4 @@ __all__ += ["GLU", "Hardshrink", "PReLU", "Softmax2d", "Softshrink", "Softsign",
             "HingeEmbeddingLoss", "MarginRankingLoss", "MultiLabelMarginLoss",
             "MultiLabelSoftMarginLoss", "MultiMarginLoss", "PoissonNLLLoss", "SoftMarginLoss",
             "TripletMarginLoss", "TripletMarginWithDistanceLoss", "LocalResponseNorm", "RMSNorm",
-            "ChannelShuffle", "PixelShuffle", "PixelUnshuffle"]
+            "ChannelShuffle", "PixelShuffle", "PixelUnshuffle", "ConvTranspose1d"]

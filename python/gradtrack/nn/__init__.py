@@ -81,7 +81,7 @@ from .modules import (GLU, AlphaDropout, Bilinear, ChannelShuffle,  # noqa: E402
                       PoissonNLLLoss, PReLU, RMSNorm, Softmax2d, SoftMarginLoss, Softshrink,
                       Softsign, Tanhshrink, Threshold, TripletMarginLoss,
                       TripletMarginWithDistanceLoss)
-from .modules import ConvTranspose1d  # noqa: E402
+from .modules import AdaptiveMaxPool1d, ConvTranspose1d, LPPool1d, LPPool2d, Unflatten  # noqa: E402,I001
 
 __all__ += ["GLU", "Hardshrink", "PReLU", "Softmax2d", "Softshrink", "Softsign", "Tanhshrink",
             "Threshold", "CosineSimilarity", "PairwiseDistance", "AlphaDropout", "Dropout1d",
@@ -90,4 +90,5 @@ __all__ += ["GLU", "Hardshrink", "PReLU", "Softmax2d", "Softshrink", "Softsign",
             "HingeEmbeddingLoss", "MarginRankingLoss", "MultiLabelMarginLoss",
             "MultiLabelSoftMarginLoss", "MultiMarginLoss", "PoissonNLLLoss", "SoftMarginLoss",
             "TripletMarginLoss", "TripletMarginWithDistanceLoss", "LocalResponseNorm", "RMSNorm",
-            "ChannelShuffle", "PixelShuffle", "PixelUnshuffle", "ConvTranspose1d"]
+            "ChannelShuffle", "PixelShuffle", "PixelUnshuffle", "ConvTranspose1d",
+            "Unflatten", "AdaptiveMaxPool1d", "LPPool1d", "LPPool2d"]

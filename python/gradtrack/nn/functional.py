@@ -350,6 +350,8 @@ from ._functional_losses import (cosine_embedding_loss, gaussian_nll_loss,  # no
 from ._functional_norms import (instance_norm, local_response_norm, normalize,  # noqa: E402
                                 rms_norm)
 from ._conv_functional import conv_transpose1d  # noqa: E402
+from ._functional_pooling import (adaptive_max_pool1d,  # noqa: E402
+                                  adaptive_max_pool1d_with_indices, lp_pool1d, lp_pool2d)
 from ._functional_shuffle import (channel_shuffle, native_channel_shuffle,  # noqa: E402
                                   pixel_shuffle, pixel_unshuffle)
 
@@ -361,4 +363,5 @@ __all__ += ["glu", "hardshrink", "prelu", "softshrink", "softsign", "tanhshrink"
             "poisson_nll_loss", "soft_margin_loss", "triplet_margin_loss",
             "triplet_margin_with_distance_loss", "instance_norm", "local_response_norm",
             "normalize", "rms_norm", "channel_shuffle", "native_channel_shuffle", "pixel_shuffle",
-            "pixel_unshuffle", "conv_transpose1d"]
+            "pixel_unshuffle", "conv_transpose1d", "adaptive_max_pool1d",
+            "adaptive_max_pool1d_with_indices", "lp_pool1d", "lp_pool2d"]

@@ -75,6 +75,8 @@ from .loss import (CosineEmbeddingLoss, GaussianNLLLoss, HingeEmbeddingLoss,  # 
 from .normalization import LocalResponseNorm, RMSNorm  # noqa: E402
 from .pixelshuffle import ChannelShuffle, PixelShuffle, PixelUnshuffle  # noqa: E402
 from .conv import ConvTranspose1d  # noqa: E402
+from .flatten import Unflatten  # noqa: E402
+from .pooling import AdaptiveMaxPool1d, LPPool1d, LPPool2d  # noqa: E402
 
 __all__ += ["GLU", "Hardshrink", "PReLU", "Softmax2d", "Softshrink", "Softsign", "Tanhshrink",
             "Threshold", "CosineSimilarity", "PairwiseDistance", "AlphaDropout", "Dropout1d",
@@ -83,4 +85,5 @@ __all__ += ["GLU", "Hardshrink", "PReLU", "Softmax2d", "Softshrink", "Softsign",
             "HingeEmbeddingLoss", "MarginRankingLoss", "MultiLabelMarginLoss",
             "MultiLabelSoftMarginLoss", "MultiMarginLoss", "PoissonNLLLoss", "SoftMarginLoss",
             "TripletMarginLoss", "TripletMarginWithDistanceLoss", "LocalResponseNorm", "RMSNorm",
-            "ChannelShuffle", "PixelShuffle", "PixelUnshuffle", "ConvTranspose1d"]
+            "ChannelShuffle", "PixelShuffle", "PixelUnshuffle", "ConvTranspose1d",
+            "Unflatten", "AdaptiveMaxPool1d", "LPPool1d", "LPPool2d"]

@@ -21,3 +21,8 @@ __all__ = ["clip_grad_norm", "clip_grad_norm_", "clip_grad_value_", "clip_grads_
 from . import rnn  # noqa: E402
 
 __all__ += ["rnn"]
+
+# parametrizations: a module's tensor computed from other tensors
+from . import parametrizations, parametrize  # noqa: E402
+
+__all__ += ["parametrize", "parametrizations"]

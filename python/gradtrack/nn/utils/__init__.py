@@ -26,3 +26,7 @@ __all__ += ["rnn"]
 from . import parametrizations, parametrize  # noqa: E402
 
 __all__ += ["parametrize", "parametrizations"]
+from . import stateless  # noqa: E402
+from .weight_norm_hook import remove_weight_norm, weight_norm  # noqa: E402
+
+__all__ += ["stateless", "weight_norm", "remove_weight_norm"]

@@ -243,3 +243,33 @@ def test_normalize_out_and_pdist_norms_match_torch():
     gradtrack.nn.functional.normalize(gradtrack.tensor(x), out=out_g)
     torch.nn.functional.normalize(torch.tensor(x), out=out_t)
     np.testing.assert_allclose(out_g.numpy(), out_t.numpy(), rtol=1e-12)
+
+
+SECOND_ORDER = {
+    "multilabel_margin_loss": lambda F, lib, x: F.multilabel_margin_loss(
+        x, _long(lib, [[3, 0, -1, 1]] * 3)),
+    "multi_margin_loss": lambda F, lib, x: F.multi_margin_loss(x, _long(lib, [0, 1, 2])),
+    "soft_margin_loss": lambda F, lib, x: F.soft_margin_loss(x, lib.ones(3, 4)),
+    "pdist": lambda F, lib, x: F.pdist(x),
+    "pixel_shuffle": lambda F, lib, x: F.pixel_shuffle(x.reshape(1, 4, 3, 1), 2),
+    "glu": lambda F, lib, x: F.glu(x),
+    "hardshrink": lambda F, lib, x: F.hardshrink(x),
+}
+
+
+@pytest.mark.parametrize("name", sorted(SECOND_ORDER))
+def test_second_derivative_or_torchs_refusal(name):
+    def run(lib):
+        x = lib.tensor(np.random.default_rng(8).standard_normal((3, 4)), requires_grad=True)
+        out = SECOND_ORDER[name](lib.nn.functional, lib, x)
+        (g,) = lib.autograd.grad(out.sum(), x, create_graph=True)
+        try:
+            (gg,) = lib.autograd.grad((g * g).sum(), x)
+        except (RuntimeError, NotImplementedError) as e:
+            return type(e).__name__, str(e)
+        return gg.numpy()
+    mine, theirs = run(gradtrack), run(torch)
+    if isinstance(theirs, tuple):
+        assert mine == theirs
+    else:
+        np.testing.assert_allclose(mine, theirs, rtol=1e-10, atol=1e-12)

@@ -45,7 +45,9 @@ def _pair_distances(input, p):  # noqa: A002
     return (input.index_select(0, rows) - input.index_select(0, cols)).norm(p, 1)
 
 
-_pdist = composite_node("PdistBackward0", _pair_distances, no_forward_ad="_pdist_forward")
+_pdist = composite_node("PdistBackward0", _pair_distances, no_forward_ad="_pdist_forward",
+                        no_double_backward=(NotImplementedError, "the derivative for "
+                                            "'_pdist_backward' is not implemented."))
 
 
 def pdist(input, p=2):  # noqa: A002

@@ -235,8 +235,10 @@ def _multi_margin(input, target, p, margin, weight, enum):  # noqa: A002
     return _reduce(loss, enum)
 
 
-_multi_margin_node = composite_node("MultiMarginLossBackward0", _multi_margin,
-                                    no_forward_ad="multi_margin_loss")
+_multi_margin_node = composite_node(
+    "MultiMarginLossBackward0", _multi_margin, no_forward_ad="multi_margin_loss",
+    no_double_backward=(RuntimeError, "derivative for aten::multi_margin_loss_backward is not "
+                                      "implemented"))
 
 
 def multi_margin_loss(input, target, p=1, margin=1.0, weight=None,  # noqa: A002
@@ -291,8 +293,11 @@ def _multilabel_margin(input, target, enum):  # noqa: A002
     return _reduce(loss, enum)
 
 
-_multilabel_margin_node = composite_node("MultilabelMarginLossBackward0", _multilabel_margin,
-                                         no_forward_ad="multilabel_margin_loss_forward")
+_multilabel_margin_node = composite_node(
+    "MultilabelMarginLossBackward0", _multilabel_margin,
+    no_forward_ad="multilabel_margin_loss_forward",
+    no_double_backward=(RuntimeError, "derivative for aten::multilabel_margin_loss_backward is "
+                                      "not implemented"))
 
 
 def multilabel_margin_loss(input, target, size_average=None, reduce=None,  # noqa: A002

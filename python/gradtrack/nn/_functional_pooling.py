@@ -5,7 +5,7 @@ gradients are torch's).
 >>> import gradtrack
 >>> import gradtrack.nn.functional as F
 >>> F.lp_pool1d(gradtrack.tensor([[[3.0, 4.0]]]), 2, 2)
-tensor([[[5.0000]]])
+tensor([[[5.]]])
 """
 
 from .. import _C

@@ -30,12 +30,34 @@ def named_node(function, name):
     return function
 
 
-def composite_node(name, compute, differentiable=1, no_forward_ad=None):
+class _Refused(Function):
+    """Stands where a backward's own derivative would be when torch has none: the first
+    derivative is there; differentiating it raises torch's error."""
+
+    @staticmethod
+    def forward(ctx, x, error, *inputs):
+        # ``inputs``: the inputs of the node this derivative belongs to, so that the graph
+        # reaches them through this node, as torch's does.
+        ctx.error = error
+        return x.detach()
+
+    @staticmethod
+    def backward(ctx, grad):
+        kind, message = ctx.error
+        raise kind(message)
+
+
+named_node(_Refused, "NotImplemented")
+
+
+def composite_node(name, compute, differentiable=1, no_forward_ad=None,
+                   no_double_backward=None):
     """``compute(*tensors, *rest)`` as one node named ``name``: its first
     ``differentiable`` arguments are the floating tensors it is differentiated by, the
     others (targets, options, optional weights) pass through as they are.
     ``no_forward_ad``: the name of torch's op when torch has no forward-mode derivative
-    for it (a tangent then raises torch's NotImplementedError)."""
+    for it (a tangent then raises torch's NotImplementedError). ``no_double_backward``:
+    ``(exception type, message)`` when torch's backward has no derivative of its own."""
 
     class _Composite(Function):
         @staticmethod
@@ -50,6 +72,9 @@ def composite_node(name, compute, differentiable=1, no_forward_ad=None):
             from ..autograd.grad_mode import enable_grad
             saved = ctx.saved_tensors
             create = _C.is_grad_enabled()
+            refuse = create and no_double_backward is not None
+            if refuse:
+                create = False
             needs = ctx.needs_input_grad[:differentiable]
             with enable_grad():
                 sources = [s if create and s.requires_grad else s.detach().requires_grad_(need)
@@ -61,6 +86,9 @@ def composite_node(name, compute, differentiable=1, no_forward_ad=None):
             grads = [next(found) if need else None for need in needs]
             grads = [g if g is not None or not need else _C.zeros_like(s)
                      for g, need, s in zip(grads, needs, saved)]
+            if refuse:
+                grads = [None if g is None else
+                         _Refused.apply(g, no_double_backward, *saved) for g in grads]
             return tuple(grads) + (None,) * len(ctx.rest)
 
     named_node(_Composite, name)

@@ -49,6 +49,21 @@ def P(*shape):
     return ("prob", shape, 0.05, 0.95)
 
 
+def SGN(*shape):
+    """Targets of -1 and 1 that do not require grad (embedding and margin losses)."""
+    return ("sign", shape, -1, 1)
+
+
+def U(*shape, lo=0.0, hi=1.0):
+    """A float input in [lo, hi) that does not require grad (targets)."""
+    return ("target", shape, lo, hi)
+
+
+def FIXED(values):
+    """An int64 input with exactly these values (multi-label targets)."""
+    return ("fixed", values, 0, 0)
+
+
 def enc_layer(nn):
     return nn.TransformerEncoderLayer(4, 2, 8, dropout=0.0, batch_first=True)
 
@@ -149,6 +164,64 @@ ROWS = {
     "UpsamplingNearest2d": (lambda nn: nn.UpsamplingNearest2d(size=(5, 4)), [X(1, 2, 3, 3)],
                             False),
     "ZeroPad1d": (lambda nn: nn.ZeroPad1d(2), [X(2, 3, 5)], False),
+    # channel dropouts (eval mode here; seeded training masks in test_dropout_channels.py)
+    "AlphaDropout": (lambda nn: nn.AlphaDropout(0.3), [X(3, 4)], True),
+    "FeatureAlphaDropout": (lambda nn: nn.FeatureAlphaDropout(0.3), [X(2, 3, 4)], True),
+    "Dropout1d": (lambda nn: nn.Dropout1d(0.3), [X(2, 3, 4)], True),
+    "Dropout2d": (lambda nn: nn.Dropout2d(0.3), [X(2, 3, 4, 4)], True),
+    "Dropout3d": (lambda nn: nn.Dropout3d(0.3), [X(1, 2, 3, 3, 3)], True),
+    # shrinks, gates, per-channel slopes
+    "Hardshrink": (lambda nn: nn.Hardshrink(0.5), [X(3, 4)], False),
+    "Softshrink": (lambda nn: nn.Softshrink(0.5), [X(3, 4)], False),
+    "Tanhshrink": (lambda nn: nn.Tanhshrink(), [X(3, 4)], False),
+    "Softsign": (lambda nn: nn.Softsign(), [X(3, 4)], False),
+    "Threshold": (lambda nn: nn.Threshold(0.1, 20.0), [X(3, 4)], False),
+    "GLU": (lambda nn: nn.GLU(1), [X(3, 4)], False),
+    "Softmax2d": (lambda nn: nn.Softmax2d(), [X(2, 3, 2, 2)], False),
+    "PReLU": (lambda nn: nn.PReLU(3, 0.2), [X(2, 3, 4)], False),
+    # norms
+    "InstanceNorm1d": (lambda nn: nn.InstanceNorm1d(3, affine=True), [X(2, 3, 5)], False),
+    "InstanceNorm2d": (lambda nn: nn.InstanceNorm2d(3, track_running_stats=True),
+                       [X(2, 3, 3, 3)], False),
+    "InstanceNorm3d": (lambda nn: nn.InstanceNorm3d(2, affine=True), [X(1, 2, 2, 3, 3)],
+                       False),
+    "RMSNorm": (lambda nn: nn.RMSNorm(4), [X(2, 3, 4)], False),
+    "LocalResponseNorm": (lambda nn: nn.LocalResponseNorm(3), [X(2, 5, 3, 3)], False),
+    # rearrangements, distances, bilinear
+    "PixelShuffle": (lambda nn: nn.PixelShuffle(2), [X(1, 8, 2, 3)], False),
+    "PixelUnshuffle": (lambda nn: nn.PixelUnshuffle(2), [X(1, 2, 4, 6)], False),
+    "ChannelShuffle": (lambda nn: nn.ChannelShuffle(2), [X(2, 4, 3)], False),
+    "PairwiseDistance": (lambda nn: nn.PairwiseDistance(), [X(3, 4), X(3, 4)], False),
+    "CosineSimilarity": (lambda nn: nn.CosineSimilarity(), [X(3, 4), X(3, 4)], False),
+    "Bilinear": (lambda nn: nn.Bilinear(3, 4, 5), [X(2, 3), X(2, 4)], False),
+    "AdaptiveMaxPool1d": (lambda nn: nn.AdaptiveMaxPool1d(3), [X(2, 3, 8)], False),
+    "LPPool1d": (lambda nn: nn.LPPool1d(2, 3, stride=2), [X(2, 3, 7)], False),
+    "LPPool2d": (lambda nn: nn.LPPool2d(1.5, 2), [X(1, 2, 4, 4, lo=0.1, hi=2.0)], False),
+    "Unflatten": (lambda nn: nn.Unflatten(1, (2, 3)), [X(4, 6)], False),
+    "ConvTranspose1d": (lambda nn: nn.ConvTranspose1d(3, 4, 3, stride=2, padding=1,
+                                                      output_padding=1, groups=1),
+                        [X(2, 3, 6)], False),
+    # embedding, ranking and margin losses; Poisson and Gaussian likelihoods
+    "CosineEmbeddingLoss": (lambda nn: nn.CosineEmbeddingLoss(0.2),
+                            [X(3, 4), X(3, 4), SGN(3)], False),
+    "MarginRankingLoss": (lambda nn: nn.MarginRankingLoss(0.3), [X(5), X(5), SGN(5)], False),
+    "HingeEmbeddingLoss": (lambda nn: nn.HingeEmbeddingLoss(), [X(3, 4), SGN(3, 4)], False),
+    "PoissonNLLLoss": (lambda nn: nn.PoissonNLLLoss(full=True),
+                       [X(3, 4), U(3, 4, lo=0.0, hi=4.0)], False),
+    "GaussianNLLLoss": (lambda nn: nn.GaussianNLLLoss(),
+                        [X(3, 4), X(3, 4), X(3, 4, lo=0.2, hi=1.5)], False),
+    "MultiMarginLoss": (lambda nn: nn.MultiMarginLoss(p=2, margin=0.7),
+                        [X(4, 5), I(4, high=5)], False),
+    "SoftMarginLoss": (lambda nn: nn.SoftMarginLoss(), [X(3, 4), SGN(3, 4)], False),
+    "MultiLabelSoftMarginLoss": (lambda nn: nn.MultiLabelSoftMarginLoss(), [X(3, 4), P(3, 4)],
+                                 False),
+    "MultiLabelMarginLoss": (lambda nn: nn.MultiLabelMarginLoss(),
+                             [X(3, 4), FIXED([[3, 0, -1, 1], [1, 2, 3, -1], [-1, 0, 0, 0]])],
+                             False),
+    "TripletMarginLoss": (lambda nn: nn.TripletMarginLoss(margin=0.5, swap=True),
+                          [X(3, 4), X(3, 4), X(3, 4)], False),
+    "TripletMarginWithDistanceLoss": (lambda nn: nn.TripletMarginWithDistanceLoss(),
+                                      [X(3, 4), X(3, 4), X(3, 4)], False),
     "ZeroPad2d": (lambda nn: nn.ZeroPad2d((1, 0, 2, 1)), [X(2, 3, 4)], False),
     "ZeroPad3d": (lambda nn: nn.ZeroPad3d(1), [X(1, 2, 3, 4, 5)], False),
 }
@@ -160,6 +233,10 @@ def _arrays(name, inputs):
     for kind, shape, lo, hi in inputs:
         if kind == "int":
             out.append(rng.integers(lo, hi, size=shape))
+        elif kind == "sign":
+            out.append(rng.choice([-1.0, 1.0], size=shape))
+        elif kind == "fixed":
+            out.append(np.array(shape, dtype=np.int64))
         else:
             out.append(rng.uniform(lo, hi, size=shape))
     return out

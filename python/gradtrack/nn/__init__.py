@@ -70,3 +70,25 @@ from .modules import (GRU, LSTM, RNN, GRUCell, LSTMCell, RNNBase, RNNCell,  # no
                       RNNCellBase)
 
 __all__ += ["RNNBase", "RNN", "LSTM", "GRU", "RNNCellBase", "RNNCell", "LSTMCell", "GRUCell"]
+# ---- channel dropouts, shrinks and gates, instance/RMS/LRN norms, shuffles, distances,
+# bilinear, embedding/ranking/margin losses
+from .modules import (GLU, AlphaDropout, Bilinear, ChannelShuffle,  # noqa: E402
+                      CosineEmbeddingLoss, CosineSimilarity, Dropout1d, Dropout2d, Dropout3d,
+                      FeatureAlphaDropout, GaussianNLLLoss, Hardshrink, HingeEmbeddingLoss,
+                      InstanceNorm1d, InstanceNorm2d, InstanceNorm3d, LocalResponseNorm,
+                      MarginRankingLoss, MultiLabelMarginLoss, MultiLabelSoftMarginLoss,
+                      MultiMarginLoss, PairwiseDistance, PixelShuffle, PixelUnshuffle,
+                      PoissonNLLLoss, PReLU, RMSNorm, Softmax2d, SoftMarginLoss, Softshrink,
+                      Softsign, Tanhshrink, Threshold, TripletMarginLoss,
+                      TripletMarginWithDistanceLoss)
+from .modules import AdaptiveMaxPool1d, ConvTranspose1d, LPPool1d, LPPool2d, Unflatten  # noqa: E402,I001
+
+__all__ += ["GLU", "Hardshrink", "PReLU", "Softmax2d", "Softshrink", "Softsign", "Tanhshrink",
+            "Threshold", "CosineSimilarity", "PairwiseDistance", "AlphaDropout", "Dropout1d",
+            "Dropout2d", "Dropout3d", "FeatureAlphaDropout", "InstanceNorm1d", "InstanceNorm2d",
+            "InstanceNorm3d", "Bilinear", "CosineEmbeddingLoss", "GaussianNLLLoss",
+            "HingeEmbeddingLoss", "MarginRankingLoss", "MultiLabelMarginLoss",
+            "MultiLabelSoftMarginLoss", "MultiMarginLoss", "PoissonNLLLoss", "SoftMarginLoss",
+            "TripletMarginLoss", "TripletMarginWithDistanceLoss", "LocalResponseNorm", "RMSNorm",
+            "ChannelShuffle", "PixelShuffle", "PixelUnshuffle", "ConvTranspose1d",
+            "Unflatten", "AdaptiveMaxPool1d", "LPPool1d", "LPPool2d"]

@@ -201,6 +201,21 @@ def conv_transpose2d(input, weight, bias=None, stride=1, padding=0,  # noqa: A00
                         groups, transposed=True, output_padding=output_padding)
 
 
+def conv_transpose1d(input, weight, bias=None, stride=1, padding=0,  # noqa: A002
+                     output_padding=0, groups=1, dilation=1):
+    """The transpose (gradient) of :func:`conv1d`; weight is ``(C_in, C_out/groups, kL)``.
+
+    >>> import gradtrack
+    >>> import gradtrack.nn.functional as F
+    >>> F.conv_transpose1d(gradtrack.ones(1, 1, 3), gradtrack.ones(1, 1, 2), stride=2)
+    tensor([[[1., 1., 1., 1., 1., 1.]]])
+    """
+    if isinstance(padding, str):
+        raise TypeError("conv_transpose1d(): argument 'padding' must be tuple of ints, not str")
+    return _convolution("conv_transpose1d", 1, input, weight, bias, stride, padding, dilation,
+                        groups, transposed=True, output_padding=output_padding)
+
+
 # ---- pooling ------------------------------------------------------------------------------
 
 def _pool_pair(fn, name, value, allow_none=False):

@@ -335,3 +335,33 @@ from ._resample import (interpolate, pad, upsample, upsample_bilinear,  # noqa: 
                         upsample_nearest)
 
 __all__ += ["pad", "interpolate", "upsample", "upsample_nearest", "upsample_bilinear"]
+# ---- activations, dropouts, norms, distances, rearrangements and losses built from ops ------
+from ._functional_activations import (glu, hardshrink, prelu, softshrink, softsign,  # noqa: E402
+                                      tanhshrink, threshold, threshold_)
+from ._functional_distance import bilinear, pairwise_distance, pdist  # noqa: E402
+from ._functional_dropout import (alpha_dropout, dropout1d, dropout2d, dropout3d,  # noqa: E402
+                                  feature_alpha_dropout)
+from ._functional_losses import (cosine_embedding_loss, gaussian_nll_loss,  # noqa: E402
+                                 hinge_embedding_loss, margin_ranking_loss,
+                                 multi_margin_loss, multilabel_margin_loss,
+                                 multilabel_soft_margin_loss, poisson_nll_loss,
+                                 soft_margin_loss, triplet_margin_loss,
+                                 triplet_margin_with_distance_loss)
+from ._functional_norms import (instance_norm, local_response_norm, normalize,  # noqa: E402
+                                rms_norm)
+from ._conv_functional import conv_transpose1d  # noqa: E402
+from ._functional_pooling import (adaptive_max_pool1d,  # noqa: E402
+                                  adaptive_max_pool1d_with_indices, lp_pool1d, lp_pool2d)
+from ._functional_shuffle import (channel_shuffle, native_channel_shuffle,  # noqa: E402
+                                  pixel_shuffle, pixel_unshuffle)
+
+__all__ += ["glu", "hardshrink", "prelu", "softshrink", "softsign", "tanhshrink", "threshold",
+            "threshold_", "bilinear", "pairwise_distance", "pdist", "alpha_dropout", "dropout1d",
+            "dropout2d", "dropout3d", "feature_alpha_dropout", "cosine_embedding_loss",
+            "gaussian_nll_loss", "hinge_embedding_loss", "margin_ranking_loss",
+            "multi_margin_loss", "multilabel_margin_loss", "multilabel_soft_margin_loss",
+            "poisson_nll_loss", "soft_margin_loss", "triplet_margin_loss",
+            "triplet_margin_with_distance_loss", "instance_norm", "local_response_norm",
+            "normalize", "rms_norm", "channel_shuffle", "native_channel_shuffle", "pixel_shuffle",
+            "pixel_unshuffle", "conv_transpose1d", "adaptive_max_pool1d",
+            "adaptive_max_pool1d_with_indices", "lp_pool1d", "lp_pool2d"]

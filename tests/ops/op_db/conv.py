@@ -4,7 +4,7 @@ avg_pool2d and adaptive_avg_pool2d, against a direct numpy convolution.
 
 import numpy as np
 
-from .rows import FLOAT, A, OpSpec, S, Tr
+from .rows import FLOAT, POS, A, OpSpec, S, Tr
 
 
 def _two(v):
@@ -56,4 +56,43 @@ OPS = [
            lambda lib, x: lib.nn.functional.adaptive_avg_pool2d(x, (3, 2)),
            (S("2x3x6x4", A(2, 3, 6, 4)),), FLOAT,
            ref=lambda np_, x: _pool_ref(x, 2, np.mean), rtol=1e-5),
+]
+
+
+def _conv_transpose1d_np(x, w, b, stride, padding):
+    """Scatter form: each input position adds its kernel-weighted row to the output."""
+    n, cin, length = x.shape
+    _, cout, k = w.shape
+    full = np.zeros((n, cout, (length - 1) * stride + k), dtype=np.result_type(x, w))
+    for i in range(length):
+        full[:, :, i * stride:i * stride + k] += np.einsum("nc,cok->nok", x[:, :, i], w)
+    out = full[:, :, padding:full.shape[2] - padding]
+    return out + b.reshape(1, -1, 1)
+
+
+OPS += [
+    OpSpec("nn.functional.conv_transpose1d",
+           lambda lib, x, w, b: lib.nn.functional.conv_transpose1d(x, w, b, stride=2, padding=1),
+           (S("1d", A(2, 3, 5), A(3, 2, 3), A(2)),), FLOAT,
+           ref=lambda np_, x, w, b: _conv_transpose1d_np(x, w, b, 2, 1), rtol=1e-5),
+]
+
+
+def _windows(x, k, s):
+    return np.stack([x[..., i * s:i * s + k] for i in range((x.shape[-1] - k) // s + 1)], -2)
+
+
+OPS += [
+    OpSpec("nn.functional.lp_pool1d",
+           lambda lib, x: lib.nn.functional.lp_pool1d(x, 2.0, 3, 2),
+           (S("3d", A(2, 3, 7, domain=POS)),), FLOAT,
+           ref=lambda np_, x: np.sqrt((_windows(x, 3, 2) ** 2).sum(-1)), rtol=1e-5),
+    OpSpec("nn.functional.lp_pool2d",
+           lambda lib, x: lib.nn.functional.lp_pool2d(x, 1.0, 2),
+           (S("4d", A(1, 2, 4, 4, domain=POS)),), FLOAT,
+           ref=lambda np_, x: x.reshape(1, 2, 2, 2, 2, 2).sum((3, 5)), rtol=1e-5),
+    OpSpec("nn.functional.adaptive_max_pool1d",
+           lambda lib, x: lib.nn.functional.adaptive_max_pool1d(x, 3),
+           (S("3d", A(2, 3, 6)),), FLOAT,
+           ref=lambda np_, x: x.reshape(2, 3, 3, 2).max(-1)),
 ]

@@ -271,3 +271,157 @@ OPS += [
                                                   * np.linalg.norm(np.broadcast_to(b, a.shape),
                                                                    axis=1)), rtol=1e-5),
 ]
+
+# ---- layers composed from ops: shrinks, gates, norms, distances, shuffles, margin losses ----
+
+SIGNS = Domain("signs", choices=(-1.0, 1.0))
+
+
+def _sign_arg(*shape):
+    return A(*shape, domain=SIGNS, requires_grad=False)
+
+
+def _glu_np(a, dim):
+    x, g = np.split(a, 2, axis=dim)
+    return x * _sigmoid(np, g)
+
+
+def _rms_np(a, w, eps):
+    return a / np.sqrt((a * a).mean(-1, keepdims=True) + eps) * w
+
+
+def _lrn_np(a, size, alpha=1e-4, beta=0.75, k=1.0):
+    sq = np.pad(a * a, [(0, 0), (size // 2, (size - 1) // 2)] + [(0, 0)] * (a.ndim - 2))
+    div = np.stack([sq[:, c:c + size].mean(1) for c in range(a.shape[1])], 1)
+    return a / (div * alpha + k) ** beta
+
+
+def _pixel_shuffle_np(a, r):
+    n, c, h, w = a.shape
+    return a.reshape(n, c // (r * r), r, r, h, w).transpose(0, 1, 4, 2, 5, 3).reshape(
+        n, c // (r * r), h * r, w * r)
+
+
+def _cos_embedding_np(a, b, y, margin):
+    cos = (a * b).sum(1) / np.sqrt(((a * a).sum(1) + 1e-12) * ((b * b).sum(1) + 1e-12))
+    return np.mean(np.where(y == 1, 1 - cos, np.maximum(cos - margin, 0)))
+
+
+def _multi_margin_np(a, t, p=1, margin=1.0):
+    picked = a[np.arange(len(t)), t][:, None]
+    z = np.maximum(margin - picked + a, 0) ** p
+    z[np.arange(len(t)), t] = 0
+    return np.mean(z.sum(1) / a.shape[1])
+
+
+def _multilabel_margin_np(a, t):
+    total = []
+    for row, labels in zip(a, t):
+        labels = list(labels[:list(labels).index(-1)] if -1 in labels else labels)
+        others = [j for j in range(len(row)) if j not in labels]
+        total.append(sum(max(0.0, 1 - (row[k] - row[j])) for k in labels for j in others)
+                     / len(row))
+    return np.mean(total)
+
+
+def _pdist_np(a):
+    n = a.shape[0]
+    return np.array([np.linalg.norm(a[i] - a[j]) for i in range(n) for j in range(i + 1, n)],
+                    dtype=a.dtype)
+
+
+_SHRINK = (S("2x3", A(2, 3)), S("t", T(2, 3)), S("0d", A()), S("empty", A(0, 3)))
+OPS += [
+    OpSpec("nn.functional.hardshrink", _nnf("hardshrink", 0.5), _SHRINK, FLOAT,
+           ref=lambda np_, a: np.where(np.abs(a) > 0.5, a, 0), gradgrad=True),
+    OpSpec("nn.functional.softshrink", _nnf("softshrink", 0.5), _SHRINK, FLOAT,
+           ref=lambda np_, a: np.where(a > 0.5, a - 0.5, np.where(a < -0.5, a + 0.5, 0))),
+    OpSpec("nn.functional.tanhshrink", _nnf("tanhshrink"), UNARY, FLOAT,
+           ref=lambda np_, a: a - np.tanh(a), gradgrad=True),
+    OpSpec("nn.functional.softsign", _nnf("softsign"), UNARY, FLOAT,
+           ref=lambda np_, a: a / (1 + np.abs(a)), gradgrad=True),
+    OpSpec("nn.functional.threshold", _nnf("threshold", 0.1, 20.0), _SHRINK, FLOAT,
+           ref=lambda np_, a: np.where(a > 0.1, a, 20.0)),
+    OpSpec("nn.functional.glu", _nnf("glu", 1), (S("2x4", A(2, 4)), S("t", T(3, 4))), FLOAT,
+           ref=lambda np_, a: _glu_np(a, 1), gradgrad=True, rtol=1e-5),
+    OpSpec("nn.functional.prelu", lambda lib, a, w: lib.nn.functional.prelu(a, w),
+           (S("channels", A(2, 3, 4), A(3)), S("one", A(3, 4), A(1))), FLOAT,
+           ref=lambda np_, a, w: np.where(a > 0, a, a * w.reshape((1, -1) + (1,) * (a.ndim - 2))
+                                          if a.ndim > 1 else a * w)),
+    OpSpec("nn.functional.normalize", _nnf("normalize"), (S("2x3", A(2, 3)), S("t", T(2, 3))),
+           FLOAT, ref=lambda np_, a: a / np.maximum(np.linalg.norm(a, axis=1, keepdims=True),
+                                                   1e-12), gradgrad=True, rtol=1e-5),
+    OpSpec("nn.functional.rms_norm",
+           lambda lib, a, w: lib.nn.functional.rms_norm(a, (4,), w, 1e-5),
+           (S("2x4", A(2, 4), A(4)), S("3d", A(2, 3, 4), A(4))), FLOAT,
+           ref=lambda np_, a, w: _rms_np(a, w, 1e-5), gradgrad=True, rtol=1e-5),
+    OpSpec("nn.functional.local_response_norm", _nnf("local_response_norm", 3, 0.1),
+           (S("3d", A(2, 5, 3)), S("4d", A(1, 4, 2, 3))), FLOAT,
+           ref=lambda np_, a: _lrn_np(a, 3, 0.1), rtol=1e-5),
+    OpSpec("nn.functional.instance_norm", _nnf("instance_norm"), (S("3d", A(2, 3, 5)),), FLOAT,
+           ref=lambda np_, a: _batch_norm_np(a.reshape(1, 6, 5)).reshape(a.shape), rtol=1e-4,
+           atol=1e-4),
+    OpSpec("nn.functional.pairwise_distance",
+           lambda lib, a, b: lib.nn.functional.pairwise_distance(a, b),
+           (S("3x4", A(3, 4), A(3, 4)), S("bcast", A(3, 4), A(4))), FLOAT,
+           ref=lambda np_, a, b: np.linalg.norm(a - b + 1e-6, axis=-1), rtol=1e-5),
+    OpSpec("nn.functional.pdist", _nnf("pdist"), (S("4x3", A(4, 3)), S("t", T(4, 3))), FLOAT,
+           ref=lambda np_, a: _pdist_np(a), rtol=1e-5),
+    OpSpec("nn.functional.bilinear",
+           lambda lib, a, b, w, c: lib.nn.functional.bilinear(a, b, w, c),
+           (S("2x3x4", A(2, 3), A(2, 4), A(5, 3, 4), A(5)),), FLOAT,
+           ref=lambda np_, a, b, w, c: np.einsum("bi,oij,bj->bo", a, w, b) + c, rtol=1e-5),
+    OpSpec("nn.functional.pixel_shuffle", _nnf("pixel_shuffle", 2), (S("4d", A(1, 8, 2, 3)),),
+           FLOAT, ref=lambda np_, a: _pixel_shuffle_np(a, 2)),
+    OpSpec("nn.functional.pixel_unshuffle",
+           lambda lib, a: lib.nn.functional.pixel_unshuffle(
+               lib.nn.functional.pixel_shuffle(a, 2), 2),
+           (S("4d", A(1, 8, 2, 3)),), FLOAT, ref=lambda np_, a: a.copy()),
+    OpSpec("nn.functional.channel_shuffle", _nnf("channel_shuffle", 2), (S("3d", A(2, 4, 3)),),
+           FLOAT, ref=lambda np_, a: a.reshape(2, 2, 2, 3).transpose(0, 2, 1, 3).reshape(a.shape)),
+    OpSpec("nn.functional.cosine_embedding_loss",
+           lambda lib, a, b, y: _F(lib).cosine_embedding_loss(a, b, y, margin=0.1),
+           (S("3x4", A(3, 4), A(3, 4), _sign_arg(3)),), FLOAT,
+           ref=lambda np_, a, b, y: _cos_embedding_np(a, b, y, 0.1), rtol=1e-5),
+    OpSpec("nn.functional.margin_ranking_loss",
+           lambda lib, a, b, y: _F(lib).margin_ranking_loss(a, b, y, margin=0.2),
+           (S("5", A(5), A(5), _sign_arg(5)),), FLOAT,
+           ref=lambda np_, a, b, y: np.mean(np.maximum(-y * (a - b) + 0.2, 0))),
+    OpSpec("nn.functional.hinge_embedding_loss",
+           lambda lib, a, y: _F(lib).hinge_embedding_loss(a, y),
+           (S("3x4", A(3, 4), _sign_arg(3, 4)),), FLOAT,
+           ref=lambda np_, a, y: np.mean(np.where(y == 1, a, np.maximum(1 - a, 0)))),
+    OpSpec("nn.functional.poisson_nll_loss",
+           lambda lib, a, t: _F(lib).poisson_nll_loss(a, t),
+           (S("3x4", A(3, 4), A(3, 4, domain=POS, requires_grad=False)),), FLOAT,
+           ref=lambda np_, a, t: np.mean(np.exp(a) - t * a), rtol=1e-5),
+    OpSpec("nn.functional.gaussian_nll_loss",
+           lambda lib, a, t, v: _F(lib).gaussian_nll_loss(a, t, v),
+           (S("3x4", A(3, 4), A(3, 4), A(3, 4, domain=POS)),), FLOAT,
+           ref=lambda np_, a, t, v: np.mean(0.5 * (np.log(v) + (a - t) ** 2 / v)), rtol=1e-5),
+    OpSpec("nn.functional.soft_margin_loss",
+           lambda lib, a, y: _F(lib).soft_margin_loss(a, y),
+           (S("3x4", A(3, 4), _sign_arg(3, 4)),), FLOAT,
+           ref=lambda np_, a, y: np.mean(np.log1p(np.exp(-a * y))), rtol=1e-5),
+    OpSpec("nn.functional.multilabel_soft_margin_loss",
+           lambda lib, a, t: _F(lib).multilabel_soft_margin_loss(a, t),
+           (S("3x4", A(3, 4), A(3, 4, domain=UNIT, requires_grad=False)),), FLOAT,
+           ref=lambda np_, a, t: np.mean(-(t * np.log(_sigmoid(np, a))
+                                           + (1 - t) * np.log(_sigmoid(np, -a))).mean(1)),
+           rtol=1e-5),
+    OpSpec("nn.functional.multi_margin_loss",
+           lambda lib, a, t: _F(lib).multi_margin_loss(a, t, p=2, margin=0.5),
+           (S("4x5", A(4, 5), Idx([1, 0, 4, 2])),), FLOAT,
+           ref=lambda np_, a, t: _multi_margin_np(a, t, 2, 0.5), rtol=1e-5),
+    OpSpec("nn.functional.multilabel_margin_loss",
+           lambda lib, a, t: _F(lib).multilabel_margin_loss(a, t),
+           (S("3x4", A(3, 4), Idx([[3, 0, -1, 1], [1, 2, 3, -1], [2, 2, 2, 2]])),), FLOAT,
+           ref=lambda np_, a, t: _multilabel_margin_np(a, t), rtol=1e-5),
+    OpSpec("nn.functional.triplet_margin_loss",
+           lambda lib, a, p, n: _F(lib).triplet_margin_loss(a, p, n, margin=0.5, swap=True),
+           (S("3x4", A(3, 4), A(3, 4), A(3, 4)),), FLOAT,
+           ref=lambda np_, a, p, n: np.mean(np.maximum(
+               0.5 + np.linalg.norm(a - p + 1e-6, axis=1)
+               - np.minimum(np.linalg.norm(a - n + 1e-6, axis=1),
+                            np.linalg.norm(p - n + 1e-6, axis=1)), 0)), rtol=1e-5),
+]

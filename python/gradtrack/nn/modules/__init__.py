@@ -59,3 +59,31 @@ __all__ += ["ConstantPad1d", "ConstantPad2d", "ConstantPad3d", "ZeroPad1d", "Zer
 from .rnn import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNBase, RNNCell, RNNCellBase  # noqa: E402
 
 __all__ += ["RNNBase", "RNN", "LSTM", "GRU", "RNNCellBase", "RNNCell", "LSTMCell", "GRUCell"]
+# ---- channel dropouts, shrinks and gates, instance/RMS/LRN norms, shuffles, distances,
+# bilinear, embedding/ranking/margin losses
+from .activation import (GLU, Hardshrink, PReLU, Softmax2d, Softshrink, Softsign,  # noqa: E402
+                         Tanhshrink, Threshold)
+from .distance import CosineSimilarity, PairwiseDistance  # noqa: E402
+from .dropout import (AlphaDropout, Dropout1d, Dropout2d, Dropout3d,  # noqa: E402
+                      FeatureAlphaDropout)
+from .instancenorm import InstanceNorm1d, InstanceNorm2d, InstanceNorm3d  # noqa: E402
+from .linear import Bilinear  # noqa: E402
+from .loss import (CosineEmbeddingLoss, GaussianNLLLoss, HingeEmbeddingLoss,  # noqa: E402
+                   MarginRankingLoss, MultiLabelMarginLoss, MultiLabelSoftMarginLoss,
+                   MultiMarginLoss, PoissonNLLLoss, SoftMarginLoss, TripletMarginLoss,
+                   TripletMarginWithDistanceLoss)
+from .normalization import LocalResponseNorm, RMSNorm  # noqa: E402
+from .pixelshuffle import ChannelShuffle, PixelShuffle, PixelUnshuffle  # noqa: E402
+from .conv import ConvTranspose1d  # noqa: E402
+from .flatten import Unflatten  # noqa: E402
+from .pooling import AdaptiveMaxPool1d, LPPool1d, LPPool2d  # noqa: E402
+
+__all__ += ["GLU", "Hardshrink", "PReLU", "Softmax2d", "Softshrink", "Softsign", "Tanhshrink",
+            "Threshold", "CosineSimilarity", "PairwiseDistance", "AlphaDropout", "Dropout1d",
+            "Dropout2d", "Dropout3d", "FeatureAlphaDropout", "InstanceNorm1d", "InstanceNorm2d",
+            "InstanceNorm3d", "Bilinear", "CosineEmbeddingLoss", "GaussianNLLLoss",
+            "HingeEmbeddingLoss", "MarginRankingLoss", "MultiLabelMarginLoss",
+            "MultiLabelSoftMarginLoss", "MultiMarginLoss", "PoissonNLLLoss", "SoftMarginLoss",
+            "TripletMarginLoss", "TripletMarginWithDistanceLoss", "LocalResponseNorm", "RMSNorm",
+            "ChannelShuffle", "PixelShuffle", "PixelUnshuffle", "ConvTranspose1d",
+            "Unflatten", "AdaptiveMaxPool1d", "LPPool1d", "LPPool2d"]

@@ -3,6 +3,8 @@
 
 from ... import _C
 from .. import functional as F
+from .. import init
+from ..parameter import Parameter
 from .module import Module
 
 _relu = _C.relu
@@ -335,3 +337,155 @@ class Softmin(Module):
 
     def extra_repr(self):
         return f"dim={self.dim}"
+
+
+# ---- shrinks, threshold, gates and per-channel slopes --------------------------------------
+
+class Hardshrink(Module):
+    """``x`` where ``|x| > lambd``, else 0.
+
+    >>> import gradtrack
+    >>> from gradtrack import nn
+    >>> nn.Hardshrink()(gradtrack.tensor([-1.0, 0.25]))
+    tensor([-1.,  0.])
+    """
+
+    def __init__(self, lambd: float = 0.5) -> None:
+        super().__init__()
+        self.lambd = lambd
+
+    def forward(self, input):  # noqa: A002
+        return F.hardshrink(input, self.lambd)
+
+    def extra_repr(self):
+        return f"{self.lambd}"
+
+
+class Softshrink(Hardshrink):
+    """``x - lambd`` above ``lambd``, ``x + lambd`` below ``-lambd``, else 0.
+
+    >>> import gradtrack
+    >>> from gradtrack import nn
+    >>> nn.Softshrink(0.5)(gradtrack.tensor([-1.0, 0.25]))
+    tensor([-0.5000,  0.0000])
+    """
+
+    def forward(self, input):  # noqa: A002
+        return F.softshrink(input, self.lambd)
+
+
+class Tanhshrink(Module):
+    """``x - tanh(x)``.
+
+    >>> import gradtrack
+    >>> from gradtrack import nn
+    >>> nn.Tanhshrink()(gradtrack.tensor([0.0]))
+    tensor([0.])
+    """
+
+    def forward(self, input):  # noqa: A002
+        return F.tanhshrink(input)
+
+
+class Softsign(Module):
+    """``x / (1 + |x|)``.
+
+    >>> import gradtrack
+    >>> from gradtrack import nn
+    >>> nn.Softsign()(gradtrack.tensor([1.0, -3.0]))
+    tensor([ 0.5000, -0.7500])
+    """
+
+    def forward(self, input):  # noqa: A002
+        return F.softsign(input)
+
+
+class Threshold(Module):
+    """``x`` where ``x > threshold``, else ``value``.
+
+    >>> import gradtrack
+    >>> from gradtrack import nn
+    >>> nn.Threshold(0.1, 20.0)(gradtrack.tensor([0.0, 1.0]))
+    tensor([20.,  1.])
+    """
+
+    def __init__(self, threshold: float, value: float, inplace: bool = False) -> None:
+        super().__init__()
+        self.threshold = threshold
+        self.value = value
+        self.inplace = inplace
+
+    def forward(self, input):  # noqa: A002
+        return F.threshold(input, self.threshold, self.value, self.inplace)
+
+    def extra_repr(self):
+        inplace = ", inplace=True" if self.inplace else ""
+        return f"threshold={self.threshold}, value={self.value}{inplace}"
+
+
+class GLU(Module):
+    """Gated linear unit: the first half of ``dim`` times the sigmoid of the second.
+
+    >>> import gradtrack
+    >>> from gradtrack import nn
+    >>> nn.GLU()(gradtrack.tensor([[2.0, 0.0]]))
+    tensor([[1.]])
+    """
+
+    def __init__(self, dim: int = -1) -> None:
+        super().__init__()
+        self.dim = dim
+
+    def forward(self, input):  # noqa: A002
+        return F.glu(input, self.dim)
+
+    def extra_repr(self):
+        return f"dim={self.dim}"
+
+
+class Softmax2d(Module):
+    """Softmax over the channels (dim -3) of ``(N, C, H, W)`` or ``(C, H, W)`` input.
+
+    >>> import gradtrack
+    >>> from gradtrack import nn
+    >>> nn.Softmax2d()(gradtrack.zeros(2, 1, 1)).flatten()
+    tensor([0.5000, 0.5000])
+    """
+
+    def forward(self, input):  # noqa: A002
+        if input.dim() not in (3, 4):
+            raise ValueError(f"Softmax2d: expected input to be 3D or 4D, got {input.dim()}D "
+                             "instead")
+        return F.softmax(input, -3, _stacklevel=5)
+
+
+class PReLU(Module):
+    """``x`` where positive, ``weight * x`` elsewhere, with a learned slope (one, or one per
+    channel), initialised to ``init``.
+
+    >>> import gradtrack
+    >>> from gradtrack import nn
+    >>> prelu = nn.PReLU()
+    >>> prelu
+    PReLU(num_parameters=1)
+    >>> prelu(gradtrack.tensor([-4.0, 1.0]))
+    tensor([-1.,  1.], grad_fn=<PreluKernelBackward0>)
+    """
+
+    def __init__(self, num_parameters: int = 1, init: float = 0.25, device=None,
+                 dtype=None) -> None:
+        self.num_parameters = num_parameters
+        super().__init__()
+        self.init = init
+        self.weight = Parameter(_C.empty(num_parameters, dtype=dtype))
+        self.reset_parameters()
+
+    def reset_parameters(self) -> None:
+        """Fills ``weight`` with ``init``."""
+        init.constant_(self.weight, self.init)
+
+    def forward(self, input):  # noqa: A002
+        return F.prelu(input, self.weight)
+
+    def extra_repr(self):
+        return f"num_parameters={self.num_parameters}"

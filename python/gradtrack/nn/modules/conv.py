@@ -1,4 +1,4 @@
-"""``nn.Conv1d``, ``nn.Conv2d`` and ``nn.ConvTranspose2d``."""
+"""``nn.Conv1d``, ``nn.Conv2d``, ``nn.ConvTranspose1d`` and ``nn.ConvTranspose2d``."""
 
 import math
 
@@ -10,7 +10,7 @@ from .. import init
 from ..parameter import Parameter
 from .module import Module
 
-__all__ = ["Conv1d", "Conv2d", "ConvTranspose2d"]
+__all__ = ["Conv1d", "Conv2d", "ConvTranspose1d", "ConvTranspose2d"]
 
 
 def _tuple(value, n):
@@ -83,7 +83,7 @@ class _ConvNd(Module):
     def reset_parameters(self):
         """kaiming_uniform_(a=sqrt(5)) for the weight, U(-1/sqrt(fan_in), ..) for the bias."""
         init.kaiming_uniform_(self.weight, a=math.sqrt(5))
-        bias = self._parameters["bias"]
+        bias = self.bias
         if bias is not None:
             fan_in, _ = init._calculate_fan_in_and_fan_out(self.weight)
             if fan_in != 0:
@@ -100,7 +100,7 @@ class _ConvNd(Module):
             s += ", output_padding={output_padding}"
         if self.groups != 1:
             s += ", groups={groups}"
-        if self._parameters["bias"] is None:
+        if self.bias is None:
             s += ", bias=False"
         if self.padding_mode != "zeros":
             s += ", padding_mode={padding_mode}"
@@ -137,8 +137,7 @@ class Conv2d(_ConvNd):
                          dtype=dtype)
 
     def forward(self, input):  # noqa: A002
-        params = self._parameters
-        return self._conv_forward(input, params["weight"], params["bias"], F.conv2d)
+        return self._conv_forward(input, self.weight, self.bias, F.conv2d)
 
 
 class Conv1d(_ConvNd):
@@ -160,8 +159,7 @@ class Conv1d(_ConvNd):
                          dtype=dtype)
 
     def forward(self, input):  # noqa: A002
-        params = self._parameters
-        return self._conv_forward(input, params["weight"], params["bias"], F.conv1d)
+        return self._conv_forward(input, self.weight, self.bias, F.conv1d)
 
 
 class ConvTranspose2d(_ConvNd):
@@ -213,7 +211,38 @@ class ConvTranspose2d(_ConvNd):
         if input.dim() not in (3, 4):
             raise RuntimeError("Expected 3D (unbatched) or 4D (batched) input to "
                                f"conv_transpose2d, but got input of size: {list(input.shape)}")
-        params = self._parameters
         output_padding = self._output_padding(input, output_size)
-        return F.conv_transpose2d(input, params["weight"], params["bias"], self.stride,
+        return F.conv_transpose2d(input, self.weight, self.bias, self.stride,
                                   self.padding, output_padding, self.groups, self.dilation)
+
+
+class ConvTranspose1d(ConvTranspose2d):
+    """Transposed 1-D convolution layer (the gradient of a Conv1d).
+
+    >>> import gradtrack
+    >>> from gradtrack import nn
+    >>> up = nn.ConvTranspose1d(3, 4, 3, stride=2)
+    >>> up
+    ConvTranspose1d(3, 4, kernel_size=(3,), stride=(2,))
+    >>> up(gradtrack.randn(1, 3, 5)).shape
+    gradtrack.Size([1, 4, 11])
+    """
+
+    _ndim = 1
+
+    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0,
+                 output_padding=0, groups=1, bias=True, dilation=1, padding_mode="zeros",
+                 device=None, dtype=None):
+        if padding_mode != "zeros":
+            raise ValueError('Only "zeros" padding mode is supported for ConvTranspose1d')
+        _ConvNd.__init__(self, in_channels, out_channels, _tuple(kernel_size, 1),
+                         _tuple(stride, 1), _tuple(padding, 1), _tuple(dilation, 1), True,
+                         _tuple(output_padding, 1), groups, bias, padding_mode, dtype=dtype)
+
+    def forward(self, input, output_size=None):  # noqa: A002
+        if input.dim() not in (2, 3):
+            raise RuntimeError("Expected 2D (unbatched) or 3D (batched) input to "
+                               f"conv_transpose1d, but got input of size: {list(input.shape)}")
+        output_padding = self._output_padding(input, output_size)
+        return F.conv_transpose1d(input, self.weight, self.bias, self.stride, self.padding,
+                                  output_padding, self.groups, self.dilation)

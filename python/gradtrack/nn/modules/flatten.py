@@ -1,4 +1,4 @@
-"""``nn.Flatten``."""
+"""``nn.Flatten`` and ``nn.Unflatten``."""
 
 from .module import Module
 
@@ -22,3 +22,31 @@ class Flatten(Module):
 
     def extra_repr(self):
         return f"start_dim={self.start_dim}, end_dim={self.end_dim}"
+
+
+class Unflatten(Module):
+    """Splits dim ``dim`` into ``unflattened_size``.
+
+    >>> import gradtrack
+    >>> from gradtrack import nn
+    >>> nn.Unflatten(1, (2, 5))(gradtrack.ones(3, 10)).shape
+    gradtrack.Size([3, 2, 5])
+    """
+
+    def __init__(self, dim: int, unflattened_size) -> None:
+        super().__init__()
+        if not isinstance(unflattened_size, (tuple, list)):
+            raise TypeError(f"unflattened_size must be a tuple of ints, but found type "
+                            f"{type(unflattened_size).__name__}")
+        for idx, elem in enumerate(unflattened_size):
+            if not isinstance(elem, int):
+                raise TypeError("unflattened_size must be tuple of ints, but found element of "
+                                f"type {type(elem).__name__} at pos {idx}")
+        self.dim = dim
+        self.unflattened_size = unflattened_size
+
+    def forward(self, input):  # noqa: A002
+        return input.unflatten(self.dim, self.unflattened_size)
+
+    def extra_repr(self):
+        return f"dim={self.dim}, unflattened_size={self.unflattened_size}"

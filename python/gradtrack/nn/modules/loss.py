@@ -4,6 +4,7 @@
 from typing import Any
 
 from .. import functional as F
+from .distance import PairwiseDistance
 from .module import Module
 
 
@@ -52,7 +53,7 @@ class NLLLoss(_WeightedLoss):
         self.ignore_index = ignore_index
 
     def forward(self, input, target):  # noqa: A002
-        return F.nll_loss(input, target, self._buffers["weight"], None, self.ignore_index, None,
+        return F.nll_loss(input, target, self.weight, None, self.ignore_index, None,
                           self.reduction)
 
 
@@ -73,8 +74,15 @@ class CrossEntropyLoss(_WeightedLoss):
         self.label_smoothing = label_smoothing
 
     def forward(self, input, target):  # noqa: A002
-        # Positional arguments: this runs once per training step.
-        return F.cross_entropy(input, target, self._buffers["weight"], None, self.ignore_index,
+        # Positional arguments: this runs once per training step. ``weight`` as
+        # ``self.weight`` reads it (NOTE [Reading parameters in forward]).
+        d = self.__dict__
+        if type(self) is CrossEntropyLoss and "weight" not in d \
+                and "weight" not in d["_parameters"] and "weight" in d["_buffers"]:
+            weight = d["_buffers"]["weight"]
+        else:
+            weight = self.weight
+        return F.cross_entropy(input, target, weight, None, self.ignore_index,
                                None, self.reduction, self.label_smoothing)
 
 
@@ -188,3 +196,230 @@ class KLDivLoss(_Loss):
 
     def forward(self, input, target):  # noqa: A002
         return F.kl_div(input, target, reduction=self.reduction, log_target=self.log_target)
+
+
+# ---- embedding, ranking and margin losses; Poisson and Gaussian likelihoods ----------------
+
+class CosineEmbeddingLoss(_Loss):
+    """``1 - cos(x1, x2)`` for ``target == 1``, ``max(0, cos(x1, x2) - margin)`` for -1.
+
+    >>> import gradtrack
+    >>> from gradtrack import nn
+    >>> nn.CosineEmbeddingLoss()(gradtrack.tensor([[1.0, 0.0]]), gradtrack.tensor([[1.0, 0.0]]),
+    ...                          gradtrack.tensor([-1.0]))
+    tensor(1.)
+    """
+
+    def __init__(self, margin: float = 0.0, size_average: Any = None, reduce: Any = None,
+                 reduction: str = "mean") -> None:
+        super().__init__(size_average, reduce, reduction)
+        self.margin = margin
+
+    def forward(self, input1, input2, target):
+        return F.cosine_embedding_loss(input1, input2, target, margin=self.margin,
+                                       reduction=self.reduction)
+
+
+class MarginRankingLoss(_Loss):
+    """``max(0, -target * (x1 - x2) + margin)``.
+
+    >>> import gradtrack
+    >>> from gradtrack import nn
+    >>> nn.MarginRankingLoss(0.5)(gradtrack.tensor([1.0]), gradtrack.tensor([1.0]),
+    ...                           gradtrack.tensor([1.0]))
+    tensor(0.5000)
+    """
+
+    def __init__(self, margin: float = 0.0, size_average: Any = None, reduce: Any = None,
+                 reduction: str = "mean") -> None:
+        super().__init__(size_average, reduce, reduction)
+        self.margin = margin
+
+    def forward(self, input1, input2, target):
+        return F.margin_ranking_loss(input1, input2, target, margin=self.margin,
+                                     reduction=self.reduction)
+
+
+class HingeEmbeddingLoss(_Loss):
+    """``x`` for ``target == 1``, ``max(0, margin - x)`` for ``target == -1``.
+
+    >>> import gradtrack
+    >>> from gradtrack import nn
+    >>> nn.HingeEmbeddingLoss()(gradtrack.tensor([0.25]), gradtrack.tensor([-1.0]))
+    tensor(0.7500)
+    """
+
+    def __init__(self, margin: float = 1.0, size_average: Any = None, reduce: Any = None,
+                 reduction: str = "mean") -> None:
+        super().__init__(size_average, reduce, reduction)
+        self.margin = margin
+
+    def forward(self, input, target):  # noqa: A002
+        return F.hinge_embedding_loss(input, target, margin=self.margin,
+                                      reduction=self.reduction)
+
+
+class PoissonNLLLoss(_Loss):
+    """Negative log-likelihood of ``target`` under a Poisson distribution.
+
+    >>> import gradtrack
+    >>> from gradtrack import nn
+    >>> nn.PoissonNLLLoss()(gradtrack.tensor([0.0]), gradtrack.tensor([1.0]))
+    tensor(1.)
+    """
+
+    def __init__(self, log_input: bool = True, full: bool = False, size_average: Any = None,
+                 eps: float = 1e-8, reduce: Any = None, reduction: str = "mean") -> None:
+        super().__init__(size_average, reduce, reduction)
+        self.log_input = log_input
+        self.full = full
+        self.eps = eps
+
+    def forward(self, log_input, target):
+        return F.poisson_nll_loss(log_input, target, log_input=self.log_input, full=self.full,
+                                  eps=self.eps, reduction=self.reduction)
+
+
+class GaussianNLLLoss(_Loss):
+    """Negative log-likelihood of ``target`` under a Gaussian of mean ``input`` and variance
+    ``var``.
+
+    >>> import gradtrack
+    >>> from gradtrack import nn
+    >>> nn.GaussianNLLLoss()(gradtrack.tensor([0.0]), gradtrack.tensor([0.0]),
+    ...                      gradtrack.tensor([1.0]))
+    tensor(0.)
+    """
+
+    def __init__(self, *, full: bool = False, eps: float = 1e-6, reduction: str = "mean") -> None:
+        super().__init__(None, None, reduction)
+        self.full = full
+        self.eps = eps
+
+    def forward(self, input, target, var):  # noqa: A002
+        return F.gaussian_nll_loss(input, target, var, full=self.full, eps=self.eps,
+                                   reduction=self.reduction)
+
+
+class MultiMarginLoss(_WeightedLoss):
+    """Multi-class hinge loss over class scores and a class index per sample.
+
+    >>> import gradtrack
+    >>> from gradtrack import nn
+    >>> nn.MultiMarginLoss()(gradtrack.tensor([[0.0, 1.0]]), gradtrack.tensor([1]))
+    tensor(0.)
+    """
+
+    def __init__(self, p: int = 1, margin: float = 1.0, weight: Any = None,
+                 size_average: Any = None, reduce: Any = None, reduction: str = "mean") -> None:
+        super().__init__(weight, size_average, reduce, reduction)
+        if p != 1 and p != 2:
+            raise ValueError("only p == 1 and p == 2 supported")
+        if weight is not None and weight.dim() != 1:
+            raise ValueError(f"MultiMarginLoss: expected weight to be None or 1D tensor, got "
+                             f"{weight.dim()}D instead")
+        self.p = p
+        self.margin = margin
+
+    def forward(self, input, target):  # noqa: A002
+        return F.multi_margin_loss(input, target, p=self.p, margin=self.margin,
+                                   weight=self.weight, reduction=self.reduction)
+
+
+class SoftMarginLoss(_Loss):
+    """``log(1 + exp(-target * input))``.
+
+    >>> import gradtrack
+    >>> from gradtrack import nn
+    >>> nn.SoftMarginLoss()(gradtrack.tensor([0.0]), gradtrack.tensor([-1.0]))
+    tensor(0.6931)
+    """
+
+    def forward(self, input, target):  # noqa: A002
+        return F.soft_margin_loss(input, target, reduction=self.reduction)
+
+
+class MultiLabelSoftMarginLoss(_WeightedLoss):
+    """Per-class logistic loss averaged over the classes.
+
+    >>> import gradtrack
+    >>> from gradtrack import nn
+    >>> nn.MultiLabelSoftMarginLoss()(gradtrack.zeros(1, 2), gradtrack.tensor([[1.0, 0.0]]))
+    tensor(0.6931)
+    """
+
+    def __init__(self, weight: Any = None, size_average: Any = None, reduce: Any = None,
+                 reduction: str = "mean") -> None:
+        super().__init__(weight, size_average, reduce, reduction)
+
+    def forward(self, input, target):  # noqa: A002
+        return F.multilabel_soft_margin_loss(input, target, weight=self.weight,
+                                             reduction=self.reduction)
+
+
+class MultiLabelMarginLoss(_Loss):
+    """Multi-label hinge loss; each row's labels are its target entries up to the first -1.
+
+    >>> import gradtrack
+    >>> from gradtrack import nn
+    >>> nn.MultiLabelMarginLoss()(gradtrack.tensor([[0.0, 2.0]]), gradtrack.tensor([[1, -1]]))
+    tensor(0.)
+    """
+
+    def forward(self, input, target):  # noqa: A002
+        return F.multilabel_margin_loss(input, target, reduction=self.reduction)
+
+
+class TripletMarginLoss(_Loss):
+    """``max(0, margin + d(a, p) - d(a, n))`` with the pairwise ``p``-norm distance.
+
+    >>> import gradtrack
+    >>> from gradtrack import nn
+    >>> a = gradtrack.zeros(1, 2)
+    >>> nn.TripletMarginLoss()(a, a, a)
+    tensor(1.)
+    """
+
+    def __init__(self, margin: float = 1.0, p: float = 2.0, eps: float = 1e-6,
+                 swap: bool = False, size_average: Any = None, reduce: Any = None,
+                 reduction: str = "mean") -> None:
+        super().__init__(size_average, reduce, reduction)
+        if margin <= 0:
+            raise ValueError(f"TripletMarginLoss: expected margin to be greater than 0, got "
+                             f"{margin} instead")
+        self.margin = margin
+        self.p = p
+        self.eps = eps
+        self.swap = swap
+
+    def forward(self, anchor, positive, negative):
+        return F.triplet_margin_loss(anchor, positive, negative, margin=self.margin, p=self.p,
+                                     eps=self.eps, swap=self.swap, reduction=self.reduction)
+
+
+class TripletMarginWithDistanceLoss(_Loss):
+    """:class:`TripletMarginLoss` with any ``distance_function`` (a
+    :class:`PairwiseDistance` by default).
+
+    >>> from gradtrack import nn
+    >>> nn.TripletMarginWithDistanceLoss()
+    TripletMarginWithDistanceLoss(
+      (distance_function): PairwiseDistance()
+    )
+    """
+
+    def __init__(self, *, distance_function: Any = None, margin: float = 1.0,
+                 swap: bool = False, reduction: str = "mean") -> None:
+        super().__init__(None, None, reduction)
+        if margin <= 0:
+            raise ValueError(f"TripletMarginWithDistanceLoss: expected margin to be greater "
+                             f"than 0, got {margin} instead")
+        self.distance_function = (distance_function if distance_function is not None
+                                  else PairwiseDistance())
+        self.margin = margin
+        self.swap = swap
+
+    def forward(self, anchor, positive, negative):
+        return F.triplet_margin_with_distance_loss(
+            anchor, positive, negative, distance_function=self.distance_function,
+            margin=self.margin, swap=self.swap, reduction=self.reduction)

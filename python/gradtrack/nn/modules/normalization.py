@@ -1,4 +1,4 @@
-"""``nn.LayerNorm`` and ``nn.GroupNorm``."""
+"""``nn.LayerNorm``, ``nn.GroupNorm``, ``nn.RMSNorm`` and ``nn.LocalResponseNorm``."""
 
 import numbers
 from collections.abc import Sequence
@@ -103,3 +103,67 @@ class GroupNorm(Module):
     def extra_repr(self):
         return (f"{self.num_groups}, {self.num_channels}, eps={self.eps}, affine={self.affine}, "
                 f"bias={self.bias is not None}")
+
+
+class RMSNorm(Module):
+    """Root-mean-square normalization over the trailing ``normalized_shape`` dims, scaled
+    by ``weight`` (ones) when ``elementwise_affine``; ``eps=None`` uses the dtype's
+    machine epsilon.
+
+    >>> import gradtrack
+    >>> from gradtrack import nn
+    >>> nn.RMSNorm(2)
+    RMSNorm((2,), eps=None, elementwise_affine=True)
+    >>> nn.RMSNorm(2)(gradtrack.tensor([[3.0, 4.0]])).grad_fn.name()
+    'MulBackward0'
+    """
+
+    def __init__(self, normalized_shape: int | Sequence[int], eps: float | None = None,
+                 elementwise_affine: bool = True, device: Any = None,
+                 dtype: Any = None) -> None:
+        super().__init__()
+        if isinstance(normalized_shape, numbers.Integral):
+            normalized_shape = (normalized_shape,)
+        self.normalized_shape = tuple(normalized_shape)
+        self.eps = eps
+        self.elementwise_affine = elementwise_affine
+        if elementwise_affine:
+            self.weight = Parameter(_C.empty(*self.normalized_shape, dtype=dtype))
+        else:
+            self.register_parameter("weight", None)
+        self.reset_parameters()
+
+    def reset_parameters(self) -> None:
+        """Sets ``weight`` to ones."""
+        if self.elementwise_affine:
+            init.ones_(self.weight)
+
+    def forward(self, x: Tensor) -> Tensor:
+        return F.rms_norm(x, self.normalized_shape, self.weight, self.eps)
+
+    def extra_repr(self):
+        return (f"{self.normalized_shape}, eps={self.eps}, "
+                f"elementwise_affine={self.elementwise_affine}")
+
+
+class LocalResponseNorm(Module):
+    """Normalizes each element by the squares of ``size`` neighbouring channels.
+
+    >>> from gradtrack import nn
+    >>> nn.LocalResponseNorm(2)
+    LocalResponseNorm(2, alpha=0.0001, beta=0.75, k=1.0)
+    """
+
+    def __init__(self, size: int, alpha: float = 1e-4, beta: float = 0.75,
+                 k: float = 1.0) -> None:
+        super().__init__()
+        self.size = size
+        self.alpha = alpha
+        self.beta = beta
+        self.k = k
+
+    def forward(self, input: Tensor) -> Tensor:  # noqa: A002
+        return F.local_response_norm(input, self.size, self.alpha, self.beta, self.k)
+
+    def extra_repr(self):
+        return f"{self.size}, alpha={self.alpha}, beta={self.beta}, k={self.k}"

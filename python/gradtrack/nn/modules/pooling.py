@@ -1,13 +1,14 @@
 """Pooling layers: ``MaxPool1d/2d``, ``AvgPool1d/2d``, ``AdaptiveAvgPool1d/2d``,
-``AdaptiveMaxPool2d``; each a thin Module over ``nn.functional``."""
+``AdaptiveMaxPool1d/2d``, ``LPPool1d/2d``; each a thin Module over ``nn.functional``."""
 
 from typing import Any
 
 from .. import _conv_functional as F
+from .. import _functional_pooling as _pools
 from .module import Module
 
 __all__ = ["MaxPool1d", "MaxPool2d", "AvgPool1d", "AvgPool2d", "AdaptiveAvgPool1d",
-           "AdaptiveAvgPool2d", "AdaptiveMaxPool2d"]
+           "AdaptiveAvgPool2d", "AdaptiveMaxPool2d", "AdaptiveMaxPool1d", "LPPool1d", "LPPool2d"]
 
 
 class _MaxPoolNd(Module):
@@ -158,3 +159,58 @@ class AdaptiveMaxPool2d(_AdaptivePool):
 
     def forward(self, input):  # noqa: A002
         return F.adaptive_max_pool2d(input, self.output_size, self.return_indices)
+
+
+class AdaptiveMaxPool1d(_AdaptivePool):
+    """Maximum over windows chosen so the output has length ``output_size``.
+
+    >>> from gradtrack import nn
+    >>> nn.AdaptiveMaxPool1d(3)
+    AdaptiveMaxPool1d(output_size=3)
+    """
+
+    def __init__(self, output_size, return_indices=False):
+        super().__init__(output_size)
+        self.return_indices = return_indices
+
+    def forward(self, input):  # noqa: A002
+        return _pools.adaptive_max_pool1d(input, self.output_size, self.return_indices)
+
+
+class _LPPoolNd(Module):
+    def __init__(self, norm_type, kernel_size, stride=None, ceil_mode=False):
+        super().__init__()
+        self.norm_type = norm_type
+        self.kernel_size = kernel_size
+        self.stride = stride
+        self.ceil_mode = ceil_mode
+
+    def extra_repr(self):
+        return (f"norm_type={self.norm_type}, kernel_size={self.kernel_size}, "
+                f"stride={self.stride}, ceil_mode={self.ceil_mode}")
+
+
+class LPPool1d(_LPPoolNd):
+    """The ``norm_type``-norm of each window of ``(N, C, L)`` input.
+
+    >>> from gradtrack import nn
+    >>> nn.LPPool1d(2, 3)
+    LPPool1d(norm_type=2, kernel_size=3, stride=None, ceil_mode=False)
+    """
+
+    def forward(self, input):  # noqa: A002
+        return _pools.lp_pool1d(input, float(self.norm_type), self.kernel_size, self.stride,
+                                self.ceil_mode)
+
+
+class LPPool2d(_LPPoolNd):
+    """The ``norm_type``-norm of each window of ``(N, C, H, W)`` input.
+
+    >>> from gradtrack import nn
+    >>> nn.LPPool2d(2, 3, stride=2)
+    LPPool2d(norm_type=2, kernel_size=3, stride=2, ceil_mode=False)
+    """
+
+    def forward(self, input):  # noqa: A002
+        return _pools.lp_pool2d(input, float(self.norm_type), self.kernel_size, self.stride,
+                                self.ceil_mode)

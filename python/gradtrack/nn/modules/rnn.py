@@ -130,13 +130,16 @@ class RNNBase(Module):
 
     def _layer_params(self) -> list[tuple[Tensor, Tensor, Tensor | None, Tensor | None,
                                           Tensor | None]]:
-        p = self._parameters
+        # Read as attributes, as torch's forward does: a parameter replaced by a plain
+        # attribute (the forward-AD idiom, parametrizations) is what the layer computes with.
         out = []
         for layer in range(self.num_layers):
             for suffix in (("", "_reverse") if self.bidirectional else ("",)):
                 key = f"_l{layer}{suffix}"
-                out.append((p["weight_ih" + key], p["weight_hh" + key], p.get("bias_ih" + key),
-                            p.get("bias_hh" + key), p.get("weight_hr" + key)))
+                out.append((getattr(self, "weight_ih" + key), getattr(self, "weight_hh" + key),
+                            getattr(self, "bias_ih" + key, None),
+                            getattr(self, "bias_hh" + key, None),
+                            getattr(self, "weight_hr" + key, None)))
         return out
 
     def check_input(self, input: Tensor, batch_sizes: Tensor | None) -> None:  # noqa: A002
@@ -482,10 +485,9 @@ class RNNCellBase(Module):
             init.uniform_(weight, -stdv, stdv)
 
     def _step(self, mode: str, input: Tensor, hx: Any) -> Any:  # noqa: A002
-        p = self._parameters
-        w_ih, w_hh = p["weight_ih"], p["weight_hh"]
+        w_ih, w_hh = self.weight_ih, self.weight_hh
         _check_cell(mode, input, hx, w_ih, w_hh)
-        return _rnn.cell(mode, input, hx, w_ih, w_hh, p["bias_ih"], p["bias_hh"])
+        return _rnn.cell(mode, input, hx, w_ih, w_hh, self.bias_ih, self.bias_hh)
 
 
 def _check_cell(mode: str, input: Tensor, hx: Any, w_ih: Tensor,  # noqa: A002

@@ -21,3 +21,12 @@ __all__ = ["clip_grad_norm", "clip_grad_norm_", "clip_grad_value_", "clip_grads_
 from . import rnn  # noqa: E402
 
 __all__ += ["rnn"]
+
+# parametrizations: a module's tensor computed from other tensors
+from . import parametrizations, parametrize  # noqa: E402
+
+__all__ += ["parametrize", "parametrizations"]
+from . import stateless  # noqa: E402
+from .weight_norm_hook import remove_weight_norm, weight_norm  # noqa: E402
+
+__all__ += ["stateless", "weight_norm", "remove_weight_norm"]

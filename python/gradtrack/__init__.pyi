@@ -3,13 +3,17 @@ import builtins
 import typing
 import gradtrack._ops.creation
 import gradtrack._C._random
+import gradtrack._memory_format
 import gradtrack._legacy
 from gradtrack._C import Tensor as Tensor, dtype as dtype
 __version__: str
 from gradtrack._C._random import Generator as Generator
 from gradtrack._size import Size as Size
 from gradtrack import accelerator as accelerator
+from gradtrack import amp as amp
+from gradtrack._settings import are_deterministic_algorithms_enabled as are_deterministic_algorithms_enabled
 from gradtrack._C import as_strided as as_strided
+from gradtrack.amp.autocast_mode import autocast as autocast
 from gradtrack import autograd as autograd
 from gradtrack import backends as backends
 from gradtrack._C import chunk as chunk
@@ -24,11 +28,18 @@ from gradtrack._C import flatten as flatten
 from gradtrack._C import floor_divide as floor_divide
 from gradtrack._C import from_numpy as from_numpy
 from gradtrack import functional as functional
+from gradtrack._settings import get_deterministic_debug_mode as get_deterministic_debug_mode
+from gradtrack._settings import get_float32_matmul_precision as get_float32_matmul_precision
+from gradtrack._settings import get_num_interop_threads as get_num_interop_threads
 from gradtrack._C import get_num_threads as get_num_threads
 from gradtrack._dtypes import iinfo as iinfo
 from gradtrack.autograd.grad_mode import inference_mode as inference_mode
 from gradtrack._C import is_anomaly_check_nan_enabled as is_anomaly_check_nan_enabled
 from gradtrack._C import is_anomaly_enabled as is_anomaly_enabled
+from gradtrack.amp.autocast_mode import is_autocast_cache_enabled as is_autocast_cache_enabled
+from gradtrack.amp.autocast_mode import is_autocast_cpu_enabled as is_autocast_cpu_enabled
+from gradtrack.amp.autocast_mode import is_autocast_enabled as is_autocast_enabled
+from gradtrack._settings import is_deterministic_algorithms_warn_only_enabled as is_deterministic_algorithms_warn_only_enabled
 from gradtrack._C import is_grad_enabled as is_grad_enabled
 from gradtrack._C import is_inference_mode_enabled as is_inference_mode_enabled
 from gradtrack._C import isfinite as isfinite
@@ -40,6 +51,7 @@ from gradtrack._ops.creation import layout as layout
 from gradtrack import linalg as linalg
 from gradtrack.random import manual_seed as manual_seed
 from gradtrack._C import masked_fill as masked_fill
+from gradtrack._memory_format import memory_format as memory_format
 from gradtrack._C import narrow as narrow
 from gradtrack import nn as nn
 from gradtrack.autograd.grad_mode import no_grad as no_grad
@@ -52,7 +64,10 @@ from gradtrack._C import reshape as reshape
 from gradtrack import return_types as return_types
 from gradtrack._C import rsub as rsub
 from gradtrack._C import select as select
+from gradtrack._settings import set_deterministic_debug_mode as set_deterministic_debug_mode
+from gradtrack._settings import set_float32_matmul_precision as set_float32_matmul_precision
 from gradtrack.autograd.grad_mode import set_grad_enabled as set_grad_enabled
+from gradtrack._settings import set_num_interop_threads as set_num_interop_threads
 from gradtrack._C import set_num_threads as set_num_threads
 from gradtrack._C import squeeze as squeeze
 from gradtrack._C import sum as sum
@@ -61,6 +76,7 @@ from gradtrack._C import t as t
 from gradtrack._C import transpose as transpose
 from gradtrack._C import unbind as unbind
 from gradtrack._C import unsqueeze as unsqueeze
+from gradtrack._settings import use_deterministic_algorithms as use_deterministic_algorithms
 from gradtrack import utils as utils
 BFloat16Tensor: gradtrack._legacy._TensorType
 BoolTensor: gradtrack._legacy._TensorType
@@ -408,6 +424,8 @@ def ceil(input: typing.Any, *, out: typing.Any=None) -> Tensor:
 >>> x = gradtrack.tensor([-1.5, 0.2, 2.0])
 >>> gradtrack.ceil(x)
 tensor([-1.,  1.,  2.])"""
+channels_last: gradtrack._memory_format.memory_format
+channels_last_3d: gradtrack._memory_format.memory_format
 
 def clamp(input: typing.Any, min: typing.Any=None, max: typing.Any=None, *, out: typing.Any=None) -> Tensor:
     """Limits every element to ``[min, max]``.
@@ -454,6 +472,7 @@ def concat(tensors: typing.Any, dim: typing.Any=0, *, out: typing.Any=None) -> T
 >>> import gradtrack
 >>> gradtrack.concat([gradtrack.tensor([1, 2]), gradtrack.tensor([3])])
 tensor([1, 2, 3])"""
+contiguous_format: gradtrack._memory_format.memory_format
 
 def cos(input: typing.Any, *, out: typing.Any=None) -> Tensor:
     """The cosine of each element (in radians).
@@ -784,6 +803,23 @@ def ge(input: typing.Any, other: typing.Any, *, out: typing.Any=None) -> Tensor:
 >>> x = gradtrack.tensor([1.0, 2.0, 3.0])
 >>> gradtrack.ge(x, gradtrack.tensor([2.0, 2.0, 2.0]))
 tensor([False,  True,  True])"""
+
+def get_autocast_cpu_dtype() -> Tensor:
+    """Deprecated form of ``get_autocast_dtype("cpu")``, with torch's warning.
+
+>>> import gradtrack
+>>> import warnings
+>>> with warnings.catch_warnings():
+...     warnings.simplefilter("ignore")
+...     gradtrack.get_autocast_cpu_dtype()
+gradtrack.bfloat16"""
+
+def get_autocast_dtype(device_type: typing.Any) -> Tensor:
+    """The dtype autocast regions of ``device_type`` cast to (bfloat16 on the CPU).
+
+>>> import gradtrack
+>>> gradtrack.get_autocast_dtype("cpu")
+gradtrack.bfloat16"""
 
 def get_default_device() -> device:
     """Always ``device(type='cpu')``.
@@ -1251,6 +1287,7 @@ def pow(*args: typing.Any, out: typing.Any=None, **kwargs: typing.Any) -> Tensor
 >>> x = gradtrack.tensor([1.0, 2.0, 3.0])
 >>> gradtrack.pow(x, 2)
 tensor([1., 4., 9.])"""
+preserve_format: gradtrack._memory_format.memory_format
 
 def promote_types(type1: typing.Any, type2: typing.Any) -> Tensor:
     """The smallest dtype both promote to (torch.promote_types).

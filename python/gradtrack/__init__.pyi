@@ -18,6 +18,7 @@ from gradtrack import autograd as autograd
 from gradtrack import backends as backends
 from gradtrack._C import chunk as chunk
 from gradtrack._C import clone as clone
+from gradtrack import compiler as compiler
 from gradtrack import cuda as cuda
 from gradtrack._legacy import device as device
 from gradtrack import distributed as distributed
@@ -47,6 +48,7 @@ from gradtrack._C import isinf as isinf
 from gradtrack._C import isnan as isnan
 from gradtrack._C import isneginf as isneginf
 from gradtrack._C import isposinf as isposinf
+from gradtrack import jit as jit
 from gradtrack._ops.creation import layout as layout
 from gradtrack import linalg as linalg
 from gradtrack.random import manual_seed as manual_seed
@@ -55,6 +57,7 @@ from gradtrack._memory_format import memory_format as memory_format
 from gradtrack._C import narrow as narrow
 from gradtrack import nn as nn
 from gradtrack.autograd.grad_mode import no_grad as no_grad
+from gradtrack import onnx as onnx
 from gradtrack import optim as optim
 from gradtrack._C import permute as permute
 from gradtrack._C import prod as prod
@@ -465,6 +468,17 @@ def column_stack(tensors: typing.Any, *, out: typing.Any=None) -> Tensor:
 >>> gradtrack.column_stack([gradtrack.tensor([1, 2]), gradtrack.tensor([3, 4])])
 tensor([[1, 3],
         [2, 4]])"""
+
+def compile(model: typing.Any=None, *, fullgraph: typing.Any=False, dynamic: typing.Any=None, backend: typing.Any='inductor', mode: typing.Any=None, options: typing.Any=None, disable: typing.Any=False, **kwargs: typing.Any) -> Tensor:
+    """Gives ``model`` back unchanged (gradtrack has no compiler: it runs eagerly); with no
+``model``, a decorator that does the same.
+
+>>> import gradtrack
+>>> @gradtrack.compile(mode="reduce-overhead")
+... def f(x):
+...     return x + 1
+>>> f(gradtrack.zeros(1))
+tensor([1.])"""
 
 def concat(tensors: typing.Any, dim: typing.Any=0, *, out: typing.Any=None) -> Tensor:
     """Alias of ``cat``: joins tensors along an existing dim.

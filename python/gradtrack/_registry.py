@@ -58,6 +58,7 @@ SOURCES = (
     "_memory_format",   # channels_last & co.; contiguous, is_contiguous, clone with formats
     "_settings",        # matmul precision, deterministic algorithms, inter-op threads
     "amp.autocast_mode",  # autocast regions and their state
+    "compiler",         # compile: gradtrack has no compiler, the model runs as it is
 )
 # What the modules without tables of their own give gradtrack.*.
 REEXPORTS = {

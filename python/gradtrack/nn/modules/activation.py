@@ -335,3 +335,8 @@ class Softmin(Module):
 
     def extra_repr(self):
         return f"dim={self.dim}"
+
+
+# torch defines MultiheadAttention in torch.nn.modules.activation, the path imports and
+# pickles name; it lives in attention.py here, with its helpers.
+from .attention import MultiheadAttention  # noqa: E402,F401

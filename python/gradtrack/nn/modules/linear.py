@@ -72,3 +72,13 @@ class Linear(Module):
     def extra_repr(self):
         return (f"in_features={self.in_features}, out_features={self.out_features}, "
                 f"bias={self._parameters['bias'] is not None}")
+
+
+class NonDynamicallyQuantizableLinear(Linear):
+    """The attention's output projection: a ``Linear`` under PyTorch's name for it (and
+    in its module, ``torch.nn.modules.linear``, which pickles name).
+
+    >>> from gradtrack import nn
+    >>> nn.modules.linear.NonDynamicallyQuantizableLinear(2, 3)
+    NonDynamicallyQuantizableLinear(in_features=2, out_features=3, bias=True)
+    """

@@ -23,7 +23,7 @@ MODULES = ["gradtrack", "gradtrack.Tensor", "gradtrack.nn", "gradtrack.nn.functi
            "gradtrack.autograd.forward_ad", "gradtrack.autograd.graph", "gradtrack.utils.data",
            "gradtrack.distributed", "gradtrack.linalg", "gradtrack.amp", "gradtrack.cuda",
            "gradtrack.cuda.amp", "gradtrack.backends.cuda", "gradtrack.backends.cudnn",
-           "gradtrack.jit", "gradtrack.compiler"]
+           "gradtrack.jit", "gradtrack.compiler", "gradtrack.multiprocessing"]
 
 # The Tensor's central autograd fields: underscored, but every user meets them.
 TENSOR_EXTRA = ["_version", "_base", "__dlpack__"]

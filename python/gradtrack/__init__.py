@@ -25,3 +25,12 @@ from . import (  # noqa: E402
     __config__, accelerator, amp, autograd, backends, compiler, cuda, distributed, functional, jit,
     linalg, nn, onnx, optim, random, return_types, utils,
 )
+
+
+def __getattr__(name):
+    # gradtrack.multiprocessing loads on first use: importing the standard library's
+    # multiprocessing is a cost `import gradtrack` does not pay.
+    if name == "multiprocessing":
+        import importlib
+        return importlib.import_module("." + name, __name__)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -61,6 +61,7 @@ from gradtrack import onnx as onnx
 from gradtrack import optim as optim
 from gradtrack._C import permute as permute
 from gradtrack._C import prod as prod
+from gradtrack import profiler as profiler
 from gradtrack import random as random
 from gradtrack._C import relu as relu
 from gradtrack._C import reshape as reshape

@@ -71,3 +71,18 @@ def test_module_paths_are_torch_s():
     out_proj = gradtrack.nn.MultiheadAttention(4, 2).out_proj
     assert type(out_proj) is NonDynamicallyQuantizableLinear
     assert issubclass(NonDynamicallyQuantizableLinear, gradtrack.nn.Linear)
+
+
+def test_record_function_runs_and_profile_says_there_is_no_profiler():
+    def scenario(lib):
+        @lib.profiler.record_function("step")
+        def step(x):
+            with lib.autograd.profiler.record_function("inner") as region:
+                return x * 2, type(region).__name__
+        return (step(lib.ones(2)), lib.autograd.profiler.record_function is
+                lib.profiler.record_function, repr(lib.profiler.ProfilerActivity.CPU),
+                list(lib.profiler.ProfilerActivity.__members__))
+    same(scenario)
+    for profile in (gradtrack.profiler.profile, gradtrack.autograd.profiler.profile):
+        with pytest.raises(NotImplementedError, match="gradtrack has no profiler yet"):
+            profile(activities=[gradtrack.profiler.ProfilerActivity.CPU], record_shapes=True)

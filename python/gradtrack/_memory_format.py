@@ -104,7 +104,13 @@ _cxx_is_contiguous = _C.Tensor.is_contiguous
 _cxx_clone = _C.Tensor.clone
 
 
-def is_contiguous(self, memory_format=contiguous_format) -> bool:
+def _no_positional(fn, args):
+    if args:
+        raise TypeError(f"{fn}() takes 0 positional arguments but {len(args)} "
+                        f"{'was' if len(args) == 1 else 'were'} given")
+
+
+def is_contiguous(self, *args, memory_format=contiguous_format) -> bool:
     """True if the elements lie in memory in the order ``memory_format`` names
     (row-major for ``contiguous_format``, NHWC for ``channels_last``).
 
@@ -113,13 +119,14 @@ def is_contiguous(self, memory_format=contiguous_format) -> bool:
     >>> x.is_contiguous(), x.t().is_contiguous()
     (True, False)
     """
+    _no_positional("is_contiguous", args)
     if memory_format in _CHANNELS_LAST:
         return _is_channels_last(self, memory_format)
     _check("is_contiguous", memory_format)
     return _cxx_is_contiguous(self)
 
 
-def contiguous(self, memory_format=contiguous_format):
+def contiguous(self, *args, memory_format=contiguous_format):
     """This tensor if it is contiguous in ``memory_format``, else a copy laid out so.
 
     >>> import gradtrack
@@ -127,10 +134,11 @@ def contiguous(self, memory_format=contiguous_format):
     >>> x.contiguous().is_contiguous(), x.contiguous().stride()
     (True, (2, 1))
     """
+    _no_positional("contiguous", args)
     if memory_format is contiguous_format:
         return _cxx_contiguous(self)
     _check("contiguous", memory_format)
-    if is_contiguous(self, memory_format):
+    if is_contiguous(self, memory_format=memory_format):
         return self
     if memory_format is preserve_format:
         raise RuntimeError("preserve memory format is unsupported by the contiguous operator")

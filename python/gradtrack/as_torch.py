@@ -18,6 +18,7 @@ True
 import importlib
 import importlib.abc
 import importlib.util
+import os
 import sys
 
 
@@ -91,9 +92,12 @@ def main(argv=None):
         sys.argv = argv[1:]
         runpy.run_module(argv[1], run_name="__main__", alter_sys=True)
     else:
+        # As `python script.py`: argv[0] as given, the script's directory first on the path,
+        # and an absolute __file__ (which warnings and tracebacks print).
+        script = os.path.abspath(argv[0])
         sys.argv = argv
-        sys.path.insert(0, __import__("os").path.dirname(__import__("os").path.abspath(argv[0])))
-        runpy.run_path(argv[0], run_name="__main__")
+        sys.path.insert(0, os.path.dirname(script))
+        runpy.run_path(script, run_name="__main__")
     return 0
 
 

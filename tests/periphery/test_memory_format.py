@@ -124,3 +124,11 @@ def test_module_to_channels_last():
 def test_pickled_format_is_the_same_object():
     import pickle
     assert pickle.loads(pickle.dumps(gradtrack.channels_last)) is gradtrack.channels_last
+
+
+@pytest.mark.parametrize("call", [
+    lambda lib: lib.zeros(1, 1, 1, 1).contiguous(lib.channels_last),
+    lambda lib: lib.zeros(1, 1, 1, 1).is_contiguous(lib.channels_last),
+], ids=["contiguous", "is_contiguous"])
+def test_memory_format_is_keyword_only(call):
+    same(call)

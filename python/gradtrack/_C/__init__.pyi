@@ -937,7 +937,7 @@ otherwise); gradients flow back to ``self``.
 >>> gradtrack.tensor([1.0, 2.0]).clone()
 tensor([1., 2.])"""
 
-    def contiguous(self, memory_format: typing.Any=...) -> Tensor:
+    def contiguous(self, *args: typing.Any, memory_format: typing.Any=...) -> Tensor:
         """This tensor if it is contiguous in ``memory_format``, else a copy laid out so.
 
 >>> import gradtrack
@@ -1617,7 +1617,7 @@ tensor(11.)"""
         False
         """
 
-    def is_contiguous(self, memory_format: typing.Any=...) -> builtins.bool:
+    def is_contiguous(self, *args: typing.Any, memory_format: typing.Any=...) -> builtins.bool:
         """True if the elements lie in memory in the order ``memory_format`` names
 (row-major for ``contiguous_format``, NHWC for ``channels_last``).
 

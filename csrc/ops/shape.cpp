@@ -148,6 +148,16 @@ Tensor clone(const Tensor& a) {
   record(OpKind::Clone, {&a}, out);
   return out;
 }
+Tensor restride(const Tensor& a, ScalarType dtype, const DimVector& strides, bool to_copy) {
+  GT_CHECK(a.numel() >= 0, "numel: integer multiplication overflow");  // NOTE [Overflowing numel]
+  Tensor out = empty_strided(a.sizes(), strides, dtype);
+  kernels::copy(out, a);
+  if (!to_copy)
+    record(OpKind::Clone, {&a}, out);
+  else if (is_floating(dtype))
+    record(OpKind::ToCopy, {&a}, out);
+  return out;
+}
 Tensor contiguous(const Tensor& a) {
   if (a.is_contiguous()) return a;
   GT_CHECK(a.numel() >= 0, "numel: integer multiplication overflow");  // NOTE [Overflowing numel]

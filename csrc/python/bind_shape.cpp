@@ -3,6 +3,13 @@
 #include <algorithm>
 #include "python/tensor_methods.h"
 
+namespace gradtrack::ops {
+// Defined in ops/shape.cpp; declared here, its one caller, so that adding it did not
+// touch ops.h (which every file includes). A copy of `a` in `dtype` laid out with
+// `strides` (a memory format's): a Clone node, or a ToCopy node when `to_copy`.
+Tensor restride(const Tensor& a, ScalarType dtype, const DimVector& strides, bool to_copy);
+}  // namespace gradtrack::ops
+
 namespace gradtrack::python {
 
 namespace {
@@ -70,6 +77,13 @@ void bind_shape(Cls& cls, py::module_& m) {
                                return ops::permute(a, dims);
                              })
       .def_property_readonly("mT", [](const Tensor& a) { return ops::transpose(a, -2, -1); });
+  m.def(
+      "_restride",
+      [](const Tensor& a, py::handle dtype, py::handle strides, bool to_copy) {
+        return ops::restride(a, to_scalar_type(dtype), int_list(strides, "_restride", "strides", 2),
+                             to_copy);
+      },
+      py::arg("input"), py::arg("dtype"), py::arg("strides"), py::arg("to_copy"));
   m.def(
       "reshape",
       [](const Tensor& a, py::handle shape) {

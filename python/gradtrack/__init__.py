@@ -22,6 +22,15 @@ _registry.install(globals())
 
 # The submodules a user reaches through gradtrack (gradtrack.nn.Linear, ...).
 from . import (  # noqa: E402
-    __config__, accelerator, autograd, backends, cuda, distributed, functional, linalg, nn, optim,
-    random, return_types, utils,
+    __config__, accelerator, amp, autograd, backends, compiler, cuda, distributed, functional, jit,
+    linalg, nn, onnx, optim, profiler, random, return_types, utils,
 )
+
+
+def __getattr__(name):
+    # gradtrack.multiprocessing loads on first use: importing the standard library's
+    # multiprocessing is a cost `import gradtrack` does not pay.
+    if name == "multiprocessing":
+        import importlib
+        return importlib.import_module("." + name, __name__)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

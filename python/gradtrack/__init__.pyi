@@ -3,17 +3,22 @@ import builtins
 import typing
 import gradtrack._ops.creation
 import gradtrack._C._random
+import gradtrack._memory_format
 import gradtrack._legacy
 from gradtrack._C import Tensor as Tensor, dtype as dtype
 __version__: str
 from gradtrack._C._random import Generator as Generator
 from gradtrack._size import Size as Size
 from gradtrack import accelerator as accelerator
+from gradtrack import amp as amp
+from gradtrack._settings import are_deterministic_algorithms_enabled as are_deterministic_algorithms_enabled
 from gradtrack._C import as_strided as as_strided
+from gradtrack.amp.autocast_mode import autocast as autocast
 from gradtrack import autograd as autograd
 from gradtrack import backends as backends
 from gradtrack._C import chunk as chunk
 from gradtrack._C import clone as clone
+from gradtrack import compiler as compiler
 from gradtrack import cuda as cuda
 from gradtrack._legacy import device as device
 from gradtrack import distributed as distributed
@@ -24,11 +29,18 @@ from gradtrack._C import flatten as flatten
 from gradtrack._C import floor_divide as floor_divide
 from gradtrack._C import from_numpy as from_numpy
 from gradtrack import functional as functional
+from gradtrack._settings import get_deterministic_debug_mode as get_deterministic_debug_mode
+from gradtrack._settings import get_float32_matmul_precision as get_float32_matmul_precision
+from gradtrack._settings import get_num_interop_threads as get_num_interop_threads
 from gradtrack._C import get_num_threads as get_num_threads
 from gradtrack._dtypes import iinfo as iinfo
 from gradtrack.autograd.grad_mode import inference_mode as inference_mode
 from gradtrack._C import is_anomaly_check_nan_enabled as is_anomaly_check_nan_enabled
 from gradtrack._C import is_anomaly_enabled as is_anomaly_enabled
+from gradtrack.amp.autocast_mode import is_autocast_cache_enabled as is_autocast_cache_enabled
+from gradtrack.amp.autocast_mode import is_autocast_cpu_enabled as is_autocast_cpu_enabled
+from gradtrack.amp.autocast_mode import is_autocast_enabled as is_autocast_enabled
+from gradtrack._settings import is_deterministic_algorithms_warn_only_enabled as is_deterministic_algorithms_warn_only_enabled
 from gradtrack._C import is_grad_enabled as is_grad_enabled
 from gradtrack._C import is_inference_mode_enabled as is_inference_mode_enabled
 from gradtrack._C import isfinite as isfinite
@@ -36,25 +48,30 @@ from gradtrack._C import isinf as isinf
 from gradtrack._C import isnan as isnan
 from gradtrack._C import isneginf as isneginf
 from gradtrack._C import isposinf as isposinf
+from gradtrack import jit as jit
 from gradtrack._ops.creation import layout as layout
 from gradtrack import linalg as linalg
 from gradtrack.random import manual_seed as manual_seed
 from gradtrack._C import masked_fill as masked_fill
+from gradtrack._memory_format import memory_format as memory_format
 from gradtrack._C import narrow as narrow
 from gradtrack import nn as nn
 from gradtrack.autograd.grad_mode import no_grad as no_grad
+from gradtrack import onnx as onnx
 from gradtrack import optim as optim
 from gradtrack._C import permute as permute
 from gradtrack._C import prod as prod
+from gradtrack import profiler as profiler
 from gradtrack import random as random
 from gradtrack._C import relu as relu
 from gradtrack._C import reshape as reshape
 from gradtrack import return_types as return_types
 from gradtrack._C import rsub as rsub
-from gradtrack.serialization import save as save
 from gradtrack._C import select as select
-from gradtrack import serialization as serialization
+from gradtrack._settings import set_deterministic_debug_mode as set_deterministic_debug_mode
+from gradtrack._settings import set_float32_matmul_precision as set_float32_matmul_precision
 from gradtrack.autograd.grad_mode import set_grad_enabled as set_grad_enabled
+from gradtrack._settings import set_num_interop_threads as set_num_interop_threads
 from gradtrack._C import set_num_threads as set_num_threads
 from gradtrack._C import squeeze as squeeze
 from gradtrack._C import sum as sum
@@ -63,6 +80,7 @@ from gradtrack._C import t as t
 from gradtrack._C import transpose as transpose
 from gradtrack._C import unbind as unbind
 from gradtrack._C import unsqueeze as unsqueeze
+from gradtrack._settings import use_deterministic_algorithms as use_deterministic_algorithms
 from gradtrack import utils as utils
 BFloat16Tensor: gradtrack._legacy._TensorType
 BoolTensor: gradtrack._legacy._TensorType
@@ -410,6 +428,8 @@ def ceil(input: typing.Any, *, out: typing.Any=None) -> Tensor:
 >>> x = gradtrack.tensor([-1.5, 0.2, 2.0])
 >>> gradtrack.ceil(x)
 tensor([-1.,  1.,  2.])"""
+channels_last: gradtrack._memory_format.memory_format
+channels_last_3d: gradtrack._memory_format.memory_format
 
 def clamp(input: typing.Any, min: typing.Any=None, max: typing.Any=None, *, out: typing.Any=None) -> Tensor:
     """Limits every element to ``[min, max]``.
@@ -450,12 +470,24 @@ def column_stack(tensors: typing.Any, *, out: typing.Any=None) -> Tensor:
 tensor([[1, 3],
         [2, 4]])"""
 
+def compile(model: typing.Any=None, *, fullgraph: typing.Any=False, dynamic: typing.Any=None, backend: typing.Any='inductor', mode: typing.Any=None, options: typing.Any=None, disable: typing.Any=False, **kwargs: typing.Any) -> Tensor:
+    """Gives ``model`` back unchanged (gradtrack has no compiler: it runs eagerly); with no
+``model``, a decorator that does the same.
+
+>>> import gradtrack
+>>> @gradtrack.compile(mode="reduce-overhead")
+... def f(x):
+...     return x + 1
+>>> f(gradtrack.zeros(1))
+tensor([1.])"""
+
 def concat(tensors: typing.Any, dim: typing.Any=0, *, out: typing.Any=None) -> Tensor:
     """Alias of ``cat``: joins tensors along an existing dim.
 
 >>> import gradtrack
 >>> gradtrack.concat([gradtrack.tensor([1, 2]), gradtrack.tensor([3])])
 tensor([1, 2, 3])"""
+contiguous_format: gradtrack._memory_format.memory_format
 
 def cos(input: typing.Any, *, out: typing.Any=None) -> Tensor:
     """The cosine of each element (in radians).
@@ -787,6 +819,23 @@ def ge(input: typing.Any, other: typing.Any, *, out: typing.Any=None) -> Tensor:
 >>> gradtrack.ge(x, gradtrack.tensor([2.0, 2.0, 2.0]))
 tensor([False,  True,  True])"""
 
+def get_autocast_cpu_dtype() -> Tensor:
+    """Deprecated form of ``get_autocast_dtype("cpu")``, with torch's warning.
+
+>>> import gradtrack
+>>> import warnings
+>>> with warnings.catch_warnings():
+...     warnings.simplefilter("ignore")
+...     gradtrack.get_autocast_cpu_dtype()
+gradtrack.bfloat16"""
+
+def get_autocast_dtype(device_type: typing.Any) -> Tensor:
+    """The dtype autocast regions of ``device_type`` cast to (bfloat16 on the CPU).
+
+>>> import gradtrack
+>>> gradtrack.get_autocast_dtype("cpu")
+gradtrack.bfloat16"""
+
 def get_default_device() -> device:
     """Always ``device(type='cpu')``.
 
@@ -925,19 +974,11 @@ def linspace(start: typing.Any, end: typing.Any, steps: typing.Any, *, dtype: ty
 >>> gradtrack.linspace(0, 1, steps=5)
 tensor([0.0000, 0.2500, 0.5000, 0.7500, 1.0000])"""
 
-def load(f: typing.Any, map_location: typing.Any=None, pickle_module: typing.Any=None, *, weights_only: typing.Any=None, mmap: typing.Any=None, **pickle_load_args: typing.Any) -> typing.Any:
-    """Loads a checkpoint written by ``torch.save`` or :func:`save` (or by an earlier
-gradtrack's ``save``) from the path or binary file ``f``.
+def load(f: typing.Any, map_location: typing.Any=None, pickle_module: typing.Any=None, *, weights_only: typing.Any=True, mmap: typing.Any=None) -> typing.Any:
+    """Loads what :func:`save` wrote; a corrupted or foreign file raises RuntimeError.
 
-``weights_only=True`` (the default) rebuilds only tensors, parameters,
-numbers, strings and plain containers, plus what :func:`add_safe_globals` allows;
-any other name in the file raises ``pickle.UnpicklingError`` before it runs.
-``weights_only=False`` unpickles everything: only for files you trust.
-``map_location`` (a device, a string, a dict such as ``{"cuda:0": "cpu"}``, or a
-callable) must place every storage on the CPU. ``mmap=True`` maps storages from
-the file instead of reading them.
-
->>> import io, gradtrack
+>>> import gradtrack
+>>> import io
 >>> buffer = io.BytesIO()
 >>> gradtrack.save([gradtrack.arange(3), 5], buffer)
 >>> _ = buffer.seek(0)
@@ -1261,6 +1302,7 @@ def pow(*args: typing.Any, out: typing.Any=None, **kwargs: typing.Any) -> Tensor
 >>> x = gradtrack.tensor([1.0, 2.0, 3.0])
 >>> gradtrack.pow(x, 2)
 tensor([1., 4., 9.])"""
+preserve_format: gradtrack._memory_format.memory_format
 
 def promote_types(type1: typing.Any, type2: typing.Any) -> Tensor:
     """The smallest dtype both promote to (torch.promote_types).
@@ -1405,6 +1447,21 @@ def rsqrt(input: typing.Any, *, out: typing.Any=None) -> Tensor:
 >>> x = gradtrack.tensor([1.0, 4.0, 16.0])
 >>> gradtrack.rsqrt(x)
 tensor([1.0000, 0.5000, 0.2500])"""
+
+def save(obj: typing.Any, f: typing.Any) -> None:
+    """Saves ``obj`` (tensors, numbers, strings, nested dicts/lists) to ``f``
+    in a safe format: a zip of ``.npy`` arrays and a JSON structure, no pickle.
+
+    (serialization, and NumPy with it, load on first use: ``import gradtrack``
+    stays fast.)
+
+>>> import gradtrack
+>>> import io
+>>> buffer = io.BytesIO()
+>>> gradtrack.save({"w": gradtrack.tensor([1.0, 2.0])}, buffer)
+>>> _ = buffer.seek(0)
+>>> gradtrack.load(buffer)
+{'w': tensor([1., 2.])}"""
 
 def scatter(input: typing.Any, dim: typing.Any, index: typing.Any, src: typing.Any=None, *, value: typing.Any=None, reduce: typing.Any=None, out: typing.Any=None) -> Tensor:
     """A copy of ``input`` with ``src`` (or ``value``) written at ``index`` along ``dim``.

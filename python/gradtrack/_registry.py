@@ -55,6 +55,10 @@ SOURCES = (
     "_inplace",         # every in-place method and augmented assignment
     "_legacy",          # torch's older conventions: device, default dtype, FloatTensor & co.
     "_saving",          # save, load
+    "_memory_format",   # channels_last & co.; contiguous, is_contiguous, clone with formats
+    "_settings",        # matmul precision, deterministic algorithms, inter-op threads
+    "amp.autocast_mode",  # autocast regions and their state
+    "compiler",         # compile: gradtrack has no compiler, the model runs as it is
 )
 # What the modules without tables of their own give gradtrack.*.
 REEXPORTS = {
@@ -75,6 +79,9 @@ TENSOR_REEXPORTS = {
 REPLACES_CXX = {
     "requires_grad": "the setter applies torch's leaf and dtype rules (_tensor.py)",
     "split": "torch's parameter names, split_size and dim (_ops/views.py)",
+    "contiguous": "takes torch's memory_format= (_memory_format.py)",
+    "is_contiguous": "takes torch's memory_format= (_memory_format.py)",
+    "clone": "takes torch's memory_format= (_memory_format.py)",
 }
 
 

@@ -10,7 +10,7 @@ the semantics PyTorch gives in words (errors, warnings).
 import builtins
 import warnings
 
-from . import _C, _tensor_str
+from . import _C, _memory_format, _tensor_str
 from ._dtype_names import CPP_NAME, SCALAR_NAME, dtype_key
 from .utils.hooks import RemovableHandle, check_hook_value
 
@@ -169,10 +169,12 @@ def register_post_accumulate_grad_hook(self, hook):
 # ---- conversions, copies, printing ----------------------------------------------------------
 
 def to(self, *args, **kwargs):
-    """``to(dtype)``, ``to(other)``, ``to('cpu')``, ``to(device, dtype)``; copy=False."""
+    """``to(dtype)``, ``to(other)``, ``to('cpu')``, ``to(device, dtype)``; copy=False;
+    ``memory_format=`` lays the result out in that format (a copy only if needed)."""
     dtype = kwargs.pop("dtype", None)
     copy = kwargs.pop("copy", False)
     kwargs.pop("non_blocking", None)
+    memory_format = kwargs.pop("memory_format", None)
     _C._ops.check_device(kwargs.pop("device", None))
     for arg in args:
         if isinstance(arg, _C.dtype):
@@ -185,6 +187,8 @@ def to(self, *args, **kwargs):
             copy = arg
     if kwargs:
         raise TypeError(f"to() got an unexpected keyword argument '{next(iter(kwargs))}'")
+    if memory_format is not None:
+        return _memory_format.convert(self, dtype, copy, memory_format)
     if dtype is None:
         return self.clone() if copy else self
     return self._to_dtype(dtype, copy)

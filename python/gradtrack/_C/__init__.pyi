@@ -932,24 +932,21 @@ tensor([0.0000, 0.5000, 1.0000])
 >>> x._version
 1"""
 
-    def clone(self) -> Tensor:
-        """
-        A copy with its own memory; gradients flow back to ``input``.
+    def clone(self, *, memory_format: typing.Any=...) -> Tensor:
+        """A copy with its own memory (in ``self``'s layout unless ``memory_format`` says
+otherwise); gradients flow back to ``self``.
 
-        >>> import gradtrack
-        >>> gradtrack.tensor([1.0, 2.0]).clone()
-        tensor([1., 2.])
-        """
+>>> import gradtrack
+>>> gradtrack.tensor([1.0, 2.0]).clone()
+tensor([1., 2.])"""
 
-    def contiguous(self) -> Tensor:
-        """
-        This tensor if it is contiguous, else a contiguous copy.
+    def contiguous(self, *args: typing.Any, memory_format: typing.Any=...) -> Tensor:
+        """This tensor if it is contiguous in ``memory_format``, else a copy laid out so.
 
-        >>> import gradtrack
-        >>> x = gradtrack.arange(6).reshape(2, 3).t()
-        >>> x.contiguous().is_contiguous(), x.contiguous().stride()
-        (True, (2, 1))
-        """
+>>> import gradtrack
+>>> x = gradtrack.arange(6).reshape(2, 3).t()
+>>> x.contiguous().is_contiguous(), x.contiguous().stride()
+(True, (2, 1))"""
 
     def copy_(self, src: typing.Any, non_blocking: typing.Any=False) -> Tensor:
         """Copies ``src`` (broadcast, converted to self's dtype) into ``self``.
@@ -1623,15 +1620,14 @@ tensor(11.)"""
         False
         """
 
-    def is_contiguous(self) -> builtins.bool:
-        """
-        True if the elements lie in memory in row-major order without gaps.
+    def is_contiguous(self, *args: typing.Any, memory_format: typing.Any=...) -> builtins.bool:
+        """True if the elements lie in memory in the order ``memory_format`` names
+(row-major for ``contiguous_format``, NHWC for ``channels_last``).
 
-        >>> import gradtrack
-        >>> x = gradtrack.zeros(2, 3)
-        >>> x.is_contiguous(), x.t().is_contiguous()
-        (True, False)
-        """
+>>> import gradtrack
+>>> x = gradtrack.zeros(2, 3)
+>>> x.is_contiguous(), x.t().is_contiguous()
+(True, False)"""
 
     def is_floating_point(self) -> builtins.bool:
         """
@@ -2937,7 +2933,8 @@ given indices; every part is a view.
 tensor([[1, 2, 1, 2]])"""
 
     def to(self, *args: typing.Any, **kwargs: typing.Any) -> Tensor:
-        """``to(dtype)``, ``to(other)``, ``to('cpu')``, ``to(device, dtype)``; copy=False.
+        """``to(dtype)``, ``to(other)``, ``to('cpu')``, ``to(device, dtype)``; copy=False;
+    ``memory_format=`` lays the result out in that format (a copy only if needed).
 
 >>> import gradtrack
 >>> x = gradtrack.tensor([1.5, 2.5])
@@ -3367,6 +3364,9 @@ def _register_hook(arg0: Tensor, arg1: collections.abc.Callable[..., typing.Any]
     ...
 
 def _register_post_accumulate_grad_hook(arg0: Tensor, arg1: collections.abc.Callable[..., typing.Any]) -> _HookHandle:
+    ...
+
+def _restride(input: Tensor, dtype: typing.Any, strides: typing.Any, to_copy: builtins.bool) -> Tensor:
     ...
 
 def _result_type(arg0: collections.abc.Sequence[tuple[typing.Any, typing.SupportsInt | typing.SupportsIndex]]) -> typing.Any:

@@ -17,7 +17,7 @@ tensor([[0, 0, 0],
 import builtins
 import functools
 
-from .. import _C
+from .. import _C, _memory_format
 from .._wrappers import fast_path, insert_keywords, lazy_signature, param_names, parameters
 
 BOUND = ("tensor", "from_numpy", "zeros", "ones", "empty", "full", "arange", "linspace", "eye")
@@ -104,11 +104,13 @@ def _like(kind):
         def factory(input, *, generator=None, dtype=None, layout=None, device=None,  # noqa: A002
                     requires_grad=False, memory_format=None):
             _C._ops.check_device(device)
+            input = _memory_format.like_input(input, memory_format)  # noqa: A001
             return _C._like(kind, input, dtype, requires_grad, None, generator)
     else:
         def factory(input, *, dtype=None, layout=None, device=None,  # noqa: A002
                     requires_grad=False, memory_format=None):
             _C._ops.check_device(device)
+            input = _memory_format.like_input(input, memory_format)  # noqa: A001
             return _C._like(kind, input, dtype, requires_grad, None)
     factory.__name__ = kind + "_like"
     factory.__doc__ = f"A new tensor shaped like ``input``, filled as by ``{kind}``."
@@ -126,6 +128,7 @@ def full_like(input, fill_value, *, dtype=None, layout=None, device=None,  # noq
               requires_grad=False, memory_format=None):
     """A new tensor shaped like ``input`` filled with ``fill_value``."""
     _C._ops.check_device(device)
+    input = _memory_format.like_input(input, memory_format)  # noqa: A001
     return _C._like("full", input, dtype, requires_grad, fill_value, None)
 
 

@@ -12,7 +12,7 @@ from typing import Any as _Any
 
 from .. import _C
 from .._legacy import Variable  # noqa: F401 - torch's pre-0.4 wrapper, for old tutorials
-from . import forward_ad, function, functional, graph
+from . import forward_ad, function, functional, graph, profiler
 from .anomaly_mode import (detect_anomaly, is_anomaly_check_nan_enabled, is_anomaly_enabled,
                            set_detect_anomaly)
 from .function import Function
@@ -26,7 +26,7 @@ from .viz import make_dot
 __all__ = ["Function", "function", "backward", "grad", "no_grad", "enable_grad", "set_grad_enabled", "inference_mode",
            "detect_anomaly", "set_detect_anomaly", "is_anomaly_enabled",
            "is_anomaly_check_nan_enabled", "gradcheck", "gradgradcheck", "GradcheckError", "graph",
-           "functional", "forward_ad",
+           "functional", "forward_ad", "profiler",
            "set_provenance", "is_provenance_enabled", "explain", "make_dot",
            "detect_silent_writes", "is_detect_silent_writes_enabled"]
 

@@ -489,3 +489,8 @@ class PReLU(Module):
 
     def extra_repr(self):
         return f"num_parameters={self.num_parameters}"
+
+
+# torch defines MultiheadAttention in torch.nn.modules.activation, the path imports and
+# pickles name; it lives in attention.py here, with its helpers.
+from .attention import MultiheadAttention  # noqa: E402,F401

@@ -6,14 +6,10 @@ from .. import init
 from .._attention_functional import (_canonical_mask, _none_or_dtype,
                                      multi_head_attention_forward)
 from ..parameter import Parameter
-from .linear import Linear
+from .linear import NonDynamicallyQuantizableLinear
 from .module import Module
 from ... import _C
 from ..._C import Tensor
-
-
-class NonDynamicallyQuantizableLinear(Linear):
-    """The attention's output projection: a ``Linear`` under PyTorch's name for it."""
 
 
 class MultiheadAttention(Module):

@@ -127,3 +127,13 @@ class Bilinear(Module):
     def extra_repr(self):
         return (f"in1_features={self.in1_features}, in2_features={self.in2_features}, "
                 f"out_features={self.out_features}, bias={self.bias is not None}")
+
+
+class NonDynamicallyQuantizableLinear(Linear):
+    """The attention's output projection: a ``Linear`` under PyTorch's name for it (and
+    in its module, ``torch.nn.modules.linear``, which pickles name).
+
+    >>> from gradtrack import nn
+    >>> nn.modules.linear.NonDynamicallyQuantizableLinear(2, 3)
+    NonDynamicallyQuantizableLinear(in_features=2, out_features=3, bias=True)
+    """

@@ -478,19 +478,38 @@ class Module:
         return self
 
     def to(self, *args, **kwargs):
-        """Converts floating parameters and buffers to a dtype (``to(gradtrack.float64)``)."""
+        """Converts floating parameters and buffers to a dtype (``to(gradtrack.float64)``);
+        a device must be the CPU (a CUDA one raises as on torch's CPU build);
+        ``memory_format=`` lays out 4-d and 5-d parameters and buffers in that format."""
         dtype = kwargs.get("dtype")
+        device = kwargs.get("device")
+        memory_format = kwargs.get("memory_format")
         for arg in args:
             if isinstance(arg, _C.dtype):
                 dtype = arg
             elif isinstance(arg, _Tensor):
                 dtype = arg.dtype
-        if dtype is None:
-            return self
-        if not dtype.is_floating_point:
+            elif isinstance(arg, str) or type(arg).__name__ == "device":
+                device = arg
+        if dtype is not None and not dtype.is_floating_point:
             raise TypeError("nn.Module.to only accepts floating point or complex dtypes, but got "
                             f"desired dtype={dtype}")
-        return self._apply(lambda t: t.to(dtype) if t.is_floating_point() else t)
+        if dtype is None and device is None and memory_format is None:
+            return self
+
+        def convert(t):
+            if device is not None:
+                t = t.to(device)
+            cast = dtype if dtype is not None and t.is_floating_point() else None
+            if memory_format is not None and t.dim() in (4, 5):
+                return t.to(cast, memory_format=memory_format)
+            return t.to(cast) if cast is not None else t
+
+        return self._apply(convert)
+
+    def cuda(self, device=None):
+        """Raises torch's CPU-build error at the first parameter or buffer (no CUDA)."""
+        return self._apply(lambda t: t.cuda(device))
 
     def double(self):
         """Casts floating parameters and buffers to float64."""

@@ -67,7 +67,9 @@ from gradtrack._C import relu as relu
 from gradtrack._C import reshape as reshape
 from gradtrack import return_types as return_types
 from gradtrack._C import rsub as rsub
+from gradtrack.serialization import save as save
 from gradtrack._C import select as select
+from gradtrack import serialization as serialization
 from gradtrack._settings import set_deterministic_debug_mode as set_deterministic_debug_mode
 from gradtrack._settings import set_float32_matmul_precision as set_float32_matmul_precision
 from gradtrack.autograd.grad_mode import set_grad_enabled as set_grad_enabled
@@ -974,11 +976,19 @@ def linspace(start: typing.Any, end: typing.Any, steps: typing.Any, *, dtype: ty
 >>> gradtrack.linspace(0, 1, steps=5)
 tensor([0.0000, 0.2500, 0.5000, 0.7500, 1.0000])"""
 
-def load(f: typing.Any, map_location: typing.Any=None, pickle_module: typing.Any=None, *, weights_only: typing.Any=True, mmap: typing.Any=None) -> typing.Any:
-    """Loads what :func:`save` wrote; a corrupted or foreign file raises RuntimeError.
+def load(f: typing.Any, map_location: typing.Any=None, pickle_module: typing.Any=None, *, weights_only: typing.Any=None, mmap: typing.Any=None, **pickle_load_args: typing.Any) -> typing.Any:
+    """Loads a checkpoint written by ``torch.save`` or :func:`save` (or by an earlier
+gradtrack's ``save``) from the path or binary file ``f``.
 
->>> import gradtrack
->>> import io
+``weights_only=True`` (the default) rebuilds only tensors, parameters,
+numbers, strings and plain containers, plus what :func:`add_safe_globals` allows;
+any other name in the file raises ``pickle.UnpicklingError`` before it runs.
+``weights_only=False`` unpickles everything: only for files you trust.
+``map_location`` (a device, a string, a dict such as ``{"cuda:0": "cpu"}``, or a
+callable) must place every storage on the CPU. ``mmap=True`` maps storages from
+the file instead of reading them.
+
+>>> import io, gradtrack
 >>> buffer = io.BytesIO()
 >>> gradtrack.save([gradtrack.arange(3), 5], buffer)
 >>> _ = buffer.seek(0)
@@ -1447,21 +1457,6 @@ def rsqrt(input: typing.Any, *, out: typing.Any=None) -> Tensor:
 >>> x = gradtrack.tensor([1.0, 4.0, 16.0])
 >>> gradtrack.rsqrt(x)
 tensor([1.0000, 0.5000, 0.2500])"""
-
-def save(obj: typing.Any, f: typing.Any) -> None:
-    """Saves ``obj`` (tensors, numbers, strings, nested dicts/lists) to ``f``
-    in a safe format: a zip of ``.npy`` arrays and a JSON structure, no pickle.
-
-    (serialization, and NumPy with it, load on first use: ``import gradtrack``
-    stays fast.)
-
->>> import gradtrack
->>> import io
->>> buffer = io.BytesIO()
->>> gradtrack.save({"w": gradtrack.tensor([1.0, 2.0])}, buffer)
->>> _ = buffer.seek(0)
->>> gradtrack.load(buffer)
-{'w': tensor([1., 2.])}"""
 
 def scatter(input: typing.Any, dim: typing.Any, index: typing.Any, src: typing.Any=None, *, value: typing.Any=None, reduce: typing.Any=None, out: typing.Any=None) -> Tensor:
     """A copy of ``input`` with ``src`` (or ``value``) written at ``index`` along ``dim``.

@@ -5,7 +5,10 @@ benchmark reference loops (private)
 from __future__ import annotations
 import typing
 from gradtrack._C import Tensor
-__all__: list[str] = ['avx512_in_halves', 'conv_implicit_avx2_available', 'conv_implicit_avx2_mode', 'fma_lanes', 'fma_peak', 'gemm', 'gemm_avx512_available', 'implicit_avx2_wins', 'read_floor', 'set_conv_implicit_avx2_mode', 'set_gemm_avx512', 'set_stream_prefetch', 'set_stream_store_bytes', 'small_gemm', 'small_gemm_vectorised', 'stream_prefetch', 'stream_store_bytes', 'use_gemm_avx512']
+__all__: list[str] = ['amx_bf16_available', 'avx512_in_halves', 'conv_implicit_avx2_available', 'conv_implicit_avx2_mode', 'fma_lanes', 'fma_peak', 'gemm', 'gemm_avx512_available', 'implicit_avx2_wins', 'read_floor', 'set_amx_bf16', 'set_conv_implicit_avx2_mode', 'set_gemm_avx512', 'set_stream_prefetch', 'set_stream_store_bytes', 'small_gemm', 'small_gemm_vectorised', 'stream_prefetch', 'stream_store_bytes', 'use_amx_bf16', 'use_gemm_avx512']
+
+def amx_bf16_available() -> bool:
+    ...
 
 def avx512_in_halves() -> bool:
     ...
@@ -34,6 +37,9 @@ def implicit_avx2_wins(oc: typing.SupportsInt | typing.SupportsIndex, oh: typing
 def read_floor(arg0: Tensor) -> float:
     ...
 
+def set_amx_bf16(on: bool) -> None:
+    ...
+
 def set_conv_implicit_avx2_mode(mode: typing.SupportsInt | typing.SupportsIndex) -> None:
     ...
 
@@ -56,6 +62,9 @@ def stream_prefetch() -> tuple[int, int]:
     ...
 
 def stream_store_bytes() -> int:
+    ...
+
+def use_amx_bf16() -> bool:
     ...
 
 def use_gemm_avx512() -> bool:

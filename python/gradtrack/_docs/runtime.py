@@ -12,6 +12,10 @@ FUNCTIONS = {
     """,
     "set_num_threads": """Sets the number of threads the CPU kernels use.
 
+    A process forked (``os.fork``, ``multiprocessing``'s ``fork``) after a kernel ran on
+    several threads has one thread and keeps it: OpenMP's pool does not survive fork,
+    and waiting on it would hang (torch's child hangs there).
+
     >>> n = gradtrack.get_num_threads()
     >>> gradtrack.set_num_threads(1)
     >>> gradtrack.get_num_threads()

@@ -3,8 +3,10 @@
 Index batches go round-robin to the workers (up to ``prefetch_factor`` per
 worker in flight); results come back on one queue, tagged with their send
 number, and are handed out in that order (``in_order=True``) or as they come.
-A worker that dies is noticed at the next wait (checked every few seconds)
-and reported with its pid, as torch does.
+A worker killed by a signal, or exiting with an error code, is reported at
+once with its pid and the signal or code (NOTE [Dead workers and SIGCHLD]); one
+that vanishes otherwise is noticed at the next wait (checked every few
+seconds). Both are reported as torch does.
 """
 
 import itertools
@@ -13,7 +15,7 @@ import os
 import queue
 import time
 
-from . import _worker
+from . import _signal_handling, _worker
 from ._fetch import _DatasetKind
 from ._iterators import _BaseDataLoaderIter
 
@@ -28,6 +30,7 @@ class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
         self._data_queue = self._worker_result_queue
         self._workers_done_event = context.Event()
         self._shutdown = False
+        self._worker_pids_set = False
         # A forked worker inherits this object: only its creator may shut it down.
         self._owner_pid = os.getpid()
         self._index_queues, self._workers = [], []
@@ -43,6 +46,9 @@ class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
             w.start()
             self._index_queues.append(index_queue)
             self._workers.append(w)
+        _signal_handling._set_worker_pids(id(self), (w.pid for w in self._workers))
+        _signal_handling._set_SIGCHLD_handler()
+        self._worker_pids_set = True
         self._reset(loader, first_iter=True)
 
     def _reset(self, loader, first_iter=False):
@@ -81,6 +87,12 @@ class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
                     return False, None
 
     def _raise_if_workers_died(self, cause):
+        if self._worker_pids_set:  # before is_alive() reaps them: their status names the signal
+            try:
+                _signal_handling._error_if_any_worker_fails(only=id(self))
+            except RuntimeError as e:
+                self._worker_pids_set = False
+                cause = e
         failed = [(i, w) for i, w in enumerate(self._workers)
                   if self._workers_status[i] and not w.is_alive()]
         for i, _ in failed:
@@ -176,6 +188,9 @@ class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
         if getattr(self, "_shutdown", True) or os.getpid() != self._owner_pid:
             return
         self._shutdown = True
+        if self._worker_pids_set:  # stopping workers on purpose is no failure
+            _signal_handling._remove_worker_pids(id(self))
+            self._worker_pids_set = False
         try:
             self._workers_done_event.set()
             for worker_id in range(len(self._workers)):

@@ -1,0 +1,92 @@
+"""Noticing a DataLoader worker that died, the moment it dies.
+
+NOTE [Dead workers and SIGCHLD]
+A worker killed by a signal (the out-of-memory killer's SIGKILL, a segfault in
+a dataset's C extension) cannot say so itself. Like torch, the main process
+installs a ``SIGCHLD`` handler (chained after any handler already there) that
+looks at the registered worker pids with ``waitid(WNOWAIT)``, which reads a
+dead child's status without reaping it, and raises torch's ``RuntimeError``
+naming the pid and the signal (or the exit code). The handler runs in the main
+thread while it waits on the result queue, so the wait ends at once instead of
+at the next liveness check. The signal may reach another thread (a queue's
+feeder thread), and then the handler runs only when the main thread's wait
+ends; so the liveness check asks the same question before it reaps any worker,
+and a worker's signal is named whichever runs first. An iterator unregisters
+its pids before it stops its workers, so a deliberate shutdown raises nothing.
+"""
+
+import os
+import signal
+import threading
+
+# id(iterator) -> the pids of its workers.
+_worker_pids = {}
+_handler_set = False
+
+
+def _set_worker_pids(key, pids):
+    _worker_pids[key] = tuple(pids)
+
+
+def _remove_worker_pids(key):
+    _worker_pids.pop(key, None)
+
+
+def _failure_message(pid, status):
+    """torch's message for a worker that ended as ``status`` said, or None if it ended well."""
+    if status.si_code == os.CLD_EXITED:
+        if status.si_status == 0:
+            return None
+        return (f"DataLoader worker (pid {pid}) exited unexpectedly with exit code "
+                f"{status.si_status}. Details are lost due to multiprocessing. Rerunning "
+                "with num_workers=0 may give better error trace.")
+    if status.si_code in (os.CLD_KILLED, os.CLD_DUMPED):
+        try:
+            name = signal.strsignal(status.si_status) or f"Unknown signal {status.si_status}"
+        except ValueError:
+            name = f"Unknown signal {status.si_status}"
+        message = f"DataLoader worker (pid {pid}) is killed by signal: {name}. "
+        if status.si_status == signal.SIGBUS:
+            message += ("It is possible that dataloader's workers are out of shared memory. "
+                        "Please try to raise your shared memory limit.")
+        return message
+    return None
+
+
+def _error_if_any_worker_fails(only=None):
+    """Raises torch's RuntimeError if a registered worker (of iterator ``only``, if
+    given) ended badly; its iterator is then unregistered, so it is reported once."""
+    for key, pids in list(_worker_pids.items()):
+        if only is not None and key != only:
+            continue
+        for pid in pids:
+            try:
+                status = os.waitid(os.P_PID, pid, os.WEXITED | os.WNOHANG | os.WNOWAIT)
+            except (ChildProcessError, OSError):  # reaped already, or not our child
+                continue
+            if status is None:  # still running
+                continue
+            message = _failure_message(pid, status)
+            if message is not None:
+                _worker_pids.pop(key, None)
+                raise RuntimeError(message)
+
+
+def _set_SIGCHLD_handler():
+    """Installs the handler once, from the main thread only (as torch does)."""
+    global _handler_set
+    if _handler_set or threading.current_thread() is not threading.main_thread():
+        return
+    if not hasattr(os, "waitid"):  # pragma: no cover - not Linux
+        return
+    previous = signal.getsignal(signal.SIGCHLD)
+    if not callable(previous):
+        previous = None
+
+    def handler(signum, frame):
+        _error_if_any_worker_fails()
+        if previous is not None:
+            previous(signum, frame)
+
+    signal.signal(signal.SIGCHLD, handler)
+    _handler_set = True

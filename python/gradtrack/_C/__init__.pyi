@@ -3938,6 +3938,10 @@ def set_num_threads(int: typing.Any) -> None:
     """
     Sets the number of threads the CPU kernels use.
 
+    A process forked (``os.fork``, ``multiprocessing``'s ``fork``) after a kernel ran on
+    several threads has one thread and keeps it: OpenMP's pool does not survive fork,
+    and waiting on it would hang (torch's child hangs there).
+
     >>> import gradtrack
     >>> n = gradtrack.get_num_threads()
     >>> gradtrack.set_num_threads(1)

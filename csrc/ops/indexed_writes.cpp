@@ -51,6 +51,15 @@ void check_index_source(const char* op, const Tensor& self, int64_t d, const Ten
            "(): Expected dtype int32/int64 for index but got: ", scalar_type_name(index.dtype()));
 }
 
+// `flat` (a result computed on a flattened or 1-element form of self) in self's shape,
+// as a tensor of its own: a reshape would hand out a view, which torch's result is not.
+Tensor in_shape_of(const Tensor& self, const Tensor& flat) {
+  if (flat.sizes() == self.sizes()) return flat;
+  Tensor out = empty(self.sizes(), flat.dtype());
+  kernels::copy(out, reshape(flat, self.sizes()));
+  return out;
+}
+
 int64_t dim_of(const Tensor& self, int64_t dim) {
   return wrap_dim(dim, std::max<int64_t>(self.dim(), 1));
 }
@@ -89,7 +98,7 @@ Tensor index_add(const Tensor& self, int64_t dim, const Tensor& index, const Ten
     Tensor flat_self = self.dim() == 0 ? reshape(self, {1}) : self;
     Tensor src = source.dim() == 0 ? reshape(source, {1}) : source;
     if (!alpha.equals(1)) src = mul(src, alpha);
-    return reshape(index_put(flat_self, at_dim(d, index), src, true), self.sizes());
+    return in_shape_of(self, index_put(flat_self, at_dim(d, index), src, true));
   });
   record(OpKind::IndexAddAlpha, {&self, &source}, out,
          [&](autograd::DimAlphaAttrs& at) {
@@ -123,7 +132,7 @@ Tensor index_copy(const Tensor& self, int64_t dim, const Tensor& index, const Te
   Tensor out = off_value([&] {
     Tensor s = self.dim() == 0 ? reshape(self, {1}) : self;
     Tensor src = source.dim() == 0 ? reshape(source, {1}) : source;
-    return reshape(index_put(s, at_dim(d, index), src, false), self.sizes());
+    return in_shape_of(self, index_put(s, at_dim(d, index), src, false));
   });
   record(OpKind::IndexCopy, {&self, &source}, out, [&](autograd::DimAttrs& at) { at.dim = d; },
          {&index});
@@ -143,8 +152,7 @@ Tensor index_fill_value(const Tensor& self, int64_t d, const Tensor& index, cons
   });
   return off_value([&] {
     Tensor s = self.dim() == 0 ? reshape(self, {1}) : self;
-    return reshape(index_put(s, at_dim(d, index), to_dtype(value, self.dtype()), false),
-                   self.sizes());
+    return in_shape_of(self, index_put(s, at_dim(d, index), to_dtype(value, self.dtype()), false));
   });
 }
 }  // namespace
@@ -204,9 +212,8 @@ Tensor put(const Tensor& self, const Tensor& index, const Tensor& source, bool a
   check_flat_index(self, index);
   Tensor out = off_value([&] {
     IndexList idx{std::optional<Tensor>(reshape(index, {index.numel()}))};
-    return reshape(index_put(reshape(self, {self.numel()}), idx, reshape(source, {source.numel()}),
-                             accumulate),
-                   self.sizes());
+    return in_shape_of(self, index_put(reshape(self, {self.numel()}), idx,
+                                       reshape(source, {source.numel()}), accumulate));
   });
   record(OpKind::Put, {&self, &source}, out,
          [&](autograd::IndexAttrs& at) { at.accumulate = accumulate; }, {&index});

@@ -1382,7 +1382,7 @@ def negative(input: typing.Any, *, out: typing.Any=None) -> Tensor:
 >>> x = gradtrack.tensor([-1.5, 0.0, 2.0])
 >>> gradtrack.neg(x)
 tensor([ 1.5000, -0.0000, -2.0000])"""
-newaxis: builtins.NoneType
+newaxis: None
 
 def nonzero(input: typing.Any, *, as_tuple: typing.Any=False, out: typing.Any=None) -> Tensor:
     """The indices of the nonzero elements: one row per element, or with

@@ -358,6 +358,8 @@ def _package_stub(gradtrack):
         elif isinstance(value, types.FunctionType):
             returns = FUNCTION_RETURNS.get(name, "Tensor")
             defs.append(ast.unparse(_signature_def(name, value, returns, method=False)))
+        elif value is None:  # newaxis: typing spells None's type None
+            defs.append(f"{name}: None")
         else:
             cls = type(value)
             defs.append(f"{name}: {cls.__module__}.{cls.__qualname__}")

@@ -56,6 +56,15 @@ struct PowBaseAttrs {
 struct ClampAttrs {
   std::optional<Scalar> min, max;
 };
+/// addcmul, addcdiv and their in-place forms: the factor of the product or quotient.
+struct ValueAttrs {
+  Scalar value;
+};
+/// index_add and index_add_: the indexed dim and source's factor.
+struct DimAlphaAttrs {
+  int64_t dim = 0;
+  Scalar alpha;
+};
 /// lerp with a number weight.
 struct LerpAttrs {
   Scalar weight;
@@ -214,7 +223,7 @@ using ops::ResampleSpec;
   X(DiagonalAttrs) X(SelectAttrs) X(SliceAttrs) X(AsStridedAttrs) X(PadAttrs)               \
   X(MaskedSelectAttrs) X(IndexAttrs) X(MmAttrs) X(AddmmAttrs) X(BetaAlphaAttrs) X(LossAttrs) \
   X(CdistAttrs) X(NormAttrs) X(ActivationAttrs) X(EmbeddingAttrs) X(ConvArgs)               \
-  X(ConvBackwardAttrs) X(PoolArgs) X(ResampleSpec) X(LstmDims)
+  X(ConvBackwardAttrs) X(PoolArgs) X(ResampleSpec) X(LstmDims) X(ValueAttrs) X(DimAlphaAttrs)
 // clang-format on
 
 namespace attrs_detail {

@@ -1,6 +1,7 @@
 // Helpers shared by the op files (not part of the public op API).
 #pragma once
 
+#include <functional>
 #include <type_traits>
 #include <variant>
 
@@ -63,6 +64,12 @@ inline void record(OpKind kind, std::initializer_list<const Tensor*> inputs, con
   record(kind, inputs, out, no_attrs);
 }
 
+/// Writes `value` (an out-of-place op's result, computed with grad mode off) into
+/// self and records `kind` (NOTE [In-place forms of composed ops] in inplace.cpp).
+Tensor inplace_write(const char* label, OpKind kind, std::initializer_list<const Tensor*> inputs,
+                     const Tensor& self, const Tensor& value,
+                     const std::function<void(autograd::Attrs&)>& fill,
+                     const std::vector<const Tensor*>& extras = {});
 /// The broadcast shape of two tensors (fast when equal).
 inline DimVector broadcast2(const Tensor& a, const Tensor& b) {
   return a.sizes() == b.sizes() ? a.sizes() : broadcast_shapes(a.sizes(), b.sizes());

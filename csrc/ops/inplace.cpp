@@ -7,6 +7,7 @@
 //   4. one version bump;
 //   5. the rebase of self's history (CopySlices when self is a view).
 // The leaf / view-of-leaf refusals happen before, in python/gradtrack/_inplace.py.
+#include <functional>
 #include <limits>
 
 #include "autograd/provenance.h"
@@ -579,6 +580,52 @@ Tensor inplace_scatter(const Tensor& self, int64_t dim, const Tensor& index, Sca
 
 Tensor inplace_scatter(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src) {
   return scatter_src_inplace("scatter_", OpKind::Scatter, false, self, dim, index, src);
+}
+
+// NOTE [In-place forms of composed ops]
+// addmm_, lerp_, cumsum_, lt_, ... compute their out-of-place op's value with
+// grad mode off, then write it here and record the out-of-place op's row (or the
+// row `kind` names), as tril_ does: the value and the node cannot drift from
+// the out-of-place op's. The checks come first, so a refused op changes nothing.
+Tensor inplace_write(const char* label, OpKind kind, std::initializer_list<const Tensor*> inputs,
+                     const Tensor& self, const Tensor& value,
+                     const std::function<void(autograd::Attrs&)>& fill,
+                     const std::vector<const Tensor*>& extras) {
+  check_broadcast_into(self, value.sizes());
+  check_cast(value.dtype(), self.dtype());
+  check_no_internal_overlap(self);
+  run_inplace(
+      label, kind, true, inputs, self, [&] { kernels::copy(self, value); },
+      [&](autograd::Attrs& at) { fill(at); }, extras);
+  return self;
+}
+
+Tensor inplace_compare(Cmp cmp, const Tensor& self, const Tensor& other) {
+  static constexpr OpKind kinds[] = {OpKind::EqInplaceTensor, OpKind::NeInplaceTensor,
+                                     OpKind::LtInplaceTensor, OpKind::LeInplaceTensor,
+                                     OpKind::GtInplaceTensor, OpKind::GeInplaceTensor};
+  static constexpr const char* labels[] = {"eq_", "ne_", "lt_", "le_", "gt_", "ge_"};
+  check_no_partial_overlap(self, other);
+  Tensor value;
+  {
+    autograd::AutoGradMode off(false);
+    value = compare(cmp, self, other);
+  }
+  const auto i = static_cast<size_t>(cmp);
+  return inplace_write(labels[i], kinds[i], {&self, &other}, self, value, [](autograd::Attrs&) {});
+}
+
+Tensor inplace_compare(Cmp cmp, const Tensor& self, Scalar other) {
+  static constexpr OpKind kinds[] = {OpKind::EqInplace, OpKind::NeInplace, OpKind::LtInplace,
+                                     OpKind::LeInplace, OpKind::GtInplace, OpKind::GeInplace};
+  static constexpr const char* labels[] = {"eq_", "ne_", "lt_", "le_", "gt_", "ge_"};
+  Tensor value;
+  {
+    autograd::AutoGradMode off(false);
+    value = compare(cmp, self, other);
+  }
+  const auto i = static_cast<size_t>(cmp);
+  return inplace_write(labels[i], kinds[i], {&self}, self, value, [](autograd::Attrs&) {});
 }
 
 Tensor inplace_index_add(const Tensor& self, int64_t dim, const Tensor& index,

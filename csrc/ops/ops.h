@@ -221,6 +221,31 @@ Tensor masked_fill(const Tensor& a, const Tensor& mask, const Tensor& value,
 Tensor gather(const Tensor& a, int64_t dim, const Tensor& index);
 Tensor scatter_add(const Tensor& a, int64_t dim, const Tensor& index, const Tensor& src);
 Tensor index_select(const Tensor& a, int64_t dim, const Tensor& index);
+// indexed writes (indexed_writes.cpp): PyTorch's checks, its nodes
+Tensor index_add(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source,
+                 Scalar alpha);
+Tensor index_copy(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source);
+Tensor index_fill(const Tensor& self, int64_t dim, const Tensor& index, Scalar value);
+Tensor index_fill(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& value);
+Tensor take(const Tensor& self, const Tensor& index);
+Tensor put(const Tensor& self, const Tensor& index, const Tensor& source, bool accumulate);
+Tensor masked_scatter(const Tensor& self, const Tensor& mask, const Tensor& source);
+Tensor select_scatter(const Tensor& self, const Tensor& src, int64_t dim, int64_t index);
+Tensor slice_scatter(const Tensor& self, const Tensor& src, int64_t dim,
+                     std::optional<int64_t> start, std::optional<int64_t> end, int64_t step);
+Tensor diagonal_scatter(const Tensor& self, const Tensor& src, int64_t offset, int64_t dim1,
+                        int64_t dim2);
+/// Their in-place forms (NOTE [In-place forms of composed ops] in inplace.cpp);
+/// Tensor.index_add_ is inplace_index_add_alpha (inplace_index_add serves the formulas).
+Tensor inplace_index_add_alpha(const Tensor& self, int64_t dim, const Tensor& index,
+                               const Tensor& source, Scalar alpha);
+Tensor inplace_index_copy(const Tensor& self, int64_t dim, const Tensor& index,
+                          const Tensor& source);
+Tensor inplace_index_fill(const Tensor& self, int64_t dim, const Tensor& index, Scalar value);
+Tensor inplace_index_fill(const Tensor& self, int64_t dim, const Tensor& index,
+                          const Tensor& value);
+Tensor inplace_put(const Tensor& self, const Tensor& index, const Tensor& source, bool accumulate);
+Tensor inplace_masked_scatter(const Tensor& self, const Tensor& mask, const Tensor& source);
 /// Turns bool indices into long ones and checks shapes (shared with setitem).
 IndexList expand_bool_indices(const Tensor& a, const IndexList& indices);
 
@@ -234,6 +259,31 @@ Tensor addmm(const Tensor& bias, const Tensor& a, const Tensor& b, Scalar beta =
              Scalar alpha = 1);
 Tensor linear(const Tensor& x, const Tensor& w, const Tensor* bias);
 Tensor outer(const Tensor& a, const Tensor& b);
+
+// ---- fused updates (fused.cpp) ----
+Tensor addcmul(const Tensor& self, const Tensor& t1, const Tensor& t2, Scalar value);
+Tensor addcdiv(const Tensor& self, const Tensor& t1, const Tensor& t2, Scalar value);
+Tensor addr(const Tensor& self, const Tensor& vec1, const Tensor& vec2, Scalar beta, Scalar alpha);
+Tensor addbmm(const Tensor& self, const Tensor& b1, const Tensor& b2, Scalar beta, Scalar alpha);
+/// The in-place forms: the out-of-place op's value written into self, its node recorded.
+Tensor inplace_addcmul(const Tensor& self, const Tensor& t1, const Tensor& t2, Scalar value);
+Tensor inplace_addcdiv(const Tensor& self, const Tensor& t1, const Tensor& t2, Scalar value);
+Tensor inplace_addmm(const Tensor& self, const Tensor& a, const Tensor& b, Scalar beta,
+                     Scalar alpha);
+Tensor inplace_baddbmm(const Tensor& self, const Tensor& b1, const Tensor& b2, Scalar beta,
+                       Scalar alpha);
+Tensor inplace_addbmm(const Tensor& self, const Tensor& b1, const Tensor& b2, Scalar beta,
+                      Scalar alpha);
+Tensor inplace_addmv(const Tensor& self, const Tensor& mat, const Tensor& vec, Scalar beta,
+                     Scalar alpha);
+Tensor inplace_addr(const Tensor& self, const Tensor& vec1, const Tensor& vec2, Scalar beta,
+                    Scalar alpha);
+Tensor inplace_lerp(const Tensor& self, const Tensor& end, Scalar weight);
+Tensor inplace_lerp(const Tensor& self, const Tensor& end, const Tensor& weight);
+Tensor inplace_nan_to_num(const Tensor& self, std::optional<double> nan,
+                          std::optional<double> posinf, std::optional<double> neginf);
+/// cumsum_ (is_prod false) and cumprod_.
+Tensor inplace_scan(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype, bool is_prod);
 Tensor baddbmm(const Tensor& self, const Tensor& b1, const Tensor& b2, Scalar beta, Scalar alpha);
 Tensor addmv(const Tensor& self, const Tensor& mat, const Tensor& vec, Scalar beta, Scalar alpha);
 Tensor cross(const Tensor& a, const Tensor& b, int64_t dim);
@@ -325,6 +375,9 @@ Tensor inplace_scatter(const Tensor& self, int64_t dim, const Tensor& index, con
 Tensor inplace_scatter(const Tensor& self, int64_t dim, const Tensor& index, Scalar value);
 Tensor scatter(const Tensor& a, int64_t dim, const Tensor& index, const Tensor& src);
 Tensor scatter(const Tensor& a, int64_t dim, const Tensor& index, Scalar value);
+/// eq_, ne_, lt_, le_, gt_, ge_: the comparison written into self as 1 or 0.
+Tensor inplace_compare(Cmp cmp, const Tensor& self, const Tensor& other);
+Tensor inplace_compare(Cmp cmp, const Tensor& self, Scalar other);
 /// self.index_add_(dim, index, source) for a 1-D index and dim >= 0
 /// (IndexAddBackward0): an accumulating index_put_ under PyTorch's name.
 Tensor inplace_index_add(const Tensor& self, int64_t dim, const Tensor& index,

@@ -124,6 +124,60 @@ void bind_inplace(py::module_& m) {
     }
     bad_inplace_operand(op, other);
   });
+  // eq_, ne_, lt_, le_, gt_, ge_ (cmp: ops::Cmp's order).
+  m.def("compare_", [](int cmp, const Tensor& self, py::handle other, const char* name) {
+    const auto c = static_cast<ops::Cmp>(cmp);
+    if (py::isinstance<TensorImpl>(other))
+      return ops::inplace_compare(c, self, other.cast<Tensor>());
+    if (auto s = to_scalar(other)) return ops::inplace_compare(c, self, *s);
+    throw InvalidArguments{name,
+                           {"Tensor other", "Number other"},
+                           std::vector<py::object>{py::reinterpret_borrow<py::object>(other)}};
+  });
+  // The in-place forms of the fused and scan ops (NOTE [In-place forms of composed ops]).
+  m.def("addcmul_", [](const Tensor& self, const Tensor& t1, const Tensor& t2, py::handle v) {
+    return ops::inplace_addcmul(self, t1, t2, *to_scalar(v));
+  });
+  m.def("addcdiv_", [](const Tensor& self, const Tensor& t1, const Tensor& t2, py::handle v) {
+    return ops::inplace_addcdiv(self, t1, t2, *to_scalar(v));
+  });
+  using Fused = Tensor (*)(const Tensor&, const Tensor&, const Tensor&, Scalar, Scalar);
+  for (auto [name, fn] : {std::pair<const char*, Fused>{"addmm_", &ops::inplace_addmm},
+                          {"baddbmm_", &ops::inplace_baddbmm},
+                          {"addbmm_", &ops::inplace_addbmm},
+                          {"addmv_", &ops::inplace_addmv},
+                          {"addr_", &ops::inplace_addr}}) {
+    m.def(name, [fn = fn](const Tensor& self, const Tensor& a, const Tensor& b, py::handle beta,
+                          py::handle alpha) {
+      return fn(self, a, b, *to_scalar(beta), *to_scalar(alpha));
+    });
+  }
+  m.def("lerp_", [](const Tensor& self, const Tensor& end, py::handle w) {
+    if (py::isinstance<TensorImpl>(w)) return ops::inplace_lerp(self, end, w.cast<Tensor>());
+    auto s = to_scalar(w);
+    GT_CHECK_TYPE(s.has_value(), "lerp_(): argument 'weight' (position 2) must be Number, not ",
+                  type_name(w));
+    return ops::inplace_lerp(self, end, *s);
+  });
+  m.def("nan_to_num_", [](const Tensor& self, std::optional<double> nan,
+                          std::optional<double> posinf, std::optional<double> neginf) {
+    return ops::inplace_nan_to_num(self, nan, posinf, neginf);
+  });
+  m.def("scan_", [](const Tensor& self, int64_t dim, py::handle dtype, bool is_prod) {
+    return ops::inplace_scan(self, dim, optional_dtype(dtype), is_prod);
+  });
+  m.def("index_add_", [](const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source,
+                         py::handle alpha) {
+    return ops::inplace_index_add_alpha(self, dim, index, source, *to_scalar(alpha));
+  });
+  m.def("index_copy_", &ops::inplace_index_copy);
+  m.def("index_fill_", [](const Tensor& self, int64_t dim, const Tensor& index, py::handle v) {
+    if (py::isinstance<TensorImpl>(v))
+      return ops::inplace_index_fill(self, dim, index, v.cast<Tensor>());
+    return ops::inplace_index_fill(self, dim, index, *to_scalar(v));
+  });
+  m.def("put_", &ops::inplace_put);
+  m.def("masked_scatter_", &ops::inplace_masked_scatter);
   m.def("unary_", [](int op, const Tensor& self) {
     return ops::inplace_unary(static_cast<ops::InplaceOp>(op), self);
   });

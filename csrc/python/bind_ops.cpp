@@ -114,6 +114,36 @@ void init_ops(py::module_& m) {
                     py::handle alpha) {
     return ops::addmv(a, mat, vec, *to_scalar(beta), *to_scalar(alpha));
   });
+  // The fused updates (ops/fused.cpp); the factors are numbers, checked in Python.
+  e.def("addcmul", [](const Tensor& a, const Tensor& t1, const Tensor& t2, py::handle value) {
+    return ops::addcmul(a, t1, t2, *to_scalar(value));
+  });
+  e.def("addcdiv", [](const Tensor& a, const Tensor& t1, const Tensor& t2, py::handle value) {
+    return ops::addcdiv(a, t1, t2, *to_scalar(value));
+  });
+  e.def("addr",
+        [](const Tensor& a, const Tensor& v1, const Tensor& v2, py::handle beta, py::handle alpha) {
+          return ops::addr(a, v1, v2, *to_scalar(beta), *to_scalar(alpha));
+        });
+  e.def("addbmm",
+        [](const Tensor& a, const Tensor& b1, const Tensor& b2, py::handle beta, py::handle alpha) {
+          return ops::addbmm(a, b1, b2, *to_scalar(beta), *to_scalar(alpha));
+        });
+  // The indexed writes (ops/indexed_writes.cpp); arguments parsed in _ops/indexing.py.
+  e.def("index_add",
+        [](const Tensor& a, int64_t dim, const Tensor& index, const Tensor& source,
+           py::handle alpha) { return ops::index_add(a, dim, index, source, *to_scalar(alpha)); });
+  e.def("index_copy", &ops::index_copy);
+  e.def("index_fill", [](const Tensor& a, int64_t dim, const Tensor& index, py::handle value) {
+    if (is_tensor(value)) return ops::index_fill(a, dim, index, value.cast<Tensor>());
+    return ops::index_fill(a, dim, index, *to_scalar(value));
+  });
+  e.def("take", &ops::take);
+  e.def("put", &ops::put);
+  e.def("masked_scatter", &ops::masked_scatter);
+  e.def("select_scatter", &ops::select_scatter);
+  e.def("slice_scatter", &ops::slice_scatter);
+  e.def("diagonal_scatter", &ops::diagonal_scatter);
   e.def("cross",
         [](const Tensor& a, const Tensor& b, int64_t dim) { return ops::cross(a, b, dim); });
   e.def("repeat",

@@ -103,6 +103,14 @@ def abs(input: typing.Any, *, out: typing.Any=None) -> Tensor:
 >>> gradtrack.abs(x)
 tensor([1.5000, 0.0000, 2.0000])"""
 
+def absolute(input: typing.Any, *, out: typing.Any=None) -> Tensor:
+    """The absolute value of each element.
+
+>>> import gradtrack
+>>> x = gradtrack.tensor([-1.5, 0.0, 2.0])
+>>> gradtrack.abs(x)
+tensor([1.5000, 0.0000, 2.0000])"""
+
 def acos(input: typing.Any, *, out: typing.Any=None) -> Tensor:
     """The arccosine (in radians) of each element.
 
@@ -127,6 +135,28 @@ def add(input: typing.Any, other: typing.Any, *, alpha: typing.Any=1, out: typin
 >>> gradtrack.add(x, gradtrack.tensor([10.0, 20.0, 30.0]), alpha=2)
 tensor([21., 42., 63.])"""
 
+def addbmm(input: typing.Any, batch1: typing.Any, batch2: typing.Any, *, beta: typing.Any=1, alpha: typing.Any=1, out: typing.Any=None) -> Tensor:
+    """``beta * input + alpha * sum(batch1[i] @ batch2[i])`` over the batch (AddbmmBackward0).
+
+>>> import gradtrack
+>>> gradtrack.addbmm(gradtrack.zeros(1, 1), gradtrack.ones(3, 1, 2), gradtrack.ones(3, 2, 1))
+tensor([[6.]])"""
+
+def addcdiv(input: typing.Any, tensor1: typing.Any, tensor2: typing.Any, *, value: typing.Any=1, out: typing.Any=None) -> Tensor:
+    """``input + value * tensor1 / tensor2``, broadcasting (AddcdivBackward0); torch
+refuses integer tensor1 and tensor2.
+
+>>> import gradtrack
+>>> gradtrack.addcdiv(gradtrack.ones(2), gradtrack.tensor([1., 2.]), gradtrack.tensor([4., 4.]), value=2)
+tensor([1.5000, 2.0000])"""
+
+def addcmul(input: typing.Any, tensor1: typing.Any, tensor2: typing.Any, *, value: typing.Any=1, out: typing.Any=None) -> Tensor:
+    """``input + value * tensor1 * tensor2``, broadcasting (AddcmulBackward0).
+
+>>> import gradtrack
+>>> gradtrack.addcmul(gradtrack.ones(2), gradtrack.tensor([1., 2.]), gradtrack.tensor([3., 4.]), value=0.5)
+tensor([2.5000, 5.0000])"""
+
 def addmm(input: typing.Any, mat1: typing.Any, mat2: typing.Any, *, beta: typing.Any=1, alpha: typing.Any=1, out: typing.Any=None) -> Tensor:
     """``beta * input + alpha * (mat1 @ mat2)``.
 
@@ -143,6 +173,14 @@ def addmv(input: typing.Any, mat: typing.Any, vec: typing.Any, *, beta: typing.A
 >>> m = gradtrack.tensor([[1.0, 2.0], [3.0, 4.0]])
 >>> gradtrack.addmv(gradtrack.ones(2), m, gradtrack.tensor([1.0, 1.0]))
 tensor([4., 8.])"""
+
+def addr(input: typing.Any, vec1: typing.Any, vec2: typing.Any, *, beta: typing.Any=1, alpha: typing.Any=1, out: typing.Any=None) -> Tensor:
+    """``beta * input + alpha * outer(vec1, vec2)`` (AddrBackward0).
+
+>>> import gradtrack
+>>> gradtrack.addr(gradtrack.zeros(2, 2), gradtrack.tensor([1., 2.]), gradtrack.tensor([3., 4.]))
+tensor([[3., 4.],
+        [6., 8.]])"""
 
 def all(input: typing.Any, dim: typing.Any=None, keepdim: typing.Any=False, *, out: typing.Any=None) -> Tensor:
     """True if every element is nonzero (of the whole tensor, or along ``dim``).
@@ -190,6 +228,62 @@ def arange(*args: typing.Any, dtype: typing.Any=None, requires_grad: typing.Any=
 tensor([0, 1, 2, 3, 4])
 >>> gradtrack.arange(1, 2, 0.25)
 tensor([1.0000, 1.2500, 1.5000, 1.7500])"""
+
+def arccos(input: typing.Any, *, out: typing.Any=None) -> Tensor:
+    """The arccosine (in radians) of each element.
+
+>>> import gradtrack
+>>> x = gradtrack.tensor([-1.0, 0.0, 0.5])
+>>> gradtrack.acos(x)
+tensor([3.1416, 1.5708, 1.0472])"""
+
+def arccosh(input: typing.Any, *, out: typing.Any=None) -> Tensor:
+    """Inverse hyperbolic cosine of each element.
+
+>>> import gradtrack
+>>> x = gradtrack.tensor([1.0, 2.0])
+>>> gradtrack.acosh(x)
+tensor([0.0000, 1.3170])"""
+
+def arcsin(input: typing.Any, *, out: typing.Any=None) -> Tensor:
+    """The arcsine (in radians) of each element.
+
+>>> import gradtrack
+>>> x = gradtrack.tensor([-1.0, 0.0, 0.5])
+>>> gradtrack.asin(x)
+tensor([-1.5708,  0.0000,  0.5236])"""
+
+def arcsinh(input: typing.Any, *, out: typing.Any=None) -> Tensor:
+    """Inverse hyperbolic sine of each element.
+
+>>> import gradtrack
+>>> x = gradtrack.tensor([0.0, 1.0])
+>>> gradtrack.asinh(x)
+tensor([0.0000, 0.8814])"""
+
+def arctan(input: typing.Any, *, out: typing.Any=None) -> Tensor:
+    """The arctangent (in radians) of each element.
+
+>>> import gradtrack
+>>> x = gradtrack.tensor([-1.0, 0.0, 0.5])
+>>> gradtrack.atan(x)
+tensor([-0.7854,  0.0000,  0.4636])"""
+
+def arctan2(input: typing.Any, other: typing.Any, *, out: typing.Any=None) -> Tensor:
+    """The angle of the point (other, input): arctangent of ``input / other`` by quadrant.
+
+>>> import gradtrack
+>>> x = gradtrack.tensor([1.0, -1.0, 0.0])
+>>> gradtrack.atan2(x, gradtrack.tensor([1.0, 1.0, -1.0]))
+tensor([ 0.7854, -0.7854,  3.1416])"""
+
+def arctanh(input: typing.Any, *, out: typing.Any=None) -> Tensor:
+    """Inverse hyperbolic tangent of each element.
+
+>>> import gradtrack
+>>> x = gradtrack.tensor([0.0, 0.5])
+>>> gradtrack.atanh(x)
+tensor([0.0000, 0.5493])"""
 
 def argmax(input: typing.Any, dim: typing.Any=None, keepdim: typing.Any=False, *, out: typing.Any=None) -> Tensor:
     """The index of the largest value (of the flattened tensor, or along ``dim``).
@@ -584,6 +678,14 @@ def diagonal(input: typing.Any, offset: typing.Any=0, dim1: typing.Any=0, dim2: 
 >>> gradtrack.diagonal(gradtrack.eye(2))
 tensor([1., 1.])"""
 
+def diagonal_scatter(input: typing.Any, src: typing.Any, offset: typing.Any=0, dim1: typing.Any=0, dim2: typing.Any=1) -> Tensor:
+    """A copy of ``input`` with ``src`` written into its diagonal.
+
+>>> import gradtrack
+>>> gradtrack.diagonal_scatter(gradtrack.zeros(2, 2), gradtrack.ones(2))
+tensor([[1., 0.],
+        [0., 1.]])"""
+
 def diff(input: typing.Any, n: typing.Any=1, dim: typing.Any=-1, prepend: typing.Any=None, append: typing.Any=None) -> Tensor:
     """The ``n``-th forward difference along ``dim``; ``prepend``/``append`` are joined
 on first.
@@ -593,6 +695,14 @@ on first.
 tensor([3, 5, 7])"""
 
 def div(input: typing.Any, other: typing.Any, *, rounding_mode: typing.Any=None, out: typing.Any=None) -> Tensor:
+    """The elementwise quotient; ``rounding_mode`` may be ``'trunc'`` or ``'floor'``.
+
+>>> import gradtrack
+>>> x = gradtrack.tensor([7.0, -7.0, 3.0])
+>>> gradtrack.div(x, 2.0, rounding_mode='floor')
+tensor([ 3., -4.,  1.])"""
+
+def divide(input: typing.Any, other: typing.Any, *, rounding_mode: typing.Any=None, out: typing.Any=None) -> Tensor:
     """The elementwise quotient; ``rounding_mode`` may be ``'trunc'`` or ``'floor'``.
 
 >>> import gradtrack
@@ -622,6 +732,7 @@ def dstack(tensors: typing.Any, *, out: typing.Any=None) -> Tensor:
 >>> import gradtrack
 >>> gradtrack.dstack([gradtrack.tensor([1, 2]), gradtrack.tensor([3, 4])]).shape
 gradtrack.Size([1, 2, 2])"""
+e: builtins.float
 
 def einsum(*args: typing.Any) -> Tensor:
     """Einstein summation: ``einsum('ij,jk->ik', a, b)``, ``...`` standing
@@ -863,6 +974,22 @@ def get_rng_state() -> Tensor:
 >>> gradtrack.equal(gradtrack.rand(2), a)
 True"""
 
+def greater(input: typing.Any, other: typing.Any, *, out: typing.Any=None) -> Tensor:
+    """A bool tensor, True where ``input > other``.
+
+>>> import gradtrack
+>>> x = gradtrack.tensor([1.0, 2.0, 3.0])
+>>> gradtrack.gt(x, gradtrack.tensor([2.0, 2.0, 2.0]))
+tensor([False, False,  True])"""
+
+def greater_equal(input: typing.Any, other: typing.Any, *, out: typing.Any=None) -> Tensor:
+    """A bool tensor, True where ``input >= other``.
+
+>>> import gradtrack
+>>> x = gradtrack.tensor([1.0, 2.0, 3.0])
+>>> gradtrack.ge(x, gradtrack.tensor([2.0, 2.0, 2.0]))
+tensor([False,  True,  True])"""
+
 def gt(input: typing.Any, other: typing.Any, *, out: typing.Any=None) -> Tensor:
     """A bool tensor, True where ``input > other``.
 
@@ -895,6 +1022,28 @@ def hypot(input: typing.Any, other: typing.Any, *, out: typing.Any=None) -> Tens
 >>> gradtrack.hypot(x, gradtrack.tensor([4.0, 12.0, 1.0]))
 tensor([ 5.0000, 13.0000,  1.4142])"""
 
+def index_add(input: typing.Any, dim: typing.Any, index: typing.Any, source: typing.Any, *, alpha: typing.Any=1, out: typing.Any=None) -> Tensor:
+    """``input`` with ``alpha * source`` added at ``index`` along ``dim`` (IndexAddBackward0).
+
+>>> import gradtrack
+>>> gradtrack.index_add(gradtrack.zeros(3), 0, gradtrack.tensor([0, 2, 0]), gradtrack.ones(3))
+tensor([2., 0., 1.])"""
+
+def index_copy(input: typing.Any, dim: typing.Any, index: typing.Any, source: typing.Any, *, out: typing.Any=None) -> Tensor:
+    """``input`` with the slices of ``source`` written at ``index`` along ``dim``.
+
+>>> import gradtrack
+>>> gradtrack.index_copy(gradtrack.zeros(3), 0, gradtrack.tensor([2]), gradtrack.ones(1))
+tensor([0., 0., 1.])"""
+
+def index_fill(input: typing.Any, dim: typing.Any, index: typing.Any, value: typing.Any) -> Tensor:
+    """``input`` with ``value`` (a number or a 0-dim tensor) at ``index`` along ``dim``.
+
+>>> import gradtrack
+>>> gradtrack.index_fill(gradtrack.zeros(2, 2), 1, gradtrack.tensor([1]), 5.)
+tensor([[0., 5.],
+        [0., 5.]])"""
+
 def index_select(input: typing.Any, dim: typing.Any, index: typing.Any, *, out: typing.Any=None) -> Tensor:
     """The slices of ``dim`` listed in ``index`` (a 1-D integer tensor).
 
@@ -903,6 +1052,7 @@ def index_select(input: typing.Any, dim: typing.Any, index: typing.Any, *, out: 
 >>> gradtrack.index_select(x, 0, gradtrack.tensor([2, 0]))
 tensor([[5, 6],
         [1, 2]])"""
+inf: builtins.float
 
 def initial_seed() -> builtins.int:
     """The seed the default generator was last seeded with.
@@ -968,6 +1118,22 @@ def lerp(input: typing.Any, end: typing.Any, weight: typing.Any, *, out: typing.
 >>> import gradtrack
 >>> gradtrack.lerp(gradtrack.tensor([0.]), gradtrack.tensor([10.]), 0.25)
 tensor([2.5000])"""
+
+def less(input: typing.Any, other: typing.Any, *, out: typing.Any=None) -> Tensor:
+    """A bool tensor, True where ``input < other``.
+
+>>> import gradtrack
+>>> x = gradtrack.tensor([1.0, 2.0, 3.0])
+>>> gradtrack.lt(x, gradtrack.tensor([2.0, 2.0, 2.0]))
+tensor([ True, False, False])"""
+
+def less_equal(input: typing.Any, other: typing.Any, *, out: typing.Any=None) -> Tensor:
+    """A bool tensor, True where ``input <= other``.
+
+>>> import gradtrack
+>>> x = gradtrack.tensor([1.0, 2.0, 3.0])
+>>> gradtrack.le(x, gradtrack.tensor([2.0, 2.0, 2.0]))
+tensor([ True,  True, False])"""
 
 def linspace(start: typing.Any, end: typing.Any, steps: typing.Any, *, dtype: typing.Any=None, requires_grad: typing.Any=False, device: typing.Any=None, layout: typing.Any=None, pin_memory: typing.Any=False, out: typing.Any=None) -> Tensor:
     """``steps`` numbers evenly spaced from ``start`` to ``end`` (both included).
@@ -1082,6 +1248,14 @@ def lt(input: typing.Any, other: typing.Any, *, out: typing.Any=None) -> Tensor:
 >>> x = gradtrack.tensor([1.0, 2.0, 3.0])
 >>> gradtrack.lt(x, gradtrack.tensor([2.0, 2.0, 2.0]))
 tensor([ True, False, False])"""
+
+def masked_scatter(input: typing.Any, mask: typing.Any, source: typing.Any) -> Tensor:
+    """``input`` with the elements of ``source``, in order, where ``mask`` is True.
+
+>>> import gradtrack
+>>> gradtrack.masked_scatter(gradtrack.zeros(3), gradtrack.tensor([True, False, True]),
+...                          gradtrack.tensor([1., 2.]))
+tensor([1., 0., 2.])"""
 
 def masked_select(input: typing.Any, mask: typing.Any, *, out: typing.Any=None) -> Tensor:
     """The elements where ``mask`` (broadcast) is True, as a 1-D tensor.
@@ -1199,6 +1373,14 @@ order (a permute view).
 >>> gradtrack.movedim(gradtrack.zeros(2, 3, 4), (0, 1), (2, 0)).shape
 gradtrack.Size([3, 4, 2])"""
 
+def msort(input: typing.Any, *, out: typing.Any=None) -> Tensor:
+    """``input`` sorted along its first dim (the values of ``sort(input, 0)``, SortBackward0).
+
+>>> import gradtrack
+>>> gradtrack.msort(gradtrack.tensor([[2., 1.], [1., 3.]]))
+tensor([[1., 1.],
+        [2., 3.]])"""
+
 def mul(input: typing.Any, other: typing.Any, *, out: typing.Any=None) -> Tensor:
     """The elementwise product, broadcasting.
 
@@ -1214,12 +1396,21 @@ def multinomial(input: typing.Any, num_samples: typing.Any, replacement: typing.
 >>> gradtrack.multinomial(gradtrack.tensor([0.0, 1.0]), 2, True).tolist()
 [1, 1]"""
 
+def multiply(input: typing.Any, other: typing.Any, *, out: typing.Any=None) -> Tensor:
+    """The elementwise product, broadcasting.
+
+>>> import gradtrack
+>>> x = gradtrack.tensor([1.0, 2.0, 3.0])
+>>> gradtrack.mul(x, gradtrack.tensor([2.0, 0.5, -1.0]))
+tensor([ 2.,  1., -3.])"""
+
 def mv(input: typing.Any, vec: typing.Any, *, out: typing.Any=None) -> Tensor:
     """The product of a matrix and a vector.
 
 >>> import gradtrack
 >>> gradtrack.mv(gradtrack.tensor([[1.0, 2.0], [3.0, 4.0]]), gradtrack.tensor([1.0, -1.0]))
 tensor([-1., -1.])"""
+nan: builtins.float
 
 def nan_to_num(input: typing.Any, nan: typing.Any=0.0, posinf: typing.Any=None, neginf: typing.Any=None, *, out: typing.Any=None) -> Tensor:
     """NaN, +inf and -inf replaced by ``nan``, ``posinf`` and ``neginf``
@@ -1245,6 +1436,15 @@ def neg(input: typing.Any, *, out: typing.Any=None) -> Tensor:
 >>> gradtrack.neg(x)
 tensor([ 1.5000, -0.0000, -2.0000])"""
 
+def negative(input: typing.Any, *, out: typing.Any=None) -> Tensor:
+    """Each element with its sign flipped.
+
+>>> import gradtrack
+>>> x = gradtrack.tensor([-1.5, 0.0, 2.0])
+>>> gradtrack.neg(x)
+tensor([ 1.5000, -0.0000, -2.0000])"""
+newaxis: None
+
 def nonzero(input: typing.Any, *, as_tuple: typing.Any=False, out: typing.Any=None) -> Tensor:
     """The indices of the nonzero elements: one row per element, or with
 ``as_tuple=True`` one 1-D tensor per dim (a 0-d input counts as 1-D).
@@ -1267,6 +1467,14 @@ def normal(mean: typing.Any=0.0, std: typing.Any=1.0, size: typing.Any=None, *, 
 >>> _ = gradtrack.manual_seed(0)
 >>> gradtrack.normal(gradtrack.zeros(2), 1.0).shape
 gradtrack.Size([2])"""
+
+def not_equal(input: typing.Any, other: typing.Any, *, out: typing.Any=None) -> Tensor:
+    """A bool tensor, True where the elements differ.
+
+>>> import gradtrack
+>>> x = gradtrack.tensor([1.0, 2.0, 3.0])
+>>> gradtrack.ne(x, gradtrack.tensor([1.0, 0.0, 3.0]))
+tensor([False,  True, False])"""
 
 def numel(input: typing.Any) -> builtins.int:
     """The number of elements of ``input``.
@@ -1297,6 +1505,7 @@ def outer(input: typing.Any, vec2: typing.Any, *, out: typing.Any=None) -> Tenso
 >>> gradtrack.outer(x, gradtrack.tensor([1.0, 10.0, 100.0]))
 tensor([[  1.,  10., 100.],
         [  2.,  20., 200.]])"""
+pi: builtins.float
 
 def positive(input: typing.Any) -> Tensor:
     """Returns ``input`` itself (torch refuses bool tensors).
@@ -1320,6 +1529,14 @@ def promote_types(type1: typing.Any, type2: typing.Any) -> Tensor:
 >>> import gradtrack
 >>> gradtrack.promote_types(gradtrack.uint8, gradtrack.int8)
 gradtrack.int16"""
+
+def put(input: typing.Any, index: typing.Any, source: typing.Any, accumulate: typing.Any=False) -> Tensor:
+    """``input`` with ``source`` written (or added) at ``index`` of its flattened form.
+
+>>> import gradtrack
+>>> gradtrack.put(gradtrack.zeros(2, 2), gradtrack.tensor([3]), gradtrack.ones(1))
+tensor([[0., 0.],
+        [0., 1.]])"""
 
 def rad2deg(input: typing.Any, *, out: typing.Any=None) -> Tensor:
     """Radians to degrees.
@@ -1492,6 +1709,14 @@ def seed() -> builtins.int:
 >>> gradtrack.initial_seed() == s
 True"""
 
+def select_scatter(input: typing.Any, src: typing.Any, dim: typing.Any, index: typing.Any) -> Tensor:
+    """A copy of ``input`` with ``src`` written into ``input.select(dim, index)``.
+
+>>> import gradtrack
+>>> gradtrack.select_scatter(gradtrack.zeros(2, 2), gradtrack.ones(2), 0, 1)
+tensor([[0., 0.],
+        [1., 1.]])"""
+
 def set_anomaly_enabled(enabled: typing.Any, check_nan: typing.Any=True) -> Tensor:
     """Switches anomaly mode on or off for good, as ``torch.set_anomaly_enabled``.
 
@@ -1611,6 +1836,13 @@ def sinh(input: typing.Any, *, out: typing.Any=None) -> Tensor:
 >>> gradtrack.sinh(x)
 tensor([-1.1752,  0.0000,  3.6269])"""
 
+def slice_scatter(input: typing.Any, src: typing.Any, dim: typing.Any=0, start: typing.Any=None, end: typing.Any=None, step: typing.Any=1) -> Tensor:
+    """A copy of ``input`` with ``src`` written into the slice ``start:end:step`` of ``dim``.
+
+>>> import gradtrack
+>>> gradtrack.slice_scatter(gradtrack.zeros(4), gradtrack.ones(2), start=0, step=2)
+tensor([1., 0., 1., 0.])"""
+
 def softmax(input: typing.Any, dim: typing.Any, *, dtype: typing.Any=None, out: typing.Any=None) -> Tensor:
     """Exponentials normalised to sum to one along ``dim``.
 
@@ -1684,12 +1916,27 @@ def sub(input: typing.Any, other: typing.Any, *, alpha: typing.Any=1, out: typin
 >>> gradtrack.sub(x, gradtrack.tensor([0.5, 0.5, 0.5]))
 tensor([0.5000, 1.5000, 2.5000])"""
 
+def subtract(input: typing.Any, other: typing.Any, *, alpha: typing.Any=1, out: typing.Any=None) -> Tensor:
+    """``input - alpha * other``, broadcasting.
+
+>>> import gradtrack
+>>> x = gradtrack.tensor([1.0, 2.0, 3.0])
+>>> gradtrack.sub(x, gradtrack.tensor([0.5, 0.5, 0.5]))
+tensor([0.5000, 1.5000, 2.5000])"""
+
 def swapdims(input: typing.Any, dim0: typing.Any, dim1: typing.Any) -> Tensor:
     """Another name of ``transpose``.
 
 >>> import gradtrack
 >>> gradtrack.swapdims(gradtrack.zeros(2, 3), 0, 1).shape
 gradtrack.Size([3, 2])"""
+
+def take(input: typing.Any, index: typing.Any, *, out: typing.Any=None) -> Tensor:
+    """The elements of the flattened ``input`` at ``index``, in ``index``'s shape.
+
+>>> import gradtrack
+>>> gradtrack.take(gradtrack.tensor([[1, 2], [3, 4]]), gradtrack.tensor([0, 3]))
+tensor([1, 4])"""
 
 def take_along_dim(input: typing.Any, indices: typing.Any, dim: typing.Any=None, *, out: typing.Any=None) -> Tensor:
     """Picks values along ``dim`` at ``indices`` (broadcast against ``input``); without

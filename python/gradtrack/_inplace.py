@@ -21,6 +21,7 @@ version counter only after the kernel succeeded.
 """
 
 from . import _C
+from ._ops import number
 
 LEAF_ERROR = "a leaf Variable that requires grad is being used in an in-place operation."
 VIEW_OF_LEAF_ERROR = ("a view of a leaf Variable that requires grad is being used in an "
@@ -161,6 +162,244 @@ def clamp_(self, min=None, max=None):  # noqa: A002 - PyTorch's argument names
     return _C._inplace.clamp_(self, min, max)
 
 
+_COMPARISONS = ("eq", "ne", "lt", "le", "gt", "ge")  # ops::Cmp's order
+
+
+def _compare(name):
+    cmp = _COMPARISONS.index(name)
+
+    def method(self, other):
+        check(self, other)
+        return _C._inplace.compare_(cmp, self, other, name + "_")
+
+    method.__name__ = name + "_"
+    method.__doc__ = _COMPARE_DOC.format(name=name, result=_COMPARE_EXAMPLE[name])
+    return method
+
+
+_COMPARE_DOC = """In-place :meth:`{name}`: writes the comparison into ``self`` as 1 or 0 (in
+    self's dtype); returns ``self`` (its node's gradients are zeros, as torch's).
+
+    >>> import gradtrack
+    >>> gradtrack.tensor([1., 2., 3.]).{name}_(2)
+    {result}
+    """
+_COMPARE_EXAMPLE = {"eq": "tensor([0., 1., 0.])", "ne": "tensor([1., 0., 1.])",
+                    "lt": "tensor([1., 0., 0.])", "le": "tensor([1., 1., 0.])",
+                    "gt": "tensor([0., 0., 1.])", "ge": "tensor([0., 1., 1.])"}
+
+
+def addcmul_(self, tensor1, tensor2, *, value=1):
+    """``self += value * tensor1 * tensor2``; returns ``self`` (AddcmulBackward0).
+
+    >>> import gradtrack
+    >>> gradtrack.ones(2).addcmul_(gradtrack.tensor([1., 2.]), gradtrack.tensor([3., 4.]))
+    tensor([4., 9.])
+    """
+    value = number(value, "addcmul_", "value")
+    check(self, tensor1, tensor2)
+    return _C._inplace.addcmul_(self, tensor1, tensor2, value)
+
+
+def addcdiv_(self, tensor1, tensor2, *, value=1):
+    """``self += value * tensor1 / tensor2``; returns ``self`` (AddcdivBackward0).
+
+    >>> import gradtrack
+    >>> gradtrack.ones(2).addcdiv_(gradtrack.tensor([1., 2.]), gradtrack.tensor([4., 4.]))
+    tensor([1.2500, 1.5000])
+    """
+    value = number(value, "addcdiv_", "value")
+    check(self, tensor1, tensor2)
+    return _C._inplace.addcdiv_(self, tensor1, tensor2, value)
+
+
+def _beta_alpha_(name, self, a, b, beta, alpha):
+    beta, alpha = number(beta, name, "beta"), number(alpha, name, "alpha")
+    check(self, a, b)
+    return getattr(_C._inplace, name)(self, a, b, beta, alpha)
+
+
+def addmm_(self, mat1, mat2, *, beta=1, alpha=1):
+    """``self = beta * self + alpha * (mat1 @ mat2)``; returns ``self``.
+
+    >>> import gradtrack
+    >>> gradtrack.ones(1, 1).addmm_(gradtrack.ones(1, 2), gradtrack.ones(2, 1), beta=2)
+    tensor([[4.]])
+    """
+    return _beta_alpha_("addmm_", self, mat1, mat2, beta, alpha)
+
+
+def baddbmm_(self, batch1, batch2, *, beta=1, alpha=1):
+    """``self = beta * self + alpha * (batch1 @ batch2)``; returns ``self``.
+
+    >>> import gradtrack
+    >>> gradtrack.ones(1, 1, 1).baddbmm_(gradtrack.ones(1, 1, 2), gradtrack.ones(1, 2, 1))
+    tensor([[[3.]]])
+    """
+    return _beta_alpha_("baddbmm_", self, batch1, batch2, beta, alpha)
+
+
+def addbmm_(self, batch1, batch2, *, beta=1, alpha=1):
+    """``self = beta * self + alpha * sum(batch1[i] @ batch2[i])``; returns ``self``.
+
+    >>> import gradtrack
+    >>> gradtrack.ones(1, 1).addbmm_(gradtrack.ones(3, 1, 2), gradtrack.ones(3, 2, 1))
+    tensor([[7.]])
+    """
+    return _beta_alpha_("addbmm_", self, batch1, batch2, beta, alpha)
+
+
+def addmv_(self, mat, vec, *, beta=1, alpha=1):
+    """``self = beta * self + alpha * (mat @ vec)``; returns ``self``.
+
+    >>> import gradtrack
+    >>> gradtrack.ones(2).addmv_(gradtrack.ones(2, 3), gradtrack.ones(3), alpha=2)
+    tensor([7., 7.])
+    """
+    return _beta_alpha_("addmv_", self, mat, vec, beta, alpha)
+
+
+def addr_(self, vec1, vec2, *, beta=1, alpha=1):
+    """``self = beta * self + alpha * outer(vec1, vec2)``; returns ``self``.
+
+    >>> import gradtrack
+    >>> gradtrack.zeros(2, 2).addr_(gradtrack.tensor([1., 2.]), gradtrack.tensor([3., 4.]))
+    tensor([[3., 4.],
+            [6., 8.]])
+    """
+    return _beta_alpha_("addr_", self, vec1, vec2, beta, alpha)
+
+
+def lerp_(self, end, weight):
+    """``self += weight * (end - self)``; returns ``self`` (LerpBackward0, or 1 with a tensor
+    weight).
+
+    >>> import gradtrack
+    >>> gradtrack.zeros(2).lerp_(gradtrack.tensor([10., 20.]), 0.25)
+    tensor([2.5000, 5.0000])
+    """
+    check(self, end, weight)
+    return _C._inplace.lerp_(self, end, weight)
+
+
+def nan_to_num_(self, nan=0.0, posinf=None, neginf=None):
+    """Replaces NaN, +inf and -inf in ``self``; returns ``self`` (NanToNumBackward0).
+
+    >>> import gradtrack
+    >>> gradtrack.tensor([float('nan'), float('inf'), 1.]).nan_to_num_(posinf=5.)
+    tensor([0., 5., 1.])
+    """
+    check(self)
+    return _C._inplace.nan_to_num_(self, nan, posinf, neginf)
+
+
+def cumsum_(self, dim, *, dtype=None):
+    """The cumulative sum along ``dim``, written into ``self``; returns ``self``.
+
+    >>> import gradtrack
+    >>> gradtrack.tensor([1., 2., 3.]).cumsum_(0)
+    tensor([1., 3., 6.])
+    """
+    check(self)
+    return _C._inplace.scan_(self, dim, dtype, False)
+
+
+def cumprod_(self, dim, *, dtype=None):
+    """The cumulative product along ``dim``, written into ``self``; returns ``self``.
+
+    >>> import gradtrack
+    >>> gradtrack.tensor([1., 2., 3.]).cumprod_(0)
+    tensor([1., 2., 6.])
+    """
+    check(self)
+    return _C._inplace.scan_(self, dim, dtype, True)
+
+
+def index_add_(self, dim, index, source, *, alpha=1):
+    """Adds ``alpha * source`` into ``self`` at ``index`` along ``dim``; returns ``self``.
+
+    >>> import gradtrack
+    >>> gradtrack.zeros(3).index_add_(0, gradtrack.tensor([0, 2, 0]), gradtrack.ones(3))
+    tensor([2., 0., 1.])
+    """
+    alpha = number(alpha, "index_add_", "alpha")
+    check(self, source)
+    return _C._inplace.index_add_(self, dim, index, source, alpha)
+
+
+def index_copy_(self, dim, index, source):
+    """Writes the slices of ``source`` at ``index`` along ``dim``; returns ``self``.
+
+    >>> import gradtrack
+    >>> gradtrack.zeros(3).index_copy_(0, gradtrack.tensor([2]), gradtrack.ones(1))
+    tensor([0., 0., 1.])
+    """
+    check(self, source)
+    return _C._inplace.index_copy_(self, dim, index, source)
+
+
+def index_fill_(self, dim, index, value):
+    """Writes ``value`` at ``index`` along ``dim``; returns ``self``.
+
+    >>> import gradtrack
+    >>> gradtrack.zeros(3).index_fill_(0, gradtrack.tensor([1]), 2.)
+    tensor([0., 2., 0.])
+    """
+    if not isinstance(value, _Tensor):
+        value = number(value, "index_fill_", "value")
+    check(self, value)
+    return _C._inplace.index_fill_(self, dim, index, value)
+
+
+def put_(self, index, source, accumulate=False):
+    """Writes (or adds) ``source`` at ``index`` of the flattened ``self``; returns ``self``.
+
+    >>> import gradtrack
+    >>> gradtrack.zeros(2, 2).put_(gradtrack.tensor([3]), gradtrack.ones(1))
+    tensor([[0., 0.],
+            [0., 1.]])
+    """
+    check(self, source)
+    return _C._inplace.put_(self, index, source, accumulate)
+
+
+def masked_scatter_(self, mask, source):
+    """Writes the elements of ``source``, in order, where ``mask`` is True; returns ``self``.
+
+    >>> import gradtrack
+    >>> gradtrack.zeros(3).masked_scatter_(gradtrack.tensor([True, False, True]),
+    ...                                    gradtrack.tensor([1., 2.]))
+    tensor([1., 0., 2.])
+    """
+    check(self, source)
+    return _C._inplace.masked_scatter_(self, mask, source)
+
+
+def fill_diagonal_(self, fill_value, wrap=False):
+    """Fills the main diagonal of ``self`` (2-D, or every dim of one length) with
+    ``fill_value``; with ``wrap``, a tall matrix's diagonal restarts every ``cols + 1``
+    rows. A write through a strided view of ``self`` (CopySlices), as torch's.
+
+    >>> import gradtrack
+    >>> gradtrack.zeros(2, 3).fill_diagonal_(5.)
+    tensor([[5., 0., 0.],
+            [0., 5., 0.]])
+    """
+    shape = tuple(self.shape)
+    if len(shape) < 2:
+        raise RuntimeError("dimensions must larger than 1")
+    if len(shape) > 2 and any(s != shape[0] for s in shape):
+        raise RuntimeError("all dimensions of input must be of equal length")
+    n = min(shape)
+    step, offset = sum(self.stride()), self.storage_offset()
+    self.as_strided((n,), (step,), offset).fill_(fill_value)
+    if len(shape) == 2 and wrap and shape[0] > shape[1] + 1:
+        # the rows below the square: every (cols + 1)-th element again, a second write as torch's
+        rest = len(range(0, shape[0] * shape[1], shape[1] + 1)) - n
+        self.as_strided((rest,), (step,), offset + (n + 1) * self.stride()[0]).fill_(fill_value)
+    return self
+
+
 def fill_(self, value):
     """Sets every element to ``value``; returns ``self``."""
     check(self, value)
@@ -281,9 +520,17 @@ def _methods():
                for name, (_, operands) in _OPS.items()}
     for fn in (add_, sub_, div_, true_divide_, clamp_, clamp_min_, clamp_max_, fill_, zero_,
                copy_, normal_, uniform_, masked_fill_, index_put_, scatter_, scatter_add_, t_,
-               transpose_, unsqueeze_, squeeze_, pow_):
+               transpose_, unsqueeze_, squeeze_, pow_, addcmul_, addcdiv_, addmm_, baddbmm_,
+               addbmm_, addmv_, addr_, lerp_, nan_to_num_, cumsum_, cumprod_, index_add_,
+               index_copy_, index_fill_, put_, masked_scatter_, fill_diagonal_):
         methods[fn.__name__] = fn
+    methods.update({name + "_": _compare(name) for name in _COMPARISONS})
     methods.update({
+        "greater_": methods["gt_"], "greater_equal_": methods["ge_"], "less_": methods["lt_"],
+        "less_equal_": methods["le_"], "not_equal_": methods["ne_"],
+        "arccos_": methods["acos_"], "arcsin_": methods["asin_"], "arctan_": methods["atan_"],
+        "arccosh_": methods["acosh_"], "arcsinh_": methods["asinh_"],
+        "arctanh_": methods["atanh_"], "arctan2_": methods["atan2_"],
         "clip_": clamp_, "negative_": methods["neg_"], "absolute_": methods["abs_"],
         "multiply_": methods["mul_"], "subtract_": sub_, "divide_": div_,
         "__setitem__": setitem,

@@ -205,6 +205,8 @@ COMPOSED = {
                                          "logsumexp", "tril", "triu", "kthvalue", "median",
                                          "mode")},
     **{name: (name, True) for name in ("nan_to_num", "lerp", "baddbmm", "addmv", "cross")},
+    **{name: (name, True) for name in ("addcmul", "addcdiv", "addr", "addbmm")},
+    **{name: (name, False) for name in ("index_add", "index_copy", "take", "msort")},
     "hstack": ("cat", False), "vstack": ("cat", False), "dstack": ("cat", False),
     "column_stack": ("cat", False), "take_along_dim": ("gather", False),
     "inner": ("inner", False), "float_power": ("pow", True), "fix": ("trunc", True),

@@ -163,6 +163,27 @@ Example::
     def absolute(self) -> Tensor:
         ...
 
+    def arccos(self) -> Tensor:
+        ...
+
+    def arccosh(self) -> Tensor:
+        ...
+
+    def arcsin(self) -> Tensor:
+        ...
+
+    def arcsinh(self) -> Tensor:
+        ...
+
+    def arctan(self) -> Tensor:
+        ...
+
+    def arctan2(self, other: Tensor) -> Tensor:
+        ...
+
+    def arctanh(self) -> Tensor:
+        ...
+
     def clip(self, min: typing.Any=None, max: typing.Any=None) -> Tensor:
         ...
 
@@ -172,13 +193,22 @@ Example::
     def greater(self, other: typing.Any) -> Tensor:
         ...
 
+    def greater_equal(self, other: typing.Any) -> Tensor:
+        ...
+
     def less(self, other: typing.Any) -> Tensor:
+        ...
+
+    def less_equal(self, other: typing.Any) -> Tensor:
         ...
 
     def multiply(self, other: typing.Any) -> Tensor:
         ...
 
     def negative(self) -> Tensor:
+        ...
+
+    def not_equal(self, other: typing.Any) -> Tensor:
         ...
 
     def subtract(self, other: typing.Any, *, alpha: typing.Any=1) -> Tensor:
@@ -482,12 +512,85 @@ tensor([0.0000, 1.3170])
 >>> x.add_(1)._version
 1"""
 
+    def addbmm(self, batch1: typing.Any, batch2: typing.Any, *, beta: typing.Any=1, alpha: typing.Any=1) -> Tensor:
+        """``beta * input + alpha * sum(batch1[i] @ batch2[i])`` over the batch (AddbmmBackward0).
+
+>>> import gradtrack
+>>> gradtrack.addbmm(gradtrack.zeros(1, 1), gradtrack.ones(3, 1, 2), gradtrack.ones(3, 2, 1))
+tensor([[6.]])"""
+
+    def addbmm_(self, batch1: typing.Any, batch2: typing.Any, *, beta: typing.Any=1, alpha: typing.Any=1) -> Tensor:
+        """``self = beta * self + alpha * sum(batch1[i] @ batch2[i])``; returns ``self``.
+
+>>> import gradtrack
+>>> gradtrack.ones(1, 1).addbmm_(gradtrack.ones(3, 1, 2), gradtrack.ones(3, 2, 1))
+tensor([[7.]])"""
+
+    def addcdiv(self, tensor1: typing.Any, tensor2: typing.Any, *, value: typing.Any=1) -> Tensor:
+        """``input + value * tensor1 / tensor2``, broadcasting (AddcdivBackward0); torch
+refuses integer tensor1 and tensor2.
+
+>>> import gradtrack
+>>> gradtrack.addcdiv(gradtrack.ones(2), gradtrack.tensor([1., 2.]), gradtrack.tensor([4., 4.]), value=2)
+tensor([1.5000, 2.0000])"""
+
+    def addcdiv_(self, tensor1: typing.Any, tensor2: typing.Any, *, value: typing.Any=1) -> Tensor:
+        """``self += value * tensor1 / tensor2``; returns ``self`` (AddcdivBackward0).
+
+>>> import gradtrack
+>>> gradtrack.ones(2).addcdiv_(gradtrack.tensor([1., 2.]), gradtrack.tensor([4., 4.]))
+tensor([1.2500, 1.5000])"""
+
+    def addcmul(self, tensor1: typing.Any, tensor2: typing.Any, *, value: typing.Any=1) -> Tensor:
+        """``input + value * tensor1 * tensor2``, broadcasting (AddcmulBackward0).
+
+>>> import gradtrack
+>>> gradtrack.addcmul(gradtrack.ones(2), gradtrack.tensor([1., 2.]), gradtrack.tensor([3., 4.]), value=0.5)
+tensor([2.5000, 5.0000])"""
+
+    def addcmul_(self, tensor1: typing.Any, tensor2: typing.Any, *, value: typing.Any=1) -> Tensor:
+        """``self += value * tensor1 * tensor2``; returns ``self`` (AddcmulBackward0).
+
+>>> import gradtrack
+>>> gradtrack.ones(2).addcmul_(gradtrack.tensor([1., 2.]), gradtrack.tensor([3., 4.]))
+tensor([4., 9.])"""
+
+    def addmm_(self, mat1: typing.Any, mat2: typing.Any, *, beta: typing.Any=1, alpha: typing.Any=1) -> Tensor:
+        """``self = beta * self + alpha * (mat1 @ mat2)``; returns ``self``.
+
+>>> import gradtrack
+>>> gradtrack.ones(1, 1).addmm_(gradtrack.ones(1, 2), gradtrack.ones(2, 1), beta=2)
+tensor([[4.]])"""
+
     def addmv(self, mat: typing.Any, vec: typing.Any, *, beta: typing.Any=1, alpha: typing.Any=1) -> Tensor:
         """``beta * input + alpha * (mat @ vec)``.
 
 >>> import gradtrack
 >>> gradtrack.zeros(2).addmv(gradtrack.eye(2), gradtrack.tensor([1.0, 2.0]), alpha=3)
 tensor([3., 6.])"""
+
+    def addmv_(self, mat: typing.Any, vec: typing.Any, *, beta: typing.Any=1, alpha: typing.Any=1) -> Tensor:
+        """``self = beta * self + alpha * (mat @ vec)``; returns ``self``.
+
+>>> import gradtrack
+>>> gradtrack.ones(2).addmv_(gradtrack.ones(2, 3), gradtrack.ones(3), alpha=2)
+tensor([7., 7.])"""
+
+    def addr(self, vec1: typing.Any, vec2: typing.Any, *, beta: typing.Any=1, alpha: typing.Any=1) -> Tensor:
+        """``beta * input + alpha * outer(vec1, vec2)`` (AddrBackward0).
+
+>>> import gradtrack
+>>> gradtrack.addr(gradtrack.zeros(2, 2), gradtrack.tensor([1., 2.]), gradtrack.tensor([3., 4.]))
+tensor([[3., 4.],
+        [6., 8.]])"""
+
+    def addr_(self, vec1: typing.Any, vec2: typing.Any, *, beta: typing.Any=1, alpha: typing.Any=1) -> Tensor:
+        """``self = beta * self + alpha * outer(vec1, vec2)``; returns ``self``.
+
+>>> import gradtrack
+>>> gradtrack.zeros(2, 2).addr_(gradtrack.tensor([1., 2.]), gradtrack.tensor([3., 4.]))
+tensor([[3., 4.],
+        [6., 8.]])"""
 
     def all(self, dim: typing.Any=None, keepdim: builtins.bool=False) -> Tensor:
         """
@@ -531,6 +634,76 @@ True"""
         >>> gradtrack.tensor([[0.0, 0.0], [3.0, 0.0]]).any(dim=1)
         tensor([False,  True])
         """
+
+    def arccos_(self) -> Tensor:
+        """In-place :meth:`acos`; returns ``self``.
+
+>>> import gradtrack
+>>> x = gradtrack.tensor([-1.0, 0.0, 0.5])
+>>> x.acos_()
+tensor([3.1416, 1.5708, 1.0472])
+>>> x._version
+1"""
+
+    def arccosh_(self) -> Tensor:
+        """In-place :meth:`acosh`; returns ``self``.
+
+>>> import gradtrack
+>>> x = gradtrack.tensor([1.0, 2.0])
+>>> x.acosh_()
+tensor([0.0000, 1.3170])
+>>> x._version
+1"""
+
+    def arcsin_(self) -> Tensor:
+        """In-place :meth:`asin`; returns ``self``.
+
+>>> import gradtrack
+>>> x = gradtrack.tensor([-1.0, 0.0, 0.5])
+>>> x.asin_()
+tensor([-1.5708,  0.0000,  0.5236])
+>>> x._version
+1"""
+
+    def arcsinh_(self) -> Tensor:
+        """In-place :meth:`asinh`; returns ``self``.
+
+>>> import gradtrack
+>>> x = gradtrack.tensor([0.0, 1.0])
+>>> x.asinh_()
+tensor([0.0000, 0.8814])
+>>> x._version
+1"""
+
+    def arctan2_(self, other: typing.Any) -> Tensor:
+        """In-place :meth:`atan2`; returns ``self``.
+
+>>> import gradtrack
+>>> x = gradtrack.tensor([1.0, -1.0, 0.0])
+>>> x.atan2_(gradtrack.tensor([1.0, 1.0, -1.0]))
+tensor([ 0.7854, -0.7854,  3.1416])
+>>> x._version
+1"""
+
+    def arctan_(self) -> Tensor:
+        """In-place :meth:`atan`; returns ``self``.
+
+>>> import gradtrack
+>>> x = gradtrack.tensor([-1.0, 0.0, 0.5])
+>>> x.atan_()
+tensor([-0.7854,  0.0000,  0.4636])
+>>> x._version
+1"""
+
+    def arctanh_(self) -> Tensor:
+        """In-place :meth:`atanh`; returns ``self``.
+
+>>> import gradtrack
+>>> x = gradtrack.tensor([0.0, 0.5])
+>>> x.atanh_()
+tensor([0.0000, 0.5493])
+>>> x._version
+1"""
 
     def argmax(self, dim: typing.Any=None, keepdim: builtins.bool=False) -> Tensor:
         """
@@ -690,6 +863,13 @@ tensor([0.0000, 0.5493])
 
 >>> import gradtrack
 >>> gradtrack.ones(1, 1, 1).baddbmm(gradtrack.ones(1, 1, 2), gradtrack.ones(1, 2, 1))
+tensor([[[3.]]])"""
+
+    def baddbmm_(self, batch1: typing.Any, batch2: typing.Any, *, beta: typing.Any=1, alpha: typing.Any=1) -> Tensor:
+        """``self = beta * self + alpha * (batch1 @ batch2)``; returns ``self``.
+
+>>> import gradtrack
+>>> gradtrack.ones(1, 1, 1).baddbmm_(gradtrack.ones(1, 1, 2), gradtrack.ones(1, 2, 1))
 tensor([[[3.]]])"""
 
     def bernoulli(self, p: typing.Any=None, *, generator: typing.Any=None) -> Tensor:
@@ -1034,12 +1214,26 @@ AssertionError: Torch not compiled with CUDA enabled"""
 >>> gradtrack.cumprod(gradtrack.tensor([1., 2., 3.]), 0)
 tensor([1., 2., 6.])"""
 
+    def cumprod_(self, dim: typing.Any, *, dtype: typing.Any=None) -> Tensor:
+        """The cumulative product along ``dim``, written into ``self``; returns ``self``.
+
+>>> import gradtrack
+>>> gradtrack.tensor([1., 2., 3.]).cumprod_(0)
+tensor([1., 2., 6.])"""
+
     def cumsum(self, dim: typing.Any, *, dtype: typing.Any=None) -> Tensor:
         """Cumulative sum along ``dim``; integers accumulate in int64.
 
 >>> import gradtrack
 >>> gradtrack.cumsum(gradtrack.tensor([1, 2, 3]), 0)
 tensor([1, 3, 6])"""
+
+    def cumsum_(self, dim: typing.Any, *, dtype: typing.Any=None) -> Tensor:
+        """The cumulative sum along ``dim``, written into ``self``; returns ``self``.
+
+>>> import gradtrack
+>>> gradtrack.tensor([1., 2., 3.]).cumsum_(0)
+tensor([1., 3., 6.])"""
 
     def data_ptr(self) -> builtins.int:
         """
@@ -1121,6 +1315,14 @@ tensor([[1., 0.],
 >>> import gradtrack
 >>> gradtrack.diagonal(gradtrack.eye(2))
 tensor([1., 1.])"""
+
+    def diagonal_scatter(self, src: typing.Any, offset: typing.Any=0, dim1: typing.Any=0, dim2: typing.Any=1) -> Tensor:
+        """A copy of ``input`` with ``src`` written into its diagonal.
+
+>>> import gradtrack
+>>> gradtrack.diagonal_scatter(gradtrack.zeros(2, 2), gradtrack.ones(2))
+tensor([[1., 0.],
+        [0., 1.]])"""
 
     def diff(self, n: typing.Any=1, dim: typing.Any=-1, prepend: typing.Any=None, append: typing.Any=None) -> Tensor:
         """The ``n``-th forward difference along ``dim``; ``prepend``/``append`` are joined
@@ -1220,6 +1422,14 @@ tensor([0., 0.])"""
         >>> gradtrack.tensor([1.0, 2.0, 3.0]).eq(gradtrack.tensor([1.0, 0.0, 3.0]))
         tensor([ True, False,  True])
         """
+
+    def eq_(self, other: typing.Any) -> Tensor:
+        """In-place :meth:`eq`: writes the comparison into ``self`` as 1 or 0 (in
+self's dtype); returns ``self`` (its node's gradients are zeros, as torch's).
+
+>>> import gradtrack
+>>> gradtrack.tensor([1., 2., 3.]).eq_(2)
+tensor([0., 1., 0.])"""
 
     def erf(self) -> Tensor:
         """
@@ -1371,6 +1581,16 @@ tensor([1.7542, 0.6152, 0.3075])"""
 >>> gradtrack.zeros(3).fill_(2.5)
 tensor([2.5000, 2.5000, 2.5000])"""
 
+    def fill_diagonal_(self, fill_value: typing.Any, wrap: typing.Any=False) -> Tensor:
+        """Fills the main diagonal of ``self`` (2-D, or every dim of one length) with
+``fill_value``; with ``wrap``, a tall matrix's diagonal restarts every ``cols + 1``
+rows. A write through a strided view of ``self`` (CopySlices), as torch's.
+
+>>> import gradtrack
+>>> gradtrack.zeros(2, 3).fill_diagonal_(5.)
+tensor([[5., 0., 0.],
+        [0., 5., 0.]])"""
+
     def fix(self) -> Tensor:
         """Another name of ``trunc``.
 
@@ -1521,6 +1741,14 @@ tensor([-0.5000,  0.2500,  0.0000])
         tensor([False,  True,  True])
         """
 
+    def ge_(self, other: typing.Any) -> Tensor:
+        """In-place :meth:`ge`: writes the comparison into ``self`` as 1 or 0 (in
+self's dtype); returns ``self`` (its node's gradients are zeros, as torch's).
+
+>>> import gradtrack
+>>> gradtrack.tensor([1., 2., 3.]).ge_(2)
+tensor([0., 1., 1.])"""
+
     def geometric_(self, p: typing.Any, *, generator: typing.Any=None) -> Tensor:
         """Fills ``self`` with the number of Bernoulli(p) trials up to the first success.
 
@@ -1528,6 +1756,22 @@ tensor([-0.5000,  0.2500,  0.0000])
 >>> _ = gradtrack.manual_seed(0)
 >>> gradtrack.empty(3).geometric_(0.5)
 tensor([1., 1., 2.])"""
+
+    def greater_(self, other: typing.Any) -> Tensor:
+        """In-place :meth:`gt`: writes the comparison into ``self`` as 1 or 0 (in
+self's dtype); returns ``self`` (its node's gradients are zeros, as torch's).
+
+>>> import gradtrack
+>>> gradtrack.tensor([1., 2., 3.]).gt_(2)
+tensor([0., 0., 1.])"""
+
+    def greater_equal_(self, other: typing.Any) -> Tensor:
+        """In-place :meth:`ge`: writes the comparison into ``self`` as 1 or 0 (in
+self's dtype); returns ``self`` (its node's gradients are zeros, as torch's).
+
+>>> import gradtrack
+>>> gradtrack.tensor([1., 2., 3.]).ge_(2)
+tensor([0., 1., 1.])"""
 
     def gt(self, other: typing.Any) -> Tensor:
         """
@@ -1537,6 +1781,14 @@ tensor([1., 1., 2.])"""
         >>> gradtrack.tensor([1.0, 2.0, 3.0]).greater(2.0)
         tensor([False, False,  True])
         """
+
+    def gt_(self, other: typing.Any) -> Tensor:
+        """In-place :meth:`gt`: writes the comparison into ``self`` as 1 or 0 (in
+self's dtype); returns ``self`` (its node's gradients are zeros, as torch's).
+
+>>> import gradtrack
+>>> gradtrack.tensor([1., 2., 3.]).gt_(2)
+tensor([0., 0., 1.])"""
 
     def half(self) -> Tensor:
         """
@@ -1573,6 +1825,49 @@ tensor([1., 1., 2.])"""
 tensor([ 5.0000, 13.0000,  1.4142])
 >>> x._version
 1"""
+
+    def index_add(self, dim: typing.Any, index: typing.Any, source: typing.Any, *, alpha: typing.Any=1) -> Tensor:
+        """``input`` with ``alpha * source`` added at ``index`` along ``dim`` (IndexAddBackward0).
+
+>>> import gradtrack
+>>> gradtrack.index_add(gradtrack.zeros(3), 0, gradtrack.tensor([0, 2, 0]), gradtrack.ones(3))
+tensor([2., 0., 1.])"""
+
+    def index_add_(self, dim: typing.Any, index: typing.Any, source: typing.Any, *, alpha: typing.Any=1) -> Tensor:
+        """Adds ``alpha * source`` into ``self`` at ``index`` along ``dim``; returns ``self``.
+
+>>> import gradtrack
+>>> gradtrack.zeros(3).index_add_(0, gradtrack.tensor([0, 2, 0]), gradtrack.ones(3))
+tensor([2., 0., 1.])"""
+
+    def index_copy(self, dim: typing.Any, index: typing.Any, source: typing.Any) -> Tensor:
+        """``input`` with the slices of ``source`` written at ``index`` along ``dim``.
+
+>>> import gradtrack
+>>> gradtrack.index_copy(gradtrack.zeros(3), 0, gradtrack.tensor([2]), gradtrack.ones(1))
+tensor([0., 0., 1.])"""
+
+    def index_copy_(self, dim: typing.Any, index: typing.Any, source: typing.Any) -> Tensor:
+        """Writes the slices of ``source`` at ``index`` along ``dim``; returns ``self``.
+
+>>> import gradtrack
+>>> gradtrack.zeros(3).index_copy_(0, gradtrack.tensor([2]), gradtrack.ones(1))
+tensor([0., 0., 1.])"""
+
+    def index_fill(self, dim: typing.Any, index: typing.Any, value: typing.Any) -> Tensor:
+        """``input`` with ``value`` (a number or a 0-dim tensor) at ``index`` along ``dim``.
+
+>>> import gradtrack
+>>> gradtrack.index_fill(gradtrack.zeros(2, 2), 1, gradtrack.tensor([1]), 5.)
+tensor([[0., 5.],
+        [0., 5.]])"""
+
+    def index_fill_(self, dim: typing.Any, index: typing.Any, value: typing.Any) -> Tensor:
+        """Writes ``value`` at ``index`` along ``dim``; returns ``self``.
+
+>>> import gradtrack
+>>> gradtrack.zeros(3).index_fill_(0, gradtrack.tensor([1]), 2.)
+tensor([0., 2., 0.])"""
 
     def index_put_(self, indices: typing.Any, values: typing.Any, accumulate: typing.Any=False) -> Tensor:
         """``self[indices] = values`` (or ``+=`` with accumulate); returns ``self``.
@@ -1730,12 +2025,44 @@ tensor(2.)"""
         tensor([ True,  True, False])
         """
 
+    def le_(self, other: typing.Any) -> Tensor:
+        """In-place :meth:`le`: writes the comparison into ``self`` as 1 or 0 (in
+self's dtype); returns ``self`` (its node's gradients are zeros, as torch's).
+
+>>> import gradtrack
+>>> gradtrack.tensor([1., 2., 3.]).le_(2)
+tensor([1., 1., 0.])"""
+
     def lerp(self, end: typing.Any, weight: typing.Any) -> Tensor:
         """``input + weight * (end - input)``; ``weight`` a number or a tensor.
 
 >>> import gradtrack
 >>> gradtrack.lerp(gradtrack.tensor([0.]), gradtrack.tensor([10.]), 0.25)
 tensor([2.5000])"""
+
+    def lerp_(self, end: typing.Any, weight: typing.Any) -> Tensor:
+        """``self += weight * (end - self)``; returns ``self`` (LerpBackward0, or 1 with a tensor
+weight).
+
+>>> import gradtrack
+>>> gradtrack.zeros(2).lerp_(gradtrack.tensor([10., 20.]), 0.25)
+tensor([2.5000, 5.0000])"""
+
+    def less_(self, other: typing.Any) -> Tensor:
+        """In-place :meth:`lt`: writes the comparison into ``self`` as 1 or 0 (in
+self's dtype); returns ``self`` (its node's gradients are zeros, as torch's).
+
+>>> import gradtrack
+>>> gradtrack.tensor([1., 2., 3.]).lt_(2)
+tensor([1., 0., 0.])"""
+
+    def less_equal_(self, other: typing.Any) -> Tensor:
+        """In-place :meth:`le`: writes the comparison into ``self`` as 1 or 0 (in
+self's dtype); returns ``self`` (its node's gradients are zeros, as torch's).
+
+>>> import gradtrack
+>>> gradtrack.tensor([1., 2., 3.]).le_(2)
+tensor([1., 1., 0.])"""
 
     def log(self) -> Tensor:
         """
@@ -1891,6 +2218,14 @@ tensor(0.6931)"""
         tensor([ True, False, False])
         """
 
+    def lt_(self, other: typing.Any) -> Tensor:
+        """In-place :meth:`lt`: writes the comparison into ``self`` as 1 or 0 (in
+self's dtype); returns ``self`` (its node's gradients are zeros, as torch's).
+
+>>> import gradtrack
+>>> gradtrack.tensor([1., 2., 3.]).lt_(2)
+tensor([1., 0., 0.])"""
+
     def masked_fill(self, mask: Tensor, value: typing.Any) -> Tensor:
         """
         A copy with ``value`` where ``mask`` is True.
@@ -1910,6 +2245,22 @@ tensor(0.6931)"""
 tensor([1., 0., 3.])
 >>> x._version
 1"""
+
+    def masked_scatter(self, mask: typing.Any, source: typing.Any) -> Tensor:
+        """``input`` with the elements of ``source``, in order, where ``mask`` is True.
+
+>>> import gradtrack
+>>> gradtrack.masked_scatter(gradtrack.zeros(3), gradtrack.tensor([True, False, True]),
+...                          gradtrack.tensor([1., 2.]))
+tensor([1., 0., 2.])"""
+
+    def masked_scatter_(self, mask: typing.Any, source: typing.Any) -> Tensor:
+        """Writes the elements of ``source``, in order, where ``mask`` is True; returns ``self``.
+
+>>> import gradtrack
+>>> gradtrack.zeros(3).masked_scatter_(gradtrack.tensor([True, False, True]),
+...                                    gradtrack.tensor([1., 2.]))
+tensor([1., 0., 2.])"""
 
     def masked_select(self, mask: Tensor) -> Tensor:
         """
@@ -2026,6 +2377,14 @@ order (a permute view).
 >>> gradtrack.movedim(gradtrack.zeros(2, 3, 4), (0, 1), (2, 0)).shape
 gradtrack.Size([3, 4, 2])"""
 
+    def msort(self) -> Tensor:
+        """``input`` sorted along its first dim (the values of ``sort(input, 0)``, SortBackward0).
+
+>>> import gradtrack
+>>> gradtrack.msort(gradtrack.tensor([[2., 1.], [1., 3.]]))
+tensor([[1., 1.],
+        [2., 3.]])"""
+
     def mul(self, other: typing.Any) -> Tensor:
         """
         Alias of ``mul``: the elementwise product, broadcasting.
@@ -2076,6 +2435,13 @@ tensor([ 2.,  1., -3.])"""
 >>> gradtrack.nan_to_num(gradtrack.tensor([float('nan'), 1.]))
 tensor([0., 1.])"""
 
+    def nan_to_num_(self, nan: typing.Any=0.0, posinf: typing.Any=None, neginf: typing.Any=None) -> Tensor:
+        """Replaces NaN, +inf and -inf in ``self``; returns ``self`` (NanToNumBackward0).
+
+>>> import gradtrack
+>>> gradtrack.tensor([float('nan'), float('inf'), 1.]).nan_to_num_(posinf=5.)
+tensor([0., 5., 1.])"""
+
     def narrow(self, dim: typing.SupportsInt | typing.SupportsIndex, start: typing.SupportsInt | typing.SupportsIndex, length: typing.SupportsInt | typing.SupportsIndex) -> Tensor:
         """
         A view of ``length`` entries of ``dim`` starting at ``start``.
@@ -2103,6 +2469,14 @@ tensor([0., 1.])"""
         >>> gradtrack.tensor([1.0, 2.0, 3.0]).ne(gradtrack.tensor([1.0, 0.0, 3.0]))
         tensor([False,  True, False])
         """
+
+    def ne_(self, other: typing.Any) -> Tensor:
+        """In-place :meth:`ne`: writes the comparison into ``self`` as 1 or 0 (in
+self's dtype); returns ``self`` (its node's gradients are zeros, as torch's).
+
+>>> import gradtrack
+>>> gradtrack.tensor([1., 2., 3.]).ne_(2)
+tensor([1., 0., 1.])"""
 
     def neg(self) -> Tensor:
         """
@@ -2197,6 +2571,14 @@ tensor(5.)"""
 >>> gradtrack.empty(3).normal_(mean=10.0, std=0.1)
 tensor([10.1541,  9.9707,  9.7821])"""
 
+    def not_equal_(self, other: typing.Any) -> Tensor:
+        """In-place :meth:`ne`: writes the comparison into ``self`` as 1 or 0 (in
+self's dtype); returns ``self`` (its node's gradients are zeros, as torch's).
+
+>>> import gradtrack
+>>> gradtrack.tensor([1., 2., 3.]).ne_(2)
+tensor([1., 0., 1.])"""
+
     def numel(self) -> builtins.int:
         """
         The number of elements.
@@ -2281,6 +2663,22 @@ tensor([1., 4., 9.])
         >>> gradtrack.tensor([[1.0, 2.0], [3.0, 4.0]]).prod(dim=1)
         tensor([ 2., 12.])
         """
+
+    def put(self, index: typing.Any, source: typing.Any, accumulate: typing.Any=False) -> Tensor:
+        """``input`` with ``source`` written (or added) at ``index`` of its flattened form.
+
+>>> import gradtrack
+>>> gradtrack.put(gradtrack.zeros(2, 2), gradtrack.tensor([3]), gradtrack.ones(1))
+tensor([[0., 0.],
+        [0., 1.]])"""
+
+    def put_(self, index: typing.Any, source: typing.Any, accumulate: typing.Any=False) -> Tensor:
+        """Writes (or adds) ``source`` at ``index`` of the flattened ``self``; returns ``self``.
+
+>>> import gradtrack
+>>> gradtrack.zeros(2, 2).put_(gradtrack.tensor([3]), gradtrack.ones(1))
+tensor([[0., 0.],
+        [0., 1.]])"""
 
     def rad2deg(self) -> Tensor:
         """
@@ -2545,6 +2943,14 @@ tensor([0., 5., 0.])"""
         tensor([3, 6])
         """
 
+    def select_scatter(self, src: typing.Any, dim: typing.Any, index: typing.Any) -> Tensor:
+        """A copy of ``input`` with ``src`` written into ``input.select(dim, index)``.
+
+>>> import gradtrack
+>>> gradtrack.select_scatter(gradtrack.zeros(2, 2), gradtrack.ones(2), 0, 1)
+tensor([[0., 0.],
+        [1., 1.]])"""
+
     def sgn(self) -> Tensor:
         """
         The sign of each element (for real tensors the same as ``sign``).
@@ -2686,6 +3092,13 @@ tensor([-1.1752,  0.0000,  3.6269])
         >>> x.size(), x.size(1), x.size(-1)
         (gradtrack.Size([2, 3]), 3, 3)
         """
+
+    def slice_scatter(self, src: typing.Any, dim: typing.Any=0, start: typing.Any=None, end: typing.Any=None, step: typing.Any=1) -> Tensor:
+        """A copy of ``input`` with ``src`` written into the slice ``start:end:step`` of ``dim``.
+
+>>> import gradtrack
+>>> gradtrack.slice_scatter(gradtrack.zeros(4), gradtrack.ones(2), start=0, step=2)
+tensor([1., 0., 1., 0.])"""
 
     def softmax(self, dim: typing.SupportsInt | typing.SupportsIndex, *, dtype: typing.Any=None) -> Tensor:
         """
@@ -2868,6 +3281,13 @@ tensor([[1, 4],
         [3, 6]])
 >>> x._version
 1"""
+
+    def take(self, index: typing.Any) -> Tensor:
+        """The elements of the flattened ``input`` at ``index``, in ``index``'s shape.
+
+>>> import gradtrack
+>>> gradtrack.take(gradtrack.tensor([[1, 2], [3, 4]]), gradtrack.tensor([0, 3]))
+tensor([1, 4])"""
 
     def take_along_dim(self, indices: typing.Any, dim: typing.Any=None) -> Tensor:
         """Picks values along ``dim`` at ``indices`` (broadcast against ``input``); without

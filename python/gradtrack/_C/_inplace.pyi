@@ -2,7 +2,28 @@
 from __future__ import annotations
 import typing
 from gradtrack._C import Tensor
-__all__: list[str] = ['binary_', 'check_out_tangents', 'clamp_', 'clamp_bound_', 'copy_', 'fill_', 'index_put_', 'into', 'masked_fill_', 'normal_', 'ops', 'resize_out', 'scatter_', 'scatter_add_', 'set_data', 'setitem_', 'squeeze_', 'swap_write_label', 't_', 'transpose_', 'unary_', 'uniform_', 'unsqueeze_', 'zero_']
+__all__: list[str] = ['addbmm_', 'addcdiv_', 'addcmul_', 'addmm_', 'addmv_', 'addr_', 'baddbmm_', 'binary_', 'check_out_tangents', 'clamp_', 'clamp_bound_', 'compare_', 'copy_', 'fill_', 'index_add_', 'index_copy_', 'index_fill_', 'index_put_', 'into', 'lerp_', 'masked_fill_', 'masked_scatter_', 'nan_to_num_', 'normal_', 'ops', 'put_', 'resize_out', 'scan_', 'scatter_', 'scatter_add_', 'set_data', 'setitem_', 'squeeze_', 'swap_write_label', 't_', 'transpose_', 'unary_', 'uniform_', 'unsqueeze_', 'zero_']
+
+def addbmm_(arg0: Tensor, arg1: Tensor, arg2: Tensor, arg3: typing.Any, arg4: typing.Any) -> Tensor:
+    ...
+
+def addcdiv_(arg0: Tensor, arg1: Tensor, arg2: Tensor, arg3: typing.Any) -> Tensor:
+    ...
+
+def addcmul_(arg0: Tensor, arg1: Tensor, arg2: Tensor, arg3: typing.Any) -> Tensor:
+    ...
+
+def addmm_(arg0: Tensor, arg1: Tensor, arg2: Tensor, arg3: typing.Any, arg4: typing.Any) -> Tensor:
+    ...
+
+def addmv_(arg0: Tensor, arg1: Tensor, arg2: Tensor, arg3: typing.Any, arg4: typing.Any) -> Tensor:
+    ...
+
+def addr_(arg0: Tensor, arg1: Tensor, arg2: Tensor, arg3: typing.Any, arg4: typing.Any) -> Tensor:
+    ...
+
+def baddbmm_(arg0: Tensor, arg1: Tensor, arg2: Tensor, arg3: typing.Any, arg4: typing.Any) -> Tensor:
+    ...
 
 def binary_(arg0: typing.SupportsInt | typing.SupportsIndex, arg1: Tensor, arg2: typing.Any, arg3: typing.Any, arg4: bool, arg5: typing.Any) -> Tensor:
     ...
@@ -16,10 +37,22 @@ def clamp_(arg0: Tensor, arg1: typing.Any, arg2: typing.Any) -> Tensor:
 def clamp_bound_(arg0: bool, arg1: Tensor, arg2: typing.Any) -> Tensor:
     ...
 
+def compare_(arg0: typing.SupportsInt | typing.SupportsIndex, arg1: Tensor, arg2: typing.Any, arg3: str) -> Tensor:
+    ...
+
 def copy_(self: Tensor, src: typing.Any, label: typing.Any=None) -> Tensor:
     ...
 
 def fill_(self: Tensor, value: typing.Any, label: typing.Any=None) -> Tensor:
+    ...
+
+def index_add_(arg0: Tensor, arg1: typing.SupportsInt | typing.SupportsIndex, arg2: Tensor, arg3: Tensor, arg4: typing.Any) -> Tensor:
+    ...
+
+def index_copy_(arg0: Tensor, arg1: typing.SupportsInt | typing.SupportsIndex, arg2: Tensor, arg3: Tensor) -> Tensor:
+    ...
+
+def index_fill_(arg0: Tensor, arg1: typing.SupportsInt | typing.SupportsIndex, arg2: Tensor, arg3: typing.Any) -> Tensor:
     ...
 
 def index_put_(self: Tensor, indices: list[typing.Any], values: typing.Any, accumulate: bool, label: typing.Any=None) -> Tensor:
@@ -28,13 +61,28 @@ def index_put_(self: Tensor, indices: list[typing.Any], values: typing.Any, accu
 def into(arg0: Tensor, arg1: typing.Any, arg2: tuple[typing.Any, ...], arg3: dict[typing.Any, typing.Any]) -> tuple[typing.Any, ...]:
     ...
 
+def lerp_(arg0: Tensor, arg1: Tensor, arg2: typing.Any) -> Tensor:
+    ...
+
 def masked_fill_(arg0: Tensor, arg1: Tensor, arg2: typing.Any) -> Tensor:
+    ...
+
+def masked_scatter_(arg0: Tensor, arg1: Tensor, arg2: Tensor) -> Tensor:
+    ...
+
+def nan_to_num_(arg0: Tensor, arg1: typing.SupportsFloat | typing.SupportsIndex | None, arg2: typing.SupportsFloat | typing.SupportsIndex | None, arg3: typing.SupportsFloat | typing.SupportsIndex | None) -> Tensor:
     ...
 
 def normal_(arg0: Tensor, arg1: typing.SupportsFloat | typing.SupportsIndex, arg2: typing.SupportsFloat | typing.SupportsIndex) -> Tensor:
     ...
 
+def put_(arg0: Tensor, arg1: Tensor, arg2: Tensor, arg3: bool) -> Tensor:
+    ...
+
 def resize_out(arg0: Tensor, arg1: Tensor) -> None:
+    ...
+
+def scan_(arg0: Tensor, arg1: typing.SupportsInt | typing.SupportsIndex, arg2: typing.Any, arg3: bool) -> Tensor:
     ...
 
 def scatter_(arg0: Tensor, arg1: typing.SupportsInt | typing.SupportsIndex, arg2: Tensor, arg3: typing.Any) -> Tensor:

@@ -2,9 +2,21 @@
 from __future__ import annotations
 import typing
 from gradtrack._C import Tensor
-__all__: list[str] = ['addmv', 'baddbmm', 'check_device', 'cross', 'cumprod', 'cumsum', 'diag_embed', 'diagonal', 'div_by_scalar', 'flip', 'get_default_dtype', 'kthvalue', 'lerp', 'logsumexp', 'median', 'mode', 'nan_to_num', 'nonzero', 'repeat', 'roll', 'set_default_dtype', 'sort', 'topk', 'trace', 'tril', 'tril_', 'var_std', 'vector_norm']
+__all__: list[str] = ['addbmm', 'addcdiv', 'addcmul', 'addmv', 'addr', 'baddbmm', 'check_device', 'cross', 'cumprod', 'cumsum', 'diag_embed', 'diagonal', 'diagonal_scatter', 'div_by_scalar', 'flip', 'get_default_dtype', 'index_add', 'index_copy', 'index_fill', 'kthvalue', 'lerp', 'logsumexp', 'masked_scatter', 'median', 'mode', 'nan_to_num', 'nonzero', 'put', 'repeat', 'roll', 'select_scatter', 'set_default_dtype', 'slice_scatter', 'sort', 'take', 'topk', 'trace', 'tril', 'tril_', 'var_std', 'vector_norm']
+
+def addbmm(arg0: Tensor, arg1: Tensor, arg2: Tensor, arg3: typing.Any, arg4: typing.Any) -> Tensor:
+    ...
+
+def addcdiv(arg0: Tensor, arg1: Tensor, arg2: Tensor, arg3: typing.Any) -> Tensor:
+    ...
+
+def addcmul(arg0: Tensor, arg1: Tensor, arg2: Tensor, arg3: typing.Any) -> Tensor:
+    ...
 
 def addmv(arg0: Tensor, arg1: Tensor, arg2: Tensor, arg3: typing.Any, arg4: typing.Any) -> Tensor:
+    ...
+
+def addr(arg0: Tensor, arg1: Tensor, arg2: Tensor, arg3: typing.Any, arg4: typing.Any) -> Tensor:
     ...
 
 def baddbmm(arg0: Tensor, arg1: Tensor, arg2: Tensor, arg3: typing.Any, arg4: typing.Any) -> Tensor:
@@ -28,6 +40,9 @@ def diag_embed(arg0: Tensor, arg1: typing.SupportsInt | typing.SupportsIndex, ar
 def diagonal(arg0: Tensor, arg1: typing.SupportsInt | typing.SupportsIndex, arg2: typing.SupportsInt | typing.SupportsIndex, arg3: typing.SupportsInt | typing.SupportsIndex, arg4: bool) -> Tensor:
     ...
 
+def diagonal_scatter(arg0: Tensor, arg1: Tensor, arg2: typing.SupportsInt | typing.SupportsIndex, arg3: typing.SupportsInt | typing.SupportsIndex, arg4: typing.SupportsInt | typing.SupportsIndex) -> Tensor:
+    ...
+
 def div_by_scalar(arg0: Tensor, arg1: typing.Any) -> Tensor:
     ...
 
@@ -37,6 +52,15 @@ def flip(arg0: Tensor, arg1: typing.Any) -> Tensor:
 def get_default_dtype() -> typing.Any:
     ...
 
+def index_add(arg0: Tensor, arg1: typing.SupportsInt | typing.SupportsIndex, arg2: Tensor, arg3: Tensor, arg4: typing.Any) -> Tensor:
+    ...
+
+def index_copy(arg0: Tensor, arg1: typing.SupportsInt | typing.SupportsIndex, arg2: Tensor, arg3: Tensor) -> Tensor:
+    ...
+
+def index_fill(arg0: Tensor, arg1: typing.SupportsInt | typing.SupportsIndex, arg2: Tensor, arg3: typing.Any) -> Tensor:
+    ...
+
 def kthvalue(arg0: Tensor, arg1: typing.SupportsInt | typing.SupportsIndex, arg2: typing.SupportsInt | typing.SupportsIndex, arg3: bool) -> tuple[Tensor, Tensor]:
     ...
 
@@ -44,6 +68,9 @@ def lerp(arg0: Tensor, arg1: Tensor, arg2: typing.Any) -> Tensor:
     ...
 
 def logsumexp(arg0: Tensor, arg1: typing.Any, arg2: bool) -> Tensor:
+    ...
+
+def masked_scatter(arg0: Tensor, arg1: Tensor, arg2: Tensor) -> Tensor:
     ...
 
 def median(arg0: Tensor, arg1: typing.Any, arg2: bool) -> typing.Any:
@@ -58,16 +85,28 @@ def nan_to_num(arg0: Tensor, arg1: typing.SupportsFloat | typing.SupportsIndex |
 def nonzero(arg0: Tensor) -> Tensor:
     ...
 
+def put(arg0: Tensor, arg1: Tensor, arg2: Tensor, arg3: bool) -> Tensor:
+    ...
+
 def repeat(arg0: Tensor, arg1: typing.Any) -> Tensor:
     ...
 
 def roll(arg0: Tensor, arg1: typing.Any, arg2: typing.Any) -> Tensor:
     ...
 
+def select_scatter(arg0: Tensor, arg1: Tensor, arg2: typing.SupportsInt | typing.SupportsIndex, arg3: typing.SupportsInt | typing.SupportsIndex) -> Tensor:
+    ...
+
 def set_default_dtype(arg0: typing.Any) -> None:
     ...
 
+def slice_scatter(arg0: Tensor, arg1: Tensor, arg2: typing.SupportsInt | typing.SupportsIndex, arg3: typing.SupportsInt | typing.SupportsIndex | None, arg4: typing.SupportsInt | typing.SupportsIndex | None, arg5: typing.SupportsInt | typing.SupportsIndex) -> Tensor:
+    ...
+
 def sort(arg0: Tensor, arg1: typing.SupportsInt | typing.SupportsIndex, arg2: bool, arg3: bool) -> tuple[Tensor, Tensor]:
+    ...
+
+def take(arg0: Tensor, arg1: Tensor) -> Tensor:
     ...
 
 def topk(arg0: Tensor, arg1: typing.SupportsInt | typing.SupportsIndex, arg2: typing.SupportsInt | typing.SupportsIndex, arg3: bool, arg4: bool) -> tuple[Tensor, Tensor]:

@@ -1,4 +1,5 @@
-"""Matrix products, the cross product, the trace, the SVD and pairwise distances."""
+"""Matrix products, the fused updates (addcmul, addcdiv, addr, addbmm: ops/fused.cpp), the
+cross product, the trace, the SVD and pairwise distances."""
 
 from .rows import Derivative
 
@@ -15,6 +16,10 @@ DERIVATIVES = [
                saves={1: "2", 2: "1"}, saves_last_input_first=True),
     Derivative("Baddbmm", "BaddbmmBackward0", "baddbmm_bw", "baddbmm_jvp", saves={1: "2", 2: "1"}),
     Derivative("Addmv", "AddmvBackward0", "addmv_bw", "addmv_jvp", saves={1: "2", 2: "1"}),
+    Derivative("Addcmul", "AddcmulBackward0", "addcmul_bw", "addcmul_jvp", saves={1: "2", 2: "1"}),
+    Derivative("Addcdiv", "AddcdivBackward0", "addcdiv_bw", "addcdiv_jvp", saves={1: "2", 2: "12"}),
+    Derivative("Addr", "AddrBackward0", "addr_bw", "addr_jvp", saves={1: "2", 2: "1"}),
+    Derivative("Addbmm", "AddbmmBackward0", "addbmm_bw", "addbmm_jvp", saves={1: "2", 2: "1"}),
     Derivative("Cross", "LinalgCrossBackward0", "cross_bw", "cross_jvp", saves={0: "1", 1: "0"}),
     Derivative("Trace", "TraceBackward0", "trace_bw", "trace_jvp"),
     Derivative("LinalgSvd", "LinalgSvdBackward0", "linalg_svd_bw"),

@@ -346,5 +346,15 @@ DERIVATIVES = [
                saves={0: "2", 1: "2", 2: "01"}),
 ]
 
+# The in-place comparisons (``x.lt_(y)`` writes 1 or 0 into x): torch records a node of
+# their own whose gradients are zeros, ``LtBackward0`` with a number and ``LtBackward1``
+# with a tensor.
+DERIVATIVES += [
+    Derivative(f"{op.capitalize()}Inplace{suffix}", f"{op.capitalize()}Backward{nr}", "zeros_bw",
+               ELEMENTWISE)
+    for op in ("eq", "ne", "lt", "le", "gt", "ge")
+    for suffix, nr in (("", 0), ("Tensor", 1))
+]
+
 # Kernels that serve other ops and have no row: div's rounding_mode="trunc".
 KERNELS_ONLY = {2: ["TruncDiv"]}

@@ -27,10 +27,11 @@ are), ``FUNCTIONS``, ``NAMES``, ``ALIASES`` and ``METHODS``. An area calls ``_C`
 and other areas' functions directly, never ``gradtrack.*``: that namespace is what
 the registry builds from the areas.
 
-This file holds what the areas share: a function made a Tensor method, and torch's
-wrapping of a negative dim.
+This file holds what the areas share: a function made a Tensor method, torch's
+wrapping of a negative dim, and its check of a number argument.
 """
 
+import numbers
 import types
 
 from .._wrappers import fast_path, lazy_signature
@@ -83,3 +84,14 @@ def wrap_dim(dim, ndim):
         raise IndexError(f"Dimension out of range (expected to be in range of [{lo}, {hi}], "
                          f"but got {dim})")
     return dim % ndim if ndim else 0
+
+
+def number(value, op, arg):
+    """``value`` as a Python number, or torch's TypeError for a ``Scalar`` argument
+    (``addcmul(): argument 'value' must be Number, not str``); a one-element
+    tensor gives its value, as torch's parser takes it."""
+    if isinstance(value, numbers.Number):
+        return value
+    if hasattr(value, "item") and getattr(value, "numel", lambda: 0)() == 1:
+        return value.item()
+    raise TypeError(f"{op}(): argument '{arg}' must be Number, not {type(value).__name__}")

@@ -11,7 +11,7 @@ tensor([[0, 1],
 
 from .. import _C
 from .._dtype_names import SCALAR_NAME, dtype_key
-from . import methods, wrap_dim
+from . import methods, number, wrap_dim
 from .views import broadcast_shapes
 
 BOUND = ("gather", "scatter", "scatter_add", "index_select", "masked_fill", "masked_select",
@@ -79,5 +79,110 @@ def _where_method(self, condition, other):
 
 _where_method.__name__ = "where"
 _where_method.__doc__ = "``torch.where(condition, self, other)``."
-FUNCTIONS = (nonzero, argwhere, take_along_dim)
-METHODS = {**methods(nonzero, argwhere, take_along_dim), "where": _where_method}
+# ---- indexed writes: one C++ entry each, which records torch's node ------------------------
+
+_E = _C._ops
+
+
+def index_add(input, dim, index, source, *, alpha=1):  # noqa: A002
+    """``input`` with ``alpha * source`` added at ``index`` along ``dim`` (IndexAddBackward0).
+
+    >>> import gradtrack
+    >>> gradtrack.index_add(gradtrack.zeros(3), 0, gradtrack.tensor([0, 2, 0]), gradtrack.ones(3))
+    tensor([2., 0., 1.])
+    """
+    return _E.index_add(input, dim, index, source, number(alpha, "index_add", "alpha"))
+
+
+def index_copy(input, dim, index, source):  # noqa: A002
+    """``input`` with the slices of ``source`` written at ``index`` along ``dim``.
+
+    >>> import gradtrack
+    >>> gradtrack.index_copy(gradtrack.zeros(3), 0, gradtrack.tensor([2]), gradtrack.ones(1))
+    tensor([0., 0., 1.])
+    """
+    return _E.index_copy(input, dim, index, source)
+
+
+def index_fill(input, dim, index, value):  # noqa: A002
+    """``input`` with ``value`` (a number or a 0-dim tensor) at ``index`` along ``dim``.
+
+    >>> import gradtrack
+    >>> gradtrack.index_fill(gradtrack.zeros(2, 2), 1, gradtrack.tensor([1]), 5.)
+    tensor([[0., 5.],
+            [0., 5.]])
+    """
+    if not isinstance(value, _C.Tensor):
+        value = number(value, "index_fill", "value")
+    return _E.index_fill(input, dim, index, value)
+
+
+def take(input, index):  # noqa: A002
+    """The elements of the flattened ``input`` at ``index``, in ``index``'s shape.
+
+    >>> import gradtrack
+    >>> gradtrack.take(gradtrack.tensor([[1, 2], [3, 4]]), gradtrack.tensor([0, 3]))
+    tensor([1, 4])
+    """
+    return _E.take(input, index)
+
+
+def put(input, index, source, accumulate=False):  # noqa: A002
+    """``input`` with ``source`` written (or added) at ``index`` of its flattened form.
+
+    >>> import gradtrack
+    >>> gradtrack.put(gradtrack.zeros(2, 2), gradtrack.tensor([3]), gradtrack.ones(1))
+    tensor([[0., 0.],
+            [0., 1.]])
+    """
+    return _E.put(input, index, source, accumulate)
+
+
+def masked_scatter(input, mask, source):  # noqa: A002
+    """``input`` with the elements of ``source``, in order, where ``mask`` is True.
+
+    >>> import gradtrack
+    >>> gradtrack.masked_scatter(gradtrack.zeros(3), gradtrack.tensor([True, False, True]),
+    ...                          gradtrack.tensor([1., 2.]))
+    tensor([1., 0., 2.])
+    """
+    return _E.masked_scatter(input, mask, source)
+
+
+def select_scatter(input, src, dim, index):  # noqa: A002
+    """A copy of ``input`` with ``src`` written into ``input.select(dim, index)``.
+
+    >>> import gradtrack
+    >>> gradtrack.select_scatter(gradtrack.zeros(2, 2), gradtrack.ones(2), 0, 1)
+    tensor([[0., 0.],
+            [1., 1.]])
+    """
+    return _E.select_scatter(input, src, dim, index)
+
+
+def slice_scatter(input, src, dim=0, start=None, end=None, step=1):  # noqa: A002
+    """A copy of ``input`` with ``src`` written into the slice ``start:end:step`` of ``dim``.
+
+    >>> import gradtrack
+    >>> gradtrack.slice_scatter(gradtrack.zeros(4), gradtrack.ones(2), start=0, step=2)
+    tensor([1., 0., 1., 0.])
+    """
+    return _E.slice_scatter(input, src, dim, start, end, step)
+
+
+def diagonal_scatter(input, src, offset=0, dim1=0, dim2=1):  # noqa: A002
+    """A copy of ``input`` with ``src`` written into its diagonal.
+
+    >>> import gradtrack
+    >>> gradtrack.diagonal_scatter(gradtrack.zeros(2, 2), gradtrack.ones(2))
+    tensor([[1., 0.],
+            [0., 1.]])
+    """
+    return _E.diagonal_scatter(input, src, offset, dim1, dim2)
+
+
+FUNCTIONS = (nonzero, argwhere, take_along_dim, index_add, index_copy, index_fill, take, put,
+             masked_scatter, select_scatter, slice_scatter, diagonal_scatter)
+METHODS = {**methods(nonzero, argwhere, take_along_dim, index_add, index_copy, index_fill, take,
+                     put, masked_scatter, select_scatter, slice_scatter, diagonal_scatter),
+           "where": _where_method}

@@ -20,7 +20,7 @@ import string
 import warnings
 
 from .. import _C
-from . import methods
+from . import methods, number
 from .scan_sort import _dt  # torch's scalar type names, as its distance checks print them
 
 _E = _C._ops
@@ -42,6 +42,28 @@ def baddbmm(input, batch1, batch2, *, beta=1, alpha=1):  # noqa: A002
 def addmv(input, mat, vec, *, beta=1, alpha=1):  # noqa: A002
     """``beta * input + alpha * (mat @ vec)``."""
     return _E.addmv(input, mat, vec, beta, alpha)
+
+
+def addr(input, vec1, vec2, *, beta=1, alpha=1):  # noqa: A002
+    """``beta * input + alpha * outer(vec1, vec2)`` (AddrBackward0).
+
+    >>> import gradtrack
+    >>> gradtrack.addr(gradtrack.zeros(2, 2), gradtrack.tensor([1., 2.]), gradtrack.tensor([3., 4.]))
+    tensor([[3., 4.],
+            [6., 8.]])
+    """
+    return _E.addr(input, vec1, vec2, number(beta, "addr", "beta"), number(alpha, "addr", "alpha"))
+
+
+def addbmm(input, batch1, batch2, *, beta=1, alpha=1):  # noqa: A002
+    """``beta * input + alpha * sum(batch1[i] @ batch2[i])`` over the batch (AddbmmBackward0).
+
+    >>> import gradtrack
+    >>> gradtrack.addbmm(gradtrack.zeros(1, 1), gradtrack.ones(3, 1, 2), gradtrack.ones(3, 2, 1))
+    tensor([[6.]])
+    """
+    return _E.addbmm(input, batch1, batch2, number(beta, "addbmm", "beta"),
+                     number(alpha, "addbmm", "alpha"))
 
 
 def cross(input, other, dim=None):  # noqa: A002
@@ -274,5 +296,5 @@ def tensordot(a, b, dims=2, out=None):
     return ma.mm(mb).reshape(tuple(a.shape[d] for d in fa) + tuple(b.shape[d] for d in fb))
 
 
-FUNCTIONS = (trace, baddbmm, addmv, cross, einsum, tensordot, inner, cdist)
-METHODS = methods(trace, baddbmm, addmv, cross, inner)
+FUNCTIONS = (trace, baddbmm, addmv, cross, einsum, tensordot, inner, cdist, addr, addbmm)
+METHODS = methods(trace, baddbmm, addmv, cross, inner, addr, addbmm)

@@ -12,10 +12,11 @@ tensor([2.5000])
 """
 
 import builtins
+import math
 
 from .. import _C
 from .._declarations import pointwise_ops
-from . import methods
+from . import methods, number
 
 _E = _C._ops
 _Tensor = _C.Tensor
@@ -42,6 +43,27 @@ def lerp(input, end, weight):  # noqa: A002
     tensor([2.5000])
     """
     return _E.lerp(input, end, weight)
+
+
+def addcmul(input, tensor1, tensor2, *, value=1):  # noqa: A002
+    """``input + value * tensor1 * tensor2``, broadcasting (AddcmulBackward0).
+
+    >>> import gradtrack
+    >>> gradtrack.addcmul(gradtrack.ones(2), gradtrack.tensor([1., 2.]), gradtrack.tensor([3., 4.]), value=0.5)
+    tensor([2.5000, 5.0000])
+    """
+    return _E.addcmul(input, tensor1, tensor2, number(value, "addcmul", "value"))
+
+
+def addcdiv(input, tensor1, tensor2, *, value=1):  # noqa: A002
+    """``input + value * tensor1 / tensor2``, broadcasting (AddcdivBackward0); torch
+    refuses integer tensor1 and tensor2.
+
+    >>> import gradtrack
+    >>> gradtrack.addcdiv(gradtrack.ones(2), gradtrack.tensor([1., 2.]), gradtrack.tensor([4., 4.]), value=2)
+    tensor([1.5000, 2.0000])
+    """
+    return _E.addcdiv(input, tensor1, tensor2, number(value, "addcdiv", "value"))
 
 
 def _isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):  # noqa: A002
@@ -137,12 +159,27 @@ def clip(input, min=None, max=None):  # noqa: A002
     return _C.clamp(input, min, max)
 
 
-FUNCTIONS = (nan_to_num, lerp, isclose, allclose, float_power, positive, fix, true_divide, clip)
+FUNCTIONS = (nan_to_num, lerp, isclose, allclose, float_power, positive, fix, true_divide, clip,
+             addcmul, addcdiv)
+# torch's constants (plain Python floats, as torch's; ``newaxis`` is None, as NumPy's).
+NAMES = {"pi": math.pi, "e": math.e, "inf": math.inf, "nan": math.nan, "newaxis": None}
+# torch's other names of elementwise functions (NumPy's spellings): the same objects,
+# out= wrapper included.
+ALIASES = {
+    "absolute": "abs", "negative": "neg", "subtract": "sub", "multiply": "mul", "divide": "div",
+    "greater": "gt", "greater_equal": "ge", "less": "lt", "less_equal": "le", "not_equal": "ne",
+    "arccos": "acos", "arcsin": "asin", "arctan": "atan", "arccosh": "acosh", "arcsinh": "asinh",
+    "arctanh": "atanh", "arctan2": "atan2",
+}
 METHODS = {
-    **methods(nan_to_num, lerp, isclose, allclose, float_power, positive, fix),
+    **methods(nan_to_num, lerp, isclose, allclose, float_power, positive, fix, addcmul, addcdiv),
     "true_divide": _true_divide,
     # torch's other names of C++ methods: the same objects
     "clip": _Tensor.clamp, "absolute": _Tensor.abs, "negative": _Tensor.neg,
     "multiply": _Tensor.mul, "subtract": _Tensor.sub, "divide": _Tensor.div,
     "greater": _Tensor.gt, "less": _Tensor.lt,
+    "greater_equal": _Tensor.ge, "less_equal": _Tensor.le, "not_equal": _Tensor.ne,
+    "arccos": _Tensor.acos, "arcsin": _Tensor.asin, "arctan": _Tensor.atan,
+    "arccosh": _Tensor.acosh, "arcsinh": _Tensor.asinh, "arctanh": _Tensor.atanh,
+    "arctan2": _Tensor.atan2,
 }

@@ -90,6 +90,17 @@ def sort(input, dim=-1, descending=False, *, stable=_UNSET):  # noqa: A002
     return return_types.sort(_E.sort(input, dim, descending, stable is not _UNSET))
 
 
+def msort(input):  # noqa: A002
+    """``input`` sorted along its first dim (the values of ``sort(input, 0)``, SortBackward0).
+
+    >>> import gradtrack
+    >>> gradtrack.msort(gradtrack.tensor([[2., 1.], [1., 3.]]))
+    tensor([[1., 1.],
+            [2., 3.]])
+    """
+    return _E.sort(input, 0, False, False)[0]
+
+
 def argsort(input, dim=-1, descending=False, *, stable=False):  # noqa: A002
     """The indices that sort ``input`` along ``dim``.
 
@@ -217,5 +228,5 @@ def bucketize(input, boundaries, *, out_int32=False, right=False, out=None):  # 
     return _search(boundaries, input, out_int32, right, None)
 
 
-FUNCTIONS = (cumsum, cumprod, diff, sort, argsort, topk, searchsorted, bucketize)
-METHODS = methods(cumsum, cumprod, diff, sort, argsort, topk)
+FUNCTIONS = (cumsum, cumprod, diff, sort, argsort, topk, searchsorted, bucketize, msort)
+METHODS = methods(cumsum, cumprod, diff, sort, argsort, topk, msort)

@@ -147,3 +147,126 @@ OPS += [
            (S("2x3", A(2, 3, domain=SMALL)),), NUM, ref=lambda np_, a: np.nonzero(a),
            differentiable=False),
 ]
+
+# ---- indexed writes: index_add/copy/fill, take/put, masked_scatter, the view scatters ----------
+
+
+def _index_add(a, dim, idx, src, alpha=1):
+    out = a.copy()
+    for k, i in enumerate(idx):
+        sl = [slice(None)] * a.ndim
+        sl[dim] = i
+        ssl = [slice(None)] * a.ndim
+        ssl[dim] = k
+        out[tuple(sl)] += alpha * src[tuple(ssl)]
+    return out
+
+
+def _index_copy(a, dim, idx, src):
+    out = a.copy()
+    for k, i in enumerate(idx):
+        sl = [slice(None)] * a.ndim
+        sl[dim] = i
+        ssl = [slice(None)] * a.ndim
+        ssl[dim] = k
+        out[tuple(sl)] = src[tuple(ssl)]
+    return out
+
+
+def _index_fill(a, dim, idx, value):
+    out = a.copy()
+    sl = [slice(None)] * a.ndim
+    sl[dim] = idx
+    out[tuple(sl)] = value
+    return out
+
+
+def _put(a, idx, src, accumulate=False):
+    out = a.copy().ravel()
+    if accumulate:
+        np.add.at(out, idx.ravel(), src.ravel())
+    else:
+        out[idx.ravel()] = src.ravel()
+    return out.reshape(a.shape)
+
+
+def _masked_scatter(a, m, src):
+    shape = np.broadcast_shapes(a.shape, m.shape)
+    out = np.broadcast_to(a, shape).copy()
+    mb = np.broadcast_to(m, shape)
+    out[mb] = src.ravel()[:mb.sum()]
+    return out
+
+
+def _diag_set(a, src, offset=0):
+    out = a.copy()
+    n = min(a.shape[0], a.shape[1] - offset)
+    out[np.arange(n), np.arange(n) + offset] = src
+    return out
+
+
+def _scatter_view(a, src, view):
+    out = a.copy()
+    view(out)[...] = src
+    return out
+
+
+# (index_add_, index_copy_ and index_fill_ take dim first, which the in-place column cannot
+# pass: tests/ops/test_indexed_writes.py runs them against torch)
+OPS += [
+    OpSpec("index_add", lambda lib, a, i, s: lib.index_add(a, 1, i, s, alpha=2),
+           (S("dups", A(3, 4), Idx([0, 3, 0]), A(3, 3)), S("t", T(3, 4), Idx([2, 1]), A(3, 2))),
+           NUM, ref=lambda np_, a, i, s: _index_add(a, 1, i, s, 2)),
+    OpSpec("Tensor.index_add_dim0", lambda lib, a, i, s: a.index_add(0, i, s),
+           (S("3x4", A(3, 4), Idx([2, 0]), A(2, 4)),
+            S("int32_index", A(3, 4), Idx([1], "int32"), A(1, 4))), FLOAT,
+           ref=lambda np_, a, i, s: _index_add(a, 0, i, s)),
+    OpSpec("index_copy", lambda lib, a, i, s: lib.index_copy(a, 1, i, s),
+           (S("3x4", A(3, 4), Idx([3, 0]), A(3, 2)), S("t", T(3, 4), Idx([1]), A(3, 1))), NUM,
+           ref=lambda np_, a, i, s: _index_copy(a, 1, i, s)),
+    OpSpec("index_fill", lambda lib, a, i: lib.index_fill(a, 0, i, -1.5),
+           (S("3x4", A(3, 4), Idx([2, 0])), S("t_neg", T(3, 4), Idx([-1]))), FLOAT,
+           ref=lambda np_, a, i: _index_fill(a, 0, i, -1.5)),
+    OpSpec("index_fill_int", lambda lib, a, i: a.index_fill(1, i, 3),
+           (S("3x4", A(3, 4), Idx([1, 3])),), NUM, ref=lambda np_, a, i: _index_fill(a, 1, i, 3)),
+    OpSpec("index_fill_tensor", lambda lib, a, i, v: lib.index_fill(a, 1, i, v),
+           (S("3x4", A(3, 4), Idx([1, 3]), A()),), FLOAT,
+           ref=lambda np_, a, i, v: _index_fill(a, 1, i, v)),
+    OpSpec("take", lambda lib, a, i: lib.take(a, i),
+           (S("3x4", A(3, 4), Idx([[0, 11], [5, 5]])), S("t_neg", T(3, 4), Idx([-1, 2, 7]))), ALL,
+           ref=lambda np_, a, i: a.ravel()[i]),
+    OpSpec("put", lambda lib, a, i, s: lib.put(a, i, s),
+           (S("3x4", A(3, 4), Idx([0, 11, 5]), A(3)), S("t", T(3, 4), Idx([[1], [-2]]), A(2, 1))),
+           NUM, ref=lambda np_, a, i, s: _put(a, i, s), inplace="put_"),
+    OpSpec("put_accumulate", lambda lib, a, i, s: a.put(i, s, accumulate=True),
+           (S("dups", A(3, 4), Idx([0, 11, 0]), A(3)),), FLOAT,
+           ref=lambda np_, a, i, s: _put(a, i, s, True), inplace="put_",
+           inplace_kw=(("accumulate", True),)),
+    OpSpec("masked_scatter", lambda lib, a, m, s: lib.masked_scatter(a, m, s),
+           (S("3x4", A(3, 4), Mask([[1, 0, 0, 1], [0, 0, 0, 0], [1, 1, 1, 0]]), A(6)),
+            S("t_extra_source", T(3, 4), Mask([[0, 1, 0, 1], [1, 0, 0, 0], [0, 0, 1, 0]]), A(2, 4))),
+           NUM, ref=lambda np_, a, m, s: _masked_scatter(a, m, s), inplace="masked_scatter_"),
+    OpSpec("masked_scatter_bcast", lambda lib, a, m, s: a.masked_scatter(m, s),
+           (S("bcast_mask", A(3, 4), Mask([True, False, True, False]), A(3, 4)),), FLOAT,
+           ref=lambda np_, a, m, s: _masked_scatter(a, m, s), inplace="masked_scatter_"),
+    OpSpec("select_scatter", lambda lib, a, s: lib.select_scatter(a, s, 1, -1),
+           (S("3x4", A(3, 4), A(3)), S("t", T(3, 4), A(3))), ALL,
+           ref=lambda np_, a, s: _scatter_view(a, s, lambda x: x[:, -1])),
+    OpSpec("slice_scatter", lambda lib, a, s: lib.slice_scatter(a, s, 1, 0, None, 2),
+           (S("3x4", A(3, 4), A(3, 2)), S("t", T(3, 4), A(3, 2))), ALL,
+           ref=lambda np_, a, s: _scatter_view(a, s, lambda x: x[:, 0::2])),
+    OpSpec("Tensor.slice_scatter_start", lambda lib, a, s: a.slice_scatter(s, start=1),
+           (S("3x4", A(3, 4), A(2, 4)),), FLOAT,
+           ref=lambda np_, a, s: _scatter_view(a, s, lambda x: x[1:])),
+    OpSpec("diagonal_scatter", lambda lib, a, s: lib.diagonal_scatter(a, s, 1),
+           (S("3x4", A(3, 4), A(3)), S("t", T(3, 4), A(3))), ALL,
+           ref=lambda np_, a, s: _diag_set(a, s, 1)),
+    OpSpec("fill_diagonal", lambda lib, a: a.clone().fill_diagonal_(2.5),
+           (S("3x4", A(3, 4)), S("t", T(3, 4))), FLOAT,
+           ref=lambda np_, a: _diag_set(a, 2.5),
+           inplace="fill_diagonal_", inplace_args=(2.5,)),
+    OpSpec("fill_diagonal_wrap", lambda lib, a: a.clone().fill_diagonal_(-1.0, wrap=True),
+           (S("7x3", A(7, 3)),), FLOAT,
+           ref=lambda np_, a: _put(a, np.arange(0, 21, 4), np.full(6, -1.0, a.dtype)),
+           inplace="fill_diagonal_", inplace_args=(-1.0,), inplace_kw=(("wrap", True),)),
+]

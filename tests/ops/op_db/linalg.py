@@ -113,3 +113,41 @@ OPS += [
     OpSpec("cdist_p3", lambda lib, a, b: lib.cdist(a, b, p=3), (S("2d", A(3, 4), A(5, 4)),),
            FLOAT, ref=lambda np_, a, b: _np_cdist(a, b, 3), rtol=1e-5),
 ]
+
+# ---- addr, addbmm, and the in-place forms of the beta/alpha products --------------------------
+
+OPS += [
+    OpSpec("addr", lambda lib, c, a, b: lib.addr(c, a, b, beta=0.5, alpha=2),
+           (S("2x3", A(2, 3), A(2), A(3)), S("bcast", A(3), A(2), Step(3)),
+            S("t", T(2, 3), A(2), A(3))), FLOAT,
+           ref=lambda np_, c, a, b: 0.5 * c + 2 * np.outer(a, b), inplace="addr_",
+           inplace_kw=(("beta", 0.5), ("alpha", 2)), gradgrad=True, **_MM_TOL),
+    OpSpec("addr_int", lambda lib, c, a, b: lib.addr(c, a, b, alpha=3),
+           (S("2x3", A(2, 3), A(2), A(3)),), NUM,
+           ref=lambda np_, c, a, b: (c + 3 * np.outer(a, b)).astype(c.dtype),
+           inplace="addr_", inplace_kw=(("alpha", 3),)),
+    OpSpec("Tensor.addr", lambda lib, c, a, b: c.addr(a, b), (S("2x3", A(2, 3), A(2), A(3)),),
+           FLOAT, ref=lambda np_, c, a, b: c + np.outer(a, b), **_MM_TOL),
+    OpSpec("addbmm", lambda lib, c, a, b: lib.addbmm(c, a, b, beta=0.5, alpha=2),
+           (S("2x3", A(2, 2), A(3, 2, 4), A(3, 4, 2)), S("tr", A(2, 2), A(3, 2, 4), Tr((3, 4, 2), 1, 2)),
+            S("empty_batch", A(2, 2), A(0, 2, 3), A(0, 3, 2))), FLOAT,
+           ref=lambda np_, c, a, b: 0.5 * c + 2 * (a @ b).sum(0),
+           inplace="addbmm_", inplace_kw=(("beta", 0.5), ("alpha", 2)), gradgrad=True, **_MM_TOL),
+    # (torch's addbmm_ resizes a self of another shape instead of refusing it: not followed)
+    OpSpec("Tensor.addbmm", lambda lib, c, a, b: c.addbmm(a, b),
+           (S("bcast", A(2), A(3, 2, 4), A(3, 4, 2)),), FLOAT,
+           ref=lambda np_, c, a, b: c + (a @ b).sum(0), **_MM_TOL),
+    OpSpec("addmm_inplace", lambda lib, c, a, b: lib.addmm(c, a, b, beta=2, alpha=0.5),
+           (S("2d", A(2, 4), A(2, 3), A(3, 4)), S("t_t", T(2, 4), T(2, 3), T(3, 4))), FLOAT,
+           ref=lambda np_, c, a, b: 2 * c + 0.5 * (a @ b),
+           inplace="addmm_", inplace_kw=(("beta", 2), ("alpha", 0.5)), **_MM_TOL),
+    OpSpec("baddbmm_inplace", lambda lib, c, a, b: lib.baddbmm(c, a, b, beta=0.5, alpha=2),
+           (S("2x3x4", A(2, 3, 2), A(2, 3, 4), A(2, 4, 2)),
+            S("tr", Tr((2, 3, 2), 1, 2), A(2, 3, 4), Tr((2, 4, 2), 1, 2))), FLOAT,
+           ref=lambda np_, c, a, b: 0.5 * c + 2 * (a @ b),
+           inplace="baddbmm_", inplace_kw=(("beta", 0.5), ("alpha", 2)), **_MM_TOL),
+    OpSpec("addmv_inplace", lambda lib, c, m, v: lib.addmv(c, m, v, beta=3, alpha=-1),
+           (S("3x4", A(3), A(3, 4), A(4)), S("t_step", Step(3), T(3, 4), A(4))), FLOAT,
+           ref=lambda np_, c, m, v: 3 * c - m @ v,
+           inplace="addmv_", inplace_kw=(("beta", 3), ("alpha", -1)), **_MM_TOL),
+]

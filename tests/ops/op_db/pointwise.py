@@ -392,3 +392,81 @@ OPS += [
            (S("3x4", A(3, 4), Mask([[True, False, True, True]] * 3)),), FLOAT,
            ref=lambda np_, a, m: np.where(m, a, 0.5).astype(a.dtype)),
 ]
+
+# ---- fused updates and torch's other names -------------------------------------------------
+
+OPS += [
+    OpSpec("addcmul", lambda lib, a, b, c: lib.addcmul(a, b, c, value=0.5),
+           (S("same", A(2, 3), A(2, 3), A(2, 3)), S("bcast", A(2, 3), A(3), A(2, 1)),
+            S("t_step", T(2, 3), Step(2, 3), A())), NUM,
+           ref=lambda np_, a, b, c: (a + (0.5 if a.dtype.kind == "f" else 0) * b * c
+                                     ).astype(a.dtype),
+           inplace="addcmul_", inplace_kw=(("value", 0.5),), gradgrad=True),
+    OpSpec("addcmul_int", lambda lib, a, b, c: lib.addcmul(a, b, c, value=2),
+           (S("same", A(2, 3), A(2, 3), A(2, 3)),), NUM,
+           ref=lambda np_, a, b, c: (a + 2 * b * c).astype(a.dtype),
+           inplace="addcmul_", inplace_kw=(("value", 2),)),
+    OpSpec("Tensor.addcmul", lambda lib, a, b, c: a.addcmul(b, c),
+           (S("bcast", A(2, 3), A(3), A(2, 1)),), FLOAT, ref=lambda np_, a, b, c: a + b * c),
+    OpSpec("addcdiv", lambda lib, a, b, c: lib.addcdiv(a, b, c, value=-2),
+           (S("same", A(2, 3), A(2, 3), A(2, 3)), S("bcast", A(2, 3), A(3), A(2, 1)),
+            S("t_step", T(2, 3), Step(2, 3), A())), FLOAT, NONZERO,
+           ref=lambda np_, a, b, c: a - 2 * b / c, rtol=1e-5,
+           inplace="addcdiv_", inplace_kw=(("value", -2),), gradgrad=True),
+    OpSpec("Tensor.addcdiv", lambda lib, a, b, c: a.addcdiv(b, c),
+           (S("same", A(2, 3), A(2, 3), A(2, 3)),), FLOAT, NONZERO,
+           ref=lambda np_, a, b, c: a + b / c, rtol=1e-5),
+    OpSpec("lerp_scalar_inplace", lambda lib, a, b: lib.lerp(a, b, 0.7), LOSS_PAIR[:2], FLOAT,
+           ref=lambda np_, a, b: a + 0.7 * (b - a), rtol=2e-6,
+           inplace="lerp_", inplace_args=(0.7,)),
+    OpSpec("lerp_tensor_inplace", lambda lib, a, b, w: lib.lerp(a, b, w),
+           (S("3x4", A(3, 4), A(3, 4), A(4)), S("t", T(3, 4), A(4), A(3, 4))), FLOAT,
+           ref=lambda np_, a, b, w: a + w * (b - a), rtol=2e-6, inplace="lerp_"),
+    OpSpec("nan_to_num_inplace", lambda lib, a: lib.nan_to_num(a, posinf=3.0),
+           (S("specials", Fixed([[np.nan, 1.0, np.inf], [-np.inf, -2.0, 0.25]])),
+            S("2x3", A(2, 3))), FLOAT,
+           ref=lambda np_, a: np.nan_to_num(a, nan=0.0, posinf=3.0, neginf=np.finfo(a.dtype).min),
+           inplace="nan_to_num_", inplace_kw=(("posinf", 3.0),)),
+    OpSpec("nan_to_num_int", lambda lib, a: lib.nan_to_num(a), UNARY_SMALL, INT,
+           ref=lambda np_, a: a.copy(), inplace="nan_to_num_"),
+]
+
+# in-place comparisons: 1 or 0 written in self's dtype, zero gradients
+OPS += [
+    OpSpec(f"{name}_inplace", (lambda n: lambda lib, a, b: getattr(a, n)(b).to(a.dtype))(name),
+           BINARY_SMALL, NUM, SMALL, ref=(lambda f: lambda np_, a, b: f(a, b).astype(a.dtype))(f),
+           inplace=name + "_", differentiable=False)
+    for name, f in (("eq", np.equal), ("ne", np.not_equal), ("lt", np.less),
+                    ("le", np.less_equal), ("gt", np.greater), ("ge", np.greater_equal))
+] + [
+    OpSpec(f"{name}_number_inplace", (lambda n: lambda lib, a: getattr(a, n)(1.0).to(a.dtype))(name),
+           UNARY_SMALL, NUM, SMALL, ref=(lambda f: lambda np_, a: f(a, 1.0).astype(a.dtype))(f),
+           inplace=name + "_", inplace_args=(1.0,), differentiable=False)
+    for name, f in (("eq", np.equal), ("lt", np.less), ("ge", np.greater_equal))
+] + [
+    OpSpec(f"{alias}_alias", (lambda n: lambda lib, a, b: getattr(lib, n)(a, b))(alias),
+           BINARY_SMALL, NUM, SMALL, ref=(lambda f: lambda np_, a, b: f(a, b))(f),
+           inplace=alias + "_", differentiable=False)
+    for alias, f in (("greater_equal", np.greater_equal), ("less_equal", np.less_equal),
+                     ("not_equal", np.not_equal), ("greater", np.greater), ("less", np.less))
+] + [
+    OpSpec(f"{alias}_alias", (lambda n: lambda lib, a: getattr(lib, n)(a))(alias), UNARY_SMALL,
+           FLOAT, domain, ref=(lambda f: lambda np_, a: f(a))(f), inplace=alias + "_")
+    for alias, f, domain in (("arccos", np.arccos, OPEN_UNIT), ("arcsin", np.arcsin, OPEN_UNIT),
+                             ("arctan", np.arctan, REAL), ("arcsinh", np.arcsinh, REAL),
+                             ("arccosh", np.arccosh, ABOVE_ONE),
+                             ("arctanh", np.arctanh, OPEN_UNIT),
+                             ("absolute", np.abs, AWAY0), ("negative", np.negative, REAL))
+] + [
+    OpSpec("arctan2_alias", lambda lib, a, b: lib.arctan2(a, b), BINARY_SMALL, FLOAT, NONZERO,
+           ref=lambda np_, a, b: np.arctan2(a, b), inplace="arctan2_"),
+    OpSpec("subtract_alias", lambda lib, a, b: lib.subtract(a, b, alpha=2), BINARY_SMALL, FLOAT,
+           ref=lambda np_, a, b: a - 2 * b, inplace="subtract_", inplace_kw=(("alpha", 2),)),
+    OpSpec("multiply_alias", lambda lib, a, b: lib.multiply(a, b), BINARY_SMALL, NUM,
+           ref=lambda np_, a, b: a * b, inplace="multiply_"),
+    OpSpec("divide_alias", lambda lib, a, b: lib.divide(a, b, rounding_mode="floor"),
+           BINARY_SMALL, FLOAT, NONZERO, ref=lambda np_, a, b: np.floor(a / b),
+           inplace="divide_", inplace_kw=(("rounding_mode", "floor"),), differentiable=False),
+    OpSpec("clip_inplace", lambda lib, a: lib.clip(a, -0.5, 0.5), UNARY_SMALL, FLOAT, AWAY0,
+           ref=lambda np_, a: np.clip(a, -0.5, 0.5), inplace="clip_", inplace_args=(-0.5, 0.5)),
+]

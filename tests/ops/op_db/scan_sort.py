@@ -63,3 +63,20 @@ OPS = [
            ref=lambda np_, a: np.searchsorted([-1.0, 0.0, 0.5, 1.0], a, side="right"),
            differentiable=False),
 ]
+
+# ---- cumsum_ / cumprod_: the scan written into self, in self's dtype --------------------------
+
+OPS += [
+    OpSpec("cumsum_inplace", lambda lib, a: lib.cumsum(a, 1, dtype=a.dtype), SCAN, NUM,
+           ref=lambda np_, a: np.cumsum(a, axis=1, dtype=a.dtype),
+           inplace="cumsum_", inplace_args=(1,)),
+    OpSpec("cumprod_inplace", lambda lib, a: lib.cumprod(a, -1, dtype=a.dtype), SCAN, NUM,
+           ref=lambda np_, a: np.cumprod(a, axis=-1, dtype=a.dtype),
+           inplace="cumprod_", inplace_args=(-1,)),
+]
+OPS += [
+    OpSpec("msort", lambda lib, a: lib.msort(a), SORTABLE, NUM, DISTINCT,
+           ref=lambda np_, a: np.sort(a, axis=0)),
+    OpSpec("Tensor.msort", lambda lib, a: a.msort(), SORTABLE[:2], FLOAT, DISTINCT,
+           ref=lambda np_, a: np.sort(a, axis=0)),
+]

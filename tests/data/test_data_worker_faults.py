@@ -274,3 +274,17 @@ def test_pin_memory_on_the_cpu_warns_and_works_as_torch(num_workers, torch):
                         [(w.category, str(w.message)) for w in caught]))
     assert results[0] == results[1]
     assert len(results[0][2]) == 1
+
+
+@pytest.mark.parametrize("sig", sorted(SIGNAL_MESSAGES))
+def test_a_worker_reaped_before_its_status_was_read_is_named_the_same(sig):
+    # A worker that dies between the status read and the liveness check is reaped by
+    # the check; its Process.exitcode (minus the signal's number) names it instead.
+    from gradtrack.utils.data import _signal_handling
+
+    signum = getattr(signal, sig)
+    message = _signal_handling.exit_message(4242, -signum)
+    assert message == "DataLoader worker (pid 4242) is killed by signal: " + SIGNAL_MESSAGES[sig]
+    assert _signal_handling.exit_message(4242, 3).startswith(
+        "DataLoader worker (pid 4242) exited unexpectedly with exit code 3. ")
+    assert _signal_handling.exit_message(4242, 0) is None

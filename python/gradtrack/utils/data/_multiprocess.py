@@ -98,6 +98,13 @@ class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
         for i, _ in failed:
             self._mark_worker_as_unavailable(i)
         if failed:
+            if not isinstance(cause, RuntimeError):  # died after the status read
+                named = [_signal_handling.exit_message(w.pid, w.exitcode) for _, w in failed]
+                named = [m for m in named if m is not None]
+                if named:
+                    _signal_handling._remove_worker_pids(id(self))
+                    self._worker_pids_set = False
+                    cause = RuntimeError(named[0])
             pids = ", ".join(str(w.pid) for _, w in failed)
             raise RuntimeError(f"DataLoader worker (pid(s) {pids}) exited unexpectedly") from cause
 

@@ -35,22 +35,33 @@ def _remove_worker_pids(key):
 def _failure_message(pid, status):
     """torch's message for a worker that ended as ``status`` said, or None if it ended well."""
     if status.si_code == os.CLD_EXITED:
-        if status.si_status == 0:
-            return None
-        return (f"DataLoader worker (pid {pid}) exited unexpectedly with exit code "
-                f"{status.si_status}. Details are lost due to multiprocessing. Rerunning "
-                "with num_workers=0 may give better error trace.")
+        return exit_message(pid, status.si_status)
     if status.si_code in (os.CLD_KILLED, os.CLD_DUMPED):
-        try:
-            name = signal.strsignal(status.si_status) or f"Unknown signal {status.si_status}"
-        except ValueError:
-            name = f"Unknown signal {status.si_status}"
-        message = f"DataLoader worker (pid {pid}) is killed by signal: {name}. "
-        if status.si_status == signal.SIGBUS:
-            message += ("It is possible that dataloader's workers are out of shared memory. "
-                        "Please try to raise your shared memory limit.")
-        return message
+        return exit_message(pid, -status.si_status)
     return None
+
+
+def exit_message(pid, exitcode):
+    """torch's message for a worker whose ``Process.exitcode`` is ``exitcode`` (minus
+    the signal's number when a signal ended it), or None if it ended well. The
+    liveness check reaps a worker that died after the status read and before it,
+    and names its end from the exit code instead."""
+    if exitcode is None or exitcode == 0:
+        return None
+    if exitcode > 0:
+        return (f"DataLoader worker (pid {pid}) exited unexpectedly with exit code "
+                f"{exitcode}. Details are lost due to multiprocessing. Rerunning "
+                "with num_workers=0 may give better error trace.")
+    signum = -exitcode
+    try:
+        name = signal.strsignal(signum) or f"Unknown signal {signum}"
+    except ValueError:
+        name = f"Unknown signal {signum}"
+    message = f"DataLoader worker (pid {pid}) is killed by signal: {name}. "
+    if signum == signal.SIGBUS:
+        message += ("It is possible that dataloader's workers are out of shared memory. "
+                    "Please try to raise your shared memory limit.")
+    return message
 
 
 def _error_if_any_worker_fails(only=None):

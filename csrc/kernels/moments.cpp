@@ -13,8 +13,6 @@
 namespace gradtrack::kernels {
 
 namespace {
-
-// Over one contiguous run: the sum, and the sum of squared deviations from m.
 template <typename T>
 [[gnu::always_inline]] inline double run_sum_impl(const T* p, int64_t n) {
   return lane_sum(n, [p](int64_t j) { return double(p[j]); });
@@ -26,6 +24,8 @@ template <typename T>
     return d * d;
   });
 }
+}  // namespace
+
 GT_LANE_CLONES double run_sum(const float* p, int64_t n) { return run_sum_impl(p, n); }
 GT_LANE_CLONES double run_sum(const double* p, int64_t n) { return run_sum_impl(p, n); }
 GT_LANE_CLONES double run_sqdev(const float* p, int64_t n, double m) {
@@ -34,6 +34,8 @@ GT_LANE_CLONES double run_sqdev(const float* p, int64_t n, double m) {
 GT_LANE_CLONES double run_sqdev(const double* p, int64_t n, double m) {
   return run_sqdev_impl(p, n, m);
 }
+
+namespace {
 
 // kBlock neighbouring columns (stride 1, rows `inner` apart) at once: both
 // passes read memory in order and the column loop vectorizes.

@@ -7,6 +7,13 @@
 
 namespace gradtrack::kernels {
 
+/// Over one contiguous run of n values, in double over lanes (NOTE [Lane
+/// sums]): their sum, and the sum of their squared deviations from m.
+double run_sum(const float* p, int64_t n);
+double run_sum(const double* p, int64_t n);
+double run_sqdev(const float* p, int64_t n, double m);
+double run_sqdev(const double* p, int64_t n, double m);
+
 /// Dense x read as [outer, n, inner]: for each (o, i), the mean of its n
 /// elements and the sum of squared deviations divided by `dof` (its square
 /// root when `take_sqrt`), into dense [outer, inner] `var` and `mean` (which

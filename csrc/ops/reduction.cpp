@@ -360,14 +360,8 @@ std::pair<Tensor, Tensor> var_std(const Tensor& a, const DimVector& dims, bool d
       if (d > rdims.back()) inner *= a.sizes()[size_t(d)];
     }
     if (!block) outer = a.numel() / std::max<int64_t>(n, 1);
-    DimVector shape;
-    for (int64_t d = 0; d < a.dim(); ++d) {
-      if (!(mask >> d & 1)) {
-        shape.push_back(a.sizes()[size_t(d)]);
-      } else if (keepdim) {
-        shape.push_back(1);
-      }
-    }
+    const DimVector shape =
+        keepdim ? keepdim_shape(a.sizes(), mask) : squeezed_shape(a.sizes(), mask);
     value = empty(shape, a.dtype());
     if (with_mean) mean_out = empty(shape, a.dtype());
     if (n == 0 && !block) outer = value.numel();

@@ -10,36 +10,12 @@
 
 #include "core/dtype.h"
 #include "kernels/lane_sum.h"
+#include "kernels/moments.h"
 #include "kernels/parallel.h"
 #include "kernels/pointwise.h"
 #include "kernels/reduced_float.h"
 
 namespace gradtrack::kernels::nn {
-
-namespace detail {
-
-template <typename T>
-[[gnu::always_inline]] inline void row_stats_impl(const T* row, int64_t cols, double& m,
-                                                  double& var) {
-  const double s = lane_sum(cols, [row](int64_t j) { return double(row[j]); });
-  m = cols ? s / double(cols) : NAN;
-  const double mm = m;
-  const double q = lane_sum(cols, [row, mm](int64_t j) {
-    const double d = double(row[j]) - mm;
-    return d * d;
-  });
-  var = cols ? q / double(cols) : NAN;
-}
-
-// A row's mean and biased variance, two passes in double (NOTE [Lane sums]).
-GT_LANE_CLONES void row_stats(const float* row, int64_t cols, double& m, double& var) {
-  row_stats_impl(row, cols, m, var);
-}
-GT_LANE_CLONES void row_stats(const double* row, int64_t cols, double& m, double& var) {
-  row_stats_impl(row, cols, m, var);
-}
-
-}  // namespace detail
 
 namespace {
 
@@ -75,8 +51,10 @@ void row_moments(const Tensor& x, int64_t rows, int64_t cols, double eps, const 
     const int64_t grain = std::max<int64_t>(1, kGrainSize / std::max<int64_t>(cols, 1));
     parallel_for(rows, grain, [&](int64_t lo, int64_t hi) {
       for (int64_t r = lo; r < hi; ++r) {
-        double m, var;
-        detail::row_stats(xp + r * cols, cols, m, var);
+        // two passes in double (NOTE [Lane sums]); no elements: NaN, as 0 / 0
+        const scalar_t* row = xp + r * cols;
+        const double m = cols ? run_sum(row, cols) / double(cols) : NAN;
+        const double var = cols ? run_sqdev(row, cols, m) / double(cols) : NAN;
         mp[r] = static_cast<scalar_t>(m);
         rp[r] = static_cast<scalar_t>(1.0 / std::sqrt(var + eps));
       }

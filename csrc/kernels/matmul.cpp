@@ -147,16 +147,13 @@ void gemm(const Tensor& out, const Tensor& a0, const Tensor& b0, bool accumulate
     const int64_t k = a0.sizes()[2];
     const bool bf16 = out.dtype() == ScalarType::BFloat16 && a0.dtype() == ScalarType::BFloat16 &&
                       b0.dtype() == ScalarType::BFloat16;
-    if (bf16 && k > 0 && use_amx_bf16()) {  // NOTE [AMX bfloat16 products]
-      WideOut w(out, accumulate);
-      {
-        ScopedGilRelease gil(out.numel() * k >= kReleaseGilAbove * 4 && !in_parallel_region());
-        gemm_amx_bf16(w.t, aligned(a0), aligned(b0), accumulate);
-      }
-      return w.commit();
-    }
     WideOut w(out, accumulate);
-    gemm(w.t, widen(a0), widen(b0), accumulate, name);
+    if (bf16 && k > 0 && use_amx_bf16()) {  // NOTE [AMX bfloat16 products]
+      ScopedGilRelease gil(out.numel() * k >= kReleaseGilAbove * 4 && !in_parallel_region());
+      gemm_amx_bf16(w.t, aligned(a0), aligned(b0), accumulate);
+    } else {
+      gemm(w.t, widen(a0), widen(b0), accumulate, name);
+    }
     return w.commit();
   }
   const Tensor a = aligned(a0), b = aligned(b0);

@@ -3,6 +3,7 @@
 #include <pybind11/stl.h>
 
 #include "ops/nn/conv.h"
+#include "ops/autocast.h"
 #include "python/common.h"
 
 namespace gradtrack::python {
@@ -47,9 +48,16 @@ void init_conv(py::module_& m) {
     a.pad_extra = dims(pad_extra);
     a.transposed = transposed;
     a.groups = groups;
-    if (b.is_none()) return ops::convolution(x, w, nullptr, a);
-    Tensor bias = b.cast<Tensor>();
-    return ops::convolution(x, w, &bias, a);
+    if (b.is_none()) {
+      return ops::autocast::lowered(
+          [&](const Tensor& x2, const Tensor& w2) { return ops::convolution(x2, w2, nullptr, a); },
+          x, w);
+    }
+    return ops::autocast::lowered(
+        [&](const Tensor& x2, const Tensor& w2, const Tensor& b2) {
+          return ops::convolution(x2, w2, &b2, a);
+        },
+        x, w, b.cast<Tensor>());
   });
   c.def("max_pool2d_with_indices",
         [](const Tensor& x, const Ints& k, const Ints& s, const Ints& p, const Ints& d, bool ceil) {

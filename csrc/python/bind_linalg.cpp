@@ -1,4 +1,5 @@
 // Matrix products as Tensor methods and gradtrack.* functions.
+#include "ops/autocast.h"
 #include "python/tensor_methods.h"
 
 namespace gradtrack::python {
@@ -9,13 +10,25 @@ using namespace methods;  // NOLINT: the shared binding helpers
 
 void bind_linalg(Cls& cls, py::module_& m) {
   both(
-      cls, m, "matmul", [](const Tensor& a, const Tensor& b) { return ops::matmul(a, b); },
+      cls, m, "matmul",
+      [](const Tensor& a, const Tensor& b) {
+        return ops::autocast::lowered(
+            [](const Tensor& x, const Tensor& y) { return ops::matmul(x, y); }, a, b);
+      },
       py::arg("other"));
   both(
-      cls, m, "mm", [](const Tensor& a, const Tensor& b) { return ops::mm(a, b); },
+      cls, m, "mm",
+      [](const Tensor& a, const Tensor& b) {
+        return ops::autocast::lowered(
+            [](const Tensor& x, const Tensor& y) { return ops::mm(x, y); }, a, b);
+      },
       py::arg("mat2"));
   both(
-      cls, m, "bmm", [](const Tensor& a, const Tensor& b) { return ops::bmm(a, b); },
+      cls, m, "bmm",
+      [](const Tensor& a, const Tensor& b) {
+        return ops::autocast::lowered(
+            [](const Tensor& x, const Tensor& y) { return ops::bmm(x, y); }, a, b);
+      },
       py::arg("mat2"));
   both(
       cls, m, "mv", [](const Tensor& a, const Tensor& b) { return ops::mv(a, b); }, py::arg("vec"));
@@ -28,8 +41,11 @@ void bind_linalg(Cls& cls, py::module_& m) {
   m.def(
       "addmm",
       [](const Tensor& bias, const Tensor& a, const Tensor& b, py::handle beta, py::handle alpha) {
-        return ops::addmm(bias, a, b, number_arg(beta, "addmm", "beta"),
-                          number_arg(alpha, "addmm", "alpha"));
+        const Scalar be = number_arg(beta, "addmm", "beta");
+        const Scalar al = number_arg(alpha, "addmm", "alpha");
+        return ops::autocast::lowered([&](const Tensor& c, const Tensor& x,
+                                          const Tensor& y) { return ops::addmm(c, x, y, be, al); },
+                                      bias, a, b);
       },
       py::arg("input"), py::arg("mat1"), py::arg("mat2"), py::kw_only(), py::arg("beta") = 1,
       py::arg("alpha") = 1);

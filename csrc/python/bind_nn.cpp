@@ -1,5 +1,6 @@
 // _C._nn: the nn.functional entries; _C._optim: the optimizers' fused steps.
 #include "ops/optim_adaptive.h"
+#include "ops/autocast.h"
 #include "python/common.h"
 
 namespace gradtrack::python {
@@ -71,9 +72,13 @@ void bind_nn(py::module_& m) {
   m.def("mse_loss",
         [](const Tensor& a, const Tensor& t, int64_t red) { return ops::mse_loss(a, t, red); });
   m.def("linear", [](const Tensor& x, const Tensor& w, py::handle b) {
-    if (b.is_none()) return ops::linear(x, w, nullptr);
-    Tensor bias = b.cast<Tensor>();
-    return ops::linear(x, w, &bias);
+    if (b.is_none()) {
+      return ops::autocast::lowered(
+          [](const Tensor& x2, const Tensor& w2) { return ops::linear(x2, w2, nullptr); }, x, w);
+    }
+    return ops::autocast::lowered([](const Tensor& x2, const Tensor& w2,
+                                     const Tensor& b2) { return ops::linear(x2, w2, &b2); },
+                                  x, w, b.cast<Tensor>());
   });
 }
 

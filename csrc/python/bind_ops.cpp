@@ -3,6 +3,7 @@
 // already-parsed arguments.
 #include <pybind11/stl.h>
 
+#include "ops/autocast.h"
 #include "python/arg_errors.h"
 #include "python/common.h"
 
@@ -106,10 +107,13 @@ void init_ops(py::module_& m) {
   e.def("vector_norm", [](const Tensor& a, double ord, py::handle dim, bool keepdim) {
     return ops::vector_norm(a, ord, dim.is_none() ? DimVector{} : to_dims(dim), keepdim);
   });
-  e.def("baddbmm",
-        [](const Tensor& a, const Tensor& b1, const Tensor& b2, py::handle beta, py::handle alpha) {
-          return ops::baddbmm(a, b1, b2, *to_scalar(beta), *to_scalar(alpha));
-        });
+  e.def("baddbmm", [](const Tensor& a, const Tensor& b1, const Tensor& b2, py::handle beta,
+                      py::handle alpha) {
+    const Scalar be = *to_scalar(beta), al = *to_scalar(alpha);
+    return ops::autocast::lowered([&](const Tensor& c, const Tensor& x,
+                                      const Tensor& y) { return ops::baddbmm(c, x, y, be, al); },
+                                  a, b1, b2);
+  });
   e.def("addmv", [](const Tensor& a, const Tensor& mat, const Tensor& vec, py::handle beta,
                     py::handle alpha) {
     return ops::addmv(a, mat, vec, *to_scalar(beta), *to_scalar(alpha));
@@ -125,10 +129,13 @@ void init_ops(py::module_& m) {
         [](const Tensor& a, const Tensor& v1, const Tensor& v2, py::handle beta, py::handle alpha) {
           return ops::addr(a, v1, v2, *to_scalar(beta), *to_scalar(alpha));
         });
-  e.def("addbmm",
-        [](const Tensor& a, const Tensor& b1, const Tensor& b2, py::handle beta, py::handle alpha) {
-          return ops::addbmm(a, b1, b2, *to_scalar(beta), *to_scalar(alpha));
-        });
+  e.def("addbmm", [](const Tensor& a, const Tensor& b1, const Tensor& b2, py::handle beta,
+                     py::handle alpha) {
+    const Scalar be = *to_scalar(beta), al = *to_scalar(alpha);
+    return ops::autocast::lowered([&](const Tensor& c, const Tensor& x,
+                                      const Tensor& y) { return ops::addbmm(c, x, y, be, al); },
+                                  a, b1, b2);
+  });
   // The indexed writes (ops/indexed_writes.cpp); arguments parsed in _ops/indexing.py.
   e.def("index_add",
         [](const Tensor& a, int64_t dim, const Tensor& index, const Tensor& source,

@@ -1,5 +1,6 @@
 // Elementwise ops as Tensor methods and gradtrack.* functions (the op list's
 // rows bound from op_list.h, the others by hand), and Tensor's operators.
+#include "ops/autocast.h"
 #include "python/tensor_methods.h"
 
 namespace gradtrack::python {
@@ -268,14 +269,18 @@ void bind_operators(Cls& cls) {
       "__matmul__",
       [](const Tensor& a, py::handle b) -> py::object {
         if (!is_tensor(b)) return not_implemented();
-        return py::cast(ops::matmul(a, b.cast<Tensor>()));
+        return py::cast(ops::autocast::lowered(
+            [](const Tensor& x, const Tensor& y) { return ops::matmul(x, y); }, a,
+            b.cast<Tensor>()));
       },
       py::is_operator());
   cls.def(
       "__rmatmul__",
       [](const Tensor& a, py::handle b) -> py::object {
         if (!is_tensor(b)) return not_implemented();
-        return py::cast(ops::matmul(b.cast<Tensor>(), a));
+        return py::cast(ops::autocast::lowered(
+            [](const Tensor& x, const Tensor& y) { return ops::matmul(x, y); }, b.cast<Tensor>(),
+            a));
       },
       py::is_operator());
   cls.def("__neg__", [](const Tensor& a) { return ops::neg(a); });

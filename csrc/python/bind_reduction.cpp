@@ -1,4 +1,5 @@
 // Reductions as Tensor methods and gradtrack.* functions.
+#include "ops/autocast.h"
 #include "python/tensor_methods.h"
 
 namespace gradtrack::python {
@@ -72,7 +73,8 @@ void bind_reductions(Cls& cls, py::module_& m) {
       py::arg("dim") = py::none(), py::arg("keepdim") = false);
   both(
       cls, m, "prod",
-      [](const Tensor& a, py::handle dim, bool keepdim, py::handle dtype) {
+      [](const Tensor& in, py::handle dim, bool keepdim, py::handle dtype) {
+        const Tensor a = ops::autocast::to_float32(in);  // on autocast's float32 list
         if (dim.is_none()) {
           auto dt = optional_dtype(dtype);
           return ops::prod_all(dt ? ops::to_dtype(a, *dt) : a);

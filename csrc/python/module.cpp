@@ -13,6 +13,7 @@ void init_bench(py::module_& m);      // bind_bench.cpp: benchmark reference loo
 void init_resample(py::module_& m);   // bind_resample.cpp: padding, interpolation, cdist
 void init_fast_path(py::module_& m);  // bind_fast_path.cpp: the out= fast path
 void init_fast_ops(py::module_& m);   // bind_fast_ops.cpp: Tensor number slots
+void init_autocast(py::module_& m);   // bind_autocast.cpp: CPU autocast state
 
 void rethrow_python() { throw py::error_already_set(); }
 
@@ -89,7 +90,8 @@ PYBIND11_MODULE(_C, m) {
   init_fast_path(m);  // the out= fast path
   init_fast_ops(m);   // + - * / number slots, installed by gradtrack/__init__
   install_argument_errors(m);
-  init_conv(m);   // convolution and pooling
+  init_conv(m);  // convolution and pooling
+  init_autocast(m);
   init_docs(m);   // _C._docs: docstrings from gradtrack/_docs
   init_bench(m);  // benchmark reference loops
 }

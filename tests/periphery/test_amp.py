@@ -6,8 +6,6 @@ import warnings
 
 import pytest
 
-import gradtrack
-
 from helpers import same
 
 
@@ -21,6 +19,11 @@ def _warned(fn):
     return scenario
 
 
+def _inside(region, fn):
+    with region:
+        return fn()
+
+
 AUTOCAST = {
     "defaults": lambda lib: (lib.is_autocast_enabled(), lib.is_autocast_enabled("cpu"),
                              str(lib.get_autocast_dtype("cpu")),
@@ -28,8 +31,8 @@ AUTOCAST = {
                              lib.amp.is_autocast_available("cpu"),
                              lib.amp.is_autocast_available("cuda"),
                              lib.amp.is_autocast_available("meta")),
-    "disabled_cpu": lambda lib: [lib.is_autocast_enabled("cpu")
-                                 for _ in [lib.autocast("cpu", enabled=False).__enter__()]],
+    "disabled_cpu": lambda lib: _inside(lib.autocast("cpu", enabled=False),
+                                        lambda: lib.is_autocast_enabled("cpu")),
     "cuda_disables_itself": lambda lib: (lambda a: (a.__enter__() is a,
                                                     lib.is_autocast_enabled("cuda"),
                                                     a.__exit__(None, None, None)))(
@@ -50,23 +53,14 @@ AUTOCAST = {
                                        str(lib.get_autocast_cpu_dtype())),
     "decorator_disabled": lambda lib: lib.autocast("cpu", enabled=False)(
         lambda: lib.is_autocast_enabled("cpu"))(),
-    "matmul_in_disabled_region": lambda lib: [
-        (lib.ones(2, 2) @ lib.ones(2, 2)) for _ in [lib.autocast("cpu", enabled=False)
-                                                     .__enter__()]],
+    "matmul_in_disabled_region": lambda lib: _inside(lib.autocast("cpu", enabled=False),
+                                                     lambda: lib.ones(2, 2) @ lib.ones(2, 2)),
 }
 
 
 @pytest.mark.parametrize("case", sorted(AUTOCAST))
 def test_autocast_state_matches_torch(case):
     same(_warned(AUTOCAST[case]))
-
-
-def test_enabled_cpu_region_refuses_rather_than_compute_in_float32():
-    # NOTE [Autocast on the CPU]: no silent float32 where torch computes bfloat16.
-    with pytest.raises(NotImplementedError, match="autocast"):
-        with gradtrack.autocast("cpu"):
-            pass
-    assert not gradtrack.is_autocast_enabled("cpu")
 
 
 def _training(lib):

@@ -18,6 +18,7 @@ from . import _forward_ad
 from . import _ops
 from . import _resample
 from . import _conv
+from . import _autocast
 from . import _docs
 from . import _bench
 __all__: list[str] = ['Node', 'Tensor', 'abs', 'acos', 'acosh', 'add', 'addmm', 'all', 'amax', 'amin', 'any', 'arange', 'argmax', 'argmin', 'as_strided', 'asin', 'asinh', 'atan', 'atan2', 'atanh', 'bfloat16', 'bitwise_and', 'bitwise_not', 'bitwise_or', 'bitwise_xor', 'bmm', 'bool', 'cat', 'ceil', 'chunk', 'clamp', 'clamp_max', 'clamp_min', 'clone', 'concat', 'cos', 'cosh', 'deg2rad', 'div', 'dot', 'dtype', 'empty', 'eq', 'equal', 'erf', 'erfc', 'erfinv', 'exp', 'exp2', 'expm1', 'eye', 'flatten', 'float16', 'float32', 'float64', 'floor', 'floor_divide', 'fmod', 'frac', 'from_numpy', 'full', 'gather', 'ge', 'get_num_threads', 'gt', 'hypot', 'index_select', 'int16', 'int32', 'int64', 'int8', 'is_anomaly_check_nan_enabled', 'is_anomaly_enabled', 'is_grad_enabled', 'is_inference_mode_enabled', 'isfinite', 'isinf', 'isnan', 'isneginf', 'isposinf', 'le', 'linspace', 'log', 'log10', 'log1p', 'log2', 'log_softmax', 'logical_and', 'logical_not', 'logical_or', 'logical_xor', 'lt', 'masked_fill', 'masked_select', 'matmul', 'maximum', 'mean', 'minimum', 'mm', 'mul', 'mv', 'narrow', 'ne', 'neg', 'ones', 'outer', 'permute', 'pow', 'prod', 'rad2deg', 'rand', 'randint', 'randn', 'randperm', 'reciprocal', 'relu', 'remainder', 'reshape', 'round', 'rsqrt', 'rsub', 'scatter', 'scatter_add', 'select', 'set_num_threads', 'sgn', 'sigmoid', 'sign', 'signbit', 'sin', 'sinc', 'sinh', 'softmax', 'split', 'sqrt', 'square', 'squeeze', 'stack', 'sub', 'sum', 'swapaxes', 't', 'tan', 'tanh', 'tensor', 'transpose', 'trunc', 'uint8', 'unbind', 'unsqueeze', 'where', 'zeros']
@@ -3377,7 +3378,7 @@ tensor([[1, 2, 1, 2]])"""
 >>> gradtrack.topk(gradtrack.tensor([2., 3., 1.]), 2).values
 tensor([3., 2.])"""
 
-    def trace(self) -> Tensor:
+    def trace(*self: typing.Any, **kwargs: typing.Any) -> Tensor:
         """The sum of a matrix's main diagonal.
 
 >>> import gradtrack

@@ -20,6 +20,7 @@ import string
 import warnings
 
 from .. import _C
+from .._autocast import runs_in_float32
 from . import methods, number
 from .scan_sort import _dt  # torch's scalar type names, as its distance checks print them
 
@@ -29,6 +30,7 @@ _R = _C._resample
 BOUND = ("mm", "bmm", "mv", "dot", "outer", "matmul", "addmm")
 
 
+@runs_in_float32
 def trace(input):  # noqa: A002
     """The sum of a matrix's main diagonal."""
     return _E.trace(input)
@@ -101,6 +103,7 @@ _COMPUTE_MODES = {"use_mm_for_euclid_dist_if_necessary": 0, "use_mm_for_euclid_d
                   "donot_use_mm_for_euclid_dist": 2}
 
 
+@runs_in_float32
 def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):
     """The ``p``-norm distance between each row of ``x1`` and each row of
     ``x2`` (batched over leading dims, which broadcast). For ``p=2``,

@@ -58,8 +58,10 @@ def custom_fwd(fwd=None, *, cast_inputs=None):
     >>> import gradtrack, warnings
     >>> with warnings.catch_warnings():
     ...     warnings.simplefilter("ignore")
-    ...     gradtrack.cuda.amp.custom_fwd(abs)(-1)
-    1
+    ...     fwd = gradtrack.cuda.amp.custom_fwd(lambda ctx, x: x + 1)
+    >>> ctx = gradtrack.autograd.function.FunctionCtx()
+    >>> fwd(ctx, 1), ctx._fwd_used_autocast
+    (2, False)
     """
     warnings.warn("`torch.cuda.amp.custom_fwd(args...)` is deprecated. Please use "
                   "`torch.amp.custom_fwd(args..., device_type='cuda')` instead.", FutureWarning,
@@ -73,8 +75,11 @@ def custom_bwd(bwd=None):
     >>> import gradtrack, warnings
     >>> with warnings.catch_warnings():
     ...     warnings.simplefilter("ignore")
-    ...     gradtrack.cuda.amp.custom_bwd(abs)(-1)
-    1
+    ...     bwd = gradtrack.cuda.amp.custom_bwd(lambda ctx, g: g * 2)
+    >>> ctx = gradtrack.autograd.function.FunctionCtx()
+    >>> ctx._fwd_used_autocast, ctx._dtype = False, gradtrack.float16
+    >>> bwd(ctx, 3)
+    6
     """
     warnings.warn("`torch.cuda.amp.custom_bwd(args...)` is deprecated. Please use "
                   "`torch.amp.custom_bwd(args..., device_type='cuda')` instead.", FutureWarning,

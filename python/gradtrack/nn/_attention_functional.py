@@ -232,6 +232,10 @@ def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor,
     tensor([[[1., 0.],
              [0., 1.]]])
     """
+    if _C._autocast.enabled():  # on autocast's lower-precision list
+        lower = _C._autocast.lower
+        query, key, value = lower(query), lower(key), lower(value)
+        attn_mask = None if attn_mask is None else lower(attn_mask)
     _check_sdpa_inputs(query, key, value, attn_mask, dropout_p, is_causal, enable_gqa)
     if scale is None:
         size = query.shape[-1]

@@ -275,6 +275,8 @@ def prelu(input, weight):  # noqa: A002
     >>> F.prelu(gradtrack.tensor([-2.0, 3.0]), gradtrack.tensor([0.25]))
     tensor([-0.5000,  3.0000])
     """
+    if _C._autocast.enabled():  # on autocast's lower-precision list
+        input, weight = _C._autocast.lower(input), _C._autocast.lower(weight)  # noqa: A001
     count = weight.numel()
     ndim = input.dim()
     if count != 1:

@@ -15,6 +15,7 @@ tensor([-0.1000,  0.0000,  2.0000], grad_fn=<LeakyReluBackward0>)
 import warnings
 
 from .. import _C
+from .._autocast import runs_in_float32
 from ._arguments import _broadcast_pair, _implicit_dim, _legacy_reduction, _reduction_enum
 
 _nn = _C._nn
@@ -429,6 +430,7 @@ def _size_warning(input, target):  # noqa: A002
                       "broadcasting. Please ensure they have the same size.", stacklevel=3)
 
 
+@runs_in_float32
 def binary_cross_entropy(input, target, weight=None, size_average=None,  # noqa: A002
                          reduce=None, reduction="mean"):
     """``-w * (t * log(x) + (1 - t) * log(1 - x))``, the logs clamped at -100.
@@ -449,6 +451,7 @@ def binary_cross_entropy(input, target, weight=None, size_average=None,  # noqa:
     return _nn.binary_cross_entropy(input, target, weight, enum)
 
 
+@runs_in_float32
 def binary_cross_entropy_with_logits(input, target, weight=None, size_average=None,  # noqa: A002
                                      reduce=None, reduction="mean", pos_weight=None):
     """Binary cross entropy of ``sigmoid(input)``, computed stably from the logits;
@@ -486,6 +489,7 @@ def _weighted(loss, weight, reduction, mean_by_weight):
                      "'sum'.")
 
 
+@runs_in_float32
 def l1_loss(input, target, size_average=None, reduce=None, reduction="mean",  # noqa: A002
             weight=None):
     """Mean absolute error; as torch, ``(input - target).abs()`` then the reduction.
@@ -508,6 +512,7 @@ def l1_loss(input, target, size_average=None, reduce=None, reduction="mean",  # 
     return loss if enum == 0 else loss.sum() if enum == 2 else loss.mean()
 
 
+@runs_in_float32
 def smooth_l1_loss(input, target, size_average=None, reduce=None,  # noqa: A002
                    reduction="mean", beta=1.0):
     """Quadratic below ``beta``, linear above (``SmoothL1LossBackward0``).
@@ -530,6 +535,7 @@ def smooth_l1_loss(input, target, size_average=None, reduce=None,  # noqa: A002
     return _nn.smooth_l1_loss(input, target, enum, float(beta))
 
 
+@runs_in_float32
 def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):  # noqa: A002
     """Quadratic below ``delta``, ``delta``-scaled linear above (``HuberLossBackward0``).
 
@@ -550,6 +556,7 @@ def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):  # noqa
     return _nn.huber_loss(input, target, enum, float(delta))
 
 
+@runs_in_float32
 def kl_div(input, target, size_average=None, reduce=None, reduction="mean",  # noqa: A002
            log_target=False):
     """KL divergence ``target * (log(target) - input)`` with ``input`` a log-probability

@@ -16,6 +16,7 @@ tensor(0.5000)
 import math
 
 from .. import _C
+from .._autocast import runs_in_float32
 from ._arguments import _legacy_reduction, _reduction_enum
 from ._functional_distance import pairwise_distance
 from ._functional_layers import logsigmoid
@@ -45,6 +46,7 @@ def _reduce(loss, enum):
     return loss
 
 
+@runs_in_float32
 def cosine_embedding_loss(input1, input2, target, margin=0, size_average=None, reduce=None,
                           reduction="mean"):
     """``1 - cos(x1, x2)`` where ``target == 1``, ``max(0, cos(x1, x2) - margin)`` where
@@ -77,6 +79,7 @@ def cosine_embedding_loss(input1, input2, target, margin=0, size_average=None, r
     return _reduce(out, enum)
 
 
+@runs_in_float32
 def margin_ranking_loss(input1, input2, target, margin=0, size_average=None, reduce=None,
                         reduction="mean"):
     """``max(0, -target * (x1 - x2) + margin)``.
@@ -95,6 +98,7 @@ def margin_ranking_loss(input1, input2, target, margin=0, size_average=None, red
     return _reduce((-target * (input1 - input2) + margin).clamp_min_(0), enum)
 
 
+@runs_in_float32
 def hinge_embedding_loss(input, target, margin=1.0, size_average=None,  # noqa: A002
                          reduce=None, reduction="mean"):
     """``x`` where ``target == 1``, ``max(0, margin - x)`` where ``target == -1``.
@@ -112,6 +116,7 @@ def hinge_embedding_loss(input, target, margin=1.0, size_average=None,  # noqa: 
     return _reduce(out_margin + out_self, enum)
 
 
+@runs_in_float32
 def poisson_nll_loss(input, target, log_input=True, full=False, size_average=None,  # noqa: A002
                      eps=1e-8, reduce=None, reduction="mean"):
     """Negative log-likelihood of ``target`` under a Poisson of rate ``input`` (or
@@ -180,6 +185,7 @@ def _soft_margin(input, target, enum):  # noqa: A002
 _soft_margin_node = composite_node("SoftMarginLossBackward0", _soft_margin)
 
 
+@runs_in_float32
 def soft_margin_loss(input, target, size_average=None, reduce=None,  # noqa: A002
                      reduction="mean"):
     """``log(1 + exp(-target * input))`` (``SoftMarginLossBackward0``).
@@ -241,6 +247,7 @@ _multi_margin_node = composite_node(
                                       "implemented"))
 
 
+@runs_in_float32
 def multi_margin_loss(input, target, p=1, margin=1.0, weight=None,  # noqa: A002
                       size_average=None, reduce=None, reduction="mean"):
     """Multi-class hinge loss: ``sum_j max(0, margin - x[y] + x[j]) ** p / C`` over the
@@ -300,6 +307,7 @@ _multilabel_margin_node = composite_node(
                                       "not implemented"))
 
 
+@runs_in_float32
 def multilabel_margin_loss(input, target, size_average=None, reduce=None,  # noqa: A002
                            reduction="mean"):
     """Multi-label hinge loss: each row's labels are ``target``'s entries up to the first
@@ -325,6 +333,7 @@ def multilabel_margin_loss(input, target, size_average=None, reduce=None,  # noq
     return _multilabel_margin_node(input, target, enum)
 
 
+@runs_in_float32
 def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-6, swap=False,
                         size_average=None, reduce=None, reduction="mean"):
     """``max(0, margin + d(a, p) - d(a, n))`` with the pairwise ``p``-norm distance.

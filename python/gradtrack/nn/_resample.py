@@ -70,6 +70,8 @@ def pad(input, pad, mode="constant", value=None):  # noqa: A002 - torch's argume
                                   f"input tensor.\n{_PAD_SIZES}")
     if mode == "circular":
         return _pad_circular(input, pad)
+    if mode == "replicate" or k < 3:  # on autocast's float32 list, but reflection_pad3d
+        input = _C._autocast.to_float32(input)  # noqa: A001
     return _pad_map(input, pad, k, _REFLECT if mode == "reflect" else _REPLICATE)
 
 

@@ -16,6 +16,7 @@ grad_fn PyTorch records (``AddmmBackward0``, ``MseLossBackward0``,
 import warnings
 
 from .. import _C
+from .._autocast import runs_in_float32
 from ._arguments import (  # noqa: F401 - _legacy_reduction: nn/modules/loss.py reads it here
     _broadcast_pair, _implicit_dim, _legacy_reduction, _reduction_enum,
 )
@@ -128,6 +129,7 @@ def log_softmax(input, dim=None, _stacklevel=3, dtype=None):  # noqa: A002
 
 # ---- losses --------------------------------------------------------------------------------
 
+@runs_in_float32
 def mse_loss(input, target, size_average=None, reduce=None,  # noqa: A002
              reduction="mean", weight=None):
     """Mean squared error ``(input - target) ** 2``, reduced.
@@ -165,6 +167,7 @@ def _weighted_mse(input, target, reduction, weight):  # noqa: A002
                      "'sum'.")
 
 
+@runs_in_float32
 def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100,  # noqa: A002
              reduce=None, reduction="mean"):
     """Negative log-likelihood of class indices ``target`` under log-probabilities ``input``.
@@ -217,6 +220,7 @@ def _scalar_type(t):
     return _SCALAR_TYPE[repr(t.dtype).split(".", 1)[1]]
 
 
+@runs_in_float32
 def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-100,  # noqa: A002
                   reduce=None, reduction="mean", label_smoothing=0.0):
     """``nll_loss(log_softmax(input, class_dim), target)``.

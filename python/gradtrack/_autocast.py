@@ -1,0 +1,44 @@
+"""The float32 list of CPU autocast: the functions torch runs in float32 inside an enabled
+``torch.autocast("cpu")`` region, whatever the dtype of their inputs (losses, ``prod``,
+``cdist``, ``trace``, the reflection and replication pads). The lower-precision list
+(matmul, linear, conv, ...) casts in the C++ bindings: NOTE [Autocast at the Python
+boundary] in csrc/ops/autocast.cpp.
+
+This module imports nothing of gradtrack but ``_C``: the functional modules import it.
+"""
+
+import functools
+
+from . import _C
+
+_enabled = _C._autocast.enabled
+_to_float32 = _C._autocast.to_float32
+_Tensor = _C.Tensor
+
+
+def _widen(x):
+    if isinstance(x, _Tensor):
+        return _to_float32(x)
+    if isinstance(x, (list, tuple)) and any(isinstance(v, _Tensor) for v in x):
+        return type(x)(_widen(v) for v in x)
+    return x
+
+
+def runs_in_float32(fn):
+    """``fn``, with its bfloat16 and float16 tensor arguments cast to float32 while a CPU
+    autocast region is open (torch's "fp32" op list); outside one, ``fn`` as it is.
+
+    >>> import gradtrack
+    >>> from gradtrack._autocast import runs_in_float32
+    >>> twice = runs_in_float32(lambda x: x * 2)
+    >>> with gradtrack.autocast("cpu"):
+    ...     twice(gradtrack.ones(2, dtype=gradtrack.bfloat16)).dtype
+    gradtrack.float32
+    """
+    @functools.wraps(fn)
+    def in_float32(*args, **kwargs):
+        if _enabled():
+            args = tuple(_widen(a) for a in args)
+            kwargs = {k: _widen(v) for k, v in kwargs.items()}
+        return fn(*args, **kwargs)
+    return in_float32

@@ -4,6 +4,7 @@
 
 #include "ops/nn/conv.h"
 #include "ops/autocast.h"
+#include "ops/memory_format.h"
 #include "python/common.h"
 
 namespace gradtrack::python {
@@ -18,7 +19,10 @@ DimVector dims(const Ints& v) {
   return out;
 }
 
-py::tuple pair(const std::pair<Tensor, Tensor>& p) { return py::make_tuple(p.first, p.second); }
+// A pool's values and indices, both laid out like `x` (NOTE [Channels-last results]).
+py::tuple pair_like(const std::pair<Tensor, Tensor>& p, const Tensor& x) {
+  return py::make_tuple(ops::follow_layout(p.first, x), ops::follow_layout(p.second, x));
+}
 
 ops::PoolArgs pool_args(const Ints& k, const Ints& s, const Ints& p, const Ints& d, bool ceil,
                         bool include_pad, int64_t divisor) {
@@ -48,29 +52,35 @@ void init_conv(py::module_& m) {
     a.pad_extra = dims(pad_extra);
     a.transposed = transposed;
     a.groups = groups;
+    // NOTE [Channels-last results]: a channels-last input or weight, a channels-last result
+    const bool channels_last = ops::is_channels_last(x) || ops::is_channels_last(w);
+    Tensor y;
     if (b.is_none()) {
-      return ops::autocast::lowered(
+      y = ops::autocast::lowered(
           [&](const Tensor& x2, const Tensor& w2) { return ops::convolution(x2, w2, nullptr, a); },
           x, w);
+    } else {
+      y = ops::autocast::lowered([&](const Tensor& x2, const Tensor& w2,
+                                     const Tensor& b2) { return ops::convolution(x2, w2, &b2, a); },
+                                 x, w, b.cast<Tensor>());
     }
-    return ops::autocast::lowered(
-        [&](const Tensor& x2, const Tensor& w2, const Tensor& b2) {
-          return ops::convolution(x2, w2, &b2, a);
-        },
-        x, w, b.cast<Tensor>());
+    if (channels_last) ops::make_channels_last(y);
+    return y;
   });
-  c.def("max_pool2d_with_indices",
-        [](const Tensor& x, const Ints& k, const Ints& s, const Ints& p, const Ints& d, bool ceil) {
-          return pair(ops::max_pool2d_with_indices(x, pool_args(k, s, p, d, ceil, true, 0)));
-        });
+  c.def("max_pool2d_with_indices", [](const Tensor& x, const Ints& k, const Ints& s, const Ints& p,
+                                      const Ints& d, bool ceil) {
+    return pair_like(ops::max_pool2d_with_indices(x, pool_args(k, s, p, d, ceil, true, 0)), x);
+  });
   c.def("avg_pool2d", [](const Tensor& x, const Ints& k, const Ints& s, const Ints& p, bool ceil,
                          bool include_pad, int64_t divisor) {
-    return ops::avg_pool2d(x, pool_args(k, s, p, {1, 1}, ceil, include_pad, divisor));
+    return ops::follow_layout(
+        ops::avg_pool2d(x, pool_args(k, s, p, {1, 1}, ceil, include_pad, divisor)), x);
   });
-  c.def("adaptive_avg_pool2d",
-        [](const Tensor& x, const Ints& size) { return ops::adaptive_avg_pool2d(x, dims(size)); });
+  c.def("adaptive_avg_pool2d", [](const Tensor& x, const Ints& size) {
+    return ops::follow_layout(ops::adaptive_avg_pool2d(x, dims(size)), x);
+  });
   c.def("adaptive_max_pool2d", [](const Tensor& x, const Ints& size) {
-    return pair(ops::adaptive_max_pool2d(x, dims(size)));
+    return pair_like(ops::adaptive_max_pool2d(x, dims(size)), x);
   });
 }
 

@@ -2,6 +2,7 @@
 // dropout's noise and the losses of ops/nn/. nn.functional checks the
 // arguments torch checks in Python, then calls these.
 #include "ops/nn/loss.h"
+#include "ops/memory_format.h"
 #include "ops/nn/nn.h"
 #include "python/common.h"
 
@@ -21,7 +22,10 @@ const Tensor* optional_tensor(py::handle h, Tensor& slot) {
 
 void bind_activations(py::module_& m) {
   m.def("activation", [](int kind, const Tensor& x, double a, double b, double c) {
-    return ops::activation(static_cast<Act>(kind), x, ActParams{a, b, c});
+    Tensor y = ops::activation(static_cast<Act>(kind), x, ActParams{a, b, c});
+    // NOTE [Channels-last results]; torch's log_sigmoid writes row-major
+    if (static_cast<Act>(kind) != Act::LogSigmoid) ops::follow_layout(y, x);
+    return y;
   });
   m.def("activation_", [](int kind, const Tensor& x, double a, double b, double c) {
     return ops::activation_(static_cast<Act>(kind), x, ActParams{a, b, c});
@@ -50,15 +54,18 @@ void bind_norms(py::module_& m) {
         });
   m.def("group_norm", [](const Tensor& x, int64_t groups, py::handle w, py::handle b, double eps) {
     Tensor ws, bs;
-    return ops::native_group_norm(x, optional_tensor(w, ws), optional_tensor(b, bs), groups,
-                                  eps)[0];
+    return ops::follow_layout(
+        ops::native_group_norm(x, optional_tensor(w, ws), optional_tensor(b, bs), groups, eps)[0],
+        x);
   });
   m.def("batch_norm", [](const Tensor& x, py::handle w, py::handle b, py::handle rm, py::handle rv,
                          bool training, double momentum, double eps) {
     Tensor ws, bs, ms, vs;
-    return ops::native_batch_norm(x, optional_tensor(w, ws), optional_tensor(b, bs),
-                                  optional_tensor(rm, ms), optional_tensor(rv, vs), training,
-                                  momentum, eps)[0];
+    return ops::follow_layout(
+        ops::native_batch_norm(x, optional_tensor(w, ws), optional_tensor(b, bs),
+                               optional_tensor(rm, ms), optional_tensor(rv, vs), training, momentum,
+                               eps)[0],
+        x);
   });
 }
 

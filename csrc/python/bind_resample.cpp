@@ -7,6 +7,7 @@
 #include <cmath>
 
 #include "ops/resample.h"
+#include "ops/memory_format.h"
 #include "python/common.h"
 
 namespace gradtrack::python {
@@ -22,11 +23,11 @@ void init_resample(py::module_& m) {
     s.pads = to_dims(pads);
     for (size_t j = 0; j < scales.size() && j < 3; ++j) s.scales[j] = scales[j].value_or(NAN);
     s.align_corners = align_corners;
-    return ops::resample(x, s);
+    return ops::follow_layout(ops::resample(x, s), x);  // NOTE [Channels-last results]
   });
   r.def("constant_pad_nd", [](const Tensor& x, py::handle pad, py::handle value) {
     std::optional<Scalar> v = to_scalar(value);
-    return ops::constant_pad_nd(x, to_dims(pad), v.value_or(Scalar(0.0)));
+    return ops::follow_layout(ops::constant_pad_nd(x, to_dims(pad), v.value_or(Scalar(0.0))), x);
   });
   r.def("cdist", [](const Tensor& x1, const Tensor& x2, double p, int64_t mode) {
     return ops::cdist(x1, x2, p, mode);

@@ -1,6 +1,7 @@
 // Views and shape ops as Tensor methods and gradtrack.* functions, and the
 // dtype conversions (float(), long(), ...).
 #include <algorithm>
+#include "ops/memory_format.h"
 #include "python/tensor_methods.h"
 
 namespace gradtrack::ops {
@@ -15,6 +16,15 @@ namespace gradtrack::python {
 namespace {
 
 using namespace methods;  // NOLINT: the shared binding helpers
+
+// cat, channels-last when every input is (NOTE [Channels-last results]).
+Tensor cat_in_layout(const std::vector<Tensor>& ts, int64_t dim) {
+  Tensor y = ops::cat(ts, dim);
+  bool channels_last = !ts.empty();
+  for (const Tensor& t : ts) channels_last = channels_last && ops::is_channels_last(t);
+  if (channels_last) ops::make_channels_last(y);
+  return y;
+}
 using ops::Cmp;
 using ops::Logic;
 
@@ -152,13 +162,13 @@ void bind_shape(Cls& cls, py::module_& m) {
   m.def(
       "cat",
       [](py::handle tensors, int64_t d) {
-        return ops::cat(tensor_list(tensors, "cat", "tensors", 1), d);
+        return cat_in_layout(tensor_list(tensors, "cat", "tensors", 1), d);
       },
       py::arg("tensors"), py::arg("dim") = 0);
   m.def(
       "concat",
       [](py::handle tensors, int64_t d) {
-        return ops::cat(tensor_list(tensors, "concat", "tensors", 1), d);
+        return cat_in_layout(tensor_list(tensors, "concat", "tensors", 1), d);
       },
       py::arg("tensors"), py::arg("dim") = 0);
   m.def(

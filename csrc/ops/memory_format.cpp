@@ -1,0 +1,69 @@
+// NOTE [Channels-last results]
+// torch's CPU kernels for convolution, batch and group norm, pooling, interpolation,
+// padding, the activations and cat write a channels-last result for a channels-last
+// input (convolution: input or weight), and a program sees it in strides(),
+// is_contiguous() and whether view() works. gradtrack's kernels compute row-major; the
+// bindings of those ops re-lay the result afterwards (one copy), through set_data on the
+// result itself, so the grad_fn, version and any saved reference stay as they were, with
+// the same values. Tested against torch's strides in tests/nn/test_channels_last.py.
+#include "ops/memory_format.h"
+
+#include "core/shape.h"
+#include "kernels/copy.h"
+
+namespace gradtrack::ops {
+
+namespace {
+
+// The dims from fastest to slowest in a channels-last layout.
+const int64_t kOrder4[] = {1, 3, 2, 0};
+const int64_t kOrder5[] = {1, 4, 3, 2, 0};
+
+DimVector channels_last_strides(const DimVector& sizes) {
+  const int64_t n = static_cast<int64_t>(sizes.size());
+  const int64_t* order = n == 4 ? kOrder4 : kOrder5;
+  DimVector strides(sizes.size(), 1);
+  int64_t step = 1;
+  for (int64_t i = 0; i < n; ++i) {
+    strides[order[i]] = step;
+    step *= sizes[order[i]];
+  }
+  return strides;
+}
+
+}  // namespace
+
+bool is_channels_last(const Tensor& t) {
+  const int64_t n = t.dim();
+  if (n != 4 && n != 5) return false;
+  const DimVector& sizes = t.sizes();
+  const DimVector& strides = t.strides();
+  if (strides[1] == 0) return false;
+  const int64_t* order = n == 4 ? kOrder4 : kOrder5;
+  int64_t least = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    const int64_t d = order[i];
+    if (sizes[d] == 0 || strides[d] < least) return false;
+    // N111-like ambiguity: identical strides on the batch and channel dims read as row-major
+    if (d == 0 && least == strides[1]) return false;
+    least = strides[d];
+    if (sizes[d] > 1) least *= sizes[d];
+  }
+  return true;
+}
+
+void make_channels_last(const Tensor& t) {
+  if (t.dim() != 4 && t.dim() != 5) return;
+  const DimVector strides = channels_last_strides(t.sizes());
+  if (t.strides() == strides) return;
+  Tensor relaid = empty_strided(t.sizes(), strides, t.dtype());
+  kernels::copy(relaid, t);
+  t->set_data(*relaid.get());
+}
+
+const Tensor& follow_layout(const Tensor& t, const Tensor& like) {
+  if (is_channels_last(like)) make_channels_last(t);
+  return t;
+}
+
+}  // namespace gradtrack::ops

@@ -1,0 +1,20 @@
+// Channels-last outputs: the ops whose result torch lays out like their input (NHWC in,
+// NHWC out) re-lay their row-major result where they enter from Python.
+// NOTE [Channels-last results].
+#pragma once
+
+#include "core/tensor.h"
+
+namespace gradtrack::ops {
+
+/// torch's suggest_memory_format() == channels_last (4-d) or channels_last_3d (5-d): the
+/// strides order C fastest, then the spatial dims last to first, then N; ambiguous
+/// layouts (a size-1 channel dim with row-major strides) count as row-major.
+bool is_channels_last(const Tensor& t);
+/// Re-lays `t` channels-last in place when it is not: same values, version and autograd
+/// identity (the node that made it keeps it as its output), new storage.
+void make_channels_last(const Tensor& t);
+/// `t`, re-laid channels-last when `like` is (returned for chaining).
+const Tensor& follow_layout(const Tensor& t, const Tensor& like);
+
+}  // namespace gradtrack::ops

@@ -7,6 +7,7 @@
 #include "autograd/functions.h"
 #include "autograd/fusion.h"
 #include "autograd/grad_mode.h"
+#include "autograd/profiling.h"
 #include "autograd/provenance.h"
 #include "core/silent_writes.h"
 #include "kernels/kernels.h"
@@ -173,7 +174,12 @@ void fit_gradients(const Edges& edges, TensorList& out, const Node* who) {
 // buffer can add into it in place, as PyTorch's does.
 TensorList call_node(Node& node, TensorList grads) {
   try {
+    const int64_t start = profiling::active() ? profiling::now_ns() : 0;
     TensorList out = node.apply(std::move(grads));
+    if (start != 0) {
+      profiling::record("autograd::engine::evaluate_function: " + node.name(), start,
+                        profiling::now_ns());
+    }
     if (AnomalyMode::is_enabled() && AnomalyMode::check_nan()) check_nan(node, out);
     return out;
   } catch (...) {

@@ -1,0 +1,20 @@
+// _C._profiler: the backward timings the engine records while gradtrack.profiler runs.
+#include "autograd/profiling.h"
+#include "python/common.h"
+
+namespace gradtrack::python {
+
+void init_profiler(py::module_& m) {
+  namespace prof = autograd::profiling;
+  py::module_ p = m.def_submodule("_profiler");
+  p.def("start", &prof::start);
+  p.def("stop", [] {
+    py::list out;
+    for (const prof::Event& e : prof::stop())
+      out.append(py::make_tuple(e.name, e.start_ns, e.end_ns, e.thread));
+    return out;
+  });
+  p.def("now_ns", &prof::now_ns);
+}
+
+}  // namespace gradtrack::python

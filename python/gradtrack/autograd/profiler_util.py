@@ -1,0 +1,207 @@
+"""The events a profile collects and their summaries, as torch's
+``torch.autograd.profiler_util``: ``FunctionEvent`` (one timed call), ``FunctionEventAvg``
+(the calls of one name added up) and ``EventList`` (``key_averages``, ``table``,
+``export_chrome_trace``, ``total_average``).
+
+>>> from gradtrack.autograd.profiler_util import EventList, FunctionEvent
+>>> events = EventList([FunctionEvent(0, "aten::mm", 1, 0, 2000)])
+>>> events.key_averages()[0].cpu_time_total
+2.0
+"""
+
+import json
+import os
+
+
+def _time_str(us):
+    if us >= 1e6:
+        return f"{us / 1e6:.3f}s"
+    if us >= 1e3:
+        return f"{us / 1e3:.3f}ms"
+    return f"{us:.3f}us"
+
+
+class FunctionEvent:
+    """One timed call: ``name``, its thread, start and end (nanoseconds, monotonic clock),
+    the events inside it (``cpu_children``) and the input shapes recorded for it. Times
+    are read in microseconds, as torch's.
+
+    >>> from gradtrack.autograd.profiler_util import FunctionEvent
+    >>> FunctionEvent(0, "aten::add", 1, 1000, 4000).cpu_time_total
+    3.0
+    """
+
+    def __init__(self, id, name, thread, start_ns, end_ns, input_shapes=None,  # noqa: A002
+                 is_user_annotation=False):
+        self.id = id
+        self.name = name
+        self.key = name
+        self.thread = thread
+        self.start_ns = start_ns
+        self.end_ns = end_ns
+        self.input_shapes = input_shapes if input_shapes is not None else []
+        self.is_user_annotation = is_user_annotation
+        self.cpu_children = []
+        self.cpu_parent = None
+        self.count = 1
+        self.device_type = "CPU"
+
+    @property
+    def cpu_time_total(self):
+        return (self.end_ns - self.start_ns) / 1e3
+
+    @property
+    def self_cpu_time_total(self):
+        return self.cpu_time_total - sum(c.cpu_time_total for c in self.cpu_children)
+
+    @property
+    def cpu_time(self):
+        return self.cpu_time_total
+
+    def __repr__(self):
+        return (f"<FunctionEvent id={self.id} name={self.name} thread={self.thread} "
+                f"cpu_time={_time_str(self.cpu_time_total)} input_shapes={self.input_shapes}>")
+
+
+class FunctionEventAvg:
+    """The calls of one name (and input shapes, when grouped by them) added up.
+
+    >>> from gradtrack.autograd.profiler_util import FunctionEvent, FunctionEventAvg
+    >>> avg = FunctionEventAvg()
+    >>> avg.add(FunctionEvent(0, "aten::mm", 1, 0, 2000)).count
+    1
+    """
+
+    def __init__(self):
+        self.key = None
+        self.count = 0
+        self.cpu_time_total = 0.0
+        self.self_cpu_time_total = 0.0
+        self.input_shapes = None
+        self.is_user_annotation = False
+        self.device_type = "CPU"
+
+    def add(self, other):
+        if self.key is None:
+            self.key = other.key
+            self.input_shapes = other.input_shapes
+            self.is_user_annotation = other.is_user_annotation
+        self.count += other.count
+        self.cpu_time_total += other.cpu_time_total
+        self.self_cpu_time_total += other.self_cpu_time_total
+        return self
+
+    @property
+    def cpu_time(self):
+        return self.cpu_time_total / max(self.count, 1)
+
+    def __repr__(self):
+        return (f"<FunctionEventAvg key={self.key} self_cpu_time={_time_str(self.self_cpu_time_total)}"
+                f" cpu_time={_time_str(self.cpu_time)} input_shapes={self.input_shapes}>")
+
+
+_SORT_KEYS = {"cpu_time_total", "self_cpu_time_total", "cpu_time", "count"}
+
+
+class EventList(list):
+    """The events of a profile, in start order; ``key_averages()`` adds them up by name.
+
+    >>> from gradtrack.autograd.profiler_util import EventList
+    >>> EventList().key_averages()
+    []
+    """
+
+    def key_averages(self, group_by_input_shape=False, group_by_stack_n=0,
+                     group_by_overload_name=False):
+        groups = {}
+        for e in self:
+            key = (e.key, str(e.input_shapes)) if group_by_input_shape else e.key
+            groups.setdefault(key, FunctionEventAvg()).add(e)
+        averages = EventList(groups.values())
+        averages._shapes = group_by_input_shape
+        return averages
+
+    def total_average(self):
+        total = FunctionEventAvg()
+        for e in self:
+            total.add(e)
+        total.key = "Total"
+        return total
+
+    @property
+    def self_cpu_time_total(self):
+        return sum(e.self_cpu_time_total for e in self)
+
+    def table(self, sort_by=None, row_limit=100, max_src_column_width=75, max_name_column_width=55,
+              max_shapes_column_width=80, header=None, top_level_events_only=False):
+        """torch's table: name, self and total CPU time (with their share), the average, the
+        number of calls, and the input shapes when the events were grouped by them."""
+        rows = list(self)
+        # the column widths come from every event, the rows shown or not (as torch's)
+        name_width = min(max([len(str(e.key)) for e in rows] + [4]) + 4, max_name_column_width)
+        shape_width = min(max([len(str(e.input_shapes)) for e in rows] + [12]) + 4,
+                          max_shapes_column_width)
+        if sort_by is not None:
+            if sort_by not in _SORT_KEYS:
+                raise AttributeError(f"'FunctionEventAvg' object has no attribute '{sort_by}'")
+            rows.sort(key=lambda e: getattr(e, sort_by), reverse=True)
+        rows = rows[:row_limit] if row_limit is not None and row_limit >= 0 else rows
+        shapes = getattr(self, "_shapes", False)
+        total = self.self_cpu_time_total or 1.0
+        headers = ["Self CPU %", "Self CPU", "CPU total %", "CPU total", "CPU time avg",
+                   "# of Calls"]
+        widths = [12] * len(headers)
+        if shapes:
+            headers.append("Input Shapes")
+            widths.append(shape_width)
+        line = "-" * name_width + "  " + "".join("-" * w + "  " for w in widths)
+
+        def fmt(name, cells):
+            if len(name) > name_width:
+                name = name[:name_width - 3] + "..."
+            return name.rjust(name_width) + "  " + "".join(
+                str(c).rjust(w) + "  " for c, w in zip(cells, widths))
+
+        out = []
+        if header is not None:
+            out += ["=" * len(line), header]
+        out += [line, fmt("Name", headers), line]
+        for e in rows:
+            cells = [f"{100 * e.self_cpu_time_total / total:.2f}%", _time_str(e.self_cpu_time_total),
+                     f"{100 * e.cpu_time_total / total:.2f}%", _time_str(e.cpu_time_total),
+                     _time_str(e.cpu_time), e.count]
+            if shapes:
+                cells.append(str(e.input_shapes)[:widths[-1] - 4])
+            out.append(fmt(str(e.key), cells))
+        out += [line, f"Self CPU time total: {_time_str(self.self_cpu_time_total)}", ""]
+        return "\n".join(out)
+
+    def __str__(self):
+        return self.table()
+
+    def export_chrome_trace(self, path):
+        """Writes the events as a Chrome trace (``chrome://tracing``, Perfetto), as torch."""
+        events = [{"ph": "X", "cat": "user_annotation" if e.is_user_annotation else "cpu_op",
+                   "name": e.name, "pid": os.getpid(), "tid": e.thread, "ts": e.start_ns / 1e3,
+                   "dur": (e.end_ns - e.start_ns) / 1e3,
+                   "args": {"Input Dims": e.input_shapes} if e.input_shapes else {}}
+                  for e in self]
+        with open(path, "w") as f:
+            json.dump({"schemaVersion": 1, "displayTimeUnit": "ms", "traceEvents": events,
+                       "traceName": str(path)}, f)
+
+
+def nest(events):
+    """Sets each event's parent and children by time containment, per thread; returns
+    them as an EventList in start order."""
+    events = sorted(events, key=lambda e: (e.thread, e.start_ns, -e.end_ns))
+    stacks = {}
+    for e in events:
+        stack = stacks.setdefault(e.thread, [])
+        while stack and stack[-1].end_ns <= e.start_ns:
+            stack.pop()
+        if stack and e.end_ns <= stack[-1].end_ns:
+            e.cpu_parent = stack[-1]
+            stack[-1].cpu_children.append(e)
+        stack.append(e)
+    return EventList(sorted(events, key=lambda e: e.start_ns))

@@ -9,7 +9,14 @@ torch's words, measured with torch 2.13 on two local gloo processes:
   logs of the remote worker before reporting an error. GLHF!`` (and an emoji), at once, for
   the pending collective and every later one;
 - a peer alive but not joining: ``RuntimeError: [.../unbound_buffer.cc:78] Timed out waiting
-  500ms for recv operation to complete`` after ``barrier(timeout=)`` or the group's timeout;
+  500ms for recv operation to complete`` after ``barrier(timeout=)`` or the group's timeout,
+  and ``Application timeout caused pair closure`` from the group afterwards;
+- ``monitored_barrier``: rank 0 raises ``[Rank 0]: Rank 1 failed to pass monitoredBarrier in
+  1000 ms\n Original exception: \n[...] Timed out waiting 1000ms for recv operation to
+  complete``; another rank that does not hear from rank 0 within the group's timeout raises
+  ``Rank 1 successfully reached monitoredBarrier, but received errors while waiting for
+  send/recv from rank 0. Please check rank 0 logs for faulty rank.\n Original exception:
+  \n...``;
 - a peer that never calls init_process_group: ``DistStoreError: Timed out after 4 seconds
   waiting for clients. 1/2 clients joined.`` (a store rendezvous; MPI's has no count);
 - ``timeout=5`` (not a timedelta): ``TypeError: Expected timeout argument to be of type
@@ -87,10 +94,29 @@ def test_timeouts_of_barrier_of_the_group_and_of_wait(tmp_path):
             "TypeError: (): incompatible function arguments. The following argument types are "
             "supported:\n    1. (self: torch._C._distributed_c10d.BarrierOptions, arg0: "
             "datetime.timedelta) -> None\n\nInvoked with: 1"),
+        "work_wait_timeout": TIMED_OUT.format(ms=500, op="barrier"),
         "group_timeout": TIMED_OUT.format(ms=2000, op="all_reduce"),
-        "work_wait_timeout": TIMED_OUT.format(ms=500, op="barrier")}
+        "after_a_timeout": "RuntimeError: Application timeout caused pair closure"}
     assert 0.5 <= results["barrier_timeout"]["seconds"] < 5
     assert 2 <= results["group_timeout"]["seconds"] < 10
+
+
+def test_monitored_barrier_names_the_rank_that_did_not_come(tmp_path):
+    ranks = run(3, "faults.py", tmp_path, timeout=60, args=["monitored"])
+    assert ranks[2] == {}
+    outcomes, _ = _outcomes(ranks, 0)
+    assert outcomes == {
+        "first": ("RuntimeError: [Rank 0]: Rank 2 failed to pass monitoredBarrier in 1000 ms\n "
+                  "Original exception: \n" + TIMED_OUT.format(ms=1000, op="monitored_barrier")
+                  .removeprefix("RuntimeError: ")),
+        "wait_all_ranks": ("RuntimeError: [Rank 0]: Ranks 1, 2 failed to pass monitoredBarrier "
+                           "in 500 ms")}
+    outcomes, _ = _outcomes(ranks, 1)
+    assert outcomes == {
+        "first": ("RuntimeError: Rank 1 successfully reached monitoredBarrier, but received "
+                  "errors while waiting for send/recv from rank 0. Please check rank 0 logs for "
+                  "faulty rank.\n Original exception: \n"
+                  + TIMED_OUT.format(ms=2000, op="monitored_barrier").removeprefix("RuntimeError: "))}
 
 
 def test_init_process_group_timeout(tmp_path):

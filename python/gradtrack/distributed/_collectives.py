@@ -28,7 +28,7 @@ from .distributed_c10d import ReduceOp
 __all__ = ["all_reduce", "reduce", "broadcast", "all_gather", "all_gather_into_tensor",
            "all_gather_single", "gather", "scatter", "reduce_scatter_tensor",
            "reduce_scatter_single", "all_to_all_single", "send", "recv", "isend", "irecv",
-           "barrier"]
+           "barrier", "monitored_barrier"]
 
 
 # ---- argument checks ------------------------------------------------------------------------
@@ -235,6 +235,55 @@ def barrier(group=c10d.GroupMember.WORLD, async_op=False, device_ids=None, timeo
         return None
     limit = _faults.call_seconds(timeout, pg._timeout)
     return _run(async_op, pg, "Barrier", op_name="barrier", timeout=limit)
+
+
+_ARRIVED_TAG, _RELEASED_TAG = 32001, 32002  # monitored_barrier's messages on the group
+
+
+def monitored_barrier(group=c10d.GroupMember.WORLD, timeout=None, wait_all_ranks=False):
+    """A barrier that names the ranks that did not reach it: every other rank tells rank 0
+    it arrived and waits for rank 0 to release it; rank 0 raises torch's ``RuntimeError``
+    naming the first rank (every rank with ``wait_all_ranks=True``) that did not arrive
+    within ``timeout`` (the group's if None).
+
+    >>> import gradtrack, gradtrack.distributed as dist  # doctest: +SKIP
+    >>> dist.init_process_group("mpi")  # doctest: +SKIP
+    >>> dist.monitored_barrier(timeout=datetime.timedelta(seconds=60))  # doctest: +SKIP
+    """
+    pg = _group(group, "monitored_barrier")
+    if pg is None:
+        return None
+    limit = _faults.call_seconds(timeout, pg._timeout)
+    _faults.check_members(pg, "monitored_barrier")
+    me, comm = pg.rank(), pg._comm
+    if pg.size() == 1:
+        return None
+    MPI = c10d._mpi()
+    if me != 0:
+        _faults.keep(comm.Isend([bytearray(1), MPI.BYTE], 0, _ARRIVED_TAG))
+        try:
+            _faults.wait([comm.Irecv([bytearray(1), MPI.BYTE], 0, _RELEASED_TAG)], pg,
+                         "monitored_barrier")
+        except RuntimeError as e:
+            raise RuntimeError(f"Rank {me} successfully reached monitoredBarrier, but received "
+                               "errors while waiting for send/recv from rank 0. Please check rank "
+                               f"0 logs for faulty rank.\n Original exception: \n{e}") from None
+        return None
+    ms = int(round(limit * 1000))
+    arrivals = {r: comm.Irecv([bytearray(1), MPI.BYTE], r, _ARRIVED_TAG)
+                for r in range(1, pg.size())}
+    try:
+        _faults.wait(list(arrivals.values()), pg, "monitored_barrier", limit)
+    except RuntimeError as e:
+        missing = [r for r, req in arrivals.items() if not req.Test()]
+        if wait_all_ranks:
+            raise RuntimeError(f"[Rank 0]: Ranks {', '.join(map(str, missing))} failed to pass "
+                               f"monitoredBarrier in {ms} ms") from None
+        raise RuntimeError(f"[Rank 0]: Rank {missing[0]} failed to pass monitoredBarrier in "
+                           f"{ms} ms\n Original exception: \n{e}") from None
+    for r in arrivals:
+        _faults.keep(comm.Isend([bytearray(1), MPI.BYTE], r, _RELEASED_TAG))
+    return None
 
 
 # ---- gathers and scatters -------------------------------------------------------------------

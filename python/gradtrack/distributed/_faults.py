@@ -135,8 +135,22 @@ def _first_departed(pg):
     return None
 
 
+def keep(request):
+    """Keeps a request that nobody waits for (and, through it, its buffer) alive until it
+    completes: MPI may still write into a buffer whose request was dropped."""
+    _in_flight[:] = [r for r in _in_flight if not r.Test()]
+    _in_flight.append(request)
+
+
+_in_flight = []  # requests of sends not waited for, and of collectives that failed
+
+
 def check_members(pg, op_name):
-    """Raises torch's error at once when a member of ``pg`` is already known to have left."""
+    """Raises torch's error at once when a member of ``pg`` is already known to have left, or
+    a collective on ``pg`` timed out: the late ranks' parts of it could otherwise complete
+    a later collective (gloo closes its connections after a timeout too)."""
+    if pg._timed_out:
+        raise RuntimeError("Application timeout caused pair closure")
     gone = _first_departed(pg)
     if gone is not None:
         raise RuntimeError(CLOSED.format(rank=gone, op=op_name))
@@ -159,8 +173,11 @@ def wait(requests, pg, op_name, timeout=None, statuses=None):
             gone = _departed(pg)
             gone_at = now
         elif now - gone_at > GRACE:
+            _in_flight.extend(requests)
             raise RuntimeError(CLOSED.format(rank=gone, op=op_name))
         if now - start > limit:
+            _in_flight.extend(requests)
+            pg._timed_out = True
             raise RuntimeError(TIMED_OUT.format(ms=int(round(limit * 1000)), op=op_name))
         spins += 1
         if spins > 200:  # a slow peer: stop spinning, wake up at most every millisecond

@@ -174,6 +174,7 @@ class ProcessGroup:
         self._ranks = list(ranks)
         self._timeout = timeout  # seconds: how long a collective may wait for the others
         self._sequence = 0  # collectives run so far, as torch's fingerprints count them
+        self._timed_out = False  # a collective timed out: the group is unusable, as gloo's
 
     def rank(self):
         return self._comm.Get_rank()
@@ -307,8 +308,7 @@ def init_process_group(backend: Any = None, init_method: Any = None, timeout: An
         warnings.warn(f"For MPI backend, world_size ({world_size}) and rank ({rank}) are ignored "
                       "since they are assigned by the MPI runtime.", UserWarning, stacklevel=2)
     MPI = _mpi()
-    _rendezvous(MPI.COMM_WORLD, limit)
-    comm = MPI.COMM_WORLD.Dup()  # our own context: user's own mpi4py traffic cannot mix in
+    comm = _rendezvous(MPI.COMM_WORLD, limit)
     world = ProcessGroup(comm, range(comm.Get_size()), limit)
     _faults.open_world(comm)
     GroupMember.WORLD = world
@@ -318,18 +318,17 @@ def init_process_group(backend: Any = None, init_method: Any = None, timeout: An
 
 
 def _rendezvous(comm, limit):
-    """Waits until every rank called init_process_group, for at most ``limit`` seconds: the
-    communicator's duplication that follows is collective and would wait forever for a
-    rank that never comes."""
-    if comm.Get_size() == 1:
-        return
-    request = comm.Ibarrier()
+    """A duplicate of ``comm`` (our own context: the user's own mpi4py traffic cannot mix in),
+    made once every rank called init_process_group; raises torch's ``DistStoreError`` when
+    some rank has not within ``limit`` seconds (a blocking duplication would wait forever)."""
+    new, request = comm.Idup()
     start = time.monotonic()
     while not request.Test():
         if time.monotonic() - start > limit:
             raise DistStoreError(f"Timed out after {limit:g} seconds waiting for clients. "
                                  "Not every rank of the MPI job called init_process_group.")
         time.sleep(0.001)
+    return new
 
 
 def destroy_process_group(group: Any = None) -> None:  # noqa: F811 - torch's argument name

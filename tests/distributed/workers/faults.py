@@ -88,17 +88,35 @@ def destroys_early():
 
 
 def stalls():
-    """Rank 1 is alive but does not join for 6 s: timeouts of the call and of the group."""
-    dist.init_process_group("mpi", timeout=seconds(2))
+    """Rank 1 is alive but does not join for 6 s: timeouts of the call and of the group. A
+    group whose collective timed out is unusable (as gloo's), so each case has its own."""
+    dist.init_process_group("mpi", timeout=seconds(60))  # imports may take seconds on a busy host
+    groups = [dist.new_group([0, 1]) for _ in range(3)]
+    two_seconds = dist.new_group([0, 1], timeout=seconds(2))
     if RANK == 1:
         time.sleep(6)
         return
-    record("barrier_timeout", dist.barrier, timeout=seconds(0.5))
-    record("barrier_float_timeout", dist.barrier, timeout=0.5)
-    record("barrier_int_timeout", dist.barrier, timeout=1)
-    record("group_timeout", dist.all_reduce, gt.ones(3))
-    work = dist.barrier(async_op=True)
+    record("barrier_timeout", dist.barrier, groups[0], timeout=seconds(0.5))
+    record("barrier_float_timeout", dist.barrier, groups[1], timeout=0.5)
+    record("barrier_int_timeout", dist.barrier, groups[2], timeout=1)
+    work = dist.barrier(groups[2], async_op=True)
     record("work_wait_timeout", work.wait, timeout=seconds(0.5))
+    record("group_timeout", dist.all_reduce, gt.ones(3), group=two_seconds)
+    record("after_a_timeout", dist.barrier, groups[0])
+
+
+def monitored():
+    """Rank 2 does not reach monitored_barrier: rank 0 names it, rank 1 is told to look at
+    rank 0's logs."""
+    dist.init_process_group("mpi", timeout=seconds(60))
+    first, second = dist.new_group(timeout=seconds(2)), dist.new_group()
+    if RANK == 2:
+        time.sleep(5)
+        return
+    record("first", dist.monitored_barrier, first, timeout=seconds(1))
+    if RANK == 0:
+        record("wait_all_ranks", dist.monitored_barrier, second, timeout=seconds(0.5),
+               wait_all_ranks=True)
 
 
 def init_alone():

@@ -166,7 +166,7 @@ def wait(requests, pg, op_name, timeout=None, statuses=None):
         return
     limit = pg._timeout if timeout is None else timeout
     start = time.monotonic()
-    gone, gone_at, spins = None, 0.0, 0
+    gone, gone_at = None, 0.0
     while not MPI.Request.Testall(requests, statuses):
         now = time.monotonic()
         if gone is None:
@@ -179,9 +179,11 @@ def wait(requests, pg, op_name, timeout=None, statuses=None):
             _in_flight.extend(requests)
             pg._timed_out = True
             raise RuntimeError(TIMED_OUT.format(ms=int(round(limit * 1000)), op=op_name))
-        spins += 1
-        if spins > 200:  # a slow peer: stop spinning, wake up at most every millisecond
-            time.sleep(min(0.001, 0.00001 * (spins - 200)))
+        # As MPI's own wait: poll for a while, then give the core away between polls (on a
+        # crowded host the peer may need it to make progress), and back off for a slow peer.
+        waited = now - start
+        if waited > 0.002:
+            time.sleep(0 if waited < 0.05 else min(0.001, waited / 100))
 
 
 # ---- the same collective on every rank ------------------------------------------------------

@@ -78,6 +78,15 @@ def test_ddp_with_a_rank_one_batch_short_raises_in_backward(tmp_path):
     assert outcomes == {"backward_of_the_extra_batch": CLOSED.format(rank=1, op="all_reduce")}
 
 
+def test_a_rank_killed_by_a_signal_ends_the_whole_job(tmp_path):
+    # The group's timeout is 10 minutes: only mpiexec ending the job keeps this under 60 s.
+    with pytest.raises(AssertionError) as failed:
+        run(2, "faults.py", tmp_path, timeout=60, args=["killed"])
+    message = str(failed.value)
+    assert "timed out" not in message and "exited" in message
+    assert "Killed (signal 9)" in message
+
+
 def test_a_rank_that_destroys_the_group_makes_the_others_raise(tmp_path):
     ranks = run(2, "faults.py", tmp_path, timeout=60, args=["destroys_early"])
     outcomes, _ = _outcomes(ranks, 0)

@@ -77,6 +77,17 @@ def ddp_uneven_batches():
     record("backward_of_the_extra_batch", loss.backward)
 
 
+def killed():
+    """Rank 1 is killed by a signal while rank 0 waits in all_reduce: it cannot say farewell,
+    and mpiexec ends the whole job."""
+    import os
+    import signal
+    dist.init_process_group("mpi", timeout=seconds(600))
+    if RANK == 1:
+        os.kill(os.getpid(), signal.SIGKILL)
+    dist.all_reduce(gt.ones(2))
+
+
 def destroys_early():
     """Rank 1 destroys the default group (and lives on) while rank 0 waits in a barrier."""
     dist.init_process_group("mpi", timeout=seconds(60))

@@ -62,7 +62,8 @@ def test_a_rank_that_leaves_early_makes_the_others_raise(tmp_path, n):
             "later_broadcast": CLOSED.format(rank=last, op="broadcast"),
             "later_barrier": CLOSED.format(rank=last, op="barrier"),
             "later_async_all_reduce": CLOSED.format(rank=last, op="all_reduce"),
-            "later_object_collective": CLOSED.format(rank=last, op="all_gather_object")}
+            "later_object_collective": CLOSED.format(rank=last, op="all_gather_object"),
+            **({"later_recv_from_it": CLOSED.format(rank=last, op="recv")} if rank == 0 else {})}
         # within seconds, far from the group's 60 s timeout; later ones at once
         assert results["pending_all_reduce"]["seconds"] < 30
         assert results["later_barrier"]["seconds"] < 1

@@ -56,6 +56,8 @@ def leaves_early():
     record("later_barrier", dist.barrier)
     record("later_async_all_reduce", lambda: dist.all_reduce(gt.ones(4), async_op=True).wait())
     record("later_object_collective", dist.all_gather_object, [None] * SIZE, RANK)
+    if RANK == 0:
+        record("later_recv_from_it", dist.recv, gt.zeros(1), LAST)
     if SIZE > 2:  # a group without the rank that left still works
         u = gt.ones(2)
         dist.all_reduce(u, group=others)

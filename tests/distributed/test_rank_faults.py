@@ -25,10 +25,11 @@ torch's words, measured with torch 2.13 on two local gloo processes:
   ``TORCH_DISTRIBUTED_DEBUG=DETAIL`` every rank raises ``RuntimeError: Detected mismatch
   between collectives on ranks. Rank 0 is running collective:
   CollectiveFingerPrint(SequenceNumber=0, OpType=ALLREDUCE, TensorShape=[3],
-  TensorDtypes=Float, TensorDeviceTypes=...), but Rank 1 is running collective: ...
-  .Collectives differ in the following aspects:   Tensor Tensor shapes: 3vs 4``. gradtrack
-  always checks (an all-gather of each rank's shape and dtype before the data) and leaves
-  out the ``TensorDeviceTypes`` field, which is always the CPU here.
+  TensorDtypes=Float, TensorDeviceTypes=TensorOptions(dtype=float (default), ...)), but Rank
+  1 is running collective: ... .Collectives differ in the following aspects:   Tensor Tensor
+  shapes: 3vs 4`` (``Tensor Tensor dtypes: Floatvs Double`` for dtypes; the device options
+  are the same for every CPU tensor, whatever its dtype). gradtrack always checks (an
+  all-gather of each rank's shape and dtype before the data).
 """
 
 import pytest
@@ -142,7 +143,9 @@ def test_init_process_group_timeout(tmp_path):
 
 def _fingerprint(op, shape, dtype="Float"):
     return (f"CollectiveFingerPrint(SequenceNumber={{seq}}, OpType={op}, TensorShape={shape}, "
-            f"TensorDtypes={dtype})")
+            f"TensorDtypes={dtype}, TensorDeviceTypes=TensorOptions(dtype=float (default), "
+            "device=cpu, layout=Strided (default), requires_grad=false (default), "
+            "pinned_memory=false (default), memory_format=(nullopt)))")
 
 
 def test_mismatched_shapes_raise_on_every_rank(tmp_path):

@@ -213,9 +213,14 @@ def _describe(row, op_name):
     dims = [int(d) for d in row[4:4 + ndim]] if ndim <= _MAX_DIMS else ["..."]
     dtype = list(_DTYPE_NAMES.values())[int(row[2])] if row[2] < len(_DTYPE_NAMES) else "?"
     return (f"CollectiveFingerPrint(SequenceNumber={int(row[0])}, OpType={op_name.upper().replace('_', '')}, "
-            f"TensorShape=[{', '.join(map(str, dims))}], TensorDtypes={dtype})"), dims, dtype
+            f"TensorShape=[{', '.join(map(str, dims))}], TensorDtypes={dtype}, "
+            f"TensorDeviceTypes={_CPU_OPTIONS})"), dims, dtype
 
 
+# torch prints the options of the tensors' device type, the same for every CPU tensor
+_CPU_OPTIONS = ("TensorOptions(dtype=float (default), device=cpu, layout=Strided (default), "
+                "requires_grad=false (default), pinned_memory=false (default), "
+                "memory_format=(nullopt))")
 _OP_CODES = {"all_reduce": 0, "reduce": 1, "broadcast": 2}  # the collectives checked
 
 

@@ -20,6 +20,7 @@ their size checks (and an invalid root rank) are worded by gradtrack.
 
 import warnings
 
+from . import _faults
 from . import distributed_c10d as c10d
 from ._work import Work
 from .distributed_c10d import ReduceOp
@@ -27,7 +28,7 @@ from .distributed_c10d import ReduceOp
 __all__ = ["all_reduce", "reduce", "broadcast", "all_gather", "all_gather_into_tensor",
            "all_gather_single", "gather", "scatter", "reduce_scatter_tensor",
            "reduce_scatter_single", "all_to_all_single", "send", "recv", "isend", "irecv",
-           "barrier"]
+           "barrier", "monitored_barrier"]
 
 
 # ---- argument checks ------------------------------------------------------------------------
@@ -129,17 +130,21 @@ def _is_avg(op):
     return (op.op if isinstance(op, ReduceOp) else op) == ReduceOp.AVG
 
 
-def _run(async_op, pg, name, *args, finish=None, outputs=()):
-    """Runs ``comm.<name>(*args)`` on ``pg``'s communicator blocking, or its non-blocking
-    ``I<name>`` returning a Work whose completion runs ``finish``."""
-    comm = pg._comm
+def _run(async_op, pg, name, *args, finish=None, outputs=(), op_name=None, timeout=None):
+    """Starts the non-blocking ``comm.I<name>(*args)`` on ``pg``'s communicator. Blocking,
+    waits for it (within the timeout, noticing ranks that left: NOTE [Ranks that leave]
+    in _faults.py) and runs ``finish``; otherwise returns a Work that does so."""
+    op_name = op_name or name.lower()
+    _faults.check_members(pg, op_name)
+    if op_name not in _faults._OP_CODES:  # check_same_tensor counted those
+        pg._sequence += 1
+    request = getattr(pg._comm, "I" + name[0].lower() + name[1:])(*args)
     if not async_op:
-        getattr(comm, name)(*args)
+        _faults.wait([request], pg, op_name, timeout)
         if finish is not None:
             finish()
         return None
-    request = getattr(comm, "I" + name[0].lower() + name[1:])(*args)
-    return Work([request], finish, outputs)
+    return Work([request], finish, outputs, group=pg, op_name=op_name, timeout=timeout)
 
 
 def _same_size_and_type(t_in, tensors):
@@ -164,9 +169,10 @@ def all_reduce(tensor, op=ReduceOp.SUM, group=None, async_op=False):
         return None
     buf = _array(tensor)
     mpi_op = _mpi_op(op, tensor.dtype)
+    _faults.check_same_tensor(pg, "all_reduce", tensor)
     finish = (lambda: buf.__itruediv__(pg.size())) if _is_avg(op) else None
     return _run(async_op, pg, "Allreduce", c10d._mpi().IN_PLACE, buf, mpi_op, finish=finish,
-                outputs=[tensor])
+                outputs=[tensor], op_name="all_reduce")
 
 
 def reduce(tensor, dst=None, op=ReduceOp.SUM, group=None, async_op=False, group_dst=None):
@@ -187,10 +193,11 @@ def reduce(tensor, dst=None, op=ReduceOp.SUM, group=None, async_op=False, group_
     buf = _array(tensor)
     mpi_op = _mpi_op(op, tensor.dtype)
     mine = pg.rank() == root
+    _faults.check_same_tensor(pg, "reduce", tensor)
     finish = (lambda: buf.__itruediv__(pg.size())) if _is_avg(op) and mine else None
     send = c10d._mpi().IN_PLACE if mine else buf
     return _run(async_op, pg, "Reduce", send, buf if mine else None, mpi_op, root, finish=finish,
-                outputs=[tensor])
+                outputs=[tensor], op_name="reduce")
 
 
 def broadcast(tensor, src=None, group=None, async_op=False, group_src=None):
@@ -208,11 +215,16 @@ def broadcast(tensor, src=None, group=None, async_op=False, group_src=None):
     if pg is None:
         return None
     root = _root(pg, src, group_src, "broadcast")
-    return _run(async_op, pg, "Bcast", _array(tensor), root, outputs=[tensor])
+    buf = _array(tensor)
+    _faults.check_same_tensor(pg, "broadcast", tensor)
+    return _run(async_op, pg, "Bcast", buf, root, outputs=[tensor], op_name="broadcast")
 
 
 def barrier(group=c10d.GroupMember.WORLD, async_op=False, device_ids=None, timeout=None):
     """Blocks until every rank of the group entered barrier.
+
+    ``timeout`` (a ``datetime.timedelta``; the group's timeout if None) bounds the wait:
+    past it, or when a rank of the group left, barrier raises torch's ``RuntimeError``.
 
     >>> import gradtrack, gradtrack.distributed as dist  # doctest: +SKIP
     >>> dist.init_process_group("mpi")  # doctest: +SKIP
@@ -221,7 +233,57 @@ def barrier(group=c10d.GroupMember.WORLD, async_op=False, device_ids=None, timeo
     pg = _group(group, "barrier")
     if pg is None:
         return None
-    return _run(async_op, pg, "Barrier")
+    limit = _faults.call_seconds(timeout, pg._timeout)
+    return _run(async_op, pg, "Barrier", op_name="barrier", timeout=limit)
+
+
+_ARRIVED_TAG, _RELEASED_TAG = 32001, 32002  # monitored_barrier's messages on the group
+
+
+def monitored_barrier(group=c10d.GroupMember.WORLD, timeout=None, wait_all_ranks=False):
+    """A barrier that names the ranks that did not reach it: every other rank tells rank 0
+    it arrived and waits for rank 0 to release it; rank 0 raises torch's ``RuntimeError``
+    naming the first rank (every rank with ``wait_all_ranks=True``) that did not arrive
+    within ``timeout`` (the group's if None).
+
+    >>> import gradtrack, gradtrack.distributed as dist  # doctest: +SKIP
+    >>> dist.init_process_group("mpi")  # doctest: +SKIP
+    >>> dist.monitored_barrier(timeout=datetime.timedelta(seconds=60))  # doctest: +SKIP
+    """
+    pg = _group(group, "monitored_barrier")
+    if pg is None:
+        return None
+    limit = _faults.call_seconds(timeout, pg._timeout)
+    _faults.check_members(pg, "monitored_barrier")
+    me, comm = pg.rank(), pg._comm
+    if pg.size() == 1:
+        return None
+    MPI = c10d._mpi()
+    if me != 0:
+        _faults.keep(comm.Isend([bytearray(1), MPI.BYTE], 0, _ARRIVED_TAG))
+        try:
+            _faults.wait([comm.Irecv([bytearray(1), MPI.BYTE], 0, _RELEASED_TAG)], pg,
+                         "monitored_barrier")
+        except RuntimeError as e:
+            raise RuntimeError(f"Rank {me} successfully reached monitoredBarrier, but received "
+                               "errors while waiting for send/recv from rank 0. Please check rank "
+                               f"0 logs for faulty rank.\n Original exception: \n{e}") from None
+        return None
+    ms = int(round(limit * 1000))
+    arrivals = {r: comm.Irecv([bytearray(1), MPI.BYTE], r, _ARRIVED_TAG)
+                for r in range(1, pg.size())}
+    try:
+        _faults.wait(list(arrivals.values()), pg, "monitored_barrier", limit)
+    except RuntimeError as e:
+        missing = [r for r, req in arrivals.items() if not req.Test()]
+        if wait_all_ranks:
+            raise RuntimeError(f"[Rank 0]: Ranks {', '.join(map(str, missing))} failed to pass "
+                               f"monitoredBarrier in {ms} ms") from None
+        raise RuntimeError(f"[Rank 0]: Rank {missing[0]} failed to pass monitoredBarrier in "
+                           f"{ms} ms\n Original exception: \n{e}") from None
+    for r in arrivals:
+        _faults.keep(comm.Isend([bytearray(1), MPI.BYTE], r, _RELEASED_TAG))
+    return None
 
 
 # ---- gathers and scatters -------------------------------------------------------------------
@@ -261,7 +323,7 @@ def all_gather(tensor_list, tensor, group=None, async_op=False):
     import numpy as np
     flat = np.empty((pg.size(), buf.size), dtype=buf.dtype)
     return _run(async_op, pg, "Allgather", buf, flat, finish=_copy_rows(flat, tensor_list, True),
-                outputs=tensor_list)
+                outputs=tensor_list, op_name="all_gather")
 
 
 def all_gather_single(output_tensor, input_tensor, group=None, async_op=False):
@@ -284,7 +346,7 @@ def all_gather_single(output_tensor, input_tensor, group=None, async_op=False):
     if recv.size != send.size * pg.size():
         raise RuntimeError("output tensor size must be equal to world_size times input tensor size")
     return _run(async_op, pg, "Allgather", send, recv, finish=lambda: _bump(output_tensor, 2),
-                outputs=[output_tensor])
+                outputs=[output_tensor], op_name="all_gather_into_tensor")
 
 
 def all_gather_into_tensor(output_tensor, input_tensor, group=None, async_op=False):
@@ -339,7 +401,8 @@ def gather(tensor, gather_list=None, dst=None, group=None, async_op=False, group
         import numpy as np
         flat = np.empty((pg.size(), buf.size), dtype=buf.dtype)
         finish = _copy_rows(flat, gather_list, True)
-    return _run(async_op, pg, "Gather", buf, flat, root, finish=finish, outputs=gather_list)
+    return _run(async_op, pg, "Gather", buf, flat, root, finish=finish, outputs=gather_list,
+                op_name="gather")
 
 
 def scatter(tensor, scatter_list=None, src=None, group=None, async_op=False, group_src=None):
@@ -378,7 +441,7 @@ def scatter(tensor, scatter_list=None, src=None, group=None, async_op=False, gro
         _same_size_and_type(tensor, scatter_list)
         import numpy as np
         flat = np.stack([_array(t) for t in scatter_list])
-    return _run(async_op, pg, "Scatter", flat, buf, root, outputs=[tensor])
+    return _run(async_op, pg, "Scatter", flat, buf, root, outputs=[tensor], op_name="scatter")
 
 
 def reduce_scatter_single(output, input, op=ReduceOp.SUM, group=None, async_op=False):  # noqa: A002
@@ -408,7 +471,7 @@ def reduce_scatter_single(output, input, op=ReduceOp.SUM, group=None, async_op=F
             recv.__itruediv__(pg.size())
         _bump(output)
     return _run(async_op, pg, "Reduce_scatter_block", send, recv, mpi_op, finish=finish,
-                outputs=[output])
+                outputs=[output], op_name="reduce_scatter_tensor")
 
 
 def reduce_scatter_tensor(output, input, op=ReduceOp.SUM, group=None, async_op=False):  # noqa: A002
@@ -472,7 +535,7 @@ def all_to_all_single(output, input, output_split_sizes=None, input_split_sizes=
     from mpi4py.util import dtlib
     kind = dtlib.from_numpy_dtype(send.dtype)
     return _run(async_op, pg, "Alltoallv", [send, scounts, sdispl, kind],
-                [recv, rcounts, rdispl, kind], outputs=[output])
+                [recv, rcounts, rdispl, kind], outputs=[output], op_name="all_to_all_single")
 
 
 # ---- point to point -------------------------------------------------------------------------
@@ -500,7 +563,8 @@ def isend(tensor, dst=None, group=None, tag=0, group_dst=None):
     if pg is None:
         return None
     peer = _peer(pg, dst, group_dst, "destination")
-    return Work([pg._comm.Isend(_array(tensor), peer, tag)])
+    _faults.check_members(pg, "send")
+    return Work([pg._comm.Isend(_array(tensor), peer, tag)], group=pg, op_name="send")
 
 
 def send(tensor, dst=None, group=None, tag=0, group_dst=None):
@@ -538,7 +602,9 @@ def irecv(tensor, src=None, group=None, tag=0, group_src=None):
     MPI = c10d._mpi()
     peer = MPI.ANY_SOURCE if src is None and group_src is None else _root(pg, src, group_src, "recv")
     status = MPI.Status()
-    return Work([pg._comm.Irecv(_array(tensor), peer, tag)], outputs=[tensor], status=status)
+    _faults.check_members(pg, "recv")
+    return Work([pg._comm.Irecv(_array(tensor), peer, tag)], outputs=[tensor], status=status,
+                group=pg, op_name="recv")
 
 
 def recv(tensor, src=None, group=None, tag=0, group_src=None):

@@ -3,10 +3,16 @@
 As torch's, these use :mod:`pickle`: unpickling data from another rank runs
 whatever code that data names, so only use them between processes you trust
 (the ranks of your own job). mpi4py's lower-case ``bcast`` / ``allgather`` do
-the pickling and the transport.
+the pickling and the transport. Their transport blocks inside MPI, so each
+first waits for every rank in a barrier that notices ranks that left and
+honours the group's timeout (NOTE [Ranks that leave] in _faults.py).
 """
 
-from ._collectives import _group, _root
+from ._collectives import _group, _root, _run
+
+
+def _everyone_here(pg, op_name):
+    _run(False, pg, "Barrier", op_name=op_name)
 
 __all__ = ["broadcast_object_list", "all_gather_object", "gather_object", "scatter_object_list"]
 
@@ -24,6 +30,7 @@ def broadcast_object_list(object_list, src=None, group=None, device=None, group_
     if src is None and group_src is None:
         src = 0
     root = _root(pg, src, group_src, "broadcast")
+    _everyone_here(pg, "broadcast_object_list")
     received = pg._comm.bcast(list(object_list) if pg.rank() == root else None, root)
     if pg.rank() != root:
         object_list[:len(received)] = received
@@ -43,6 +50,7 @@ def all_gather_object(object_list, obj, group=None):
     pg = _group(group, "all_gather_object")
     if pg is None:
         return
+    _everyone_here(pg, "all_gather_object")
     for i, item in enumerate(pg._comm.allgather(obj)):
         object_list[i] = item
 
@@ -69,6 +77,7 @@ def gather_object(obj, object_gather_list=None, dst=None, group=None, group_dst=
         raise ValueError("Argument ``gather_list`` must be specified on destination rank.")
     if not mine and object_gather_list:
         raise ValueError("Argument ``gather_list`` must NOT be specified on non-destination ranks.")
+    _everyone_here(pg, "gather_object")
     gathered = pg._comm.gather(obj, root)
     if mine:
         for i, item in enumerate(gathered):
@@ -99,4 +108,5 @@ def scatter_object_list(scatter_object_output_list, scatter_object_input_list=No
     if pg.rank() == root and scatter_object_input_list is None:
         raise ValueError("source rank must provide non-None scatter_object_input_list")
     items = list(scatter_object_input_list) if pg.rank() == root else None
+    _everyone_here(pg, "scatter_object_list")
     scatter_object_output_list[0] = pg._comm.scatter(items, root)

@@ -13,12 +13,16 @@ class Work:
     True
     """
 
-    def __init__(self, requests, finish=None, outputs=(), status=None):
+    def __init__(self, requests, finish=None, outputs=(), status=None, group=None, op_name="",
+                 timeout=None):
         self._requests = [r for r in requests if r is not None]
         self._finish = finish
         self._outputs = list(outputs)
         self._status = status
         self._done = False
+        self._group = group  # to wait within its timeout, noticing ranks that left
+        self._op_name = op_name
+        self._timeout = timeout
 
     def _complete(self):
         self._done = True
@@ -39,11 +43,19 @@ class Work:
         return True
 
     def wait(self, timeout=None):
-        """Blocks until the operation finished; returns True."""
+        """Blocks until the operation finished; returns True. Raises torch's
+        ``RuntimeError`` when ``timeout`` (a ``datetime.timedelta``; the process group's
+        timeout if None) ran out or a rank of the group left."""
         if not self._done:
             if self._requests:
                 from mpi4py import MPI
-                MPI.Request.Waitall(self._requests, self._statuses())
+                if self._group is None:
+                    MPI.Request.Waitall(self._requests, self._statuses())
+                else:
+                    from . import _faults
+                    limit = _faults.call_seconds(timeout, self._timeout)
+                    _faults.wait(self._requests, self._group, self._op_name, limit,
+                                 self._statuses())
             self._complete()
         return True
 

@@ -12,7 +12,8 @@ import time
 import warnings
 from typing import Any
 
-__all__ = ["Backend", "ReduceOp", "ProcessGroup", "GroupMember", "group", "is_available",
+__all__ = ["DistError", "DistBackendError", "DistNetworkError", "DistStoreError",
+           "Backend", "ReduceOp", "ProcessGroup", "GroupMember", "group", "is_available",
            "is_mpi_available", "is_gloo_available", "is_nccl_available", "is_initialized",
            "init_process_group", "destroy_process_group", "new_group", "get_rank",
            "get_world_size", "get_backend", "get_global_rank", "get_group_rank",
@@ -61,6 +62,42 @@ def is_nccl_available():
     False
     """
     return False
+
+
+class DistError(RuntimeError):
+    """Base of the errors of the distributed package, a ``RuntimeError`` (torch's hierarchy).
+
+    >>> import gradtrack.distributed as dist
+    >>> issubclass(dist.DistStoreError, dist.DistError), issubclass(dist.DistError, RuntimeError)
+    (True, True)
+    """
+
+
+class DistBackendError(DistError):
+    """An error of the communication backend.
+
+    >>> import gradtrack.distributed as dist
+    >>> issubclass(dist.DistBackendError, RuntimeError)
+    True
+    """
+
+
+class DistNetworkError(DistError):
+    """An error of the network between ranks.
+
+    >>> import gradtrack.distributed as dist
+    >>> issubclass(dist.DistNetworkError, RuntimeError)
+    True
+    """
+
+
+class DistStoreError(DistError):
+    """The rendezvous failed: ``init_process_group`` timed out waiting for the other ranks.
+
+    >>> import gradtrack.distributed as dist
+    >>> issubclass(dist.DistStoreError, dist.DistError)
+    True
+    """
 
 
 class Backend(str):
@@ -132,9 +169,12 @@ class ProcessGroup:
     (0, 2)
     """
 
-    def __init__(self, comm, ranks):
+    def __init__(self, comm, ranks, timeout=1800.0):
         self._comm = comm
         self._ranks = list(ranks)
+        self._timeout = timeout  # seconds: how long a collective may wait for the others
+        self._sequence = 0  # collectives run so far, as torch's fingerprints count them
+        self._timed_out = False  # a collective timed out: the group is unusable, as gloo's
 
     def rank(self):
         return self._comm.Get_rank()
@@ -259,19 +299,36 @@ def init_process_group(backend: Any = None, init_method: Any = None, timeout: An
     >>> dist.is_initialized()
     False
     """
+    from . import _faults
     if GroupMember.WORLD is not None:
         raise ValueError("trying to initialize the default process group twice!")
+    limit = _faults.seconds(timeout)
     _check_backend(backend)
     if world_size != -1 or rank != -1:
         warnings.warn(f"For MPI backend, world_size ({world_size}) and rank ({rank}) are ignored "
                       "since they are assigned by the MPI runtime.", UserWarning, stacklevel=2)
     MPI = _mpi()
-    comm = MPI.COMM_WORLD.Dup()  # our own context: user's own mpi4py traffic cannot mix in
-    world = ProcessGroup(comm, range(comm.Get_size()))
+    comm = _rendezvous(MPI.COMM_WORLD, limit)
+    world = ProcessGroup(comm, range(comm.Get_size()), limit)
+    _faults.open_world(comm)
     GroupMember.WORLD = world
     group.WORLD = world
     if comm.Get_size() > 1 and _state.previous_excepthook is None:
         _abort_on_uncaught_exception(MPI.COMM_WORLD)
+
+
+def _rendezvous(comm, limit):
+    """A duplicate of ``comm`` (our own context: the user's own mpi4py traffic cannot mix in),
+    made once every rank called init_process_group; raises torch's ``DistStoreError`` when
+    some rank has not within ``limit`` seconds (a blocking duplication would wait forever)."""
+    new, request = comm.Idup()
+    start = time.monotonic()
+    while not request.Test():
+        if time.monotonic() - start > limit:
+            raise DistStoreError(f"Timed out after {limit:g} seconds waiting for clients. "
+                                 "Not every rank of the MPI job called init_process_group.")
+        time.sleep(0.001)
+    return new
 
 
 def destroy_process_group(group: Any = None) -> None:  # noqa: F811 - torch's argument name
@@ -289,6 +346,8 @@ def destroy_process_group(group: Any = None) -> None:  # noqa: F811 - torch's ar
     if world is None:
         raise AssertionError("Process group cannot be None")
     if group is None or group is world:
+        from . import _faults
+        _faults.say_farewell()  # a rank still waiting on this one raises instead of hanging
         for pg in _state.groups:
             pg._comm.Free()
         _state.groups = []
@@ -329,13 +388,15 @@ def new_group(ranks=None, timeout=None, backend=None, pg_options=None,
                 raise ValueError(f"Rank {r} is out of range. Valid ranks are 0 to {size - 1} "
                                  f"(world_size={size})")
     _check_backend(backend)
+    from . import _faults
+    limit = _faults.seconds(timeout)
     MPI = _mpi()
     members = world._comm.Get_group().Incl(ranks)
     comm = world._comm.Create(members)  # collective over the world, as torch's new_group
     members.Free()
     if comm == MPI.COMM_NULL:
         return GroupMember.NON_GROUP_MEMBER
-    pg = ProcessGroup(comm, ranks)
+    pg = ProcessGroup(comm, ranks, limit)
     _state.groups.append(pg)
     return pg
 

@@ -213,7 +213,7 @@ class DistributedDataParallel(Module):
         for group in by_dtype.values():
             arrays = [t.detach().numpy() for t in group]
             flat = np.concatenate([a.reshape(-1) for a in arrays])
-            self._comm.Bcast(flat, 0)
+            self._wait([self._comm.Ibcast(flat, 0)], "broadcast")
             start = 0
             for t, a in zip(group, arrays):
                 np.copyto(a, flat[start:start + a.size].reshape(a.shape))
@@ -306,14 +306,20 @@ class DistributedDataParallel(Module):
         elif self._requests:
             MPI.Request.Testall(self._requests)  # MPI progresses only inside MPI calls
 
+    def _wait(self, requests, op_name):
+        """Waits within the process group's timeout; a rank that left (say, one batch
+        short) makes this one raise torch's error instead of hanging."""
+        from ...distributed import _faults
+        _faults.wait(requests, self.process_group, op_name)
+
     def _finalize(self):
         from mpi4py import MPI
-        MPI.Request.Waitall(self._requests)
+        self._wait(self._requests, "all_reduce")
         used = None
         if self.find_unused_parameters:
             import numpy as np
             used = np.frombuffer(self._used, dtype=np.uint8).copy()
-            self._comm.Allreduce(MPI.IN_PLACE, used, MPI.MAX)
+            self._wait([self._comm.Iallreduce(MPI.IN_PLACE, used, MPI.MAX)], "all_reduce")
         for i, p in enumerate(self._params):
             if used is not None and not used[i]:
                 continue  # no rank used it: its .grad stays as it was, as torch's

@@ -1,6 +1,7 @@
-"""Optimizers: :class:`Optimizer` (the base class), :class:`SGD` and the adaptive
-ones (:class:`Adam`, :class:`AdamW`, :class:`RMSprop`, :class:`Adagrad`,
-:class:`Adamax`, :class:`NAdam`, :class:`RAdam`).
+"""Optimizers: :class:`Optimizer` (the base class), :class:`SGD`, :class:`ASGD`,
+the adaptive ones (:class:`Adam`, :class:`AdamW`, :class:`RMSprop`,
+:class:`Adagrad`, :class:`Adadelta`, :class:`Adamax`, :class:`NAdam`,
+:class:`RAdam`, :class:`Rprop`, :class:`SparseAdam`) and :class:`LBFGS`.
 
 >>> import gradtrack
 >>> from gradtrack import nn, optim
@@ -13,22 +14,28 @@ ones (:class:`Adam`, :class:`AdamW`, :class:`RMSprop`, :class:`Adagrad`,
 2
 """
 
+from .adadelta import Adadelta
 from .adagrad import Adagrad
 from .adam import Adam
 from .adamax import Adamax
 from .adamw import AdamW
+from .asgd import ASGD
+from .lbfgs import LBFGS
 from .nadam import NAdam
 from .optimizer import Optimizer
 from .radam import RAdam
 from .rmsprop import RMSprop
+from .rprop import Rprop
 from .sgd import SGD
+from .sparse_adam import SparseAdam
 
-__all__ = ["Optimizer", "SGD", "Adagrad", "Adam", "Adamax", "AdamW", "NAdam", "RAdam", "RMSprop"]
+__all__ = ["Optimizer", "SGD", "ASGD", "Adadelta", "Adagrad", "Adam", "Adamax", "AdamW", "LBFGS",
+           "NAdam", "RAdam", "RMSprop", "Rprop", "SparseAdam"]
 
 
 # optim.lr_scheduler is imported on first use, so `import gradtrack` does not load it.
 def __getattr__(name):
-    if name == "lr_scheduler":
+    if name in ("lr_scheduler", "swa_utils"):
         import importlib
-        return importlib.import_module(".lr_scheduler", __name__)
+        return importlib.import_module("." + name, __name__)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

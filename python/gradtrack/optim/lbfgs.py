@@ -136,8 +136,8 @@ class LBFGS(Optimizer):
     ...     loss.backward()
     ...     return loss
     >>> _ = opt.step(closure)
-    >>> w
-    tensor([3., 3.], requires_grad=True)
+    >>> [round(v, 4) for v in w.tolist()]
+    [3.0, 3.0]
     """
 
     def __init__(self, params: Any, lr: Any = 1, max_iter: int = 20, max_eval: int | None = None,

@@ -257,7 +257,7 @@ class SWALR(LRScheduler):
     >>> for _ in range(3):
     ...     opt.step(); sched.step(); lrs.append(round(sched.get_last_lr()[0], 4))
     >>> lrs
-    [0.1, 0.1, 0.1]
+    [0.55, 0.1, 0.1]
     """
 
     def __init__(self, optimizer, swa_lr, anneal_epochs=10, anneal_strategy="cos",

@@ -185,9 +185,12 @@ def register_module_forward_hook(hook, *, with_kwargs=False, always_call=False):
 
 def register_module_backward_hook(hook):
     """The deprecated global backward hook (use :func:`register_module_full_backward_hook`).
+    Once it is used, the process can no longer register a global full backward hook
+    (as in PyTorch), so the example only names it.
 
     >>> from gradtrack.nn.modules.module import register_module_backward_hook
-    >>> register_module_backward_hook(lambda m, gi, go: None).remove()
+    >>> register_module_backward_hook.__name__
+    'register_module_backward_hook'
     """
     if _global_state["is_full_backward_hook"] is True:
         raise RuntimeError("Cannot use both regular backward hooks and full backward hooks as a "
@@ -448,7 +451,7 @@ class _ModuleHooks:
         >>> relu = nn.ReLU()
         >>> _ = relu.register_forward_hook(lambda m, args, out: out * 10)
         >>> relu(gradtrack.tensor([1.0, -2.0]))
-        tensor([10., 0.])
+        tensor([10.,  0.])
         """
         handle = self._new_handle(
             self._forward_hooks, hook,

@@ -53,8 +53,8 @@ class _ModuleState:
         ...         return {"count": self.count}
         ...     def set_extra_state(self, state):
         ...         self.count = state["count"]
-        >>> Counter().state_dict()
-        OrderedDict({'_extra_state': {'count': 3}})
+        >>> dict(Counter().state_dict())
+        {'_extra_state': {'count': 3}}
         """
         raise RuntimeError(
             "Reached a code path in Module.get_extra_state() that should never be called. Please "
@@ -89,7 +89,9 @@ class _ModuleState:
 
         >>> from gradtrack import nn
         >>> layer = nn.Linear(2, 1)
-        >>> _ = layer.register_state_dict_post_hook(lambda m, sd, p, meta: sd.pop(p + "bias"))
+        >>> def drop_bias(module, state_dict, prefix, local_metadata):
+        ...     del state_dict[prefix + "bias"]
+        >>> _ = layer.register_state_dict_post_hook(drop_bias)
         >>> list(layer.state_dict())
         ['weight']
         """

@@ -1,7 +1,7 @@
 """Optimizers: :class:`Optimizer` (the base class), :class:`SGD`, :class:`ASGD`,
 the adaptive ones (:class:`Adam`, :class:`AdamW`, :class:`RMSprop`,
-:class:`Adagrad`, :class:`Adadelta`, :class:`Adamax`, :class:`NAdam`,
-:class:`RAdam`, :class:`Rprop`, :class:`SparseAdam`) and :class:`LBFGS`.
+:class:`Adagrad`, :class:`Adadelta`, :class:`Adafactor`, :class:`Adamax`,
+:class:`NAdam`, :class:`RAdam`, :class:`Rprop`, :class:`SparseAdam`) and :class:`LBFGS`.
 
 >>> import gradtrack
 >>> from gradtrack import nn, optim
@@ -15,6 +15,7 @@ the adaptive ones (:class:`Adam`, :class:`AdamW`, :class:`RMSprop`,
 """
 
 from .adadelta import Adadelta
+from .adafactor import Adafactor
 from .adagrad import Adagrad
 from .adam import Adam
 from .adamax import Adamax
@@ -29,8 +30,8 @@ from .rprop import Rprop
 from .sgd import SGD
 from .sparse_adam import SparseAdam
 
-__all__ = ["Optimizer", "SGD", "ASGD", "Adadelta", "Adagrad", "Adam", "Adamax", "AdamW", "LBFGS",
-           "NAdam", "RAdam", "RMSprop", "Rprop", "SparseAdam"]
+__all__ = ["Optimizer", "SGD", "ASGD", "Adadelta", "Adafactor", "Adagrad", "Adam", "Adamax",
+           "AdamW", "LBFGS", "NAdam", "RAdam", "RMSprop", "Rprop", "SparseAdam"]
 
 
 # optim.lr_scheduler is imported on first use, so `import gradtrack` does not load it.

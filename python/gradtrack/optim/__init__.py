@@ -1,7 +1,8 @@
 """Optimizers: :class:`Optimizer` (the base class), :class:`SGD`, :class:`ASGD`,
 the adaptive ones (:class:`Adam`, :class:`AdamW`, :class:`RMSprop`,
 :class:`Adagrad`, :class:`Adadelta`, :class:`Adafactor`, :class:`Adamax`,
-:class:`NAdam`, :class:`RAdam`, :class:`Rprop`, :class:`SparseAdam`) and :class:`LBFGS`.
+:class:`NAdam`, :class:`RAdam`, :class:`Rprop`, :class:`SparseAdam`), :class:`Muon`
+and :class:`LBFGS`.
 
 >>> import gradtrack
 >>> from gradtrack import nn, optim
@@ -22,6 +23,7 @@ from .adamax import Adamax
 from .adamw import AdamW
 from .asgd import ASGD
 from .lbfgs import LBFGS
+from .muon import Muon
 from .nadam import NAdam
 from .optimizer import Optimizer
 from .radam import RAdam
@@ -31,7 +33,7 @@ from .sgd import SGD
 from .sparse_adam import SparseAdam
 
 __all__ = ["Optimizer", "SGD", "ASGD", "Adadelta", "Adafactor", "Adagrad", "Adam", "Adamax",
-           "AdamW", "LBFGS", "NAdam", "RAdam", "RMSprop", "Rprop", "SparseAdam"]
+           "AdamW", "LBFGS", "Muon", "NAdam", "RAdam", "RMSprop", "Rprop", "SparseAdam"]
 
 
 # optim.lr_scheduler is imported on first use, so `import gradtrack` does not load it.

@@ -374,3 +374,38 @@ def test_backward_hook_output_kinds_warn(bad):
         return [str(w.message) for w in caught]
 
     same(scenario)
+
+
+def test_full_backward_hook_with_inplace_module_is_refused():
+    # The hook's identity node returns its input as a view; an in-place layer then
+    # writes into it, which torch forbids with a message that says how to fix it.
+    def scenario(lib):
+        m = lib.nn.ReLU(inplace=True)
+        m.register_full_backward_hook(lambda mod, gi, go: None)
+        x = lib.tensor([1.0, -1.0], requires_grad=True)
+        m(x * 1).sum().backward()
+
+    same(scenario)
+
+
+def test_full_backward_hook_under_double_backward():
+    def scenario(lib):
+        m = _linear(lib)
+        seen = []
+        m.register_full_backward_hook(lambda mod, gi, go: seen.append(gi))
+        x = lib.tensor([[1.0, -1.0, 0.5]], requires_grad=True)
+        (g,) = lib.autograd.grad(m(x).pow(2).sum(), x, create_graph=True)
+        g.sum().backward()
+        return seen, x.grad
+
+    same(scenario)
+
+
+def test_backward_pre_hook_output_node():
+    def scenario(lib):
+        m = _linear(lib)
+        m.register_full_backward_pre_hook(lambda mod, go: None)
+        y = m(lib.ones(1, 3, requires_grad=True))
+        return y._version, y.grad_fn.name(), y.grad_fn.next_functions[0][0].name()
+
+    same(scenario)

@@ -21,7 +21,8 @@ from .. import _C
 from ..utils.hooks import RemovableHandle, check_hook_values
 from .function import BackwardCFunction
 
-__all__ = ["saved_tensors_hooks", "save_on_cpu", "disable_saved_tensors_hooks", "Node"]
+__all__ = ["saved_tensors_hooks", "save_on_cpu", "disable_saved_tensors_hooks", "Node",
+           "increment_version"]
 
 _hooks = _C._saved_hooks
 
@@ -94,6 +95,30 @@ _CNode.register_hook = _register_hook
 _CNode.register_prehook = _register_prehook
 Node.register(_CNode)
 Node.register(BackwardCFunction)  # a custom Function's node is its ctx object
+
+
+def increment_version(tensor):
+    """Bumps the version counter of ``tensor`` (or of each tensor of an iterable),
+    as an in-place write would: for memory changed behind autograd's back, so that
+    backward refuses values it saved before the change.
+
+    >>> import gradtrack
+    >>> from gradtrack.autograd.graph import increment_version
+    >>> x = gradtrack.zeros(2)
+    >>> increment_version(x)
+    >>> increment_version([x, x])
+    >>> x._version
+    3
+    """
+    if isinstance(tensor, _C.Tensor):
+        tensor = (tensor,)
+    for t in tensor:
+        # An in-place write to an empty view shares the counter of its base
+        # and touches no memory, so only the version moves.
+        view = t.detach()
+        if view.dim() == 0:
+            view = view.unsqueeze(0)
+        view.narrow(0, 0, 0).zero_()
 
 
 class saved_tensors_hooks:

@@ -1,6 +1,8 @@
-"""Optimizers: :class:`Optimizer` (the base class), :class:`SGD` and the adaptive
-ones (:class:`Adam`, :class:`AdamW`, :class:`RMSprop`, :class:`Adagrad`,
-:class:`Adamax`, :class:`NAdam`, :class:`RAdam`).
+"""Optimizers: :class:`Optimizer` (the base class), :class:`SGD`, :class:`ASGD`,
+the adaptive ones (:class:`Adam`, :class:`AdamW`, :class:`RMSprop`,
+:class:`Adagrad`, :class:`Adadelta`, :class:`Adafactor`, :class:`Adamax`,
+:class:`NAdam`, :class:`RAdam`, :class:`Rprop`, :class:`SparseAdam`), :class:`Muon`
+and :class:`LBFGS`.
 
 >>> import gradtrack
 >>> from gradtrack import nn, optim
@@ -13,22 +15,30 @@ ones (:class:`Adam`, :class:`AdamW`, :class:`RMSprop`, :class:`Adagrad`,
 2
 """
 
+from .adadelta import Adadelta
+from .adafactor import Adafactor
 from .adagrad import Adagrad
 from .adam import Adam
 from .adamax import Adamax
 from .adamw import AdamW
+from .asgd import ASGD
+from .lbfgs import LBFGS
+from .muon import Muon
 from .nadam import NAdam
 from .optimizer import Optimizer
 from .radam import RAdam
 from .rmsprop import RMSprop
+from .rprop import Rprop
 from .sgd import SGD
+from .sparse_adam import SparseAdam
 
-__all__ = ["Optimizer", "SGD", "Adagrad", "Adam", "Adamax", "AdamW", "NAdam", "RAdam", "RMSprop"]
+__all__ = ["Optimizer", "SGD", "ASGD", "Adadelta", "Adafactor", "Adagrad", "Adam", "Adamax",
+           "AdamW", "LBFGS", "Muon", "NAdam", "RAdam", "RMSprop", "Rprop", "SparseAdam"]
 
 
 # optim.lr_scheduler is imported on first use, so `import gradtrack` does not load it.
 def __getattr__(name):
-    if name == "lr_scheduler":
+    if name in ("lr_scheduler", "swa_utils"):
         import importlib
-        return importlib.import_module(".lr_scheduler", __name__)
+        return importlib.import_module("." + name, __name__)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

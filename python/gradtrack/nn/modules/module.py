@@ -17,14 +17,22 @@ in torch too); the hottest forwards skip it where the answer is known to be the
 dict's (NOTE [Reading parameters in forward], ``Linear.forward``).
 """
 
-import warnings
-from collections import OrderedDict, namedtuple
-from collections.abc import Iterator, Mapping
+from collections import OrderedDict
+from collections.abc import Iterator
 from typing import Any, TypeVar
 
 from ... import _C
 from ...autograd.grad_mode import no_grad
 from ..parameter import Parameter
+from ._module_hooks import (  # noqa: F401 - torch.nn.modules.module's names
+    _global_buffer_registration_hooks, _global_module_registration_hooks,
+    _global_parameter_registration_hooks, _ModuleHooks, _RemovableHandle, _WrappedHook,
+    register_module_backward_hook, register_module_buffer_registration_hook,
+    register_module_forward_hook, register_module_forward_pre_hook,
+    register_module_full_backward_hook, register_module_full_backward_pre_hook,
+    register_module_module_registration_hook, register_module_parameter_registration_hook,
+)
+from ._module_state import _EXTRA_STATE_KEY_SUFFIX, _IncompatibleKeys, _ModuleState  # noqa: F401
 
 _Tensor = _C.Tensor
 _MISSING = object()  # what Module.__getattr__'s dict.get returns for an absent name
@@ -56,45 +64,10 @@ def _addindent(text, num_spaces):
     return lines[0] + "\n" + "\n".join(pad + line for line in lines[1:])
 
 
-class _IncompatibleKeys(namedtuple("IncompatibleKeys", ["missing_keys", "unexpected_keys"])):
-    """What ``load_state_dict`` returns: the keys it could not match."""
-
-    __slots__ = ()
-
-    def __repr__(self):
-        if not self.missing_keys and not self.unexpected_keys:
-            return "<All keys matched successfully>"
-        return super().__repr__()
-
-    __str__ = __repr__
-
-
-class _RemovableHandle:
-    """Removes one hook from its dict (returned by ``register_*_hook``)."""
-
-    _next_id = 0
-
-    def __init__(self, module, hooks):
-        self._module = module
-        self._hooks = hooks
-        self.id = _RemovableHandle._next_id
-        _RemovableHandle._next_id += 1
-
-    def remove(self):
-        self._hooks.pop(self.id, None)
-        self._module._refresh_hook_flag()
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.remove()
-
-
 _M = TypeVar("_M", bound="Module")  # train() and eval() return self, typed as its class
 
 
-class Module:
+class Module(_ModuleHooks, _ModuleState):
     """Base class for all neural network modules.
 
     Subclasses assign parameters and submodules as attributes in ``__init__``
@@ -119,8 +92,6 @@ class Module:
 
     # Version of the state_dict layout, recorded in ``state_dict()._metadata``.
     _version = 1
-    # True once a forward hook is registered; ``__call__`` stays a single branch otherwise.
-    _has_hooks = False
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         if kwargs:
@@ -134,9 +105,19 @@ class Module:
         d["_parameters"] = {}
         d["_buffers"] = {}
         d["_non_persistent_buffers_set"] = set()
-        d["_modules"] = {}
-        d["_forward_pre_hooks"] = OrderedDict()
+        d["_backward_pre_hooks"] = OrderedDict()
+        d["_backward_hooks"] = OrderedDict()
+        d["_is_full_backward_hook"] = None
         d["_forward_hooks"] = OrderedDict()
+        d["_forward_hooks_with_kwargs"] = OrderedDict()
+        d["_forward_hooks_always_called"] = OrderedDict()
+        d["_forward_pre_hooks"] = OrderedDict()
+        d["_forward_pre_hooks_with_kwargs"] = OrderedDict()
+        d["_state_dict_hooks"] = OrderedDict()
+        d["_state_dict_pre_hooks"] = OrderedDict()
+        d["_load_state_dict_pre_hooks"] = OrderedDict()
+        d["_load_state_dict_post_hooks"] = OrderedDict()
+        d["_modules"] = {}
 
     def forward(self, *args, **kwargs):
         """Computes the module's output; every subclass defines it."""
@@ -147,35 +128,6 @@ class Module:
         if self._has_hooks:
             return self._call_with_hooks(args, kwargs)
         return self.forward(*args, **kwargs)
-
-    def _call_with_hooks(self, args, kwargs):
-        for hook in tuple(self._forward_pre_hooks.values()):
-            result = hook(self, args)
-            if result is not None:
-                args = result if isinstance(result, tuple) else (result,)
-        output = self.forward(*args, **kwargs)
-        for hook in tuple(self._forward_hooks.values()):
-            result = hook(self, args, output)
-            if result is not None:
-                output = result
-        return output
-
-    def _refresh_hook_flag(self):
-        self.__dict__["_has_hooks"] = bool(self._forward_pre_hooks or self._forward_hooks)
-
-    def register_forward_pre_hook(self, hook):
-        """Calls ``hook(module, args)`` before ``forward``; it may return new args."""
-        handle = _RemovableHandle(self, self._forward_pre_hooks)
-        self._forward_pre_hooks[handle.id] = hook
-        self._refresh_hook_flag()
-        return handle
-
-    def register_forward_hook(self, hook):
-        """Calls ``hook(module, args, output)`` after ``forward``; it may return a new output."""
-        handle = _RemovableHandle(self, self._forward_hooks)
-        self._forward_hooks[handle.id] = hook
-        self._refresh_hook_flag()
-        return handle
 
     # ---- registration ----------------------------------------------------------------------
 
@@ -195,6 +147,10 @@ class Module:
         if tensor is not None and not isinstance(tensor, _Tensor):
             raise TypeError(f"cannot assign '{typename(tensor)}' object to buffer '{name}' "
                             "(torch Tensor or None required)")
+        for hook in _global_buffer_registration_hooks.values():
+            output = hook(self, name, tensor)
+            if output is not None:
+                tensor = output
         self._buffers[name] = tensor
         if persistent:
             self._non_persistent_buffers_set.discard(name)
@@ -221,6 +177,11 @@ class Module:
                 f"Cannot assign non-leaf Tensor to parameter '{name}'. Model parameters must be "
                 f"created explicitly. To express '{name}' as a function of another Tensor, "
                 "compute the value in the forward() method.")
+        if param is not None:
+            for hook in _global_parameter_registration_hooks.values():
+                output = hook(self, name, param)
+                if output is not None:
+                    param = output
         self._parameters[name] = param
 
     def add_module(self, name, module):
@@ -235,6 +196,10 @@ class Module:
             raise KeyError(f'module name can\'t contain ".", got: {name}')
         if name == "":
             raise KeyError('module name can\'t be empty string ""')
+        for hook in _global_module_registration_hooks.values():
+            output = hook(self, name, module)
+            if output is not None:
+                module = output
         self._modules[name] = module
 
     register_module = add_module
@@ -272,11 +237,19 @@ class Module:
             if modules is None:
                 raise AttributeError("cannot assign module before Module.__init__() call")
             self._remove_name(name, d, self._parameters, self._buffers)
+            for hook in _global_module_registration_hooks.values():
+                output = hook(self, name, value)
+                if output is not None:
+                    value = output
             modules[name] = value
         elif "_modules" in d and name in d["_modules"]:
             if value is not None:
                 raise TypeError(f"cannot assign '{typename(value)}' as child module '{name}' "
                                 "(torch.nn.Module or None expected)")
+            for hook in _global_module_registration_hooks.values():
+                output = hook(self, name, value)
+                if output is not None:
+                    value = output
             d["_modules"][name] = value
         elif "_buffers" in d and name in d["_buffers"]:
             if value is not None and not isinstance(value, _Tensor):
@@ -303,7 +276,16 @@ class Module:
             object.__delattr__(self, name)
 
     def __setstate__(self, state):
-        self.__dict__.update(state)
+        d = self.__dict__
+        d.update(state)
+        for name in ("_forward_pre_hooks", "_forward_pre_hooks_with_kwargs",
+                     "_forward_hooks_with_kwargs", "_forward_hooks_always_called",
+                     "_state_dict_hooks", "_state_dict_pre_hooks", "_load_state_dict_pre_hooks",
+                     "_load_state_dict_post_hooks", "_backward_pre_hooks", "_backward_hooks",
+                     "_forward_hooks"):
+            d.setdefault(name, OrderedDict())
+        d.setdefault("_non_persistent_buffers_set", set())
+        d.setdefault("_is_full_backward_hook", None)
 
     def __dir__(self):
         keys = list(object.__dir__(self)) + list(self._parameters) + list(self._modules)
@@ -311,7 +293,13 @@ class Module:
         return sorted(k for k in set(keys) if not k[:1].isdigit())
 
     def get_submodule(self, target):
-        """The submodule at dotted path ``target`` (``""`` is ``self``)."""
+        """The submodule at dotted path ``target`` (``""`` is ``self``).
+
+        >>> from gradtrack import nn
+        >>> net = nn.Sequential(nn.Sequential(nn.Linear(2, 2)))
+        >>> net.get_submodule("0.0")
+        Linear(in_features=2, out_features=2, bias=True)
+        """
         mod = self
         for item in target.split(".") if target else ():
             if not hasattr(mod, item):
@@ -321,8 +309,53 @@ class Module:
                 raise AttributeError("`" + item + "` is not an nn.Module")
         return mod
 
+    def set_submodule(self, target, module, strict=False):
+        """Replaces (or, unless ``strict``, adds) the submodule at dotted path ``target``.
+
+        >>> from gradtrack import nn
+        >>> net = nn.Sequential(nn.Linear(2, 2))
+        >>> net.set_submodule("0", nn.ReLU())
+        >>> net
+        Sequential(
+          (0): ReLU()
+        )
+        """
+        if target == "":
+            raise ValueError("Cannot set the submodule without a target name!")
+        atoms = target.split(".")
+        if not isinstance(module, Module):
+            raise ValueError("`" + "module" + f"` is not an nn.Module, found {type(module)}")
+        parent = self if len(atoms) == 1 else self.get_submodule(".".join(atoms[:-1]))
+        if strict and not hasattr(parent, atoms[-1]):
+            raise AttributeError(parent._get_name() + " has no attribute `" + atoms[-1] + "`")
+        if hasattr(parent, atoms[-1]):
+            if not isinstance(getattr(parent, atoms[-1]), Module):
+                raise AttributeError("`" + atoms[-1] + "` is not an nn.Module")
+        setattr(parent, atoms[-1], module)
+
+    def get_buffer(self, target):
+        """The buffer at dotted path ``target``.
+
+        >>> from gradtrack import nn
+        >>> nn.Sequential(nn.BatchNorm1d(2)).get_buffer("0.running_mean")
+        tensor([0., 0.])
+        """
+        module_path, _, buffer_name = target.rpartition(".")
+        mod = self.get_submodule(module_path)
+        if not hasattr(mod, buffer_name):
+            raise AttributeError(mod._get_name() + " has no attribute `" + buffer_name + "`")
+        buffer = getattr(mod, buffer_name)
+        if buffer_name not in mod._buffers:
+            raise AttributeError("`" + buffer_name + "` is not a buffer")
+        return buffer
+
     def get_parameter(self, target):
-        """The parameter at dotted path ``target``."""
+        """The parameter at dotted path ``target``.
+
+        >>> from gradtrack import nn
+        >>> nn.Sequential(nn.Linear(2, 1)).get_parameter("0.bias").shape
+        gradtrack.Size([1])
+        """
         module_path, _, param_name = target.rpartition(".")
         mod = self.get_submodule(module_path)
         if not hasattr(mod, param_name):
@@ -349,9 +382,9 @@ class Module:
             sub_prefix = prefix + ("." if prefix else "") + name
             yield from module.named_modules(memo, sub_prefix, remove_duplicate)
 
-    def modules(self):
+    def modules(self, remove_duplicate=True):
         """Yields ``self`` and every descendant module."""
-        for _, module in self.named_modules():
+        for _, module in self.named_modules(remove_duplicate=remove_duplicate):
             yield module
 
     def named_children(self):
@@ -460,9 +493,10 @@ class Module:
 
     # ---- dtype conversion ------------------------------------------------------------------
 
-    def _apply(self, fn):
-        for module in self.children():
-            module._apply(fn)
+    def _apply(self, fn, recurse=True):
+        if recurse:
+            for module in self.children():
+                module._apply(fn)
         with no_grad():
             for p in self._parameters.values():
                 if p is None:
@@ -531,108 +565,29 @@ class Module:
         """A no-op: gradtrack computes on the CPU only."""
         return self
 
-    # ---- state_dict ------------------------------------------------------------------------
-
-    def _save_to_state_dict(self, destination, prefix, keep_vars):
-        for name, param in self._parameters.items():
-            if param is not None:
-                destination[prefix + name] = param if keep_vars else param.detach()
-        for name, buf in self._buffers.items():
-            if buf is not None and name not in self._non_persistent_buffers_set:
-                destination[prefix + name] = buf if keep_vars else buf.detach()
-
-    def state_dict(self, *args, destination=None, prefix="", keep_vars=False):
-        """An ``OrderedDict`` of every parameter and persistent buffer, by dotted name.
-
-        Values are ``detach()``-ed aliases (they share memory and version counter).
+    def to_empty(self, *, device, recurse=True):
+        """Replaces every parameter and buffer by uninitialized memory of its shape
+        and dtype on ``device`` (the CPU).
 
         >>> from gradtrack import nn
-        >>> list(nn.Sequential(nn.Linear(2, 2), nn.ReLU(), nn.Linear(2, 1)).state_dict())
-        ['0.weight', '0.bias', '2.weight', '2.bias']
+        >>> nn.Linear(3, 2).to_empty(device="cpu").weight.shape
+        gradtrack.Size([2, 3])
         """
-        if args:
-            warnings.warn(
-                "Positional args are being deprecated, use kwargs instead. Refer to "
-                "https://pytorch.org/docs/main/generated/torch.nn.Module.html"
-                "#torch.nn.Module.state_dict for details.", FutureWarning, stacklevel=2)
-            names = ("destination", "prefix", "keep_vars")
-            values = dict(zip(names, args))
-            destination = values.get("destination", destination)
-            prefix = values.get("prefix", prefix)
-            keep_vars = values.get("keep_vars", keep_vars)
-        if destination is None:
-            destination = OrderedDict()
-            destination._metadata = OrderedDict()
-        metadata = getattr(destination, "_metadata", None)
-        if metadata is not None:
-            metadata[prefix[:-1]] = {"version": self._version}
-        self._save_to_state_dict(destination, prefix, keep_vars)
-        for name, module in self._modules.items():
-            if module is not None:
-                module.state_dict(destination=destination, prefix=prefix + name + ".",
-                                  keep_vars=keep_vars)
-        return destination
+        from ... import empty_like
+        return self._apply(lambda t: empty_like(t, device=device), recurse=recurse)
 
-    def _load_from_state_dict(self, state_dict, prefix, strict, missing, unexpected, errors,
-                              assign=False):
-        local = {k: v for k, v in self._parameters.items() if v is not None}
-        local.update((k, v) for k, v in self._buffers.items()
-                     if v is not None and k not in self._non_persistent_buffers_set)
-        for name, param in local.items():
-            key = prefix + name
-            if key not in state_dict:
-                if strict:
-                    missing.append(key)
-                continue
-            value = state_dict[key]
-            error = _copy_into(self, name, key, param, value, assign)
-            if error is not None:
-                errors.append(error)
-        if strict:
-            for key in state_dict:
-                if not key.startswith(prefix):
-                    continue
-                head = key[len(prefix):].split(".", 1)
-                if len(head) > 1:
-                    if head[0] not in self._modules:
-                        unexpected.append(key)
-                elif head[0] not in local:
-                    unexpected.append(key)
+    def share_memory(self):
+        """Calls ``share_memory_()`` on every parameter and buffer. gradtrack has no
+        shared-memory tensors (see :mod:`gradtrack.multiprocessing`), so this raises
+        ``AttributeError`` rather than leave processes training separate copies.
 
-    def load_state_dict(self, state_dict, strict=True, assign=False):
-        """Copies parameters and buffers from ``state_dict`` (in place, under no_grad).
-
-        With ``strict=True`` missing or unexpected keys raise PyTorch's
-        ``Error(s) in loading state_dict for ...`` RuntimeError. Returns
-        ``_IncompatibleKeys(missing_keys, unexpected_keys)``.
+        >>> from gradtrack import nn
+        >>> nn.Linear(2, 2).share_memory()
+        Traceback (most recent call last):
+        ...
+        AttributeError: 'Parameter' object has no attribute 'share_memory_'
         """
-        if not isinstance(state_dict, Mapping):
-            raise TypeError(f"Expected state_dict to be dict-like, got {type(state_dict)}.")
-        missing, unexpected, errors = [], [], []
-        state_dict = OrderedDict(state_dict)
-
-        def load(module, local_state, prefix=""):
-            module._load_from_state_dict(local_state, prefix, True, missing, unexpected, errors,
-                                         assign)
-            for name, child in module._modules.items():
-                if child is not None:
-                    child_prefix = prefix + name + "."
-                    child_state = {k: v for k, v in local_state.items()
-                                   if k.startswith(child_prefix)}
-                    load(child, child_state, child_prefix)
-
-        load(self, state_dict)
-        if strict:
-            if unexpected:
-                errors.insert(0, "Unexpected key(s) in state_dict: {}. ".format(
-                    ", ".join(f'"{k}"' for k in unexpected)))
-            if missing:
-                errors.insert(0, "Missing key(s) in state_dict: {}. ".format(
-                    ", ".join(f'"{k}"' for k in missing)))
-        if errors:
-            raise RuntimeError("Error(s) in loading state_dict for {}:\n\t{}".format(
-                type(self).__name__, "\n\t".join(errors)))
-        return _IncompatibleKeys(missing, unexpected)
+        return self._apply(lambda t: t.share_memory_())
 
     # ---- printing --------------------------------------------------------------------------
 
@@ -664,31 +619,3 @@ def _zero_grad_in_place(grad):
     else:
         grad.requires_grad_(False)
     grad.zero_()
-
-
-def _copy_into(module, name, key, param, value, assign):
-    """Loads one state_dict entry; returns PyTorch's error text or None."""
-    if not isinstance(value, _Tensor):
-        return (f'While copying the parameter named "{key}", expected torch.Tensor or '
-                f"Tensor-like object from checkpoint but received {type(value)}")
-    # Checkpoints from PyTorch 0.3 stored scalars as 1-element vectors.
-    if param.dim() == 0 and value.dim() == 1:
-        value = value[0]
-    if value.shape != param.shape:
-        return (f"size mismatch for {key}: copying a param with shape {value.shape} from "
-                f"checkpoint, the shape in current model is {param.shape}.")
-    try:
-        with no_grad():
-            if assign:
-                if isinstance(param, Parameter) and not isinstance(value, Parameter):
-                    value = Parameter(value, requires_grad=param.requires_grad)
-                elif isinstance(param, Parameter):
-                    value.requires_grad_(param.requires_grad)
-                setattr(module, name, value)
-            else:
-                param.copy_(value)
-    except Exception as ex:  # PyTorch reports any copy failure in the aggregated message
-        return (f'While copying the parameter named "{key}", whose dimensions in the model are '
-                f"{param.size()} and whose dimensions in the checkpoint are {value.size()}, an "
-                f"exception occurred : {ex.args}.")
-    return None

@@ -30,3 +30,6 @@ from . import stateless  # noqa: E402
 from .weight_norm_hook import remove_weight_norm, weight_norm  # noqa: E402
 
 __all__ += ["stateless", "weight_norm", "remove_weight_norm"]
+from .spectral_norm import remove_spectral_norm, spectral_norm  # noqa: E402
+
+__all__ += ["spectral_norm", "remove_spectral_norm"]

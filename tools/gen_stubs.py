@@ -392,6 +392,10 @@ def generate(out_dir):
             text = re.sub(r"(def __(eq|ne)__\(.*\) -> Tensor:)", r"\1  # type: ignore[override]", text)
         else:
             text = ast.unparse(_Strict().visit(ast.parse(text))) + "\n"
+        if "typing." in text and not re.search(r"^import typing$", text, re.M):
+            # the strict pass writes typing.Any for bare containers; import what it names
+            text = text.replace("from __future__ import annotations\n",
+                                "from __future__ import annotations\nimport typing\n", 1)
         if path.name != "__init__.pyi" and re.search(r"\bTensor\b", text):
             # stubgen cannot resolve the bare `Tensor` these bindings' signatures name
             text = text.replace("import typing\n", "import typing\nfrom gradtrack._C import Tensor\n", 1)

@@ -57,6 +57,7 @@ class TreeSpec:
 
 
 LEAF = TreeSpec(None, None, [])
+_LEAF_TYPES = set()  # filled below: the Tensor class, numbers, None (the common leaves)
 
 
 def _is_namedtuple_type(kind):
@@ -66,12 +67,14 @@ def _is_namedtuple_type(kind):
 def _node(tree):
     """(kind, context, children) of a container, or None for a leaf."""
     kind = type(tree)
+    if kind in _LEAF_TYPES:
+        return None
     if kind is tuple or kind is list:
         return kind, None, list(tree)
     if kind is dict or kind is OrderedDict:
         keys = list(tree)
         return kind, keys, [tree[k] for k in keys]
-    if _is_namedtuple_type(kind):
+    if issubclass(kind, tuple) and hasattr(kind, "_fields"):
         return kind, kind, list(tree)
     return None
 
@@ -137,3 +140,12 @@ def _broadcast(prefix, spec, out):
     if kind is not spec.type or context != spec.context or len(children) != len(spec.children):
         return False
     return all(_broadcast(p, s, out) for p, s in zip(children, spec.children))
+
+
+def _common_leaves():
+    from .. import _C
+    from ..nn.parameter import Parameter
+    _LEAF_TYPES.update((_C.Tensor, Parameter, int, float, bool, type(None), str))
+
+
+_common_leaves()

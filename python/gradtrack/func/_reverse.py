@@ -89,24 +89,30 @@ def _replace(args, argnums, new):
     return tuple(args)
 
 
+def _fresh(x):
+    if not isinstance(x, _Tensor):
+        raise ValueError(f"Thing passed to transform API must be Tensor, got {type(x)}")
+    if x.requires_grad:
+        return x.view_as(x)
+    return x.detach().requires_grad_()
+
+
 def _differentiable(tree):
-    """The tensors of ``tree`` as fresh leaves that require grad (NOTE [Transforms on
-    autograd.grad])."""
-    def make(x):
-        if not isinstance(x, _Tensor):
-            raise ValueError(f"Thing passed to transform API must be Tensor, got {type(x)}")
-        if x.requires_grad:
-            return x.view_as(x)
-        return x.detach().requires_grad_()
-    return tree_map(make, tree)
+    """(``tree`` with its tensors as fresh leaves that require grad (NOTE [Transforms on
+    autograd.grad]), those leaves in order, the tree's spec)."""
+    flat, spec = tree_flatten(tree)
+    fresh = [_fresh(x) for x in flat]
+    return tree_unflatten(fresh, spec), fresh, spec
 
 
 def _reaches_outside(outputs, fresh):
     """True when the graph of ``outputs`` reaches a leaf that requires grad and is not
     one of the ``fresh`` leaves (nor reached only through them)."""
-    fresh_ids = {id(t) for t in fresh if t.grad_fn is None}
-    fresh_nodes = {id(t.grad_fn) for t in fresh if t.grad_fn is not None}
-    stack = [t.grad_fn for t in outputs if isinstance(t, _Tensor) and t.grad_fn]
+    fresh_leaves = [t for t in fresh if t.grad_fn is None]
+    if any(t.grad_fn is not None for t in fresh):
+        # an alias of a caller's tensor that requires grad: the caller's graph is reached
+        return True
+    stack = [t.grad_fn for t in outputs if isinstance(t, _Tensor) and t.grad_fn is not None]
     # the visited node objects stay referenced, so no id is reused while walking
     visited, seen = [], set()
     while stack:
@@ -115,20 +121,19 @@ def _reaches_outside(outputs, fresh):
             continue
         seen.add(id(node))
         visited.append(node)
-        if id(node) in fresh_nodes:
-            # an alias of a caller's tensor that requires grad: the caller's graph
-            return True
-        variable = getattr(node, "variable", None)
-        if variable is not None:
-            if id(variable) not in fresh_ids:
+        if type(node).__name__ == "AccumulateGrad":
+            variable = node.variable
+            if not any(variable is t for t in fresh_leaves):
                 return True
             continue
         stack.extend(n for n, _ in node.next_functions if n is not None)
     return False
 
 
-def _needs_graph(outputs, fresh):
-    if not gradtrack.is_grad_enabled():
+def _needs_graph(outputs, fresh, grad_enabled):
+    """Whether the transform's results keep their graph (NOTE [Transforms on
+    autograd.grad]); ``grad_enabled``: the grad mode the transform was called in."""
+    if not grad_enabled:
         return False
     return _depth() > 0 or _reaches_outside(outputs, fresh)
 
@@ -157,10 +162,10 @@ def grad_and_value(func: Callable, argnums: "int | tuple[int, ...]" = 0,
     """
     @functools.wraps(func)
     def wrapper(*args, **kwargs):
+        grad_enabled = gradtrack.is_grad_enabled()
         with enable_grad():
             argnums_, diff = _select(args, argnums)
-            diff = _differentiable(diff)
-            flat_diff, diff_spec = tree_flatten(diff)
+            diff, flat_diff, diff_spec = _differentiable(diff)
             with _nested():
                 output = func(*_replace(args, argnums_, diff), **kwargs)
             aux = None
@@ -176,7 +181,7 @@ def grad_and_value(func: Callable, argnums: "int | tuple[int, ...]" = 0,
                 raise RuntimeError("grad_and_value(f)(*args): Expected f(*args) to return a "
                                    f"scalar Tensor, got tensor with {output.dim()} dims. Maybe "
                                    "you wanted to use the vjp or jacrev APIs instead?")
-            keep = _needs_graph([output], flat_diff)
+            keep = _needs_graph([output], flat_diff, grad_enabled)
             if output.requires_grad:
                 grads = _grads([output], flat_diff, None, keep, None)
             else:  # the output does not depend on anything differentiable
@@ -240,15 +245,15 @@ def _tree_pprint(spec):
 def _vjp(func, primals, argnums, has_aux, api="vjp(f, *primals)"):
     """(output, vjp_fn, aux) where vjp_fn gives the gradients w.r.t. the primals selected
     by ``argnums`` (all of them when None, as a tuple)."""
+    grad_enabled = gradtrack.is_grad_enabled()
     with enable_grad():
         if argnums is None:
-            argnums_, diff = tuple(range(len(primals))), _differentiable(primals)
+            diff, flat_diff, diff_spec = _differentiable(primals)
             args = diff
         else:
             argnums_, diff = _select(primals, argnums)
-            diff = _differentiable(diff)
+            diff, flat_diff, diff_spec = _differentiable(diff)
             args = _replace(primals, argnums_, diff)
-        flat_diff, diff_spec = tree_flatten(diff)
         with _nested():
             output = func(*args)
         aux = None
@@ -267,7 +272,7 @@ def _vjp(func, primals, argnums, has_aux, api="vjp(f, *primals)"):
             if not (o.is_floating_point() or o.is_complex()):
                 raise RuntimeError("vjp(f, ...): All outputs of f must be floating-point or "
                                    f"complex Tensors, got Tensor with dtype {o.dtype}")
-        keep = _needs_graph(flat_out, flat_diff)
+        keep = _needs_graph(flat_out, flat_diff, grad_enabled)
 
     def vjp_fn(cotangents, retain_graph=True, create_graph=None):
         flat_cot, cot_spec = tree_flatten(cotangents)

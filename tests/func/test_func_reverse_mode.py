@@ -54,6 +54,7 @@ SCENARIOS = {
     "jacrev_scalar_output": lambda lib: lib.func.jacrev(lambda x: (x ** 2).sum())(_x(lib)),
     "jacrev_transposed_output": lambda lib: lib.func.jacrev(lambda m: (m * 2).t())(
         lib.tensor([[1.0, 2.0, 3.0]])),
+    "jacrev_empty_output": lambda lib: lib.func.jacrev(lambda x: x[:0] * 2)(_x(lib)),
     "hessian": lambda lib: lib.func.hessian(lambda x: (x ** 3).sum() * x[0])(_x(lib)),
     "hessian_argnums": lambda lib: lib.func.hessian(lambda x, y: (x ** 2 * y).sum(),
                                                     argnums=(0, 1))(_x(lib), _x(lib) + 1),

@@ -51,6 +51,24 @@ SCENARIOS = {
     "randomness_same": lambda lib: _rand_after_seed(lib, "same", lambda a: a * lib.rand(4)),
     "randomness_dropout": lambda lib: _rand_after_seed(
         lib, "different", lambda a: lib.nn.functional.dropout(a, 0.5)),
+    # compositions with the other transforms
+    "vmap_jacrev": lambda lib: lib.func.vmap(lib.func.jacrev(lambda x: x.sin() * x.sum()))(_m(lib)),
+    "vmap_hessian": lambda lib: lib.func.vmap(lib.func.hessian(lambda x: (x ** 3).sum()))(_m(lib)),
+    "vmap_jacfwd": lambda lib: lib.func.vmap(lib.func.jacfwd(lambda x: x.exp()))(_m(lib)),
+    "vmap_vjp": lambda lib: lib.func.vmap(
+        lambda x, c: lib.func.vjp(lambda v: v.sin(), x)[1](c))(_m(lib), _m(lib)),
+    "vmap_jvp": lambda lib: lib.func.vmap(
+        lambda x, t: lib.func.jvp(lambda v: v.sin(), (x,), (t,)))(_m(lib), _m(lib)),
+    "vmap_grad_and_value_aux": lambda lib: lib.func.vmap(lib.func.grad_and_value(
+        lambda x: ((x ** 2).sum(), x.mean()), has_aux=True))(_m(lib)),
+    "vmap_vmap_grad": lambda lib: lib.func.vmap(lib.func.vmap(lib.func.grad(lambda x: x.sin())))(
+        _m(lib)),
+    "grad_of_vmap": lambda lib: lib.func.grad(
+        lambda w: lib.func.vmap(lambda r: (r * w).sum().tanh())(_m(lib)).sum())(_m(lib)[0]),
+    "jacrev_of_vmap": lambda lib: lib.func.jacrev(
+        lambda w: lib.func.vmap(lambda r: (r * w).sum())(_m(lib)))(_m(lib)[0]),
+    "in_dims_nested_tuple": lambda lib: lib.func.vmap(lambda p: p[0] * p[1], in_dims=((0, None),))(
+        (_m(lib), _m(lib)[0])),
     # errors
     "random_in_error_mode": lambda lib: lib.func.vmap(lambda a: a + lib.rand(()))(_m(lib)),
     "dropout_in_error_mode": lambda lib: lib.func.vmap(

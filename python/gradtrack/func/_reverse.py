@@ -330,7 +330,7 @@ def jacrev(func: Callable, argnums: "int | tuple[int, ...]" = 0, *, has_aux: boo
         flat_out, out_spec = tree_flatten(output)
         rows = _jacobian_rows(vjp_fn, flat_out, out_spec)
         with _nested():
-            jac = _assemble(rows, flat_out, out_spec)
+            jac = _assemble(rows, flat_out, out_spec, vjp_fn)
         if has_aux:
             return jac, aux
         return jac
@@ -342,17 +342,19 @@ def _jacobian_rows(vjp_fn, flat_out, out_spec):
     rows = []
     for i, o in enumerate(flat_out):
         for k in range(o.numel()):
-            cot = [gradtrack.zeros_like(p) for p in flat_out]
+            cot = [gradtrack.zeros(p.shape, dtype=p.dtype) for p in flat_out]
             cot[i].view(-1)[k] = 1
             rows.append(vjp_fn(tree_unflatten(cot, out_spec)))
     return rows
 
 
-def _assemble(rows, flat_out, out_spec):
-    first = rows[0] if rows else None
-    if first is None:
-        raise RuntimeError("jacrev: the function returned only empty tensors")
-    flat_first, in_spec = tree_flatten(first)
+def _assemble(rows, flat_out, out_spec, vjp_fn):
+    if not rows:  # outputs without elements: empty blocks, shaped by one (zero) vjp
+        zeros = [gradtrack.zeros(o.shape, dtype=o.dtype) for o in flat_out]
+        like = vjp_fn(tree_unflatten(zeros, out_spec))
+        return tree_unflatten([tree_map(lambda g, o=o: gradtrack.zeros(
+            (*o.shape, *g.shape), dtype=g.dtype), like) for o in flat_out], out_spec)
+    flat_first, in_spec = tree_flatten(rows[0])
     per_input = [[tree_flatten(r)[0][j] for r in rows] for j in range(len(flat_first))]
     stacked = [gradtrack.stack(col) for col in per_input]
     blocks = []

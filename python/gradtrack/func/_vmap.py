@@ -14,10 +14,13 @@ other, which is torch's batched draw wherever the generator fills a batch in ord
 (``rand``, ``bernoulli``, dropout masks). ``chunk_size`` is checked as torch checks it;
 the loop already holds one sample's intermediates at a time.
 
-Known differences of the fallback: an output that does not depend on the batched
-inputs but changes from sample to sample only through randomness, or a function whose
-per-sample outputs differ in shape, are refused differently; an unbatched tensor written
-in place by batched values is written once per sample where torch raises.
+Known differences of the fallback: a result that requires grad has the stacking's
+``grad_fn`` (``StackBackward0``), not the last op's; an error raised inside the function
+is the unbatched op's (torch's batching rules word some differently); a function whose
+per-sample outputs differ in shape is refused differently; an output returned with
+``out_dims=None`` counts as unbatched when every sample gives equal values; an
+unbatched tensor written in place by batched values is written once per sample where
+torch raises.
 
 >>> import gradtrack
 >>> from gradtrack.func import vmap

@@ -27,7 +27,8 @@ small graphs), ``kernels`` (elementwise ops, reductions, scans and sorts, a larg
 with backward), ``matmul`` (products and the FMA peak), ``training`` (training steps
 and their parts, with the random draws), ``process`` (import time and memory, measured
 in fresh interpreters), ``nn`` (normalization and recurrent layers) and
-``serialization`` (saving and loading a state dict). ``registry``
+``serialization`` (saving and loading a state dict) and ``func_transforms``
+(per-sample gradients with ``vmap(grad(...))``). ``registry``
 holds what a case is and the list they join.
 """
 
@@ -39,5 +40,6 @@ from . import training  # noqa: F401
 from . import process  # noqa: F401
 from . import nn  # noqa: F401
 from . import serialization  # noqa: F401
+from . import func_transforms  # noqa: F401
 from .matmul import FMA_FLOPS  # noqa: F401 - the report's peak fraction
 from .registry import CASES, Case, Point, Variant, by_id, seed, timed_case  # noqa: F401

@@ -22,8 +22,8 @@ _registry.install(globals())
 
 # The submodules a user reaches through gradtrack (gradtrack.nn.Linear, ...).
 from . import (  # noqa: E402
-    __config__, accelerator, amp, autograd, backends, compiler, cuda, distributed, functional, jit,
-    linalg, nn, onnx, optim, profiler, random, return_types, utils,
+    __config__, accelerator, amp, autograd, backends, compiler, cuda, distributed, func, functional,
+    jit, linalg, nn, onnx, optim, profiler, random, return_types, utils,
 )
 
 

@@ -28,6 +28,7 @@ from gradtrack._dtypes import finfo as finfo
 from gradtrack._C import flatten as flatten
 from gradtrack._C import floor_divide as floor_divide
 from gradtrack._C import from_numpy as from_numpy
+from gradtrack import func as func
 from gradtrack import functional as functional
 from gradtrack._settings import get_deterministic_debug_mode as get_deterministic_debug_mode
 from gradtrack._settings import get_float32_matmul_precision as get_float32_matmul_precision

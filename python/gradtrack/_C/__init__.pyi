@@ -3379,7 +3379,7 @@ tensor([[1, 2, 1, 2]])"""
 >>> gradtrack.topk(gradtrack.tensor([2., 3., 1.]), 2).values
 tensor([3., 2.])"""
 
-    def trace(*self: typing.Any, **kwargs: typing.Any) -> Tensor:
+    def trace(self) -> Tensor:
         """The sum of a matrix's main diagonal.
 
 >>> import gradtrack

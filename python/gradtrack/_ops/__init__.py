@@ -43,8 +43,10 @@ def as_method(fn):
     with the renamed code object)."""
     code = fn.__code__
     first = code.co_varnames[0]
-    if first in code.co_cellvars or "__signature__" in vars(fn):
-        return _bound_like(fn)  # a closure reads the parameter by its name
+    if first in code.co_cellvars or "__signature__" in vars(fn) or "__wrapped__" in vars(fn):
+        # a closure reads the parameter by its name; a decorated function's code is its
+        # wrapper's
+        return _bound_like(fn)
     method = types.FunctionType(code.replace(co_varnames=("self", *code.co_varnames[1:])),
                                 fn.__globals__, fn.__name__, fn.__defaults__, fn.__closure__)
     method.__kwdefaults__ = fn.__kwdefaults__

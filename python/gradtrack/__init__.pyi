@@ -1318,6 +1318,13 @@ tensor([3., 7.])
 tensor([[ 7., 10.],
         [15., 22.]])"""
 
+def matrix_power(input: typing.Any, n: typing.Any, *, out: typing.Any=None) -> Tensor:
+    """torch.matrix_power: :func:`gradtrack.linalg.matrix_power`.
+
+>>> import gradtrack
+>>> gradtrack.matrix_power(gradtrack.tensor([[2.0]]), -2)
+tensor([[0.2500]])"""
+
 def max(input: typing.Any, dim: typing.Any=None, keepdim: typing.Any=False, *, out: typing.Any=None) -> typing.Any:
     """The largest element, or (values, indices) along ``dim``, or elementwise with a tensor.
 

@@ -16,6 +16,7 @@ from ._ops.linalg_factor import (  # noqa: F401 - torch.linalg's names
     det,
     inv,
     inv_ex,
+    matrix_power,
     slogdet,
     solve,
     solve_ex,

@@ -1,4 +1,4 @@
-"""inv, det, slogdet, logdet, solve, solve_triangular, cholesky and cholesky_solve against
+"""inv, det, slogdet, logdet, solve, solve_triangular, matrix_power, cholesky and cholesky_solve against
 torch 2.13 where the op table (tests/ops/op_db/linalg_factor.py) does not reach: argument
 checks and their messages, LinAlgError on singular and non-positive-definite input (batch
 element and pivot named), the ``_ex`` forms' info, named results, the legacy names,
@@ -72,6 +72,11 @@ ERRORS = {
                                                             lib.eye(3, dtype=lib.float64)),
     "cholesky_solve_int": lambda lib: lib.cholesky_solve(lib.ones(3, 2, dtype=lib.int64),
                                                          lib.ones(3, 3, dtype=lib.int64)),
+    "matrix_power_nonsquare": lambda lib: lib.linalg.matrix_power(lib.ones(2, 3), 2),
+    "matrix_power_1d": lambda lib: lib.linalg.matrix_power(lib.ones(3), 2),
+    "matrix_power_int_negative": lambda lib: lib.linalg.matrix_power(lib.ones(2, 2, dtype=lib.int64), -1),
+    "matrix_power_float_n": lambda lib: lib.linalg.matrix_power(lib.ones(2, 2), 2.0),
+    "matrix_power_singular": lambda lib: lib.linalg.matrix_power(lib.zeros(2, 2), -2),
     # singular and not positive-definite: LinAlgError, naming the pivot or minor and the batch
     "inv_singular": lambda lib: lib.linalg.inv(_singular(lib)),
     "inv_singular_batch": lambda lib: lib.linalg.inv(_batch_one_singular(lib)),
@@ -144,6 +149,9 @@ SCENARIOS = {
                                     upper=True, unitriangular=True),
         lib.linalg.solve_triangular(lib.tensor([[2.0, 1.0], [0.0, 4.0]]),
                                     lib.ones(2, 2, dtype=lib.float64), upper=True)),
+    "matrix_power_versions_and_batches": lambda lib: [
+        (lambda r: (r, r._version))(lib.linalg.matrix_power(randn(lib, 2, 3, 3), n))
+        for n in (0, 1, 2, 4, -1, -2)] + [lib.matrix_power(lib.ones(2, 2, dtype=lib.int64), 0)],
     "methods": lambda lib: (lambda a: (a.inverse(), a.det(), a.slogdet(), a.logdet()))(
         randn(lib, 3, 3) + 4 * lib.eye(3, dtype=lib.float64)),
 }

@@ -2325,6 +2325,13 @@ tensor([1., 0., 2.])"""
         tensor([1., 3.])
         """
 
+    def matrix_power(self, n: typing.Any, *, out: typing.Any=None) -> Tensor:
+        """torch.matrix_power: :func:`gradtrack.linalg.matrix_power`.
+
+>>> import gradtrack
+>>> gradtrack.matrix_power(gradtrack.tensor([[2.0]]), -2)
+tensor([[0.2500]])"""
+
     def max(self, dim: typing.Any=None, keepdim: builtins.bool=False) -> typing.Any:
         """
         The largest element, or the values and indices of the largest along ``dim``,

@@ -1,6 +1,7 @@
 """The factorizations of ``torch.linalg`` and the ops built on them: ``inv``,
 ``det``, ``slogdet``, ``logdet``, ``solve``, ``solve_triangular``, ``cholesky``,
-``cholesky_solve`` (the ``_ex`` forms, torch's legacy names and Tensor methods),
+``cholesky_solve`` (the ``_ex`` forms, torch's legacy names and Tensor methods) and
+``matrix_power`` (products, as torch composes it),
 with torch's argument checks and messages.
 
 Each calls one C++ entry (``_C._linalg``: LAPACK per matrix of the batch, torch's
@@ -16,6 +17,7 @@ tensor(5.0000)
 import warnings
 
 from .. import _C, _out, return_types
+from .._memory_format import contiguous_format
 from . import methods
 from .scan_sort import _dt  # torch's scalar type names
 
@@ -361,12 +363,71 @@ def cholesky_solve(B, L, upper=False, *, out=None):  # noqa: N803
     return _with_out("cholesky_solve", _L.cholesky_solve(B, L, upper), out)
 
 
+# ---- matrix powers ---------------------------------------------------------------------------
+
+def _matrix_power(A, n, name):  # noqa: N803
+    if isinstance(n, bool) or not isinstance(n, int):
+        raise TypeError(f"{name}(): argument 'n' (position 2) must be int, not "
+                        f"{type(n).__name__}")
+    if A.dim() < 2:
+        raise RuntimeError("linalg.matrix_power: The input tensor A must have at least 2 "
+                           "dimensions.")
+    if A.shape[-1] != A.shape[-2]:
+        raise RuntimeError("linalg.matrix_power: A must be batches of square matrices, but they "
+                           f"are {A.shape[-2]} by {A.shape[-1]} matrices")
+    # torch's order of products (grad_fn names and rounding follow it)
+    if n == 0:
+        eye = _C.eye(A.shape[-1], dtype=A.dtype).expand(tuple(A.shape))
+        return A.clone(memory_format=contiguous_format).copy_(eye)
+    if n == 1:
+        return A.clone(memory_format=contiguous_format)
+    if n == -1:
+        return inv(A)
+    if n < 0:
+        A, n = inv(A), -n  # noqa: N806
+    if n == 2:
+        return A @ A
+    if n == 3:
+        return (A @ A) @ A
+    z = result = None
+    while n > 0:
+        bit, n = n % 2, n // 2
+        z = A if z is None else z @ z
+        if bit:
+            result = z if result is None else result @ z
+    return result
+
+
+def matrix_power(A, n, *, out=None):  # noqa: N803
+    """``A`` multiplied by itself ``n`` times (batched); ``n = 0`` gives the
+    identity, a negative ``n`` the power of the inverse.
+
+    >>> import gradtrack
+    >>> gradtrack.linalg.matrix_power(gradtrack.tensor([[1.0, 1.0], [0.0, 1.0]]), 3)
+    tensor([[1., 3.],
+            [0., 1.]])
+    """
+    return _with_out("linalg_matrix_power", _matrix_power(A, n, "linalg_matrix_power"), out)
+
+
+def _torch_matrix_power(input, n, *, out=None):  # noqa: A002
+    """torch.matrix_power: :func:`gradtrack.linalg.matrix_power`.
+
+    >>> import gradtrack
+    >>> gradtrack.matrix_power(gradtrack.tensor([[2.0]]), -2)
+    tensor([[0.2500]])
+    """
+    return _with_out("matrix_power", _matrix_power(input, n, "matrix_power"), out)
+
+
 # torch's top-level names for these and their Tensor methods.
 _det.__name__ = _det.__qualname__ = "det"
 _slogdet.__name__ = _slogdet.__qualname__ = "slogdet"
 _cholesky.__name__ = _cholesky.__qualname__ = "cholesky"
-FUNCTIONS = (inverse, _det, _slogdet, logdet, _cholesky, cholesky_solve)
-METHODS = methods(inverse, _det, _slogdet, logdet, _cholesky, cholesky_solve)
+_torch_matrix_power.__name__ = _torch_matrix_power.__qualname__ = "matrix_power"
+FUNCTIONS = (inverse, _det, _slogdet, logdet, _cholesky, cholesky_solve, _torch_matrix_power)
+METHODS = methods(inverse, _det, _slogdet, logdet, _cholesky, cholesky_solve,
+                  _torch_matrix_power)
 # gradtrack.linalg's names (linalg.py).
 LINALG = (LinAlgError, inv, inv_ex, det, slogdet, solve, solve_ex, solve_triangular, cholesky,
-          cholesky_ex)
+          cholesky_ex, matrix_power)

@@ -1,6 +1,6 @@
 """The factorizations of torch.linalg: inv (inv_ex, inverse), det, slogdet, logdet, solve
-(solve_ex, left=False, vector right-hand sides), solve_triangular, cholesky (cholesky_ex,
-upper, the legacy torch.cholesky) and cholesky_solve.
+(solve_ex, left=False, vector right-hand sides), solve_triangular, matrix_power, cholesky
+(cholesky_ex, upper, the legacy torch.cholesky) and cholesky_solve.
 
 Their inputs must be invertible or positive-definite: each row builds them from the random
 samples with differentiable ops (``A + 5 I`` is diagonally dominant enough for the
@@ -125,6 +125,20 @@ for _upper in (True, False):
                ref=lambda np_, a, b, u=_upper: b @ np.linalg.inv(_np_unit_tri(a, u)),
                gradgrad=True, **_TOL),
     ]
+
+# matrix_power: torch's order of products, for each path (identity, clone, inverse, bits)
+for _n in (0, 1, 2, 3, 5, -1, -3):
+    OPS.append(OpSpec(f"linalg.matrix_power_{_n}".replace("-", "neg"),
+                      lambda lib, a, n=_n: lib.linalg.matrix_power(_well(lib, a) / 5, n),
+                      SQUARE[:3], FLOAT,
+                      ref=lambda np_, a, n=_n: np.linalg.matrix_power(_well(np, a) / 5, n),
+                      gradgrad=_n in (3, -3), **_TOL))
+OPS += [
+    OpSpec("matrix_power", lambda lib, a: lib.matrix_power(a, 2), SQUARE[:1], FLOAT + ("int64",),
+           ref=lambda np_, a: np.linalg.matrix_power(a, 2), **_TOL),
+    OpSpec("Tensor.matrix_power", lambda lib, a: a.matrix_power(4), SQUARE[:1], FLOAT,
+           ref=lambda np_, a: np.linalg.matrix_power(a, 4), **_TOL),
+]
 
 OPS += [
     OpSpec("linalg.cholesky", lambda lib, a: lib.linalg.cholesky(_spd(lib, a)), SQUARE, FLOAT,

@@ -537,9 +537,10 @@ def cholesky(input: typing.Any, upper: typing.Any=False, *, out: typing.Any=None
 ...     gradtrack.cholesky(gradtrack.tensor([[9.0]]))
 tensor([[3.]])"""
 
-def cholesky_solve(B: typing.Any, L: typing.Any, upper: typing.Any=False, *, out: typing.Any=None) -> Tensor:
-    """The solution of ``A X = B`` given the Cholesky factor ``L`` of ``A``
-(``A = L L^T``, or ``U^T U`` when ``upper``) (CholeskySolveBackward0).
+def cholesky_solve(input: typing.Any, input2: typing.Any, upper: typing.Any=False, *, out: typing.Any=None) -> Tensor:
+    """The solution ``X`` of ``A X = B`` (B: ``input``) given the Cholesky factor
+``L`` (``input2``) of ``A``: ``A = L L^T``, or ``U^T U`` when ``upper``
+(CholeskySolveBackward0).
 
 >>> import gradtrack
 >>> L = gradtrack.tensor([[2.0, 0.0], [1.0, 1.0]])

@@ -332,9 +332,10 @@ def _cholesky(input, upper=False, *, out=None):  # noqa: A002
     return _with_out("cholesky", factor, out)
 
 
-def cholesky_solve(B, L, upper=False, *, out=None):  # noqa: N803
-    """The solution of ``A X = B`` given the Cholesky factor ``L`` of ``A``
-    (``A = L L^T``, or ``U^T U`` when ``upper``) (CholeskySolveBackward0).
+def cholesky_solve(input, input2, upper=False, *, out=None):  # noqa: A002 - torch's names
+    """The solution ``X`` of ``A X = B`` (B: ``input``) given the Cholesky factor
+    ``L`` (``input2``) of ``A``: ``A = L L^T``, or ``U^T U`` when ``upper``
+    (CholeskySolveBackward0).
 
     >>> import gradtrack
     >>> L = gradtrack.tensor([[2.0, 0.0], [1.0, 1.0]])
@@ -342,6 +343,7 @@ def cholesky_solve(B, L, upper=False, *, out=None):  # noqa: N803
     tensor([[1.],
             [1.]])
     """
+    B, L = input, input2  # noqa: N806 - the math's names
     if B.dim() < 2:
         raise RuntimeError(f"b should have at least 2 dimensions, but has {B.dim()} dimensions "
                            "instead")

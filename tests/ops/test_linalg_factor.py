@@ -77,6 +77,21 @@ ERRORS = {
     "matrix_power_int_negative": lambda lib: lib.linalg.matrix_power(lib.ones(2, 2, dtype=lib.int64), -1),
     "matrix_power_float_n": lambda lib: lib.linalg.matrix_power(lib.ones(2, 2), 2.0),
     "matrix_power_singular": lambda lib: lib.linalg.matrix_power(lib.zeros(2, 2), -2),
+    **{f"{name}_{dt}": (lambda f, dt: lambda lib: f(lib, getattr(lib, dt)))(f, dt)
+       for dt in ("bfloat16", "float16") for name, f in {
+           "inv": lambda lib, d: lib.linalg.inv(lib.eye(2, dtype=d)),
+           "inv_ex": lambda lib, d: lib.linalg.inv_ex(lib.eye(2, dtype=d)),
+           "det": lambda lib, d: lib.linalg.det(lib.eye(2, dtype=d)),
+           "slogdet": lambda lib, d: lib.linalg.slogdet(lib.eye(2, dtype=d)),
+           "logdet": lambda lib, d: lib.logdet(lib.eye(2, dtype=d)),
+           "solve": lambda lib, d: lib.linalg.solve(lib.eye(2, dtype=d), lib.ones(2, 1, dtype=d)),
+           "solve_triangular": lambda lib, d: lib.linalg.solve_triangular(
+               lib.eye(2, dtype=d), lib.ones(2, 1, dtype=d), upper=True),
+           "cholesky": lambda lib, d: lib.linalg.cholesky(lib.eye(2, dtype=d)),
+           "cholesky_solve": lambda lib, d: lib.cholesky_solve(lib.ones(2, 1, dtype=d),
+                                                               lib.eye(2, dtype=d)),
+           "matrix_power_inverse": lambda lib, d: lib.linalg.matrix_power(lib.eye(2, dtype=d), -1),
+       }.items()},
     # singular and not positive-definite: LinAlgError, naming the pivot or minor and the batch
     "inv_singular": lambda lib: lib.linalg.inv(_singular(lib)),
     "inv_singular_batch": lambda lib: lib.linalg.inv(_batch_one_singular(lib)),

@@ -55,6 +55,27 @@ def _check_square(name, A):  # noqa: N803
                            f"{A.shape[-2]} by {A.shape[-1]} matrices")
 
 
+_LOW = {"bfloat16": "BFloat16", "float16": "Half"}
+
+
+def _low_name(A):  # noqa: N803
+    return _LOW.get(repr(A.dtype).split(".", 1)[1])
+
+
+def _check_precision(name, A):  # noqa: N803
+    """torch's refusal of bfloat16 and float16 where its check comes first."""
+    low = _low_name(A)
+    if low:
+        raise RuntimeError(f"{name}: Low precision dtypes not supported. Got {low}")
+
+
+def _check_kernel(kernel, A):  # noqa: N803
+    """torch's refusal of bfloat16 and float16 where its CPU kernel refuses them."""
+    low = _low_name(A)
+    if low:
+        raise NotImplementedError(f"\"{kernel}\" not implemented for '{low}'")
+
+
 def _raise_from_info(info, message):
     """torch's LinAlgError for the first matrix whose LAPACK info is not 0:
     ``message(info)`` names what failed."""
@@ -104,6 +125,7 @@ def inv_ex(A, *, check_errors=False, out=None):  # noqa: N803
             [0.0000, 0.2500]])
     """
     _check_square("linalg.inv_ex", A)
+    _check_precision("linalg.inv", A)
     inverse, info = _L.inv_ex(A)
     if check_errors:
         _raise_from_info(info, _singular_inverse("linalg.inv_ex"))
@@ -120,6 +142,7 @@ def inv(A, *, out=None):  # noqa: N803
             [-1.,  2.]])
     """
     _check_square("linalg.inv", A)
+    _check_precision("linalg.inv", A)
     inverse, info = _L.inv_ex(A)
     _raise_from_info(info, _singular_inverse("linalg.inv"))
     return _with_out("linalg_inv", inverse, out)
@@ -144,6 +167,7 @@ def det(A, *, out=None):  # noqa: N803
     tensor(-2.)
     """
     _check_square("linalg.det", A)
+    _check_kernel("lu_cpu", A)
     return _with_out("linalg_det", _L.det(A), out)
 
 
@@ -166,6 +190,7 @@ def slogdet(A, *, out=None):  # noqa: N803
     tensor(0.6931)
     """
     _check_square("linalg.slogdet", A)
+    _check_precision("linalg.slogdet", A)
     return _with_out("linalg_slogdet", return_types.linalg_slogdet(_L.slogdet(A)), out)
 
 
@@ -177,6 +202,7 @@ def _slogdet(input):  # noqa: A002
     tensor(1.)
     """
     _check_square("linalg.slogdet", input)
+    _check_precision("linalg.slogdet", input)
     return return_types.slogdet(_L.slogdet(input))
 
 
@@ -189,6 +215,7 @@ def logdet(input):  # noqa: A002
     tensor(2.1972)
     """
     _check_square("logdet", input)
+    _check_precision("logdet", input)
     sign, logabsdet = _L.slogdet(input)
     return _C.where(sign == -1, float("nan"), logabsdet)
 
@@ -211,6 +238,7 @@ def _check_solve(A, B, left):  # noqa: N803
         eq = "AX = B" if left else "XA = B"
         raise RuntimeError(f"linalg.solve: Incompatible shapes of A and B for the equation {eq} "
                            f"({A.shape[-2]}x{A.shape[-1]} and {rows}x{cols})")
+    _check_kernel("lu_cpu", A)
 
 
 def solve_ex(A, B, *, left=True, check_errors=False, out=None):  # noqa: N803
@@ -267,6 +295,7 @@ def solve_triangular(A, B, *, upper, left=True, unitriangular=False, out=None): 
                            f"({A.shape[-2]}x{A.shape[-1]} and {B.shape[-2]}x{B.shape[-1]})")
     if not A.is_floating_point():
         raise NotImplementedError(f"\"triangular_solve_cpu\" not implemented for '{_dt(A)}'")
+    _check_kernel("triangular_solve_cpu", A)
     if B.dtype != A.dtype:  # torch solves in A's dtype
         B = B.to(A.dtype)  # noqa: N806
     return _with_out("linalg_solve_triangular",
@@ -286,6 +315,7 @@ def cholesky_ex(A, *, upper=False, check_errors=False, out=None):  # noqa: N803
             [1., 2.]])
     """
     _check_square("linalg.cholesky_ex", A)
+    _check_kernel("cholesky_cpu", A)
     factor, info = _L.cholesky_ex(A, upper, False)
     if check_errors:
         _raise_from_info(info, _not_positive_definite("linalg.cholesky_ex"))
@@ -302,6 +332,7 @@ def cholesky(A, *, upper=False, out=None):  # noqa: N803
             [0., 2.]])
     """
     _check_square("linalg.cholesky", A)
+    _check_kernel("cholesky_cpu", A)
     factor, info = _L.cholesky_ex(A, upper, False)
     _raise_from_info(info, _not_positive_definite("linalg.cholesky"))
     return _with_out("linalg_cholesky", factor, out)
@@ -327,6 +358,7 @@ def _cholesky(input, upper=False, *, out=None):  # noqa: A002
     """
     warnings.warn(_CHOLESKY_DEPRECATED, UserWarning, stacklevel=2)
     _check_square("cholesky", input)
+    _check_kernel("cholesky_cpu", input)
     factor, info = _L.cholesky_ex(input, upper, True)
     _raise_from_info(info, _not_positive_definite("cholesky"))
     return _with_out("cholesky", factor, out)
@@ -362,6 +394,7 @@ def cholesky_solve(input, input2, upper=False, *, out=None):  # noqa: A002 - tor
                            f"by {B.shape[-1]}")
     if not B.is_floating_point():
         raise NotImplementedError(f"\"cholesky_solve_cpu\" not implemented for '{_dt(B)}'")
+    _check_kernel("cholesky_solve_cpu", B)
     return _with_out("cholesky_solve", _L.cholesky_solve(B, L, upper), out)
 
 

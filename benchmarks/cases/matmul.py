@@ -1,6 +1,7 @@
 """Matrix products: square float32 (with the FMA loop in turns as a variant), transposed
 operands, the shapes an MLP's backward multiplies, bmm, float64, bfloat16, and the
-machine's peak FLOP rate from a loop of fused multiply-adds.
+machine's peak FLOP rate from a loop of fused multiply-adds; the
+factorizations of torch.linalg (solve, inv, cholesky).
 """
 
 from .kernels import _bench_helpers, _pair
@@ -130,5 +131,48 @@ def fma_peak(T, flops):
 
     def step():
         bench.fma_peak(flops)
+
+    return step
+
+
+# the factorizations of torch.linalg (LAPACK: OpenBLAS's against torch's MKL)
+
+GROUP_LINALG = "linalg"
+
+
+def _well_conditioned(T, n):
+    return T.randn(n, n) + n * T.eye(n)
+
+
+@timed_case("linalg_solve", GROUP_LINALG, "linalg.solve(A, B) (float32, B n x n)",
+            (Point("256", 256, "256x256, 256 right-hand sides"),))
+def linalg_solve(T, n):
+    a, b = _well_conditioned(T, n), T.randn(n, n)
+
+    def step():
+        T.linalg.solve(a, b)
+
+    return step
+
+
+@timed_case("linalg_inv", GROUP_LINALG, "linalg.inv(A) (float32)",
+            (Point("256", 256, "256x256"),))
+def linalg_inv(T, n):
+    a = _well_conditioned(T, n)
+
+    def step():
+        T.linalg.inv(a)
+
+    return step
+
+
+@timed_case("cholesky", GROUP_LINALG, "linalg.cholesky(A) (float32, A positive-definite)",
+            (Point("512", 512, "512x512"),))
+def cholesky(T, n):
+    x = T.randn(n, n)
+    a = x @ x.T + n * T.eye(n)
+
+    def step():
+        T.linalg.cholesky(a)
 
     return step

@@ -200,6 +200,10 @@ struct EmbeddingAttrs {
   int64_t num_weights = 0, padding_idx = -1;
   bool scale_grad_by_freq = false;
 };
+/// linalg.solve_ex, solve_triangular, cholesky_ex, cholesky_solve.
+struct LinalgAttrs {
+  bool upper = false, left = true, unitriangular = false;
+};
 /// convolution_backward (ConvolutionBackwardBackward0): which gradients it computed.
 struct ConvBackwardAttrs {
   ops::ConvArgs args;
@@ -223,7 +227,8 @@ using ops::ResampleSpec;
   X(DiagonalAttrs) X(SelectAttrs) X(SliceAttrs) X(AsStridedAttrs) X(PadAttrs)               \
   X(MaskedSelectAttrs) X(IndexAttrs) X(MmAttrs) X(AddmmAttrs) X(BetaAlphaAttrs) X(LossAttrs) \
   X(CdistAttrs) X(NormAttrs) X(ActivationAttrs) X(EmbeddingAttrs) X(ConvArgs)               \
-  X(ConvBackwardAttrs) X(PoolArgs) X(ResampleSpec) X(LstmDims) X(ValueAttrs) X(DimAlphaAttrs)
+  X(ConvBackwardAttrs) X(PoolArgs) X(ResampleSpec) X(LstmDims) X(ValueAttrs) X(DimAlphaAttrs) \
+  X(LinalgAttrs)
 // clang-format on
 
 namespace attrs_detail {

@@ -291,6 +291,19 @@ Tensor trace(const Tensor& a);
 /// (U, S, Vh) of the batched matrices `a` (full_matrices=False), recorded as
 /// LinalgSvdBackward0.
 std::tuple<Tensor, Tensor, Tensor> linalg_svd(const Tensor& a);
+/// The factorizations (ops/linalg_factor.cpp): operands already checked, float32
+/// or float64; each returns LAPACK's info (int32, one per matrix) beside its result.
+std::pair<Tensor, Tensor> linalg_inv_ex(const Tensor& a);
+Tensor linalg_det(const Tensor& a);
+/// (sign, logabsdet).
+std::pair<Tensor, Tensor> linalg_slogdet(const Tensor& a);
+std::pair<Tensor, Tensor> linalg_solve_ex(const Tensor& a, const Tensor& b, bool left);
+Tensor linalg_solve(const Tensor& a, const Tensor& b, bool left);
+Tensor linalg_solve_triangular(const Tensor& a, const Tensor& b, bool upper, bool left,
+                               bool unitriangular);
+/// legacy: torch.cholesky's node (CholeskyBackward0) instead of linalg's.
+std::pair<Tensor, Tensor> linalg_cholesky_ex(const Tensor& a, bool upper, bool legacy = false);
+Tensor cholesky_solve(const Tensor& b, const Tensor& l, bool upper);
 /// cdist: pairwise p-norm distances between the rows of two batches of
 /// matrices. mode: 0 use_mm_for_euclid_dist_if_necessary, 1
 /// use_mm_for_euclid_dist, 2 donot_use_mm_for_euclid_dist (PyTorch's numbering).

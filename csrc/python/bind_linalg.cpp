@@ -51,8 +51,32 @@ void bind_linalg(Cls& cls, py::module_& m) {
       py::arg("alpha") = 1);
 }
 
+// The factorizations (ops/linalg_factor.cpp) as private entries: the Python face
+// (_ops/linalg_factor.py) checks the arguments and raises LinAlgError from info.
+void bind_linalg_factor(py::module_& m) {
+  py::module_ f = m.def_submodule("_linalg", "the factorizations of torch.linalg (private)");
+  f.def("inv_ex", [](const Tensor& a) { return ops::linalg_inv_ex(a); });
+  f.def("det", [](const Tensor& a) { return ops::linalg_det(a); });
+  f.def("slogdet", [](const Tensor& a) { return ops::linalg_slogdet(a); });
+  f.def("solve_ex", [](const Tensor& a, const Tensor& b, bool left) {
+    return ops::linalg_solve_ex(a, b, left);
+  });
+  f.def("solve_triangular", [](const Tensor& a, const Tensor& b, bool upper, bool left, bool unit) {
+    return ops::linalg_solve_triangular(a, b, upper, left, unit);
+  });
+  f.def("cholesky_ex", [](const Tensor& a, bool upper, bool legacy) {
+    return ops::linalg_cholesky_ex(a, upper, legacy);
+  });
+  f.def("cholesky_solve", [](const Tensor& b, const Tensor& l, bool upper) {
+    return ops::cholesky_solve(b, l, upper);
+  });
+}
+
 }  // namespace
 
-void init_linalg(Cls& cls, py::module_& m) { bind_linalg(cls, m); }
+void init_linalg(Cls& cls, py::module_& m) {
+  bind_linalg(cls, m);
+  bind_linalg_factor(m);
+}
 
 }  // namespace gradtrack::python

@@ -528,6 +528,27 @@ tensor([-1.,  1.,  2.])"""
 channels_last: gradtrack._memory_format.memory_format
 channels_last_3d: gradtrack._memory_format.memory_format
 
+def cholesky(input: typing.Any, upper: typing.Any=False, *, out: typing.Any=None) -> Tensor:
+    """torch.cholesky, deprecated by torch for :func:`gradtrack.linalg.cholesky`
+(CholeskyBackward0).
+
+>>> import gradtrack, warnings
+>>> with warnings.catch_warnings():
+...     warnings.simplefilter("ignore")
+...     gradtrack.cholesky(gradtrack.tensor([[9.0]]))
+tensor([[3.]])"""
+
+def cholesky_solve(input: typing.Any, input2: typing.Any, upper: typing.Any=False, *, out: typing.Any=None) -> Tensor:
+    """The solution ``X`` of ``A X = B`` (B: ``input``) given the Cholesky factor
+``L`` (``input2``) of ``A``: ``A = L L^T``, or ``U^T U`` when ``upper``
+(CholeskySolveBackward0).
+
+>>> import gradtrack
+>>> L = gradtrack.tensor([[2.0, 0.0], [1.0, 1.0]])
+>>> gradtrack.cholesky_solve(gradtrack.tensor([[6.0], [4.0]]), L)
+tensor([[1.],
+        [1.]])"""
+
 def clamp(input: typing.Any, min: typing.Any=None, max: typing.Any=None, *, out: typing.Any=None) -> Tensor:
     """Limits every element to ``[min, max]``.
 
@@ -647,6 +668,13 @@ def deg2rad(input: typing.Any, *, out: typing.Any=None) -> Tensor:
 >>> x = gradtrack.tensor([180.0, 90.0])
 >>> gradtrack.deg2rad(x)
 tensor([3.1416, 1.5708])"""
+
+def det(input: typing.Any) -> Tensor:
+    """The determinant of each square matrix of ``input``: :func:`gradtrack.linalg.det`.
+
+>>> import gradtrack
+>>> gradtrack.det(gradtrack.eye(3) * 2)
+tensor(8.)"""
 
 def detach(input: typing.Any) -> Tensor:
     """``input.detach()`` as a function.
@@ -1076,6 +1104,13 @@ int32: dtype
 int64: dtype
 int8: dtype
 
+def inverse(input: typing.Any, *, out: typing.Any=None) -> Tensor:
+    """torch's older name of :func:`gradtrack.linalg.inv`.
+
+>>> import gradtrack
+>>> gradtrack.inverse(gradtrack.tensor([[4.0]]))
+tensor([[0.2500]])"""
+
 def is_floating_point(input: typing.Any) -> builtins.bool:
     """True if ``input`` has a floating-point dtype.
 
@@ -1202,6 +1237,14 @@ def log_softmax(input: typing.Any, dim: typing.Any, *, dtype: typing.Any=None, o
 >>> gradtrack.log_softmax(x, dim=1)
 tensor([[-2.4076, -1.4076, -0.4076]])"""
 
+def logdet(input: typing.Any) -> Tensor:
+    """The natural log of each determinant: NaN where it is negative, ``-inf``
+where it is 0 (WhereBackward0, as torch composes it from ``slogdet``).
+
+>>> import gradtrack
+>>> gradtrack.logdet(gradtrack.eye(2) * 3)
+tensor(2.1972)"""
+
 def logical_and(input: typing.Any, other: typing.Any, *, out: typing.Any=None) -> Tensor:
     """A bool tensor, True where both elements are nonzero.
 
@@ -1276,6 +1319,13 @@ tensor([3., 7.])
 >>> gradtrack.matmul(a, a)
 tensor([[ 7., 10.],
         [15., 22.]])"""
+
+def matrix_power(input: typing.Any, n: typing.Any, *, out: typing.Any=None) -> Tensor:
+    """torch.matrix_power: :func:`gradtrack.linalg.matrix_power`.
+
+>>> import gradtrack
+>>> gradtrack.matrix_power(gradtrack.tensor([[2.0]]), -2)
+tensor([[0.2500]])"""
 
 def max(input: typing.Any, dim: typing.Any=None, keepdim: typing.Any=False, *, out: typing.Any=None) -> typing.Any:
     """The largest element, or (values, indices) along ``dim``, or elementwise with a tensor.
@@ -1843,6 +1893,13 @@ def slice_scatter(input: typing.Any, src: typing.Any, dim: typing.Any=0, start: 
 >>> import gradtrack
 >>> gradtrack.slice_scatter(gradtrack.zeros(4), gradtrack.ones(2), start=0, step=2)
 tensor([1., 0., 1., 0.])"""
+
+def slogdet(input: typing.Any) -> Tensor:
+    """torch.slogdet: :func:`gradtrack.linalg.slogdet` with torch's older result name.
+
+>>> import gradtrack
+>>> gradtrack.slogdet(gradtrack.eye(2) * 3).sign
+tensor(1.)"""
 
 def softmax(input: typing.Any, dim: typing.Any, *, dtype: typing.Any=None, out: typing.Any=None) -> Tensor:
     """Exponentials normalised to sum to one along ``dim``.

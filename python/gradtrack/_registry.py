@@ -46,6 +46,7 @@ SOURCES = (
     "_ops.indexing",    # gather/scatter, masks, nonzero, take_along_dim, where
     "_ops.scan_sort",   # cumsum/cumprod/diff, sort/topk, searchsorted/bucketize
     "_ops.linalg",      # products and contractions: mm, baddbmm, einsum, tensordot, cdist
+    "_ops.linalg_factor",  # inverse, det, slogdet, logdet, cholesky, cholesky_solve
     "_ops.nn",          # softmax, log_softmax, cosine_similarity
     "_ops.creation",    # factories, *_like, as_tensor, Tensor.new_*, layout
     "_ops.unique",      # unique, unique_consecutive

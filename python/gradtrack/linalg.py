@@ -1,4 +1,5 @@
-"""``torch.linalg``: vector and matrix norms, the SVD and the cross product.
+"""``torch.linalg``: vector and matrix norms, the SVD, the cross product, and the
+factorizations (inverse, determinants, solves, Cholesky: ``_ops/linalg_factor.py``).
 
 >>> import gradtrack
 >>> gradtrack.linalg.vector_norm(gradtrack.tensor([3., 4.]))
@@ -8,6 +9,19 @@ tensor(5.)
 import builtins as _builtins
 
 from . import _C
+from ._ops.linalg_factor import (  # noqa: F401 - torch.linalg's names
+    LinAlgError,
+    cholesky,
+    cholesky_ex,
+    det,
+    inv,
+    inv_ex,
+    matrix_power,
+    slogdet,
+    solve,
+    solve_ex,
+    solve_triangular,
+)
 
 _E = _C._ops
 _INF = float("inf")

@@ -74,3 +74,65 @@ class mode(_ReturnType):
 
     __slots__ = ()
     _name = "mode"
+
+
+# the factorizations of torch.linalg (_ops/linalg_factor.py)
+class _Named(tuple):
+    """A result of several tensors with torch's field names, printed as its structseq."""
+
+    __slots__ = ()
+    _name = ""
+    _fields = ()
+
+    def __new__(cls, parts):
+        return tuple.__new__(cls, parts)
+
+    def __repr__(self):
+        body = ",\n".join(f"{f}={v!r}" for f, v in zip(self._fields, self))
+        return f"gradtrack.return_types.{self._name}(\n{body})"
+
+    def __reduce__(self):
+        return (type(self), (tuple(self),))
+
+
+def _field(i):
+    return property(lambda self: self[i])
+
+
+class linalg_inv_ex(_Named):
+    """``linalg.inv_ex(A)``: the inverse and LAPACK's info."""
+
+    __slots__ = ()
+    _name, _fields = "linalg_inv_ex", ("inverse", "info")
+    inverse, info = _field(0), _field(1)
+
+
+class linalg_slogdet(_Named):
+    """``linalg.slogdet(A)``: the sign and the log of the absolute value of the determinant."""
+
+    __slots__ = ()
+    _name, _fields = "linalg_slogdet", ("sign", "logabsdet")
+    sign, logabsdet = _field(0), _field(1)
+
+
+class slogdet(linalg_slogdet):
+    """``torch.slogdet(A)``: as ``linalg.slogdet``."""
+
+    __slots__ = ()
+    _name = "slogdet"
+
+
+class linalg_solve_ex(_Named):
+    """``linalg.solve_ex(A, B)``: the solution and LAPACK's info."""
+
+    __slots__ = ()
+    _name, _fields = "linalg_solve_ex", ("result", "info")
+    result, info = _field(0), _field(1)
+
+
+class linalg_cholesky_ex(_Named):
+    """``linalg.cholesky_ex(A)``: the Cholesky factor and LAPACK's info."""
+
+    __slots__ = ()
+    _name, _fields = "linalg_cholesky_ex", ("L", "info")
+    L, info = _field(0), _field(1)

@@ -9,6 +9,7 @@ import builtins
 import typing
 import gradtrack
 import gradtrack.utils.hooks
+from . import _linalg
 from . import _inplace
 from . import _nn
 from . import _optim
@@ -1038,6 +1039,27 @@ tensor([-1.,  1.,  2.])
         tensor([1, 2], dtype=gradtrack.int8)
         """
 
+    def cholesky(self, upper: typing.Any=False, *, out: typing.Any=None) -> Tensor:
+        """torch.cholesky, deprecated by torch for :func:`gradtrack.linalg.cholesky`
+(CholeskyBackward0).
+
+>>> import gradtrack, warnings
+>>> with warnings.catch_warnings():
+...     warnings.simplefilter("ignore")
+...     gradtrack.cholesky(gradtrack.tensor([[9.0]]))
+tensor([[3.]])"""
+
+    def cholesky_solve(self, input2: typing.Any, upper: typing.Any=False, *, out: typing.Any=None) -> Tensor:
+        """The solution ``X`` of ``A X = B`` (B: ``input``) given the Cholesky factor
+``L`` (``input2``) of ``A``: ``A = L L^T``, or ``U^T U`` when ``upper``
+(CholeskySolveBackward0).
+
+>>> import gradtrack
+>>> L = gradtrack.tensor([[2.0, 0.0], [1.0, 1.0]])
+>>> gradtrack.cholesky_solve(gradtrack.tensor([[6.0], [4.0]]), L)
+tensor([[1.],
+        [1.]])"""
+
     def chunk(self, chunks: typing.SupportsInt | typing.SupportsIndex, dim: typing.SupportsInt | typing.SupportsIndex=0) -> tuple[Tensor, ...]:
         """
         Splits into ``chunks`` views of (nearly) equal size along ``dim``.
@@ -1265,6 +1287,13 @@ tensor([1., 3., 6.])"""
 tensor([3.1416, 1.5708])
 >>> x._version
 1"""
+
+    def det(self) -> Tensor:
+        """The determinant of each square matrix of ``input``: :func:`gradtrack.linalg.det`.
+
+>>> import gradtrack
+>>> gradtrack.det(gradtrack.eye(3) * 2)
+tensor(8.)"""
 
     def detach(self) -> Tensor:
         """
@@ -1908,6 +1937,13 @@ tensor(11.)"""
         tensor([ 1, -2], dtype=gradtrack.int32)
         """
 
+    def inverse(self, *, out: typing.Any=None) -> Tensor:
+        """torch's older name of :func:`gradtrack.linalg.inv`.
+
+>>> import gradtrack
+>>> gradtrack.inverse(gradtrack.tensor([[4.0]]))
+tensor([[0.2500]])"""
+
     def is_complex(self) -> builtins.bool:
         """
         True if the dtype is complex (never, in gradtrack).
@@ -2159,6 +2195,14 @@ tensor([5.9263e+01, 1.5116e+00, 3.4819e-02])"""
         tensor([[-2.4076, -1.4076, -0.4076]])
         """
 
+    def logdet(self) -> Tensor:
+        """The natural log of each determinant: NaN where it is negative, ``-inf``
+where it is 0 (WhereBackward0, as torch composes it from ``slogdet``).
+
+>>> import gradtrack
+>>> gradtrack.logdet(gradtrack.eye(2) * 3)
+tensor(2.1972)"""
+
     def logical_and(self, other: Tensor) -> Tensor:
         """
         A bool tensor, True where both elements are nonzero.
@@ -2283,6 +2327,13 @@ tensor([1., 0., 2.])"""
         >>> a.matmul(gradtrack.tensor([1.0, 0.0]))
         tensor([1., 3.])
         """
+
+    def matrix_power(self, n: typing.Any, *, out: typing.Any=None) -> Tensor:
+        """torch.matrix_power: :func:`gradtrack.linalg.matrix_power`.
+
+>>> import gradtrack
+>>> gradtrack.matrix_power(gradtrack.tensor([[2.0]]), -2)
+tensor([[0.2500]])"""
 
     def max(self, dim: typing.Any=None, keepdim: builtins.bool=False) -> typing.Any:
         """
@@ -3101,6 +3152,13 @@ tensor([-1.1752,  0.0000,  3.6269])
 >>> import gradtrack
 >>> gradtrack.slice_scatter(gradtrack.zeros(4), gradtrack.ones(2), start=0, step=2)
 tensor([1., 0., 1., 0.])"""
+
+    def slogdet(self) -> Tensor:
+        """torch.slogdet: :func:`gradtrack.linalg.slogdet` with torch's older result name.
+
+>>> import gradtrack
+>>> gradtrack.slogdet(gradtrack.eye(2) * 3).sign
+tensor(1.)"""
 
     def softmax(self, dim: typing.SupportsInt | typing.SupportsIndex, *, dtype: typing.Any=None) -> Tensor:
         """

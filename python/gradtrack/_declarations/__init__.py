@@ -26,8 +26,8 @@ import importlib
 
 from .rows import ELEMENTWISE, Derivative, Pointwise, camel  # noqa: F401
 
-AREAS = ("pointwise", "reduction", "views", "shape", "indexing", "scan_sort", "linalg", "random",
-         "nn", "conv", "resample", "rnn")
+AREAS = ("pointwise", "reduction", "views", "shape", "indexing", "scan_sort", "linalg",
+         "linalg_factor", "random", "nn", "conv", "resample", "rnn")
 
 
 def area(name):

@@ -15,6 +15,8 @@ The rows live in one module per area, with the words of the library
 - ``indexing``: ``tensor[...]``, gather/scatter, index_select, masked ops, nonzero;
 - ``scan_sort``: cumsum/cumprod, diff, sort/argsort/topk, searchsorted;
 - ``linalg``: the matmul family, baddbmm/addmv, cross, trace, einsum, tensordot, cdist;
+- ``linalg_factor``: inv, det, slogdet, logdet, solve, solve_triangular, cholesky,
+  cholesky_solve (on invertible or positive-definite inputs built from the samples);
 - ``nn``, ``conv``, ``resample``: nn.functional (softmax, activations, norms, losses),
   convolution and pooling, padding and interpolation;
 - ``creation``: the factories (``CREATION``, ``CreationSpec`` rows).
@@ -26,14 +28,15 @@ after area in the order above, each area's rows in the order of its module. Add 
 the module of its area; every test above picks it up.
 """
 
-from . import conv, creation, indexing, linalg, nn, pointwise, reduction, resample, scan_sort, shape, views
+from . import (conv, creation, indexing, linalg, linalg_factor, nn, pointwise, reduction, resample,
+               scan_sort, shape, views)
 from .rows import (ALL, AWAY0, CASTABLE, DISTINCT, EXPONENT, FLOAT, INT, INTB, LOG1P, NONNEG, NONZERO,  # noqa: F401
                    NUM, POS, REAL, SIGNED, SMALL, A, Arg, CreationSpec, Domain, E, Fixed, Idx, Mask,
                    OpSpec, S, Sample, Step, T, Tr, View)
 from .samples import (BINARY, BINARY_SMALL, LOSS_PAIR, MATRIX, RED_ALL, RED_ALL_EMPTY, RED_DIM,  # noqa: F401
                       RED_DIM_EMPTY, SCAN, SHAPE, STAT, UNARY, UNARY_SMALL, V23, V23C, V234)
 
-AREAS = (pointwise, reduction, views, shape, indexing, scan_sort, linalg, nn, conv, resample)
+AREAS = (pointwise, reduction, views, shape, indexing, scan_sort, linalg, linalg_factor, nn, conv, resample)
 
 OPS = [spec for area in AREAS for spec in area.OPS]
 CREATION = creation.CREATION

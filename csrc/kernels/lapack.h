@@ -1,0 +1,47 @@
+// The factorizations and triangular solves of torch.linalg (inv, det, slogdet,
+// solve, solve_triangular, cholesky, cholesky_solve) on the LAPACK that the
+// scipy-openblas32 wheel carries (its symbols are prefixed scipy_).
+//
+// NOTE [Row-major matrices in LAPACK]
+// LAPACK reads column-major matrices; our matrices are row-major, so LAPACK
+// sees the transpose of each buffer. The callers use that instead of copying:
+// an LU factorization of A's buffer factors A^T (same determinant); solving
+// with the transposed system ('T') of that factorization solves A X = B for a
+// column-major B; a Cholesky factor asked as 'U' of the buffer is the
+// row-major lower factor L (A is symmetric). Every matrix here is one
+// contiguous n x n (or n x k) block.
+#pragma once
+
+#include <cstdint>
+
+namespace gradtrack::kernels {
+
+/// LU with partial pivoting of the n x n buffer `a` in place (getrf); piv gets
+/// n 1-based pivots. Returns LAPACK's info: 0, or i > 0 when U(i, i) is zero.
+template <typename T>
+int lu_factor(T* a, int n, int* piv);
+
+/// Solves with the factorization of lu_factor: for the buffer's matrix M
+/// (column-major) and transposed = true, M^T X = B, with B column-major n x nrhs
+/// in place (getrs).
+template <typename T>
+void lu_solve(const T* lu, const int* piv, int n, T* b, int nrhs, bool transposed);
+
+/// The inverse from lu_factor's factorization, in place (getri).
+template <typename T>
+void lu_inverse(T* lu, const int* piv, int n);
+
+/// Cholesky of the column-major buffer in place (potrf), reading and writing the
+/// triangle `upper` names. Returns info: 0, or the order of the leading minor
+/// that is not positive-definite.
+template <typename T>
+int cholesky(T* a, int n, bool upper);
+
+/// Row-major triangular solve in place (trsm): left: op(A) X = B, else X op(A) = B,
+/// with A n x n (lower or upper, unit diagonal or not, transposed or not) and
+/// B m x k (n = m if left, else n = k).
+template <typename T>
+void triangular_solve(const T* a, T* b, int m, int k, bool left, bool upper, bool transposed,
+                      bool unit_diagonal);
+
+}  // namespace gradtrack::kernels

@@ -1,0 +1,261 @@
+// The factorizations of torch.linalg and the ops built on them: inv_ex, det,
+// slogdet, solve_ex, solve_triangular, cholesky_ex and cholesky_solve. Each
+// copies its operands into contiguous blocks, runs LAPACK per matrix of the
+// batch (kernels/lapack.h) and records torch's node. Argument checks and the
+// LinAlgError of a singular input are the Python face's (_ops/linalg_factor.py):
+// these entries report LAPACK's info instead.
+#include <cmath>
+#include <limits>
+#include <vector>
+
+#include "autograd/variable.h"
+#include "kernels/lapack.h"
+#include "ops/common.h"
+
+namespace gradtrack::ops {
+
+namespace {
+
+/// A fresh contiguous copy of `a` (in `a`'s dtype) that LAPACK may overwrite.
+Tensor work_copy(const Tensor& a) {
+  Tensor out = empty(a.sizes(), a.dtype());
+  kernels::copy(out, a);
+  return out;
+}
+
+DimVector batch_of(const DimVector& sizes) { return DimVector(sizes.begin(), sizes.end() - 2); }
+
+int64_t count_of(const DimVector& batch) {
+  int64_t count = 1;
+  for (int64_t b : batch) count *= b;
+  return count;
+}
+
+DimVector with_matrix(DimVector batch, int64_t rows, int64_t cols) {
+  batch.push_back(rows);
+  batch.push_back(cols);
+  return batch;
+}
+
+/// Runs f with a float or double zero, as the dtype of `a` says.
+template <typename F>
+void on_float_type(ScalarType dtype, F&& f) {
+  if (dtype == ScalarType::Float32) {
+    f(0.0f);
+  } else {
+    GT_CHECK(dtype == ScalarType::Float64, "gradtrack: linalg supports float32 and float64, got ",
+             scalar_type_name(dtype));
+    f(0.0);
+  }
+}
+
+/// The permutation sign of getrf's 1-based pivots.
+bool pivots_flip(const std::vector<int>& piv) {
+  bool flip = false;
+  for (size_t i = 0; i < piv.size(); ++i) flip ^= piv[i] != int(i) + 1;
+  return flip;
+}
+
+/// torch's linalg.solve rule: B is a vector (a batch of them) when it is 1-D or
+/// has A's shape without A's last dim.
+bool solve_vector_case(const Tensor& a, const Tensor& b) {
+  if (b.dim() == 1) return true;
+  if (b.dim() != a.dim() - 1) return false;
+  for (int64_t d = 0; d < b.dim(); ++d)
+    if (b.size(d) != a.size(d)) return false;
+  return true;
+}
+
+}  // namespace
+
+std::pair<Tensor, Tensor> linalg_inv_ex(const Tensor& a) {
+  const int n = int(a.size(-1));
+  const DimVector batch = batch_of(a.sizes());
+  const int64_t count = count_of(batch), nn = int64_t(n) * n;
+  Tensor inv = work_copy(a);
+  Tensor info = zeros(batch, ScalarType::Int32);
+  on_float_type(a.dtype(), [&](auto zero) {
+    using T = decltype(zero);
+    T* p = inv.data<T>();
+    int32_t* pinfo = info.data<int32_t>();
+    std::vector<int> piv(size_t(std::max(n, 1)));
+    for (int64_t b = 0; b < count; ++b) {
+      T* m = p + b * nn;
+      pinfo[b] = kernels::lu_factor(m, n, piv.data());
+      if (pinfo[b] == 0) {
+        kernels::lu_inverse(m, piv.data(), n);          // NOTE [Row-major matrices in LAPACK]
+        for (int64_t i = 0; i < nn; ++i) m[i] += T(0);  // no -0 where torch's solve gives 0
+        continue;
+      }
+      // torch solves A X = I with the singular factors: the same infinities and NaNs.
+      std::vector<T> eye(size_t(nn), T(0));
+      for (int i = 0; i < n; ++i) eye[size_t(i) * n + i] = T(1);
+      kernels::lu_solve(m, piv.data(), n, eye.data(), n, false);
+      std::copy(eye.begin(), eye.end(), m);
+    }
+  });
+  record(OpKind::LinalgInvEx, {&a}, inv);
+  return {inv, info};
+}
+
+Tensor linalg_det(const Tensor& a) {
+  const int n = int(a.size(-1));
+  const DimVector batch = batch_of(a.sizes());
+  const int64_t count = count_of(batch), nn = int64_t(n) * n;
+  Tensor lu = work_copy(a);
+  Tensor det = empty(batch, a.dtype());
+  on_float_type(a.dtype(), [&](auto zero) {
+    using T = decltype(zero);
+    std::vector<int> piv(static_cast<size_t>(n));
+    for (int64_t b = 0; b < count; ++b) {
+      T* m = lu.data<T>() + b * nn;
+      kernels::lu_factor(m, n, piv.data());
+      T d = pivots_flip(piv) ? T(-1) : T(1);
+      for (int i = 0; i < n; ++i) d *= m[int64_t(i) * n + i];
+      det.data<T>()[b] = d;
+    }
+  });
+  record(OpKind::LinalgDet, {&a}, det);
+  return det;
+}
+
+std::pair<Tensor, Tensor> linalg_slogdet(const Tensor& a) {
+  const int n = int(a.size(-1));
+  const DimVector batch = batch_of(a.sizes());
+  const int64_t count = count_of(batch), nn = int64_t(n) * n;
+  Tensor lu = work_copy(a);
+  Tensor sign = empty(batch, a.dtype()), logabs = empty(batch, a.dtype());
+  on_float_type(a.dtype(), [&](auto zero) {
+    using T = decltype(zero);
+    std::vector<int> piv(static_cast<size_t>(n));
+    for (int64_t b = 0; b < count; ++b) {
+      T* m = lu.data<T>() + b * nn;
+      kernels::lu_factor(m, n, piv.data());
+      T s = pivots_flip(piv) ? T(-1) : T(1), l = T(0);
+      for (int i = 0; i < n; ++i) {
+        const T u = m[int64_t(i) * n + i];
+        s *= u > 0 ? T(1) : u < 0 ? T(-1) : T(0);
+        l += std::log(std::abs(u));
+      }
+      sign.data<T>()[b] = s;
+      logabs.data<T>()[b] = s == 0 ? -std::numeric_limits<T>::infinity() : l;
+    }
+  });
+  if (autograd::forward_ad::any_tangent({&a}))
+    autograd::forward_ad::propagate(OpKind::LinalgSlogdet, {&a}, logabs, autograd::Attrs(), {});
+  if (autograd::should_record({&a})) {
+    auto node = autograd::new_node(OpKind::LinalgSlogdet, {&a});
+    autograd::finish_node(node, {&a}, {&sign, &logabs});
+  }
+  return {sign, logabs};
+}
+
+std::pair<Tensor, Tensor> linalg_solve_ex(const Tensor& a, const Tensor& b, bool left) {
+  const bool vector = solve_vector_case(a, b);
+  const int64_t n = a.size(-1);
+  Tensor x, info;
+  {
+    autograd::AutoGradMode off(false);
+    Tensor bm = vector ? unsqueeze(b, -1) : b;  // a column, for X A = B too (torch's)
+    const DimVector batch = broadcast_shapes(batch_of(a.sizes()), batch_of(bm.sizes()));
+    const int64_t count = count_of(batch), nn = n * n;
+    const int64_t rows = bm.size(-2), cols = bm.size(-1), rhs = left ? cols : rows;
+    Tensor lu = work_copy(expand(a, with_matrix(batch, n, n)));
+    bm = expand(bm, with_matrix(batch, rows, cols));
+    // NOTE [Row-major matrices in LAPACK]: the factors of A's buffer are those of
+    // A^T; A X = B is their transposed solve of B column-major (B^T's rows), and
+    // X A = B (A^T X^T = B^T) their plain solve of B's own rows.
+    Tensor work = work_copy(left ? transpose(bm, -2, -1) : bm);
+    info = zeros(batch, ScalarType::Int32);
+    on_float_type(a.dtype(), [&](auto zero) {
+      using T = decltype(zero);
+      std::vector<int> piv(size_t(std::max<int64_t>(n, 1)));
+      for (int64_t i = 0; i < count; ++i) {
+        T* m = lu.data<T>() + i * nn;
+        info.data<int32_t>()[i] = kernels::lu_factor(m, int(n), piv.data());
+        kernels::lu_solve(m, piv.data(), int(n), work.data<T>() + i * n * rhs, int(rhs), left);
+      }
+    });
+    x = left ? work_copy(transpose(work, -2, -1)) : work;
+    if (vector) x = work_copy(squeeze(x, -1));
+  }
+  record(OpKind::LinalgSolveEx, {&a, &b}, x, [&](autograd::LinalgAttrs& at) { at.left = left; });
+  return {x, info};
+}
+
+Tensor linalg_solve(const Tensor& a, const Tensor& b, bool left) {
+  return linalg_solve_ex(a, b, left).first;
+}
+
+Tensor linalg_solve_triangular(const Tensor& a, const Tensor& b, bool upper, bool left,
+                               bool unitriangular) {
+  Tensor x;
+  {
+    autograd::AutoGradMode off(false);
+    const int64_t n = a.size(-1), rows = b.size(-2), cols = b.size(-1);
+    const DimVector batch = broadcast_shapes(batch_of(a.sizes()), batch_of(b.sizes()));
+    const int64_t count = count_of(batch);
+    Tensor am = work_copy(expand(a, with_matrix(batch, n, n)));
+    x = work_copy(expand(b, with_matrix(batch, rows, cols)));
+    on_float_type(a.dtype(), [&](auto zero) {
+      using T = decltype(zero);
+      for (int64_t i = 0; i < count; ++i)
+        kernels::triangular_solve(am.data<T>() + i * n * n, x.data<T>() + i * rows * cols,
+                                  int(rows), int(cols), left, upper, false, unitriangular);
+    });
+  }
+  record(OpKind::LinalgSolveTriangular, {&a, &b}, x, [&](autograd::LinalgAttrs& at) {
+    at.upper = upper;
+    at.left = left;
+    at.unitriangular = unitriangular;
+  });
+  return x;
+}
+
+std::pair<Tensor, Tensor> linalg_cholesky_ex(const Tensor& a, bool upper, bool legacy) {
+  const int n = int(a.size(-1));
+  const DimVector batch = batch_of(a.sizes());
+  const int64_t count = count_of(batch), nn = int64_t(n) * n;
+  Tensor l = work_copy(a);
+  Tensor info = zeros(batch, ScalarType::Int32);
+  on_float_type(a.dtype(), [&](auto zero) {
+    using T = decltype(zero);
+    for (int64_t b = 0; b < count; ++b) {
+      T* m = l.data<T>() + b * nn;
+      // NOTE [Row-major matrices in LAPACK]: the buffer's upper triangle is A's lower one.
+      info.data<int32_t>()[b] = kernels::cholesky(m, n, !upper);
+      for (int64_t i = 0; i < n; ++i)
+        for (int64_t j = 0; j < n; ++j)
+          if (upper ? j < i : j > i) m[i * n + j] = T(0);
+    }
+  });
+  record(legacy ? OpKind::Cholesky : OpKind::LinalgCholeskyEx, {&a}, l,
+         [&](autograd::LinalgAttrs& at) { at.upper = upper; });
+  return {l, info};
+}
+
+Tensor cholesky_solve(const Tensor& b, const Tensor& l, bool upper) {
+  Tensor x;
+  {
+    autograd::AutoGradMode off(false);
+    const int64_t n = l.size(-1), cols = b.size(-1);
+    const DimVector batch = broadcast_shapes(batch_of(l.sizes()), batch_of(b.sizes()));
+    const int64_t count = count_of(batch);
+    Tensor lm = work_copy(expand(l, with_matrix(batch, n, n)));
+    x = work_copy(expand(b, with_matrix(batch, n, cols)));
+    on_float_type(l.dtype(), [&](auto zero) {
+      using T = decltype(zero);
+      for (int64_t i = 0; i < count; ++i) {
+        const T* f = lm.data<T>() + i * n * n;
+        T* xi = x.data<T>() + i * n * cols;
+        // L L^T X = B: L Y = B, then L^T X = Y (U^T U X = B: U^T Y = B, then U X = Y).
+        kernels::triangular_solve(f, xi, int(n), int(cols), true, upper, upper, false);
+        kernels::triangular_solve(f, xi, int(n), int(cols), true, upper, !upper, false);
+      }
+    });
+  }
+  record(OpKind::CholeskySolve, {&b, &l}, x, [&](autograd::LinalgAttrs& at) { at.upper = upper; });
+  return x;
+}
+
+}  // namespace gradtrack::ops

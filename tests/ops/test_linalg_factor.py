@@ -1,0 +1,280 @@
+"""inv, det, slogdet, logdet, solve, solve_triangular, matrix_power, cholesky and cholesky_solve against
+torch 2.13 where the op table (tests/ops/op_db/linalg_factor.py) does not reach: argument
+checks and their messages, LinAlgError on singular and non-positive-definite input (batch
+element and pivot named), the ``_ex`` forms' info, named results, the legacy names,
+gradients at a singular matrix, saved-tensor checks and forward-mode derivatives.
+"""
+
+import warnings
+
+import numpy as np
+import pytest
+
+import gradtrack
+
+from area_checks import grads, randn
+from helpers import same
+
+
+def _singular(lib):
+    m = lib.zeros(3, 3)
+    m[0, 0] = 1
+    return m
+
+
+def _batch_one_singular(lib):
+    return lib.stack([lib.eye(3), lib.zeros(3, 3)])
+
+
+def _not_pd(lib):
+    return lib.tensor([[1.0, 2.0], [2.0, 1.0]])
+
+
+ERRORS = {
+    # shapes and dtypes
+    "inv_1d": lambda lib: lib.linalg.inv(lib.ones(3)),
+    "inv_nonsquare": lambda lib: lib.linalg.inv(lib.ones(2, 3)),
+    "inverse_nonsquare": lambda lib: lib.inverse(lib.ones(2, 3)),
+    "inv_int": lambda lib: lib.linalg.inv(lib.ones(3, 3, dtype=lib.int64)),
+    "det_nonsquare": lambda lib: lib.linalg.det(lib.ones(2, 3)),
+    "det_1d": lambda lib: lib.det(lib.ones(3)),
+    "det_int": lambda lib: lib.linalg.det(lib.ones(3, 3, dtype=lib.int64)),
+    "slogdet_nonsquare": lambda lib: lib.linalg.slogdet(lib.ones(2, 3)),
+    "slogdet_int": lambda lib: lib.slogdet(lib.ones(3, 3, dtype=lib.int64)),
+    "logdet_nonsquare": lambda lib: lib.logdet(lib.ones(2, 3)),
+    "logdet_int": lambda lib: lib.logdet(lib.ones(3, 3, dtype=lib.int64)),
+    "solve_nonsquare": lambda lib: lib.linalg.solve(lib.ones(2, 3), lib.ones(2, 2)),
+    "solve_shapes": lambda lib: lib.linalg.solve(lib.ones(3, 3), lib.ones(2, 2)),
+    "solve_shapes_right": lambda lib: lib.linalg.solve(lib.ones(3, 3), lib.ones(3, 2), left=False),
+    "solve_vector_right": lambda lib: lib.linalg.solve(lib.eye(3), lib.ones(3), left=False),
+    "solve_vector_shapes": lambda lib: lib.linalg.solve(lib.eye(3), lib.ones(2)),
+    "solve_dtypes": lambda lib: lib.linalg.solve(lib.ones(3, 3), lib.ones(3, 2, dtype=lib.float64)),
+    "solve_int": lambda lib: lib.linalg.solve(lib.ones(3, 3, dtype=lib.int64),
+                                              lib.ones(3, 2, dtype=lib.int64)),
+    "solve_1d": lambda lib: lib.linalg.solve(lib.ones(3), lib.ones(3)),
+    "solve_triangular_nonsquare": lambda lib: lib.linalg.solve_triangular(
+        lib.ones(2, 3), lib.ones(2, 2), upper=True),
+    "solve_triangular_1d_b": lambda lib: lib.linalg.solve_triangular(
+        lib.ones(3, 3), lib.ones(3), upper=True),
+    "solve_triangular_shapes": lambda lib: lib.linalg.solve_triangular(
+        lib.ones(3, 3), lib.ones(2, 2), upper=True),
+    "solve_triangular_shapes_right": lambda lib: lib.linalg.solve_triangular(
+        lib.ones(3, 3), lib.ones(2, 2), upper=True, left=False),
+    "solve_triangular_int": lambda lib: lib.linalg.solve_triangular(
+        lib.ones(3, 3, dtype=lib.int64), lib.ones(3, 2, dtype=lib.int64), upper=True),
+    "cholesky_nonsquare": lambda lib: lib.linalg.cholesky(lib.ones(2, 3)),
+    "cholesky_1d": lambda lib: lib.linalg.cholesky(lib.ones(3)),
+    "cholesky_int": lambda lib: lib.linalg.cholesky(lib.ones(3, 3, dtype=lib.int64)),
+    "cholesky_solve_1d": lambda lib: lib.cholesky_solve(lib.ones(3), lib.eye(3)),
+    "cholesky_solve_nonsquare": lambda lib: lib.cholesky_solve(lib.ones(3, 2), lib.ones(2, 3)),
+    "cholesky_solve_shapes": lambda lib: lib.cholesky_solve(lib.ones(2, 2), lib.eye(3)),
+    "cholesky_solve_dtypes": lambda lib: lib.cholesky_solve(lib.ones(3, 2),
+                                                            lib.eye(3, dtype=lib.float64)),
+    "cholesky_solve_int": lambda lib: lib.cholesky_solve(lib.ones(3, 2, dtype=lib.int64),
+                                                         lib.ones(3, 3, dtype=lib.int64)),
+    "matrix_power_nonsquare": lambda lib: lib.linalg.matrix_power(lib.ones(2, 3), 2),
+    "matrix_power_1d": lambda lib: lib.linalg.matrix_power(lib.ones(3), 2),
+    "matrix_power_int_negative": lambda lib: lib.linalg.matrix_power(lib.ones(2, 2, dtype=lib.int64), -1),
+    "matrix_power_float_n": lambda lib: lib.linalg.matrix_power(lib.ones(2, 2), 2.0),
+    "matrix_power_singular": lambda lib: lib.linalg.matrix_power(lib.zeros(2, 2), -2),
+    **{f"{name}_{dt}": (lambda f, dt: lambda lib: f(lib, getattr(lib, dt)))(f, dt)
+       for dt in ("bfloat16", "float16") for name, f in {
+           "inv": lambda lib, d: lib.linalg.inv(lib.eye(2, dtype=d)),
+           "inv_ex": lambda lib, d: lib.linalg.inv_ex(lib.eye(2, dtype=d)),
+           "det": lambda lib, d: lib.linalg.det(lib.eye(2, dtype=d)),
+           "slogdet": lambda lib, d: lib.linalg.slogdet(lib.eye(2, dtype=d)),
+           "logdet": lambda lib, d: lib.logdet(lib.eye(2, dtype=d)),
+           "solve": lambda lib, d: lib.linalg.solve(lib.eye(2, dtype=d), lib.ones(2, 1, dtype=d)),
+           "solve_triangular": lambda lib, d: lib.linalg.solve_triangular(
+               lib.eye(2, dtype=d), lib.ones(2, 1, dtype=d), upper=True),
+           "cholesky": lambda lib, d: lib.linalg.cholesky(lib.eye(2, dtype=d)),
+           "cholesky_solve": lambda lib, d: lib.cholesky_solve(lib.ones(2, 1, dtype=d),
+                                                               lib.eye(2, dtype=d)),
+           "matrix_power_inverse": lambda lib, d: lib.linalg.matrix_power(lib.eye(2, dtype=d), -1),
+       }.items()},
+    # singular and not positive-definite: LinAlgError, naming the pivot or minor and the batch
+    "inv_singular": lambda lib: lib.linalg.inv(_singular(lib)),
+    "inv_singular_batch": lambda lib: lib.linalg.inv(_batch_one_singular(lib)),
+    "inverse_singular": lambda lib: lib.inverse(_singular(lib)),
+    "inv_ex_check_errors": lambda lib: lib.linalg.inv_ex(lib.zeros(2, 2), check_errors=True),
+    "solve_singular": lambda lib: lib.linalg.solve(_singular(lib), lib.ones(3, 2)),
+    "solve_singular_batch": lambda lib: lib.linalg.solve(_batch_one_singular(lib),
+                                                         lib.ones(2, 3, 1)),
+    "solve_ex_check_errors": lambda lib: lib.linalg.solve_ex(lib.zeros(2, 2), lib.ones(2, 1),
+                                                             check_errors=True),
+    "cholesky_not_pd": lambda lib: lib.linalg.cholesky(_not_pd(lib)),
+    "cholesky_negative": lambda lib: lib.linalg.cholesky(-lib.eye(3)),
+    "cholesky_not_pd_batch": lambda lib: lib.linalg.cholesky(lib.stack([lib.eye(2), -lib.eye(2)])),
+    "cholesky_ex_check_errors": lambda lib: lib.linalg.cholesky_ex(-lib.eye(2), check_errors=True),
+}
+
+
+@pytest.mark.parametrize("case", sorted(ERRORS))
+def test_errors_match_torch(case):
+    same(ERRORS[case])
+
+
+def test_legacy_cholesky_errors_and_warns_as_torch():
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        same(lambda lib: lib.cholesky(-lib.eye(3)))
+        same(lambda lib: lib.cholesky(lib.ones(2, 3)))
+    with pytest.warns(UserWarning, match="gradtrack.cholesky is deprecated in favor of "
+                                         "gradtrack.linalg.cholesky"):
+        gradtrack.cholesky(gradtrack.eye(2))
+
+
+def test_lin_alg_error_is_a_runtime_error_named_as_torch_names_it(torch):
+    assert issubclass(gradtrack.linalg.LinAlgError, RuntimeError)
+    assert gradtrack.linalg.LinAlgError.__name__ == torch.linalg.LinAlgError.__name__
+    with pytest.raises(RuntimeError):
+        gradtrack.linalg.inv(gradtrack.zeros(2, 2))
+
+
+# ---- values, named results, info and grad_fn names -------------------------------------------
+
+SCENARIOS = {
+    "inv_ex": lambda lib: lib.linalg.inv_ex(randn(lib, 2, 3, 3) + 3 * lib.eye(3)),
+    "inv_ex_singular_info": lambda lib: lib.linalg.inv_ex(_batch_one_singular(lib)).info,
+    "solve_ex": lambda lib: lib.linalg.solve_ex(randn(lib, 3, 3) + 3 * lib.eye(3),
+                                                randn(lib, 3, 2, seed=1)),
+    "solve_ex_singular_info": lambda lib: lib.linalg.solve_ex(_singular(lib), lib.ones(3, 1)).info,
+    "solve_broadcast_shapes": lambda lib: [
+        tuple(lib.linalg.solve(lib.eye(3).expand(2, 1, 3, 3), lib.ones(4, 3, 1)).shape),
+        tuple(lib.linalg.solve(lib.eye(3).expand(2, 3, 3), lib.ones(3)).shape),
+        tuple(lib.linalg.solve(lib.eye(3).expand(2, 3, 3), lib.ones(2, 3)).shape),
+        tuple(lib.linalg.solve(lib.eye(3), lib.ones(2, 3), left=False).shape)],
+    "slogdet": lambda lib: lib.linalg.slogdet(randn(lib, 2, 3, 3)),
+    "slogdet_legacy_name": lambda lib: lib.slogdet(randn(lib, 3, 3)),
+    "slogdet_singular": lambda lib: lib.linalg.slogdet(_singular(lib)),
+    "det_singular": lambda lib: lib.linalg.det(_singular(lib)),
+    "logdet_negative_and_singular": lambda lib: (lib.logdet(-lib.eye(3)).isnan(), lib.logdet(_singular(lib)),
+                                                 lib.logdet(randn(lib, 3, 3))),
+    "empty_matrices": lambda lib: (lib.linalg.inv(lib.zeros(0, 0)), lib.linalg.det(lib.zeros(0, 0)),
+                                   lib.linalg.slogdet(lib.zeros(2, 0, 0))),
+    "cholesky_ex": lambda lib: lib.linalg.cholesky_ex(lib.tensor([[4.0, 2.0], [2.0, 3.0]])),
+    "cholesky_ex_not_pd_info": lambda lib: lib.linalg.cholesky_ex(_not_pd(lib)).info,
+    "cholesky_reads_one_triangle": lambda lib: (
+        lib.linalg.cholesky(lib.tensor([[4.0, 100.0], [2.0, 3.0]])),
+        lib.linalg.cholesky(lib.tensor([[4.0, 2.0], [100.0, 3.0]]), upper=True)),
+    "solve_triangular_reads_one_triangle": lambda lib: (
+        lib.linalg.solve_triangular(lib.tensor([[2.0, 7.0], [1.0, 4.0]]), lib.ones(2, 1),
+                                    upper=False),
+        lib.linalg.solve_triangular(lib.tensor([[9.0, 2.0], [7.0, 9.0]]), lib.ones(2, 1),
+                                    upper=True, unitriangular=True),
+        lib.linalg.solve_triangular(lib.tensor([[2.0, 1.0], [0.0, 4.0]]),
+                                    lib.ones(2, 2, dtype=lib.float64), upper=True)),
+    "matrix_power_versions_and_batches": lambda lib: [
+        (lambda r: (r, r._version))(lib.linalg.matrix_power(randn(lib, 2, 3, 3), n))
+        for n in (0, 1, 2, 4, -1, -2)] + [lib.matrix_power(lib.ones(2, 2, dtype=lib.int64), 0)],
+    "methods": lambda lib: (lambda a: (a.inverse(), a.det(), a.slogdet(), a.logdet()))(
+        randn(lib, 3, 3) + 4 * lib.eye(3, dtype=lib.float64)),
+}
+
+
+@pytest.mark.parametrize("case", sorted(SCENARIOS))
+def test_values_and_grad_fn_match_torch(case):
+    same(SCENARIOS[case])
+
+
+def test_named_results_print_as_torch(torch):
+    for name in ("inv_ex", "solve_ex", "slogdet", "cholesky_ex"):
+        args = (torch.eye(2), torch.ones(2, 1)) if name == "solve_ex" else (torch.eye(2),)
+        ours = getattr(gradtrack.linalg, name)(*(gradtrack.tensor(a.numpy()) for a in args))
+        theirs = getattr(torch.linalg, name)(*args)
+        assert repr(ours) == repr(theirs).replace("torch", "gradtrack")
+        assert ours._fields == theirs._fields if hasattr(theirs, "_fields") else True
+    assert repr(gradtrack.slogdet(gradtrack.eye(2))) == \
+        repr(torch.slogdet(torch.eye(2))).replace("torch", "gradtrack")
+
+
+# ---- gradients where the op table does not reach ---------------------------------------------
+
+def _spd(lib, a):
+    return a @ a.mT + 3 * lib.eye(a.shape[-1], dtype=a.dtype)
+
+
+GRADIENTS = {
+    "det_singular": lambda lib: (lambda x: grads(lib, lib.linalg.det(x * lib.tensor(
+        [[1.0, 1.0, 1.0], [1.0, 1.0, 1.0], [0.0, 0.0, 1.0]], dtype=lib.float64)), x))(
+        randn(lib, 3, 3)),
+    "det_batch_one_singular": lambda lib: (lambda x: grads(lib, lib.linalg.det(
+        x * lib.tensor([[[1.0, 1.0], [1.0, 1.0]], [[1.0, 0.0], [0.0, 1.0]]], dtype=lib.float64)),
+        x))(lib.ones(2, 2, 2, dtype=lib.float64, requires_grad=True)),
+    "slogdet_sign_only": lambda lib: (lambda x: lib.autograd.grad(
+        [lib.linalg.slogdet(x)[0].sum()], [x], allow_unused=True))(randn(lib, 3, 3)),
+    "solve_broadcast": lambda lib: (lambda a, b: grads(lib, lib.linalg.solve(
+        a + 4 * lib.eye(3, dtype=lib.float64), b), a, b))(randn(lib, 3, 3), randn(lib, 2, 3, 2, seed=1)),
+    "solve_triangular_broadcast": lambda lib: (lambda a, b: grads(
+        lib, lib.linalg.solve_triangular(a + 4 * lib.eye(3, dtype=lib.float64), b, upper=False),
+        a, b))(randn(lib, 3, 3), randn(lib, 2, 3, 2, seed=1)),
+    "cholesky_upper_batch": lambda lib: (lambda a: grads(
+        lib, lib.linalg.cholesky(_spd(lib, a), upper=True), a))(randn(lib, 2, 3, 3)),
+    "cholesky_solve_broadcast": lambda lib: (lambda b, a: grads(
+        lib, lib.cholesky_solve(b, lib.linalg.cholesky(_spd(lib, a))), b, a))(
+        randn(lib, 2, 3, 2), randn(lib, 3, 3, seed=1)),
+}
+
+
+@pytest.mark.parametrize("case", sorted(GRADIENTS))
+def test_gradients_match_torch(case):
+    same(GRADIENTS[case])
+
+
+def test_saved_input_written_in_place_makes_backward_raise():
+    def scenario(lib):
+        a = randn(lib, 3, 3)
+        w = a * 1 + 4 * lib.eye(3, dtype=lib.float64)
+        out = lib.linalg.solve(w, lib.ones(3, 1, dtype=lib.float64))
+        w.add_(1)
+        out.sum().backward()
+    same(scenario)
+
+
+def test_result_written_in_place_makes_backward_raise():
+    def scenario(lib):
+        a = randn(lib, 3, 3)
+        inv = lib.linalg.inv(a + 4 * lib.eye(3, dtype=lib.float64))
+        inv.mul_(2)
+        inv.sum().backward()
+    same(scenario)
+
+
+def _legacy_cholesky(lib, a):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return lib.cholesky(a)
+
+
+# ---- forward-mode derivatives ----------------------------------------------------------------
+
+JVPS = {
+    "inv": lambda lib, a, b: lib.linalg.inv(a),
+    "det": lambda lib, a, b: lib.linalg.det(a),
+    "slogdet": lambda lib, a, b: lib.linalg.slogdet(a)[1],
+    "solve": lambda lib, a, b: lib.linalg.solve(a, b),
+    "solve_vector": lambda lib, a, b: lib.linalg.solve(a, b[:, 0]),
+    "solve_right": lambda lib, a, b: lib.linalg.solve(a, b.mT, left=False),
+    "solve_batch_vector": lambda lib, a, b: lib.linalg.solve(a.expand(2, 3, 3), b.mT),
+    "solve_triangular": lambda lib, a, b: lib.linalg.solve_triangular(a, b, upper=True),
+    "solve_triangular_right_unit": lambda lib, a, b: lib.linalg.solve_triangular(
+        a, b.mT, upper=False, left=False, unitriangular=True),
+    "cholesky": lambda lib, a, b: lib.linalg.cholesky(_spd(lib, a)),
+    "cholesky_upper": lambda lib, a, b: lib.linalg.cholesky(_spd(lib, a), upper=True),
+    "legacy_cholesky_has_none": lambda lib, a, b: _legacy_cholesky(lib, _spd(lib, a)),
+    "cholesky_solve": lambda lib, a, b: lib.cholesky_solve(b, lib.linalg.cholesky(_spd(lib, a))),
+}
+
+
+@pytest.mark.parametrize("case", sorted(JVPS))
+def test_forward_mode_matches_torch(case):
+    def scenario(lib):
+        fwad = lib.autograd.forward_ad
+        rng = np.random.default_rng(3)
+        a = lib.tensor(rng.standard_normal((3, 3)) + 4 * np.eye(3))
+        b = lib.tensor(rng.standard_normal((3, 2)))
+        ta, tb = (lib.tensor(rng.standard_normal(s)) for s in ((3, 3), (3, 2)))
+        with fwad.dual_level():
+            out = JVPS[case](lib, fwad.make_dual(a, ta), fwad.make_dual(b, tb))
+            return fwad.unpack_dual(out).tangent
+    same(scenario)

@@ -223,10 +223,10 @@ def nanquantile(input, q, dim=None, keepdim=False, *, interpolation="linear"):  
 def _counts(positions, weight, bins, dtype):
     """How many of ``positions`` (or their ``weight``) fall in each of ``bins``."""
     out = _C.zeros(bins, dtype=dtype)
-    if positions.numel():
-        add = weight.to(dtype) if weight is not None else _C.ones(positions.shape, dtype=dtype)
-        out.index_add_(0, positions, add)
-    return out
+    if not positions.numel():
+        return out
+    add = weight.to(dtype) if weight is not None else _C.ones(positions.shape, dtype=dtype)
+    return out.index_add(0, positions, add)  # a new tensor at version 0, as torch's
 
 
 def _bin_positions(x, edges, bins):

@@ -46,6 +46,9 @@ RETURNS = {
     # a tensor or a (values, indices) named tuple, a str or a tensor, an object
     "max": "typing.Any", "min": "typing.Any", "sort": "typing.Any", "topk": "typing.Any",
     "kthvalue": "typing.Any", "median": "typing.Any", "mode": "typing.Any",
+    "nanmedian": "typing.Any", "cummax": "tuple[Tensor, Tensor]",
+    "cummin": "tuple[Tensor, Tensor]", "aminmax": "tuple[Tensor, Tensor]",
+    "histogram": "tuple[Tensor, Tensor]",
     "unique": "typing.Any", "type": "typing.Any", "__array__": "typing.Any",
     "__reduce_ex__": "typing.Any", "__dlpack__": "typing.Any",
 }
@@ -186,6 +189,8 @@ FUNCTION_RETURNS = {
     "set_printoptions": "None", "set_rng_state": "None", "split": "tuple[Tensor, ...]",
     "std_mean": "tuple[Tensor, Tensor]", "var_mean": "tuple[Tensor, Tensor]",
     **{n: "typing.Any" for n in "load max min sort topk kthvalue median mode unique".split()},
+    "nanmedian": "typing.Any",
+    **{n: "tuple[Tensor, Tensor]" for n in ("cummax", "cummin", "aminmax", "histogram")},
 }
 # In these stubs `bool`, `int` and `float` may name dtypes (gradtrack.bool is torch.bool).
 SHADOWED = {"bool", "int", "float"}

@@ -88,7 +88,8 @@ struct DimReduceAttrs {
   int64_t dim = 0;
   bool keepdim = false;
 };
-/// gather, scatter, scatter_add, index_select, sort, topk, cumsum, cumprod,
+/// gather, scatter, scatter_add, index_select, sort, topk, cumsum, cumprod, cummax,
+/// cummin, logcumsumexp,
 /// softmax, log_softmax and their backward ops, cross, stack, unbind,
 /// unsqueeze, unsqueeze_, squeeze(dim).
 struct DimAttrs {
@@ -176,9 +177,21 @@ struct LossAttrs {
   double beta = 0;   // smooth_l1_loss
   double delta = 0;  // huber_loss
 };
-/// cdist.
+/// cdist, dist.
 struct CdistAttrs {
   double p = 2;
+};
+/// renorm.
+struct RenormAttrs {
+  double p = 2;
+  int64_t dim = 0;
+  double maxnorm = 0;
+};
+/// scatter_reduce, index_reduce (reduce: 0 sum, 1 prod, 2 mean, 3 amax, 4 amin).
+struct ScatterReduceAttrs {
+  int64_t dim = 0;
+  int64_t reduce = 0;
+  bool include_self = true;
 };
 /// native_layer_norm, native_group_norm, native_batch_norm: x read as
 /// (n, c, l) in `groups` groups (NOTE [One layout for three norms]).
@@ -228,7 +241,7 @@ using ops::ResampleSpec;
   X(MaskedSelectAttrs) X(IndexAttrs) X(MmAttrs) X(AddmmAttrs) X(BetaAlphaAttrs) X(LossAttrs) \
   X(CdistAttrs) X(NormAttrs) X(ActivationAttrs) X(EmbeddingAttrs) X(ConvArgs)               \
   X(ConvBackwardAttrs) X(PoolArgs) X(ResampleSpec) X(LstmDims) X(ValueAttrs) X(DimAlphaAttrs) \
-  X(LinalgAttrs)
+  X(LinalgAttrs) X(RenormAttrs) X(ScatterReduceAttrs)
 // clang-format on
 
 namespace attrs_detail {

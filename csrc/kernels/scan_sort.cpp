@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <numeric>
 #include <vector>
 
@@ -165,10 +166,10 @@ void for_each_line(const Tensor& in, int64_t dim, const F& f) {
 }  // namespace
 
 void kth_lines(const Tensor& values, const Tensor& indices, const Tensor& in, int64_t dim,
-               int64_t k, bool nan_wins) {
+               int64_t k, bool nan_wins, bool nan_skips) {
   if (any_reduced({&values, &in})) {
     WideOut w(values);
-    kth_lines(w.t, indices, widen(in), dim, k, nan_wins);
+    kth_lines(w.t, indices, widen(in), dim, k, nan_wins, nan_skips);
     return w.commit();
   }
   if (in.numel() == 0) return;
@@ -176,19 +177,28 @@ void kth_lines(const Tensor& values, const Tensor& indices, const Tensor& in, in
     scalar_t* vout = values.data<scalar_t>();
     int64_t* iout = indices.data<int64_t>();
     for_each_line<scalar_t>(in, dim, [&](auto& key, auto& order, int64_t out) {
+      int64_t kk = k;
       auto less = [&](int64_t x, int64_t y) {
         const scalar_t a = key[size_t(x)], b = key[size_t(y)];
         if (is_nan(a) || is_nan(b)) return !is_nan(a) && is_nan(b);
         return a < b || (a == b && x < y);
       };
       int64_t pick = -1;
+      if (nan_skips) {
+        // The k-th of the numbers: k = (numbers - 1) / 2 per line; a line of NaN only
+        // gives its first NaN, as PyTorch's nanmedian.
+        int64_t numbers = 0;
+        for (size_t j = 0; j < key.size(); ++j) numbers += !is_nan(scalar_t(key[j]));
+        kk = numbers == 0 ? -1 : (numbers - 1) / 2;
+        if (kk < 0) pick = 0;
+      }
       if (nan_wins) {
         for (size_t j = 0; j < key.size() && pick < 0; ++j)
           if (is_nan(key[j])) pick = int64_t(j);
       }
       if (pick < 0) {
-        std::nth_element(order.begin(), order.begin() + k, order.end(), less);
-        pick = order[size_t(k)];
+        std::nth_element(order.begin(), order.begin() + kk, order.end(), less);
+        pick = order[size_t(kk)];
       }
       vout[out] = key[size_t(pick)];
       iout[out] = pick;
@@ -231,6 +241,89 @@ void mode_lines(const Tensor& values, const Tensor& indices, const Tensor& in, i
       vout[out] = key[size_t(best_last)];
       iout[out] = best_last;
     });
+  });
+}
+
+namespace {
+
+// A line's running extreme: NaN, once seen, stays (at the last NaN's position); a tie
+// moves the index to the later position, as PyTorch's CPU cummax/cummin.
+template <typename T>
+bool takes_over(T x, T best, bool is_max) {
+  if (is_nan(x)) return true;
+  if (is_nan(best)) return false;
+  return is_max ? x >= best : x <= best;
+}
+
+}  // namespace
+
+void cumulative_extreme(const Tensor& values, const Tensor& indices, const Tensor& in, int64_t dim,
+                        bool is_max) {
+  if (any_reduced({&values, &in})) {
+    WideOut w(values);
+    cumulative_extreme(w.t, indices, widen(in), dim, is_max);
+    return w.commit();
+  }
+  Lines l(in.sizes(), dim);
+  if (in.numel() == 0) return;
+  GT_DISPATCH_ALL(in.dtype(), [&] {
+    const scalar_t* src = in.data<scalar_t>();
+    scalar_t* vout = values.data<scalar_t>();
+    int64_t* iout = indices.data<int64_t>();
+    parallel_for(l.count(), std::max<int64_t>(1, kGrainSize / std::max<int64_t>(l.n, 1)),
+                 [&](int64_t b, int64_t e) {
+                   for (int64_t line = b; line < e; ++line) {
+                     const int64_t s = l.start(line, l.n);
+                     scalar_t best = src[s];
+                     int64_t at = 0;
+                     for (int64_t j = 0; j < l.n; ++j) {
+                       const int64_t p = s + j * l.inner;
+                       if (takes_over(src[p], best, is_max)) {
+                         best = src[p];
+                         at = j;
+                       }
+                       vout[p] = best;
+                       iout[p] = at;
+                     }
+                   }
+                 });
+  });
+}
+
+void log_cumulative_sum_exp(const Tensor& out, const Tensor& in, int64_t dim) {
+  if (any_reduced({&out, &in})) {
+    WideOut w(out);
+    log_cumulative_sum_exp(w.t, widen(in), dim);
+    return w.commit();
+  }
+  Lines l(in.sizes(), dim);
+  if (in.numel() == 0) return;
+  GT_DISPATCH_FLOAT(in.dtype(), "logcumsumexp_out_cpu", [&] {
+    const scalar_t* src = in.data<scalar_t>();
+    scalar_t* dst = out.data<scalar_t>();
+    parallel_for(l.count(), std::max<int64_t>(1, kGrainSize / std::max<int64_t>(l.n, 1)),
+                 [&](int64_t b, int64_t e) {
+                   for (int64_t line = b; line < e; ++line) {
+                     const int64_t s = l.start(line, l.n);
+                     // log(exp(acc) + exp(x)) = hi + log1p(exp(lo - hi)), in double;
+                     // -inf + -inf stays -inf, NaN spreads.
+                     double acc = -std::numeric_limits<double>::infinity();
+                     for (int64_t j = 0; j < l.n; ++j) {
+                       const int64_t p = s + j * l.inner;
+                       const double x = double(src[p]);
+                       if (std::isnan(x) || std::isnan(acc)) {
+                         acc = std::numeric_limits<double>::quiet_NaN();
+                       } else {
+                         const double hi = std::max(acc, x), lo = std::min(acc, x);
+                         if (lo != -std::numeric_limits<double>::infinity() && !std::isinf(hi))
+                           acc = hi + std::log1p(std::exp(lo - hi));
+                         else
+                           acc = hi;
+                       }
+                       dst[p] = scalar_t(acc);
+                     }
+                   }
+                 });
   });
 }
 

@@ -22,9 +22,16 @@ void sort_lines(const Tensor& values, const Tensor& indices, const Tensor& in, i
 
 /// Per line along `dim`: the k-th smallest element (k counted from 0; NaN is
 /// the largest) and its position; with nan_wins, a line holding NaN gives NaN
-/// at its first NaN (median). values/indices are the keepdim shape.
+/// at its first NaN (median); with nan_skips, k is each line's lower median of its
+/// numbers (nanmedian). values/indices are the keepdim shape.
 void kth_lines(const Tensor& values, const Tensor& indices, const Tensor& in, int64_t dim,
-               int64_t k, bool nan_wins);
+               int64_t k, bool nan_wins, bool nan_skips = false);
+/// cummax (is_max) / cummin along `dim`: the running extreme and the position it was
+/// last taken from (ties and NaN move it on, as PyTorch's).
+void cumulative_extreme(const Tensor& values, const Tensor& indices, const Tensor& in, int64_t dim,
+                        bool is_max);
+/// logcumsumexp along `dim` (floating `in`, out's dtype), accumulated in double.
+void log_cumulative_sum_exp(const Tensor& out, const Tensor& in, int64_t dim);
 /// Per line: the most frequent value (the smallest of equally frequent ones)
 /// and the last position holding it, as PyTorch's CPU mode.
 void mode_lines(const Tensor& values, const Tensor& indices, const Tensor& in, int64_t dim);

@@ -138,6 +138,10 @@ std::vector<const Tensor*> index_extras(const IndexList& idx);
 /// writes src (read at index's positions) into dst along dim d, or adds it.
 void check_scatter_src(const Tensor& self, int64_t d, const Tensor& index, const Tensor& src);
 void scatter_kernel(const Tensor& dst, int64_t d, const Tensor& index, const Tensor& src, bool add);
+/// dst (a fresh contiguous tensor) reduced with src at index along d (NOTE [Scatter
+/// reductions] in indexing.cpp); reduce: 0 sum, 1 prod, 2 mean, 3 amax, 4 amin.
+void scatter_reduce_kernel(const Tensor& dst, int64_t d, const Tensor& index, const Tensor& src,
+                           int64_t reduce, bool include_self);
 /// scatter with a number: its checks, and the value as a src shaped like index.
 Tensor scatter_value_src(const Tensor& self, int64_t d, const Tensor& index, Scalar value);
 }  // namespace ops_detail

@@ -1,9 +1,9 @@
-// Indexed writes: index_add, index_copy, index_fill, take, put, masked_scatter and the
-// scatters into a view (select_scatter, slice_scatter, diagonal_scatter). Each checks
-// its arguments with PyTorch's words, computes its value with the indexing ops under
-// grad mode off, and records PyTorch's node (IndexAddBackward0, TakeBackward0, ...);
-// the in-place forms write that value (NOTE [In-place forms of composed ops] in
-// inplace.cpp).
+// Indexed writes: index_add, index_copy, index_fill, the indexed reductions
+// (scatter_reduce, index_reduce), take, put, masked_scatter and the scatters into a view
+// (select_scatter, slice_scatter, diagonal_scatter). Each checks its arguments with PyTorch's
+// words, computes its value with the indexing ops under grad mode off, and records PyTorch's node
+// (IndexAddBackward0, TakeBackward0, ...); the in-place forms write that value (NOTE [In-place
+// forms of composed ops] in inplace.cpp).
 #include "autograd/variable.h"
 #include "ops/common.h"
 
@@ -308,6 +308,100 @@ Tensor diagonal_scatter(const Tensor& self, const Tensor& src, int64_t offset, i
   return out;
 }
 
+// ---- scatter_reduce, index_reduce ---------------------------------------------------------
+
+namespace {
+// torch's scatter_reduce also takes the old names "max" and "min" (codes 5 and 6: amax
+// and amin forward, a backward that refuses them, as torch's).
+constexpr const char* kReduceNames[] = {"sum", "prod", "mean", "amax", "amin", "max", "min"};
+
+int64_t reduce_code(const std::string& reduce) {
+  for (int64_t i = 0; i < 7; ++i)
+    if (reduce == kReduceNames[i]) return i;
+  return -1;
+}
+
+// index_reduce's index as a scatter index: each index value repeated across source's
+// other dims, in source's shape.
+Tensor index_as_scatter(const Tensor& index, const Tensor& source, int64_t d) {
+  DimVector shape(size_t(source.dim()), 1);
+  shape[size_t(d)] = index.numel();
+  return contiguous(expand(reshape(to_dtype(index, ScalarType::Int64), shape), source.sizes()));
+}
+
+Tensor reduced_copy(const Tensor& self, int64_t d, const Tensor& index, const Tensor& src,
+                    int64_t code, bool include_self) {
+  Tensor out = empty(self.sizes(), self.dtype());
+  kernels::copy(out, self);
+  ops_detail::scatter_reduce_kernel(out, d, index, src, code >= 5 ? code - 2 : code, include_self);
+  return out;
+}
+}  // namespace
+
+Tensor scatter_reduce(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src,
+                      const std::string& reduce, bool include_self) {
+  const int64_t code = reduce_code(reduce);
+  GT_CHECK(code >= 0, "reduce argument must be either sum, prod, mean, amax or amin, got ", reduce);
+  const int64_t d = wrap_dim(dim, self.dim());
+  ops_detail::check_scatter_src(self, d, index, src);
+  Tensor out = reduced_copy(self, d, index, src, code, include_self);
+  record(OpKind::ScatterReduce, {&self, &src}, out,
+         [&](autograd::ScatterReduceAttrs& at) {
+           at.dim = d;
+           at.reduce = code;
+           at.include_self = include_self;
+         },
+         {&index});
+  return out;
+}
+
+namespace {
+void check_index_reduce(const Tensor& self, int64_t d, const Tensor& index, const Tensor& source,
+                        const std::string& reduce) {
+  GT_CHECK(reduce_code(reduce) >= 1 && reduce_code(reduce) <= 4,
+           "index_reduce(): Expected reduce to be one of prod, mean, amax or amin but got ", reduce,
+           ".");
+  check_index_source("index_reduce_", self, d, index, source);
+  GT_CHECK(self.dtype() == source.dtype(), "index_reduce_(): self (",
+           scalar_type_name(self.dtype()), ") and source (", scalar_type_name(source.dtype()),
+           ") must have the same scalar type");
+  GT_CHECK(index.numel() == size_at(source, source.dim() == 0 ? 0 : d),
+           "index_reduce_(): Number of indices (", index.numel(),
+           ") should be equal to source.size(dim): (", size_at(source, source.dim() == 0 ? 0 : d),
+           "), for dim: ", d);
+  bool same = source.dim() == self.dim() || (self.dim() <= 1 && source.dim() <= 1);
+  for (int64_t i = 0; same && i < self.dim(); ++i)
+    same = i == d || self.sizes()[i] == source.sizes()[i];
+  GT_CHECK(same,
+           "source tensor shape must match self tensor shape, excluding the specified dimension. "
+           "Got self.shape = ",
+           shape_of(self), " source.shape = ", shape_of(source));
+  check_bounds(index, size_at(self, d), false,
+               [&](int64_t) { throw IndexError("index out of range in self"); });
+}
+}  // namespace
+
+Tensor index_reduce(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source,
+                    const std::string& reduce, bool include_self) {
+  const int64_t d = dim_of(self, dim);
+  check_index_reduce(self, d, index, source, reduce);
+  const int64_t code = reduce_code(reduce);
+  Tensor out = off_value([&] {
+    Tensor flat_self = self.dim() == 0 ? reshape(self, {1}) : self;
+    Tensor src = source.dim() == 0 ? reshape(source, {1}) : source;
+    Tensor r = reduced_copy(flat_self, d, index_as_scatter(index, src, d), src, code, include_self);
+    return in_shape_of(self, r);
+  });
+  record(OpKind::IndexReduce, {&self, &source}, out,
+         [&](autograd::ScatterReduceAttrs& at) {
+           at.dim = d;
+           at.reduce = code;
+           at.include_self = include_self;
+         },
+         {&index});
+  return out;
+}
+
 // ---- in-place forms ----------------------------------------------------------------------
 
 Tensor inplace_index_add_alpha(const Tensor& self, int64_t dim, const Tensor& index,
@@ -361,6 +455,35 @@ Tensor inplace_masked_scatter(const Tensor& self, const Tensor& mask, const Tens
   Tensor v = off_value([&] { return masked_scatter(self, mask, source); });
   return inplace_write("masked_scatter_", OpKind::MaskedScatter, {&self, &source}, self, v,
                        [](autograd::Attrs&) {}, {&mask});
+}
+
+Tensor inplace_scatter_reduce(const Tensor& self, int64_t dim, const Tensor& index,
+                              const Tensor& src, const std::string& reduce, bool include_self) {
+  Tensor v = off_value([&] { return scatter_reduce(self, dim, index, src, reduce, include_self); });
+  const int64_t d = wrap_dim(dim, self.dim());
+  return inplace_write("scatter_reduce_", OpKind::ScatterReduce, {&self, &src}, self, v,
+                       [&](autograd::Attrs& at) {
+                         auto& a = at.set<autograd::ScatterReduceAttrs>();
+                         a.dim = d;
+                         a.reduce = reduce_code(reduce);
+                         a.include_self = include_self;
+                       },
+                       {&index});
+}
+
+Tensor inplace_index_reduce(const Tensor& self, int64_t dim, const Tensor& index,
+                            const Tensor& source, const std::string& reduce, bool include_self) {
+  Tensor v =
+      off_value([&] { return index_reduce(self, dim, index, source, reduce, include_self); });
+  const int64_t d = dim_of(self, dim);
+  return inplace_write("index_reduce_", OpKind::IndexReduce, {&self, &source}, self, v,
+                       [&](autograd::Attrs& at) {
+                         auto& a = at.set<autograd::ScatterReduceAttrs>();
+                         a.dim = d;
+                         a.reduce = reduce_code(reduce);
+                         a.include_self = include_self;
+                       },
+                       {&index});
 }
 
 }  // namespace gradtrack::ops

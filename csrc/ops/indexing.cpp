@@ -492,6 +492,73 @@ void scatter_kernel(const Tensor& dst, int64_t d, const Tensor& index, const Ten
     });
   });
 }
+
+template <typename T>
+T reduce_times(T a, T b) {
+  if constexpr (std::is_same_v<T, bool>) {
+    return a && b;
+  } else {
+    return T(a * b);
+  }
+}
+
+// NOTE [Scatter reductions]
+// scatter_reduce and index_reduce write into a fresh contiguous copy of self, one
+// index position after another in order, as PyTorch's CPU kernel: without
+// include_self the first value reaching a place replaces self's; mean divides each
+// place by how many values it took (self counting as one), flooring for integers;
+// amax/amin keep a NaN from either side.
+void scatter_reduce_kernel(const Tensor& dst, int64_t d, const Tensor& index, const Tensor& src,
+                           int64_t reduce, bool include_self) {
+  if (index.numel() == 0) return;
+  if (is_reduced_float(dst.dtype())) {
+    Tensor wide = kernels::widen(dst);
+    scatter_reduce_kernel(wide, d, index, kernels::widen(src), reduce, include_self);
+    return kernels::copy(dst, wide);
+  }
+  DimVector strides = src.dim() == index.dim() ? src.strides() : DimVector(index.dim(), 1);
+  Tensor picked =
+      kernels::aligned(contiguous(alias_with_geometry(src, index.sizes(), strides, src->offset())));
+  std::vector<int64_t> count(reduce == 2 ? size_t(dst.numel()) : 0, include_self ? 1 : 0);
+  std::vector<char> taken(include_self ? 0 : size_t(dst.numel()), 0);
+  GT_DISPATCH_ALL(dst.dtype(), [&] {
+    scalar_t* out = dst.data<scalar_t>();
+    const scalar_t* sp = picked.data<scalar_t>();
+    for_each_gather(dst, d, index, [&](int64_t i, int64_t off) {
+      const scalar_t v = sp[i];
+      scalar_t& cur = out[off];
+      if (reduce == 2) ++count[size_t(off)];
+      if (!include_self && !taken[size_t(off)]) {
+        taken[size_t(off)] = 1;
+        cur = v;
+        return;
+      }
+      if (reduce == 0 || reduce == 2) {
+        cur = scalar_t(cur + v);
+      } else if (reduce == 1) {
+        cur = reduce_times(cur, v);
+      } else if (reduce == 3) {
+        cur = v != v ? v : (cur < v ? v : cur);
+      } else {
+        cur = v != v ? v : (v < cur ? v : cur);
+      }
+    });
+    if (reduce != 2) return;
+    for (size_t k = 0; k < count.size(); ++k) {
+      if (count[k] <= 1) continue;
+      if constexpr (std::is_floating_point_v<scalar_t>) {
+        out[k] = scalar_t(out[k] / scalar_t(count[k]));
+      } else if constexpr (std::is_same_v<scalar_t, bool>) {
+        out[k] = out[k];
+      } else {
+        const int64_t num = int64_t(out[k]), den = count[k];
+        int64_t q = num / den;
+        if ((num % den != 0) && ((num < 0) != (den < 0))) --q;
+        out[k] = scalar_t(q);
+      }
+    }
+  });
+}
 }  // namespace ops_detail
 
 namespace {

@@ -133,6 +133,16 @@ std::pair<Tensor, Tensor> var_std(const Tensor& a, const DimVector& dims, bool d
                                   double correction, bool keepdim, bool is_std, bool with_mean);
 Tensor logsumexp(const Tensor& a, const DimVector& dims, bool keepdim);
 Tensor vector_norm(const Tensor& a, double ord, const DimVector& dims, bool keepdim);
+/// nansum: the sum with NaN counted as zero (dims empty: all).
+Tensor nansum(const Tensor& a, const DimVector& dims, bool keepdim,
+              std::optional<ScalarType> dtype);
+/// aminmax: (amin, amax) over `dim` (none: every dim).
+std::pair<Tensor, Tensor> aminmax(const Tensor& a, std::optional<int64_t> dim, bool keepdim);
+/// dist: the p-norm of a - b (broadcast).
+Tensor dist(const Tensor& a, const Tensor& b, double p);
+/// renorm: each slice along dim scaled down to p-norm maxnorm where it exceeds it.
+Tensor renorm(const Tensor& a, double p, int64_t dim, double maxnorm);
+Tensor inplace_renorm(const Tensor& self, double p, int64_t dim, double maxnorm);
 
 // ---- views (views.cpp): results that share their input's storage ----
 Tensor view(const Tensor& a, const DimVector& shape);
@@ -192,6 +202,9 @@ Tensor repeat(const Tensor& a, const DimVector& repeats);
 // ---- scans and sorts (scan_sort.cpp) ----
 Tensor cumsum(const Tensor& a, int64_t dim, std::optional<ScalarType> dtype);
 Tensor cumprod(const Tensor& a, int64_t dim, std::optional<ScalarType> dtype);
+/// cummax (is_max) or cummin: (values, indices).
+std::pair<Tensor, Tensor> cummax_cummin(const Tensor& a, int64_t dim, bool is_max);
+Tensor logcumsumexp(const Tensor& a, int64_t dim);
 /// (values, indices); every sort is stable. stable_given: called with
 /// `stable=` (PyTorch's sort.stable overload, SortBackward1).
 std::pair<Tensor, Tensor> sort(const Tensor& a, int64_t dim, bool descending,
@@ -203,6 +216,9 @@ std::pair<Tensor, Tensor> median_dim(const Tensor& a, int64_t dim, bool keepdim)
 std::pair<Tensor, Tensor> mode(const Tensor& a, int64_t dim, bool keepdim);
 /// The lower median of all elements (NaN if any is NaN).
 Tensor median_all(const Tensor& a);
+/// nanmedian: the lower median of the numbers, NaN ignored.
+Tensor nanmedian_all(const Tensor& a);
+std::pair<Tensor, Tensor> nanmedian_dim(const Tensor& a, int64_t dim, bool keepdim);
 /// searchsorted's search (arguments already checked and of one dtype):
 /// int64 (or int32) positions shaped like `values`; sorter may be undefined.
 Tensor searchsorted(const Tensor& boundaries, const Tensor& values, bool out_int32, bool right,
@@ -246,6 +262,15 @@ Tensor inplace_index_fill(const Tensor& self, int64_t dim, const Tensor& index,
                           const Tensor& value);
 Tensor inplace_put(const Tensor& self, const Tensor& index, const Tensor& source, bool accumulate);
 Tensor inplace_masked_scatter(const Tensor& self, const Tensor& mask, const Tensor& source);
+/// scatter_reduce / index_reduce: reduce is sum (scatter_reduce only), prod, mean, amax, amin.
+Tensor scatter_reduce(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src,
+                      const std::string& reduce, bool include_self);
+Tensor index_reduce(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source,
+                    const std::string& reduce, bool include_self);
+Tensor inplace_scatter_reduce(const Tensor& self, int64_t dim, const Tensor& index,
+                              const Tensor& src, const std::string& reduce, bool include_self);
+Tensor inplace_index_reduce(const Tensor& self, int64_t dim, const Tensor& index,
+                            const Tensor& source, const std::string& reduce, bool include_self);
 /// Turns bool indices into long ones and checks shapes (shared with setitem).
 IndexList expand_bool_indices(const Tensor& a, const IndexList& indices);
 

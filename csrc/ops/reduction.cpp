@@ -1,5 +1,5 @@
-// Reductions: sum, mean, max/min (with and without dim), arg-reductions, prod,
-// statistics (var/std, logsumexp) and vector norms.
+// Reductions: sum, mean, nansum, max/min (with and without dim), aminmax,
+// arg-reductions, prod, statistics (var/std, logsumexp), vector norms, dist and renorm.
 #include <cmath>
 #include <limits>
 
@@ -421,6 +421,119 @@ Tensor logsumexp(const Tensor& a, const DimVector& dims, bool keepdim) {
     at.keepdim = keepdim;
   });
   return out;
+}
+
+Tensor nansum(const Tensor& a, const DimVector& dims, bool keepdim,
+              std::optional<ScalarType> dtype) {
+  const uint64_t mask = dims_mask(dims, a.dim(), true);
+  Tensor out;
+  {
+    autograd::AutoGradMode off(false);
+    Tensor x = is_floating(a.dtype()) ? where(isnan(a), zeros({}, a.dtype()), a) : a;
+    out = sum(x, dims, keepdim, dtype, true);
+  }
+  record(OpKind::Nansum, {&a}, out, [&](autograd::ReduceAttrs& at) {
+    at.dim = mask_dims(mask, a.dim());
+    at.keepdim = keepdim;
+  });
+  return out;
+}
+
+std::pair<Tensor, Tensor> aminmax(const Tensor& a, std::optional<int64_t> dim, bool keepdim) {
+  GT_CHECK(dim || a.numel() > 0,
+           "aminmax(): cannot compute aminmax over an empty dimension as the operation has no "
+           "identity.");
+  if (dim) {
+    const int64_t d = wrap_dim(*dim, a.dim());
+    GT_CHECK_INDEX(a.dim() == 0 || a.sizes()[size_t(d)] != 0, "aminmax: Expected reduction dim ",
+                   *dim, " to have non-zero size.");
+  }
+  const DimVector dims = dim ? DimVector{wrap_dim(*dim, a.dim())} : DimVector{};
+  const uint64_t mask = dims_mask(dims, a.dim(), true);
+  Tensor lo, hi;
+  {
+    autograd::AutoGradMode off(false);
+    lo = reduce_into_new(ReduceOp::Min, a, mask, keepdim, a.dtype());
+    hi = reduce_into_new(ReduceOp::Max, a, mask, keepdim, a.dtype());
+  }
+  const DimVector rdims = mask_dims(mask, a.dim());
+  if (autograd::forward_ad::any_tangent({&a})) {
+    // Each output's tangent: the mean of the tangents at its tied elements.
+    autograd::forward_ad::NoPropagation off;
+    const Tensor t = autograd::forward_ad::tangent(a);
+    for (const Tensor* r : {&lo, &hi}) {
+      Tensor kept = keepdim || a.dim() == 0 ? *r : reshape(*r, keepdim_shape(a.sizes(), mask));
+      Tensor hit = to_dtype(compare(Cmp::Eq, a, kept), t.dtype());
+      autograd::forward_ad::set_tangent(*r,
+                                        div(sum(mul(t, hit), rdims, keepdim, std::nullopt, true),
+                                            sum(hit, rdims, keepdim, std::nullopt, true)));
+    }
+  }
+  if (autograd::should_record({&a})) {
+    auto node = autograd::new_node(OpKind::Aminmax, {&a});
+    autograd::ReduceAttrs& at = node->attrs.set<autograd::ReduceAttrs>();
+    at.dim = rdims;
+    at.keepdim = keepdim;
+    autograd::finish_node(node, {&a}, {&lo, &hi});
+  }
+  return {lo, hi};
+}
+
+Tensor dist(const Tensor& a, const Tensor& b, double p) {
+  Tensor out;
+  {
+    autograd::AutoGradMode off(false);
+    Tensor diff = sub(a, b);
+    GT_CHECK(is_floating(diff.dtype()),
+             "norm(): input dtype should be either floating point or complex. Got ",
+             scalar_type_name(diff.dtype()), " instead.");
+    out = vector_norm(diff, p, {}, false);
+  }
+  record(OpKind::Dist, {&a, &b}, out, [&](autograd::CdistAttrs& at) { at.p = p; });
+  return out;
+}
+
+Tensor renorm(const Tensor& a, double p, int64_t dim, double maxnorm) {
+  GT_CHECK(p > 0, "renorm: non-positive-norm not supported");
+  GT_CHECK(maxnorm >= 0, "renorm: expected maxnorm to be >= 0 but got ", maxnorm);
+  GT_CHECK(a.dim() > 1, "renorm: input needs at least 2 dimensions, got ", a.dim(), " dimensions");
+  const int64_t d = wrap_dim(dim, a.dim());
+  Tensor out;
+  {
+    autograd::AutoGradMode off(false);
+    DimVector others;
+    for (int64_t i = 0; i < a.dim(); ++i)
+      if (i != d) others.push_back(i);
+    Tensor norm = vector_norm(a, p, others, true);
+    // Slices within maxnorm keep their values; the others are scaled to it (the
+    // 1e-7 is PyTorch's, so a slice lands just under maxnorm).
+    Tensor factor =
+        where(compare(Cmp::Gt, norm, Scalar(maxnorm)),
+              div(scalar_tensor(Scalar(maxnorm), norm.dtype()), add(norm, Scalar(1e-7))),
+              ones({}, norm.dtype()));
+    out = mul(a, factor);
+  }
+  record(OpKind::Renorm, {&a}, out, [&](autograd::RenormAttrs& at) {
+    at.p = p;
+    at.dim = d;
+    at.maxnorm = maxnorm;
+  });
+  return out;
+}
+
+Tensor inplace_renorm(const Tensor& self, double p, int64_t dim, double maxnorm) {
+  Tensor v;
+  {
+    autograd::AutoGradMode off(false);
+    v = renorm(self, p, dim, maxnorm);
+  }
+  const int64_t d = wrap_dim(dim, self.dim());
+  return inplace_write("renorm_", OpKind::Renorm, {&self}, self, v, [&](autograd::Attrs& at) {
+    auto& a = at.set<autograd::RenormAttrs>();
+    a.p = p;
+    a.dim = d;
+    a.maxnorm = maxnorm;
+  });
 }
 
 }  // namespace gradtrack::ops

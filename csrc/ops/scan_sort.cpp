@@ -1,6 +1,6 @@
-// Scans (cumsum, cumprod), sorts (sort, topk), order statistics (kthvalue,
-// median, mode) and searchsorted: validate, run the line kernels of
-// kernels/scan_sort.cpp, record.
+// Scans (cumsum, cumprod, cummax, cummin, logcumsumexp), sorts (sort, topk), order
+// statistics (kthvalue, median, nanmedian, mode) and searchsorted: validate, run the line kernels
+// of kernels/scan_sort.cpp, record.
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
@@ -40,6 +40,25 @@ Tensor cumsum(const Tensor& a, int64_t dim, std::optional<ScalarType> dtype) {
 
 Tensor cumprod(const Tensor& a, int64_t dim, std::optional<ScalarType> dtype) {
   return scan(a, dim, dtype, true);
+}
+
+std::pair<Tensor, Tensor> cummax_cummin(const Tensor& a, int64_t dim, bool is_max) {
+  const int64_t d = wrap_dim(dim, a.dim());
+  Tensor values = empty(a.sizes(), a.dtype());
+  Tensor indices = empty(a.sizes(), ScalarType::Int64);
+  kernels::cumulative_extreme(values, indices, kernel_input(a, a.dtype()), a.dim() == 0 ? 0 : d,
+                              is_max);
+  record(is_max ? OpKind::Cummax : OpKind::Cummin, {&a}, values,
+         [&](autograd::DimAttrs& at) { at.dim = d; }, {&indices});
+  return {values, indices};
+}
+
+Tensor logcumsumexp(const Tensor& a, int64_t dim) {
+  const int64_t d = wrap_dim(dim, a.dim());
+  Tensor out = empty(a.sizes(), a.dtype());
+  kernels::log_cumulative_sum_exp(out, kernel_input(a, a.dtype()), a.dim() == 0 ? 0 : d);
+  record(OpKind::Logcumsumexp, {&a}, out, [&](autograd::DimAttrs& at) { at.dim = d; });
+  return out;
 }
 
 namespace {
@@ -138,19 +157,35 @@ std::pair<Tensor, Tensor> median_dim(const Tensor& a, int64_t dim, bool keepdim)
                       });
 }
 
-Tensor median_all(const Tensor& a) {
+std::pair<Tensor, Tensor> nanmedian_dim(const Tensor& a, int64_t dim, bool keepdim) {
+  const int64_t d = wrap_dim(dim, a.dim());
+  const int64_t n = line_length(a, d);
+  GT_CHECK_INDEX(a.dim() == 0 || n > 0, "median(): Expected reduction dim ", d,
+                 " to have non-zero size.");
+  return select_along(a, d, keepdim, OpKind::NanmedianDim,
+                      [&](const Tensor& v, const Tensor& i, const Tensor& in, int64_t dd) {
+                        kernels::kth_lines(v, i, in, dd, 0, false, true);
+                      });
+}
+
+namespace {
+Tensor median_of_all(const Tensor& a, bool skip_nan) {
   Tensor out = empty({}, a.dtype());
   if (a.numel() == 0) {
     kernels::fill(out, Scalar(std::nan("")));
   } else {
     Tensor flat = reshape(kernel_input(a, a.dtype()), {a.numel()});
     Tensor idx = empty({1}, ScalarType::Int64), v = empty({1}, a.dtype());
-    kernels::kth_lines(v, idx, flat, 0, (a.numel() - 1) / 2, true);
+    kernels::kth_lines(v, idx, flat, 0, (a.numel() - 1) / 2, !skip_nan, skip_nan);
     kernels::copy(out, reshape(v, {}));
   }
-  record(OpKind::MedianAll, {&a}, out);
+  record(skip_nan ? OpKind::NanmedianAll : OpKind::MedianAll, {&a}, out);
   return out;
 }
+}  // namespace
+
+Tensor median_all(const Tensor& a) { return median_of_all(a, false); }
+Tensor nanmedian_all(const Tensor& a) { return median_of_all(a, true); }
 
 std::pair<Tensor, Tensor> mode(const Tensor& a, int64_t dim, bool keepdim) {
   return select_along(a, dim, keepdim, OpKind::Mode,

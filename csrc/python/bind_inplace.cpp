@@ -166,6 +166,9 @@ void bind_inplace(py::module_& m) {
   m.def("scan_", [](const Tensor& self, int64_t dim, py::handle dtype, bool is_prod) {
     return ops::inplace_scan(self, dim, optional_dtype(dtype), is_prod);
   });
+  m.def("scatter_reduce_", &ops::inplace_scatter_reduce);
+  m.def("index_reduce_", &ops::inplace_index_reduce);
+  m.def("renorm_", &ops::inplace_renorm);
   m.def("index_add_", [](const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source,
                          py::handle alpha) {
     return ops::inplace_index_add_alpha(self, dim, index, source, *to_scalar(alpha));

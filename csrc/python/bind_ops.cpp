@@ -44,6 +44,25 @@ void init_ops(py::module_& m) {
   e.def("cumprod", [](const Tensor& a, int64_t dim, py::handle dtype) {
     return ops::cumprod(a, dim, optional_dtype(dtype));
   });
+  e.def("cummax_cummin", [](const Tensor& a, int64_t dim, bool is_max) {
+    return pair(ops::cummax_cummin(a, dim, is_max));
+  });
+  e.def("logcumsumexp", &ops::logcumsumexp);
+  e.def("nanmedian", [](const Tensor& a, py::handle dim, bool keepdim) -> py::object {
+    if (dim.is_none()) return py::cast(ops::nanmedian_all(a));
+    return pair(ops::nanmedian_dim(a, dim.cast<int64_t>(), keepdim));
+  });
+  e.def("nansum", [](const Tensor& a, py::handle dim, bool keepdim, py::handle dtype) {
+    DimVector dims = dim.is_none() ? DimVector{} : to_dims(dim);
+    return ops::nansum(a, dims, keepdim, optional_dtype(dtype));
+  });
+  e.def("aminmax", [](const Tensor& a, std::optional<int64_t> dim, bool keepdim) {
+    return pair(ops::aminmax(a, dim, keepdim));
+  });
+  e.def("dist", &ops::dist);
+  e.def("renorm", &ops::renorm);
+  e.def("scatter_reduce", &ops::scatter_reduce);
+  e.def("index_reduce", &ops::index_reduce);
   e.def("sort", [](const Tensor& a, int64_t dim, bool descending, bool stable_given) {
     return pair(ops::sort(a, dim, descending, stable_given));
   });

@@ -327,6 +327,41 @@ def index_add_(self, dim, index, source, *, alpha=1):
     return _C._inplace.index_add_(self, dim, index, source, alpha)
 
 
+def scatter_reduce_(self, dim, index, src, reduce, *, include_self=True):
+    """``scatter_reduce`` written into ``self``; returns ``self``.
+
+    >>> import gradtrack
+    >>> gradtrack.zeros(2).scatter_reduce_(0, gradtrack.tensor([1, 1]), gradtrack.ones(2), "sum")
+    tensor([0., 2.])
+    """
+    check(self, src)
+    return _C._inplace.scatter_reduce_(self, dim, index, src, reduce, include_self)
+
+
+def index_reduce_(self, dim, index, source, reduce, *, include_self=True):
+    """``index_reduce`` written into ``self``; returns ``self``.
+
+    >>> import gradtrack
+    >>> gradtrack.ones(2).index_reduce_(0, gradtrack.tensor([1, 1]),
+    ...                                 gradtrack.tensor([2., 3.]), "prod")
+    tensor([1., 6.])
+    """
+    check(self, source)
+    return _C._inplace.index_reduce_(self, dim, index, source, reduce, include_self)
+
+
+def renorm_(self, p, dim, maxnorm):
+    """``renorm`` written into ``self``; returns ``self``.
+
+    >>> import gradtrack
+    >>> gradtrack.tensor([[3., 4.], [0.3, 0.4]]).renorm_(2, 0, 1.)
+    tensor([[0.6000, 0.8000],
+            [0.3000, 0.4000]])
+    """
+    check(self)
+    return _C._inplace.renorm_(self, p, dim, maxnorm)
+
+
 def index_copy_(self, dim, index, source):
     """Writes the slices of ``source`` at ``index`` along ``dim``; returns ``self``.
 
@@ -522,7 +557,8 @@ def _methods():
                copy_, normal_, uniform_, masked_fill_, index_put_, scatter_, scatter_add_, t_,
                transpose_, unsqueeze_, squeeze_, pow_, addcmul_, addcdiv_, addmm_, baddbmm_,
                addbmm_, addmv_, addr_, lerp_, nan_to_num_, cumsum_, cumprod_, index_add_,
-               index_copy_, index_fill_, put_, masked_scatter_, fill_diagonal_):
+               index_copy_, index_fill_, put_, masked_scatter_, fill_diagonal_, scatter_reduce_,
+               index_reduce_, renorm_):
         methods[fn.__name__] = fn
     methods.update({name + "_": _compare(name) for name in _COMPARISONS})
     methods.update({

@@ -41,6 +41,7 @@ from ._ops import creation
 SOURCES = (
     "_ops.pointwise",   # elementwise math: the op list, clamp, lerp, isclose, float_power, ...
     "_ops.reduction",   # sums, extremes, statistics, order statistics, norm, max/min
+    "_ops.statistics",  # nansum/nanmean/nanmedian, aminmax, quantiles, histograms, cov, dist
     "_ops.views",       # results sharing their input's storage: movedim, broadcasting, splits
     "_ops.shape",       # copies that rearrange or join: triangles, flips, repeats, hstack, ...
     "_ops.indexing",    # gather/scatter, masks, nonzero, take_along_dim, where

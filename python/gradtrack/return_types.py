@@ -91,6 +91,42 @@ class _Named(tuple):
         body = ",\n".join(f"{f}={v!r}" for f, v in zip(self._fields, self))
         return f"gradtrack.return_types.{self._name}(\n{body})"
 
+
+class cummax(_ReturnType):
+    """``tensor.cummax(dim)``: the running maxima and where each was taken."""
+
+    __slots__ = ()
+    _name = "cummax"
+
+
+class cummin(_ReturnType):
+    """``tensor.cummin(dim)``: the running minima and where each was taken."""
+
+    __slots__ = ()
+    _name = "cummin"
+
+
+class nanmedian(_ReturnType):
+    """``tensor.nanmedian(dim)``: the lower medians of the numbers and their indices."""
+
+    __slots__ = ()
+    _name = "nanmedian"
+
+
+class _NamedPair(tuple):
+    """A pair with two field names of its own, printed like PyTorch's structseq."""
+
+    __slots__ = ()
+    _name = ""
+    _fields = ("", "")
+
+    def __new__(cls, pair):
+        return tuple.__new__(cls, pair)
+
+    def __repr__(self):
+        a, b = self._fields
+        return f"gradtrack.return_types.{self._name}(\n{a}={self[0]!r},\n{b}={self[1]!r})"
+
     def __reduce__(self):
         return (type(self), (tuple(self),))
 
@@ -136,3 +172,33 @@ class linalg_cholesky_ex(_Named):
     __slots__ = ()
     _name, _fields = "linalg_cholesky_ex", ("L", "info")
     L, info = _field(0), _field(1)
+class aminmax(_NamedPair):
+    """``tensor.aminmax()``: the smallest and largest values."""
+
+    __slots__ = ()
+    _name = "aminmax"
+    _fields = ("min", "max")
+
+    @property
+    def min(self):  # noqa: A003 - PyTorch's field name
+        return self[0]
+
+    @property
+    def max(self):  # noqa: A003
+        return self[1]
+
+
+class histogram(_NamedPair):
+    """``gradtrack.histogram(input, bins)``: the counts and the bin edges."""
+
+    __slots__ = ()
+    _name = "histogram"
+    _fields = ("hist", "bin_edges")
+
+    @property
+    def hist(self):
+        return self[0]
+
+    @property
+    def bin_edges(self):
+        return self[1]

@@ -26,7 +26,9 @@ KNOWN_MISSING = set()
 NO_FD = {"floor", "ceil", "round", "trunc", "sign", "sgn", "frac", "remainder", "fmod",
          "floor_divide", "div_floor", "div_trunc", "amax_ties", "max_ties", "min_ties",
          "maximum_ties", "minimum_ties", "clamp_tensor", "clamp_tensor_min_only",
-         "clamp_min_tensor", "clamp_max_tensor", "median", "mode"}
+         "clamp_min_tensor", "clamp_max_tensor", "median", "mode",
+         # torch's tangent is 0 where exp(x - max) underflows along the whole prefix
+         "logcumsumexp_large"}
 
 PARAMS = [pytest.param(spec, sample, id=f"{spec.name}-{sample.id}")
           for spec in OPS if spec.differentiable and "float64" in spec.dtypes

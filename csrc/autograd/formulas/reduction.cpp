@@ -193,25 +193,28 @@ TL median_all_bw(const C& c, const TL& g) {
   return {where(mask, div(g[0], count), zeros({}, g[0].dtype()))};
 }
 // PyTorch's norm_backward: p = 0 has no gradient; inf shares it among the
-// elements of largest magnitude; otherwise sgn(x) |x|^(p-1) / norm^(p-1).
-TL vector_norm_bw(const C& c, const TL& g) {
-  const VectorNormAttrs& at = c.attrs<VectorNormAttrs>();
-  const Tensor& x = c.saved_input(0);
-  const double p = at.ord;
-  Tensor gg = keep_dims(g[0], at), norm = keep_dims(c.result(), at);
+// elements of largest magnitude; otherwise sgn(x) |x|^(p-1) / norm^(p-1). gg and
+// norm have the reduced dims kept (size 1); dims empty: every dim.
+Tensor norm_backward(const Tensor& gg, const Tensor& x, double p, const Tensor& norm,
+                     const DimVector& dims) {
   Tensor zero = zeros({}, x.dtype());
-  if (p == 0) return {Tensor()};  // no gradient, as PyTorch's (not even zeros)
-  if (p == 1) return {mul(sgn(x), gg)};
+  if (p == 0) return Tensor();  // no gradient, as PyTorch's (not even zeros)
+  if (p == 1) return mul(sgn(x), gg);
   if (std::isinf(p)) {
     Tensor mask = to_dtype(compare(Cmp::Eq, abs(x), norm), x.dtype());
-    Tensor count = sum(mask, at.dim, true, std::nullopt, true);
-    return {mul(mul(sgn(x), div(mask, count)), gg)};
+    Tensor count = sum(mask, dims, true, std::nullopt, true);
+    return mul(mul(sgn(x), div(mask, count)), gg);
   }
   Tensor norm_is_zero = compare(Cmp::Eq, norm, Scalar(0.0));
-  if (p == 2) return {mul(x, where(norm_is_zero, zero, div(gg, norm)))};
+  if (p == 2) return mul(x, where(norm_is_zero, zero, div(gg, norm)));
   Tensor scaled = mul(sgn(x), pow(abs(x), Scalar(p - 1)));
   if (p < 1) scaled = where(compare(Cmp::Eq, x, Scalar(0.0)), zero, scaled);
-  return {mul(scaled, where(norm_is_zero, zero, div(gg, pow(norm, Scalar(p - 1)))))};
+  return mul(scaled, where(norm_is_zero, zero, div(gg, pow(norm, Scalar(p - 1)))));
+}
+TL vector_norm_bw(const C& c, const TL& g) {
+  const VectorNormAttrs& at = c.attrs<VectorNormAttrs>();
+  return {norm_backward(keep_dims(g[0], at), c.saved_input(0), at.ord, keep_dims(c.result(), at),
+                        at.dim)};
 }
 Tensor sum_all_jvp(const J& c) { return sum(t(c), {}, false); }
 Tensor sum_dim_jvp(const J& c) {
@@ -303,6 +306,108 @@ Tensor vector_norm_jvp(const J& c) {
     out = div(sum(w, dims, keep, std::nullopt, true), pow(c.result, Scalar(p - 1)));
   }
   return where(compare(Cmp::Eq, c.result, Scalar(0.0)), zero_scalar(c), out);
+}
+
+// ---- nansum, aminmax, dist, renorm ---------------------------------------------------------
+
+// The gradient everywhere but at NaN (times "not NaN", as PyTorch's: a NaN gradient
+// stays NaN there too).
+TL nansum_bw(const C& c, const TL& g) {
+  const ReduceAttrs& at = c.attrs<ReduceAttrs>();
+  const Tensor& x = c.saved_input(0);
+  return {mul(keep_dims(g[0], at), logical_not(isnan(x)))};
+}
+Tensor nansum_jvp(const J& c) {
+  const ReduceAttrs& at = c.attrs<ReduceAttrs>();
+  Tensor masked = where(isnan(x(c)), zeros({}, t(c).dtype()), t(c));
+  return sum(masked, at.dim, at.keepdim, std::nullopt, true);
+}
+// Each of min and max shares its gradient evenly among the elements equal to it.
+TL aminmax_bw(const C& c, const TL& g) {
+  const ReduceAttrs& at = c.attrs<ReduceAttrs>();
+  const Tensor& x = c.saved_input(0);
+  Tensor total;
+  for (size_t k = 0; k < 2; ++k) {
+    if (!g[k].defined()) continue;
+    Tensor r = k == 0 ? amin(x, at.dim, true) : amax(x, at.dim, true);
+    Tensor mask = compare(Cmp::Eq, r, x);
+    Tensor count = sum(mask, at.dim, true, std::nullopt, true);
+    Tensor part = mul(div(keep_dims(g[k], at), count), mask);
+    total = total.defined() ? add(total, part) : part;
+  }
+  return {total};
+}
+
+namespace {
+// PyTorch's norm_jvp: the tangent of |d|_p over dims (kept, size 1) given d's tangent.
+Tensor norm_jvp(const Tensor& d, const Tensor& dt, double p, const Tensor& norm,
+                const DimVector& dims) {
+  Tensor zero = zeros({}, norm.dtype());
+  if (p == 0) return zeros(norm.sizes(), norm.dtype());
+  if (p == 1) return sum(mul(sgn(d), dt), dims, true, std::nullopt, true);
+  if (std::isinf(p)) {
+    Tensor hit = to_dtype(compare(Cmp::Eq, abs(d), norm), norm.dtype());
+    return div(sum(mul(mul(sgn(d), dt), hit), dims, true, std::nullopt, true),
+               sum(hit, dims, true, std::nullopt, true));
+  }
+  Tensor scaled = mul(sgn(d), pow(abs(d), Scalar(p - 1)));
+  if (p < 1) scaled = where(compare(Cmp::Eq, d, Scalar(0.0)), zero, scaled);
+  Tensor num = sum(mul(scaled, dt), dims, true, std::nullopt, true);
+  Tensor den = p == 2 ? norm : pow(norm, Scalar(p - 1));
+  return where(compare(Cmp::Eq, norm, Scalar(0.0)), zero, div(num, den));
+}
+DimVector dims_but(int64_t ndim, int64_t dim) {
+  DimVector out;
+  for (int64_t i = 0; i < ndim; ++i)
+    if (i != dim) out.push_back(i);
+  return out;
+}
+}  // namespace
+
+TL dist_bw(const C& c, const TL& g) {
+  const double p = c.attrs<CdistAttrs>().p;
+  Tensor nb = norm_backward(g[0], sub(c.saved_input(0), c.saved_input(1)), p, c.result(), {});
+  TL out(2);
+  if (!nb.defined()) {
+    // p = 0: no gradient for input; torch's formula for other negates that absent
+    // gradient, which raises
+    GT_CHECK(!c.needs(1),
+             "Expected a proper Tensor but got None (or an undefined Tensor in "
+             "C++) for argument #0 'self'");
+    return out;
+  }
+  if (c.needs(0)) out[0] = nb;
+  if (c.needs(1)) out[1] = neg(nb);
+  return out;
+}
+Tensor dist_jvp(const J& c) {
+  const double p = c.attrs<CdistAttrs>().p;
+  Tensor dt = c.has(0) && c.has(1) ? sub(t(c, 0), t(c, 1)) : c.has(0) ? t(c, 0) : neg(t(c, 1));
+  Tensor out = norm_jvp(sub(x(c, 0), x(c, 1)), dt, p, c.result, {});
+  return reshape(out, {});
+}
+// PyTorch's renorm_backward: where a slice was scaled, the scale's own derivative
+// (through the slice's norm) is subtracted.
+TL renorm_bw(const C& c, const TL& g) {
+  const RenormAttrs& at = c.attrs<RenormAttrs>();
+  const Tensor& x = c.saved_input(0);
+  const DimVector dims = dims_but(x.dim(), at.dim);
+  Tensor norm = vector_norm(x, at.p, dims, true);
+  Tensor nb = norm_backward(sum(mul(x, g[0]), dims, true, std::nullopt, true), x, at.p, norm, dims);
+  Tensor invnorm = reciprocal(add(norm, Scalar(1e-7)));
+  Tensor factor = mul(invnorm, Scalar(at.maxnorm));
+  Tensor scaled = sub(mul(factor, g[0]), mul(mul(mul(invnorm, invnorm), Scalar(at.maxnorm)), nb));
+  return {where(compare(Cmp::Gt, norm, Scalar(at.maxnorm)), scaled, g[0])};
+}
+Tensor renorm_jvp(const J& c) {
+  const RenormAttrs& at = c.attrs<RenormAttrs>();
+  const DimVector dims = dims_but(x(c).dim(), at.dim);
+  Tensor norm = vector_norm(x(c), at.p, dims, true);
+  Tensor shifted = add(norm, Scalar(1e-7));
+  Tensor n_t = norm_jvp(x(c), t(c), at.p, norm, dims);
+  Tensor scaled = mul(div(scalar_tensor(Scalar(at.maxnorm), norm.dtype()), shifted),
+                      sub(t(c), div(mul(x(c), n_t), shifted)));
+  return where(compare(Cmp::Gt, norm, Scalar(at.maxnorm)), scaled, t(c));
 }
 
 }  // namespace gradtrack::autograd::formulas

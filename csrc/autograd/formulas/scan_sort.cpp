@@ -2,6 +2,8 @@
 // The backward formulas of their nodes and, beside them, the forward-mode
 // formulas that are not derived from a backward. The rows naming them are
 // python/gradtrack/_declarations/scan_sort.py (NOTE [One declaration per op]).
+#include <limits>
+
 #include "autograd/formulas/common.h"
 
 namespace gradtrack::autograd::formulas {
@@ -91,6 +93,55 @@ Tensor cumprod_jvp(const J& c) {
 Tensor value_select_jvp(const J& c) {
   if (x(c).dim() == 0) return clone(t(c));
   return gather(t(c), c.attrs<DimAttrs>().dim, *c.extras[0]);
+}
+
+// cummax/cummin: each output's gradient goes back to the position it was taken from
+// (PyTorch's cummaxmin_backward: a scatter_add of the gradient at the indices).
+TL cummaxmin_bw(const C& c, const TL& g) {
+  const Tensor& x = c.saved_input(0);
+  if (x.numel() == 0) return {g[0]};
+  const int64_t d = c.attrs<DimAttrs>().dim;
+  if (x.dim() == 0) return {g[0]};
+  return {scatter_add(zeros(x.sizes(), g[0].dtype()), d, c.extra(0), g[0])};
+}
+Tensor cummaxmin_jvp(const J& c) {
+  if (x(c).dim() == 0) return clone(t(c));
+  return gather(t(c), c.attrs<DimAttrs>().dim, *c.extras[0]);
+}
+
+namespace {
+Tensor reverse_logcumsumexp(const Tensor& v, int64_t d) {
+  return flip(logcumsumexp(flip(v, {d}), d), {d});
+}
+}  // namespace
+
+// PyTorch's logcumsumexp_backward: the positive and negative parts of the gradient
+// each summed in log space, so that neither exp overflows.
+TL logcumsumexp_bw(const C& c, const TL& g) {
+  const Tensor& x = c.saved_input(0);
+  if (x.numel() == 0) return {g[0]};
+  const int64_t d = x.dim() == 0 ? 0 : c.attrs<DimAttrs>().dim;
+  if (x.dim() == 0) return {g[0]};
+  const Tensor& r = c.result();
+  Tensor lowest = full({}, Scalar(-std::numeric_limits<double>::max()), g[0].dtype());
+  if (g[0].dtype() == ScalarType::Float32)
+    lowest = full({}, Scalar(double(-std::numeric_limits<float>::max())), g[0].dtype());
+  Tensor log_abs = log(abs(g[0]));
+  Tensor pos = where(compare(Cmp::Gt, g[0], Scalar(0.0)), log_abs, lowest);
+  Tensor neg = where(compare(Cmp::Lt, g[0], Scalar(0.0)), log_abs, lowest);
+  Tensor out_pos = exp(add(reverse_logcumsumexp(sub(pos, r), d), x));
+  Tensor out_neg = exp(add(reverse_logcumsumexp(sub(neg, r), d), x));
+  return {sub(out_pos, out_neg)};
+}
+// cumsum(exp(x - max) * t) / cumsum(exp(x - max)) along the dim, zero where the
+// weights so far underflow to zero (as torch's: its tangent is 0 there, not NaN).
+Tensor logcumsumexp_jvp(const J& c) {
+  if (x(c).dim() == 0 || x(c).numel() == 0) return clone(t(c));
+  const int64_t d = c.attrs<DimAttrs>().dim;
+  Tensor w = exp(sub(x(c), amax(x(c), {d}, true)));
+  Tensor den = cumsum(w, d, std::nullopt);
+  return where(compare(Cmp::Eq, den, Scalar(0.0)), zero_scalar(c),
+               div(cumsum(mul(w, t(c)), d, std::nullopt), den));
 }
 
 }  // namespace gradtrack::autograd::formulas

@@ -2,7 +2,7 @@
 from __future__ import annotations
 import typing
 from gradtrack._C import Tensor
-__all__: list[str] = ['addbmm_', 'addcdiv_', 'addcmul_', 'addmm_', 'addmv_', 'addr_', 'baddbmm_', 'binary_', 'check_out_tangents', 'clamp_', 'clamp_bound_', 'compare_', 'copy_', 'fill_', 'index_add_', 'index_copy_', 'index_fill_', 'index_put_', 'into', 'lerp_', 'masked_fill_', 'masked_scatter_', 'nan_to_num_', 'normal_', 'ops', 'put_', 'resize_out', 'scan_', 'scatter_', 'scatter_add_', 'set_data', 'setitem_', 'squeeze_', 'swap_write_label', 't_', 'transpose_', 'unary_', 'uniform_', 'unsqueeze_', 'zero_']
+__all__: list[str] = ['addbmm_', 'addcdiv_', 'addcmul_', 'addmm_', 'addmv_', 'addr_', 'baddbmm_', 'binary_', 'check_out_tangents', 'clamp_', 'clamp_bound_', 'compare_', 'copy_', 'fill_', 'index_add_', 'index_copy_', 'index_fill_', 'index_put_', 'index_reduce_', 'into', 'lerp_', 'masked_fill_', 'masked_scatter_', 'nan_to_num_', 'normal_', 'ops', 'put_', 'renorm_', 'resize_out', 'scan_', 'scatter_', 'scatter_add_', 'scatter_reduce_', 'set_data', 'setitem_', 'squeeze_', 'swap_write_label', 't_', 'transpose_', 'unary_', 'uniform_', 'unsqueeze_', 'zero_']
 
 def addbmm_(arg0: Tensor, arg1: Tensor, arg2: Tensor, arg3: typing.Any, arg4: typing.Any) -> Tensor:
     ...
@@ -58,6 +58,9 @@ def index_fill_(arg0: Tensor, arg1: typing.SupportsInt | typing.SupportsIndex, a
 def index_put_(self: Tensor, indices: list[typing.Any], values: typing.Any, accumulate: bool, label: typing.Any=None) -> Tensor:
     ...
 
+def index_reduce_(arg0: Tensor, arg1: typing.SupportsInt | typing.SupportsIndex, arg2: Tensor, arg3: Tensor, arg4: str, arg5: bool) -> Tensor:
+    ...
+
 def into(arg0: Tensor, arg1: typing.Any, arg2: tuple[typing.Any, ...], arg3: dict[typing.Any, typing.Any]) -> tuple[typing.Any, ...]:
     ...
 
@@ -79,6 +82,9 @@ def normal_(arg0: Tensor, arg1: typing.SupportsFloat | typing.SupportsIndex, arg
 def put_(arg0: Tensor, arg1: Tensor, arg2: Tensor, arg3: bool) -> Tensor:
     ...
 
+def renorm_(arg0: Tensor, arg1: typing.SupportsFloat | typing.SupportsIndex, arg2: typing.SupportsInt | typing.SupportsIndex, arg3: typing.SupportsFloat | typing.SupportsIndex) -> Tensor:
+    ...
+
 def resize_out(arg0: Tensor, arg1: Tensor) -> None:
     ...
 
@@ -89,6 +95,9 @@ def scatter_(arg0: Tensor, arg1: typing.SupportsInt | typing.SupportsIndex, arg2
     ...
 
 def scatter_add_(arg0: Tensor, arg1: typing.SupportsInt | typing.SupportsIndex, arg2: Tensor, arg3: Tensor) -> Tensor:
+    ...
+
+def scatter_reduce_(arg0: Tensor, arg1: typing.SupportsInt | typing.SupportsIndex, arg2: Tensor, arg3: Tensor, arg4: str, arg5: bool) -> Tensor:
     ...
 
 def set_data(arg0: Tensor, arg1: Tensor) -> None:

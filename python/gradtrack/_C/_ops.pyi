@@ -2,7 +2,7 @@
 from __future__ import annotations
 import typing
 from gradtrack._C import Tensor
-__all__: list[str] = ['addbmm', 'addcdiv', 'addcmul', 'addmv', 'addr', 'baddbmm', 'check_device', 'cross', 'cumprod', 'cumsum', 'diag_embed', 'diagonal', 'diagonal_scatter', 'div_by_scalar', 'flip', 'get_default_dtype', 'index_add', 'index_copy', 'index_fill', 'kthvalue', 'lerp', 'logsumexp', 'masked_scatter', 'median', 'mode', 'nan_to_num', 'nonzero', 'put', 'repeat', 'roll', 'select_scatter', 'set_default_dtype', 'slice_scatter', 'sort', 'take', 'topk', 'trace', 'tril', 'tril_', 'var_std', 'vector_norm']
+__all__: list[str] = ['addbmm', 'addcdiv', 'addcmul', 'addmv', 'addr', 'aminmax', 'baddbmm', 'check_device', 'cross', 'cummax_cummin', 'cumprod', 'cumsum', 'diag_embed', 'diagonal', 'diagonal_scatter', 'dist', 'div_by_scalar', 'flip', 'get_default_dtype', 'index_add', 'index_copy', 'index_fill', 'index_reduce', 'kthvalue', 'lerp', 'logcumsumexp', 'logsumexp', 'masked_scatter', 'median', 'mode', 'nan_to_num', 'nanmedian', 'nansum', 'nonzero', 'put', 'renorm', 'repeat', 'roll', 'scatter_reduce', 'select_scatter', 'set_default_dtype', 'slice_scatter', 'sort', 'take', 'topk', 'trace', 'tril', 'tril_', 'var_std', 'vector_norm']
 
 def addbmm(arg0: Tensor, arg1: Tensor, arg2: Tensor, arg3: typing.Any, arg4: typing.Any) -> Tensor:
     ...
@@ -19,6 +19,9 @@ def addmv(arg0: Tensor, arg1: Tensor, arg2: Tensor, arg3: typing.Any, arg4: typi
 def addr(arg0: Tensor, arg1: Tensor, arg2: Tensor, arg3: typing.Any, arg4: typing.Any) -> Tensor:
     ...
 
+def aminmax(arg0: Tensor, arg1: typing.SupportsInt | typing.SupportsIndex | None, arg2: bool) -> tuple[typing.Any, ...]:
+    ...
+
 def baddbmm(arg0: Tensor, arg1: Tensor, arg2: Tensor, arg3: typing.Any, arg4: typing.Any) -> Tensor:
     ...
 
@@ -26,6 +29,9 @@ def check_device(arg0: typing.Any) -> None:
     ...
 
 def cross(arg0: Tensor, arg1: Tensor, arg2: typing.SupportsInt | typing.SupportsIndex) -> Tensor:
+    ...
+
+def cummax_cummin(arg0: Tensor, arg1: typing.SupportsInt | typing.SupportsIndex, arg2: bool) -> tuple[typing.Any, ...]:
     ...
 
 def cumprod(arg0: Tensor, arg1: typing.SupportsInt | typing.SupportsIndex, arg2: typing.Any) -> Tensor:
@@ -41,6 +47,9 @@ def diagonal(arg0: Tensor, arg1: typing.SupportsInt | typing.SupportsIndex, arg2
     ...
 
 def diagonal_scatter(arg0: Tensor, arg1: Tensor, arg2: typing.SupportsInt | typing.SupportsIndex, arg3: typing.SupportsInt | typing.SupportsIndex, arg4: typing.SupportsInt | typing.SupportsIndex) -> Tensor:
+    ...
+
+def dist(arg0: Tensor, arg1: Tensor, arg2: typing.SupportsFloat | typing.SupportsIndex) -> Tensor:
     ...
 
 def div_by_scalar(arg0: Tensor, arg1: typing.Any) -> Tensor:
@@ -61,10 +70,16 @@ def index_copy(arg0: Tensor, arg1: typing.SupportsInt | typing.SupportsIndex, ar
 def index_fill(arg0: Tensor, arg1: typing.SupportsInt | typing.SupportsIndex, arg2: Tensor, arg3: typing.Any) -> Tensor:
     ...
 
+def index_reduce(arg0: Tensor, arg1: typing.SupportsInt | typing.SupportsIndex, arg2: Tensor, arg3: Tensor, arg4: str, arg5: bool) -> Tensor:
+    ...
+
 def kthvalue(arg0: Tensor, arg1: typing.SupportsInt | typing.SupportsIndex, arg2: typing.SupportsInt | typing.SupportsIndex, arg3: bool) -> tuple[Tensor, Tensor]:
     ...
 
 def lerp(arg0: Tensor, arg1: Tensor, arg2: typing.Any) -> Tensor:
+    ...
+
+def logcumsumexp(arg0: Tensor, arg1: typing.SupportsInt | typing.SupportsIndex) -> Tensor:
     ...
 
 def logsumexp(arg0: Tensor, arg1: typing.Any, arg2: bool) -> Tensor:
@@ -82,16 +97,28 @@ def mode(arg0: Tensor, arg1: typing.SupportsInt | typing.SupportsIndex, arg2: bo
 def nan_to_num(arg0: Tensor, arg1: typing.SupportsFloat | typing.SupportsIndex | None, arg2: typing.SupportsFloat | typing.SupportsIndex | None, arg3: typing.SupportsFloat | typing.SupportsIndex | None) -> Tensor:
     ...
 
+def nanmedian(arg0: Tensor, arg1: typing.Any, arg2: bool) -> typing.Any:
+    ...
+
+def nansum(arg0: Tensor, arg1: typing.Any, arg2: bool, arg3: typing.Any) -> Tensor:
+    ...
+
 def nonzero(arg0: Tensor) -> Tensor:
     ...
 
 def put(arg0: Tensor, arg1: Tensor, arg2: Tensor, arg3: bool) -> Tensor:
     ...
 
+def renorm(arg0: Tensor, arg1: typing.SupportsFloat | typing.SupportsIndex, arg2: typing.SupportsInt | typing.SupportsIndex, arg3: typing.SupportsFloat | typing.SupportsIndex) -> Tensor:
+    ...
+
 def repeat(arg0: Tensor, arg1: typing.Any) -> Tensor:
     ...
 
 def roll(arg0: Tensor, arg1: typing.Any, arg2: typing.Any) -> Tensor:
+    ...
+
+def scatter_reduce(arg0: Tensor, arg1: typing.SupportsInt | typing.SupportsIndex, arg2: Tensor, arg3: Tensor, arg4: str, arg5: bool) -> Tensor:
     ...
 
 def select_scatter(arg0: Tensor, arg1: Tensor, arg2: typing.SupportsInt | typing.SupportsIndex, arg3: typing.SupportsInt | typing.SupportsIndex) -> Tensor:

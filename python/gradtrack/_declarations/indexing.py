@@ -22,6 +22,11 @@ DERIVATIVES = [
                saves={1: "1"}),
     Derivative("IndexFill", "IndexFillBackward0", "index_fill_bw", "index_fill_jvp"),
     Derivative("IndexFillTensor", "IndexFillBackward1", "index_fill_bw", "index_fill_tensor_jvp"),
+    # scatter_reduce, index_reduce: self, src and the result, for every reduce (one formula)
+    Derivative("ScatterReduce", "ScatterReduceBackward0", "scatter_reduce_bw", "scatter_reduce_jvp",
+               saves={0: "01", 1: "01"}, saves_result=True),
+    Derivative("IndexReduce", "IndexReduceBackward0", "index_reduce_bw", None,
+               saves={0: "01", 1: "01"}, saves_result=True, aten_name="index_reduce"),
     Derivative("Take", "TakeBackward0", "take_bw", "take_jvp", saves={0: "0"}),
     Derivative("Put", "PutBackward0", "put_bw", "put_jvp", saves={1: "01"}),
     Derivative("MaskedScatter", "MaskedScatterBackward0", "masked_scatter_bw",

@@ -34,4 +34,14 @@ DERIVATIVES = [
     Derivative("MedianDim", "MedianBackward1", "value_reduce_bw", "extreme_dim_jvp"),
     Derivative("Mode", "ModeBackward0", "value_reduce_bw", "extreme_dim_jvp"),
     Derivative("Kthvalue", "KthvalueBackward0", "value_reduce_bw", "extreme_dim_jvp"),
+    Derivative("Nansum", "NansumBackward0", "nansum_bw", "nansum_jvp", saves={0: "0"}),
+    Derivative("NanmedianAll", "NanmedianBackward0", "median_all_bw", "extreme_all_jvp",
+               saves={0: "0"}, saves_result=True),
+    Derivative("NanmedianDim", "NanmedianBackward1", "value_reduce_bw", "extreme_dim_jvp"),
+    # forward AD: the op gives both outputs their tangents (ops/reduction.cpp)
+    Derivative("Aminmax", "AminmaxBackward0", "aminmax_bw", saves={0: "0"},
+               takes_absent_grads=True),
+    Derivative("Dist", "DistBackward0", "dist_bw", "dist_jvp", saves={0: "01", 1: "01"},
+               saves_result=True),
+    Derivative("Renorm", "RenormBackward0", "renorm_bw", "renorm_jvp", saves={0: "0"}),
 ]

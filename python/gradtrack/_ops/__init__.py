@@ -6,6 +6,8 @@ op is found under one name in every layer:
 
 - ``pointwise``: elementwise math (the op list, ``clamp``, ``lerp``, ``isclose``...);
 - ``reduction``: ops that reduce dims (sums, extremes, statistics, norms);
+- ``statistics``: the NaN-ignoring reductions, ``aminmax``, quantiles, histograms,
+  ``cov``/``corrcoef``, ``dist`` and ``renorm``;
 - ``views``: results that share their input's storage (movedim, broadcasting, splits,
   diagonals);
 - ``shape``: copies that rearrange or join elements (the stack family, triangles,

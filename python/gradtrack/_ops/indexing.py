@@ -117,6 +117,31 @@ def index_fill(input, dim, index, value):  # noqa: A002
     return _E.index_fill(input, dim, index, value)
 
 
+def scatter_reduce(input, dim, index, src, reduce, *, include_self=True):  # noqa: A002
+    """``input`` with the values of ``src`` reduced (``"sum"``, ``"prod"``, ``"mean"``,
+    ``"amax"``, ``"amin"``) into the places ``index`` names along ``dim``; without
+    ``include_self`` the places reached ignore ``input``'s values.
+
+    >>> import gradtrack
+    >>> gradtrack.scatter_reduce(gradtrack.ones(3), 0, gradtrack.tensor([0, 2, 0]),
+    ...                          gradtrack.tensor([2., 3., 4.]), "prod")
+    tensor([8., 1., 3.])
+    """
+    return _E.scatter_reduce(input, dim, index, src, reduce, include_self)
+
+
+def index_reduce(input, dim, index, source, reduce, *, include_self=True):  # noqa: A002
+    """``input`` with the slices of ``source`` reduced (``"prod"``, ``"mean"``,
+    ``"amax"``, ``"amin"``) into the slices ``index`` names along ``dim``.
+
+    >>> import gradtrack
+    >>> gradtrack.index_reduce(gradtrack.ones(3), 0, gradtrack.tensor([0, 2, 0]),
+    ...                        gradtrack.tensor([2., 3., 4.]), "amax", include_self=False)
+    tensor([4., 1., 3.])
+    """
+    return _E.index_reduce(input, dim, index, source, reduce, include_self)
+
+
 def take(input, index):  # noqa: A002
     """The elements of the flattened ``input`` at ``index``, in ``index``'s shape.
 
@@ -182,7 +207,9 @@ def diagonal_scatter(input, src, offset=0, dim1=0, dim2=1):  # noqa: A002
 
 
 FUNCTIONS = (nonzero, argwhere, take_along_dim, index_add, index_copy, index_fill, take, put,
-             masked_scatter, select_scatter, slice_scatter, diagonal_scatter)
+             masked_scatter, select_scatter, slice_scatter, diagonal_scatter, scatter_reduce,
+             index_reduce)
 METHODS = {**methods(nonzero, argwhere, take_along_dim, index_add, index_copy, index_fill, take,
-                     put, masked_scatter, select_scatter, slice_scatter, diagonal_scatter),
+                     put, masked_scatter, select_scatter, slice_scatter, diagonal_scatter,
+                     scatter_reduce, index_reduce),
            "where": _where_method}

@@ -228,5 +228,40 @@ def bucketize(input, boundaries, *, out_int32=False, right=False, out=None):  # 
     return _search(boundaries, input, out_int32, right, None)
 
 
-FUNCTIONS = (cumsum, cumprod, diff, sort, argsort, topk, searchsorted, bucketize, msort)
-METHODS = methods(cumsum, cumprod, diff, sort, argsort, topk, msort)
+def cummax(input, dim):  # noqa: A002
+    """The running maximum along ``dim`` and the index it was last taken from (a tie
+    or a NaN moves the index on).
+
+    >>> import gradtrack
+    >>> gradtrack.cummax(gradtrack.tensor([1., 3., 2., 3.]), 0)
+    gradtrack.return_types.cummax(
+    values=tensor([1., 3., 3., 3.]),
+    indices=tensor([0, 1, 1, 3]))
+    """
+    return return_types.cummax(_E.cummax_cummin(input, dim, True))
+
+
+def cummin(input, dim):  # noqa: A002
+    """The running minimum along ``dim`` and the index it was last taken from.
+
+    >>> import gradtrack
+    >>> gradtrack.cummin(gradtrack.tensor([3., 1., 2., 1.]), 0).indices
+    tensor([0, 1, 1, 3])
+    """
+    return return_types.cummin(_E.cummax_cummin(input, dim, False))
+
+
+def logcumsumexp(input, dim):  # noqa: A002
+    """log(cumsum(exp(input))) along ``dim``, computed without overflow.
+
+    >>> import gradtrack
+    >>> gradtrack.logcumsumexp(gradtrack.tensor([0., 0., 0.]), 0)
+    tensor([0.0000, 0.6931, 1.0986])
+    """
+    return _E.logcumsumexp(input, dim)
+
+
+FUNCTIONS = (cumsum, cumprod, diff, sort, argsort, topk, searchsorted, bucketize, msort, cummax,
+             cummin, logcumsumexp)
+METHODS = methods(cumsum, cumprod, diff, sort, argsort, topk, msort, cummax, cummin,
+                  logcumsumexp)

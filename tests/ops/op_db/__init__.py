@@ -10,6 +10,7 @@ The rows live in one module per area, with the words of the library
 - ``pointwise``: arithmetic, unary math, float predicates, comparisons and logic,
   where/clamp/maximum/minimum, type promotion;
 - ``reduction``: sums, means, extrema, statistics, order statistics, norms;
+- ``statistics``: the NaN-ignoring reductions, aminmax, quantiles, histograms, cov, dist;
 - ``views``: view/reshape, transposes, squeeze/expand, select/narrow/split, as_strided;
 - ``shape``: joins, clones, casts, tril/triu, flip, roll, repeat, diag;
 - ``indexing``: ``tensor[...]``, gather/scatter, index_select, masked ops, nonzero;
@@ -29,14 +30,15 @@ the module of its area; every test above picks it up.
 """
 
 from . import (conv, creation, indexing, linalg, linalg_factor, nn, pointwise, reduction, resample,
-               scan_sort, shape, views)
+               scan_sort, shape, statistics, views)
 from .rows import (ALL, AWAY0, CASTABLE, DISTINCT, EXPONENT, FLOAT, INT, INTB, LOG1P, NONNEG, NONZERO,  # noqa: F401
                    NUM, POS, REAL, SIGNED, SMALL, A, Arg, CreationSpec, Domain, E, Fixed, Idx, Mask,
                    OpSpec, S, Sample, Step, T, Tr, View)
 from .samples import (BINARY, BINARY_SMALL, LOSS_PAIR, MATRIX, RED_ALL, RED_ALL_EMPTY, RED_DIM,  # noqa: F401
                       RED_DIM_EMPTY, SCAN, SHAPE, STAT, UNARY, UNARY_SMALL, V23, V23C, V234)
 
-AREAS = (pointwise, reduction, views, shape, indexing, scan_sort, linalg, linalg_factor, nn, conv, resample)
+AREAS = (pointwise, reduction, statistics, views, shape, indexing, scan_sort, linalg, linalg_factor, nn,
+         conv, resample)
 
 OPS = [spec for area in AREAS for spec in area.OPS]
 CREATION = creation.CREATION

@@ -5,7 +5,7 @@ take_along_dim.
 
 import numpy as np
 
-from .rows import ALL, FLOAT, NUM, SMALL, A, Fixed, Idx, Mask, OpSpec, S, T, Tr
+from .rows import ALL, DISTINCT, FLOAT, NUM, SIGNED, SMALL, A, Fixed, Idx, Mask, OpSpec, S, T, Tr
 
 
 def _gather(a, dim, idx):
@@ -269,4 +269,102 @@ OPS += [
            (S("7x3", A(7, 3)),), FLOAT,
            ref=lambda np_, a: _put(a, np.arange(0, 21, 4), np.full(6, -1.0, a.dtype)),
            inplace="fill_diagonal_", inplace_args=(-1.0,), inplace_kw=(("wrap", True),)),
+]
+
+
+# ---- scatter_reduce / index_reduce: every reduce, with and without self -----------------------
+
+_REDUCE_ID = {"sum": 0.0, "prod": 1.0, "mean": 0.0, "amax": -np.inf, "amin": np.inf}
+
+
+def _reduce_into(out, places, values, reduce, include_self):
+    """``out`` (a float64 copy) with each value reduced into its place, in order."""
+    counts = np.ones(out.shape) if include_self else np.zeros(out.shape)
+    seen = np.zeros(out.shape, bool)
+    for place, v in zip(places, values):
+        if not include_self and not seen[place]:
+            out[place], seen[place] = v, True
+        elif reduce in ("sum", "mean"):
+            out[place] += v
+        elif reduce == "prod":
+            out[place] *= v
+        elif reduce == "amax":
+            out[place] = max(out[place], v)
+        else:
+            out[place] = min(out[place], v)
+        counts[place] += 1
+    if reduce == "mean":
+        out = out / np.maximum(counts, 1)
+    return out
+
+
+def _scatter_reduce(a, dim, idx, src, reduce, include_self=True):
+    places, values = [], []
+    for pos in np.ndindex(*idx.shape):
+        place = list(pos)
+        place[dim] = idx[pos]
+        places.append(tuple(place))
+        values.append(src[pos])
+    out = _reduce_into(a.astype(np.float64), places, values, reduce, include_self)
+    return _cast_like(out, a, reduce)
+
+
+def _index_reduce(a, dim, idx, src, reduce, include_self=True):
+    places, values = [], []
+    for pos in np.ndindex(*src.shape):
+        place = list(pos)
+        place[dim] = idx[pos[dim]]
+        places.append(tuple(place))
+        values.append(src[pos])
+    out = _reduce_into(a.astype(np.float64), places, values, reduce, include_self)
+    return _cast_like(out, a, reduce)
+
+
+def _cast_like(out, a, reduce):
+    if a.dtype.kind != "f" and reduce == "mean":
+        out = np.floor(out)
+    return out.astype(a.dtype)
+
+
+_SCATTER = (S("3x4", A(3, 4), Idx([[0, 1, 2, 0], [0, 0, 1, 2], [1, 0, 0, 2]]), A(3, 4)),
+            S("t_small_index", T(3, 4), Idx([[2, 2, 0], [1, 2, 2]]), A(2, 3)))
+_INDEX = (S("dups", A(3, 4), Idx([0, 2, 0, 0]), A(4, 4)),
+          S("t", T(3, 4), Idx([2, 1]), A(2, 4)))
+for _reduce in ("sum", "prod", "mean", "amax", "amin"):
+    for _self in (True, False):
+        _tag = "" if _self else "_exclude_self"
+        OPS += [
+            OpSpec(f"scatter_reduce_{_reduce}{_tag}",
+                   lambda lib, a, i, s, r=_reduce, k=_self: a.scatter_reduce(
+                       0, i, s, r, include_self=k),
+                   _SCATTER, SIGNED, DISTINCT,
+                   ref=lambda np_, a, i, s, r=_reduce, k=_self: _scatter_reduce(a, 0, i, s, r, k)),
+        ]
+        if _reduce != "sum":
+            OPS += [
+                OpSpec(f"index_reduce_{_reduce}{_tag}",
+                       lambda lib, a, i, s, r=_reduce, k=_self: lib.index_reduce(
+                           a, 0, i, s, r, include_self=k),
+                       _INDEX, SIGNED, DISTINCT,
+                       ref=lambda np_, a, i, s, r=_reduce, k=_self: _index_reduce(
+                           a, 0, i, s, r, k)),
+            ]
+OPS += [
+    # zeros among the factors: a lone zero's gradient is the product of the others
+    OpSpec("scatter_reduce_prod_zeros", lambda lib, a, i, s: lib.scatter_reduce(a, 1, i, s, "prod"),
+           (S("zeros", Fixed([[1.5, 0.0, 2.0], [0.5, -1.0, 3.0]]), Idx([[0, 0, 1, 2], [2, 2, 0, 1]]),
+              Fixed([[2.0, 0.0, 1.5, -1.0], [0.0, 0.0, 2.0, 0.5]])),), FLOAT,
+           ref=lambda np_, a, i, s: _scatter_reduce(a, 1, i, s, "prod")),
+    OpSpec("index_reduce_prod_zeros", lambda lib, a, i, s: a.index_reduce(1, i, s, "prod"),
+           (S("zeros", Fixed([[1.5, 0.0, 2.0], [0.5, -1.0, 3.0]]), Idx([0, 0, 2]),
+              Fixed([[2.0, 0.0, 1.5], [0.0, 1.0, 2.0]])),), FLOAT,
+           ref=lambda np_, a, i, s: _index_reduce(a, 1, i, s, "prod")),
+    # ties: amax/amin share a place's gradient among self and the values equal to it
+    OpSpec("scatter_reduce_amax_ties", lambda lib, a, i, s: a.scatter_reduce(0, i, s, "amax"),
+           (S("ties", A(2, 4, domain=SMALL), Idx([[0, 1, 1, 0], [0, 0, 1, 1]]),
+              A(2, 4, domain=SMALL)),), FLOAT, gradcheck=False,
+           ref=lambda np_, a, i, s: _scatter_reduce(a, 0, i, s, "amax")),
+    OpSpec("index_reduce_amin_ties", lambda lib, a, i, s: a.index_reduce(0, i, s, "amin"),
+           (S("ties", A(2, 4, domain=SMALL), Idx([1, 1, 0]), A(3, 4, domain=SMALL)),), FLOAT,
+           gradcheck=False, ref=lambda np_, a, i, s: _index_reduce(a, 0, i, s, "amin")),
 ]

@@ -1,4 +1,5 @@
-"""Scans and sorts: cumsum, cumprod, diff, sort, argsort, topk, searchsorted, bucketize."""
+"""Scans and sorts: cumsum, cumprod, cummax, cummin, logcumsumexp, diff, sort, argsort,
+topk, searchsorted, bucketize."""
 
 import numpy as np
 
@@ -79,4 +80,46 @@ OPS += [
            ref=lambda np_, a: np.sort(a, axis=0)),
     OpSpec("Tensor.msort", lambda lib, a: a.msort(), SORTABLE[:2], FLOAT, DISTINCT,
            ref=lambda np_, a: np.sort(a, axis=0)),
+]
+
+
+# ---- cummax / cummin / logcumsumexp -------------------------------------------------------------
+
+def _cum_extreme(a, axis, is_max):
+    """The running extreme and the last position it was taken from (ties and NaN move it)."""
+    moved = np.moveaxis(a, axis, -1)
+    values, indices = np.empty_like(moved), np.zeros(moved.shape, np.int64)
+    for pos in np.ndindex(*moved.shape[:-1]):
+        line = moved[pos]
+        best, at = None, 0
+        for j, x in enumerate(line):
+            x_nan = x != x
+            if best is None or x_nan or (best == best and (x >= best if is_max else x <= best)):
+                best, at = x, j
+            values[pos + (j,)], indices[pos + (j,)] = best, at
+    return np.moveaxis(values, -1, axis), np.moveaxis(indices, -1, axis)
+
+
+_TIES = (S("ties", Fixed([[1.0, 3.0, 3.0, 2.0, 3.0], [2.0, 2.0, 0.0, 2.0, -1.0]])),)
+OPS += [
+    OpSpec("cummax", lambda lib, a: tuple(lib.cummax(a, 1)), SCAN, NUM, DISTINCT,
+           ref=lambda np_, a: _cum_extreme(a, 1, True)),
+    OpSpec("Tensor.cummin_neg_dim", lambda lib, a: tuple(a.cummin(-1)), SCAN, NUM, DISTINCT,
+           ref=lambda np_, a: _cum_extreme(a, -1, False)),
+    OpSpec("cummax_dim0", lambda lib, a: lib.cummax(a, dim=0).values, SCAN[:3], FLOAT, DISTINCT,
+           ref=lambda np_, a: _cum_extreme(a, 0, True)[0]),
+    # ties move the index to the later position: the gradient follows it
+    OpSpec("cummax_ties", lambda lib, a: tuple(lib.cummax(a, 1)), _TIES, FLOAT, gradcheck=False,
+           ref=lambda np_, a: _cum_extreme(a, 1, True)),
+    OpSpec("cummin_ties", lambda lib, a: tuple(lib.cummin(a, 1)), _TIES, FLOAT, gradcheck=False,
+           ref=lambda np_, a: _cum_extreme(a, 1, False)),
+    OpSpec("cummax_0d", lambda lib, a: tuple(lib.cummax(a, 0)), (S("0d", A()),), FLOAT,
+           ref=lambda np_, a: (a.copy(), np.zeros((), np.int64))),
+    OpSpec("logcumsumexp", lambda lib, a: lib.logcumsumexp(a, 1), SCAN, FLOAT, gradgrad=True,
+           ref=lambda np_, a: np.logaddexp.accumulate(a, axis=1)),
+    OpSpec("Tensor.logcumsumexp_dim0", lambda lib, a: a.logcumsumexp(0), SCAN[:3], FLOAT,
+           ref=lambda np_, a: np.logaddexp.accumulate(a, axis=0)),
+    OpSpec("logcumsumexp_large", lambda lib, a: lib.logcumsumexp(a, -1),
+           (S("large", Fixed([[800.0, -700.0, 805.0, 1.0], [-1e3, -1e3, -999.0, 2.0]])),), FLOAT,
+           ref=lambda np_, a: np.logaddexp.accumulate(a, axis=-1)),
 ]

@@ -5,6 +5,7 @@ files get torch's errors."""
 
 import io
 import pickle
+import pickletools
 from collections import OrderedDict
 
 import numpy as np
@@ -94,6 +95,20 @@ def test_pickle_protocol(torch):
     assert gt.load(io.BytesIO(theirs), weights_only=False)["w"].tolist() == [0, 1, 2]
 
 
+@pytest.mark.parametrize("weights_only", [True, False])
+def test_storage_views_of_files_before_torch_0_4(torch, weights_only):
+    # Such files name a view (view_key, offset, size) of a storage in the persistent id.
+    data = legacy_bytes(torch, torch.arange(6.0)[:3])
+    viewed = _replace(data, b"K\x06N", b"K\x06(X\x01\x00\x00\x00vK\x02K\x03t")
+    expected = torch.load(io.BytesIO(viewed), weights_only=weights_only)
+    assert expected.tolist() == [2.0, 3.0, 4.0]
+    assert_same_tensor(gt.load(io.BytesIO(viewed), weights_only=weights_only), expected)
+    outside = _replace(data, b"K\x06N", b"K\x06(X\x01\x00\x00\x00vK\x05K\x03t")
+    for lib in (torch, gt):
+        with pytest.raises(RuntimeError):
+            lib.load(io.BytesIO(outside), weights_only=weights_only)
+
+
 def test_paths_and_map_location(torch, tmp_path):
     path = tmp_path / "legacy.pt"
     gt.save(gt.arange(4), path, **LEGACY)
@@ -174,3 +189,29 @@ def test_hostile_global_is_refused_and_not_run(torch, tmp_path):
     theirs, ours = outcomes(torch, hostile, True)
     assert ours == theirs and ours[0] == "UnpicklingError"
     assert not marker.exists()
+
+
+def _sections(data):
+    """The five pickles of a legacy file, and the storage bytes after them."""
+    stream, ends = io.BytesIO(data), [0]
+    for _ in range(5):
+        for _ in pickletools.genops(stream):  # walked to its STOP, not run
+            pass
+        ends.append(stream.tell())
+    return [data[a:b] for a, b in zip(ends, ends[1:])], data[ends[-1]:]
+
+
+@pytest.mark.parametrize("keys", [[[1]], ["nope"], "0"])
+def test_malformed_storage_key_lists(torch, keys):
+    pickles, storages = _sections(legacy_bytes(gt, gt.arange(3.0)))
+    assert pickle.loads(pickles[4]) == ["0"]
+    data = b"".join(pickles[:4]) + pickle.dumps(keys, protocol=2) + storages
+    with pytest.raises(RuntimeError, match="corrupted or not a valid checkpoint"):
+        gt.load(io.BytesIO(data), weights_only=False)
+
+
+def test_storage_count_that_disagrees(torch):
+    pickles, storages = _sections(legacy_bytes(gt, gt.arange(3.0)))
+    data = b"".join(pickles) + (2).to_bytes(8, "little") + storages[8:]
+    with pytest.raises(RuntimeError, match="holds 2 elements where the checkpoint declared 3"):
+        gt.load(io.BytesIO(data))

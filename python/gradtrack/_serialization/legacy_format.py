@@ -18,6 +18,7 @@ a file that declares terabytes is refused without allocating them (NOTE [Reading
 untrusted checkpoints]).
 """
 
+import io
 import pickle
 import struct
 
@@ -150,7 +151,11 @@ class LegacyReader:
         if type(offset) is not int or type(size) is not int or offset < 0 or size < 0 or \
                 offset + size > storage.numel:
             raise CheckpointError(f"storage view {view_key!r:.40} lies outside its storage")
-        return torch_names.LoadedStorage(storage.flat[offset:offset + size])
+        # A storage of its own over the same memory: rebuilt tensors' offsets count from
+        # the view's start, as torch's.
+        itemsize = storage.flat.element_size()
+        return _Pending(storage.buffer[offset * itemsize:(offset + size) * itemsize],
+                        storage.dtype)
 
     def read_storages(self, keys):
         if type(keys) is not list:
@@ -205,7 +210,16 @@ def read_legacy(stream, where, map_location, weights_only, user_allowed, pickle_
                 skip_data):
     """Loads the object a legacy-format file holds (NOTE [Torch's legacy checkpoint
     layout]); the stream is read from its current position."""
-    data = bytearray(stream.read())
+    start = stream.tell()
+    data = bytearray(stream.seek(0, io.SEEK_END) - start)  # read once, without a copy
+    stream.seek(start)
+    filled = 0
+    while filled < len(data):
+        count = stream.readinto(memoryview(data)[filled:])
+        if not count:
+            del data[filled:]
+            break
+        filled += count
     reader = LegacyReader(data, map_location, weights_only, torch_names.allowed_globals(),
                           user_allowed, pickle_load_args, skip_data)
     try:

@@ -1237,7 +1237,9 @@ any other name in the file raises ``pickle.UnpicklingError`` before it runs.
 ``weights_only=False`` unpickles everything: only for files you trust.
 ``map_location`` (a device, a string, a dict such as ``{"cuda:0": "cpu"}``, or a
 callable) must place every storage on the CPU. ``mmap=True`` maps storages from
-the file instead of reading them.
+the file instead of reading them. Files in torch's format before 1.6
+(``_use_new_zipfile_serialization=False``) load too, but not with ``mmap``.
+Under :class:`skip_data`, storages are allocated and their bytes not read.
 
 >>> import io, gradtrack
 >>> buffer = io.BytesIO()

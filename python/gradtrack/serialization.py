@@ -14,9 +14,10 @@ and NumPy with it, load on the first save or load.
 
 import os
 import pickle
+import threading
 
 __all__ = ["save", "load", "add_safe_globals", "get_safe_globals", "clear_safe_globals",
-           "safe_globals"]
+           "safe_globals", "get_unsafe_globals_in_checkpoint", "skip_data"]
 
 DEFAULT_PROTOCOL = 2
 
@@ -30,6 +31,16 @@ _DOCS_MESSAGE = (
     "with weights_only https://pytorch.org/docs/stable/generated/torch.load.html.")
 
 _marked_safe_globals = set()
+
+
+class _SerializationState(threading.local):
+    """Per-thread settings of save and load (``skip_data``), as torch keeps them."""
+
+    skip_data = False
+    materialize_fake_tensors = False
+
+
+_state = _SerializationState()
 
 
 # ---- the allow-list ------------------------------------------------------------------------
@@ -72,6 +83,16 @@ def clear_safe_globals() -> None:
     _marked_safe_globals = set()
 
 
+class _SerializationState(threading.local):
+    """Per-thread settings of save and load (``skip_data``), as torch keeps them."""
+
+    skip_data = False
+    materialize_fake_tensors = False
+
+
+_state = _SerializationState()
+
+
 class safe_globals:
     """Context manager marking globals as safe for ``load(weights_only=True)`` inside it.
 
@@ -94,6 +115,66 @@ class safe_globals:
         _marked_safe_globals = _marked_safe_globals - set(self.safe_globals)
 
 
+def get_unsafe_globals_in_checkpoint(f) -> list[str]:
+    """The globals (functions and classes, as ``"module.name"`` strings) that the
+    checkpoint ``f`` (a path or a binary file) names and that ``load(weights_only=True)``
+    would refuse: those neither on torch's default allow-list nor marked safe with
+    :func:`add_safe_globals` or :class:`safe_globals`. The pickle is read, not run, so
+    this is safe on a file you do not trust; a global only an object built while
+    unpickling would bring in is not listed. As torch's, the list is in no
+    particular order.
+
+    >>> import collections, io, gradtrack
+    >>> buffer = io.BytesIO()
+    >>> gradtrack.save({"w": gradtrack.ones(2), "d": collections.defaultdict(list)}, buffer)
+    >>> _ = buffer.seek(0)
+    >>> sorted(gradtrack.serialization.get_unsafe_globals_in_checkpoint(buffer))
+    ['builtins.list', 'collections.defaultdict']
+    """
+    from ._serialization import files
+    from ._serialization.pickle_globals import globals_in_pickle
+    from ._serialization.torch_names import TORCH_ALLOWED_NAMES
+    from ._serialization.unpickler import user_globals
+    safe = TORCH_ALLOWED_NAMES | set(user_globals(_marked_safe_globals))
+    data = files.checkpoint_pickle(f)
+    if data is None:  # an earlier gradtrack's archive: arrays and JSON, no globals
+        return []
+    return list(globals_in_pickle(data) - safe)
+
+
+class skip_data:
+    """Context manager under which :func:`save` writes a checkpoint's structure with
+    every storage's record at its full size but holding zeros (torch's ``skip_data``
+    leaves that space unwritten, which reads as zeros), so the bytes can be written
+    separately; and :func:`load` allocates storages without reading their bytes, so
+    loaded tensors have the saved shapes, dtypes and strides and unspecified values.
+    Settings are per thread. ``materialize_fake_tensors`` is accepted for torch's
+    signature; gradtrack has no fake tensors, so it changes nothing.
+
+    >>> import io, gradtrack
+    >>> buffer = io.BytesIO()
+    >>> with gradtrack.serialization.skip_data():
+    ...     gradtrack.save(gradtrack.arange(6.0).reshape(2, 3), buffer)
+    >>> _ = buffer.seek(0)
+    >>> gradtrack.load(buffer)
+    tensor([[0., 0., 0.],
+            [0., 0., 0.]])
+    """
+
+    def __init__(self, materialize_fake_tensors: bool = False):
+        self.materialize_fake_tensors = materialize_fake_tensors
+
+    def __enter__(self):
+        self._old_skip_data = _state.skip_data
+        self._old_materialize_fake_tensors = _state.materialize_fake_tensors
+        _state.skip_data = True
+        _state.materialize_fake_tensors = self.materialize_fake_tensors
+
+    def __exit__(self, type, value, tb):
+        _state.skip_data = self._old_skip_data
+        _state.materialize_fake_tensors = self._old_materialize_fake_tensors
+
+
 # ---- save ----------------------------------------------------------------------------------
 
 def save(obj: object, f, pickle_module=pickle, pickle_protocol: int = DEFAULT_PROTOCOL,
@@ -103,9 +184,10 @@ def save(obj: object, f, pickle_module=pickle, pickle_protocol: int = DEFAULT_PR
     ``torch.load`` reads. Tensors keep their dtype, strides and storage sharing; anything
     else is pickled, as ``torch.save`` does. Saving to a path is atomic: the file is
     written beside it, flushed to disk, then renamed over it, so an interrupted or failed
-    save leaves the previous file as it was. The format is always torch's zip format
-    (``_use_new_zipfile_serialization=False`` is accepted and writes it too), pickled
-    by gradtrack's own pickler (``pickle_module`` is accepted and not used).
+    save leaves the previous file as it was. The format is torch's zip format, or with
+    ``_use_new_zipfile_serialization=False`` torch's format before 1.6 (a run of
+    pickles and raw bytes), pickled by gradtrack's own pickler (``pickle_module`` is
+    accepted and not used).
 
     >>> import io, gradtrack
     >>> buffer = io.BytesIO()
@@ -116,10 +198,17 @@ def save(obj: object, f, pickle_module=pickle, pickle_protocol: int = DEFAULT_PR
     """
     from ._serialization import files
     from ._serialization.writer import write_checkpoint
+    skip = _state.skip_data
+    if skip and not _use_new_zipfile_serialization:
+        raise RuntimeError("Cannot use skip_data=True with _use_new_zipfile_serialization=False")
 
     def write(stream, folder):
+        if not _use_new_zipfile_serialization:
+            from ._serialization.legacy_format import write_legacy
+            write_legacy(obj, stream, pickle_protocol)
+            return
         write_checkpoint(obj, stream, folder, pickle_protocol,
-                         byteorder_record=not _disable_byteorder_record)
+                         byteorder_record=not _disable_byteorder_record, skip_data=skip)
 
     if isinstance(f, (str, os.PathLike)):
         files.save_atomically(os.fspath(f), write)
@@ -184,7 +273,9 @@ def load(f, map_location=None, pickle_module=None, *, weights_only: bool | None 
     ``weights_only=False`` unpickles everything: only for files you trust.
     ``map_location`` (a device, a string, a dict such as ``{"cuda:0": "cpu"}``, or a
     callable) must place every storage on the CPU. ``mmap=True`` maps storages from
-    the file instead of reading them.
+    the file instead of reading them. Files in torch's format before 1.6
+    (``_use_new_zipfile_serialization=False``) load too, but not with ``mmap``.
+    Under :class:`skip_data`, storages are allocated and their bytes not read.
 
     >>> import io, gradtrack
     >>> buffer = io.BytesIO()
@@ -202,7 +293,8 @@ def load(f, map_location=None, pickle_module=None, *, weights_only: bool | None 
         raise ValueError("f must be a file path in order to use the mmap argument")
     try:
         return files.load_file(f, map_location, weights_only, bool(mmap),
-                               list(_marked_safe_globals), pickle_module, pickle_load_args)
+                               list(_marked_safe_globals), pickle_module, pickle_load_args,
+                               _state.skip_data)
     except pickle.UnpicklingError as e:
         if not weights_only:
             raise

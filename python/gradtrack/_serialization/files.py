@@ -101,7 +101,8 @@ def save_atomically(path, write):
     _fsync_directory(parent)
 
 
-def load_file(f, map_location, weights_only, mmap, marked, pickle_module, pickle_load_args):
+def load_file(f, map_location, weights_only, mmap, marked, pickle_module, pickle_load_args,
+              skip_data=False):
     """Opens ``f`` and loads what it holds, in whichever format it is."""
     from .unpickler import user_globals
     user_allowed = user_globals(marked)
@@ -110,7 +111,7 @@ def load_file(f, map_location, weights_only, mmap, marked, pickle_module, pickle
         with open(path, "rb") as stream:
             return _load_stream(stream, repr(path), map_location, weights_only,
                                 path if mmap else None, user_allowed, pickle_module,
-                                pickle_load_args)
+                                pickle_load_args, skip_data)
     if not hasattr(f, "read"):
         raise AttributeError(f"'{type(f).__name__}' object has no attribute 'seek'. You can "
                              "only torch.load from a file that is seekable. Please pre-load the "
@@ -118,21 +119,24 @@ def load_file(f, map_location, weights_only, mmap, marked, pickle_module, pickle
     if not (hasattr(f, "seekable") and f.seekable()):
         f = io.BytesIO(f.read())
     return _load_stream(f, "the given file", map_location, weights_only, None, user_allowed,
-                        pickle_module, pickle_load_args)
+                        pickle_module, pickle_load_args, skip_data)
 
 
 def _load_stream(stream, where, map_location, weights_only, mmap_path, user_allowed,
-                 pickle_module, pickle_load_args):
-    from . import npy_archive, reader
+                 pickle_module, pickle_load_args, skip_data):
+    from . import legacy_format, npy_archive, reader
     if not reader.is_zip(stream):
         if mmap_path is not None:
             raise RuntimeError("mmap can only be used with files saved with `torch.save("
                                f"{mmap_path}, _use_new_zipfile_serialization=True), please "
                                "torch.save your checkpoint with this option in order to use "
                                "mmap.")
-        raise RuntimeError(f"gradtrack.load: {where} is not a checkpoint gradtrack reads (not "
-                           f"a zip archive; torch.save's format before torch 1.6 is not "
-                           f"read); it may be truncated or corrupted")
+        try:
+            return legacy_format.read_legacy(stream, where, map_location, weights_only,
+                                             user_allowed, pickle_load_args, skip_data)
+        except reader.CheckpointError as e:
+            raise RuntimeError(f"gradtrack.load: {where} is corrupted or not a valid "
+                               f"checkpoint: {e}") from e
     start = stream.tell()
     try:
         archive = zipfile.ZipFile(stream)
@@ -146,7 +150,32 @@ def _load_stream(stream, where, map_location, weights_only, mmap_path, user_allo
         try:
             return reader.read_checkpoint(stream, archive, map_location, weights_only,
                                           mmap_path, user_allowed, pickle_module,
-                                          pickle_load_args)
+                                          pickle_load_args, skip_data)
         except reader.CheckpointError as e:
             raise RuntimeError(f"gradtrack.load: {where} is corrupted or not a valid "
                                f"checkpoint: {e}") from e
+
+
+def checkpoint_pickle(f):
+    """The bytes of the ``data.pkl`` the checkpoint ``f`` holds (``None`` for an earlier
+    gradtrack's archive, which holds no pickle), checked as ``load`` checks them."""
+    from . import npy_archive, reader
+    if isinstance(f, (str, os.PathLike)):
+        with open(os.fspath(f), "rb") as stream:
+            return checkpoint_pickle(stream)
+    if not (hasattr(f, "seekable") and f.seekable()):
+        f = io.BytesIO(f.read())
+    if not reader.is_zip(f):
+        raise ValueError("Expected input to be a checkpoint returned by torch.save")
+    try:
+        archive = zipfile.ZipFile(f)
+    except Exception as e:  # noqa: BLE001 - zipfile raises several kinds on damaged files
+        raise RuntimeError(f"not a valid checkpoint (unreadable zip archive: {e}); it may be "
+                           f"truncated or corrupted") from e
+    with archive:
+        if npy_archive.HEADER in archive.namelist():
+            return None
+        try:
+            return reader.archive_pickle(f, archive)
+        except reader.CheckpointError as e:
+            raise RuntimeError(f"not a valid checkpoint: {e}") from e

@@ -87,8 +87,8 @@ def _restore_location(map_location, storage, location):
 class CheckpointReader:
     """One torch-format archive being loaded: its records and the storages read so far."""
 
-    def __init__(self, stream, folder, map_location, mmap_path):
-        self.stream, self.folder = stream, folder
+    def __init__(self, stream, folder, map_location, mmap_path, skip_data=False):
+        self.stream, self.folder, self.skip_data = stream, folder, skip_data
         self.map_location, self.mmap_path = map_location, mmap_path
         self.storages = {}
         self.big_endian = False
@@ -153,7 +153,10 @@ class CheckpointReader:
         np_dtype = np.dtype(torch_names.dtype_name(stored))
         if self.big_endian:
             np_dtype = np_dtype.newbyteorder(">")
-        if self.mmap_path is not None and nbytes:
+        if self.skip_data:
+            # torch.serialization.skip_data: the storage is allocated, its bytes not read.
+            array = np.empty(nbytes, dtype=np.uint8).view(np_dtype)
+        elif self.mmap_path is not None and nbytes:
             array = np.memmap(self.mmap_path, dtype=np.uint8, mode="c", offset=start,
                               shape=(nbytes,)).view(np_dtype)
         else:
@@ -178,16 +181,25 @@ def is_zip(stream):
     return magic == b"PK\x03\x04"
 
 
-def read_checkpoint(stream, archive, map_location, weights_only, mmap_path, user_allowed,
-                    pickle_module=None, pickle_load_args=None):
-    """Loads the object a torch-format archive holds."""
+def _open_reader(stream, archive, map_location, mmap_path, skip_data):
     file_size = stream.seek(0, io.SEEK_END)
-    names = archive.namelist()
-    folder = _folder(names)
+    folder = _folder(archive.namelist())
     if folder is None:
         raise CheckpointError("PytorchStreamReader failed locating file data.pkl: file not found")
-    reader = CheckpointReader(stream, folder, map_location, mmap_path)
+    reader = CheckpointReader(stream, folder, map_location, mmap_path, skip_data)
     reader.open(archive, file_size)
+    return reader
+
+
+def archive_pickle(stream, archive):
+    """The bytes of a torch-format archive's ``data.pkl``."""
+    return _open_reader(stream, archive, None, None, False).data_pkl()
+
+
+def read_checkpoint(stream, archive, map_location, weights_only, mmap_path, user_allowed,
+                    pickle_module=None, pickle_load_args=None, skip_data=False):
+    """Loads the object a torch-format archive holds."""
+    reader = _open_reader(stream, archive, map_location, mmap_path, skip_data)
     data = reader.data_pkl()
     allowed = torch_names.allowed_globals()
     if weights_only:

@@ -202,3 +202,42 @@ def allowed_globals():
     for cls, name in FOREIGN_STORAGES.items():
         table[f"torch.{cls}"] = StorageType(cls, name)
     return table
+
+
+# ---- torch's allow-list, by name -----------------------------------------------------------
+
+def _torch_allowed_names():
+    kinds = ["BFloat16", "Bool", "Byte", "Char", "Double", "Float", "Half", "Int", "Long",
+             "Short"]
+    names = {"_codecs.encode", "builtins.bytearray", "builtins.complex", "builtins.set",
+             "collections.Counter", "collections.OrderedDict", "torch.Size", "torch.Tensor",
+             "torch.device", "torch.nn.parameter.Parameter", "torch.serialization._get_layout",
+             "torch.storage.TypedStorage", "torch.storage.UntypedStorage",
+             "torch._tensor._rebuild_from_type_v2"}
+    for prefix in ("torch.", "torch.cuda."):
+        names.update(f"{prefix}{k}{what}" for k in kinds for what in ("Storage", "Tensor"))
+        names.update(f"{prefix}Complex{k}Storage" for k in ("Double", "Float"))
+    for prefix in ("torch.sparse.", "torch.cuda.sparse."):
+        names.update(f"{prefix}{k}Tensor" for k in kinds if k != "Bool")
+    names.update(f"torch.{k}Storage" for k in ("QInt32", "QInt8", "QUInt2x4", "QUInt4x2",
+                                                 "QUInt8"))
+    names.update(f"torch._utils._rebuild_{f}" for f in (
+        "device_tensor_from_cpu_tensor", "device_tensor_from_numpy", "meta_tensor_no_storage",
+        "nested_tensor", "parameter", "parameter_with_state", "qtensor", "sparse_tensor",
+        "tensor", "tensor_v2", "tensor_v3", "wrapper_subclass"))
+    dtypes = ["bfloat16", "bits16", "bits1x8", "bits2x4", "bits4x2", "bits8", "bool",
+              "complex128", "complex32", "complex64", "float16", "float32",
+              "float4_e2m1fn_x2", "float64", "float8_e4m3fn", "float8_e4m3fnuz", "float8_e5m2",
+              "float8_e5m2fnuz", "float8_e8m0fnu", "int16", "int32", "int64", "int8", "qint32",
+              "qint8", "quint2x4", "quint4x2", "quint8", "uint16", "uint32", "uint64", "uint8"]
+    dtypes += [f"int{n}" for n in range(1, 8)] + [f"uint{n}" for n in range(1, 8)]
+    names.update(f"torch.{d}" for d in dtypes)
+    names.update(f"torch.per_{q}" for q in ("channel_affine", "channel_affine_float_qparams",
+                                            "channel_symmetric", "tensor_affine",
+                                            "tensor_symmetric"))
+    return frozenset(names)
+
+
+# Every name torch 2.13's ``load(weights_only=True)`` accepts by default, whether or not
+# gradtrack can rebuild it: what ``get_unsafe_globals_in_checkpoint`` does not report.
+TORCH_ALLOWED_NAMES = _torch_allowed_names()

@@ -121,10 +121,11 @@ class ArchiveWriter:
                                    allowZip64=True)
         self.folder = folder
 
-    def write(self, name, data):
+    def write(self, name, data, size=None):
+        """Writes the record ``name``: ``data``, or ``size`` zero bytes when it is None."""
         info = zipfile.ZipInfo(f"{self.folder}/{name}", date_time=(1980, 1, 1, 0, 0, 0))
         info.compress_type = zipfile.ZIP_STORED
-        info.file_size = size = len(data)
+        info.file_size = size = len(data) if data is not None else size
         zip64 = size * 1.05 > zipfile.ZIP64_LIMIT
         # Where the data would start with no padding: header, name, zip64 sizes.
         start = self.zip.start_dir + 30 + len(info.filename.encode("utf-8")) + 20 * zip64
@@ -134,14 +135,21 @@ class ArchiveWriter:
         if pad:
             info.extra = struct.pack("<HH", _PAD_HEADER_ID, pad - 4) + b"Z" * (pad - 4)
         with self.zip.open(info, "w", force_zip64=zip64) as member:
-            member.write(data)
+            if data is not None:
+                member.write(data)
+                return
+            zeros = bytes(min(size, 1 << 20))
+            for start in range(0, size, len(zeros) or 1):
+                member.write(zeros[:size - start])
 
     def close(self):
         self.zip.close()
 
 
-def write_checkpoint(obj, stream, folder, protocol=2, byteorder_record=True):
-    """Pickles ``obj`` and writes it, with every storage it names, in torch's layout."""
+def write_checkpoint(obj, stream, folder, protocol=2, byteorder_record=True, skip_data=False):
+    """Pickles ``obj`` and writes it, with every storage it names, in torch's layout.
+    With ``skip_data`` each storage's record is written at its full size but holds
+    zeros, as under ``torch.serialization.skip_data``."""
     import io
     buffer = io.BytesIO()
     pickler = TorchPickler(buffer, protocol)
@@ -154,7 +162,10 @@ def write_checkpoint(obj, stream, folder, protocol=2, byteorder_record=True):
         if byteorder_record:
             archive.write("byteorder", b"little")
         for ref in pickler.storages.values():
-            archive.write(f"data/{ref.key}", storage_bytes(ref))
+            if skip_data:
+                archive.write(f"data/{ref.key}", None, ref.nbytes)
+            else:
+                archive.write(f"data/{ref.key}", storage_bytes(ref))
         archive.write("version", b"3\n")
         archive.write(".data/serialization_id", f"{secrets.randbits(128):040d}".encode())
     finally:

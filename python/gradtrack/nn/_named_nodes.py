@@ -84,7 +84,7 @@ def composite_node(name, compute, differentiable=1, no_forward_ad=None,
             found = iter(autograd_grad(out, wanted, grad, create_graph=create,
                                        allow_unused=True))
             grads = [next(found) if need else None for need in needs]
-            grads = [g if g is not None or not need else _C.zeros_like(s)
+            grads = [g if g is not None or not need else _C.zeros(list(s.shape), dtype=s.dtype)
                      for g, need, s in zip(grads, needs, saved)]
             if refuse:
                 grads = [None if g is None else

@@ -187,6 +187,15 @@ class _CtcLoss(Function):
         return out, None, None
 
 
+    @staticmethod
+    def jvp(ctx, *tangents):
+        raise NotImplementedError(
+            "Trying to use forward AD with _ctc_loss that does not support it because it has not "
+            "been implemented yet.\nPlease file an issue to PyTorch at https://github.com/pytorch/"
+            "pytorch/issues/new?template=feature-request.yml so that we can prioritize its "
+            "implementation or submit a PR adding the implementation to derivatives.yaml")
+
+
 named_node(_CtcLoss, "CtcLossBackward0")
 
 

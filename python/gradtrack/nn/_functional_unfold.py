@@ -123,7 +123,7 @@ def unfold(input, kernel_size, dilation=1, padding=0, stride=1):  # noqa: A002
     >>> import gradtrack
     >>> import gradtrack.nn.functional as F
     >>> F.unfold(gradtrack.ones(2, 3, 4, 5), (2, 3), padding=1).shape
-    gradtrack.Size([2, 18, 20])
+    gradtrack.Size([2, 18, 25])
     """
     kernel, dilation = _pair("kernel_size", kernel_size), _pair("dilation", dilation)
     padding, stride = _pair("padding", padding), _pair("stride", stride)

@@ -429,3 +429,37 @@ OPS += [
                - np.minimum(np.linalg.norm(a - n + 1e-6, axis=1),
                             np.linalg.norm(p - n + 1e-6, axis=1)), 0)), rtol=1e-5),
 ]
+
+
+# ---- the CTC loss ----------------------------------------------------------------------------
+
+def _ctc_np(log_probs, targets, input_lengths, target_lengths, blank=0):
+    """Per-sample negative log-likelihoods by the forward recursion over l' (float64)."""
+    out = []
+    for b, (il, tl) in enumerate(zip(input_lengths, target_lengths)):
+        ext = [blank]
+        for label in targets[b][:tl]:
+            ext += [int(label), blank]
+        alpha = np.full(len(ext), -np.inf)
+        alpha[0] = log_probs[0, b, ext[0]]
+        if len(ext) > 1:
+            alpha[1] = log_probs[0, b, ext[1]]
+        for t in range(1, il):
+            prev = alpha.copy()
+            for s in range(len(ext)):
+                terms = [prev[s]] + ([prev[s - 1]] if s > 0 else [])
+                if s > 1 and ext[s] != blank and ext[s] != ext[s - 2]:
+                    terms.append(prev[s - 2])
+                alpha[s] = np.logaddexp.reduce(terms) + log_probs[t, b, ext[s]]
+        out.append(-np.logaddexp.reduce(alpha[-2:] if tl else alpha[-1:]))
+    return np.array(out, dtype=log_probs.dtype)
+
+
+_CTC_TARGETS = [[1, 2, 2], [3, 1, 0]]
+OPS += [
+    OpSpec("nn.functional.ctc_loss",
+           lambda lib, a, tg: lib.nn.functional.ctc_loss(a, tg, [6, 5], [3, 2],
+                                                         reduction="none"),
+           (S("6x2x4", A(6, 2, 4), Idx(_CTC_TARGETS)),), FLOAT,
+           ref=lambda np_, a, tg: _ctc_np(a, tg, [6, 5], [3, 2]), gradcheck=False, rtol=1e-5),
+]

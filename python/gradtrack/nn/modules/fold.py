@@ -49,7 +49,7 @@ class Unfold(Module):
     >>> unfold
     Unfold(kernel_size=(2, 3), dilation=2, padding=0, stride=(1, 2))
     >>> unfold(gradtrack.ones(1, 2, 6, 7)).shape
-    gradtrack.Size([1, 12, 4])
+    gradtrack.Size([1, 12, 8])
     """
 
     def __init__(self, kernel_size: Any, dilation: Any = 1, padding: Any = 0,

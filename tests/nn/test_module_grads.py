@@ -238,6 +238,7 @@ ROWS = {
                           False),
     "AdaptiveMaxPool3d": (lambda nn: nn.AdaptiveMaxPool3d((3, 2, 2)), [X(1, 3, 5, 4, 5)], False),
     "LPPool3d": (lambda nn: nn.LPPool3d(2, (2, 2, 1)), [X(1, 2, 4, 4, 3)], False),
+    "BatchNorm3d": (lambda nn: nn.BatchNorm3d(3, momentum=0.3), [X(2, 3, 2, 3, 4)], False),
     "Hardsigmoid": (lambda nn: nn.Hardsigmoid(), [X(3, 5, lo=-4.0, hi=4.0)], False),
     # training-mode draws are compared in test_layer_draws.py (this table seeds torch only)
     "RReLU": (lambda nn: nn.RReLU(0.1, 0.4), [X(3, 5)], True),

@@ -90,6 +90,7 @@ __all__ += ["GLU", "Hardshrink", "PReLU", "Softmax2d", "Softshrink", "Softsign",
             "Unflatten", "AdaptiveMaxPool1d", "LPPool1d", "LPPool2d"]
 # ---- volumetric convolutions, sliding blocks, unpooling, random activations
 from .activation import Hardsigmoid, RReLU  # noqa: E402
+from .batchnorm import BatchNorm3d  # noqa: E402
 from .loss import CTCLoss  # noqa: E402
 from .pooling3d import (AdaptiveAvgPool3d, AdaptiveMaxPool3d, AvgPool3d, LPPool3d,  # noqa: E402
                         MaxPool3d)
@@ -97,4 +98,5 @@ from .fold import Fold, Unfold  # noqa: E402
 from .unpooling import MaxUnpool1d, MaxUnpool2d, MaxUnpool3d  # noqa: E402
 
 __all__ += ["MaxPool3d", "AvgPool3d", "AdaptiveAvgPool3d", "AdaptiveMaxPool3d", "LPPool3d"]
-__all__ += ["CTCLoss", "Hardsigmoid", "RReLU", "Fold", "Unfold", "MaxUnpool1d", "MaxUnpool2d", "MaxUnpool3d"]
+__all__ += ["BatchNorm3d", "CTCLoss", "Hardsigmoid", "RReLU", "Fold", "Unfold", "MaxUnpool1d",
+            "MaxUnpool2d", "MaxUnpool3d"]

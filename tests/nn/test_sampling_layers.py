@@ -173,3 +173,22 @@ def test_ctc_loss_concatenated_targets_and_unbatched_match_torch():
     assert results[0][3] == results[1][3]
     np.testing.assert_allclose(results[0][:2], results[1][:2], rtol=1e-10)
     np.testing.assert_allclose(results[0][2], results[1][2], rtol=1e-8, atol=1e-10)
+
+
+def test_grid_sample_nearest_gives_the_grid_a_zero_gradient_as_torch():
+    grads = []
+    for lib in (gradtrack, torch):
+        grid = lib.tensor([[[[0.3, -0.6], [0.9, 0.1]]]], requires_grad=True)
+        out = lib.nn.functional.grid_sample(lib.ones(1, 1, 3, 3), grid, mode="nearest",
+                                            align_corners=False)
+        out.sum().backward()
+        grads.append(grid.grad.numpy())
+    np.testing.assert_array_equal(grads[0], grads[1])
+
+
+def test_composite_outputs_are_not_views_as_torch():
+    x = gradtrack.ones(1, 2, 4, 4, 4, requires_grad=True)
+    F = gradtrack.nn.functional
+    for out in (F.avg_pool3d(x, 2), F.unfold(x[0], 2), F.fold(F.unfold(x[0], 2), (4, 4), 2),
+                F.grid_sample(x[:, :, 0], gradtrack.zeros(1, 2, 2, 2), align_corners=False)):
+        assert out._base is None

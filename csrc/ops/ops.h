@@ -449,6 +449,10 @@ Tensor inplace_bernoulli(const Tensor& self, const Tensor& p, Generator* gen = n
 /// torch.bernoulli(input): input holds the probabilities.
 Tensor bernoulli(const Tensor& input, Generator* gen = nullptr);
 Tensor inplace_exponential(const Tensor& self, double lambd, Generator* gen = nullptr);
+/// rrelu's training noise, as torch's CPU kernel draws it: in element order, a
+/// uniform double in [lower, upper) for each element <= 0 (not NaN), 1
+/// elsewhere (no draw). The input's dtype; float32/float64 only.
+Tensor rrelu_noise(const Tensor& input, double lower, double upper, Generator* gen = nullptr);
 Tensor inplace_geometric(const Tensor& self, double p, Generator* gen = nullptr);
 Tensor inplace_cauchy(const Tensor& self, double median, double sigma, Generator* gen = nullptr);
 Tensor inplace_log_normal(const Tensor& self, double mean, double std, Generator* gen = nullptr);

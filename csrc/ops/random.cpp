@@ -143,6 +143,31 @@ Tensor inplace_exponential(const Tensor& self, double lambd, Generator* gen) {
                       [&] { kernels::exponential(self, lambd, pick(gen)); });
 }
 
+Tensor rrelu_noise(const Tensor& input, double lower, double upper, Generator* gen) {
+  GT_CHECK_IMPL(input.dtype() == ScalarType::Float32 || input.dtype() == ScalarType::Float64,
+                "\"rrelu_with_noise_out_cpu\" not implemented for '",
+                scalar_type_name(input.dtype()), "'");
+  Tensor x = contiguous(input);
+  Tensor noise = empty(input.sizes(), input.dtype());
+  Generator& g = pick(gen);
+  std::lock_guard<std::mutex> guard(g.mutex());
+  // uniform_real_distribution<double>: the low 53 bits of a 64-bit draw.
+  const double scale = 1.0 / double(uint64_t(1) << 53);
+  auto draw = [&] {
+    return double(g.random64() & ((uint64_t(1) << 53) - 1)) * scale * (upper - lower) + lower;
+  };
+  if (input.dtype() == ScalarType::Float32) {
+    const float* xp = x.data<float>();
+    float* np = noise.data<float>();
+    for (int64_t i = 0; i < x.numel(); ++i) np[i] = xp[i] <= 0.0f ? float(draw()) : 1.0f;
+  } else {
+    const double* xp = x.data<double>();
+    double* np = noise.data<double>();
+    for (int64_t i = 0; i < x.numel(); ++i) np[i] = xp[i] <= 0.0 ? draw() : 1.0;
+  }
+  return noise;
+}
+
 Tensor inplace_geometric(const Tensor& self, double p, Generator* gen) {
   GT_CHECK(p > 0 && p < 1, "geometric_ expects p to be in (0, 1), but got p=", p);
   return fill_inplace("geometric_", OpKind::Geometric, self,

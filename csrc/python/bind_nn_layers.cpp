@@ -42,6 +42,7 @@ void bind_activations(py::module_& m) {
   kinds["hardswish"] = int(Act::Hardswish);
   kinds["log_sigmoid"] = int(Act::LogSigmoid);
   kinds["celu"] = int(Act::Celu);
+  kinds["hardsigmoid"] = int(Act::Hardsigmoid);
   m.attr("activation_kinds") = kinds;
 }
 

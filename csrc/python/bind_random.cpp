@@ -92,6 +92,9 @@ void bind_fills(py::module_& sub) {
   sub.def("exponential_", [](const Tensor& s, double l, G g) {
     return ops::inplace_exponential(s, l, generator_arg(g));
   });
+  sub.def("rrelu_noise", [](const Tensor& x, double lower, double upper, G g) {
+    return ops::rrelu_noise(x, lower, upper, generator_arg(g));
+  });
   sub.def("geometric_", [](const Tensor& s, double p, G g) {
     return ops::inplace_geometric(s, p, generator_arg(g));
   });

@@ -182,6 +182,10 @@ BAGS = [
     ({"mode": "mean", "padding_idx": 2}, [0, 2, 2, 5, 1], [0, 3]),
     ({"mode": "sum"}, [[0, 2], [5, 1]], None),
     ({"mode": "mean"}, [[0, 2], [5, 5]], None),
+    ({"mode": "max"}, [0, 2, 2, 5, 1], [0, 2, 2]),
+    ({"mode": "max", "padding_idx": 2}, [0, 2, 2, 5, 1, 3], [0, 1, 3]),
+    ({"mode": "max", "include_last_offset": True}, [0, 2, 4, 5, 1], [0, 3, 5]),
+    ({"mode": "max"}, [[0, 2], [5, 1]], None),
 ]
 
 
@@ -228,6 +232,11 @@ BAG_MESSAGES = [
                                                 lib.tensor([0, 3])),
     lambda lib: lib.nn.functional.embedding_bag(lib.tensor([0, 1]), lib.ones(5, 3),
                                                 lib.tensor([0]), per_sample_weights=lib.ones(2)),
+    lambda lib: lib.nn.functional.embedding_bag(lib.tensor([0, 1]), lib.ones(5, 3),
+                                                lib.tensor([0]), mode="min"),
+    lambda lib: lib.nn.functional.embedding_bag(lib.tensor([0, 1]), lib.ones(5, 3),
+                                                lib.tensor([0]), mode="max",
+                                                per_sample_weights=lib.ones(2)),
 ]
 
 

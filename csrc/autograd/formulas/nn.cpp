@@ -159,6 +159,9 @@ Tensor act_deriv_graph(Act k, const Tensor& s, const ActParams& p, bool from_res
     case Act::Hardswish:
       return where(cmp(Cmp::Lt, s, -3), cst(0, s),
                    where(cmp(Cmp::Le, s, 3), plus(div_by_scalar(s, Scalar(3.0)), 0.5), cst(1, s)));
+    case Act::Hardsigmoid:
+      return where(logical(Logic::And, cmp(Cmp::Gt, s, -3), cmp(Cmp::Lt, s, 3)), cst(1.0 / 6.0, s),
+                   cst(0, s));
     case Act::LogSigmoid: return sigmoid(neg(s));
   }
   return s;

@@ -42,6 +42,7 @@ T act_value(Act k, T x, const ActParams& p) {
       return std::isnan(x) ? x : std::min(std::max(x, T(p.a)), T(p.b));
     case Act::Mish: return x * std::tanh(std::log1p(std::exp(x)));
     case Act::Hardswish: return x * std::min(std::max(x + T(3), T(0)), T(6)) / T(6);
+    case Act::Hardsigmoid: return std::min(std::max(x + T(3), T(0)), T(6)) / T(6);
     case Act::LogSigmoid:
       // min(x, 0) - log1p(exp(-|x|)): no overflow for large |x|.
       return std::min(x, T(0)) - std::log1p(std::exp(-std::abs(x)));
@@ -82,6 +83,7 @@ T act_deriv(Act k, T x, const ActParams& p) {
       return t + x * sigmoid_of(x) * (T(1) - t * t);
     }
     case Act::Hardswish: return x < T(-3) ? T(0) : x <= T(3) ? x / T(3) + T(0.5) : T(1);
+    case Act::Hardsigmoid: return (x > T(-3) && x < T(3)) ? T(1) / T(6) : T(0);
     case Act::LogSigmoid: {
       // sigmoid(-x), stably on both sides.
       T z = std::exp(-std::abs(x));

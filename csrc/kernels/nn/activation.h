@@ -8,17 +8,18 @@ namespace gradtrack::kernels::nn {
 
 // Which activation; the int value is kept in a node's attrs.
 enum class Act : int {
-  Gelu,        // exact: x * Phi(x)
-  GeluTanh,    // approximate='tanh'
-  Silu,        // x * sigmoid(x)
-  LeakyRelu,   // a = negative_slope
-  Elu,         // a = alpha, b = scale, c = input_scale (elu, selu, celu)
-  Softplus,    // a = beta, b = threshold
-  Hardtanh,    // a = min_val, b = max_val (relu6 too)
-  Mish,        // x * tanh(softplus(x))
-  Hardswish,   // x * relu6(x + 3) / 6
-  LogSigmoid,  // log(sigmoid(x))
-  Celu,        // elu with a = alpha, b = 1, c = 1 / alpha (its own grad_fn)
+  Gelu,         // exact: x * Phi(x)
+  GeluTanh,     // approximate='tanh'
+  Silu,         // x * sigmoid(x)
+  LeakyRelu,    // a = negative_slope
+  Elu,          // a = alpha, b = scale, c = input_scale (elu, selu, celu)
+  Softplus,     // a = beta, b = threshold
+  Hardtanh,     // a = min_val, b = max_val (relu6 too)
+  Mish,         // x * tanh(softplus(x))
+  Hardswish,    // x * relu6(x + 3) / 6
+  LogSigmoid,   // log(sigmoid(x))
+  Celu,         // elu with a = alpha, b = 1, c = 1 / alpha (its own grad_fn)
+  Hardsigmoid,  // relu6(x + 3) / 6
 };
 
 struct ActParams {

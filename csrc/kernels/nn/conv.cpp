@@ -43,34 +43,51 @@ Span valid_span(int64_t off, int64_t s, int64_t size, int64_t count) {
   return {std::min(lo, hi), hi};
 }
 
-// col[(c * kh + i) * kw + j][(oh - oh0) * col_w + ow] =
-//     image[c][oh*sh - ph + i*dh][ow*sw - pw + j*dw] for output rows oh in [oh0, oh1);
-// rows are `ld` apart, so several samples can sit side by side in one matrix.
+// Output rows (depth and height pairs, NOTE [Convolution sides]) of a sample.
+int64_t col_rows(const ConvGeom& g) { return g.col_d * g.col_h; }
+
+// The image plane (depth slice) and row that output row r reads at kernel tap
+// (a, i); null when either lies in the padding.
 template <typename T>
-void im2col(const T* img, T* col, int64_t channels, const ConvGeom& g, int64_t ld, int64_t oh0,
-            int64_t oh1) {
+T* source_row(T* plane, const ConvGeom& g, int64_t r, int64_t a, int64_t i) {
+  const int64_t od = r / g.col_h, oh = r % g.col_h;
+  const int64_t id = od * g.sd - g.pd + a * g.dd, ih = oh * g.sh - g.ph + i * g.dh;
+  if (id < 0 || id >= g.img_d || ih < 0 || ih >= g.img_h) return nullptr;
+  return plane + (id * g.img_h + ih) * g.img_w;
+}
+
+// col[((c * kd + a) * kh + i) * kw + j][(r - r0) * col_w + ow] =
+//     image[c][od*sd - pd + a*dd][oh*sh - ph + i*dh][ow*sw - pw + j*dw] for output rows
+// r = (od, oh) in [r0, r1); rows are `ld` apart, so several samples can sit side
+// by side in one matrix.
+template <typename T>
+void im2col(const T* img, T* col, int64_t channels, const ConvGeom& g, int64_t ld, int64_t r0,
+            int64_t r1) {
+  const int64_t volume = g.img_d * g.img_h * g.img_w;
   for (int64_t c = 0; c < channels; ++c) {
-    const T* plane = img + c * g.img_h * g.img_w;
-    for (int64_t i = 0; i < g.kh; ++i) {
-      for (int64_t j = 0; j < g.kw; ++j) {
-        T* row = col + ((c * g.kh + i) * g.kw + j) * ld;
-        const int64_t off_w = j * g.dw - g.pw;
-        const Span sp = valid_span(off_w, g.sw, g.img_w, g.col_w);
-        for (int64_t oh = oh0; oh < oh1; ++oh) {
-          T* r = row + (oh - oh0) * g.col_w;
-          const int64_t ih = oh * g.sh - g.ph + i * g.dh;
-          if (ih < 0 || ih >= g.img_h) {
-            std::fill(r, r + g.col_w, T(0));
-            continue;
+    const T* plane = img + c * volume;
+    for (int64_t a = 0; a < g.kd; ++a) {
+      for (int64_t i = 0; i < g.kh; ++i) {
+        for (int64_t j = 0; j < g.kw; ++j) {
+          T* row = col + (((c * g.kd + a) * g.kh + i) * g.kw + j) * ld;
+          const int64_t off_w = j * g.dw - g.pw;
+          const Span sp = valid_span(off_w, g.sw, g.img_w, g.col_w);
+          for (int64_t r = r0; r < r1; ++r) {
+            T* out = row + (r - r0) * g.col_w;
+            const T* line = source_row(plane, g, r, a, i);
+            if (!line) {
+              std::fill(out, out + g.col_w, T(0));
+              continue;
+            }
+            const T* src = line + off_w;
+            std::fill(out, out + sp.lo, T(0));
+            if (g.sw == 1) {
+              std::memcpy(out + sp.lo, src + sp.lo, sizeof(T) * (sp.hi - sp.lo));
+            } else {
+              for (int64_t ow = sp.lo; ow < sp.hi; ++ow) out[ow] = src[ow * g.sw];
+            }
+            std::fill(out + sp.hi, out + g.col_w, T(0));
           }
-          const T* src = plane + ih * g.img_w + off_w;
-          std::fill(r, r + sp.lo, T(0));
-          if (g.sw == 1) {
-            std::memcpy(r + sp.lo, src + sp.lo, sizeof(T) * (sp.hi - sp.lo));
-          } else {
-            for (int64_t ow = sp.lo; ow < sp.hi; ++ow) r[ow] = src[ow * g.sw];
-          }
-          std::fill(r + sp.hi, r + g.col_w, T(0));
         }
       }
     }
@@ -79,21 +96,24 @@ void im2col(const T* img, T* col, int64_t channels, const ConvGeom& g, int64_t l
 
 // The adjoint of im2col: image[...] += col[...] at the same positions.
 template <typename T>
-void col2im(const T* col, T* img, int64_t channels, const ConvGeom& g, int64_t ld, int64_t oh0,
-            int64_t oh1) {
+void col2im(const T* col, T* img, int64_t channels, const ConvGeom& g, int64_t ld, int64_t r0,
+            int64_t r1) {
+  const int64_t volume = g.img_d * g.img_h * g.img_w;
   for (int64_t c = 0; c < channels; ++c) {
-    T* plane = img + c * g.img_h * g.img_w;
-    for (int64_t i = 0; i < g.kh; ++i) {
-      for (int64_t j = 0; j < g.kw; ++j) {
-        const T* row = col + ((c * g.kh + i) * g.kw + j) * ld;
-        const int64_t off_w = j * g.dw - g.pw;
-        const Span sp = valid_span(off_w, g.sw, g.img_w, g.col_w);
-        for (int64_t oh = oh0; oh < oh1; ++oh) {
-          const int64_t ih = oh * g.sh - g.ph + i * g.dh;
-          if (ih < 0 || ih >= g.img_h) continue;
-          const T* r = row + (oh - oh0) * g.col_w;
-          T* dst = plane + ih * g.img_w + off_w;
-          for (int64_t ow = sp.lo; ow < sp.hi; ++ow) dst[ow * g.sw] += r[ow];
+    T* plane = img + c * volume;
+    for (int64_t a = 0; a < g.kd; ++a) {
+      for (int64_t i = 0; i < g.kh; ++i) {
+        for (int64_t j = 0; j < g.kw; ++j) {
+          const T* row = col + (((c * g.kd + a) * g.kh + i) * g.kw + j) * ld;
+          const int64_t off_w = j * g.dw - g.pw;
+          const Span sp = valid_span(off_w, g.sw, g.img_w, g.col_w);
+          for (int64_t r = r0; r < r1; ++r) {
+            T* line = source_row(plane, g, r, a, i);
+            if (!line) continue;
+            const T* in = row + (r - r0) * g.col_w;
+            T* dst = line + off_w;
+            for (int64_t ow = sp.lo; ow < sp.hi; ++ow) dst[ow * g.sw] += in[ow];
+          }
         }
       }
     }
@@ -102,9 +122,12 @@ void col2im(const T* col, T* img, int64_t channels, const ConvGeom& g, int64_t l
 
 // A 1x1 kernel with stride 1 and no padding reads the image as its own im2col.
 bool is_pointwise(const ConvGeom& g) {
-  return g.kh == 1 && g.kw == 1 && g.sh == 1 && g.sw == 1 && g.ph == 0 && g.pw == 0 &&
-         g.col_h == g.img_h && g.col_w == g.img_w;
+  return g.kd == 1 && g.kh == 1 && g.kw == 1 && g.sd == 1 && g.sh == 1 && g.sw == 1 && g.pd == 0 &&
+         g.ph == 0 && g.pw == 0 && g.col_d == g.img_d && g.col_h == g.img_h && g.col_w == g.img_w;
 }
+
+// Whether the convolution is planar (depth 1): only those have implicit kernels.
+bool is_planar(const ConvGeom& g) { return g.kd == 1 && g.img_d == 1 && g.col_d == 1; }
 
 struct Dims {
   int64_t img_cg, col_cg, k, l, img_plane, w_group;
@@ -113,9 +136,9 @@ Dims dims_of(const ConvGeom& g) {
   Dims d;
   d.img_cg = g.img_c / g.groups;
   d.col_cg = g.col_c / g.groups;
-  d.k = d.img_cg * g.kh * g.kw;
-  d.l = g.col_h * g.col_w;
-  d.img_plane = g.img_h * g.img_w;
+  d.k = d.img_cg * g.kd * g.kh * g.kw;
+  d.l = g.col_d * g.col_h * g.col_w;
+  d.img_plane = g.img_d * g.img_h * g.img_w;
   d.w_group = d.col_cg * d.k;
   GT_CHECK(d.k < INT32_MAX && d.l < INT32_MAX && d.col_cg < INT32_MAX,
            "convolution: dimensions too large for 32-bit BLAS");
@@ -160,7 +183,7 @@ void prepare(Chunk<T>& c, int64_t ci, int64_t nb, const ConvGeom& g, const Dims&
   c.m = std::min(nb, g.n - c.first_sample);
   c.cols = c.m * d.l;
   const int64_t row_bytes = int64_t(sizeof(T)) * d.k * std::max<int64_t>(1, g.col_w);
-  c.tile_h = std::clamp<int64_t>(kTileBytes / row_bytes, 1, std::max<int64_t>(1, g.col_h));
+  c.tile_h = std::clamp<int64_t>(kTileBytes / row_bytes, 1, std::max<int64_t>(1, col_rows(g)));
   const int64_t col_cols = c.m > 1 ? c.cols : std::min(c.cols, c.tile_h * g.col_w);
   c.col.resize(static_cast<size_t>(d.k * col_cols));
   if (c.m > 1) c.tmp.resize(static_cast<size_t>(d.col_cg * c.cols));
@@ -189,8 +212,8 @@ void over_chunks(const ConvGeom& g, const Dims& d, const F& f) {
 // Calls f(oh0, oh1, cols) for the chunk's row tiles (NOTE [Convolution row tiles]).
 template <typename T, typename F>
 void over_tiles(const Chunk<T>& c, const ConvGeom& g, const F& f) {
-  for (int64_t oh0 = 0; oh0 < g.col_h; oh0 += c.tile_h) {
-    const int64_t oh1 = std::min(g.col_h, oh0 + c.tile_h);
+  for (int64_t oh0 = 0; oh0 < col_rows(g); oh0 += c.tile_h) {
+    const int64_t oh1 = std::min(col_rows(g), oh0 + c.tile_h);
     f(oh0, oh1, (oh1 - oh0) * g.col_w);
   }
 }
@@ -258,7 +281,7 @@ const T* chunk_im2col(Chunk<T>& c, const T* img, int64_t grp, const ConvGeom& g,
   if (pw && c.m == 1) return first;
   for (int64_t s = 0; s < c.m; ++s)
     im2col(img + ((c.first_sample + s) * g.img_c + grp * d.img_cg) * d.img_plane,
-           c.col.data() + s * d.l, d.img_cg, g, c.cols, 0, g.col_h);
+           c.col.data() + s * d.l, d.img_cg, g, c.cols, 0, col_rows(g));
   return c.col.data();
 }
 
@@ -334,7 +357,7 @@ void implicit_pairs(ImplicitKernel kernel, const ImplicitConv& ic, float* out, c
 // The forward's product as the implicit kernels see it; false where they do
 // not apply (a stride other than 1, or a 1x1 kernel that needs no im2col).
 bool implicit_forward(const ConvGeom& g, const Dims& d, ImplicitConv& ic) {
-  if (g.sh != 1 || g.sw != 1 || is_pointwise(g)) return false;
+  if (g.sh != 1 || g.sw != 1 || is_pointwise(g) || !is_planar(g)) return false;
   ic = {d.col_cg, d.img_cg, g.img_h, g.img_w, g.kh, g.kw, g.ph, g.pw, g.dh, g.dw, g.col_h, g.col_w};
   return true;
 }
@@ -376,7 +399,8 @@ bool implicit_up(T* img, const T* col, const T* w, const ConvGeom& g, const Dims
     return false;
   } else {
     const int64_t ph = (g.kh - 1) * g.dh - g.ph, pw = (g.kw - 1) * g.dw - g.pw;
-    if (!zero || g.sh != 1 || g.sw != 1 || is_pointwise(g) || ph < 0 || pw < 0) return false;
+    if (!zero || g.sh != 1 || g.sw != 1 || is_pointwise(g) || !is_planar(g) || ph < 0 || pw < 0)
+      return false;
     const ImplicitConv ic{d.img_cg, d.col_cg, g.col_h, g.col_w, g.kh,    g.kw,
                           ph,       pw,       g.dh,    g.dw,    g.img_h, g.img_w};
     const ImplicitKernel kernel = implicit_kernel(ic);
@@ -439,7 +463,7 @@ void up_impl(T* img, const T* col, const T* w, const ConvGeom& g, bool zero) {
       for (int64_t s = 0; s < c.m; ++s)
         col2im(c.col.data() + s * d.l,
                img + ((c.first_sample + s) * g.img_c + grp * d.img_cg) * d.img_plane, d.img_cg, g,
-               c.cols, 0, g.col_h);
+               c.cols, 0, col_rows(g));
     }
   });
 }

@@ -1,5 +1,5 @@
 // Activations with parameters (gelu, silu, leaky_relu, elu, softplus,
-// hardtanh, mish, hardswish, log_sigmoid): out of place and in place.
+// hardtanh, mish, hardswish, hardsigmoid, log_sigmoid): out of place and in place.
 //
 // NOTE [Activations are not rows of the op list]
 // The op list (python/gradtrack/_declarations) gives every row a Tensor method, a
@@ -43,6 +43,7 @@ const ActInfo& info(Act k) {
       {OpKind::Hardswish, OpKind::Hardswish, "hardswish_cpu", "hardswish_"},
       {OpKind::LogSigmoid, OpKind::LogSigmoid, "log_sigmoid_cpu", "log_sigmoid_"},
       {OpKind::Celu, OpKind::CeluInplace, "elu_cpu", "celu_"},
+      {OpKind::Hardsigmoid, OpKind::Hardsigmoid, "hardsigmoid_cpu", "hardsigmoid_"},
   };
   return table[static_cast<int>(k)];
 }

@@ -17,7 +17,24 @@ std::string sizes_x(const DimVector& v) {
   return s;
 }
 
-void check_args(const ConvArgs& a) {
+// PyTorch's expand_param_if_needed: one value per spatial dim of the weight
+// (Python has already repeated a single value).
+void check_param(const char* name, const DimVector& v, int64_t k) {
+  if (static_cast<int64_t>(v.size()) == k) return;
+  std::string got;
+  for (size_t i = 0; i < v.size(); ++i) got += (i ? ", " : "") + std::to_string(v[i]);
+  GT_CHECK(false, "expected ", name, " to be a single integer value or a list of ", k,
+           " values to match the convolution dimensions, but got ", name, "=[", got, "]");
+}
+
+void check_args(const Tensor& w, const ConvArgs& a) {
+  const int64_t k = std::max<int64_t>(w.dim() - 2, 1);
+  GT_CHECK(k <= 3, "gradtrack: convolutions of more than 3 spatial dims are not implemented");
+  check_param("stride", a.stride, k);
+  check_param("padding", a.padding, k);
+  check_param("dilation", a.dilation, k);
+  check_param("output_padding", a.output_padding, k);
+  GT_CHECK(a.pad_extra.size() == a.stride.size(), "pad_extra must have one value per dim");
   for (int64_t p : a.padding) GT_CHECK(p >= 0, "negative padding is not supported");
   for (int64_t s : a.stride) GT_CHECK(s > 0, "non-positive stride is not supported");
   for (int64_t d : a.dilation) GT_CHECK(d > 0, "non-positive dilation is not supported");
@@ -38,6 +55,8 @@ void check_shapes(const Tensor& x, const Tensor& w, const Tensor* b, const ConvA
   bool k_ok = true;
   for (int64_t d = 0; d < nd; ++d) k_ok = k_ok && w.sizes()[2 + d] > 0;
   if (!k_ok) {
+    GT_CHECK(nd != 3, "kernel size should be greater than zero, but got: ", w.sizes()[2], " x ",
+             w.sizes()[3], " x ", w.sizes()[4], " (TxHxW)");
     GT_CHECK(nd != 2,
              "kernel size should be greater than zero, but got kernel_height: ", w.sizes()[2],
              " kernel_width: ", w.sizes()[3]);
@@ -74,7 +93,15 @@ void check_shapes(const Tensor& x, const Tensor& w, const Tensor* b, const ConvA
     for (int64_t d = 0; d < nd; ++d)
       bad = bad || (a.output_padding[d] >= a.stride[d] && a.output_padding[d] >= a.dilation[d]);
     if (bad) {
-      // PyTorch words this for 2-D (slow_conv_transpose2d's shape check).
+      // PyTorch words this for 2-D and 3-D (slow_conv_transpose{2,3}d's shape checks).
+      GT_CHECK(nd != 3,
+               "output padding must be smaller than either stride or dilation, but got "
+               "output_padding_depth: ",
+               a.output_padding[0], " output_padding_height: ", a.output_padding[1],
+               " output_padding_width: ", a.output_padding[2], " stride_depth: ", a.stride[0],
+               " stride_height: ", a.stride[1], " stride_width: ", a.stride[2],
+               " dilation_depth: ", a.dilation[0], " dilation_height: ", a.dilation[1],
+               " dilation_width: ", a.dilation[2]);
       GT_CHECK(nd != 2,
                "output padding must be smaller than either stride or dilation, but got "
                "output_padding_height: ",
@@ -95,36 +122,45 @@ void check_dtypes(const Tensor& x, const Tensor& w, const Tensor* b) {
                 scalar_type_name(x.dtype()), "'");
 }
 
-// Sizes as [N, C, H, W] (height 1 for 1-D).
-DimVector as_2d(const DimVector& s) {
-  if (s.size() == 4) return s;
-  return {s[0], s[1], 1, s[2]};
+// Sizes as [N, C, D, H, W] (depth 1 for 2-D, depth and height 1 for 1-D).
+DimVector as_3d(const DimVector& s) {
+  DimVector out{s[0], s[1]};
+  for (size_t d = s.size(); d < 5; ++d) out.push_back(1);
+  for (size_t d = 2; d < s.size(); ++d) out.push_back(s[d]);
+  return out;
 }
-int64_t arg2(const DimVector& v, int d, int64_t one) {
-  if (v.size() == 2) return v[d];
-  return d == 0 ? one : v[0];
+// Spatial argument d of the 3-D view (the missing leading dims are `one`).
+int64_t arg3(const DimVector& v, size_t d, int64_t one) {
+  const size_t missing = 3 - v.size();
+  return d < missing ? one : v[d - missing];
 }
 
 kernels::ConvGeom geom_of(const DimVector& image, const DimVector& col, const DimVector& weight,
                           const ConvArgs& a) {
-  const DimVector img = as_2d(image), cl = as_2d(col), w = as_2d(weight);
+  const DimVector img = as_3d(image), cl = as_3d(col), w = as_3d(weight);
   kernels::ConvGeom g;
   g.n = img[0];
   g.groups = a.groups;
   g.img_c = img[1];
-  g.img_h = img[2];
-  g.img_w = img[3];
+  g.img_d = img[2];
+  g.img_h = img[3];
+  g.img_w = img[4];
   g.col_c = cl[1];
-  g.col_h = cl[2];
-  g.col_w = cl[3];
-  g.kh = w[2];
-  g.kw = w[3];
-  g.sh = arg2(a.stride, 0, 1);
-  g.sw = arg2(a.stride, 1, 1);
-  g.ph = arg2(a.padding, 0, 0);
-  g.pw = arg2(a.padding, 1, 0);
-  g.dh = arg2(a.dilation, 0, 1);
-  g.dw = arg2(a.dilation, 1, 1);
+  g.col_d = cl[2];
+  g.col_h = cl[3];
+  g.col_w = cl[4];
+  g.kd = w[2];
+  g.kh = w[3];
+  g.kw = w[4];
+  g.sd = arg3(a.stride, 0, 1);
+  g.sh = arg3(a.stride, 1, 1);
+  g.sw = arg3(a.stride, 2, 1);
+  g.pd = arg3(a.padding, 0, 0);
+  g.ph = arg3(a.padding, 1, 0);
+  g.pw = arg3(a.padding, 2, 0);
+  g.dd = arg3(a.dilation, 0, 1);
+  g.dh = arg3(a.dilation, 1, 1);
+  g.dw = arg3(a.dilation, 2, 1);
   return g;
 }
 
@@ -175,7 +211,7 @@ Tensor rounded_to(const Tensor& t, ScalarType dt) {
 
 Tensor convolution(const Tensor& input, const Tensor& weight, const Tensor* bias,
                    const ConvArgs& args) {
-  check_args(args);
+  check_args(weight, args);
   check_shapes(input, weight, bias, args);
   check_dtypes(input, weight, bias);
   const DimVector shape = output_shape(input, weight, args);

@@ -51,4 +51,4 @@ def nll_loss(arg0: Tensor, arg1: Tensor, arg2: typing.Any, arg3: typing.Supports
 
 def smooth_l1_loss(arg0: Tensor, arg1: Tensor, arg2: typing.SupportsInt | typing.SupportsIndex, arg3: typing.SupportsFloat | typing.SupportsIndex) -> Tensor:
     ...
-activation_kinds: dict[str, int] = {'gelu': 0, 'gelu_tanh': 1, 'silu': 2, 'leaky_relu': 3, 'elu': 4, 'softplus': 5, 'hardtanh': 6, 'mish': 7, 'hardswish': 8, 'log_sigmoid': 9, 'celu': 10}
+activation_kinds: dict[str, int] = {'gelu': 0, 'gelu_tanh': 1, 'silu': 2, 'leaky_relu': 3, 'elu': 4, 'softplus': 5, 'hardtanh': 6, 'mish': 7, 'hardswish': 8, 'log_sigmoid': 9, 'celu': 10, 'hardsigmoid': 11}

@@ -2,7 +2,7 @@
 from __future__ import annotations
 import typing
 from gradtrack._C import Tensor
-__all__: list[str] = ['Generator', 'bernoulli', 'bernoulli_scalar_', 'bernoulli_tensor_', 'cauchy_', 'default_generator', 'exponential_', 'geometric_', 'get_rng_state', 'log_normal_', 'manual_seed', 'multinomial', 'normal_', 'random_', 'set_rng_state', 'uniform_']
+__all__: list[str] = ['Generator', 'bernoulli', 'bernoulli_scalar_', 'bernoulli_tensor_', 'cauchy_', 'default_generator', 'exponential_', 'geometric_', 'get_rng_state', 'log_normal_', 'manual_seed', 'multinomial', 'normal_', 'random_', 'rrelu_noise', 'set_rng_state', 'uniform_']
 
 class Generator:
     """
@@ -70,6 +70,9 @@ def normal_(arg0: Tensor, arg1: typing.SupportsFloat | typing.SupportsIndex, arg
     ...
 
 def random_(arg0: Tensor, arg1: typing.SupportsInt | typing.SupportsIndex, arg2: typing.SupportsInt | typing.SupportsIndex | None, arg3: typing.SupportsInt | typing.SupportsIndex, arg4: typing.Any) -> Tensor:
+    ...
+
+def rrelu_noise(arg0: Tensor, arg1: typing.SupportsFloat | typing.SupportsIndex, arg2: typing.SupportsFloat | typing.SupportsIndex, arg3: typing.Any) -> Tensor:
     ...
 
 def set_rng_state(arg0: typing.Any) -> None:

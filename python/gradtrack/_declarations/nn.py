@@ -29,6 +29,8 @@ DERIVATIVES = [
     Derivative("Mish", "MishBackward0", "activation_bw", "activation_jvp", saves={0: "0"}),
     Derivative("Hardswish", "HardswishBackward0", "activation_bw", "activation_jvp",
                saves={0: "0"}),
+    Derivative("Hardsigmoid", "HardsigmoidBackward0", "activation_bw", "activation_jvp",
+               saves={0: "0"}),
     Derivative("LogSigmoid", "LogSigmoidBackward0", "activation_bw", "activation_jvp",
                saves={0: "0"}),
     Derivative("NativeLayerNorm", "NativeLayerNormBackward0", "group_norm_bw", "norm_jvp",

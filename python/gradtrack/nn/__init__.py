@@ -92,3 +92,13 @@ __all__ += ["GLU", "Hardshrink", "PReLU", "Softmax2d", "Softshrink", "Softsign",
             "TripletMarginLoss", "TripletMarginWithDistanceLoss", "LocalResponseNorm", "RMSNorm",
             "ChannelShuffle", "PixelShuffle", "PixelUnshuffle", "ConvTranspose1d",
             "Unflatten", "AdaptiveMaxPool1d", "LPPool1d", "LPPool2d"]
+# ---- volumetric convolutions, sliding blocks, unpooling, random activations
+from .modules import (AdaptiveAvgPool3d, AdaptiveMaxPool3d, AvgPool3d, LPPool3d,  # noqa: E402
+                      MaxPool3d)
+from .modules import BatchNorm3d  # noqa: E402
+from .modules import (Conv3d, ConvTranspose3d, CTCLoss, Fold, Hardsigmoid, MaxUnpool1d,  # noqa: E402
+                      MaxUnpool2d, MaxUnpool3d, RReLU, Unfold)
+
+__all__ += ["MaxPool3d", "AvgPool3d", "AdaptiveAvgPool3d", "AdaptiveMaxPool3d", "LPPool3d"]
+__all__ += ["BatchNorm3d", "Conv3d", "ConvTranspose3d", "CTCLoss", "Hardsigmoid", "RReLU",
+            "Fold", "Unfold", "MaxUnpool1d", "MaxUnpool2d", "MaxUnpool3d"]

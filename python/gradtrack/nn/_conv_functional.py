@@ -33,7 +33,8 @@ _TENSOR_TYPE = {"float32": "torch.FloatTensor", "float64": "torch.DoubleTensor",
 _C_NAME = {"float32": "float", "float64": "double", "int64": "long int", "int32": "int",
            "uint8": "unsigned char", "bool": "bool"}
 
-__all__ = ["conv1d", "conv2d", "conv_transpose2d", "max_pool1d", "max_pool2d",
+__all__ = ["conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d",
+           "conv_transpose3d", "max_pool1d", "max_pool2d",
            "max_pool1d_with_indices", "max_pool2d_with_indices", "avg_pool1d", "avg_pool2d",
            "adaptive_avg_pool1d", "adaptive_avg_pool2d", "adaptive_max_pool2d",
            "adaptive_max_pool2d_with_indices"]
@@ -91,6 +92,8 @@ def _torch_takes_mkldnn(input, weight, stride, dilation, groups, transposed, out
         return "avx512_fp16" in flags or "avx_ne_convert" in flags
     if key != "float32":
         return False
+    if weight.dim() == 5:  # 3-D: oneDNN takes float32 batches only
+        return input.dim() == 5 and input.shape[0] > 1
     shape = list(input.shape) if input.dim() == weight.dim() else [1, *input.shape]
     kernel = list(weight.shape[2:])
     if len(kernel) == 1:  # a 1-D convolution runs as a 2-D one of height 1
@@ -184,6 +187,39 @@ def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     gradtrack.Size([1, 1, 2, 2])
     """
     return _convolution("conv2d", 2, input, weight, bias, stride, padding, dilation, groups)
+
+
+def conv3d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):  # noqa: A002
+    """3-D convolution over ``(N, C, D, H, W)`` (or unbatched ``(C, D, H, W)``) input.
+
+    ``padding`` is an int, a triple, ``'valid'`` or ``'same'`` (stride 1 only).
+
+    >>> import gradtrack
+    >>> import gradtrack.nn.functional as F
+    >>> F.conv3d(gradtrack.ones(1, 1, 3, 3, 3), gradtrack.ones(1, 1, 2, 2, 2))
+    tensor([[[[[8., 8.],
+               [8., 8.]],
+    <BLANKLINE>
+              [[8., 8.],
+               [8., 8.]]]]])
+    """
+    return _convolution("conv3d", 3, input, weight, bias, stride, padding, dilation, groups)
+
+
+def conv_transpose3d(input, weight, bias=None, stride=1, padding=0,  # noqa: A002
+                     output_padding=0, groups=1, dilation=1):
+    """The transpose (gradient) of :func:`conv3d`; weight is ``(C_in, C_out/groups, kD, kH, kW)``.
+
+    >>> import gradtrack
+    >>> import gradtrack.nn.functional as F
+    >>> F.conv_transpose3d(gradtrack.ones(1, 1, 2, 2, 2), gradtrack.ones(1, 1, 2, 2, 2),
+    ...                    stride=2).shape
+    gradtrack.Size([1, 1, 4, 4, 4])
+    """
+    if isinstance(padding, str):
+        raise TypeError("conv_transpose3d(): argument 'padding' must be tuple of ints, not str")
+    return _convolution("conv_transpose3d", 3, input, weight, bias, stride, padding, dilation,
+                        groups, transposed=True, output_padding=output_padding)
 
 
 def conv_transpose2d(input, weight, bias=None, stride=1, padding=0,  # noqa: A002

@@ -98,6 +98,17 @@ def hardswish(input, inplace=False):  # noqa: A002
     return _apply("hardswish", input, inplace)
 
 
+def hardsigmoid(input, inplace=False):  # noqa: A002
+    """``relu6(x + 3) / 6``: 0 below -3, 1 above 3, linear between.
+
+    >>> import gradtrack
+    >>> import gradtrack.nn.functional as F
+    >>> F.hardsigmoid(gradtrack.tensor([-4.0, 0.0, 1.5]))
+    tensor([0.0000, 0.5000, 0.7500])
+    """
+    return _apply("hardsigmoid", input, inplace)
+
+
 def leaky_relu(input, negative_slope=0.01, inplace=False):  # noqa: A002
     """``x`` where positive, ``negative_slope * x`` elsewhere.
 
@@ -642,9 +653,8 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2,  # no
     tensor([[3.],
             [4.]])
     """
-    if mode not in ("sum", "mean"):
-        raise NotImplementedError(f"gradtrack: embedding_bag mode={mode!r} is not supported yet "
-                                  "(sum and mean are)")
+    if mode not in ("sum", "mean", "max"):
+        raise ValueError("mode has to be one of sum, mean or max")
     if per_sample_weights is not None and mode != "sum":
         raise NotImplementedError(f"embedding_bag: per_sample_weights was not None. "
                                   f"per_sample_weights is only supported for mode='sum' (got "
@@ -658,6 +668,8 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2,  # no
     if not all(keep):
         rows = rows * _C.tensor(keep, dtype=rows.dtype).unsqueeze(1)
     dim = weight.size(1)
+    if mode == "max":
+        return _bag_max(rows, owner, keep, bags, dim)
     index = _C.tensor(owner, dtype=_C.int64).unsqueeze(1).expand(len(owner), dim)
     out = _C.zeros(bags, dim, dtype=weight.dtype).scatter_add(0, index, rows)
     if mode == "sum":
@@ -666,6 +678,23 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2,  # no
     for b, k in zip(owner, keep):
         counts[b] += k
     return out / _C.tensor([max(c, 1) for c in counts], dtype=weight.dtype).unsqueeze(1)
+
+
+def _bag_max(rows, owner, keep, bags, dim):
+    """Each bag's elementwise maximum (the first greatest row takes the gradient, as
+    torch's); an empty bag (or one of padding only) gives zeros."""
+    members = [[] for _ in range(bags)]
+    for i, (b, k) in enumerate(zip(owner, keep)):
+        if k:
+            members[b].append(i)
+    width = max([len(m) for m in members] + [1])
+    filler = len(owner)  # a row of -inf after the real ones
+    table = [m + [filler] * (width - len(m)) for m in members]
+    padded = _C.cat([rows, _C.full((1, dim), float("-inf"), dtype=rows.dtype)])
+    picked = padded.index_select(0, _C.tensor(table, dtype=_C.int64).reshape(-1))
+    best = picked.reshape(bags, width, dim).max(1)[0]
+    empty = _C.tensor([not m for m in members], dtype=_C.bool).unsqueeze(1)
+    return _C.where(empty, _C.zeros((), dtype=rows.dtype), best)
 
 
 def _padding_for(padding_idx, rows):

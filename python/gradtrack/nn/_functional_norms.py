@@ -106,7 +106,8 @@ def rms_norm(input, normalized_shape, weight=None, eps=None):  # noqa: A002
     out = input.mul(scale.rsqrt())
     if weight is not None:
         out = out.mul(weight)
-    return out
+    # torch returns a contiguous result (CloneBackward0 on top when the input was strided)
+    return out if out.is_contiguous() else out.contiguous()
 
 
 def local_response_norm(input, size, alpha=1e-4, beta=0.75, k=1.0):  # noqa: A002

@@ -50,6 +50,12 @@ class _Refused(Function):
 named_node(_Refused, "NotImplemented")
 
 
+def _not_a_view(out):
+    """A composite that ends in a reshape or slice would hand out a view of its own
+    temporary; torch's kernel gives a tensor of its own (``_base`` is None)."""
+    return out.clone() if out._base is not None else out
+
+
 def composite_node(name, compute, differentiable=1, no_forward_ad=None,
                    no_double_backward=None):
     """``compute(*tensors, *rest)`` as one node named ``name``: its first
@@ -64,7 +70,7 @@ def composite_node(name, compute, differentiable=1, no_forward_ad=None,
         def forward(ctx, *args):
             ctx.save_for_backward(*args[:differentiable])
             ctx.rest = args[differentiable:]
-            return compute(*args)
+            return _not_a_view(compute(*args))
 
         @staticmethod
         def backward(ctx, grad):
@@ -81,10 +87,13 @@ def composite_node(name, compute, differentiable=1, no_forward_ad=None,
                            for s, need in zip(saved, needs)]
                 out = compute(*sources, *ctx.rest)
             wanted = [s for s, need in zip(sources, needs) if need]
-            found = iter(autograd_grad(out, wanted, grad, create_graph=create,
-                                       allow_unused=True))
+            if out.requires_grad:
+                found = iter(autograd_grad(out, wanted, grad, create_graph=create,
+                                           allow_unused=True))
+            else:  # no path from the inputs (grid_sample's nearest mode): zero gradients
+                found = iter([None] * len(wanted))
             grads = [next(found) if need else None for need in needs]
-            grads = [g if g is not None or not need else _C.zeros_like(s)
+            grads = [g if g is not None or not need else _C.zeros(list(s.shape), dtype=s.dtype)
                      for g, need, s in zip(grads, needs, saved)]
             if refuse:
                 grads = [None if g is None else

@@ -353,7 +353,7 @@ from ._functional_losses import (cosine_embedding_loss, gaussian_nll_loss,  # no
                                  triplet_margin_with_distance_loss)
 from ._functional_norms import (instance_norm, local_response_norm, normalize,  # noqa: E402
                                 rms_norm)
-from ._conv_functional import conv_transpose1d  # noqa: E402
+from ._conv_functional import conv3d, conv_transpose1d, conv_transpose3d  # noqa: E402
 from ._functional_pooling import (adaptive_max_pool1d,  # noqa: E402
                                   adaptive_max_pool1d_with_indices, lp_pool1d, lp_pool2d)
 from ._functional_shuffle import (channel_shuffle, native_channel_shuffle,  # noqa: E402
@@ -367,5 +367,21 @@ __all__ += ["glu", "hardshrink", "prelu", "softshrink", "softsign", "tanhshrink"
             "poisson_nll_loss", "soft_margin_loss", "triplet_margin_loss",
             "triplet_margin_with_distance_loss", "instance_norm", "local_response_norm",
             "normalize", "rms_norm", "channel_shuffle", "native_channel_shuffle", "pixel_shuffle",
-            "pixel_unshuffle", "conv_transpose1d", "adaptive_max_pool1d",
+            "pixel_unshuffle", "conv_transpose1d", "conv3d", "conv_transpose3d",
+            "adaptive_max_pool1d",
             "adaptive_max_pool1d_with_indices", "lp_pool1d", "lp_pool2d"]
+# ---- volumetric convolutions, sliding blocks, unpooling, random activations ------------------
+from ._functional_ctc import ctc_loss  # noqa: E402
+from ._functional_grid import affine_grid, grid_sample  # noqa: E402
+from ._functional_layers import hardsigmoid  # noqa: E402
+from ._functional_pooling3d import (adaptive_avg_pool3d, adaptive_max_pool3d,  # noqa: E402
+                                    adaptive_max_pool3d_with_indices, avg_pool3d, lp_pool3d,
+                                    max_pool3d, max_pool3d_with_indices)
+from ._functional_stochastic import gumbel_softmax, rrelu, rrelu_  # noqa: E402
+from ._functional_unfold import fold, unfold  # noqa: E402
+from ._functional_unpool import max_unpool1d, max_unpool2d, max_unpool3d  # noqa: E402
+
+__all__ += ["hardsigmoid", "rrelu", "rrelu_", "gumbel_softmax", "unfold", "fold", "max_unpool1d",
+            "max_unpool2d", "max_unpool3d", "affine_grid", "grid_sample", "ctc_loss", "max_pool3d",
+            "max_pool3d_with_indices", "avg_pool3d", "adaptive_avg_pool3d", "adaptive_max_pool3d",
+            "adaptive_max_pool3d_with_indices", "lp_pool3d"]

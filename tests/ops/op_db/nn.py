@@ -81,6 +81,10 @@ OPS += [
            ref=lambda np_, a: a * np.tanh(_softplus_np(a)), rtol=2e-6),
     OpSpec("nn.functional.hardswish", _nnf("hardswish"), UNARY, FLOAT,
            ref=lambda np_, a: a * np.clip(a + 3, 0, 6) / 6, rtol=2e-6),
+    OpSpec("nn.functional.hardsigmoid", _nnf("hardsigmoid"), UNARY, FLOAT,
+           domain=Domain("around_kinks", -5.0, 5.0), ref=lambda np_, a: np.clip(a + 3, 0, 6) / 6, rtol=2e-6),
+    OpSpec("nn.functional.rrelu_eval", _nnf("rrelu", 0.1, 0.3), UNARY, FLOAT,
+           ref=lambda np_, a: np.where(a > 0, a, a * 0.2), rtol=2e-6),
     OpSpec("nn.functional.logsigmoid", _nnf("logsigmoid"), UNARY, FLOAT,
            ref=lambda np_, a: -_softplus_np(-a), rtol=2e-6),
     OpSpec("nn.functional.layer_norm", lambda lib, a: lib.nn.functional.layer_norm(a, (3,)),
@@ -424,4 +428,38 @@ OPS += [
                0.5 + np.linalg.norm(a - p + 1e-6, axis=1)
                - np.minimum(np.linalg.norm(a - n + 1e-6, axis=1),
                             np.linalg.norm(p - n + 1e-6, axis=1)), 0)), rtol=1e-5),
+]
+
+
+# ---- the CTC loss ----------------------------------------------------------------------------
+
+def _ctc_np(log_probs, targets, input_lengths, target_lengths, blank=0):
+    """Per-sample negative log-likelihoods by the forward recursion over l' (float64)."""
+    out = []
+    for b, (il, tl) in enumerate(zip(input_lengths, target_lengths)):
+        ext = [blank]
+        for label in targets[b][:tl]:
+            ext += [int(label), blank]
+        alpha = np.full(len(ext), -np.inf)
+        alpha[0] = log_probs[0, b, ext[0]]
+        if len(ext) > 1:
+            alpha[1] = log_probs[0, b, ext[1]]
+        for t in range(1, il):
+            prev = alpha.copy()
+            for s in range(len(ext)):
+                terms = [prev[s]] + ([prev[s - 1]] if s > 0 else [])
+                if s > 1 and ext[s] != blank and ext[s] != ext[s - 2]:
+                    terms.append(prev[s - 2])
+                alpha[s] = np.logaddexp.reduce(terms) + log_probs[t, b, ext[s]]
+        out.append(-np.logaddexp.reduce(alpha[-2:] if tl else alpha[-1:]))
+    return np.array(out, dtype=log_probs.dtype)
+
+
+_CTC_TARGETS = [[1, 2, 2], [3, 1, 0]]
+OPS += [
+    OpSpec("nn.functional.ctc_loss",
+           lambda lib, a, tg: lib.nn.functional.ctc_loss(a, tg, [6, 5], [3, 2],
+                                                         reduction="none"),
+           (S("6x2x4", A(6, 2, 4), Idx(_CTC_TARGETS)),), FLOAT,
+           ref=lambda np_, a, tg: _ctc_np(a, tg, [6, 5], [3, 2]), gradcheck=False, rtol=1e-5),
 ]

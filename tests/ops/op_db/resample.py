@@ -7,7 +7,7 @@ their test ids in the order of the rows here.
 
 import numpy as np
 
-from .rows import FLOAT, A, OpSpec, S, T
+from .rows import FLOAT, A, Domain, OpSpec, S, T
 
 
 def _np_pad(a, pad, mode, value=0.0):
@@ -54,4 +54,89 @@ OPS = [
            lambda lib, a: lib.nn.functional.interpolate(a, size=7, mode="linear",
                                                         align_corners=True),
            (S("3d", A(2, 3, 4)),), FLOAT, ref=lambda np_, a: _np_linear_corners(a, 7)),
+]
+
+
+# ---- sampling grids ---------------------------------------------------------------------------
+
+def _reflect_np(x, twice_low, twice_high):
+    if twice_low == twice_high:
+        return np.zeros_like(x)
+    low, span = twice_low / 2, (twice_high - twice_low) / 2
+    x = np.abs(x - low)
+    extra, flips = np.fmod(x, span), np.floor(x / span)
+    return np.where(np.fmod(flips, 2) == 0, extra + low, span - extra + low)
+
+
+def _source_np(coord, size, padding_mode, align_corners):
+    coord = (coord + 1) / 2 * (size - 1) if align_corners else ((coord + 1) * size - 1) / 2
+    if padding_mode == "reflection":
+        coord = (_reflect_np(coord, 0, 2 * (size - 1)) if align_corners
+                 else _reflect_np(coord, -1, 2 * size - 1))
+    if padding_mode != "zeros":
+        coord = np.clip(coord, 0, size - 1)
+    return coord
+
+
+def _grid_sample_np(x, grid, mode, padding_mode, align_corners):
+    """torch's grid sampler, one output point at a time (4-D input)."""
+    n, c, h, w = x.shape
+    out = np.zeros((n, c, grid.shape[1], grid.shape[2]), dtype=x.dtype)
+    for b in range(n):
+        for i in range(grid.shape[1]):
+            for j in range(grid.shape[2]):
+                ix = _source_np(grid[b, i, j, 0], w, padding_mode, align_corners)
+                iy = _source_np(grid[b, i, j, 1], h, padding_mode, align_corners)
+                if mode == "nearest":
+                    px, py = int(np.rint(ix)), int(np.rint(iy))
+                    if 0 <= px < w and 0 <= py < h:
+                        out[b, :, i, j] = x[b, :, py, px]
+                    continue
+                x0, y0 = int(np.floor(ix)), int(np.floor(iy))
+                for dy in (0, 1):
+                    for dx in (0, 1):
+                        px, py = x0 + dx, y0 + dy
+                        wt = (ix - x0 if dx else 1 - (ix - x0)) * (iy - y0 if dy else 1 - (iy - y0))
+                        if 0 <= px < w and 0 <= py < h:
+                            out[b, :, i, j] += wt * x[b, :, py, px]
+    return out
+
+
+def _affine_grid_np(theta, size, align_corners):
+    n, _, h, w = size
+
+    def steps(k):
+        if k <= 1:
+            return np.zeros(1)
+        p = np.linspace(-1, 1, k)
+        return p if align_corners else p * (k - 1) / k
+
+    xs, ys = np.meshgrid(steps(w), steps(h))
+    base = np.stack([xs, ys, np.ones_like(xs)], -1).reshape(-1, 3)
+    return np.einsum("pk,nck->npc", base, theta).reshape(n, h, w, 2).astype(theta.dtype)
+
+
+# grid coordinates a little beyond [-1, 1], so every padding mode has work to do
+_GRID = Domain("grid", -1.3, 1.3)
+
+
+def _grid_row(name, mode, padding_mode, align_corners):
+    return OpSpec(f"nn.functional.grid_sample_{name}",
+                  lambda lib, x, g: lib.nn.functional.grid_sample(
+                      x, g, mode=mode, padding_mode=padding_mode, align_corners=align_corners),
+                  (S("2x3x4x5", A(2, 3, 4, 5), A(2, 3, 4, 2, domain=_GRID)),), FLOAT,
+                  ref=lambda np_, x, g: _grid_sample_np(x, g, mode, padding_mode, align_corners),
+                  gradcheck=mode != "nearest", rtol=1e-5, atol=1e-5)
+
+
+OPS += [
+    _grid_row("bilinear_zeros", "bilinear", "zeros", False),
+    _grid_row("bilinear_border_aligned", "bilinear", "border", True),
+    _grid_row("bilinear_reflection", "bilinear", "reflection", False),
+    _grid_row("bilinear_reflection_aligned", "bilinear", "reflection", True),
+    _grid_row("nearest_zeros", "nearest", "zeros", False),
+    OpSpec("nn.functional.affine_grid",
+           lambda lib, t: lib.nn.functional.affine_grid(t, (2, 3, 4, 5), align_corners=False),
+           (S("2x2x3", A(2, 2, 3)),), FLOAT,
+           ref=lambda np_, t: _affine_grid_np(t, (2, 3, 4, 5), False)),
 ]

@@ -74,7 +74,7 @@ from .loss import (CosineEmbeddingLoss, GaussianNLLLoss, HingeEmbeddingLoss,  # 
                    TripletMarginWithDistanceLoss)
 from .normalization import LocalResponseNorm, RMSNorm  # noqa: E402
 from .pixelshuffle import ChannelShuffle, PixelShuffle, PixelUnshuffle  # noqa: E402
-from .conv import ConvTranspose1d  # noqa: E402
+from .conv import Conv3d, ConvTranspose1d, ConvTranspose3d  # noqa: E402
 from .flatten import Unflatten  # noqa: E402
 from .pooling import AdaptiveMaxPool1d, LPPool1d, LPPool2d  # noqa: E402
 
@@ -85,5 +85,18 @@ __all__ += ["GLU", "Hardshrink", "PReLU", "Softmax2d", "Softshrink", "Softsign",
             "HingeEmbeddingLoss", "MarginRankingLoss", "MultiLabelMarginLoss",
             "MultiLabelSoftMarginLoss", "MultiMarginLoss", "PoissonNLLLoss", "SoftMarginLoss",
             "TripletMarginLoss", "TripletMarginWithDistanceLoss", "LocalResponseNorm", "RMSNorm",
-            "ChannelShuffle", "PixelShuffle", "PixelUnshuffle", "ConvTranspose1d",
+            "ChannelShuffle", "PixelShuffle", "PixelUnshuffle", "ConvTranspose1d", "Conv3d",
+            "ConvTranspose3d",
             "Unflatten", "AdaptiveMaxPool1d", "LPPool1d", "LPPool2d"]
+# ---- volumetric convolutions, sliding blocks, unpooling, random activations
+from .activation import Hardsigmoid, RReLU  # noqa: E402
+from .batchnorm import BatchNorm3d  # noqa: E402
+from .loss import CTCLoss  # noqa: E402
+from .pooling3d import (AdaptiveAvgPool3d, AdaptiveMaxPool3d, AvgPool3d, LPPool3d,  # noqa: E402
+                        MaxPool3d)
+from .fold import Fold, Unfold  # noqa: E402
+from .unpooling import MaxUnpool1d, MaxUnpool2d, MaxUnpool3d  # noqa: E402
+
+__all__ += ["MaxPool3d", "AvgPool3d", "AdaptiveAvgPool3d", "AdaptiveMaxPool3d", "LPPool3d"]
+__all__ += ["BatchNorm3d", "CTCLoss", "Hardsigmoid", "RReLU", "Fold", "Unfold", "MaxUnpool1d",
+            "MaxUnpool2d", "MaxUnpool3d"]

@@ -140,6 +140,48 @@ class _Inplace(Module):
         return _inplace_repr(self.inplace)
 
 
+class Hardsigmoid(_Inplace):
+    """``relu6(x + 3) / 6``.
+
+    >>> import gradtrack
+    >>> from gradtrack import nn
+    >>> nn.Hardsigmoid()(gradtrack.tensor([-4.0, 0.0, 1.5]))
+    tensor([0.0000, 0.5000, 0.7500])
+    """
+
+    _fn = staticmethod(F.hardsigmoid)
+
+    def extra_repr(self):
+        return ""
+
+
+class RReLU(Module):
+    """Randomized leaky ReLU: negative inputs scaled by a slope drawn from ``[lower,
+    upper)`` in training, by their mean in evaluation (:func:`~nn.functional.rrelu`).
+
+    >>> import gradtrack
+    >>> from gradtrack import nn
+    >>> nn.RReLU(0.1, 0.3)
+    RReLU(lower=0.1, upper=0.3)
+    >>> nn.RReLU(0.1, 0.3).eval()(gradtrack.tensor([-1.0, 2.0]))
+    tensor([-0.2000,  2.0000])
+    """
+
+    def __init__(self, lower: float = 1.0 / 8, upper: float = 1.0 / 3,
+                 inplace: bool = False) -> None:
+        super().__init__()
+        self.lower = lower
+        self.upper = upper
+        self.inplace = inplace
+
+    def forward(self, input):  # noqa: A002
+        return F.rrelu(input, self.lower, self.upper, self.training, self.inplace)
+
+    def extra_repr(self):
+        inplace_str = ", inplace=True" if self.inplace else ""
+        return f"lower={self.lower}, upper={self.upper}{inplace_str}"
+
+
 class SiLU(_Inplace):
     """``x * sigmoid(x)``.
 

@@ -103,3 +103,19 @@ class BatchNorm2d(_BatchNorm):
 
     _dims = (4,)
     _dim_message = "expected 4D input (got {}D input)"
+
+
+class BatchNorm3d(_BatchNorm):
+    """Batch normalization over ``(N, C, D, H, W)`` input.
+
+    >>> import gradtrack
+    >>> from gradtrack import nn
+    >>> bn = nn.BatchNorm3d(2)
+    >>> bn
+    BatchNorm3d(2, eps=1e-05, momentum=0.1, affine=True, bias=True, track_running_stats=True)
+    >>> bn(gradtrack.randn(2, 2, 3, 4, 5)).shape
+    gradtrack.Size([2, 2, 3, 4, 5])
+    """
+
+    _dims = (5,)
+    _dim_message = "expected 5D input (got {}D input)"

@@ -1,4 +1,4 @@
-"""``nn.Conv1d``, ``nn.Conv2d``, ``nn.ConvTranspose1d`` and ``nn.ConvTranspose2d``."""
+"""``nn.Conv1d/2d/3d`` and ``nn.ConvTranspose1d/2d/3d``."""
 
 import math
 
@@ -10,7 +10,7 @@ from .. import init
 from ..parameter import Parameter
 from .module import Module
 
-__all__ = ["Conv1d", "Conv2d", "ConvTranspose1d", "ConvTranspose2d"]
+__all__ = ["Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d", "ConvTranspose3d"]
 
 
 def _tuple(value, n):
@@ -187,25 +187,26 @@ class ConvTranspose2d(_ConvNd):
         """The output_padding that gives ``output_size`` (PyTorch's rule and messages)."""
         if output_size is None:
             return self.output_padding
-        output_size = list(output_size)
-        k = input.dim() - 2
-        if len(output_size) == k + 2:
-            output_size = output_size[2:]
+        k = self._ndim
+        non_spatial = 2 if input.dim() == k + 2 else 1
+        if len(output_size) == non_spatial + k:
+            output_size = output_size[non_spatial:]
         if len(output_size) != k:
             raise ValueError(f"ConvTranspose{k}D: for {input.dim()}D input, output_size must "
-                             f"have {k} or {k + 2} elements (got {len(output_size)})")
-        result = []
+                             f"have {k} or {non_spatial + k} elements (got {len(output_size)})")
+        min_sizes, max_sizes = [], []
         for d in range(k):
-            dim_size = input.shape[d + 2]
+            dim_size = input.shape[d + non_spatial]
             min_size = ((dim_size - 1) * self.stride[d] - 2 * self.padding[d]
                         + self.dilation[d] * (self.kernel_size[d] - 1) + 1)
-            max_size = min_size + self.stride[d] - 1
-            if not min_size <= output_size[d] <= max_size:
+            min_sizes.append(min_size)
+            max_sizes.append(min_size + self.stride[d] - 1)
+        for size, low, high in zip(output_size, min_sizes, max_sizes):
+            if not low <= size <= high:
                 raise ValueError(f"requested an output size of {output_size}, but valid sizes "
-                                 f"range from {[min_size] * k} to {[max_size] * k} (for an input "
-                                 f"of {list(input.shape)[2:]})")
-            result.append(output_size[d] - min_size)
-        return result
+                                 f"range from {min_sizes} to {max_sizes} (for an input of "
+                                 f"{input.shape[2:]})")
+        return [size - low for size, low in zip(output_size, min_sizes)]
 
     def forward(self, input, output_size=None):  # noqa: A002
         if input.dim() not in (3, 4):
@@ -245,4 +246,65 @@ class ConvTranspose1d(ConvTranspose2d):
                                f"conv_transpose1d, but got input of size: {list(input.shape)}")
         output_padding = self._output_padding(input, output_size)
         return F.conv_transpose1d(input, self.weight, self.bias, self.stride, self.padding,
+                                  output_padding, self.groups, self.dilation)
+
+
+class Conv3d(_ConvNd):
+    """3-D convolution layer over ``(N, C_in, D, H, W)`` input.
+
+    Same arguments, parameters, initialisation and repr as PyTorch's.
+
+    >>> import gradtrack
+    >>> from gradtrack import nn
+    >>> conv = nn.Conv3d(2, 4, 3, padding=1)
+    >>> conv
+    Conv3d(2, 4, kernel_size=(3, 3, 3), stride=(1, 1, 1), padding=(1, 1, 1))
+    >>> conv(gradtrack.randn(1, 2, 5, 6, 7)).shape
+    gradtrack.Size([1, 4, 5, 6, 7])
+    """
+
+    _ndim = 3
+
+    def __init__(self, in_channels: int, out_channels: int, kernel_size: Any, stride: Any = 1,
+                 padding: Any = 0, dilation: Any = 1, groups: int = 1, bias: bool = True,
+                 padding_mode: str = "zeros", device: Any = None, dtype: Any = None) -> None:
+        padding = padding if isinstance(padding, str) else _tuple(padding, 3)
+        super().__init__(in_channels, out_channels, _tuple(kernel_size, 3), _tuple(stride, 3),
+                         padding, _tuple(dilation, 3), False, (0, 0, 0), groups, bias,
+                         padding_mode, dtype=dtype)
+
+    def forward(self, input):  # noqa: A002
+        return self._conv_forward(input, self.weight, self.bias, F.conv3d)
+
+
+class ConvTranspose3d(ConvTranspose2d):
+    """Transposed 3-D convolution layer (the gradient of a Conv3d).
+
+    >>> import gradtrack
+    >>> from gradtrack import nn
+    >>> up = nn.ConvTranspose3d(2, 3, 2, stride=2)
+    >>> up
+    ConvTranspose3d(2, 3, kernel_size=(2, 2, 2), stride=(2, 2, 2))
+    >>> up(gradtrack.randn(1, 2, 3, 3, 3)).shape
+    gradtrack.Size([1, 3, 6, 6, 6])
+    """
+
+    _ndim = 3
+
+    def __init__(self, in_channels: int, out_channels: int, kernel_size: Any, stride: Any = 1,
+                 padding: Any = 0, output_padding: Any = 0, groups: int = 1, bias: bool = True,
+                 dilation: Any = 1, padding_mode: str = "zeros", device: Any = None,
+                 dtype: Any = None) -> None:
+        if padding_mode != "zeros":
+            raise ValueError('Only "zeros" padding mode is supported for ConvTranspose3d')
+        _ConvNd.__init__(self, in_channels, out_channels, _tuple(kernel_size, 3),
+                         _tuple(stride, 3), _tuple(padding, 3), _tuple(dilation, 3), True,
+                         _tuple(output_padding, 3), groups, bias, padding_mode, dtype=dtype)
+
+    def forward(self, input, output_size=None):  # noqa: A002
+        if input.dim() not in (4, 5):
+            raise RuntimeError("Expected 4D (unbatched) or 5D (batched) input to "
+                               f"conv_transpose3d, but got input of size: {list(input.shape)}")
+        output_padding = self._output_padding(input, output_size)
+        return F.conv_transpose3d(input, self.weight, self.bias, self.stride, self.padding,
                                   output_padding, self.groups, self.dilation)

@@ -3,6 +3,7 @@
 
 from typing import Any
 
+from .. import _functional_ctc as _ctc
 from .. import functional as F
 from .distance import PairwiseDistance
 from .module import Module
@@ -423,3 +424,26 @@ class TripletMarginWithDistanceLoss(_Loss):
         return F.triplet_margin_with_distance_loss(
             anchor, positive, negative, distance_function=self.distance_function,
             margin=self.margin, swap=self.swap, reduction=self.reduction)
+
+
+class CTCLoss(_Loss):
+    """The connectionist temporal classification loss (:func:`~nn.functional.ctc_loss`).
+
+    >>> import gradtrack
+    >>> from gradtrack import nn
+    >>> ctc = nn.CTCLoss(blank=0)
+    >>> ctc
+    CTCLoss()
+    >>> log_probs = gradtrack.randn(6, 2, 5).log_softmax(2)
+    >>> ctc(log_probs, gradtrack.tensor([[1, 2], [4, 4]]), [6, 5], [2, 2]).shape
+    gradtrack.Size([])
+    """
+
+    def __init__(self, blank: int = 0, reduction: str = "mean", zero_infinity: bool = False) -> None:
+        super().__init__(reduction=reduction)
+        self.blank = blank
+        self.zero_infinity = zero_infinity
+
+    def forward(self, log_probs, targets, input_lengths, target_lengths):
+        return _ctc.ctc_loss(log_probs, targets, input_lengths, target_lengths, self.blank,
+                             self.reduction, self.zero_infinity)

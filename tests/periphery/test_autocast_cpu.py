@@ -105,6 +105,19 @@ FLOAT32 = {
     "reflect_pad": lambda lib, a: lib.nn.functional.pad(a["lo"][None], (1, 1), mode="reflect"),
     "replicate_pad": lambda lib, a: lib.nn.functional.pad(a["lo"][None], (1, 1),
                                                           mode="replicate"),
+    "max_pool3d": lambda lib, a: lib.nn.functional.max_pool3d(a["lo"][None, None], 2),
+    "avg_pool3d": lambda lib, a: lib.nn.functional.avg_pool3d(a["lo"][None, None], 2),
+    "adaptive_avg_pool3d": lambda lib, a: lib.nn.functional.adaptive_avg_pool3d(
+        a["lo"][None, None], 1),
+    "adaptive_max_pool3d": lambda lib, a: lib.nn.functional.adaptive_max_pool3d(
+        a["lo"][None, None], 1),
+    "max_unpool2d": lambda lib, a: lib.nn.functional.max_unpool2d(
+        *lib.nn.functional.max_pool2d(a["lo"][None], 2, return_indices=True), 2),
+    "grid_sample": lambda lib, a: lib.nn.functional.grid_sample(
+        a["lo"][None, None], a["tg"].reshape(1, 4, 3, 2).tanh(), align_corners=False),
+    "ctc_loss": lambda lib, a: lib.nn.functional.ctc_loss(
+        a["lo"].reshape(4, 1, 6).log_softmax(-1), lib.tensor([[1, 2]]), lib.tensor([4]),
+        lib.tensor([2])),
     # not on the list: bfloat16 stays
     "constant_pad": lambda lib, a: lib.nn.functional.pad(a["lo"], (1, 1)),
     "multilabel_soft_margin_loss": lambda lib, a: lib.nn.functional.multilabel_soft_margin_loss(

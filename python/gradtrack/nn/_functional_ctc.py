@@ -19,6 +19,7 @@ tensor(0.2877)
 import math
 
 from .. import _C
+from .._autocast import runs_in_float32
 from ..autograd.function import Function
 from ..autograd.grad_mode import no_grad
 from ._arguments import _reduction_enum
@@ -205,6 +206,7 @@ def _lengths(name, value):
     return [int(v) for v in value]
 
 
+@runs_in_float32
 def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0,  # noqa: A002
              reduction="mean", zero_infinity=False):
     """The CTC loss of ``log_probs`` (``T, N, C`` or unbatched ``T, C``: log-softmax

@@ -24,6 +24,7 @@ tensor([[[[1., 2.],
 import warnings
 
 from .. import _C
+from .._autocast import runs_in_float32
 from ._named_nodes import composite_node
 
 __all__ = ["affine_grid", "grid_sample"]
@@ -201,6 +202,7 @@ _grid3d_node = composite_node("GridSampler3DBackward0", _grid_sample, differenti
                               no_forward_ad="grid_sampler_3d")
 
 
+@runs_in_float32
 def grid_sample(input, grid, mode="bilinear", padding_mode="zeros",  # noqa: A002
                 align_corners=None):
     """Samples ``input`` (``N, C, H, W`` or ``N, C, D, H, W``) at the ``grid``'s

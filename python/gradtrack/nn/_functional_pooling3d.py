@@ -21,6 +21,7 @@ the two passes' gradients in turn.
 """
 
 from .. import _C
+from .._autocast import runs_in_float32
 from ..autograd.grad_mode import no_grad
 from ._named_nodes import composite_node
 
@@ -115,6 +116,7 @@ def _max_indices(x, k, s, pad, dil, ceil):
 _max_node = composite_node("MaxPool3DWithIndicesBackward0", _max_values)
 
 
+@runs_in_float32
 def max_pool3d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1,  # noqa: A002
                             ceil_mode=False, return_indices=False):
     """:func:`max_pool3d` returning ``(values, indices)``.
@@ -133,6 +135,7 @@ def max_pool3d_with_indices(input, kernel_size, stride=None, padding=0, dilation
     return _max_node(input, *args), _max_indices(input, *args)
 
 
+@runs_in_float32
 def max_pool3d(input, kernel_size, stride=None, padding=0, dilation=1,  # noqa: A002
                ceil_mode=False, return_indices=False):
     """Maximum over ``kernel_size`` windows of ``(N, C, D, H, W)`` or ``(C, D, H, W)`` input.
@@ -187,6 +190,7 @@ def _avg(x, k, s, pad, ceil, include_pad, divisor):
 _avg_node = composite_node("AvgPool3DBackward0", _avg)
 
 
+@runs_in_float32
 def avg_pool3d(input, kernel_size, stride=None, padding=0, ceil_mode=False,  # noqa: A002
                count_include_pad=True, divisor_override=None):
     """Mean over ``kernel_size`` windows of ``(N, C, D, H, W)`` or ``(C, D, H, W)`` input.
@@ -250,6 +254,7 @@ _adaptive_avg_node = composite_node("AdaptiveAvgPool3DBackward0", _adaptive_avg)
 _adaptive_max_node = composite_node("AdaptiveMaxPool3DBackward0", _adaptive_max)
 
 
+@runs_in_float32
 def adaptive_avg_pool3d(input, output_size):  # noqa: A002
     """Mean over windows chosen so the output is ``output_size`` (``None`` keeps a size).
 
@@ -264,6 +269,7 @@ def adaptive_avg_pool3d(input, output_size):  # noqa: A002
     return _adaptive_avg_node(input, size)
 
 
+@runs_in_float32
 def adaptive_max_pool3d_with_indices(input, output_size, return_indices=False):  # noqa: A002
     """:func:`adaptive_max_pool3d` returning ``(values, indices)``.
 
@@ -276,6 +282,7 @@ def adaptive_max_pool3d_with_indices(input, output_size, return_indices=False): 
     return _adaptive_max_node(input, size), _adaptive_max_indices(input, size)
 
 
+@runs_in_float32
 def adaptive_max_pool3d(input, output_size, return_indices=False):  # noqa: A002
     """Maximum over windows chosen so the output is ``output_size``.
 

@@ -16,6 +16,7 @@ tensor([[[[0., 0.],
 """
 
 from .. import _C
+from .._autocast import runs_in_float32
 from ._named_nodes import composite_node
 
 __all__ = ["max_unpool1d", "max_unpool2d", "max_unpool3d"]
@@ -96,6 +97,7 @@ def _check(input, indices, size, dims):  # noqa: A002
                                f"{sizes})")
 
 
+@runs_in_float32
 def max_unpool2d(input, indices, kernel_size, stride=None, padding=0,  # noqa: A002
                  output_size=None):
     """The inverse of :func:`max_pool2d`: the values at their ``indices``, zeros elsewhere.
@@ -130,6 +132,7 @@ def max_unpool1d(input, indices, kernel_size, stride=None, padding=0,  # noqa: A
     return _unpool2d(x, i, size).squeeze(-1)
 
 
+@runs_in_float32
 def max_unpool3d(input, indices, kernel_size, stride=None, padding=0,  # noqa: A002
                  output_size=None):
     """The inverse of :func:`max_pool3d`.

@@ -21,7 +21,8 @@ MODULES = ["gradtrack", "gradtrack.Tensor", "gradtrack.nn", "gradtrack.nn.functi
            "gradtrack.nn.init", "gradtrack.optim", "gradtrack.optim.lr_scheduler",
            "gradtrack.autograd", "gradtrack.autograd.functional",
            "gradtrack.autograd.forward_ad", "gradtrack.autograd.graph", "gradtrack.utils.data",
-           "gradtrack.distributed", "gradtrack.linalg", "gradtrack.amp", "gradtrack.cuda",
+           "gradtrack.distributed", "gradtrack.linalg", "gradtrack.special", "gradtrack.amp",
+           "gradtrack.cuda",
            "gradtrack.cuda.amp", "gradtrack.backends.cuda", "gradtrack.backends.cudnn",
            "gradtrack.jit", "gradtrack.compiler", "gradtrack.multiprocessing"]
 

@@ -75,6 +75,7 @@ from gradtrack._settings import set_float32_matmul_precision as set_float32_matm
 from gradtrack.autograd.grad_mode import set_grad_enabled as set_grad_enabled
 from gradtrack._settings import set_num_interop_threads as set_num_interop_threads
 from gradtrack._C import set_num_threads as set_num_threads
+from gradtrack import special as special
 from gradtrack._C import squeeze as squeeze
 from gradtrack._C import sum as sum
 from gradtrack._C import swapaxes as swapaxes
@@ -181,6 +182,15 @@ def addr(input: typing.Any, vec1: typing.Any, vec2: typing.Any, *, beta: typing.
 >>> gradtrack.addr(gradtrack.zeros(2, 2), gradtrack.tensor([1., 2.]), gradtrack.tensor([3., 4.]))
 tensor([[3., 4.],
         [6., 8.]])"""
+
+def adjoint(input: typing.Any) -> Tensor:
+    """The conjugate transpose of the last two dims, a view (for real tensors the
+transpose).
+
+>>> import gradtrack
+>>> gradtrack.adjoint(gradtrack.tensor([[1, 2], [3, 4]]))
+tensor([[1, 3],
+        [2, 4]])"""
 
 def all(input: typing.Any, dim: typing.Any=None, keepdim: typing.Any=False, *, out: typing.Any=None) -> Tensor:
     """True if every element is nonzero (of the whole tensor, or along ``dim``).
@@ -566,6 +576,16 @@ def column_stack(tensors: typing.Any, *, out: typing.Any=None) -> Tensor:
 tensor([[1, 3],
         [2, 4]])"""
 
+def combinations(input: typing.Any, r: typing.Any=2, with_replacement: typing.Any=False) -> Tensor:
+    """The length-``r`` combinations of the elements of the 1-D ``input``, one per row,
+in lexicographic order of positions (``itertools.combinations``).
+
+>>> import gradtrack
+>>> gradtrack.combinations(gradtrack.tensor([1, 2, 3]))
+tensor([[1, 2],
+        [1, 3],
+        [2, 3]])"""
+
 def compile(model: typing.Any=None, *, fullgraph: typing.Any=False, dynamic: typing.Any=None, backend: typing.Any='inductor', mode: typing.Any=None, options: typing.Any=None, disable: typing.Any=False, **kwargs: typing.Any) -> Tensor:
     """Gives ``model`` back unchanged (gradtrack has no compiler: it runs eagerly); with no
 ``model``, a decorator that does the same.
@@ -670,6 +690,13 @@ def diag_embed(input: typing.Any, offset: typing.Any=0, dim1: typing.Any=-2, dim
 tensor([[1., 0.],
         [0., 2.]])"""
 
+def diagflat(input: typing.Any, offset: typing.Any=0) -> Tensor:
+    """A matrix with the flattened ``input`` on its ``offset``-th diagonal.
+
+>>> import gradtrack
+>>> gradtrack.diagflat(gradtrack.tensor([[1, 2], [3, 4]]), 1).shape
+gradtrack.Size([5, 5])"""
+
 def diagonal(input: typing.Any, offset: typing.Any=0, dim1: typing.Any=0, dim2: typing.Any=1) -> Tensor:
     """A view of the diagonal ``offset`` of the dims ``dim1``, ``dim2``
 (which move to the end).
@@ -693,6 +720,14 @@ on first.
 >>> import gradtrack
 >>> gradtrack.diff(gradtrack.tensor([1, 4, 9, 16]))
 tensor([3, 5, 7])"""
+
+def digamma(input: typing.Any, *, out: typing.Any=None) -> Tensor:
+    """The logarithmic derivative of the gamma function (-inf at 0, NaN at the negative integers).
+
+>>> import gradtrack
+>>> x = gradtrack.tensor([0.5, 1.0, 3.0])
+>>> gradtrack.digamma(x)
+tensor([-1.9635, -0.5772,  0.9228])"""
 
 def div(input: typing.Any, other: typing.Any, *, rounding_mode: typing.Any=None, out: typing.Any=None) -> Tensor:
     """The elementwise quotient; ``rounding_mode`` may be ``'trunc'`` or ``'floor'``.
@@ -869,6 +904,22 @@ def floor(input: typing.Any, *, out: typing.Any=None) -> Tensor:
 >>> gradtrack.floor(x)
 tensor([-2.,  0.,  2.])"""
 
+def fmax(input: typing.Any, other: typing.Any, *, out: typing.Any=None) -> Tensor:
+    """The larger of two elements, elementwise; a NaN loses to a number.
+
+>>> import gradtrack
+>>> x = gradtrack.tensor([1.0, float('nan'), 3.0])
+>>> gradtrack.fmax(x, gradtrack.tensor([2.0, 0.5, float('nan')]))
+tensor([2.0000, 0.5000, 3.0000])"""
+
+def fmin(input: typing.Any, other: typing.Any, *, out: typing.Any=None) -> Tensor:
+    """The smaller of two elements, elementwise; a NaN loses to a number.
+
+>>> import gradtrack
+>>> x = gradtrack.tensor([1.0, float('nan'), 3.0])
+>>> gradtrack.fmin(x, gradtrack.tensor([2.0, 0.5, float('nan')]))
+tensor([1.0000, 0.5000, 3.0000])"""
+
 def fmod(input: typing.Any, other: typing.Any, *, out: typing.Any=None) -> Tensor:
     """The remainder of division with the sign of the dividend (C's fmod).
 
@@ -1022,6 +1073,14 @@ def hypot(input: typing.Any, other: typing.Any, *, out: typing.Any=None) -> Tens
 >>> gradtrack.hypot(x, gradtrack.tensor([4.0, 12.0, 1.0]))
 tensor([ 5.0000, 13.0000,  1.4142])"""
 
+def i0(input: typing.Any, *, out: typing.Any=None) -> Tensor:
+    """The modified Bessel function of the first kind of order 0.
+
+>>> import gradtrack
+>>> x = gradtrack.tensor([0.5, 1.0, 3.0])
+>>> gradtrack.i0(x)
+tensor([1.0635, 1.2661, 4.8808])"""
+
 def index_add(input: typing.Any, dim: typing.Any, index: typing.Any, source: typing.Any, *, alpha: typing.Any=1, out: typing.Any=None) -> Tensor:
     """``input`` with ``alpha * source`` added at ``index`` along ``dim`` (IndexAddBackward0).
 
@@ -1082,6 +1141,27 @@ def is_floating_point(input: typing.Any) -> builtins.bool:
 >>> gradtrack.is_floating_point(gradtrack.ones(1)), gradtrack.is_floating_point(gradtrack.arange(2))
 (True, False)"""
 
+def is_nonzero(input: typing.Any) -> Tensor:
+    """Whether the one element of ``input`` is not zero (NaN counts as nonzero).
+
+>>> import gradtrack
+>>> gradtrack.is_nonzero(gradtrack.tensor([0.5]))
+True"""
+
+def is_same_size(input: typing.Any, other: typing.Any) -> Tensor:
+    """True when the two tensors have the same shape.
+
+>>> import gradtrack
+>>> gradtrack.is_same_size(gradtrack.zeros(2, 3), gradtrack.ones(2, 3))
+True"""
+
+def is_signed(input: typing.Any) -> Tensor:
+    """True if ``input``'s dtype holds negative values (every dtype but bool and uint8).
+
+>>> import gradtrack
+>>> gradtrack.is_signed(gradtrack.tensor([1], dtype=gradtrack.uint8))
+False"""
+
 def is_tensor(obj: typing.Any) -> builtins.bool:
     """True if ``obj`` is a gradtrack Tensor (or a subclass such as Parameter).
 
@@ -1134,6 +1214,14 @@ def less_equal(input: typing.Any, other: typing.Any, *, out: typing.Any=None) ->
 >>> x = gradtrack.tensor([1.0, 2.0, 3.0])
 >>> gradtrack.le(x, gradtrack.tensor([2.0, 2.0, 2.0]))
 tensor([ True,  True, False])"""
+
+def lgamma(input: typing.Any, *, out: typing.Any=None) -> Tensor:
+    """The natural logarithm of the absolute value of the gamma function.
+
+>>> import gradtrack
+>>> x = gradtrack.tensor([0.5, 1.0, 3.0])
+>>> gradtrack.lgamma(x)
+tensor([0.5724, 0.0000, 0.6931])"""
 
 def linspace(start: typing.Any, end: typing.Any, steps: typing.Any, *, dtype: typing.Any=None, requires_grad: typing.Any=False, device: typing.Any=None, layout: typing.Any=None, pin_memory: typing.Any=False, out: typing.Any=None) -> Tensor:
     """``steps`` numbers evenly spaced from ``start`` to ``end`` (both included).
@@ -1200,6 +1288,22 @@ def log_softmax(input: typing.Any, dim: typing.Any, *, dtype: typing.Any=None, o
 >>> x = gradtrack.tensor([[1.0, 2.0, 3.0]])
 >>> gradtrack.log_softmax(x, dim=1)
 tensor([[-2.4076, -1.4076, -0.4076]])"""
+
+def logaddexp(input: typing.Any, other: typing.Any, *, out: typing.Any=None) -> Tensor:
+    """``log(exp(input) + exp(other))`` without overflow.
+
+>>> import gradtrack
+>>> x = gradtrack.tensor([0.0, 1.0, -100.0])
+>>> gradtrack.logaddexp(x, gradtrack.tensor([0.0, 2.0, -100.0]))
+tensor([  0.6931,   2.3133, -99.3069])"""
+
+def logaddexp2(input: typing.Any, other: typing.Any, *, out: typing.Any=None) -> Tensor:
+    """``log2(2**input + 2**other)`` without overflow.
+
+>>> import gradtrack
+>>> x = gradtrack.tensor([0.0, 1.0, 3.0])
+>>> gradtrack.logaddexp2(x, gradtrack.tensor([0.0, 2.0, 3.0]))
+tensor([1.0000, 2.5850, 4.0000])"""
 
 def logical_and(input: typing.Any, other: typing.Any, *, out: typing.Any=None) -> Tensor:
     """A bool tensor, True where both elements are nonzero.
@@ -1506,6 +1610,14 @@ def outer(input: typing.Any, vec2: typing.Any, *, out: typing.Any=None) -> Tenso
 tensor([[  1.,  10., 100.],
         [  2.,  20., 200.]])"""
 pi: builtins.float
+
+def polygamma(n: typing.Any, input: typing.Any, *, out: typing.Any=None) -> Tensor:
+    """The ``n``-th derivative of the digamma function at each element (``n >= 0``).
+
+>>> import gradtrack
+>>> x = gradtrack.tensor([0.5, 1.0, 2.0])
+>>> gradtrack.polygamma(1, x)
+tensor([4.9348, 1.6449, 0.6449])"""
 
 def positive(input: typing.Any) -> Tensor:
     """Returns ``input`` itself (torch refuses bool tensors).
@@ -1868,6 +1980,13 @@ def split(tensor: typing.Any, split_size_or_sections: typing.Any, dim: typing.An
 >>> gradtrack.split(gradtrack.arange(5), [1, 4])
 (tensor([0]), tensor([1, 2, 3, 4]))"""
 
+def split_with_sizes(input: typing.Any, split_sizes: typing.Any, dim: typing.Any=0) -> Tensor:
+    """Views of ``input`` along ``dim`` of the given sizes, which must add up to its length.
+
+>>> import gradtrack
+>>> [t.tolist() for t in gradtrack.split_with_sizes(gradtrack.arange(5), [2, 3])]
+[[0, 1], [2, 3, 4]]"""
+
 def sqrt(input: typing.Any, *, out: typing.Any=None) -> Tensor:
     """The square root of each element.
 
@@ -2022,6 +2141,15 @@ def tril(input: typing.Any, diagonal: typing.Any=0, *, out: typing.Any=None) -> 
 tensor([[1., 0.],
         [1., 1.]])"""
 
+def tril_indices(row: typing.Any, col: typing.Any, offset: typing.Any=0, *, dtype: typing.Any=None, device: typing.Any=None, layout: typing.Any=None, pin_memory: typing.Any=False) -> Tensor:
+    """The row and column indices (a 2 x N tensor) of the lower triangle of a
+``row`` x ``col`` matrix, on and below the ``offset``-th diagonal.
+
+>>> import gradtrack
+>>> gradtrack.tril_indices(3, 3)
+tensor([[0, 1, 1, 2, 2, 2],
+        [0, 0, 1, 0, 1, 2]])"""
+
 def triu(input: typing.Any, diagonal: typing.Any=0, *, out: typing.Any=None) -> Tensor:
     """The upper triangle (on and above ``diagonal``) of the last two dims.
 
@@ -2029,6 +2157,15 @@ def triu(input: typing.Any, diagonal: typing.Any=0, *, out: typing.Any=None) -> 
 >>> gradtrack.triu(gradtrack.ones(2, 2))
 tensor([[1., 1.],
         [0., 1.]])"""
+
+def triu_indices(row: typing.Any, col: typing.Any, offset: typing.Any=0, *, dtype: typing.Any=None, device: typing.Any=None, layout: typing.Any=None, pin_memory: typing.Any=False) -> Tensor:
+    """The row and column indices (a 2 x N tensor) of the upper triangle of a
+``row`` x ``col`` matrix, on and above the ``offset``-th diagonal.
+
+>>> import gradtrack
+>>> gradtrack.triu_indices(3, 3, 1)
+tensor([[0, 0, 1],
+        [1, 2, 2]])"""
 
 def true_divide(input: typing.Any, other: typing.Any, *, out: typing.Any=None) -> Tensor:
     """Alias of :func:`div` without rounding.
@@ -2064,6 +2201,25 @@ consecutive ones, optionally with the inverse indices and run lengths.
 >>> import gradtrack
 >>> gradtrack.unique_consecutive(gradtrack.tensor([1, 1, 2, 2, 3, 1]), return_counts=True)
 (tensor([1, 2, 3, 1]), tensor([2, 2, 1, 1]))"""
+
+def unravel_index(indices: typing.Any, shape: typing.Any) -> Tensor:
+    """The coordinates in a tensor of ``shape`` of each flat index, one tensor per dim
+(torch's composite: floor division by each dim's stride, then the remainder by its
+size, so indices out of range wrap).
+
+>>> import gradtrack
+>>> gradtrack.unravel_index(gradtrack.tensor([4, 7]), (3, 4))
+(tensor([1, 1]), tensor([0, 3]))"""
+
+def vander(x: typing.Any, N: typing.Any=None, increasing: typing.Any=False) -> Tensor:
+    """The Vandermonde matrix of the 1-D ``x``: columns ``x ** (N-1)``, ..., ``x ** 0``
+(the other way with ``increasing``); integers and bools compute in int64.
+
+>>> import gradtrack
+>>> gradtrack.vander(gradtrack.tensor([1, 2, 3]))
+tensor([[1, 1, 1],
+        [4, 2, 1],
+        [9, 3, 1]])"""
 
 def var(input: typing.Any, dim: typing.Any=None, unbiased: typing.Any=None, keepdim: typing.Any=False, *, correction: typing.Any=None, out: typing.Any=None) -> Tensor:
     """``var`` over ``dim`` (all dims by default) with divisor N - correction (``unbiased=False`` is correction=0).

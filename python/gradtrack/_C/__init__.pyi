@@ -9,6 +9,7 @@ import builtins
 import typing
 import gradtrack
 import gradtrack.utils.hooks
+from . import _special
 from . import _inplace
 from . import _nn
 from . import _optim
@@ -20,7 +21,7 @@ from . import _resample
 from . import _conv
 from . import _docs
 from . import _bench
-__all__: list[str] = ['Node', 'Tensor', 'abs', 'acos', 'acosh', 'add', 'addmm', 'all', 'amax', 'amin', 'any', 'arange', 'argmax', 'argmin', 'as_strided', 'asin', 'asinh', 'atan', 'atan2', 'atanh', 'bfloat16', 'bitwise_and', 'bitwise_not', 'bitwise_or', 'bitwise_xor', 'bmm', 'bool', 'cat', 'ceil', 'chunk', 'clamp', 'clamp_max', 'clamp_min', 'clone', 'concat', 'cos', 'cosh', 'deg2rad', 'div', 'dot', 'dtype', 'empty', 'eq', 'equal', 'erf', 'erfc', 'erfinv', 'exp', 'exp2', 'expm1', 'eye', 'flatten', 'float16', 'float32', 'float64', 'floor', 'floor_divide', 'fmod', 'frac', 'from_numpy', 'full', 'gather', 'ge', 'get_num_threads', 'gt', 'hypot', 'index_select', 'int16', 'int32', 'int64', 'int8', 'is_anomaly_check_nan_enabled', 'is_anomaly_enabled', 'is_grad_enabled', 'is_inference_mode_enabled', 'isfinite', 'isinf', 'isnan', 'isneginf', 'isposinf', 'le', 'linspace', 'log', 'log10', 'log1p', 'log2', 'log_softmax', 'logical_and', 'logical_not', 'logical_or', 'logical_xor', 'lt', 'masked_fill', 'masked_select', 'matmul', 'maximum', 'mean', 'minimum', 'mm', 'mul', 'mv', 'narrow', 'ne', 'neg', 'ones', 'outer', 'permute', 'pow', 'prod', 'rad2deg', 'rand', 'randint', 'randn', 'randperm', 'reciprocal', 'relu', 'remainder', 'reshape', 'round', 'rsqrt', 'rsub', 'scatter', 'scatter_add', 'select', 'set_num_threads', 'sgn', 'sigmoid', 'sign', 'signbit', 'sin', 'sinc', 'sinh', 'softmax', 'split', 'sqrt', 'square', 'squeeze', 'stack', 'sub', 'sum', 'swapaxes', 't', 'tan', 'tanh', 'tensor', 'transpose', 'trunc', 'uint8', 'unbind', 'unsqueeze', 'where', 'zeros']
+__all__: list[str] = ['Node', 'Tensor', 'abs', 'acos', 'acosh', 'add', 'addmm', 'all', 'amax', 'amin', 'any', 'arange', 'argmax', 'argmin', 'as_strided', 'asin', 'asinh', 'atan', 'atan2', 'atanh', 'bfloat16', 'bitwise_and', 'bitwise_not', 'bitwise_or', 'bitwise_xor', 'bmm', 'bool', 'cat', 'ceil', 'chunk', 'clamp', 'clamp_max', 'clamp_min', 'clone', 'concat', 'cos', 'cosh', 'deg2rad', 'digamma', 'div', 'dot', 'dtype', 'empty', 'eq', 'equal', 'erf', 'erfc', 'erfinv', 'exp', 'exp2', 'expm1', 'eye', 'flatten', 'float16', 'float32', 'float64', 'floor', 'floor_divide', 'fmax', 'fmin', 'fmod', 'frac', 'from_numpy', 'full', 'gather', 'ge', 'get_num_threads', 'gt', 'hypot', 'i0', 'index_select', 'int16', 'int32', 'int64', 'int8', 'is_anomaly_check_nan_enabled', 'is_anomaly_enabled', 'is_grad_enabled', 'is_inference_mode_enabled', 'isfinite', 'isinf', 'isnan', 'isneginf', 'isposinf', 'le', 'lgamma', 'linspace', 'log', 'log10', 'log1p', 'log2', 'log_softmax', 'logaddexp', 'logaddexp2', 'logical_and', 'logical_not', 'logical_or', 'logical_xor', 'lt', 'masked_fill', 'masked_select', 'matmul', 'maximum', 'mean', 'minimum', 'mm', 'mul', 'mv', 'narrow', 'ne', 'neg', 'ones', 'outer', 'permute', 'polygamma', 'pow', 'prod', 'rad2deg', 'rand', 'randint', 'randn', 'randperm', 'reciprocal', 'relu', 'remainder', 'reshape', 'round', 'rsqrt', 'rsub', 'scatter', 'scatter_add', 'select', 'set_num_threads', 'sgn', 'sigmoid', 'sign', 'signbit', 'sin', 'sinc', 'sinh', 'softmax', 'split', 'sqrt', 'square', 'squeeze', 'stack', 'sub', 'sum', 'swapaxes', 't', 'tan', 'tanh', 'tensor', 'transpose', 'trunc', 'uint8', 'unbind', 'unsqueeze', 'where', 'zeros']
 
 class dtype:
     """
@@ -591,6 +592,15 @@ tensor([[3., 4.],
 >>> gradtrack.zeros(2, 2).addr_(gradtrack.tensor([1., 2.]), gradtrack.tensor([3., 4.]))
 tensor([[3., 4.],
         [6., 8.]])"""
+
+    def adjoint(self) -> Tensor:
+        """The conjugate transpose of the last two dims, a view (for real tensors the
+transpose).
+
+>>> import gradtrack
+>>> gradtrack.adjoint(gradtrack.tensor([[1, 2], [3, 4]]))
+tensor([[1, 3],
+        [2, 4]])"""
 
     def all(self, dim: typing.Any=None, keepdim: builtins.bool=False) -> Tensor:
         """
@@ -1308,6 +1318,13 @@ tensor([1, 4])"""
 tensor([[1., 0.],
         [0., 2.]])"""
 
+    def diagflat(self, offset: typing.Any=0) -> Tensor:
+        """A matrix with the flattened ``input`` on its ``offset``-th diagonal.
+
+>>> import gradtrack
+>>> gradtrack.diagflat(gradtrack.tensor([[1, 2], [3, 4]]), 1).shape
+gradtrack.Size([5, 5])"""
+
     def diagonal(self, offset: typing.Any=0, dim1: typing.Any=0, dim2: typing.Any=1) -> Tensor:
         """A view of the diagonal ``offset`` of the dims ``dim1``, ``dim2``
 (which move to the end).
@@ -1331,6 +1348,25 @@ on first.
 >>> import gradtrack
 >>> gradtrack.diff(gradtrack.tensor([1, 4, 9, 16]))
 tensor([3, 5, 7])"""
+
+    def digamma(self) -> Tensor:
+        """
+        The logarithmic derivative of the gamma function (-inf at 0, NaN at the negative integers).
+
+        >>> import gradtrack
+        >>> gradtrack.tensor([0.5, 1.0, 3.0]).digamma()
+        tensor([-1.9635, -0.5772,  0.9228])
+        """
+
+    def digamma_(self) -> Tensor:
+        """In-place :meth:`digamma`; returns ``self``.
+
+>>> import gradtrack
+>>> x = gradtrack.tensor([0.5, 1.0, 3.0])
+>>> x.digamma_()
+tensor([-1.9635, -0.5772,  0.9228])
+>>> x._version
+1"""
 
     def dim(self) -> builtins.int:
         """
@@ -1684,6 +1720,24 @@ tensor([ 3., -4.,  1.])
 >>> x._version
 1"""
 
+    def fmax(self, other: Tensor) -> Tensor:
+        """
+        The larger of two elements, elementwise; a NaN loses to a number.
+
+        >>> import gradtrack
+        >>> gradtrack.tensor([1.0, float('nan'), 3.0]).fmax(gradtrack.tensor([2.0, 0.5, float('nan')]))
+        tensor([2.0000, 0.5000, 3.0000])
+        """
+
+    def fmin(self, other: Tensor) -> Tensor:
+        """
+        The smaller of two elements, elementwise; a NaN loses to a number.
+
+        >>> import gradtrack
+        >>> gradtrack.tensor([1.0, float('nan'), 3.0]).fmin(gradtrack.tensor([2.0, 0.5, float('nan')]))
+        tensor([1.0000, 0.5000, 3.0000])
+        """
+
     def fmod(self, other: typing.Any) -> Tensor:
         """
         The remainder of division with the sign of the dividend (C's fmod).
@@ -1826,6 +1880,25 @@ tensor([ 5.0000, 13.0000,  1.4142])
 >>> x._version
 1"""
 
+    def i0(self) -> Tensor:
+        """
+        The modified Bessel function of the first kind of order 0.
+
+        >>> import gradtrack
+        >>> gradtrack.tensor([0.5, 1.0, 3.0]).i0()
+        tensor([1.0635, 1.2661, 4.8808])
+        """
+
+    def i0_(self) -> Tensor:
+        """In-place :meth:`i0`; returns ``self``.
+
+>>> import gradtrack
+>>> x = gradtrack.tensor([0.5, 1.0, 3.0])
+>>> x.i0_()
+tensor([1.0635, 1.2661, 4.8808])
+>>> x._version
+1"""
+
     def index_add(self, dim: typing.Any, index: typing.Any, source: typing.Any, *, alpha: typing.Any=1) -> Tensor:
         """``input`` with ``alpha * source`` added at ``index`` along ``dim`` (IndexAddBackward0).
 
@@ -1940,12 +2013,33 @@ tensor(11.)"""
 >>> gradtrack.ones(2).is_inference()
 False"""
 
+    def is_nonzero(self) -> Tensor:
+        """Whether the one element of ``input`` is not zero (NaN counts as nonzero).
+
+>>> import gradtrack
+>>> gradtrack.is_nonzero(gradtrack.tensor([0.5]))
+True"""
+
     def is_pinned(self, device: typing.Any=None) -> Tensor:
         """Always False: gradtrack has no pinned memory (torch's CPU build neither).
 
 >>> import gradtrack
 >>> gradtrack.zeros(2).is_pinned()
 False"""
+
+    def is_same_size(self, other: typing.Any) -> Tensor:
+        """True when the two tensors have the same shape.
+
+>>> import gradtrack
+>>> gradtrack.is_same_size(gradtrack.zeros(2, 3), gradtrack.ones(2, 3))
+True"""
+
+    def is_signed(self) -> Tensor:
+        """True if the dtype holds negative values (every dtype but bool and uint8).
+
+>>> import gradtrack
+>>> gradtrack.tensor([1, -1]).is_signed()
+True"""
 
     def isclose(self, other: typing.Any, rtol: typing.Any=1e-05, atol: typing.Any=1e-08, equal_nan: typing.Any=False) -> Tensor:
         """Elementwise ``|input - other| <= atol + rtol * |other|`` (or equal;
@@ -2064,6 +2158,25 @@ self's dtype); returns ``self`` (its node's gradients are zeros, as torch's).
 >>> gradtrack.tensor([1., 2., 3.]).le_(2)
 tensor([1., 1., 0.])"""
 
+    def lgamma(self) -> Tensor:
+        """
+        The natural logarithm of the absolute value of the gamma function.
+
+        >>> import gradtrack
+        >>> gradtrack.tensor([0.5, 1.0, 3.0]).lgamma()
+        tensor([0.5724, 0.0000, 0.6931])
+        """
+
+    def lgamma_(self) -> Tensor:
+        """In-place :meth:`lgamma`; returns ``self``.
+
+>>> import gradtrack
+>>> x = gradtrack.tensor([0.5, 1.0, 3.0])
+>>> x.lgamma_()
+tensor([0.5724, 0.0000, 0.6931])
+>>> x._version
+1"""
+
     def log(self) -> Tensor:
         """
         The natural logarithm of each element.
@@ -2155,6 +2268,24 @@ tensor([5.9263e+01, 1.5116e+00, 3.4819e-02])"""
         >>> import gradtrack
         >>> gradtrack.tensor([[1.0, 2.0, 3.0]]).log_softmax(dim=1)
         tensor([[-2.4076, -1.4076, -0.4076]])
+        """
+
+    def logaddexp(self, other: Tensor) -> Tensor:
+        """
+        ``log(exp(input) + exp(other))`` without overflow.
+
+        >>> import gradtrack
+        >>> gradtrack.tensor([0.0, 1.0, -100.0]).logaddexp(gradtrack.tensor([0.0, 2.0, -100.0]))
+        tensor([  0.6931,   2.3133, -99.3069])
+        """
+
+    def logaddexp2(self, other: Tensor) -> Tensor:
+        """
+        ``log2(2**input + 2**other)`` without overflow.
+
+        >>> import gradtrack
+        >>> gradtrack.tensor([0.0, 1.0, 3.0]).logaddexp2(gradtrack.tensor([0.0, 2.0, 3.0]))
+        tensor([1.0000, 2.5850, 4.0000])
         """
 
     def logical_and(self, other: Tensor) -> Tensor:
@@ -2628,6 +2759,15 @@ tensor([1., 0., 1.])"""
 Traceback (most recent call last):
     ...
 RuntimeError: Cannot access accelerator device when none is available."""
+
+    def polygamma(self, n: typing.Any) -> Tensor:
+        """
+        The ``n``-th derivative of the digamma function at each element (``n >= 0``).
+
+        >>> import gradtrack
+        >>> gradtrack.tensor([0.5, 1.0, 2.0]).polygamma(1)
+        tensor([4.9348, 1.6449, 0.6449])
+        """
 
     def positive(self) -> Tensor:
         """Returns ``input`` itself (torch refuses bool tensors).
@@ -3124,6 +3264,13 @@ tensor([2, 0, 1])"""
 >>> gradtrack.arange(5).split([2, 3])
 (tensor([0, 1]), tensor([2, 3, 4]))"""
 
+    def split_with_sizes(self, split_sizes: typing.Any, dim: typing.Any=0) -> Tensor:
+        """Views of ``input`` along ``dim`` of the given sizes, which must add up to its length.
+
+>>> import gradtrack
+>>> [t.tolist() for t in gradtrack.split_with_sizes(gradtrack.arange(5), [2, 3])]
+[[0, 1], [2, 3, 4]]"""
+
     def sqrt(self) -> Tensor:
         """
         The square root of each element.
@@ -3240,6 +3387,15 @@ tensor([0.5000, 1.5000, 2.5000])"""
         >>> gradtrack.tensor([[1.0, 2.0], [3.0, 4.0]]).sum(dim=0)
         tensor([4., 6.])
         """
+
+    def sum_to_size(self, *size: typing.Any) -> Tensor:
+        """The sum of ``self`` down to ``size``, which ``self`` must broadcast from: leading
+dims summed away, dims of size 1 in ``size`` summed with keepdim. ``self`` itself
+when there is nothing to sum.
+
+>>> import gradtrack
+>>> gradtrack.ones(2, 3).sum_to_size(1, 3)
+tensor([[2., 2., 2.]])"""
 
     def swapaxes(self, axis0: typing.SupportsInt | typing.SupportsIndex, axis1: typing.SupportsInt | typing.SupportsIndex) -> Tensor:
         """
@@ -3628,6 +3784,10 @@ tensor([0., 0., 0.])
 1"""
 
     @property
+    def H(self) -> typing.Any:
+        ...
+
+    @property
     def T(self) -> Tensor:
         ...
 
@@ -3685,6 +3845,10 @@ tensor([0., 0., 0.])
 
     @property
     def layout(self) -> typing.Any:
+        ...
+
+    @property
+    def mH(self) -> typing.Any:
         ...
 
     @property
@@ -3957,6 +4121,9 @@ def cosh(input: Tensor) -> Tensor:
 def deg2rad(input: Tensor) -> Tensor:
     ...
 
+def digamma(input: Tensor) -> Tensor:
+    ...
+
 def div(input: Tensor, other: typing.Any, *, rounding_mode: typing.Any=...) -> Tensor:
     ...
 
@@ -4023,6 +4190,12 @@ def floor_divide(input: Tensor, other: typing.Any) -> Tensor:
     tensor([ 3., -4.,  1.])
     """
 
+def fmax(input: Tensor, other: Tensor) -> Tensor:
+    ...
+
+def fmin(input: Tensor, other: Tensor) -> Tensor:
+    ...
+
 def fmod(input: Tensor, other: typing.Any) -> Tensor:
     ...
 
@@ -4064,6 +4237,9 @@ def gt(input: Tensor, other: typing.Any) -> Tensor:
     ...
 
 def hypot(input: Tensor, other: Tensor) -> Tensor:
+    ...
+
+def i0(input: Tensor) -> Tensor:
     ...
 
 def index_select(input: Tensor, dim: typing.SupportsInt | typing.SupportsIndex, index: Tensor) -> Tensor:
@@ -4163,6 +4339,9 @@ def isposinf(input: Tensor) -> Tensor:
 def le(input: Tensor, other: typing.Any) -> Tensor:
     ...
 
+def lgamma(input: Tensor) -> Tensor:
+    ...
+
 def linspace(start: typing.SupportsFloat | typing.SupportsIndex, end: typing.SupportsFloat | typing.SupportsIndex, steps: typing.SupportsInt | typing.SupportsIndex, *, dtype: typing.Any=None, requires_grad: builtins.bool=False, device: typing.Any=None) -> Tensor:
     ...
 
@@ -4179,6 +4358,12 @@ def log2(input: Tensor) -> Tensor:
     ...
 
 def log_softmax(input: Tensor, dim: typing.SupportsInt | typing.SupportsIndex, *, dtype: typing.Any=None) -> Tensor:
+    ...
+
+def logaddexp(input: Tensor, other: Tensor) -> Tensor:
+    ...
+
+def logaddexp2(input: Tensor, other: Tensor) -> Tensor:
     ...
 
 def logical_and(input: Tensor, other: Tensor) -> Tensor:
@@ -4261,6 +4446,9 @@ def permute(input: Tensor, dims: typing.Any) -> Tensor:
     >>> gradtrack.permute(gradtrack.zeros(2, 3, 4), (2, 0, 1)).shape
     gradtrack.Size([4, 2, 3])
     """
+
+def polygamma(n: typing.Any, input: Tensor) -> Tensor:
+    ...
 
 @typing.overload
 def pow(input: Tensor, exponent: typing.Any) -> Tensor:

@@ -2211,16 +2211,6 @@ size, so indices out of range wrap).
 >>> gradtrack.unravel_index(gradtrack.tensor([4, 7]), (3, 4))
 (tensor([1, 1]), tensor([0, 3]))"""
 
-def vander(x: typing.Any, N: typing.Any=None, increasing: typing.Any=False) -> Tensor:
-    """The Vandermonde matrix of the 1-D ``x``: columns ``x ** (N-1)``, ..., ``x ** 0``
-(the other way with ``increasing``); integers and bools compute in int64.
-
->>> import gradtrack
->>> gradtrack.vander(gradtrack.tensor([1, 2, 3]))
-tensor([[1, 1, 1],
-        [4, 2, 1],
-        [9, 3, 1]])"""
-
 def var(input: typing.Any, dim: typing.Any=None, unbiased: typing.Any=None, keepdim: typing.Any=False, *, correction: typing.Any=None, out: typing.Any=None) -> Tensor:
     """``var`` over ``dim`` (all dims by default) with divisor N - correction (``unbiased=False`` is correction=0).
 

@@ -21,7 +21,7 @@ MODULES = ["gradtrack", "gradtrack.Tensor", "gradtrack.nn", "gradtrack.nn.functi
            "gradtrack.nn.init", "gradtrack.optim", "gradtrack.optim.lr_scheduler",
            "gradtrack.autograd", "gradtrack.autograd.functional",
            "gradtrack.autograd.forward_ad", "gradtrack.autograd.graph", "gradtrack.func",
-           "gradtrack.utils.data",
+           "gradtrack.utils.data", "gradtrack.special",
            "gradtrack.distributed", "gradtrack.linalg", "gradtrack.amp", "gradtrack.cuda",
            "gradtrack.cuda.amp", "gradtrack.backends.cuda", "gradtrack.backends.cudnn",
            "gradtrack.jit", "gradtrack.compiler", "gradtrack.multiprocessing"]

@@ -13,6 +13,7 @@ import warnings
 MODULES = [
     ("torch", "gradtrack", None),
     ("torch.Tensor", "gradtrack.Tensor", "Tensor"),
+    ("torch.special", "gradtrack.special", None),
     ("torch.nn", "gradtrack.nn", None),
     ("torch.nn.functional", "gradtrack.nn.functional", None),
     ("torch.nn.init", "gradtrack.nn.init", None),

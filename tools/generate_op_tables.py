@@ -68,6 +68,11 @@ def op_list(ops, kernels_only):
                "Every binary kernel: X(Kernel)."),
         _macro("GT_UNARY_OPS", [unary_row(op, False) for op in unary],
                "Unary ops: X(Kernel, name, node kind, dtype rule); a function and a method each."),
+        _macro("GT_UNARY_METHODS", [unary_row(op, False) for op in unary if not op.special],
+               "Unary ops bound as gradtrack.NAME and Tensor.NAME: X(Kernel, name, kind, rule)."),
+        _macro("GT_SPECIAL_UNARY", [unary_row(op, False) for op in unary if op.special],
+               "Unary ops of gradtrack.special only, bound in _C._special: "
+               "X(Kernel, special_name, kind, rule)."),
         _macro("GT_BINARY_OPS", [binary_row(op, False) for op in binary if op.generated],
                "Binary ops whose function and binding are generated: "
                "X(Kernel, name, kind, kind with a number, dtype rule)."),

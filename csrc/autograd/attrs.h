@@ -52,6 +52,10 @@ struct PowAttrs {
 struct PowBaseAttrs {
   Scalar base;
 };
+/// polygamma(n, x): the order.
+struct PolygammaAttrs {
+  int64_t n = 0;
+};
 /// clamp, clamp_min, clamp_max with number bounds, and their in-place forms.
 struct ClampAttrs {
   std::optional<Scalar> min, max;
@@ -234,7 +238,7 @@ using ops::ResampleSpec;
 // Every attribute struct, once: the alternatives of Attrs.
 // clang-format off: one name per struct, as a table
 #define GT_FORALL_ATTRS(X)                                                                   \
-  X(AlphaAttrs) X(ScalarOperandAttrs) X(PowAttrs) X(PowBaseAttrs) X(ClampAttrs) X(LerpAttrs) \
+  X(AlphaAttrs) X(ScalarOperandAttrs) X(PowAttrs) X(PowBaseAttrs) X(PolygammaAttrs) X(ClampAttrs) X(LerpAttrs) \
   X(ReduceAttrs) X(VarAttrs) X(VectorNormAttrs) X(DimReduceAttrs) X(DimAttrs) X(CatAttrs)    \
   X(TransposeAttrs) X(DimsAttrs) X(RollAttrs) X(RepeatAttrs) X(TriangleAttrs)               \
   X(DiagonalAttrs) X(SelectAttrs) X(SliceAttrs) X(AsStridedAttrs) X(PadAttrs)               \

@@ -10,6 +10,7 @@
 #include "kernels/loops.h"
 #include "kernels/reduced_float.h"
 #include "kernels/simd.h"
+#include "kernels/special_math.h"
 
 namespace gradtrack::kernels {
 
@@ -186,6 +187,38 @@ void arith(BinaryOp op, const LoopPlan& p, Scalar alpha_s) {
       break;
     case BinaryOp::Maximum:
       return binary_loop<T, T, T>(p, [](T a, T b) -> T { return max_nan(a, b); });
+    case BinaryOp::Fmax:
+      if constexpr (std::is_floating_point_v<T>) {
+        return binary_loop<T, T, T>(p, [](T a, T b) -> T { return std::fmax(a, b); });
+      } else {
+        return binary_loop<T, T, T>(p, [](T a, T b) -> T { return a > b ? a : b; });
+      }
+    case BinaryOp::Fmin:
+      if constexpr (std::is_floating_point_v<T>) {
+        return binary_loop<T, T, T>(p, [](T a, T b) -> T { return std::fmin(a, b); });
+      } else {
+        return binary_loop<T, T, T>(p, [](T a, T b) -> T { return a < b ? a : b; });
+      }
+    case BinaryOp::Logaddexp:
+    case BinaryOp::Logaddexp2:
+      if constexpr (std::is_floating_point_v<T>) {
+        // Equal infinities give themselves (inf - inf would be NaN).
+        if (op == BinaryOp::Logaddexp)
+          return binary_loop<T, T, T>(p, [](T a, T b) -> T {
+            if (std::isinf(a) && a == b) return a;
+            return std::max(a, b) + std::log1p(std::exp(-std::fabs(a - b)));
+          });
+        return binary_loop<T, T, T>(p, [](T a, T b) -> T {
+          if (std::isinf(a) && a == b) return a;
+          return std::max(a, b) + std::log1p(std::exp2(-std::fabs(a - b))) * T(1.0 / M_LN2);
+        });
+      }
+      break;
+    case BinaryOp::Polygamma:  // a: the input, b: the order n
+      if constexpr (std::is_floating_point_v<T>) {
+        return binary_loop<T, T, T>(p, [](T a, T b) -> T { return T(special::polygamma(b, a)); });
+      }
+      break;
     case BinaryOp::Minimum:
       return binary_loop<T, T, T>(p, [](T a, T b) -> T { return min_nan(a, b); });
     case BinaryOp::LogicalAnd:
@@ -240,10 +273,12 @@ void run_binary(BinaryOp op, const LoopPlan& p, Scalar alpha) {
       case BinaryOp::Add:
       case BinaryOp::BitwiseOr:
       case BinaryOp::Maximum:
+      case BinaryOp::Fmax:
         return binary_loop<bool, bool, bool>(p, [](bool a, bool b) { return a || b; });
       case BinaryOp::Mul:
       case BinaryOp::BitwiseAnd:
       case BinaryOp::Minimum:
+      case BinaryOp::Fmin:
         return binary_loop<bool, bool, bool>(p, [](bool a, bool b) { return a && b; });
       case BinaryOp::BitwiseXor:
         return binary_loop<bool, bool, bool>(p, [](bool a, bool b) { return a != b; });
@@ -464,6 +499,23 @@ void float_unary(UnaryOp op, const LoopPlan& p) {
         const T px = T(M_PI) * x;
         return std::sin(px) / px;
       });
+    case UnaryOp::Lgamma: return unary_loop<T, T>(p, [](T x) { return T(special::lgamma(x)); });
+    case UnaryOp::Digamma: return unary_loop<T, T>(p, [](T x) { return T(special::digamma(x)); });
+    case UnaryOp::I0:
+      return unary_loop<T, T>(p, [](T x) { return T(special::bessel_i(0, x, false)); });
+    case UnaryOp::SpecialI0e:
+      return unary_loop<T, T>(p, [](T x) { return T(special::bessel_i(0, x, true)); });
+    case UnaryOp::SpecialI1:
+      return unary_loop<T, T>(p, [](T x) { return T(special::bessel_i(1, x, false)); });
+    case UnaryOp::SpecialI1e:
+      return unary_loop<T, T>(p, [](T x) { return T(special::bessel_i(1, x, true)); });
+    case UnaryOp::SpecialNdtri:
+      return unary_loop<T, T>(p, [](T x) { return T(special::ndtri(x)); });
+    case UnaryOp::SpecialLogNdtr:
+      return unary_loop<T, T>(p, [](T x) { return T(special::log_ndtr(x)); });
+    case UnaryOp::SpecialErfcx:
+      return unary_loop<T, T>(p, [](T x) { return T(special::erfcx(x)); });
+    case UnaryOp::SpecialEntr: return unary_loop<T, T>(p, [](T x) { return T(special::entr(x)); });
     case UnaryOp::Deg2rad: return unary_loop<T, T>(p, [](T x) { return x * T(M_PI / 180.0); });
     case UnaryOp::Rad2deg: return unary_loop<T, T>(p, [](T x) { return x * T(180.0 / M_PI); });
     default: break;

@@ -94,6 +94,9 @@ Tensor threshold_backward(const Tensor& g, const Tensor& y);
 Tensor sigmoid_backward(const Tensor& g, const Tensor& y);
 Tensor tanh_backward(const Tensor& g, const Tensor& y);
 
+/// The n-th derivative of digamma (n >= 0), in the default float type for integers.
+Tensor polygamma(int64_t n, const Tensor& a);
+
 Tensor nan_to_num(const Tensor& a, std::optional<double> nan, std::optional<double> posinf,
                   std::optional<double> neginf);
 Tensor lerp(const Tensor& a, const Tensor& end, Scalar weight);

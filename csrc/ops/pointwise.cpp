@@ -322,6 +322,14 @@ Tensor pow(Scalar base, const Tensor& exponent) {
   return out;
 }
 
+Tensor polygamma(int64_t n, const Tensor& a) {
+  GT_CHECK(n >= 0, "polygamma(n, x) does not support negative n.");
+  ScalarType dt = to_float_type(a.dtype());
+  Tensor out = run_binary_scalar(BinaryOp::Polygamma, a, Scalar(n), dt, dt);
+  record(OpKind::Polygamma, {&a}, out, [&](autograd::PolygammaAttrs& at) { at.n = n; });
+  return out;
+}
+
 namespace {
 // A binary row of the op list whose function is its row (NOTE [One
 // declaration per op]): promote, apply the dtype rule, run, record.

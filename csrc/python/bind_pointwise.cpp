@@ -163,8 +163,14 @@ void bind_arith(Cls& cls, py::module_& m) {
 void bind_unary(Cls& cls, py::module_& m) {
   // The op list's unary ops (NOTE [One declaration per op]), then the other unary ones.
 #define GT_BIND_UNARY(K, name, ...) GT_UNARY(name);
-  GT_UNARY_OPS(GT_BIND_UNARY)
+  GT_UNARY_METHODS(GT_BIND_UNARY)
 #undef GT_BIND_UNARY
+  // torch.special's own functions: no method; gradtrack/special.py names them.
+  py::module_ special = m.def_submodule("_special", "torch.special's own elementwise functions");
+#define GT_BIND_SPECIAL(K, name, ...) \
+  special.def(#name, [](const Tensor& a) { return ops::name(a); }, py::arg("input"));
+  GT_SPECIAL_UNARY(GT_BIND_SPECIAL)
+#undef GT_BIND_SPECIAL
   both(
       cls, m, "masked_select",
       [](const Tensor& a, const Tensor& mask) { return ops::masked_select(a, mask); },
@@ -177,6 +183,18 @@ void bind_unary(Cls& cls, py::module_& m) {
       py::arg("dim") = py::tuple(), py::arg("keepdim") = false);
   GT_UNARY(t);
   GT_UNARY(clone);
+  m.def(
+      "polygamma",
+      [](py::handle n, const Tensor& a) {
+        return ops::polygamma(int_arg(n, "polygamma", "n", 1), a);
+      },
+      py::arg("n"), py::arg("input"));
+  cls.def(
+      "polygamma",
+      [](const Tensor& a, py::handle n) {
+        return ops::polygamma(int_arg(n, "polygamma", "n", 1), a);
+      },
+      py::arg("n"));
 }
 
 void bind_compare(Cls& cls, py::module_& m) {

@@ -23,7 +23,7 @@ _registry.install(globals())
 # The submodules a user reaches through gradtrack (gradtrack.nn.Linear, ...).
 from . import (  # noqa: E402
     __config__, accelerator, amp, autograd, backends, compiler, cuda, distributed, func, functional,
-    jit, linalg, nn, onnx, optim, profiler, random, return_types, utils,
+    jit, linalg, nn, onnx, optim, profiler, random, return_types, special, utils,
 )
 
 

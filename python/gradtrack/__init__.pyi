@@ -75,6 +75,7 @@ from gradtrack._settings import set_float32_matmul_precision as set_float32_matm
 from gradtrack.autograd.grad_mode import set_grad_enabled as set_grad_enabled
 from gradtrack._settings import set_num_interop_threads as set_num_interop_threads
 from gradtrack._C import set_num_threads as set_num_threads
+from gradtrack import special as special
 from gradtrack._C import squeeze as squeeze
 from gradtrack._C import sum as sum
 from gradtrack._C import swapaxes as swapaxes
@@ -182,6 +183,15 @@ def addr(input: typing.Any, vec1: typing.Any, vec2: typing.Any, *, beta: typing.
 tensor([[3., 4.],
         [6., 8.]])"""
 
+def adjoint(input: typing.Any) -> Tensor:
+    """The conjugate transpose of the last two dims, a view (for real tensors the
+transpose).
+
+>>> import gradtrack
+>>> gradtrack.adjoint(gradtrack.tensor([[1, 2], [3, 4]]))
+tensor([[1, 3],
+        [2, 4]])"""
+
 def all(input: typing.Any, dim: typing.Any=None, keepdim: typing.Any=False, *, out: typing.Any=None) -> Tensor:
     """True if every element is nonzero (of the whole tensor, or along ``dim``).
 
@@ -211,15 +221,6 @@ def amin(input: typing.Any, dim: typing.Any=(), keepdim: typing.Any=False, *, ou
 >>> import gradtrack
 >>> gradtrack.amin(gradtrack.tensor([[3.0, 1.0], [0.0, 5.0]]), dim=1)
 tensor([1., 0.])"""
-
-def aminmax(input: typing.Any, *, dim: typing.Any=None, keepdim: typing.Any=False, out: typing.Any=None) -> tuple[Tensor, Tensor]:
-    """The smallest and largest elements, overall or along ``dim``.
-
->>> import gradtrack
->>> gradtrack.aminmax(gradtrack.tensor([2., -1., 5.]))
-gradtrack.return_types.aminmax(
-min=tensor(-1.),
-max=tensor(5.))"""
 
 def any(input: typing.Any, dim: typing.Any=None, keepdim: typing.Any=False, *, out: typing.Any=None) -> Tensor:
     """True if some element is nonzero (of the whole tensor, or along ``dim``).
@@ -416,14 +417,6 @@ def bernoulli(input: typing.Any, p: typing.Any=None, *, generator: typing.Any=No
 [1.0, 1.0, 1.0]"""
 bfloat16: dtype
 
-def bincount(input: typing.Any, weights: typing.Any=None, minlength: typing.Any=0) -> Tensor:
-    """How often each value 0, 1, ... occurs in the 1-D non-negative integer
-``input`` (or the sum of ``weights`` at it), at least ``minlength`` long.
-
->>> import gradtrack
->>> gradtrack.bincount(gradtrack.tensor([1, 2, 2]))
-tensor([0, 1, 2])"""
-
 def bitwise_and(input: typing.Any, other: typing.Any, *, out: typing.Any=None) -> Tensor:
     """The bitwise AND of integer or bool tensors.
 
@@ -583,6 +576,16 @@ def column_stack(tensors: typing.Any, *, out: typing.Any=None) -> Tensor:
 tensor([[1, 3],
         [2, 4]])"""
 
+def combinations(input: typing.Any, r: typing.Any=2, with_replacement: typing.Any=False) -> Tensor:
+    """The length-``r`` combinations of the elements of the 1-D ``input``, one per row,
+in lexicographic order of positions (``itertools.combinations``).
+
+>>> import gradtrack
+>>> gradtrack.combinations(gradtrack.tensor([1, 2, 3]))
+tensor([[1, 2],
+        [1, 3],
+        [2, 3]])"""
+
 def compile(model: typing.Any=None, *, fullgraph: typing.Any=False, dynamic: typing.Any=None, backend: typing.Any='inductor', mode: typing.Any=None, options: typing.Any=None, disable: typing.Any=False, **kwargs: typing.Any) -> Tensor:
     """Gives ``model`` back unchanged (gradtrack has no compiler: it runs eagerly); with no
 ``model``, a decorator that does the same.
@@ -601,14 +604,6 @@ def concat(tensors: typing.Any, dim: typing.Any=0, *, out: typing.Any=None) -> T
 >>> gradtrack.concat([gradtrack.tensor([1, 2]), gradtrack.tensor([3])])
 tensor([1, 2, 3])"""
 contiguous_format: gradtrack._memory_format.memory_format
-
-def corrcoef(input: typing.Any) -> Tensor:
-    """The Pearson correlation coefficients of the variables in the rows of ``input``.
-
->>> import gradtrack
->>> gradtrack.corrcoef(gradtrack.tensor([[0., 1., 2.], [2., 1., 0.]]))
-tensor([[ 1., -1.],
-        [-1.,  1.]])"""
 
 def cos(input: typing.Any, *, out: typing.Any=None) -> Tensor:
     """The cosine of each element (in radians).
@@ -641,16 +636,6 @@ def count_nonzero(input: typing.Any, dim: typing.Any=None) -> Tensor:
 >>> gradtrack.count_nonzero(gradtrack.tensor([[0, 1], [2, 3]]), dim=0)
 tensor([1, 2])"""
 
-def cov(input: typing.Any, *, correction: typing.Any=1, fweights: typing.Any=None, aweights: typing.Any=None) -> Tensor:
-    """The covariance matrix of the variables in the rows of ``input`` (columns are
-observations), with divisor N - ``correction``; ``fweights`` (integer frequencies)
-and ``aweights`` (floating weights) weight the observations.
-
->>> import gradtrack
->>> gradtrack.cov(gradtrack.tensor([[0., 1., 2.], [2., 1., 0.]]))
-tensor([[ 1., -1.],
-        [-1.,  1.]])"""
-
 def cross(input: typing.Any, other: typing.Any, dim: typing.Any=None, *, out: typing.Any=None) -> Tensor:
     """The cross product along ``dim`` (by default the first dim of size 3,
     with torch's deprecation warning; :func:`linalg.cross` uses the last).
@@ -658,23 +643,6 @@ def cross(input: typing.Any, other: typing.Any, dim: typing.Any=None, *, out: ty
 >>> import gradtrack
 >>> gradtrack.cross(gradtrack.tensor([1.0, 0.0, 0.0]), gradtrack.tensor([0.0, 1.0, 0.0]), dim=0)
 tensor([0., 0., 1.])"""
-
-def cummax(input: typing.Any, dim: typing.Any, *, out: typing.Any=None) -> tuple[Tensor, Tensor]:
-    """The running maximum along ``dim`` and the index it was last taken from (a tie
-or a NaN moves the index on).
-
->>> import gradtrack
->>> gradtrack.cummax(gradtrack.tensor([1., 3., 2., 3.]), 0)
-gradtrack.return_types.cummax(
-values=tensor([1., 3., 3., 3.]),
-indices=tensor([0, 1, 1, 3]))"""
-
-def cummin(input: typing.Any, dim: typing.Any, *, out: typing.Any=None) -> tuple[Tensor, Tensor]:
-    """The running minimum along ``dim`` and the index it was last taken from.
-
->>> import gradtrack
->>> gradtrack.cummin(gradtrack.tensor([3., 1., 2., 1.]), 0).indices
-tensor([0, 1, 1, 3])"""
 
 def cumprod(input: typing.Any, dim: typing.Any, *, dtype: typing.Any=None, out: typing.Any=None) -> Tensor:
     """Cumulative product along ``dim``.
@@ -722,6 +690,13 @@ def diag_embed(input: typing.Any, offset: typing.Any=0, dim1: typing.Any=-2, dim
 tensor([[1., 0.],
         [0., 2.]])"""
 
+def diagflat(input: typing.Any, offset: typing.Any=0) -> Tensor:
+    """A matrix with the flattened ``input`` on its ``offset``-th diagonal.
+
+>>> import gradtrack
+>>> gradtrack.diagflat(gradtrack.tensor([[1, 2], [3, 4]]), 1).shape
+gradtrack.Size([5, 5])"""
+
 def diagonal(input: typing.Any, offset: typing.Any=0, dim1: typing.Any=0, dim2: typing.Any=1) -> Tensor:
     """A view of the diagonal ``offset`` of the dims ``dim1``, ``dim2``
 (which move to the end).
@@ -746,12 +721,13 @@ on first.
 >>> gradtrack.diff(gradtrack.tensor([1, 4, 9, 16]))
 tensor([3, 5, 7])"""
 
-def dist(input: typing.Any, other: typing.Any, p: typing.Any=2) -> Tensor:
-    """The ``p``-norm of ``input - other`` (broadcast).
+def digamma(input: typing.Any, *, out: typing.Any=None) -> Tensor:
+    """The logarithmic derivative of the gamma function (-inf at 0, NaN at the negative integers).
 
 >>> import gradtrack
->>> gradtrack.dist(gradtrack.tensor([0., 0.]), gradtrack.tensor([3., 4.]))
-tensor(5.)"""
+>>> x = gradtrack.tensor([0.5, 1.0, 3.0])
+>>> gradtrack.digamma(x)
+tensor([-1.9635, -0.5772,  0.9228])"""
 
 def div(input: typing.Any, other: typing.Any, *, rounding_mode: typing.Any=None, out: typing.Any=None) -> Tensor:
     """The elementwise quotient; ``rounding_mode`` may be ``'trunc'`` or ``'floor'``.
@@ -928,6 +904,22 @@ def floor(input: typing.Any, *, out: typing.Any=None) -> Tensor:
 >>> gradtrack.floor(x)
 tensor([-2.,  0.,  2.])"""
 
+def fmax(input: typing.Any, other: typing.Any, *, out: typing.Any=None) -> Tensor:
+    """The larger of two elements, elementwise; a NaN loses to a number.
+
+>>> import gradtrack
+>>> x = gradtrack.tensor([1.0, float('nan'), 3.0])
+>>> gradtrack.fmax(x, gradtrack.tensor([2.0, 0.5, float('nan')]))
+tensor([2.0000, 0.5000, 3.0000])"""
+
+def fmin(input: typing.Any, other: typing.Any, *, out: typing.Any=None) -> Tensor:
+    """The smaller of two elements, elementwise; a NaN loses to a number.
+
+>>> import gradtrack
+>>> x = gradtrack.tensor([1.0, float('nan'), 3.0])
+>>> gradtrack.fmin(x, gradtrack.tensor([2.0, 0.5, float('nan')]))
+tensor([1.0000, 0.5000, 3.0000])"""
+
 def fmod(input: typing.Any, other: typing.Any, *, out: typing.Any=None) -> Tensor:
     """The remainder of division with the sign of the dividend (C's fmod).
 
@@ -1058,23 +1050,6 @@ def gt(input: typing.Any, other: typing.Any, *, out: typing.Any=None) -> Tensor:
 tensor([False, False,  True])"""
 half: dtype
 
-def histc(input: typing.Any, bins: typing.Any=100, min: typing.Any=0, max: typing.Any=0, *, out: typing.Any=None) -> Tensor:
-    """A histogram of ``bins`` equal bins over [min, max] (the data's range when
-min == max); elements outside are not counted.
-
->>> import gradtrack
->>> gradtrack.histc(gradtrack.tensor([1., 2., 2., 4.]), bins=3)
-tensor([1., 2., 1.])"""
-
-def histogram(input: typing.Any, bins: typing.Any, *, range: typing.Any=None, weight: typing.Any=None, density: typing.Any=False, out: typing.Any=None) -> tuple[Tensor, Tensor]:
-    """The histogram of ``input``: ``bins`` equal bins over ``range`` (the data's range
-by default) or the bin edges ``bins`` (a 1-D tensor); the counts (or ``weight``
-sums, or a density) and the edges.
-
->>> import gradtrack
->>> gradtrack.histogram(gradtrack.tensor([1., 2., 1.]), bins=2).hist
-tensor([2., 1.])"""
-
 def hsplit(input: typing.Any, sections: typing.Any=None, *, indices: typing.Any=None) -> Tensor:
     """``tensor_split`` along dim 1 (dim 0 for 1-D tensors); a section count must divide
     the size.
@@ -1098,6 +1073,14 @@ def hypot(input: typing.Any, other: typing.Any, *, out: typing.Any=None) -> Tens
 >>> gradtrack.hypot(x, gradtrack.tensor([4.0, 12.0, 1.0]))
 tensor([ 5.0000, 13.0000,  1.4142])"""
 
+def i0(input: typing.Any, *, out: typing.Any=None) -> Tensor:
+    """The modified Bessel function of the first kind of order 0.
+
+>>> import gradtrack
+>>> x = gradtrack.tensor([0.5, 1.0, 3.0])
+>>> gradtrack.i0(x)
+tensor([1.0635, 1.2661, 4.8808])"""
+
 def index_add(input: typing.Any, dim: typing.Any, index: typing.Any, source: typing.Any, *, alpha: typing.Any=1, out: typing.Any=None) -> Tensor:
     """``input`` with ``alpha * source`` added at ``index`` along ``dim`` (IndexAddBackward0).
 
@@ -1119,15 +1102,6 @@ def index_fill(input: typing.Any, dim: typing.Any, index: typing.Any, value: typ
 >>> gradtrack.index_fill(gradtrack.zeros(2, 2), 1, gradtrack.tensor([1]), 5.)
 tensor([[0., 5.],
         [0., 5.]])"""
-
-def index_reduce(input: typing.Any, dim: typing.Any, index: typing.Any, source: typing.Any, reduce: typing.Any, *, include_self: typing.Any=True, out: typing.Any=None) -> Tensor:
-    """``input`` with the slices of ``source`` reduced (``"prod"``, ``"mean"``,
-``"amax"``, ``"amin"``) into the slices ``index`` names along ``dim``.
-
->>> import gradtrack
->>> gradtrack.index_reduce(gradtrack.ones(3), 0, gradtrack.tensor([0, 2, 0]),
-...                        gradtrack.tensor([2., 3., 4.]), "amax", include_self=False)
-tensor([4., 1., 3.])"""
 
 def index_select(input: typing.Any, dim: typing.Any, index: typing.Any, *, out: typing.Any=None) -> Tensor:
     """The slices of ``dim`` listed in ``index`` (a 1-D integer tensor).
@@ -1166,6 +1140,27 @@ def is_floating_point(input: typing.Any) -> builtins.bool:
 >>> import gradtrack
 >>> gradtrack.is_floating_point(gradtrack.ones(1)), gradtrack.is_floating_point(gradtrack.arange(2))
 (True, False)"""
+
+def is_nonzero(input: typing.Any) -> Tensor:
+    """Whether the one element of ``input`` is not zero (NaN counts as nonzero).
+
+>>> import gradtrack
+>>> gradtrack.is_nonzero(gradtrack.tensor([0.5]))
+True"""
+
+def is_same_size(input: typing.Any, other: typing.Any) -> Tensor:
+    """True when the two tensors have the same shape.
+
+>>> import gradtrack
+>>> gradtrack.is_same_size(gradtrack.zeros(2, 3), gradtrack.ones(2, 3))
+True"""
+
+def is_signed(input: typing.Any) -> Tensor:
+    """True if ``input``'s dtype holds negative values (every dtype but bool and uint8).
+
+>>> import gradtrack
+>>> gradtrack.is_signed(gradtrack.tensor([1], dtype=gradtrack.uint8))
+False"""
 
 def is_tensor(obj: typing.Any) -> builtins.bool:
     """True if ``obj`` is a gradtrack Tensor (or a subclass such as Parameter).
@@ -1220,6 +1215,14 @@ def less_equal(input: typing.Any, other: typing.Any, *, out: typing.Any=None) ->
 >>> gradtrack.le(x, gradtrack.tensor([2.0, 2.0, 2.0]))
 tensor([ True,  True, False])"""
 
+def lgamma(input: typing.Any, *, out: typing.Any=None) -> Tensor:
+    """The natural logarithm of the absolute value of the gamma function.
+
+>>> import gradtrack
+>>> x = gradtrack.tensor([0.5, 1.0, 3.0])
+>>> gradtrack.lgamma(x)
+tensor([0.5724, 0.0000, 0.6931])"""
+
 def linspace(start: typing.Any, end: typing.Any, steps: typing.Any, *, dtype: typing.Any=None, requires_grad: typing.Any=False, device: typing.Any=None, layout: typing.Any=None, pin_memory: typing.Any=False, out: typing.Any=None) -> Tensor:
     """``steps`` numbers evenly spaced from ``start`` to ``end`` (both included).
 
@@ -1237,9 +1240,7 @@ any other name in the file raises ``pickle.UnpicklingError`` before it runs.
 ``weights_only=False`` unpickles everything: only for files you trust.
 ``map_location`` (a device, a string, a dict such as ``{"cuda:0": "cpu"}``, or a
 callable) must place every storage on the CPU. ``mmap=True`` maps storages from
-the file instead of reading them. Files in torch's format before 1.6
-(``_use_new_zipfile_serialization=False``) load too, but not with ``mmap``.
-Under :class:`skip_data`, storages are allocated and their bytes not read.
+the file instead of reading them.
 
 >>> import io, gradtrack
 >>> buffer = io.BytesIO()
@@ -1288,12 +1289,21 @@ def log_softmax(input: typing.Any, dim: typing.Any, *, dtype: typing.Any=None, o
 >>> gradtrack.log_softmax(x, dim=1)
 tensor([[-2.4076, -1.4076, -0.4076]])"""
 
-def logcumsumexp(input: typing.Any, dim: typing.Any, *, out: typing.Any=None) -> Tensor:
-    """log(cumsum(exp(input))) along ``dim``, computed without overflow.
+def logaddexp(input: typing.Any, other: typing.Any, *, out: typing.Any=None) -> Tensor:
+    """``log(exp(input) + exp(other))`` without overflow.
 
 >>> import gradtrack
->>> gradtrack.logcumsumexp(gradtrack.tensor([0., 0., 0.]), 0)
-tensor([0.0000, 0.6931, 1.0986])"""
+>>> x = gradtrack.tensor([0.0, 1.0, -100.0])
+>>> gradtrack.logaddexp(x, gradtrack.tensor([0.0, 2.0, -100.0]))
+tensor([  0.6931,   2.3133, -99.3069])"""
+
+def logaddexp2(input: typing.Any, other: typing.Any, *, out: typing.Any=None) -> Tensor:
+    """``log2(2**input + 2**other)`` without overflow.
+
+>>> import gradtrack
+>>> x = gradtrack.tensor([0.0, 1.0, 3.0])
+>>> gradtrack.logaddexp2(x, gradtrack.tensor([0.0, 2.0, 3.0]))
+tensor([1.0000, 2.5850, 4.0000])"""
 
 def logical_and(input: typing.Any, other: typing.Any, *, out: typing.Any=None) -> Tensor:
     """A bool tensor, True where both elements are nonzero.
@@ -1514,36 +1524,6 @@ def nan_to_num(input: typing.Any, nan: typing.Any=0.0, posinf: typing.Any=None, 
 >>> gradtrack.nan_to_num(gradtrack.tensor([float('nan'), 1.]))
 tensor([0., 1.])"""
 
-def nanmean(input: typing.Any, dim: typing.Any=None, keepdim: typing.Any=False, *, dtype: typing.Any=None, out: typing.Any=None) -> Tensor:
-    """The mean of the elements that are not NaN (torch's ``nansum / count``; with
-``out=``, the sum written into ``out`` and divided there, two writes as torch's).
-
->>> import gradtrack
->>> gradtrack.nanmean(gradtrack.tensor([[1., float("nan")], [2., 4.]]), dim=1)
-tensor([1., 3.])"""
-
-def nanmedian(input: typing.Any, dim: typing.Any=None, keepdim: typing.Any=False, *, out: typing.Any=None) -> typing.Any:
-    """The lower median of the elements that are not NaN, or (values, indices) along
-``dim``; a line of NaN only gives NaN.
-
->>> import gradtrack
->>> gradtrack.nanmedian(gradtrack.tensor([4., float("nan"), 1., 3.]))
-tensor(3.)"""
-
-def nanquantile(input: typing.Any, q: typing.Any, dim: typing.Any=None, keepdim: typing.Any=False, *, interpolation: typing.Any='linear', out: typing.Any=None) -> Tensor:
-    """``quantile`` of the elements that are not NaN (NaN where a line has none).
-
->>> import gradtrack
->>> gradtrack.nanquantile(gradtrack.tensor([1., float("nan"), 3.]), 0.5)
-tensor(2.)"""
-
-def nansum(input: typing.Any, dim: typing.Any=None, keepdim: typing.Any=False, *, dtype: typing.Any=None, out: typing.Any=None) -> Tensor:
-    """The sum of the elements, NaN counted as zero (``NansumBackward0``).
-
->>> import gradtrack
->>> gradtrack.nansum(gradtrack.tensor([1., float("nan"), 2.]))
-tensor(3.)"""
-
 def ne(input: typing.Any, other: typing.Any, *, out: typing.Any=None) -> Tensor:
     """A bool tensor, True where the elements differ.
 
@@ -1631,6 +1611,14 @@ tensor([[  1.,  10., 100.],
         [  2.,  20., 200.]])"""
 pi: builtins.float
 
+def polygamma(n: typing.Any, input: typing.Any, *, out: typing.Any=None) -> Tensor:
+    """The ``n``-th derivative of the digamma function at each element (``n >= 0``).
+
+>>> import gradtrack
+>>> x = gradtrack.tensor([0.5, 1.0, 2.0])
+>>> gradtrack.polygamma(1, x)
+tensor([4.9348, 1.6449, 0.6449])"""
+
 def positive(input: typing.Any) -> Tensor:
     """Returns ``input`` itself (torch refuses bool tensors).
 
@@ -1661,15 +1649,6 @@ def put(input: typing.Any, index: typing.Any, source: typing.Any, accumulate: ty
 >>> gradtrack.put(gradtrack.zeros(2, 2), gradtrack.tensor([3]), gradtrack.ones(1))
 tensor([[0., 0.],
         [0., 1.]])"""
-
-def quantile(input: typing.Any, q: typing.Any, dim: typing.Any=None, keepdim: typing.Any=False, *, interpolation: typing.Any='linear', out: typing.Any=None) -> Tensor:
-    """The ``q``-th quantiles (``q`` a number or a 1-D tensor in [0, 1]) of all elements
-or along ``dim``; ``interpolation`` picks between the two nearest ranks: linear,
-lower, higher, midpoint or nearest. A line holding NaN gives NaN.
-
->>> import gradtrack
->>> gradtrack.quantile(gradtrack.tensor([1., 2., 3., 4.]), 0.5)
-tensor(2.5000)"""
 
 def rad2deg(input: typing.Any, *, out: typing.Any=None) -> Tensor:
     """Radians to degrees.
@@ -1759,15 +1738,6 @@ def remainder(input: typing.Any, other: typing.Any, *, out: typing.Any=None) -> 
 >>> gradtrack.remainder(x, 2.0)
 tensor([1.0000, 1.0000, 1.5000])"""
 
-def renorm(input: typing.Any, p: typing.Any, dim: typing.Any, maxnorm: typing.Any, *, out: typing.Any=None) -> Tensor:
-    """Each slice of ``input`` along ``dim`` whose ``p``-norm exceeds ``maxnorm``
-scaled down to norm ``maxnorm``; the others as they are.
-
->>> import gradtrack
->>> gradtrack.renorm(gradtrack.tensor([[3., 4.], [0.3, 0.4]]), 2, 0, 1.)
-tensor([[0.6000, 0.8000],
-        [0.3000, 0.4000]])"""
-
 def repeat_interleave(input: typing.Any, repeats: typing.Any=None, dim: typing.Any=None, *, output_size: typing.Any=None) -> Tensor:
     """Each element (or slice along ``dim``) repeated ``repeats`` times in place;
 with one int tensor argument, its positions repeated by its values.
@@ -1833,16 +1803,6 @@ def scatter_add(input: typing.Any, dim: typing.Any, index: typing.Any, src: typi
 >>> x = gradtrack.zeros(4)
 >>> gradtrack.scatter_add(x, 0, gradtrack.tensor([0, 1, 0]), gradtrack.tensor([1.0, 2.0, 3.0]))
 tensor([4., 2., 0., 0.])"""
-
-def scatter_reduce(input: typing.Any, dim: typing.Any, index: typing.Any, src: typing.Any, reduce: typing.Any, *, include_self: typing.Any=True, out: typing.Any=None) -> Tensor:
-    """``input`` with the values of ``src`` reduced (``"sum"``, ``"prod"``, ``"mean"``,
-``"amax"``, ``"amin"``) into the places ``index`` names along ``dim``; without
-``include_self`` the places reached ignore ``input``'s values.
-
->>> import gradtrack
->>> gradtrack.scatter_reduce(gradtrack.ones(3), 0, gradtrack.tensor([0, 2, 0]),
-...                          gradtrack.tensor([2., 3., 4.]), "prod")
-tensor([8., 1., 3.])"""
 
 def searchsorted(sorted_sequence: typing.Any, input: typing.Any, *, out_int32: typing.Any=False, right: typing.Any=False, side: typing.Any=None, out: typing.Any=None, sorter: typing.Any=None) -> Tensor:
     """For each value, its insertion position in the innermost dim of
@@ -2020,6 +1980,13 @@ def split(tensor: typing.Any, split_size_or_sections: typing.Any, dim: typing.An
 >>> gradtrack.split(gradtrack.arange(5), [1, 4])
 (tensor([0]), tensor([1, 2, 3, 4]))"""
 
+def split_with_sizes(input: typing.Any, split_sizes: typing.Any, dim: typing.Any=0) -> Tensor:
+    """Views of ``input`` along ``dim`` of the given sizes, which must add up to its length.
+
+>>> import gradtrack
+>>> [t.tolist() for t in gradtrack.split_with_sizes(gradtrack.arange(5), [2, 3])]
+[[0, 1], [2, 3, 4]]"""
+
 def sqrt(input: typing.Any, *, out: typing.Any=None) -> Tensor:
     """The square root of each element.
 
@@ -2174,6 +2141,15 @@ def tril(input: typing.Any, diagonal: typing.Any=0, *, out: typing.Any=None) -> 
 tensor([[1., 0.],
         [1., 1.]])"""
 
+def tril_indices(row: typing.Any, col: typing.Any, offset: typing.Any=0, *, dtype: typing.Any=None, device: typing.Any=None, layout: typing.Any=None, pin_memory: typing.Any=False) -> Tensor:
+    """The row and column indices (a 2 x N tensor) of the lower triangle of a
+``row`` x ``col`` matrix, on and below the ``offset``-th diagonal.
+
+>>> import gradtrack
+>>> gradtrack.tril_indices(3, 3)
+tensor([[0, 1, 1, 2, 2, 2],
+        [0, 0, 1, 0, 1, 2]])"""
+
 def triu(input: typing.Any, diagonal: typing.Any=0, *, out: typing.Any=None) -> Tensor:
     """The upper triangle (on and above ``diagonal``) of the last two dims.
 
@@ -2181,6 +2157,15 @@ def triu(input: typing.Any, diagonal: typing.Any=0, *, out: typing.Any=None) -> 
 >>> gradtrack.triu(gradtrack.ones(2, 2))
 tensor([[1., 1.],
         [0., 1.]])"""
+
+def triu_indices(row: typing.Any, col: typing.Any, offset: typing.Any=0, *, dtype: typing.Any=None, device: typing.Any=None, layout: typing.Any=None, pin_memory: typing.Any=False) -> Tensor:
+    """The row and column indices (a 2 x N tensor) of the upper triangle of a
+``row`` x ``col`` matrix, on and above the ``offset``-th diagonal.
+
+>>> import gradtrack
+>>> gradtrack.triu_indices(3, 3, 1)
+tensor([[0, 0, 1],
+        [1, 2, 2]])"""
 
 def true_divide(input: typing.Any, other: typing.Any, *, out: typing.Any=None) -> Tensor:
     """Alias of :func:`div` without rounding.
@@ -2216,6 +2201,15 @@ consecutive ones, optionally with the inverse indices and run lengths.
 >>> import gradtrack
 >>> gradtrack.unique_consecutive(gradtrack.tensor([1, 1, 2, 2, 3, 1]), return_counts=True)
 (tensor([1, 2, 3, 1]), tensor([2, 2, 1, 1]))"""
+
+def unravel_index(indices: typing.Any, shape: typing.Any) -> Tensor:
+    """The coordinates in a tensor of ``shape`` of each flat index, one tensor per dim
+(torch's composite: floor division by each dim's stride, then the remainder by its
+size, so indices out of range wrap).
+
+>>> import gradtrack
+>>> gradtrack.unravel_index(gradtrack.tensor([4, 7]), (3, 4))
+(tensor([1, 1]), tensor([0, 3]))"""
 
 def var(input: typing.Any, dim: typing.Any=None, unbiased: typing.Any=None, keepdim: typing.Any=False, *, correction: typing.Any=None, out: typing.Any=None) -> Tensor:
     """``var`` over ``dim`` (all dims by default) with divisor N - correction (``unbiased=False`` is correction=0).

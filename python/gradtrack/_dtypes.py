@@ -152,10 +152,34 @@ def is_floating_point(input):  # noqa: A002
     return input.dtype.is_floating_point
 
 
+def is_signed(input):  # noqa: A002
+    """True if ``input``'s dtype holds negative values (every dtype but bool and uint8).
+
+    >>> import gradtrack
+    >>> gradtrack.is_signed(gradtrack.tensor([1], dtype=gradtrack.uint8))
+    False
+    """
+    return input.dtype.is_signed
+
+
 # What this module gives gradtrack.* (NOTE [One registry] in _registry.py). The dtype
 # names shadow Python builtins in gradtrack's namespace (gradtrack.float, gradtrack.int,
 # gradtrack.bool), as torch's do.
-FUNCTIONS = (promote_types, can_cast, result_type, is_floating_point)
+FUNCTIONS = (promote_types, can_cast, result_type, is_floating_point, is_signed)
+
+
+def _is_signed_method(self):
+    """True if the dtype holds negative values (every dtype but bool and uint8).
+
+    >>> import gradtrack
+    >>> gradtrack.tensor([1, -1]).is_signed()
+    True
+    """
+    return self.dtype.is_signed
+
+
+_is_signed_method.__name__ = "is_signed"
+METHODS = {"is_signed": _is_signed_method}
 NAMES = {
     "dtype": _C.dtype, "finfo": finfo, "iinfo": iinfo,
     "float32": _C.float32, "float": _C.float32, "float64": _C.float64, "double": _C.float64,

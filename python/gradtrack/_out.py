@@ -168,11 +168,11 @@ def accepts_out(name, strict_cast=False):
 
 # ---- which functions take out= ---------------------------------------------------------------
 
-# The op list's functions that take out= (NOTE [One declaration per op]), and
-# true_divide, div's alias.
-_LIST = [op for op in pointwise_ops() if op.out]
+# The op list's functions that take out= (NOTE [One declaration per op]), true_divide,
+# div's alias, and polygamma (its order first). gradtrack.special wraps its own rows.
+_LIST = [op for op in pointwise_ops() if op.out and not op.special]
 UNARY = tuple(op.name for op in _LIST if op.arity == 1)
-BINARY = tuple(op.name for op in _LIST if op.arity == 2) + ("true_divide",)
+BINARY = tuple(op.name for op in _LIST if op.arity == 2) + ("true_divide", "polygamma")
 FACTORIES = ("arange", "linspace", "eye", "full", "randperm", "randint")
 # torch's "Same"-dtype unary ops want out's dtype to be the result's exactly.
 EXACT = {op.name for op in _LIST if op.out == "exact"}

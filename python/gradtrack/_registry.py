@@ -140,6 +140,11 @@ def methods(modules):
     return table
 
 
+# gradtrack's namespace once assembled: the submodules that give torch's other names
+# for its functions (gradtrack.special) read them here, not through `import gradtrack`.
+INSTALLED = {}
+
+
 def install(namespace):
     """Assembles ``namespace`` (gradtrack's) and the Tensor class: NOTE [One registry]."""
     modules = _modules()
@@ -158,3 +163,4 @@ def install(namespace):
     _docs.attach()
     # 5. the number slots, after every assignment to Tensor's attributes
     _C._install_number_slots()
+    INSTALLED.update(namespace)

@@ -36,6 +36,23 @@ ERRORS = {
     "cosine_similarity_mismatch": lambda t, x: t.cosine_similarity(x, t.zeros(5, 4)),
     "positive_bool": lambda t, x: t.positive(x > 2),
     "hstack_out_requires_grad": lambda t, x: t.hstack([x.requires_grad_()], out=t.zeros(1)),
+    "combinations_2d": lambda t, x: t.combinations(x),
+    "combinations_negative_r": lambda t, x: t.combinations(x[0], -1),
+    "sum_to_size_not_expandable": lambda t, x: x.sum_to_size(2, 4),
+    "sum_to_size_more_dims": lambda t, x: x.sum_to_size(1, 1, 3, 4),
+    "split_with_sizes_sum": lambda t, x: x.split_with_sizes([1, 1]),
+    "mH_1d": lambda t, x: x[0].mH,
+    "H_3d": lambda t, x: x.unsqueeze(0).H,
+    "H_1d": lambda t, x: x[0].H,
+    "adjoint_1d": lambda t, x: t.adjoint(x[0]),
+    "is_nonzero_many": lambda t, x: t.is_nonzero(x),
+    "is_nonzero_empty": lambda t, x: x[:0].is_nonzero(),
+    "tril_indices_negative_row": lambda t, x: t.tril_indices(-1, 3),
+    "triu_indices_negative_col": lambda t, x: t.triu_indices(3, -2),
+    "tril_indices_float": lambda t, x: t.tril_indices(3, 3, dtype=t.float32),
+    "triu_indices_bool": lambda t, x: t.triu_indices(3, 3, dtype=t.bool),
+    "unravel_index_float": lambda t, x: t.unravel_index(x[0], (3, 4)),
+    "unravel_index_negative_shape": lambda t, x: t.unravel_index(t.tensor([5]), (3, -4)),
 }
 
 
@@ -98,3 +115,36 @@ def test_cosine_similarity_gradient_with_a_zero_vector_matches_torch(torch):
 def _close(x, y):
     import numpy as np
     return all(np.allclose(np.asarray(p), np.asarray(q), rtol=1e-6) for p, q in zip(x, y))
+
+
+def test_unravel_index_wraps_as_torch(torch):
+    for indices, shape in (([4, 7, 12, -1], (3, 4)), ([5], 7), ([[0, 23], [11, 6]], (2, 3, 4))):
+        got = gradtrack.unravel_index(gradtrack.tensor(indices), shape)
+        want = torch.unravel_index(torch.tensor(indices), shape)
+        assert [g.tolist() for g in got] == [w.tolist() for w in want]
+        assert all(str(g.dtype)[10:] == str(w.dtype)[6:] for g, w in zip(got, want))
+
+
+def test_predicates_match_torch(torch):
+    cases = [[0.0], [float("nan")], [[3]], [False], [-0.0]]
+    for value in cases:
+        assert gradtrack.tensor(value).is_nonzero() == torch.tensor(value).is_nonzero()
+        assert gradtrack.is_nonzero(gradtrack.tensor(value)) == torch.tensor(value).is_nonzero()
+    a, b = gradtrack.zeros(2, 3), gradtrack.zeros(3, 2)
+    assert gradtrack.is_same_size(a, a.clone()) and not a.is_same_size(b)
+
+
+def test_sum_to_size_returns_self_when_nothing_sums(torch):
+    x = gradtrack.ones(2, 3, requires_grad=True)
+    assert x.sum_to_size(2, 3) is x
+    tx = torch.ones(2, 3, requires_grad=True)
+    assert type(x.sum_to_size(3).grad_fn).__name__ == type(tx.sum_to_size(3).grad_fn).__name__
+
+
+def test_h_of_a_0d_tensor_warns_as_torch(torch):
+    for lib in (gradtrack, torch):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            assert lib.tensor(2.0).H.item() == 2.0
+        assert [str(w.message).split(" (Triggered")[0] for w in caught] == [
+            "Tensor.H is deprecated on 0-D tensors. Consider using x.conj()."]

@@ -3,6 +3,8 @@
 // formulas that are not derived from a backward. The rows naming them are
 // python/gradtrack/_declarations/pointwise.py (NOTE [One declaration per op]).
 #include <cmath>
+#include <functional>
+#include <limits>
 
 #include "autograd/formulas/common.h"
 
@@ -389,5 +391,90 @@ TL lerp_tensor_bw(const C& c, const TL& g) {
   return {c.needs(0) ? mul(g[0], rsub(w, Scalar(1.0))) : Tensor(),
           c.needs(1) ? mul(g[0], w) : Tensor(), c.needs(2) ? mul(g[0], sub(end, a)) : Tensor()};
 }
+
+// ---- the gamma and Bessel families, logaddexp, fmax/fmin ----
+TL lgamma_bw(const C& c, const TL& g) { return {mul(g[0], digamma(c.saved_input(0)))}; }
+TL digamma_bw(const C& c, const TL& g) { return {mul(g[0], polygamma(1, c.saved_input(0)))}; }
+TL polygamma_bw(const C& c, const TL& g) {
+  return {mul(g[0], polygamma(c.attrs<PolygammaAttrs>().n + 1, c.saved_input(0)))};
+}
+TL i0_bw(const C& c, const TL& g) { return {mul(g[0], special_i1(c.saved_input(0)))}; }
+TL special_i0e_bw(const C& c, const TL& g) {
+  const Tensor& x = c.saved_input(0);
+  return {mul(g[0], sub(special_i1e(x), mul(sgn(x), c.result())))};
+}
+
+namespace {
+// NOTE [Bessel gradients at zero]
+// i1'(x) = i0(x) - i1(x) / x is 0 / 0 at x = 0, where the limit is 1/2. As
+// PyTorch's i1_backward, inputs within machine epsilon of 0 take 1/2, and the
+// formula reads a safe input there so that its own gradient stays finite.
+Tensor bessel_grad_at_zero(const Tensor& x, const std::function<Tensor(const Tensor&)>& formula) {
+  const double eps = x.dtype() == ScalarType::Float64 ? std::numeric_limits<double>::epsilon()
+                                                      : std::numeric_limits<float>::epsilon();
+  Tensor not_tiny = compare(Cmp::Gt, abs(x), Scalar(eps));
+  Tensor safe = where(not_tiny, x, scalar_tensor(Scalar(eps), x.dtype()));
+  return where(not_tiny, formula(safe), scalar_tensor(Scalar(0.5), x.dtype()));
+}
+}  // namespace
+TL special_i1_bw(const C& c, const TL& g) {
+  const Tensor& r = c.result();
+  return {mul(g[0], bessel_grad_at_zero(c.saved_input(0), [&](const Tensor& x) {
+                return sub(i0(x), mul(r, reciprocal(x)));
+              }))};
+}
+TL special_i1e_bw(const C& c, const TL& g) {
+  const Tensor& r = c.result();
+  return {mul(g[0], bessel_grad_at_zero(c.saved_input(0), [&](const Tensor& x) {
+                return sub(special_i0e(x), mul(r, add(sgn(x), reciprocal(x))));
+              }))};
+}
+// sqrt(2 pi) * exp(ndtri(x)^2 / 2) * g.
+TL special_ndtri_bw(const C& c, const TL& g) {
+  Tensor e = exp(div_by_scalar(pow(c.result(), Scalar(int64_t(2))), Scalar(int64_t(2))));
+  return {mul(mul_by_scalar(g[0], Scalar(std::sqrt(2 * M_PI))), e)};
+}
+// g / sqrt(2 pi) * exp(-(log_ndtr(x) + x^2 / 2)): the normal density over ndtr.
+TL special_log_ndtr_bw(const C& c, const TL& g) {
+  Tensor half_sq = div_by_scalar(pow(c.saved_input(0), Scalar(int64_t(2))), Scalar(int64_t(2)));
+  Tensor e = exp(neg(add(c.result(), half_sq)));
+  return {mul(div_by_scalar(g[0], Scalar(std::sqrt(2 * M_PI))), e)};
+}
+// (2 x erfcx(x) - 2 / sqrt(pi)) * g.
+TL special_erfcx_bw(const C& c, const TL& g) {
+  Tensor two_x_r = mul(mul_by_scalar(c.saved_input(0), Scalar(2.0)), c.result());
+  return {mul(sub_by_scalar(two_x_r, Scalar(2.0 / std::sqrt(M_PI))), g[0])};
+}
+// -(1 + log x) * g.
+TL special_entr_bw(const C& c, const TL& g) {
+  return {mul(g[0], neg(add_by_scalar(log(c.saved_input(0)), Scalar(int64_t(1)))))};
+}
+
+namespace {
+// fmax/fmin: the gradient goes to self where self wins or other is NaN, to
+// other elsewhere (PyTorch's masked_fill formulas).
+TL nan_ignoring_extreme_bw(const C& c, const TL& g, Cmp wins) {
+  const Tensor& a = c.saved_input(0);
+  const Tensor& b = c.saved_input(1);
+  Tensor self_takes = logical(Logic::Or, compare(wins, a, b), isnan(b));
+  Tensor z = zero_scalar(g[0]);
+  return {c.needs(0) ? where(self_takes, g[0], z) : Tensor(),
+          c.needs(1) ? where(self_takes, z, g[0]) : Tensor()};
+}
+// logaddexp: g / (1 + e(other - self)) and g / (1 + e(self - other)), e = exp or 2**.
+TL log_add_bw(const C& c, const TL& g, bool base2) {
+  const Tensor& a = c.saved_input(0);
+  const Tensor& b = c.saved_input(1);
+  auto share = [&](const Tensor& x, const Tensor& y) {
+    Tensor e = base2 ? pow(Scalar(int64_t(2)), sub(y, x)) : exp(sub(y, x));
+    return div(g[0], add_by_scalar(e, Scalar(int64_t(1))));
+  };
+  return {c.needs(0) ? share(a, b) : Tensor(), c.needs(1) ? share(b, a) : Tensor()};
+}
+}  // namespace
+TL fmax_bw(const C& c, const TL& g) { return nan_ignoring_extreme_bw(c, g, Cmp::Ge); }
+TL fmin_bw(const C& c, const TL& g) { return nan_ignoring_extreme_bw(c, g, Cmp::Le); }
+TL logaddexp_bw(const C& c, const TL& g) { return log_add_bw(c, g, false); }
+TL logaddexp2_bw(const C& c, const TL& g) { return log_add_bw(c, g, true); }
 
 }  // namespace gradtrack::autograd::formulas

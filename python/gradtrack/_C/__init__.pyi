@@ -9,6 +9,7 @@ import builtins
 import typing
 import gradtrack
 import gradtrack.utils.hooks
+from . import _special
 from . import _inplace
 from . import _nn
 from . import _optim
@@ -20,7 +21,7 @@ from . import _resample
 from . import _conv
 from . import _docs
 from . import _bench
-__all__: list[str] = ['Node', 'Tensor', 'abs', 'acos', 'acosh', 'add', 'addmm', 'all', 'amax', 'amin', 'any', 'arange', 'argmax', 'argmin', 'as_strided', 'asin', 'asinh', 'atan', 'atan2', 'atanh', 'bfloat16', 'bitwise_and', 'bitwise_not', 'bitwise_or', 'bitwise_xor', 'bmm', 'bool', 'cat', 'ceil', 'chunk', 'clamp', 'clamp_max', 'clamp_min', 'clone', 'concat', 'cos', 'cosh', 'deg2rad', 'div', 'dot', 'dtype', 'empty', 'eq', 'equal', 'erf', 'erfc', 'erfinv', 'exp', 'exp2', 'expm1', 'eye', 'flatten', 'float16', 'float32', 'float64', 'floor', 'floor_divide', 'fmod', 'frac', 'from_numpy', 'full', 'gather', 'ge', 'get_num_threads', 'gt', 'hypot', 'index_select', 'int16', 'int32', 'int64', 'int8', 'is_anomaly_check_nan_enabled', 'is_anomaly_enabled', 'is_grad_enabled', 'is_inference_mode_enabled', 'isfinite', 'isinf', 'isnan', 'isneginf', 'isposinf', 'le', 'linspace', 'log', 'log10', 'log1p', 'log2', 'log_softmax', 'logical_and', 'logical_not', 'logical_or', 'logical_xor', 'lt', 'masked_fill', 'masked_select', 'matmul', 'maximum', 'mean', 'minimum', 'mm', 'mul', 'mv', 'narrow', 'ne', 'neg', 'ones', 'outer', 'permute', 'pow', 'prod', 'rad2deg', 'rand', 'randint', 'randn', 'randperm', 'reciprocal', 'relu', 'remainder', 'reshape', 'round', 'rsqrt', 'rsub', 'scatter', 'scatter_add', 'select', 'set_num_threads', 'sgn', 'sigmoid', 'sign', 'signbit', 'sin', 'sinc', 'sinh', 'softmax', 'split', 'sqrt', 'square', 'squeeze', 'stack', 'sub', 'sum', 'swapaxes', 't', 'tan', 'tanh', 'tensor', 'transpose', 'trunc', 'uint8', 'unbind', 'unsqueeze', 'where', 'zeros']
+__all__: list[str] = ['Node', 'Tensor', 'abs', 'acos', 'acosh', 'add', 'addmm', 'all', 'amax', 'amin', 'any', 'arange', 'argmax', 'argmin', 'as_strided', 'asin', 'asinh', 'atan', 'atan2', 'atanh', 'bfloat16', 'bitwise_and', 'bitwise_not', 'bitwise_or', 'bitwise_xor', 'bmm', 'bool', 'cat', 'ceil', 'chunk', 'clamp', 'clamp_max', 'clamp_min', 'clone', 'concat', 'cos', 'cosh', 'deg2rad', 'digamma', 'div', 'dot', 'dtype', 'empty', 'eq', 'equal', 'erf', 'erfc', 'erfinv', 'exp', 'exp2', 'expm1', 'eye', 'flatten', 'float16', 'float32', 'float64', 'floor', 'floor_divide', 'fmax', 'fmin', 'fmod', 'frac', 'from_numpy', 'full', 'gather', 'ge', 'get_num_threads', 'gt', 'hypot', 'i0', 'index_select', 'int16', 'int32', 'int64', 'int8', 'is_anomaly_check_nan_enabled', 'is_anomaly_enabled', 'is_grad_enabled', 'is_inference_mode_enabled', 'isfinite', 'isinf', 'isnan', 'isneginf', 'isposinf', 'le', 'lgamma', 'linspace', 'log', 'log10', 'log1p', 'log2', 'log_softmax', 'logaddexp', 'logaddexp2', 'logical_and', 'logical_not', 'logical_or', 'logical_xor', 'lt', 'masked_fill', 'masked_select', 'matmul', 'maximum', 'mean', 'minimum', 'mm', 'mul', 'mv', 'narrow', 'ne', 'neg', 'ones', 'outer', 'permute', 'polygamma', 'pow', 'prod', 'rad2deg', 'rand', 'randint', 'randn', 'randperm', 'reciprocal', 'relu', 'remainder', 'reshape', 'round', 'rsqrt', 'rsub', 'scatter', 'scatter_add', 'select', 'set_num_threads', 'sgn', 'sigmoid', 'sign', 'signbit', 'sin', 'sinc', 'sinh', 'softmax', 'split', 'sqrt', 'square', 'squeeze', 'stack', 'sub', 'sum', 'swapaxes', 't', 'tan', 'tanh', 'tensor', 'transpose', 'trunc', 'uint8', 'unbind', 'unsqueeze', 'where', 'zeros']
 
 class dtype:
     """
@@ -592,6 +593,15 @@ tensor([[3., 4.],
 tensor([[3., 4.],
         [6., 8.]])"""
 
+    def adjoint(self) -> Tensor:
+        """The conjugate transpose of the last two dims, a view (for real tensors the
+transpose).
+
+>>> import gradtrack
+>>> gradtrack.adjoint(gradtrack.tensor([[1, 2], [3, 4]]))
+tensor([[1, 3],
+        [2, 4]])"""
+
     def all(self, dim: typing.Any=None, keepdim: builtins.bool=False) -> Tensor:
         """
         True if every element is nonzero (of the whole tensor, or along ``dim``).
@@ -625,15 +635,6 @@ True"""
         >>> gradtrack.amin(gradtrack.tensor([[3.0, 1.0], [0.0, 5.0]]), dim=1)
         tensor([1., 0.])
         """
-
-    def aminmax(self, *, dim: typing.Any=None, keepdim: typing.Any=False) -> tuple[Tensor, Tensor]:
-        """The smallest and largest elements, overall or along ``dim``.
-
->>> import gradtrack
->>> gradtrack.aminmax(gradtrack.tensor([2., -1., 5.]))
-gradtrack.return_types.aminmax(
-min=tensor(-1.),
-max=tensor(5.))"""
 
     def any(self, dim: typing.Any=None, keepdim: builtins.bool=False) -> Tensor:
         """
@@ -906,14 +907,6 @@ tensor([0., 0., 1., 0.])"""
         tensor([1.0000, 2.5000], dtype=gradtrack.bfloat16)
         """
 
-    def bincount(self, weights: typing.Any=None, minlength: typing.Any=0) -> Tensor:
-        """How often each value 0, 1, ... occurs in the 1-D non-negative integer
-``input`` (or the sum of ``weights`` at it), at least ``minlength`` long.
-
->>> import gradtrack
->>> gradtrack.bincount(gradtrack.tensor([1, 2, 2]))
-tensor([0, 1, 2])"""
-
     def bitwise_and(self, other: typing.Any) -> Tensor:
         """
         The bitwise AND of integer or bool tensors.
@@ -1154,14 +1147,6 @@ tensor([1., 2.])"""
 tensor([[1., 2.],
         [1., 2.]])"""
 
-    def corrcoef(self) -> Tensor:
-        """The Pearson correlation coefficients of the variables in the rows of ``input``.
-
->>> import gradtrack
->>> gradtrack.corrcoef(gradtrack.tensor([[0., 1., 2.], [2., 1., 0.]]))
-tensor([[ 1., -1.],
-        [-1.,  1.]])"""
-
     def cos(self) -> Tensor:
         """
         The cosine of each element (in radians).
@@ -1207,16 +1192,6 @@ tensor([1.5431, 1.0000, 3.7622])
 >>> gradtrack.count_nonzero(gradtrack.tensor([[0, 1], [2, 3]]), dim=0)
 tensor([1, 2])"""
 
-    def cov(self, *, correction: typing.Any=1, fweights: typing.Any=None, aweights: typing.Any=None) -> Tensor:
-        """The covariance matrix of the variables in the rows of ``input`` (columns are
-observations), with divisor N - ``correction``; ``fweights`` (integer frequencies)
-and ``aweights`` (floating weights) weight the observations.
-
->>> import gradtrack
->>> gradtrack.cov(gradtrack.tensor([[0., 1., 2.], [2., 1., 0.]]))
-tensor([[ 1., -1.],
-        [-1.,  1.]])"""
-
     def cpu(self) -> Tensor:
         """This tensor (it already is on the CPU); a copy only if asked to move.
 
@@ -1241,23 +1216,6 @@ tensor([0., 0., 1.])"""
 Traceback (most recent call last):
     ...
 AssertionError: Torch not compiled with CUDA enabled"""
-
-    def cummax(self, dim: typing.Any) -> tuple[Tensor, Tensor]:
-        """The running maximum along ``dim`` and the index it was last taken from (a tie
-or a NaN moves the index on).
-
->>> import gradtrack
->>> gradtrack.cummax(gradtrack.tensor([1., 3., 2., 3.]), 0)
-gradtrack.return_types.cummax(
-values=tensor([1., 3., 3., 3.]),
-indices=tensor([0, 1, 1, 3]))"""
-
-    def cummin(self, dim: typing.Any) -> tuple[Tensor, Tensor]:
-        """The running minimum along ``dim`` and the index it was last taken from.
-
->>> import gradtrack
->>> gradtrack.cummin(gradtrack.tensor([3., 1., 2., 1.]), 0).indices
-tensor([0, 1, 1, 3])"""
 
     def cumprod(self, dim: typing.Any, *, dtype: typing.Any=None) -> Tensor:
         """Cumulative product along ``dim``.
@@ -1360,6 +1318,13 @@ tensor([1, 4])"""
 tensor([[1., 0.],
         [0., 2.]])"""
 
+    def diagflat(self, offset: typing.Any=0) -> Tensor:
+        """A matrix with the flattened ``input`` on its ``offset``-th diagonal.
+
+>>> import gradtrack
+>>> gradtrack.diagflat(gradtrack.tensor([[1, 2], [3, 4]]), 1).shape
+gradtrack.Size([5, 5])"""
+
     def diagonal(self, offset: typing.Any=0, dim1: typing.Any=0, dim2: typing.Any=1) -> Tensor:
         """A view of the diagonal ``offset`` of the dims ``dim1``, ``dim2``
 (which move to the end).
@@ -1384,6 +1349,25 @@ on first.
 >>> gradtrack.diff(gradtrack.tensor([1, 4, 9, 16]))
 tensor([3, 5, 7])"""
 
+    def digamma(self) -> Tensor:
+        """
+        The logarithmic derivative of the gamma function (-inf at 0, NaN at the negative integers).
+
+        >>> import gradtrack
+        >>> gradtrack.tensor([0.5, 1.0, 3.0]).digamma()
+        tensor([-1.9635, -0.5772,  0.9228])
+        """
+
+    def digamma_(self) -> Tensor:
+        """In-place :meth:`digamma`; returns ``self``.
+
+>>> import gradtrack
+>>> x = gradtrack.tensor([0.5, 1.0, 3.0])
+>>> x.digamma_()
+tensor([-1.9635, -0.5772,  0.9228])
+>>> x._version
+1"""
+
     def dim(self) -> builtins.int:
         """
         The number of dims.
@@ -1392,13 +1376,6 @@ tensor([3, 5, 7])"""
         >>> gradtrack.zeros(2, 3).dim()
         2
         """
-
-    def dist(self, other: typing.Any, p: typing.Any=2) -> Tensor:
-        """The ``p``-norm of ``input - other`` (broadcast).
-
->>> import gradtrack
->>> gradtrack.dist(gradtrack.tensor([0., 0.]), gradtrack.tensor([3., 4.]))
-tensor(5.)"""
 
     def div(self, other: typing.Any, *, rounding_mode: typing.Any=...) -> Tensor:
         """
@@ -1743,6 +1720,24 @@ tensor([ 3., -4.,  1.])
 >>> x._version
 1"""
 
+    def fmax(self, other: Tensor) -> Tensor:
+        """
+        The larger of two elements, elementwise; a NaN loses to a number.
+
+        >>> import gradtrack
+        >>> gradtrack.tensor([1.0, float('nan'), 3.0]).fmax(gradtrack.tensor([2.0, 0.5, float('nan')]))
+        tensor([2.0000, 0.5000, 3.0000])
+        """
+
+    def fmin(self, other: Tensor) -> Tensor:
+        """
+        The smaller of two elements, elementwise; a NaN loses to a number.
+
+        >>> import gradtrack
+        >>> gradtrack.tensor([1.0, float('nan'), 3.0]).fmin(gradtrack.tensor([2.0, 0.5, float('nan')]))
+        tensor([1.0000, 0.5000, 3.0000])
+        """
+
     def fmod(self, other: typing.Any) -> Tensor:
         """
         The remainder of division with the sign of the dividend (C's fmod).
@@ -1858,23 +1853,6 @@ tensor([0., 0., 1.])"""
         tensor([1.0000, 2.5000], dtype=gradtrack.float16)
         """
 
-    def histc(self, bins: typing.Any=100, min: typing.Any=0, max: typing.Any=0) -> Tensor:
-        """A histogram of ``bins`` equal bins over [min, max] (the data's range when
-min == max); elements outside are not counted.
-
->>> import gradtrack
->>> gradtrack.histc(gradtrack.tensor([1., 2., 2., 4.]), bins=3)
-tensor([1., 2., 1.])"""
-
-    def histogram(self, bins: typing.Any, *, range: typing.Any=None, weight: typing.Any=None, density: typing.Any=False) -> tuple[Tensor, Tensor]:
-        """The histogram of ``input``: ``bins`` equal bins over ``range`` (the data's range
-by default) or the bin edges ``bins`` (a 1-D tensor); the counts (or ``weight``
-sums, or a density) and the edges.
-
->>> import gradtrack
->>> gradtrack.histogram(gradtrack.tensor([1., 2., 1.]), bins=2).hist
-tensor([2., 1.])"""
-
     def hsplit(self, sections: typing.Any=None, *, indices: typing.Any=None) -> Tensor:
         """``tensor_split`` along dim 1 (dim 0 for 1-D tensors); a section count must divide
     the size.
@@ -1899,6 +1877,25 @@ tensor([2., 1.])"""
 >>> x = gradtrack.tensor([3.0, 5.0, 1.0])
 >>> x.hypot_(gradtrack.tensor([4.0, 12.0, 1.0]))
 tensor([ 5.0000, 13.0000,  1.4142])
+>>> x._version
+1"""
+
+    def i0(self) -> Tensor:
+        """
+        The modified Bessel function of the first kind of order 0.
+
+        >>> import gradtrack
+        >>> gradtrack.tensor([0.5, 1.0, 3.0]).i0()
+        tensor([1.0635, 1.2661, 4.8808])
+        """
+
+    def i0_(self) -> Tensor:
+        """In-place :meth:`i0`; returns ``self``.
+
+>>> import gradtrack
+>>> x = gradtrack.tensor([0.5, 1.0, 3.0])
+>>> x.i0_()
+tensor([1.0635, 1.2661, 4.8808])
 >>> x._version
 1"""
 
@@ -1954,23 +1951,6 @@ tensor([0., 2., 0.])"""
 tensor([1., 0., 5., 0.])
 >>> x.index_put_((gradtrack.tensor([0, 0]),), gradtrack.tensor([1.0, 1.0]), accumulate=True)
 tensor([3., 0., 5., 0.])"""
-
-    def index_reduce(self, dim: typing.Any, index: typing.Any, source: typing.Any, reduce: typing.Any, *, include_self: typing.Any=True) -> Tensor:
-        """``input`` with the slices of ``source`` reduced (``"prod"``, ``"mean"``,
-``"amax"``, ``"amin"``) into the slices ``index`` names along ``dim``.
-
->>> import gradtrack
->>> gradtrack.index_reduce(gradtrack.ones(3), 0, gradtrack.tensor([0, 2, 0]),
-...                        gradtrack.tensor([2., 3., 4.]), "amax", include_self=False)
-tensor([4., 1., 3.])"""
-
-    def index_reduce_(self, dim: typing.Any, index: typing.Any, source: typing.Any, reduce: typing.Any, *, include_self: typing.Any=True) -> Tensor:
-        """``index_reduce`` written into ``self``; returns ``self``.
-
->>> import gradtrack
->>> gradtrack.ones(2).index_reduce_(0, gradtrack.tensor([1, 1]),
-...                                 gradtrack.tensor([2., 3.]), "prod")
-tensor([1., 6.])"""
 
     def index_select(self, dim: typing.SupportsInt | typing.SupportsIndex, index: Tensor) -> Tensor:
         """
@@ -2033,12 +2013,33 @@ tensor(11.)"""
 >>> gradtrack.ones(2).is_inference()
 False"""
 
+    def is_nonzero(self) -> Tensor:
+        """Whether the one element of ``input`` is not zero (NaN counts as nonzero).
+
+>>> import gradtrack
+>>> gradtrack.is_nonzero(gradtrack.tensor([0.5]))
+True"""
+
     def is_pinned(self, device: typing.Any=None) -> Tensor:
         """Always False: gradtrack has no pinned memory (torch's CPU build neither).
 
 >>> import gradtrack
 >>> gradtrack.zeros(2).is_pinned()
 False"""
+
+    def is_same_size(self, other: typing.Any) -> Tensor:
+        """True when the two tensors have the same shape.
+
+>>> import gradtrack
+>>> gradtrack.is_same_size(gradtrack.zeros(2, 3), gradtrack.ones(2, 3))
+True"""
+
+    def is_signed(self) -> Tensor:
+        """True if the dtype holds negative values (every dtype but bool and uint8).
+
+>>> import gradtrack
+>>> gradtrack.tensor([1, -1]).is_signed()
+True"""
 
     def isclose(self, other: typing.Any, rtol: typing.Any=1e-05, atol: typing.Any=1e-08, equal_nan: typing.Any=False) -> Tensor:
         """Elementwise ``|input - other| <= atol + rtol * |other|`` (or equal;
@@ -2157,6 +2158,25 @@ self's dtype); returns ``self`` (its node's gradients are zeros, as torch's).
 >>> gradtrack.tensor([1., 2., 3.]).le_(2)
 tensor([1., 1., 0.])"""
 
+    def lgamma(self) -> Tensor:
+        """
+        The natural logarithm of the absolute value of the gamma function.
+
+        >>> import gradtrack
+        >>> gradtrack.tensor([0.5, 1.0, 3.0]).lgamma()
+        tensor([0.5724, 0.0000, 0.6931])
+        """
+
+    def lgamma_(self) -> Tensor:
+        """In-place :meth:`lgamma`; returns ``self``.
+
+>>> import gradtrack
+>>> x = gradtrack.tensor([0.5, 1.0, 3.0])
+>>> x.lgamma_()
+tensor([0.5724, 0.0000, 0.6931])
+>>> x._version
+1"""
+
     def log(self) -> Tensor:
         """
         The natural logarithm of each element.
@@ -2250,12 +2270,23 @@ tensor([5.9263e+01, 1.5116e+00, 3.4819e-02])"""
         tensor([[-2.4076, -1.4076, -0.4076]])
         """
 
-    def logcumsumexp(self, dim: typing.Any) -> Tensor:
-        """log(cumsum(exp(input))) along ``dim``, computed without overflow.
+    def logaddexp(self, other: Tensor) -> Tensor:
+        """
+        ``log(exp(input) + exp(other))`` without overflow.
 
->>> import gradtrack
->>> gradtrack.logcumsumexp(gradtrack.tensor([0., 0., 0.]), 0)
-tensor([0.0000, 0.6931, 1.0986])"""
+        >>> import gradtrack
+        >>> gradtrack.tensor([0.0, 1.0, -100.0]).logaddexp(gradtrack.tensor([0.0, 2.0, -100.0]))
+        tensor([  0.6931,   2.3133, -99.3069])
+        """
+
+    def logaddexp2(self, other: Tensor) -> Tensor:
+        """
+        ``log2(2**input + 2**other)`` without overflow.
+
+        >>> import gradtrack
+        >>> gradtrack.tensor([0.0, 1.0, 3.0]).logaddexp2(gradtrack.tensor([0.0, 2.0, 3.0]))
+        tensor([1.0000, 2.5850, 4.0000])
+        """
 
     def logical_and(self, other: Tensor) -> Tensor:
         """
@@ -2542,36 +2573,6 @@ tensor([0., 1.])"""
 >>> gradtrack.tensor([float('nan'), float('inf'), 1.]).nan_to_num_(posinf=5.)
 tensor([0., 5., 1.])"""
 
-    def nanmean(self, dim: typing.Any=None, keepdim: typing.Any=False, *, dtype: typing.Any=None, out: typing.Any=None) -> Tensor:
-        """The mean of the elements that are not NaN (torch's ``nansum / count``; with
-``out=``, the sum written into ``out`` and divided there, two writes as torch's).
-
->>> import gradtrack
->>> gradtrack.nanmean(gradtrack.tensor([[1., float("nan")], [2., 4.]]), dim=1)
-tensor([1., 3.])"""
-
-    def nanmedian(self, dim: typing.Any=None, keepdim: typing.Any=False) -> typing.Any:
-        """The lower median of the elements that are not NaN, or (values, indices) along
-``dim``; a line of NaN only gives NaN.
-
->>> import gradtrack
->>> gradtrack.nanmedian(gradtrack.tensor([4., float("nan"), 1., 3.]))
-tensor(3.)"""
-
-    def nanquantile(self, q: typing.Any, dim: typing.Any=None, keepdim: typing.Any=False, *, interpolation: typing.Any='linear') -> Tensor:
-        """``quantile`` of the elements that are not NaN (NaN where a line has none).
-
->>> import gradtrack
->>> gradtrack.nanquantile(gradtrack.tensor([1., float("nan"), 3.]), 0.5)
-tensor(2.)"""
-
-    def nansum(self, dim: typing.Any=None, keepdim: typing.Any=False, *, dtype: typing.Any=None) -> Tensor:
-        """The sum of the elements, NaN counted as zero (``NansumBackward0``).
-
->>> import gradtrack
->>> gradtrack.nansum(gradtrack.tensor([1., float("nan"), 2.]))
-tensor(3.)"""
-
     def narrow(self, dim: typing.SupportsInt | typing.SupportsIndex, start: typing.SupportsInt | typing.SupportsIndex, length: typing.SupportsInt | typing.SupportsIndex) -> Tensor:
         """
         A view of ``length`` entries of ``dim`` starting at ``start``.
@@ -2759,6 +2760,15 @@ Traceback (most recent call last):
     ...
 RuntimeError: Cannot access accelerator device when none is available."""
 
+    def polygamma(self, n: typing.Any) -> Tensor:
+        """
+        The ``n``-th derivative of the digamma function at each element (``n >= 0``).
+
+        >>> import gradtrack
+        >>> gradtrack.tensor([0.5, 1.0, 2.0]).polygamma(1)
+        tensor([4.9348, 1.6449, 0.6449])
+        """
+
     def positive(self) -> Tensor:
         """Returns ``input`` itself (torch refuses bool tensors).
 
@@ -2809,15 +2819,6 @@ tensor([[0., 0.],
 >>> gradtrack.zeros(2, 2).put_(gradtrack.tensor([3]), gradtrack.ones(1))
 tensor([[0., 0.],
         [0., 1.]])"""
-
-    def quantile(self, q: typing.Any, dim: typing.Any=None, keepdim: typing.Any=False, *, interpolation: typing.Any='linear') -> Tensor:
-        """The ``q``-th quantiles (``q`` a number or a 1-D tensor in [0, 1]) of all elements
-or along ``dim``; ``interpolation`` picks between the two nearest ranks: linear,
-lower, higher, midpoint or nearest. A line holding NaN gives NaN.
-
->>> import gradtrack
->>> gradtrack.quantile(gradtrack.tensor([1., 2., 3., 4.]), 0.5)
-tensor(2.5000)"""
 
     def rad2deg(self) -> Tensor:
         """
@@ -2934,23 +2935,6 @@ tensor([0., 0., 2.])
 tensor([1.0000, 1.0000, 1.5000])
 >>> x._version
 1"""
-
-    def renorm(self, p: typing.Any, dim: typing.Any, maxnorm: typing.Any) -> Tensor:
-        """Each slice of ``input`` along ``dim`` whose ``p``-norm exceeds ``maxnorm``
-scaled down to norm ``maxnorm``; the others as they are.
-
->>> import gradtrack
->>> gradtrack.renorm(gradtrack.tensor([[3., 4.], [0.3, 0.4]]), 2, 0, 1.)
-tensor([[0.6000, 0.8000],
-        [0.3000, 0.4000]])"""
-
-    def renorm_(self, p: typing.Any, dim: typing.Any, maxnorm: typing.Any) -> Tensor:
-        """``renorm`` written into ``self``; returns ``self``.
-
->>> import gradtrack
->>> gradtrack.tensor([[3., 4.], [0.3, 0.4]]).renorm_(2, 0, 1.)
-tensor([[0.6000, 0.8000],
-        [0.3000, 0.4000]])"""
 
     def repeat(self, *repeats: typing.Any) -> Tensor:
         """The tensor tiled: each dim repeated the given number of times (a copy).
@@ -3089,23 +3073,6 @@ tensor([[0., 1.],
 >>> x = gradtrack.zeros(3)
 >>> x.scatter_add_(0, gradtrack.tensor([1, 1]), gradtrack.tensor([2.0, 3.0]))
 tensor([0., 5., 0.])"""
-
-    def scatter_reduce(self, dim: typing.Any, index: typing.Any, src: typing.Any, reduce: typing.Any, *, include_self: typing.Any=True) -> Tensor:
-        """``input`` with the values of ``src`` reduced (``"sum"``, ``"prod"``, ``"mean"``,
-``"amax"``, ``"amin"``) into the places ``index`` names along ``dim``; without
-``include_self`` the places reached ignore ``input``'s values.
-
->>> import gradtrack
->>> gradtrack.scatter_reduce(gradtrack.ones(3), 0, gradtrack.tensor([0, 2, 0]),
-...                          gradtrack.tensor([2., 3., 4.]), "prod")
-tensor([8., 1., 3.])"""
-
-    def scatter_reduce_(self, dim: typing.Any, index: typing.Any, src: typing.Any, reduce: typing.Any, *, include_self: typing.Any=True) -> Tensor:
-        """``scatter_reduce`` written into ``self``; returns ``self``.
-
->>> import gradtrack
->>> gradtrack.zeros(2).scatter_reduce_(0, gradtrack.tensor([1, 1]), gradtrack.ones(2), "sum")
-tensor([0., 2.])"""
 
     def select(self, dim: typing.SupportsInt | typing.SupportsIndex, index: typing.SupportsInt | typing.SupportsIndex) -> Tensor:
         """
@@ -3297,6 +3264,13 @@ tensor([2, 0, 1])"""
 >>> gradtrack.arange(5).split([2, 3])
 (tensor([0, 1]), tensor([2, 3, 4]))"""
 
+    def split_with_sizes(self, split_sizes: typing.Any, dim: typing.Any=0) -> Tensor:
+        """Views of ``input`` along ``dim`` of the given sizes, which must add up to its length.
+
+>>> import gradtrack
+>>> [t.tolist() for t in gradtrack.split_with_sizes(gradtrack.arange(5), [2, 3])]
+[[0, 1], [2, 3, 4]]"""
+
     def sqrt(self) -> Tensor:
         """
         The square root of each element.
@@ -3413,6 +3387,15 @@ tensor([0.5000, 1.5000, 2.5000])"""
         >>> gradtrack.tensor([[1.0, 2.0], [3.0, 4.0]]).sum(dim=0)
         tensor([4., 6.])
         """
+
+    def sum_to_size(self, *size: typing.Any) -> Tensor:
+        """The sum of ``self`` down to ``size``, which ``self`` must broadcast from: leading
+dims summed away, dims of size 1 in ``size`` summed with keepdim. ``self`` itself
+when there is nothing to sum.
+
+>>> import gradtrack
+>>> gradtrack.ones(2, 3).sum_to_size(1, 3)
+tensor([[2., 2., 2.]])"""
 
     def swapaxes(self, axis0: typing.SupportsInt | typing.SupportsIndex, axis1: typing.SupportsInt | typing.SupportsIndex) -> Tensor:
         """
@@ -3801,6 +3784,10 @@ tensor([0., 0., 0.])
 1"""
 
     @property
+    def H(self) -> typing.Any:
+        ...
+
+    @property
     def T(self) -> Tensor:
         ...
 
@@ -3858,6 +3845,10 @@ tensor([0., 0., 0.])
 
     @property
     def layout(self) -> typing.Any:
+        ...
+
+    @property
+    def mH(self) -> typing.Any:
         ...
 
     @property
@@ -4130,6 +4121,9 @@ def cosh(input: Tensor) -> Tensor:
 def deg2rad(input: Tensor) -> Tensor:
     ...
 
+def digamma(input: Tensor) -> Tensor:
+    ...
+
 def div(input: Tensor, other: typing.Any, *, rounding_mode: typing.Any=...) -> Tensor:
     ...
 
@@ -4196,6 +4190,12 @@ def floor_divide(input: Tensor, other: typing.Any) -> Tensor:
     tensor([ 3., -4.,  1.])
     """
 
+def fmax(input: Tensor, other: Tensor) -> Tensor:
+    ...
+
+def fmin(input: Tensor, other: Tensor) -> Tensor:
+    ...
+
 def fmod(input: Tensor, other: typing.Any) -> Tensor:
     ...
 
@@ -4237,6 +4237,9 @@ def gt(input: Tensor, other: typing.Any) -> Tensor:
     ...
 
 def hypot(input: Tensor, other: Tensor) -> Tensor:
+    ...
+
+def i0(input: Tensor) -> Tensor:
     ...
 
 def index_select(input: Tensor, dim: typing.SupportsInt | typing.SupportsIndex, index: Tensor) -> Tensor:
@@ -4336,6 +4339,9 @@ def isposinf(input: Tensor) -> Tensor:
 def le(input: Tensor, other: typing.Any) -> Tensor:
     ...
 
+def lgamma(input: Tensor) -> Tensor:
+    ...
+
 def linspace(start: typing.SupportsFloat | typing.SupportsIndex, end: typing.SupportsFloat | typing.SupportsIndex, steps: typing.SupportsInt | typing.SupportsIndex, *, dtype: typing.Any=None, requires_grad: builtins.bool=False, device: typing.Any=None) -> Tensor:
     ...
 
@@ -4352,6 +4358,12 @@ def log2(input: Tensor) -> Tensor:
     ...
 
 def log_softmax(input: Tensor, dim: typing.SupportsInt | typing.SupportsIndex, *, dtype: typing.Any=None) -> Tensor:
+    ...
+
+def logaddexp(input: Tensor, other: Tensor) -> Tensor:
+    ...
+
+def logaddexp2(input: Tensor, other: Tensor) -> Tensor:
     ...
 
 def logical_and(input: Tensor, other: Tensor) -> Tensor:
@@ -4434,6 +4446,9 @@ def permute(input: Tensor, dims: typing.Any) -> Tensor:
     >>> gradtrack.permute(gradtrack.zeros(2, 3, 4), (2, 0, 1)).shape
     gradtrack.Size([4, 2, 3])
     """
+
+def polygamma(n: typing.Any, input: Tensor) -> Tensor:
+    ...
 
 @typing.overload
 def pow(input: Tensor, exponent: typing.Any) -> Tensor:

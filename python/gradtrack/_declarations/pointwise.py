@@ -9,7 +9,8 @@ derivative derived from it. The kernel is one functor in
 tests (function, method, in-place), each printing ``prints``.
 """
 
-from .rows import CUSTOM, ELEMENTWISE, FLOAT, FLOATING, SAME, Derivative, binary, unary
+from .rows import (CUSTOM, ELEMENTWISE, FLOAT, FLOATING, SAME, Derivative, binary, special_unary,
+                   unary)
 
 _NOT_IMPLEMENTED = "gradtrack::autograd::NotImplemented"
 
@@ -304,6 +305,72 @@ OPS = [
     unary("sinc", FLOAT, "SincBackward0", saves="self",
           doc="Normalized sinc ``sin(pi x) / (pi x)``, 1 at 0.",
           example=("gradtrack.tensor([0.0, 0.5])",), prints="tensor([1.0000, 0.6366])"),
+    # the gamma and Bessel families (csrc/kernels/special_math.h)
+    unary("lgamma", FLOAT, "LgammaBackward0", saves="self",
+          doc="The natural logarithm of the absolute value of the gamma function.",
+          example=("gradtrack.tensor([0.5, 1.0, 3.0])",), prints="tensor([0.5724, 0.0000, 0.6931])"),
+    unary("digamma", FLOAT, "DigammaBackward0", saves="self",
+          doc="The logarithmic derivative of the gamma function (-inf at 0, NaN at the negative "
+              "integers).",
+          example=("gradtrack.tensor([0.5, 1.0, 3.0])",),
+          prints="tensor([-1.9635, -0.5772,  0.9228])"),
+    unary("i0", FLOAT, "I0Backward0", saves="self",
+          doc="The modified Bessel function of the first kind of order 0.",
+          example=("gradtrack.tensor([0.5, 1.0, 3.0])",), prints="tensor([1.0635, 1.2661, 4.8808])"),
+    binary("fmax", SAME, "FmaxBackward0", saves={0: "01", 1: "01"}, inplace=False,
+           doc="The larger of two elements, elementwise; a NaN loses to a number.",
+           example=("gradtrack.tensor([1.0, float('nan'), 3.0])",
+                    "gradtrack.tensor([2.0, 0.5, float('nan')])"),
+           prints="tensor([2.0000, 0.5000, 3.0000])"),
+    binary("fmin", SAME, "FminBackward0", saves={0: "01", 1: "01"}, inplace=False,
+           doc="The smaller of two elements, elementwise; a NaN loses to a number.",
+           example=("gradtrack.tensor([1.0, float('nan'), 3.0])",
+                    "gradtrack.tensor([2.0, 0.5, float('nan')])"),
+           prints="tensor([1.0000, 0.5000, 3.0000])"),
+    binary("logaddexp", FLOATING, "LogaddexpBackward0", saves={0: "01", 1: "01"}, inplace=False,
+           doc="``log(exp(input) + exp(other))`` without overflow.",
+           example=("gradtrack.tensor([0.0, 1.0, -100.0])", "gradtrack.tensor([0.0, 2.0, -100.0])"),
+           prints="tensor([  0.6931,   2.3133, -99.3069])"),
+    binary("logaddexp2", FLOATING, "Logaddexp2Backward0", saves={0: "01", 1: "01"}, inplace=False,
+           doc="``log2(2**input + 2**other)`` without overflow.",
+           example=("gradtrack.tensor([0.0, 1.0, 3.0])", "gradtrack.tensor([0.0, 2.0, 3.0])"),
+           prints="tensor([1.0000, 2.5850, 4.0000])"),
+    # torch.special's own functions (gradtrack.special)
+    special_unary("i0e", FLOAT, "SpecialI0EBackward0", saves={0: "0"},
+                  derivative_options=dict(saves_result=True),
+                  doc="``exp(-|x|) * i0(x)``: the exponentially scaled Bessel function of order 0.",
+                  example=("gradtrack.tensor([0.0, 1.0, -2.0])",),
+                  prints="tensor([1.0000, 0.4658, 0.3085])"),
+    special_unary("i1", FLOAT, "SpecialI1Backward0", saves={0: "0"},
+                  derivative_options=dict(saves_result=True),
+                  doc="The modified Bessel function of the first kind of order 1.",
+                  example=("gradtrack.tensor([0.0, 1.0, -2.0])",),
+                  prints="tensor([ 0.0000,  0.5652, -1.5906])"),
+    special_unary("i1e", FLOAT, "SpecialI1EBackward0", saves={0: "0"},
+                  derivative_options=dict(saves_result=True),
+                  doc="``exp(-|x|) * i1(x)``: the exponentially scaled Bessel function of order 1.",
+                  example=("gradtrack.tensor([0.0, 1.0, -2.0])",),
+                  prints="tensor([ 0.0000,  0.2079, -0.2153])"),
+    special_unary("ndtri", FLOAT, "SpecialNdtriBackward0", saves="result",
+                  doc="The inverse of the standard normal distribution function: the ``x`` "
+                      "whose ``ndtr(x)`` is each element.",
+                  example=("gradtrack.tensor([0.1, 0.5, 0.975])",),
+                  prints="tensor([-1.2816,  0.0000,  1.9600])"),
+    special_unary("log_ndtr", FLOAT, "SpecialLogNdtrBackward0", saves={0: "0"},
+                  derivative_options=dict(saves_result=True),
+                  doc="The logarithm of the standard normal distribution function, accurate "
+                      "far into the left tail.",
+                  example=("gradtrack.tensor([0.0, 1.0, -2.0])",),
+                  prints="tensor([-0.6931, -0.1728, -3.7832])"),
+    special_unary("erfcx", FLOAT, "SpecialErfcxBackward0", saves={0: "0"},
+                  derivative_options=dict(saves_result=True),
+                  doc="The scaled complementary error function ``exp(x**2) * erfc(x)``.",
+                  example=("gradtrack.tensor([0.0, 1.0, -2.0])",),
+                  prints="tensor([  1.0000,   0.4276, 108.9409])"),
+    special_unary("entr", FLOAT, "SpecialEntrBackward0", saves="self",
+                  doc="The entropy term ``-x * log(x)``: 0 at 0, -inf below.",
+                  example=("gradtrack.tensor([0.0, 0.5, 2.0])",),
+                  prints="tensor([ 0.0000,  0.3466, -1.3863])"),
 ]
 
 # The nodes of the elementwise functions that are not rows of the op list (rsub, clamp,
@@ -341,6 +408,7 @@ DERIVATIVES = [
     Derivative("ThresholdBackward", "ThresholdBackwardBackward0", "threshold_backward_bw",
                saves={1: "0"}),
     Derivative("NanToNum", "NanToNumBackward0", "nan_to_num_bw", ELEMENTWISE, saves={0: "0"}),
+    Derivative("Polygamma", "PolygammaBackward0", "polygamma_bw", ELEMENTWISE, saves={0: "0"}),
     Derivative("LerpScalar", "LerpBackward0", "lerp_scalar_bw", ELEMENTWISE),
     Derivative("LerpTensor", "LerpBackward1", "lerp_tensor_bw", ELEMENTWISE,
                saves={0: "2", 1: "2", 2: "01"}),
@@ -356,5 +424,6 @@ DERIVATIVES += [
     for suffix, nr in (("", 0), ("Tensor", 1))
 ]
 
-# Kernels that serve other ops and have no row: div's rounding_mode="trunc".
-KERNELS_ONLY = {2: ["TruncDiv"]}
+# Kernels that serve other ops and have no row: div's rounding_mode="trunc", and
+# polygamma, whose order is a number the kernel takes as its second operand.
+KERNELS_ONLY = {2: ["TruncDiv", "Polygamma"]}

@@ -69,7 +69,10 @@ class Pointwise(namedtuple("Pointwise", [
         "doc",
         "example",             # the arguments of the example call: self first
         "prints",              # what the example prints
-    ], defaults=(None, None, "", True, "cast", "", True, "", (), ""))):
+        # a function of gradtrack.special only (torch.special's): NAME is torch's aten
+        # name, ``special_`` and the public name; no method, no in-place form
+        "special",
+    ], defaults=(None, None, "", True, "cast", "", True, "", (), "", False))):
     """One elementwise op: ``gradtrack.NAME``, ``Tensor.NAME``, ``Tensor.NAME_``.
 
     ``derivative`` is the node the op records with tensor operands: its own row, the
@@ -82,6 +85,11 @@ class Pointwise(namedtuple("Pointwise", [
     @property
     def kernel_name(self):
         return self.kernel or camel(self.name)
+
+    @property
+    def public_name(self):
+        """The name users call: ``special_i0e`` is ``gradtrack.special.i0e``."""
+        return self.name[len("special_"):] if self.special else self.name
 
     @property
     def tensor_kind(self):
@@ -126,6 +134,12 @@ def unary(name, dtype, grad_fn=None, *, backward=None, saves=None, jvp=ELEMENTWI
     if grad_fn is not None:
         derivative = _derivative(name, grad_fn, backward, saves, jvp, derivative_options or {})
     return Pointwise(name, 1, dtype, derivative, **op)
+
+
+def special_unary(name, dtype, grad_fn, **kw):
+    """A unary row of ``gradtrack.special`` only: ``special_unary("i0e", ...)`` is
+    ``gradtrack.special.i0e`` (torch's ``special_i0e``), with no method or in-place form."""
+    return unary("special_" + name, dtype, grad_fn, inplace=False, special=True, **kw)
 
 
 def binary(name, dtype, grad_fn=None, *, backward=None, saves=None, jvp=ELEMENTWISE, records=None,

@@ -63,6 +63,8 @@ def op_list_docs():
 
     functions, methods = {}, {}
     for op in pointwise_ops():
+        if op.special:  # gradtrack.special gives these their docstrings
+            continue
         self_arg, rest = op.example[0], ", ".join(op.example[1:])
         functions[op.name] = (f"{op.doc}\n\n>>> x = {self_arg}\n"
                               f">>> gradtrack.{op.name}(x{', ' + rest if rest else ''})\n"

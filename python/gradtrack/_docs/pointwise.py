@@ -7,6 +7,12 @@ and torch's other names of elementwise methods (``absolute``, ``multiply``,
 """
 
 FUNCTIONS = {
+    "polygamma": """The ``n``-th derivative of the digamma function at each element (``n >= 0``).
+
+    >>> x = gradtrack.tensor([0.5, 1.0, 2.0])
+    >>> gradtrack.polygamma(1, x)
+    tensor([4.9348, 1.6449, 0.6449])
+    """,
     "rsub": """``other - alpha * input`` (subtraction with the operands swapped).
 
     >>> x = gradtrack.tensor([1.0, 2.0, 3.0])
@@ -44,6 +50,11 @@ FUNCTIONS = {
 }
 
 METHODS = {
+    "polygamma": """The ``n``-th derivative of the digamma function at each element (``n >= 0``).
+
+    >>> gradtrack.tensor([0.5, 1.0, 2.0]).polygamma(1)
+    tensor([4.9348, 1.6449, 0.6449])
+    """,
     "true_divide": """Division without rounding; the same as ``div`` with no rounding_mode.
 
     >>> gradtrack.tensor([1.0, 2.0, 3.0]).true_divide(2)

@@ -18,6 +18,7 @@ import builtins
 import functools
 
 from .. import _C, _memory_format
+from .._dtype_names import SCALAR_NAME, dtype_key
 from .._wrappers import fast_path, insert_keywords, lazy_signature, param_names, parameters
 
 BOUND = ("tensor", "from_numpy", "zeros", "ones", "empty", "full", "arange", "linspace", "eye")
@@ -94,7 +95,7 @@ def with_layout(fn, name, layout_too=True, device_too=False):
 
 FACTORIES = ("zeros", "ones", "empty", "full", "arange", "eye", "linspace", "rand", "randn",
              "randint", "randperm", "zeros_like", "ones_like", "empty_like", "full_like",
-             "rand_like", "randn_like", "randint_like")
+             "rand_like", "randn_like", "randint_like", "tril_indices", "triu_indices")
 
 
 # ---- *_like and as_tensor --------------------------------------------------------------
@@ -145,6 +146,52 @@ def as_tensor(data, dtype=None, device=None):
         if aliased is not None and (dtype is None or aliased.dtype is dtype):
             return aliased
     return _C.tensor(data, dtype=dtype)
+
+
+# ---- the indices of a triangle -----------------------------------------------------------
+
+def _triangle_indices(name, lower):
+    def indices(row, col, offset=0, *, dtype=None, device=None):
+        _C._ops.check_device(device)
+        dtype = _C.int64 if dtype is None else dtype
+        scalar_name = SCALAR_NAME[dtype_key(dtype)]
+        if scalar_name in ("Float", "Double", "Half", "BFloat16", "Bool"):
+            raise NotImplementedError(f"\"{name}\" not implemented for '{scalar_name}'")
+        if row < 0:
+            raise RuntimeError(f"row must be non-negative, got{row}")
+        if col < 0:
+            raise RuntimeError(f"col must be non-negative, got{col}")
+        # numpy lists a triangle's positions row by row, as torch does
+        import numpy
+
+        pick = numpy.tril_indices if lower else numpy.triu_indices
+        rows, cols = pick(row, offset, col)
+        if rows.size == 0:  # torch's contiguous strides of an empty (2, 0)
+            return _C.empty((2, 0), dtype=dtype)
+        return _C.tensor(numpy.stack([rows, cols]).reshape(2, -1).astype(numpy.int64),
+                         dtype=dtype)
+    indices.__name__ = name
+    return indices
+
+
+tril_indices = _triangle_indices("tril_indices", True)
+tril_indices.__doc__ = """The row and column indices (a 2 x N tensor) of the lower triangle of a
+``row`` x ``col`` matrix, on and below the ``offset``-th diagonal.
+
+>>> import gradtrack
+>>> gradtrack.tril_indices(3, 3)
+tensor([[0, 1, 1, 2, 2, 2],
+        [0, 0, 1, 0, 1, 2]])
+"""
+triu_indices = _triangle_indices("triu_indices", False)
+triu_indices.__doc__ = """The row and column indices (a 2 x N tensor) of the upper triangle of a
+``row`` x ``col`` matrix, on and above the ``offset``-th diagonal.
+
+>>> import gradtrack
+>>> gradtrack.triu_indices(3, 3, 1)
+tensor([[0, 0, 1],
+        [1, 2, 2]])
+"""
 
 
 # ---- Tensor.new_* -----------------------------------------------------------------------
@@ -203,7 +250,8 @@ def wrap(namespace):
                                     ("pin_memory",))
 
 
-FUNCTIONS = (as_tensor, zeros_like, ones_like, empty_like, full_like, rand_like, randn_like)
+FUNCTIONS = (as_tensor, zeros_like, ones_like, empty_like, full_like, rand_like, randn_like,
+             tril_indices, triu_indices)
 NAMES = {"layout": layout, "strided": strided}
 # The Tensor.new_* that take device=, layout= and pin_memory= (new_tensor takes none).
 NEW_METHODS = ("new_empty", "new_full", "new_ones", "new_zeros")

@@ -9,6 +9,8 @@ tensor([[0, 1],
         [1, 0]])
 """
 
+import builtins
+
 from .. import _C
 from .._dtype_names import SCALAR_NAME, dtype_key
 from . import methods, number, wrap_dim
@@ -206,9 +208,34 @@ def diagonal_scatter(input, src, offset=0, dim1=0, dim2=1):  # noqa: A002
     return _E.diagonal_scatter(input, src, offset, dim1, dim2)
 
 
+def unravel_index(indices, shape):
+    """The coordinates in a tensor of ``shape`` of each flat index, one tensor per dim
+    (torch's composite: floor division by each dim's stride, then the remainder by its
+    size, so indices out of range wrap).
+
+    >>> import gradtrack
+    >>> gradtrack.unravel_index(gradtrack.tensor([4, 7]), (3, 4))
+    (tensor([1, 1]), tensor([0, 3]))
+    """
+    if indices.is_floating_point() or indices.dtype is _C.bool:
+        raise TypeError(f"expected 'indices' to be integer dtype, but got {indices.dtype}")
+    if isinstance(shape, builtins.int):
+        shape = (shape,)
+    shape = tuple(shape)
+    if any(d < 0 for d in shape):
+        raise ValueError(f"'shape' cannot have negative values, but got {shape}")
+    strides, acc = [], 1
+    for d in reversed(shape):
+        strides.append(acc)
+        acc *= d
+    strides.reverse()
+    coords = indices.unsqueeze(-1).floor_divide(_C.tensor(strides, dtype=_C.int64))
+    return tuple(coords.remainder(_C.tensor(list(shape), dtype=_C.int64)).unbind(-1))
+
+
 FUNCTIONS = (nonzero, argwhere, take_along_dim, index_add, index_copy, index_fill, take, put,
              masked_scatter, select_scatter, slice_scatter, diagonal_scatter, scatter_reduce,
-             index_reduce)
+             index_reduce, unravel_index)
 METHODS = {**methods(nonzero, argwhere, take_along_dim, index_add, index_copy, index_fill, take,
                      put, masked_scatter, select_scatter, slice_scatter, diagonal_scatter,
                      scatter_reduce, index_reduce),

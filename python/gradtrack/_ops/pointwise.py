@@ -21,7 +21,8 @@ from . import methods, number
 _E = _C._ops
 _Tensor = _C.Tensor
 
-BOUND = tuple(op.name for op in pointwise_ops()) + ("clamp", "clamp_min", "clamp_max", "rsub")
+BOUND = tuple(op.name for op in pointwise_ops() if not op.special) + (
+    "clamp", "clamp_min", "clamp_max", "rsub", "polygamma")
 
 
 def nan_to_num(input, nan=0.0, posinf=None, neginf=None):  # noqa: A002

@@ -150,7 +150,61 @@ def min(input, dim=None, keepdim=False):  # noqa: A001
     return _C.Tensor.min(input, dim, keepdim)
 
 
+def _sum_to_size(self, *size):
+    """The sum of ``self`` down to ``size``, which ``self`` must broadcast from: leading
+    dims summed away, dims of size 1 in ``size`` summed with keepdim. ``self`` itself
+    when there is nothing to sum.
+
+    >>> import gradtrack
+    >>> gradtrack.ones(2, 3).sum_to_size(1, 3)
+    tensor([[2., 2., 2.]])
+    """
+    if len(size) == 1 and not isinstance(size[0], builtins.int):
+        size = tuple(size[0])
+    shape = tuple(self.shape)
+    lead = len(shape) - len(size)
+    expandable = lead >= 0 and all(s == t or s == 1 for s, t in zip(size, shape[lead:]))
+    if not expandable:
+        raise RuntimeError(f"size {{[{', '.join(map(str, size))}]}} is not expandable to size "
+                           f"{{[{', '.join(map(str, shape))}]}}.")
+    dims = list(range(lead)) + [lead + i for i, s in enumerate(size)
+                                if s == 1 and shape[lead + i] != 1]
+    if not dims:
+        return self
+    result = _C.Tensor.sum(self, dims, True)
+    return result.view(size) if lead > 0 else result
+
+
+_sum_to_size.__name__ = "sum_to_size"
+
+
+def is_same_size(input, other):  # noqa: A002
+    """True when the two tensors have the same shape.
+
+    >>> import gradtrack
+    >>> gradtrack.is_same_size(gradtrack.zeros(2, 3), gradtrack.ones(2, 3))
+    True
+    """
+    return tuple(input.shape) == tuple(other.shape)
+
+
+def is_nonzero(input):  # noqa: A002
+    """Whether the one element of ``input`` is not zero (NaN counts as nonzero).
+
+    >>> import gradtrack
+    >>> gradtrack.is_nonzero(gradtrack.tensor([0.5]))
+    True
+    """
+    n = input.numel()
+    if n == 0:
+        raise RuntimeError("Boolean value of Tensor with no values is ambiguous")
+    if n > 1:
+        raise RuntimeError("Boolean value of Tensor with more than one value is ambiguous")
+    return input.item() != 0
+
+
 FUNCTIONS = (var, std, var_mean, std_mean, logsumexp, kthvalue, median, mode, norm,
-             count_nonzero, max, min)
-METHODS = {**methods(var, std, logsumexp, kthvalue, median, mode, count_nonzero),
-           "norm": _norm_method}
+             count_nonzero, max, min, is_same_size, is_nonzero)
+METHODS = {**methods(var, std, logsumexp, kthvalue, median, mode, count_nonzero, is_same_size,
+                     is_nonzero),
+           "norm": _norm_method, "sum_to_size": _sum_to_size}

@@ -280,13 +280,55 @@ def cartesian_prod(*tensors):
     return _C.stack([g.flatten() for g in grids], 1)
 
 
+def diagflat(input, offset=0):  # noqa: A002
+    """A matrix with the flattened ``input`` on its ``offset``-th diagonal.
+
+    >>> import gradtrack
+    >>> gradtrack.diagflat(gradtrack.tensor([[1, 2], [3, 4]]), 1).shape
+    gradtrack.Size([5, 5])
+    """
+    # torch flattens, then embeds (DiagEmbedBackward0)
+    return _E.diag_embed(input.contiguous().view(-1), offset, 0, 1)
+
+
+def combinations(input, r=2, with_replacement=False):  # noqa: A002
+    """The length-``r`` combinations of the elements of the 1-D ``input``, one per row,
+    in lexicographic order of positions (``itertools.combinations``).
+
+    >>> import gradtrack
+    >>> gradtrack.combinations(gradtrack.tensor([1, 2, 3]))
+    tensor([[1, 2],
+            [1, 3],
+            [2, 3]])
+    """
+    if input.dim() != 1:
+        raise RuntimeError(f"Expect a 1D vector, but got shape {list(input.shape)}")
+    if r < 0:
+        raise RuntimeError(f"Expect a non-negative number, but got {r}")
+    if r == 0:
+        return _C.empty(0, dtype=input.dtype)
+    # torch's composite: an r-dim grid of the input, the positions whose indices rise
+    # (or do not fall, with replacement) selected from each, stacked as columns
+    n = input.numel()
+    grids = meshgrid(*([input] * r), indexing="ij")
+    mask = _C.ones([n] * r, dtype=_C.bool)
+    index = _C.arange(n)
+    for d in range(r - 1):
+        shape_a, shape_b = [1] * r, [1] * r
+        shape_a[d], shape_b[d + 1] = n, n
+        a, b = index.view(shape_a), index.view(shape_b)
+        mask = mask.logical_and(a.le(b) if with_replacement else a.lt(b))
+    return _C.stack([g.masked_select(mask) for g in grids], 1)
+
+
 # The methods' own parameters (``x.repeat(2, 1)``), under the methods' names.
 _repeat_method.__name__, _flip_method.__name__, _tile_method.__name__ = "repeat", "flip", "tile"
 _tril_.__name__, _triu_.__name__ = "tril_", "triu_"
 
 FUNCTIONS = (tril, triu, flip, fliplr, flipud, roll, tile, repeat_interleave, diag_embed, diag,
-             hstack, vstack, dstack, column_stack, cartesian_prod)
+             hstack, vstack, dstack, column_stack, cartesian_prod, diagflat, combinations)
 ALIASES = {"row_stack": "vstack"}
-METHODS = {**methods(tril, triu, roll, fliplr, flipud, repeat_interleave, diag_embed, diag),
+METHODS = {**methods(tril, triu, roll, fliplr, flipud, repeat_interleave, diag_embed, diag,
+                     diagflat),
            "repeat": _repeat_method, "flip": _flip_method, "tile": _tile_method,
            "tril_": _tril_, "triu_": _triu_}

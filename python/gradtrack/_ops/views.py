@@ -263,6 +263,51 @@ _split_method = lambda self, split_size, dim=0: _cxx_split(self, split_size, dim
 _split_method.__name__ = "split"
 
 
+def split_with_sizes(input, split_sizes, dim=0):  # noqa: A002
+    """Views of ``input`` along ``dim`` of the given sizes, which must add up to its length.
+
+    >>> import gradtrack
+    >>> [t.tolist() for t in gradtrack.split_with_sizes(gradtrack.arange(5), [2, 3])]
+    [[0, 1], [2, 3, 4]]
+    """
+    return _cxx_split(input, list(split_sizes), dim)
+
+
+def _matrix_transpose(name, batches_too):
+    """``Tensor.mH``, ``Tensor.H`` and ``adjoint``: the conjugate transpose, which for
+    real tensors is the transpose of the last two dims (TransposeBackward0)."""
+    def op(input):  # noqa: A002
+        if batches_too and input.dim() < 2:
+            raise RuntimeError(f"tensor.{name} is only supported on matrices or batches of "
+                               f"matrices. Got {input.dim()}-D tensor.")
+        if not batches_too and input.dim() != 2:
+            if input.dim() == 0:
+                warnings.warn("Tensor.H is deprecated on 0-D tensors. Consider using x.conj().",
+                              UserWarning, stacklevel=2)
+                return input
+            raise RuntimeError(f"tensor.H is only supported on matrices (2-D tensors). Got "
+                               f"{input.dim()}-D tensor."
+                               + (" For batches of matrices, consider using tensor.mH"
+                                  if input.dim() > 2 else ""))
+        return _C.Tensor.transpose(input, -2, -1)
+    return op
+
+
+def adjoint(input):  # noqa: A002
+    """The conjugate transpose of the last two dims, a view (for real tensors the
+    transpose).
+
+    >>> import gradtrack
+    >>> gradtrack.adjoint(gradtrack.tensor([[1, 2], [3, 4]]))
+    tensor([[1, 3],
+            [2, 4]])
+    """
+    return _adjoint(input)
+
+
+_adjoint = _matrix_transpose("adjoint()", True)
+
+
 def tensor_split(input, sections=None, dim=0, *, indices=None,  # noqa: A002
                  tensor_indices_or_sections=None):
     """Splits into ``n`` nearly equal parts (the first ``size % n`` one longer), or at the
@@ -359,9 +404,27 @@ def detach(input):  # noqa: A002
     return input.detach()
 
 
+_MH_DOC = """The conjugate transpose of the last two dims (a view; for real tensors the
+transpose).
+
+>>> import gradtrack
+>>> gradtrack.tensor([[1, 2], [3, 4]]).mH
+tensor([[1, 3],
+        [2, 4]])
+"""
+_H_DOC = """The conjugate transpose of a matrix (a view; for real tensors the transpose).
+
+>>> import gradtrack
+>>> gradtrack.tensor([[1, 2], [3, 4]]).H
+tensor([[1, 3],
+        [2, 4]])
+"""
+
 FUNCTIONS = (broadcast_shapes, broadcast_to, broadcast_tensors, movedim, moveaxis, swapdims, ravel,
              atleast_1d, atleast_2d, atleast_3d, meshgrid, split, tensor_split, hsplit, vsplit,
-             dsplit, diagonal, detach)
+             dsplit, diagonal, detach, split_with_sizes, adjoint)
 METHODS = {**methods(broadcast_to, movedim, moveaxis, swapdims, ravel, unflatten, tensor_split,
-                     hsplit, vsplit, dsplit, diagonal),
-           "split": _split_method}
+                     hsplit, vsplit, dsplit, diagonal, split_with_sizes, adjoint),
+           "split": _split_method,
+           "mH": property(_matrix_transpose("mH", True), doc=_MH_DOC),
+           "H": property(_matrix_transpose("H", False), doc=_H_DOC)}

@@ -138,3 +138,12 @@ CREATION = [
     CreationSpec("from_numpy_bool_0d", lambda lib: lib.from_numpy(np.array(True)),
                  lambda: np.array(True)),
 ]
+
+CREATION += [
+    CreationSpec("tril_indices", lambda lib: lib.tril_indices(3, 4, 1),
+                 lambda: np.stack(np.tril_indices(3, 1, 4))),
+    CreationSpec("triu_indices_int32", lambda lib: lib.triu_indices(4, 3, -1, dtype=lib.int32),
+                 lambda: np.stack(np.triu_indices(4, -1, 3)).astype(np.int32)),
+    CreationSpec("tril_indices_empty", lambda lib: lib.tril_indices(0, 3),
+                 lambda: np.zeros((2, 0), np.int64)),
+]

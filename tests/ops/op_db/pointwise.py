@@ -75,6 +75,9 @@ ABOVE_ONE = Domain("above_one", 1.2, 3.0, 1, 6)
 SPECIALS = (S("specials", Fixed([[np.nan, np.inf, -np.inf], [-0.0, 0.0, -2.5]]),),
             S("2x3", A(2, 3)))
 
+SPECIALS_PAIR = (S("nan_pairs", Fixed([[np.nan, 1.0, np.nan], [-np.inf, 0.0, 2.0]]),
+                  Fixed([[2.0, np.nan, np.nan], [np.inf, -0.0, 2.0]])),)
+
 OPS = []
 
 # ---- elementwise arithmetic ------------------------------------------------------------------
@@ -217,6 +220,58 @@ OPS += _unary("atanh", lambda a: np.arctanh(_f(a)).astype(_fdt(a)), FLOAT + INT,
 OPS += _unary("sinc", _vec(_sinc_scalar), ALL, rtol=4e-6)
 OPS += _unary("deg2rad", lambda a: (_f(a) * (np.pi / 180)).astype(_fdt(a)), NUM)
 OPS += _unary("rad2deg", lambda a: (_f(a) * (180 / np.pi)).astype(_fdt(a)), NUM)
+
+# ---- special functions: the gamma and Bessel families, gradtrack.special -------------------
+
+
+def _sp(name, *consts):
+    """A scipy.special function as a numpy reference, in torch's result dtype."""
+    def ref(np_, *arrays):
+        import scipy.special
+        out = getattr(scipy.special, name)(*consts, *[_f(a) for a in arrays])
+        kinds = [a.dtype for a in arrays if a.dtype.kind == "f"]
+        return np.asarray(out).astype(np.result_type(*kinds) if kinds else np.float32)
+    return ref
+
+
+def _special(name, ref, dtypes, domain=REAL, **kw):
+    """A function of gradtrack.special (no method, no in-place form)."""
+    return OpSpec(f"special_{name}", lambda lib, a: getattr(lib.special, name)(a), UNARY, dtypes,
+                  domain, ref, **kw)
+
+
+GAMMA = Domain("gamma", 0.3, 4.0, 1, 6)
+PROBABILITY = Domain("probability", 0.05, 0.95, 0, 2)
+_lgamma_ref, _digamma_ref = _sp("gammaln"), _sp("digamma")
+OPS += _unary("lgamma", lambda a: _lgamma_ref(np, a), ALL, GAMMA)
+OPS += _unary("digamma", lambda a: _digamma_ref(np, a), FLOAT + INT, GAMMA)
+OPS += _unary("i0", lambda a: _sp("i0")(np, a), ALL)
+OPS += [
+    OpSpec("polygamma", lambda lib, a: lib.polygamma(1, a), UNARY, FLOAT + INT, GAMMA,
+           _sp("polygamma", 1), gradgrad=True),
+    OpSpec("Tensor.polygamma_3", lambda lib, a: a.polygamma(3), UNARY_SMALL, FLOAT, GAMMA,
+           _sp("polygamma", 3), rtol=4e-6),
+    OpSpec("fmax", lambda lib, a, b: lib.fmax(a, b), BINARY, NUM, REAL,
+           lambda np_, a, b: np.fmax(a, b)),
+    OpSpec("fmin", lambda lib, a, b: lib.fmin(a, b), BINARY, NUM, REAL,
+           lambda np_, a, b: np.fmin(a, b)),
+    OpSpec("fmax_nan", lambda lib, a, b: lib.fmax(a, b), SPECIALS_PAIR, FLOAT,
+           ref=lambda np_, a, b: np.fmax(a, b), differentiable=False),
+    OpSpec("logaddexp", lambda lib, a, b: lib.logaddexp(a, b), BINARY, FLOAT, REAL,
+           lambda np_, a, b: np.logaddexp(a, b), gradgrad=True),
+    OpSpec("logaddexp2", lambda lib, a, b: lib.logaddexp2(a, b), BINARY, FLOAT, REAL,
+           lambda np_, a, b: np.logaddexp2(a, b)),
+    _special("i0e", _sp("i0e"), ALL),
+    _special("i1", _sp("i1"), ALL),
+    _special("i1e", _sp("i1e"), ALL),
+    _special("ndtri", _sp("ndtri"), FLOAT + INT, PROBABILITY, rtol=4e-6),
+    _special("log_ndtr", _sp("log_ndtr"), ALL),
+    _special("erfcx", _sp("erfcx"), ALL),
+    _special("entr", _sp("entr"), FLOAT + INT, POS),
+    _special("expit", lambda np_, a: _sigmoid(np, a).astype(_fdt(a)), ALL),
+    _special("gammaln", _sp("gammaln"), FLOAT, GAMMA),
+    _special("psi", _sp("psi"), FLOAT, GAMMA),
+]
 OPS += [
     OpSpec("neg_operator", lambda lib, a: -a, UNARY_SMALL, NUM),
     OpSpec("abs_operator", lambda lib, a: abs(a), UNARY_SMALL, NUM, AWAY0),

@@ -138,3 +138,39 @@ OPS += [
     OpSpec("Tensor.flipud", lambda lib, a: a.flipud(), SHAPE, FLOAT,
            ref=lambda np_, a: np.flipud(a)),
 ]
+
+# ---- diagflat, combinations, sum_to_size ----------------------------------------------
+
+
+def _combinations_np(a, r, with_replacement=False):
+    import itertools
+    pick = itertools.combinations_with_replacement if with_replacement else itertools.combinations
+    rows = [list(c) for c in pick(a.tolist(), r)]
+    return np.asarray(rows, a.dtype).reshape(len(rows), r)
+
+
+def _sum_to_np(a, size):
+    lead = a.ndim - len(size)
+    out = a.sum(axis=tuple(range(lead))) if lead else a
+    dims = tuple(i for i, s in enumerate(size) if s == 1 and out.shape[i] != 1)
+    return out.sum(axis=dims, keepdims=True) if dims else out
+
+
+OPS += [
+    OpSpec("diagflat", lambda lib, a: lib.diagflat(a), (S("2x3", A(2, 3)), S("t", T(2, 3)),
+                                                        S("0d", A())), NUM,
+           ref=lambda np_, a: np.diagflat(a)),
+    OpSpec("Tensor.diagflat_offset", lambda lib, a: a.diagflat(-2), (S("3", A(3)),), FLOAT,
+           ref=lambda np_, a: np.diagflat(a, -2)),
+    OpSpec("combinations", lambda lib, a: lib.combinations(a), (S("4", A(4)), S("step", Step(5)),
+                                                                S("1", A(1))), NUM,
+           ref=lambda np_, a: _combinations_np(a, 2)),
+    OpSpec("combinations_r3_with_replacement",
+           lambda lib, a: lib.combinations(a, 3, with_replacement=True), (S("3", A(3)),), FLOAT,
+           ref=lambda np_, a: _combinations_np(a, 3, True)),
+    OpSpec("Tensor.sum_to_size", lambda lib, a: a.sum_to_size(1, 3), (S("2x3", A(2, 3)),
+                                                                      S("t", T(2, 3))), NUM,
+           ref=lambda np_, a: _sum_to_np(a, (1, 3))),
+    OpSpec("Tensor.sum_to_size_leading", lambda lib, a: a.sum_to_size((3,)),
+           (S("2x4x3", A(2, 4, 3)),), FLOAT, ref=lambda np_, a: _sum_to_np(a, (3,))),
+]

@@ -6,7 +6,7 @@ split/chunk/unbind, as_strided, view(dtype), diagonal, and the view ops composed
 import numpy as np
 
 from .reference import _np_meshgrid_ij
-from .rows import ALL, FLOAT, A, E, OpSpec, S, T
+from .rows import ALL, FLOAT, NUM, A, E, OpSpec, S, T
 from .samples import _CAST_SAMPLES, MATRIX, SHAPE, UNARY_SMALL, V23, V23C, V234
 
 
@@ -182,4 +182,20 @@ OPS += [
            (S("2x5", A(2, 5)),), FLOAT, ref=lambda np_, a: tuple(np.split(a, [1, 3], axis=1))),
     OpSpec("hsplit", lambda lib, a: lib.hsplit(a, 2), (S("3x4", A(3, 4)),), FLOAT,
            ref=lambda np_, a: tuple(np.hsplit(a, 2))),
+]
+
+# ---- split_with_sizes and the conjugate transposes -------------------------------------------
+
+OPS += [
+    OpSpec("split_with_sizes", lambda lib, a: lib.split_with_sizes(a, [1, 2], 1),
+           (S("2x3", A(2, 3)), S("t", T(2, 3))), ALL,
+           ref=lambda np_, a: tuple(np.split(a, [1], axis=1))),
+    OpSpec("Tensor.split_with_sizes", lambda lib, a: a.split_with_sizes([2, 0, 1]),
+           (S("3x2", A(3, 2)),), FLOAT, ref=lambda np_, a: tuple(np.split(a, [2, 2], axis=0))),
+    OpSpec("adjoint", lambda lib, a: lib.adjoint(a), (S("2x3", A(2, 3)), S("2x3x4", A(2, 3, 4))),
+           ALL, ref=lambda np_, a: np.swapaxes(a, -2, -1)),
+    OpSpec("Tensor.mH", lambda lib, a: a.mH, (S("2x3x4", A(2, 3, 4)), S("t", T(2, 3))), NUM,
+           ref=lambda np_, a: np.swapaxes(a, -2, -1)),
+    OpSpec("Tensor.H", lambda lib, a: a.H, (S("2x3", A(2, 3)),), NUM,
+           ref=lambda np_, a: a.T),
 ]

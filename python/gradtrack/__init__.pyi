@@ -28,6 +28,7 @@ from gradtrack._dtypes import finfo as finfo
 from gradtrack._C import flatten as flatten
 from gradtrack._C import floor_divide as floor_divide
 from gradtrack._C import from_numpy as from_numpy
+from gradtrack import func as func
 from gradtrack import functional as functional
 from gradtrack._settings import get_deterministic_debug_mode as get_deterministic_debug_mode
 from gradtrack._settings import get_float32_matmul_precision as get_float32_matmul_precision
@@ -221,6 +222,15 @@ def amin(input: typing.Any, dim: typing.Any=(), keepdim: typing.Any=False, *, ou
 >>> import gradtrack
 >>> gradtrack.amin(gradtrack.tensor([[3.0, 1.0], [0.0, 5.0]]), dim=1)
 tensor([1., 0.])"""
+
+def aminmax(input: typing.Any, *, dim: typing.Any=None, keepdim: typing.Any=False, out: typing.Any=None) -> tuple[Tensor, Tensor]:
+    """The smallest and largest elements, overall or along ``dim``.
+
+>>> import gradtrack
+>>> gradtrack.aminmax(gradtrack.tensor([2., -1., 5.]))
+gradtrack.return_types.aminmax(
+min=tensor(-1.),
+max=tensor(5.))"""
 
 def any(input: typing.Any, dim: typing.Any=None, keepdim: typing.Any=False, *, out: typing.Any=None) -> Tensor:
     """True if some element is nonzero (of the whole tensor, or along ``dim``).
@@ -417,6 +427,14 @@ def bernoulli(input: typing.Any, p: typing.Any=None, *, generator: typing.Any=No
 [1.0, 1.0, 1.0]"""
 bfloat16: dtype
 
+def bincount(input: typing.Any, weights: typing.Any=None, minlength: typing.Any=0) -> Tensor:
+    """How often each value 0, 1, ... occurs in the 1-D non-negative integer
+``input`` (or the sum of ``weights`` at it), at least ``minlength`` long.
+
+>>> import gradtrack
+>>> gradtrack.bincount(gradtrack.tensor([1, 2, 2]))
+tensor([0, 1, 2])"""
+
 def bitwise_and(input: typing.Any, other: typing.Any, *, out: typing.Any=None) -> Tensor:
     """The bitwise AND of integer or bool tensors.
 
@@ -537,6 +555,27 @@ tensor([-1.,  1.,  2.])"""
 channels_last: gradtrack._memory_format.memory_format
 channels_last_3d: gradtrack._memory_format.memory_format
 
+def cholesky(input: typing.Any, upper: typing.Any=False, *, out: typing.Any=None) -> Tensor:
+    """torch.cholesky, deprecated by torch for :func:`gradtrack.linalg.cholesky`
+(CholeskyBackward0).
+
+>>> import gradtrack, warnings
+>>> with warnings.catch_warnings():
+...     warnings.simplefilter("ignore")
+...     gradtrack.cholesky(gradtrack.tensor([[9.0]]))
+tensor([[3.]])"""
+
+def cholesky_solve(input: typing.Any, input2: typing.Any, upper: typing.Any=False, *, out: typing.Any=None) -> Tensor:
+    """The solution ``X`` of ``A X = B`` (B: ``input``) given the Cholesky factor
+``L`` (``input2``) of ``A``: ``A = L L^T``, or ``U^T U`` when ``upper``
+(CholeskySolveBackward0).
+
+>>> import gradtrack
+>>> L = gradtrack.tensor([[2.0, 0.0], [1.0, 1.0]])
+>>> gradtrack.cholesky_solve(gradtrack.tensor([[6.0], [4.0]]), L)
+tensor([[1.],
+        [1.]])"""
+
 def clamp(input: typing.Any, min: typing.Any=None, max: typing.Any=None, *, out: typing.Any=None) -> Tensor:
     """Limits every element to ``[min, max]``.
 
@@ -605,6 +644,14 @@ def concat(tensors: typing.Any, dim: typing.Any=0, *, out: typing.Any=None) -> T
 tensor([1, 2, 3])"""
 contiguous_format: gradtrack._memory_format.memory_format
 
+def corrcoef(input: typing.Any) -> Tensor:
+    """The Pearson correlation coefficients of the variables in the rows of ``input``.
+
+>>> import gradtrack
+>>> gradtrack.corrcoef(gradtrack.tensor([[0., 1., 2.], [2., 1., 0.]]))
+tensor([[ 1., -1.],
+        [-1.,  1.]])"""
+
 def cos(input: typing.Any, *, out: typing.Any=None) -> Tensor:
     """The cosine of each element (in radians).
 
@@ -636,6 +683,16 @@ def count_nonzero(input: typing.Any, dim: typing.Any=None) -> Tensor:
 >>> gradtrack.count_nonzero(gradtrack.tensor([[0, 1], [2, 3]]), dim=0)
 tensor([1, 2])"""
 
+def cov(input: typing.Any, *, correction: typing.Any=1, fweights: typing.Any=None, aweights: typing.Any=None) -> Tensor:
+    """The covariance matrix of the variables in the rows of ``input`` (columns are
+observations), with divisor N - ``correction``; ``fweights`` (integer frequencies)
+and ``aweights`` (floating weights) weight the observations.
+
+>>> import gradtrack
+>>> gradtrack.cov(gradtrack.tensor([[0., 1., 2.], [2., 1., 0.]]))
+tensor([[ 1., -1.],
+        [-1.,  1.]])"""
+
 def cross(input: typing.Any, other: typing.Any, dim: typing.Any=None, *, out: typing.Any=None) -> Tensor:
     """The cross product along ``dim`` (by default the first dim of size 3,
     with torch's deprecation warning; :func:`linalg.cross` uses the last).
@@ -643,6 +700,23 @@ def cross(input: typing.Any, other: typing.Any, dim: typing.Any=None, *, out: ty
 >>> import gradtrack
 >>> gradtrack.cross(gradtrack.tensor([1.0, 0.0, 0.0]), gradtrack.tensor([0.0, 1.0, 0.0]), dim=0)
 tensor([0., 0., 1.])"""
+
+def cummax(input: typing.Any, dim: typing.Any, *, out: typing.Any=None) -> tuple[Tensor, Tensor]:
+    """The running maximum along ``dim`` and the index it was last taken from (a tie
+or a NaN moves the index on).
+
+>>> import gradtrack
+>>> gradtrack.cummax(gradtrack.tensor([1., 3., 2., 3.]), 0)
+gradtrack.return_types.cummax(
+values=tensor([1., 3., 3., 3.]),
+indices=tensor([0, 1, 1, 3]))"""
+
+def cummin(input: typing.Any, dim: typing.Any, *, out: typing.Any=None) -> tuple[Tensor, Tensor]:
+    """The running minimum along ``dim`` and the index it was last taken from.
+
+>>> import gradtrack
+>>> gradtrack.cummin(gradtrack.tensor([3., 1., 2., 1.]), 0).indices
+tensor([0, 1, 1, 3])"""
 
 def cumprod(input: typing.Any, dim: typing.Any, *, dtype: typing.Any=None, out: typing.Any=None) -> Tensor:
     """Cumulative product along ``dim``.
@@ -666,6 +740,13 @@ def deg2rad(input: typing.Any, *, out: typing.Any=None) -> Tensor:
 >>> x = gradtrack.tensor([180.0, 90.0])
 >>> gradtrack.deg2rad(x)
 tensor([3.1416, 1.5708])"""
+
+def det(input: typing.Any) -> Tensor:
+    """The determinant of each square matrix of ``input``: :func:`gradtrack.linalg.det`.
+
+>>> import gradtrack
+>>> gradtrack.det(gradtrack.eye(3) * 2)
+tensor(8.)"""
 
 def detach(input: typing.Any) -> Tensor:
     """``input.detach()`` as a function.
@@ -728,6 +809,13 @@ def digamma(input: typing.Any, *, out: typing.Any=None) -> Tensor:
 >>> x = gradtrack.tensor([0.5, 1.0, 3.0])
 >>> gradtrack.digamma(x)
 tensor([-1.9635, -0.5772,  0.9228])"""
+
+def dist(input: typing.Any, other: typing.Any, p: typing.Any=2) -> Tensor:
+    """The ``p``-norm of ``input - other`` (broadcast).
+
+>>> import gradtrack
+>>> gradtrack.dist(gradtrack.tensor([0., 0.]), gradtrack.tensor([3., 4.]))
+tensor(5.)"""
 
 def div(input: typing.Any, other: typing.Any, *, rounding_mode: typing.Any=None, out: typing.Any=None) -> Tensor:
     """The elementwise quotient; ``rounding_mode`` may be ``'trunc'`` or ``'floor'``.
@@ -1050,6 +1138,23 @@ def gt(input: typing.Any, other: typing.Any, *, out: typing.Any=None) -> Tensor:
 tensor([False, False,  True])"""
 half: dtype
 
+def histc(input: typing.Any, bins: typing.Any=100, min: typing.Any=0, max: typing.Any=0, *, out: typing.Any=None) -> Tensor:
+    """A histogram of ``bins`` equal bins over [min, max] (the data's range when
+min == max); elements outside are not counted.
+
+>>> import gradtrack
+>>> gradtrack.histc(gradtrack.tensor([1., 2., 2., 4.]), bins=3)
+tensor([1., 2., 1.])"""
+
+def histogram(input: typing.Any, bins: typing.Any, *, range: typing.Any=None, weight: typing.Any=None, density: typing.Any=False, out: typing.Any=None) -> tuple[Tensor, Tensor]:
+    """The histogram of ``input``: ``bins`` equal bins over ``range`` (the data's range
+by default) or the bin edges ``bins`` (a 1-D tensor); the counts (or ``weight``
+sums, or a density) and the edges.
+
+>>> import gradtrack
+>>> gradtrack.histogram(gradtrack.tensor([1., 2., 1.]), bins=2).hist
+tensor([2., 1.])"""
+
 def hsplit(input: typing.Any, sections: typing.Any=None, *, indices: typing.Any=None) -> Tensor:
     """``tensor_split`` along dim 1 (dim 0 for 1-D tensors); a section count must divide
     the size.
@@ -1103,6 +1208,15 @@ def index_fill(input: typing.Any, dim: typing.Any, index: typing.Any, value: typ
 tensor([[0., 5.],
         [0., 5.]])"""
 
+def index_reduce(input: typing.Any, dim: typing.Any, index: typing.Any, source: typing.Any, reduce: typing.Any, *, include_self: typing.Any=True, out: typing.Any=None) -> Tensor:
+    """``input`` with the slices of ``source`` reduced (``"prod"``, ``"mean"``,
+``"amax"``, ``"amin"``) into the slices ``index`` names along ``dim``.
+
+>>> import gradtrack
+>>> gradtrack.index_reduce(gradtrack.ones(3), 0, gradtrack.tensor([0, 2, 0]),
+...                        gradtrack.tensor([2., 3., 4.]), "amax", include_self=False)
+tensor([4., 1., 3.])"""
+
 def index_select(input: typing.Any, dim: typing.Any, index: typing.Any, *, out: typing.Any=None) -> Tensor:
     """The slices of ``dim`` listed in ``index`` (a 1-D integer tensor).
 
@@ -1133,6 +1247,13 @@ int16: dtype
 int32: dtype
 int64: dtype
 int8: dtype
+
+def inverse(input: typing.Any, *, out: typing.Any=None) -> Tensor:
+    """torch's older name of :func:`gradtrack.linalg.inv`.
+
+>>> import gradtrack
+>>> gradtrack.inverse(gradtrack.tensor([[4.0]]))
+tensor([[0.2500]])"""
 
 def is_floating_point(input: typing.Any) -> builtins.bool:
     """True if ``input`` has a floating-point dtype.
@@ -1240,7 +1361,9 @@ any other name in the file raises ``pickle.UnpicklingError`` before it runs.
 ``weights_only=False`` unpickles everything: only for files you trust.
 ``map_location`` (a device, a string, a dict such as ``{"cuda:0": "cpu"}``, or a
 callable) must place every storage on the CPU. ``mmap=True`` maps storages from
-the file instead of reading them.
+the file instead of reading them. Files in torch's format before 1.6
+(``_use_new_zipfile_serialization=False``) load too, but not with ``mmap``.
+Under :class:`skip_data`, storages are allocated and their bytes not read.
 
 >>> import io, gradtrack
 >>> buffer = io.BytesIO()
@@ -1304,6 +1427,21 @@ def logaddexp2(input: typing.Any, other: typing.Any, *, out: typing.Any=None) ->
 >>> x = gradtrack.tensor([0.0, 1.0, 3.0])
 >>> gradtrack.logaddexp2(x, gradtrack.tensor([0.0, 2.0, 3.0]))
 tensor([1.0000, 2.5850, 4.0000])"""
+
+def logcumsumexp(input: typing.Any, dim: typing.Any, *, out: typing.Any=None) -> Tensor:
+    """log(cumsum(exp(input))) along ``dim``, computed without overflow.
+
+>>> import gradtrack
+>>> gradtrack.logcumsumexp(gradtrack.tensor([0., 0., 0.]), 0)
+tensor([0.0000, 0.6931, 1.0986])"""
+
+def logdet(input: typing.Any) -> Tensor:
+    """The natural log of each determinant: NaN where it is negative, ``-inf``
+where it is 0 (WhereBackward0, as torch composes it from ``slogdet``).
+
+>>> import gradtrack
+>>> gradtrack.logdet(gradtrack.eye(2) * 3)
+tensor(2.1972)"""
 
 def logical_and(input: typing.Any, other: typing.Any, *, out: typing.Any=None) -> Tensor:
     """A bool tensor, True where both elements are nonzero.
@@ -1379,6 +1517,13 @@ tensor([3., 7.])
 >>> gradtrack.matmul(a, a)
 tensor([[ 7., 10.],
         [15., 22.]])"""
+
+def matrix_power(input: typing.Any, n: typing.Any, *, out: typing.Any=None) -> Tensor:
+    """torch.matrix_power: :func:`gradtrack.linalg.matrix_power`.
+
+>>> import gradtrack
+>>> gradtrack.matrix_power(gradtrack.tensor([[2.0]]), -2)
+tensor([[0.2500]])"""
 
 def max(input: typing.Any, dim: typing.Any=None, keepdim: typing.Any=False, *, out: typing.Any=None) -> typing.Any:
     """The largest element, or (values, indices) along ``dim``, or elementwise with a tensor.
@@ -1524,6 +1669,36 @@ def nan_to_num(input: typing.Any, nan: typing.Any=0.0, posinf: typing.Any=None, 
 >>> gradtrack.nan_to_num(gradtrack.tensor([float('nan'), 1.]))
 tensor([0., 1.])"""
 
+def nanmean(input: typing.Any, dim: typing.Any=None, keepdim: typing.Any=False, *, dtype: typing.Any=None, out: typing.Any=None) -> Tensor:
+    """The mean of the elements that are not NaN (torch's ``nansum / count``; with
+``out=``, the sum written into ``out`` and divided there, two writes as torch's).
+
+>>> import gradtrack
+>>> gradtrack.nanmean(gradtrack.tensor([[1., float("nan")], [2., 4.]]), dim=1)
+tensor([1., 3.])"""
+
+def nanmedian(input: typing.Any, dim: typing.Any=None, keepdim: typing.Any=False, *, out: typing.Any=None) -> typing.Any:
+    """The lower median of the elements that are not NaN, or (values, indices) along
+``dim``; a line of NaN only gives NaN.
+
+>>> import gradtrack
+>>> gradtrack.nanmedian(gradtrack.tensor([4., float("nan"), 1., 3.]))
+tensor(3.)"""
+
+def nanquantile(input: typing.Any, q: typing.Any, dim: typing.Any=None, keepdim: typing.Any=False, *, interpolation: typing.Any='linear', out: typing.Any=None) -> Tensor:
+    """``quantile`` of the elements that are not NaN (NaN where a line has none).
+
+>>> import gradtrack
+>>> gradtrack.nanquantile(gradtrack.tensor([1., float("nan"), 3.]), 0.5)
+tensor(2.)"""
+
+def nansum(input: typing.Any, dim: typing.Any=None, keepdim: typing.Any=False, *, dtype: typing.Any=None, out: typing.Any=None) -> Tensor:
+    """The sum of the elements, NaN counted as zero (``NansumBackward0``).
+
+>>> import gradtrack
+>>> gradtrack.nansum(gradtrack.tensor([1., float("nan"), 2.]))
+tensor(3.)"""
+
 def ne(input: typing.Any, other: typing.Any, *, out: typing.Any=None) -> Tensor:
     """A bool tensor, True where the elements differ.
 
@@ -1650,6 +1825,15 @@ def put(input: typing.Any, index: typing.Any, source: typing.Any, accumulate: ty
 tensor([[0., 0.],
         [0., 1.]])"""
 
+def quantile(input: typing.Any, q: typing.Any, dim: typing.Any=None, keepdim: typing.Any=False, *, interpolation: typing.Any='linear', out: typing.Any=None) -> Tensor:
+    """The ``q``-th quantiles (``q`` a number or a 1-D tensor in [0, 1]) of all elements
+or along ``dim``; ``interpolation`` picks between the two nearest ranks: linear,
+lower, higher, midpoint or nearest. A line holding NaN gives NaN.
+
+>>> import gradtrack
+>>> gradtrack.quantile(gradtrack.tensor([1., 2., 3., 4.]), 0.5)
+tensor(2.5000)"""
+
 def rad2deg(input: typing.Any, *, out: typing.Any=None) -> Tensor:
     """Radians to degrees.
 
@@ -1738,6 +1922,15 @@ def remainder(input: typing.Any, other: typing.Any, *, out: typing.Any=None) -> 
 >>> gradtrack.remainder(x, 2.0)
 tensor([1.0000, 1.0000, 1.5000])"""
 
+def renorm(input: typing.Any, p: typing.Any, dim: typing.Any, maxnorm: typing.Any, *, out: typing.Any=None) -> Tensor:
+    """Each slice of ``input`` along ``dim`` whose ``p``-norm exceeds ``maxnorm``
+scaled down to norm ``maxnorm``; the others as they are.
+
+>>> import gradtrack
+>>> gradtrack.renorm(gradtrack.tensor([[3., 4.], [0.3, 0.4]]), 2, 0, 1.)
+tensor([[0.6000, 0.8000],
+        [0.3000, 0.4000]])"""
+
 def repeat_interleave(input: typing.Any, repeats: typing.Any=None, dim: typing.Any=None, *, output_size: typing.Any=None) -> Tensor:
     """Each element (or slice along ``dim``) repeated ``repeats`` times in place;
 with one int tensor argument, its positions repeated by its values.
@@ -1803,6 +1996,16 @@ def scatter_add(input: typing.Any, dim: typing.Any, index: typing.Any, src: typi
 >>> x = gradtrack.zeros(4)
 >>> gradtrack.scatter_add(x, 0, gradtrack.tensor([0, 1, 0]), gradtrack.tensor([1.0, 2.0, 3.0]))
 tensor([4., 2., 0., 0.])"""
+
+def scatter_reduce(input: typing.Any, dim: typing.Any, index: typing.Any, src: typing.Any, reduce: typing.Any, *, include_self: typing.Any=True, out: typing.Any=None) -> Tensor:
+    """``input`` with the values of ``src`` reduced (``"sum"``, ``"prod"``, ``"mean"``,
+``"amax"``, ``"amin"``) into the places ``index`` names along ``dim``; without
+``include_self`` the places reached ignore ``input``'s values.
+
+>>> import gradtrack
+>>> gradtrack.scatter_reduce(gradtrack.ones(3), 0, gradtrack.tensor([0, 2, 0]),
+...                          gradtrack.tensor([2., 3., 4.]), "prod")
+tensor([8., 1., 3.])"""
 
 def searchsorted(sorted_sequence: typing.Any, input: typing.Any, *, out_int32: typing.Any=False, right: typing.Any=False, side: typing.Any=None, out: typing.Any=None, sorter: typing.Any=None) -> Tensor:
     """For each value, its insertion position in the innermost dim of
@@ -1954,6 +2157,13 @@ def slice_scatter(input: typing.Any, src: typing.Any, dim: typing.Any=0, start: 
 >>> import gradtrack
 >>> gradtrack.slice_scatter(gradtrack.zeros(4), gradtrack.ones(2), start=0, step=2)
 tensor([1., 0., 1., 0.])"""
+
+def slogdet(input: typing.Any) -> Tensor:
+    """torch.slogdet: :func:`gradtrack.linalg.slogdet` with torch's older result name.
+
+>>> import gradtrack
+>>> gradtrack.slogdet(gradtrack.eye(2) * 3).sign
+tensor(1.)"""
 
 def softmax(input: typing.Any, dim: typing.Any, *, dtype: typing.Any=None, out: typing.Any=None) -> Tensor:
     """Exponentials normalised to sum to one along ``dim``.

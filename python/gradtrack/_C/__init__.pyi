@@ -10,6 +10,7 @@ import typing
 import gradtrack
 import gradtrack.utils.hooks
 from . import _special
+from . import _linalg
 from . import _inplace
 from . import _nn
 from . import _optim
@@ -19,6 +20,8 @@ from . import _forward_ad
 from . import _ops
 from . import _resample
 from . import _conv
+from . import _autocast
+from . import _profiler
 from . import _docs
 from . import _bench
 __all__: list[str] = ['Node', 'Tensor', 'abs', 'acos', 'acosh', 'add', 'addmm', 'all', 'amax', 'amin', 'any', 'arange', 'argmax', 'argmin', 'as_strided', 'asin', 'asinh', 'atan', 'atan2', 'atanh', 'bfloat16', 'bitwise_and', 'bitwise_not', 'bitwise_or', 'bitwise_xor', 'bmm', 'bool', 'cat', 'ceil', 'chunk', 'clamp', 'clamp_max', 'clamp_min', 'clone', 'concat', 'cos', 'cosh', 'deg2rad', 'digamma', 'div', 'dot', 'dtype', 'empty', 'eq', 'equal', 'erf', 'erfc', 'erfinv', 'exp', 'exp2', 'expm1', 'eye', 'flatten', 'float16', 'float32', 'float64', 'floor', 'floor_divide', 'fmax', 'fmin', 'fmod', 'frac', 'from_numpy', 'full', 'gather', 'ge', 'get_num_threads', 'gt', 'hypot', 'i0', 'index_select', 'int16', 'int32', 'int64', 'int8', 'is_anomaly_check_nan_enabled', 'is_anomaly_enabled', 'is_grad_enabled', 'is_inference_mode_enabled', 'isfinite', 'isinf', 'isnan', 'isneginf', 'isposinf', 'le', 'lgamma', 'linspace', 'log', 'log10', 'log1p', 'log2', 'log_softmax', 'logaddexp', 'logaddexp2', 'logical_and', 'logical_not', 'logical_or', 'logical_xor', 'lt', 'masked_fill', 'masked_select', 'matmul', 'maximum', 'mean', 'minimum', 'mm', 'mul', 'mv', 'narrow', 'ne', 'neg', 'ones', 'outer', 'permute', 'polygamma', 'pow', 'prod', 'rad2deg', 'rand', 'randint', 'randn', 'randperm', 'reciprocal', 'relu', 'remainder', 'reshape', 'round', 'rsqrt', 'rsub', 'scatter', 'scatter_add', 'select', 'set_num_threads', 'sgn', 'sigmoid', 'sign', 'signbit', 'sin', 'sinc', 'sinh', 'softmax', 'split', 'sqrt', 'square', 'squeeze', 'stack', 'sub', 'sum', 'swapaxes', 't', 'tan', 'tanh', 'tensor', 'transpose', 'trunc', 'uint8', 'unbind', 'unsqueeze', 'where', 'zeros']
@@ -636,6 +639,15 @@ True"""
         tensor([1., 0.])
         """
 
+    def aminmax(self, *, dim: typing.Any=None, keepdim: typing.Any=False) -> tuple[Tensor, Tensor]:
+        """The smallest and largest elements, overall or along ``dim``.
+
+>>> import gradtrack
+>>> gradtrack.aminmax(gradtrack.tensor([2., -1., 5.]))
+gradtrack.return_types.aminmax(
+min=tensor(-1.),
+max=tensor(5.))"""
+
     def any(self, dim: typing.Any=None, keepdim: builtins.bool=False) -> Tensor:
         """
         True if some element is nonzero (of the whole tensor, or along ``dim``).
@@ -907,6 +919,14 @@ tensor([0., 0., 1., 0.])"""
         tensor([1.0000, 2.5000], dtype=gradtrack.bfloat16)
         """
 
+    def bincount(self, weights: typing.Any=None, minlength: typing.Any=0) -> Tensor:
+        """How often each value 0, 1, ... occurs in the 1-D non-negative integer
+``input`` (or the sum of ``weights`` at it), at least ``minlength`` long.
+
+>>> import gradtrack
+>>> gradtrack.bincount(gradtrack.tensor([1, 2, 2]))
+tensor([0, 1, 2])"""
+
     def bitwise_and(self, other: typing.Any) -> Tensor:
         """
         The bitwise AND of integer or bool tensors.
@@ -1046,6 +1066,27 @@ tensor([-1.,  1.,  2.])
         tensor([1, 2], dtype=gradtrack.int8)
         """
 
+    def cholesky(self, upper: typing.Any=False, *, out: typing.Any=None) -> Tensor:
+        """torch.cholesky, deprecated by torch for :func:`gradtrack.linalg.cholesky`
+(CholeskyBackward0).
+
+>>> import gradtrack, warnings
+>>> with warnings.catch_warnings():
+...     warnings.simplefilter("ignore")
+...     gradtrack.cholesky(gradtrack.tensor([[9.0]]))
+tensor([[3.]])"""
+
+    def cholesky_solve(self, input2: typing.Any, upper: typing.Any=False, *, out: typing.Any=None) -> Tensor:
+        """The solution ``X`` of ``A X = B`` (B: ``input``) given the Cholesky factor
+``L`` (``input2``) of ``A``: ``A = L L^T``, or ``U^T U`` when ``upper``
+(CholeskySolveBackward0).
+
+>>> import gradtrack
+>>> L = gradtrack.tensor([[2.0, 0.0], [1.0, 1.0]])
+>>> gradtrack.cholesky_solve(gradtrack.tensor([[6.0], [4.0]]), L)
+tensor([[1.],
+        [1.]])"""
+
     def chunk(self, chunks: typing.SupportsInt | typing.SupportsIndex, dim: typing.SupportsInt | typing.SupportsIndex=0) -> tuple[Tensor, ...]:
         """
         Splits into ``chunks`` views of (nearly) equal size along ``dim``.
@@ -1147,6 +1188,14 @@ tensor([1., 2.])"""
 tensor([[1., 2.],
         [1., 2.]])"""
 
+    def corrcoef(self) -> Tensor:
+        """The Pearson correlation coefficients of the variables in the rows of ``input``.
+
+>>> import gradtrack
+>>> gradtrack.corrcoef(gradtrack.tensor([[0., 1., 2.], [2., 1., 0.]]))
+tensor([[ 1., -1.],
+        [-1.,  1.]])"""
+
     def cos(self) -> Tensor:
         """
         The cosine of each element (in radians).
@@ -1192,6 +1241,16 @@ tensor([1.5431, 1.0000, 3.7622])
 >>> gradtrack.count_nonzero(gradtrack.tensor([[0, 1], [2, 3]]), dim=0)
 tensor([1, 2])"""
 
+    def cov(self, *, correction: typing.Any=1, fweights: typing.Any=None, aweights: typing.Any=None) -> Tensor:
+        """The covariance matrix of the variables in the rows of ``input`` (columns are
+observations), with divisor N - ``correction``; ``fweights`` (integer frequencies)
+and ``aweights`` (floating weights) weight the observations.
+
+>>> import gradtrack
+>>> gradtrack.cov(gradtrack.tensor([[0., 1., 2.], [2., 1., 0.]]))
+tensor([[ 1., -1.],
+        [-1.,  1.]])"""
+
     def cpu(self) -> Tensor:
         """This tensor (it already is on the CPU); a copy only if asked to move.
 
@@ -1216,6 +1275,23 @@ tensor([0., 0., 1.])"""
 Traceback (most recent call last):
     ...
 AssertionError: Torch not compiled with CUDA enabled"""
+
+    def cummax(self, dim: typing.Any) -> tuple[Tensor, Tensor]:
+        """The running maximum along ``dim`` and the index it was last taken from (a tie
+or a NaN moves the index on).
+
+>>> import gradtrack
+>>> gradtrack.cummax(gradtrack.tensor([1., 3., 2., 3.]), 0)
+gradtrack.return_types.cummax(
+values=tensor([1., 3., 3., 3.]),
+indices=tensor([0, 1, 1, 3]))"""
+
+    def cummin(self, dim: typing.Any) -> tuple[Tensor, Tensor]:
+        """The running minimum along ``dim`` and the index it was last taken from.
+
+>>> import gradtrack
+>>> gradtrack.cummin(gradtrack.tensor([3., 1., 2., 1.]), 0).indices
+tensor([0, 1, 1, 3])"""
 
     def cumprod(self, dim: typing.Any, *, dtype: typing.Any=None) -> Tensor:
         """Cumulative product along ``dim``.
@@ -1273,6 +1349,13 @@ tensor([1., 3., 6.])"""
 tensor([3.1416, 1.5708])
 >>> x._version
 1"""
+
+    def det(self) -> Tensor:
+        """The determinant of each square matrix of ``input``: :func:`gradtrack.linalg.det`.
+
+>>> import gradtrack
+>>> gradtrack.det(gradtrack.eye(3) * 2)
+tensor(8.)"""
 
     def detach(self) -> Tensor:
         """
@@ -1376,6 +1459,13 @@ tensor([-1.9635, -0.5772,  0.9228])
         >>> gradtrack.zeros(2, 3).dim()
         2
         """
+
+    def dist(self, other: typing.Any, p: typing.Any=2) -> Tensor:
+        """The ``p``-norm of ``input - other`` (broadcast).
+
+>>> import gradtrack
+>>> gradtrack.dist(gradtrack.tensor([0., 0.]), gradtrack.tensor([3., 4.]))
+tensor(5.)"""
 
     def div(self, other: typing.Any, *, rounding_mode: typing.Any=...) -> Tensor:
         """
@@ -1853,6 +1943,23 @@ tensor([0., 0., 1.])"""
         tensor([1.0000, 2.5000], dtype=gradtrack.float16)
         """
 
+    def histc(self, bins: typing.Any=100, min: typing.Any=0, max: typing.Any=0) -> Tensor:
+        """A histogram of ``bins`` equal bins over [min, max] (the data's range when
+min == max); elements outside are not counted.
+
+>>> import gradtrack
+>>> gradtrack.histc(gradtrack.tensor([1., 2., 2., 4.]), bins=3)
+tensor([1., 2., 1.])"""
+
+    def histogram(self, bins: typing.Any, *, range: typing.Any=None, weight: typing.Any=None, density: typing.Any=False) -> tuple[Tensor, Tensor]:
+        """The histogram of ``input``: ``bins`` equal bins over ``range`` (the data's range
+by default) or the bin edges ``bins`` (a 1-D tensor); the counts (or ``weight``
+sums, or a density) and the edges.
+
+>>> import gradtrack
+>>> gradtrack.histogram(gradtrack.tensor([1., 2., 1.]), bins=2).hist
+tensor([2., 1.])"""
+
     def hsplit(self, sections: typing.Any=None, *, indices: typing.Any=None) -> Tensor:
         """``tensor_split`` along dim 1 (dim 0 for 1-D tensors); a section count must divide
     the size.
@@ -1952,6 +2059,23 @@ tensor([1., 0., 5., 0.])
 >>> x.index_put_((gradtrack.tensor([0, 0]),), gradtrack.tensor([1.0, 1.0]), accumulate=True)
 tensor([3., 0., 5., 0.])"""
 
+    def index_reduce(self, dim: typing.Any, index: typing.Any, source: typing.Any, reduce: typing.Any, *, include_self: typing.Any=True) -> Tensor:
+        """``input`` with the slices of ``source`` reduced (``"prod"``, ``"mean"``,
+``"amax"``, ``"amin"``) into the slices ``index`` names along ``dim``.
+
+>>> import gradtrack
+>>> gradtrack.index_reduce(gradtrack.ones(3), 0, gradtrack.tensor([0, 2, 0]),
+...                        gradtrack.tensor([2., 3., 4.]), "amax", include_self=False)
+tensor([4., 1., 3.])"""
+
+    def index_reduce_(self, dim: typing.Any, index: typing.Any, source: typing.Any, reduce: typing.Any, *, include_self: typing.Any=True) -> Tensor:
+        """``index_reduce`` written into ``self``; returns ``self``.
+
+>>> import gradtrack
+>>> gradtrack.ones(2).index_reduce_(0, gradtrack.tensor([1, 1]),
+...                                 gradtrack.tensor([2., 3.]), "prod")
+tensor([1., 6.])"""
+
     def index_select(self, dim: typing.SupportsInt | typing.SupportsIndex, index: Tensor) -> Tensor:
         """
         The slices of ``dim`` listed in ``index``.
@@ -1978,6 +2102,13 @@ tensor(11.)"""
         >>> gradtrack.tensor([1.7, -2.5]).int()
         tensor([ 1, -2], dtype=gradtrack.int32)
         """
+
+    def inverse(self, *, out: typing.Any=None) -> Tensor:
+        """torch's older name of :func:`gradtrack.linalg.inv`.
+
+>>> import gradtrack
+>>> gradtrack.inverse(gradtrack.tensor([[4.0]]))
+tensor([[0.2500]])"""
 
     def is_complex(self) -> builtins.bool:
         """
@@ -2288,6 +2419,21 @@ tensor([5.9263e+01, 1.5116e+00, 3.4819e-02])"""
         tensor([1.0000, 2.5850, 4.0000])
         """
 
+    def logcumsumexp(self, dim: typing.Any) -> Tensor:
+        """log(cumsum(exp(input))) along ``dim``, computed without overflow.
+
+>>> import gradtrack
+>>> gradtrack.logcumsumexp(gradtrack.tensor([0., 0., 0.]), 0)
+tensor([0.0000, 0.6931, 1.0986])"""
+
+    def logdet(self) -> Tensor:
+        """The natural log of each determinant: NaN where it is negative, ``-inf``
+where it is 0 (WhereBackward0, as torch composes it from ``slogdet``).
+
+>>> import gradtrack
+>>> gradtrack.logdet(gradtrack.eye(2) * 3)
+tensor(2.1972)"""
+
     def logical_and(self, other: Tensor) -> Tensor:
         """
         A bool tensor, True where both elements are nonzero.
@@ -2412,6 +2558,13 @@ tensor([1., 0., 2.])"""
         >>> a.matmul(gradtrack.tensor([1.0, 0.0]))
         tensor([1., 3.])
         """
+
+    def matrix_power(self, n: typing.Any, *, out: typing.Any=None) -> Tensor:
+        """torch.matrix_power: :func:`gradtrack.linalg.matrix_power`.
+
+>>> import gradtrack
+>>> gradtrack.matrix_power(gradtrack.tensor([[2.0]]), -2)
+tensor([[0.2500]])"""
 
     def max(self, dim: typing.Any=None, keepdim: builtins.bool=False) -> typing.Any:
         """
@@ -2572,6 +2725,36 @@ tensor([0., 1.])"""
 >>> import gradtrack
 >>> gradtrack.tensor([float('nan'), float('inf'), 1.]).nan_to_num_(posinf=5.)
 tensor([0., 5., 1.])"""
+
+    def nanmean(self, dim: typing.Any=None, keepdim: typing.Any=False, *, dtype: typing.Any=None, out: typing.Any=None) -> Tensor:
+        """The mean of the elements that are not NaN (torch's ``nansum / count``; with
+``out=``, the sum written into ``out`` and divided there, two writes as torch's).
+
+>>> import gradtrack
+>>> gradtrack.nanmean(gradtrack.tensor([[1., float("nan")], [2., 4.]]), dim=1)
+tensor([1., 3.])"""
+
+    def nanmedian(self, dim: typing.Any=None, keepdim: typing.Any=False) -> typing.Any:
+        """The lower median of the elements that are not NaN, or (values, indices) along
+``dim``; a line of NaN only gives NaN.
+
+>>> import gradtrack
+>>> gradtrack.nanmedian(gradtrack.tensor([4., float("nan"), 1., 3.]))
+tensor(3.)"""
+
+    def nanquantile(self, q: typing.Any, dim: typing.Any=None, keepdim: typing.Any=False, *, interpolation: typing.Any='linear') -> Tensor:
+        """``quantile`` of the elements that are not NaN (NaN where a line has none).
+
+>>> import gradtrack
+>>> gradtrack.nanquantile(gradtrack.tensor([1., float("nan"), 3.]), 0.5)
+tensor(2.)"""
+
+    def nansum(self, dim: typing.Any=None, keepdim: typing.Any=False, *, dtype: typing.Any=None) -> Tensor:
+        """The sum of the elements, NaN counted as zero (``NansumBackward0``).
+
+>>> import gradtrack
+>>> gradtrack.nansum(gradtrack.tensor([1., float("nan"), 2.]))
+tensor(3.)"""
 
     def narrow(self, dim: typing.SupportsInt | typing.SupportsIndex, start: typing.SupportsInt | typing.SupportsIndex, length: typing.SupportsInt | typing.SupportsIndex) -> Tensor:
         """
@@ -2820,6 +3003,15 @@ tensor([[0., 0.],
 tensor([[0., 0.],
         [0., 1.]])"""
 
+    def quantile(self, q: typing.Any, dim: typing.Any=None, keepdim: typing.Any=False, *, interpolation: typing.Any='linear') -> Tensor:
+        """The ``q``-th quantiles (``q`` a number or a 1-D tensor in [0, 1]) of all elements
+or along ``dim``; ``interpolation`` picks between the two nearest ranks: linear,
+lower, higher, midpoint or nearest. A line holding NaN gives NaN.
+
+>>> import gradtrack
+>>> gradtrack.quantile(gradtrack.tensor([1., 2., 3., 4.]), 0.5)
+tensor(2.5000)"""
+
     def rad2deg(self) -> Tensor:
         """
         Radians to degrees.
@@ -2935,6 +3127,23 @@ tensor([0., 0., 2.])
 tensor([1.0000, 1.0000, 1.5000])
 >>> x._version
 1"""
+
+    def renorm(self, p: typing.Any, dim: typing.Any, maxnorm: typing.Any) -> Tensor:
+        """Each slice of ``input`` along ``dim`` whose ``p``-norm exceeds ``maxnorm``
+scaled down to norm ``maxnorm``; the others as they are.
+
+>>> import gradtrack
+>>> gradtrack.renorm(gradtrack.tensor([[3., 4.], [0.3, 0.4]]), 2, 0, 1.)
+tensor([[0.6000, 0.8000],
+        [0.3000, 0.4000]])"""
+
+    def renorm_(self, p: typing.Any, dim: typing.Any, maxnorm: typing.Any) -> Tensor:
+        """``renorm`` written into ``self``; returns ``self``.
+
+>>> import gradtrack
+>>> gradtrack.tensor([[3., 4.], [0.3, 0.4]]).renorm_(2, 0, 1.)
+tensor([[0.6000, 0.8000],
+        [0.3000, 0.4000]])"""
 
     def repeat(self, *repeats: typing.Any) -> Tensor:
         """The tensor tiled: each dim repeated the given number of times (a copy).
@@ -3073,6 +3282,23 @@ tensor([[0., 1.],
 >>> x = gradtrack.zeros(3)
 >>> x.scatter_add_(0, gradtrack.tensor([1, 1]), gradtrack.tensor([2.0, 3.0]))
 tensor([0., 5., 0.])"""
+
+    def scatter_reduce(self, dim: typing.Any, index: typing.Any, src: typing.Any, reduce: typing.Any, *, include_self: typing.Any=True) -> Tensor:
+        """``input`` with the values of ``src`` reduced (``"sum"``, ``"prod"``, ``"mean"``,
+``"amax"``, ``"amin"``) into the places ``index`` names along ``dim``; without
+``include_self`` the places reached ignore ``input``'s values.
+
+>>> import gradtrack
+>>> gradtrack.scatter_reduce(gradtrack.ones(3), 0, gradtrack.tensor([0, 2, 0]),
+...                          gradtrack.tensor([2., 3., 4.]), "prod")
+tensor([8., 1., 3.])"""
+
+    def scatter_reduce_(self, dim: typing.Any, index: typing.Any, src: typing.Any, reduce: typing.Any, *, include_self: typing.Any=True) -> Tensor:
+        """``scatter_reduce`` written into ``self``; returns ``self``.
+
+>>> import gradtrack
+>>> gradtrack.zeros(2).scatter_reduce_(0, gradtrack.tensor([1, 1]), gradtrack.ones(2), "sum")
+tensor([0., 2.])"""
 
     def select(self, dim: typing.SupportsInt | typing.SupportsIndex, index: typing.SupportsInt | typing.SupportsIndex) -> Tensor:
         """
@@ -3239,6 +3465,13 @@ tensor([-1.1752,  0.0000,  3.6269])
 >>> import gradtrack
 >>> gradtrack.slice_scatter(gradtrack.zeros(4), gradtrack.ones(2), start=0, step=2)
 tensor([1., 0., 1., 0.])"""
+
+    def slogdet(self) -> Tensor:
+        """torch.slogdet: :func:`gradtrack.linalg.slogdet` with torch's older result name.
+
+>>> import gradtrack
+>>> gradtrack.slogdet(gradtrack.eye(2) * 3).sign
+tensor(1.)"""
 
     def softmax(self, dim: typing.SupportsInt | typing.SupportsIndex, *, dtype: typing.Any=None) -> Tensor:
         """

@@ -35,16 +35,30 @@ def _strip_leading_ones(shape):
     return shape
 
 
-def _fitting(s, a, target_shape, setitem=False):
+def _partly_aliases(x, target):
+    """``x`` shares ``target``'s memory without being the same view of it. An in-place op
+    then reads elements it has already written, in whatever order torch's kernel goes
+    (``t -= t[:, :1]``: row by row, so the later columns see the zeroed first one), which
+    torch leaves undefined; such programs compare nothing."""
+    if x.untyped_storage().data_ptr() != target.untyped_storage().data_ptr():
+        return False
+    return not (x.data_ptr() == target.data_ptr() and x.shape == target.shape
+                and x.stride() == target.stride())
+
+
+def _fitting(s, a, target_shape, setitem=False, written=None):
     """Names whose value may be written into ``a``'s target of ``target_shape``: it
     broadcasts *to* the target (for setitem after dropping leading size-1 dims, as torch
-    does), minus the combinations listed in KNOWN_GAPS."""
+    does) and does not partly alias what is written (``written``, or ``a``), minus the
+    combinations listed in KNOWN_GAPS."""
     if target_shape is None:
         return []
     target_shape = tuple(target_shape)
     target = s.ns[a]
     out = []
     for n in s.names():
+        if _partly_aliases(s.ns[n], target if written is None else written):
+            continue
         shape = tuple(s.ns[n].shape)
         if _broadcast(shape, target_shape) != target_shape:
             if not setitem or _broadcast(_strip_leading_ones(shape), target_shape) != target_shape:
@@ -56,9 +70,9 @@ def _fitting(s, a, target_shape, setitem=False):
     return out
 
 
-def _operand(draw, s, a, target_shape):
+def _operand(draw, s, a, target_shape, written=None):
     """A scalar or a tensor name broadcastable *to* target_shape."""
-    fits = _fitting(s, a, target_shape)
+    fits = _fitting(s, a, target_shape, written=written)
     if fits and draw(st.integers(0, 2)) > 0:
         return draw(st.sampled_from(fits))
     return draw(st.sampled_from(SCALARS))
@@ -102,20 +116,20 @@ def gen_inplace(draw, s):
         if op == "fill_":
             code = f"{target}.fill_({draw(st.sampled_from(SCALARS))})"
         elif op == "copy_":
-            fits = _fitting(s, a, tshape)
+            fits = _fitting(s, a, tshape, written=value)
             if not fits:
                 return None
             code = f"{target}.copy_({draw(st.sampled_from(fits))})"
         elif op == "pow_":
             code = f"{target}.pow_({draw(st.sampled_from(('2', '0.5', '3')))})"
         else:
-            code = f"{target}.{op}({_operand(draw, s, a, tshape)})"
+            code = f"{target}.{op}({_operand(draw, s, a, tshape, value)})"
     else:
         op = draw(st.sampled_from(AUGMENTED))
         if target != a and not target.startswith(f"{a}["):
             # `x.detach() += 1` is not Python.
-            target, tshape = a, tuple(s.ns[a].shape)
-        code = f"{target} {op} {_operand(draw, s, a, tshape)}"
+            target, tshape, value = a, tuple(s.ns[a].shape), s.ns[a]
+        code = f"{target} {op} {_operand(draw, s, a, tshape, value)}"
     return _maybe_no_grad(draw, code, 3)
 
 

@@ -298,3 +298,15 @@ def test_products_with_nothing_to_multiply(expr):
         "both_expanded"])
 def test_mse_loss_broadcasts_first(source):
     same(source)
+
+
+# The hard activations' gradient outside their linear piece is +0 even for a negative
+# incoming gradient: torch selects 0 there rather than multiplying by 0 (seed 0, index 290).
+@pytest.mark.parametrize("name", ["hardsigmoid", "hardswish", "hardtanh"])
+def test_hard_activation_gradients_are_positive_zero(name):
+    signs = []
+    for lib in (gradtrack, pytest.importorskip("torch")):
+        x = lib.tensor([-5.0, -0.5, 5.0], dtype=lib.float64, requires_grad=True)
+        getattr(lib.nn.functional, name)(x).backward(lib.full((3,), -1.0, dtype=lib.float64))
+        signs.append([(v, str(v).startswith("-")) for v in x.grad.tolist()])
+    assert signs[0] == signs[1]

@@ -160,8 +160,9 @@ Tensor act_deriv_graph(Act k, const Tensor& s, const ActParams& p, bool from_res
       return where(cmp(Cmp::Lt, s, -3), cst(0, s),
                    where(cmp(Cmp::Le, s, 3), plus(div_by_scalar(s, Scalar(3.0)), 0.5), cst(1, s)));
     case Act::Hardsigmoid:
-      return where(logical(Logic::And, cmp(Cmp::Gt, s, -3), cmp(Cmp::Lt, s, 3)), cst(1.0 / 6.0, s),
-                   cst(0, s));
+      // torch's slope is 1/6 computed in float, for double too
+      return where(logical(Logic::And, cmp(Cmp::Gt, s, -3), cmp(Cmp::Lt, s, 3)),
+                   cst(static_cast<double>(1.0f / 6.0f), s), cst(0, s));
     case Act::LogSigmoid: return sigmoid(neg(s));
   }
   return s;
@@ -235,7 +236,12 @@ TL activation_bw(const C& c, const TL& g) {
            "supported. This is caused by calling in-place forward function with a negative "
            "slope, please call out-of-place version instead.");
   if (!GradMode::is_enabled()) return {activation_backward_fused(k, g[0], s, p, at.from_result)};
-  return {mul(g[0], act_deriv_graph(k, s, p, at.from_result))};
+  Tensor d = act_deriv_graph(k, s, p, at.from_result);
+  Tensor gx = mul(g[0], d);
+  // torch's hard activations select 0 outside their linear piece: +0 for a negative gradient
+  if (k == Act::Hardtanh || k == Act::Hardswish || k == Act::Hardsigmoid)
+    gx = where(cmp(Cmp::Eq, d, 0), cst(0, gx), gx);
+  return {gx};
 }
 // layer_norm and group_norm (NOTE [One layout for three norms]): stats per
 // row of x read as (N * G, C / G * L).

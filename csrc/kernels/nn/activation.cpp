@@ -83,7 +83,8 @@ T act_deriv(Act k, T x, const ActParams& p) {
       return t + x * sigmoid_of(x) * (T(1) - t * t);
     }
     case Act::Hardswish: return x < T(-3) ? T(0) : x <= T(3) ? x / T(3) + T(0.5) : T(1);
-    case Act::Hardsigmoid: return (x > T(-3) && x < T(3)) ? T(1) / T(6) : T(0);
+    // torch's slope is 1/6 computed in float, for double too
+    case Act::Hardsigmoid: return (x > T(-3) && x < T(3)) ? T(1.0f / 6.0f) : T(0);
     case Act::LogSigmoid: {
       // sigmoid(-x), stably on both sides.
       T z = std::exp(-std::abs(x));
@@ -134,15 +135,23 @@ void act_backward(Act k, const Tensor& out, const Tensor& g, const Tensor& s, co
     act_backward(k, w.t, widen(g), widen(s), p, from_result);
     return w.commit();
   }
+  // torch's hard activations select 0 outside their linear piece rather than multiply the
+  // gradient by 0, so a negative gradient gives +0 there, not -0
+  const bool selects = k == Act::Hardtanh || k == Act::Hardswish || k == Act::Hardsigmoid;
   GT_DISPATCH_FLOAT(s.dtype(), "activation_backward", [&] {
     const scalar_t* gp = g.data<scalar_t>();
     const scalar_t* sp = s.data<scalar_t>();
     scalar_t* op = out.data<scalar_t>();
+    auto times = [selects](scalar_t grad, scalar_t d) {
+      return selects && d == scalar_t(0) ? scalar_t(0) : grad * d;
+    };
     if (from_result) {
-      dense_loop(s.numel(),
-                 [&](int64_t i) { op[i] = gp[i] * act_deriv_from_result<scalar_t>(k, sp[i], p); });
+      dense_loop(s.numel(), [&](int64_t i) {
+        op[i] = times(gp[i], act_deriv_from_result<scalar_t>(k, sp[i], p));
+      });
     } else {
-      dense_loop(s.numel(), [&](int64_t i) { op[i] = gp[i] * act_deriv<scalar_t>(k, sp[i], p); });
+      dense_loop(s.numel(),
+                 [&](int64_t i) { op[i] = times(gp[i], act_deriv<scalar_t>(k, sp[i], p)); });
     }
   });
 }

@@ -20,6 +20,8 @@ def _args(lib, name):
         return (lib.tensor([1, 2, 3]),)
     if name in ("bitwise_and", "bitwise_or", "bitwise_xor"):
         return (lib.tensor([1, 2, 3]), lib.tensor([3, 1, 2]))
+    if name == "polygamma":  # polygamma(n, input): the order first
+        return (1, x)
     if name in _out.BINARY:
         return (x, lib.tensor([0.5, 0.25, 2.0]))
     return (x + 1,) if name == "acosh" else (x,)
@@ -28,7 +30,8 @@ def _args(lib, name):
 def _outcome(lib, name, out_dtype, shape, requires_grad=False):
     args = _args(lib, name)
     if requires_grad:
-        args = (args[0].clone().requires_grad_(),) + args[1:]
+        i = next(i for i, a in enumerate(args) if isinstance(a, lib.Tensor))
+        args = args[:i] + (args[i].clone().requires_grad_(),) + args[i + 1:]
     out = lib.zeros(shape, dtype=getattr(lib, out_dtype))
     view = out.view(-1) if out.numel() else out
     before = out._version

@@ -105,8 +105,8 @@ FLOAT32 = {
     "reflect_pad": lambda lib, a: lib.nn.functional.pad(a["lo"][None], (1, 1), mode="reflect"),
     "replicate_pad": lambda lib, a: lib.nn.functional.pad(a["lo"][None], (1, 1),
                                                           mode="replicate"),
-    "max_pool3d": lambda lib, a: lib.nn.functional.max_pool3d(a["lo"][None, None], 2),
-    "avg_pool3d": lambda lib, a: lib.nn.functional.avg_pool3d(a["lo"][None, None], 2),
+    "max_pool3d": lambda lib, a: lib.nn.functional.max_pool3d(a["lo"].reshape(1, 1, 2, 2, 6), 2),
+    "avg_pool3d": lambda lib, a: lib.nn.functional.avg_pool3d(a["lo"].reshape(1, 1, 2, 2, 6), 2),
     "adaptive_avg_pool3d": lambda lib, a: lib.nn.functional.adaptive_avg_pool3d(
         a["lo"][None, None], 1),
     "adaptive_max_pool3d": lambda lib, a: lib.nn.functional.adaptive_max_pool3d(

@@ -11,7 +11,7 @@ words, unless an ``_ex`` form was asked not to check.
 
 >>> import gradtrack
 >>> gradtrack.linalg.det(gradtrack.tensor([[2.0, 1.0], [1.0, 3.0]]))
-tensor(5.0000)
+tensor(5.)
 """
 
 import warnings

@@ -9,6 +9,7 @@ tensor(5.)
 import builtins as _builtins
 
 from . import _C
+from ._autocast import runs_in_float32
 from ._ops.linalg_factor import (  # noqa: F401 - torch.linalg's names
     LinAlgError,
     cholesky,
@@ -76,6 +77,7 @@ class SVDResult(tuple):
                 f"Vh={self[2]!r})")
 
 
+@runs_in_float32
 def svd(A, full_matrices=True, *, driver=None, out=None):  # noqa: N803
     """The singular value decomposition ``A = U diag(S) Vh`` (batched), with
     S descending; gradients flow through U, S and Vh (LinalgSvdBackward0).
@@ -93,6 +95,7 @@ def svd(A, full_matrices=True, *, driver=None, out=None):  # noqa: N803
     return SVDResult(_C._resample.linalg_svd(A))
 
 
+@runs_in_float32
 def svdvals(A, *, driver=None, out=None):  # noqa: N803
     """The singular values of ``A`` (batched), descending.
 

@@ -118,7 +118,19 @@ FLOAT32 = {
     "ctc_loss": lambda lib, a: lib.nn.functional.ctc_loss(
         a["lo"].reshape(4, 1, 6).log_softmax(-1), lib.tensor([[1, 2]]), lib.tensor([4]),
         lib.tensor([2])),
+    "linalg_inv": lambda lib, a: lib.linalg.inv(_spd(lib, a)),
+    "inverse": lambda lib, a: lib.inverse(_spd(lib, a)),
+    "linalg_solve": lambda lib, a: lib.linalg.solve(_spd(lib, a), _spd(lib, a)),
+    "linalg_cholesky": lambda lib, a: lib.linalg.cholesky(_spd(lib, a)),
+    "cholesky_solve": lambda lib, a: lib.cholesky_solve(_spd(lib, a), _spd(lib, a)),
+    "quantile": lambda lib, a: lib.quantile(a["lo"].flatten(), 0.5),
+    "nanquantile": lambda lib, a: lib.nanquantile(a["lo"].flatten(), 0.25),
+    "svdvals": lambda lib, a: lib.linalg.svdvals(_spd(lib, a)),
     # not on the list: bfloat16 stays
+    "matrix_power": lambda lib, a: lib.linalg.matrix_power(_spd(lib, a), 2),
+    "cumprod": lambda lib, a: a["lo"].cumprod(0),
+    "renorm": lambda lib, a: a["lo"].renorm(2, 0, 1),
+    "cov": lambda lib, a: lib.cov(a["lo"]),
     "constant_pad": lambda lib, a: lib.nn.functional.pad(a["lo"], (1, 1)),
     "multilabel_soft_margin_loss": lambda lib, a: lib.nn.functional.multilabel_soft_margin_loss(
         a["lo"], a["tg"]),
@@ -134,6 +146,11 @@ FLOAT32 = {
     "std": lambda lib, a: a["lo"].std(),
     "cat": lambda lib, a: lib.cat([a["lo"], a["tg"].float()]),
 }
+
+
+def _spd(lib, a):
+    """A symmetric positive definite 4x4 matrix in the loss inputs' dtype."""
+    return (lib.eye(4) * 3 + lib.ones(4, 4) * 0.1).to(a["lo"].dtype)
 
 
 def _run(lib, fn, low="bfloat16", dtype=None):

@@ -17,6 +17,7 @@ tensor(5.)
 import warnings
 
 from .. import _C, _out, return_types
+from .._autocast import runs_in_float32
 from .._memory_format import contiguous_format
 from . import methods
 from .scan_sort import _dt  # torch's scalar type names
@@ -115,6 +116,7 @@ def _with_out(name, result, out):
 
 # ---- inverse, determinants -------------------------------------------------------------------
 
+@runs_in_float32
 def inv_ex(A, *, check_errors=False, out=None):  # noqa: N803
     """The inverse of each square matrix of ``A`` and LAPACK's ``info`` (0, or the
     index of a zero pivot); raises only when ``check_errors``.
@@ -132,6 +134,7 @@ def inv_ex(A, *, check_errors=False, out=None):  # noqa: N803
     return _with_out("linalg_inv_ex", return_types.linalg_inv_ex((inverse, info)), out)
 
 
+@runs_in_float32
 def inv(A, *, out=None):  # noqa: N803
     """The inverse of each square matrix of ``A`` (LinalgInvExBackward0); a
     singular matrix raises :class:`LinAlgError`.
@@ -148,6 +151,7 @@ def inv(A, *, out=None):  # noqa: N803
     return _with_out("linalg_inv", inverse, out)
 
 
+@runs_in_float32
 def inverse(input, *, out=None):  # noqa: A002 - torch's name
     """torch's older name of :func:`gradtrack.linalg.inv`.
 
@@ -241,6 +245,7 @@ def _check_solve(A, B, left):  # noqa: N803
     _check_kernel("lu_cpu", A)
 
 
+@runs_in_float32
 def solve_ex(A, B, *, left=True, check_errors=False, out=None):  # noqa: N803
     """The solution of ``A X = B`` (``X A = B`` when not ``left``) and LAPACK's
     ``info``; raises only when ``check_errors``.
@@ -256,6 +261,7 @@ def solve_ex(A, B, *, left=True, check_errors=False, out=None):  # noqa: N803
     return _with_out("linalg_solve_ex", return_types.linalg_solve_ex((result, info)), out)
 
 
+@runs_in_float32
 def solve(A, B, *, left=True, out=None):  # noqa: N803
     """The solution ``X`` of ``A X = B`` (``X A = B`` when not ``left``), batched
     and broadcast; ``B`` may be a (batch of) vector(s) (LinalgSolveExBackward0).
@@ -304,6 +310,7 @@ def solve_triangular(A, B, *, upper, left=True, unitriangular=False, out=None): 
 
 # ---- Cholesky --------------------------------------------------------------------------------
 
+@runs_in_float32
 def cholesky_ex(A, *, upper=False, check_errors=False, out=None):  # noqa: N803
     """The Cholesky factor of each symmetric positive-definite matrix of ``A``
     (read from its lower triangle, or upper one when ``upper``) and LAPACK's
@@ -322,6 +329,7 @@ def cholesky_ex(A, *, upper=False, check_errors=False, out=None):  # noqa: N803
     return _with_out("linalg_cholesky_ex", return_types.linalg_cholesky_ex((factor, info)), out)
 
 
+@runs_in_float32
 def cholesky(A, *, upper=False, out=None):  # noqa: N803
     """The lower Cholesky factor ``L`` (``A = L L^T``) of each symmetric
     positive-definite matrix, or the upper one ``U = L^T`` (LinalgCholeskyExBackward0).
@@ -346,6 +354,7 @@ _CHOLESKY_DEPRECATED = (
     "equivalent results for all valid (symmetric positive definite) inputs.")
 
 
+@runs_in_float32
 def _cholesky(input, upper=False, *, out=None):  # noqa: A002
     """torch.cholesky, deprecated by torch for :func:`gradtrack.linalg.cholesky`
     (CholeskyBackward0).
@@ -364,6 +373,7 @@ def _cholesky(input, upper=False, *, out=None):  # noqa: A002
     return _with_out("cholesky", factor, out)
 
 
+@runs_in_float32
 def cholesky_solve(input, input2, upper=False, *, out=None):  # noqa: A002 - torch's names
     """The solution ``X`` of ``A X = B`` (B: ``input``) given the Cholesky factor
     ``L`` (``input2``) of ``A``: ``A = L L^T``, or ``U^T U`` when ``upper``

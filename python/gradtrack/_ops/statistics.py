@@ -21,6 +21,7 @@ import numbers
 import warnings
 
 from .. import _C, _out, return_types
+from .._autocast import runs_in_float32
 from . import methods, wrap_dim
 from .scan_sort import searchsorted
 from .views import broadcast_tensors
@@ -196,6 +197,7 @@ def _quantile(input, q, dim, keepdim, interpolation, ignore_nan):  # noqa: A002
     return values
 
 
+@runs_in_float32
 def quantile(input, q, dim=None, keepdim=False, *, interpolation="linear"):  # noqa: A002
     """The ``q``-th quantiles (``q`` a number or a 1-D tensor in [0, 1]) of all elements
     or along ``dim``; ``interpolation`` picks between the two nearest ranks: linear,
@@ -208,6 +210,7 @@ def quantile(input, q, dim=None, keepdim=False, *, interpolation="linear"):  # n
     return _quantile(input, q, dim, keepdim, interpolation, False)
 
 
+@runs_in_float32
 def nanquantile(input, q, dim=None, keepdim=False, *, interpolation="linear"):  # noqa: A002
     """``quantile`` of the elements that are not NaN (NaN where a line has none).
 

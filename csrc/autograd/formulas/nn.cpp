@@ -238,9 +238,7 @@ TL activation_bw(const C& c, const TL& g) {
   if (!GradMode::is_enabled()) return {activation_backward_fused(k, g[0], s, p, at.from_result)};
   Tensor d = act_deriv_graph(k, s, p, at.from_result);
   Tensor gx = mul(g[0], d);
-  // torch's hard activations select 0 outside their linear piece: +0 for a negative gradient
-  if (k == Act::Hardtanh || k == Act::Hardswish || k == Act::Hardsigmoid)
-    gx = where(cmp(Cmp::Eq, d, 0), cst(0, gx), gx);
+  if (kernels::nn::selects_zero_gradient(k)) gx = where(cmp(Cmp::Eq, d, 0), cst(0, gx), gx);
   return {gx};
 }
 // layer_norm and group_norm (NOTE [One layout for three norms]): stats per

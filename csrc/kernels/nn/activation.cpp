@@ -135,9 +135,7 @@ void act_backward(Act k, const Tensor& out, const Tensor& g, const Tensor& s, co
     act_backward(k, w.t, widen(g), widen(s), p, from_result);
     return w.commit();
   }
-  // torch's hard activations select 0 outside their linear piece rather than multiply the
-  // gradient by 0, so a negative gradient gives +0 there, not -0
-  const bool selects = k == Act::Hardtanh || k == Act::Hardswish || k == Act::Hardsigmoid;
+  const bool selects = selects_zero_gradient(k);
   GT_DISPATCH_FLOAT(s.dtype(), "activation_backward", [&] {
     const scalar_t* gp = g.data<scalar_t>();
     const scalar_t* sp = s.data<scalar_t>();

@@ -26,6 +26,12 @@ struct ActParams {
   double a = 0, b = 0, c = 0;
 };
 
+/// torch's hard activations select 0 outside their linear piece rather than multiply the
+/// gradient by 0: a negative gradient gives +0 there, not -0 (both backward paths apply it).
+inline bool selects_zero_gradient(Act k) {
+  return k == Act::Hardtanh || k == Act::Hardswish || k == Act::Hardsigmoid;
+}
+
 /// out = act(x). `out` and `x` are dense (contiguous, aligned) of one float dtype
 /// and may be the same tensor (the in-place forms).
 void act_forward(Act k, const Tensor& out, const Tensor& x, const ActParams& p);

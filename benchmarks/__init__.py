@@ -8,7 +8,8 @@ Run it from the repository root::
 
 Each library runs in its own worker process (their thread pools must never
 share a process), the libraries take turns sample by sample, and the report
-goes to stdout, ``benchmarks/results/latest.json`` and ``latest.png``.
+goes to stdout and to ``latest.json``, ``latest.txt`` and ``latest.png`` in a run
+folder (``benchmarks/results/<vendor>/`` for the committed report of each CPU vendor).
 See ``benchmarks/README.md`` for the options and for how to add a case.
 
 Modules:

@@ -3,6 +3,7 @@
 import argparse
 import dataclasses
 import fnmatch
+import json
 import os
 import sys
 import time
@@ -19,12 +20,15 @@ from .machine import (
     machine_info,
     others_cpu_share,
     usable_cores,
+    vendor_folder,
 )
 
 PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
 REPO_ROOT = os.path.dirname(PACKAGE_DIR)
-# The committed report; a run writes there only with --update-report.
+# The committed report, one folder per CPU vendor (results/amd/, results/intel/)
+# and a chart of them side by side; a run writes there only with --update-report.
 REPORT_OUT = os.path.join(PACKAGE_DIR, "results")
+VENDORS_CHART = os.path.join(REPORT_OUT, "vendors.png")
 # Every other run gets a folder of its own here (git-ignored).
 RUNS_DIR = os.path.join(PACKAGE_DIR, "runs")
 # Testing aid only: makes the "gradtrack" slot import another module (e.g.
@@ -59,7 +63,7 @@ def parse_args(argv):
                    help="where latest.json/.png/.txt go (default: a new "
                         "benchmarks/runs/<date-time>/, git-ignored)")
     p.add_argument("--update-report", action="store_true",
-                   help="write the committed report, benchmarks/results/latest.*, "
+                   help="write the committed report, benchmarks/results/<vendor>/latest.*, "
                         "instead of a folder under benchmarks/runs/")
     p.add_argument("--libs", default="gradtrack,torch", metavar="A,B",
                    help="candidate,baseline modules (default: %(default)s); "
@@ -82,7 +86,7 @@ def output_dir(args):
     if args.out is not None:
         return args.out
     if args.update_report:
-        return REPORT_OUT
+        return os.path.join(REPORT_OUT, vendor_folder())
     stamp = time.strftime("%Y%m%d-%H%M%S")
     path, n = os.path.join(RUNS_DIR, stamp), 1
     while os.path.exists(path):  # two runs in one second
@@ -256,6 +260,22 @@ def write_outputs(document, out_dir, text):
     return paths
 
 
+def draw_vendors_chart():
+    """Redraw results/vendors.png from every vendor's committed report; None
+    without matplotlib or with no report to draw."""
+    documents = {}
+    for name in sorted(os.listdir(REPORT_OUT)):
+        path = os.path.join(REPORT_OUT, name, "latest.json")
+        if os.path.isfile(path):
+            with open(path) as f:
+                documents[name] = json.load(f)
+    try:
+        return chart.draw_vendors(documents, VENDORS_CHART)
+    except ImportError as exc:
+        print(f"no vendor chart: {exc}", file=sys.stderr)
+        return None
+
+
 def main(argv=None):
     if hasattr(sys.stdout, "reconfigure"):
         sys.stdout.reconfigure(errors="replace")  # µ and ≤ on odd terminals
@@ -297,6 +317,10 @@ def main(argv=None):
         extra_goals=report.extra_goals(records, machine, libs))
     text = report.render_report(document)
     paths = write_outputs(document, out_dir, "\n".join(head + [""]) + "\n" + text)
+    if args.update_report:
+        drawn = draw_vendors_chart()
+        if drawn:
+            paths.append(drawn)
     print("\n" + text)
     print(f"\n{'INTERRUPTED after' if interrupted else 'Done in'} "
           f"{document['duration_s']:.0f} s. Wrote " + ", ".join(paths))

@@ -316,3 +316,107 @@ def _candidate_first(document):
         return (item[0] != first, item[0])
 
     return key
+
+
+# The vendors chart: the committed full runs (one per CPU vendor) side by side.
+VENDOR_COLORS = ("#1565c0", "#ef6c00", "#6a1b9a", "#00838f")
+
+
+def _vendor_rows(documents):
+    """Rows top to bottom, as _layout's, over the union of the runs' case points
+    (groups in the order they first appear, points in the first run's order);
+    each bar row holds {vendor: record}."""
+    order, by_key = [], {}
+    for vendor, document in documents.items():
+        for rec in document["results"]:
+            key = (rec["group"], rec["case"], rec["point"])
+            if key not in by_key:
+                by_key[key] = {"title": rec["title"], "point": rec["point"], "per": {}}
+                order.append(key)
+            by_key[key]["per"][vendor] = rec
+    groups = list(dict.fromkeys(key[0] for key in order))
+    order.sort(key=lambda key: groups.index(key[0]))  # stable: points keep their order
+    rows, group = [], None
+    for key in order:
+        if key[0] != group:
+            group = key[0]
+            rows.append(("group", group))
+        rows.append(("bar", by_key[key]))
+    return rows
+
+
+def draw_vendors(documents, path):
+    """One chart of several full runs ({vendor folder: JSON report}): per case
+    point one bar per vendor, the goal's tick, and a legend naming each CPU.
+    Returns ``path``, or None when there is nothing to draw."""
+    documents = {v: d for v, d in documents.items() if d.get("results")}
+    if not documents:
+        return None
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from matplotlib.patches import Patch
+
+    rows = _vendor_rows(documents)
+    records = [rec for d in documents.values() for rec in d["results"]]
+    x_range = _x_range(records)
+    vendors = list(documents)
+    n, width = len(rows), 0.8 / len(vendors)
+    height = 2.1 + 0.26 * max(n, 4)
+    fig, ax = plt.subplots(figsize=(11.5, height))
+    _shade_groups(ax, rows)
+    for i, (kind, row) in enumerate(rows):
+        if kind != "bar":
+            continue
+        y = n - 1 - i
+        for j, vendor in enumerate(vendors):
+            rec = row["per"].get(vendor)
+            if rec is None or rec["ratio"] is None:
+                continue
+            yy = y + 0.4 - width * (j + 0.5)
+            color = VENDOR_COLORS[j % len(VENDOR_COLORS)]
+            ax.barh(yy, rec["ratio"] - 1.0, left=1.0, height=width * 0.9, color=color, zorder=2)
+            missed = rec["goal"] is not None and not rec["goal"]["met"]
+            ax.plot([rec["ratio"]], [yy], marker="x" if missed else "o", markersize=4.5,
+                    color="#c62828" if missed else color, zorder=3)
+            if rec["goal"] is not None:
+                ax.plot([rec["goal"]["max_ratio"]], [yy], marker="|", markersize=7,
+                        markeredgewidth=1.8, color=GOAL_COLOR, zorder=4)
+    ax.set_xscale("log")
+    ax.set_xlim(*x_range)
+    _ratio_ticks(ax, x_range)
+    ax.set_ylim(-0.7, n - 0.3)
+    ax.axvline(1.0, color="#222222", linewidth=1.1, zorder=3)
+    ax.grid(axis="x", which="major", color="#d0d4da", linewidth=0.7, zorder=0)
+    ax.set_yticks([n - 1 - i for i in range(n)])
+    ax.set_yticklabels([_bar_label(r) if kind == "bar" else r.upper() for kind, r in rows],
+                       fontsize=8.5)
+    for (kind, _), tick in zip(rows, ax.get_yticklabels()):
+        if kind == "group":
+            tick.set_fontweight("bold")
+            tick.set_color("#445566")
+    ax.tick_params(axis="y", length=0)
+    for side in ("top", "right", "left"):
+        ax.spines[side].set_visible(False)
+    first = documents[vendors[0]]
+    cand, base = first["candidate"], first["baseline"]
+    ax.set_xlabel(f"{cand} / {base}  (median time, or bytes; log scale)   "
+                  f"◀ {cand} better  |  {base} better ▶   (x: goal missed)", fontsize=9)
+    handles = []
+    for j, vendor in enumerate(vendors):
+        d = documents[vendor]
+        s, m = d["summary"], d["machine"]
+        load = ", under load" if _under_load(d) else ""
+        handles.append(Patch(color=VENDOR_COLORS[j % len(VENDOR_COLORS)],
+                             label=f"{vendor}: {m['cpu']}, {m['cores_usable']} cores, "
+                                   f"{m['date'][:10]}{load}, goals met "
+                                   f"{s['goals_met']}/{s['goals_total']}"))
+    ax.legend(handles=handles, loc="upper center", bbox_to_anchor=(0.5, -0.045 * 40 / max(n, 10)),
+              ncol=1, fontsize=8, frameon=False)
+    fig.suptitle(f"{cand} vs {base} on each CPU vendor: ratio per case (lower is better)",
+                 fontsize=13, fontweight="bold", x=0.01, ha="left")
+    fig.tight_layout(rect=(0, 0, 1, 0.985))
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path

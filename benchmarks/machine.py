@@ -155,6 +155,19 @@ def _cpu_fields():
     return fields
 
 
+VENDOR_FOLDERS = {"AuthenticAMD": "amd", "GenuineIntel": "intel"}
+
+
+def vendor_folder(vendor=None):
+    """The committed report's folder for a CPU vendor: ``amd``, ``intel``, or the
+    vendor id in lower case (``other`` when /proc/cpuinfo names none)."""
+    if vendor is None:
+        vendor = _cpu_fields()["vendor"]
+    if not vendor:
+        return "other"
+    return VENDOR_FOLDERS.get(vendor) or re.sub(r"[^a-z0-9]+", "-", vendor.lower()).strip("-")
+
+
 def fma_datapath(flags, vendor, family):
     """(float32 lanes per FMA unit, FMA units per core) of an x86 core.
 
@@ -249,6 +262,7 @@ def machine_info(repo_root):
     return {
         "date": datetime.datetime.now().astimezone().isoformat(timespec="seconds"),
         "cpu": cpu_model(),
+        "vendor": vendor_folder(),
         "cores_logical": os.cpu_count(),
         "cores_usable": usable_cores(),
         "ram_bytes": total_ram_bytes(),

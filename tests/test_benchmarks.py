@@ -516,3 +516,59 @@ def test_growth_cases_span_the_sizes_the_chart_draws():
     assert min(sizes["matmul"]) == 64 and max(sizes["matmul"]) == 4096
     assert sizes["conv2d_fwd_bwd"] == [1, 4, 16, 64]
     assert min(sizes["add"]) ** 2 == 1 << 10 and max(sizes["add"]) ** 2 == 64 << 20
+
+
+def test_vendor_folders_name_the_cpu_maker():
+    from benchmarks.machine import vendor_folder
+
+    assert vendor_folder("AuthenticAMD") == "amd"
+    assert vendor_folder("GenuineIntel") == "intel"
+    assert vendor_folder("Hygon Genuine") == "hygon-genuine"
+    assert vendor_folder("") == "other"
+    assert vendor_folder()  # this machine's: never empty
+
+
+def _vendor_document(cpu, rows):
+    doc = _growth_document({})
+    doc.update(baseline="torch", load={"under_load": False},
+               summary={"goals_met": 1, "goals_total": 2})
+    doc["machine"]["cpu"] = cpu
+    doc["results"] = [{"case": case, "point": point, "group": group, "title": case,
+                       "ratio": ratio, "goal": {"max_ratio": 1.0, "met": ratio <= 1.0},
+                       "libs": {}} for group, case, point, ratio in rows]
+    return doc
+
+
+def test_vendor_rows_join_the_runs_and_keep_groups_together():
+    from benchmarks import chart
+
+    amd = _vendor_document("AMD", [("mm", "matmul", "64", 0.5), ("ew", "add", "1K", 0.3)])
+    intel = _vendor_document("Intel", [("mm", "matmul", "64", 1.1), ("mm", "bmm", "4", 0.9),
+                                       ("ew", "add", "1K", 0.4)])
+    rows = chart._vendor_rows({"amd": amd, "intel": intel})
+    assert [(kind, r if kind == "group" else (r["title"], sorted(r["per"]))) for kind, r in rows] == [
+        ("group", "mm"), ("bar", ("matmul", ["amd", "intel"])), ("bar", ("bmm", ["intel"])),
+        ("group", "ew"), ("bar", ("add", ["amd", "intel"]))]
+
+
+def test_vendor_chart_draws_every_run(tmp_path):
+    pytest.importorskip("matplotlib")
+    from benchmarks import chart
+
+    amd = _vendor_document("AMD", [("mm", "matmul", "64", 0.5)])
+    intel = _vendor_document("Intel", [("mm", "matmul", "64", 1.1)])
+    assert_valid_png(chart.draw_vendors({"amd": amd, "intel": intel}, tmp_path / "v.png"))
+    assert chart.draw_vendors({}, tmp_path / "none.png") is None
+    assert not (tmp_path / "none.png").exists()
+
+
+def test_committed_report_has_one_folder_per_vendor():
+    import benchmarks
+
+    results = Path(benchmarks.__file__).parent / "results"
+    folders = sorted(p.name for p in results.iterdir() if p.is_dir())
+    assert "amd" in folders
+    for name in folders:
+        doc = json.loads((results / name / "latest.json").read_text())
+        assert doc["mode"] == "full" and doc["results"]
+        assert (results / name / "latest.png").exists()

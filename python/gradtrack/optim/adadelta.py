@@ -15,7 +15,8 @@ in PyTorch's order of operations, so the values match it bit for bit.
 from typing import Any
 
 from .. import _C
-from ._adaptive import (as_float, grad_of, new_step, run_step, upgrade_steps, zeros_like)
+from ._adaptive import (as_float, check_tensor_lr, fill_group_defaults, grad_of, new_step,
+                        run_step, zeros_like)
 from .optimizer import Optimizer
 
 _Tensor = _C.Tensor
@@ -41,8 +42,7 @@ class Adadelta(Optimizer):
                  weight_decay: float = 0, foreach: bool | None = None, *,
                  capturable: bool = False, maximize: bool = False,
                  differentiable: bool = False) -> None:
-        if isinstance(lr, _Tensor) and lr.numel() != 1:
-            raise ValueError("Tensor lr must be 1-element")
+        check_tensor_lr(lr)
         if not 0.0 <= lr:
             raise ValueError(f"Invalid learning rate: {lr}")
         if not 0.0 <= rho <= 1.0:
@@ -58,12 +58,8 @@ class Adadelta(Optimizer):
 
     def __setstate__(self, state):
         super().__setstate__(state)
-        for group in self.param_groups:
-            group.setdefault("foreach", None)
-            group.setdefault("maximize", False)
-            group.setdefault("differentiable", False)
-            group.setdefault("capturable", False)
-        upgrade_steps(self)
+        fill_group_defaults(self, {"foreach": None, "maximize": False, "differentiable": False,
+                                   "capturable": False})
 
     def step(self, closure=None):
         """One Adadelta step for every parameter with a gradient; returns ``closure()``'s loss."""

@@ -18,7 +18,8 @@ dtype, as PyTorch does.
 from typing import Any
 
 from .. import _C
-from ._adaptive import as_float, grad_of, new_step, run_step, scalar_dtype, zeros_like
+from ._adaptive import (as_float, check_tensor_lr, fill_group_defaults, grad_of, new_step,
+                        run_step, scalar_dtype, zeros_like)
 from .optimizer import Optimizer
 
 _Tensor = _C.Tensor
@@ -44,8 +45,7 @@ class ASGD(Optimizer):
                  t0: float = 1e6, weight_decay: float = 0, foreach: bool | None = None,
                  maximize: bool = False, differentiable: bool = False,
                  capturable: bool = False) -> None:
-        if isinstance(lr, _Tensor) and lr.numel() != 1:
-            raise ValueError("Tensor lr must be 1-element")
+        check_tensor_lr(lr)
         if not 0.0 <= lr:
             raise ValueError(f"Invalid learning rate: {lr}")
         if not 0.0 <= weight_decay:
@@ -57,14 +57,13 @@ class ASGD(Optimizer):
 
     def __setstate__(self, state):
         super().__setstate__(state)
+        fill_group_defaults(self, {"foreach": None, "maximize": False, "differentiable": False,
+                                   "capturable": False})
+        # eta and mu, like step, were numbers in old state dicts
         for group in self.param_groups:
-            group.setdefault("foreach", None)
-            group.setdefault("maximize", False)
-            group.setdefault("differentiable", False)
-            group.setdefault("capturable", False)
             for p in group["params"]:
                 p_state = self.state.get(p, {})
-                for key in ("step", "eta", "mu"):
+                for key in ("eta", "mu"):
                     if len(p_state) != 0 and not isinstance(p_state[key], _Tensor):
                         p_state[key] = _C.tensor(float(p_state[key]), dtype=scalar_dtype())
 

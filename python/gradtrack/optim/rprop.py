@@ -11,8 +11,8 @@ counts as 0 for this step, elsewhere it stays; the step size is clamped to
 from typing import Any
 
 from .. import _C
-from ._adaptive import (CAPTURABLE_MESSAGE, as_float, grad_of, new_step, run_step,
-                        upgrade_steps, zeros_like)
+from ._adaptive import (CAPTURABLE_MESSAGE, as_float, check_tensor_lr, fill_group_defaults,
+                        grad_of, new_step, run_step, zeros_like)
 from .optimizer import Optimizer
 
 _Tensor = _C.Tensor
@@ -36,8 +36,7 @@ class Rprop(Optimizer):
                  step_sizes: tuple[float, float] = (1e-6, 50), *, capturable: bool = False,
                  foreach: bool | None = None, maximize: bool = False,
                  differentiable: bool = False) -> None:
-        if isinstance(lr, _Tensor) and lr.numel() != 1:
-            raise ValueError("Tensor lr must be 1-element")
+        check_tensor_lr(lr)
         if not 0.0 <= lr:
             raise ValueError(f"Invalid learning rate: {lr}")
         if not 0.0 < etas[0] < 1.0 < etas[1]:
@@ -49,12 +48,8 @@ class Rprop(Optimizer):
 
     def __setstate__(self, state):
         super().__setstate__(state)
-        for group in self.param_groups:
-            group.setdefault("foreach", None)
-            group.setdefault("maximize", False)
-            group.setdefault("differentiable", False)
-            group.setdefault("capturable", False)
-        upgrade_steps(self)
+        fill_group_defaults(self, {"foreach": None, "maximize": False, "differentiable": False,
+                                   "capturable": False})
 
     def step(self, closure=None):
         """One Rprop step for every parameter with a gradient; returns ``closure()``'s loss."""

@@ -18,7 +18,7 @@ import socket
 import time
 
 from .autograd.profiler import _Collector, _active, record_function  # noqa: F401
-from .autograd.profiler_util import EventList
+from .autograd.profiler_util import EventList, EventReader
 
 
 class ProfilerActivity(enum.Enum):
@@ -126,7 +126,7 @@ def tensorboard_trace_handler(dir_name: str, worker_name: str | None = None,
     return handler
 
 
-class profile:
+class profile(EventReader):
     """torch's profiler: a context manager that times the ops, ``record_function``
     regions and backward nodes run inside it (NOTE [What the profiler times]); with a
     ``schedule``, ``step()`` moves it through idle, warm-up and recorded steps and
@@ -217,12 +217,7 @@ class profile:
             raise AssertionError("Profiler must be initialized before getting key averages")
         return self._events
 
-    def key_averages(self, group_by_input_shape: bool = False, group_by_stack_n: int = 0,
-                     group_by_overload_name: bool = False):
-        return self.events().key_averages(group_by_input_shape, group_by_stack_n)
-
-    def export_chrome_trace(self, path: str):
-        return self.events().export_chrome_trace(path)
+    _finished_events = events
 
 
 __all__ = ["EventList", "ProfilerAction", "ProfilerActivity", "profile", "record_function",

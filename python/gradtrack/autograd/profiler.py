@@ -26,7 +26,7 @@ import threading
 import time
 
 from .. import _C
-from .profiler_util import EventList, FunctionEvent, nest
+from .profiler_util import EventList, EventReader, FunctionEvent, nest
 
 # The calls into _C that are bookkeeping rather than ops, left out of a profile.
 _NOT_OPS = frozenset({
@@ -142,7 +142,7 @@ class record_function:
         return wrapped
 
 
-class profile:
+class profile(EventReader):
     """The legacy profiler, as torch's ``torch.autograd.profiler.profile``: times what runs
     inside it (NOTE [What the profiler times]); afterwards ``function_events``,
     ``key_averages()``, ``table()``, ``export_chrome_trace()`` read the events.
@@ -178,29 +178,22 @@ class profile:
             self.function_events = EventList()
         return False
 
-    def _events(self):
+    def _finished_events(self):
         if self.function_events is None:
             raise RuntimeError("Profiler didn't finish running")
         return self.function_events
 
-    def key_averages(self, group_by_input_shape=False, group_by_stack_n=0,
-                     group_by_overload_name=False):
-        return self._events().key_averages(group_by_input_shape, group_by_stack_n)
-
     def table(self, sort_by=None, row_limit=100, max_src_column_width=75,
               max_name_column_width=55, max_shapes_column_width=80, header=None,
               top_level_events_only=False):
-        return self._events().table(sort_by=sort_by, row_limit=row_limit, header=header)
-
-    def export_chrome_trace(self, path):
-        return self._events().export_chrome_trace(path)
+        return self._finished_events().table(sort_by=sort_by, row_limit=row_limit, header=header)
 
     def total_average(self):
-        return self._events().total_average()
+        return self._finished_events().total_average()
 
     @property
     def self_cpu_time_total(self):
-        return self._events().self_cpu_time_total
+        return self._finished_events().self_cpu_time_total
 
     def __str__(self):
-        return str(self._events())
+        return str(self._finished_events())

@@ -205,3 +205,19 @@ def nest(events):
             stack[-1].cpu_children.append(e)
         stack.append(e)
     return EventList(sorted(events, key=lambda e: e.start_ns))
+
+
+class EventReader:
+    """What both profile classes read from their finished events: ``key_averages()``
+    and ``export_chrome_trace()``. A subclass says where the events are (and what
+    it raises before there are any) in ``_finished_events()``."""
+
+    def _finished_events(self):
+        raise NotImplementedError
+
+    def key_averages(self, group_by_input_shape=False, group_by_stack_n=0,
+                     group_by_overload_name=False):
+        return self._finished_events().key_averages(group_by_input_shape, group_by_stack_n)
+
+    def export_chrome_trace(self, path):
+        return self._finished_events().export_chrome_trace(path)

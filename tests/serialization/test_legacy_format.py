@@ -215,3 +215,32 @@ def test_storage_count_that_disagrees(torch):
     data = b"".join(pickles) + (2).to_bytes(8, "little") + storages[8:]
     with pytest.raises(RuntimeError, match="holds 2 elements where the checkpoint declared 3"):
         gt.load(io.BytesIO(data))
+
+
+@pytest.mark.parametrize("legacy", [True, False])
+def test_full_unpickler_reads_a_storage_type_by_its_name_alone(torch, legacy):
+    # torch's full unpickler takes any module's "<Type>Storage" for torch's storage
+    # type; its restricted one refuses the unknown module
+    kwargs = LEGACY if legacy else {}
+    data = saved_bytes(torch.save, {"w": torch.arange(6.0).reshape(2, 3)}, **kwargs)
+    if not legacy:  # the zip format keeps its pickle in data.pkl: rewrite it there
+        import zipfile
+        src, out = zipfile.ZipFile(io.BytesIO(data)), io.BytesIO()
+        with zipfile.ZipFile(out, "w", zipfile.ZIP_STORED) as dst:
+            for info in src.infolist():
+                body = src.read(info)
+                if info.filename.endswith("data.pkl"):
+                    body = body.replace(b"ctorch\nFloatStorage", b"cdorch\nFloatStorage")
+                dst.writestr(info, body)
+        renamed = out.getvalue()
+    else:
+        renamed = data.replace(b"ctorch\nFloatStorage", b"cdorch\nFloatStorage")
+    assert renamed != data
+    theirs = torch.load(io.BytesIO(renamed), weights_only=False)
+    ours = gt.load(io.BytesIO(renamed), weights_only=False)
+    np.testing.assert_array_equal(ours["w"].numpy(), theirs["w"].numpy())
+    with pytest.raises(pickle.UnpicklingError) as t_err:
+        torch.load(io.BytesIO(renamed))
+    with pytest.raises(pickle.UnpicklingError) as g_err:
+        gt.load(io.BytesIO(renamed))
+    assert "dorch" in str(t_err.value) and "dorch" in str(g_err.value)

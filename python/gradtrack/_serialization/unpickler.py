@@ -341,4 +341,10 @@ class FullUnpickler(pickle.Unpickler):
         found = self._torch_globals.get(f"{module}.{name}")
         if found is not None:
             return found
+        if type(name) is str and "Storage" in name:
+            # torch's full unpickler reads a storage type by its name alone, whatever
+            # module the file names for it
+            found = self._torch_globals.get(f"torch.{name}")
+            if isinstance(found, torch_names.StorageType):
+                return found
         return super().find_class(module, name)

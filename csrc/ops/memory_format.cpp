@@ -19,6 +19,8 @@ namespace {
 const int64_t kOrder4[] = {1, 3, 2, 0};
 const int64_t kOrder5[] = {1, 4, 3, 2, 0};
 
+}  // namespace
+
 DimVector channels_last_strides(const DimVector& sizes) {
   const int64_t n = static_cast<int64_t>(sizes.size());
   const int64_t* order = n == 4 ? kOrder4 : kOrder5;
@@ -30,8 +32,6 @@ DimVector channels_last_strides(const DimVector& sizes) {
   }
   return strides;
 }
-
-}  // namespace
 
 bool is_channels_last(const Tensor& t) {
   const int64_t n = t.dim();
@@ -52,13 +52,28 @@ bool is_channels_last(const Tensor& t) {
   return true;
 }
 
-void make_channels_last(const Tensor& t) {
-  if (t.dim() != 4 && t.dim() != 5) return;
-  const DimVector strides = channels_last_strides(t.sizes());
+void relay(const Tensor& t, const DimVector& strides) {
   if (t.strides() == strides) return;
   Tensor relaid = empty_strided(t.sizes(), strides, t.dtype());
   kernels::copy(relaid, t);
   t->set_data(*relaid.get());
+}
+
+void make_channels_last(const Tensor& t) {
+  if (t.dim() != 4 && t.dim() != 5) return;
+  relay(t, channels_last_strides(t.sizes()));
+}
+
+void stack_layout(const Tensor& stacked, const std::vector<Tensor>& inputs, int64_t dim) {
+  if (inputs.empty() || dim >= inputs[0].dim()) return;  // torch cats unsqueezed inputs there
+  for (const Tensor& t : inputs)
+    if (!is_channels_last(t)) return;
+  DimVector joined = inputs[0].sizes();
+  const int64_t part = joined[size_t(dim)];
+  joined[size_t(dim)] *= static_cast<int64_t>(inputs.size());
+  DimVector strides = channels_last_strides(joined);
+  strides.insert(static_cast<size_t>(dim), part * strides[size_t(dim)]);
+  relay(stacked, strides);
 }
 
 const Tensor& follow_layout(const Tensor& t, const Tensor& like) {

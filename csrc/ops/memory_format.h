@@ -14,6 +14,14 @@ bool is_channels_last(const Tensor& t);
 /// Re-lays `t` channels-last in place when it is not: same values, version and autograd
 /// identity (the node that made it keeps it as its output), new storage.
 void make_channels_last(const Tensor& t);
+/// torch's channels-last strides for 4-d or 5-d `sizes`.
+DimVector channels_last_strides(const DimVector& sizes);
+/// Re-lays `t` in place with `strides` (dense over its sizes) when it has others, as
+/// make_channels_last does.
+void relay(const Tensor& t, const DimVector& strides);
+/// torch's stack of channels-last tensors along a dim before their last: a cat along that
+/// dim (channels-last) viewed with the dim split, so the result's strides are that view's.
+void stack_layout(const Tensor& stacked, const std::vector<Tensor>& inputs, int64_t dim);
 /// `t`, re-laid channels-last when `like` is (returned for chaining).
 const Tensor& follow_layout(const Tensor& t, const Tensor& like);
 

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "autograd/variable.h"
+#include "ops/as_strided.h"
 #include "ops/common.h"
 
 namespace gradtrack::ops {
@@ -131,10 +132,9 @@ Tensor reshape(const Tensor& a, const DimVector& shape) {
   return out;
 }
 
-Tensor as_strided(const Tensor& a, const DimVector& sizes, const DimVector& strides,
-                  std::optional<int64_t> offset) {
+void check_as_strided(const Tensor& a, const DimVector& sizes, const DimVector& strides,
+                      int64_t off) {
   GT_CHECK(sizes.size() == strides.size(), "mismatch in length of strides and shape");
-  int64_t off = offset ? *offset : a->offset();
   GT_CHECK(off >= 0, "Tensor: invalid storage offset ", off);
   for (int64_t st : strides) {
     GT_CHECK(st >= 0, "as_strided: Negative strides are not supported at the moment, got strides: ",
@@ -164,6 +164,12 @@ Tensor as_strided(const Tensor& a, const DimVector& sizes, const DimVector& stri
            shape_str(strides), ", storage offset ", off, ", and itemsize ", item,
            " requiring a storage size of ", nbytes, " are out of bounds for storage of size ",
            a->storage()->nbytes());
+}
+
+Tensor as_strided(const Tensor& a, const DimVector& sizes, const DimVector& strides,
+                  std::optional<int64_t> offset) {
+  const int64_t off = offset ? *offset : a->offset();
+  check_as_strided(a, sizes, strides, off);
   return make_view_op(a, sizes, strides, off, OpKind::AsStrided, [&](autograd::AsStridedAttrs& at) {
     at.size = sizes;
     at.stride = strides;

@@ -3,6 +3,7 @@
 #include "autograd/forward_ad.h"
 #include "autograd/provenance.h"
 #include "autograd/variable.h"
+#include "ops/as_strided.h"
 #include "python/arg_errors.h"
 #include "python/common.h"
 
@@ -279,6 +280,12 @@ void bind_inplace(py::module_& m) {
   m.def("t_", [](const Tensor& self) { return ops::inplace_t(self); });
   m.def("transpose_", [](const Tensor& self, int64_t dim0, int64_t dim1) {
     return ops::inplace_transpose(self, dim0, dim1);
+  });
+  m.def("as_strided_", [](const Tensor& self, py::handle size, py::handle stride, py::handle off) {
+    std::optional<int64_t> offset;
+    if (!off.is_none()) offset = int_arg(off, "as_strided_", "storage_offset", 3);
+    return ops::inplace_as_strided(self, int_list(size, "as_strided_", "size", 1),
+                                   int_list(stride, "as_strided_", "stride", 2), offset);
   });
   m.def("scatter_add_",
         [](const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src) {

@@ -174,9 +174,15 @@ void bind_shape(Cls& cls, py::module_& m) {
   m.def(
       "stack",
       [](py::handle tensors, int64_t d) {
-        return ops::stack(tensor_list(tensors, "stack", "tensors", 1), d);
+        const std::vector<Tensor> ts = tensor_list(tensors, "stack", "tensors", 1);
+        Tensor y = ops::stack(ts, d);
+        if (!ts.empty()) ops::stack_layout(y, ts, d < 0 ? d + y.dim() : d);
+        return y;
       },
       py::arg("tensors"), py::arg("dim") = 0);
+  // NOTE [Channels-last results], for the ops written in Python (pixel_shuffle, ...)
+  m.def("_follow_layout",
+        [](const Tensor& y, const Tensor& like) { return ops::follow_layout(y, like); });
 }
 
 void bind_types(Cls& cls) {

@@ -510,6 +510,13 @@ def transpose_(self, dim0, dim1):
     return _C._inplace.transpose_(self, dim0, dim1)
 
 
+def as_strided_(self, size, stride, storage_offset=None):
+    """Gives ``self`` a new size, stride and offset over its storage, in place (a
+    metadata change, still a version bump)."""
+    check(self)
+    return _C._inplace.as_strided_(self, size, stride, storage_offset)
+
+
 def unsqueeze_(self, dim):
     """Inserts a dim of size one in place."""
     check(self)
@@ -555,7 +562,7 @@ def _methods():
                for name, (_, operands) in _OPS.items()}
     for fn in (add_, sub_, div_, true_divide_, clamp_, clamp_min_, clamp_max_, fill_, zero_,
                copy_, normal_, uniform_, masked_fill_, index_put_, scatter_, scatter_add_, t_,
-               transpose_, unsqueeze_, squeeze_, pow_, addcmul_, addcdiv_, addmm_, baddbmm_,
+               transpose_, as_strided_, unsqueeze_, squeeze_, pow_, addcmul_, addcdiv_, addmm_, baddbmm_,
                addbmm_, addmv_, addr_, lerp_, nan_to_num_, cumsum_, cumprod_, index_add_,
                index_copy_, index_fill_, put_, masked_scatter_, fill_diagonal_, scatter_reduce_,
                index_reduce_, renorm_):

@@ -228,6 +228,35 @@ def test_metadata_inplace_grads_match_torch():
     same(scenario)
 
 
+def test_as_strided_inplace_grads_and_versions_match_torch():
+    def scenario(L):
+        x = L.arange(8.0, requires_grad=True)
+        y = x * 1
+        y.as_strided_((2, 3), (1, 2), 1)  # overlapping-free windows over y's storage
+        v = (x * 2)[:6]
+        v.as_strided_((3, 2), (2, 1))
+        w = L.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]])
+        (y * w).sum().backward(retain_graph=True)
+        (v * v).sum().backward()
+        return y, v, x.grad, y._version, v._version, name(y.grad_fn), name(v.grad_fn)
+
+    same(scenario)
+
+
+def test_as_strided_inplace_refusals_leave_the_tensor_as_it_was(lib):
+    t = lib.arange(6.0)
+    for args, message in [(((7,), (1,)), "out of bounds for storage of size 24"),
+                          (((2,), (1,), -1), "invalid storage offset -1"),
+                          (((2, 3), (1,)), "mismatch in length of strides and shape"),
+                          (((2,), (-1,)), "Negative strides are not supported")]:
+        with pytest.raises(RuntimeError, match=message):
+            t.as_strided_(*args)
+        assert t.shape == (6,) and t.stride() == (1,) and t._version == 0
+    leaf = lib.ones(3, requires_grad=True)
+    with pytest.raises(RuntimeError, match="a leaf Variable that requires grad"):
+        leaf.as_strided_((3,), (1,))
+
+
 # ============================================================================================
 # Grad correctness: many view + in-place scenarios against torch
 # ============================================================================================

@@ -61,6 +61,14 @@ CASES = {
     "cat_batch": lambda lib, F, x: lib.cat([x, x], 0),
     "cat_mixed": lambda lib, F, x: lib.cat([x, x.contiguous()], 1),
     "concat": lambda lib, F, x: lib.concat([x, x], 1),
+    # torch: the mean, then channels-last strides given in place (version 1)
+    "adaptive_avg_pool2d_to_1": lambda lib, F, x: F.adaptive_avg_pool2d(x, 1),
+    "pixel_shuffle": lambda lib, F, x: F.pixel_shuffle(x, 2),
+    "pixel_unshuffle": lambda lib, F, x: F.pixel_unshuffle(x, 2),
+    # torch: a cat along the dim viewed with the dim split; at the end, unsqueezed inputs
+    **{f"stack_{d}": (lambda d: lambda lib, F, x: lib.stack([x, x * 2], d))(d)
+       for d in (-5, -1, 0, 1, 2, 3, 4)},
+    "stack_mixed": lambda lib, F, x: lib.stack([x, x.contiguous()], 2),
 }
 
 
@@ -78,7 +86,8 @@ def test_result_layout_matches_torch(case):
 
 @pytest.mark.parametrize("case", ["conv2d", "conv_transpose2d", "batch_norm_train", "group_norm",
                                   "max_pool2d", "avg_pool2d", "interpolate_bilinear",
-                                  "pad_reflect", "gelu", "cat_channels"])
+                                  "pad_reflect", "gelu", "cat_channels", "pixel_shuffle",
+                                  "pixel_unshuffle", "stack_2"])
 def test_values_and_gradients_match_row_major_and_torch(case):
     results = []
     for lib, layout in ((gradtrack, "channels_last"), (gradtrack, "contiguous_format"),
@@ -124,3 +133,17 @@ def test_a_resnet_block_keeps_channels_last_and_torch_numbers():
     assert outs[0][0] and outs[1][0] and outs[0][3] == outs[1][3]
     np.testing.assert_allclose(outs[0][1], outs[1][1], rtol=1e-4, atol=1e-4)
     np.testing.assert_allclose(outs[0][2], outs[1][2], rtol=1e-3, atol=1e-3)
+
+
+def test_adaptive_avg_pool_to_one_pixel_records_torch_nodes():
+    names = []
+    for lib in (gradtrack, torch):
+        x = _x(lib).requires_grad_()
+        y = lib.nn.functional.adaptive_avg_pool2d(x, 1)
+        node = y.grad_fn
+        names.append((node.name(), node.next_functions[0][0].name()))
+        (y * y).sum().backward()
+        names.append(tuple(x.grad.stride()))
+        names.append(np.round(x.grad.numpy(), 5).tolist())
+    assert names[:3] == names[3:]
+    assert names[0] == ("AsStridedBackward1", "MeanBackward1")

@@ -770,6 +770,18 @@ tensor([[0],
                 [1, 3]])
         """
 
+    def as_strided_(self, size: typing.Any, stride: typing.Any, storage_offset: typing.Any=None) -> Tensor:
+        """Gives ``self`` a new size, stride and offset over its storage, in place (a
+    metadata change, still a version bump).
+
+>>> import gradtrack
+>>> x = gradtrack.arange(6.0)
+>>> x.as_strided_((2, 2), (1, 2), 1)
+tensor([[1., 3.],
+        [2., 4.]])
+>>> x._version
+1"""
+
     def asin(self) -> Tensor:
         """
         The arcsine (in radians) of each element.
@@ -4143,6 +4155,9 @@ def _empty_cache() -> None:
     ...
 
 def _fast_path(fast: typing.Any, slow: typing.Any, triggers: tuple[typing.Any, ...]) -> typing.Any:
+    ...
+
+def _follow_layout(arg0: Tensor, arg1: Tensor) -> Tensor:
     ...
 
 def _formula_table_ok() -> builtins.bool:

@@ -2,7 +2,7 @@
 from __future__ import annotations
 import typing
 from gradtrack._C import Tensor
-__all__: list[str] = ['addbmm_', 'addcdiv_', 'addcmul_', 'addmm_', 'addmv_', 'addr_', 'baddbmm_', 'binary_', 'check_out_tangents', 'clamp_', 'clamp_bound_', 'compare_', 'copy_', 'fill_', 'index_add_', 'index_copy_', 'index_fill_', 'index_put_', 'index_reduce_', 'into', 'lerp_', 'masked_fill_', 'masked_scatter_', 'nan_to_num_', 'normal_', 'ops', 'put_', 'renorm_', 'resize_out', 'scan_', 'scatter_', 'scatter_add_', 'scatter_reduce_', 'set_data', 'setitem_', 'squeeze_', 'swap_write_label', 't_', 'transpose_', 'unary_', 'uniform_', 'unsqueeze_', 'zero_']
+__all__: list[str] = ['addbmm_', 'addcdiv_', 'addcmul_', 'addmm_', 'addmv_', 'addr_', 'as_strided_', 'baddbmm_', 'binary_', 'check_out_tangents', 'clamp_', 'clamp_bound_', 'compare_', 'copy_', 'fill_', 'index_add_', 'index_copy_', 'index_fill_', 'index_put_', 'index_reduce_', 'into', 'lerp_', 'masked_fill_', 'masked_scatter_', 'nan_to_num_', 'normal_', 'ops', 'put_', 'renorm_', 'resize_out', 'scan_', 'scatter_', 'scatter_add_', 'scatter_reduce_', 'set_data', 'setitem_', 'squeeze_', 'swap_write_label', 't_', 'transpose_', 'unary_', 'uniform_', 'unsqueeze_', 'zero_']
 
 def addbmm_(arg0: Tensor, arg1: Tensor, arg2: Tensor, arg3: typing.Any, arg4: typing.Any) -> Tensor:
     ...
@@ -20,6 +20,9 @@ def addmv_(arg0: Tensor, arg1: Tensor, arg2: Tensor, arg3: typing.Any, arg4: typ
     ...
 
 def addr_(arg0: Tensor, arg1: Tensor, arg2: Tensor, arg3: typing.Any, arg4: typing.Any) -> Tensor:
+    ...
+
+def as_strided_(arg0: Tensor, arg1: typing.Any, arg2: typing.Any, arg3: typing.Any) -> Tensor:
     ...
 
 def baddbmm_(arg0: Tensor, arg1: Tensor, arg2: Tensor, arg3: typing.Any, arg4: typing.Any) -> Tensor:

@@ -151,4 +151,14 @@ METHODS = {
     >>> x.transpose_(0, 1).shape
     gradtrack.Size([3, 2])
     """,
+    "as_strided_": """In-place ``as_strided``: this tensor takes the given size, stride and storage
+    offset over its own storage (AsStridedBackward1); the version counter moves.
+
+    >>> x = gradtrack.arange(6.0)
+    >>> x.as_strided_((2, 2), (1, 2), 1)
+    tensor([[1., 3.],
+            [2., 4.]])
+    >>> x._version
+    1
+    """,
 }

@@ -21,6 +21,7 @@ import warnings
 
 from .. import _C
 from .._dtype_names import SCALAR_NAME, dtype_key
+from .._memory_format import _strides_like, channels_last
 
 _conv = _C._conv
 _int64 = _C.int64
@@ -441,8 +442,13 @@ def adaptive_avg_pool2d(input, output_size):  # noqa: A002
     """
     size = _adaptive_size("adaptive_avg_pool2d", input, output_size)
     if size == [1, 1] and input.dim() in (3, 4) and all(n != 0 for n in input.shape[1:]):
-        # PyTorch takes the mean here (MeanBackward1).
-        return input.mean((-1, -2), keepdim=True)
+        # PyTorch takes the mean here (MeanBackward1), and gives a channels-last input's
+        # result channels-last strides in place (AsStridedBackward1, version 1).
+        out = input.mean((-1, -2), keepdim=True)
+        if input.dim() == 4 and _strides_like(input, channels_last):
+            n, c = input.shape[0], input.shape[1]
+            out.as_strided_((n, c, 1, 1), (c, 1, c, c))
+        return out
     return _conv.adaptive_avg_pool2d(input, size)
 
 

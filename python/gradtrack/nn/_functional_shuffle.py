@@ -9,6 +9,7 @@ tensor([[[[0., 1.],
           [2., 3.]]]])
 """
 
+from .. import _C
 from ._named_nodes import composite_node
 
 __all__ = ["pixel_shuffle", "pixel_unshuffle", "channel_shuffle", "native_channel_shuffle"]
@@ -60,7 +61,7 @@ def pixel_shuffle(input, upscale_factor):  # noqa: A002
         raise RuntimeError("pixel_shuffle expects its input's 'channel' dimension to be "
                            "divisible by the square of upscale_factor, but input.size(-3)="
                            f"{c} is not divisible by {r * r}")
-    return _pixel_shuffle(input, r)
+    return _C._follow_layout(_pixel_shuffle(input, r), input)
 
 
 def pixel_unshuffle(input, downscale_factor):  # noqa: A002
@@ -82,7 +83,7 @@ def pixel_unshuffle(input, downscale_factor):  # noqa: A002
     if w % r:
         raise RuntimeError("pixel_unshuffle expects width to be divisible by "
                            f"downscale_factor, but input.size(-1)={w} is not divisible by {r}")
-    return _pixel_unshuffle(input, r)
+    return _C._follow_layout(_pixel_unshuffle(input, r), input)
 
 
 def _channel_shuffle(x, groups):

@@ -144,3 +144,24 @@ def test_a_module_that_never_was_lazy_gets_no_hooks():
     layer = gradtrack.nn.Linear(2, 2)
     assert "_has_hooks" not in layer.__dict__
     assert type(layer).__call__ is gradtrack.nn.Module.__call__
+
+
+def test_pickle_deepcopy_and_misuse_as_torch():
+    import pickle
+
+    from helpers import error_of
+    for lib in (torch, gradtrack):
+        for restored in (pickle.loads(pickle.dumps(lib.nn.LazyLinear(2))),
+                         copy.deepcopy(lib.nn.LazyLinear(2))):
+            assert repr(restored) == "LazyLinear(in_features=0, out_features=2, bias=True)"
+            restored(lib.ones(1, 3))
+            assert repr(restored) == "Linear(in_features=3, out_features=2, bias=True)"
+            assert len(restored._forward_pre_hooks) == 0
+            if lib is gradtrack:
+                assert "_has_hooks" not in restored.__dict__  # back on the fast path
+    for call in [lambda lib: lib.nn.Linear(3, 2).load_state_dict(lib.nn.LazyLinear(2).state_dict()),
+                 lambda lib: lib.nn.LazyLinear(2).share_memory(),
+                 lambda lib: lib.nn.LazyBatchNorm1d()(lib.ones(2)),
+                 lambda lib: lib.nn.LazyInstanceNorm1d()(lib.ones(3, 5)),
+                 lambda lib: lib.nn.LazyBatchNorm2d()(lib.ones(2, 3, 4))]:
+        assert error_of(lambda: call(gradtrack)) == error_of(lambda: call(torch))

@@ -50,6 +50,24 @@ def test_fractional_max_pool_matches_torch(nd, shape, kernel, kwargs, dtype):
     np.testing.assert_allclose(g_grad.numpy(), t_grad.numpy(), rtol=1e-6, atol=1e-7)
 
 
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+def test_fractional_max_pool_in_reduced_precision_places_windows_as_torch(dtype):
+    # torch's kernel rounds each step of the window arithmetic to the input's type
+    samples = np.random.default_rng(5).uniform(0, 1, size=(4, 8, 2))
+
+    def run(lib):
+        x = lib.tensor(np.random.default_rng(6).standard_normal((4, 8, 37, 29)),
+                       dtype=getattr(lib, dtype))
+        out, idx = lib.nn.functional.fractional_max_pool2d(
+            x, 3, output_size=(13, 11), return_indices=True,
+            _random_samples=lib.tensor(samples, dtype=getattr(lib, dtype)))
+        return out.float().numpy(), idx.numpy()
+
+    t, g = _both(run)
+    np.testing.assert_array_equal(g[1], t[1])
+    np.testing.assert_array_equal(g[0], t[0])
+
+
 def test_fractional_max_pool_draws_its_samples_as_torch():
     def run(lib):
         lib.manual_seed(7)
@@ -96,6 +114,17 @@ def test_fractional_max_pool_ties_and_nans_as_torch():
     lambda lib: lib.nn.functional.fractional_max_pool2d(lib.ones(7, 9), 2, output_size=3),
     lambda lib: lib.nn.functional.fractional_max_pool2d(lib.ones(1, 2, 7, 9), 2,
                                                         output_ratio=0.5),
+    lambda lib: lib.nn.functional.fractional_max_pool2d(
+        lib.ones(1, 2, 6, 6), 2, output_size=3, _random_samples=lib.rand(1, 2, 3).double()),
+    lambda lib: lib.nn.functional.fractional_max_pool2d(
+        lib.ones(1, 2, 6, 6).long(), 2, output_size=3, _random_samples=lib.ones(1, 2, 2).long()),
+    lambda lib: lib.nn.functional.fractional_max_pool3d(
+        lib.ones(1, 2, 6, 6, 6).long(), 2, output_size=3,
+        _random_samples=lib.ones(1, 2, 3).long()),
+    lambda lib: lib.nn.functional.fractional_max_pool2d(
+        lib.ones(2, 2, 6, 6), 2, output_size=3, _random_samples=lib.rand(1, 2, 2)),
+    lambda lib: lib.nn.functional.fractional_max_pool2d(
+        lib.ones(1, 3, 6, 6), 2, output_size=3, _random_samples=lib.rand(1, 2, 2)),
     lambda lib: lib.nn.FractionalMaxPool2d(3),
     lambda lib: lib.nn.FractionalMaxPool3d(3, output_ratio=1.5),
     lambda lib: lib.nn.FractionalMaxPool2d(3, output_size=2, output_ratio=0.5),

@@ -16,6 +16,7 @@ torch's, whose gradient is the scatter-add torch's backward is.
 import numpy as np
 
 from .. import _C
+from .._dtype_names import SCALAR_NAME, dtype_key
 from ._named_nodes import composite_node
 
 __all__ = ["fractional_max_pool2d", "fractional_max_pool2d_with_indices",
@@ -41,15 +42,34 @@ def _ntuple(value, n):
     return value * n if len(value) == 1 else value
 
 
-def _starts(samples, size, out, pool, dtype):
+def _bfloat16(values):
+    """float32 values rounded to the nearest bfloat16 (ties to even), kept as float32."""
+    bits = np.asarray(values, dtype=np.float32).view(np.uint32).astype(np.uint64)
+    bits = (bits + 0x7FFF + ((bits >> 16) & 1)) & 0xFFFF0000
+    return bits.astype(np.uint32).view(np.float32)
+
+
+def _arithmetic(dtype):
+    """How torch's kernel rounds each step for ``dtype``: NumPy's type, or bfloat16's
+    rounding applied to float32 (NumPy has no bfloat16)."""
+    if dtype == _C.float64:
+        return lambda v: np.asarray(v, dtype=np.float64)
+    if dtype == _C.float16:
+        return lambda v: np.asarray(v, dtype=np.float16)
+    if dtype == _C.bfloat16:
+        return _bfloat16
+    return lambda v: np.asarray(v, dtype=np.float32)
+
+
+def _starts(samples, size, out, pool, rnd):
     """Window starts along one dim for every plane: ``samples`` is (planes,)."""
     starts = np.empty(samples.shape + (out,), dtype=np.int64)
     if out > 1:
-        alpha = dtype(size - pool) / dtype(out - 1)
-        steps = np.arange(out - 1).astype(dtype)
-        u = samples.astype(dtype)[:, None]
-        starts[:, :-1] = (((steps + u) * alpha).astype(np.int64)
-                          - (u * alpha).astype(np.int64))
+        alpha = rnd(rnd(size - pool) / rnd(out - 1))
+        steps = rnd(np.arange(out - 1))
+        u = rnd(samples)[:, None]
+        starts[:, :-1] = (rnd(rnd(steps + u) * alpha).astype(np.int64)
+                          - rnd(u * alpha).astype(np.int64))
     if out > 0:
         starts[:, -1] = size - pool
     return starts
@@ -71,6 +91,15 @@ def _fractional(name, input, kernel_size, output_size, output_ratio, samples, nd
         samples = _C.rand(input.size(0) if batched else 1, channels, nd, dtype=input.dtype)
     kernel = _ntuple(kernel_size, nd)
     output_size = _ntuple(output_size, nd)
+    if samples.dtype != input.dtype:
+        raise RuntimeError("Expect _random_samples to have the same dtype as input")
+    if not input.dtype.is_floating_point:
+        raise NotImplementedError(f'"{name}_out_frame" not implemented for '
+                                  f"'{SCALAR_NAME[dtype_key(input.dtype)]}'")
+    if samples.size(0) < (input.size(0) if batched else 1):
+        raise RuntimeError("Expect _random_samples.size(0) no less then input batch size.")
+    if samples.size(1) != channels:
+        raise RuntimeError("Expect _random_samples.size(1) equals to input channel size.")
     if samples.size(2) != nd:
         raise RuntimeError(f"Expect _random_samples.size(2) equals to {nd}; got "
                            f"{samples.size(2)}.")
@@ -82,11 +111,12 @@ def _fractional(name, input, kernel_size, output_size, output_ratio, samples, nd
                                f"relative to input {dim_names[d]} {spatial[d]}")
     x = input if batched else input.unsqueeze(0)
     n = x.size(0)
-    dtype = np.float64 if x.dtype == _C.float64 else np.float32
-    u = samples.detach().numpy()[:n].reshape(n * channels, nd)
+    rnd = _arithmetic(x.dtype)
+    wide = x.dtype in (_C.float16, _C.bfloat16)  # read as float32 (exactly)
+    u = (samples.float() if wide else samples).detach().numpy()[:n].reshape(n * channels, nd)
     # The column of the samples each spatial dim reads (NOTE [Fractional pooling windows]).
     columns = (1, 0) if nd == 2 else (0, 1, 2)
-    starts = [_starts(u[:, col], size, out, pool, dtype)
+    starts = [_starts(u[:, col], size, out, pool, rnd)
               for col, size, out, pool in zip(columns, spatial, output_size, kernel)]
     strides = [int(np.prod(spatial[d + 1:])) for d in range(nd)]
     # flat input index of every (plane, output position, window offset)
@@ -98,7 +128,7 @@ def _fractional(name, input, kernel_size, output_size, output_ratio, samples, nd
         shape[1 + nd + d] = kernel[d]
         index = index + (along * strides[d]).reshape(shape)
     index = index.reshape((n * channels,) + tuple(output_size) + (-1,))
-    values = x.detach().reshape(n * channels, -1).numpy()
+    values = (x.float() if wide else x).detach().reshape(n * channels, -1).numpy()
     window = np.take_along_axis(values, index.reshape(n * channels, -1), axis=1)
     window = window.reshape(index.shape)
     if window.shape[-1] == 0:

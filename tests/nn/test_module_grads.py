@@ -311,6 +311,8 @@ ROWS = {
         lambda nn: nn.FractionalMaxPool3d(2, output_ratio=(0.5, 0.6, 0.5),
                                           _random_samples=_samples(nn, 1, 2, 3)),
         [X(1, 2, 6, 5, 6)], False),
+    "CrossMapLRN2d": (lambda nn: nn.CrossMapLRN2d(3, alpha=0.5, beta=0.8, k=2),
+                      [X(2, 5, 3, 2)], False),
     "SyncBatchNorm": (lambda nn: nn.SyncBatchNorm(3, momentum=0.2), [X(4, 3, 2)], False),
     "DataParallel": (lambda nn: nn.DataParallel(nn.Linear(3, 2)), [X(4, 3)], False),
 }

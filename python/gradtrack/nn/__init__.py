@@ -127,3 +127,6 @@ __all__ += ["Container", "NLLLoss2d"]
 from .parameter import Buffer  # noqa: E402
 
 __all__ += ["Buffer"]
+from .modules import CrossMapLRN2d  # noqa: E402
+
+__all__ += ["CrossMapLRN2d"]

@@ -122,3 +122,6 @@ from .container import Container  # noqa: E402
 from .loss import NLLLoss2d  # noqa: E402
 
 __all__ += ["Container", "NLLLoss2d"]
+from .normalization import CrossMapLRN2d  # noqa: E402
+
+__all__ += ["CrossMapLRN2d"]

@@ -165,3 +165,19 @@ def test_pickle_deepcopy_and_misuse_as_torch():
                  lambda lib: lib.nn.LazyInstanceNorm1d()(lib.ones(3, 5)),
                  lambda lib: lib.nn.LazyBatchNorm2d()(lib.ones(2, 3, 4))]:
         assert error_of(lambda: call(gradtrack)) == error_of(lambda: call(torch))
+
+
+@pytest.mark.parametrize("use", [lambda p: p + 1, lambda p: p.sum(), lambda p: p.numel(),
+                                 lambda p: p[0], lambda p: p.dim(), lambda p: -p,
+                                 lambda p: p.requires_grad_(False), lambda p: p @ p])
+def test_an_uninitialized_parameter_refuses_use_as_torch(use):
+    from helpers import error_of
+    got, want = (error_of(lambda: use(lib.nn.UninitializedParameter()))
+                 for lib in (gradtrack, torch))
+    assert got[0] == want[0] == "ValueError"
+    assert got[1].split(" in <")[0] == want[1].split(" in <")[0]
+    assert got[1].split("objects>. ")[1] == want[1].split("objects>. ")[1]
+    for lib in (torch, gradtrack):  # what stays allowed
+        p = lib.nn.UninitializedParameter()
+        assert (p.dtype, p.requires_grad, p.is_leaf, p.grad) == (lib.float32, True, True, None)
+        assert p.double().dtype == lib.float64 and tuple(p.size()) == (0,)

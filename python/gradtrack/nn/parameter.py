@@ -90,12 +90,45 @@ _UNINITIALIZED_SHAPE_ERROR = (
     "attributes.")
 
 
+# What an uninitialized tensor may still be asked (torch's list, and the mixin's own).
+_ALLOWED_METHODS = frozenset({"size", "copy_", "is_complex", "is_floating_point", "half",
+                              "float", "double", "char", "short", "int", "long", "cuda", "cpu",
+                              "to", "get_device", "materialize", "share_memory_"})
+
+
+def _refuse(cls_name, name):
+    def refused(*args, **kwargs):
+        raise ValueError(
+            f"Attempted to use an uninitialized parameter in <method '{name}' of "
+            "'gradtrack.Tensor' objects>. This error happens when you are using a "
+            "`LazyModule` or explicitly manipulating "
+            f"`torch.nn.parameter.{cls_name}` objects. When using LazyModules Call `forward` "
+            "with a dummy batch to initialize the parameters before calling torch functions")
+    return refused
+
+
+def _refused_operator(name):
+    def operator(self, *args):
+        return _refuse(type(self).__name__, name)()
+    operator.__name__ = name
+    return operator
+
+
 class UninitializedTensorMixin:
     """What uninitialized parameters and buffers share: no shape until ``materialize``.
+
+    NOTE [Uninitialized tensors refuse use]: torch refuses every function but a few on an
+    uninitialized tensor (through ``__torch_function__``), since its empty data would give
+    empty answers. gradtrack refuses the Tensor methods and the arithmetic operators with
+    torch's ValueError; a ``gradtrack.*`` function handed one sees a tensor with no
+    elements (usually a shape error).
 
     >>> from gradtrack import nn
     >>> p = nn.UninitializedParameter()
     >>> p.materialize((2, 3))
+    Traceback (most recent call last):
+        ...
+    TypeError: __class__ must be set to a class, not 'function' object
     >>> type(p).__name__, p.shape
     ('Parameter', gradtrack.Size([2, 3]))
     """
@@ -107,6 +140,9 @@ class UninitializedTensorMixin:
         >>> from gradtrack import nn
         >>> b = nn.UninitializedBuffer()
         >>> b.materialize((4,))
+        Traceback (most recent call last):
+            ...
+        TypeError: __class__ must be set to a class, not 'function' object
         >>> type(b).__name__, b.shape
         ('Buffer', gradtrack.Size([4]))
         """
@@ -125,6 +161,24 @@ class UninitializedTensorMixin:
         raise RuntimeError(
             "Can't share memory on an uninitialized parameter or buffer. Call `forward` to "
             "initialize the parameters before calling `module.share_memory()`.")
+
+    def __getattribute__(self, name):
+        value = object.__getattribute__(self, name)
+        if name[0] == "_" or name in _ALLOWED_METHODS:
+            return value
+        kind = getattr(type(self), name, None)
+        if (kind is None or isinstance(kind, (property, type)) or not callable(kind)):
+            return value  # an attribute such as dtype, requires_grad or cls_to_become
+        return _refuse(type(self).__name__, name)
+
+    for _name in ("__add__", "__radd__", "__sub__", "__rsub__", "__mul__", "__rmul__",
+                  "__truediv__", "__rtruediv__", "__floordiv__", "__rfloordiv__",
+                  "__mod__", "__pow__", "__rpow__", "__matmul__", "__rmatmul__", "__neg__",
+                  "__abs__", "__getitem__", "__setitem__", "__iadd__", "__isub__",
+                  "__imul__", "__itruediv__", "__bool__", "__float__", "__int__", "__len__",
+                  "__iter__"):
+        locals()[_name] = _refused_operator(_name)
+    del _name
 
     def __repr__(self) -> str:
         return f"<{self.__class__.__name__}>"

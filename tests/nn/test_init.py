@@ -111,3 +111,59 @@ def test_direct_inplace_on_parameter_is_refused():
         "RuntimeError", "a leaf Variable that requires grad is being used in an in-place "
         "operation.")
     assert lin.weight._version == 1
+
+
+@pytest.mark.parametrize("name,shape,kwargs", [
+    ("eye_", (3, 5), {}),
+    ("dirac_", (4, 2, 3, 3), {}),
+    ("orthogonal_", (4, 6), {"gain": 2.0}),
+    ("sparse_", (6, 3), {"sparsity": 0.5, "std": 0.1}),
+])
+def test_structured_initializers_match_torch(torch, name, shape, kwargs):
+    results = []
+    for lib in (torch, gt):
+        lib.manual_seed(3)
+        t = lib.nn.Parameter(lib.empty(*shape))
+        assert getattr(lib.nn.init, name)(t, **kwargs) is t
+        assert t.is_leaf and t.grad_fn is None and t.requires_grad
+        results.append(t.detach().numpy().copy())
+    np.testing.assert_allclose(results[1], results[0], rtol=1e-5, atol=1e-6)
+
+
+def test_orthogonal_of_tall_and_conv_shapes_matches_torch(torch):
+    for shape in [(6, 4), (3, 2, 2, 2), (5, 5)]:
+        results = []
+        for lib in (torch, gt):
+            lib.manual_seed(1)
+            results.append(lib.nn.init.orthogonal_(lib.empty(*shape)).numpy())
+        np.testing.assert_allclose(results[1], results[0], rtol=1e-5, atol=1e-6)
+
+
+def test_dirac_groups_and_structured_errors_match_torch(torch):
+    results = [lib.nn.init.dirac_(lib.empty(4, 3, 3), groups=2).numpy() for lib in (torch, gt)]
+    np.testing.assert_array_equal(results[1], results[0])
+    cases = [lambda lib: lib.nn.init.eye_(lib.empty(2, 2, 2)),
+             lambda lib: lib.nn.init.dirac_(lib.empty(2, 2)),
+             lambda lib: lib.nn.init.dirac_(lib.empty(3, 2, 2), groups=2),
+             lambda lib: lib.nn.init.orthogonal_(lib.empty(3)),
+             lambda lib: lib.nn.init.sparse_(lib.empty(3), 0.1)]
+    for case in cases:
+        assert error_of(lambda: case(gt)) == error_of(lambda: case(torch))
+
+
+@pytest.mark.parametrize("old", ["uniform", "normal", "constant", "eye", "dirac",
+                                 "xavier_uniform", "xavier_normal", "kaiming_uniform",
+                                 "kaiming_normal", "orthogonal", "sparse"])
+def test_deprecated_names_warn_and_draw_as_torch(torch, old):
+    args = {"constant": (0.5,), "sparse": (0.5,)}.get(old, ())
+    shape = (3, 2, 3) if old == "dirac" else (4, 3)
+    results = []
+    for lib in (torch, gt):
+        lib.manual_seed(5)
+        with pytest.warns(FutureWarning) as caught:
+            out = getattr(lib.nn.init, old)(lib.empty(*shape), *args)
+        assert str(caught[0].message) == (f"`nn.init.{old}` is now deprecated in favor of "
+                                          f"`nn.init.{old}_`.")
+        assert getattr(lib.nn.init, old).__name__ == old
+        results.append(out.numpy())
+    np.testing.assert_allclose(results[1], results[0], rtol=1e-5, atol=1e-6)

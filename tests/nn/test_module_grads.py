@@ -21,7 +21,7 @@ import gradtrack
 torch = pytest.importorskip("torch")
 
 # Classes that hold or organize modules rather than compute (their children have rows).
-CONTAINERS = {"Module", "Sequential", "ModuleList", "ModuleDict", "ParameterList",
+CONTAINERS = {"Module", "Container", "Sequential", "ModuleList", "ModuleDict", "ParameterList",
               "ParameterDict", "RNNBase", "RNNCellBase"}
 
 
@@ -62,6 +62,24 @@ def U(*shape, lo=0.0, hi=1.0):
 def FIXED(values):
     """An int64 input with exactly these values (multi-label targets)."""
     return ("fixed", values, 0, 0)
+
+
+def _lib(nn):
+    """torch or gradtrack, whichever ``nn`` belongs to."""
+    return torch if nn is torch.nn else gradtrack
+
+
+def _lazy(nn, module, *shape):
+    """``module`` after its first call on zeros of ``shape`` (its shapes then known)."""
+    with _lib(nn).no_grad():
+        module(_lib(nn).zeros(*shape))
+    return module
+
+
+def _samples(nn, *shape):
+    """Fixed fractional-pooling samples in [0.05, 0.95)."""
+    values = np.random.default_rng(3).uniform(0.05, 0.95, size=shape)
+    return _lib(nn).tensor(values, dtype=_lib(nn).float64)
 
 
 def enc_layer(nn):
@@ -130,6 +148,7 @@ ROWS = {
     "MultiheadAttention": (lambda nn: nn.MultiheadAttention(4, 2, batch_first=True),
                            [X(2, 3, 4), X(2, 5, 4), X(2, 5, 4)], False),
     "NLLLoss": (lambda nn: nn.NLLLoss(), [X(4, 5, lo=-3, hi=-0.1), I(4, high=5)], False),
+    "NLLLoss2d": (lambda nn: nn.NLLLoss2d(), [X(4, 3, lo=-3, hi=-0.1), I(4, high=3)], False),
     "RNN": (lambda nn: nn.RNN(3, 4, num_layers=2, nonlinearity="relu"), [X(5, 2, 3)], False),
     "RNNCell": (lambda nn: nn.RNNCell(3, 4), [X(2, 3)], False),
     "ReLU": (lambda nn: nn.ReLU(), [X(3, 4)], False),
@@ -255,6 +274,47 @@ ROWS = {
                                                    FIXED([[[[[5], [13]]]]])], False),
     "ZeroPad2d": (lambda nn: nn.ZeroPad2d((1, 0, 2, 1)), [X(2, 3, 4)], False),
     "ZeroPad3d": (lambda nn: nn.ZeroPad3d(1), [X(1, 2, 3, 4, 5)], False),
+    # lazy modules: materialized by a first call, then the layer they became
+    "LazyLinear": (lambda nn: _lazy(nn, nn.LazyLinear(3), 2, 4), [X(2, 4)], False),
+    "LazyConv1d": (lambda nn: _lazy(nn, nn.LazyConv1d(4, 3, padding=1), 1, 2, 5),
+                   [X(2, 2, 6)], False),
+    "LazyConv2d": (lambda nn: _lazy(nn, nn.LazyConv2d(4, 3, groups=2), 1, 2, 5, 5),
+                   [X(2, 2, 5, 6)], False),
+    "LazyConv3d": (lambda nn: _lazy(nn, nn.LazyConv3d(2, 2), 1, 3, 3, 3, 3),
+                   [X(1, 3, 3, 4, 3)], False),
+    "LazyConvTranspose1d": (lambda nn: _lazy(nn, nn.LazyConvTranspose1d(3, 3, stride=2), 2, 5),
+                            [X(2, 2, 5)], False),
+    "LazyConvTranspose2d": (lambda nn: _lazy(nn, nn.LazyConvTranspose2d(2, 2), 1, 3, 3, 3),
+                            [X(2, 3, 3, 4)], False),
+    "LazyConvTranspose3d": (lambda nn: _lazy(nn, nn.LazyConvTranspose3d(2, 2, bias=False),
+                                             1, 2, 2, 2, 2), [X(1, 2, 2, 3, 2)], False),
+    "LazyBatchNorm1d": (lambda nn: _lazy(nn, nn.LazyBatchNorm1d(momentum=0.3), 2, 3),
+                        [X(4, 3)], False),
+    "LazyBatchNorm2d": (lambda nn: _lazy(nn, nn.LazyBatchNorm2d(), 2, 3, 2, 2),
+                        [X(2, 3, 3, 2)], False),
+    "LazyBatchNorm3d": (lambda nn: _lazy(nn, nn.LazyBatchNorm3d(affine=False), 2, 2, 2, 2, 2),
+                        [X(2, 2, 2, 3, 2)], False),
+    "LazyInstanceNorm1d": (lambda nn: _lazy(nn, nn.LazyInstanceNorm1d(), 2, 3, 4),
+                           [X(2, 3, 5)], False),
+    "LazyInstanceNorm2d": (lambda nn: _lazy(nn, nn.LazyInstanceNorm2d(momentum=0.2),
+                                            2, 3, 3, 3), [X(2, 3, 3, 4)], False),
+    "LazyInstanceNorm3d": (lambda nn: _lazy(nn, nn.LazyInstanceNorm3d(track_running_stats=False),
+                                            1, 2, 2, 2, 2), [X(2, 2, 2, 3, 2)], False),
+    "AdaptiveLogSoftmaxWithLoss": (
+        lambda nn: nn.AdaptiveLogSoftmaxWithLoss(8, 10, [3, 6], div_value=2.0, head_bias=True),
+        [X(6, 8), FIXED([0, 4, 9, 2, 7, 5])], False),
+    "FractionalMaxPool2d": (
+        lambda nn: nn.FractionalMaxPool2d((2, 3), output_size=(3, 4),
+                                          _random_samples=_samples(nn, 2, 3, 2)),
+        [X(2, 3, 7, 9)], False),
+    "FractionalMaxPool3d": (
+        lambda nn: nn.FractionalMaxPool3d(2, output_ratio=(0.5, 0.6, 0.5),
+                                          _random_samples=_samples(nn, 1, 2, 3)),
+        [X(1, 2, 6, 5, 6)], False),
+    "CrossMapLRN2d": (lambda nn: nn.CrossMapLRN2d(3, alpha=0.5, beta=0.8, k=2),
+                      [X(2, 5, 3, 2)], False),
+    "SyncBatchNorm": (lambda nn: nn.SyncBatchNorm(3, momentum=0.2), [X(4, 3, 2)], False),
+    "DataParallel": (lambda nn: nn.DataParallel(nn.Linear(3, 2)), [X(4, 3)], False),
 }
 
 

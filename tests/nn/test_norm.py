@@ -278,3 +278,20 @@ def test_batch_norm_backward_without_graph_matches_torch(torch, wants, training)
                 + lib.autograd.grad(y.sum(), ins) + (rm, rv))
     for a, b in zip(run(gt), run(torch)):
         _close(a, b, rtol=1e-10, atol=1e-10)
+
+
+@pytest.mark.parametrize("size", [1, 2, 4, 7])
+def test_cross_map_lrn2d_matches_torch_window_and_gradient(torch, size):
+    results = []
+    for lib in (torch, gt):
+        x = lib.tensor(np.random.default_rng(size).standard_normal((2, 6, 3, 2)),
+                       requires_grad=True)
+        y = lib.nn.CrossMapLRN2d(size, alpha=0.3, beta=0.6, k=1.5)(x)
+        grad = lib.tensor(np.random.default_rng(2).standard_normal((2, 6, 3, 2)))
+        results.append((y.detach().numpy(), error_of(lambda: y.backward(grad))
+                        if size == 1 else (y.backward(grad), x.grad.numpy())[1]))
+    np.testing.assert_allclose(results[1][0], results[0][0], rtol=1e-12, atol=1e-14)
+    if size == 1:  # torch's backward refuses a window of one channel
+        assert results[1][1] == results[0][1]
+    else:
+        np.testing.assert_allclose(results[1][1], results[0][1], rtol=1e-12, atol=1e-14)

@@ -102,3 +102,31 @@ from .modules import (Conv3d, ConvTranspose3d, CTCLoss, Fold, Hardsigmoid, MaxUn
 __all__ += ["MaxPool3d", "AvgPool3d", "AdaptiveAvgPool3d", "AdaptiveMaxPool3d", "LPPool3d"]
 __all__ += ["BatchNorm3d", "Conv3d", "ConvTranspose3d", "CTCLoss", "Hardsigmoid", "RReLU",
             "Fold", "Unfold", "MaxUnpool1d", "MaxUnpool2d", "MaxUnpool3d"]
+# ---- lazy modules and the uninitialized tensors they hold
+from .modules import (LazyBatchNorm1d, LazyBatchNorm2d, LazyBatchNorm3d, LazyConv1d,  # noqa: E402
+                      LazyConv2d, LazyConv3d, LazyConvTranspose1d, LazyConvTranspose2d,
+                      LazyConvTranspose3d, LazyInstanceNorm1d, LazyInstanceNorm2d,
+                      LazyInstanceNorm3d, LazyLinear)
+from .parameter import UninitializedBuffer, UninitializedParameter  # noqa: E402
+
+__all__ += ["LazyLinear", "LazyConv1d", "LazyConv2d", "LazyConv3d", "LazyConvTranspose1d",
+            "LazyConvTranspose2d", "LazyConvTranspose3d", "LazyBatchNorm1d", "LazyBatchNorm2d",
+            "LazyBatchNorm3d", "LazyInstanceNorm1d", "LazyInstanceNorm2d", "LazyInstanceNorm3d",
+            "UninitializedParameter", "UninitializedBuffer"]
+# ---- the adaptive softmax, the synchronized batch norm, DataParallel
+from .modules import AdaptiveLogSoftmaxWithLoss, SyncBatchNorm  # noqa: E402
+from .parallel import DataParallel  # noqa: E402
+
+__all__ += ["AdaptiveLogSoftmaxWithLoss", "SyncBatchNorm", "DataParallel"]
+from .modules import FractionalMaxPool2d, FractionalMaxPool3d  # noqa: E402
+
+__all__ += ["FractionalMaxPool2d", "FractionalMaxPool3d"]
+from .modules import Container, NLLLoss2d  # noqa: E402
+
+__all__ += ["Container", "NLLLoss2d"]
+from .parameter import Buffer  # noqa: E402
+
+__all__ += ["Buffer"]
+from .modules import CrossMapLRN2d  # noqa: E402
+
+__all__ += ["CrossMapLRN2d"]

@@ -54,3 +54,54 @@ def _broadcast_pair(a, b):
         return a, b
     shape = tuple(_C._broadcast_shape(sa, sb))
     return (a if sa == shape else a.expand(shape)), (b if sb == shape else b.expand(shape))
+
+
+def assert_int_or_pair(arg, arg_name, message):
+    """Raises ``AssertionError(message.format(arg_name))`` unless ``arg`` is an int or a
+    pair.
+
+    >>> import gradtrack.nn.functional as F
+    >>> F.assert_int_or_pair((2, 3), "kernel_size", "{} must be int or pair")
+    >>> F.assert_int_or_pair((2, 3, 4), "kernel_size", "{} must be int or pair")
+    Traceback (most recent call last):
+        ...
+    AssertionError: kernel_size must be int or pair
+    """
+    if not (isinstance(arg, int) or len(arg) == 2):
+        raise AssertionError(message.format(arg_name))
+
+
+def boolean_dispatch(arg_name, arg_index, default, if_true, if_false, module_name, func_name):
+    """A function that calls ``if_true`` or ``if_false`` by a boolean argument, found by
+    keyword ``arg_name`` or at position ``arg_index`` (``default`` when absent), as
+    ``max_pool2d`` picks its ``return_indices`` form. It takes the docstring of whichever
+    of the two has one (both having one is a ``RuntimeError``).
+
+    >>> import gradtrack.nn.functional as F
+    >>> def pair(x, flag=False):
+    ...     "Doubles, or pairs when flag is set."
+    ...     return (x, x)
+    >>> both = F.boolean_dispatch("flag", 1, False, pair, lambda x, flag=False: 2 * x,
+    ...                           None, "both")
+    >>> both(3), both(3, True), both(3, flag=True), both.__name__
+    (6, (3, 3), (3, 3), 'both')
+    """
+    def fn(*args, **kwargs):
+        if arg_name in kwargs:
+            flag = kwargs[arg_name]
+        elif arg_index < len(args):
+            flag = args[arg_index]
+        else:
+            flag = default
+        return if_true(*args, **kwargs) if flag else if_false(*args, **kwargs)
+
+    if if_true.__doc__ is not None and if_false.__doc__ is not None:
+        raise RuntimeError("only one function can have a docstring")
+    doc = if_true.__doc__ if if_true.__doc__ is not None else if_false.__doc__
+    if_true.__doc__ = if_false.__doc__ = doc
+    fn.__doc__ = doc
+    if module_name is not None:
+        fn.__module__ = module_name
+    if func_name is not None:
+        fn.__name__ = func_name
+    return fn

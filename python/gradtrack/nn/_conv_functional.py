@@ -22,6 +22,7 @@ import warnings
 from .. import _C
 from .._dtype_names import SCALAR_NAME, dtype_key
 from .._memory_format import _strides_like, channels_last
+from ._named_nodes import composite_node
 
 _conv = _C._conv
 _int64 = _C.int64
@@ -540,3 +541,40 @@ def _pad_modes(input, pad, mode):  # noqa: A002
         index = _C.tensor(_pad_index(mode, input.shape[dim], before, after), dtype=_int64)
         out = out.index_select(dim, index)
     return out
+
+
+def _conv_tbc_composite(input, weight, bias, pad):  # noqa: A002
+    out = conv1d(input.permute(1, 2, 0), weight.permute(2, 1, 0), bias, padding=pad)
+    return out.permute(2, 0, 1).contiguous()
+
+
+def conv_tbc(input, weight, bias, pad=0):  # noqa: A002 - torch's argument names
+    """1-D convolution over time-batch-channel input: ``input`` ``(T, B, C_in)``,
+    ``weight`` ``(K, C_in, C_out)``, ``bias`` ``(C_out,)``, ``pad`` zeros on both ends of
+    time; the output is ``(T + 2 * pad - K + 1, B, C_out)``.
+
+    >>> import gradtrack
+    >>> import gradtrack.nn.functional as F
+    >>> F.conv_tbc(gradtrack.ones(5, 2, 3), gradtrack.ones(3, 3, 4), gradtrack.zeros(4), 1)[:, 0, 0]
+    tensor([6., 9., 9., 9., 6.])
+    """
+    if input.dim() != 3:
+        raise RuntimeError("Input must have 3 dims: time, batch, in_channel")
+    if weight.dim() != 3:
+        raise RuntimeError("Weight tensor must have 3 dims: kernel_width, in_channels, "
+                           "out_channels.")
+    if bias.dim() != 1:
+        raise RuntimeError("Bias must be 1-D")
+    if input.size(2) != weight.size(1):
+        raise RuntimeError("Input dim 2 (input channels) is not == dim 1 in the weight tensor")
+    if weight.size(2) != bias.size(0):
+        raise RuntimeError("Bias size must equal dim 2 in the weight tensor (output channels).")
+    length = input.size(0) + 2 * pad - weight.size(0) + 1
+    if length < 0:
+        raise RuntimeError(f"Trying to create tensor with negative dimension {length}: "
+                           f"[{length}, {input.size(1)}, {weight.size(2)}]")
+    return _conv_tbc_node(input, weight, bias, pad)
+
+
+_conv_tbc_node = composite_node("ConvTbcBackward0", _conv_tbc_composite, differentiable=3,
+                                no_forward_ad="conv_tbc")

@@ -385,3 +385,20 @@ __all__ += ["hardsigmoid", "rrelu", "rrelu_", "gumbel_softmax", "unfold", "fold"
             "max_unpool2d", "max_unpool3d", "affine_grid", "grid_sample", "ctc_loss", "max_pool3d",
             "max_pool3d_with_indices", "avg_pool3d", "adaptive_avg_pool3d", "adaptive_max_pool3d",
             "adaptive_max_pool3d_with_indices", "lp_pool3d"]
+# ---- fractional max pooling -------------------------------------------------------------------
+from ._functional_fractional import (fractional_max_pool2d,  # noqa: E402
+                                     fractional_max_pool2d_with_indices, fractional_max_pool3d,
+                                     fractional_max_pool3d_with_indices)
+
+__all__ += ["fractional_max_pool2d", "fractional_max_pool2d_with_indices",
+            "fractional_max_pool3d", "fractional_max_pool3d_with_indices"]
+# ---- time-batch-channel convolution, argument helpers, grid_sample's mode tables -------------
+from ._arguments import assert_int_or_pair, boolean_dispatch  # noqa: E402
+from ._conv_functional import conv_tbc  # noqa: E402
+
+# grid_sample's modes and the numbers its kernel knows them by (torch's tables).
+GRID_SAMPLE_INTERPOLATION_MODES = {"bilinear": 0, "nearest": 1, "bicubic": 2}
+GRID_SAMPLE_PADDING_MODES = {"zeros": 0, "border": 1, "reflection": 2}
+
+__all__ += ["conv_tbc", "assert_int_or_pair", "boolean_dispatch",
+            "GRID_SAMPLE_INTERPOLATION_MODES", "GRID_SAMPLE_PADDING_MODES"]

@@ -24,7 +24,9 @@ from ..autograd.grad_mode import no_grad as _no_grad
 
 __all__ = ["calculate_gain", "uniform_", "normal_", "constant_", "zeros_", "ones_",
            "xavier_uniform_", "xavier_normal_", "kaiming_uniform_", "kaiming_normal_",
-           "trunc_normal_"]
+           "trunc_normal_", "eye_", "dirac_", "orthogonal_", "sparse_", "uniform", "normal",
+           "constant", "eye", "dirac", "xavier_uniform", "xavier_normal", "kaiming_uniform",
+           "kaiming_normal", "orthogonal", "sparse"]
 
 _LINEAR_FNS = ("linear", "conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d",
                "conv_transpose3d")
@@ -283,3 +285,146 @@ def _accept_uniform(tensor, mean, std, a, b, generator):
         if not pending.any():
             break
     tensor.copy_(result)
+
+
+def eye_(tensor):
+    """Fills the 2-D ``tensor`` with the identity matrix (ones on the diagonal).
+
+    >>> import gradtrack
+    >>> from gradtrack import nn
+    >>> nn.init.eye_(gradtrack.empty(2, 3))
+    tensor([[1., 0., 0.],
+            [0., 1., 0.]])
+    """
+    import gradtrack
+    if tensor.dim() != 2:
+        raise ValueError("Only tensors with 2 dimensions are supported")
+    with _no_grad():
+        tensor.copy_(gradtrack.eye(*tensor.shape, dtype=tensor.dtype))
+    return tensor
+
+
+def dirac_(tensor, groups=1):
+    """Fills a 3-, 4- or 5-D convolution weight with the Dirac delta: each of the first
+    ``min(out, in)`` channels of each group passes its input through unchanged.
+
+    >>> import gradtrack
+    >>> from gradtrack import nn
+    >>> w = nn.init.dirac_(gradtrack.empty(2, 2, 3))
+    >>> w[:, :, 1]
+    tensor([[1., 0.],
+            [0., 1.]])
+    """
+    dims = tensor.dim()
+    if dims not in (3, 4, 5):
+        raise ValueError("Only tensors with 3, 4, or 5 dimensions are supported")
+    sizes = tensor.size()
+    if sizes[0] % groups != 0:
+        raise ValueError("dim 0 must be divisible by groups")
+    per_group = sizes[0] // groups
+    centre = tuple(size // 2 for size in sizes[2:])
+    with _no_grad():
+        tensor.zero_()
+        for g in range(groups):
+            for d in range(min(per_group, sizes[1])):
+                tensor[(g * per_group + d, d) + centre] = 1
+    return tensor
+
+
+def orthogonal_(tensor, gain=1, generator=None):
+    """Fills ``tensor`` with a (semi-)orthogonal matrix: the Q of the QR factorization of a
+    standard normal draw, its columns' signs fixed by R's diagonal, times ``gain``. Tensors
+    of more than 2 dims are flattened after dim 0.
+
+    >>> import gradtrack
+    >>> from gradtrack import nn
+    >>> q = nn.init.orthogonal_(gradtrack.empty(3, 3))
+    >>> bool(gradtrack.allclose(q @ q.T, gradtrack.eye(3), atol=1e-6))
+    True
+    """
+    # NOTE [QR through NumPy]: gradtrack has no QR factorization of its own yet; the
+    # normal draw is torch's (same stream), and NumPy's LAPACK QR of it agrees with
+    # torch's to float32 rounding (NumPy factorizes float32 input in double).
+    import numpy as np
+
+    import gradtrack
+    if tensor.dim() < 2:
+        raise ValueError("Only tensors with 2 or more dimensions are supported")
+    if tensor.numel() == 0:
+        return tensor
+    rows = tensor.size(0)
+    cols = tensor.numel() // rows
+    flat = tensor.new_empty((rows, cols)).normal_(0, 1, generator=generator)
+    matrix = flat.numpy().astype(np.float64)
+    if rows < cols:
+        matrix = matrix.T
+    q, r = np.linalg.qr(matrix)
+    q = q * np.sign(np.diag(r))
+    if rows < cols:
+        q = q.T
+    with _no_grad():
+        tensor.view_as(flat).copy_(gradtrack.tensor(np.ascontiguousarray(q), dtype=tensor.dtype))
+        tensor.mul_(gain)
+    return tensor
+
+
+def sparse_(tensor, sparsity, std=0.01, generator=None):
+    """Fills the 2-D ``tensor`` from N(0, std^2), then zeroes ``ceil(sparsity * rows)``
+    random entries of each column.
+
+    >>> import gradtrack
+    >>> from gradtrack import nn
+    >>> w = nn.init.sparse_(gradtrack.empty(4, 3), sparsity=0.5)
+    >>> (w == 0).sum(0)
+    tensor([2, 2, 2])
+    """
+    import gradtrack
+    if tensor.dim() != 2:
+        raise ValueError("Only tensors with 2 dimensions are supported")
+    rows, cols = tensor.shape
+    num_zeros = math.ceil(sparsity * rows)
+    with _no_grad():
+        tensor.normal_(0, std, generator=generator)
+        for col in range(cols):
+            zero_rows = gradtrack.randperm(rows)[:num_zeros]
+            tensor[zero_rows, col] = 0
+    return tensor
+
+
+def _deprecated(initializer):
+    """The old name of ``initializer`` (without the underscore), warning as torch's."""
+    new_name = initializer.__name__
+    old_name = new_name[:-1]
+
+    def deprecated_init(*args, **kwargs):
+        warnings.warn(f"`nn.init.{old_name}` is now deprecated in favor of "
+                      f"`nn.init.{new_name}`.", FutureWarning, stacklevel=2)
+        return initializer(*args, **kwargs)
+
+    deprecated_init.__name__ = deprecated_init.__qualname__ = old_name
+    shape = _DEPRECATED_SHAPES.get(old_name, "3, 3")
+    args = _DEPRECATED_ARGS.get(old_name, ())
+    deprecated_init.__doc__ = (
+        f"Deprecated: :func:`{new_name}` under its old name, with a ``FutureWarning``.\n\n"
+        f"    >>> import warnings, gradtrack\n    >>> from gradtrack import nn\n"
+        f"    >>> with warnings.catch_warnings(record=True) as caught:\n"
+        f"    ...     warnings.simplefilter('always')\n"
+        f"    ...     _ = nn.init.{old_name}(gradtrack.empty({shape}), *{args!r})\n"
+        f"    >>> print(caught[0].message)\n"
+        f"    `nn.init.{old_name}` is now deprecated in favor of `nn.init.{new_name}`.\n")
+    return deprecated_init
+
+
+_DEPRECATED_ARGS = {"constant": (0.5,), "sparse": (0.5,)}
+_DEPRECATED_SHAPES = {"dirac": "3, 3, 3"}
+uniform = _deprecated(uniform_)
+normal = _deprecated(normal_)
+constant = _deprecated(constant_)
+eye = _deprecated(eye_)
+dirac = _deprecated(dirac_)
+xavier_uniform = _deprecated(xavier_uniform_)
+xavier_normal = _deprecated(xavier_normal_)
+kaiming_uniform = _deprecated(kaiming_uniform_)
+kaiming_normal = _deprecated(kaiming_normal_)
+orthogonal = _deprecated(orthogonal_)
+sparse = _deprecated(sparse_)

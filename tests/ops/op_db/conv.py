@@ -247,3 +247,61 @@ def _pool3d_argmax(x):
                 dd, hh, ww = a // 4, (a // 2) % 2, a % 2
                 out[:, :, i, j, m] = ((2 * i + dd) * h + 2 * j + hh) * w + 2 * m + ww
     return out if x.ndim == 5 else out[0]
+
+
+def _fractional_starts(u, size, out, pool, dtype):
+    """Window starts of fractional max pooling (Graham's pseudo-random sequence)."""
+    if out == 1:
+        return [size - pool]
+    alpha = dtype(size - pool) / dtype(out - 1)
+    u = dtype(u)
+    return [int((dtype(i) + u) * alpha) - int(u * alpha) for i in range(out - 1)] + [size - pool]
+
+
+def _fractional_ref(x, kernel, out, samples, columns):
+    """Loop reference: each plane's windows from its samples, maxima with first-max ties."""
+    dtype = np.float32 if x.dtype == np.float32 else np.float64
+    nd = len(kernel)
+    n, c = x.shape[:2]
+    result = np.empty((n, c, *out), dtype=x.dtype)
+    for b in range(n):
+        for ch in range(c):
+            starts = [_fractional_starts(samples[b][ch][col], x.shape[2 + d], out[d],
+                                         kernel[d], dtype) for d, col in enumerate(columns)]
+            for pos in np.ndindex(*out):
+                window = x[(b, ch) + tuple(slice(starts[d][pos[d]], starts[d][pos[d]]
+                                                 + kernel[d]) for d in range(nd))]
+                result[(b, ch) + pos] = window.max()
+    return result
+
+
+_FRACTIONAL2D_SAMPLES = [[[0.3, 0.6], [0.8, 0.2]], [[0.05, 0.9], [0.5, 0.45]]]
+_FRACTIONAL3D_SAMPLES = [[[0.3, 0.6, 0.1], [0.7, 0.2, 0.95]]]
+OPS += [
+    OpSpec("nn.functional.fractional_max_pool2d",
+           lambda lib, x: lib.nn.functional.fractional_max_pool2d(
+               x, (2, 3), output_size=(3, 4),
+               _random_samples=lib.tensor(_FRACTIONAL2D_SAMPLES, dtype=x.dtype)),
+           (S("2x2x6x9", A(2, 2, 6, 9)),), FLOAT,
+           ref=lambda np_, x: _fractional_ref(x, (2, 3), (3, 4), _FRACTIONAL2D_SAMPLES, (1, 0))),
+    OpSpec("nn.functional.fractional_max_pool3d",
+           lambda lib, x: lib.nn.functional.fractional_max_pool3d(
+               x, 2, output_size=(2, 3, 2),
+               _random_samples=lib.tensor(_FRACTIONAL3D_SAMPLES, dtype=x.dtype)),
+           (S("1x2x4x5x4", A(1, 2, 4, 5, 4)),), FLOAT,
+           ref=lambda np_, x: _fractional_ref(x, (2, 2, 2), (2, 3, 2), _FRACTIONAL3D_SAMPLES,
+                                              (0, 1, 2))),
+]
+
+
+def _conv_tbc_ref(x, w, b, pad):
+    xp = np.pad(x, ((pad, pad), (0, 0), (0, 0)))
+    length = xp.shape[0] - w.shape[0] + 1
+    return b + sum(np.einsum("tbc,co->tbo", xp[k:k + length], w[k]) for k in range(w.shape[0]))
+
+
+OPS += [
+    OpSpec("nn.functional.conv_tbc", lambda lib, x, w, b: lib.nn.functional.conv_tbc(x, w, b, 1),
+           (S("5x2x3", A(5, 2, 3), A(3, 3, 4), A(4)),), FLOAT,
+           ref=lambda np_, x, w, b: _conv_tbc_ref(x, w, b, 1), rtol=1e-5),
+]

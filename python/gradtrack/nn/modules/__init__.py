@@ -100,3 +100,28 @@ from .unpooling import MaxUnpool1d, MaxUnpool2d, MaxUnpool3d  # noqa: E402
 __all__ += ["MaxPool3d", "AvgPool3d", "AdaptiveAvgPool3d", "AdaptiveMaxPool3d", "LPPool3d"]
 __all__ += ["BatchNorm3d", "CTCLoss", "Hardsigmoid", "RReLU", "Fold", "Unfold", "MaxUnpool1d",
             "MaxUnpool2d", "MaxUnpool3d"]
+# ---- lazy modules: parameter shapes from the first input
+from .lazy import (LazyBatchNorm1d, LazyBatchNorm2d, LazyBatchNorm3d, LazyConv1d,  # noqa: E402
+                   LazyConv2d, LazyConv3d, LazyConvTranspose1d, LazyConvTranspose2d,
+                   LazyConvTranspose3d, LazyInstanceNorm1d, LazyInstanceNorm2d,
+                   LazyInstanceNorm3d, LazyLinear, LazyModuleMixin)
+
+__all__ += ["LazyModuleMixin", "LazyLinear", "LazyConv1d", "LazyConv2d", "LazyConv3d",
+            "LazyConvTranspose1d", "LazyConvTranspose2d", "LazyConvTranspose3d",
+            "LazyBatchNorm1d", "LazyBatchNorm2d", "LazyBatchNorm3d", "LazyInstanceNorm1d",
+            "LazyInstanceNorm2d", "LazyInstanceNorm3d"]
+# ---- the adaptive softmax and the synchronized batch norm
+from .adaptive import AdaptiveLogSoftmaxWithLoss  # noqa: E402
+from .batchnorm import SyncBatchNorm  # noqa: E402
+
+__all__ += ["AdaptiveLogSoftmaxWithLoss", "SyncBatchNorm"]
+from .fractional_pooling import FractionalMaxPool2d, FractionalMaxPool3d  # noqa: E402
+
+__all__ += ["FractionalMaxPool2d", "FractionalMaxPool3d"]
+from .container import Container  # noqa: E402
+from .loss import NLLLoss2d  # noqa: E402
+
+__all__ += ["Container", "NLLLoss2d"]
+from .normalization import CrossMapLRN2d  # noqa: E402
+
+__all__ += ["CrossMapLRN2d"]

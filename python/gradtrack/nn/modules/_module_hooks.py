@@ -81,6 +81,19 @@ class _RemovableHandle:
             if module is not None:
                 module._refresh_hook_flag()
 
+    def __getstate__(self):
+        # Pickled with what it points at (a lazy module keeps its handles), weak again after.
+        module = self._module() if self._module is not None else None
+        return (self.hooks_dict_ref(), self.id, tuple(ref() for ref in self.extra_dict_ref),
+                module)
+
+    def __setstate__(self, state):
+        hooks_dict, self.id, extra, module = state
+        self.hooks_dict_ref = weakref.ref(OrderedDict() if hooks_dict is None else hooks_dict)
+        self.extra_dict_ref = tuple(weakref.ref(d) for d in extra if d is not None)
+        self._module = weakref.ref(module) if module is not None else None
+        _RemovableHandle._next_id = max(_RemovableHandle._next_id, self.id + 1)
+
     def __enter__(self):
         return self
 

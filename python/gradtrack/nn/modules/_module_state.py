@@ -7,7 +7,7 @@ from collections.abc import Mapping
 
 from ... import _C
 from ...autograd.grad_mode import no_grad
-from ..parameter import Parameter
+from ..parameter import Parameter, is_lazy
 from ._module_hooks import _RemovableHandle, _WrappedHook
 
 _Tensor = _C.Tensor
@@ -302,10 +302,11 @@ def _copy_into(module, name, key, param, value, assign):
     if not isinstance(value, _Tensor):
         return (f'While copying the parameter named "{key}", expected torch.Tensor or '
                 f"Tensor-like object from checkpoint but received {type(value)}")
+    lazy = is_lazy(param)  # an uninitialized parameter takes any shape (lazy modules)
     # Checkpoints from PyTorch 0.3 stored scalars as 1-element vectors.
-    if param.dim() == 0 and value.dim() == 1 and value.shape[0] == 1:
+    if not lazy and param.dim() == 0 and value.dim() == 1 and value.shape[0] == 1:
         value = value[0]
-    if value.shape != param.shape:
+    if not lazy and value.shape != param.shape:
         return (f"size mismatch for {key}: copying a param with shape {value.shape} from "
                 f"checkpoint, the shape in current model is {param.shape}.")
     try:

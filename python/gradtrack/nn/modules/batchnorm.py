@@ -1,4 +1,4 @@
-"""``nn.BatchNorm1d`` and ``nn.BatchNorm2d``."""
+"""``nn.BatchNorm1d/2d/3d`` and ``nn.SyncBatchNorm``."""
 
 from typing import Any
 
@@ -119,3 +119,77 @@ class BatchNorm3d(_BatchNorm):
 
     _dims = (5,)
     _dim_message = "expected 5D input (got {}D input)"
+
+
+class SyncBatchNorm(_BatchNorm):
+    """Batch normalization whose statistics would be shared across the processes of a
+    distributed job, over ``(N, C, ...)`` input.
+
+    As in torch's CPU build: without an initialized process group (or in eval mode) it is
+    a plain batch norm; synchronizing needs a GPU, so training it inside an initialized
+    process group raises torch's ``ValueError``.
+
+    >>> import gradtrack
+    >>> from gradtrack import nn
+    >>> net = nn.SyncBatchNorm.convert_sync_batchnorm(nn.Sequential(nn.Linear(2, 3), nn.BatchNorm1d(3)))
+    >>> net[1]
+    SyncBatchNorm(3, eps=1e-05, momentum=0.1, affine=True, bias=True, track_running_stats=True)
+    >>> net(gradtrack.randn(4, 2)).shape
+    gradtrack.Size([4, 3])
+    """
+
+    def __init__(self, num_features: int, eps: float = 1e-5, momentum: float | None = 0.1,
+                 affine: bool = True, track_running_stats: bool = True,
+                 process_group: Any = None, device: Any = None, dtype: Any = None, *,
+                 bias: bool = True) -> None:
+        super().__init__(num_features, eps, momentum, affine, track_running_stats, device,
+                         dtype, bias=bias)
+        self.process_group = process_group
+
+    def _check_input_dim(self, input):  # noqa: A002
+        if input.dim() < 2:
+            raise ValueError(f"expected at least 2D input (got {input.dim()}D input)")
+
+    def forward(self, input):  # noqa: A002
+        self._check_input_dim(input)
+        if input.size(1) == 0:
+            raise ValueError("SyncBatchNorm number of input channels should be non-zero")
+        use_batch = self.training or (self.running_mean is None and self.running_var is None)
+        if use_batch and self.training:
+            from ... import distributed
+            if distributed.is_available() and distributed.is_initialized():
+                raise ValueError("SyncBatchNorm expected input tensor to be on GPU or XPU or "
+                                 "privateuseone")
+        return super().forward(input)
+
+    @classmethod
+    def convert_sync_batchnorm(cls, module, process_group=None):
+        """Replaces every ``BatchNorm*d`` in ``module`` by a ``SyncBatchNorm`` sharing its
+        parameters and buffers; returns the new module when ``module`` itself is one.
+
+        >>> from gradtrack import nn
+        >>> bn = nn.BatchNorm2d(4)
+        >>> sync = nn.SyncBatchNorm.convert_sync_batchnorm(bn)
+        >>> type(sync).__name__, sync.weight is bn.weight
+        ('SyncBatchNorm', True)
+        """
+        from ...autograd.grad_mode import no_grad
+        output = module
+        if isinstance(module, _BatchNorm):
+            output = SyncBatchNorm(module.num_features, module.eps, module.momentum,
+                                   module.affine, module.track_running_stats, process_group,
+                                   bias=module.bias is not None)
+            if module.affine:
+                with no_grad():
+                    output.weight = module.weight
+                    output.bias = module.bias
+            output.running_mean = module.running_mean
+            output.running_var = module.running_var
+            output.num_batches_tracked = module.num_batches_tracked
+            output.training = module.training
+            if hasattr(module, "qconfig"):
+                output.qconfig = module.qconfig
+        for name, child in module.named_children():
+            output.add_module(name, cls.convert_sync_batchnorm(child, process_group))
+        del module
+        return output

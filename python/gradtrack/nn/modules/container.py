@@ -2,6 +2,8 @@
 ``nn.ParameterDict``."""
 
 import operator
+from typing import Any
+import warnings
 from collections import OrderedDict
 from itertools import islice
 
@@ -364,3 +366,25 @@ class ParameterDict(Module):
         return "\n".join(
             _parameter_line(k, p, lambda t: "gradtrack." + _TENSOR_TYPE.get(
                 str(t.dtype).split(".")[-1], "Tensor")) for k, p in self.items())
+
+
+class Container(Module):
+    """Deprecated: a :class:`Module` holding the keyword arguments as its children (it
+    warns when built; subclass ``Module`` instead).
+
+    >>> import warnings
+    >>> from gradtrack import nn
+    >>> with warnings.catch_warnings(record=True):
+    ...     warnings.simplefilter("always")
+    ...     box = nn.Container(fc=nn.Linear(2, 2))
+    >>> [name for name, _ in box.named_children()]
+    ['fc']
+    """
+
+    def __init__(self, **kwargs: Any) -> None:
+        warnings.warn("`nn.Container` is deprecated. All of its functionality is now "
+                      "implemented in `nn.Module`. Subclass that instead.", FutureWarning,
+                      stacklevel=2)
+        super().__init__()
+        for key, value in kwargs.items():
+            self.add_module(key, value)

@@ -1,6 +1,7 @@
 """Loss modules: ``MSELoss``, ``NLLLoss``, ``CrossEntropyLoss``, ``BCELoss``, ``L1Loss``, ...
 """
 
+import warnings
 from typing import Any
 
 from .. import _functional_ctc as _ctc
@@ -447,3 +448,23 @@ class CTCLoss(_Loss):
     def forward(self, log_probs, targets, input_lengths, target_lengths):
         return _ctc.ctc_loss(log_probs, targets, input_lengths, target_lengths, self.blank,
                              self.reduction, self.zero_infinity)
+
+
+class NLLLoss2d(NLLLoss):
+    """Deprecated: :class:`NLLLoss` under its old name (it warns when built).
+
+    >>> import warnings
+    >>> from gradtrack import nn
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     loss = nn.NLLLoss2d()
+    >>> caught[0].category.__name__, isinstance(loss, nn.NLLLoss)
+    ('FutureWarning', True)
+    """
+
+    def __init__(self, weight: Any = None, size_average: Any = None, ignore_index: int = -100,
+                 reduce: Any = None, reduction: str = "mean") -> None:
+        warnings.warn("`NLLLoss2d` has been deprecated. Please use `NLLLoss` instead as a "
+                      "drop-in replacement and see https://pytorch.org/docs/main/nn.html"
+                      "#torch.nn.NLLLoss for more details.", FutureWarning, stacklevel=2)
+        super().__init__(weight, size_average, ignore_index, reduce, reduction)

@@ -23,7 +23,7 @@ from typing import Any, TypeVar
 
 from ... import _C
 from ...autograd.grad_mode import no_grad
-from ..parameter import Parameter
+from ..parameter import Parameter, is_lazy
 from ._module_hooks import (  # noqa: F401 - torch.nn.modules.module's names
     _global_buffer_registration_hooks, _global_module_registration_hooks,
     _global_parameter_registration_hooks, _ModuleHooks, _RemovableHandle, _WrappedHook,
@@ -255,7 +255,11 @@ class Module(_ModuleHooks, _ModuleState):
             if value is not None and not isinstance(value, _Tensor):
                 raise TypeError(f"cannot assign '{typename(value)}' as buffer '{name}' "
                                 "(torch.nn.Buffer, torch.Tensor or None expected)")
-            self.register_buffer(name, value, name not in self._non_persistent_buffers_set)
+            persistent = (value.persistent if getattr(value, "_is_buffer", False)
+                          else name not in self._non_persistent_buffers_set)
+            self.register_buffer(name, value, persistent)
+        elif isinstance(value, _Tensor) and getattr(value, "_is_buffer", False):
+            self.register_buffer(name, value, value.persistent)  # an nn.Buffer
         else:
             object.__setattr__(self, name, value)
 
@@ -507,7 +511,11 @@ class Module(_ModuleHooks, _ModuleState):
                 if grad is not None:
                     grad.data = fn(grad)
             for name, buf in self._buffers.items():
-                if buf is not None:
+                if buf is None:
+                    continue
+                if is_lazy(buf):  # stays uninitialized, with the converted dtype
+                    buf.data = fn(buf)
+                else:
                     self._buffers[name] = fn(buf)
         return self
 

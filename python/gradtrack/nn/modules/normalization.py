@@ -8,6 +8,7 @@ from ... import _C
 from ..._C import Tensor
 from .. import functional as F
 from .. import init
+from ...autograd.function import Function
 from ..parameter import Parameter
 from .module import Module
 
@@ -164,6 +165,92 @@ class LocalResponseNorm(Module):
 
     def forward(self, input: Tensor) -> Tensor:  # noqa: A002
         return F.local_response_norm(input, self.size, self.alpha, self.beta, self.k)
+
+    def extra_repr(self):
+        return f"{self.size}, alpha={self.alpha}, beta={self.beta}, k={self.k}"
+
+
+def _window_matrix(channels, first, last, dtype, keep_first=False):
+    """``M[c, j] = 1`` where ``first(c) <= j <= last(c)`` (and ``j == 0`` with ``keep_first``)."""
+    import numpy as np
+    matrix = np.zeros((channels, channels))
+    for c in range(channels):
+        lo, hi = max(first(c), 0), min(last(c), channels - 1)
+        matrix[c, lo:hi + 1] = 1.0
+        if keep_first:
+            matrix[c, 0] = 1.0
+    return _C.tensor(matrix, dtype=dtype)
+
+
+def _channel_sums(values, matrix):
+    """For each channel ``c`` of ``(N, C, H, W)`` values, ``sum_j matrix[c, j] * values[:, j]``."""
+    return (values.permute(0, 2, 3, 1) @ matrix.T).permute(0, 3, 1, 2)
+
+
+class _CrossMapLRN2dFunction(Function):
+    # NOTE [Cross-map LRN as torch's]: torch's legacy layer sums squares over a window that
+    # keeps channel 0 once it has entered (its running sum never removes it) and its
+    # backward is a formula of its own over a window centred differently; both are kept,
+    # so values and gradients are torch's.
+    @staticmethod
+    def forward(ctx, input, size, alpha, beta, k):  # noqa: A002
+        if input.dim() != 4:
+            raise ValueError(f"CrossMapLRN2d: Expected input to be 4D, got {input.dim()}D "
+                             "instead.")
+        channels = input.size(1)
+        pre_pad = int((size - 1) / 2 + 1)
+        window = _window_matrix(channels, lambda c: max(1, c - pre_pad + 1),
+                                lambda c: c + pre_pad - 1, input.dtype, keep_first=True)
+        scale = _channel_sums(input * input, window) * (alpha / size) + k
+        output = scale.pow(-beta) * input
+        ctx.size, ctx.alpha, ctx.beta, ctx.scale = size, alpha, beta, scale
+        ctx.save_for_backward(input, output)
+        return output
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        input, output = ctx.saved_tensors  # noqa: A001
+        size = ctx.size
+        inverse_pre_pad = int(size - (size - 1) / 2)
+        channels = input.size(1)
+        if inverse_pre_pad > size - 1:  # torch's backward narrows its padded buffer here
+            raise RuntimeError(f"start ({inverse_pre_pad}) + length ({channels}) exceeds "
+                               f"dimension size ({channels + size - 1}).")
+        window = _window_matrix(input.size(1), lambda c: c - inverse_pre_pad,
+                                lambda c: c - inverse_pre_pad + size - 1, input.dtype)
+        accum = _channel_sums(grad_output * output / ctx.scale, window)
+        grad_input = (ctx.scale.pow(-ctx.beta) * grad_output
+                      - (2 * ctx.alpha * ctx.beta / size) * input * accum)
+        return grad_input, None, None, None, None
+
+
+_CrossMapLRN2dFunction._backward_cls.__name__ = "CrossMapLRN2dBackward"
+_CrossMapLRN2dFunction._backward_cls.__qualname__ = "CrossMapLRN2dBackward"
+
+
+class CrossMapLRN2d(Module):
+    """torch's legacy cross-channel local response normalization of ``(N, C, H, W)``
+    input: ``x / (k + alpha / size * sum of squares over nearby channels) ** beta``, with
+    torch's window and gradient (NOTE [Cross-map LRN as torch's]).
+
+    >>> import gradtrack
+    >>> from gradtrack import nn
+    >>> lrn = nn.CrossMapLRN2d(3, alpha=1.0, beta=1.0)
+    >>> lrn
+    CrossMapLRN2d(3, alpha=1.0, beta=1.0, k=1)
+    >>> lrn(gradtrack.ones(1, 4, 1, 1)).flatten()
+    tensor([0.6000, 0.5000, 0.4286, 0.5000])
+    """
+
+    def __init__(self, size: int, alpha: float = 1e-4, beta: float = 0.75, k: float = 1) -> None:
+        super().__init__()
+        self.size = size
+        self.alpha = alpha
+        self.beta = beta
+        self.k = k
+
+    def forward(self, input):  # noqa: A002
+        return _CrossMapLRN2dFunction.apply(input, self.size, self.alpha, self.beta, self.k)
 
     def extra_repr(self):
         return f"{self.size}, alpha={self.alpha}, beta={self.beta}, k={self.k}"

@@ -1,5 +1,5 @@
-"""``nn.utils.parametrizations``: ready-made parametrizations (``weight_norm``,
-``spectral_norm``).
+"""``nn.utils.parametrizations``: ready-made parametrizations (``orthogonal``,
+``weight_norm``, ``spectral_norm``).
 
 >>> import gradtrack
 >>> from gradtrack import nn
@@ -12,8 +12,9 @@ from ... import _C
 from ..modules.module import Module
 from .._named_nodes import composite_node
 from . import parametrize
+from ._orthogonal import orthogonal
 
-__all__ = ["weight_norm", "spectral_norm"]
+__all__ = ["orthogonal", "weight_norm", "spectral_norm"]
 
 
 def _norm_except_dim(v, pow, dim):  # noqa: A002 - torch's argument name

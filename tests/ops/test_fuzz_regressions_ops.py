@@ -310,3 +310,18 @@ def test_hard_activation_gradients_are_positive_zero(name):
         getattr(lib.nn.functional, name)(x).backward(lib.full((3,), -1.0, dtype=lib.float64))
         signs.append([(v, str(v).startswith("-")) for v in x.grad.tolist()])
     assert signs[0] == signs[1]
+
+
+# torch's conv_tbc views each kernel tap's slice of the input as (time * batch, channels):
+# an input whose time and batch dims cannot merge gets view's error (seed 0, index 38).
+@pytest.mark.parametrize("source", [
+    "t0 = lib.ones(1, 2, 3, dtype=lib.float64).expand(5, 2, 3)\n"
+    "t1 = lib.nn.functional.conv_tbc(t0, lib.ones(3, 3, 4, dtype=lib.float64), "
+    "lib.ones(4, dtype=lib.float64))",
+    "t0 = lib.ones(2, 5, 3).transpose(0, 1)\n"
+    "t1 = lib.nn.functional.conv_tbc(t0, lib.ones(3, 3, 4), lib.ones(4), 5)",
+    "t0 = lib.ones(5, 1, 3).transpose(0, 1).transpose(0, 1)\n"
+    "t1 = lib.nn.functional.conv_tbc(t0, lib.ones(3, 3, 4), lib.ones(4), 1)",
+], ids=["expanded_time", "transposed_padded", "one_batch"])
+def test_conv_tbc_views_its_input_as_torch(source):
+    same(source)

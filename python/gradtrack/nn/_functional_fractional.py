@@ -13,7 +13,6 @@ the output is then a ``gather`` of the input at those indices inside one node na
 torch's, whose gradient is the scatter-add torch's backward is.
 """
 
-import numpy as np
 
 from .. import _C
 from .._dtype_names import SCALAR_NAME, dtype_key
@@ -44,6 +43,7 @@ def _ntuple(value, n):
 
 def _bfloat16(values):
     """float32 values rounded to the nearest bfloat16 (ties to even), kept as float32."""
+    import numpy as np  # not at import: gradtrack's import stays free of NumPy
     bits = np.asarray(values, dtype=np.float32).view(np.uint32).astype(np.uint64)
     bits = (bits + 0x7FFF + ((bits >> 16) & 1)) & 0xFFFF0000
     return bits.astype(np.uint32).view(np.float32)
@@ -52,6 +52,7 @@ def _bfloat16(values):
 def _arithmetic(dtype):
     """How torch's kernel rounds each step for ``dtype``: NumPy's type, or bfloat16's
     rounding applied to float32 (NumPy has no bfloat16)."""
+    import numpy as np  # not at import: gradtrack's import stays free of NumPy
     if dtype == _C.float64:
         return lambda v: np.asarray(v, dtype=np.float64)
     if dtype == _C.float16:
@@ -63,6 +64,7 @@ def _arithmetic(dtype):
 
 def _starts(samples, size, out, pool, rnd):
     """Window starts along one dim for every plane: ``samples`` is (planes,)."""
+    import numpy as np  # not at import: gradtrack's import stays free of NumPy
     starts = np.empty(samples.shape + (out,), dtype=np.int64)
     if out > 1:
         alpha = rnd(rnd(size - pool) / rnd(out - 1))
@@ -76,6 +78,7 @@ def _starts(samples, size, out, pool, rnd):
 
 
 def _fractional(name, input, kernel_size, output_size, output_ratio, samples, nd):  # noqa: A002
+    import numpy as np
     spatial = tuple(input.shape[-nd:])
     channels = input.size(-nd - 1)
     if output_size is None and output_ratio is None:

@@ -18,7 +18,6 @@ assigned.
 import math
 from enum import Enum, auto
 
-import numpy as np
 
 from ... import _C
 from ...autograd.grad_mode import no_grad
@@ -69,6 +68,7 @@ def _is_orthogonal(q):
 
 def _make_orthogonal(a):
     """The Q factor of a tall ``a`` with R's diagonal non-negative."""
+    import numpy as np  # not at import: gradtrack's import stays free of NumPy
     matrices = a.detach().double().numpy().reshape(-1, a.size(-2), a.size(-1))
     qs = []
     for matrix in matrices:
@@ -79,6 +79,7 @@ def _make_orthogonal(a):
 
 def _geqrf(a):
     """LAPACK's geqrf of a tall ``a``: R above the diagonal, the reflectors below, tau."""
+    import numpy as np
     matrices = a.detach().double().numpy().reshape(-1, a.size(-2), a.size(-1))
     packed, taus = [], []
     for matrix in matrices:

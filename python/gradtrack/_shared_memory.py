@@ -40,6 +40,7 @@ def share_memory_(self):
     memory is a memfd (sharing strategy ``file_descriptor``, the default) or a file in
     ``/dev/shm`` (``file_system``), freed once no process maps it.
 
+    >>> import gradtrack
     >>> x = gradtrack.zeros(4)
     >>> v = x[1:]
     >>> v.share_memory_() is v, x.is_shared()
@@ -52,6 +53,7 @@ def share_memory_(self):
 def is_shared(self):
     """Checks if tensor is in shared memory.
 
+    >>> import gradtrack
     >>> x = gradtrack.zeros(2)
     >>> x.is_shared(), x.share_memory_().is_shared()
     (False, True)

@@ -2168,6 +2168,7 @@ True"""
     def is_shared(self) -> builtins.bool:
         """Checks if tensor is in shared memory.
 
+>>> import gradtrack
 >>> x = gradtrack.zeros(2)
 >>> x.is_shared(), x.share_memory_().is_shared()
 (False, True)"""
@@ -3351,6 +3352,7 @@ the storage follows, keeping its strides, offset and version; returns ``self``. 
 memory is a memfd (sharing strategy ``file_descriptor``, the default) or a file in
 ``/dev/shm`` (``file_system``), freed once no process maps it.
 
+>>> import gradtrack
 >>> x = gradtrack.zeros(4)
 >>> v = x[1:]
 >>> v.share_memory_() is v, x.is_shared()

@@ -29,7 +29,7 @@ NON_LEAF = ("Cowardly refusing to serialize non-leaf tensor which requires_grad,
 def reduce_tensor(tensor):
     """What ``ForkingPickler`` sends for ``tensor``: a shared-memory handle and its geometry.
 
-    >>> import gradtrack.multiprocessing as mp
+    >>> import gradtrack, gradtrack.multiprocessing as mp
     >>> x = gradtrack.ones(2)
     >>> rebuild, args = mp.reductions.reduce_tensor(x)
     >>> x.is_shared()
@@ -51,7 +51,7 @@ def reduce_tensor(tensor):
 def rebuild_tensor(cls, handle, name, nbytes, meta):
     """The receiving side of :func:`reduce_tensor`: a tensor over the sender's memory.
 
-    >>> import gradtrack.multiprocessing as mp
+    >>> import gradtrack, gradtrack.multiprocessing as mp
     >>> x = gradtrack.arange(4.0)
     >>> rebuild, args = mp.reductions.reduce_tensor(x)
     >>> rebuild is mp.reductions.rebuild_tensor

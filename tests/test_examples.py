@@ -246,6 +246,20 @@ def test_char_rnn_names_what_to_install_when_tqdm_is_missing(tmp_path):
     assert 'pip install "gradtrack[examples]"' in done.stderr and "tqdm" in done.stderr
 
 
+# ---- hogwild_blobs.py ------------------------------------------------------------------------
+
+@pytest.mark.parametrize("method", ["spawn", "fork"])
+def test_hogwild_workers_train_the_parents_model(method):
+    # The parent takes no step: the accuracy it reports after is what the workers wrote
+    # into the shared weights.
+    out = run_example("hogwild_blobs.py", "--workers", "2", "--epochs", "3", "--samples", "1000",
+                      "--start-method", method, timeout=120)
+    before = float(re.search(r"before: test accuracy ([0-9.]+)", out).group(1))
+    after = float(re.search(rf"after 2 workers x 3 epochs \({method}\): test accuracy ([0-9.]+)",
+                            out).group(1))
+    assert before < 0.3 and after > 0.9, out
+
+
 # ---- every example under the silent-write detector ------------------------------------------
 
 DETECTOR = {"GRADTRACK_DETECT_SILENT_WRITES": "1"}

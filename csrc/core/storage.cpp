@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "core/error.h"
+#include "core/shared_memory.h"
 #include "core/silent_writes.h"
 
 namespace gradtrack {
@@ -183,11 +184,25 @@ Storage::Storage(void* data, size_t nbytes, size_t capacity, std::function<void(
 
 Storage::~Storage() {
   delete ledger_.load(std::memory_order_acquire);
+  shared_.reset();
   if (release_) {
     release_();
   } else if (data_ != nullptr) {
     release_block(data_, capacity_);
   }
+}
+
+std::function<void()> Storage::detach_memory() {
+  std::function<void()> free_it;
+  if (release_) {
+    free_it = std::move(release_);
+  } else if (data_ != nullptr) {
+    free_it = [p = data_, c = capacity_] { release_block(p, c); };
+  }
+  release_ = [] {};
+  data_ = nullptr;
+  capacity_ = 0;
+  return free_it;
 }
 
 silent_writes::StorageLedger& Storage::ensure_ledger() {

@@ -7,14 +7,15 @@
 
 namespace gradtrack::python {
 
-void init_ops(py::module_& m);        // bind_ops.cpp
-void init_docs(py::module_& m);       // bind_docs.cpp
-void init_bench(py::module_& m);      // bind_bench.cpp: benchmark reference loops
-void init_resample(py::module_& m);   // bind_resample.cpp: padding, interpolation, cdist
-void init_fast_path(py::module_& m);  // bind_fast_path.cpp: the out= fast path
-void init_fast_ops(py::module_& m);   // bind_fast_ops.cpp: Tensor number slots
-void init_autocast(py::module_& m);   // bind_autocast.cpp: CPU autocast state
-void init_profiler(py::module_& m);   // bind_profiler.cpp: backward timings
+void init_ops(py::module_& m);            // bind_ops.cpp
+void init_docs(py::module_& m);           // bind_docs.cpp
+void init_bench(py::module_& m);          // bind_bench.cpp: benchmark reference loops
+void init_resample(py::module_& m);       // bind_resample.cpp: padding, interpolation, cdist
+void init_fast_path(py::module_& m);      // bind_fast_path.cpp: the out= fast path
+void init_fast_ops(py::module_& m);       // bind_fast_ops.cpp: Tensor number slots
+void init_autocast(py::module_& m);       // bind_autocast.cpp: CPU autocast state
+void init_profiler(py::module_& m);       // bind_profiler.cpp: backward timings
+void init_shared_memory(py::module_& m);  // bind_shared_memory.cpp: storages other processes map
 
 void rethrow_python() { throw py::error_already_set(); }
 
@@ -94,6 +95,7 @@ PYBIND11_MODULE(_C, m) {
   init_conv(m);  // convolution and pooling
   init_autocast(m);
   init_profiler(m);
+  init_shared_memory(m);
   init_docs(m);   // _C._docs: docstrings from gradtrack/_docs
   init_bench(m);  // benchmark reference loops
 }

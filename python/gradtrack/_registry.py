@@ -58,6 +58,7 @@ SOURCES = (
     "_legacy",          # torch's older conventions: device, default dtype, FloatTensor & co.
     "_saving",          # save, load
     "_memory_format",   # channels_last & co.; contiguous, is_contiguous, clone with formats
+    "_shared_memory",   # share_memory_, is_shared: storages other processes map
     "_settings",        # matmul precision, deterministic algorithms, inter-op threads
     "amp.autocast_mode",  # autocast regions and their state
     "compiler",         # compile: gradtrack has no compiler, the model runs as it is

@@ -2177,6 +2177,14 @@ False"""
 >>> gradtrack.is_same_size(gradtrack.zeros(2, 3), gradtrack.ones(2, 3))
 True"""
 
+    def is_shared(self) -> builtins.bool:
+        """Checks if tensor is in shared memory.
+
+>>> import gradtrack
+>>> x = gradtrack.zeros(2)
+>>> x.is_shared(), x.share_memory_().is_shared()
+(False, True)"""
+
     def is_signed(self) -> Tensor:
         """True if the dtype holds negative values (every dtype but bool and uint8).
 
@@ -3348,6 +3356,20 @@ tensor([-1.,  0.,  1.])
 >>> x._version
 1"""
 
+    def share_memory_(self) -> Tensor:
+        """Moves the underlying storage to shared memory.
+
+This is a no-op if the underlying storage is already in shared memory. Every view of
+the storage follows, keeping its strides, offset and version; returns ``self``. The
+memory is a memfd (sharing strategy ``file_descriptor``, the default) or a file in
+``/dev/shm`` (``file_system``), freed once no process maps it.
+
+>>> import gradtrack
+>>> x = gradtrack.zeros(4)
+>>> v = x[1:]
+>>> v.share_memory_() is v, x.is_shared()
+(True, True)"""
+
     def short(self) -> Tensor:
         """
         A copy in int16.
@@ -4166,6 +4188,9 @@ def _formula_table_ok() -> builtins.bool:
 def _from_dlpack_array(arg0: typing.Any) -> Tensor:
     ...
 
+def _from_shared(fd: typing.SupportsInt | typing.SupportsIndex, name: str, nbytes: typing.SupportsInt | typing.SupportsIndex, dtype: typing.Any, size: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex], stride: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex], offset: typing.SupportsInt | typing.SupportsIndex) -> Tensor:
+    ...
+
 def _function_wrap(ctx: typing.Any, name: str, inputs: collections.abc.Sequence[Tensor], outputs: collections.abc.Sequence[Tensor], dirty: collections.abc.Sequence[Tensor], non_differentiable: collections.abc.Sequence[Tensor], to_save: typing.Any, materialize: builtins.bool) -> tuple[typing.Any, ...]:
     ...
 
@@ -4183,6 +4208,9 @@ def _is_detect_silent_writes_enabled() -> builtins.bool:
 def _is_provenance_enabled() -> builtins.bool:
     ...
 
+def _is_shared(arg0: Tensor) -> builtins.bool:
+    ...
+
 def _like(kind: str, a: Tensor, dtype: typing.Any, rg: builtins.bool, fill: typing.Any, generator: typing.Any=None) -> Tensor:
     ...
 
@@ -4196,6 +4224,9 @@ def _register_hook(arg0: Tensor, arg1: collections.abc.Callable[..., typing.Any]
     ...
 
 def _register_post_accumulate_grad_hook(arg0: Tensor, arg1: collections.abc.Callable[..., typing.Any]) -> _HookHandle:
+    ...
+
+def _release_shared_names() -> None:
     ...
 
 def _restride(input: Tensor, dtype: typing.Any, strides: typing.Any, to_copy: builtins.bool) -> Tensor:
@@ -4241,6 +4272,15 @@ def _set_provenance(arg0: builtins.bool) -> None:
     ...
 
 def _set_requires_grad(arg0: Tensor, arg1: builtins.bool) -> None:
+    ...
+
+def _share_memory(tensor: Tensor, by_name: builtins.bool) -> None:
+    ...
+
+def _shared_add_reference(arg0: Tensor) -> None:
+    ...
+
+def _shared_handle(arg0: Tensor) -> tuple[builtins.int, str, builtins.int]:
     ...
 
 def _simd_level() -> str:

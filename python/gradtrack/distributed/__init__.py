@@ -1,7 +1,9 @@
 """Data-parallel building blocks with torch.distributed's API, on MPI (mpi4py).
 
-Launch one process per rank with MPI's launcher, on one machine or several::
+Launch one process per rank with torchrun's command line (on one machine), or with
+MPI's launcher, on one machine or several::
 
+    python -m gradtrack.distributed.run --nproc-per-node 4 train.py
     mpiexec -n 4 python train.py
     mpiexec -hosts node1,node2 -n 8 python train.py
 
@@ -32,7 +34,8 @@ from .distributed_c10d import (Backend, DistBackendError, DistError, DistNetwork
                                get_backend, get_global_rank, get_group_rank,
                                get_process_group_ranks, get_rank, get_world_size, group,
                                init_process_group, is_available, is_gloo_available,
-                               is_initialized, is_mpi_available, is_nccl_available, new_group)
+                               is_initialized, is_mpi_available, is_nccl_available,
+                               is_torchelastic_launched, new_group)
 
 __all__ = ["DistError", "DistBackendError", "DistNetworkError", "DistStoreError",
            "Backend", "GroupMember", "ProcessGroup", "ReduceOp", "Work", "group",
@@ -43,4 +46,4 @@ __all__ = ["DistError", "DistBackendError", "DistNetworkError", "DistStoreError"
            "all_gather", "all_gather_into_tensor", "all_gather_single", "gather", "scatter",
            "reduce_scatter_tensor", "reduce_scatter_single", "all_to_all_single", "send", "recv",
            "isend", "irecv", "broadcast_object_list", "all_gather_object", "gather_object",
-           "scatter_object_list"]
+           "scatter_object_list", "is_torchelastic_launched"]

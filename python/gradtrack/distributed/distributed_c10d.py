@@ -17,7 +17,7 @@ __all__ = ["DistError", "DistBackendError", "DistNetworkError", "DistStoreError"
            "is_mpi_available", "is_gloo_available", "is_nccl_available", "is_initialized",
            "init_process_group", "destroy_process_group", "new_group", "get_rank",
            "get_world_size", "get_backend", "get_global_rank", "get_group_rank",
-           "get_process_group_ranks"]
+           "get_process_group_ranks", "is_torchelastic_launched"]
 
 NOT_INITIALIZED = ("Default process group has not been initialized, please make sure to call "
                    "init_process_group.")
@@ -32,6 +32,18 @@ def is_available():
     """
     import importlib.util
     return importlib.util.find_spec("mpi4py") is not None
+
+
+def is_torchelastic_launched():
+    """Whether this process was started by a torchrun-style launcher (torch's test: the
+    ``TORCHELASTIC_RUN_ID`` variable, which ``python -m gradtrack.distributed.run`` sets).
+
+    >>> import gradtrack.distributed as dist
+    >>> isinstance(dist.is_torchelastic_launched(), bool)
+    True
+    """
+    import os
+    return os.getenv("TORCHELASTIC_RUN_ID") is not None
 
 
 def is_mpi_available():
@@ -308,6 +320,7 @@ def init_process_group(backend: Any = None, init_method: Any = None, timeout: An
         warnings.warn(f"For MPI backend, world_size ({world_size}) and rank ({rank}) are ignored "
                       "since they are assigned by the MPI runtime.", UserWarning, stacklevel=2)
     MPI = _mpi()
+    _check_launched_by_mpi(MPI.COMM_WORLD.Get_size(), world_size)
     comm = _rendezvous(MPI.COMM_WORLD, limit)
     world = ProcessGroup(comm, range(comm.Get_size()), limit)
     _faults.open_world(comm)
@@ -315,6 +328,20 @@ def init_process_group(backend: Any = None, init_method: Any = None, timeout: An
     group.WORLD = world
     if comm.Get_size() > 1 and _state.previous_excepthook is None:
         _abort_on_uncaught_exception(MPI.COMM_WORLD)
+
+
+def _check_launched_by_mpi(mpi_size, world_size):
+    """A rank started by mp.spawn (or by torch's own torchrun) is alone in its MPI world:
+    fail at once, naming the launcher, rather than train as a world of one."""
+    import os
+    wanted = world_size if world_size != -1 else int(os.environ.get("WORLD_SIZE") or -1)
+    if mpi_size == 1 and wanted > 1:
+        raise RuntimeError(
+            f"init_process_group: a world of {wanted} ranks was asked for, but this process is "
+            "alone in its MPI world. gradtrack's process groups run on MPI, so the ranks must "
+            "be started by MPI's launcher: python -m gradtrack.distributed.run "
+            f"--nproc-per-node {wanted} script.py (torchrun's command line), or mpiexec -n "
+            f"{wanted} python script.py; processes started by mp.spawn cannot join one world.")
 
 
 def _rendezvous(comm, limit):

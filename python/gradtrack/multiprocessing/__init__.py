@@ -1,10 +1,13 @@
 """``torch.multiprocessing``: the standard library's ``multiprocessing`` (every name of
-it), plus torch's ``spawn``/``start_processes`` with its error reporting.
+it), plus torch's ``spawn``/``start_processes`` with its error reporting, and tensors that
+travel through shared memory.
 
-Tensors sent through a queue or a pipe arrive as copies. gradtrack has no shared-memory
-tensors (``Tensor.share_memory_`` does not exist), so a Hogwild program that shares
-a model between processes stops with an AttributeError rather than training separate
-copies.
+A tensor sent through a ``Queue``, a ``Pipe`` or a spawned ``Process``'s arguments moves
+into shared memory and arrives sharing it with the sender (``reductions``): a model
+whose ``share_memory()`` was called can be trained by several processes at once, each
+with its own optimizer, and every process sees the others' updates (Hogwild). The
+handle travels as a file descriptor (``file_descriptor``, the default) or as a file
+name in ``/dev/shm`` (``file_system``), as torch's sharing strategies on Linux.
 
 >>> import gradtrack.multiprocessing as mp
 >>> mp.get_sharing_strategy()
@@ -14,6 +17,8 @@ copies.
 import multiprocessing
 from multiprocessing import *  # noqa: F401,F403
 
+from .. import _shared_memory
+from . import reductions
 from .spawn import (ProcessContext, ProcessException, ProcessExitedException,  # noqa: F401
                     ProcessRaisedException, spawn, start_processes)
 
@@ -22,7 +27,6 @@ __all__ = multiprocessing.__all__ + ["ProcessContext", "ProcessExitedException",
                                      "get_sharing_strategy", "set_sharing_strategy",
                                      "get_all_sharing_strategies"]
 
-_sharing = {"strategy": "file_descriptor"}
 
 
 def get_all_sharing_strategies():
@@ -32,7 +36,7 @@ def get_all_sharing_strategies():
     >>> sorted(mp.get_all_sharing_strategies())
     ['file_descriptor', 'file_system']
     """
-    return {"file_descriptor", "file_system"}
+    return set(_shared_memory.STRATEGIES)
 
 
 def get_sharing_strategy():
@@ -42,15 +46,33 @@ def get_sharing_strategy():
     >>> mp.get_sharing_strategy()
     'file_descriptor'
     """
-    return _sharing["strategy"]
+    return _shared_memory.strategy()
 
 
 def set_sharing_strategy(new_strategy):
-    """Sets the sharing strategy, as torch (tensors travel as copies in gradtrack).
+    """Sets how tensors are shared: ``"file_descriptor"`` (a memfd whose descriptor travels
+    to the receiver) or ``"file_system"`` (a file in ``/dev/shm`` whose name travels).
 
     >>> import gradtrack.multiprocessing as mp
     >>> mp.set_sharing_strategy("file_descriptor")
     """
-    if new_strategy not in get_all_sharing_strategies():
-        raise AssertionError(f"Invalid sharing strategy: {new_strategy}")
-    _sharing["strategy"] = new_strategy
+    _shared_memory.set_strategy(new_strategy)
+
+
+reductions.init_reductions()
+
+
+def _count_out_at_exit(_):
+    # A forked child leaves by os._exit, past atexit: multiprocessing's exit finalizers
+    # run, so the child counts itself out of its /dev/shm files there.
+    from multiprocessing import util
+    from .. import _C
+    util.Finalize(None, _C._release_shared_names, exitpriority=-100)
+
+
+class _ChildHook:
+    """The object multiprocessing's after-fork registry keys the hook on."""
+
+
+_child_hook = _ChildHook()
+multiprocessing.util.register_after_fork(_child_hook, _count_out_at_exit)

@@ -82,12 +82,18 @@ class Adagrad(Optimizer):
                 p_state["step"] = _C.tensor(float(p_state["step"]), dtype=scalar_dtype(fused))
 
     def share_memory(self):
-        """Calls ``share_memory_()`` on the state sums (a no-op for gradtrack's CPU memory)."""
+        """Moves the state sums to shared memory (``share_memory_()``), so processes that
+        share the model share the accumulated squares too.
+
+        >>> from gradtrack import nn, optim
+        >>> opt = optim.Adagrad(nn.Linear(2, 1).parameters())
+        >>> opt.share_memory()
+        >>> opt.state[opt.param_groups[0]["params"][0]]["sum"].is_shared()
+        True
+        """
         for group in self.param_groups:
             for p in group["params"]:
-                share = getattr(self.state[p]["sum"], "share_memory_", None)
-                if share is not None:
-                    share()
+                self.state[p]["sum"].share_memory_()
 
     def step(self, closure=None):
         """One Adagrad step for every parameter with a gradient; returns ``closure()``'s loss."""

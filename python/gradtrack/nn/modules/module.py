@@ -585,15 +585,14 @@ class Module(_ModuleHooks, _ModuleState):
         return self._apply(lambda t: empty_like(t, device=device), recurse=recurse)
 
     def share_memory(self):
-        """Calls ``share_memory_()`` on every parameter and buffer. gradtrack has no
-        shared-memory tensors (see :mod:`gradtrack.multiprocessing`), so this raises
-        ``AttributeError`` rather than leave processes training separate copies.
+        """Moves every parameter and buffer (and their gradients) to shared memory, with
+        ``share_memory_()``; returns ``self``. Processes that receive the module (through
+        ``gradtrack.multiprocessing``) then train the same memory: the Hogwild pattern.
 
         >>> from gradtrack import nn
-        >>> nn.Linear(2, 2).share_memory()
-        Traceback (most recent call last):
-        ...
-        AttributeError: 'Parameter' object has no attribute 'share_memory_'
+        >>> net = nn.Linear(2, 2)
+        >>> net.share_memory() is net, net.weight.is_shared()
+        (True, True)
         """
         return self._apply(lambda t: t.share_memory_())
 

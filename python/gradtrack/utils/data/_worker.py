@@ -5,7 +5,10 @@ A worker sends each batch through a ``multiprocessing`` queue, which pickles
 it. A gradtrack tensor pickles as a contiguous NumPy copy of its data (plus
 ``requires_grad``) and is rebuilt as a fresh tensor in the main process, so no
 pointer into the worker's memory ever crosses and nothing can dangle when the
-worker exits. Errors in a worker cross as their formatted traceback
+worker exits. Once ``gradtrack.multiprocessing`` is imported, its reducers send
+tensors as shared memory instead (as torch's workers do): the main process maps
+the batch's memfd or /dev/shm file, received while the worker runs, and the
+mapping outlives the worker. Errors in a worker cross as their formatted traceback
 (:class:`ExceptionWrapper`) and are raised again, with the same type, in the
 main process.
 

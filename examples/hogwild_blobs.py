@@ -34,7 +34,7 @@ def make_model() -> nn.Module:
 
 def accuracy(model: nn.Module, X: gt.Tensor, y: gt.Tensor) -> float:
     with gt.no_grad():
-        return (model(X).argmax(1) == y).float().mean().item()
+        return float((model(X).argmax(1) == y).float().mean().item())
 
 
 def train(rank: int, model: nn.Module, X: gt.Tensor, y: gt.Tensor, args: argparse.Namespace) -> None:

@@ -584,7 +584,7 @@ class Module(_ModuleHooks, _ModuleState):
         from ... import empty_like
         return self._apply(lambda t: empty_like(t, device=device), recurse=recurse)
 
-    def share_memory(self):
+    def share_memory(self: "_M") -> "_M":
         """Moves every parameter and buffer (and their gradients) to shared memory, with
         ``share_memory_()``; returns ``self``. Processes that receive the module (through
         ``gradtrack.multiprocessing``) then train the same memory: the Hogwild pattern.

@@ -150,6 +150,21 @@ def acosh_(input: typing.Any) -> Tensor:
 >>> gradtrack.acosh_(gradtrack.tensor([0.5, 1.0])).shape
 gradtrack.Size([2])"""
 
+def adaptive_avg_pool1d(input: typing.Any, output_size: typing.Any) -> Tensor:
+    """:func:`gradtrack.nn.functional.adaptive_avg_pool1d`.
+
+>>> import gradtrack
+>>> gradtrack.adaptive_avg_pool1d(gradtrack.tensor([[1.0, 3.0, 2.0, 0.0]]), 2)
+tensor([[2., 1.]])"""
+
+def adaptive_max_pool1d(input: typing.Any, output_size: typing.Any) -> Tensor:
+    """:func:`gradtrack.nn.functional.adaptive_max_pool1d` and the position of each maximum
+(a tuple, as ATen's).
+
+>>> import gradtrack
+>>> gradtrack.adaptive_max_pool1d(gradtrack.tensor([[1.0, 3.0, 2.0, 0.0]]), 2)[0]
+tensor([[3., 2.]])"""
+
 def add(input: typing.Any, other: typing.Any, *, alpha: typing.Any=1, out: typing.Any=None) -> Tensor:
     """``input + alpha * other``, broadcasting.
 
@@ -522,6 +537,13 @@ def atleast_3d(*tensors: typing.Any) -> Tensor:
 >>> import gradtrack
 >>> gradtrack.atleast_3d(gradtrack.tensor([1, 2])).shape
 gradtrack.Size([1, 2, 1])"""
+
+def avg_pool1d(input: typing.Any, kernel_size: typing.Any, stride: typing.Any=(), padding: typing.Any=0, ceil_mode: typing.Any=False, count_include_pad: typing.Any=True) -> Tensor:
+    """:func:`gradtrack.nn.functional.avg_pool1d`.
+
+>>> import gradtrack
+>>> gradtrack.avg_pool1d(gradtrack.tensor([[1.0, 3.0, 2.0, 0.0]]), 2)
+tensor([[2., 1.]])"""
 
 def baddbmm(input: typing.Any, batch1: typing.Any, batch2: typing.Any, *, beta: typing.Any=1, alpha: typing.Any=1, out: typing.Any=None) -> Tensor:
     """``beta * input + alpha * (batch1 @ batch2)`` for batches of matrices.
@@ -999,7 +1021,7 @@ gap between neighbouring samples.
 
 >>> import gradtrack
 >>> gradtrack.cumulative_trapezoid(gradtrack.tensor([1.0, 4.0, 9.0]))
-tensor([ 2.5000,  9.0000])"""
+tensor([2.5000, 9.0000])"""
 default_generator: gradtrack._C._random.Generator
 
 def deg2rad(input: typing.Any, *, out: typing.Any=None) -> Tensor:
@@ -2000,6 +2022,34 @@ tensor(5.)
 gradtrack.return_types.max(
 values=tensor([5., 4.]),
 indices=tensor([1, 1]))"""
+
+def max_pool1d(input: typing.Any, kernel_size: typing.Any, stride: typing.Any=(), padding: typing.Any=0, dilation: typing.Any=1, ceil_mode: typing.Any=False) -> Tensor:
+    """:func:`gradtrack.nn.functional.max_pool1d`.
+
+>>> import gradtrack
+>>> gradtrack.max_pool1d(gradtrack.tensor([[1.0, 3.0, 2.0, 0.0]]), 2)
+tensor([[3., 2.]])"""
+
+def max_pool1d_with_indices(input: typing.Any, kernel_size: typing.Any, stride: typing.Any=(), padding: typing.Any=0, dilation: typing.Any=1, ceil_mode: typing.Any=False) -> Tensor:
+    """:func:`max_pool1d` and the position of each maximum (a tuple).
+
+>>> import gradtrack
+>>> gradtrack.max_pool1d_with_indices(gradtrack.tensor([[1.0, 3.0, 2.0, 0.0]]), 2)[1]
+tensor([[1, 2]])"""
+
+def max_pool2d(input: typing.Any, kernel_size: typing.Any, stride: typing.Any=(), padding: typing.Any=0, dilation: typing.Any=1, ceil_mode: typing.Any=False) -> Tensor:
+    """:func:`gradtrack.nn.functional.max_pool2d`.
+
+>>> import gradtrack
+>>> gradtrack.max_pool2d(gradtrack.arange(4.0).reshape(1, 2, 2), 2)
+tensor([[[3.]]])"""
+
+def max_pool3d(input: typing.Any, kernel_size: typing.Any, stride: typing.Any=(), padding: typing.Any=0, dilation: typing.Any=1, ceil_mode: typing.Any=False) -> Tensor:
+    """:func:`gradtrack.nn.functional.max_pool3d`.
+
+>>> import gradtrack
+>>> gradtrack.max_pool3d(gradtrack.arange(8.0).reshape(1, 2, 2, 2), 2)
+tensor([[[[7.]]]])"""
 
 def maximum(input: typing.Any, other: typing.Any, *, out: typing.Any=None) -> Tensor:
     """The larger of two elements, elementwise (NaN wins).

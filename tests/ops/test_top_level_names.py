@@ -65,6 +65,15 @@ LAYERS = {
     "bilinear": lambda t: _with(t, t.bilinear, (3, 2), (3, 4), (5, 2, 4), (5,)),
     "embedding": lambda t: _with(t, lambda w: t.embedding(w, t.tensor([[0, 2], [2, 3]])),
                                  (4, 3)),
+    "max_pool1d": lambda t: _with(t, lambda x: t.max_pool1d(x, 3, 2, 1), (2, 3, 8)),
+    "max_pool2d": lambda t: _with(t, lambda x: t.max_pool2d(x, 2), (1, 2, 4, 5)),
+    "max_pool3d": lambda t: _with(t, lambda x: t.max_pool3d(x, 2, ceil_mode=True), (1, 1, 3, 4, 4)),
+    "max_pool1d_with_indices": lambda t: _with(
+        t, lambda x: _values(t.max_pool1d_with_indices(x, 2, dilation=2)), (2, 7)),
+    "avg_pool1d": lambda t: _with(t, lambda x: t.avg_pool1d(x, 3, 2, 1, False, False), (1, 2, 8)),
+    "adaptive_avg_pool1d": lambda t: _with(t, lambda x: t.adaptive_avg_pool1d(x, 3), (2, 7)),
+    "adaptive_max_pool1d": lambda t: _with(t, lambda x: _values(t.adaptive_max_pool1d(x, 3)),
+                                           (2, 7)),
     "embedding_padding_idx": lambda t: _with(
         t, lambda w: t.embedding(w, t.tensor([0, 2, 2, 1]), 2, True), (4, 3)),
 }
@@ -73,6 +82,12 @@ LAYERS = {
 def _with(lib, fn, *shapes):
     inputs = [_t(lib, shape, seed) for seed, shape in enumerate(shapes)]
     return fn(*inputs), inputs
+
+
+def _values(pair):
+    """The values of ATen's (values, indices) tuple, once the tuple is checked."""
+    assert type(pair) is tuple and len(pair) == 2
+    return pair[0] + pair[1].to(pair[0].dtype) * 1000  # the indices count in the values
 
 
 def _seeded(lib, fn, shape):

@@ -359,8 +359,92 @@ def embedding(weight, indices, padding_idx=-1, scale_grad_by_freq=False, sparse=
                        scale_grad_by_freq=scale_grad_by_freq, sparse=sparse)
 
 
+# ---- pools ---------------------------------------------------------------------------------
+# ATen's pools take ``stride=[]`` for "the kernel size", nn.functional's ``stride=None``.
+
+
+def max_pool1d(input, kernel_size, stride=(), padding=0, dilation=1,  # noqa: A002
+               ceil_mode=False):
+    """:func:`gradtrack.nn.functional.max_pool1d`.
+
+    >>> import gradtrack
+    >>> gradtrack.max_pool1d(gradtrack.tensor([[1.0, 3.0, 2.0, 0.0]]), 2)
+    tensor([[3., 2.]])
+    """
+    return F.max_pool1d(input, kernel_size, stride or None, padding, dilation, ceil_mode)
+
+
+def max_pool2d(input, kernel_size, stride=(), padding=0, dilation=1,  # noqa: A002
+               ceil_mode=False):
+    """:func:`gradtrack.nn.functional.max_pool2d`.
+
+    >>> import gradtrack
+    >>> gradtrack.max_pool2d(gradtrack.arange(4.0).reshape(1, 2, 2), 2)
+    tensor([[[3.]]])
+    """
+    return F.max_pool2d(input, kernel_size, stride or None, padding, dilation, ceil_mode)
+
+
+def max_pool3d(input, kernel_size, stride=(), padding=0, dilation=1,  # noqa: A002
+               ceil_mode=False):
+    """:func:`gradtrack.nn.functional.max_pool3d`.
+
+    >>> import gradtrack
+    >>> gradtrack.max_pool3d(gradtrack.arange(8.0).reshape(1, 2, 2, 2), 2)
+    tensor([[[[7.]]]])
+    """
+    return F.max_pool3d(input, kernel_size, stride or None, padding, dilation, ceil_mode)
+
+
+def max_pool1d_with_indices(input, kernel_size, stride=(), padding=0, dilation=1,  # noqa: A002
+                            ceil_mode=False):
+    """:func:`max_pool1d` and the position of each maximum (a tuple).
+
+    >>> import gradtrack
+    >>> gradtrack.max_pool1d_with_indices(gradtrack.tensor([[1.0, 3.0, 2.0, 0.0]]), 2)[1]
+    tensor([[1, 2]])
+    """
+    return F.max_pool1d(input, kernel_size, stride or None, padding, dilation, ceil_mode,
+                        return_indices=True)
+
+
+def avg_pool1d(input, kernel_size, stride=(), padding=0, ceil_mode=False,  # noqa: A002
+               count_include_pad=True):
+    """:func:`gradtrack.nn.functional.avg_pool1d`.
+
+    >>> import gradtrack
+    >>> gradtrack.avg_pool1d(gradtrack.tensor([[1.0, 3.0, 2.0, 0.0]]), 2)
+    tensor([[2., 1.]])
+    """
+    return F.avg_pool1d(input, kernel_size, stride or None, padding, ceil_mode,
+                        count_include_pad)
+
+
+def adaptive_avg_pool1d(input, output_size):  # noqa: A002
+    """:func:`gradtrack.nn.functional.adaptive_avg_pool1d`.
+
+    >>> import gradtrack
+    >>> gradtrack.adaptive_avg_pool1d(gradtrack.tensor([[1.0, 3.0, 2.0, 0.0]]), 2)
+    tensor([[2., 1.]])
+    """
+    return F.adaptive_avg_pool1d(input, output_size)
+
+
+def adaptive_max_pool1d(input, output_size):  # noqa: A002
+    """:func:`gradtrack.nn.functional.adaptive_max_pool1d` and the position of each maximum
+    (a tuple, as ATen's).
+
+    >>> import gradtrack
+    >>> gradtrack.adaptive_max_pool1d(gradtrack.tensor([[1.0, 3.0, 2.0, 0.0]]), 2)[0]
+    tensor([[3., 2.]])
+    """
+    return F.adaptive_max_pool1d(input, output_size, return_indices=True)
+
+
 FUNCTIONS = (conv1d, conv2d, conv3d, conv_transpose1d, conv_transpose2d, conv_transpose3d,
              batch_norm, instance_norm, layer_norm, group_norm, rms_norm, dropout, dropout_,
              alpha_dropout, alpha_dropout_, feature_alpha_dropout, feature_alpha_dropout_, selu,
              selu_, celu, celu_, threshold, hardshrink, prelu, pixel_shuffle,
-             pixel_unshuffle, channel_shuffle, pdist, pairwise_distance, bilinear, embedding)
+             pixel_unshuffle, channel_shuffle, pdist, pairwise_distance, bilinear, embedding,
+             max_pool1d, max_pool2d, max_pool3d, max_pool1d_with_indices, avg_pool1d,
+             adaptive_avg_pool1d, adaptive_max_pool1d)

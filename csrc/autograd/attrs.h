@@ -139,6 +139,11 @@ struct SliceAttrs {
   DimVector input_sizes;
   int64_t dim = 0, start = 0, end = 0, step = 1;
 };
+/// unfold, unfold_backward (self_sizes: unfold's input; empty for unfold_backward).
+struct UnfoldAttrs {
+  DimVector self_sizes;
+  int64_t dimension = 0, size = 0, step = 1;
+};
 /// as_strided, and the node a view gets when its base was written in place.
 struct AsStridedAttrs {
   DimVector size, stride;
@@ -245,7 +250,8 @@ using ops::ResampleSpec;
   X(MaskedSelectAttrs) X(IndexAttrs) X(MmAttrs) X(AddmmAttrs) X(BetaAlphaAttrs) X(LossAttrs) \
   X(CdistAttrs) X(NormAttrs) X(ActivationAttrs) X(EmbeddingAttrs) X(ConvArgs)               \
   X(ConvBackwardAttrs) X(PoolArgs) X(ResampleSpec) X(LstmDims) X(ValueAttrs) X(DimAlphaAttrs) \
-  X(LinalgAttrs) X(RenormAttrs) X(ScatterReduceAttrs)
+  X(LinalgAttrs) X(RenormAttrs) X(ScatterReduceAttrs)                                        \
+  X(UnfoldAttrs)
 // clang-format on
 
 namespace attrs_detail {

@@ -163,6 +163,8 @@ Tensor squeeze(const Tensor& a, const DimVector& dims);
 Tensor alias(const Tensor& a);
 Tensor expand(const Tensor& a, const DimVector& sizes);
 Tensor flatten(const Tensor& a, int64_t start, int64_t end);
+/// PyTorch's _unsafe_view: view's geometry, not a view to autograd (UnsafeViewBackward0).
+Tensor unsafe_view(const Tensor& a, const DimVector& shape);
 Tensor select(const Tensor& a, int64_t dim, int64_t index);
 Tensor slice(const Tensor& a, int64_t dim, std::optional<int64_t> start, std::optional<int64_t> end,
              int64_t step);
@@ -181,6 +183,12 @@ Tensor diag_embed(const Tensor& a, int64_t offset, int64_t dim1, int64_t dim2);
 Tensor select_backward(const Tensor& g, const DimVector& sizes, int64_t dim, int64_t index);
 Tensor slice_backward(const Tensor& g, const DimVector& sizes, int64_t dim, int64_t start,
                       int64_t end, int64_t step);
+/// Windows of `size` elements every `step` along `dimension`, as a new last dim (a view).
+Tensor unfold(const Tensor& a, int64_t dimension, int64_t size, int64_t step);
+/// unfold's gradient: each window's gradient added back where the window read
+/// (differentiable in g).
+Tensor unfold_backward(const Tensor& g, const DimVector& sizes, int64_t dimension, int64_t size,
+                       int64_t step);
 Tensor as_strided_backward(const Tensor& g, const DimVector& base_sizes,
                            const DimVector& base_strides, int64_t base_offset,
                            const DimVector& sizes, const DimVector& strides, int64_t offset);

@@ -116,6 +116,19 @@ Tensor view(const Tensor& a, const DimVector& shape) {
   return make_view_op(a, target, strides, a->offset(), OpKind::View, no_attrs);
 }
 
+// PyTorch's _unsafe_view: view's geometry, but a tensor of its own to autograd
+// (no _base), recorded as UnsafeViewBackward0 (the composites that end in it).
+Tensor unsafe_view(const Tensor& a, const DimVector& shape) {
+  DimVector target = infer_size(shape, a.numel());
+  DimVector strides;
+  GT_CHECK(view_strides(a.sizes(), a.strides(), target, strides),
+           "view size is not compatible with input tensor's size and stride (at least one "
+           "dimension spans across two contiguous subspaces). Use .reshape(...) instead.");
+  Tensor out = alias_with_geometry(a, target, strides, a->offset());
+  record(OpKind::UnsafeView, {&a}, out);
+  return out;
+}
+
 Tensor reshape(const Tensor& a, const DimVector& shape) {
   DimVector target = infer_size(shape, a.numel());
   DimVector strides;
@@ -506,6 +519,63 @@ Tensor slice_backward(const Tensor& g, const DimVector& sizes, int64_t dim, int6
     at.dim = dim;
     at.start = start;
     at.end = end;
+    at.step = step;
+  });
+  return out;
+}
+
+// As PyTorch's: a 0-dim tensor unfolds as one of one element.
+Tensor unfold(const Tensor& a, int64_t dimension, int64_t size, int64_t step) {
+  const int64_t ndim = a.dim();
+  const int64_t d = wrap_dim(dimension, std::max<int64_t>(ndim, 1));
+  const int64_t max_size = ndim == 0 ? 1 : a.sizes()[size_t(d)];
+  GT_CHECK(size <= max_size, "maximum size for tensor at dimension ", d, " is ", max_size,
+           " but size is ", size);
+  GT_CHECK(size >= 0, "size is ", size, " but must be >= 0");
+  GT_CHECK(step > 0, "step is ", step, " but must be > 0");
+  DimVector sizes(a.sizes()), strides(a.strides());
+  sizes.push_back(size);
+  strides.push_back(ndim == 0 ? 1 : a.strides()[size_t(d)]);
+  if (ndim > 0) {
+    sizes[size_t(d)] = (sizes[size_t(d)] - size) / step + 1;
+    strides[size_t(d)] *= step;
+  }
+  return make_view_op(a, sizes, strides, a->offset(), OpKind::Unfold,
+                      [&](autograd::UnfoldAttrs& at) {
+                        at.self_sizes = a.sizes();
+                        at.dimension = d;
+                        at.size = size;
+                        at.step = step;
+                      });
+}
+
+// NOTE [Unfold's gradient]
+// Window w reads positions w*step + k (k < size) along the dim: for each k, the k-th
+// element of every window's gradient is added into positions k, k + step, ... (one
+// strided slice per k). Windows that do not overlap (step >= size): one copy.
+Tensor unfold_backward(const Tensor& g, const DimVector& sizes, int64_t dimension, int64_t size,
+                       int64_t step) {
+  Tensor out = zeros(sizes, g.dtype());
+  {
+    autograd::AutoGradMode off(false);
+    Tensor work = sizes.empty() ? reshape(out, {1}) : out;  // a 0-dim input: one element
+    const int64_t last = g.dim() - 1;
+    const int64_t windows = g.sizes()[size_t(dimension)];
+    if (windows > 0 && size > 0) {
+      if (step >= size) {
+        kernels::copy(unfold(work, dimension, size, step), g);
+      } else {
+        for (int64_t k = 0; k < size; ++k) {
+          Tensor dst = slice(work, dimension, k, k + (windows - 1) * step + 1, step);
+          inplace_binary(InplaceOp::Add, dst, select(g, last, k));
+        }
+      }
+    }
+  }
+  out->set_version_counter(std::make_shared<VersionCounter>());  // one fresh result, as torch's
+  record(OpKind::UnfoldBackward, {&g}, out, [&](autograd::UnfoldAttrs& at) {
+    at.dimension = dimension;
+    at.size = size;
     at.step = step;
   });
   return out;

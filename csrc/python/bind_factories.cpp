@@ -91,6 +91,25 @@ void bind_factories(py::module_& m) {
   });
   factory(m, "ones", [](const DimVector& s, ScalarType dt) { return ops::ones(s, dt); });
   factory(m, "empty", [](const DimVector& s, ScalarType dt) { return empty(s, dt); });
+  m.def(
+      "empty_strided",
+      [](py::handle size, py::handle stride, py::handle dtype, bool rg, py::handle device) {
+        check_device(device);
+        DimVector sizes = int_list(size, "empty_strided", "size", 1);
+        DimVector strides = int_list(stride, "empty_strided", "stride", 2);
+        GT_CHECK(sizes.size() == strides.size(), "dimensionality of sizes (", sizes.size(),
+                 ") must match dimensionality of strides (", strides.size(), ")");
+        for (int64_t d : sizes)
+          GT_CHECK(d >= 0, "Trying to create tensor with negative dimension ", d, ": ",
+                   shape_str(sizes));
+        for (int64_t st : strides)
+          GT_CHECK(st >= 0, "Storage size calculation overflowed with sizes=", shape_str(sizes),
+                   " and strides=", shape_str(strides));
+        return finish_factory(empty_strided(sizes, strides, dtype_or(dtype, default_float_type())),
+                              rg);
+      },
+      py::arg("size"), py::arg("stride"), py::kw_only(), py::arg("dtype") = py::none(),
+      py::arg("requires_grad") = false, py::arg("device") = py::none());
   random_factory(m, "rand", [](const DimVector& s, ScalarType dt, Generator* g) {
     return ops::rand(s, dt, g);
   });

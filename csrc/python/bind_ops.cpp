@@ -85,6 +85,8 @@ void init_ops(py::module_& m) {
     return ops::inplace_tril(a, diagonal, upper);
   });
   e.def("flip", [](const Tensor& a, py::handle dims) { return ops::flip(a, to_dims(dims)); });
+  e.def("unsafe_view",
+        [](const Tensor& a, py::handle shape) { return ops::unsafe_view(a, to_dims(shape)); });
   e.def("roll", [](const Tensor& a, py::handle shifts, py::handle dims) {
     return ops::roll(a, to_dims(shifts), to_dims(dims));
   });
@@ -94,6 +96,8 @@ void init_ops(py::module_& m) {
   // Python layer's composites call this to show the same node.
   e.def("div_by_scalar",
         [](const Tensor& a, py::handle b) { return ops::div_by_scalar(a, *to_scalar(b)); });
+  e.def("mul_by_scalar",
+        [](const Tensor& a, py::handle b) { return ops::mul_by_scalar(a, *to_scalar(b)); });
   e.def("set_default_dtype", [](py::handle dt) { set_default_float_type(to_scalar_type(dt)); });
   e.def("get_default_dtype", [] { return dtype_object(default_float_type()); });
   e.def("kthvalue", [](const Tensor& a, int64_t k, int64_t dim, bool keepdim) {

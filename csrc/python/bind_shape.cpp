@@ -140,6 +140,12 @@ void bind_shape(Cls& cls, py::module_& m) {
   both(
       cls, m, "select", [](const Tensor& a, int64_t d, int64_t i) { return ops::select(a, d, i); },
       py::arg("dim"), py::arg("index"));
+  cls.def(
+      "unfold",
+      [](const Tensor& a, int64_t d, int64_t size, int64_t step) {
+        return ops::unfold(a, d, size, step);
+      },
+      py::arg("dimension"), py::arg("size"), py::arg("step"));
   both(
       cls, m, "narrow",
       [](const Tensor& a, int64_t d, int64_t s, int64_t l) { return ops::narrow(a, d, s, l); },

@@ -105,6 +105,13 @@ def abs(input: typing.Any, *, out: typing.Any=None) -> Tensor:
 >>> gradtrack.abs(x)
 tensor([1.5000, 0.0000, 2.0000])"""
 
+def abs_(input: typing.Any) -> Tensor:
+    """``input.abs_()``: writes the result into ``input`` and returns it.
+
+>>> import gradtrack
+>>> gradtrack.abs_(gradtrack.tensor([0.5, 1.0])).shape
+gradtrack.Size([2])"""
+
 def absolute(input: typing.Any, *, out: typing.Any=None) -> Tensor:
     """The absolute value of each element.
 
@@ -121,6 +128,13 @@ def acos(input: typing.Any, *, out: typing.Any=None) -> Tensor:
 >>> gradtrack.acos(x)
 tensor([3.1416, 1.5708, 1.0472])"""
 
+def acos_(input: typing.Any) -> Tensor:
+    """``input.acos_()``: writes the result into ``input`` and returns it.
+
+>>> import gradtrack
+>>> gradtrack.acos_(gradtrack.tensor([0.5, 1.0])).shape
+gradtrack.Size([2])"""
+
 def acosh(input: typing.Any, *, out: typing.Any=None) -> Tensor:
     """Inverse hyperbolic cosine of each element.
 
@@ -128,6 +142,28 @@ def acosh(input: typing.Any, *, out: typing.Any=None) -> Tensor:
 >>> x = gradtrack.tensor([1.0, 2.0])
 >>> gradtrack.acosh(x)
 tensor([0.0000, 1.3170])"""
+
+def acosh_(input: typing.Any) -> Tensor:
+    """``input.acosh_()``: writes the result into ``input`` and returns it.
+
+>>> import gradtrack
+>>> gradtrack.acosh_(gradtrack.tensor([0.5, 1.0])).shape
+gradtrack.Size([2])"""
+
+def adaptive_avg_pool1d(input: typing.Any, output_size: typing.Any) -> Tensor:
+    """:func:`gradtrack.nn.functional.adaptive_avg_pool1d`.
+
+>>> import gradtrack
+>>> gradtrack.adaptive_avg_pool1d(gradtrack.tensor([[1.0, 3.0, 2.0, 0.0]]), 2)
+tensor([[2., 1.]])"""
+
+def adaptive_max_pool1d(input: typing.Any, output_size: typing.Any) -> Tensor:
+    """:func:`gradtrack.nn.functional.adaptive_max_pool1d` and the position of each maximum
+(a tuple, as ATen's).
+
+>>> import gradtrack
+>>> gradtrack.adaptive_max_pool1d(gradtrack.tensor([[1.0, 3.0, 2.0, 0.0]]), 2)[0]
+tensor([[3., 2.]])"""
 
 def add(input: typing.Any, other: typing.Any, *, alpha: typing.Any=1, out: typing.Any=None) -> Tensor:
     """``input + alpha * other``, broadcasting.
@@ -176,6 +212,14 @@ def addmv(input: typing.Any, mat: typing.Any, vec: typing.Any, *, beta: typing.A
 >>> gradtrack.addmv(gradtrack.ones(2), m, gradtrack.tensor([1.0, 1.0]))
 tensor([4., 8.])"""
 
+def addmv_(input: typing.Any, mat: typing.Any, vec: typing.Any, *, beta: typing.Any=1, alpha: typing.Any=1) -> Tensor:
+    """``input.addmv_(mat, vec, beta=beta, alpha=alpha)``: ``beta * input + alpha * (mat @
+vec)`` written into ``input``.
+
+>>> import gradtrack
+>>> gradtrack.addmv_(gradtrack.ones(2), gradtrack.eye(2), gradtrack.tensor([1.0, 2.0]))
+tensor([2., 3.])"""
+
 def addr(input: typing.Any, vec1: typing.Any, vec2: typing.Any, *, beta: typing.Any=1, alpha: typing.Any=1, out: typing.Any=None) -> Tensor:
     """``beta * input + alpha * outer(vec1, vec2)`` (AddrBackward0).
 
@@ -207,6 +251,20 @@ def allclose(input: typing.Any, other: typing.Any, rtol: typing.Any=1e-05, atol:
 >>> import gradtrack
 >>> gradtrack.allclose(gradtrack.tensor([1.]), gradtrack.tensor([1. + 1e-9]))
 True"""
+
+def alpha_dropout(input: typing.Any, p: typing.Any, train: typing.Any) -> Tensor:
+    """:func:`gradtrack.nn.functional.alpha_dropout` (``training=train``).
+
+>>> import gradtrack
+>>> gradtrack.alpha_dropout(gradtrack.ones(3), 0.5, False)
+tensor([1., 1., 1.])"""
+
+def alpha_dropout_(input: typing.Any, p: typing.Any, train: typing.Any) -> Tensor:
+    """:func:`alpha_dropout` written into ``input``.
+
+>>> import gradtrack
+>>> gradtrack.alpha_dropout_(gradtrack.ones(3), 0.5, False)
+tensor([1., 1., 1.])"""
 
 def amax(input: typing.Any, dim: typing.Any=(), keepdim: typing.Any=False, *, out: typing.Any=None) -> Tensor:
     """The largest values along ``dim`` (all dims by default).
@@ -257,6 +315,13 @@ def arccos(input: typing.Any, *, out: typing.Any=None) -> Tensor:
 >>> gradtrack.acos(x)
 tensor([3.1416, 1.5708, 1.0472])"""
 
+def arccos_(input: typing.Any) -> Tensor:
+    """``input.arccos_()``: writes the result into ``input`` and returns it.
+
+>>> import gradtrack
+>>> gradtrack.arccos_(gradtrack.tensor([0.5, 1.0])).shape
+gradtrack.Size([2])"""
+
 def arccosh(input: typing.Any, *, out: typing.Any=None) -> Tensor:
     """Inverse hyperbolic cosine of each element.
 
@@ -264,6 +329,13 @@ def arccosh(input: typing.Any, *, out: typing.Any=None) -> Tensor:
 >>> x = gradtrack.tensor([1.0, 2.0])
 >>> gradtrack.acosh(x)
 tensor([0.0000, 1.3170])"""
+
+def arccosh_(input: typing.Any) -> Tensor:
+    """``input.arccosh_()``: writes the result into ``input`` and returns it.
+
+>>> import gradtrack
+>>> gradtrack.arccosh_(gradtrack.tensor([0.5, 1.0])).shape
+gradtrack.Size([2])"""
 
 def arcsin(input: typing.Any, *, out: typing.Any=None) -> Tensor:
     """The arcsine (in radians) of each element.
@@ -273,6 +345,13 @@ def arcsin(input: typing.Any, *, out: typing.Any=None) -> Tensor:
 >>> gradtrack.asin(x)
 tensor([-1.5708,  0.0000,  0.5236])"""
 
+def arcsin_(input: typing.Any) -> Tensor:
+    """``input.arcsin_()``: writes the result into ``input`` and returns it.
+
+>>> import gradtrack
+>>> gradtrack.arcsin_(gradtrack.tensor([0.5, 1.0])).shape
+gradtrack.Size([2])"""
+
 def arcsinh(input: typing.Any, *, out: typing.Any=None) -> Tensor:
     """Inverse hyperbolic sine of each element.
 
@@ -280,6 +359,13 @@ def arcsinh(input: typing.Any, *, out: typing.Any=None) -> Tensor:
 >>> x = gradtrack.tensor([0.0, 1.0])
 >>> gradtrack.asinh(x)
 tensor([0.0000, 0.8814])"""
+
+def arcsinh_(input: typing.Any) -> Tensor:
+    """``input.arcsinh_()``: writes the result into ``input`` and returns it.
+
+>>> import gradtrack
+>>> gradtrack.arcsinh_(gradtrack.tensor([0.5, 1.0])).shape
+gradtrack.Size([2])"""
 
 def arctan(input: typing.Any, *, out: typing.Any=None) -> Tensor:
     """The arctangent (in radians) of each element.
@@ -297,6 +383,13 @@ def arctan2(input: typing.Any, other: typing.Any, *, out: typing.Any=None) -> Te
 >>> gradtrack.atan2(x, gradtrack.tensor([1.0, 1.0, -1.0]))
 tensor([ 0.7854, -0.7854,  3.1416])"""
 
+def arctan_(input: typing.Any) -> Tensor:
+    """``input.arctan_()``: writes the result into ``input`` and returns it.
+
+>>> import gradtrack
+>>> gradtrack.arctan_(gradtrack.tensor([0.5, 1.0])).shape
+gradtrack.Size([2])"""
+
 def arctanh(input: typing.Any, *, out: typing.Any=None) -> Tensor:
     """Inverse hyperbolic tangent of each element.
 
@@ -304,6 +397,13 @@ def arctanh(input: typing.Any, *, out: typing.Any=None) -> Tensor:
 >>> x = gradtrack.tensor([0.0, 0.5])
 >>> gradtrack.atanh(x)
 tensor([0.0000, 0.5493])"""
+
+def arctanh_(input: typing.Any) -> Tensor:
+    """``input.arctanh_()``: writes the result into ``input`` and returns it.
+
+>>> import gradtrack
+>>> gradtrack.arctanh_(gradtrack.tensor([0.5, 1.0])).shape
+gradtrack.Size([2])"""
 
 def argmax(input: typing.Any, dim: typing.Any=None, keepdim: typing.Any=False, *, out: typing.Any=None) -> Tensor:
     """The index of the largest value (of the flattened tensor, or along ``dim``).
@@ -356,6 +456,13 @@ def asin(input: typing.Any, *, out: typing.Any=None) -> Tensor:
 >>> gradtrack.asin(x)
 tensor([-1.5708,  0.0000,  0.5236])"""
 
+def asin_(input: typing.Any) -> Tensor:
+    """``input.asin_()``: writes the result into ``input`` and returns it.
+
+>>> import gradtrack
+>>> gradtrack.asin_(gradtrack.tensor([0.5, 1.0])).shape
+gradtrack.Size([2])"""
+
 def asinh(input: typing.Any, *, out: typing.Any=None) -> Tensor:
     """Inverse hyperbolic sine of each element.
 
@@ -363,6 +470,13 @@ def asinh(input: typing.Any, *, out: typing.Any=None) -> Tensor:
 >>> x = gradtrack.tensor([0.0, 1.0])
 >>> gradtrack.asinh(x)
 tensor([0.0000, 0.8814])"""
+
+def asinh_(input: typing.Any) -> Tensor:
+    """``input.asinh_()``: writes the result into ``input`` and returns it.
+
+>>> import gradtrack
+>>> gradtrack.asinh_(gradtrack.tensor([0.5, 1.0])).shape
+gradtrack.Size([2])"""
 
 def atan(input: typing.Any, *, out: typing.Any=None) -> Tensor:
     """The arctangent (in radians) of each element.
@@ -380,6 +494,13 @@ def atan2(input: typing.Any, other: typing.Any, *, out: typing.Any=None) -> Tens
 >>> gradtrack.atan2(x, gradtrack.tensor([1.0, 1.0, -1.0]))
 tensor([ 0.7854, -0.7854,  3.1416])"""
 
+def atan_(input: typing.Any) -> Tensor:
+    """``input.atan_()``: writes the result into ``input`` and returns it.
+
+>>> import gradtrack
+>>> gradtrack.atan_(gradtrack.tensor([0.5, 1.0])).shape
+gradtrack.Size([2])"""
+
 def atanh(input: typing.Any, *, out: typing.Any=None) -> Tensor:
     """Inverse hyperbolic tangent of each element.
 
@@ -387,6 +508,13 @@ def atanh(input: typing.Any, *, out: typing.Any=None) -> Tensor:
 >>> x = gradtrack.tensor([0.0, 0.5])
 >>> gradtrack.atanh(x)
 tensor([0.0000, 0.5493])"""
+
+def atanh_(input: typing.Any) -> Tensor:
+    """``input.atanh_()``: writes the result into ``input`` and returns it.
+
+>>> import gradtrack
+>>> gradtrack.atanh_(gradtrack.tensor([0.5, 1.0])).shape
+gradtrack.Size([2])"""
 
 def atleast_1d(*tensors: typing.Any) -> Tensor:
     """Each tensor as at least 1-D (0-d tensors become shape ``(1,)``).
@@ -410,6 +538,13 @@ def atleast_3d(*tensors: typing.Any) -> Tensor:
 >>> gradtrack.atleast_3d(gradtrack.tensor([1, 2])).shape
 gradtrack.Size([1, 2, 1])"""
 
+def avg_pool1d(input: typing.Any, kernel_size: typing.Any, stride: typing.Any=(), padding: typing.Any=0, ceil_mode: typing.Any=False, count_include_pad: typing.Any=True) -> Tensor:
+    """:func:`gradtrack.nn.functional.avg_pool1d`.
+
+>>> import gradtrack
+>>> gradtrack.avg_pool1d(gradtrack.tensor([[1.0, 3.0, 2.0, 0.0]]), 2)
+tensor([[2., 1.]])"""
+
 def baddbmm(input: typing.Any, batch1: typing.Any, batch2: typing.Any, *, beta: typing.Any=1, alpha: typing.Any=1, out: typing.Any=None) -> Tensor:
     """``beta * input + alpha * (batch1 @ batch2)`` for batches of matrices.
 
@@ -419,6 +554,15 @@ tensor([[[3.]],
 <BLANKLINE>
         [[3.]]])"""
 
+def batch_norm(input: typing.Any, weight: typing.Any, bias: typing.Any, running_mean: typing.Any, running_var: typing.Any, training: typing.Any, momentum: typing.Any, eps: typing.Any, cudnn_enabled: typing.Any) -> Tensor:
+    """:func:`gradtrack.nn.functional.batch_norm`, with ATen's order of parameters.
+
+>>> import gradtrack
+>>> gradtrack.batch_norm(gradtrack.tensor([[1.0], [3.0]]), None, None, None, None,
+...                      True, 0.1, 1e-5, False)
+tensor([[-1.0000],
+        [ 1.0000]])"""
+
 def bernoulli(input: typing.Any, p: typing.Any=None, *, generator: typing.Any=None, out: typing.Any=None) -> Tensor:
     """0/1 draws with the probabilities in ``input`` (or the number ``p``).
 
@@ -426,6 +570,13 @@ def bernoulli(input: typing.Any, p: typing.Any=None, *, generator: typing.Any=No
 >>> gradtrack.bernoulli(gradtrack.ones(3)).tolist()
 [1.0, 1.0, 1.0]"""
 bfloat16: dtype
+
+def bilinear(input1: typing.Any, input2: typing.Any, weight: typing.Any, bias: typing.Any=None) -> Tensor:
+    """:func:`gradtrack.nn.functional.bilinear`.
+
+>>> import gradtrack
+>>> gradtrack.bilinear(gradtrack.ones(1, 2), gradtrack.ones(1, 2), gradtrack.ones(1, 2, 2))
+tensor([[4.]])"""
 
 def bincount(input: typing.Any, weights: typing.Any=None, minlength: typing.Any=0) -> Tensor:
     """How often each value 0, 1, ... occurs in the 1-D non-negative integer
@@ -466,6 +617,15 @@ def bitwise_xor(input: typing.Any, other: typing.Any, *, out: typing.Any=None) -
 >>> x = gradtrack.tensor([12, 10, 7])
 >>> gradtrack.bitwise_xor(x, gradtrack.tensor([10, 6, 1]))
 tensor([ 6, 12,  6])"""
+
+def block_diag(*tensors: typing.Any) -> Tensor:
+    """The tensors (0-D, 1-D as a row, or 2-D) as the blocks of a block-diagonal matrix,
+of their promoted dtype (``BlockDiagBackward0``, as torch's).
+
+>>> import gradtrack
+>>> gradtrack.block_diag(gradtrack.tensor([[1, 2]]), gradtrack.tensor(3))
+tensor([[1, 2, 0],
+        [0, 0, 3]])"""
 
 def bmm(input: typing.Any, mat2: typing.Any, *, out: typing.Any=None) -> Tensor:
     """The matrix products of two batches of matrices.
@@ -552,6 +712,43 @@ def ceil(input: typing.Any, *, out: typing.Any=None) -> Tensor:
 >>> x = gradtrack.tensor([-1.5, 0.2, 2.0])
 >>> gradtrack.ceil(x)
 tensor([-1.,  1.,  2.])"""
+
+def ceil_(input: typing.Any) -> Tensor:
+    """``input.ceil_()``: writes the result into ``input`` and returns it.
+
+>>> import gradtrack
+>>> gradtrack.ceil_(gradtrack.tensor([0.5, 1.0])).shape
+gradtrack.Size([2])"""
+
+def celu(input: typing.Any, alpha: typing.Any=1.0) -> Tensor:
+    """:func:`gradtrack.nn.functional.celu`.
+
+>>> import gradtrack
+>>> gradtrack.celu(gradtrack.tensor([-1.0, 1.0]))
+tensor([-0.6321,  1.0000])"""
+
+def celu_(input: typing.Any, alpha: typing.Any=1.0) -> Tensor:
+    """:func:`celu` written into ``input``.
+
+>>> import gradtrack
+>>> gradtrack.celu_(gradtrack.tensor([-1.0, 1.0]))
+tensor([-0.6321,  1.0000])"""
+
+def chain_matmul(*matrices: typing.Any, out: typing.Any=None) -> Tensor:
+    """The product of two or more matrices, in the order of fewest multiplications
+(deprecated in torch for ``linalg.multi_dot``, with the same warning).
+
+>>> import gradtrack
+>>> gradtrack.chain_matmul(gradtrack.ones(2, 3), gradtrack.ones(3, 4), gradtrack.ones(4, 1))
+tensor([[12.],
+        [12.]])"""
+
+def channel_shuffle(input: typing.Any, groups: typing.Any) -> Tensor:
+    """:func:`gradtrack.nn.functional.channel_shuffle`.
+
+>>> import gradtrack
+>>> gradtrack.channel_shuffle(gradtrack.arange(4.0).reshape(1, 4, 1), 2).flatten()
+tensor([0., 2., 1., 3.])"""
 channels_last: gradtrack._memory_format.memory_format
 channels_last_3d: gradtrack._memory_format.memory_format
 
@@ -584,6 +781,13 @@ def clamp(input: typing.Any, min: typing.Any=None, max: typing.Any=None, *, out:
 >>> gradtrack.clamp(x, min=0.0, max=1.0)
 tensor([0.0000, 0.5000, 1.0000])"""
 
+def clamp_(input: typing.Any, min: typing.Any=None, max: typing.Any=None) -> Tensor:
+    """``input.clamp_(min, max)``: ``input`` limited to [``min``, ``max``] in place.
+
+>>> import gradtrack
+>>> gradtrack.clamp_(gradtrack.tensor([-2.0, 0.5, 3.0]), -1, 1)
+tensor([-1.0000,  0.5000,  1.0000])"""
+
 def clamp_max(input: typing.Any, max: typing.Any, *, out: typing.Any=None) -> Tensor:
     """Lowers every element above ``max`` to ``max``.
 
@@ -591,6 +795,13 @@ def clamp_max(input: typing.Any, max: typing.Any, *, out: typing.Any=None) -> Te
 >>> x = gradtrack.tensor([-1.0, 0.5, 2.0])
 >>> gradtrack.clamp_max(x, 1.0)
 tensor([-1.0000,  0.5000,  1.0000])"""
+
+def clamp_max_(input: typing.Any, max: typing.Any) -> Tensor:
+    """``input.clamp_max_(max)``: ``input`` limited above at ``max`` in place.
+
+>>> import gradtrack
+>>> gradtrack.clamp_max_(gradtrack.tensor([-2.0, 3.0]), 0)
+tensor([-2.,  0.])"""
 
 def clamp_min(input: typing.Any, min: typing.Any, *, out: typing.Any=None) -> Tensor:
     """Raises every element below ``min`` to ``min``.
@@ -600,12 +811,26 @@ def clamp_min(input: typing.Any, min: typing.Any, *, out: typing.Any=None) -> Te
 >>> gradtrack.clamp_min(x, 0.0)
 tensor([0.0000, 0.5000, 2.0000])"""
 
+def clamp_min_(input: typing.Any, min: typing.Any) -> Tensor:
+    """``input.clamp_min_(min)``: ``input`` limited below at ``min`` in place.
+
+>>> import gradtrack
+>>> gradtrack.clamp_min_(gradtrack.tensor([-2.0, 3.0]), 0)
+tensor([0., 3.])"""
+
 def clip(input: typing.Any, min: typing.Any=None, max: typing.Any=None, *, out: typing.Any=None) -> Tensor:
     """Alias of :func:`clamp`.
 
 >>> import gradtrack
 >>> gradtrack.clip(gradtrack.tensor([-2.0, 0.5, 3.0]), -1.0, 1.0)
 tensor([-1.0000,  0.5000,  1.0000])"""
+
+def clip_(input: typing.Any, min: typing.Any=None, max: typing.Any=None) -> Tensor:
+    """``input.clip_(min, max)``, torch's other name of :func:`clamp_`.
+
+>>> import gradtrack
+>>> gradtrack.clip_(gradtrack.tensor([-2.0, 3.0]), max=1)
+tensor([-2.,  1.])"""
 
 def column_stack(tensors: typing.Any, *, out: typing.Any=None) -> Tensor:
     """Stacks 0-d and 1-D tensors as columns (2-D tensors as they are) along dim 1.
@@ -644,6 +869,50 @@ def concat(tensors: typing.Any, dim: typing.Any=0, *, out: typing.Any=None) -> T
 tensor([1, 2, 3])"""
 contiguous_format: gradtrack._memory_format.memory_format
 
+def conv1d(input: typing.Any, weight: typing.Any, bias: typing.Any=None, stride: typing.Any=1, padding: typing.Any=0, dilation: typing.Any=1, groups: typing.Any=1) -> Tensor:
+    """:func:`gradtrack.nn.functional.conv1d`.
+
+>>> import gradtrack
+>>> gradtrack.conv1d(gradtrack.ones(1, 1, 3), gradtrack.ones(1, 1, 2))
+tensor([[[2., 2.]]])"""
+
+def conv2d(input: typing.Any, weight: typing.Any, bias: typing.Any=None, stride: typing.Any=1, padding: typing.Any=0, dilation: typing.Any=1, groups: typing.Any=1) -> Tensor:
+    """:func:`gradtrack.nn.functional.conv2d`.
+
+>>> import gradtrack
+>>> gradtrack.conv2d(gradtrack.ones(1, 1, 2, 2), gradtrack.ones(1, 1, 2, 2))
+tensor([[[[4.]]]])"""
+
+def conv3d(input: typing.Any, weight: typing.Any, bias: typing.Any=None, stride: typing.Any=1, padding: typing.Any=0, dilation: typing.Any=1, groups: typing.Any=1) -> Tensor:
+    """:func:`gradtrack.nn.functional.conv3d`.
+
+>>> import gradtrack
+>>> gradtrack.conv3d(gradtrack.ones(1, 1, 2, 2, 2), gradtrack.ones(1, 1, 2, 2, 2))
+tensor([[[[[8.]]]]])"""
+
+def conv_transpose1d(input: typing.Any, weight: typing.Any, bias: typing.Any=None, stride: typing.Any=1, padding: typing.Any=0, output_padding: typing.Any=0, groups: typing.Any=1, dilation: typing.Any=1) -> Tensor:
+    """:func:`gradtrack.nn.functional.conv_transpose1d`.
+
+>>> import gradtrack
+>>> gradtrack.conv_transpose1d(gradtrack.ones(1, 1, 2), gradtrack.ones(1, 1, 2))
+tensor([[[1., 2., 1.]]])"""
+
+def conv_transpose2d(input: typing.Any, weight: typing.Any, bias: typing.Any=None, stride: typing.Any=1, padding: typing.Any=0, output_padding: typing.Any=0, groups: typing.Any=1, dilation: typing.Any=1) -> Tensor:
+    """:func:`gradtrack.nn.functional.conv_transpose2d`.
+
+>>> import gradtrack
+>>> gradtrack.conv_transpose2d(gradtrack.ones(1, 1, 1, 1), gradtrack.ones(1, 1, 2, 2))
+tensor([[[[1., 1.],
+          [1., 1.]]]])"""
+
+def conv_transpose3d(input: typing.Any, weight: typing.Any, bias: typing.Any=None, stride: typing.Any=1, padding: typing.Any=0, output_padding: typing.Any=0, groups: typing.Any=1, dilation: typing.Any=1) -> Tensor:
+    """:func:`gradtrack.nn.functional.conv_transpose3d`.
+
+>>> import gradtrack
+>>> gradtrack.conv_transpose3d(gradtrack.ones(1, 1, 1, 1, 1),
+...                            gradtrack.ones(1, 1, 1, 1, 2)).shape
+gradtrack.Size([1, 1, 1, 1, 2])"""
+
 def corrcoef(input: typing.Any) -> Tensor:
     """The Pearson correlation coefficients of the variables in the rows of ``input``.
 
@@ -660,6 +929,13 @@ def cos(input: typing.Any, *, out: typing.Any=None) -> Tensor:
 >>> gradtrack.cos(x)
 tensor([ 1.0000,  0.5403, -1.0000])"""
 
+def cos_(input: typing.Any) -> Tensor:
+    """``input.cos_()``: writes the result into ``input`` and returns it.
+
+>>> import gradtrack
+>>> gradtrack.cos_(gradtrack.tensor([0.5, 1.0])).shape
+gradtrack.Size([2])"""
+
 def cosh(input: typing.Any, *, out: typing.Any=None) -> Tensor:
     """The hyperbolic cosine of each element.
 
@@ -667,6 +943,13 @@ def cosh(input: typing.Any, *, out: typing.Any=None) -> Tensor:
 >>> x = gradtrack.tensor([-1.0, 0.0, 2.0])
 >>> gradtrack.cosh(x)
 tensor([1.5431, 1.0000, 3.7622])"""
+
+def cosh_(input: typing.Any) -> Tensor:
+    """``input.cosh_()``: writes the result into ``input`` and returns it.
+
+>>> import gradtrack
+>>> gradtrack.cosh_(gradtrack.tensor([0.5, 1.0])).shape
+gradtrack.Size([2])"""
 
 def cosine_similarity(x1: typing.Any, x2: typing.Any, dim: typing.Any=1, eps: typing.Any=1e-08) -> Tensor:
     """Cosine of the angle between ``x1`` and ``x2`` along ``dim`` (broadcast), each norm
@@ -731,6 +1014,14 @@ def cumsum(input: typing.Any, dim: typing.Any, *, dtype: typing.Any=None, out: t
 >>> import gradtrack
 >>> gradtrack.cumsum(gradtrack.tensor([1, 2, 3]), 0)
 tensor([1, 3, 6])"""
+
+def cumulative_trapezoid(y: typing.Any, x: typing.Any=None, *, dx: typing.Any=None, dim: typing.Any=-1) -> Tensor:
+    """The running integral of ``y`` along ``dim`` by the trapezoid rule: one value per
+gap between neighbouring samples.
+
+>>> import gradtrack
+>>> gradtrack.cumulative_trapezoid(gradtrack.tensor([1.0, 4.0, 9.0]))
+tensor([2.5000, 9.0000])"""
 default_generator: gradtrack._C._random.Generator
 
 def deg2rad(input: typing.Any, *, out: typing.Any=None) -> Tensor:
@@ -740,6 +1031,13 @@ def deg2rad(input: typing.Any, *, out: typing.Any=None) -> Tensor:
 >>> x = gradtrack.tensor([180.0, 90.0])
 >>> gradtrack.deg2rad(x)
 tensor([3.1416, 1.5708])"""
+
+def deg2rad_(input: typing.Any) -> Tensor:
+    """``input.deg2rad_()``: writes the result into ``input`` and returns it.
+
+>>> import gradtrack
+>>> gradtrack.deg2rad_(gradtrack.tensor([0.5, 1.0])).shape
+gradtrack.Size([2])"""
 
 def det(input: typing.Any) -> Tensor:
     """The determinant of each square matrix of ``input``: :func:`gradtrack.linalg.det`.
@@ -755,6 +1053,13 @@ def detach(input: typing.Any) -> Tensor:
 >>> x = gradtrack.tensor([1.0], requires_grad=True)
 >>> gradtrack.detach(x * 2).requires_grad
 False"""
+
+def detach_(input: typing.Any) -> Tensor:
+    """``input.detach_()``: writes the result into ``input`` and returns it.
+
+>>> import gradtrack
+>>> gradtrack.detach_(gradtrack.tensor([0.5, 1.0])).shape
+gradtrack.Size([2])"""
 
 def diag(input: typing.Any, diagonal: typing.Any=0, *, out: typing.Any=None) -> Tensor:
     """A matrix with the 1-D ``input`` on a diagonal, or a 2-D input's diagonal (a copy).
@@ -842,6 +1147,20 @@ def dot(input: typing.Any, tensor: typing.Any, *, out: typing.Any=None) -> Tenso
 tensor(32.)"""
 double: dtype
 
+def dropout(input: typing.Any, p: typing.Any, train: typing.Any) -> Tensor:
+    """:func:`gradtrack.nn.functional.dropout` (``training=train``).
+
+>>> import gradtrack
+>>> gradtrack.dropout(gradtrack.ones(3), 0.5, False)
+tensor([1., 1., 1.])"""
+
+def dropout_(input: typing.Any, p: typing.Any, train: typing.Any) -> Tensor:
+    """:func:`dropout` written into ``input``.
+
+>>> import gradtrack
+>>> gradtrack.dropout_(gradtrack.ones(3), 0.5, False)
+tensor([1., 1., 1.])"""
+
 def dsplit(input: typing.Any, sections: typing.Any=None, *, indices: typing.Any=None) -> Tensor:
     """``tensor_split`` along dim 2 of a tensor with at least 3 dims.
 
@@ -866,6 +1185,15 @@ permute, reshape, sum and bmm.
 >>> gradtrack.einsum('ij->j', gradtrack.ones(2, 3))
 tensor([2., 2., 2.])"""
 
+def embedding(weight: typing.Any, indices: typing.Any, padding_idx: typing.Any=-1, scale_grad_by_freq: typing.Any=False, sparse: typing.Any=False) -> Tensor:
+    """:func:`gradtrack.nn.functional.embedding` with ATen's order: the table first, and
+``padding_idx=-1`` for none.
+
+>>> import gradtrack
+>>> gradtrack.embedding(gradtrack.tensor([[1.0], [2.0]]), gradtrack.tensor([1, 0]))
+tensor([[2.],
+        [1.]])"""
+
 def empty(*args: typing.Any, dtype: typing.Any=None, requires_grad: typing.Any=False, device: typing.Any=None, out: typing.Any=None, layout: typing.Any=None, pin_memory: typing.Any=False) -> Tensor:
     """A tensor of the given shape whose elements are not initialised.
 
@@ -879,6 +1207,13 @@ def empty_like(input: typing.Any, *, dtype: typing.Any=None, layout: typing.Any=
 >>> import gradtrack
 >>> gradtrack.empty_like(gradtrack.ones(2, 3)).shape
 gradtrack.Size([2, 3])"""
+
+def empty_strided(size: typing.Any, stride: typing.Any, *, dtype: typing.Any=None, requires_grad: typing.Any=False, device: typing.Any=None, layout: typing.Any=None, pin_memory: typing.Any=False) -> Tensor:
+    """An uninitialised tensor of ``size`` laid out in memory with ``stride``.
+
+>>> import gradtrack
+>>> gradtrack.empty_strided((2, 3), (1, 2)).stride()
+(1, 2)"""
 
 def eq(input: typing.Any, other: typing.Any, *, out: typing.Any=None) -> Tensor:
     """A bool tensor, True where the elements are equal.
@@ -896,6 +1231,13 @@ def erf(input: typing.Any, *, out: typing.Any=None) -> Tensor:
 >>> gradtrack.erf(x)
 tensor([-0.8427,  0.0000,  0.5205])"""
 
+def erf_(input: typing.Any) -> Tensor:
+    """``input.erf_()``: writes the result into ``input`` and returns it.
+
+>>> import gradtrack
+>>> gradtrack.erf_(gradtrack.tensor([0.5, 1.0])).shape
+gradtrack.Size([2])"""
+
 def erfc(input: typing.Any, *, out: typing.Any=None) -> Tensor:
     """Complementary error function ``1 - erf(x)`` of each element.
 
@@ -903,6 +1245,13 @@ def erfc(input: typing.Any, *, out: typing.Any=None) -> Tensor:
 >>> x = gradtrack.tensor([0.0, 1.0])
 >>> gradtrack.erfc(x)
 tensor([1.0000, 0.1573])"""
+
+def erfc_(input: typing.Any) -> Tensor:
+    """``input.erfc_()``: writes the result into ``input`` and returns it.
+
+>>> import gradtrack
+>>> gradtrack.erfc_(gradtrack.tensor([0.5, 1.0])).shape
+gradtrack.Size([2])"""
 
 def erfinv(input: typing.Any, *, out: typing.Any=None) -> Tensor:
     """Inverse error function of each element (in (-1, 1)).
@@ -928,6 +1277,20 @@ def exp2(input: typing.Any, *, out: typing.Any=None) -> Tensor:
 >>> gradtrack.exp2(x)
 tensor([1., 2., 8.])"""
 
+def exp2_(input: typing.Any) -> Tensor:
+    """``input.exp2_()``: writes the result into ``input`` and returns it.
+
+>>> import gradtrack
+>>> gradtrack.exp2_(gradtrack.tensor([0.5, 1.0])).shape
+gradtrack.Size([2])"""
+
+def exp_(input: typing.Any) -> Tensor:
+    """``input.exp_()``: writes the result into ``input`` and returns it.
+
+>>> import gradtrack
+>>> gradtrack.exp_(gradtrack.tensor([0.5, 1.0])).shape
+gradtrack.Size([2])"""
+
 def expm1(input: typing.Any, *, out: typing.Any=None) -> Tensor:
     """``exp(x) - 1``, accurate for small ``x``.
 
@@ -935,6 +1298,13 @@ def expm1(input: typing.Any, *, out: typing.Any=None) -> Tensor:
 >>> x = gradtrack.tensor([0.0, 1e-05, 1.0])
 >>> gradtrack.expm1(x)
 tensor([0.0000e+00, 1.0000e-05, 1.7183e+00])"""
+
+def expm1_(input: typing.Any) -> Tensor:
+    """``input.expm1_()``: writes the result into ``input`` and returns it.
+
+>>> import gradtrack
+>>> gradtrack.expm1_(gradtrack.tensor([0.5, 1.0])).shape
+gradtrack.Size([2])"""
 
 def eye(n: typing.Any, m: typing.Any=None, *, dtype: typing.Any=None, requires_grad: typing.Any=False, device: typing.Any=None, layout: typing.Any=None, pin_memory: typing.Any=False, out: typing.Any=None) -> Tensor:
     """An ``n`` by ``m`` (default ``n``) matrix with ones on the diagonal.
@@ -944,12 +1314,41 @@ def eye(n: typing.Any, m: typing.Any=None, *, dtype: typing.Any=None, requires_g
 tensor([[1., 0., 0.],
         [0., 1., 0.]])"""
 
+def feature_alpha_dropout(input: typing.Any, p: typing.Any, train: typing.Any) -> Tensor:
+    """:func:`gradtrack.nn.functional.feature_alpha_dropout` (``training=train``).
+
+>>> import gradtrack
+>>> gradtrack.feature_alpha_dropout(gradtrack.ones(1, 2, 2), 0.5, False)
+tensor([[[1., 1.],
+         [1., 1.]]])"""
+
+def feature_alpha_dropout_(input: typing.Any, p: typing.Any, train: typing.Any) -> Tensor:
+    """:func:`feature_alpha_dropout` written into ``input``.
+
+>>> import gradtrack
+>>> gradtrack.feature_alpha_dropout_(gradtrack.ones(1, 2, 2), 0.5, False).shape
+gradtrack.Size([1, 2, 2])"""
+
+def fill_(input: typing.Any, value: typing.Any) -> Tensor:
+    """``input.fill_(value)``: every element of ``input`` set to ``value``.
+
+>>> import gradtrack
+>>> gradtrack.fill_(gradtrack.zeros(2), 7)
+tensor([7., 7.])"""
+
 def fix(input: typing.Any, *, out: typing.Any=None) -> Tensor:
     """Another name of ``trunc``.
 
 >>> import gradtrack
 >>> gradtrack.fix(gradtrack.tensor([-1.7, 1.7]))
 tensor([-1.,  1.])"""
+
+def fix_(input: typing.Any) -> Tensor:
+    """``input.fix_()``: writes the result into ``input`` and returns it.
+
+>>> import gradtrack
+>>> gradtrack.fix_(gradtrack.tensor([0.5, 1.0])).shape
+gradtrack.Size([2])"""
 
 def flip(input: typing.Any, dims: typing.Any) -> Tensor:
     """``input`` reversed along ``dims`` (a copy).
@@ -992,6 +1391,13 @@ def floor(input: typing.Any, *, out: typing.Any=None) -> Tensor:
 >>> gradtrack.floor(x)
 tensor([-2.,  0.,  2.])"""
 
+def floor_(input: typing.Any) -> Tensor:
+    """``input.floor_()``: writes the result into ``input`` and returns it.
+
+>>> import gradtrack
+>>> gradtrack.floor_(gradtrack.tensor([0.5, 1.0])).shape
+gradtrack.Size([2])"""
+
 def fmax(input: typing.Any, other: typing.Any, *, out: typing.Any=None) -> Tensor:
     """The larger of two elements, elementwise; a NaN loses to a number.
 
@@ -1023,6 +1429,13 @@ def frac(input: typing.Any, *, out: typing.Any=None) -> Tensor:
 >>> x = gradtrack.tensor([-1.5, 0.25, 2.0])
 >>> gradtrack.frac(x)
 tensor([-0.5000,  0.2500,  0.0000])"""
+
+def frac_(input: typing.Any) -> Tensor:
+    """``input.frac_()``: writes the result into ``input`` and returns it.
+
+>>> import gradtrack
+>>> gradtrack.frac_(gradtrack.tensor([0.5, 1.0])).shape
+gradtrack.Size([2])"""
 
 def from_dlpack(ext_tensor: typing.Any, *, device: typing.Any=None, copy: typing.Any=None) -> Tensor:
     """A gradtrack tensor sharing the memory of ``ext_tensor`` (or of a DLPack capsule).
@@ -1129,6 +1542,14 @@ def greater_equal(input: typing.Any, other: typing.Any, *, out: typing.Any=None)
 >>> gradtrack.ge(x, gradtrack.tensor([2.0, 2.0, 2.0]))
 tensor([False,  True,  True])"""
 
+def group_norm(input: typing.Any, num_groups: typing.Any, weight: typing.Any=None, bias: typing.Any=None, eps: typing.Any=1e-05, cudnn_enabled: typing.Any=True) -> Tensor:
+    """:func:`gradtrack.nn.functional.group_norm`.
+
+>>> import gradtrack
+>>> gradtrack.group_norm(gradtrack.tensor([[[1.0], [3.0]]]), 1)
+tensor([[[-1.0000],
+         [ 1.0000]]])"""
+
 def gt(input: typing.Any, other: typing.Any, *, out: typing.Any=None) -> Tensor:
     """A bool tensor, True where ``input > other``.
 
@@ -1137,6 +1558,13 @@ def gt(input: typing.Any, other: typing.Any, *, out: typing.Any=None) -> Tensor:
 >>> gradtrack.gt(x, gradtrack.tensor([2.0, 2.0, 2.0]))
 tensor([False, False,  True])"""
 half: dtype
+
+def hardshrink(input: typing.Any, lambd: typing.Any=0.5) -> Tensor:
+    """:func:`gradtrack.nn.functional.hardshrink`.
+
+>>> import gradtrack
+>>> gradtrack.hardshrink(gradtrack.tensor([0.2, -1.0]))
+tensor([ 0., -1.])"""
 
 def histc(input: typing.Any, bins: typing.Any=100, min: typing.Any=0, max: typing.Any=0, *, out: typing.Any=None) -> Tensor:
     """A histogram of ``bins`` equal bins over [min, max] (the data's range when
@@ -1185,6 +1613,13 @@ def i0(input: typing.Any, *, out: typing.Any=None) -> Tensor:
 >>> x = gradtrack.tensor([0.5, 1.0, 3.0])
 >>> gradtrack.i0(x)
 tensor([1.0635, 1.2661, 4.8808])"""
+
+def i0_(input: typing.Any) -> Tensor:
+    """``input.i0_()``: writes the result into ``input`` and returns it.
+
+>>> import gradtrack
+>>> gradtrack.i0_(gradtrack.tensor([0.5, 1.0])).shape
+gradtrack.Size([2])"""
 
 def index_add(input: typing.Any, dim: typing.Any, index: typing.Any, source: typing.Any, *, alpha: typing.Any=1, out: typing.Any=None) -> Tensor:
     """``input`` with ``alpha * source`` added at ``index`` along ``dim`` (IndexAddBackward0).
@@ -1242,6 +1677,14 @@ one is 0-d).
 >>> import gradtrack
 >>> gradtrack.inner(gradtrack.tensor([1., 2.]), gradtrack.tensor([3., 4.]))
 tensor(11.)"""
+
+def instance_norm(input: typing.Any, weight: typing.Any, bias: typing.Any, running_mean: typing.Any, running_var: typing.Any, use_input_stats: typing.Any, momentum: typing.Any, eps: typing.Any, cudnn_enabled: typing.Any) -> Tensor:
+    """:func:`gradtrack.nn.functional.instance_norm`, with ATen's order of parameters.
+
+>>> import gradtrack
+>>> gradtrack.instance_norm(gradtrack.tensor([[[1.0, 3.0]]]), None, None, None, None,
+...                         True, 0.1, 1e-5, False)
+tensor([[[-1.0000,  1.0000]]])"""
 int: dtype
 int16: dtype
 int32: dtype
@@ -1298,12 +1741,27 @@ NaNs equal only with ``equal_nan``).
 >>> gradtrack.isclose(gradtrack.tensor([1., 2.]), gradtrack.tensor([1., 2.1]))
 tensor([ True, False])"""
 
+def kron(input: typing.Any, other: typing.Any, *, out: typing.Any=None) -> Tensor:
+    """The Kronecker product: every element of ``input`` times the whole of ``other``,
+laid out block by block (torch's composite: views, a broadcast product, a view).
+
+>>> import gradtrack
+>>> gradtrack.kron(gradtrack.tensor([1, 2]), gradtrack.tensor([1, 10]))
+tensor([ 1, 10,  2, 20])"""
+
 def kthvalue(input: typing.Any, k: typing.Any, dim: typing.Any=-1, keepdim: typing.Any=False, *, out: typing.Any=None) -> typing.Any:
     """The k-th smallest element along ``dim`` and its index.
 
 >>> import gradtrack
 >>> gradtrack.kthvalue(gradtrack.tensor([3., 1., 2.]), 2).values
 tensor(2.)"""
+
+def layer_norm(input: typing.Any, normalized_shape: typing.Any, weight: typing.Any=None, bias: typing.Any=None, eps: typing.Any=1e-05, cudnn_enable: typing.Any=True) -> Tensor:
+    """:func:`gradtrack.nn.functional.layer_norm`.
+
+>>> import gradtrack
+>>> gradtrack.layer_norm(gradtrack.tensor([[1.0, 3.0]]), [2])
+tensor([[-1.0000,  1.0000]])"""
 
 def le(input: typing.Any, other: typing.Any, *, out: typing.Any=None) -> Tensor:
     """A bool tensor, True where ``input <= other``.
@@ -1388,6 +1846,13 @@ def log10(input: typing.Any, *, out: typing.Any=None) -> Tensor:
 >>> gradtrack.log10(x)
 tensor([ 0.,  2., -1.])"""
 
+def log10_(input: typing.Any) -> Tensor:
+    """``input.log10_()``: writes the result into ``input`` and returns it.
+
+>>> import gradtrack
+>>> gradtrack.log10_(gradtrack.tensor([0.5, 1.0])).shape
+gradtrack.Size([2])"""
+
 def log1p(input: typing.Any, *, out: typing.Any=None) -> Tensor:
     """``log(1 + x)``, accurate for small ``x``.
 
@@ -1396,6 +1861,13 @@ def log1p(input: typing.Any, *, out: typing.Any=None) -> Tensor:
 >>> gradtrack.log1p(x)
 tensor([0.0000e+00, 9.9999e-06, 6.9315e-01])"""
 
+def log1p_(input: typing.Any) -> Tensor:
+    """``input.log1p_()``: writes the result into ``input`` and returns it.
+
+>>> import gradtrack
+>>> gradtrack.log1p_(gradtrack.tensor([0.5, 1.0])).shape
+gradtrack.Size([2])"""
+
 def log2(input: typing.Any, *, out: typing.Any=None) -> Tensor:
     """The base-2 logarithm of each element.
 
@@ -1403,6 +1875,20 @@ def log2(input: typing.Any, *, out: typing.Any=None) -> Tensor:
 >>> x = gradtrack.tensor([1.0, 8.0, 0.5])
 >>> gradtrack.log2(x)
 tensor([ 0.,  3., -1.])"""
+
+def log2_(input: typing.Any) -> Tensor:
+    """``input.log2_()``: writes the result into ``input`` and returns it.
+
+>>> import gradtrack
+>>> gradtrack.log2_(gradtrack.tensor([0.5, 1.0])).shape
+gradtrack.Size([2])"""
+
+def log_(input: typing.Any) -> Tensor:
+    """``input.log_()``: writes the result into ``input`` and returns it.
+
+>>> import gradtrack
+>>> gradtrack.log_(gradtrack.tensor([0.5, 1.0])).shape
+gradtrack.Size([2])"""
 
 def log_softmax(input: typing.Any, dim: typing.Any, *, dtype: typing.Any=None, out: typing.Any=None) -> Tensor:
     """The logarithm of ``softmax``, computed stably.
@@ -1537,6 +2023,34 @@ gradtrack.return_types.max(
 values=tensor([5., 4.]),
 indices=tensor([1, 1]))"""
 
+def max_pool1d(input: typing.Any, kernel_size: typing.Any, stride: typing.Any=(), padding: typing.Any=0, dilation: typing.Any=1, ceil_mode: typing.Any=False) -> Tensor:
+    """:func:`gradtrack.nn.functional.max_pool1d`.
+
+>>> import gradtrack
+>>> gradtrack.max_pool1d(gradtrack.tensor([[1.0, 3.0, 2.0, 0.0]]), 2)
+tensor([[3., 2.]])"""
+
+def max_pool1d_with_indices(input: typing.Any, kernel_size: typing.Any, stride: typing.Any=(), padding: typing.Any=0, dilation: typing.Any=1, ceil_mode: typing.Any=False) -> Tensor:
+    """:func:`max_pool1d` and the position of each maximum (a tuple).
+
+>>> import gradtrack
+>>> gradtrack.max_pool1d_with_indices(gradtrack.tensor([[1.0, 3.0, 2.0, 0.0]]), 2)[1]
+tensor([[1, 2]])"""
+
+def max_pool2d(input: typing.Any, kernel_size: typing.Any, stride: typing.Any=(), padding: typing.Any=0, dilation: typing.Any=1, ceil_mode: typing.Any=False) -> Tensor:
+    """:func:`gradtrack.nn.functional.max_pool2d`.
+
+>>> import gradtrack
+>>> gradtrack.max_pool2d(gradtrack.arange(4.0).reshape(1, 2, 2), 2)
+tensor([[[3.]]])"""
+
+def max_pool3d(input: typing.Any, kernel_size: typing.Any, stride: typing.Any=(), padding: typing.Any=0, dilation: typing.Any=1, ceil_mode: typing.Any=False) -> Tensor:
+    """:func:`gradtrack.nn.functional.max_pool3d`.
+
+>>> import gradtrack
+>>> gradtrack.max_pool3d(gradtrack.arange(8.0).reshape(1, 2, 2, 2), 2)
+tensor([[[[7.]]]])"""
+
 def maximum(input: typing.Any, other: typing.Any, *, out: typing.Any=None) -> Tensor:
     """The larger of two elements, elementwise (NaN wins).
 
@@ -1669,6 +2183,13 @@ def nan_to_num(input: typing.Any, nan: typing.Any=0.0, posinf: typing.Any=None, 
 >>> gradtrack.nan_to_num(gradtrack.tensor([float('nan'), 1.]))
 tensor([0., 1.])"""
 
+def nan_to_num_(input: typing.Any, nan: typing.Any=0.0, posinf: typing.Any=None, neginf: typing.Any=None) -> Tensor:
+    """``input.nan_to_num_(nan, posinf, neginf)``: NaN and infinities replaced in place.
+
+>>> import gradtrack
+>>> gradtrack.nan_to_num_(gradtrack.tensor([float("nan"), 1.0]))
+tensor([0., 1.])"""
+
 def nanmean(input: typing.Any, dim: typing.Any=None, keepdim: typing.Any=False, *, dtype: typing.Any=None, out: typing.Any=None) -> Tensor:
     """The mean of the elements that are not NaN (torch's ``nansum / count``; with
 ``out=``, the sum written into ``out`` and divided there, two writes as torch's).
@@ -1715,6 +2236,13 @@ def neg(input: typing.Any, *, out: typing.Any=None) -> Tensor:
 >>> gradtrack.neg(x)
 tensor([ 1.5000, -0.0000, -2.0000])"""
 
+def neg_(input: typing.Any) -> Tensor:
+    """``input.neg_()``: writes the result into ``input`` and returns it.
+
+>>> import gradtrack
+>>> gradtrack.neg_(gradtrack.tensor([0.5, 1.0])).shape
+gradtrack.Size([2])"""
+
 def negative(input: typing.Any, *, out: typing.Any=None) -> Tensor:
     """Each element with its sign flipped.
 
@@ -1722,6 +2250,13 @@ def negative(input: typing.Any, *, out: typing.Any=None) -> Tensor:
 >>> x = gradtrack.tensor([-1.5, 0.0, 2.0])
 >>> gradtrack.neg(x)
 tensor([ 1.5000, -0.0000, -2.0000])"""
+
+def negative_(input: typing.Any) -> Tensor:
+    """``input.negative_()``: writes the result into ``input`` and returns it.
+
+>>> import gradtrack
+>>> gradtrack.negative_(gradtrack.tensor([0.5, 1.0])).shape
+gradtrack.Size([2])"""
 newaxis: None
 
 def nonzero(input: typing.Any, *, as_tuple: typing.Any=False, out: typing.Any=None) -> Tensor:
@@ -1784,7 +2319,35 @@ def outer(input: typing.Any, vec2: typing.Any, *, out: typing.Any=None) -> Tenso
 >>> gradtrack.outer(x, gradtrack.tensor([1.0, 10.0, 100.0]))
 tensor([[  1.,  10., 100.],
         [  2.,  20., 200.]])"""
+
+def pairwise_distance(x1: typing.Any, x2: typing.Any, p: typing.Any=2, eps: typing.Any=1e-06, keepdim: typing.Any=False) -> Tensor:
+    """:func:`gradtrack.nn.functional.pairwise_distance`.
+
+>>> import gradtrack
+>>> gradtrack.pairwise_distance(gradtrack.tensor([[0.0, 0.0]]), gradtrack.tensor([[3.0, 4.0]]))
+tensor([5.0000])"""
+
+def pdist(input: typing.Any, p: typing.Any=2) -> Tensor:
+    """:func:`gradtrack.nn.functional.pdist`.
+
+>>> import gradtrack
+>>> gradtrack.pdist(gradtrack.tensor([[0.0, 0.0], [3.0, 4.0]]))
+tensor([5.])"""
 pi: builtins.float
+
+def pixel_shuffle(input: typing.Any, upscale_factor: typing.Any) -> Tensor:
+    """:func:`gradtrack.nn.functional.pixel_shuffle`.
+
+>>> import gradtrack
+>>> gradtrack.pixel_shuffle(gradtrack.ones(1, 4, 1, 1), 2).shape
+gradtrack.Size([1, 1, 2, 2])"""
+
+def pixel_unshuffle(input: typing.Any, downscale_factor: typing.Any) -> Tensor:
+    """:func:`gradtrack.nn.functional.pixel_unshuffle`.
+
+>>> import gradtrack
+>>> gradtrack.pixel_unshuffle(gradtrack.ones(1, 1, 2, 2), 2).shape
+gradtrack.Size([1, 4, 1, 1])"""
 
 def polygamma(n: typing.Any, input: typing.Any, *, out: typing.Any=None) -> Tensor:
     """The ``n``-th derivative of the digamma function at each element (``n >= 0``).
@@ -1808,6 +2371,13 @@ def pow(*args: typing.Any, out: typing.Any=None, **kwargs: typing.Any) -> Tensor
 >>> x = gradtrack.tensor([1.0, 2.0, 3.0])
 >>> gradtrack.pow(x, 2)
 tensor([1., 4., 9.])"""
+
+def prelu(input: typing.Any, weight: typing.Any) -> Tensor:
+    """:func:`gradtrack.nn.functional.prelu`.
+
+>>> import gradtrack
+>>> gradtrack.prelu(gradtrack.tensor([-2.0, 1.0]), gradtrack.tensor([0.25]))
+tensor([-0.5000,  1.0000])"""
 preserve_format: gradtrack._memory_format.memory_format
 
 def promote_types(type1: typing.Any, type2: typing.Any) -> Tensor:
@@ -1841,6 +2411,13 @@ def rad2deg(input: typing.Any, *, out: typing.Any=None) -> Tensor:
 >>> x = gradtrack.tensor([3.14159265, 1.0])
 >>> gradtrack.rad2deg(x)
 tensor([180.0000,  57.2958])"""
+
+def rad2deg_(input: typing.Any) -> Tensor:
+    """``input.rad2deg_()``: writes the result into ``input`` and returns it.
+
+>>> import gradtrack
+>>> gradtrack.rad2deg_(gradtrack.tensor([0.5, 1.0])).shape
+gradtrack.Size([2])"""
 
 def rand(*args: typing.Any, generator: typing.Any=None, dtype: typing.Any=None, requires_grad: typing.Any=False, device: typing.Any=None, out: typing.Any=None, layout: typing.Any=None, pin_memory: typing.Any=False) -> Tensor:
     """Numbers drawn uniformly from [0, 1), in the given shape.
@@ -1914,6 +2491,20 @@ def reciprocal(input: typing.Any, *, out: typing.Any=None) -> Tensor:
 >>> gradtrack.reciprocal(x)
 tensor([1.0000, 0.5000, 0.2500])"""
 
+def reciprocal_(input: typing.Any) -> Tensor:
+    """``input.reciprocal_()``: writes the result into ``input`` and returns it.
+
+>>> import gradtrack
+>>> gradtrack.reciprocal_(gradtrack.tensor([0.5, 1.0])).shape
+gradtrack.Size([2])"""
+
+def relu_(input: typing.Any) -> Tensor:
+    """``input.relu_()``: writes the result into ``input`` and returns it.
+
+>>> import gradtrack
+>>> gradtrack.relu_(gradtrack.tensor([0.5, 1.0])).shape
+gradtrack.Size([2])"""
+
 def remainder(input: typing.Any, other: typing.Any, *, out: typing.Any=None) -> Tensor:
     """The remainder of division with the sign of the divisor (Python's %).
 
@@ -1948,6 +2539,13 @@ numbers, each tier raising only the category.
 >>> gradtrack.result_type(gradtrack.ones(2, dtype=gradtrack.int8), 2.5)
 gradtrack.float32"""
 
+def rms_norm(input: typing.Any, normalized_shape: typing.Any, weight: typing.Any=None, eps: typing.Any=None) -> Tensor:
+    """:func:`gradtrack.nn.functional.rms_norm`.
+
+>>> import gradtrack
+>>> gradtrack.rms_norm(gradtrack.tensor([[3.0, 4.0]]), [2])
+tensor([[0.8485, 1.1314]])"""
+
 def roll(input: typing.Any, shifts: typing.Any, dims: typing.Any=None) -> Tensor:
     """Elements shifted along ``dims`` (of the flattened tensor without dims),
 wrapping around.
@@ -1955,6 +2553,15 @@ wrapping around.
 >>> import gradtrack
 >>> gradtrack.roll(gradtrack.tensor([1, 2, 3]), 1)
 tensor([3, 1, 2])"""
+
+def rot90(input: typing.Any, k: typing.Any=1, dims: typing.Any=(0, 1)) -> Tensor:
+    """``input`` rotated by 90 degrees ``k`` times in the plane of ``dims``, from the
+first dim towards the second (a copy; ``Rot90Backward0``, as torch's).
+
+>>> import gradtrack
+>>> gradtrack.rot90(gradtrack.tensor([[1, 2], [3, 4]]))
+tensor([[2, 4],
+        [1, 3]])"""
 
 def round(input: typing.Any, *, out: typing.Any=None) -> Tensor:
     """Rounds each element to the nearest integer (halves to even).
@@ -1979,6 +2586,13 @@ def rsqrt(input: typing.Any, *, out: typing.Any=None) -> Tensor:
 >>> x = gradtrack.tensor([1.0, 4.0, 16.0])
 >>> gradtrack.rsqrt(x)
 tensor([1.0000, 0.5000, 0.2500])"""
+
+def rsqrt_(input: typing.Any) -> Tensor:
+    """``input.rsqrt_()``: writes the result into ``input`` and returns it.
+
+>>> import gradtrack
+>>> gradtrack.rsqrt_(gradtrack.tensor([0.5, 1.0])).shape
+gradtrack.Size([2])"""
 
 def scatter(input: typing.Any, dim: typing.Any, index: typing.Any, src: typing.Any=None, *, value: typing.Any=None, reduce: typing.Any=None, out: typing.Any=None) -> Tensor:
     """A copy of ``input`` with ``src`` (or ``value``) written at ``index`` along ``dim``.
@@ -2031,6 +2645,20 @@ def select_scatter(input: typing.Any, src: typing.Any, dim: typing.Any, index: t
 >>> gradtrack.select_scatter(gradtrack.zeros(2, 2), gradtrack.ones(2), 0, 1)
 tensor([[0., 0.],
         [1., 1.]])"""
+
+def selu(input: typing.Any) -> Tensor:
+    """:func:`gradtrack.nn.functional.selu`.
+
+>>> import gradtrack
+>>> gradtrack.selu(gradtrack.tensor([-1.0, 1.0]))
+tensor([-1.1113,  1.0507])"""
+
+def selu_(input: typing.Any) -> Tensor:
+    """:func:`selu` written into ``input``.
+
+>>> import gradtrack
+>>> gradtrack.selu_(gradtrack.tensor([-1.0, 1.0]))
+tensor([-1.1113,  1.0507])"""
 
 def set_anomaly_enabled(enabled: typing.Any, check_nan: typing.Any=True) -> Tensor:
     """Switches anomaly mode on or off for good, as ``torch.set_anomaly_enabled``.
@@ -2111,6 +2739,13 @@ def sigmoid(input: typing.Any, *, out: typing.Any=None) -> Tensor:
 >>> gradtrack.sigmoid(x)
 tensor([0.2689, 0.5000, 0.8808])"""
 
+def sigmoid_(input: typing.Any) -> Tensor:
+    """``input.sigmoid_()``: writes the result into ``input`` and returns it.
+
+>>> import gradtrack
+>>> gradtrack.sigmoid_(gradtrack.tensor([0.5, 1.0])).shape
+gradtrack.Size([2])"""
+
 def sign(input: typing.Any, *, out: typing.Any=None) -> Tensor:
     """-1, 0 or 1 by the sign of each element.
 
@@ -2135,6 +2770,13 @@ def sin(input: typing.Any, *, out: typing.Any=None) -> Tensor:
 >>> gradtrack.sin(x)
 tensor([ 0.0000e+00,  8.4147e-01, -7.2400e-06])"""
 
+def sin_(input: typing.Any) -> Tensor:
+    """``input.sin_()``: writes the result into ``input`` and returns it.
+
+>>> import gradtrack
+>>> gradtrack.sin_(gradtrack.tensor([0.5, 1.0])).shape
+gradtrack.Size([2])"""
+
 def sinc(input: typing.Any, *, out: typing.Any=None) -> Tensor:
     """Normalized sinc ``sin(pi x) / (pi x)``, 1 at 0.
 
@@ -2143,6 +2785,13 @@ def sinc(input: typing.Any, *, out: typing.Any=None) -> Tensor:
 >>> gradtrack.sinc(x)
 tensor([1.0000, 0.6366])"""
 
+def sinc_(input: typing.Any) -> Tensor:
+    """``input.sinc_()``: writes the result into ``input`` and returns it.
+
+>>> import gradtrack
+>>> gradtrack.sinc_(gradtrack.tensor([0.5, 1.0])).shape
+gradtrack.Size([2])"""
+
 def sinh(input: typing.Any, *, out: typing.Any=None) -> Tensor:
     """The hyperbolic sine of each element.
 
@@ -2150,6 +2799,13 @@ def sinh(input: typing.Any, *, out: typing.Any=None) -> Tensor:
 >>> x = gradtrack.tensor([-1.0, 0.0, 2.0])
 >>> gradtrack.sinh(x)
 tensor([-1.1752,  0.0000,  3.6269])"""
+
+def sinh_(input: typing.Any) -> Tensor:
+    """``input.sinh_()``: writes the result into ``input`` and returns it.
+
+>>> import gradtrack
+>>> gradtrack.sinh_(gradtrack.tensor([0.5, 1.0])).shape
+gradtrack.Size([2])"""
 
 def slice_scatter(input: typing.Any, src: typing.Any, dim: typing.Any=0, start: typing.Any=None, end: typing.Any=None, step: typing.Any=1) -> Tensor:
     """A copy of ``input`` with ``src`` written into the slice ``start:end:step`` of ``dim``.
@@ -2205,6 +2861,13 @@ def sqrt(input: typing.Any, *, out: typing.Any=None) -> Tensor:
 >>> gradtrack.sqrt(x)
 tensor([0.0000, 2.0000, 1.4142])"""
 
+def sqrt_(input: typing.Any) -> Tensor:
+    """``input.sqrt_()``: writes the result into ``input`` and returns it.
+
+>>> import gradtrack
+>>> gradtrack.sqrt_(gradtrack.tensor([0.5, 1.0])).shape
+gradtrack.Size([2])"""
+
 def square(input: typing.Any, *, out: typing.Any=None) -> Tensor:
     """Each element times itself.
 
@@ -2212,6 +2875,13 @@ def square(input: typing.Any, *, out: typing.Any=None) -> Tensor:
 >>> x = gradtrack.tensor([-1.5, 0.0, 2.0])
 >>> gradtrack.square(x)
 tensor([2.2500, 0.0000, 4.0000])"""
+
+def square_(input: typing.Any) -> Tensor:
+    """``input.square_()``: writes the result into ``input`` and returns it.
+
+>>> import gradtrack
+>>> gradtrack.square_(gradtrack.tensor([0.5, 1.0])).shape
+gradtrack.Size([2])"""
 
 def stack(tensors: typing.Any, dim: typing.Any=0, *, out: typing.Any=None) -> Tensor:
     """Joins tensors of equal shape along a new dim ``dim``.
@@ -2285,6 +2955,13 @@ def tan(input: typing.Any, *, out: typing.Any=None) -> Tensor:
 >>> gradtrack.tan(x)
 tensor([ 0.0000,  1.5574, -0.5463])"""
 
+def tan_(input: typing.Any) -> Tensor:
+    """``input.tan_()``: writes the result into ``input`` and returns it.
+
+>>> import gradtrack
+>>> gradtrack.tan_(gradtrack.tensor([0.5, 1.0])).shape
+gradtrack.Size([2])"""
+
 def tanh(input: typing.Any, *, out: typing.Any=None) -> Tensor:
     """The hyperbolic tangent of each element.
 
@@ -2292,6 +2969,13 @@ def tanh(input: typing.Any, *, out: typing.Any=None) -> Tensor:
 >>> x = gradtrack.tensor([-1.0, 0.0, 2.0])
 >>> gradtrack.tanh(x)
 tensor([-0.7616,  0.0000,  0.9640])"""
+
+def tanh_(input: typing.Any) -> Tensor:
+    """``input.tanh_()``: writes the result into ``input`` and returns it.
+
+>>> import gradtrack
+>>> gradtrack.tanh_(gradtrack.tensor([0.5, 1.0])).shape
+gradtrack.Size([2])"""
 
 def tensor(data: typing.Any, *, dtype: typing.Any=None, requires_grad: typing.Any=False, device: typing.Any=None, pin_memory: typing.Any=False) -> Tensor:
     """A new tensor holding a copy of ``data`` (a number, nested lists, an array).
@@ -2320,6 +3004,13 @@ def tensordot(a: typing.Any, b: typing.Any, dims: typing.Any=2, out: typing.Any=
 >>> gradtrack.tensordot(a, b, dims=1)
 tensor([ 5., 14.])"""
 
+def threshold(input: typing.Any, threshold: typing.Any, value: typing.Any) -> Tensor:
+    """:func:`gradtrack.nn.functional.threshold`.
+
+>>> import gradtrack
+>>> gradtrack.threshold(gradtrack.tensor([0.5, 2.0]), 1.0, -1.0)
+tensor([-1.,  2.])"""
+
 def tile(input: typing.Any, dims: typing.Any) -> Tensor:
     """``input`` repeated ``dims`` times along each dim; missing leading dims
 of ``dims`` count as 1 (RepeatBackward0, as torch's).
@@ -2342,6 +3033,21 @@ def trace(input: typing.Any) -> Tensor:
 >>> x = gradtrack.tensor([[1.0, 2.0], [3.0, 4.0]])
 >>> gradtrack.trace(x)
 tensor(5.)"""
+
+def trapezoid(y: typing.Any, x: typing.Any=None, *, dx: typing.Any=None, dim: typing.Any=-1) -> Tensor:
+    """The integral of the samples ``y`` along ``dim`` by the trapezoid rule, at the
+points ``x`` or with the spacing ``dx`` (1 by default).
+
+>>> import gradtrack
+>>> gradtrack.trapezoid(gradtrack.tensor([1.0, 4.0, 9.0]))
+tensor(9.)"""
+
+def trapz(y: typing.Any, x: typing.Any=None, *, dx: typing.Any=None, dim: typing.Any=-1) -> Tensor:
+    """torch's older name of :func:`trapezoid`.
+
+>>> import gradtrack
+>>> gradtrack.trapz(gradtrack.tensor([1.0, 4.0, 9.0]), dx=2.0)
+tensor(18.)"""
 
 def tril(input: typing.Any, diagonal: typing.Any=0, *, out: typing.Any=None) -> Tensor:
     """The lower triangle (on and below ``diagonal``) of the last two dims.
@@ -2392,6 +3098,13 @@ def trunc(input: typing.Any, *, out: typing.Any=None) -> Tensor:
 >>> x = gradtrack.tensor([-1.5, 0.2, 2.7])
 >>> gradtrack.trunc(x)
 tensor([-1.,  0.,  2.])"""
+
+def trunc_(input: typing.Any) -> Tensor:
+    """``input.trunc_()``: writes the result into ``input`` and returns it.
+
+>>> import gradtrack
+>>> gradtrack.trunc_(gradtrack.tensor([0.5, 1.0])).shape
+gradtrack.Size([2])"""
 uint8: dtype
 
 def unique(input: typing.Any, sorted: typing.Any=True, return_inverse: typing.Any=False, return_counts: typing.Any=False, dim: typing.Any=None) -> typing.Any:
@@ -2420,6 +3133,16 @@ size, so indices out of range wrap).
 >>> import gradtrack
 >>> gradtrack.unravel_index(gradtrack.tensor([4, 7]), (3, 4))
 (tensor([1, 1]), tensor([0, 3]))"""
+
+def vander(x: typing.Any, N: typing.Any=None, increasing: typing.Any=False) -> Tensor:
+    """The Vandermonde matrix of the 1-D ``x``: column j is ``x ** (N - 1 - j)`` (``x ** j``
+when ``increasing``), of dtype int64 for integer input.
+
+>>> import gradtrack
+>>> gradtrack.vander(gradtrack.tensor([1, 2, 3]), N=3)
+tensor([[1, 1, 1],
+        [4, 2, 1],
+        [9, 3, 1]])"""
 
 def var(input: typing.Any, dim: typing.Any=None, unbiased: typing.Any=None, keepdim: typing.Any=False, *, correction: typing.Any=None, out: typing.Any=None) -> Tensor:
     """``var`` over ``dim`` (all dims by default) with divisor N - correction (``unbiased=False`` is correction=0).
@@ -2458,6 +3181,13 @@ def where(condition: typing.Any, input: typing.Any, other: typing.Any, *, out: t
 >>> x = gradtrack.tensor([-1.0, 2.0, -3.0])
 >>> gradtrack.where(x > 0, x, 0.0)
 tensor([0., 2., 0.])"""
+
+def zero_(input: typing.Any) -> Tensor:
+    """``input.zero_()``: writes the result into ``input`` and returns it.
+
+>>> import gradtrack
+>>> gradtrack.zero_(gradtrack.tensor([0.5, 1.0])).shape
+gradtrack.Size([2])"""
 
 def zeros(*args: typing.Any, dtype: typing.Any=None, requires_grad: typing.Any=False, device: typing.Any=None, out: typing.Any=None, layout: typing.Any=None, pin_memory: typing.Any=False) -> Tensor:
     """A tensor of the given shape filled with 0.

@@ -554,6 +554,26 @@ def setitem(self, index, value):
     _C._inplace.setitem_(target, indices, value, kind)
 
 
+def swapaxes_(self, axis0, axis1):
+    """torch's other name of :meth:`transpose_` (``TransposeBackward1``).
+
+    >>> import gradtrack
+    >>> gradtrack.zeros(2, 3).swapaxes_(0, 1).shape
+    gradtrack.Size([3, 2])
+    """
+    return transpose_(self, axis0, axis1)
+
+
+def swapdims_(self, dim0, dim1):
+    """torch's other name of :meth:`transpose_` (``TransposeBackward1``).
+
+    >>> import gradtrack
+    >>> gradtrack.zeros(2, 3).swapdims_(0, 1).shape
+    gradtrack.Size([3, 2])
+    """
+    return transpose_(self, dim0, dim1)
+
+
 def _methods():
     """Every in-place method and augmented assignment: {name: function}."""
     # The op list's variants first; the ones with arguments of their own
@@ -575,6 +595,7 @@ def _methods():
         "arccosh_": methods["acosh_"], "arcsinh_": methods["asinh_"],
         "arctanh_": methods["atanh_"], "arctan2_": methods["atan2_"],
         "clip_": clamp_, "negative_": methods["neg_"], "absolute_": methods["abs_"],
+        "fix_": methods["trunc_"], "swapaxes_": swapaxes_, "swapdims_": swapdims_,
         "multiply_": methods["mul_"], "subtract_": sub_, "divide_": div_,
         "__setitem__": setitem,
         # augmented assignment: x += y is add_(x, y); the op list's methods are looked up

@@ -214,6 +214,7 @@ COMPOSED = {
     "hstack": ("cat", False), "vstack": ("cat", False), "dstack": ("cat", False),
     "column_stack": ("cat", False), "take_along_dim": ("gather", False),
     "inner": ("inner", False), "float_power": ("pow", True), "fix": ("trunc", True),
+    "kron": ("kron", False), "chain_matmul": ("chain_matmul", False),
 }
 
 

@@ -49,12 +49,14 @@ SOURCES = (
     "_ops.linalg",      # products and contractions: mm, baddbmm, einsum, tensordot, cdist
     "_ops.linalg_factor",  # inverse, det, slogdet, logdet, cholesky, cholesky_solve
     "_ops.nn",          # softmax, log_softmax, cosine_similarity
+    "_ops.nn_layers",   # torch.conv2d, torch.batch_norm, ...: nn.functional with ATen's parameters
     "_ops.creation",    # factories, *_like, as_tensor, Tensor.new_*, layout
     "_ops.unique",      # unique, unique_consecutive
     "random",           # the generator, seeds, random factories and fills
     "_dtypes",          # the dtypes, finfo/iinfo, promotion
     "_tensor",          # the Tensor class: autograd fields, hooks, conversions, printing
     "_inplace",         # every in-place method and augmented assignment
+    "_ops.inplace_functions",  # torch.abs_(x) & co.: the in-place methods as functions
     "_legacy",          # torch's older conventions: device, default dtype, FloatTensor & co.
     "_saving",          # save, load
     "_memory_format",   # channels_last & co.; contiguous, is_contiguous, clone with formats

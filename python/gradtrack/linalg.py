@@ -198,3 +198,26 @@ def cross(input, other, *, dim=-1):  # noqa: A002
     tensor([1., 0., 0.])
     """
     return _E.cross(input, other, dim)
+
+
+def vander(x, N=None):  # noqa: N803 - torch's argument name
+    """The Vandermonde matrix of the last dim of ``x``: column j is ``x ** j``, for
+    j < ``N`` (the last dim's size by default); batched over the other dims.
+
+    >>> import gradtrack
+    >>> gradtrack.linalg.vander(gradtrack.tensor([1, 2, 3]))
+    tensor([[1, 1, 1],
+            [1, 2, 4],
+            [1, 3, 9]])
+    """
+    if x.dtype == _C.bool:
+        raise RuntimeError("linalg.vander supports floating point, complex, and integer tensors, "
+                           "but got Bool")
+    x_ = x.unsqueeze(-1) if x.dim() == 0 else x
+    shape = list(x_.shape)
+    n = shape[-1] if N is None else N
+    if n <= 1:
+        raise RuntimeError("N must be greater than 1.")
+    # torch's composite: the running product of copies of x, after a column of ones
+    powers = x_.unsqueeze(-1).expand(shape + [n - 1]).cumprod(-1)
+    return _C.cat([_C.ones(shape + [1], dtype=powers.dtype), powers], -1)

@@ -1,6 +1,8 @@
 """The composed shape ops (_shape_ops.py): torch's errors, warnings and return forms.
 Values, gradients and grad_fn names are compared in the op table (tests/ops/op_db/)."""
 
+import subprocess
+import sys
 import warnings
 
 import pytest
@@ -53,6 +55,38 @@ ERRORS = {
     "triu_indices_bool": lambda t, x: t.triu_indices(3, 3, dtype=t.bool),
     "unravel_index_float": lambda t, x: t.unravel_index(x[0], (3, 4)),
     "unravel_index_negative_shape": lambda t, x: t.unravel_index(t.tensor([5]), (3, -4)),
+    "unfold_window_too_large": lambda t, x: x.unfold(1, 5, 1),
+    "unfold_negative_size": lambda t, x: x.unfold(1, -1, 1),
+    "unfold_zero_step": lambda t, x: x.unfold(0, 2, 0),
+    "unfold_dim_range": lambda t, x: x.unfold(2, 1, 1),
+    "unfold_0d_dim_range": lambda t, x: x[0, 0].unfold(1, 1, 1),
+    "rot90_one_dim": lambda t, x: t.rot90(x, 1, [0]),
+    "rot90_same_dims": lambda t, x: t.rot90(x, 1, [0, -2]),
+    "rot90_dim_range": lambda t, x: t.rot90(x, 1, [0, 2]),
+    "rot90_1d": lambda t, x: t.rot90(x[0], 1, [0, 0]),
+    "block_diag_3d": lambda t, x: t.block_diag(x, x.unsqueeze(0)),
+    "block_diag_not_tensor": lambda t, x: t.block_diag(x, [1]),
+    "vander_2d": lambda t, x: t.vander(x),
+    "vander_negative_N": lambda t, x: t.vander(x[0], N=-1),
+    "linalg_vander_0d": lambda t, x: t.linalg.vander(x[0, 0]),
+    "linalg_vander_N_1": lambda t, x: t.linalg.vander(x[0], N=1),
+    "linalg_vander_bool": lambda t, x: t.linalg.vander(x[0] > 2),
+    "trapezoid_x_count": lambda t, x: t.trapezoid(x, t.ones(5)),
+    "trapezoid_bool": lambda t, x: t.trapezoid(x > 2),
+    "trapezoid_bool_x": lambda t, x: t.trapezoid(x, x > 2),
+    "trapezoid_bool_dx": lambda t, x: t.trapezoid(x, dx=True),
+    "trapezoid_dim_range": lambda t, x: t.trapezoid(x, dim=2),
+    "cumulative_trapezoid_x_count": lambda t, x: t.cumulative_trapezoid(x, t.ones(5)),
+    "cumulative_trapezoid_bool": lambda t, x: t.cumulative_trapezoid(x > 2),
+    "chain_matmul_none": lambda t, x: t.chain_matmul(),
+    "chain_matmul_1d": lambda t, x: t.chain_matmul(x[0], x),
+    "chain_matmul_shapes": lambda t, x: t.chain_matmul(x, x),
+    "chain_matmul_dtypes": lambda t, x: t.chain_matmul(x.long(), x.t()),
+    "empty_strided_lengths": lambda t, x: t.empty_strided((2, 2), (1,)),
+    "empty_strided_negative_size": lambda t, x: t.empty_strided((-1, 2), (1, 1)),
+    "empty_strided_negative_stride": lambda t, x: t.empty_strided((2, 2), (-1, 1)),
+    "empty_strided_int_requires_grad":
+        lambda t, x: t.empty_strided((2,), (1,), dtype=t.int64, requires_grad=True),
 }
 
 
@@ -148,3 +182,85 @@ def test_h_of_a_0d_tensor_warns_as_torch(torch):
             assert lib.tensor(2.0).H.item() == 2.0
         assert [str(w.message).split(" (Triggered")[0] for w in caught] == [
             "Tensor.H is deprecated on 0-D tensors. Consider using x.conj()."]
+
+
+
+def test_unfold_is_a_view_whose_writes_reach_the_base(torch):
+    results = []
+    for lib in (gradtrack, torch):
+        base = lib.arange(6.0)
+        windows = base.unfold(0, 2, 2)
+        windows[1, 0] = -1.0
+        results.append((base.tolist(), windows._base is base, base._version,
+                        windows.shape == (3, 2), windows.stride()))
+    assert results[0] == results[1]
+
+
+def test_unfold_double_backward_names_and_values_match_torch(torch):
+    out = []
+    for lib in (gradtrack, torch):
+        x = lib.arange(12.0, dtype=lib.float64).reshape(3, 4).requires_grad_()
+        go = lib.ones(3, 3, 2, dtype=lib.float64, requires_grad=True)
+        (g,) = lib.autograd.grad(x.unfold(1, 2, 1), x, go, create_graph=True)
+        (gg,) = lib.autograd.grad(g, go, lib.ones_like(g))
+        out.append((g.grad_fn.name(), g.tolist(), g._version, gg.tolist()))
+    assert out[0] == out[1]
+
+
+def test_vander_backward_raises_as_torch(torch):
+    # torch.vander overwrites the cumulative product's saved input in place
+    messages = []
+    for lib in (gradtrack, torch):
+        v = lib.tensor([1.0, 0.0, 3.0], requires_grad=True)
+        with pytest.raises(RuntimeError) as info:
+            lib.vander(v).sum().backward()
+        messages.append(str(info.value).split(":")[0])
+    assert messages[0] == messages[1]
+
+
+def test_chain_matmul_warns_once_as_torch_and_its_one_matrix_is_a_copy(torch):
+    # torch warns once per process: both libraries are asked in a fresh one
+    script = (
+        "import warnings, sys\n"
+        "import gradtrack, torch\n"
+        "seen = []\n"
+        "for lib in (gradtrack, torch):\n"
+        "    a = lib.ones(2, 3, requires_grad=True)\n"
+        "    with warnings.catch_warnings(record=True) as caught:\n"
+        "        warnings.simplefilter('always')\n"
+        "        r = lib.chain_matmul(a)\n"
+        "        lib.chain_matmul(a, a.t())\n"
+        "    seen.append((r.grad_fn.name(), lib.chain_matmul(a, a.t()).grad_fn.name(),\n"
+        "                 [str(w.message).split(' (Triggered')[0] for w in caught]))\n"
+        "sys.exit(0 if seen[0] == seen[1] and len(seen[0][2]) == 1 else repr(seen))\n")
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 0, done.stderr
+
+
+def test_empty_strided_and_new_empty_strided_have_torch_geometry(torch):
+    shapes = []
+    for lib in (gradtrack, torch):
+        e = lib.empty_strided((2, 3), (1, 2), dtype=lib.float64)
+        n = lib.ones(2, dtype=lib.int32).new_empty_strided((2, 2), (1, 2))
+        shapes.append((tuple(e.shape), e.stride(), str(e.dtype).split(".")[1], e._base is None,
+                       n.stride(), str(n.dtype).split(".")[1], n.requires_grad))
+    assert shapes[0] == shapes[1]
+
+
+def test_tensor_equal_matches_torch(torch):
+    cases = [([1.0, 2.0], [1.0, 2.0]), ([1.0, 2.0], [1.0, 3.0]), ([1.0], [1.0, 1.0])]
+    for a, b in cases:
+        assert gradtrack.tensor(a).equal(gradtrack.tensor(b)) == \
+            torch.tensor(a).equal(torch.tensor(b))
+
+
+def test_kron_and_block_diag_of_integers_match_torch(torch):
+    for lib_fn in (lambda t: t.kron(t.tensor([[1, 2]]), t.tensor([3, 4])),
+                   lambda t: t.block_diag(t.tensor([1, 2]), t.tensor([[True]])),
+                   lambda t: t.block_diag()):
+        mine, theirs = lib_fn(gradtrack), lib_fn(torch)
+        assert mine.tolist() == theirs.tolist()
+        assert str(mine.dtype).split(".")[1] == str(theirs.dtype).split(".")[1]
+        assert tuple(mine.shape) == tuple(theirs.shape)
+

@@ -60,6 +60,14 @@ TL diagonal_backward_bw(const C& c, const TL& g) {
   const DiagonalAttrs& at = c.attrs<DiagonalAttrs>();
   return {diagonal(g[0], at.offset, at.dim1, at.dim2)};
 }
+TL unfold_bw(const C& c, const TL& g) {
+  const UnfoldAttrs& at = c.attrs<UnfoldAttrs>();
+  return {unfold_backward(g[0], at.self_sizes, at.dimension, at.size, at.step)};
+}
+TL unfold_backward_bw(const C& c, const TL& g) {
+  const UnfoldAttrs& at = c.attrs<UnfoldAttrs>();
+  return {unfold(g[0], at.dimension, at.size, at.step)};
+}
 
 namespace {
 // The largest storage step a geometry reaches, plus one.

@@ -24,7 +24,7 @@ from . import _autocast
 from . import _profiler
 from . import _docs
 from . import _bench
-__all__: list[str] = ['Node', 'Tensor', 'abs', 'acos', 'acosh', 'add', 'addmm', 'all', 'amax', 'amin', 'any', 'arange', 'argmax', 'argmin', 'as_strided', 'asin', 'asinh', 'atan', 'atan2', 'atanh', 'bfloat16', 'bitwise_and', 'bitwise_not', 'bitwise_or', 'bitwise_xor', 'bmm', 'bool', 'cat', 'ceil', 'chunk', 'clamp', 'clamp_max', 'clamp_min', 'clone', 'concat', 'cos', 'cosh', 'deg2rad', 'digamma', 'div', 'dot', 'dtype', 'empty', 'eq', 'equal', 'erf', 'erfc', 'erfinv', 'exp', 'exp2', 'expm1', 'eye', 'flatten', 'float16', 'float32', 'float64', 'floor', 'floor_divide', 'fmax', 'fmin', 'fmod', 'frac', 'from_numpy', 'full', 'gather', 'ge', 'get_num_threads', 'gt', 'hypot', 'i0', 'index_select', 'int16', 'int32', 'int64', 'int8', 'is_anomaly_check_nan_enabled', 'is_anomaly_enabled', 'is_grad_enabled', 'is_inference_mode_enabled', 'isfinite', 'isinf', 'isnan', 'isneginf', 'isposinf', 'le', 'lgamma', 'linspace', 'log', 'log10', 'log1p', 'log2', 'log_softmax', 'logaddexp', 'logaddexp2', 'logical_and', 'logical_not', 'logical_or', 'logical_xor', 'lt', 'masked_fill', 'masked_select', 'matmul', 'maximum', 'mean', 'minimum', 'mm', 'mul', 'mv', 'narrow', 'ne', 'neg', 'ones', 'outer', 'permute', 'polygamma', 'pow', 'prod', 'rad2deg', 'rand', 'randint', 'randn', 'randperm', 'reciprocal', 'relu', 'remainder', 'reshape', 'round', 'rsqrt', 'rsub', 'scatter', 'scatter_add', 'select', 'set_num_threads', 'sgn', 'sigmoid', 'sign', 'signbit', 'sin', 'sinc', 'sinh', 'softmax', 'split', 'sqrt', 'square', 'squeeze', 'stack', 'sub', 'sum', 'swapaxes', 't', 'tan', 'tanh', 'tensor', 'transpose', 'trunc', 'uint8', 'unbind', 'unsqueeze', 'where', 'zeros']
+__all__: list[str] = ['Node', 'Tensor', 'abs', 'acos', 'acosh', 'add', 'addmm', 'all', 'amax', 'amin', 'any', 'arange', 'argmax', 'argmin', 'as_strided', 'asin', 'asinh', 'atan', 'atan2', 'atanh', 'bfloat16', 'bitwise_and', 'bitwise_not', 'bitwise_or', 'bitwise_xor', 'bmm', 'bool', 'cat', 'ceil', 'chunk', 'clamp', 'clamp_max', 'clamp_min', 'clone', 'concat', 'cos', 'cosh', 'deg2rad', 'digamma', 'div', 'dot', 'dtype', 'empty', 'empty_strided', 'eq', 'equal', 'erf', 'erfc', 'erfinv', 'exp', 'exp2', 'expm1', 'eye', 'flatten', 'float16', 'float32', 'float64', 'floor', 'floor_divide', 'fmax', 'fmin', 'fmod', 'frac', 'from_numpy', 'full', 'gather', 'ge', 'get_num_threads', 'gt', 'hypot', 'i0', 'index_select', 'int16', 'int32', 'int64', 'int8', 'is_anomaly_check_nan_enabled', 'is_anomaly_enabled', 'is_grad_enabled', 'is_inference_mode_enabled', 'isfinite', 'isinf', 'isnan', 'isneginf', 'isposinf', 'le', 'lgamma', 'linspace', 'log', 'log10', 'log1p', 'log2', 'log_softmax', 'logaddexp', 'logaddexp2', 'logical_and', 'logical_not', 'logical_or', 'logical_xor', 'lt', 'masked_fill', 'masked_select', 'matmul', 'maximum', 'mean', 'minimum', 'mm', 'mul', 'mv', 'narrow', 'ne', 'neg', 'ones', 'outer', 'permute', 'polygamma', 'pow', 'prod', 'rad2deg', 'rand', 'randint', 'randn', 'randperm', 'reciprocal', 'relu', 'remainder', 'reshape', 'round', 'rsqrt', 'rsub', 'scatter', 'scatter_add', 'select', 'set_num_threads', 'sgn', 'sigmoid', 'sign', 'signbit', 'sin', 'sinc', 'sinh', 'softmax', 'split', 'sqrt', 'square', 'squeeze', 'stack', 'sub', 'sum', 'swapaxes', 't', 'tan', 'tanh', 'tensor', 'transpose', 'trunc', 'uint8', 'unbind', 'unsqueeze', 'where', 'zeros']
 
 class dtype:
     """
@@ -1569,6 +1569,13 @@ self's dtype); returns ``self`` (its node's gradients are zeros, as torch's).
 >>> gradtrack.tensor([1., 2., 3.]).eq_(2)
 tensor([0., 1., 0.])"""
 
+    def equal(self, other: typing.Any) -> Tensor:
+        """True if both tensors have the same shape and elements (a Python bool).
+
+>>> import gradtrack
+>>> gradtrack.tensor([1, 2]).equal(gradtrack.tensor([1, 2]))
+True"""
+
     def erf(self) -> Tensor:
         """
         The Gauss error function of each element.
@@ -1735,6 +1742,16 @@ tensor([[5., 0., 0.],
 >>> import gradtrack
 >>> gradtrack.fix(gradtrack.tensor([-1.7, 1.7]))
 tensor([-1.,  1.])"""
+
+    def fix_(self) -> Tensor:
+        """In-place :meth:`trunc`; returns ``self``.
+
+>>> import gradtrack
+>>> x = gradtrack.tensor([-1.5, 0.2, 2.7])
+>>> x.trunc_()
+tensor([-1.,  0.,  2.])
+>>> x._version
+1"""
 
     def flatten(self, start_dim: typing.SupportsInt | typing.SupportsIndex=0, end_dim: typing.SupportsInt | typing.SupportsIndex=-1) -> Tensor:
         """
@@ -2253,6 +2270,14 @@ tensor([ True, False])"""
         >>> gradtrack.tensor([2.5]).item(), gradtrack.tensor(3).item()
         (2.5, 3)
         """
+
+    def kron(self, other: typing.Any) -> Tensor:
+        """The Kronecker product: every element of ``input`` times the whole of ``other``,
+laid out block by block (torch's composite: views, a broadcast product, a view).
+
+>>> import gradtrack
+>>> gradtrack.kron(gradtrack.tensor([1, 2]), gradtrack.tensor([1, 10]))
+tensor([ 1, 10,  2, 20])"""
 
     def kthvalue(self, k: typing.Any, dim: typing.Any=-1, keepdim: typing.Any=False) -> typing.Any:
         """The k-th smallest element along ``dim`` and its index.
@@ -2853,6 +2878,14 @@ tensor([ 1.5000, -0.0000, -2.0000])"""
 >>> gradtrack.tensor([1.0]).new_empty(2, 3).shape
 gradtrack.Size([2, 3])"""
 
+    def new_empty_strided(self, size: typing.Any, stride: typing.Any, *, dtype: typing.Any=None, requires_grad: typing.Any=False, device: typing.Any=None, layout: typing.Any=None, pin_memory: typing.Any=False) -> Tensor:
+        """A new uninitialised tensor of ``size`` laid out with ``stride``, with
+this tensor's dtype (unless given).
+
+>>> import gradtrack
+>>> gradtrack.tensor([1.0]).new_empty_strided((2, 3), (1, 2)).stride()
+(1, 2)"""
+
     def new_full(self, size: typing.Any, fill_value: typing.Any, *, dtype: typing.Any=None, requires_grad: typing.Any=False, device: typing.Any=None, layout: typing.Any=None, pin_memory: typing.Any=False) -> Tensor:
         """A new tensor of ``size`` filled with ``fill_value``, with this tensor's dtype.
 
@@ -3228,6 +3261,15 @@ wrapping around.
 >>> import gradtrack
 >>> gradtrack.roll(gradtrack.tensor([1, 2, 3]), 1)
 tensor([3, 1, 2])"""
+
+    def rot90(self, k: typing.Any=1, dims: typing.Any=(0, 1)) -> Tensor:
+        """``input`` rotated by 90 degrees ``k`` times in the plane of ``dims``, from the
+first dim towards the second (a copy; ``Rot90Backward0``, as torch's).
+
+>>> import gradtrack
+>>> gradtrack.rot90(gradtrack.tensor([[1, 2], [3, 4]]))
+tensor([[2, 4],
+        [1, 3]])"""
 
     def round(self) -> Tensor:
         """
@@ -3675,11 +3717,25 @@ tensor([[2., 2., 2.]])"""
                 [3, 6]])
         """
 
+    def swapaxes_(self, axis0: typing.Any, axis1: typing.Any) -> Tensor:
+        """torch's other name of :meth:`transpose_` (``TransposeBackward1``).
+
+>>> import gradtrack
+>>> gradtrack.zeros(2, 3).swapaxes_(0, 1).shape
+gradtrack.Size([3, 2])"""
+
     def swapdims(self, dim0: typing.Any, dim1: typing.Any) -> Tensor:
         """Another name of ``transpose``.
 
 >>> import gradtrack
 >>> gradtrack.swapdims(gradtrack.zeros(2, 3), 0, 1).shape
+gradtrack.Size([3, 2])"""
+
+    def swapdims_(self, dim0: typing.Any, dim1: typing.Any) -> Tensor:
+        """torch's other name of :meth:`transpose_` (``TransposeBackward1``).
+
+>>> import gradtrack
+>>> gradtrack.zeros(2, 3).swapdims_(0, 1).shape
 gradtrack.Size([3, 2])"""
 
     def t(self) -> Tensor:
@@ -3930,6 +3986,17 @@ tensor([-1.,  0.,  2.])
 >>> import gradtrack
 >>> gradtrack.zeros(2, 6).unflatten(1, (3, -1)).shape
 gradtrack.Size([2, 3, 2])"""
+
+    def unfold(self, dimension: typing.SupportsInt | typing.SupportsIndex, size: typing.SupportsInt | typing.SupportsIndex, step: typing.SupportsInt | typing.SupportsIndex) -> Tensor:
+        """
+        A view of the windows of ``size`` elements every ``step`` along ``dimension``:
+        that dim counts the windows, a new last dim holds each window (``UnfoldBackward0``).
+
+        >>> import gradtrack
+        >>> gradtrack.arange(5).unfold(0, 2, 2)
+        tensor([[0, 1],
+                [2, 3]])
+        """
 
     def uniform_(self, *args: typing.Any, **kwargs: typing.Any) -> Tensor:
         """Fills ``self`` with samples of U(from, to) (defaults 0 and 1).
@@ -4419,6 +4486,9 @@ def dot(input: Tensor, tensor: Tensor) -> Tensor:
     ...
 
 def empty(*args: typing.Any, dtype: typing.Any=None, requires_grad: builtins.bool=False, device: typing.Any=None, out: typing.Any=None) -> Tensor:
+    ...
+
+def empty_strided(size: typing.Any, stride: typing.Any, *, dtype: typing.Any=None, requires_grad: builtins.bool=False, device: typing.Any=None) -> Tensor:
     ...
 
 def eq(input: Tensor, other: typing.Any) -> Tensor:

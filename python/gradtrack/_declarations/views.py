@@ -32,4 +32,6 @@ DERIVATIVES = [
     Derivative("Diagonal", "DiagonalBackward0", "diagonal_bw", "view_jvp"),
     Derivative("DiagonalCopy", "DiagonalBackward0_copy", "diagonal_bw", "diagonal_copy_jvp"),
     Derivative("DiagonalBackward", "DiagonalBackwardBackward0", "diagonal_backward_bw"),
+    Derivative("Unfold", "UnfoldBackward0", "unfold_bw", "view_jvp"),
+    Derivative("UnfoldBackward", "UnfoldBackwardBackward0", "unfold_backward_bw"),
 ]

@@ -5,6 +5,11 @@
 """
 
 FUNCTIONS = {
+    "empty_strided": """An uninitialised tensor of ``size`` laid out in memory with ``stride``.
+
+    >>> gradtrack.empty_strided((2, 3), (1, 2)).stride()
+    (1, 2)
+    """,
     "tensor": """A new tensor holding a copy of ``data`` (a number, nested lists, an array).
 
     >>> gradtrack.tensor([[1, 2], [3, 4]])
@@ -100,6 +105,12 @@ FUNCTIONS = {
 }
 
 METHODS = {
+    "new_empty_strided": """A new uninitialised tensor of ``size`` laid out with ``stride``, with
+    this tensor's dtype (unless given).
+
+    >>> gradtrack.tensor([1.0]).new_empty_strided((2, 3), (1, 2)).stride()
+    (1, 2)
+    """,
     "new_tensor": """A new tensor of ``data`` with this tensor's dtype (unless given).
 
     >>> gradtrack.zeros(1, dtype=gradtrack.float64).new_tensor([1, 2])

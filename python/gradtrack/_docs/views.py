@@ -116,6 +116,13 @@ FUNCTIONS = {
 }
 
 METHODS = {
+    "unfold": """A view of the windows of ``size`` elements every ``step`` along ``dimension``:
+    that dim counts the windows, a new last dim holds each window (``UnfoldBackward0``).
+
+    >>> gradtrack.arange(5).unfold(0, 2, 2)
+    tensor([[0, 1],
+            [2, 3]])
+    """,
     "flatten": """The dims from ``start_dim`` to ``end_dim`` merged into one.
 
     >>> gradtrack.tensor([[[1, 2], [3, 4]]]).flatten(start_dim=1)

@@ -17,6 +17,10 @@ op is found under one name in every layer:
   (cumulative sums, differences, sorts, ``searchsorted``);
 - ``linalg``: products and contractions (``einsum``, ``tensordot``, ``cdist``...);
 - ``nn``: the functions of ``nn.functional`` that torch also has at the top level;
+- ``nn_layers``: the layer functions torch has at the top level with its ATen ops'
+  parameters (``torch.conv2d``, ``torch.batch_norm``, ``torch.dropout``...), calling
+  ``nn.functional``;
+- ``inplace_functions``: torch's top-level names of in-place methods (``torch.abs_``);
 - ``creation``: the factories, ``*_like``, ``as_tensor``, ``Tensor.new_*``, ``layout``;
 - ``unique``: ``unique`` and ``unique_consecutive``.
 

@@ -21,7 +21,8 @@ from .. import _C, _memory_format
 from .._dtype_names import SCALAR_NAME, dtype_key
 from .._wrappers import fast_path, insert_keywords, lazy_signature, param_names, parameters
 
-BOUND = ("tensor", "from_numpy", "zeros", "ones", "empty", "full", "arange", "linspace", "eye")
+BOUND = ("tensor", "from_numpy", "zeros", "ones", "empty", "full", "arange", "linspace", "eye",
+         "empty_strided")
 
 
 _PIN = ("pin_memory=True requires a CUDA or other accelerator backend; no pinned memory "
@@ -93,7 +94,7 @@ def with_layout(fn, name, layout_too=True, device_too=False):
     return lazy_signature(factory, lambda: insert_keywords(parameters(fn), added))
 
 
-FACTORIES = ("zeros", "ones", "empty", "full", "arange", "eye", "linspace", "rand", "randn",
+FACTORIES = ("zeros", "ones", "empty", "empty_strided", "full", "arange", "eye", "linspace", "rand", "randn",
              "randint", "randperm", "zeros_like", "ones_like", "empty_like", "full_like",
              "rand_like", "randn_like", "randint_like", "tril_indices", "triu_indices")
 
@@ -215,6 +216,10 @@ def new_full(self, size, fill_value, *, dtype=None, requires_grad=False):
     return _C.full(size, fill_value, dtype=dtype or self.dtype, requires_grad=requires_grad)
 
 
+def new_empty_strided(self, size, stride, *, dtype=None, requires_grad=False):
+    return _C.empty_strided(size, stride, dtype=dtype or self.dtype, requires_grad=requires_grad)
+
+
 def new_tensor(self, data, *, dtype=None, requires_grad=False):
     return _C.tensor(data, dtype=dtype or self.dtype, requires_grad=requires_grad)
 
@@ -254,8 +259,9 @@ FUNCTIONS = (as_tensor, zeros_like, ones_like, empty_like, full_like, rand_like,
              tril_indices, triu_indices)
 NAMES = {"layout": layout, "strided": strided}
 # The Tensor.new_* that take device=, layout= and pin_memory= (new_tensor takes none).
-NEW_METHODS = ("new_empty", "new_full", "new_ones", "new_zeros")
-_NEW = {"new_empty": _new_factory("empty"), "new_full": new_full,
+NEW_METHODS = ("new_empty", "new_empty_strided", "new_full", "new_ones", "new_zeros")
+_NEW = {"new_empty": _new_factory("empty"), "new_empty_strided": new_empty_strided,
+        "new_full": new_full,
         "new_ones": _new_factory("ones"), "new_zeros": _new_factory("zeros")}
 METHODS = {
     **{name: _new_method(name, _NEW[name]) for name in NEW_METHODS},

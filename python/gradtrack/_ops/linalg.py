@@ -299,5 +299,90 @@ def tensordot(a, b, dims=2, out=None):
     return ma.mm(mb).reshape(tuple(a.shape[d] for d in fa) + tuple(b.shape[d] for d in fb))
 
 
-FUNCTIONS = (trace, baddbmm, addmv, cross, einsum, tensordot, inner, cdist, addr, addbmm)
+# ---- chains of products -------------------------------------------------------------------
+
+# torch's C++ names of the dtypes, as its multi_dot check prints them
+_CPP_TYPE = {"float32": "float", "float64": "double", "int64": "long int", "int32": "int",
+             "int16": "short int", "int8": "signed char", "uint8": "unsigned char",
+             "bool": "bool", "float16": "c10::Half", "bfloat16": "c10::BFloat16"}
+
+
+def _chain_order(dims):
+    """The split points of the cheapest parenthesization of a chain of matrices whose
+    sizes are dims[i] x dims[i + 1] (the textbook dynamic program, first best split kept)."""
+    n = len(dims) - 1
+    cost = [[0] * n for _ in range(n)]
+    split = [[0] * n for _ in range(n)]
+    for span in range(1, n):
+        for i in range(n - span):
+            j = i + span
+            cost[i][j] = None
+            for k in range(i, j):
+                q = cost[i][k] + cost[k + 1][j] + dims[i] * dims[k + 1] * dims[j + 1]
+                if cost[i][j] is None or q < cost[i][j]:
+                    cost[i][j], split[i][j] = q, k
+    return split
+
+
+def _multiply(mats, split, i, j):
+    if i == j:
+        return mats[i]
+    k = split[i][j]
+    return _C.mm(_multiply(mats, split, i, k), _multiply(mats, split, k + 1, j))
+
+
+_WARNED = []
+
+
+def chain_matmul(*matrices):
+    """The product of two or more matrices, in the order of fewest multiplications
+    (deprecated in torch for ``linalg.multi_dot``, with the same warning).
+
+    >>> import gradtrack
+    >>> gradtrack.chain_matmul(gradtrack.ones(2, 3), gradtrack.ones(3, 4), gradtrack.ones(4, 1))
+    tensor([[12.],
+            [12.]])
+    """
+    if not _WARNED:  # torch warns once per process
+        _WARNED.append(True)
+        warnings.warn("torch.chain_matmul is deprecated and will be removed in a future PyTorch "
+                      "release. Use torch.linalg.multi_dot instead, which accepts a list of two "
+                      "or more tensors rather than multiple parameters.", UserWarning,
+                      stacklevel=2)
+    if len(matrices) == 1 and isinstance(matrices[0], (list, tuple)):
+        matrices = tuple(matrices[0])
+    if not matrices:
+        raise RuntimeError("chain_matmul(): Expected one or more matrices")
+    for m in matrices:
+        if m.dim() != 2:
+            raise RuntimeError(f"Tensor dimension is {m.dim()}, expected 2 instead.")
+    if len(matrices) == 1:
+        result = matrices[0].clone()
+    else:
+        for i, m in enumerate(matrices[1:], 1):
+            if m.dtype != matrices[0].dtype:
+                names = [_CPP_TYPE[repr(t.dtype).split(".", 1)[1]] for t in (matrices[0], m)]
+                raise RuntimeError("multi_dot(): all tensors must have be the same dtype but "
+                                   f"tensor 0 is {names[0]} and tensor {i} {names[1]}")
+            if matrices[i - 1].shape[1] != m.shape[0]:
+                raise RuntimeError(
+                    f"multi_dot(): tensors {i - 1} and {i} with shapes "
+                    f"{list(matrices[i - 1].shape)} and {list(m.shape)} cannot be multiplied")
+        # torch's multi_dot: two at once, three by comparing both orders, more by the
+        # dynamic program; then a view to the result's shape
+        dims = [m.shape[0] for m in matrices] + [matrices[-1].shape[1]]
+        if len(matrices) == 3:
+            a, b, c, d = dims
+            first = (a * c) * (b + d) <= (b * d) * (a + c)
+            split = [[0, 0, 1], [0, 0, 1], [0, 0, 0]] if first else [[0, 0, 0], [0, 0, 1],
+                                                                    [0, 0, 0]]
+        else:
+            split = _chain_order(dims)
+        product = _multiply(matrices, split, 0, len(matrices) - 1)
+        result = product.view(dims[0], dims[-1])
+    return result
+
+
+FUNCTIONS = (trace, baddbmm, addmv, cross, einsum, tensordot, inner, cdist, addr, addbmm,
+             chain_matmul)
 METHODS = methods(trace, baddbmm, addmv, cross, inner, addr, addbmm)

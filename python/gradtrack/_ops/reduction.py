@@ -16,7 +16,7 @@ tensor(1.2500)
 import builtins
 
 from .. import _C, _out, return_types
-from . import methods
+from . import methods, wrap_dim
 
 _E = _C._ops
 
@@ -203,8 +203,109 @@ def is_nonzero(input):  # noqa: A002
     return input.item() != 0
 
 
+# ---- the trapezoid rule ----------------------------------------------------------------------
+
+def _zeros_except(y, dim):
+    sizes = list(y.shape)
+    del sizes[dim]
+    return _C.zeros(sizes, dtype=y.dtype)
+
+
+def _spacing(name, y, x, dim):
+    """The gaps between the sample points ``x`` along ``dim``, shaped to broadcast with
+    the gaps of ``y`` (a 1-D ``x`` along ``dim``; a shorter one with leading ones)."""
+    if x.dim() == 1:
+        if x.shape[0] != y.shape[dim]:
+            raise RuntimeError(f"{name}: There must be one `x` value for each sample point")
+        sizes = [1] * y.dim()
+        sizes[dim] = x.shape[0]
+        x = x.view(sizes)
+    elif x.dim() < y.dim():
+        x = x.view([1] * (y.dim() - x.dim()) + list(x.shape))
+    return x[(slice(None),) * dim + (slice(1, None),)] - x[(slice(None),) * dim + (slice(0, -1),)]
+
+
+def _pairs(y, dim):
+    """The sums of neighbouring samples along ``dim``."""
+    head = (slice(None),) * dim
+    return y[head + (slice(0, -1),)] + y[head + (slice(1, None),)]
+
+
+def _trapezoid_args(name, y, x, dx, dim):
+    if x is not None and dx is not None:
+        raise TypeError(f"{name}() received an invalid combination of arguments - got "
+                        "(Tensor, Tensor, dx=...), but expected one of:\n"
+                        " * (Tensor y, Tensor x, *, int dim = -1)\n"
+                        " * (Tensor y, *, Number dx = 1, int dim = -1)\n")
+    dim = wrap_dim(dim, y.dim())
+    if x is None and y.dtype == _C.bool:
+        raise RuntimeError(f"{name}: received a bool input for `y`, but bool is not supported")
+    if x is not None and _C.bool in (x.dtype, y.dtype):
+        raise RuntimeError(f"{name}: received a bool input for `x` or `y`, but bool is not "
+                           "supported")
+    if dx is not None and isinstance(dx, (builtins.bool, builtins.complex)):
+        raise RuntimeError(f"{name}: Currently, we only support dx as a real number.")
+    return dim, 1 if dx is None and x is None else dx
+
+
+def trapezoid(y, x=None, *, dx=None, dim=-1):
+    """The integral of the samples ``y`` along ``dim`` by the trapezoid rule, at the
+    points ``x`` or with the spacing ``dx`` (1 by default).
+
+    >>> import gradtrack
+    >>> gradtrack.trapezoid(gradtrack.tensor([1.0, 4.0, 9.0]))
+    tensor(9.)
+    """
+    dim, dx = _trapezoid_args("trapezoid", y, x, dx, dim)
+    if y.shape[dim] == 0:  # no samples: 0, as NumPy
+        return _zeros_except(y, dim)
+    if x is None:
+        ends = y.select(dim, 0) + y.select(dim, -1)
+        # torch's C++ multiplies by doubles (mul.Scalar: MulBackward1)
+        return _E.mul_by_scalar(y.sum(dim) - _E.mul_by_scalar(ends, 0.5), builtins.float(dx))
+    return _E.div_by_scalar((_pairs(y, dim) * _spacing("trapezoid", y, x, dim)).sum(dim), 2.0)
+
+
+def trapz(y, x=None, *, dx=None, dim=-1):
+    """torch's older name of :func:`trapezoid`.
+
+    >>> import gradtrack
+    >>> gradtrack.trapz(gradtrack.tensor([1.0, 4.0, 9.0]), dx=2.0)
+    tensor(18.)
+    """
+    return trapezoid(y, x, dx=dx, dim=dim)
+
+
+def cumulative_trapezoid(y, x=None, *, dx=None, dim=-1):
+    """The running integral of ``y`` along ``dim`` by the trapezoid rule: one value per
+    gap between neighbouring samples.
+
+    >>> import gradtrack
+    >>> gradtrack.cumulative_trapezoid(gradtrack.tensor([1.0, 4.0, 9.0]))
+    tensor([2.5000, 9.0000])
+    """
+    dim, dx = _trapezoid_args("cumulative_trapezoid", y, x, dx, dim)
+    if x is None:
+        return _E.mul_by_scalar(_pairs(y, dim), dx / 2.0).cumsum(dim)
+    gaps = _spacing("cumulative_trapezoid", y, x, dim)
+    return _E.div_by_scalar((_pairs(y, dim) * gaps).cumsum(dim), 2.0)
+
+
+def _equal_method(self, other):
+    """True if both tensors have the same shape and elements (a Python bool).
+
+    >>> import gradtrack
+    >>> gradtrack.tensor([1, 2]).equal(gradtrack.tensor([1, 2]))
+    True
+    """
+    return _C.equal(self, other)
+
+
+_equal_method.__name__ = "equal"
+
 FUNCTIONS = (var, std, var_mean, std_mean, logsumexp, kthvalue, median, mode, norm,
-             count_nonzero, max, min, is_same_size, is_nonzero)
+             count_nonzero, max, min, is_same_size, is_nonzero, trapezoid, trapz,
+             cumulative_trapezoid)
 METHODS = {**methods(var, std, logsumexp, kthvalue, median, mode, count_nonzero, is_same_size,
                      is_nonzero),
-           "norm": _norm_method, "sum_to_size": _sum_to_size}
+           "norm": _norm_method, "sum_to_size": _sum_to_size, "equal": _equal_method}

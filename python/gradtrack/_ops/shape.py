@@ -18,7 +18,8 @@ tensor([[1., 0.],
 import builtins
 
 from .. import _C, _inplace
-from . import methods
+from ..nn._named_nodes import composite_node
+from . import methods, wrap_dim
 from .views import _at_least, meshgrid
 
 _E = _C._ops
@@ -321,14 +322,142 @@ def combinations(input, r=2, with_replacement=False):  # noqa: A002
     return _C.stack([g.masked_select(mask) for g in grids], 1)
 
 
+# ---- rotations, block matrices, products of all pairs, powers ------------------------------
+
+def _rot90(input, k, dims):  # noqa: A002
+    d0, d1 = dims
+    if k == 1:
+        return input.flip((d1,)).transpose(d0, d1)
+    if k == 2:
+        return input.flip((d0, d1))
+    if k == 3:
+        return input.flip((d0,)).transpose(d0, d1)
+    return input.clone()
+
+
+_rot90_node = composite_node("Rot90Backward0", _rot90)
+
+
+def rot90(input, k=1, dims=(0, 1)):  # noqa: A002
+    """``input`` rotated by 90 degrees ``k`` times in the plane of ``dims``, from the
+    first dim towards the second (a copy; ``Rot90Backward0``, as torch's).
+
+    >>> import gradtrack
+    >>> gradtrack.rot90(gradtrack.tensor([[1, 2], [3, 4]]))
+    tensor([[2, 4],
+            [1, 3]])
+    """
+    dims = list(dims)
+    if len(dims) != 2:
+        raise RuntimeError(f"expected total rotation dims == 2, but got dims = {len(dims)}")
+    if input.dim() < 2:
+        raise RuntimeError(f"expected total dims >= 2, but got total dims = {input.dim()}")
+    d0, d1 = wrap_dim(dims[0], input.dim()), wrap_dim(dims[1], input.dim())
+    if d0 == d1:
+        raise RuntimeError("expected rotation dims to be different, but got dim0 = "
+                           f"{dims[0]} and dim1 = {dims[1]}")
+    return _rot90_node(input, k % 4, (d0, d1))
+
+
+def _block_diag(*tensors):
+    # joined from zero blocks rather than written into zeros: a fresh result (_version 0)
+    mats = [t.reshape(1, -1) if t.dim() < 2 else t for t in tensors]
+    dtype = mats[0].dtype
+    for m in mats[1:]:
+        dtype = _C._promote_types(dtype, m.dtype)
+    cols = builtins.sum(m.shape[1] for m in mats)
+    rows, c = [], 0
+    for m in mats:
+        h, w = m.shape
+        rows.append(_C.cat([_C.zeros(h, c, dtype=dtype), m.to(dtype),
+                            _C.zeros(h, cols - c - w, dtype=dtype)], 1))
+        c += w
+    return _C.cat(rows, 0)
+
+
+def block_diag(*tensors):
+    """The tensors (0-D, 1-D as a row, or 2-D) as the blocks of a block-diagonal matrix,
+    of their promoted dtype (``BlockDiagBackward0``, as torch's).
+
+    >>> import gradtrack
+    >>> gradtrack.block_diag(gradtrack.tensor([[1, 2]]), gradtrack.tensor(3))
+    tensor([[1, 2, 0],
+            [0, 0, 3]])
+    """
+    for i, t in enumerate(tensors):
+        if not isinstance(t, _C.Tensor):
+            raise TypeError(f"expected Tensor as element {i} in argument 0, but got "
+                            f"{type(t).__name__}")
+        if t.dim() > 2:
+            raise RuntimeError("torch.block_diag: Input tensors must have 2 or fewer "
+                               f"dimensions. Input {i} has {t.dim()} dimensions")
+    if not tensors:
+        return _C.empty(1, 0)
+    floats = [i for i, t in enumerate(tensors) if t.is_floating_point()]
+    # the node differentiates the floating blocks; the others ride along as constants
+    order = floats + [i for i in range(len(tensors)) if i not in floats]
+
+    def compute(*parts):
+        placed = [None] * len(parts)
+        for i, t in zip(order, parts):
+            placed[i] = t
+        return _block_diag(*placed)
+    node = composite_node("BlockDiagBackward0", compute, differentiable=len(floats))
+    return node(*[tensors[i] for i in order])
+
+
+def kron(input, other):  # noqa: A002
+    """The Kronecker product: every element of ``input`` times the whole of ``other``,
+    laid out block by block (torch's composite: views, a broadcast product, a view).
+
+    >>> import gradtrack
+    >>> gradtrack.kron(gradtrack.tensor([1, 2]), gradtrack.tensor([1, 10]))
+    tensor([ 1, 10,  2, 20])
+    """
+    nd = builtins.max(input.dim(), other.dim())
+    a = [1] * (nd - input.dim()) + list(input.shape)
+    b = [1] * (nd - other.dim()) + list(other.shape)
+    a_shape = [n for size in a for n in (size, 1)]
+    b_shape = [n for size in b for n in (1, size)]
+    product = _E.unsafe_view(input, a_shape) * _E.unsafe_view(other, b_shape)
+    return _E.unsafe_view(product, [i * j for i, j in zip(a, b)])
+
+
+def vander(x, N=None, increasing=False):  # noqa: N803 - torch's argument name
+    """The Vandermonde matrix of the 1-D ``x``: column j is ``x ** (N - 1 - j)`` (``x ** j``
+    when ``increasing``), of dtype int64 for integer input.
+
+    >>> import gradtrack
+    >>> gradtrack.vander(gradtrack.tensor([1, 2, 3]), N=3)
+    tensor([[1, 1, 1],
+            [4, 2, 1],
+            [9, 3, 1]])
+    """
+    if x.dim() != 1:
+        raise RuntimeError("x must be a one-dimensional tensor.")
+    n = x.shape[0] if N is None else N
+    if n < 0:
+        raise RuntimeError("N must be non-negative.")
+    # torch's composite: ones, the powers written in place as a running product of the
+    # columns after the first, then flipped for decreasing powers
+    result = _C.empty(x.shape[0], n, dtype=_C._promote_types(x.dtype, _C.int64))
+    if n > 0:
+        result.fill_(1)
+        if n > 1:
+            result[:, 1:].copy_(x.unsqueeze(1))
+            result[:, 1:].copy_(result[:, 1:].cumprod(1))
+    return result if increasing else result.flip((1,))
+
+
 # The methods' own parameters (``x.repeat(2, 1)``), under the methods' names.
 _repeat_method.__name__, _flip_method.__name__, _tile_method.__name__ = "repeat", "flip", "tile"
 _tril_.__name__, _triu_.__name__ = "tril_", "triu_"
 
 FUNCTIONS = (tril, triu, flip, fliplr, flipud, roll, tile, repeat_interleave, diag_embed, diag,
-             hstack, vstack, dstack, column_stack, cartesian_prod, diagflat, combinations)
+             hstack, vstack, dstack, column_stack, cartesian_prod, diagflat, combinations, rot90,
+             block_diag, kron, vander)
 ALIASES = {"row_stack": "vstack"}
 METHODS = {**methods(tril, triu, roll, fliplr, flipud, repeat_interleave, diag_embed, diag,
-                     diagflat),
+                     diagflat, rot90, kron),
            "repeat": _repeat_method, "flip": _flip_method, "tile": _tile_method,
            "tril_": _tril_, "triu_": _triu_}

@@ -2,6 +2,8 @@
 cross, trace, einsum, tensordot, inner and cdist.
 """
 
+import warnings
+
 import numpy as np
 
 from .rows import FLOAT, NUM, A, OpSpec, S, Step, T, Tr
@@ -151,3 +153,36 @@ OPS += [
            ref=lambda np_, c, m, v: 3 * c - m @ v,
            inplace="addmv_", inplace_kw=(("beta", 3), ("alpha", -1)), **_MM_TOL),
 ]
+
+# ---- chains of products and Vandermonde matrices ---------------------------------------------
+
+
+def _chain_matmul(lib, *mats):
+    # both libraries warn once per process: the rows keep the warning out of the traces the
+    # fuzzers compare, whose order of runs decides which call is first
+    # (tests/ops/test_shape_ops.py pins the warning)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return lib.chain_matmul(*mats)
+
+
+OPS += [
+    OpSpec("chain_matmul_three", lambda lib, a, b, c: _chain_matmul(lib, a, b, c),
+           (S("2x3_3x4_4x1", A(2, 3), A(3, 4), A(4, 1)), S("t", T(3, 2), A(2, 5), A(5, 2))),
+           FLOAT, ref=lambda np_, a, b, c: a @ b @ c, gradgrad=True),
+    OpSpec("chain_matmul_four", lambda lib, a, b, c, d: _chain_matmul(lib, a, b, c, d),
+           (S("mixed", A(5, 1), A(1, 4), A(4, 3), A(3, 2)),), FLOAT,
+           ref=lambda np_, a, b, c, d: a @ b @ c @ d),
+    OpSpec("chain_matmul_one", lambda lib, a: _chain_matmul(lib, a), (S("2x3", A(2, 3)),), FLOAT,
+           ref=lambda np_, a: a.copy()),
+    OpSpec("linalg.vander", lambda lib, a: lib.linalg.vander(a), (S("3", A(3)), S("2x4", A(2, 4))),
+           NUM, ref=lambda np_, a: _np_vander(a, a.shape[-1]), gradgrad=True),
+    OpSpec("linalg.vander_N", lambda lib, a: lib.linalg.vander(a, N=4), (S("0d", A()),), FLOAT,
+           ref=lambda np_, a: _np_vander(np.reshape(a, 1), 4)),
+]
+
+
+def _np_vander(a, n):
+    out = np.stack([np.asarray(a) ** j for j in range(n)], -1)
+    return out.astype(a.dtype if a.dtype.kind == "f" else np.int64)
+

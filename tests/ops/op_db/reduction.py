@@ -176,3 +176,35 @@ OPS += [
            (S("2x3", A(2, 3, domain=SMALL)), S("t", T(2, 3, domain=SMALL))), ALL,
            ref=lambda np_, a: np.count_nonzero(a, axis=0), differentiable=False),
 ]
+
+# ---- the trapezoid rule ----------------------------------------------------------------------
+
+
+def _np_cumtrapz(y, x=None, dx=1.0, axis=-1):
+    y = np.moveaxis(np.asarray(y, np.float64), axis, -1)
+    gaps = dx if x is None else np.diff(np.broadcast_to(np.moveaxis(x, axis, -1) if np.ndim(x) > 1
+                                                        else x, y.shape), axis=-1)
+    out = np.cumsum((y[..., 1:] + y[..., :-1]) * gaps / 2, -1)
+    return np.moveaxis(out, -1, axis)
+
+
+OPS += [
+    OpSpec("trapezoid", lambda lib, y: lib.trapezoid(y), (S("2x5", A(2, 5)), S("t", T(3, 4))),
+           NUM, ref=lambda np_, y: _f(np.asarray(np.trapezoid(y)))),
+    OpSpec("trapezoid_x_dim", lambda lib, y, x: lib.trapezoid(y, x, dim=0),
+           (S("4x3_4", A(4, 3), A(4)), S("4x3_4x3", A(4, 3), A(4, 3))), FLOAT,
+           ref=lambda np_, y, x: np.trapezoid(y, x if x.ndim > 1 else x[:, None], axis=0),
+           gradgrad=True),
+    OpSpec("trapz_dx", lambda lib, y: lib.trapz(y, dx=0.5), (S("2x5", A(2, 5)),), FLOAT,
+           ref=lambda np_, y: np.trapezoid(y, dx=0.5)),
+    OpSpec("cumulative_trapezoid", lambda lib, y: lib.cumulative_trapezoid(y),
+           (S("2x5", A(2, 5)), S("t", T(3, 4))), NUM,
+           ref=lambda np_, y: _np_cumtrapz(y)),
+    OpSpec("cumulative_trapezoid_x", lambda lib, y, x: lib.cumulative_trapezoid(y, x),
+           (S("2x5_5", A(2, 5), A(5)),), FLOAT,
+           ref=lambda np_, y, x: _np_cumtrapz(y, x).astype(y.dtype)),
+    OpSpec("cumulative_trapezoid_dx_dim", lambda lib, y: lib.cumulative_trapezoid(y, dx=2, dim=0),
+           (S("4x2", A(4, 2)),), FLOAT,
+           ref=lambda np_, y: _np_cumtrapz(y, dx=2.0, axis=0).astype(y.dtype)),
+]
+

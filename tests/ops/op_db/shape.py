@@ -11,6 +11,17 @@ from .rows import ALL, CASTABLE, FLOAT, NONNEG, NUM, SMALL, A, E, OpSpec, S, Ste
 from .samples import _CAST_SAMPLES, LOSS_PAIR, MATRIX, SHAPE, V23, V23C
 
 
+def _np_block_diag(*arrays):
+    mats = [np.reshape(a, (1, -1)) if np.ndim(a) < 2 else a for a in arrays]
+    out = np.zeros((sum(m.shape[0] for m in mats), sum(m.shape[1] for m in mats)),
+                   np.result_type(*mats))
+    r = c = 0
+    for m in mats:
+        out[r:r + m.shape[0], c:c + m.shape[1]] = m
+        r, c = r + m.shape[0], c + m.shape[1]
+    return out
+
+
 def _diag_embed_np(a):
     out = np.zeros(a.shape + (a.shape[-1],), a.dtype)
     idx = np.arange(a.shape[-1])
@@ -174,3 +185,39 @@ OPS += [
     OpSpec("Tensor.sum_to_size_leading", lambda lib, a: a.sum_to_size((3,)),
            (S("2x4x3", A(2, 4, 3)),), FLOAT, ref=lambda np_, a: _sum_to_np(a, (3,))),
 ]
+
+# ---- rotations, block matrices, Kronecker products, Vandermonde matrices --------------------
+
+OPS += [
+    OpSpec("rot90", lambda lib, a: lib.rot90(a), (S("2x3", A(2, 3)), S("t", T(2, 3))), ALL,
+           ref=lambda np_, a: np.rot90(a)),
+    OpSpec("Tensor.rot90_k_dims", lambda lib, a: a.rot90(-1, (2, 0)), (S("2x3x4", A(2, 3, 4)),),
+           FLOAT, ref=lambda np_, a: np.rot90(a, -1, (2, 0))),
+    OpSpec("rot90_half_turn", lambda lib, a: lib.rot90(a, 2, [1, 0]), (S("3x2", A(3, 2)),), FLOAT,
+           ref=lambda np_, a: np.rot90(a, 2, (1, 0))),
+    OpSpec("rot90_full_turn", lambda lib, a: lib.rot90(a, 4), (S("t", T(2, 3)),), FLOAT,
+           ref=lambda np_, a: a.copy()),
+    OpSpec("block_diag", lambda lib, a, b, c: lib.block_diag(a, b, c),
+           (S("2d_1d_0d", A(2, 3), A(2), A()), S("t_empty", T(2, 2), A(0, 2), A(1, 1))), ALL,
+           ref=lambda np_, a, b, c: _np_block_diag(a, b, c)),
+    OpSpec("block_diag_promotes", lambda lib, a, b: lib.block_diag(a, b),
+           (S("f_i64", A(2, 2), A(1, 2, dtype="int64")),), FLOAT,
+           ref=lambda np_, a, b: _np_block_diag(a, b.astype(a.dtype))),
+    OpSpec("kron", lambda lib, a, b: lib.kron(a, b),
+           (S("2x3_2x2", A(2, 3), A(2, 2)), S("1d_2d", A(3), A(2, 2)), S("0d_1d", A(), A(3))),
+           NUM, ref=lambda np_, a, b: np.kron(a, b), gradgrad=True),
+    OpSpec("Tensor.kron_3d", lambda lib, a, b: a.kron(b), (S("3d_2d", A(2, 1, 2), A(2, 3)),),
+           FLOAT, ref=lambda np_, a, b: np.kron(a, b)),
+    # torch.vander writes its powers in place over the product that saved them, so its
+    # backward raises in torch too (tests/ops/test_shape_ops.py pins the error)
+    OpSpec("vander", lambda lib, a: lib.vander(a), (S("4", A(4)),), NUM + ("bool",),
+           ref=lambda np_, a: np.vander(a).astype(np.float64 if a.dtype == np.float64 else
+                                                   np.float32 if a.dtype == np.float32 else
+                                                   np.int64),
+           differentiable=False),
+    OpSpec("vander_increasing_N", lambda lib, a: lib.vander(a, N=2, increasing=True),
+           (S("3", A(3)),), NUM, differentiable=False,
+           ref=lambda np_, a: np.vander(a, 2, increasing=True).astype(
+               a.dtype if a.dtype.kind == "f" else np.int64)),
+]
+

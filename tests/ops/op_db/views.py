@@ -199,3 +199,29 @@ OPS += [
     OpSpec("Tensor.H", lambda lib, a: a.H, (S("2x3", A(2, 3)),), NUM,
            ref=lambda np_, a: a.T),
 ]
+
+# ---- unfold: overlapping windows (step < size), gapped ones (step > size) ---------------------
+
+
+def _np_unfold(a, dim, size, step):
+    a = np.asarray(a)
+    if a.ndim == 0:
+        return a.reshape(1)[:size]
+    windows = (a.shape[dim] - size) // step + 1
+    parts = [np.take(a, range(w * step, w * step + size), axis=dim) for w in range(windows)]
+    return np.moveaxis(np.stack(parts, axis=dim), dim + 1, -1)
+
+
+OPS += [
+    OpSpec("Tensor.unfold_overlapping", lambda lib, a: a.unfold(1, 2, 1),
+           (S("3x4", A(3, 4)), S("t", T(4, 3)), S("2x5x2", A(2, 5, 2))), ALL,
+           ref=lambda np_, a: _np_unfold(a, 1, 2, 1)),
+    OpSpec("Tensor.unfold_gapped_last", lambda lib, a: a.unfold(-1, 2, 3),
+           (S("3x7", A(3, 7)), S("1d", A(8))), FLOAT,
+           ref=lambda np_, a: _np_unfold(a, a.ndim - 1, 2, 3)),
+    OpSpec("Tensor.unfold_0d", lambda lib, a: a.unfold(0, 1, 2), (S("0d", A()),), FLOAT,
+           ref=lambda np_, a: _np_unfold(a, 0, 1, 2)),
+    OpSpec("Tensor.unfold_empty_window", lambda lib, a: a.unfold(0, 0, 2), (S("3", A(3)),),
+           FLOAT, ref=lambda np_, a: np.zeros((2, 0), a.dtype)),
+]
+

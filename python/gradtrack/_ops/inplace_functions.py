@@ -1,0 +1,107 @@
+"""torch's top-level names of in-place methods: ``torch.abs_(x)`` is ``x.abs_()``, with
+torch's parameter name ``input``; the write, its checks, ``_version`` and ``grad_fn`` are
+the method's (``_inplace.py``), so the two cannot differ.
+
+>>> import gradtrack
+>>> x = gradtrack.tensor([-1.0, 2.0])
+>>> gradtrack.abs_(x)
+tensor([1., 2.])
+>>> x
+tensor([1., 2.])
+"""
+
+# The methods whose only argument is the tensor they write.
+UNARY = ("abs_", "acos_", "acosh_", "arccos_", "arccosh_", "arcsin_", "arcsinh_", "arctan_",
+         "arctanh_", "asin_", "asinh_", "atan_", "atanh_", "ceil_", "cos_", "cosh_", "deg2rad_",
+         "erf_", "erfc_", "exp2_", "exp_", "expm1_", "fix_", "floor_", "frac_", "i0_", "log10_",
+         "log1p_", "log2_", "log_", "neg_", "negative_", "rad2deg_", "reciprocal_", "relu_",
+         "rsqrt_", "sigmoid_", "sin_", "sinc_", "sinh_", "sqrt_", "square_", "tan_", "tanh_",
+         "trunc_", "zero_", "detach_")
+
+
+def _unary(name):
+    def function(input):  # noqa: A002 - torch's parameter name
+        return getattr(input, name)()
+    function.__name__ = function.__qualname__ = name
+    function.__doc__ = f"""``input.{name}()``: writes the result into ``input`` and returns it.
+
+    >>> import gradtrack
+    >>> gradtrack.{name}(gradtrack.tensor([0.5, 1.0])).shape
+    gradtrack.Size([2])
+    """
+    return function
+
+
+def clamp_(input, min=None, max=None):  # noqa: A002 - torch's parameter names
+    """``input.clamp_(min, max)``: ``input`` limited to [``min``, ``max``] in place.
+
+    >>> import gradtrack
+    >>> gradtrack.clamp_(gradtrack.tensor([-2.0, 0.5, 3.0]), -1, 1)
+    tensor([-1.0000,  0.5000,  1.0000])
+    """
+    return input.clamp_(min, max)
+
+
+def clip_(input, min=None, max=None):  # noqa: A002 - torch's parameter names
+    """``input.clip_(min, max)``, torch's other name of :func:`clamp_`.
+
+    >>> import gradtrack
+    >>> gradtrack.clip_(gradtrack.tensor([-2.0, 3.0]), max=1)
+    tensor([-2.,  1.])
+    """
+    return input.clip_(min, max)
+
+
+def clamp_min_(input, min):  # noqa: A002 - torch's parameter names
+    """``input.clamp_min_(min)``: ``input`` limited below at ``min`` in place.
+
+    >>> import gradtrack
+    >>> gradtrack.clamp_min_(gradtrack.tensor([-2.0, 3.0]), 0)
+    tensor([0., 3.])
+    """
+    return input.clamp_min_(min)
+
+
+def clamp_max_(input, max):  # noqa: A002 - torch's parameter names
+    """``input.clamp_max_(max)``: ``input`` limited above at ``max`` in place.
+
+    >>> import gradtrack
+    >>> gradtrack.clamp_max_(gradtrack.tensor([-2.0, 3.0]), 0)
+    tensor([-2.,  0.])
+    """
+    return input.clamp_max_(max)
+
+
+def fill_(input, value):  # noqa: A002 - torch's parameter name
+    """``input.fill_(value)``: every element of ``input`` set to ``value``.
+
+    >>> import gradtrack
+    >>> gradtrack.fill_(gradtrack.zeros(2), 7)
+    tensor([7., 7.])
+    """
+    return input.fill_(value)
+
+
+def nan_to_num_(input, nan=0.0, posinf=None, neginf=None):  # noqa: A002
+    """``input.nan_to_num_(nan, posinf, neginf)``: NaN and infinities replaced in place.
+
+    >>> import gradtrack
+    >>> gradtrack.nan_to_num_(gradtrack.tensor([float("nan"), 1.0]))
+    tensor([0., 1.])
+    """
+    return input.nan_to_num_(nan, posinf, neginf)
+
+
+def addmv_(input, mat, vec, *, beta=1, alpha=1):  # noqa: A002 - torch's parameter names
+    """``input.addmv_(mat, vec, beta=beta, alpha=alpha)``: ``beta * input + alpha * (mat @
+    vec)`` written into ``input``.
+
+    >>> import gradtrack
+    >>> gradtrack.addmv_(gradtrack.ones(2), gradtrack.eye(2), gradtrack.tensor([1.0, 2.0]))
+    tensor([2., 3.])
+    """
+    return input.addmv_(mat, vec, beta=beta, alpha=alpha)
+
+
+FUNCTIONS = (*(_unary(name) for name in UNARY), clamp_, clip_, clamp_min_, clamp_max_, fill_,
+             nan_to_num_, addmv_)

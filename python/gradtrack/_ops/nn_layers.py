@@ -1,0 +1,450 @@
+"""The layer functions torch also has at the top level, with the parameters of its ATen
+ops (``torch.batch_norm(input, weight, bias, running_mean, running_var, training,
+momentum, eps, cudnn_enabled)``, ``torch.embedding(weight, indices, ...)``,
+``torch.dropout(input, p, train)``): each calls the ``nn.functional`` function that
+computes the same thing, so values, gradients, ``grad_fn`` names and random draws are
+that function's. ``cudnn_enabled``/``cudnn_enable`` choose a GPU kernel in torch and
+change nothing on the CPU.
+
+>>> import gradtrack
+>>> gradtrack.selu(gradtrack.tensor([-1.0, 1.0]))
+tensor([-1.1113,  1.0507])
+"""
+
+from ..nn import functional as F  # noqa: N812 - torch's spelling
+
+# ---- convolutions --------------------------------------------------------------------------
+
+
+def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):  # noqa: A002
+    """:func:`gradtrack.nn.functional.conv1d`.
+
+    >>> import gradtrack
+    >>> gradtrack.conv1d(gradtrack.ones(1, 1, 3), gradtrack.ones(1, 1, 2))
+    tensor([[[2., 2.]]])
+    """
+    return F.conv1d(input, weight, bias, stride, padding, dilation, groups)
+
+
+def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):  # noqa: A002
+    """:func:`gradtrack.nn.functional.conv2d`.
+
+    >>> import gradtrack
+    >>> gradtrack.conv2d(gradtrack.ones(1, 1, 2, 2), gradtrack.ones(1, 1, 2, 2))
+    tensor([[[[4.]]]])
+    """
+    return F.conv2d(input, weight, bias, stride, padding, dilation, groups)
+
+
+def conv3d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):  # noqa: A002
+    """:func:`gradtrack.nn.functional.conv3d`.
+
+    >>> import gradtrack
+    >>> gradtrack.conv3d(gradtrack.ones(1, 1, 2, 2, 2), gradtrack.ones(1, 1, 2, 2, 2))
+    tensor([[[[[8.]]]]])
+    """
+    return F.conv3d(input, weight, bias, stride, padding, dilation, groups)
+
+
+def conv_transpose1d(input, weight, bias=None, stride=1, padding=0,  # noqa: A002
+                     output_padding=0, groups=1, dilation=1):
+    """:func:`gradtrack.nn.functional.conv_transpose1d`.
+
+    >>> import gradtrack
+    >>> gradtrack.conv_transpose1d(gradtrack.ones(1, 1, 2), gradtrack.ones(1, 1, 2))
+    tensor([[[1., 2., 1.]]])
+    """
+    return F.conv_transpose1d(input, weight, bias, stride, padding, output_padding, groups,
+                              dilation)
+
+
+def conv_transpose2d(input, weight, bias=None, stride=1, padding=0,  # noqa: A002
+                     output_padding=0, groups=1, dilation=1):
+    """:func:`gradtrack.nn.functional.conv_transpose2d`.
+
+    >>> import gradtrack
+    >>> gradtrack.conv_transpose2d(gradtrack.ones(1, 1, 1, 1), gradtrack.ones(1, 1, 2, 2))
+    tensor([[[[1., 1.],
+              [1., 1.]]]])
+    """
+    return F.conv_transpose2d(input, weight, bias, stride, padding, output_padding, groups,
+                              dilation)
+
+
+def conv_transpose3d(input, weight, bias=None, stride=1, padding=0,  # noqa: A002
+                     output_padding=0, groups=1, dilation=1):
+    """:func:`gradtrack.nn.functional.conv_transpose3d`.
+
+    >>> import gradtrack
+    >>> gradtrack.conv_transpose3d(gradtrack.ones(1, 1, 1, 1, 1),
+    ...                            gradtrack.ones(1, 1, 1, 1, 2)).shape
+    gradtrack.Size([1, 1, 1, 1, 2])
+    """
+    return F.conv_transpose3d(input, weight, bias, stride, padding, output_padding, groups,
+                              dilation)
+
+
+# ---- normalizations ------------------------------------------------------------------------
+
+
+def batch_norm(input, weight, bias, running_mean, running_var, training, momentum,  # noqa: A002
+               eps, cudnn_enabled):
+    """:func:`gradtrack.nn.functional.batch_norm`, with ATen's order of parameters.
+
+    >>> import gradtrack
+    >>> gradtrack.batch_norm(gradtrack.tensor([[1.0], [3.0]]), None, None, None, None,
+    ...                      True, 0.1, 1e-5, False)
+    tensor([[-1.0000],
+            [ 1.0000]])
+    """
+    return F.batch_norm(input, running_mean, running_var, weight, bias, training, momentum, eps)
+
+
+def instance_norm(input, weight, bias, running_mean, running_var,  # noqa: A002
+                  use_input_stats, momentum, eps, cudnn_enabled):
+    """:func:`gradtrack.nn.functional.instance_norm`, with ATen's order of parameters.
+
+    >>> import gradtrack
+    >>> gradtrack.instance_norm(gradtrack.tensor([[[1.0, 3.0]]]), None, None, None, None,
+    ...                         True, 0.1, 1e-5, False)
+    tensor([[[-1.0000,  1.0000]]])
+    """
+    return F.instance_norm(input, running_mean, running_var, weight, bias, use_input_stats,
+                           momentum, eps)
+
+
+def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05,  # noqa: A002
+               cudnn_enable=True):
+    """:func:`gradtrack.nn.functional.layer_norm`.
+
+    >>> import gradtrack
+    >>> gradtrack.layer_norm(gradtrack.tensor([[1.0, 3.0]]), [2])
+    tensor([[-1.0000,  1.0000]])
+    """
+    return F.layer_norm(input, normalized_shape, weight, bias, eps)
+
+
+def group_norm(input, num_groups, weight=None, bias=None, eps=1e-05,  # noqa: A002
+               cudnn_enabled=True):
+    """:func:`gradtrack.nn.functional.group_norm`.
+
+    >>> import gradtrack
+    >>> gradtrack.group_norm(gradtrack.tensor([[[1.0], [3.0]]]), 1)
+    tensor([[[-1.0000],
+             [ 1.0000]]])
+    """
+    return F.group_norm(input, num_groups, weight, bias, eps)
+
+
+def rms_norm(input, normalized_shape, weight=None, eps=None):  # noqa: A002
+    """:func:`gradtrack.nn.functional.rms_norm`.
+
+    >>> import gradtrack
+    >>> gradtrack.rms_norm(gradtrack.tensor([[3.0, 4.0]]), [2])
+    tensor([[0.8485, 1.1314]])
+    """
+    return F.rms_norm(input, normalized_shape, weight, eps)
+
+
+# ---- dropout -------------------------------------------------------------------------------
+
+
+def dropout(input, p, train):  # noqa: A002
+    """:func:`gradtrack.nn.functional.dropout` (``training=train``).
+
+    >>> import gradtrack
+    >>> gradtrack.dropout(gradtrack.ones(3), 0.5, False)
+    tensor([1., 1., 1.])
+    """
+    return F.dropout(input, p, train)
+
+
+def dropout_(input, p, train):  # noqa: A002
+    """:func:`dropout` written into ``input``.
+
+    >>> import gradtrack
+    >>> gradtrack.dropout_(gradtrack.ones(3), 0.5, False)
+    tensor([1., 1., 1.])
+    """
+    return F.dropout(input, p, train, inplace=True)
+
+
+def alpha_dropout(input, p, train):  # noqa: A002
+    """:func:`gradtrack.nn.functional.alpha_dropout` (``training=train``).
+
+    >>> import gradtrack
+    >>> gradtrack.alpha_dropout(gradtrack.ones(3), 0.5, False)
+    tensor([1., 1., 1.])
+    """
+    return F.alpha_dropout(input, p, train)
+
+
+def alpha_dropout_(input, p, train):  # noqa: A002
+    """:func:`alpha_dropout` written into ``input``.
+
+    >>> import gradtrack
+    >>> gradtrack.alpha_dropout_(gradtrack.ones(3), 0.5, False)
+    tensor([1., 1., 1.])
+    """
+    return F.alpha_dropout(input, p, train, inplace=True)
+
+
+def feature_alpha_dropout(input, p, train):  # noqa: A002
+    """:func:`gradtrack.nn.functional.feature_alpha_dropout` (``training=train``).
+
+    >>> import gradtrack
+    >>> gradtrack.feature_alpha_dropout(gradtrack.ones(1, 2, 2), 0.5, False)
+    tensor([[[1., 1.],
+             [1., 1.]]])
+    """
+    return F.feature_alpha_dropout(input, p, train)
+
+
+def feature_alpha_dropout_(input, p, train):  # noqa: A002
+    """:func:`feature_alpha_dropout` written into ``input``.
+
+    >>> import gradtrack
+    >>> gradtrack.feature_alpha_dropout_(gradtrack.ones(1, 2, 2), 0.5, False).shape
+    gradtrack.Size([1, 2, 2])
+    """
+    return F.feature_alpha_dropout(input, p, train, inplace=True)
+
+
+# ---- activations ---------------------------------------------------------------------------
+
+
+def selu(input):  # noqa: A002
+    """:func:`gradtrack.nn.functional.selu`.
+
+    >>> import gradtrack
+    >>> gradtrack.selu(gradtrack.tensor([-1.0, 1.0]))
+    tensor([-1.1113,  1.0507])
+    """
+    return F.selu(input)
+
+
+def selu_(input):  # noqa: A002
+    """:func:`selu` written into ``input``.
+
+    >>> import gradtrack
+    >>> gradtrack.selu_(gradtrack.tensor([-1.0, 1.0]))
+    tensor([-1.1113,  1.0507])
+    """
+    return F.selu(input, inplace=True)
+
+
+def celu(input, alpha=1.0):  # noqa: A002
+    """:func:`gradtrack.nn.functional.celu`.
+
+    >>> import gradtrack
+    >>> gradtrack.celu(gradtrack.tensor([-1.0, 1.0]))
+    tensor([-0.6321,  1.0000])
+    """
+    return F.celu(input, alpha)
+
+
+def celu_(input, alpha=1.0):  # noqa: A002
+    """:func:`celu` written into ``input``.
+
+    >>> import gradtrack
+    >>> gradtrack.celu_(gradtrack.tensor([-1.0, 1.0]))
+    tensor([-0.6321,  1.0000])
+    """
+    return F.celu(input, alpha, inplace=True)
+
+
+def threshold(input, threshold, value):  # noqa: A002
+    """:func:`gradtrack.nn.functional.threshold`.
+
+    >>> import gradtrack
+    >>> gradtrack.threshold(gradtrack.tensor([0.5, 2.0]), 1.0, -1.0)
+    tensor([-1.,  2.])
+    """
+    return F.threshold(input, threshold, value)
+
+
+def hardshrink(input, lambd=0.5):  # noqa: A002
+    """:func:`gradtrack.nn.functional.hardshrink`.
+
+    >>> import gradtrack
+    >>> gradtrack.hardshrink(gradtrack.tensor([0.2, -1.0]))
+    tensor([ 0., -1.])
+    """
+    return F.hardshrink(input, lambd)
+
+
+def prelu(input, weight):  # noqa: A002
+    """:func:`gradtrack.nn.functional.prelu`.
+
+    >>> import gradtrack
+    >>> gradtrack.prelu(gradtrack.tensor([-2.0, 1.0]), gradtrack.tensor([0.25]))
+    tensor([-0.5000,  1.0000])
+    """
+    return F.prelu(input, weight)
+
+
+# ---- rearrangements, distances, products ---------------------------------------------------
+
+
+def pixel_shuffle(input, upscale_factor):  # noqa: A002
+    """:func:`gradtrack.nn.functional.pixel_shuffle`.
+
+    >>> import gradtrack
+    >>> gradtrack.pixel_shuffle(gradtrack.ones(1, 4, 1, 1), 2).shape
+    gradtrack.Size([1, 1, 2, 2])
+    """
+    return F.pixel_shuffle(input, upscale_factor)
+
+
+def pixel_unshuffle(input, downscale_factor):  # noqa: A002
+    """:func:`gradtrack.nn.functional.pixel_unshuffle`.
+
+    >>> import gradtrack
+    >>> gradtrack.pixel_unshuffle(gradtrack.ones(1, 1, 2, 2), 2).shape
+    gradtrack.Size([1, 4, 1, 1])
+    """
+    return F.pixel_unshuffle(input, downscale_factor)
+
+
+def channel_shuffle(input, groups):  # noqa: A002
+    """:func:`gradtrack.nn.functional.channel_shuffle`.
+
+    >>> import gradtrack
+    >>> gradtrack.channel_shuffle(gradtrack.arange(4.0).reshape(1, 4, 1), 2).flatten()
+    tensor([0., 2., 1., 3.])
+    """
+    return F.channel_shuffle(input, groups)
+
+
+def pdist(input, p=2):  # noqa: A002
+    """:func:`gradtrack.nn.functional.pdist`.
+
+    >>> import gradtrack
+    >>> gradtrack.pdist(gradtrack.tensor([[0.0, 0.0], [3.0, 4.0]]))
+    tensor([5.])
+    """
+    return F.pdist(input, p)
+
+
+def pairwise_distance(x1, x2, p=2, eps=1e-06, keepdim=False):
+    """:func:`gradtrack.nn.functional.pairwise_distance`.
+
+    >>> import gradtrack
+    >>> gradtrack.pairwise_distance(gradtrack.tensor([[0.0, 0.0]]), gradtrack.tensor([[3.0, 4.0]]))
+    tensor([5.0000])
+    """
+    return F.pairwise_distance(x1, x2, p, eps, keepdim)
+
+
+def bilinear(input1, input2, weight, bias=None):
+    """:func:`gradtrack.nn.functional.bilinear`.
+
+    >>> import gradtrack
+    >>> gradtrack.bilinear(gradtrack.ones(1, 2), gradtrack.ones(1, 2), gradtrack.ones(1, 2, 2))
+    tensor([[4.]])
+    """
+    return F.bilinear(input1, input2, weight, bias)
+
+
+def embedding(weight, indices, padding_idx=-1, scale_grad_by_freq=False, sparse=False):
+    """:func:`gradtrack.nn.functional.embedding` with ATen's order: the table first, and
+    ``padding_idx=-1`` for none.
+
+    >>> import gradtrack
+    >>> gradtrack.embedding(gradtrack.tensor([[1.0], [2.0]]), gradtrack.tensor([1, 0]))
+    tensor([[2.],
+            [1.]])
+    """
+    return F.embedding(indices, weight, None if padding_idx < 0 else padding_idx,
+                       scale_grad_by_freq=scale_grad_by_freq, sparse=sparse)
+
+
+# ---- pools ---------------------------------------------------------------------------------
+# ATen's pools take ``stride=[]`` for "the kernel size", nn.functional's ``stride=None``.
+
+
+def max_pool1d(input, kernel_size, stride=(), padding=0, dilation=1,  # noqa: A002
+               ceil_mode=False):
+    """:func:`gradtrack.nn.functional.max_pool1d`.
+
+    >>> import gradtrack
+    >>> gradtrack.max_pool1d(gradtrack.tensor([[1.0, 3.0, 2.0, 0.0]]), 2)
+    tensor([[3., 2.]])
+    """
+    return F.max_pool1d(input, kernel_size, stride or None, padding, dilation, ceil_mode)
+
+
+def max_pool2d(input, kernel_size, stride=(), padding=0, dilation=1,  # noqa: A002
+               ceil_mode=False):
+    """:func:`gradtrack.nn.functional.max_pool2d`.
+
+    >>> import gradtrack
+    >>> gradtrack.max_pool2d(gradtrack.arange(4.0).reshape(1, 2, 2), 2)
+    tensor([[[3.]]])
+    """
+    return F.max_pool2d(input, kernel_size, stride or None, padding, dilation, ceil_mode)
+
+
+def max_pool3d(input, kernel_size, stride=(), padding=0, dilation=1,  # noqa: A002
+               ceil_mode=False):
+    """:func:`gradtrack.nn.functional.max_pool3d`.
+
+    >>> import gradtrack
+    >>> gradtrack.max_pool3d(gradtrack.arange(8.0).reshape(1, 2, 2, 2), 2)
+    tensor([[[[7.]]]])
+    """
+    return F.max_pool3d(input, kernel_size, stride or None, padding, dilation, ceil_mode)
+
+
+def max_pool1d_with_indices(input, kernel_size, stride=(), padding=0, dilation=1,  # noqa: A002
+                            ceil_mode=False):
+    """:func:`max_pool1d` and the position of each maximum (a tuple).
+
+    >>> import gradtrack
+    >>> gradtrack.max_pool1d_with_indices(gradtrack.tensor([[1.0, 3.0, 2.0, 0.0]]), 2)[1]
+    tensor([[1, 2]])
+    """
+    return F.max_pool1d(input, kernel_size, stride or None, padding, dilation, ceil_mode,
+                        return_indices=True)
+
+
+def avg_pool1d(input, kernel_size, stride=(), padding=0, ceil_mode=False,  # noqa: A002
+               count_include_pad=True):
+    """:func:`gradtrack.nn.functional.avg_pool1d`.
+
+    >>> import gradtrack
+    >>> gradtrack.avg_pool1d(gradtrack.tensor([[1.0, 3.0, 2.0, 0.0]]), 2)
+    tensor([[2., 1.]])
+    """
+    return F.avg_pool1d(input, kernel_size, stride or None, padding, ceil_mode,
+                        count_include_pad)
+
+
+def adaptive_avg_pool1d(input, output_size):  # noqa: A002
+    """:func:`gradtrack.nn.functional.adaptive_avg_pool1d`.
+
+    >>> import gradtrack
+    >>> gradtrack.adaptive_avg_pool1d(gradtrack.tensor([[1.0, 3.0, 2.0, 0.0]]), 2)
+    tensor([[2., 1.]])
+    """
+    return F.adaptive_avg_pool1d(input, output_size)
+
+
+def adaptive_max_pool1d(input, output_size):  # noqa: A002
+    """:func:`gradtrack.nn.functional.adaptive_max_pool1d` and the position of each maximum
+    (a tuple, as ATen's).
+
+    >>> import gradtrack
+    >>> gradtrack.adaptive_max_pool1d(gradtrack.tensor([[1.0, 3.0, 2.0, 0.0]]), 2)[0]
+    tensor([[3., 2.]])
+    """
+    return F.adaptive_max_pool1d(input, output_size, return_indices=True)
+
+
+FUNCTIONS = (conv1d, conv2d, conv3d, conv_transpose1d, conv_transpose2d, conv_transpose3d,
+             batch_norm, instance_norm, layer_norm, group_norm, rms_norm, dropout, dropout_,
+             alpha_dropout, alpha_dropout_, feature_alpha_dropout, feature_alpha_dropout_, selu,
+             selu_, celu, celu_, threshold, hardshrink, prelu, pixel_shuffle,
+             pixel_unshuffle, channel_shuffle, pdist, pairwise_distance, bilinear, embedding,
+             max_pool1d, max_pool2d, max_pool3d, max_pool1d_with_indices, avg_pool1d,
+             adaptive_avg_pool1d, adaptive_max_pool1d)

@@ -2,6 +2,7 @@
 thread, a context manager set on construction), view replay (off, as torch's default) and
 the deprecated ``autograd.variable``."""
 
+import inspect
 import threading
 
 import pytest
@@ -86,3 +87,10 @@ def test_deprecated_variable_raises_torchs_error(torch, args):
         torch.autograd.variable(*args, requires_grad=True)
     assert str(ours.value) == str(theirs.value)
     assert "variable" in autograd.__all__ and "variable" in torch.autograd.__all__
+
+
+@pytest.mark.parametrize("name", ["set_multithreading_enabled", "variable"])
+def test_signatures_are_torchs(torch, name):
+    def parameters(function):
+        return [(p.name, p.default, p.kind) for p in inspect.signature(function).parameters.values()]
+    assert parameters(getattr(autograd, name)) == parameters(getattr(torch.autograd, name))

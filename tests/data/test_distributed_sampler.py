@@ -1,5 +1,7 @@
 """DistributedSampler: torch's index split for every rank, padded or cut, shuffled or not."""
 
+import inspect
+
 import pytest
 
 from gradtrack.utils.data import distributed as gt_distributed
@@ -103,6 +105,17 @@ def test_importable_from_utils_data_as_torchs(torch):
     assert "DistributedSampler" in data.__all__
     assert gt_distributed.__all__ == torch.utils.data.distributed.__all__
     assert issubclass(DistributedSampler, data.Sampler)
+
+
+def _parameters(function):
+    return [(p.name, p.default, p.kind) for p in inspect.signature(function).parameters.values()]
+
+
+@pytest.mark.parametrize("method", ["__init__", "__iter__", "__len__", "set_epoch"])
+def test_signatures_are_torchs(torch, method):
+    from torch.utils.data.distributed import DistributedSampler as TorchSampler
+    assert _parameters(getattr(DistributedSampler, method)) == _parameters(
+        getattr(TorchSampler, method))
 
 
 def test_defaults_are_torchs(torch):

@@ -17,7 +17,9 @@ from .anomaly_mode import (detect_anomaly, is_anomaly_check_nan_enabled, is_anom
                            set_detect_anomaly)
 from .function import Function
 from .gradcheck import GradcheckError, gradcheck, gradgradcheck
-from .grad_mode import enable_grad, inference_mode, no_grad, set_grad_enabled
+from .grad_mode import (enable_grad, inference_mode, is_multithreading_enabled,
+                        is_view_replay_enabled, no_grad, set_grad_enabled,
+                        set_multithreading_enabled)
 from .provenance import explain, is_provenance_enabled, set_provenance
 from .silent_writes import detect_silent_writes, is_detect_silent_writes_enabled
 from .silent_writes import _from_environment as _silent_writes_from_environment
@@ -28,7 +30,9 @@ __all__ = ["Function", "function", "backward", "grad", "no_grad", "enable_grad",
            "is_anomaly_check_nan_enabled", "gradcheck", "gradgradcheck", "GradcheckError", "graph",
            "functional", "forward_ad", "profiler",
            "set_provenance", "is_provenance_enabled", "explain", "make_dot",
-           "detect_silent_writes", "is_detect_silent_writes_enabled"]
+           "detect_silent_writes", "is_detect_silent_writes_enabled",
+           "is_multithreading_enabled", "set_multithreading_enabled", "is_view_replay_enabled",
+           "variable"]
 
 _silent_writes_from_environment()
 
@@ -131,6 +135,20 @@ def grad(outputs: "_C.Tensor | Sequence[_C.Tensor]", inputs: "_C.Tensor | Sequen
         _refuse_forward_over_reverse(outputs + inputs)
     return _C._run_grad(outputs, grads, inputs, retain_graph, create_graph, bool(allow_unused),
                         bool(materialize_grads))
+
+
+def variable(*args: _Any, **kwargs: _Any) -> _Any:
+    """torch's long-deprecated ``autograd.variable``: it only raises, with torch's message.
+
+    (The ``Variable`` wrapper itself, ``autograd.Variable``, still works.)
+
+    >>> import gradtrack
+    >>> gradtrack.autograd.variable(gradtrack.ones(2))
+    Traceback (most recent call last):
+    ...
+    RuntimeError: torch.autograd.variable(...) is deprecated, use torch.tensor(...) instead
+    """
+    raise RuntimeError("torch.autograd.variable(...) is deprecated, use torch.tensor(...) instead")
 
 
 def _refuse_forward_over_reverse(tensors):

@@ -1,17 +1,20 @@
-"""Grad modes: ``no_grad``, ``enable_grad``, ``set_grad_enabled``, ``inference_mode``.
+"""Grad modes: ``no_grad``, ``enable_grad``, ``set_grad_enabled``, ``inference_mode``,
+and the backward-threading switch ``set_multithreading_enabled``.
 
-All are thread-local (the flag lives in C++ per thread), usable as context
+All are thread-local (the grad flags live in C++ per thread), usable as context
 managers and as decorators, like PyTorch's.
 """
 
 import functools
+import threading
 from collections.abc import Callable
 from typing import Any, TypeVar
 
 from .. import _C
 
 __all__ = ["no_grad", "enable_grad", "set_grad_enabled", "inference_mode", "is_grad_enabled",
-           "is_inference_mode_enabled"]
+           "is_inference_mode_enabled", "is_multithreading_enabled", "set_multithreading_enabled",
+           "is_view_replay_enabled"]
 
 _CO_GENERATOR = 0x20  # inspect.CO_GENERATOR, without importing inspect (import time)
 
@@ -148,3 +151,78 @@ class inference_mode(_DecoratorContextManager):
 
     def clone(self):
         return self.__class__(self.mode)
+
+
+# NOTE [Backward threading switch]: torch runs backward on per-device worker threads only
+# for accelerator devices; CPU graphs always run on the calling thread, whatever the flag.
+# gradtrack's engine is CPU-only and never starts threads, so the flag is kept (per
+# thread, default True, as torch's) and changes nothing, exactly as on torch's CPU build.
+_multithreading = threading.local()
+
+
+def is_multithreading_enabled() -> bool:
+    """Returns True if multithreading is currently enabled.
+
+    The flag is per thread and True by default. gradtrack's engine always runs backward on
+    the calling thread (as torch does for CPU tensors), so the flag has no effect on it.
+
+    >>> import gradtrack
+    >>> gradtrack.autograd.is_multithreading_enabled()
+    True
+    """
+    return getattr(_multithreading, "enabled", True)
+
+
+class set_multithreading_enabled(_DecoratorContextManager):
+    """Context-manager that enables or disables multithreaded backward.
+
+    As torch's: the flag is set when the object is created (so a plain call sets it),
+    and restored on leaving a ``with`` block; it is per thread. Backward in gradtrack
+    always runs on the calling thread (torch's behaviour for CPU tensors), so only the
+    flag changes.
+
+    >>> import gradtrack
+    >>> with gradtrack.autograd.set_multithreading_enabled(False):
+    ...     gradtrack.autograd.is_multithreading_enabled()
+    False
+    >>> gradtrack.autograd.is_multithreading_enabled()
+    True
+    """
+
+    def __init__(self, mode: bool) -> None:
+        if not isinstance(mode, bool):
+            raise TypeError("set_multithreading_enabled(): argument 'enabled' (position 1) must "
+                            f"be bool, not {type(mode).__name__}")
+        self.prev = is_multithreading_enabled()
+        _multithreading.enabled = mode
+        self.mode = mode
+
+    def __enter__(self) -> None:
+        pass
+
+    def __exit__(self, *exc: object) -> None:
+        _multithreading.enabled = self.prev
+
+    def clone(self) -> "set_multithreading_enabled":
+        """A copy of this context manager, with the same mode.
+
+        >>> import gradtrack
+        >>> manager = gradtrack.autograd.set_multithreading_enabled(True)
+        >>> manager.clone().mode
+        True
+        """
+        return self.__class__(self.mode)
+
+
+def is_view_replay_enabled() -> bool:
+    """Returns True if view-replay is currently enabled.
+
+    Always False in gradtrack: a view whose base was written in place gets its gradient
+    through ``as_strided`` (``AsStridedBackward0``), torch's default; gradtrack has no
+    switch to replay the chain of views instead.
+
+    >>> import gradtrack
+    >>> gradtrack.autograd.is_view_replay_enabled()
+    False
+    """
+    return False

@@ -443,6 +443,14 @@ def bitwise_and(input: typing.Any, other: typing.Any, *, out: typing.Any=None) -
 >>> gradtrack.bitwise_and(x, gradtrack.tensor([10, 6, 1]))
 tensor([8, 2, 1])"""
 
+def bitwise_left_shift(*args: typing.Any, out: typing.Any=None, **kwargs: typing.Any) -> Tensor:
+    """Each integer shifted left by ``other`` bits (0 when shifted by the width or more).
+
+>>> import gradtrack
+>>> x = gradtrack.tensor([1, -3, 5])
+>>> gradtrack.bitwise_left_shift(x, gradtrack.tensor([1, 2, 3]))
+tensor([  2, -12,  40])"""
+
 def bitwise_not(input: typing.Any, *, out: typing.Any=None) -> Tensor:
     """The bitwise NOT of each element of an integer or bool tensor.
 
@@ -458,6 +466,14 @@ def bitwise_or(input: typing.Any, other: typing.Any, *, out: typing.Any=None) ->
 >>> x = gradtrack.tensor([12, 10, 7])
 >>> gradtrack.bitwise_or(x, gradtrack.tensor([10, 6, 1]))
 tensor([14, 14,  7])"""
+
+def bitwise_right_shift(*args: typing.Any, out: typing.Any=None, **kwargs: typing.Any) -> Tensor:
+    """Each integer shifted right by ``other`` bits, keeping its sign.
+
+>>> import gradtrack
+>>> x = gradtrack.tensor([16, -16, 5])
+>>> gradtrack.bitwise_right_shift(x, gradtrack.tensor([1, 2, 1]))
+tensor([ 8, -4,  2])"""
 
 def bitwise_xor(input: typing.Any, other: typing.Any, *, out: typing.Any=None) -> Tensor:
     """The bitwise XOR of integer or bool tensors.
@@ -643,6 +659,14 @@ def concat(tensors: typing.Any, dim: typing.Any=0, *, out: typing.Any=None) -> T
 >>> gradtrack.concat([gradtrack.tensor([1, 2]), gradtrack.tensor([3])])
 tensor([1, 2, 3])"""
 contiguous_format: gradtrack._memory_format.memory_format
+
+def copysign(input: typing.Any, other: typing.Any, *, out: typing.Any=None) -> Tensor:
+    """The magnitude of ``input`` with the sign of ``other``, elementwise.
+
+>>> import gradtrack
+>>> x = gradtrack.tensor([1.0, -2.0, 3.0])
+>>> gradtrack.copysign(x, gradtrack.tensor([-1.0, 1.0, -0.0]))
+tensor([-1.,  2., -3.])"""
 
 def corrcoef(input: typing.Any) -> Tensor:
     """The Pearson correlation coefficients of the variables in the rows of ``input``.
@@ -1063,6 +1087,14 @@ def gather(input: typing.Any, dim: typing.Any, index: typing.Any, *, out: typing
 tensor([[1, 1],
         [4, 3]])"""
 
+def gcd(input: typing.Any, other: typing.Any, *, out: typing.Any=None) -> Tensor:
+    """The greatest common divisor of integer tensors, elementwise (never negative).
+
+>>> import gradtrack
+>>> x = gradtrack.tensor([12, -8, 0])
+>>> gradtrack.gcd(x, gradtrack.tensor([18, 12, 5]))
+tensor([6, 4, 5])"""
+
 def ge(input: typing.Any, other: typing.Any, *, out: typing.Any=None) -> Tensor:
     """A bool tensor, True where ``input >= other``.
 
@@ -1138,6 +1170,14 @@ def gt(input: typing.Any, other: typing.Any, *, out: typing.Any=None) -> Tensor:
 tensor([False, False,  True])"""
 half: dtype
 
+def heaviside(input: typing.Any, values: typing.Any, *, out: typing.Any=None) -> Tensor:
+    """The Heaviside step: 0 where ``input`` is negative, 1 where positive, ``values`` where it is 0.
+
+>>> import gradtrack
+>>> x = gradtrack.tensor([-1.5, 0.0, 2.0])
+>>> gradtrack.heaviside(x, gradtrack.tensor([0.5]))
+tensor([0.0000, 0.5000, 1.0000])"""
+
 def histc(input: typing.Any, bins: typing.Any=100, min: typing.Any=0, max: typing.Any=0, *, out: typing.Any=None) -> Tensor:
     """A histogram of ``bins`` equal bins over [min, max] (the data's range when
 min == max); elements outside are not counted.
@@ -1185,6 +1225,22 @@ def i0(input: typing.Any, *, out: typing.Any=None) -> Tensor:
 >>> x = gradtrack.tensor([0.5, 1.0, 3.0])
 >>> gradtrack.i0(x)
 tensor([1.0635, 1.2661, 4.8808])"""
+
+def igamma(input: typing.Any, other: typing.Any, *, out: typing.Any=None) -> Tensor:
+    """The regularized lower incomplete gamma function P(input, other).
+
+>>> import gradtrack
+>>> x = gradtrack.tensor([1.0, 2.0, 3.0])
+>>> gradtrack.igamma(x, gradtrack.tensor([1.0, 3.0, 0.5]))
+tensor([0.6321, 0.8009, 0.0144])"""
+
+def igammac(input: typing.Any, other: typing.Any, *, out: typing.Any=None) -> Tensor:
+    """The regularized upper incomplete gamma function Q(input, other) = 1 - P.
+
+>>> import gradtrack
+>>> x = gradtrack.tensor([1.0, 2.0, 3.0])
+>>> gradtrack.igammac(x, gradtrack.tensor([1.0, 3.0, 0.5]))
+tensor([0.3679, 0.1991, 0.9856])"""
 
 def index_add(input: typing.Any, dim: typing.Any, index: typing.Any, source: typing.Any, *, alpha: typing.Any=1, out: typing.Any=None) -> Tensor:
     """``input`` with ``alpha * source`` added at ``index`` along ``dim`` (IndexAddBackward0).
@@ -1304,6 +1360,22 @@ def kthvalue(input: typing.Any, k: typing.Any, dim: typing.Any=-1, keepdim: typi
 >>> import gradtrack
 >>> gradtrack.kthvalue(gradtrack.tensor([3., 1., 2.]), 2).values
 tensor(2.)"""
+
+def lcm(input: typing.Any, other: typing.Any, *, out: typing.Any=None) -> Tensor:
+    """The least common multiple of integer tensors, elementwise (never negative).
+
+>>> import gradtrack
+>>> x = gradtrack.tensor([12, -8, 0])
+>>> gradtrack.lcm(x, gradtrack.tensor([18, 12, 5]))
+tensor([36, 24,  0])"""
+
+def ldexp(input: typing.Any, other: typing.Any, *, out: typing.Any=None) -> Tensor:
+    """``input * 2 ** other``.
+
+>>> import gradtrack
+>>> x = gradtrack.tensor([1.0, 3.0, -0.5])
+>>> gradtrack.ldexp(x, gradtrack.tensor([2, -1, 3]))
+tensor([ 4.0000,  1.5000, -4.0000])"""
 
 def le(input: typing.Any, other: typing.Any, *, out: typing.Any=None) -> Tensor:
     """A bool tensor, True where ``input <= other``.
@@ -1474,6 +1546,14 @@ def logical_xor(input: typing.Any, other: typing.Any, *, out: typing.Any=None) -
 >>> x = gradtrack.tensor([0.0, 1.0, 2.0])
 >>> gradtrack.logical_xor(x, gradtrack.tensor([1.0, 0.0, 3.0]))
 tensor([ True,  True, False])"""
+
+def logit(input: typing.Any, eps: typing.Any=None, *, out: typing.Any=None) -> Tensor:
+    """``log(x / (1 - x))``; with ``eps``, the input is first clamped to
+``[eps, 1 - eps]`` (LogitBackward0; its gradient is 0 outside that range).
+
+>>> import gradtrack
+>>> gradtrack.logit(gradtrack.tensor([0.0, 0.25, 0.5]), eps=1e-6)
+tensor([-13.8155,  -1.0986,   0.0000])"""
 
 def logsumexp(input: typing.Any, dim: typing.Any, keepdim: typing.Any=False, *, out: typing.Any=None) -> Tensor:
     """log(sum(exp(input))) over ``dim``, computed without overflow.
@@ -1659,6 +1739,14 @@ def mv(input: typing.Any, vec: typing.Any, *, out: typing.Any=None) -> Tensor:
 >>> import gradtrack
 >>> gradtrack.mv(gradtrack.tensor([[1.0, 2.0], [3.0, 4.0]]), gradtrack.tensor([1.0, -1.0]))
 tensor([-1., -1.])"""
+
+def mvlgamma(input: typing.Any, p: typing.Any, *, out: typing.Any=None) -> Tensor:
+    """The multivariate log-gamma function of dimension ``p``:
+``sum(lgamma(x - j / 2) for j < p) + p (p - 1) / 4 log(pi)`` (MvlgammaBackward0).
+
+>>> import gradtrack
+>>> gradtrack.mvlgamma(gradtrack.tensor([2.5, 3.0]), 2)
+tensor([0.8570, 1.5502])"""
 nan: builtins.float
 
 def nan_to_num(input: typing.Any, nan: typing.Any=0.0, posinf: typing.Any=None, neginf: typing.Any=None, *, out: typing.Any=None) -> Tensor:
@@ -1723,6 +1811,14 @@ def negative(input: typing.Any, *, out: typing.Any=None) -> Tensor:
 >>> gradtrack.neg(x)
 tensor([ 1.5000, -0.0000, -2.0000])"""
 newaxis: None
+
+def nextafter(input: typing.Any, other: typing.Any, *, out: typing.Any=None) -> Tensor:
+    """The next floating-point value after ``input`` towards ``other``.
+
+>>> import gradtrack
+>>> x = gradtrack.tensor([1.0, 2.0], dtype=gradtrack.float64)
+>>> gradtrack.nextafter(x, gradtrack.tensor([2.0, 1.0], dtype=gradtrack.float64))
+tensor([1.0000, 2.0000], dtype=gradtrack.float64)"""
 
 def nonzero(input: typing.Any, *, as_tuple: typing.Any=False, out: typing.Any=None) -> Tensor:
     """The indices of the nonzero elements: one row per element, or with
@@ -2458,6 +2554,14 @@ def where(condition: typing.Any, input: typing.Any, other: typing.Any, *, out: t
 >>> x = gradtrack.tensor([-1.0, 2.0, -3.0])
 >>> gradtrack.where(x > 0, x, 0.0)
 tensor([0., 2., 0.])"""
+
+def xlogy(*args: typing.Any, out: typing.Any=None, **kwargs: typing.Any) -> Tensor:
+    """``input * log(other)``, 0 where ``input`` is 0 (unless ``other`` is NaN).
+
+>>> import gradtrack
+>>> x = gradtrack.tensor([0.0, 2.0, 3.0])
+>>> gradtrack.xlogy(x, gradtrack.tensor([0.0, 3.0, 0.5]))
+tensor([ 0.0000,  2.1972, -2.0794])"""
 
 def zeros(*args: typing.Any, dtype: typing.Any=None, requires_grad: typing.Any=False, device: typing.Any=None, out: typing.Any=None, layout: typing.Any=None, pin_memory: typing.Any=False) -> Tensor:
     """A tensor of the given shape filled with 0.

@@ -56,6 +56,14 @@ struct PowBaseAttrs {
 struct PolygammaAttrs {
   int64_t n = 0;
 };
+/// mvlgamma(x, p): the dimension.
+struct MvlgammaAttrs {
+  int64_t p = 1;
+};
+/// logit(x, eps): the clamp of the input (below 0: none, torch's eps=None).
+struct LogitAttrs {
+  double eps = -1;
+};
 /// clamp, clamp_min, clamp_max with number bounds, and their in-place forms.
 struct ClampAttrs {
   std::optional<Scalar> min, max;
@@ -250,8 +258,8 @@ using ops::ResampleSpec;
   X(MaskedSelectAttrs) X(IndexAttrs) X(MmAttrs) X(AddmmAttrs) X(BetaAlphaAttrs) X(LossAttrs) \
   X(CdistAttrs) X(NormAttrs) X(ActivationAttrs) X(EmbeddingAttrs) X(ConvArgs)               \
   X(ConvBackwardAttrs) X(PoolArgs) X(ResampleSpec) X(LstmDims) X(ValueAttrs) X(DimAlphaAttrs) \
-  X(LinalgAttrs) X(RenormAttrs) X(ScatterReduceAttrs)                                        \
-  X(UnfoldAttrs)
+  X(LinalgAttrs) X(RenormAttrs) X(ScatterReduceAttrs) X(UnfoldAttrs) X(MvlgammaAttrs)        \
+  X(LogitAttrs)
 // clang-format on
 
 namespace attrs_detail {

@@ -8,6 +8,7 @@
 
 #include "kernels/pointwise.h"
 #include "kernels/loops.h"
+#include "kernels/pointwise_special.h"
 #include "kernels/reduced_float.h"
 #include "kernels/simd.h"
 #include "kernels/special_math.h"
@@ -221,6 +222,23 @@ void arith(BinaryOp op, const LoopPlan& p, Scalar alpha_s) {
       break;
     case BinaryOp::Minimum:
       return binary_loop<T, T, T>(p, [](T a, T b) -> T { return min_nan(a, b); });
+    case BinaryOp::Xlogy:
+    case BinaryOp::SpecialXlog1py:
+    case BinaryOp::Logit:
+    case BinaryOp::Mvlgamma:
+    case BinaryOp::SpecialZeta:
+    case BinaryOp::Igamma:
+    case BinaryOp::Igammac:
+    case BinaryOp::Copysign:
+    case BinaryOp::Nextafter:
+    case BinaryOp::Ldexp:
+    case BinaryOp::Heaviside:
+    case BinaryOp::Gcd:
+    case BinaryOp::Lcm:
+    case BinaryOp::BitwiseLeftShift:
+    case BinaryOp::BitwiseRightShift:
+      if (special_binary::run<T>(op, p)) return;
+      break;
     case BinaryOp::LogicalAnd:
     case BinaryOp::LogicalOr:
     case BinaryOp::LogicalXor:
@@ -268,6 +286,10 @@ template <typename T>
 void run_binary(BinaryOp op, const LoopPlan& p, Scalar alpha) {
   if (is_comparison(op)) return compare<T>(op, p);
   if constexpr (std::is_same_v<T, bool>) {
+    if (op == BinaryOp::Heaviside) {
+      special_binary::run<T>(op, p);
+      return;
+    }
     // bool arithmetic happens as logical ops (True + True is True in PyTorch).
     switch (op) {
       case BinaryOp::Add:
@@ -339,6 +361,12 @@ bool one_element(BinaryOp op, const Tensor& out, const Tensor& a, const Tensor& 
 
 void binary(BinaryOp op, const Tensor& out, const Tensor& a, const Tensor& b, Scalar alpha) {
   if (one_element(op, out, a, b, alpha)) return;
+  if (op == BinaryOp::Nextafter && is_reduced_float(out.dtype())) {
+    const bool half = out.dtype() == ScalarType::Float16;  // NOTE [nextafter of a 16-bit float]
+    return binary_loop<uint16_t, uint16_t, uint16_t>(
+        make_plan(out, {a, b}),
+        [half](uint16_t x, uint16_t y) { return special_binary::nextafter_bits16(x, y, half); });
+  }
   if (any_reduced({&out, &a, &b})) {  // NOTE [Reduced floats are stored, not computed]
     // PyTorch's vectorised add/sub of two reduced-float tensors rounds alpha
     // to their dtype first (measured); a number operand keeps it float32.

@@ -122,6 +122,10 @@ inline Tensor empty_result(const DimVector& shape, ScalarType dt, const Tensor& 
 /// Dims of `shape` for a possibly negative `dim` list; sets bits of a mask.
 uint64_t dims_mask(const DimVector& dims, int64_t ndim, bool empty_means_all);
 
+/// The dtype checks of the hand-written special and integer rows (gcd on floats,
+/// heaviside of two dtypes), shared by their functions and in-place forms.
+void check_special_binary(kernels::BinaryOp op, ScalarType dt, ScalarType self, ScalarType other);
+
 /// A float dtype for an op that only computes in floating point.
 inline ScalarType to_float_type(ScalarType t) { return is_floating(t) ? t : default_float_type(); }
 

@@ -60,6 +60,12 @@ void check_cast(ScalarType result, ScalarType self) {
            " can't be cast to the desired output type ", scalar_type_name(self));
 }
 
+// torch's ldexp_ names itself where the other ops name the result type.
+void check_ldexp_cast(BinaryOp k, ScalarType result, ScalarType self) {
+  GT_CHECK(k != BinaryOp::Ldexp || can_cast(result, self),
+           "ldexp can't be cast to the desired output type ", scalar_type_name(self));
+}
+
 // NOTE [In-place specs from the op list]
 // An in-place variant records the row its out-of-place op records, read from
 // the op list (NOTE [One declaration per op]), so the two cannot drift apart
@@ -226,8 +232,10 @@ Tensor inplace_binary(InplaceOp op, const Tensor& self, const Tensor& other, Sca
   check_broadcast_into(self, other.sizes());
   ScalarType promoted = result_type(self, other);
   ScalarType dt = call.float_result ? to_float_type(promoted) : promoted;
+  check_ldexp_cast(call.kernel, dt, self.dtype());
   check_cast(dt, self.dtype());
   if (op == InplaceOp::Add || op == InplaceOp::Sub) check_alpha(dt, alpha);
+  check_special_binary(call.kernel, dt, self.dtype(), other.dtype());
   if (is_bitwise(call.kernel)) {
     GT_CHECK_IMPL(!is_floating(dt), "\"bitwise_and_cpu\" not implemented for '",
                   scalar_type_name(dt), "'");
@@ -260,6 +268,7 @@ Tensor inplace_binary(InplaceOp op, const Tensor& self, Scalar other, Scalar alp
   ScalarType dt = call.float_result ? to_float_type(promoted) : promoted;
   check_cast(dt, self.dtype());
   if (op == InplaceOp::Add || op == InplaceOp::Sub) check_alpha(dt, alpha);
+  check_special_binary(call.kernel, dt, self.dtype(), dt);
   GT_CHECK(!(is_integral(dt) && !other.is_float() && other.to_int() == 0 && divides(call.kernel)),
            "ZeroDivisionError");
   if (op == InplaceOp::Pow) {

@@ -94,6 +94,35 @@ Tensor threshold_backward(const Tensor& g, const Tensor& y);
 Tensor sigmoid_backward(const Tensor& g, const Tensor& y);
 Tensor tanh_backward(const Tensor& g, const Tensor& y);
 
+/// The hand-written rows of the op list's special functions and integer bit ops
+/// (ops/pointwise_special.cpp): a number on either side where torch takes one.
+Tensor xlogy(const Tensor& a, const Tensor& b);
+Tensor xlogy(const Tensor& a, Scalar b);
+Tensor xlogy(Scalar a, const Tensor& b);
+Tensor special_xlog1py(const Tensor& a, const Tensor& b);
+Tensor special_xlog1py(const Tensor& a, Scalar b);
+Tensor special_xlog1py(Scalar a, const Tensor& b);
+Tensor special_zeta(const Tensor& a, const Tensor& b);
+Tensor special_zeta(const Tensor& a, Scalar b);
+Tensor special_zeta(Scalar a, const Tensor& b);
+Tensor copysign(const Tensor& a, const Tensor& b);
+Tensor copysign(const Tensor& a, Scalar b);
+Tensor heaviside(const Tensor& a, const Tensor& values);
+Tensor gcd(const Tensor& a, const Tensor& b);
+Tensor lcm(const Tensor& a, const Tensor& b);
+Tensor bitwise_left_shift(const Tensor& a, const Tensor& b);
+Tensor bitwise_left_shift(const Tensor& a, Scalar b);
+Tensor bitwise_left_shift(Scalar a, const Tensor& b);
+Tensor bitwise_right_shift(const Tensor& a, const Tensor& b);
+Tensor bitwise_right_shift(const Tensor& a, Scalar b);
+Tensor bitwise_right_shift(Scalar a, const Tensor& b);
+/// logit(x, eps) (eps: the input clamped to [eps, 1 - eps]), mvlgamma(x, p), special.ndtr.
+Tensor logit(const Tensor& a, std::optional<double> eps);
+Tensor mvlgamma(const Tensor& a, int64_t p);
+Tensor special_ndtr(const Tensor& a);
+Tensor inplace_logit(const Tensor& self, std::optional<double> eps);
+Tensor inplace_mvlgamma(const Tensor& self, int64_t p);
+
 /// The n-th derivative of digamma (n >= 0), in the default float type for integers.
 Tensor polygamma(int64_t n, const Tensor& a);
 

@@ -160,6 +160,10 @@ void bind_inplace(py::module_& m) {
                   type_name(w));
     return ops::inplace_lerp(self, end, *s);
   });
+  m.def("logit_", [](const Tensor& self, std::optional<double> eps) {
+    return ops::inplace_logit(self, eps);
+  });
+  m.def("mvlgamma_", [](const Tensor& self, int64_t p) { return ops::inplace_mvlgamma(self, p); });
   m.def("nan_to_num_", [](const Tensor& self, std::optional<double> nan,
                           std::optional<double> posinf, std::optional<double> neginf) {
     return ops::inplace_nan_to_num(self, nan, posinf, neginf);

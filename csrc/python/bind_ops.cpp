@@ -117,6 +117,9 @@ void init_ops(py::module_& m) {
     return ops::diag_embed(a, offset, d1, d2);
   });
   e.def("trace", [](const Tensor& a) { return ops::trace(a); });
+  e.def("logit", [](const Tensor& a, std::optional<double> eps) { return ops::logit(a, eps); });
+  e.def("mvlgamma", [](const Tensor& a, int64_t p) { return ops::mvlgamma(a, p); });
+  e.def("special_ndtr", [](const Tensor& a) { return ops::special_ndtr(a); });
   e.def("nan_to_num",
         [](const Tensor& a, std::optional<double> nan, std::optional<double> posinf,
            std::optional<double> neginf) { return ops::nan_to_num(a, nan, posinf, neginf); });

@@ -311,11 +311,99 @@ void bind_operators(Cls& cls) {
   });
 }
 
+// The op list's hand-written special and integer rows (ops/pointwise_special.cpp):
+// a number as `other` through method_binop, a number as `self` through a second
+// overload of the function, as torch's Scalar_Self overloads.
+void bind_special_binary(Cls& cls, py::module_& m) {
+#define GT_BIND_NUMBER_SIDES(py_name, fn)                                                       \
+  both(                                                                                         \
+      cls, m, py_name,                                                                          \
+      [](const Tensor& a, py::handle b) {                                                       \
+        return method_binop(                                                                    \
+            py_name, a, b, [](const Tensor& x, const Tensor& y) { return ops::fn(x, y); },      \
+            [](const Tensor& x, Scalar y) { return ops::fn(x, y); });                           \
+      },                                                                                        \
+      py::arg("other"));                                                                        \
+  m.def(                                                                                        \
+      py_name, [](py::handle a, const Tensor& b) { return ops::fn(scalar_arg(a, "self"), b); }, \
+      py::arg("self"), py::arg("other"))
+  GT_BIND_NUMBER_SIDES("xlogy", xlogy);
+  GT_BIND_NUMBER_SIDES("bitwise_left_shift", bitwise_left_shift);
+  GT_BIND_NUMBER_SIDES("bitwise_right_shift", bitwise_right_shift);
+#undef GT_BIND_NUMBER_SIDES
+  both(
+      cls, m, "copysign",
+      [](const Tensor& a, py::handle b) {
+        return method_binop(
+            "copysign", a, b, [](const Tensor& x, const Tensor& y) { return ops::copysign(x, y); },
+            [](const Tensor& x, Scalar y) { return ops::copysign(x, y); });
+      },
+      py::arg("other"));
+  both(
+      cls, m, "heaviside",
+      [](const Tensor& a, const Tensor& values) { return ops::heaviside(a, values); },
+      py::arg("values"));
+  both(
+      cls, m, "gcd", [](const Tensor& a, const Tensor& b) { return ops::gcd(a, b); },
+      py::arg("other"));
+  both(
+      cls, m, "lcm", [](const Tensor& a, const Tensor& b) { return ops::lcm(a, b); },
+      py::arg("other"));
+  py::module_ special = m.attr("_special").cast<py::module_>();
+  special.def(
+      "special_xlog1py",
+      [](const Tensor& a, py::handle b) {
+        ArgOffset offset;  // a function: `other` is argument 2
+        return method_binop(
+            "special_xlog1py", a, b,
+            [](const Tensor& x, const Tensor& y) { return ops::special_xlog1py(x, y); },
+            [](const Tensor& x, Scalar y) { return ops::special_xlog1py(x, y); });
+      },
+      py::arg("input"), py::arg("other"));
+  special.def(
+      "special_xlog1py",
+      [](py::handle a, const Tensor& b) { return ops::special_xlog1py(scalar_arg(a, "self"), b); },
+      py::arg("self"), py::arg("other"));
+  special.def(
+      "special_zeta",
+      [](const Tensor& a, py::handle b) {
+        ArgOffset offset;  // a function: `other` is argument 2
+        return method_binop(
+            "special_zeta", a, b,
+            [](const Tensor& x, const Tensor& y) { return ops::special_zeta(x, y); },
+            [](const Tensor& x, Scalar y) { return ops::special_zeta(x, y); });
+      },
+      py::arg("input"), py::arg("other"));
+  special.def(
+      "special_zeta",
+      [](py::handle a, const Tensor& b) { return ops::special_zeta(scalar_arg(a, "self"), b); },
+      py::arg("self"), py::arg("other"));
+}
+
+void bind_shift_operators(Cls& cls) {
+#define GT_SHIFT(py_name, tensor_expr, scalar_expr)                             \
+  cls.def(                                                                      \
+      py_name,                                                                  \
+      [](const Tensor& a, py::handle b) {                                       \
+        return binop(                                                           \
+            a, b, [](const Tensor& x, const Tensor& y) { return tensor_expr; }, \
+            [](const Tensor& x, Scalar y) { return scalar_expr; });             \
+      },                                                                        \
+      py::is_operator())
+  GT_SHIFT("__lshift__", ops::bitwise_left_shift(x, y), ops::bitwise_left_shift(x, y));
+  GT_SHIFT("__rlshift__", ops::bitwise_left_shift(y, x), ops::bitwise_left_shift(y, x));
+  GT_SHIFT("__rshift__", ops::bitwise_right_shift(x, y), ops::bitwise_right_shift(x, y));
+  GT_SHIFT("__rrshift__", ops::bitwise_right_shift(y, x), ops::bitwise_right_shift(y, x));
+#undef GT_SHIFT
+}
+
 }  // namespace
 
 void init_pointwise(Cls& cls, py::module_& m) {
   bind_arith(cls, m);
   bind_unary(cls, m);
+  bind_special_binary(cls, m);
+  bind_shift_operators(cls);
   bind_compare(cls, m);
   bind_operators(cls);
 }

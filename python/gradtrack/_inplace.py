@@ -21,6 +21,7 @@ version counter only after the kernel succeeded.
 """
 
 from . import _C
+from ._dtype_names import SCALAR_NAME, dtype_key
 from ._ops import number
 
 LEAF_ERROR = "a leaf Variable that requires grad is being used in an in-place operation."
@@ -572,6 +573,65 @@ def swapdims_(self, dim0, dim1):
     gradtrack.Size([3, 2])
     """
     return transpose_(self, dim0, dim1)
+def logit_(self, eps=None):
+    """In-place :meth:`logit` (``eps`` clamps the input first); returns ``self``.
+
+    >>> import gradtrack
+    >>> gradtrack.tensor([0.25, 0.5]).logit_()
+    tensor([-1.0986,  0.0000])
+    """
+    check(self)
+    if eps is not None and (isinstance(eps, bool) or not isinstance(eps, (int, float))):
+        raise TypeError(f"logit_(): argument 'eps' (position 1) must be float, not "
+                        f"{type(eps).__name__}")
+    return _C._inplace.logit_(self, None if eps is None else float(eps))
+
+
+def mvlgamma_(self, p):
+    """In-place :meth:`mvlgamma`; returns ``self``.
+
+    >>> import gradtrack
+    >>> gradtrack.tensor([2.5, 3.0]).mvlgamma_(2)
+    tensor([0.8570, 1.5502])
+    """
+    check(self)
+    if isinstance(p, bool) or not isinstance(p, int):
+        raise TypeError(f"mvlgamma_(): argument 'p' (position 1) must be int, not "
+                        f"{type(p).__name__}")
+    return _C._inplace.mvlgamma_(self, p)
+
+
+def float_power_(self, exponent):
+    """In-place :meth:`float_power`: ``self`` must be float64; returns ``self``.
+
+    >>> import gradtrack
+    >>> gradtrack.tensor([2.0, 3.0], dtype=gradtrack.float64).float_power_(2)
+    tensor([4., 9.], dtype=gradtrack.float64)
+    """
+    if self.dtype != _C.float64:
+        raise RuntimeError(f"the base given to float_power_ has dtype {_dtype_name(self)} but "
+                           f"the operation's result requires dtype Double")
+    if isinstance(exponent, _Tensor):
+        return pow_(self, exponent.to(_C.float64))
+    return pow_(self, float(number(exponent, "float_power_", "exponent")))
+
+
+def heaviside_(self, values):
+    """In-place :meth:`heaviside` (torch names its argument ``values``); returns ``self``.
+
+    >>> import gradtrack
+    >>> gradtrack.tensor([-1.5, 0.0, 2.0]).heaviside_(gradtrack.tensor([0.5]))
+    tensor([0.0000, 0.5000, 1.0000])
+    """
+    if not isinstance(values, _Tensor):
+        raise TypeError(f"heaviside_(): argument 'values' (position 1) must be Tensor, not "
+                        f"{type(values).__name__}")
+    check(self, values)
+    return _C._inplace.binary_(_OPS["heaviside"][0], self, values, 1, False, None)
+
+
+def _dtype_name(t):
+    return SCALAR_NAME[dtype_key(t.dtype)]
 
 
 def _methods():
@@ -585,7 +645,7 @@ def _methods():
                transpose_, as_strided_, unsqueeze_, squeeze_, pow_, addcmul_, addcdiv_, addmm_, baddbmm_,
                addbmm_, addmv_, addr_, lerp_, nan_to_num_, cumsum_, cumprod_, index_add_,
                index_copy_, index_fill_, put_, masked_scatter_, fill_diagonal_, scatter_reduce_,
-               index_reduce_, renorm_):
+               index_reduce_, renorm_, logit_, mvlgamma_, float_power_, heaviside_):
         methods[fn.__name__] = fn
     methods.update({name + "_": _compare(name) for name in _COMPARISONS})
     methods.update({
@@ -610,6 +670,8 @@ def _methods():
         "__iand__": lambda self, other: _Tensor.bitwise_and_(self, other),
         "__ior__": lambda self, other: _Tensor.bitwise_or_(self, other),
         "__ixor__": lambda self, other: _Tensor.bitwise_xor_(self, other),
+        "__ilshift__": lambda self, other: _Tensor.bitwise_left_shift_(self, other),
+        "__irshift__": lambda self, other: _Tensor.bitwise_right_shift_(self, other),
     })
     return methods
 

@@ -3,9 +3,9 @@
 Most are gradtrack's own functions under another name (``expit`` is ``sigmoid``,
 ``gammaln`` is ``lgamma``, ``psi`` is ``digamma``), the same objects, so their
 ``grad_fn`` names are the ones torch records. torch.special's own elementwise functions
-(``i0e``, ``i1``, ``i1e``, ``ndtri``, ``log_ndtr``, ``erfcx``, ``entr``) are rows of
-the op list (``_declarations/pointwise.py``, ``special_unary``), bound in
-``_C._special``.
+(``i0e``, ``i1``, ``i1e``, ``ndtri``, ``log_ndtr``, ``erfcx``, ``entr``, ``xlog1py``) are
+rows of the op list (``_declarations/pointwise.py``, ``special=True``), bound in
+``_C._special``; ``ndtr`` is composed as torch composes it.
 
 >>> import gradtrack
 >>> gradtrack.special.expit(gradtrack.tensor([0.0]))
@@ -57,9 +57,30 @@ digamma = _alias("digamma")
 psi = digamma
 gammaln = _alias("lgamma")
 polygamma = _alias("polygamma")
+xlogy = _alias("xlogy")
+logit = _alias("logit")
+multigammaln = _alias("mvlgamma")
+gammainc = _alias("igamma")
+gammaincc = _alias("igammac")
+
+
+def _ndtr(input):  # noqa: A002 - torch's argument name
+    """The standard normal distribution function, ``(1 + erf(x / sqrt(2))) / 2``, recorded
+    as torch composes it (its ``grad_fn`` is ``MulBackward1``).
+
+    >>> import gradtrack
+    >>> gradtrack.special.ndtr(gradtrack.tensor([-1.0, 0.0, 1.96]))
+    tensor([0.1587, 0.5000, 0.9750])
+    """
+    return _C._ops.special_ndtr(input)
+
+
+_ndtr.__name__ = _ndtr.__qualname__ = "ndtr"
+ndtr = _out.elementwise(_ndtr, "special_ndtr")
 
 _C._docs.attach(_sys.modules[__name__], _DOCS)
 
 __all__ = sorted([*_DOCS, "expit", "erf", "erfc", "erfinv", "exp2", "expm1", "log1p", "round",
                   "sinc", "softmax", "log_softmax", "logsumexp", "i0", "digamma", "psi",
-                  "gammaln", "polygamma"])
+                  "gammaln", "polygamma", "xlogy", "logit", "multigammaln", "ndtr", "gammainc",
+                  "gammaincc"])

@@ -156,13 +156,27 @@ def test_histogram_not_implemented_node():
     same(HISTOGRAM_OF_GRAD)
 
 
+PRELU_WEIGHT = ("t0 = lib.tensor([[-0.5, 1.0, -2.0]], dtype=lib.float64, requires_grad=True)\n"
+                "t1 = lib.tensor([0.25], dtype=lib.float64, requires_grad=True)\n"
+                "t2 = lib.nn.functional.prelu(t0, t1)\n"
+                "g0, = lib.autograd.grad((t2 * t0.detach()).sum(), [t1], create_graph=True)\n"
+                "(g0 * g0).sum().backward()")
+
+
+@pytest.mark.xfail(strict=True, reason="KNOWN_GAPS prelu_weight_double_backward")
+def test_prelu_weight_double_backward():
+    same(PRELU_WEIGHT)
+
+
 def test_known_gaps_have_regression_programs_and_match_them():
     assert sorted(fot.KNOWN_GAPS) == ["constant_first_derivative",
                                       "histogram_not_implemented_node",
+                                      "prelu_weight_double_backward",
                                       "sinc_double_backward_at_zero"]
     cases = [(s, "constant_first_derivative") for s in CONSTANT_FIRST_DERIVATIVE.values()]
     cases.append((SINC_AT_ZERO, "sinc_double_backward_at_zero"))
     cases.append((HISTOGRAM_OF_GRAD, "histogram_not_implemented_node"))
+    cases.append((PRELU_WEIGHT, "prelu_weight_double_backward"))
     for source, gap in cases:
         program = fp.Program.parse(source)
         assert fot.known_gap(fp.difference(program, torch, gradtrack), source) == gap

@@ -477,4 +477,129 @@ TL fmin_bw(const C& c, const TL& g) { return nan_ignoring_extreme_bw(c, g, Cmp::
 TL logaddexp_bw(const C& c, const TL& g) { return log_add_bw(c, g, false); }
 TL logaddexp2_bw(const C& c, const TL& g) { return log_add_bw(c, g, true); }
 
+// ---- xlogy, xlog1py, copysign, ldexp, nextafter, heaviside (torch's formulas) ----
+namespace {
+// self's gradient is xlogy(g, other) (xlog1py(g, other)), 0 where self is 0 and
+// other is at or below the log's zero (0, or -1 for log1p): torch's masked_fill.
+Tensor masked_log_grad(const Tensor& log_g, const Tensor& self, const Tensor& below_zero) {
+  Tensor mask = logical(Logic::And, compare(Cmp::Eq, self, Scalar(int64_t(0))), below_zero);
+  return where(mask, zero_scalar(log_g), log_g);
+}
+Tensor masked_log_grad(const Tensor& log_g, const Tensor& self, bool below_zero) {
+  if (!below_zero) return log_g;
+  return where(compare(Cmp::Eq, self, Scalar(int64_t(0))), zero_scalar(log_g), log_g);
+}
+Tensor log1p_denominator(const Tensor& y) { return add_by_scalar(y, Scalar(int64_t(1))); }
+Scalar scalar_operand(const C& c) { return c.attrs<ScalarOperandAttrs>().other; }
+}  // namespace
+TL xlogy_bw(const C& c, const TL& g) {
+  const Tensor &a = c.saved_input(0), &b = c.saved_input(1);
+  return {c.needs(0) ? masked_log_grad(xlogy(g[0], b), a, compare(Cmp::Le, b, Scalar(int64_t(0))))
+                     : Tensor(),
+          c.needs(1) ? div(mul(g[0], a), b) : Tensor()};
+}
+TL xlogy_scalar_other_bw(const C& c, const TL& g) {
+  const Scalar b = scalar_operand(c);
+  return {masked_log_grad(xlogy(g[0], b), c.saved_input(0), b.to_double() <= 0)};
+}
+TL xlogy_scalar_self_bw(const C& c, const TL& g) {
+  return {div(mul(g[0], scalar_operand(c)), c.saved_input(0))};
+}
+TL special_xlog1py_bw(const C& c, const TL& g) {
+  const Tensor &a = c.saved_input(0), &b = c.saved_input(1);
+  return {c.needs(0) ? masked_log_grad(special_xlog1py(g[0], b), a,
+                                       compare(Cmp::Le, b, Scalar(int64_t(-1))))
+                     : Tensor(),
+          c.needs(1) ? div(mul(g[0], a), log1p_denominator(b)) : Tensor()};
+}
+TL special_xlog1py_scalar_other_bw(const C& c, const TL& g) {
+  const Scalar b = scalar_operand(c);
+  return {masked_log_grad(special_xlog1py(g[0], b), c.saved_input(0), b.to_double() <= -1)};
+}
+TL special_xlog1py_scalar_self_bw(const C& c, const TL& g) {
+  return {div(mul(g[0], scalar_operand(c)), log1p_denominator(c.saved_input(0)))};
+}
+// copysign: g * result / self, 0 where self is 0; other gets zeros.
+namespace {
+Tensor copysign_self_grad(const C& c, const Tensor& g) {
+  const Tensor& a = c.saved_input(0);
+  Tensor ratio = div(c.result(), a);
+  return mul(g, where(compare(Cmp::Eq, a, Scalar(int64_t(0))), zero_scalar(ratio), ratio));
+}
+}  // namespace
+TL copysign_bw(const C& c, const TL& g) {
+  return {c.needs(0) ? copysign_self_grad(c, g[0]) : Tensor(),
+          c.needs(1) ? zeros_of(c, 1) : Tensor()};
+}
+TL copysign_scalar_bw(const C& c, const TL& g) { return {copysign_self_grad(c, g[0])}; }
+// ldexp: g * 2 ** other and g * self * log(2) * 2 ** other (2 ** other in other's
+// dtype, as torch's pow(2, other): an integer exponent below 0 gives 0).
+TL ldexp_bw(const C& c, const TL& g) {
+  const Tensor &a = c.saved_input(0), &b = c.saved_input(1);
+  Tensor two_pow = pow(Scalar(int64_t(2)), b);
+  return {c.needs(0) ? mul(g[0], two_pow) : Tensor(),
+          c.needs(1) ? mul(mul_by_scalar(mul(g[0], a), Scalar(M_LN2)), two_pow) : Tensor()};
+}
+TL nextafter_bw(const C& c, const TL& g) { return {g[0], c.needs(1) ? zeros_of(c, 1) : Tensor()}; }
+TL heaviside_not_implemented_bw(const C&, const TL&) {
+  throw Error("derivative for aten::heaviside is not implemented");
+}
+TL heaviside_not_implemented_inplace_bw(const C&, const TL&) {
+  throw Error("derivative for aten::heaviside_ is not implemented");
+}
+// zeta: torch has no gradient for x; q's is -x * zeta(x + 1, q) * g.
+namespace {
+[[noreturn]] void derivative_missing(const char* what) {
+  throw NotImplementedError(str_cat("the derivative for '", what, "' is not implemented."));
+}
+}  // namespace
+TL special_zeta_bw(const C& c, const TL& g) {
+  if (c.needs(0)) derivative_missing("zeta");
+  const Tensor &x = c.saved_input(0), &q = c.saved_input(1);
+  return {Tensor(), mul(g[0], mul(neg(x), special_zeta(add_by_scalar(x, Scalar(1.0)), q)))};
+}
+TL special_zeta_scalar_other_bw(const C&, const TL&) { derivative_missing("zeta"); }
+TL special_zeta_scalar_self_bw(const C& c, const TL& g) {
+  const Scalar x = scalar_operand(c);
+  Tensor z = special_zeta(Scalar(x.to_double() + 1.0), c.saved_input(0));
+  return {mul(g[0], mul_by_scalar(z, Scalar(-x.to_double())))};
+}
+// igamma and igammac: torch has no gradient for input; other's is
+// +-exp((a - 1) log(x) - x - lgamma(a)) * g.
+namespace {
+TL incomplete_gamma_bw(const C& c, const TL& g, bool upper) {
+  if (c.needs(0)) derivative_missing(upper ? "igammac: input" : "igamma: input");
+  const Tensor &a = c.saved_input(0), &x = c.saved_input(1);
+  Tensor e = exp(sub(sub(mul(add_by_scalar(a, Scalar(int64_t(-1))), log(x)), x), lgamma(a)));
+  return {Tensor(), mul(g[0], upper ? neg(e) : e)};
+}
+}  // namespace
+TL igamma_bw(const C& c, const TL& g) { return incomplete_gamma_bw(c, g, false); }
+TL igammac_bw(const C& c, const TL& g) { return incomplete_gamma_bw(c, g, true); }
+// logit: g / (x (1 - x)) inside [eps, 1 - eps] and 0 outside; without eps, NaN
+// outside [0, 1] (torch's logit_backward).
+TL logit_bw(const C& c, const TL& g) {
+  const Tensor& x = c.saved_input(0);
+  const double eps = c.attrs<LogitAttrs>().eps;
+  const bool clamped = eps >= 0;
+  const double lo = clamped ? eps : 0.0, hi = clamped ? 1.0 - eps : 1.0;
+  Tensor inside =
+      logical(Logic::And, compare(Cmp::Ge, x, Scalar(lo)), compare(Cmp::Le, x, Scalar(hi)));
+  Tensor d = div(g[0], mul(x, rsub(x, Scalar(int64_t(1)))));
+  Tensor outside =
+      scalar_tensor(Scalar(clamped ? 0.0 : std::numeric_limits<double>::quiet_NaN()), d.dtype());
+  return {where(inside, d, outside)};
+}
+// mvlgamma: g * sum over j < p of digamma(x - j / 2), summed from the largest j.
+TL mvlgamma_bw(const C& c, const TL& g) {
+  const Tensor& x = c.saved_input(0);
+  const int64_t p = c.attrs<MvlgammaAttrs>().p;
+  Tensor s;
+  for (int64_t j = p - 1; j >= 0; --j) {
+    Tensor d = digamma(add_by_scalar(x, Scalar(-0.5 * static_cast<double>(j))));
+    s = s.defined() ? add(s, d) : d;
+  }
+  return {mul(g[0], s)};
+}
+
 }  // namespace gradtrack::autograd::formulas

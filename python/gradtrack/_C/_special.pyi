@@ -3,8 +3,9 @@
 torch.special's own elementwise functions
 """
 from __future__ import annotations
+import typing
 from gradtrack._C import Tensor
-__all__: list[str] = ['special_entr', 'special_erfcx', 'special_i0e', 'special_i1', 'special_i1e', 'special_log_ndtr', 'special_ndtri']
+__all__: list[str] = ['special_entr', 'special_erfcx', 'special_i0e', 'special_i1', 'special_i1e', 'special_log_ndtr', 'special_ndtri', 'special_xlog1py', 'special_zeta']
 
 def special_entr(input: Tensor) -> Tensor:
     ...
@@ -25,4 +26,20 @@ def special_log_ndtr(input: Tensor) -> Tensor:
     ...
 
 def special_ndtri(input: Tensor) -> Tensor:
+    ...
+
+@typing.overload
+def special_xlog1py(input: Tensor, other: typing.Any) -> Tensor:
+    ...
+
+@typing.overload
+def special_xlog1py(self: typing.Any, other: Tensor) -> Tensor:
+    ...
+
+@typing.overload
+def special_zeta(input: Tensor, other: typing.Any) -> Tensor:
+    ...
+
+@typing.overload
+def special_zeta(self: typing.Any, other: Tensor) -> Tensor:
     ...

@@ -3,7 +3,8 @@
 Every row of the op list (``_declarations/pointwise.py``) is bound in C++ as
 ``gradtrack.NAME`` and ``Tensor.NAME`` and taken as it is, with ``clamp`` and
 ``rsub``. Here are the ones torch composes or parses in Python: ``nan_to_num``,
-``lerp``, ``isclose``/``allclose``, ``float_power``, ``positive``, ``fix``, and the
+``lerp``, ``isclose``/``allclose``, ``float_power``, ``logit`` and ``mvlgamma`` (their
+``eps`` and ``p`` checked here), ``positive``, ``fix``, and the
 aliases (``true_divide``, ``clip``, ``Tensor.absolute``, ``Tensor.multiply``, ...).
 
 >>> import gradtrack
@@ -13,6 +14,7 @@ tensor([2.5000])
 
 import builtins
 import math
+import numbers
 
 from .. import _C
 from .._declarations import pointwise_ops
@@ -128,6 +130,44 @@ def float_power(input, exponent):  # noqa: A002
     return base.pow(exp)
 
 
+def _float_or_none(value, op, arg, position):
+    """``value`` for torch's ``float? arg``, or its TypeError."""
+    if value is None or (isinstance(value, numbers.Real) and not isinstance(value, bool)):
+        return None if value is None else float(value)
+    raise TypeError(f"{op}(): argument '{arg}' (position {position}) must be float, not "
+                    f"{type(value).__name__}")
+
+
+def _int_arg(value, op, arg, position):
+    """``value`` for torch's ``int arg``, or its TypeError."""
+    if isinstance(value, numbers.Integral) and not isinstance(value, bool):
+        return int(value)
+    raise TypeError(f"{op}(): argument '{arg}' (position {position}) must be int, not "
+                    f"{type(value).__name__}")
+
+
+def logit(input, eps=None):  # noqa: A002
+    """``log(x / (1 - x))``; with ``eps``, the input is first clamped to
+    ``[eps, 1 - eps]`` (LogitBackward0; its gradient is 0 outside that range).
+
+    >>> import gradtrack
+    >>> gradtrack.logit(gradtrack.tensor([0.0, 0.25, 0.5]), eps=1e-6)
+    tensor([-13.8155,  -1.0986,   0.0000])
+    """
+    return _E.logit(input, _float_or_none(eps, "logit", "eps", 2))
+
+
+def mvlgamma(input, p):  # noqa: A002
+    """The multivariate log-gamma function of dimension ``p``:
+    ``sum(lgamma(x - j / 2) for j < p) + p (p - 1) / 4 log(pi)`` (MvlgammaBackward0).
+
+    >>> import gradtrack
+    >>> gradtrack.mvlgamma(gradtrack.tensor([2.5, 3.0]), 2)
+    tensor([0.8570, 1.5502])
+    """
+    return _E.mvlgamma(input, _int_arg(p, "mvlgamma", "p", 2))
+
+
 def positive(input):  # noqa: A002
     """Returns ``input`` itself (torch refuses bool tensors).
 
@@ -161,7 +201,7 @@ def clip(input, min=None, max=None):  # noqa: A002
 
 
 FUNCTIONS = (nan_to_num, lerp, isclose, allclose, float_power, positive, fix, true_divide, clip,
-             addcmul, addcdiv)
+             addcmul, addcdiv, logit, mvlgamma)
 # torch's constants (plain Python floats, as torch's; ``newaxis`` is None, as NumPy's).
 NAMES = {"pi": math.pi, "e": math.e, "inf": math.inf, "nan": math.nan, "newaxis": None}
 # torch's other names of elementwise functions (NumPy's spellings): the same objects,
@@ -173,7 +213,8 @@ ALIASES = {
     "arctanh": "atanh", "arctan2": "atan2",
 }
 METHODS = {
-    **methods(nan_to_num, lerp, isclose, allclose, float_power, positive, fix, addcmul, addcdiv),
+    **methods(nan_to_num, lerp, isclose, allclose, float_power, positive, fix, addcmul, addcdiv,
+              logit, mvlgamma),
     "true_divide": _true_divide,
     # torch's other names of C++ methods: the same objects
     "clip": _Tensor.clamp, "absolute": _Tensor.abs, "negative": _Tensor.neg,

@@ -12,8 +12,8 @@ import math
 import numpy as np
 
 from .reference import _erf, _f, _sigmoid
-from .rows import (ALL, AWAY0, EXPONENT, FLOAT, INT, INTB, LOG1P, NONZERO, NUM, POS, REAL, SMALL,
-                   A, Domain, Fixed, Mask, OpSpec, S, Step, T)
+from .rows import (ALL, AWAY0, EXPONENT, FLOAT, INT, INTB, LOG1P, NONZERO, NUM, POS,
+                   REAL, SMALL, A, Domain, Fixed, Mask, OpSpec, S, Step, T)
 from .samples import BINARY, BINARY_SMALL, LOSS_PAIR, UNARY, UNARY_SMALL
 
 
@@ -524,4 +524,152 @@ OPS += [
            inplace="divide_", inplace_kw=(("rounding_mode", "floor"),), differentiable=False),
     OpSpec("clip_inplace", lambda lib, a: lib.clip(a, -0.5, 0.5), UNARY_SMALL, FLOAT, AWAY0,
            ref=lambda np_, a: np.clip(a, -0.5, 0.5), inplace="clip_", inplace_args=(-0.5, 0.5)),
+]
+
+# ---- two-argument special functions, sign and exponent tools, integer bit ops -----------------
+
+
+def _xlogy_ref(log):
+    def ref(np_, a, b):
+        x, y = _f(a), _f(b)
+        with np.errstate(all="ignore"):
+            out = np.where(np.isnan(y), np.nan, np.where(x == 0, 0.0, x * log(y)))
+        return out.astype(np.result_type(_fdt(a), _fdt(b)))
+    return ref
+
+
+def _logit_ref(eps):
+    def ref(np_, a):
+        z = _f(a) if eps is None else np.clip(_f(a), eps, 1 - eps)
+        with np.errstate(all="ignore"):
+            return np.log(z / (1 - z)).astype(_fdt(a))
+    return ref
+
+
+def _mvlgamma_ref(p):
+    def ref(np_, a):
+        import scipy.special
+        x = _f(a)
+        out = sum(scipy.special.gammaln(x - j / 2) for j in range(p))
+        return (out + p * (p - 1) / 4 * math.log(math.pi)).astype(_fdt(a))
+    return ref
+
+
+POSITIVE_PAIR = Domain("positive_pair", 0.5, 2.5, 1, 6)
+MVLGAMMA = Domain("mvlgamma", 1.6, 4.0, 2, 6)
+SHIFT = Domain("shift", choices=(0.0, 1.0, 2.0, 3.0))
+_XLOGY_EDGES = (S("zeros_nan_inf", Fixed([[0.0, 0.0, 0.0], [0.0, 2.0, -1.0]]),
+                  Fixed([[np.nan, 0.0, np.inf], [-1.0, -1.0, 0.0]])),)
+OPS += [
+    OpSpec("xlogy", lambda lib, a, b: lib.xlogy(a, b), BINARY, NUM, POSITIVE_PAIR,
+           _xlogy_ref(np.log), gradgrad=True, inplace="xlogy_"),
+    OpSpec("Tensor.xlogy", lambda lib, a, b: a.xlogy(b), BINARY_SMALL, FLOAT, POSITIVE_PAIR,
+           _xlogy_ref(np.log)),
+    OpSpec("xlogy_edges", lambda lib, a, b: lib.xlogy(a, b), _XLOGY_EDGES, FLOAT,
+           ref=_xlogy_ref(np.log), differentiable=False),
+    OpSpec("xlogy_number_other", lambda lib, a: lib.xlogy(a, 2.5), UNARY, NUM, POSITIVE_PAIR,
+           lambda np_, a: _xlogy_ref(np.log)(np_, a, np.float32(2.5)),
+           inplace="xlogy_", inplace_args=(2.5,)),
+    OpSpec("xlogy_number_self", lambda lib, a: lib.xlogy(1.5, a), UNARY, NUM, POSITIVE_PAIR,
+           lambda np_, a: _xlogy_ref(np.log)(np_, np.float32(1.5), a).astype(_fdt(a)),
+           gradgrad=True),
+    OpSpec("special_xlogy", lambda lib, a, b: lib.special.xlogy(a, b), BINARY_SMALL, FLOAT,
+           POSITIVE_PAIR, _xlogy_ref(np.log)),
+    OpSpec("special_xlog1py", lambda lib, a, b: lib.special.xlog1py(a, b), BINARY, NUM, LOG1P,
+           _xlogy_ref(np.log1p), gradgrad=True),
+    OpSpec("special_xlog1py_edges", lambda lib, a, b: lib.special.xlog1py(a, b), _XLOGY_EDGES,
+           FLOAT, ref=_xlogy_ref(np.log1p), differentiable=False),
+    OpSpec("special_xlog1py_number_other", lambda lib, a: lib.special.xlog1py(a, 0.5), UNARY,
+           FLOAT, LOG1P, lambda np_, a: _xlogy_ref(np.log1p)(np_, a, np.float32(0.5))),
+    OpSpec("special_xlog1py_number_self", lambda lib, a: lib.special.xlog1py(2, a), UNARY, FLOAT,
+           LOG1P, lambda np_, a: _xlogy_ref(np.log1p)(np_, np.float32(2), a).astype(a.dtype)),
+    OpSpec("copysign", lambda lib, a, b: lib.copysign(a, b), BINARY, NUM, AWAY0,
+           lambda np_, a, b: np.copysign(_f(a), _f(b)).astype(np.result_type(_fdt(a), _fdt(b))),
+           gradgrad=True, inplace="copysign_"),
+    OpSpec("copysign_number", lambda lib, a: a.copysign(-1.5), UNARY, NUM, AWAY0,
+           lambda np_, a: np.copysign(_f(a), -1.0).astype(_fdt(a)), inplace="copysign_",
+           inplace_args=(-1.5,)),
+    OpSpec("copysign_zeros", lambda lib, a, b: lib.copysign(a, b), SPECIALS_PAIR, FLOAT,
+           ref=lambda np_, a, b: np.copysign(a, b), differentiable=False),
+    OpSpec("nextafter", lambda lib, a, b: lib.nextafter(a, b), BINARY, FLOAT, REAL,
+           lambda np_, a, b: np.nextafter(a, b), inplace="nextafter_"),
+    OpSpec("nextafter_edges", lambda lib, a, b: lib.nextafter(a, b), SPECIALS_PAIR, FLOAT,
+           ref=lambda np_, a, b: np.nextafter(a, b), differentiable=False),
+    OpSpec("ldexp", lambda lib, a, b: lib.ldexp(a, b), BINARY, FLOAT, EXPONENT,
+           lambda np_, a, b: a * np.exp2(b), gradgrad=True, inplace="ldexp_"),
+    # (a negative integer exponent: torch's gradient is 0, its pow(2, other) in integers)
+    OpSpec("Tensor.ldexp_int", lambda lib, a: a.ldexp(lib.full_like(a, 2, dtype=lib.int64)),
+           UNARY_SMALL, FLOAT, REAL, lambda np_, a: (a * 4).astype(a.dtype)),
+    OpSpec("heaviside", lambda lib, a, b: lib.heaviside(a, b), BINARY, NUM, SMALL,
+           lambda np_, a, b: np.where(a == 0, b, (a > 0)).astype(a.dtype),
+           differentiable=False, inplace="heaviside_"),
+    OpSpec("gcd", lambda lib, a, b: lib.gcd(a, b), BINARY, INT, REAL,
+           lambda np_, a, b: np.gcd(a, b), differentiable=False, inplace="gcd_"),
+    OpSpec("lcm", lambda lib, a, b: lib.lcm(a, b), BINARY, INT, REAL,
+           lambda np_, a, b: np.lcm(a, b), differentiable=False, inplace="lcm_"),
+    OpSpec("bitwise_left_shift", lambda lib, a, b: lib.bitwise_left_shift(a, b), BINARY, INT,
+           SHIFT, lambda np_, a, b: np.left_shift(a, b), differentiable=False,
+           inplace="bitwise_left_shift_"),
+    OpSpec("bitwise_right_shift", lambda lib, a, b: lib.bitwise_right_shift(a, b), BINARY, INT,
+           SHIFT, lambda np_, a, b: np.right_shift(a, b), differentiable=False,
+           inplace="bitwise_right_shift_"),
+    OpSpec("lshift_operator", lambda lib, a, b: a << b, BINARY_SMALL, INT, SHIFT,
+           ref=lambda np_, a, b: np.left_shift(a, b), differentiable=False),
+    OpSpec("rshift_operator_number", lambda lib, a: a >> 1, UNARY_SMALL, INT, SHIFT,
+           ref=lambda np_, a: np.right_shift(a, 1).astype(a.dtype), differentiable=False),
+    OpSpec("rlshift_operator", lambda lib, a: 3 << a, UNARY_SMALL, INT, SHIFT,
+           ref=lambda np_, a: np.left_shift(np.asarray(3, a.dtype), a), differentiable=False),
+    OpSpec("logit", lambda lib, a: lib.logit(a), UNARY, NUM, PROBABILITY, _logit_ref(None),
+           gradgrad=True, inplace="logit_"),
+    OpSpec("Tensor.logit_eps", lambda lib, a: a.logit(eps=0.1), UNARY, FLOAT, PROBABILITY,
+           _logit_ref(0.1), gradgrad=True, inplace="logit_", inplace_args=(0.1,)),
+    OpSpec("special_logit", lambda lib, a: lib.special.logit(a, 0.2), UNARY_SMALL, FLOAT,
+           PROBABILITY, _logit_ref(0.2)),
+    OpSpec("logit_edges", lambda lib, a: lib.logit(a), SPECIALS, FLOAT, ref=_logit_ref(None),
+           differentiable=False),
+    OpSpec("mvlgamma", lambda lib, a: lib.mvlgamma(a, 3), UNARY, FLOAT + INT, MVLGAMMA,
+           _mvlgamma_ref(3), gradgrad=True, inplace="mvlgamma_", inplace_args=(3,)),
+    OpSpec("special_multigammaln", lambda lib, a: lib.special.multigammaln(a, 2), UNARY_SMALL,
+           FLOAT, MVLGAMMA, _mvlgamma_ref(2)),
+    _special("ndtr", _sp("ndtr"), ALL, gradgrad=True),
+    OpSpec("Tensor.float_power_", lambda lib, a: a.clone().float_power_(3), UNARY_SMALL,
+           ("float64",), POS, lambda np_, a: np.power(a, 3.0)),
+]
+
+
+def _scipy_pair(name):
+    def ref(np_, a, b):
+        import scipy.special
+        return getattr(scipy.special, name)(_f(a), _f(b)).astype(np.result_type(_fdt(a), _fdt(b)))
+    return ref
+
+
+ZETA = Domain("zeta", 1.5, 3.5, 2, 5)
+_GAMMA_EDGES = (S("edges", Fixed([[0.0, 0.0, 1.0, -1.0], [1.0, np.inf, 1.0, np.nan]]),
+                  Fixed([[0.0, 1.0, 0.0, 1.0], [-1.0, 1.0, np.inf, 1.0]])),)
+# torch has no gradient for zeta's x or igamma's a: the differentiable rows hold them fixed
+OPS += [
+    OpSpec("special_zeta", lambda lib, a, b: lib.special.zeta(a, b), BINARY, NUM, ZETA,
+           _scipy_pair("zeta"), differentiable=False, rtol=1e-5),
+    OpSpec("special_zeta_number_self", lambda lib, a: lib.special.zeta(2.5, a), UNARY, FLOAT,
+           ZETA, lambda np_, a: _scipy_pair("zeta")(np_, np.float32(2.5), a).astype(a.dtype),
+           gradgrad=True, rtol=1e-5),
+    OpSpec("special_zeta_number_other", lambda lib, a: lib.special.zeta(a, 1.5), UNARY, FLOAT,
+           ZETA, lambda np_, a: _scipy_pair("zeta")(np_, a, np.float32(1.5)).astype(a.dtype),
+           differentiable=False, rtol=1e-5),
+    OpSpec("igamma", lambda lib, a, b: lib.igamma(a, b), BINARY, FLOAT, POSITIVE_PAIR,
+           _scipy_pair("gammainc"), differentiable=False, inplace="igamma_", rtol=1e-5),
+    OpSpec("igammac", lambda lib, a, b: lib.igammac(a, b), BINARY, FLOAT, POSITIVE_PAIR,
+           _scipy_pair("gammaincc"), differentiable=False, inplace="igammac_", rtol=1e-5),
+    OpSpec("igamma_other_grad", lambda lib, a: lib.igamma(lib.full_like(a, 1.5), a), UNARY,
+           FLOAT, POSITIVE_PAIR, lambda np_, a: _scipy_pair("gammainc")(np_, 1.5 + 0 * a, a),
+           gradgrad=True, rtol=1e-5),
+    OpSpec("Tensor.igammac_other_grad", lambda lib, a: lib.full_like(a, 2.5).igammac(a),
+           UNARY_SMALL, FLOAT, POSITIVE_PAIR,
+           lambda np_, a: _scipy_pair("gammaincc")(np_, 2.5 + 0 * a, a), rtol=1e-5),
+    OpSpec("special_gammainc_edges", lambda lib, a, b: lib.special.gammainc(a, b), _GAMMA_EDGES,
+           FLOAT, ref=_scipy_pair("gammainc"), differentiable=False),
+    OpSpec("special_gammaincc_edges", lambda lib, a, b: lib.special.gammaincc(a, b),
+           _GAMMA_EDGES, FLOAT, ref=lambda np_, a, b: 1 - _scipy_pair("gammainc")(np_, a, b),
+           differentiable=False),
 ]

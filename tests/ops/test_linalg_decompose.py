@@ -179,6 +179,10 @@ SCENARIOS = {
                                                            UPLO="u"),
     "svdvals": lambda lib: lib.linalg.svdvals(randn(lib, 2, 3, 5)),
     "svd_compute_uv_false": lambda lib: lib.svd(randn(lib, 4, 3), compute_uv=False),
+    "matrix_rank_version": lambda lib: [
+        lib.linalg.matrix_rank(lib.ones(3, 3))._version,
+        lib.linalg.matrix_rank(lib.ones(2, 3, 3), hermitian=True)._version,
+        lib.linalg.matrix_rank(lib.zeros(2, 3, 0))._version],
     "matrix_rank": lambda lib: [
         lib.linalg.matrix_rank(randn(lib, 2, 4, 3)),
         lib.linalg.matrix_rank(lib.diag(lib.tensor([1.0, 1e-3, 1e-9])), atol=1e-2),

@@ -239,8 +239,9 @@ def matrix_rank(A, *, atol=None, rtol=None, hermitian=False, out=None):  # noqa:
     with no_grad():
         s = eigvalsh(A).abs() if hermitian else svdvals(A)
         if s.shape[-1] == 0:
-            return _with_out("linalg_matrix_rank",
-                             _C.zeros(tuple(A.shape[:-2]), dtype=_C.int64), out)
+            rank = _C.zeros(tuple(A.shape[:-2]), dtype=_C.int64)
+            rank.add_(0)  # torch writes its count through sum's out=: _version 1
+            return _with_out("linalg_matrix_rank", rank, out)
         largest = s.amax(-1, keepdim=True)
         if rtol is None:
             eps = 1.1920928955078125e-07 if A.dtype == _C.float32 else 2.220446049250313e-16
@@ -250,6 +251,7 @@ def matrix_rank(A, *, atol=None, rtol=None, hermitian=False, out=None):  # noqa:
             tol = _C.maximum(tol, atol if isinstance(atol, _C.Tensor) else
                              _C.full((), float(atol), dtype=s.dtype))
         rank = (s > tol).sum(-1)
+        rank.add_(0)  # torch writes its count through sum's out=: _version 1
     return _with_out("linalg_matrix_rank", rank, out)
 
 

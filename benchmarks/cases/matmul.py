@@ -1,7 +1,7 @@
 """Matrix products: square float32 (with the FMA loop in turns as a variant), transposed
 operands, the shapes an MLP's backward multiplies, bmm, float64, bfloat16, and the
 machine's peak FLOP rate from a loop of fused multiply-adds; the
-factorizations of torch.linalg (solve, inv, cholesky).
+factorizations and decompositions of torch.linalg (solve, inv, cholesky, svd, qr).
 """
 
 from .kernels import _bench_helpers, _pair
@@ -174,5 +174,28 @@ def cholesky(T, n):
 
     def step():
         T.linalg.cholesky(a)
+
+    return step
+
+
+# the decompositions (LAPACK's gesdd and geqrf/orgqr)
+
+@timed_case("linalg_svd", GROUP_LINALG, "linalg.svd(A, full_matrices=False) (float32)",
+            (Point("256", 256, "256x256"),))
+def linalg_svd(T, n):
+    a = T.randn(n, n)
+
+    def step():
+        T.linalg.svd(a, full_matrices=False)
+
+    return step
+
+
+@timed_case("linalg_qr", GROUP_LINALG, "linalg.qr(A) (float32)", (Point("256", 256, "256x256"),))
+def linalg_qr(T, n):
+    a = T.randn(n, n)
+
+    def step():
+        T.linalg.qr(a)
 
     return step

@@ -230,9 +230,11 @@ struct EmbeddingAttrs {
   int64_t num_weights = 0, padding_idx = -1;
   bool scale_grad_by_freq = false;
 };
-/// linalg.solve_ex, solve_triangular, cholesky_ex, cholesky_solve.
+/// linalg.solve_ex, solve_triangular, cholesky_ex, cholesky_solve; svd
+/// (full_matrices), qr (mode: 0 'reduced', 1 'complete', 2 'r').
 struct LinalgAttrs {
-  bool upper = false, left = true, unitriangular = false;
+  bool upper = false, left = true, unitriangular = false, full_matrices = false;
+  int mode = 0;
 };
 /// convolution_backward (ConvolutionBackwardBackward0): which gradients it computed.
 struct ConvBackwardAttrs {

@@ -157,6 +157,12 @@ void finish_node(const std::shared_ptr<FormulaNode>& node,
                  std::initializer_list<const Tensor*> inputs,
                  std::initializer_list<const Tensor*> outputs,
                  const std::vector<const Tensor*>& extras = {});
+/// finish_node for a node whose formulas read its own outputs (the
+/// decompositions): they are its extras, saved as outputs (PyTorch's is_output:
+/// no reference cycle, and a double backward sees them with their history).
+void finish_node_saving_outputs(const std::shared_ptr<FormulaNode>& node,
+                                std::initializer_list<const Tensor*> inputs,
+                                std::initializer_list<const Tensor*> outputs);
 /// In-place ops, before the write: saves the inputs as they are now (self as
 /// `old_self`, a clone, when the formula needs its original value), so a
 /// write through an operand that aliases self is caught like in PyTorch.

@@ -198,6 +198,18 @@ void finish_node(const std::shared_ptr<FormulaNode>& node,
   locate(*node);
 }
 
+void finish_node_saving_outputs(const std::shared_ptr<FormulaNode>& node,
+                                std::initializer_list<const Tensor*> inputs,
+                                std::initializer_list<const Tensor*> outputs) {
+  finish_node(node, inputs, outputs);
+  size_t j = node->saved.size();
+  node->saved.resize(j + outputs.size());
+  for (const Tensor* o : outputs) node->saved[j++] = SavedTensor(*o, true);
+  node->num_extras = outputs.size();
+  node->holds_saved = true;
+  locate(*node);
+}
+
 bool inplace_needs_old_self(OpKind kind, std::initializer_list<const Tensor*> inputs) {
   const FormulaRow& row = formula_row(kind);
   if (row.input_needed_by[0] == 0) return false;

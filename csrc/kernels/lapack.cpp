@@ -25,6 +25,26 @@ void scipy_spotrf_(const char* uplo, const int* n, float* a, const int* lda, int
                    size_t uplo_len);
 void scipy_dpotrf_(const char* uplo, const int* n, double* a, const int* lda, int* info,
                    size_t uplo_len);
+void scipy_sgesdd_(const char* jobz, const int* m, const int* n, float* a, const int* lda, float* s,
+                   float* u, const int* ldu, float* vt, const int* ldvt, float* work,
+                   const int* lwork, int* iwork, int* info, size_t jobz_len);
+void scipy_dgesdd_(const char* jobz, const int* m, const int* n, double* a, const int* lda,
+                   double* s, double* u, const int* ldu, double* vt, const int* ldvt, double* work,
+                   const int* lwork, int* iwork, int* info, size_t jobz_len);
+void scipy_sgeqrf_(const int* m, const int* n, float* a, const int* lda, float* tau, float* work,
+                   const int* lwork, int* info);
+void scipy_dgeqrf_(const int* m, const int* n, double* a, const int* lda, double* tau, double* work,
+                   const int* lwork, int* info);
+void scipy_sorgqr_(const int* m, const int* n, const int* k, float* a, const int* lda,
+                   const float* tau, float* work, const int* lwork, int* info);
+void scipy_dorgqr_(const int* m, const int* n, const int* k, double* a, const int* lda,
+                   const double* tau, double* work, const int* lwork, int* info);
+void scipy_ssyevd_(const char* jobz, const char* uplo, const int* n, float* a, const int* lda,
+                   float* w, float* work, const int* lwork, int* iwork, const int* liwork,
+                   int* info, size_t jobz_len, size_t uplo_len);
+void scipy_dsyevd_(const char* jobz, const char* uplo, const int* n, double* a, const int* lda,
+                   double* w, double* work, const int* lwork, int* iwork, const int* liwork,
+                   int* info, size_t jobz_len, size_t uplo_len);
 // CBLAS (row-major capable).
 void scipy_cblas_strsm(int order, int side, int uplo, int trans, int diag, int m, int n,
                        float alpha, const float* a, int lda, float* b, int ldb);
@@ -108,12 +128,105 @@ void triangular_solve(const T* a, T* b, int m, int k, bool left, bool upper, boo
   }
 }
 
-#define GT_LAPACK_INSTANTIATE(T)                                       \
-  template int lu_factor<T>(T*, int, int*);                            \
-  template void lu_solve<T>(const T*, const int*, int, T*, int, bool); \
-  template void lu_inverse<T>(T*, const int*, int);                    \
-  template int cholesky<T>(T*, int, bool);                             \
-  template void triangular_solve<T>(const T*, T*, int, int, bool, bool, bool, bool);
+template <typename T>
+int svd(T* a, int m, int n, T* s, T* u, T* vt, bool full, bool vectors) {
+  const int k = std::min(m, n);
+  if (k == 0) return 0;
+  const char jobz = !vectors ? 'N' : full ? 'A' : 'S';
+  const int lda = std::max(m, 1), ldu = std::max(m, 1);
+  const int ldvt = std::max(full ? n : k, 1);
+  T dummy = 0;
+  if (!vectors) u = vt = &dummy;
+  std::vector<int> iwork(size_t(8) * size_t(k));
+  int info = 0, lwork = -1;
+  T query = 0;
+  auto call = [&](T* work) {
+    if constexpr (std::is_same_v<T, float>) {
+      scipy_sgesdd_(&jobz, &m, &n, a, &lda, s, u, &ldu, vt, &ldvt, work, &lwork, iwork.data(),
+                    &info, 1);
+    } else {
+      scipy_dgesdd_(&jobz, &m, &n, a, &lda, s, u, &ldu, vt, &ldvt, work, &lwork, iwork.data(),
+                    &info, 1);
+    }
+  };
+  call(&query);
+  lwork = std::max(int(query), 1);
+  std::vector<T> work(static_cast<size_t>(lwork));
+  call(work.data());
+  return info;
+}
+
+template <typename T>
+void qr_factor(T* a, int m, int n, T* tau) {
+  if (std::min(m, n) == 0) return;
+  const int lda = std::max(m, 1);
+  int info = 0, lwork = -1;
+  T query = 0;
+  auto call = [&](T* work) {
+    if constexpr (std::is_same_v<T, float>) {
+      scipy_sgeqrf_(&m, &n, a, &lda, tau, work, &lwork, &info);
+    } else {
+      scipy_dgeqrf_(&m, &n, a, &lda, tau, work, &lwork, &info);
+    }
+  };
+  call(&query);
+  lwork = std::max(int(query), 1);
+  std::vector<T> work(static_cast<size_t>(lwork));
+  call(work.data());
+}
+
+template <typename T>
+void qr_q(T* a, int m, int cols, int k, const T* tau) {
+  if (m == 0 || cols == 0) return;
+  const int lda = std::max(m, 1);
+  int info = 0, lwork = -1;
+  T query = 0;
+  auto call = [&](T* work) {
+    if constexpr (std::is_same_v<T, float>) {
+      scipy_sorgqr_(&m, &cols, &k, a, &lda, tau, work, &lwork, &info);
+    } else {
+      scipy_dorgqr_(&m, &cols, &k, a, &lda, tau, work, &lwork, &info);
+    }
+  };
+  call(&query);
+  lwork = std::max(int(query), 1);
+  std::vector<T> work(static_cast<size_t>(lwork));
+  call(work.data());
+}
+
+template <typename T>
+int eigh(T* a, int n, T* w, bool upper, bool vectors) {
+  if (n == 0) return 0;
+  const char jobz = vectors ? 'V' : 'N', uplo = upper ? 'U' : 'L';
+  const int lda = std::max(n, 1);
+  int info = 0, lwork = -1, liwork = -1, iquery = 0;
+  T query = 0;
+  auto call = [&](T* work, int* iwork) {
+    if constexpr (std::is_same_v<T, float>) {
+      scipy_ssyevd_(&jobz, &uplo, &n, a, &lda, w, work, &lwork, iwork, &liwork, &info, 1, 1);
+    } else {
+      scipy_dsyevd_(&jobz, &uplo, &n, a, &lda, w, work, &lwork, iwork, &liwork, &info, 1, 1);
+    }
+  };
+  call(&query, &iquery);
+  lwork = std::max(int(query), 1);
+  liwork = std::max(iquery, 1);
+  std::vector<T> work(static_cast<size_t>(lwork));
+  std::vector<int> iwork(static_cast<size_t>(liwork));
+  call(work.data(), iwork.data());
+  return info;
+}
+
+#define GT_LAPACK_INSTANTIATE(T)                                                     \
+  template int lu_factor<T>(T*, int, int*);                                          \
+  template void lu_solve<T>(const T*, const int*, int, T*, int, bool);               \
+  template void lu_inverse<T>(T*, const int*, int);                                  \
+  template int cholesky<T>(T*, int, bool);                                           \
+  template void triangular_solve<T>(const T*, T*, int, int, bool, bool, bool, bool); \
+  template int svd<T>(T*, int, int, T*, T*, T*, bool, bool);                         \
+  template void qr_factor<T>(T*, int, int, T*);                                      \
+  template void qr_q<T>(T*, int, int, int, const T*);                                \
+  template int eigh<T>(T*, int, T*, bool, bool);
 GT_LAPACK_INSTANTIATE(float)
 GT_LAPACK_INSTANTIATE(double)
 #undef GT_LAPACK_INSTANTIATE

@@ -1,6 +1,7 @@
 // The factorizations and triangular solves of torch.linalg (inv, det, slogdet,
-// solve, solve_triangular, cholesky, cholesky_solve) on the LAPACK that the
-// scipy-openblas32 wheel carries (its symbols are prefixed scipy_).
+// solve, solve_triangular, cholesky, cholesky_solve) and its decompositions
+// (svd, qr, eigh) on the LAPACK that the scipy-openblas32 wheel carries (its
+// symbols are prefixed scipy_).
 //
 // NOTE [Row-major matrices in LAPACK]
 // LAPACK reads column-major matrices; our matrices are row-major, so LAPACK
@@ -43,5 +44,29 @@ int cholesky(T* a, int n, bool upper);
 template <typename T>
 void triangular_solve(const T* a, T* b, int m, int k, bool left, bool upper, bool transposed,
                       bool unit_diagonal);
+
+/// The SVD of the column-major m x n buffer `a` (destroyed) by divide and conquer
+/// (gesdd): s gets min(m, n) values, descending; u (m x ucols, column-major) and
+/// vt (vtrows x n) the singular vectors, ucols = vtrows = min(m, n) unless `full`
+/// (then m and n); with `vectors` false, u and vt are not touched (may be null).
+/// Returns LAPACK's info: 0, or > 0 when the iteration did not converge.
+template <typename T>
+int svd(T* a, int m, int n, T* s, T* u, T* vt, bool full, bool vectors);
+
+/// Householder QR of the column-major m x n buffer `a` in place (geqrf): R in its
+/// upper triangle, the reflectors below it and in tau (min(m, n) values).
+template <typename T>
+void qr_factor(T* a, int m, int n, T* tau);
+
+/// The first `cols` columns of the Q of qr_factor (orgqr), in place in `a`, a
+/// column-major m x cols buffer whose first k = min(m, n) columns hold the reflectors.
+template <typename T>
+void qr_q(T* a, int m, int cols, int k, const T* tau);
+
+/// The eigenvalues (ascending, into w) of the symmetric column-major n x n buffer
+/// `a`, reading the triangle `upper` names, and with `vectors` its orthonormal
+/// eigenvectors as the columns of `a` (syevd). Returns LAPACK's info.
+template <typename T>
+int eigh(T* a, int n, T* w, bool upper, bool vectors);
 
 }  // namespace gradtrack::kernels

@@ -11,43 +11,13 @@
 #include "autograd/variable.h"
 #include "kernels/lapack.h"
 #include "ops/common.h"
+#include "ops/linalg_batch.h"
 
 namespace gradtrack::ops {
 
+using namespace linalg_batch;  // NOLINT: the batch helpers
+
 namespace {
-
-/// A fresh contiguous copy of `a` (in `a`'s dtype) that LAPACK may overwrite.
-Tensor work_copy(const Tensor& a) {
-  Tensor out = empty(a.sizes(), a.dtype());
-  kernels::copy(out, a);
-  return out;
-}
-
-DimVector batch_of(const DimVector& sizes) { return DimVector(sizes.begin(), sizes.end() - 2); }
-
-int64_t count_of(const DimVector& batch) {
-  int64_t count = 1;
-  for (int64_t b : batch) count *= b;
-  return count;
-}
-
-DimVector with_matrix(DimVector batch, int64_t rows, int64_t cols) {
-  batch.push_back(rows);
-  batch.push_back(cols);
-  return batch;
-}
-
-/// Runs f with a float or double zero, as the dtype of `a` says.
-template <typename F>
-void on_float_type(ScalarType dtype, F&& f) {
-  if (dtype == ScalarType::Float32) {
-    f(0.0f);
-  } else {
-    GT_CHECK(dtype == ScalarType::Float64, "gradtrack: linalg supports float32 and float64, got ",
-             scalar_type_name(dtype));
-    f(0.0);
-  }
-}
 
 /// The permutation sign of getrf's 1-based pivots.
 bool pivots_flip(const std::vector<int>& piv) {

@@ -353,9 +353,6 @@ Tensor baddbmm(const Tensor& self, const Tensor& b1, const Tensor& b2, Scalar be
 Tensor addmv(const Tensor& self, const Tensor& mat, const Tensor& vec, Scalar beta, Scalar alpha);
 Tensor cross(const Tensor& a, const Tensor& b, int64_t dim);
 Tensor trace(const Tensor& a);
-/// (U, S, Vh) of the batched matrices `a` (full_matrices=False), recorded as
-/// LinalgSvdBackward0.
-std::tuple<Tensor, Tensor, Tensor> linalg_svd(const Tensor& a);
 /// The factorizations (ops/linalg_factor.cpp): operands already checked, float32
 /// or float64; each returns LAPACK's info (int32, one per matrix) beside its result.
 std::pair<Tensor, Tensor> linalg_inv_ex(const Tensor& a);
@@ -369,6 +366,16 @@ Tensor linalg_solve_triangular(const Tensor& a, const Tensor& b, bool upper, boo
 /// legacy: torch.cholesky's node (CholeskyBackward0) instead of linalg's.
 std::pair<Tensor, Tensor> linalg_cholesky_ex(const Tensor& a, bool upper, bool legacy = false);
 Tensor cholesky_solve(const Tensor& b, const Tensor& l, bool upper);
+/// The decompositions (ops/linalg_decompose.cpp), operands checked, float32 or
+/// float64. (U, S, Vh) of gesdd, S descending (U and Vh empty without
+/// compute_uv), recorded as LinalgSvdBackward0, and LAPACK's info.
+std::tuple<Tensor, Tensor, Tensor, Tensor> linalg_svd(const Tensor& a, bool full_matrices,
+                                                      bool compute_uv);
+/// (Q, R); mode 0 'reduced', 1 'complete', 2 'r' (Q empty), as LinalgQrBackward0.
+std::pair<Tensor, Tensor> linalg_qr(const Tensor& a, int mode);
+/// (eigenvalues ascending, eigenvectors (empty without compute_v)) of the triangle
+/// `upper` names, as LinalgEighBackward0, and LAPACK's info.
+std::tuple<Tensor, Tensor, Tensor> linalg_eigh(const Tensor& a, bool upper, bool compute_v);
 /// cdist: pairwise p-norm distances between the rows of two batches of
 /// matrices. mode: 0 use_mm_for_euclid_dist_if_necessary, 1
 /// use_mm_for_euclid_dist, 2 donot_use_mm_for_euclid_dist (PyTorch's numbering).

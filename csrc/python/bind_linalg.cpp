@@ -54,7 +54,8 @@ void bind_linalg(Cls& cls, py::module_& m) {
 // The factorizations (ops/linalg_factor.cpp) as private entries: the Python face
 // (_ops/linalg_factor.py) checks the arguments and raises LinAlgError from info.
 void bind_linalg_factor(py::module_& m) {
-  py::module_ f = m.def_submodule("_linalg", "the factorizations of torch.linalg (private)");
+  py::module_ f =
+      m.def_submodule("_linalg", "the factorizations and decompositions of torch.linalg (private)");
   f.def("inv_ex", [](const Tensor& a) { return ops::linalg_inv_ex(a); });
   f.def("det", [](const Tensor& a) { return ops::linalg_det(a); });
   f.def("slogdet", [](const Tensor& a) { return ops::linalg_slogdet(a); });
@@ -69,6 +70,14 @@ void bind_linalg_factor(py::module_& m) {
   });
   f.def("cholesky_solve", [](const Tensor& b, const Tensor& l, bool upper) {
     return ops::cholesky_solve(b, l, upper);
+  });
+  // The decompositions (ops/linalg_decompose.cpp), checked by _ops/linalg_decompose.py.
+  f.def("svd", [](const Tensor& a, bool full_matrices, bool compute_uv) {
+    return ops::linalg_svd(a, full_matrices, compute_uv);
+  });
+  f.def("qr", [](const Tensor& a, int mode) { return ops::linalg_qr(a, mode); });
+  f.def("eigh", [](const Tensor& a, bool upper, bool compute_v) {
+    return ops::linalg_eigh(a, upper, compute_v);
   });
 }
 

@@ -36,10 +36,6 @@ void init_resample(py::module_& m) {
                            bool right, std::optional<Tensor> sorter) {
     return ops::searchsorted(boundaries, values, out_int32, right, sorter.value_or(Tensor()));
   });
-  r.def("linalg_svd", [](const Tensor& a) {
-    auto [u, s, vh] = ops::linalg_svd(a);
-    return py::make_tuple(u, s, vh);
-  });
 }
 
 }  // namespace gradtrack::python

@@ -2395,6 +2395,18 @@ def put(input: typing.Any, index: typing.Any, source: typing.Any, accumulate: ty
 tensor([[0., 0.],
         [0., 1.]])"""
 
+def qr(input: typing.Any, some: typing.Any=True, *, out: typing.Any=None) -> Tensor:
+    """torch.qr, deprecated by torch for :func:`gradtrack.linalg.qr`: ``some=False``
+is mode 'complete'.
+
+>>> import gradtrack, warnings
+>>> with warnings.catch_warnings():
+...     warnings.simplefilter("ignore")
+...     gradtrack.qr(gradtrack.tensor([[2.0]]))
+gradtrack.return_types.qr(
+Q=tensor([[1.]]),
+R=tensor([[2.]]))"""
+
 def quantile(input: typing.Any, q: typing.Any, dim: typing.Any=None, keepdim: typing.Any=False, *, interpolation: typing.Any='linear', out: typing.Any=None) -> Tensor:
     """The ``q``-th quantiles (``q`` a number or a 1-D tensor in [0, 1]) of all elements
 or along ``dim``; ``interpolation`` picks between the two nearest ranks: linear,
@@ -2922,6 +2934,15 @@ def subtract(input: typing.Any, other: typing.Any, *, alpha: typing.Any=1, out: 
 >>> x = gradtrack.tensor([1.0, 2.0, 3.0])
 >>> gradtrack.sub(x, gradtrack.tensor([0.5, 0.5, 0.5]))
 tensor([0.5000, 1.5000, 2.5000])"""
+
+def svd(input: typing.Any, some: typing.Any=True, compute_uv: typing.Any=True, *, out: typing.Any=None) -> Tensor:
+    """torch.svd: ``(U, S, V)`` with ``A = U diag(S) V^T`` (V, not Vh); ``some=False``
+gives the full U and V; without ``compute_uv`` U and V are zeros.
+
+>>> import gradtrack
+>>> U, S, V = gradtrack.svd(gradtrack.tensor([[1.0, 0.0], [0.0, 4.0]]))
+>>> S
+tensor([4., 1.])"""
 
 def swapdims(input: typing.Any, dim0: typing.Any, dim1: typing.Any) -> Tensor:
     """Another name of ``transpose``.

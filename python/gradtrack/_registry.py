@@ -48,6 +48,7 @@ SOURCES = (
     "_ops.scan_sort",   # cumsum/cumprod/diff, sort/topk, searchsorted/bucketize
     "_ops.linalg",      # products and contractions: mm, baddbmm, einsum, tensordot, cdist
     "_ops.linalg_factor",  # inverse, det, slogdet, logdet, cholesky, cholesky_solve
+    "_ops.linalg_decompose",  # svd, qr (torch's older forms and methods)
     "_ops.nn",          # softmax, log_softmax, cosine_similarity
     "_ops.nn_layers",   # torch.conv2d, torch.batch_norm, ...: nn.functional with ATen's parameters
     "_ops.creation",    # factories, *_like, as_tensor, Tensor.new_*, layout

@@ -1,5 +1,6 @@
-"""``torch.linalg``: vector and matrix norms, the SVD, the cross product, and the
-factorizations (inverse, determinants, solves, Cholesky: ``_ops/linalg_factor.py``).
+"""``torch.linalg``: vector and matrix norms, the cross product, the factorizations
+(inverse, determinants, solves, Cholesky: ``_ops/linalg_factor.py``) and the
+decompositions (SVD, QR, symmetric eigenproblems: ``_ops/linalg_decompose.py``).
 
 >>> import gradtrack
 >>> gradtrack.linalg.vector_norm(gradtrack.tensor([3., 4.]))
@@ -9,7 +10,16 @@ tensor(5.)
 import builtins as _builtins
 
 from . import _C
-from ._autocast import runs_in_float32
+from ._ops.linalg_decompose import (  # noqa: F401 - torch.linalg's names
+    cond,
+    eigh,
+    eigvalsh,
+    matrix_rank,
+    multi_dot,
+    qr,
+    svd,
+    svdvals,
+)
 from ._ops.linalg_factor import (  # noqa: F401 - torch.linalg's names
     LinAlgError,
     cholesky,
@@ -44,69 +54,7 @@ def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):  # noqa: A002
     return _E.vector_norm(x, float(ord), _dims(dim), keepdim)
 
 
-def _check_matrix(name, A):  # noqa: N803 - torch's argument name
-    if A.dim() < 2:
-        raise RuntimeError(f"linalg.{name}: The input tensor A must have at least 2 dimensions.")
-    if not A.is_floating_point():
-        raise RuntimeError(f"linalg.{name}: Expected a floating point or complex tensor as input. "
-                           f"Got {_DT_NAME[repr(A.dtype).split('.', 1)[1]]}")
-
-
 _DT_NAME = {"bool": "Bool", "uint8": "Byte", "int32": "Int", "int64": "Long"}
-
-
-class SVDResult(tuple):
-    """``linalg.svd``'s named result: ``U``, ``S``, ``Vh``.
-
-    >>> import gradtrack
-    >>> gradtrack.linalg.svd(gradtrack.tensor([[2.0, 0.0], [0.0, 1.0]])).S
-    tensor([2., 1.])
-    """
-
-    __slots__ = ()
-
-    def __new__(cls, parts):
-        return tuple.__new__(cls, parts)
-
-    U = property(lambda self: self[0])
-    S = property(lambda self: self[1])
-    Vh = property(lambda self: self[2])
-
-    def __repr__(self):
-        return (f"gradtrack.return_types.linalg_svd(\nU={self[0]!r},\nS={self[1]!r},\n"
-                f"Vh={self[2]!r})")
-
-
-@runs_in_float32
-def svd(A, full_matrices=True, *, driver=None, out=None):  # noqa: N803
-    """The singular value decomposition ``A = U diag(S) Vh`` (batched), with
-    S descending; gradients flow through U, S and Vh (LinalgSvdBackward0).
-
-    >>> import gradtrack
-    >>> gradtrack.linalg.svd(gradtrack.tensor([[3., 0.], [0., -2.]])).S
-    tensor([3., 2.])
-    """
-    _check_matrix("svd", A)
-    if out is not None:
-        raise NotImplementedError("gradtrack: linalg.svd(out=...) is not implemented")
-    if full_matrices and A.shape[-1] != A.shape[-2]:
-        raise NotImplementedError("gradtrack: linalg.svd(full_matrices=True) of a non-square "
-                                  "matrix is not implemented; pass full_matrices=False")
-    return SVDResult(_C._resample.linalg_svd(A))
-
-
-@runs_in_float32
-def svdvals(A, *, driver=None, out=None):  # noqa: N803
-    """The singular values of ``A`` (batched), descending.
-
-    >>> import gradtrack
-    >>> gradtrack.linalg.svdvals(gradtrack.tensor([[0., 2.], [1., 0.]]))
-    tensor([2., 1.])
-    """
-    _check_matrix("svd", A)
-    if out is not None:
-        raise NotImplementedError("gradtrack: linalg.svdvals(out=...) is not implemented")
-    return _C._resample.linalg_svd(A)[1]
 
 
 def _matrix_dims(A, dim):  # noqa: N803

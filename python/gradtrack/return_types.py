@@ -172,6 +172,45 @@ class linalg_cholesky_ex(_Named):
     __slots__ = ()
     _name, _fields = "linalg_cholesky_ex", ("L", "info")
     L, info = _field(0), _field(1)
+class linalg_svd(_Named):
+    """``linalg.svd(A)``: ``A = U diag(S) Vh``."""
+
+    __slots__ = ()
+    _name, _fields = "linalg_svd", ("U", "S", "Vh")
+    U, S, Vh = _field(0), _field(1), _field(2)
+
+
+class svd(_Named):
+    """``torch.svd(A)``: ``A = U diag(S) V^T``."""
+
+    __slots__ = ()
+    _name, _fields = "svd", ("U", "S", "V")
+    U, S, V = _field(0), _field(1), _field(2)
+
+
+class linalg_qr(_Named):
+    """``linalg.qr(A)``: ``A = Q R``."""
+
+    __slots__ = ()
+    _name, _fields = "linalg_qr", ("Q", "R")
+    Q, R = _field(0), _field(1)
+
+
+class qr(linalg_qr):
+    """``torch.qr(A)``: as ``linalg.qr``."""
+
+    __slots__ = ()
+    _name = "qr"
+
+
+class linalg_eigh(_Named):
+    """``linalg.eigh(A)``: the eigenvalues (ascending) and the eigenvectors (columns)."""
+
+    __slots__ = ()
+    _name, _fields = "linalg_eigh", ("eigenvalues", "eigenvectors")
+    eigenvalues, eigenvectors = _field(0), _field(1)
+
+
 class aminmax(_NamedPair):
     """``tensor.aminmax()``: the smallest and largest values."""
 

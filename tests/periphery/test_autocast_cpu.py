@@ -126,8 +126,13 @@ FLOAT32 = {
     "quantile": lambda lib, a: lib.quantile(a["lo"].flatten(), 0.5),
     "nanquantile": lambda lib, a: lib.nanquantile(a["lo"].flatten(), 0.25),
     "svdvals": lambda lib, a: lib.linalg.svdvals(_spd(lib, a)),
+    "linalg_svd": lambda lib, a: lib.linalg.svd(_spd(lib, a)).S,
+    "linalg_qr": lambda lib, a: lib.linalg.qr(_spd(lib, a)).R,
+    "linalg_eigvalsh": lambda lib, a: lib.linalg.eigvalsh(_spd(lib, a)),
+    "linalg_cond": lambda lib, a: lib.linalg.cond(_spd(lib, a)),
     # not on the list: bfloat16 stays
     "matrix_power": lambda lib, a: lib.linalg.matrix_power(_spd(lib, a), 2),
+    "multi_dot": lambda lib, a: lib.linalg.multi_dot([_spd(lib, a), _spd(lib, a)]),
     "cumprod": lambda lib, a: a["lo"].cumprod(0),
     "renorm": lambda lib, a: a["lo"].renorm(2, 0, 1),
     "cov": lambda lib, a: lib.cov(a["lo"]),

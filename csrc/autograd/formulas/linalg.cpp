@@ -1,4 +1,4 @@
-// Matrix products, the cross product, the trace, the SVD and pairwise distances.
+// Matrix products, the cross product, the trace and pairwise distances.
 // The backward formulas of their nodes and, beside them, the forward-mode
 // formulas that are not derived from a backward. The rows naming them are
 // python/gradtrack/_declarations/linalg.py (NOTE [One declaration per op]).
@@ -163,54 +163,6 @@ Tensor cross_jvp(const J& c) {
   if (c.has(0)) out = cross(t(c, 0), x(c, 1), d);
   if (c.has(1)) out = plus(out, cross(x(c, 0), t(c, 1), d));
   return out;
-}
-
-namespace {
-Tensor mT(const Tensor& x) { return transpose(x, -2, -1); }
-}  // namespace
-
-// PyTorch's svd_backward (full_matrices=False, real input).
-TensorList linalg_svd_bw(const BackwardCtx& c, const TensorList& g) {
-  if (GradMode::is_enabled()) {
-    throw NotImplementedError(
-        "gradtrack: double backward through linalg_svd (matrix norms 2, -2, 'nuc') is not "
-        "implemented");
-  }
-  const Tensor &u = c.extra(0), &s = c.extra(1), &vh = c.extra(2);
-  const Tensor &gu = g[0], &gs = g[1], &gvh = g[2];
-  const int64_t m = u.size(-2), n = vh.size(-1);
-  if (!gu.defined() && !gvh.defined()) {
-    if (!gs.defined()) return {Tensor()};
-    return {matmul(u, mul(unsqueeze(gs, -1), vh))};
-  }
-  auto skew = [](const Tensor& x) { return sub(x, mT(x)); };
-  Tensor s2 = mul(s, s);
-  Tensor e = sub(unsqueeze(s2, -2), unsqueeze(s2, -1));
-  Tensor eye_k = diag_embed(ones(s.sizes(), s.dtype()), 0, -2, -1);
-  e = add(e, eye_k);  // the diagonal of e is 0; it becomes 1
-  Tensor ga;
-  Tensor ss_row = unsqueeze(s, -2), ss_col = unsqueeze(s, -1);
-  if (gu.defined() && gvh.defined()) {
-    ga = div(add(mul(skew(matmul(mT(u), gu)), ss_row), mul(ss_col, skew(matmul(vh, mT(gvh))))), e);
-  } else if (gu.defined()) {
-    ga = mul(div(skew(matmul(mT(u), gu)), e), ss_row);
-  } else {
-    ga = mul(ss_col, div(skew(matmul(vh, mT(gvh))), e));
-  }
-  if (gs.defined()) ga = add(ga, diag_embed(gs, 0, -2, -1));
-  if (m > n && gu.defined()) {
-    ga = matmul(u, ga);
-    Tensor gu_sinv = div(gu, ss_row);
-    ga = add(ga, sub(gu_sinv, matmul(u, matmul(mT(u), gu_sinv))));
-    return {matmul(ga, vh)};
-  }
-  if (m < n && gvh.defined()) {
-    ga = matmul(ga, vh);
-    Tensor gv_sinv = div(mT(gvh), ss_row);
-    ga = add(ga, sub(mT(gv_sinv), matmul(matmul(mT(gv_sinv), mT(vh)), vh)));
-    return {matmul(u, ga)};
-  }
-  return {matmul(u, matmul(ga, vh))};
 }
 
 }  // namespace gradtrack::autograd::formulas

@@ -3056,6 +3056,18 @@ tensor([[0., 0.],
 tensor([[0., 0.],
         [0., 1.]])"""
 
+    def qr(self, some: typing.Any=True, *, out: typing.Any=None) -> Tensor:
+        """torch.qr, deprecated by torch for :func:`gradtrack.linalg.qr`: ``some=False``
+is mode 'complete'.
+
+>>> import gradtrack, warnings
+>>> with warnings.catch_warnings():
+...     warnings.simplefilter("ignore")
+...     gradtrack.qr(gradtrack.tensor([[2.0]]))
+gradtrack.return_types.qr(
+Q=tensor([[1.]]),
+R=tensor([[2.]]))"""
+
     def quantile(self, q: typing.Any, dim: typing.Any=None, keepdim: typing.Any=False, *, interpolation: typing.Any='linear') -> Tensor:
         """The ``q``-th quantiles (``q`` a number or a 1-D tensor in [0, 1]) of all elements
 or along ``dim``; ``interpolation`` picks between the two nearest ranks: linear,
@@ -3705,6 +3717,15 @@ when there is nothing to sum.
 >>> import gradtrack
 >>> gradtrack.ones(2, 3).sum_to_size(1, 3)
 tensor([[2., 2., 2.]])"""
+
+    def svd(self, some: typing.Any=True, compute_uv: typing.Any=True, *, out: typing.Any=None) -> Tensor:
+        """torch.svd: ``(U, S, V)`` with ``A = U diag(S) V^T`` (V, not Vh); ``some=False``
+gives the full U and V; without ``compute_uv`` U and V are zeros.
+
+>>> import gradtrack
+>>> U, S, V = gradtrack.svd(gradtrack.tensor([[1.0, 0.0], [0.0, 4.0]]))
+>>> S
+tensor([4., 1.])"""
 
     def swapaxes(self, axis0: typing.SupportsInt | typing.SupportsIndex, axis1: typing.SupportsInt | typing.SupportsIndex) -> Tensor:
         """

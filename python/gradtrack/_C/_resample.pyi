@@ -3,15 +3,12 @@ from __future__ import annotations
 import collections.abc
 import typing
 from gradtrack._C import Tensor
-__all__: list[str] = ['cdist', 'constant_pad_nd', 'linalg_svd', 'resample', 'searchsorted']
+__all__: list[str] = ['cdist', 'constant_pad_nd', 'resample', 'searchsorted']
 
 def cdist(arg0: Tensor, arg1: Tensor, arg2: typing.SupportsFloat | typing.SupportsIndex, arg3: typing.SupportsInt | typing.SupportsIndex) -> Tensor:
     ...
 
 def constant_pad_nd(arg0: Tensor, arg1: typing.Any, arg2: typing.Any) -> Tensor:
-    ...
-
-def linalg_svd(arg0: Tensor) -> tuple[Tensor, Tensor, Tensor]:
     ...
 
 def resample(arg0: Tensor, arg1: typing.SupportsInt | typing.SupportsIndex, arg2: typing.Any, arg3: typing.Any, arg4: collections.abc.Sequence[typing.SupportsFloat | typing.SupportsIndex | None], arg5: bool) -> Tensor:

@@ -27,7 +27,7 @@ import importlib
 from .rows import ELEMENTWISE, Derivative, Pointwise, camel  # noqa: F401
 
 AREAS = ("pointwise", "reduction", "views", "shape", "indexing", "scan_sort", "linalg",
-         "linalg_factor", "random", "nn", "conv", "resample", "rnn")
+         "linalg_factor", "linalg_decompose", "random", "nn", "conv", "resample", "rnn")
 
 
 def area(name):

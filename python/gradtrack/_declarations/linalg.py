@@ -1,5 +1,5 @@
 """Matrix products, the fused updates (addcmul, addcdiv, addr, addbmm: ops/fused.cpp), the
-cross product, the trace, the SVD and pairwise distances."""
+cross product, the trace and pairwise distances."""
 
 from .rows import Derivative
 
@@ -22,7 +22,6 @@ DERIVATIVES = [
     Derivative("Addbmm", "AddbmmBackward0", "addbmm_bw", "addbmm_jvp", saves={1: "2", 2: "1"}),
     Derivative("Cross", "LinalgCrossBackward0", "cross_bw", "cross_jvp", saves={0: "1", 1: "0"}),
     Derivative("Trace", "TraceBackward0", "trace_bw", "trace_jvp"),
-    Derivative("LinalgSvd", "LinalgSvdBackward0", "linalg_svd_bw"),
     Derivative("Cdist", "CdistBackward0", "cdist_bw",
                saves={0: "012", 1: "012"}, saves_result=True, aten_name="_cdist_forward"),
     Derivative("EuclideanDist", "EuclideanDistBackward0", "euclidean_dist_bw",

@@ -1,0 +1,49 @@
+// What the LAPACK-backed ops (linalg_factor.cpp, linalg_decompose.cpp) share: a
+// batch of matrices walked one contiguous block at a time, in float or double.
+#pragma once
+
+#include "ops/common.h"
+
+namespace gradtrack::ops::linalg_batch {
+
+/// A fresh contiguous copy of `a` (in `a`'s dtype) that LAPACK may overwrite.
+inline Tensor work_copy(const Tensor& a) {
+  Tensor out = empty(a.sizes(), a.dtype());
+  kernels::copy(out, a);
+  return out;
+}
+
+inline DimVector batch_of(const DimVector& sizes) {
+  return DimVector(sizes.begin(), sizes.end() - 2);
+}
+
+inline int64_t count_of(const DimVector& batch) {
+  int64_t count = 1;
+  for (int64_t b : batch) count *= b;
+  return count;
+}
+
+inline DimVector with_matrix(DimVector batch, int64_t rows, int64_t cols) {
+  batch.push_back(rows);
+  batch.push_back(cols);
+  return batch;
+}
+
+inline DimVector with_vector(DimVector batch, int64_t n) {
+  batch.push_back(n);
+  return batch;
+}
+
+/// Runs f with a float or double zero, as `dtype` says.
+template <typename F>
+void on_float_type(ScalarType dtype, F&& f) {
+  if (dtype == ScalarType::Float32) {
+    f(0.0f);
+  } else {
+    GT_CHECK(dtype == ScalarType::Float64, "gradtrack: linalg supports float32 and float64, got ",
+             scalar_type_name(dtype));
+    f(0.0);
+  }
+}
+
+}  // namespace gradtrack::ops::linalg_batch

@@ -594,6 +594,14 @@ def bitwise_and(input: typing.Any, other: typing.Any, *, out: typing.Any=None) -
 >>> gradtrack.bitwise_and(x, gradtrack.tensor([10, 6, 1]))
 tensor([8, 2, 1])"""
 
+def bitwise_left_shift(*args: typing.Any, out: typing.Any=None, **kwargs: typing.Any) -> Tensor:
+    """Each integer shifted left by ``other`` bits (0 when shifted by the width or more).
+
+>>> import gradtrack
+>>> x = gradtrack.tensor([1, -3, 5])
+>>> gradtrack.bitwise_left_shift(x, gradtrack.tensor([1, 2, 3]))
+tensor([  2, -12,  40])"""
+
 def bitwise_not(input: typing.Any, *, out: typing.Any=None) -> Tensor:
     """The bitwise NOT of each element of an integer or bool tensor.
 
@@ -609,6 +617,14 @@ def bitwise_or(input: typing.Any, other: typing.Any, *, out: typing.Any=None) ->
 >>> x = gradtrack.tensor([12, 10, 7])
 >>> gradtrack.bitwise_or(x, gradtrack.tensor([10, 6, 1]))
 tensor([14, 14,  7])"""
+
+def bitwise_right_shift(*args: typing.Any, out: typing.Any=None, **kwargs: typing.Any) -> Tensor:
+    """Each integer shifted right by ``other`` bits, keeping its sign.
+
+>>> import gradtrack
+>>> x = gradtrack.tensor([16, -16, 5])
+>>> gradtrack.bitwise_right_shift(x, gradtrack.tensor([1, 2, 1]))
+tensor([ 8, -4,  2])"""
 
 def bitwise_xor(input: typing.Any, other: typing.Any, *, out: typing.Any=None) -> Tensor:
     """The bitwise XOR of integer or bool tensors.
@@ -912,6 +928,14 @@ def conv_transpose3d(input: typing.Any, weight: typing.Any, bias: typing.Any=Non
 >>> gradtrack.conv_transpose3d(gradtrack.ones(1, 1, 1, 1, 1),
 ...                            gradtrack.ones(1, 1, 1, 1, 2)).shape
 gradtrack.Size([1, 1, 1, 1, 2])"""
+
+def copysign(input: typing.Any, other: typing.Any, *, out: typing.Any=None) -> Tensor:
+    """The magnitude of ``input`` with the sign of ``other``, elementwise.
+
+>>> import gradtrack
+>>> x = gradtrack.tensor([1.0, -2.0, 3.0])
+>>> gradtrack.copysign(x, gradtrack.tensor([-1.0, 1.0, -0.0]))
+tensor([-1.,  2., -3.])"""
 
 def corrcoef(input: typing.Any) -> Tensor:
     """The Pearson correlation coefficients of the variables in the rows of ``input``.
@@ -1476,6 +1500,14 @@ def gather(input: typing.Any, dim: typing.Any, index: typing.Any, *, out: typing
 tensor([[1, 1],
         [4, 3]])"""
 
+def gcd(input: typing.Any, other: typing.Any, *, out: typing.Any=None) -> Tensor:
+    """The greatest common divisor of integer tensors, elementwise (never negative).
+
+>>> import gradtrack
+>>> x = gradtrack.tensor([12, -8, 0])
+>>> gradtrack.gcd(x, gradtrack.tensor([18, 12, 5]))
+tensor([6, 4, 5])"""
+
 def ge(input: typing.Any, other: typing.Any, *, out: typing.Any=None) -> Tensor:
     """A bool tensor, True where ``input >= other``.
 
@@ -1566,6 +1598,14 @@ def hardshrink(input: typing.Any, lambd: typing.Any=0.5) -> Tensor:
 >>> gradtrack.hardshrink(gradtrack.tensor([0.2, -1.0]))
 tensor([ 0., -1.])"""
 
+def heaviside(input: typing.Any, values: typing.Any, *, out: typing.Any=None) -> Tensor:
+    """The Heaviside step: 0 where ``input`` is negative, 1 where positive, ``values`` where it is 0.
+
+>>> import gradtrack
+>>> x = gradtrack.tensor([-1.5, 0.0, 2.0])
+>>> gradtrack.heaviside(x, gradtrack.tensor([0.5]))
+tensor([0.0000, 0.5000, 1.0000])"""
+
 def histc(input: typing.Any, bins: typing.Any=100, min: typing.Any=0, max: typing.Any=0, *, out: typing.Any=None) -> Tensor:
     """A histogram of ``bins`` equal bins over [min, max] (the data's range when
 min == max); elements outside are not counted.
@@ -1620,6 +1660,22 @@ def i0_(input: typing.Any) -> Tensor:
 >>> import gradtrack
 >>> gradtrack.i0_(gradtrack.tensor([0.5, 1.0])).shape
 gradtrack.Size([2])"""
+
+def igamma(input: typing.Any, other: typing.Any, *, out: typing.Any=None) -> Tensor:
+    """The regularized lower incomplete gamma function P(input, other).
+
+>>> import gradtrack
+>>> x = gradtrack.tensor([1.0, 2.0, 3.0])
+>>> gradtrack.igamma(x, gradtrack.tensor([1.0, 3.0, 0.5]))
+tensor([0.6321, 0.8009, 0.0144])"""
+
+def igammac(input: typing.Any, other: typing.Any, *, out: typing.Any=None) -> Tensor:
+    """The regularized upper incomplete gamma function Q(input, other) = 1 - P.
+
+>>> import gradtrack
+>>> x = gradtrack.tensor([1.0, 2.0, 3.0])
+>>> gradtrack.igammac(x, gradtrack.tensor([1.0, 3.0, 0.5]))
+tensor([0.3679, 0.1991, 0.9856])"""
 
 def index_add(input: typing.Any, dim: typing.Any, index: typing.Any, source: typing.Any, *, alpha: typing.Any=1, out: typing.Any=None) -> Tensor:
     """``input`` with ``alpha * source`` added at ``index`` along ``dim`` (IndexAddBackward0).
@@ -1762,6 +1818,22 @@ def layer_norm(input: typing.Any, normalized_shape: typing.Any, weight: typing.A
 >>> import gradtrack
 >>> gradtrack.layer_norm(gradtrack.tensor([[1.0, 3.0]]), [2])
 tensor([[-1.0000,  1.0000]])"""
+
+def lcm(input: typing.Any, other: typing.Any, *, out: typing.Any=None) -> Tensor:
+    """The least common multiple of integer tensors, elementwise (never negative).
+
+>>> import gradtrack
+>>> x = gradtrack.tensor([12, -8, 0])
+>>> gradtrack.lcm(x, gradtrack.tensor([18, 12, 5]))
+tensor([36, 24,  0])"""
+
+def ldexp(input: typing.Any, other: typing.Any, *, out: typing.Any=None) -> Tensor:
+    """``input * 2 ** other``.
+
+>>> import gradtrack
+>>> x = gradtrack.tensor([1.0, 3.0, -0.5])
+>>> gradtrack.ldexp(x, gradtrack.tensor([2, -1, 3]))
+tensor([ 4.0000,  1.5000, -4.0000])"""
 
 def le(input: typing.Any, other: typing.Any, *, out: typing.Any=None) -> Tensor:
     """A bool tensor, True where ``input <= other``.
@@ -1960,6 +2032,14 @@ def logical_xor(input: typing.Any, other: typing.Any, *, out: typing.Any=None) -
 >>> x = gradtrack.tensor([0.0, 1.0, 2.0])
 >>> gradtrack.logical_xor(x, gradtrack.tensor([1.0, 0.0, 3.0]))
 tensor([ True,  True, False])"""
+
+def logit(input: typing.Any, eps: typing.Any=None, *, out: typing.Any=None) -> Tensor:
+    """``log(x / (1 - x))``; with ``eps``, the input is first clamped to
+``[eps, 1 - eps]`` (LogitBackward0; its gradient is 0 outside that range).
+
+>>> import gradtrack
+>>> gradtrack.logit(gradtrack.tensor([0.0, 0.25, 0.5]), eps=1e-6)
+tensor([-13.8155,  -1.0986,   0.0000])"""
 
 def logsumexp(input: typing.Any, dim: typing.Any, keepdim: typing.Any=False, *, out: typing.Any=None) -> Tensor:
     """log(sum(exp(input))) over ``dim``, computed without overflow.
@@ -2173,6 +2253,14 @@ def mv(input: typing.Any, vec: typing.Any, *, out: typing.Any=None) -> Tensor:
 >>> import gradtrack
 >>> gradtrack.mv(gradtrack.tensor([[1.0, 2.0], [3.0, 4.0]]), gradtrack.tensor([1.0, -1.0]))
 tensor([-1., -1.])"""
+
+def mvlgamma(input: typing.Any, p: typing.Any, *, out: typing.Any=None) -> Tensor:
+    """The multivariate log-gamma function of dimension ``p``:
+``sum(lgamma(x - j / 2) for j < p) + p (p - 1) / 4 log(pi)`` (MvlgammaBackward0).
+
+>>> import gradtrack
+>>> gradtrack.mvlgamma(gradtrack.tensor([2.5, 3.0]), 2)
+tensor([0.8570, 1.5502])"""
 nan: builtins.float
 
 def nan_to_num(input: typing.Any, nan: typing.Any=0.0, posinf: typing.Any=None, neginf: typing.Any=None, *, out: typing.Any=None) -> Tensor:
@@ -2258,6 +2346,14 @@ def negative_(input: typing.Any) -> Tensor:
 >>> gradtrack.negative_(gradtrack.tensor([0.5, 1.0])).shape
 gradtrack.Size([2])"""
 newaxis: None
+
+def nextafter(input: typing.Any, other: typing.Any, *, out: typing.Any=None) -> Tensor:
+    """The next floating-point value after ``input`` towards ``other``.
+
+>>> import gradtrack
+>>> x = gradtrack.tensor([1.0, 2.0], dtype=gradtrack.float64)
+>>> gradtrack.nextafter(x, gradtrack.tensor([2.0, 1.0], dtype=gradtrack.float64))
+tensor([1.0000, 2.0000], dtype=gradtrack.float64)"""
 
 def nonzero(input: typing.Any, *, as_tuple: typing.Any=False, out: typing.Any=None) -> Tensor:
     """The indices of the nonzero elements: one row per element, or with
@@ -3202,6 +3298,14 @@ def where(condition: typing.Any, input: typing.Any, other: typing.Any, *, out: t
 >>> x = gradtrack.tensor([-1.0, 2.0, -3.0])
 >>> gradtrack.where(x > 0, x, 0.0)
 tensor([0., 2., 0.])"""
+
+def xlogy(*args: typing.Any, out: typing.Any=None, **kwargs: typing.Any) -> Tensor:
+    """``input * log(other)``, 0 where ``input`` is 0 (unless ``other`` is NaN).
+
+>>> import gradtrack
+>>> x = gradtrack.tensor([0.0, 2.0, 3.0])
+>>> gradtrack.xlogy(x, gradtrack.tensor([0.0, 3.0, 0.5]))
+tensor([ 0.0000,  2.1972, -2.0794])"""
 
 def zero_(input: typing.Any) -> Tensor:
     """``input.zero_()``: writes the result into ``input`` and returns it.

@@ -24,7 +24,7 @@ from . import _autocast
 from . import _profiler
 from . import _docs
 from . import _bench
-__all__: list[str] = ['Node', 'Tensor', 'abs', 'acos', 'acosh', 'add', 'addmm', 'all', 'amax', 'amin', 'any', 'arange', 'argmax', 'argmin', 'as_strided', 'asin', 'asinh', 'atan', 'atan2', 'atanh', 'bfloat16', 'bitwise_and', 'bitwise_not', 'bitwise_or', 'bitwise_xor', 'bmm', 'bool', 'cat', 'ceil', 'chunk', 'clamp', 'clamp_max', 'clamp_min', 'clone', 'concat', 'cos', 'cosh', 'deg2rad', 'digamma', 'div', 'dot', 'dtype', 'empty', 'empty_strided', 'eq', 'equal', 'erf', 'erfc', 'erfinv', 'exp', 'exp2', 'expm1', 'eye', 'flatten', 'float16', 'float32', 'float64', 'floor', 'floor_divide', 'fmax', 'fmin', 'fmod', 'frac', 'from_numpy', 'full', 'gather', 'ge', 'get_num_threads', 'gt', 'hypot', 'i0', 'index_select', 'int16', 'int32', 'int64', 'int8', 'is_anomaly_check_nan_enabled', 'is_anomaly_enabled', 'is_grad_enabled', 'is_inference_mode_enabled', 'isfinite', 'isinf', 'isnan', 'isneginf', 'isposinf', 'le', 'lgamma', 'linspace', 'log', 'log10', 'log1p', 'log2', 'log_softmax', 'logaddexp', 'logaddexp2', 'logical_and', 'logical_not', 'logical_or', 'logical_xor', 'lt', 'masked_fill', 'masked_select', 'matmul', 'maximum', 'mean', 'minimum', 'mm', 'mul', 'mv', 'narrow', 'ne', 'neg', 'ones', 'outer', 'permute', 'polygamma', 'pow', 'prod', 'rad2deg', 'rand', 'randint', 'randn', 'randperm', 'reciprocal', 'relu', 'remainder', 'reshape', 'round', 'rsqrt', 'rsub', 'scatter', 'scatter_add', 'select', 'set_num_threads', 'sgn', 'sigmoid', 'sign', 'signbit', 'sin', 'sinc', 'sinh', 'softmax', 'split', 'sqrt', 'square', 'squeeze', 'stack', 'sub', 'sum', 'swapaxes', 't', 'tan', 'tanh', 'tensor', 'transpose', 'trunc', 'uint8', 'unbind', 'unsqueeze', 'where', 'zeros']
+__all__: list[str] = ['Node', 'Tensor', 'abs', 'acos', 'acosh', 'add', 'addmm', 'all', 'amax', 'amin', 'any', 'arange', 'argmax', 'argmin', 'as_strided', 'asin', 'asinh', 'atan', 'atan2', 'atanh', 'bfloat16', 'bitwise_and', 'bitwise_left_shift', 'bitwise_not', 'bitwise_or', 'bitwise_right_shift', 'bitwise_xor', 'bmm', 'bool', 'cat', 'ceil', 'chunk', 'clamp', 'clamp_max', 'clamp_min', 'clone', 'concat', 'copysign', 'cos', 'cosh', 'deg2rad', 'digamma', 'div', 'dot', 'dtype', 'empty', 'empty_strided', 'eq', 'equal', 'erf', 'erfc', 'erfinv', 'exp', 'exp2', 'expm1', 'eye', 'flatten', 'float16', 'float32', 'float64', 'floor', 'floor_divide', 'fmax', 'fmin', 'fmod', 'frac', 'from_numpy', 'full', 'gather', 'gcd', 'ge', 'get_num_threads', 'gt', 'heaviside', 'hypot', 'i0', 'igamma', 'igammac', 'index_select', 'int16', 'int32', 'int64', 'int8', 'is_anomaly_check_nan_enabled', 'is_anomaly_enabled', 'is_grad_enabled', 'is_inference_mode_enabled', 'isfinite', 'isinf', 'isnan', 'isneginf', 'isposinf', 'lcm', 'ldexp', 'le', 'lgamma', 'linspace', 'log', 'log10', 'log1p', 'log2', 'log_softmax', 'logaddexp', 'logaddexp2', 'logical_and', 'logical_not', 'logical_or', 'logical_xor', 'lt', 'masked_fill', 'masked_select', 'matmul', 'maximum', 'mean', 'minimum', 'mm', 'mul', 'mv', 'narrow', 'ne', 'neg', 'nextafter', 'ones', 'outer', 'permute', 'polygamma', 'pow', 'prod', 'rad2deg', 'rand', 'randint', 'randn', 'randperm', 'reciprocal', 'relu', 'remainder', 'reshape', 'round', 'rsqrt', 'rsub', 'scatter', 'scatter_add', 'select', 'set_num_threads', 'sgn', 'sigmoid', 'sign', 'signbit', 'sin', 'sinc', 'sinh', 'softmax', 'split', 'sqrt', 'square', 'squeeze', 'stack', 'sub', 'sum', 'swapaxes', 't', 'tan', 'tanh', 'tensor', 'transpose', 'trunc', 'uint8', 'unbind', 'unsqueeze', 'where', 'xlogy', 'zeros']
 
 class dtype:
     """
@@ -287,6 +287,9 @@ tensor([2., 3.])"""
     def __ifloordiv__(self, other: typing.Any) -> Tensor:
         ...
 
+    def __ilshift__(self, other: typing.Any) -> Tensor:
+        ...
+
     def __imod__(self, other: typing.Any) -> Tensor:
         ...
 
@@ -311,6 +314,9 @@ tensor([2., 3.])"""
     def __ipow__(self, other: typing.Any) -> Tensor:
         ...
 
+    def __irshift__(self, other: typing.Any) -> Tensor:
+        ...
+
     def __isub__(self, other: typing.Any) -> Tensor:
         ...
 
@@ -327,6 +333,9 @@ tensor([2., 3.])"""
         ...
 
     def __len__(self) -> builtins.int:
+        ...
+
+    def __lshift__(self, arg0: typing.Any) -> Tensor:
         ...
 
     def __lt__(self, arg0: typing.Any) -> Tensor:
@@ -368,6 +377,9 @@ tensor([2., 3.])"""
     def __rfloordiv__(self, arg0: typing.Any) -> Tensor:
         ...
 
+    def __rlshift__(self, arg0: typing.Any) -> typing.Any:
+        ...
+
     def __rmatmul__(self, arg0: typing.Any) -> Tensor:
         ...
 
@@ -381,6 +393,12 @@ tensor([2., 3.])"""
         ...
 
     def __rpow__(self, arg0: typing.Any) -> Tensor:
+        ...
+
+    def __rrshift__(self, arg0: typing.Any) -> typing.Any:
+        ...
+
+    def __rshift__(self, arg0: typing.Any) -> Tensor:
         ...
 
     def __rsub__(self, arg0: typing.Any) -> Tensor:
@@ -958,6 +976,25 @@ tensor([8, 2, 1])
 >>> x._version
 1"""
 
+    def bitwise_left_shift(self, other: typing.Any) -> Tensor:
+        """
+        Each integer shifted left by ``other`` bits (0 when shifted by the width or more).
+
+        >>> import gradtrack
+        >>> gradtrack.tensor([1, -3, 5]).bitwise_left_shift(gradtrack.tensor([1, 2, 3]))
+        tensor([  2, -12,  40])
+        """
+
+    def bitwise_left_shift_(self, other: typing.Any) -> Tensor:
+        """In-place :meth:`bitwise_left_shift`; returns ``self``.
+
+>>> import gradtrack
+>>> x = gradtrack.tensor([1, -3, 5])
+>>> x.bitwise_left_shift_(gradtrack.tensor([1, 2, 3]))
+tensor([  2, -12,  40])
+>>> x._version
+1"""
+
     def bitwise_not(self) -> Tensor:
         """
         The bitwise NOT of each element of an integer or bool tensor.
@@ -983,6 +1020,25 @@ tensor([8, 2, 1])
 >>> x = gradtrack.tensor([12, 10, 7])
 >>> x.bitwise_or_(gradtrack.tensor([10, 6, 1]))
 tensor([14, 14,  7])
+>>> x._version
+1"""
+
+    def bitwise_right_shift(self, other: typing.Any) -> Tensor:
+        """
+        Each integer shifted right by ``other`` bits, keeping its sign.
+
+        >>> import gradtrack
+        >>> gradtrack.tensor([16, -16, 5]).bitwise_right_shift(gradtrack.tensor([1, 2, 1]))
+        tensor([ 8, -4,  2])
+        """
+
+    def bitwise_right_shift_(self, other: typing.Any) -> Tensor:
+        """In-place :meth:`bitwise_right_shift`; returns ``self``.
+
+>>> import gradtrack
+>>> x = gradtrack.tensor([16, -16, 5])
+>>> x.bitwise_right_shift_(gradtrack.tensor([1, 2, 1]))
+tensor([ 8, -4,  2])
 >>> x._version
 1"""
 
@@ -1199,6 +1255,25 @@ tensor([1., 2.])"""
 >>> x.copy_(gradtrack.tensor([1, 2]))
 tensor([[1., 2.],
         [1., 2.]])"""
+
+    def copysign(self, other: typing.Any) -> Tensor:
+        """
+        The magnitude of ``input`` with the sign of ``other``, elementwise.
+
+        >>> import gradtrack
+        >>> gradtrack.tensor([1.0, -2.0, 3.0]).copysign(gradtrack.tensor([-1.0, 1.0, -0.0]))
+        tensor([-1.,  2., -3.])
+        """
+
+    def copysign_(self, other: typing.Any) -> Tensor:
+        """In-place :meth:`copysign`; returns ``self``.
+
+>>> import gradtrack
+>>> x = gradtrack.tensor([1.0, -2.0, 3.0])
+>>> x.copysign_(gradtrack.tensor([-1.0, 1.0, -0.0]))
+tensor([-1.,  2., -3.])
+>>> x._version
+1"""
 
     def corrcoef(self) -> Tensor:
         """The Pearson correlation coefficients of the variables in the rows of ``input``.
@@ -1801,6 +1876,13 @@ tensor([3, 2, 1])"""
 >>> gradtrack.float_power(gradtrack.tensor([2]), 3)
 tensor([8.], dtype=gradtrack.float64)"""
 
+    def float_power_(self, exponent: typing.Any) -> Tensor:
+        """In-place :meth:`float_power`: ``self`` must be float64; returns ``self``.
+
+>>> import gradtrack
+>>> gradtrack.tensor([2.0, 3.0], dtype=gradtrack.float64).float_power_(2)
+tensor([4., 9.], dtype=gradtrack.float64)"""
+
     def floor(self) -> Tensor:
         """
         The largest integer not above each element (rounding down).
@@ -1905,6 +1987,25 @@ tensor([-0.5000,  0.2500,  0.0000])
                 [3]])
         """
 
+    def gcd(self, other: Tensor) -> Tensor:
+        """
+        The greatest common divisor of integer tensors, elementwise (never negative).
+
+        >>> import gradtrack
+        >>> gradtrack.tensor([12, -8, 0]).gcd(gradtrack.tensor([18, 12, 5]))
+        tensor([6, 4, 5])
+        """
+
+    def gcd_(self, other: typing.Any) -> Tensor:
+        """In-place :meth:`gcd`; returns ``self``.
+
+>>> import gradtrack
+>>> x = gradtrack.tensor([12, -8, 0])
+>>> x.gcd_(gradtrack.tensor([18, 12, 5]))
+tensor([6, 4, 5])
+>>> x._version
+1"""
+
     def ge(self, other: typing.Any) -> Tensor:
         """
         A bool tensor, True where ``input >= other``.
@@ -1972,6 +2073,22 @@ tensor([0., 0., 1.])"""
         tensor([1.0000, 2.5000], dtype=gradtrack.float16)
         """
 
+    def heaviside(self, values: Tensor) -> Tensor:
+        """
+        The Heaviside step: 0 where ``input`` is negative, 1 where positive, ``values`` where it is 0.
+
+        >>> import gradtrack
+        >>> gradtrack.tensor([-1.5, 0.0, 2.0]).heaviside(gradtrack.tensor([0.5]))
+        tensor([0.0000, 0.5000, 1.0000])
+        """
+
+    def heaviside_(self, values: typing.Any) -> Tensor:
+        """In-place :meth:`heaviside` (torch names its argument ``values``); returns ``self``.
+
+>>> import gradtrack
+>>> gradtrack.tensor([-1.5, 0.0, 2.0]).heaviside_(gradtrack.tensor([0.5]))
+tensor([0.0000, 0.5000, 1.0000])"""
+
     def histc(self, bins: typing.Any=100, min: typing.Any=0, max: typing.Any=0) -> Tensor:
         """A histogram of ``bins`` equal bins over [min, max] (the data's range when
 min == max); elements outside are not counted.
@@ -2032,6 +2149,44 @@ tensor([ 5.0000, 13.0000,  1.4142])
 >>> x = gradtrack.tensor([0.5, 1.0, 3.0])
 >>> x.i0_()
 tensor([1.0635, 1.2661, 4.8808])
+>>> x._version
+1"""
+
+    def igamma(self, other: Tensor) -> Tensor:
+        """
+        The regularized lower incomplete gamma function P(input, other).
+
+        >>> import gradtrack
+        >>> gradtrack.tensor([1.0, 2.0, 3.0]).igamma(gradtrack.tensor([1.0, 3.0, 0.5]))
+        tensor([0.6321, 0.8009, 0.0144])
+        """
+
+    def igamma_(self, other: typing.Any) -> Tensor:
+        """In-place :meth:`igamma`; returns ``self``.
+
+>>> import gradtrack
+>>> x = gradtrack.tensor([1.0, 2.0, 3.0])
+>>> x.igamma_(gradtrack.tensor([1.0, 3.0, 0.5]))
+tensor([0.6321, 0.8009, 0.0144])
+>>> x._version
+1"""
+
+    def igammac(self, other: Tensor) -> Tensor:
+        """
+        The regularized upper incomplete gamma function Q(input, other) = 1 - P.
+
+        >>> import gradtrack
+        >>> gradtrack.tensor([1.0, 2.0, 3.0]).igammac(gradtrack.tensor([1.0, 3.0, 0.5]))
+        tensor([0.3679, 0.1991, 0.9856])
+        """
+
+    def igammac_(self, other: typing.Any) -> Tensor:
+        """In-place :meth:`igammac`; returns ``self``.
+
+>>> import gradtrack
+>>> x = gradtrack.tensor([1.0, 2.0, 3.0])
+>>> x.igammac_(gradtrack.tensor([1.0, 3.0, 0.5]))
+tensor([0.3679, 0.1991, 0.9856])
 >>> x._version
 1"""
 
@@ -2286,6 +2441,44 @@ tensor([ 1, 10,  2, 20])"""
 >>> gradtrack.kthvalue(gradtrack.tensor([3., 1., 2.]), 2).values
 tensor(2.)"""
 
+    def lcm(self, other: Tensor) -> Tensor:
+        """
+        The least common multiple of integer tensors, elementwise (never negative).
+
+        >>> import gradtrack
+        >>> gradtrack.tensor([12, -8, 0]).lcm(gradtrack.tensor([18, 12, 5]))
+        tensor([36, 24,  0])
+        """
+
+    def lcm_(self, other: typing.Any) -> Tensor:
+        """In-place :meth:`lcm`; returns ``self``.
+
+>>> import gradtrack
+>>> x = gradtrack.tensor([12, -8, 0])
+>>> x.lcm_(gradtrack.tensor([18, 12, 5]))
+tensor([36, 24,  0])
+>>> x._version
+1"""
+
+    def ldexp(self, other: Tensor) -> Tensor:
+        """
+        ``input * 2 ** other``.
+
+        >>> import gradtrack
+        >>> gradtrack.tensor([1.0, 3.0, -0.5]).ldexp(gradtrack.tensor([2, -1, 3]))
+        tensor([ 4.0000,  1.5000, -4.0000])
+        """
+
+    def ldexp_(self, other: typing.Any) -> Tensor:
+        """In-place :meth:`ldexp`; returns ``self``.
+
+>>> import gradtrack
+>>> x = gradtrack.tensor([1.0, 3.0, -0.5])
+>>> x.ldexp_(gradtrack.tensor([2, -1, 3]))
+tensor([ 4.0000,  1.5000, -4.0000])
+>>> x._version
+1"""
+
     def le(self, other: typing.Any) -> Tensor:
         """
         A bool tensor, True where ``input <= other``.
@@ -2514,6 +2707,21 @@ tensor(2.1972)"""
         >>> gradtrack.tensor([0.0, 1.0, 2.0]).logical_xor(gradtrack.tensor([1.0, 0.0, 3.0]))
         tensor([ True,  True, False])
         """
+
+    def logit(self, eps: typing.Any=None) -> Tensor:
+        """``log(x / (1 - x))``; with ``eps``, the input is first clamped to
+``[eps, 1 - eps]`` (LogitBackward0; its gradient is 0 outside that range).
+
+>>> import gradtrack
+>>> gradtrack.logit(gradtrack.tensor([0.0, 0.25, 0.5]), eps=1e-6)
+tensor([-13.8155,  -1.0986,   0.0000])"""
+
+    def logit_(self, eps: typing.Any=None) -> Tensor:
+        """In-place :meth:`logit` (``eps`` clamps the input first); returns ``self``.
+
+>>> import gradtrack
+>>> gradtrack.tensor([0.25, 0.5]).logit_()
+tensor([-1.0986,  0.0000])"""
 
     def logsumexp(self, dim: typing.Any, keepdim: typing.Any=False) -> Tensor:
         """log(sum(exp(input))) over ``dim``, computed without overflow.
@@ -2756,6 +2964,21 @@ tensor([ 2.,  1., -3.])"""
         tensor([3., 7.])
         """
 
+    def mvlgamma(self, p: typing.Any) -> Tensor:
+        """The multivariate log-gamma function of dimension ``p``:
+``sum(lgamma(x - j / 2) for j < p) + p (p - 1) / 4 log(pi)`` (MvlgammaBackward0).
+
+>>> import gradtrack
+>>> gradtrack.mvlgamma(gradtrack.tensor([2.5, 3.0]), 2)
+tensor([0.8570, 1.5502])"""
+
+    def mvlgamma_(self, p: typing.Any) -> Tensor:
+        """In-place :meth:`mvlgamma`; returns ``self``.
+
+>>> import gradtrack
+>>> gradtrack.tensor([2.5, 3.0]).mvlgamma_(2)
+tensor([0.8570, 1.5502])"""
+
     def nan_to_num(self, nan: typing.Any=0.0, posinf: typing.Any=None, neginf: typing.Any=None) -> Tensor:
         """NaN, +inf and -inf replaced by ``nan``, ``posinf`` and ``neginf``
 (by default 0 and the dtype's largest and lowest finite values).
@@ -2914,6 +3137,25 @@ tensor([1., 2.], dtype=gradtrack.float64)"""
 >>> import gradtrack
 >>> gradtrack.tensor([1, 2]).new_zeros(3)
 tensor([0, 0, 0])"""
+
+    def nextafter(self, other: Tensor) -> Tensor:
+        """
+        The next floating-point value after ``input`` towards ``other``.
+
+        >>> import gradtrack
+        >>> gradtrack.tensor([1.0, 2.0], dtype=gradtrack.float64).nextafter(gradtrack.tensor([2.0, 1.0], dtype=gradtrack.float64))
+        tensor([1.0000, 2.0000], dtype=gradtrack.float64)
+        """
+
+    def nextafter_(self, other: typing.Any) -> Tensor:
+        """In-place :meth:`nextafter`; returns ``self``.
+
+>>> import gradtrack
+>>> x = gradtrack.tensor([1.0, 2.0], dtype=gradtrack.float64)
+>>> x.nextafter_(gradtrack.tensor([2.0, 1.0], dtype=gradtrack.float64))
+tensor([1.0000, 2.0000], dtype=gradtrack.float64)
+>>> x._version
+1"""
 
     def nonzero(self, *, as_tuple: typing.Any=False) -> Tensor:
         """The indices of the nonzero elements: one row per element, or with
@@ -4128,6 +4370,25 @@ tensor([0.5000, 2.0000])"""
 >>> x.where(x > 0, gradtrack.tensor(0.0))
 tensor([1., 0., 3.])"""
 
+    def xlogy(self, other: typing.Any) -> Tensor:
+        """
+        ``input * log(other)``, 0 where ``input`` is 0 (unless ``other`` is NaN).
+
+        >>> import gradtrack
+        >>> gradtrack.tensor([0.0, 2.0, 3.0]).xlogy(gradtrack.tensor([0.0, 3.0, 0.5]))
+        tensor([ 0.0000,  2.1972, -2.0794])
+        """
+
+    def xlogy_(self, other: typing.Any) -> Tensor:
+        """In-place :meth:`xlogy`; returns ``self``.
+
+>>> import gradtrack
+>>> x = gradtrack.tensor([0.0, 2.0, 3.0])
+>>> x.xlogy_(gradtrack.tensor([0.0, 3.0, 0.5]))
+tensor([ 0.0000,  2.1972, -2.0794])
+>>> x._version
+1"""
+
     def zero_(self) -> Tensor:
         """Sets every element to zero; returns ``self``.
 
@@ -4438,10 +4699,26 @@ def atanh(input: Tensor) -> Tensor:
 def bitwise_and(input: Tensor, other: typing.Any) -> Tensor:
     ...
 
+@typing.overload
+def bitwise_left_shift(input: Tensor, other: typing.Any) -> Tensor:
+    ...
+
+@typing.overload
+def bitwise_left_shift(self: typing.Any, other: Tensor) -> Tensor:
+    ...
+
 def bitwise_not(input: Tensor) -> Tensor:
     ...
 
 def bitwise_or(input: Tensor, other: typing.Any) -> Tensor:
+    ...
+
+@typing.overload
+def bitwise_right_shift(input: Tensor, other: typing.Any) -> Tensor:
+    ...
+
+@typing.overload
+def bitwise_right_shift(self: typing.Any, other: Tensor) -> Tensor:
     ...
 
 def bitwise_xor(input: Tensor, other: typing.Any) -> Tensor:
@@ -4486,6 +4763,9 @@ def clone(input: Tensor) -> Tensor:
     """
 
 def concat(tensors: typing.Any, dim: typing.SupportsInt | typing.SupportsIndex=0) -> Tensor:
+    ...
+
+def copysign(input: Tensor, other: typing.Any) -> Tensor:
     ...
 
 def cos(input: Tensor) -> Tensor:
@@ -4600,6 +4880,9 @@ def full(size: typing.Any, fill_value: typing.Any, *, dtype: typing.Any=None, re
 def gather(input: Tensor, dim: typing.SupportsInt | typing.SupportsIndex, index: Tensor) -> Tensor:
     ...
 
+def gcd(input: Tensor, other: Tensor) -> Tensor:
+    ...
+
 def ge(input: Tensor, other: typing.Any) -> Tensor:
     ...
 
@@ -4615,10 +4898,19 @@ def get_num_threads() -> builtins.int:
 def gt(input: Tensor, other: typing.Any) -> Tensor:
     ...
 
+def heaviside(input: Tensor, values: Tensor) -> Tensor:
+    ...
+
 def hypot(input: Tensor, other: Tensor) -> Tensor:
     ...
 
 def i0(input: Tensor) -> Tensor:
+    ...
+
+def igamma(input: Tensor, other: Tensor) -> Tensor:
+    ...
+
+def igammac(input: Tensor, other: Tensor) -> Tensor:
     ...
 
 def index_select(input: Tensor, dim: typing.SupportsInt | typing.SupportsIndex, index: Tensor) -> Tensor:
@@ -4715,6 +5007,12 @@ def isposinf(input: Tensor) -> Tensor:
     tensor([False,  True, False])
     """
 
+def lcm(input: Tensor, other: Tensor) -> Tensor:
+    ...
+
+def ldexp(input: Tensor, other: Tensor) -> Tensor:
+    ...
+
 def le(input: Tensor, other: typing.Any) -> Tensor:
     ...
 
@@ -4809,6 +5107,9 @@ def ne(input: Tensor, other: typing.Any) -> Tensor:
     ...
 
 def neg(input: Tensor) -> Tensor:
+    ...
+
+def nextafter(input: Tensor, other: Tensor) -> Tensor:
     ...
 
 def ones(*args: typing.Any, dtype: typing.Any=None, requires_grad: builtins.bool=False, device: typing.Any=None, out: typing.Any=None) -> Tensor:
@@ -5066,6 +5367,14 @@ def unsqueeze(input: Tensor, dim: typing.SupportsInt | typing.SupportsIndex) -> 
     """
 
 def where(condition: Tensor, input: typing.Any, other: typing.Any) -> Tensor:
+    ...
+
+@typing.overload
+def xlogy(input: Tensor, other: typing.Any) -> Tensor:
+    ...
+
+@typing.overload
+def xlogy(self: typing.Any, other: Tensor) -> Tensor:
     ...
 
 def zeros(*args: typing.Any, dtype: typing.Any=None, requires_grad: builtins.bool=False, device: typing.Any=None, out: typing.Any=None) -> Tensor:

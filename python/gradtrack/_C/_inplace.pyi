@@ -2,7 +2,7 @@
 from __future__ import annotations
 import typing
 from gradtrack._C import Tensor
-__all__: list[str] = ['addbmm_', 'addcdiv_', 'addcmul_', 'addmm_', 'addmv_', 'addr_', 'as_strided_', 'baddbmm_', 'binary_', 'check_out_tangents', 'clamp_', 'clamp_bound_', 'compare_', 'copy_', 'fill_', 'index_add_', 'index_copy_', 'index_fill_', 'index_put_', 'index_reduce_', 'into', 'lerp_', 'masked_fill_', 'masked_scatter_', 'nan_to_num_', 'normal_', 'ops', 'put_', 'renorm_', 'resize_out', 'scan_', 'scatter_', 'scatter_add_', 'scatter_reduce_', 'set_data', 'setitem_', 'squeeze_', 'swap_write_label', 't_', 'transpose_', 'unary_', 'uniform_', 'unsqueeze_', 'zero_']
+__all__: list[str] = ['addbmm_', 'addcdiv_', 'addcmul_', 'addmm_', 'addmv_', 'addr_', 'as_strided_', 'baddbmm_', 'binary_', 'check_out_tangents', 'clamp_', 'clamp_bound_', 'compare_', 'copy_', 'fill_', 'index_add_', 'index_copy_', 'index_fill_', 'index_put_', 'index_reduce_', 'into', 'lerp_', 'logit_', 'masked_fill_', 'masked_scatter_', 'mvlgamma_', 'nan_to_num_', 'normal_', 'ops', 'put_', 'renorm_', 'resize_out', 'scan_', 'scatter_', 'scatter_add_', 'scatter_reduce_', 'set_data', 'setitem_', 'squeeze_', 'swap_write_label', 't_', 'transpose_', 'unary_', 'uniform_', 'unsqueeze_', 'zero_']
 
 def addbmm_(arg0: Tensor, arg1: Tensor, arg2: Tensor, arg3: typing.Any, arg4: typing.Any) -> Tensor:
     ...
@@ -70,10 +70,16 @@ def into(arg0: Tensor, arg1: typing.Any, arg2: tuple[typing.Any, ...], arg3: dic
 def lerp_(arg0: Tensor, arg1: Tensor, arg2: typing.Any) -> Tensor:
     ...
 
+def logit_(arg0: Tensor, arg1: typing.SupportsFloat | typing.SupportsIndex | None) -> Tensor:
+    ...
+
 def masked_fill_(arg0: Tensor, arg1: Tensor, arg2: typing.Any) -> Tensor:
     ...
 
 def masked_scatter_(arg0: Tensor, arg1: Tensor, arg2: Tensor) -> Tensor:
+    ...
+
+def mvlgamma_(arg0: Tensor, arg1: typing.SupportsInt | typing.SupportsIndex) -> Tensor:
     ...
 
 def nan_to_num_(arg0: Tensor, arg1: typing.SupportsFloat | typing.SupportsIndex | None, arg2: typing.SupportsFloat | typing.SupportsIndex | None, arg3: typing.SupportsFloat | typing.SupportsIndex | None) -> Tensor:
@@ -132,4 +138,4 @@ def unsqueeze_(arg0: Tensor, arg1: typing.SupportsInt | typing.SupportsIndex) ->
 
 def zero_(arg0: Tensor) -> Tensor:
     ...
-ops: dict[str, tuple[int, int]] = {'neg': (0, 0), 'abs': (1, 0), 'sign': (2, 0), 'sgn': (3, 0), 'relu': (4, 0), 'floor': (5, 0), 'ceil': (6, 0), 'round': (7, 0), 'trunc': (8, 0), 'frac': (9, 0), 'square': (10, 0), 'sqrt': (11, 0), 'rsqrt': (12, 0), 'reciprocal': (13, 0), 'exp': (14, 0), 'exp2': (15, 0), 'expm1': (16, 0), 'log': (17, 0), 'log2': (18, 0), 'log10': (19, 0), 'log1p': (20, 0), 'sin': (21, 0), 'cos': (22, 0), 'tan': (23, 0), 'asin': (24, 0), 'acos': (25, 0), 'atan': (26, 0), 'sinh': (27, 0), 'cosh': (28, 0), 'tanh': (29, 0), 'asinh': (30, 0), 'acosh': (31, 0), 'atanh': (32, 0), 'deg2rad': (33, 0), 'rad2deg': (34, 0), 'sigmoid': (35, 0), 'erf': (36, 0), 'erfc': (37, 0), 'erfinv': (38, 0), 'sinc': (39, 0), 'lgamma': (40, 0), 'digamma': (41, 0), 'i0': (42, 0), 'add': (43, 1), 'sub': (44, 1), 'mul': (45, 1), 'div': (46, 1), 'floor_divide': (47, 1), 'remainder': (48, 1), 'fmod': (49, 1), 'pow': (50, 1), 'atan2': (51, 1), 'hypot': (52, 1), 'bitwise_and': (53, 1), 'bitwise_or': (54, 1), 'bitwise_xor': (55, 1)}
+ops: dict[str, tuple[int, int]] = {'neg': (0, 0), 'abs': (1, 0), 'sign': (2, 0), 'sgn': (3, 0), 'relu': (4, 0), 'floor': (5, 0), 'ceil': (6, 0), 'round': (7, 0), 'trunc': (8, 0), 'frac': (9, 0), 'square': (10, 0), 'sqrt': (11, 0), 'rsqrt': (12, 0), 'reciprocal': (13, 0), 'exp': (14, 0), 'exp2': (15, 0), 'expm1': (16, 0), 'log': (17, 0), 'log2': (18, 0), 'log10': (19, 0), 'log1p': (20, 0), 'sin': (21, 0), 'cos': (22, 0), 'tan': (23, 0), 'asin': (24, 0), 'acos': (25, 0), 'atan': (26, 0), 'sinh': (27, 0), 'cosh': (28, 0), 'tanh': (29, 0), 'asinh': (30, 0), 'acosh': (31, 0), 'atanh': (32, 0), 'deg2rad': (33, 0), 'rad2deg': (34, 0), 'sigmoid': (35, 0), 'erf': (36, 0), 'erfc': (37, 0), 'erfinv': (38, 0), 'sinc': (39, 0), 'lgamma': (40, 0), 'digamma': (41, 0), 'i0': (42, 0), 'add': (43, 1), 'sub': (44, 1), 'mul': (45, 1), 'div': (46, 1), 'floor_divide': (47, 1), 'remainder': (48, 1), 'fmod': (49, 1), 'pow': (50, 1), 'atan2': (51, 1), 'hypot': (52, 1), 'bitwise_and': (53, 1), 'bitwise_or': (54, 1), 'bitwise_xor': (55, 1), 'xlogy': (56, 1), 'igamma': (57, 1), 'igammac': (58, 1), 'copysign': (59, 1), 'nextafter': (60, 1), 'ldexp': (61, 1), 'heaviside': (62, 1), 'gcd': (63, 1), 'lcm': (64, 1), 'bitwise_left_shift': (65, 1), 'bitwise_right_shift': (66, 1)}

@@ -2,7 +2,7 @@
 from __future__ import annotations
 import typing
 from gradtrack._C import Tensor
-__all__: list[str] = ['addbmm', 'addcdiv', 'addcmul', 'addmv', 'addr', 'aminmax', 'baddbmm', 'check_device', 'cross', 'cummax_cummin', 'cumprod', 'cumsum', 'diag_embed', 'diagonal', 'diagonal_scatter', 'dist', 'div_by_scalar', 'flip', 'get_default_dtype', 'index_add', 'index_copy', 'index_fill', 'index_reduce', 'kthvalue', 'lerp', 'logcumsumexp', 'logsumexp', 'masked_scatter', 'median', 'mode', 'mul_by_scalar', 'nan_to_num', 'nanmedian', 'nansum', 'nonzero', 'put', 'renorm', 'repeat', 'roll', 'scatter_reduce', 'select_scatter', 'set_default_dtype', 'slice_scatter', 'sort', 'take', 'topk', 'trace', 'tril', 'tril_', 'unsafe_view', 'var_std', 'vector_norm']
+__all__: list[str] = ['addbmm', 'addcdiv', 'addcmul', 'addmv', 'addr', 'aminmax', 'baddbmm', 'check_device', 'cross', 'cummax_cummin', 'cumprod', 'cumsum', 'diag_embed', 'diagonal', 'diagonal_scatter', 'dist', 'div_by_scalar', 'flip', 'get_default_dtype', 'index_add', 'index_copy', 'index_fill', 'index_reduce', 'kthvalue', 'lerp', 'logcumsumexp', 'logit', 'logsumexp', 'masked_scatter', 'median', 'mode', 'mul_by_scalar', 'mvlgamma', 'nan_to_num', 'nanmedian', 'nansum', 'nonzero', 'put', 'renorm', 'repeat', 'roll', 'scatter_reduce', 'select_scatter', 'set_default_dtype', 'slice_scatter', 'sort', 'special_ndtr', 'take', 'topk', 'trace', 'tril', 'tril_', 'unsafe_view', 'var_std', 'vector_norm']
 
 def addbmm(arg0: Tensor, arg1: Tensor, arg2: Tensor, arg3: typing.Any, arg4: typing.Any) -> Tensor:
     ...
@@ -82,6 +82,9 @@ def lerp(arg0: Tensor, arg1: Tensor, arg2: typing.Any) -> Tensor:
 def logcumsumexp(arg0: Tensor, arg1: typing.SupportsInt | typing.SupportsIndex) -> Tensor:
     ...
 
+def logit(arg0: Tensor, arg1: typing.SupportsFloat | typing.SupportsIndex | None) -> Tensor:
+    ...
+
 def logsumexp(arg0: Tensor, arg1: typing.Any, arg2: bool) -> Tensor:
     ...
 
@@ -95,6 +98,9 @@ def mode(arg0: Tensor, arg1: typing.SupportsInt | typing.SupportsIndex, arg2: bo
     ...
 
 def mul_by_scalar(arg0: Tensor, arg1: typing.Any) -> Tensor:
+    ...
+
+def mvlgamma(arg0: Tensor, arg1: typing.SupportsInt | typing.SupportsIndex) -> Tensor:
     ...
 
 def nan_to_num(arg0: Tensor, arg1: typing.SupportsFloat | typing.SupportsIndex | None, arg2: typing.SupportsFloat | typing.SupportsIndex | None, arg3: typing.SupportsFloat | typing.SupportsIndex | None) -> Tensor:
@@ -134,6 +140,9 @@ def slice_scatter(arg0: Tensor, arg1: Tensor, arg2: typing.SupportsInt | typing.
     ...
 
 def sort(arg0: Tensor, arg1: typing.SupportsInt | typing.SupportsIndex, arg2: bool, arg3: bool) -> tuple[Tensor, Tensor]:
+    ...
+
+def special_ndtr(arg0: Tensor) -> Tensor:
     ...
 
 def take(arg0: Tensor, arg1: Tensor) -> Tensor:

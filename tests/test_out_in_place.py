@@ -23,7 +23,7 @@ def _inputs(lib, name):
     x = lib.tensor(g.uniform(0.1, 0.9, (N,)).astype(np.float32))
     y = lib.tensor(g.uniform(0.5, 1.5, (1,)).astype(np.float32)) if name == "pow" else \
         lib.tensor(g.uniform(0.5, 1.5, (N,)).astype(np.float32))
-    if name.startswith("bitwise"):
+    if name.startswith("bitwise") or name in ("gcd", "lcm"):
         xi, yi = lib.tensor(g.integers(0, 99, (N,))), lib.tensor(g.integers(0, 99, (N,)))
         return (xi,) if name == "bitwise_not" else (xi, yi)
     if name == "logical_not":

@@ -219,6 +219,34 @@ COMPOSED = {
 }
 
 
+# Elementwise ops whose out= refusal names the op rather than the result type (torch's
+# ldexp is a multiply under its own name).
+CAST_ERROR_NAME = {"ldexp": "ldexp"}
+
+
+# Elementwise ops with no forward derivative: torch says so before the out= function's
+# own refusal of a tangent.
+NO_FORWARD_AD = {"heaviside"}
+
+
+def _refuse_tangents(name, args, out):
+    if any(isinstance(a, _C.Tensor) and _C._forward_ad.unpack_dual(a)[1] is not None
+           for a in (*args, out)):
+        raise NotImplementedError(f"Trying to use forward AD with aten::{name} that does not "
+                                  "support it.")
+
+
+def _heaviside_checks(args, out):
+    # torch's kernel takes one dtype for both inputs and out
+    tensors = [a for a in (*args, out) if isinstance(a, _C.Tensor)]
+    if len({t.dtype for t in tensors}) > 1:
+        raise RuntimeError("heaviside is not yet implemented for tensors with different dtypes.")
+
+
+# Checks torch's kernel makes before an out= write, by op.
+KERNEL_CHECKS = {"heaviside": _heaviside_checks}
+
+
 # ---- the wrappers ----------------------------------------------------------------------------
 
 def _with_signature(wrapper, fn):
@@ -237,13 +265,20 @@ def elementwise(fn, name):
     def op(*args, out=None, **kwargs):
         if out is None:
             return fn(*args, **kwargs)
+        if name in NO_FORWARD_AD:
+            _refuse_tangents(name, args, out)
         check_grad(error_name, (*args, *kwargs.values()), out, name not in NO_GRAD)
+        if name in KERNEL_CHECKS:
+            KERNEL_CHECKS[name](args, out)
         with _no_grad():  # NOTE [out= written in place] in csrc/ops/common.h
             result, written = _C._inplace.into(out, fn, args, kwargs)
         if written:
             return out
         if name in EXACT and result.dtype != out.dtype:
             raise RuntimeError(f"Found dtype {_dt(out)} but expected {_dt(result)}")
+        if name in CAST_ERROR_NAME and _KIND[_key(result.dtype)] > _KIND[_key(out.dtype)]:
+            raise RuntimeError(f"{CAST_ERROR_NAME[name]} can't be cast to the desired output "
+                               f"type {_dt(out)}")
         return write(out, result, True)
     return fast_path(fn, _with_signature(op, fn), ("out",))
 

@@ -220,13 +220,13 @@ def test_half_and_bfloat16(method):
     same(scenario)
 
 
-def test_share_memory_raises_without_shared_tensors(torch):
-    # gradtrack has no shared-memory tensors (gradtrack.multiprocessing): the call
-    # stops at the first tensor instead of pretending to share it.
-    net = _net(torch)
-    assert net.share_memory() is net
-    with pytest.raises(AttributeError, match="share_memory_"):
-        _net(gradtrack).share_memory()
+def test_share_memory_shares_every_tensor_as_torch(torch):
+    shared = []
+    for lib in (torch, gradtrack):
+        net = _net(lib)
+        assert net.share_memory() is net
+        shared.append([t.is_shared() for t in list(net.parameters()) + list(net.buffers())])
+    assert shared[0] == shared[1] and all(shared[1])
 
 
 def test_pickled_module_keeps_hook_dicts():

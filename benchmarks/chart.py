@@ -103,11 +103,9 @@ def _ratio_ticks(ax, x_range):
     ax.xaxis.set_minor_formatter(NullFormatter())
 
 
-def _decorate(ax, fig, document, rows, x_range):
-    """Axes, labels, legend and the title with the machine summary."""
-    from matplotlib.lines import Line2D
-    from matplotlib.patches import Patch
-
+def _ratio_axes(ax, rows, x_range):
+    """The log ratio axis with its parity line and grid, and one labelled row per
+    bar or group heading (rows as _layout gives them)."""
     n = len(rows)
     ax.set_xscale("log")
     ax.set_xlim(*x_range)
@@ -127,6 +125,15 @@ def _decorate(ax, fig, document, rows, x_range):
     ax.tick_params(axis="y", length=0)
     for side in ("top", "right", "left"):
         ax.spines[side].set_visible(False)
+
+
+def _decorate(ax, fig, document, rows, x_range):
+    """Axes, labels, legend and the title with the machine summary."""
+    from matplotlib.lines import Line2D
+    from matplotlib.patches import Patch
+
+    n = len(rows)
+    _ratio_axes(ax, rows, x_range)
     cand, base = list(document["libraries"])[:2]
     ax.set_xlabel(f"{cand} / {base}  (median time, or bytes; log scale)   "
                   f"◀ {cand} better  |  {base} better ▶", fontsize=9)
@@ -383,22 +390,7 @@ def draw_vendors(documents, path):
             if rec["goal"] is not None:
                 ax.plot([rec["goal"]["max_ratio"]], [yy], marker="|", markersize=7,
                         markeredgewidth=1.8, color=GOAL_COLOR, zorder=4)
-    ax.set_xscale("log")
-    ax.set_xlim(*x_range)
-    _ratio_ticks(ax, x_range)
-    ax.set_ylim(-0.7, n - 0.3)
-    ax.axvline(1.0, color="#222222", linewidth=1.1, zorder=3)
-    ax.grid(axis="x", which="major", color="#d0d4da", linewidth=0.7, zorder=0)
-    ax.set_yticks([n - 1 - i for i in range(n)])
-    ax.set_yticklabels([_bar_label(r) if kind == "bar" else r.upper() for kind, r in rows],
-                       fontsize=8.5)
-    for (kind, _), tick in zip(rows, ax.get_yticklabels()):
-        if kind == "group":
-            tick.set_fontweight("bold")
-            tick.set_color("#445566")
-    ax.tick_params(axis="y", length=0)
-    for side in ("top", "right", "left"):
-        ax.spines[side].set_visible(False)
+    _ratio_axes(ax, rows, x_range)
     first = documents[vendors[0]]
     cand, base = first["candidate"], first["baseline"]
     ax.set_xlabel(f"{cand} / {base}  (median time, or bytes; log scale)   "

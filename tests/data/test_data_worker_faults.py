@@ -121,7 +121,12 @@ def test_dead_worker_reports_match_torch(both, fault):
     ours, theirs = both["gradtrack"][fault], both["torch"][fault]
     assert ours["type"] == theirs["type"] == "RuntimeError"
     assert _no_pids(ours["msg"]) == _no_pids(theirs["msg"])
-    assert _no_pids(ours["cause"]) == _no_pids(theirs["cause"])
+    # torch's cause names the death when its SIGCHLD handler runs first, and is its
+    # liveness check's empty queue.Empty when that runs first (seen on a loaded
+    # machine); ours always names it (test_worker_killed_by_a_signal_is_named_at_once).
+    if theirs["cause"] != "":
+        assert _no_pids(ours["cause"]) == _no_pids(theirs["cause"])
+    assert ours["cause"]
 
 
 def test_worker_exit_code_is_named(both):
@@ -234,6 +239,8 @@ def test_ctrl_c_during_iteration_leaves_no_worker(tmp_path):
         proc.send_signal(signal.SIGINT)
         _, err = proc.communicate(timeout=30)
         assert "KeyboardInterrupt" in err and proc.returncode != 0
+        # As torch's: the workers that multiprocessing ends at exit are no failure.
+        assert "Exception ignored" not in err and "killed by signal" not in err, err
         assert _wait_gone(pids) == []
     finally:
         proc.kill()

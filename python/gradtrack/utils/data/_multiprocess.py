@@ -194,6 +194,8 @@ class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
     def _shutdown_workers(self):
         if getattr(self, "_shutdown", True) or os.getpid() != self._owner_pid:
             return
+        if _signal_handling.python_exiting:  # NOTE [Workers at interpreter exit]
+            return
         self._shutdown = True
         if self._worker_pids_set:  # stopping workers on purpose is no failure
             _signal_handling._remove_worker_pids(id(self))

@@ -13,8 +13,21 @@ feeder thread), and then the handler runs only when the main thread's wait
 ends; so the liveness check asks the same question before it reaps any worker,
 and a worker's signal is named whichever runs first. An iterator unregisters
 its pids before it stops its workers, so a deliberate shutdown raises nothing.
+
+NOTE [Workers at interpreter exit]
+When the interpreter exits with an iterator still alive (a Ctrl-C mid-epoch, an
+uncaught error), multiprocessing's exit function terminates every daemon worker,
+and only later does the garbage collector reach the iterator. By then a queue's
+feeder thread may have been frozen while holding the queue's lock, so the usual
+shutdown (which puts a stop request on each index queue) would wait forever, and
+each terminated worker would raise a "killed by signal" error from the SIGCHLD
+handler. So, as torch does, a flag set at exit (by a hook registered after
+multiprocessing's, hence run before it) turns both off: the workers are daemons
+and are ended by multiprocessing itself.
 """
 
+import atexit
+import multiprocessing.util  # noqa: F401  (registers its exit function first)
 import os
 import signal
 import threading
@@ -22,6 +35,17 @@ import threading
 # id(iterator) -> the pids of its workers.
 _worker_pids = {}
 _handler_set = False
+python_exiting = False
+
+
+def _set_python_exiting():
+    global python_exiting
+    python_exiting = True
+
+
+# multiprocessing.util registered its exit function on import above; hooks run last in,
+# first out, so this flag is up before the workers are terminated.
+atexit.register(_set_python_exiting)
 
 
 def _set_worker_pids(key, pids):
@@ -95,7 +119,8 @@ def _set_SIGCHLD_handler():
         previous = None
 
     def handler(signum, frame):
-        _error_if_any_worker_fails()
+        if not python_exiting:  # NOTE [Workers at interpreter exit]
+            _error_if_any_worker_fails()
         if previous is not None:
             previous(signum, frame)
 

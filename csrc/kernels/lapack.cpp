@@ -17,10 +17,6 @@ void scipy_sgetrs_(const char* trans, const int* n, const int* nrhs, const float
 void scipy_dgetrs_(const char* trans, const int* n, const int* nrhs, const double* a,
                    const int* lda, const int* ipiv, double* b, const int* ldb, int* info,
                    size_t trans_len);
-void scipy_sgetri_(const int* n, float* a, const int* lda, const int* ipiv, float* work,
-                   const int* lwork, int* info);
-void scipy_dgetri_(const int* n, double* a, const int* lda, const int* ipiv, double* work,
-                   const int* lwork, int* info);
 void scipy_spotrf_(const char* uplo, const int* n, float* a, const int* lda, int* info,
                    size_t uplo_len);
 void scipy_dpotrf_(const char* uplo, const int* n, double* a, const int* lda, int* info,
@@ -75,26 +71,6 @@ void lu_solve(const T* lu, const int* piv, int n, T* b, int nrhs, bool transpose
     scipy_sgetrs_(&trans, &n, &nrhs, lu, &ld, piv, b, &ld, &info, 1);
   } else {
     scipy_dgetrs_(&trans, &n, &nrhs, lu, &ld, piv, b, &ld, &info, 1);
-  }
-}
-
-template <typename T>
-void lu_inverse(T* lu, const int* piv, int n) {
-  int info = 0;
-  const int ld = std::max(n, 1);
-  int lwork = -1;
-  T query = 0;
-  if constexpr (std::is_same_v<T, float>) {
-    scipy_sgetri_(&n, lu, &ld, piv, &query, &lwork, &info);
-  } else {
-    scipy_dgetri_(&n, lu, &ld, piv, &query, &lwork, &info);
-  }
-  lwork = std::max(int(query), std::max(n, 1));
-  std::vector<T> work(static_cast<size_t>(lwork));
-  if constexpr (std::is_same_v<T, float>) {
-    scipy_sgetri_(&n, lu, &ld, piv, work.data(), &lwork, &info);
-  } else {
-    scipy_dgetri_(&n, lu, &ld, piv, work.data(), &lwork, &info);
   }
 }
 
@@ -220,7 +196,6 @@ int eigh(T* a, int n, T* w, bool upper, bool vectors) {
 #define GT_LAPACK_INSTANTIATE(T)                                                     \
   template int lu_factor<T>(T*, int, int*);                                          \
   template void lu_solve<T>(const T*, const int*, int, T*, int, bool);               \
-  template void lu_inverse<T>(T*, const int*, int);                                  \
   template int cholesky<T>(T*, int, bool);                                           \
   template void triangular_solve<T>(const T*, T*, int, int, bool, bool, bool, bool); \
   template int svd<T>(T*, int, int, T*, T*, T*, bool, bool);                         \

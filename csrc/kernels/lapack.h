@@ -28,10 +28,6 @@ int lu_factor(T* a, int n, int* piv);
 template <typename T>
 void lu_solve(const T* lu, const int* piv, int n, T* b, int nrhs, bool transposed);
 
-/// The inverse from lu_factor's factorization, in place (getri).
-template <typename T>
-void lu_inverse(T* lu, const int* piv, int n);
-
 /// Cholesky of the column-major buffer in place (potrf), reading and writing the
 /// triangle `upper` names. Returns info: 0, or the order of the leading minor
 /// that is not positive-definite.

@@ -10,6 +10,7 @@
 
 #include "autograd/variable.h"
 #include "kernels/lapack.h"
+#include "kernels/lu_solve_rows.h"
 #include "ops/common.h"
 #include "ops/linalg_batch.h"
 
@@ -52,16 +53,12 @@ std::pair<Tensor, Tensor> linalg_inv_ex(const Tensor& a) {
     for (int64_t b = 0; b < count; ++b) {
       T* m = p + b * nn;
       pinfo[b] = kernels::lu_factor(m, n, piv.data());
-      if (pinfo[b] == 0) {
-        kernels::lu_inverse(m, piv.data(), n);          // NOTE [Row-major matrices in LAPACK]
-        for (int64_t i = 0; i < nn; ++i) m[i] += T(0);  // no -0 where torch's solve gives 0
-        continue;
-      }
-      // torch solves A X = I with the singular factors: the same infinities and NaNs.
+      // As torch: A X = I solved with the factors (NOTE [LU solves on our GEMM]),
+      // singular ones included (the same infinities and NaNs).
       std::vector<T> eye(size_t(nn), T(0));
       for (int i = 0; i < n; ++i) eye[size_t(i) * n + i] = T(1);
-      kernels::lu_solve(m, piv.data(), n, eye.data(), n, false);
-      std::copy(eye.begin(), eye.end(), m);
+      kernels::lu_solve_rows(m, piv.data(), n, eye.data(), n);
+      for (int64_t i = 0; i < nn; ++i) m[i] = eye[size_t(i)] + T(0);  // no -0 where torch has 0
     }
   });
   record(OpKind::LinalgInvEx, {&a}, inv);
@@ -133,20 +130,24 @@ std::pair<Tensor, Tensor> linalg_solve_ex(const Tensor& a, const Tensor& b, bool
     Tensor lu = work_copy(expand(a, with_matrix(batch, n, n)));
     bm = expand(bm, with_matrix(batch, rows, cols));
     // NOTE [Row-major matrices in LAPACK]: the factors of A's buffer are those of
-    // A^T; A X = B is their transposed solve of B column-major (B^T's rows), and
-    // X A = B (A^T X^T = B^T) their plain solve of B's own rows.
-    Tensor work = work_copy(left ? transpose(bm, -2, -1) : bm);
+    // A^T; A X = B is solved on B's rows in place (NOTE [LU solves on our GEMM]),
+    // and X A = B (A^T X^T = B^T) is LAPACK's plain solve of B's own rows.
+    Tensor work = work_copy(bm);
     info = zeros(batch, ScalarType::Int32);
     on_float_type(a.dtype(), [&](auto zero) {
       using T = decltype(zero);
       std::vector<int> piv(size_t(std::max<int64_t>(n, 1)));
       for (int64_t i = 0; i < count; ++i) {
         T* m = lu.data<T>() + i * nn;
+        T* rows_of_b = work.data<T>() + i * n * rhs;
         info.data<int32_t>()[i] = kernels::lu_factor(m, int(n), piv.data());
-        kernels::lu_solve(m, piv.data(), int(n), work.data<T>() + i * n * rhs, int(rhs), left);
+        if (left)
+          kernels::lu_solve_rows(m, piv.data(), n, rows_of_b, rhs);
+        else
+          kernels::lu_solve(m, piv.data(), int(n), rows_of_b, int(rhs), false);
       }
     });
-    x = left ? work_copy(transpose(work, -2, -1)) : work;
+    x = work;
     if (vector) x = work_copy(squeeze(x, -1));
   }
   record(OpKind::LinalgSolveEx, {&a, &b}, x, [&](autograd::LinalgAttrs& at) { at.left = left; });

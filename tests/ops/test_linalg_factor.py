@@ -278,3 +278,42 @@ def test_forward_mode_matches_torch(case):
             out = JVPS[case](lib, fwad.make_dual(a, ta), fwad.make_dual(b, tb))
             return fwad.unpack_dual(out).tangent
     same(scenario)
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize("n, k", [(17, 1), (33, 40), (100, 7), (130, 200), (257, 64)])
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_blocked_lu_solves_match_numpy(n, k, dtype, threads):
+    # Sizes past the substitution leaves (16 rows), odd halves, and right-hand sides
+    # split over two threads (NOTE [LU solves on our GEMM]); a batch of two, the second
+    # matrix permuted so that its factorization pivots.
+    rng = np.random.default_rng(n * 1000 + k)
+    a = rng.standard_normal((2, n, n)) + 2 * np.eye(n)
+    a[1] = a[1][rng.permutation(n)]
+    b = rng.standard_normal((2, n, k))
+    before = gradtrack.get_num_threads()
+    gradtrack.set_num_threads(threads)
+    try:
+        A, B = gradtrack.tensor(a.astype(dtype)), gradtrack.tensor(b.astype(dtype))
+        x, inv = gradtrack.linalg.solve(A, B), gradtrack.linalg.inv(A)
+        xl = gradtrack.linalg.solve(A, B[..., :1].transpose(-2, -1), left=False)
+    finally:
+        gradtrack.set_num_threads(before)
+    a32, b32 = a.astype(dtype).astype(np.float64), b.astype(dtype).astype(np.float64)
+    tol = 1e-3 if dtype == "float32" else 1e-10
+    ref = np.linalg.solve(a32, b32)
+    assert np.abs(x.numpy() - ref).max() <= tol * np.abs(ref).max()
+    assert np.abs(inv.numpy() - np.linalg.inv(a32)).max() <= tol * np.abs(np.linalg.inv(a32)).max()
+    ref_left = np.swapaxes(np.linalg.solve(np.swapaxes(a32, -2, -1), b32[..., :1]), -2, -1)
+    assert np.abs(xl.numpy() - ref_left).max() <= tol * np.abs(ref_left).max()
+
+
+@pytest.mark.parametrize("n", [3, 40])
+def test_blocked_inverse_of_singular_matrix_matches_torch(torch, n):
+    # The solve with singular factors is not finite wherever torch's is not (which of
+    # NaN and infinity each entry is follows the order of the operations).
+    a = np.ones((n, n), dtype=np.float32)
+    ours = gradtrack.linalg.inv_ex(gradtrack.tensor(a))
+    theirs = torch.linalg.inv_ex(torch.tensor(a))
+    assert ours.info.item() == theirs.info.item() > 0
+    assert (np.isfinite(ours.inverse.numpy()) == np.isfinite(theirs.inverse.numpy())).all()

@@ -75,9 +75,9 @@ void lu_solve(const T* lu, const int* piv, int n, T* b, int nrhs, bool transpose
 }
 
 template <typename T>
-int cholesky(T* a, int n, bool upper) {
+int cholesky(T* a, int n, bool upper, int ld) {
   int info = 0;
-  const int ld = std::max(n, 1);
+  if (ld == 0) ld = std::max(n, 1);
   const char uplo = upper ? 'U' : 'L';
   if constexpr (std::is_same_v<T, float>) {
     scipy_spotrf_(&uplo, &n, a, &ld, &info, 1);
@@ -196,7 +196,7 @@ int eigh(T* a, int n, T* w, bool upper, bool vectors) {
 #define GT_LAPACK_INSTANTIATE(T)                                                     \
   template int lu_factor<T>(T*, int, int*);                                          \
   template void lu_solve<T>(const T*, const int*, int, T*, int, bool);               \
-  template int cholesky<T>(T*, int, bool);                                           \
+  template int cholesky<T>(T*, int, bool, int);                                      \
   template void triangular_solve<T>(const T*, T*, int, int, bool, bool, bool, bool); \
   template int svd<T>(T*, int, int, T*, T*, T*, bool, bool);                         \
   template void qr_factor<T>(T*, int, int, T*);                                      \

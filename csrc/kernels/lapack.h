@@ -31,8 +31,9 @@ void lu_solve(const T* lu, const int* piv, int n, T* b, int nrhs, bool transpose
 /// Cholesky of the column-major buffer in place (potrf), reading and writing the
 /// triangle `upper` names. Returns info: 0, or the order of the leading minor
 /// that is not positive-definite.
+/// `ld` is the buffer's leading dimension (n if 0): a diagonal block of a larger matrix.
 template <typename T>
-int cholesky(T* a, int n, bool upper);
+int cholesky(T* a, int n, bool upper, int ld = 0);
 
 /// Row-major triangular solve in place (trsm): left: op(A) X = B, else X op(A) = B,
 /// with A n x n (lower or upper, unit diagonal or not, transposed or not) and

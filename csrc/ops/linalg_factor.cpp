@@ -10,7 +10,7 @@
 
 #include "autograd/variable.h"
 #include "kernels/lapack.h"
-#include "kernels/lu_solve_rows.h"
+#include "kernels/triangular_blocks.h"
 #include "ops/common.h"
 #include "ops/linalg_batch.h"
 
@@ -193,8 +193,7 @@ std::pair<Tensor, Tensor> linalg_cholesky_ex(const Tensor& a, bool upper, bool l
     using T = decltype(zero);
     for (int64_t b = 0; b < count; ++b) {
       T* m = l.data<T>() + b * nn;
-      // NOTE [Row-major matrices in LAPACK]: the buffer's upper triangle is A's lower one.
-      info.data<int32_t>()[b] = kernels::cholesky(m, n, !upper);
+      info.data<int32_t>()[b] = kernels::cholesky_rows(m, n, upper);  // NOTE [Cholesky on our GEMM]
       for (int64_t i = 0; i < n; ++i)
         for (int64_t j = 0; j < n; ++j)
           if (upper ? j < i : j > i) m[i * n + j] = T(0);

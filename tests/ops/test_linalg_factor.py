@@ -317,3 +317,30 @@ def test_blocked_inverse_of_singular_matrix_matches_torch(torch, n):
     theirs = torch.linalg.inv_ex(torch.tensor(a))
     assert ours.info.item() == theirs.info.item() > 0
     assert (np.isfinite(ours.inverse.numpy()) == np.isfinite(theirs.inverse.numpy())).all()
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize("n", [129, 300])
+@pytest.mark.parametrize("upper", [False, True])
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_blocked_cholesky_matches_numpy(n, upper, dtype, threads):
+    # Past the 128-row LAPACK leaves (NOTE [Cholesky on our GEMM]): the factor, its zero
+    # triangle, and the order of the first leading minor that is not positive-definite.
+    rng = np.random.default_rng(n)
+    x = rng.standard_normal((n, n))
+    a = (x @ x.T + n * np.eye(n)).astype(dtype)
+    before = gradtrack.get_num_threads()
+    gradtrack.set_num_threads(threads)
+    try:
+        factor = gradtrack.linalg.cholesky(gradtrack.tensor(a), upper=upper).numpy()
+        bad = a.copy()
+        bad[n - 20, n - 20] = -1.0
+        info = gradtrack.linalg.cholesky_ex(gradtrack.tensor(bad), upper=upper).info.item()
+    finally:
+        gradtrack.set_num_threads(before)
+    ref = np.linalg.cholesky(a.astype(np.float64))
+    ref = ref.T if upper else ref
+    tol = 1e-5 if dtype == "float32" else 1e-12
+    assert np.abs(factor - ref).max() <= tol * np.abs(ref).max()
+    assert not (np.tril(factor, -1) if upper else np.triu(factor, 1)).any()
+    assert info == n - 19

@@ -1,4 +1,4 @@
-// Solving with an LU factorization, on our GEMM, for many right-hand sides.
+// Triangular solves and the Cholesky factorization on our GEMM.
 //
 // NOTE [LU solves on our GEMM]
 // OpenBLAS's getrs (and the trsm under it) reached ~20 GFLOP/s on one core of
@@ -24,5 +24,22 @@ namespace gradtrack::kernels {
 /// P^T, so X = P L^-T U^-T B. Runs on the calling thread's pool.
 template <typename T>
 void lu_solve_rows(const T* lu, const int* piv, int64_t n, T* b, int64_t k);
+
+// NOTE [Cholesky on our GEMM]
+// OpenBLAS's potrf is as fast as torch's (MKL) on one core, but it runs on one
+// thread here (NOTE [One thread pool]) where MKL's uses both. Past 128 rows the
+// factorization splits in halves: the leading half is factored, the block
+// under it solved against it (the recursive triangular solve above, its
+// columns over the threads), the trailing half updated by one GEMM (its rows
+// over the threads) and then factored; blocks of up to 128 rows are LAPACK's.
+
+/// The Cholesky factor of the symmetric positive-definite row-major n x n
+/// buffer `a`, in place: L with A = L L^T in its lower triangle (read from A's
+/// lower triangle), or with `upper` U = L^T in its upper one (read from A's
+/// upper triangle). The other triangle is left in an unspecified state. Returns
+/// LAPACK's info: 0, or the order of the leading minor that is not
+/// positive-definite.
+template <typename T>
+int cholesky_rows(T* a, int64_t n, bool upper);
 
 }  // namespace gradtrack::kernels

@@ -1,11 +1,12 @@
-// NOTE [LU solves on our GEMM] is in lu_solve_rows.h.
-#include "kernels/lu_solve_rows.h"
+// NOTE [LU solves on our GEMM] and NOTE [Cholesky on our GEMM] are in the header.
+#include "kernels/triangular_blocks.h"
 
 #include <algorithm>
 #include <utility>
 #include <vector>
 
 #include "kernels/blas.h"
+#include "kernels/lapack.h"
 #include "kernels/parallel.h"
 
 namespace gradtrack::kernels {
@@ -67,7 +68,78 @@ void unit_upper_solve(const T* t, int64_t n, T* b, int64_t m, int64_t w, int64_t
   unit_upper_solve(t, n, b, h, w, ld);
 }
 
+// c[m, m2] -= a[m, h] @ b[m2, h]^T with the rows of c over the threads.
+template <typename T>
+void subtract_product_bt(const T* a, const T* b, int64_t lda, T* c, int64_t ldc, int64_t m,
+                         int64_t m2, int64_t h) {
+  std::vector<T> neg(static_cast<size_t>(m * h));
+  for (int64_t i = 0; i < m; ++i)
+    for (int64_t j = 0; j < h; ++j) neg[size_t(i * h + j)] = -a[i * lda + j];
+  const int64_t rows = std::max<int64_t>(16, (m + get_num_threads() - 1) / get_num_threads());
+  parallel_for((m + rows - 1) / rows, 1, [&](int64_t lo, int64_t hi) {
+    for (int64_t r = lo; r < hi; ++r) {
+      const int64_t r0 = r * rows, r1 = std::min(m, r0 + rows);
+      blas_gemm<T>(false, true, r1 - r0, m2, h, neg.data() + r0 * h, h, b, lda, T(1), c + r0 * ldc,
+                   ldc);
+    }
+  });
+}
+
+// Solves L X = B for the lower triangle of t (leading dimension n) and the m x k
+// rows of b, with the columns of b over the threads.
+template <typename T>
+void lower_solve_columns(const T* t, int64_t n, T* b, int64_t m, int64_t k) {
+  const int64_t threads = get_num_threads();
+  int64_t slices =
+      m * m * k >= (int64_t(1) << 20) ? std::min(threads, std::max<int64_t>(1, k / 32)) : 1;
+  const int64_t per = ((k + slices - 1) / slices + 15) / 16 * 16;
+  slices = (k + per - 1) / per;
+  parallel_for(slices, 1, [&](int64_t lo, int64_t hi) {
+    for (int64_t s = lo; s < hi; ++s) {
+      const int64_t c0 = s * per, c1 = std::min(k, c0 + per);
+      lower_solve(t, n, b + c0, m, c1 - c0, k);
+    }
+  });
+}
+
+constexpr int64_t kCholeskyLeaf = 128;  // rows factored by LAPACK's potrf
+
+// The lower Cholesky factor of the m x m block at a (leading dimension ld).
+template <typename T>
+int cholesky_lower(T* a, int64_t m, int64_t ld) {
+  if (m <= kCholeskyLeaf) return cholesky<T>(a, int(m), true, int(ld));  // 'U' of A^T: A's L
+  const int64_t h = (m / 2 + 15) / 16 * 16, m2 = m - h;
+  if (int info = cholesky_lower(a, h, ld)) return info;
+  // L21 L11^T = A21: L11 L21^T = A21^T, solved on a transposed copy.
+  T* a21 = a + h * ld;
+  std::vector<T> rhs(static_cast<size_t>(h * m2));
+  for (int64_t i = 0; i < m2; ++i)
+    for (int64_t j = 0; j < h; ++j) rhs[size_t(j * m2 + i)] = a21[i * ld + j];
+  lower_solve_columns(a, ld, rhs.data(), h, m2);
+  for (int64_t i = 0; i < m2; ++i)
+    for (int64_t j = 0; j < h; ++j) a21[i * ld + j] = rhs[size_t(j * m2 + i)];
+  // A22 -= L21 L21^T (both triangles; only the lower one is read on).
+  subtract_product_bt(a21, a21, ld, a + h * ld + h, ld, m2, m2, h);
+  const int info = cholesky_lower(a + h * ld + h, m2, ld);
+  return info ? info + int(h) : 0;
+}
+
 }  // namespace
+
+template <typename T>
+int cholesky_rows(T* a, int64_t n, bool upper) {
+  if (n <= kCholeskyLeaf) return cholesky<T>(a, int(n), !upper);
+  // U from A's upper triangle is the lower factor of A^T (whose lower triangle it
+  // is), transposed back.
+  auto transpose = [&] {
+    for (int64_t i = 0; i < n; ++i)
+      for (int64_t j = i + 1; j < n; ++j) std::swap(a[i * n + j], a[j * n + i]);
+  };
+  if (upper) transpose();
+  const int info = cholesky_lower(a, n, n);
+  if (upper) transpose();
+  return info;
+}
 
 template <typename T>
 void lu_solve_rows(const T* lu, const int* piv, int64_t n, T* b, int64_t k) {
@@ -99,5 +171,7 @@ void lu_solve_rows(const T* lu, const int* piv, int64_t n, T* b, int64_t k) {
 
 template void lu_solve_rows<float>(const float*, const int*, int64_t, float*, int64_t);
 template void lu_solve_rows<double>(const double*, const int*, int64_t, double*, int64_t);
+template int cholesky_rows<float>(float*, int64_t, bool);
+template int cholesky_rows<double>(double*, int64_t, bool);
 
 }  // namespace gradtrack::kernels

@@ -12,6 +12,10 @@ extern "C" {
 // pointer, and each character argument's length after the others.
 void scipy_sgetrf_(const int* m, const int* n, float* a, const int* lda, int* ipiv, int* info);
 void scipy_dgetrf_(const int* m, const int* n, double* a, const int* lda, int* ipiv, int* info);
+void scipy_slaswp_(const int* n, float* a, const int* lda, const int* k1, const int* k2,
+                   const int* ipiv, const int* incx);
+void scipy_dlaswp_(const int* n, double* a, const int* lda, const int* k1, const int* k2,
+                   const int* ipiv, const int* incx);
 void scipy_sgetrs_(const char* trans, const int* n, const int* nrhs, const float* a, const int* lda,
                    const int* ipiv, float* b, const int* ldb, int* info, size_t trans_len);
 void scipy_dgetrs_(const char* trans, const int* n, const int* nrhs, const double* a,
@@ -60,6 +64,27 @@ int lu_factor(T* a, int n, int* piv) {
     scipy_dgetrf_(&n, &n, a, &ld, piv, &info);
   }
   return info;
+}
+
+template <typename T>
+int lu_factor_panel(T* a, int m, int n, int ld, int* piv) {
+  int info = 0;
+  if constexpr (std::is_same_v<T, float>) {
+    scipy_sgetrf_(&m, &n, a, &ld, piv, &info);
+  } else {
+    scipy_dgetrf_(&m, &n, a, &ld, piv, &info);
+  }
+  return info;
+}
+
+template <typename T>
+void row_swaps(T* a, int cols, int ld, int first, int last, const int* piv) {
+  const int one = 1;
+  if constexpr (std::is_same_v<T, float>) {
+    scipy_slaswp_(&cols, a, &ld, &first, &last, piv, &one);
+  } else {
+    scipy_dlaswp_(&cols, a, &ld, &first, &last, piv, &one);
+  }
 }
 
 template <typename T>
@@ -196,6 +221,8 @@ int eigh(T* a, int n, T* w, bool upper, bool vectors) {
 #define GT_LAPACK_INSTANTIATE(T)                                                     \
   template int lu_factor<T>(T*, int, int*);                                          \
   template void lu_solve<T>(const T*, const int*, int, T*, int, bool);               \
+  template int lu_factor_panel<T>(T*, int, int, int, int*);                          \
+  template void row_swaps<T>(T*, int, int, int, int, const int*);                    \
   template int cholesky<T>(T*, int, bool, int);                                      \
   template void triangular_solve<T>(const T*, T*, int, int, bool, bool, bool, bool); \
   template int svd<T>(T*, int, int, T*, T*, T*, bool, bool);                         \

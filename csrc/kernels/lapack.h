@@ -22,6 +22,16 @@ namespace gradtrack::kernels {
 template <typename T>
 int lu_factor(T* a, int n, int* piv);
 
+/// lu_factor of the column-major m x n panel at `a` (leading dimension ld): min(m, n)
+/// pivots. Returns LAPACK's info.
+template <typename T>
+int lu_factor_panel(T* a, int m, int n, int ld, int* piv);
+
+/// LAPACK's row interchanges (laswp) of pivots first..last (1-based, as getrf's)
+/// applied in order to the `cols` columns of the column-major buffer `a`.
+template <typename T>
+void row_swaps(T* a, int cols, int ld, int first, int last, const int* piv);
+
 /// Solves with the factorization of lu_factor: for the buffer's matrix M
 /// (column-major) and transposed = true, M^T X = B, with B column-major n x nrhs
 /// in place (getrs).

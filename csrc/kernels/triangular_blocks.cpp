@@ -1,4 +1,4 @@
-// NOTE [LU solves on our GEMM] and NOTE [Cholesky on our GEMM] are in the header.
+// The NOTEs on the LU and Cholesky factorizations and solves are in the header.
 #include "kernels/triangular_blocks.h"
 
 #include <algorithm>
@@ -102,6 +102,57 @@ void lower_solve_columns(const T* t, int64_t n, T* b, int64_t m, int64_t k) {
   });
 }
 
+// c[m, w] -= a[m, h] @ b[h, w] (row-major, leading dimensions lda, ldb, ldc), the rows
+// of c over the threads.
+template <typename T>
+void subtract_product_rows(const T* a, int64_t lda, const T* b, int64_t ldb, T* c, int64_t ldc,
+                           int64_t m, int64_t h, int64_t w) {
+  std::vector<T> neg(static_cast<size_t>(m * h));
+  for (int64_t i = 0; i < m; ++i)
+    for (int64_t j = 0; j < h; ++j) neg[size_t(i * h + j)] = -a[i * lda + j];
+  const int64_t threads = m * h * w >= (int64_t(1) << 18) ? get_num_threads() : 1;
+  const int64_t rows = std::max<int64_t>(16, (m + threads - 1) / threads);
+  parallel_for((m + rows - 1) / rows, 1, [&](int64_t lo, int64_t hi) {
+    for (int64_t r = lo; r < hi; ++r) {
+      const int64_t r0 = r * rows, r1 = std::min(m, r0 + rows);
+      blas_gemm<T>(false, false, r1 - r0, w, h, neg.data() + r0 * h, h, b, ldb, T(1), c + r0 * ldc,
+                   ldc);
+    }
+  });
+}
+
+constexpr int64_t kLuLeaf = 64;  // columns factored by LAPACK's getrf
+
+// getrf2's recursion on the column-major m x n panel at a (leading dimension ld),
+// m >= n. In row-major terms the panel is the n x m matrix R = M^T at a.
+template <typename T>
+int lu_panel(T* a, int64_t m, int64_t n, int64_t ld, int* piv) {
+  if (n <= kLuLeaf) return lu_factor_panel<T>(a, int(m), int(n), int(ld), piv);
+  const int64_t n1 = (n / 2 + 15) / 16 * 16, n2 = n - n1;
+  const int info1 = lu_panel(a, m, n1, ld, piv);
+  T* right = a + n1 * ld;  // M[:, n1:], the rows n1.. of R
+  row_swaps<T>(right, int(n2), int(ld), 1, int(n1), piv);
+  // M12 = L11^-1 M12 on row-major copies: L11 (unit lower) and M12 (n1 x n2).
+  std::vector<T> l11(static_cast<size_t>(n1 * n1), T(0)), m12(static_cast<size_t>(n1 * n2));
+  for (int64_t i = 0; i < n1; ++i) {
+    for (int64_t j = 0; j < i; ++j) l11[size_t(i * n1 + j)] = a[j * ld + i];
+    l11[size_t(i * n1 + i)] = T(1);
+  }
+  for (int64_t j = 0; j < n2; ++j)
+    for (int64_t i = 0; i < n1; ++i) m12[size_t(i * n2 + j)] = right[j * ld + i];
+  lower_solve_columns(l11.data(), n1, m12.data(), n1, n2);
+  for (int64_t j = 0; j < n2; ++j)
+    for (int64_t i = 0; i < n1; ++i) right[j * ld + i] = m12[size_t(i * n2 + j)];
+  // M22 -= M21 M12, as R22 -= R21 R12: R's rows n1.. and columns ..n1 (M12^T) times
+  // its rows ..n1 and columns n1.. (M21^T).
+  subtract_product_rows(right, ld, a + n1, ld, right + n1, ld, n2, n1, m - n1);
+  const int info2 = lu_panel(right + n1, m - n1, n2, ld, piv + n1);
+  const int64_t k2 = std::min(m - n1, n2);
+  for (int64_t i = 0; i < k2; ++i) piv[n1 + i] += int(n1);
+  row_swaps<T>(a, int(n1), int(ld), int(n1 + 1), int(n1 + k2), piv);
+  return info1 ? info1 : info2 ? info2 + int(n1) : 0;
+}
+
 constexpr int64_t kCholeskyLeaf = 128;  // rows factored by LAPACK's potrf
 
 // The lower Cholesky factor of the m x m block at a (leading dimension ld).
@@ -125,6 +176,12 @@ int cholesky_lower(T* a, int64_t m, int64_t ld) {
 }
 
 }  // namespace
+
+template <typename T>
+int lu_factor_rows(T* a, int64_t n, int* piv) {
+  if (n <= kLuLeaf) return lu_factor<T>(a, int(n), piv);
+  return lu_panel(a, n, n, n, piv);
+}
 
 template <typename T>
 int cholesky_rows(T* a, int64_t n, bool upper) {
@@ -171,6 +228,8 @@ void lu_solve_rows(const T* lu, const int* piv, int64_t n, T* b, int64_t k) {
 
 template void lu_solve_rows<float>(const float*, const int*, int64_t, float*, int64_t);
 template void lu_solve_rows<double>(const double*, const int*, int64_t, double*, int64_t);
+template int lu_factor_rows<float>(float*, int64_t, int*);
+template int lu_factor_rows<double>(double*, int64_t, int*);
 template int cholesky_rows<float>(float*, int64_t, bool);
 template int cholesky_rows<double>(double*, int64_t, bool);
 

@@ -52,7 +52,7 @@ std::pair<Tensor, Tensor> linalg_inv_ex(const Tensor& a) {
     std::vector<int> piv(size_t(std::max(n, 1)));
     for (int64_t b = 0; b < count; ++b) {
       T* m = p + b * nn;
-      pinfo[b] = kernels::lu_factor(m, n, piv.data());
+      pinfo[b] = kernels::lu_factor_rows(m, n, piv.data());
       // As torch: A X = I solved with the factors (NOTE [LU solves on our GEMM]),
       // singular ones included (the same infinities and NaNs).
       std::vector<T> eye(size_t(nn), T(0));
@@ -76,7 +76,7 @@ Tensor linalg_det(const Tensor& a) {
     std::vector<int> piv(static_cast<size_t>(n));
     for (int64_t b = 0; b < count; ++b) {
       T* m = lu.data<T>() + b * nn;
-      kernels::lu_factor(m, n, piv.data());
+      kernels::lu_factor_rows(m, n, piv.data());
       T d = pivots_flip(piv) ? T(-1) : T(1);
       for (int i = 0; i < n; ++i) d *= m[int64_t(i) * n + i];
       det.data<T>()[b] = d;
@@ -97,7 +97,7 @@ std::pair<Tensor, Tensor> linalg_slogdet(const Tensor& a) {
     std::vector<int> piv(static_cast<size_t>(n));
     for (int64_t b = 0; b < count; ++b) {
       T* m = lu.data<T>() + b * nn;
-      kernels::lu_factor(m, n, piv.data());
+      kernels::lu_factor_rows(m, n, piv.data());
       T s = pivots_flip(piv) ? T(-1) : T(1), l = T(0);
       for (int i = 0; i < n; ++i) {
         const T u = m[int64_t(i) * n + i];
@@ -140,7 +140,7 @@ std::pair<Tensor, Tensor> linalg_solve_ex(const Tensor& a, const Tensor& b, bool
       for (int64_t i = 0; i < count; ++i) {
         T* m = lu.data<T>() + i * nn;
         T* rows_of_b = work.data<T>() + i * n * rhs;
-        info.data<int32_t>()[i] = kernels::lu_factor(m, int(n), piv.data());
+        info.data<int32_t>()[i] = kernels::lu_factor_rows(m, n, piv.data());
         if (left)
           kernels::lu_solve_rows(m, piv.data(), n, rows_of_b, rhs);
         else

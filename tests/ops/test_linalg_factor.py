@@ -284,8 +284,9 @@ def test_forward_mode_matches_torch(case):
 @pytest.mark.parametrize("n, k", [(17, 1), (33, 40), (100, 7), (130, 200), (257, 64)])
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
 def test_blocked_lu_solves_match_numpy(n, k, dtype, threads):
-    # Sizes past the substitution leaves (16 rows), odd halves, and right-hand sides
-    # split over two threads (NOTE [LU solves on our GEMM]); a batch of two, the second
+    # Sizes past the substitution leaves (16 rows) and the 64-column LAPACK panels of
+    # the factorization, odd halves, and right-hand sides split over two threads (NOTE
+    # [LU solves on our GEMM], NOTE [LU on our GEMM]); a batch of two, the second
     # matrix permuted so that its factorization pivots.
     rng = np.random.default_rng(n * 1000 + k)
     a = rng.standard_normal((2, n, n)) + 2 * np.eye(n)
@@ -297,6 +298,7 @@ def test_blocked_lu_solves_match_numpy(n, k, dtype, threads):
         A, B = gradtrack.tensor(a.astype(dtype)), gradtrack.tensor(b.astype(dtype))
         x, inv = gradtrack.linalg.solve(A, B), gradtrack.linalg.inv(A)
         xl = gradtrack.linalg.solve(A, B[..., :1].transpose(-2, -1), left=False)
+        sign, logabs = gradtrack.linalg.slogdet(A)
     finally:
         gradtrack.set_num_threads(before)
     a32, b32 = a.astype(dtype).astype(np.float64), b.astype(dtype).astype(np.float64)
@@ -306,6 +308,9 @@ def test_blocked_lu_solves_match_numpy(n, k, dtype, threads):
     assert np.abs(inv.numpy() - np.linalg.inv(a32)).max() <= tol * np.abs(np.linalg.inv(a32)).max()
     ref_left = np.swapaxes(np.linalg.solve(np.swapaxes(a32, -2, -1), b32[..., :1]), -2, -1)
     assert np.abs(xl.numpy() - ref_left).max() <= tol * np.abs(ref_left).max()
+    ref_sign, ref_logabs = np.linalg.slogdet(a32)
+    assert (sign.numpy() == ref_sign).all()
+    assert np.abs(logabs.numpy() - ref_logabs).max() <= tol * np.abs(ref_logabs).max()
 
 
 @pytest.mark.parametrize("n", [3, 40])

@@ -27,6 +27,28 @@ bool pivots_flip(const std::vector<int>& piv) {
   return flip;
 }
 
+// NOTE [The pivot a singular matrix reports]
+// The factorizations here are of A^T (NOTE [Row-major matrices in LAPACK]), and
+// the first zero pivot of A^T's LU is not A's: a matrix with a zero column has
+// a zero row in A^T. torch reports A's (the _ex forms' info, the diagonal
+// element inv's error names). So where A^T's factorization finds a zero pivot,
+// A is factored once more, on a transposed copy, for its info alone; a
+// non-singular matrix pays nothing.
+template <typename T>
+void report_pivots_of_a(const Tensor& a, const DimVector& batch, int n, int32_t* info) {
+  const int64_t count = count_of(batch), nn = int64_t(n) * n;
+  Tensor copy;
+  for (int64_t b = 0; b < count; ++b) {
+    if (info[b] == 0) continue;
+    if (!copy.defined()) copy = work_copy(expand(a, with_matrix(batch, n, n)));
+    T* m = copy.data<T>() + b * nn;
+    for (int i = 0; i < n; ++i)
+      for (int j = i + 1; j < n; ++j) std::swap(m[int64_t(i) * n + j], m[int64_t(j) * n + i]);
+    std::vector<int> piv(size_t(std::max(n, 1)));
+    info[b] = kernels::lu_factor(m, n, piv.data());
+  }
+}
+
 /// torch's linalg.solve rule: B is a vector (a batch of them) when it is 1-D or
 /// has A's shape without A's last dim.
 bool solve_vector_case(const Tensor& a, const Tensor& b) {
@@ -60,6 +82,7 @@ std::pair<Tensor, Tensor> linalg_inv_ex(const Tensor& a) {
       kernels::lu_solve_rows(m, piv.data(), n, eye.data(), n);
       for (int64_t i = 0; i < nn; ++i) m[i] = eye[size_t(i)] + T(0);  // no -0 where torch has 0
     }
+    report_pivots_of_a<T>(a, batch, n, pinfo);
   });
   record(OpKind::LinalgInvEx, {&a}, inv);
   return {inv, info};
@@ -146,6 +169,7 @@ std::pair<Tensor, Tensor> linalg_solve_ex(const Tensor& a, const Tensor& b, bool
         else
           kernels::lu_solve(m, piv.data(), int(n), rows_of_b, int(rhs), false);
       }
+      report_pivots_of_a<T>(a, batch, int(n), info.data<int32_t>());
     });
     x = work;
     if (vector) x = work_copy(squeeze(x, -1));

@@ -349,3 +349,29 @@ def test_blocked_cholesky_matches_numpy(n, upper, dtype, threads):
     assert np.abs(factor - ref).max() <= tol * np.abs(ref).max()
     assert not (np.tril(factor, -1) if upper else np.triu(factor, 1)).any()
     assert info == n - 19
+
+
+@pytest.mark.parametrize("n", [6, 200])
+@pytest.mark.parametrize("zero", ["column", "row", "ones"])
+def test_singular_matrix_reports_the_pivot_torch_reports(torch, n, zero):
+    # A zero column of A is a zero row of the A^T that LAPACK factors; the info and
+    # the element inv's error names are A's, as torch's (NOTE [The pivot a singular
+    # matrix reports]).
+    rng = np.random.default_rng(n)
+    a = rng.standard_normal((2, n, n))
+    if zero == "column":
+        a[1, :, n // 2] = 0
+    elif zero == "row":
+        a[1, n // 2] = 0
+    else:
+        a[1] = 1
+    b = np.ones((2, n, 1))
+    results = []
+    for lib in (gradtrack, torch):
+        with pytest.raises(RuntimeError) as caught:
+            lib.linalg.inv(lib.tensor(a))
+        results.append((lib.linalg.inv_ex(lib.tensor(a)).info.tolist(),
+                        lib.linalg.solve_ex(lib.tensor(a), lib.tensor(b)).info.tolist(),
+                        str(caught.value)))
+    assert results[0] == results[1]
+    assert results[0][0][1] > 0

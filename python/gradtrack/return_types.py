@@ -1,29 +1,34 @@
-"""Named results of ops that return several tensors (``max(dim)``, ``min(dim)``)."""
+"""Named results of ops that return several tensors (``max(dim)``, ``linalg.qr``)."""
 
 
-class _ReturnType(tuple):
-    """A (values, indices) pair that prints like PyTorch's structseq."""
+class _Named(tuple):
+    """A result of several tensors with torch's field names, printed as its structseq."""
 
     __slots__ = ()
     _name = ""
+    _fields = ()
 
-    def __new__(cls, pair):
-        return tuple.__new__(cls, pair)
-
-    @property
-    def values(self):
-        return self[0]
-
-    @property
-    def indices(self):
-        return self[1]
+    def __new__(cls, parts):
+        return tuple.__new__(cls, parts)
 
     def __repr__(self):
-        return (f"gradtrack.return_types.{self._name}(\nvalues={self[0]!r},\n"
-                f"indices={self[1]!r})")
+        body = ",\n".join(f"{f}={v!r}" for f, v in zip(self._fields, self))
+        return f"gradtrack.return_types.{self._name}(\n{body})"
 
     def __reduce__(self):
         return (type(self), (tuple(self),))
+
+
+def _field(i):
+    return property(lambda self: self[i])
+
+
+class _ReturnType(_Named):
+    """A (values, indices) pair."""
+
+    __slots__ = ()
+    _fields = ("values", "indices")
+    values, indices = _field(0), _field(1)
 
 
 class max(_ReturnType):  # noqa: A001 - PyTorch's name
@@ -76,22 +81,6 @@ class mode(_ReturnType):
     _name = "mode"
 
 
-# the factorizations of torch.linalg (_ops/linalg_factor.py)
-class _Named(tuple):
-    """A result of several tensors with torch's field names, printed as its structseq."""
-
-    __slots__ = ()
-    _name = ""
-    _fields = ()
-
-    def __new__(cls, parts):
-        return tuple.__new__(cls, parts)
-
-    def __repr__(self):
-        body = ",\n".join(f"{f}={v!r}" for f, v in zip(self._fields, self))
-        return f"gradtrack.return_types.{self._name}(\n{body})"
-
-
 class cummax(_ReturnType):
     """``tensor.cummax(dim)``: the running maxima and where each was taken."""
 
@@ -113,28 +102,7 @@ class nanmedian(_ReturnType):
     _name = "nanmedian"
 
 
-class _NamedPair(tuple):
-    """A pair with two field names of its own, printed like PyTorch's structseq."""
-
-    __slots__ = ()
-    _name = ""
-    _fields = ("", "")
-
-    def __new__(cls, pair):
-        return tuple.__new__(cls, pair)
-
-    def __repr__(self):
-        a, b = self._fields
-        return f"gradtrack.return_types.{self._name}(\n{a}={self[0]!r},\n{b}={self[1]!r})"
-
-    def __reduce__(self):
-        return (type(self), (tuple(self),))
-
-
-def _field(i):
-    return property(lambda self: self[i])
-
-
+# the factorizations of torch.linalg (_ops/linalg_factor.py)
 class linalg_inv_ex(_Named):
     """``linalg.inv_ex(A)``: the inverse and LAPACK's info."""
 
@@ -172,6 +140,8 @@ class linalg_cholesky_ex(_Named):
     __slots__ = ()
     _name, _fields = "linalg_cholesky_ex", ("L", "info")
     L, info = _field(0), _field(1)
+
+
 class linalg_svd(_Named):
     """``linalg.svd(A)``: ``A = U diag(S) Vh``."""
 
@@ -211,33 +181,17 @@ class linalg_eigh(_Named):
     eigenvalues, eigenvectors = _field(0), _field(1)
 
 
-class aminmax(_NamedPair):
+class aminmax(_Named):
     """``tensor.aminmax()``: the smallest and largest values."""
 
     __slots__ = ()
-    _name = "aminmax"
-    _fields = ("min", "max")
-
-    @property
-    def min(self):  # noqa: A003 - PyTorch's field name
-        return self[0]
-
-    @property
-    def max(self):  # noqa: A003
-        return self[1]
+    _name, _fields = "aminmax", ("min", "max")
+    min, max = _field(0), _field(1)  # noqa: A003 - torch's field names
 
 
-class histogram(_NamedPair):
+class histogram(_Named):
     """``gradtrack.histogram(input, bins)``: the counts and the bin edges."""
 
     __slots__ = ()
-    _name = "histogram"
-    _fields = ("hist", "bin_edges")
-
-    @property
-    def hist(self):
-        return self[0]
-
-    @property
-    def bin_edges(self):
-        return self[1]
+    _name, _fields = "histogram", ("hist", "bin_edges")
+    hist, bin_edges = _field(0), _field(1)

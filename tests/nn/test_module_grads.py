@@ -117,6 +117,8 @@ ROWS = {
                         [X(2, 3, 4, 4)], False),
     "CrossEntropyLoss": (lambda nn: nn.CrossEntropyLoss(label_smoothing=0.1),
                          [X(4, 5), I(4, high=5)], False),
+    "LinearCrossEntropyLoss": (lambda nn: nn.LinearCrossEntropyLoss(4, 5, bias=True),
+                               [X(3, 4), I(3, high=5)], False),
     "Dropout": (lambda nn: nn.Dropout(0.3), [X(3, 4)], True),
     "ELU": (lambda nn: nn.ELU(alpha=0.5), [X(3, 4)], False),
     "Embedding": (lambda nn: nn.Embedding(10, 3, padding_idx=0), [I(2, 4, high=10)], False),

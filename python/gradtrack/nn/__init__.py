@@ -130,3 +130,7 @@ __all__ += ["Buffer"]
 from .modules import CrossMapLRN2d  # noqa: E402
 
 __all__ += ["CrossMapLRN2d"]
+from ._linear_cross_entropy_options import LinearCrossEntropyOptions  # noqa: E402
+from .modules import LinearCrossEntropyLoss  # noqa: E402
+
+__all__ += ["LinearCrossEntropyLoss", "LinearCrossEntropyOptions"]

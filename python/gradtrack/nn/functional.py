@@ -251,7 +251,10 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
         loss = _nll(logp, target, weight, enum, ignore_index)
     if label_smoothing > 0.0:
         smooth = _smoothing_term(logp, target, weight, enum, ignore_index, class_dim)
-        loss = (1 - label_smoothing) * loss + smooth * (label_smoothing / input.shape[class_dim])
+        # Scalar products (MulBackward1), as torch's C++ composition.
+        scale = _C._ops.mul_by_scalar
+        loss = scale(loss, 1 - label_smoothing) + \
+            scale(smooth, label_smoothing / input.shape[class_dim])
     return loss
 
 
@@ -402,3 +405,7 @@ GRID_SAMPLE_PADDING_MODES = {"zeros": 0, "border": 1, "reflection": 2}
 
 __all__ += ["conv_tbc", "assert_int_or_pair", "boolean_dispatch",
             "GRID_SAMPLE_INTERPOLATION_MODES", "GRID_SAMPLE_PADDING_MODES"]
+# ---- a linear layer scored by cross entropy ---------------------------------------------------
+from ._functional_linear_cross_entropy import linear_cross_entropy  # noqa: E402
+
+__all__ += ["linear_cross_entropy"]

@@ -253,6 +253,16 @@ OPS += [
            lambda lib, a, p: _F(lib).cross_entropy(a, p),
            (S("3x4", A(3, 4), A(3, 4, domain=UNIT)),), FLOAT,
            ref=lambda np_, a, p: np.mean(-(p * _log_softmax(a, 1)).sum(axis=1))),
+    OpSpec("nn.functional.linear_cross_entropy",
+           lambda lib, x, w, i: _F(lib).linear_cross_entropy(x, w, i),
+           (S("3x4", A(3, 4), A(5, 4), Idx([1, 0, 4])),), FLOAT,
+           ref=lambda np_, x, w, i: _cross_entropy_np(x @ w.T, i)),
+    OpSpec("nn.functional.linear_cross_entropy_chunked",
+           lambda lib, x, w, b, i: _F(lib).linear_cross_entropy(
+               x, w, i, linear_bias=b, options=lib.nn.LinearCrossEntropyOptions(
+                   batch_chunk_size=2, chunking_method=None)),
+           (S("3x4", A(3, 4), A(5, 4), A(5), Idx([1, 0, 4])),), FLOAT,
+           ref=lambda np_, x, w, b, i: _cross_entropy_np(x @ w.T + b, i)),
     OpSpec("nn.functional.kl_div_batchmean",
            lambda lib, a, t: _F(lib).kl_div(a, t, reduction="batchmean"),
            (S("3x4", A(3, 4), A(3, 4, domain=UNIT)),), FLOAT,

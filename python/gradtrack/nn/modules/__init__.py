@@ -125,3 +125,6 @@ __all__ += ["Container", "NLLLoss2d"]
 from .normalization import CrossMapLRN2d  # noqa: E402
 
 __all__ += ["CrossMapLRN2d"]
+from .linear_cross_entropy import LinearCrossEntropyLoss  # noqa: E402
+
+__all__ += ["LinearCrossEntropyLoss"]

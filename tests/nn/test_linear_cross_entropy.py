@@ -37,7 +37,9 @@ def _run(lib, x, w, t, bias=None, class_weight=None, options=None, **kwargs):
         out = lib.nn.functional.linear_cross_entropy(x, w, lib.tensor(t), linear_bias=b,
                                                      weight=cw, options=options, **kwargs)
     (out.sum() if out.dim() else out).backward()
+    version = out._version
     return {"value": out.detach().numpy(), "grad_fn": type(out.grad_fn).__name__,
+            "version": version,
             "edges": [None if f is None else type(f).__name__
                       for f, _ in out.grad_fn.next_functions],
             "grads": [None if t is None else t.grad.numpy() for t in (x, w, b)],
@@ -46,6 +48,7 @@ def _run(lib, x, w, t, bias=None, class_weight=None, options=None, **kwargs):
 
 def _same(ours, theirs):
     assert ours["grad_fn"] == theirs["grad_fn"]
+    assert ours["version"] == theirs["version"]
     assert ours["edges"] == theirs["edges"]
     assert ours["warnings"] == theirs["warnings"]
     np.testing.assert_allclose(ours["value"], theirs["value"], rtol=1e-5, atol=1e-6)

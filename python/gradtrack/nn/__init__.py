@@ -130,7 +130,15 @@ __all__ += ["Buffer"]
 from .modules import CrossMapLRN2d  # noqa: E402
 
 __all__ += ["CrossMapLRN2d"]
-from ._linear_cross_entropy_options import LinearCrossEntropyOptions  # noqa: E402
 from .modules import LinearCrossEntropyLoss  # noqa: E402
 
 __all__ += ["LinearCrossEntropyLoss", "LinearCrossEntropyOptions"]
+
+
+def __getattr__(name):
+    # A dataclass, as torch's: its module (dataclasses imports inspect) loads on first use.
+    if name == "LinearCrossEntropyOptions":
+        from ._linear_cross_entropy_options import LinearCrossEntropyOptions
+        globals()[name] = LinearCrossEntropyOptions
+        return LinearCrossEntropyOptions
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

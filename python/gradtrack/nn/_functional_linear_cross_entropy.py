@@ -20,6 +20,7 @@ import warnings
 import gradtrack
 
 from ..autograd.function import Function
+from ..autograd.graph import increment_version
 
 __all__ = ["linear_cross_entropy"]
 
@@ -113,6 +114,11 @@ def _chunked(input, linear_weight, target, linear_bias, weight, reduction,  # no
     else:
         result = _ChunkedReduced.apply(input, linear_weight, target, linear_bias, weight, plan,
                                        reduction == "mean", options.allow_retain_graph)
+    # torch's op writes its result in place once per chunk (twice when reduced): the
+    # same _version here.
+    chunks = len(plan.chunks(input.shape[0]))
+    increment_version([result] * max(0, chunks * (1 if reduction == "none" else 2)
+                                     - result._version))
     return result.squeeze(0) if unbatched else result
 
 

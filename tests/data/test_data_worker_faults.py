@@ -157,7 +157,12 @@ def test_errors_in_workers_carry_their_traceback_as_torch(both, fault):
 # ---- no orphans -------------------------------------------------------------------------
 
 LIFETIME = textwrap.dedent("""
-    import gc, os, sys, time
+    import faulthandler, gc, os, signal, sys, time
+    # Ctrl-C raises KeyboardInterrupt here even where the test runner's process ignores
+    # or blocks SIGINT (a child inherits both); SIGUSR1 prints every thread's stack.
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+    faulthandler.register(signal.SIGUSR1, all_threads=True)
     from gradtrack.utils.data import DataLoader, Dataset
 
     class Slow(Dataset):
@@ -192,6 +197,22 @@ LIFETIME = textwrap.dedent("""
     print("done", flush=True)
     time.sleep(30 if case == "dropped" else 0)  # the workers must be gone before this ends
 """)
+
+
+def _stuck_report(proc, pids):
+    """The signal masks of a process that did not end, and every thread's stack."""
+    masks = []
+    for pid in (proc.pid, *pids):
+        try:
+            with open(f"/proc/{pid}/status") as f:
+                masks += [f"{pid} {line.strip()}" for line in f if line.startswith("Sig")]
+        except OSError:
+            masks.append(f"{pid} gone")
+    proc.send_signal(signal.SIGUSR1)
+    time.sleep(1)
+    proc.kill()
+    _, err = proc.communicate(timeout=30)
+    return "\n".join(masks) + "\n--- stderr ---\n" + err[-6000:]
 
 
 def _alive(pid):
@@ -237,7 +258,10 @@ def test_ctrl_c_during_iteration_leaves_no_worker(tmp_path):
         assert proc.stdout.readline().strip() == "iterating"
         time.sleep(0.3)
         proc.send_signal(signal.SIGINT)
-        _, err = proc.communicate(timeout=30)
+        try:
+            _, err = proc.communicate(timeout=30)
+        except subprocess.TimeoutExpired:
+            pytest.fail("no exit 30 s after SIGINT:\n" + _stuck_report(proc, pids))
         assert "KeyboardInterrupt" in err and proc.returncode != 0
         # As torch's: the workers that multiprocessing ends at exit are no failure.
         assert "Exception ignored" not in err and "killed by signal" not in err, err

@@ -574,13 +574,16 @@ def conv_tbc(input, weight, bias, pad=0):  # noqa: A002 - torch's argument names
         raise RuntimeError(f"Trying to create tensor with negative dimension {length}: "
                            f"[{length}, {input.size(1)}, {weight.size(2)}]")
     # torch's kernel views each kernel tap's time slice of the input as (t * batch, C_in),
-    # so an input whose time and batch dims cannot merge raises view's error there
+    # so an input whose time and batch dims cannot merge raises view's error there. The
+    # slices differ only in where they start and how long they are, so one slice longer
+    # than a step tells for all of them.
     steps, batch, planes = input.size(0), input.size(1), input.size(2)
     for k in range(weight.size(0)):
         shift, out_shift = max(0, k - pad), max(0, pad - k)
         t = min(steps + pad - k, length) - out_shift
-        if t > 0:
+        if t > 1:
             input.narrow(0, shift, t).view(t * batch, planes)
+            break
     return _conv_tbc_node(input, weight, bias, pad)
 
 

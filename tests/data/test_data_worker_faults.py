@@ -117,8 +117,14 @@ def test_worker_killed_by_a_signal_is_named_at_once(tmp_path, sig):
 
 
 @pytest.mark.parametrize("fault", ["SIGKILL", "exit"])
-def test_dead_worker_reports_match_torch(both, fault):
+def test_dead_worker_reports_match_torch(both, fault, tmp_path):
     ours, theirs = both["gradtrack"][fault], both["torch"][fault]
+    for _ in range(3):
+        # On a loaded machine torch's main process sometimes reads the dead worker's
+        # broken pipe before its own checks run, and raises EOFError: ask torch again.
+        if theirs["type"] == "RuntimeError":
+            break
+        theirs = _run(tmp_path, "torch", fault)
     assert ours["type"] == theirs["type"] == "RuntimeError"
     assert _no_pids(ours["msg"]) == _no_pids(theirs["msg"])
     # torch's cause names the death when its SIGCHLD handler runs first, and is its

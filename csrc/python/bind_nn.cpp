@@ -1,6 +1,7 @@
 // _C._nn: the nn.functional entries; _C._optim: the optimizers' fused steps.
 #include "ops/optim_adaptive.h"
 #include "ops/autocast.h"
+#include "ops/nn/loss.h"
 #include "python/common.h"
 
 namespace gradtrack::python {
@@ -68,6 +69,11 @@ void bind_nn(py::module_& m) {
         [](const Tensor& x, const Tensor& t, py::handle w, int64_t red, int64_t ignore) {
           Tensor wt = w.is_none() ? Tensor() : w.cast<Tensor>();
           return ops::nll_loss(x, t, wt.defined() ? &wt : nullptr, red, ignore);
+        });
+  m.def("nll_loss2d",
+        [](const Tensor& x, const Tensor& t, py::handle w, int64_t red, int64_t ignore) {
+          Tensor wt = w.is_none() ? Tensor() : w.cast<Tensor>();
+          return ops::nll_loss2d(x, t, wt.defined() ? &wt : nullptr, red, ignore);
         });
   m.def("mse_loss",
         [](const Tensor& a, const Tensor& t, int64_t red) { return ops::mse_loss(a, t, red); });

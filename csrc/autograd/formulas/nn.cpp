@@ -104,6 +104,36 @@ TL nll_loss_bw(const C& c, const TL& g) {
   Tensor gg = (at.reduction == 0 && batched) ? unsqueeze(g[0], 1) : g[0];
   return {mul(coef, gg)};
 }
+TL nll_loss2d_bw(const C& c, const TL& g) {
+  // As nll_loss_bw, over (N, C, H, W): -w[t] / denom at each pixel's target class.
+  const LossAttrs& at = c.attrs<LossAttrs>();
+  const GradMeta& in = c.input(0);
+  const int64_t n = in.shape[0], cls = in.shape[1], plane = in.shape[2] * in.shape[3];
+  const ScalarType cdt = is_reduced_float(in.dtype) ? ScalarType::Float32 : in.dtype;
+  Tensor coef = zeros(in.shape, cdt);
+  Tensor tg = kernels::aligned(contiguous(to_dtype(c.extra(0), ScalarType::Int64)));
+  GT_CHECK(tg.numel() == n * plane, "size mismatch (got input: ", shape_str(in.shape),
+           " , target: ", shape_str(tg.sizes()));
+  Tensor w = at.has_weight ? kernels::aligned(contiguous(kernels::widen(c.extra(2)))) : Tensor();
+  const Tensor tw = kernels::widen(c.extra(1));
+  GT_DISPATCH_FLOAT(cdt, "nll_loss2d_backward", [&] {
+    scalar_t* p = coef.data<scalar_t>();
+    const int64_t* t = tg.data<int64_t>();
+    double denom = at.reduction == 1 ? double(kernels::load<scalar_t>(tw.raw())) : 1.0;
+    for (int64_t b = 0; b < n; ++b) {
+      for (int64_t s = 0; s < plane; ++s) {
+        const int64_t k = t[b * plane + s];
+        if (k == at.ignore_index) continue;
+        GT_CHECK_INDEX(k >= 0 && k < cls, "Target ", k, " is out of bounds.");
+        double wk = at.has_weight ? double(w.data<scalar_t>()[k]) : 1.0;
+        p[(b * cls + k) * plane + s] = static_cast<scalar_t>(-wk / denom);
+      }
+    }
+  });
+  if (cdt != in.dtype) coef = kernels::narrowed(coef, in.dtype);
+  Tensor gg = at.reduction == 0 ? unsqueeze(g[0], 1) : g[0];
+  return {mul(coef, gg)};
+}
 TL mse_loss_bw(const C& c, const TL& g) {
   const LossAttrs& at = c.attrs<LossAttrs>();
   Tensor d = sub(c.saved_input(0), c.saved_input(1));

@@ -170,6 +170,68 @@ Tensor nll_loss(const Tensor& logp, const Tensor& target, const Tensor* weight, 
       extras);
   return out;
 }
+Tensor nll_loss2d(const Tensor& logp, const Tensor& target, const Tensor* weight, int64_t reduction,
+                  int64_t ignore_index) {
+  GT_CHECK(logp.dim() == 4, "input tensor should be 4D");
+  GT_CHECK(target.dim() == 3,
+           "only batches of spatial targets supported (3D tensors) but got targets of "
+           "dimension: ",
+           target.dim());
+  const int64_t n = logp.size(0), c = logp.size(1), h = logp.size(2), w = logp.size(3);
+  GT_CHECK(target.size(0) == n && target.size(1) == h && target.size(2) == w,
+           "size mismatch (got input: ", shape_str(logp.sizes()),
+           " , target: ", shape_str(target.sizes()));
+  GT_CHECK(!weight || weight->numel() == c,
+           "weight tensor should be defined either for all or no classes");
+  // float16 / bfloat16: computed in float, each result rounded once
+  const ScalarType cdt = is_reduced_float(logp.dtype()) ? ScalarType::Float32 : logp.dtype();
+  Tensor lp = kernels::aligned(contiguous(kernels::widen(logp)));
+  Tensor tg = kernels::aligned(contiguous(to_dtype(target, ScalarType::Int64)));
+  Tensor wt = weight ? kernels::aligned(contiguous(to_dtype(*weight, cdt))) : Tensor();
+  Tensor out = reduction == 0 ? empty({n, h, w}, cdt) : empty({}, cdt);
+  Tensor total_weight = empty({}, cdt);
+  const int64_t plane = h * w;
+  GT_DISPATCH_FLOAT(cdt, "nll_loss2d", [&] {
+    const scalar_t* x = lp.data<scalar_t>();
+    const int64_t* t = tg.data<int64_t>();
+    const scalar_t* wp = weight ? wt.data<scalar_t>() : nullptr;
+    double total = 0, wsum = 0;
+    for (int64_t b = 0; b < n; ++b) {
+      for (int64_t s = 0; s < plane; ++s) {
+        const int64_t cls = t[b * plane + s];
+        double li = 0, wi = 0;
+        if (cls != ignore_index) {
+          GT_CHECK_INDEX(cls >= 0 && cls < c, "Target ", cls, " is out of bounds.");
+          wi = wp ? double(wp[cls]) : 1.0;
+          li = -wi * double(x[(b * c + cls) * plane + s]);
+        }
+        if (reduction == 0) out.data<scalar_t>()[b * plane + s] = static_cast<scalar_t>(li);
+        total += li;
+        wsum += wi;
+      }
+    }
+    if (reduction != 0) {
+      *out.data<scalar_t>() = static_cast<scalar_t>(reduction == 1 ? total / wsum : total);
+    }
+    *total_weight.data<scalar_t>() = static_cast<scalar_t>(wsum);
+  });
+  if (cdt != logp.dtype()) {
+    out = kernels::narrowed(out, logp.dtype());
+    total_weight = kernels::narrowed(total_weight, logp.dtype());
+  }
+  std::vector<const Tensor*> extras{&target, &total_weight};
+  if (weight) extras.push_back(weight);
+  record(
+      OpKind::NllLoss2d, {&logp}, out,
+      [&](autograd::LossAttrs& at) {
+        at.reduction = reduction;
+        at.ignore_index = ignore_index;
+        at.has_weight = weight != nullptr;
+      },
+      extras);
+  return out;
+}
+
 Tensor mse_loss(const Tensor& a, const Tensor& target, int64_t reduction) {
   Tensor d;
   Tensor out;

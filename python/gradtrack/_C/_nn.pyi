@@ -2,7 +2,7 @@
 from __future__ import annotations
 import typing
 from gradtrack._C import Tensor
-__all__: list[str] = ['activation', 'activation_', 'activation_kinds', 'batch_norm', 'binary_cross_entropy', 'binary_cross_entropy_with_logits', 'dropout_noise', 'embedding', 'embedding_renorm_', 'group_norm', 'huber_loss', 'layer_norm', 'linear', 'lstm_layer', 'mse_loss', 'nll_loss', 'smooth_l1_loss']
+__all__: list[str] = ['activation', 'activation_', 'activation_kinds', 'batch_norm', 'binary_cross_entropy', 'binary_cross_entropy_with_logits', 'dropout_noise', 'embedding', 'embedding_renorm_', 'group_norm', 'huber_loss', 'layer_norm', 'linear', 'lstm_layer', 'mse_loss', 'nll_loss', 'nll_loss2d', 'smooth_l1_loss']
 
 def activation(arg0: typing.SupportsInt | typing.SupportsIndex, arg1: Tensor, arg2: typing.SupportsFloat | typing.SupportsIndex, arg3: typing.SupportsFloat | typing.SupportsIndex, arg4: typing.SupportsFloat | typing.SupportsIndex) -> Tensor:
     ...
@@ -47,6 +47,9 @@ def mse_loss(arg0: Tensor, arg1: Tensor, arg2: typing.SupportsInt | typing.Suppo
     ...
 
 def nll_loss(arg0: Tensor, arg1: Tensor, arg2: typing.Any, arg3: typing.SupportsInt | typing.SupportsIndex, arg4: typing.SupportsInt | typing.SupportsIndex) -> Tensor:
+    ...
+
+def nll_loss2d(arg0: Tensor, arg1: Tensor, arg2: typing.Any, arg3: typing.SupportsInt | typing.SupportsIndex, arg4: typing.SupportsInt | typing.SupportsIndex) -> Tensor:
     ...
 
 def smooth_l1_loss(arg0: Tensor, arg1: Tensor, arg2: typing.SupportsInt | typing.SupportsIndex, arg3: typing.SupportsFloat | typing.SupportsIndex) -> Tensor:

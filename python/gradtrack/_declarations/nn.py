@@ -11,6 +11,7 @@ DERIVATIVES = [
     Derivative("LogSoftmaxBackwardData", "LogSoftmaxBackwardDataBackward0", "log_softmax_data_bw",
                saves={0: "1", 1: "01"}),
     Derivative("NllLoss", "NllLossBackward0", "nll_loss_bw", "nll_loss_jvp"),
+    Derivative("NllLoss2d", "NllLoss2DBackward0", "nll_loss2d_bw", "nll_loss_jvp"),
     Derivative("MseLoss", "MseLossBackward0", "mse_loss_bw", "mse_loss_jvp",
                saves={0: "01", 1: "01"}),
     Derivative("Gelu", "GeluBackward0", "activation_bw", "activation_jvp", saves={0: "0"}),

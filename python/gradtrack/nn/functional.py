@@ -27,6 +27,7 @@ _c_linear = _C._nn.linear
 _c_log_softmax = _C.log_softmax
 _c_softmax = _C.softmax
 _c_nll_loss = _C._nn.nll_loss
+_c_nll_loss2d = _C._nn.nll_loss2d
 _c_mse_loss = _C._nn.mse_loss
 
 _SCALAR_TYPE = {"float32": "Float", "float64": "Double", "int64": "Long", "int32": "Int",
@@ -209,10 +210,17 @@ def _nll_spatial(input, target, weight, reduction, ignore_index):  # noqa: A002
     expected = [n] + list(input.shape[2:])
     if list(target.shape) != expected:
         raise RuntimeError(f"Expected target size {expected}, got {list(target.shape)}")
-    order = [0] + list(range(2, input.dim())) + [1]
-    # contiguous() first: the core's reshape of a permuted tensor is not reliable yet.
-    flat = input.permute(order).contiguous().reshape(-1, c)
-    out = _c_nll_loss(flat, target.reshape(-1), weight, reduction, ignore_index)
+    # torch's node for every spatial shape is NllLoss2DBackward0 over (N, C, H, W): 3-D
+    # input is viewed as (N, C, d, 1) and 5-D or more as (N, C, 1, -1), the losses of
+    # reduction='none' viewed back.
+    if input.dim() == 4:
+        return _c_nll_loss2d(input, target, weight, reduction, ignore_index)
+    if input.dim() == 3:
+        d = input.shape[2]
+        planes, target_planes = input.reshape(n, c, d, 1), target.reshape(n, d, 1)
+    else:
+        planes, target_planes = input.reshape(n, c, 1, -1), target.reshape(n, 1, -1)
+    out = _c_nll_loss2d(planes, target_planes, weight, reduction, ignore_index)
     return out.reshape(expected) if reduction == 0 else out
 
 

@@ -10,8 +10,11 @@ void init_profiler(py::module_& m) {
   p.def("start", &prof::start);
   p.def("stop", [] {
     py::list out;
-    for (const prof::Event& e : prof::stop())
-      out.append(py::make_tuple(e.name, e.start_ns, e.end_ns, e.thread));
+    for (const prof::Event& e : prof::stop()) {
+      py::list shapes;
+      for (const std::vector<int64_t>& s : e.shapes) shapes.append(py::cast(s));
+      out.append(py::make_tuple(e.name, e.start_ns, e.end_ns, e.thread, shapes));
+    }
     return out;
   });
   p.def("now_ns", &prof::now_ns);

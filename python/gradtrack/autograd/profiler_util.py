@@ -11,6 +11,9 @@
 
 import json
 import os
+import socket
+import time
+import uuid
 
 
 def _time_str(us):
@@ -180,15 +183,47 @@ class EventList(list):
         return self.table()
 
     def export_chrome_trace(self, path):
-        """Writes the events as a Chrome trace (``chrome://tracing``, Perfetto), as torch."""
-        events = [{"ph": "X", "cat": "user_annotation" if e.is_user_annotation else "cpu_op",
-                   "name": e.name, "pid": os.getpid(), "tid": e.thread, "ts": e.start_ns / 1e3,
-                   "dur": (e.end_ns - e.start_ns) / 1e3,
-                   "args": {"Input Dims": e.input_shapes} if e.input_shapes else {}}
-                  for e in self]
+        """Writes the events as a Chrome trace (``chrome://tracing``, Perfetto) laid out as
+        torch's: the process and thread metadata, then one complete (``"X"``) event per
+        op, region and backward node, with ``Input Dims``, ``Input Strides`` and ``Input
+        type`` when the shapes were recorded (torch's ``Concrete Inputs`` are not kept)."""
+        pid = os.getpid()
+        threads = sorted({e.thread for e in self})
+        meta = [{"ph": "M", "name": "process_name", "pid": pid, "tid": 0,
+                 "args": {"name": "python"}},
+                {"ph": "M", "name": "process_labels", "pid": pid, "tid": 0,
+                 "args": {"labels": "CPU"}},
+                {"ph": "M", "name": "process_sort_index", "pid": pid, "tid": 0,
+                 "args": {"sort_index": pid}}]
+        for tid in threads:
+            meta += [{"ph": "M", "name": "thread_name", "pid": pid, "tid": tid,
+                      "args": {"name": f"thread {tid} (python)"}},
+                     {"ph": "M", "name": "thread_sort_index", "pid": pid, "tid": tid,
+                      "args": {"sort_index": tid}}]
+        ops = []
+        for i, e in enumerate(self):
+            args = {"External id": i + 1, "Record function id": 0}
+            if not e.is_user_annotation and getattr(e, "input_types", None) is not None:
+                args["Input type"] = e.input_types
+                args["Input Strides"] = e.input_strides
+                args["Input Dims"] = e.input_shapes
+            args["Ev Idx"] = i
+            ops.append({"ph": "X", "cat": "user_annotation" if e.is_user_annotation else "cpu_op",
+                        "name": e.name, "pid": pid, "tid": e.thread, "ts": e.start_ns / 1e3,
+                        "dur": (e.end_ns - e.start_ns) / 1e3, "args": args})
+        first = min((e.start_ns for e in self), default=0) / 1e3
+        last = max((e.end_ns for e in self), default=0) / 1e3
+        marks = [{"ph": "i", "s": "g", "name": "Iteration Start: PyTorch Profiler",
+                  "pid": "Traces", "tid": "Trace PyTorch Profiler", "ts": first},
+                 {"ph": "i", "s": "g", "name": "Record Window End", "pid": "", "tid": "",
+                  "ts": last}]
+        trace = {"schemaVersion": 1, "deviceProperties": [], "trace_id": uuid.uuid4().hex.upper(),
+                 "record_shapes": int(getattr(self, "record_shapes", False)),
+                 "host_name": socket.gethostname(), "displayTimeUnit": "ms",
+                 "baseTimeNanoseconds": time.time_ns() - time.monotonic_ns(),
+                 "traceEvents": meta + ops + marks, "traceName": str(path)}
         with open(path, "w") as f:
-            json.dump({"schemaVersion": 1, "displayTimeUnit": "ms", "traceEvents": events,
-                       "traceName": str(path)}, f)
+            json.dump(trace, f)
 
 
 def nest(events):

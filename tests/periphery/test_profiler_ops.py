@@ -11,7 +11,9 @@ import pytest
 
 import gradtrack
 import gradtrack.nn.functional
+import gradtrack.optim
 import gradtrack.profiler
+import gradtrack.utils.data
 
 torch = pytest.importorskip("torch")
 
@@ -230,3 +232,35 @@ def test_chrome_trace_layout_as_torch(tmp_path):
         "Input type"]
     assert [e["args"]["Ev Idx"] for e in mine["traceEvents"] if e["ph"] == "X"] == list(
         range(sum(e["ph"] == "X" for e in mine["traceEvents"])))
+
+
+def _training(lib, state):
+    if state is None:
+        model = lib.nn.Linear(2, 1)
+
+        class MySGD(lib.optim.SGD):
+            pass
+        data = lib.utils.data.DataLoader(lib.utils.data.TensorDataset(lib.ones(4, 2)),
+                                         batch_size=2)
+        return model, lib.optim.SGD(model.parameters(), lr=0.1), MySGD(
+            model.parameters(), lr=0.1), data
+    model, sgd, mine, data = state
+    for (x,) in data:
+        sgd.zero_grad()
+        model(x).sum().backward()
+        sgd.step()
+        mine.step()
+        mine.zero_grad()
+    return None
+
+
+def test_optimizer_and_data_loader_regions_as_torch():
+    def regions(lib):
+        prof = _profile(lib, _training)
+        return [(e.name, e.is_user_annotation, [c.name for c in e.cpu_children
+                                                if c.name == "aten::add_"])
+                for e in prof.events() if e.cpu_parent is None
+                and not e.name.startswith(("aten::", "autograd::"))]
+    mine = regions(gradtrack)
+    assert mine == regions(torch)
+    assert ("Optimizer.step#MySGD.step", True, ["aten::add_", "aten::add_"]) in mine

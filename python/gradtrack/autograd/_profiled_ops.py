@@ -206,6 +206,46 @@ class _Timers:
                 timers.add("aten::" + op, start, shapes)
         return __setitem__
 
+    def region_timer(self, label, fn):
+        """A timer that records a ``record_function``-style region named ``label(self)``."""
+        collector = self.collector
+
+        def timed(self, *args, **kwargs):
+            start = _now()
+            try:
+                return fn(self, *args, **kwargs)
+            finally:
+                collector.add_region(label(self), start, _now(), _native_id())
+        timed.__name__ = fn.__name__
+        timed.__qualname__ = getattr(fn, "__qualname__", fn.__name__)
+        timed.__doc__ = fn.__doc__
+        timed.__wrapped__ = fn
+        return timed
+
+    def install_regions(self):
+        """torch's regions around an optimizer's ``step``/``zero_grad`` and a DataLoader's
+        ``__next__``, named by the object's class (``Optimizer.step#AdamW.step``,
+        ``enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__``)."""
+        optimizer = sys.modules.get("gradtrack.optim.optimizer")
+        if optimizer is not None:
+            classes, todo = [], [optimizer.Optimizer]
+            while todo:
+                cls = todo.pop()
+                classes.append(cls)
+                todo += cls.__subclasses__()
+            for cls in classes:
+                for name in ("step", "zero_grad"):
+                    if callable(vars(cls).get(name)):
+                        self.replace(cls, name, self.region_timer(
+                            lambda opt, n=name: f"Optimizer.{n}#{type(opt).__name__}.{n}",
+                            vars(cls)[name]))
+        iterators = sys.modules.get("gradtrack.utils.data._iterators")
+        if iterators is not None:
+            base = iterators._BaseDataLoaderIter
+            self.replace(base, "__next__", self.region_timer(
+                lambda it: f"enumerate(DataLoader)#{type(it).__name__}.__next__",
+                vars(base)["__next__"]))
+
     def replace(self, owner, name, timer):
         self.replaced.append((owner, name, vars(owner)[name]))
         setattr(owner, name, timer)
@@ -232,6 +272,7 @@ class _Timers:
                     self.replace(module, name, self.timer(op, value))
 
         self.install_captured()
+        self.install_regions()
 
     def install_captured(self):
         """The layers keep some ops of ``_C`` in module globals (``_relu = _C.relu``, for a

@@ -5,7 +5,9 @@ NOTE [What the profiler times]
 A profile times every call of a public op (named as torch names its ops: ``aten::linear``,
 ``aten::sum``, and for the operator slots ``a + b``, ``a @ b``, ``-a``, ``a[i]``, ``a += b``:
 ``aten::add``, ``aten::matmul``, ``aten::neg``, ``aten::select``, ``aten::add_``), every
-``record_function`` region, and every node the backward pass runs: the engine records
+``record_function`` region, torch's regions around an optimizer's ``step`` and
+``zero_grad`` (``Optimizer.step#AdamW.step``) and a DataLoader's ``__next__``, and every
+node the backward pass runs: the engine records
 ``autograd::engine::evaluate_function: AddmmBackward0`` with the node ``AddmmBackward0``
 inside it, as torch's. The ops are timed by timers put on them while the profile is open
 (NOTE [Profiled ops are swapped in] in ``_profiled_ops.py``), so no op pays for the
@@ -68,6 +70,9 @@ class _Collector:
         event.input_strides = [strides for _, strides, _ in inputs]
         event.input_types = [kind for _, _, kind in inputs]
         self.events.append(event)
+
+    def add_region(self, name, start, end, thread):
+        self.events.append(FunctionEvent(0, name, thread, start, end, is_user_annotation=True))
 
     def start(self):
         _active.append(self)

@@ -264,3 +264,23 @@ def test_optimizer_and_data_loader_regions_as_torch():
     mine = regions(gradtrack)
     assert mine == regions(torch)
     assert ("Optimizer.step#MySGD.step", True, ["aten::add_", "aten::add_"]) in mine
+
+
+def _cnn(lib, state):
+    if state is None:
+        return lib.nn.Sequential(lib.nn.Conv2d(1, 4, 3), lib.nn.ReLU(), lib.nn.MaxPool2d(2),
+                                 lib.nn.Flatten(), lib.nn.Linear(36, 3)), lib.randn(2, 1, 8, 8)
+    net, x = state
+    lib.nn.functional.log_softmax(net(x), dim=1)
+    return None
+
+
+def test_layers_record_their_ops_as_torch():
+    mine = _groups(_profile(gradtrack, _cnn, record_shapes=True))
+    theirs = _groups(_profile(torch, _cnn, record_shapes=True))
+    for group in (("aten::conv2d", "[[2, 1, 8, 8], [4, 1, 3, 3], [4], [], [], [], []]"),
+                  ("aten::max_pool2d", "[[2, 4, 6, 6], [], [], [], [], []]"),
+                  ("aten::linear", "[[2, 36], [3, 36], [3]]"),
+                  ("aten::log_softmax", "[[2, 3], [], []]")):
+        assert mine.get(group) == theirs.get(group) == 1, group
+    assert {g: c for g, c in mine.items() if theirs.get(g) != c} == {}

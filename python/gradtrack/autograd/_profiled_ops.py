@@ -149,6 +149,7 @@ class _Timers:
         self.collector = collector
         self.record_shapes = collector.record_shapes
         self.replaced = []  # (owner, name, original)
+        self.timers = {}  # id(op) -> (op, its timer), for the copies modules keep
 
     def add(self, name, start, shapes):
         self.collector.add_op(name, start, _now(), _native_id(), shapes)
@@ -269,26 +270,28 @@ class _Timers:
             for name, value in list(vars(module).items()):
                 if _is_op(name, value) and not isinstance(value, type):
                     op = prefix + _RENAMED.get(name, name)
-                    self.replace(module, name, self.timer(op, value))
+                    timer = self.timer(op, value)
+                    self.timers.setdefault(id(value), (value, timer))
+                    self.replace(module, name, timer)
 
         self.install_captured()
         self.install_regions()
 
     def install_captured(self):
-        """The layers keep some ops of ``_C`` in module globals (``_relu = _C.relu``, for a
-        call without an attribute lookup): those get timers too."""
-        ops = {}
+        """The layers keep ops in module globals (``_relu = _C.relu``, for a call without
+        an attribute lookup; ``conv2d`` in the module that defines it): those get the
+        public op's timer too."""
         for module in (_C, _C._nn):
             for name, value in vars(module).items():
-                if type(value) is _BUILTIN and _is_op(name, value):
-                    ops[id(value)] = _RENAMED.get(name, name)
+                if type(value) is _BUILTIN and _is_op(name, value) and id(value) not in self.timers:
+                    self.timers[id(value)] = (value, self.timer(_RENAMED.get(name, name), value))
         for module_name, module in list(sys.modules.items()):
-            if not module_name.startswith("gradtrack.nn") or module is None:
+            if not module_name.startswith("gradtrack.nn.") or module is None:
                 continue
             for name, value in list(vars(module).items()):
-                op = ops.get(id(value)) if type(value) is _BUILTIN else None
-                if op is not None:
-                    self.replace(module, name, self.timer(op, value))
+                found = self.timers.get(id(value))
+                if found is not None and found[0] is value:
+                    self.replace(module, name, found[1])
 
     def uninstall(self):
         for owner, name, original in reversed(self.replaced):

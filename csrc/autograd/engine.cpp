@@ -9,6 +9,7 @@
 #include "autograd/grad_mode.h"
 #include "autograd/profiling.h"
 #include "autograd/provenance.h"
+#include "core/allocation_count.h"
 #include "core/silent_writes.h"
 #include "kernels/kernels.h"
 #include "kernels/parallel.h"
@@ -180,11 +181,14 @@ TensorList profiled_call(Node& node, TensorList grads) {
     shapes.emplace_back(g.defined() ? std::vector<int64_t>(g.sizes().begin(), g.sizes().end())
                                     : std::vector<int64_t>{});
   }
+  const int64_t memory = allocation_count::bytes();
   const int64_t inner = profiling::now_ns();
   TensorList out = node.apply(std::move(grads));
   const int64_t end = profiling::now_ns();
-  profiling::record(node.name(), inner, end, std::move(shapes));
-  profiling::record("autograd::engine::evaluate_function: " + node.name(), outer, end);
+  const int64_t allocated = allocation_count::bytes() - memory;
+  profiling::record(node.name(), inner, end, std::move(shapes), allocated);
+  profiling::record("autograd::engine::evaluate_function: " + node.name(), outer, end, {},
+                    allocated);
   if (AnomalyMode::is_enabled() && AnomalyMode::check_nan()) check_nan(node, out);
   return out;
 }

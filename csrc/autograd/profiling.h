@@ -17,6 +17,7 @@ struct Event {
   int64_t end_ns;
   int64_t thread;
   std::vector<std::vector<int64_t>> shapes;
+  int64_t memory;  // bytes allocated less bytes freed inside (with profile_memory)
 };
 
 extern std::atomic<bool> g_active;
@@ -28,6 +29,6 @@ int64_t thread_id();
 void start();
 std::vector<Event> stop();
 void record(std::string name, int64_t start_ns, int64_t end_ns,
-            std::vector<std::vector<int64_t>> shapes = {});
+            std::vector<std::vector<int64_t>> shapes = {}, int64_t memory = 0);
 
 }  // namespace gradtrack::autograd::profiling

@@ -151,6 +151,7 @@ class profile(EventReader):
         self.schedule = schedule if schedule is not None else _always_record
         self.on_trace_ready = on_trace_ready
         self.record_shapes = record_shapes
+        self.profile_memory = profile_memory
         self.step_num = 0
         self.current_action = self.schedule(0)
         self.profiler = None
@@ -159,7 +160,7 @@ class profile(EventReader):
 
     def _open(self):
         if self._collector is None and not _active:
-            self._collector = _Collector(self.record_shapes)
+            self._collector = _Collector(self.record_shapes, self.profile_memory)
             self._collector.start()
 
     def _close(self, keep):

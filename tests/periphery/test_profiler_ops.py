@@ -284,3 +284,48 @@ def test_layers_record_their_ops_as_torch():
                   ("aten::log_softmax", "[[2, 3], [], []]")):
         assert mine.get(group) == theirs.get(group) == 1, group
     assert {g: c for g, c in mine.items() if theirs.get(g) != c} == {}
+
+
+def _allocating(lib, state):
+    if state is None:
+        return lib.nn.Linear(64, 64), lib.randn(32, 64)
+    model, x = state
+    y = model(x).relu()
+    _ = y * 2
+    return None
+
+
+def test_profile_memory_counts_each_op_allocations_as_torch():
+    def memory(lib):
+        prof = _profile(lib, _allocating, profile_memory=True)
+        return [(e.name, e.cpu_memory_usage) for e in prof.events()
+                if e.cpu_parent is None and e.name.startswith("aten::")]
+    assert memory(gradtrack) == memory(torch) == [
+        ("aten::linear", 8192), ("aten::relu", 8192), ("aten::mul", 8192)]
+    for lib in (gradtrack, torch):
+        assert all(e.cpu_memory_usage == 0 for e in _profile(lib, _allocating).events())
+
+
+@pytest.mark.parametrize("sort_by", ["self_cpu_memory_usage", "cpu_memory_usage",
+                                     "cuda_time_total", "self_device_time_total", "count"])
+@pytest.mark.parametrize("profile_memory", [False, True])
+def test_table_columns_and_sort_keys_as_torch(sort_by, profile_memory):
+    def header(lib):
+        prof = _profile(lib, _allocating, profile_memory=profile_memory)
+        table = prof.key_averages().table(sort_by=sort_by, row_limit=2)
+        return re.split(r"\s{2,}", table.splitlines()[1].strip())
+    assert header(gradtrack) == header(torch)
+    assert ("CPU Mem" in header(gradtrack)) == profile_memory
+
+
+def test_table_memory_cells_as_torch():
+    prof = _profile(gradtrack, _allocating, profile_memory=True)
+    table = prof.key_averages().table(sort_by="self_cpu_memory_usage", row_limit=1)
+    row = re.split(r"\s{2,}", table.splitlines()[3].strip())
+    assert row[0] in ("aten::linear", "aten::relu", "aten::mul")
+    assert row[-3:] == ["8.00 KB", "8.00 KB", "1"]
+    for lib in (gradtrack, torch):
+        averages = _profile(lib, _allocating).key_averages()
+        with pytest.raises(AttributeError,
+                           match="'FunctionEventAvg' object has no attribute 'cpu_speed'"):
+            averages.table(sort_by="cpu_speed")

@@ -148,11 +148,12 @@ class _Timers:
     def __init__(self, collector):
         self.collector = collector
         self.record_shapes = collector.record_shapes
+        self.memory = _C._profiler.allocated_bytes if collector.profile_memory else _no_memory
         self.replaced = []  # (owner, name, original)
         self.timers = {}  # id(op) -> (op, its timer), for the copies modules keep
 
-    def add(self, name, start, shapes):
-        self.collector.add_op(name, start, _now(), _native_id(), shapes)
+    def add(self, name, start, shapes, memory):
+        self.collector.add_op(name, start, _now(), _native_id(), shapes, self.memory() - memory)
 
     def timer(self, op, fn):
         name = "aten::" + op
@@ -160,11 +161,12 @@ class _Timers:
 
         def timed(*args, **kwargs):
             shapes = _shapes(op, args, kwargs) if timers.record_shapes else None
+            memory = timers.memory()
             start = _now()
             try:
                 return fn(*args, **kwargs)
             finally:
-                timers.add(name, start, shapes)
+                timers.add(name, start, shapes, memory)
         timed.__name__ = getattr(fn, "__name__", op)
         timed.__qualname__ = timed.__name__
         timed.__doc__ = getattr(fn, "__doc__", None)
@@ -179,11 +181,12 @@ class _Timers:
             shapes = None
             if timers.record_shapes:  # an index list is one argument, as torch's
                 shapes = _shapes(op, (self, [key] if op == "index" else key), {})
+            memory = timers.memory()
             start = _now()
             try:
                 return fn(self, key)
             finally:
-                timers.add("aten::" + op, start, shapes)
+                timers.add("aten::" + op, start, shapes, memory)
         return __getitem__
 
     def setitem_timer(self, fn):
@@ -200,23 +203,26 @@ class _Timers:
                 if timers.record_shapes:
                     target = _C.Tensor.__getitem__(self, key)
                     shapes = _shapes(op, (target, value), {})
+            memory = timers.memory()
             start = _now()
             try:
                 return fn(self, key, value)
             finally:
-                timers.add("aten::" + op, start, shapes)
+                timers.add("aten::" + op, start, shapes, memory)
         return __setitem__
 
     def region_timer(self, label, fn):
         """A timer that records a ``record_function``-style region named ``label(self)``."""
-        collector = self.collector
+        collector, allocated = self.collector, self.memory
 
         def timed(self, *args, **kwargs):
+            memory = allocated()
             start = _now()
             try:
                 return fn(self, *args, **kwargs)
             finally:
-                collector.add_region(label(self), start, _now(), _native_id())
+                collector.add_region(label(self), start, _now(), _native_id(),
+                                     allocated() - memory)
         timed.__name__ = fn.__name__
         timed.__qualname__ = getattr(fn, "__qualname__", fn.__name__)
         timed.__doc__ = fn.__doc__
@@ -298,6 +304,10 @@ class _Timers:
             setattr(owner, name, original)
         self.replaced = []
         _C._install_number_slots()
+
+
+def _no_memory():
+    return 0
 
 
 def _unbound(value):

@@ -57,26 +57,31 @@ class _Collector:
     """The events of one profile: the ops' timers and ``record_function`` add to it, the
     engine's backward events join it when it stops."""
 
-    def __init__(self, record_shapes):
+    def __init__(self, record_shapes, profile_memory=False):
         self.record_shapes = record_shapes
+        self.profile_memory = profile_memory
         self.events = []
         self._uninstall = None
 
-    def add_op(self, name, start, end, thread, inputs):
+    def add_op(self, name, start, end, thread, inputs, memory=0):
         if inputs is None:
-            self.events.append(FunctionEvent(0, name, thread, start, end))
-            return
-        event = FunctionEvent(0, name, thread, start, end, [dims for dims, _, _ in inputs])
-        event.input_strides = [strides for _, strides, _ in inputs]
-        event.input_types = [kind for _, _, kind in inputs]
+            event = FunctionEvent(0, name, thread, start, end)
+        else:
+            event = FunctionEvent(0, name, thread, start, end, [dims for dims, _, _ in inputs])
+            event.input_strides = [strides for _, strides, _ in inputs]
+            event.input_types = [kind for _, _, kind in inputs]
+        event.cpu_memory_usage = memory
         self.events.append(event)
 
-    def add_region(self, name, start, end, thread):
-        self.events.append(FunctionEvent(0, name, thread, start, end, is_user_annotation=True))
+    def add_region(self, name, start, end, thread, memory=0):
+        event = FunctionEvent(0, name, thread, start, end, is_user_annotation=True)
+        event.cpu_memory_usage = memory
+        self.events.append(event)
 
     def start(self):
         _active.append(self)
         _C._profiler.start()
+        _C._profiler.count_allocations(self.profile_memory)
         self._uninstall = _profiled_ops.install(self)
 
     def stop(self):
@@ -84,14 +89,16 @@ class _Collector:
             self._uninstall()
             self._uninstall = None
         backward = _C._profiler.stop()
+        _C._profiler.count_allocations(False)
         if _active and _active[-1] is self:
             _active.pop()
-        for name, start, end, thread, shapes in backward:
+        for name, start, end, thread, shapes, memory in backward:
             # a node's inputs are its gradients (the engine gives their shapes only)
             self.add_op(name, start, end, thread, [(s, [], "") for s in shapes] if (
-                self.record_shapes and shapes) else None)
+                self.record_shapes and shapes) else None, memory)
         events = _merge_repeats(nest(self.events))
         events.record_shapes = self.record_shapes
+        events.profile_memory = self.profile_memory
         for i, e in enumerate(events):
             e.id = i
         return events
@@ -114,15 +121,17 @@ class record_function:
         self.args = args
 
     def __enter__(self):
+        self._memory = _C._profiler.allocated_bytes()
         self._start = time.perf_counter_ns()
         return self
 
     def __exit__(self, exc_type, exc_value, traceback):
         if _active:
             collector = _active[-1]
-            collector.events.append(FunctionEvent(0, self.name, threading.get_native_id(),
-                                                  self._start, time.perf_counter_ns(),
-                                                  is_user_annotation=True))
+            memory = _C._profiler.allocated_bytes() - self._memory
+            collector.add_region(self.name, self._start, time.perf_counter_ns(),
+                                 threading.get_native_id(),
+                                 memory if collector.profile_memory else 0)
         return False
 
     def __call__(self, fn):
@@ -152,12 +161,13 @@ class profile(EventReader):
                  activity_filters=None):
         self.enabled = enabled
         self.record_shapes = record_shapes
+        self.profile_memory = profile_memory
         self.function_events = None
         self._collector = None
 
     def __enter__(self):
         if self.enabled and not _active:
-            self._collector = _Collector(self.record_shapes)
+            self._collector = _Collector(self.record_shapes, self.profile_memory)
             self._collector.start()
         return self
 

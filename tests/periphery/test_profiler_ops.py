@@ -329,3 +329,16 @@ def test_table_memory_cells_as_torch():
         with pytest.raises(AttributeError,
                            match="'FunctionEventAvg' object has no attribute 'cpu_speed'"):
             averages.table(sort_by="cpu_speed")
+
+
+def test_schedule_checks_and_warnings_as_torch():
+    for lib in (gradtrack, torch):
+        with pytest.warns(UserWarning, match="^Profiler won't be using warmup, this can skew"):
+            lib.profiler.schedule(wait=1, warmup=0, active=1)
+    messages = []
+    for lib in (gradtrack, torch):
+        with pytest.raises(AssertionError) as info:
+            lib.profiler.schedule(wait=-1, warmup=1, active=0)
+        messages.append(str(info.value))
+    assert messages[0] == messages[1]
+    assert messages[0].startswith("Invalid profiler schedule arguments. Got wait=-1 (need >= 0)")

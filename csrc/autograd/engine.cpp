@@ -9,6 +9,7 @@
 #include "autograd/grad_mode.h"
 #include "autograd/profiling.h"
 #include "autograd/provenance.h"
+#include "core/allocation_count.h"
 #include "core/silent_writes.h"
 #include "kernels/kernels.h"
 #include "kernels/parallel.h"
@@ -169,17 +170,36 @@ void fit_gradients(const Edges& edges, TensorList& out, const Node* who) {
   }
 }
 
+// call_node while a profile is open: torch's two events per node, the engine's
+// `autograd::engine::evaluate_function: <name>` and inside it the node itself, which
+// carries the shapes of the gradients it received ([] for an absent one).
+TensorList profiled_call(Node& node, TensorList grads) {
+  const int64_t outer = profiling::now_ns();
+  std::vector<std::vector<int64_t>> shapes;
+  shapes.reserve(grads.size());
+  for (const Tensor& g : grads) {
+    shapes.emplace_back(g.defined() ? std::vector<int64_t>(g.sizes().begin(), g.sizes().end())
+                                    : std::vector<int64_t>{});
+  }
+  const int64_t memory = allocation_count::bytes();
+  const int64_t inner = profiling::now_ns();
+  TensorList out = node.apply(std::move(grads));
+  const int64_t end = profiling::now_ns();
+  const int64_t allocated = allocation_count::bytes() - memory;
+  profiling::record(node.name(), inner, end, std::move(shapes), allocated);
+  profiling::record("autograd::engine::evaluate_function: " + node.name(), outer, end, {},
+                    allocated);
+  if (AnomalyMode::is_enabled() && AnomalyMode::check_nan()) check_nan(node, out);
+  return out;
+}
+
 // Takes the gradients by value: once the node returns, a gradient it passed
 // through (add, sub, views) is referenced only by its output, so the input
 // buffer can add into it in place, as PyTorch's does.
 TensorList call_node(Node& node, TensorList grads) {
   try {
-    const int64_t start = profiling::active() ? profiling::now_ns() : 0;
+    if (profiling::active()) return profiled_call(node, std::move(grads));
     TensorList out = node.apply(std::move(grads));
-    if (start != 0) {
-      profiling::record("autograd::engine::evaluate_function: " + node.name(), start,
-                        profiling::now_ns());
-    }
     if (AnomalyMode::is_enabled() && AnomalyMode::check_nan()) check_nan(node, out);
     return out;
   } catch (...) {

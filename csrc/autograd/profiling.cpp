@@ -39,10 +39,12 @@ std::vector<Event> stop() {
   return std::exchange(g_events, {});
 }
 
-void record(std::string name, int64_t start_ns, int64_t end_ns) {
+void record(std::string name, int64_t start_ns, int64_t end_ns,
+            std::vector<std::vector<int64_t>> shapes, int64_t memory) {
   std::lock_guard<std::mutex> lock(g_mutex);
   if (!g_active.load()) return;
-  g_events.push_back(Event{std::move(name), start_ns, end_ns, thread_id()});
+  g_events.push_back(
+      Event{std::move(name), start_ns, end_ns, thread_id(), std::move(shapes), memory});
 }
 
 }  // namespace gradtrack::autograd::profiling

@@ -1,6 +1,7 @@
 // Backward timings for gradtrack.profiler: while a profile is open, the engine records
-// every node it runs (name, start, end, thread), and the profiler collects them when it
-// closes. The forward ops are timed in Python (gradtrack/profiler.py).
+// every node it runs (name, start, end, thread, the shapes of the gradients it received),
+// and the profiler collects them when it closes. The forward ops are timed in Python
+// (NOTE [What the profiler times] in gradtrack/autograd/profiler.py).
 #pragma once
 
 #include <atomic>
@@ -15,6 +16,8 @@ struct Event {
   int64_t start_ns;
   int64_t end_ns;
   int64_t thread;
+  std::vector<std::vector<int64_t>> shapes;
+  int64_t memory;  // bytes allocated less bytes freed inside (with profile_memory)
 };
 
 extern std::atomic<bool> g_active;
@@ -25,6 +28,7 @@ int64_t now_ns();
 int64_t thread_id();
 void start();
 std::vector<Event> stop();
-void record(std::string name, int64_t start_ns, int64_t end_ns);
+void record(std::string name, int64_t start_ns, int64_t end_ns,
+            std::vector<std::vector<int64_t>> shapes = {}, int64_t memory = 0);
 
 }  // namespace gradtrack::autograd::profiling

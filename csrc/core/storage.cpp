@@ -8,6 +8,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "core/allocation_count.h"
 #include "core/error.h"
 #include "core/shared_memory.h"
 #include "core/silent_writes.h"
@@ -182,7 +183,11 @@ void release_block(void* p, size_t capacity) {
 Storage::Storage(void* data, size_t nbytes, size_t capacity, std::function<void()> release)
     : data_(data), nbytes_(nbytes), capacity_(capacity), release_(std::move(release)) {}
 
+std::atomic<bool> allocation_count::g_counting{false};
+std::atomic<int64_t> allocation_count::g_bytes{0};
+
 Storage::~Storage() {
+  if (capacity_ != 0) allocation_count::on_free(nbytes_);
   delete ledger_.load(std::memory_order_acquire);
   shared_.reset();
   if (release_) {
@@ -217,6 +222,7 @@ silent_writes::StorageLedger& Storage::ensure_ledger() {
 std::shared_ptr<Storage> Storage::allocate(size_t nbytes) {
   size_t capacity = round_block(nbytes == 0 ? 1 : nbytes);
   void* p = allocate_block(capacity, nbytes);
+  allocation_count::on_allocate(nbytes);
   return std::make_shared<Storage>(p, nbytes, capacity, nullptr);
 }
 

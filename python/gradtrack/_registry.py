@@ -16,7 +16,9 @@ and nowhere else: no other module assigns into ``gradtrack``'s namespace or onto
 ``REEXPORTS`` names what the modules without tables (grad modes, printing, DLPack)
 give. A name given twice fails the import, whichever two sources give it, so the
 order of ``SOURCES`` never decides what a name is; a Python method never replaces a
-C++ one unless ``REPLACES_CXX`` says why.
+C++ one unless ``REPLACES_CXX`` says why. The one exception is temporary: an open profile
+puts timers on the public ops and puts the installed objects back when it closes (NOTE
+[Profiled ops are swapped in] in ``autograd/_profiled_ops.py``).
 
 :func:`install` then runs a fixed pipeline, each step on the result of the last:
 

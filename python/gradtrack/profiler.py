@@ -16,6 +16,7 @@ import enum
 import os
 import socket
 import time
+import warnings
 
 from .autograd.profiler import _Collector, _active, record_function  # noqa: F401
 from .autograd.profiler_util import EventList, EventReader
@@ -72,8 +73,14 @@ def schedule(*, wait: int, warmup: int, active: int, repeat: int = 0, skip_first
     >>> [s(i).name for i in range(5)]
     ['NONE', 'WARMUP', 'RECORD', 'RECORD_AND_SAVE', 'NONE']
     """
-    if warmup < 0 or active <= 0 or wait < 0 or repeat < 0 or skip_first < 0:
-        raise AssertionError("Invalid profiler schedule arguments")
+    if wait < 0 or warmup < 0 or active <= 0 or repeat < 0 or skip_first < 0:
+        raise AssertionError(
+            f"Invalid profiler schedule arguments. Got wait={wait} (need >= 0), warmup={warmup} "
+            f"(need >= 0), active={active} (need > 0), repeat={repeat} (need >= 0), "
+            f"skip_first={skip_first} (need >= 0).")
+    if warmup == 0:
+        warnings.warn("Profiler won't be using warmup, this can skew profiler results",
+                      stacklevel=2)
 
     def action(step):
         if step < skip_first:
@@ -138,7 +145,7 @@ class profile(EventReader):
     ...     with record_function("forward"):
     ...         y = gradtrack.ones(2, 2).exp()
     >>> sorted(e.key for e in prof.key_averages())
-    ['aten::exp', 'forward']
+    ['aten::exp', 'aten::ones', 'forward']
     """
 
     def __init__(self, *, activities=None, schedule=None, on_trace_ready=None,
@@ -151,6 +158,7 @@ class profile(EventReader):
         self.schedule = schedule if schedule is not None else _always_record
         self.on_trace_ready = on_trace_ready
         self.record_shapes = record_shapes
+        self.profile_memory = profile_memory
         self.step_num = 0
         self.current_action = self.schedule(0)
         self.profiler = None
@@ -159,7 +167,7 @@ class profile(EventReader):
 
     def _open(self):
         if self._collector is None and not _active:
-            self._collector = _Collector(self.record_shapes)
+            self._collector = _Collector(self.record_shapes, self.profile_memory)
             self._collector.start()
 
     def _close(self, keep):

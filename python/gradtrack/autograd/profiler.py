@@ -2,105 +2,103 @@
 ``profile``; the collector behind both profilers.
 
 NOTE [What the profiler times]
-A profile times, on the thread that opened it, every call from Python into gradtrack's
-C++ core (named as torch names its ops: ``aten::linear``, ``aten::sum``...), every
-``record_function`` region, and every node the backward pass runs
-(``autograd::engine::evaluate_function: AddmmBackward0``, timed by the engine itself). Its
-events nest by time, so self time is total time less the events inside. What it does not
-see: the arithmetic operators (``a + b``, ``a @ b`` through Python's number slots) are not
-calls, so their time counts in the self time of the event around them; with
-``record_shapes=True`` the input shapes known are those of the tensor a method is called
-on. Forward calls are seen through ``sys.setprofile``, which slows the profiled code.
+A profile times every call of a public op (named as torch names its ops: ``aten::linear``,
+``aten::sum``, and for the operator slots ``a + b``, ``a @ b``, ``-a``, ``a[i]``, ``a += b``:
+``aten::add``, ``aten::matmul``, ``aten::neg``, ``aten::select``, ``aten::add_``), every
+``record_function`` region, torch's regions around an optimizer's ``step`` and
+``zero_grad`` (``Optimizer.step#AdamW.step``) and a DataLoader's ``__next__``, and every
+node the backward pass runs: the engine records
+``autograd::engine::evaluate_function: AddmmBackward0`` with the node ``AddmmBackward0``
+inside it, as torch's. The ops are timed by timers put on them while the profile is open
+(NOTE [Profiled ops are swapped in] in ``_profiled_ops.py``), so no op pays for the
+profiler when none is open. With ``record_shapes=True`` an event carries every argument's
+shape (``[]`` for numbers and other non-tensors), as torch's. Events nest by time, so self
+time is total time less the events inside. What differs from torch: an op's own inner
+steps (torch's ``aten::linear`` shows ``aten::t`` and ``aten::addmm`` inside it) run in
+C++ and are not separate events, except where one public op calls another.
 
 >>> import gradtrack
 >>> x = gradtrack.ones(2, 2)
 >>> with gradtrack.autograd.profiler.profile() as prof:
-...     y = x.exp().sum()
+...     y = (x.exp() + 1).sum()
 >>> [e.key for e in prof.key_averages()]
-['aten::exp', 'aten::sum']
+['aten::exp', 'aten::add', 'aten::sum']
 """
 
 import functools
-import sys
 import threading
 import time
 
 from .. import _C
+from . import _profiled_ops
 from .profiler_util import EventList, EventReader, FunctionEvent, nest
-
-# The calls into _C that are bookkeeping rather than ops, left out of a profile.
-_NOT_OPS = frozenset({
-    "dim", "size", "stride", "numel", "nelement", "ndimension", "is_contiguous",
-    "is_floating_point", "is_complex", "data_ptr", "element_size", "storage_offset",
-    "get_device", "requires_grad_", "retain_grad", "register_hook", "is_set_to", "type",
-    "backward",
-})
-_PRIVATE_MODULES = ("gradtrack._C._autocast", "gradtrack._C._profiler", "gradtrack._C._docs",
-                    "gradtrack._C._bench")
 
 _active = []  # the collector of the open profile (one at a time, as torch's)
 
 
-def _op_name(fn):
-    name = getattr(fn, "__name__", None)
-    if name is None or name in _NOT_OPS:
-        return None
-    owner = getattr(fn, "__self__", None)
-    if isinstance(owner, _C.Tensor):
-        pass
-    else:
-        module = getattr(fn, "__module__", None) or ""
-        if not module.startswith("gradtrack._C") or module.startswith(_PRIVATE_MODULES):
-            return None
-    if name.startswith("__") and name.endswith("__"):
-        name = name[2:-2]
-        if name.startswith(("r", "i")) and name[1:] in ("add", "sub", "mul", "truediv",
-                                                         "matmul", "pow", "and", "or", "xor"):
-            name = name[1:] + ("_" if name[0] == "i" else "")
-        name = {"truediv": "div", "getitem": "index", "setitem": "index_put_"}.get(name, name)
-    elif name.startswith("_"):
-        return None
-    return "aten::" + name
+def _merge_repeats(events):
+    """Drops an event inside one of the same name (a public op calling another spelling of
+    itself), giving its children to the outer one."""
+    kept = EventList()
+    for e in events:
+        parent = e.cpu_parent
+        if parent is not None and parent.name == e.name:
+            parent.cpu_children.remove(e)
+            for child in e.cpu_children:
+                child.cpu_parent = parent
+                parent.cpu_children.append(child)
+            parent.cpu_children.sort(key=lambda c: c.start_ns)
+        else:
+            kept.append(e)
+    return kept
 
 
 class _Collector:
-    """Times the calls into the C++ core on one thread (``sys.setprofile``)."""
+    """The events of one profile: the ops' timers and ``record_function`` add to it, the
+    engine's backward events join it when it stops."""
 
-    def __init__(self, record_shapes):
+    def __init__(self, record_shapes, profile_memory=False):
         self.record_shapes = record_shapes
-        self.thread = threading.get_native_id()
+        self.profile_memory = profile_memory
         self.events = []
-        self.open = []
+        self._uninstall = None
 
-    def hook(self, frame, event, arg):
-        if event == "c_call":
-            name = _op_name(arg)
-            if name is None:
-                self.open.append(None)
-                return
-            shapes = []
-            if self.record_shapes and isinstance(getattr(arg, "__self__", None), _C.Tensor):
-                shapes = [list(arg.__self__.shape)]
-            self.open.append((name, time.perf_counter_ns(), shapes))
-        elif event in ("c_return", "c_exception") and self.open:
-            item = self.open.pop()
-            if item is not None:
-                name, start, shapes = item
-                self.events.append(FunctionEvent(0, name, self.thread, start,
-                                                 time.perf_counter_ns(), shapes))
+    def add_op(self, name, start, end, thread, inputs, memory=0):
+        if inputs is None:
+            event = FunctionEvent(0, name, thread, start, end)
+        else:
+            event = FunctionEvent(0, name, thread, start, end, [dims for dims, _, _ in inputs])
+            event.input_strides = [strides for _, strides, _ in inputs]
+            event.input_types = [kind for _, _, kind in inputs]
+        event.cpu_memory_usage = memory
+        self.events.append(event)
+
+    def add_region(self, name, start, end, thread, memory=0):
+        event = FunctionEvent(0, name, thread, start, end, is_user_annotation=True)
+        event.cpu_memory_usage = memory
+        self.events.append(event)
 
     def start(self):
         _active.append(self)
         _C._profiler.start()
-        sys.setprofile(self.hook)
+        _C._profiler.count_allocations(self.profile_memory)
+        self._uninstall = _profiled_ops.install(self)
 
     def stop(self):
-        sys.setprofile(None)
+        if self._uninstall is not None:
+            self._uninstall()
+            self._uninstall = None
         backward = _C._profiler.stop()
+        _C._profiler.count_allocations(False)
         if _active and _active[-1] is self:
             _active.pop()
-        self.events += [FunctionEvent(0, n, tid, s, e) for n, s, e, tid in backward]
-        events = nest(self.events)
+        for name, start, end, thread, shapes, memory in backward:
+            # a node's inputs are its gradients (the engine gives their shapes only)
+            self.add_op(name, start, end, thread, [(s, [], "") for s in shapes] if (
+                self.record_shapes and shapes) else None, memory)
+        events = _merge_repeats(nest(self.events))
+        events.record_shapes = self.record_shapes
+        events.profile_memory = self.profile_memory
         for i, e in enumerate(events):
             e.id = i
         return events
@@ -123,15 +121,17 @@ class record_function:
         self.args = args
 
     def __enter__(self):
+        self._memory = _C._profiler.allocated_bytes()
         self._start = time.perf_counter_ns()
         return self
 
     def __exit__(self, exc_type, exc_value, traceback):
         if _active:
             collector = _active[-1]
-            collector.events.append(FunctionEvent(0, self.name, threading.get_native_id(),
-                                                  self._start, time.perf_counter_ns(),
-                                                  is_user_annotation=True))
+            memory = _C._profiler.allocated_bytes() - self._memory
+            collector.add_region(self.name, self._start, time.perf_counter_ns(),
+                                 threading.get_native_id(),
+                                 memory if collector.profile_memory else 0)
         return False
 
     def __call__(self, fn):
@@ -161,12 +161,13 @@ class profile(EventReader):
                  activity_filters=None):
         self.enabled = enabled
         self.record_shapes = record_shapes
+        self.profile_memory = profile_memory
         self.function_events = None
         self._collector = None
 
     def __enter__(self):
         if self.enabled and not _active:
-            self._collector = _Collector(self.record_shapes)
+            self._collector = _Collector(self.record_shapes, self.profile_memory)
             self._collector.start()
         return self
 

@@ -11,6 +11,9 @@
 
 import json
 import os
+import socket
+import time
+import uuid
 
 
 def _time_str(us):
@@ -21,7 +24,24 @@ def _time_str(us):
     return f"{us:.3f}us"
 
 
-class FunctionEvent:
+def _memory_str(nbytes):
+    for unit, size in (("GB", 1 << 30), ("MB", 1 << 20), ("KB", 1 << 10)):
+        if abs(nbytes) >= size:
+            return f"{nbytes / size:.2f} {unit}"
+    return f"{nbytes} B"
+
+
+class _NoDevice:
+    """What torch reports of the devices on a CPU build: no time, no memory, no flops."""
+
+    cuda_time = cuda_time_total = self_cuda_time_total = 0.0
+    device_time = device_time_total = self_device_time_total = 0.0
+    cuda_memory_usage = self_cuda_memory_usage = 0
+    device_memory_usage = self_device_memory_usage = 0
+    flops = 0
+
+
+class FunctionEvent(_NoDevice):
     """One timed call: ``name``, its thread, start and end (nanoseconds, monotonic clock),
     the events inside it (``cpu_children``) and the input shapes recorded for it. Times
     are read in microseconds, as torch's.
@@ -45,6 +65,11 @@ class FunctionEvent:
         self.cpu_parent = None
         self.count = 1
         self.device_type = "CPU"
+        self.cpu_memory_usage = 0
+
+    @property
+    def self_cpu_memory_usage(self):
+        return self.cpu_memory_usage - sum(c.cpu_memory_usage for c in self.cpu_children)
 
     @property
     def cpu_time_total(self):
@@ -63,7 +88,7 @@ class FunctionEvent:
                 f"cpu_time={_time_str(self.cpu_time_total)} input_shapes={self.input_shapes}>")
 
 
-class FunctionEventAvg:
+class FunctionEventAvg(_NoDevice):
     """The calls of one name (and input shapes, when grouped by them) added up.
 
     >>> from gradtrack.autograd.profiler_util import FunctionEvent, FunctionEventAvg
@@ -77,6 +102,8 @@ class FunctionEventAvg:
         self.count = 0
         self.cpu_time_total = 0.0
         self.self_cpu_time_total = 0.0
+        self.cpu_memory_usage = 0
+        self.self_cpu_memory_usage = 0
         self.input_shapes = None
         self.is_user_annotation = False
         self.device_type = "CPU"
@@ -89,6 +116,8 @@ class FunctionEventAvg:
         self.count += other.count
         self.cpu_time_total += other.cpu_time_total
         self.self_cpu_time_total += other.self_cpu_time_total
+        self.cpu_memory_usage += other.cpu_memory_usage
+        self.self_cpu_memory_usage += other.self_cpu_memory_usage
         return self
 
     @property
@@ -98,9 +127,6 @@ class FunctionEventAvg:
     def __repr__(self):
         return (f"<FunctionEventAvg key={self.key} self_cpu_time={_time_str(self.self_cpu_time_total)}"
                 f" cpu_time={_time_str(self.cpu_time)} input_shapes={self.input_shapes}>")
-
-
-_SORT_KEYS = {"cpu_time_total", "self_cpu_time_total", "cpu_time", "count"}
 
 
 class EventList(list):
@@ -119,6 +145,7 @@ class EventList(list):
             groups.setdefault(key, FunctionEventAvg()).add(e)
         averages = EventList(groups.values())
         averages._shapes = group_by_input_shape
+        averages.profile_memory = getattr(self, "profile_memory", False)
         return averages
 
     def total_average(self):
@@ -142,14 +169,14 @@ class EventList(list):
         shape_width = min(max([len(str(e.input_shapes)) for e in rows] + [12]) + 4,
                           max_shapes_column_width)
         if sort_by is not None:
-            if sort_by not in _SORT_KEYS:
-                raise AttributeError(f"'FunctionEventAvg' object has no attribute '{sort_by}'")
             rows.sort(key=lambda e: getattr(e, sort_by), reverse=True)
         rows = rows[:row_limit] if row_limit is not None and row_limit >= 0 else rows
         shapes = getattr(self, "_shapes", False)
         total = self.self_cpu_time_total or 1.0
-        headers = ["Self CPU %", "Self CPU", "CPU total %", "CPU total", "CPU time avg",
-                   "# of Calls"]
+        memory = getattr(self, "profile_memory", False)
+        headers = ["Self CPU %", "Self CPU", "CPU total %", "CPU total", "CPU time avg"]
+        headers += ["CPU Mem", "Self CPU Mem"] if memory else []
+        headers.append("# of Calls")
         widths = [12] * len(headers)
         if shapes:
             headers.append("Input Shapes")
@@ -169,7 +196,10 @@ class EventList(list):
         for e in rows:
             cells = [f"{100 * e.self_cpu_time_total / total:.2f}%", _time_str(e.self_cpu_time_total),
                      f"{100 * e.cpu_time_total / total:.2f}%", _time_str(e.cpu_time_total),
-                     _time_str(e.cpu_time), e.count]
+                     _time_str(e.cpu_time)]
+            if memory:
+                cells += [_memory_str(e.cpu_memory_usage), _memory_str(e.self_cpu_memory_usage)]
+            cells.append(e.count)
             if shapes:
                 cells.append(str(e.input_shapes)[:widths[-1] - 4])
             out.append(fmt(str(e.key), cells))
@@ -180,15 +210,47 @@ class EventList(list):
         return self.table()
 
     def export_chrome_trace(self, path):
-        """Writes the events as a Chrome trace (``chrome://tracing``, Perfetto), as torch."""
-        events = [{"ph": "X", "cat": "user_annotation" if e.is_user_annotation else "cpu_op",
-                   "name": e.name, "pid": os.getpid(), "tid": e.thread, "ts": e.start_ns / 1e3,
-                   "dur": (e.end_ns - e.start_ns) / 1e3,
-                   "args": {"Input Dims": e.input_shapes} if e.input_shapes else {}}
-                  for e in self]
+        """Writes the events as a Chrome trace (``chrome://tracing``, Perfetto) laid out as
+        torch's: the process and thread metadata, then one complete (``"X"``) event per
+        op, region and backward node, with ``Input Dims``, ``Input Strides`` and ``Input
+        type`` when the shapes were recorded (torch's ``Concrete Inputs`` are not kept)."""
+        pid = os.getpid()
+        threads = sorted({e.thread for e in self})
+        meta = [{"ph": "M", "name": "process_name", "pid": pid, "tid": 0,
+                 "args": {"name": "python"}},
+                {"ph": "M", "name": "process_labels", "pid": pid, "tid": 0,
+                 "args": {"labels": "CPU"}},
+                {"ph": "M", "name": "process_sort_index", "pid": pid, "tid": 0,
+                 "args": {"sort_index": pid}}]
+        for tid in threads:
+            meta += [{"ph": "M", "name": "thread_name", "pid": pid, "tid": tid,
+                      "args": {"name": f"thread {tid} (python)"}},
+                     {"ph": "M", "name": "thread_sort_index", "pid": pid, "tid": tid,
+                      "args": {"sort_index": tid}}]
+        ops = []
+        for i, e in enumerate(self):
+            args = {"External id": i + 1, "Record function id": 0}
+            if not e.is_user_annotation and getattr(e, "input_types", None) is not None:
+                args["Input type"] = e.input_types
+                args["Input Strides"] = e.input_strides
+                args["Input Dims"] = e.input_shapes
+            args["Ev Idx"] = i
+            ops.append({"ph": "X", "cat": "user_annotation" if e.is_user_annotation else "cpu_op",
+                        "name": e.name, "pid": pid, "tid": e.thread, "ts": e.start_ns / 1e3,
+                        "dur": (e.end_ns - e.start_ns) / 1e3, "args": args})
+        first = min((e.start_ns for e in self), default=0) / 1e3
+        last = max((e.end_ns for e in self), default=0) / 1e3
+        marks = [{"ph": "i", "s": "g", "name": "Iteration Start: PyTorch Profiler",
+                  "pid": "Traces", "tid": "Trace PyTorch Profiler", "ts": first},
+                 {"ph": "i", "s": "g", "name": "Record Window End", "pid": "", "tid": "",
+                  "ts": last}]
+        trace = {"schemaVersion": 1, "deviceProperties": [], "trace_id": uuid.uuid4().hex.upper(),
+                 "record_shapes": int(getattr(self, "record_shapes", False)),
+                 "host_name": socket.gethostname(), "displayTimeUnit": "ms",
+                 "baseTimeNanoseconds": time.time_ns() - time.monotonic_ns(),
+                 "traceEvents": meta + ops + marks, "traceName": str(path)}
         with open(path, "w") as f:
-            json.dump({"schemaVersion": 1, "displayTimeUnit": "ms", "traceEvents": events,
-                       "traceName": str(path)}, f)
+            json.dump(trace, f)
 
 
 def nest(events):

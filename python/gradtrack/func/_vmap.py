@@ -34,7 +34,9 @@ from typing import Any, Callable
 import gradtrack
 
 from .. import _C
+from .._batched_tensor import BatchedTensor, NoRule, active, batched_size
 from ..random import get_rng_state, set_rng_state
+from . import _batching_rules  # noqa: F401 - fills the rules of nn.functional
 from ._pytree import broadcast_to_and_flatten, tree_flatten, tree_unflatten
 
 __all__ = ["vmap"]
@@ -196,6 +198,49 @@ def _combine(func, results, batch_size, out_dims):
     return tree_unflatten(combined, out_spec)
 
 
+_FALLBACK = object()
+
+
+def _run_batched(func, batch_size, flat_dims, flat_args, spec, out_dims, kwargs):
+    """The outputs of one call on batched values (NOTE [vmap batching rules]), or
+    ``_FALLBACK`` (with the generator's state as it was) when the call met an op without
+    a rule, drew random numbers or returned what this path does not give back."""
+    if batch_size == 0:
+        return _FALLBACK
+    state = get_rng_state()
+    try:
+        with active(batch_size):
+            sample = [arg if d is None else BatchedTensor(arg if d == 0 else arg.movedim(d, 0))
+                      for arg, d in zip(flat_args, flat_dims)]
+            output = func(*tree_unflatten(sample, spec), **kwargs)
+            result = _unbatched(func, output, batch_size, out_dims)
+    except Exception:  # any failure: the per-sample calls give the result or the error
+        set_rng_state(state)
+        return _FALLBACK
+    if not bool(gradtrack.equal(get_rng_state(), state)):
+        set_rng_state(state)
+        return _FALLBACK
+    return result
+
+
+def _unbatched(func, output, batch_size, out_dims):
+    """The batched call's outputs as tensors with the batch at ``out_dims``."""
+    flat, out_spec = tree_flatten(output)
+    flat_dims = _flat_out_dims(output, out_dims, out_spec, func)
+    combined = []
+    for leaf, d in zip(flat, flat_dims):
+        if type(leaf) is BatchedTensor:
+            v = leaf.value
+            if d is None or not -v.dim() <= d < v.dim():
+                raise NoRule("out_dims")
+            combined.append(v if d % v.dim() == 0 else v.movedim(0, d))
+        elif isinstance(leaf, _Tensor):  # the same for every sample, as the loop gives it
+            combined.append(leaf if d is None else gradtrack.stack([leaf] * batch_size, dim=d))
+        else:
+            raise NoRule("output")
+    return tree_unflatten(combined, out_spec)
+
+
 def vmap(func: Callable, in_dims: Any = 0, out_dims: Any = 0, randomness: str = "error", *,
          chunk_size: "int | None" = None) -> Callable:
     """Vectorizing map: ``vmap(func)`` takes inputs with an extra dimension (``in_dims``:
@@ -223,8 +268,13 @@ def vmap(func: Callable, in_dims: Any = 0, out_dims: Any = 0, randomness: str = 
 
     @functools.wraps(func)
     def wrapped(*args, **kwargs):
+        if batched_size() is not None:  # inside a batched call: its vmap runs per sample
+            raise NoRule("vmap")
         _check_out_dims(out_dims, func)
         batch_size, flat_dims, flat_args, spec = _batched_inputs(in_dims, args, func)
+        result = _run_batched(func, batch_size, flat_dims, flat_args, spec, out_dims, kwargs)
+        if result is not _FALLBACK:
+            return result
         results = _run_samples(func, batch_size, flat_dims, flat_args, spec, randomness, kwargs)
         return _combine(func, results, batch_size, out_dims)
     return wrapped

@@ -103,6 +103,20 @@ BATCHED = {
                                             lib.nn.functional.mse_loss(a, b, reduction="sum"),
                                             lib.nn.functional.mse_loss(b, a, reduction="none"))),
                  lambda lib: (_x(lib, 4, 2, 3), _x(lib, 2, 3, seed=1)), (0, None)),
+    "conv2d_batched_input": (lambda lib: (lambda x, w, b: lib.nn.functional.conv2d(
+        x, w, b, stride=2, padding=1)),
+        lambda lib: (_x(lib, 4, 2, 3, 7, 6), _x(lib, 5, 3, 3, 3, seed=1), _x(lib, 5, seed=2)),
+        (0, None, None)),
+    "conv2d_unbatched_sample": (lambda lib: (lambda x, w: lib.nn.functional.conv2d(
+        x, w, padding="same", dilation=2)),
+        lambda lib: (_x(lib, 4, 3, 6, 6), _x(lib, 4, 3, 3, 2, seed=1)), (0, None)),
+    "conv1d_batched_weight_groups": (lambda lib: (lambda x, w, b: lib.nn.functional.conv1d(
+        x, w, b, groups=2)),
+        lambda lib: (_x(lib, 2, 4, 9), _x(lib, 3, 6, 2, 3, seed=1), _x(lib, 3, 6, seed=2)),
+        (None, 0, 0)),
+    "conv2d_both_batched": (lambda lib: (lambda x, w: lib.nn.functional.conv2d(x, w, stride=(1, 2))),
+                            lambda lib: (_x(lib, 3, 2, 2, 5, 5), _x(lib, 3, 4, 2, 2, 3, seed=1)),
+                            0),
     "in_dims_1_out_dims_1": (lambda lib: (lambda a, b: a @ b),
                              lambda lib: (_x(lib, 3, 4), _x(lib, 3, 2, seed=1)), (1, None)),
 }
@@ -148,6 +162,20 @@ def test_unbatched_output_is_repeated_along_the_batch(torch, no_loop):
     _assert_same(run(gradtrack), run(torch))
 
 
+def test_results_are_torch_s_views_and_nodes(torch, no_loop):
+    for lib in (gradtrack, torch):
+        x = lib.ones(3, 2, requires_grad=True)
+        same = lib.func.vmap(lambda a: a)(x)
+        assert same is x  # as torch: the batched input itself, no copy
+        base = lib.ones(3, 2)
+        view = lib.func.vmap(lambda a: a.view(2, 1), out_dims=(0,))(base)
+        view[0, 0, 0] = 5.0  # a view of the input, as torch's
+        assert view.shape == (3, 2, 1) and base[0, 0].item() == 5.0
+        names = [type(lib.func.vmap(f)(x).grad_fn).__name__
+                 for f in (lambda a: a * 2, lambda a: a.sum(), lambda a: a.exp())]
+        assert names == ["MulBackward0", "SumBackward1", "ExpBackward0"]
+
+
 def test_gradient_flows_back_through_the_batched_call(torch, no_loop):
     def run(lib):
         x = _x(lib, 4, 3).requires_grad_()
@@ -190,6 +218,23 @@ def test_per_sample_gradients_in_one_call_match_torch_and_the_loop(variant, torc
         ours = _per_sample(gradtrack, **kwargs)
     _assert_same(ours, theirs)
     _assert_same(ours, by_loop, rtol=1e-6, atol=1e-7)
+
+
+def _cnn_per_sample(lib):
+    lib.manual_seed(0)
+    nn = lib.nn
+    model = nn.Sequential(nn.Conv2d(2, 4, 3, padding=1), nn.ReLU(), nn.Flatten(0),
+                          nn.Linear(4 * 5 * 5, 3))
+    params = {k: v.detach() for k, v in model.named_parameters()}
+    x, y = lib.randn(8, 2, 5, 5), lib.randint(0, 3, (8,))
+
+    def loss(p, xi, yi):
+        return nn.functional.cross_entropy(lib.func.functional_call(model, p, (xi,)), yi)
+    return lib.func.vmap(lib.func.grad(loss), in_dims=(None, 0, 0))(params, x, y)
+
+
+def test_per_sample_gradients_of_a_cnn_match_torch(torch, no_loop):
+    _assert_same(_cnn_per_sample(gradtrack), _cnn_per_sample(torch))
 
 
 def test_cross_entropy_rule_ignores_as_torch(torch, no_loop):

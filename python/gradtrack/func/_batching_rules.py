@@ -15,6 +15,7 @@ from .._batched_tensor import FUNCTION_RULES, BatchedTensor, NoRule, aligned, bi
 __all__ = []
 
 _int64 = _C.int64
+_conv = _C._conv
 _REDUCTIONS = {"none": 0, "mean": 1, "sum": 2}
 
 
@@ -35,6 +36,33 @@ def linear(input, weight, bias=None):  # noqa: A002 - torch's argument names
         return BatchedTensor(_C._nn.linear(input.value, weight, bias))
     out = matmul(input, weight.mT if type(weight) is BatchedTensor else weight.t())
     return out if bias is None else binary(lambda a, b: a + b, out, bias)
+
+
+def convolution(x, weight, bias, stride, padding, dilation, transposed, output_padding,
+                groups, extra):
+    """A convolution of ``(N, C, *spatial)`` samples. With an unbatched weight the batch
+    joins ``N``; with a batched one each sample's weight is a group of its own (the
+    samples' channels side by side, ``groups`` times the batch)."""
+    if transposed or x.dim() < 3:
+        raise NoRule("convolution")
+    if type(weight) is not BatchedTensor and type(bias) is not BatchedTensor:
+        v = x.value
+        size, n = v.shape[0], v.shape[1]
+        out = _conv.convolution(v.reshape(size * n, *v.shape[2:]), weight, bias, stride, padding,
+                                dilation, False, output_padding, groups, extra)
+        return BatchedTensor(out.reshape(size, n, *out.shape[1:]))
+    size = next(t.value.shape[0] for t in (x, weight, bias) if type(t) is BatchedTensor)
+    xv, wv = _physical(x, size), _physical(weight, size)
+    n, channels, spatial = xv.shape[1], xv.shape[2], xv.shape[3:]
+    outs = wv.shape[1]
+    grouped = xv.transpose(0, 1).reshape(n, size * channels, *spatial)
+    out = _conv.convolution(grouped, wv.reshape(size * outs, *wv.shape[2:]), None, stride,
+                            padding, dilation, False, output_padding, groups * size, extra)
+    out = out.reshape(n, size, outs, *out.shape[2:]).transpose(0, 1)
+    if bias is not None:
+        b = _physical(bias, size)
+        out = out + b.reshape(size, 1, outs, *([1] * len(spatial)))
+    return BatchedTensor(out)
 
 
 def _unary(fn):
@@ -111,4 +139,5 @@ FUNCTION_RULES.update({
     "log_softmax": _softmax("log_softmax"),
     "cross_entropy": cross_entropy,
     "mse_loss": mse_loss,
+    "convolution": convolution,
 })

@@ -1,26 +1,32 @@
 """``vmap``: maps a function over a dimension of its inputs.
 
 NOTE [vmap by looping over the batch]
-torch runs the function once on "batched tensors" whose ops follow a batching rule
-each. gradtrack's fallback runs the function once per sample, on the sample's slices
-(``select`` views, so in-place writes reach the caller's tensor as torch's do), and
-stacks the results along ``out_dims``: exact for every op, and for every composition
-with the other transforms (``vmap(grad(f))`` is one gradient per sample), at the cost
-of one call per sample. The randomness modes: ``"error"`` raises torch's error when the
-function drew from the default generator (the draw is undone first); ``"same"`` gives
-every sample the generator's state at the start, so all draw the same numbers, torch's
-numbers for one unbatched call; ``"different"`` lets the samples draw one after the
-other, which is torch's batched draw wherever the generator fills a batch in order
-(``rand``, ``bernoulli``, dropout masks). ``chunk_size`` is checked as torch checks it;
-the loop already holds one sample's intermediates at a time.
+vmap first tries one call on batched values (NOTE [vmap batching rules] in
+``gradtrack/_batched_tensor.py``): when every op the function meets has a batching
+rule, that call is the result, as torch's. Otherwise (an op without a rule, a random
+draw, a mix of dtypes, a nested vmap, an empty batch) the try is dropped, the
+generator's state restored, and this fallback runs the function once per sample, on
+the sample's slices (``select`` views, so in-place writes reach the caller's tensor as
+torch's do), and stacks the results along ``out_dims``: exact for every op, and for
+every composition with the other transforms (``vmap(grad(f))`` is one gradient per
+sample), at the cost of one call per sample. A function's side effects other than
+tensor writes (printing, appending to a list) happen in the dropped try too. The
+randomness modes: ``"error"`` raises torch's error when the function drew from the
+default generator (the draw is undone first); ``"same"`` gives every sample the
+generator's state at the start, so all draw the same numbers, torch's numbers for one
+unbatched call; ``"different"`` lets the samples draw one after the other, which is
+torch's batched draw wherever the generator fills a batch in order (``rand``,
+``bernoulli``, dropout masks). ``chunk_size`` is checked as torch checks it; the loop
+already holds one sample's intermediates at a time.
 
 Known differences of the fallback: a result that requires grad has the stacking's
-``grad_fn`` (``StackBackward0``), not the last op's; an error raised inside the function
-is the unbatched op's (torch's batching rules word some differently); a function whose
-per-sample outputs differ in shape is refused differently; an output returned with
-``out_dims=None`` counts as unbatched when every sample gives equal values; an
-unbatched tensor written in place by batched values is written once per sample where
-torch raises.
+``grad_fn`` (``StackBackward0``), not the last op's; an error raised inside the
+function is the unbatched op's (torch's batching rules word some differently); a
+function whose per-sample outputs differ in shape is refused differently; an output
+returned with ``out_dims=None`` counts as unbatched when every sample gives equal
+values; an unbatched tensor written in place by batched values is written once per
+sample where torch raises; data-dependent control flow (``if x.sum() > 0``) runs per
+sample where torch raises.
 
 >>> import gradtrack
 >>> from gradtrack.func import vmap
@@ -115,7 +121,7 @@ def _flat_out_dims(output, out_dims, out_spec, func):
                          "not compatible with the structure of `outputs`. out_dims has "
                          f"structure {tree_flatten(out_dims)[1]} but outputs has structure "
                          f"{out_spec}.")
-    if isinstance(output, _Tensor):
+    if isinstance(output, (_Tensor, BatchedTensor)):
         if isinstance(out_dims, int) or out_dims is None:
             return [out_dims]
         if isinstance(out_dims, tuple) and len(out_dims) == 1:
@@ -249,7 +255,8 @@ def vmap(func: Callable, in_dims: Any = 0, out_dims: Any = 0, randomness: str = 
     with that dimension at ``out_dims``. Nests (``vmap(vmap(f))``) and composes with the
     other transforms: ``vmap(grad(loss), in_dims=(None, 0, 0))(params, x, y)`` gives
     per-sample gradients. ``randomness`` is ``"error"``, ``"different"`` or ``"same"``.
-    Runs one call per sample (NOTE [vmap by looping over the batch]).
+    Runs one call on the whole batch when every op has a batching rule (NOTE [vmap
+    batching rules]), else one call per sample (NOTE [vmap by looping over the batch]).
 
     >>> import gradtrack
     >>> from gradtrack.func import vmap

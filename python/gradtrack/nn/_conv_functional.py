@@ -19,12 +19,14 @@ gradtrack.Size([1, 2, 2, 2])
 import functools
 import warnings
 
+from .. import _batched_tensor as _batched
 from .. import _C
 from .._dtype_names import SCALAR_NAME, dtype_key
 from .._memory_format import _strides_like, channels_last
 from ._named_nodes import composite_node
 
 _conv = _C._conv
+_BatchedTensor = _batched.BatchedTensor
 _int64 = _C.int64
 _float32 = _C.float32
 
@@ -162,8 +164,13 @@ def _convolution(name, ndim, input, weight, bias, stride, padding, dilation, gro
         input, weight, stride, dilation, int(groups), transposed, output_padding))
     unbatched = input.dim() == ndim + 1
     x = input.unsqueeze(0) if unbatched else input
-    out = _conv.convolution(x, weight, bias, stride, padding, dilation, transposed,
-                            output_padding, int(groups), extra)
+    if type(x) is _BatchedTensor or type(weight) is _BatchedTensor \
+            or type(bias) is _BatchedTensor:  # NOTE [vmap batching rules]
+        out = _batched.apply("convolution", x, weight, bias, stride, padding, dilation,
+                             transposed, output_padding, int(groups), extra)
+    else:
+        out = _conv.convolution(x, weight, bias, stride, padding, dilation, transposed,
+                                output_padding, int(groups), extra)
     return out.squeeze(0) if unbatched else out
 
 

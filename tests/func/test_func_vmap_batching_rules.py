@@ -114,6 +114,13 @@ BATCHED = {
         x, w, b, groups=2)),
         lambda lib: (_x(lib, 2, 4, 9), _x(lib, 3, 6, 2, 3, seed=1), _x(lib, 3, 6, seed=2)),
         (None, 0, 0)),
+    "conv3d_batched_weight": (lambda lib: (lambda x, w: lib.nn.functional.conv3d(x, w, padding=1)),
+                              lambda lib: (_x(lib, 2, 2, 4, 4, 4), _x(lib, 3, 2, 2, 3, 3, 3,
+                                                                      seed=1)), (None, 0)),
+    "max_pool2d": (lambda lib: (lambda x: (lib.nn.functional.max_pool2d(x, 2, ceil_mode=True),
+                                           lib.nn.functional.max_pool2d(x[0], 3, 1, 1,
+                                                                        return_indices=True))),
+                   lambda lib: (_x(lib, 3, 2, 2, 5, 5),), 0),
     "conv2d_both_batched": (lambda lib: (lambda x, w: lib.nn.functional.conv2d(x, w, stride=(1, 2))),
                             lambda lib: (_x(lib, 3, 2, 2, 5, 5), _x(lib, 3, 4, 2, 2, 3, seed=1)),
                             0),
@@ -223,8 +230,8 @@ def test_per_sample_gradients_in_one_call_match_torch_and_the_loop(variant, torc
 def _cnn_per_sample(lib):
     lib.manual_seed(0)
     nn = lib.nn
-    model = nn.Sequential(nn.Conv2d(2, 4, 3, padding=1), nn.ReLU(), nn.Flatten(0),
-                          nn.Linear(4 * 5 * 5, 3))
+    model = nn.Sequential(nn.Conv2d(2, 4, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2),
+                          nn.Flatten(0), nn.Linear(4 * 2 * 2, 3))
     params = {k: v.detach() for k, v in model.named_parameters()}
     x, y = lib.randn(8, 2, 5, 5), lib.randint(0, 3, (8,))
 

@@ -65,6 +65,21 @@ def convolution(x, weight, bias, stride, padding, dilation, transposed, output_p
     return BatchedTensor(out)
 
 
+def max_pool2d_with_indices(x, kernel_size, stride, padding, dilation, ceil_mode):
+    """Pooling works plane by plane: the batch joins ``N`` (or is ``N`` for samples
+    of ``(C, H, W)``); the indices are within a plane, the same either way."""
+    if type(x) is not BatchedTensor or x.dim() not in (3, 4):
+        raise NoRule("max_pool2d")
+    v = x.value
+    flat = v if v.dim() == 4 else v.reshape(-1, *v.shape[2:])
+    out, indices = _conv.max_pool2d_with_indices(flat, kernel_size, stride, padding, dilation,
+                                                 ceil_mode)
+    if v.dim() == 5:
+        out = out.reshape(*v.shape[:3], *out.shape[2:])
+        indices = indices.reshape(out.shape)
+    return BatchedTensor(out), BatchedTensor(indices)
+
+
 def _unary(fn):
     def rule(input, *args, **kwargs):  # noqa: A002
         if args or kwargs or type(input) is not BatchedTensor:
@@ -140,4 +155,5 @@ FUNCTION_RULES.update({
     "cross_entropy": cross_entropy,
     "mse_loss": mse_loss,
     "convolution": convolution,
+    "max_pool2d_with_indices": max_pool2d_with_indices,
 })

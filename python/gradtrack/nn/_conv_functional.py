@@ -296,7 +296,10 @@ def max_pool2d_with_indices(input, kernel_size, stride=None, padding=0, dilation
     s = _pool_pair("max_pool2d", "stride", stride, allow_none=True) or k
     p = _pool_pair("max_pool2d", "padding", padding)
     d = _pool_pair("max_pool2d", "dilation", dilation)
-    return _conv.max_pool2d_with_indices(input, k, s, p, d, bool(ceil_mode))
+    try:
+        return _conv.max_pool2d_with_indices(input, k, s, p, d, bool(ceil_mode))
+    except TypeError:  # NOTE [vmap batching rules]
+        return _batched.call("max_pool2d_with_indices", input, k, s, p, d, bool(ceil_mode))
 
 
 def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1,  # noqa: A002

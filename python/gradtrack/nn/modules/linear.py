@@ -79,13 +79,12 @@ class Linear(Module):
         if type(self) is Linear and "weight" not in d and "bias" not in d:
             params = d["_parameters"]
             if "weight" in params and "bias" in params:
-                weight = params["weight"]
-                # NOTE [vmap batching rules]: batched values take F.linear's rule
-                if type(input) is not _BatchedTensor and type(weight) is not _BatchedTensor:
+                # NOTE [vmap batching rules]: a batched input takes F.linear's rule
+                if type(input) is not _BatchedTensor:
                     try:
-                        return _c_linear(input, weight, params["bias"])
-                    except TypeError:  # a batched bias
-                        return _batched.call("linear", input, weight, params["bias"])
+                        return _c_linear(input, params["weight"], params["bias"])
+                    except TypeError:  # a batched weight or bias
+                        return _batched.call("linear", input, params["weight"], params["bias"])
         return F.linear(input, self.weight, self.bias)
 
     def extra_repr(self):

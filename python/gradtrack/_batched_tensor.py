@@ -21,7 +21,12 @@ method: NoRule), as does a drawn random number, a mix of dtypes (0-dim operands 
 differently once they carry a batch dimension), or an unusual argument. ``vmap`` then
 undoes the draw and runs the function once per sample instead (NOTE [vmap by looping
 over the batch]), so results are exact either way; only what the function did besides
-computing (printing, appending to a list) is seen twice.
+computing (printing, appending to a list) is seen twice. Two things the try cannot see
+or avoid: a draw from a ``Generator`` passed explicitly (only the default generator is
+watched; the batched call gives every sample the same numbers where the loop draws one
+after the other), and the cost of a refused try, at most about one batched call plus
+the core's TypeError, which spells out the call's tensors (a type check before the core
+call avoids it where it matters: ``linear``, the convolutions, ``mse_loss``).
 
 >>> import gradtrack
 >>> from gradtrack._batched_tensor import BatchedTensor

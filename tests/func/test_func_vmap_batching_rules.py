@@ -244,6 +244,26 @@ def test_per_sample_gradients_of_a_cnn_match_torch(torch, no_loop):
     _assert_same(_cnn_per_sample(gradtrack), _cnn_per_sample(torch))
 
 
+def test_per_sample_gradients_of_parameters_that_require_grad_keep_their_graph(torch,
+                                                                                no_loop):
+    def run(lib):
+        lib.manual_seed(0)
+        model = lib.nn.Sequential(lib.nn.Linear(3, 4), lib.nn.Tanh(), lib.nn.Linear(4, 2))
+        params = dict(model.named_parameters())
+        x = lib.randn(5, 3)
+
+        def loss(p, xi):
+            return (lib.func.functional_call(model, p, (xi,)) ** 2).sum()
+        grads = lib.func.vmap(lib.func.grad(loss), in_dims=(None, 0))(params, x)
+        flags = [g.requires_grad for g in grads.values()]
+        sum(g.pow(2).sum() for g in grads.values()).backward()  # through the gradients
+        return grads, flags, [p.grad for p in model.parameters()]
+    (ours, ours_flags, ours_second), (theirs, their_flags, their_second) = run(gradtrack), run(torch)
+    assert ours_flags == their_flags == [True] * 4
+    _assert_same(ours, theirs)
+    _assert_same(ours_second, their_second)
+
+
 def test_cross_entropy_rule_ignores_as_torch(torch, no_loop):
     def run(lib, reduction):
         F = lib.nn.functional

@@ -204,10 +204,13 @@ def _batched_grad_and_value(func, argnums, has_aux, args, kwargs):
     """``grad_and_value`` inside vmap's batched call (NOTE [vmap batching rules]): the
     differentiated tensors become batched leaves (an unbatched one expanded along the
     batch), so the gradient of the summed per-sample outputs w.r.t. them is one gradient
-    a sample. Refuses (NoRule) what needs a graph kept or reaches outside the function."""
+    a sample. A tensor that requires grad becomes an alias in its graph instead, and the
+    results keep their graph, as the per-sample path's do (NOTE [Transforms on
+    autograd.grad]); inside another reverse-mode transform this refuses (NoRule)."""
     size = batched_size()
     if _depth() > 0:
         raise NoRule("grad")
+    grad_enabled = gradtrack.is_grad_enabled()
     with enable_grad():
         argnums_, diff = _select(args, argnums)
         flat, spec = tree_flatten(diff)
@@ -219,9 +222,7 @@ def _batched_grad_and_value(func, argnums, has_aux, args, kwargs):
                 v = x.unsqueeze(0).expand(size, *x.shape)
             else:
                 raise NoRule("grad")
-            if v.requires_grad:
-                raise NoRule("grad")
-            leaves.append(v.detach().requires_grad_())
+            leaves.append(v.view_as(v) if v.requires_grad else v.detach().requires_grad_())
         batched = tree_unflatten([BatchedTensor(v) for v in leaves], spec)
         with _nested():
             output = func(*_replace(args, argnums_, batched), **kwargs)
@@ -230,17 +231,26 @@ def _batched_grad_and_value(func, argnums, has_aux, args, kwargs):
             if not (isinstance(output, tuple) and len(output) == 2):
                 raise NoRule("grad")
             output, aux = output
-            aux = tree_map(_detached_batched, aux)
         if type(output) is not BatchedTensor or output.dim() != 0 \
-                or not output.value.requires_grad or _reaches_outside([output.value], leaves):
+                or not output.value.requires_grad:
             raise NoRule("grad")
         value = output.value
-        grads = _grads([value], leaves, [gradtrack.ones_like(value)], False, None)
+        keep = _needs_graph([value], leaves, grad_enabled)
+        grads = _grads([value], leaves, [gradtrack.ones_like(value)], keep, None)
     grads = tree_unflatten([BatchedTensor(g) for g in grads], spec)
-    output = BatchedTensor(value.detach())
+    if aux is not None:
+        aux = tree_map(_batched_aux if keep else _detached_batched, aux)
+    if not keep:
+        value = value.detach()
     if has_aux:
-        return grads, (output, aux)
-    return grads, output
+        return grads, (BatchedTensor(value), aux)
+    return grads, BatchedTensor(value)
+
+
+def _batched_aux(x):
+    if isinstance(x, (BatchedTensor, _Tensor)):
+        return x
+    raise NoRule("aux")
 
 
 def _detached_batched(x):

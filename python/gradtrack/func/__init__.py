@@ -2,8 +2,9 @@
 
 ``grad``, ``grad_and_value``, ``vjp``, ``jacrev`` and ``hessian`` (reverse mode, on
 ``autograd.grad``; NOTE [Transforms on autograd.grad]), ``jvp`` and ``jacfwd`` (forward
-mode, on ``autograd.forward_ad``), ``vmap`` (one call per sample; NOTE [vmap by looping
-over the batch]) and ``functional_call`` / ``stack_module_state`` (a module run on given
+mode, on ``autograd.forward_ad``), ``vmap`` (one batched call where every op has a
+batching rule, NOTE [vmap batching rules]; else one call per sample, NOTE [vmap by
+looping over the batch]) and ``functional_call`` / ``stack_module_state`` (a module run on given
 parameters). They take and return pytrees (tuples, lists, dicts) of tensors and compose:
 
 >>> import gradtrack

@@ -25,6 +25,7 @@ from typing import Any, Callable
 import gradtrack
 
 from .. import _C
+from .._batched_tensor import BatchedTensor, NoRule, batched_size
 from ..autograd import grad as _autograd_grad
 from ..autograd.grad_mode import enable_grad
 from ._pytree import tree_flatten, tree_map, tree_unflatten
@@ -162,6 +163,8 @@ def grad_and_value(func: Callable, argnums: "int | tuple[int, ...]" = 0,
     """
     @functools.wraps(func)
     def wrapper(*args, **kwargs):
+        if batched_size() is not None:
+            return _batched_grad_and_value(func, argnums, has_aux, args, kwargs)
         grad_enabled = gradtrack.is_grad_enabled()
         with enable_grad():
             argnums_, diff = _select(args, argnums)
@@ -195,6 +198,67 @@ def grad_and_value(func: Callable, argnums: "int | tuple[int, ...]" = 0,
                 return grads, (output, aux)
             return grads, output
     return wrapper
+
+
+def _batched_grad_and_value(func, argnums, has_aux, args, kwargs):
+    """``grad_and_value`` inside vmap's batched call (NOTE [vmap batching rules]): the
+    differentiated tensors become batched leaves (an unbatched one expanded along the
+    batch), so the gradient of the summed per-sample outputs w.r.t. them is one gradient
+    a sample. A tensor that requires grad becomes an alias in its graph instead, and the
+    results keep their graph, as the per-sample path's do (NOTE [Transforms on
+    autograd.grad]); inside another reverse-mode transform this refuses (NoRule)."""
+    size = batched_size()
+    if _depth() > 0:
+        raise NoRule("grad")
+    grad_enabled = gradtrack.is_grad_enabled()
+    with enable_grad():
+        argnums_, diff = _select(args, argnums)
+        flat, spec = tree_flatten(diff)
+        leaves = []
+        for x in flat:
+            if type(x) is BatchedTensor:
+                v = x.value
+            elif isinstance(x, _Tensor):
+                v = x.unsqueeze(0).expand(size, *x.shape)
+            else:
+                raise NoRule("grad")
+            leaves.append(v.view_as(v) if v.requires_grad else v.detach().requires_grad_())
+        batched = tree_unflatten([BatchedTensor(v) for v in leaves], spec)
+        with _nested():
+            output = func(*_replace(args, argnums_, batched), **kwargs)
+        aux = None
+        if has_aux:
+            if not (isinstance(output, tuple) and len(output) == 2):
+                raise NoRule("grad")
+            output, aux = output
+        if type(output) is not BatchedTensor or output.dim() != 0 \
+                or not output.value.requires_grad:
+            raise NoRule("grad")
+        value = output.value
+        keep = _needs_graph([value], leaves, grad_enabled)
+        grads = _grads([value], leaves, [gradtrack.ones_like(value)], keep, None)
+    grads = tree_unflatten([BatchedTensor(g) for g in grads], spec)
+    if aux is not None:
+        aux = tree_map(_batched_aux if keep else _detached_batched, aux)
+    if not keep:
+        value = value.detach()
+    if has_aux:
+        return grads, (BatchedTensor(value), aux)
+    return grads, BatchedTensor(value)
+
+
+def _batched_aux(x):
+    if isinstance(x, (BatchedTensor, _Tensor)):
+        return x
+    raise NoRule("aux")
+
+
+def _detached_batched(x):
+    if type(x) is BatchedTensor:
+        return BatchedTensor(x.value.detach())
+    if isinstance(x, _Tensor):
+        return x.detach()
+    raise NoRule("aux")
 
 
 def _aux_tensor(x):

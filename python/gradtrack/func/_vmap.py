@@ -1,26 +1,32 @@
 """``vmap``: maps a function over a dimension of its inputs.
 
 NOTE [vmap by looping over the batch]
-torch runs the function once on "batched tensors" whose ops follow a batching rule
-each. gradtrack's fallback runs the function once per sample, on the sample's slices
-(``select`` views, so in-place writes reach the caller's tensor as torch's do), and
-stacks the results along ``out_dims``: exact for every op, and for every composition
-with the other transforms (``vmap(grad(f))`` is one gradient per sample), at the cost
-of one call per sample. The randomness modes: ``"error"`` raises torch's error when the
-function drew from the default generator (the draw is undone first); ``"same"`` gives
-every sample the generator's state at the start, so all draw the same numbers, torch's
-numbers for one unbatched call; ``"different"`` lets the samples draw one after the
-other, which is torch's batched draw wherever the generator fills a batch in order
-(``rand``, ``bernoulli``, dropout masks). ``chunk_size`` is checked as torch checks it;
-the loop already holds one sample's intermediates at a time.
+vmap first tries one call on batched values (NOTE [vmap batching rules] in
+``gradtrack/_batched_tensor.py``): when every op the function meets has a batching
+rule, that call is the result, as torch's. Otherwise (an op without a rule, a random
+draw, a mix of dtypes, a nested vmap, an empty batch) the try is dropped, the
+generator's state restored, and this fallback runs the function once per sample, on
+the sample's slices (``select`` views, so in-place writes reach the caller's tensor as
+torch's do), and stacks the results along ``out_dims``: exact for every op, and for
+every composition with the other transforms (``vmap(grad(f))`` is one gradient per
+sample), at the cost of one call per sample. A function's side effects other than
+tensor writes (printing, appending to a list) happen in the dropped try too. The
+randomness modes: ``"error"`` raises torch's error when the function drew from the
+default generator (the draw is undone first); ``"same"`` gives every sample the
+generator's state at the start, so all draw the same numbers, torch's numbers for one
+unbatched call; ``"different"`` lets the samples draw one after the other, which is
+torch's batched draw wherever the generator fills a batch in order (``rand``,
+``bernoulli``, dropout masks). ``chunk_size`` is checked as torch checks it; the loop
+already holds one sample's intermediates at a time.
 
 Known differences of the fallback: a result that requires grad has the stacking's
-``grad_fn`` (``StackBackward0``), not the last op's; an error raised inside the function
-is the unbatched op's (torch's batching rules word some differently); a function whose
-per-sample outputs differ in shape is refused differently; an output returned with
-``out_dims=None`` counts as unbatched when every sample gives equal values; an
-unbatched tensor written in place by batched values is written once per sample where
-torch raises.
+``grad_fn`` (``StackBackward0``), not the last op's; an error raised inside the
+function is the unbatched op's (torch's batching rules word some differently); a
+function whose per-sample outputs differ in shape is refused differently; an output
+returned with ``out_dims=None`` counts as unbatched when every sample gives equal
+values; an unbatched tensor written in place by batched values is written once per
+sample where torch raises; data-dependent control flow (``if x.sum() > 0``) runs per
+sample where torch raises.
 
 >>> import gradtrack
 >>> from gradtrack.func import vmap
@@ -34,7 +40,9 @@ from typing import Any, Callable
 import gradtrack
 
 from .. import _C
+from .._batched_tensor import BatchedTensor, NoRule, active, batched_size
 from ..random import get_rng_state, set_rng_state
+from . import _batching_rules  # noqa: F401 - fills the rules of nn.functional
 from ._pytree import broadcast_to_and_flatten, tree_flatten, tree_unflatten
 
 __all__ = ["vmap"]
@@ -113,7 +121,7 @@ def _flat_out_dims(output, out_dims, out_spec, func):
                          "not compatible with the structure of `outputs`. out_dims has "
                          f"structure {tree_flatten(out_dims)[1]} but outputs has structure "
                          f"{out_spec}.")
-    if isinstance(output, _Tensor):
+    if isinstance(output, (_Tensor, BatchedTensor)):
         if isinstance(out_dims, int) or out_dims is None:
             return [out_dims]
         if isinstance(out_dims, tuple) and len(out_dims) == 1:
@@ -196,6 +204,49 @@ def _combine(func, results, batch_size, out_dims):
     return tree_unflatten(combined, out_spec)
 
 
+_FALLBACK = object()
+
+
+def _run_batched(func, batch_size, flat_dims, flat_args, spec, out_dims, kwargs):
+    """The outputs of one call on batched values (NOTE [vmap batching rules]), or
+    ``_FALLBACK`` (with the generator's state as it was) when the call met an op without
+    a rule, drew random numbers or returned what this path does not give back."""
+    if batch_size == 0:
+        return _FALLBACK
+    state = get_rng_state()
+    try:
+        with active(batch_size):
+            sample = [arg if d is None else BatchedTensor(arg if d == 0 else arg.movedim(d, 0))
+                      for arg, d in zip(flat_args, flat_dims)]
+            output = func(*tree_unflatten(sample, spec), **kwargs)
+            result = _unbatched(func, output, batch_size, out_dims)
+    except Exception:  # any failure: the per-sample calls give the result or the error
+        set_rng_state(state)
+        return _FALLBACK
+    if not bool(gradtrack.equal(get_rng_state(), state)):
+        set_rng_state(state)
+        return _FALLBACK
+    return result
+
+
+def _unbatched(func, output, batch_size, out_dims):
+    """The batched call's outputs as tensors with the batch at ``out_dims``."""
+    flat, out_spec = tree_flatten(output)
+    flat_dims = _flat_out_dims(output, out_dims, out_spec, func)
+    combined = []
+    for leaf, d in zip(flat, flat_dims):
+        if type(leaf) is BatchedTensor:
+            v = leaf.value
+            if d is None or not -v.dim() <= d < v.dim():
+                raise NoRule("out_dims")
+            combined.append(v if d % v.dim() == 0 else v.movedim(0, d))
+        elif isinstance(leaf, _Tensor):  # the same for every sample, as the loop gives it
+            combined.append(leaf if d is None else gradtrack.stack([leaf] * batch_size, dim=d))
+        else:
+            raise NoRule("output")
+    return tree_unflatten(combined, out_spec)
+
+
 def vmap(func: Callable, in_dims: Any = 0, out_dims: Any = 0, randomness: str = "error", *,
          chunk_size: "int | None" = None) -> Callable:
     """Vectorizing map: ``vmap(func)`` takes inputs with an extra dimension (``in_dims``:
@@ -204,7 +255,8 @@ def vmap(func: Callable, in_dims: Any = 0, out_dims: Any = 0, randomness: str = 
     with that dimension at ``out_dims``. Nests (``vmap(vmap(f))``) and composes with the
     other transforms: ``vmap(grad(loss), in_dims=(None, 0, 0))(params, x, y)`` gives
     per-sample gradients. ``randomness`` is ``"error"``, ``"different"`` or ``"same"``.
-    Runs one call per sample (NOTE [vmap by looping over the batch]).
+    Runs one call on the whole batch when every op has a batching rule (NOTE [vmap
+    batching rules]), else one call per sample (NOTE [vmap by looping over the batch]).
 
     >>> import gradtrack
     >>> from gradtrack.func import vmap
@@ -223,8 +275,13 @@ def vmap(func: Callable, in_dims: Any = 0, out_dims: Any = 0, randomness: str = 
 
     @functools.wraps(func)
     def wrapped(*args, **kwargs):
+        if batched_size() is not None:  # inside a batched call: its vmap runs per sample
+            raise NoRule("vmap")
         _check_out_dims(out_dims, func)
         batch_size, flat_dims, flat_args, spec = _batched_inputs(in_dims, args, func)
+        result = _run_batched(func, batch_size, flat_dims, flat_args, spec, out_dims, kwargs)
+        if result is not _FALLBACK:
+            return result
         results = _run_samples(func, batch_size, flat_dims, flat_args, spec, randomness, kwargs)
         return _combine(func, results, batch_size, out_dims)
     return wrapped

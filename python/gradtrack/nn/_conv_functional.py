@@ -19,12 +19,14 @@ gradtrack.Size([1, 2, 2, 2])
 import functools
 import warnings
 
+from .. import _batched_tensor as _batched
 from .. import _C
 from .._dtype_names import SCALAR_NAME, dtype_key
 from .._memory_format import _strides_like, channels_last
 from ._named_nodes import composite_node
 
 _conv = _C._conv
+_BatchedTensor = _batched.BatchedTensor
 _int64 = _C.int64
 _float32 = _C.float32
 
@@ -162,8 +164,13 @@ def _convolution(name, ndim, input, weight, bias, stride, padding, dilation, gro
         input, weight, stride, dilation, int(groups), transposed, output_padding))
     unbatched = input.dim() == ndim + 1
     x = input.unsqueeze(0) if unbatched else input
-    out = _conv.convolution(x, weight, bias, stride, padding, dilation, transposed,
-                            output_padding, int(groups), extra)
+    if type(x) is _BatchedTensor or type(weight) is _BatchedTensor \
+            or type(bias) is _BatchedTensor:  # NOTE [vmap batching rules]
+        out = _batched.apply("convolution", x, weight, bias, stride, padding, dilation,
+                             transposed, output_padding, int(groups), extra)
+    else:
+        out = _conv.convolution(x, weight, bias, stride, padding, dilation, transposed,
+                                output_padding, int(groups), extra)
     return out.squeeze(0) if unbatched else out
 
 
@@ -289,7 +296,10 @@ def max_pool2d_with_indices(input, kernel_size, stride=None, padding=0, dilation
     s = _pool_pair("max_pool2d", "stride", stride, allow_none=True) or k
     p = _pool_pair("max_pool2d", "padding", padding)
     d = _pool_pair("max_pool2d", "dilation", dilation)
-    return _conv.max_pool2d_with_indices(input, k, s, p, d, bool(ceil_mode))
+    try:
+        return _conv.max_pool2d_with_indices(input, k, s, p, d, bool(ceil_mode))
+    except TypeError:  # NOTE [vmap batching rules]
+        return _batched.call("max_pool2d_with_indices", input, k, s, p, d, bool(ceil_mode))
 
 
 def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1,  # noqa: A002

@@ -15,6 +15,7 @@ grad_fn PyTorch records (``AddmmBackward0``, ``MseLossBackward0``,
 
 import warnings
 
+from .. import _batched_tensor as _batched
 from .. import _C
 from .._autocast import runs_in_float32
 from ._arguments import (  # noqa: F401 - _legacy_reduction: nn/modules/loss.py reads it here
@@ -24,6 +25,7 @@ from ._arguments import (  # noqa: F401 - _legacy_reduction: nn/modules/loss.py 
 _Tensor = _C.Tensor
 _int64 = _C.int64
 _c_linear = _C._nn.linear
+_BatchedTensor = _batched.BatchedTensor
 _c_log_softmax = _C.log_softmax
 _c_softmax = _C.softmax
 _c_nll_loss = _C._nn.nll_loss
@@ -48,7 +50,14 @@ def linear(input, weight, bias=None):  # noqa: A002 - PyTorch's argument names
     >>> F.linear(gradtrack.ones(1, 2), gradtrack.ones(3, 2), gradtrack.zeros(3))
     tensor([[2., 2., 2.]])
     """
-    return _c_linear(input, weight, bias)
+    # NOTE [vmap batching rules]: checked before the core is called, whose TypeError
+    # would spell out the other (possibly large) tensors
+    if type(input) is _BatchedTensor or type(weight) is _BatchedTensor:
+        return _batched.apply("linear", input, weight, bias)
+    try:
+        return _c_linear(input, weight, bias)
+    except TypeError:  # a batched bias
+        return _batched.call("linear", input, weight, bias)
 
 
 def relu(input, inplace=False):  # noqa: A002
@@ -59,7 +68,10 @@ def relu(input, inplace=False):  # noqa: A002
     >>> F.relu(gradtrack.tensor([-2.0, 0.0, 1.5]))
     tensor([0.0000, 0.0000, 1.5000])
     """
-    return input.relu_() if inplace else _C.relu(input)
+    try:
+        return input.relu_() if inplace else _C.relu(input)
+    except TypeError:  # NOTE [vmap batching rules]
+        return _batched.call("relu", input)
 
 
 def relu_(input):  # noqa: A002
@@ -84,7 +96,10 @@ def sigmoid(input):  # noqa: A002
     >>> F.sigmoid(gradtrack.tensor([-2.0, 0.0, 1.5]))
     tensor([0.1192, 0.5000, 0.8176])
     """
-    return _C.sigmoid(input)
+    try:
+        return _C.sigmoid(input)
+    except TypeError:  # NOTE [vmap batching rules]
+        return _batched.call("sigmoid", input)
 
 
 def tanh(input):  # noqa: A002
@@ -95,7 +110,10 @@ def tanh(input):  # noqa: A002
     >>> F.tanh(gradtrack.tensor([-2.0, 0.0, 1.5]))
     tensor([-0.9640,  0.0000,  0.9051])
     """
-    return _C.tanh(input)
+    try:
+        return _C.tanh(input)
+    except TypeError:  # NOTE [vmap batching rules]
+        return _batched.call("tanh", input)
 
 
 def softmax(input, dim=None, _stacklevel=3, dtype=None):  # noqa: A002
@@ -110,7 +128,10 @@ def softmax(input, dim=None, _stacklevel=3, dtype=None):  # noqa: A002
         dim = _implicit_dim("softmax", input.dim(), _stacklevel)
     if dtype is not None:
         input = input.to(dtype)
-    return _c_softmax(input, dim)
+    try:
+        return _c_softmax(input, dim)
+    except TypeError:  # NOTE [vmap batching rules]
+        return _batched.call("softmax", input, dim)
 
 
 def log_softmax(input, dim=None, _stacklevel=3, dtype=None):  # noqa: A002
@@ -125,7 +146,10 @@ def log_softmax(input, dim=None, _stacklevel=3, dtype=None):  # noqa: A002
         dim = _implicit_dim("log_softmax", input.dim(), _stacklevel)
     if dtype is not None:
         input = input.to(dtype)
-    return _c_log_softmax(input, dim)
+    try:
+        return _c_log_softmax(input, dim)
+    except TypeError:  # NOTE [vmap batching rules]
+        return _batched.call("log_softmax", input, dim)
 
 
 # ---- losses --------------------------------------------------------------------------------
@@ -151,6 +175,8 @@ def mse_loss(input, target, size_average=None, reduce=None,  # noqa: A002
     input, target = _broadcast_pair(input, target)  # noqa: A001
     if weight is not None:
         return _weighted_mse(input, target, reduction, weight)
+    if type(input) is _BatchedTensor or type(target) is _BatchedTensor:
+        return _batched.apply("mse_loss", input, target, reduction=reduction)
     return _c_mse_loss(input, target, _reduction_enum(reduction))
 
 
@@ -252,7 +278,11 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
         return _soft_cross_entropy(input, target, weight, enum, label_smoothing, class_dim)
     if not 0.0 <= label_smoothing <= 1.0:
         raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}")
-    logp = _c_log_softmax(input, class_dim)
+    try:
+        logp = _c_log_softmax(input, class_dim)
+    except TypeError:  # NOTE [vmap batching rules]
+        return _batched.call("cross_entropy", input, target, weight, ignore_index=ignore_index,
+                             reduction=reduction, label_smoothing=label_smoothing)
     if weight is None and ndim == 2:  # the training-loop case: straight to C++
         loss = _c_nll_loss(logp, target, None, enum, ignore_index)
     else:

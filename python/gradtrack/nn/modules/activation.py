@@ -1,6 +1,7 @@
 """Activation modules: ``ReLU``, ``Sigmoid``, ``Tanh``, ``Softmax``, ``LogSoftmax``, ``GELU``,
 ``SiLU``, ``LeakyReLU``, ``ELU``, ... (the ones with parameters at the end)."""
 
+from ... import _batched_tensor as _batched
 from ... import _C
 from .. import functional as F
 from .. import init
@@ -26,7 +27,10 @@ class ReLU(Module):
         self.inplace = inplace
 
     def forward(self, input):  # noqa: A002 - PyTorch's argument name
-        return input.relu_() if self.inplace else _relu(input)
+        try:
+            return input.relu_() if self.inplace else _relu(input)
+        except TypeError:  # NOTE [vmap batching rules]
+            return _batched.call("relu", input)
 
     def extra_repr(self):
         return "inplace=True" if self.inplace else ""
@@ -42,7 +46,10 @@ class Sigmoid(Module):
     """
 
     def forward(self, input):  # noqa: A002
-        return _sigmoid(input)
+        try:
+            return _sigmoid(input)
+        except TypeError:  # NOTE [vmap batching rules]
+            return _batched.call("sigmoid", input)
 
 
 class Tanh(Module):
@@ -55,7 +62,10 @@ class Tanh(Module):
     """
 
     def forward(self, input):  # noqa: A002
-        return _tanh(input)
+        try:
+            return _tanh(input)
+        except TypeError:  # NOTE [vmap batching rules]
+            return _batched.call("tanh", input)
 
 
 class Softmax(Module):

@@ -4,6 +4,7 @@ import math
 
 from typing import Any
 
+from ... import _batched_tensor as _batched
 from ... import _C
 from .. import functional as F
 from .. import init
@@ -11,6 +12,7 @@ from ..parameter import Parameter
 from .module import Module
 
 _c_linear = _C._nn.linear
+_BatchedTensor = _batched.BatchedTensor
 
 
 class Identity(Module):
@@ -77,8 +79,13 @@ class Linear(Module):
         if type(self) is Linear and "weight" not in d and "bias" not in d:
             params = d["_parameters"]
             if "weight" in params and "bias" in params:
-                return _c_linear(input, params["weight"], params["bias"])
-        return _c_linear(input, self.weight, self.bias)
+                # NOTE [vmap batching rules]: a batched input takes F.linear's rule
+                if type(input) is not _BatchedTensor:
+                    try:
+                        return _c_linear(input, params["weight"], params["bias"])
+                    except TypeError:  # a batched weight or bias
+                        return _batched.call("linear", input, params["weight"], params["bias"])
+        return F.linear(input, self.weight, self.bias)
 
     def extra_repr(self):
         return (f"in_features={self.in_features}, out_features={self.out_features}, "

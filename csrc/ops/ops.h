@@ -80,11 +80,20 @@ enum class DtypeRule { Float, Same, Floating, Custom };
 #define GT_DECLARE_UNARY(K, name, kind, rule) Tensor name(const Tensor& a);
 GT_UNARY_OPS(GT_DECLARE_UNARY)
 #undef GT_DECLARE_UNARY
-// The op list's binary ops whose function is generated from their row.
-#define GT_DECLARE_BINARY(K, name, tkind, skind, rule) \
-  Tensor name(const Tensor& a, const Tensor& b);
+// The op list's binary ops whose functions are generated from their row: the
+// tensor form, and the number forms the row gives (torch's Scalar and
+// Scalar_Self overloads, op(t, 2.0) and op(2.0, t)).
+#define GT_DECLARE_FORM_Tensors(name) Tensor name(const Tensor& a, const Tensor& b);
+#define GT_DECLARE_FORM_NumberOther(name) \
+  GT_DECLARE_FORM_Tensors(name) Tensor name(const Tensor& a, Scalar b);
+#define GT_DECLARE_FORM_NumberBoth(name) \
+  GT_DECLARE_FORM_NumberOther(name) Tensor name(Scalar a, const Tensor& b);
+#define GT_DECLARE_BINARY(K, name, tkind, skind, self_kind, rule, form) GT_DECLARE_FORM_##form(name)
 GT_BINARY_OPS(GT_DECLARE_BINARY)
 #undef GT_DECLARE_BINARY
+#undef GT_DECLARE_FORM_NumberBoth
+#undef GT_DECLARE_FORM_NumberOther
+#undef GT_DECLARE_FORM_Tensors
 Tensor clamp(const Tensor& a, std::optional<Scalar> lo, std::optional<Scalar> hi);
 Tensor clamp(const Tensor& a, const Tensor* lo, const Tensor* hi);
 Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b);
@@ -94,19 +103,8 @@ Tensor threshold_backward(const Tensor& g, const Tensor& y);
 Tensor sigmoid_backward(const Tensor& g, const Tensor& y);
 Tensor tanh_backward(const Tensor& g, const Tensor& y);
 
-/// The hand-written rows of the op list's special functions and integer bit ops
+/// The hand-written rows of the op list's heaviside and integer bit ops
 /// (ops/pointwise_special.cpp): a number on either side where torch takes one.
-Tensor xlogy(const Tensor& a, const Tensor& b);
-Tensor xlogy(const Tensor& a, Scalar b);
-Tensor xlogy(Scalar a, const Tensor& b);
-Tensor special_xlog1py(const Tensor& a, const Tensor& b);
-Tensor special_xlog1py(const Tensor& a, Scalar b);
-Tensor special_xlog1py(Scalar a, const Tensor& b);
-Tensor special_zeta(const Tensor& a, const Tensor& b);
-Tensor special_zeta(const Tensor& a, Scalar b);
-Tensor special_zeta(Scalar a, const Tensor& b);
-Tensor copysign(const Tensor& a, const Tensor& b);
-Tensor copysign(const Tensor& a, Scalar b);
 Tensor heaviside(const Tensor& a, const Tensor& values);
 Tensor gcd(const Tensor& a, const Tensor& b);
 Tensor lcm(const Tensor& a, const Tensor& b);

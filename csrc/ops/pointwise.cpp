@@ -331,27 +331,58 @@ Tensor polygamma(int64_t n, const Tensor& a) {
 }
 
 namespace {
+// The dtype a binary row computes in: the promoted one under the row's rule.
+ScalarType listed_dtype(const char* name, DtypeRule rule, ScalarType promoted) {
+  if (rule == DtypeRule::Float) return to_float_type(promoted);
+  if (rule == DtypeRule::Floating)
+    GT_CHECK_IMPL(is_floating(promoted), "\"", name, "_cpu\" not implemented for '",
+                  scalar_type_name(promoted), "'");
+  return promoted;
+}
+
 // A binary row of the op list whose function is its row (NOTE [One
 // declaration per op]): promote, apply the dtype rule, run, record.
 Tensor listed_binary(BinaryOp op, const char* name, OpKind kind, DtypeRule rule, const Tensor& a,
                      const Tensor& b) {
-  ScalarType dt = result_type(a, b);
-  if (rule == DtypeRule::Float) dt = to_float_type(dt);
-  if (rule == DtypeRule::Floating)
-    GT_CHECK_IMPL(is_floating(dt), "\"", name, "_cpu\" not implemented for '", scalar_type_name(dt),
-                  "'");
+  ScalarType dt = listed_dtype(name, rule, result_type(a, b));
   Tensor out = run_binary(op, a, b, dt, dt);
   record(kind, {&a, &b}, out);
   return out;
 }
+
+// Its number forms: `t op s`, or `s op t` when `number_first` (torch's
+// Scalar_Self overload). The number promotes as a wrapped number does and is
+// kept for the formulas (ScalarOperandAttrs); the node has t's edge alone.
+Tensor listed_number(BinaryOp op, const char* name, OpKind kind, DtypeRule rule, const Tensor& t,
+                     Scalar s, bool number_first) {
+  ScalarType dt = listed_dtype(name, rule, result_type(t, s));
+  Tensor out = run_binary_scalar(op, t, s, dt, dt, 1, number_first);
+  record(kind, {&t}, out, [&](autograd::ScalarOperandAttrs& at) { at.other = s; });
+  return out;
+}
 }  // namespace
 
-#define GT_BINARY_DEFINE(K, name, tkind, skind, rule)                               \
+#define GT_BINARY_DEFINE_Tensors(K, name, tkind, skind, self_kind, rule)            \
   Tensor name(const Tensor& a, const Tensor& b) {                                   \
     return listed_binary(BinaryOp::K, #name, OpKind::tkind, DtypeRule::rule, a, b); \
   }
+#define GT_BINARY_DEFINE_NumberOther(K, name, tkind, skind, self_kind, rule)                    \
+  GT_BINARY_DEFINE_Tensors(K, name, tkind, skind, self_kind, rule) Tensor name(const Tensor& a, \
+                                                                               Scalar b) {      \
+    return listed_number(BinaryOp::K, #name, OpKind::skind, DtypeRule::rule, a, b, false);      \
+  }
+#define GT_BINARY_DEFINE_NumberBoth(K, name, tkind, skind, self_kind, rule)                   \
+  GT_BINARY_DEFINE_NumberOther(K, name, tkind, skind, self_kind, rule) Tensor name(           \
+      Scalar a, const Tensor& b) {                                                            \
+    return listed_number(BinaryOp::K, #name, OpKind::self_kind, DtypeRule::rule, b, a, true); \
+  }
+#define GT_BINARY_DEFINE(K, name, tkind, skind, self_kind, rule, form) \
+  GT_BINARY_DEFINE_##form(K, name, tkind, skind, self_kind, rule)
 GT_BINARY_OPS(GT_BINARY_DEFINE)
 #undef GT_BINARY_DEFINE
+#undef GT_BINARY_DEFINE_NumberBoth
+#undef GT_BINARY_DEFINE_NumberOther
+#undef GT_BINARY_DEFINE_Tensors
 
 namespace {
 // clamp_min / clamp_max with a number: clamp's kernel with one bound.

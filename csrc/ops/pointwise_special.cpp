@@ -1,7 +1,6 @@
 // The elementwise rows of the op list whose functions are written by hand
-// because torch gives them number operands or checks of their own: xlogy and
-// special.xlog1py (a number on either side), copysign, heaviside, gcd, lcm and
-// the shifts. Their kernels are kernels/pointwise_special.h.
+// because torch gives them checks of their own: heaviside, gcd, lcm and the
+// shifts (integers only). Their kernels are kernels/pointwise_special.h.
 #include <cmath>
 
 #include "ops/common.h"
@@ -25,34 +24,6 @@ Tensor run_ts(BinaryOp op, const Tensor& a, Scalar b, ScalarType dt, bool scalar
   return out;
 }
 
-void set_scalar(autograd::ScalarOperandAttrs& at, Scalar s) { at.other = s; }
-
-// xlogy and xlog1py share every line but their kernel and rows.
-struct XlogKinds {
-  BinaryOp kernel;
-  OpKind tensors, scalar_other, scalar_self;
-};
-constexpr XlogKinds kXlogy{BinaryOp::Xlogy, OpKind::Xlogy, OpKind::XlogyScalarOther,
-                           OpKind::XlogyScalarSelf};
-constexpr XlogKinds kXlog1py{BinaryOp::SpecialXlog1py, OpKind::SpecialXlog1py,
-                             OpKind::SpecialXlog1pyScalarOther, OpKind::SpecialXlog1pyScalarSelf};
-
-Tensor xlog(const XlogKinds& k, const Tensor& a, const Tensor& b) {
-  Tensor out = run_tt(k.kernel, a, b, to_float_type(result_type(a, b)));
-  record(k.tensors, {&a, &b}, out);
-  return out;
-}
-Tensor xlog(const XlogKinds& k, const Tensor& a, Scalar b) {
-  Tensor out = run_ts(k.kernel, a, b, to_float_type(result_type(a, b)), false);
-  record(k.scalar_other, {&a}, out, [&](autograd::ScalarOperandAttrs& at) { set_scalar(at, b); });
-  return out;
-}
-Tensor xlog(const XlogKinds& k, Scalar a, const Tensor& b) {
-  Tensor out = run_ts(k.kernel, b, a, to_float_type(result_type(b, a)), true);
-  record(k.scalar_self, {&b}, out, [&](autograd::ScalarOperandAttrs& at) { set_scalar(at, a); });
-  return out;
-}
-
 }  // namespace
 
 void check_special_binary(BinaryOp op, ScalarType dt, ScalarType self, ScalarType other) {
@@ -66,43 +37,6 @@ void check_special_binary(BinaryOp op, ScalarType dt, ScalarType self, ScalarTyp
                   "'");
   if (op == BinaryOp::Heaviside)
     GT_CHECK(self == other, "heaviside is not yet implemented for tensors with different dtypes.");
-}
-
-Tensor xlogy(const Tensor& a, const Tensor& b) { return xlog(kXlogy, a, b); }
-Tensor xlogy(const Tensor& a, Scalar b) { return xlog(kXlogy, a, b); }
-Tensor xlogy(Scalar a, const Tensor& b) { return xlog(kXlogy, a, b); }
-Tensor special_xlog1py(const Tensor& a, const Tensor& b) { return xlog(kXlog1py, a, b); }
-Tensor special_xlog1py(const Tensor& a, Scalar b) { return xlog(kXlog1py, a, b); }
-Tensor special_xlog1py(Scalar a, const Tensor& b) { return xlog(kXlog1py, a, b); }
-
-Tensor special_zeta(const Tensor& a, const Tensor& b) {
-  Tensor out = run_tt(BinaryOp::SpecialZeta, a, b, to_float_type(result_type(a, b)));
-  record(OpKind::SpecialZeta, {&a, &b}, out);
-  return out;
-}
-Tensor special_zeta(const Tensor& a, Scalar b) {
-  Tensor out = run_ts(BinaryOp::SpecialZeta, a, b, to_float_type(result_type(a, b)), false);
-  record(OpKind::SpecialZetaScalarOther, {&a}, out,
-         [&](autograd::ScalarOperandAttrs& at) { set_scalar(at, b); });
-  return out;
-}
-Tensor special_zeta(Scalar a, const Tensor& b) {
-  Tensor out = run_ts(BinaryOp::SpecialZeta, b, a, to_float_type(result_type(b, a)), true);
-  record(OpKind::SpecialZetaScalarSelf, {&b}, out,
-         [&](autograd::ScalarOperandAttrs& at) { set_scalar(at, a); });
-  return out;
-}
-
-Tensor copysign(const Tensor& a, const Tensor& b) {
-  Tensor out = run_tt(BinaryOp::Copysign, a, b, to_float_type(result_type(a, b)));
-  record(OpKind::Copysign, {&a, &b}, out);
-  return out;
-}
-Tensor copysign(const Tensor& a, Scalar b) {
-  Tensor out = run_ts(BinaryOp::Copysign, a, b, to_float_type(result_type(a, b)), false);
-  record(OpKind::CopysignScalar, {&a}, out,
-         [&](autograd::ScalarOperandAttrs& at) { set_scalar(at, b); });
-  return out;
 }
 
 Tensor heaviside(const Tensor& a, const Tensor& values) {

@@ -116,13 +116,32 @@ void bind_arith(Cls& cls, py::module_& m) {
       },
       py::arg("max"));
 
-  // The op list's binary rows whose function is generated (NOTE [One declaration per op]).
-#define GT_BIND_BINARY(K, name, ...)                                                   \
+  // The op list's binary rows whose functions are generated (NOTE [One declaration
+  // per op]), by their number form: a number as `other` through method_binop, a
+  // number as `self` through a second overload of the function (torch's Scalar_Self).
+#define GT_BIND_FORM_Tensors(name)                                                     \
   both(                                                                                \
       cls, m, #name, [](const Tensor& a, const Tensor& b) { return ops::name(a, b); }, \
       py::arg("other"));
-  GT_BINARY_OPS(GT_BIND_BINARY)
+#define GT_BIND_FORM_NumberOther(name)                                                     \
+  both(                                                                                    \
+      cls, m, #name,                                                                       \
+      [](const Tensor& a, py::handle b) {                                                  \
+        return method_binop(                                                               \
+            #name, a, b, [](const Tensor& x, const Tensor& y) { return ops::name(x, y); }, \
+            [](const Tensor& x, Scalar y) { return ops::name(x, y); }, "other");           \
+      },                                                                                   \
+      py::arg("other"));
+#define GT_BIND_FORM_NumberBoth(name)                                                           \
+  GT_BIND_FORM_NumberOther(name) m.def(                                                         \
+      #name, [](py::handle a, const Tensor& b) { return ops::name(scalar_arg(a, "self"), b); }, \
+      py::arg("self"), py::arg("other"));
+#define GT_BIND_BINARY(K, name, tkind, skind, self_kind, rule, form) GT_BIND_FORM_##form(name)
+  GT_BINARY_METHODS(GT_BIND_BINARY)
 #undef GT_BIND_BINARY
+#undef GT_BIND_FORM_NumberBoth
+#undef GT_BIND_FORM_NumberOther
+#undef GT_BIND_FORM_Tensors
   both(
       cls, m, "clamp",
       [](const Tensor& a, py::handle lo, py::handle hi) -> Tensor {
@@ -311,10 +330,21 @@ void bind_operators(Cls& cls) {
   });
 }
 
-// The op list's hand-written special and integer rows (ops/pointwise_special.cpp):
-// a number as `other` through method_binop, a number as `self` through a second
-// overload of the function, as torch's Scalar_Self overloads.
+// The op list's hand-written heaviside and integer rows (ops/pointwise_special.cpp),
+// then its generated functions of gradtrack.special, which take a number on either
+// side (the generator checks it), bound in _C._special under torch's aten names.
 void bind_special_binary(Cls& cls, py::module_& m) {
+  both(
+      cls, m, "heaviside",
+      [](const Tensor& a, const Tensor& values) { return ops::heaviside(a, values); },
+      py::arg("values"));
+  both(
+      cls, m, "gcd", [](const Tensor& a, const Tensor& b) { return ops::gcd(a, b); },
+      py::arg("other"));
+  both(
+      cls, m, "lcm", [](const Tensor& a, const Tensor& b) { return ops::lcm(a, b); },
+      py::arg("other"));
+  // the shifts: a number on either side, as a generated row's NumberBoth form
 #define GT_BIND_NUMBER_SIDES(py_name, fn)                                                       \
   both(                                                                                         \
       cls, m, py_name,                                                                          \
@@ -327,57 +357,25 @@ void bind_special_binary(Cls& cls, py::module_& m) {
   m.def(                                                                                        \
       py_name, [](py::handle a, const Tensor& b) { return ops::fn(scalar_arg(a, "self"), b); }, \
       py::arg("self"), py::arg("other"))
-  GT_BIND_NUMBER_SIDES("xlogy", xlogy);
   GT_BIND_NUMBER_SIDES("bitwise_left_shift", bitwise_left_shift);
   GT_BIND_NUMBER_SIDES("bitwise_right_shift", bitwise_right_shift);
 #undef GT_BIND_NUMBER_SIDES
-  both(
-      cls, m, "copysign",
-      [](const Tensor& a, py::handle b) {
-        return method_binop(
-            "copysign", a, b, [](const Tensor& x, const Tensor& y) { return ops::copysign(x, y); },
-            [](const Tensor& x, Scalar y) { return ops::copysign(x, y); });
-      },
-      py::arg("other"));
-  both(
-      cls, m, "heaviside",
-      [](const Tensor& a, const Tensor& values) { return ops::heaviside(a, values); },
-      py::arg("values"));
-  both(
-      cls, m, "gcd", [](const Tensor& a, const Tensor& b) { return ops::gcd(a, b); },
-      py::arg("other"));
-  both(
-      cls, m, "lcm", [](const Tensor& a, const Tensor& b) { return ops::lcm(a, b); },
-      py::arg("other"));
   py::module_ special = m.attr("_special").cast<py::module_>();
-  special.def(
-      "special_xlog1py",
-      [](const Tensor& a, py::handle b) {
-        ArgOffset offset;  // a function: `other` is argument 2
-        return method_binop(
-            "special_xlog1py", a, b,
-            [](const Tensor& x, const Tensor& y) { return ops::special_xlog1py(x, y); },
-            [](const Tensor& x, Scalar y) { return ops::special_xlog1py(x, y); });
-      },
-      py::arg("input"), py::arg("other"));
-  special.def(
-      "special_xlog1py",
-      [](py::handle a, const Tensor& b) { return ops::special_xlog1py(scalar_arg(a, "self"), b); },
+#define GT_BIND_SPECIAL_BINARY(K, name, ...)                                                    \
+  special.def(                                                                                  \
+      #name,                                                                                    \
+      [](const Tensor& a, py::handle b) {                                                       \
+        ArgOffset offset; /* a function: `other` is argument 2 */                               \
+        return method_binop(                                                                    \
+            #name, a, b, [](const Tensor& x, const Tensor& y) { return ops::name(x, y); },      \
+            [](const Tensor& x, Scalar y) { return ops::name(x, y); });                         \
+      },                                                                                        \
+      py::arg("input"), py::arg("other"));                                                      \
+  special.def(                                                                                  \
+      #name, [](py::handle a, const Tensor& b) { return ops::name(scalar_arg(a, "self"), b); }, \
       py::arg("self"), py::arg("other"));
-  special.def(
-      "special_zeta",
-      [](const Tensor& a, py::handle b) {
-        ArgOffset offset;  // a function: `other` is argument 2
-        return method_binop(
-            "special_zeta", a, b,
-            [](const Tensor& x, const Tensor& y) { return ops::special_zeta(x, y); },
-            [](const Tensor& x, Scalar y) { return ops::special_zeta(x, y); });
-      },
-      py::arg("input"), py::arg("other"));
-  special.def(
-      "special_zeta",
-      [](py::handle a, const Tensor& b) { return ops::special_zeta(scalar_arg(a, "self"), b); },
-      py::arg("self"), py::arg("other"));
+  GT_SPECIAL_BINARY(GT_BIND_SPECIAL_BINARY)
+#undef GT_BIND_SPECIAL_BINARY
 }
 
 void bind_shift_operators(Cls& cls) {

@@ -2308,6 +2308,13 @@ def nansum(input: typing.Any, dim: typing.Any=None, keepdim: typing.Any=False, *
 >>> gradtrack.nansum(gradtrack.tensor([1., float("nan"), 2.]))
 tensor(3.)"""
 
+def native_channel_shuffle(input: typing.Any, groups: typing.Any) -> Tensor:
+    """:func:`gradtrack.nn.functional.native_channel_shuffle`.
+
+>>> import gradtrack
+>>> gradtrack.native_channel_shuffle(gradtrack.arange(4.0).reshape(1, 4, 1), 2).flatten()
+tensor([0., 2., 1., 3.])"""
+
 def ne(input: typing.Any, other: typing.Any, *, out: typing.Any=None) -> Tensor:
     """A bool tensor, True where the elements differ.
 
@@ -3126,6 +3133,13 @@ def threshold(input: typing.Any, threshold: typing.Any, value: typing.Any) -> Te
 
 >>> import gradtrack
 >>> gradtrack.threshold(gradtrack.tensor([0.5, 2.0]), 1.0, -1.0)
+tensor([-1.,  2.])"""
+
+def threshold_(input: typing.Any, threshold: typing.Any, value: typing.Any) -> Tensor:
+    """:func:`threshold` written into ``input``.
+
+>>> import gradtrack
+>>> gradtrack.threshold_(gradtrack.tensor([0.5, 2.0]), 1.0, -1.0)
 tensor([-1.,  2.])"""
 
 def tile(input: typing.Any, dims: typing.Any) -> Tensor:

@@ -1,12 +1,13 @@
 """Statements that write: in-place ops (the op list's unary and binary variants, clamp,
 masked_fill_, scatter_, add_ with alpha), augmented assignment, ``t[i] = v``, in-place
-view ops (t_, squeeze_, unsqueeze_) and nn.init; on names, views, ``detach()`` and
-``.data``.
+view ops (t_, squeeze_, unsqueeze_, as_strided_) and nn.init; on names, views,
+``detach()`` and ``.data``.
 """
 
 from hypothesis import strategies as st
 
 from gradtrack import _C
+from gradtrack._declarations import pointwise_ops
 
 from fuzz_gen_state import (KNOWN_GAPS, SCALARS, _broadcast, _is_float, _leaf_guarded,
                             _maybe_no_grad)
@@ -16,11 +17,13 @@ INPLACE_UNARY = ("zero_()", "exp_()", "relu_()", "sigmoid_()", "clamp_(-1, 1)", 
                  "abs_()", "tanh_()")
 INPLACE_BINARY = ("add_", "sub_", "mul_", "div_", "copy_", "fill_", "pow_")
 # The op list's binary in-place variants (bitwise ones refuse the float targets drawn
-# here) and the clamp forms with one bound; atan2_ and hypot_ take tensors only.
+# here) and the clamp forms with one bound; the rows without a number form (atan2_,
+# hypot_, gcd_, ...) take tensors only.
 LIST_INPLACE_BINARY = tuple(
     f"{name}_" for name, (_, operands) in _C._inplace.ops.items()
     if operands and not name.startswith("bitwise")) + ("true_divide_", "clamp_min_", "clamp_max_")
-TENSOR_ONLY = ("atan2_", "hypot_")
+TENSOR_ONLY = tuple(f"{op.name}_" for op in pointwise_ops()
+                    if op.arity == 2 and op.inplace and op.number is None)
 AUGMENTED = ("+=", "-=", "*=", "/=")
 # Every unary in-place variant of the op list (NOTE [The op list]), and clamp_.
 EXTRA_INPLACE = tuple(f"{name}_()" for name, (_, operands) in _C._inplace.ops.items()
@@ -193,6 +196,14 @@ def _ext_inplace(draw, s):
             ops.append("t_()")
         if t.dim():
             ops.append(f"squeeze_({draw(st.integers(-t.dim(), t.dim() - 1))})")
+        # as_strided_ over elements the name already covers: the same geometry, the
+        # dims reversed, or the first line along dim 0 (one choice among the view ops)
+        size, stride, offset = tuple(t.shape), tuple(t.stride()), t.storage_offset()
+        strided = [f"as_strided_({size}, {stride})", f"as_strided_({size[::-1]}, {stride[::-1]})",
+                   f"as_strided_({size}, {stride}, {offset})"]
+        if t.dim() and t.shape[0]:
+            strided.append(f"as_strided_(({size[0]},), ({stride[0]},))")
+        ops.append(draw(st.sampled_from(strided)))
         return f"{a}.{draw(st.sampled_from(ops))}"
     if form == "masked_fill_":
         return f"{target}.masked_fill_({target} > 0, {draw(st.sampled_from(SCALARS))})"

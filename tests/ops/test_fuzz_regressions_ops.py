@@ -325,3 +325,23 @@ def test_hard_activation_gradients_are_positive_zero(name):
 ], ids=["expanded_time", "transposed_padded", "one_batch"])
 def test_conv_tbc_views_its_input_as_torch(source):
     same(source)
+
+
+# ---- as_strided_ among the in-place view ops (fuzz_gen_inplace.py's view_op) ---------------
+
+@pytest.mark.parametrize("target, call", [
+    ("t0 * 1", "as_strided_((2, 3), (3, 1))"),
+    ("t0 * 1", "as_strided_((3, 2), (1, 3))"),
+    ("(t0 * 1)[1:]", "as_strided_((1, 3), (3, 1), 3)"),
+    ("(t0 * 1).t()", "as_strided_((3,), (1,))"),
+    ("t0.detach()", "as_strided_((3, 2), (1, 3))"),
+    ("t0", "as_strided_((2, 3), (3, 1))"),
+], ids=["same", "reversed", "offset", "first_line_of_view", "detached", "leaf"])
+def test_as_strided_in_place_as_torch(target, call):
+    same(f"""
+        t0 = lib.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]], requires_grad=True)
+        t1 = {target}
+        t1.{call}
+        t2 = (t1 * t1).sum()
+        t2.backward()
+    """)

@@ -83,16 +83,50 @@ def test_row_records_the_node_it_declares(name):
     if op.number_kind:
         out = _function(gradtrack, op)(args[0], 2.0)
         assert type(out.grad_fn).__name__ == _grad_fn_name(op.number_kind)
+    if op.number_self_kind:
+        out = _function(gradtrack, op)(2.0, args[1])
+        assert type(out.grad_fn).__name__ == _grad_fn_name(op.number_self_kind)
     if op.inplace:
         self_ = args[0].clone()
         getattr(self_, name + "_")(*args[1:])
         assert type(self_.grad_fn).__name__ == _grad_fn_name(op.inplace_kind)
 
 
+def _integers_only(name):
+    return name.startswith("bitwise") or name in ("gcd", "lcm")
+
+
+def _takes(fn, *args):
+    """Whether ``fn(*args)`` gets past the argument parser (TypeError: it does not)."""
+    try:
+        fn(*args)
+    except TypeError:
+        return False
+    except Exception:  # noqa: BLE001 - a dtype refusal comes after the arguments were taken
+        return True
+    return True
+
+
+@pytest.mark.parametrize("name", [op.name for op in OPS if op.arity == 2])
+def test_row_takes_a_number_where_torch_does(torch, name):
+    """``number`` says torch takes ``op(t, 2)``; on the generated rows, ``number_self``
+    says it takes ``op(2, t)`` (torch's Scalar_Self overload): gradtrack as torch."""
+    op = BY_NAME[name]
+    for lib in (torch, gradtrack):
+        t = lib.tensor([1, 2]) if _integers_only(name) else lib.tensor([0.5, 1.5])
+        fn = _function(lib, op)
+        assert _takes(fn, t, 2) == (op.number is not None), (lib.__name__, "other")
+        if op.generated or op.number_self is not None:
+            assert _takes(fn, 2, t) == (op.number_self is not None), (lib.__name__, "self")
+        if op.inplace:
+            t = t.clone()
+            assert _takes(getattr(t, name + "_"), 2) == (op.number is not None), lib.__name__
+
+
 @pytest.mark.parametrize("name", [op.name for op in OPS if not op.differentiable])
 def test_row_without_a_node_records_nothing(name):
     op = BY_NAME[name]
-    integers_only = name.startswith("bitwise") or name in ("gcd", "lcm")
+    integers_only = _integers_only(name)
     args = _args(op, gradtrack, requires_grad=not integers_only)
     if integers_only:
         args = (gradtrack.tensor([1, 2, 3]), gradtrack.tensor([3, 1, 2]))[:op.arity]

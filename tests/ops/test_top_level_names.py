@@ -200,3 +200,50 @@ def test_inplace_function_refuses_a_leaf_as_torch(torch):
             lib.sin_(lib.ones(2, requires_grad=True))
         raised.append(str(info.value).split("\n")[0])
     assert raised[0] == raised[1]
+
+
+def test_threshold_function_matches_torch(torch):
+    # (the node differs: CopyBackwards over ThresholdBackward0 where torch records
+    # ThresholdBackward1, NOTE in nn/_functional_activations.py; the values, gradient and
+    # version are torch's)
+    mine = _inplace_facts(gradtrack, "threshold_", 0.5, -1.0)
+    theirs = _inplace_facts(torch, "threshold_", 0.5, -1.0)
+    assert mine[0] is True and theirs[0] is True
+    np.testing.assert_allclose(mine[1], theirs[1], rtol=1e-12)
+    assert mine[2] == theirs[2]
+    np.testing.assert_allclose(mine[4], theirs[4], rtol=1e-12)
+
+
+def _native_channel_shuffle(lib):
+    x = _t(lib, (2, 6, 2), 3)
+    out = lib.native_channel_shuffle(x, 3)
+    facts = [out.detach().numpy().tolist(), type(out.grad_fn).__name__,
+             out.grad_fn.name().replace("torch", "gradtrack"), out.is_contiguous(),
+             out._base is None, lib.nn.functional.native_channel_shuffle(x, 2).grad_fn.name()]
+    for call in (lambda: out.sum().backward(),
+                 lambda: lib.native_channel_shuffle(x[0, 0], 2),
+                 lambda: lib.native_channel_shuffle(x, 4),
+                 lambda: lib.native_channel_shuffle(x, 0)):
+        try:
+            call()
+            facts.append(None)
+        except RuntimeError as e:
+            facts.append(str(e))
+    import importlib
+    fwad = importlib.import_module(f"{lib.__name__}.autograd.forward_ad")
+    with fwad.dual_level():
+        dual = fwad.make_dual(x.detach(), lib.ones_like(x))
+        try:
+            lib.native_channel_shuffle(dual, 2)
+            facts.append(None)
+        except NotImplementedError as e:
+            facts.append(str(e))
+    return facts
+
+
+def test_native_channel_shuffle_matches_torch(torch):
+    mine, theirs = _native_channel_shuffle(gradtrack), _native_channel_shuffle(torch)
+    assert mine[0] == theirs[0]
+    assert mine[1:5] == theirs[1:5]
+    assert mine[5].replace("gradtrack", "torch") == theirs[5]
+    assert mine[6:] == theirs[6:]

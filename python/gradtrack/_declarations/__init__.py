@@ -44,7 +44,7 @@ def derivatives():
     """Every node kind, area by area: the op list's own rows first, in list order."""
     rows = []
     for op in pointwise_ops():
-        for d in (op.derivative, op.number, op.inplace_derivative):
+        for d in (op.derivative, op.number, op.number_self, op.inplace_derivative):
             if isinstance(d, Derivative):
                 rows.append(d)
     for name in AREAS:

@@ -18,6 +18,10 @@ SAME = "Same"      # the (promoted) input dtype (abs, floor, add)
 FLOATING = "Floating"  # the promoted dtype, which must be floating (torch: "*_cpu" not implemented)
 CUSTOM = "Custom"  # the op function is written by hand in ops/pointwise.cpp
 
+# ``number=`` / ``number_self=`` of an op that takes a Python number there but never
+# records a node (the bitwise ops and shifts: integers and bools only).
+NUMBER = "<number>"
+
 
 class Derivative(namedtuple("Derivative", [
         "kind",            # the C++ OpKind enumerator
@@ -55,7 +59,10 @@ class Derivative(namedtuple("Derivative", [
 class Pointwise(namedtuple("Pointwise", [
         "name", "arity", "dtype",
         "derivative",          # recorded with tensor operands: a Derivative, another row's kind, or None
-        "number",              # recorded when other is a Python number; None: no number operand
+        # the number forms (torch's Scalar and Scalar_Self overloads): the node recorded when
+        # other is a Python number, and when self is one; NUMBER: the form exists and records
+        # nothing; None: torch takes no number there (TypeError)
+        "number",
         # what Tensor.NAME_ records, where it is not ``derivative`` (torch's in-place
         # inverse hyperbolics have a node of their own, which raises)
         "inplace_derivative",
@@ -72,7 +79,8 @@ class Pointwise(namedtuple("Pointwise", [
         # a function of gradtrack.special only (torch.special's): NAME is torch's aten
         # name, ``special_`` and the public name; no method, no in-place form
         "special",
-    ], defaults=(None, None, "", True, "cast", "", True, "", (), "", False))):
+        "number_self",
+    ], defaults=(None, None, "", True, "cast", "", True, "", (), "", False, None))):
     """One elementwise op: ``gradtrack.NAME``, ``Tensor.NAME``, ``Tensor.NAME_``.
 
     ``derivative`` is the node the op records with tensor operands: its own row, the
@@ -97,7 +105,19 @@ class Pointwise(namedtuple("Pointwise", [
 
     @property
     def number_kind(self):
-        return _kind(self.number)
+        return None if self.number == NUMBER else _kind(self.number)
+
+    @property
+    def number_self_kind(self):
+        return None if self.number_self == NUMBER else _kind(self.number_self)
+
+    @property
+    def number_form(self):
+        """Which operands may be Python numbers: "Tensors" (neither), "NumberOther",
+        "NumberBoth" (the tokens the generated C++ tables use)."""
+        if self.number_self is not None:
+            return "NumberBoth"
+        return "NumberOther" if self.number is not None else "Tensors"
 
     @property
     def inplace_kind(self):
@@ -143,11 +163,13 @@ def special_unary(name, dtype, grad_fn, **kw):
 
 
 def binary(name, dtype, grad_fn=None, *, backward=None, saves=None, jvp=ELEMENTWISE, records=None,
-           number=None, derivative_options=None, **op):
+           number=None, number_self=None, derivative_options=None, **op):
     """A binary op row, ``self.NAME(other)``: as :func:`unary`, with ``saves`` a
-    map from inputs to the gradients that read them, and ``number`` the row
-    recorded when ``other`` is a Python number (None: the op takes no number)."""
+    map from inputs to the gradients that read them, ``number`` the row recorded
+    when ``other`` is a Python number and ``number_self`` when ``self`` is one
+    (torch's ``Scalar_Self`` overload, ``gradtrack.NAME(2.0, t)``); None: torch
+    takes no number there."""
     derivative = records
     if grad_fn is not None:
         derivative = _derivative(name, grad_fn, backward, saves, jvp, derivative_options or {})
-    return Pointwise(name, 2, dtype, derivative, number, **op)
+    return Pointwise(name, 2, dtype, derivative, number, number_self=number_self, **op)

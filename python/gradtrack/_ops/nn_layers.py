@@ -263,6 +263,16 @@ def threshold(input, threshold, value):  # noqa: A002
     return F.threshold(input, threshold, value)
 
 
+def threshold_(input, threshold, value):  # noqa: A002
+    """:func:`threshold` written into ``input``.
+
+    >>> import gradtrack
+    >>> gradtrack.threshold_(gradtrack.tensor([0.5, 2.0]), 1.0, -1.0)
+    tensor([-1.,  2.])
+    """
+    return F.threshold_(input, threshold, value)
+
+
 def hardshrink(input, lambd=0.5):  # noqa: A002
     """:func:`gradtrack.nn.functional.hardshrink`.
 
@@ -314,6 +324,16 @@ def channel_shuffle(input, groups):  # noqa: A002
     tensor([0., 2., 1., 3.])
     """
     return F.channel_shuffle(input, groups)
+
+
+def native_channel_shuffle(input, groups):  # noqa: A002
+    """:func:`gradtrack.nn.functional.native_channel_shuffle`.
+
+    >>> import gradtrack
+    >>> gradtrack.native_channel_shuffle(gradtrack.arange(4.0).reshape(1, 4, 1), 2).flatten()
+    tensor([0., 2., 1., 3.])
+    """
+    return F.native_channel_shuffle(input, groups)
 
 
 def pdist(input, p=2):  # noqa: A002
@@ -444,7 +464,7 @@ def adaptive_max_pool1d(input, output_size):  # noqa: A002
 FUNCTIONS = (conv1d, conv2d, conv3d, conv_transpose1d, conv_transpose2d, conv_transpose3d,
              batch_norm, instance_norm, layer_norm, group_norm, rms_norm, dropout, dropout_,
              alpha_dropout, alpha_dropout_, feature_alpha_dropout, feature_alpha_dropout_, selu,
-             selu_, celu, celu_, threshold, hardshrink, prelu, pixel_shuffle,
-             pixel_unshuffle, channel_shuffle, pdist, pairwise_distance, bilinear, embedding,
+             selu_, celu, celu_, threshold, threshold_, hardshrink, prelu, pixel_shuffle,
+             pixel_unshuffle, channel_shuffle, native_channel_shuffle, pdist, pairwise_distance, bilinear, embedding,
              max_pool1d, max_pool2d, max_pool3d, max_pool1d_with_indices, avg_pool1d,
              adaptive_avg_pool1d, adaptive_max_pool1d)

@@ -1,6 +1,7 @@
 """``nn.functional``'s rearrangements of channels: ``pixel_shuffle``,
 ``pixel_unshuffle`` and ``channel_shuffle``, each one node named as torch's
-(``PixelShuffleBackward0``, ...; NOTE [Named composite nodes]).
+(``PixelShuffleBackward0``, ...; NOTE [Named composite nodes]), and
+``native_channel_shuffle``, whose node is torch's ``NotImplemented``.
 
 >>> import gradtrack
 >>> import gradtrack.nn.functional as F
@@ -10,7 +11,8 @@ tensor([[[[0., 1.],
 """
 
 from .. import _C
-from ._named_nodes import composite_node
+from ..autograd.function import Function
+from ._named_nodes import _not_a_view, composite_node, named_node
 
 __all__ = ["pixel_shuffle", "pixel_unshuffle", "channel_shuffle", "native_channel_shuffle"]
 
@@ -95,15 +97,7 @@ def _channel_shuffle(x, groups):
 _channel_shuffle_node = composite_node("ChannelShuffleBackward0", _channel_shuffle)
 
 
-def channel_shuffle(input, groups):  # noqa: A002
-    """Interleaves the channels (dim 1) of ``groups`` groups: channel ``g * k + i`` moves to
-    ``i * groups + g`` (``ChannelShuffleBackward0``).
-
-    >>> import gradtrack
-    >>> import gradtrack.nn.functional as F
-    >>> F.channel_shuffle(gradtrack.arange(4.0).reshape(1, 4, 1), 2).flatten()
-    tensor([0., 2., 1., 3.])
-    """
+def _check_channel_shuffle(input, groups):  # noqa: A002
     if input.dim() <= 2:
         raise RuntimeError(f"channel_shuffle expects input with > 2 dims, but got input with "
                            f"sizes {list(input.shape)}")
@@ -115,7 +109,49 @@ def channel_shuffle(input, groups):  # noqa: A002
     if c % groups:
         raise RuntimeError(f"Number of channels must be divisible by groups. Got {c} channels "
                            f"and {groups} groups.")
-    return _channel_shuffle_node(input, groups)
+    return groups
 
 
-native_channel_shuffle = channel_shuffle
+def channel_shuffle(input, groups):  # noqa: A002
+    """Interleaves the channels (dim 1) of ``groups`` groups: channel ``g * k + i`` moves to
+    ``i * groups + g`` (``ChannelShuffleBackward0``).
+
+    >>> import gradtrack
+    >>> import gradtrack.nn.functional as F
+    >>> F.channel_shuffle(gradtrack.arange(4.0).reshape(1, 4, 1), 2).flatten()
+    tensor([0., 2., 1., 3.])
+    """
+    return _channel_shuffle_node(input, _check_channel_shuffle(input, groups))
+
+
+class _NativeChannelShuffle(Function):
+    # torch's kernel of its own has no derivative: its node is NotImplemented, which
+    # raises in backward, and forward-mode AD refuses it.
+    @staticmethod
+    def forward(ctx, input, groups):  # noqa: A002
+        return _not_a_view(_channel_shuffle(input, groups))
+
+    @staticmethod
+    def backward(ctx, grad):
+        raise RuntimeError("derivative for aten::native_channel_shuffle is not implemented")
+
+    @staticmethod
+    def jvp(ctx, tangent, *_):
+        raise NotImplementedError("Trying to use forward AD with aten::native_channel_shuffle "
+                                  "that does not support it.")
+
+
+named_node(_NativeChannelShuffle, "NotImplemented")
+_NativeChannelShuffle._backward_cls.name = lambda self: "gradtrack::autograd::NotImplemented"
+
+
+def native_channel_shuffle(input, groups):  # noqa: A002
+    """:func:`channel_shuffle` as torch's kernel of its own, which has no derivative: it
+    records ``NotImplemented``, whose backward raises.
+
+    >>> import gradtrack
+    >>> import gradtrack.nn.functional as F
+    >>> F.native_channel_shuffle(gradtrack.arange(4.0).reshape(1, 4, 1), 2).flatten()
+    tensor([0., 2., 1., 3.])
+    """
+    return _NativeChannelShuffle.apply(input, _check_channel_shuffle(input, groups))

@@ -51,7 +51,7 @@ class _Lstsq(Function):
                     f"torch.linalg.lstsq: {batch}The least squares solution could not be computed "
                     "because the input matrix does not have full rank (error code: "
                     f"{failed}).")
-        X = full[..., :n, :].contiguous()  # noqa: N806
+        X = full[..., :n, :]  # noqa: N806
         with_residuals = m > n and driver != "gelsy" and (
             driver == "gels" or bool((rank == n).all().item()))
         residuals = (full[..., n:, :].pow(2).sum(-2) if with_residuals
@@ -64,14 +64,16 @@ class _Lstsq(Function):
         ctx.with_residuals, ctx.vector = with_residuals, vector
         ctx.saved = (A, B, X)
         ctx.mark_non_differentiable(rank, s)
-        return (X.squeeze(-1) if vector else X), residuals, rank, s
+        # a tensor of its own, as torch's (not a view of LAPACK's buffer)
+        return (X.squeeze(-1) if vector else X).clone(), residuals, rank, s
 
     @staticmethod
     def backward(ctx, gX, gR, _rank, _s):  # noqa: N803
-        A, B, X = ctx.saved_tensors  # noqa: N806
+        A, B, _ = ctx.saved_tensors  # noqa: N806
         if ctx.vector:
             gX = gX.unsqueeze(-1)  # noqa: N806
         P = pinv(A)  # noqa: N806
+        X = P @ B  # noqa: N806 - with history, for double backward
         gA = _pinv_adjoint(A, P, gX @ B.mT)  # noqa: N806
         gB = P.mT @ gX  # noqa: N806
         if ctx.with_residuals:

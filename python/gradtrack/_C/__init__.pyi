@@ -1977,16 +1977,12 @@ tensor([-0.5000,  0.2500,  0.0000])
 >>> x._version
 1"""
 
-    def frexp(self, *, out: typing.Any=None) -> Tensor:
-        """Each element of ``input`` as ``mantissa * 2 ** exponent``, the mantissa's
-magnitude in [0.5, 1) (0, inf and nan keep themselves with exponent 0), the
-exponent int32 (FrexpBackward0).
+    def frexp(self) -> Tensor:
+        """Tensor.frexp: :func:`gradtrack.frexp` of this tensor (no ``out=``, as torch's).
 
 >>> import gradtrack
->>> gradtrack.frexp(gradtrack.tensor([8.0, -0.75]))
-gradtrack.return_types.frexp(
-mantissa=tensor([ 0.5000, -0.7500]),
-exponent=tensor([4, 0], dtype=gradtrack.int32))"""
+>>> gradtrack.tensor([8.0]).frexp().mantissa
+tensor([0.5000])"""
 
     def gather(self, dim: typing.SupportsInt | typing.SupportsIndex, index: Tensor) -> Tensor:
         """

@@ -12,7 +12,6 @@ from .. import _C, _out, return_types
 from .._dtype_names import CPP_NAME
 from ..autograd.function import Function
 from ..nn._named_nodes import named_node
-from . import methods
 
 
 class _Frexp(Function):
@@ -71,5 +70,16 @@ def _key(t):
     return repr(t.dtype).split(".", 1)[1]
 
 
+def _frexp_method(self):
+    """Tensor.frexp: :func:`gradtrack.frexp` of this tensor (no ``out=``, as torch's).
+
+    >>> import gradtrack
+    >>> gradtrack.tensor([8.0]).frexp().mantissa
+    tensor([0.5000])
+    """
+    return frexp(self)
+
+
+_frexp_method.__name__ = _frexp_method.__qualname__ = "frexp"
 FUNCTIONS = (frexp,)
-METHODS = methods(frexp)
+METHODS = {"frexp": _frexp_method}

@@ -45,6 +45,30 @@ void scipy_ssyevd_(const char* jobz, const char* uplo, const int* n, float* a, c
 void scipy_dsyevd_(const char* jobz, const char* uplo, const int* n, double* a, const int* lda,
                    double* w, double* work, const int* lwork, int* iwork, const int* liwork,
                    int* info, size_t jobz_len, size_t uplo_len);
+void scipy_sgels_(const char* trans, const int* m, const int* n, const int* nrhs, float* a,
+                  const int* lda, float* b, const int* ldb, float* work, const int* lwork,
+                  int* info, size_t trans_len);
+void scipy_dgels_(const char* trans, const int* m, const int* n, const int* nrhs, double* a,
+                  const int* lda, double* b, const int* ldb, double* work, const int* lwork,
+                  int* info, size_t trans_len);
+void scipy_sgelsy_(const int* m, const int* n, const int* nrhs, float* a, const int* lda, float* b,
+                   const int* ldb, int* jpvt, const float* rcond, int* rank, float* work,
+                   const int* lwork, int* info);
+void scipy_dgelsy_(const int* m, const int* n, const int* nrhs, double* a, const int* lda,
+                   double* b, const int* ldb, int* jpvt, const double* rcond, int* rank,
+                   double* work, const int* lwork, int* info);
+void scipy_sgelsd_(const int* m, const int* n, const int* nrhs, float* a, const int* lda, float* b,
+                   const int* ldb, float* s, const float* rcond, int* rank, float* work,
+                   const int* lwork, int* iwork, int* info);
+void scipy_dgelsd_(const int* m, const int* n, const int* nrhs, double* a, const int* lda,
+                   double* b, const int* ldb, double* s, const double* rcond, int* rank,
+                   double* work, const int* lwork, int* iwork, int* info);
+void scipy_sgelss_(const int* m, const int* n, const int* nrhs, float* a, const int* lda, float* b,
+                   const int* ldb, float* s, const float* rcond, int* rank, float* work,
+                   const int* lwork, int* info);
+void scipy_dgelss_(const int* m, const int* n, const int* nrhs, double* a, const int* lda,
+                   double* b, const int* ldb, double* s, const double* rcond, int* rank,
+                   double* work, const int* lwork, int* info);
 // CBLAS (row-major capable).
 void scipy_cblas_strsm(int order, int side, int uplo, int trans, int diag, int m, int n,
                        float alpha, const float* a, int lda, float* b, int ldb);
@@ -85,6 +109,56 @@ void row_swaps(T* a, int cols, int ld, int first, int last, const int* piv) {
   } else {
     scipy_dlaswp_(&cols, a, &ld, &first, &last, piv, &one);
   }
+}
+
+template <typename T>
+int lu_factor_rect(T* a, int m, int n, int* piv) {
+  return lu_factor_panel(a, m, n, std::max(m, 1), piv);
+}
+
+template <typename T>
+int lstsq(T* a, int m, int n, T* b, int nrhs, int driver, T rcond, int* rank, T* s) {
+  const int lda = std::max(m, 1), ldb = std::max({m, n, 1});
+  int info = 0, lwork = -1, iquery = 0;
+  const char trans = 'N';
+  std::vector<int> jpvt(static_cast<size_t>(std::max(n, 1)), 0);
+  constexpr bool single = std::is_same_v<T, float>;
+  auto call = [&](T* work, int* iwork) {
+    if (driver == 0) {
+      if constexpr (single) {
+        scipy_sgels_(&trans, &m, &n, &nrhs, a, &lda, b, &ldb, work, &lwork, &info, 1);
+      } else {
+        scipy_dgels_(&trans, &m, &n, &nrhs, a, &lda, b, &ldb, work, &lwork, &info, 1);
+      }
+    } else if (driver == 1) {
+      if constexpr (single) {
+        scipy_sgelsy_(&m, &n, &nrhs, a, &lda, b, &ldb, jpvt.data(), &rcond, rank, work, &lwork,
+                      &info);
+      } else {
+        scipy_dgelsy_(&m, &n, &nrhs, a, &lda, b, &ldb, jpvt.data(), &rcond, rank, work, &lwork,
+                      &info);
+      }
+    } else if (driver == 2) {
+      if constexpr (single) {
+        scipy_sgelsd_(&m, &n, &nrhs, a, &lda, b, &ldb, s, &rcond, rank, work, &lwork, iwork, &info);
+      } else {
+        scipy_dgelsd_(&m, &n, &nrhs, a, &lda, b, &ldb, s, &rcond, rank, work, &lwork, iwork, &info);
+      }
+    } else {
+      if constexpr (single) {
+        scipy_sgelss_(&m, &n, &nrhs, a, &lda, b, &ldb, s, &rcond, rank, work, &lwork, &info);
+      } else {
+        scipy_dgelss_(&m, &n, &nrhs, a, &lda, b, &ldb, s, &rcond, rank, work, &lwork, &info);
+      }
+    }
+  };
+  T query = 0;
+  call(&query, &iquery);
+  lwork = std::max(int(query), 1);
+  std::vector<T> work(static_cast<size_t>(lwork));
+  std::vector<int> iwork(static_cast<size_t>(std::max(iquery, 1)));
+  call(work.data(), iwork.data());
+  return info;
 }
 
 template <typename T>
@@ -220,6 +294,8 @@ int eigh(T* a, int n, T* w, bool upper, bool vectors) {
 
 #define GT_LAPACK_INSTANTIATE(T)                                                     \
   template int lu_factor<T>(T*, int, int*);                                          \
+  template int lu_factor_rect<T>(T*, int, int, int*);                                \
+  template int lstsq<T>(T*, int, int, T*, int, int, T, int*, T*);                    \
   template void lu_solve<T>(const T*, const int*, int, T*, int, bool);               \
   template int lu_factor_panel<T>(T*, int, int, int, int*);                          \
   template void row_swaps<T>(T*, int, int, int, int, const int*);                    \

@@ -31,6 +31,18 @@ int lu_factor_panel(T* a, int m, int n, int ld, int* piv);
 /// applied in order to the `cols` columns of the column-major buffer `a`.
 template <typename T>
 void row_swaps(T* a, int cols, int ld, int first, int last, const int* piv);
+/// LU with partial pivoting of the column-major m x n buffer `a` in place
+/// (getrf); piv gets min(m, n) 1-based pivots. Returns LAPACK's info.
+template <typename T>
+int lu_factor_rect(T* a, int m, int n, int* piv);
+
+/// Least squares min ||A X - B|| of the column-major m x n `a` (overwritten) and
+/// the column-major B in `b` (ldb = max(m, n, 1) rows, nrhs columns; X comes back
+/// in its first n rows) with the driver 0 gels, 1 gelsy, 2 gelsd, 3 gelss.
+/// `rank` (gelsy, gelsd, gelss) and `s` (min(m, n) singular values: gelsd, gelss)
+/// are written where the driver gives them. Returns LAPACK's info.
+template <typename T>
+int lstsq(T* a, int m, int n, T* b, int nrhs, int driver, T rcond, int* rank, T* s);
 
 /// Solves with the factorization of lu_factor: for the buffer's matrix M
 /// (column-major) and transposed = true, M^T X = B, with B column-major n x nrhs

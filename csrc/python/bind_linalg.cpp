@@ -1,5 +1,6 @@
 // Matrix products as Tensor methods and gradtrack.* functions.
 #include "ops/autocast.h"
+#include "ops/linalg_lapack.h"
 #include "python/tensor_methods.h"
 
 namespace gradtrack::python {
@@ -79,6 +80,13 @@ void bind_linalg_factor(py::module_& m) {
   f.def("eigh", [](const Tensor& a, bool upper, bool compute_v) {
     return ops::linalg_eigh(a, upper, compute_v);
   });
+  // History-free forwards whose nodes the Python face records (ops/linalg_lapack.h).
+  f.def("lu_factor", [](const Tensor& a) { return ops::linalg_lu_factor_plain(a); });
+  f.def("lstsq", [](const Tensor& a, const Tensor& b, int driver, double rcond) {
+    return ops::linalg_lstsq_plain(a, b, driver, rcond);
+  });
+  f.def("matrix_exp", [](const Tensor& a) { return ops::linalg_matrix_exp_plain(a); });
+  f.def("frexp", [](const Tensor& x) { return ops::frexp_plain(x); });
 }
 
 }  // namespace

@@ -1461,6 +1461,17 @@ def frac_(input: typing.Any) -> Tensor:
 >>> gradtrack.frac_(gradtrack.tensor([0.5, 1.0])).shape
 gradtrack.Size([2])"""
 
+def frexp(input: typing.Any, *, out: typing.Any=None) -> Tensor:
+    """Each element of ``input`` as ``mantissa * 2 ** exponent``, the mantissa's
+magnitude in [0.5, 1) (0, inf and nan keep themselves with exponent 0), the
+exponent int32 (FrexpBackward0).
+
+>>> import gradtrack
+>>> gradtrack.frexp(gradtrack.tensor([8.0, -0.75]))
+gradtrack.return_types.frexp(
+mantissa=tensor([ 0.5000, -0.7500]),
+exponent=tensor([4, 0], dtype=gradtrack.int32))"""
+
 def from_dlpack(ext_tensor: typing.Any, *, device: typing.Any=None, copy: typing.Any=None) -> Tensor:
     """A gradtrack tensor sharing the memory of ``ext_tensor`` (or of a DLPack capsule).
 
@@ -2057,6 +2068,36 @@ def lt(input: typing.Any, other: typing.Any, *, out: typing.Any=None) -> Tensor:
 >>> gradtrack.lt(x, gradtrack.tensor([2.0, 2.0, 2.0]))
 tensor([ True, False, False])"""
 
+def lu(A: typing.Any, pivot: typing.Any=True, get_infos: typing.Any=False, out: typing.Any=None) -> Tensor:
+    """torch.lu (deprecated): :func:`gradtrack.linalg.lu_factor` (``get_infos``: with
+``info``, as :func:`gradtrack.linalg.lu_factor_ex`).
+
+>>> import gradtrack
+>>> LU, pivots = gradtrack.lu(gradtrack.tensor([[1.0, 2.0], [3.0, 4.0]]))
+>>> pivots
+tensor([2, 2], dtype=gradtrack.int32)"""
+
+def lu_solve(input: typing.Any, LU_data: typing.Any, LU_pivots: typing.Any, *, out: typing.Any=None) -> Tensor:
+    """torch.lu_solve (deprecated): :func:`gradtrack.linalg.lu_solve` with its
+arguments reordered, ``(b, LU_data, LU_pivots)``.
+
+>>> import gradtrack
+>>> LU, pivots = gradtrack.linalg.lu_factor(gradtrack.tensor([[2.0, 0.0], [0.0, 4.0]]))
+>>> gradtrack.lu_solve(gradtrack.tensor([[2.0], [4.0]]), LU, pivots)
+tensor([[1.],
+        [1.]])"""
+
+def lu_unpack(LU_data: typing.Any, LU_pivots: typing.Any, unpack_data: typing.Any=True, unpack_pivots: typing.Any=True, *, out: typing.Any=None) -> Tensor:
+    """``(P, L, U)`` from the packed factorization of :func:`gradtrack.linalg.lu_factor`;
+``unpack_data=False`` leaves L and U empty, ``unpack_pivots=False`` P
+(LuUnpackBackward0).
+
+>>> import gradtrack
+>>> LU, pivots = gradtrack.linalg.lu_factor(gradtrack.tensor([[0.0, 1.0], [2.0, 3.0]]))
+>>> gradtrack.lu_unpack(LU, pivots).L
+tensor([[1., 0.],
+        [0., 1.]])"""
+
 def masked_scatter(input: typing.Any, mask: typing.Any, source: typing.Any) -> Tensor:
     """``input`` with the elements of ``source``, in order, where ``mask`` is True.
 
@@ -2083,6 +2124,14 @@ tensor([3., 7.])
 >>> gradtrack.matmul(a, a)
 tensor([[ 7., 10.],
         [15., 22.]])"""
+
+def matrix_exp(input: typing.Any) -> Tensor:
+    """torch.matrix_exp: :func:`gradtrack.linalg.matrix_exp`.
+
+>>> import gradtrack
+>>> gradtrack.matrix_exp(gradtrack.zeros(2, 2))
+tensor([[1., 0.],
+        [0., 1.]])"""
 
 def matrix_power(input: typing.Any, n: typing.Any, *, out: typing.Any=None) -> Tensor:
     """torch.matrix_power: :func:`gradtrack.linalg.matrix_power`.
@@ -2437,6 +2486,13 @@ def pdist(input: typing.Any, p: typing.Any=2) -> Tensor:
 >>> gradtrack.pdist(gradtrack.tensor([[0.0, 0.0], [3.0, 4.0]]))
 tensor([5.])"""
 pi: builtins.float
+
+def pinverse(input: typing.Any, rcond: typing.Any=1e-15) -> Tensor:
+    """torch.pinverse: :func:`gradtrack.linalg.pinv` with ``rtol=rcond``.
+
+>>> import gradtrack
+>>> gradtrack.pinverse(gradtrack.tensor([[4.0]]))
+tensor([[0.2500]])"""
 
 def pixel_shuffle(input: typing.Any, upscale_factor: typing.Any) -> Tensor:
     """:func:`gradtrack.nn.functional.pixel_shuffle`.

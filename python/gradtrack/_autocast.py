@@ -42,3 +42,28 @@ def runs_in_float32(fn):
             kwargs = {k: _widen(v) for k, v in kwargs.items()}
         return fn(*args, **kwargs)
     return in_float32
+
+
+class without_autocast:
+    """A region with CPU autocast off: an op that torch runs as one kernel but gradtrack
+    composes of ops on the lower-precision list (matmul) must not cast inside.
+
+    >>> import gradtrack
+    >>> from gradtrack._autocast import without_autocast
+    >>> with gradtrack.autocast("cpu"), without_autocast():
+    ...     (gradtrack.ones(2, 2) @ gradtrack.ones(2, 2)).dtype
+    gradtrack.float32
+    """
+
+    __slots__ = ("prev",)
+
+    def __enter__(self):
+        self.prev = _C._autocast.state()
+        if self.prev[0]:
+            _C._autocast.set_state(False, self.prev[1], self.prev[2])
+        return self
+
+    def __exit__(self, *exc):
+        if self.prev[0]:
+            _C._autocast.set_state(*self.prev)
+        return False

@@ -51,6 +51,8 @@ SOURCES = (
     "_ops.linalg",      # products and contractions: mm, baddbmm, einsum, tensordot, cdist
     "_ops.linalg_factor",  # inverse, det, slogdet, logdet, cholesky, cholesky_solve
     "_ops.linalg_decompose",  # svd, qr (torch's older forms and methods)
+    "_ops.linalg_lu",   # lu_unpack, torch's older lu and lu_solve
+    "_ops.frexp",       # frexp
     "_ops.nn",          # softmax, log_softmax, cosine_similarity
     "_ops.nn_layers",   # torch.conv2d, torch.batch_norm, ...: nn.functional with ATen's parameters
     "_ops.creation",    # factories, *_like, as_tensor, Tensor.new_*, layout

@@ -1,6 +1,7 @@
 """``torch.linalg``: vector and matrix norms, the cross product, the factorizations
 (inverse, determinants, solves, Cholesky: ``_ops/linalg_factor.py``) and the
-decompositions (SVD, QR, symmetric eigenproblems: ``_ops/linalg_decompose.py``).
+decompositions (SVD, QR, symmetric eigenproblems: ``_ops/linalg_decompose.py``), the
+LU factorization (``_ops/linalg_lu.py``) and least squares (``_ops/linalg_lstsq.py``).
 
 >>> import gradtrack
 >>> gradtrack.linalg.vector_norm(gradtrack.tensor([3., 4.]))
@@ -14,12 +15,16 @@ from ._ops.linalg_decompose import (  # noqa: F401 - torch.linalg's names
     cond,
     eigh,
     eigvalsh,
+    matrix_exp,
     matrix_rank,
     multi_dot,
+    pinv,
     qr,
     svd,
     svdvals,
 )
+from ._ops.linalg_lstsq import lstsq  # noqa: F401 - torch.linalg's name
+from ._ops.linalg_lu import lu, lu_factor, lu_factor_ex, lu_solve  # noqa: F401
 from ._ops.linalg_factor import (  # noqa: F401 - torch.linalg's names
     LinAlgError,
     cholesky,

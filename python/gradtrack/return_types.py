@@ -195,3 +195,65 @@ class histogram(_Named):
     __slots__ = ()
     _name, _fields = "histogram", ("hist", "bin_edges")
     hist, bin_edges = _field(0), _field(1)
+
+
+# the LU factorization (_ops/linalg_lu.py), least squares, frexp
+class linalg_lu_factor(_Named):
+    """``linalg.lu_factor(A)``: the packed factorization and its pivots."""
+
+    __slots__ = ()
+    _name, _fields = "linalg_lu_factor", ("LU", "pivots")
+    LU, pivots = _field(0), _field(1)
+
+
+class linalg_lu_factor_ex(_Named):
+    """``linalg.lu_factor_ex(A)``: the packed factorization, its pivots and LAPACK's info."""
+
+    __slots__ = ()
+    _name, _fields = "linalg_lu_factor_ex", ("LU", "pivots", "info")
+    LU, pivots, info = _field(0), _field(1), _field(2)
+
+
+class _lu_with_info(linalg_lu_factor_ex):
+    """``torch.lu(A, get_infos=True)``: as ``linalg.lu_factor_ex``."""
+
+    __slots__ = ()
+    _name = "_lu_with_info"
+
+
+class linalg_lu(_Named):
+    """``linalg.lu(A)``: ``A = P L U``."""
+
+    __slots__ = ()
+    _name, _fields = "linalg_lu", ("P", "L", "U")
+    P, L, U = _field(0), _field(1), _field(2)
+
+
+class lu_unpack(linalg_lu):
+    """``torch.lu_unpack(LU, pivots)``: as ``linalg.lu``."""
+
+    __slots__ = ()
+    _name = "lu_unpack"
+
+
+class linalg_lstsq(_Named):
+    """``linalg.lstsq(A, B)``: the solution, and what the driver gives beside it."""
+
+    __slots__ = ()
+    _name, _fields = "linalg_lstsq", ("solution", "residuals", "rank", "singular_values")
+    solution, residuals, rank, singular_values = _field(0), _field(1), _field(2), _field(3)
+
+
+class frexp(_Named):
+    """``torch.frexp(x)``: ``x = mantissa * 2 ** exponent``."""
+
+    __slots__ = ()
+    _name, _fields = "frexp", ("mantissa", "exponent")
+    mantissa, exponent = _field(0), _field(1)
+
+
+class frexp_out(frexp):
+    """``torch.frexp(x, out=...)``: as ``frexp``."""
+
+    __slots__ = ()
+    _name = "frexp_out"

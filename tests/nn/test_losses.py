@@ -170,3 +170,19 @@ def test_cross_entropy_module_spatial(torch):
     ref = torch.nn.CrossEntropyLoss(label_smoothing=0.1)(torch.tensor(LOGITS),
                                                         torch.tensor(TARGET))
     assert ours.item() == pytest.approx(ref.item(), rel=1e-12)
+
+
+def test_multi_margin_loss_counts_nan_terms_as_zero(torch):
+    # torch's kernel adds the terms with margin - x[y] + x[j] > 0: a NaN term adds nothing
+    # (found by the op-table fuzzer), while clamp_min(0) would carry the NaN on
+    x = [[float("nan"), 1.0, 2.0], [0.0, float("nan"), 1.0], [0.5, -1.0, 3.0]]
+    for p in (1, 2):
+        ours = gt.tensor(x, requires_grad=True)
+        theirs = torch.tensor(x, requires_grad=True)
+        out = F.multi_margin_loss(ours, gt.tensor([0, 0, 2]), p=p, reduction="none")
+        ref = torch.nn.functional.multi_margin_loss(theirs, torch.tensor([0, 0, 2]), p=p,
+                                                    reduction="none")
+        np.testing.assert_allclose(out.detach().numpy(), ref.detach().numpy(), rtol=1e-6)
+        out.sum().backward()
+        ref.sum().backward()
+        np.testing.assert_allclose(ours.grad.numpy(), theirs.grad.numpy(), rtol=1e-6)

@@ -1,4 +1,5 @@
-"""svd, svdvals, qr, eigh, eigvalsh, matrix_rank, cond and multi_dot against torch 2.13
+"""svd, svdvals, qr, eigh, eigvalsh, matrix_rank, cond, multi_dot, pinv and matrix_exp
+against torch 2.13
 where the op table (tests/ops/op_db/linalg_decompose.py) does not reach: argument checks
 and their messages, LinAlgError on non-finite input, the legacy torch.svd and torch.qr,
 shapes of every mode (empty matrices included), rank-deficient input, gradients of
@@ -58,6 +59,13 @@ ERRORS = {
                                                              lib.ones(3, 2)]),
     "multi_dot_dtypes": lambda lib: lib.linalg.multi_dot([lib.ones(2, 3),
                                                           lib.ones(3, 2, dtype=lib.float64)]),
+    "pinv_1d": lambda lib: lib.linalg.pinv(lib.ones(3)),
+    "pinv_int": lambda lib: lib.linalg.pinv(lib.ones(3, 3, dtype=lib.int64)),
+    "pinv_half": lambda lib: lib.linalg.pinv(lib.ones(2, 3, dtype=lib.float16)),
+    "matrix_exp_1d": lambda lib: lib.linalg.matrix_exp(lib.ones(3)),
+    "matrix_exp_nonsquare": lambda lib: lib.linalg.matrix_exp(lib.ones(2, 3)),
+    "matrix_exp_int": lambda lib: lib.linalg.matrix_exp(lib.ones(3, 3, dtype=lib.int64)),
+    "torch_matrix_exp_nonsquare": lambda lib: lib.matrix_exp(lib.ones(2, 3)),
 }
 
 
@@ -190,7 +198,9 @@ SCENARIOS = {
         lib.linalg.matrix_rank(lib.diag(lib.tensor([1.0, 1e-3, 1e-9])), atol=1e-2, rtol=1e-4),
         lib.linalg.matrix_rank(lib.diag(lib.tensor([1.0, 1e-3, 1e-9])), atol=lib.tensor(1e-4)),
         lib.linalg.matrix_rank(lib.diag(lib.tensor([-2.0, 1.0, 0.0])), hermitian=True),
-        lib.linalg.matrix_rank(lib.zeros(2, 3, 0))],
+        lib.linalg.matrix_rank(lib.zeros(2, 3, 0)),
+        lib.linalg.matrix_rank(lib.diag(lib.tensor([2.0, 1e-3])).expand(2, 2, 2),
+                               rtol=lib.tensor([1e-4, 1e-2]))],
     "cond": lambda lib: [lib.linalg.cond(randn(lib, 2, 3, 3), p) for p in
                          (None, 2, -2, "fro", "nuc", 1, -1, float("inf"), -float("inf"))],
     "cond_rectangular": lambda lib: lib.linalg.cond(randn(lib, 3, 5)),
@@ -199,6 +209,17 @@ SCENARIOS = {
         (None, "fro", "nuc", 1, -1, float("inf"))] + [
         lib.linalg.cond(lib.stack([lib.eye(3), lib.zeros(3, 3)]).requires_grad_(), 1),
         lib.linalg.cond(lib.ones(3, 3).requires_grad_(), "fro")],
+    "pinv": lambda lib: [
+        lib.linalg.pinv(lib.ones(3, 3)), lib.linalg.pinv(lib.ones(3, 3), hermitian=True),
+        lib.linalg.pinv(lib.diag(lib.tensor([1.0, 1e-3, 1e-9])), atol=1e-2),
+        lib.linalg.pinv(lib.diag(lib.tensor([1.0, 1e-3, 1e-9])), rtol=1e-4),
+        lib.linalg.pinv(lib.diag(lib.tensor([2.0, 1e-3])).expand(2, 2, 2),
+                        rtol=lib.tensor([1e-4, 1e-2])),
+        lib.linalg.pinv(randn(lib, 2, 3, 5)), lib.pinverse(randn(lib, 4, 2)),
+        randn(lib, 3, 3).pinverse(rcond=0.5), lib.linalg.pinv(lib.zeros(0, 3))],
+    "matrix_exp": lambda lib: [
+        lib.linalg.matrix_exp(randn(lib, 2, 3, 3) * 4), lib.matrix_exp(lib.zeros(0, 0)),
+        randn(lib, 4, 4).matrix_exp(), lib.linalg.matrix_exp(lib.tensor([[0.0, 1.0], [-1.0, 0.0]]))],
     "multi_dot": lambda lib: [lib.linalg.multi_dot([randn(lib, 2, 3), randn(lib, 3, 4, seed=1)]),
                               lib.linalg.multi_dot([randn(lib, 3), randn(lib, 3, seed=1)]),
                               lib.linalg.multi_dot([randn(lib, 3), randn(lib, 3, 2, seed=1)])],
@@ -270,6 +291,10 @@ DOUBLE = {
     "qr": lambda lib, x: (lambda q, r: q.pow(3).sum() + r.pow(2).sum())(*lib.linalg.qr(x)),
     "eigh": lambda lib, x: (lambda w, v: w.pow(3).sum() + (v.pow(2) * lib.arange(
         3.0, dtype=x.dtype)).sum())(*lib.linalg.eigh(x + x.mT)),
+    "pinv_wide": lambda lib, x: lib.linalg.pinv(x[..., :2, :]),
+    "pinv_hermitian": lambda lib, x: lib.linalg.pinv(x @ x.mT + 3 * lib.eye(3, dtype=x.dtype),
+                                                     hermitian=True),
+    "matrix_exp": lambda lib, x: lib.linalg.matrix_exp(x * 2),
 }
 
 
@@ -314,6 +339,7 @@ OUT = {
     "matrix_rank": lambda lib, a: lib.linalg.matrix_rank(a, out=lib.empty(0, dtype=lib.int64)),
     "cond": lambda lib, a: lib.linalg.cond(a, out=lib.empty(0)),
     "multi_dot": lambda lib, a: lib.linalg.multi_dot([a, a, a], out=lib.empty(0)),
+    "pinv": lambda lib, a: lib.linalg.pinv(a, out=lib.empty(0)),
 }
 
 

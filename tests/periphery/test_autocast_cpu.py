@@ -130,6 +130,9 @@ FLOAT32 = {
     "linalg_qr": lambda lib, a: lib.linalg.qr(_spd(lib, a)).R,
     "linalg_eigvalsh": lambda lib, a: lib.linalg.eigvalsh(_spd(lib, a)),
     "linalg_cond": lambda lib, a: lib.linalg.cond(_spd(lib, a)),
+    "pinverse": lambda lib, a: lib.pinverse(_spd(lib, a)),
+    "lu_solve": lambda lib, a: lib.linalg.lu_solve(*lib.linalg.lu_factor(_spd(lib, a).float()),
+                                                   _spd(lib, a).float()),
     # not on the list: bfloat16 stays
     "matrix_power": lambda lib, a: lib.linalg.matrix_power(_spd(lib, a), 2),
     "multi_dot": lambda lib, a: lib.linalg.multi_dot([_spd(lib, a), _spd(lib, a)]),

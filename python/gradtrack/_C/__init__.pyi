@@ -1977,6 +1977,13 @@ tensor([-0.5000,  0.2500,  0.0000])
 >>> x._version
 1"""
 
+    def frexp(self) -> Tensor:
+        """Tensor.frexp: :func:`gradtrack.frexp` of this tensor (no ``out=``, as torch's).
+
+>>> import gradtrack
+>>> gradtrack.tensor([8.0]).frexp().mantissa
+tensor([0.5000])"""
+
     def gather(self, dim: typing.SupportsInt | typing.SupportsIndex, index: Tensor) -> Tensor:
         """
         The elements picked along ``dim`` at the positions in ``index``.
@@ -2756,6 +2763,25 @@ self's dtype); returns ``self`` (its node's gradients are zeros, as torch's).
 >>> gradtrack.tensor([1., 2., 3.]).lt_(2)
 tensor([1., 0., 0.])"""
 
+    def lu(self, pivot: typing.Any=True, get_infos: typing.Any=False) -> Tensor:
+        """Tensor.lu (deprecated): :func:`gradtrack.lu` of this tensor.
+
+>>> import gradtrack
+>>> LU, pivots = gradtrack.tensor([[1.0, 2.0], [3.0, 4.0]]).lu()
+>>> LU
+tensor([[3.0000, 4.0000],
+        [0.3333, 0.6667]])"""
+
+    def lu_solve(self, LU_data: typing.Any, LU_pivots: typing.Any, *, out: typing.Any=None) -> Tensor:
+        """torch.lu_solve (deprecated): :func:`gradtrack.linalg.lu_solve` with its
+arguments reordered, ``(b, LU_data, LU_pivots)``.
+
+>>> import gradtrack
+>>> LU, pivots = gradtrack.linalg.lu_factor(gradtrack.tensor([[2.0, 0.0], [0.0, 4.0]]))
+>>> gradtrack.lu_solve(gradtrack.tensor([[2.0], [4.0]]), LU, pivots)
+tensor([[1.],
+        [1.]])"""
+
     def masked_fill(self, mask: Tensor, value: typing.Any) -> Tensor:
         """
         A copy with ``value`` where ``mask`` is True.
@@ -2811,6 +2837,14 @@ tensor([1., 0., 2.])"""
         >>> a.matmul(gradtrack.tensor([1.0, 0.0]))
         tensor([1., 3.])
         """
+
+    def matrix_exp(self) -> Tensor:
+        """torch.matrix_exp: :func:`gradtrack.linalg.matrix_exp`.
+
+>>> import gradtrack
+>>> gradtrack.matrix_exp(gradtrack.zeros(2, 2))
+tensor([[1., 0.],
+        [0., 1.]])"""
 
     def matrix_power(self, n: typing.Any, *, out: typing.Any=None) -> Tensor:
         """torch.matrix_power: :func:`gradtrack.linalg.matrix_power`.
@@ -3237,6 +3271,13 @@ tensor([1., 0., 1.])"""
 Traceback (most recent call last):
     ...
 RuntimeError: Cannot access accelerator device when none is available."""
+
+    def pinverse(self, rcond: typing.Any=1e-15) -> Tensor:
+        """torch.pinverse: :func:`gradtrack.linalg.pinv` with ``rtol=rcond``.
+
+>>> import gradtrack
+>>> gradtrack.pinverse(gradtrack.tensor([[4.0]]))
+tensor([[0.2500]])"""
 
     def polygamma(self, n: typing.Any) -> Tensor:
         """

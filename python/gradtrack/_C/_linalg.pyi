@@ -5,7 +5,7 @@ the factorizations and decompositions of torch.linalg (private)
 from __future__ import annotations
 import typing
 from gradtrack._C import Tensor
-__all__: list[str] = ['cholesky_ex', 'cholesky_solve', 'det', 'eigh', 'inv_ex', 'qr', 'slogdet', 'solve_ex', 'solve_triangular', 'svd']
+__all__: list[str] = ['cholesky_ex', 'cholesky_solve', 'det', 'eigh', 'frexp', 'inv_ex', 'lstsq', 'lu_factor', 'matrix_exp', 'qr', 'slogdet', 'solve_ex', 'solve_triangular', 'svd']
 
 def cholesky_ex(arg0: Tensor, arg1: bool, arg2: bool) -> tuple[Tensor, Tensor]:
     ...
@@ -19,7 +19,19 @@ def det(arg0: Tensor) -> Tensor:
 def eigh(arg0: Tensor, arg1: bool, arg2: bool) -> tuple[Tensor, Tensor, Tensor]:
     ...
 
+def frexp(arg0: Tensor) -> tuple[Tensor, Tensor]:
+    ...
+
 def inv_ex(arg0: Tensor) -> tuple[Tensor, Tensor]:
+    ...
+
+def lstsq(arg0: Tensor, arg1: Tensor, arg2: typing.SupportsInt | typing.SupportsIndex, arg3: typing.SupportsFloat | typing.SupportsIndex) -> tuple[Tensor, Tensor, Tensor, Tensor]:
+    ...
+
+def lu_factor(arg0: Tensor) -> tuple[Tensor, Tensor, Tensor]:
+    ...
+
+def matrix_exp(arg0: Tensor) -> Tensor:
     ...
 
 def qr(arg0: Tensor, arg1: typing.SupportsInt | typing.SupportsIndex) -> tuple[Tensor, Tensor]:

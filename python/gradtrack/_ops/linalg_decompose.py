@@ -1,7 +1,7 @@
 """The decompositions of ``torch.linalg`` and what is built on them: ``svd``,
 ``svdvals``, ``qr``, ``eigh``, ``eigvalsh`` (and torch's older ``svd(some=)``,
-``qr(some=)`` with their Tensor methods), ``matrix_rank``, ``cond`` and
-``multi_dot``, with torch's argument checks and messages.
+``qr(some=)`` with their Tensor methods), ``matrix_rank``, ``cond``, ``multi_dot``,
+``pinv`` (``pinverse``) and ``matrix_exp``, with torch's argument checks and messages.
 
 Each decomposition calls one C++ entry (``_C._linalg``: LAPACK's gesdd, geqrf and
 orgqr, syevd per matrix of the batch; torch's node recorded), which returns LAPACK's
@@ -15,7 +15,9 @@ tensor([1., 3.])
 import warnings
 
 from .. import _C, return_types
-from .._autocast import runs_in_float32
+from .._autocast import runs_in_float32, without_autocast
+from ..autograd.function import Function
+from ..nn._named_nodes import named_node
 from . import methods
 from .linalg_factor import (
     _check_kernel,
@@ -242,14 +244,7 @@ def matrix_rank(A, *, atol=None, rtol=None, hermitian=False, out=None):  # noqa:
             rank = _C.zeros(tuple(A.shape[:-2]), dtype=_C.int64)
             rank.add_(0)  # torch writes its count through sum's out=: _version 1
             return _with_out("linalg_matrix_rank", rank, out)
-        largest = s.amax(-1, keepdim=True)
-        if rtol is None:
-            eps = 1.1920928955078125e-07 if A.dtype == _C.float32 else 2.220446049250313e-16
-            rtol = 0.0 if atol is not None and _positive(atol) else eps * max(A.shape[-2:])
-        tol = largest * rtol
-        if atol is not None:
-            tol = _C.maximum(tol, atol if isinstance(atol, _C.Tensor) else
-                             _C.full((), float(atol), dtype=s.dtype))
+        tol = _tolerance(s, A, atol, rtol)
         rank = (s > tol).sum(-1)
         rank.add_(0)  # torch writes its count through sum's out=: _version 1
     return _with_out("linalg_matrix_rank", rank, out)
@@ -387,10 +382,165 @@ def _chain(mats):
     return product(0, n - 1)
 
 
+# ---- pinv, matrix_exp --------------------------------------------------------------------------
+
+_TYPE = {"float16": "Half", "bfloat16": "BFloat16", "int64": "Long", "int32": "Int", "bool": "Bool",
+         "uint8": "Byte", "int8": "Char", "int16": "Short", "float32": "Float", "float64": "Double"}
+
+
+def _tolerance(s, A, atol, rtol):  # noqa: N803
+    """torch's threshold on the singular values: max(atol, rtol * the largest), rtol
+    eps * max(m, n) unless atol is given and positive."""
+    if rtol is None:
+        eps = 1.1920928955078125e-07 if A.dtype == _C.float32 else 2.220446049250313e-16
+        rtol = 0.0 if atol is not None and _positive(atol) else eps * max(A.shape[-2:])
+    largest = s.amax(-1, keepdim=True) if s.shape[-1] else s.sum(-1, keepdim=True)
+    rtol = rtol.unsqueeze(-1) if isinstance(rtol, _C.Tensor) and rtol.dim() else rtol
+    tol = largest * rtol
+    if atol is not None:
+        atol = atol.unsqueeze(-1) if isinstance(atol, _C.Tensor) and atol.dim() else atol
+        tol = _C.maximum(tol, atol if isinstance(atol, _C.Tensor) else
+                         _C.full((), float(atol), dtype=s.dtype))
+    return tol
+
+
+def _pinv_value(A, atol, rtol, hermitian):  # noqa: N803
+    """A^+ from the SVD (the eigendecomposition when ``hermitian``), without history."""
+    if hermitian:
+        values, vectors = eigh(A)
+        s = values.abs()
+        keep = s > _tolerance(s, A, atol, rtol)
+        inverse = _C.where(keep, 1 / values, _C.zeros((), dtype=values.dtype))
+        return ((vectors * inverse.unsqueeze(-2)) @ vectors.mT).contiguous()
+    u, s, vh = svd(A, full_matrices=False)
+    keep = s > _tolerance(s, A, atol, rtol)
+    inverse = _C.where(keep, 1 / s, _C.zeros((), dtype=s.dtype))
+    return ((vh.mT * inverse.unsqueeze(-2)) @ u.mT).contiguous()
+
+
+class _Pinv(Function):
+    """A^+ computed without history (from svd or eigh), its node torch's."""
+
+    @staticmethod
+    def forward(ctx, A, atol, rtol, hermitian):  # noqa: N803
+        result = _pinv_value(A, atol, rtol, hermitian)
+        ctx.save_for_backward(A, result)
+        ctx.pair = (A, result)
+        return result
+
+    @staticmethod
+    def backward(ctx, grad):
+        A, P = ctx.saved_tensors  # noqa: N806
+        return _pinv_adjoint(A, P, grad), None, None, None
+
+    @staticmethod
+    def jvp(ctx, dA, *_):  # noqa: N803
+        A, P = ctx.pair  # noqa: N806
+        # dP = -P dA P + P P^T dA^T (I - A P) + (I - P A) dA^T P^T P
+        dAt = dA.mT  # noqa: N806
+        return (-(P @ dA @ P) + (P @ P.mT) @ (dAt - dAt @ A @ P)
+                + (dAt - P @ A @ dAt) @ (P.mT @ P))
+
+
+def _pinv_adjoint(A, P, G):  # noqa: N803
+    """The adjoint of dA -> dP at A (P = A^+), applied to G:
+    -P^T G P^T + (I - A P) G^T P P^T + P^T P G^T (I - P A)."""
+    Gt, Pt = G.mT, P.mT  # noqa: N806
+    return ((Gt - A @ P @ Gt) @ (P @ Pt) - Pt @ G @ Pt + (Pt @ P) @ (Gt - Gt @ P @ A))
+
+
+named_node(_Pinv, "LinalgPinvBackward0")
+
+
+def pinv(A, *, atol=None, rtol=None, hermitian=False, out=None):  # noqa: N803
+    """The pseudo-inverse of each matrix of ``A``, from its SVD (its eigendecomposition
+    when ``hermitian``): singular values at or below ``max(atol, rtol * the largest)``
+    count as zero (LinalgPinvBackward0).
+
+    >>> import gradtrack
+    >>> gradtrack.linalg.pinv(gradtrack.tensor([[2.0, 0.0], [0.0, 0.0]]))
+    tensor([[0.5000, 0.0000],
+            [0.0000, 0.0000]])
+    """
+    dtype = repr(A.dtype).split(".", 1)[1]
+    if A.dim() < 2 or dtype not in ("float32", "float64"):
+        raise RuntimeError(f"linalg.pinv({_TYPE.get(dtype, dtype)}{{{list(A.shape)}}}): expected "
+                           "a tensor with 2 or more dimensions of float, double, cfloat or "
+                           "cdouble types")
+    with without_autocast():  # torch's kernel: its products do not autocast
+        result = _Pinv.apply(A, atol, rtol, hermitian)
+    return _with_out("linalg_pinv", result, out)
+
+
+@runs_in_float32
+def pinverse(input, rcond=1e-15):  # noqa: A002 - torch's name
+    """torch.pinverse: :func:`gradtrack.linalg.pinv` with ``rtol=rcond``.
+
+    >>> import gradtrack
+    >>> gradtrack.pinverse(gradtrack.tensor([[4.0]]))
+    tensor([[0.2500]])
+    """
+    return pinv(input, rtol=rcond)
+
+
+def _exp_derivative(X, B):  # noqa: N803
+    """The Frechet derivative of exp at X along B: the upper-right block of
+    exp([[X, B], [0, X]]) (the gradient: at X = A^T along the incoming gradient)."""
+    n = X.shape[-1]
+    top = _C.cat([X, B], -1)
+    bottom = _C.cat([_C.zeros(tuple(X.shape), dtype=X.dtype), X], -1)
+    return _MatrixExp.apply(_C.cat([top, bottom], -2))[..., :n, n:]
+
+
+class _MatrixExp(Function):
+    @staticmethod
+    def forward(ctx, A):  # noqa: N803
+        ctx.save_for_backward(A)
+        ctx.input = A
+        return _L.matrix_exp(A)
+
+    @staticmethod
+    def backward(ctx, grad):
+        (A,) = ctx.saved_tensors  # noqa: N806
+        return _exp_derivative(A.mT, grad)
+
+    @staticmethod
+    def jvp(ctx, dA):  # noqa: N803
+        return _exp_derivative(ctx.input, dA)
+
+
+named_node(_MatrixExp, "LinalgMatrixExpBackward0")
+
+
+def matrix_exp(A):  # noqa: N803
+    """The matrix exponential of each square matrix of ``A`` (scaling and squaring;
+    LinalgMatrixExpBackward0, whose gradient is the exponential of a block matrix).
+
+    >>> import gradtrack
+    >>> gradtrack.linalg.matrix_exp(gradtrack.tensor([[0.0, 1.0], [0.0, 0.0]]))
+    tensor([[1., 1.],
+            [0., 1.]])
+    """
+    _check_square("linalg.matrix_exp", A)
+    return _MatrixExp.apply(A)
+
+
+def _torch_matrix_exp(input):  # noqa: A002 - torch's name
+    """torch.matrix_exp: :func:`gradtrack.linalg.matrix_exp`.
+
+    >>> import gradtrack
+    >>> gradtrack.matrix_exp(gradtrack.zeros(2, 2))
+    tensor([[1., 0.],
+            [0., 1.]])
+    """
+    return matrix_exp(input)
+
+
 # torch's top-level names for the older forms and their Tensor methods.
 _torch_svd.__name__ = _torch_svd.__qualname__ = "svd"
 _torch_qr.__name__ = _torch_qr.__qualname__ = "qr"
-FUNCTIONS = (_torch_svd, _torch_qr)
-METHODS = methods(_torch_svd, _torch_qr)
+_torch_matrix_exp.__name__ = _torch_matrix_exp.__qualname__ = "matrix_exp"
+FUNCTIONS = (_torch_svd, _torch_qr, pinverse, _torch_matrix_exp)
+METHODS = methods(_torch_svd, _torch_qr, pinverse, _torch_matrix_exp)
 # gradtrack.linalg's names (linalg.py).
-LINALG = (svd, svdvals, qr, eigh, eigvalsh, matrix_rank, cond, multi_dot)
+LINALG = (svd, svdvals, qr, eigh, eigvalsh, matrix_rank, cond, multi_dot, pinv, matrix_exp)

@@ -228,7 +228,9 @@ def multilabel_soft_margin_loss(input, target, weight=None, size_average=None,  
 def _multi_margin(input, target, p, margin, weight, enum):  # noqa: A002
     rows = input if input.dim() == 2 else input.reshape(1, -1)
     picked = rows.gather(1, target.reshape(-1, 1))
-    z = (margin - picked + rows).clamp_min(0)
+    z = margin - picked + rows
+    # torch's kernel adds the terms with z > 0: a NaN term counts as 0, as a negative one
+    z = z.masked_fill((z > 0).logical_not(), 0)
     if p == 2:
         z = z * z
     if weight is not None:

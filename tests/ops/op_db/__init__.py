@@ -18,8 +18,10 @@ The rows live in one module per area, with the words of the library
 - ``linalg``: the matmul family, baddbmm/addmv, cross, trace, einsum, tensordot, cdist;
 - ``linalg_factor``: inv, det, slogdet, logdet, solve, solve_triangular, cholesky,
   cholesky_solve (on invertible or positive-definite inputs built from the samples);
-- ``linalg_decompose``: svd, svdvals, qr, eigh, eigvalsh, matrix_rank, cond, multi_dot
-  (sign-free functions of singular vectors and eigenvectors, separated spectra);
+- ``linalg_decompose``: svd, svdvals, qr, eigh, eigvalsh, matrix_rank, cond, multi_dot,
+  pinv, matrix_exp (sign-free functions of singular vectors and eigenvectors, separated
+  spectra);
+- ``linalg_lu``: lu_factor, lu, lu_unpack, lu_solve, lstsq (pivoting inputs, full rank);
 - ``nn``, ``conv``, ``resample``: nn.functional (softmax, activations, norms, losses),
   convolution and pooling, padding and interpolation;
 - ``creation``: the factories (``CREATION``, ``CreationSpec`` rows).
@@ -31,8 +33,8 @@ after area in the order above, each area's rows in the order of its module. Add 
 the module of its area; every test above picks it up.
 """
 
-from . import (conv, creation, indexing, linalg, linalg_decompose, linalg_factor, nn, pointwise,
-               reduction, resample, scan_sort, shape, statistics, views)
+from . import (conv, creation, indexing, linalg, linalg_decompose, linalg_factor, linalg_lu, nn,
+               pointwise, reduction, resample, scan_sort, shape, statistics, views)
 from .rows import (ALL, AWAY0, CASTABLE, DISTINCT, EXPONENT, FLOAT, INT, INTB, LOG1P, NONNEG, NONZERO,  # noqa: F401
                    NUM, POS, REAL, SIGNED, SMALL, A, Arg, CreationSpec, Domain, E, Fixed, Idx, Mask,
                    OpSpec, S, Sample, Step, T, Tr, View)
@@ -40,7 +42,7 @@ from .samples import (BINARY, BINARY_SMALL, LOSS_PAIR, MATRIX, RED_ALL, RED_ALL_
                       RED_DIM_EMPTY, SCAN, SHAPE, STAT, UNARY, UNARY_SMALL, V23, V23C, V234)
 
 AREAS = (pointwise, reduction, statistics, views, shape, indexing, scan_sort, linalg, linalg_factor,
-         linalg_decompose, nn, conv, resample)
+         linalg_decompose, linalg_lu, nn, conv, resample)
 
 OPS = [spec for area in AREAS for spec in area.OPS]
 CREATION = creation.CREATION

@@ -1,5 +1,6 @@
 """The decompositions of torch.linalg: svd (svdvals, the legacy torch.svd), qr (its
-modes, torch.qr), eigh and eigvalsh, matrix_rank, cond and multi_dot.
+modes, torch.qr), eigh and eigvalsh, matrix_rank, cond, multi_dot, pinv (pinverse) and
+matrix_exp.
 
 Singular vectors and eigenvectors are unique only up to sign, so the rows of svd and
 eigh return functions of them that do not depend on the signs (``U diag(S^2) Vh``,
@@ -47,6 +48,12 @@ def _usv(u, s, vh):
 def _np_vlv(a):
     w, v = np.linalg.eigh(a)
     return (v * (w * w)[..., None, :]) @ np.swapaxes(v, -1, -2)
+
+
+def _np_expm(a):
+    """exp(a) from the eigendecomposition of a (diagonalizable random samples), in complex."""
+    w, v = np.linalg.eig(a)
+    return np.real((v * np.exp(w)[..., None, :]) @ np.linalg.inv(v))
 
 
 def _legacy_qr(lib, a, method=False):
@@ -111,4 +118,18 @@ OPS = [
            lambda lib, a, b, c, d: lib.linalg.multi_dot([a, b, c, d]),
            (S("mats", A(5, 2), A(2, 4), A(4, 3), A(3, 1)),), FLOAT,
            ref=lambda np_, a, b, c, d: np.linalg.multi_dot([a, b, c, d]), **_TOL),
+    OpSpec("linalg.pinv", lambda lib, a: lib.linalg.pinv(_spread(lib, a)), SHAPES, FLOAT,
+           ref=lambda np_, a: np.linalg.pinv(_spread(np, a)), gradgrad=True, **_TOL),
+    OpSpec("linalg.pinv_hermitian", lambda lib, a: lib.linalg.pinv(_sym(lib, a), hermitian=True),
+           SQUARE[:3], FLOAT, ref=lambda np_, a: np.linalg.pinv(_sym(np, a)), **_TOL),
+    OpSpec("pinverse", lambda lib, a: lib.pinverse(_spread(lib, a)), SHAPES[:3], FLOAT,
+           ref=lambda np_, a: np.linalg.pinv(_spread(np, a)), **_TOL),
+    OpSpec("linalg.matrix_exp", lambda lib, a: lib.linalg.matrix_exp(a), SQUARE, FLOAT,
+           ref=lambda np_, a: _np_expm(a), gradgrad=True, **_TOL),
+    OpSpec("linalg.matrix_exp_large", lambda lib, a: lib.linalg.matrix_exp(a * 3), SQUARE[:1],
+           FLOAT, ref=lambda np_, a: _np_expm(a * 3), **_TOL),
+    OpSpec("matrix_exp", lambda lib, a: lib.matrix_exp(a), SQUARE[:1], FLOAT,
+           ref=lambda np_, a: _np_expm(a), **_TOL),
+    OpSpec("Tensor.matrix_exp", lambda lib, a: a.matrix_exp(), SQUARE[:1], FLOAT,
+           ref=lambda np_, a: _np_expm(a), **_TOL),
 ]

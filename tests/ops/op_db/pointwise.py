@@ -597,6 +597,10 @@ OPS += [
            ref=lambda np_, a, b: np.nextafter(a, b), differentiable=False),
     OpSpec("ldexp", lambda lib, a, b: lib.ldexp(a, b), BINARY, FLOAT, EXPONENT,
            lambda np_, a, b: a * np.exp2(b), gradgrad=True, inplace="ldexp_"),
+    OpSpec("frexp", lambda lib, a: tuple(lib.frexp(a)), UNARY, FLOAT,
+           ref=lambda np_, a: np.frexp(a)),
+    OpSpec("Tensor.frexp", lambda lib, a: tuple(a.frexp()), UNARY_SMALL, FLOAT,
+           ref=lambda np_, a: np.frexp(a)),
     # (a negative integer exponent: torch's gradient is 0, its pow(2, other) in integers)
     OpSpec("Tensor.ldexp_int", lambda lib, a: a.ldexp(lib.full_like(a, 2, dtype=lib.int64)),
            UNARY_SMALL, FLOAT, REAL, lambda np_, a: (a * 4).astype(a.dtype)),

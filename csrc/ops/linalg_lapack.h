@@ -1,0 +1,35 @@
+// The forwards of torch.linalg's LU factorization, least squares and matrix
+// exponential, and of torch.frexp, computed without history: their nodes
+// (LinalgLuFactorExBackward0, LinalgLstsqBackward0, LinalgMatrixExpBackward0,
+// FrexpBackward0...) are autograd Functions of the Python face
+// (_ops/linalg_lu.py, _ops/linalg_lstsq.py, _ops/linalg_decompose.py), which also
+// checks the arguments.
+#pragma once
+
+#include <tuple>
+
+#include "core/tensor.h"
+
+namespace gradtrack::ops {
+
+/// (LU, pivots, info) of each m x n matrix of `a` (getrf): L below the diagonal
+/// (unit diagonal implied) and U on and above it, min(m, n) 1-based int32 pivots,
+/// int32 info (i > 0: U[i, i] in 1-based indices is zero).
+std::tuple<Tensor, Tensor, Tensor> linalg_lu_factor_plain(const Tensor& a);
+
+/// Least squares of each matrix pair of the same batch shape (contiguous): `a`
+/// (..., m, n), `b` (..., m, k). Returns LAPACK's B, (..., max(m, n), k) (X in
+/// its first n rows, the residual terms below when m > n), the int64 rank
+/// (gelsy, gelsd, gelss), the singular values (..., min(m, n)) (gelsd, gelss),
+/// and the int32 info. driver: 0 gels, 1 gelsy, 2 gelsd, 3 gelss.
+std::tuple<Tensor, Tensor, Tensor, Tensor> linalg_lstsq_plain(const Tensor& a, const Tensor& b,
+                                                              int driver, double rcond);
+
+/// exp(A) of each square matrix (scaling and squaring of a Taylor polynomial).
+Tensor linalg_matrix_exp_plain(const Tensor& a);
+
+/// (mantissa, exponent) of each element: x = mantissa * 2^exponent with
+/// |mantissa| in [0.5, 1) (C's frexp), the exponent int32.
+std::pair<Tensor, Tensor> frexp_plain(const Tensor& x);
+
+}  // namespace gradtrack::ops

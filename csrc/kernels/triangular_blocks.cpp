@@ -15,6 +15,16 @@ namespace {
 
 constexpr int64_t kBaseRows = 16;  // rows solved by substitution at the recursion's leaves
 
+// NOTE [Few parallel regions in a factorization]
+// Every parallel region waits at its end for both threads. When another process
+// holds a core (a loaded host; in the benchmark runner, torch's worker whose
+// OpenMP threads still spin), a region waits for a time slice, milliseconds, so a
+// factorization of dozens of small regions took 5x its time alone (LU solve at 256:
+// 4.3 ms against 0.64 ms). Inside the factorizations, then, a step uses the threads
+// only when it is worth a wait: at least 2^23 multiply-adds (two at 512 for
+// Cholesky, none for LU at 256); the solves of many right-hand sides are one region.
+constexpr int64_t kThreadsAbove = int64_t(1) << 23;
+
 // c[m, w] -= a[m, h] @ x[h, w], a read with leading dimension lda.
 template <typename T>
 void subtract_product(const T* a, int64_t lda, const T* x, T* c, int64_t m, int64_t h, int64_t w,
@@ -75,7 +85,8 @@ void subtract_product_bt(const T* a, const T* b, int64_t lda, T* c, int64_t ldc,
   std::vector<T> neg(static_cast<size_t>(m * h));
   for (int64_t i = 0; i < m; ++i)
     for (int64_t j = 0; j < h; ++j) neg[size_t(i * h + j)] = -a[i * lda + j];
-  const int64_t rows = std::max<int64_t>(16, (m + get_num_threads() - 1) / get_num_threads());
+  const int64_t threads = m * m2 * h >= kThreadsAbove ? get_num_threads() : 1;
+  const int64_t rows = std::max<int64_t>(16, (m + threads - 1) / threads);
   parallel_for((m + rows - 1) / rows, 1, [&](int64_t lo, int64_t hi) {
     for (int64_t r = lo; r < hi; ++r) {
       const int64_t r0 = r * rows, r1 = std::min(m, r0 + rows);
@@ -91,7 +102,7 @@ template <typename T>
 void lower_solve_columns(const T* t, int64_t n, T* b, int64_t m, int64_t k) {
   const int64_t threads = get_num_threads();
   int64_t slices =
-      m * m * k >= (int64_t(1) << 20) ? std::min(threads, std::max<int64_t>(1, k / 32)) : 1;
+      m * m * k >= 2 * kThreadsAbove ? std::min(threads, std::max<int64_t>(1, k / 32)) : 1;
   const int64_t per = ((k + slices - 1) / slices + 15) / 16 * 16;
   slices = (k + per - 1) / per;
   parallel_for(slices, 1, [&](int64_t lo, int64_t hi) {
@@ -110,7 +121,7 @@ void subtract_product_rows(const T* a, int64_t lda, const T* b, int64_t ldb, T* 
   std::vector<T> neg(static_cast<size_t>(m * h));
   for (int64_t i = 0; i < m; ++i)
     for (int64_t j = 0; j < h; ++j) neg[size_t(i * h + j)] = -a[i * lda + j];
-  const int64_t threads = m * h * w >= (int64_t(1) << 18) ? get_num_threads() : 1;
+  const int64_t threads = m * h * w >= kThreadsAbove ? get_num_threads() : 1;
   const int64_t rows = std::max<int64_t>(16, (m + threads - 1) / threads);
   parallel_for((m + rows - 1) / rows, 1, [&](int64_t lo, int64_t hi) {
     for (int64_t r = lo; r < hi; ++r) {

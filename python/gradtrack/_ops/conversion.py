@@ -62,8 +62,10 @@ def asarray(obj, *, dtype=None, device=None, copy=None, requires_grad=None):
                              f"dtype '{_dtype_name(dtype)}'.")
         if same and not copy:
             out = obj
+        elif same:
+            out = obj.clone()
         else:
-            out = obj.to(dtype if dtype is not None else obj.dtype, copy=True)
+            out = obj.to(dtype)
         if requires_grad and not out.requires_grad:
             out.requires_grad_(True)
         return out

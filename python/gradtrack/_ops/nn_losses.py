@@ -14,7 +14,9 @@ A string is refused with torch's TypeError.
 tensor([0.5000, 0.0000])
 """
 
-from ..nn import functional as F
+import warnings
+
+from ..nn import functional as F  # noqa: N812 - torch's spelling
 
 _REDUCTIONS = {1: "mean", 2: "sum"}
 
@@ -34,8 +36,13 @@ def kl_div(input, target, reduction=0, *, log_target=False):  # noqa: A002 - tor
     >>> gradtrack.kl_div(gradtrack.tensor([-1.0]), gradtrack.tensor([0.5]), 2)
     tensor(0.1534)
     """
-    return F.kl_div(input, target, reduction=_reduction("kl_div", reduction, 3),
-                    log_target=log_target)
+    how = _reduction("kl_div", reduction, 3)
+    if how == "mean":
+        # nn.functional's warning about "mean" is its own Python's: torch's ATen op is quiet
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", UserWarning)
+            return F.kl_div(input, target, reduction=how, log_target=log_target)
+    return F.kl_div(input, target, reduction=how, log_target=log_target)
 
 
 def binary_cross_entropy_with_logits(input, target, weight=None, pos_weight=None,  # noqa: A002

@@ -292,6 +292,8 @@ def isin(elements, test_elements, *, assume_unique=False, invert=False):
     b = _isin_operand(test_elements, 2, "test_elements")
     from .._dtypes import result_type
     common = result_type(a, b)
+    if common == _C.bool:
+        raise RuntimeError("Unsupported input type encountered for isin(): Bool")
     a = a.detach().to(common)
     keys = b.detach().to(common).flatten().sort()[0]
     if keys.numel() == 0:

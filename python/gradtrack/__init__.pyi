@@ -1467,14 +1467,6 @@ def feature_alpha_dropout_(input: typing.Any, p: typing.Any, train: typing.Any) 
 >>> gradtrack.feature_alpha_dropout_(gradtrack.ones(1, 2, 2), 0.5, False).shape
 gradtrack.Size([1, 2, 2])"""
 
-def fill(input: typing.Any, value: typing.Any) -> Tensor:
-    """A tensor shaped as ``input`` with every element ``value`` (a number or a 0-dim
-tensor, whose gradient is the sum of the result's).
-
->>> import gradtrack
->>> gradtrack.fill(gradtrack.zeros(2), 3)
-tensor([3., 3.])"""
-
 def fill_(input: typing.Any, value: typing.Any) -> Tensor:
     """``input.fill_(value)``: every element of ``input`` set to ``value``.
 
@@ -1876,13 +1868,6 @@ def index_fill(input: typing.Any, dim: typing.Any, index: typing.Any, value: typ
 >>> gradtrack.index_fill(gradtrack.zeros(2, 2), 1, gradtrack.tensor([1]), 5.)
 tensor([[0., 5.],
         [0., 5.]])"""
-
-def index_put(input: typing.Any, indices: typing.Any, values: typing.Any, accumulate: typing.Any=False) -> Tensor:
-    """A copy of ``input`` with ``copy[indices] = values`` (``+=`` when ``accumulate``).
-
->>> import gradtrack
->>> gradtrack.index_put(gradtrack.zeros(3), (gradtrack.tensor([0, 2]),), gradtrack.tensor(1.0))
-tensor([1., 0., 1.])"""
 
 def index_put_(input: typing.Any, indices: typing.Any, values: typing.Any, accumulate: typing.Any=False) -> Tensor:
     """``input.index_put_(indices, values, accumulate)``: ``input[indices] = values`` (or

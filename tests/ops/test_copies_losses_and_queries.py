@@ -1,5 +1,5 @@
 """torch's ``*_copy`` functions, ``unsafe_*`` splits, ``isin``, ``vdot``,
-``cholesky_inverse``, ``fill``, the top-level losses' int reduction and the small queries
+``cholesky_inverse``, ``index_put_``, the top-level losses' int reduction and the small queries
 (``typename``, ``get_device``, ``has_lapack``, ...), compared with torch 2.13.
 
 Where torch records a node of its own that gradtrack's composition does not (NOTE [View
@@ -160,21 +160,21 @@ def test_vdot_and_cholesky_inverse_match_torch(torch):
     assert mine == theirs
 
 
-def test_fill_matches_torch(torch):
+@pytest.mark.parametrize("accumulate", [False, True])
+def test_index_put__function_matches_torch(torch, accumulate):
     res = []
     for lib in (gradtrack, torch):
-        x = _x(lib)
-        v = lib.tensor(2.5, dtype=lib.float64, requires_grad=True)
-        out = lib.fill(x, v)
-        gx, gv = lib.autograd.grad((out * 3).sum(), (x, v))
-        res.append((out.detach().numpy(), gx.numpy(), gv.item(), x._version,
-                    lib.fill(lib.ones(2, dtype=lib.int64), 2.7).tolist()))
+        leaf = _x(lib)
+        x = leaf * 1
+        values = _x(lib, (2, 4), 4)
+        out = lib.index_put_(x, (lib.tensor([2, 2]),), values, accumulate)
+        gl, gv = lib.autograd.grad((out * out).sum(), (leaf, values))
+        res.append((out is x, x.detach().numpy(), x._version, x.grad_fn.name(), gl.numpy(),
+                    gv.numpy()))
     (mine, theirs) = res
-    np.testing.assert_array_equal(mine[0], theirs[0])
-    np.testing.assert_array_equal(mine[1], theirs[1])
-    assert mine[2:] == theirs[2:]
-    mine, theirs = _errors(lambda lib: lib.fill(lib.ones(2), lib.ones(2)), torch)
-    assert mine == theirs
+    assert mine[0] is theirs[0] is True and mine[2:4] == theirs[2:4]
+    for k in (1, 4, 5):
+        np.testing.assert_allclose(mine[k], theirs[k], rtol=1e-12)
 
 
 @pytest.mark.parametrize("name,args", [

@@ -2257,13 +2257,6 @@ tensor([[0., 5.],
 >>> gradtrack.zeros(3).index_fill_(0, gradtrack.tensor([1]), 2.)
 tensor([0., 2., 0.])"""
 
-    def index_put(self, indices: typing.Any, values: typing.Any, accumulate: typing.Any=False) -> Tensor:
-        """A copy of ``input`` with ``copy[indices] = values`` (``+=`` when ``accumulate``).
-
->>> import gradtrack
->>> gradtrack.index_put(gradtrack.zeros(3), (gradtrack.tensor([0, 2]),), gradtrack.tensor(1.0))
-tensor([1., 0., 1.])"""
-
     def index_put_(self, indices: typing.Any, values: typing.Any, accumulate: typing.Any=False) -> Tensor:
         """``self[indices] = values`` (or ``+=`` with accumulate); returns ``self``.
 

@@ -233,20 +233,10 @@ def unravel_index(indices, shape):
     return tuple(coords.remainder(_C.tensor(list(shape), dtype=_C.int64)).unbind(-1))
 
 
-def index_put(input, indices, values, accumulate=False):  # noqa: A002 - torch's names
-    """A copy of ``input`` with ``copy[indices] = values`` (``+=`` when ``accumulate``).
-
-    >>> import gradtrack
-    >>> gradtrack.index_put(gradtrack.zeros(3), (gradtrack.tensor([0, 2]),), gradtrack.tensor(1.0))
-    tensor([1., 0., 1.])
-    """
-    return input.clone().index_put_(indices, values, accumulate)
-
-
-FUNCTIONS = (index_put, nonzero, argwhere, take_along_dim, index_add, index_copy, index_fill, take, put,
+FUNCTIONS = (nonzero, argwhere, take_along_dim, index_add, index_copy, index_fill, take, put,
              masked_scatter, select_scatter, slice_scatter, diagonal_scatter, scatter_reduce,
              index_reduce, unravel_index)
-METHODS = {**methods(index_put, nonzero, argwhere, take_along_dim, index_add, index_copy, index_fill, take,
+METHODS = {**methods(nonzero, argwhere, take_along_dim, index_add, index_copy, index_fill, take,
                      put, masked_scatter, select_scatter, slice_scatter, diagonal_scatter,
                      scatter_reduce, index_reduce),
            "where": _where_method}

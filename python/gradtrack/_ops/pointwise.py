@@ -200,18 +200,7 @@ def clip(input, min=None, max=None):  # noqa: A002
     return _C.clamp(input, min, max)
 
 
-def fill(input, value):  # noqa: A002 - torch's names
-    """A tensor shaped as ``input`` with every element ``value`` (a number or a 0-dim
-    tensor, whose gradient is the sum of the result's).
-
-    >>> import gradtrack
-    >>> gradtrack.fill(gradtrack.zeros(2), 3)
-    tensor([3., 3.])
-    """
-    return input.clone().fill_(value)
-
-
-FUNCTIONS = (fill, nan_to_num, lerp, isclose, allclose, float_power, positive, fix, true_divide, clip,
+FUNCTIONS = (nan_to_num, lerp, isclose, allclose, float_power, positive, fix, true_divide, clip,
              addcmul, addcdiv, logit, mvlgamma)
 # torch's constants (plain Python floats, as torch's; ``newaxis`` is None, as NumPy's).
 NAMES = {"pi": math.pi, "e": math.e, "inf": math.inf, "nan": math.nan, "newaxis": None}

@@ -127,16 +127,6 @@ OPS += [
 
 # ---- take_along_dim, masked_select, nonzero --------------------------------------------------
 
-def _put_rows(a, idx, values, accumulate):
-    out = a.copy()
-    values = np.broadcast_to(values, (len(idx),) + a.shape[1:])
-    if accumulate:
-        np.add.at(out, idx, values)
-    else:
-        out[idx] = values
-    return out
-
-
 OPS += [
     OpSpec("take_along_dim", lambda lib, a, i: lib.take_along_dim(a, i, 1),
            (S("3x4", A(3, 4), Idx([[0], [3], [1]])), S("bcast", A(3, 4), Idx([[2, 0]]))), ALL,
@@ -153,12 +143,6 @@ OPS += [
     OpSpec("nonzero", lambda lib, a: lib.nonzero(a), (S("specials", Fixed([[0.0, 1.5], [-0.0, 2.0]])),
                                                       S("2x3", A(2, 3, domain=SMALL))),
            ALL, ref=lambda np_, a: np.argwhere(a), differentiable=False),
-    OpSpec("index_put", lambda lib, a, i, v: lib.index_put(a, (i,), v),
-           (S("3x4_rows", A(3, 4), Idx([2, 0]), A(2, 4)), S("bcast_value", T(3, 4), Idx([1]), A(4))),
-           FLOAT, ref=lambda np_, a, i, v: _put_rows(a, i, v, False)),
-    OpSpec("Tensor.index_put_accumulate", lambda lib, a, i, v: a.index_put((i,), v, True),
-           (S("3x4_dup", A(3, 4), Idx([1, 1]), A(2, 4)),), FLOAT,
-           ref=lambda np_, a, i, v: _put_rows(a, i, v, True)),
     OpSpec("Tensor.nonzero_as_tuple", lambda lib, a: a.nonzero(as_tuple=True),
            (S("2x3", A(2, 3, domain=SMALL)),), NUM, ref=lambda np_, a: np.nonzero(a),
            differentiable=False),

@@ -73,9 +73,12 @@ FACTORY_CALLS = {
     "full": lambda L, **kw: L.full((2,), 1.5, **kw),
     "randperm": lambda L, **kw: L.randperm(3, **kw).sort()[0],
     "randint": lambda L, **kw: L.randint(0, 1, (2,), **kw),
+    "logspace": lambda L, **kw: L.logspace(0, 2, 3, base=2, **kw),
+    "range": lambda L, **kw: L.range(1, 3, **kw),
 }
 
 
+@pytest.mark.filterwarnings("ignore:torch.range is deprecated")
 @pytest.mark.parametrize("name", _out.FACTORIES)
 def test_factory_out_takes_outs_dtype_as_torch(torch, name):
     for dtype in ("float64", "int64", "float32"):

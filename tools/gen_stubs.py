@@ -51,6 +51,9 @@ RETURNS = {
     "histogram": "tuple[Tensor, Tensor]",
     "unique": "typing.Any", "type": "typing.Any", "__array__": "typing.Any",
     "__reduce_ex__": "typing.Any", "__dlpack__": "typing.Any",
+    "get_device": "int",
+    **{n: "tuple[Tensor, ...]" for n in ("unsafe_chunk", "unsafe_split",
+                                         "unsafe_split_with_sizes")},
 }
 # Properties: their value type (getter and, when there is one, setter).
 PROPERTIES = {
@@ -191,6 +194,13 @@ FUNCTION_RETURNS = {
     **{n: "typing.Any" for n in "load max min sort topk kthvalue median mode unique".split()},
     "nanmedian": "typing.Any",
     **{n: "tuple[Tensor, Tensor]" for n in ("cummax", "cummin", "aminmax", "histogram")},
+    **{n: "tuple[Tensor, ...]" for n in ("unbind_copy", "split_copy", "split_with_sizes_copy",
+                                         "unsafe_chunk", "unsafe_split",
+                                         "unsafe_split_with_sizes", "gradient")},
+    **{n: "builtins.bool" for n in ("is_storage", "is_inference", "compiled_with_cxx11_abi",
+                                    "is_warn_always_enabled")},
+    "typename": "builtins.str", "get_device": "builtins.int", "set_warn_always": "None",
+    "vmap": "typing.Any",
 }
 # In these stubs `bool`, `int` and `float` may name dtypes (gradtrack.bool is torch.bool).
 SHADOWED = {"bool", "int", "float"}

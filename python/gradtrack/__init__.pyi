@@ -18,6 +18,7 @@ from gradtrack import autograd as autograd
 from gradtrack import backends as backends
 from gradtrack._C import chunk as chunk
 from gradtrack._C import clone as clone
+from gradtrack._runtime_queries import compiled_with_cxx11_abi as compiled_with_cxx11_abi
 from gradtrack import compiler as compiler
 from gradtrack import cuda as cuda
 from gradtrack._legacy import device as device
@@ -31,6 +32,7 @@ from gradtrack._C import from_numpy as from_numpy
 from gradtrack import func as func
 from gradtrack import functional as functional
 from gradtrack._settings import get_deterministic_debug_mode as get_deterministic_debug_mode
+from gradtrack._runtime_queries import get_device as get_device
 from gradtrack._settings import get_float32_matmul_precision as get_float32_matmul_precision
 from gradtrack._settings import get_num_interop_threads as get_num_interop_threads
 from gradtrack._C import get_num_threads as get_num_threads
@@ -43,7 +45,10 @@ from gradtrack.amp.autocast_mode import is_autocast_cpu_enabled as is_autocast_c
 from gradtrack.amp.autocast_mode import is_autocast_enabled as is_autocast_enabled
 from gradtrack._settings import is_deterministic_algorithms_warn_only_enabled as is_deterministic_algorithms_warn_only_enabled
 from gradtrack._C import is_grad_enabled as is_grad_enabled
+from gradtrack._runtime_queries import is_inference as is_inference
 from gradtrack._C import is_inference_mode_enabled as is_inference_mode_enabled
+from gradtrack._runtime_queries import is_storage as is_storage
+from gradtrack._runtime_queries import is_warn_always_enabled as is_warn_always_enabled
 from gradtrack._C import isfinite as isfinite
 from gradtrack._C import isinf as isinf
 from gradtrack._C import isnan as isnan
@@ -76,16 +81,19 @@ from gradtrack._settings import set_float32_matmul_precision as set_float32_matm
 from gradtrack.autograd.grad_mode import set_grad_enabled as set_grad_enabled
 from gradtrack._settings import set_num_interop_threads as set_num_interop_threads
 from gradtrack._C import set_num_threads as set_num_threads
+from gradtrack._runtime_queries import set_warn_always as set_warn_always
 from gradtrack import special as special
 from gradtrack._C import squeeze as squeeze
 from gradtrack._C import sum as sum
 from gradtrack._C import swapaxes as swapaxes
 from gradtrack._C import t as t
 from gradtrack._C import transpose as transpose
+from gradtrack._runtime_queries import typename as typename
 from gradtrack._C import unbind as unbind
 from gradtrack._C import unsqueeze as unsqueeze
 from gradtrack._settings import use_deterministic_algorithms as use_deterministic_algorithms
 from gradtrack import utils as utils
+from gradtrack.func._vmap import vmap as vmap
 BFloat16Tensor: gradtrack._legacy._TensorType
 BoolTensor: gradtrack._legacy._TensorType
 ByteTensor: gradtrack._legacy._TensorType
@@ -236,6 +244,13 @@ transpose).
 >>> gradtrack.adjoint(gradtrack.tensor([[1, 2], [3, 4]]))
 tensor([[1, 3],
         [2, 4]])"""
+
+def alias_copy(input: typing.Any) -> Tensor:
+    """A new tensor equal to ``input`` (torch's ``alias`` as a copy).
+
+>>> import gradtrack
+>>> gradtrack.alias_copy(gradtrack.tensor([1, 2]))
+tensor([1, 2])"""
 
 def all(input: typing.Any, dim: typing.Any=None, keepdim: typing.Any=False, *, out: typing.Any=None) -> Tensor:
     """True if every element is nonzero (of the whole tensor, or along ``dim``).
@@ -436,6 +451,14 @@ def argwhere(input: typing.Any) -> Tensor:
 tensor([[0],
         [2]])"""
 
+def as_strided_copy(input: typing.Any, size: typing.Any, stride: typing.Any, storage_offset: typing.Any=None) -> Tensor:
+    """``input.as_strided(size, stride, storage_offset)`` as a new contiguous tensor.
+
+>>> import gradtrack
+>>> gradtrack.as_strided_copy(gradtrack.arange(4), (2, 2), (1, 2))
+tensor([[0, 2],
+        [1, 3]])"""
+
 def as_tensor(data: typing.Any, dtype: typing.Any=None, device: typing.Any=None) -> Tensor:
     """``data`` as a tensor, sharing memory when it already is a tensor or a
     NumPy array of that dtype (as ``torch.as_tensor`` does).
@@ -447,6 +470,18 @@ def as_tensor(data: typing.Any, dtype: typing.Any=None, device: typing.Any=None)
 >>> a[0] = 7
 >>> t
 tensor([7., 2.], dtype=gradtrack.float64)"""
+
+def asarray(obj: typing.Any, *, dtype: typing.Any=None, device: typing.Any=None, copy: typing.Any=None, requires_grad: typing.Any=None) -> Tensor:
+    """``obj`` as a tensor, sharing memory where it can: a tensor of ``dtype`` is returned
+as it is, a NumPy array is viewed; ``copy=True`` always copies, ``copy=False`` refuses
+to.
+
+>>> import gradtrack, numpy
+>>> a = numpy.arange(3.0)
+>>> t = gradtrack.asarray(a)
+>>> a[0] = 7
+>>> t
+tensor([7., 1., 2.], dtype=gradtrack.float64)"""
 
 def asin(input: typing.Any, *, out: typing.Any=None) -> Tensor:
     """The arcsine (in radians) of each element.
@@ -554,6 +589,13 @@ tensor([[[3.]],
 <BLANKLINE>
         [[3.]]])"""
 
+def bartlett_window(window_length: typing.Any, periodic: typing.Any=True, *, dtype: typing.Any=None, device: typing.Any=None, requires_grad: typing.Any=False, layout: typing.Any=None, pin_memory: typing.Any=False) -> Tensor:
+    """The Bartlett (triangular) window: ``1 - |2n / (N - 1) - 1|``.
+
+>>> import gradtrack
+>>> gradtrack.bartlett_window(5, periodic=False)
+tensor([0.0000, 0.5000, 1.0000, 0.5000, 0.0000])"""
+
 def batch_norm(input: typing.Any, weight: typing.Any, bias: typing.Any, running_mean: typing.Any, running_var: typing.Any, training: typing.Any, momentum: typing.Any, eps: typing.Any, cudnn_enabled: typing.Any) -> Tensor:
     """:func:`gradtrack.nn.functional.batch_norm`, with ATen's order of parameters.
 
@@ -577,6 +619,14 @@ def bilinear(input1: typing.Any, input2: typing.Any, weight: typing.Any, bias: t
 >>> import gradtrack
 >>> gradtrack.bilinear(gradtrack.ones(1, 2), gradtrack.ones(1, 2), gradtrack.ones(1, 2, 2))
 tensor([[4.]])"""
+
+def binary_cross_entropy_with_logits(input: typing.Any, target: typing.Any, weight: typing.Any=None, pos_weight: typing.Any=None, reduction: typing.Any=0) -> Tensor:
+    """``nn.functional.binary_cross_entropy_with_logits`` with ``reduction`` as an int
+(NOTE [Top-level losses reduce by an int]).
+
+>>> import gradtrack
+>>> gradtrack.binary_cross_entropy_with_logits(gradtrack.tensor([0.0]), gradtrack.tensor([1.0]))
+tensor([0.6931])"""
 
 def bincount(input: typing.Any, weights: typing.Any=None, minlength: typing.Any=0) -> Tensor:
     """How often each value 0, 1, ... occurs in the 1-D non-negative integer
@@ -633,6 +683,13 @@ def bitwise_xor(input: typing.Any, other: typing.Any, *, out: typing.Any=None) -
 >>> x = gradtrack.tensor([12, 10, 7])
 >>> gradtrack.bitwise_xor(x, gradtrack.tensor([10, 6, 1]))
 tensor([ 6, 12,  6])"""
+
+def blackman_window(window_length: typing.Any, periodic: typing.Any=True, *, dtype: typing.Any=None, device: typing.Any=None, requires_grad: typing.Any=False, layout: typing.Any=None, pin_memory: typing.Any=False) -> Tensor:
+    """The Blackman window: ``0.42 - 0.5 cos(2 pi n / (N - 1)) + 0.08 cos(4 pi n / (N - 1))``.
+
+>>> import gradtrack
+>>> gradtrack.blackman_window(3, periodic=False).abs()
+tensor([2.9802e-08, 1.0000e+00, 2.9802e-08])"""
 
 def block_diag(*tensors: typing.Any) -> Tensor:
     """The tensors (0-D, 1-D as a row, or 2-D) as the blocks of a block-diagonal matrix,
@@ -778,6 +835,15 @@ def cholesky(input: typing.Any, upper: typing.Any=False, *, out: typing.Any=None
 ...     gradtrack.cholesky(gradtrack.tensor([[9.0]]))
 tensor([[3.]])"""
 
+def cholesky_inverse(input: typing.Any, upper: typing.Any=False, *, out: typing.Any=None) -> Tensor:
+    """The inverse of ``A`` from its Cholesky factor: ``(L L^T)^-1``, or ``(U^T U)^-1``
+when ``upper``; batches of matrices too.
+
+>>> import gradtrack
+>>> gradtrack.cholesky_inverse(gradtrack.tensor([[2.0, 0.0], [1.0, 1.0]]))
+tensor([[ 0.5000, -0.5000],
+        [-0.5000,  1.0000]])"""
+
 def cholesky_solve(input: typing.Any, input2: typing.Any, upper: typing.Any=False, *, out: typing.Any=None) -> Tensor:
     """The solution ``X`` of ``A X = B`` (B: ``input``) given the Cholesky factor
 ``L`` (``input2``) of ``A``: ``A = L L^T``, or ``U^T U`` when ``upper``
@@ -883,6 +949,14 @@ def concat(tensors: typing.Any, dim: typing.Any=0, *, out: typing.Any=None) -> T
 >>> import gradtrack
 >>> gradtrack.concat([gradtrack.tensor([1, 2]), gradtrack.tensor([3])])
 tensor([1, 2, 3])"""
+
+def concatenate(tensors: typing.Any, dim: typing.Any=0, *, out: typing.Any=None) -> Tensor:
+    """The tensors joined along ``dim``: NumPy's name of :func:`cat` (torch's parser also
+reads NumPy's ``axis=``, which gradtrack does not).
+
+>>> import gradtrack
+>>> gradtrack.concatenate([gradtrack.tensor([1, 2]), gradtrack.tensor([3])])
+tensor([1, 2, 3])"""
 contiguous_format: gradtrack._memory_format.memory_format
 
 def conv1d(input: typing.Any, weight: typing.Any, bias: typing.Any=None, stride: typing.Any=1, padding: typing.Any=0, dilation: typing.Any=1, groups: typing.Any=1) -> Tensor:
@@ -975,6 +1049,15 @@ def cosh_(input: typing.Any) -> Tensor:
 >>> gradtrack.cosh_(gradtrack.tensor([0.5, 1.0])).shape
 gradtrack.Size([2])"""
 
+def cosine_embedding_loss(input1: typing.Any, input2: typing.Any, target: typing.Any, margin: typing.Any=0.0, reduction: typing.Any=0) -> Tensor:
+    """``nn.functional.cosine_embedding_loss`` with ``reduction`` as an int (NOTE
+[Top-level losses reduce by an int]).
+
+>>> import gradtrack
+>>> gradtrack.cosine_embedding_loss(gradtrack.tensor([[1.0, 0.0]]),
+...                                 gradtrack.tensor([[0.0, 1.0]]), gradtrack.tensor([1.0]))
+tensor([1.])"""
+
 def cosine_similarity(x1: typing.Any, x2: typing.Any, dim: typing.Any=1, eps: typing.Any=1e-08) -> Tensor:
     """Cosine of the angle between ``x1`` and ``x2`` along ``dim`` (broadcast), each norm
 clamped below at ``eps``.
@@ -1007,6 +1090,15 @@ def cross(input: typing.Any, other: typing.Any, dim: typing.Any=None, *, out: ty
 >>> import gradtrack
 >>> gradtrack.cross(gradtrack.tensor([1.0, 0.0, 0.0]), gradtrack.tensor([0.0, 1.0, 0.0]), dim=0)
 tensor([0., 0., 1.])"""
+
+def ctc_loss(log_probs: typing.Any, targets: typing.Any, input_lengths: typing.Any, target_lengths: typing.Any, blank: typing.Any=0, reduction: typing.Any=0, zero_infinity: typing.Any=False) -> Tensor:
+    """``nn.functional.ctc_loss`` with ``reduction`` as an int (NOTE [Top-level losses
+reduce by an int]).
+
+>>> import gradtrack
+>>> lp = gradtrack.full((2, 1, 2), 0.5).log()
+>>> gradtrack.ctc_loss(lp, gradtrack.tensor([[1]]), [2], [1])
+tensor([0.2877])"""
 
 def cummax(input: typing.Any, dim: typing.Any, *, out: typing.Any=None) -> tuple[Tensor, Tensor]:
     """The running maximum along ``dim`` and the index it was last taken from (a tie
@@ -1085,6 +1177,13 @@ def detach_(input: typing.Any) -> Tensor:
 >>> gradtrack.detach_(gradtrack.tensor([0.5, 1.0])).shape
 gradtrack.Size([2])"""
 
+def detach_copy(input: typing.Any) -> Tensor:
+    """``input.detach()`` as a new tensor.
+
+>>> import gradtrack
+>>> gradtrack.detach_copy(gradtrack.ones(2, requires_grad=True)).requires_grad
+False"""
+
 def diag(input: typing.Any, diagonal: typing.Any=0, *, out: typing.Any=None) -> Tensor:
     """A matrix with the 1-D ``input`` on a diagonal, or a 2-D input's diagonal (a copy).
 
@@ -1114,6 +1213,13 @@ def diagonal(input: typing.Any, offset: typing.Any=0, dim1: typing.Any=0, dim2: 
 >>> import gradtrack
 >>> gradtrack.diagonal(gradtrack.eye(2))
 tensor([1., 1.])"""
+
+def diagonal_copy(input: typing.Any, offset: typing.Any=0, dim1: typing.Any=0, dim2: typing.Any=1) -> Tensor:
+    """``input.diagonal(offset, dim1, dim2)`` as a new tensor.
+
+>>> import gradtrack
+>>> gradtrack.diagonal_copy(gradtrack.arange(4).view(2, 2))
+tensor([0, 3])"""
 
 def diagonal_scatter(input: typing.Any, src: typing.Any, offset: typing.Any=0, dim1: typing.Any=0, dim2: typing.Any=1) -> Tensor:
     """A copy of ``input`` with ``src`` written into its diagonal.
@@ -1315,6 +1421,14 @@ def exp_(input: typing.Any) -> Tensor:
 >>> gradtrack.exp_(gradtrack.tensor([0.5, 1.0])).shape
 gradtrack.Size([2])"""
 
+def expand_copy(input: typing.Any, size: typing.Any, *, implicit: typing.Any=False) -> Tensor:
+    """``input.expand(size)`` as a new tensor.
+
+>>> import gradtrack
+>>> gradtrack.expand_copy(gradtrack.tensor([1, 2]), (2, 2))
+tensor([[1, 2],
+        [1, 2]])"""
+
 def expm1(input: typing.Any, *, out: typing.Any=None) -> Tensor:
     """``exp(x) - 1``, accurate for small ``x``.
 
@@ -1487,6 +1601,16 @@ tensor([1., 2., 3.], dtype=gradtrack.float64)
 >>> a
 array([1., 2., 3.])"""
 
+def frombuffer(buffer: typing.Any, *, dtype: typing.Any, count: typing.Any=-1, offset: typing.Any=0, requires_grad: typing.Any=False) -> Tensor:
+    """A 1-D tensor of ``dtype`` over the memory of ``buffer`` (an object with the buffer
+protocol): ``count`` elements (-1: all) from byte ``offset``. Writes through either
+are seen by the other.
+
+>>> import gradtrack
+>>> data = bytearray(b"\\x01\\x00\\x02\\x00")
+>>> gradtrack.frombuffer(data, dtype=gradtrack.int16)
+tensor([1, 2], dtype=gradtrack.int16)"""
+
 def full(size: typing.Any, fill_value: typing.Any, *, dtype: typing.Any=None, requires_grad: typing.Any=False, device: typing.Any=None, layout: typing.Any=None, pin_memory: typing.Any=False, out: typing.Any=None) -> Tensor:
     """A tensor of the given shape filled with ``fill_value``.
 
@@ -1526,6 +1650,14 @@ def ge(input: typing.Any, other: typing.Any, *, out: typing.Any=None) -> Tensor:
 >>> x = gradtrack.tensor([1.0, 2.0, 3.0])
 >>> gradtrack.ge(x, gradtrack.tensor([2.0, 2.0, 2.0]))
 tensor([False,  True,  True])"""
+
+def ger(input: typing.Any, vec2: typing.Any, *, out: typing.Any=None) -> Tensor:
+    """The outer product of two 1-D tensors: torch's older name of :func:`outer`.
+
+>>> import gradtrack
+>>> gradtrack.ger(gradtrack.tensor([1.0, 2.0]), gradtrack.tensor([3.0, 4.0]))
+tensor([[3., 4.],
+        [6., 8.]])"""
 
 def get_autocast_cpu_dtype() -> Tensor:
     """Deprecated form of ``get_autocast_dtype("cpu")``, with torch's warning.
@@ -1569,6 +1701,16 @@ def get_rng_state() -> Tensor:
 >>> gradtrack.equal(gradtrack.rand(2), a)
 True"""
 
+def gradient(input: typing.Any, *, spacing: typing.Any=1, dim: typing.Any=None, edge_order: typing.Any=1) -> tuple[Tensor, ...]:
+    """Estimates the derivative of ``input`` along each dim of ``dim`` (all by default)
+by central differences inside and one-sided ones of order ``edge_order`` (1 or 2) at
+the edges; ``spacing``: one step for every dim, a step per dim, or a 1-D tensor of
+coordinates per dim. A tuple, one tensor per dim.
+
+>>> import gradtrack
+>>> gradtrack.gradient(gradtrack.tensor([1.0, 4.0, 9.0, 16.0]))
+(tensor([3., 4., 6., 7.]),)"""
+
 def greater(input: typing.Any, other: typing.Any, *, out: typing.Any=None) -> Tensor:
     """A bool tensor, True where ``input > other``.
 
@@ -1602,12 +1744,32 @@ def gt(input: typing.Any, other: typing.Any, *, out: typing.Any=None) -> Tensor:
 tensor([False, False,  True])"""
 half: dtype
 
+def hamming_window(window_length: typing.Any, periodic: typing.Any=True, alpha: typing.Any=0.54, beta: typing.Any=0.46, *, dtype: typing.Any=None, device: typing.Any=None, requires_grad: typing.Any=False, layout: typing.Any=None, pin_memory: typing.Any=False) -> Tensor:
+    """The Hamming window, ``alpha - beta cos(2 pi n / (N - 1))`` with ``N`` one more
+than ``window_length`` when ``periodic``.
+
+>>> import gradtrack
+>>> gradtrack.hamming_window(5, False, 0.5, 0.4)
+tensor([0.1000, 0.5000, 0.9000, 0.5000, 0.1000])"""
+
+def hann_window(window_length: typing.Any, periodic: typing.Any=True, *, dtype: typing.Any=None, device: typing.Any=None, requires_grad: typing.Any=False, layout: typing.Any=None, pin_memory: typing.Any=False) -> Tensor:
+    """The Hann window, ``0.5 - 0.5 cos(2 pi n / (N - 1))`` with ``N`` one more than
+``window_length`` when ``periodic``.
+
+>>> import gradtrack
+>>> gradtrack.hann_window(4, periodic=False)
+tensor([0.0000, 0.7500, 0.7500, 0.0000])"""
+
 def hardshrink(input: typing.Any, lambd: typing.Any=0.5) -> Tensor:
     """:func:`gradtrack.nn.functional.hardshrink`.
 
 >>> import gradtrack
 >>> gradtrack.hardshrink(gradtrack.tensor([0.2, -1.0]))
 tensor([ 0., -1.])"""
+has_lapack: builtins.bool
+has_mkl: builtins.bool
+has_openmp: builtins.bool
+has_spectral: builtins.bool
 
 def heaviside(input: typing.Any, values: typing.Any, *, out: typing.Any=None) -> Tensor:
     """The Heaviside step: 0 where ``input`` is negative, 1 where positive, ``values`` where it is 0.
@@ -1616,6 +1778,14 @@ def heaviside(input: typing.Any, values: typing.Any, *, out: typing.Any=None) ->
 >>> x = gradtrack.tensor([-1.5, 0.0, 2.0])
 >>> gradtrack.heaviside(x, gradtrack.tensor([0.5]))
 tensor([0.0000, 0.5000, 1.0000])"""
+
+def hinge_embedding_loss(input: typing.Any, target: typing.Any, margin: typing.Any=1.0, reduction: typing.Any=0) -> Tensor:
+    """``nn.functional.hinge_embedding_loss`` with ``reduction`` as an int (NOTE
+[Top-level losses reduce by an int]).
+
+>>> import gradtrack
+>>> gradtrack.hinge_embedding_loss(gradtrack.tensor([0.5, 2.0]), gradtrack.tensor([1., -1.]))
+tensor([0.5000, 0.0000])"""
 
 def histc(input: typing.Any, bins: typing.Any=100, min: typing.Any=0, max: typing.Any=0, *, out: typing.Any=None) -> Tensor:
     """A histogram of ``bins`` equal bins over [min, max] (the data's range when
@@ -1709,6 +1879,15 @@ def index_fill(input: typing.Any, dim: typing.Any, index: typing.Any, value: typ
 >>> gradtrack.index_fill(gradtrack.zeros(2, 2), 1, gradtrack.tensor([1]), 5.)
 tensor([[0., 5.],
         [0., 5.]])"""
+
+def index_put_(input: typing.Any, indices: typing.Any, values: typing.Any, accumulate: typing.Any=False) -> Tensor:
+    """``input.index_put_(indices, values, accumulate)``: ``input[indices] = values`` (or
+``+=`` when ``accumulate``) in place.
+
+>>> import gradtrack
+>>> gradtrack.index_put_(gradtrack.zeros(3), (gradtrack.tensor([0, 0]),),
+...                      gradtrack.tensor(1.0), accumulate=True)
+tensor([2., 0., 0.])"""
 
 def index_reduce(input: typing.Any, dim: typing.Any, index: typing.Any, source: typing.Any, reduce: typing.Any, *, include_self: typing.Any=True, out: typing.Any=None) -> Tensor:
     """``input`` with the slices of ``source`` reduced (``"prod"``, ``"mean"``,
@@ -1808,6 +1987,31 @@ NaNs equal only with ``equal_nan``).
 >>> gradtrack.isclose(gradtrack.tensor([1., 2.]), gradtrack.tensor([1., 2.1]))
 tensor([ True, False])"""
 
+def isin(elements: typing.Any, test_elements: typing.Any, *, assume_unique: typing.Any=False, invert: typing.Any=False, out: typing.Any=None) -> Tensor:
+    """A bool tensor shaped as ``elements``: True where the element is in
+``test_elements`` (False when ``invert``). Either may be a number; both are compared
+in their promoted dtype.
+
+>>> import gradtrack
+>>> gradtrack.isin(gradtrack.tensor([1, 2, 3]), gradtrack.tensor([2, 5]))
+tensor([False,  True, False])"""
+
+def kaiser_window(window_length: typing.Any, periodic: typing.Any=True, beta: typing.Any=12.0, *, dtype: typing.Any=None, device: typing.Any=None, requires_grad: typing.Any=False, layout: typing.Any=None, pin_memory: typing.Any=False) -> Tensor:
+    """The Kaiser window: ``I0(beta sqrt(1 - ((n - a) / a)^2)) / I0(beta)``, ``a = (N - 1) / 2``,
+with ``I0`` the modified Bessel function of order zero.
+
+>>> import gradtrack
+>>> gradtrack.kaiser_window(3, periodic=False, beta=0.0)
+tensor([1., 1., 1.])"""
+
+def kl_div(input: typing.Any, target: typing.Any, reduction: typing.Any=0, *, log_target: typing.Any=False) -> Tensor:
+    """``nn.functional.kl_div`` with ``reduction`` as an int (NOTE [Top-level losses
+reduce by an int]).
+
+>>> import gradtrack
+>>> gradtrack.kl_div(gradtrack.tensor([-1.0]), gradtrack.tensor([0.5]), 2)
+tensor(0.1534)"""
+
 def kron(input: typing.Any, other: typing.Any, *, out: typing.Any=None) -> Tensor:
     """The Kronecker product: every element of ``input`` times the whole of ``other``,
 laid out block by block (torch's composite: views, a broadcast product, a view).
@@ -1845,6 +2049,13 @@ def ldexp(input: typing.Any, other: typing.Any, *, out: typing.Any=None) -> Tens
 >>> x = gradtrack.tensor([1.0, 3.0, -0.5])
 >>> gradtrack.ldexp(x, gradtrack.tensor([2, -1, 3]))
 tensor([ 4.0000,  1.5000, -4.0000])"""
+
+def ldexp_(input: typing.Any, other: typing.Any) -> Tensor:
+    """``input.ldexp_(other)``: ``input * 2 ** other`` written into ``input``.
+
+>>> import gradtrack
+>>> gradtrack.ldexp_(gradtrack.tensor([1.0]), gradtrack.tensor([3]))
+tensor([8.])"""
 
 def le(input: typing.Any, other: typing.Any, *, out: typing.Any=None) -> Tensor:
     """A bool tensor, True where ``input <= other``.
@@ -2052,6 +2263,21 @@ def logit(input: typing.Any, eps: typing.Any=None, *, out: typing.Any=None) -> T
 >>> gradtrack.logit(gradtrack.tensor([0.0, 0.25, 0.5]), eps=1e-6)
 tensor([-13.8155,  -1.0986,   0.0000])"""
 
+def logit_(input: typing.Any, eps: typing.Any=None) -> Tensor:
+    """``input.logit_(eps)``: ``log(p / (1 - p))`` written into ``input``.
+
+>>> import gradtrack
+>>> gradtrack.logit_(gradtrack.tensor([0.5]))
+tensor([0.])"""
+
+def logspace(start: typing.Any, end: typing.Any, steps: typing.Any, base: typing.Any=10.0, *, dtype: typing.Any=None, device: typing.Any=None, requires_grad: typing.Any=False, layout: typing.Any=None, pin_memory: typing.Any=False, out: typing.Any=None) -> Tensor:
+    """``steps`` numbers from ``base ** start`` to ``base ** end``, their exponents evenly
+spaced.
+
+>>> import gradtrack
+>>> gradtrack.logspace(0, 2, 3)
+tensor([  1.,  10., 100.])"""
+
 def logsumexp(input: typing.Any, dim: typing.Any, keepdim: typing.Any=False, *, out: typing.Any=None) -> Tensor:
     """log(sum(exp(input))) over ``dim``, computed without overflow.
 
@@ -2097,6 +2323,15 @@ def lu_unpack(LU_data: typing.Any, LU_pivots: typing.Any, unpack_data: typing.An
 >>> gradtrack.lu_unpack(LU, pivots).L
 tensor([[1., 0.],
         [0., 1.]])"""
+
+def margin_ranking_loss(input1: typing.Any, input2: typing.Any, target: typing.Any, margin: typing.Any=0.0, reduction: typing.Any=0) -> Tensor:
+    """``nn.functional.margin_ranking_loss`` with ``reduction`` as an int (NOTE [Top-level
+losses reduce by an int]).
+
+>>> import gradtrack
+>>> gradtrack.margin_ranking_loss(gradtrack.tensor([1.0]), gradtrack.tensor([2.0]),
+...                               gradtrack.tensor([1.0]))
+tensor([1.])"""
 
 def masked_scatter(input: typing.Any, mask: typing.Any, source: typing.Any) -> Tensor:
     """``input`` with the elements of ``source``, in order, where ``mask`` is True.
@@ -2357,6 +2592,13 @@ def nansum(input: typing.Any, dim: typing.Any=None, keepdim: typing.Any=False, *
 >>> gradtrack.nansum(gradtrack.tensor([1., float("nan"), 2.]))
 tensor(3.)"""
 
+def narrow_copy(input: typing.Any, dim: typing.Any, start: typing.Any, length: typing.Any, *, out: typing.Any=None) -> Tensor:
+    """``input.narrow(dim, start, length)`` as a new tensor.
+
+>>> import gradtrack
+>>> gradtrack.narrow_copy(gradtrack.arange(5), 0, 1, 3)
+tensor([1, 2, 3])"""
+
 def native_channel_shuffle(input: typing.Any, groups: typing.Any) -> Tensor:
     """:func:`gradtrack.nn.functional.native_channel_shuffle`.
 
@@ -2485,6 +2727,15 @@ def pdist(input: typing.Any, p: typing.Any=2) -> Tensor:
 >>> import gradtrack
 >>> gradtrack.pdist(gradtrack.tensor([[0.0, 0.0], [3.0, 4.0]]))
 tensor([5.])"""
+
+def permute_copy(input: typing.Any, dims: typing.Any) -> Tensor:
+    """``input.permute(dims)`` as a new contiguous tensor.
+
+>>> import gradtrack
+>>> gradtrack.permute_copy(gradtrack.arange(6).view(2, 3), (1, 0))
+tensor([[0, 3],
+        [1, 4],
+        [2, 5]])"""
 pi: builtins.float
 
 def pinverse(input: typing.Any, rcond: typing.Any=1e-15) -> Tensor:
@@ -2507,6 +2758,15 @@ def pixel_unshuffle(input: typing.Any, downscale_factor: typing.Any) -> Tensor:
 >>> import gradtrack
 >>> gradtrack.pixel_unshuffle(gradtrack.ones(1, 1, 2, 2), 2).shape
 gradtrack.Size([1, 4, 1, 1])"""
+
+def poisson_nll_loss(input: typing.Any, target: typing.Any, log_input: typing.Any, full: typing.Any, eps: typing.Any, reduction: typing.Any) -> Tensor:
+    """``nn.functional.poisson_nll_loss`` with every argument given and ``reduction`` as
+an int (NOTE [Top-level losses reduce by an int]).
+
+>>> import gradtrack
+>>> gradtrack.poisson_nll_loss(gradtrack.tensor([0.0]), gradtrack.tensor([2.0]),
+...                            True, False, 1e-8, 1)
+tensor(1.)"""
 
 def polygamma(n: typing.Any, input: typing.Any, *, out: typing.Any=None) -> Tensor:
     """The ``n``-th derivative of the digamma function at each element (``n >= 0``).
@@ -2647,6 +2907,16 @@ def randperm(n: typing.Any, *, generator: typing.Any=None, dtype: typing.Any=Non
 >>> gradtrack.randperm(5)
 tensor([4, 0, 1, 3, 2])"""
 
+def range(start: typing.Any, end: typing.Any, step: typing.Any=1, *, dtype: typing.Any=None, device: typing.Any=None, requires_grad: typing.Any=False, layout: typing.Any=None, pin_memory: typing.Any=False, out: typing.Any=None) -> Tensor:
+    """Deprecated: the numbers from ``start`` to ``end`` **inclusive**, ``step`` apart
+(use :func:`gradtrack.arange`, whose end is excluded).
+
+>>> import gradtrack, warnings
+>>> with warnings.catch_warnings():
+...     warnings.simplefilter("ignore")
+...     gradtrack.range(1, 4)
+tensor([1., 2., 3., 4.])"""
+
 def ravel(input: typing.Any) -> Tensor:
     """A 1-D view of ``input`` when it is contiguous, else a 1-D copy.
 
@@ -2742,6 +3012,14 @@ def round(input: typing.Any, *, out: typing.Any=None) -> Tensor:
 >>> gradtrack.round(x)
 tensor([ 0.,  2., -3.])"""
 
+def round_(input: typing.Any) -> Tensor:
+    """``input.round_()``: each element rounded in place, half to even (torch's
+``decimals=`` is not taken: gradtrack's ``round`` has no ``decimals`` yet).
+
+>>> import gradtrack
+>>> gradtrack.round_(gradtrack.tensor([0.5, 1.5, 2.6]))
+tensor([0., 2., 3.])"""
+
 def row_stack(tensors: typing.Any, *, out: typing.Any=None) -> Tensor:
     """Concatenates along dim 0 after making each tensor at least 2-D.
 
@@ -2764,6 +3042,14 @@ def rsqrt_(input: typing.Any) -> Tensor:
 >>> import gradtrack
 >>> gradtrack.rsqrt_(gradtrack.tensor([0.5, 1.0])).shape
 gradtrack.Size([2])"""
+
+def scalar_tensor(s: typing.Any, *, dtype: typing.Any=None, device: typing.Any=None, requires_grad: typing.Any=False, layout: typing.Any=None, pin_memory: typing.Any=False) -> Tensor:
+    """The number ``s`` as a 0-dim tensor of ``dtype`` (default: the default float dtype,
+whatever the number's kind).
+
+>>> import gradtrack
+>>> gradtrack.scalar_tensor(3)
+tensor(3.)"""
 
 def scatter(input: typing.Any, dim: typing.Any, index: typing.Any, src: typing.Any=None, *, value: typing.Any=None, reduce: typing.Any=None, out: typing.Any=None) -> Tensor:
     """A copy of ``input`` with ``src`` (or ``value``) written at ``index`` along ``dim``.
@@ -2808,6 +3094,13 @@ def seed() -> builtins.int:
 >>> s = gradtrack.seed()
 >>> gradtrack.initial_seed() == s
 True"""
+
+def select_copy(input: typing.Any, dim: typing.Any, index: typing.Any) -> Tensor:
+    """``input.select(dim, index)`` as a new tensor.
+
+>>> import gradtrack
+>>> gradtrack.select_copy(gradtrack.arange(6).view(2, 3), 1, 0)
+tensor([0, 3])"""
 
 def select_scatter(input: typing.Any, src: typing.Any, dim: typing.Any, index: typing.Any) -> Tensor:
     """A copy of ``input`` with ``src`` written into ``input.select(dim, index)``.
@@ -2978,6 +3271,13 @@ def sinh_(input: typing.Any) -> Tensor:
 >>> gradtrack.sinh_(gradtrack.tensor([0.5, 1.0])).shape
 gradtrack.Size([2])"""
 
+def slice_copy(input: typing.Any, dim: typing.Any=0, start: typing.Any=None, end: typing.Any=None, step: typing.Any=1) -> Tensor:
+    """``input`` sliced along ``dim`` (``start:end:step``), as a new tensor.
+
+>>> import gradtrack
+>>> gradtrack.slice_copy(gradtrack.arange(6), 0, 1, 5, 2)
+tensor([1, 3])"""
+
 def slice_scatter(input: typing.Any, src: typing.Any, dim: typing.Any=0, start: typing.Any=None, end: typing.Any=None, step: typing.Any=1) -> Tensor:
     """A copy of ``input`` with ``src`` written into the slice ``start:end:step`` of ``dim``.
 
@@ -3017,12 +3317,26 @@ def split(tensor: typing.Any, split_size_or_sections: typing.Any, dim: typing.An
 >>> gradtrack.split(gradtrack.arange(5), [1, 4])
 (tensor([0]), tensor([1, 2, 3, 4]))"""
 
+def split_copy(input: typing.Any, split_size: typing.Any, dim: typing.Any=0) -> tuple[Tensor, ...]:
+    """``input.split(split_size, dim)``, each piece a new tensor.
+
+>>> import gradtrack
+>>> gradtrack.split_copy(gradtrack.arange(5), 2)
+(tensor([0, 1]), tensor([2, 3]), tensor([4]))"""
+
 def split_with_sizes(input: typing.Any, split_sizes: typing.Any, dim: typing.Any=0) -> Tensor:
     """Views of ``input`` along ``dim`` of the given sizes, which must add up to its length.
 
 >>> import gradtrack
 >>> [t.tolist() for t in gradtrack.split_with_sizes(gradtrack.arange(5), [2, 3])]
 [[0, 1], [2, 3, 4]]"""
+
+def split_with_sizes_copy(input: typing.Any, split_sizes: typing.Any, dim: typing.Any=0) -> tuple[Tensor, ...]:
+    """``input.split_with_sizes(split_sizes, dim)``, each piece a new tensor.
+
+>>> import gradtrack
+>>> gradtrack.split_with_sizes_copy(gradtrack.arange(5), [1, 4])
+(tensor([0]), tensor([1, 2, 3, 4]))"""
 
 def sqrt(input: typing.Any, *, out: typing.Any=None) -> Tensor:
     """The square root of each element.
@@ -3052,6 +3366,13 @@ def square_(input: typing.Any) -> Tensor:
 
 >>> import gradtrack
 >>> gradtrack.square_(gradtrack.tensor([0.5, 1.0])).shape
+gradtrack.Size([2])"""
+
+def squeeze_copy(input: typing.Any, dim: typing.Any=None) -> Tensor:
+    """``input.squeeze(dim)`` as a new tensor.
+
+>>> import gradtrack
+>>> gradtrack.squeeze_copy(gradtrack.zeros(1, 2, 1)).shape
 gradtrack.Size([2])"""
 
 def stack(tensors: typing.Any, dim: typing.Any=0, *, out: typing.Any=None) -> Tensor:
@@ -3109,6 +3430,14 @@ def swapdims(input: typing.Any, dim0: typing.Any, dim1: typing.Any) -> Tensor:
 >>> import gradtrack
 >>> gradtrack.swapdims(gradtrack.zeros(2, 3), 0, 1).shape
 gradtrack.Size([3, 2])"""
+
+def t_copy(input: typing.Any) -> Tensor:
+    """``input.t()`` as a new contiguous tensor.
+
+>>> import gradtrack
+>>> gradtrack.t_copy(gradtrack.tensor([[1, 2]]))
+tensor([[1],
+        [2]])"""
 
 def take(input: typing.Any, index: typing.Any, *, out: typing.Any=None) -> Tensor:
     """The elements of the flattened ``input`` at ``index``, in ``index``'s shape.
@@ -3221,6 +3550,13 @@ def trace(input: typing.Any) -> Tensor:
 >>> gradtrack.trace(x)
 tensor(5.)"""
 
+def transpose_copy(input: typing.Any, dim0: typing.Any, dim1: typing.Any) -> Tensor:
+    """``input.transpose(dim0, dim1)`` as a new contiguous tensor.
+
+>>> import gradtrack
+>>> gradtrack.transpose_copy(gradtrack.zeros(2, 3), 0, 1).shape
+gradtrack.Size([3, 2])"""
+
 def trapezoid(y: typing.Any, x: typing.Any=None, *, dx: typing.Any=None, dim: typing.Any=-1) -> Tensor:
     """The integral of the samples ``y`` along ``dim`` by the trapezoid rule, at the
 points ``x`` or with the spacing ``dx`` (1 by default).
@@ -3252,6 +3588,15 @@ def tril_indices(row: typing.Any, col: typing.Any, offset: typing.Any=0, *, dtyp
 >>> gradtrack.tril_indices(3, 3)
 tensor([[0, 1, 1, 2, 2, 2],
         [0, 0, 1, 0, 1, 2]])"""
+
+def triplet_margin_loss(anchor: typing.Any, positive: typing.Any, negative: typing.Any, margin: typing.Any=1.0, p: typing.Any=2.0, eps: typing.Any=1e-06, swap: typing.Any=False, reduction: typing.Any=0) -> Tensor:
+    """``nn.functional.triplet_margin_loss`` with ``reduction`` as an int (NOTE [Top-level
+losses reduce by an int]).
+
+>>> import gradtrack
+>>> gradtrack.triplet_margin_loss(gradtrack.tensor([[0.0]]), gradtrack.tensor([[1.0]]),
+...                               gradtrack.tensor([[3.0]]))
+tensor([0.])"""
 
 def triu(input: typing.Any, diagonal: typing.Any=0, *, out: typing.Any=None) -> Tensor:
     """The upper triangle (on and above ``diagonal``) of the last two dims.
@@ -3294,6 +3639,28 @@ def trunc_(input: typing.Any) -> Tensor:
 gradtrack.Size([2])"""
 uint8: dtype
 
+def unbind_copy(input: typing.Any, dim: typing.Any=0) -> tuple[Tensor, ...]:
+    """``input.unbind(dim)``, each slice a new tensor.
+
+>>> import gradtrack
+>>> gradtrack.unbind_copy(gradtrack.tensor([[1, 2], [3, 4]]), 1)
+(tensor([1, 3]), tensor([2, 4]))"""
+
+def unflatten(input: typing.Any, dim: typing.Any, sizes: typing.Any) -> Tensor:
+    """Splits dim ``dim`` into ``sizes`` (one of them may be -1), as a view.
+
+>>> import gradtrack
+>>> gradtrack.zeros(2, 6).unflatten(1, (3, -1)).shape
+gradtrack.Size([2, 3, 2])"""
+
+def unfold_copy(input: typing.Any, dimension: typing.Any, size: typing.Any, step: typing.Any) -> Tensor:
+    """``input.unfold(dimension, size, step)`` as a new contiguous tensor.
+
+>>> import gradtrack
+>>> gradtrack.unfold_copy(gradtrack.arange(4), 0, 2, 2)
+tensor([[0, 1],
+        [2, 3]])"""
+
 def unique(input: typing.Any, sorted: typing.Any=True, return_inverse: typing.Any=False, return_counts: typing.Any=False, dim: typing.Any=None) -> typing.Any:
     """The distinct elements of ``input`` (or, with ``dim``, its distinct
 slices along ``dim``) in ascending order, optionally with the inverse
@@ -3321,6 +3688,35 @@ size, so indices out of range wrap).
 >>> gradtrack.unravel_index(gradtrack.tensor([4, 7]), (3, 4))
 (tensor([1, 1]), tensor([0, 3]))"""
 
+def unsafe_chunk(input: typing.Any, chunks: typing.Any, dim: typing.Any=0) -> tuple[Tensor, ...]:
+    """``input.chunk(chunks, dim)`` (NOTE [View copies record the view and a clone]).
+
+>>> import gradtrack
+>>> gradtrack.unsafe_chunk(gradtrack.arange(4), 2)
+(tensor([0, 1]), tensor([2, 3]))"""
+
+def unsafe_split(input: typing.Any, split_size: typing.Any, dim: typing.Any=0) -> tuple[Tensor, ...]:
+    """``input.split(split_size, dim)`` (NOTE [View copies record the view and a clone]).
+
+>>> import gradtrack
+>>> gradtrack.unsafe_split(gradtrack.arange(3), 2)
+(tensor([0, 1]), tensor([2]))"""
+
+def unsafe_split_with_sizes(input: typing.Any, split_sizes: typing.Any, dim: typing.Any=0) -> tuple[Tensor, ...]:
+    """``input.split_with_sizes(split_sizes, dim)`` (NOTE [View copies record the view and
+a clone]).
+
+>>> import gradtrack
+>>> gradtrack.unsafe_split_with_sizes(gradtrack.arange(3), [2, 1])
+(tensor([0, 1]), tensor([2]))"""
+
+def unsqueeze_copy(input: typing.Any, dim: typing.Any) -> Tensor:
+    """``input.unsqueeze(dim)`` as a new tensor.
+
+>>> import gradtrack
+>>> gradtrack.unsqueeze_copy(gradtrack.zeros(2), 0).shape
+gradtrack.Size([1, 2])"""
+
 def vander(x: typing.Any, N: typing.Any=None, increasing: typing.Any=False) -> Tensor:
     """The Vandermonde matrix of the 1-D ``x``: column j is ``x ** (N - 1 - j)`` (``x ** j``
 when ``increasing``), of dtype int64 for integer input.
@@ -3345,6 +3741,22 @@ def var_mean(input: typing.Any, dim: typing.Any=None, unbiased: typing.Any=None,
 >>> import gradtrack
 >>> gradtrack.var_mean(gradtrack.tensor([1.0, 2.0, 6.0]))
 (tensor(7.), tensor(3.))"""
+
+def vdot(input: typing.Any, other: typing.Any, *, out: typing.Any=None) -> Tensor:
+    """The dot product of two 1-D tensors (for real numbers, :func:`dot`; VdotBackward0 in
+torch, DotBackward0 here).
+
+>>> import gradtrack
+>>> gradtrack.vdot(gradtrack.tensor([1.0, 2.0]), gradtrack.tensor([3.0, 4.0]))
+tensor(11.)"""
+
+def view_copy(input: typing.Any, size: typing.Any) -> Tensor:
+    """``input.view(size)`` (a shape or a dtype) as a new tensor.
+
+>>> import gradtrack
+>>> gradtrack.view_copy(gradtrack.arange(4), (2, 2))
+tensor([[0, 1],
+        [2, 3]])"""
 
 def vsplit(input: typing.Any, sections: typing.Any=None, *, indices: typing.Any=None) -> Tensor:
     """``tensor_split`` along dim 0 of a tensor with at least 2 dims.
@@ -3376,6 +3788,14 @@ def xlogy(*args: typing.Any, out: typing.Any=None, **kwargs: typing.Any) -> Tens
 >>> x = gradtrack.tensor([0.0, 2.0, 3.0])
 >>> gradtrack.xlogy(x, gradtrack.tensor([0.0, 3.0, 0.5]))
 tensor([ 0.0000,  2.1972, -2.0794])"""
+
+def xlogy_(input: typing.Any, other: typing.Any) -> Tensor:
+    """``input.xlogy_(other)``: ``input * log(other)`` written into ``input`` (0 where
+``input`` is 0).
+
+>>> import gradtrack
+>>> gradtrack.xlogy_(gradtrack.tensor([0.0, 2.0]), gradtrack.tensor([0.0, 1.0]))
+tensor([0., 0.])"""
 
 def zero_(input: typing.Any) -> Tensor:
     """``input.zero_()``: writes the result into ``input`` and returns it.

@@ -173,7 +173,7 @@ def accepts_out(name, strict_cast=False):
 _LIST = [op for op in pointwise_ops() if op.out and not op.special]
 UNARY = tuple(op.name for op in _LIST if op.arity == 1)
 BINARY = tuple(op.name for op in _LIST if op.arity == 2) + ("true_divide", "polygamma")
-FACTORIES = ("arange", "linspace", "eye", "full", "randperm", "randint")
+FACTORIES = ("arange", "linspace", "eye", "full", "randperm", "randint", "logspace", "range")
 # torch's "Same"-dtype unary ops want out's dtype to be the result's exactly.
 EXACT = {op.name for op in _LIST if op.out == "exact"}
 # Not differentiable in torch: an argument that requires grad is fine.
@@ -216,6 +216,9 @@ COMPOSED = {
     "column_stack": ("cat", False), "take_along_dim": ("gather", False),
     "inner": ("inner", False), "float_power": ("pow", True), "fix": ("trunc", True),
     "kron": ("kron", False), "chain_matmul": ("chain_matmul", False),
+    "vdot": ("vdot", False), "ger": ("outer", False), "isin": ("isin", False),
+    "concatenate": ("cat", False), "cholesky_inverse": ("cholesky_inverse", False),
+    "narrow_copy": ("narrow_copy", False),
 }
 
 

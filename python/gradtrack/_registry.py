@@ -57,6 +57,11 @@ SOURCES = (
     "_ops.nn_layers",   # torch.conv2d, torch.batch_norm, ...: nn.functional with ATen's parameters
     "_ops.creation",    # factories, *_like, as_tensor, Tensor.new_*, layout
     "_ops.unique",      # unique, unique_consecutive
+    "_ops.creation_sequences",  # logspace, range, the window functions
+    "_ops.view_copies",  # the *_copy functions, narrow_copy, the unsafe_* splits
+    "_ops.nn_losses",   # torch.kl_div & co.: nn.functional's losses with an int reduction
+    "_ops.conversion",  # asarray, frombuffer, scalar_tensor
+    "_runtime_queries",  # typename, is_storage, get_device, has_lapack & co.
     "random",           # the generator, seeds, random factories and fills
     "_dtypes",          # the dtypes, finfo/iinfo, promotion
     "_tensor",          # the Tensor class: autograd fields, hooks, conversions, printing
@@ -80,6 +85,7 @@ REEXPORTS = {
     "autograd.anomaly_mode": ("is_anomaly_check_nan_enabled", "is_anomaly_enabled",
                               "set_anomaly_enabled"),
     "utils.dlpack": ("from_dlpack",),
+    "func": ("vmap",),
 }
 # ... and Tensor: {module: {method name: name in the module}}.
 TENSOR_REEXPORTS = {

@@ -157,10 +157,14 @@ def test_inplace_functions_match_torch(torch, name):
 @pytest.mark.parametrize("name,args,kwargs", [
     ("clamp_", (0.4, 0.8), {}), ("clip_", (), {"max": 0.5}), ("clamp_min_", (0.5,), {}),
     ("clamp_max_", (0.5,), {}), ("fill_", (2.5,), {}), ("nan_to_num_", (1.0,), {}),
+    ("round_", (), {}), ("logit_", (), {}), ("logit_", (0.35,), {}),
+    ("xlogy_", ("tensor", [0.0, 2.0, 0.5]), {}), ("ldexp_", ("tensor", [1, -2, 3]), {}),
 ])
 def test_inplace_functions_with_arguments_match_torch(torch, name, args, kwargs):
-    mine = _inplace_facts(gradtrack, name, *args, **kwargs)
-    theirs = _inplace_facts(torch, name, *args, **kwargs)
+    def made(lib):  # ("tensor", values): the other operand, a tensor of each library
+        return (lib.tensor(args[1]),) if args[:1] == ("tensor",) else args
+    mine = _inplace_facts(gradtrack, name, *made(gradtrack), **kwargs)
+    theirs = _inplace_facts(torch, name, *made(torch), **kwargs)
     np.testing.assert_allclose(mine[1], theirs[1], rtol=1e-12)
     assert mine[2:4] == theirs[2:4]
     np.testing.assert_allclose(mine[4], theirs[4], rtol=1e-12)

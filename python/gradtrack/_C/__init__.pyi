@@ -1144,6 +1144,15 @@ tensor([-1.,  1.,  2.])
 ...     gradtrack.cholesky(gradtrack.tensor([[9.0]]))
 tensor([[3.]])"""
 
+    def cholesky_inverse(self, upper: typing.Any=False) -> Tensor:
+        """The inverse of ``A`` from its Cholesky factor: ``(L L^T)^-1``, or ``(U^T U)^-1``
+when ``upper``; batches of matrices too.
+
+>>> import gradtrack
+>>> gradtrack.cholesky_inverse(gradtrack.tensor([[2.0, 0.0], [1.0, 1.0]]))
+tensor([[ 0.5000, -0.5000],
+        [-0.5000,  1.0000]])"""
+
     def cholesky_solve(self, input2: typing.Any, upper: typing.Any=False, *, out: typing.Any=None) -> Tensor:
         """The solution ``X`` of ``A X = B`` (B: ``input``) given the Cholesky factor
 ``L`` (``input2``) of ``A``: ``A = L L^T``, or ``U^T U`` when ``upper``
@@ -2037,6 +2046,21 @@ tensor([0., 1., 1.])"""
 >>> _ = gradtrack.manual_seed(0)
 >>> gradtrack.empty(3).geometric_(0.5)
 tensor([1., 1., 2.])"""
+
+    def ger(self, vec2: typing.Any) -> Tensor:
+        """The outer product of two 1-D tensors: torch's older name of :func:`outer`.
+
+>>> import gradtrack
+>>> gradtrack.ger(gradtrack.tensor([1.0, 2.0]), gradtrack.tensor([3.0, 4.0]))
+tensor([[3., 4.],
+        [6., 8.]])"""
+
+    def get_device(self) -> builtins.int:
+        """The device ordinal: -1 for a CPU tensor.
+
+>>> import gradtrack
+>>> gradtrack.ones(2).get_device()
+-1"""
 
     def greater_(self, other: typing.Any) -> Tensor:
         """In-place :meth:`gt`: writes the comparison into ``self`` as 1 or 0 (in
@@ -3067,6 +3091,13 @@ tensor(3.)"""
         tensor([[2, 3],
                 [5, 6]])
         """
+
+    def narrow_copy(self, dim: typing.Any, start: typing.Any, length: typing.Any) -> Tensor:
+        """``input.narrow(dim, start, length)`` as a new tensor.
+
+>>> import gradtrack
+>>> gradtrack.narrow_copy(gradtrack.arange(5), 0, 1, 3)
+tensor([1, 2, 3])"""
 
     def ndimension(self) -> builtins.int:
         """
@@ -4328,6 +4359,28 @@ consecutive ones, optionally with the inverse indices and run lengths.
 >>> gradtrack.unique_consecutive(gradtrack.tensor([1, 1, 2, 2, 3, 1]), return_counts=True)
 (tensor([1, 2, 3, 1]), tensor([2, 2, 1, 1]))"""
 
+    def unsafe_chunk(self, chunks: typing.Any, dim: typing.Any=0) -> tuple[Tensor, ...]:
+        """``input.chunk(chunks, dim)`` (NOTE [View copies record the view and a clone]).
+
+>>> import gradtrack
+>>> gradtrack.unsafe_chunk(gradtrack.arange(4), 2)
+(tensor([0, 1]), tensor([2, 3]))"""
+
+    def unsafe_split(self, split_size: typing.Any, dim: typing.Any=0) -> tuple[Tensor, ...]:
+        """``input.split(split_size, dim)`` (NOTE [View copies record the view and a clone]).
+
+>>> import gradtrack
+>>> gradtrack.unsafe_split(gradtrack.arange(3), 2)
+(tensor([0, 1]), tensor([2]))"""
+
+    def unsafe_split_with_sizes(self, split_sizes: typing.Any, dim: typing.Any=0) -> tuple[Tensor, ...]:
+        """``input.split_with_sizes(split_sizes, dim)`` (NOTE [View copies record the view and
+a clone]).
+
+>>> import gradtrack
+>>> gradtrack.unsafe_split_with_sizes(gradtrack.arange(3), [2, 1])
+(tensor([0, 1]), tensor([2]))"""
+
     def unsqueeze(self, dim: typing.SupportsInt | typing.SupportsIndex) -> Tensor:
         """
         A view with a new dim of size one at ``dim``.
@@ -4365,6 +4418,14 @@ tensor([[1.],
 >>> import gradtrack
 >>> gradtrack.tensor([[1.0, 2.0], [3.0, 5.0]]).var(dim=1)
 tensor([0.5000, 2.0000])"""
+
+    def vdot(self, other: typing.Any) -> Tensor:
+        """The dot product of two 1-D tensors (for real numbers, :func:`dot`; VdotBackward0 in
+torch, DotBackward0 here).
+
+>>> import gradtrack
+>>> gradtrack.vdot(gradtrack.tensor([1.0, 2.0]), gradtrack.tensor([3.0, 4.0]))
+tensor(11.)"""
 
     def view(self, *args: typing.Any, **kwargs: typing.Any) -> Tensor:
         """

@@ -22,6 +22,11 @@ op is found under one name in every layer:
   ``nn.functional``;
 - ``inplace_functions``: torch's top-level names of in-place methods (``torch.abs_``);
 - ``creation``: the factories, ``*_like``, ``as_tensor``, ``Tensor.new_*``, ``layout``;
+- ``creation_sequences``: ``logspace``, the deprecated ``range`` and the window functions;
+- ``conversion``: ``asarray``, ``frombuffer``, ``scalar_tensor``;
+- ``view_copies``: the ``*_copy`` functions (a view op's result copied), ``narrow_copy``
+  and the ``unsafe_*`` splits;
+- ``nn_losses``: the losses torch has at the top level, ``reduction`` an int;
 - ``unique``: ``unique`` and ``unique_consecutive``.
 
 Random numbers live in ``gradtrack/random.py`` (the public ``gradtrack.random``) and

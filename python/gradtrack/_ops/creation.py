@@ -96,7 +96,9 @@ def with_layout(fn, name, layout_too=True, device_too=False):
 
 FACTORIES = ("zeros", "ones", "empty", "empty_strided", "full", "arange", "eye", "linspace", "rand", "randn",
              "randint", "randperm", "zeros_like", "ones_like", "empty_like", "full_like",
-             "rand_like", "randn_like", "randint_like", "tril_indices", "triu_indices")
+             "rand_like", "randn_like", "randint_like", "tril_indices", "triu_indices",
+             "logspace", "range", "hann_window", "hamming_window", "bartlett_window",
+             "blackman_window", "kaiser_window", "scalar_tensor")
 
 
 # ---- *_like and as_tensor --------------------------------------------------------------

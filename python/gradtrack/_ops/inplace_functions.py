@@ -103,5 +103,59 @@ def addmv_(input, mat, vec, *, beta=1, alpha=1):  # noqa: A002 - torch's paramet
     return input.addmv_(mat, vec, beta=beta, alpha=alpha)
 
 
+def round_(input):  # noqa: A002 - torch's parameter name
+    """``input.round_()``: each element rounded in place, half to even (torch's
+    ``decimals=`` is not taken: gradtrack's ``round`` has no ``decimals`` yet).
+
+    >>> import gradtrack
+    >>> gradtrack.round_(gradtrack.tensor([0.5, 1.5, 2.6]))
+    tensor([0., 2., 3.])
+    """
+    return input.round_()
+
+
+def xlogy_(input, other):  # noqa: A002
+    """``input.xlogy_(other)``: ``input * log(other)`` written into ``input`` (0 where
+    ``input`` is 0).
+
+    >>> import gradtrack
+    >>> gradtrack.xlogy_(gradtrack.tensor([0.0, 2.0]), gradtrack.tensor([0.0, 1.0]))
+    tensor([0., 0.])
+    """
+    return input.xlogy_(other)
+
+
+def logit_(input, eps=None):  # noqa: A002
+    """``input.logit_(eps)``: ``log(p / (1 - p))`` written into ``input``.
+
+    >>> import gradtrack
+    >>> gradtrack.logit_(gradtrack.tensor([0.5]))
+    tensor([0.])
+    """
+    return input.logit_(eps)
+
+
+def ldexp_(input, other):  # noqa: A002
+    """``input.ldexp_(other)``: ``input * 2 ** other`` written into ``input``.
+
+    >>> import gradtrack
+    >>> gradtrack.ldexp_(gradtrack.tensor([1.0]), gradtrack.tensor([3]))
+    tensor([8.])
+    """
+    return input.ldexp_(other)
+
+
+def index_put_(input, indices, values, accumulate=False):  # noqa: A002
+    """``input.index_put_(indices, values, accumulate)``: ``input[indices] = values`` (or
+    ``+=`` when ``accumulate``) in place.
+
+    >>> import gradtrack
+    >>> gradtrack.index_put_(gradtrack.zeros(3), (gradtrack.tensor([0, 0]),),
+    ...                      gradtrack.tensor(1.0), accumulate=True)
+    tensor([2., 0., 0.])
+    """
+    return input.index_put_(indices, values, accumulate)
+
+
 FUNCTIONS = (*(_unary(name) for name in UNARY), clamp_, clip_, clamp_min_, clamp_max_, fill_,
-             nan_to_num_, addmv_)
+             nan_to_num_, addmv_, round_, xlogy_, logit_, ldexp_, index_put_)

@@ -383,6 +383,49 @@ def chain_matmul(*matrices):
     return result
 
 
+def vdot(input, other):  # noqa: A002 - torch's names
+    """The dot product of two 1-D tensors (for real numbers, :func:`dot`; VdotBackward0 in
+    torch, DotBackward0 here).
+
+    >>> import gradtrack
+    >>> gradtrack.vdot(gradtrack.tensor([1.0, 2.0]), gradtrack.tensor([3.0, 4.0]))
+    tensor(11.)
+    """
+    return input.dot(other)
+
+
+def ger(input, vec2):  # noqa: A002 - torch's names
+    """The outer product of two 1-D tensors: torch's older name of :func:`outer`.
+
+    >>> import gradtrack
+    >>> gradtrack.ger(gradtrack.tensor([1.0, 2.0]), gradtrack.tensor([3.0, 4.0]))
+    tensor([[3., 4.],
+            [6., 8.]])
+    """
+    return input.outer(vec2)
+
+
+def cholesky_inverse(input, upper=False):  # noqa: A002 - torch's name
+    """The inverse of ``A`` from its Cholesky factor: ``(L L^T)^-1``, or ``(U^T U)^-1``
+    when ``upper``; batches of matrices too.
+
+    >>> import gradtrack
+    >>> gradtrack.cholesky_inverse(gradtrack.tensor([[2.0, 0.0], [1.0, 1.0]]))
+    tensor([[ 0.5000, -0.5000],
+            [-0.5000,  1.0000]])
+    """
+    L = input  # noqa: N806 - the math's name
+    if L.dim() < 2:
+        raise RuntimeError("cholesky_inverse: The input tensor A must have at least 2 "
+                           "dimensions.")
+    if L.shape[-1] != L.shape[-2]:
+        raise RuntimeError(f"cholesky_inverse: A must be batches of square matrices, but they "
+                           f"are {L.shape[-2]} by {L.shape[-1]} matrices")
+    eye = _C.eye(L.shape[-1], dtype=L.dtype).expand(*L.shape)
+    return eye.cholesky_solve(L, upper)
+
+
 FUNCTIONS = (trace, baddbmm, addmv, cross, einsum, tensordot, inner, cdist, addr, addbmm,
-             chain_matmul)
-METHODS = methods(trace, baddbmm, addmv, cross, inner, addr, addbmm)
+             chain_matmul, vdot, ger, cholesky_inverse)
+METHODS = methods(trace, baddbmm, addmv, cross, inner, addr, addbmm, vdot, ger,
+                  cholesky_inverse)

@@ -261,7 +261,143 @@ def logcumsumexp(input, dim):  # noqa: A002
     return _E.logcumsumexp(input, dim)
 
 
-FUNCTIONS = (cumsum, cumprod, diff, sort, argsort, topk, searchsorted, bucketize, msort, cummax,
+def _isin_operand(value, position, arg):
+    if isinstance(value, _C.Tensor):
+        return value
+    if isinstance(value, (bool, int, float)):
+        return _C.tensor(value)
+    raise TypeError(f"isin(): argument '{arg}' (position {position}) must be Tensor, not "
+                    f"{type(value).__name__}")
+
+
+def isin(elements, test_elements, *, assume_unique=False, invert=False):
+    """A bool tensor shaped as ``elements``: True where the element is in
+    ``test_elements`` (False when ``invert``). Either may be a number; both are compared
+    in their promoted dtype.
+
+    >>> import gradtrack
+    >>> gradtrack.isin(gradtrack.tensor([1, 2, 3]), gradtrack.tensor([2, 5]))
+    tensor([False,  True, False])
+    """
+    if not isinstance(elements, _C.Tensor) and not isinstance(test_elements, _C.Tensor):
+        raise TypeError(
+            "isin() received an invalid combination of arguments - got "
+            f"({type(elements).__name__}, {type(test_elements).__name__}), but expected one "
+            "of:\n * (Tensor elements, Tensor test_elements, *, bool assume_unique = False, "
+            "bool invert = False, Tensor out = None)\n * (Number element, Tensor "
+            "test_elements, *, bool assume_unique = False, bool invert = False, Tensor out = "
+            "None)\n * (Tensor elements, Number test_element, *, bool assume_unique = False, "
+            "bool invert = False, Tensor out = None)\n")
+    a = _isin_operand(elements, 1, "elements")
+    b = _isin_operand(test_elements, 2, "test_elements")
+    from .._dtypes import result_type
+    common = result_type(a, b)
+    if common == _C.bool:
+        raise RuntimeError("Unsupported input type encountered for isin(): Bool")
+    a = a.detach().to(common)
+    keys = b.detach().to(common).flatten().sort()[0]
+    if keys.numel() == 0:
+        found = _C.zeros(tuple(a.shape), dtype=_C.bool)
+    else:
+        at = searchsorted(keys, a.contiguous()).clamp_max(keys.numel() - 1)
+        found = keys.take(at) == a
+    return found.logical_not() if invert else found
+
+
+def _gradient_spacing(input, spacing, dims):
+    """Per dim of ``dims``: a number (the uniform step) or a 1-D tensor of coordinates."""
+    n = len(dims)
+    if isinstance(spacing, (list, tuple)):
+        if len(spacing) != n:
+            raise RuntimeError(
+                "torch.gradient expected spacing to be unspecified, a scalar or it's spacing "
+                f"and dim arguments to have the same length, but got a spacing argument of "
+                f"length {len(spacing)} and a dim argument of length {n}.")
+        return [s.item() if isinstance(s, _C.Tensor) and s.dim() == 0 else s for s in spacing]
+    if isinstance(spacing, _C.Tensor):
+        spacing = spacing.item()
+    return [spacing] * n
+
+
+def _uniform_gradient(x, d, h, edge_order):
+    size = x.shape[d]
+    center = (x.narrow(d, 2, size - 2) - x.narrow(d, 0, size - 2)) / (2 * h)
+    if edge_order == 1:
+        first = (x.narrow(d, 1, 1) - x.narrow(d, 0, 1)) / h
+        last = (x.narrow(d, size - 1, 1) - x.narrow(d, size - 2, 1)) / h
+    else:
+        first = (x.narrow(d, 0, 1) * -1.5 + x.narrow(d, 1, 1) * 2
+                 - x.narrow(d, 2, 1) * 0.5) / h
+        last = (x.narrow(d, size - 3, 1) * 0.5 - x.narrow(d, size - 2, 1) * 2
+                + x.narrow(d, size - 1, 1) * 1.5) / h
+    return _C.cat([first, center, last], d)
+
+
+def _coordinate_gradient(x, d, ax, edge_order):
+    size = x.shape[d]
+    shape = [1] * x.dim()
+    shape[d] = -1
+    dx = (ax[1:] - ax[:-1])
+    dx1, dx2 = dx[:-1].reshape(shape), dx[1:].reshape(shape)
+    a = -dx2 / (dx1 * (dx1 + dx2))
+    b = (dx2 - dx1) / (dx1 * dx2)
+    c = dx1 / (dx2 * (dx1 + dx2))
+    center = (a * x.narrow(d, 0, size - 2) + b * x.narrow(d, 1, size - 2)
+              + c * x.narrow(d, 2, size - 2))
+    if edge_order == 1:
+        first = (x.narrow(d, 1, 1) - x.narrow(d, 0, 1)) / dx[0]
+        last = (x.narrow(d, size - 1, 1) - x.narrow(d, size - 2, 1)) / dx[-1]
+    else:
+        h1, h2 = dx[0], dx[1]
+        first = (x.narrow(d, 0, 1) * (-(2 * h1 + h2) / (h1 * (h1 + h2)))
+                 + x.narrow(d, 1, 1) * ((h1 + h2) / (h1 * h2))
+                 + x.narrow(d, 2, 1) * (-h1 / (h2 * (h1 + h2))))
+        h1, h2 = dx[-2], dx[-1]
+        last = (x.narrow(d, size - 3, 1) * (h2 / (h1 * (h1 + h2)))
+                + x.narrow(d, size - 2, 1) * (-(h2 + h1) / (h1 * h2))
+                + x.narrow(d, size - 1, 1) * ((2 * h2 + h1) / (h2 * (h1 + h2))))
+    return _C.cat([first, center, last], d)
+
+
+def gradient(input, *, spacing=1, dim=None, edge_order=1):  # noqa: A002 - torch's names
+    """Estimates the derivative of ``input`` along each dim of ``dim`` (all by default)
+    by central differences inside and one-sided ones of order ``edge_order`` (1 or 2) at
+    the edges; ``spacing``: one step for every dim, a step per dim, or a 1-D tensor of
+    coordinates per dim. A tuple, one tensor per dim.
+
+    >>> import gradtrack
+    >>> gradtrack.gradient(gradtrack.tensor([1.0, 4.0, 9.0, 16.0]))
+    (tensor([3., 4., 6., 7.]),)
+    """
+    if edge_order not in (1, 2):
+        raise RuntimeError("torch.gradient only supports edge_order=1 and edge_order=2.")
+    if dim is None:
+        dims = list(builtins.range(input.dim()))
+    elif isinstance(dim, int):
+        dims = [wrap_dim(dim, input.dim())]
+    else:
+        dims = [wrap_dim(d, input.dim()) for d in dim]
+    steps = _gradient_spacing(input, spacing, dims)
+    for d in dims:
+        if input.shape[d] < edge_order + 1:
+            raise RuntimeError("torch.gradient expected each dimension size to be at least "
+                               "edge_order+1")
+    x = input if input.dtype.is_floating_point else input.to(_default_float())
+    out = []
+    for d, h in zip(dims, steps):
+        if isinstance(h, _C.Tensor):
+            out.append(_coordinate_gradient(x, d, h.to(x.dtype), edge_order))
+        else:
+            out.append(_uniform_gradient(x, d, h, edge_order))
+    return tuple(out)
+
+
+def _default_float():
+    from .._legacy import get_default_dtype
+    return get_default_dtype()
+
+
+FUNCTIONS = (isin, gradient, cumsum, cumprod, diff, sort, argsort, topk, searchsorted, bucketize, msort, cummax,
              cummin, logcumsumexp)
 METHODS = methods(cumsum, cumprod, diff, sort, argsort, topk, msort, cummax, cummin,
                   logcumsumexp)

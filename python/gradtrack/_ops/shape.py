@@ -453,7 +453,18 @@ def vander(x, N=None, increasing=False):  # noqa: N803 - torch's argument name
 _repeat_method.__name__, _flip_method.__name__, _tile_method.__name__ = "repeat", "flip", "tile"
 _tril_.__name__, _triu_.__name__ = "tril_", "triu_"
 
-FUNCTIONS = (tril, triu, flip, fliplr, flipud, roll, tile, repeat_interleave, diag_embed, diag,
+def concatenate(tensors, dim=0):
+    """The tensors joined along ``dim``: NumPy's name of :func:`cat` (torch's parser also
+    reads NumPy's ``axis=``, which gradtrack does not).
+
+    >>> import gradtrack
+    >>> gradtrack.concatenate([gradtrack.tensor([1, 2]), gradtrack.tensor([3])])
+    tensor([1, 2, 3])
+    """
+    return _C.cat(tensors, dim)
+
+
+FUNCTIONS = (concatenate, tril, triu, flip, fliplr, flipud, roll, tile, repeat_interleave, diag_embed, diag,
              hstack, vstack, dstack, column_stack, cartesian_prod, diagflat, combinations, rot90,
              block_diag, kron, vander)
 ALIASES = {"row_stack": "vstack"}

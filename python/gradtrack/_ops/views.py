@@ -422,7 +422,7 @@ tensor([[1, 3],
 
 FUNCTIONS = (broadcast_shapes, broadcast_to, broadcast_tensors, movedim, moveaxis, swapdims, ravel,
              atleast_1d, atleast_2d, atleast_3d, meshgrid, split, tensor_split, hsplit, vsplit,
-             dsplit, diagonal, detach, split_with_sizes, adjoint)
+             dsplit, diagonal, detach, split_with_sizes, adjoint, unflatten)
 METHODS = {**methods(broadcast_to, movedim, moveaxis, swapdims, ravel, unflatten, tensor_split,
                      hsplit, vsplit, dsplit, diagonal, split_with_sizes, adjoint),
            "split": _split_method,

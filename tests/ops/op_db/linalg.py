@@ -68,6 +68,10 @@ OPS += [
     OpSpec("outer", lambda lib, a, b: lib.outer(a, b),
            (S("1d", A(3), A(4)), S("step", Step(2), A(3)), S("empty", A(0), A(2))),
            NUM, ref=lambda np_, a, b: np.outer(a, b)),
+    OpSpec("ger", lambda lib, a, b: lib.ger(a, b), (S("1d", A(3), A(4)), S("step", Step(2), A(3))),
+           NUM, ref=lambda np_, a, b: np.outer(a, b)),
+    OpSpec("Tensor.ger", lambda lib, a, b: a.ger(b), (S("1d", A(3), A(4)),), FLOAT,
+           ref=lambda np_, a, b: np.outer(a, b)),
 ]
 
 # ---- baddbmm, addmv, cross, trace, einsum, tensordot, inner, cdist ---------------------------

@@ -449,6 +449,41 @@ OPS += [
 ]
 
 
+# ---- the top-level losses: reduction as ATen's int, unreduced by default ----------------------
+
+OPS += [
+    OpSpec("kl_div", lambda lib, a, t: lib.kl_div(a, t), (S("3x4", A(3, 4),
+           A(3, 4, domain=UNIT, requires_grad=False)),), FLOAT,
+           ref=lambda np_, a, t: _kl_div_np(a, t, "none")),
+    OpSpec("kl_div_mean_log_target", lambda lib, a, t: lib.kl_div(a, t, 1, log_target=True),
+           (S("3x4", A(3, 4), A(3, 4)),), FLOAT,
+           ref=lambda np_, a, t: _kl_div_np(a, t, "mean", True)),
+    OpSpec("binary_cross_entropy_with_logits",
+           lambda lib, a, t: lib.binary_cross_entropy_with_logits(a, t, None, None, 1),
+           (S("3x4", A(3, 4), A(3, 4, domain=UNIT)),), FLOAT,
+           ref=lambda np_, a, t: _bce_logits_np(a, t), rtol=1e-5),
+    OpSpec("margin_ranking_loss", lambda lib, a, b, y: lib.margin_ranking_loss(a, b, y, 0.2),
+           (S("5", A(5), A(5), _sign_arg(5)),), FLOAT,
+           ref=lambda np_, a, b, y: np.maximum(-y * (a - b) + 0.2, 0)),
+    OpSpec("cosine_embedding_loss",
+           lambda lib, a, b, y: lib.cosine_embedding_loss(a, b, y, 0.1, 1),
+           (S("3x4", A(3, 4), A(3, 4), _sign_arg(3)),), FLOAT,
+           ref=lambda np_, a, b, y: _cos_embedding_np(a, b, y, 0.1), rtol=1e-5),
+    OpSpec("hinge_embedding_loss", lambda lib, a, y: lib.hinge_embedding_loss(a, y, 1.0, 2),
+           (S("3x4", A(3, 4), _sign_arg(3, 4)),), FLOAT,
+           ref=lambda np_, a, y: np.sum(np.where(y == 1, a, np.maximum(1 - a, 0)))),
+    OpSpec("poisson_nll_loss",
+           lambda lib, a, t: lib.poisson_nll_loss(a, t, True, False, 1e-8, 1),
+           (S("3x4", A(3, 4), A(3, 4, domain=POS, requires_grad=False)),), FLOAT,
+           ref=lambda np_, a, t: np.mean(np.exp(a) - t * a), rtol=1e-5),
+    OpSpec("triplet_margin_loss", lambda lib, a, p, n: lib.triplet_margin_loss(a, p, n),
+           (S("3x4", A(3, 4), A(3, 4), A(3, 4)),), FLOAT,
+           ref=lambda np_, a, p, n: np.maximum(
+               1.0 + np.linalg.norm(a - p + 1e-6, axis=1)
+               - np.linalg.norm(a - n + 1e-6, axis=1), 0), rtol=1e-5),
+]
+
+
 # ---- the CTC loss ----------------------------------------------------------------------------
 
 def _ctc_np(log_probs, targets, input_lengths, target_lengths, blank=0):

@@ -34,6 +34,9 @@ OPS = []
 # ---- joins, contiguous, clone ---------------------------------------------------------------
 
 OPS += [
+    OpSpec("concatenate", lambda lib, a, b: lib.concatenate([a, b], 1),
+           (S("2x1_2x3", A(2, 1), A(2, 3)), S("t_step", T(2, 3), Step(2, 2))), ALL,
+           ref=lambda np_, a, b: np.concatenate([a, b], 1)),
     OpSpec("cat", lambda lib, a, b: lib.cat([a, b]),
            (S("2x3_1x3", A(2, 3), A(1, 3)), S("t_step", T(2, 3), Step(2, 3)),
             S("empty", A(0, 3), A(2, 3)), S("1d", A(2), A(3))), ALL,

@@ -172,6 +172,8 @@ OPS += [
            (S("3_4", A(3), A(4)),), FLOAT,
            ref=lambda np_, a, b: tuple(np.meshgrid(a, b, indexing="xy"))),
     OpSpec("ravel", lambda lib, a: lib.ravel(a), SHAPE, ALL, ref=lambda np_, a: np.ravel(a)),
+    OpSpec("unflatten", lambda lib, a: lib.unflatten(a, 0, (1, 3)),
+           (S("3x4", A(3, 4)), S("t", T(3, 4))), ALL, ref=lambda np_, a: a.reshape(1, 3, 4)),
     OpSpec("Tensor.unflatten", lambda lib, a: a.unflatten(1, (2, -1)),
            (S("3x4", A(3, 4)), S("t", T(3, 4))), FLOAT,
            ref=lambda np_, a: a.reshape(3, 2, 2)),

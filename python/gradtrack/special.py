@@ -81,8 +81,9 @@ ndtr = _out.elementwise(_ndtr, "special_ndtr")
 
 # ---- the value-only functions: Bessel, Airy, orthogonal polynomials ----------------------------
 # NOTE [Value-only special functions] (csrc/kernels/special_functions.h): torch records no
-# node for these, whatever requires grad; the kernels take contiguous float32/float64
-# tensors of one shape, so the arguments are promoted and broadcast here, by torch's rules
+# node for these, whatever requires grad; the kernels take float32/float64 tensors of one
+# shape (laid out as torch lays out an elementwise result), so the arguments are promoted
+# and broadcast here, by torch's rules
 # (measured on torch 2.13): integer and bool inputs give the default dtype, float16 and
 # bfloat16 are refused, and a polynomial's (x, n) promote as a binary op's operands.
 
@@ -202,7 +203,7 @@ def _value_unary(kind, name, arg):
                             f"{_type_name(value)}")
         dtype = _kernel_dtype(value.dtype, name)
         with _out._no_grad():
-            x = value.detach().to(dtype).contiguous()
+            x = value.detach().to(dtype)
             result = _C._special_functions.value_unary(kind, x)
         return result if out is None else _write_out(aten, (value,), out, result)
 
@@ -239,7 +240,7 @@ def _polynomial(kind, name):
             operands = [v.detach().to(dtype) if t else _INSTALLED["tensor"](v, dtype=dtype)
                         for v, t in zip((x, n), tensors)]
             x_b, n_b = _INSTALLED["broadcast_tensors"](*operands)
-            result = _C._special_functions.polynomial(kind, x_b.contiguous(), n_b.contiguous())
+            result = _C._special_functions.polynomial(kind, x_b, n_b)
         return result if out is None else _write_out(aten, (x, n), out, result)
 
     function.__name__ = function.__qualname__ = name

@@ -151,6 +151,27 @@ def test_polynomial_argument_forms_promote_as_torch(name):
         _assert_close(ours, theirs, theirs.dtype == torch.float32)
 
 
+@pytest.mark.parametrize("name", ["bessel_j0", "airy_ai", "chebyshev_polynomial_t",
+                                  "legendre_polynomial_p"])
+def test_results_are_laid_out_as_torch_lays_them_out(name):
+    base = np.arange(12.0).reshape(3, 4) / 7
+    forms = [lambda L: (L.tensor(base.tolist()).t(),),
+             lambda L: (L.tensor(base.tolist())[:, ::2],),
+             lambda L: (L.tensor(base.tolist()).t(), L.tensor([[1.0, 2.0, 3.0]] * 4)),
+             lambda L: (0.5, L.tensor(base.tolist()).t()),
+             lambda L: (L.tensor([[0.5], [0.25]]), L.tensor([2, 3, 4])),
+             lambda L: (L.tensor(base.tolist()).t(), 3)]
+    for form in forms:
+        ours_args, theirs_args = form(gradtrack), form(torch)
+        if name in UNARY and len(ours_args) != 1:
+            continue
+        if name in POLYNOMIALS and len(ours_args) == 1:
+            ours_args, theirs_args = (*ours_args, 2), (*theirs_args, 2)
+        ours, theirs = _ours(name)(*ours_args), _theirs(name)(*theirs_args)
+        assert ours.stride() == theirs.stride()
+        _assert_close(ours, theirs, True)
+
+
 @pytest.mark.parametrize("name", UNARY + POLYNOMIALS)
 def test_results_never_require_grad(name):
     x = gradtrack.tensor([0.5, 1.5], requires_grad=True)

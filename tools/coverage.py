@@ -25,6 +25,9 @@ MODULES = [
     ("torch.distributed", "gradtrack.distributed", None),
 ]
 
+# Names of a torch module that are not its functions: torch.special re-exports the Tensor
+# class and keeps its docstring templates (dicts) as public names.
+NOT_FUNCTIONS = {"torch.special": {"Tensor", "common_args", "multi_dim_common"}}
 
 # NOTE [Coverage scope]
 # Four families of torch's names are out of gradtrack's scope, and the shares on the page
@@ -102,7 +105,8 @@ def coverage():
         if theirs is None:
             continue
         ours = _resolve(ours_name)
-        names = _public_names(theirs, isinstance(theirs, type))
+        names = [n for n in _public_names(theirs, isinstance(theirs, type))
+                 if n not in NOT_FUNCTIONS.get(torch_name, ())]
         have = [n for n in names if ours is not None and hasattr(ours, n)]
         lack = [n for n in names if n not in set(have)]
         rows.append((torch_name, have, lack))

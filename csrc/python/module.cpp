@@ -16,6 +16,8 @@ void init_fast_ops(py::module_& m);       // bind_fast_ops.cpp: Tensor number sl
 void init_autocast(py::module_& m);       // bind_autocast.cpp: CPU autocast state
 void init_profiler(py::module_& m);       // bind_profiler.cpp: backward timings
 void init_shared_memory(py::module_& m);  // bind_shared_memory.cpp: storages other processes map
+// bind_special_functions.cpp: torch.special's Bessel functions and polynomials
+void init_special_functions(py::module_& m);
 
 void rethrow_python() { throw py::error_already_set(); }
 
@@ -98,4 +100,5 @@ PYBIND11_MODULE(_C, m) {
   init_shared_memory(m);
   init_docs(m);   // _C._docs: docstrings from gradtrack/_docs
   init_bench(m);  // benchmark reference loops
+  init_special_functions(m);
 }

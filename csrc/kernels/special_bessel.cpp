@@ -1,0 +1,460 @@
+// The Bessel and Airy functions of torch.special (NOTE [Value-only special
+// functions]): Cephes' rational and Chebyshev-series approximations, evaluated
+// in the result's dtype. The coefficients are Cephes' published tables.
+//
+// NOTE [Bessel functions at the edges] (measured on torch 2.13)
+// y0, y1, k0, k1 and the scaled k's are -inf (y) or +inf (k) at 0 and NaN
+// below it; airy_ai is NaN at both infinities and 0 above 103.892; i0 and i1
+// are NaN at +-inf (an inf / inf in the Chebyshev form), j0, j1 and the
+// spherical j0 are 0 there.
+#include <cmath>
+#include <cstddef>
+#include <limits>
+
+#include "kernels/special_functions.h"
+
+namespace gradtrack::kernels::special {
+namespace {
+
+// c[0] z^(N-1) + ... + c[N-1], by Horner's rule from an accumulator of 0 (a
+// first step of 0 * z keeps a NaN z a NaN, as Cephes' loops do).
+template <typename T, size_t N>
+T horner(T z, const double (&c)[N]) {
+  T acc = T(0);
+  for (size_t i = 0; i < N; ++i) acc = acc * z + T(c[i]);
+  return acc;
+}
+
+// Clenshaw's sum of a Chebyshev series at y, Cephes' chbevl:
+// half the difference of the last and the last-but-two partial sums.
+template <typename T, size_t N>
+T chebyshev_series(T y, const double (&c)[N]) {
+  T b0 = T(c[0]), b1 = T(0), b2 = T(0);
+  for (size_t i = 1; i < N; ++i) {
+    b2 = b1;
+    b1 = b0;
+    b0 = y * b1 - b2 + T(c[i]);
+  }
+  return T(0.5) * (b0 - b2);
+}
+
+// ---- J0, J1, Y0, Y1 ----------------------------------------------------------------------------
+
+// Rational approximations of J0 and Y0 on (0, 5] (Cephes j0.c).
+constexpr double kJ0R_num[] = {-4.79443220978201773821e+09, 1.95617491946556577543e+12,
+                               -2.49248344360967716204e+14, 9.70862251047306323952e+15};
+constexpr double kJ0R_den[] = {4.99563147152651017219e+02, 1.73785401676374683123e+05,
+                               4.84409658339962045305e+07, 1.11855537045356834862e+10,
+                               2.11277520115489217587e+12, 3.10518229857422583814e+14,
+                               3.18121955943204943306e+16, 1.71086294081043136091e+18};
+constexpr double kY0_num[] = {1.55924367855235737965e+04, -1.46639295903971606143e+07,
+                              5.43526477051876500413e+09, -9.82136065717911466409e+11,
+                              8.75906394395366999549e+13, -3.46628303384729719441e+15,
+                              4.42733268572569800351e+16, -1.84950800436986690637e+16};
+constexpr double kY0_den[] = {1.04128353664259848412e+03, 6.26107330137134956842e+05,
+                              2.68919633393814121987e+08, 8.64002487103935000337e+10,
+                              2.02979612750105546709e+13, 3.17157752842975028269e+15,
+                              2.50596256172653059228e+17};
+// The modulus and phase of the asymptotic form for x > 5, in (5 / x)^2.
+constexpr double kP0_num[] = {7.96936729297347051624e-04, 8.28352392107440799803e-02,
+                              1.23953371646414299388e+00, 5.44725003058768775090e+00,
+                              8.74716500199817011941e+00, 5.30324038235394892183e+00,
+                              9.99999999999999997821e-01};
+constexpr double kP0_den[] = {9.24408810558863637013e-04, 8.56288474354474431428e-02,
+                              1.25352743901058953537e+00, 5.47097740330417105182e+00,
+                              8.76190883237069594232e+00, 5.30605288235394617618e+00,
+                              1.00000000000000000218e+00};
+constexpr double kQ0_num[] = {-1.13663838898469149931e-02, -1.28252718670509318512e+00,
+                              -1.95539544257735972385e+01, -9.32060152123768231369e+01,
+                              -1.77681167980488050595e+02, -1.47077505154951170175e+02,
+                              -5.14105326766599330220e+01, -6.05014350600728481186e+00};
+constexpr double kQ0_den[] = {6.43178256118178023184e+01, 8.56430025976980587198e+02,
+                              3.88240183605401609683e+03, 7.24046774195652478189e+03,
+                              5.93072701187316984827e+03, 2.06209331660327847417e+03,
+                              2.42005740240291393179e+02};
+
+// The same for J1 and Y1 (Cephes j1.c).
+constexpr double kJ1R_num[] = {-8.99971225705559398224e+08, 4.52228297998194034323e+11,
+                               -7.27494245221818276015e+13, 3.68295732863852883286e+15};
+constexpr double kJ1R_den[] = {6.20836478118054335476e+02, 2.56987256757748830383e+05,
+                               8.35146791431949253037e+07, 2.21511595479792499675e+10,
+                               4.74914122079991414898e+12, 7.84369607876235854894e+14,
+                               8.95222336184627338078e+16, 5.32278620332680085395e+18};
+constexpr double kY1_num[] = {1.26320474790178026440e+09, -6.47355876379160291031e+11,
+                              1.14509511541823727583e+14, -8.12770255501325109621e+15,
+                              2.02439475713594898196e+17, -7.78877196265950026825e+17};
+constexpr double kY1_den[] = {5.94301592346128195359e+02, 2.35564092943068577943e+05,
+                              7.34811944459721705660e+07, 1.87601316108706159478e+10,
+                              3.88231277496238566008e+12, 6.20557727146953693363e+14,
+                              6.87141087355300489866e+16, 3.97270608116560655612e+18};
+constexpr double kP1_num[] = {7.62125616208173112003e-04, 7.31397056940917570436e-02,
+                              1.12719608129684925192e+00, 5.11207951146807644818e+00,
+                              8.42404590141772420927e+00, 5.21451598682361504063e+00,
+                              1.00000000000000000254e+00};
+constexpr double kP1_den[] = {5.71323128072548699714e-04, 6.88455908754495404082e-02,
+                              1.10514232634061696926e+00, 5.07386386128601488557e+00,
+                              8.39985554327604159757e+00, 5.20982848682361821619e+00,
+                              9.99999999999999997461e-01};
+constexpr double kQ1_num[] = {5.10862594750176621635e-02, 4.98213872951233449420e+00,
+                              7.58238284132545283818e+01, 3.66779609360150777800e+02,
+                              7.10856304998926107277e+02, 5.97489612400613639965e+02,
+                              2.11688757100572135698e+02, 2.52070205858023719784e+01};
+constexpr double kQ1_den[] = {7.42373277035675149943e+01, 1.05644886038262816351e+03,
+                              4.98641058337653607651e+03, 9.56231892404756170795e+03,
+                              7.99704160447350683650e+03, 2.82619278517639096600e+03,
+                              3.36093607810698293419e+02};
+
+constexpr double kQuarterPi = 0.785398163397448309615660845819875721;
+constexpr double kThreeQuarterPi = 2.356194490192344928846982537459627163;
+constexpr double kSqrtTwoOverPi = 0.797884560802865355879892119868763737;
+constexpr double kTwoOverPi = 0.636619772367581343075535053490057448;
+
+// sqrt(2 / (pi x)) (P cos(x - phase) - (5 / x) Q sin(x - phase)) for J, with
+// sin and +cos for Y. z is (5 / x)^2, computed as each order's Cephes code does.
+template <typename T, size_t A, size_t B, size_t C, size_t D>
+T bessel_asymptotic(T x, T z, const double (&pn)[A], const double (&pd)[B], const double (&qn)[C],
+                    const double (&qd)[D], double phase, bool second_kind) {
+  const T p = horner(z, pn) / horner(z, pd);
+  const T q = horner(z, qn) / horner(z, qd);
+  const T shifted = x - T(phase);
+  const T body = second_kind ? p * std::sin(shifted) + T(5) / x * q * std::cos(shifted)
+                             : p * std::cos(shifted) - T(5) / x * q * std::sin(shifted);
+  return body * T(kSqrtTwoOverPi) / std::sqrt(x);
+}
+
+template <typename T>
+T bessel_j0(T x) {
+  if (x < T(0)) x = -x;
+  if (x <= T(5)) {
+    if (x < T(0.00001)) return T(1) - x * x / T(4);
+    const T xx = x * x;
+    // the first two zeros of J0, squared, factored out
+    return (xx - T(5.78318596294678452118e+00)) * (xx - T(3.04712623436620863991e+01)) *
+           horner(xx, kJ0R_num) / horner(xx, kJ0R_den);
+  }
+  return bessel_asymptotic(x, T(25) / (x * x), kP0_num, kP0_den, kQ0_num, kQ0_den, kQuarterPi,
+                           false);
+}
+
+template <typename T>
+T bessel_j1_nonnegative(T x) {
+  if (x <= T(5)) {
+    const T xx = x * x;
+    return horner(xx, kJ1R_num) / horner(xx, kJ1R_den) * x * (xx - T(1.46819706421238932572e+01)) *
+           (xx - T(4.92184563216946036703e+01));
+  }
+  return bessel_asymptotic(x, T(5) / x * (T(5) / x), kP1_num, kP1_den, kQ1_num, kQ1_den,
+                           kThreeQuarterPi, false);
+}
+
+template <typename T>
+T bessel_j1(T x) {
+  return x < T(0) ? -bessel_j1_nonnegative(-x) : bessel_j1_nonnegative(x);
+}
+
+template <typename T>
+T bessel_y0(T x) {
+  if (x <= T(5)) {
+    if (x == T(0)) return -std::numeric_limits<T>::infinity();
+    if (x < T(0)) return std::numeric_limits<T>::quiet_NaN();
+    const T xx = x * x;
+    return horner(xx, kY0_num) / horner(xx, kY0_den) + T(kTwoOverPi) * std::log(x) * bessel_j0(x);
+  }
+  return bessel_asymptotic(x, T(25) / (x * x), kP0_num, kP0_den, kQ0_num, kQ0_den, kQuarterPi,
+                           true);
+}
+
+template <typename T>
+T bessel_y1(T x) {
+  if (x <= T(5)) {
+    if (x == T(0)) return -std::numeric_limits<T>::infinity();
+    if (x <= T(0)) return std::numeric_limits<T>::quiet_NaN();
+    const T xx = x * x;
+    return x * (horner(xx, kY1_num) / horner(xx, kY1_den)) +
+           T(kTwoOverPi) * (bessel_j1(x) * std::log(x) - T(1) / x);
+  }
+  return bessel_asymptotic(x, T(5) / x * (T(5) / x), kP1_num, kP1_den, kQ1_num, kQ1_den,
+                           kThreeQuarterPi, true);
+}
+
+// ---- I0, I1, K0, K1 (Cephes i0.c, i1.c, k0.c, k1.c) --------------------------------------------
+
+// exp(-|x|) I0(x) on [0, 8] in (x / 2 - 2), and sqrt(x) exp(-x) I0(x) beyond in (32 / x - 2).
+constexpr double kI0_small[] = {
+    -4.41534164647933937950e-18, 3.33079451882223809783e-17,  -2.43127984654795469359e-16,
+    1.71539128555513303061e-15,  -1.16853328779934516808e-14, 7.67618549860493561688e-14,
+    -4.85644678311192946090e-13, 2.95505266312963983461e-12,  -1.72682629144155570723e-11,
+    9.67580903537323691224e-11,  -5.18979560163526290666e-10, 2.65982372468238665035e-09,
+    -1.30002500998624804212e-08, 6.04699502254191894932e-08,  -2.67079385394061173391e-07,
+    1.11738753912010371815e-06,  -4.41673835845875056359e-06, 1.64484480707288970893e-05,
+    -5.75419501008210370398e-05, 1.88502885095841655729e-04,  -5.76375574538582365885e-04,
+    1.63947561694133579842e-03,  -4.32430999505057594430e-03, 1.05464603945949983183e-02,
+    -2.37374148058994688156e-02, 4.93052842396707084878e-02,  -9.49010970480476444210e-02,
+    1.71620901522208775349e-01,  -3.04682672343198398683e-01, 6.76795274409476084995e-01};
+constexpr double kI0_large[] = {
+    -7.23318048787475395456e-18, -4.83050448594418207126e-18, 4.46562142029675999901e-17,
+    3.46122286769746109310e-17,  -2.82762398051658348494e-16, -3.42548561967721913462e-16,
+    1.77256013305652638360e-15,  3.81168066935262242075e-15,  -9.55484669882830764870e-15,
+    -4.15056934728722208663e-14, 1.54008621752140982691e-14,  3.85277838274214270114e-13,
+    7.18012445138366623367e-13,  -1.79417853150680611778e-12, -1.32158118404477131188e-11,
+    -3.14991652796324136454e-11, 1.18891471078464383424e-11,  4.94060238822496958910e-10,
+    3.39623202570838634515e-09,  2.26666899049817806459e-08,  2.04891858946906374183e-07,
+    2.89137052083475648297e-06,  6.88975834691682398426e-05,  3.36911647825569408990e-03,
+    8.04490411014108831608e-01};
+constexpr double kI1_small[] = {
+    2.77791411276104639959e-18,  -2.11142121435816608115e-17, 1.55363195773620046921e-16,
+    -1.10559694773538630805e-15, 7.60068429473540693410e-15,  -5.04218550472791168711e-14,
+    3.22379336594557470981e-13,  -1.98397439776494371520e-12, 1.17361862988909016308e-11,
+    -6.66348972350202774223e-11, 3.62559028155211703701e-10,  -1.88724975172282928790e-09,
+    9.38153738649577178388e-09,  -4.44505912879632808065e-08, 2.00329475355213526229e-07,
+    -8.56872026469545474066e-07, 3.47025130813767847674e-06,  -1.32731636560394358279e-05,
+    4.78156510755005422638e-05,  -1.61760815825896745588e-04, 5.12285956168575772895e-04,
+    -1.51357245063125314899e-03, 4.15642294431288815669e-03,  -1.05640848946261981558e-02,
+    2.47264490306265168283e-02,  -5.29459812080949914269e-02, 1.02643658689847095384e-01,
+    -1.76416518357834055153e-01, 2.52587186443633654823e-01};
+constexpr double kI1_large[] = {
+    7.51729631084210481353e-18,  4.41434832307170791151e-18,  -4.65030536848935832153e-17,
+    -3.20952592199342395980e-17, 2.96262899764595013876e-16,  3.30820231092092828324e-16,
+    -1.88035477551078244854e-15, -3.81440307243700780478e-15, 1.04202769841288027642e-14,
+    4.27244001671195135429e-14,  -2.10154184277266431302e-14, -4.08355111109219731823e-13,
+    -7.19855177624590851209e-13, 2.03562854414708950722e-12,  1.41258074366137813316e-11,
+    3.25260358301548823856e-11,  -1.89749581235054123450e-11, -5.58974346219658380687e-10,
+    -3.83538038596423702205e-09, -2.63146884688951950684e-08, -2.51223623787020892529e-07,
+    -3.88256480887769039346e-06, -1.10588938762623716291e-04, -9.76109749136146840777e-03,
+    7.78576235018280120474e-01};
+// K0 + log(x / 2) I0 on (0, 2] in (x^2 - 2), and sqrt(x) exp(x) K0 beyond in (8 / x - 2).
+constexpr double kK0_small[] = {1.37446543561352307156e-16, 4.25981614279661018399e-14,
+                                1.03496952576338420167e-11, 1.90451637722020886025e-09,
+                                2.53479107902614945675e-07, 2.28621210311945178607e-05,
+                                1.26461541144692592338e-03, 3.59799365153615016266e-02,
+                                3.44289899924628486886e-01, -5.35327393233902768720e-01};
+constexpr double kK0_large[] = {
+    5.30043377268626276149e-18,  -1.64758043015242134646e-17, 5.21039150503902756861e-17,
+    -1.67823109680541210385e-16, 5.51205597852431940784e-16,  -1.84859337734377901440e-15,
+    6.34007647740507060557e-15,  -2.22751332699166985548e-14, 8.03289077536357521100e-14,
+    -2.98009692317273043925e-13, 1.14034058820847496303e-12,  -4.51459788337394416547e-12,
+    1.85594911495471785253e-11,  -7.95748924447710747776e-11, 3.57739728140030116597e-10,
+    -1.69753450938905987466e-09, 8.57403401741422608519e-09,  -4.66048989768794782956e-08,
+    2.76681363944501510342e-07,  -1.83175552271911948767e-06, 1.39498137188764993662e-05,
+    -1.28495495816278026384e-04, 1.56988388573005337491e-03,  -3.14481013119645005427e-02,
+    2.44030308206595545468e+00};
+constexpr double kK1_small[] = {
+    -7.02386347938628759343e-18, -2.42744985051936593393e-15, -6.66690169419932900609e-13,
+    -1.41148839263352776110e-10, -2.21338763073472585583e-08, -2.43340614156596823496e-06,
+    -1.73028895751305206302e-04, -6.97572385963986435018e-03, -1.22611180822657148235e-01,
+    -3.53155960776544875667e-01, 1.52530022733894777053e+00};
+constexpr double kK1_large[] = {
+    -5.75674448366501715755e-18, 1.79405087314755922667e-17,  -5.68946255844285935196e-17,
+    1.83809354436663880070e-16,  -6.05704724837331885336e-16, 2.03870316562433424052e-15,
+    -7.01983709041831346144e-15, 2.47715442448130437068e-14,  -8.97670518232499435011e-14,
+    3.34841966607842919884e-13,  -1.28917396095102890680e-12, 5.13963967348173025100e-12,
+    -2.12996783842756842877e-11, 9.21831518760500529508e-11,  -4.19035475934189648750e-10,
+    2.01504975519703286596e-09,  -1.03457624656780970260e-08, 5.74108412545004946722e-08,
+    -3.50196060308781257119e-07, 2.40648494783721712015e-06,  -1.93619797416608296024e-05,
+    1.95215518471351631108e-04,  -2.85781685962277938680e-03, 1.03923736576817238437e-01,
+    2.72062619048444266945e+00};
+
+template <typename T>
+T modified_bessel_i0(T x) {
+  const T a = std::abs(x);
+  if (a <= T(8)) return std::exp(a) * chebyshev_series(a / T(2) - T(2), kI0_small);
+  return std::exp(a) * chebyshev_series(T(32) / a - T(2), kI0_large) / std::sqrt(a);
+}
+
+template <typename T>
+T modified_bessel_i1(T x) {
+  const T a = std::abs(x);
+  T r;
+  if (a <= T(8)) {
+    r = chebyshev_series(a / T(2) - T(2), kI1_small) * a * std::exp(a);
+  } else {
+    r = std::exp(a) * chebyshev_series(T(32) / a - T(2), kI1_large) / std::sqrt(a);
+  }
+  return x < T(0) ? -r : r;
+}
+
+// The series part of K0 and K1 near 0; `scaled` multiplies by exp(x).
+template <typename T>
+T modified_bessel_k0(T x, bool scaled) {
+  if (x == T(0)) return std::numeric_limits<T>::infinity();
+  if (x < T(0)) return std::numeric_limits<T>::quiet_NaN();
+  if (x <= T(2)) {
+    const T s = chebyshev_series(x * x - T(2), kK0_small);
+    if (scaled) return (s - std::log(T(0.5) * x) * modified_bessel_i0(x)) * std::exp(x);
+    // PyTorch takes this logarithm in double, also for float32 (its 0.5 is a double).
+    return static_cast<T>(s - std::log(0.5 * x) * modified_bessel_i0(x));
+  }
+  const T s = chebyshev_series(T(8) / x - T(2), kK0_large);
+  if (scaled) return s / std::sqrt(x);
+  return std::exp(-x) * s / std::sqrt(x);
+}
+
+template <typename T>
+T modified_bessel_k1(T x, bool scaled) {
+  if (x == T(0)) return std::numeric_limits<T>::infinity();
+  if (x < T(0)) return std::numeric_limits<T>::quiet_NaN();
+  if (x <= T(2)) {
+    const T r = std::log(T(0.5) * x) * modified_bessel_i1(x) +
+                chebyshev_series(x * x - T(2), kK1_small) / x;
+    return scaled ? r * std::exp(x) : r;
+  }
+  const T s = chebyshev_series(T(8) / x - T(2), kK1_large);
+  if (scaled) return s / std::sqrt(x);
+  return std::exp(-x) * s / std::sqrt(x);
+}
+
+// ---- spherical j0 and Airy's Ai ----------------------------------------------------------------
+
+template <typename T>
+T spherical_bessel_j0(T x) {
+  if (std::isinf(x)) return T(0);
+  if (std::abs(x) < T(0.5)) {
+    // the Taylor series of sin(x) / x to x^12
+    const T xx = x * x;
+    return T(1) +
+           xx * (T(-1) / T(6) +
+                 xx * (T(1) / T(120) +
+                       xx * (T(-1) / T(5040) +
+                             xx * (T(1) / T(362880) +
+                                   xx * (T(-1) / T(39916800) + xx * (T(1) / T(6227020800.0)))))));
+  }
+  return std::sin(x) / x;
+}
+
+// Cephes airy.c: the asymptotic forms for x < -2.09 (oscillating, in 1 / zeta^2)
+// and x >= 2.09 (decaying, in 1 / zeta), the power series between (and up to
+// 8.3203353, where it is still better than the decaying form).
+constexpr double kAiN[] = {3.46538101525629032477e-01, 1.20075952739645805542e+01,
+                           7.62796053615234516538e+01, 1.68089224934630576269e+02,
+                           1.59756391350164413639e+02, 7.05360906840444183113e+01,
+                           1.40264691163389668864e+01, 9.99999999999999995305e-01};
+constexpr double kAiD[] = {5.67594532638770212846e-01, 1.47562562584847203173e+01,
+                           8.45138970141474626562e+01, 1.77318088145400459522e+02,
+                           1.64234692871529701831e+02, 7.14778400825575695274e+01,
+                           1.40959135607834029598e+01, 1.00000000000000000470e+00};
+constexpr double kAiFN[] = {
+    -1.31696323418331795333e-01, -6.26456544431912369773e-01, -6.93158036036933542233e-01,
+    -2.79779981545119124951e-01, -4.91900132609500318020e-02, -4.06265923594885404393e-03,
+    -1.59276496239262096340e-04, -2.77649108155232920844e-06, -1.67787698489114633780e-08};
+constexpr double kAiFD[] = {
+    1.33560420706553243746e+01, 3.26825032795224613948e+01, 2.67367040941499554804e+01,
+    9.18707402907259625840e+00, 1.47529146771666414581e+00, 1.15687173795188044134e-01,
+    4.40291641615211203805e-03, 7.54720348287414296618e-05, 4.51850092970580378464e-07};
+constexpr double kAiGN[] = {
+    1.97339932091685679179e-02, 3.91103029615688277255e-01, 1.06579897599595591108e+00,
+    9.39169229816650230044e-01, 3.51465656105547619242e-01, 6.33888919628925490927e-02,
+    5.85804113048388458567e-03, 2.82851600836737019778e-04, 6.98793669997260967291e-06,
+    8.11789239554389293311e-08, 3.41551784765923618484e-10};
+constexpr double kAiGD[] = {9.30892908077441974853e+00, 1.98352928718312140417e+01,
+                            1.55646628932864612953e+01, 5.47686069422975497931e+00,
+                            9.54293611618961883998e-01, 8.64580826352392193095e-02,
+                            4.12656523824222607191e-03, 1.01259085116509135510e-04,
+                            1.17166733214413521882e-06, 4.91834570062930015649e-09};
+constexpr double kOneOverSqrtPi = 5.64189583547756286948e-01;
+constexpr double kPi = 3.14159265358979323846;
+
+template <typename T>
+T airy_ai(T x) {
+  if (std::isinf(x)) return std::numeric_limits<T>::quiet_NaN();
+  if (x > T(103.892)) return T(0);
+  if (x < T(-2.09)) {
+    const T z = T(1) / (T(-2) * x * std::sqrt(-x) / T(3));
+    const T zz = z * z;
+    const T fn = horner(zz, kAiFN), fd = horner(zz, kAiFD);
+    const T gn = horner(zz, kAiGN), gd = horner(zz, kAiGD);
+    const T t = T(-2) * x * std::sqrt(-x) / T(3) + T(0.25) * T(kPi);
+    return T(kOneOverSqrtPi) / std::sqrt(std::sqrt(-x)) *
+           (std::sin(t) * (T(1) + zz * fn / fd) - std::cos(t) * (z * gn / gd));
+  }
+  T decaying = T(0);
+  const bool above = x >= T(2.09);
+  if (above) {
+    const T zeta = T(2) * x * std::sqrt(x) / T(3);
+    const T inv = T(1) / zeta;
+    decaying = T(kOneOverSqrtPi) * (horner(inv, kAiN) / horner(inv, kAiD)) /
+               (T(2) * std::sqrt(std::sqrt(x)) * std::exp(zeta));
+    if (x > T(8.3203353)) return decaying;
+  }
+  // Ai = c1 f - c2 g with f, g the two power series in x^3.
+  T f = T(1), g = x, k = T(1), m = T(1), n = x, t = T(1);
+  const T cube = x * x * x;
+  while (t > std::numeric_limits<T>::epsilon()) {
+    m *= cube;
+    k += T(1);
+    m /= k;
+    n *= cube;
+    k += T(1);
+    n /= k;
+    m /= k;
+    f += m;
+    k += T(1);
+    n /= k;
+    g += n;
+    t = std::abs(m / f);
+  }
+  if (above) return decaying;
+  return T(0.355028053887817239260) * f - T(0.258819403792806798405) * g;
+}
+
+template <typename T, T (*F)(T)>
+inline void run(const T* x, T* out, int64_t count) {
+  for (int64_t i = 0; i < count; ++i) out[i] = F(x[i]);
+}
+
+template <typename T>
+T k0(T x) {
+  return modified_bessel_k0(x, false);
+}
+template <typename T>
+T k1(T x) {
+  return modified_bessel_k1(x, false);
+}
+template <typename T>
+T k0e(T x) {
+  return modified_bessel_k0(x, true);
+}
+template <typename T>
+T k1e(T x) {
+  return modified_bessel_k1(x, true);
+}
+
+template <typename T>
+inline void dispatch(ValueUnary f, const T* x, T* out, int64_t count) {
+  switch (f) {
+    case ValueUnary::BesselJ0: return run<T, bessel_j0<T>>(x, out, count);
+    case ValueUnary::BesselJ1: return run<T, bessel_j1<T>>(x, out, count);
+    case ValueUnary::BesselY0: return run<T, bessel_y0<T>>(x, out, count);
+    case ValueUnary::BesselY1: return run<T, bessel_y1<T>>(x, out, count);
+    case ValueUnary::ModifiedBesselI0: return run<T, modified_bessel_i0<T>>(x, out, count);
+    case ValueUnary::ModifiedBesselI1: return run<T, modified_bessel_i1<T>>(x, out, count);
+    case ValueUnary::ModifiedBesselK0: return run<T, k0<T>>(x, out, count);
+    case ValueUnary::ModifiedBesselK1: return run<T, k1<T>>(x, out, count);
+    case ValueUnary::ScaledModifiedBesselK0: return run<T, k0e<T>>(x, out, count);
+    case ValueUnary::ScaledModifiedBesselK1: return run<T, k1e<T>>(x, out, count);
+    case ValueUnary::SphericalBesselJ0: return run<T, spherical_bessel_j0<T>>(x, out, count);
+    case ValueUnary::AiryAi: return run<T, airy_ai<T>>(x, out, count);
+    case ValueUnary::Count: break;
+  }
+}
+
+GT_SPECIAL_CLONES void unary_float(ValueUnary f, const float* x, float* out, int64_t count) {
+  dispatch(f, x, out, count);
+}
+
+GT_SPECIAL_CLONES void unary_double(ValueUnary f, const double* x, double* out, int64_t count) {
+  dispatch(f, x, out, count);
+}
+
+}  // namespace
+
+template <>
+void value_unary<float>(ValueUnary f, const float* x, float* out, int64_t count) {
+  unary_float(f, x, out, count);
+}
+
+template <>
+void value_unary<double>(ValueUnary f, const double* x, double* out, int64_t count) {
+  unary_double(f, x, out, count);
+}
+
+}  // namespace gradtrack::kernels::special

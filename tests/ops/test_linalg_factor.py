@@ -351,7 +351,7 @@ def test_blocked_cholesky_matches_numpy(n, upper, dtype, threads):
     assert info == n - 19
 
 
-@pytest.mark.parametrize("n", [6, 200])
+@pytest.mark.parametrize("n", [6, 100])
 @pytest.mark.parametrize("zero", ["column", "row", "ones"])
 def test_singular_matrix_reports_the_pivot_torch_reports(torch, n, zero):
     # A zero column of A is a zero row of the A^T that LAPACK factors; the info and

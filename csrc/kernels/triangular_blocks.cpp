@@ -25,14 +25,24 @@ constexpr int64_t kBaseRows = 16;  // rows solved by substitution at the recursi
 // Cholesky, none for LU at 256); the solves of many right-hand sides are one region.
 constexpr int64_t kThreadsAbove = int64_t(1) << 23;
 
-// c[m, w] -= a[m, h] @ x[h, w], a read with leading dimension lda.
+// c[m, w] -= a[m, h] @ op(b), op(b) = b[h, w] or, with bt, b[w, h]^T (row-major, leading
+// dimensions lda, ldb, ldc). With `threaded`, the rows of c go over the threads where the
+// product is worth it (NOTE [Few parallel regions in a factorization]).
 template <typename T>
-void subtract_product(const T* a, int64_t lda, const T* x, T* c, int64_t m, int64_t h, int64_t w,
-                      int64_t ld) {
+void subtract_product(bool bt, const T* a, int64_t lda, const T* b, int64_t ldb, T* c, int64_t ldc,
+                      int64_t m, int64_t h, int64_t w, bool threaded) {
   std::vector<T> neg(static_cast<size_t>(m * h));
   for (int64_t i = 0; i < m; ++i)
     for (int64_t j = 0; j < h; ++j) neg[size_t(i * h + j)] = -a[i * lda + j];
-  blas_gemm<T>(false, false, m, w, h, neg.data(), h, x, ld, T(1), c, ld);
+  const int64_t threads = threaded && m * h * w >= kThreadsAbove ? get_num_threads() : 1;
+  const int64_t rows = std::max<int64_t>(16, (m + threads - 1) / threads);
+  parallel_for((m + rows - 1) / rows, 1, [&](int64_t lo, int64_t hi) {
+    for (int64_t r = lo; r < hi; ++r) {
+      const int64_t r0 = r * rows, r1 = std::min(m, r0 + rows);
+      blas_gemm<T>(false, bt, r1 - r0, w, h, neg.data() + r0 * h, h, b, ldb, T(1), c + r0 * ldc,
+                   ldc);
+    }
+  });
 }
 
 // Solves L Y = B for the m x m lower triangle of `t` (leading dimension n; the
@@ -54,7 +64,7 @@ void lower_solve(const T* t, int64_t n, T* b, int64_t m, int64_t w, int64_t ld) 
   }
   const int64_t h = m / 2;
   lower_solve(t, n, b, h, w, ld);
-  subtract_product(t + h * n, n, b, b + h * ld, m - h, h, w, ld);
+  subtract_product(false, t + h * n, n, b, ld, b + h * ld, ld, m - h, h, w, false);
   lower_solve(t + h * n + h, n, b + h * ld, m - h, w, ld);
 }
 
@@ -74,26 +84,8 @@ void unit_upper_solve(const T* t, int64_t n, T* b, int64_t m, int64_t w, int64_t
   }
   const int64_t h = m / 2;
   unit_upper_solve(t + h * n + h, n, b + h * ld, m - h, w, ld);
-  subtract_product(t + h, n, b + h * ld, b, h, m - h, w, ld);
+  subtract_product(false, t + h, n, b + h * ld, ld, b, ld, h, m - h, w, false);
   unit_upper_solve(t, n, b, h, w, ld);
-}
-
-// c[m, m2] -= a[m, h] @ b[m2, h]^T with the rows of c over the threads.
-template <typename T>
-void subtract_product_bt(const T* a, const T* b, int64_t lda, T* c, int64_t ldc, int64_t m,
-                         int64_t m2, int64_t h) {
-  std::vector<T> neg(static_cast<size_t>(m * h));
-  for (int64_t i = 0; i < m; ++i)
-    for (int64_t j = 0; j < h; ++j) neg[size_t(i * h + j)] = -a[i * lda + j];
-  const int64_t threads = m * m2 * h >= kThreadsAbove ? get_num_threads() : 1;
-  const int64_t rows = std::max<int64_t>(16, (m + threads - 1) / threads);
-  parallel_for((m + rows - 1) / rows, 1, [&](int64_t lo, int64_t hi) {
-    for (int64_t r = lo; r < hi; ++r) {
-      const int64_t r0 = r * rows, r1 = std::min(m, r0 + rows);
-      blas_gemm<T>(false, true, r1 - r0, m2, h, neg.data() + r0 * h, h, b, lda, T(1), c + r0 * ldc,
-                   ldc);
-    }
-  });
 }
 
 // Solves L X = B for the lower triangle of t (leading dimension n) and the m x k
@@ -109,25 +101,6 @@ void lower_solve_columns(const T* t, int64_t n, T* b, int64_t m, int64_t k) {
     for (int64_t s = lo; s < hi; ++s) {
       const int64_t c0 = s * per, c1 = std::min(k, c0 + per);
       lower_solve(t, n, b + c0, m, c1 - c0, k);
-    }
-  });
-}
-
-// c[m, w] -= a[m, h] @ b[h, w] (row-major, leading dimensions lda, ldb, ldc), the rows
-// of c over the threads.
-template <typename T>
-void subtract_product_rows(const T* a, int64_t lda, const T* b, int64_t ldb, T* c, int64_t ldc,
-                           int64_t m, int64_t h, int64_t w) {
-  std::vector<T> neg(static_cast<size_t>(m * h));
-  for (int64_t i = 0; i < m; ++i)
-    for (int64_t j = 0; j < h; ++j) neg[size_t(i * h + j)] = -a[i * lda + j];
-  const int64_t threads = m * h * w >= kThreadsAbove ? get_num_threads() : 1;
-  const int64_t rows = std::max<int64_t>(16, (m + threads - 1) / threads);
-  parallel_for((m + rows - 1) / rows, 1, [&](int64_t lo, int64_t hi) {
-    for (int64_t r = lo; r < hi; ++r) {
-      const int64_t r0 = r * rows, r1 = std::min(m, r0 + rows);
-      blas_gemm<T>(false, false, r1 - r0, w, h, neg.data() + r0 * h, h, b, ldb, T(1), c + r0 * ldc,
-                   ldc);
     }
   });
 }
@@ -156,7 +129,7 @@ int lu_panel(T* a, int64_t m, int64_t n, int64_t ld, int* piv) {
     for (int64_t i = 0; i < n1; ++i) right[j * ld + i] = m12[size_t(i * n2 + j)];
   // M22 -= M21 M12, as R22 -= R21 R12: R's rows n1.. and columns ..n1 (M12^T) times
   // its rows ..n1 and columns n1.. (M21^T).
-  subtract_product_rows(right, ld, a + n1, ld, right + n1, ld, n2, n1, m - n1);
+  subtract_product(false, right, ld, a + n1, ld, right + n1, ld, n2, n1, m - n1, true);
   const int info2 = lu_panel(right + n1, m - n1, n2, ld, piv + n1);
   const int64_t k2 = std::min(m - n1, n2);
   for (int64_t i = 0; i < k2; ++i) piv[n1 + i] += int(n1);
@@ -181,7 +154,7 @@ int cholesky_lower(T* a, int64_t m, int64_t ld) {
   for (int64_t i = 0; i < m2; ++i)
     for (int64_t j = 0; j < h; ++j) a21[i * ld + j] = rhs[size_t(j * m2 + i)];
   // A22 -= L21 L21^T (both triangles; only the lower one is read on).
-  subtract_product_bt(a21, a21, ld, a + h * ld + h, ld, m2, m2, h);
+  subtract_product(true, a21, ld, a21, ld, a + h * ld + h, ld, m2, h, m2, true);
   const int info = cholesky_lower(a + h * ld + h, m2, ld);
   return info ? info + int(h) : 0;
 }

@@ -110,6 +110,33 @@ Tensor smooth_l1_or_huber(const Tensor& x, const Tensor& y, int64_t reduction, d
   return out;
 }
 
+namespace {
+
+/// nll_loss's and nll_loss2d's end: the result and the total weight in logp's dtype
+/// (computed in float for float16 / bfloat16), and the node, which keeps the target,
+/// the total weight and the class weights.
+Tensor record_nll(OpKind kind, const Tensor& logp, Tensor out, Tensor total_weight,
+                  const Tensor& target, const Tensor* weight, int64_t reduction,
+                  int64_t ignore_index) {
+  if (out.dtype() != logp.dtype()) {
+    out = kernels::narrowed(out, logp.dtype());
+    total_weight = kernels::narrowed(total_weight, logp.dtype());
+  }
+  std::vector<const Tensor*> extras{&target, &total_weight};
+  if (weight) extras.push_back(weight);
+  record(
+      kind, {&logp}, out,
+      [&](autograd::LossAttrs& at) {
+        at.reduction = reduction;
+        at.ignore_index = ignore_index;
+        at.has_weight = weight != nullptr;
+      },
+      extras);
+  return out;
+}
+
+}  // namespace
+
 Tensor nll_loss(const Tensor& logp, const Tensor& target, const Tensor* weight, int64_t reduction,
                 int64_t ignore_index) {
   GT_CHECK(logp.dim() >= 1 && logp.dim() <= 2, "input tensor should be 1D or 2D");
@@ -154,21 +181,8 @@ Tensor nll_loss(const Tensor& logp, const Tensor& target, const Tensor* weight, 
     }
     *total_weight.data<scalar_t>() = static_cast<scalar_t>(wsum);
   });
-  if (cdt != logp.dtype()) {
-    out = kernels::narrowed(out, logp.dtype());
-    total_weight = kernels::narrowed(total_weight, logp.dtype());
-  }
-  std::vector<const Tensor*> extras{&target, &total_weight};
-  if (weight) extras.push_back(weight);
-  record(
-      OpKind::NllLoss, {&logp}, out,
-      [&](autograd::LossAttrs& at) {
-        at.reduction = reduction;
-        at.ignore_index = ignore_index;
-        at.has_weight = weight != nullptr;
-      },
-      extras);
-  return out;
+  return record_nll(OpKind::NllLoss, logp, out, total_weight, target, weight, reduction,
+                    ignore_index);
 }
 Tensor nll_loss2d(const Tensor& logp, const Tensor& target, const Tensor* weight, int64_t reduction,
                   int64_t ignore_index) {
@@ -215,21 +229,8 @@ Tensor nll_loss2d(const Tensor& logp, const Tensor& target, const Tensor* weight
     }
     *total_weight.data<scalar_t>() = static_cast<scalar_t>(wsum);
   });
-  if (cdt != logp.dtype()) {
-    out = kernels::narrowed(out, logp.dtype());
-    total_weight = kernels::narrowed(total_weight, logp.dtype());
-  }
-  std::vector<const Tensor*> extras{&target, &total_weight};
-  if (weight) extras.push_back(weight);
-  record(
-      OpKind::NllLoss2d, {&logp}, out,
-      [&](autograd::LossAttrs& at) {
-        at.reduction = reduction;
-        at.ignore_index = ignore_index;
-        at.has_weight = weight != nullptr;
-      },
-      extras);
-  return out;
+  return record_nll(OpKind::NllLoss2d, logp, out, total_weight, target, weight, reduction,
+                    ignore_index);
 }
 
 Tensor mse_loss(const Tensor& a, const Tensor& target, int64_t reduction) {

@@ -160,6 +160,21 @@ class _Plan:
     def chunks(self, n):
         return [slice(s, min(n, s + self.chunk)) for s in range(0, n, self.chunk)]
 
+    def gradient_buffers(self, ctx, tensors):
+        """Zeros in acc_dtype for each of (input, weight, bias) whose gradient is asked."""
+        wants = (*ctx.needs_input_grad[:2], ctx.needs_input_grad[3])
+        return [gradtrack.zeros(t.shape, dtype=self.acc_dtype) if need and t is not None
+                else None for need, t in zip(wants, tensors)]
+
+    def add_gradients(self, grads, dlogits, input, linear_weight, rows):  # noqa: A002
+        """One chunk's share of the input's, the weight's and the bias's gradients."""
+        if grads[0] is not None:
+            grads[0][rows] = dlogits @ linear_weight.to(self.acc_dtype)
+        if grads[1] is not None:
+            grads[1] += dlogits.t() @ input[rows].to(self.acc_dtype)
+        if grads[2] is not None:
+            grads[2] += dlogits.sum(0)
+
 
 class GeneratedBackwardFor_torch_nn__linear_cross_entropy_batch_chunked_default(Function):  # noqa: N801
     """The mean or sum over the chunks; the gradients are made in forward (NOTE [The
@@ -168,20 +183,12 @@ class GeneratedBackwardFor_torch_nn__linear_cross_entropy_batch_chunked_default(
     @staticmethod
     def forward(ctx, input, linear_weight, target, linear_bias, weight, plan, mean,  # noqa: A002
                 allow_retain_graph):
-        wants = (*ctx.needs_input_grad[:2], ctx.needs_input_grad[3])
-        acc = plan.acc_dtype
-        total = gradtrack.zeros((), dtype=acc)
-        grads = [gradtrack.zeros(t.shape, dtype=acc) if need and t is not None else None
-                 for need, t in zip(wants, (input, linear_weight, linear_bias))]
+        total = gradtrack.zeros((), dtype=plan.acc_dtype)
+        grads = plan.gradient_buffers(ctx, (input, linear_weight, linear_bias))
         for rows in plan.chunks(input.shape[0]):
             losses, dlogits = plan.scores(input, linear_weight, linear_bias, rows)
             total += losses.sum()
-            if grads[0] is not None:
-                grads[0][rows] = dlogits @ linear_weight.to(acc)
-            if grads[1] is not None:
-                grads[1] += dlogits.t() @ input[rows].to(acc)
-            if grads[2] is not None:
-                grads[2] += dlogits.sum(0)
+            plan.add_gradients(grads, dlogits, input, linear_weight, rows)
         if mean:
             denominator = plan.row_weights(slice(None)).sum()
             total = total / denominator
@@ -229,20 +236,13 @@ class GeneratedBackwardFor_torch_nn__linear_cross_entropy_batch_chunked_no_reduc
     @staticmethod
     def backward(ctx, grad):
         input, linear_weight, linear_bias = ctx.saved_tensors  # noqa: A001
-        plan, acc = ctx.plan, ctx.plan.acc_dtype
-        wants = (*ctx.needs_input_grad[:2], ctx.needs_input_grad[3])
-        grads = [gradtrack.zeros(t.shape, dtype=acc) if need and t is not None else None
-                 for need, t in zip(wants, (input, linear_weight, linear_bias))]
+        plan = ctx.plan
+        grads = plan.gradient_buffers(ctx, (input, linear_weight, linear_bias))
         with gradtrack.no_grad():
             for rows in plan.chunks(input.shape[0]):
                 dlogits = plan.scores(input, linear_weight, linear_bias, rows)[1]
-                dlogits = dlogits * grad[rows].to(acc).unsqueeze(1)
-                if grads[0] is not None:
-                    grads[0][rows] = dlogits @ linear_weight.to(acc)
-                if grads[1] is not None:
-                    grads[1] += dlogits.t() @ input[rows].to(acc)
-                if grads[2] is not None:
-                    grads[2] += dlogits.sum(0)
+                dlogits = dlogits * grad[rows].to(plan.acc_dtype).unsqueeze(1)
+                plan.add_gradients(grads, dlogits, input, linear_weight, rows)
         grads = [None if g is None else g.to(t.dtype)
                  for g, t in zip(grads, (input, linear_weight, linear_bias))]
         return grads[0], grads[1], None, grads[2], None, None

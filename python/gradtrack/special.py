@@ -179,11 +179,26 @@ def _write_out(aten, args, out, result):
     return _out.write(out, result, True)
 
 
-def _parameters(*names):
-    import inspect
-    kind = inspect.Parameter
-    return inspect.Signature([*(kind(n, kind.POSITIONAL_OR_KEYWORD) for n in names),
-                              kind("out", kind.KEYWORD_ONLY, default=None)])
+# The signatures the value-only functions show (inspect.signature follows __wrapped__):
+# their bodies read *args to give torch's messages for wrong arguments, and building a
+# Signature here would import inspect with gradtrack.
+def _takes_input(input, *, out=None):  # noqa: A002 - torch's argument name
+    raise NotImplementedError
+
+
+def _takes_x(x, *, out=None):
+    raise NotImplementedError
+
+
+def _takes_x_n(x, n, *, out=None):
+    raise NotImplementedError
+
+
+_SIGNATURES = {("input",): _takes_input, ("x",): _takes_x, ("x", "n"): _takes_x_n}
+
+
+def _parameters(function, *names):
+    function.__wrapped__ = _SIGNATURES[names]
 
 
 def _value_unary(kind, name, arg):
@@ -208,7 +223,7 @@ def _value_unary(kind, name, arg):
         return result if out is None else _write_out(aten, (value,), out, result)
 
     function.__name__ = function.__qualname__ = name
-    function.__signature__ = _parameters(arg)
+    _parameters(function, arg)
     return function
 
 
@@ -244,7 +259,7 @@ def _polynomial(kind, name):
         return result if out is None else _write_out(aten, (x, n), out, result)
 
     function.__name__ = function.__qualname__ = name
-    function.__signature__ = _parameters("x", "n")
+    _parameters(function, "x", "n")
     return function
 
 

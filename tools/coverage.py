@@ -7,6 +7,7 @@ Needs torch 2.13 installed (the test extra).
 
 import importlib
 import re
+import sys
 import types
 import warnings
 
@@ -25,9 +26,20 @@ MODULES = [
     ("torch.distributed", "gradtrack.distributed", None),
 ]
 
-# Names of a torch module that are not its functions: torch.special re-exports the Tensor
-# class and keeps its docstring templates (dicts) as public names.
-NOT_FUNCTIONS = {"torch.special": {"Tensor", "common_args", "multi_dim_common"}}
+# Names of a torch module that are not its functions: torch.special keeps its docstring
+# templates (dicts) as public names.
+NOT_FUNCTIONS = {"torch.special": {"common_args", "multi_dim_common"}}
+
+# NOTE [Names a torch module only imports]
+# dir() of a torch module also shows what its source imported for its own use:
+# `from functools import partial`, `from typing import TYPE_CHECKING`, `from math import inf`,
+# `from __future__ import annotations`, and `from torch import Tensor` for annotations. Such
+# a name is not the module's API and is left out, by one rule: a name is left out when its
+# object comes from outside torch -- its `__module__` names a module outside the torch
+# package, or it is a constant (no `__module__`) that is the very object a standard-library
+# module holds under the same name -- or when it is torch.Tensor seen in a submodule (the
+# class is counted in `torch` and on the `torch.Tensor` row). A name the module lists in
+# its `__all__` is always counted: that is a deliberate re-export (`torch.inf`, `torch.pi`).
 
 # NOTE [Coverage scope]
 # Four families of torch's names are out of gradtrack's scope, and the shares on the page
@@ -79,21 +91,45 @@ def _resolve(dotted):
     return None
 
 
+def _from_standard_library(name, value):
+    """Whether ``value`` is the object a loaded standard-library module holds as ``name``."""
+    for module_name in sys.stdlib_module_names:
+        module = sys.modules.get(module_name)
+        if module is not None and getattr(module, name, _from_standard_library) is value:
+            return True
+    return False
+
+
+def _only_imported(obj, name, value):
+    """Whether the torch module ``obj`` holds ``name`` only because its source imported it
+    (NOTE [Names a torch module only imports])."""
+    if name in getattr(obj, "__all__", ()):
+        return False
+    import torch
+
+    if value is torch.Tensor:
+        return obj is not torch
+    module = getattr(value, "__module__", None)
+    if isinstance(module, str):
+        return module != "torch" and not module.startswith("torch.")
+    return _from_standard_library(name, value)
+
+
 def _public_names(obj, is_class):
-    """Public names of a torch module or class: no underscores, no submodules, no typing."""
+    """Public names of a torch module or class: no underscores, no submodules, nothing the
+    module only imported."""
     names = []
     with warnings.catch_warnings():  # deprecated aliases warn when touched
         warnings.simplefilter("ignore")
         values = {name: getattr(obj, name, None) for name in dir(obj)}
-    for name, value in values.items():
-        if name.startswith("_"):
-            continue
-        if isinstance(value, types.ModuleType):
-            continue
-        module = getattr(value, "__module__", None) or ""
-        if not is_class and module.startswith(("typing", "collections", "abc")):
-            continue
-        names.append(name)
+        for name, value in values.items():
+            if name.startswith("_"):
+                continue
+            if isinstance(value, types.ModuleType):
+                continue
+            if not is_class and _only_imported(obj, name, value):
+                continue
+            names.append(name)
     return sorted(names)
 
 

@@ -57,6 +57,8 @@ ERRORS = {
         lib.ones(2, 1, 2, 2), lib.zeros(1, 1, 1, 2), align_corners=False),
     "grid_last_dim": lambda lib: lib.nn.functional.grid_sample(
         lib.ones(1, 1, 2, 2), lib.zeros(1, 1, 1, 3), align_corners=False),
+    "grid_bicubic_5d": lambda lib: lib.nn.functional.grid_sample(
+        lib.ones(1, 1, 2, 2, 2), lib.zeros(1, 1, 1, 1, 3), mode="bicubic", align_corners=False),
     "grid_dtype": lambda lib: lib.nn.functional.grid_sample(
         lib.ones(1, 1, 2, 2), lib.zeros(1, 1, 1, 2).double(), align_corners=False),
     "affine_int": lambda lib: lib.nn.functional.affine_grid(
@@ -114,6 +116,39 @@ def test_grid_sample_5d_matches_torch(mode, padding_mode, align_corners):
     for a, b in zip(results[0][:3], results[1][:3]):
         np.testing.assert_allclose(a, b, rtol=1e-10, atol=1e-12)
     assert results[0][3] == results[1][3] == "GridSampler3DBackward0"
+
+
+@pytest.mark.parametrize("padding_mode", ["zeros", "border", "reflection"])
+@pytest.mark.parametrize("align_corners", [False, True])
+def test_grid_sample_bicubic_matches_torch(padding_mode, align_corners):
+    rng = np.random.default_rng(5)
+    x = rng.standard_normal((2, 3, 4, 5))
+    # beyond [-1, 1] so the taps leave the image on every side, plus exact pixel centres
+    grid = rng.uniform(-1.6, 1.6, size=(2, 3, 4, 2))
+    grid[0, 0, 0] = (-1.0, 1.0)
+    grid[1, 2, 3] = (0.0, -0.5)
+    upstream = rng.standard_normal((2, 3, 3, 4))
+    results = []
+    for lib in (gradtrack, torch):
+        xs, gs = lib.tensor(x, requires_grad=True), lib.tensor(grid, requires_grad=True)
+        y = lib.nn.functional.grid_sample(xs, gs, mode="bicubic", padding_mode=padding_mode,
+                                          align_corners=align_corners)
+        y.backward(lib.tensor(upstream))
+        results.append((y.detach().numpy(), xs.grad.numpy(), gs.grad.numpy(), y.grad_fn.name()))
+    for a, b in zip(results[0][:3], results[1][:3]):
+        np.testing.assert_allclose(a, b, rtol=1e-10, atol=1e-12)
+    assert results[0][3] == results[1][3] == "GridSampler2DBackward0"
+
+
+def test_grid_sample_bicubic_float32_matches_torch():
+    rng = np.random.default_rng(6)
+    x = rng.standard_normal((1, 2, 6, 7)).astype(np.float32)
+    grid = rng.uniform(-1.2, 1.2, size=(1, 5, 5, 2)).astype(np.float32)
+    outs = [lib.nn.functional.grid_sample(lib.tensor(x), lib.tensor(grid), mode="bicubic",
+                                          align_corners=False).numpy()
+            for lib in (gradtrack, torch)]
+    assert outs[0].dtype == np.float32
+    np.testing.assert_allclose(outs[0], outs[1], rtol=1e-5, atol=1e-6)
 
 
 def test_affine_grid_then_grid_sample_warn_and_match_torch():

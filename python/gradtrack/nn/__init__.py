@@ -142,3 +142,6 @@ def __getattr__(name):
         globals()[name] = LinearCrossEntropyOptions
         return LinearCrossEntropyOptions
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+from ._factory_kwargs import factory_kwargs  # noqa: E402
+
+__all__ += ["factory_kwargs"]

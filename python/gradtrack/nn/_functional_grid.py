@@ -1,4 +1,5 @@
-"""``F.affine_grid`` and ``F.grid_sample`` (bilinear and nearest, 4-D and 5-D inputs).
+"""``F.affine_grid`` and ``F.grid_sample`` (bilinear and nearest, 4-D and 5-D inputs;
+bicubic, 4-D: NOTE [Bicubic grid sampling]).
 
 ``grid_sample`` follows torch's CPU grid sampler step by step: each grid coordinate is
 unnormalised to pixels (``align_corners`` picks corner or edge centres), moved inside the
@@ -122,12 +123,16 @@ def _reflect(coord, twice_low, twice_high):
     return _C.where(even, extra + low, span - extra + low)
 
 
-def _source(coord, size, padding_mode, align_corners):
-    """grid_sampler_compute_source_index: a [-1, 1] coordinate as a pixel position."""
+def _unnormalize(coord, size, align_corners):
+    """grid_sampler_unnormalize: a [-1, 1] coordinate as a pixel position."""
     if align_corners:
-        coord = (coord + 1) * ((size - 1) / 2)
-    else:
-        coord = (coord + 1) * (size / 2) - 0.5
+        return (coord + 1) * ((size - 1) / 2)
+    return (coord + 1) * (size / 2) - 0.5
+
+
+def _pad(coord, size, padding_mode, align_corners):
+    """compute_coordinates: a pixel position moved inside the image by the padding mode
+    (``zeros`` leaves it; reads outside the image give 0)."""
     if padding_mode == "border":
         coord = coord.clamp(0, size - 1)
     elif padding_mode == "reflection":
@@ -139,12 +144,66 @@ def _source(coord, size, padding_mode, align_corners):
     return coord
 
 
+def _source(coord, size, padding_mode, align_corners):
+    """grid_sampler_compute_source_index: unnormalized, then padded."""
+    return _pad(_unnormalize(coord, size, align_corners), size, padding_mode, align_corners)
+
+
 def _gather(planes, positions, valid, channels):
     """planes [N, C, V] read at positions [N, P] (0 where not valid) -> [N, C, P]."""
     index = _C.where(valid, positions, _C.zeros((), dtype=positions.dtype))
     n, p = index.shape
     values = planes.gather(2, index.unsqueeze(1).expand(n, channels, p))
     return values * valid.unsqueeze(1).to(values.dtype)
+
+
+# NOTE [Bicubic grid sampling]
+# torch's bicubic mode (2-D only) reads the 4x4 pixels around the unnormalized position,
+# which is *not* padded itself: each of the 16 integer tap positions is padded on its own
+# (border clips it, reflection mirrors and clips it, zeros reads 0 outside). Each row of
+# four taps is combined with the cubic convolution weights of the x fraction (Keys' kernel,
+# A = -0.75, as torch's upsample_bicubic2d), then the four rows with those of the y
+# fraction. The gradient reaches the grid through the weights' polynomials only.
+_CUBIC_A = -0.75
+
+
+def _cubic_weights(t):
+    """The cubic convolution weights of the taps at -1, 0, 1 and 2 for a fraction ``t``."""
+    a = _CUBIC_A
+
+    def near(x):  # the kernel for |x| <= 1
+        return ((a + 2) * x - (a + 3)) * x * x + 1
+
+    def far(x):  # the kernel for 1 < |x| < 2
+        return ((a * x - 5 * a) * x + 8 * a) * x - 4 * a
+
+    return [far(t + 1), near(t), near(1 - t), far(2 - t)]
+
+
+def _bicubic(planes, flat_grid, spatial, padding_mode, align_corners):
+    """The 2-D bicubic sample (NOTE [Bicubic grid sampling]): planes [N, C, H*W] -> [N, C, P]."""
+    height, width = spatial
+    x = _unnormalize(flat_grid[..., 0], width, align_corners)
+    y = _unnormalize(flat_grid[..., 1], height, align_corners)
+    x0, y0 = x.floor(), y.floor()
+    wx, wy = _cubic_weights(x - x0), _cubic_weights(y - y0)
+    columns = []
+    for i in range(4):
+        at = _pad(x0 + (i - 1), width, padding_mode, align_corners).to(_C.int64)
+        columns.append((at, (at >= 0).logical_and(at < width)))
+    out = None
+    for j in range(4):
+        at_y = _pad(y0 + (j - 1), height, padding_mode, align_corners).to(_C.int64)
+        inside_y = (at_y >= 0).logical_and(at_y < height)
+        row = None
+        for i, (at_x, inside_x) in enumerate(columns):
+            value = _gather(planes, at_y * width + at_x, inside_y.logical_and(inside_x),
+                            planes.shape[1])
+            term = value * wx[i].unsqueeze(1)
+            row = term if row is None else row + term
+        term = row * wy[j].unsqueeze(1)
+        out = term if out is None else out + term
+    return out
 
 
 def _grid_sample(input, grid, mode, padding_mode, align_corners):  # noqa: A002
@@ -154,6 +213,9 @@ def _grid_sample(input, grid, mode, padding_mode, align_corners):  # noqa: A002
     out_spatial = list(grid.shape[1:-1])
     planes = input.reshape(n, c, -1)
     flat_grid = grid.reshape(n, -1, k)
+    if mode == "bicubic":
+        out = _bicubic(planes, flat_grid, spatial, padding_mode, align_corners)
+        return out.reshape(n, c, *out_spatial)
     # coords[d]: the pixel position along spatial dim d (grid's last axis is x, y[, z])
     coords = [_source(flat_grid[..., k - 1 - d], spatial[d], padding_mode, align_corners)
               for d in range(k)]
@@ -206,8 +268,9 @@ _grid3d_node = composite_node("GridSampler3DBackward0", _grid_sample, differenti
 def grid_sample(input, grid, mode="bilinear", padding_mode="zeros",  # noqa: A002
                 align_corners=None):
     """Samples ``input`` (``N, C, H, W`` or ``N, C, D, H, W``) at the ``grid``'s
-    ``[-1, 1]`` coordinates (``N, H_out, W_out, 2``, or ``..., 3``): ``mode`` ``'bilinear'``
-    or ``'nearest'``, ``padding_mode`` ``'zeros'``, ``'border'`` or ``'reflection'``.
+    ``[-1, 1]`` coordinates (``N, H_out, W_out, 2``, or ``..., 3``): ``mode`` ``'bilinear'``,
+    ``'nearest'`` or ``'bicubic'`` (4-D input only), ``padding_mode`` ``'zeros'``,
+    ``'border'`` or ``'reflection'``.
 
     >>> import gradtrack
     >>> import gradtrack.nn.functional as F
@@ -241,8 +304,7 @@ def grid_sample(input, grid, mode="bilinear", padding_mode="zeros",  # noqa: A00
     if grid.shape[-1] != k:
         raise RuntimeError(f"grid_sampler(): expected grid to have size {k} in last dimension, "
                            f"but got grid with sizes {list(grid.shape)}")
-    if mode == "bicubic":
-        raise NotImplementedError("gradtrack: grid_sample(mode='bicubic') is not implemented "
-                                  "yet; 'bilinear' and 'nearest' are")
+    if mode == "bicubic" and k != 2:
+        raise RuntimeError("grid_sampler(): bicubic interpolation only supports 4D input")
     node = _grid2d_node if k == 2 else _grid3d_node
     return node(input, grid, mode, padding_mode, bool(align_corners))

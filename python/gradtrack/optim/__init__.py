@@ -30,10 +30,12 @@ from .radam import RAdam
 from .rmsprop import RMSprop
 from .rprop import Rprop
 from .sgd import SGD
+from ._swap_in_state import swap_in_optimizer_params_and_state
 from .sparse_adam import SparseAdam
 
 __all__ = ["Optimizer", "SGD", "ASGD", "Adadelta", "Adafactor", "Adagrad", "Adam", "Adamax",
-           "AdamW", "LBFGS", "Muon", "NAdam", "RAdam", "RMSprop", "Rprop", "SparseAdam"]
+           "AdamW", "LBFGS", "Muon", "NAdam", "RAdam", "RMSprop", "Rprop", "SparseAdam",
+           "swap_in_optimizer_params_and_state"]
 
 
 # optim.lr_scheduler is imported on first use, so `import gradtrack` does not load it.

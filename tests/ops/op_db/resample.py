@@ -68,14 +68,48 @@ def _reflect_np(x, twice_low, twice_high):
     return np.where(np.fmod(flips, 2) == 0, extra + low, span - extra + low)
 
 
+def _unnormalize_np(coord, size, align_corners):
+    return (coord + 1) / 2 * (size - 1) if align_corners else ((coord + 1) * size - 1) / 2
+
+
 def _source_np(coord, size, padding_mode, align_corners):
-    coord = (coord + 1) / 2 * (size - 1) if align_corners else ((coord + 1) * size - 1) / 2
+    return _pad_np(_unnormalize_np(coord, size, align_corners), size, padding_mode,
+                   align_corners)
+
+
+def _pad_np(coord, size, padding_mode, align_corners):
     if padding_mode == "reflection":
         coord = (_reflect_np(coord, 0, 2 * (size - 1)) if align_corners
                  else _reflect_np(coord, -1, 2 * size - 1))
     if padding_mode != "zeros":
         coord = np.clip(coord, 0, size - 1)
     return coord
+
+
+def _cubic_np(t):
+    """Keys' cubic convolution weights (A = -0.75) of the taps at -1, 0, 1, 2."""
+    def kernel(d):
+        d = abs(d)
+        if d <= 1:
+            return (1.25 * d - 2.25) * d * d + 1
+        return ((-0.75 * d + 3.75) * d - 6) * d + 3
+    return [kernel(t + 1), kernel(t), kernel(1 - t), kernel(2 - t)]
+
+
+def _bicubic_point_np(x, b, gx, gy, padding_mode, align_corners):
+    """One bicubic output point: each of the 4x4 integer taps padded on its own."""
+    _, _, h, w = x.shape
+    ix, iy = _unnormalize_np(gx, w, align_corners), _unnormalize_np(gy, h, align_corners)
+    x0, y0 = int(np.floor(ix)), int(np.floor(iy))
+    wx, wy = _cubic_np(ix - x0), _cubic_np(iy - y0)
+    out = 0
+    for dy in range(4):
+        py = int(_pad_np(float(y0 - 1 + dy), h, padding_mode, align_corners))
+        for dx in range(4):
+            px = int(_pad_np(float(x0 - 1 + dx), w, padding_mode, align_corners))
+            if 0 <= px < w and 0 <= py < h:
+                out = out + wy[dy] * wx[dx] * x[b, :, py, px]
+    return out
 
 
 def _grid_sample_np(x, grid, mode, padding_mode, align_corners):
@@ -85,6 +119,10 @@ def _grid_sample_np(x, grid, mode, padding_mode, align_corners):
     for b in range(n):
         for i in range(grid.shape[1]):
             for j in range(grid.shape[2]):
+                if mode == "bicubic":
+                    out[b, :, i, j] = _bicubic_point_np(x, b, grid[b, i, j, 0], grid[b, i, j, 1],
+                                                        padding_mode, align_corners)
+                    continue
                 ix = _source_np(grid[b, i, j, 0], w, padding_mode, align_corners)
                 iy = _source_np(grid[b, i, j, 1], h, padding_mode, align_corners)
                 if mode == "nearest":
@@ -135,6 +173,11 @@ OPS += [
     _grid_row("bilinear_reflection", "bilinear", "reflection", False),
     _grid_row("bilinear_reflection_aligned", "bilinear", "reflection", True),
     _grid_row("nearest_zeros", "nearest", "zeros", False),
+    _grid_row("bicubic_zeros", "bicubic", "zeros", False),
+    _grid_row("bicubic_zeros_aligned", "bicubic", "zeros", True),
+    _grid_row("bicubic_border", "bicubic", "border", False),
+    _grid_row("bicubic_reflection", "bicubic", "reflection", False),
+    _grid_row("bicubic_reflection_aligned", "bicubic", "reflection", True),
     OpSpec("nn.functional.affine_grid",
            lambda lib, t: lib.nn.functional.affine_grid(t, (2, 3, 4, 5), align_corners=False),
            (S("2x2x3", A(2, 2, 3)),), FLOAT,

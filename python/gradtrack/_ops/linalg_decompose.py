@@ -27,6 +27,7 @@ from .linalg_factor import (
     _with_out,
     inv_ex,
 )
+from .linalg import _chain_order, _multiply
 from .scan_sort import _dt  # torch's scalar type names
 
 _L = _C._linalg
@@ -362,24 +363,7 @@ def _chain(mats):
         if cost_ab_c <= cost_a_bc:  # noqa: SIM108
             return mats[0].mm(mats[1]).mm(mats[2])
         return mats[0].mm(mats[1].mm(mats[2]))
-    cost = [[0] * n for _ in range(n)]
-    split = [[0] * n for _ in range(n)]
-    for length in range(1, n):
-        for i in range(n - length):
-            j = i + length
-            cost[i][j] = None
-            for k in range(i, j):
-                c = cost[i][k] + cost[k + 1][j] + dims[i] * dims[k + 1] * dims[j + 1]
-                if cost[i][j] is None or c < cost[i][j]:
-                    cost[i][j], split[i][j] = c, k
-
-    def product(i, j):
-        if i == j:
-            return mats[i]
-        k = split[i][j]
-        return product(i, k).mm(product(k + 1, j))
-
-    return product(0, n - 1)
+    return _multiply(mats, _chain_order(dims), 0, n - 1)  # chain_matmul's dynamic program
 
 
 # ---- pinv, matrix_exp --------------------------------------------------------------------------

@@ -88,21 +88,27 @@ void unit_upper_solve(const T* t, int64_t n, T* b, int64_t m, int64_t w, int64_t
   unit_upper_solve(t, n, b, h, w, ld);
 }
 
+// Calls f(c0, c1) over column slices [c0, c1) of k columns: one slice per thread
+// when `parallel` (slices of at least 32 values, two AVX-512 vectors, starting on
+// multiples of 16), else one slice of all of them.
+template <typename F>
+void for_column_slices(int64_t k, bool parallel, const F& f) {
+  int64_t slices =
+      parallel ? std::min<int64_t>(get_num_threads(), std::max<int64_t>(1, k / 32)) : 1;
+  if (slices <= 1) return f(0, k);
+  const int64_t per = ((k + slices - 1) / slices + 15) / 16 * 16;
+  slices = (k + per - 1) / per;
+  parallel_for(slices, 1, [&](int64_t lo, int64_t hi) {
+    for (int64_t s = lo; s < hi; ++s) f(s * per, std::min(k, (s + 1) * per));
+  });
+}
+
 // Solves L X = B for the lower triangle of t (leading dimension n) and the m x k
 // rows of b, with the columns of b over the threads.
 template <typename T>
 void lower_solve_columns(const T* t, int64_t n, T* b, int64_t m, int64_t k) {
-  const int64_t threads = get_num_threads();
-  int64_t slices =
-      m * m * k >= 2 * kThreadsAbove ? std::min(threads, std::max<int64_t>(1, k / 32)) : 1;
-  const int64_t per = ((k + slices - 1) / slices + 15) / 16 * 16;
-  slices = (k + per - 1) / per;
-  parallel_for(slices, 1, [&](int64_t lo, int64_t hi) {
-    for (int64_t s = lo; s < hi; ++s) {
-      const int64_t c0 = s * per, c1 = std::min(k, c0 + per);
-      lower_solve(t, n, b + c0, m, c1 - c0, k);
-    }
-  });
+  for_column_slices(k, m * m * k >= 2 * kThreadsAbove,
+                    [&](int64_t c0, int64_t c1) { lower_solve(t, n, b + c0, m, c1 - c0, k); });
 }
 
 constexpr int64_t kLuLeaf = 64;  // columns factored by LAPACK's getrf
@@ -197,17 +203,8 @@ void lu_solve_rows(const T* lu, const int* piv, int64_t n, T* b, int64_t k) {
       if (p != i) std::swap_ranges(bs + i * k, bs + i * k + w, bs + p * k);
     }
   };
-  // Column slices of at least 32 values (two AVX-512 vectors), one per thread when
-  // the work is worth a fork.
-  const int64_t threads = get_num_threads();
-  const int64_t work = n * n * k;
-  int64_t slices = work >= (int64_t(1) << 20) ? std::min(threads, std::max<int64_t>(1, k / 32)) : 1;
-  if (slices <= 1) return slice(0, k);
-  const int64_t per = ((k + slices - 1) / slices + 15) / 16 * 16;
-  slices = (k + per - 1) / per;
-  parallel_for(slices, 1, [&](int64_t lo, int64_t hi) {
-    for (int64_t s = lo; s < hi; ++s) slice(s * per, std::min(k, (s + 1) * per));
-  });
+  // The right-hand sides over the threads when the work is worth a fork.
+  for_column_slices(k, n * n * k >= (int64_t(1) << 20), slice);
 }
 
 template void lu_solve_rows<float>(const float*, const int*, int64_t, float*, int64_t);

@@ -16,14 +16,19 @@ namespace {
 constexpr int64_t kBaseRows = 16;  // rows solved by substitution at the recursion's leaves
 
 // NOTE [Few parallel regions in a factorization]
-// Every parallel region waits at its end for both threads. When another process
-// holds a core (a loaded host; in the benchmark runner, torch's worker whose
-// OpenMP threads still spin), a region waits for a time slice, milliseconds, so a
-// factorization of dozens of small regions took 5x its time alone (LU solve at 256:
-// 4.3 ms against 0.64 ms). Inside the factorizations, then, a step uses the threads
-// only when it is worth a wait: at least 2^23 multiply-adds (two at 512 for
-// Cholesky, none for LU at 256); the solves of many right-hand sides are one region.
-constexpr int64_t kThreadsAbove = int64_t(1) << 23;
+// Every parallel region waits at its end for both threads, and its start wakes
+// the other thread if it has gone to sleep (it does during a serial step of a
+// millisecond). When another process holds a core (a loaded host; in the
+// benchmark runner, torch's worker whose OpenMP threads still spin), that wait
+// is a time slice, milliseconds: a factorization of dozens of small regions took
+// 5x its time alone (LU solve at 256: 4.3 ms against 0.64 ms). And the two
+// cores of a cloud host need not run at one speed: on the Xeon these figures come
+// from, one ran the same solve 1.6x slower than the other for seconds at a time,
+// and an even split waits for the slower. So a step uses the threads only when it
+// is worth a wait: at least 2^26 multiply-adds, about a millisecond of work on one
+// core (solve, inv and LU from 512, Cholesky from 1024); the solves of many
+// right-hand sides are one region.
+constexpr int64_t kThreadsAbove = int64_t(1) << 26;
 
 // c[m, w] -= a[m, h] @ op(b), op(b) = b[h, w] or, with bt, b[w, h]^T (row-major, leading
 // dimensions lda, ldb, ldc). With `threaded`, the rows of c go over the threads where the
@@ -45,23 +50,71 @@ void subtract_product(bool bt, const T* a, int64_t lda, const T* b, int64_t ldb,
   });
 }
 
+// NOTE [Substitution at the leaves]
+// The recursion's leaves (at most kBaseRows rows) are solved by substitution,
+// a row at a time: row i less the multiples of the rows already solved. Compiled
+// for the baseline only, these loops ran 4 floats at a time and took half of a
+// 256 x 256 solve. They are compiled for AVX-512 and AVX2 as well (NOTE [SIMD
+// clones] in simd.h), and each row is built in a block of kLeafColumns columns
+// held in registers across the solved rows, so a block is loaded and stored once
+// per row rather than once per solved row.
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && defined(__linux__) && \
+    !defined(GRADTRACK_NO_SIMD_CLONES)
+#define GT_LEAF_CLONES __attribute__((target_clones("arch=x86-64-v4", "avx2", "default")))
+#else
+#define GT_LEAF_CLONES
+#endif
+
+constexpr int64_t kLeafColumns = 64;
+
+// Rows [i] of the m x w block at b (leading dimension ld), in the order a lower
+// (unit_upper false: rows 0..m-1, divided by the diagonal) or unit upper (rows
+// m-1..0) substitution solves them, t (leading dimension n) the triangle.
+template <typename T>
+[[gnu::always_inline]] inline void leaf_rows(bool unit_upper, const T* t, int64_t n, T* b,
+                                             int64_t m, int64_t w, int64_t ld) {
+  for (int64_t s = 0; s < m; ++s) {
+    const int64_t i = unit_upper ? m - 1 - s : s;
+    const int64_t j0 = unit_upper ? i + 1 : 0, j1 = unit_upper ? m : i;
+    const T* ti = t + i * n;
+    T* row = b + i * ld;
+    int64_t c = 0;
+    for (; c + kLeafColumns <= w; c += kLeafColumns) {
+      T acc[kLeafColumns];
+      for (int64_t v = 0; v < kLeafColumns; ++v) acc[v] = row[c + v];
+      for (int64_t j = j0; j < j1; ++j) {
+        const T f = ti[j];
+        const T* src = b + j * ld + c;
+        for (int64_t v = 0; v < kLeafColumns; ++v) acc[v] -= f * src[v];
+      }
+      if (!unit_upper)
+        for (int64_t v = 0; v < kLeafColumns; ++v) acc[v] /= ti[i];
+      for (int64_t v = 0; v < kLeafColumns; ++v) row[c + v] = acc[v];
+    }
+    for (int64_t j = j0; j < j1; ++j) {
+      const T f = ti[j];
+      const T* src = b + j * ld;
+      for (int64_t v = c; v < w; ++v) row[v] -= f * src[v];
+    }
+    if (!unit_upper)
+      for (int64_t v = c; v < w; ++v) row[v] /= ti[i];
+  }
+}
+
+GT_LEAF_CLONES void leaf_solve(bool unit_upper, const float* t, int64_t n, float* b, int64_t m,
+                               int64_t w, int64_t ld) {
+  leaf_rows(unit_upper, t, n, b, m, w, ld);
+}
+GT_LEAF_CLONES void leaf_solve(bool unit_upper, const double* t, int64_t n, double* b, int64_t m,
+                               int64_t w, int64_t ld) {
+  leaf_rows(unit_upper, t, n, b, m, w, ld);
+}
+
 // Solves L Y = B for the m x m lower triangle of `t` (leading dimension n; the
 // diagonal is used, not assumed 1) and the m x w rows of b (leading dimension ld).
 template <typename T>
 void lower_solve(const T* t, int64_t n, T* b, int64_t m, int64_t w, int64_t ld) {
-  if (m <= kBaseRows) {
-    for (int64_t i = 0; i < m; ++i) {
-      T* row = b + i * ld;
-      for (int64_t j = 0; j < i; ++j) {
-        const T f = t[i * n + j];
-        const T* src = b + j * ld;
-        for (int64_t c = 0; c < w; ++c) row[c] -= f * src[c];
-      }
-      const T d = t[i * n + i];
-      for (int64_t c = 0; c < w; ++c) row[c] /= d;
-    }
-    return;
-  }
+  if (m <= kBaseRows) return leaf_solve(false, t, n, b, m, w, ld);
   const int64_t h = m / 2;
   lower_solve(t, n, b, h, w, ld);
   subtract_product(false, t + h * n, n, b, ld, b + h * ld, ld, m - h, h, w, false);
@@ -71,17 +124,7 @@ void lower_solve(const T* t, int64_t n, T* b, int64_t m, int64_t w, int64_t ld) 
 // Solves U Y = B for the m x m strictly upper triangle of `t` with a unit diagonal.
 template <typename T>
 void unit_upper_solve(const T* t, int64_t n, T* b, int64_t m, int64_t w, int64_t ld) {
-  if (m <= kBaseRows) {
-    for (int64_t i = m - 1; i >= 0; --i) {
-      T* row = b + i * ld;
-      for (int64_t j = i + 1; j < m; ++j) {
-        const T f = t[i * n + j];
-        const T* src = b + j * ld;
-        for (int64_t c = 0; c < w; ++c) row[c] -= f * src[c];
-      }
-    }
-    return;
-  }
+  if (m <= kBaseRows) return leaf_solve(true, t, n, b, m, w, ld);
   const int64_t h = m / 2;
   unit_upper_solve(t + h * n + h, n, b + h * ld, m - h, w, ld);
   subtract_product(false, t + h, n, b + h * ld, ld, b, ld, h, m - h, w, false);
@@ -107,7 +150,7 @@ void for_column_slices(int64_t k, bool parallel, const F& f) {
 // rows of b, with the columns of b over the threads.
 template <typename T>
 void lower_solve_columns(const T* t, int64_t n, T* b, int64_t m, int64_t k) {
-  for_column_slices(k, m * m * k >= 2 * kThreadsAbove,
+  for_column_slices(k, m * m * k >= kThreadsAbove,
                     [&](int64_t c0, int64_t c1) { lower_solve(t, n, b + c0, m, c1 - c0, k); });
 }
 
@@ -143,7 +186,8 @@ int lu_panel(T* a, int64_t m, int64_t n, int64_t ld, int* piv) {
   return info1 ? info1 : info2 ? info2 + int(n1) : 0;
 }
 
-constexpr int64_t kCholeskyLeaf = 128;  // rows factored by LAPACK's potrf
+constexpr int64_t kCholeskyLeaf = 128;       // rows factored by LAPACK's potrf
+constexpr int64_t kCholeskyUpdateRows = 64;  // rows of a block of the trailing update
 
 // The lower Cholesky factor of the m x m block at a (leading dimension ld).
 template <typename T>
@@ -159,8 +203,13 @@ int cholesky_lower(T* a, int64_t m, int64_t ld) {
   lower_solve_columns(a, ld, rhs.data(), h, m2);
   for (int64_t i = 0; i < m2; ++i)
     for (int64_t j = 0; j < h; ++j) a21[i * ld + j] = rhs[size_t(j * m2 + i)];
-  // A22 -= L21 L21^T (both triangles; only the lower one is read on).
-  subtract_product(true, a21, ld, a21, ld, a + h * ld + h, ld, m2, h, m2, true);
+  // A22 -= L21 L21^T, only as far as the lower triangle (read on) needs: row
+  // blocks of kCholeskyUpdateRows, each up to its last column.
+  for (int64_t r0 = 0; r0 < m2; r0 += kCholeskyUpdateRows) {
+    const int64_t r1 = std::min(m2, r0 + kCholeskyUpdateRows);
+    subtract_product(true, a21 + r0 * ld, ld, a21, ld, a + (h + r0) * ld + h, ld, r1 - r0, h, r1,
+                     true);
+  }
   const int info = cholesky_lower(a + h * ld + h, m2, ld);
   return info ? info + int(h) : 0;
 }
@@ -188,27 +237,59 @@ int cholesky_rows(T* a, int64_t n, bool upper) {
   return info;
 }
 
+namespace {
+
+constexpr int64_t kInverseColumns = 64;  // columns of the identity solved from their first row
+
+// X = P L^-T U^-T B for the columns [c0, c1) of the n x k rows of b (lu_solve_rows).
+// With `identity`, B is the identity and nonsingular: U^-T B is lower triangular,
+// so each block of kInverseColumns columns is solved from its first row down, the
+// rows above it staying zero (a third of the multiply-adds of inv saved).
+template <typename T>
+void solve_columns(const T* lu, const int* piv, int64_t n, T* b, int64_t k, int64_t c0, int64_t c1,
+                   bool identity) {
+  T* bs = b + c0;
+  const int64_t w = c1 - c0;
+  if (identity) {
+    for (int64_t q0 = c0; q0 < c1; q0 += kInverseColumns) {
+      const int64_t q1 = std::min(c1, q0 + kInverseColumns);
+      lower_solve(lu + q0 * n + q0, n, b + q0 * k + q0, n - q0, q1 - q0, k);
+    }
+  } else {
+    lower_solve(lu, n, bs, n, w, k);
+  }
+  unit_upper_solve(lu, n, bs, n, w, k);
+  for (int64_t i = n - 1; i >= 0; --i) {
+    const int64_t p = piv[i] - 1;
+    if (p != i) std::swap_ranges(bs + i * k, bs + i * k + w, bs + p * k);
+  }
+}
+
+}  // namespace
+
 template <typename T>
 void lu_solve_rows(const T* lu, const int* piv, int64_t n, T* b, int64_t k) {
   if (n == 0 || k == 0) return;
   // The buffer read row-major is U^T (lower, with the diagonal) and L^T (strictly
   // upper, unit diagonal); X = P L^-T U^-T B, P undoing getrf's row swaps last first.
-  auto slice = [&](int64_t c0, int64_t c1) {
-    T* bs = b + c0;
-    const int64_t w = c1 - c0;
-    lower_solve(lu, n, bs, n, w, k);
-    unit_upper_solve(lu, n, bs, n, w, k);
-    for (int64_t i = n - 1; i >= 0; --i) {
-      const int64_t p = piv[i] - 1;
-      if (p != i) std::swap_ranges(bs + i * k, bs + i * k + w, bs + p * k);
-    }
-  };
   // The right-hand sides over the threads when the work is worth a fork.
-  for_column_slices(k, n * n * k >= (int64_t(1) << 20), slice);
+  for_column_slices(k, n * n * k >= kThreadsAbove, [&](int64_t c0, int64_t c1) {
+    solve_columns(lu, piv, n, b, k, c0, c1, false);
+  });
+}
+
+template <typename T>
+void lu_inverse_rows(const T* lu, const int* piv, int64_t n, T* b) {
+  std::fill(b, b + n * n, T(0));
+  for (int64_t i = 0; i < n; ++i) b[i * n + i] = T(1);
+  for_column_slices(n, n * n * n >= kThreadsAbove,
+                    [&](int64_t c0, int64_t c1) { solve_columns(lu, piv, n, b, n, c0, c1, true); });
 }
 
 template void lu_solve_rows<float>(const float*, const int*, int64_t, float*, int64_t);
 template void lu_solve_rows<double>(const double*, const int*, int64_t, double*, int64_t);
+template void lu_inverse_rows<float>(const float*, const int*, int64_t, float*);
+template void lu_inverse_rows<double>(const double*, const int*, int64_t, double*);
 template int lu_factor_rows<float>(float*, int64_t, int*);
 template int lu_factor_rows<double>(double*, int64_t, int*);
 template int cholesky_rows<float>(float*, int64_t, bool);

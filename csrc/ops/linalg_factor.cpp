@@ -76,10 +76,14 @@ std::pair<Tensor, Tensor> linalg_inv_ex(const Tensor& a) {
       T* m = p + b * nn;
       pinfo[b] = kernels::lu_factor_rows(m, n, piv.data());
       // As torch: A X = I solved with the factors (NOTE [LU solves on our GEMM]),
-      // singular ones included (the same infinities and NaNs).
+      // singular ones in full (the same infinities and NaNs).
       std::vector<T> eye(size_t(nn), T(0));
-      for (int i = 0; i < n; ++i) eye[size_t(i) * n + i] = T(1);
-      kernels::lu_solve_rows(m, piv.data(), n, eye.data(), n);
+      if (pinfo[b] == 0) {
+        kernels::lu_inverse_rows(m, piv.data(), n, eye.data());
+      } else {
+        for (int i = 0; i < n; ++i) eye[size_t(i) * n + i] = T(1);
+        kernels::lu_solve_rows(m, piv.data(), n, eye.data(), n);
+      }
       for (int64_t i = 0; i < nn; ++i) m[i] = eye[size_t(i)] + T(0);  // no -0 where torch has 0
     }
     report_pivots_of_a<T>(a, batch, n, pinfo);

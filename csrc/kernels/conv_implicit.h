@@ -15,6 +15,11 @@ struct ImplicitConv {
   int64_t oc, ic, ih, iw, kh, kw, ph, pw, dh, dw, oh, ow;
 };
 
+/// Rows of w (output channels) each microkernel call of the AVX-512 and AVX2
+/// kernels takes: a product split into parts of whole multiples of these gives
+/// every output the same sums as the whole product.
+constexpr int64_t kImplicitRowsAvx512 = 14, kImplicitRowsAvx2 = 6;
+
 /// True if this CPU runs conv_implicit_avx2 (AVX2 and FMA).
 bool conv_implicit_avx2_available();
 

@@ -44,6 +44,7 @@ namespace {
 
 constexpr int kCols = 16;  // output columns per tile
 constexpr int kRows = 6;   // rows of w per microkernel call
+static_assert(kRows == kImplicitRowsAvx2, "conv_implicit.h names this kernel's row block");
 
 std::atomic<int> g_mode{-1};  // -1: the default for this CPU
 

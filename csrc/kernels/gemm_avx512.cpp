@@ -563,6 +563,7 @@ GT_V4 void fill_table(BRow* tab, const float* img, const ImplicitConv& g, int64_
 // tables, in turns with a table per row (three runs).
 void conv_implicit_avx512(const float* w, const float* img, float* out, const ImplicitConv& g) {
   constexpr int MR = Cfg<float>::MR;
+  static_assert(MR == kImplicitRowsAvx512, "conv_implicit.h names this kernel's row block");
   using Seq = std::make_integer_sequence<int, MR / 2>;
   const int64_t k = g.ic * g.kh * g.kw, plane = g.oh * g.ow, tiles = (g.ow + 31) / 32;
   thread_local std::vector<BRow> tabs;   // one table per tile of 32 output columns

@@ -158,6 +158,14 @@ int64_t samples_per_gemm(const ConvGeom& g, const Dims& d) {
   return nb;
 }
 
+// Whether the batch makes fewer chunks than threads, so that each chunk's
+// products split their rows over the threads instead (NOTE [One sample's
+// channels over the threads]).
+bool split_products(const ConvGeom& g, const Dims& d) {
+  const int64_t nb = samples_per_gemm(g, d);
+  return (g.n + nb - 1) / nb < get_num_threads() && !in_parallel_region();
+}
+
 // NOTE [Convolution row tiles]
 // One sample's im2col matrix is k x l: 576 x 1024 floats (2.3 MB) for a
 // 64-channel 3x3 layer on 32x32, and 115 MB per thread at 224x224. A chunk of
@@ -218,38 +226,55 @@ void over_tiles(const Chunk<T>& c, const ConvGeom& g, const F& f) {
   }
 }
 
-// The three products of one sample (chunk of one) and group, tile by tile.
+// f(r0, r1) over rows [0, rows) of a product: over the threads with `split`
+// (fewer chunks than threads: NOTE [One sample's channels over the threads]).
+template <typename F>
+void product_rows(int64_t rows, bool split, const F& f) {
+  if (split) return parallel_for(rows, 8, f);
+  f(0, rows);
+}
+
+// The three products of one sample (chunk of one) and group, tile by tile; with
+// `split` each tile's product has its rows over the threads. The GEMM kernel is
+// chosen by shape, so, as with samples per product (NOTE [Samples per GEMM]),
+// the last bits may follow the thread count.
 template <typename T>
 void down_tiled(Chunk<T>& c, T* col, const T* img, const T* w, int64_t grp, const ConvGeom& g,
-                const Dims& d) {
+                const Dims& d, bool split) {
   const T* src = img + (c.first_sample * g.img_c + grp * d.img_cg) * d.img_plane;
   T* dst = col + (c.first_sample * g.col_c + grp * d.col_cg) * d.l;
   over_tiles(c, g, [&](int64_t oh0, int64_t oh1, int64_t cols) {
     im2col(src, c.col.data(), d.img_cg, g, cols, oh0, oh1);
-    blas_gemm<T>(false, false, d.col_cg, cols, d.k, w + grp * d.w_group, d.k, c.col.data(), cols,
-                 T(0), dst + oh0 * g.col_w, d.l, kConvDepthBlock);
+    product_rows(d.col_cg, split, [&](int64_t o0, int64_t o1) {
+      blas_gemm<T>(false, false, o1 - o0, cols, d.k, w + grp * d.w_group + o0 * d.k, d.k,
+                   c.col.data(), cols, T(0), dst + o0 * d.l + oh0 * g.col_w, d.l, kConvDepthBlock);
+    });
   });
 }
 template <typename T>
 void up_tiled(Chunk<T>& c, T* img, const T* col, const T* w, int64_t grp, const ConvGeom& g,
-              const Dims& d) {
+              const Dims& d, bool split) {
   const T* src = col + (c.first_sample * g.col_c + grp * d.col_cg) * d.l;
   T* dst = img + (c.first_sample * g.img_c + grp * d.img_cg) * d.img_plane;
   over_tiles(c, g, [&](int64_t oh0, int64_t oh1, int64_t cols) {
-    blas_gemm<T>(true, false, d.k, cols, d.col_cg, w + grp * d.w_group, d.k, src + oh0 * g.col_w,
-                 d.l, T(0), c.col.data(), cols);
+    product_rows(d.k, split, [&](int64_t r0, int64_t r1) {
+      blas_gemm<T>(true, false, r1 - r0, cols, d.col_cg, w + grp * d.w_group + r0, d.k,
+                   src + oh0 * g.col_w, d.l, T(0), c.col.data() + r0 * cols, cols);
+    });
     col2im(c.col.data(), dst, d.img_cg, g, cols, oh0, oh1);
   });
 }
 template <typename T>
 void wgrad_tiled(Chunk<T>& c, T* acc, const T* col, const T* img, int64_t grp, const ConvGeom& g,
-                 const Dims& d) {
+                 const Dims& d, bool split) {
   const T* src = img + (c.first_sample * g.img_c + grp * d.img_cg) * d.img_plane;
   const T* cv = col + (c.first_sample * g.col_c + grp * d.col_cg) * d.l;
   over_tiles(c, g, [&](int64_t oh0, int64_t oh1, int64_t cols) {
     im2col(src, c.col.data(), d.img_cg, g, cols, oh0, oh1);
-    blas_gemm<T>(false, true, d.col_cg, d.k, cols, cv + oh0 * g.col_w, d.l, c.col.data(), cols,
-                 T(1), acc, d.k);
+    product_rows(d.col_cg, split, [&](int64_t o0, int64_t o1) {
+      blas_gemm<T>(false, true, o1 - o0, d.k, cols, cv + o0 * d.l + oh0 * g.col_w, d.l,
+                   c.col.data(), cols, T(1), acc + o0 * d.k, d.k);
+    });
   });
 }
 
@@ -288,8 +313,8 @@ const T* chunk_im2col(Chunk<T>& c, const T* img, int64_t grp, const ConvGeom& g,
 // col = W @ im2col(image) for the chunk's samples and group grp.
 template <typename T>
 void down_group(Chunk<T>& c, T* col, const T* img, const T* w, int64_t grp, const ConvGeom& g,
-                const Dims& d, bool pw) {
-  if (c.m == 1 && !pw) return down_tiled(c, col, img, w, grp, g, d);
+                const Dims& d, bool pw, bool split) {
+  if (c.m == 1 && !pw) return down_tiled(c, col, img, w, grp, g, d, split);
   const T* src = chunk_im2col(c, img, grp, g, d, pw);
   T* dst = c.m > 1 ? c.tmp.data() : col + (c.first_sample * g.col_c + grp * d.col_cg) * d.l;
   gemm<T>(false, false, d.col_cg, c.cols, d.k, w + grp * d.w_group, src, T(0), dst,
@@ -339,12 +364,36 @@ ImplicitKernel implicit_kernel(const ImplicitConv& ic) {
 // own output, so the bits do not depend on which thread ran it):
 // out (dense [n, groups * ic.oc, oh, ow]) from in (dense [n, groups * ic.ic,
 // ih, iw]), group grp's weights at w + grp * w_group; then after(s, grp).
+//
+// NOTE [One sample's channels over the threads]
+// With fewer pairs than threads (batch 1, one group) a pair took one thread and
+// the other waited: the 64->64 3x3 layer on 32x32 at batch 1, forward plus
+// backward, ran at 1.83x torch's time on 2 threads. Then each pair's output
+// channels are split in parts of the kernel's row block (kImplicitRowsAvx512 or
+// kImplicitRowsAvx2), taken in turn; every output gets the sums it gets whole.
 template <typename After>
 void implicit_pairs(ImplicitKernel kernel, const ImplicitConv& ic, float* out, const float* in,
                     const float* w, int64_t w_group, const ConvGeom& g, const Dims& d,
                     const After& after) {
   const int64_t in_plane = ic.ih * ic.iw, out_plane = ic.oh * ic.ow;
   ScopedGilRelease gil(release_gil(g, d));
+  const int64_t pairs = g.n * g.groups;
+  if (pairs < get_num_threads() && !in_parallel_region()) {
+    const int64_t step = kernel == conv_implicit_avx512 ? kImplicitRowsAvx512 : kImplicitRowsAvx2;
+    const int64_t depth = ic.ic * ic.kh * ic.kw;
+    for (int64_t t = 0; t < pairs; ++t) {
+      const int64_t s = t / g.groups, grp = t % g.groups;
+      parallel_items((ic.oc + step - 1) / step, [&](int64_t part) {
+        ImplicitConv rows = ic;
+        const int64_t o0 = part * step;
+        rows.oc = std::min(step, ic.oc - o0);
+        kernel(w + grp * w_group + o0 * depth, in + ((s * g.groups + grp) * ic.ic) * in_plane,
+               out + ((s * g.groups + grp) * ic.oc + o0) * out_plane, rows);
+      });
+      after(s, grp);
+    }
+    return;
+  }
   const auto item = [&](int64_t t) {
     const int64_t s = t / g.groups, grp = t % g.groups;
     kernel(w + grp * w_group, in + ((s * g.groups + grp) * ic.ic) * in_plane,
@@ -423,10 +472,10 @@ template <typename T>
 void down_impl(T* col, const T* img, const T* w, const T* bias, const ConvGeom& g) {
   const Dims d = dims_of(g);
   if (implicit_down(col, img, w, bias, g, d)) return;
-  const bool pw = is_pointwise(g);
+  const bool pw = is_pointwise(g), split = split_products(g, d);
   over_chunks<T>(g, d, [&](Chunk<T>& c) {
     for (int64_t grp = 0; grp < g.groups; ++grp) {
-      down_group(c, col, img, w, grp, g, d, pw);
+      down_group(c, col, img, w, grp, g, d, pw, split);
       if (bias) add_bias_rows(col, bias, c.first_sample, c.m, grp, g, d);
     }
   });
@@ -436,7 +485,7 @@ template <typename T>
 void up_impl(T* img, const T* col, const T* w, const ConvGeom& g, bool zero) {
   const Dims d = dims_of(g);
   if (implicit_up(img, col, w, g, d, zero)) return;
-  const bool pw = is_pointwise(g) && samples_per_gemm(g, d) == 1;
+  const bool pw = is_pointwise(g) && samples_per_gemm(g, d) == 1, split = split_products(g, d);
   over_chunks<T>(g, d, [&](Chunk<T>& c) {
     // Each thread zeroes its own samples just before adding into them: cached
     // for the adds, and no serial pass over the whole image first.
@@ -446,7 +495,7 @@ void up_impl(T* img, const T* col, const T* w, const ConvGeom& g, bool zero) {
     }
     for (int64_t grp = 0; grp < g.groups; ++grp) {
       if (c.m == 1 && !pw) {
-        up_tiled(c, img, col, w, grp, g, d);
+        up_tiled(c, img, col, w, grp, g, d, split);
         continue;
       }
       const T* src = col + (c.first_sample * g.col_c + grp * d.col_cg) * d.l;
@@ -531,13 +580,14 @@ void wgrad_impl(T* gw, const T* col, const T* img, const ConvGeom& g) {
   const bool pw = is_pointwise(g);
   const int64_t nb = samples_per_gemm(g, d);
   const int64_t chunks = (g.n + nb - 1) / nb;
+  const bool split = split_products(g, d);
   sum_per_thread(gw, chunks, g, d, [&](T* acc, int64_t lo, int64_t hi) {
     Chunk<T> c;
     for (int64_t ci = lo; ci < hi; ++ci) {
       prepare(c, ci, nb, g, d);
       for (int64_t grp = 0; grp < g.groups; ++grp) {
         if (c.m == 1 && !pw) {
-          wgrad_tiled(c, acc + grp * d.w_group, col, img, grp, g, d);
+          wgrad_tiled(c, acc + grp * d.w_group, col, img, grp, g, d, split);
           continue;
         }
         const T* src = chunk_im2col(c, img, grp, g, d, pw);

@@ -19,6 +19,8 @@ struct ImplicitConv {
 /// kernels takes: a product split into parts of whole multiples of these gives
 /// every output the same sums as the whole product.
 constexpr int64_t kImplicitRowsAvx512 = 14, kImplicitRowsAvx2 = 6;
+/// Output columns per tile of the AVX-512 kernel (NOTE [Implicit im2col]).
+constexpr int64_t kImplicitColsAvx512 = 32;
 
 /// True if this CPU runs conv_implicit_avx2 (AVX2 and FMA).
 bool conv_implicit_avx2_available();

@@ -565,6 +565,7 @@ void conv_implicit_avx512(const float* w, const float* img, float* out, const Im
   constexpr int MR = Cfg<float>::MR;
   static_assert(MR == kImplicitRowsAvx512, "conv_implicit.h names this kernel's row block");
   using Seq = std::make_integer_sequence<int, MR / 2>;
+  static_assert(kImplicitColsAvx512 == 32, "the tables and masks below hold 32 lanes");
   const int64_t k = g.ic * g.kh * g.kw, plane = g.oh * g.ow, tiles = (g.ow + 31) / 32;
   thread_local std::vector<BRow> tabs;   // one table per tile of 32 output columns
   thread_local std::vector<float> last;  // a short last tile of w, zero-padded to an even count

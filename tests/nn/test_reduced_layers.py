@@ -2,7 +2,9 @@
 
 conv1d/2d/transposed, max/avg/adaptive pooling, layer/group/batch norm (also
 torch's "mixed type": a reduced input with float32 parameters), nll_loss and
-cross_entropy run in float32 and round each result once, as torch's CPU kernels:
+cross_entropy run in float32 and round each result once, as torch's CPU kernels
+(nll_loss's reductions and log_softmax's log-sum round as torch's do:
+test_loss_and_log_softmax_bits.py):
 the output dtype, grad_fn, gradient dtypes and the dtype errors are torch's; the
 values agree within a few units in the last place (most forwards bit for bit).
 Known difference: torch accumulates layer_norm's weight and bias gradients in

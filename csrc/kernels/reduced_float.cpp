@@ -1,5 +1,7 @@
 #include "kernels/reduced_float.h"
 
+#include <cstring>
+
 #include "core/half.h"
 #include "kernels/pointwise.h"
 #include "kernels/loops.h"
@@ -47,22 +49,162 @@ void WideOut::commit() const {
 
 namespace {
 
+// NOTE [Conversions in vectors]
+// Every float16 / bfloat16 op widens its operands to float32 and rounds its
+// result back, so these loops run on each. Written one element at a time with
+// a branch for NaN and compiled for the baseline, they took 2.1x torch's time
+// for float32 -> bfloat16 over 1M elements, 4.7x for float16 -> float32 and 32x
+// for float32 -> float16 (Intel Xeon, one thread), and a bfloat16 add 4.3x. Dense
+// runs now go through branch-free loops compiled for AVX-512 and AVX2 as well
+// (NOTE [SIMD clones] in simd.h); float16 uses the CPU's conversion instructions
+// (F16C), which round to nearest even and keep a NaN's sign and top payload bits
+// with the quiet bit set, as float_to_half does (the other way, a signaling NaN
+// is rebuilt as half_to_float keeps it). Each gives the bits of the scalar
+// conversions in core/half.h.
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && defined(__linux__) && \
+    !defined(GRADTRACK_NO_SIMD_CLONES)
+#define GT_CONVERT_CLONES \
+  __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
+#define GT_HAVE_F16C_PATHS 1
+#include <immintrin.h>
+#else
+#define GT_CONVERT_CLONES
+#define GT_HAVE_F16C_PATHS 0
+#endif
+
+GT_CONVERT_CLONES void bfloat16_run(uint16_t* o, const float* a, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) {
+    uint32_t x;
+    std::memcpy(&x, a + i, sizeof(x));
+    const uint32_t rounded = (x + 0x7FFFu + ((x >> 16) & 1u)) >> 16;
+    o[i] = static_cast<uint16_t>((x & 0x7FFFFFFFu) > 0x7F800000u ? 0x7FC0u : rounded);
+  }
+}
+
+GT_CONVERT_CLONES void from_bfloat16_run(float* o, const uint16_t* a, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) {
+    const uint32_t x = static_cast<uint32_t>(a[i]) << 16;
+    std::memcpy(o + i, &x, sizeof(x));
+  }
+}
+
+#if GT_HAVE_F16C_PATHS
+__attribute__((target("avx512f"))) void half_run_avx512(uint16_t* o, const float* a, int64_t n) {
+  int64_t i = 0;
+  for (; i + 16 <= n; i += 16) {
+    const __m256i h =
+        _mm512_cvtps_ph(_mm512_loadu_ps(a + i), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(o + i), h);
+  }
+  for (; i < n; ++i) o[i] = float_to_half(a[i]);
+}
+__attribute__((target("avx2,f16c"))) void half_run_f16c(uint16_t* o, const float* a, int64_t n) {
+  int64_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    const __m128i h =
+        _mm256_cvtps_ph(_mm256_loadu_ps(a + i), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(o + i), h);
+  }
+  for (; i < n; ++i) o[i] = float_to_half(a[i]);
+}
+
+// float16 -> float32 by the conversion instruction, which quiets a signaling
+// NaN; those lanes are rebuilt as half_to_float builds them.
+__attribute__((target("avx512f"))) void from_half_avx512(float* o, const uint16_t* a, int64_t n) {
+  int64_t i = 0;
+  for (; i + 16 <= n; i += 16) {
+    const __m256i h = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(a + i));
+    const __m512i w = _mm512_cvtepu16_epi32(h);
+    const __m512i m = _mm512_and_si512(w, _mm512_set1_epi32(0x3FF));
+    const __mmask16 nan = _mm512_cmpeq_epi32_mask(_mm512_and_si512(w, _mm512_set1_epi32(0x7C00)),
+                                                  _mm512_set1_epi32(0x7C00)) &
+                          _mm512_cmpneq_epi32_mask(m, _mm512_setzero_si512());
+    const __m512i exact = _mm512_or_si512(
+        _mm512_or_si512(_mm512_slli_epi32(_mm512_and_si512(w, _mm512_set1_epi32(0x8000)), 16),
+                        _mm512_set1_epi32(0x7F800000)),
+        _mm512_slli_epi32(m, 13));
+    const __m512i v = _mm512_mask_blend_epi32(nan, _mm512_castps_si512(_mm512_cvtph_ps(h)), exact);
+    _mm512_storeu_si512(o + i, v);
+  }
+  for (; i < n; ++i) o[i] = half_to_float(a[i]);
+}
+__attribute__((target("avx2,f16c"))) void from_half_f16c(float* o, const uint16_t* a, int64_t n) {
+  int64_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    const __m128i h = _mm_loadu_si128(reinterpret_cast<const __m128i*>(a + i));
+    const __m256i w = _mm256_cvtepu16_epi32(h);
+    const __m256i m = _mm256_and_si256(w, _mm256_set1_epi32(0x3FF));
+    const __m256i top = _mm256_cmpeq_epi32(_mm256_and_si256(w, _mm256_set1_epi32(0x7C00)),
+                                           _mm256_set1_epi32(0x7C00));
+    const __m256i nan = _mm256_andnot_si256(_mm256_cmpeq_epi32(m, _mm256_setzero_si256()), top);
+    const __m256i exact = _mm256_or_si256(
+        _mm256_or_si256(_mm256_slli_epi32(_mm256_and_si256(w, _mm256_set1_epi32(0x8000)), 16),
+                        _mm256_set1_epi32(0x7F800000)),
+        _mm256_slli_epi32(m, 13));
+    const __m256i v = _mm256_blendv_epi8(_mm256_castps_si256(_mm256_cvtph_ps(h)), exact, nan);
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(o + i), v);
+  }
+  for (; i < n; ++i) o[i] = half_to_float(a[i]);
+}
+#endif
+
+// 2 with AVX-512, 1 with AVX2 and F16C, else 0 (the scalar conversions).
+int conversion_level() {
+#if GT_HAVE_F16C_PATHS
+  static const int level = __builtin_cpu_supports("avx512f")                                  ? 2
+                           : __builtin_cpu_supports("avx2") && __builtin_cpu_supports("f16c") ? 1
+                                                                                              : 0;
+  return level;
+#else
+  return 0;
+#endif
+}
+
+void half_run(uint16_t* o, const float* a, int64_t n) {
+#if GT_HAVE_F16C_PATHS
+  if (conversion_level() == 2) return half_run_avx512(o, a, n);
+  if (conversion_level() == 1) return half_run_f16c(o, a, n);
+#endif
+  for (int64_t i = 0; i < n; ++i) o[i] = float_to_half(a[i]);
+}
+
+void from_half_run(float* o, const uint16_t* a, int64_t n) {
+#if GT_HAVE_F16C_PATHS
+  if (conversion_level() == 2) return from_half_avx512(o, a, n);
+  if (conversion_level() == 1) return from_half_f16c(o, a, n);
+#endif
+  for (int64_t i = 0; i < n; ++i) o[i] = half_to_float(a[i]);
+}
+
+// Runs `dense(out, in, n)` on dense runs of the plan and `one(in)` element by
+// element on the others (broadcast or strided).
+template <typename O, typename A, typename Dense, typename One>
+void convert(const Tensor& out, const Tensor& src, const Dense& dense, const One& one) {
+  run_plan(make_plan(out, {src}), [&](char** ptr, const int64_t* s, int64_t n) {
+    if (s[0] == sizeof(O) && s[1] == sizeof(A) && aligned_for<O>(ptr[0]) &&
+        aligned_for<A>(ptr[1])) {
+      dense(reinterpret_cast<O*>(ptr[0]), reinterpret_cast<const A*>(ptr[1]), n);
+    } else {
+      for (int64_t i = 0; i < n; ++i) store<O>(ptr[0] + i * s[0], one(load<A>(ptr[1] + i * s[1])));
+    }
+  });
+}
+
 // float32 <-> 16-bit words, elementwise with broadcasting of `src`.
 void words_from_float(const Tensor& out, const Tensor& src) {
-  LoopPlan p = make_plan(out, {src});
   if (out.dtype() == ScalarType::Float16) {
-    unary_loop<uint16_t, float>(p, [](float x) { return float_to_half(x); });
+    convert<uint16_t, float>(out, src, half_run, [](float x) { return float_to_half(x); });
   } else {
-    unary_loop<uint16_t, float>(p, [](float x) { return float_to_bfloat16(x); });
+    convert<uint16_t, float>(out, src, bfloat16_run, [](float x) { return float_to_bfloat16(x); });
   }
 }
 
 void float_from_words(const Tensor& out, const Tensor& src) {
-  LoopPlan p = make_plan(out, {src});
   if (src.dtype() == ScalarType::Float16) {
-    unary_loop<float, uint16_t>(p, [](uint16_t h) { return half_to_float(h); });
+    convert<float, uint16_t>(out, src, from_half_run, [](uint16_t h) { return half_to_float(h); });
   } else {
-    unary_loop<float, uint16_t>(p, [](uint16_t b) { return bfloat16_to_float(b); });
+    convert<float, uint16_t>(out, src, from_bfloat16_run,
+                             [](uint16_t b) { return bfloat16_to_float(b); });
   }
 }
 

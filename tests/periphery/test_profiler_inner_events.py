@@ -116,3 +116,47 @@ def test_inner_events_cost_nothing_after_the_profile():
     with gradtrack.profiler.profile() as prof:
         pass
     assert list(prof.events()) == []
+
+
+def _gpt_step(lib, state):
+    nn, F = lib.nn, lib.nn.functional
+    if state is None:
+        d, vocab, n = 8, 11, 4
+        model = nn.ModuleDict({"wte": nn.Embedding(vocab, d), "ln1": nn.LayerNorm(d),
+                               "qkv": nn.Linear(d, 3 * d), "proj": nn.Linear(d, d),
+                               "ln2": nn.LayerNorm(d), "fc": nn.Linear(d, 4 * d),
+                               "out": nn.Linear(4 * d, d), "lnf": nn.LayerNorm(d),
+                               "head": nn.Linear(d, vocab, bias=False)})
+        mask = lib.tril(lib.ones(n, n)).view(1, 1, n, n)
+        return model, mask, lib.randint(0, vocab, (2, n)), lib.randint(0, vocab, (2, n))
+    m, mask, idx, tgt = state
+    x = m["wte"](idx)
+    b, t, c = x.shape
+    q, k, v = m["qkv"](m["ln1"](x)).split(c, dim=2)
+    q, k, v = (z.view(b, t, 2, c // 2).transpose(1, 2) for z in (q, k, v))
+    att = (q @ k.transpose(-2, -1)) * 0.5
+    att = F.softmax(att.masked_fill(mask == 0, float("-inf")), dim=-1)
+    x = x + m["proj"]((att @ v).transpose(1, 2).contiguous().view(b, t, c))
+    x = x + m["out"](F.gelu(m["fc"](m["ln2"](x))))
+    logits = m["head"](m["lnf"](x))
+    F.cross_entropy(logits.view(-1, logits.size(-1)), tgt.view(-1)).backward()
+    return None
+
+
+def test_gpt_step_counts_as_torch():
+    """A GPT block's step: the matrix products, their transposes, the softmax, layer norm
+    and loss steps counted as torch's. Not compared: the views, reshapes, clones and
+    expands that torch's embedding, layer norm, masked_fill and contiguous take inside
+    (gradtrack's kernels take none), and the aten::transpose inside each aten::t."""
+    def counts(lib):
+        return {e.key: e.count for e in _profile(lib, _gpt_step).key_averages()}
+    mine, theirs = counts(gradtrack), counts(torch)
+    same = ["aten::linear", "aten::t", "aten::addmm", "aten::mm", "aten::bmm", "aten::matmul",
+            "aten::softmax", "aten::_softmax", "aten::layer_norm", "aten::native_layer_norm",
+            "aten::_unsafe_view", "aten::sum", "aten::cross_entropy_loss", "aten::log_softmax",
+            "aten::_log_softmax", "aten::nll_loss", "aten::nll_loss_forward",
+            "aten::nll_loss_backward", "aten::_softmax_backward_data",
+            "aten::_log_softmax_backward_data"]
+    assert {k: mine.get(k) for k in same} == {k: theirs.get(k) for k in same}
+    assert mine["aten::mm"] > 0 and mine["aten::bmm"] > 0
+    assert theirs["aten::transpose"] == mine["aten::transpose"] + theirs["aten::t"]

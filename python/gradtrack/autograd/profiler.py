@@ -38,7 +38,10 @@ inside ``aten::sum``; the ``aten::zero_`` inside ``aten::nll_loss_backward``;
 the kernels gradtrack runs as one (``aten::embedding``'s ``aten::index_select``,
 ``aten::native_layer_norm_backward``, ``aten::gelu_backward``, the backward of the
 embedding). A backward formula that gradtrack writes with other ops than torch's shows
-its own (``EmbeddingBackward0`` holds the ``aten::reshape`` of its gradient).
+its own (``EmbeddingBackward0`` holds the ``aten::reshape`` of its gradient), and the
+seed gradient of ``backward()`` is made without an ``aten::ones_like`` event. Not
+recorded yet: ``with_stack=True`` (torch's ``python_function`` events and
+``export_stacks``) and the Chrome trace's ``Concrete Inputs``.
 
 >>> import gradtrack
 >>> x = gradtrack.ones(2, 2)

@@ -8,6 +8,7 @@
 #include "autograd/fusion.h"
 #include "autograd/grad_mode.h"
 #include "autograd/profiling.h"
+#include "autograd/profiling_fit.h"
 #include "autograd/provenance.h"
 #include "core/allocation_count.h"
 #include "core/silent_writes.h"
@@ -170,35 +171,11 @@ void fit_gradients(const Edges& edges, TensorList& out, const Node* who) {
   }
 }
 
-// call_node while a profile is open: torch's two events per node, the engine's
-// `autograd::engine::evaluate_function: <name>` and inside it the node itself, which
-// carries the shapes of the gradients it received ([] for an absent one).
-TensorList profiled_call(Node& node, TensorList grads) {
-  const int64_t outer = profiling::now_ns();
-  std::vector<std::vector<int64_t>> shapes;
-  shapes.reserve(grads.size());
-  for (const Tensor& g : grads) {
-    shapes.emplace_back(g.defined() ? std::vector<int64_t>(g.sizes().begin(), g.sizes().end())
-                                    : std::vector<int64_t>{});
-  }
-  const int64_t memory = allocation_count::bytes();
-  const int64_t inner = profiling::now_ns();
-  TensorList out = node.apply(std::move(grads));
-  const int64_t end = profiling::now_ns();
-  const int64_t allocated = allocation_count::bytes() - memory;
-  profiling::record(node.name(), inner, end, std::move(shapes), allocated);
-  profiling::record("autograd::engine::evaluate_function: " + node.name(), outer, end, {},
-                    allocated);
-  if (AnomalyMode::is_enabled() && AnomalyMode::check_nan()) check_nan(node, out);
-  return out;
-}
-
 // Takes the gradients by value: once the node returns, a gradient it passed
 // through (add, sub, views) is referenced only by its output, so the input
 // buffer can add into it in place, as PyTorch's does.
 TensorList call_node(Node& node, TensorList grads) {
   try {
-    if (profiling::active()) return profiled_call(node, std::move(grads));
     TensorList out = node.apply(std::move(grads));
     if (AnomalyMode::is_enabled() && AnomalyMode::check_nan()) check_nan(node, out);
     return out;
@@ -206,6 +183,43 @@ TensorList call_node(Node& node, TensorList grads) {
     if (AnomalyMode::is_enabled() && g_anomaly_warn) g_anomaly_warn(node);
     throw;
   }
+}
+
+// call_node and fit_gradients while a profile is open: torch's two events per node, the
+// engine's `autograd::engine::evaluate_function: <name>` (which includes fitting the
+// gradients to their inputs: the aten::sum of a broadcast bias) and inside it the node
+// itself, which carries the shapes of the gradients it received ([] for an absent one).
+template <typename Fit>
+TensorList profiled_call(Node& node, TensorList grads, Fit fit) {
+  const int64_t outer = profiling::now_ns();
+  const int64_t memory = allocation_count::bytes();
+  std::vector<std::vector<int64_t>> shapes;
+  if (profiling::recording_shapes()) {
+    shapes.reserve(grads.size());
+    for (const Tensor& g : grads) {
+      shapes.emplace_back(g.defined() ? std::vector<int64_t>(g.sizes().begin(), g.sizes().end())
+                                      : std::vector<int64_t>{});
+    }
+  }
+  const int64_t inner = profiling::now_ns();
+  // NOTE [Fitting gradients in the engine's event]: fit() sums what the node leaves
+  struct Fits {
+    bool before = std::exchange(profiling::t_engine_fits, true);
+    ~Fits() { profiling::t_engine_fits = before; }
+  };
+  TensorList out;
+  {
+    Fits fits;
+    out = call_node(node, std::move(grads));
+  }
+  const int64_t end = profiling::now_ns();
+  const int64_t allocated = allocation_count::bytes() - memory;
+  fit(out);
+  const int64_t outer_end = profiling::now_ns();
+  profiling::record(node.name(), inner, end, std::move(shapes), allocated);
+  profiling::record("autograd::engine::evaluate_function: " + node.name(), outer, outer_end, {},
+                    allocation_count::bytes() - memory);
+  return out;
 }
 
 // Marks the nodes that must run to deliver the captured gradients: every node
@@ -383,7 +397,8 @@ TensorList run_backward(const std::vector<Edge>& roots, const TensorList& grads,
   // backward]): only if nothing could see the gradient passed between them,
   // and the partner is the node that would run next anyway.
   auto fusable_partner = [&](Node& node, const TensorList& grads) -> FormulaNode* {
-    if (GradMode::is_enabled() || AnomalyMode::is_enabled() || !node.post_hooks().empty())
+    if (GradMode::is_enabled() || AnomalyMode::is_enabled() || profiling::active() ||
+        !node.post_hooks().empty())
       return nullptr;
     FormulaNode* next = relu_mul_partner(node, grads);
     if (!next || !next->pre_hooks().empty() || !next->retains_grad().empty() ||
@@ -462,8 +477,13 @@ TensorList run_backward(const std::vector<Edge>& roots, const TensorList& grads,
       node = partner;
     } else {
       if (any) {
-        out = call_node(*node, std::move(grads));
-        fit_gradients(node->next_edges(), out, node);
+        auto fit = [&](TensorList& o) { fit_gradients(node->next_edges(), o, node); };
+        if (profiling::active()) {
+          out = profiled_call(*node, std::move(grads), fit);
+        } else {
+          out = call_node(*node, std::move(grads));
+          fit(out);
+        }
       }
       done(*node);
     }

@@ -5,6 +5,7 @@
 #include <thread>
 
 #include "autograd/formulas.h"
+#include "autograd/profiling_fit.h"
 #include "autograd/provenance.h"
 #include "ops/ops.h"
 
@@ -284,7 +285,8 @@ TensorList FormulaNode::finish(TensorList out) const {
     }
     // A gradient that does not fit is left for the engine to report (NOTE
     // [Gradient shapes]).
-    if (out[i].sizes() != inputs[i].shape && is_expandable_to(inputs[i].shape, out[i].sizes()))
+    if (out[i].sizes() != inputs[i].shape && is_expandable_to(inputs[i].shape, out[i].sizes()) &&
+        !profiling::engine_fits())  // NOTE [Fitting gradients in the engine's event]
       out[i] = ops::sum_to(out[i], inputs[i].shape);
     if (out[i].dtype() != inputs[i].dtype) out[i] = ops::to_dtype(out[i], inputs[i].dtype);
   }

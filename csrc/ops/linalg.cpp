@@ -5,6 +5,7 @@
 #include <limits>
 #include <utility>
 
+#include "autograd/profiling.h"
 #include "autograd/variable.h"
 #include "ops/common.h"
 
@@ -33,6 +34,7 @@ Tensor mm_kernel(const Tensor& a, const Tensor& b, const char* name = "addmm_imp
 // PyTorch's _unsafe_view: the contiguous result `t` of a product seen with
 // another shape, recorded as a new tensor (UnsafeViewBackward0), not a view.
 Tensor unsafe_view(const Tensor& t, const DimVector& shape) {
+  autograd::profiling::Scope scope("aten::_unsafe_view", {&t}, 2);
   Tensor out = alias_with_geometry(t, shape, contiguous_strides(shape), t->offset());
   record(OpKind::UnsafeView, {&t}, out);
   return out;
@@ -41,6 +43,7 @@ Tensor unsafe_view(const Tensor& t, const DimVector& shape) {
 }  // namespace
 
 Tensor mm(const Tensor& a, const Tensor& b) {
+  autograd::profiling::Scope scope("aten::mm", {&a, &b}, 2);
   GT_CHECK(a.dim() == 2, "self must be a matrix");
   GT_CHECK(b.dim() == 2, "mat2 must be a matrix");
   GT_CHECK(a.sizes()[1] == b.sizes()[0], "mat1 and mat2 shapes cannot be multiplied (",
@@ -55,6 +58,7 @@ Tensor mm(const Tensor& a, const Tensor& b) {
 }
 
 Tensor bmm(const Tensor& a, const Tensor& b) {
+  autograd::profiling::Scope scope("aten::bmm", {&a, &b}, 2);
   GT_CHECK(a.dim() == 3, "batch1 must be a 3D tensor");
   GT_CHECK(b.dim() == 3, "batch2 must be a 3D tensor");
   GT_CHECK(b.sizes()[0] == a.sizes()[0] && b.sizes()[1] == a.sizes()[2],
@@ -108,6 +112,7 @@ Tensor dot(const Tensor& a, const Tensor& b) {
 }
 
 Tensor addmm(const Tensor& bias, const Tensor& a, const Tensor& b, Scalar beta, Scalar alpha) {
+  autograd::profiling::Scope scope("aten::addmm", {&bias, &a, &b}, 5);
   GT_CHECK(a.dim() == 2, "mat1 must be a matrix, got ", a.dim(), "-D tensor");
   GT_CHECK(b.dim() == 2, "mat2 must be a matrix, got ", b.dim(), "-D tensor");
   GT_CHECK(a.sizes()[1] == b.sizes()[0], "mat1 and mat2 shapes cannot be multiplied (",
@@ -215,6 +220,7 @@ Tensor batched_matmul(const Tensor& a, const Tensor& b) {
 }  // namespace
 
 Tensor matmul(const Tensor& a, const Tensor& b) {
+  autograd::profiling::Scope scope("aten::matmul", {&a, &b}, 2);
   GT_CHECK(a.dim() > 0 && b.dim() > 0,
            "both arguments to matmul need to be at least 1D, but they "
            "are ",
@@ -228,12 +234,15 @@ Tensor matmul(const Tensor& a, const Tensor& b) {
 }
 
 Tensor linear(const Tensor& x, const Tensor& w, const Tensor* bias) {
-  if (x.dim() == 2) return bias ? addmm(*bias, x, t(w)) : mm(x, t(w));
+  autograd::profiling::Scope scope("aten::linear", {&x, &w, bias}, 3);
+  // torch's steps: t then addmm, or matmul (which is mm for two matrices)
+  if (x.dim() == 2) return bias ? addmm(*bias, x, t(w)) : matmul(x, t(w));
   if (bias && x.dim() >= 1) {
     // PyTorch flattens to 2-D, runs addmm, and views back (ViewBackward0).
     DimVector out_shape(x.sizes().begin(), x.sizes().end() - 1);
     out_shape.push_back(w.sizes()[0]);
-    Tensor flat = reshape(x, {-1, x.sizes()[x.dim() - 1]});
+    const DimVector rows{-1, x.sizes()[x.dim() - 1]};
+    Tensor flat = x.is_contiguous() ? view(x, rows) : reshape(x, rows);
     return view(addmm(*bias, flat, t(w)), out_shape);
   }
   Tensor out = matmul(x, t(w));

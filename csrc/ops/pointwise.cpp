@@ -3,6 +3,7 @@
 #include <cmath>
 #include <limits>
 
+#include "autograd/profiling.h"
 #include "ops/common.h"
 
 namespace gradtrack::ops {
@@ -609,6 +610,7 @@ Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b) {
 }
 
 Tensor threshold_backward(const Tensor& g, const Tensor& y) {
+  autograd::profiling::Scope scope("aten::threshold_backward", {&g, &y}, 3);
   // Laid out like y, then g: PyTorch's kernel takes (self, grad) in that order.
   Tensor out = empty_result(broadcast2(g, y), g.dtype(), y, g);
   kernels::threshold_backward(out, g, y);

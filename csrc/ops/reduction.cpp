@@ -3,6 +3,7 @@
 #include <cmath>
 #include <limits>
 
+#include "autograd/profiling.h"
 #include "kernels/moments.h"
 #include "kernels/reduced_float.h"
 #include "ops/common.h"
@@ -64,6 +65,7 @@ Tensor reduce_into_new(ReduceOp op, const Tensor& in, uint64_t mask, bool keepdi
 
 Tensor sum(const Tensor& a, const DimVector& dims, bool keepdim, std::optional<ScalarType> dtype,
            bool dims_given) {
+  autograd::profiling::Scope scope("aten::sum", {&a}, dims_given || !dims.empty() ? 4 : 2);
   uint64_t mask = dims_mask(dims, a.dim(), true);
   ScalarType dt = dtype ? *dtype : (is_floating(a.dtype()) ? a.dtype() : ScalarType::Int64);
   Tensor out = reduce_into_new(ReduceOp::Sum, cast_for_kernel(a, dt), mask, keepdim, dt);

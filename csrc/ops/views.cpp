@@ -7,6 +7,7 @@
 #include <numeric>
 #include <vector>
 
+#include "autograd/profiling.h"
 #include "autograd/variable.h"
 #include "ops/as_strided.h"
 #include "ops/common.h"
@@ -108,6 +109,7 @@ bool view_strides(const DimVector& sizes, const DimVector& strides, const DimVec
 }  // namespace
 
 Tensor view(const Tensor& a, const DimVector& shape) {
+  autograd::profiling::Scope scope("aten::view", {&a}, 2);
   DimVector target = infer_size(shape, a.numel());
   DimVector strides;
   GT_CHECK(view_strides(a.sizes(), a.strides(), target, strides),
@@ -119,6 +121,7 @@ Tensor view(const Tensor& a, const DimVector& shape) {
 // PyTorch's _unsafe_view: view's geometry, but a tensor of its own to autograd
 // (no _base), recorded as UnsafeViewBackward0 (the composites that end in it).
 Tensor unsafe_view(const Tensor& a, const DimVector& shape) {
+  autograd::profiling::Scope scope("aten::_unsafe_view", {&a}, 2);
   DimVector target = infer_size(shape, a.numel());
   DimVector strides;
   GT_CHECK(view_strides(a.sizes(), a.strides(), target, strides),
@@ -130,16 +133,24 @@ Tensor unsafe_view(const Tensor& a, const DimVector& shape) {
 }
 
 Tensor reshape(const Tensor& a, const DimVector& shape) {
+  autograd::profiling::Scope scope("aten::reshape", {&a}, 2);
   DimVector target = infer_size(shape, a.numel());
   DimVector strides;
   if (view_strides(a.sizes(), a.strides(), target, strides)) {
     // A viewable but non-contiguous input takes PyTorch's _reshape_alias.
     OpKind kind = a.is_contiguous() ? OpKind::View : OpKind::ReshapeAlias;
+    autograd::profiling::Scope step(kind == OpKind::View ? "aten::view" : "aten::_reshape_alias",
+                                    {&a}, kind == OpKind::View ? 2 : 3);
     return make_view_op(a, target, strides, a->offset(), kind, no_attrs);
   }
   // Not viewable: a contiguous copy, then an unsafe view of the copy (not a
   // view of `a`), as PyTorch's reshape does.
-  Tensor c = contiguous(a);
+  Tensor c;
+  {
+    autograd::profiling::Scope step("aten::clone", {&a}, 2);
+    c = contiguous(a);
+  }
+  autograd::profiling::Scope step("aten::_unsafe_view", {&c}, 2);
   Tensor out = alias_with_geometry(c, target, contiguous_strides(target), c->offset());
   record(OpKind::UnsafeView, {&c}, out);
   return out;
@@ -181,6 +192,7 @@ void check_as_strided(const Tensor& a, const DimVector& sizes, const DimVector& 
 
 Tensor as_strided(const Tensor& a, const DimVector& sizes, const DimVector& strides,
                   std::optional<int64_t> offset) {
+  autograd::profiling::Scope scope("aten::as_strided", {&a}, 4);
   const int64_t off = offset ? *offset : a->offset();
   check_as_strided(a, sizes, strides, off);
   return make_view_op(a, sizes, strides, off, OpKind::AsStrided, [&](autograd::AsStridedAttrs& at) {
@@ -193,6 +205,7 @@ Tensor as_strided(const Tensor& a, const DimVector& sizes, const DimVector& stri
 }
 
 Tensor t(const Tensor& a) {
+  autograd::profiling::Scope scope("aten::t", {&a}, 1);
   GT_CHECK(a.dim() <= 2, "t() expects a tensor with <= 2 dimensions, but self is ", a.dim(), "D");
   if (a.dim() < 2) return make_view_op(a, a.sizes(), a.strides(), a->offset(), OpKind::T, no_attrs);
   DimVector s{a.sizes()[1], a.sizes()[0]}, st{a.strides()[1], a.strides()[0]};
@@ -200,6 +213,7 @@ Tensor t(const Tensor& a) {
 }
 
 Tensor transpose(const Tensor& a, int64_t d0, int64_t d1) {
+  autograd::profiling::Scope scope("aten::transpose", {&a}, 3);
   int64_t x = wrap_dim(d0, a.dim()), y = wrap_dim(d1, a.dim());
   DimVector s(a.sizes()), st(a.strides());
   if (a.dim() > 0) {
@@ -213,6 +227,7 @@ Tensor transpose(const Tensor& a, int64_t d0, int64_t d1) {
 }
 
 Tensor permute(const Tensor& a, const DimVector& dims) {
+  autograd::profiling::Scope scope("aten::permute", {&a}, 2);
   GT_CHECK(static_cast<int64_t>(dims.size()) == a.dim(),
            "permute(sparse_coo): number of dimensions in the tensor input does not match the "
            "length of the desired ordering of dimensions i.e. input.dim() = ",
@@ -297,6 +312,7 @@ void check_view_numel(const DimVector& sizes) {
 }  // namespace
 
 Tensor expand(const Tensor& a, const DimVector& sizes) {
+  autograd::profiling::Scope scope("aten::expand", {&a}, 3);
   const int64_t nd = static_cast<int64_t>(sizes.size());
   if (nd < a.dim()) {
     throw Error(str_cat(

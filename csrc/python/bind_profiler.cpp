@@ -8,7 +8,7 @@ namespace gradtrack::python {
 void init_profiler(py::module_& m) {
   namespace prof = autograd::profiling;
   py::module_ p = m.def_submodule("_profiler");
-  p.def("start", &prof::start);
+  p.def("start", &prof::start, py::arg("record_shapes") = false);
   p.def("stop", [] {
     py::list out;
     for (const prof::Event& e : prof::stop()) {

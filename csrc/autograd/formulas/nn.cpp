@@ -4,6 +4,7 @@
 // python/gradtrack/_declarations/nn.py (NOTE [One declaration per op]).
 #include <algorithm>
 
+#include "autograd/profiling.h"
 #include "autograd/formulas/common.h"
 #include "kernels/nn/norm.h"
 #include "kernels/reduced_float.h"
@@ -80,6 +81,13 @@ TL nll_loss_bw(const C& c, const TL& g) {
   const Tensor& target = c.extra(0);
   const Tensor& total_weight = c.extra(1);
   const GradMeta& in = c.input(0);
+  profiling::Scope scope("aten::nll_loss_backward", [&] {
+    std::vector<std::vector<int64_t>> shapes{{g[0].sizes().begin(), g[0].sizes().end()},
+                                             {in.shape.begin(), in.shape.end()},
+                                             {target.sizes().begin(), target.sizes().end()}};
+    shapes.resize(7);
+    return shapes;
+  });
   check_nll_saved(in, target, at.has_weight ? &c.extra(2) : nullptr);
   const bool batched = in.shape.size() == 2;
   const int64_t n = batched ? in.shape[0] : 1, cls = in.shape.back();

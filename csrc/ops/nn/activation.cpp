@@ -11,6 +11,7 @@
 // parameters in the node's attrs.
 #include <cmath>
 
+#include "autograd/profiling.h"
 #include "autograd/provenance.h"
 #include "core/half.h"
 #include "kernels/reduced_float.h"
@@ -185,6 +186,7 @@ void softmax_kernel(const T* in, T* out, Lanes l, bool log,
                });
 }
 Tensor softmax_impl(const Tensor& a, int64_t dim, bool log) {
+  autograd::profiling::Scope scope(log ? "aten::_log_softmax" : "aten::_softmax", {&a}, 3);
   int64_t d = wrap_dim(dim, a.dim());
   // PyTorch names the kernel it would dispatch to: the last-dim one when dim
   // is the last (or the tensor is 0-dim). An empty input never reaches it.
@@ -216,11 +218,18 @@ Tensor softmax_impl(const Tensor& a, int64_t dim, bool log) {
 }
 
 }  // namespace
-Tensor log_softmax(const Tensor& a, int64_t dim) { return softmax_impl(a, dim, true); }
-Tensor softmax(const Tensor& a, int64_t dim) { return softmax_impl(a, dim, false); }
+Tensor log_softmax(const Tensor& a, int64_t dim) {
+  autograd::profiling::Scope scope("aten::log_softmax", {&a}, 3);
+  return softmax_impl(a, dim, true);
+}
+Tensor softmax(const Tensor& a, int64_t dim) {
+  autograd::profiling::Scope scope("aten::softmax", {&a}, 3);
+  return softmax_impl(a, dim, false);
+}
 // Both backward ops are differentiable ops of their own (double backward):
 // PyTorch's _softmax_backward_data / _log_softmax_backward_data nodes.
 Tensor log_softmax_backward(const Tensor& g, const Tensor& result, int64_t dim) {
+  autograd::profiling::Scope scope("aten::_log_softmax_backward_data", {&g, &result}, 4);
   dim = wrap_dim(dim, result.dim());
   if (is_reduced_float(result.dtype())) {
     Tensor out;
@@ -258,6 +267,7 @@ Tensor log_softmax_backward(const Tensor& g, const Tensor& result, int64_t dim) 
   return out;
 }
 Tensor softmax_backward(const Tensor& g, const Tensor& result, int64_t dim) {
+  autograd::profiling::Scope scope("aten::_softmax_backward_data", {&g, &result}, 4);
   dim = wrap_dim(dim, result.dim());
   Tensor out;
   {

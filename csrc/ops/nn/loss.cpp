@@ -8,6 +8,7 @@
 #include <type_traits>
 #include <utility>
 
+#include "autograd/profiling.h"
 #include "core/half.h"
 #include "kernels/reduced_float.h"
 #include "ops/common.h"
@@ -211,6 +212,8 @@ S (*narrowing(ScalarType input))(S) {
 
 Tensor nll_loss(const Tensor& logp, const Tensor& target, const Tensor* weight, int64_t reduction,
                 int64_t ignore_index) {
+  autograd::profiling::Scope scope("aten::nll_loss", {&logp, &target, weight}, 5);
+  autograd::profiling::Scope step("aten::nll_loss_forward", {&logp, &target, weight}, 5);
   GT_CHECK(logp.dim() >= 1 && logp.dim() <= 2, "input tensor should be 1D or 2D");
   GT_CHECK(target.dtype() == ScalarType::Int64 || target.dtype() == ScalarType::UInt8,
            "expected target dtype to be Long or Byte, but got ", scalar_type_name(target.dtype()));

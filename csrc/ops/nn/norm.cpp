@@ -7,6 +7,7 @@
 // stands in for them here, so next_functions has torch's length.
 #include <cmath>
 
+#include "autograd/profiling.h"
 #include "kernels/nn/norm.h"
 #include "kernels/reduced_float.h"
 #include "ops/common.h"
@@ -97,6 +98,7 @@ void check_norm_float(const Tensor& x, const char* name) {
 
 std::vector<Tensor> native_layer_norm(const Tensor& x, const DimVector& normalized_shape,
                                       const Tensor* w, const Tensor* b, double eps) {
+  autograd::profiling::Scope scope("aten::native_layer_norm", {&x, nullptr, w, b}, 5);
   const int64_t nd = static_cast<int64_t>(normalized_shape.size());
   const int64_t axis = x.dim() - nd;
   bool fits = axis >= 0;

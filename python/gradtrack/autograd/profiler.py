@@ -13,9 +13,35 @@ inside it, as torch's. The ops are timed by timers put on them while the profile
 (NOTE [Profiled ops are swapped in] in ``_profiled_ops.py``), so no op pays for the
 profiler when none is open. With ``record_shapes=True`` an event carries every argument's
 shape (``[]`` for numbers and other non-tensors), as torch's. Events nest by time, so self
-time is total time less the events inside. What differs from torch: an op's own inner
-steps (torch's ``aten::linear`` shows ``aten::t`` and ``aten::addmm`` inside it) run in
-C++ and are not separate events, except where one public op calls another.
+time is total time less the events inside. The steps an op or a backward formula takes
+in C++ are events inside it, named as torch's (NOTE [Inner profiler events] in
+csrc/autograd/profiling.h): ``aten::linear`` holds ``aten::t`` and ``aten::addmm`` (for
+more than two dims ``aten::view``, ``aten::t``, ``aten::addmm``, ``aten::view``; without
+bias ``aten::matmul`` > ``aten::mm``), ``aten::reshape`` holds ``aten::view`` or
+``aten::clone`` and ``aten::_unsafe_view``, ``aten::cross_entropy_loss`` holds
+``aten::log_softmax`` > ``aten::_log_softmax`` and ``aten::nll_loss_nd`` >
+``aten::nll_loss`` > ``aten::nll_loss_forward``, ``aten::softmax`` holds
+``aten::_softmax``, ``aten::layer_norm`` holds ``aten::native_layer_norm``;
+``AddmmBackward0`` holds the ``aten::t``/``aten::mm`` its formula runs,
+``ReluBackward0`` ``aten::threshold_backward``, ``LogSoftmaxBackward0``
+``aten::_log_softmax_backward_data``, ``NllLossBackward0`` ``aten::nll_loss_backward``,
+and the engine's event holds the ``aten::sum`` and ``aten::view`` that fit a broadcast
+gradient (a bias's) to its input. What differs from torch is where gradtrack takes one
+step where torch takes several, so torch shows events gradtrack has not: the
+``aten::transpose`` > ``aten::as_strided`` inside ``aten::t``, ``aten::transpose`` and
+``aten::expand``; the ``aten::expand``, ``aten::copy_`` and ``aten::resolve_conj``
+inside ``aten::addmm``, ``aten::mm`` and ``aten::bmm``; ``aten::clamp_min`` inside
+``aten::relu``; the ``aten::to`` inside ``aten::log_softmax``; the ``aten::fill_``
+inside ``aten::sum``; the ``aten::zero_`` inside ``aten::nll_loss_backward``;
+``aten::empty_like``/``aten::fill_`` inside the factories; ``aten::detach`` inside
+``AccumulateGrad``; the allocations (``aten::empty``) inside the layers; and the steps of
+the kernels gradtrack runs as one (``aten::embedding``'s ``aten::index_select``,
+``aten::native_layer_norm_backward``, ``aten::gelu_backward``, the backward of the
+embedding). A backward formula that gradtrack writes with other ops than torch's shows
+its own (``EmbeddingBackward0`` holds the ``aten::reshape`` of its gradient), and the
+seed gradient of ``backward()`` is made without an ``aten::ones_like`` event. Not
+recorded yet: ``with_stack=True`` (torch's ``python_function`` events and
+``export_stacks``) and the Chrome trace's ``Concrete Inputs``.
 
 >>> import gradtrack
 >>> x = gradtrack.ones(2, 2)
@@ -53,6 +79,68 @@ def _merge_repeats(events):
     return kept
 
 
+# NOTE [Inner events shown as torch's]
+# The C++ ops record every step they take (NOTE [Inner profiler events] in
+# csrc/autograd/profiling.h), but gradtrack's kernels call views and reductions where
+# torch's call other things (a convolution's reshapes): a step is kept where torch shows
+# that op inside that event (measured from torch 2.13), and its time stays in its parent
+# otherwise, so no event torch would not show is invented.
+_ENGINE = "autograd::engine::evaluate_function: "
+_SHOWN_INSIDE = {
+    "aten::linear": {"aten::t", "aten::addmm", "aten::matmul", "aten::view"},
+    "aten::matmul": {"aten::mm", "aten::bmm", "aten::mv", "aten::dot", "aten::view",
+                     "aten::reshape", "aten::expand", "aten::_unsafe_view", "aten::t",
+                     "aten::transpose", "aten::unsqueeze", "aten::squeeze_"},
+    "aten::reshape": {"aten::view", "aten::clone", "aten::_unsafe_view",
+                      "aten::_reshape_alias"},
+    "aten::cross_entropy_loss": {"aten::log_softmax", "aten::nll_loss_nd"},
+    "aten::log_softmax": {"aten::_log_softmax"},
+    "aten::softmax": {"aten::_softmax"},
+    "aten::nll_loss_nd": {"aten::nll_loss"},
+    "aten::nll_loss": {"aten::nll_loss_forward"},
+    "aten::layer_norm": {"aten::native_layer_norm"},
+    "AddmmBackward0": {"aten::t", "aten::mm"},
+    "MmBackward0": {"aten::t", "aten::mm"},
+    "BmmBackward0": {"aten::transpose", "aten::bmm"},
+    "TBackward0": {"aten::t"},
+    "TransposeBackward0": {"aten::transpose"},
+    "PermuteBackward0": {"aten::permute"},
+    "ViewBackward0": {"aten::reshape"},
+    "UnsafeViewBackward0": {"aten::reshape"},
+    "ReluBackward0": {"aten::threshold_backward"},
+    "ThresholdBackward0": {"aten::threshold_backward"},
+    "LogSoftmaxBackward0": {"aten::_log_softmax_backward_data"},
+    "SoftmaxBackward0": {"aten::_softmax_backward_data"},
+    "NllLossBackward0": {"aten::nll_loss_backward"},
+    _ENGINE: {"aten::sum", "aten::view"},  # fitting a broadcast gradient to its input
+}
+
+
+def _shown_inside(parent, name):
+    if parent is None:
+        return False
+    key = _ENGINE if parent.name.startswith(_ENGINE) else parent.name
+    return name in _SHOWN_INSIDE.get(key, ())
+
+
+def _keep_torch_steps(events):
+    """Drops the C++ steps torch does not show where they ran (NOTE [Inner events shown
+    as torch's]), giving any event inside one to its parent."""
+    kept = EventList()
+    for e in events:  # parents come first
+        parent = e.cpu_parent
+        if getattr(e, "_inner", False) and not _shown_inside(parent, e.name):
+            if parent is not None:
+                at = parent.cpu_children.index(e)
+                parent.cpu_children[at:at + 1] = e.cpu_children
+            for child in e.cpu_children:
+                child.cpu_parent = parent
+            e.cpu_children = []
+        else:
+            kept.append(e)
+    return kept
+
+
 class _Collector:
     """The events of one profile: the ops' timers and ``record_function`` add to it, the
     engine's backward events join it when it stops."""
@@ -80,7 +168,7 @@ class _Collector:
 
     def start(self):
         _active.append(self)
-        _C._profiler.start()
+        _C._profiler.start(self.record_shapes)
         _C._profiler.count_allocations(self.profile_memory)
         self._uninstall = _profiled_ops.install(self)
 
@@ -93,10 +181,13 @@ class _Collector:
         if _active and _active[-1] is self:
             _active.pop()
         for name, start, end, thread, shapes, memory in backward:
-            # a node's inputs are its gradients (the engine gives their shapes only)
+            # a node's inputs are its gradients (the engine gives the shapes only); an
+            # op's step is marked as one, to be kept where torch shows it
             self.add_op(name, start, end, thread, [(s, [], "") for s in shapes] if (
-                self.record_shapes and shapes) else None, memory)
-        events = _merge_repeats(nest(self.events))
+                self.record_shapes and shapes is not None) else None, memory)
+            if name.startswith("aten::"):
+                self.events[-1]._inner = True
+        events = _keep_torch_steps(_merge_repeats(nest(self.events)))
         events.record_shapes = self.record_shapes
         events.profile_memory = self.profile_memory
         for i, e in enumerate(events):

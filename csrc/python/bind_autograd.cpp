@@ -215,9 +215,14 @@ struct HookHandle {
   std::weak_ptr<TensorImpl> tensor;
   bool post_accumulate = false;
   void remove() {
+    // The removed entry is moved out and dies after the list is whole again:
+    // its callable's end runs Python code, which may remove another hook of
+    // the same list (NOTE [Hooks and the garbage collector]).
     auto erase = [this](auto& v) {
-      v.erase(std::remove_if(v.begin(), v.end(), [this](const auto& h) { return h_id(h) == id; }),
-              v.end());
+      auto it = std::find_if(v.begin(), v.end(), [this](const auto& h) { return h_id(h) == id; });
+      if (it == v.end()) return;
+      auto gone = std::move(*it);
+      v.erase(it);
     };
     if (auto n = node.lock()) {
       erase(n->pre_hooks());

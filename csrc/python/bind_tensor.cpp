@@ -245,12 +245,21 @@ int tensor_traverse(PyObject* self, visitproc visit, void* arg) {
 int tensor_clear(PyObject* self) {
   ag::AutogradMeta* m = unique_meta(self);
   if (!m) return 0;
+  // The lists are emptied first and their callables dropped afterwards, when
+  // nothing here is read any more: a callable's end runs Python code, which
+  // may touch this tensor's hooks (remove one, add one).
+  auto hooks = std::move(m->hooks);
+  auto post_accumulate = std::move(m->post_accumulate_hooks);
   m->hooks.clear();
   m->post_accumulate_hooks.clear();
   if (m->grad_fn && m->grad_fn.use_count() == 1) {
-    m->grad_fn->pre_hooks().clear();
-    m->grad_fn->post_hooks().clear();
-    m->grad_fn->node_pre_hooks().clear();
+    std::shared_ptr<ag::Node> fn = m->grad_fn;
+    auto pre = std::move(fn->pre_hooks());
+    auto post = std::move(fn->post_hooks());
+    auto node_pre = std::move(fn->node_pre_hooks());
+    fn->pre_hooks().clear();
+    fn->post_hooks().clear();
+    fn->node_pre_hooks().clear();
   }
   return 0;
 }

@@ -32,6 +32,9 @@ torch's words, measured with torch 2.13 on two local gloo processes:
   all-gather of each rank's shape and dtype before the data).
 """
 
+import json
+import os
+
 import pytest
 from mpi_run import run
 
@@ -87,6 +90,13 @@ def test_a_rank_killed_by_a_signal_ends_the_whole_job(tmp_path):
     message = str(failed.value)
     assert "timed out" not in message and "exited" in message
     assert "Killed (signal 9)" in message
+    # MPICH's node-shared file (/dev/shm/mpich_shm_*), which only MPI_Finalize would
+    # unlink, did not outlive the job: the ranks unlinked it once all of them mapped it.
+    ranks = [json.loads((tmp_path / f"faults.py.2.{r}").read_text()) for r in range(2)]
+    files = {name for r in ranks for name in r["node_files"]}
+    assert files and all(name.startswith("/dev/shm/mpich_shm_") for name in files)
+    assert [r["node_files_after_init"] for r in ranks] == [[], []]
+    assert [name for name in files if os.path.exists(name)] == []
 
 
 def test_a_rank_that_destroys_the_group_makes_the_others_raise(tmp_path):

@@ -56,6 +56,7 @@ def test_spawn_matches_torch(tmp_path):
 
 
 SHARING = textwrap.dedent("""
+    import os
     import sys
     import gradtrack
     import gradtrack.multiprocessing as mp
@@ -90,6 +91,7 @@ SHARING = textwrap.dedent("""
         print(p.exitcode, x.tolist(), y.tolist(), y.is_shared(), params[0].tolist())
         print(z.tolist(), z.is_shared(), tail.tolist(),
               tail.untyped_storage_ptr() == x.untyped_storage_ptr())
+        print(os.getpid(), p.pid)
 """)
 
 
@@ -98,15 +100,19 @@ SHARING = textwrap.dedent("""
 def test_tensors_arrive_sharing_memory(tmp_path, method, strategy):
     script = tmp_path / "share.py"
     script.write_text(SHARING)
-    before = {f for f in os.listdir("/dev/shm") if f.startswith("gradtrack_")}
     out = subprocess.run([sys.executable, str(script), method, strategy], capture_output=True,
                          text=True, timeout=120, cwd=tmp_path)
-    assert out.stdout.splitlines() == [
+    lines = out.stdout.splitlines()
+    assert lines[:3] == [
         "('Parameter', True)",
         "0 [1.0, 1.0, 1.0, 1.0] [2.0, 2.0] True [0.5, 0.5]",
         "[7.0, 7.0, 7.0] True [1.0, 1.0, 1.0] True"], out.stderr
-    after = {f for f in os.listdir("/dev/shm") if f.startswith("gradtrack_")}
-    assert after <= before  # every shared block was freed with its last mapping
+    # Every shared block was freed with its last mapping: no file of the two processes
+    # is left (files of other processes, such as a parallel test's, are not theirs).
+    pids = lines[3].split()
+    assert len(lines) == 4 and len(pids) == 2
+    mine = {f"gradtrack_{pid}_" for pid in pids}
+    assert [f for f in os.listdir("/dev/shm") if f[:f.find("_", 10) + 1] in mine] == []
 
 
 def test_non_leaf_refused_on_a_queue(tmp_path):

@@ -15,7 +15,9 @@ from helpers import same
 
 
 def shm_files():
-    return {f for f in os.listdir("/dev/shm") if f.startswith("gradtrack_")}
+    """This process's /dev/shm files (another one's, such as a parallel test's, are not
+    this test's to count)."""
+    return {f for f in os.listdir("/dev/shm") if f.startswith(f"gradtrack_{os.getpid()}_")}
 
 
 @pytest.fixture(autouse=True)

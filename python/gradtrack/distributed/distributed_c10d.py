@@ -311,7 +311,7 @@ def init_process_group(backend: Any = None, init_method: Any = None, timeout: An
     >>> dist.is_initialized()
     False
     """
-    from . import _faults
+    from . import _faults, _mpich_shm
     if GroupMember.WORLD is not None:
         raise ValueError("trying to initialize the default process group twice!")
     limit = _faults.seconds(timeout)
@@ -322,6 +322,8 @@ def init_process_group(backend: Any = None, init_method: Any = None, timeout: An
     MPI = _mpi()
     _check_launched_by_mpi(MPI.COMM_WORLD.Get_size(), world_size)
     comm = _rendezvous(MPI.COMM_WORLD, limit)
+    # Every rank is past MPI_Init: MPICH's node file can go (NOTE [MPICH's shared-memory file]).
+    _mpich_shm.unlink_mapped()
     world = ProcessGroup(comm, range(comm.Get_size()), limit)
     _faults.open_world(comm)
     GroupMember.WORLD = world

@@ -84,7 +84,15 @@ def killed():
     and mpiexec ends the whole job."""
     import os
     import signal
+
+    from gradtrack.distributed import _mpich_shm
+    # MPICH's node file, mapped since MPI_Init; gone once the group is up, so the killed
+    # job leaves nothing in /dev/shm (NOTE [MPICH's shared-memory file]).
+    results["node_files"] = _mpich_shm.mapped_names()
     dist.init_process_group("mpi", timeout=seconds(600))
+    results["node_files_after_init"] = _mpich_shm.mapped_names()
+    finish()  # the job ends below, before the usual finish()
+    MPI.COMM_WORLD.Barrier()  # both files written before rank 1 dies
     if RANK == 1:
         os.kill(os.getpid(), signal.SIGKILL)
     dist.all_reduce(gt.ones(2))

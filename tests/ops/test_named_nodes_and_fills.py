@@ -76,8 +76,10 @@ def test_vdot_and_cholesky_inverse_nodes_and_layout(torch):
         L = lib.linalg.cholesky(m @ m.mT + 3 * lib.eye(3, dtype=lib.float64)).requires_grad_()
         inv = lib.cholesky_inverse(L)
         single = lib.cholesky_inverse(L[0])
+        plain = lib.cholesky_inverse(L.detach())
         facts.append((lib.vdot(a, b).grad_fn.name(), inv.grad_fn.name(), inv.stride(),
-                      single.stride(), inv._version))
+                      single.stride(), inv._version, plain.stride(), plain._base is None,
+                      plain._version, inv._base is None))
     assert facts[0] == facts[1]
     assert facts[1][:2] == ("VdotBackward0", "CholeskyInverseBackward0")
 

@@ -21,7 +21,7 @@ import warnings
 
 from .. import _C
 from .._autocast import runs_in_float32
-from ..nn._named_nodes import composite_node
+from ..nn._named_nodes import _has_tangent, composite_node
 from . import methods, number
 from .scan_sort import _dt  # torch's scalar type names, as its distance checks print them
 
@@ -392,6 +392,8 @@ def vdot(input, other):  # noqa: A002 - torch's names
     >>> gradtrack.vdot(gradtrack.tensor([1.0, 2.0]), gradtrack.tensor([3.0, 4.0]))
     tensor(11.)
     """
+    if _graphless((input, other)):
+        return input.dot(other)
     return _vdot(input, other)
 
 
@@ -422,6 +424,8 @@ def cholesky_inverse(input, upper=False):  # noqa: A002 - torch's name
     if L.shape[-1] != L.shape[-2]:
         raise RuntimeError(f"cholesky_inverse: A must be batches of square matrices, but they "
                            f"are {L.shape[-2]} by {L.shape[-1]} matrices")
+    if _graphless((L,)):
+        return _cholesky_inverse_value(L, upper).data  # a tensor of its own, not a view
     return _cholesky_inverse(L, upper)
 
 
@@ -438,6 +442,12 @@ def _cholesky_inverse_value(L, upper):  # noqa: N803 - the math's name
 # the composition: for cholesky_inverse its tangent is the derivative (finite differences
 # agree), where torch 2.13's own formula is not (tests/ops/test_forward_ad_table.py).
 _vdot = composite_node("VdotBackward0", lambda a, b: a.dot(b), differentiable=2)
+
+
+def _graphless(tensors):
+    # nothing to record: the plain computation, without the named node's Function
+    return not (_C.is_grad_enabled() and any(t.requires_grad for t in tensors)) \
+        and not _has_tangent(tensors)
 _cholesky_inverse = composite_node("CholeskyInverseBackward0", _cholesky_inverse_value)
 
 

@@ -228,9 +228,10 @@ def test_nearly_every_shared_name_is_compared():
     # is_autocast_cache_enabled and get_autocast_cpu_dtype, likewise; 42 with max_pool3d and
     # adaptive_max_pool3d, boolean_dispatch too; 44 with fractional_max_pool2d/3d, likewise;
     # 45 with torch.lu, a Python function of *args/**kwargs; 47 with asarray and frombuffer,
-    # which torch parses from *args/**kwargs too).
+    # which torch parses from *args/**kwargs too; 48 with set_flush_denormal, whose torch
+    # binding has no signature text, as set_anomaly_enabled).
     # A jump here means the name reading broke.
-    assert len(CASES) - len(COMPARED) <= 47
+    assert len(CASES) - len(COMPARED) <= 48
     assert len(COMPARED) >= 140
 
 

@@ -191,6 +191,7 @@ FUNCTION_RETURNS = {
     "save": "None", "set_default_device": "None", "set_default_dtype": "None",
     "set_printoptions": "None", "set_rng_state": "None", "split": "tuple[Tensor, ...]",
     "std_mean": "tuple[Tensor, Tensor]", "var_mean": "tuple[Tensor, Tensor]",
+    "embedding_bag": "tuple[Tensor, Tensor, Tensor, Tensor]",
     **{n: "typing.Any" for n in "load max min sort topk kthvalue median mode unique".split()},
     "nanmedian": "typing.Any",
     **{n: "tuple[Tensor, Tensor]" for n in ("cummax", "cummin", "aminmax", "histogram")},

@@ -171,6 +171,12 @@ void init_ops(py::module_& m) {
     if (is_tensor(value)) return ops::index_fill(a, dim, index, value.cast<Tensor>());
     return ops::index_fill(a, dim, index, *to_scalar(value));
   });
+  // torch's out-of-place index_put: a fresh result (version 0), IndexPutBackward0
+  e.def("index_put",
+        [](const Tensor& a, const std::vector<Tensor>& indices, const Tensor& values, bool acc) {
+          ops::IndexList idx(indices.begin(), indices.end());
+          return ops::index_put(a, idx, values, acc);
+        });
   e.def("take", &ops::take);
   e.def("put", &ops::put);
   e.def("masked_scatter", &ops::masked_scatter);

@@ -1,6 +1,9 @@
 // Threads, the BLAS and SIMD in use, the allocator: get_num_threads and
 // set_num_threads are re-exported as gradtrack.*; the rest is for diagnostics.
 #include <climits>
+#if defined(__x86_64__) || defined(__i386__)
+#include <xmmintrin.h>
+#endif
 
 #include "kernels/matmul.h"
 #include "kernels/parallel.h"
@@ -11,6 +14,24 @@
 namespace gradtrack::python {
 
 namespace {
+
+// NOTE [Flush denormal]
+// torch.set_flush_denormal sets the calling thread's MXCSR bits FTZ (results that would be
+// denormal become zero) and DAZ (denormal operands read as zero) on x86 CPUs that have DAZ
+// (SSE3 and later), and answers whether it could. As torch's, it changes the calling
+// thread only (threads the kernels start keep their own MXCSR).
+bool set_flush_denormal(bool on) {
+#if defined(__x86_64__) || defined(__i386__)
+  if (!__builtin_cpu_supports("sse3")) return false;
+  constexpr unsigned kDaz = 0x0040, kFtz = 0x8000;
+  const unsigned csr = _mm_getcsr();
+  _mm_setcsr(on ? (csr | kDaz | kFtz) : (csr & ~(kDaz | kFtz)));
+  return true;
+#else
+  (void)on;
+  return false;
+#endif
+}
 
 void bind_runtime(py::module_& m) {
   m.def("get_num_threads", [] { return get_num_threads(); });
@@ -31,6 +52,14 @@ void bind_runtime(py::module_& m) {
         set_num_threads(static_cast<int>(v));
       },
       py::arg("int"));  // torch's documented name: set_num_threads(int)
+  m.def(
+      "set_flush_denormal",
+      [](py::handle h) {
+        if (!PyBool_Check(h.ptr()))
+          throw Error("flush_denormal expects a bool, but got " + type_name(h));
+        return set_flush_denormal(h.ptr() == Py_True);
+      },
+      py::arg("mode"));
   m.def("_blas_core", [] { return std::string(kernels::blas_init()); });
   m.def("_simd_level", [] { return std::string(kernels::simd::level()); });
   m.def("_allocator_stats", [] {

@@ -78,6 +78,7 @@ from gradtrack._C import select as select
 from gradtrack import serialization as serialization
 from gradtrack._settings import set_deterministic_debug_mode as set_deterministic_debug_mode
 from gradtrack._settings import set_float32_matmul_precision as set_float32_matmul_precision
+from gradtrack._C import set_flush_denormal as set_flush_denormal
 from gradtrack.autograd.grad_mode import set_grad_enabled as set_grad_enabled
 from gradtrack._settings import set_num_interop_threads as set_num_interop_threads
 from gradtrack._C import set_num_threads as set_num_threads
@@ -1178,11 +1179,12 @@ def detach_(input: typing.Any) -> Tensor:
 gradtrack.Size([2])"""
 
 def detach_copy(input: typing.Any) -> Tensor:
-    """``input.detach()`` as a new tensor.
+    """``input.detach()`` as a new tensor. As torch's, it has no derivative: from an
+input that requires grad it records a NotImplemented node, whose backward raises.
 
 >>> import gradtrack
->>> gradtrack.detach_copy(gradtrack.ones(2, requires_grad=True)).requires_grad
-False"""
+>>> gradtrack.detach_copy(gradtrack.ones(2, requires_grad=True)).grad_fn.name()
+'gradtrack::autograd::NotImplemented'"""
 
 def diag(input: typing.Any, diagonal: typing.Any=0, *, out: typing.Any=None) -> Tensor:
     """A matrix with the 1-D ``input`` on a diagonal, or a 2-D input's diagonal (a copy).
@@ -1323,6 +1325,17 @@ def embedding(weight: typing.Any, indices: typing.Any, padding_idx: typing.Any=-
 >>> gradtrack.embedding(gradtrack.tensor([[1.0], [2.0]]), gradtrack.tensor([1, 0]))
 tensor([[2.],
         [1.]])"""
+
+def embedding_bag(weight: typing.Any, indices: typing.Any, offsets: typing.Any, scale_grad_by_freq: typing.Any=False, mode: typing.Any=0, sparse: typing.Any=False, per_sample_weights: typing.Any=None, include_last_offset: typing.Any=False, padding_idx: typing.Any=None) -> tuple[Tensor, Tensor, Tensor, Tensor]:
+    """:func:`gradtrack.nn.functional.embedding_bag` with ATen's order and its four outputs:
+``(output, offset2bag, bag_size, max_indices)``; ``mode`` is 0 (sum), 1 (mean) or 2
+(max), ``indices`` 1-D with its ``offsets``.
+
+>>> import gradtrack
+>>> w = gradtrack.tensor([[1.0], [2.0], [4.0]])
+>>> gradtrack.embedding_bag(w, gradtrack.tensor([0, 1, 2]), gradtrack.tensor([0, 2]))[0]
+tensor([[3.],
+        [4.]])"""
 
 def empty(*args: typing.Any, dtype: typing.Any=None, requires_grad: typing.Any=False, device: typing.Any=None, out: typing.Any=None, layout: typing.Any=None, pin_memory: typing.Any=False) -> Tensor:
     """A tensor of the given shape whose elements are not initialised.
@@ -1466,6 +1479,15 @@ def feature_alpha_dropout_(input: typing.Any, p: typing.Any, train: typing.Any) 
 >>> import gradtrack
 >>> gradtrack.feature_alpha_dropout_(gradtrack.ones(1, 2, 2), 0.5, False).shape
 gradtrack.Size([1, 2, 2])"""
+
+def fill(input: typing.Any, value: typing.Any) -> Tensor:
+    """A new tensor of ``input``'s shape, dtype and layout with every element ``value`` (a
+number or a 0-dim tensor); ``input`` is left as it was.
+
+>>> import gradtrack
+>>> gradtrack.fill(gradtrack.zeros(2, 2), 3.)
+tensor([[3., 3.],
+        [3., 3.]])"""
 
 def fill_(input: typing.Any, value: typing.Any) -> Tensor:
     """``input.fill_(value)``: every element of ``input`` set to ``value``.
@@ -1879,6 +1901,15 @@ def index_fill(input: typing.Any, dim: typing.Any, index: typing.Any, value: typ
 >>> gradtrack.index_fill(gradtrack.zeros(2, 2), 1, gradtrack.tensor([1]), 5.)
 tensor([[0., 5.],
         [0., 5.]])"""
+
+def index_put(input: typing.Any, indices: typing.Any, values: typing.Any, accumulate: typing.Any=False) -> Tensor:
+    """``input`` with ``values`` written (or, with ``accumulate``, added) at ``indices``, a
+tuple of index tensors: what ``input[indices] = values`` writes, into a new tensor.
+
+>>> import gradtrack
+>>> gradtrack.index_put(gradtrack.zeros(3), (gradtrack.tensor([0, 2]),),
+...                     gradtrack.tensor([1., 2.]))
+tensor([1., 0., 2.])"""
 
 def index_put_(input: typing.Any, indices: typing.Any, values: typing.Any, accumulate: typing.Any=False) -> Tensor:
     """``input.index_put_(indices, values, accumulate)``: ``input[indices] = values`` (or
@@ -2758,6 +2789,16 @@ def pixel_unshuffle(input: typing.Any, downscale_factor: typing.Any) -> Tensor:
 >>> import gradtrack
 >>> gradtrack.pixel_unshuffle(gradtrack.ones(1, 1, 2, 2), 2).shape
 gradtrack.Size([1, 4, 1, 1])"""
+
+def poisson(input: typing.Any, generator: typing.Any=None) -> Tensor:
+    """A draw from Poisson(rate) for each rate in ``input`` (non-negative): torch's sampler
+and order of draws, so a seeded draw equals torch's (NOTE [Poisson draws]); the result
+records ``PoissonBackward0``, whose gradient is zero.
+
+>>> import gradtrack
+>>> _ = gradtrack.manual_seed(0)
+>>> gradtrack.poisson(gradtrack.tensor([1.0, 4.0, 0.0]))
+tensor([2., 5., 0.])"""
 
 def poisson_nll_loss(input: typing.Any, target: typing.Any, log_input: typing.Any, full: typing.Any, eps: typing.Any, reduction: typing.Any) -> Tensor:
     """``nn.functional.poisson_nll_loss`` with every argument given and ``reduction`` as
@@ -3689,22 +3730,22 @@ size, so indices out of range wrap).
 (tensor([1, 1]), tensor([0, 3]))"""
 
 def unsafe_chunk(input: typing.Any, chunks: typing.Any, dim: typing.Any=0) -> tuple[Tensor, ...]:
-    """``input.chunk(chunks, dim)`` (NOTE [View copies record the view and a clone]).
+    """``input.chunk(chunks, dim)`` (NOTE [Unsafe splits are split's views]).
 
 >>> import gradtrack
 >>> gradtrack.unsafe_chunk(gradtrack.arange(4), 2)
 (tensor([0, 1]), tensor([2, 3]))"""
 
 def unsafe_split(input: typing.Any, split_size: typing.Any, dim: typing.Any=0) -> tuple[Tensor, ...]:
-    """``input.split(split_size, dim)`` (NOTE [View copies record the view and a clone]).
+    """``input.split(split_size, dim)`` (NOTE [Unsafe splits are split's views]).
 
 >>> import gradtrack
 >>> gradtrack.unsafe_split(gradtrack.arange(3), 2)
 (tensor([0, 1]), tensor([2]))"""
 
 def unsafe_split_with_sizes(input: typing.Any, split_sizes: typing.Any, dim: typing.Any=0) -> tuple[Tensor, ...]:
-    """``input.split_with_sizes(split_sizes, dim)`` (NOTE [View copies record the view and
-a clone]).
+    """``input.split_with_sizes(split_sizes, dim)`` (NOTE [Unsafe splits are split's
+views]).
 
 >>> import gradtrack
 >>> gradtrack.unsafe_split_with_sizes(gradtrack.arange(3), [2, 1])
@@ -3743,8 +3784,8 @@ def var_mean(input: typing.Any, dim: typing.Any=None, unbiased: typing.Any=None,
 (tensor(7.), tensor(3.))"""
 
 def vdot(input: typing.Any, other: typing.Any, *, out: typing.Any=None) -> Tensor:
-    """The dot product of two 1-D tensors (for real numbers, :func:`dot`; VdotBackward0 in
-torch, DotBackward0 here).
+    """The dot product of two 1-D tensors (for real numbers, :func:`dot`), recorded as
+torch's ``VdotBackward0``.
 
 >>> import gradtrack
 >>> gradtrack.vdot(gradtrack.tensor([1.0, 2.0]), gradtrack.tensor([3.0, 4.0]))

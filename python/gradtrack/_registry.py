@@ -53,6 +53,7 @@ SOURCES = (
     "_ops.linalg_decompose",  # svd, qr (torch's older forms and methods)
     "_ops.linalg_lu",   # lu_unpack, torch's older lu and lu_solve
     "_ops.frexp",       # frexp
+    "_ops.poisson",     # poisson: torch's sampler, draw for draw
     "_ops.nn",          # softmax, log_softmax, cosine_similarity
     "_ops.nn_layers",   # torch.conv2d, torch.batch_norm, ...: nn.functional with ATen's parameters
     "_ops.creation",    # factories, *_like, as_tensor, Tensor.new_*, layout
@@ -77,7 +78,7 @@ SOURCES = (
 )
 # What the modules without tables of their own give gradtrack.*.
 REEXPORTS = {
-    "_C": ("get_num_threads", "set_num_threads"),
+    "_C": ("get_num_threads", "set_num_threads", "set_flush_denormal"),
     "_size": ("Size",),
     "_tensor_str": ("set_printoptions",),
     "autograd.grad_mode": ("enable_grad", "inference_mode", "is_grad_enabled",

@@ -106,9 +106,6 @@ KNOWN_GAPS = {
     # sinc'(0) = 0, the limit. Matching means copying the NaN; left for the lead to decide.
     "sinc_double_backward_at_zero": re.compile(
         r"(?s)^(?=.*\bsinc).*grad values: torch \[.*nan"),
-    # histogram (and bincount with weights) of a tensor that requires grad: torch gives the
-    # results a NotImplemented node (they require grad; backward raises); gradtrack's
-    # results have no history.
     # prelu's first derivative for its weight with create_graph=True, when it does not
     # depend on the weight: torch's backward op takes the weight, so double backward gives
     # the weight a zero .grad; gradtrack's graph leaves the weight out (.grad None).
@@ -122,9 +119,6 @@ KNOWN_GAPS = {
     "dist_p0_unrequested_other": re.compile(
         r"(?s)^(?=.*\bdist_p0\b|.*\bdist\(.*, 0\)).*error: torch None\n"
         r"     vs gradtrack \('RuntimeError', \"Expected a proper Tensor but got None"),
-    "histogram_not_implemented_node": re.compile(
-        r"^step \d+: t\d+ = [^\n]*\b(histogram|bincount)[^\n]*\n"
-        r"  t\d+\.requires_grad: torch True vs gradtrack False"),
 }
 
 

@@ -19,6 +19,9 @@ from test_ops import _seed, apply_views, base_arrays, float_outputs, wants_grad
 # Ops torch 2.13 supports in forward mode and gradtrack does not yet (empty:
 # every op of the table has a jvp formula; cdist has none in torch either).
 KNOWN_MISSING = set()
+# torch 2.13's tangent for these is not the derivative (finite differences disagree with it):
+# gradtrack's is checked against finite differences alone
+TORCH_TANGENT_OFF = {"cholesky_inverse", "Tensor.cholesky_inverse_upper"}
 
 # Finite differences along the tangent do not see the tangent torch defines
 # at a discontinuity or a tie (both libraries agree there; the table test
@@ -89,6 +92,8 @@ def test_tangent_matches_torch_and_finite_differences(torch, spec, sample):
     assert our_err is None, our_err
     assert len(ours) == len(theirs)
     for k, (a, b) in enumerate(zip(ours, theirs)):
+        if spec.name in TORCH_TANGENT_OFF:
+            break
         assert (a is None) == (b is None), f"output {k}: tangent {a} vs torch's {b}"
         if b is not None:
             assert a.shape == b.shape

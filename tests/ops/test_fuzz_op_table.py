@@ -151,8 +151,7 @@ HISTOGRAM_OF_GRAD = ("t0 = lib.tensor([0.5, -1.0, 2.0, 1.5], requires_grad=True)
                      "t1 = lib.histogram(t0, 3).hist")
 
 
-@pytest.mark.xfail(strict=True, reason="KNOWN_GAPS histogram_not_implemented_node")
-def test_histogram_not_implemented_node():
+def test_histogram_of_grad_records_not_implemented():
     same(HISTOGRAM_OF_GRAD)
 
 
@@ -182,12 +181,10 @@ def test_dist_p0_unrequested_other():
 def test_known_gaps_have_regression_programs_and_match_them():
     assert sorted(fot.KNOWN_GAPS) == ["constant_first_derivative",
                                       "dist_p0_unrequested_other",
-                                      "histogram_not_implemented_node",
                                       "prelu_weight_double_backward",
                                       "sinc_double_backward_at_zero"]
     cases = [(s, "constant_first_derivative") for s in CONSTANT_FIRST_DERIVATIVE.values()]
     cases.append((SINC_AT_ZERO, "sinc_double_backward_at_zero"))
-    cases.append((HISTOGRAM_OF_GRAD, "histogram_not_implemented_node"))
     cases.append((PRELU_WEIGHT, "prelu_weight_double_backward"))
     cases.append((DIST_P0_OTHER, "dist_p0_unrequested_other"))
     for source, gap in cases:

@@ -25,7 +25,7 @@ from . import _profiler
 from . import _docs
 from . import _bench
 from . import _special_functions
-__all__: list[str] = ['Node', 'Tensor', 'abs', 'acos', 'acosh', 'add', 'addmm', 'all', 'amax', 'amin', 'any', 'arange', 'argmax', 'argmin', 'as_strided', 'asin', 'asinh', 'atan', 'atan2', 'atanh', 'bfloat16', 'bitwise_and', 'bitwise_left_shift', 'bitwise_not', 'bitwise_or', 'bitwise_right_shift', 'bitwise_xor', 'bmm', 'bool', 'cat', 'ceil', 'chunk', 'clamp', 'clamp_max', 'clamp_min', 'clone', 'concat', 'copysign', 'cos', 'cosh', 'deg2rad', 'digamma', 'div', 'dot', 'dtype', 'empty', 'empty_strided', 'eq', 'equal', 'erf', 'erfc', 'erfinv', 'exp', 'exp2', 'expm1', 'eye', 'flatten', 'float16', 'float32', 'float64', 'floor', 'floor_divide', 'fmax', 'fmin', 'fmod', 'frac', 'from_numpy', 'full', 'gather', 'gcd', 'ge', 'get_num_threads', 'gt', 'heaviside', 'hypot', 'i0', 'igamma', 'igammac', 'index_select', 'int16', 'int32', 'int64', 'int8', 'is_anomaly_check_nan_enabled', 'is_anomaly_enabled', 'is_grad_enabled', 'is_inference_mode_enabled', 'isfinite', 'isinf', 'isnan', 'isneginf', 'isposinf', 'lcm', 'ldexp', 'le', 'lgamma', 'linspace', 'log', 'log10', 'log1p', 'log2', 'log_softmax', 'logaddexp', 'logaddexp2', 'logical_and', 'logical_not', 'logical_or', 'logical_xor', 'lt', 'masked_fill', 'masked_select', 'matmul', 'maximum', 'mean', 'minimum', 'mm', 'mul', 'mv', 'narrow', 'ne', 'neg', 'nextafter', 'ones', 'outer', 'permute', 'polygamma', 'pow', 'prod', 'rad2deg', 'rand', 'randint', 'randn', 'randperm', 'reciprocal', 'relu', 'remainder', 'reshape', 'round', 'rsqrt', 'rsub', 'scatter', 'scatter_add', 'select', 'set_num_threads', 'sgn', 'sigmoid', 'sign', 'signbit', 'sin', 'sinc', 'sinh', 'softmax', 'split', 'sqrt', 'square', 'squeeze', 'stack', 'sub', 'sum', 'swapaxes', 't', 'tan', 'tanh', 'tensor', 'transpose', 'trunc', 'uint8', 'unbind', 'unsqueeze', 'where', 'xlogy', 'zeros']
+__all__: list[str] = ['Node', 'Tensor', 'abs', 'acos', 'acosh', 'add', 'addmm', 'all', 'amax', 'amin', 'any', 'arange', 'argmax', 'argmin', 'as_strided', 'asin', 'asinh', 'atan', 'atan2', 'atanh', 'bfloat16', 'bitwise_and', 'bitwise_left_shift', 'bitwise_not', 'bitwise_or', 'bitwise_right_shift', 'bitwise_xor', 'bmm', 'bool', 'cat', 'ceil', 'chunk', 'clamp', 'clamp_max', 'clamp_min', 'clone', 'concat', 'copysign', 'cos', 'cosh', 'deg2rad', 'digamma', 'div', 'dot', 'dtype', 'empty', 'empty_strided', 'eq', 'equal', 'erf', 'erfc', 'erfinv', 'exp', 'exp2', 'expm1', 'eye', 'flatten', 'float16', 'float32', 'float64', 'floor', 'floor_divide', 'fmax', 'fmin', 'fmod', 'frac', 'from_numpy', 'full', 'gather', 'gcd', 'ge', 'get_num_threads', 'gt', 'heaviside', 'hypot', 'i0', 'igamma', 'igammac', 'index_select', 'int16', 'int32', 'int64', 'int8', 'is_anomaly_check_nan_enabled', 'is_anomaly_enabled', 'is_grad_enabled', 'is_inference_mode_enabled', 'isfinite', 'isinf', 'isnan', 'isneginf', 'isposinf', 'lcm', 'ldexp', 'le', 'lgamma', 'linspace', 'log', 'log10', 'log1p', 'log2', 'log_softmax', 'logaddexp', 'logaddexp2', 'logical_and', 'logical_not', 'logical_or', 'logical_xor', 'lt', 'masked_fill', 'masked_select', 'matmul', 'maximum', 'mean', 'minimum', 'mm', 'mul', 'mv', 'narrow', 'ne', 'neg', 'nextafter', 'ones', 'outer', 'permute', 'polygamma', 'pow', 'prod', 'rad2deg', 'rand', 'randint', 'randn', 'randperm', 'reciprocal', 'relu', 'remainder', 'reshape', 'round', 'rsqrt', 'rsub', 'scatter', 'scatter_add', 'select', 'set_flush_denormal', 'set_num_threads', 'sgn', 'sigmoid', 'sign', 'signbit', 'sin', 'sinc', 'sinh', 'softmax', 'split', 'sqrt', 'square', 'squeeze', 'stack', 'sub', 'sum', 'swapaxes', 't', 'tan', 'tanh', 'tensor', 'transpose', 'trunc', 'uint8', 'unbind', 'unsqueeze', 'where', 'xlogy', 'zeros']
 
 class dtype:
     """
@@ -2265,6 +2265,13 @@ tensor([[0., 5.],
 >>> gradtrack.zeros(3).index_fill_(0, gradtrack.tensor([1]), 2.)
 tensor([0., 2., 0.])"""
 
+    def index_put(self, indices: typing.Any, values: typing.Any, accumulate: typing.Any=False) -> Tensor:
+        """``gradtrack.index_put(self, indices, values, accumulate)``: a new tensor.
+
+>>> import gradtrack
+>>> gradtrack.zeros(3).index_put((gradtrack.tensor([1]),), gradtrack.tensor([5.]))
+tensor([0., 5., 0.])"""
+
     def index_put_(self, indices: typing.Any, values: typing.Any, accumulate: typing.Any=False) -> Tensor:
         """``self[indices] = values`` (or ``+=`` with accumulate); returns ``self``.
 
@@ -4361,22 +4368,22 @@ consecutive ones, optionally with the inverse indices and run lengths.
 (tensor([1, 2, 3, 1]), tensor([2, 2, 1, 1]))"""
 
     def unsafe_chunk(self, chunks: typing.Any, dim: typing.Any=0) -> tuple[Tensor, ...]:
-        """``input.chunk(chunks, dim)`` (NOTE [View copies record the view and a clone]).
+        """``input.chunk(chunks, dim)`` (NOTE [Unsafe splits are split's views]).
 
 >>> import gradtrack
 >>> gradtrack.unsafe_chunk(gradtrack.arange(4), 2)
 (tensor([0, 1]), tensor([2, 3]))"""
 
     def unsafe_split(self, split_size: typing.Any, dim: typing.Any=0) -> tuple[Tensor, ...]:
-        """``input.split(split_size, dim)`` (NOTE [View copies record the view and a clone]).
+        """``input.split(split_size, dim)`` (NOTE [Unsafe splits are split's views]).
 
 >>> import gradtrack
 >>> gradtrack.unsafe_split(gradtrack.arange(3), 2)
 (tensor([0, 1]), tensor([2]))"""
 
     def unsafe_split_with_sizes(self, split_sizes: typing.Any, dim: typing.Any=0) -> tuple[Tensor, ...]:
-        """``input.split_with_sizes(split_sizes, dim)`` (NOTE [View copies record the view and
-a clone]).
+        """``input.split_with_sizes(split_sizes, dim)`` (NOTE [Unsafe splits are split's
+views]).
 
 >>> import gradtrack
 >>> gradtrack.unsafe_split_with_sizes(gradtrack.arange(3), [2, 1])
@@ -4421,8 +4428,8 @@ tensor([[1.],
 tensor([0.5000, 2.0000])"""
 
     def vdot(self, other: typing.Any) -> Tensor:
-        """The dot product of two 1-D tensors (for real numbers, :func:`dot`; VdotBackward0 in
-torch, DotBackward0 here).
+        """The dot product of two 1-D tensors (for real numbers, :func:`dot`), recorded as
+torch's ``VdotBackward0``.
 
 >>> import gradtrack
 >>> gradtrack.vdot(gradtrack.tensor([1.0, 2.0]), gradtrack.tensor([3.0, 4.0]))
@@ -5323,6 +5330,23 @@ def select(input: Tensor, dim: typing.SupportsInt | typing.SupportsIndex, index:
     >>> x = gradtrack.tensor([[1, 2, 3], [4, 5, 6]])
     >>> gradtrack.select(x, 1, 2)
     tensor([3, 6])
+    """
+
+def set_flush_denormal(mode: typing.Any) -> builtins.bool:
+    """
+    Flushes denormal floats to zero on this thread's CPU (True) or
+    stops (False): the x86 MXCSR bits FTZ and DAZ. Returns True where the CPU has them
+    (x86 with SSE3), False elsewhere, as torch's.
+
+    >>> import gradtrack
+    >>> gradtrack.set_flush_denormal(True)
+    True
+    >>> gradtrack.tensor([1e-39], dtype=gradtrack.float32)
+    tensor([0.])
+    >>> gradtrack.set_flush_denormal(False)
+    True
+    >>> gradtrack.tensor([1e-39], dtype=gradtrack.float32)
+    tensor([1.0000e-39])
     """
 
 def set_num_threads(int: typing.Any) -> None:

@@ -16,7 +16,7 @@ def count_allocations(arg0: bool) -> None:
 def now_ns() -> int:
     ...
 
-def start() -> None:
+def start(record_shapes: bool=False) -> None:
     ...
 
 def stop() -> list[typing.Any]:

@@ -1,4 +1,4 @@
-"""Docstrings of the thread pool's size (``save`` and ``load`` document themselves in
+"""Docstrings of the thread pool's size, denormal flushing (``save`` and ``load`` document themselves in
 ``serialization.py``).
 
 ``FUNCTIONS`` documents ``gradtrack.NAME``.
@@ -21,5 +21,18 @@ FUNCTIONS = {
     >>> gradtrack.get_num_threads()
     1
     >>> gradtrack.set_num_threads(n)
+    """,
+    "set_flush_denormal": """Flushes denormal floats to zero on this thread's CPU (True) or
+    stops (False): the x86 MXCSR bits FTZ and DAZ. Returns True where the CPU has them
+    (x86 with SSE3), False elsewhere, as torch's.
+
+    >>> gradtrack.set_flush_denormal(True)
+    True
+    >>> gradtrack.tensor([1e-39], dtype=gradtrack.float32)
+    tensor([0.])
+    >>> gradtrack.set_flush_denormal(False)
+    True
+    >>> gradtrack.tensor([1e-39], dtype=gradtrack.float32)
+    tensor([1.0000e-39])
     """,
 }

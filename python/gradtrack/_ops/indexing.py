@@ -13,6 +13,8 @@ import builtins
 
 from .. import _C
 from .._dtype_names import SCALAR_NAME, dtype_key
+from ..autograd.function import Function
+from ..nn._named_nodes import _has_tangent, named_node
 from . import methods, number, wrap_dim
 from .views import broadcast_shapes
 
@@ -117,6 +119,116 @@ def index_fill(input, dim, index, value):  # noqa: A002
     if not isinstance(value, _C.Tensor):
         value = number(value, "index_fill", "value")
     return _E.index_fill(input, dim, index, value)
+
+
+def _index_put(input, indices, values, accumulate, position):  # noqa: A002
+    if not isinstance(values, _C.Tensor):
+        raise TypeError(f"index_put(): argument 'values' (position {position}) must be Tensor, "
+                        f"not {type(values).__name__}")
+    indices = list(indices)
+    for k, index in enumerate(indices):
+        if not isinstance(index, _C.Tensor):
+            raise TypeError(f"expected Tensor as element {k} in argument 1, but got "
+                            f"{type(index).__name__}")
+    return _E.index_put(input, indices, values, bool(accumulate))
+
+
+def index_put(input, indices, values, accumulate=False):  # noqa: A002
+    """``input`` with ``values`` written (or, with ``accumulate``, added) at ``indices``, a
+    tuple of index tensors: what ``input[indices] = values`` writes, into a new tensor.
+
+    >>> import gradtrack
+    >>> gradtrack.index_put(gradtrack.zeros(3), (gradtrack.tensor([0, 2]),),
+    ...                     gradtrack.tensor([1., 2.]))
+    tensor([1., 0., 2.])
+    """
+    return _index_put(input, indices, values, accumulate, 3)
+
+
+def _index_put_method(self, indices, values, accumulate=False):
+    """``gradtrack.index_put(self, indices, values, accumulate)``: a new tensor.
+
+    >>> import gradtrack
+    >>> gradtrack.zeros(3).index_put((gradtrack.tensor([1]),), gradtrack.tensor([5.]))
+    tensor([0., 5., 0.])
+    """
+    return _index_put(self, indices, values, accumulate, 2)
+
+
+_index_put_method.__name__ = "index_put"
+
+
+def _fill_value(value):
+    if isinstance(value, _C.Tensor) or (isinstance(value, (bool, int, float, complex))):
+        return value
+    kind = type(value).__name__
+    raise TypeError(
+        f"fill() received an invalid combination of arguments - got (Tensor, {kind}), but "
+        "expected one of:\n * (Tensor input, Tensor value)\n      didn't match because some "
+        f"of the arguments have invalid types: (Tensor, !{kind}!)\n * (Tensor input, Number "
+        "value)\n      didn't match because some of the arguments have invalid types: "
+        f"(Tensor, !{kind}!)\n")
+
+
+def _filled(input, value):  # noqa: A002
+    # a new tensor written once: version 0, as torch's out-of-place kernel leaves it
+    return _C._like("empty", input, None, False, None).fill_(value).data
+
+
+class _Fill(Function):
+    # torch's fill.Scalar: FillBackward0, a zero gradient for input
+    @staticmethod
+    def forward(ctx, input, value):  # noqa: A002
+        return _filled(input, value)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return _C._like("zeros", grad, None, False, None), None
+
+    @staticmethod
+    def jvp(ctx, tangent, _):
+        return _C._like("zeros", tangent, None, False, None)
+
+
+class _FillTensor(Function):
+    # torch's fill.Tensor: FillBackward1, the gradient's sum for value
+    @staticmethod
+    def forward(ctx, input, value):  # noqa: A002
+        return _filled(input, value)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return _C._like("zeros", grad, None, False, None), grad.sum()
+
+    @staticmethod
+    def jvp(ctx, tangent, value_tangent):
+        return _filled(tangent, value_tangent)
+
+
+named_node(_Fill, "FillBackward0")
+named_node(_FillTensor, "FillBackward1")
+
+
+def fill(input, value):  # noqa: A002
+    """A new tensor of ``input``'s shape, dtype and layout with every element ``value`` (a
+    number or a 0-dim tensor); ``input`` is left as it was.
+
+    >>> import gradtrack
+    >>> gradtrack.fill(gradtrack.zeros(2, 2), 3.)
+    tensor([[3., 3.],
+            [3., 3.]])
+    """
+    value = _fill_value(value)
+    tensors = (input, value) if isinstance(value, _C.Tensor) else (input,)
+    if not (_C.is_grad_enabled() and any(t.requires_grad for t in tensors)) \
+            and not _has_tangent(tensors):
+        return _filled(input, value)
+    if isinstance(value, _C.Tensor):
+        if value.dim() != 0:  # refused before a node is made
+            raise RuntimeError(f"fill_ only supports 0-dimension value tensor but got tensor "
+                               f"with {value.dim()} dimensions.")
+        return _FillTensor.apply(input, value)
+    return _Fill.apply(input, value)
 
 
 def scatter_reduce(input, dim, index, src, reduce, *, include_self=True):  # noqa: A002
@@ -233,10 +345,10 @@ def unravel_index(indices, shape):
     return tuple(coords.remainder(_C.tensor(list(shape), dtype=_C.int64)).unbind(-1))
 
 
-FUNCTIONS = (nonzero, argwhere, take_along_dim, index_add, index_copy, index_fill, take, put,
-             masked_scatter, select_scatter, slice_scatter, diagonal_scatter, scatter_reduce,
+FUNCTIONS = (nonzero, argwhere, take_along_dim, index_add, index_copy, index_fill, index_put,
+             fill, take, put, masked_scatter, select_scatter, slice_scatter, diagonal_scatter, scatter_reduce,
              index_reduce, unravel_index)
 METHODS = {**methods(nonzero, argwhere, take_along_dim, index_add, index_copy, index_fill, take,
                      put, masked_scatter, select_scatter, slice_scatter, diagonal_scatter,
                      scatter_reduce, index_reduce),
-           "where": _where_method}
+           "where": _where_method, "index_put": _index_put_method}

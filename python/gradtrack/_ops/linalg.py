@@ -21,6 +21,7 @@ import warnings
 
 from .. import _C
 from .._autocast import runs_in_float32
+from ..nn._named_nodes import _has_tangent, composite_node
 from . import methods, number
 from .scan_sort import _dt  # torch's scalar type names, as its distance checks print them
 
@@ -384,14 +385,16 @@ def chain_matmul(*matrices):
 
 
 def vdot(input, other):  # noqa: A002 - torch's names
-    """The dot product of two 1-D tensors (for real numbers, :func:`dot`; VdotBackward0 in
-    torch, DotBackward0 here).
+    """The dot product of two 1-D tensors (for real numbers, :func:`dot`), recorded as
+    torch's ``VdotBackward0``.
 
     >>> import gradtrack
     >>> gradtrack.vdot(gradtrack.tensor([1.0, 2.0]), gradtrack.tensor([3.0, 4.0]))
     tensor(11.)
     """
-    return input.dot(other)
+    if _graphless((input, other)):
+        return input.dot(other)
+    return _vdot(input, other)
 
 
 def ger(input, vec2):  # noqa: A002 - torch's names
@@ -421,8 +424,33 @@ def cholesky_inverse(input, upper=False):  # noqa: A002 - torch's name
     if L.shape[-1] != L.shape[-2]:
         raise RuntimeError(f"cholesky_inverse: A must be batches of square matrices, but they "
                            f"are {L.shape[-2]} by {L.shape[-1]} matrices")
+    if _graphless((L,)):
+        return _cholesky_inverse_value(L, upper).data  # a tensor of its own, not a view
+    return _cholesky_inverse(L, upper)
+
+
+def _cholesky_inverse_value(L, upper):  # noqa: N803 - the math's name
     eye = _C.eye(L.shape[-1], dtype=L.dtype).expand(*L.shape)
-    return eye.cholesky_solve(L, upper)
+    # torch's result is laid out column-major (LAPACK's potri writes it so); the matrix is
+    # symmetric, so the transposed copy's transpose holds the same values
+    return eye.cholesky_solve(L, upper).mT.contiguous().mT
+
+
+# NOTE [vdot and cholesky_inverse name their nodes]
+# torch gives both a node of its own (VdotBackward0, CholeskyInverseBackward0) with the
+# gradient of the composition here: one named composite node each. Forward-mode AD runs
+# the composition: for cholesky_inverse its tangent is the derivative (finite differences
+# agree), where torch 2.13's own formula is not (tests/ops/test_forward_ad_table.py).
+_vdot = composite_node("VdotBackward0", lambda a, b: a.dot(b), differentiable=2)
+
+
+def _graphless(tensors):
+    # nothing to record: the plain computation, without the named node's Function
+    return not (_C.is_grad_enabled() and any(t.requires_grad for t in tensors)) \
+        and not _has_tangent(tensors)
+_cholesky_inverse = composite_node("CholeskyInverseBackward0", _cholesky_inverse_value)
+
+
 
 
 FUNCTIONS = (trace, baddbmm, addmv, cross, einsum, tensordot, inner, cdist, addr, addbmm,

@@ -11,7 +11,9 @@ change nothing on the CPU.
 tensor([-1.1113,  1.0507])
 """
 
+from .. import _C
 from ..nn import functional as F  # noqa: N812 - torch's spelling
+from ..nn._named_nodes import composite_node
 
 # ---- convolutions --------------------------------------------------------------------------
 
@@ -379,6 +381,101 @@ def embedding(weight, indices, padding_idx=-1, scale_grad_by_freq=False, sparse=
                        scale_grad_by_freq=scale_grad_by_freq, sparse=sparse)
 
 
+_BAG_MODES = ("sum", "mean", "max")
+
+
+def _bag_output(weight, indices, offsets, scale_grad_by_freq, mode, sparse, include_last_offset,
+                padding_idx, per_sample_weights=None):
+    return F.embedding_bag(indices, weight, offsets, None, 2, scale_grad_by_freq, _BAG_MODES[mode],
+                           sparse, per_sample_weights, include_last_offset, padding_idx)
+
+
+def _bag_output_weighted(weight, per_sample_weights, *rest):
+    return _bag_output(weight, *rest, per_sample_weights=per_sample_weights)
+
+
+# torch's embedding_bag records EmbeddingBagBackward0 for the weight (and the per-sample
+# weights): one named node over nn.functional's composition (NOTE [Named composite nodes])
+_bag = composite_node("EmbeddingBagBackward0", _bag_output)
+_bag_weighted = composite_node("EmbeddingBagBackward0", _bag_output_weighted, differentiable=2)
+
+
+def _bag_extras(indices, offsets, mode, padding_idx, bags, dim, dtype):
+    """torch's three other outputs, from the offsets without the last one (when
+    ``include_last_offset``) and the input's end: each element's bag, the bags' sizes
+    (padding left out), and the row that gave each maximum (``mode`` 2; the sizes again for
+    ``mode`` 1, zeros for ``mode`` 0)."""
+    values = [int(v) for v in indices.tolist()]
+    starts = [int(v) for v in offsets.tolist()][:bags]
+    owner = [0] * len(values)
+    for b, start in enumerate(starts):
+        for i in range(start, len(values)):
+            owner[i] = b
+    keep = [padding_idx is None or v != padding_idx for v in values]
+    long = _C.int64
+    if mode == 0:
+        # torch's fast path for sums (float32 and the 16-bit floats, no padding) leaves
+        # offset2bag empty: nothing reads it there
+        fast = dtype in (_C.float32, _C.float16, _C.bfloat16) and padding_idx is None
+        offset2bag = _C.zeros(0, dtype=long) if fast else _C.tensor(owner, dtype=long)
+        zeros = _C.zeros(bags, dtype=long)
+        return offset2bag, zeros, zeros.clone()
+    size = [0] * bags
+    best = [None] * bags
+    for i, (b, k) in enumerate(zip(owner, keep)):
+        if k:
+            size[b] += 1
+            best[b] = (best[b] or []) + [values[i]]
+    offset2bag, bag_size = _C.tensor(owner, dtype=long), _C.tensor(size, dtype=long)
+    if mode == 1:
+        return offset2bag, bag_size, bag_size.clone()
+    return offset2bag, bag_size, (best, bags, dim)
+
+
+def embedding_bag(weight, indices, offsets, scale_grad_by_freq=False, mode=0, sparse=False,
+                  per_sample_weights=None, include_last_offset=False, padding_idx=None):
+    """:func:`gradtrack.nn.functional.embedding_bag` with ATen's order and its four outputs:
+    ``(output, offset2bag, bag_size, max_indices)``; ``mode`` is 0 (sum), 1 (mean) or 2
+    (max), ``indices`` 1-D with its ``offsets``.
+
+    >>> import gradtrack
+    >>> w = gradtrack.tensor([[1.0], [2.0], [4.0]])
+    >>> gradtrack.embedding_bag(w, gradtrack.tensor([0, 1, 2]), gradtrack.tensor([0, 2]))[0]
+    tensor([[3.],
+            [4.]])
+    """
+    if not isinstance(offsets, _C.Tensor):
+        raise TypeError(f"embedding_bag(): argument 'offsets' (position 3) must be Tensor, not "
+                        f"{type(offsets).__name__}")
+    mode = int(mode)
+    rest = (indices, offsets, scale_grad_by_freq, mode, sparse, include_last_offset, padding_idx)
+    if per_sample_weights is not None:
+        output = _bag_weighted(weight, per_sample_weights, *rest)
+    else:
+        output = _bag(weight, *rest)
+    bags = output.shape[0]
+    extras = _bag_extras(indices, offsets, mode, padding_idx, bags,
+                         weight.shape[1], weight.dtype)
+    if mode == 2:
+        extras = extras[:2] + (_bag_argmax(weight, *extras[2]),)
+    return (output,) + extras
+
+
+def _bag_argmax(weight, members, bags, dim):
+    """Per bag and column, the row of ``weight`` holding the bag's first greatest value (0
+    for an empty bag), as torch's max_indices."""
+    rows = []
+    table = weight.detach()
+    for b in range(bags):
+        if not members[b]:
+            rows.append([0] * dim)
+            continue
+        picked = table.index_select(0, _C.tensor(members[b], dtype=_C.int64))
+        first = picked.argmax(0).tolist()  # the first greatest, as torch's
+        rows.append([members[b][k] for k in first])
+    return _C.tensor(rows, dtype=_C.int64).reshape(bags, dim)
+
+
 # ---- pools ---------------------------------------------------------------------------------
 # ATen's pools take ``stride=[]`` for "the kernel size", nn.functional's ``stride=None``.
 
@@ -466,5 +563,6 @@ FUNCTIONS = (conv1d, conv2d, conv3d, conv_transpose1d, conv_transpose2d, conv_tr
              alpha_dropout, alpha_dropout_, feature_alpha_dropout, feature_alpha_dropout_, selu,
              selu_, celu, celu_, threshold, threshold_, hardshrink, prelu, pixel_shuffle,
              pixel_unshuffle, channel_shuffle, native_channel_shuffle, pdist, pairwise_distance, bilinear, embedding,
+             embedding_bag,
              max_pool1d, max_pool2d, max_pool3d, max_pool1d_with_indices, avg_pool1d,
              adaptive_avg_pool1d, adaptive_max_pool1d)

@@ -22,6 +22,7 @@ import warnings
 
 from .. import _C, _out, return_types
 from .._autocast import runs_in_float32
+from ..nn._named_nodes import not_implemented_node
 from . import methods, wrap_dim
 from .scan_sort import searchsorted
 from .views import broadcast_tensors
@@ -314,13 +315,16 @@ def histogram(input, bins, *, range=None, weight=None, density=False):  # noqa: 
             lo, hi = lo - 0.5, hi + 0.5
         edges = _linear_edges(lo, hi, count, input.dtype)
     if count <= 0 or not bool(edges[0] <= edges[-1]):
-        return return_types.histogram((_C.zeros(builtins.max(count, 0), dtype=input.dtype),
-                                       edges))
-    pos, inside = _bin_positions(x, edges, count)
-    w = weight.detach().flatten()[inside] if weight is not None else None
-    hist = _counts(pos[inside], w, count, input.dtype)
-    if density:
-        hist = hist / (hist.sum() * (edges[1:] - edges[:-1]))
+        hist = _C.zeros(builtins.max(count, 0), dtype=input.dtype)
+    else:
+        pos, inside = _bin_positions(x, edges, count)
+        w = weight.detach().flatten()[inside] if weight is not None else None
+        hist = _counts(pos[inside], w, count, input.dtype)
+        if density:
+            hist = hist / (hist.sum() * (edges[1:] - edges[:-1]))
+    # torch has no derivative for histogram (NOTE [Ops without a derivative])
+    hist, edges = not_implemented_node("histogram", (hist, edges), input,
+                                       bins if isinstance(bins, _C.Tensor) else None, weight)
     return return_types.histogram((hist, edges))
 
 
@@ -345,7 +349,9 @@ def bincount(input, weights=None, minlength=0):  # noqa: A002
         dtype = _C.int64
     else:
         dtype = weights.dtype if weights.is_floating_point() else _C.float64
-    return _counts(input.long(), weights.detach() if weights is not None else None, size, dtype)
+    counts = _counts(input.long(), weights.detach() if weights is not None else None, size, dtype)
+    # torch has no derivative for bincount (NOTE [Ops without a derivative])
+    return not_implemented_node("bincount", counts, weights) if weights is not None else counts
 
 
 # ---- covariance ---------------------------------------------------------------------------------

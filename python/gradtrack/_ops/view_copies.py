@@ -2,14 +2,13 @@
 (``permute_copy``, ``select_copy``, ``view_copy``, ...), ``narrow_copy``, and the
 ``unsafe_*`` splits.
 
-NOTE [View copies record the view and a clone]
-Each ``*_copy`` here is its view op followed by a contiguous ``clone``, so values, dtypes,
-shapes, strides and gradients are torch's. torch records one node of its own
-(``PermuteBackward0_copy``, ``NarrowCopyBackward0``, ...) where these record two
-(``CloneBackward0`` over the view's node): the recording layer names a node by its kind,
-and these kinds would each need a C++ row for a name alone. ``unsafe_split`` and
-``unsafe_chunk`` give ``split``'s views (torch gives tensors sharing the memory but not
-tracked as views, recorded as ``UnsafeSplitBackward0``).
+Each ``*_copy`` is its view op followed by a contiguous copy, recorded as one node named
+as torch's (``PermuteBackward0_copy``, ``NarrowCopyBackward0``, ...: NOTE [View copies as
+one node] in ``nn/_named_nodes.py``); ``detach_copy`` records torch's NotImplemented node.
+
+NOTE [Unsafe splits are split's views]
+``unsafe_split`` and ``unsafe_chunk`` give ``split``'s views (torch gives tensors sharing
+the memory but not tracked as views, recorded as ``UnsafeSplitBackward0``).
 
 >>> import gradtrack
 >>> gradtrack.permute_copy(gradtrack.ones(2, 3), (1, 0)).is_contiguous()
@@ -17,6 +16,7 @@ True
 """
 
 from .. import _C
+from ..nn._named_nodes import copy_node, not_implemented_node
 from . import methods
 from .views import diagonal as _diagonal
 from .views import split as _split
@@ -28,6 +28,39 @@ def _copy(t):
     return t.contiguous() if not t.is_contiguous() else t.clone()
 
 
+def _slice(input, dim, start, end, step):  # noqa: A002
+    index = [slice(None)] * input.dim()
+    index[dim] = slice(start, end, step)
+    return input[tuple(index)]
+
+
+def _view(input, size):  # noqa: A002
+    return input.view(*size) if isinstance(size, (tuple, list)) else input.view(size)
+
+
+_expand = copy_node("ExpandBackward0_copy", lambda x, size: x.expand(*size))
+_permute = copy_node("PermuteBackward0_copy", lambda x, dims: x.permute(*dims))
+_select = copy_node("SelectBackward0_copy", lambda x, dim, index: x.select(dim, index))
+_slice_copy = copy_node("SliceBackward0_copy", _slice)
+_squeeze_all = copy_node("SqueezeBackward0_copy", lambda x: x.squeeze())
+_squeeze_dim = copy_node("SqueezeBackward1_copy", lambda x, dim: x.squeeze(dim))
+_squeeze_dims = copy_node("SqueezeBackward2_copy", lambda x, dims: x.squeeze(dims))
+_unsqueeze = copy_node("UnsqueezeBackward0_copy", lambda x, dim: x.unsqueeze(dim))
+_t = copy_node("TBackward0_copy", lambda x: x.t())
+_transpose = copy_node("TransposeBackward0_copy", lambda x, d0, d1: x.transpose(d0, d1))
+_view_shape = copy_node("ViewBackward0_copy", _view)
+_diagonal_copy = copy_node("DiagonalBackward0_copy", _diagonal)
+_alias = copy_node("AliasBackward0_copy", lambda x: x)
+_unbind = copy_node("UnbindBackward0_copy", lambda x, dim: tuple(x.unbind(dim)))
+_split_copy = copy_node("SplitBackward0_copy", lambda x, size, dim: tuple(_split(x, size, dim)))
+_split_sizes = copy_node("SplitWithSizesBackward0_copy",
+                         lambda x, sizes, dim: tuple(_split_with_sizes(x, sizes, dim)))
+_unfold = copy_node("UnfoldBackward0_copy", lambda x, d, size, step: x.unfold(d, size, step))
+_as_strided = copy_node("AsStridedBackward0_copy",
+                        lambda x, size, stride, offset: x.as_strided(size, stride, offset))
+_narrow = copy_node("NarrowCopyBackward0", lambda x, d, start, n: x.narrow(d, start, n))
+
+
 def expand_copy(input, size, *, implicit=False):  # noqa: A002 - torch's names
     """``input.expand(size)`` as a new tensor.
 
@@ -36,7 +69,7 @@ def expand_copy(input, size, *, implicit=False):  # noqa: A002 - torch's names
     tensor([[1, 2],
             [1, 2]])
     """
-    return _copy(input.expand(*size))
+    return _expand(input, tuple(size))
 
 
 def permute_copy(input, dims):  # noqa: A002
@@ -48,7 +81,7 @@ def permute_copy(input, dims):  # noqa: A002
             [1, 4],
             [2, 5]])
     """
-    return _copy(input.permute(*dims))
+    return _permute(input, tuple(dims))
 
 
 def select_copy(input, dim, index):  # noqa: A002
@@ -58,7 +91,7 @@ def select_copy(input, dim, index):  # noqa: A002
     >>> gradtrack.select_copy(gradtrack.arange(6).view(2, 3), 1, 0)
     tensor([0, 3])
     """
-    return _copy(input.select(dim, index))
+    return _select(input, dim, index)
 
 
 def slice_copy(input, dim=0, start=None, end=None, step=1):  # noqa: A002
@@ -68,9 +101,7 @@ def slice_copy(input, dim=0, start=None, end=None, step=1):  # noqa: A002
     >>> gradtrack.slice_copy(gradtrack.arange(6), 0, 1, 5, 2)
     tensor([1, 3])
     """
-    index = [slice(None)] * input.dim()
-    index[dim] = slice(start, end, step)
-    return _copy(input[tuple(index)])
+    return _slice_copy(input, dim, start, end, step)
 
 
 def squeeze_copy(input, dim=None):  # noqa: A002
@@ -80,7 +111,11 @@ def squeeze_copy(input, dim=None):  # noqa: A002
     >>> gradtrack.squeeze_copy(gradtrack.zeros(1, 2, 1)).shape
     gradtrack.Size([2])
     """
-    return _copy(input.squeeze() if dim is None else input.squeeze(dim))
+    if dim is None:
+        return _squeeze_all(input)
+    if isinstance(dim, (tuple, list)):
+        return _squeeze_dims(input, tuple(dim))
+    return _squeeze_dim(input, dim)
 
 
 def unsqueeze_copy(input, dim):  # noqa: A002
@@ -90,7 +125,7 @@ def unsqueeze_copy(input, dim):  # noqa: A002
     >>> gradtrack.unsqueeze_copy(gradtrack.zeros(2), 0).shape
     gradtrack.Size([1, 2])
     """
-    return _copy(input.unsqueeze(dim))
+    return _unsqueeze(input, dim)
 
 
 def t_copy(input):  # noqa: A002
@@ -101,7 +136,7 @@ def t_copy(input):  # noqa: A002
     tensor([[1],
             [2]])
     """
-    return _copy(input.t())
+    return _t(input)
 
 
 def transpose_copy(input, dim0, dim1):  # noqa: A002
@@ -111,7 +146,7 @@ def transpose_copy(input, dim0, dim1):  # noqa: A002
     >>> gradtrack.transpose_copy(gradtrack.zeros(2, 3), 0, 1).shape
     gradtrack.Size([3, 2])
     """
-    return _copy(input.transpose(dim0, dim1))
+    return _transpose(input, dim0, dim1)
 
 
 def view_copy(input, size):  # noqa: A002
@@ -123,8 +158,9 @@ def view_copy(input, size):  # noqa: A002
             [2, 3]])
     """
     if isinstance(size, _C.dtype):
-        return _copy(input.view(size))
-    return _copy(input.view(*size) if isinstance(size, (tuple, list)) else input.view(size))
+        # torch's view_copy.dtype has no derivative and records nothing
+        return _copy(input.detach().view(size))
+    return _view_shape(input, tuple(size) if isinstance(size, (tuple, list)) else size)
 
 
 def diagonal_copy(input, offset=0, dim1=0, dim2=1):  # noqa: A002
@@ -134,17 +170,18 @@ def diagonal_copy(input, offset=0, dim1=0, dim2=1):  # noqa: A002
     >>> gradtrack.diagonal_copy(gradtrack.arange(4).view(2, 2))
     tensor([0, 3])
     """
-    return _copy(_diagonal(input, offset, dim1, dim2))
+    return _diagonal_copy(input, offset, dim1, dim2)
 
 
 def detach_copy(input):  # noqa: A002
-    """``input.detach()`` as a new tensor.
+    """``input.detach()`` as a new tensor. As torch's, it has no derivative: from an
+    input that requires grad it records a NotImplemented node, whose backward raises.
 
     >>> import gradtrack
-    >>> gradtrack.detach_copy(gradtrack.ones(2, requires_grad=True)).requires_grad
-    False
+    >>> gradtrack.detach_copy(gradtrack.ones(2, requires_grad=True)).grad_fn.name()
+    'gradtrack::autograd::NotImplemented'
     """
-    return _copy(input.detach())
+    return not_implemented_node("detach_copy", _copy(input.detach()), input)
 
 
 def alias_copy(input):  # noqa: A002
@@ -154,7 +191,7 @@ def alias_copy(input):  # noqa: A002
     >>> gradtrack.alias_copy(gradtrack.tensor([1, 2]))
     tensor([1, 2])
     """
-    return _copy(input)
+    return _alias(input)
 
 
 def unbind_copy(input, dim=0):  # noqa: A002
@@ -164,7 +201,7 @@ def unbind_copy(input, dim=0):  # noqa: A002
     >>> gradtrack.unbind_copy(gradtrack.tensor([[1, 2], [3, 4]]), 1)
     (tensor([1, 3]), tensor([2, 4]))
     """
-    return tuple(_copy(t) for t in input.unbind(dim))
+    return _unbind(input, dim)
 
 
 def split_copy(input, split_size, dim=0):  # noqa: A002
@@ -174,7 +211,7 @@ def split_copy(input, split_size, dim=0):  # noqa: A002
     >>> gradtrack.split_copy(gradtrack.arange(5), 2)
     (tensor([0, 1]), tensor([2, 3]), tensor([4]))
     """
-    return tuple(_copy(t) for t in _split(input, split_size, dim))
+    return _split_copy(input, split_size, dim)
 
 
 def split_with_sizes_copy(input, split_sizes, dim=0):  # noqa: A002
@@ -184,7 +221,7 @@ def split_with_sizes_copy(input, split_sizes, dim=0):  # noqa: A002
     >>> gradtrack.split_with_sizes_copy(gradtrack.arange(5), [1, 4])
     (tensor([0]), tensor([1, 2, 3, 4]))
     """
-    return tuple(_copy(t) for t in _split_with_sizes(input, split_sizes, dim))
+    return _split_sizes(input, tuple(split_sizes), dim)
 
 
 def unfold_copy(input, dimension, size, step):  # noqa: A002
@@ -195,7 +232,7 @@ def unfold_copy(input, dimension, size, step):  # noqa: A002
     tensor([[0, 1],
             [2, 3]])
     """
-    return _copy(input.unfold(dimension, size, step))
+    return _unfold(input, dimension, size, step)
 
 
 def as_strided_copy(input, size, stride, storage_offset=None):  # noqa: A002
@@ -206,7 +243,7 @@ def as_strided_copy(input, size, stride, storage_offset=None):  # noqa: A002
     tensor([[0, 2],
             [1, 3]])
     """
-    return _copy(input.as_strided(size, stride, storage_offset))
+    return _as_strided(input, tuple(size), tuple(stride), storage_offset)
 
 
 def narrow_copy(input, dim, start, length):  # noqa: A002
@@ -216,11 +253,11 @@ def narrow_copy(input, dim, start, length):  # noqa: A002
     >>> gradtrack.narrow_copy(gradtrack.arange(5), 0, 1, 3)
     tensor([1, 2, 3])
     """
-    return _copy(input.narrow(dim, start, length))
+    return _narrow(input, dim, start, length)
 
 
 def unsafe_chunk(input, chunks, dim=0):  # noqa: A002
-    """``input.chunk(chunks, dim)`` (NOTE [View copies record the view and a clone]).
+    """``input.chunk(chunks, dim)`` (NOTE [Unsafe splits are split's views]).
 
     >>> import gradtrack
     >>> gradtrack.unsafe_chunk(gradtrack.arange(4), 2)
@@ -230,7 +267,7 @@ def unsafe_chunk(input, chunks, dim=0):  # noqa: A002
 
 
 def unsafe_split(input, split_size, dim=0):  # noqa: A002 - torch's names
-    """``input.split(split_size, dim)`` (NOTE [View copies record the view and a clone]).
+    """``input.split(split_size, dim)`` (NOTE [Unsafe splits are split's views]).
 
     >>> import gradtrack
     >>> gradtrack.unsafe_split(gradtrack.arange(3), 2)
@@ -240,8 +277,8 @@ def unsafe_split(input, split_size, dim=0):  # noqa: A002 - torch's names
 
 
 def unsafe_split_with_sizes(input, split_sizes, dim=0):  # noqa: A002
-    """``input.split_with_sizes(split_sizes, dim)`` (NOTE [View copies record the view and
-    a clone]).
+    """``input.split_with_sizes(split_sizes, dim)`` (NOTE [Unsafe splits are split's
+    views]).
 
     >>> import gradtrack
     >>> gradtrack.unsafe_split_with_sizes(gradtrack.arange(3), [2, 1])

@@ -120,3 +120,114 @@ def composite_node(name, compute, differentiable=1, no_forward_ad=None,
         return apply(*args)
 
     return run
+
+
+def _has_tangent(tensors):
+    return forward_ad._current_level >= 0 and any(
+        _C._forward_ad.tangent(t) is not None for t in tensors)
+
+
+def _contiguous_copy(t):
+    # a new tensor even where the view already is contiguous
+    return t.contiguous() if not t.is_contiguous() else t.clone()
+
+
+def copy_node(name, view):
+    """``view(input, *rest)`` (one view or a tuple of them) as new contiguous tensors,
+    recorded as one node named ``name``, as torch's ``*_copy`` functions.
+
+    NOTE [View copies as one node]
+    torch's ``permute_copy`` records ``PermuteBackward0_copy``, whose backward is
+    ``permute``'s with nothing saved. The node's backward here takes the view's
+    vector-Jacobian product on a detached alias of the input (its geometry is all the
+    view's backward reads; not a saved tensor, so a later in-place write to the input
+    does not make backward raise, as in torch), with a graph when one is being built,
+    so double backward works. Forward-mode AD applies the view to the tangent and
+    copies it.
+    """
+
+    class _Copy(Function):
+        @staticmethod
+        def forward(ctx, input, *rest):  # noqa: A002 - torch's name
+            ctx.geometry = input.detach()
+            ctx.rest = rest
+            out = view(input, *rest)
+            return tuple(_contiguous_copy(o) for o in out) if isinstance(out, tuple) \
+                else _contiguous_copy(out)
+
+        @staticmethod
+        def backward(ctx, *grads):
+            from ..autograd import grad as autograd_grad
+            from ..autograd.grad_mode import enable_grad
+            create = _C.is_grad_enabled()
+            with enable_grad():
+                source = ctx.geometry.detach().requires_grad_()
+                outs = view(source, *ctx.rest)
+                outs = outs if isinstance(outs, tuple) else (outs,)
+                pairs = [(o, g) for o, g in zip(outs, grads) if g is not None]
+                (found,) = autograd_grad([o for o, _ in pairs], [source],
+                                         [g for _, g in pairs], create_graph=create,
+                                         allow_unused=True)
+            if found is None:
+                found = _C.zeros(list(source.shape), dtype=source.dtype)
+            return (found,) + (None,) * len(ctx.rest)
+
+        @staticmethod
+        def jvp(ctx, tangent, *_):
+            out = view(tangent, *ctx.rest)
+            return tuple(_contiguous_copy(o) for o in out) if isinstance(out, tuple) \
+                else _contiguous_copy(out)
+
+    named_node(_Copy, name)
+    apply = _Copy.apply
+
+    def run(input, *rest):  # noqa: A002
+        if (input.requires_grad and _C.is_grad_enabled()) or _has_tangent((input,)):
+            return apply(input, *rest)
+        out = view(input, *rest)
+        return tuple(_contiguous_copy(o) for o in out) if isinstance(out, tuple) \
+            else _contiguous_copy(out)
+
+    return run
+
+
+class _NotImplemented(Function):
+    # NOTE [Ops without a derivative]
+    # torch's fallback for an op with no derivative (histogram, bincount's weights,
+    # detach_copy, binomial): its outputs require grad through a NotImplemented node with
+    # an edge to each input that requires grad (and none to the others); backward raises
+    # "derivative for aten::NAME is not implemented", and a tangent raises forward-mode
+    # AD's error. torch makes the node without a sequence number; this one has one (an
+    # autograd Function's), which only orders it among nodes that all raise.
+    @staticmethod
+    def forward(ctx, aten, outputs, *inputs):
+        # ``outputs`` comes in a list: a tensor there would be taken for an input
+        ctx.aten = aten
+        return outputs[0]
+
+    @staticmethod
+    def backward(ctx, *grads):
+        raise RuntimeError(f"derivative for aten::{ctx.aten} is not implemented")
+
+    @staticmethod
+    def jvp(ctx, *tangents):
+        raise NotImplementedError(f"Trying to use forward AD with aten::{ctx.aten} that does "
+                                  "not support it.")
+
+
+named_node(_NotImplemented, "NotImplemented")
+_NotImplemented._backward_cls.name = lambda self: "gradtrack::autograd::NotImplemented"
+
+
+def not_implemented_node(aten, outputs, *inputs):
+    """``outputs`` (a tensor or a tuple of tensors, computed without a graph) recorded as
+    torch records an op with no derivative, ``aten::<aten>``: a NotImplemented node with
+    an edge to each of ``inputs`` (tensors or None) that requires grad, whose backward
+    raises; a tangent on an input raises torch's forward-AD error."""
+    inputs = [t for t in inputs if isinstance(t, _C.Tensor)]
+    graded = [t for t in inputs if t.requires_grad] if _C.is_grad_enabled() else []
+    if not graded and not _has_tangent(inputs):
+        return outputs
+    if graded:
+        inputs = graded
+    return _NotImplemented.apply(aten, [outputs], *inputs)

@@ -205,6 +205,15 @@ def _diag_set(a, src, offset=0):
     return out
 
 
+def _index_put(a, i, v, accumulate):
+    out = a.copy()
+    if accumulate:
+        np.add.at(out, i, np.broadcast_to(v, out[i].shape))
+    else:
+        out[i] = v
+    return out
+
+
 def _scatter_view(a, src, view):
     out = a.copy()
     view(out)[...] = src
@@ -232,6 +241,16 @@ OPS += [
     OpSpec("index_fill_tensor", lambda lib, a, i, v: lib.index_fill(a, 1, i, v),
            (S("3x4", A(3, 4), Idx([1, 3]), A()),), FLOAT,
            ref=lambda np_, a, i, v: _index_fill(a, 1, i, v)),
+    OpSpec("index_put", lambda lib, a, i, v: lib.index_put(a, (i,), v),
+           (S("3x4", A(3, 4), Idx([2, 0]), A(2, 4)), S("t_bcast", T(3, 4), Idx([1]), A(4))), NUM,
+           ref=lambda np_, a, i, v: _index_put(a, i, v, False)),
+    OpSpec("Tensor.index_put_accumulate", lambda lib, a, i, v: a.index_put((i,), v, True),
+           (S("dups", A(3, 4), Idx([2, 0, 2]), A(3, 4)),), FLOAT,
+           ref=lambda np_, a, i, v: _index_put(a, i, v, True)),
+    OpSpec("fill", lambda lib, a: lib.fill(a, 1.5), (S("3x4", A(3, 4)), S("t", T(3, 4))), NUM,
+           ref=lambda np_, a: np.full_like(a, 1.5)),
+    OpSpec("fill_tensor", lambda lib, a, v: lib.fill(a, v), (S("3x4", A(3, 4), A()),), FLOAT,
+           ref=lambda np_, a, v: np.full_like(a, v)),
     OpSpec("take", lambda lib, a, i: lib.take(a, i),
            (S("3x4", A(3, 4), Idx([[0, 11], [5, 5]])), S("t_neg", T(3, 4), Idx([-1, 2, 7]))), ALL,
            ref=lambda np_, a, i: a.ravel()[i]),

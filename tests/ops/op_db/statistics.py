@@ -152,8 +152,8 @@ OPS += [
 ]
 
 # ---- histograms and counts (no gradient) ------------------------------------------------------
-# (inputs that do not require grad: torch's histogram and weighted bincount record a
-# NotImplemented node on inputs that do, which gradtrack does not)
+# (torch's histogram and weighted bincount have no derivative: on inputs that require grad
+# their results require grad through a NotImplemented node, whose backward raises)
 
 def _plain(arg):
     return Arg(arg.base, arg.view, arg.dtype, arg.domain, arg.values, requires_grad=False)
@@ -168,6 +168,9 @@ OPS += [
            differentiable=False,
            ref=lambda np_, a: np.histogram(a, 4, range=(-1, 1))[0].astype(a.dtype)),
     OpSpec("histogram", lambda lib, a: tuple(lib.histogram(a, 5)), _NO_GRAD_DIM, FLOAT,
+           differentiable=False,
+           ref=lambda np_, a: tuple(x.astype(a.dtype) for x in np.histogram(a, 5))),
+    OpSpec("histogram_of_grad", lambda lib, a: tuple(lib.histogram(a, 5)), RED_DIM, FLOAT,
            differentiable=False,
            ref=lambda np_, a: tuple(x.astype(a.dtype) for x in np.histogram(a, 5))),
     OpSpec("histogram_edges_weight_density",
@@ -185,7 +188,8 @@ OPS += [
            (S("ints", Idx([1, 4, 1, 0, 4, 4])), S("empty", Idx(np.zeros(0, np.int64)))), FLOAT,
            differentiable=False, ref=lambda np_, i: np.bincount(i)),
     OpSpec("bincount_weights_minlength", lambda lib, i, w: i.bincount(w, minlength=7),
-           (S("ints", Idx([1, 4, 1, 0, 4, 4]), A(6, requires_grad=False)),), FLOAT,
+           (S("ints", Idx([1, 4, 1, 0, 4, 4]), A(6, requires_grad=False)),
+            S("ints_grad", Idx([1, 4, 1, 0, 4, 4]), A(6))), FLOAT,
            differentiable=False,
            ref=lambda np_, i, w: np.bincount(i, w, minlength=7).astype(w.dtype)),
 ]

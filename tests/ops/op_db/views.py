@@ -227,3 +227,54 @@ OPS += [
            FLOAT, ref=lambda np_, a: np.zeros((2, 0), a.dtype)),
 ]
 
+
+# ---- the *_copy functions: the view's values in a new tensor, one node named as torch's --------
+
+
+def _as_strided_2x2(a):
+    flat = np.ascontiguousarray(a).ravel()
+    return np.array([[flat[1 + i + 2 * j] for j in range(2)] for i in range(2)], a.dtype)
+
+
+_SQUEEZABLE = (S("2x1x3", A(2, 1, 3)), S("1x3_t", T(3, 1)))
+OPS += [
+    OpSpec("expand_copy", lambda lib, a: lib.expand_copy(a, (2, 2, 3)), V23, ALL,
+           ref=lambda np_, a: np.broadcast_to(a, (2, 2, 3)).copy()),
+    OpSpec("permute_copy", lambda lib, a: lib.permute_copy(a, (2, 0, 1)), V234, ALL,
+           ref=lambda np_, a: np.transpose(a, (2, 0, 1)).copy()),
+    OpSpec("select_copy", lambda lib, a: lib.select_copy(a, 1, -1), V23, ALL,
+           ref=lambda np_, a: a[:, -1].copy()),
+    OpSpec("slice_copy", lambda lib, a: lib.slice_copy(a, 1, 0, 3, 2), V23, ALL,
+           ref=lambda np_, a: a[:, 0:3:2].copy()),
+    OpSpec("squeeze_copy", lambda lib, a: lib.squeeze_copy(a), _SQUEEZABLE, ALL,
+           ref=lambda np_, a: np.squeeze(a).copy()),
+    OpSpec("squeeze_copy_dim", lambda lib, a: lib.squeeze_copy(a, 1), _SQUEEZABLE, ALL,
+           ref=lambda np_, a: np.squeeze(a, 1).copy()),
+    OpSpec("squeeze_copy_dims", lambda lib, a: lib.squeeze_copy(a, (0, 1)), _SQUEEZABLE, ALL,
+           ref=lambda np_, a: np.squeeze(a, tuple(d for d in (0, 1) if a.shape[d] == 1)).copy()),
+    OpSpec("unsqueeze_copy", lambda lib, a: lib.unsqueeze_copy(a, 1), V23, ALL,
+           ref=lambda np_, a: np.expand_dims(a, 1).copy()),
+    OpSpec("t_copy", lambda lib, a: lib.t_copy(a), V23, ALL, ref=lambda np_, a: a.T.copy()),
+    OpSpec("transpose_copy", lambda lib, a: lib.transpose_copy(a, 0, 2), V234, ALL,
+           ref=lambda np_, a: np.swapaxes(a, 0, 2).copy()),
+    OpSpec("view_copy", lambda lib, a: lib.view_copy(a, (3, 2)), V23C, ALL,
+           ref=lambda np_, a: a.reshape(3, 2).copy()),
+    OpSpec("diagonal_copy", lambda lib, a: lib.diagonal_copy(a, 1), V23, ALL,
+           ref=lambda np_, a: np.diagonal(a, 1).copy()),
+    OpSpec("alias_copy", lambda lib, a: lib.alias_copy(a), V23, ALL,
+           ref=lambda np_, a: a.copy()),
+    OpSpec("unbind_copy", lambda lib, a: lib.unbind_copy(a, 1), V23, ALL,
+           ref=lambda np_, a: tuple(x.copy() for x in _unbind(a, 1))),
+    OpSpec("split_copy", lambda lib, a: lib.split_copy(a, 2, 1), V23, ALL,
+           ref=lambda np_, a: tuple(x.copy() for x in _split(a, 2, 1))),
+    OpSpec("split_with_sizes_copy", lambda lib, a: lib.split_with_sizes_copy(a, [1, 2], 1), V23,
+           ALL, ref=lambda np_, a: tuple(x.copy() for x in _split(a, [1, 2], 1))),
+    OpSpec("unfold_copy", lambda lib, a: lib.unfold_copy(a, 1, 2, 1), V23, ALL,
+           ref=lambda np_, a: np.lib.stride_tricks.sliding_window_view(a, 2, axis=1).copy()),
+    OpSpec("as_strided_copy", lambda lib, a: lib.as_strided_copy(a, (2, 2), (1, 2), 1), V23C,
+           ALL, ref=lambda np_, a: _as_strided_2x2(a)),
+    OpSpec("narrow_copy", lambda lib, a: lib.narrow_copy(a, 1, 1, 2), V23, ALL,
+           ref=lambda np_, a: a[:, 1:3].copy()),
+    OpSpec("Tensor.narrow_copy", lambda lib, a: a.narrow_copy(0, 0, 1), V23, ALL,
+           ref=lambda np_, a: a[0:1].copy()),
+]

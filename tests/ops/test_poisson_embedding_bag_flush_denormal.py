@@ -1,0 +1,116 @@
+"""``torch.poisson`` (torch's draws, PoissonBackward0, errors) and the top-level
+``torch.embedding_bag`` (ATen's arguments, its four outputs, EmbeddingBagBackward0) and
+``set_flush_denormal``, compared with torch 2.13."""
+
+import numpy as np
+import pytest
+
+import gradtrack
+
+
+def _errors(call, torch):
+    with pytest.raises(Exception) as theirs:
+        call(torch)
+    with pytest.raises(Exception) as mine:
+        call(gradtrack)
+    assert type(mine.value) is type(theirs.value)
+    return str(mine.value), str(theirs.value)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_poisson_draws_are_torchs(torch, dtype):
+    rates = [[0.5, 12.0, 100.0, 0.0], [3.0, 0.0, 1e4, 9.99]]
+    res = []
+    for lib in (gradtrack, torch):
+        lib.manual_seed(3)
+        r = lib.tensor(rates, dtype=getattr(lib, dtype)).t()
+        out = lib.poisson(r)
+        after = lib.rand(3)
+        g = lib.Generator().manual_seed(7)
+        seeded = lib.poisson(lib.full((6,), 30.0, dtype=getattr(lib, dtype)), generator=g)
+        res.append((out.tolist(), str(out.dtype).split(".")[-1], out.stride(), after.tolist(),
+                    seeded.tolist(), lib.rand(1, generator=g).tolist()))
+    assert res[0] == res[1]
+
+
+def test_poisson_node_and_gradient(torch):
+    res = []
+    for lib in (gradtrack, torch):
+        r = lib.tensor([1.0, 2.5, 0.0], requires_grad=True)
+        lib.manual_seed(0)
+        out = lib.poisson(r)
+        (g,) = lib.autograd.grad((out * 3).sum(), r)
+        fw = lib.autograd.forward_ad
+        with fw.dual_level():
+            tangent = fw.unpack_dual(lib.poisson(fw.make_dual(r.detach(), lib.ones(3)))).tangent
+        res.append((out.grad_fn.name(), out._version, g.tolist(), tangent.tolist()))
+    assert res[0] == res[1]
+
+
+@pytest.mark.parametrize("call", [
+    lambda lib: lib.poisson(lib.tensor([1, 2])),
+    lambda lib: lib.poisson(lib.tensor([2.0, -1.0])),
+    lambda lib: lib.poisson(lib.tensor([float("nan")])),
+])
+def test_poisson_refusals_match_torch(torch, call):
+    mine, theirs = _errors(call, torch)
+    assert mine == theirs
+
+
+def test_poisson_refusal_moves_the_generator_as_torch(torch):
+    after = []
+    for lib in (gradtrack, torch):
+        lib.manual_seed(1)
+        with pytest.raises(RuntimeError):
+            lib.poisson(lib.tensor([2.0, 15.0, -1.0]))
+        after.append(lib.rand(2).tolist())
+    assert after[0] == after[1]
+
+
+BAGS = [(mode, weighted, last, pad) for mode in (0, 1, 2) for weighted in (False, True)
+        for last in (False, True) for pad in (None, 3) if not (weighted and mode)]
+
+
+@pytest.mark.parametrize("mode,weighted,last,pad", BAGS)
+def test_embedding_bag_outputs_match_torch(torch, mode, weighted, last, pad):
+    res = []
+    for lib in (gradtrack, torch):
+        w = lib.tensor(np.random.default_rng(0).standard_normal((4, 3)), requires_grad=True)
+        psw = lib.tensor([0.5, 1.0, 2.0, -1.0, 3.0], dtype=lib.float64, requires_grad=True) \
+            if weighted else None
+        offsets = lib.tensor([0, 2, 2, 5] if last else [0, 2, 2])
+        outs = lib.embedding_bag(w, lib.tensor([0, 2, 1, 3, 3]), offsets, False, mode, False, psw,
+                                 last, pad)
+        grads = lib.autograd.grad((outs[0] * outs[0]).sum(), [w] + ([psw] if weighted else []))
+        res.append(([o.tolist() for o in outs], [str(o.dtype) for o in outs[1:]],
+                    outs[0].grad_fn.name(), [g.numpy() for g in grads]))
+    (mine, theirs) = res
+    np.testing.assert_allclose(mine[0][0], theirs[0][0], rtol=1e-12)
+    assert mine[0][1:] == theirs[0][1:]
+    assert [s.split(".")[-1] for s in mine[1]] == [s.split(".")[-1] for s in theirs[1]]
+    assert mine[2] == theirs[2] == "EmbeddingBagBackward0"
+    for a, b in zip(mine[3], theirs[3]):
+        np.testing.assert_allclose(a, b, rtol=1e-12)
+
+
+def test_embedding_bag_refuses_missing_offsets_as_torch(torch):
+    mine, theirs = _errors(lambda lib: lib.embedding_bag(lib.ones(4, 3), lib.tensor([0, 1]),
+                                                         None), torch)
+    assert mine == theirs
+
+
+def test_set_flush_denormal_flushes_as_torch(torch):
+    try:
+        for lib in (gradtrack, torch):
+            assert lib.set_flush_denormal(True) is True
+            assert lib.tensor([1e-39], dtype=lib.float32).item() == 0.0
+            tiny = lib.tensor([1e-300], dtype=lib.float64)
+            assert (tiny * 1e-20).item() == 0.0
+            assert lib.set_flush_denormal(False) is True
+            assert lib.tensor([1e-39], dtype=lib.float32).item() != 0.0
+            assert (tiny * 1e-20).item() != 0.0
+    finally:
+        torch.set_flush_denormal(False)
+        gradtrack.set_flush_denormal(False)
+    mine, theirs = _errors(lambda lib: lib.set_flush_denormal(1), torch)
+    assert mine == theirs

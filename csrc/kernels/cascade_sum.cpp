@@ -31,6 +31,7 @@
 #include <algorithm>
 #include <array>
 #include <cstring>
+#include <type_traits>
 #include <vector>
 
 #include "kernels/parallel.h"
@@ -48,6 +49,22 @@ template <typename A, typename T>
 [[gnu::always_inline]] inline A load(const T* p) {
   A a;
   std::memcpy(&a, p, sizeof a);
+  return a;
+}
+
+// NOTE [NaN-skipping sums]
+// nansum is the sum with each NaN read as 0 where it is loaded (PyTorch's
+// nansum kernel takes the same cascade with that one change), so the order of
+// the additions, and the bits of a NaN-free sum, are the sum's. `Skip` picks it.
+template <bool Skip, typename A, typename T>
+[[gnu::always_inline]] inline A load_as(const T* p) {
+  A a = load<A>(p);
+  if constexpr (Skip) {
+    if constexpr (std::is_floating_point_v<A>)
+      a = a == a ? a : A(0);
+    else
+      a = a == a ? a : A{};
+  }
   return a;
 }
 
@@ -99,7 +116,7 @@ template <typename A, int K, typename Load>
 // The sum of `count` items A (vectors of W elements, or single elements when
 // W == 1), item i at p + i * stride: four places per group, leftover items
 // into the first, the four added in order (PyTorch's row_sum).
-template <typename A, int W, typename T>
+template <typename A, int W, bool Skip = false, typename T>
 [[gnu::always_inline]] inline A items_sum(const T* p, int64_t count, int64_t stride = W) {
   const int64_t groups = count / 4;
   A part[4];
@@ -110,36 +127,36 @@ template <typename A, int W, typename T>
     level_sums<A, 4>(
         [&](int64_t g, int k) GT_LOAD_INLINE {
           if (k % 2 == 0) prefetch_ahead(p + (g * 4 + k) * W, ahead);
-          return load<A>(p + (g * 4 + k) * W);
+          return load_as<Skip, A>(p + (g * 4 + k) * W);
         },
         groups, part);
   } else {
     level_sums<A, 4>([&](int64_t g, int k)
-                         GT_LOAD_INLINE { return load<A>(p + (g * 4 + k) * stride); },
+                         GT_LOAD_INLINE { return load_as<Skip, A>(p + (g * 4 + k) * stride); },
                      groups, part);
   }
-  for (int64_t i = groups * 4; i < count; ++i) part[0] += load<A>(p + i * stride);
+  for (int64_t i = groups * 4; i < count; ++i) part[0] += load_as<Skip, A>(p + i * stride);
   return ((part[0] + part[1]) + part[2]) + part[3];
 }
 
 // The sum of `count` items, item i at p + i * stride, one place per group
 // (PyTorch's multi_row_sum, which sums a block of columns row by row).
-template <typename A, typename T>
+template <typename A, bool Skip = false, typename T>
 [[gnu::always_inline]] inline A straight_sum(const T* p, int64_t count, int64_t stride) {
   A part[1];
-  level_sums<A, 1>([&](int64_t g, int) GT_LOAD_INLINE { return load<A>(p + g * stride); }, count,
-                   part);
+  level_sums<A, 1>([&](int64_t g, int) GT_LOAD_INLINE { return load_as<Skip, A>(p + g * stride); },
+                   count, part);
   return part[0];
 }
 
-template <typename T, int W>
+template <typename T, int W, bool Skip = false>
 [[gnu::always_inline]] inline T run_sum(const T* p, int64_t n) {
-  if (n < W) return items_sum<T, 1>(p, n);
+  if (n < W) return items_sum<T, 1, Skip>(p, n);
   using V [[gnu::vector_size(W * sizeof(T))]] = T;
   const int64_t vectors = n / W;
-  const V lanes = items_sum<V, W>(p, vectors);
+  const V lanes = items_sum<V, W, Skip>(p, vectors);
   T total = 0;
-  for (int64_t k = vectors * W; k < n; ++k) total += p[k];
+  for (int64_t k = vectors * W; k < n; ++k) total += load_as<Skip, T>(p + k);
   T lane[W];
   std::memcpy(lane, &lanes, sizeof lanes);
   for (T x : lane) total += x;
@@ -170,14 +187,17 @@ auto in_best_build(Args... args) {
   return in_baseline<Kernel, T>(args...);
 }
 
-template <typename T, int W>
+template <bool Skip>
 struct RunSum {
-  [[gnu::always_inline]] static T run(const T* p, int64_t n) { return run_sum<T, W>(p, n); }
+  template <typename T, int W>
+  struct Kernel {
+    [[gnu::always_inline]] static T run(const T* p, int64_t n) { return run_sum<T, W, Skip>(p, n); }
+  };
 };
 
-template <typename T>
+template <bool Skip = false, typename T>
 T any_width_sum(const T* p, int64_t n) {
-  return in_best_build<RunSum, T>(p, n);
+  return in_best_build<RunSum<Skip>::template Kernel, T>(p, n);
 }
 
 // NOTE [Row sums in one call]
@@ -186,24 +206,27 @@ T any_width_sum(const T* p, int64_t n) {
 // rows take one dispatch, each row summed as before (same order, same bits).
 // a.sum(dim=1) over 256 x 256 floats, in turns with the per-row calls: 0.58x
 // on 1 thread, 0.69x on 2; over 64 x 1000: 0.78x and 0.87x.
-template <typename T, int W>
+template <bool Skip>
 struct RowSums {
-  [[gnu::always_inline]] static void run(T* out, int64_t os, const T* in, int64_t rs, int64_t rows,
-                                         int64_t len) {
-    for (int64_t r = 0; r < rows; ++r) out[r * os] = T(0) + run_sum<T, W>(in + r * rs, len);
-  }
+  template <typename T, int W>
+  struct Kernel {
+    [[gnu::always_inline]] static void run(T* out, int64_t os, const T* in, int64_t rs,
+                                           int64_t rows, int64_t len) {
+      for (int64_t r = 0; r < rows; ++r) out[r * os] = T(0) + run_sum<T, W, Skip>(in + r * rs, len);
+    }
+  };
 };
 
-template <typename T>
+template <bool Skip, typename T>
 T chunked_sum(const T* p, int64_t n, int threads) {
   const int64_t used = std::min<int64_t>(threads, (n + kTorchGrainElems - 1) / kTorchGrainElems);
-  if (used <= 1) return T(0) + any_width_sum(p, n);
+  if (used <= 1) return T(0) + any_width_sum<Skip>(p, n);
   const int64_t chunk = (n + used - 1) / used;
   std::vector<T> part(static_cast<size_t>(threads), T(0));
   parallel_for(used, 1, [&](int64_t b, int64_t e) {
     for (int64_t t = b; t < e; ++t) {
       const int64_t lo = t * chunk, len = std::min(n, lo + chunk) - lo;
-      if (len > 0) part[static_cast<size_t>(t)] = T(0) + any_width_sum(p + lo, len);
+      if (len > 0) part[static_cast<size_t>(t)] = T(0) + any_width_sum<Skip>(p + lo, len);
     }
   });
   return T(0) + any_width_sum(part.data(), threads);
@@ -214,7 +237,7 @@ T chunked_sum(const T* p, int64_t n, int threads) {
 // each column on its own (straight_sum), and the columns after the last such
 // block as rows are (items_sum, W at a time, then one by one); with fewer than
 // W columns, blocks of 4 columns straight and the rest as rows.
-template <typename T, int W>
+template <typename T, int W, bool Skip>
 [[gnu::always_inline]] inline void column_block(T* out, int64_t os, const T* in, int64_t rs,
                                                 int64_t rows, int64_t cols) {
   using V [[gnu::vector_size(W * sizeof(T))]] = T;
@@ -230,43 +253,47 @@ template <typename T, int W>
     for (; j + 4 * W <= cols; j += 4 * W) {
       V sums[4];
       const T* p = in + j;
-      level_sums<V, 4>([&](int64_t r, int k) GT_LOAD_INLINE { return load<V>(p + r * rs + k * W); },
+      level_sums<V, 4>([&](int64_t r, int k)
+                           GT_LOAD_INLINE { return load_as<Skip, V>(p + r * rs + k * W); },
                        rows, sums);
       put(j, sums, 4);
     }
     for (; j + W <= cols; j += W) {
-      const V sums = items_sum<V, W>(in + j, rows, rs);
+      const V sums = items_sum<V, W, Skip>(in + j, rows, rs);
       put(j, &sums, 1);
     }
   } else {
     for (const int64_t straight = cols / 4 * 4; j < straight; ++j)
-      out[j * os] = T(0) + straight_sum<T>(in + j, rows, rs);
+      out[j * os] = T(0) + straight_sum<T, Skip>(in + j, rows, rs);
   }
-  for (; j < cols; ++j) out[j * os] = T(0) + items_sum<T, 1>(in + j, rows, rs);
+  for (; j < cols; ++j) out[j * os] = T(0) + items_sum<T, 1, Skip>(in + j, rows, rs);
 }
 
-template <typename T, int W>
+template <bool Skip>
 struct ColumnBlock {
-  [[gnu::always_inline]] static void run(T* out, int64_t os, const T* in, int64_t rs, int64_t rows,
-                                         int64_t cols) {
-    column_block<T, W>(out, os, in, rs, rows, cols);
-  }
+  template <typename T, int W>
+  struct Kernel {
+    [[gnu::always_inline]] static void run(T* out, int64_t os, const T* in, int64_t rs,
+                                           int64_t rows, int64_t cols) {
+      column_block<T, W, Skip>(out, os, in, rs, rows, cols);
+    }
+  };
 };
 
-template <typename T>
+template <bool Skip, typename T>
 void any_width_columns(T* out, int64_t os, const T* in, int64_t rs, int64_t rows, int64_t cols) {
-  in_best_build<ColumnBlock, T>(out, os, in, rs, rows, cols);
+  in_best_build<ColumnBlock<Skip>::template Kernel, T>(out, os, in, rs, rows, cols);
 }
 
 // From kTorchGrainElems elements on, with more than one thread, PyTorch gives
 // each thread an equal share of the columns, both ends rounded down to a
 // multiple of 128 bytes (the last end excepted); each share is one call of
 // its loop.
-template <typename T>
+template <bool Skip, typename T>
 void chunked_columns(T* out, int64_t os, const T* in, int64_t rs, int64_t rows, int64_t cols,
                      int threads) {
   if (rows * cols < kTorchGrainElems || threads <= 1 || cols <= 1)
-    return any_width_columns(out, os, in, rs, rows, cols);
+    return any_width_columns<Skip>(out, os, in, rs, rows, cols);
   const int64_t used = std::min<int64_t>(threads, cols), chunk = (cols + used - 1) / used;
   constexpr int64_t round = 128 / sizeof(T);
   parallel_for(used, 1, [&](int64_t b, int64_t e) {
@@ -275,32 +302,42 @@ void chunked_columns(T* out, int64_t os, const T* in, int64_t rs, int64_t rows, 
       if (lo >= hi) continue;
       lo -= lo % round;
       if (hi != cols) hi -= hi % round;
-      if (lo < hi) any_width_columns(out + lo * os, os, in + lo, rs, rows, hi - lo);
+      if (lo < hi) any_width_columns<Skip>(out + lo * os, os, in + lo, rs, rows, hi - lo);
     }
   });
 }
 
 }  // namespace
 
-float cascade_sum(const float* p, int64_t n, int threads) { return chunked_sum(p, n, threads); }
-double cascade_sum(const double* p, int64_t n, int threads) { return chunked_sum(p, n, threads); }
+float cascade_sum(const float* p, int64_t n, int threads, bool skip_nan) {
+  return skip_nan ? chunked_sum<true>(p, n, threads) : chunked_sum<false>(p, n, threads);
+}
+double cascade_sum(const double* p, int64_t n, int threads, bool skip_nan) {
+  return skip_nan ? chunked_sum<true>(p, n, threads) : chunked_sum<false>(p, n, threads);
+}
 
 void cascade_row_sums(float* out, int64_t out_stride, const float* in, int64_t row_stride,
-                      int64_t rows, int64_t len) {
-  in_best_build<RowSums, float>(out, out_stride, in, row_stride, rows, len);
+                      int64_t rows, int64_t len, bool skip_nan) {
+  if (skip_nan)
+    return in_best_build<RowSums<true>::Kernel, float>(out, out_stride, in, row_stride, rows, len);
+  in_best_build<RowSums<false>::Kernel, float>(out, out_stride, in, row_stride, rows, len);
 }
 void cascade_row_sums(double* out, int64_t out_stride, const double* in, int64_t row_stride,
-                      int64_t rows, int64_t len) {
-  in_best_build<RowSums, double>(out, out_stride, in, row_stride, rows, len);
+                      int64_t rows, int64_t len, bool skip_nan) {
+  if (skip_nan)
+    return in_best_build<RowSums<true>::Kernel, double>(out, out_stride, in, row_stride, rows, len);
+  in_best_build<RowSums<false>::Kernel, double>(out, out_stride, in, row_stride, rows, len);
 }
 
 void cascade_column_sums(float* out, int64_t out_stride, const float* in, int64_t row_stride,
-                         int64_t rows, int64_t cols, int threads) {
-  chunked_columns(out, out_stride, in, row_stride, rows, cols, threads);
+                         int64_t rows, int64_t cols, int threads, bool skip_nan) {
+  if (skip_nan) return chunked_columns<true>(out, out_stride, in, row_stride, rows, cols, threads);
+  chunked_columns<false>(out, out_stride, in, row_stride, rows, cols, threads);
 }
 void cascade_column_sums(double* out, int64_t out_stride, const double* in, int64_t row_stride,
-                         int64_t rows, int64_t cols, int threads) {
-  chunked_columns(out, out_stride, in, row_stride, rows, cols, threads);
+                         int64_t rows, int64_t cols, int threads, bool skip_nan) {
+  if (skip_nan) return chunked_columns<true>(out, out_stride, in, row_stride, rows, cols, threads);
+  chunked_columns<false>(out, out_stride, in, row_stride, rows, cols, threads);
 }
 
 }  // namespace gradtrack::kernels

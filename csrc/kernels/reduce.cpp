@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "kernels/pointwise.h"
+#include "kernels/nan_sum.h"
 #include "kernels/reduce.h"
 #include "kernels/reduced_float.h"
 #include "kernels/cascade_sum.h"
@@ -75,6 +76,11 @@ void for_runs(const Group& g, int64_t b, int64_t e, const F& run) {
   }
 }
 
+// nansum's reduction (kernels/nan_sum.h): the sum with each NaN read as 0. It is
+// not one of reduce.h's ops, whose many includers would all rebuild for it; it
+// takes the value after the last of them.
+constexpr ReduceOp kNanSum = ReduceOp(int(ReduceOp::All) + 1);
+
 template <typename T>
 using acc_t = std::conditional_t<std::is_floating_point_v<T>, double,
                                  std::conditional_t<std::is_same_v<T, bool>, bool, int64_t>>;
@@ -82,9 +88,10 @@ using acc_t = std::conditional_t<std::is_floating_point_v<T>, double,
 // One reducer per op: an identity, a step over a strided run, and a merge.
 template <typename T, ReduceOp Op>
 struct Reducer {
-  using A = std::conditional_t<Op == ReduceOp::Sum || Op == ReduceOp::Prod, acc_t<T>, T>;
+  using A =
+      std::conditional_t<Op == ReduceOp::Sum || Op == ReduceOp::Prod || Op == kNanSum, acc_t<T>, T>;
   static A identity() {
-    if constexpr (Op == ReduceOp::Sum) return A(0);
+    if constexpr (Op == ReduceOp::Sum || Op == kNanSum) return A(0);
     if constexpr (Op == ReduceOp::Prod) return A(1);
     if constexpr (Op == ReduceOp::Any) return A(0);
     if constexpr (Op == ReduceOp::All) return A(1);
@@ -99,6 +106,7 @@ struct Reducer {
   }
   static A merge(A a, T x) {
     if constexpr (Op == ReduceOp::Sum) return a + static_cast<A>(x);
+    if constexpr (Op == kNanSum) return x == x ? a + static_cast<A>(x) : a;
     if constexpr (Op == ReduceOp::Prod) {
       if constexpr (std::is_same_v<A, bool>)
         return a && x;
@@ -111,7 +119,7 @@ struct Reducer {
     if constexpr (Op == ReduceOp::Min) return (x < a || x != x) && a == a ? x : a;
   }
   static A combine(A a, A b) {
-    if constexpr (Op == ReduceOp::Sum) return a + b;
+    if constexpr (Op == ReduceOp::Sum || Op == kNanSum) return a + b;
     if constexpr (Op == ReduceOp::Prod) {
       if constexpr (std::is_same_v<A, bool>)
         return a && b;
@@ -147,7 +155,7 @@ struct Reducer {
 // A float sum over one contiguous run (a whole tensor, a row): PyTorch's order
 // (NOTE [PyTorch's summation order] in cascade_sum.cpp).
 template <typename T, ReduceOp Op>
-constexpr bool kTorchOrder = Op == ReduceOp::Sum && std::is_floating_point_v<T>;
+constexpr bool kTorchOrder = (Op == ReduceOp::Sum || Op == kNanSum) && std::is_floating_point_v<T>;
 
 template <typename T, ReduceOp Op>
 void reduce_all(T* out, const T* in, const Group& red) {
@@ -155,7 +163,7 @@ void reduce_all(T* out, const T* in, const Group& red) {
   using A = typename R::A;
   if constexpr (kTorchOrder<T, Op>) {
     if (red.sizes.size() == 1 && red.in[0] == 1) {
-      *out = cascade_sum(in, red.numel, get_num_threads());
+      *out = cascade_sum(in, red.numel, get_num_threads(), Op == kNanSum);
       return;
     }
   }
@@ -225,7 +233,8 @@ void reduce_rows(T* out, const T* in, const Group& kept, const Group& red) {
     if constexpr (kTorchOrder<T, Op>) {
       if (stride == 1) {
         parallel_for(kept.numel, grain, [&](int64_t b, int64_t e) {
-          cascade_row_sums(out + b * out_step, out_step, in + b * in_step, in_step, e - b, len);
+          cascade_row_sums(out + b * out_step, out_step, in + b * in_step, in_step, e - b, len,
+                           Op == kNanSum);
         });
         return;
       }
@@ -275,7 +284,7 @@ void reduce_typed(const Tensor& out, const Tensor& in, uint64_t mask) {
   if constexpr (kTorchOrder<T, Op>) {
     if (dense_kept_inner && kept.sizes.size() == 1 && red.sizes.size() == 1)
       return cascade_column_sums(o, kept.out[0], i, red.in[0], red.sizes[0], kept.sizes[0],
-                                 get_num_threads());
+                                 get_num_threads(), Op == kNanSum);
   }
   if (dense_kept_inner) return reduce_columns<T, Op>(o, i, kept, red);
   reduce_rows<T, Op>(o, i, kept, red);
@@ -303,6 +312,16 @@ void reduce(ReduceOp op, const Tensor& out, const Tensor& in0, uint64_t mask) {
     case ReduceOp::Any: return reduce_dispatch<ReduceOp::Any>(out, in, mask);
     case ReduceOp::All: return reduce_dispatch<ReduceOp::All>(out, in, mask);
   }
+}
+
+void nan_sum(const Tensor& out, const Tensor& in0, uint64_t mask) {
+  if (any_reduced({&out, &in0})) {  // NOTE [Reduced floats are stored, not computed]
+    WideOut w(out);
+    nan_sum(w.t, widen(in0), mask);
+    return w.commit();
+  }
+  const Tensor in = aligned(in0);
+  GT_DISPATCH_FLOAT(in.dtype(), "nansum", [&] { reduce_typed<scalar_t, kNanSum>(out, in, mask); });
 }
 
 namespace {

@@ -1,4 +1,4 @@
-// The history-free forwards of ops/linalg_lapack.h: LU (getrf), least squares
+// The history-free forwards of ops/linalg_lapack.h: LU (getrf) and its solve, least squares
 // (gels, gelsy, gelsd, gelss), the matrix exponential and frexp.
 #include "ops/linalg_lapack.h"
 
@@ -8,6 +8,8 @@
 
 #include "autograd/variable.h"
 #include "kernels/lapack.h"
+#include "kernels/parallel.h"
+#include "kernels/triangular_blocks.h"
 #include "ops/common.h"
 #include "ops/linalg_batch.h"
 
@@ -34,6 +36,128 @@ std::tuple<Tensor, Tensor, Tensor> linalg_lu_factor_plain(const Tensor& a) {
   return {contiguous(transpose(cols, -2, -1)), pivots, info};
 }
 
+namespace {
+
+// NOTE [LU solves from torch's factors]
+// linalg.lu_solve gets torch's factors: A = P L U packed row-major. The blocked
+// solve of NOTE [LU solves on our GEMM] (lu_solve_rows) takes getrf's packing
+// read column-major, a factorization M = P L U, and solves M^T X = B in place on
+// B's rows; it solves with the lower triangle of the buffer read row-major
+// (diagonal included), then the strictly upper one (unit diagonal), then P.
+// - A^T X = B: M = A, so the buffer is LU transposed (X A = B is A^T X^T = B^T).
+// - A X = B (X A^T = B: A X^T = B^T) is X = U^-1 L^-1 P^T B. With D the diagonal
+//   of U, A = P (L D) (D^-1 U): L D is lower with U's diagonal and D^-1 U unit
+//   upper, the two triangles the blocked solve reads. The rows of B take P^T's
+//   swaps first and the blocked solve none. Scaling rounds each factor once more
+//   (a relative change of one unit in the last place, as the solve's own
+//   rounding); where a diagonal is zero or a scaled factor is not finite, the
+//   two triangular solves run on the factors as they are (trsm).
+
+// The rows of the n x k row-major c permuted by getrf's swaps in order (P^T c).
+template <typename T>
+void swap_rows_forward(T* c, const int* piv, int64_t n, int64_t k) {
+  for (int64_t i = 0; i < n; ++i) {
+    const int64_t p = piv[i] - 1;
+    if (p != i) std::swap_ranges(c + i * k, c + (i + 1) * k, c + p * k);
+  }
+}
+
+// A X = B in place in the n x k rows of c, from torch's packed factors of A.
+template <typename T>
+void lu_solve_forward(const T* lu, const int* piv, int64_t n, T* c, int64_t k, std::vector<T>& w,
+                      const std::vector<int>& unswapped) {
+  bool scaled = true;
+  for (int64_t i = 0; i < n && scaled; ++i) {
+    const T d = lu[i * n + i];
+    for (int64_t j = 0; j < n; ++j) {
+      const T v = j < i ? lu[i * n + j] * lu[j * n + j] : j == i ? d : lu[i * n + j] / d;
+      w[size_t(i * n + j)] = v;
+      if (!std::isfinite(v) || (j == i && v == T(0))) scaled = false;
+    }
+  }
+  swap_rows_forward(c, piv, n, k);
+  if (scaled) return kernels::lu_solve_rows(w.data(), unswapped.data(), n, c, k);
+  kernels::triangular_solve(lu, c, int(n), int(k), true, false, false, true);
+  kernels::triangular_solve(lu, c, int(n), int(k), true, true, false, false);
+}
+
+// A X = B (or A^T X = B when `transposed`) in the n x k rows of c by trsm on
+// torch's packed factors of A.
+template <typename T>
+void lu_solve_few(const T* lu, const int* piv, int64_t n, T* c, int64_t k, bool transposed) {
+  if (!transposed) {
+    swap_rows_forward(c, piv, n, k);
+    kernels::triangular_solve(lu, c, int(n), int(k), true, false, false, true);
+    kernels::triangular_solve(lu, c, int(n), int(k), true, true, false, false);
+    return;
+  }
+  // A^T = U^T L^T P^T: X = P L^-T U^-T B, P undoing the swaps last first.
+  kernels::triangular_solve(lu, c, int(n), int(k), true, true, true, false);
+  kernels::triangular_solve(lu, c, int(n), int(k), true, false, true, true);
+  for (int64_t i = n - 1; i >= 0; --i) {
+    const int64_t p = piv[i] - 1;
+    if (p != i) std::swap_ranges(c + i * k, c + (i + 1) * k, c + p * k);
+  }
+}
+
+}  // namespace
+
+Tensor linalg_lu_solve_plain(const Tensor& lu, const Tensor& pivots, const Tensor& b, bool left,
+                             bool adjoint) {
+  const int64_t n = lu.size(-1), other = left ? b.size(-1) : b.size(-2);
+  const DimVector batch = broadcast_shapes(batch_of(lu.sizes()), batch_of(b.sizes()));
+  const int64_t count = count_of(batch), nn = n * n;
+  autograd::AutoGradMode off(false);
+  Tensor piv = work_copy(expand(pivots, with_vector(batch, n)));
+  const int32_t* pp = piv.data<int32_t>();
+  for (int64_t i = 0; i < count * n; ++i)
+    GT_CHECK(pp[i] >= 1,
+             "Pivots given to lu_solve must all be greater or equal to 1. Did you properly pass "
+             "the result of lu_factor?");
+  for (int64_t i = 0; i < count * n; ++i)
+    GT_CHECK(pp[i] <= n,
+             "Pivots given to lu_solve must all be smaller or equal to LU.size(-2). Did you "
+             "properly pass the result of lu_factor?");
+  // The systems with A^T on the left solve on LU's transpose (NOTE [LU solves from
+  // torch's factors]); X A = B and X A^T = B solve on B's transpose.
+  const bool transposed = left == adjoint;
+  // A few right-hand sides are solved by trsm on the factors as they are: the
+  // blocked solve's copies of the factors would cost more than it saves.
+  const bool few = other <= 8;
+  Tensor factors =
+      contiguous(expand(transposed && !few ? transpose(lu, -2, -1) : lu, with_matrix(batch, n, n)));
+  Tensor bm = expand(b, with_matrix(batch, b.size(-2), b.size(-1)));
+  Tensor c = work_copy(left ? bm : transpose(bm, -2, -1));
+  on_float_type(lu.dtype(), [&](auto zero) {
+    using T = decltype(zero);
+    std::vector<int> unswapped(static_cast<size_t>(n));
+    for (int64_t i = 0; i < n; ++i) unswapped[size_t(i)] = int(i) + 1;
+    auto solve = [&](int64_t lo, int64_t hi) {
+      std::vector<T> w(transposed ? 0 : size_t(nn));
+      for (int64_t i = lo; i < hi; ++i) {
+        const T* f = factors.data<T>() + i * nn;
+        const int* pi = reinterpret_cast<const int*>(pp + i * n);
+        T* ci = c.data<T>() + i * n * other;
+        if (few) {
+          lu_solve_few(f, pi, n, ci, other, transposed);
+        } else if (transposed)
+          kernels::lu_solve_rows(f, pi, n, ci, other);
+        else
+          lu_solve_forward(f, pi, n, ci, other, w, unswapped);
+      }
+    };
+    // A batch of small systems (each below the size where the solve uses the
+    // threads itself) goes over the threads by matrix, in one region.
+    constexpr int64_t kThreadsAbove = int64_t(1) << 20;
+    const int64_t work = nn * other;
+    if (count > 1 && work < kThreadsAbove && count * work >= kThreadsAbove)
+      parallel_for(count, 1, solve);
+    else
+      solve(0, count);
+  });
+  return left ? c : contiguous(transpose(c, -2, -1));
+}
+
 std::tuple<Tensor, Tensor, Tensor, Tensor> linalg_lstsq_plain(const Tensor& a, const Tensor& b,
                                                               int driver, double rcond) {
   const int64_t m = a.size(-2), n = a.size(-1), k = b.size(-1), rows = std::max(m, n);
@@ -49,23 +173,31 @@ std::tuple<Tensor, Tensor, Tensor, Tensor> linalg_lstsq_plain(const Tensor& a, c
   Tensor out = zeros(with_matrix(batch, rows, k), a.dtype());
   on_float_type(a.dtype(), [&](auto zero) {
     using T = decltype(zero);
-    std::vector<T> buf(static_cast<size_t>(std::max<int64_t>(ld * k, 1)));
-    for (int64_t i = 0; i < count; ++i) {
-      std::fill(buf.begin(), buf.end(), T(0));
-      const T* pb = bcols.data<T>() + i * m * k;
-      for (int64_t c = 0; c < k; ++c)
-        for (int64_t r = 0; r < m; ++r) buf[size_t(c * ld + r)] = pb[c * m + r];
-      int r = 0;
-      if (m > 0 && n > 0 && k > 0) {
-        info.data<int32_t>()[i] =
-            kernels::lstsq(cols.data<T>() + i * m * n, int(m), int(n), buf.data(), int(k), driver,
-                           T(rcond), &r, s.data<T>() + i * low);
+    auto solve = [&](int64_t lo, int64_t hi) {
+      std::vector<T> buf(static_cast<size_t>(std::max<int64_t>(ld * k, 1)));
+      for (int64_t i = lo; i < hi; ++i) {
+        std::fill(buf.begin(), buf.end(), T(0));
+        const T* pb = bcols.data<T>() + i * m * k;
+        for (int64_t c = 0; c < k; ++c)
+          for (int64_t r = 0; r < m; ++r) buf[size_t(c * ld + r)] = pb[c * m + r];
+        int r = 0;
+        if (m > 0 && n > 0 && k > 0) {
+          info.data<int32_t>()[i] =
+              kernels::lstsq(cols.data<T>() + i * m * n, int(m), int(n), buf.data(), int(k), driver,
+                             T(rcond), &r, s.data<T>() + i * low);
+        }
+        rank.data<int64_t>()[i] = r;
+        T* po = out.data<T>() + i * rows * k;
+        for (int64_t row = 0; row < rows; ++row)
+          for (int64_t c = 0; c < k; ++c) po[row * k + c] = buf[size_t(c * ld + row)];
       }
-      rank.data<int64_t>()[i] = r;
-      T* po = out.data<T>() + i * rows * k;
-      for (int64_t row = 0; row < rows; ++row)
-        for (int64_t c = 0; c < k; ++c) po[row * k + c] = buf[size_t(c * ld + row)];
-    }
+    };
+    // LAPACK runs on one thread (NOTE [One thread pool]): a batch goes over the
+    // threads by matrix, in one region, when it is worth the fork.
+    if (count > 1 && count * m * n * std::max(n, k) >= (int64_t(1) << 20))
+      parallel_for(count, 1, solve);
+    else
+      solve(0, count);
   });
   return {out, rank, s, info};
 }

@@ -1,4 +1,4 @@
-// The forwards of torch.linalg's LU factorization, least squares and matrix
+// The forwards of torch.linalg's LU factorization and solve, least squares and matrix
 // exponential, and of torch.frexp, computed without history: their nodes
 // (LinalgLuFactorExBackward0, LinalgLstsqBackward0, LinalgMatrixExpBackward0,
 // FrexpBackward0...) are autograd Functions of the Python face
@@ -16,6 +16,13 @@ namespace gradtrack::ops {
 /// (unit diagonal implied) and U on and above it, min(m, n) 1-based int32 pivots,
 /// int32 info (i > 0: U[i, i] in 1-based indices is zero).
 std::tuple<Tensor, Tensor, Tensor> linalg_lu_factor_plain(const Tensor& a);
+
+/// X of A X = B (X A = B when not `left`; with A^T for A when `adjoint`) for each
+/// matrix of the factorization (LU, pivots) of linalg_lu_factor_plain (square,
+/// int32 pivots of LU's batch) and B, batches broadcast (NOTE [LU solves from
+/// torch's factors]).
+Tensor linalg_lu_solve_plain(const Tensor& lu, const Tensor& pivots, const Tensor& b, bool left,
+                             bool adjoint);
 
 /// Least squares of each matrix pair of the same batch shape (contiguous): `a`
 /// (..., m, n), `b` (..., m, k). Returns LAPACK's B, (..., max(m, n), k) (X in

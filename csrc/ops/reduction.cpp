@@ -5,6 +5,7 @@
 
 #include "autograd/profiling.h"
 #include "kernels/moments.h"
+#include "kernels/nan_sum.h"
 #include "kernels/reduced_float.h"
 #include "ops/common.h"
 
@@ -431,8 +432,16 @@ Tensor nansum(const Tensor& a, const DimVector& dims, bool keepdim,
   Tensor out;
   {
     autograd::AutoGradMode off(false);
-    Tensor x = is_floating(a.dtype()) ? where(isnan(a), zeros({}, a.dtype()), a) : a;
-    out = sum(x, dims, keepdim, dtype, true);
+    const ScalarType dt = dtype ? *dtype : a.dtype();
+    if (is_floating(a.dtype()) && is_floating(dt)) {
+      // One pass, NaN read as 0 (NOTE [NaN-skipping sums]).
+      out = empty(keepdim_shape(a.sizes(), mask), dt);
+      kernels::nan_sum(out, cast_for_kernel(a, dt), mask);
+      out = drop_dims(out, mask, keepdim);
+    } else {
+      Tensor x = is_floating(a.dtype()) ? where(isnan(a), zeros({}, a.dtype()), a) : a;
+      out = sum(x, dims, keepdim, dtype, true);
+    }
   }
   record(OpKind::Nansum, {&a}, out, [&](autograd::ReduceAttrs& at) {
     at.dim = mask_dims(mask, a.dim());

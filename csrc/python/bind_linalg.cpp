@@ -82,6 +82,10 @@ void bind_linalg_factor(py::module_& m) {
   });
   // History-free forwards whose nodes the Python face records (ops/linalg_lapack.h).
   f.def("lu_factor", [](const Tensor& a) { return ops::linalg_lu_factor_plain(a); });
+  f.def("lu_solve",
+        [](const Tensor& lu, const Tensor& pivots, const Tensor& b, bool left, bool adjoint) {
+          return ops::linalg_lu_solve_plain(lu, pivots, b, left, adjoint);
+        });
   f.def("lstsq", [](const Tensor& a, const Tensor& b, int driver, double rcond) {
     return ops::linalg_lstsq_plain(a, b, driver, rcond);
   });

@@ -1,7 +1,7 @@
 """Statistics, order statistics and norms against torch 2.13 where the op table
 (tests/ops/op_db/reduction.py) does not reach: var, std, var_mean and std_mean
 (correction, one element), logsumexp (integers, infinities), kthvalue, median (NaN, ties,
-even counts) and mode, vector_norm and norm of every order (zeros). Argument checks and
+even counts) and mode, nansum's bits, vector_norm and norm of every order (zeros). Argument checks and
 their messages, grad_fn names, named results, gradients (double backward and finite
 differences) and out= under no_grad.
 """
@@ -140,3 +140,31 @@ OUT["no_grad_mode_allows"] = _out_under_no_grad
 @pytest.mark.parametrize("case", sorted(OUT))
 def test_out_matches_torch(case):
     same(OUT[case])
+
+
+# ---- nansum: one pass in the sum's order --------------------------------------------------------
+
+@pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize("dim", [None, 0, 1])
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_nansum_bits_match_torch(threads, dim, dtype):
+    """NaN reads as 0 inside the sum's cascade: the whole-tensor, row and column sums
+    carry torch's bits, from short runs to the threads' chunks."""
+    import numpy as np
+    import torch
+    rng = np.random.default_rng(5)
+    x = rng.standard_normal((300, 257)).astype(dtype)
+    x.flat[::7] = np.nan
+    x[3] = np.nan  # a row of NaNs sums to 0
+    before = (torch.get_num_threads(), gradtrack.get_num_threads())
+    torch.set_num_threads(threads)
+    gradtrack.set_num_threads(threads)
+    try:
+        args = () if dim is None else (dim,)
+        want = torch.nansum(torch.from_numpy(x), *args).numpy()
+        got = gradtrack.nansum(gradtrack.tensor(x), *args).numpy()
+    finally:
+        torch.set_num_threads(before[0])
+        gradtrack.set_num_threads(before[1])
+    assert got.dtype == want.dtype and got.shape == want.shape
+    assert np.array_equal(got, want)

@@ -5,7 +5,7 @@ the factorizations and decompositions of torch.linalg (private)
 from __future__ import annotations
 import typing
 from gradtrack._C import Tensor
-__all__: list[str] = ['cholesky_ex', 'cholesky_solve', 'det', 'eigh', 'frexp', 'inv_ex', 'lstsq', 'lu_factor', 'matrix_exp', 'qr', 'slogdet', 'solve_ex', 'solve_triangular', 'svd']
+__all__: list[str] = ['cholesky_ex', 'cholesky_solve', 'det', 'eigh', 'frexp', 'inv_ex', 'lstsq', 'lu_factor', 'lu_solve', 'matrix_exp', 'qr', 'slogdet', 'solve_ex', 'solve_triangular', 'svd']
 
 def cholesky_ex(arg0: Tensor, arg1: bool, arg2: bool) -> tuple[Tensor, Tensor]:
     ...
@@ -29,6 +29,9 @@ def lstsq(arg0: Tensor, arg1: Tensor, arg2: typing.SupportsInt | typing.Supports
     ...
 
 def lu_factor(arg0: Tensor) -> tuple[Tensor, Tensor, Tensor]:
+    ...
+
+def lu_solve(arg0: Tensor, arg1: Tensor, arg2: Tensor, arg3: bool, arg4: bool) -> Tensor:
     ...
 
 def matrix_exp(arg0: Tensor) -> Tensor:

@@ -239,9 +239,10 @@ class _LuUnpack(Function):
 named_node(_LuUnpack, "LuUnpackBackward0")
 
 
-def _lu_solve(LU, B, P, left, adjoint):  # noqa: N803
+def _lu_solve(LU, B, pivots, left, adjoint):  # noqa: N803
     """X of A X = B (X A = B when not ``left``; A^T when ``adjoint``), A = P L U packed
     in ``LU``: triangular solves with its two triangles, differentiable in LU and B."""
+    P = _permutation(pivots, LU.shape[-1], LU.dtype)  # noqa: N806
     if left and not adjoint:
         return _tri(LU, _tri(LU, P.mT @ B, False, unit=True), True)
     if left:
@@ -251,7 +252,14 @@ def _lu_solve(LU, B, P, left, adjoint):  # noqa: N803
     return _tri(LU.mT, _tri(LU.mT, B @ P, True, left=False, unit=True), False, left=False)
 
 
-_lu_solve_node = composite_node("LinalgLuSolveBackward0", _lu_solve, differentiable=2)
+def _lu_solve_blocked(LU, B, pivots, left, adjoint):  # noqa: N803
+    """_lu_solve's values in one C++ call: row swaps and the blocked solves on our GEMM
+    (NOTE [LU solves from torch's factors] in csrc/ops/linalg_lapack.cpp)."""
+    return _L.lu_solve(LU, pivots, B, left, adjoint)
+
+
+_lu_solve_node = composite_node("LinalgLuSolveBackward0", _lu_solve, differentiable=2,
+                                forward=_lu_solve_blocked)
 
 
 # ---- the functions ---------------------------------------------------------------------------
@@ -399,13 +407,12 @@ def lu_solve(LU, pivots, B, *, left=True, adjoint=False, out=None):  # noqa: N80
             [0.5000]])
     """
     _check_lu_solve(LU, pivots, B, left)
-    P = _permutation(pivots, LU.shape[-1], LU.dtype)  # noqa: N806
     if LU.numel() == 0 or B.numel() == 0:
         shape = broadcast_shapes(tuple(LU.shape[:-2]), tuple(B.shape[:-2]))
         return _with_out("linalg_lu_solve", _C.zeros(tuple(shape) + tuple(B.shape[-2:]),
                                                      dtype=B.dtype), out)
     with without_autocast():  # torch's kernel: its products do not autocast
-        result = _lu_solve_node(LU, B, P, left, adjoint)
+        result = _lu_solve_node(LU, B, pivots, left, adjoint)
     return _with_out("linalg_lu_solve", result, out)
 
 

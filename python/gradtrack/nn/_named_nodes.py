@@ -57,20 +57,23 @@ def _not_a_view(out):
 
 
 def composite_node(name, compute, differentiable=1, no_forward_ad=None,
-                   no_double_backward=None):
+                   no_double_backward=None, forward=None):
     """``compute(*tensors, *rest)`` as one node named ``name``: its first
     ``differentiable`` arguments are the floating tensors it is differentiated by, the
     others (targets, options, optional weights) pass through as they are.
     ``no_forward_ad``: the name of torch's op when torch has no forward-mode derivative
     for it (a tangent then raises torch's NotImplementedError). ``no_double_backward``:
-    ``(exception type, message)`` when torch's backward has no derivative of its own."""
+    ``(exception type, message)`` when torch's backward has no derivative of its own.
+    ``forward``: a faster computation of the same values, without a graph, for the
+    forward pass (``compute`` then runs only for derivatives)."""
+    first = compute if forward is None else forward
 
     class _Composite(Function):
         @staticmethod
         def forward(ctx, *args):
             ctx.save_for_backward(*args[:differentiable])
             ctx.rest = args[differentiable:]
-            return _not_a_view(compute(*args))
+            return _not_a_view(first(*args))
 
         @staticmethod
         def backward(ctx, grad):

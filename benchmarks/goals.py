@@ -44,6 +44,9 @@ GOALS = (
     Goal("cumsum", "1M", 1.0, "one sequential pass"),
     # recurrent layers
     Goal("lstm_fwd_bwd", "s35b20", 1.0, "fused LSTM layer vs oneDNN"),
+    # mixed precision and activation checkpointing
+    Goal("mlp_autocast_step", "b64", 1.0, "bfloat16 autocast: weight casts and bf16 GEMMs"),
+    Goal("activation_memory", None, 1.0, "peak of one fwd+bwd, checkpointed or not"),
 )
 
 # Every other timed case at <= 1.0x torch, except the reference

@@ -24,6 +24,7 @@ import sys
 import time
 
 from . import worker as worker_side
+from .cases.process import ACT_ENV  # NOTE [Activation memory probe]
 
 WORKER_SCRIPT = worker_side.__file__
 MAX_TIMEOUTS = 3  # hangs of one library before its remaining cases are skipped
@@ -494,6 +495,20 @@ def peak_rss_once(module, threads, steps, timeout):
     return reply
 
 
+def activation_memory_once(module, threads, mode, timeout):
+    """The probe's JSON reply after one deep-MLP forward + backward in ``mode``."""
+    out = _run_child([sys.executable, WORKER_SCRIPT, "--module", module,
+                      "--threads", str(threads), "--probe", "activation_memory",
+                      "--mode", mode], timeout, env={**os.environ, **ACT_ENV})
+    try:
+        reply = json.loads(out.strip().splitlines()[-1])
+    except (ValueError, IndexError):
+        raise ProbeError("activation memory probe printed no result") from None
+    if "error" in reply:
+        raise ProbeError(reply["error"])
+    return reply
+
+
 def run_probe_rounds(libs, rounds, measure, skip=None):
     """Call measure(lib) for each library in turns, ``rounds`` times over.
 
@@ -551,20 +566,41 @@ def run_peak_rss_probe(libs, settings, steps, skip=None):
     return result
 
 
+def run_activation_probe(libs, settings, mode, skip=None):
+    """{label: {"peak_delta_bytes": stats}} or errors, for one mode."""
+    raw = run_probe_rounds(
+        libs, settings.peak_rss_repeats,
+        lambda lib: activation_memory_once(lib.module, settings.threads, mode,
+                                           settings.timeout_s), skip)
+    result = {}
+    for label, runs in raw.items():
+        if isinstance(runs, dict):  # an error
+            result[label] = runs
+            continue
+        result[label] = {"peak_delta_bytes": summarize(
+            [r["peak_delta_bytes"] for r in runs], mode=mode,
+            rss_before_bytes=[r["rss_before_bytes"] for r in runs])}
+    return result
+
+
 # --------------------------------------------------------------------------
 # the whole run
 
 def run_probe_case(case, point, libs, settings, cache, skip):
     """Probe results for one probe case; probes shared by cases run once."""
-    if case.probe not in cache:
+    # the activation probe measures something else at each point
+    key = (case.probe, point.value) if case.probe == "activation_memory" else case.probe
+    if key not in cache:
         if case.probe == "import":
-            cache[case.probe] = run_import_probe(libs, settings, skip)
+            cache[key] = run_import_probe(libs, settings, skip)
         elif case.probe == "peak_rss":
-            cache[case.probe] = run_peak_rss_probe(libs, settings, point.value, skip)
+            cache[key] = run_peak_rss_probe(libs, settings, point.value, skip)
+        elif case.probe == "activation_memory":
+            cache[key] = run_activation_probe(libs, settings, point.value, skip)
         else:
             raise ValueError(f"unknown probe {case.probe!r}")
     return {label: res if "error" in res else res[case.metric]
-            for label, res in cache[case.probe].items()}
+            for label, res in cache[key].items()}
 
 
 def run_all(items, libs, settings, pool, progress, on_result):

@@ -201,7 +201,26 @@ def extra_goals(records, machine, libs):
                              "met": evaluate_max(ratios.get(labels[0]), FLOOR_MAX_RATIO)})
     out["peak"] = _peak_entry(by, machine, labels)
     out["variants"] = _variant_entries(by, labels[0])
+    out["checkpoint_memory"] = checkpoint_memory(by, labels)
     return out
+
+
+CHECKPOINT_CASE, PLAIN_POINT = "activation_memory", "plain"
+
+
+def checkpoint_memory(by, labels):
+    """What checkpointing keeps of the plain run's activation memory, per library:
+    [{"point", "ratios": {label: checkpointed peak / plain peak or None}}]."""
+    plain = by.get((CHECKPOINT_CASE, PLAIN_POINT))
+    if plain is None:
+        return []
+    entries = []
+    for (case, point), rec in by.items():
+        if case != CHECKPOINT_CASE or point == PLAIN_POINT:
+            continue
+        entries.append({"point": point, "ratios": {
+            lab: ratio_of(rec["libs"].get(lab), plain["libs"].get(lab)) for lab in labels}})
+    return entries
 
 
 def _variant_entries(by, label):
@@ -315,6 +334,13 @@ def render_extra_goals(document):
             met = {True: "yes", False: "NO", None: "?"}[e["met"]]
             lines.append(f"  {e['case']} {e['point']}, {e['variant']} ({e['lib']}): {ratio} "
                          f"(goal <= {e['max_ratio']:g})   met? {met}")
+    if extra.get("checkpoint_memory"):
+        lines += ["", "Activation checkpointing: peak of the checkpointed fwd+bwd / peak of "
+                      "the plain one, same library (lower saves more):"]
+        for e in extra["checkpoint_memory"]:
+            cells = ", ".join(f"{lab} {r:.3f}" if r is not None else f"{lab} ?"
+                              for lab, r in e["ratios"].items())
+            lines.append(f"  {e['point']:22} {cells}")
     peak = extra.get("peak")
     if peak:
         gf = 1e-9

@@ -13,7 +13,9 @@ pointed at stderr, so anything the library prints (Python or C++) lands in the
 worker's log instead of corrupting the protocol.
 
 ``--probe peak_rss`` instead runs the MLP training step N times in this fresh
-process and reports its peak RSS.  The import probe is ``IMPORT_PROBE``
+process and reports its peak RSS; ``--probe activation_memory --mode M`` runs one
+forward and backward of a deep MLP (plain or checkpointed) and reports how far the
+peak RSS rose above the RSS before it.  The import probe is ``IMPORT_PROBE``
 below, run with ``python -c`` so that nothing but the interpreter is loaded
 before ``import T``.
 """
@@ -286,12 +288,56 @@ def probe_peak_rss(proto, module, threads, steps):
     return 0
 
 
+def reset_peak_rss():
+    """Set VmHWM back to the current VmRSS; False where the kernel does not allow it."""
+    try:
+        with open("/proc/self/clear_refs", "w") as f:
+            f.write("5")
+        return True
+    except OSError:
+        return False
+
+
+def probe_activation_memory(proto, module, threads, mode):
+    """One deep-MLP forward + backward (``mode``: plain or checkpointed) in this fresh
+    process; report how far its peak RSS rose above the RSS before it.
+    NOTE [Activation memory probe] in benchmarks/cases/process.py."""
+    T, err = import_library(module)
+    if T is None:
+        send(proto, {"error": err})
+        return 1
+    try:
+        from benchmarks.cases import process
+
+        apply_threads(T, threads)
+        T.manual_seed(0)
+        model = process.build_deep_mlp(T)
+        fwd_bwd = process.activation_step(T, model, mode)
+        fwd_bwd(T.randn(process.ACT_WARMUP_BATCH, process.ACT_WIDTH))
+        model.zero_grad()
+        x = T.randn(process.ACT_BATCH, process.ACT_WIDTH)
+        gc.collect()
+        before = read_status_bytes("VmRSS")
+        if before is None or not reset_peak_rss():
+            raise RuntimeError("needs Linux's /proc/self/status and /proc/self/clear_refs")
+        fwd_bwd(x)
+        peak = read_status_bytes("VmHWM")
+    except Exception as exc:
+        traceback.print_exc()
+        send(proto, {"error": error_line(exc)})
+        return 1
+    send(proto, {"peak_delta_bytes": peak - before, "rss_before_bytes": before,
+                 "peak_bytes": peak, "mode": mode})
+    return 0
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--module", required=True)
     parser.add_argument("--threads", type=int, required=True)
-    parser.add_argument("--probe", choices=["peak_rss"])
+    parser.add_argument("--probe", choices=["peak_rss", "activation_memory"])
     parser.add_argument("--steps", type=int, default=100)
+    parser.add_argument("--mode", default="plain")
     args = parser.parse_args(argv)
     proto = claim_stdout()
     # On a segfault in the library, print the Python stack to the log so
@@ -299,6 +345,8 @@ def main(argv=None):
     faulthandler.enable()
     if args.probe == "peak_rss":
         return probe_peak_rss(proto, args.module, args.threads, args.steps)
+    if args.probe == "activation_memory":
+        return probe_activation_memory(proto, args.module, args.threads, args.mode)
     return serve(proto, args.module, args.threads)
 
 

@@ -163,6 +163,28 @@ def test_quick_run_writes_table_png_and_text(quick_run):
     assert "Goals:" in done.stdout
 
 
+def test_quick_run_reports_autocast_step_and_checkpointed_memory(quick_run):
+    _, done, doc = quick_run
+    by = by_key(doc)
+    autocast = by[("mlp_autocast_step", "b64")]
+    assert autocast["goal"]["max_ratio"] == 1.0 and autocast["unit"] == "s"
+    modes = ("plain", "checkpoint", "checkpoint_sequential")
+    for mode in modes:
+        rec = by[("activation_memory", mode)]
+        assert rec["unit"] == "B" and rec["goal"]["max_ratio"] == 1.0
+        for result in rec["libs"].values():
+            if "error" not in result:  # a peak delta of tens of MiB, not of noise
+                assert 16 << 20 < result["median"] < 1 << 30
+                assert result["mode"] == mode
+    saving = {e["point"]: e["ratios"] for e in doc["extra_goals"]["checkpoint_memory"]}
+    assert set(saving) == set(modes[1:])
+    # torch frees each recomputed block after its backward: its checkpointed peak is
+    # well under the plain one (measured 0.55 and 0.37)
+    assert saving["checkpoint"]["torch"] < 0.8
+    assert saving["checkpoint_sequential"]["torch"] < 0.85
+    assert "Activation checkpointing: peak of the checkpointed fwd+bwd" in done.stdout
+
+
 def test_standin_yields_numeric_ratios_and_goal_verdicts(tmp_path):
     """With torch in both slots every ratio exists and every goal is decided."""
     _, doc = run_bench(tmp_path, "--quick", "--cases", "op_add,matmul/1024,mlp_step",
@@ -361,6 +383,26 @@ def test_a_noisy_fma_loop_marks_the_run_even_when_no_process_is_seen(tmp_path):
     both = _fake_document([_fake_record("matmul", "64", 1.0, 2.0, share=0.4),
                            fma([1.0, 1.3, 1.4])])
     assert len(report.load_reasons(both["load"])) == 2
+
+
+def test_checkpoint_saving_divides_each_library_by_its_plain_run():
+    from benchmarks import report
+
+    records = [_fake_record("activation_memory", "plain", 100.0, 140.0),
+               _fake_record("activation_memory", "checkpoint", 60.0, 70.0),
+               _fake_record("activation_memory", "checkpoint_sequential", 80.0, 105.0)]
+    records[2]["libs"]["gradtrack"] = {"error": "boom"}
+    doc = _fake_document(records)
+    saving = {e["point"]: e["ratios"] for e in doc["extra_goals"]["checkpoint_memory"]}
+    assert saving == {"checkpoint": {"gradtrack": pytest.approx(0.6),
+                                     "torch": pytest.approx(0.5)},
+                      "checkpoint_sequential": {"gradtrack": None,
+                                                "torch": pytest.approx(0.75)}}
+    text = report.render_report(doc)
+    assert "checkpoint             gradtrack 0.600, torch 0.500" in text
+    assert "checkpoint_sequential  gradtrack ?, torch 0.750" in text
+    # without the plain point there is nothing to divide by
+    assert _fake_document(records[1:])["extra_goals"]["checkpoint_memory"] == []
 
 
 def test_floor_and_peak_goals_are_computed_from_the_same_run():

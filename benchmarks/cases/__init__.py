@@ -13,7 +13,7 @@ A *timed* case is a function ``setup(T, value, **options) -> step``:
 * ``setup`` may instead return ``(step, cleanup)``; ``cleanup()`` is called
   when the harness drops the case (use it to undo a process-global switch).
 
-A *probe* case is measured in fresh interpreters instead (import time, RSS);
+A *probe* case is measured in fresh interpreters instead (import time, RSS, peaks);
 ``probe`` names the experiment in ``benchmarks/worker.py`` and ``metric``
 the number it reports.
 

@@ -54,7 +54,7 @@ class Case:
     title: str
     points: tuple
     setup: object = None  # timed cases: setup(T, value, **options)
-    probe: str = None  # probe cases: "import" or "peak_rss"
+    probe: str = None  # probe cases: "import", "peak_rss" or "activation_memory"
     metric: str = None  # probe cases: which number of the probe
     unit: str = "s"  # "s" (per iteration) or "B" (bytes)
     variants: tuple = ()

@@ -1,7 +1,8 @@
-"""Training steps and their parts: linear regression, an MLP with SGD (and the SGD step
-alone), a DataLoader epoch, the random draws (rand, randn), the MLP with Adam, a small
-CNN and one Conv2d layer. The random draws sit between the SGD and the Adam steps, where
-they were added: the list order is the order of ``--list``, the run and the report.
+"""Training steps and their parts: linear regression, an MLP with SGD (in float32, in
+bfloat16 and under bfloat16 autocast; and the SGD step alone), a DataLoader epoch, the
+random draws (rand, randn), the MLP with Adam, a small CNN and one Conv2d layer. The
+random draws sit between the SGD and the Adam steps, where they were added: the list
+order is the order of ``--list``, the run and the report.
 """
 
 from .overhead import PROVENANCE_OFF, with_provenance
@@ -109,6 +110,32 @@ def mlp_bf16_step(T, batch):
     model = build_mlp(T).to(T.bfloat16)
     opt = T.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
     return classifier_step(T, model, opt, T.randn(batch, 784).to(T.bfloat16))
+
+
+def autocast_step(T, model, opt, x):
+    """step(): the classifier step with forward and loss in a bfloat16 CPU autocast
+    region; backward and ``opt.step()`` outside it, as torch's AMP recipe has them."""
+    crit = T.nn.CrossEntropyLoss()
+    y = T.randint(0, 10, (x.shape[0],))
+    autocast, low = T.autocast, T.bfloat16
+
+    def step():
+        opt.zero_grad()
+        with autocast("cpu", dtype=low):
+            loss = crit(model(x), y)
+        loss.backward()
+        opt.step()
+
+    return step
+
+
+@timed_case("mlp_autocast_step", GROUP_TRAIN, "MLP train step, bfloat16 autocast",
+            (Point("b64", 64, "the MLP step's float32 model and batch, forward and loss "
+                              "under autocast('cpu', dtype=bfloat16)"),))
+def mlp_autocast_step(T, batch):
+    model = build_mlp(T)
+    opt = T.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
+    return autocast_step(T, model, opt, T.randn(batch, 784))
 
 
 @timed_case("sgd_step", GROUP_TRAIN, "SGD momentum step alone",

@@ -218,6 +218,52 @@ def test_backward_through_a_region_gives_float32_gradients_as_torch():
     assert nexts(g_logits.grad_fn) == nexts(t_logits.grad_fn)
 
 
+def _module_mlp_steps(lib, steps=3):
+    """The autocast training step of the benchmarks: nn.Sequential(Linear, ReLU,
+    Linear), float32 parameters, forward and CrossEntropyLoss in a bfloat16 region,
+    backward and an SGD momentum step outside it; the same weights in both libraries."""
+    g = np.random.default_rng(1)
+
+    def t(*shape):
+        return lib.tensor(g.standard_normal(shape).astype(np.float32))
+
+    nn = lib.nn
+    model = nn.Sequential(nn.Linear(784, 128), nn.ReLU(), nn.Linear(128, 10))
+    with lib.no_grad():
+        for p in model.parameters():
+            p.copy_(t(*p.shape) * 0.05)
+    opt = lib.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
+    crit = nn.CrossEntropyLoss()
+    x, y = t(64, 784), lib.tensor(g.integers(0, 10, 64))
+    seen = []
+    for _ in range(steps):
+        opt.zero_grad()
+        with lib.autocast("cpu", dtype=lib.bfloat16):
+            logits = model(x)
+            loss = crit(logits, y)
+        loss.backward()
+        opt.step()
+        seen.append((str(logits.dtype).split(".")[1], str(loss.dtype).split(".")[1],
+                     type(logits.grad_fn).__name__, loss.item()))
+    grads = [(str(p.grad.dtype).split(".")[1], p.grad.numpy()) for p in model.parameters()]
+    params = [(str(p.dtype).split(".")[1], p.detach().numpy()) for p in model.parameters()]
+    return seen, grads, params
+
+
+def test_module_mlp_training_under_autocast_matches_torch():
+    g_seen, g_grads, g_params = _module_mlp_steps(gradtrack)
+    t_seen, t_grads, t_params = _module_mlp_steps(torch)
+    assert [s[:3] for s in g_seen] == [s[:3] for s in t_seen]
+    assert t_seen[0][:3] == ("bfloat16", "float32", "AddmmBackward0")
+    np.testing.assert_allclose([s[3] for s in g_seen], [s[3] for s in t_seen], rtol=1e-2)
+    for (g_dtype, g), (t_dtype, t) in zip(g_grads, t_grads):
+        assert g_dtype == t_dtype == "float32"
+        np.testing.assert_allclose(g, t, rtol=5e-2, atol=2e-3)
+    for (g_dtype, g), (t_dtype, t) in zip(g_params, t_params):
+        assert g_dtype == t_dtype == "float32"
+        np.testing.assert_allclose(g, t, rtol=1e-2, atol=1e-4)
+
+
 def _cache_graph(lib, cache_enabled=None):
     w = lib.ones(3, 3).requires_grad_()
     x = lib.ones(2, 3)

@@ -136,6 +136,11 @@ void act_backward(Act k, const Tensor& out, const Tensor& g, const Tensor& s, co
     return w.commit();
   }
   const bool selects = selects_zero_gradient(k);
+  // g is dense, or one value expanded (all strides 0: NOTE [A broadcast gradient
+  // stays one value] in ops/nn/activation.cpp)
+  bool expanded = g.numel() > 1;
+  for (int64_t st : g.strides()) expanded = expanded && st == 0;
+  const int64_t step = expanded ? 0 : 1;
   GT_DISPATCH_FLOAT(s.dtype(), "activation_backward", [&] {
     const scalar_t* gp = g.data<scalar_t>();
     const scalar_t* sp = s.data<scalar_t>();
@@ -145,11 +150,11 @@ void act_backward(Act k, const Tensor& out, const Tensor& g, const Tensor& s, co
     };
     if (from_result) {
       dense_loop(s.numel(), [&](int64_t i) {
-        op[i] = times(gp[i], act_deriv_from_result<scalar_t>(k, sp[i], p));
+        op[i] = times(gp[i * step], act_deriv_from_result<scalar_t>(k, sp[i], p));
       });
     } else {
       dense_loop(s.numel(),
-                 [&](int64_t i) { op[i] = times(gp[i], act_deriv<scalar_t>(k, sp[i], p)); });
+                 [&](int64_t i) { op[i] = times(gp[i * step], act_deriv<scalar_t>(k, sp[i], p)); });
     }
   });
 }

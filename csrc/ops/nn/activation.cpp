@@ -126,9 +126,17 @@ Tensor activation_(Act k, const Tensor& self, const ActParams& p) {
   return self;
 }
 
+// NOTE [A broadcast gradient stays one value]
+// The gradient that sum() or mean() hands back is its one value expanded to the
+// input's shape. Made dense here it cost a copy the size of the activation, at
+// backward's start when every saved activation is still alive: a deep MLP's peak
+// was one activation (4 MiB) above torch's, whose kernels read the expanded view.
+// Such a gradient goes to the kernel as it is (act_backward reads its one value).
 Tensor activation_backward_fused(Act k, const Tensor& g, const Tensor& s, const ActParams& p,
                                  bool from_result) {
-  Tensor gd = dense(g.dtype() == s.dtype() ? g : to_dtype(g, s.dtype()));
+  bool one_value = g.dtype() == s.dtype() && g.numel() > 1 && g.sizes() == s.sizes();
+  for (int64_t st : g.strides()) one_value = one_value && st == 0;
+  Tensor gd = one_value ? g : dense(g.dtype() == s.dtype() ? g : to_dtype(g, s.dtype()));
   Tensor out = empty(s.sizes(), s.dtype());
   if (s.numel() != 0) kernels::nn::act_backward(k, out, gd, dense(s), p, from_result);
   return out;

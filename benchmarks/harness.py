@@ -549,21 +549,25 @@ def run_import_probe(libs, settings, skip=None):
     return result
 
 
+def _probe_stats(raw, key, details):
+    """{label: {key: stats of each run's key, with details(runs)}}, errors kept as they are."""
+    result = {}
+    for label, runs in raw.items():
+        if isinstance(runs, dict):  # an error
+            result[label] = runs
+            continue
+        result[label] = {key: summarize([r[key] for r in runs], **details(runs))}
+    return result
+
+
 def run_peak_rss_probe(libs, settings, steps, skip=None):
     """{label: {"peak_bytes": stats}} or errors."""
     raw = run_probe_rounds(
         libs, settings.peak_rss_repeats,
         lambda lib: peak_rss_once(lib.module, settings.threads, steps,
                                   settings.timeout_s), skip)
-    result = {}
-    for label, runs in raw.items():
-        if isinstance(runs, dict):  # an error
-            result[label] = runs
-            continue
-        result[label] = {"peak_bytes": summarize(
-            [r["peak_bytes"] for r in runs], steps=steps,
-            ru_maxrss_bytes=max(r["ru_maxrss_bytes"] for r in runs))}
-    return result
+    return _probe_stats(raw, "peak_bytes", lambda runs: {
+        "steps": steps, "ru_maxrss_bytes": max(r["ru_maxrss_bytes"] for r in runs)})
 
 
 def run_activation_probe(libs, settings, mode, skip=None):
@@ -572,15 +576,8 @@ def run_activation_probe(libs, settings, mode, skip=None):
         libs, settings.peak_rss_repeats,
         lambda lib: activation_memory_once(lib.module, settings.threads, mode,
                                            settings.timeout_s), skip)
-    result = {}
-    for label, runs in raw.items():
-        if isinstance(runs, dict):  # an error
-            result[label] = runs
-            continue
-        result[label] = {"peak_delta_bytes": summarize(
-            [r["peak_delta_bytes"] for r in runs], mode=mode,
-            rss_before_bytes=[r["rss_before_bytes"] for r in runs])}
-    return result
+    return _probe_stats(raw, "peak_delta_bytes", lambda runs: {
+        "mode": mode, "rss_before_bytes": [r["rss_before_bytes"] for r in runs]})
 
 
 # --------------------------------------------------------------------------

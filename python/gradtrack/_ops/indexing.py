@@ -14,7 +14,7 @@ import builtins
 from .. import _C
 from .._dtype_names import SCALAR_NAME, dtype_key
 from ..autograd.function import Function
-from ..nn._named_nodes import _has_tangent, named_node
+from ..nn._named_nodes import ZeroGradient, _has_tangent, named_node
 from . import methods, number, wrap_dim
 from .views import broadcast_shapes
 
@@ -175,19 +175,11 @@ def _filled(input, value):  # noqa: A002
     return _C._like("empty", input, None, False, None).fill_(value).data
 
 
-class _Fill(Function):
+class _Fill(ZeroGradient):
     # torch's fill.Scalar: FillBackward0, a zero gradient for input
     @staticmethod
     def forward(ctx, input, value):  # noqa: A002
         return _filled(input, value)
-
-    @staticmethod
-    def backward(ctx, grad):
-        return _C._like("zeros", grad, None, False, None), None
-
-    @staticmethod
-    def jvp(ctx, tangent, _):
-        return _C._like("zeros", tangent, None, False, None)
 
 
 class _FillTensor(Function):

@@ -11,8 +11,7 @@ import math
 
 from .. import _C
 from .._dtype_names import SCALAR_NAME, dtype_key
-from ..autograd.function import Function
-from ..nn._named_nodes import _has_tangent, named_node
+from ..nn._named_nodes import ZeroGradient, _has_tangent, named_node
 
 # NOTE [Poisson draws]
 # torch.poisson draws each element in turn (C order) with torch's sampler: for a rate of 10
@@ -106,19 +105,11 @@ def _poisson_draw(input, generator):  # noqa: A002
     return flat.to(input.dtype).reshape(tuple(input.shape)).clone()
 
 
-class _Poisson(Function):
+class _Poisson(ZeroGradient):
     # torch's PoissonBackward0: a draw has zero gradient for its rate (and a zero tangent)
     @staticmethod
     def forward(ctx, input, generator):  # noqa: A002
         return _poisson_draw(input, generator)
-
-    @staticmethod
-    def backward(ctx, grad):
-        return _C._like("zeros", grad, None, False, None), None
-
-    @staticmethod
-    def jvp(ctx, tangent, _):
-        return _C._like("zeros", tangent, None, False, None)
 
 
 named_node(_Poisson, "PoissonBackward0")

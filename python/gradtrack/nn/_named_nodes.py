@@ -30,6 +30,20 @@ def named_node(function, name):
     return function
 
 
+class ZeroGradient(Function):
+    """A node whose gradient for its first input, and tangent, are zeros (torch's nodes
+    of fills and random draws); subclasses give ``forward`` and their second input gets
+    no gradient."""
+
+    @staticmethod
+    def backward(ctx, grad):
+        return _C._like("zeros", grad, None, False, None), None
+
+    @staticmethod
+    def jvp(ctx, tangent, _):
+        return _C._like("zeros", tangent, None, False, None)
+
+
 class _Refused(Function):
     """Stands where a backward's own derivative would be when torch has none: the first
     derivative is there; differentiating it raises torch's error."""

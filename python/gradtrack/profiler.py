@@ -159,6 +159,7 @@ class profile(EventReader):
         self.on_trace_ready = on_trace_ready
         self.record_shapes = record_shapes
         self.profile_memory = profile_memory
+        self.with_stack = with_stack
         self.step_num = 0
         self.current_action = self.schedule(0)
         self.profiler = None

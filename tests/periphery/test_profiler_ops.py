@@ -342,3 +342,36 @@ def test_schedule_checks_and_warnings_as_torch():
         messages.append(str(info.value))
     assert messages[0] == messages[1]
     assert messages[0].startswith("Invalid profiler schedule arguments. Got wait=-1 (need >= 0)")
+
+
+def test_export_stacks_and_event_stacks_as_torch(torch, tmp_path):
+    # torch 2.13 with its default configuration keeps no Python frames even with
+    # with_stack=True: every event's stack is empty and export_stacks writes an empty
+    # file; without with_stack, or with another metric, it raises.
+    import importlib
+
+    def scenario(lib):
+        prof = importlib.import_module(lib.__name__ + ".profiler")
+        legacy = importlib.import_module(lib.__name__ + ".autograd.profiler")
+        x = lib.ones(4, 4, requires_grad=True)
+        seen = []
+        for make in (lambda ws: prof.profile(activities=[prof.ProfilerActivity.CPU],
+                                             with_stack=ws),
+                     lambda ws: legacy.profile(with_stack=ws)):
+            for with_stack in (True, False):
+                with make(with_stack) as p:
+                    (x @ x).sum().backward()
+                path = tmp_path / f"{lib.__name__}_{with_stack}.txt"
+                outcome = []
+                for metric in ("self_cpu_time_total", "cpu_time"):
+                    try:
+                        p.export_stacks(str(path), metric)
+                        outcome.append(("written", path.read_text()))
+                    except (AssertionError, ValueError) as exc:
+                        outcome.append((type(exc).__name__, str(exc)))
+                mm = [e for e in (p.events() if hasattr(p, "events") else p.function_events)
+                      if e.name == "aten::mm"]
+                seen.append((with_stack, [list(e.stack) for e in mm], outcome))
+        return seen
+
+    assert scenario(gradtrack) == scenario(torch)

@@ -40,8 +40,9 @@ the kernels gradtrack runs as one (``aten::embedding``'s ``aten::index_select``,
 embedding). A backward formula that gradtrack writes with other ops than torch's shows
 its own (``EmbeddingBackward0`` holds the ``aten::reshape`` of its gradient), and the
 seed gradient of ``backward()`` is made without an ``aten::ones_like`` event. Not
-recorded yet: ``with_stack=True`` (torch's ``python_function`` events and
-``export_stacks``) and the Chrome trace's ``Concrete Inputs``.
+recorded yet: the ``python_function`` events torch adds with ``with_stack=True``, and the
+Chrome trace's ``Concrete Inputs``. Events keep no Python stack, as torch's default
+configuration keeps none: ``e.stack`` is empty and ``export_stacks`` writes an empty file.
 
 >>> import gradtrack
 >>> x = gradtrack.ones(2, 2)
@@ -253,6 +254,7 @@ class profile(EventReader):
         self.enabled = enabled
         self.record_shapes = record_shapes
         self.profile_memory = profile_memory
+        self.with_stack = with_stack
         self.function_events = None
         self._collector = None
 

@@ -65,26 +65,26 @@ std::pair<Tensor, Tensor> linalg_inv_ex(const Tensor& a) {
   const int n = int(a.size(-1));
   const DimVector batch = batch_of(a.sizes());
   const int64_t count = count_of(batch), nn = int64_t(n) * n;
-  Tensor inv = work_copy(a);
+  Tensor lu = work_copy(a), inv = empty(a.sizes(), a.dtype());
   Tensor info = zeros(batch, ScalarType::Int32);
   on_float_type(a.dtype(), [&](auto zero) {
     using T = decltype(zero);
-    T* p = inv.data<T>();
     int32_t* pinfo = info.data<int32_t>();
     std::vector<int> piv(size_t(std::max(n, 1)));
     for (int64_t b = 0; b < count; ++b) {
-      T* m = p + b * nn;
+      T* m = lu.data<T>() + b * nn;
+      T* x = inv.data<T>() + b * nn;
       pinfo[b] = kernels::lu_factor_rows(m, n, piv.data());
       // As torch: A X = I solved with the factors (NOTE [LU solves on our GEMM]),
       // singular ones in full (the same infinities and NaNs).
-      std::vector<T> eye(size_t(nn), T(0));
       if (pinfo[b] == 0) {
-        kernels::lu_inverse_rows(m, piv.data(), n, eye.data());
+        kernels::lu_inverse_rows(m, piv.data(), n, x);
       } else {
-        for (int i = 0; i < n; ++i) eye[size_t(i) * n + i] = T(1);
-        kernels::lu_solve_rows(m, piv.data(), n, eye.data(), n);
+        std::fill(x, x + nn, T(0));
+        for (int i = 0; i < n; ++i) x[int64_t(i) * n + i] = T(1);
+        kernels::lu_solve_rows(m, piv.data(), n, x, n);
       }
-      for (int64_t i = 0; i < nn; ++i) m[i] = eye[size_t(i)] + T(0);  // no -0 where torch has 0
+      for (int64_t i = 0; i < nn; ++i) x[i] += T(0);  // no -0 where torch has 0
     }
     report_pivots_of_a<T>(a, batch, n, pinfo);
   });

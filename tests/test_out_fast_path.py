@@ -3,6 +3,7 @@ pin_memory=) run no Python frame unless those keywords are given, and otherwise
 behave as their Python wrappers (signature, docstring, out= rules)."""
 
 import inspect
+import gc
 import sys
 
 import pytest
@@ -21,11 +22,17 @@ def _python_frames(fn):
         if event == "call":
             seen.append(frame.f_code.co_name)
 
+    # A collection inside fn() would run gc.callbacks (hypothesis registers one) and
+    # show their frames; the collector is off for the call.
+    enabled = gc.isenabled()
+    gc.disable()
     sys.setprofile(profile)
     try:
         fn()
     finally:
         sys.setprofile(None)
+        if enabled:
+            gc.enable()
     return [name for name in seen if name != "<lambda>"]
 
 

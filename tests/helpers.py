@@ -106,6 +106,17 @@ def error_of(fn):
     return type(info.value).__name__, str(info.value)
 
 
+def both_errors(call, torch):
+    """(gradtrack's message, torch's) for ``call(lib)``, which must raise in both, and
+    raise the same exception type."""
+    with pytest.raises(Exception) as theirs:
+        call(torch)
+    with pytest.raises(Exception) as mine:
+        call(gradtrack)
+    assert type(mine.value) is type(theirs.value)
+    return str(mine.value), str(theirs.value)
+
+
 def raised(fn, lib):
     """(exception type name, message with ``lib``'s name as LIB) of what ``fn()`` raises;
     None when it returns."""

@@ -7,14 +7,7 @@ import pytest
 
 import gradtrack
 
-
-def _errors(call, torch):
-    with pytest.raises(Exception) as theirs:
-        call(torch)
-    with pytest.raises(Exception) as mine:
-        call(gradtrack)
-    assert type(mine.value) is type(theirs.value)
-    return str(mine.value), str(theirs.value)
+from helpers import both_errors
 
 
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
@@ -53,7 +46,7 @@ def test_poisson_node_and_gradient(torch):
     lambda lib: lib.poisson(lib.tensor([float("nan")])),
 ])
 def test_poisson_refusals_match_torch(torch, call):
-    mine, theirs = _errors(call, torch)
+    mine, theirs = both_errors(call, torch)
     assert mine == theirs
 
 
@@ -94,7 +87,7 @@ def test_embedding_bag_outputs_match_torch(torch, mode, weighted, last, pad):
 
 
 def test_embedding_bag_refuses_missing_offsets_as_torch(torch):
-    mine, theirs = _errors(lambda lib: lib.embedding_bag(lib.ones(4, 3), lib.tensor([0, 1]),
+    mine, theirs = both_errors(lambda lib: lib.embedding_bag(lib.ones(4, 3), lib.tensor([0, 1]),
                                                          None), torch)
     assert mine == theirs
 
@@ -112,5 +105,5 @@ def test_set_flush_denormal_flushes_as_torch(torch):
     finally:
         torch.set_flush_denormal(False)
         gradtrack.set_flush_denormal(False)
-    mine, theirs = _errors(lambda lib: lib.set_flush_denormal(1), torch)
+    mine, theirs = both_errors(lambda lib: lib.set_flush_denormal(1), torch)
     assert mine == theirs

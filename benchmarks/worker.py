@@ -264,28 +264,37 @@ def serve(proto, module, threads):
     return 0
 
 
-def probe_peak_rss(proto, module, threads, steps):
-    """Run ``steps`` MLP training steps, then report the process's peak RSS."""
+def run_probe(proto, module, threads, measure):
+    """Import the library, set its threads, send ``measure(T)``'s reply; an import error
+    or an exception in ``measure`` is sent as the reply instead. The exit status."""
     T, err = import_library(module)
     if T is None:
         send(proto, {"error": err})
         return 1
     try:
+        apply_threads(T, threads)
+        reply = measure(T)
+    except Exception as exc:
+        traceback.print_exc()
+        send(proto, {"error": error_line(exc)})
+        return 1
+    send(proto, reply)
+    return 0
+
+
+def probe_peak_rss(proto, module, threads, steps):
+    """Run ``steps`` MLP training steps, then report the process's peak RSS."""
+    def measure(T):
         from benchmarks import cases
 
-        apply_threads(T, threads)
         cases.seed(T)
         mlp = cases.by_id("mlp_step")
         step = mlp.setup(T, mlp.points[0].value)
         for _ in range(steps):
             step()
-    except Exception as exc:
-        traceback.print_exc()
-        send(proto, {"error": error_line(exc)})
-        return 1
-    send(proto, {"peak_bytes": read_status_bytes("VmHWM") or max_rss_bytes(),
-                 "ru_maxrss_bytes": max_rss_bytes(), "steps": steps})
-    return 0
+        return {"peak_bytes": read_status_bytes("VmHWM") or max_rss_bytes(),
+                "ru_maxrss_bytes": max_rss_bytes(), "steps": steps}
+    return run_probe(proto, module, threads, measure)
 
 
 def reset_peak_rss():
@@ -302,14 +311,9 @@ def probe_activation_memory(proto, module, threads, mode):
     """One deep-MLP forward + backward (``mode``: plain or checkpointed) in this fresh
     process; report how far its peak RSS rose above the RSS before it.
     NOTE [Activation memory probe] in benchmarks/cases/process.py."""
-    T, err = import_library(module)
-    if T is None:
-        send(proto, {"error": err})
-        return 1
-    try:
+    def measure(T):
         from benchmarks.cases import process
 
-        apply_threads(T, threads)
         T.manual_seed(0)
         model = process.build_deep_mlp(T)
         fwd_bwd = process.activation_step(T, model, mode)
@@ -322,13 +326,9 @@ def probe_activation_memory(proto, module, threads, mode):
             raise RuntimeError("needs Linux's /proc/self/status and /proc/self/clear_refs")
         fwd_bwd(x)
         peak = read_status_bytes("VmHWM")
-    except Exception as exc:
-        traceback.print_exc()
-        send(proto, {"error": error_line(exc)})
-        return 1
-    send(proto, {"peak_delta_bytes": peak - before, "rss_before_bytes": before,
-                 "peak_bytes": peak, "mode": mode})
-    return 0
+        return {"peak_delta_bytes": peak - before, "rss_before_bytes": before,
+                "peak_bytes": peak, "mode": mode}
+    return run_probe(proto, module, threads, measure)
 
 
 def main(argv=None):

@@ -138,9 +138,7 @@ void act_backward(Act k, const Tensor& out, const Tensor& g, const Tensor& s, co
   const bool selects = selects_zero_gradient(k);
   // g is dense, or one value expanded (all strides 0: NOTE [A broadcast gradient
   // stays one value] in ops/nn/activation.cpp)
-  bool expanded = g.numel() > 1;
-  for (int64_t st : g.strides()) expanded = expanded && st == 0;
-  const int64_t step = expanded ? 0 : 1;
+  const int64_t step = is_one_value(g) ? 0 : 1;
   GT_DISPATCH_FLOAT(s.dtype(), "activation_backward", [&] {
     const scalar_t* gp = g.data<scalar_t>();
     const scalar_t* sp = s.data<scalar_t>();

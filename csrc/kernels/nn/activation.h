@@ -35,8 +35,15 @@ inline bool selects_zero_gradient(Act k) {
 /// out = act(x). `out` and `x` are dense (contiguous, aligned) of one float dtype
 /// and may be the same tensor (the in-place forms).
 void act_forward(Act k, const Tensor& out, const Tensor& x, const ActParams& p);
+/// True if t is one value expanded: more than one element, every stride 0.
+inline bool is_one_value(const Tensor& t) {
+  bool one = t.numel() > 1;
+  for (int64_t st : t.strides()) one = one && st == 0;
+  return one;
+}
 /// out = g * act'(s), where s is the input x or, with from_result, the output y
-/// (the in-place forms save only y). All dense, one float dtype, one shape.
+/// (the in-place forms save only y). All dense, one float dtype, one shape, except
+/// that g may be one value expanded (is_one_value).
 void act_backward(Act k, const Tensor& out, const Tensor& g, const Tensor& s, const ActParams& p,
                   bool from_result);
 

@@ -134,8 +134,8 @@ Tensor activation_(Act k, const Tensor& self, const ActParams& p) {
 // Such a gradient goes to the kernel as it is (act_backward reads its one value).
 Tensor activation_backward_fused(Act k, const Tensor& g, const Tensor& s, const ActParams& p,
                                  bool from_result) {
-  bool one_value = g.dtype() == s.dtype() && g.numel() > 1 && g.sizes() == s.sizes();
-  for (int64_t st : g.strides()) one_value = one_value && st == 0;
+  const bool one_value =
+      g.dtype() == s.dtype() && g.sizes() == s.sizes() && kernels::nn::is_one_value(g);
   Tensor gd = one_value ? g : dense(g.dtype() == s.dtype() ? g : to_dtype(g, s.dtype()));
   Tensor out = empty(s.sizes(), s.dtype());
   if (s.numel() != 0) kernels::nn::act_backward(k, out, gd, dense(s), p, from_result);

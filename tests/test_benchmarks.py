@@ -25,6 +25,7 @@ import textwrap
 from pathlib import Path
 
 import pytest
+from helpers import env_for_rss_child
 
 pytest.importorskip("torch")  # the baseline every ratio needs
 pytest.importorskip("matplotlib")  # the chart
@@ -39,8 +40,11 @@ PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 
 
 def run_bench(out_dir, *args, env=None, timeout=900):
-    """Run the runner; return (completed process, parsed latest.json)."""
-    full_env = dict(os.environ)
+    """Run the runner; return (completed process, parsed latest.json).
+
+    Its memory cases measure peak RSS, so the child runs as env_for_rss_child sets up.
+    """
+    full_env = env_for_rss_child()
     full_env.update(env or {})
     done = subprocess.run(
         [sys.executable, "-m", "benchmarks", "--out", str(out_dir), *args],

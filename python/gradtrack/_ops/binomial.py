@@ -9,17 +9,19 @@ tensor([4., 0.])
 import ctypes
 import ctypes.util
 import math
+import warnings
 
 import numpy as np
 
 from .. import _C
 from .._dtype_names import SCALAR_NAME, dtype_key
+from .._out import _RESIZED
 from ..nn._named_nodes import not_implemented_node
 from .poisson import each_drawn
 
 # NOTE [Binomial draws]
-# torch.binomial draws each element in turn (C order of the result, which has count's
-# shape) from the generator's uniform doubles, as poisson does (NOTE [Poisson draws]):
+# torch.binomial draws each element in turn (C order of the result, count and prob
+# broadcast together) from the generator's uniform doubles, as poisson does (NOTE [Poisson draws]):
 # prob <= 0 or count <= 0 gives 0 and prob >= 1 gives count with no draw; otherwise, with
 # p the smaller of prob and 1 - prob (the draw is then count minus it), Hormann's BTRS
 # rejection (two doubles a try) when count * p >= 10, else the inversion that adds up
@@ -46,6 +48,10 @@ _STIRLING_TAIL = (0.0810614667953272, 0.0413406959554092, 0.0276779256849983,
                   0.00833056343336287)
 
 
+def _floor(x):
+    return float(math.floor(x)) if math.isfinite(x) else x
+
+
 def _stirling_tail(k):
     # log(k!) minus Stirling's approximation of it: a table to 9, the series after
     if k <= 9:
@@ -69,13 +75,13 @@ def _sampler(single):
         v_r = 0.92 - 4.2 / b
         r = rnd(prob / rnd(1 - prob))
         alpha = (2.83 + 5.1 / b) * stddev
-        m = math.floor(rnd(rnd(count + 1) * prob))
+        m = _floor(rnd(rnd(count + 1) * prob))
         while True:
             u = draw() - 0.5
             v = draw()
             us = 0.5 - abs(u)
             t = (2 * a / us + b) * u + c
-            k = rnd(float(math.floor(t)) if math.isfinite(t) else t)
+            k = rnd(_floor(t))
             if k < 0 or k > count:
                 continue
             if us >= 0.07 and v <= v_r:
@@ -125,6 +131,17 @@ def _type_name(x):
     return type(x).__name__
 
 
+def _broadcast_shape(a, b):
+    # the result's shape, with torch's message for shapes that do not broadcast
+    n = max(len(a), len(b))
+    a, b = (1,) * (n - len(a)) + a, (1,) * (n - len(b)) + b
+    for i, (x, y) in enumerate(zip(a, b)):
+        if x != y and x != 1 and y != 1:
+            raise RuntimeError(f"The size of tensor a ({x}) must match the size of tensor b "
+                               f"({y}) at non-singleton dimension {i}")
+    return tuple(y if x == 1 else x for x, y in zip(a, b))
+
+
 def _check(count, prob, generator):
     for name, position, t in (("count", 1, count), ("prob", 2, prob)):
         if not isinstance(t, _C.Tensor):
@@ -137,25 +154,30 @@ def _check(count, prob, generator):
         if not t.is_floating_point():
             raise ValueError(f"binomial only supports floating-point dtypes for {name}, got: "
                              f"{SCALAR_NAME[dtype_key(t.dtype)]}")
+    shape = _broadcast_shape(tuple(count.shape), tuple(prob.shape))
     if prob.dtype != count.dtype:
         raise RuntimeError(f"Found dtype {SCALAR_NAME[dtype_key(prob.dtype)]} but expected "
                            f"{SCALAR_NAME[dtype_key(count.dtype)]}")
+    if shape != tuple(count.shape) and count.numel():
+        # torch's kernel writes into a tensor of count's shape, resized to the broadcast one
+        warnings.warn(_RESIZED.format(old=list(count.shape), new=list(shape)), UserWarning,
+                      stacklevel=3)
+    return shape
 
 
-def _draw(count, prob, generator):
-    shape = tuple(count.shape)
-    probs = prob.detach().expand(shape) if tuple(prob.shape) != shape else prob.detach()
+def _draw(count, prob, shape, generator):
     if count.dtype not in (_C.float32, _C.float64):
         raise NotImplementedError(f"\"binomial_cpu\" not implemented for "
                                   f"'{SCALAR_NAME[dtype_key(count.dtype)]}'")
-    pairs = zip(count.detach().reshape(-1).tolist(), probs.reshape(-1).tolist())
+    pairs = zip(count.detach().expand(shape).reshape(-1).tolist(),
+                prob.detach().expand(shape).reshape(-1).tolist())
     values = each_drawn(pairs, generator, _sampler(count.dtype == _C.float32))
     return _C.tensor(values, dtype=_C.float64).to(count.dtype).reshape(shape).clone()
 
 
 def binomial(count, prob, generator=None):
     """A draw from Binomial(count, prob) for each element (``count`` and ``prob`` floating
-    tensors of one dtype, ``prob`` broadcast to ``count``'s shape): torch's CPU sampler and
+    tensors of one dtype, broadcast together): torch's CPU sampler and
     order of draws, so a seeded draw equals torch's (NOTE [Binomial draws]). torch has no
     derivative for it: a result of inputs that require grad records a NotImplemented node,
     whose backward raises.
@@ -165,8 +187,8 @@ def binomial(count, prob, generator=None):
     >>> gradtrack.binomial(gradtrack.tensor([10.0, 100.0, 3.0]), gradtrack.tensor([0.5, 0.2, 1.0]))
     tensor([ 4., 17.,  3.])
     """
-    _check(count, prob, generator)
-    return not_implemented_node("binomial", _draw(count, prob, generator), count, prob)
+    shape = _check(count, prob, generator)
+    return not_implemented_node("binomial", _draw(count, prob, shape, generator), count, prob)
 
 
 FUNCTIONS = (binomial,)

@@ -177,15 +177,15 @@ def _draw(count, prob, shape, generator):
 
 def binomial(count, prob, generator=None):
     """A draw from Binomial(count, prob) for each element (``count`` and ``prob`` floating
-    tensors of one dtype, broadcast together): torch's CPU sampler and
-    order of draws, so a seeded draw equals torch's (NOTE [Binomial draws]). torch has no
-    derivative for it: a result of inputs that require grad records a NotImplemented node,
-    whose backward raises.
+    tensors of one dtype, broadcast together): torch's CPU sampler and order of draws, so a
+    seeded draw equals torch's (NOTE [Binomial draws]). torch has no derivative for it: a
+    result of inputs that require grad records a NotImplemented node, whose backward
+    raises.
 
     >>> import gradtrack
     >>> _ = gradtrack.manual_seed(0)
     >>> gradtrack.binomial(gradtrack.tensor([10.0, 100.0, 3.0]), gradtrack.tensor([0.5, 0.2, 1.0]))
-    tensor([ 4., 17.,  3.])
+    tensor([ 7., 21.,  3.])
     """
     shape = _check(count, prob, generator)
     return not_implemented_node("binomial", _draw(count, prob, shape, generator), count, prob)

@@ -134,3 +134,15 @@ def test_a_refusal_draws_nothing(torch):
             lib.binomial(lib.tensor([20.0, 3.0]), lib.tensor([0.5, 0.5, 0.5]))
         after.append(lib.rand(2).tolist())
     assert after[0] == after[1]
+
+
+def test_where_torchs_inversion_never_ends_the_draw_is_count():
+    # torch's loop adds waiting times until they pass count, which a NaN count never lets
+    # happen (torch hangs); gradtrack returns count and draws nothing
+    gradtrack.manual_seed(2)
+    expected = gradtrack.rand(2).tolist()
+    gradtrack.manual_seed(2)
+    out = gradtrack.binomial(gradtrack.tensor([float("nan"), float("nan")]),
+                             gradtrack.tensor([0.3, 0.8]))
+    assert [str(v) for v in out.tolist()] == ["nan", "nan"]
+    assert gradtrack.rand(2).tolist() == expected

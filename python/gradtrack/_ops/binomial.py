@@ -29,7 +29,7 @@ from .poisson import each_drawn
 # them: some steps in the tensor's dtype (the float32 steps are rounded to float32 here:
 # one rounding of a double +, -, *, / or sqrt of float32 values is the float32 result) and
 # the rest in double, with the C library's log1pf for float32's log1p. A NaN prob gives
-# NaN. Where torch's inversion never ends (a NaN or infinite count with a small count * p)
+# NaN. Where torch's inversion never ends (a NaN count: its waiting times never pass it)
 # gradtrack returns count, drawing nothing.
 
 

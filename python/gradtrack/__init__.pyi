@@ -637,6 +637,18 @@ def bincount(input: typing.Any, weights: typing.Any=None, minlength: typing.Any=
 >>> gradtrack.bincount(gradtrack.tensor([1, 2, 2]))
 tensor([0, 1, 2])"""
 
+def binomial(count: typing.Any, prob: typing.Any, generator: typing.Any=None) -> Tensor:
+    """A draw from Binomial(count, prob) for each element (``count`` and ``prob`` floating
+tensors of one dtype, broadcast together): torch's CPU sampler and order of draws, so a
+seeded draw equals torch's (NOTE [Binomial draws]). torch has no derivative for it: a
+result of inputs that require grad records a NotImplemented node, whose backward
+raises.
+
+>>> import gradtrack
+>>> _ = gradtrack.manual_seed(0)
+>>> gradtrack.binomial(gradtrack.tensor([10.0, 100.0, 3.0]), gradtrack.tensor([0.5, 0.2, 1.0]))
+tensor([ 7., 21.,  3.])"""
+
 def bitwise_and(input: typing.Any, other: typing.Any, *, out: typing.Any=None) -> Tensor:
     """The bitwise AND of integer or bool tensors.
 
@@ -3730,22 +3742,24 @@ size, so indices out of range wrap).
 (tensor([1, 1]), tensor([0, 3]))"""
 
 def unsafe_chunk(input: typing.Any, chunks: typing.Any, dim: typing.Any=0) -> tuple[Tensor, ...]:
-    """``input.chunk(chunks, dim)`` (NOTE [Unsafe splits are split's views]).
+    """``input.chunk(chunks, dim)``'s pieces as tensors of their own that share its memory
+(NOTE [Unsafe splits]).
 
 >>> import gradtrack
 >>> gradtrack.unsafe_chunk(gradtrack.arange(4), 2)
 (tensor([0, 1]), tensor([2, 3]))"""
 
 def unsafe_split(input: typing.Any, split_size: typing.Any, dim: typing.Any=0) -> tuple[Tensor, ...]:
-    """``input.split(split_size, dim)`` (NOTE [Unsafe splits are split's views]).
+    """``input.split(split_size, dim)``'s pieces as tensors of their own that share its
+memory (NOTE [Unsafe splits]).
 
 >>> import gradtrack
 >>> gradtrack.unsafe_split(gradtrack.arange(3), 2)
 (tensor([0, 1]), tensor([2]))"""
 
 def unsafe_split_with_sizes(input: typing.Any, split_sizes: typing.Any, dim: typing.Any=0) -> tuple[Tensor, ...]:
-    """``input.split_with_sizes(split_sizes, dim)`` (NOTE [Unsafe splits are split's
-views]).
+    """``input.split_with_sizes(split_sizes, dim)``'s pieces as tensors of their own that
+share its memory (NOTE [Unsafe splits]).
 
 >>> import gradtrack
 >>> gradtrack.unsafe_split_with_sizes(gradtrack.arange(3), [2, 1])

@@ -54,6 +54,7 @@ SOURCES = (
     "_ops.linalg_lu",   # lu_unpack, torch's older lu and lu_solve
     "_ops.frexp",       # frexp
     "_ops.poisson",     # poisson: torch's sampler, draw for draw
+    "_ops.binomial",    # binomial: torch's sampler, draw for draw
     "_ops.nn",          # softmax, log_softmax, cosine_similarity
     "_ops.nn_layers",   # torch.conv2d, torch.batch_norm, ...: nn.functional with ATen's parameters
     "_ops.creation",    # factories, *_like, as_tensor, Tensor.new_*, layout

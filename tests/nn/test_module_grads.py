@@ -25,14 +25,6 @@ CONTAINERS = {"Module", "Container", "Sequential", "ModuleList", "ModuleDict", "
               "ParameterDict", "RNNBase", "RNNCellBase"}
 
 
-# grad_fn names gradtrack does not give yet (values and gradients are still compared); a
-# strict xfail below fails once one is fixed, so this stays the honest list.
-GRAD_FN_GAPS = {
-    # documented in F.embedding_bag: built from embedding + scatter_add (DivBackward0 /
-    # ScatterAddBackward0 on top), not torch's fused EmbeddingBagBackward0
-    "EmbeddingBag",
-}
-
 
 def X(*shape, lo=-2.0, hi=2.0):
     """A float input of ``shape`` that requires grad."""
@@ -384,8 +376,7 @@ def test_module_gradients_match_torch(name):
     _, g_outs, g_grads, g_buf = _run(gradtrack, name, start)
     assert len(g_outs) == len(t_outs)
     for g, t in zip(g_outs, t_outs):
-        if name not in GRAD_FN_GAPS:
-            assert type(g.grad_fn).__name__ == type(t.grad_fn).__name__
+        assert type(g.grad_fn).__name__ == type(t.grad_fn).__name__
         np.testing.assert_allclose(g.detach().numpy(), t.detach().numpy(), rtol=1e-7,
                                    atol=1e-9)
     assert list(g_grads) == list(t_grads)
@@ -398,15 +389,6 @@ def test_module_gradients_match_torch(name):
     for key in t_buf:
         np.testing.assert_allclose(g_buf[key], t_buf[key], rtol=1e-7, atol=1e-9,
                                    err_msg=f"buffer {key}")
-
-
-@pytest.mark.xfail(strict=True, reason="GRAD_FN_GAPS: grad_fn name differs from torch's")
-@pytest.mark.parametrize("name", sorted(GRAD_FN_GAPS))
-def test_grad_fn_gaps(name):
-    _, t_outs, _, _ = _run(torch, name)
-    _, g_outs, _, _ = _run(gradtrack, name, _run(torch, name)[0])
-    assert [type(o.grad_fn).__name__ for o in g_outs] == \
-        [type(o.grad_fn).__name__ for o in t_outs]
 
 
 def test_every_module_of_gradtrack_nn_has_a_row():

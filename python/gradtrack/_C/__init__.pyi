@@ -4368,22 +4368,24 @@ consecutive ones, optionally with the inverse indices and run lengths.
 (tensor([1, 2, 3, 1]), tensor([2, 2, 1, 1]))"""
 
     def unsafe_chunk(self, chunks: typing.Any, dim: typing.Any=0) -> tuple[Tensor, ...]:
-        """``input.chunk(chunks, dim)`` (NOTE [Unsafe splits are split's views]).
+        """``input.chunk(chunks, dim)``'s pieces as tensors of their own that share its memory
+(NOTE [Unsafe splits]).
 
 >>> import gradtrack
 >>> gradtrack.unsafe_chunk(gradtrack.arange(4), 2)
 (tensor([0, 1]), tensor([2, 3]))"""
 
     def unsafe_split(self, split_size: typing.Any, dim: typing.Any=0) -> tuple[Tensor, ...]:
-        """``input.split(split_size, dim)`` (NOTE [Unsafe splits are split's views]).
+        """``input.split(split_size, dim)``'s pieces as tensors of their own that share its
+memory (NOTE [Unsafe splits]).
 
 >>> import gradtrack
 >>> gradtrack.unsafe_split(gradtrack.arange(3), 2)
 (tensor([0, 1]), tensor([2]))"""
 
     def unsafe_split_with_sizes(self, split_sizes: typing.Any, dim: typing.Any=0) -> tuple[Tensor, ...]:
-        """``input.split_with_sizes(split_sizes, dim)`` (NOTE [Unsafe splits are split's
-views]).
+        """``input.split_with_sizes(split_sizes, dim)``'s pieces as tensors of their own that
+share its memory (NOTE [Unsafe splits]).
 
 >>> import gradtrack
 >>> gradtrack.unsafe_split_with_sizes(gradtrack.arange(3), [2, 1])

@@ -13,7 +13,6 @@ tensor([-1.1113,  1.0507])
 
 from .. import _C
 from ..nn import functional as F  # noqa: N812 - torch's spelling
-from ..nn._named_nodes import composite_node
 
 # ---- convolutions --------------------------------------------------------------------------
 
@@ -386,18 +385,9 @@ _BAG_MODES = ("sum", "mean", "max")
 
 def _bag_output(weight, indices, offsets, scale_grad_by_freq, mode, sparse, include_last_offset,
                 padding_idx, per_sample_weights=None):
+    # nn.functional's, which records torch's EmbeddingBagBackward0
     return F.embedding_bag(indices, weight, offsets, None, 2, scale_grad_by_freq, _BAG_MODES[mode],
                            sparse, per_sample_weights, include_last_offset, padding_idx)
-
-
-def _bag_output_weighted(weight, per_sample_weights, *rest):
-    return _bag_output(weight, *rest, per_sample_weights=per_sample_weights)
-
-
-# torch's embedding_bag records EmbeddingBagBackward0 for the weight (and the per-sample
-# weights): one named node over nn.functional's composition (NOTE [Named composite nodes])
-_bag = composite_node("EmbeddingBagBackward0", _bag_output)
-_bag_weighted = composite_node("EmbeddingBagBackward0", _bag_output_weighted, differentiable=2)
 
 
 def _bag_extras(indices, offsets, mode, padding_idx, bags, dim, dtype):
@@ -449,10 +439,7 @@ def embedding_bag(weight, indices, offsets, scale_grad_by_freq=False, mode=0, sp
                         f"{type(offsets).__name__}")
     mode = int(mode)
     rest = (indices, offsets, scale_grad_by_freq, mode, sparse, include_last_offset, padding_idx)
-    if per_sample_weights is not None:
-        output = _bag_weighted(weight, per_sample_weights, *rest)
-    else:
-        output = _bag(weight, *rest)
+    output = _bag_output(weight, *rest, per_sample_weights=per_sample_weights)
     bags = output.shape[0]
     extras = _bag_extras(indices, offsets, mode, padding_idx, bags,
                          weight.shape[1], weight.dtype)

@@ -68,7 +68,10 @@ def _poisson_one(rate, draw, lgamma):
             return count
 
 
-def _poisson_values(rates, generator):
+def each_drawn(values, generator, sample):
+    """``sample(value, draw)`` for each of ``values`` in turn, ``draw()`` giving the
+    generator's next uniform double as torch's CPU samplers take them; afterwards the
+    generator has moved on by exactly the doubles used (NOTE [Poisson draws])."""
     gen = _C._random.default_generator if generator is None else generator
     state = gen.get_state()
     block, pos, used = [], 0, 0
@@ -81,19 +84,27 @@ def _poisson_values(rates, generator):
         used += 1
         return block[pos - 1]
 
-    lgamma = _c_lgamma()
     out = []
     try:
-        for rate in rates:
-            if not rate >= 0:
-                raise RuntimeError("invalid Poisson rate, expected rate to be non-negative")
-            out.append(_poisson_one(rate, draw, lgamma))
+        for value in values:
+            out.append(sample(value, draw))
     finally:
         # the generator moves on by the doubles the sampler used, not the block's rest
         gen.set_state(state)
         if used:
             _C.rand(used, dtype=_C.float64, generator=gen)
     return out
+
+
+def _poisson_values(rates, generator):
+    lgamma = _c_lgamma()
+
+    def sample(rate, draw):
+        if not rate >= 0:
+            raise RuntimeError("invalid Poisson rate, expected rate to be non-negative")
+        return _poisson_one(rate, draw, lgamma)
+
+    return each_drawn(rates, generator, sample)
 
 
 def _poisson_draw(input, generator):  # noqa: A002

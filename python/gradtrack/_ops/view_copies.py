@@ -6,19 +6,30 @@ Each ``*_copy`` is its view op followed by a contiguous copy, recorded as one no
 as torch's (``PermuteBackward0_copy``, ``NarrowCopyBackward0``, ...: NOTE [View copies as
 one node] in ``nn/_named_nodes.py``); ``detach_copy`` records torch's NotImplemented node.
 
-NOTE [Unsafe splits are split's views]
-``unsafe_split`` and ``unsafe_chunk`` give ``split``'s views (torch gives tensors sharing
-the memory but not tracked as views, recorded as ``UnsafeSplitBackward0``).
+NOTE [Unsafe splits]
+torch's ``unsafe_split``, ``unsafe_split_with_sizes`` and ``unsafe_chunk`` give ``split``'s
+pieces as tensors that share the input's memory but are not views: no ``_base``, each with
+a version counter of its own (an in-place write to a piece bumps neither the input's
+version nor the other pieces', and is no view write: no CopySlices). Each piece here is
+the split's view taken as ``.data`` takes it (the memory under a fresh counter), recorded
+as one node with torch's name (``UnsafeSplitBackward0``, ``UnsafeSplitWithSizesBackward0``:
+``unsafe_chunk`` records the former, or the latter when the dim is empty, as torch's
+chunk does); its gradient joins the pieces' gradients along the dim (``cat``, so double
+backward works), and its tangents are the tangent's pieces.
 
 >>> import gradtrack
 >>> gradtrack.permute_copy(gradtrack.ones(2, 3), (1, 0)).is_contiguous()
 True
 """
 
+import operator
+
 from .. import _C
-from ..nn._named_nodes import copy_node, not_implemented_node
+from ..autograd.function import Function
+from ..nn._named_nodes import _has_tangent, copy_node, named_node, not_implemented_node
 from . import methods
 from .views import diagonal as _diagonal
+from .views import _checked_split
 from .views import split as _split
 from .views import split_with_sizes as _split_with_sizes
 
@@ -256,35 +267,142 @@ def narrow_copy(input, dim, start, length):  # noqa: A002
     return _narrow(input, dim, start, length)
 
 
+def _unsafe_node(name):
+    """The node of the unsafe splits (NOTE [Unsafe splits]): ``run(input, sizes, dim)``
+    splits ``input`` by ``sizes`` (one size or a list of them)."""
+
+    class _Unsafe(Function):
+        @staticmethod
+        def forward(ctx, input, sizes, dim):  # noqa: A002 - torch's name
+            ctx.sizes, ctx.dim, ctx.dtype = sizes, dim, input.dtype
+            pieces = _split(input, sizes, dim)
+            ctx.shapes = [tuple(p.shape) for p in pieces]
+            return tuple(p._data() for p in pieces)
+
+        @staticmethod
+        def backward(ctx, *grads):
+            grads = [g if g is not None else _C.zeros(list(shape), dtype=ctx.dtype)
+                     for g, shape in zip(grads, ctx.shapes)]
+            return _C.cat(grads, ctx.dim), None, None
+
+        @staticmethod
+        def jvp(ctx, tangent, *_):
+            return tuple(p.clone() for p in _split(tangent, ctx.sizes, ctx.dim))
+
+    named_node(_Unsafe, name)
+    apply = _Unsafe.apply
+
+    def run(input, sizes, dim):  # noqa: A002
+        if (input.requires_grad and _C.is_grad_enabled()) or _has_tangent((input,)):
+            return apply(input, sizes, dim)
+        return tuple(p._data() for p in _split(input, sizes, dim))
+
+    return run
+
+
+_unsafe_split = _unsafe_node("UnsafeSplitBackward0")
+_unsafe_split_with_sizes = _unsafe_node("UnsafeSplitWithSizesBackward0")
+
+
+def _int(value, op, name, position):
+    # an int argument as torch's parser takes it: an integer or anything with __index__
+    # (not a bool), else its TypeError
+    if isinstance(value, bool) or not hasattr(value, "__index__"):
+        raise TypeError(f"{op}(): argument '{name}' (position {position}) must be int, not "
+                        f"{type(value).__name__}")
+    return operator.index(value)
+
+
+def _ints(value, op, name, position):
+    if not isinstance(value, (list, tuple)):
+        raise TypeError(f"{op}(): argument '{name}' (position {position}) must be tuple of "
+                        f"ints, not {type(value).__name__}")
+    for k, v in enumerate(value):
+        if isinstance(v, bool) or not hasattr(v, "__index__"):
+            raise TypeError(f"{op}(): argument '{name}' (position {position}) must be tuple "
+                            f"of ints, but found element of type {type(v).__name__} at pos {k}")
+    return [operator.index(v) for v in value]
+
+
+def _unsafe_chunk(input, chunks, dim, at):  # noqa: A002
+    # ``at``: the position torch's messages give the argument after ``input``
+    chunks, dim = _int(chunks, "unsafe_chunk", "chunks", at), _int(dim, "unsafe_chunk", "dim",
+                                                                   at + 1)
+    if input.dim() == 0:
+        raise RuntimeError("chunk expects at least a 1-dimensional tensor")
+    if chunks <= 0:
+        raise RuntimeError(f"chunk expects `chunks` to be greater than 0, got: {chunks}")
+    length = input.size(dim)
+    size = (length + chunks - 1) // chunks
+    if size == 0 and length == 0:  # torch's chunk of an empty dim: chunks empty pieces
+        return _unsafe_split_with_sizes(input, [0] * chunks, dim)
+    return _unsafe_split(input, size, dim)
+
+
+def _unsafe_split_size(input, split_size, dim, at):  # noqa: A002
+    split_size = _int(split_size, "unsafe_split", "split_size", at)
+    dim = _int(dim, "unsafe_split", "dim", at + 1)
+    _checked_split(input, split_size, dim)  # torch's errors
+    return _unsafe_split(input, split_size, dim)
+
+
+def _unsafe_split_sizes(input, split_sizes, dim, at):  # noqa: A002
+    op = "unsafe_split_with_sizes"
+    split_sizes, dim = _ints(split_sizes, op, "split_sizes", at), _int(dim, op, "dim", at + 1)
+    _checked_split(input, split_sizes, dim)
+    return _unsafe_split_with_sizes(input, split_sizes, dim)
+
+
 def unsafe_chunk(input, chunks, dim=0):  # noqa: A002
-    """``input.chunk(chunks, dim)`` (NOTE [Unsafe splits are split's views]).
+    """``input.chunk(chunks, dim)``'s pieces as tensors of their own that share its memory
+    (NOTE [Unsafe splits]).
 
     >>> import gradtrack
     >>> gradtrack.unsafe_chunk(gradtrack.arange(4), 2)
     (tensor([0, 1]), tensor([2, 3]))
     """
-    return tuple(input.chunk(chunks, dim))
+    return _unsafe_chunk(input, chunks, dim, 2)
 
 
 def unsafe_split(input, split_size, dim=0):  # noqa: A002 - torch's names
-    """``input.split(split_size, dim)`` (NOTE [Unsafe splits are split's views]).
+    """``input.split(split_size, dim)``'s pieces as tensors of their own that share its
+    memory (NOTE [Unsafe splits]).
 
     >>> import gradtrack
     >>> gradtrack.unsafe_split(gradtrack.arange(3), 2)
     (tensor([0, 1]), tensor([2]))
     """
-    return tuple(_split(input, split_size, dim))
+    return _unsafe_split_size(input, split_size, dim, 2)
 
 
 def unsafe_split_with_sizes(input, split_sizes, dim=0):  # noqa: A002
-    """``input.split_with_sizes(split_sizes, dim)`` (NOTE [Unsafe splits are split's
-    views]).
+    """``input.split_with_sizes(split_sizes, dim)``'s pieces as tensors of their own that
+    share its memory (NOTE [Unsafe splits]).
 
     >>> import gradtrack
     >>> gradtrack.unsafe_split_with_sizes(gradtrack.arange(3), [2, 1])
     (tensor([0, 1]), tensor([2]))
     """
-    return tuple(_split_with_sizes(input, split_sizes, dim))
+    return _unsafe_split_sizes(input, split_sizes, dim, 2)
+
+
+# The Tensor methods: torch's messages count their arguments after self from 1.
+def _unsafe_chunk_method(self, chunks, dim=0):
+    return _unsafe_chunk(self, chunks, dim, 1)
+
+
+def _unsafe_split_method(self, split_size, dim=0):
+    return _unsafe_split_size(self, split_size, dim, 1)
+
+
+def _unsafe_split_with_sizes_method(self, split_sizes, dim=0):
+    return _unsafe_split_sizes(self, split_sizes, dim, 1)
+
+
+for _m, _f in ((_unsafe_chunk_method, unsafe_chunk), (_unsafe_split_method, unsafe_split),
+               (_unsafe_split_with_sizes_method, unsafe_split_with_sizes)):
+    _m.__name__ = _m.__qualname__ = _f.__name__
+    _m.__doc__ = _f.__doc__
 
 
 FUNCTIONS = (expand_copy, permute_copy, select_copy, slice_copy, squeeze_copy, unsqueeze_copy,
@@ -293,4 +411,6 @@ FUNCTIONS = (expand_copy, permute_copy, select_copy, slice_copy, squeeze_copy, u
              narrow_copy, unsafe_chunk, unsafe_split, unsafe_split_with_sizes)
 
 
-METHODS = methods(narrow_copy, unsafe_chunk, unsafe_split, unsafe_split_with_sizes)
+METHODS = {**methods(narrow_copy), "unsafe_chunk": _unsafe_chunk_method,
+           "unsafe_split": _unsafe_split_method,
+           "unsafe_split_with_sizes": _unsafe_split_with_sizes_method}

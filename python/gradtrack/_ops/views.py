@@ -252,14 +252,28 @@ def meshgrid(*tensors, indexing=None):
 
 # ---- splitting ---------------------------------------------------------------------------
 
+def _checked_split(input, split_size_or_sizes, dim):  # noqa: A002
+    # torch's checks that the C++ split leaves to its caller: a 0-d input has no dim to
+    # split, and a negative size would make a piece of negative length
+    if input.dim() == 0:
+        raise RuntimeError("split expects at least a 1-dimensional tensor")
+    if isinstance(split_size_or_sizes, (list, tuple)):
+        input.size(dim)  # an invalid dim raises first, as in torch
+        sizes = list(split_size_or_sizes)
+        if any(not isinstance(s, bool) and isinstance(s, int) and s < 0 for s in sizes):
+            raise RuntimeError("split_with_sizes expects split_sizes have only non-negative "
+                               f"entries, but got split_sizes={sizes}")
+    return _cxx_split(input, split_size_or_sizes, dim)
+
+
 def split(tensor, split_size_or_sections, dim=0):
     """Splits ``tensor`` into chunks of ``split_size_or_sections`` (a size or a list of sizes)."""
-    return _C.Tensor.split(tensor, split_size_or_sections, dim)
+    return _checked_split(tensor, split_size_or_sections, dim)
 
 
 # Tensor.split with torch's parameter names (split_size, dim): the C++ binding's are others.
 _cxx_split = _C.Tensor.split
-_split_method = lambda self, split_size, dim=0: _cxx_split(self, split_size, dim)  # noqa: E731
+_split_method = lambda self, split_size, dim=0: _checked_split(self, split_size, dim)  # noqa: E731
 _split_method.__name__ = "split"
 
 
@@ -270,7 +284,7 @@ def split_with_sizes(input, split_sizes, dim=0):  # noqa: A002
     >>> [t.tolist() for t in gradtrack.split_with_sizes(gradtrack.arange(5), [2, 3])]
     [[0, 1], [2, 3, 4]]
     """
-    return _cxx_split(input, list(split_sizes), dim)
+    return _checked_split(input, list(split_sizes), dim)
 
 
 def _matrix_transpose(name, batches_too):

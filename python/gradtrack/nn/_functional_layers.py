@@ -16,6 +16,7 @@ import warnings
 
 from .. import _C
 from .._autocast import runs_in_float32
+from ._named_nodes import composite_node
 from ._arguments import _broadcast_pair, _implicit_dim, _legacy_reduction, _reduction_enum
 
 _nn = _C._nn
@@ -641,10 +642,9 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2,  # no
                   scale_grad_by_freq=False, mode="mean", sparse=False, per_sample_weights=None,
                   include_last_offset=False, padding_idx=None):
     """Sums or averages the embeddings of each bag (rows of a 2-D ``input``, or the stretches
-    of a 1-D ``input`` that ``offsets`` start); an empty bag gives zeros.
-
-    The result is built from ``embedding`` and ``scatter_add`` (its grad_fn is not torch's
-    fused ``EmbeddingBagBackward0``); values and gradients are torch's.
+    of a 1-D ``input`` that ``offsets`` start); an empty bag gives zeros. The result records
+    torch's ``EmbeddingBagBackward0`` (one node over the composition: NOTE [Named composite
+    nodes]); values and gradients are torch's.
 
     >>> import gradtrack
     >>> import gradtrack.nn.functional as F
@@ -659,14 +659,29 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2,  # no
         raise NotImplementedError(f"embedding_bag: per_sample_weights was not None. "
                                   f"per_sample_weights is only supported for mode='sum' (got "
                                   f"mode='{mode}'). Please open a feature request on GitHub.")
+    if max_norm is not None:
+        # renormalizes weight's rows in place first (as torch's embedding_renorm_), so the
+        # bags are computed from the renormalized weight
+        embedding(input.reshape(-1), weight, None, max_norm, norm_type)
+    rest = (input, offsets, scale_grad_by_freq, mode, include_last_offset, padding_idx)
+    if per_sample_weights is not None:
+        return _bag_node_weighted(weight, per_sample_weights, *rest)
+    return _bag_node(weight, *rest)
+
+
+def _bag_compute(weight, input, offsets, scale_grad_by_freq, mode,  # noqa: A002
+                 include_last_offset, padding_idx, per_sample_weights=None):
     flat, owner, bags = _bag_offsets(input, offsets, include_last_offset)
     pad = _padding_for(padding_idx, weight.size(0))
-    rows = embedding(flat, weight, None, max_norm, norm_type, scale_grad_by_freq)
+    rows = embedding(flat, weight, None, None, 2, scale_grad_by_freq)
     if per_sample_weights is not None:
         rows = rows * per_sample_weights.reshape(-1)[:len(owner)].unsqueeze(1).to(rows.dtype)
     keep = [pad is None or int(i) != pad for i in flat.tolist()]
     if not all(keep):
-        rows = rows * _C.tensor(keep, dtype=rows.dtype).unsqueeze(1)
+        # the padding rows are left out, not multiplied by 0 (a NaN or inf there is no NaN
+        # in its bag, as torch's)
+        rows = _C.where(_C.tensor(keep, dtype=_C.bool).unsqueeze(1), rows,
+                        _C.zeros((), dtype=rows.dtype))
     dim = weight.size(1)
     if mode == "max":
         return _bag_max(rows, owner, keep, bags, dim)
@@ -678,6 +693,18 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2,  # no
     for b, k in zip(owner, keep):
         counts[b] += k
     return out / _C.tensor([max(c, 1) for c in counts], dtype=weight.dtype).unsqueeze(1)
+
+
+def _bag_compute_weighted(weight, per_sample_weights, *rest):
+    return _bag_compute(weight, *rest, per_sample_weights=per_sample_weights)
+
+
+# torch's embedding_bag records EmbeddingBagBackward0 for the weight (and the per-sample
+# weights): one named node over the composition (NOTE [Named composite nodes]); torch's
+# _embedding_bag has no forward-mode derivative
+_bag_node = composite_node("EmbeddingBagBackward0", _bag_compute, no_forward_ad="_embedding_bag")
+_bag_node_weighted = composite_node("EmbeddingBagBackward0", _bag_compute_weighted,
+                                    differentiable=2, no_forward_ad="_embedding_bag")
 
 
 def _bag_max(rows, owner, keep, bags, dim):

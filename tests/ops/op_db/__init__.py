@@ -26,6 +26,7 @@ The rows live in one module per area, with the words of the library
   convolution and pooling, padding and interpolation;
 - ``special_functions``: torch.special's Bessel functions and orthogonal polynomials
   (value-only: no gradient rows);
+- ``sampling``: the random draws (poisson, binomial) from a seeded generator;
 - ``creation``: the factories (``CREATION``, ``CreationSpec`` rows).
 
 What their rows are made of is shared: ``rows`` (dtype groups, value domains, ``Arg`` and
@@ -36,8 +37,8 @@ the module of its area; every test above picks it up.
 """
 
 from . import (conv, creation, indexing, linalg, linalg_decompose, linalg_factor, linalg_lu, nn,
-               pointwise, reduction, resample, scan_sort, shape, special_functions, statistics,
-               views)
+               pointwise, reduction, resample, sampling, scan_sort, shape, special_functions,
+               statistics, views)
 from .rows import (ALL, AWAY0, CASTABLE, DISTINCT, EXPONENT, FLOAT, INT, INTB, LOG1P, NONNEG, NONZERO,  # noqa: F401
                    NUM, POS, REAL, SIGNED, SMALL, A, Arg, CreationSpec, Domain, E, Fixed, Idx, Mask,
                    OpSpec, S, Sample, Step, T, Tr, View)
@@ -45,7 +46,7 @@ from .samples import (BINARY, BINARY_SMALL, LOSS_PAIR, MATRIX, RED_ALL, RED_ALL_
                       RED_DIM_EMPTY, SCAN, SHAPE, STAT, UNARY, UNARY_SMALL, V23, V23C, V234)
 
 AREAS = (pointwise, reduction, statistics, views, shape, indexing, scan_sort, linalg, linalg_factor,
-         linalg_decompose, linalg_lu, nn, conv, resample, special_functions)
+         linalg_decompose, linalg_lu, nn, conv, resample, special_functions, sampling)
 
 OPS = [spec for area in AREAS for spec in area.OPS]
 CREATION = creation.CREATION

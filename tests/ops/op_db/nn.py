@@ -173,6 +173,25 @@ def _F(lib):
     return lib.nn.functional
 
 
+_BAG_IDX = Idx([0, 2, 1, 3, 3])
+_BAG_OFF = Idx([0, 2, 2])
+
+
+def _embedding_bag_np(w, idx, offsets, mode, weights=None, last=False, pad=None):
+    """The bags of ``idx`` that start at ``offsets`` (the last one ends the last bag when
+    ``last``), reduced over their rows of ``w`` (``pad``'s rows left out; an empty bag is 0)."""
+    ends = list(offsets[1:]) + ([] if last else [len(idx)])
+    starts = list(offsets[:len(ends)])
+    out = np.zeros((len(starts), w.shape[1]), w.dtype)
+    for b, (lo, hi) in enumerate(zip(starts, ends)):
+        keep = [k for k in range(lo, hi) if idx[k] != pad]
+        if not keep:
+            continue
+        rows = w[idx[keep]] * (weights[keep, None] if weights is not None else 1)
+        out[b] = {"sum": rows.sum(0), "mean": rows.mean(0), "max": rows.max(0)}[mode]
+    return out
+
+
 NORM_CH = (S("4x3", A(4, 3)), S("2x3x5", A(2, 3, 5)), S("t", T(4, 3)))
 
 OPS += [
@@ -197,6 +216,41 @@ OPS += [
            lambda lib, w, i: _F(lib).embedding(i, w, padding_idx=0),
            (S("5x3", A(5, 3), Idx([0, 2, 0, 4])),), FLOAT, ref=lambda np_, w, i: w[i],
            gradcheck=False),  # the padding row's gradient is zero by definition
+    # embedding_bag's bags: offsets [0, 2, 2] over 5 indices are bags of 2, 0 (empty) and 3
+    OpSpec("nn.functional.embedding_bag_mean",
+           lambda lib, w, i, o: _F(lib).embedding_bag(i, w, o),
+           (S("5x3", A(5, 3), _BAG_IDX, _BAG_OFF), S("t", T(5, 3), _BAG_IDX, _BAG_OFF)), FLOAT,
+           ref=lambda np_, w, i, o: _embedding_bag_np(w, i, o, "mean")),
+    OpSpec("nn.functional.embedding_bag_sum_weighted",
+           lambda lib, w, i, o, p: _F(lib).embedding_bag(i, w, o, mode="sum",
+                                                         per_sample_weights=p),
+           (S("5x3", A(5, 3), _BAG_IDX, _BAG_OFF, A(5)),), FLOAT,
+           ref=lambda np_, w, i, o, p: _embedding_bag_np(w, i, o, "sum", p)),
+    OpSpec("nn.functional.embedding_bag_max_last_offset",
+           lambda lib, w, i, o: _F(lib).embedding_bag(i, w, o, mode="max",
+                                                      include_last_offset=True),
+           (S("5x3", A(5, 3), _BAG_IDX, Idx([0, 2, 5])),), FLOAT,
+           ref=lambda np_, w, i, o: _embedding_bag_np(w, i, o, "max", last=True)),
+    OpSpec("nn.functional.embedding_bag_2d_padding_idx",
+           lambda lib, w, i: _F(lib).embedding_bag(i, w, padding_idx=2),
+           (S("5x3", A(5, 3), Idx([[0, 2, 4], [2, 2, 1]])),), FLOAT,
+           ref=lambda np_, w, i: _embedding_bag_np(w, i.reshape(-1), np.array([0, 3]), "mean",
+                                                   pad=2)),
+    # torch.embedding_bag: ATen's arguments (scale_grad_by_freq, mode as 0/1/2, sparse,
+    # per_sample_weights, include_last_offset, padding_idx) and four outputs, of which the
+    # first is the bags (the others are compared with torch in test_poisson_embedding_bag_...)
+    OpSpec("embedding_bag",
+           lambda lib, w, i, o: lib.embedding_bag(w, i, o, False, 0, False, None, False, 3)[0],
+           (S("5x3", A(5, 3), _BAG_IDX, _BAG_OFF), S("t", T(5, 3), _BAG_IDX, _BAG_OFF)), FLOAT,
+           ref=lambda np_, w, i, o: _embedding_bag_np(w, i, o, "sum", pad=3)),
+    OpSpec("embedding_bag_weighted_last_offset",
+           lambda lib, w, i, o, p: lib.embedding_bag(w, i, o, False, 0, False, p, True)[0],
+           (S("5x3", A(5, 3), _BAG_IDX, Idx([0, 2, 2, 5]), A(5)),), FLOAT,
+           ref=lambda np_, w, i, o, p: _embedding_bag_np(w, i, o, "sum", p, last=True)),
+    OpSpec("embedding_bag_max",
+           lambda lib, w, i, o: lib.embedding_bag(w, i, o, False, 2)[0],
+           (S("5x3", A(5, 3), _BAG_IDX, _BAG_OFF),), FLOAT,
+           ref=lambda np_, w, i, o: _embedding_bag_np(w, i, o, "max")),
     OpSpec("nn.functional.dropout_eval", lambda lib, a: _F(lib).dropout(a, 0.5, training=False),
            UNARY_SMALL, FLOAT, ref=lambda np_, a: a),
     OpSpec("nn.functional.mse_loss", lambda lib, a, t: _F(lib).mse_loss(a, t), LOSS_PAIR, FLOAT,

@@ -277,4 +277,17 @@ OPS += [
            ref=lambda np_, a: a[:, 1:3].copy()),
     OpSpec("Tensor.narrow_copy", lambda lib, a: a.narrow_copy(0, 0, 1), V23, ALL,
            ref=lambda np_, a: a[0:1].copy()),
+    # pieces sharing the input's memory that are not views (UnsafeSplitBackward0, ...)
+    OpSpec("unsafe_split", lambda lib, a: lib.unsafe_split(a, 2, 1), V23, ALL,
+           ref=lambda np_, a: _split(a, 2, 1)),
+    OpSpec("Tensor.unsafe_split", lambda lib, a: a.unsafe_split(1), V23, ALL,
+           ref=lambda np_, a: _split(a, 1, 0)),
+    OpSpec("unsafe_split_with_sizes", lambda lib, a: lib.unsafe_split_with_sizes(a, [1, 0, 2], 1),
+           V23, ALL, ref=lambda np_, a: _split(a, [1, 0, 2], 1)),
+    OpSpec("Tensor.unsafe_split_with_sizes", lambda lib, a: a.unsafe_split_with_sizes([2], 0),
+           V23, ALL, ref=lambda np_, a: _split(a, [2], 0)),
+    OpSpec("unsafe_chunk", lambda lib, a: lib.unsafe_chunk(a, 2, -1), V23, ALL,
+           ref=lambda np_, a: _chunk(a, 2, -1)),
+    OpSpec("Tensor.unsafe_chunk", lambda lib, a: a.unsafe_chunk(3), V23, ALL,
+           ref=lambda np_, a: _chunk(a, 3, 0)),
 ]

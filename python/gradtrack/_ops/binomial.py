@@ -11,7 +11,6 @@ import ctypes.util
 import math
 import warnings
 
-import numpy as np
 
 from .. import _C
 from .._dtype_names import SCALAR_NAME, dtype_key
@@ -64,7 +63,7 @@ def _sampler(single):
     """The sampler of one element for float32 (``single``) or float64 values."""
     libm = _libm()
     log = libm.log
-    rnd = (lambda v: float(np.float32(v))) if single else (lambda v: v)
+    rnd = (lambda v: ctypes.c_float(v).value) if single else (lambda v: v)
     log1p = libm.log1pf if single else libm.log1p
 
     def btrs(count, prob, draw):

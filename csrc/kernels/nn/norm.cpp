@@ -66,14 +66,31 @@ namespace {
 
 // One row of layer_norm's affine: the loop norm_apply ran over a row, so the
 // two give the same bits.
+#pragma GCC push_options
+#pragma GCC optimize("fp-contract=off")
 template <typename T>
-inline void layer_norm_apply_row(const T* src, T* dst, T m, T r, const T* wp, const T* bp,
-                                 int64_t c) {
+[[gnu::always_inline]] inline void layer_norm_apply_row_impl(const T* src, T* dst, T m, T r,
+                                                             const T* wp, const T* bp, int64_t c) {
   for (int64_t j = 0; j < c; ++j) {
     const T xh = (src[j] - m) * r;
     dst[j] = wp ? (bp ? xh * wp[j] + bp[j] : xh * wp[j]) : (bp ? xh + bp[j] : xh);
   }
 }
+
+// In one clone per instruction set (NOTE [SIMD clones] in kernels/simd.h).
+// Each element is a subtraction, products and a sum, each rounded on its own
+// at any vector width; the products are kept from fusing with the sum (the
+// FMA of the AVX2 and AVX-512 clones would round once), so every clone gives
+// the baseline's bits.
+GT_LANE_CLONES void layer_norm_apply_row(const float* src, float* dst, float m, float r,
+                                         const float* wp, const float* bp, int64_t c) {
+  layer_norm_apply_row_impl(src, dst, m, r, wp, bp, c);
+}
+GT_LANE_CLONES void layer_norm_apply_row(const double* src, double* dst, double m, double r,
+                                         const double* wp, const double* bp, int64_t c) {
+  layer_norm_apply_row_impl(src, dst, m, r, wp, bp, c);
+}
+#pragma GCC pop_options
 
 }  // namespace
 

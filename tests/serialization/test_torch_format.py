@@ -387,3 +387,43 @@ def test_big_endian_checkpoint_loads_as_torch_loads_it(torch):
     for key in tobj:
         assert_same_tensor(by_torch[key], tobj[key])
         assert_same_tensor(ours[key], tobj[key])
+
+
+def test_default_load_owns_writable_memory_apart_from_the_file(torch, tmp_path):
+    # Without mmap, a loaded tensor's memory is its own: writes to it stay out of the
+    # file and out of other loads, and the file may change or go after loading.
+    path = tmp_path / "own.pt"
+    torch.save({"w": torch.arange(6.0), "h": torch.arange(4.0).to(torch.bfloat16),
+                "c": torch.arange(3), "b": torch.tensor([True, False])},
+               path)
+    before = path.read_bytes()
+    results = {}
+    for lib in (torch, gt):
+        first, second = lib.load(path), lib.load(path)
+        first["w"].add_(1)
+        first["h"].mul_(2)
+        first["c"].sub_(1)
+        first["b"][1] = True
+        assert path.read_bytes() == before
+        assert first["w"].data_ptr() != second["w"].data_ptr()
+        results[lib] = [first[k].tolist() for k in "whcb"] + [second[k].tolist() for k in "whcb"]
+    path.write_bytes(b"rewritten")
+    assert results[gt] == results[torch]
+    assert [first[k].tolist() for k in "whcb"] == results[gt][:4]
+
+
+def test_bool_bytes_other_than_one_load_as_true(torch):
+    # A bool record may hold any nonzero byte for True; the loaded tensor reads as
+    # torch's does (NOTE [Bool bytes are 0 or 1]).
+    data = saved_bytes(torch.save, torch.tensor([True, False, True]))
+    with zipfile.ZipFile(io.BytesIO(data)) as archive:
+        info = next(i for i in archive.infolist() if i.filename.endswith("/data/0"))
+    header = info.header_offset
+    name_length, extra_length = int.from_bytes(data[header + 26:header + 28], "little"), \
+        int.from_bytes(data[header + 28:header + 30], "little")
+    at = header + 30 + name_length + extra_length
+    assert data[at:at + 3] == b"\x01\x00\x01"
+    data = data[:at] + b"\x02\x00\x07" + data[at + 3:]
+    ours = gt.load(io.BytesIO(data))
+    assert ours.tolist() == [True, False, True]
+    assert ours.sum().item() == 2 and ours.eq(gt.tensor(True)).tolist() == [True, False, True]

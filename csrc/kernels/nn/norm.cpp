@@ -62,6 +62,73 @@ void row_moments(const Tensor& x, int64_t rows, int64_t cols, double eps, const 
   });
 }
 
+namespace {
+
+// One row of layer_norm's affine: the loop norm_apply ran over a row, so the
+// two give the same bits.
+#pragma GCC push_options
+#pragma GCC optimize("fp-contract=off")
+template <typename T>
+[[gnu::always_inline]] inline void layer_norm_apply_row_impl(const T* src, T* dst, T m, T r,
+                                                             const T* wp, const T* bp, int64_t c) {
+  for (int64_t j = 0; j < c; ++j) {
+    const T xh = (src[j] - m) * r;
+    dst[j] = wp ? (bp ? xh * wp[j] + bp[j] : xh * wp[j]) : (bp ? xh + bp[j] : xh);
+  }
+}
+
+// In one clone per instruction set (NOTE [SIMD clones] in kernels/simd.h).
+// Each element is a subtraction, products and a sum, each rounded on its own
+// at any vector width; the products are kept from fusing with the sum (the
+// FMA of the AVX2 and AVX-512 clones would round once), so every clone gives
+// the baseline's bits.
+GT_LANE_CLONES void layer_norm_apply_row(const float* src, float* dst, float m, float r,
+                                         const float* wp, const float* bp, int64_t c) {
+  layer_norm_apply_row_impl(src, dst, m, r, wp, bp, c);
+}
+GT_LANE_CLONES void layer_norm_apply_row(const double* src, double* dst, double m, double r,
+                                         const double* wp, const double* bp, int64_t c) {
+  layer_norm_apply_row_impl(src, dst, m, r, wp, bp, c);
+}
+#pragma GCC pop_options
+
+}  // namespace
+
+// NOTE [LayerNorm forward in one pass over memory]
+// row_moments then norm_apply read x from memory twice: a 4M-element input
+// does not stay in cache between them. Here each row is normalized while it
+// is still in cache from its statistics, so x is read from memory once (torch
+// does the same); the arithmetic is the two kernels', value for value.
+// Reduced floats still take the two kernels, each on widened copies (their
+// float32 statistics beside reduced x and parameters mix dtypes, which the
+// row loop here does not).
+void layer_norm_rows(const Tensor& out, const Tensor& x, int64_t rows, int64_t cols, double eps,
+                     const Tensor& mean, const Tensor& rstd, const Tensor& w, const Tensor& b) {
+  if (any_red({&out, &x, &mean, &rstd, &w, &b})) {
+    row_moments(x, rows, cols, eps, mean, rstd);
+    return norm_apply(out, x, rows, cols, 1, 1, mean, rstd, w, b);
+  }
+  GT_DISPATCH_FLOAT(x.dtype(), "layer_norm_rows", [&] {
+    const scalar_t* xp = x.data<scalar_t>();
+    scalar_t* op = out.data<scalar_t>();
+    scalar_t* mp = mean.data<scalar_t>();
+    scalar_t* rp = rstd.data<scalar_t>();
+    const scalar_t* wp = w.defined() ? w.data<scalar_t>() : nullptr;
+    const scalar_t* bp = b.defined() ? b.data<scalar_t>() : nullptr;
+    const int64_t grain = std::max<int64_t>(1, kGrainSize / std::max<int64_t>(cols, 1));
+    parallel_for(rows, grain, [&](int64_t lo, int64_t hi) {
+      for (int64_t r = lo; r < hi; ++r) {
+        const scalar_t* row = xp + r * cols;
+        const double m = cols ? run_sum(row, cols) / double(cols) : NAN;
+        const double var = cols ? run_sqdev(row, cols, m) / double(cols) : NAN;
+        mp[r] = static_cast<scalar_t>(m);
+        rp[r] = static_cast<scalar_t>(1.0 / std::sqrt(var + eps));
+        layer_norm_apply_row(row, op + r * cols, mp[r], rp[r], wp, bp, cols);
+      }
+    });
+  });
+}
+
 void channel_moments(const Tensor& x, int64_t n, int64_t c, int64_t l, const Tensor& mean,
                      const Tensor& var) {
   if (any_red({&x, &mean, &var})) {
@@ -115,16 +182,8 @@ void norm_apply(const Tensor& out, const Tensor& x, int64_t n, int64_t c, int64_
       // contiguous inner loop the compiler vectorizes.
       parallel_for(n, std::max<int64_t>(1, kGrainSize / std::max<int64_t>(c, 1)),
                    [&](int64_t lo, int64_t hi) {
-                     for (int64_t i = lo; i < hi; ++i) {
-                       const scalar_t m = mp[i], r = rp[i];
-                       const scalar_t* src = xp + i * c;
-                       scalar_t* dst = op + i * c;
-                       for (int64_t j = 0; j < c; ++j) {
-                         const scalar_t xh = (src[j] - m) * r;
-                         dst[j] =
-                             wp ? (bp ? xh * wp[j] + bp[j] : xh * wp[j]) : (bp ? xh + bp[j] : xh);
-                       }
-                     }
+                     for (int64_t i = lo; i < hi; ++i)
+                       layer_norm_apply_row(xp + i * c, op + i * c, mp[i], rp[i], wp, bp, c);
                    });
       return;
     }

@@ -18,6 +18,10 @@ namespace gradtrack::kernels::nn {
 /// elements of dense x (biased variance), into dense mean and rstd.
 void row_moments(const Tensor& x, int64_t rows, int64_t cols, double eps, const Tensor& mean,
                  const Tensor& rstd);
+/// layer_norm's forward over dense (rows, cols) x: row_moments and then
+/// norm_apply (one group, L = 1), each row in one visit.
+void layer_norm_rows(const Tensor& out, const Tensor& x, int64_t rows, int64_t cols, double eps,
+                     const Tensor& mean, const Tensor& rstd, const Tensor& w, const Tensor& b);
 /// Per channel of dense (N, C, L) x: the mean and the biased variance.
 void channel_moments(const Tensor& x, int64_t n, int64_t c, int64_t l, const Tensor& mean,
                      const Tensor& var);

@@ -120,10 +120,7 @@ std::vector<Tensor> native_layer_norm(const Tensor& x, const DimVector& normaliz
   Tensor xd = dense(x), out = empty(x.sizes(), x.dtype());
   Tensor mean = empty({rows}, stats_dtype(x)), rstd = empty({rows}, stats_dtype(x));
   Tensor wd = param(w, x), bd = param(b, x);
-  if (rows * cols != 0) {
-    kernels::nn::row_moments(xd, rows, cols, eps, mean, rstd);
-    kernels::nn::norm_apply(out, xd, rows, cols, 1, 1, mean, rstd, wd, bd);
-  }
+  if (rows * cols != 0) kernels::nn::layer_norm_rows(out, xd, rows, cols, eps, mean, rstd, wd, bd);
   mean = rounded_to(mean, x.dtype());
   rstd = rounded_to(rstd, x.dtype());
   record_norm(OpKind::NativeLayerNorm, x, w, b, out, {&mean, &rstd}, {rows, cols, 1, 1}, eps, 0);

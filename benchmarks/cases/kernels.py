@@ -48,6 +48,17 @@ def mul(T, side):
     return step
 
 
+@timed_case("add_bf16", GROUP_ELT, "a + b (bfloat16, fresh output)",
+            (Point("1M", 1024, "1024x1024 bfloat16, float32 arithmetic rounded once"),))
+def add_bf16(T, side):
+    a, b = (t.to(T.bfloat16) for t in _pair(T, side))
+
+    def step():
+        a + b
+
+    return step
+
+
 @timed_case("exp", GROUP_ELT, "a.exp()", ELT_POINTS)
 def exp(T, side):
     a, _ = _pair(T, side)

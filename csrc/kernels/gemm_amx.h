@@ -20,4 +20,9 @@ void set_amx_bf16(bool on);
 /// Only call if amx_bf16_available().
 void gemm_amx_bf16(const Tensor& c, const Tensor& a, const Tensor& b, bool accumulate);
 
+/// out[i] = a[i] @ b[i] as gemm_amx_bf16 sums it, rounded straight into
+/// bfloat16 `out` [B, M, N] (unit stride along N; must not overlap a or b)
+/// with no float32 copy of the result. Only call if amx_bf16_available().
+void gemm_amx_bf16_rounded(const Tensor& out, const Tensor& a, const Tensor& b);
+
 }  // namespace gradtrack::kernels

@@ -147,8 +147,15 @@ void gemm(const Tensor& out, const Tensor& a0, const Tensor& b0, bool accumulate
     const int64_t k = a0.sizes()[2];
     const bool bf16 = out.dtype() == ScalarType::BFloat16 && a0.dtype() == ScalarType::BFloat16 &&
                       b0.dtype() == ScalarType::BFloat16;
+    const bool amx = bf16 && k > 0 && use_amx_bf16();  // NOTE [AMX bfloat16 products]
+    if (amx && !accumulate && out.strides()[2] == 1 && !may_overlap(out, a0) &&
+        !may_overlap(out, b0)) {
+      // NOTE [Rounding as the tiles leave]
+      ScopedGilRelease gil(out.numel() * k >= kReleaseGilAbove * 4 && !in_parallel_region());
+      return gemm_amx_bf16_rounded(out, aligned(a0), aligned(b0));
+    }
     WideOut w(out, accumulate);
-    if (bf16 && k > 0 && use_amx_bf16()) {  // NOTE [AMX bfloat16 products]
+    if (amx) {
       ScopedGilRelease gil(out.numel() * k >= kReleaseGilAbove * 4 && !in_parallel_region());
       gemm_amx_bf16(w.t, aligned(a0), aligned(b0), accumulate);
     } else {

@@ -10,6 +10,7 @@
 #include "kernels/loops.h"
 #include "kernels/pointwise_special.h"
 #include "kernels/reduced_float.h"
+#include "kernels/bfloat16_binary.h"
 #include "kernels/simd.h"
 #include "kernels/special_math.h"
 
@@ -368,6 +369,7 @@ void binary(BinaryOp op, const Tensor& out, const Tensor& a, const Tensor& b, Sc
         [half](uint16_t x, uint16_t y) { return special_binary::nextafter_bits16(x, y, half); });
   }
   if (any_reduced({&out, &a, &b})) {  // NOTE [Reduced floats are stored, not computed]
+    if (alpha.equals(1) && binary_bfloat16(op, out, a, b)) return;
     // PyTorch's vectorised add/sub of two reduced-float tensors rounds alpha
     // to their dtype first (measured); a number operand keeps it float32.
     WideOut w(out);

@@ -3,6 +3,7 @@
 #include <cstring>
 
 #include "core/half.h"
+#include "kernels/bfloat16_binary.h"
 #include "kernels/pointwise.h"
 #include "kernels/loops.h"
 
@@ -208,7 +209,75 @@ void float_from_words(const Tensor& out, const Tensor& src) {
   }
 }
 
+// NOTE [bfloat16 arithmetic in one pass]
+// A bfloat16 a + b (and -, *, /) widened both operands into float32 copies,
+// ran the float32 kernel into a third and rounded that back: four passes and
+// three allocations, ~4x torch's time over 1M elements. For two bfloat16
+// operands and a bfloat16 result, each element now widens, computes in float32
+// and rounds in one loop (vectorised by the compiler, NOTE [Conversions in
+// vectors]), with the same float32 operation and the same rounding (to
+// nearest even, NaN to 0x7FC0) as the widened path, so the bits are equal.
+template <typename Op>
+inline uint16_t bfloat16_op(uint16_t x, uint16_t y, Op op) {
+  uint32_t ux = static_cast<uint32_t>(x) << 16, uy = static_cast<uint32_t>(y) << 16;
+  float fx, fy;
+  std::memcpy(&fx, &ux, sizeof(fx));
+  std::memcpy(&fy, &uy, sizeof(fy));
+  const float r = op(fx, fy);
+  uint32_t u;
+  std::memcpy(&u, &r, sizeof(u));
+  const uint32_t rounded = (u + 0x7FFFu + ((u >> 16) & 1u)) >> 16;
+  return static_cast<uint16_t>((u & 0x7FFFFFFFu) > 0x7F800000u ? 0x7FC0u : rounded);
+}
+
+#define GT_BFLOAT16_RUN(NAME, EXPR)                                                           \
+  GT_CONVERT_CLONES void NAME(uint16_t* o, const uint16_t* a, const uint16_t* b, int64_t n) { \
+    for (int64_t i = 0; i < n; ++i)                                                           \
+      o[i] = bfloat16_op(a[i], b[i], [](float x, float y) { return EXPR; });                  \
+  }
+GT_BFLOAT16_RUN(bfloat16_add_run, x + y)
+GT_BFLOAT16_RUN(bfloat16_sub_run, x - y)
+GT_BFLOAT16_RUN(bfloat16_mul_run, x* y)
+GT_BFLOAT16_RUN(bfloat16_div_run, x / y)
+#undef GT_BFLOAT16_RUN
+
+template <typename Dense, typename Op>
+void bfloat16_binary_loop(const Tensor& out, const Tensor& a, const Tensor& b, const Dense& dense,
+                          const Op& op) {
+  run_plan(make_plan(out, {a, b}), [&](char** ptr, const int64_t* s, int64_t n) {
+    if (s[0] == 2 && s[1] == 2 && s[2] == 2 && aligned_for<uint16_t>(ptr[0]) &&
+        aligned_for<uint16_t>(ptr[1]) && aligned_for<uint16_t>(ptr[2])) {
+      dense(reinterpret_cast<uint16_t*>(ptr[0]), reinterpret_cast<const uint16_t*>(ptr[1]),
+            reinterpret_cast<const uint16_t*>(ptr[2]), n);
+    } else {
+      for (int64_t i = 0; i < n; ++i)
+        store<uint16_t>(ptr[0] + i * s[0], bfloat16_op(load<uint16_t>(ptr[1] + i * s[1]),
+                                                       load<uint16_t>(ptr[2] + i * s[2]), op));
+    }
+  });
+}
+
 }  // namespace
+
+bool binary_bfloat16(BinaryOp op, const Tensor& out, const Tensor& a, const Tensor& b) {
+  constexpr ScalarType bf = ScalarType::BFloat16;
+  if (out.dtype() != bf || a.dtype() != bf || b.dtype() != bf) return false;
+  switch (op) {
+    case BinaryOp::Add:
+      bfloat16_binary_loop(out, a, b, bfloat16_add_run, [](float x, float y) { return x + y; });
+      return true;
+    case BinaryOp::Sub:
+      bfloat16_binary_loop(out, a, b, bfloat16_sub_run, [](float x, float y) { return x - y; });
+      return true;
+    case BinaryOp::Mul:
+      bfloat16_binary_loop(out, a, b, bfloat16_mul_run, [](float x, float y) { return x * y; });
+      return true;
+    case BinaryOp::Div:
+      bfloat16_binary_loop(out, a, b, bfloat16_div_run, [](float x, float y) { return x / y; });
+      return true;
+    default: return false;
+  }
+}
 
 bool copy_reduced(const Tensor& out, const Tensor& src) {
   const bool ro = is_reduced_float(out.dtype()), rs = is_reduced_float(src.dtype());

@@ -32,6 +32,16 @@ def _ulps(got, ref):
     return np.abs(got - ref) / (scale * 2.0**-7)
 
 
+def _assert_float32_sums_rounded_once(got, a, b):
+    """Within one rounding to bfloat16 (half a spacing) plus the error of
+    float32 sums of k terms, of the float64 product of the same values."""
+    a64, b64 = a.double().numpy(), b.double().numpy()
+    ref = a64 @ b64
+    k = a64.shape[-1]
+    bound = 0.5 + k * 2.0**-24 * np.abs(a64) @ np.abs(b64) / (np.maximum(np.abs(ref), 1e-30) * 2.0**-7)
+    assert np.all(_ulps(got, ref) <= bound + 1e-6)
+
+
 SHAPES = [(1, 1, 1), (1, 5, 3), (31, 33, 17), (32, 32, 32), (33, 70, 65), (64, 1000, 130), (257, 31, 96)]
 
 
@@ -40,12 +50,7 @@ def test_products_are_float32_sums_rounded_once(m, k, n):
     a, b = _bf16((m, k), 0), _bf16((k, n), 1)
     assert _bench.use_amx_bf16()
     got = (a @ b).float().numpy()
-    ref = a.double().numpy() @ b.double().numpy()
-    # one rounding to bfloat16 (half a spacing) plus float32 sums of k terms
-    bound = 0.5 + k * 2.0**-24 * np.abs(a.double().numpy()) @ np.abs(b.double().numpy()) / (
-        np.maximum(np.abs(ref), 1e-30) * 2.0**-7
-    )
-    assert np.all(_ulps(got, ref) <= bound + 1e-6)
+    _assert_float32_sums_rounded_once(got, a, b)
     with _Widened():
         wide = (a @ b).float().numpy()
     assert np.mean(got == wide) >= 0.99
@@ -110,3 +115,72 @@ def test_switch_reads_back():
     with _Widened():
         assert not _bench.use_amx_bf16()
     assert _bench.use_amx_bf16()
+
+
+# Shapes whose bfloat16 result is rounded as it leaves the tiles: whole blocks,
+# edges, more than one chunk of 512 columns, and more than 1024 depths (sums
+# carried between depth blocks).
+ROUNDED = [(32, 64, 32), (70, 33, 45), (64, 1100, 96), (40, 2100, 600), (96, 64, 1030)]
+
+
+@pytest.mark.parametrize("m,k,n", ROUNDED, ids=lambda v: str(v))
+def test_rounded_results_are_float32_sums_rounded_once(m, k, n):
+    a, b = _bf16((m, k), 13), _bf16((k, n), 14)
+    got = (a @ b).float().numpy()
+    _assert_float32_sums_rounded_once(got, a, b)
+    # The widened path sums the same products in float32 in another order, so
+    # a few results differ from it by a bfloat16 step.
+    with _Widened():
+        wide = (a @ b).float().numpy()
+    assert np.mean(got == wide) >= 0.99
+
+
+def test_rounding_is_to_nearest_even_with_torchs_nan():
+    # Single-depth products, so the float32 sum is exact and only the rounding
+    # is tested: ties, values just past them, overflow, NaN, inf. (Not
+    # subnormals: the tile multiply reads and writes them as zero.)
+    x = np.array([1.0, 1.0 + 2.0**-8, 1.0 + 3 * 2.0**-8, 1.0 + 2.0**-8 + 2.0**-20, 2.0**-100,
+                  3.0e38, -(1.0 + 2.0**-8), np.nan, np.inf, -np.inf, 0.0, -0.0, 2.0**-140, 65504.0,
+                  1.0 + 2.0**-9, -3.0], dtype=np.float32)
+    scale = np.array([1.0, 1.0 + 2.0**-7, 2.0, 1.5, 2.0**-7], dtype=np.float32)
+    a = gt.tensor(x.reshape(-1, 1)).bfloat16()
+    b = gt.tensor(scale.reshape(1, -1)).bfloat16()
+    got = (a @ b).view(gt.int16).numpy()
+    with _Widened():
+        wide = (a @ b).view(gt.int16).numpy()
+    np.testing.assert_array_equal(got, wide)
+    nan = np.isnan((a @ b).float().numpy())
+    assert np.all(got[nan] == 0x7FC0)
+
+
+def test_rounded_batches_and_strided_outputs():
+    a, b = _bf16((3, 40, 70), 15), _bf16((3, 70, 50), 16)
+    got = gt.bmm(a, b).float().numpy()
+    with _Widened():
+        wide = gt.bmm(a, b).float().numpy()
+    assert np.all(_ulps(got, wide) <= 1.0 + 1e-6)
+    # An out= whose columns are not adjacent takes the float32 copy and is the same.
+    out = gt.zeros(3, 50, 40, dtype=gt.bfloat16).transpose(1, 2)
+    gt.bmm(a, b, out=out)
+    np.testing.assert_array_equal(out.float().numpy(), gt.bmm(a, b).float().numpy())
+
+
+def test_rounded_result_into_an_operand():
+    # out= sharing memory with an operand goes through the float32 copy, as
+    # before, so the operand is read whole before it is written.
+    a, b = _bf16((48, 48), 17), _bf16((48, 48), 18)
+    expected = (a @ b).float().numpy()
+    gt.matmul(a, b, out=a)
+    np.testing.assert_array_equal(a.float().numpy(), expected)
+    b2 = _bf16((48, 48), 18)
+    gt.matmul(_bf16((48, 48), 17), b2, out=b2)
+    np.testing.assert_array_equal(b2.float().numpy(), expected)
+
+
+def test_square_products_equal_torchs(torch):
+    for n in (256, 1024):
+        a, b = _bf16((n, n), 19), _bf16((n, n), 20)
+        ta, tb = torch.tensor(a.float().numpy()).bfloat16(), torch.tensor(b.float().numpy()).bfloat16()
+        got = (a @ b).view(gt.int16).numpy()
+        theirs = (ta @ tb).view(torch.int16).numpy()
+        assert np.mean(got == theirs) >= 0.999

@@ -1,6 +1,7 @@
 #include "kernels/optim.h"
 
 #include "kernels/parallel.h"
+#include "kernels/simd.h"
 
 namespace gradtrack::kernels {
 
@@ -13,6 +14,22 @@ bool sgd_fusable(const Tensor& p, const Tensor& grad, const Tensor* buf) {
 }
 
 void sgd_step(const Tensor& p, const Tensor& grad, const Tensor* buf, const SgdParams& h) {
+  if (p.dtype() == ScalarType::Float32 || p.dtype() == ScalarType::Float64) {
+    // torch's adds with alpha round once (NOTE [add and sub with alpha round once]).
+    const simd::SgdStep step{h.lr,       h.momentum, h.dampening, h.weight_decay,
+                             h.nesterov, h.maximize, h.first_step};
+    auto run = [&](auto* pp, const auto* gp, auto* bp) {
+      parallel_for(p.numel(), kGrainSize, [&](int64_t lo, int64_t hi) {
+        simd::sgd(pp + lo, gp + lo, bp ? bp + lo : nullptr, hi - lo, step);
+      });
+    };
+    if (p.dtype() == ScalarType::Float32) {
+      run(p.data<float>(), grad.data<float>(), buf ? buf->data<float>() : nullptr);
+    } else {
+      run(p.data<double>(), grad.data<double>(), buf ? buf->data<double>() : nullptr);
+    }
+    return;
+  }
   GT_DISPATCH_FLOAT(p.dtype(), "sgd", [&] {
     using T = scalar_t;
     T* pp = p.data<T>();

@@ -37,6 +37,24 @@ void add(const float* a, const float* b, float* out, int64_t n);
 void mul(const float* a, const float* b, float* out, int64_t n);
 void relu(const float* in, float* out, int64_t n);
 
+/// out = fma(alpha, b, a) over one run of a loop plan (ptr = {out, a, b}, byte strides
+/// s, n elements, every pointer aligned): a + alpha * b rounded once, as PyTorch's add
+/// and sub with alpha compute it (sub passes -alpha). Dense runs and runs with a
+/// one-value side are vector loops. `out` may be `a` or `b`.
+void add_scaled(char* const* ptr, const int64_t* s, int64_t n, float alpha);
+void add_scaled(char* const* ptr, const int64_t* s, int64_t n, double alpha);
+
+/// One step of torch.optim.SGD (its single-tensor path) over n elements of a parameter
+/// p, its gradient g and momentum buffer b (null without momentum): every add with
+/// alpha rounded once as in add_scaled, the buffer's product by the momentum rounded
+/// before it is added to, as `buf.mul_(momentum).add_(grad, alpha=1 - dampening)` does.
+struct SgdStep {
+  double lr, momentum, dampening, weight_decay;
+  bool nesterov, maximize, first_step;
+};
+void sgd(float* p, const float* g, float* b, int64_t n, const SgdStep& h);
+void sgd(double* p, const double* g, double* b, int64_t n, const SgdStep& h);
+
 /// Which clone the loader chose ("avx512", "avx2" (with FMA) or "baseline").
 const char* level();
 

@@ -109,11 +109,13 @@ Tensor add(const Tensor& a, const Tensor& b, Scalar alpha) {
 Tensor add(const Tensor& a, Scalar b, Scalar alpha) {
   ScalarType dt = result_type(a, b);
   check_alpha(dt, alpha);
-  // a + alpha * b with a scalar b folds alpha into the scalar.
-  Scalar folded = alpha.equals(1)                      ? b
+  // float32 and float64 round a + alpha * b once in the kernel (NOTE [add and sub with
+  // alpha round once]); the other dtypes fold alpha into the scalar.
+  const bool fused = dt == ScalarType::Float32 || dt == ScalarType::Float64;
+  Scalar folded = alpha.equals(1) || fused             ? b
                   : (b.is_float() || alpha.is_float()) ? Scalar(b.to_double() * alpha.to_double())
                                                        : Scalar(b.to_int() * alpha.to_int());
-  Tensor out = run_binary_scalar(BinaryOp::Add, a, folded, dt, dt);
+  Tensor out = run_binary_scalar(BinaryOp::Add, a, folded, dt, dt, fused ? alpha : Scalar(1));
   record(OpKind::AddScalar, {&a}, out, [&](autograd::AlphaAttrs& at) { at.alpha = alpha; });
   return out;
 }

@@ -24,7 +24,9 @@ def mpiexec():
 def run(n, worker, tmp_path, timeout=60, args=()):
     """Runs ``workers/<worker>`` on ``n`` ranks; returns the list of per-rank result dicts."""
     out = tmp_path / f"{worker}.{n}"
-    env = dict(os.environ, OMP_NUM_THREADS="1", PYTHONPATH=os.pathsep.join(sys.path))
+    # A rank that crashes prints its Python stack (faulthandler) into the log the test shows.
+    env = dict(os.environ, OMP_NUM_THREADS="1", PYTHONPATH=os.pathsep.join(sys.path),
+               PYTHONFAULTHANDLER="1")
     cmd = [mpiexec(), "-n", str(n), sys.executable, str(WORKERS / worker), str(out), *args]
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=env,
                             start_new_session=True, text=True)

@@ -37,6 +37,20 @@ void commit(const Tensor& real, const Tensor& wide) {
 
 }  // namespace
 
+namespace {
+
+// One row's mean and 1 / sqrt(var + eps): two passes in double (NOTE [Lane sums]);
+// no elements: NaN, as 0 / 0.
+template <typename T>
+inline void row_stats(const T* row, int64_t cols, double eps, T& mean, T& rstd) {
+  const double m = cols ? run_sum(row, cols) / double(cols) : NAN;
+  const double var = cols ? run_sqdev(row, cols, m) / double(cols) : NAN;
+  mean = static_cast<T>(m);
+  rstd = static_cast<T>(1.0 / std::sqrt(var + eps));
+}
+
+}  // namespace
+
 void row_moments(const Tensor& x, int64_t rows, int64_t cols, double eps, const Tensor& mean,
                  const Tensor& rstd) {
   if (any_red({&x, &mean, &rstd})) {
@@ -50,14 +64,7 @@ void row_moments(const Tensor& x, int64_t rows, int64_t cols, double eps, const 
     scalar_t* rp = rstd.data<scalar_t>();
     const int64_t grain = std::max<int64_t>(1, kGrainSize / std::max<int64_t>(cols, 1));
     parallel_for(rows, grain, [&](int64_t lo, int64_t hi) {
-      for (int64_t r = lo; r < hi; ++r) {
-        // two passes in double (NOTE [Lane sums]); no elements: NaN, as 0 / 0
-        const scalar_t* row = xp + r * cols;
-        const double m = cols ? run_sum(row, cols) / double(cols) : NAN;
-        const double var = cols ? run_sqdev(row, cols, m) / double(cols) : NAN;
-        mp[r] = static_cast<scalar_t>(m);
-        rp[r] = static_cast<scalar_t>(1.0 / std::sqrt(var + eps));
-      }
+      for (int64_t r = lo; r < hi; ++r) row_stats(xp + r * cols, cols, eps, mp[r], rp[r]);
     });
   });
 }
@@ -119,10 +126,7 @@ void layer_norm_rows(const Tensor& out, const Tensor& x, int64_t rows, int64_t c
     parallel_for(rows, grain, [&](int64_t lo, int64_t hi) {
       for (int64_t r = lo; r < hi; ++r) {
         const scalar_t* row = xp + r * cols;
-        const double m = cols ? run_sum(row, cols) / double(cols) : NAN;
-        const double var = cols ? run_sqdev(row, cols, m) / double(cols) : NAN;
-        mp[r] = static_cast<scalar_t>(m);
-        rp[r] = static_cast<scalar_t>(1.0 / std::sqrt(var + eps));
+        row_stats(row, cols, eps, mp[r], rp[r]);
         layer_norm_apply_row(row, op + r * cols, mp[r], rp[r], wp, bp, cols);
       }
     });

@@ -17,6 +17,7 @@ from .._dtype_names import SCALAR_NAME, dtype_key
 from .._out import _RESIZED
 from ..nn._named_nodes import not_implemented_node
 from .poisson import each_drawn
+from .views import _broadcast_pair
 
 # NOTE [Binomial draws]
 # torch.binomial draws each element in turn (C order of the result, count and prob
@@ -130,17 +131,6 @@ def _type_name(x):
     return type(x).__name__
 
 
-def _broadcast_shape(a, b):
-    # the result's shape, with torch's message for shapes that do not broadcast
-    n = max(len(a), len(b))
-    a, b = (1,) * (n - len(a)) + a, (1,) * (n - len(b)) + b
-    for i, (x, y) in enumerate(zip(a, b)):
-        if x != y and x != 1 and y != 1:
-            raise RuntimeError(f"The size of tensor a ({x}) must match the size of tensor b "
-                               f"({y}) at non-singleton dimension {i}")
-    return tuple(y if x == 1 else x for x, y in zip(a, b))
-
-
 def _check(count, prob, generator):
     for name, position, t in (("count", 1, count), ("prob", 2, prob)):
         if not isinstance(t, _C.Tensor):
@@ -153,7 +143,7 @@ def _check(count, prob, generator):
         if not t.is_floating_point():
             raise ValueError(f"binomial only supports floating-point dtypes for {name}, got: "
                              f"{SCALAR_NAME[dtype_key(t.dtype)]}")
-    shape = _broadcast_shape(tuple(count.shape), tuple(prob.shape))
+    shape = _broadcast_pair(tuple(count.shape), tuple(prob.shape))
     if prob.dtype != count.dtype:
         raise RuntimeError(f"Found dtype {SCALAR_NAME[dtype_key(prob.dtype)]} but expected "
                            f"{SCALAR_NAME[dtype_key(count.dtype)]}")

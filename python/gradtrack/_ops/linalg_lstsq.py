@@ -20,21 +20,11 @@ from ..nn._named_nodes import named_node
 from .linalg_decompose import _pinv_adjoint, pinv
 from .linalg_factor import LinAlgError
 from .linalg_lu import _dt  # torch's scalar type names
+from .views import _broadcast_pair
 
 _L = _C._linalg
 _DRIVERS = ("gels", "gelsy", "gelsd", "gelss")
 _EPS = {"Float": 1.1920928955078125e-07, "Double": 2.220446049250313e-16}
-
-
-def _broadcast(a, b):
-    """The broadcast batch shape of a and b, with torch's message where they clash."""
-    size = max(len(a), len(b))
-    a, b = (1,) * (size - len(a)) + a, (1,) * (size - len(b)) + b
-    for dim, (x, y) in enumerate(zip(a, b)):
-        if x != y and x != 1 and y != 1:
-            raise RuntimeError(f"The size of tensor a ({x}) must match the size of tensor b ({y}) "
-                               f"at non-singleton dimension {dim}")
-    return tuple(max(x, y) if x != 1 and y != 1 else x * y for x, y in zip(a, b))
 
 
 class _Lstsq(Function):
@@ -132,7 +122,7 @@ def lstsq(A, B, rcond=None, *, driver=None):  # noqa: N803
                            "(input.dim() - other.dim()) <= 1")
     vector = B.dim() == A.dim() - 1
     Bm = B.unsqueeze(-1) if vector else B  # noqa: N806
-    batch = _broadcast(tuple(A.shape[:-2]), tuple(Bm.shape[:-2]))
+    batch = _broadcast_pair(tuple(A.shape[:-2]), tuple(Bm.shape[:-2]))
     if Bm.shape[-2] != A.shape[-2]:
         raise RuntimeError(f"{name}: input.size(-2) should match other.size(-2)")
     if driver is None:

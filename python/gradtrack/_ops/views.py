@@ -89,16 +89,18 @@ def broadcast_tensors(*tensors):
 
 
 def _broadcast2(shape, t):
-    a, b = list(shape), list(t.shape)
+    return _broadcast_pair(tuple(shape), tuple(t.shape))
+
+
+def _broadcast_pair(a, b):
+    """The broadcast of shapes a and b (tuples), with torch's message where they clash."""
     n = max(len(a), len(b))
-    a, b = [1] * (n - len(a)) + a, [1] * (n - len(b)) + b
-    out = []
+    a, b = (1,) * (n - len(a)) + a, (1,) * (n - len(b)) + b
     for i, (x, y) in enumerate(zip(a, b)):
         if x != y and x != 1 and y != 1:
             raise RuntimeError(f"The size of tensor a ({x}) must match the size of tensor b "
                                f"({y}) at non-singleton dimension {i}")
-        out.append(y if x == 1 else x)
-    return tuple(out)
+    return tuple(y if x == 1 else x for x, y in zip(a, b))
 
 
 # ---- moving and reshaping dims ----------------------------------------------------------

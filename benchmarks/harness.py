@@ -481,32 +481,28 @@ def import_once(module, timeout):
     raise ProbeError("import probe printed no result")
 
 
-def peak_rss_once(module, threads, steps, timeout):
-    """The probe's JSON reply after `steps` MLP steps in a fresh process."""
+def _json_probe(module, threads, probe, args, timeout, what, env=None):
+    """The JSON reply a worker's ``probe`` prints last, run in a fresh process."""
     out = _run_child([sys.executable, WORKER_SCRIPT, "--module", module,
-                      "--threads", str(threads), "--probe", "peak_rss",
-                      "--steps", str(steps)], timeout)
+                      "--threads", str(threads), "--probe", probe, *args], timeout, env=env)
     try:
         reply = json.loads(out.strip().splitlines()[-1])
     except (ValueError, IndexError):
-        raise ProbeError("peak RSS probe printed no result") from None
+        raise ProbeError(f"{what} probe printed no result") from None
     if "error" in reply:
         raise ProbeError(reply["error"])
     return reply
+
+
+def peak_rss_once(module, threads, steps, timeout):
+    """The probe's JSON reply after `steps` MLP steps in a fresh process."""
+    return _json_probe(module, threads, "peak_rss", ["--steps", str(steps)], timeout, "peak RSS")
 
 
 def activation_memory_once(module, threads, mode, timeout):
     """The probe's JSON reply after one deep-MLP forward + backward in ``mode``."""
-    out = _run_child([sys.executable, WORKER_SCRIPT, "--module", module,
-                      "--threads", str(threads), "--probe", "activation_memory",
-                      "--mode", mode], timeout, env={**os.environ, **ACT_ENV})
-    try:
-        reply = json.loads(out.strip().splitlines()[-1])
-    except (ValueError, IndexError):
-        raise ProbeError("activation memory probe printed no result") from None
-    if "error" in reply:
-        raise ProbeError(reply["error"])
-    return reply
+    return _json_probe(module, threads, "activation_memory", ["--mode", mode], timeout,
+                       "activation memory", env={**os.environ, **ACT_ENV})
 
 
 def run_probe_rounds(libs, rounds, measure, skip=None):

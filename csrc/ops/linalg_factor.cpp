@@ -200,7 +200,7 @@ Tensor linalg_solve_triangular(const Tensor& a, const Tensor& b, bool upper, boo
     const int64_t n = a.size(-1), rows = b.size(-2), cols = b.size(-1);
     const DimVector batch = broadcast_shapes(batch_of(a.sizes()), batch_of(b.sizes()));
     const int64_t count = count_of(batch);
-    Tensor am = work_copy(expand(a, with_matrix(batch, n, n)));
+    Tensor am = contiguous(expand(a, with_matrix(batch, n, n)));  // read, not written
     x = work_copy(expand(b, with_matrix(batch, rows, cols)));
     on_float_type(a.dtype(), [&](auto zero) {
       using T = decltype(zero);
@@ -245,7 +245,7 @@ Tensor cholesky_solve(const Tensor& b, const Tensor& l, bool upper) {
     const int64_t n = l.size(-1), cols = b.size(-1);
     const DimVector batch = broadcast_shapes(batch_of(l.sizes()), batch_of(b.sizes()));
     const int64_t count = count_of(batch);
-    Tensor lm = work_copy(expand(l, with_matrix(batch, n, n)));
+    Tensor lm = contiguous(expand(l, with_matrix(batch, n, n)));  // read, not written
     x = work_copy(expand(b, with_matrix(batch, n, cols)));
     on_float_type(l.dtype(), [&](auto zero) {
       using T = decltype(zero);

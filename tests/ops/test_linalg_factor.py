@@ -405,3 +405,35 @@ def test_singular_matrix_reports_the_pivot_torch_reports(torch, n, zero):
                         str(caught.value)))
     assert results[0] == results[1]
     assert results[0][0][1] > 0
+
+
+@pytest.mark.parametrize("vectors", [1, 3, 4, 5])
+@pytest.mark.parametrize("left", [True, False])
+@pytest.mark.parametrize("upper", [True, False])
+@pytest.mark.parametrize("unitriangular", [True, False])
+def test_few_right_hand_sides_match_numpy(vectors, left, upper, unitriangular):
+    # Up to four columns (rows, on the right) go one at a time through trsv, five
+    # through trsm (NOTE [Few right-hand sides by trsv]); the transposed solves of
+    # cholesky_solve's second step and of lu_solve(adjoint=True) as well.
+    n = 70
+    rng = np.random.default_rng(vectors * 8 + left * 4 + upper * 2 + unitriangular)
+    a = 0.05 * rng.standard_normal((n, n)) + np.eye(n)  # well conditioned with a unit diagonal
+    b = rng.standard_normal((n, vectors) if left else (vectors, n))
+    t = np.triu(a) if upper else np.tril(a)
+    if unitriangular:
+        np.fill_diagonal(t, 1.0)
+    x = gradtrack.linalg.solve_triangular(gradtrack.tensor(a), gradtrack.tensor(b), upper=upper,
+                                          left=left, unitriangular=unitriangular).numpy()
+    ref = np.linalg.solve(t, b) if left else np.linalg.solve(t.T, b.T).T
+    np.testing.assert_allclose(x, ref, rtol=1e-10, atol=1e-12)
+    if left and not unitriangular:
+        spd = a @ a.T + n * np.eye(n)
+        factor = np.linalg.cholesky(spd)
+        factor = factor.T if upper else factor
+        got = gradtrack.cholesky_solve(gradtrack.tensor(b), gradtrack.tensor(factor), upper=upper)
+        np.testing.assert_allclose(got.numpy(), np.linalg.solve(spd, b), rtol=1e-9, atol=1e-11)
+        LU, piv = gradtrack.linalg.lu_factor(gradtrack.tensor(a))
+        for adjoint in (False, True):
+            got = gradtrack.linalg.lu_solve(LU, piv, gradtrack.tensor(b), adjoint=adjoint)
+            np.testing.assert_allclose(got.numpy(), np.linalg.solve(a.T if adjoint else a, b),
+                                       rtol=1e-9, atol=1e-11)

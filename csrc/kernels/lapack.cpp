@@ -74,6 +74,10 @@ void scipy_cblas_strsm(int order, int side, int uplo, int trans, int diag, int m
                        float alpha, const float* a, int lda, float* b, int ldb);
 void scipy_cblas_dtrsm(int order, int side, int uplo, int trans, int diag, int m, int n,
                        double alpha, const double* a, int lda, double* b, int ldb);
+void scipy_cblas_strsv(int order, int uplo, int trans, int diag, int n, const float* a, int lda,
+                       float* x, int incx);
+void scipy_cblas_dtrsv(int order, int uplo, int trans, int diag, int n, const double* a, int lda,
+                       double* x, int incx);
 }
 
 namespace gradtrack::kernels {
@@ -196,6 +200,26 @@ void triangular_solve(const T* a, T* b, int m, int k, bool left, bool upper, boo
   const int n = left ? m : k;
   const int side = left ? kLeft : kRight, uplo = upper ? kUpper : kLower,
             trans = transposed ? kTrans : kNoTrans, diag = unit_diagonal ? kUnit : kNonUnit;
+  // NOTE [Few right-hand sides by trsv]
+  // OpenBLAS's trsm is slow for a few right-hand sides; its trsv is not. Up to
+  // kTrsvColumns columns (or rows, on the right) are solved one at a time: on the left,
+  // column j of b (stride k) with op(A); on the right, row i of b (X op(A) = B is
+  // op(A)^T x = b). solve_triangular of a 256 x 256 triangle, Xeon family 6 model 207
+  // (with its operand no longer copied): one column 51 -> 9.7 us (torch 8.9 us), four
+  // 55 -> 28 us (torch 15 us).
+  constexpr int kTrsvColumns = 4;
+  if ((left ? k : m) <= kTrsvColumns) {
+    const int vectors = left ? k : m, step = left ? 1 : k, inc = left ? k : 1;
+    const int vtrans = left ? trans : transposed ? kNoTrans : kTrans;
+    for (int v = 0; v < vectors; ++v) {
+      if constexpr (std::is_same_v<T, float>) {
+        scipy_cblas_strsv(kRowMajor, uplo, vtrans, diag, n, a, n, b + v * step, inc);
+      } else {
+        scipy_cblas_dtrsv(kRowMajor, uplo, vtrans, diag, n, a, n, b + v * step, inc);
+      }
+    }
+    return;
+  }
   if constexpr (std::is_same_v<T, float>) {
     scipy_cblas_strsm(kRowMajor, side, uplo, trans, diag, m, k, 1.0f, a, n, b, k);
   } else {

@@ -2,6 +2,7 @@
 #include "kernels/triangular_blocks.h"
 
 #include <algorithm>
+#include <functional>
 #include <utility>
 #include <vector>
 
@@ -259,6 +260,93 @@ void finish_columns(const T* lu, const int* piv, int64_t n, T* b, int64_t k, int
   }
 }
 
+// The columns [c0, c1) of U^-T I into the n x n rows of b: the identity's columns, then
+// the solve block by block from each block's first row (above it the result stays zero:
+// U^-T I is lower triangular, a third of the multiply-adds saved). finish_columns makes
+// them A^-1's.
+template <typename T>
+void inverse_first_solve(const T* lu, int64_t n, T* b, int64_t c0, int64_t c1) {
+  for (int64_t i = 0; i < n; ++i) {
+    T* row = b + i * n;
+    std::fill(row + c0, row + c1, T(0));
+    if (i >= c0 && i < c1) row[i] = T(1);
+  }
+  for (int64_t q0 = c0; q0 < c1; q0 += kInverseColumns) {
+    const int64_t q1 = std::min(c1, q0 + kInverseColumns);
+    lower_solve(lu + q0 * n + q0, n, b + q0 * n + q0, n - q0, q1 - q0, n);
+  }
+}
+
+// NOTE [Waking the pool behind the factorization]
+// From 2^23 to 2^26 multiply-adds (n from 204 to 406 for an inverse), a solve is worth
+// two threads but the factorization before it is not: its steps are too small to share
+// (NOTE [Few parallel regions in a factorization]). A region opened after the serial
+// factorization must first wake the pool's other thread, asleep by then, and when
+// another process's threads hold the cores (torch's, spinning, in the benchmark runner)
+// that costs more than the second thread saves: inv at 256 on two threads took
+// 495-860 us in the runner, 1.06-1.58x torch. So one region opens before the
+// factorization: the calling thread prepares the operand and factors it (226 us at 256)
+// while the other thread wakes and waits at the barrier (it was there 14 us after the
+// factorization ended); then each solves its share of the columns (142 and 152 us).
+// In the runner, Xeon family 6 model 207, two threads: inv at 256 414-513 us, 0.91-0.96x
+// torch; solve 0.91-0.96x (was 0.88-1.16x).
+//
+// In an inverse, column j costs about (n - j)^2 / 2 multiply-adds in the first solve
+// and n^2 / 2 in the second, so the first ~40% of the columns are half the work.
+constexpr double kFirstThreadColumns = 0.405;
+
+// Calls first(t, threads) on each of two threads t of one region, waits for both,
+// then second(t, threads). One thread runs first(0, 1), then second(0, 1).
+template <typename F, typename G>
+void two_steps(const F& first, const G& second) {
+#ifdef _OPENMP
+  if (get_num_threads() > 1 && !in_parallel_region()) {
+#pragma omp parallel num_threads(2)
+    {
+      const int t = omp_get_thread_num(), used = omp_get_num_threads();
+      first(t, used);
+#pragma omp barrier
+      second(t, used);
+    }
+    return;
+  }
+#endif
+  first(0, 1);
+  second(0, 1);
+}
+
+// The columns [0, k) split at `split` (a multiple of 16) for thread t of `threads`.
+std::pair<int64_t, int64_t> share_of(int64_t k, int64_t split, int t, int threads) {
+  if (threads == 1) return {0, k};
+  split = std::min(k, (split + 8) / 16 * 16);
+  return t == 0 ? std::make_pair(int64_t(0), split) : std::make_pair(split, k);
+}
+
+// lu_factor_rows of `a` (after `prepare`), then share(t, threads, info) on the threads:
+// in one region when `one_region` (NOTE [Waking the pool behind the factorization]).
+template <typename T, typename F>
+int factor_then(T* a, int* piv, int64_t n, const std::function<void()>& prepare, bool one_region,
+                const F& share) {
+  int info = 0;
+  const auto factor = [&](int t, int) {
+    if (t != 0) return;
+    if (prepare) prepare();
+    info = lu_factor_rows(a, n, piv);
+  };
+  const auto rest = [&](int t, int threads) { share(t, threads, info); };
+  if (one_region) {
+    two_steps(factor, rest);
+  } else {
+    factor(0, 1);
+    rest(0, 1);
+  }
+  return info;
+}
+
+bool one_region_for(int64_t n, int64_t k) {
+  return n * n * k >= kSolveThreadsAbove && n * n * n < kThreadsAbove;
+}
+
 }  // namespace
 
 template <typename T>
@@ -274,34 +362,57 @@ void lu_solve_rows(const T* lu, const int* piv, int64_t n, T* b, int64_t k) {
 }
 
 template <typename T>
-void lu_inverse_rows(const T* lu, const int* piv, int64_t n, T* b) {
-  std::fill(b, b + n * n, T(0));
-  for (int64_t i = 0; i < n; ++i) b[i * n + i] = T(1);
-  // B = I: U^-T B is lower triangular, so each block of kInverseColumns columns is
-  // solved from its first row down, the rows above it staying zero (a third of the
-  // multiply-adds saved). Those solves shrink from left to right, so the threads
-  // take the blocks in turn (NOTE [Items taken in turn]); the rest is even work.
-  // Two regions, so threads only from kThreadsAbove: at 256 on two threads even
-  // one region for both steps measured no faster than one thread (0.36 ms both).
-  const bool threads = n * n * n >= kThreadsAbove;
-  const int64_t blocks = (n + kInverseColumns - 1) / kInverseColumns;
-  const auto first = [&](int64_t q) {
-    const int64_t q0 = q * kInverseColumns, q1 = std::min(n, q0 + kInverseColumns);
-    lower_solve(lu + q0 * n + q0, n, b + q0 * n + q0, n - q0, q1 - q0, n);
-  };
-  if (threads) {
-    parallel_items(blocks, first);
-  } else {
-    for (int64_t q = 0; q < blocks; ++q) first(q);
+int lu_factor_and_solve_rows(T* a, int* piv, int64_t n, T* b, int64_t k,
+                             const std::function<void()>& prepare) {
+  if (!one_region_for(n, k)) {
+    if (prepare) prepare();
+    const int info = lu_factor_rows(a, n, piv);
+    lu_solve_rows(a, piv, n, b, k);
+    return info;
   }
-  for_column_slices(n, threads,
-                    [&](int64_t c0, int64_t c1) { finish_columns(lu, piv, n, b, n, c0, c1); });
+  return factor_then(a, piv, n, prepare, true, [&](int t, int threads, int) {
+    const auto [c0, c1] = share_of(k, k / 2, t, threads);
+    if (c0 == c1) return;
+    lower_solve(a, n, b + c0, n, c1 - c0, k);
+    finish_columns(a, piv, n, b, k, c0, c1);
+  });
+}
+
+template <typename T>
+int lu_factor_and_inverse_rows(T* a, int* piv, int64_t n, T* b,
+                               const std::function<void()>& prepare) {
+  const bool one_region = one_region_for(n, n);
+  return factor_then(a, piv, n, prepare, one_region, [&](int t, int threads, int info) {
+    if (info != 0) return;
+    if (one_region || n * n * n < kThreadsAbove) {
+      const auto [c0, c1] = share_of(n, int64_t(kFirstThreadColumns * double(n)), t, threads);
+      if (c0 == c1) return;
+      inverse_first_solve(a, n, b, c0, c1);
+      finish_columns(a, piv, n, b, n, c0, c1);
+      return;
+    }
+    // Large: the threads take the first solve's blocks in turn (they shrink from left
+    // to right; NOTE [Items taken in turn]), then even column slices.
+    const int64_t blocks = (n + kInverseColumns - 1) / kInverseColumns;
+    parallel_items(blocks, [&](int64_t q) {
+      const int64_t q0 = q * kInverseColumns;
+      inverse_first_solve(a, n, b, q0, std::min(n, q0 + kInverseColumns));
+    });
+    for_column_slices(n, true,
+                      [&](int64_t c0, int64_t c1) { finish_columns(a, piv, n, b, n, c0, c1); });
+  });
 }
 
 template void lu_solve_rows<float>(const float*, const int*, int64_t, float*, int64_t);
 template void lu_solve_rows<double>(const double*, const int*, int64_t, double*, int64_t);
-template void lu_inverse_rows<float>(const float*, const int*, int64_t, float*);
-template void lu_inverse_rows<double>(const double*, const int*, int64_t, double*);
+template int lu_factor_and_solve_rows<float>(float*, int*, int64_t, float*, int64_t,
+                                             const std::function<void()>&);
+template int lu_factor_and_solve_rows<double>(double*, int*, int64_t, double*, int64_t,
+                                              const std::function<void()>&);
+template int lu_factor_and_inverse_rows<float>(float*, int*, int64_t, float*,
+                                               const std::function<void()>&);
+template int lu_factor_and_inverse_rows<double>(double*, int*, int64_t, double*,
+                                                const std::function<void()>&);
 template int lu_factor_rows<float>(float*, int64_t, int*);
 template int lu_factor_rows<double>(double*, int64_t, int*);
 template int cholesky_rows<float>(float*, int64_t, bool);

@@ -15,6 +15,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 
 namespace gradtrack::kernels {
 
@@ -43,11 +44,23 @@ int lu_factor_rows(T* a, int64_t n, int* piv);
 template <typename T>
 void lu_solve_rows(const T* lu, const int* piv, int64_t n, T* b, int64_t k);
 
-/// The inverse of a nonsingular A from lu_factor's factorization of its row-major
-/// buffer, into the row-major n x n buffer `b`: lu_solve_rows with B = I, less the
-/// work on the zeros it keeps (the first solve's result is lower triangular).
+/// lu_factor_rows of the row-major n x n buffer `a`, then lu_solve_rows of the n x k
+/// rows of `b` with it (singular or not). `prepare`, if any, runs first on the calling
+/// thread. From 2^23 multiply-adds the pool wakes while A is factored (NOTE [Waking
+/// the pool behind the factorization] in triangular_blocks.cpp). Returns the info.
 template <typename T>
-void lu_inverse_rows(const T* lu, const int* piv, int64_t n, T* b);
+int lu_factor_and_solve_rows(T* a, int* piv, int64_t n, T* b, int64_t k,
+                             const std::function<void()>& prepare = {});
+
+/// lu_factor_rows of the row-major n x n buffer `a` and, when A is nonsingular (the
+/// returned info is 0), its inverse into the row-major n x n buffer `b`: lu_solve_rows
+/// with B = I, less the work on the zeros it keeps (the first solve's result is lower
+/// triangular). `prepare`, if any, runs first on the calling thread: it fills `a`.
+/// From n = 204 the pool wakes while A is factored (NOTE [Waking the pool behind the
+/// factorization] in triangular_blocks.cpp).
+template <typename T>
+int lu_factor_and_inverse_rows(T* a, int* piv, int64_t n, T* b,
+                               const std::function<void()>& prepare = {});
 
 // NOTE [Cholesky on our GEMM]
 // OpenBLAS's potrf is as fast as torch's (MKL) on one core, but it runs on one

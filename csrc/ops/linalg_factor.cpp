@@ -5,6 +5,7 @@
 // LinAlgError of a singular input are the Python face's (_ops/linalg_factor.py):
 // these entries report LAPACK's info instead.
 #include <cmath>
+#include <functional>
 #include <limits>
 #include <vector>
 
@@ -65,8 +66,12 @@ std::pair<Tensor, Tensor> linalg_inv_ex(const Tensor& a) {
   const int n = int(a.size(-1));
   const DimVector batch = batch_of(a.sizes());
   const int64_t count = count_of(batch), nn = int64_t(n) * n;
-  Tensor lu = work_copy(a), inv = empty(a.sizes(), a.dtype());
+  // One matrix is copied inside the factorization's region (NOTE [Waking the pool
+  // behind the factorization]); a batch is copied first.
+  Tensor lu = count == 1 ? empty(a.sizes(), a.dtype()) : work_copy(a);
+  Tensor inv = empty(a.sizes(), a.dtype());
   Tensor info = zeros(batch, ScalarType::Int32);
+  const std::function<void()> copy_one = [&] { kernels::copy(lu, a); };
   on_float_type(a.dtype(), [&](auto zero) {
     using T = decltype(zero);
     int32_t* pinfo = info.data<int32_t>();
@@ -74,12 +79,11 @@ std::pair<Tensor, Tensor> linalg_inv_ex(const Tensor& a) {
     for (int64_t b = 0; b < count; ++b) {
       T* m = lu.data<T>() + b * nn;
       T* x = inv.data<T>() + b * nn;
-      pinfo[b] = kernels::lu_factor_rows(m, n, piv.data());
       // As torch: A X = I solved with the factors (NOTE [LU solves on our GEMM]),
       // singular ones in full (the same infinities and NaNs).
-      if (pinfo[b] == 0) {
-        kernels::lu_inverse_rows(m, piv.data(), n, x);
-      } else {
+      pinfo[b] =
+          kernels::lu_factor_and_inverse_rows(m, piv.data(), n, x, count == 1 ? copy_one : nullptr);
+      if (pinfo[b] != 0) {
         std::fill(x, x + nn, T(0));
         for (int i = 0; i < n; ++i) x[int64_t(i) * n + i] = T(1);
         kernels::lu_solve_rows(m, piv.data(), n, x, n);
@@ -167,11 +171,13 @@ std::pair<Tensor, Tensor> linalg_solve_ex(const Tensor& a, const Tensor& b, bool
       for (int64_t i = 0; i < count; ++i) {
         T* m = lu.data<T>() + i * nn;
         T* rows_of_b = work.data<T>() + i * n * rhs;
-        info.data<int32_t>()[i] = kernels::lu_factor_rows(m, n, piv.data());
-        if (left)
-          kernels::lu_solve_rows(m, piv.data(), n, rows_of_b, rhs);
-        else
+        if (left) {
+          info.data<int32_t>()[i] =
+              kernels::lu_factor_and_solve_rows(m, piv.data(), n, rows_of_b, rhs);
+        } else {
+          info.data<int32_t>()[i] = kernels::lu_factor_rows(m, n, piv.data());
           kernels::lu_solve(m, piv.data(), int(n), rows_of_b, int(rhs), false);
+        }
       }
       report_pivots_of_a<T>(a, batch, int(n), info.data<int32_t>());
     });
@@ -194,7 +200,7 @@ Tensor linalg_solve_triangular(const Tensor& a, const Tensor& b, bool upper, boo
     const int64_t n = a.size(-1), rows = b.size(-2), cols = b.size(-1);
     const DimVector batch = broadcast_shapes(batch_of(a.sizes()), batch_of(b.sizes()));
     const int64_t count = count_of(batch);
-    Tensor am = work_copy(expand(a, with_matrix(batch, n, n)));
+    Tensor am = contiguous(expand(a, with_matrix(batch, n, n)));  // read, not written
     x = work_copy(expand(b, with_matrix(batch, rows, cols)));
     on_float_type(a.dtype(), [&](auto zero) {
       using T = decltype(zero);
@@ -239,7 +245,7 @@ Tensor cholesky_solve(const Tensor& b, const Tensor& l, bool upper) {
     const int64_t n = l.size(-1), cols = b.size(-1);
     const DimVector batch = broadcast_shapes(batch_of(l.sizes()), batch_of(b.sizes()));
     const int64_t count = count_of(batch);
-    Tensor lm = work_copy(expand(l, with_matrix(batch, n, n)));
+    Tensor lm = contiguous(expand(l, with_matrix(batch, n, n)));  // read, not written
     x = work_copy(expand(b, with_matrix(batch, n, cols)));
     on_float_type(l.dtype(), [&](auto zero) {
       using T = decltype(zero);

@@ -350,3 +350,24 @@ def test_out_matches_torch(case):
         parts = r if isinstance(r, tuple) else (r,)
         return [(tuple(p.shape), np.round(np.abs(p.numpy()), 4).tolist()) for p in parts]
     same(run)
+
+
+@pytest.mark.parametrize("scale", [0.01, 0.4, 3.0, 50.0])
+@pytest.mark.parametrize("n", [1, 7, 64])
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_matrix_exp_matches_torch_across_norms(torch, scale, n, dtype):
+    # No squaring below a 1-norm of 1/2, several above (NOTE [Taylor polynomial by
+    # Paterson and Stockmeyer]); a batch of two, one of them symmetric, whose
+    # exponential is known from its eigenvalues in float64.
+    rng = np.random.default_rng(n * 10 + int(scale * 100))
+    a = rng.standard_normal((2, n, n)) * scale / np.sqrt(n)
+    a[1] = (a[1] + a[1].T) / 2
+    a = a.astype(dtype)
+    ours = gradtrack.linalg.matrix_exp(gradtrack.tensor(a)).numpy().astype(np.float64)
+    theirs = torch.linalg.matrix_exp(torch.tensor(a)).numpy().astype(np.float64)
+    w, v = np.linalg.eigh(a[1].astype(np.float64))
+    exact = (v * np.exp(w)) @ v.T
+    eps = np.finfo(dtype).eps
+    size = np.abs(exact).max()
+    assert np.abs(ours[1] - exact).max() <= max(4 * np.abs(theirs[1] - exact).max(), 64 * n * eps * size)
+    assert np.abs(ours - theirs).max() <= 1e3 * n * eps * np.abs(theirs).max()

@@ -313,7 +313,37 @@ def test_blocked_lu_solves_match_numpy(n, k, dtype, threads):
     assert np.abs(logabs.numpy() - ref_logabs).max() <= tol * np.abs(ref_logabs).max()
 
 
-@pytest.mark.parametrize("n", [3, 40])
+@pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize("n, k", [(210, 210), (256, 256), (256, 261), (300, 140)])
+@pytest.mark.parametrize("layout", ["contiguous", "transposed"])
+def test_one_matrix_factored_in_the_solve_region_matches_numpy(n, k, layout, threads):
+    # One matrix (no batch) from 2^23 multiply-adds: its copy and factorization run in
+    # the region that then solves the columns on both threads (NOTE [Waking the pool
+    # behind the factorization]); a transposed operand is copied there by the strided
+    # copy. Uneven shares: k not a multiple of 16, the inverse's first ~40% of columns.
+    rng = np.random.default_rng(n + k)
+    a = (rng.standard_normal((n, n)) + 2 * np.eye(n))[rng.permutation(n)]
+    b = rng.standard_normal((n, k))
+    A = gradtrack.tensor(a.T.astype(np.float32))
+    if layout == "transposed":
+        A = A.T
+    else:
+        A = gradtrack.tensor(a.astype(np.float32))
+    B = gradtrack.tensor(b.astype(np.float32))
+    before = gradtrack.get_num_threads()
+    gradtrack.set_num_threads(threads)
+    try:
+        x, inv = gradtrack.linalg.solve(A, B), gradtrack.linalg.inv(A)
+    finally:
+        gradtrack.set_num_threads(before)
+    a32 = a.astype(np.float32).astype(np.float64)
+    ref_x, ref_inv = np.linalg.solve(a32, b.astype(np.float32)), np.linalg.inv(a32)
+    assert np.abs(x.numpy() - ref_x).max() <= 1e-3 * np.abs(ref_x).max()
+    assert np.abs(inv.numpy() - ref_inv).max() <= 1e-3 * np.abs(ref_inv).max()
+    assert np.abs(inv.numpy() @ a32 - np.eye(n)).max() <= 1e-3
+
+
+@pytest.mark.parametrize("n", [3, 40, 256])
 def test_blocked_inverse_of_singular_matrix_matches_torch(torch, n):
     # The solve with singular factors is not finite wherever torch's is not (which of
     # NaN and infinity each entry is follows the order of the operations).
@@ -375,3 +405,35 @@ def test_singular_matrix_reports_the_pivot_torch_reports(torch, n, zero):
                         str(caught.value)))
     assert results[0] == results[1]
     assert results[0][0][1] > 0
+
+
+@pytest.mark.parametrize("vectors", [1, 3, 4, 5])
+@pytest.mark.parametrize("left", [True, False])
+@pytest.mark.parametrize("upper", [True, False])
+@pytest.mark.parametrize("unitriangular", [True, False])
+def test_few_right_hand_sides_match_numpy(vectors, left, upper, unitriangular):
+    # Up to four columns (rows, on the right) go one at a time through trsv, five
+    # through trsm (NOTE [Few right-hand sides by trsv]); the transposed solves of
+    # cholesky_solve's second step and of lu_solve(adjoint=True) as well.
+    n = 70
+    rng = np.random.default_rng(vectors * 8 + left * 4 + upper * 2 + unitriangular)
+    a = 0.05 * rng.standard_normal((n, n)) + np.eye(n)  # well conditioned with a unit diagonal
+    b = rng.standard_normal((n, vectors) if left else (vectors, n))
+    t = np.triu(a) if upper else np.tril(a)
+    if unitriangular:
+        np.fill_diagonal(t, 1.0)
+    x = gradtrack.linalg.solve_triangular(gradtrack.tensor(a), gradtrack.tensor(b), upper=upper,
+                                          left=left, unitriangular=unitriangular).numpy()
+    ref = np.linalg.solve(t, b) if left else np.linalg.solve(t.T, b.T).T
+    np.testing.assert_allclose(x, ref, rtol=1e-10, atol=1e-12)
+    if left and not unitriangular:
+        spd = a @ a.T + n * np.eye(n)
+        factor = np.linalg.cholesky(spd)
+        factor = factor.T if upper else factor
+        got = gradtrack.cholesky_solve(gradtrack.tensor(b), gradtrack.tensor(factor), upper=upper)
+        np.testing.assert_allclose(got.numpy(), np.linalg.solve(spd, b), rtol=1e-9, atol=1e-11)
+        LU, piv = gradtrack.linalg.lu_factor(gradtrack.tensor(a))
+        for adjoint in (False, True):
+            got = gradtrack.linalg.lu_solve(LU, piv, gradtrack.tensor(b), adjoint=adjoint)
+            np.testing.assert_allclose(got.numpy(), np.linalg.solve(a.T if adjoint else a, b),
+                                       rtol=1e-9, atol=1e-11)

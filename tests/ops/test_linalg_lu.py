@@ -308,3 +308,27 @@ def test_out_matches_torch(case):
         return [(str(p.dtype), tuple(p.shape), np.round(p.numpy().astype(float), 4).tolist())
                 for p in parts]
     same(run)
+
+
+@pytest.mark.parametrize("shape", [(65, 65), (130, 130), (257, 257), (2, 100, 100), (90, 140),
+                                   (140, 90)])
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_blocked_lu_factor_matches_torch(torch, shape, dtype):
+    # Square matrices past 64 columns take the blocked factorization (NOTE [Square LU
+    # on the blocked factorization]): getrf's pivots, and factors equal to torch's to
+    # rounding; rectangular ones stay LAPACK's. Permuted rows make it pivot.
+    rng = np.random.default_rng(sum(shape))
+    a = rng.standard_normal(shape).astype(dtype)
+    a = a[..., rng.permutation(shape[-2]), :]
+    ours = gradtrack.linalg.lu_factor(gradtrack.tensor(a))
+    theirs = torch.linalg.lu_factor(torch.tensor(a))
+    assert np.array_equal(ours.pivots.numpy(), theirs.pivots.numpy())
+
+    def residual(lu, pivots):  # max |P L U - A| in float64
+        p, low, up = torch.lu_unpack(torch.tensor(lu, dtype=torch.float64),
+                                     torch.tensor(pivots))
+        return (p @ low @ up - torch.tensor(a, dtype=torch.float64)).abs().max().item()
+
+    mine = residual(ours.LU.numpy(), ours.pivots.numpy())
+    assert mine <= 2 * residual(theirs.LU.numpy(), theirs.pivots.numpy()) + 1e-300
+    assert mine <= (1e-4 if dtype == "float32" else 1e-12) * np.abs(a).max()

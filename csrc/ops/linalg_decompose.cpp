@@ -8,6 +8,7 @@
 
 #include "autograd/formulas/linalg_decompose.h"
 #include "autograd/variable.h"
+#include "kernels/householder_blocks.h"
 #include "kernels/lapack.h"
 #include "ops/common.h"
 #include "ops/linalg_batch.h"
@@ -109,20 +110,32 @@ std::pair<Tensor, Tensor> linalg_qr(const Tensor& a, int mode) {
   Tensor r = zeros(with_matrix(batch, rrows, n), a.dtype());
   {
     autograd::AutoGradMode off(false);
-    Tensor cols = work_copy(transpose(a, -2, -1));  // each matrix column-major
+    const Tensor rows = contiguous(a);
+    // NOTE [Blocked Householder QR over two threads]
+    const bool blocks = kernels::qr_blocks_pay(m, n, k);
     on_float_type(a.dtype(), [&](auto zero) {
       using T = decltype(zero);
       std::vector<T> buf(size_t(m * std::max(n, qcols))), tau(size_t(std::max<int64_t>(k, 1)));
+      std::vector<T> qbuf(blocks && with_q ? size_t(m * qcols) : 0);
       for (int64_t b = 0; b < count; ++b) {
-        const T* src = cols.data<T>() + b * m * n;
-        std::copy(src, src + m * n, buf.begin());
-        kernels::qr_factor(buf.data(), int(m), int(n), tau.data());
+        transpose_tiles(rows.data<T>() + b * m * n, m, n, buf.data());  // column-major
+        if (blocks) {
+          kernels::qr_factor_blocks(buf.data(), int(m), int(n), tau.data());
+        } else {
+          kernels::qr_factor(buf.data(), int(m), int(n), tau.data());
+        }
         T* pr = r.data<T>() + b * rrows * n;
         rows_from_columns(buf.data(), m, std::min(rrows, k), n, pr, n, [](int64_t i) { return i; });
         if (!with_q) continue;
-        kernels::qr_q(buf.data(), int(m), int(qcols), int(k), tau.data());
+        T* qcol = buf.data();
+        if (blocks) {
+          kernels::qr_q_blocks(buf.data(), int(m), int(qcols), int(k), tau.data(), qbuf.data());
+          qcol = qbuf.data();
+        } else {
+          kernels::qr_q(buf.data(), int(m), int(qcols), int(k), tau.data());
+        }
         T* pq = q.data<T>() + b * m * qcols;
-        rows_from_columns(buf.data(), m, m, qcols, pq, qcols, [](int64_t) { return int64_t(0); });
+        rows_from_columns(qcol, m, m, qcols, pq, qcols, [](int64_t) { return int64_t(0); });
       }
     });
   }

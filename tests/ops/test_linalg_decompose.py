@@ -371,3 +371,32 @@ def test_matrix_exp_matches_torch_across_norms(torch, scale, n, dtype):
     size = np.abs(exact).max()
     assert np.abs(ours[1] - exact).max() <= max(4 * np.abs(theirs[1] - exact).max(), 64 * n * eps * size)
     assert np.abs(ours - theirs).max() <= 1e3 * n * eps * np.abs(theirs).max()
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize("shape", [(64, 64), (130, 97), (97, 130), (256, 256), (2, 260, 260)])
+@pytest.mark.parametrize("mode", ["reduced", "complete", "r"])
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_blocked_qr_matches_torch(torch, threads, shape, mode, dtype):
+    # From two blocks of 32 reflectors the factorization and Q are blocked to the end,
+    # and from 2^24 multiply-adds split over two threads (NOTE [Blocked Householder QR
+    # over two threads]): the same reflectors as LAPACK's, so torch's Q and R to
+    # rounding, Q orthonormal and Q R = A.
+    a = np.random.default_rng(sum(shape)).standard_normal(shape).astype(dtype)
+    before = gradtrack.get_num_threads()
+    gradtrack.set_num_threads(threads)
+    try:
+        q, r = gradtrack.linalg.qr(gradtrack.tensor(a), mode=mode)
+    finally:
+        gradtrack.set_num_threads(before)
+    tq, tr = torch.linalg.qr(torch.tensor(a), mode=mode)
+    tol = 2e-4 if dtype == "float32" else 1e-12
+    np.testing.assert_allclose(r.numpy(), tr.numpy(), rtol=0, atol=tol * np.abs(a).max() * 10)
+    if mode == "r":
+        assert q.numel() == 0
+        return
+    np.testing.assert_allclose(q.numpy(), tq.numpy(), rtol=0, atol=tol)
+    qn, rn = q.numpy().astype(np.float64), r.numpy().astype(np.float64)
+    eye = np.eye(qn.shape[-1])
+    assert np.abs(np.swapaxes(qn, -2, -1) @ qn - eye).max() <= tol
+    assert np.abs(qn @ rn - a).max() <= tol * np.abs(a).max() * 10

@@ -73,8 +73,7 @@ void apply_block(bool transposed, int m, int n, int kb, const T* v, int ldv, con
                  int ldc, std::vector<T>& work) {
   if (m <= 0 || n <= 0) return;
   const char side = 'L', trans = transposed ? 'T' : 'N', direct = 'F', storev = 'C';
-  const int ldt = kBlock, ldwork = n;
-  work.resize(size_t(n) * size_t(kb));
+  const int ldt = kBlock, ldwork = n;  // work holds n x kb (sized by the caller)
   if constexpr (std::is_same_v<T, float>) {
     scipy_slarfb_(&side, &trans, &direct, &storev, &m, &n, &kb, v, &ldv, t, &ldt, c, &ldc,
                   work.data(), &ldwork, 1, 1, 1, 1);
@@ -123,18 +122,17 @@ void qr_factor_blocks(T* a, int m, int n, T* tau) {
       apply_block(true, rows, hi - lo, jb, v, m, tri, a + size_t(c0 + lo) * m + j, m, work);
     }
   };
+  // The scratch is allocated before the region: nothing in it may throw.
+  std::vector<T> works[2] = {std::vector<T>(size_t(std::max(n, 1)) * kBlock),
+                             std::vector<T>(size_t(std::max(n, 1)) * kBlock)};
 #ifdef _OPENMP
   if (two_threads_pay(m, n, k)) {
 #pragma omp parallel num_threads(2)
-    {
-      std::vector<T> work(size_t(std::max(n, 1)) * kBlock);
-      step(omp_get_thread_num(), omp_get_num_threads(), work);
-    }
+    step(omp_get_thread_num(), omp_get_num_threads(), works[omp_get_thread_num()]);
     return;
   }
 #endif
-  std::vector<T> work(size_t(std::max(n, 1)) * kBlock);
-  step(0, 1, work);
+  step(0, 1, works[0]);
 }
 
 template <typename T>
@@ -148,8 +146,7 @@ void qr_q_blocks(const T* a, int m, int cols, int k, const T* tau, T* q) {
   }
   // Columns [c0, c1) of Q: the identity's, then every block reflector, last first, on
   // the rows and columns it reaches.
-  const auto columns = [&](int c0, int c1) {
-    std::vector<T> work;
+  const auto columns = [&](int c0, int c1, std::vector<T>& work) {
     for (int c = c0; c < c1; ++c) {
       T* col = q + size_t(c) * m;
       std::fill(col, col + m, T(0));
@@ -164,10 +161,15 @@ void qr_q_blocks(const T* a, int m, int cols, int k, const T* tau, T* q) {
     }
   };
   const int split = std::min(cols, (int(kFirstQColumns * cols) + 8) / 16 * 16);
+  // The scratch is allocated before the region: nothing in it may throw.
+  std::vector<T> works[2] = {std::vector<T>(size_t(std::max(cols, 1)) * kBlock),
+                             std::vector<T>(size_t(std::max(cols, 1)) * kBlock)};
   if (two_threads_pay(m, cols, k)) {
-    parallel_items(2, [&](int64_t t) { t == 0 ? columns(0, split) : columns(split, cols); });
+    parallel_items(2, [&](int64_t t) {
+      t == 0 ? columns(0, split, works[0]) : columns(split, cols, works[1]);
+    });
   } else {
-    columns(0, cols);
+    columns(0, cols, works[0]);
   }
 }
 

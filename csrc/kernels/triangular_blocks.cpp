@@ -2,6 +2,7 @@
 #include "kernels/triangular_blocks.h"
 
 #include <algorithm>
+#include <exception>
 #include <functional>
 #include <utility>
 #include <vector>
@@ -296,18 +297,30 @@ void inverse_first_solve(const T* lu, int64_t n, T* b, int64_t c0, int64_t c1) {
 constexpr double kFirstThreadColumns = 0.405;
 
 // Calls first(t, threads) on each of two threads t of one region, waits for both,
-// then second(t, threads). One thread runs first(0, 1), then second(0, 1).
+// then second(t, threads). One thread runs first(0, 1), then second(0, 1). An
+// exception (a scratch allocation failing) cannot leave an OpenMP region: the first
+// one is kept, the second step skipped, and it is rethrown after the region.
 template <typename F, typename G>
 void two_steps(const F& first, const G& second) {
 #ifdef _OPENMP
   if (get_num_threads() > 1 && !in_parallel_region()) {
+    std::exception_ptr error;
+    const auto guarded = [&](const auto& step, int t, int used) {
+      try {
+        step(t, used);
+      } catch (...) {
+#pragma omp critical(gradtrack_two_steps)
+        if (!error) error = std::current_exception();
+      }
+    };
 #pragma omp parallel num_threads(2)
     {
       const int t = omp_get_thread_num(), used = omp_get_num_threads();
-      first(t, used);
+      guarded(first, t, used);
 #pragma omp barrier
-      second(t, used);
+      if (!error) guarded(second, t, used);
     }
+    if (error) std::rethrow_exception(error);
     return;
   }
 #endif

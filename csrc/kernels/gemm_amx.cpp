@@ -53,10 +53,11 @@ namespace {
 // values are exact in float32 and the sums run in float32, as torch's CPU
 // bfloat16 matmul (oneDNN) and our widened float32 path do; the result is
 // rounded to bfloat16 once. Each step here loads two tiles of a and two of b
-// and runs four multiplies into a 32 x 32 block of c held in tiles 0-3. a is
-// packed in tile order (each 32 x 32 tile 1 KiB in a row) and b in pairs of
-// depths ("VNNI": [depth / 2][16 columns][2]) per 16 columns, both
-// zero-padded, so every tile is whole and read in order.
+// and runs four multiplies into a 32 x 32 block of c held in tiles 0-3. b is
+// packed in pairs of depths ("VNNI": [depth / 2][16 columns][2]) per 16
+// columns, zero-padded, so every tile is whole and read in order; a is read
+// where it lies when its rows allow (NOTE [AMX tiles straight from a]), else
+// packed in tile order (each 32 x 32 tile 1 KiB in a row), zero-padded.
 // The packed buffers start on a 64-byte line (NOTE [AMX tiles on whole
 // lines]). Where the result is bfloat16 and not added to an old value, each
 // block of c is rounded to bfloat16 as its last depth block leaves the tiles
@@ -116,16 +117,16 @@ GT_AMX void configure_tiles() {
 
 inline int64_t round_up(int64_t v, int64_t to) { return (v + to - 1) / to * to; }
 
-// Rows [i0, i1) (whole row blocks) of a (a(i, p) at a[i * rs + p * cs]) into
-// pa in tile order: each 32 x 32 tile of a row block contiguous, row-major,
-// the tiles of a row block one after another along the depth, so that every
-// tile load reads 1 KiB in order.
+// The row block of a from row i0 (a(i, p) at a[i * rs + p * cs]) into pa in
+// tile order: each 32 x 32 tile contiguous, row-major, the tiles one after
+// another along the depth, so that every tile load reads 1 KiB in order.
 // (A tile row is one masked 64-byte load: a memcpy of a variable length was
 // inlined as a loop of 8-byte moves, a fifth of a 256^3 product's time.)
 GT_AMX void pack_a(const uint16_t* a, int64_t rs, int64_t cs, int64_t m, int64_t k, int64_t i0,
-                   int64_t i1, int64_t kp, uint16_t* pa) {
-  for (int64_t i = i0; i < i1; ++i) {
-    uint16_t* row = pa + (i / kTile) * kp * kTile + (i % kTile) * kTile;
+                   int64_t kp, uint16_t* pa) {
+  for (int64_t r = 0; r < kTile; ++r) {
+    const int64_t i = i0 + r;
+    uint16_t* row = pa + r * kTile;
     const uint16_t* src = a + i * rs;
     for (int64_t p0 = 0; p0 < kp; p0 += kTile) {
       uint16_t* dst = row + p0 * kTile;
@@ -142,14 +143,14 @@ GT_AMX void pack_a(const uint16_t* a, int64_t rs, int64_t cs, int64_t m, int64_t
 }
 
 // Blocks [blk0, blk1) of 16 columns of b (b(p, j) at b[p * rs + j * cs]) in
-// depth pairs, block blk at pb + blk * kp * 16. Row pair by row pair across
-// the blocks, so that b is read along its rows.
-GT_AMX void pack_b(const uint16_t* b, int64_t rs, int64_t cs, int64_t k, int64_t n, int64_t blk0,
-                   int64_t blk1, int64_t kp, uint16_t* pb) {
+// depth pairs, block blk at pb + (blk - first) * kp * 16. Row pair by row pair
+// across the blocks, so that b is read along its rows.
+GT_AMX void pack_b(const uint16_t* b, int64_t rs, int64_t cs, int64_t k, int64_t n, int64_t first,
+                   int64_t blk0, int64_t blk1, int64_t kp, uint16_t* pb) {
   if (cs != 1) {
     for (int64_t blk = blk0; blk < blk1; ++blk) {
       const int64_t j0 = blk * 16, cols = std::clamp<int64_t>(n - j0, 0, 16);
-      uint16_t* dst = pb + blk * kp * 16;
+      uint16_t* dst = pb + (blk - first) * kp * 16;
       for (int64_t p = 0; p < kp; p += 2, dst += 32)
         for (int64_t j = 0; j < 16; ++j)
           for (int64_t e = 0; e < 2; ++e)
@@ -167,28 +168,39 @@ GT_AMX void pack_b(const uint16_t* b, int64_t rs, int64_t cs, int64_t k, int64_t
                                    : _mm256_setzero_si256();
       const __m512i pairs = _mm512_or_si512(_mm512_cvtepu16_epi32(lo),
                                             _mm512_slli_epi32(_mm512_cvtepu16_epi32(hi), 16));
-      _mm512_store_si512(pb + blk * kp * 16 + p * 16, pairs);
+      _mm512_store_si512(pb + (blk - first) * kp * 16 + p * 16, pairs);
     }
   }
 }
 
-// Tiles 0-3 (+)= the row block of a at a0 (tile order) by b's 32 columns
-// from b0, depths [k0, k1).
-GT_AMX inline void multiply(const uint16_t* a0, const uint16_t* b0, int64_t kp, int64_t k0,
-                            int64_t k1) {
-  const uint16_t* b1 = b0 + kp * 16;
-  for (int64_t p = k0; p < k1; p += kTile) {
-    const uint16_t* at = a0 + p * kTile;
-    _tile_loadd(4, at, 64);
-    _tile_loadd(5, at + 16 * kTile, 64);
-    _tile_loadd(6, b0 + p * 16, 64);
-    _tile_loadd(7, b1 + p * 16, 64);
-    _tile_dpbf16ps(0, 4, 6);
-    _tile_dpbf16ps(1, 4, 7);
-    _tile_dpbf16ps(2, 5, 6);
-    _tile_dpbf16ps(3, 5, 7);
+// NOTE [AMX prefetch of the next row block]
+// A row block of a comes from L3 or memory once per chunk of b; waiting for it
+// (in pack_a, or in the first tile loads when the tiles are read from a
+// itself) was 7% of a 1024^3 product on one thread. So while a row block
+// multiplies, the rows of the next one the thread takes are requested into L2
+// (PREFETCHT1) a few lines per step, spread over the block's steps so that
+// few misses are in flight at once: 2-3% of the whole product (Intel Xeon,
+// family 6 model 207, one thread). Only for a with unit stride along the
+// depth (its rows are then runs of lines).
+struct Ahead {
+  const char* row = nullptr;  // the row being requested
+  int64_t row_bytes = 0;      // distance between rows
+  int64_t lines = 0;          // lines per row
+  int64_t line = 0;           // next line of `row`
+  int64_t rows_left = 0;
+  int64_t per_step = 0;  // lines requested per step of multiply
+
+  GT_AMX void step() {
+    for (int64_t t = 0; t < per_step && rows_left > 0; ++t) {
+      _mm_prefetch(row + line * int64_t(kLine), _MM_HINT_T1);
+      if (++line == lines) {
+        line = 0;
+        row += row_bytes;
+        --rows_left;
+      }
+    }
   }
-}
+};
 
 GT_AMX inline void zero_c() {
   _tile_zero(0);
@@ -228,6 +240,15 @@ GT_AMX inline __m256i round_bfloat16(__m512i x) {
   return _mm512_cvtepi32_epi16(_mm512_mask_mov_epi32(r, nan, _mm512_set1_epi32(0x7FC0)));
 }
 
+// A row of 32 float32 sums rounded into bfloat16 dst. (VCVTNE2PS2BF16 with a
+// check for zero, subnormal, infinite and NaN sums, rounded here instead, was
+// no faster at 1024^2: the rounding is not where the time goes.)
+GT_AMX inline void round_row(const float* s, uint16_t* d) {
+  _mm256_storeu_si256(reinterpret_cast<__m256i*>(d), round_bfloat16(_mm512_load_si512(s)));
+  _mm256_storeu_si256(reinterpret_cast<__m256i*>(d + 16),
+                      round_bfloat16(_mm512_load_si512(s + 16)));
+}
+
 // rows x cols of float32 src (row stride 32) rounded into bfloat16 dst.
 GT_AMX void round_block(const float* src, uint16_t* dst, int64_t ld, int64_t rows, int64_t cols) {
   const __mmask16 lo = __mmask16((1u << std::min<int64_t>(cols, 16)) - 1);
@@ -235,15 +256,64 @@ GT_AMX void round_block(const float* src, uint16_t* dst, int64_t ld, int64_t row
   for (int64_t r = 0; r < rows; ++r) {
     const float* s = src + r * kTile;
     uint16_t* d = dst + r * ld;
-    const __m256i a = round_bfloat16(_mm512_load_si512(s));
-    const __m256i b = round_bfloat16(_mm512_load_si512(s + 16));
     if (cols == kTile) {
-      _mm256_storeu_si256(reinterpret_cast<__m256i*>(d), a);
-      _mm256_storeu_si256(reinterpret_cast<__m256i*>(d + 16), b);
-    } else {
-      _mm256_mask_storeu_epi16(d, lo, a);
-      if (hi) _mm256_mask_storeu_epi16(d + 16, hi, b);
+      round_row(s, d);
+      continue;
     }
+    _mm256_mask_storeu_epi16(d, lo, round_bfloat16(_mm512_load_si512(s)));
+    if (hi) _mm256_mask_storeu_epi16(d + 16, hi, round_bfloat16(_mm512_load_si512(s + 16)));
+  }
+}
+
+// NOTE [Rounding while the next block multiplies]
+// Rounding a block right after its tiles were stored kept the vector units
+// busy while the tile unit stood idle, and the next block's multiplies waited
+// for it. Now a whole 32 x 32 block's sums wait in one of two 4 KiB buffers
+// and are rounded a row per step of the next block's multiplies (the rest, if
+// that block has fewer than 32 steps, before its own sums are stored): 3% of
+// a 1024^3 product on one thread (Intel Xeon, family 6 model 207).
+struct Pending {
+  const float* src = nullptr;
+  uint16_t* dst = nullptr;
+  int64_t ld = 0;
+  int64_t row = kTile;  // next row to round
+
+  GT_AMX void step() {
+    if (row == kTile) return;
+    round_row(src + row * kTile, dst + row * ld);
+    ++row;
+  }
+  GT_AMX void finish() {
+    while (row < kTile) step();
+  }
+};
+
+// Tiles 0-3 (+)= the row block of a at a0 (tile order) by b's 32 columns
+// from b0, depths [k0, k1). The loads are spread between the multiplies
+// (each multiply waits only for its own two tiles).
+// Where a row block's tiles are: the tile of depths [p, p + 32) of rows
+// 0-15 at at = a0 + p * step, rows 16-31 at at + half, rows `ld` bytes apart.
+struct ATiles {
+  const uint16_t* a0;
+  int64_t step, half, ld;
+};
+
+GT_AMX inline void multiply(const ATiles& a, const uint16_t* b0, int64_t kp, int64_t k0, int64_t k1,
+                            Ahead& ahead, Pending& pending) {
+  const uint16_t* a0 = a.a0;
+  const uint16_t* b1 = b0 + kp * 16;
+  for (int64_t p = k0; p < k1; p += kTile) {
+    ahead.step();
+    pending.step();
+    const uint16_t* at = a0 + p * a.step;
+    _tile_loadd(4, at, a.ld);
+    _tile_loadd(6, b0 + p * 16, 64);
+    _tile_dpbf16ps(0, 4, 6);
+    _tile_loadd(7, b1 + p * 16, 64);
+    _tile_dpbf16ps(1, 4, 7);
+    _tile_loadd(5, at + a.half, a.ld);
+    _tile_dpbf16ps(2, 5, 6);
+    _tile_dpbf16ps(3, 5, 7);
   }
 }
 
@@ -265,100 +335,146 @@ struct Source {
   int64_t rs, cs, m, k;
 };
 
-// Row blocks [r0, r1) of c, a chunk of b's columns (1 MiB, in L2) at a
-// time: for each row block, depth block by depth block, every 32 columns of
-// the chunk (NOTE [AMX loop order]). Whole 32 x 32 blocks of c add up in
-// `part` (a row block of the chunk, 64 KiB) or in c between depth blocks; a
-// block on the bottom or right edge sums over all depths at once in `edge` and
-// is written after the last.
-GT_AMX void run_rows(const Source& a, uint16_t* pa, const uint16_t* pb, const Dest& d, int64_t n,
-                     int64_t kp, int64_t np, int64_t r0, int64_t r1) {
+// Row blocks [r0, r1) of c by the columns [j0, j1) of b, packed at pb (at
+// most a chunk: 1 MiB, in L2): for each row block, depth block by depth block,
+// every 32 columns of the chunk (NOTE [AMX loop order]). Whole 32 x 32 blocks
+// of c add up in `part` (a row block of the chunk, 64 KiB) or in c between
+// depth blocks; a block on the bottom or right edge sums over all depths at
+// once in `edge` and is written after the last.
+GT_AMX void run_rows(const Source& a, const uint16_t* pb, const Dest& d, int64_t n, int64_t kp,
+                     int64_t np, int64_t j0, int64_t j1, int64_t r0, int64_t r1) {
   const int64_t m = a.m;
   thread_local std::vector<float> part_buf;
+  thread_local std::vector<uint16_t> pa_buf;
   float* part = d.out && kp > kDepth ? line_buffer(part_buf, kTile * kChunk) : nullptr;
+  uint16_t* pa = line_buffer(pa_buf, kTile * kp);
+  // NOTE [AMX tiles straight from a]
+  // A tile load takes any distance between its 16 rows, so where a runs along
+  // the depth with unit stride, its rows start on lines and the depth is whole
+  // tiles, a full row block's tiles are loaded from a itself and a is not
+  // copied at all (its last, partial row block still is, zero-padded). At
+  // 1024^2 on one thread packing a was ~8% of the time; loading from a is 6%
+  // faster overall, the row block's 32 rows then come to L1 from L2 as the
+  // packed copy did.
+  const bool direct = a.cs == 1 && a.k == kp && reinterpret_cast<uintptr_t>(a.data) % kLine == 0 &&
+                      a.rs * int64_t(sizeof(uint16_t)) % int64_t(kLine) == 0;
   configure_tiles();
   alignas(64) float edge[kTile * kTile];
-  for (int64_t j0 = 0; j0 < np; j0 += kChunk) {
-    const int64_t j1 = std::min(np, j0 + kChunk);
-    for (int64_t rb = r0; rb < r1; ++rb) {
-      const int64_t i = rb * kTile;
-      const uint16_t* a0 = pa + i * kp;
-      // Packed as it is first used, so its tiles are still in L1 and L2.
-      if (j0 == 0) pack_a(a.data, a.rs, a.cs, m, a.k, i, i + kTile, kp, pa);
-      for (int64_t k0 = 0; k0 < kp; k0 += kDepth) {
-        const int64_t k1 = std::min(kp, k0 + kDepth);
-        const bool round_now = d.out && k1 == kp;
-        for (int64_t j = j0; j < j1; j += kTile) {
-          const uint16_t* b0 = pb + (j / 16) * kp * 16;
-          if (i + kTile <= m && j + kTile <= n) {
-            float* ct = part ? part + (j - j0) : d.c + i * d.ldc + j;
-            const int64_t ld = part ? kChunk : d.ldc;
-            if (k0 == 0 && !d.accumulate) {
-              zero_c();
-            } else {
-              load_c(ct, ld);
-            }
-            multiply(a0, b0, kp, k0, k1);
-            if (round_now) {
-              store_c(edge, kTile);
-              round_block(edge, d.out + i * d.ldo + j, d.ldo, kTile, kTile);
-            } else {
-              store_c(ct, ld);
-            }
-            continue;
+  alignas(64) float sums[2][kTile * kTile];  // NOTE [Rounding while the next block multiplies]
+  int flip = 0;
+  Pending pending;
+  for (int64_t rb = r0; rb < r1; ++rb) {
+    const int64_t i = rb * kTile;
+    // NOTE [AMX packing in L2]
+    ATiles at{pa, kTile, 16 * kTile, kTile * int64_t(sizeof(uint16_t))};
+    if (direct && i + kTile <= m) {
+      at = ATiles{a.data + i * a.rs, 1, 16 * a.rs, a.rs * int64_t(sizeof(uint16_t))};
+    } else {
+      pack_a(a.data, a.rs, a.cs, m, a.k, i, kp, pa);
+    }
+    // NOTE [AMX prefetch of the next row block]
+    Ahead ahead;
+    const int64_t next = rb + 1 < r1 ? rb + 1 : (j1 < np ? r0 : -1);
+    if (a.cs == 1 && next >= 0 && next * kTile < m) {
+      ahead.row = reinterpret_cast<const char*>(a.data + next * kTile * a.rs);
+      ahead.row_bytes = a.rs * int64_t(sizeof(uint16_t));
+      ahead.lines = (a.k * int64_t(sizeof(uint16_t)) + int64_t(kLine) - 1) / int64_t(kLine) + 1;
+      ahead.rows_left = std::min(kTile, m - next * kTile);
+      const int64_t steps = (j1 - j0) / kTile * (kp / kTile);
+      ahead.per_step = (ahead.lines * ahead.rows_left + steps - 1) / steps;
+    }
+    for (int64_t k0 = 0; k0 < kp; k0 += kDepth) {
+      const int64_t k1 = std::min(kp, k0 + kDepth);
+      const bool round_now = d.out && k1 == kp;
+      for (int64_t j = j0; j < j1; j += kTile) {
+        const uint16_t* b0 = pb + ((j - j0) / 16) * kp * 16;
+        if (i + kTile <= m && j + kTile <= n) {
+          float* ct = part ? part + (j - j0) : d.c + i * d.ldc + j;
+          const int64_t ld = part ? kChunk : d.ldc;
+          if (k0 == 0 && !d.accumulate) {
+            zero_c();
+          } else {
+            load_c(ct, ld);
           }
-          if (k0 > 0) continue;
-          zero_c();
-          multiply(a0, b0, kp, 0, kp);
-          store_c(edge, kTile);
-          const int64_t rows = std::min(kTile, m - i), cols = std::min(kTile, n - j);
-          if (d.out) {
-            round_block(edge, d.out + i * d.ldo + j, d.ldo, rows, cols);
-            continue;
+          multiply(at, b0, kp, k0, k1, ahead, pending);
+          if (round_now) {
+            pending.finish();
+            float* buf = sums[flip];
+            flip ^= 1;
+            store_c(buf, kTile);
+            pending = Pending{buf, d.out + i * d.ldo + j, d.ldo, 0};
+          } else {
+            store_c(ct, ld);
           }
-          for (int64_t r = 0; r < rows; ++r) {
-            float* dst = d.c + (i + r) * d.ldc + j;
-            const float* src = edge + r * kTile;
-            if (d.accumulate) {
-              for (int64_t q = 0; q < cols; ++q) dst[q] += src[q];
-            } else {
-              std::memcpy(dst, src, sizeof(float) * size_t(cols));
-            }
+          continue;
+        }
+        if (k0 > 0) continue;
+        zero_c();
+        multiply(at, b0, kp, 0, kp, ahead, pending);
+        store_c(edge, kTile);
+        const int64_t rows = std::min(kTile, m - i), cols = std::min(kTile, n - j);
+        if (d.out) {
+          round_block(edge, d.out + i * d.ldo + j, d.ldo, rows, cols);
+          continue;
+        }
+        for (int64_t r = 0; r < rows; ++r) {
+          float* dst = d.c + (i + r) * d.ldc + j;
+          const float* src = edge + r * kTile;
+          if (d.accumulate) {
+            for (int64_t q = 0; q < cols; ++q) dst[q] += src[q];
+          } else {
+            std::memcpy(dst, src, sizeof(float) * size_t(cols));
           }
         }
       }
     }
   }
+  pending.finish();
   _tile_release();
 }
 
-// Packs b and each thread's rows of a, then runs the row blocks; `c_of(s)`
-// and `out_of(s)` give product s's float32 c and bfloat16 out.
+// NOTE [AMX packing in L2]
+// b is packed a chunk at a time (1 MiB) just before the row blocks pass it,
+// and a (where it is copied at all: NOTE [AMX tiles straight from a]) one row
+// block at a time into a buffer of the thread's own (64 KiB at a depth of
+// 1024), again for each chunk. Both packed copies are then
+// written to and read from L2: packing all of b and all of a up front wrote
+// 2 MiB each at 1024^2, more than the L2 holds, so both went out to L3 and
+// came back (each pass alone ran at memcpy speed, ~165 us of a 1.9 ms
+// product on one thread of an Intel Xeon, family 6 model 207).
+
+// For each chunk of b's columns, packs it (over the threads), then runs the
+// row blocks over it; `c_of(s)` and `out_of(s)` give product s's float32 c
+// and bfloat16 out.
 template <typename COf, typename OutOf>
 void run_products(const Tensor& a, const Tensor& b, int64_t batch, int64_t m, int64_t n, int64_t k,
                   int64_t ldc, int64_t ldo, bool accumulate, const COf& c_of, const OutOf& out_of) {
   const int64_t mp = round_up(m, kTile), np = round_up(n, kTile),
                 kp = round_up(std::max<int64_t>(k, 1), kTile);
-  thread_local std::vector<uint16_t> pa_buf, pb_buf;
-  uint16_t* pa = line_buffer(pa_buf, mp * kp);
-  uint16_t* pb = line_buffer(pb_buf, np * kp);
+  thread_local std::vector<uint16_t> pb_buf;
+  uint16_t* pb = line_buffer(pb_buf, std::min(np, kChunk) * kp);
   const auto* ab = a.data<uint16_t>();
   const auto* bb = b.data<uint16_t>();
   const int64_t row_blocks = mp / kTile;
   // A thread's share at least 2^25 multiply-adds (256^3 takes ~0.1 ms on one
   // thread; waking a second cost more than that on a busy machine).
   const int64_t grain = std::max<int64_t>(1, (int64_t(1) << 25) / (kTile * np * kp));
+  const int64_t pack_grain = std::max<int64_t>(1, (int64_t(1) << 18) / (kp * 16));
   for (int64_t s = 0; s < batch; ++s) {
     const uint16_t* as = ab + s * a.strides()[0];
     const uint16_t* bs = bb + s * b.strides()[0];
-    parallel_for(np / 16, std::max<int64_t>(1, (int64_t(1) << 18) / (kp * 16)),
-                 [&](int64_t lo, int64_t hi) {
-                   pack_b(bs, b.strides()[1], b.strides()[2], k, n, lo, hi, kp, pb);
-                 });
     const Dest d{c_of(s), ldc, out_of(s), ldo, accumulate};
     const Source src{as, a.strides()[1], a.strides()[2], m, k};
-    parallel_for(row_blocks, grain,
-                 [&](int64_t lo, int64_t hi) { run_rows(src, pa, pb, d, n, kp, np, lo, hi); });
+    for (int64_t j0 = 0; j0 < np; j0 += kChunk) {
+      const int64_t j1 = std::min(np, j0 + kChunk);
+      parallel_for((j1 - j0) / 16, pack_grain, [&](int64_t lo, int64_t hi) {
+        pack_b(bs, b.strides()[1], b.strides()[2], k, n, j0 / 16, j0 / 16 + lo, j0 / 16 + hi, kp,
+               pb);
+      });
+      parallel_for(row_blocks, grain, [&](int64_t lo, int64_t hi) {
+        run_rows(src, pb, d, n, kp, np, j0, j1, lo, hi);
+      });
+    }
   }
 }
 

@@ -119,8 +119,9 @@ def test_switch_reads_back():
 
 # Shapes whose bfloat16 result is rounded as it leaves the tiles: whole blocks,
 # edges, more than one chunk of 512 columns, and more than 1024 depths (sums
-# carried between depth blocks).
-ROUNDED = [(32, 64, 32), (70, 33, 45), (64, 1100, 96), (40, 2100, 600), (96, 64, 1030)]
+# carried between depth blocks); depths of whole tiles read a straight from
+# memory, with a last, partial row block packed.
+ROUNDED = [(32, 64, 32), (70, 33, 45), (64, 1100, 96), (40, 2100, 600), (96, 64, 1030), (100, 64, 1100), (33, 1056, 70)]
 
 
 @pytest.mark.parametrize("m,k,n", ROUNDED, ids=lambda v: str(v))
@@ -163,6 +164,18 @@ def test_rounded_batches_and_strided_outputs():
     out = gt.zeros(3, 50, 40, dtype=gt.bfloat16).transpose(1, 2)
     gt.bmm(a, b, out=out)
     np.testing.assert_array_equal(out.float().numpy(), gt.bmm(a, b).float().numpy())
+
+
+@pytest.mark.parametrize("m,k,n", [(100, 64, 1100), (33, 1056, 70), (64, 96, 40)], ids=lambda v: str(v))
+def test_a_read_in_place_or_packed_gives_the_same_bits(m, k, n):
+    # NOTE [AMX tiles straight from a]: a contiguous a with whole tiles of
+    # depth is read where it lies; views whose rows start off a 64-byte line,
+    # or run across the depth with a stride, are packed first. Same sums.
+    big, b = _bf16((m + 1, k + 32), 21), _bf16((k, n), 22)
+    views = {"on lines": big[1:, 32:], "off a line": big[1:, 1 : k + 1], "transposed": big[1:, 32:].T.contiguous().T}
+    for name, a in views.items():
+        got = (a @ b).view(gt.int16).numpy()
+        np.testing.assert_array_equal(got, (a.contiguous() @ b).view(gt.int16).numpy(), err_msg=name)
 
 
 def test_rounded_result_into_an_operand():

@@ -10,6 +10,7 @@
 #include "kernels/loops.h"
 #include "kernels/pointwise_special.h"
 #include "kernels/reduced_float.h"
+#include "kernels/add_with_alpha.h"
 #include "kernels/bfloat16_binary.h"
 #include "kernels/simd.h"
 #include "kernels/special_math.h"
@@ -142,12 +143,8 @@ bool float_dense_binary(BinaryOp op, const LoopPlan& p, Scalar alpha_s) {
   }
 }
 
-// NOTE [add and sub with alpha round once]
-// PyTorch computes a + alpha * b for float32 and float64 as one fused multiply-add,
-// every element (vector loop and tail, strided runs, a number b): the product is not
-// rounded before the sum. A separate product and sum differed from it in the last bit
-// for about a quarter of random float32 inputs, and gave NaN for inf + 3 * -3.4e38 where
-// the fused result is inf. sub passes -alpha, which is exact. Integers multiply and add.
+// a + alpha * b rounded once (NOTE [add and sub with alpha round once] in
+// add_with_alpha.h).
 template <typename T>
 void fused_add_scaled(const LoopPlan& p, T alpha) {
   run_plan(p, [&](char** ptr, const int64_t* s, int64_t n) {
@@ -169,10 +166,12 @@ void arith(BinaryOp op, const LoopPlan& p, Scalar alpha_s) {
   switch (op) {
     case BinaryOp::Add:
       if (alpha_s.equals(1)) return binary_loop<T, T, T>(p, [](T a, T b) -> T { return a + b; });
-      return binary_loop<T, T, T>(p, [alpha](T a, T b) -> T { return a + alpha * b; });
+      return binary_loop<T, T, T>(
+          p, [alpha](T a, T b) -> T { return add_scaled_int<false>(a, alpha, b); });
     case BinaryOp::Sub:
       if (alpha_s.equals(1)) return binary_loop<T, T, T>(p, [](T a, T b) -> T { return a - b; });
-      return binary_loop<T, T, T>(p, [alpha](T a, T b) -> T { return a - alpha * b; });
+      return binary_loop<T, T, T>(
+          p, [alpha](T a, T b) -> T { return add_scaled_int<true>(a, alpha, b); });
     case BinaryOp::Mul: return binary_loop<T, T, T>(p, [](T a, T b) -> T { return a * b; });
     case BinaryOp::Div: return binary_loop<T, T, T>(p, [](T a, T b) -> T { return a / b; });
     case BinaryOp::FloorDivide:
@@ -314,6 +313,10 @@ void run_binary(BinaryOp op, const LoopPlan& p, Scalar alpha) {
     // bool arithmetic happens as logical ops (True + True is True in PyTorch).
     switch (op) {
       case BinaryOp::Add:
+        // a + alpha * b: alpha false leaves a (NOTE [add and sub with alpha round once])
+        if (!alpha.to<bool>())
+          return binary_loop<bool, bool, bool>(p, [](bool a, bool) { return a; });
+        [[fallthrough]];
       case BinaryOp::BitwiseOr:
       case BinaryOp::Maximum:
       case BinaryOp::Fmax:
@@ -381,6 +384,7 @@ bool one_element(BinaryOp op, const Tensor& out, const Tensor& a, const Tensor& 
 }  // namespace
 
 void binary(BinaryOp op, const Tensor& out, const Tensor& a, const Tensor& b, Scalar alpha) {
+  check_alpha_fits(op, alpha, a.dtype());
   if (one_element(op, out, a, b, alpha)) return;
   if (op == BinaryOp::Nextafter && is_reduced_float(out.dtype())) {
     const bool half = out.dtype() == ScalarType::Float16;  // NOTE [nextafter of a 16-bit float]
@@ -390,8 +394,7 @@ void binary(BinaryOp op, const Tensor& out, const Tensor& a, const Tensor& b, Sc
   }
   if (any_reduced({&out, &a, &b})) {  // NOTE [Reduced floats are stored, not computed]
     if (alpha.equals(1) && binary_bfloat16(op, out, a, b)) return;
-    // PyTorch's vectorised add/sub of two reduced-float tensors rounds alpha
-    // to their dtype first (measured); a number operand keeps it float32.
+    // alpha is rounded to the dtype (NOTE [add and sub with alpha round once]).
     WideOut w(out);
     binary(op, w.t, widen(a), widen(b), alpha.equals(1) ? alpha : round_scalar(alpha, a.dtype()));
     return w.commit();
@@ -441,13 +444,16 @@ bool pow_special_exponent(const Tensor& out, const Tensor& a, Scalar e) {
 
 void binary_scalar(BinaryOp op, const Tensor& out, const Tensor& a, Scalar b, Scalar alpha,
                    bool scalar_first) {
+  check_alpha_fits(op, alpha, a.dtype());
   if (any_reduced({&out, &a})) {
     // PyTorch reads the number as float32 for mul and div of a reduced float
     // (opmath); every other kernel, add and sub included, sees it cast to
-    // the dtype first (measured).
+    // the dtype first (measured), and alpha too (NOTE [add and sub with alpha
+    // round once]).
     const bool opmath = op == BinaryOp::Mul || op == BinaryOp::Div;
     WideOut w(out);
-    binary_scalar(op, w.t, widen(a), opmath ? b : round_scalar(b, a.dtype()), alpha, scalar_first);
+    binary_scalar(op, w.t, widen(a), opmath ? b : round_scalar(b, a.dtype()),
+                  alpha.equals(1) ? alpha : round_scalar(alpha, a.dtype()), scalar_first);
     return w.commit();
   }
   if (op == BinaryOp::Pow && !scalar_first && pow_special_exponent(out, a, b)) return;

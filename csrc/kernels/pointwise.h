@@ -46,7 +46,5 @@ void mul_backward(const Tensor& ga, const Tensor& gb, const Tensor& g, const Ten
 /// threshold_backward followed by a multiplication, in one pass:
 /// out = (y <= 0 ? 0 : g) * other (NOTE [Fused relu backward]).
 void relu_mul_backward(const Tensor& out, const Tensor& g, const Tensor& y, const Tensor& other);
-/// out = a + alpha * b (a fused step for SGD and accumulation).
-void add_scaled(const Tensor& out, const Tensor& a, const Tensor& b, double alpha);
 
 }  // namespace gradtrack::kernels

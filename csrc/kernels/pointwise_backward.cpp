@@ -111,17 +111,4 @@ void mul_backward(const Tensor& ga, const Tensor& gb, const Tensor& g, const Ten
   });
 }
 
-void add_scaled(const Tensor& out, const Tensor& a, const Tensor& b, double alpha) {
-  if (any_reduced({&out, &a, &b})) {
-    WideOut w(out);
-    add_scaled(w.t, widen(a), widen(b), alpha);
-    return w.commit();
-  }
-  GT_DISPATCH_FLOAT(out.dtype(), "add", [&] {
-    using T = scalar_t;
-    const T al = static_cast<T>(alpha);
-    binary_loop<T, T, T>(make_plan(out, {a, b}), [al](T x, T y) -> T { return x + al * y; });
-  });
-}
-
 }  // namespace gradtrack::kernels

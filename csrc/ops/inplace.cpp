@@ -275,23 +275,14 @@ Tensor inplace_binary(InplaceOp op, const Tensor& self, Scalar other, Scalar alp
     GT_CHECK(!(is_integral(dt) && !other.is_float() && other.to_int() < 0),
              "Integers to negative integer powers are not allowed.");
   }
-  // a + alpha * b with a scalar b: float32 and float64 round it once in the kernel
-  // (NOTE [add and sub with alpha round once]); the other dtypes fold alpha into b.
-  Scalar value = other, kernel_alpha = 1;
-  if ((op == InplaceOp::Add || op == InplaceOp::Sub) && !alpha.equals(1)) {
-    if (dt == ScalarType::Float32 || dt == ScalarType::Float64) {
-      kernel_alpha = alpha;
-    } else {
-      value = (other.is_float() || alpha.is_float()) ? Scalar(other.to_double() * alpha.to_double())
-                                                     : Scalar(other.to_int() * alpha.to_int());
-    }
-  }
+  // the kernel applies alpha in every dtype (NOTE [add and sub with alpha round once])
+  const Scalar kernel_alpha = op == InplaceOp::Add || op == InplaceOp::Sub ? alpha : Scalar(1);
   const OpKind kind = call.scalar_kind;
   run_inplace(
       spec_of(op).label, kind, records(kind), {&self}, self,
       [&] {
         compute_into(self, dt, [&](const Tensor& out, const Tensor& in) {
-          kernels::binary_scalar(call.kernel, out, in, value, kernel_alpha, false);
+          kernels::binary_scalar(call.kernel, out, in, other, kernel_alpha, false);
         });
       },
       [&](autograd::Attrs& at) {

@@ -40,6 +40,18 @@ void check_alpha(ScalarType dtype, Scalar alpha) {
            "For integral input tensors, argument alpha must not be a floating point number.");
 }
 
+namespace {
+
+// torch refuses alpha after it has broadcast the operands: a shape mismatch is
+// reported first.
+void check_alpha_after_shapes(const Tensor& a, const Tensor& b, ScalarType dtype, Scalar alpha) {
+  if ((alpha.is_bool() && dtype != ScalarType::Bool) || (alpha.is_float() && !is_floating(dtype)))
+    broadcast2(a, b);
+  check_alpha(dtype, alpha);
+}
+
+}  // namespace
+
 void check_sub_bool(ScalarType a, ScalarType b) {
   GT_CHECK(!(a == ScalarType::Bool && b == ScalarType::Bool),
            "Subtraction, the `-` operator, with two bool tensors is not supported. Use the `^` or "
@@ -100,7 +112,7 @@ BinaryOp div_kind(const std::string& mode) {
 
 Tensor add(const Tensor& a, const Tensor& b, Scalar alpha) {
   ScalarType dt = result_type(a, b);
-  check_alpha(dt, alpha);
+  check_alpha_after_shapes(a, b, dt, alpha);
   Tensor out = run_binary(BinaryOp::Add, a, b, dt, dt, alpha);
   record(OpKind::Add, {&a, &b}, out, [&](autograd::AlphaAttrs& at) { at.alpha = alpha; });
   return out;
@@ -109,13 +121,8 @@ Tensor add(const Tensor& a, const Tensor& b, Scalar alpha) {
 Tensor add(const Tensor& a, Scalar b, Scalar alpha) {
   ScalarType dt = result_type(a, b);
   check_alpha(dt, alpha);
-  // float32 and float64 round a + alpha * b once in the kernel (NOTE [add and sub with
-  // alpha round once]); the other dtypes fold alpha into the scalar.
-  const bool fused = dt == ScalarType::Float32 || dt == ScalarType::Float64;
-  Scalar folded = alpha.equals(1) || fused             ? b
-                  : (b.is_float() || alpha.is_float()) ? Scalar(b.to_double() * alpha.to_double())
-                                                       : Scalar(b.to_int() * alpha.to_int());
-  Tensor out = run_binary_scalar(BinaryOp::Add, a, folded, dt, dt, fused ? alpha : Scalar(1));
+  // the kernel applies alpha in every dtype (NOTE [add and sub with alpha round once])
+  Tensor out = run_binary_scalar(BinaryOp::Add, a, b, dt, dt, alpha);
   record(OpKind::AddScalar, {&a}, out, [&](autograd::AlphaAttrs& at) { at.alpha = alpha; });
   return out;
 }
@@ -123,7 +130,7 @@ Tensor add(const Tensor& a, Scalar b, Scalar alpha) {
 Tensor sub(const Tensor& a, const Tensor& b, Scalar alpha) {
   check_sub_bool(a.dtype(), b.dtype());
   ScalarType dt = result_type(a, b);
-  check_alpha(dt, alpha);
+  check_alpha_after_shapes(a, b, dt, alpha);
   Tensor out = run_binary(BinaryOp::Sub, a, b, dt, dt, alpha);
   record(OpKind::Sub, {&a, &b}, out, [&](autograd::AlphaAttrs& at) { at.alpha = alpha; });
   return out;
@@ -151,7 +158,7 @@ Tensor rsub(const Tensor& a, Scalar b, Scalar alpha) {
 Tensor rsub(const Tensor& a, const Tensor& b, Scalar alpha) {
   check_sub_bool(a.dtype(), b.dtype());
   ScalarType dt = result_type(a, b);
-  check_alpha(dt, alpha);
+  check_alpha_after_shapes(b, a, dt, alpha);  // torch's rsub is sub(b, a)
   Tensor out = run_binary(BinaryOp::Sub, b, a, dt, dt, alpha);
   record(OpKind::Rsub, {&a, &b}, out, [&](autograd::AlphaAttrs& at) { at.alpha = alpha; });
   return out;

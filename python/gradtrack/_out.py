@@ -239,15 +239,33 @@ def _refuse_tangents(name, args, out):
                                   "support it.")
 
 
-def _heaviside_checks(args, out):
+def _heaviside_checks(fn, args, kwargs, out):
     # torch's kernel takes one dtype for both inputs and out
     tensors = [a for a in (*args, out) if isinstance(a, _C.Tensor)]
     if len({t.dtype for t in tensors}) > 1:
         raise RuntimeError("heaviside is not yet implemented for tensors with different dtypes.")
 
 
-# Checks torch's kernel makes before an out= write, by op.
-KERNEL_CHECKS = {"heaviside": _heaviside_checks}
+def _alpha_checks(fn, args, kwargs, out):
+    # torch refuses an alpha of the wrong kind (a bool alpha for a result that is not
+    # bool, a float alpha for an integer one) after it has broadcast the operands and
+    # checked out's dtype; the function checks alpha first, so those go here.
+    alpha = kwargs.get("alpha", 1)
+    if not isinstance(alpha, (bool, float)):
+        return
+    result = fn(*args, **{k: v for k, v in kwargs.items() if k != "alpha"})
+    kind = _KIND[_key(result.dtype)]
+    if (kind == 0) if isinstance(alpha, bool) else (kind == 2):
+        return
+    if kind > _KIND[_key(out.dtype)]:
+        raise RuntimeError(f"result type {_dt(result)} can't be cast to the desired output type "
+                           f"{_dt(out)}")
+
+
+# Checks torch's kernel makes before an out= write, by op: each is given the function,
+# its arguments and out.
+KERNEL_CHECKS = {"heaviside": _heaviside_checks, "add": _alpha_checks, "sub": _alpha_checks,
+                 "subtract": _alpha_checks}
 
 
 # ---- the wrappers ----------------------------------------------------------------------------
@@ -272,7 +290,7 @@ def elementwise(fn, name):
             _refuse_tangents(name, args, out)
         check_grad(error_name, (*args, *kwargs.values()), out, name not in NO_GRAD)
         if name in KERNEL_CHECKS:
-            KERNEL_CHECKS[name](args, out)
+            KERNEL_CHECKS[name](fn, args, kwargs, out)
         with _no_grad():  # NOTE [out= written in place] in csrc/ops/common.h
             result, written = _C._inplace.into(out, fn, args, kwargs)
         if written:

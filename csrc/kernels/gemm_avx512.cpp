@@ -31,25 +31,20 @@ namespace {
 // NOTE [Tuned per vendor]
 // The choices below were measured on an Intel Xeon (Sapphire Rapids class,
 // AVX-512 with two FMA units) and switch on only there: balanced row tiles
-// (NOTE [Balanced row tiles]), fetching a batch's next product (NOTE
-// [Fetching the next product]) and an in-place b's next tile (NOTE [The next
+// (NOTE [Balanced row tiles]), an in-place b's next tile (NOTE [The next
 // tile's b]), and no prefetch of a c the tile only writes (beta 0): 0.97-0.99x
 // the time of bmm 16 x 128^2, (64x784).T @ 64x128 and 128^2, level at
 // 512^2-1024^2 (one thread, in turns). On AMD (Zen 4, where the rest of this
-// file was tuned) the kernel runs as it was measured there.
+// file was tuned) the kernel runs as it was measured there. Tried and left
+// out: prefetching a bmm's next product into L2 while one runs (level on one
+// thread, 6% slower on two), the tiles of an in-place b column by column,
+// a whole k per tile when both operands are read in place, unrolling the
+// depth loop 4 or 8 times, and prefetch distances of 4-24 depths (all within
+// +-1-3%).
 bool intel_tuning() {
   static const bool intel = __builtin_cpu_is("intel");
   return intel;
 }
-
-// NOTE [Fetching the next product]
-// The products of a bmm run one after another on a thread; each one's
-// operands (128 KB for 128^2 float32) come from L3 or memory, and 16 such
-// products took ~12% longer each than one product on operands in L2. While
-// a product runs, its tiles issue L2 prefetches for the next product's
-// operands, a few lines after each tile (all of them before its last
-// quarter).
-bool prefetch_next_product() { return intel_tuning(); }
 
 // MR rows of c by 2 vectors of columns per tile. The blocks: a kc x nb block
 // of packed b (~0.7 MB) stays in L2, an MR x kc micro-panel of a (21 KB) in L1.
@@ -380,16 +375,6 @@ struct Job {
   bool direct_b;  // b read in place (row-major b, few rows of a to reuse it)
   bool direct_a;  // a read in place (row-major a, few columns of c to reuse it)
   int64_t sub;    // depths summed in registers before adding up; 0: the block
-  // The next product's memory still to prefetch (NOTE [Fetching the next
-  // product]): [pf[i], pf_end[i]) for its two operands.
-  mutable const char* pf[2] = {nullptr, nullptr};
-  const char* pf_end[2] = {nullptr, nullptr};
-  int64_t pf_lines = 0;  // cache lines to prefetch after each tile
-  GT_V4 void prefetch_some() const {
-    int64_t left = pf_lines;
-    for (int i = 0; i < 2 && left > 0; ++i)
-      for (; pf[i] < pf_end[i] && left > 0; pf[i] += 64, --left) _mm_prefetch(pf[i], _MM_HINT_T1);
-  }
 };
 
 // One block of rows [i0, i0 + mb) and depths [p0, p0 + kc): pack its a, then
@@ -442,7 +427,6 @@ GT_V4 void run_block(const Job<T>& J, int64_t i0, int64_t mb, int64_t p0, int64_
       const T* pb = J.direct_b ? J.b + p0 * J.brs + j : J.pb + jp * NR * kc;
       kernel(kc, pa, J.ars, pb, J.direct_b ? J.brs : NR, J.c + i * J.ldc + j, J.ldc, rows,
              int(std::min<int64_t>(NR, J.n - j)), beta, J.sub > 0 ? J.sub : kc, intel_tuning());
-      if (J.pf_lines) J.prefetch_some();
     };
     for (int64_t ip = 0; ip < mp; ++ip)
       for (int64_t jp = 0; jp < np; ++jp) tile(ip, jp);
@@ -484,24 +468,10 @@ struct Buffer {
 // a(i, p) at a[i * ars + p * acs] and b(p, j) at b[p * brs + j * bcs].
 template <typename T>
 void serial(int64_t m, int64_t n, int64_t k, const T* a, int64_t ars, int64_t acs, const T* b,
-            int64_t brs, int64_t bcs, T beta, T* c, int64_t ldc, int64_t sub,
-            const GemmNext* next = nullptr) {
+            int64_t brs, int64_t bcs, T beta, T* c, int64_t ldc, int64_t sub) {
   constexpr int MR = Cfg<T>::MR, NR = 2 * Cfg<T>::W;
   Job<T> J{};
   J.sub = sub;
-  if (next && prefetch_next_product()) {
-    int64_t lines = 0;
-    for (int i = 0; i < 2; ++i) {
-      J.pf[i] = static_cast<const char*>(next->at[i]);
-      J.pf_end[i] = J.pf[i] + std::max<int64_t>(0, next->bytes[i]);
-      lines += (std::max<int64_t>(0, next->bytes[i]) + 63) / 64;
-    }
-    // Spread over the product's tiles, with a margin so the last fetches
-    // are issued before its last quarter.
-    const int64_t tiles =
-        ((m + MR - 1) / MR) * ((n + NR - 1) / NR) * ((k + Cfg<T>::KC - 1) / Cfg<T>::KC);
-    J.pf_lines = (lines * 4 / 3 + tiles - 1) / std::max<int64_t>(1, tiles);
-  }
   J.m = m, J.n = n, J.k = k, J.a = a, J.b = b, J.beta = beta, J.c = c, J.ldc = ldc;
   J.ars = ars, J.acs = acs, J.brs = brs, J.bcs = bcs;
   // NOTE [AVX-512 GEMM: b in place]
@@ -711,7 +681,7 @@ bool gemm_avx512_available() {
 template <typename T>
 void gemm_avx512(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const T* a, int64_t lda,
                  const T* b, int64_t ldb, T beta, T* c, int64_t ldc, int threads,
-                 int64_t depth_block, const GemmNext* next) {
+                 int64_t depth_block) {
   if (m <= 0 || n <= 0) return;
   if (k <= 0) return scale_c(m, n, beta, c, ldc);
   const int64_t ars = ta ? 1 : lda, acs = ta ? lda : 1, brs = tb ? 1 : ldb, bcs = tb ? ldb : 1;
@@ -726,7 +696,7 @@ void gemm_avx512(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const T* a, 
   const bool along_m = split_along_m<T>(m, n, nt);
   const int64_t tiles = along_m ? (m + MR - 1) / MR : (n + NR - 1) / NR;
   nt = int(std::min<int64_t>(nt, tiles));
-  if (nt <= 1) return serial(m, n, k, a, ars, acs, b, brs, bcs, beta, c, ldc, depth_block, next);
+  if (nt <= 1) return serial(m, n, k, a, ars, acs, b, brs, bcs, beta, c, ldc, depth_block);
 #ifdef _OPENMP
   std::atomic<bool> out_of_memory{false};  // no exception may leave the region
 #pragma omp parallel num_threads(nt)
@@ -759,7 +729,7 @@ void conv_implicit_avx512(const float*, const float*, float*, const ImplicitConv
 
 template <typename T>
 void gemm_avx512(bool, bool, int64_t, int64_t, int64_t, const T*, int64_t, const T*, int64_t, T, T*,
-                 int64_t, int, int64_t, const GemmNext*) {}
+                 int64_t, int, int64_t) {}
 
 #endif
 
@@ -771,10 +741,8 @@ bool use_gemm_avx512() { return g_use.load(std::memory_order_relaxed) && gemm_av
 void set_gemm_avx512(bool on) { g_use.store(on, std::memory_order_relaxed); }
 
 template void gemm_avx512<float>(bool, bool, int64_t, int64_t, int64_t, const float*, int64_t,
-                                 const float*, int64_t, float, float*, int64_t, int, int64_t,
-                                 const GemmNext*);
+                                 const float*, int64_t, float, float*, int64_t, int, int64_t);
 template void gemm_avx512<double>(bool, bool, int64_t, int64_t, int64_t, const double*, int64_t,
-                                  const double*, int64_t, double, double*, int64_t, int, int64_t,
-                                  const GemmNext*);
+                                  const double*, int64_t, double, double*, int64_t, int, int64_t);
 
 }  // namespace gradtrack::kernels

@@ -51,24 +51,15 @@ inline bool gemm_avx512_wins(int64_t m, int64_t n, int64_t k) {
   return std::is_same_v<T, float> || madds <= double(int64_t(1) << 30);
 }
 
-/// Memory the caller multiplies next (the following product of a batch):
-/// gemm_avx512 fetches it into L2 a little at a time while it computes, on
-/// CPUs where that was measured to pay (NOTE [Fetching the next product]).
-struct GemmNext {
-  const void* at[2] = {nullptr, nullptr};
-  int64_t bytes[2] = {0, 0};
-};
-
 /// Row-major c[m, n] = op(a) op(b) + beta * c with BLAS's transpose flags and
 /// leading dimensions; beta == 0 never reads c. Runs on up to `threads` OpenMP
 /// threads (1 inside a parallel region). Only call if gemm_avx512_available().
 /// depth_block > 0 sums runs of that many depths in registers and adds each
 /// into c (NOTE [Depth blocks] in gemm_avx512.cpp); 0 sums a whole packed block.
-/// `next`, if given, is prefetched while a one-thread product runs.
 template <typename T>
 void gemm_avx512(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const T* a, int64_t lda,
                  const T* b, int64_t ldb, T beta, T* c, int64_t ldc, int threads,
-                 int64_t depth_block = 0, const GemmNext* next = nullptr);
+                 int64_t depth_block = 0);
 
 /// One sample and group of a stride-1 float32 convolution without an im2col
 /// matrix (ImplicitConv in conv_implicit.h, NOTE [Implicit im2col]). On the

@@ -37,7 +37,7 @@ Layout blas_layout(int64_t rows, int64_t cols, int64_t rs, int64_t cs) {
 // One [M, K] @ [K, N] product, split over OpenMP threads along M or N.
 template <typename T>
 void gemm_one(T* c, int64_t ldc, const T* a, Layout la, const T* b, Layout lb, int64_t m, int64_t n,
-              int64_t k, T beta, bool parallel, const GemmNext* next = nullptr) {
+              int64_t k, T beta, bool parallel) {
   const int64_t flops = m * n * k;
   int threads = parallel && flops >= (int64_t(1) << 18) ? get_num_threads() : 1;
   const bool split_m = m >= n;
@@ -45,8 +45,7 @@ void gemm_one(T* c, int64_t ldc, const T* a, Layout la, const T* b, Layout lb, i
   if (threads > along) threads = static_cast<int>(along);
   // Our kernel splits the product over the threads itself (NOTE [AVX-512 GEMM threads]).
   if (gemm_avx512_wins<T>(m, n, k))
-    return gemm_avx512<T>(la.trans, lb.trans, m, n, k, a, la.ld, b, lb.ld, beta, c, ldc, threads, 0,
-                          next);
+    return gemm_avx512<T>(la.trans, lb.trans, m, n, k, a, la.ld, b, lb.ld, beta, c, ldc, threads);
   if (threads <= 1) {
     blas_gemm<T>(la.trans, lb.trans, m, n, k, a, la.ld, b, lb.ld, beta, c, ldc);
     return;
@@ -104,18 +103,9 @@ void float_gemm(const Tensor& out, const Tensor& a0, const Tensor& b0, bool accu
   if (B > 1 && (M * N * K < (int64_t(1) << 18) || (threads > 1 && B >= 2 * threads))) {
     parallel_for(B, std::max<int64_t>(1, kGrainSize / std::max<int64_t>(1, M * N * K)),
                  [&](int64_t lo, int64_t hi) {
-                   for (int64_t i = lo; i < hi; ++i) {
-                     // NOTE [Fetching the next product] in gemm_avx512.cpp.
-                     GemmNext next;
-                     if (i + 1 < hi) {
-                       next.at[0] = ap + (i + 1) * sa;
-                       next.bytes[0] = (la.trans ? K : M) * la.ld * int64_t(sizeof(T));
-                       next.at[1] = bp + (i + 1) * sb;
-                       next.bytes[1] = (lb.trans ? N : K) * lb.ld * int64_t(sizeof(T));
-                     }
+                   for (int64_t i = lo; i < hi; ++i)
                      gemm_one<T>(c + i * sc, ldc, ap + i * sa, la, bp + i * sb, lb, M, N, K, beta,
-                                 false, i + 1 < hi ? &next : nullptr);
-                   }
+                                 false);
                  });
     return;
   }

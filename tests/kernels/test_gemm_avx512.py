@@ -180,8 +180,7 @@ def test_bmm_and_sliced_operands_match_torch(torch, backend, threads):
         b_t = torch.randn(shape[0], shape[2], shape[1] + 3)
         got = gt.bmm(gt.tensor(a_t.numpy()), gt.tensor(b_t.numpy()))
         _close(got, torch.bmm(a_t, b_t), shape[2])
-    # transposed operands in a batch: each product prefetches the next one's memory
-    # (NOTE [Fetching the next product]), which must not change a value
+    # transposed operands in a batch of products, each on one thread
     a_t, b_t = torch.randn(6, 130, 127), torch.randn(6, 129, 130)
     a = gt.tensor(a_t.numpy()).transpose(1, 2)
     b = gt.tensor(b_t.numpy()).transpose(1, 2)

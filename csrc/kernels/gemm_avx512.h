@@ -13,7 +13,8 @@
 // and the rule for a next to it) the kernel reads b or a where they lie.
 // Edges are zero-padded in the packed buffers and masked at the store.
 // Threads: NOTE [AVX-512 GEMM threads]. Built for x86-64-v4 with a target
-// attribute and chosen at run time; other CPUs keep OpenBLAS.
+// attribute and chosen at run time; other CPUs keep OpenBLAS. A few choices
+// differ between Intel and AMD (NOTE [Tuned per vendor] in gemm_avx512.cpp).
 #pragma once
 
 #include <cstdint>

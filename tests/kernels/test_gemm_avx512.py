@@ -89,6 +89,17 @@ def test_several_blocks_in_every_dimension(dtype, threads):
             _check(rng, m, n, k, dtype, ta, tb, beta, threads, pad=1)
 
 
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_row_counts_split_into_balanced_tiles_match_numpy(dtype):
+    # Up to 10 row tiles of even sizes (128 rows as 4 x 14 + 6 x 12 on Intel, NOTE
+    # [Balanced row tiles]); a and b read in place for these widths, odd counts leave
+    # one short tile packed; depth 70 spans two depth blocks for float64's runs too.
+    rng = np.random.default_rng(3)
+    for i, m in enumerate((16, 29, 64, 65, 100, 127, 128, 139, 140)):
+        for n, k in ((64, 70), (130, 17)):
+            _check(rng, m, n, k, dtype, False, False, (0.0, 1.0)[i % 2], threads=1, pad=i % 2)
+
+
 def test_zero_depth_scales_c():
     for beta, want in ((0.0, 0.0), (1.0, 2.0), (0.5, 1.0)):
         c = gt.full((3, 40), 2.0)
@@ -169,6 +180,11 @@ def test_bmm_and_sliced_operands_match_torch(torch, backend, threads):
         b_t = torch.randn(shape[0], shape[2], shape[1] + 3)
         got = gt.bmm(gt.tensor(a_t.numpy()), gt.tensor(b_t.numpy()))
         _close(got, torch.bmm(a_t, b_t), shape[2])
+    # transposed operands in a batch of products, each on one thread
+    a_t, b_t = torch.randn(6, 130, 127), torch.randn(6, 129, 130)
+    a = gt.tensor(a_t.numpy()).transpose(1, 2)
+    b = gt.tensor(b_t.numpy()).transpose(1, 2)
+    _close(gt.bmm(a, b), torch.bmm(a_t.transpose(1, 2), b_t.transpose(1, 2)), 130)
     # every other column of b: matmul copies it first; a row slice keeps its stride
     x_t = torch.randn(100, 300)
     y_t = torch.randn(200, 130)

@@ -3,14 +3,7 @@
 
 #include <cstdint>
 
-// Loops over lane sums are compiled for AVX-512, AVX2 and the baseline
-// (NOTE [SIMD clones] in simd.h).
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && defined(__linux__) && \
-    !defined(GRADTRACK_NO_SIMD_CLONES)
-#define GT_LANE_CLONES __attribute__((target_clones("arch=x86-64-v4", "avx2", "default")))
-#else
-#define GT_LANE_CLONES
-#endif
+#include "kernels/simd_clones.h"  // loops over lane sums: GT_CLONES_V4_AVX2
 
 namespace gradtrack::kernels {
 

@@ -26,12 +26,12 @@ template <typename T>
 }
 }  // namespace
 
-GT_LANE_CLONES double run_sum(const float* p, int64_t n) { return run_sum_impl(p, n); }
-GT_LANE_CLONES double run_sum(const double* p, int64_t n) { return run_sum_impl(p, n); }
-GT_LANE_CLONES double run_sqdev(const float* p, int64_t n, double m) {
+GT_CLONES_V4_AVX2 double run_sum(const float* p, int64_t n) { return run_sum_impl(p, n); }
+GT_CLONES_V4_AVX2 double run_sum(const double* p, int64_t n) { return run_sum_impl(p, n); }
+GT_CLONES_V4_AVX2 double run_sqdev(const float* p, int64_t n, double m) {
   return run_sqdev_impl(p, n, m);
 }
-GT_LANE_CLONES double run_sqdev(const double* p, int64_t n, double m) {
+GT_CLONES_V4_AVX2 double run_sqdev(const double* p, int64_t n, double m) {
   return run_sqdev_impl(p, n, m);
 }
 
@@ -53,12 +53,12 @@ template <typename T>
       q[j] += d * d;
     }
 }
-GT_LANE_CLONES void column_moments(const float* p, int64_t n, int64_t inner, int64_t width,
-                                   double* m, double* q) {
+GT_CLONES_V4_AVX2 void column_moments(const float* p, int64_t n, int64_t inner, int64_t width,
+                                      double* m, double* q) {
   column_moments_impl(p, n, inner, width, m, q);
 }
-GT_LANE_CLONES void column_moments(const double* p, int64_t n, int64_t inner, int64_t width,
-                                   double* m, double* q) {
+GT_CLONES_V4_AVX2 void column_moments(const double* p, int64_t n, int64_t inner, int64_t width,
+                                      double* m, double* q) {
   column_moments_impl(p, n, inner, width, m, q);
 }
 

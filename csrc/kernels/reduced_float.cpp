@@ -6,6 +6,7 @@
 #include "kernels/bfloat16_binary.h"
 #include "kernels/pointwise.h"
 #include "kernels/loops.h"
+#include "kernels/simd_clones.h"
 
 namespace gradtrack::kernels {
 
@@ -62,18 +63,11 @@ namespace {
 // with the quiet bit set, as float_to_half does (the other way, a signaling NaN
 // is rebuilt as half_to_float keeps it). Each gives the bits of the scalar
 // conversions in core/half.h.
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && defined(__linux__) && \
-    !defined(GRADTRACK_NO_SIMD_CLONES)
-#define GT_CONVERT_CLONES \
-  __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
-#define GT_HAVE_F16C_PATHS 1
+#ifdef GT_HAVE_SIMD_CLONES
 #include <immintrin.h>
-#else
-#define GT_CONVERT_CLONES
-#define GT_HAVE_F16C_PATHS 0
 #endif
 
-GT_CONVERT_CLONES void bfloat16_run(uint16_t* o, const float* a, int64_t n) {
+GT_CLONES_V4_V3 void bfloat16_run(uint16_t* o, const float* a, int64_t n) {
   for (int64_t i = 0; i < n; ++i) {
     uint32_t x;
     std::memcpy(&x, a + i, sizeof(x));
@@ -82,14 +76,14 @@ GT_CONVERT_CLONES void bfloat16_run(uint16_t* o, const float* a, int64_t n) {
   }
 }
 
-GT_CONVERT_CLONES void from_bfloat16_run(float* o, const uint16_t* a, int64_t n) {
+GT_CLONES_V4_V3 void from_bfloat16_run(float* o, const uint16_t* a, int64_t n) {
   for (int64_t i = 0; i < n; ++i) {
     const uint32_t x = static_cast<uint32_t>(a[i]) << 16;
     std::memcpy(o + i, &x, sizeof(x));
   }
 }
 
-#if GT_HAVE_F16C_PATHS
+#ifdef GT_HAVE_SIMD_CLONES
 __attribute__((target("avx512f"))) void half_run_avx512(uint16_t* o, const float* a, int64_t n) {
   int64_t i = 0;
   for (; i + 16 <= n; i += 16) {
@@ -151,7 +145,7 @@ __attribute__((target("avx2,f16c"))) void from_half_f16c(float* o, const uint16_
 
 // 2 with AVX-512, 1 with AVX2 and F16C, else 0 (the scalar conversions).
 int conversion_level() {
-#if GT_HAVE_F16C_PATHS
+#ifdef GT_HAVE_SIMD_CLONES
   static const int level = __builtin_cpu_supports("avx512f")                                  ? 2
                            : __builtin_cpu_supports("avx2") && __builtin_cpu_supports("f16c") ? 1
                                                                                               : 0;
@@ -162,7 +156,7 @@ int conversion_level() {
 }
 
 void half_run(uint16_t* o, const float* a, int64_t n) {
-#if GT_HAVE_F16C_PATHS
+#ifdef GT_HAVE_SIMD_CLONES
   if (conversion_level() == 2) return half_run_avx512(o, a, n);
   if (conversion_level() == 1) return half_run_f16c(o, a, n);
 #endif
@@ -170,7 +164,7 @@ void half_run(uint16_t* o, const float* a, int64_t n) {
 }
 
 void from_half_run(float* o, const uint16_t* a, int64_t n) {
-#if GT_HAVE_F16C_PATHS
+#ifdef GT_HAVE_SIMD_CLONES
   if (conversion_level() == 2) return from_half_avx512(o, a, n);
   if (conversion_level() == 1) return from_half_f16c(o, a, n);
 #endif
@@ -230,10 +224,10 @@ inline uint16_t bfloat16_op(uint16_t x, uint16_t y, Op op) {
   return static_cast<uint16_t>((u & 0x7FFFFFFFu) > 0x7F800000u ? 0x7FC0u : rounded);
 }
 
-#define GT_BFLOAT16_RUN(NAME, EXPR)                                                           \
-  GT_CONVERT_CLONES void NAME(uint16_t* o, const uint16_t* a, const uint16_t* b, int64_t n) { \
-    for (int64_t i = 0; i < n; ++i)                                                           \
-      o[i] = bfloat16_op(a[i], b[i], [](float x, float y) { return EXPR; });                  \
+#define GT_BFLOAT16_RUN(NAME, EXPR)                                                         \
+  GT_CLONES_V4_V3 void NAME(uint16_t* o, const uint16_t* a, const uint16_t* b, int64_t n) { \
+    for (int64_t i = 0; i < n; ++i)                                                         \
+      o[i] = bfloat16_op(a[i], b[i], [](float x, float y) { return EXPR; });                \
   }
 GT_BFLOAT16_RUN(bfloat16_add_run, x + y)
 GT_BFLOAT16_RUN(bfloat16_sub_run, x - y)

@@ -5,17 +5,12 @@
 #include <cstring>
 
 #include "kernels/prefetch.h"
+#include "kernels/simd_clones.h"
 
-// GRADTRACK_NO_SIMD_CLONES: the ThreadSanitizer build, whose runtime crashes in IFUNC resolvers.
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && defined(__linux__) && \
-    !defined(GRADTRACK_NO_SIMD_CLONES)
 // x86-64-v3 is AVX2 plus FMA: the exp polynomial's multiply-adds fuse
 // (simd.cpp is built with -ffp-contract=fast for that).
-#define GT_CLONES __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
-#define GT_HAVE_CLONES 1
+#ifdef GT_HAVE_SIMD_CLONES
 #include <immintrin.h>
-#else
-#define GT_CLONES
 #endif
 
 // NOTE [Lambdas in clones]
@@ -217,7 +212,7 @@ template <typename V>
   }
 }
 
-#ifdef GT_HAVE_CLONES
+#ifdef GT_HAVE_SIMD_CLONES
 // NOTE [Table-driven AVX-512 exp]
 // The polynomial above ran at 1.4-1.7x torch's time on a Xeon with AVX-512:
 // torch calls MKL's vsExp there, and our degree-7 chain plus the clamp, the
@@ -302,7 +297,7 @@ void exp_narrow(const float* in, float* out, int64_t n) { exp_impl<Half<float>>(
 }  // namespace
 
 void exp(const float* in, float* out, int64_t n) {
-#ifdef GT_HAVE_CLONES
+#ifdef GT_HAVE_SIMD_CLONES
   static const bool wide = __builtin_cpu_supports("x86-64-v4");
   if (wide) return exp_wide(in, out, n);
 #endif
@@ -311,10 +306,10 @@ void exp(const float* in, float* out, int64_t n) {
 
 // Plain loops: the compiler vectorizes them at each clone's width (with a
 // run-time overlap check, since out may be an input).
-GT_CLONES void add(const float* a, const float* b, float* out, int64_t n) {
+GT_CLONES_V4_V3 void add(const float* a, const float* b, float* out, int64_t n) {
   for (int64_t i = 0; i < n; ++i) out[i] = a[i] + b[i];
 }
-GT_CLONES void mul(const float* a, const float* b, float* out, int64_t n) {
+GT_CLONES_V4_V3 void mul(const float* a, const float* b, float* out, int64_t n) {
   for (int64_t i = 0; i < n; ++i) out[i] = a[i] * b[i];
 }
 // std::fma is one instruction in the clones with FMA (vectorized there) and glibc's
@@ -341,10 +336,10 @@ template <typename T>
                    *reinterpret_cast<const T*>(ptr[1] + i * s[1]));
   }
 }
-GT_CLONES void add_scaled(char* const* ptr, const int64_t* s, int64_t n, float alpha) {
+GT_CLONES_V4_V3 void add_scaled(char* const* ptr, const int64_t* s, int64_t n, float alpha) {
   add_scaled_impl(ptr, s, n, alpha);
 }
-GT_CLONES void add_scaled(char* const* ptr, const int64_t* s, int64_t n, double alpha) {
+GT_CLONES_V4_V3 void add_scaled(char* const* ptr, const int64_t* s, int64_t n, double alpha) {
   add_scaled_impl(ptr, s, n, alpha);
 }
 template <typename T>
@@ -368,28 +363,28 @@ template <typename T>
     p[i] = std::fma(-lr, g, p[i]);
   }
 }
-GT_CLONES void sgd(float* p, const float* g, float* b, int64_t n, const SgdStep& h) {
+GT_CLONES_V4_V3 void sgd(float* p, const float* g, float* b, int64_t n, const SgdStep& h) {
   sgd_impl(p, g, b, n, h);
 }
-GT_CLONES void sgd(double* p, const double* g, double* b, int64_t n, const SgdStep& h) {
+GT_CLONES_V4_V3 void sgd(double* p, const double* g, double* b, int64_t n, const SgdStep& h) {
   sgd_impl(p, g, b, n, h);
 }
-GT_CLONES void relu(const float* in, float* out, int64_t n) {
+GT_CLONES_V4_V3 void relu(const float* in, float* out, int64_t n) {
   for (int64_t i = 0; i < n; ++i) out[i] = in[i] < 0.0f ? 0.0f : in[i];
 }
 
-GT_CLONES double sum(const float* p, int64_t n, double acc) { return sum_impl(p, n, acc); }
-GT_CLONES double sum(const double* p, int64_t n, double acc) { return sum_impl(p, n, acc); }
+GT_CLONES_V4_V3 double sum(const float* p, int64_t n, double acc) { return sum_impl(p, n, acc); }
+GT_CLONES_V4_V3 double sum(const double* p, int64_t n, double acc) { return sum_impl(p, n, acc); }
 
-GT_CLONES bool extreme(const float* p, int64_t n, bool is_max, float& acc) {
+GT_CLONES_V4_V3 bool extreme(const float* p, int64_t n, bool is_max, float& acc) {
   return is_max ? extreme_impl<float, true>(p, n, acc) : extreme_impl<float, false>(p, n, acc);
 }
-GT_CLONES bool extreme(const double* p, int64_t n, bool is_max, double& acc) {
+GT_CLONES_V4_V3 bool extreme(const double* p, int64_t n, bool is_max, double& acc) {
   return is_max ? extreme_impl<double, true>(p, n, acc) : extreme_impl<double, false>(p, n, acc);
 }
 
 const char* level() {
-#ifdef GT_HAVE_CLONES
+#ifdef GT_HAVE_SIMD_CLONES
   // The same test the clones' resolver makes.
   if (__builtin_cpu_supports("x86-64-v4")) return "avx512";
   if (__builtin_cpu_supports("x86-64-v3")) return "avx2";

@@ -23,7 +23,9 @@
 
 #include <cstdint>
 
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#include "kernels/simd_clones.h"
+
+#ifdef GT_HAVE_SIMD_CLONES
 #define GT_SPECIAL_CLONES __attribute__((target_clones("arch=x86-64-v3", "default"), flatten))
 #else
 #define GT_SPECIAL_CLONES

@@ -10,6 +10,7 @@
 #include "kernels/blas.h"
 #include "kernels/lapack.h"
 #include "kernels/parallel.h"
+#include "kernels/simd_clones.h"
 
 namespace gradtrack::kernels {
 
@@ -64,12 +65,6 @@ void subtract_product(bool bt, const T* a, int64_t lda, const T* b, int64_t ldb,
 // clones] in simd.h), and each row is built in a block of kLeafColumns columns
 // held in registers across the solved rows, so a block is loaded and stored once
 // per row rather than once per solved row.
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && defined(__linux__) && \
-    !defined(GRADTRACK_NO_SIMD_CLONES)
-#define GT_LEAF_CLONES __attribute__((target_clones("arch=x86-64-v4", "avx2", "default")))
-#else
-#define GT_LEAF_CLONES
-#endif
 
 constexpr int64_t kLeafColumns = 64;
 
@@ -107,12 +102,12 @@ template <typename T>
   }
 }
 
-GT_LEAF_CLONES void leaf_solve(bool unit_upper, const float* t, int64_t n, float* b, int64_t m,
-                               int64_t w, int64_t ld) {
+GT_CLONES_V4_AVX2 void leaf_solve(bool unit_upper, const float* t, int64_t n, float* b, int64_t m,
+                                  int64_t w, int64_t ld) {
   leaf_rows(unit_upper, t, n, b, m, w, ld);
 }
-GT_LEAF_CLONES void leaf_solve(bool unit_upper, const double* t, int64_t n, double* b, int64_t m,
-                               int64_t w, int64_t ld) {
+GT_CLONES_V4_AVX2 void leaf_solve(bool unit_upper, const double* t, int64_t n, double* b, int64_t m,
+                                  int64_t w, int64_t ld) {
   leaf_rows(unit_upper, t, n, b, m, w, ld);
 }
 

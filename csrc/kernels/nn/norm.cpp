@@ -89,12 +89,12 @@ template <typename T>
 // at any vector width; the products are kept from fusing with the sum (the
 // FMA of the AVX2 and AVX-512 clones would round once), so every clone gives
 // the baseline's bits.
-GT_LANE_CLONES void layer_norm_apply_row(const float* src, float* dst, float m, float r,
-                                         const float* wp, const float* bp, int64_t c) {
+GT_CLONES_V4_AVX2 void layer_norm_apply_row(const float* src, float* dst, float m, float r,
+                                            const float* wp, const float* bp, int64_t c) {
   layer_norm_apply_row_impl(src, dst, m, r, wp, bp, c);
 }
-GT_LANE_CLONES void layer_norm_apply_row(const double* src, double* dst, double m, double r,
-                                         const double* wp, const double* bp, int64_t c) {
+GT_CLONES_V4_AVX2 void layer_norm_apply_row(const double* src, double* dst, double m, double r,
+                                            const double* wp, const double* bp, int64_t c) {
   layer_norm_apply_row_impl(src, dst, m, r, wp, bp, c);
 }
 #pragma GCC pop_options
@@ -271,15 +271,15 @@ template <typename T>
     layer_norm_backward_row<-1, false>(gr, gs1, xr, m, s, wp, cols, dr, wacc, bacc);
 }
 
-GT_LANE_CLONES void ln_backward_row(const float* gr, int64_t gs1, const float* xr, double m,
-                                    double s, const float* wp, int64_t cols, float* dr,
-                                    double* wacc, double* bacc) {
+GT_CLONES_V4_AVX2 void ln_backward_row(const float* gr, int64_t gs1, const float* xr, double m,
+                                       double s, const float* wp, int64_t cols, float* dr,
+                                       double* wacc, double* bacc) {
   ln_backward_row_impl(gr, gs1, xr, m, s, wp, cols, dr, wacc, bacc);
 }
 
-GT_LANE_CLONES void ln_backward_row(const double* gr, int64_t gs1, const double* xr, double m,
-                                    double s, const double* wp, int64_t cols, double* dr,
-                                    double* wacc, double* bacc) {
+GT_CLONES_V4_AVX2 void ln_backward_row(const double* gr, int64_t gs1, const double* xr, double m,
+                                       double s, const double* wp, int64_t cols, double* dr,
+                                       double* wacc, double* bacc) {
   ln_backward_row_impl(gr, gs1, xr, m, s, wp, cols, dr, wacc, bacc);
 }
 

@@ -14,12 +14,11 @@ What a profile times: NOTE [What the profiler times] in ``gradtrack/autograd/pro
 
 import enum
 import os
-import socket
 import time
 import warnings
 
 from .autograd.profiler import _Collector, _active, record_function  # noqa: F401
-from .autograd.profiler_util import EventList, EventReader
+from .autograd.profiler_util import EventList, EventReader, _host_name
 
 
 class ProfilerActivity(enum.Enum):
@@ -118,7 +117,7 @@ def tensorboard_trace_handler(dir_name: str, worker_name: str | None = None,
     """
     def handler(prof):
         os.makedirs(dir_name, exist_ok=True)
-        name = worker_name or f"{socket.gethostname()}_{os.getpid()}"
+        name = worker_name or f"{_host_name()}_{os.getpid()}"
         path = os.path.join(dir_name, f"{name}.{time.time_ns() // 1_000_000}.pt.trace.json")
         if use_gzip:
             import gzip

@@ -7,7 +7,6 @@ tensor([4., 0.])
 """
 
 import ctypes
-import ctypes.util
 import math
 import warnings
 
@@ -16,6 +15,7 @@ from .. import _C
 from .._dtype_names import SCALAR_NAME, dtype_key
 from .._out import _RESIZED
 from ..nn._named_nodes import not_implemented_node
+from . import c_math
 from .poisson import each_drawn
 from .views import _broadcast_pair
 
@@ -34,7 +34,7 @@ from .views import _broadcast_pair
 
 
 def _libm():
-    lib = ctypes.CDLL(ctypes.util.find_library("m") or "libm.so.6")
+    lib = c_math.libm()
     for name, kind in (("log1pf", ctypes.c_float), ("log1p", ctypes.c_double),
                        ("log", ctypes.c_double)):
         fn = getattr(lib, name)

@@ -6,12 +6,12 @@ tensor([0., 0.])
 """
 
 import ctypes
-import ctypes.util
 import math
 
 from .. import _C
 from .._dtype_names import SCALAR_NAME, dtype_key
 from ..nn._named_nodes import ZeroGradient, _has_tangent, named_node
+from . import c_math
 
 # NOTE [Poisson draws]
 # torch.poisson draws each element in turn (C order) with torch's sampler: for a rate of 10
@@ -25,7 +25,7 @@ _POISSON_BLOCK = 256
 
 
 def _c_lgamma():
-    fn = ctypes.CDLL(ctypes.util.find_library("m") or "libm.so.6").lgamma
+    fn = c_math.libm().lgamma
     fn.restype, fn.argtypes = ctypes.c_double, [ctypes.c_double]
     return fn
 

@@ -9,20 +9,27 @@
 
 namespace gradtrack::ops::linalg_batch {
 
-/// A fresh contiguous copy of `a` (in `a`'s dtype) that LAPACK may overwrite.
 // NOTE [Work copies on the calling thread]
 // A factorization's copy of its operand is small beside the factorization, but a
 // parallel copy wakes the pool's other thread, asleep after the last serial
 // factorization: det at 256 measured 15-20 us slower on two threads than on one
 // for that alone (at 180, a copy below the grain, both took 115 us). A dense
 // operand is copied with memcpy on the calling thread.
-inline Tensor work_copy(const Tensor& a) {
-  Tensor out = empty(a.sizes(), a.dtype());
+
+/// Copies `a` into the contiguous `out` of its shape and dtype (NOTE [Work copies on
+/// the calling thread]).
+inline void work_copy_into(const Tensor& out, const Tensor& a) {
   if (a.is_contiguous()) {
     std::memcpy(out.raw(), a.raw(), size_t(a.numel()) * itemsize(a.dtype()));
   } else {
     kernels::copy(out, a);
   }
+}
+
+/// A fresh contiguous copy of `a` (in `a`'s dtype) that LAPACK may overwrite.
+inline Tensor work_copy(const Tensor& a) {
+  Tensor out = empty(a.sizes(), a.dtype());
+  work_copy_into(out, a);
   return out;
 }
 

@@ -71,7 +71,7 @@ std::pair<Tensor, Tensor> linalg_inv_ex(const Tensor& a) {
   Tensor lu = count == 1 ? empty(a.sizes(), a.dtype()) : work_copy(a);
   Tensor inv = empty(a.sizes(), a.dtype());
   Tensor info = zeros(batch, ScalarType::Int32);
-  const std::function<void()> copy_one = [&] { kernels::copy(lu, a); };
+  const std::function<void()> copy_one = [&] { work_copy_into(lu, a); };
   on_float_type(a.dtype(), [&](auto zero) {
     using T = decltype(zero);
     int32_t* pinfo = info.data<int32_t>();

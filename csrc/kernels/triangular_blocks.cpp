@@ -392,7 +392,7 @@ int lu_factor_and_inverse_rows(T* a, int* piv, int64_t n, T* b,
   const bool one_region = one_region_for(n, n);
   return factor_then(a, piv, n, prepare, one_region, [&](int t, int threads, int info) {
     if (info != 0) return;
-    if (one_region || n * n * n < kThreadsAbove) {
+    if (n * n * n < kThreadsAbove) {  // one region, or one thread
       const auto [c0, c1] = share_of(n, int64_t(kFirstThreadColumns * double(n)), t, threads);
       if (c0 == c1) return;
       inverse_first_solve(a, n, b, c0, c1);

@@ -33,18 +33,28 @@ inline Tensor work_copy(const Tensor& a) {
   return out;
 }
 
-/// out = src^T for the row-major rows x cols matrix src (out is cols x rows), in 32 x 32
-/// tiles that read and write whole cache lines (NOTE [Tiled transposes of LAPACK's
-/// results] in linalg_decompose.cpp).
-template <typename T>
-void transpose_tiles(const T* src, int64_t rows, int64_t cols, T* out) {
+// NOTE [Tiled transposes of LAPACK's results]
+// LAPACK leaves Q and R column-major; copying them out row by row read the
+// buffer m elements apart, a cache line per element: 6% of a 256 x 256
+// float32 qr. Tiles of 32 x 32 read and write whole cache lines.
+// out[i * ld + j] = col[i + j * m] for i < rows and first(i) <= j < cols.
+template <typename T, typename First>
+void rows_from_columns(const T* col, int64_t m, int64_t rows, int64_t cols, T* out, int64_t ld,
+                       First first) {
   constexpr int64_t kTile = 32;
   for (int64_t i0 = 0; i0 < rows; i0 += kTile)
     for (int64_t j0 = 0; j0 < cols; j0 += kTile) {
       const int64_t i1 = std::min(rows, i0 + kTile), j1 = std::min(cols, j0 + kTile);
-      for (int64_t j = j0; j < j1; ++j)
-        for (int64_t i = i0; i < i1; ++i) out[j * rows + i] = src[i * cols + j];
+      for (int64_t i = i0; i < i1; ++i)
+        for (int64_t j = std::max(j0, first(i)); j < j1; ++j) out[i * ld + j] = col[i + j * m];
     }
+}
+
+/// out = src^T for the row-major rows x cols matrix src (out is cols x rows): src is the
+/// column-major buffer of out.
+template <typename T>
+void transpose_tiles(const T* src, int64_t rows, int64_t cols, T* out) {
+  rows_from_columns(src, cols, cols, rows, out, rows, [](int64_t) { return int64_t(0); });
 }
 
 inline DimVector batch_of(const DimVector& sizes) {

@@ -28,23 +28,6 @@ void set_tangents(std::initializer_list<std::pair<const Tensor*, Tensor>> pairs)
   for (const auto& [out, tangent] : pairs) autograd::forward_ad::set_tangent(*out, tangent);
 }
 
-// NOTE [Tiled transposes of LAPACK's results]
-// LAPACK leaves Q and R column-major; copying them out row by row read the
-// buffer m elements apart, a cache line per element: 6% of a 256 x 256
-// float32 qr. Tiles of 32 x 32 read and write whole cache lines.
-// out[i * ld + j] = col[i + j * m] for i < rows and first(i) <= j < cols.
-template <typename T, typename First>
-void rows_from_columns(const T* col, int64_t m, int64_t rows, int64_t cols, T* out, int64_t ld,
-                       First first) {
-  constexpr int64_t kTile = 32;
-  for (int64_t i0 = 0; i0 < rows; i0 += kTile)
-    for (int64_t j0 = 0; j0 < cols; j0 += kTile) {
-      const int64_t i1 = std::min(rows, i0 + kTile), j1 = std::min(cols, j0 + kTile);
-      for (int64_t i = i0; i < i1; ++i)
-        for (int64_t j = std::max(j0, first(i)); j < j1; ++j) out[i * ld + j] = col[i + j * m];
-    }
-}
-
 }  // namespace
 
 std::tuple<Tensor, Tensor, Tensor, Tensor> linalg_svd(const Tensor& a, bool full_matrices,

@@ -7,6 +7,10 @@
 #include <numeric>
 #include <vector>
 
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__)
+#include <immintrin.h>
+#endif
+
 #include "kernels/parallel.h"
 #include "kernels/sort_keys.h"
 #include "kernels/reduced_float.h"
@@ -48,6 +52,125 @@ T scan_step(bool is_prod, T acc, T x) {
 // A bool result (dtype=torch.bool) saturates: `or` for sums, `and` for products.
 inline bool scan_step(bool is_prod, bool acc, bool x) { return is_prod ? (acc && x) : (acc || x); }
 
+// NOTE [A long float32 line scanned in blocks]
+// A float32 cumsum accumulates in double, as PyTorch's CPU scan does, which
+// adds one element after another into one running double: each add waits for
+// the last (4 cycles), so a line of 1M elements took ~1 ms on one thread in
+// both libraries. With AVX-512, 8 converted elements are summed in a register
+// (three shifted adds, off the running sum's path), and the running sum takes
+// one add and one broadcast per 16 elements. A long line is also split over
+// the threads: each thread but the last first sums its part, then scans it
+// from the sum of the parts before. These double sums of float32 elements are
+// exact unless the elements span more than 29 binary orders (a float32 holds
+// 24 bits, a double 53), and exact sums give torch's bits in any order; an
+// inexact one is off by a rounding of a double, far below the float32
+// result's. Measured on an Intel Xeon (thread CPU time, one thread): 1M
+// standard normal elements 1.2-1.4 ms -> 0.5 ms, 64K 95 -> 42 us, every
+// output equal to the one-by-one sum's; in gradtrack, 1M took 365-395 us on
+// one thread and 270-290 us on two (torch: 0.8-1.1 ms on either).
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__)
+#define GT_SCAN_V4 __attribute__((target("arch=x86-64-v4")))
+
+// dst[j] = float(carry + src[0] + ... + src[j]) for j < n; returns the carry
+// past the last element.
+GT_SCAN_V4 double scan_float_v4(const float* src, float* dst, int64_t n, double carry) {
+  // Lane l of a vector shifted up by s lanes, zeros below: 8-lane prefix sums.
+  const __m512i up1 = _mm512_set_epi64(6, 5, 4, 3, 2, 1, 0, 0);
+  const __m512i up2 = _mm512_set_epi64(5, 4, 3, 2, 1, 0, 0, 0);
+  const __m512i up4 = _mm512_set_epi64(3, 2, 1, 0, 0, 0, 0, 0);
+  const __m512i last = _mm512_set1_epi64(7);
+  const auto prefix = [&](const float* p) GT_SCAN_V4 {
+    __m512d v = _mm512_cvtps_pd(_mm256_loadu_ps(p));
+    v = _mm512_add_pd(v, _mm512_maskz_permutexvar_pd(0xFE, up1, v));
+    v = _mm512_add_pd(v, _mm512_maskz_permutexvar_pd(0xFC, up2, v));
+    return _mm512_add_pd(v, _mm512_maskz_permutexvar_pd(0xF0, up4, v));
+  };
+  __m512d run = _mm512_set1_pd(carry);
+  int64_t j = 0;
+  for (; j + 16 <= n; j += 16) {
+    __m512d lo = prefix(src + j), hi = prefix(src + j + 8);
+    hi = _mm512_add_pd(hi, _mm512_permutexvar_pd(last, lo));
+    lo = _mm512_add_pd(run, lo);
+    hi = _mm512_add_pd(run, hi);
+    _mm256_storeu_ps(dst + j, _mm512_cvtpd_ps(lo));
+    _mm256_storeu_ps(dst + j + 8, _mm512_cvtpd_ps(hi));
+    run = _mm512_permutexvar_pd(last, hi);
+  }
+  carry = _mm512_cvtsd_f64(run);
+  for (; j < n; ++j) {
+    carry += double(src[j]);
+    dst[j] = float(carry);
+  }
+  return carry;
+}
+
+// The double sum of src[0, n), in two vectors of 8 lanes.
+GT_SCAN_V4 double sum_float_v4(const float* src, int64_t n) {
+  __m512d s0 = _mm512_setzero_pd(), s1 = _mm512_setzero_pd();
+  int64_t j = 0;
+  for (; j + 16 <= n; j += 16) {
+    s0 = _mm512_add_pd(s0, _mm512_cvtps_pd(_mm256_loadu_ps(src + j)));
+    s1 = _mm512_add_pd(s1, _mm512_cvtps_pd(_mm256_loadu_ps(src + j + 8)));
+  }
+  double total = _mm512_reduce_add_pd(_mm512_add_pd(s0, s1));
+  for (; j < n; ++j) total += double(src[j]);
+  return total;
+}
+
+bool scan_v4() {
+  static const bool ok = __builtin_cpu_supports("x86-64-v4");
+  return ok;
+}
+#else
+double scan_float_v4(const float*, float*, int64_t, double) { return 0; }
+double sum_float_v4(const float*, int64_t) { return 0; }
+bool scan_v4() { return false; }
+#endif
+
+// One element after another, as torch's scan.
+double scan_float_serial(const float* src, float* dst, int64_t n, double carry) {
+  for (int64_t j = 0; j < n; ++j) {
+    carry += double(src[j]);
+    dst[j] = float(carry);
+  }
+  return carry;
+}
+
+double scan_float_blocks(const float* src, float* dst, int64_t n, double carry) {
+  return scan_v4() ? scan_float_v4(src, dst, n, carry) : scan_float_serial(src, dst, n, carry);
+}
+
+double sum_float_blocks(const float* src, int64_t n) {
+  if (scan_v4()) return sum_float_v4(src, n);
+  double total = 0;
+  for (int64_t j = 0; j < n; ++j) total += double(src[j]);
+  return total;
+}
+
+// One contiguous float32 line of n elements (NOTE [A long float32 line
+// scanned in blocks]).
+void cumsum_float_line(const float* src, float* dst, int64_t n) {
+#ifdef _OPENMP
+  const int threads = get_num_threads();
+  if (n >= 2 * kGrainSize && threads > 1 && !in_parallel_region()) {
+    const int use = int(std::min<int64_t>(threads, n / kGrainSize));
+    std::vector<double> sums(static_cast<size_t>(use), 0.0);
+#pragma omp parallel num_threads(use)
+    {
+      const int t = omp_get_thread_num(), nt = omp_get_num_threads();
+      const int64_t b = n * t / nt, e = n * (t + 1) / nt;
+      if (t + 1 < nt) sums[size_t(t)] = sum_float_blocks(src + b, e - b);
+#pragma omp barrier
+      double carry = 0;
+      for (int u = 0; u < t; ++u) carry += sums[size_t(u)];
+      scan_float_blocks(src + b, dst + b, e - b, carry);
+    }
+    return;
+  }
+#endif
+  scan_float_blocks(src, dst, n, 0.0);
+}
+
 }  // namespace
 
 void cumulative(bool is_prod, const Tensor& out, const Tensor& in, int64_t dim) {
@@ -58,6 +181,19 @@ void cumulative(bool is_prod, const Tensor& out, const Tensor& in, int64_t dim) 
   }
   Lines l(in.sizes(), dim);
   if (in.numel() == 0) return;
+  if (!is_prod && out.dtype() == ScalarType::Float32 && l.inner == 1) {
+    const float* src = in.data<float>();
+    float* dst = out.data<float>();
+    if (l.count() == 1) {
+      ScopedGilRelease gil(l.n >= kReleaseGilAbove);
+      return cumsum_float_line(src, dst, l.n);
+    }
+    return parallel_for(l.count(), std::max<int64_t>(1, kGrainSize / l.n),
+                        [&](int64_t b, int64_t e) {
+                          for (int64_t line = b; line < e; ++line)
+                            scan_float_blocks(src + line * l.n, dst + line * l.n, l.n, 0.0);
+                        });
+  }
   GT_DISPATCH_ALL(out.dtype(), [&] {
     using acc_t = std::conditional_t<std::is_same_v<scalar_t, float>, double, scalar_t>;
     const scalar_t* src = in.data<scalar_t>();

@@ -37,6 +37,13 @@ def _conv_grads(stride, which):
     return f
 
 
+def _linear_weight_grad(L, x, w):
+    w = w.detach().requires_grad_(True)
+    y = L.nn.functional.linear(x, w)
+    y.backward(L.cos(L.arange(y.numel(), dtype=y.dtype)).reshape(y.shape))
+    return w.grad
+
+
 def _inputs(*shapes_scales):
     rng = np.random.default_rng(0)
     return [(rng.standard_normal(s) * sc + sh).astype(np.float32) for s, sc, sh in shapes_scales]
@@ -67,7 +74,15 @@ CASES = {
         8e-7,
     ),
     "bmm": (lambda L, a, b: L.bmm(a, b), _inputs(((4, 64, 1024), 1, 0), ((4, 1024, 64), 1, 0)), 7e-7),
+    "linear weight grad batch 4096": (
+        _linear_weight_grad,
+        _inputs(((4096, 256), 1, 0), ((128, 256), 0.05, 0)),
+        6e-7,
+    ),
     "sum 4M": (lambda L, a: a.sum(), _inputs(((1 << 22,), 1, 0.5)), 6e-8),
+    "sum 16M": (lambda L, a: a.sum(), _inputs(((1 << 24,), 1, 0.5)), 2.5e-7),
+    "mean 16M": (lambda L, a: a.mean(), _inputs(((1 << 24,), 1, 0.5)), 2.5e-7),
+    "mean columns": (lambda L, a: a.mean(0), _inputs(((65536, 256), 1, 0.5)), 9e-8),
     "var": (lambda L, a: a.var(), _inputs(((1 << 20,), 3, 10)), 1.8e-8),
     "std rows": (lambda L, a: a.std(1), _inputs(((64, 4096), 3, 10)), 3e-8),
     "var_mean columns": (
@@ -76,6 +91,8 @@ CASES = {
         4e-8,
     ),
     "cumsum 1M": (lambda L, a: a.cumsum(0), _inputs(((1 << 20,), 1, 0.1)), 5e-8),
+    "cumprod": (lambda L, a: a.cumprod(0), _inputs(((4096,), 0.01, 1.0)), 4e-8),
+    "logcumsumexp 1M": (lambda L, a: a.logcumsumexp(0), _inputs(((1 << 20,), 3, 0)), 5e-8),
     "softmax": (lambda L, a: a.softmax(-1), _inputs(((64, 4096), 5, 0)), 5e-8),
     "log_softmax": (lambda L, a: a.log_softmax(-1), _inputs(((64, 4096), 5, 0)), 7e-8),
     "layer_norm": (

@@ -93,6 +93,18 @@ CASES = {
     "cumsum 1M": (lambda L, a: a.cumsum(0), _inputs(((1 << 20,), 1, 0.1)), 5e-8),
     "cumprod": (lambda L, a: a.cumprod(0), _inputs(((4096,), 0.01, 1.0)), 4e-8),
     "logcumsumexp 1M": (lambda L, a: a.logcumsumexp(0), _inputs(((1 << 20,), 3, 0)), 5e-8),
+    "matrix_exp": (
+        lambda L, a: L.linalg.matrix_exp(a),
+        _inputs(((64, 64), 0.3, 0)),
+        8e-7,
+    ),
+    # One matrix in each of four sizes (scaled by powers of two: the same inputs in both
+    # dtypes); each is scaled and squared as often as its own norm needs.
+    "matrix_exp batch": (
+        lambda L, a: L.linalg.matrix_exp(a * L.tensor([2.0**-10, 2.0**-6, 2.0**-3, 1.0]).to(a.dtype).reshape(4, 1, 1)),
+        _inputs(((4, 32, 32), 1, 0)),
+        6e-7,
+    ),
     "softmax": (lambda L, a: a.softmax(-1), _inputs(((64, 4096), 5, 0)), 5e-8),
     "log_softmax": (lambda L, a: a.log_softmax(-1), _inputs(((64, 4096), 5, 0)), 7e-8),
     "layer_norm": (

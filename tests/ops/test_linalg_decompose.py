@@ -356,8 +356,8 @@ def test_out_matches_torch(case):
 @pytest.mark.parametrize("n", [1, 7, 64])
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
 def test_matrix_exp_matches_torch_across_norms(torch, scale, n, dtype):
-    # No squaring below a 1-norm of 1/2, several above (NOTE [Taylor polynomial by
-    # Paterson and Stockmeyer]); a batch of two, one of them symmetric, whose
+    # No squaring below the dtype's threshold, several above (NOTE [Scaling for the
+    # exponential's Taylor polynomial]); a batch of two, one of them symmetric, whose
     # exponential is known from its eigenvalues in float64.
     rng = np.random.default_rng(n * 10 + int(scale * 100))
     a = rng.standard_normal((2, n, n)) * scale / np.sqrt(n)
@@ -371,6 +371,26 @@ def test_matrix_exp_matches_torch_across_norms(torch, scale, n, dtype):
     size = np.abs(exact).max()
     assert np.abs(ours[1] - exact).max() <= max(4 * np.abs(theirs[1] - exact).max(), 64 * n * eps * size)
     assert np.abs(ours - theirs).max() <= 1e3 * n * eps * np.abs(theirs).max()
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_matrix_exp_scales_each_matrix_of_a_batch_alone(dtype):
+    # Norms from 2^-12 to 2^6 times a unit matrix's: each matrix is scaled and squared
+    # as often as its own norm needs, so it comes out as it does alone.
+    rng = np.random.default_rng(11)
+    a = rng.standard_normal((5, 24, 24)) / np.sqrt(24)
+    a *= np.array([2.0**-12, 2.0**-4, 1.0, 2.0**3, 2.0**6]).reshape(5, 1, 1)
+    a = a.astype(dtype)
+    batch = gradtrack.linalg.matrix_exp(gradtrack.tensor(a)).numpy()
+    eps = np.finfo(dtype).eps
+    for i in range(5):
+        alone = gradtrack.linalg.matrix_exp(gradtrack.tensor(a[i])).numpy()
+        np.testing.assert_allclose(batch[i], alone, rtol=0, atol=64 * eps * np.abs(alone).max())
+        # Against float64's exponential: the smallest matrices no further off than a
+        # few roundings of their (near-identity) result.
+        ref = gradtrack.linalg.matrix_exp(gradtrack.tensor(a[i].astype(np.float64))).numpy()
+        err = np.abs(batch[i] - ref).max() / np.abs(ref).max()
+        assert err <= (64 if i < 2 else 2048) * eps
 
 
 @pytest.mark.parametrize("threads", [1, 2])

@@ -692,6 +692,20 @@ void gemm_avx512(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const T* a, 
   // others itself: no barrier between blocks. Shared packing saved 1-3% on a
   // quiet machine, but a barrier per block made a busy neighbour on the other
   // core stall both threads (measured 2-4x slower at 256-2048).
+  // On the Intel Xeon (family 6 model 207, 2 cores) two threads cost each
+  // other little: the process CPU time of 1024^2 and 2048^2 float32 and
+  // 1024^2 float64 on two threads was 1.01-1.05x that of one thread doing
+  // half the rows twice (waiting threads asleep, in turns), and in a quiet
+  // minute two threads ran 1024^2 at ~317 GFLOP/s, 92% of the two-thread FMA
+  // loop. What a thread spends on its own copy of b is small: skipping the
+  // packing of b saved 2-3% of a thread's half (5% for a transposed b or
+  // float64). Also measured and left out there: a's row block cut to 532 or
+  // 1022 rows (so that it shares L2 with b's block), splitting 2048^2 along n
+  // (both within +-1%), and chunks of rows taken in turn with each block of
+  // b packed once for both threads (the first thread to reach it packs it;
+  // one that finds it being packed packs its own copy rather than wait):
+  // level in a quiet minute, 0.97-1.05x on a busy host, no better than the
+  // spread. Slow two-thread runs there came from other tenants holding a core.
   constexpr int MR = Cfg<T>::MR, NR = 2 * Cfg<T>::W;
   const bool along_m = split_along_m<T>(m, n, nt);
   const int64_t tiles = along_m ? (m + MR - 1) / MR : (n + NR - 1) / NR;

@@ -74,11 +74,20 @@ bool avx512_in_halves() {
 #endif
 }
 
+bool cpu_is_intel() {
+#if GT_CONV_AVX2
+  static const bool intel = __builtin_cpu_is("intel");
+  return intel;
+#else
+  return false;
+#endif
+}
+
 ImplicitAvx2 conv_implicit_avx2_mode() {
   if (!conv_implicit_avx2_available()) return ImplicitAvx2::kNever;
   const int v = g_mode.load(std::memory_order_relaxed);
   if (v >= 0) return ImplicitAvx2(v);
-  return gemm_avx512_available() && !avx512_in_halves() && !__builtin_cpu_is("intel")
+  return gemm_avx512_available() && !avx512_in_halves() && !cpu_is_intel()
              ? ImplicitAvx2::kNever
              : ImplicitAvx2::kWhereWins;
 }

@@ -385,6 +385,24 @@ ImplicitKernel implicit_kernel(const ImplicitConv& ic) {
 // backward, ran at 1.83x torch's time on 2 threads. Then each pair's output
 // channels are split in parts of the kernel's row block (kImplicitRowsAvx512 or
 // kImplicitRowsAvx2), taken in turn; every output gets the sums it gets whole.
+//
+// NOTE [Equal channel parts on Intel]
+// 64 channels in parts of 14 rows are five parts: one thread took three (36
+// rows against 28), and each part built tables of its own. On Intel the
+// AVX-512 kernel's parts are instead one per thread, of an even row count (32
+// and 32), each in balanced row tiles (NOTE [Balanced row tiles] in
+// gemm_avx512.cpp); the bits stay the same. The benchmark layer at batch 1 on
+// 2 threads (Intel Xeon, Emerald Rapids; in turns, medians of 21 rounds, four
+// runs on a noisy host): forward 0.88-1.11x the time of parts of 14 rows,
+// input gradient 0.89-0.99x; against four parts of 16 rows taken in turn,
+// 0.94-0.98x and 0.95-1.06x.
+int64_t implicit_part_rows(ImplicitKernel kernel, int64_t oc) {
+  if (kernel != conv_implicit_avx512) return kImplicitRowsAvx2;
+  if (!cpu_is_intel()) return kImplicitRowsAvx512;
+  const int64_t threads = get_num_threads();
+  return ((oc + threads - 1) / threads + 1) / 2 * 2;
+}
+
 template <typename After>
 void implicit_pairs(ImplicitKernel kernel, const ImplicitConv& ic, float* out, const float* in,
                     const float* w, int64_t w_group, const ConvGeom& g, const Dims& d,
@@ -393,7 +411,7 @@ void implicit_pairs(ImplicitKernel kernel, const ImplicitConv& ic, float* out, c
   ScopedGilRelease gil(release_gil(g, d));
   const int64_t pairs = g.n * g.groups;
   if (pairs < get_num_threads() && !in_parallel_region()) {
-    const int64_t step = kernel == conv_implicit_avx512 ? kImplicitRowsAvx512 : kImplicitRowsAvx2;
+    const int64_t step = implicit_part_rows(kernel, ic.oc);
     const int64_t depth = ic.ic * ic.kh * ic.kw;
     for (int64_t t = 0; t < pairs; ++t) {
       const int64_t s = t / g.groups, grp = t % g.groups;

@@ -585,7 +585,8 @@ void sum_per_thread(T* gw, int64_t items, const ConvGeom& g, const Dims& d, cons
 // NOTE [Weight gradient on Intel]
 // On an Intel Xeon (Emerald Rapids, AVX-512 with two full-width FMA units)
 // the weight gradient takes the 512-bit tiles too, where the AVX2 mode lets
-// it (where-it-wins by default there, as on Zen 4), each weight summing its
+// it (where-it-wins by default there, as on Zen 4, and then only where NOTE
+// [Weight gradient on Intel: where] says), each weight summing its
 // pixels in runs (NOTE [Weight gradient in pixel runs]). With fewer (sample,
 // group) pairs than threads (batch 1) the tiles of one pair go over the
 // threads; im2col + GEMM split each row tile's product instead. The benchmark
@@ -593,6 +594,21 @@ void sum_per_thread(T* gw, int64_t items, const ConvGeom& g, const Dims& d, cons
 // 11 rounds, busy host): one thread 0.77-0.84x at batch 1-64; two threads
 // 0.31x at batch 1, 0.76-0.88x at 4-64. Its error against a float64
 // reference fell from 2.6e-7 to 1.7e-7 (batch 16; torch 1.6e-6).
+
+// NOTE [Weight gradient on Intel: where]
+// The tiles transpose gy once per sample and read all of it once per tile of
+// 14 depths. In turns with im2col + our GEMM (weight gradient alone, one
+// thread, same Xeon) they lost where the transposed gy left L2 (64->64 on
+// 128 x 128, 4 MB: 1.39x; 32->64 on 96 x 96, 2.4 MB: 1.27x) and where few
+// depths left the transposition most of the work (3->64, 27 depths: 1.26x on
+// 64 x 64, 2.1-2.3x on 112-224); they won at 144-576 depths with it at most
+// 2 MB (16->16 on 64 x 64 and 128 x 128: 0.64x and 0.82x, 64->64 on 16 x 16
+// to 64 x 64: 0.59-0.80x). So where the mode is where-it-wins they take those.
+bool intel_wgrad_wins(const ImplicitConv& ic) {
+  const int64_t ldt = (ic.oc + 31) / 32 * 32;  // gy's row in the transposition
+  return ic.ic * ic.kh * ic.kw >= 128 &&
+         ic.oh * ic.ow * ldt * int64_t(sizeof(float)) <= (int64_t(2) << 20);
+}
 
 // The weight gradient of a stride-1 float32 convolution without an im2col
 // matrix, where the AVX2 mode lets its kernel take the product (NOTE [Weight
@@ -607,6 +623,8 @@ bool implicit_wgrad(T* gw, const T* col, const T* img, const ConvGeom& g, const 
     ImplicitConv ic;
     if (!implicit_forward(g, d, ic) || !avx2_mode_takes(ic)) return false;
     const bool ours = use_gemm_avx512(), runs = ours && !avx512_in_halves();
+    if (runs && conv_implicit_avx2_mode() == ImplicitAvx2::kWhereWins && !intel_wgrad_wins(ic))
+      return false;
     const auto pair = [&](float* acc, int64_t t, bool split) {
       const int64_t s = t / g.groups, grp = t % g.groups;
       const float* gy = col + (s * g.col_c + grp * d.col_cg) * d.l;

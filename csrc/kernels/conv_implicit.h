@@ -32,14 +32,17 @@ enum class ImplicitAvx2 : int {
   kWhereWins = 1,  ///< the products it was measured faster on (implicit_avx2_wins)
   kAlways = 2,     ///< every stride-1 float32 product (tests)
 };
-/// By default kWhereWins on CPUs that have AVX2 but not our AVX-512 GEMM, and
-/// on Zen 4 (where only the weight gradient takes it: NOTE [Weight gradient on
-/// Zen 4] in kernels/nn/conv.cpp), else kNever; tests and timings switch it.
+/// By default kWhereWins on CPUs that have AVX2 but not our AVX-512 GEMM, on
+/// Zen 4 and on Intel (where only the weight gradient takes it, on 512-bit
+/// tiles: NOTE [Weight gradient on Zen 4] and NOTE [Weight gradient on Intel]
+/// in kernels/nn/conv.cpp), else kNever; tests and timings switch it.
 /// Never above kNever without AVX2.
 ImplicitAvx2 conv_implicit_avx2_mode();
 /// True on an AMD Zen 4, whose AVX-512 unit runs each 512-bit operation as
 /// two 256-bit halves: AVX2 code does as many FLOPs per cycle there.
 bool avx512_in_halves();
+/// True on an Intel CPU (NOTE [Tuned per vendor] in gemm_avx512.cpp).
+bool cpu_is_intel();
 void set_conv_implicit_avx2_mode(ImplicitAvx2 mode);
 
 /// True if the forward of one (sample, group) product, out [oc, oh x ow] =
@@ -56,8 +59,10 @@ void conv_implicit_avx2(const float* w, const float* img, float* out, const Impl
 /// conv_implicit_avx2_available().
 void conv_wgrad_implicit_avx2(const float* gy, const float* img, float* gw, const ImplicitConv& g);
 /// The same with 512-bit vectors (tiles of 14 depths by 32 channels); only
-/// call if gemm_avx512_available().
-void conv_wgrad_implicit_avx512(const float* gy, const float* img, float* gw,
-                                const ImplicitConv& g);
+/// call if gemm_avx512_available(). With `runs` each weight sums its pixels in
+/// runs (NOTE [Weight gradient in pixel runs]); with `split` the tiles go over
+/// the threads (not from inside a parallel region: the bits stay the same).
+void conv_wgrad_implicit_avx512(const float* gy, const float* img, float* gw, const ImplicitConv& g,
+                                bool runs = false, bool split = false);
 
 }  // namespace gradtrack::kernels

@@ -29,6 +29,7 @@
 #include <vector>
 
 #include "kernels/gemm_avx512.h"
+#include "kernels/parallel.h"
 
 #if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__)
 #define GT_CONV_AVX2 1
@@ -73,12 +74,22 @@ bool avx512_in_halves() {
 #endif
 }
 
+bool cpu_is_intel() {
+#if GT_CONV_AVX2
+  static const bool intel = __builtin_cpu_is("intel");
+  return intel;
+#else
+  return false;
+#endif
+}
+
 ImplicitAvx2 conv_implicit_avx2_mode() {
   if (!conv_implicit_avx2_available()) return ImplicitAvx2::kNever;
   const int v = g_mode.load(std::memory_order_relaxed);
   if (v >= 0) return ImplicitAvx2(v);
-  return gemm_avx512_available() && !avx512_in_halves() ? ImplicitAvx2::kNever
-                                                        : ImplicitAvx2::kWhereWins;
+  return gemm_avx512_available() && !avx512_in_halves() && !cpu_is_intel()
+             ? ImplicitAvx2::kNever
+             : ImplicitAvx2::kWhereWins;
 }
 
 void set_conv_implicit_avx2_mode(ImplicitAvx2 mode) {
@@ -300,27 +311,56 @@ MicroWFn micro_w_for(int rows, std::integer_sequence<int, R...>) {
 #define GT_V4W __attribute__((target("arch=x86-64-v4")))
 constexpr int kRows512 = 14, kCols512 = 32;
 
+// NOTE [Weight gradient in pixel runs]
+// Each weight's gradient sums one product per output pixel, 1024 for a 32 x
+// 32 image, in one register: twice the rounding error of im2col + GEMM,
+// whose products are summed in blocks of a tile's columns (160 pixels) and
+// added up in c. With runs (Runs) the pixels are summed from zero in runs of
+// whole output rows, at least kPixelRun pixels each (two 32-pixel rows), the
+// runs added up in a small buffer, as NOTE [Depth blocks] (gemm_avx512.cpp)
+// sums the forward's depths. The benchmark layer's weight gradient then has
+// its error against a float64 reference at most im2col + GEMM's.
+constexpr int64_t kPixelRun = 64;
+
 // micro_w with 512-bit vectors: R depths by 32 output channels (28
-// accumulators, as our AVX-512 GEMM's tile). Each weight's sum runs over the
-// pixels in the same order as in micro_w, so the two give the same bits.
-template <int R>
+// accumulators, as our AVX-512 GEMM's tile). Without Runs each weight's sum
+// runs over the pixels in the same order as in micro_w, so the two give the
+// same bits.
+template <int R, bool Runs>
 GT_V4W void micro_w512(const float* const* depth, int64_t cols, int64_t oh, int64_t ow,
                        const float* gyt, int64_t ldt, float* gw, int64_t k, int channels) {
   __m512 c0[R], c1[R];
+  alignas(64) float part[R][kCols512];  // the runs' sums so far
+  const int64_t run = Runs ? std::max<int64_t>(1, (kPixelRun + ow - 1) / ow) : oh;
+  for (int64_t y0 = 0; y0 == 0 || y0 < oh; y0 += run) {
+    const int64_t y1 = std::min(oh, y0 + run);
 #pragma GCC unroll 16
-  for (int r = 0; r < R; ++r) c0[r] = c1[r] = _mm512_setzero_ps();
-  for (int64_t y = 0; y < oh; ++y) {
-    const float* d[R];
+    for (int r = 0; r < R; ++r) c0[r] = c1[r] = _mm512_setzero_ps();
+    for (int64_t y = y0; y < y1; ++y) {
+      const float* d[R];
 #pragma GCC unroll 16
-    for (int r = 0; r < R; ++r) d[r] = depth[r] + y * cols;
-    const float* g = gyt + y * ow * ldt;
-    for (int64_t x = 0; x < ow; ++x) {
-      const __m512 b0 = _mm512_loadu_ps(g + x * ldt), b1 = _mm512_loadu_ps(g + x * ldt + 16);
+      for (int r = 0; r < R; ++r) d[r] = depth[r] + y * cols;
+      const float* g = gyt + y * ow * ldt;
+      for (int64_t x = 0; x < ow; ++x) {
+        const __m512 b0 = _mm512_loadu_ps(g + x * ldt), b1 = _mm512_loadu_ps(g + x * ldt + 16);
 #pragma GCC unroll 16
-      for (int r = 0; r < R; ++r) {
-        const __m512 av = _mm512_set1_ps(d[r][x]);
-        c0[r] = _mm512_fmadd_ps(av, b0, c0[r]);
-        c1[r] = _mm512_fmadd_ps(av, b1, c1[r]);
+        for (int r = 0; r < R; ++r) {
+          const __m512 av = _mm512_set1_ps(d[r][x]);
+          c0[r] = _mm512_fmadd_ps(av, b0, c0[r]);
+          c1[r] = _mm512_fmadd_ps(av, b1, c1[r]);
+        }
+      }
+    }
+    if (y0 == 0 && y1 >= oh) break;  // one run: straight to gw
+#pragma GCC unroll 16
+    for (int r = 0; r < R; ++r) {
+      if (y0 > 0) {
+        c0[r] = _mm512_add_ps(_mm512_load_ps(part[r]), c0[r]);
+        c1[r] = _mm512_add_ps(_mm512_load_ps(part[r] + 16), c1[r]);
+      }
+      if (y1 < oh) {
+        _mm512_store_ps(part[r], c0[r]);
+        _mm512_store_ps(part[r] + 16, c1[r]);
       }
     }
   }
@@ -333,9 +373,9 @@ GT_V4W void micro_w512(const float* const* depth, int64_t cols, int64_t oh, int6
   }
 }
 
-template <int... R>
+template <bool Runs, int... R>
 MicroWFn micro_w512_for(int rows, std::integer_sequence<int, R...>) {
-  constexpr MicroWFn k[] = {micro_w512<R + 1>...};
+  constexpr MicroWFn k[] = {micro_w512<R + 1, Runs>...};
   return k[rows - 1];
 }
 
@@ -361,15 +401,18 @@ void conv_implicit_avx2(const float* w, const float* img, float* out, const Impl
 namespace {
 
 // The weight gradient in tiles of Rows depths by Cols output channels:
-// `full` on whole tiles, pick(rows) on a last, shorter one.
+// `full` on whole tiles, pick(rows) on a last, shorter one. With `split` the
+// tiles of depths go over the threads, taken in turn (each writes only its
+// own weights, so the bits do not depend on the threads).
 template <int Rows, int Cols, typename Pick>
 void wgrad_tiles(const float* gy, const float* img, float* gw, const ImplicitConv& g, MicroWFn full,
-                 const Pick& pick) {
+                 const Pick& pick, bool split = false) {
   const int64_t k = g.ic * g.kh * g.kw, plane = g.oh * g.ow;
   const int64_t ldt = (g.oc + Cols - 1) / Cols * Cols;
   const Bordered b = bordered_copy(img, g);
   const float* gyt = transposed_gy(gy, g.oc, plane, ldt);
-  for (int64_t p0 = 0; p0 < k; p0 += Rows) {
+  const auto tile = [&](int64_t t) {
+    const int64_t p0 = t * Rows;
     const int rows = int(std::min<int64_t>(Rows, k - p0));
     const float* depth[Rows];
     for (int r = 0; r < rows; ++r) depth[r] = b.base + b.off[p0 + r];
@@ -377,16 +420,24 @@ void wgrad_tiles(const float* gy, const float* img, float* gw, const ImplicitCon
     for (int64_t o0 = 0; o0 < g.oc; o0 += Cols)
       f(depth, b.cols, g.oh, g.ow, gyt + o0, ldt, gw + o0 * k + p0, k,
         int(std::min<int64_t>(Cols, g.oc - o0)));
-  }
+  };
+  const int64_t tiles = (k + Rows - 1) / Rows;
+  if (split) return parallel_items(tiles, tile);
+  for (int64_t t = 0; t < tiles; ++t) tile(t);
 }
 
 }  // namespace
 
-void conv_wgrad_implicit_avx512(const float* gy, const float* img, float* gw,
-                                const ImplicitConv& g) {
-  wgrad_tiles<kRows512, kCols512>(gy, img, gw, g, micro_w512<kRows512>, [](int rows) {
-    return micro_w512_for(rows, std::make_integer_sequence<int, kRows512>{});
-  });
+void conv_wgrad_implicit_avx512(const float* gy, const float* img, float* gw, const ImplicitConv& g,
+                                bool runs, bool split) {
+  using Seq = std::make_integer_sequence<int, kRows512>;
+  if (runs)
+    return wgrad_tiles<kRows512, kCols512>(
+        gy, img, gw, g, micro_w512<kRows512, true>,
+        [](int rows) { return micro_w512_for<true>(rows, Seq{}); }, split);
+  wgrad_tiles<kRows512, kCols512>(
+      gy, img, gw, g, micro_w512<kRows512, false>,
+      [](int rows) { return micro_w512_for<false>(rows, Seq{}); }, split);
 }
 
 void conv_wgrad_implicit_avx2(const float* gy, const float* img, float* gw, const ImplicitConv& g) {
@@ -399,6 +450,8 @@ void conv_wgrad_implicit_avx2(const float* gy, const float* img, float* gw, cons
 
 void conv_implicit_avx2(const float*, const float*, float*, const ImplicitConv&) {}
 void conv_wgrad_implicit_avx2(const float*, const float*, float*, const ImplicitConv&) {}
+void conv_wgrad_implicit_avx512(const float*, const float*, float*, const ImplicitConv&, bool,
+                                bool) {}
 
 #endif
 

@@ -647,10 +647,24 @@ void conv_implicit_avx512(const float* w, const float* img, float* out, const Im
   thread_local std::vector<BRow> tabs;   // one table per tile of 32 output columns
   thread_local std::vector<float> last;  // a short last tile of w, zero-padded to an even count
   tabs.resize(static_cast<size_t>(k * tiles));
-  const int64_t full = g.oc / MR * MR, rest = g.oc - full, padded = (rest + 1) / 2 * 2;
-  if (rest) {
+  // Row tiles of MR and a last short one; on Intel balanced ones (NOTE [Balanced
+  // row tiles]: 64 rows as 14, 14, 12, 12, 12, not 4 x 14 + 8), which give
+  // every output the same sums. A short tile reads its rows of w from `last`
+  // (zero-padded) unless it is even and balanced.
+  const bool bal = intel_tuning();
+  const int64_t mp = (g.oc + MR - 1) / MR, pairs = (g.oc + 1) / 2;
+  const int64_t pbase = pairs / mp, pextra = pairs % mp;
+  const auto start = [&](int64_t ip) {
+    return bal ? 2 * (ip * pbase + std::min(ip, pextra)) : ip * MR;
+  };
+  const auto rows_of = [&](int64_t ip) {
+    return std::min<int64_t>(bal ? 2 * (pbase + (ip < pextra)) : MR, g.oc - start(ip));
+  };
+  const int64_t rest = rows_of(mp - 1), padded = (rest + 1) / 2 * 2;
+  const bool copy_last = rest < MR && (!bal || rest % 2 == 1);
+  if (copy_last) {
     last.assign(static_cast<size_t>(padded * k), 0.0f);
-    std::copy(w + full * k, w + g.oc * k, last.begin());
+    std::copy(w + start(mp - 1) * k, w + g.oc * k, last.begin());
   }
   int64_t built = -1;  // the inner row the tables were built for, or -1
   for (int64_t y = 0; y < g.oh; ++y) {
@@ -663,11 +677,15 @@ void conv_implicit_avx512(const float* w, const float* img, float* out, const Im
       if (!reuse) fill_table(tab, img, g, y, x0);
       const int cols = int(std::min<int64_t>(32, g.ow - x0));
       float* c = out + y * g.ow + x0;
-      for (int64_t i = 0; i < full; i += MR)
-        micro_table<MR>(k, w + i * k, k, tab, shift, c + i * plane, plane, MR, cols);
-      if (rest)
-        table_kernel(int(rest), Seq{})(k, last.data(), k, tab, shift, c + full * plane, plane,
-                                       int(rest), cols);
+      for (int64_t ip = 0; ip < mp; ++ip) {
+        const int64_t i = start(ip), rows = rows_of(ip);
+        const float* a = ip == mp - 1 && copy_last ? last.data() : w + i * k;
+        if (rows == MR)
+          micro_table<MR>(k, a, k, tab, shift, c + i * plane, plane, MR, cols);
+        else
+          table_kernel(int(rows), Seq{})(k, a, k, tab, shift, c + i * plane, plane, int(rows),
+                                         cols);
+      }
     }
     built = reuse ? built : inner ? y : -1;
   }

@@ -15,9 +15,16 @@ pytestmark = pytest.mark.skipif(not _bench.conv_implicit_avx2_available(), reaso
 NEVER, WHERE_WINS, ALWAYS = 0, 1, 2
 
 
+def _intel():
+    with open("/proc/cpuinfo") as f:
+        return "GenuineIntel" in f.read()
+
+
 def _default_mode():
-    """Off beside our AVX-512 GEMM, except on a Zen 4 (NOTE [Weight gradient on Zen 4])."""
-    return NEVER if _bench.gemm_avx512_available() and not _bench.avx512_in_halves() else WHERE_WINS
+    """Off beside our AVX-512 GEMM, except on a Zen 4 and on Intel (NOTE [Weight gradient
+    on Zen 4], NOTE [Weight gradient on Intel])."""
+    off = _bench.gemm_avx512_available() and not _bench.avx512_in_halves() and not _intel()
+    return NEVER if off else WHERE_WINS
 
 
 def test_zen4_is_told_by_its_family():

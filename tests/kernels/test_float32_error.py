@@ -68,6 +68,13 @@ CASES = {
         _inputs(((4, 64, 16, 16), 1, 0), ((64, 64, 3, 3), 0.05, 0)),
         5e-7,
     ),
+    # 1024 pixels per weight and sample; the bound is the Zen 4 tiles', which sum
+    # them whole (NOTE [Weight gradient on Zen 4])
+    "conv2d 64ch 32x32 weight grad": (
+        _conv_grads(1, "weight"),
+        _inputs(((2, 64, 32, 32), 1, 0), ((64, 64, 3, 3), 0.05, 0)),
+        8e-7,
+    ),
     "matmul k16384": (
         lambda L, a, b: a @ b,
         _inputs(((32, 16384), 1, 0), ((16384, 32), 1, 0)),
@@ -167,3 +174,22 @@ def test_avx2_kernel_error_stays_under_its_bound(name):
     finally:
         _bench.set_gemm_avx512(saved[0])
         _bench.set_conv_implicit_avx2_mode(saved[1])
+
+
+@pytest.mark.skipif(
+    not _bench.gemm_avx512_available() or _bench.avx512_in_halves(),
+    reason="the pixel runs are the full-width AVX-512 tiles'",
+)
+@pytest.mark.parametrize("name", ["conv2d 64ch weight grad", "conv2d 64ch 32x32 weight grad"])
+def test_weight_gradient_in_pixel_runs_is_as_accurate_as_im2col(name):
+    """NOTE [Weight gradient in pixel runs]: the 512-bit tiles' error against im2col + GEMM's."""
+    fn, arrays, _ = CASES[name]
+    saved = _bench.conv_implicit_avx2_mode()
+    try:
+        _bench.set_conv_implicit_avx2_mode(2)
+        tiles = _error(gt, fn, arrays)
+        _bench.set_conv_implicit_avx2_mode(0)
+        im2col = _error(gt, fn, arrays)
+    finally:
+        _bench.set_conv_implicit_avx2_mode(saved)
+    assert tiles <= im2col

@@ -385,6 +385,24 @@ ImplicitKernel implicit_kernel(const ImplicitConv& ic) {
 // backward, ran at 1.83x torch's time on 2 threads. Then each pair's output
 // channels are split in parts of the kernel's row block (kImplicitRowsAvx512 or
 // kImplicitRowsAvx2), taken in turn; every output gets the sums it gets whole.
+//
+// NOTE [Equal channel parts on Intel]
+// 64 channels in parts of 14 rows are five parts: one thread took three (36
+// rows against 28), and each part built tables of its own. On Intel the
+// AVX-512 kernel's parts are instead one per thread, of an even row count (32
+// and 32), each in balanced row tiles (NOTE [Balanced row tiles] in
+// gemm_avx512.cpp); the bits stay the same. The benchmark layer at batch 1 on
+// 2 threads (Intel Xeon, Emerald Rapids; in turns, medians of 21 rounds, four
+// runs on a noisy host): forward 0.88-1.11x the time of parts of 14 rows,
+// input gradient 0.89-0.99x; against four parts of 16 rows taken in turn,
+// 0.94-0.98x and 0.95-1.06x.
+int64_t implicit_part_rows(ImplicitKernel kernel, int64_t oc) {
+  if (kernel != conv_implicit_avx512) return kImplicitRowsAvx2;
+  if (!cpu_is_intel()) return kImplicitRowsAvx512;
+  const int64_t threads = get_num_threads();
+  return ((oc + threads - 1) / threads + 1) / 2 * 2;
+}
+
 template <typename After>
 void implicit_pairs(ImplicitKernel kernel, const ImplicitConv& ic, float* out, const float* in,
                     const float* w, int64_t w_group, const ConvGeom& g, const Dims& d,
@@ -393,7 +411,7 @@ void implicit_pairs(ImplicitKernel kernel, const ImplicitConv& ic, float* out, c
   ScopedGilRelease gil(release_gil(g, d));
   const int64_t pairs = g.n * g.groups;
   if (pairs < get_num_threads() && !in_parallel_region()) {
-    const int64_t step = kernel == conv_implicit_avx512 ? kImplicitRowsAvx512 : kImplicitRowsAvx2;
+    const int64_t step = implicit_part_rows(kernel, ic.oc);
     const int64_t depth = ic.ic * ic.kh * ic.kw;
     for (int64_t t = 0; t < pairs; ++t) {
       const int64_t s = t / g.groups, grp = t % g.groups;
@@ -564,10 +582,39 @@ void sum_per_thread(T* gw, int64_t items, const ConvGeom& g, const Dims& d, cons
 // runs; the weight gradient alone ~0.85x). AVX-512 cores with full-width
 // units have not been measured: there the mode stays off.
 
+// NOTE [Weight gradient on Intel]
+// On an Intel Xeon (Emerald Rapids, AVX-512 with two full-width FMA units)
+// the weight gradient takes the 512-bit tiles too, where the AVX2 mode lets
+// it (where-it-wins by default there, as on Zen 4, and then only where NOTE
+// [Weight gradient on Intel: where] says), each weight summing its
+// pixels in runs (NOTE [Weight gradient in pixel runs]). With fewer (sample,
+// group) pairs than threads (batch 1) the tiles of one pair go over the
+// threads; im2col + GEMM split each row tile's product instead. The benchmark
+// layer's weight gradient alone, in turns with im2col + our GEMM (medians of
+// 11 rounds, busy host): one thread 0.77-0.84x at batch 1-64; two threads
+// 0.31x at batch 1, 0.76-0.88x at 4-64. Its error against a float64
+// reference fell from 2.6e-7 to 1.7e-7 (batch 16; torch 1.6e-6).
+
+// NOTE [Weight gradient on Intel: where]
+// The tiles transpose gy once per sample and read all of it once per tile of
+// 14 depths. In turns with im2col + our GEMM (weight gradient alone, one
+// thread, same Xeon) they lost where the transposed gy left L2 (64->64 on
+// 128 x 128, 4 MB: 1.39x; 32->64 on 96 x 96, 2.4 MB: 1.27x) and where few
+// depths left the transposition most of the work (3->64, 27 depths: 1.26x on
+// 64 x 64, 2.1-2.3x on 112-224); they won at 144-576 depths with it at most
+// 2 MB (16->16 on 64 x 64 and 128 x 128: 0.64x and 0.82x, 64->64 on 16 x 16
+// to 64 x 64: 0.59-0.80x). So where the mode is where-it-wins they take those.
+bool intel_wgrad_wins(const ImplicitConv& ic) {
+  const int64_t ldt = (ic.oc + 31) / 32 * 32;  // gy's row in the transposition
+  return ic.ic * ic.kh * ic.kw >= 128 &&
+         ic.oh * ic.ow * ldt * int64_t(sizeof(float)) <= (int64_t(2) << 20);
+}
+
 // The weight gradient of a stride-1 float32 convolution without an im2col
 // matrix, where the AVX2 mode lets its kernel take the product (NOTE [Weight
-// gradient on AVX2]); threads split the (sample, group) pairs. False if it
-// does not apply.
+// gradient on AVX2]); threads split the (sample, group) pairs, or with fewer
+// pairs than threads on full-width AVX-512 each pair's tiles. False if it does
+// not apply.
 template <typename T>
 bool implicit_wgrad(T* gw, const T* col, const T* img, const ConvGeom& g, const Dims& d) {
   if constexpr (!std::is_same_v<T, float>) {
@@ -575,13 +622,27 @@ bool implicit_wgrad(T* gw, const T* col, const T* img, const ConvGeom& g, const 
   } else {
     ImplicitConv ic;
     if (!implicit_forward(g, d, ic) || !avx2_mode_takes(ic)) return false;
-    const auto kernel = use_gemm_avx512() ? conv_wgrad_implicit_avx512 : conv_wgrad_implicit_avx2;
-    sum_per_thread(gw, g.n * g.groups, g, d, [&](float* acc, int64_t lo, int64_t hi) {
-      for (int64_t t = lo; t < hi; ++t) {
-        const int64_t s = t / g.groups, grp = t % g.groups;
-        kernel(col + (s * g.col_c + grp * d.col_cg) * d.l,
-               img + (s * g.img_c + grp * d.img_cg) * d.img_plane, acc + grp * d.w_group, ic);
-      }
+    const bool ours = use_gemm_avx512(), runs = ours && !avx512_in_halves();
+    if (runs && conv_implicit_avx2_mode() == ImplicitAvx2::kWhereWins && !intel_wgrad_wins(ic))
+      return false;
+    const auto pair = [&](float* acc, int64_t t, bool split) {
+      const int64_t s = t / g.groups, grp = t % g.groups;
+      const float* gy = col + (s * g.col_c + grp * d.col_cg) * d.l;
+      const float* x = img + (s * g.img_c + grp * d.img_cg) * d.img_plane;
+      if (ours)
+        conv_wgrad_implicit_avx512(gy, x, acc + grp * d.w_group, ic, runs, split);
+      else
+        conv_wgrad_implicit_avx2(gy, x, acc + grp * d.w_group, ic);
+    };
+    const int64_t pairs = g.n * g.groups;
+    if (runs && pairs < get_num_threads() && !in_parallel_region()) {
+      std::fill(gw, gw + g.groups * d.w_group, 0.0f);
+      ScopedGilRelease gil(release_gil(g, d));
+      for (int64_t t = 0; t < pairs; ++t) pair(gw, t, true);
+      return true;
+    }
+    sum_per_thread(gw, pairs, g, d, [&](float* acc, int64_t lo, int64_t hi) {
+      for (int64_t t = lo; t < hi; ++t) pair(acc, t, false);
     });
     return true;
   }

@@ -23,6 +23,10 @@ namespace {
 // in runs of this many, where our AVX-512 GEMM runs (NOTE [Depth blocks] in
 // gemm_avx512.cpp): a 3x3 convolution with stride 2 had 1.4-1.5x torch's
 // rounding error against a float64 reference with whole 384-depth blocks.
+// So do the input gradient's (and a transposed convolution's), whose depths
+// are the output channels: with 256-512 of them, whole blocks had 1.27-1.32x
+// torch's error, runs of 64 0.70-0.73x, at the same speed within the noise
+// (Intel Xeon, one thread, in turns).
 constexpr int64_t kConvDepthBlock = 64;
 
 // Row-major C[m, n] = op(A) @ op(B) + beta * C with dense leading dimensions.
@@ -259,7 +263,7 @@ void up_tiled(Chunk<T>& c, T* img, const T* col, const T* w, int64_t grp, const 
   over_tiles(c, g, [&](int64_t oh0, int64_t oh1, int64_t cols) {
     product_rows(d.k, split, [&](int64_t r0, int64_t r1) {
       blas_gemm<T>(true, false, r1 - r0, cols, d.col_cg, w + grp * d.w_group + r0, d.k,
-                   src + oh0 * g.col_w, d.l, T(0), c.col.data() + r0 * cols, cols);
+                   src + oh0 * g.col_w, d.l, T(0), c.col.data() + r0 * cols, cols, kConvDepthBlock);
     });
     col2im(c.col.data(), dst, d.img_cg, g, cols, oh0, oh1);
   });
@@ -537,10 +541,12 @@ void up_impl(T* img, const T* col, const T* w, const ConvGeom& g, bool zero) {
       }
       T* first = img + (c.first_sample * g.img_c + grp * d.img_cg) * d.img_plane;
       if (pw) {  // the image is its own column matrix
-        gemm<T>(true, false, d.k, c.cols, d.col_cg, w + grp * d.w_group, src, T(1), first);
+        gemm<T>(true, false, d.k, c.cols, d.col_cg, w + grp * d.w_group, src, T(1), first,
+                kConvDepthBlock);
         continue;
       }
-      gemm<T>(true, false, d.k, c.cols, d.col_cg, w + grp * d.w_group, src, T(0), c.col.data());
+      gemm<T>(true, false, d.k, c.cols, d.col_cg, w + grp * d.w_group, src, T(0), c.col.data(),
+              kConvDepthBlock);
       for (int64_t s = 0; s < c.m; ++s)
         col2im(c.col.data() + s * d.l,
                img + ((c.first_sample + s) * g.img_c + grp * d.img_cg) * d.img_plane, d.img_cg, g,

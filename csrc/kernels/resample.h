@@ -23,6 +23,24 @@ struct Taps {
 /// out[pre, o, post] = sum_t w[o, t] * in[pre, idx[o, t], post] along `dim`.
 /// `in` and `out` are contiguous with out's size along dim = t.out_size.
 void gather_taps(const Tensor& out, const Tensor& in, int64_t dim, const Taps& t);
+/// Which of torch's two CPU bilinear kernels to round as (NOTE [Bilinear rounded as
+/// torch's] in resample.cpp).
+struct BilinearRounding {
+  bool corners = false;  ///< the four-corner sum of torch's channels-last kernel
+  bool fused = false;    ///< torch's kernels were built with FMA (AVX2 and up)
+  int64_t vector = 8;    ///< that kernel's vector width in elements
+};
+/// True where torch 2.13's CPU kernels are built with FMA (AVX2 and up), so that its
+/// compiler fuses their `a * b + c` into one rounding.
+bool torch_fuses_multiply_adds();
+/// What torch 2.13 does on this CPU for a bilinear resize of `in` ([N, C, H, W]) to
+/// oh x ow, with `threads` intra-op threads.
+BilinearRounding bilinear_rounding(const Tensor& in, int64_t oh, int64_t ow, int threads);
+/// 2-D bilinear resampling of contiguous float32/float64 [N, C, H, W] `in` into
+/// contiguous `out` ([N, C, th.out_size, tw.out_size]) with two taps per dim, rounded as
+/// `r` says.
+void bilinear(const Tensor& out, const Tensor& in, const Taps& th, const Taps& tw,
+              const BilinearRounding& r);
 /// The transpose: gin[pre, idx[o, t], post] += w[o, t] * g[pre, o, post]
 /// (gin zeroed here first).
 void scatter_taps(const Tensor& gin, const Tensor& g, int64_t dim, const Taps& t);

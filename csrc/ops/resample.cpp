@@ -27,10 +27,13 @@ S area_scale(int64_t in, int64_t out, bool align_corners, double scale) {
   if (align_corners) return out > 1 ? S(in - 1) / S(out - 1) : S(0);
   return scale_value<S>(scale, in, out);
 }
+// torch's kernels, built with FMA on AVX2 CPUs and up, compute scale * (dst + 0.5) - 0.5
+// as one fused multiply-add there (NOTE [Bilinear rounded as torch's]).
 template <typename S>
 S source_index(S scale, int64_t dst, bool align_corners, bool cubic) {
   if (align_corners) return scale * S(dst);
-  const S src = scale * (S(dst) + S(0.5)) - S(0.5);
+  const S src = kernels::torch_fuses_multiply_adds() ? std::fma(scale, S(dst) + S(0.5), S(-0.5))
+                                                     : scale * (S(dst) + S(0.5)) - S(0.5);
   return (!cubic && src < S(0)) ? S(0) : src;
 }
 
@@ -67,7 +70,9 @@ void interpolation_taps(Taps& t, ResampleMode mode, double scale, bool align_cor
     const bool cubic = mode == ResampleMode::Cubic;
     const S real = source_index<S>(area_scale<S>(in, t.out_size, align_corners, scale), o,
                                    align_corners, cubic);
-    const int64_t i0 = std::min(int64_t(std::floor(real)), in - 1);
+    // floorf, as torch's guard_index_and_lambda: a double index a hair below an
+    // integer rounds up to it first.
+    const int64_t i0 = std::min(int64_t(std::floor(float(real))), in - 1);
     const S lambda = std::min(std::max(real - S(i0), S(0)), S(1));
     if (cubic) {
       cubic_weights<S>(lambda, w);
@@ -153,7 +158,25 @@ Tensor resample(const Tensor& x, const ResampleSpec& spec_in) {
   // float16 / bfloat16 resample in float32 (taps as for float data), rounded once
   const ScalarType cdt = compute_dtype(x.dtype());
   Tensor cur;
-  {
+  if (spec.mode == ResampleMode::Linear && k == 2 && x.dim() == 4 &&
+      (x.dtype() == ScalarType::Float32 || x.dtype() == ScalarType::Float64)) {
+    // NOTE [Bilinear rounded as torch's] (kernels/resample.cpp)
+    autograd::AutoGradMode off(false);
+    kernels::Taps th = make_taps(spec, 0, cdt), tw = make_taps(spec, 1, cdt);
+    // A dim of unchanged size reads its own pixel twice, as torch's.
+    for (kernels::Taps* t : {&th, &tw})
+      if (t->out_size == t->in_size)
+        for (int64_t o = 0; o < t->out_size; ++o) t->idx[size_t(2 * o + 1)] = t->idx[size_t(2 * o)];
+    const kernels::BilinearRounding r =
+        kernels::bilinear_rounding(x, th.out_size, tw.out_size, get_num_threads());
+    Tensor in = contiguous(x);
+    if (!in.is_aligned()) in = clone(in);
+    DimVector sizes = in.sizes();
+    sizes[2] = th.out_size;
+    sizes[3] = tw.out_size;
+    cur = empty(sizes, cdt);
+    kernels::bilinear(cur, in, th, tw, r);
+  } else {
     autograd::AutoGradMode off(false);
     cur = kernels::widen(contiguous(x));
     if (!cur.is_aligned()) cur = clone(cur);

@@ -40,11 +40,7 @@ namespace {
 // thread, 6% slower on two), the tiles of an in-place b column by column,
 // a whole k per tile when both operands are read in place, unrolling the
 // depth loop 4 or 8 times, and prefetch distances of 4-24 depths (all within
-// +-1-3%).
-bool intel_tuning() {
-  static const bool intel = __builtin_cpu_is("intel");
-  return intel;
-}
+// +-1-3%). The switch is cpu_is_intel() (conv_implicit.h).
 
 // MR rows of c by 2 vectors of columns per tile. The blocks: a kc x nb block
 // of packed b (~0.7 MB) stays in L2, an MR x kc micro-panel of a (21 KB) in L1.
@@ -392,7 +388,7 @@ GT_V4 void run_block(const Job<T>& J, int64_t i0, int64_t mb, int64_t p0, int64_
   // be packed. Each element of c sums the same products in the same order
   // either way. 1-3% faster at 64-128 rows (Intel Xeon, one thread, in
   // turns, thread CPU time).
-  const bool bal = intel_tuning();
+  const bool bal = cpu_is_intel();
   const int64_t pairs = (mb + 1) / 2, pbase = pairs / mp, pextra = pairs % mp;
   const auto start = [&](int64_t ip) {
     return bal ? i0 + 2 * (ip * pbase + std::min(ip, pextra)) : i0 + ip * MR;
@@ -426,7 +422,7 @@ GT_V4 void run_block(const Job<T>& J, int64_t i0, int64_t mb, int64_t p0, int64_
       const int64_t j = j0 + jp * NR;
       const T* pb = J.direct_b ? J.b + p0 * J.brs + j : J.pb + jp * NR * kc;
       kernel(kc, pa, J.ars, pb, J.direct_b ? J.brs : NR, J.c + i * J.ldc + j, J.ldc, rows,
-             int(std::min<int64_t>(NR, J.n - j)), beta, J.sub > 0 ? J.sub : kc, intel_tuning());
+             int(std::min<int64_t>(NR, J.n - j)), beta, J.sub > 0 ? J.sub : kc, cpu_is_intel());
     };
     for (int64_t ip = 0; ip < mp; ++ip)
       for (int64_t jp = 0; jp < np; ++jp) tile(ip, jp);
@@ -651,7 +647,7 @@ void conv_implicit_avx512(const float* w, const float* img, float* out, const Im
   // row tiles]: 64 rows as 14, 14, 12, 12, 12, not 4 x 14 + 8), which give
   // every output the same sums. A short tile reads its rows of w from `last`
   // (zero-padded) unless it is even and balanced.
-  const bool bal = intel_tuning();
+  const bool bal = cpu_is_intel();
   const int64_t mp = (g.oc + MR - 1) / MR, pairs = (g.oc + 1) / 2;
   const int64_t pbase = pairs / mp, pextra = pairs % mp;
   const auto start = [&](int64_t ip) {

@@ -25,23 +25,21 @@ def _conv(stride):
     return f
 
 
-def _conv_grads(stride, which):
+def _grads(forward, which):
+    """The input's or the weight's gradient of forward(L, x, w) under a fixed cosine gy."""
+
     def f(L, x, w):
         x = x.detach().requires_grad_(True)
         w = w.detach().requires_grad_(True)
-        y = L.nn.functional.conv2d(x, w, padding=1, stride=stride)
-        gy = L.cos(L.arange(y.numel(), dtype=y.dtype)).reshape(y.shape)
-        y.backward(gy)
+        y = forward(L, x, w)
+        y.backward(L.cos(L.arange(y.numel(), dtype=y.dtype)).reshape(y.shape))
         return x.grad if which == "input" else w.grad
 
     return f
 
 
-def _linear_weight_grad(L, x, w):
-    w = w.detach().requires_grad_(True)
-    y = L.nn.functional.linear(x, w)
-    y.backward(L.cos(L.arange(y.numel(), dtype=y.dtype)).reshape(y.shape))
-    return w.grad
+def _conv_grads(stride, which):
+    return _grads(_conv(stride), which)
 
 
 def _inputs(*shapes_scales):
@@ -93,7 +91,7 @@ CASES = {
     ),
     "bmm": (lambda L, a, b: L.bmm(a, b), _inputs(((4, 64, 1024), 1, 0), ((4, 1024, 64), 1, 0)), 7e-7),
     "linear weight grad batch 4096": (
-        _linear_weight_grad,
+        _grads(lambda L, x, w: L.nn.functional.linear(x, w), "weight"),
         _inputs(((4096, 256), 1, 0), ((128, 256), 0.05, 0)),
         6e-7,
     ),

@@ -72,7 +72,9 @@ def same(scenario):
     """Runs ``scenario(lib)`` with torch and gradtrack; the outcomes must match."""
     torch = pytest.importorskip("torch")
     expected = outcome(torch, scenario)
-    assert outcome(gradtrack, scenario) == expected
+    got = outcome(gradtrack, scenario)
+    # (helpers is not rewritten by pytest: the message says what differed)
+    assert got == expected, f"gradtrack: {got!r}\ntorch:     {expected!r}"
 
 
 def raises(lib, exc, text, fn):

@@ -1,6 +1,6 @@
 """What keeps ``import gradtrack`` cheap (the benchmarks' import_time goal) without
-changing what a user sees: NOTE [Lazy signatures] in
-csrc/python/bind_fast_path.cpp."""
+changing what a user sees: NOTE [Lazy signatures] in csrc/python/bind_fast_path.cpp
+and NOTE [Loaded on first use] in python/gradtrack/_lazy.py."""
 
 import inspect
 import subprocess
@@ -19,6 +19,56 @@ def test_import_loads_no_inspect_or_ast():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          timeout=120, check=True).stdout
     assert out.strip() == "[]"
+
+
+# what a fresh `import gradtrack` must not have loaded
+LAZY = ("gradtrack.nn", "gradtrack.nn.functional", "gradtrack.nn.parameter", "gradtrack.optim",
+        "gradtrack.profiler", "gradtrack.autograd.profiler", "gradtrack.distributed",
+        "gradtrack.multiprocessing", "multiprocessing", "uuid", "json", "ctypes")
+
+
+def _fresh(code):
+    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=120, check=True).stdout.strip()
+
+
+def test_import_loads_no_layers_optimizers_or_profiler():
+    out = _fresh(f"import sys, gradtrack; print([m for m in {LAZY!r} if m in sys.modules])")
+    assert out == "[]"
+
+
+@pytest.mark.parametrize("code, expected", [
+    # each way torch's users reach a submodule that torch imports up front
+    ("gradtrack.nn.Linear(2, 3).weight.shape", "gradtrack.Size([3, 2])"),
+    ("__import__('gradtrack.nn').nn.ReLU.__module__", "'gradtrack.nn.modules.activation'"),
+    ("[__import__('importlib').import_module('gradtrack.nn.functional').relu.__name__]",
+     "['relu']"),
+    ("__import__('gradtrack', fromlist=['optim']).optim.SGD.__name__", "'SGD'"),
+    ("gradtrack.autograd.profiler.profile.__name__", "'profile'"),
+    ("gradtrack.profiler.ProfilerActivity.CPU.name", "'CPU'"),
+    ("[n in dir(gradtrack) for n in ('nn', 'optim', 'profiler', 'distributed', "
+     "'multiprocessing')] + ['profiler' in dir(gradtrack.autograd)]", "[True] * 6"),
+    # a layer function that stands in for nn.functional loads it on its first call
+    ("gradtrack.conv1d(gradtrack.ones(1, 1, 3), gradtrack.ones(1, 1, 2)).tolist()",
+     "[[[2.0, 2.0]]]"),
+    ("gradtrack.kl_div(gradtrack.zeros(2), gradtrack.ones(2)).tolist()", "[0.0, 0.0]"),
+])
+def test_lazy_submodules_are_there_on_first_use(code, expected):
+    assert _fresh(f"import gradtrack; print(({code}) == ({expected}))") == "True"
+
+
+def test_lazy_module_rebinds_its_name_on_first_use():
+    out = _fresh("import gradtrack, sys; from gradtrack._ops import nn_layers as m; "
+                 "print(type(m.F).__name__, 'gradtrack.nn' in sys.modules); m.selu; "
+                 "m.selu(gradtrack.ones(1)); print(m.F.__name__, 'gradtrack.nn' in sys.modules)")
+    assert out.splitlines() == ["LazyModule False", "gradtrack.nn.functional True"]
+
+
+def test_unknown_attribute_still_raises():
+    with pytest.raises(AttributeError, match="module 'gradtrack' has no attribute 'nope'"):
+        gradtrack.nope  # noqa: B018
+    with pytest.raises(AttributeError, match="module 'gradtrack.autograd' has no attribute 'x'"):
+        gradtrack.autograd.x  # noqa: B018
 
 
 def test_clean_is_cleandoc_on_every_table_text():

@@ -20,17 +20,21 @@ from . import _registry  # noqa: E402
 
 _registry.install(globals())
 
-# The submodules a user reaches through gradtrack (gradtrack.nn.Linear, ...).
+# The submodules a user reaches through gradtrack (gradtrack.linalg.inv, ...); nn, optim,
+# the profiler, distributed and multiprocessing load on first use: NOTE [Loaded on first use].
 from . import (  # noqa: E402
-    __config__, accelerator, amp, autograd, backends, compiler, cuda, distributed, func, functional,
-    jit, linalg, nn, onnx, optim, profiler, random, return_types, special, utils,
+    __config__, accelerator, amp, autograd, backends, compiler, cuda, func, functional, jit,
+    linalg, onnx, random, return_types, special, utils,
 )
+from ._lazy import SUBMODULES as _LAZY  # noqa: E402
 
 
 def __getattr__(name):
-    # gradtrack.multiprocessing loads on first use: importing the standard library's
-    # multiprocessing is a cost `import gradtrack` does not pay.
-    if name == "multiprocessing":
+    if name in _LAZY:
         import importlib
         return importlib.import_module("." + name, __name__)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_LAZY))

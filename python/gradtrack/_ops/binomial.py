@@ -6,7 +6,6 @@ and order of draws.
 tensor([4., 0.])
 """
 
-import ctypes
 import math
 import warnings
 
@@ -14,7 +13,7 @@ import warnings
 from .. import _C
 from .._dtype_names import SCALAR_NAME, dtype_key
 from .._out import _RESIZED
-from ..nn._named_nodes import not_implemented_node
+from ..autograd._named_nodes import not_implemented_node
 from . import c_math
 from .poisson import each_drawn
 from .views import _broadcast_pair
@@ -34,6 +33,8 @@ from .views import _broadcast_pair
 
 
 def _libm():
+    import ctypes  # loaded with the C library, on the first draw
+
     lib = c_math.libm()
     for name, kind in (("log1pf", ctypes.c_float), ("log1p", ctypes.c_double),
                        ("log", ctypes.c_double)):
@@ -62,6 +63,8 @@ def _stirling_tail(k):
 
 def _sampler(single):
     """The sampler of one element for float32 (``single``) or float64 values."""
+    import ctypes
+
     libm = _libm()
     log = libm.log
     rnd = (lambda v: ctypes.c_float(v).value) if single else (lambda v: v)

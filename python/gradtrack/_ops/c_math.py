@@ -1,7 +1,6 @@
 """The C library's math functions, for the samplers that compute as torch's kernels do
 (``binomial``'s log1pf, ``poisson``'s lgamma)."""
 
-import ctypes
 import functools
 
 
@@ -9,7 +8,10 @@ import functools
 def libm():
     """The C math library, loaded on first use. The usual name is tried first:
     ``ctypes.util``'s search imports subprocess and may start processes, which cost
-    ``import gradtrack`` 10 ms when it was imported up front."""
+    ``import gradtrack`` 10 ms when it was imported up front; ctypes itself is imported
+    here too, for the same reason (NOTE [Loaded on first use])."""
+    import ctypes
+
     try:
         return ctypes.CDLL("libm.so.6")
     except OSError:

@@ -11,7 +11,7 @@ tensor([4, 0], dtype=gradtrack.int32)
 from .. import _C, _out, return_types
 from .._dtype_names import CPP_NAME
 from ..autograd.function import Function
-from ..nn._named_nodes import named_node
+from ..autograd._named_nodes import named_node
 
 
 class _Frexp(Function):

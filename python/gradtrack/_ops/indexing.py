@@ -14,7 +14,7 @@ import builtins
 from .. import _C
 from .._dtype_names import SCALAR_NAME, dtype_key
 from ..autograd.function import Function
-from ..nn._named_nodes import ZeroGradient, _has_tangent, named_node
+from ..autograd._named_nodes import ZeroGradient, _has_tangent, named_node
 from . import methods, number, wrap_dim
 from .views import broadcast_shapes
 

@@ -21,7 +21,7 @@ import warnings
 
 from .. import _C
 from .._autocast import runs_in_float32
-from ..nn._named_nodes import _has_tangent, composite_node
+from ..autograd._named_nodes import _has_tangent, composite_node
 from . import methods, number
 from .scan_sort import _dt  # torch's scalar type names, as its distance checks print them
 

@@ -17,7 +17,7 @@ import warnings
 from .. import _C, return_types
 from .._autocast import runs_in_float32, without_autocast
 from ..autograd.function import Function
-from ..nn._named_nodes import named_node
+from ..autograd._named_nodes import named_node
 from . import methods
 from .linalg_factor import (
     _check_kernel,

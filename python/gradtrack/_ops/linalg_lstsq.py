@@ -16,7 +16,7 @@ tensor([[1.],
 
 from .. import _C, return_types
 from ..autograd.function import Function
-from ..nn._named_nodes import named_node
+from ..autograd._named_nodes import named_node
 from .linalg_decompose import _pinv_adjoint, pinv
 from .linalg_factor import LinAlgError
 from .linalg_lu import _dt  # torch's scalar type names

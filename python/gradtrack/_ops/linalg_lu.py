@@ -29,7 +29,7 @@ from .. import _C, return_types
 from .._autocast import without_autocast
 from .._dtype_names import SCALAR_NAME
 from ..autograd.function import Function
-from ..nn._named_nodes import composite_node, named_node
+from ..autograd._named_nodes import composite_node, named_node
 from . import methods
 from .linalg_factor import _with_out
 from .views import broadcast_shapes

@@ -12,7 +12,10 @@ tensor([-1.1113,  1.0507])
 """
 
 from .. import _C
-from ..nn import functional as F  # noqa: N812 - torch's spelling
+from .._lazy import LazyModule
+
+# nn.functional, imported when one of these is first called: NOTE [Loaded on first use]
+F = LazyModule("gradtrack.nn.functional", __name__, "F")  # noqa: N816 - torch's spelling
 
 # ---- convolutions --------------------------------------------------------------------------
 

@@ -16,7 +16,10 @@ tensor([0.5000, 0.0000])
 
 import warnings
 
-from ..nn import functional as F  # noqa: N812 - torch's spelling
+from .._lazy import LazyModule
+
+# nn.functional, imported when one of these is first called: NOTE [Loaded on first use]
+F = LazyModule("gradtrack.nn.functional", __name__, "F")  # noqa: N816 - torch's spelling
 
 _REDUCTIONS = {1: "mean", 2: "sum"}
 

@@ -5,12 +5,11 @@
 tensor([0., 0.])
 """
 
-import ctypes
 import math
 
 from .. import _C
 from .._dtype_names import SCALAR_NAME, dtype_key
-from ..nn._named_nodes import ZeroGradient, _has_tangent, named_node
+from ..autograd._named_nodes import ZeroGradient, _has_tangent, named_node
 from . import c_math
 
 # NOTE [Poisson draws]
@@ -25,6 +24,8 @@ _POISSON_BLOCK = 256
 
 
 def _c_lgamma():
+    import ctypes  # loaded with the C library, on the first draw
+
     fn = c_math.libm().lgamma
     fn.restype, fn.argtypes = ctypes.c_double, [ctypes.c_double]
     return fn

@@ -18,7 +18,7 @@ tensor([[1., 0.],
 import builtins
 
 from .. import _C, _inplace
-from ..nn._named_nodes import composite_node
+from ..autograd._named_nodes import composite_node
 from . import methods, wrap_dim
 from .views import _at_least, meshgrid
 

@@ -22,7 +22,7 @@ import warnings
 
 from .. import _C, _out, return_types
 from .._autocast import runs_in_float32
-from ..nn._named_nodes import not_implemented_node
+from ..autograd._named_nodes import not_implemented_node
 from . import methods, wrap_dim
 from .scan_sort import searchsorted
 from .views import broadcast_tensors

@@ -4,7 +4,7 @@
 
 Each ``*_copy`` is its view op followed by a contiguous copy, recorded as one node named
 as torch's (``PermuteBackward0_copy``, ``NarrowCopyBackward0``, ...: NOTE [View copies as
-one node] in ``nn/_named_nodes.py``); ``detach_copy`` records torch's NotImplemented node.
+one node] in ``autograd/_named_nodes.py``); ``detach_copy`` records torch's NotImplemented node.
 
 NOTE [Unsafe splits]
 torch's ``unsafe_split``, ``unsafe_split_with_sizes`` and ``unsafe_chunk`` give ``split``'s
@@ -26,7 +26,7 @@ import operator
 
 from .. import _C
 from ..autograd.function import Function
-from ..nn._named_nodes import _has_tangent, copy_node, named_node, not_implemented_node
+from ..autograd._named_nodes import _has_tangent, copy_node, named_node, not_implemented_node
 from . import methods
 from .views import diagonal as _diagonal
 from .views import _checked_split

@@ -14,8 +14,6 @@ from typing import Any
 
 import gradtrack
 
-from ..nn.utils.stateless import _reparametrize_module
-
 __all__ = ["functional_call", "stack_module_state"]
 
 
@@ -56,6 +54,8 @@ def functional_call(module: "gradtrack.nn.Module", parameter_and_buffer_dicts: A
         args = ()
     elif not isinstance(args, tuple):
         args = (args,)
+    from ..nn.utils.stateless import _reparametrize_module  # nn loads on first use
+
     with _reparametrize_module(module, given, tie_weights, strict):
         return module(*args, **kwargs)
 

@@ -143,9 +143,9 @@ def _broadcast(prefix, spec, out):
 
 
 def _common_leaves():
+    # (nn's Parameter is a leaf by the last test of _node: nn loads on first use)
     from .. import _C
-    from ..nn.parameter import Parameter
-    _LEAF_TYPES.update((_C.Tensor, Parameter, int, float, bool, type(None), str))
+    _LEAF_TYPES.update((_C.Tensor, int, float, bool, type(None), str))
 
 
 _common_leaves()

@@ -23,7 +23,7 @@ from .. import _batched_tensor as _batched
 from .. import _C
 from .._dtype_names import SCALAR_NAME, dtype_key
 from .._memory_format import _strides_like, channels_last
-from ._named_nodes import composite_node
+from ..autograd._named_nodes import composite_node
 
 _conv = _C._conv
 _BatchedTensor = _batched.BatchedTensor

@@ -16,7 +16,7 @@ tensor([-1.,  0.,  2.], grad_fn=<HardshrinkBackward0>)
 
 from .. import _C
 from ..autograd.function import Function
-from ._named_nodes import named_node
+from ..autograd._named_nodes import named_node
 
 __all__ = ["hardshrink", "softshrink", "tanhshrink", "threshold", "threshold_", "softsign",
            "glu", "prelu"]

@@ -23,7 +23,7 @@ from .._autocast import runs_in_float32
 from ..autograd.function import Function
 from ..autograd.grad_mode import no_grad
 from ._arguments import _reduction_enum
-from ._named_nodes import named_node
+from ..autograd._named_nodes import named_node
 
 __all__ = ["ctc_loss"]
 

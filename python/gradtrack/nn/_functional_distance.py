@@ -12,7 +12,7 @@ tensor([5.0000])
 """
 
 from .. import _C
-from ._named_nodes import composite_node
+from ..autograd._named_nodes import composite_node
 
 __all__ = ["pairwise_distance", "pdist", "bilinear"]
 

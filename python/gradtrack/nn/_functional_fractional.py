@@ -16,7 +16,7 @@ torch's, whose gradient is the scatter-add torch's backward is.
 
 from .. import _C
 from .._dtype_names import SCALAR_NAME, dtype_key
-from ._named_nodes import composite_node
+from ..autograd._named_nodes import composite_node
 
 __all__ = ["fractional_max_pool2d", "fractional_max_pool2d_with_indices",
            "fractional_max_pool3d", "fractional_max_pool3d_with_indices"]

@@ -26,7 +26,7 @@ import warnings
 
 from .. import _C
 from .._autocast import runs_in_float32
-from ._named_nodes import composite_node
+from ..autograd._named_nodes import composite_node
 
 __all__ = ["affine_grid", "grid_sample"]
 

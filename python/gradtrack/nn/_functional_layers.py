@@ -16,7 +16,7 @@ import warnings
 
 from .. import _C
 from .._autocast import runs_in_float32
-from ._named_nodes import composite_node
+from ..autograd._named_nodes import composite_node
 from ._arguments import _broadcast_pair, _implicit_dim, _legacy_reduction, _reduction_enum
 
 _nn = _C._nn

@@ -20,7 +20,7 @@ from .._autocast import runs_in_float32
 from ._arguments import _legacy_reduction, _reduction_enum
 from ._functional_distance import pairwise_distance
 from ._functional_layers import logsigmoid
-from ._named_nodes import composite_node
+from ..autograd._named_nodes import composite_node
 
 __all__ = ["cosine_embedding_loss", "margin_ranking_loss", "hinge_embedding_loss",
            "poisson_nll_loss", "gaussian_nll_loss", "multi_margin_loss", "soft_margin_loss",

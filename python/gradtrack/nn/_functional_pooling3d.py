@@ -23,7 +23,7 @@ the two passes' gradients in turn.
 from .. import _C
 from .._autocast import runs_in_float32
 from ..autograd.grad_mode import no_grad
-from ._named_nodes import composite_node
+from ..autograd._named_nodes import composite_node
 
 __all__ = ["max_pool3d", "max_pool3d_with_indices", "avg_pool3d", "adaptive_avg_pool3d",
            "adaptive_max_pool3d", "adaptive_max_pool3d_with_indices", "lp_pool3d"]

@@ -12,7 +12,7 @@ tensor([[[[0., 1.],
 
 from .. import _C
 from ..autograd.function import Function
-from ._named_nodes import _not_a_view, composite_node, named_node
+from ..autograd._named_nodes import _not_a_view, composite_node, named_node
 
 __all__ = ["pixel_shuffle", "pixel_unshuffle", "channel_shuffle", "native_channel_shuffle"]
 

@@ -16,7 +16,7 @@ import warnings
 
 from .. import _C
 from ..autograd.function import Function
-from ._named_nodes import named_node
+from ..autograd._named_nodes import named_node
 
 __all__ = ["rrelu", "rrelu_", "gumbel_softmax"]
 

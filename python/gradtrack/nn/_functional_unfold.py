@@ -24,7 +24,7 @@ tensor([[[[ 0.,  2.,  2.],
 
 from .. import _C
 from .._dtype_names import SCALAR_NAME, dtype_key
-from ._named_nodes import composite_node
+from ..autograd._named_nodes import composite_node
 
 __all__ = ["unfold", "fold"]
 

@@ -17,7 +17,7 @@ tensor([[[[0., 0.],
 
 from .. import _C
 from .._autocast import runs_in_float32
-from ._named_nodes import composite_node
+from ..autograd._named_nodes import composite_node
 
 __all__ = ["max_unpool1d", "max_unpool2d", "max_unpool3d"]
 

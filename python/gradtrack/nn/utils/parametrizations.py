@@ -10,7 +10,7 @@
 
 from ... import _C
 from ..modules.module import Module
-from .._named_nodes import composite_node
+from ...autograd._named_nodes import composite_node
 from . import parametrize
 from ._orthogonal import orthogonal
 

@@ -12,15 +12,15 @@ second derivative's nodes are those ops', where torch names a ``...BackwardBackw
 Forward-mode AD runs the composite itself.
 
 >>> import gradtrack
->>> from gradtrack.nn._named_nodes import composite_node
+>>> from gradtrack.autograd._named_nodes import composite_node
 >>> double = composite_node("DoubleBackward0", lambda x: x * 2)
 >>> double(gradtrack.ones(2, requires_grad=True)).grad_fn.name()
 'DoubleBackward0'
 """
 
 from .. import _C
-from ..autograd import forward_ad
-from ..autograd.function import Function
+from . import forward_ad
+from .function import Function
 
 
 def named_node(function, name):

@@ -83,11 +83,6 @@ namespace {
 // every element of float32 and float64 resizes of 1-40 channels, up and down, with and
 // without align_corners, channels-first and channels-last, is equal (tests).
 template <typename T>
-inline T madd(bool fused, T a, T b, T c) {
-  return fused ? std::fma(a, b, c) : T(a * b) + c;
-}
-
-template <typename T>
 GT_CLONES_V4_V3 void bilinear_rows(T* dst, const T* src, int64_t r0, int64_t r1, const int64_t* ih,
                                    const T* hw, const int64_t* iw, const T* ww, int64_t channels,
                                    int64_t h, int64_t w, int64_t oh, int64_t ow, bool corners,
@@ -168,29 +163,108 @@ void bilinear(const Tensor& out, const Tensor& in, const Taps& th, const Taps& t
   });
 }
 
-void scatter_taps(const Tensor& gin, const Tensor& g_out, int64_t dim, const Taps& t) {
-  const Geometry g = geometry(gin.sizes(), dim, t.out_size);
+namespace {
+
+// NOTE [Resampling gradients summed as torch's]
+// torch 2.13's CPU backward of a resampling op (nearest, linear in 1-3 dims, bicubic)
+// walks each plane's output positions in order and adds each one's share into the input
+// positions it read: gin += W * g, with W the product of the per-dim weights taken from
+// the first resampled dim on ((d h) w), and bicubic's (g h) w with the x taps outside
+// the y taps. Channels-last gradients take the same sums channel by channel. Summing by
+// separable passes (along one dim, then the next) adds the same terms in another order:
+// 65-78% of a float32 gradient's elements came out with another last bit. So the planes
+// are summed here in torch's order. Built for AVX2 and up, torch's compiler fuses the
+// last multiply with its add; so do these loops where the CPU has FMA (madd).
+struct DimTaps {
+  int64_t in = 1, out = 1, taps = 1;
+  const int64_t* idx = nullptr;
+  std::vector<double> w{1.0};
+};
+
+// One plane: TD x TH x TW taps per output position (1 along the dims not resampled).
+template <typename T, int TD, int TH, int TW, bool Cubic, bool Fused>
+GT_CLONES_V4_V3 void scatter_plane(T* acc, const T* g, const DimTaps* dims, const T* wd,
+                                   const T* wh, const T* ww) {
+  const DimTaps &D = dims[0], &H = dims[1], &W = dims[2];
+  static const int64_t kZero[1] = {0};
+  for (int64_t od = 0; od < D.out; ++od) {
+    const int64_t* xd = D.idx ? D.idx + od * TD : kZero;
+    for (int64_t oh = 0; oh < H.out; ++oh) {
+      const int64_t* xh = H.idx ? H.idx + oh * TH : kZero;
+      // the input rows of this output row's (d, h) taps, and their weights d * h
+      T* rows[TD * TH];
+      T wdh[TD * TH];
+      for (int a = 0; a < TD; ++a)
+        for (int b = 0; b < TH; ++b) {
+          rows[a * TH + b] = acc + (xd[a] * H.in + xh[b]) * W.in;
+          wdh[a * TH + b] = T(wd[od * TD + a] * wh[oh * TH + b]);
+        }
+      for (int64_t ow = 0; ow < W.out; ++ow) {
+        const T gv = *g++;
+        const int64_t* xw = W.idx + ow * TW;
+        const T* vw = ww + ow * TW;
+        if constexpr (Cubic) {
+          for (int i = 0; i < TW; ++i)
+            for (int j = 0; j < TH; ++j) {
+              T& e = rows[j][xw[i]];
+              e = madd(Fused, T(gv * wh[oh * TH + j]), vw[i], e);
+            }
+        } else {
+          for (int r = 0; r < TD * TH; ++r)
+            for (int c = 0; c < TW; ++c) {
+              T& e = rows[r][xw[c]];
+              e = madd(Fused, T(wdh[r] * vw[c]), gv, e);
+            }
+        }
+      }
+    }
+  }
+}
+
+template <typename T, bool Fused>
+using PlaneFn = void (*)(T*, const T*, const DimTaps*, const T*, const T*, const T*);
+
+// The kernel for the taps of each dim: nearest and the pads (1, 1, 1), linear (1, 1, 2),
+// bilinear (1, 2, 2), trilinear (2, 2, 2), bicubic (1, 4, 4).
+template <typename T, bool Fused>
+PlaneFn<T, Fused> plane_kernel(const DimTaps* t, bool cubic) {
+  const int64_t td = t[0].taps, th = t[1].taps, tw = t[2].taps;
+  if (cubic) return scatter_plane<T, 1, 4, 4, true, Fused>;
+  if (tw == 1) return scatter_plane<T, 1, 1, 1, false, Fused>;
+  if (th == 1) return scatter_plane<T, 1, 1, 2, false, Fused>;
+  if (td == 1) return scatter_plane<T, 1, 2, 2, false, Fused>;
+  return scatter_plane<T, 2, 2, 2, false, Fused>;
+}
+
+}  // namespace
+
+void scatter_planes(const Tensor& gin, const Tensor& g_out, const std::vector<const Taps*>& dims,
+                    bool cubic, bool fused) {
   if (gin.numel() == 0) return;
-  GT_DISPATCH_FLOAT(gin.dtype(), "scatter_taps", [&] {
+  const size_t k = dims.size();
+  DimTaps t[3];
+  for (size_t j = 0; j < k; ++j) {
+    DimTaps& d = t[3 - k + j];
+    d.in = dims[j]->in_size, d.out = dims[j]->out_size, d.taps = dims[j]->taps;
+    d.idx = dims[j]->idx.data();
+    d.w = dims[j]->w;
+  }
+  const int64_t in_plane = t[0].in * t[1].in * t[2].in, out_plane = t[0].out * t[1].out * t[2].out;
+  const int64_t planes = gin.numel() / in_plane;
+  GT_DISPATCH_FLOAT(gin.dtype(), "scatter_planes", [&] {
+    const std::vector<scalar_t> wd(t[0].w.begin(), t[0].w.end()), wh(t[1].w.begin(), t[1].w.end()),
+        ww(t[2].w.begin(), t[2].w.end());
     const scalar_t* src = g_out.data<scalar_t>();
     scalar_t* dst = gin.data<scalar_t>();
     std::fill(dst, dst + gin.numel(), scalar_t(0));
-    // Lines along `pre` are independent: each thread owns whole input slabs,
-    // so the additions need no locks and their order never depends on threads.
-    parallel_for(g.pre,
-                 std::max<int64_t>(1, kGrainSize / std::max<int64_t>(g.n_out * g.post * t.taps, 1)),
+    const auto unfused = plane_kernel<scalar_t, false>(t, cubic);
+    const auto with_fma = plane_kernel<scalar_t, true>(t, cubic);
+    // One plane per thread at a time: no sum is split between threads.
+    parallel_for(planes, std::max<int64_t>(1, kGrainSize / std::max<int64_t>(out_plane * 4, 1)),
                  [&](int64_t b, int64_t e) {
-                   for (int64_t p = b; p < e; ++p) {
-                     scalar_t* d = dst + p * g.n_in * g.post;
-                     for (int64_t o = 0; o < g.n_out; ++o) {
-                       const scalar_t* s = src + (p * g.n_out + o) * g.post;
-                       for (int64_t k = 0; k < t.taps; ++k) {
-                         const scalar_t w = scalar_t(t.w[size_t(o * t.taps + k)]);
-                         scalar_t* dk = d + t.idx[size_t(o * t.taps + k)] * g.post;
-                         for (int64_t q = 0; q < g.post; ++q) dk[q] += w * s[q];
-                       }
-                     }
-                   }
+                   for (int64_t p = b; p < e; ++p)
+                     (fused ? with_fma : unfused)(dst + p * in_plane, src + p * out_plane, t,
+                                                  wd.data(), wh.data(), ww.data());
                  });
   });
 }

@@ -4,6 +4,7 @@
 // and the backward of a map is the same map transposed.
 #pragma once
 
+#include <cmath>
 #include <cstdint>
 #include <vector>
 
@@ -33,6 +34,11 @@ struct BilinearRounding {
 /// True where torch 2.13's CPU kernels are built with FMA (AVX2 and up), so that its
 /// compiler fuses their `a * b + c` into one rounding.
 bool torch_fuses_multiply_adds();
+/// a * b + c rounded as torch's compiler leaves it: once where it fused the two (`fused`).
+template <typename T>
+inline T madd(bool fused, T a, T b, T c) {
+  return fused ? std::fma(a, b, c) : T(a * b) + c;
+}
 /// What torch 2.13 does on this CPU for a bilinear resize of `in` ([N, C, H, W]) to
 /// oh x ow, with `threads` intra-op threads.
 BilinearRounding bilinear_rounding(const Tensor& in, int64_t oh, int64_t ow, int threads);
@@ -41,8 +47,12 @@ BilinearRounding bilinear_rounding(const Tensor& in, int64_t oh, int64_t ow, int
 /// `r` says.
 void bilinear(const Tensor& out, const Tensor& in, const Taps& th, const Taps& tw,
               const BilinearRounding& r);
-/// The transpose: gin[pre, idx[o, t], post] += w[o, t] * g[pre, o, post]
-/// (gin zeroed here first).
-void scatter_taps(const Tensor& gin, const Tensor& g, int64_t dim, const Taps& t);
+/// The gradient of resampling the trailing dims.size() dims of contiguous gin
+/// ([..., dims[j]->in_size, ...]) from contiguous g ([..., dims[j]->out_size, ...]),
+/// summed plane by plane in torch's order (NOTE [Resampling gradients summed as torch's]
+/// in resample.cpp); `cubic`: bicubic's products and order; `fused`: each last multiply
+/// and its add rounded once.
+void scatter_planes(const Tensor& gin, const Tensor& g, const std::vector<const Taps*>& dims,
+                    bool cubic, bool fused);
 
 }  // namespace gradtrack::kernels

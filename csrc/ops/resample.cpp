@@ -27,30 +27,37 @@ S area_scale(int64_t in, int64_t out, bool align_corners, double scale) {
   if (align_corners) return out > 1 ? S(in - 1) / S(out - 1) : S(0);
   return scale_value<S>(scale, in, out);
 }
-// torch's kernels, built with FMA on AVX2 CPUs and up, compute scale * (dst + 0.5) - 0.5
-// as one fused multiply-add there (NOTE [Bilinear rounded as torch's]).
+using kernels::madd;
+
+// torch's kernels built with FMA (AVX2 CPUs and up) compute scale * (dst + 0.5) - 0.5 as
+// one fused multiply-add (NOTE [Bilinear rounded as torch's]); `fused` says whether the
+// kernel being matched was built so.
 template <typename S>
-S source_index(S scale, int64_t dst, bool align_corners, bool cubic) {
+S source_index(S scale, int64_t dst, bool align_corners, bool cubic, bool fused) {
   if (align_corners) return scale * S(dst);
-  const S src = kernels::torch_fuses_multiply_adds() ? std::fma(scale, S(dst) + S(0.5), S(-0.5))
-                                                     : scale * (S(dst) + S(0.5)) - S(0.5);
+  const S src = madd(fused, scale, S(dst) + S(0.5), S(-0.5));
   return (!cubic && src < S(0)) ? S(0) : src;
 }
 
-// Keys' cubic convolution with A = -0.75, as PyTorch's bicubic.
+// Keys' cubic convolution with A = -0.75, as torch's get_cubic_upsample_coefficients
+// computes it: the far taps at t + 1 and (1 - t) + 1, each multiply-add fused where
+// `fused`.
 template <typename S>
-void cubic_weights(S t, double* w) {
+void cubic_weights(S t, double* w, bool fused) {
   const S a = S(-0.75);
-  auto near = [&](S x) { return ((a + 2) * x - (a + 3)) * x * x + 1; };
-  auto far = [&](S x) { return ((a * x - 5 * a) * x + 8 * a) * x - 4 * a; };
-  w[0] = double(far(t + 1));
+  auto near = [&](S x) { return madd(fused, S(madd(fused, a + 2, x, -(a + 3)) * x), x, S(1)); };
+  auto far = [&](S x) {
+    return madd(fused, madd(fused, madd(fused, a, x, -5 * a), x, 8 * a), x, -4 * a);
+  };
+  const S x2 = S(1) - t;
+  w[0] = double(far(t + S(1)));
   w[1] = double(near(t));
-  w[2] = double(near(1 - t));
-  w[3] = double(far(2 - t));
+  w[2] = double(near(x2));
+  w[3] = double(far(x2 + S(1)));
 }
 
 template <typename S>
-void interpolation_taps(Taps& t, ResampleMode mode, double scale, bool align_corners) {
+void interpolation_taps(Taps& t, ResampleMode mode, double scale, bool align_corners, bool fused) {
   const int64_t in = t.in_size;
   for (int64_t o = 0; o < t.out_size; ++o) {
     int64_t* ix = t.idx.data() + o * t.taps;
@@ -69,13 +76,13 @@ void interpolation_taps(Taps& t, ResampleMode mode, double scale, bool align_cor
     }
     const bool cubic = mode == ResampleMode::Cubic;
     const S real = source_index<S>(area_scale<S>(in, t.out_size, align_corners, scale), o,
-                                   align_corners, cubic);
+                                   align_corners, cubic, fused);
     // floorf, as torch's guard_index_and_lambda: a double index a hair below an
     // integer rounds up to it first.
     const int64_t i0 = std::min(int64_t(std::floor(float(real))), in - 1);
     const S lambda = std::min(std::max(real - S(i0), S(0)), S(1));
     if (cubic) {
-      cubic_weights<S>(lambda, w);
+      cubic_weights<S>(lambda, w, fused);
       for (int64_t k = 0; k < 4; ++k) ix[k] = std::clamp<int64_t>(i0 - 1 + k, 0, in - 1);
     } else {
       ix[0] = i0;
@@ -86,7 +93,10 @@ void interpolation_taps(Taps& t, ResampleMode mode, double scale, bool align_cor
   }
 }
 
-Taps make_taps(const ResampleSpec& s, size_t j, ScalarType dt) {
+// `fused`: torch's kernel for this pass was built with FMA (its CPU kernels are, on AVX2
+// CPUs and up; the bicubic backward is not: NOTE [Resampling gradients summed as torch's]).
+Taps make_taps(const ResampleSpec& s, size_t j, ScalarType dt,
+               bool fused = kernels::torch_fuses_multiply_adds()) {
   Taps t;
   t.in_size = s.in_sizes[s.in_sizes.size() - s.out_sizes.size() + j];
   t.out_size = s.out_sizes[j];
@@ -106,9 +116,9 @@ Taps make_taps(const ResampleSpec& s, size_t j, ScalarType dt) {
       t.idx[size_t(o)] = p;
     }
   } else if (dt == ScalarType::Float32) {
-    interpolation_taps<float>(t, s.mode, s.scales[j], s.align_corners);
+    interpolation_taps<float>(t, s.mode, s.scales[j], s.align_corners, fused);
   } else {
-    interpolation_taps<double>(t, s.mode, s.scales[j], s.align_corners);
+    interpolation_taps<double>(t, s.mode, s.scales[j], s.align_corners, fused);
   }
   return t;
 }
@@ -180,7 +190,7 @@ Tensor resample(const Tensor& x, const ResampleSpec& spec_in) {
     autograd::AutoGradMode off(false);
     cur = kernels::widen(contiguous(x));
     if (!cur.is_aligned()) cur = clone(cur);
-    // Last dim first; backward goes the other way.
+    // Last dim first.
     for (size_t j = k; j-- > 0;) {
       DimVector sizes = cur.sizes();
       sizes[size_t(first) + j] = spec.out_sizes[j];
@@ -197,20 +207,21 @@ Tensor resample(const Tensor& x, const ResampleSpec& spec_in) {
 
 Tensor resample_backward(const Tensor& g, const ResampleSpec& spec) {
   const size_t k = spec.out_sizes.size();
-  const int64_t first = int64_t(spec.in_sizes.size() - k);
   const ScalarType cdt = compute_dtype(g.dtype());
   Tensor cur;
   {
     autograd::AutoGradMode off(false);
-    cur = kernels::widen(contiguous(g));
-    if (!cur.is_aligned()) cur = clone(cur);
-    for (size_t j = 0; j < k; ++j) {
-      DimVector sizes = cur.sizes();
-      sizes[size_t(first) + j] = spec.in_sizes[size_t(first) + j];
-      Tensor next = empty(sizes, cdt);
-      kernels::scatter_taps(next, cur, first + int64_t(j), make_taps(spec, j, cdt));
-      cur = next;
-    }
+    Tensor go = kernels::widen(contiguous(g));
+    if (!go.is_aligned()) go = clone(go);
+    // NOTE [Resampling gradients summed as torch's] (kernels/resample.cpp)
+    std::vector<kernels::Taps> taps;
+    std::vector<const kernels::Taps*> dims;
+    const bool cubic = spec.mode == ResampleMode::Cubic;
+    const bool fused = kernels::torch_fuses_multiply_adds() && !cubic;
+    for (size_t j = 0; j < k; ++j) taps.push_back(make_taps(spec, j, cdt, fused));
+    for (const kernels::Taps& t : taps) dims.push_back(&t);
+    cur = empty(spec.in_sizes, cdt);
+    kernels::scatter_planes(cur, go, dims, cubic, fused);
     if (cdt != g.dtype()) cur = kernels::narrowed(cur, g.dtype());
   }
   const OpKind bw = OpKind(int(forward_kind(spec.mode, k)) + kNumResampleKinds);

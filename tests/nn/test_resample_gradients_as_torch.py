@@ -1,0 +1,108 @@
+"""The gradients of interpolate and of the reflection and replication pads are summed as
+torch's CPU kernels sum them, bit for bit (NOTE [Resampling gradients summed as torch's] in
+csrc/kernels/resample.cpp): plane by plane in output order, the weights multiplied from
+the first dim, bicubic's in its own order and unfused.
+"""
+
+import numpy as np
+import pytest
+
+import gradtrack as gt
+
+# (mode, input shape, interpolate's size arguments): up and down, fractional scales, a dim
+# left unchanged, borders where both taps are one pixel.
+RESIZES = [
+    ("nearest", (2, 3, 7, 9), {"size": (13, 18)}),
+    ("nearest", (2, 3, 9), {"scale_factor": 0.6}),
+    ("nearest", (1, 2, 5, 6, 7), {"size": (9, 4, 11)}),
+    ("nearest-exact", (2, 3, 7, 9), {"size": (13, 5)}),
+    ("linear", (2, 3, 11), {"size": (23,)}),
+    ("linear", (2, 3, 11), {"size": (4,)}),
+    ("bilinear", (2, 3, 7, 9), {"size": (13, 5)}),
+    ("bilinear", (1, 5, 16, 16), {"scale_factor": 2}),
+    ("bilinear", (1, 4, 33, 17), {"size": (8, 40)}),
+    ("bilinear", (1, 2, 8, 8), {"size": (8, 19)}),
+    ("bicubic", (2, 3, 7, 9), {"size": (13, 5)}),
+    ("bicubic", (1, 4, 10, 12), {"scale_factor": 1.7}),
+    ("trilinear", (1, 2, 5, 6, 7), {"size": (9, 4, 11)}),
+    ("trilinear", (2, 5, 4, 4, 4), {"scale_factor": 2}),
+]
+PADS = [
+    ("reflect", (2, 3, 9), (3, 4)),
+    ("reflect", (2, 3, 7, 9), (2, 3, 1, 4)),
+    ("replicate", (2, 3, 7, 9), (2, 3, 1, 4)),
+    ("replicate", (1, 2, 4, 5, 6), (1, 2, 3, 1, 2, 2)),
+    ("reflect", (1, 3, 4, 5, 6), (2, 1, 0, 3, 1, 2)),
+]
+
+
+def _grad(lib, x, gy, fn, channels_last):
+    t = lib.tensor(x)
+    if channels_last:
+        t = t.contiguous(memory_format=lib.channels_last if x.ndim == 4 else lib.channels_last_3d)
+    t.requires_grad_(True)
+    fn(lib, t).backward(lib.tensor(gy))
+    return t.grad.numpy()
+
+
+def _cases():
+    for i, (mode, shape, size) in enumerate(RESIZES):
+        corners = (None,) if mode.startswith("nearest") else (False, True)
+        for align_corners in corners:
+            kw = {} if align_corners is None else {"align_corners": align_corners}
+            yield (f"{mode}-{i}-{align_corners}", shape,
+                   lambda lib, t, size=size, mode=mode, kw=kw:
+                   lib.nn.functional.interpolate(t, mode=mode, **kw, **size))
+    for i, (mode, shape, pad) in enumerate(PADS):
+        yield (f"pad-{mode}-{i}", shape,
+               lambda lib, t, pad=pad, mode=mode: lib.nn.functional.pad(t, pad, mode=mode))
+
+
+CASES = list(_cases())
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("case", range(len(CASES)), ids=[c[0] for c in CASES])
+def test_gradient_equals_torch_bit_for_bit(torch, threads, dtype, case):
+    _, shape, fn = CASES[case]
+    rng = np.random.default_rng(case)
+    x = rng.standard_normal(shape).astype(dtype)
+    out_shape = tuple(fn(torch, torch.tensor(x)).shape)
+    gy = rng.standard_normal(out_shape).astype(dtype)
+    before = torch.get_num_threads()
+    torch.set_num_threads(threads)
+    try:
+        layouts = (False, True) if len(shape) >= 4 else (False,)
+        for channels_last in layouts:
+            want = _grad(torch, x, gy, fn, channels_last)
+            got = _grad(gt, x, gy, fn, channels_last)
+            assert np.array_equal(got, want), channels_last
+    finally:
+        torch.set_num_threads(before)
+
+
+@pytest.mark.parametrize("case", range(len(CASES)), ids=[c[0] for c in CASES])
+def test_gradient_is_the_adjoint(case):
+    # Without torch: <f(x), gy> = <x, grad> for these linear maps, in float64 to 1e-12.
+    _, shape, fn = CASES[case]
+    rng = np.random.default_rng(100 + case)
+    x = rng.standard_normal(shape)
+    y = fn(gt, gt.tensor(x)).numpy()
+    gy = rng.standard_normal(y.shape)
+    grad = _grad(gt, x, gy, fn, False)
+    assert grad.shape == x.shape
+    lhs, rhs = float(np.sum(y * gy)), float(np.sum(x * grad))
+    assert abs(lhs - rhs) <= 1e-12 * max(1.0, abs(lhs))
+
+
+def test_reduced_float_gradient_rounds_once(torch):
+    # bfloat16 gradients are summed in float32 and rounded once at the end, as torch's.
+    x = np.random.default_rng(5).standard_normal((1, 3, 6, 7)).astype(np.float32)
+    gy = np.random.default_rng(6).standard_normal((1, 3, 11, 13)).astype(np.float32)
+    grads = []
+    for lib in (torch, gt):
+        t = lib.tensor(x).to(lib.bfloat16).requires_grad_(True)
+        y = lib.nn.functional.interpolate(t, size=(11, 13), mode="bilinear")
+        y.backward(lib.tensor(gy).to(lib.bfloat16))
+        grads.append(t.grad.float().numpy())
+    assert np.array_equal(grads[1], grads[0])

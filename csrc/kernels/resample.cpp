@@ -238,6 +238,100 @@ PlaneFn<T, Fused> plane_kernel(const DimTaps* t, bool cubic) {
 
 }  // namespace
 
+namespace {
+
+// NOTE [Resampled in torch's nesting]
+// torch's generic CPU resize kernel (linear, trilinear unless channels-last with more than
+// 3 channels, bicubic; bilinear has its own NOTE) computes each output from the taps of
+// the first resampled dim, each of them from the taps of the next, down to the input:
+// ((t0 w0 + t1 w1) + t2 w2) + t3 w3 for four taps. Built for AVX2 and up, each `+ t w`
+// is one multiply-add, the first pair's too: fma(t0, w0, t1 w1), then fma(t2, w2, .)
+// (measured against torch: every output of 200 random rows of a 20 -> 47 resize).
+// Passes along one dim at a time round the same sums in another order, and gave a
+// fifth to most of a float32 resize another last bit.
+template <typename T, int TAPS, bool Fused>
+inline T combine(const T* t, const T* w) {
+  T o = madd(Fused, t[0], w[0], T(t[1] * w[1]));
+  for (int j = 2; j < TAPS; ++j) o = madd(Fused, t[j], w[j], o);
+  return o;
+}
+
+// One plane of K resampled dims (the last K of D, H, W), TAPS taps each.
+template <typename T, int K, int TAPS, bool Fused>
+GT_CLONES_V4_V3 void gather_plane(T* out, const T* in, const DimTaps* dims, const T* wd,
+                                  const T* wh, const T* ww) {
+  const DimTaps &D = dims[0], &H = dims[1], &W = dims[2];
+  for (int64_t od = 0; od < D.out; ++od)
+    for (int64_t oh = 0; oh < H.out; ++oh)
+      for (int64_t ow = 0; ow < W.out; ++ow) {
+        const int64_t* xw = W.idx + ow * TAPS;
+        const T* vw = ww + ow * TAPS;
+        const auto along_w = [&](const T* row) {
+          T t[TAPS];
+          for (int c = 0; c < TAPS; ++c) t[c] = row[xw[c]];
+          return combine<T, TAPS, Fused>(t, vw);
+        };
+        const auto along_h = [&](const T* plane) {
+          T t[TAPS];
+          for (int b = 0; b < TAPS; ++b) t[b] = along_w(plane + H.idx[oh * TAPS + b] * W.in);
+          return combine<T, TAPS, Fused>(t, wh + oh * TAPS);
+        };
+        if constexpr (K == 1) {
+          *out++ = along_w(in);
+        } else if constexpr (K == 2) {
+          *out++ = along_h(in);
+        } else {
+          T t[TAPS];
+          for (int a = 0; a < TAPS; ++a) t[a] = along_h(in + D.idx[od * TAPS + a] * H.in * W.in);
+          *out++ = combine<T, TAPS, Fused>(t, wd + od * TAPS);
+        }
+      }
+}
+
+template <typename T>
+using GatherFn = void (*)(T*, const T*, const DimTaps*, const T*, const T*, const T*);
+
+// bicubic (2 dims, 4 taps), linear (1 dim), bilinear, trilinear (2 taps)
+template <typename T, bool Fused>
+GatherFn<T> gather_kernel(size_t k, int64_t taps) {
+  if (taps == 4) return gather_plane<T, 2, 4, Fused>;
+  if (k == 1) return gather_plane<T, 1, 2, Fused>;
+  if (k == 2) return gather_plane<T, 2, 2, Fused>;
+  return gather_plane<T, 3, 2, Fused>;
+}
+
+}  // namespace
+
+void gather_planes(const Tensor& out, const Tensor& in, const std::vector<const Taps*>& dims) {
+  if (out.numel() == 0) return;
+  const size_t k = dims.size();
+  DimTaps t[3];
+  for (size_t j = 0; j < k; ++j) {
+    DimTaps& d = t[3 - k + j];
+    d.in = dims[j]->in_size, d.out = dims[j]->out_size, d.taps = dims[j]->taps;
+    d.idx = dims[j]->idx.data();
+    d.w = dims[j]->w;
+  }
+  const int64_t in_plane = t[0].in * t[1].in * t[2].in, out_plane = t[0].out * t[1].out * t[2].out;
+  const int64_t planes = out.numel() / out_plane;
+  const bool fused = torch_fuses_multiply_adds();
+  GT_DISPATCH_FLOAT(out.dtype(), "gather_planes", [&] {
+    const std::vector<scalar_t> wd(t[0].w.begin(), t[0].w.end());
+    const std::vector<scalar_t> wh(t[1].w.begin(), t[1].w.end());
+    const std::vector<scalar_t> ww(t[2].w.begin(), t[2].w.end());
+    const scalar_t* src = in.data<scalar_t>();
+    scalar_t* dst = out.data<scalar_t>();
+    const auto kernel = fused ? gather_kernel<scalar_t, true>(k, dims[0]->taps)
+                              : gather_kernel<scalar_t, false>(k, dims[0]->taps);
+    parallel_for(planes, std::max<int64_t>(1, kGrainSize / std::max<int64_t>(out_plane * 8, 1)),
+                 [&](int64_t b, int64_t e) {
+                   for (int64_t p = b; p < e; ++p)
+                     kernel(dst + p * out_plane, src + p * in_plane, t, wd.data(), wh.data(),
+                            ww.data());
+                 });
+  });
+}
+
 void scatter_planes(const Tensor& gin, const Tensor& g_out, const std::vector<const Taps*>& dims,
                     bool cubic, bool fused) {
   if (gin.numel() == 0) return;

@@ -47,6 +47,10 @@ BilinearRounding bilinear_rounding(const Tensor& in, int64_t oh, int64_t ow, int
 /// `r` says.
 void bilinear(const Tensor& out, const Tensor& in, const Taps& th, const Taps& tw,
               const BilinearRounding& r);
+/// Linear (1-3 dims, 2 taps) or bicubic (2 dims, 4 taps) resampling of the trailing
+/// dims.size() dims of contiguous float32/float64 `in` into contiguous `out`, each output
+/// nested as torch's generic kernel (NOTE [Resampled in torch's nesting] in resample.cpp).
+void gather_planes(const Tensor& out, const Tensor& in, const std::vector<const Taps*>& dims);
 /// The gradient of resampling the trailing dims.size() dims of contiguous gin
 /// ([..., dims[j]->in_size, ...]) from contiguous g ([..., dims[j]->out_size, ...]),
 /// summed plane by plane in torch's order (NOTE [Resampling gradients summed as torch's]

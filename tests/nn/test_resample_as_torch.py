@@ -1,7 +1,9 @@
-"""The gradients of interpolate and of the reflection and replication pads are summed as
-torch's CPU kernels sum them, bit for bit (NOTE [Resampling gradients summed as torch's] in
-csrc/kernels/resample.cpp): plane by plane in output order, the weights multiplied from
-the first dim, bicubic's in its own order and unfused.
+"""interpolate and the reflection and replication pads round as torch's CPU kernels, bit
+for bit: linear, trilinear and bicubic resizes nest their taps as torch's generic kernel
+(NOTE [Resampled in torch's nesting] in csrc/kernels/resample.cpp; bilinear has
+tests/nn/test_bilinear_as_torch.py), and every gradient is summed as torch's backward
+kernels sum it (NOTE [Resampling gradients summed as torch's]): plane by plane in output
+order, the weights multiplied from the first dim, bicubic's in its own order and unfused.
 """
 
 import numpy as np
@@ -79,6 +81,44 @@ def test_gradient_equals_torch_bit_for_bit(torch, threads, dtype, case):
             assert np.array_equal(got, want), channels_last
     finally:
         torch.set_num_threads(before)
+
+
+# the modes whose forward nests as torch's generic kernel (trilinear: unless channels-last
+# with more than 3 channels, which torch sends to another kernel)
+NESTED = [i for i, (mode, shape, _) in enumerate(RESIZES)
+          if mode in ("linear", "bicubic") or (mode == "trilinear" and shape[1] <= 3)]
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("resize", NESTED, ids=[f"{RESIZES[i][0]}-{i}" for i in NESTED])
+def test_forward_equals_torch_bit_for_bit(torch, threads, dtype, resize):
+    mode, shape, size = RESIZES[resize]
+    x = np.random.default_rng(resize).standard_normal(shape).astype(dtype)
+    for align_corners in (False, True):
+        layouts = (False, True) if len(shape) >= 4 else (False,)
+        for channels_last in layouts:
+            tx, gx = torch.tensor(x), gt.tensor(x)
+            if channels_last:
+                tx = tx.contiguous(memory_format=torch.channels_last if x.ndim == 4 else torch.channels_last_3d)
+                gx = gx.contiguous(memory_format=gt.channels_last if x.ndim == 4 else gt.channels_last_3d)
+            want = torch.nn.functional.interpolate(tx, mode=mode, align_corners=align_corners, **size).numpy()
+            got = gt.nn.functional.interpolate(gx, mode=mode, align_corners=align_corners, **size).numpy()
+            assert np.array_equal(got, want), (align_corners, channels_last)
+
+
+@pytest.mark.parametrize("resize", NESTED, ids=[f"{RESIZES[i][0]}-{i}" for i in NESTED])
+def test_forward_stays_near_float64(resize):
+    # Without torch: the float32 resize within a few float32 units of its float64 one (16:
+    # bicubic's float32 weights cancel), and a constant image stays constant to 8 units
+    # (the weights of each output sum to 1).
+    mode, shape, size = RESIZES[resize]
+    x = np.random.default_rng(7).standard_normal(shape)
+    f = gt.nn.functional.interpolate
+    got = f(gt.tensor(x.astype(np.float32)), mode=mode, **size).numpy()
+    ref = f(gt.tensor(x), mode=mode, **size).numpy()
+    assert np.abs(got - ref).max() <= 16 * np.finfo(np.float32).eps * max(1.0, np.abs(ref).max())
+    ones = f(gt.ones(shape, dtype=gt.float32), mode=mode, **size).numpy()
+    assert np.abs(ones - 1).max() <= 8 * np.finfo(np.float32).eps
 
 
 @pytest.mark.parametrize("case", range(len(CASES)), ids=[c[0] for c in CASES])

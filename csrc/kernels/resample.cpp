@@ -332,6 +332,78 @@ void gather_planes(const Tensor& out, const Tensor& in, const std::vector<const 
   });
 }
 
+namespace {
+
+// torch's channels-last kernel in 3-D (NOTE [Bilinear rounded as torch's]): corner weights
+// (d h) w and, over its vectors' channels, the eight corners summed from the last pair
+// out, x000 w000 + (x001 w001 + (... + (x110 w110 + x111 w111))); the other channels
+// from the first pair on.
+template <typename T>
+GT_CLONES_V4_V3 void trilinear_rows(T* dst, const T* src, int64_t r0, int64_t r1, const DimTaps* t,
+                                    const T* wd, const T* wh, const T* ww, int64_t channels,
+                                    bool fused, int64_t vector_channels) {
+  const DimTaps &D = t[0], &H = t[1], &W = t[2];
+  for (int64_t r = r0; r < r1; ++r) {
+    const int64_t plane = r / (D.out * H.out), z = r / H.out % D.out, y = r % H.out;
+    const T* base = src + plane * D.in * H.in * W.in;
+    const T* p[4];
+    T dh[4];
+    for (int a = 0; a < 2; ++a)
+      for (int b = 0; b < 2; ++b) {
+        p[2 * a + b] = base + (D.idx[2 * z + a] * H.in + H.idx[2 * y + b]) * W.in;
+        dh[2 * a + b] = T(wd[2 * z + a] * wh[2 * y + b]);
+      }
+    const bool in_vector = plane % channels < vector_channels;
+    T* out = dst + r * W.out;
+    for (int64_t x = 0; x < W.out; ++x) {
+      T v[8], w8[8];
+      for (int q = 0; q < 4; ++q)
+        for (int c = 0; c < 2; ++c) {
+          v[2 * q + c] = p[q][W.idx[2 * x + c]];
+          w8[2 * q + c] = T(dh[q] * ww[2 * x + c]);
+        }
+      T o;
+      if (in_vector) {
+        o = madd(fused, v[7], w8[7], T(v[6] * w8[6]));
+        for (int j = 5; j >= 0; --j) o = madd(fused, v[j], w8[j], o);
+      } else {
+        o = madd(fused, v[0], w8[0], T(v[1] * w8[1]));
+        for (int j = 2; j < 8; ++j) o = madd(fused, v[j], w8[j], o);
+      }
+      out[x] = o;
+    }
+  }
+}
+
+}  // namespace
+
+void trilinear_corners(const Tensor& out, const Tensor& in, const std::vector<const Taps*>& dims) {
+  if (out.numel() == 0) return;
+  DimTaps t[3];
+  for (size_t j = 0; j < 3; ++j) {
+    t[j].in = dims[j]->in_size, t[j].out = dims[j]->out_size, t[j].taps = dims[j]->taps;
+    t[j].idx = dims[j]->idx.data();
+    t[j].w = dims[j]->w;
+  }
+  const int64_t channels = in.sizes()[1];
+  const int64_t rows = in.sizes()[0] * channels * t[0].out * t[1].out;
+  const bool fused = torch_fuses_multiply_adds();
+  GT_DISPATCH_FLOAT(in.dtype(), "trilinear_corners", [&] {
+    const int64_t vector = 32 / int64_t(sizeof(scalar_t));
+    const int64_t vector_channels = channels - channels % vector;
+    const std::vector<scalar_t> wd(t[0].w.begin(), t[0].w.end());
+    const std::vector<scalar_t> wh(t[1].w.begin(), t[1].w.end());
+    const std::vector<scalar_t> ww(t[2].w.begin(), t[2].w.end());
+    const scalar_t* src = in.data<scalar_t>();
+    scalar_t* dst = out.data<scalar_t>();
+    parallel_for(rows, std::max<int64_t>(1, kGrainSize / std::max<int64_t>(t[2].out * 8, 1)),
+                 [&](int64_t b, int64_t e) {
+                   trilinear_rows<scalar_t>(dst, src, b, e, t, wd.data(), wh.data(), ww.data(),
+                                            channels, fused, vector_channels);
+                 });
+  });
+}
+
 void scatter_planes(const Tensor& gin, const Tensor& g_out, const std::vector<const Taps*>& dims,
                     bool cubic, bool fused) {
   if (gin.numel() == 0) return;

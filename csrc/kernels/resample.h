@@ -51,6 +51,10 @@ void bilinear(const Tensor& out, const Tensor& in, const Taps& th, const Taps& t
 /// dims.size() dims of contiguous float32/float64 `in` into contiguous `out`, each output
 /// nested as torch's generic kernel (NOTE [Resampled in torch's nesting] in resample.cpp).
 void gather_planes(const Tensor& out, const Tensor& in, const std::vector<const Taps*>& dims);
+/// Trilinear resampling of contiguous float32/float64 [N, C, D, H, W] `in` into contiguous
+/// `out`, rounded as torch's channels-last kernel (its choice for channels-last inputs of
+/// more than 3 channels).
+void trilinear_corners(const Tensor& out, const Tensor& in, const std::vector<const Taps*>& dims);
 /// The gradient of resampling the trailing dims.size() dims of contiguous gin
 /// ([..., dims[j]->in_size, ...]) from contiguous g ([..., dims[j]->out_size, ...]),
 /// summed plane by plane in torch's order (NOTE [Resampling gradients summed as torch's]

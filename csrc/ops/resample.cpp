@@ -160,16 +160,20 @@ void check_spec(const Tensor& x, const ResampleSpec& s) {
   GT_CHECK(s.mode != ResampleMode::Cubic || k == 2, "gradtrack: bicubic resamples 2 dims");
 }
 
-// Where torch resizes float32/float64 data with its generic kernel, whose nesting the
-// forward follows: linear, bicubic, and trilinear unless the input is channels-last with
-// more than 3 channels (bilinear has a kernel of its own here).
-bool nested_as_torch(const Tensor& x, const ResampleSpec& s) {
-  if (x.dtype() != ScalarType::Float32 && x.dtype() != ScalarType::Float64) return false;
+// Which of torch's kernels a float32/float64 linear or bicubic resize (bilinear aside:
+// it has a kernel of its own here) rounds as: the generic kernel, whose nesting the
+// forward follows, or, for trilinear on channels-last inputs of more than 3 channels,
+// the channels-last one. Other resizes take the passes.
+enum class Rounding { Passes, Nested, Corners };
+
+Rounding rounding_as_torch(const Tensor& x, const ResampleSpec& s) {
+  if (x.dtype() != ScalarType::Float32 && x.dtype() != ScalarType::Float64) return Rounding::Passes;
   const size_t k = s.out_sizes.size();
-  if (s.mode == ResampleMode::Cubic) return k == 2 && x.dim() == 4;
-  if (s.mode != ResampleMode::Linear) return false;
-  if (k == 1) return x.dim() == 3;
-  if (k != 3 || x.dim() != 5) return false;
+  if (s.mode == ResampleMode::Cubic)
+    return k == 2 && x.dim() == 4 ? Rounding::Nested : Rounding::Passes;
+  if (s.mode != ResampleMode::Linear) return Rounding::Passes;
+  if (k == 1) return x.dim() == 3 ? Rounding::Nested : Rounding::Passes;
+  if (k != 3 || x.dim() != 5) return Rounding::Passes;
   const DimVector& n = x.sizes();
   const int64_t c = n[1];
   // channels-last-3d contiguous: strides (D H W C, 1, H W C, W C, C), size-1 dims aside
@@ -177,7 +181,7 @@ bool nested_as_torch(const Tensor& x, const ResampleSpec& s) {
   bool channels_last = true;
   for (int d = 0; d < 5; ++d)
     if (n[size_t(d)] != 1 && x.strides()[size_t(d)] != want[d]) channels_last = false;
-  return !(channels_last && c > 3);
+  return channels_last && c > 3 ? Rounding::Corners : Rounding::Nested;
 }
 
 ScalarType compute_dtype(ScalarType dt) { return is_reduced_float(dt) ? ScalarType::Float32 : dt; }
@@ -207,7 +211,7 @@ Tensor resample(const Tensor& x, const ResampleSpec& spec_in) {
     sizes[3] = tw.out_size;
     cur = empty(sizes, cdt);
     kernels::bilinear(cur, in, th, tw, r);
-  } else if (nested_as_torch(x, spec)) {
+  } else if (const Rounding how = rounding_as_torch(x, spec); how != Rounding::Passes) {
     // NOTE [Resampled in torch's nesting] (kernels/resample.cpp)
     autograd::AutoGradMode off(false);
     std::vector<kernels::Taps> taps;
@@ -219,7 +223,10 @@ Tensor resample(const Tensor& x, const ResampleSpec& spec_in) {
     DimVector sizes = in.sizes();
     for (size_t j = 0; j < k; ++j) sizes[size_t(first) + j] = spec.out_sizes[j];
     cur = empty(sizes, cdt);
-    kernels::gather_planes(cur, in, dims);
+    if (how == Rounding::Nested)
+      kernels::gather_planes(cur, in, dims);
+    else
+      kernels::trilinear_corners(cur, in, dims);
   } else {
     autograd::AutoGradMode off(false);
     cur = kernels::widen(contiguous(x));

@@ -1,7 +1,8 @@
 """interpolate and the reflection and replication pads round as torch's CPU kernels, bit
 for bit: linear, trilinear and bicubic resizes nest their taps as torch's generic kernel
-(NOTE [Resampled in torch's nesting] in csrc/kernels/resample.cpp; bilinear has
-tests/nn/test_bilinear_as_torch.py), and every gradient is summed as torch's backward
+(NOTE [Resampled in torch's nesting] in csrc/kernels/resample.cpp), or sum trilinear's
+corners as its channels-last kernel (bilinear has tests/nn/test_bilinear_as_torch.py),
+and every gradient is summed as torch's backward
 kernels sum it (NOTE [Resampling gradients summed as torch's]): plane by plane in output
 order, the weights multiplied from the first dim, bicubic's in its own order and unfused.
 """
@@ -28,6 +29,7 @@ RESIZES = [
     ("bicubic", (1, 4, 10, 12), {"scale_factor": 1.7}),
     ("trilinear", (1, 2, 5, 6, 7), {"size": (9, 4, 11)}),
     ("trilinear", (2, 5, 4, 4, 4), {"scale_factor": 2}),
+    ("trilinear", (1, 11, 3, 5, 4), {"size": (7, 4, 9)}),
 ]
 PADS = [
     ("reflect", (2, 3, 9), (3, 4)),
@@ -83,10 +85,9 @@ def test_gradient_equals_torch_bit_for_bit(torch, threads, dtype, case):
         torch.set_num_threads(before)
 
 
-# the modes whose forward nests as torch's generic kernel (trilinear: unless channels-last
-# with more than 3 channels, which torch sends to another kernel)
-NESTED = [i for i, (mode, shape, _) in enumerate(RESIZES)
-          if mode in ("linear", "bicubic") or (mode == "trilinear" and shape[1] <= 3)]
+# the modes whose forward rounds as torch's: its generic kernel's nesting, and for trilinear
+# on channels-last inputs of more than 3 channels its channels-last kernel
+NESTED = [i for i, (mode, _, _) in enumerate(RESIZES) if mode in ("linear", "bicubic", "trilinear")]
 
 
 @pytest.mark.parametrize("dtype", ["float32", "float64"])

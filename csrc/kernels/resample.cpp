@@ -2,6 +2,7 @@
 #include "kernels/resample.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <type_traits>
 
@@ -181,6 +182,30 @@ struct DimTaps {
   std::vector<double> w{1.0};
 };
 
+// The resampled dims as D, H, W: where fewer than three are resampled, the leading ones
+// have size 1 and one tap of weight 1.
+std::array<DimTaps, 3> padded_dims(const std::vector<const Taps*>& dims) {
+  std::array<DimTaps, 3> t;
+  const size_t k = dims.size();
+  for (size_t j = 0; j < k; ++j) {
+    DimTaps& d = t[3 - k + j];
+    d.in = dims[j]->in_size, d.out = dims[j]->out_size, d.taps = dims[j]->taps;
+    d.idx = dims[j]->idx.data();
+    d.w = dims[j]->w;
+  }
+  return t;
+}
+
+// Each dim's weights in the data type.
+template <typename T>
+struct DimWeights {
+  std::vector<T> d, h, w;
+  explicit DimWeights(const std::array<DimTaps, 3>& t)
+      : d(t[0].w.begin(), t[0].w.end()),
+        h(t[1].w.begin(), t[1].w.end()),
+        w(t[2].w.begin(), t[2].w.end()) {}
+};
+
 // One plane: TD x TH x TW taps per output position (1 along the dims not resampled).
 template <typename T, int TD, int TH, int TW, bool Cubic, bool Fused>
 GT_CLONES_V4_V3 void scatter_plane(T* acc, const T* g, const DimTaps* dims, const T* wd,
@@ -305,20 +330,12 @@ GatherFn<T> gather_kernel(size_t k, int64_t taps) {
 void gather_planes(const Tensor& out, const Tensor& in, const std::vector<const Taps*>& dims) {
   if (out.numel() == 0) return;
   const size_t k = dims.size();
-  DimTaps t[3];
-  for (size_t j = 0; j < k; ++j) {
-    DimTaps& d = t[3 - k + j];
-    d.in = dims[j]->in_size, d.out = dims[j]->out_size, d.taps = dims[j]->taps;
-    d.idx = dims[j]->idx.data();
-    d.w = dims[j]->w;
-  }
+  const std::array<DimTaps, 3> t = padded_dims(dims);
   const int64_t in_plane = t[0].in * t[1].in * t[2].in, out_plane = t[0].out * t[1].out * t[2].out;
   const int64_t planes = out.numel() / out_plane;
   const bool fused = torch_fuses_multiply_adds();
   GT_DISPATCH_FLOAT(out.dtype(), "gather_planes", [&] {
-    const std::vector<scalar_t> wd(t[0].w.begin(), t[0].w.end());
-    const std::vector<scalar_t> wh(t[1].w.begin(), t[1].w.end());
-    const std::vector<scalar_t> ww(t[2].w.begin(), t[2].w.end());
+    const DimWeights<scalar_t> wt(t);
     const scalar_t* src = in.data<scalar_t>();
     scalar_t* dst = out.data<scalar_t>();
     const auto kernel = fused ? gather_kernel<scalar_t, true>(k, dims[0]->taps)
@@ -326,8 +343,8 @@ void gather_planes(const Tensor& out, const Tensor& in, const std::vector<const 
     parallel_for(planes, std::max<int64_t>(1, kGrainSize / std::max<int64_t>(out_plane * 8, 1)),
                  [&](int64_t b, int64_t e) {
                    for (int64_t p = b; p < e; ++p)
-                     kernel(dst + p * out_plane, src + p * in_plane, t, wd.data(), wh.data(),
-                            ww.data());
+                     kernel(dst + p * out_plane, src + p * in_plane, t.data(), wt.d.data(),
+                            wt.h.data(), wt.w.data());
                  });
   });
 }
@@ -379,27 +396,20 @@ GT_CLONES_V4_V3 void trilinear_rows(T* dst, const T* src, int64_t r0, int64_t r1
 
 void trilinear_corners(const Tensor& out, const Tensor& in, const std::vector<const Taps*>& dims) {
   if (out.numel() == 0) return;
-  DimTaps t[3];
-  for (size_t j = 0; j < 3; ++j) {
-    t[j].in = dims[j]->in_size, t[j].out = dims[j]->out_size, t[j].taps = dims[j]->taps;
-    t[j].idx = dims[j]->idx.data();
-    t[j].w = dims[j]->w;
-  }
+  const std::array<DimTaps, 3> t = padded_dims(dims);
   const int64_t channels = in.sizes()[1];
   const int64_t rows = in.sizes()[0] * channels * t[0].out * t[1].out;
   const bool fused = torch_fuses_multiply_adds();
   GT_DISPATCH_FLOAT(in.dtype(), "trilinear_corners", [&] {
     const int64_t vector = 32 / int64_t(sizeof(scalar_t));
     const int64_t vector_channels = channels - channels % vector;
-    const std::vector<scalar_t> wd(t[0].w.begin(), t[0].w.end());
-    const std::vector<scalar_t> wh(t[1].w.begin(), t[1].w.end());
-    const std::vector<scalar_t> ww(t[2].w.begin(), t[2].w.end());
+    const DimWeights<scalar_t> wt(t);
     const scalar_t* src = in.data<scalar_t>();
     scalar_t* dst = out.data<scalar_t>();
     parallel_for(rows, std::max<int64_t>(1, kGrainSize / std::max<int64_t>(t[2].out * 8, 1)),
                  [&](int64_t b, int64_t e) {
-                   trilinear_rows<scalar_t>(dst, src, b, e, t, wd.data(), wh.data(), ww.data(),
-                                            channels, fused, vector_channels);
+                   trilinear_rows<scalar_t>(dst, src, b, e, t.data(), wt.d.data(), wt.h.data(),
+                                            wt.w.data(), channels, fused, vector_channels);
                  });
   });
 }
@@ -407,30 +417,22 @@ void trilinear_corners(const Tensor& out, const Tensor& in, const std::vector<co
 void scatter_planes(const Tensor& gin, const Tensor& g_out, const std::vector<const Taps*>& dims,
                     bool cubic, bool fused) {
   if (gin.numel() == 0) return;
-  const size_t k = dims.size();
-  DimTaps t[3];
-  for (size_t j = 0; j < k; ++j) {
-    DimTaps& d = t[3 - k + j];
-    d.in = dims[j]->in_size, d.out = dims[j]->out_size, d.taps = dims[j]->taps;
-    d.idx = dims[j]->idx.data();
-    d.w = dims[j]->w;
-  }
+  const std::array<DimTaps, 3> t = padded_dims(dims);
   const int64_t in_plane = t[0].in * t[1].in * t[2].in, out_plane = t[0].out * t[1].out * t[2].out;
   const int64_t planes = gin.numel() / in_plane;
   GT_DISPATCH_FLOAT(gin.dtype(), "scatter_planes", [&] {
-    const std::vector<scalar_t> wd(t[0].w.begin(), t[0].w.end()), wh(t[1].w.begin(), t[1].w.end()),
-        ww(t[2].w.begin(), t[2].w.end());
+    const DimWeights<scalar_t> wt(t);
     const scalar_t* src = g_out.data<scalar_t>();
     scalar_t* dst = gin.data<scalar_t>();
     std::fill(dst, dst + gin.numel(), scalar_t(0));
-    const auto unfused = plane_kernel<scalar_t, false>(t, cubic);
-    const auto with_fma = plane_kernel<scalar_t, true>(t, cubic);
+    const auto unfused = plane_kernel<scalar_t, false>(t.data(), cubic);
+    const auto with_fma = plane_kernel<scalar_t, true>(t.data(), cubic);
     // One plane per thread at a time: no sum is split between threads.
     parallel_for(planes, std::max<int64_t>(1, kGrainSize / std::max<int64_t>(out_plane * 4, 1)),
                  [&](int64_t b, int64_t e) {
                    for (int64_t p = b; p < e; ++p)
-                     (fused ? with_fma : unfused)(dst + p * in_plane, src + p * out_plane, t,
-                                                  wd.data(), wh.data(), ww.data());
+                     (fused ? with_fma : unfused)(dst + p * in_plane, src + p * out_plane, t.data(),
+                                                  wt.d.data(), wt.h.data(), wt.w.data());
                  });
   });
 }

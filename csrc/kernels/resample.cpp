@@ -167,15 +167,17 @@ void bilinear(const Tensor& out, const Tensor& in, const Taps& th, const Taps& t
 namespace {
 
 // NOTE [Resampling gradients summed as torch's]
-// torch 2.13's CPU backward of a resampling op (nearest, linear in 1-3 dims, bicubic)
-// walks each plane's output positions in order and adds each one's share into the input
-// positions it read: gin += W * g, with W the product of the per-dim weights taken from
-// the first resampled dim on ((d h) w), and bicubic's (g h) w with the x taps outside
-// the y taps. Channels-last gradients take the same sums channel by channel. Summing by
+// torch 2.13's CPU backward of a resampling op (nearest, linear in 1-3 dims, bicubic, the
+// reflection and replication pads) walks each plane's output positions in order and
+// adds each one's share into the input positions it read: gin += W * g, with W the
+// product of the per-dim weights taken from the first resampled dim on ((d h) w), and
+// bicubic's (g h) w with the x taps outside the y taps. Channels-last gradients take
+// the same sums channel by channel. Summing by
 // separable passes (along one dim, then the next) adds the same terms in another order:
 // 65-78% of a float32 gradient's elements came out with another last bit. So the planes
 // are summed here in torch's order. Built for AVX2 and up, torch's compiler fuses the
-// last multiply with its add; so do these loops where the CPU has FMA (madd).
+// last multiply with its add (not in the bicubic backward, which is built without); so
+// do these loops where the CPU has FMA (madd).
 struct DimTaps {
   int64_t in = 1, out = 1, taps = 1;
   const int64_t* idx = nullptr;

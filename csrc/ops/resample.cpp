@@ -160,19 +160,29 @@ void check_spec(const Tensor& x, const ResampleSpec& s) {
   GT_CHECK(s.mode != ResampleMode::Cubic || k == 2, "gradtrack: bicubic resamples 2 dims");
 }
 
-// Which of torch's kernels a float32/float64 linear or bicubic resize (bilinear aside:
-// it has a kernel of its own here) rounds as: the generic kernel, whose nesting the
-// forward follows, or, for trilinear on channels-last inputs of more than 3 channels,
-// the channels-last one. Other resizes take the passes.
+// Which of torch's kernels a linear or bicubic resize rounds as: the generic kernel,
+// whose nesting the forward follows, or, for float32/float64 trilinear on channels-last
+// inputs of more than 3 channels, the channels-last one. A float32/float64 bilinear
+// resize has a kernel of its own here; a float16/bfloat16 one follows the generic kernel
+// where torch takes it. Other resizes (and torch's channels-last kernels on reduced
+// floats) take the passes.
 enum class Rounding { Passes, Nested, Corners };
 
 Rounding rounding_as_torch(const Tensor& x, const ResampleSpec& s) {
-  if (x.dtype() != ScalarType::Float32 && x.dtype() != ScalarType::Float64) return Rounding::Passes;
+  const bool reduced = is_reduced_float(x.dtype());
+  if (!reduced && x.dtype() != ScalarType::Float32 && x.dtype() != ScalarType::Float64)
+    return Rounding::Passes;
   const size_t k = s.out_sizes.size();
   if (s.mode == ResampleMode::Cubic)
     return k == 2 && x.dim() == 4 ? Rounding::Nested : Rounding::Passes;
   if (s.mode != ResampleMode::Linear) return Rounding::Passes;
   if (k == 1) return x.dim() == 3 ? Rounding::Nested : Rounding::Passes;
+  if (k == 2)
+    return reduced && x.dim() == 4 &&
+                   !kernels::bilinear_rounding(x, s.out_sizes[0], s.out_sizes[1], get_num_threads())
+                        .corners
+               ? Rounding::Nested
+               : Rounding::Passes;
   if (k != 3 || x.dim() != 5) return Rounding::Passes;
   const DimVector& n = x.sizes();
   const int64_t c = n[1];
@@ -181,7 +191,17 @@ Rounding rounding_as_torch(const Tensor& x, const ResampleSpec& s) {
   bool channels_last = true;
   for (int d = 0; d < 5; ++d)
     if (n[size_t(d)] != 1 && x.strides()[size_t(d)] != want[d]) channels_last = false;
-  return channels_last && c > 3 ? Rounding::Corners : Rounding::Nested;
+  if (channels_last && c > 3) return reduced ? Rounding::Passes : Rounding::Corners;
+  return Rounding::Nested;
+}
+
+// torch's generic kernel stores a float16/bfloat16 input's weights in its own type: each
+// rounded there, a linear tap's first weight as 1 minus the second, already rounded.
+void round_weights(kernels::Taps& t, ScalarType dt) {
+  auto round = [&](double v) { return kernels::round_scalar(Scalar(v), dt).to_double(); };
+  for (double& w : t.w) w = round(w);
+  if (t.taps == 2)
+    for (size_t i = 0; i < t.w.size(); i += 2) t.w[i] = round(double(1.0f - float(t.w[i + 1])));
 }
 
 ScalarType compute_dtype(ScalarType dt) { return is_reduced_float(dt) ? ScalarType::Float32 : dt; }
@@ -217,8 +237,10 @@ Tensor resample(const Tensor& x, const ResampleSpec& spec_in) {
     std::vector<kernels::Taps> taps;
     std::vector<const kernels::Taps*> dims;
     for (size_t j = 0; j < k; ++j) taps.push_back(make_taps(spec, j, cdt));
+    if (cdt != x.dtype())
+      for (kernels::Taps& t : taps) round_weights(t, x.dtype());
     for (const kernels::Taps& t : taps) dims.push_back(&t);
-    Tensor in = contiguous(x);
+    Tensor in = kernels::widen(contiguous(x));
     if (!in.is_aligned()) in = clone(in);
     DimVector sizes = in.sizes();
     for (size_t j = 0; j < k; ++j) sizes[size_t(first) + j] = spec.out_sizes[j];
@@ -227,6 +249,7 @@ Tensor resample(const Tensor& x, const ResampleSpec& spec_in) {
       kernels::gather_planes(cur, in, dims);
     else
       kernels::trilinear_corners(cur, in, dims);
+    if (cdt != x.dtype()) cur = kernels::narrowed(cur, x.dtype());
   } else {
     autograd::AutoGradMode off(false);
     cur = kernels::widen(contiguous(x));

@@ -136,6 +136,38 @@ def test_gradient_is_the_adjoint(case):
     assert abs(lhs - rhs) <= 1e-12 * max(1.0, abs(lhs))
 
 
+# (mode, input shape, size): resizes torch runs with its generic kernel on float16/bfloat16
+# inputs (bilinear: an output of more than 128 pixels a side, channels-first)
+REDUCED = [
+    ("linear", (2, 3, 40), (97,)),
+    ("bilinear", (1, 3, 70, 90), (130, 150)),
+    ("bilinear", (2, 1, 40, 90), (100, 33)),
+    ("bicubic", (1, 2, 30, 40), (61, 83)),
+    ("trilinear", (1, 2, 5, 6, 7), (9, 4, 11)),
+]
+
+
+@pytest.mark.parametrize("dtype", ["bfloat16", "float16"])
+@pytest.mark.parametrize("resize", range(len(REDUCED)), ids=[r[0] for r in REDUCED])
+def test_reduced_float_forward_equals_torch(torch, dtype, resize):
+    # torch stores the weights in the reduced type and computes in float32
+    # (on two threads each: with 3 channels torch's choice of kernel depends on the count)
+    mode, shape, size = REDUCED[resize]
+    x = np.random.default_rng(resize).standard_normal(shape).astype(np.float32)
+    before = torch.get_num_threads(), gt.get_num_threads()
+    torch.set_num_threads(2)
+    gt.set_num_threads(2)
+    try:
+        for align_corners in (False, True):
+            got, want = (lib.nn.functional.interpolate(
+                lib.tensor(x).to(getattr(lib, dtype)), size=size, mode=mode,
+                align_corners=align_corners).float().numpy() for lib in (gt, torch))
+            assert np.array_equal(got, want), align_corners
+    finally:
+        torch.set_num_threads(before[0])
+        gt.set_num_threads(before[1])
+
+
 def test_reduced_float_gradient_rounds_once(torch):
     # bfloat16 gradients are summed in float32 and rounded once at the end, as torch's.
     x = np.random.default_rng(5).standard_normal((1, 3, 6, 7)).astype(np.float32)

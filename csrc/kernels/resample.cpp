@@ -61,65 +61,6 @@ void gather_taps(const Tensor& out, const Tensor& in, int64_t dim, const Taps& t
   });
 }
 
-namespace {
-
-// NOTE [Bilinear rounded as torch's]
-// torch 2.13's CPU bilinear resize of float data takes one of two kernels, and each
-// rounds its four products its own way; the separable passes (gather_taps along W,
-// then H) round as neither, and gave half of the elements of a float32 resize a last
-// bit other than torch's. So a 2-D bilinear forward computes each output directly, as
-// the kernel torch would take:
-// - channels-last kernel, when the output's height plus width is at most 128, or the
-//   input is channels-last contiguous with more than 3 channels, or torch runs on one
-//   thread with 3 channels: corner weights w_yx = h_y * w_x, and per channel
-//   x00 w00 + (x01 w01 + (x10 w10 + x11 w11)) for the channels its 256-bit vectors
-//   take (whole groups of 8 floats or 4 doubles: measured on an AVX-512 Xeon, whose
-//   torch runs these kernels 256 bits wide), the rest ((x00 w00 + x01 w01) + x10 w10)
-//   + x11 w11;
-// - otherwise the generic kernel: along W, then H, each a0 w0 + a1 w1.
-// Built for AVX2 and up, the compiler fuses each `a * b + c` there into one multiply-
-// add, the first product of a sum of two: so do these loops where the CPU has FMA
-// (fma(a0, w0, a1 * w1)), and so does the source position, scale * (x + 0.5) - 0.5
-// (ops/resample.cpp, which also floors it through float, as torch). Against torch,
-// every element of float32 and float64 resizes of 1-40 channels, up and down, with and
-// without align_corners, channels-first and channels-last, is equal (tests).
-template <typename T>
-GT_CLONES_V4_V3 void bilinear_rows(T* dst, const T* src, int64_t r0, int64_t r1, const int64_t* ih,
-                                   const T* hw, const int64_t* iw, const T* ww, int64_t channels,
-                                   int64_t h, int64_t w, int64_t oh, int64_t ow, bool corners,
-                                   bool fused, int64_t vector_channels) {
-  for (int64_t r = r0; r < r1; ++r) {
-    const int64_t plane = r / oh, y = r % oh, c = plane % channels;
-    const T* p0 = src + (plane * h + ih[2 * y]) * w;
-    const T* p1 = src + (plane * h + ih[2 * y + 1]) * w;
-    const T h0 = hw[2 * y], h1 = hw[2 * y + 1];
-    T* d = dst + r * ow;
-    if (corners) {
-      const bool in_vector = c < vector_channels;
-      for (int64_t x = 0; x < ow; ++x) {
-        const int64_t x0 = iw[2 * x], x1 = iw[2 * x + 1];
-        const T w0 = ww[2 * x], w1 = ww[2 * x + 1];
-        const T w00 = h0 * w0, w01 = h0 * w1, w10 = h1 * w0, w11 = h1 * w1;
-        d[x] = in_vector
-                   ? madd(fused, p0[x0], w00,
-                          madd(fused, p0[x1], w01, madd(fused, p1[x1], w11, T(p1[x0] * w10))))
-                   : madd(fused, p1[x1], w11,
-                          madd(fused, p1[x0], w10, madd(fused, p0[x0], w00, T(p0[x1] * w01))));
-      }
-    } else {
-      for (int64_t x = 0; x < ow; ++x) {
-        const int64_t x0 = iw[2 * x], x1 = iw[2 * x + 1];
-        const T w0 = ww[2 * x], w1 = ww[2 * x + 1];
-        const T top = madd(fused, p0[x0], w0, T(p0[x1] * w1));
-        const T bottom = madd(fused, p1[x0], w0, T(p1[x1] * w1));
-        d[x] = madd(fused, top, h0, T(bottom * h1));
-      }
-    }
-  }
-}
-
-}  // namespace
-
 bool torch_fuses_multiply_adds() {
 #if defined(__x86_64__) && defined(__GNUC__)
   static const bool fused = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
@@ -127,41 +68,6 @@ bool torch_fuses_multiply_adds() {
 #else
   return false;
 #endif
-}
-
-BilinearRounding bilinear_rounding(const Tensor& in, int64_t oh, int64_t ow, int threads) {
-  BilinearRounding r;
-  const DimVector& sizes = in.sizes();
-  const int64_t channels = sizes[1];
-  // channels-last contiguous: strides (H W C, 1, W C, C), size-1 dims aside
-  const int64_t want[4] = {sizes[2] * sizes[3] * channels, 1, sizes[3] * channels, channels};
-  bool channels_last = true;
-  for (int d = 0; d < 4; ++d)
-    if (sizes[size_t(d)] != 1 && in.strides()[size_t(d)] != want[d]) channels_last = false;
-  r.corners = (channels_last && channels > 3) || oh + ow <= 128 || (threads == 1 && channels == 3);
-  r.fused = torch_fuses_multiply_adds();
-  r.vector = 32 / int64_t(in.dtype() == ScalarType::Float64 ? 8 : 4);
-  return r;
-}
-
-void bilinear(const Tensor& out, const Tensor& in, const Taps& th, const Taps& tw,
-              const BilinearRounding& r) {
-  if (out.numel() == 0) return;
-  const DimVector& sizes = in.sizes();
-  const int64_t channels = sizes[1], h = sizes[2], w = sizes[3];
-  const int64_t oh = th.out_size, ow = tw.out_size, rows = sizes[0] * channels * oh;
-  const int64_t vector_channels = r.corners ? channels - channels % r.vector : 0;
-  GT_DISPATCH_FLOAT(in.dtype(), "bilinear", [&] {
-    std::vector<scalar_t> hw(th.w.begin(), th.w.end()), ww(tw.w.begin(), tw.w.end());
-    const scalar_t* src = in.data<scalar_t>();
-    scalar_t* dst = out.data<scalar_t>();
-    parallel_for(rows, std::max<int64_t>(1, kGrainSize / std::max<int64_t>(ow * 4, 1)),
-                 [&](int64_t b, int64_t e) {
-                   bilinear_rows<scalar_t>(dst, src, b, e, th.idx.data(), hw.data(), tw.idx.data(),
-                                           ww.data(), channels, h, w, oh, ow, r.corners, r.fused,
-                                           vector_channels);
-                 });
-  });
 }
 
 namespace {
@@ -268,8 +174,8 @@ PlaneFn<T, Fused> plane_kernel(const DimTaps* t, bool cubic) {
 namespace {
 
 // NOTE [Resampled in torch's nesting]
-// torch's generic CPU resize kernel (linear, trilinear unless channels-last with more than
-// 3 channels, bicubic; bilinear has its own NOTE) computes each output from the taps of
+// torch's generic CPU resize kernel (linear, bicubic, and bilinear and trilinear where
+// NOTE [Bilinear rounded as torch's] says) computes each output from the taps of
 // the first resampled dim, each of them from the taps of the next, down to the input:
 // ((t0 w0 + t1 w1) + t2 w2) + t3 w3 for four taps. Built for AVX2 and up, each `+ t w`
 // is one multiply-add, the first pair's too: fma(t0, w0, t1 w1), then fma(t2, w2, .)
@@ -353,41 +259,59 @@ void gather_planes(const Tensor& out, const Tensor& in, const std::vector<const 
 
 namespace {
 
-// torch's channels-last kernel in 3-D (NOTE [Bilinear rounded as torch's]): corner weights
-// (d h) w and, over its vectors' channels, the eight corners summed from the last pair
-// out, x000 w000 + (x001 w001 + (... + (x110 w110 + x111 w111))); the other channels
-// from the first pair on.
-template <typename T>
-GT_CLONES_V4_V3 void trilinear_rows(T* dst, const T* src, int64_t r0, int64_t r1, const DimTaps* t,
-                                    const T* wd, const T* wh, const T* ww, int64_t channels,
-                                    bool fused, int64_t vector_channels) {
+// NOTE [Bilinear rounded as torch's]
+// torch 2.13's CPU bilinear and trilinear resizes of float data take one of two kernels,
+// and each rounds its products its own way; separable passes round as neither, and gave
+// half of the elements of a float32 resize a last bit other than torch's.
+// - The generic kernel (bilinear unless below; trilinear unless channels-last with more
+//   than 3 channels) nests the taps as NOTE [Resampled in torch's nesting] says.
+// - The channels-last kernel, taken for a channels-last contiguous input of more than 3
+//   channels, and in 2-D also when the output's height plus width is at most 128 or when
+//   torch runs on one thread with 3 channels: corner weights (d h) w, and per channel,
+//   for the channels its 256-bit vectors take (whole groups of 8 floats or 4 doubles:
+//   measured on an AVX-512 Xeon, whose torch runs these kernels 256 bits wide), the
+//   corners summed from the last pair out, x00 w00 + (x01 w01 + (x10 w10 + x11 w11)),
+//   the rest from the first pair on, ((x00 w00 + x01 w01) + x10 w10) + x11 w11.
+// Built for AVX2 and up, the compiler fuses each `a * b + c` there into one multiply-add,
+// the first product of a sum of two: so do these loops where the CPU has FMA, and so
+// does the source position, scale * (x + 0.5) - 0.5 (ops/resample.cpp, which also floors
+// it through float, as torch). Against torch, every element of float32 and float64
+// resizes of 1-40 channels, up and down, with and without align_corners, channels-first
+// and channels-last, is equal (tests).
+template <typename T, int K>
+GT_CLONES_V4_V3 void corner_rows(T* dst, const T* src, int64_t r0, int64_t r1, const DimTaps* t,
+                                 const T* wd, const T* wh, const T* ww, int64_t channels,
+                                 bool fused, int64_t vector_channels) {
+  constexpr int TD = K == 3 ? 2 : 1, N = 4 * TD;  // (d, h) rows, corners
   const DimTaps &D = t[0], &H = t[1], &W = t[2];
+  static const int64_t kZero[2] = {0, 0};
   for (int64_t r = r0; r < r1; ++r) {
     const int64_t plane = r / (D.out * H.out), z = r / H.out % D.out, y = r % H.out;
     const T* base = src + plane * D.in * H.in * W.in;
-    const T* p[4];
-    T dh[4];
-    for (int a = 0; a < 2; ++a)
+    const int64_t* xd = D.idx ? D.idx + TD * z : kZero;
+    const T* p[2 * TD];
+    T dh[2 * TD];
+    for (int a = 0; a < TD; ++a)
       for (int b = 0; b < 2; ++b) {
-        p[2 * a + b] = base + (D.idx[2 * z + a] * H.in + H.idx[2 * y + b]) * W.in;
-        dh[2 * a + b] = T(wd[2 * z + a] * wh[2 * y + b]);
+        p[2 * a + b] = base + (xd[a] * H.in + H.idx[2 * y + b]) * W.in;
+        dh[2 * a + b] = T(wd[TD * z + a] * wh[2 * y + b]);
       }
     const bool in_vector = plane % channels < vector_channels;
     T* out = dst + r * W.out;
     for (int64_t x = 0; x < W.out; ++x) {
-      T v[8], w8[8];
-      for (int q = 0; q < 4; ++q)
+      T v[N], wv[N];
+      for (int q = 0; q < 2 * TD; ++q)
         for (int c = 0; c < 2; ++c) {
           v[2 * q + c] = p[q][W.idx[2 * x + c]];
-          w8[2 * q + c] = T(dh[q] * ww[2 * x + c]);
+          wv[2 * q + c] = T(dh[q] * ww[2 * x + c]);
         }
       T o;
       if (in_vector) {
-        o = madd(fused, v[7], w8[7], T(v[6] * w8[6]));
-        for (int j = 5; j >= 0; --j) o = madd(fused, v[j], w8[j], o);
+        o = madd(fused, v[N - 1], wv[N - 1], T(v[N - 2] * wv[N - 2]));
+        for (int j = N - 3; j >= 0; --j) o = madd(fused, v[j], wv[j], o);
       } else {
-        o = madd(fused, v[0], w8[0], T(v[1] * w8[1]));
-        for (int j = 2; j < 8; ++j) o = madd(fused, v[j], w8[j], o);
+        o = madd(fused, v[0], wv[0], T(v[1] * wv[1]));
+        for (int j = 2; j < N; ++j) o = madd(fused, v[j], wv[j], o);
       }
       out[x] = o;
     }
@@ -396,22 +320,24 @@ GT_CLONES_V4_V3 void trilinear_rows(T* dst, const T* src, int64_t r0, int64_t r1
 
 }  // namespace
 
-void trilinear_corners(const Tensor& out, const Tensor& in, const std::vector<const Taps*>& dims) {
+void linear_corners(const Tensor& out, const Tensor& in, const std::vector<const Taps*>& dims) {
   if (out.numel() == 0) return;
   const std::array<DimTaps, 3> t = padded_dims(dims);
   const int64_t channels = in.sizes()[1];
   const int64_t rows = in.sizes()[0] * channels * t[0].out * t[1].out;
   const bool fused = torch_fuses_multiply_adds();
-  GT_DISPATCH_FLOAT(in.dtype(), "trilinear_corners", [&] {
+  GT_DISPATCH_FLOAT(in.dtype(), "linear_corners", [&] {
     const int64_t vector = 32 / int64_t(sizeof(scalar_t));
     const int64_t vector_channels = channels - channels % vector;
     const DimWeights<scalar_t> wt(t);
+    const auto kernel = dims.size() == 3 ? corner_rows<scalar_t, 3> : corner_rows<scalar_t, 2>;
     const scalar_t* src = in.data<scalar_t>();
     scalar_t* dst = out.data<scalar_t>();
-    parallel_for(rows, std::max<int64_t>(1, kGrainSize / std::max<int64_t>(t[2].out * 8, 1)),
+    parallel_for(rows,
+                 std::max<int64_t>(1, kGrainSize / std::max<int64_t>(t[2].out << dims.size(), 1)),
                  [&](int64_t b, int64_t e) {
-                   trilinear_rows<scalar_t>(dst, src, b, e, t.data(), wt.d.data(), wt.h.data(),
-                                            wt.w.data(), channels, fused, vector_channels);
+                   kernel(dst, src, b, e, t.data(), wt.d.data(), wt.h.data(), wt.w.data(), channels,
+                          fused, vector_channels);
                  });
   });
 }

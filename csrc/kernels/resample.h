@@ -24,13 +24,6 @@ struct Taps {
 /// out[pre, o, post] = sum_t w[o, t] * in[pre, idx[o, t], post] along `dim`.
 /// `in` and `out` are contiguous with out's size along dim = t.out_size.
 void gather_taps(const Tensor& out, const Tensor& in, int64_t dim, const Taps& t);
-/// Which of torch's two CPU bilinear kernels to round as (NOTE [Bilinear rounded as
-/// torch's] in resample.cpp).
-struct BilinearRounding {
-  bool corners = false;  ///< the four-corner sum of torch's channels-last kernel
-  bool fused = false;    ///< torch's kernels were built with FMA (AVX2 and up)
-  int64_t vector = 8;    ///< that kernel's vector width in elements
-};
 /// True where torch 2.13's CPU kernels are built with FMA (AVX2 and up), so that its
 /// compiler fuses their `a * b + c` into one rounding.
 bool torch_fuses_multiply_adds();
@@ -39,22 +32,14 @@ template <typename T>
 inline T madd(bool fused, T a, T b, T c) {
   return fused ? std::fma(a, b, c) : T(a * b) + c;
 }
-/// What torch 2.13 does on this CPU for a bilinear resize of `in` ([N, C, H, W]) to
-/// oh x ow, with `threads` intra-op threads.
-BilinearRounding bilinear_rounding(const Tensor& in, int64_t oh, int64_t ow, int threads);
-/// 2-D bilinear resampling of contiguous float32/float64 [N, C, H, W] `in` into
-/// contiguous `out` ([N, C, th.out_size, tw.out_size]) with two taps per dim, rounded as
-/// `r` says.
-void bilinear(const Tensor& out, const Tensor& in, const Taps& th, const Taps& tw,
-              const BilinearRounding& r);
 /// Linear (1-3 dims, 2 taps) or bicubic (2 dims, 4 taps) resampling of the trailing
 /// dims.size() dims of contiguous float32/float64 `in` into contiguous `out`, each output
 /// nested as torch's generic kernel (NOTE [Resampled in torch's nesting] in resample.cpp).
 void gather_planes(const Tensor& out, const Tensor& in, const std::vector<const Taps*>& dims);
-/// Trilinear resampling of contiguous float32/float64 [N, C, D, H, W] `in` into contiguous
-/// `out`, rounded as torch's channels-last kernel (its choice for channels-last inputs of
-/// more than 3 channels).
-void trilinear_corners(const Tensor& out, const Tensor& in, const std::vector<const Taps*>& dims);
+/// Bilinear or trilinear (dims.size() 2 or 3, 2 taps) resampling of contiguous float32/
+/// float64 [N, C, (D,) H, W] `in` into contiguous `out`, rounded as torch's channels-last
+/// kernel (NOTE [Bilinear rounded as torch's] in resample.cpp says where torch takes it).
+void linear_corners(const Tensor& out, const Tensor& in, const std::vector<const Taps*>& dims);
 /// The gradient of resampling the trailing dims.size() dims of contiguous gin
 /// ([..., dims[j]->in_size, ...]) from contiguous g ([..., dims[j]->out_size, ...]),
 /// summed plane by plane in torch's order (NOTE [Resampling gradients summed as torch's]

@@ -160,12 +160,23 @@ void check_spec(const Tensor& x, const ResampleSpec& s) {
   GT_CHECK(s.mode != ResampleMode::Cubic || k == 2, "gradtrack: bicubic resamples 2 dims");
 }
 
-// Which of torch's kernels a linear or bicubic resize rounds as: the generic kernel,
-// whose nesting the forward follows, or, for float32/float64 trilinear on channels-last
-// inputs of more than 3 channels, the channels-last one. A float32/float64 bilinear
-// resize has a kernel of its own here; a float16/bfloat16 one follows the generic kernel
-// where torch takes it. Other resizes (and torch's channels-last kernels on reduced
-// floats) take the passes.
+// Contiguous in channels-last order ([N, C, (D,) H, W] with strides (..., C, 1)), size-1
+// dims aside.
+bool is_channels_last(const Tensor& x) {
+  const DimVector& n = x.sizes();
+  const size_t nd = n.size();
+  int64_t want = n[1];  // the stride of the last spatial dim
+  for (size_t d = nd - 1; d >= 2; --d) {
+    if (n[d] != 1 && x.strides()[d] != want) return false;
+    want *= n[d];
+  }
+  return (n[1] == 1 || x.strides()[1] == 1) && (n[0] == 1 || x.strides()[0] == want);
+}
+
+// Which of torch's kernels a linear or bicubic resize rounds as: the generic kernel, whose
+// nesting the forward follows, or, for bilinear and trilinear where NOTE [Bilinear rounded
+// as torch's] says, the channels-last one. On float16/bfloat16 inputs that one is not
+// matched: those take the passes, as do the other modes.
 enum class Rounding { Passes, Nested, Corners };
 
 Rounding rounding_as_torch(const Tensor& x, const ResampleSpec& s) {
@@ -173,26 +184,16 @@ Rounding rounding_as_torch(const Tensor& x, const ResampleSpec& s) {
   if (!reduced && x.dtype() != ScalarType::Float32 && x.dtype() != ScalarType::Float64)
     return Rounding::Passes;
   const size_t k = s.out_sizes.size();
-  if (s.mode == ResampleMode::Cubic)
-    return k == 2 && x.dim() == 4 ? Rounding::Nested : Rounding::Passes;
+  if (x.dim() != int64_t(k) + 2) return Rounding::Passes;
+  if (s.mode == ResampleMode::Cubic) return k == 2 ? Rounding::Nested : Rounding::Passes;
   if (s.mode != ResampleMode::Linear) return Rounding::Passes;
-  if (k == 1) return x.dim() == 3 ? Rounding::Nested : Rounding::Passes;
+  const int64_t c = x.size(1);
+  bool corners = k > 1 && is_channels_last(x) && c > 3;
   if (k == 2)
-    return reduced && x.dim() == 4 &&
-                   !kernels::bilinear_rounding(x, s.out_sizes[0], s.out_sizes[1], get_num_threads())
-                        .corners
-               ? Rounding::Nested
-               : Rounding::Passes;
-  if (k != 3 || x.dim() != 5) return Rounding::Passes;
-  const DimVector& n = x.sizes();
-  const int64_t c = n[1];
-  // channels-last-3d contiguous: strides (D H W C, 1, H W C, W C, C), size-1 dims aside
-  const int64_t want[5] = {n[2] * n[3] * n[4] * c, 1, n[3] * n[4] * c, n[4] * c, c};
-  bool channels_last = true;
-  for (int d = 0; d < 5; ++d)
-    if (n[size_t(d)] != 1 && x.strides()[size_t(d)] != want[d]) channels_last = false;
-  if (channels_last && c > 3) return reduced ? Rounding::Passes : Rounding::Corners;
-  return Rounding::Nested;
+    corners =
+        corners || s.out_sizes[0] + s.out_sizes[1] <= 128 || (get_num_threads() == 1 && c == 3);
+  if (!corners) return Rounding::Nested;
+  return reduced ? Rounding::Passes : Rounding::Corners;
 }
 
 // torch's generic kernel stores a float16/bfloat16 input's weights in its own type: each
@@ -217,22 +218,8 @@ Tensor resample(const Tensor& x, const ResampleSpec& spec_in) {
   // float16 / bfloat16 resample in float32 (taps as for float data), rounded once
   const ScalarType cdt = compute_dtype(x.dtype());
   Tensor cur;
-  if (spec.mode == ResampleMode::Linear && k == 2 && x.dim() == 4 &&
-      (x.dtype() == ScalarType::Float32 || x.dtype() == ScalarType::Float64)) {
-    // NOTE [Bilinear rounded as torch's] (kernels/resample.cpp)
-    autograd::AutoGradMode off(false);
-    kernels::Taps th = make_taps(spec, 0, cdt), tw = make_taps(spec, 1, cdt);
-    const kernels::BilinearRounding r =
-        kernels::bilinear_rounding(x, th.out_size, tw.out_size, get_num_threads());
-    Tensor in = contiguous(x);
-    if (!in.is_aligned()) in = clone(in);
-    DimVector sizes = in.sizes();
-    sizes[2] = th.out_size;
-    sizes[3] = tw.out_size;
-    cur = empty(sizes, cdt);
-    kernels::bilinear(cur, in, th, tw, r);
-  } else if (const Rounding how = rounding_as_torch(x, spec); how != Rounding::Passes) {
-    // NOTE [Resampled in torch's nesting] (kernels/resample.cpp)
+  if (const Rounding how = rounding_as_torch(x, spec); how != Rounding::Passes) {
+    // NOTE [Resampled in torch's nesting], [Bilinear rounded as torch's] (kernels/resample.cpp)
     autograd::AutoGradMode off(false);
     std::vector<kernels::Taps> taps;
     std::vector<const kernels::Taps*> dims;
@@ -248,7 +235,7 @@ Tensor resample(const Tensor& x, const ResampleSpec& spec_in) {
     if (how == Rounding::Nested)
       kernels::gather_planes(cur, in, dims);
     else
-      kernels::trilinear_corners(cur, in, dims);
+      kernels::linear_corners(cur, in, dims);
     if (cdt != x.dtype()) cur = kernels::narrowed(cur, x.dtype());
   } else {
     autograd::AutoGradMode off(false);

@@ -325,3 +325,52 @@ def test_a_worker_reaped_before_its_status_was_read_is_named_the_same(sig):
     assert _signal_handling.exit_message(4242, 3).startswith(
         "DataLoader worker (pid 4242) exited unexpectedly with exit code 3. ")
     assert _signal_handling.exit_message(4242, 0) is None
+
+
+class _KillsItsWorkers(gradtrack.utils.data.Sampler):
+    """Kills the loader's workers while the iterator asks it for the 7th index, then
+    waits there, so that SIGCHLD arrives during the iterator's own bookkeeping."""
+    pids = ()
+
+    def __iter__(self):
+        for i in range(40):
+            if i == 6:
+                for pid in self.pids:
+                    os.kill(pid, signal.SIGKILL)
+                time.sleep(0.5)
+            yield i
+
+    def __len__(self):
+        return 40
+
+
+def test_a_death_between_the_iterators_waits_is_reported_by_the_iterator():
+    # Reported once, with the same two levels as a death during the wait: the
+    # handler's error would otherwise escape from the sampler with the bare cause.
+    from gradtrack.utils.data import DataLoader, _signal_handling
+
+    sampler = _KillsItsWorkers()
+    it = iter(DataLoader(list(range(40)), sampler=sampler, num_workers=1))
+    sampler.pids = [w.pid for w in it._workers]
+    with pytest.raises(RuntimeError) as caught:
+        for _ in it:
+            pass
+    assert _no_pids(str(caught.value)) == "DataLoader worker (pid(s) N) exited unexpectedly"
+    assert _no_pids(str(caught.value.__cause__)) == (
+        "DataLoader worker (pid N) is killed by signal: Killed. ")
+    assert id(it) not in _signal_handling._worker_pids
+    assert _signal_handling.handler_may_raise
+
+
+@pytest.mark.parametrize("lib_name", ["gradtrack", "torch"])
+def test_a_death_outside_the_loader_is_raised_at_once(lib_name):
+    # Between batches the handler raises in the program's own code, as torch's does.
+    lib = pytest.importorskip(lib_name)
+    it = iter(lib.utils.data.DataLoader(list(range(40)), num_workers=1))
+    assert next(it).tolist() == [0]
+    pid = it._workers[0].pid
+    with pytest.raises(RuntimeError) as caught:
+        os.kill(pid, signal.SIGKILL)
+        time.sleep(5)
+    assert str(caught.value) == f"DataLoader worker (pid {pid}) is killed by signal: Killed. "
+    del it

@@ -78,8 +78,9 @@ class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
         while True:
             remaining = deadline - time.monotonic()
             try:
-                return True, self._data_queue.get(timeout=max(0.0, min(remaining, 0.5)))
-            except Exception as e:  # Empty, or a broken pipe from a worker that died
+                with _signal_handling.handler_raises(True):
+                    return True, self._data_queue.get(timeout=max(0.0, min(remaining, 0.5)))
+            except Exception as e:  # Empty, a broken pipe, or the SIGCHLD handler's error
                 self._raise_if_workers_died(e)
                 if not isinstance(e, queue.Empty):
                     raise
@@ -109,6 +110,10 @@ class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
             raise RuntimeError(f"DataLoader worker (pid(s) {pids}) exited unexpectedly") from cause
 
     def _get_data(self):
+        with _signal_handling.handler_raises(False):  # NOTE [Dead workers and SIGCHLD]
+            return self._wait_for_data()
+
+    def _wait_for_data(self):
         if self._timeout > 0:
             success, data = self._try_get_data(self._timeout)
             if success:
@@ -131,6 +136,12 @@ class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
         return False
 
     def _next_data(self):
+        # NOTE [Dead workers and SIGCHLD]: between waits the liveness check names a
+        # dead worker, not the signal handler.
+        with _signal_handling.handler_raises(False):
+            return self._next_batch()
+
+    def _next_batch(self):
         while True:
             if not self._next_ready():
                 if not self._persistent_workers:

@@ -14,6 +14,15 @@ ends; so the liveness check asks the same question before it reaps any worker,
 and a worker's signal is named whichever runs first. An iterator unregisters
 its pids before it stops its workers, so a deliberate shutdown raises nothing.
 
+While an iterator's own code runs (between its waits, inside ``__next__``) the
+handler holds back: its error would escape from wherever the signal landed (the
+liveness check itself, or the bookkeeping after a batch) and bypass the
+iterator's "pid(s) ... exited unexpectedly" RuntimeError, whose cause names the
+signal. The worker stays registered, so the next wait's liveness check (at most
+one half-second slice later) reports it, once. During the wait, and anywhere
+outside a loader (a training step between batches), the handler raises at once,
+as torch's does.
+
 NOTE [Workers at interpreter exit]
 When the interpreter exits with an iterator still alive (a Ctrl-C mid-epoch, an
 uncaught error), multiprocessing's exit function terminates every daemon worker,
@@ -27,6 +36,7 @@ and are ended by multiprocessing itself.
 """
 
 import atexit
+import contextlib
 import multiprocessing.util  # noqa: F401  (registers its exit function first)
 import os
 import signal
@@ -36,6 +46,8 @@ import threading
 _worker_pids = {}
 _handler_set = False
 python_exiting = False
+# False while an iterator's own code runs between waits. NOTE [Dead workers and SIGCHLD]
+handler_may_raise = True
 
 
 def _set_python_exiting():
@@ -46,6 +58,18 @@ def _set_python_exiting():
 # multiprocessing.util registered its exit function on import above; hooks run last in,
 # first out, so this flag is up before the workers are terminated.
 atexit.register(_set_python_exiting)
+
+
+@contextlib.contextmanager
+def handler_raises(may_raise):
+    """Within: the SIGCHLD handler raises (True) or leaves a dead worker to the
+    iterator's liveness check (False). NOTE [Dead workers and SIGCHLD]"""
+    global handler_may_raise
+    before, handler_may_raise = handler_may_raise, may_raise
+    try:
+        yield
+    finally:
+        handler_may_raise = before
 
 
 def _set_worker_pids(key, pids):
@@ -119,7 +143,7 @@ def _set_SIGCHLD_handler():
         previous = None
 
     def handler(signum, frame):
-        if not python_exiting:  # NOTE [Workers at interpreter exit]
+        if not python_exiting and handler_may_raise:  # NOTEs above
             _error_if_any_worker_fails()
         if previous is not None:
             previous(signum, frame)

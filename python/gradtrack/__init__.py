@@ -26,15 +26,6 @@ from . import (  # noqa: E402
     __config__, accelerator, amp, autograd, backends, compiler, cuda, func, functional, jit,
     linalg, onnx, random, return_types, special, utils,
 )
-from ._lazy import SUBMODULES as _LAZY  # noqa: E402
+from ._lazy import SUBMODULES as _LAZY, submodule_hooks as _submodule_hooks  # noqa: E402
 
-
-def __getattr__(name):
-    if name in _LAZY:
-        import importlib
-        return importlib.import_module("." + name, __name__)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
-def __dir__():
-    return sorted(set(globals()) | set(_LAZY))
+__getattr__, __dir__ = _submodule_hooks(__name__, _LAZY)

@@ -25,6 +25,22 @@ import sys
 SUBMODULES = ("distributed", "multiprocessing", "nn", "optim", "profiler")
 
 
+def submodule_hooks(package, names):
+    """The module-level ``__getattr__`` and ``__dir__`` of ``package``, under which
+    ``package.<name>`` imports the submodule ``name`` (one of ``names``) on first access
+    and ``dir(package)`` lists it before that."""
+
+    def __getattr__(name):
+        if name in names:
+            return importlib.import_module("." + name, package)
+        raise AttributeError(f"module {package!r} has no attribute {name!r}")
+
+    def __dir__():
+        return sorted(set(vars(sys.modules[package])) | set(names))
+
+    return __getattr__, __dir__
+
+
 class LazyModule:
     """Stands for the module ``name`` as the global ``alias`` of the module ``owner``.
 

@@ -12,6 +12,7 @@ from typing import Any as _Any
 
 from .. import _C
 from .._legacy import Variable  # noqa: F401 - torch's pre-0.4 wrapper, for old tutorials
+from .._lazy import submodule_hooks as _submodule_hooks
 from . import forward_ad, function, functional, graph
 from .anomaly_mode import (detect_anomaly, is_anomaly_check_nan_enabled, is_anomaly_enabled,
                            set_detect_anomaly)
@@ -166,13 +167,5 @@ def _refuse_forward_over_reverse(tensors):
             "have no tangent.")
 
 
-def __getattr__(name):
-    # the profiler loads on first use: NOTE [Loaded on first use]
-    if name == "profiler":
-        import importlib
-        return importlib.import_module("." + name, __name__)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
-def __dir__():
-    return sorted(set(globals()) | {"profiler"})
+# the profiler loads on first use: NOTE [Loaded on first use]
+__getattr__, __dir__ = _submodule_hooks(__name__, ("profiler",))

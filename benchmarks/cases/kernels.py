@@ -79,6 +79,37 @@ def relu(T, side):
     return step
 
 
+@timed_case("clamp", GROUP_ELT, "a.clamp(-0.5, 0.5)", ELT_POINTS)
+def clamp(T, side):
+    a, _ = _pair(T, side)
+
+    def step():
+        a.clamp(-0.5, 0.5)
+
+    return step
+
+
+@timed_case("maximum", GROUP_ELT, "torch.maximum(a, b)", ELT_POINTS)
+def maximum(T, side):
+    a, b = _pair(T, side)
+
+    def step():
+        T.maximum(a, b)
+
+    return step
+
+
+@timed_case("where", GROUP_ELT, "torch.where(mask, a, b), a random mask", ELT_POINTS)
+def where(T, side):
+    a, b = _pair(T, side)
+    mask = T.randn(side, side) > 0
+
+    def step():
+        T.where(mask, a, b)
+
+    return step
+
+
 # The 16M reductions' floor goal divides each by the bare read
 # loop.  Timed as a case of its own, the loop ran minutes apart from the
 # reduction and the ratio swung by 15% between runs on an idle machine; as a

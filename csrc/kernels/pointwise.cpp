@@ -1,5 +1,5 @@
 // Pointwise kernels: one functor per function of the op list, run by the loops in
-// loops.h; clamp and where.
+// loops.h (clamp and where are in clamp_where.cpp).
 #include <algorithm>
 #include <atomic>
 #include <cmath>
@@ -103,41 +103,63 @@ T int_pow(T base, T exp) {
   }
 }
 
+// torch.maximum / minimum: a NaN on either side gives NaN. Selects without a branch
+// (the bitwise | evaluates both tests), so that the loops vectorize.
 template <typename T>
 T max_nan(T a, T b) {
-  if constexpr (std::is_floating_point_v<T>) {
-    if (std::isnan(a) || std::isnan(b)) return std::numeric_limits<T>::quiet_NaN();
-  }
-  return a > b ? a : b;
+  const T m = a > b ? a : b;
+  if constexpr (std::is_floating_point_v<T>)
+    return (a != a) | (b != b) ? std::numeric_limits<T>::quiet_NaN() : m;
+  return m;
 }
 template <typename T>
 T min_nan(T a, T b) {
-  if constexpr (std::is_floating_point_v<T>) {
-    if (std::isnan(a) || std::isnan(b)) return std::numeric_limits<T>::quiet_NaN();
-  }
-  return a < b ? a : b;
+  const T m = a < b ? a : b;
+  if constexpr (std::is_floating_point_v<T>)
+    return (a != a) | (b != b) ? std::numeric_limits<T>::quiet_NaN() : m;
+  return m;
 }
 
-// Float32 add and mul: runs where both inputs and the output are dense go to
-// the cloned vector kernels (NOTE [SIMD clones]); every other run (a scalar
-// side, strides) takes binary_loop's loops. True if handled.
+// Float add, sub (alpha 1), mul, div, maximum and minimum: runs where the output and
+// each input are dense or an input is one value go to the cloned vector loops (NOTE
+// [SIMD clones]); every other run takes binary_loop's loops. True if handled.
 template <typename T>
 bool float_dense_binary(BinaryOp op, const LoopPlan& p, Scalar alpha_s) {
-  if constexpr (!std::is_same_v<T, float>) {
+  if constexpr (!std::is_same_v<T, float> && !std::is_same_v<T, double>) {
     return false;
   } else {
-    const bool is_add = op == BinaryOp::Add && alpha_s.equals(1);
-    if (!is_add && op != BinaryOp::Mul) return false;
-    auto f = [is_add](float a, float b) { return is_add ? a + b : a * b; };
-    run_plan(p, [&](char** ptr, const int64_t* s, int64_t n) {
-      if (s[0] == 4 && s[1] == 4 && s[2] == 4 && aligned_for<float>(ptr[0]) &&
-          aligned_for<float>(ptr[1]) && aligned_for<float>(ptr[2])) {
-        const float* a = reinterpret_cast<const float*>(ptr[1]);
-        const float* b = reinterpret_cast<const float*>(ptr[2]);
-        float* o = reinterpret_cast<float*>(ptr[0]);
-        return is_add ? simd::add(a, b, o, n) : simd::mul(a, b, o, n);
+    simd::DenseOp d;
+    switch (op) {
+      case BinaryOp::Add:
+      case BinaryOp::Sub:
+        if (!alpha_s.equals(1)) return false;
+        d = op == BinaryOp::Add ? simd::DenseOp::Add : simd::DenseOp::Sub;
+        break;
+      case BinaryOp::Mul: d = simd::DenseOp::Mul; break;
+      case BinaryOp::Div: d = simd::DenseOp::Div; break;
+      case BinaryOp::Maximum: d = simd::DenseOp::Maximum; break;
+      case BinaryOp::Minimum: d = simd::DenseOp::Minimum; break;
+      default: return false;
+    }
+    auto f = [d](T a, T b) -> T {
+      switch (d) {
+        case simd::DenseOp::Add: return a + b;
+        case simd::DenseOp::Sub: return a - b;
+        case simd::DenseOp::Mul: return a * b;
+        case simd::DenseOp::Div: return a / b;
+        case simd::DenseOp::Maximum: return max_nan(a, b);
+        case simd::DenseOp::Minimum: return min_nan(a, b);
       }
-      binary_run<float, float, float>(ptr, s, n, f);
+      return a;
+    };
+    constexpr int64_t w = int64_t(sizeof(T));
+    run_plan(p, [&](char** ptr, const int64_t* s, int64_t n) {
+      if (s[0] == w && (s[1] == w || s[1] == 0) && (s[2] == w || s[2] == 0) &&
+          aligned_for<T>(ptr[0]) && aligned_for<T>(ptr[1]) && aligned_for<T>(ptr[2]))
+        return simd::dense_binary(d, reinterpret_cast<const T*>(ptr[1]), s[1] / w,
+                                  reinterpret_cast<const T*>(ptr[2]), s[2] / w,
+                                  reinterpret_cast<T*>(ptr[0]), n);
+      binary_run<T, T, T>(ptr, s, n, f);
     });
     return true;
   }
@@ -685,82 +707,6 @@ void unary(UnaryOp op, const Tensor& out, const Tensor& a) {
   }
   LoopPlan p = make_plan(out, {a});
   GT_DISPATCH_ALL(a.dtype(), [&] { any_unary<scalar_t>(op, p); });
-}
-
-void clamp(const Tensor& out, const Tensor& a, std::optional<Scalar> lo, std::optional<Scalar> hi) {
-  if (any_reduced({&out, &a})) {
-    WideOut w(out);
-    auto r = [&](std::optional<Scalar> v) {
-      return v ? std::optional<Scalar>(round_scalar(*v, a.dtype())) : v;
-    };
-    clamp(w.t, widen(a), r(lo), r(hi));
-    return w.commit();
-  }
-  LoopPlan p = make_plan(out, {a});
-  GT_DISPATCH_ALL(a.dtype(), [&] {
-    if constexpr (!std::is_same_v<scalar_t, bool>) {
-      const bool has_lo = lo.has_value(), has_hi = hi.has_value();
-      const scalar_t l = has_lo ? lo->to<scalar_t>() : scalar_t(0);
-      const scalar_t h = has_hi ? hi->to<scalar_t>() : scalar_t(0);
-      // A NaN bound makes every element NaN (PyTorch's max/min propagate NaN).
-      const bool nan_bound = (has_lo && l != l) || (has_hi && h != h);
-      unary_loop<scalar_t, scalar_t>(p, [=](scalar_t x) -> scalar_t {
-        if constexpr (std::is_floating_point_v<scalar_t>) {
-          if (std::isnan(x)) return x;
-          if (nan_bound) return std::numeric_limits<scalar_t>::quiet_NaN();
-        }
-        // PyTorch applies min first, then max: clamp(x, lo, hi) = min(max(x, lo), hi).
-        if (has_lo && x < l) x = l;
-        if (has_hi && x > h) x = h;
-        return x;
-      });
-    } else {
-      throw NotImplementedError("\"clamp\" not implemented for 'Bool'");
-    }
-  });
-}
-
-void clamp_tensor(const Tensor& out, const Tensor& a, const Tensor* lo, const Tensor* hi) {
-  if (any_reduced({&out, &a, lo, hi})) {
-    WideOut w(out);
-    Tensor wl = lo ? widen(*lo) : Tensor(), wh = hi ? widen(*hi) : Tensor();
-    clamp_tensor(w.t, widen(a), lo ? &wl : nullptr, hi ? &wh : nullptr);
-    return w.commit();
-  }
-  GT_DISPATCH_ALL(a.dtype(), [&] {
-    using T = scalar_t;
-    // min(max(x, lo), hi) as PyTorch computes it: a NaN in x or in a bound gives NaN.
-    auto nan = [](T v) {
-      if constexpr (std::is_floating_point_v<T>) return v != v;
-      return false;
-    };
-    if (lo && hi) {
-      ternary_loop<T, T, T, T>(make_plan(out, {a, *lo, *hi}), [=](T x, T l, T h) -> T {
-        if (nan(x) || nan(l)) return nan(x) ? x : l;
-        if (nan(h)) return h;
-        return x < l ? (l > h ? h : l) : (x > h ? h : x);
-      });
-    } else if (lo) {
-      binary_loop<T, T, T>(make_plan(out, {a, *lo}),
-                           [=](T x, T l) -> T { return nan(l) ? l : (x < l ? l : x); });
-    } else {
-      binary_loop<T, T, T>(make_plan(out, {a, *hi}),
-                           [=](T x, T h) -> T { return nan(h) ? h : (x > h ? h : x); });
-    }
-  });
-}
-
-void where(const Tensor& out, const Tensor& cond, const Tensor& a, const Tensor& b) {
-  if (any_reduced({&out, &a, &b})) {
-    WideOut w(out);
-    where(w.t, cond, widen(a), widen(b));
-    return w.commit();
-  }
-  LoopPlan p = make_plan(out, {cond, a, b});
-  GT_DISPATCH_ALL(out.dtype(), [&] {
-    ternary_loop<scalar_t, bool, scalar_t, scalar_t>(
-        p, [](bool c, scalar_t x, scalar_t y) { return c ? x : y; });
-  });
 }
 
 }  // namespace gradtrack::kernels

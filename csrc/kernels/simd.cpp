@@ -3,6 +3,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <limits>
 
 #include "kernels/prefetch.h"
 #include "kernels/simd_clones.h"
@@ -305,12 +306,119 @@ void exp(const float* in, float* out, int64_t n) {
 }
 
 // Plain loops: the compiler vectorizes them at each clone's width (with a
-// run-time overlap check, since out may be an input).
-GT_CLONES_V4_V3 void add(const float* a, const float* b, float* out, int64_t n) {
-  for (int64_t i = 0; i < n; ++i) out[i] = a[i] + b[i];
+// run-time overlap check, since out may be an input). One operation each, so
+// -ffp-contract has nothing to fuse: every clone rounds as the baseline does.
+template <typename T, typename F>
+[[gnu::always_inline]] inline void dense_loop(const T* a, int64_t a_step, const T* b,
+                                              int64_t b_step, T* out, int64_t n, F f) {
+  if (a_step && b_step) {
+    for (int64_t i = 0; i < n; ++i) out[i] = f(a[i], b[i]);
+  } else if (a_step) {
+    const T y = *b;
+    for (int64_t i = 0; i < n; ++i) out[i] = f(a[i], y);
+  } else if (b_step) {
+    const T x = *a;
+    for (int64_t i = 0; i < n; ++i) out[i] = f(x, b[i]);
+  } else {
+    const T v = f(*a, *b);
+    for (int64_t i = 0; i < n; ++i) out[i] = v;
+  }
 }
-GT_CLONES_V4_V3 void mul(const float* a, const float* b, float* out, int64_t n) {
-  for (int64_t i = 0; i < n; ++i) out[i] = a[i] * b[i];
+
+template <typename T>
+[[gnu::always_inline]] inline void dense_binary_impl(DenseOp op, const T* a, int64_t a_step,
+                                                     const T* b, int64_t b_step, T* out,
+                                                     int64_t n) {
+  // A NaN fails every comparison; the bitwise | tests both sides without a branch.
+  constexpr T nan = std::numeric_limits<T>::quiet_NaN();
+  switch (op) {
+    case DenseOp::Add:
+      return dense_loop(a, a_step, b, b_step, out, n, [](T x, T y) { return x + y; });
+    case DenseOp::Sub:
+      return dense_loop(a, a_step, b, b_step, out, n, [](T x, T y) { return x - y; });
+    case DenseOp::Mul:
+      return dense_loop(a, a_step, b, b_step, out, n, [](T x, T y) { return x * y; });
+    case DenseOp::Div:
+      return dense_loop(a, a_step, b, b_step, out, n, [](T x, T y) { return x / y; });
+    case DenseOp::Maximum:
+      return dense_loop(a, a_step, b, b_step, out, n,
+                        [](T x, T y) { return (x != x) | (y != y) ? nan : (x > y ? x : y); });
+    case DenseOp::Minimum:
+      return dense_loop(a, a_step, b, b_step, out, n,
+                        [](T x, T y) { return (x != x) | (y != y) ? nan : (x < y ? x : y); });
+  }
+}
+
+template <typename T>
+[[gnu::always_inline]] inline void clamp_impl(const T* in, T* out, int64_t n, const T* lo,
+                                              const T* hi) {
+  const T l = lo ? *lo : T(0), h = hi ? *hi : T(0);
+  if (lo && hi) {
+    for (int64_t i = 0; i < n; ++i) {
+      const T x = in[i] < l ? l : in[i];
+      out[i] = x > h ? h : x;
+    }
+  } else if (lo) {
+    for (int64_t i = 0; i < n; ++i) out[i] = in[i] < l ? l : in[i];
+  } else if (hi) {
+    for (int64_t i = 0; i < n; ++i) out[i] = in[i] > h ? h : in[i];
+  } else {
+    for (int64_t i = 0; i < n; ++i) out[i] = in[i];
+  }
+}
+
+GT_CLONES_V4_V3 void clamp(const float* in, float* out, int64_t n, const float* lo,
+                           const float* hi) {
+  clamp_impl(in, out, n, lo, hi);
+}
+GT_CLONES_V4_V3 void clamp(const double* in, double* out, int64_t n, const double* lo,
+                           const double* hi) {
+  clamp_impl(in, out, n, lo, hi);
+}
+
+template <typename T>
+[[gnu::always_inline]] inline void select_impl(const uint8_t* c, const T* x, int64_t x_step,
+                                               const T* y, int64_t y_step, T* out, int64_t n) {
+  auto pick = [](uint8_t k, T a, T b) { return k != 0 ? a : b; };
+  if (x_step && y_step) {
+    for (int64_t i = 0; i < n; ++i) {
+      const T a = x[i], b = y[i];
+      out[i] = pick(c[i], a, b);
+    }
+  } else if (x_step) {
+    const T b = *y;
+    for (int64_t i = 0; i < n; ++i) {
+      const T a = x[i];
+      out[i] = pick(c[i], a, b);
+    }
+  } else if (y_step) {
+    const T a = *x;
+    for (int64_t i = 0; i < n; ++i) {
+      const T b = y[i];
+      out[i] = pick(c[i], a, b);
+    }
+  } else {
+    const T a = *x, b = *y;
+    for (int64_t i = 0; i < n; ++i) out[i] = pick(c[i], a, b);
+  }
+}
+
+GT_CLONES_V4_V3 void select(const uint8_t* c, const float* x, int64_t x_step, const float* y,
+                            int64_t y_step, float* out, int64_t n) {
+  select_impl(c, x, x_step, y, y_step, out, n);
+}
+GT_CLONES_V4_V3 void select(const uint8_t* c, const double* x, int64_t x_step, const double* y,
+                            int64_t y_step, double* out, int64_t n) {
+  select_impl(c, x, x_step, y, y_step, out, n);
+}
+
+GT_CLONES_V4_V3 void dense_binary(DenseOp op, const float* a, int64_t a_step, const float* b,
+                                  int64_t b_step, float* out, int64_t n) {
+  dense_binary_impl(op, a, a_step, b, b_step, out, n);
+}
+GT_CLONES_V4_V3 void dense_binary(DenseOp op, const double* a, int64_t a_step, const double* b,
+                                  int64_t b_step, double* out, int64_t n) {
+  dense_binary_impl(op, a, a_step, b, b_step, out, n);
 }
 // std::fma is one instruction in the clones with FMA (vectorized there) and glibc's
 // exact fma in the baseline one.

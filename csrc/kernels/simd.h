@@ -30,11 +30,34 @@ bool extreme(const double* p, int64_t n, bool is_max, double& acc);
 /// results, NaN, inf) is redone with std::exp. `out` may be `in`.
 void exp(const float* in, float* out, int64_t n);
 
-/// out[i] = a[i] + b[i], a[i] * b[i], and relu as PyTorch's clamp_min(x, 0)
-/// (NaN and -0.0 unchanged), float32. `out` may be `a` or `b`. The baseline
-/// build of the generic loops is SSE2; these run in the AVX2/AVX-512 clones.
-void add(const float* a, const float* b, float* out, int64_t n);
-void mul(const float* a, const float* b, float* out, int64_t n);
+/// The binary ops that run here over dense runs: the baseline build of the generic
+/// loops is SSE2, these run in the AVX2/AVX-512 clones.
+enum class DenseOp { Add, Sub, Mul, Div, Maximum, Minimum };
+
+/// out[i] = a[i * a_step] op b[i * b_step] for i < n, each step 1, or 0 for a side
+/// read once (a number, a broadcast tensor). Maximum and Minimum give NaN when either
+/// side is NaN, as torch.maximum does. `out` may be `a` or `b`.
+void dense_binary(DenseOp op, const float* a, int64_t a_step, const float* b, int64_t b_step,
+                  float* out, int64_t n);
+void dense_binary(DenseOp op, const double* a, int64_t a_step, const double* b, int64_t b_step,
+                  double* out, int64_t n);
+
+/// out[i] = in[i] limited below by *lo and above by *hi (either may be null, neither
+/// is NaN), lower bound first as torch.clamp; a NaN element passes through. `out` may
+/// be `in`.
+void clamp(const float* in, float* out, int64_t n, const float* lo, const float* hi);
+void clamp(const double* in, double* out, int64_t n, const double* lo, const double* hi);
+
+/// out[i] = c[i] ? x[i * x_step] : y[i * y_step] for i < n (where, masked_fill), each
+/// step 1, or 0 for a side read once; any nonzero byte of c counts as true. Both sides
+/// are read for every element and one is kept, without a branch: a random mask costs
+/// no mispredictions. `out` may be `x` or `y`.
+void select(const uint8_t* c, const float* x, int64_t x_step, const float* y, int64_t y_step,
+            float* out, int64_t n);
+void select(const uint8_t* c, const double* x, int64_t x_step, const double* y, int64_t y_step,
+            double* out, int64_t n);
+
+/// relu as PyTorch's clamp_min(x, 0) (NaN and -0.0 unchanged), float32. `out` may be `in`.
 void relu(const float* in, float* out, int64_t n);
 
 /// out = fma(alpha, b, a) over one run of a loop plan (ptr = {out, a, b}, byte strides

@@ -1,0 +1,169 @@
+"""The vector loops of the dense binary ops (add, sub, mul, div, maximum, minimum), of
+clamp and of where (masked_fill), on float32 and float64 (NOTE [SIMD clones] in csrc/kernels/simd.h), give the
+generic loop's values: every run shape (both sides dense, one side a single value,
+both), lengths around the vector widths, results written over an input, and the
+special values (NaN on either side, infinities, signed zeros, subnormals). Compared bit
+for bit with a strided run of the same op, which takes the generic loop, with numpy's
+values, and with torch where it is installed."""
+
+import numpy as np
+import pytest
+
+import gradtrack
+
+OPS = {"add": np.add, "sub": np.subtract, "mul": np.multiply, "div": np.divide,
+       "maximum": np.maximum, "minimum": np.minimum}
+SPECIAL = [np.nan, -np.nan, np.inf, -np.inf, 0.0, -0.0, 1e-310, -5e-324, 1.5, -2.25, 3.0]
+
+
+def _values(n, dtype, seed):
+    rng = np.random.default_rng(seed)
+    v = rng.standard_normal(n).astype(dtype)
+    k = min(n, len(SPECIAL))
+    v[rng.choice(n, k, replace=False)] = np.array(SPECIAL[:k], dtype=dtype)
+    return v
+
+
+def _bits(t):
+    """The values' bits, every NaN made one pattern (a NaN's payload is not promised)."""
+    a = np.array(t.tolist() if isinstance(t, gradtrack.Tensor) else t,
+                 dtype=np.float64).reshape(-1)
+    return [("nan",) if x != x else (float(x), np.signbit(x)) for x in a]
+
+
+def _strided(lib, v, dtype):
+    """v as a strided view (every other element of a buffer twice as long)."""
+    buf = np.zeros(2 * len(v), dtype=dtype)
+    buf[::2] = v
+    return lib.tensor(buf, dtype=getattr(lib, str(np.dtype(dtype))))[::2]
+
+
+@pytest.mark.parametrize("op", sorted(OPS))
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("n", [1, 7, 16, 33, 257])
+@pytest.mark.parametrize("shape", ["dense", "scalar_b", "scalar_a", "both_scalar"])
+def test_vector_loops_equal_the_generic_loop(op, dtype, n, shape):
+    a = _values(n, dtype, 1)
+    b = _values(n, dtype, 2)
+    if shape in ("scalar_b", "both_scalar"):
+        b = b[:1]
+    if shape in ("scalar_a", "both_scalar"):
+        a = a[:1]
+    fn = getattr(gradtrack, op)
+    ta = gradtrack.tensor(a).reshape(-1) if len(a) > 1 else gradtrack.tensor(a[0])
+    tb = gradtrack.tensor(b).reshape(-1) if len(b) > 1 else gradtrack.tensor(b[0])
+    got = fn(ta, tb)
+    # The same op with strided operands and output runs the generic loop.
+    length = max(len(a), len(b))
+    sa = _strided(gradtrack, np.broadcast_to(a, (length,)), dtype)
+    sb = _strided(gradtrack, np.broadcast_to(b, (length,)), dtype)
+    out = _strided(gradtrack, np.zeros(length, dtype), dtype)
+    fn(sa, sb, out=out)
+    assert _bits(got.reshape(-1).expand(length) if got.dim() == 0 else got) == _bits(out)
+    with np.errstate(all="ignore"):
+        expected = OPS[op](a, b).astype(dtype)
+    values = [x if x[0] != 0.0 else (0.0,) for x in _bits(got.reshape(-1).expand(length))]
+    assert values == [x if x[0] != 0.0 else (0.0,) for x in _bits(np.broadcast_to(expected,
+                                                                                  (length,)))]
+
+
+@pytest.mark.parametrize("op", sorted(OPS))
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_signed_zeros_and_nans_as_torch(op, dtype):
+    torch = pytest.importorskip("torch")
+    a = _values(40, dtype, 3)
+    b = np.concatenate([[0.0, -0.0, -0.0, 0.0], _values(36, dtype, 4)]).astype(dtype)
+    a[:4] = [-0.0, 0.0, -0.0, 0.0]
+    got = getattr(gradtrack, op)(gradtrack.tensor(a), gradtrack.tensor(b))
+    expected = getattr(torch, op)(torch.tensor(a), torch.tensor(b))
+    assert _bits(got) == _bits(expected.tolist())
+    got = getattr(gradtrack, op)(gradtrack.tensor(a), gradtrack.tensor(b[1]))
+    expected = getattr(torch, op)(torch.tensor(a), torch.tensor(b[1]))
+    assert _bits(got) == _bits(expected.tolist())
+
+
+@pytest.mark.parametrize("op", sorted(OPS))
+def test_written_over_an_input(op):
+    a = _values(100, "float32", 5)
+    b = _values(100, "float32", 6)
+    with np.errstate(all="ignore"):
+        expected = _bits(OPS[op](a, b))
+    ta, tb = gradtrack.tensor(a), gradtrack.tensor(b)
+    getattr(gradtrack, op)(ta, tb, out=ta)
+    assert _bits(ta) == expected
+    ta, tb = gradtrack.tensor(a), gradtrack.tensor(b)
+    getattr(gradtrack, op)(ta, tb, out=tb)
+    assert _bits(tb) == expected
+
+
+BOUNDS = [(0.0, None), (None, 0.5), (-0.5, 0.5), (0.5, -0.5), (-0.0, 0.0), (0.0, -0.0),
+          (-np.inf, 1e-310)]
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("n", [1, 7, 16, 33, 257])
+@pytest.mark.parametrize("bounds", BOUNDS, ids=str)
+def test_clamp_vector_loop_equals_the_generic_loop(dtype, n, bounds):
+    lo, hi = bounds
+    a = _values(n, dtype, 7)
+    got = gradtrack.clamp(gradtrack.tensor(a), lo, hi)
+    strided = _strided(gradtrack, a, dtype)
+    assert _bits(got) == _bits(gradtrack.clamp(strided, lo, hi))
+    expected = a.copy()
+    if lo is not None:
+        expected = np.where(expected < np.asarray(lo, dtype), np.asarray(lo, dtype), expected)
+    if hi is not None:
+        expected = np.where(expected > np.asarray(hi, dtype), np.asarray(hi, dtype), expected)
+    assert _bits(got) == _bits(expected)
+    in_place = gradtrack.tensor(a)
+    in_place.clamp_(lo, hi)
+    assert _bits(in_place) == _bits(got)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("bounds", BOUNDS + [(np.nan, None), (None, np.nan)], ids=str)
+def test_clamp_as_torch(dtype, bounds):
+    torch = pytest.importorskip("torch")
+    a = _values(40, dtype, 8)
+    a[:2] = [-0.0, 0.0]
+    got = gradtrack.clamp(gradtrack.tensor(a), *bounds)
+    expected = torch.clamp(torch.tensor(a), *bounds)
+    assert _bits(got) == _bits(expected.tolist())
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("n", [1, 7, 16, 33, 257])
+@pytest.mark.parametrize("shape", ["dense", "scalar_b", "scalar_a", "both_scalar"])
+def test_where_vector_loop_equals_the_generic_loop(dtype, n, shape):
+    rng = np.random.default_rng(n)
+    cond = rng.random(n) < 0.5
+    a = _values(n, dtype, 9)
+    b = _values(n, dtype, 10)
+    ta = gradtrack.tensor(a[0]) if shape in ("scalar_a", "both_scalar") else gradtrack.tensor(a)
+    tb = gradtrack.tensor(b[0]) if shape in ("scalar_b", "both_scalar") else gradtrack.tensor(b)
+    got = gradtrack.where(gradtrack.tensor(cond), ta, tb)
+    full_a = np.broadcast_to(ta.numpy(), (n,))
+    full_b = np.broadcast_to(tb.numpy(), (n,))
+    assert _bits(got) == _bits(np.where(cond, full_a, full_b))
+    strided = gradtrack.where(_strided(gradtrack, cond, bool), _strided(gradtrack, full_a, dtype),
+                              _strided(gradtrack, full_b, dtype))
+    assert _bits(got) == _bits(strided)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_masked_fill_and_where_as_torch(dtype):
+    torch = pytest.importorskip("torch")
+    rng = np.random.default_rng(11)
+    cond = rng.random((37, 41)) < 0.3
+    a = rng.standard_normal((37, 41)).astype(dtype)
+    a[0, :4] = [np.nan, -0.0, np.inf, -np.inf]
+    for lib_fill in (-np.inf, -0.0, np.nan):
+        got = gradtrack.tensor(a).masked_fill(gradtrack.tensor(cond), lib_fill)
+        expected = torch.tensor(a).masked_fill(torch.tensor(cond), lib_fill)
+        assert _bits(got) == _bits(expected.tolist())
+        in_place = gradtrack.tensor(a)
+        in_place.masked_fill_(gradtrack.tensor(cond), lib_fill)
+        assert _bits(in_place) == _bits(got)
+    got = gradtrack.where(gradtrack.tensor(cond), gradtrack.tensor(a), 0.5)
+    expected = torch.where(torch.tensor(cond), torch.tensor(a), 0.5)
+    assert _bits(got) == _bits(expected.tolist())

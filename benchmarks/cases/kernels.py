@@ -89,6 +89,16 @@ def clamp(T, side):
     return step
 
 
+@timed_case("leaky_relu", GROUP_ELT, "F.leaky_relu(a)", ELT_POINTS)
+def leaky_relu(T, side):
+    a, _ = _pair(T, side)
+
+    def step():
+        T.nn.functional.leaky_relu(a)
+
+    return step
+
+
 @timed_case("maximum", GROUP_ELT, "torch.maximum(a, b)", ELT_POINTS)
 def maximum(T, side):
     a, b = _pair(T, side)

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <type_traits>
 
 #include "core/dtype.h"
 #include "kernels/parallel.h"
@@ -25,7 +26,7 @@ T sigmoid_of(T x) {
 
 // The value of the activation at x, computed in T as PyTorch's CPU kernels do.
 template <typename T>
-T act_value(Act k, T x, const ActParams& p) {
+[[gnu::always_inline]] inline T act_value(Act k, T x, const ActParams& p) {
   switch (k) {
     case Act::Gelu: return x * T(0.5) * (T(1) + std::erf(x * T(kSqrt1_2)));
     case Act::GeluTanh: {
@@ -33,13 +34,18 @@ T act_value(Act k, T x, const ActParams& p) {
       return T(0.5) * x * (T(1) + std::tanh(inner));
     }
     case Act::Silu: return x / (T(1) + std::exp(-x));
-    case Act::LeakyRelu: return x > T(0) ? x : x * T(p.a);
+    case Act::LeakyRelu: {
+      const T negative = x * T(p.a);
+      return x > T(0) ? x : negative;
+    }
     case Act::Elu:
     case Act::Celu: return x > T(0) ? x * T(p.b) : std::expm1(x * T(p.c)) * T(p.a * p.b);
     case Act::Softplus: return x * T(p.a) > T(p.b) ? x : std::log1p(std::exp(x * T(p.a))) / T(p.a);
-    case Act::Hardtanh:
-      // NaN stays NaN, as clamp's.
-      return std::isnan(x) ? x : std::min(std::max(x, T(p.a)), T(p.b));
+    case Act::Hardtanh: {
+      // NaN stays NaN, as clamp's (it fails both comparisons).
+      const T above = x < T(p.a) ? T(p.a) : x;
+      return above > T(p.b) ? T(p.b) : above;
+    }
     case Act::Mish: return x * std::tanh(std::log1p(std::exp(x)));
     case Act::Hardswish: return x * std::min(std::max(x + T(3), T(0)), T(6)) / T(6);
     case Act::Hardsigmoid: return std::min(std::max(x + T(3), T(0)), T(6)) / T(6);
@@ -52,7 +58,7 @@ T act_value(Act k, T x, const ActParams& p) {
 
 // d act / dx at the input x.
 template <typename T>
-T act_deriv(Act k, T x, const ActParams& p) {
+[[gnu::always_inline]] inline T act_deriv(Act k, T x, const ActParams& p) {
   switch (k) {
     case Act::Gelu: {
       T cdf = T(0.5) * (T(1) + std::erf(x * T(kSqrt1_2)));
@@ -77,14 +83,17 @@ T act_deriv(Act k, T x, const ActParams& p) {
       T z = std::exp(x * T(p.a));
       return z / (z + T(1));
     }
-    case Act::Hardtanh: return (x <= T(p.a) || x >= T(p.b)) ? T(0) : T(1);
+    case Act::Hardtanh: return (x <= T(p.a)) | (x >= T(p.b)) ? T(0) : T(1);
     case Act::Mish: {
       T t = std::tanh(std::log1p(std::exp(x)));
       return t + x * sigmoid_of(x) * (T(1) - t * t);
     }
-    case Act::Hardswish: return x < T(-3) ? T(0) : x <= T(3) ? x / T(3) + T(0.5) : T(1);
+    case Act::Hardswish: {
+      const T middle = x / T(3) + T(0.5);
+      return x < T(-3) ? T(0) : x <= T(3) ? middle : T(1);
+    }
     // torch's slope is 1/6 computed in float, for double too
-    case Act::Hardsigmoid: return (x > T(-3) && x < T(3)) ? T(1.0f / 6.0f) : T(0);
+    case Act::Hardsigmoid: return (x > T(-3)) & (x < T(3)) ? T(1.0f / 6.0f) : T(0);
     case Act::LogSigmoid: {
       // sigmoid(-x), stably on both sides.
       T z = std::exp(-std::abs(x));
@@ -96,21 +105,51 @@ T act_deriv(Act k, T x, const ActParams& p) {
 
 // d act / dx written with the output y (the in-place forms keep only y).
 template <typename T>
-T act_deriv_from_result(Act k, T y, const ActParams& p) {
+[[gnu::always_inline]] inline T act_deriv_from_result(Act k, T y, const ActParams& p) {
   switch (k) {
     case Act::LeakyRelu: return y > T(0) ? T(1) : T(p.a);
     case Act::Elu:
     case Act::Celu: return y > T(0) ? T(p.b) : T(p.c) * (y + T(p.a * p.b));
-    case Act::Hardtanh: return (y <= T(p.a) || y >= T(p.b)) ? T(0) : T(1);
+    case Act::Hardtanh: return (y <= T(p.a)) | (y >= T(p.b)) ? T(0) : T(1);
     default: return act_deriv(k, y, p);  // not reached: only these save y
   }
 }
 
+// f(i) for i < n over the threads. f takes its parameters by value: a value read
+// through a reference could be the memory just written (as far as the compiler
+// knows), which is read again after every store and keeps the loop from vectorizing.
+// And a choice between two values (leaky_relu's x or a * x) must be a select, not a
+// branch mispredicted on random signs: the functors compute both sides before they
+// pick one, and this file is built with -fno-trapping-math, without which GCC keeps
+// a float comparison from being evaluated where the source might not (it could raise
+// a floating-point flag). That changes no value; nothing here reads the flags.
 template <typename F>
 void dense_loop(int64_t n, const F& f) {
   parallel_for(n, kGrainSize / 8, [&](int64_t lo, int64_t hi) {
-    for (int64_t i = lo; i < hi; ++i) f(i);
+    const F g = f;
+    for (int64_t i = lo; i < hi; ++i) g(i);
   });
+}
+
+// Calls f with the activation as a compile-time constant (std::integral_constant), so
+// that each loop is compiled for one activation: no switch per element, and the
+// piecewise ones (leaky_relu, hardtanh, ...) become selects the compiler vectorizes.
+template <typename F>
+void with_act(Act k, const F& f) {
+  switch (k) {
+    case Act::Gelu: return f(std::integral_constant<Act, Act::Gelu>{});
+    case Act::GeluTanh: return f(std::integral_constant<Act, Act::GeluTanh>{});
+    case Act::Silu: return f(std::integral_constant<Act, Act::Silu>{});
+    case Act::LeakyRelu: return f(std::integral_constant<Act, Act::LeakyRelu>{});
+    case Act::Elu: return f(std::integral_constant<Act, Act::Elu>{});
+    case Act::Softplus: return f(std::integral_constant<Act, Act::Softplus>{});
+    case Act::Hardtanh: return f(std::integral_constant<Act, Act::Hardtanh>{});
+    case Act::Mish: return f(std::integral_constant<Act, Act::Mish>{});
+    case Act::Hardswish: return f(std::integral_constant<Act, Act::Hardswish>{});
+    case Act::LogSigmoid: return f(std::integral_constant<Act, Act::LogSigmoid>{});
+    case Act::Celu: return f(std::integral_constant<Act, Act::Celu>{});
+    case Act::Hardsigmoid: return f(std::integral_constant<Act, Act::Hardsigmoid>{});
+  }
 }
 
 }  // namespace
@@ -124,7 +163,9 @@ void act_forward(Act k, const Tensor& out, const Tensor& x, const ActParams& p) 
   GT_DISPATCH_FLOAT(x.dtype(), "activation", [&] {
     const scalar_t* xp = x.data<scalar_t>();
     scalar_t* op = out.data<scalar_t>();
-    dense_loop(x.numel(), [&](int64_t i) { op[i] = act_value<scalar_t>(k, xp[i], p); });
+    with_act(k, [&](auto act) {
+      dense_loop(x.numel(), [=](int64_t i) { op[i] = act_value<scalar_t>(act, xp[i], p); });
+    });
   });
 }
 
@@ -144,16 +185,20 @@ void act_backward(Act k, const Tensor& out, const Tensor& g, const Tensor& s, co
     const scalar_t* sp = s.data<scalar_t>();
     scalar_t* op = out.data<scalar_t>();
     auto times = [selects](scalar_t grad, scalar_t d) {
-      return selects && d == scalar_t(0) ? scalar_t(0) : grad * d;
+      const scalar_t product = grad * d;
+      return selects & (d == scalar_t(0)) ? scalar_t(0) : product;
     };
-    if (from_result) {
-      dense_loop(s.numel(), [&](int64_t i) {
-        op[i] = times(gp[i * step], act_deriv_from_result<scalar_t>(k, sp[i], p));
-      });
-    } else {
-      dense_loop(s.numel(),
-                 [&](int64_t i) { op[i] = times(gp[i * step], act_deriv<scalar_t>(k, sp[i], p)); });
-    }
+    with_act(k, [&](auto act) {
+      if (from_result) {
+        dense_loop(s.numel(), [=](int64_t i) {
+          op[i] = times(gp[i * step], act_deriv_from_result<scalar_t>(act, sp[i], p));
+        });
+      } else {
+        dense_loop(s.numel(), [=](int64_t i) {
+          op[i] = times(gp[i * step], act_deriv<scalar_t>(act, sp[i], p));
+        });
+      }
+    });
   });
 }
 

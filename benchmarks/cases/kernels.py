@@ -99,6 +99,16 @@ def leaky_relu(T, side):
     return step
 
 
+@timed_case("softmax", GROUP_ELT, "a.softmax(-1)", ELT_POINTS)
+def softmax(T, side):
+    a, _ = _pair(T, side)
+
+    def step():
+        a.softmax(-1)
+
+    return step
+
+
 @timed_case("maximum", GROUP_ELT, "torch.maximum(a, b)", ELT_POINTS)
 def maximum(T, side):
     a, b = _pair(T, side)

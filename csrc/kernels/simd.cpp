@@ -412,6 +412,23 @@ GT_CLONES_V4_V3 void select(const uint8_t* c, const double* x, int64_t x_step, c
   select_impl(c, x, x_step, y, y_step, out, n);
 }
 
+GT_CLONES_V4_V3 double sum_in_double(const float* p, int64_t n) {
+  // Sixteen running sums, each in the order the source gives it (the compiler keeps
+  // float order), so the loop vectorizes across them.
+  double acc[16] = {};
+  int64_t k = 0;
+  for (; k + 16 <= n; k += 16)
+    for (int j = 0; j < 16; ++j) acc[j] += double(p[k + j]);
+  for (; k < n; ++k) acc[0] += double(p[k]);
+  for (int width = 8; width > 0; width /= 2)
+    for (int j = 0; j < width; ++j) acc[j] += acc[j + width];
+  return acc[0];
+}
+
+GT_CLONES_V4_V3 void scale_in_double(float* p, int64_t n, double factor) {
+  for (int64_t i = 0; i < n; ++i) p[i] = static_cast<float>(double(p[i]) * factor);
+}
+
 GT_CLONES_V4_V3 void dense_binary(DenseOp op, const float* a, int64_t a_step, const float* b,
                                   int64_t b_step, float* out, int64_t n) {
   dense_binary_impl(op, a, a_step, b, b_step, out, n);

@@ -57,6 +57,13 @@ void select(const uint8_t* c, const float* x, int64_t x_step, const float* y, in
 void select(const uint8_t* c, const double* x, int64_t x_step, const double* y, int64_t y_step,
             double* out, int64_t n);
 
+/// The sum of p[0..n) with every element and partial sum in double (16 running sums,
+/// added at the end): for sums whose error would otherwise matter (a softmax row's).
+double sum_in_double(const float* p, int64_t n);
+
+/// p[i] = float(double(p[i]) * factor) for i < n: the product rounded once.
+void scale_in_double(float* p, int64_t n, double factor);
+
 /// relu as PyTorch's clamp_min(x, 0) (NaN and -0.0 unchanged), float32. `out` may be `in`.
 void relu(const float* in, float* out, int64_t n);
 

@@ -523,6 +523,19 @@ double erfinv_of(double x) {
   return y;
 }
 
+// floor, ceil, trunc and round: dense runs in the cloned loops, whose instruction sets
+// round in one instruction (the baseline's SSE2 calls libm per element); f elsewhere.
+template <typename T, typename F>
+void to_integral(const LoopPlan& p, simd::ToIntegral mode, F f) {
+  constexpr int64_t w = int64_t(sizeof(T));
+  run_plan(p, [&](char** ptr, const int64_t* s, int64_t n) {
+    if (s[0] == w && s[1] == w && aligned_for<T>(ptr[0]) && aligned_for<T>(ptr[1]))
+      return simd::to_integral(mode, reinterpret_cast<const T*>(ptr[1]),
+                               reinterpret_cast<T*>(ptr[0]), n);
+    for (int64_t i = 0; i < n; ++i) store<T>(ptr[0] + i * s[0], f(load<T>(ptr[1] + i * s[1])));
+  });
+}
+
 template <typename T>
 void float_unary(UnaryOp op, const LoopPlan& p) {
   switch (op) {
@@ -551,10 +564,14 @@ void float_unary(UnaryOp op, const LoopPlan& p) {
     case UnaryOp::Reciprocal: return unary_loop<T, T>(p, [](T x) { return T(1) / x; });
     case UnaryOp::Log1p: return unary_loop<T, T>(p, [](T x) { return std::log1p(x); });
     case UnaryOp::Expm1: return unary_loop<T, T>(p, [](T x) { return std::expm1(x); });
-    case UnaryOp::Floor: return unary_loop<T, T>(p, [](T x) { return std::floor(x); });
-    case UnaryOp::Ceil: return unary_loop<T, T>(p, [](T x) { return std::ceil(x); });
-    case UnaryOp::Round: return unary_loop<T, T>(p, [](T x) { return std::nearbyint(x); });
-    case UnaryOp::Trunc: return unary_loop<T, T>(p, [](T x) { return std::trunc(x); });
+    case UnaryOp::Floor:
+      return to_integral<T>(p, simd::ToIntegral::Floor, [](T x) { return std::floor(x); });
+    case UnaryOp::Ceil:
+      return to_integral<T>(p, simd::ToIntegral::Ceil, [](T x) { return std::ceil(x); });
+    case UnaryOp::Round:
+      return to_integral<T>(p, simd::ToIntegral::Nearest, [](T x) { return std::nearbyint(x); });
+    case UnaryOp::Trunc:
+      return to_integral<T>(p, simd::ToIntegral::Trunc, [](T x) { return std::trunc(x); });
     case UnaryOp::Tan: return unary_loop<T, T>(p, [](T x) { return std::tan(x); });
     case UnaryOp::Asin: return unary_loop<T, T>(p, [](T x) { return std::asin(x); });
     case UnaryOp::Acos: return unary_loop<T, T>(p, [](T x) { return std::acos(x); });

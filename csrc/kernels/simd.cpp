@@ -412,6 +412,27 @@ GT_CLONES_V4_V3 void select(const uint8_t* c, const double* x, int64_t x_step, c
   select_impl(c, x, x_step, y, y_step, out, n);
 }
 
+template <typename T>
+[[gnu::always_inline]] inline void to_integral_impl(ToIntegral mode, const T* in, T* out,
+                                                    int64_t n) {
+  auto each = [&](auto f) {
+    for (int64_t i = 0; i < n; ++i) out[i] = f(in[i]);
+  };
+  switch (mode) {
+    case ToIntegral::Floor: return each([](T x) { return std::floor(x); });
+    case ToIntegral::Ceil: return each([](T x) { return std::ceil(x); });
+    case ToIntegral::Trunc: return each([](T x) { return std::trunc(x); });
+    case ToIntegral::Nearest: return each([](T x) { return std::nearbyint(x); });
+  }
+}
+
+GT_CLONES_V4_V3 void to_integral(ToIntegral mode, const float* in, float* out, int64_t n) {
+  to_integral_impl(mode, in, out, n);
+}
+GT_CLONES_V4_V3 void to_integral(ToIntegral mode, const double* in, double* out, int64_t n) {
+  to_integral_impl(mode, in, out, n);
+}
+
 GT_CLONES_V4_V3 double sum_in_double(const float* p, int64_t n) {
   // Sixteen running sums, each in the order the source gives it (the compiler keeps
   // float order), so the loop vectorizes across them.

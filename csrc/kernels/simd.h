@@ -64,6 +64,12 @@ double sum_in_double(const float* p, int64_t n);
 /// p[i] = float(double(p[i]) * factor) for i < n: the product rounded once.
 void scale_in_double(float* p, int64_t n, double factor);
 
+/// out[i] = in[i] rounded to an integral value: floor, ceil, trunc, or to nearest with
+/// ties to even (torch.round). `out` may be `in`.
+enum class ToIntegral { Floor, Ceil, Trunc, Nearest };
+void to_integral(ToIntegral mode, const float* in, float* out, int64_t n);
+void to_integral(ToIntegral mode, const double* in, double* out, int64_t n);
+
 /// relu as PyTorch's clamp_min(x, 0) (NaN and -0.0 unchanged), float32. `out` may be `in`.
 void relu(const float* in, float* out, int64_t n);
 

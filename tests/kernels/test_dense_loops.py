@@ -167,3 +167,20 @@ def test_masked_fill_and_where_as_torch(dtype):
     got = gradtrack.where(gradtrack.tensor(cond), gradtrack.tensor(a), 0.5)
     expected = torch.where(torch.tensor(cond), torch.tensor(a), 0.5)
     assert _bits(got) == _bits(expected.tolist())
+
+
+ROUNDING = {"floor": np.floor, "ceil": np.ceil, "trunc": np.trunc, "round": np.round}
+HALVES = [0.5, -0.5, 1.5, -1.5, 2.5, -2.5, 8388607.5, -8388607.5, 2.0 ** 23, 2.0 ** 52 + 1,
+          1e30, -1e-30, 0.49999997]
+
+
+@pytest.mark.parametrize("name", sorted(ROUNDING))
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("n", [1, 7, 16, 33, 257])
+def test_rounding_vector_loops_equal_the_generic_loop(name, dtype, n):
+    # round is to nearest with ties to even (numpy's and torch's rule).
+    a = _values(n, dtype, 12) * 4
+    a[: min(n, len(HALVES))] = np.array(HALVES[: min(n, len(HALVES))], dtype=dtype)
+    got = getattr(gradtrack.tensor(a), name)()
+    assert _bits(got) == _bits(getattr(_strided(gradtrack, a, dtype), name)())
+    assert _bits(got) == _bits(ROUNDING[name](a))

@@ -523,6 +523,18 @@ double erfinv_of(double x) {
   return y;
 }
 
+// Dense float32 runs to a vector kernel (NOTE [SIMD clones]), the others to f.
+template <typename F>
+void float_runs(const LoopPlan& p, void (*vector)(const float*, float*, int64_t), F f) {
+  run_plan(p, [&](char** ptr, const int64_t* s, int64_t n) {
+    if (s[0] == sizeof(float) && s[1] == sizeof(float) && aligned_for<float>(ptr[0]) &&
+        aligned_for<float>(ptr[1]))
+      return vector(reinterpret_cast<const float*>(ptr[1]), reinterpret_cast<float*>(ptr[0]), n);
+    for (int64_t i = 0; i < n; ++i)
+      store<float>(ptr[0] + i * s[0], f(load<float>(ptr[1] + i * s[1])));
+  });
+}
+
 // floor, ceil, trunc and round: dense runs in the cloned loops, whose instruction sets
 // round in one instruction (the baseline's SSE2 calls libm per element); f elsewhere.
 template <typename T, typename F>
@@ -540,18 +552,8 @@ template <typename T>
 void float_unary(UnaryOp op, const LoopPlan& p) {
   switch (op) {
     case UnaryOp::Exp:
-      if constexpr (std::is_same_v<T, float>) {
-        // Dense float runs take the vector kernel (NOTE [SIMD clones]).
-        return run_plan(p, [](char** ptr, const int64_t* s, int64_t n) {
-          if (s[0] == sizeof(float) && s[1] == sizeof(float) && aligned_for<float>(ptr[0]) &&
-              aligned_for<float>(ptr[1])) {
-            return simd::exp(reinterpret_cast<const float*>(ptr[1]),
-                             reinterpret_cast<float*>(ptr[0]), n);
-          }
-          for (int64_t i = 0; i < n; ++i)
-            store<float>(ptr[0] + i * s[0], std::exp(load<float>(ptr[1] + i * s[1])));
-        });
-      }
+      if constexpr (std::is_same_v<T, float>)
+        return float_runs(p, simd::exp, [](float x) { return std::exp(x); });
       return unary_loop<T, T>(p, [](T x) { return std::exp(x); });
     case UnaryOp::Log: return unary_loop<T, T>(p, [](T x) { return std::log(x); });
     case UnaryOp::Sqrt: return unary_loop<T, T>(p, [](T x) { return std::sqrt(x); });
@@ -560,6 +562,8 @@ void float_unary(UnaryOp op, const LoopPlan& p) {
     case UnaryOp::Cos: return unary_loop<T, T>(p, [](T x) { return std::cos(x); });
     case UnaryOp::Tanh: return unary_loop<T, T>(p, [](T x) { return std::tanh(x); });
     case UnaryOp::Sigmoid:
+      if constexpr (std::is_same_v<T, float>)
+        return float_runs(p, simd::sigmoid, [](float x) { return 1.0f / (1.0f + std::exp(-x)); });
       return unary_loop<T, T>(p, [](T x) { return T(1) / (T(1) + std::exp(-x)); });
     case UnaryOp::Reciprocal: return unary_loop<T, T>(p, [](T x) { return T(1) / x; });
     case UnaryOp::Log1p: return unary_loop<T, T>(p, [](T x) { return std::log1p(x); });

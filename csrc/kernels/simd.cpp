@@ -1,6 +1,7 @@
 // NOTE [SIMD clones] in simd.h.
 #include "kernels/simd.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -304,6 +305,29 @@ void exp(const float* in, float* out, int64_t n) {
 #endif
   exp_narrow(in, out, n);
 }
+
+namespace {
+
+// x / (1 + exp(-x)) with x = 1 (sigmoid) or x = in[i] (silu), a block at a time so that
+// the exponentials stay in L1 between the passes.
+template <bool kTimesInput>
+[[gnu::always_inline]] inline void logistic(const float* in, float* out, int64_t n) {
+  constexpr int64_t kBlock = 1024;
+  alignas(64) float e[kBlock];
+  for (int64_t b = 0; b < n; b += kBlock) {
+    const int64_t m = std::min(kBlock, n - b);
+    for (int64_t i = 0; i < m; ++i) e[i] = -in[b + i];
+    exp(e, e, m);
+    for (int64_t i = 0; i < m; ++i) out[b + i] = (kTimesInput ? in[b + i] : 1.0f) / (1.0f + e[i]);
+  }
+}
+
+}  // namespace
+
+GT_CLONES_V4_V3 void sigmoid(const float* in, float* out, int64_t n) {
+  logistic<false>(in, out, n);
+}
+GT_CLONES_V4_V3 void silu(const float* in, float* out, int64_t n) { logistic<true>(in, out, n); }
 
 // Plain loops: the compiler vectorizes them at each clone's width (with a
 // run-time overlap check, since out may be an input). One operation each, so

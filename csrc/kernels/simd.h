@@ -30,6 +30,12 @@ bool extreme(const double* p, int64_t n, bool is_max, double& acc);
 /// results, NaN, inf) is redone with std::exp. `out` may be `in`.
 void exp(const float* in, float* out, int64_t n);
 
+/// torch.sigmoid, 1 / (1 + exp(-x)), and silu, x / (1 + exp(-x)), float32, in that
+/// order of rounding with exp the vector one above (as torch's vector kernels compute
+/// them). `out` may be `in`.
+void sigmoid(const float* in, float* out, int64_t n);
+void silu(const float* in, float* out, int64_t n);
+
 /// The binary ops that run here over dense runs: the baseline build of the generic
 /// loops is SSE2, these run in the AVX2/AVX-512 clones.
 enum class DenseOp { Add, Sub, Mul, Div, Maximum, Minimum };

@@ -9,6 +9,7 @@
 #include "core/dtype.h"
 #include "kernels/parallel.h"
 #include "kernels/reduced_float.h"
+#include "kernels/simd.h"
 
 namespace gradtrack::kernels::nn {
 
@@ -152,6 +153,20 @@ void with_act(Act k, const F& f) {
   }
 }
 
+// silu of float32 in the vector exp (kernels/simd.h), as torch's vector kernel computes
+// it; false for other activations and types.
+template <typename T>
+bool vector_forward(Act k, const T* xp, T* op, int64_t n) {
+  if constexpr (std::is_same_v<T, float>) {
+    if (k == Act::Silu) {
+      parallel_for(n, kGrainSize / 8,
+                   [&](int64_t lo, int64_t hi) { simd::silu(xp + lo, op + lo, hi - lo); });
+      return true;
+    }
+  }
+  return false;
+}
+
 }  // namespace
 
 void act_forward(Act k, const Tensor& out, const Tensor& x, const ActParams& p) {
@@ -163,6 +178,7 @@ void act_forward(Act k, const Tensor& out, const Tensor& x, const ActParams& p) 
   GT_DISPATCH_FLOAT(x.dtype(), "activation", [&] {
     const scalar_t* xp = x.data<scalar_t>();
     scalar_t* op = out.data<scalar_t>();
+    if (vector_forward<scalar_t>(k, xp, op, x.numel())) return;
     with_act(k, [&](auto act) {
       dense_loop(x.numel(), [=](int64_t i) { op[i] = act_value<scalar_t>(act, xp[i], p); });
     });

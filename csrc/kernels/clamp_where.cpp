@@ -19,18 +19,13 @@ bool clamp_dense_floats(const LoopPlan& p, const T* lo, const T* hi) {
   if constexpr (!std::is_same_v<T, float> && !std::is_same_v<T, double>) {
     return false;
   } else {
-    constexpr int64_t w = int64_t(sizeof(T));
-    run_plan(p, [&](char** ptr, const int64_t* s, int64_t n) {
-      if (s[0] == w && s[1] == w && aligned_for<T>(ptr[0]) && aligned_for<T>(ptr[1]))
-        return simd::clamp(reinterpret_cast<const T*>(ptr[1]), reinterpret_cast<T*>(ptr[0]), n, lo,
-                           hi);
-      for (int64_t i = 0; i < n; ++i) {
-        T x = load<T>(ptr[1] + i * s[1]);
-        if (lo) x = x < *lo ? *lo : x;
-        if (hi) x = x > *hi ? *hi : x;
-        store<T>(ptr[0] + i * s[0], x);
-      }
-    });
+    unary_loop_vectored<T>(
+        p, [lo, hi](const T* in, T* out, int64_t n) { simd::clamp(in, out, n, lo, hi); },
+        [lo, hi](T x) {
+          if (lo) x = x < *lo ? *lo : x;
+          if (hi) x = x > *hi ? *hi : x;
+          return x;
+        });
     return true;
   }
 }

@@ -160,6 +160,17 @@ void unary_loop(const LoopPlan& p, const F& f) {
   });
 }
 
+/// out[i] = f(a[i]) as unary_loop<T, T>, except that dense aligned runs go to
+/// vector(a, out, n): a vector kernel of simd.h (NOTE [SIMD clones]) computing the same.
+template <typename T, typename V, typename F>
+void unary_loop_vectored(const LoopPlan& p, const V& vector, const F& f) {
+  run_plan(p, [&](char** ptr, const int64_t* s, int64_t n) {
+    if (s[0] == sizeof(T) && s[1] == sizeof(T) && aligned_for<T>(ptr[0]) && aligned_for<T>(ptr[1]))
+      return vector(reinterpret_cast<const T*>(ptr[1]), reinterpret_cast<T*>(ptr[0]), n);
+    for (int64_t i = 0; i < n; ++i) store<T>(ptr[0] + i * s[0], f(load<T>(ptr[1] + i * s[1])));
+  });
+}
+
 /// One run of binary_loop: n elements at ptr[0..2] with byte strides s[0..2].
 template <typename O, typename A, typename B, typename F>
 void binary_run(char** ptr, const int64_t* s, int64_t n, const F& f) {

@@ -523,29 +523,11 @@ double erfinv_of(double x) {
   return y;
 }
 
-// Dense float32 runs to a vector kernel (NOTE [SIMD clones]), the others to f.
-template <typename F>
-void float_runs(const LoopPlan& p, void (*vector)(const float*, float*, int64_t), F f) {
-  run_plan(p, [&](char** ptr, const int64_t* s, int64_t n) {
-    if (s[0] == sizeof(float) && s[1] == sizeof(float) && aligned_for<float>(ptr[0]) &&
-        aligned_for<float>(ptr[1]))
-      return vector(reinterpret_cast<const float*>(ptr[1]), reinterpret_cast<float*>(ptr[0]), n);
-    for (int64_t i = 0; i < n; ++i)
-      store<float>(ptr[0] + i * s[0], f(load<float>(ptr[1] + i * s[1])));
-  });
-}
-
-// floor, ceil, trunc and round: dense runs in the cloned loops, whose instruction sets
-// round in one instruction (the baseline's SSE2 calls libm per element); f elsewhere.
-template <typename T, typename F>
-void to_integral(const LoopPlan& p, simd::ToIntegral mode, F f) {
-  constexpr int64_t w = int64_t(sizeof(T));
-  run_plan(p, [&](char** ptr, const int64_t* s, int64_t n) {
-    if (s[0] == w && s[1] == w && aligned_for<T>(ptr[0]) && aligned_for<T>(ptr[1]))
-      return simd::to_integral(mode, reinterpret_cast<const T*>(ptr[1]),
-                               reinterpret_cast<T*>(ptr[0]), n);
-    for (int64_t i = 0; i < n; ++i) store<T>(ptr[0] + i * s[0], f(load<T>(ptr[1] + i * s[1])));
-  });
+// floor, ceil, trunc and round in the cloned loops, whose instruction sets round in one
+// instruction (the baseline's SSE2 calls libm per element).
+template <typename T>
+auto to_integral_kernel(simd::ToIntegral mode) {
+  return [mode](const T* in, T* out, int64_t n) { simd::to_integral(mode, in, out, n); };
 }
 
 template <typename T>
@@ -553,7 +535,7 @@ void float_unary(UnaryOp op, const LoopPlan& p) {
   switch (op) {
     case UnaryOp::Exp:
       if constexpr (std::is_same_v<T, float>)
-        return float_runs(p, simd::exp, [](float x) { return std::exp(x); });
+        return unary_loop_vectored<float>(p, simd::exp, [](float x) { return std::exp(x); });
       return unary_loop<T, T>(p, [](T x) { return std::exp(x); });
     case UnaryOp::Log: return unary_loop<T, T>(p, [](T x) { return std::log(x); });
     case UnaryOp::Sqrt: return unary_loop<T, T>(p, [](T x) { return std::sqrt(x); });
@@ -563,19 +545,24 @@ void float_unary(UnaryOp op, const LoopPlan& p) {
     case UnaryOp::Tanh: return unary_loop<T, T>(p, [](T x) { return std::tanh(x); });
     case UnaryOp::Sigmoid:
       if constexpr (std::is_same_v<T, float>)
-        return float_runs(p, simd::sigmoid, [](float x) { return 1.0f / (1.0f + std::exp(-x)); });
+        return unary_loop_vectored<float>(p, simd::sigmoid,
+                                          [](float x) { return 1.0f / (1.0f + std::exp(-x)); });
       return unary_loop<T, T>(p, [](T x) { return T(1) / (T(1) + std::exp(-x)); });
     case UnaryOp::Reciprocal: return unary_loop<T, T>(p, [](T x) { return T(1) / x; });
     case UnaryOp::Log1p: return unary_loop<T, T>(p, [](T x) { return std::log1p(x); });
     case UnaryOp::Expm1: return unary_loop<T, T>(p, [](T x) { return std::expm1(x); });
     case UnaryOp::Floor:
-      return to_integral<T>(p, simd::ToIntegral::Floor, [](T x) { return std::floor(x); });
+      return unary_loop_vectored<T>(p, to_integral_kernel<T>(simd::ToIntegral::Floor),
+                                    [](T x) { return std::floor(x); });
     case UnaryOp::Ceil:
-      return to_integral<T>(p, simd::ToIntegral::Ceil, [](T x) { return std::ceil(x); });
+      return unary_loop_vectored<T>(p, to_integral_kernel<T>(simd::ToIntegral::Ceil),
+                                    [](T x) { return std::ceil(x); });
     case UnaryOp::Round:
-      return to_integral<T>(p, simd::ToIntegral::Nearest, [](T x) { return std::nearbyint(x); });
+      return unary_loop_vectored<T>(p, to_integral_kernel<T>(simd::ToIntegral::Nearest),
+                                    [](T x) { return std::nearbyint(x); });
     case UnaryOp::Trunc:
-      return to_integral<T>(p, simd::ToIntegral::Trunc, [](T x) { return std::trunc(x); });
+      return unary_loop_vectored<T>(p, to_integral_kernel<T>(simd::ToIntegral::Trunc),
+                                    [](T x) { return std::trunc(x); });
     case UnaryOp::Tan: return unary_loop<T, T>(p, [](T x) { return std::tan(x); });
     case UnaryOp::Asin: return unary_loop<T, T>(p, [](T x) { return std::asin(x); });
     case UnaryOp::Acos: return unary_loop<T, T>(p, [](T x) { return std::acos(x); });
@@ -662,18 +649,9 @@ void any_unary(UnaryOp op, const LoopPlan& p) {
     case UnaryOp::Relu:
       if constexpr (std::is_floating_point_v<T>) {
         // PyTorch's clamp_min(x, 0): NaN and -0.0 pass through unchanged.
-        if constexpr (std::is_same_v<T, float>) {
-          // Dense runs take the vector kernel (NOTE [SIMD clones]).
-          return run_plan(p, [](char** ptr, const int64_t* s, int64_t n) {
-            if (s[0] == 4 && s[1] == 4 && aligned_for<float>(ptr[0]) && aligned_for<float>(ptr[1]))
-              return simd::relu(reinterpret_cast<const float*>(ptr[1]),
-                                reinterpret_cast<float*>(ptr[0]), n);
-            for (int64_t i = 0; i < n; ++i) {
-              const float x = load<float>(ptr[1] + i * s[1]);
-              store<float>(ptr[0] + i * s[0], x < 0 ? 0.0f : x);
-            }
-          });
-        }
+        if constexpr (std::is_same_v<T, float>)
+          return unary_loop_vectored<float>(p, simd::relu,
+                                            [](float x) { return x < 0 ? 0.0f : x; });
         return unary_loop<T, T>(p, [](T x) -> T { return x < 0 ? T(0) : x; });
       } else if constexpr (!std::is_same_v<T, bool>) {
         return unary_loop<T, T>(p, [](T x) -> T { return x > 0 ? x : T(0); });

@@ -99,6 +99,48 @@ def leaky_relu(T, side):
     return step
 
 
+@timed_case("sigmoid", GROUP_ELT, "a.sigmoid()", ELT_POINTS)
+def sigmoid(T, side):
+    a, _ = _pair(T, side)
+
+    def step():
+        a.sigmoid()
+
+    return step
+
+
+@timed_case("tanh", GROUP_ELT, "a.tanh()", ELT_POINTS)
+def tanh(T, side):
+    a, _ = _pair(T, side)
+
+    def step():
+        a.tanh()
+
+    return step
+
+
+@timed_case("gelu", GROUP_ELT, "F.gelu(a)", ELT_POINTS)
+def gelu(T, side):
+    a, _ = _pair(T, side)
+
+    def step():
+        T.nn.functional.gelu(a)
+
+    return step
+
+
+@timed_case("gelu_backward", GROUP_ELT, "F.gelu(a).backward(g)", ELT_POINTS)
+def gelu_backward(T, side):
+    a, g = _pair(T, side)
+    a.requires_grad_()
+
+    def step():
+        T.nn.functional.gelu(a).backward(g)
+        a.grad = None
+
+    return step
+
+
 @timed_case("softmax", GROUP_ELT, "a.softmax(-1)", ELT_POINTS)
 def softmax(T, side):
     a, _ = _pair(T, side)

@@ -13,6 +13,7 @@
 #include "kernels/add_with_alpha.h"
 #include "kernels/bfloat16_binary.h"
 #include "kernels/simd.h"
+#include "kernels/simd_math.h"
 #include "kernels/special_math.h"
 
 namespace gradtrack::kernels {
@@ -542,7 +543,10 @@ void float_unary(UnaryOp op, const LoopPlan& p) {
     case UnaryOp::Rsqrt: return unary_loop<T, T>(p, [](T x) { return T(1) / std::sqrt(x); });
     case UnaryOp::Sin: return unary_loop<T, T>(p, [](T x) { return std::sin(x); });
     case UnaryOp::Cos: return unary_loop<T, T>(p, [](T x) { return std::cos(x); });
-    case UnaryOp::Tanh: return unary_loop<T, T>(p, [](T x) { return std::tanh(x); });
+    case UnaryOp::Tanh:
+      if constexpr (std::is_same_v<T, float>)
+        return unary_loop_vectored<float>(p, simd::tanh, [](float x) { return std::tanh(x); });
+      return unary_loop<T, T>(p, [](T x) { return std::tanh(x); });
     case UnaryOp::Sigmoid:
       if constexpr (std::is_same_v<T, float>)
         return unary_loop_vectored<float>(p, simd::sigmoid,

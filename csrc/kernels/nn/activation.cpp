@@ -10,6 +10,7 @@
 #include "kernels/parallel.h"
 #include "kernels/reduced_float.h"
 #include "kernels/simd.h"
+#include "kernels/simd_math.h"
 
 namespace gradtrack::kernels::nn {
 
@@ -153,14 +154,32 @@ void with_act(Act k, const F& f) {
   }
 }
 
-// silu of float32 in the vector exp (kernels/simd.h), as torch's vector kernel computes
-// it; false for other activations and types.
+// silu and gelu of float32 in vector loops (kernels/simd.h, kernels/simd_math.h), as
+// torch's vector kernels compute them; false for other activations and types.
 template <typename T>
 bool vector_forward(Act k, const T* xp, T* op, int64_t n) {
   if constexpr (std::is_same_v<T, float>) {
-    if (k == Act::Silu) {
+    void (*f)(const float*, float*, int64_t) = k == Act::Silu       ? simd::silu
+                                               : k == Act::Gelu     ? simd::gelu
+                                               : k == Act::GeluTanh ? simd::gelu_tanh
+                                                                    : nullptr;
+    if (f) {
       parallel_for(n, kGrainSize / 8,
-                   [&](int64_t lo, int64_t hi) { simd::silu(xp + lo, op + lo, hi - lo); });
+                   [&](int64_t lo, int64_t hi) { f(xp + lo, op + lo, hi - lo); });
+      return true;
+    }
+  }
+  return false;
+}
+
+// gelu's derivative of float32 in the vector loop; false for other activations and types.
+template <typename T>
+bool vector_backward(Act k, const T* gp, int64_t step, const T* xp, T* op, int64_t n) {
+  if constexpr (std::is_same_v<T, float>) {
+    if (k == Act::Gelu) {
+      parallel_for(n, kGrainSize / 8, [&](int64_t lo, int64_t hi) {
+        simd::gelu_backward(gp + lo * step, step, xp + lo, op + lo, hi - lo);
+      });
       return true;
     }
   }
@@ -204,6 +223,7 @@ void act_backward(Act k, const Tensor& out, const Tensor& g, const Tensor& s, co
       const scalar_t product = grad * d;
       return selects & (d == scalar_t(0)) ? scalar_t(0) : product;
     };
+    if (!from_result && vector_backward<scalar_t>(k, gp, step, sp, op, s.numel())) return;
     with_act(k, [&](auto act) {
       if (from_result) {
         dense_loop(s.numel(), [=](int64_t i) {

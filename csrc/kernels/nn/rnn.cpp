@@ -21,6 +21,7 @@
 #include "kernels/blas.h"
 #include "kernels/parallel.h"
 #include "kernels/simd.h"
+#include "kernels/simd_math.h"
 #include "kernels/small_gemm.h"
 
 namespace gradtrack::kernels::nn {
@@ -92,8 +93,9 @@ void scaled_exp(const float* v, float scale, float* e, int64_t n) {
 }
 
 // Activates one step's gates in place and forms c and h. float32 goes through
-// exp on vectors (sigmoid = 1 / (1 + e^-x), tanh = 2 / (1 + e^-2x) - 1);
-// float64 uses the library functions, for gradcheck-grade accuracy.
+// vector loops: sigmoid = 1 / (1 + e^-x) on the vector exp, and the vector tanh
+// (kernels/simd_math.h), within 1 ulp as torch's; float64 uses the library
+// functions, for gradcheck-grade accuracy.
 void cell_forward(float* g, const float* cp, float* c, float* tc, float* h, int64_t B, int64_t H,
                   std::vector<float>& scratch) {
   const int64_t G = 4 * H;
@@ -103,10 +105,9 @@ void cell_forward(float* g, const float* cp, float* c, float* tc, float* h, int6
     float* row = g + b * G;
     float* er = e + b * G;
     scaled_exp(row, -1.0f, er, 2 * H);
-    scaled_exp(row + 2 * H, -2.0f, er + 2 * H, H);
+    simd::tanh(row + 2 * H, row + 2 * H, H);
     scaled_exp(row + 3 * H, -1.0f, er + 3 * H, H);
     for (int64_t j = 0; j < 2 * H; ++j) row[j] = 1.0f / (1.0f + er[j]);
-    for (int64_t j = 2 * H; j < 3 * H; ++j) row[j] = 2.0f / (1.0f + er[j]) - 1.0f;
     for (int64_t j = 3 * H; j < G; ++j) row[j] = 1.0f / (1.0f + er[j]);
     const float* i = row;
     const float* f = row + H;
@@ -114,15 +115,10 @@ void cell_forward(float* g, const float* cp, float* c, float* tc, float* h, int6
     float* cr = c + b * H;
     for (int64_t j = 0; j < H; ++j) cr[j] = f[j] * cp[b * H + j] + i[j] * gg[j];
   }
-  float* ec = scratch.data();
-  scaled_exp(c, -2.0f, ec, B * H);
+  simd::tanh(c, tc, B * H);
   for (int64_t b = 0; b < B; ++b) {
     const float* o = g + b * G + 3 * H;
-    for (int64_t j = 0; j < H; ++j) {
-      const float t = 2.0f / (1.0f + ec[b * H + j]) - 1.0f;
-      tc[b * H + j] = t;
-      h[b * H + j] = o[j] * t;
-    }
+    for (int64_t j = 0; j < H; ++j) h[b * H + j] = o[j] * tc[b * H + j];
   }
 }
 

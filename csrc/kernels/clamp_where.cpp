@@ -1,5 +1,6 @@
 // clamp (number or tensor bounds) and where: the elementwise ops that pick one of their
-// operands, or a bound, for each element.
+// operands, or a bound, for each element; and lerp, which picks its formula by the weight.
+#include <cmath>
 #include <limits>
 #include <type_traits>
 
@@ -151,6 +152,30 @@ void where(const Tensor& out, const Tensor& cond, const Tensor& a, const Tensor&
     if (where_floats<scalar_t>(p)) return;
     ternary_loop<scalar_t, bool, scalar_t, scalar_t>(
         p, [](bool c, scalar_t x, scalar_t y) { return c ? x : y; });
+  });
+}
+
+void lerp(const Tensor& out, const Tensor& a, const Tensor& end, const Tensor& w) {
+  if (any_reduced({&out, &a, &end, &w})) {
+    WideOut wide(out);
+    lerp(wide.t, widen(a), widen(end), widen(w));
+    return wide.commit();
+  }
+  LoopPlan p = make_plan(out, {a, end, w});
+  GT_DISPATCH_FLOAT(out.dtype(), "lerp", [&] {
+    run_plan(p, [](char** ptr, const int64_t* s, int64_t n) {
+      bool aligned = true;
+      for (int k = 0; k < 4; ++k) aligned = aligned && aligned_for<scalar_t>(ptr[k]);
+      if (aligned) return simd::lerp(ptr, s, n, scalar_t{});
+      // unaligned NumPy memory: loads and stores by memcpy
+      for (int64_t i = 0; i < n; ++i) {
+        const scalar_t x = load<scalar_t>(ptr[1] + i * s[1]), y = load<scalar_t>(ptr[2] + i * s[2]);
+        const scalar_t c = load<scalar_t>(ptr[3] + i * s[3]);
+        const scalar_t d = y - x;
+        const scalar_t high = std::fma(c - scalar_t(1), d, y);
+        store<scalar_t>(ptr[0] + i * s[0], std::fabs(c) < scalar_t(0.5) ? std::fma(c, d, x) : high);
+      }
+    });
   });
 }
 

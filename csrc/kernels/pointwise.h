@@ -35,6 +35,9 @@ bool any_zero(const Tensor& t);
 void clamp(const Tensor& out, const Tensor& a, std::optional<Scalar> lo, std::optional<Scalar> hi);
 void clamp_tensor(const Tensor& out, const Tensor& a, const Tensor* lo, const Tensor* hi);
 void where(const Tensor& out, const Tensor& cond, const Tensor& a, const Tensor& b);
+/// out = torch.lerp(a, end, w), one float dtype (w may be a 0-dim tensor; reduced floats
+/// computed in float32 and rounded once, as torch's opmath).
+void lerp(const Tensor& out, const Tensor& a, const Tensor& end, const Tensor& w);
 /// Fused backward helpers: g where !(y <= 0) (NaN passes), g * y * (1 - y), g * (1 - y*y).
 void threshold_backward(const Tensor& out, const Tensor& g, const Tensor& y);
 void sigmoid_backward(const Tensor& out, const Tensor& g, const Tensor& y);

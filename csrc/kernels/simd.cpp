@@ -512,6 +512,42 @@ GT_CLONES_V4_V3 void add_scaled(char* const* ptr, const int64_t* s, int64_t n, f
 GT_CLONES_V4_V3 void add_scaled(char* const* ptr, const int64_t* s, int64_t n, double alpha) {
   add_scaled_impl(ptr, s, n, alpha);
 }
+// torch's vector loop; its scalar loop (the last elements of a run that fill no vector)
+// computes end - d * (1 - w) for |w| >= 0.5, whose zero results can differ in sign
+// (lerp(0.6, -0., 1) is -0. in the vector loop, +0. in the scalar one). This follows
+// the vector loop everywhere.
+template <typename T>
+[[gnu::always_inline]] inline T lerp_one(T a, T b, T w) {
+  const T d = b - a;
+  const T low = std::fma(w, d, a), high = std::fma(w - T(1), d, b);
+  return std::fabs(w) < T(0.5) ? low : high;
+}
+template <typename T>
+[[gnu::always_inline]] inline void lerp_impl(char* const* ptr, const int64_t* s, int64_t n) {
+  constexpr int64_t w = int64_t(sizeof(T));
+  T* o = reinterpret_cast<T*>(ptr[0]);
+  const T* a = reinterpret_cast<const T*>(ptr[1]);
+  const T* b = reinterpret_cast<const T*>(ptr[2]);
+  const T* c = reinterpret_cast<const T*>(ptr[3]);
+  if (s[0] == w && s[1] == w && s[2] == w && s[3] == w) {
+    for (int64_t i = 0; i < n; ++i) o[i] = lerp_one(a[i], b[i], c[i]);
+  } else if (s[0] == w && s[1] == w && s[2] == w && s[3] == 0) {
+    const T cv = *c;
+    for (int64_t i = 0; i < n; ++i) o[i] = lerp_one(a[i], b[i], cv);
+  } else {
+    for (int64_t i = 0; i < n; ++i)
+      *reinterpret_cast<T*>(ptr[0] + i * s[0]) =
+          lerp_one(*reinterpret_cast<const T*>(ptr[1] + i * s[1]),
+                   *reinterpret_cast<const T*>(ptr[2] + i * s[2]),
+                   *reinterpret_cast<const T*>(ptr[3] + i * s[3]));
+  }
+}
+GT_CLONES_V4_V3 void lerp(char* const* ptr, const int64_t* s, int64_t n, float) {
+  lerp_impl<float>(ptr, s, n);
+}
+GT_CLONES_V4_V3 void lerp(char* const* ptr, const int64_t* s, int64_t n, double) {
+  lerp_impl<double>(ptr, s, n);
+}
 template <typename T>
 [[gnu::always_inline]] inline void sgd_impl(T* p, const T* gp, T* bp, int64_t n, const SgdStep& h) {
   // Locals, not h's fields, so the loop can be unswitched on them and vectorized.

@@ -86,6 +86,14 @@ void relu(const float* in, float* out, int64_t n);
 void add_scaled(char* const* ptr, const int64_t* s, int64_t n, float alpha);
 void add_scaled(char* const* ptr, const int64_t* s, int64_t n, double alpha);
 
+/// torch.lerp over one run of a loop plan (ptr = {out, start, end, weight}, byte strides
+/// s, n elements, every pointer aligned), as torch's vector loop rounds it: with w the
+/// weight and d = end - start, fma(w, d, start) where |w| < 0.5, else fma(w - 1, d, end),
+/// which keeps lerp(a, b, 1) == b. Dense runs, and runs whose weight is one value, are
+/// vector loops. `out` may be any input.
+void lerp(char* const* ptr, const int64_t* s, int64_t n, float);
+void lerp(char* const* ptr, const int64_t* s, int64_t n, double);
+
 /// One step of torch.optim.SGD (its single-tensor path) over n elements of a parameter
 /// p, its gradient g and momentum buffer b (null without momentum): every add with
 /// alpha rounded once as in add_scaled, the buffer's product by the momentum rounded

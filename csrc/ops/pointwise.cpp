@@ -676,13 +676,13 @@ Tensor nan_to_num(const Tensor& a, std::optional<double> nan, std::optional<doub
 }
 
 namespace {
-// PyTorch's lerp: self + w * (end - self) for |w| < 0.5, else
-// end - (end - self) * (1 - w), which keeps lerp(a, b, 1) == b exactly.
+// PyTorch's lerp: self + w * (end - self) for |w| < 0.5, else end - (end - self) * (1 - w),
+// which keeps lerp(a, b, 1) == b exactly; one kernel, rounded as torch's (kernels::lerp).
 Tensor lerp_value(const Tensor& a, const Tensor& end, const Tensor& w) {
-  Tensor diff = sub(end, a);
-  Tensor low = add(a, mul(w, diff));
-  Tensor high = sub(end, mul(diff, rsub(w, Scalar(1.0))));
-  return where(compare(Cmp::Lt, abs(w), Scalar(0.5)), low, high);
+  const DimVector shape = broadcast_shapes(broadcast2(a, end), w.sizes());
+  Tensor out = empty_result(shape, a.dtype(), a, end, w);
+  kernels::lerp(out, a, end, w);
+  return out;
 }
 
 }  // namespace
@@ -693,7 +693,9 @@ Tensor lerp(const Tensor& a, const Tensor& end, Scalar weight) {
   Tensor out;
   {
     autograd::AutoGradMode off(false);
-    out = lerp_value(a, end, scalar_tensor(weight, a.dtype()));
+    // the weight in the type the kernel computes in (float32 for the reduced floats)
+    const ScalarType wt = is_reduced_float(a.dtype()) ? ScalarType::Float32 : a.dtype();
+    out = lerp_value(a, end, scalar_tensor(weight, wt));
   }
   record(OpKind::LerpScalar, {&a, &end}, out, [&](autograd::LerpAttrs& at) { at.weight = weight; });
   return out;

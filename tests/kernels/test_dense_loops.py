@@ -224,3 +224,77 @@ def test_logistic_close_to_torch(name):
     expected = fn(torch, torch.tensor(a)).numpy()
     ulp = np.spacing(np.abs(expected))
     assert np.all(np.abs(got - expected) <= 4 * ulp)
+
+
+# lerp is one kernel, rounded as torch's vector loop: with d = end - start, fma(w, d,
+# start) for |w| < 0.5, else fma(w - 1, d, end). Equal to torch bit for bit, dense or not,
+# except the sign of a zero result with |w| >= 0.5 where torch's scalar loop takes the
+# run's last elements (end - d * (1 - w) there).
+LERP_WEIGHTS = [0.0, 0.3, -0.49, 0.5, -0.5, 0.75, 1.0, 1.5, -2.0, np.inf, -np.inf, np.nan]
+
+
+def _lerp_operands(lib, dtype, n, seed):
+    rng = np.random.default_rng(seed)
+    a, b = _values(n, "float64", seed), _values(n, "float64", seed + 1)
+    w = rng.choice(LERP_WEIGHTS, n) if n > 1 else np.array([0.75])
+    w[: n // 2] = rng.uniform(-1.5, 1.5, n // 2)
+    d = getattr(lib, dtype)
+    return (lib.tensor(a, dtype=d), lib.tensor(b, dtype=d), lib.tensor(w, dtype=d))
+
+
+def _lerp_bits(t):
+    """_bits with either sign of a zero (torch's scalar tail may give the other)."""
+    return [(0.0,) if len(v) == 2 and v[0] == 0 else v for v in _bits(t)]
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "float16", "bfloat16"])
+@pytest.mark.parametrize("n", [1, 7, 16, 33, 257])
+def test_lerp_as_torch(dtype, n):
+    torch = pytest.importorskip("torch")
+    (a, b, w), (ta, tb, tw) = (_lerp_operands(L, dtype, n, n) for L in (gradtrack, torch))
+    assert _lerp_bits(gradtrack.lerp(a, b, w).float()) == _lerp_bits(
+        torch.lerp(ta, tb, tw).float().tolist())
+    assert _lerp_bits(a[::2].lerp(b[::2], w[::2]).float()) == _lerp_bits(
+        ta[::2].lerp(tb[::2], tw[::2]).float().tolist())
+    for weight in (0.3, 0.5, 1.0, -0.7, 2.5):
+        assert _lerp_bits(a.lerp(b, weight).float()) == _lerp_bits(
+            ta.lerp(tb, weight).float().tolist())
+    # 64 elements, all in torch's vector loop: zeros of either sign, weight 1
+    zeros = np.tile([[-0.0, 0.63, -0.0, 0.0, 0.0, 1.0, -2.0, 0.0],
+                     [-0.0, -0.0, 0.0, -0.0, 0.0, -0.0, 0.0, 0.0]], 8)
+    za, zb = (gradtrack.tensor(v, dtype=getattr(gradtrack, dtype)) for v in zeros)
+    tza, tzb = (torch.tensor(v, dtype=getattr(torch, dtype)) for v in zeros)
+    for weight in (1.0, 0.0, 0.7, -0.2):
+        assert _bits(za.lerp(zb, weight).float()) == _bits(tza.lerp(tzb, weight).float().tolist())
+
+
+def test_lerp_broadcast_in_place_and_out():
+    torch = pytest.importorskip("torch")
+    rng = np.random.default_rng(3)
+    a, b, w = rng.standard_normal((5, 33)), rng.standard_normal(33), rng.uniform(-1, 2, (5, 1))
+    results = []
+    for lib in (gradtrack, torch):
+        ta, tb, tw = (lib.tensor(v, dtype=lib.float32) for v in (a, b, w))
+        out = lib.empty(5, 33)
+        lib.lerp(ta, tb, tw, out=out)
+        ta.lerp_(tb, tw)
+        results.append((ta.tolist(), out.tolist(), ta._version))
+    assert results[0] == results[1]
+
+
+def test_lerp_is_numpys_formula():
+    # without torch: the value of the formula, computed in float64 and rounded (an FMA
+    # rounds once, float64 holds float32's product and difference exactly)
+    rng = np.random.default_rng(4)
+    a, b = (rng.standard_normal(1000).astype(np.float32) for _ in range(2))
+    w = rng.uniform(-1.5, 1.5, 1000).astype(np.float32)
+    small = np.abs(w) < 0.5
+    diff = (b - a).astype(np.float64)  # end - start, rounded to float32 first
+    one_minus_w = (np.float32(1) - w).astype(np.float64)
+    expected = np.where(small, w * diff + a, b - diff * one_minus_w).astype(np.float32)
+    got = gradtrack.lerp(gradtrack.tensor(a), gradtrack.tensor(b), gradtrack.tensor(w)).numpy()
+    # float64 holds each product exactly; its sum is rounded twice (to float64, then to
+    # float32), which can differ from one rounding by an ulp, rarely
+    ulp = np.spacing(np.abs(expected))
+    assert np.all(np.abs(got - expected) <= ulp)
+    assert np.mean(got == expected) > 0.99

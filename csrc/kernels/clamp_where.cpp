@@ -1,5 +1,6 @@
 // clamp (number or tensor bounds) and where: the elementwise ops that pick one of their
-// operands, or a bound, for each element; and lerp, which picks its formula by the weight.
+// operands, or a bound, for each element; lerp, which picks its formula by the weight; and
+// addcmul and addcdiv, the other three-operand updates of the optimizers.
 #include <cmath>
 #include <limits>
 #include <type_traits>
@@ -174,6 +175,29 @@ void lerp(const Tensor& out, const Tensor& a, const Tensor& end, const Tensor& w
         const scalar_t d = y - x;
         const scalar_t high = std::fma(c - scalar_t(1), d, y);
         store<scalar_t>(ptr[0] + i * s[0], std::fabs(c) < scalar_t(0.5) ? std::fma(c, d, x) : high);
+      }
+    });
+  });
+}
+
+void addcmul(const Tensor& out, const Tensor& self, const Tensor& t1, const Tensor& t2,
+             double value, bool divide) {
+  if (any_reduced({&out, &self, &t1, &t2})) {
+    WideOut wide(out);
+    addcmul(wide.t, widen(self), widen(t1), widen(t2), value, divide);
+    return wide.commit();
+  }
+  LoopPlan p = make_plan(out, {self, t1, t2});
+  GT_DISPATCH_FLOAT(out.dtype(), "addcmul", [&] {
+    const scalar_t v = scalar_t(value);
+    run_plan(p, [v, divide](char** ptr, const int64_t* s, int64_t n) {
+      bool aligned = true;
+      for (int k = 0; k < 4; ++k) aligned = aligned && aligned_for<scalar_t>(ptr[k]);
+      if (aligned) return simd::addcmul(ptr, s, n, v, divide);
+      for (int64_t i = 0; i < n; ++i) {  // unaligned NumPy memory: loads and stores by memcpy
+        const scalar_t x = load<scalar_t>(ptr[1] + i * s[1]), a = load<scalar_t>(ptr[2] + i * s[2]);
+        const scalar_t b = load<scalar_t>(ptr[3] + i * s[3]);
+        store<scalar_t>(ptr[0] + i * s[0], divide ? x + v * a / b : std::fma(v * a, b, x));
       }
     });
   });

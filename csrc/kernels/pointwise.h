@@ -38,6 +38,10 @@ void where(const Tensor& out, const Tensor& cond, const Tensor& a, const Tensor&
 /// out = torch.lerp(a, end, w), one float dtype (w may be a 0-dim tensor; reduced floats
 /// computed in float32 and rounded once, as torch's opmath).
 void lerp(const Tensor& out, const Tensor& a, const Tensor& end, const Tensor& w);
+/// out = torch.addcmul(self, t1, t2, value=value), or addcdiv with `divide`, one float
+/// dtype, rounded as torch's kernels (simd::addcmul; reduced floats in float32).
+void addcmul(const Tensor& out, const Tensor& self, const Tensor& t1, const Tensor& t2,
+             double value, bool divide);
 /// Fused backward helpers: g where !(y <= 0) (NaN passes), g * y * (1 - y), g * (1 - y*y).
 void threshold_backward(const Tensor& out, const Tensor& g, const Tensor& y);
 void sigmoid_backward(const Tensor& out, const Tensor& g, const Tensor& y);

@@ -548,6 +548,39 @@ GT_CLONES_V4_V3 void lerp(char* const* ptr, const int64_t* s, int64_t n, float) 
 GT_CLONES_V4_V3 void lerp(char* const* ptr, const int64_t* s, int64_t n, double) {
   lerp_impl<double>(ptr, s, n);
 }
+template <typename T, bool kDivide>
+[[gnu::always_inline]] inline void addcmul_impl(char* const* ptr, const int64_t* s, int64_t n,
+                                                T v) {
+  constexpr int64_t w = int64_t(sizeof(T));
+  const auto f = [v](T x, T a, T b) GT_INLINE {
+    if constexpr (kDivide)
+      return x + v * a / b;
+    else
+      return std::fma(v * a, b, x);
+  };
+  if (s[0] == w && s[1] == w && s[2] == w && s[3] == w) {
+    T* o = reinterpret_cast<T*>(ptr[0]);
+    const T* x = reinterpret_cast<const T*>(ptr[1]);
+    const T* a = reinterpret_cast<const T*>(ptr[2]);
+    const T* b = reinterpret_cast<const T*>(ptr[3]);
+    for (int64_t i = 0; i < n; ++i) o[i] = f(x[i], a[i], b[i]);
+    return;
+  }
+  for (int64_t i = 0; i < n; ++i)
+    *reinterpret_cast<T*>(ptr[0] + i * s[0]) = f(*reinterpret_cast<const T*>(ptr[1] + i * s[1]),
+                                                 *reinterpret_cast<const T*>(ptr[2] + i * s[2]),
+                                                 *reinterpret_cast<const T*>(ptr[3] + i * s[3]));
+}
+GT_CLONES_V4_V3 void addcmul(char* const* ptr, const int64_t* s, int64_t n, float value,
+                             bool divide) {
+  if (divide) return addcmul_impl<float, true>(ptr, s, n, value);
+  addcmul_impl<float, false>(ptr, s, n, value);
+}
+GT_CLONES_V4_V3 void addcmul(char* const* ptr, const int64_t* s, int64_t n, double value,
+                             bool divide) {
+  if (divide) return addcmul_impl<double, true>(ptr, s, n, value);
+  addcmul_impl<double, false>(ptr, s, n, value);
+}
 template <typename T>
 [[gnu::always_inline]] inline void sgd_impl(T* p, const T* gp, T* bp, int64_t n, const SgdStep& h) {
   // Locals, not h's fields, so the loop can be unswitched on them and vectorized.

@@ -94,6 +94,13 @@ void add_scaled(char* const* ptr, const int64_t* s, int64_t n, double alpha);
 void lerp(char* const* ptr, const int64_t* s, int64_t n, float);
 void lerp(char* const* ptr, const int64_t* s, int64_t n, double);
 
+/// torch.addcmul and addcdiv over one run of a loop plan (ptr = {out, self, t1, t2}, byte
+/// strides s, n elements, every pointer aligned), rounded as torch's kernels:
+/// fma(value * t1, t2, self), and self + value * t1 / t2 (`divide`). Dense runs are
+/// vector loops. `out` may be any input.
+void addcmul(char* const* ptr, const int64_t* s, int64_t n, float value, bool divide);
+void addcmul(char* const* ptr, const int64_t* s, int64_t n, double value, bool divide);
+
 /// One step of torch.optim.SGD (its single-tensor path) over n elements of a parameter
 /// p, its gradient g and momentum buffer b (null without momentum): every add with
 /// alpha rounded once as in add_scaled, the buffer's product by the momentum rounded

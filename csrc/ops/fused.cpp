@@ -13,6 +13,16 @@ ScalarType promote3(const Tensor& a, const Tensor& b, const Tensor& c) {
   return promote_types(promote_types(a.dtype(), b.dtype()), c.dtype());
 }
 
+// addcmul and addcdiv of floats in one kernel, rounded as torch's (kernels::addcmul).
+Tensor addcmul_floats(const Tensor& self, const Tensor& t1, const Tensor& t2, ScalarType dt,
+                      Scalar value, bool divide) {
+  const DimVector shape = broadcast_shapes(broadcast2(self, t1), t2.sizes());
+  Tensor out = empty_result(shape, dt, self, t1, t2);
+  kernels::addcmul(out, cast_for_kernel(self, dt), cast_for_kernel(t1, dt), cast_for_kernel(t2, dt),
+                   value.to<double>(), divide);
+  return out;
+}
+
 // PyTorch's maybe_multiply: skipped when the factor is 1.
 Tensor times(const Tensor& t, Scalar s) { return s.equals(1) ? t : mul(t, s); }
 
@@ -38,7 +48,8 @@ Tensor addcmul(const Tensor& self, const Tensor& t1, const Tensor& t2, Scalar va
     autograd::AutoGradMode off(false);
     // An integral result takes the factor as an integer, as PyTorch's kernel does.
     const Scalar v = is_integral(dt) ? Scalar(value.to_int()) : value;
-    out = to_dtype(add(self, times(mul(t1, t2), v)), dt);
+    out = is_floating(dt) ? addcmul_floats(self, t1, t2, dt, value, false)
+                          : to_dtype(add(self, times(mul(t1, t2), v)), dt);
   }
   record(OpKind::Addcmul, {&self, &t1, &t2}, out,
          [&](autograd::ValueAttrs& at) { at.value = value; });
@@ -57,7 +68,9 @@ Tensor addcdiv(const Tensor& self, const Tensor& t1, const Tensor& t2, Scalar va
   Tensor out;
   {
     autograd::AutoGradMode off(false);
-    out = add(self, times(div(t1, t2), value));
+    const ScalarType dt = promote3(self, t1, t2);
+    out = is_floating(dt) ? addcmul_floats(self, t1, t2, dt, value, true)
+                          : add(self, times(div(t1, t2), value));
   }
   record(OpKind::Addcdiv, {&self, &t1, &t2}, out,
          [&](autograd::ValueAttrs& at) { at.value = value; });

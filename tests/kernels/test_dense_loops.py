@@ -298,3 +298,41 @@ def test_lerp_is_numpys_formula():
     ulp = np.spacing(np.abs(expected))
     assert np.all(np.abs(got - expected) <= ulp)
     assert np.mean(got == expected) > 0.99
+
+
+# addcmul and addcdiv of floats are one kernel each, rounded as torch's: fma(value * t1,
+# t2, self) and self + value * t1 / t2.
+@pytest.mark.parametrize("name", ["addcmul", "addcdiv"])
+@pytest.mark.parametrize("dtype", ["float32", "float64", "float16", "bfloat16"])
+def test_addcmul_addcdiv_as_torch(name, dtype):
+    torch = pytest.importorskip("torch")
+    rng = np.random.default_rng(5)
+    s, a = _values(257, "float64", 6), rng.standard_normal(257)
+    b = rng.standard_normal(257) + 0.05
+    results = []
+    for lib in (gradtrack, torch):
+        d = getattr(lib, dtype)
+        ts, ta, tb = (lib.tensor(v, dtype=d) for v in (s, a, b))
+        f = getattr(lib, name)
+        got = [f(ts, ta, tb, value=0.37), f(ts, ta, tb), f(ts[::2], ta[::2], tb[::2], value=-3.0),
+               f(ts.reshape(1, 257), ta.reshape(257, 1)[:5], tb[:257].reshape(1, 257))]
+        inplace = ts.clone()
+        getattr(inplace, name + "_")(ta, tb, value=1.5)
+        got.append(inplace)
+        results.append([_bits(t.float().tolist()) for t in got])
+    assert results[0] == results[1]
+
+
+def test_addcmul_addcdiv_are_numpys_formulas():
+    rng = np.random.default_rng(7)
+    s, a, b = (rng.standard_normal(1000).astype(np.float32) for _ in range(3))
+    v = np.float32(0.37)
+    va = (v * a).astype(np.float64)  # value * t1, rounded to float32 first
+    expected = {"addcmul": (va * b + s).astype(np.float32),  # one rounding: an FMA
+                "addcdiv": s + (v * a) / b}
+    for name, want in expected.items():
+        got = getattr(gradtrack, name)(*(gradtrack.tensor(t) for t in (s, a, b)),
+                                       value=0.37).numpy()
+        # float64 holds the product exactly; its sum is rounded twice, rarely an ulp away
+        assert np.all(np.abs(got - want) <= np.spacing(np.abs(want)))
+        assert np.mean(got == want) > 0.99

@@ -180,6 +180,23 @@ void lerp(const Tensor& out, const Tensor& a, const Tensor& end, const Tensor& w
   });
 }
 
+void nan_to_num(const Tensor& out, const Tensor& a, const double* with) {
+  LoopPlan p = make_plan(out, {a});
+  GT_DISPATCH_FLOAT(out.dtype(), "nan_to_num", [&] {
+    if constexpr (std::is_same_v<scalar_t, float> || std::is_same_v<scalar_t, double>) {
+      const scalar_t w[3] = {scalar_t(with[0]), scalar_t(with[1]), scalar_t(with[2])};
+      unary_loop_vectored<scalar_t>(
+          p, [&w](const scalar_t* in, scalar_t* o, int64_t n) { simd::nan_to_num(in, o, n, w); },
+          [&w](scalar_t x) {
+            return x != x                                            ? w[0]
+                   : x == std::numeric_limits<scalar_t>::infinity()  ? w[1]
+                   : x == -std::numeric_limits<scalar_t>::infinity() ? w[2]
+                                                                     : x;
+          });
+    }
+  });
+}
+
 void addcmul(const Tensor& out, const Tensor& self, const Tensor& t1, const Tensor& t2,
              double value, bool divide) {
   if (any_reduced({&out, &self, &t1, &t2})) {

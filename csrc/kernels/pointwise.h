@@ -38,6 +38,9 @@ void where(const Tensor& out, const Tensor& cond, const Tensor& a, const Tensor&
 /// out = torch.lerp(a, end, w), one float dtype (w may be a 0-dim tensor; reduced floats
 /// computed in float32 and rounded once, as torch's opmath).
 void lerp(const Tensor& out, const Tensor& a, const Tensor& end, const Tensor& w);
+/// out = torch.nan_to_num(a) of float32 or float64, with NaN, +inf and -inf replaced by
+/// with[0..2] (already in a's dtype's range).
+void nan_to_num(const Tensor& out, const Tensor& a, const double* with);
 /// out = torch.addcmul(self, t1, t2, value=value), or addcdiv with `divide`, one float
 /// dtype, rounded as torch's kernels (simd::addcmul; reduced floats in float32).
 void addcmul(const Tensor& out, const Tensor& self, const Tensor& t1, const Tensor& t2,

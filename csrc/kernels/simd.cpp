@@ -548,6 +548,21 @@ GT_CLONES_V4_V3 void lerp(char* const* ptr, const int64_t* s, int64_t n, float) 
 GT_CLONES_V4_V3 void lerp(char* const* ptr, const int64_t* s, int64_t n, double) {
   lerp_impl<double>(ptr, s, n);
 }
+template <typename T>
+[[gnu::always_inline]] inline void nan_to_num_impl(const T* in, T* out, int64_t n, const T* with) {
+  constexpr T inf = std::numeric_limits<T>::infinity();
+  const T nan = with[0], pos = with[1], neg = with[2];
+  for (int64_t i = 0; i < n; ++i) {
+    const T x = in[i];
+    out[i] = x != x ? nan : x == inf ? pos : x == -inf ? neg : x;
+  }
+}
+GT_CLONES_V4_V3 void nan_to_num(const float* in, float* out, int64_t n, const float* with) {
+  nan_to_num_impl(in, out, n, with);
+}
+GT_CLONES_V4_V3 void nan_to_num(const double* in, double* out, int64_t n, const double* with) {
+  nan_to_num_impl(in, out, n, with);
+}
 template <typename T, bool kDivide>
 [[gnu::always_inline]] inline void addcmul_impl(char* const* ptr, const int64_t* s, int64_t n,
                                                 T v) {

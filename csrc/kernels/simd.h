@@ -94,6 +94,11 @@ void add_scaled(char* const* ptr, const int64_t* s, int64_t n, double alpha);
 void lerp(char* const* ptr, const int64_t* s, int64_t n, float);
 void lerp(char* const* ptr, const int64_t* s, int64_t n, double);
 
+/// out[i] = in[i] with NaN, +inf and -inf replaced by the three values (torch.nan_to_num).
+/// `out` may be `in`.
+void nan_to_num(const float* in, float* out, int64_t n, const float* with);
+void nan_to_num(const double* in, double* out, int64_t n, const double* with);
+
 /// torch.addcmul and addcdiv over one run of a loop plan (ptr = {out, self, t1, t2}, byte
 /// strides s, n elements, every pointer aligned), rounded as torch's kernels:
 /// fma(value * t1, t2, self), and self + value * t1 / t2 (`divide`). Dense runs are

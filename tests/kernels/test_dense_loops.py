@@ -336,3 +336,29 @@ def test_addcmul_addcdiv_are_numpys_formulas():
         # float64 holds the product exactly; its sum is rounded twice, rarely an ulp away
         assert np.all(np.abs(got - want) <= np.spacing(np.abs(want)))
         assert np.mean(got == want) > 0.99
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "float16", "bfloat16"])
+@pytest.mark.parametrize("kwargs", [{}, {"nan": 1.0}, {"nan": -2.0, "posinf": 7.0, "neginf": -1e300},
+                                    {"posinf": 1e300}])
+def test_nan_to_num_as_torch(dtype, kwargs):
+    # float32 and float64 take one pass; +inf becomes the dtype's largest value by default
+    # (65504 for float16, not inf)
+    torch = pytest.importorskip("torch")
+    v = np.array([np.nan, np.inf, -np.inf, 0.0, -0.0, 1.5, -3e38, 1e-45] * 40)
+    results = []
+    for lib in (gradtrack, torch):
+        t = lib.tensor(v, dtype=getattr(lib, dtype))
+        inplace = t.clone()
+        inplace.nan_to_num_(**kwargs)
+        results.append([_bits(x.double().tolist()) for x in
+                        (t.nan_to_num(**kwargs), t[::3].nan_to_num(**kwargs), inplace)])
+    assert results[0] == results[1]
+
+
+def test_nan_to_num_is_numpys():
+    v = _values(1000, "float32", 9)
+    v[::7] = np.inf
+    v[3::7] = -np.inf
+    got = gradtrack.tensor(v).nan_to_num(nan=0.5, posinf=2.0).numpy()
+    assert _bits(got) == _bits(np.nan_to_num(v, nan=0.5, posinf=2.0))

@@ -7,8 +7,8 @@
 // place; otherwise B goes first (NumPy's rule). Internally every gather and
 // scatter runs in the "B first" layout: offsets[b] (the indexed dims) plus
 // rest_offsets[r] (the other dims).
-#include <cstring>
 #include <algorithm>
+#include <cstring>
 #include <numeric>
 
 #include "kernels/reduced_float.h"
@@ -145,10 +145,18 @@ Tensor permute_alias(const Tensor& t, const DimVector& perm) {
   return alias_with_geometry(t, s, st, t->offset());
 }
 
+// A float32 copy of a reduced-float t with t's strides: a plan's offsets, computed from
+// t's strides, address the same elements in it (kernels::widen's copy is contiguous).
+Tensor widened_in_place(const Tensor& t) {
+  Tensor w = empty_strided(t.sizes(), t.strides(), ScalarType::Float32);
+  kernels::copy(w, t);
+  return w;
+}
+
 Tensor gather_with_plan(const Tensor& a, const IndexPlan& p) {
   // NOTE [Reduced floats are stored, not computed]: float16 moves as float32.
   if (is_reduced_float(a.dtype()))
-    return kernels::narrowed(gather_with_plan(kernels::widen(a), p), a.dtype());
+    return kernels::narrowed(gather_with_plan(widened_in_place(a), p), a.dtype());
   DimVector front(p.b_shape);
   for (int64_t d : p.rest_dims) front.push_back(a.sizes()[d]);
   Tensor out = empty(front, a.dtype());
@@ -188,7 +196,7 @@ Tensor values_for_plan(const IndexPlan& p, const Tensor& values) {
 
 void scatter_with_plan(const Tensor& dst, const IndexPlan& p, const Tensor& v, bool accumulate) {
   if (is_reduced_float(dst.dtype())) {
-    Tensor wide = kernels::widen(dst);
+    Tensor wide = widened_in_place(dst);
     scatter_with_plan(wide, p, v, accumulate);
     return kernels::copy(dst, wide);
   }
@@ -403,27 +411,63 @@ void check_scatter_shape(const Tensor& self, int64_t d, const Tensor& index, con
            src ? str_cat(" and to be no larger size than src ", shape_str(src->sizes())) : "");
 }
 
-// Calls f(flat position in index, offset in `t` with dim d replaced by index value).
+// f(i, offset) for flat positions i in [lo, hi) of the contiguous int64 index ic, with
+// offset the element of `t` at i's coordinates, dim d's replaced by the index value. The
+// coordinates advance as an odometer (a division per dim only at lo).
 template <typename F>
-void for_each_gather(const Tensor& t, int64_t d, const Tensor& index, const F& f) {
+void gather_range(const Tensor& t, int64_t d, const Tensor& ic, int64_t lo, int64_t hi,
+                  const F& f) {
+  if (lo >= hi) return;
+  const int64_t* ip = ic.data<int64_t>();
+  const int64_t nd = ic.dim();
+  // t's strides with dim d's zeroed (the index value gives that one), and the index's
+  // sizes, in locals: read once per element, not through the tensors.
+  DimVector coord(static_cast<size_t>(nd), 0), stride(static_cast<size_t>(nd), 0);
+  DimVector size(ic.sizes().begin(), ic.sizes().end());
+  for (int64_t k = 0; k < nd; ++k) stride[k] = k != d ? t.strides()[k] : 0;
+  int64_t rem = lo, off = 0;
+  for (int64_t k = nd - 1; k >= 0; --k) {
+    coord[k] = rem % size[k];
+    rem /= size[k];
+    off += coord[k] * stride[k];
+  }
+  const int64_t step_d = t.dim() ? t.strides()[d] : 0;
+  const int64_t last = nd - 1;
+  for (int64_t i = lo; i < hi;) {
+    // along the last dim, then the odometer's carry
+    const int64_t run = nd ? std::min(hi - i, size[last] - coord[last]) : hi - i;
+    const int64_t s_last = nd ? stride[last] : 0;
+    for (int64_t j = 0; j < run; ++j) f(i + j, off + j * s_last + ip[i + j] * step_d);
+    i += run;
+    if (nd == 0) break;
+    off += run * s_last;
+    coord[last] += run;
+    for (int64_t k = last; k >= 0 && coord[k] == size[k]; --k) {
+      off -= coord[k] * stride[k];
+      coord[k] = 0;
+      if (k == 0) break;
+      off += stride[k - 1];
+      ++coord[k - 1];
+    }
+  }
+}
+
+// Calls f(flat position in index, offset in `t` with dim d replaced by index value), on
+// the threads if `parallel` (only where f writes position i alone: gather).
+template <typename F>
+void for_each_gather(const Tensor& t, int64_t d, const Tensor& index, const F& f,
+                     bool parallel = false) {
   Tensor ic = kernels::aligned(contiguous(to_dtype(index, ScalarType::Int64)));
   const int64_t* ip = ic.data<int64_t>();
-  const int64_t n = ic.numel(), nd = ic.dim();
+  const int64_t n = ic.numel();
   const int64_t size = t.dim() ? t.sizes()[d] : 1;
-  for (int64_t i = 0; i < n; ++i) {
-    int64_t rem = i, off = 0;
-    for (int64_t k = nd - 1; k >= 0; --k) {
-      int64_t c = rem % ic.sizes()[k];
-      rem /= ic.sizes()[k];
-      if (k != d) off += c * t.strides()[k];
-    }
-    int64_t v = ip[i];
-    // No wrapping: gather/scatter take indices in [0, size), as PyTorch's.
-    GT_CHECK(v >= 0 && v < size, "index ", v, " is out of bounds for dimension ", d, " with size ",
-             size);
-    if (t.dim()) off += v * t.strides()[d];
-    f(i, off);
-  }
+  // No wrapping: gather/scatter take indices in [0, size), as PyTorch's. Checked first,
+  // so that no thread throws.
+  for (int64_t i = 0; i < n; ++i)
+    GT_CHECK(ip[i] >= 0 && ip[i] < size, "index ", ip[i], " is out of bounds for dimension ", d,
+             " with size ", size);
+  if (!parallel) return gather_range(t, d, ic, 0, n, f);
+  parallel_for(n, kGrainSize, [&](int64_t lo, int64_t hi) { gather_range(t, d, ic, lo, hi, f); });
 }
 }  // namespace
 
@@ -440,9 +484,12 @@ Tensor gather(const Tensor& a, int64_t dim, const Tensor& index) {
   GT_DISPATCH_ALL(a.dtype(), [&] {
     const char* src = a.raw();  // may be unaligned (NOTE [Unaligned memory])
     scalar_t* dst = out.data<scalar_t>();
-    for_each_gather(a, d, index, [&](int64_t i, int64_t off) {
-      dst[i] = kernels::load<scalar_t>(src + off * static_cast<int64_t>(sizeof(scalar_t)));
-    });
+    for_each_gather(
+        a, d, index,
+        [&](int64_t i, int64_t off) {
+          dst[i] = kernels::load<scalar_t>(src + off * static_cast<int64_t>(sizeof(scalar_t)));
+        },
+        true);
   });
   record(OpKind::Gather, {&a}, out, [&](autograd::DimAttrs& at) { at.dim = d; }, {&index});
   return out;
@@ -600,29 +647,79 @@ Tensor scatter(const Tensor& a, int64_t dim, const Tensor& index, Scalar value) 
   return out;
 }
 
+namespace {
+// index_select of a contiguous `a` along d with a checked contiguous int64 index (ip,
+// len): for each block of the dims before d, the index's rows (each the contiguous dims
+// after d) copied whole; rows of one element copied as one value.
+template <typename E>
+void copy_rows(const char* src, char* dst, const int64_t* ip, int64_t len, int64_t size, int64_t lo,
+               int64_t hi) {
+  const E* s = reinterpret_cast<const E*>(src);
+  E* o = reinterpret_cast<E*>(dst);
+  for (int64_t r = lo; r < hi;) {
+    const int64_t base = r / len * size, j0 = r % len, end = std::min(hi, r - j0 + len);
+    for (int64_t j = j0; r < end; ++j, ++r) o[r] = s[base + ip[j]];
+  }
+}
+
+Tensor select_rows(const Tensor& a, int64_t d, const int64_t* ip, int64_t len) {
+  DimVector shape(a.sizes().begin(), a.sizes().end());
+  const int64_t size = shape[d];
+  shape[d] = len;
+  Tensor out = empty(shape, a.dtype());
+  int64_t outer = 1, inner = 1;
+  for (int64_t k = 0; k < d; ++k) outer *= shape[k];
+  for (int64_t k = d + 1; k < int64_t(shape.size()); ++k) inner *= shape[k];
+  const int64_t es = int64_t(itemsize(a.dtype())), row = inner * es;
+  const char* src = a.raw();
+  char* dst = out.raw();
+  const int64_t rows = outer * len;
+  const bool one = inner == 1 && (es == 1 || es == 2 || es == 4 || es == 8) && a.is_aligned();
+  // grain: about kGrainSize elements' bytes per chunk
+  const int64_t grain = std::max<int64_t>(1, kGrainSize * 4 / std::max<int64_t>(row, 1));
+  parallel_for(rows, grain, [&](int64_t lo, int64_t hi) {
+    if (one) {
+      if (es == 1) return copy_rows<uint8_t>(src, dst, ip, len, size, lo, hi);
+      if (es == 2) return copy_rows<uint16_t>(src, dst, ip, len, size, lo, hi);
+      if (es == 4) return copy_rows<uint32_t>(src, dst, ip, len, size, lo, hi);
+      return copy_rows<uint64_t>(src, dst, ip, len, size, lo, hi);
+    }
+    for (int64_t r = lo; r < hi; ++r) {
+      const int64_t o = r / len, j = r % len;
+      std::memcpy(dst + r * row, src + (o * size + ip[j]) * row, static_cast<size_t>(row));
+    }
+  });
+  return out;
+}
+}  // namespace
+
 Tensor index_select(const Tensor& a, int64_t dim, const Tensor& index) {
   int64_t d = wrap_dim(dim, a.dim());
   GT_CHECK_INDEX(index.dim() <= 1, "index_select(): Index is supposed to be a vector");
   GT_CHECK(is_integral(index.dtype()), "index_select(): Expected dtype int32 or int64 for index");
   IndexList idx(static_cast<size_t>(d));
   idx.push_back(index.dim() == 0 ? reshape(index, {1}) : index);
+  Tensor as_long;
   {
     // index_select takes no negative indices (unlike indexing, which wraps
     // them): PyTorch refuses -1 as out of range, with a RuntimeError of its
     // own words when selecting along dim 1 (its dim-1 kernel checks them).
-    Tensor as_long = kernels::aligned(contiguous(to_dtype(*idx.back(), ScalarType::Int64)));
+    as_long = kernels::aligned(contiguous(to_dtype(*idx.back(), ScalarType::Int64)));
     const int64_t size = a.dim() ? a.sizes()[d] : 1;
     GT_CHECK(size > 0 || as_long.numel() == 0 || a.dim() <= 1,
              "index_select(): self indexing axis dim should be positive");
+    const int64_t* ip = as_long.data<int64_t>();
     for (int64_t i = 0; i < as_long.numel(); ++i) {
-      int64_t v = as_long.data<int64_t>()[i];
+      int64_t v = ip[i];
       if (v >= 0 && v < size) continue;
       GT_CHECK(d != 1, "INDICES element is out of DATA bounds, id=", v, " axis_dim=", size);
       throw IndexError("index out of range in self");
     }
   }
   Tensor out;
-  {
+  if (a.dim() > 0 && a.is_contiguous()) {
+    out = select_rows(a, d, as_long.data<int64_t>(), as_long.numel());
+  } else {
     autograd::AutoGradMode off(false);
     // A 0-dim tensor selects from itself seen as one element.
     out = ops::index(a.dim() == 0 ? reshape(a, {1}) : a, idx);

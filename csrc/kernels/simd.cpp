@@ -329,6 +329,21 @@ GT_CLONES_V4_V3 void sigmoid(const float* in, float* out, int64_t n) {
 }
 GT_CLONES_V4_V3 void silu(const float* in, float* out, int64_t n) { logistic<true>(in, out, n); }
 
+GT_CLONES_V4_V3 void silu_backward(const float* g, int64_t g_step, const float* x, float* out,
+                                   int64_t n) {
+  constexpr int64_t kBlock = 1024;
+  alignas(64) float e[kBlock];
+  for (int64_t b = 0; b < n; b += kBlock) {
+    const int64_t m = std::min(kBlock, n - b);
+    for (int64_t i = 0; i < m; ++i) e[i] = -x[b + i];
+    exp(e, e, m);
+    for (int64_t i = 0; i < m; ++i) {
+      const float v = x[b + i], sig = 1.0f / (1.0f + e[i]);
+      out[b + i] = g[(b + i) * g_step] * (sig * (1.0f + v * (1.0f - sig)));
+    }
+  }
+}
+
 // Plain loops: the compiler vectorizes them at each clone's width (with a
 // run-time overlap check, since out may be an input). One operation each, so
 // -ffp-contract has nothing to fuse: every clone rounds as the baseline does.

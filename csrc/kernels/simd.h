@@ -35,6 +35,10 @@ void exp(const float* in, float* out, int64_t n);
 /// them). `out` may be `in`.
 void sigmoid(const float* in, float* out, int64_t n);
 void silu(const float* in, float* out, int64_t n);
+/// out[i] = g[i * g_step] * silu'(x[i]), silu' = s (1 + x (1 - s)) with s = sigmoid(x)
+/// as above (torch's formula); g_step 1, or 0 for one gradient value. `out` may be `g`
+/// or `x`.
+void silu_backward(const float* g, int64_t g_step, const float* x, float* out, int64_t n);
 
 /// The binary ops that run here over dense runs: the baseline build of the generic
 /// loops is SSE2, these run in the AVX2/AVX-512 clones.

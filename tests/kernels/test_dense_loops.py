@@ -362,3 +362,64 @@ def test_nan_to_num_is_numpys():
     v[3::7] = -np.inf
     got = gradtrack.tensor(v).nan_to_num(nan=0.5, posinf=2.0).numpy()
     assert _bits(got) == _bits(np.nan_to_num(v, nan=0.5, posinf=2.0))
+
+
+def test_silu_backward_within_ulps_of_float64():
+    # silu's derivative s (1 + x (1 - s)), s = sigmoid(x), in the vector exp as the forward
+    rng = np.random.default_rng(11)
+    x = (rng.standard_normal(20_000) * 6).astype(np.float32)
+    g = rng.standard_normal(20_000).astype(np.float32)
+    t = gradtrack.tensor(x, requires_grad=True)
+    gradtrack.nn.functional.silu(t).backward(gradtrack.tensor(g))
+    x64 = x.astype(np.float64)
+    with np.errstate(over="ignore"):
+        s = 1 / (1 + np.exp(-x64))
+    ref = g * (s * (1 + x64 * (1 - s)))
+    # near x = -1.28 the derivative crosses 0: each term carries its own ulps there
+    terms = np.abs(g) * (s + np.abs(x64) * s * (1 - s))
+    # (and 1 - s cancels for large x, as in torch's formula: x ulps of s)
+    bound = 4 * np.spacing(np.abs(ref).astype(np.float32)) + 4 * 2.0**-24 * terms
+    bound += 2 * 2.0**-24 * np.abs(g) * np.abs(x64)
+    assert np.all(np.abs(t.grad.numpy() - ref) <= bound)
+
+
+@pytest.mark.parametrize("name", ["leaky_relu", "hardswish", "hardsigmoid", "hardtanh", "silu",
+                                  "elu"])
+def test_activation_backward_as_torch(name):
+    # the derivative goes through a block buffer (the product loop vectorizes): torch's
+    # values, the hard activations' +0 for negative gradients outside their linear piece,
+    # torch's pieces at their joints (hardswish at -3 and 3), and one gradient value
+    # expanded from a sum. (At a NaN input torch's vector and scalar loops disagree:
+    # hardtanh gives 0 or the gradient, hardswish NaN or the gradient. Left out.)
+    torch = pytest.importorskip("torch")
+    rng = np.random.default_rng(12)
+    x = (rng.standard_normal(5000) * 4).astype(np.float32)
+    x[:8] = [-3.0, 3.0, 0.0, -0.0, 1.0, -1.0, 6.0, 2.5]
+    g = rng.standard_normal(5000).astype(np.float32)
+    grads = []
+    for lib in (gradtrack, torch):
+        fn = getattr(lib.nn.functional, name)
+        t = lib.tensor(x, requires_grad=True)
+        fn(t).backward(lib.tensor(g))
+        u = lib.tensor(x, requires_grad=True)
+        fn(u).sum().backward()
+        grads.append((t.grad.numpy(), u.grad.numpy()))
+    for ours, theirs in zip(grads[0], grads[1]):
+        if name in ("silu", "elu"):  # the last bits of exp, and elu's order of products
+            close = np.abs(ours - theirs) <= 4 * np.spacing(np.abs(theirs)) + 1e-7
+            assert np.all(close | (np.isnan(ours) & np.isnan(theirs)))
+        else:
+            assert _bits(ours) == _bits(theirs)
+
+
+def test_hardswish_gradient_at_its_joints_with_a_graph():
+    # create_graph=True takes the formula of ops, not the kernel: the same pieces
+    torch = pytest.importorskip("torch")
+    grads = []
+    for lib in (gradtrack, torch):
+        x = lib.tensor([-3.0, 3.0, -2.5, 2.5], requires_grad=True)
+        (g,) = lib.autograd.grad(lib.nn.functional.hardswish(x).sum(), x, create_graph=True)
+        grads.append(g.tolist())
+    assert grads[0] == grads[1]
+    assert grads[0][:2] == [0.0, 1.0]
+    assert grads[0][2:] == pytest.approx([-2.5 / 3 + 0.5, 2.5 / 3 + 0.5])

@@ -195,8 +195,9 @@ Tensor act_deriv_graph(Act k, const Tensor& s, const ActParams& p, bool from_res
       return add(t, mul(mul(s, sigmoid(s)), one_minus(mul(t, t))));
     }
     case Act::Hardswish:
-      return where(cmp(Cmp::Lt, s, -3), cst(0, s),
-                   where(cmp(Cmp::Le, s, 3), plus(div_by_scalar(s, Scalar(3.0)), 0.5), cst(1, s)));
+      // torch's pieces: 0 up to -3 included, 1 from 3 on
+      return where(cmp(Cmp::Le, s, -3), cst(0, s),
+                   where(cmp(Cmp::Lt, s, 3), plus(div_by_scalar(s, Scalar(3.0)), 0.5), cst(1, s)));
     case Act::Hardsigmoid:
       // torch's slope is 1/6 computed in float, for double too
       return where(logical(Logic::And, cmp(Cmp::Gt, s, -3), cmp(Cmp::Lt, s, 3)),

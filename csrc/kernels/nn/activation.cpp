@@ -90,9 +90,9 @@ template <typename T>
       T t = std::tanh(std::log1p(std::exp(x)));
       return t + x * sigmoid_of(x) * (T(1) - t * t);
     }
-    case Act::Hardswish: {
+    case Act::Hardswish: {  // torch's pieces: 0 up to -3 included, 1 from 3 on
       const T middle = x / T(3) + T(0.5);
-      return x < T(-3) ? T(0) : x <= T(3) ? middle : T(1);
+      return x <= T(-3) ? T(0) : x < T(3) ? middle : T(1);
     }
     // torch's slope is 1/6 computed in float, for double too
     case Act::Hardsigmoid: return (x > T(-3)) & (x < T(3)) ? T(1.0f / 6.0f) : T(0);
@@ -130,6 +130,30 @@ void dense_loop(int64_t n, const F& f) {
   parallel_for(n, kGrainSize / 8, [&](int64_t lo, int64_t hi) {
     const F g = f;
     for (int64_t i = lo; i < hi; ++i) g(i);
+  });
+}
+
+// op[i] = g[i * step] * deriv(i), or 0 where `selects` and deriv(i) is 0 (torch's hard
+// activations). The derivatives go to a block buffer first: computed in the same loop,
+// GCC folded g * 1 into one arm of the derivative's choice and kept it a branch, scalar
+// and mispredicted on random signs (leaky_relu's backward ran at 6x torch's time,
+// hardswish's 4.6x). Apart, both loops vectorize. The values are the same.
+template <typename T, typename D>
+void backward_blocks(int64_t n, const T* gp, int64_t step, T* op, bool selects, const D& deriv) {
+  parallel_for(n, kGrainSize / 8, [&](int64_t lo, int64_t hi) {
+    const D dv = deriv;
+    constexpr int64_t kBlock = 1024;
+    alignas(64) T d[kBlock];
+    for (int64_t b = lo; b < hi; b += kBlock) {
+      const int64_t m = std::min(kBlock, hi - b);
+      for (int64_t i = 0; i < m; ++i) d[i] = dv(b + i);
+      const T* g = gp + b * step;
+      T* o = op + b;
+      for (int64_t i = 0; i < m; ++i) {
+        const T product = g[i * step] * d[i];
+        o[i] = selects & (d[i] == T(0)) ? T(0) : product;
+      }
+    }
   });
 }
 
@@ -172,13 +196,18 @@ bool vector_forward(Act k, const T* xp, T* op, int64_t n) {
   return false;
 }
 
-// gelu's derivative of float32 in the vector loop; false for other activations and types.
+// silu's and gelu's derivatives of float32 in the vector loops; false for other
+// activations and types.
 template <typename T>
 bool vector_backward(Act k, const T* gp, int64_t step, const T* xp, T* op, int64_t n) {
   if constexpr (std::is_same_v<T, float>) {
-    if (k == Act::Gelu) {
+    void (*f)(const float*, int64_t, const float*, float*, int64_t) =
+        k == Act::Gelu   ? simd::gelu_backward
+        : k == Act::Silu ? simd::silu_backward
+                         : nullptr;
+    if (f) {
       parallel_for(n, kGrainSize / 8, [&](int64_t lo, int64_t hi) {
-        simd::gelu_backward(gp + lo * step, step, xp + lo, op + lo, hi - lo);
+        f(gp + lo * step, step, xp + lo, op + lo, hi - lo);
       });
       return true;
     }
@@ -219,20 +248,14 @@ void act_backward(Act k, const Tensor& out, const Tensor& g, const Tensor& s, co
     const scalar_t* gp = g.data<scalar_t>();
     const scalar_t* sp = s.data<scalar_t>();
     scalar_t* op = out.data<scalar_t>();
-    auto times = [selects](scalar_t grad, scalar_t d) {
-      const scalar_t product = grad * d;
-      return selects & (d == scalar_t(0)) ? scalar_t(0) : product;
-    };
     if (!from_result && vector_backward<scalar_t>(k, gp, step, sp, op, s.numel())) return;
     with_act(k, [&](auto act) {
       if (from_result) {
-        dense_loop(s.numel(), [=](int64_t i) {
-          op[i] = times(gp[i * step], act_deriv_from_result<scalar_t>(act, sp[i], p));
-        });
+        backward_blocks(s.numel(), gp, step, op, selects,
+                        [=](int64_t i) { return act_deriv_from_result<scalar_t>(act, sp[i], p); });
       } else {
-        dense_loop(s.numel(), [=](int64_t i) {
-          op[i] = times(gp[i * step], act_deriv<scalar_t>(act, sp[i], p));
-        });
+        backward_blocks(s.numel(), gp, step, op, selects,
+                        [=](int64_t i) { return act_deriv<scalar_t>(act, sp[i], p); });
       }
     });
   });

@@ -270,6 +270,37 @@ Tensor softmax(const Tensor& a, int64_t dim) {
   autograd::profiling::Scope scope("aten::softmax", {&a}, 3);
   return softmax_impl(a, dim, false);
 }
+namespace {
+// log_softmax's backward over dense float32 rows: g - exp(y) * sum(g), the sum over 64
+// lanes (kernels/simd.h, as torch's vector sum keeps lanes; one running sum was a
+// chain of dependent adds) and exp(y) in the vector exp, a block at a time. 3.2x torch's
+// time on 1M elements in rows of 1024 before.
+template <typename T>
+bool log_softmax_backward_rows(const T* gp, const T* yp, T* op, int64_t rows, int64_t len) {
+  if constexpr (!std::is_same_v<T, float>) {
+    return false;
+  } else {
+    parallel_for(rows, std::max<int64_t>(1, kGrainSize / std::max<int64_t>(len, 1)),
+                 [&](int64_t lo, int64_t hi) {
+                   constexpr int64_t kBlock = 1024;
+                   alignas(64) float e[kBlock];
+                   for (int64_t r = lo; r < hi; ++r) {
+                     const float* g = gp + r * len;
+                     const float* y = yp + r * len;
+                     float* o = op + r * len;
+                     const float s = static_cast<float>(kernels::simd::sum(g, len, 0.0));
+                     for (int64_t b = 0; b < len; b += kBlock) {
+                       const int64_t m = std::min(kBlock, len - b);
+                       kernels::simd::exp(y + b, e, m);
+                       for (int64_t k = 0; k < m; ++k) o[b + k] = g[b + k] - e[k] * s;
+                     }
+                   }
+                 });
+    return true;
+  }
+}
+}  // namespace
+
 // Both backward ops are differentiable ops of their own (double backward):
 // PyTorch's _softmax_backward_data / _log_softmax_backward_data nodes.
 Tensor log_softmax_backward(const Tensor& g, const Tensor& result, int64_t dim) {
@@ -293,6 +324,7 @@ Tensor log_softmax_backward(const Tensor& g, const Tensor& result, int64_t dim) 
     const scalar_t* gp = gc.data<scalar_t>();
     const scalar_t* yp = yc.data<scalar_t>();
     scalar_t* op = out.data<scalar_t>();
+    if (l.inner == 1 && log_softmax_backward_rows(gp, yp, op, l.outer, l.len)) return;
     parallel_for(l.outer * l.inner, std::max<int64_t>(1, kGrainSize / std::max<int64_t>(l.len, 1)),
                  [&](int64_t lo, int64_t hi) {
                    for (int64_t w = lo; w < hi; ++w) {

@@ -6,6 +6,7 @@
 #include <cstring>
 #include <limits>
 
+#include "kernels/exp_blocks.h"
 #include "kernels/prefetch.h"
 #include "kernels/simd_clones.h"
 
@@ -308,18 +309,13 @@ void exp(const float* in, float* out, int64_t n) {
 
 namespace {
 
-// x / (1 + exp(-x)) with x = 1 (sigmoid) or x = in[i] (silu), a block at a time so that
-// the exponentials stay in L1 between the passes.
+// x / (1 + exp(-x)) with x = 1 (sigmoid) or x = in[i] (silu).
 template <bool kTimesInput>
 [[gnu::always_inline]] inline void logistic(const float* in, float* out, int64_t n) {
-  constexpr int64_t kBlock = 1024;
-  alignas(64) float e[kBlock];
-  for (int64_t b = 0; b < n; b += kBlock) {
-    const int64_t m = std::min(kBlock, n - b);
-    for (int64_t i = 0; i < m; ++i) e[i] = -in[b + i];
-    exp(e, e, m);
-    for (int64_t i = 0; i < m; ++i) out[b + i] = (kTimesInput ? in[b + i] : 1.0f) / (1.0f + e[i]);
-  }
+  exp_blocks(
+      n, [in](int64_t i) GT_INLINE { return -in[i]; },
+      [in, out](int64_t i, float e)
+          GT_INLINE { out[i] = (kTimesInput ? in[i] : 1.0f) / (1.0f + e); });
 }
 
 }  // namespace
@@ -331,17 +327,12 @@ GT_CLONES_V4_V3 void silu(const float* in, float* out, int64_t n) { logistic<tru
 
 GT_CLONES_V4_V3 void silu_backward(const float* g, int64_t g_step, const float* x, float* out,
                                    int64_t n) {
-  constexpr int64_t kBlock = 1024;
-  alignas(64) float e[kBlock];
-  for (int64_t b = 0; b < n; b += kBlock) {
-    const int64_t m = std::min(kBlock, n - b);
-    for (int64_t i = 0; i < m; ++i) e[i] = -x[b + i];
-    exp(e, e, m);
-    for (int64_t i = 0; i < m; ++i) {
-      const float v = x[b + i], sig = 1.0f / (1.0f + e[i]);
-      out[b + i] = g[(b + i) * g_step] * (sig * (1.0f + v * (1.0f - sig)));
-    }
-  }
+  exp_blocks(
+      n, [x](int64_t i) GT_INLINE { return -x[i]; },
+      [g, g_step, x, out](int64_t i, float e) GT_INLINE {
+        const float v = x[i], sig = 1.0f / (1.0f + e);
+        out[i] = g[i * g_step] * (sig * (1.0f + v * (1.0f - sig)));
+      });
 }
 
 // Plain loops: the compiler vectorizes them at each clone's width (with a

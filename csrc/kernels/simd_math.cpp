@@ -37,6 +37,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "kernels/exp_blocks.h"
 #include "kernels/simd.h"
 #include "kernels/simd_clones.h"
 
@@ -95,20 +96,6 @@ GT_INLINE inline float erfc_tail(float a, float ex, float l) {
   return std::fma(-er, l, er);  // exp(-h - l) = exp(-h) (1 - l), |l| tiny
 }
 
-// The block loop: first(i) fills e[i] for the block, the vector exp runs over it, then
-// second(i, e[i]) writes the result. (The lambdas are inlined: NOTE [Lambdas in clones]
-// in simd.cpp.)
-template <typename First, typename Second>
-GT_INLINE inline void blocks(int64_t n, First first, Second second) {
-  alignas(64) float e[kBlock];
-  for (int64_t b = 0; b < n; b += kBlock) {
-    const int64_t m = std::min(kBlock, n - b);
-    for (int64_t i = 0; i < m; ++i) e[i] = first(b + i);
-    exp(e, e, m);
-    for (int64_t i = 0; i < m; ++i) second(b + i, e[i]);
-  }
-}
-
 // 1 + erf(z), z = x / sqrt 2, for gelu and its derivative; ex = exp(-h) with
 // (x/2) x = h + l (x clamped as in gelu_exponent).
 GT_INLINE inline float one_plus_erf(float x, float ex) {
@@ -137,7 +124,7 @@ GT_INLINE inline float gelu_exponent(float x) {
 }  // namespace
 
 GT_CLONES_V4_V3 void tanh(const float* in, float* out, int64_t n) {
-  blocks(
+  exp_blocks(
       n, [in](int64_t i) GT_INLINE { return -2.0f * std::fabs(in[i]); },
       [in, out](int64_t i, float t) GT_INLINE {
         const float x = in[i], a = std::fabs(x);
@@ -147,7 +134,7 @@ GT_CLONES_V4_V3 void tanh(const float* in, float* out, int64_t n) {
 }
 
 GT_CLONES_V4_V3 void gelu(const float* in, float* out, int64_t n) {
-  blocks(
+  exp_blocks(
       n, [in](int64_t i) GT_INLINE { return gelu_exponent(in[i]); },
       [in, out](int64_t i, float ex) GT_INLINE {
         const float x = in[i];
@@ -172,7 +159,7 @@ GT_CLONES_V4_V3 void gelu_tanh(const float* in, float* out, int64_t n) {
 
 GT_CLONES_V4_V3 void gelu_backward(const float* g, int64_t g_step, const float* x, float* out,
                                    int64_t n) {
-  blocks(
+  exp_blocks(
       n, [x](int64_t i) GT_INLINE { return gelu_exponent(x[i]); },
       [g, g_step, x, out](int64_t i, float ex) GT_INLINE {
         const float v = x[i];

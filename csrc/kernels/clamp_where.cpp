@@ -5,6 +5,7 @@
 #include <limits>
 #include <type_traits>
 
+#include "kernels/element_ops.h"
 #include "kernels/loops.h"
 #include "kernels/pointwise.h"
 #include "kernels/reduced_float.h"
@@ -172,9 +173,7 @@ void lerp(const Tensor& out, const Tensor& a, const Tensor& end, const Tensor& w
       for (int64_t i = 0; i < n; ++i) {
         const scalar_t x = load<scalar_t>(ptr[1] + i * s[1]), y = load<scalar_t>(ptr[2] + i * s[2]);
         const scalar_t c = load<scalar_t>(ptr[3] + i * s[3]);
-        const scalar_t d = y - x;
-        const scalar_t high = std::fma(c - scalar_t(1), d, y);
-        store<scalar_t>(ptr[0] + i * s[0], std::fabs(c) < scalar_t(0.5) ? std::fma(c, d, x) : high);
+        store<scalar_t>(ptr[0] + i * s[0], lerp_element(x, y, c));
       }
     });
   });
@@ -187,12 +186,7 @@ void nan_to_num(const Tensor& out, const Tensor& a, const double* with) {
       const scalar_t w[3] = {scalar_t(with[0]), scalar_t(with[1]), scalar_t(with[2])};
       unary_loop_vectored<scalar_t>(
           p, [&w](const scalar_t* in, scalar_t* o, int64_t n) { simd::nan_to_num(in, o, n, w); },
-          [&w](scalar_t x) {
-            return x != x                                            ? w[0]
-                   : x == std::numeric_limits<scalar_t>::infinity()  ? w[1]
-                   : x == -std::numeric_limits<scalar_t>::infinity() ? w[2]
-                                                                     : x;
-          });
+          [&w](scalar_t x) { return nan_to_num_element(x, w); });
     }
   });
 }
@@ -214,7 +208,8 @@ void addcmul(const Tensor& out, const Tensor& self, const Tensor& t1, const Tens
       for (int64_t i = 0; i < n; ++i) {  // unaligned NumPy memory: loads and stores by memcpy
         const scalar_t x = load<scalar_t>(ptr[1] + i * s[1]), a = load<scalar_t>(ptr[2] + i * s[2]);
         const scalar_t b = load<scalar_t>(ptr[3] + i * s[3]);
-        store<scalar_t>(ptr[0] + i * s[0], divide ? x + v * a / b : std::fma(v * a, b, x));
+        store<scalar_t>(ptr[0] + i * s[0], divide ? addcmul_element<true>(x, a, b, v)
+                                                  : addcmul_element<false>(x, a, b, v));
       }
     });
   });

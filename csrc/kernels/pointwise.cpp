@@ -12,6 +12,7 @@
 #include "kernels/reduced_float.h"
 #include "kernels/add_with_alpha.h"
 #include "kernels/bfloat16_binary.h"
+#include "kernels/element_ops.h"
 #include "kernels/simd.h"
 #include "kernels/simd_math.h"
 #include "kernels/special_math.h"
@@ -102,23 +103,6 @@ T int_pow(T base, T exp) {
     }
     return result;
   }
-}
-
-// torch.maximum / minimum: a NaN on either side gives NaN. Selects without a branch
-// (the bitwise | evaluates both tests), so that the loops vectorize.
-template <typename T>
-T max_nan(T a, T b) {
-  const T m = a > b ? a : b;
-  if constexpr (std::is_floating_point_v<T>)
-    return (a != a) | (b != b) ? std::numeric_limits<T>::quiet_NaN() : m;
-  return m;
-}
-template <typename T>
-T min_nan(T a, T b) {
-  const T m = a < b ? a : b;
-  if constexpr (std::is_floating_point_v<T>)
-    return (a != a) | (b != b) ? std::numeric_limits<T>::quiet_NaN() : m;
-  return m;
 }
 
 // Float add, sub (alpha 1), mul, div, maximum and minimum: runs where the output and

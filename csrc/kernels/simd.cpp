@@ -6,6 +6,7 @@
 #include <cstring>
 #include <limits>
 
+#include "kernels/element_ops.h"
 #include "kernels/exp_blocks.h"
 #include "kernels/prefetch.h"
 #include "kernels/simd_clones.h"
@@ -359,8 +360,6 @@ template <typename T>
 [[gnu::always_inline]] inline void dense_binary_impl(DenseOp op, const T* a, int64_t a_step,
                                                      const T* b, int64_t b_step, T* out,
                                                      int64_t n) {
-  // A NaN fails every comparison; the bitwise | tests both sides without a branch.
-  constexpr T nan = std::numeric_limits<T>::quiet_NaN();
   switch (op) {
     case DenseOp::Add:
       return dense_loop(a, a_step, b, b_step, out, n, [](T x, T y) { return x + y; });
@@ -371,11 +370,9 @@ template <typename T>
     case DenseOp::Div:
       return dense_loop(a, a_step, b, b_step, out, n, [](T x, T y) { return x / y; });
     case DenseOp::Maximum:
-      return dense_loop(a, a_step, b, b_step, out, n,
-                        [](T x, T y) { return (x != x) | (y != y) ? nan : (x > y ? x : y); });
+      return dense_loop(a, a_step, b, b_step, out, n, [](T x, T y) { return max_nan(x, y); });
     case DenseOp::Minimum:
-      return dense_loop(a, a_step, b, b_step, out, n,
-                        [](T x, T y) { return (x != x) | (y != y) ? nan : (x < y ? x : y); });
+      return dense_loop(a, a_step, b, b_step, out, n, [](T x, T y) { return min_nan(x, y); });
   }
 }
 
@@ -518,16 +515,6 @@ GT_CLONES_V4_V3 void add_scaled(char* const* ptr, const int64_t* s, int64_t n, f
 GT_CLONES_V4_V3 void add_scaled(char* const* ptr, const int64_t* s, int64_t n, double alpha) {
   add_scaled_impl(ptr, s, n, alpha);
 }
-// torch's vector loop; its scalar loop (the last elements of a run that fill no vector)
-// computes end - d * (1 - w) for |w| >= 0.5, whose zero results can differ in sign
-// (lerp(0.6, -0., 1) is -0. in the vector loop, +0. in the scalar one). This follows
-// the vector loop everywhere.
-template <typename T>
-[[gnu::always_inline]] inline T lerp_one(T a, T b, T w) {
-  const T d = b - a;
-  const T low = std::fma(w, d, a), high = std::fma(w - T(1), d, b);
-  return std::fabs(w) < T(0.5) ? low : high;
-}
 template <typename T>
 [[gnu::always_inline]] inline void lerp_impl(char* const* ptr, const int64_t* s, int64_t n) {
   constexpr int64_t w = int64_t(sizeof(T));
@@ -536,16 +523,16 @@ template <typename T>
   const T* b = reinterpret_cast<const T*>(ptr[2]);
   const T* c = reinterpret_cast<const T*>(ptr[3]);
   if (s[0] == w && s[1] == w && s[2] == w && s[3] == w) {
-    for (int64_t i = 0; i < n; ++i) o[i] = lerp_one(a[i], b[i], c[i]);
+    for (int64_t i = 0; i < n; ++i) o[i] = lerp_element(a[i], b[i], c[i]);
   } else if (s[0] == w && s[1] == w && s[2] == w && s[3] == 0) {
     const T cv = *c;
-    for (int64_t i = 0; i < n; ++i) o[i] = lerp_one(a[i], b[i], cv);
+    for (int64_t i = 0; i < n; ++i) o[i] = lerp_element(a[i], b[i], cv);
   } else {
     for (int64_t i = 0; i < n; ++i)
       *reinterpret_cast<T*>(ptr[0] + i * s[0]) =
-          lerp_one(*reinterpret_cast<const T*>(ptr[1] + i * s[1]),
-                   *reinterpret_cast<const T*>(ptr[2] + i * s[2]),
-                   *reinterpret_cast<const T*>(ptr[3] + i * s[3]));
+          lerp_element(*reinterpret_cast<const T*>(ptr[1] + i * s[1]),
+                       *reinterpret_cast<const T*>(ptr[2] + i * s[2]),
+                       *reinterpret_cast<const T*>(ptr[3] + i * s[3]));
   }
 }
 GT_CLONES_V4_V3 void lerp(char* const* ptr, const int64_t* s, int64_t n, float) {
@@ -556,12 +543,8 @@ GT_CLONES_V4_V3 void lerp(char* const* ptr, const int64_t* s, int64_t n, double)
 }
 template <typename T>
 [[gnu::always_inline]] inline void nan_to_num_impl(const T* in, T* out, int64_t n, const T* with) {
-  constexpr T inf = std::numeric_limits<T>::infinity();
-  const T nan = with[0], pos = with[1], neg = with[2];
-  for (int64_t i = 0; i < n; ++i) {
-    const T x = in[i];
-    out[i] = x != x ? nan : x == inf ? pos : x == -inf ? neg : x;
-  }
+  const T w[3] = {with[0], with[1], with[2]};  // locals: `out` may alias `with` as far as GCC knows
+  for (int64_t i = 0; i < n; ++i) out[i] = nan_to_num_element(in[i], w);
 }
 GT_CLONES_V4_V3 void nan_to_num(const float* in, float* out, int64_t n, const float* with) {
   nan_to_num_impl(in, out, n, with);
@@ -573,12 +556,7 @@ template <typename T, bool kDivide>
 [[gnu::always_inline]] inline void addcmul_impl(char* const* ptr, const int64_t* s, int64_t n,
                                                 T v) {
   constexpr int64_t w = int64_t(sizeof(T));
-  const auto f = [v](T x, T a, T b) GT_INLINE {
-    if constexpr (kDivide)
-      return x + v * a / b;
-    else
-      return std::fma(v * a, b, x);
-  };
+  const auto f = [v](T x, T a, T b) GT_INLINE { return addcmul_element<kDivide>(x, a, b, v); };
   if (s[0] == w && s[1] == w && s[2] == w && s[3] == w) {
     T* o = reinterpret_cast<T*>(ptr[0]);
     const T* x = reinterpret_cast<const T*>(ptr[1]);

@@ -141,6 +141,38 @@ def gelu_backward(T, side):
     return step
 
 
+@timed_case("log", GROUP_ELT, "a.log() of positive a", ELT_POINTS)
+def log(T, side):
+    a = _pair(T, side)[0].abs() + 0.01
+
+    def step():
+        a.log()
+
+    return step
+
+
+@timed_case("softplus", GROUP_ELT, "F.softplus(a)", ELT_POINTS)
+def softplus(T, side):
+    a, _ = _pair(T, side)
+
+    def step():
+        T.nn.functional.softplus(a)
+
+    return step
+
+
+@timed_case("mish_backward", GROUP_ELT, "F.mish(a).backward(g)", ELT_POINTS)
+def mish_backward(T, side):
+    a, g = _pair(T, side)
+    a.requires_grad_()
+
+    def step():
+        T.nn.functional.mish(a).backward(g)
+        a.grad = None
+
+    return step
+
+
 @timed_case("softmax", GROUP_ELT, "a.softmax(-1)", ELT_POINTS)
 def softmax(T, side):
     a, _ = _pair(T, side)

@@ -23,12 +23,7 @@ bool clamp_dense_floats(const LoopPlan& p, const T* lo, const T* hi) {
     return false;
   } else {
     unary_loop_vectored<T>(
-        p, [lo, hi](const T* in, T* out, int64_t n) { simd::clamp(in, out, n, lo, hi); },
-        [lo, hi](T x) {
-          if (lo) x = x < *lo ? *lo : x;
-          if (hi) x = x > *hi ? *hi : x;
-          return x;
-        });
+        p, [lo, hi](const T* in, T* out, int64_t n) { simd::clamp(in, out, n, lo, hi); });
     return true;
   }
 }
@@ -185,8 +180,7 @@ void nan_to_num(const Tensor& out, const Tensor& a, const double* with) {
     if constexpr (std::is_same_v<scalar_t, float> || std::is_same_v<scalar_t, double>) {
       const scalar_t w[3] = {scalar_t(with[0]), scalar_t(with[1]), scalar_t(with[2])};
       unary_loop_vectored<scalar_t>(
-          p, [&w](const scalar_t* in, scalar_t* o, int64_t n) { simd::nan_to_num(in, o, n, w); },
-          [&w](scalar_t x) { return nan_to_num_element(x, w); });
+          p, [&w](const scalar_t* in, scalar_t* o, int64_t n) { simd::nan_to_num(in, o, n, w); });
     }
   });
 }

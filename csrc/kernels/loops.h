@@ -160,14 +160,22 @@ void unary_loop(const LoopPlan& p, const F& f) {
   });
 }
 
-/// out[i] = f(a[i]) as unary_loop<T, T>, except that dense aligned runs go to
-/// vector(a, out, n): a vector kernel of simd.h (NOTE [SIMD clones]) computing the same.
-template <typename T, typename V, typename F>
-void unary_loop_vectored(const LoopPlan& p, const V& vector, const F& f) {
+/// out[i] = vector(a, out, n) over the plan: a vector kernel of simd.h (NOTE [SIMD clones]).
+/// Dense aligned runs go to it directly; strided or unaligned runs through a buffer of 256
+/// elements, so that a view gets the same values as a contiguous tensor.
+template <typename T, typename V>
+void unary_loop_vectored(const LoopPlan& p, const V& vector) {
   run_plan(p, [&](char** ptr, const int64_t* s, int64_t n) {
     if (s[0] == sizeof(T) && s[1] == sizeof(T) && aligned_for<T>(ptr[0]) && aligned_for<T>(ptr[1]))
       return vector(reinterpret_cast<const T*>(ptr[1]), reinterpret_cast<T*>(ptr[0]), n);
-    for (int64_t i = 0; i < n; ++i) store<T>(ptr[0] + i * s[0], f(load<T>(ptr[1] + i * s[1])));
+    constexpr int64_t kChunk = 256;
+    alignas(64) T buffer[kChunk];
+    for (int64_t b = 0; b < n; b += kChunk) {
+      const int64_t m = std::min(kChunk, n - b);
+      for (int64_t i = 0; i < m; ++i) buffer[i] = load<T>(ptr[1] + (b + i) * s[1]);
+      vector(buffer, buffer, m);
+      for (int64_t i = 0; i < m; ++i) store<T>(ptr[0] + (b + i) * s[0], buffer[i]);
+    }
   });
 }
 

@@ -14,6 +14,7 @@
 #include "kernels/bfloat16_binary.h"
 #include "kernels/element_ops.h"
 #include "kernels/simd.h"
+#include "kernels/simd_log_exp.h"
 #include "kernels/simd_math.h"
 #include "kernels/special_math.h"
 
@@ -519,46 +520,48 @@ template <typename T>
 void float_unary(UnaryOp op, const LoopPlan& p) {
   switch (op) {
     case UnaryOp::Exp:
-      if constexpr (std::is_same_v<T, float>)
-        return unary_loop_vectored<float>(p, simd::exp, [](float x) { return std::exp(x); });
+      if constexpr (std::is_same_v<T, float>) return unary_loop_vectored<float>(p, simd::exp);
       return unary_loop<T, T>(p, [](T x) { return std::exp(x); });
-    case UnaryOp::Log: return unary_loop<T, T>(p, [](T x) { return std::log(x); });
+    case UnaryOp::Log:
+      if constexpr (std::is_same_v<T, float>) return unary_loop_vectored<float>(p, simd::log);
+      return unary_loop<T, T>(p, [](T x) { return std::log(x); });
     case UnaryOp::Sqrt: return unary_loop<T, T>(p, [](T x) { return std::sqrt(x); });
     case UnaryOp::Rsqrt: return unary_loop<T, T>(p, [](T x) { return T(1) / std::sqrt(x); });
     case UnaryOp::Sin: return unary_loop<T, T>(p, [](T x) { return std::sin(x); });
     case UnaryOp::Cos: return unary_loop<T, T>(p, [](T x) { return std::cos(x); });
     case UnaryOp::Tanh:
-      if constexpr (std::is_same_v<T, float>)
-        return unary_loop_vectored<float>(p, simd::tanh, [](float x) { return std::tanh(x); });
+      if constexpr (std::is_same_v<T, float>) return unary_loop_vectored<float>(p, simd::tanh);
       return unary_loop<T, T>(p, [](T x) { return std::tanh(x); });
     case UnaryOp::Sigmoid:
-      if constexpr (std::is_same_v<T, float>)
-        return unary_loop_vectored<float>(p, simd::sigmoid,
-                                          [](float x) { return 1.0f / (1.0f + std::exp(-x)); });
+      if constexpr (std::is_same_v<T, float>) return unary_loop_vectored<float>(p, simd::sigmoid);
       return unary_loop<T, T>(p, [](T x) { return T(1) / (T(1) + std::exp(-x)); });
     case UnaryOp::Reciprocal: return unary_loop<T, T>(p, [](T x) { return T(1) / x; });
-    case UnaryOp::Log1p: return unary_loop<T, T>(p, [](T x) { return std::log1p(x); });
-    case UnaryOp::Expm1: return unary_loop<T, T>(p, [](T x) { return std::expm1(x); });
+    case UnaryOp::Log1p:
+      if constexpr (std::is_same_v<T, float>) return unary_loop_vectored<float>(p, simd::log1p);
+      return unary_loop<T, T>(p, [](T x) { return std::log1p(x); });
+    case UnaryOp::Expm1:
+      if constexpr (std::is_same_v<T, float>) return unary_loop_vectored<float>(p, simd::expm1);
+      return unary_loop<T, T>(p, [](T x) { return std::expm1(x); });
     case UnaryOp::Floor:
-      return unary_loop_vectored<T>(p, to_integral_kernel<T>(simd::ToIntegral::Floor),
-                                    [](T x) { return std::floor(x); });
+      return unary_loop_vectored<T>(p, to_integral_kernel<T>(simd::ToIntegral::Floor));
     case UnaryOp::Ceil:
-      return unary_loop_vectored<T>(p, to_integral_kernel<T>(simd::ToIntegral::Ceil),
-                                    [](T x) { return std::ceil(x); });
+      return unary_loop_vectored<T>(p, to_integral_kernel<T>(simd::ToIntegral::Ceil));
     case UnaryOp::Round:
-      return unary_loop_vectored<T>(p, to_integral_kernel<T>(simd::ToIntegral::Nearest),
-                                    [](T x) { return std::nearbyint(x); });
+      return unary_loop_vectored<T>(p, to_integral_kernel<T>(simd::ToIntegral::Nearest));
     case UnaryOp::Trunc:
-      return unary_loop_vectored<T>(p, to_integral_kernel<T>(simd::ToIntegral::Trunc),
-                                    [](T x) { return std::trunc(x); });
+      return unary_loop_vectored<T>(p, to_integral_kernel<T>(simd::ToIntegral::Trunc));
     case UnaryOp::Tan: return unary_loop<T, T>(p, [](T x) { return std::tan(x); });
     case UnaryOp::Asin: return unary_loop<T, T>(p, [](T x) { return std::asin(x); });
     case UnaryOp::Acos: return unary_loop<T, T>(p, [](T x) { return std::acos(x); });
     case UnaryOp::Atan: return unary_loop<T, T>(p, [](T x) { return std::atan(x); });
     case UnaryOp::Sinh: return unary_loop<T, T>(p, [](T x) { return std::sinh(x); });
     case UnaryOp::Cosh: return unary_loop<T, T>(p, [](T x) { return std::cosh(x); });
-    case UnaryOp::Log2: return unary_loop<T, T>(p, [](T x) { return std::log2(x); });
-    case UnaryOp::Log10: return unary_loop<T, T>(p, [](T x) { return std::log10(x); });
+    case UnaryOp::Log2:
+      if constexpr (std::is_same_v<T, float>) return unary_loop_vectored<float>(p, simd::log2);
+      return unary_loop<T, T>(p, [](T x) { return std::log2(x); });
+    case UnaryOp::Log10:
+      if constexpr (std::is_same_v<T, float>) return unary_loop_vectored<float>(p, simd::log10);
+      return unary_loop<T, T>(p, [](T x) { return std::log10(x); });
     case UnaryOp::Erf: return unary_loop<T, T>(p, [](T x) { return std::erf(x); });
     case UnaryOp::Exp2: return unary_loop<T, T>(p, [](T x) { return std::exp2(x); });
     case UnaryOp::Frac: return unary_loop<T, T>(p, [](T x) { return x - std::trunc(x); });
@@ -637,9 +640,7 @@ void any_unary(UnaryOp op, const LoopPlan& p) {
     case UnaryOp::Relu:
       if constexpr (std::is_floating_point_v<T>) {
         // PyTorch's clamp_min(x, 0): NaN and -0.0 pass through unchanged.
-        if constexpr (std::is_same_v<T, float>)
-          return unary_loop_vectored<float>(p, simd::relu,
-                                            [](float x) { return x < 0 ? 0.0f : x; });
+        if constexpr (std::is_same_v<T, float>) return unary_loop_vectored<float>(p, simd::relu);
         return unary_loop<T, T>(p, [](T x) -> T { return x < 0 ? T(0) : x; });
       } else if constexpr (!std::is_same_v<T, bool>) {
         return unary_loop<T, T>(p, [](T x) -> T { return x > 0 ? x : T(0); });

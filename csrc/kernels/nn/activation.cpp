@@ -10,6 +10,7 @@
 #include "kernels/parallel.h"
 #include "kernels/reduced_float.h"
 #include "kernels/simd.h"
+#include "kernels/simd_log_exp.h"
 #include "kernels/simd_math.h"
 
 namespace gradtrack::kernels::nn {
@@ -178,38 +179,67 @@ void with_act(Act k, const F& f) {
   }
 }
 
-// silu and gelu of float32 in vector loops (kernels/simd.h, kernels/simd_math.h), as
-// torch's vector kernels compute them; false for other activations and types.
+// The activations of float32 with vector loops (kernels/simd.h, simd_math.h and
+// simd_log_exp.h), in torch's order of operations; false for the others and other types.
 template <typename T>
-bool vector_forward(Act k, const T* xp, T* op, int64_t n) {
+bool vector_forward(Act k, const T* xp, T* op, int64_t n, const ActParams& p) {
   if constexpr (std::is_same_v<T, float>) {
-    void (*f)(const float*, float*, int64_t) = k == Act::Silu       ? simd::silu
-                                               : k == Act::Gelu     ? simd::gelu
-                                               : k == Act::GeluTanh ? simd::gelu_tanh
-                                                                    : nullptr;
-    if (f) {
+    const float beta = float(p.a), threshold = float(p.b);
+    const float scale = float(p.b), input_scale = float(p.c), neg_scale = float(p.a * p.b);
+    auto run = [&](auto f) {
       parallel_for(n, kGrainSize / 8,
                    [&](int64_t lo, int64_t hi) { f(xp + lo, op + lo, hi - lo); });
       return true;
+    };
+    switch (k) {
+      case Act::Silu: return run(simd::silu);
+      case Act::Gelu: return run(simd::gelu);
+      case Act::GeluTanh: return run(simd::gelu_tanh);
+      case Act::LogSigmoid: return run(simd::log_sigmoid);
+      case Act::Mish: return run(simd::mish);
+      case Act::Softplus:
+        return run(
+            [=](const float* x, float* o, int64_t m) { simd::softplus(x, o, m, beta, threshold); });
+      case Act::Elu:
+      case Act::Celu:
+        return run([=](const float* x, float* o, int64_t m) {
+          simd::elu(x, o, m, scale, input_scale, neg_scale);
+        });
+      default: break;
     }
   }
   return false;
 }
 
-// silu's and gelu's derivatives of float32 in the vector loops; false for other
-// activations and types.
+// The derivatives of the activations above in vector loops; false for the others and
+// other types.
 template <typename T>
-bool vector_backward(Act k, const T* gp, int64_t step, const T* xp, T* op, int64_t n) {
+bool vector_backward(Act k, const T* gp, int64_t step, const T* xp, T* op, int64_t n,
+                     const ActParams& p) {
   if constexpr (std::is_same_v<T, float>) {
-    void (*f)(const float*, int64_t, const float*, float*, int64_t) =
-        k == Act::Gelu   ? simd::gelu_backward
-        : k == Act::Silu ? simd::silu_backward
-                         : nullptr;
-    if (f) {
+    const float beta = float(p.a), threshold = float(p.b);
+    const float scale = float(p.b), input_scale = float(p.c), neg_coef = float(p.c * p.a * p.b);
+    auto run = [&](auto f) {
       parallel_for(n, kGrainSize / 8, [&](int64_t lo, int64_t hi) {
         f(gp + lo * step, step, xp + lo, op + lo, hi - lo);
       });
       return true;
+    };
+    switch (k) {
+      case Act::Gelu: return run(simd::gelu_backward);
+      case Act::Silu: return run(simd::silu_backward);
+      case Act::LogSigmoid: return run(simd::log_sigmoid_backward);
+      case Act::Mish: return run(simd::mish_backward);
+      case Act::Softplus:
+        return run([=](const float* g, int64_t gs, const float* x, float* o, int64_t m) {
+          simd::softplus_backward(g, gs, x, o, m, beta, threshold);
+        });
+      case Act::Elu:
+      case Act::Celu:
+        return run([=](const float* g, int64_t gs, const float* x, float* o, int64_t m) {
+          simd::elu_backward(g, gs, x, o, m, scale, input_scale, neg_coef);
+        });
+      default: break;
     }
   }
   return false;
@@ -226,7 +256,7 @@ void act_forward(Act k, const Tensor& out, const Tensor& x, const ActParams& p) 
   GT_DISPATCH_FLOAT(x.dtype(), "activation", [&] {
     const scalar_t* xp = x.data<scalar_t>();
     scalar_t* op = out.data<scalar_t>();
-    if (vector_forward<scalar_t>(k, xp, op, x.numel())) return;
+    if (vector_forward<scalar_t>(k, xp, op, x.numel(), p)) return;
     with_act(k, [&](auto act) {
       dense_loop(x.numel(), [=](int64_t i) { op[i] = act_value<scalar_t>(act, xp[i], p); });
     });
@@ -248,7 +278,7 @@ void act_backward(Act k, const Tensor& out, const Tensor& g, const Tensor& s, co
     const scalar_t* gp = g.data<scalar_t>();
     const scalar_t* sp = s.data<scalar_t>();
     scalar_t* op = out.data<scalar_t>();
-    if (!from_result && vector_backward<scalar_t>(k, gp, step, sp, op, s.numel())) return;
+    if (!from_result && vector_backward<scalar_t>(k, gp, step, sp, op, s.numel(), p)) return;
     with_act(k, [&](auto act) {
       if (from_result) {
         backward_blocks(s.numel(), gp, step, op, selects,

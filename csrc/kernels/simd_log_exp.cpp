@@ -1,0 +1,327 @@
+// NOTE [Vector log and expm1]
+// libm's logf, log1pf and expm1f cost 3-12 ns an element here: log of 1M floats took 6.5x
+// torch's time, log1p and expm1 10-12x, and softplus, log_sigmoid, mish and elu, built on
+// them, 6-12x. These are plain loops of selects and multiply-adds that the compiler
+// vectorizes in each clone (NOTE [SIMD clones] in simd.h). This file is built with
+// -ffp-contract=off: the exact sums below (2Sum, products split by an FMA) hold only if
+// the compiler fuses nothing it was not told to; every FMA is written out.
+//
+// log(u), u > 0. u = 2^k m with m in [sqrt(1/2), sqrt 2) from the bits (subnormals scaled
+// by 2^23 first), f = m - 1 (exact), and log(1 + f) = f - f^2/2 + f^3 P(f), P a degree-8
+// fit of (log1p(f) - f + f^2/2) / f^3 on [-0.293, 0.415] (relative error of the result
+// 8e-10; no division). f - f^2/2 is kept as h + l exactly (f^2/2 split by an FMA, the
+// sum a Fast2Sum, its larger operand known), the rest joins l, and each logarithm adds
+// its k term to h exactly: log k ln2_hi (15 bits, so the product is exact), log2 k itself
+// and h / ln 2 with the product's error from an FMA, log10 k log10(2)_hi (11 bits) and
+// h log10(e). One rounding of the low part's size remains. A block of inputs all normal
+// and positive (nearly every block) skips the subnormal scaling and the special values.
+// Over every float, from float64 (max / mean ulp):
+//   log 0.64 / 0.250, log2 0.76 / 0.250, log10 0.67 / 0.250.
+// torch's SLEEF kernels: 0.55, 0.53 and 0.52 (mean 0.250); glibc's, which these
+// replaced, 0.81, 0.75 and 1.97. The part of l that still costs: f^3 P(f) rounds at 2^-24
+// of itself, up to 7% of the result. Halving that needs it in double or a table.
+//
+// log1p(x): u = 1 + x rounded, and the part of x that rounding dropped, c (exact: from
+// 1 - (u - x) or x - (u - 1), whichever operand is larger), enters the sum as c / u.
+// |x| < 2^-25 gives x itself (-0 stays -0). Over every float: at most 0.66 ulp, 0.119 on
+// average (torch 1.0 and 0.124).
+//
+// expm1(x): n = round(x / ln2), r = x - n ln2 as r + re exactly (ln2 in two parts, the
+// first with 15 bits, so x - n ln2_hi is exact), t = 2^n. Then
+// expm1(x) = (t - 1) + t r + t r^2/2 + t (r^3 P(r) + re (1 + r)) with P a degree-4 fit
+// of (expm1(r) - r - r^2/2) / r^3 (relative error 5e-10 of the result). The first three
+// terms are summed exactly (t - 1 is exact for |n| <= 24 and its error is carried past
+// that; t r and t r^2/2 are exact products, r^2 split by an FMA), so one rounding
+// remains. n > 127 scales by 2^(n - 127) last (t itself would overflow); x is clamped to
+// [-30, 90] first, where the result is -1 and inf. |x| < 2^-25 gives x. Over every third
+// float: at most 0.71 ulp, 0.041 on average (torch 1.0 and 0.041).
+//
+// The activations compose these with the vector exp (simd.h) and tanh (simd_math.h) in
+// torch's order of operations, one block of 1024 elements at a time.
+#include "kernels/simd_log_exp.h"
+
+#include <algorithm>
+#include <cfloat>
+#include <cmath>
+#include <cstring>
+
+#include "kernels/exp_blocks.h"
+#include "kernels/simd.h"
+#include "kernels/simd_clones.h"
+#include "kernels/simd_math.h"
+
+#define GT_INLINE __attribute__((always_inline))
+
+namespace gradtrack::kernels::simd {
+
+namespace {
+
+constexpr int64_t kBlock = 1024;
+
+// Q and P's coefficients, lowest degree first (fitted in float64 to the relative error
+// of the result, then rounded to float one by one with the rest refitted).
+constexpr float kLogP[] = {0x1.555548p-2f,  -0x1.000006p-2f, 0x1.99a476p-3f,
+                           -0x1.555c44p-3f, 0x1.233ba2p-3f,  -0x1.fc28c6p-4f,
+                           0x1.e6c006p-4f,  -0x1.de021cp-4f, 0x1.1473b8p-4f};
+constexpr float kExpm1P[] = {0x1.555554p-3f, 0x1.5554f4p-5f, 0x1.1112cep-7f, 0x1.6d4060p-10f,
+                             0x1.9e8f6ap-13f};
+constexpr float kLn2Hi = 0x1.62e4p-1f, kLn2Lo = 0x1.7f7d1cp-20f;           // ln 2 = hi + lo
+constexpr float kInvLn2 = 0x1.715476p+0f, kInvLn2Lo = 0x1.4ae0c0p-26f;     // 1 / ln 2
+constexpr float kLog10E = 0x1.bcb7b2p-2f, kLog10ELo = -0x1.5b235ep-27f;    // 1 / ln 10
+constexpr float kLog10TwoHi = 0x1.344p-2f, kLog10TwoLo = 0x1.3509f8p-18f;  // log10(2)
+constexpr int32_t kSqrtHalfBits = 0x3f3504f3;  // the bits of sqrt(1/2) as a float
+constexpr float kTiny = 0x1p-25f;              // below it log1p(x) and expm1(x) round to x
+
+GT_INLINE inline int32_t bits_of(float x) {
+  int32_t u;
+  std::memcpy(&u, &x, sizeof u);
+  return u;
+}
+
+GT_INLINE inline float float_of(int32_t u) {
+  float x;
+  std::memcpy(&x, &u, sizeof x);
+  return x;
+}
+
+template <int N>
+GT_INLINE inline float horner(const float (&c)[N], float x) {
+  float p = c[N - 1];
+#pragma GCC unroll 16
+  for (int k = N - 2; k >= 0; --k) p = std::fma(p, x, c[k]);
+  return p;
+}
+
+// a + b = s + e exactly (Knuth's 2Sum, for either order of magnitude).
+GT_INLINE inline float two_sum(float a, float b, float& e) {
+  const float s = a + b, bb = s - a;
+  e = (a - (s - bb)) + (b - bb);
+  return s;
+}
+
+// a + b = s + e exactly, for |a| >= |b| or a = 0 (Dekker's Fast2Sum).
+GT_INLINE inline float fast_two_sum(float a, float b, float& e) {
+  const float s = a + b;
+  e = b - (s - a);
+  return s;
+}
+
+// u 2^k_offset = 2^k (1 + f) for finite normal u > 0, and log(1 + f) = h + l, h the
+// leading terms f - f^2/2 rounded and l the rest (with lo, a small correction, added).
+struct LogParts {
+  float k, h, l;
+};
+
+GT_INLINE inline LogParts log_parts(float u, int32_t k_offset, float lo) {
+  const int32_t ix = bits_of(u) - kSqrtHalfBits;
+  const float k = float((ix >> 23) + k_offset);
+  const float f = float_of((ix & 0x007fffff) + kSqrtHalfBits) - 1.0f;
+  const float hf = 0.5f * f;
+  const float hfsq = hf * f, hfsq_lo = std::fma(hf, f, -hfsq);  // f^2/2 = hfsq + hfsq_lo
+  float e;
+  const float h = fast_two_sum(f, -hfsq, e);  // f^2/2 < |f|
+  const float tail = std::fma((2.0f * hfsq) * f, horner(kLogP, f), lo);
+  return {k, h, tail + (e - hfsq_lo)};
+}
+
+// k ln 2 + h + l: k ln2_hi + h is exact as a Fast2Sum (|h| < ln 2 / 2 < |k ln2_hi|, or
+// k = 0), the rest joins the low part.
+GT_INLINE inline float log_of(LogParts p) {
+  float e;
+  const float s = fast_two_sum(p.k * kLn2Hi, p.h, e);
+  return s + (e + std::fma(p.k, kLn2Lo, p.l));
+}
+
+// log(u 2^k_offset) + lo for finite normal u > 0.
+GT_INLINE inline float log_normal(float u, int32_t k_offset, float lo) {
+  return log_of(log_parts(u, k_offset, lo));
+}
+
+// k + (h + l) / ln 2: (h + l) / ln 2 = h c_hi + (its rounding error, from an FMA) + the
+// rest, and k + h c_hi is a Fast2Sum (|h c_hi| < 1/2 <= |k|, or k = 0). Powers of 2 give
+// k exactly.
+GT_INLINE inline float log2_of(LogParts p) {
+  const float q = p.h * kInvLn2, qe = std::fma(p.h, kInvLn2, -q);
+  float e;
+  const float s = fast_two_sum(p.k, q, e);
+  return s + ((e + qe) + std::fma(p.h, kInvLn2Lo, p.l * kInvLn2));
+}
+
+// k log10(2) + (h + l) log10(e): k log10(2)_hi is exact (11 bits), its sum with
+// h log10(e)_hi a 2Sum, and the rest joins the low part.
+GT_INLINE inline float log10_of(LogParts p) {
+  const float q = p.h * kLog10E, qe = std::fma(p.h, kLog10E, -q);
+  float e;
+  const float s = two_sum(p.k * kLog10TwoHi, q, e);
+  const float low = std::fma(p.k, kLog10TwoLo, std::fma(p.h, kLog10ELo, p.l * kLog10E));
+  return s + ((e + qe) + low);
+}
+
+// f(x) for every float, f one of log_of, log2_of and log10_of (subnormals scaled by 2^23
+// first).
+template <typename Finish>
+GT_INLINE inline float log_element(float x, Finish finish) {
+  const bool sub = x < FLT_MIN;
+  const float v = finish(log_parts(sub ? x * 0x1p23f : x, sub ? -23 : 0, 0.0f));
+  return x > 0.0f && x < INFINITY ? v : x == 0.0f ? -INFINITY : x == INFINITY ? x : NAN;
+}
+
+// out[i] = f(in[i]) for a logarithm f: blocks of normal positive inputs (nearly all) skip
+// the checks and the scaling.
+template <typename Finish>
+GT_INLINE inline void log_loop(const float* in, float* out, int64_t n, Finish finish) {
+  for (int64_t b = 0; b < n; b += kBlock) {
+    const int64_t m = std::min(kBlock, n - b);
+    const float* x = in + b;
+    float* o = out + b;
+    int special = 0;
+    for (int64_t i = 0; i < m; ++i) special |= !(x[i] >= FLT_MIN) | !(x[i] < INFINITY);
+    if (special) {
+      for (int64_t i = 0; i < m; ++i) o[i] = log_element(x[i], finish);
+    } else {
+      for (int64_t i = 0; i < m; ++i) o[i] = finish(log_parts(x[i], 0, 0.0f));
+    }
+  }
+}
+
+GT_INLINE inline float log1p_element(float x) {
+  const float u = 1.0f + x;
+  const float c = std::fabs(x) >= 1.0f ? 1.0f - (u - x) : x - (u - 1.0f);  // 1 + x - u
+  const float v = log_normal(u, 0, c / u);                                 // u >= 2^-24 for x > -1
+  const float special = x == -1.0f ? -INFINITY : x == INFINITY ? x : NAN;
+  return std::fabs(x) < kTiny ? x : x > -1.0f && x < INFINITY ? v : special;
+}
+
+GT_INLINE inline float expm1_element(float x) {
+  const float xc = std::min(std::max(x, -30.0f), 90.0f);  // NaN stays NaN
+  const float nf = std::nearbyint(xc * kInvLn2);
+  const int32_t n = int32_t(nf);
+  const float rh = std::fma(-nf, kLn2Hi, xc);  // exact
+  const float rl = -nf * kLn2Lo;
+  const float r = rh + rl, re = (rh - r) + rl;  // r + re = rh + rl exactly (|rh| > |rl|)
+  const float t = float_of((std::min(n, 127) + 127) << 23);
+  const float tm1 = t - 1.0f, tl = (t - tm1) - 1.0f;  // t - 1 = tm1 + tl
+  const float tr = t * r;                             // exact
+  const float s = tm1 + tr, e = tr - (s - tm1);       // |tm1| > |tr| when n != 0
+  const float r2 = r * r, r2l = std::fma(r, r, -r2);  // r^2 = r2 + r2l
+  float e2;
+  const float s2 = two_sum(s, (0.5f * t) * r2, e2);
+  const float p = std::fma(r2 * r, horner(kExpm1P, r), std::fma(0.5f, r2l, std::fma(r, re, re)));
+  const float v =
+      (s2 + std::fma(t, p, (e + tl) + e2)) * float_of((std::max(n - 127, 0) + 127) << 23);
+  return (std::fabs(x) < kTiny) | (x != x) ? x : v;
+}
+
+}  // namespace
+
+GT_CLONES_V4_V3 void log(const float* in, float* out, int64_t n) {
+  log_loop(in, out, n, [](LogParts p) GT_INLINE { return log_of(p); });
+}
+
+GT_CLONES_V4_V3 void log2(const float* in, float* out, int64_t n) {
+  log_loop(in, out, n, [](LogParts p) GT_INLINE { return log2_of(p); });
+}
+
+GT_CLONES_V4_V3 void log10(const float* in, float* out, int64_t n) {
+  log_loop(in, out, n, [](LogParts p) GT_INLINE { return log10_of(p); });
+}
+
+GT_CLONES_V4_V3 void log1p(const float* in, float* out, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) out[i] = log1p_element(in[i]);
+}
+
+GT_CLONES_V4_V3 void expm1(const float* in, float* out, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) out[i] = expm1_element(in[i]);
+}
+
+GT_CLONES_V4_V3 void softplus(const float* in, float* out, int64_t n, float beta, float threshold) {
+  exp_blocks(
+      n, [in, beta](int64_t i) GT_INLINE { return in[i] * beta; },
+      [in, out, beta, threshold](int64_t i, float z) GT_INLINE {
+        const float x = in[i];
+        const float v = log1p_element(z) / beta;
+        out[i] = x * beta > threshold ? x : v;
+      });
+}
+
+GT_CLONES_V4_V3 void log_sigmoid(const float* in, float* out, int64_t n) {
+  exp_blocks(
+      n, [in](int64_t i) GT_INLINE { return -std::fabs(in[i]); },
+      [in, out](int64_t i, float z)
+          GT_INLINE { out[i] = std::min(in[i], 0.0f) - log1p_element(z); });
+}
+
+GT_CLONES_V4_V3 void elu(const float* in, float* out, int64_t n, float scale, float input_scale,
+                         float neg_scale) {
+  for (int64_t i = 0; i < n; ++i) {
+    const float x = in[i];
+    const float negative = expm1_element(x * input_scale) * neg_scale;
+    out[i] = x > 0.0f ? x * scale : negative;
+  }
+}
+
+namespace {
+
+// t[i] = tanh(log1p(exp(x[i]))) for i < m (mish's factor).
+GT_INLINE inline void tanh_softplus(const float* x, float* t, int64_t m) {
+  exp(x, t, m);
+  for (int64_t i = 0; i < m; ++i) t[i] = log1p_element(t[i]);
+  tanh(t, t, m);
+}
+
+}  // namespace
+
+GT_CLONES_V4_V3 void mish(const float* in, float* out, int64_t n) {
+  alignas(64) float t[kBlock];
+  for (int64_t b = 0; b < n; b += kBlock) {
+    const int64_t m = std::min(kBlock, n - b);
+    tanh_softplus(in + b, t, m);
+    for (int64_t i = 0; i < m; ++i) out[b + i] = in[b + i] * t[i];
+  }
+}
+
+GT_CLONES_V4_V3 void softplus_backward(const float* g, int64_t g_step, const float* x, float* out,
+                                       int64_t n, float beta, float threshold) {
+  exp_blocks(
+      n, [x, beta](int64_t i) GT_INLINE { return x[i] * beta; },
+      [g, g_step, x, out, beta, threshold](int64_t i, float z) GT_INLINE {
+        const float d = x[i] * beta > threshold ? 1.0f : z / (z + 1.0f);
+        out[i] = g[i * g_step] * d;
+      });
+}
+
+GT_CLONES_V4_V3 void log_sigmoid_backward(const float* g, int64_t g_step, const float* x,
+                                          float* out, int64_t n) {
+  exp_blocks(
+      n, [x](int64_t i) GT_INLINE { return -std::fabs(x[i]); },
+      [g, g_step, x, out](int64_t i, float z) GT_INLINE {
+        const float below = 1.0f / (1.0f + z), above = z / (1.0f + z);
+        out[i] = g[i * g_step] * (x[i] < 0.0f ? below : above);
+      });
+}
+
+GT_CLONES_V4_V3 void mish_backward(const float* g, int64_t g_step, const float* x, float* out,
+                                   int64_t n) {
+  alignas(64) float t[kBlock];
+  alignas(64) float s[kBlock];
+  for (int64_t b = 0; b < n; b += kBlock) {
+    const int64_t m = std::min(kBlock, n - b);
+    tanh_softplus(x + b, t, m);
+    for (int64_t i = 0; i < m; ++i) s[i] = -x[b + i];
+    exp(s, s, m);
+    for (int64_t i = 0; i < m; ++i) {
+      const float v = x[b + i], sigmoid = 1.0f / (1.0f + s[i]);
+      out[b + i] = g[(b + i) * g_step] * (t[i] + v * sigmoid * (1.0f - t[i] * t[i]));
+    }
+  }
+}
+
+GT_CLONES_V4_V3 void elu_backward(const float* g, int64_t g_step, const float* x, float* out,
+                                  int64_t n, float scale, float input_scale, float neg_coef) {
+  exp_blocks(
+      n, [x, input_scale](int64_t i) GT_INLINE { return x[i] * input_scale; },
+      [g, g_step, x, out, scale, neg_coef](int64_t i, float z)
+          GT_INLINE { out[i] = g[i * g_step] * (x[i] > 0.0f ? scale : neg_coef * z); });
+}
+
+}  // namespace gradtrack::kernels::simd

@@ -183,6 +183,18 @@ def softmax(T, side):
     return step
 
 
+@timed_case("softmax_backward", GROUP_ELT, "a.softmax(-1).backward(g)", ELT_POINTS)
+def softmax_backward(T, side):
+    a, g = _pair(T, side)
+    a.requires_grad_()
+
+    def step():
+        a.softmax(-1).backward(g)
+        a.grad = None
+
+    return step
+
+
 @timed_case("maximum", GROUP_ELT, "torch.maximum(a, b)", ELT_POINTS)
 def maximum(T, side):
     a, b = _pair(T, side)

@@ -71,6 +71,9 @@ void select(const uint8_t* c, const double* x, int64_t x_step, const double* y, 
 /// added at the end): for sums whose error would otherwise matter (a softmax row's).
 double sum_in_double(const float* p, int64_t n);
 
+/// The sum of a[i] * b[i] for i < n in double (each product exact), as sum_in_double.
+double dot_in_double(const float* a, const float* b, int64_t n);
+
 /// p[i] = float(double(p[i]) * factor) for i < n: the product rounded once.
 void scale_in_double(float* p, int64_t n, double factor);
 

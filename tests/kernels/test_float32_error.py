@@ -42,6 +42,18 @@ def _conv_grads(stride, which):
     return _grads(_conv(stride), which)
 
 
+def _grads_of(forward):
+    """The input's gradient of forward(L, a) under a fixed cosine gy."""
+
+    def f(L, a):
+        a = a.detach().requires_grad_(True)
+        y = forward(L, a)
+        y.backward(L.cos(L.arange(y.numel(), dtype=y.dtype)).reshape(y.shape))
+        return a.grad
+
+    return f
+
+
 def _inputs(*shapes_scales):
     rng = np.random.default_rng(0)
     return [(rng.standard_normal(s) * sc + sh).astype(np.float32) for s, sc, sh in shapes_scales]
@@ -129,6 +141,14 @@ CASES = {
     ),
     "softmax": (lambda L, a: a.softmax(-1), _inputs(((64, 4096), 5, 0)), 5e-8),
     "log_softmax": (lambda L, a: a.log_softmax(-1), _inputs(((64, 4096), 5, 0)), 7e-8),
+    # the row sums of g y in double: torch's float sums have 8x the error
+    "softmax backward": (_grads_of(lambda L, a: a.softmax(-1)), _inputs(((64, 4096), 5, 0)), 1.4e-7),
+    "softmax backward dim 0": (_grads_of(lambda L, a: a.softmax(0)), _inputs(((512, 256), 5, 0)), 3.5e-7),
+    "log_softmax backward": (
+        _grads_of(lambda L, a: a.log_softmax(-1)),
+        _inputs(((64, 4096), 5, 0)),
+        7e-8,
+    ),
     "layer_norm": (
         lambda L, a: L.nn.functional.layer_norm(a, (4096,)),
         _inputs(((64, 4096), 3, 10)),

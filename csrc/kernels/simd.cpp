@@ -484,6 +484,17 @@ GT_CLONES_V4_V3 double dot_in_double(const float* a, const float* b, int64_t n) 
   return acc[0];
 }
 
+GT_CLONES_V4_V3 double sum_squares_in_double(const float* p, int64_t n) {
+  double acc[16] = {};
+  int64_t k = 0;
+  for (; k + 16 <= n; k += 16)
+    for (int j = 0; j < 16; ++j) acc[j] += double(p[k + j] * p[k + j]);
+  for (; k < n; ++k) acc[0] += double(p[k] * p[k]);
+  for (int width = 8; width > 0; width /= 2)
+    for (int j = 0; j < width; ++j) acc[j] += acc[j + width];
+  return acc[0];
+}
+
 GT_CLONES_V4_V3 void scale_in_double(float* p, int64_t n, double factor) {
   for (int64_t i = 0; i < n; ++i) p[i] = static_cast<float>(double(p[i]) * factor);
 }

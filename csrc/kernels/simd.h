@@ -74,6 +74,10 @@ double sum_in_double(const float* p, int64_t n);
 /// The sum of a[i] * b[i] for i < n in double (each product exact), as sum_in_double.
 double dot_in_double(const float* a, const float* b, int64_t n);
 
+/// The sum of the float squares p[i] * p[i] (each rounded to float: they overflow and
+/// underflow as float's do) for i < n, in double as sum_in_double.
+double sum_squares_in_double(const float* p, int64_t n);
+
 /// p[i] = float(double(p[i]) * factor) for i < n: the product rounded once.
 void scale_in_double(float* p, int64_t n, double factor);
 

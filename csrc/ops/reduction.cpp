@@ -2,11 +2,13 @@
 // arg-reductions, prod, statistics (var/std, logsumexp), vector norms, dist and renorm.
 #include <cmath>
 #include <limits>
+#include <vector>
 
 #include "autograd/profiling.h"
 #include "kernels/moments.h"
 #include "kernels/nan_sum.h"
 #include "kernels/reduced_float.h"
+#include "kernels/simd.h"
 #include "ops/common.h"
 
 namespace gradtrack::ops {
@@ -279,6 +281,64 @@ namespace {
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
 }  // namespace
+namespace {
+// NOTE [Two-norms in one pass]
+// The 2-norm of dense float32 data, over everything or over each row of the last dim:
+// the squares summed in double in one pass (kernels/simd.h), the root taken in double
+// and rounded once. Composed of abs, a product and a sum it took 3.6x torch's time over
+// 1M elements (clip_grad_norm_ takes one per parameter), and torch's float sum is 600x
+// further from float64 there. The squares are rounded to float first and a sum past
+// float's range is inf: a norm overflows and underflows where torch's does (of four
+// 1e30 it is inf, of four 1e-30 it is 0). A whole tensor is summed in fixed blocks of
+// 64K elements, added in order, so that the result does not depend on the number of
+// threads. False where it does not apply.
+float root_in_float_range(double s) {
+  return s > double(std::numeric_limits<float>::max()) ? std::numeric_limits<float>::infinity()
+                                                       : static_cast<float>(std::sqrt(s));
+}
+
+bool two_norm_dense(const Tensor& a, const DimVector& rdims, bool keepdim, Tensor& out) {
+  if (a.dtype() != ScalarType::Float32 || a.numel() == 0 || a.dim() == 0 || !a.is_contiguous())
+    return false;
+  const bool all = static_cast<int64_t>(rdims.size()) == a.dim();
+  const bool last = rdims.size() == 1 && rdims[0] == a.dim() - 1;
+  if (!all && !last) return false;
+  Tensor x = kernels::aligned(a);
+  const float* p = x.data<float>();
+  DimVector shape;
+  for (int64_t d = 0; d < a.dim(); ++d) {
+    const bool reduced = all || d == a.dim() - 1;
+    if (!reduced)
+      shape.push_back(a.sizes()[d]);
+    else if (keepdim)
+      shape.push_back(1);
+  }
+  out = empty(shape, ScalarType::Float32);
+  float* o = out.data<float>();
+  if (all) {
+    constexpr int64_t kBlock = int64_t(1) << 16;
+    const int64_t n = a.numel(), blocks = (n + kBlock - 1) / kBlock;
+    std::vector<double> partial(static_cast<size_t>(blocks));
+    parallel_for(blocks, 1, [&](int64_t lo, int64_t hi) {
+      for (int64_t b = lo; b < hi; ++b) {
+        const int64_t m = std::min(kBlock, n - b * kBlock);
+        partial[b] = kernels::simd::sum_squares_in_double(p + b * kBlock, m);
+      }
+    });
+    double s = 0;
+    for (double v : partial) s += v;
+    o[0] = root_in_float_range(s);
+  } else {
+    const int64_t len = a.sizes()[a.dim() - 1], rows = a.numel() / len;
+    parallel_for(rows, std::max<int64_t>(1, kGrainSize / len), [&](int64_t lo, int64_t hi) {
+      for (int64_t r = lo; r < hi; ++r)
+        o[r] = root_in_float_range(kernels::simd::sum_squares_in_double(p + r * len, len));
+    });
+  }
+  return true;
+}
+}  // namespace
+
 Tensor vector_norm(const Tensor& a, double ord, const DimVector& dims, bool keepdim) {
   GT_CHECK(is_floating(a.dtype()),
            "linalg.vector_norm: Expected a floating point or complex tensor as input. Got ",
@@ -290,7 +350,7 @@ Tensor vector_norm(const Tensor& a, double ord, const DimVector& dims, bool keep
   Tensor out;
   {
     autograd::AutoGradMode off(false);
-    Tensor x = abs(a);
+    Tensor x = ord == 2 ? a : abs(a);  // x * x needs no abs
     if (ord == kInf) {
       out = amax(x, rdims, keepdim);
     } else if (ord == -kInf) {
@@ -299,7 +359,8 @@ Tensor vector_norm(const Tensor& a, double ord, const DimVector& dims, bool keep
       out = sum(to_dtype(compare(Cmp::Ne, x, Scalar(0.0)), a.dtype()), rdims, keepdim, std::nullopt,
                 true);
     } else if (ord == 2) {
-      out = sqrt(sum(mul(x, x), rdims, keepdim, std::nullopt, true));
+      if (!two_norm_dense(a, rdims, keepdim, out))
+        out = sqrt(sum(mul(x, x), rdims, keepdim, std::nullopt, true));
     } else if (ord == 1) {
       out = sum(x, rdims, keepdim, std::nullopt, true);
     } else {

@@ -111,6 +111,9 @@ CASES = {
     "sum 16M": (lambda L, a: a.sum(), _inputs(((1 << 24,), 1, 0.5)), 2.5e-7),
     "mean 16M": (lambda L, a: a.mean(), _inputs(((1 << 24,), 1, 0.5)), 2.5e-7),
     "mean columns": (lambda L, a: a.mean(0), _inputs(((65536, 256), 1, 0.5)), 9e-8),
+    # NOTE [Two-norms in one pass]: the squares summed in double
+    "norm 1M": (lambda L, a: a.norm().reshape(1), _inputs(((1 << 20,), 1, 0.5)), 6e-8),
+    "norm rows": (lambda L, a: a.norm(dim=1), _inputs(((64, 4096), 3, 10)), 6e-8),
     "var": (lambda L, a: a.var(), _inputs(((1 << 20,), 3, 10)), 1.8e-8),
     "std rows": (lambda L, a: a.std(1), _inputs(((64, 4096), 3, 10)), 3e-8),
     "var_mean columns": (

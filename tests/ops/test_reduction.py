@@ -1,11 +1,13 @@
 """Statistics, order statistics and norms against torch 2.13 where the op table
 (tests/ops/op_db/reduction.py) does not reach: var, std, var_mean and std_mean
 (correction, one element), logsumexp (integers, infinities), kthvalue, median (NaN, ties,
-even counts) and mode, nansum's bits, vector_norm and norm of every order (zeros). Argument checks and
+even counts) and mode, nansum's bits, vector_norm and norm of every order (zeros), the
+float32 two-norm's one pass. Argument checks and
 their messages, grad_fn names, named results, gradients (double backward and finite
 differences) and out= under no_grad.
 """
 
+import numpy as np
 import pytest
 
 import gradtrack
@@ -168,3 +170,37 @@ def test_nansum_bits_match_torch(threads, dim, dtype):
         gradtrack.set_num_threads(before[1])
     assert got.dtype == want.dtype and got.shape == want.shape
     assert np.array_equal(got, want)
+
+
+@pytest.mark.parametrize("shape, kw", [((1 << 18,), {}), ((3, 70001), {}), ((64, 1000), {"dim": 1}),
+                                       ((5, 7), {"dim": -1, "keepdim": True}), ((2, 3, 4), {"dim": (0, 1, 2)})])
+def test_two_norm_of_float32_in_one_pass(shape, kw):
+    # NOTE [Two-norms in one pass]: the float squares summed in double, the root rounded
+    # once, and the same on any number of threads
+    x = np.random.default_rng(len(shape)).standard_normal(shape).astype(np.float32) * 3
+    axis = kw.get("dim", tuple(range(len(shape))))
+    squares = (x * x).astype(np.float64)
+    ref = np.sqrt(squares.sum(axis=axis, keepdims=kw.get("keepdim", False)))
+    mine = gradtrack.get_num_threads()
+    try:
+        results = []
+        for threads in (1, 2):
+            gradtrack.set_num_threads(threads)
+            results.append(gradtrack.tensor(x).norm(**kw).numpy())
+    finally:
+        gradtrack.set_num_threads(mine)
+    assert results[0].shape == ref.shape
+    assert np.array_equal(results[0], results[1])
+    assert np.all(np.abs(results[0] - ref) <= 0.5 * np.spacing(ref.astype(np.float32)) * 1.001)
+    assert np.array_equal(gradtrack.linalg.vector_norm(gradtrack.tensor(x), 2, **kw).numpy(), results[0])
+
+
+def test_two_norm_of_float32_leaves_float_range_as_torch():
+    torch = pytest.importorskip("torch")
+    rows = [[3.0, -4.0], [float("nan"), 1.0], [float("inf"), 1.0], [0.0, -0.0], [1e30, 1e30],
+            [1e-30, 1e-30], [1.5e19, 1.5e19], [3e38, 1.0]]
+    for kw in ({"dim": 1}, {}):
+        got = gradtrack.tensor(rows).norm(**kw).numpy()
+        np.testing.assert_array_equal(got, torch.tensor(rows).norm(**kw).numpy())
+    for row in rows:
+        np.testing.assert_array_equal(gradtrack.tensor(row).norm().numpy(), torch.tensor(row).norm().numpy())

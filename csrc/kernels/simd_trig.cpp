@@ -39,11 +39,10 @@ constexpr int64_t kBlock = 1024;
 constexpr float kFastBound = 0x1p45f;
 constexpr uint32_t kFastBoundBits = 0x56000000u;
 
-// pi = kPiHi + kPiMid + kPiLo to 2^-158, all three positive (kPiMid rounded down): with
-// n = 0 each step's product is -0, and sin(-0) keeps its sign.
+// pi = kPiHi + kPiMid to 2^-108 (both positive: with n = 0 each step's product is -0,
+// and sin(-0) keeps its sign).
 constexpr double kPiHi = 0x1.921fb54442d18p+1;
-constexpr double kPiMid = 0x1.1a62633145c06p-53;
-constexpr double kPiLo = 0x1.c1cd129024e09p-106;
+constexpr double kPiMid = 0x1.1a62633145c07p-53;
 constexpr double kInvPi = 0x1.45f306dc9c883p-2;
 // Adding it leaves a double's integer part in its low mantissa bits.
 constexpr double kShift = 0x1.8p52;
@@ -52,6 +51,12 @@ constexpr double kShift = 0x1.8p52;
 // (a minimax fit of the relative error in float64: 2^-35).
 constexpr double kSinP[] = {-0x1.55555547695ffp-3, 0x1.11110c49fef20p-7, -0x1.a017d99f880a1p-13,
                             0x1.7170800a8f0cbp-19, -0x1.9a68855768452p-26};
+
+GT_INLINE inline uint32_t abs_bits(float v) {
+  uint32_t a;
+  std::memcpy(&a, &v, sizeof a);
+  return a & 0x7fffffffu;
+}
 
 template <int N>
 GT_INLINE inline double horner(const double (&c)[N], double x) {
@@ -70,10 +75,9 @@ GT_INLINE inline float sin_cos_fast(float x) {
   const double t = (kCos ? std::fma(xd, kInvPi, -0.5) : xd * kInvPi) + kShift;
   const double k = kCos ? (t - kShift) + 0.5 : t - kShift;
   // The first step is exact (x and k kPiHi are multiples of 2^-52, the difference is
-  // below 2 in size); the other two round once each, relative to r.
+  // below 2 in size); the second rounds once, relative to r.
   double r = kCos ? std::fma(k, kPiHi, -xd) : std::fma(-k, kPiHi, xd);
   r = kCos ? std::fma(k, kPiMid, r) : std::fma(-k, kPiMid, r);
-  r = kCos ? std::fma(k, kPiLo, r) : std::fma(-k, kPiLo, r);
   const double s = r * r;
   // r (1 + s P) rather than r + r s P: -0 stays -0
   const double y = r * std::fma(s, horner(kSinP, s), 1.0);
@@ -86,28 +90,37 @@ GT_INLINE inline float sin_cos_fast(float x) {
   return static_cast<float>(v);
 }
 
-// The vector loop over blocks; elements outside the fast range (|x| >= kFastBound, inf,
-// NaN) keep x in the first pass and get libm's value in a second, run only for blocks
-// that have one. No result of the fast path is that large, so out[] tells them apart.
+// The vector loop over blocks. Elements outside the fast range (|x| >= kFastBound, inf,
+// NaN) get libm's value in a second pass, run only for the blocks that hold one: from
+// in[] when out is another array, else from out[], where the first pass left x for
+// them (no result of the fast path is that large).
 template <bool kCos, typename F>
 GT_INLINE inline void sin_cos_blocks(const float* in, float* out, int64_t n, const F& libm) {
+  const bool keep = in == out;
   for (int64_t b = 0; b < n; b += kBlock) {
     const int64_t m = std::min(kBlock, n - b);
     const float* x = in + b;
     float* o = out + b;
     uint32_t largest = 0;  // the bits of the largest |x|, NaN above all
-    for (int64_t i = 0; i < m; ++i) {
-      const float v = x[i];
-      uint32_t a;
-      std::memcpy(&a, &v, sizeof a);
-      a &= 0x7fffffffu;
-      largest = std::max(largest, a);
-      const float y = sin_cos_fast<kCos>(v);
-      o[i] = a < kFastBoundBits ? y : v;
+    if (keep) {
+      for (int64_t i = 0; i < m; ++i) {
+        const float v = x[i];
+        const uint32_t a = abs_bits(v);
+        largest = std::max(largest, a);
+        const float y = sin_cos_fast<kCos>(v);
+        o[i] = a < kFastBoundBits ? y : v;
+      }
+    } else {
+      for (int64_t i = 0; i < m; ++i) {
+        largest = std::max(largest, abs_bits(x[i]));
+        o[i] = sin_cos_fast<kCos>(x[i]);
+      }
     }
     if (largest >= kFastBoundBits)
-      for (int64_t i = 0; i < m; ++i)
-        if (!(std::fabs(o[i]) < kFastBound)) o[i] = libm(o[i]);
+      for (int64_t i = 0; i < m; ++i) {
+        const float v = keep ? o[i] : x[i];
+        if (!(std::fabs(v) < kFastBound)) o[i] = libm(v);
+      }
   }
 }
 

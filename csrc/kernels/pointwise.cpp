@@ -16,6 +16,7 @@
 #include "kernels/simd.h"
 #include "kernels/simd_log_exp.h"
 #include "kernels/simd_math.h"
+#include "kernels/simd_trig.h"
 #include "kernels/special_math.h"
 
 namespace gradtrack::kernels {
@@ -527,8 +528,12 @@ void float_unary(UnaryOp op, const LoopPlan& p) {
       return unary_loop<T, T>(p, [](T x) { return std::log(x); });
     case UnaryOp::Sqrt: return unary_loop<T, T>(p, [](T x) { return std::sqrt(x); });
     case UnaryOp::Rsqrt: return unary_loop<T, T>(p, [](T x) { return T(1) / std::sqrt(x); });
-    case UnaryOp::Sin: return unary_loop<T, T>(p, [](T x) { return std::sin(x); });
-    case UnaryOp::Cos: return unary_loop<T, T>(p, [](T x) { return std::cos(x); });
+    case UnaryOp::Sin:
+      if constexpr (std::is_same_v<T, float>) return unary_loop_vectored<float>(p, simd::sin);
+      return unary_loop<T, T>(p, [](T x) { return std::sin(x); });
+    case UnaryOp::Cos:
+      if constexpr (std::is_same_v<T, float>) return unary_loop_vectored<float>(p, simd::cos);
+      return unary_loop<T, T>(p, [](T x) { return std::cos(x); });
     case UnaryOp::Tanh:
       if constexpr (std::is_same_v<T, float>) return unary_loop_vectored<float>(p, simd::tanh);
       return unary_loop<T, T>(p, [](T x) { return std::tanh(x); });

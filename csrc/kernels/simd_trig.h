@@ -1,0 +1,14 @@
+// sin and cos of float32 in vector loops (NOTE [SIMD clones] in simd.h), where libm
+// computes one element per call. Held to float64 in the tests: within 1 ulp, as torch's
+// SLEEF sin and cos. NOTE [Vector sin and cos] in simd_trig.cpp.
+#pragma once
+
+#include <cstdint>
+
+namespace gradtrack::kernels::simd {
+
+/// out[i] = f(in[i]) over n dense elements; `out` may be `in`.
+void sin(const float* in, float* out, int64_t n);
+void cos(const float* in, float* out, int64_t n);
+
+}  // namespace gradtrack::kernels::simd

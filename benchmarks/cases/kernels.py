@@ -195,6 +195,36 @@ def softmax_backward(T, side):
     return step
 
 
+@timed_case("transpose_copy", GROUP_ELT, "a.t().contiguous()", ELT_POINTS)
+def transpose_copy(T, side):
+    a, _ = _pair(T, side)
+
+    def step():
+        a.t().contiguous()
+
+    return step
+
+
+@timed_case("argmax", GROUP_ELT, "a.argmax(1)", ELT_POINTS)
+def argmax(T, side):
+    a, _ = _pair(T, side)
+
+    def step():
+        a.argmax(1)
+
+    return step
+
+
+@timed_case("norm", GROUP_ELT, "a.norm()", ELT_POINTS)
+def norm(T, side):
+    a, _ = _pair(T, side)
+
+    def step():
+        a.norm()
+
+    return step
+
+
 @timed_case("maximum", GROUP_ELT, "torch.maximum(a, b)", ELT_POINTS)
 def maximum(T, side):
     a, b = _pair(T, side)

@@ -9,9 +9,70 @@
 
 namespace gradtrack::kernels {
 
+namespace {
+
+// NOTE [Transposed copies in tiles]
+// A copy whose output runs along a dim the source crosses with a long stride (t() or a
+// channels-last permute made contiguous) read one element per cache line, each line
+// fetched again for the next output row: 1.8-2.2x torch's time for a 1024 x 1024 or
+// 4096 x 256 float32 transpose. When the plan's last dim is dense in the output and
+// the one before it dense in the source, the copy goes in 32 x 32 tiles, whose source
+// lines stay in L1 while the tile's rows are written. False where it does not apply.
+template <typename T>
+bool copy_transposed(const LoopPlan& p) {
+  const int64_t nd = static_cast<int64_t>(p.shape.size());
+  if (nd < 2) return false;
+  const int64_t item = sizeof(T);
+  const auto& os = p.strides[0];
+  const auto& ss = p.strides[1];
+  if (os[nd - 1] != item || ss[nd - 2] != item || ss[nd - 1] == item || os[nd - 2] == item)
+    return false;
+  const int64_t rows = p.shape[nd - 2], cols = p.shape[nd - 1];
+  if (rows < 8 || cols < 8) return false;
+  if (os[nd - 2] % item != 0 || ss[nd - 1] % item != 0) return false;
+  const int64_t orow = os[nd - 2] / item, scol = ss[nd - 1] / item;
+  constexpr int64_t kTile = 32;
+  const int64_t row_tiles = (rows + kTile - 1) / kTile, col_tiles = (cols + kTile - 1) / kTile;
+  const int64_t outer = p.numel / (rows * cols);
+  const int64_t tiles = outer * row_tiles;  // a task: one outer index, one band of rows
+  parallel_for(tiles, std::max<int64_t>(1, kGrainSize / (kTile * cols)),
+               [&](int64_t lo, int64_t hi) {
+                 for (int64_t t = lo; t < hi; ++t) {
+                   int64_t o = t / row_tiles, r0 = (t % row_tiles) * kTile;
+                   char* ob = p.base[0];
+                   const char* sb = p.base[1];
+                   for (int64_t d = nd - 3; d >= 0; --d) {
+                     const int64_t i = o % p.shape[d];
+                     o /= p.shape[d];
+                     ob += i * p.strides[0][d];
+                     sb += i * p.strides[1][d];
+                   }
+                   T* out = reinterpret_cast<T*>(ob);
+                   const T* src = reinterpret_cast<const T*>(sb);
+                   const int64_t r1 = std::min(rows, r0 + kTile);
+                   for (int64_t ct = 0; ct < col_tiles; ++ct) {
+                     const int64_t c0 = ct * kTile, c1 = std::min(cols, c0 + kTile);
+                     for (int64_t r = r0; r < r1; ++r)
+                       for (int64_t c = c0; c < c1; ++c) out[r * orow + c] = src[r + c * scol];
+                   }
+                 }
+               });
+  return true;
+}
+
+}  // namespace
+
 void copy(const Tensor& out, const Tensor& src) {
   if (copy_reduced(out, src)) return;
   LoopPlan p = make_plan(out, {src});
+  // (a copy within one storage keeps the element order of the plain loop)
+  if (out.dtype() == src.dtype() && !p.stream && out.is_aligned() && src.is_aligned() &&
+      out->storage() != src->storage()) {
+    const int64_t item = static_cast<int64_t>(itemsize(out.dtype()));
+    if ((item == 4 && copy_transposed<uint32_t>(p)) ||
+        (item == 8 && copy_transposed<uint64_t>(p)) || (item == 2 && copy_transposed<uint16_t>(p)))
+      return;
+  }
   GT_DISPATCH_ALL(out.dtype(), [&] {
     using O = scalar_t;
     GT_DISPATCH_ALL(src.dtype(), [&] {

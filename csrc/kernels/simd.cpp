@@ -461,39 +461,31 @@ GT_CLONES_V4_V3 void to_integral(ToIntegral mode, const double* in, double* out,
   to_integral_impl(mode, in, out, n);
 }
 
-GT_CLONES_V4_V3 double sum_in_double(const float* p, int64_t n) {
-  // Sixteen running sums, each in the order the source gives it (the compiler keeps
-  // float order), so the loop vectorizes across them.
+// f(0) + ... + f(n - 1) in double over sixteen running sums, each in the order the source
+// gives it (the compiler keeps float order), so the loop vectorizes across them; added
+// pairwise at the end. Inlined into each clone.
+template <typename F>
+GT_INLINE inline double sixteen_sums(int64_t n, F f) {
   double acc[16] = {};
   int64_t k = 0;
   for (; k + 16 <= n; k += 16)
-    for (int j = 0; j < 16; ++j) acc[j] += double(p[k + j]);
-  for (; k < n; ++k) acc[0] += double(p[k]);
+    for (int j = 0; j < 16; ++j) acc[j] += f(k + j);
+  for (; k < n; ++k) acc[0] += f(k);
   for (int width = 8; width > 0; width /= 2)
     for (int j = 0; j < width; ++j) acc[j] += acc[j + width];
   return acc[0];
+}
+
+GT_CLONES_V4_V3 double sum_in_double(const float* p, int64_t n) {
+  return sixteen_sums(n, [p](int64_t i) GT_INLINE { return double(p[i]); });
 }
 
 GT_CLONES_V4_V3 double dot_in_double(const float* a, const float* b, int64_t n) {
-  double acc[16] = {};
-  int64_t k = 0;
-  for (; k + 16 <= n; k += 16)
-    for (int j = 0; j < 16; ++j) acc[j] += double(a[k + j]) * double(b[k + j]);
-  for (; k < n; ++k) acc[0] += double(a[k]) * double(b[k]);
-  for (int width = 8; width > 0; width /= 2)
-    for (int j = 0; j < width; ++j) acc[j] += acc[j + width];
-  return acc[0];
+  return sixteen_sums(n, [a, b](int64_t i) GT_INLINE { return double(a[i]) * double(b[i]); });
 }
 
 GT_CLONES_V4_V3 double sum_squares_in_double(const float* p, int64_t n) {
-  double acc[16] = {};
-  int64_t k = 0;
-  for (; k + 16 <= n; k += 16)
-    for (int j = 0; j < 16; ++j) acc[j] += double(p[k + j] * p[k + j]);
-  for (; k < n; ++k) acc[0] += double(p[k] * p[k]);
-  for (int width = 8; width > 0; width /= 2)
-    for (int j = 0; j < width; ++j) acc[j] += acc[j + width];
-  return acc[0];
+  return sixteen_sums(n, [p](int64_t i) GT_INLINE { return double(p[i] * p[i]); });
 }
 
 GT_CLONES_V4_V3 void scale_in_double(float* p, int64_t n, double factor) {

@@ -23,6 +23,7 @@
 #include "kernels/cascade_sum.h"
 #include "kernels/parallel.h"
 #include "kernels/simd.h"
+#include "kernels/simd_clones.h"
 
 namespace gradtrack::kernels {
 
@@ -336,6 +337,59 @@ bool better(bool is_max, T x, T best) {
   return is_max ? x > best : x < best;
 }
 
+// One row of a column-wise max or min: where x[c] is a better extreme than best[c] (the
+// first NaN wins and stays), it and its row r replace them. Selects, not branches: the
+// loop vectorizes in each clone (this file is built with -fno-trapping-math).
+template <typename T, bool kMax>
+GT_CLONES_V4_V3 void column_step(const T* x, T* best, int64_t* where, int64_t m, int64_t r) {
+  for (int64_t c = 0; c < m; ++c) {
+    const T v = x[c], b = best[c];
+    const bool take = (b == b) & ((v != v) | (kMax ? v > b : v < b));
+    best[c] = take ? v : b;
+    where[c] = take ? r : where[c];
+  }
+}
+
+// max/min with indices over one reduced dim whose kept innermost dim is dense in the
+// input (max(0) of a matrix): the kept run in blocks of 256 columns, each row of the
+// reduced dim compared with the block's best so far. The per-element loop below read
+// each element through an offset division: 1.2-1.5x torch's time on 1024 x 1024.
+template <typename T>
+void arg_columns(bool is_max, const Group& kept, const Group& red, const Group& vkept, const T* src,
+                 int64_t* idx_out, T* val_out) {
+  constexpr int64_t kCols = 256;
+  const int64_t inner = kept.sizes.back(), outer = kept.numel / inner;
+  const int64_t blocks = (inner + kCols - 1) / kCols;
+  const int64_t grain = std::max<int64_t>(1, kGrainSize / (kCols * red.numel));
+  parallel_for(outer * blocks, grain, [&](int64_t lo, int64_t hi) {
+    T best[kCols];
+    int64_t where[kCols];
+    for (int64_t t = lo; t < hi; ++t) {
+      const int64_t first = (t / blocks) * inner + (t % blocks) * kCols;
+      const int64_t m = std::min(kCols, inner - (t % blocks) * kCols);
+      const T* base = src + offset_of(kept, first, false);
+      for (int64_t c = 0; c < m; ++c) {
+        best[c] = base[c];
+        where[c] = 0;
+      }
+      for (int64_t r = 1; r < red.numel; ++r) {
+        const T* row = base + r * red.in[0];
+        if (is_max) {
+          column_step<T, true>(row, best, where, m, r);
+        } else {
+          column_step<T, false>(row, best, where, m, r);
+        }
+      }
+      int64_t* io = idx_out + offset_of(kept, first, true);
+      for (int64_t c = 0; c < m; ++c) io[c * kept.out.back()] = where[c];
+      if (val_out) {
+        T* vo = val_out + offset_of(vkept, first, true);
+        for (int64_t c = 0; c < m; ++c) vo[c * vkept.out.back()] = best[c];
+      }
+    }
+  });
+}
+
 template <typename T>
 void arg_typed(bool is_max, const Tensor* values, const Tensor& indices, const Tensor& in,
                uint64_t mask) {
@@ -369,6 +423,9 @@ void arg_typed(bool is_max, const Tensor* values, const Tensor& indices, const T
         }
       });
     }
+    if (red.sizes.size() == 1 && !kept.sizes.empty() && kept.in.back() == 1 &&
+        (!values || vkept.sizes.size() == kept.sizes.size()))
+      return arg_columns(is_max, kept, red, vkept, src, idx_out, val_out);
   }
   parallel_for(kept.numel, grain, [&](int64_t b, int64_t e) {
     for (int64_t k = b; k < e; ++k) {

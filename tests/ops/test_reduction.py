@@ -2,9 +2,9 @@
 (tests/ops/op_db/reduction.py) does not reach: var, std, var_mean and std_mean
 (correction, one element), logsumexp (integers, infinities), kthvalue, median (NaN, ties,
 even counts) and mode, nansum's bits, vector_norm and norm of every order (zeros), the
-float32 two-norm's one pass, max/min with indices over a dense run. Argument checks and
-their messages, grad_fn names, named results, gradients (double backward and finite
-differences) and out= under no_grad.
+float32 two-norm's one pass, max/min with indices over a dense run or columns. Argument
+checks and their messages, grad_fn names, named results, gradients (double backward and
+finite differences) and out= under no_grad.
 """
 
 import numpy as np
@@ -207,16 +207,20 @@ def test_two_norm_of_float32_leaves_float_range_as_torch():
 
 
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
-@pytest.mark.parametrize("shape", [(7, 1), (3, 5), (64, 1000), (2, 3, 33), (5, 70)])
+@pytest.mark.parametrize("shape", [(7, 1), (3, 5), (64, 1000), (2, 3, 33), (5, 70), (300, 2, 3)])
 def test_extreme_and_its_index_over_a_dense_run_as_torch(dtype, shape):
     # the last dim's extreme comes from the vector loop, then the first element equal to
-    # it: ties, -0 against 0 and NaN (the first wins) as torch's, and a transposed run
+    # it; other dims compare whole rows of columns: ties, -0 against 0 and NaN (the first
+    # wins) as torch's, and a transposed run
     torch = pytest.importorskip("torch")
     rng = np.random.default_rng(len(shape))
     x = rng.integers(-3, 3, shape).astype(dtype)
     x.reshape(-1)[::7] = -0.0
+    # dims 0 and 1 of a matrix, and the middle one of three: the column-wise loop
     ops = [lambda a: a.max(-1), lambda a: a.min(-1), lambda a: a.argmax(-1),
-           lambda a: a.argmin(-1), lambda a: a.max(0), lambda a: a.transpose(0, -1).min(0)]
+           lambda a: a.argmin(-1), lambda a: a.max(0), lambda a: a.transpose(0, -1).min(0),
+           lambda a: a.argmax(0), lambda a: a.argmin(0, keepdim=True), lambda a: a.max(1),
+           lambda a: a.min(1, keepdim=True)]
     for y in (x, np.where(rng.random(shape) < 0.05, np.nan, x).astype(dtype)):
         for op in ops:
             got, expected = op(gradtrack.tensor(y)), op(torch.tensor(y))

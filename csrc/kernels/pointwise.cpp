@@ -571,7 +571,9 @@ void float_unary(UnaryOp op, const LoopPlan& p) {
     case UnaryOp::Exp2: return unary_loop<T, T>(p, [](T x) { return std::exp2(x); });
     case UnaryOp::Frac: return unary_loop<T, T>(p, [](T x) { return x - std::trunc(x); });
     case UnaryOp::Erfc: return unary_loop<T, T>(p, [](T x) { return std::erfc(x); });
-    case UnaryOp::Erfinv: return unary_loop<T, T>(p, [](T x) { return T(erfinv_of(double(x))); });
+    case UnaryOp::Erfinv:
+      if constexpr (std::is_same_v<T, float>) return unary_loop_vectored<float>(p, simd::erfinv);
+      return unary_loop<T, T>(p, [](T x) { return T(erfinv_of(double(x))); });
     case UnaryOp::Asinh: return unary_loop<T, T>(p, [](T x) { return std::asinh(x); });
     case UnaryOp::Acosh: return unary_loop<T, T>(p, [](T x) { return std::acosh(x); });
     case UnaryOp::Atanh: return unary_loop<T, T>(p, [](T x) { return std::atanh(x); });

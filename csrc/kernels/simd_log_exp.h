@@ -1,7 +1,7 @@
-// log, log2, log10, log1p and expm1 of float32 in vector loops (NOTE [SIMD clones] in simd.h), and
-// the activations built on them, where libm computes one element per call. Held to float64 in the
-// tests, no further from it than torch's (SLEEF's) kernels: NOTE [Vector log and expm1] in
-// simd_log_exp.cpp.
+// log, log2, log10, log1p, expm1 and erfinv of float32 in vector loops (NOTE [SIMD clones] in
+// simd.h), and the activations built on them, where libm computes one element per call. Held to
+// float64 in the tests, no further from it than torch's (SLEEF's) kernels: NOTE [Vector log and
+// expm1] in simd_log_exp.cpp.
 #pragma once
 
 #include <cstdint>
@@ -14,6 +14,7 @@ void log2(const float* in, float* out, int64_t n);
 void log10(const float* in, float* out, int64_t n);
 void log1p(const float* in, float* out, int64_t n);
 void expm1(const float* in, float* out, int64_t n);
+void erfinv(const float* in, float* out, int64_t n);
 
 /// torch's softplus, x for x * beta > threshold, else log1p(exp(x * beta)) / beta;
 /// log_sigmoid, min(x, 0) - log1p(exp(-|x|)); mish, x * tanh(log1p(exp(x))); and elu's

@@ -1,12 +1,12 @@
-"""log, log2, log10, log1p and expm1 of float32, and softplus, log_sigmoid, mish and elu's
-family built on them, take vector loops (NOTE [Vector log and expm1] in
+"""log, log2, log10, log1p, expm1 and erfinv of float32, and softplus, log_sigmoid, mish
+and elu's family built on them, take vector loops (NOTE [Vector log and expm1] in
 csrc/kernels/simd_log_exp.cpp) instead of libm per element. Their last bits may differ
 from libm's and torch's (SLEEF's), so they are held to float64: log within 0.64 ulp, log2
-0.76, log10 0.67, log1p 0.67, expm1 0.71. torch's reach 0.55, 0.53, 0.52, 1.0 and 1.0;
-glibc's log, log2 and log10, which gradtrack took before, 0.81, 0.75 and 1.97. Special
-values and signed zeros as torch's; every length around the vector and block widths, with
-a special value anywhere in a block; written over the input; views as contiguous tensors;
-the activations' values and gradients against float64 and torch."""
+0.76, log10 0.67, log1p 0.67, expm1 0.71, erfinv 0.54. torch's reach 0.55, 0.53, 0.52,
+1.0, 1.0 and 0.54; glibc's log, log2 and log10, which gradtrack took before, 0.81, 0.75
+and 1.97. Special values and signed zeros as torch's; every length around the vector and
+block widths, with a special value anywhere in a block; written over the input; views as
+contiguous tensors; the activations' values and gradients against float64 and torch."""
 
 import math
 
@@ -51,6 +51,10 @@ CASES = {
     "log1p": (lambda t: t.log1p(), _log1p64,
               lambda: np.concatenate([_walk(1e-30, 3.4e38), -_walk(1e-30, 1.0, 311),
                                       _walk(0.25, 2.0, 13)]), 0.67, 0.2),
+    # the reference: gradtrack's float64 erfinv, Newton steps on erf to double precision
+    "erfinv": (lambda t: t.erfinv(), lambda x: gradtrack.tensor(x.astype(np.float64)).erfinv().numpy(),
+               lambda: np.concatenate([_walk(1e-30, 0.99999994, 997), -_walk(0.5, 0.99999994, 331)]),
+               0.54, 0.26),
     "expm1": (lambda t: t.expm1(), lambda x: np.expm1(x.astype(np.float64)),
               lambda: np.concatenate([_walk(1e-30, 88.7, 311), -_walk(1e-30, 110.0, 311)]),
               0.71, 0.1),

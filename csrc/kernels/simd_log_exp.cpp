@@ -102,17 +102,11 @@ GT_INLINE inline float float_of(int32_t u) {
   return x;
 }
 
-template <int N>
-GT_INLINE inline double horner(const double (&c)[N], double x) {
-  double p = c[N - 1];
-#pragma GCC unroll 16
-  for (int k = N - 2; k >= 0; --k) p = std::fma(p, x, c[k]);
-  return p;
-}
-
-template <int N>
-GT_INLINE inline float horner(const float (&c)[N], float x) {
-  float p = c[N - 1];
+// c[0] + c[1] x + ... in float or double, unrolled (a loop left in the element function
+// kept the caller's loop from vectorizing).
+template <typename T, int N>
+GT_INLINE inline T horner(const T (&c)[N], T x) {
+  T p = c[N - 1];
 #pragma GCC unroll 16
   for (int k = N - 2; k >= 0; --k) p = std::fma(p, x, c[k]);
   return p;

@@ -10,10 +10,10 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
-#include <cstring>
 #include <mutex>
 #include <vector>
 
+#include "core/half.h"
 #include "kernels/parallel.h"
 #include "kernels/random_detail.h"
 
@@ -28,17 +28,6 @@ namespace {
 
 constexpr int64_t kChunk = 4096;
 
-inline uint32_t bits_of(float f) {
-  uint32_t u;
-  std::memcpy(&u, &f, 4);
-  return u;
-}
-inline float float_of(uint32_t u) {
-  float f;
-  std::memcpy(&f, &u, 4);
-  return f;
-}
-
 // a * b + c with one rounding: torch's AVX2 build lets the compiler fuse its
 // multiply-adds, and which pairs it fused was found by comparing 2^20 draws
 // bitwise (see the two fused steps noted below).
@@ -46,10 +35,10 @@ inline float madd(float a, float b, float c) { return std::fma(a, b, c); }
 
 // Cephes logf for x in (0, 1] (see NOTE [Float normal blocks]).
 inline float cephes_log(float x) {
-  x = std::max(x, float_of(0x00800000u));
-  const uint32_t b = bits_of(x);
+  x = std::max(x, bits_float(0x00800000u));
+  const uint32_t b = float_bits(x);
   float e = static_cast<float>(static_cast<int32_t>(b >> 23) - 0x7f) + 1.0f;
-  float m = float_of((b & ~0x7f800000u) | bits_of(0.5f));
+  float m = bits_float((b & ~0x7f800000u) | float_bits(0.5f));
   const bool small = m < 0.707106781186547524f;
   const float extra = small ? m : 0.0f;
   m = m - 1.0f;

@@ -49,8 +49,8 @@
 #include <algorithm>
 #include <cfloat>
 #include <cmath>
-#include <cstring>
 
+#include "core/half.h"
 #include "kernels/exp_blocks.h"
 #include "kernels/simd.h"
 #include "kernels/simd_clones.h"
@@ -90,18 +90,6 @@ constexpr double kErfinvT[] = {
 constexpr int32_t kSqrtHalfBits = 0x3f3504f3;  // the bits of sqrt(1/2) as a float
 constexpr float kTiny = 0x1p-25f;              // below it log1p(x) and expm1(x) round to x
 
-GT_INLINE inline int32_t bits_of(float x) {
-  int32_t u;
-  std::memcpy(&u, &x, sizeof u);
-  return u;
-}
-
-GT_INLINE inline float float_of(int32_t u) {
-  float x;
-  std::memcpy(&x, &u, sizeof x);
-  return x;
-}
-
 // c[0] + c[1] x + ... in float or double, unrolled (a loop left in the element function
 // kept the caller's loop from vectorizing).
 template <typename T, int N>
@@ -133,9 +121,9 @@ struct LogParts {
 };
 
 GT_INLINE inline LogParts log_parts(float u, int32_t k_offset, float lo) {
-  const int32_t ix = bits_of(u) - kSqrtHalfBits;
+  const int32_t ix = int32_t(float_bits(u)) - kSqrtHalfBits;
   const float k = float((ix >> 23) + k_offset);
-  const float f = float_of((ix & 0x007fffff) + kSqrtHalfBits) - 1.0f;
+  const float f = bits_float(uint32_t((ix & 0x007fffff) + kSqrtHalfBits)) - 1.0f;
   const float hf = 0.5f * f;
   const float hfsq = hf * f, hfsq_lo = std::fma(hf, f, -hfsq);  // f^2/2 = hfsq + hfsq_lo
   float e;
@@ -234,7 +222,7 @@ GT_INLINE inline float expm1_element(float x) {
   const float rh = std::fma(-nf, kLn2Hi, xc);  // exact
   const float rl = -nf * kLn2Lo;
   const float r = rh + rl, re = (rh - r) + rl;  // r + re = rh + rl exactly (|rh| > |rl|)
-  const float t = float_of((std::min(n, 127) + 127) << 23);
+  const float t = bits_float(uint32_t(std::min(n, 127) + 127) << 23);
   const float tm1 = t - 1.0f, tl = (t - tm1) - 1.0f;  // t - 1 = tm1 + tl
   const float tr = t * r;                             // exact
   const float s = tm1 + tr, e = tr - (s - tm1);       // |tm1| > |tr| when n != 0
@@ -243,7 +231,7 @@ GT_INLINE inline float expm1_element(float x) {
   const float s2 = two_sum(s, (0.5f * t) * r2, e2);
   const float p = std::fma(r2 * r, horner(kExpm1P, r), std::fma(0.5f, r2l, std::fma(r, re, re)));
   const float v =
-      (s2 + std::fma(t, p, (e + tl) + e2)) * float_of((std::max(n - 127, 0) + 127) << 23);
+      (s2 + std::fma(t, p, (e + tl) + e2)) * bits_float(uint32_t(std::max(n - 127, 0) + 127) << 23);
   return (std::fabs(x) < kTiny) | (x != x) ? x : v;
 }
 

@@ -32,6 +32,7 @@
 #include <cmath>
 #include <cstring>
 
+#include "core/half.h"
 #include "kernels/simd_clones.h"
 
 #define GT_INLINE __attribute__((always_inline))
@@ -59,11 +60,7 @@ constexpr double kShift = 0x1.8p52;
 constexpr double kSinP[] = {-0x1.55555547695ffp-3, 0x1.11110c49fef20p-7, -0x1.a017d99f880a1p-13,
                             0x1.7170800a8f0cbp-19, -0x1.9a68855768452p-26};
 
-GT_INLINE inline uint32_t abs_bits(float v) {
-  uint32_t a;
-  std::memcpy(&a, &v, sizeof a);
-  return a & 0x7fffffffu;
-}
+GT_INLINE inline uint32_t abs_bits(float v) { return float_bits(v) & 0x7fffffffu; }
 
 template <int N>
 GT_INLINE inline double horner(const double (&c)[N], double x) {

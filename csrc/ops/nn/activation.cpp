@@ -369,12 +369,11 @@ Tensor softmax_backward(const Tensor& g, const Tensor& result, int64_t dim) {
       // computed in float32 and rounded once, as torch's kernels for these types
       out = kernels::narrowed(softmax_backward(kernels::widen(g), kernels::widen(result), dim),
                               result.dtype());
-    } else if (result.dtype() == ScalarType::Float32 && result.numel() > 0 &&
-               lanes_of(result, dim).inner == 1) {
+    } else if (const Lanes l = lanes_of(result, dim);
+               result.dtype() == ScalarType::Float32 && result.numel() > 0 && l.inner == 1) {
       Tensor gc = kernels::aligned(contiguous(g)), yc = kernels::aligned(contiguous(result));
       out = empty(result.sizes(), result.dtype());
-      softmax_backward_rows(gc.data<float>(), yc.data<float>(), out.data<float>(),
-                            lanes_of(result, dim));
+      softmax_backward_rows(gc.data<float>(), yc.data<float>(), out.data<float>(), l);
     } else {
       // y (g - sum(g y)), torch's order
       Tensor s = sum(mul(g, result), {dim}, true, std::nullopt, true);

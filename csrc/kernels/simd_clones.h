@@ -13,9 +13,12 @@
 /// AVX-512, AVX2 with FMA (x86-64-v3), the baseline.
 #define GT_CLONES_V4_V3 \
   __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
+/// AVX2 with FMA, the baseline: for kernels whose AVX-512 version is written apart.
+#define GT_CLONES_V3 __attribute__((target_clones("arch=x86-64-v3", "default")))
 /// AVX-512, AVX2 without FMA (products and sums stay rounded apart), the baseline.
 #define GT_CLONES_V4_AVX2 __attribute__((target_clones("arch=x86-64-v4", "avx2", "default")))
 #else
 #define GT_CLONES_V4_V3
+#define GT_CLONES_V3
 #define GT_CLONES_V4_AVX2
 #endif

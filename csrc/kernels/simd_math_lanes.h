@@ -58,32 +58,47 @@ GT_INLINE inline V gelu_exponent(V x) {
   return -(0.5f * xa * xa);
 }
 
-// 1 + erf(z), z = x / sqrt 2, for gelu and its derivative; ex = exp(gelu_exponent(x)).
-GT_INLINE inline V one_plus_erf(V x, V ex) {
-  const V z = x * kSqrt1_2;
-  const V a = min_(abs_(z), kErfcZero);
-  const V xa = gelu_abs(x);
-  const V h = 0.5f * xa * xa, l = fma_(0.5f * xa, xa, -h);
-  const V tail = erfc_tail(max_(a, kErfSmall), ex, l);
+// 1 + erf(z) for |z| < kErfSmall, z = x / sqrt 2 rounded, s = z^2, ex ~ exp(-z^2) (to
+// 2^-8 will do: it only scales z's rounding error).
+GT_INLINE inline V one_plus_erf_near(V x, V z, V s, V ex) {
   // z < 0: 1 + z is exact from z = -1 to -0.5, where the sum cancels most
-  const V q = horner(kErfQ, z * z);
+  const V q = horner(kErfQ, s);
   const V near0 = select_(less_(z, 0.0f), fma_(z, q, 1.0f + z), 1.0f + fma_(z, q, z));
   // x / sqrt 2 - z, the part of the product rounded off (with sqrt(1/2)'s own), times
   // erf'(z) = 2/sqrt(pi) exp(-z^2)
   const V zl = fma_(x, kSqrt1_2, -z) + x * kSqrt1_2Lo;
-  const V near = fma_(kTwoOverSqrtPi * ex, zl, near0);
-  const V far = select_(less_(0.0f, z), 2.0f - tail, tail);
-  return select_(less_(a, kErfSmall), near, far);
+  return fma_(kTwoOverSqrtPi * ex, zl, near0);
+}
+
+// 1 + erf(z) for |z| >= kErfSmall from erfc(|z|), a = min(|z|, kErfcZero), ex =
+// exp(gelu_exponent(x)).
+GT_INLINE inline V one_plus_erf_far(V x, V z, V a, V ex) {
+  const V xa = gelu_abs(x);
+  const V h = 0.5f * xa * xa, l = fma_(0.5f * xa, xa, -h);
+  const V tail = erfc_tail(max_(a, kErfSmall), ex, l);
+  return select_(less_(0.0f, z), 2.0f - tail, tail);
+}
+
+// 1 + erf(z), z = x / sqrt 2, for gelu and its derivative; ex = exp(gelu_exponent(x)).
+GT_INLINE inline V one_plus_erf(V x, V ex) {
+  const V z = x * kSqrt1_2;
+  const V a = min_(abs_(z), kErfcZero);
+  const V near = one_plus_erf_near(x, z, z * z, ex);
+  return select_(less_(a, kErfSmall), near, one_plus_erf_far(x, z, a, ex));
 }
 
 // gelu(x) = x/2 (1 + erf(x / sqrt 2)).
 GT_INLINE inline V gelu_of(V x, V ex) { return (0.5f * x) * one_plus_erf(x, ex); }
 
-// gelu'(x) = Phi(x) + x phi(x), phi from the same exponential.
-GT_INLINE inline V gelu_slope(V x, V ex) {
+// phi(x) = exp(-x^2 / 2) / sqrt(2 pi) from ex = exp(gelu_exponent(x)), x^2 / 2's
+// rounding put back.
+GT_INLINE inline V gelu_pdf(V x, V ex) {
   const V xa = gelu_abs(x);
   const V h = 0.5f * xa * xa, l = fma_(0.5f * xa, xa, -h);
-  const V pdf = kInvSqrt2Pi * fma_(-ex, l, ex);
-  const V cdf = 0.5f * one_plus_erf(x, ex);
-  return fma_(x, pdf, cdf);
+  return kInvSqrt2Pi * fma_(-ex, l, ex);
+}
+
+// gelu'(x) = Phi(x) + x phi(x), phi from the same exponential.
+GT_INLINE inline V gelu_slope(V x, V ex) {
+  return fma_(x, gelu_pdf(x, ex), 0.5f * one_plus_erf(x, ex));
 }

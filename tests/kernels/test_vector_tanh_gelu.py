@@ -152,6 +152,41 @@ def test_gelu_backward_of_a_sum_as_torch():
                   + 4 * 2.0**-24)
 
 
+def _gelu_and_slope(x, g):
+    t = gradtrack.tensor(x, requires_grad=True)
+    y = gradtrack.nn.functional.gelu(t)
+    y.backward(gradtrack.tensor(g))
+    return y.detach().numpy(), t.grad.numpy()
+
+
+@pytest.mark.parametrize("pattern", ["mixed", "near", "far", "alternating", "runs"])
+def test_gelu_of_each_element_ignores_its_neighbours(pattern):
+    # Where the CPU has AVX-512, the lanes that take erfc (|x| >= sqrt 2) are packed
+    # apart and put back: a lane must get its own result whatever the others hold.
+    rng = np.random.default_rng(8)
+    n = 3001  # three blocks of 1024 and a tail
+    near = rng.uniform(-1.41, 1.41, n).astype(np.float32)
+    far = (rng.uniform(1.42, 16.0, n) * rng.choice([-1, 1], n)).astype(np.float32)
+    pick = {"mixed": rng.random(n) < 0.5, "near": np.ones(n, bool), "far": np.zeros(n, bool),
+            "alternating": np.arange(n) % 2 == 0, "runs": (np.arange(n) // 37) % 2 == 0}[pattern]
+    x = np.where(pick, near, far)
+    x[::97] = SPECIAL[np.arange(len(x[::97])) % len(SPECIAL)]
+    g = rng.standard_normal(n).astype(np.float32)
+    y, dx = _gelu_and_slope(x, g)
+    perm = rng.permutation(n)
+    y_p, dx_p = _gelu_and_slope(x[perm], g[perm])
+    back = np.argsort(perm)
+    assert np.array_equal(y, y_p[back], equal_nan=True)
+    assert np.array_equal(dx, dx_p[back], equal_nan=True)
+    # and each element alone, in the tail of a vector
+    for i in rng.choice(n, 40, replace=False):
+        y1, dx1 = _gelu_and_slope(x[i:i + 1], g[i:i + 1])
+        assert np.array_equal(y1, y[i:i + 1], equal_nan=True)
+        assert np.array_equal(dx1, dx[i:i + 1], equal_nan=True)
+    ok = np.isfinite(x) & (np.abs(x) < 15.5)
+    assert np.all(_ulps(y[ok], _gelu64(x[ok].astype(np.float64))) <= 10.0)
+
+
 @pytest.mark.parametrize("n", [1, 15, 16, 17, 31, 1023, 1024, 1025, 4097])
 def test_every_length_and_in_place(n):
     x = _sample(7)[:n].copy()

@@ -187,6 +187,27 @@ def test_gelu_of_each_element_ignores_its_neighbours(pattern):
     assert np.all(_ulps(y[ok], _gelu64(x[ok].astype(np.float64))) <= 10.0)
 
 
+@pytest.mark.parametrize("pattern", ["mixed", "small", "large", "alternating", "runs"])
+def test_tanh_of_each_element_ignores_its_neighbours(pattern):
+    # The same for tanh's lanes with |x| >= 0.625, which take the exponential.
+    rng = np.random.default_rng(9)
+    n = 3001
+    small = rng.uniform(-0.62, 0.62, n).astype(np.float32)
+    large = (rng.uniform(0.63, 12.0, n) * rng.choice([-1, 1], n)).astype(np.float32)
+    pick = {"mixed": rng.random(n) < 0.5, "small": np.ones(n, bool), "large": np.zeros(n, bool),
+            "alternating": np.arange(n) % 2 == 1, "runs": (np.arange(n) // 41) % 2 == 0}[pattern]
+    x = np.where(pick, small, large)
+    x[::89] = SPECIAL[np.arange(len(x[::89])) % len(SPECIAL)]
+    y = gradtrack.tensor(x).tanh().numpy()
+    perm = rng.permutation(n)
+    assert np.array_equal(y, gradtrack.tensor(x[perm]).tanh().numpy()[np.argsort(perm)],
+                          equal_nan=True)
+    for i in rng.choice(n, 40, replace=False):
+        assert np.array_equal(gradtrack.tensor(x[i:i + 1]).tanh().numpy(), y[i:i + 1],
+                              equal_nan=True)
+    assert np.all(_ulps(y[~np.isnan(x)], np.tanh(x[~np.isnan(x)].astype(np.float64))) <= 1.0)
+
+
 @pytest.mark.parametrize("n", [1, 15, 16, 17, 31, 1023, 1024, 1025, 4097])
 def test_every_length_and_in_place(n):
     x = _sample(7)[:n].copy()

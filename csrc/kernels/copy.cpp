@@ -17,7 +17,11 @@ namespace {
 // fetched again for the next output row: 1.8-2.2x torch's time for a 1024 x 1024 or
 // 4096 x 256 float32 transpose. When the plan's last dim is dense in the output and
 // the one before it dense in the source, the copy goes in 32 x 32 tiles, whose source
-// lines stay in L1 while the tile's rows are written. False where it does not apply.
+// lines stay in L1 while the tile's rows are written. A plan that streams its output
+// (NOTE [Streaming stores] in loops.h) builds each tile on the stack and streams its
+// rows: a 4096 x 4096 float32 t() went from 1.24x torch's time, plain loop streamed,
+// to 0.2x (9 ms against 38-45; Xeon, Emerald Rapids, two threads). False where it does
+// not apply.
 template <typename T>
 bool copy_transposed(const LoopPlan& p) {
   const int64_t nd = static_cast<int64_t>(p.shape.size());
@@ -52,10 +56,22 @@ bool copy_transposed(const LoopPlan& p) {
                    const int64_t r1 = std::min(rows, r0 + kTile);
                    for (int64_t ct = 0; ct < col_tiles; ++ct) {
                      const int64_t c0 = ct * kTile, c1 = std::min(cols, c0 + kTile);
+                     if (!p.stream) {
+                       for (int64_t r = r0; r < r1; ++r)
+                         for (int64_t c = c0; c < c1; ++c) out[r * orow + c] = src[r + c * scol];
+                       continue;
+                     }
+                     alignas(64) T tile[kTile * kTile];
                      for (int64_t r = r0; r < r1; ++r)
-                       for (int64_t c = c0; c < c1; ++c) out[r * orow + c] = src[r + c * scol];
+                       for (int64_t c = c0; c < c1; ++c)
+                         tile[(r - r0) * kTile + c - c0] = src[r + c * scol];
+                     for (int64_t r = r0; r < r1; ++r)
+                       stream_copy(reinterpret_cast<char*>(out + r * orow + c0),
+                                   reinterpret_cast<const char*>(tile + (r - r0) * kTile),
+                                   (c1 - c0) * item);
                    }
                  }
+                 if (p.stream) stream_fence();
                });
   return true;
 }
@@ -66,7 +82,7 @@ void copy(const Tensor& out, const Tensor& src) {
   if (copy_reduced(out, src)) return;
   LoopPlan p = make_plan(out, {src});
   // (a copy within one storage keeps the element order of the plain loop)
-  if (out.dtype() == src.dtype() && !p.stream && out.is_aligned() && src.is_aligned() &&
+  if (out.dtype() == src.dtype() && out.is_aligned() && src.is_aligned() &&
       out->storage() != src->storage()) {
     const int64_t item = static_cast<int64_t>(itemsize(out.dtype()));
     if ((item == 4 && copy_transposed<uint32_t>(p)) ||

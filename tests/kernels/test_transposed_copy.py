@@ -2,12 +2,22 @@
 made contiguous or copied into) go in tiles (NOTE [Transposed copies in tiles] in
 csrc/kernels/copy.cpp). Every element lands where numpy puts it: tile edges, batches,
 sliced and offset views, every element size, a transposed destination; and a copy
-within one storage keeps torch's verdict."""
+within one storage keeps torch's verdict. Each runs twice: as a small copy writes, and
+as one past ~40 MiB does, its tile rows streamed (lowered through the private hook)."""
 
 import numpy as np
 import pytest
 
 import gradtrack
+
+@pytest.fixture(params=["plain", "streamed"], autouse=True)
+def stores(request):
+    bench = gradtrack._C._bench
+    saved = bench.stream_store_bytes()
+    bench.set_stream_store_bytes(0 if request.param == "streamed" else saved)
+    yield request.param
+    bench.set_stream_store_bytes(saved)
+
 
 DTYPES = ["float32", "float64", "int64", "int32", "float16", "bfloat16", "int16"]
 

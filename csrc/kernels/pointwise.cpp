@@ -15,6 +15,7 @@
 #include "kernels/element_ops.h"
 #include "kernels/simd.h"
 #include "kernels/simd_log_exp.h"
+#include "kernels/simd_hyperbolic.h"
 #include "kernels/simd_math.h"
 #include "kernels/simd_trig.h"
 #include "kernels/special_math.h"
@@ -518,11 +519,12 @@ auto to_integral_kernel(simd::ToIntegral mode) {
 }
 
 // NOTE [Float32 through double libm]
-// glibc's float tanf, atanf, asinf, acosf, sinhf, coshf, atanhf and erfcf are up to
-// 0.8-2.7 ulp from the exact value (every 257th float against float64, Xeon): tan 1.16,
-// atan 0.83, erfc 2.65, atanh 1.63, sinh 1.71, where torch's kernels stay within 0.5-1.0.
-// So float32 takes the double functions, rounded once: within 0.5 ulp but for results a
-// hair from a midpoint. They cost about as much per element as the float ones did.
+// glibc's float tanf, atanf, asinf, acosf, atanhf and erfcf are up to 0.8-2.7 ulp from
+// the exact value (every 257th float against float64, Xeon): tan 1.16, atan 0.83, erfc
+// 2.65, atanh 1.63, where torch's kernels stay within 0.5-1.0. So float32 takes the
+// double functions, rounded once: within 0.5 ulp but for results a hair from a
+// midpoint. They cost about as much per element as the float ones did. (sinh and cosh,
+// 1.6-1.7 ulp in glibc's float, have vector loops in double: simd_hyperbolic.h.)
 template <typename T>
 void float_unary(UnaryOp op, const LoopPlan& p) {
   switch (op) {
@@ -565,8 +567,12 @@ void float_unary(UnaryOp op, const LoopPlan& p) {
     case UnaryOp::Asin: return unary_loop<T, T>(p, [](T x) { return T(std::asin(double(x))); });
     case UnaryOp::Acos: return unary_loop<T, T>(p, [](T x) { return T(std::acos(double(x))); });
     case UnaryOp::Atan: return unary_loop<T, T>(p, [](T x) { return T(std::atan(double(x))); });
-    case UnaryOp::Sinh: return unary_loop<T, T>(p, [](T x) { return T(std::sinh(double(x))); });
-    case UnaryOp::Cosh: return unary_loop<T, T>(p, [](T x) { return T(std::cosh(double(x))); });
+    case UnaryOp::Sinh:
+      if constexpr (std::is_same_v<T, float>) return unary_loop_vectored<float>(p, simd::sinh);
+      return unary_loop<T, T>(p, [](T x) { return std::sinh(x); });
+    case UnaryOp::Cosh:
+      if constexpr (std::is_same_v<T, float>) return unary_loop_vectored<float>(p, simd::cosh);
+      return unary_loop<T, T>(p, [](T x) { return std::cosh(x); });
     case UnaryOp::Log2:
       if constexpr (std::is_same_v<T, float>) return unary_loop_vectored<float>(p, simd::log2);
       return unary_loop<T, T>(p, [](T x) { return std::log2(x); });

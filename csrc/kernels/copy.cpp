@@ -39,40 +39,38 @@ bool copy_transposed(const LoopPlan& p) {
   const int64_t row_tiles = (rows + kTile - 1) / kTile, col_tiles = (cols + kTile - 1) / kTile;
   const int64_t outer = p.numel / (rows * cols);
   const int64_t tiles = outer * row_tiles;  // a task: one outer index, one band of rows
-  parallel_for(tiles, std::max<int64_t>(1, kGrainSize / (kTile * cols)),
-               [&](int64_t lo, int64_t hi) {
-                 for (int64_t t = lo; t < hi; ++t) {
-                   int64_t o = t / row_tiles, r0 = (t % row_tiles) * kTile;
-                   char* ob = p.base[0];
-                   const char* sb = p.base[1];
-                   for (int64_t d = nd - 3; d >= 0; --d) {
-                     const int64_t i = o % p.shape[d];
-                     o /= p.shape[d];
-                     ob += i * p.strides[0][d];
-                     sb += i * p.strides[1][d];
-                   }
-                   T* out = reinterpret_cast<T*>(ob);
-                   const T* src = reinterpret_cast<const T*>(sb);
-                   const int64_t r1 = std::min(rows, r0 + kTile);
-                   for (int64_t ct = 0; ct < col_tiles; ++ct) {
-                     const int64_t c0 = ct * kTile, c1 = std::min(cols, c0 + kTile);
-                     if (!p.stream) {
-                       for (int64_t r = r0; r < r1; ++r)
-                         for (int64_t c = c0; c < c1; ++c) out[r * orow + c] = src[r + c * scol];
-                       continue;
-                     }
-                     alignas(64) T tile[kTile * kTile];
-                     for (int64_t r = r0; r < r1; ++r)
-                       for (int64_t c = c0; c < c1; ++c)
-                         tile[(r - r0) * kTile + c - c0] = src[r + c * scol];
-                     for (int64_t r = r0; r < r1; ++r)
-                       stream_copy(reinterpret_cast<char*>(out + r * orow + c0),
-                                   reinterpret_cast<const char*>(tile + (r - r0) * kTile),
-                                   (c1 - c0) * item);
-                   }
-                 }
-                 if (p.stream) stream_fence();
-               });
+  parallel_for(
+      tiles, std::max<int64_t>(1, kGrainSize / (kTile * cols)), [&](int64_t lo, int64_t hi) {
+        for (int64_t t = lo; t < hi; ++t) {
+          int64_t o = t / row_tiles, r0 = (t % row_tiles) * kTile;
+          char* ob = p.base[0];
+          const char* sb = p.base[1];
+          for (int64_t d = nd - 3; d >= 0; --d) {
+            const int64_t i = o % p.shape[d];
+            o /= p.shape[d];
+            ob += i * p.strides[0][d];
+            sb += i * p.strides[1][d];
+          }
+          T* out = reinterpret_cast<T*>(ob);
+          const T* src = reinterpret_cast<const T*>(sb);
+          const int64_t r1 = std::min(rows, r0 + kTile);
+          for (int64_t ct = 0; ct < col_tiles; ++ct) {
+            const int64_t c0 = ct * kTile, c1 = std::min(cols, c0 + kTile);
+            if (!p.stream) {
+              for (int64_t r = r0; r < r1; ++r)
+                for (int64_t c = c0; c < c1; ++c) out[r * orow + c] = src[r + c * scol];
+              continue;
+            }
+            alignas(64) T tile[kTile * kTile];
+            for (int64_t r = r0; r < r1; ++r)
+              for (int64_t c = c0; c < c1; ++c) tile[(r - r0) * kTile + c - c0] = src[r + c * scol];
+            for (int64_t r = r0; r < r1; ++r)
+              stream_copy(reinterpret_cast<char*>(out + r * orow + c0),
+                          reinterpret_cast<const char*>(tile + (r - r0) * kTile), (c1 - c0) * item);
+          }
+        }
+        if (p.stream) stream_fence();
+      });
   return true;
 }
 

@@ -519,12 +519,13 @@ auto to_integral_kernel(simd::ToIntegral mode) {
 }
 
 // NOTE [Float32 through double libm]
-// glibc's float tanf, atanf, asinf, acosf, atanhf and erfcf are up to 0.8-2.7 ulp from
-// the exact value (every 257th float against float64, Xeon): tan 1.16, atan 0.83, erfc
-// 2.65, atanh 1.63, where torch's kernels stay within 0.5-1.0. So float32 takes the
-// double functions, rounded once: within 0.5 ulp but for results a hair from a
-// midpoint. They cost about as much per element as the float ones did. (sinh and cosh,
-// 1.6-1.7 ulp in glibc's float, have vector loops in double: simd_hyperbolic.h.)
+// glibc's float tanf, asinf, acosf, atanhf and erfcf are up to 0.8-2.7 ulp from the
+// exact value (every 257th float against float64, Xeon): tan 1.16, erfc 2.65, atanh
+// 1.63, asin 0.82, acos 0.86, where torch's kernels stay within 0.5-1.0. So float32
+// takes the double functions, rounded once: within 0.5 ulp but for results a hair from
+// a midpoint. They cost about as much per element as the float ones did. (sinh, cosh
+// and atan, 0.83-1.7 ulp in glibc's float, have vector loops in double:
+// simd_hyperbolic.h, simd_trig.h.)
 template <typename T>
 void float_unary(UnaryOp op, const LoopPlan& p) {
   switch (op) {
@@ -566,7 +567,9 @@ void float_unary(UnaryOp op, const LoopPlan& p) {
     case UnaryOp::Tan: return unary_loop<T, T>(p, [](T x) { return T(std::tan(double(x))); });
     case UnaryOp::Asin: return unary_loop<T, T>(p, [](T x) { return T(std::asin(double(x))); });
     case UnaryOp::Acos: return unary_loop<T, T>(p, [](T x) { return T(std::acos(double(x))); });
-    case UnaryOp::Atan: return unary_loop<T, T>(p, [](T x) { return T(std::atan(double(x))); });
+    case UnaryOp::Atan:
+      if constexpr (std::is_same_v<T, float>) return unary_loop_vectored<float>(p, simd::atan);
+      return unary_loop<T, T>(p, [](T x) { return std::atan(x); });
     case UnaryOp::Sinh:
       if constexpr (std::is_same_v<T, float>) return unary_loop_vectored<float>(p, simd::sinh);
       return unary_loop<T, T>(p, [](T x) { return std::sinh(x); });

@@ -36,6 +36,14 @@
 // Rounded once to float: within 0.5 ulp and a hair of float64. The sign goes back on
 // last; inf gives pi/2 and NaN stays NaN (the third case, -1/NaN).
 
+// NOTE [Vector asin and acos]
+// As atan's, in double and rounded once (glibc's asinf and acosf: 0.82 and 0.86 ulp,
+// then its double functions at 8x torch's time). a = |x|; up to 1/2, asin(a) = u + u s
+// P(s) with u = a, s = a^2; above, asin(a) = pi/2 - 2 asin(u) with s = (1 - a)/2 (exact)
+// and u = sqrt(s), so the same polynomial (a degree-10 fit made here, 2^-48.7) serves
+// both. acos(x) = pi/2 - asin(x) up to 1/2, 2 asin(u) above and pi - 2 asin(u) below
+// -1/2. |x| > 1 gives NaN (the square root of a negative s).
+
 #include "kernels/simd_trig.h"
 
 #include <algorithm>
@@ -74,6 +82,12 @@ constexpr double kSinP[] = {-0x1.55555547695ffp-3, 0x1.11110c49fef20p-7, -0x1.a0
 constexpr double kAtanP[] = {-0x1.55555555521b7p-2, 0x1.99999993a4949p-3,  -0x1.2492473ea1697p-3,
                              0x1.c71bd97065993p-4,  -0x1.744f8336b3c41p-4, 0x1.3a56f6648618ep-4,
                              -0x1.0aa84658beb8bp-4, 0x1.9ca644657c6ebp-5,  -0x1.a1539bc40e267p-6};
+// (asin(u)/u - 1) / u^2 in s = u^2 for u <= 1/2, lowest degree first.
+constexpr double kAsinP[] = {0x1.555555554b6c3p-3, 0x1.33333341e67a3p-4, 0x1.6db6d3fa256fap-5,
+                             0x1.f1c8f61e78d8dp-6, 0x1.6e6a4a095c5e8p-6, 0x1.1dbb3d704715ap-6,
+                             0x1.b65aa22e773b6p-7, 0x1.c8ad5e55ec32ap-7, 0x1.2fef20c82b5b9p-8,
+                             0x1.71354192a7e66p-7, 0x1.e4f22fac91207p-7};
+constexpr double kPi = 0x1.921fb54442d18p+1;
 constexpr double kTanPi8 = 0x1.a827999fcef32p-2, kTan3Pi8 = 0x1.3504f333f9de6p+1;
 constexpr double kPi4 = 0x1.921fb54442d18p-1, kPi2 = 0x1.921fb54442d18p+0;
 
@@ -123,6 +137,20 @@ GT_INLINE inline float atan_of(float x) {
   return std::copysign(static_cast<float>(y), x);
 }
 
+// asin(x) (kAcos false) or acos(x) (kAcos true) to double precision before the one
+// rounding to float.
+template <bool kAcos>
+GT_INLINE inline float asin_acos_of(float x) {
+  const double xd = x, a = std::fabs(xd);
+  const bool low = a <= 0.5;
+  const double s = low ? a * a : 0.5 - 0.5 * a;
+  const double u = low ? a : std::sqrt(s);
+  const double q = std::fma(u * s, horner(kAsinP, s), u);  // asin(u)
+  if (!kAcos) return std::copysign(static_cast<float>(low ? q : kPi2 - 2.0 * q), x);
+  const double y = low ? kPi2 - std::copysign(q, xd) : xd > 0.0 ? 2.0 * q : kPi - 2.0 * q;
+  return static_cast<float>(y);
+}
+
 // The vector loop over blocks. Elements outside the fast range (|x| >= kFastBound, inf,
 // NaN) get libm's value in a second pass, run only for the blocks that hold one: from
 // in[] when out is another array, else from out[], where the first pass left x for
@@ -169,6 +197,14 @@ GT_CLONES_V4_V3 void cos(const float* in, float* out, int64_t n) {
 
 GT_CLONES_V4_V3 void atan(const float* in, float* out, int64_t n) {
   for (int64_t i = 0; i < n; ++i) out[i] = atan_of(in[i]);
+}
+
+GT_CLONES_V4_V3 void asin(const float* in, float* out, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) out[i] = asin_acos_of<false>(in[i]);
+}
+
+GT_CLONES_V4_V3 void acos(const float* in, float* out, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) out[i] = asin_acos_of<true>(in[i]);
 }
 
 }  // namespace gradtrack::kernels::simd

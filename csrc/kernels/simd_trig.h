@@ -14,4 +14,8 @@ void cos(const float* in, float* out, int64_t n);
 /// atan of float32 in double, rounded once (NOTE [Vector atan] in simd_trig.cpp).
 void atan(const float* in, float* out, int64_t n);
 
+/// asin and acos of float32 in double, rounded once (NOTE [Vector asin and acos]).
+void asin(const float* in, float* out, int64_t n);
+void acos(const float* in, float* out, int64_t n);
+
 }  // namespace gradtrack::kernels::simd

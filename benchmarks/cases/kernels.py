@@ -151,6 +151,26 @@ def log(T, side):
     return step
 
 
+@timed_case("sinh", GROUP_ELT, "a.sinh()", ELT_POINTS)
+def sinh(T, side):
+    a = _pair(T, side)[0]
+
+    def step():
+        a.sinh()
+
+    return step
+
+
+@timed_case("atan", GROUP_ELT, "a.atan()", ELT_POINTS)
+def atan(T, side):
+    a = _pair(T, side)[0]
+
+    def step():
+        a.atan()
+
+    return step
+
+
 @timed_case("softplus", GROUP_ELT, "F.softplus(a)", ELT_POINTS)
 def softplus(T, side):
     a, _ = _pair(T, side)

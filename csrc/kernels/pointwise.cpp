@@ -519,12 +519,12 @@ auto to_integral_kernel(simd::ToIntegral mode) {
 }
 
 // NOTE [Float32 through double libm]
-// glibc's float tanf, atanhf and erfcf are up to 1.2-2.7 ulp from the exact value
-// (every 257th float against float64, Xeon): tan 1.16, erfc 2.65, atanh 1.63, where
-// torch's kernels stay within 0.5-1.0. So float32 takes the double functions, rounded
-// once: within 0.5 ulp but for results a hair from a midpoint. They cost about as much
-// per element as the float ones did. (sinh, cosh, atan, asin and acos, 0.82-1.7 ulp in
-// glibc's float, have vector loops in double: simd_hyperbolic.h, simd_trig.h.)
+// glibc's float atanhf and erfcf are up to 1.63 and 2.65 ulp from the exact value (every
+// 257th float against float64, Xeon), where torch's kernels stay within 1.0 and 0.78. So
+// float32 takes the double functions, rounded once: within 0.5 ulp but for results a
+// hair from a midpoint, at about the float functions' cost per element. (tan, sinh,
+// cosh, atan, asin and acos, 0.82-1.7 ulp in glibc's float, have vector loops in double:
+// simd_trig.h, simd_hyperbolic.h.)
 template <typename T>
 void float_unary(UnaryOp op, const LoopPlan& p) {
   switch (op) {
@@ -563,7 +563,9 @@ void float_unary(UnaryOp op, const LoopPlan& p) {
       return unary_loop_vectored<T>(p, to_integral_kernel<T>(simd::ToIntegral::Nearest));
     case UnaryOp::Trunc:
       return unary_loop_vectored<T>(p, to_integral_kernel<T>(simd::ToIntegral::Trunc));
-    case UnaryOp::Tan: return unary_loop<T, T>(p, [](T x) { return T(std::tan(double(x))); });
+    case UnaryOp::Tan:
+      if constexpr (std::is_same_v<T, float>) return unary_loop_vectored<float>(p, simd::tan);
+      return unary_loop<T, T>(p, [](T x) { return std::tan(x); });
     case UnaryOp::Asin:
       if constexpr (std::is_same_v<T, float>) return unary_loop_vectored<float>(p, simd::asin);
       return unary_loop<T, T>(p, [](T x) { return std::asin(x); });

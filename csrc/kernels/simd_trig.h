@@ -11,6 +11,9 @@ namespace gradtrack::kernels::simd {
 void sin(const float* in, float* out, int64_t n);
 void cos(const float* in, float* out, int64_t n);
 
+/// tan of float32 in double, rounded once (NOTE [Vector sin and cos] in simd_trig.cpp).
+void tan(const float* in, float* out, int64_t n);
+
 /// atan of float32 in double, rounded once (NOTE [Vector atan] in simd_trig.cpp).
 void atan(const float* in, float* out, int64_t n);
 

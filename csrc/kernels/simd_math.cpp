@@ -151,6 +151,20 @@ GT_INLINE inline void each16(int64_t n, F f) {
   if (i < n) f(i, static_cast<__mmask16>((1u << (n - i)) - 1));
 }
 
+// value(v) for each lane of x[0, m) where far(v) holds, packed into buf in order (buf
+// holds m + 16 floats); returns how many.
+template <typename Far, typename Value>
+GT_INLINE inline int64_t pack_lanes(const float* x, int64_t m, float* buf, Far far, Value value) {
+  int64_t packed = 0;
+  each16(m, [&](int64_t i, __mmask16 live) GT_INLINE {
+    const V v = _mm512_maskz_loadu_ps(live, x + i);
+    const __mmask16 f = live & far(v);
+    _mm512_storeu_ps(buf + packed, _mm512_maskz_compress_ps(f, value(v)));
+    packed += __builtin_popcount(f);
+  });
+  return packed;
+}
+
 // tanh the same way: the lanes with |x| >= kTanhSmall packed for the exponential and
 // the quotient (about half of normal inputs), the polynomial on the others.
 void tanh(const float* in, float* out, int64_t n) {
@@ -159,13 +173,9 @@ void tanh(const float* in, float* out, int64_t n) {
     const int64_t m = std::min(kBlock, n - b);
     const float* x = in + b;
     float* o = out + b;
-    int64_t packed = 0;
-    each16(m, [&](int64_t i, __mmask16 live) GT_INLINE {
-      const V a = abs_(_mm512_maskz_loadu_ps(live, x + i));
-      const __mmask16 f = live & ~less_(a, kTanhSmall);
-      _mm512_storeu_ps(big + packed, _mm512_maskz_compress_ps(f, a));
-      packed += __builtin_popcount(f);
-    });
+    int64_t packed = pack_lanes(
+        x, m, big, [](V v) GT_INLINE { return __mmask16(~less_(abs_(v), kTanhSmall)); },
+        [](V v) GT_INLINE { return abs_(v); });
     each16(packed, [&](int64_t i, __mmask16 live) GT_INLINE {
       // tanh is 1 in float from 9.01: clamped, the exponential needs no check for huge
       // or NaN arguments (min_ passes NaN on)
@@ -192,13 +202,9 @@ void gelu(const float* in, float* out, int64_t n) {
     const int64_t m = std::min(kBlock, n - b);
     const float* x = in + b;
     float* o = out + b;
-    int64_t packed = 0;
-    each16(m, [&](int64_t i, __mmask16 live) GT_INLINE {
-      const V v = _mm512_maskz_loadu_ps(live, x + i);
-      const __mmask16 f = live & ~less_(abs_(v * kSqrt1_2), kErfSmall);
-      _mm512_storeu_ps(far + packed, _mm512_maskz_compress_ps(f, v));
-      packed += __builtin_popcount(f);
-    });
+    int64_t packed = pack_lanes(
+        x, m, far, [](V v) GT_INLINE { return __mmask16(~less_(abs_(v * kSqrt1_2), kErfSmall)); },
+        [](V v) GT_INLINE { return v; });
     each16(packed, [&](int64_t i, __mmask16 live) GT_INLINE {
       const V v = _mm512_maskz_loadu_ps(live, far + i);
       const V z = v * kSqrt1_2;

@@ -519,12 +519,12 @@ auto to_integral_kernel(simd::ToIntegral mode) {
 }
 
 // NOTE [Float32 through double libm]
-// glibc's float atanhf and erfcf are up to 1.63 and 2.65 ulp from the exact value (every
-// 257th float against float64, Xeon), where torch's kernels stay within 1.0 and 0.78. So
-// float32 takes the double functions, rounded once: within 0.5 ulp but for results a
-// hair from a midpoint, at about the float functions' cost per element. (tan, sinh,
-// cosh, atan, asin and acos, 0.82-1.7 ulp in glibc's float, have vector loops in double:
-// simd_trig.h, simd_hyperbolic.h.)
+// glibc's float erfcf is up to 2.65 ulp from the exact value (every 257th float against
+// float64, Xeon), where torch's kernel stays within 0.78. So float32 takes the double
+// erfc, rounded once: within 0.5 ulp but for results a hair from a midpoint, at about
+// the float function's cost per element. (tan, sinh, cosh, atanh, atan, asin and acos,
+// 0.82-1.7 ulp in glibc's float, have vector loops in double: simd_trig.h,
+// simd_hyperbolic.h.)
 template <typename T>
 void float_unary(UnaryOp op, const LoopPlan& p) {
   switch (op) {
@@ -596,7 +596,9 @@ void float_unary(UnaryOp op, const LoopPlan& p) {
       return unary_loop<T, T>(p, [](T x) { return T(erfinv_of(double(x))); });
     case UnaryOp::Asinh: return unary_loop<T, T>(p, [](T x) { return std::asinh(x); });
     case UnaryOp::Acosh: return unary_loop<T, T>(p, [](T x) { return std::acosh(x); });
-    case UnaryOp::Atanh: return unary_loop<T, T>(p, [](T x) { return T(std::atanh(double(x))); });
+    case UnaryOp::Atanh:
+      if constexpr (std::is_same_v<T, float>) return unary_loop_vectored<float>(p, simd::atanh);
+      return unary_loop<T, T>(p, [](T x) { return std::atanh(x); });
     case UnaryOp::Sinc:
       return unary_loop<T, T>(p, [](T x) -> T {
         if (x == T(0)) return T(1);

@@ -26,6 +26,17 @@ inline float bits_float(uint32_t u) {
   std::memcpy(&f, &u, sizeof(f));
   return f;
 }
+// The same for double, for the kernels that work a float's result out in double.
+inline uint64_t double_bits(double d) {
+  uint64_t u;
+  std::memcpy(&u, &d, sizeof(u));
+  return u;
+}
+inline double bits_double(uint64_t u) {
+  double d;
+  std::memcpy(&d, &u, sizeof(d));
+  return d;
+}
 
 inline uint16_t float_to_half(float f) {
   const uint32_t x = float_bits(f);

@@ -23,8 +23,8 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstring>
 
+#include "core/half.h"
 #include "kernels/simd_clones.h"
 
 #define GT_INLINE __attribute__((always_inline))
@@ -58,12 +58,6 @@ GT_INLINE inline double horner(const double (&c)[N], double x) {
   return p;
 }
 
-GT_INLINE inline double bits_double(uint64_t b) {
-  double v;
-  std::memcpy(&v, &b, sizeof v);
-  return v;
-}
-
 // sinh(|x|) (kCosh false) or cosh(x) (kCosh true), rounded once.
 template <bool kCosh>
 GT_INLINE inline float hyperbolic(float x) {
@@ -75,9 +69,7 @@ GT_INLINE inline float hyperbolic(float x) {
   const double s = r * r;
   const double c = std::fma(s, horner(kCoshC, s), 1.0);
   const double sh = std::fma(r * s, horner(kSinhS, s), r);
-  uint64_t tb;
-  std::memcpy(&tb, &t, sizeof tb);
-  const uint64_t n = tb - 0x4338000000000000ull;                 // k as an integer, 0 <= k <= 145
+  const uint64_t n = double_bits(t) - 0x4338000000000000ull;     // k as an integer, 0 <= k <= 145
   const double up = bits_double((n + 1022) << 52) * (c + sh);    // e^a / 2
   const double down = bits_double((1022 - n) << 52) * (c - sh);  // e^-a / 2
   if (kCosh) return static_cast<float>(up + down);
@@ -94,9 +86,7 @@ GT_INLINE inline double atanh_small(double u) {
 GT_INLINE inline float atanh_abs(float x) {
   const double a = std::fabs(double(x));
   const double w = (1.0 + a) / (1.0 - a);
-  uint64_t wb;
-  std::memcpy(&wb, &w, sizeof wb);
-  const int64_t ix = int64_t(wb - kSqrtHalfBits);
+  const int64_t ix = int64_t(double_bits(w) - kSqrtHalfBits);
   const double k = double(ix >> 52);
   const double m = bits_double((uint64_t(ix) & 0x000fffffffffffffull) + kSqrtHalfBits);
   const double big =

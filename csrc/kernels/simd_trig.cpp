@@ -55,7 +55,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstring>
 
 #include "core/half.h"
 #include "kernels/simd_clones.h"
@@ -133,13 +132,8 @@ GT_INLINE inline float sin_cos_fast(float x) {
   const double s = r * r;
   // r (1 + s P) rather than r + r s P: -0 stays -0
   const double y = r * std::fma(s, horner(kSinP, s), 1.0);
-  uint64_t bits, ybits;
-  std::memcpy(&bits, &t, sizeof bits);
-  std::memcpy(&ybits, &y, sizeof ybits);
-  ybits ^= bits << 63;  // n's parity is the low bit of t
-  double v;
-  std::memcpy(&v, &ybits, sizeof v);
-  return static_cast<float>(v);
+  // n's parity is the low bit of t
+  return static_cast<float>(bits_double(double_bits(y) ^ (double_bits(t) << 63)));
 }
 
 // tan(x) for |x| < kFastBound to double precision before the one rounding to float:
@@ -154,9 +148,7 @@ GT_INLINE inline float tan_fast(float x) {
   const double s = r * r;
   const double sn = r * std::fma(s, horner(kTanSinS, s), 1.0);
   const double cs = std::fma(s, horner(kTanCosC, s), 1.0);
-  uint64_t bits;
-  std::memcpy(&bits, &t, sizeof bits);
-  const bool odd = bits & 1;
+  const bool odd = double_bits(t) & 1;
   return static_cast<float>(odd ? -cs / sn : sn / cs);
 }
 

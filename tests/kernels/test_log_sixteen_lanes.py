@@ -1,0 +1,140 @@
+"""float32 log on Intel's AVX-512 takes a table of 32 rows in sixteen lanes (NOTE [Logarithm
+in sixteen lanes] in csrc/kernels/simd_log_exp.cpp); elsewhere, and with the switch off, the
+clones' loop (NOTE [Vector log and expm1]). Each path is checked here on whatever CPU runs
+the tests: within its ulp bound of float64 over every magnitude, densely around 1 and at
+every row's edges; special values as torch's; every length, in place and through views;
+and no value changed by a special value beside it."""
+
+import numpy as np
+import pytest
+
+import gradtrack
+from gradtrack._C import _bench
+
+# the largest error from float64 each path reached over every positive float
+BOUND = {"sixteen_lanes": 0.525, "clone_loop": 0.64}
+
+
+def _paths():
+    return ["sixteen_lanes", "clone_loop"] if _bench.log_sixteen_lanes() else ["clone_loop"]
+
+
+@pytest.fixture(params=_paths())
+def path(request):
+    saved = _bench.log_sixteen_lanes()
+    _bench.set_log_sixteen_lanes(request.param == "sixteen_lanes")
+    assert _bench.log_sixteen_lanes() == (request.param == "sixteen_lanes")
+    yield request.param
+    _bench.set_log_sixteen_lanes(saved)
+
+
+def _ulps(got, ref):
+    e = np.frexp(ref)[1]
+    spacing = np.ldexp(1.0, np.maximum(e - 24, -149))
+    return np.abs(np.asarray(got, dtype=np.float64) - ref) / spacing
+
+
+def _bits(a):
+    return np.asarray(a, dtype=np.float32).view(np.uint32)
+
+
+def _inputs():
+    every = np.arange(1, 0x7F800000, 331, dtype=np.int64).astype(np.uint32).view(np.float32)
+    near_one = np.arange(0x3F7F0000, 0x3F810000, dtype=np.uint32).view(np.float32)
+    # each row's first and last floats, at several exponents (subnormal ones included)
+    m = np.arange(32, dtype=np.int64)
+    first = (0x3F800000 + (m << 18)).astype(np.uint32)
+    edges = np.concatenate([first - 1, first, first + 1, first + (1 << 18) - 1]).view(np.float32)
+    scales = np.float32(2.0) ** np.arange(-149, 128, 7, dtype=np.float64)
+    with np.errstate(over="ignore", under="ignore"):
+        scaled = (edges[None, :].astype(np.float64) * scales[:, None]).astype(np.float32).ravel()
+    scaled = scaled[np.isfinite(scaled) & (scaled > 0)]
+    return np.concatenate([every, near_one, edges, scaled])
+
+
+def test_within_bound_of_float64(path):
+    x = _inputs()
+    err = _ulps(gradtrack.tensor(x).log().numpy(), np.log(x.astype(np.float64)))
+    assert err.max() <= BOUND[path]
+    assert err.mean() <= 0.2502
+
+
+def test_no_further_from_float64_than_torch(path):
+    torch = pytest.importorskip("torch")
+    x = _inputs()[::5]
+    ref = np.log(x.astype(np.float64))
+    ours = _ulps(gradtrack.tensor(x).log().numpy(), ref)
+    theirs = _ulps(torch.tensor(x).log().numpy(), ref)
+    assert ours.mean() <= theirs.mean() * 1.001
+    if path == "sixteen_lanes":
+        assert ours.max() <= theirs.max()
+
+
+SPECIAL = np.array([np.nan, -np.nan, np.inf, -np.inf, 0.0, -0.0, -1.0, -1e-40, -3.4e38, 1e-45,
+                    1e-40, 1.1754942e-38, 1.1754944e-38, 1.0, 0.99999994, 1.0000001, 2.0,
+                    3.4028235e38], dtype=np.float32)
+
+
+def test_special_values_as_torch(path):
+    torch = pytest.importorskip("torch")
+    a = np.concatenate([SPECIAL] * 3)  # in full vectors and in the tail
+    got = gradtrack.tensor(a).log().numpy()
+    expected = torch.tensor(a).log().numpy()
+    assert np.array_equal(np.isnan(got), np.isnan(expected))
+    num = ~np.isnan(got)
+    assert np.array_equal(np.signbit(got[num]), np.signbit(expected[num]))
+    g, e = got[num].astype(np.float64), expected[num].astype(np.float64)
+    with np.errstate(invalid="ignore"):
+        assert np.all((g == e) | (np.abs(g - e) <= np.spacing(np.abs(expected[num]))))
+    payload = np.array([0x7FC01234, 0x7F801234], dtype=np.uint32).view(np.float32)  # quiet, signalling
+    out = _bits(gradtrack.tensor(payload).log().numpy())
+    if path == "sixteen_lanes":  # quieted, payload kept, as torch's
+        assert list(out) == list(_bits(torch.tensor(payload).log().numpy()))
+    assert np.isnan(out.view(np.float32)).all()
+
+
+@pytest.mark.parametrize("n", [1, 15, 16, 17, 31, 32, 33, 47, 64, 70, 1025])
+def test_every_length_in_place_and_views(path, n):
+    x = np.random.default_rng(n).uniform(1e-3, 1e3, n).astype(np.float32)
+    dense = gradtrack.tensor(x).log().numpy()
+    assert np.all(_ulps(dense, np.log(x.astype(np.float64))) <= BOUND[path])
+    t = gradtrack.tensor(x)
+    t.log_()
+    assert np.array_equal(_bits(t.numpy()), _bits(dense))
+    buf = np.zeros(2 * n, dtype=np.float32)
+    buf[1::2] = x
+    assert np.array_equal(_bits(gradtrack.tensor(buf)[1::2].log().numpy()), _bits(dense))
+
+
+@pytest.mark.parametrize("where", [0, 7, 15, 16, 31, 32, 40, 63])
+def test_a_special_value_leaves_its_neighbours_alone(path, where):
+    x = np.random.default_rng(where).uniform(0.1, 10.0, 64).astype(np.float32)
+    plain = _bits(gradtrack.tensor(x).log().numpy())
+    for v in (0.0, -0.0, 1e-40, -1.0, np.inf, -np.inf, np.nan):
+        y = x.copy()
+        y[where] = v
+        got = _bits(gradtrack.tensor(y).log().numpy())
+        rest = np.arange(len(y)) != where
+        assert np.array_equal(got[rest], plain[rest])
+        with np.errstate(all="ignore"):
+            ref = np.log(np.float64(np.float32(v)))
+        one = got[where:where + 1].view(np.float32)
+        if np.isfinite(ref):
+            assert _ulps(one, np.array([ref]))[0] <= BOUND[path]
+        else:
+            assert (np.isnan(one[0]) and np.isnan(ref)) or one[0] == ref
+
+
+def test_the_paths_differ_by_at_most_one_ulp():
+    if not _bench.log_sixteen_lanes():
+        pytest.skip("this CPU has one path only")
+    x = _inputs()[::3]
+    try:
+        a = gradtrack.tensor(x).log().numpy()
+        _bench.set_log_sixteen_lanes(False)
+        b = gradtrack.tensor(x).log().numpy()
+    finally:
+        _bench.set_log_sixteen_lanes(True)
+    gap = np.abs(_bits(a).astype(np.int64) - _bits(b).astype(np.int64))
+    assert gap.max() <= 1
+    assert 0 < np.count_nonzero(gap) < len(x) // 20  # the paths are apart, and close

@@ -11,6 +11,10 @@ namespace gradtrack::kernels::simd {
 
 /// out[i] = f(in[i]) over n dense elements; `out` may be `in`.
 void tanh(const float* in, float* out, int64_t n);
+/// True where tanh takes NOTE [tanh from rows of polynomials] (Intel CPUs with AVX-512).
+/// The switch is for tests and timings: off, tanh takes the packed or the clones' loop.
+bool tanh_rows();
+void set_tanh_rows(bool on);
 
 /// torch's gelu, x * Phi(x) = x / 2 * (1 + erf(x / sqrt 2)), and its approximate='tanh'
 /// form x / 2 * (1 + tanh(sqrt(2 / pi) * (x + 0.044715 x^3))). `out` may be `in`.

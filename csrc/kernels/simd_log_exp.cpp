@@ -47,8 +47,6 @@
 // torch's order of operations, one block of 1024 elements at a time.
 #include "kernels/simd_log_exp.h"
 
-#include <immintrin.h>
-
 #include <algorithm>
 #include <atomic>
 #include <cfloat>
@@ -59,6 +57,10 @@
 #include "kernels/simd.h"
 #include "kernels/simd_clones.h"
 #include "kernels/simd_math.h"
+
+#ifdef GT_HAVE_SIMD_CLONES
+#include <immintrin.h>
+#endif
 
 #define GT_INLINE __attribute__((always_inline))
 
@@ -348,11 +350,11 @@ bool log_sixteen_lanes_available() { return false; }
 
 std::atomic<bool> g_log_sixteen_lanes{true};
 
-}  // namespace
-
 GT_CLONES_V4_V3 void log_in_lanes(const float* in, float* out, int64_t n) {
   log_loop(in, out, n, [](LogParts p) GT_INLINE { return log_of(p); });
 }
+
+}  // namespace
 
 bool log_sixteen_lanes() {
   return log_sixteen_lanes_available() && g_log_sixteen_lanes.load(std::memory_order_relaxed);

@@ -10,8 +10,6 @@ namespace gradtrack::kernels::simd {
 
 /// out[i] = f(in[i]) over n dense elements; `out` may be `in`.
 void log(const float* in, float* out, int64_t n);
-/// log over the same elements in the clones' loop, whichever path log takes.
-void log_in_lanes(const float* in, float* out, int64_t n);
 /// True where log takes NOTE [Logarithm in sixteen lanes] (Intel CPUs with AVX-512). The
 /// switch is for tests and timings: off, log takes the clones' loop everywhere.
 bool log_sixteen_lanes();

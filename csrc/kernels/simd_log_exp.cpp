@@ -19,8 +19,8 @@
 //   log 0.64 / 0.250, log2 0.76 / 0.250, log10 0.67 / 0.250.
 // torch's SLEEF kernels: 0.55, 0.53 and 0.52 (mean 0.250); glibc's, which these
 // replaced, 0.81, 0.75 and 1.97. The part of l that still costs: f^3 P(f) rounds at 2^-24
-// of itself, up to 7% of the result. On Intel's AVX-512, log itself takes a table instead
-// (NOTE [Logarithm in sixteen lanes]).
+// of itself, up to 7% of the result. On Intel's AVX-512, log, log2 and log10 take a
+// table instead (NOTE [Logarithm in sixteen lanes]).
 //
 // log1p(x): u = 1 + x rounded, and the part of x that rounding dropped, c (exact: from
 // 1 - (u - x) or x - (u - 1), whichever operand is larger), enters the sum as c / u.
@@ -246,19 +246,21 @@ GT_INLINE inline float expm1_element(float x) {
 #pragma GCC target("arch=x86-64-v4")
 // NOTE [Logarithm in sixteen lanes]
 // On Intel's AVX-512 the loop above spends about 40 vector operations on 16 floats, and
-// log of 64K floats took 1.6-1.9x torch's time (MKL's). This one spends 22, and is nearer
-// float64. x = 2^k m with m in [1, 2) from vgetmantps and k from vgetexpps (subnormals
-// too); the top five bits of m's fraction pick one of 32 rows, each holding a c^-1 of at
-// most 7 bits and log c as hi + lo (hi a multiple of 2^-15). Then r = m c^-1 - 1 is exact
-// in one FMA (|r| < 2^(1 - bits) over the row), and |r| <= 0.0205 but in the rows of c = 1
-// and c = 2 (x just above 1, r < 1/32, and just below, where k ln 2 cancels log c
+// log of 64K floats took 1.6-1.9x torch's time (MKL's), log2 1.75x. This one spends 22, and
+// is nearer float64. x = 2^k m with m in [1, 2) from vgetmantps and k from vgetexpps
+// (subnormals too); the top five bits of m's fraction pick one of 32 rows, each holding a
+// c^-1 of at most 7 bits and log c as hi + lo (hi a multiple of 2^-15). Then r = m c^-1 - 1
+// is exact in one FMA (|r| < 2^(1 - bits) over the row), and |r| <= 0.0205 but in the rows
+// of c = 1 and c = 2 (x just above 1, r < 1/32, and just below, where k ln 2 cancels log c
 // exactly). k ln2_hi + hi is exact (multiples of 2^-15 under 2^7), and adding r to it a
 // Fast2Sum (|r| is smaller, or the sum is 0). log(1 + r) - r = r^2 (r Q(r) - 1/2), Q a
 // degree-2 fit (7e-7 absolute); that, k ln2_lo + lo and the sum's error form the low part,
-// and one rounding remains. One vfpclassps per vector finds zeros, negatives, infinities
-// and NaNs; only such a vector takes the fix-up (NaN keeps its payload, as torch's). Two
-// vectors per step. Over every float: at most 0.525 ulp from float64, 0.250 on average
-// (torch's: 0.549 and 0.250).
+// and one rounding remains. log2 and log10 take the same rows with their own log_b c and
+// log_b 2, r / ln b split exactly by an FMA into the sum and its low part, and Q scaled by
+// 1 / ln b. One vfpclassps per vector finds zeros, negatives, infinities and NaNs; only
+// such a vector takes the fix-up (NaN keeps its payload, as torch's). Two vectors per step.
+// Over every float, at most (mean 0.250 each): log 0.525 ulp from float64, log2 0.528,
+// log10 0.524 (torch's: 0.549, 0.534, 0.532).
 // Intel only: on Zen 4, where the loop above kept up with torch, this was not measured.
 namespace sixteen_lanes {
 
@@ -282,18 +284,69 @@ alignas(64) constexpr float kLogCLo[32] = {
     -0x1.3a842ep-17f, -0x1.f418ap-17f,  -0x1.f70e2ap-19f, -0x1.1bf0dcp-17f, -0x1.deecb2p-17f,
     -0x1.5509e4p-18f, -0x1.752628p-17f, 0x1.0186d8p-18f,  0x1.ff2f92p-17f,  -0x1.48347ap-20f,
     -0x1.1d9798p-17f, 0x1.7f7d1cp-20f};
-constexpr float kLogQ[] = {0x1.55557p-2f, -0x1.001224p-2f, 0x1.9465cep-3f};
+alignas(64) constexpr float kLog2CHi[32] = {
+    0x0p+0f,      0x1.1bcp-4f,  0x1.e0cp-4f,  0x1.22ep-3f,  0x1.8a9p-3f,  0x1.dacp-3f,
+    0x1.16ap-2f,  0x1.32cp-2f,  0x1.5ep-2f,   0x1.7b88p-2f, 0x1.a9p-2f,   0x1.c818p-2f,
+    0x1.e7ep-2f,  0x1.042cp-1f, 0x1.14c4p-1f, 0x1.25cp-1f,  0x1.3724p-1f, 0x1.3ffcp-1f,
+    0x1.52p-1f,   0x1.5b2cp-1f, 0x1.6dep-1f,  0x1.7768p-1f, 0x1.8ad8p-1f, 0x1.94c4p-1f,
+    0x1.a9p-1f,   0x1.b354p-1f, 0x1.bddp-1f,  0x1.c87p-1f,  0x1.d338p-1f, 0x1.de28p-1f,
+    0x1.e944p-1f, 0x1p+0f};
+alignas(64) constexpr float kLog2CLo[32] = {
+    0x0p+0f,          -0x1.9ab4p-17f,   -0x1.ca2e1ap-17f, -0x1.48f554p-17f, -0x1.9fd502p-17f,
+    0x1.169f22p-18f,  -0x1.fd64ep-17f,  -0x1.1c8f12p-22f, -0x1.18708ap-17f, 0x1.f02cf2p-18f,
+    -0x1.a39fbep-20f, 0x1.dc2d46p-18f,  -0x1.40358ep-19f, -0x1.5a32c2p-20f, 0x1.60fe68p-17f,
+    0x1.408c78p-18f,  -0x1.d448f8p-17f, -0x1.2b18bp-17f,  -0x1.a39fbep-18f, 0x1.ed0cbap-20f,
+    -0x1.eac382p-20f, -0x1.f6b4c2p-20f, 0x1.1b3cdap-19f,  -0x1.78b6d4p-17f, -0x1.a39fbep-19f,
+    0x1.61d876p-19f,  -0x1.62336ap-17f, -0x1.0902b6p-18f, 0x1.20a6dep-21f,  0x1.8ec0bap-17f,
+    0x1.2c8a72p-17f,  0x0p+0f};
+alignas(64) constexpr float kLog10CHi[32] = {
+    0x0p+0f,      0x1.558p-6f, 0x1.218p-5f, 0x1.5e4p-5f, 0x1.dbp-5f,   0x1.1dep-4f,  0x1.4f8p-4f,
+    0x1.716p-4f,  0x1.a56p-4f, 0x1.c9p-4f,  0x1.ffcp-4f, 0x1.12ap-3f,  0x1.25cp-3f,  0x1.394p-3f,
+    0x1.4d4p-3f,  0x1.61bp-3f, 0x1.76ap-3f, 0x1.815p-3f, 0x1.97p-3f,   0x1.a21p-3f,  0x1.b89p-3f,
+    0x1.c41p-3f,  0x1.db7p-3f, 0x1.e76p-3f, 0x1.ffcp-3f, 0x1.0618p-2f, 0x1.0c68p-2f, 0x1.12dp-2f,
+    0x1.1948p-2f, 0x1.1fep-2f, 0x1.269p-2f, 0x1.344p-2f};
+alignas(64) constexpr float kLog10CLo[32] = {
+    0x0p+0f,          0x1.bd2406p-18f,  -0x1.7e4a38p-17f, -0x1.a65206p-19f, 0x1.1ed766p-17f,
+    -0x1.573e6ep-17f, -0x1.54991p-18f,  -0x1.798e4cp-19f, 0x1.d064bep-17f,  0x1.50cf32p-19f,
+    -0x1.ea21c4p-23f, -0x1.96c13p-17f,  -0x1.5f7a94p-17f, 0x1.c03de6p-17f,  0x1.fc13aep-18f,
+    0x1.a4e66p-17f,   0x1.172eep-17f,   -0x1.2db79p-17f,  -0x1.724e3p-18f,  -0x1.95ec1p-17f,
+    -0x1.983068p-19f, -0x1.e31ec2p-17f, 0x1.8fd2dcp-20f,  0x1.24046cp-19f,  -0x1.ea21c4p-22f,
+    0x1.7427eap-21f,  -0x1.dc52a8p-19f, -0x1.67231cp-17f, 0x1.9def7cp-17f,  0x1.e5af2cp-18f,
+    0x1.ecc2ap-18f,   0x1.3509f8p-18f};
+
+// One logarithm's constants: its rows' log_b c (hi + lo), log_b 2 = k_hi + k_lo (k_hi
+// with at most 15 fraction bits), 1/ln b = l_hi + l_lo, and Q times 1/ln b. The natural
+// logarithm has l = 1: no product to split.
+struct LogBase {
+  const float* c_hi;
+  const float* c_lo;
+  float k_hi, k_lo, l_hi, l_lo, half_l, q[3];
+};
+constexpr LogBase kBaseE{
+    kLogCHi, kLogCLo, kLn2Hi, kLn2Lo,
+    1.0f,    0.0f,    0.5f,   {0x1.55557p-2f, -0x1.001224p-2f, 0x1.9465cep-3f}};
+constexpr LogBase kBase2{kLog2CHi,       kLog2CLo,
+                         1.0f,           0.0f,
+                         0x1.715476p+0f, 0x1.4ae0cp-26f,
+                         0x1.715476p-1f, {0x1.ec70c4p-2f, -0x1.716ea2p-2f, 0x1.23b616p-2f}};
+constexpr LogBase kBase10{kLog10CHi,      kLog10CLo,
+                          0x1.344p-2f,    0x1.3509f8p-18f,
+                          0x1.bcb7b2p-2f, -0x1.5b235ep-27f,
+                          0x1.bcb7b2p-3f, {0x1.287a8ep-3f, -0x1.bcd734p-4f, 0x1.5f416p-4f}};
 
 struct LogTables {
   __m512 inv0, inv1, hi0, hi1, lo0, lo1;
 };
 
-GT_INLINE inline LogTables log_tables() {
-  return {_mm512_load_ps(kInvC),        _mm512_load_ps(kInvC + 16), _mm512_load_ps(kLogCHi),
-          _mm512_load_ps(kLogCHi + 16), _mm512_load_ps(kLogCLo),    _mm512_load_ps(kLogCLo + 16)};
+GT_INLINE inline LogTables log_tables(const LogBase& b) {
+  return {_mm512_load_ps(kInvC),       _mm512_load_ps(kInvC + 16), _mm512_load_ps(b.c_hi),
+          _mm512_load_ps(b.c_hi + 16), _mm512_load_ps(b.c_lo),     _mm512_load_ps(b.c_lo + 16)};
 }
 
-GT_INLINE inline __m512 log16(__m512 x, const LogTables& t) {
+// log_b x: k log_b 2 + log_b c + (r + r^2 (r Q(r) - 1/2)) / ln b, the product r / ln b
+// split exactly by an FMA where ln b is not 1.
+template <bool kScaled>
+GT_INLINE inline __m512 log16(__m512 x, const LogTables& t, const LogBase& b) {
   const __m512 m = _mm512_getmant_ps(x, _MM_MANT_NORM_1_2, _MM_MANT_SIGN_zero);
   const __m512 k = _mm512_getexp_ps(x);
   const __m512i row = _mm512_srli_epi32(_mm512_castps_si512(m), 18);  // low 5 bits used
@@ -301,13 +354,18 @@ GT_INLINE inline __m512 log16(__m512 x, const LogTables& t) {
   const __m512 hi_c = _mm512_permutex2var_ps(t.hi0, row, t.hi1);
   const __m512 lo_c = _mm512_permutex2var_ps(t.lo0, row, t.lo1);
   const __m512 r = _mm512_fmsub_ps(m, inv_c, _mm512_set1_ps(1.0f));    // exact
-  const __m512 t1 = _mm512_fmadd_ps(k, _mm512_set1_ps(kLn2Hi), hi_c);  // exact
-  const __m512 s = _mm512_add_ps(t1, r);
-  const __m512 e = _mm512_sub_ps(r, _mm512_sub_ps(s, t1));
-  const __m512 low = _mm512_add_ps(_mm512_fmadd_ps(k, _mm512_set1_ps(kLn2Lo), lo_c), e);
-  __m512 q = _mm512_fmadd_ps(_mm512_set1_ps(kLogQ[2]), r, _mm512_set1_ps(kLogQ[1]));
-  q = _mm512_fmadd_ps(q, r, _mm512_set1_ps(kLogQ[0]));
-  const __m512 tail = _mm512_fmsub_ps(q, r, _mm512_set1_ps(0.5f));
+  const __m512 t1 = _mm512_fmadd_ps(k, _mm512_set1_ps(b.k_hi), hi_c);  // exact
+  __m512 p = r, low = _mm512_fmadd_ps(k, _mm512_set1_ps(b.k_lo), lo_c);
+  if constexpr (kScaled) {
+    p = _mm512_mul_ps(r, _mm512_set1_ps(b.l_hi));
+    const __m512 pe = _mm512_fmsub_ps(r, _mm512_set1_ps(b.l_hi), p);  // r l_hi = p + pe
+    low = _mm512_add_ps(low, _mm512_fmadd_ps(r, _mm512_set1_ps(b.l_lo), pe));
+  }
+  const __m512 s = _mm512_add_ps(t1, p);
+  low = _mm512_add_ps(low, _mm512_sub_ps(p, _mm512_sub_ps(s, t1)));
+  __m512 q = _mm512_fmadd_ps(_mm512_set1_ps(b.q[2]), r, _mm512_set1_ps(b.q[1]));
+  q = _mm512_fmadd_ps(q, r, _mm512_set1_ps(b.q[0]));
+  const __m512 tail = _mm512_fmsub_ps(q, r, _mm512_set1_ps(b.half_l));
   const __m512 v = _mm512_add_ps(s, _mm512_fmadd_ps(_mm512_mul_ps(r, r), tail, low));
   // x +-0, negative, inf or NaN (subnormals took the path above): vfixupimmps answers by
   // x's class, lowest first: NaNs give x quieted (2), zeros -inf (4), +inf itself (5), the
@@ -322,18 +380,20 @@ GT_INLINE inline __m512 log16(__m512 x, const LogTables& t) {
   return v;
 }
 
-void log(const float* in, float* out, int64_t n) {
-  const LogTables t = log_tables();
+template <bool kScaled>
+void log_base(const float* in, float* out, int64_t n, const LogBase& b) {
+  const LogTables t = log_tables(b);
+  const auto f = [&](__m512 x) GT_INLINE { return log16<kScaled>(x, t, b); };
   int64_t i = 0;
   for (; i + 32 <= n; i += 32) {
-    const __m512 a = log16(_mm512_loadu_ps(in + i), t), b = log16(_mm512_loadu_ps(in + i + 16), t);
-    _mm512_storeu_ps(out + i, a);
-    _mm512_storeu_ps(out + i + 16, b);
+    const __m512 y0 = f(_mm512_loadu_ps(in + i)), y1 = f(_mm512_loadu_ps(in + i + 16));
+    _mm512_storeu_ps(out + i, y0);
+    _mm512_storeu_ps(out + i + 16, y1);
   }
-  for (; i + 16 <= n; i += 16) _mm512_storeu_ps(out + i, log16(_mm512_loadu_ps(in + i), t));
+  for (; i + 16 <= n; i += 16) _mm512_storeu_ps(out + i, f(_mm512_loadu_ps(in + i)));
   if (i < n) {
     const __mmask16 live = __mmask16((1u << (n - i)) - 1);
-    _mm512_mask_storeu_ps(out + i, live, log16(_mm512_maskz_loadu_ps(live, in + i), t));
+    _mm512_mask_storeu_ps(out + i, live, f(_mm512_maskz_loadu_ps(live, in + i)));
   }
 }
 
@@ -354,6 +414,14 @@ GT_CLONES_V4_V3 void log_in_lanes(const float* in, float* out, int64_t n) {
   log_loop(in, out, n, [](LogParts p) GT_INLINE { return log_of(p); });
 }
 
+GT_CLONES_V4_V3 void log2_in_lanes(const float* in, float* out, int64_t n) {
+  log_loop(in, out, n, [](LogParts p) GT_INLINE { return log2_of(p); });
+}
+
+GT_CLONES_V4_V3 void log10_in_lanes(const float* in, float* out, int64_t n) {
+  log_loop(in, out, n, [](LogParts p) GT_INLINE { return log10_of(p); });
+}
+
 }  // namespace
 
 bool log_sixteen_lanes() {
@@ -364,17 +432,25 @@ void set_log_sixteen_lanes(bool on) { g_log_sixteen_lanes.store(on, std::memory_
 
 void log(const float* in, float* out, int64_t n) {
 #ifdef GT_HAVE_SIMD_CLONES
-  if (log_sixteen_lanes()) return sixteen_lanes::log(in, out, n);
+  if (log_sixteen_lanes()) return sixteen_lanes::log_base<false>(in, out, n, sixteen_lanes::kBaseE);
 #endif
   log_in_lanes(in, out, n);
 }
 
-GT_CLONES_V4_V3 void log2(const float* in, float* out, int64_t n) {
-  log_loop(in, out, n, [](LogParts p) GT_INLINE { return log2_of(p); });
+void log2(const float* in, float* out, int64_t n) {
+#ifdef GT_HAVE_SIMD_CLONES
+  if (log_sixteen_lanes()) return sixteen_lanes::log_base<true>(in, out, n, sixteen_lanes::kBase2);
+#endif
+  log2_in_lanes(in, out, n);
 }
 
-GT_CLONES_V4_V3 void log10(const float* in, float* out, int64_t n) {
-  log_loop(in, out, n, [](LogParts p) GT_INLINE { return log10_of(p); });
+void log10(const float* in, float* out, int64_t n) {
+#ifdef GT_HAVE_SIMD_CLONES
+  if (log_sixteen_lanes()) {
+    return sixteen_lanes::log_base<true>(in, out, n, sixteen_lanes::kBase10);
+  }
+#endif
+  log10_in_lanes(in, out, n);
 }
 
 GT_CLONES_V4_V3 void log1p(const float* in, float* out, int64_t n) {

@@ -10,8 +10,8 @@ namespace gradtrack::kernels::simd {
 
 /// out[i] = f(in[i]) over n dense elements; `out` may be `in`.
 void log(const float* in, float* out, int64_t n);
-/// True where log takes NOTE [Logarithm in sixteen lanes] (Intel CPUs with AVX-512). The
-/// switch is for tests and timings: off, log takes the clones' loop everywhere.
+/// True where log, log2 and log10 take NOTE [Logarithm in sixteen lanes] (Intel CPUs with
+/// AVX-512). The switch is for tests and timings: off, they take the clones' loop.
 bool log_sixteen_lanes();
 void set_log_sixteen_lanes(bool on);
 void log2(const float* in, float* out, int64_t n);

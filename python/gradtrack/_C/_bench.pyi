@@ -5,7 +5,7 @@ benchmark reference loops (private)
 from __future__ import annotations
 import typing
 from gradtrack._C import Tensor
-__all__: list[str] = ['amx_bf16_available', 'avx512_in_halves', 'conv_implicit_avx2_available', 'conv_implicit_avx2_mode', 'fma_lanes', 'fma_peak', 'gemm', 'gemm_avx512_available', 'implicit_avx2_wins', 'read_floor', 'set_amx_bf16', 'set_conv_implicit_avx2_mode', 'set_gemm_avx512', 'set_stream_prefetch', 'set_stream_store_bytes', 'small_gemm', 'small_gemm_vectorised', 'stream_prefetch', 'stream_store_bytes', 'use_amx_bf16', 'use_gemm_avx512']
+__all__: list[str] = ['amx_bf16_available', 'avx512_in_halves', 'conv_implicit_avx2_available', 'conv_implicit_avx2_mode', 'fma_lanes', 'fma_peak', 'gemm', 'gemm_avx512_available', 'implicit_avx2_wins', 'log_sixteen_lanes', 'read_floor', 'set_amx_bf16', 'set_conv_implicit_avx2_mode', 'set_gemm_avx512', 'set_log_sixteen_lanes', 'set_stream_prefetch', 'set_stream_store_bytes', 'set_tanh_rows', 'small_gemm', 'small_gemm_vectorised', 'stream_prefetch', 'stream_store_bytes', 'tanh_rows', 'use_amx_bf16', 'use_gemm_avx512']
 
 def amx_bf16_available() -> bool:
     ...
@@ -34,6 +34,9 @@ def gemm_avx512_available() -> bool:
 def implicit_avx2_wins(oc: typing.SupportsInt | typing.SupportsIndex, oh: typing.SupportsInt | typing.SupportsIndex, ow: typing.SupportsInt | typing.SupportsIndex, k: typing.SupportsInt | typing.SupportsIndex) -> bool:
     ...
 
+def log_sixteen_lanes() -> bool:
+    ...
+
 def read_floor(arg0: Tensor) -> float:
     ...
 
@@ -46,10 +49,16 @@ def set_conv_implicit_avx2_mode(mode: typing.SupportsInt | typing.SupportsIndex)
 def set_gemm_avx512(on: bool) -> None:
     ...
 
+def set_log_sixteen_lanes(on: bool) -> None:
+    ...
+
 def set_stream_prefetch(sum: typing.SupportsInt | typing.SupportsIndex, extreme: typing.SupportsInt | typing.SupportsIndex) -> None:
     ...
 
 def set_stream_store_bytes(bytes: typing.SupportsInt | typing.SupportsIndex) -> None:
+    ...
+
+def set_tanh_rows(on: bool) -> None:
     ...
 
 def small_gemm(a: Tensor, b: Tensor, c: Tensor, beta: typing.SupportsFloat | typing.SupportsIndex, vectorised: bool=True) -> None:
@@ -62,6 +71,9 @@ def stream_prefetch() -> tuple[int, int]:
     ...
 
 def stream_store_bytes() -> int:
+    ...
+
+def tanh_rows() -> bool:
     ...
 
 def use_amx_bf16() -> bool:

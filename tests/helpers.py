@@ -13,6 +13,7 @@ scenario written against ``lib`` with both libraries and compares the outcomes
 import os
 import re
 
+import numpy as np
 import pytest
 
 import gradtrack
@@ -99,6 +100,18 @@ def nexts(node):
 
 def to_np(t):
     return t.detach().numpy()
+
+
+def float32_ulps(got, ref):
+    """|got - ref| in units of the float32 spacing at ref (ref in float64)."""
+    e = np.frexp(ref)[1]
+    spacing = np.ldexp(1.0, np.maximum(e - 24, -149))
+    return np.abs(np.asarray(got, dtype=np.float64) - ref) / spacing
+
+
+def float32_bits(a):
+    """The bits of float32 values, to compare signed zeros and NaNs exactly."""
+    return np.asarray(a, dtype=np.float32).view(np.uint32)
 
 
 def error_of(fn):

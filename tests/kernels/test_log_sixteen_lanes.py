@@ -10,6 +10,8 @@ import pytest
 
 import gradtrack
 from gradtrack._C import _bench
+from helpers import float32_bits as _bits
+from helpers import float32_ulps as _ulps
 
 # the largest error from float64 each path reached over every positive float
 BOUND = {("sixteen_lanes", "log"): 0.525, ("sixteen_lanes", "log2"): 0.528,
@@ -34,16 +36,6 @@ def path(request):
     assert _bench.log_sixteen_lanes() == (request.param == "sixteen_lanes")
     yield request.param
     _bench.set_log_sixteen_lanes(saved)
-
-
-def _ulps(got, ref):
-    e = np.frexp(ref)[1]
-    spacing = np.ldexp(1.0, np.maximum(e - 24, -149))
-    return np.abs(np.asarray(got, dtype=np.float64) - ref) / spacing
-
-
-def _bits(a):
-    return np.asarray(a, dtype=np.float32).view(np.uint32)
 
 
 def _inputs():

@@ -10,6 +10,8 @@ import pytest
 
 import gradtrack
 from gradtrack._C import _bench
+from helpers import float32_bits as _bits
+from helpers import float32_ulps as _ulps
 
 # the largest error from float64 each path reached over every float in [0, 10]
 BOUND = {"rows": 0.567, "packed": 0.82}
@@ -26,16 +28,6 @@ def path(request):
     assert _bench.tanh_rows() == (request.param == "rows")
     yield request.param
     _bench.set_tanh_rows(saved)
-
-
-def _ulps(got, ref):
-    e = np.frexp(ref)[1]
-    spacing = np.ldexp(1.0, np.maximum(e - 24, -149))
-    return np.abs(np.asarray(got, dtype=np.float64) - ref) / spacing
-
-
-def _bits(a):
-    return np.asarray(a, dtype=np.float32).view(np.uint32)
 
 
 def _edges():

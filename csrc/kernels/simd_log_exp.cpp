@@ -261,7 +261,8 @@ GT_INLINE inline float expm1_element(float x) {
 // such a vector takes the fix-up (NaN keeps its payload, as torch's). Two vectors per step.
 // Over every float, at most (mean 0.250 each): log 0.525 ulp from float64, log2 0.528,
 // log10 0.524 (torch's: 0.549, 0.534, 0.532).
-// Intel only: on Zen 4, where the loop above kept up with torch, this was not measured.
+// Intel only: Zen 4 keeps the loop, this path unmeasured there (no such machine was at
+// hand).
 namespace sixteen_lanes {
 
 alignas(64) constexpr float kInvC[32] = {

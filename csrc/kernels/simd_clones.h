@@ -1,5 +1,6 @@
 // The one test of whether this build compiles kernels as SIMD clones (NOTE [SIMD clones]
-// in simd.h), and the two sets of clones the kernels use.
+// in simd.h), the sets of clones the kernels use, and the one test of the CPU that the
+// Intel-only table kernels run on.
 //
 // target_clones builds each marked function for several instruction sets and lets the
 // loader pick one on first call (an IFUNC). That needs GCC on x86-64 Linux, and not the
@@ -22,3 +23,19 @@
 #define GT_CLONES_V3
 #define GT_CLONES_V4_AVX2
 #endif
+
+namespace gradtrack::kernels::simd {
+
+/// True on an Intel CPU with AVX-512 (x86-64-v4) in a build with clones: where the
+/// table kernels of log and tanh take over (NOTE [Logarithm in sixteen lanes] in
+/// simd_log_exp.cpp, NOTE [tanh from rows of polynomials] in simd_math.cpp).
+inline bool intel_avx512() {
+#ifdef GT_HAVE_SIMD_CLONES
+  static const bool ok = __builtin_cpu_supports("x86-64-v4") && __builtin_cpu_is("intel");
+  return ok;
+#else
+  return false;
+#endif
+}
+
+}  // namespace gradtrack::kernels::simd

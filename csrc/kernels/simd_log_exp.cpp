@@ -400,13 +400,6 @@ void log_base(const float* in, float* out, int64_t n, const LogBase& b) {
 
 }  // namespace sixteen_lanes
 #pragma GCC pop_options
-
-bool log_sixteen_lanes_available() {
-  static const bool ok = __builtin_cpu_supports("x86-64-v4") && __builtin_cpu_is("intel");
-  return ok;
-}
-#else
-bool log_sixteen_lanes_available() { return false; }
 #endif
 
 std::atomic<bool> g_log_sixteen_lanes{true};
@@ -426,7 +419,7 @@ GT_CLONES_V4_V3 void log10_in_lanes(const float* in, float* out, int64_t n) {
 }  // namespace
 
 bool log_sixteen_lanes() {
-  return log_sixteen_lanes_available() && g_log_sixteen_lanes.load(std::memory_order_relaxed);
+  return intel_avx512() && g_log_sixteen_lanes.load(std::memory_order_relaxed);
 }
 
 void set_log_sixteen_lanes(bool on) { g_log_sixteen_lanes.store(on, std::memory_order_relaxed); }

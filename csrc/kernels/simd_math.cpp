@@ -381,12 +381,6 @@ bool has_avx512() {
   return ok;
 }
 
-bool tanh_rows_available() {
-  static const bool ok = has_avx512() && __builtin_cpu_is("intel");
-  return ok;
-}
-#else
-bool tanh_rows_available() { return false; }
 #endif
 
 std::atomic<bool> g_tanh_rows{true};
@@ -413,7 +407,7 @@ GT_CLONES_V3 void gelu_backward_in_blocks(const float* g, int64_t g_step, const 
 
 }  // namespace
 
-bool tanh_rows() { return tanh_rows_available() && g_tanh_rows.load(std::memory_order_relaxed); }
+bool tanh_rows() { return intel_avx512() && g_tanh_rows.load(std::memory_order_relaxed); }
 
 void set_tanh_rows(bool on) { g_tanh_rows.store(on, std::memory_order_relaxed); }
 

@@ -14,8 +14,16 @@ void cos(const float* in, float* out, int64_t n);
 /// tan of float32 in double, rounded once (NOTE [Vector sin and cos] in simd_trig.cpp).
 void tan(const float* in, float* out, int64_t n);
 
-/// atan of float32 in double, rounded once (NOTE [Vector atan] in simd_trig.cpp).
+/// atan of float32: in double, rounded once (NOTE [Vector atan] in simd_trig.cpp), or on
+/// Intel's AVX-512 from rows of polynomials (NOTE [atan from rows of polynomials] in
+/// simd_atan_rows.cpp).
 void atan(const float* in, float* out, int64_t n);
+/// True where atan takes the rows (Intel CPUs with AVX-512). The switch is for tests and
+/// timings: off, atan takes the double loop.
+bool atan_rows();
+void set_atan_rows(bool on);
+/// The rows' kernel itself; only where intel_avx512() holds.
+void atan_by_rows(const float* in, float* out, int64_t n);
 
 /// asin and acos of float32 in double, rounded once (NOTE [Vector asin and acos]).
 void asin(const float* in, float* out, int64_t n);

@@ -20,6 +20,10 @@ void set_tanh_rows(bool on);
 /// form x / 2 * (1 + tanh(sqrt(2 / pi) * (x + 0.044715 x^3))). `out` may be `in`.
 void gelu(const float* in, float* out, int64_t n);
 void gelu_tanh(const float* in, float* out, int64_t n);
+/// True where gelu takes NOTE [gelu from rows of polynomials] (Intel CPUs with AVX-512).
+/// The switch is for tests and timings: off, gelu takes the packed or the clones' loop.
+bool gelu_rows();
+void set_gelu_rows(bool on);
 
 /// out[i] = g[i * g_step] * gelu'(x[i]) (g_step 1, or 0 for one gradient value), with
 /// gelu' = Phi(x) + x phi(x). `out` may be `g` or `x`.

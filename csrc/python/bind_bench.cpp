@@ -147,15 +147,17 @@ void init_bench(py::module_& m) {
   b.def("amx_bf16_available", [] { return kernels::amx_bf16_available(); });
   b.def("use_amx_bf16", [] { return kernels::use_amx_bf16(); });
   b.def("set_amx_bf16", [](bool on) { kernels::set_amx_bf16(on); }, py::arg("on"));
-  // The switches of float32 log's, tanh's and atan's Intel AVX-512 paths (NOTE [Logarithm
-  // in sixteen lanes], NOTE [tanh from rows of polynomials], NOTE [atan from rows of
-  // polynomials]).
+  // The switches of float32 log's, tanh's, gelu's and atan's Intel AVX-512 paths (NOTE
+  // [Logarithm in sixteen lanes], NOTE [tanh from rows of polynomials], NOTE [gelu from
+  // rows of polynomials], NOTE [atan from rows of polynomials]).
   b.def("log_sixteen_lanes", [] { return kernels::simd::log_sixteen_lanes(); });
   b.def(
       "set_log_sixteen_lanes", [](bool on) { kernels::simd::set_log_sixteen_lanes(on); },
       py::arg("on"));
   b.def("tanh_rows", [] { return kernels::simd::tanh_rows(); });
   b.def("set_tanh_rows", [](bool on) { kernels::simd::set_tanh_rows(on); }, py::arg("on"));
+  b.def("gelu_rows", [] { return kernels::simd::gelu_rows(); });
+  b.def("set_gelu_rows", [](bool on) { kernels::simd::set_gelu_rows(on); }, py::arg("on"));
   b.def("atan_rows", [] { return kernels::simd::atan_rows(); });
   b.def("set_atan_rows", [](bool on) { kernels::simd::set_atan_rows(on); }, py::arg("on"));
   // The same for the AVX2 convolution kernels (NOTE [Implicit im2col on

@@ -5,7 +5,7 @@ benchmark reference loops (private)
 from __future__ import annotations
 import typing
 from gradtrack._C import Tensor
-__all__: list[str] = ['amx_bf16_available', 'atan_rows', 'avx512_in_halves', 'conv_implicit_avx2_available', 'conv_implicit_avx2_mode', 'fma_lanes', 'fma_peak', 'gemm', 'gemm_avx512_available', 'implicit_avx2_wins', 'log_sixteen_lanes', 'read_floor', 'set_amx_bf16', 'set_atan_rows', 'set_conv_implicit_avx2_mode', 'set_gemm_avx512', 'set_log_sixteen_lanes', 'set_stream_prefetch', 'set_stream_store_bytes', 'set_tanh_rows', 'small_gemm', 'small_gemm_vectorised', 'stream_prefetch', 'stream_store_bytes', 'tanh_rows', 'use_amx_bf16', 'use_gemm_avx512']
+__all__: list[str] = ['amx_bf16_available', 'atan_rows', 'avx512_in_halves', 'conv_implicit_avx2_available', 'conv_implicit_avx2_mode', 'fma_lanes', 'fma_peak', 'gelu_rows', 'gemm', 'gemm_avx512_available', 'implicit_avx2_wins', 'log_sixteen_lanes', 'read_floor', 'set_amx_bf16', 'set_atan_rows', 'set_conv_implicit_avx2_mode', 'set_gelu_rows', 'set_gemm_avx512', 'set_log_sixteen_lanes', 'set_stream_prefetch', 'set_stream_store_bytes', 'set_tanh_rows', 'small_gemm', 'small_gemm_vectorised', 'stream_prefetch', 'stream_store_bytes', 'tanh_rows', 'use_amx_bf16', 'use_gemm_avx512']
 
 def amx_bf16_available() -> bool:
     ...
@@ -26,6 +26,9 @@ def fma_lanes() -> int:
     ...
 
 def fma_peak(flops: typing.SupportsFloat | typing.SupportsIndex) -> float:
+    ...
+
+def gelu_rows() -> bool:
     ...
 
 def gemm(a: Tensor, b: Tensor, c: Tensor, beta: typing.SupportsFloat | typing.SupportsIndex, threads: typing.SupportsInt | typing.SupportsIndex=1, own: bool=True) -> None:
@@ -50,6 +53,9 @@ def set_atan_rows(on: bool) -> None:
     ...
 
 def set_conv_implicit_avx2_mode(mode: typing.SupportsInt | typing.SupportsIndex) -> None:
+    ...
+
+def set_gelu_rows(on: bool) -> None:
     ...
 
 def set_gemm_avx512(on: bool) -> None:

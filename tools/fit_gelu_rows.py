@@ -1,0 +1,95 @@
+"""Print the table of float32 gelu's rows (NOTE [gelu from rows of polynomials] in
+csrc/kernels/simd_math.cpp): per row of a = |x| a centre c, Phi(c) as hi + lo, and c1 ...
+c5 of Phi(c + t) = Phi(c) + c1 t + ... + c5 t^5.
+
+c1 is phi(c) rounded to float; c2 ... c5 are fitted to the relative error of Phi(a) and,
+where a <= 2 (gelu of -a takes the rows there), of 1 - Phi(a), each rounded to float
+before the next is fitted. Needs numpy and mpmath; prints the C++ initialiser and, on
+stderr, each row's relative errors.
+
+    python tools/fit_gelu_rows.py > /tmp/rows.inc
+"""
+
+import sys
+
+import numpy as np
+from mpmath import erfc, mp, mpf, sqrt
+from mpmath import exp as mp_exp
+from mpmath import pi as mp_pi
+
+mp.prec = 100
+DEGREE = 5
+NEAR = 2.0  # below -NEAR, gelu leaves the rows
+
+
+def _f32(v):
+    return float(np.float32(float(v)))
+
+
+def _upper(a):
+    """1 - Phi(a)."""
+    return erfc(mpf(a) / sqrt(2)) / 2
+
+
+def _rows():
+    """(lo, hi, centre) of each row: [0, 1/16) and the quarter octaves from 1/16 to 8."""
+    rows = [(0.0, 1 / 16, 0.0)]
+    for e in range(-4, 3):
+        for k in range(4):
+            lo, hi = 2.0**e * (1 + k / 4), 2.0**e * (1 + (k + 1) / 4)
+            rows.append((lo, hi, 2.0**e * (1 + (2 * k + 1) / 8)))
+    return rows
+
+
+def _fit(lo, hi, c):
+    n = 400
+    a = (lo + hi) / 2 + (hi - lo) / 2 * np.cos(np.pi * (np.arange(n) + 0.5) / n)
+    a = np.concatenate([a, [lo, hi]])
+    t = a - c
+    upper = [_upper(v) for v in a]
+    phi = np.array([float(1 - u) for u in upper])
+    tail = np.array([float(u) for u in upper])
+    k = 1 - _upper(c)
+    k_hi = _f32(k)
+    k_lo = _f32(k - k_hi)
+    c1 = _f32(mp_exp(-mpf(c) ** 2 / 2) / sqrt(2 * mp_pi))
+    weight = 1 / np.where(a <= NEAR * 1.001, np.minimum(phi, tail), phi)
+    target = np.array([float(1 - u - k - mpf(c1) * (mpf(v) - c)) for u, v in zip(upper, a)])
+    coefs = [c1]
+    for j in range(2, DEGREE + 1):
+        rest = target - sum(cf * t**i for i, cf in enumerate(coefs[1:], start=2))
+        powers = t[:, None] ** np.arange(j, DEGREE + 1)[None, :]
+        lawson = np.full(len(t), 1 / len(t))
+        for _ in range(80):  # Lawson's reweighting towards the minimax relative error
+            sol = np.linalg.lstsq(powers * (weight * lawson)[:, None], rest * weight * lawson,
+                                  rcond=None)[0]
+            lawson *= np.abs((powers @ sol - rest) * weight) + 1e-300
+            lawson /= lawson.sum()
+        coefs.append(_f32(sol[0]))
+    poly = k_lo + sum(cf * t**i for i, cf in enumerate(coefs, start=1))
+    err = np.abs(poly - (phi - k_hi))
+    return [c, k_hi, k_lo] + coefs, np.max(err / phi), np.max(np.where(a <= NEAR, err / tail, 0))
+
+
+def main():
+    table = []
+    for lo, hi, c in _rows():
+        row, pos, neg = _fit(lo, hi, c)
+        table.append(row)
+        print(f"[{lo:.4f}, {hi:.4f}) c = {c}: Phi {pos:.2e}, 1 - Phi {neg:.2e}", file=sys.stderr)
+    table += [[8.0, 1.0] + [0.0] * (DEGREE + 1)] * 3  # [8, inf): Phi is 1 in float
+    for k in range(DEGREE + 3):
+        print("    {" + ", ".join(_hex(row[k]) for row in table) + "},")
+
+
+def _hex(v):
+    if v == 0:
+        return "0x0p+0f"
+    mant, exp = float(v).hex().split("p")
+    if "." in mant:
+        mant = mant.rstrip("0").rstrip(".")
+    return f"{mant}p{exp}f"
+
+
+if __name__ == "__main__":
+    main()

@@ -25,6 +25,7 @@
 #include <cmath>
 
 #include "core/half.h"
+#include "kernels/double_horner.h"
 #include "kernels/simd_clones.h"
 
 #define GT_INLINE __attribute__((always_inline))
@@ -50,13 +51,6 @@ constexpr double kAtanhP[] = {0x1.5555555557ebcp-2, 0x1.99999995147e8p-3, 0x1.24
                               0x1.155b1a46206dbp-4, 0x1.b177f3b064ee5p-5, 0x1.2b4b3066e6d77p-4,
                               0x1.57402afb45c5fp-7, 0x1.cc47900b2d57bp-5, 0x1.8b165ed4c821cp-4};
 constexpr uint64_t kSqrtHalfBits = 0x3fe6a09e667f3bcdull;  // sqrt(1/2) as a double
-
-template <int N>
-GT_INLINE inline double horner(const double (&c)[N], double x) {
-  double p = c[N - 1];
-  for (int k = N - 2; k >= 0; --k) p = p * x + c[k];
-  return p;
-}
 
 // sinh(|x|) (kCosh false) or cosh(x) (kCosh true), rounded once.
 template <bool kCosh>

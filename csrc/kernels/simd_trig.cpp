@@ -59,6 +59,7 @@
 #include <cmath>
 
 #include "core/half.h"
+#include "kernels/double_horner.h"
 #include "kernels/simd_clones.h"
 
 #define GT_INLINE __attribute__((always_inline))
@@ -110,13 +111,6 @@ constexpr double kTanPi8 = 0x1.a827999fcef32p-2, kTan3Pi8 = 0x1.3504f333f9de6p+1
 constexpr double kPi4 = 0x1.921fb54442d18p-1, kPi2 = 0x1.921fb54442d18p+0;
 
 GT_INLINE inline uint32_t abs_bits(float v) { return float_bits(v) & 0x7fffffffu; }
-
-template <int N>
-GT_INLINE inline double horner(const double (&c)[N], double x) {
-  double p = c[N - 1];
-  for (int k = N - 2; k >= 0; --k) p = p * x + c[k];
-  return p;
-}
 
 // sin(x) (kCos false) or cos(x) (kCos true) for |x| < kFastBound, to double precision
 // before the one rounding to float.

@@ -384,88 +384,84 @@ void tanh_by_rows(const float* in, float* out, int64_t n) {
 // Phi(x) takes no exponential where x >= -2:
 // - a = min(|x|, 8) picks one of 30 rows by its exponent and top two fraction bits:
 //   [0, 1/16), the quarter octaves from 1/16 to 8, and [8, inf) where Phi is 1 in float.
-//   Each row holds an exact centre c and Phi(c + t) = K + c1 t + ... + c5 t^5, K as
-//   hi + lo, fitted (tools/fit_gelu_rows.py) to the relative error of Phi(a) and, where
-//   a <= 2, of 1 - Phi(a) too: below 2^-25.6 and 2^-27.
-// - x >= 0: gelu = x K_hi + x (K_lo + ...). x < 0: Phi(x) = 1 - Phi(a), and 1 - K_hi is
-//   exact, so gelu = x (1 - K_hi) + a (K_lo + ...). One FMA adds the two.
+//   Each row holds a centre c, where t = a - c is exact, and Phi(c + t) = K + c1 t +
+//   ... + c5 t^5 fitted (tools/fit_gelu_rows.py) to the relative error of Phi(a) and,
+//   where a <= 2, of 1 - Phi(a) too: below 2^-25.5 and 2^-27. Each c is the float near
+//   its row's middle where Phi(c) is nearest a float, so that K needs no low part.
+// - x >= 0: gelu = x K + x (c1 t + ...). x < 0: Phi(x) = 1 - Phi(a), and 1 - K is
+//   exact, so gelu = x (1 - K) + a (c1 t + ...). One FMA adds the two.
 // - x < -2, where 1 - Phi(a) is too small for the rows, takes the far branch above: the
 //   first pass leaves those lanes and notes which vectors hold one (2% of normal inputs,
 //   in a third of the vectors); their x are packed (vcompressps), computed densely, and
 //   put back (vexpandps).
-// About 27 operations per 16 floats, 8 of them vpermt2ps. Over every float: at most 0.70
+// About 26 operations per 16 floats, 7 of them vpermt2ps. Over every float: at most 0.70
 // ulp from float64 for x >= -1 (the packed kernel: 2), 0.96 in [-2, -1] where the sum
 // above cancels up to 4x (packed: 5.4); below -2 the far branch's bits, as before.
 // torch's erf-based gelu is 6 ulp off near -1.4 and 40 at -1.8. Intel only, as the tanh
 // rows: Zen 4 keeps the packed kernel, this one unmeasured there.
-// per row: centre, K hi and lo, c1 ... c5
-alignas(64) constexpr float kGeluRows[8][32] = {
-    {0x0p+0f,   0x1.2p-4f, 0x1.6p-4f, 0x1.ap-4f, 0x1.ep-4f, 0x1.2p-3f, 0x1.6p-3f, 0x1.ap-3f,
-     0x1.ep-3f, 0x1.2p-2f, 0x1.6p-2f, 0x1.ap-2f, 0x1.ep-2f, 0x1.2p-1f, 0x1.6p-1f, 0x1.ap-1f,
-     0x1.ep-1f, 0x1.2p+0f, 0x1.6p+0f, 0x1.ap+0f, 0x1.ep+0f, 0x1.2p+1f, 0x1.6p+1f, 0x1.ap+1f,
-     0x1.ep+1f, 0x1.2p+2f, 0x1.6p+2f, 0x1.ap+2f, 0x1.ep+2f, 0x1p+3f,   0x1p+3f,   0x1p+3f},
-    {0x1p-1f,        0x1.0e59ap-1f,  0x1.11882ap-1f, 0x1.14b59ap-1f, 0x1.17e1c2p-1f, 0x1.1ca124p-1f,
-     0x1.22ef52p-1f, 0x1.2934dap-1f, 0x1.2f703ap-1f, 0x1.38b3p-1f,   0x1.44dafp-1f,  0x1.50c0cp-1f,
-     0x1.5c5a38p-1f, 0x1.6d1d0ep-1f, 0x1.821b84p-1f, 0x1.955ff2p-1f, 0x1.a6c89cp-1f, 0x1.bd4a0ap-1f,
-     0x1.d4b3cep-1f, 0x1.e5559ap-1f, 0x1.f06fe4p-1f, 0x1.f9bdb6p-1f, 0x1.fe797p-1f,  0x1.ffb45ep-1f,
-     0x1.fff46ap-1f, 0x1.ffff8ep-1f, 0x1p+0f,        0x1p+0f,        0x1p+0f,        0x1p+0f,
+// per row: centre, K, c1 ... c5
+alignas(64) constexpr float kGeluRows[7][32] = {
+    {0x0p+0f,        0x1.1be972p-4f, 0x1.5b2e14p-4f, 0x1.9be2d2p-4f, 0x1.db3048p-4f, 0x1.1ba1f2p-3f,
+     0x1.62da8ap-3f, 0x1.9839e6p-3f, 0x1.e02d9cp-3f, 0x1.25fa18p-2f, 0x1.5957fep-2f, 0x1.a3719cp-2f,
+     0x1.e2bc08p-2f, 0x1.1b1b22p-1f, 0x1.5d84cep-1f, 0x1.99901ap-1f, 0x1.dd6fb6p-1f, 0x1.26f812p+0f,
+     0x1.66428ap+0f, 0x1.9b1f34p+0f, 0x1.e1d65p+0f,  0x1.2107e2p+1f, 0x1.6158c2p+1f, 0x1.a26408p+1f,
+     0x1.e377e2p+1f, 0x1.18aeb4p+2f, 0x1.68p+2f,     0x1.a7fffep+2f, 0x1.e006dp+2f,  0x1p+3f,
+     0x1p+3f,        0x1p+3f},
+    {0x1p-1f,        0x1.0e259p-1f,  0x1.114adap-1f, 0x1.14815ap-1f, 0x1.17a4cp-1f,  0x1.1c32b6p-1f,
+     0x1.23371ap-1f, 0x1.287258p-1f, 0x1.2f74a6p-1f, 0x1.39d822p-1f, 0x1.439a2ep-1f, 0x1.51629p-1f,
+     0x1.5cd74p-1f,  0x1.6b713ap-1f, 0x1.81531cp-1f, 0x1.9384fp-1f,  0x1.a61f8p-1f,  0x1.c0327ep-1f,
+     0x1.d69c52p-1f, 0x1.e4475ep-1f, 0x1.f0b028p-1f, 0x1.f9deeap-1f, 0x1.fe85ccp-1f, 0x1.ffb93p-1f,
+     0x1.fff59ap-1f, 0x1.ffff3ep-1f, 0x1p+0f,        0x1p+0f,        0x1p+0f,        0x1p+0f,
      0x1p+0f,        0x1p+0f},
-    {0x0p+0f,          -0x1.5d2ccap-30f, -0x1.aba1b6p-26f, 0x1.235936p-26f,  -0x1.c0c952p-28f,
-     -0x1.182e3ap-28f, -0x1.521aa8p-26f, -0x1.18e50ep-26f, -0x1.e76198p-26f, 0x1.4fba5ap-27f,
-     -0x1.c77238p-27f, -0x1.b5bd9p-26f,  0x1.e29544p-27f,  0x1.e25f2p-29f,   -0x1.dffdbap-26f,
-     -0x1.89f1d4p-26f, 0x1.5958c8p-27f,  -0x1.07cd86p-26f, -0x1.8f7248p-26f, 0x1.016c2p-27f,
-     -0x1.4ecbf6p-26f, 0x1.86f164p-26f,  -0x1.0d27b2p-27f, 0x1.0282fcp-27f,  -0x1.9564b2p-26f,
-     -0x1.ca374ep-33f, -0x1.463cfap-26f, -0x1.61404cp-35f, -0x1.1f68f4p-45f, 0x0p+0f,
+    {0x1.988454p-2f, 0x1.978966p-2f,  0x1.970d54p-2f,  0x1.9674e8p-2f,  0x1.95c6eap-2f,
+     0x1.949e3p-2f,  0x1.926e32p-2f,  0x1.907b3ap-2f,  0x1.8d70f4p-2f,  0x1.880638p-2f,
+     0x1.81eeeep-2f, 0x1.77a4dcp-2f,  0x1.6d8de2p-2f,  0x1.5e9af8p-2f,  0x1.439b02p-2f,
+     0x1.28a94ep-2f, 0x1.087a9ep-2f,  0x1.a4ae04p-3f,  0x1.32e076p-3f,  0x1.c205d4p-4f,
+     0x1.15f9c6p-4f, 0x1.feab12p-6f,  0x1.2176c2p-7f,  0x1.f47cfp-10f,  0x1.4de0f4p-12f,
+     0x1.bdaafp-16f, 0x1.cd8ea2p-25f, 0x1.0278c6p-33f, 0x1.113a0ap-42f, 0x0p+0f,
+     0x0p+0f,        0x0p+0f},
+    {-0x1.f7102p-20f,  -0x1.c3f7a2p-7f, -0x1.1405eep-6f,  -0x1.46fbf4p-6f,  -0x1.7898bcp-6f,
+     -0x1.c04c2p-6f,   -0x1.16e9e6p-5f, -0x1.3f4f72p-5f,  -0x1.74bd4cp-5f,  -0x1.c22e88p-5f,
+     -0x1.044feep-4f,  -0x1.33bcc4p-4f, -0x1.58a8c8p-4f,  -0x1.83ba98p-4f,  -0x1.b9d23ap-4f,
+     -0x1.da9d7ap-4f,  -0x1.ed3fe2p-4f, -0x1.e4b776p-4f,  -0x1.ad75a8p-4f,  -0x1.695b2p-4f,
+     -0x1.0599a6p-4f,  -0x1.204aaep-5f, -0x1.8f8a5ep-7f,  -0x1.98f318p-9f,  -0x1.3b34cap-11f,
+     -0x1.e6fb68p-15f, -0x1.50519p-21f, -0x1.2f39dap-30f, -0x1.e6b1fcp-40f, 0x0p+0f,
      0x0p+0f,          0x0p+0f},
-    {0x1.988454p-2f,  0x1.978222p-2f,  0x1.9702dcp-2f,  0x1.966a58p-2f,  0x1.95b8bp-2f,
-     0x1.947f5cp-2f,  0x1.9286fap-2f,  0x1.902cf2p-2f,  0x1.8d7308p-2f,  0x1.88acd2p-2f,
-     0x1.81147ep-2f,  0x1.7828ep-2f,   0x1.6e037p-2f,   0x1.5cbdcp-2f,   0x1.42886cp-2f,
-     0x1.25ab68p-2f,  0x1.073e62p-2f,  0x1.b1ec62p-3f,  0x1.3d7712p-3f,  0x1.b46178p-4f,
-     0x1.19bfa4p-4f,  0x1.0402ep-5f,   0x1.29fa54p-7f,  0x1.09f38ep-9f,  0x1.71b92ep-12f,
-     0x1.0c29a6p-16f, 0x1.ce8ec4p-24f, 0x1.258556p-32f, 0x1.121484p-42f, 0x0p+0f,
+    {-0x1.0ff53cp-4f, -0x1.0dd0ap-4f,   -0x1.0ec7eap-4f, -0x1.0d56aep-4f, -0x1.09876ep-4f,
+     -0x1.09212ep-4f, -0x1.03d6ap-4f,   -0x1.0052fp-4f,  -0x1.f4a69p-5f,  -0x1.df3b72p-5f,
+     -0x1.c844b8p-5f, -0x1.a0d48p-5f,   -0x1.7ab892p-5f, -0x1.44a052p-5f, -0x1.ccfb32p-6f,
+     -0x1.1cde08p-6f, -0x1.6ff3dcp-8f,  0x1.6f6fd6p-7f,  0x1.882e96p-6f,  0x1.d9b836p-6f,
+     0x1.d7314ep-6f,  0x1.5cfc44p-6f,   0x1.3f6d06p-7f,  0x1.93ce52p-9f,  0x1.70ad3cp-11f,
+     0x1.5a92b6p-14f, -0x1.0eec6ep-23f, 0x1.937e5ap-31f, 0x1.0fec0ep-39f, 0x0p+0f,
      0x0p+0f,         0x0p+0f},
-    {-0x1.f7102p-20f,  -0x1.ca726ep-7f,  -0x1.17d1f6p-6f,  -0x1.4a3668p-6f,  -0x1.7c5d24p-6f,
-     -0x1.c70f4p-6f,   -0x1.14bcd2p-5f,  -0x1.452482p-5f,  -0x1.749bdcp-5f,  -0x1.b9c26ep-5f,
-     -0x1.08be16p-4f,  -0x1.31a134p-4f,  -0x1.57233ap-4f,  -0x1.885576p-4f,  -0x1.bb7b92p-4f,
-     -0x1.dd368ap-4f,  -0x1.ed94f8p-4f,  -0x1.e829ccp-4f,  -0x1.b483b6p-4f,  -0x1.628f46p-4f,
-     -0x1.0823cep-4f,  -0x1.24870ep-5f,  -0x1.99b9c2p-7f,  -0x1.b02144p-9f,  -0x1.5a8082p-11f,
-     -0x1.28c7ecp-15f, -0x1.2ecb3ap-22f, -0x1.a7bb28p-31f, -0x1.8bd16ep-41f, 0x0p+0f,
+    {-0x1.e52d08p-10f, -0x1.2ace8cp-10f, 0x1.3410bp-6f,   0x1.dcf9e4p-7f,   -0x1.03855ep-7f,
+     0x1.38727cp-7f,   0x1.19d97ap-7f,   0x1.32a346p-7f,  0x1.6dbdfcp-7f,   0x1.c5cb2ep-7f,
+     0x1.fdeb68p-7f,   0x1.22668cp-6f,   0x1.3e7a78p-6f,  0x1.5d1254p-6f,   0x1.75a704p-6f,
+     0x1.753cf4p-6f,   0x1.5e2e82p-6f,   0x1.0dfff4p-6f,  0x1.2a409ap-7f,   0x1.9738e4p-9f,
+     -0x1.76aa08p-9f,  -0x1.8e100cp-8f,  -0x1.331a82p-8f, -0x1.07df6ep-9f,  -0x1.2c9d24p-11f,
+     -0x1.61252p-14f,  0x1.61375p-19f,   0x1.81df0ep-29f, -0x1.762752p-39f, 0x0p+0f,
      0x0p+0f,          0x0p+0f},
-    {-0x1.0ff53cp-4f, -0x1.11b2aep-4f, -0x1.0b584cp-4f, -0x1.0c35e8p-4f, -0x1.094e3ep-4f,
-     -0x1.078c8p-4f,  -0x1.057f16p-4f, -0x1.fe6d12p-5f, -0x1.f67ddep-5f, -0x1.e24592p-5f,
-     -0x1.c498ep-5f,  -0x1.a2400cp-5f, -0x1.7d2b36p-5f, -0x1.3dd098p-5f, -0x1.c5873ap-6f,
-     -0x1.0a44bep-6f, -0x1.541b9ap-8f, 0x1.335cf4p-7f,  0x1.78fd6ap-6f,  0x1.dd4a9ap-6f,
-     0x1.d88174p-6f,  0x1.60312cp-6f,  0x1.45eebap-7f,  0x1.a7ddb6p-9f,  0x1.926922p-11f,
-     0x1.a9fa04p-15f, 0x1.10072ap-21f, 0x1.cba0eap-30f, 0x1.fdf802p-40f, 0x0p+0f,
-     0x0p+0f,         0x0p+0f},
-    {-0x1.e52d08p-10f, 0x1.dabe34p-9f,   0x1.13db26p-8f,   0x1.49fd46p-8f,   0x1.77d47ep-8f,
-     0x1.bf74fcp-8f,   0x1.159cbp-7f,    0x1.3ef7b2p-7f,   0x1.70960ap-7f,   0x1.ae51f8p-7f,
-     0x1.fc54a6p-7f,   0x1.20624ep-6f,   0x1.3e3ce6p-6f,   0x1.5ec0e2p-6f,   0x1.755e7p-6f,
-     0x1.74286ep-6f,   0x1.5cdf9p-6f,    0x1.19c418p-6f,   0x1.42da3ap-7f,   0x1.56727ap-9f,
-     -0x1.674e4cp-9f,  -0x1.8c5ecp-8f,   -0x1.36e37ap-8f,  -0x1.1282ep-9f,   -0x1.4584e8p-11f,
-     -0x1.f340dp-15f,  -0x1.cec15ap-21f, -0x1.1b423ap-28f, -0x1.ddce72p-38f, 0x0p+0f,
+    {0x1.6eb41cp-6f,   -0x1.4eadeep+0f,  0x1.63036ep+1f,  0x1.42f4acp+1f,  -0x1.60e1f4p+1f,
+     0x1.3e0e0cp-2f,   -0x1.0b92bcp-2f,  -0x1.6a0c8ep-7f, -0x1.94db5ap-5f, -0x1.c7602cp-7f,
+     0x1.27e2d2p-6f,   0x1.bcb9fp-8f,    -0x1.bc50bap-6f, 0x1.2f362cp-8f,  0x1.7a58f6p-9f,
+     -0x1.5df0f2p-10f, -0x1.bd014ep-9f,  -0x1.59105ep-8f, -0x1.937e14p-8f, -0x1.547342p-8f,
+     -0x1.abb568p-9f,  -0x1.2fc7fcp-11f, 0x1.2142fcp-10f, 0x1.c3425cp-11f, 0x1.66f316p-12f,
+     0x1.7a2a0cp-15f,  0x1.2a79c2p-18f,  0x1.ee2ba8p-28f, 0x1.373c36p-37f, 0x0p+0f,
      0x0p+0f,          0x0p+0f},
-    {0x1.6eb41cp-6f,  0x1.67f246p+3f,   -0x1.a8d05p+2f,  0x1.b80ee4p-3f,  -0x1.37578ep+2f,
-     -0x1.4822p-1f,   0x1.cc39p-1f,     -0x1.d583b8p-2f, 0x1.66e7b8p-1f,  0x1.4dcb34p-6f,
-     -0x1.5bdd78p-7f, -0x1.84e6dap-5f,  0x1.6b9fdep-5f,  0x1.211714p-9f,  0x1.377ec4p-11f,
-     0x1.0e5614p-12f, -0x1.8964c6p-9f,  -0x1.59817ap-8f, -0x1.92d08ap-8f, -0x1.54794ap-8f,
-     -0x1.aaaabcp-9f, -0x1.2e97cap-11f, 0x1.20eea8p-10f, 0x1.c4f44ep-11f, 0x1.6a1934p-12f,
-     0x1.6b302cp-15f, 0x1.b8ac1ep-21f,  0x1.4a41fp-28f,  0x1.4823a2p-37f, 0x0p+0f,
-     0x0p+0f,         0x0p+0f},
 };
 
 // gelu of one vector from the rows: right for x >= -2 and NaN, not below -2
-GT_INLINE inline V gelu_from_rows(V x, const V (&lo)[8], const V (&hi)[8]) {
+GT_INLINE inline V gelu_from_rows(V x, const V (&lo)[7], const V (&hi)[7]) {
   const V a = _mm512_min_ps(_mm512_set1_ps(8.0f), abs_(x));  // NaN passes on
   const __m512i row = _mm512_subs_epu16(_mm512_srli_epi32(_mm512_castps_si512(a), 21),
                                         _mm512_set1_epi32(491));  // the high halves are 0
   const auto pick = [&](int c) GT_INLINE { return _mm512_permutex2var_ps(lo[c], row, hi[c]); };
   const V t = a - pick(0);
-  V q = fma_(pick(7), t, pick(6));
-  q = fma_(q, t, pick(5));
+  V q = fma_(pick(6), t, pick(5));
   q = fma_(q, t, pick(4));
   q = fma_(q, t, pick(3));
-  const V rest = fma_(q, t, pick(2));  // Phi(a) - K_hi
+  q = fma_(q, t, pick(2));
+  const V rest = q * t;  // Phi(a) - K
   const V k = pick(1);
   const __mmask16 negative = less_(x, 0.0f);
   const V k_x = _mm512_mask_sub_ps(k, negative, _mm512_set1_ps(1.0f), k);  // Phi(x)'s hi
@@ -474,8 +470,8 @@ GT_INLINE inline V gelu_from_rows(V x, const V (&lo)[8], const V (&hi)[8]) {
 }
 
 void gelu_by_rows(const float* in, float* out, int64_t n) {
-  V lo[8], hi[8];
-  for (int c = 0; c < 8; ++c) {
+  V lo[7], hi[7];
+  for (int c = 0; c < 7; ++c) {
     lo[c] = _mm512_load_ps(kGeluRows[c]);
     hi[c] = _mm512_load_ps(kGeluRows[c] + 16);
   }
@@ -488,6 +484,8 @@ void gelu_by_rows(const float* in, float* out, int64_t n) {
     float* o = out + b;
     int64_t vectors = 0;
     each16(m, [&](int64_t i, __mmask16 live) GT_INLINE {
+      // 2 KB ahead: 12% less time at 1M floats on two threads, level at 64K
+      _mm_prefetch(reinterpret_cast<const char*>(x + i + 512), _MM_HINT_T0);
       const V v = _mm512_maskz_loadu_ps(live, x + i);
       const __mmask16 near = _mm512_cmp_ps_mask(v, _mm512_set1_ps(-2.0f), _CMP_NLT_UQ);
       _mm512_mask_storeu_ps(o + i, live & near, gelu_from_rows(v, lo, hi));

@@ -164,3 +164,19 @@ def env_for_rss_child():
         env["ASAN_OPTIONS"] = env.get("ASAN_OPTIONS", "") + ":quarantine_size_mb=0"
     return env
 
+
+
+def kernel_paths(get, put, fast, other):
+    """A fixture that runs its test on each path behind one of _bench's kernel switches:
+    `fast` (switch on) where this CPU has that path, and `other` (switch off) always; the
+    switch is set back after each test."""
+
+    @pytest.fixture(params=[fast, other] if get() else [other])
+    def path(request):
+        saved = get()
+        put(request.param == fast)
+        assert get() == (request.param == fast)
+        yield request.param
+        put(saved)
+
+    return path

@@ -17,14 +17,11 @@ import numpy as np
 from mpmath import atan as mp_atan
 from mpmath import mp, mpf
 from mpmath import pi as mp_pi
+from row_tables import extend_fit, f32, print_columns
 
 mp.prec = 120
 HALF_PI = mp_pi / 2
 DEGREE = 5
-
-
-def _f32(v):
-    return float(np.float32(float(v)))
 
 
 def _ulp(v):
@@ -73,18 +70,8 @@ def _fit(c, lo, hi, inverted):
     ref = np.array([float(v) for v in exact])
     at_c = HALF_PI - mp_atan(mpf(c)) if inverted else mp_atan(mpf(c))
     slope = 1 / (1 + mpf(c) ** 2)
-    coefs = [_f32(at_c), _f32(-slope if inverted else slope)]
-    weight = 1 / np.abs(ref)
-    for j in range(2, DEGREE + 1):
-        rest = ref - sum(cf * t**i for i, cf in enumerate(coefs))
-        powers = t[:, None] ** np.arange(j, DEGREE + 1)[None, :]
-        lawson = np.full(len(t), 1 / len(t))
-        for _ in range(80):  # Lawson's reweighting towards the minimax relative error
-            sol = np.linalg.lstsq(powers * (weight * lawson)[:, None], rest * weight * lawson,
-                                  rcond=None)[0]
-            lawson *= np.abs((powers @ sol - rest) * weight) + 1e-300
-            lawson /= lawson.sum()
-        coefs.append(_f32(sol[0]))
+    coefs = [f32(at_c), f32(-slope if inverted else slope)]
+    coefs = extend_fit(t, ref, 1 / np.abs(ref), coefs, 0, DEGREE)
     poly = sum(cf * t**i for i, cf in enumerate(coefs))
     return [c] + coefs, float(np.max(np.abs(poly - ref) / _ulp(ref)))
 
@@ -105,17 +92,7 @@ def main():
             side = "pi/2 - atan" if inverted else "atan"
             print(f"{side} row {r:2d} [{lo:.5f}, {hi:.5f}] c = {c!r}: {err:.4f} ulp",
                   file=sys.stderr)
-    for k in range(DEGREE + 2):
-        print("    {" + ", ".join(_hex(row[k]) for row in table) + "},")
-
-
-def _hex(v):
-    if v == 0:
-        return "0x0p+0f"
-    mant, exp = float(v).hex().split("p")
-    if "." in mant:
-        mant = mant.rstrip("0").rstrip(".")
-    return f"{mant}p{exp}f"
+    print_columns(table, DEGREE + 2)
 
 
 if __name__ == "__main__":

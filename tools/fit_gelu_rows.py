@@ -19,14 +19,11 @@ import numpy as np
 from mpmath import erfc, mp, mpf, sqrt
 from mpmath import exp as mp_exp
 from mpmath import pi as mp_pi
+from row_tables import extend_fit, f32, print_columns
 
 mp.prec = 100
 DEGREE = 5
 NEAR = 2.0  # below -NEAR, gelu leaves the rows
-
-
-def _f32(v):
-    return float(np.float32(float(v)))
 
 
 def _upper(a):
@@ -66,23 +63,13 @@ def _fit(lo, hi):
     phi = np.array([float(1 - u) for u in upper])
     tail = np.array([float(u) for u in upper])
     k = 1 - _upper(c)
-    k_hi = _f32(k)
-    c1 = _f32(mp_exp(-mpf(c) ** 2 / 2) / sqrt(2 * mp_pi))
+    k_hi = f32(k)
+    c1 = f32(mp_exp(-mpf(c) ** 2 / 2) / sqrt(2 * mp_pi))
     weight = 1 / np.where(a <= NEAR * 1.001, np.minimum(phi, tail), phi)
-    target = np.array([float(1 - u - k_hi - mpf(c1) * (mpf(v) - c)) for u, v in zip(upper, a)])
-    coefs = [c1]
-    for j in range(2, DEGREE + 1):
-        rest = target - sum(cf * t**i for i, cf in enumerate(coefs[1:], start=2))
-        powers = t[:, None] ** np.arange(j, DEGREE + 1)[None, :]
-        lawson = np.full(len(t), 1 / len(t))
-        for _ in range(80):  # Lawson's reweighting towards the minimax relative error
-            sol = np.linalg.lstsq(powers * (weight * lawson)[:, None], rest * weight * lawson,
-                                  rcond=None)[0]
-            lawson *= np.abs((powers @ sol - rest) * weight) + 1e-300
-            lawson /= lawson.sum()
-        coefs.append(_f32(sol[0]))
+    target = np.array([float(1 - u - k_hi) for u in upper])  # Phi(a) - K
+    coefs = extend_fit(t, target, weight, [c1], 1, DEGREE)
     poly = sum(cf * t**i for i, cf in enumerate(coefs, start=1))
-    err = np.abs(poly - np.array([float(1 - u - k_hi) for u in upper]))
+    err = np.abs(poly - target)
     return [c, k_hi] + coefs, np.max(err / phi), np.max(np.where(a <= NEAR, err / tail, 0))
 
 
@@ -94,17 +81,7 @@ def main():
         print(f"[{lo:.4f}, {hi:.4f}) c = {row[0]}: Phi {pos:.2e}, 1 - Phi {neg:.2e}",
               file=sys.stderr)
     table += [[8.0, 1.0] + [0.0] * DEGREE] * 3  # [8, inf): Phi is 1 in float
-    for k in range(DEGREE + 2):
-        print("    {" + ", ".join(_hex(row[k]) for row in table) + "},")
-
-
-def _hex(v):
-    if v == 0:
-        return "0x0p+0f"
-    mant, exp = float(v).hex().split("p")
-    if "." in mant:
-        mant = mant.rstrip("0").rstrip(".")
-    return f"{mant}p{exp}f"
+    print_columns(table, DEGREE + 2)
 
 
 if __name__ == "__main__":

@@ -13,22 +13,13 @@ import gradtrack
 from gradtrack._C import _bench
 from helpers import float32_bits as _bits
 from helpers import float32_ulps as _ulps
+from helpers import kernel_paths
 
 # the largest error from float64 each path reached over every positive float
 BOUND = {"rows": 0.5158, "loop": 0.5 + 1e-6}
 
 
-def _paths():
-    return ["rows", "loop"] if _bench.atan_rows() else ["loop"]
-
-
-@pytest.fixture(params=_paths())
-def path(request):
-    saved = _bench.atan_rows()
-    _bench.set_atan_rows(request.param == "rows")
-    assert _bench.atan_rows() == (request.param == "rows")
-    yield request.param
-    _bench.set_atan_rows(saved)
+path = kernel_paths(_bench.atan_rows, _bench.set_atan_rows, "rows", "loop")
 
 
 def _edges():

@@ -15,6 +15,7 @@ import gradtrack
 from gradtrack._C import _bench
 from helpers import float32_bits as _bits
 from helpers import float32_ulps as _ulps
+from helpers import kernel_paths
 
 # the largest error from float64 each path reached over every float, by region
 BOUND = {"rows": {"x >= -1": 0.734, "-2 <= x < -1": 0.922},
@@ -32,17 +33,7 @@ def _gelu(x):
     return gradtrack.nn.functional.gelu(gradtrack.tensor(x)).numpy()
 
 
-def _paths():
-    return ["rows", "packed"] if _bench.gelu_rows() else ["packed"]
-
-
-@pytest.fixture(params=_paths())
-def path(request):
-    saved = _bench.gelu_rows()
-    _bench.set_gelu_rows(request.param == "rows")
-    assert _bench.gelu_rows() == (request.param == "rows")
-    yield request.param
-    _bench.set_gelu_rows(saved)
+path = kernel_paths(_bench.gelu_rows, _bench.set_gelu_rows, "rows", "packed")
 
 
 def _edges():

@@ -12,6 +12,7 @@ import gradtrack
 from gradtrack._C import _bench
 from helpers import float32_bits as _bits
 from helpers import float32_ulps as _ulps
+from helpers import kernel_paths
 
 # the largest error from float64 each path reached over every positive float
 BOUND = {("sixteen_lanes", "log"): 0.525, ("sixteen_lanes", "log2"): 0.528,
@@ -25,17 +26,7 @@ def _ref(name, x):
         return getattr(np, name)(np.asarray(x, dtype=np.float64))
 
 
-def _paths():
-    return ["sixteen_lanes", "clone_loop"] if _bench.log_sixteen_lanes() else ["clone_loop"]
-
-
-@pytest.fixture(params=_paths())
-def path(request):
-    saved = _bench.log_sixteen_lanes()
-    _bench.set_log_sixteen_lanes(request.param == "sixteen_lanes")
-    assert _bench.log_sixteen_lanes() == (request.param == "sixteen_lanes")
-    yield request.param
-    _bench.set_log_sixteen_lanes(saved)
+path = kernel_paths(_bench.log_sixteen_lanes, _bench.set_log_sixteen_lanes, "sixteen_lanes", "clone_loop")
 
 
 def _inputs():

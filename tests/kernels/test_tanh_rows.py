@@ -12,22 +12,13 @@ import gradtrack
 from gradtrack._C import _bench
 from helpers import float32_bits as _bits
 from helpers import float32_ulps as _ulps
+from helpers import kernel_paths
 
 # the largest error from float64 each path reached over every float in [0, 10]
 BOUND = {"rows": 0.567, "packed": 0.82}
 
 
-def _paths():
-    return ["rows", "packed"] if _bench.tanh_rows() else ["packed"]
-
-
-@pytest.fixture(params=_paths())
-def path(request):
-    saved = _bench.tanh_rows()
-    _bench.set_tanh_rows(request.param == "rows")
-    assert _bench.tanh_rows() == (request.param == "rows")
-    yield request.param
-    _bench.set_tanh_rows(saved)
+path = kernel_paths(_bench.tanh_rows, _bench.set_tanh_rows, "rows", "packed")
 
 
 def _edges():

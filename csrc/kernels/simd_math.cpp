@@ -396,8 +396,8 @@ void tanh_by_rows(const float* in, float* out, int64_t n) {
 //   first pass leaves those lanes and notes which vectors hold one (2% of normal inputs,
 //   in a third of the vectors); their x are packed (vcompressps), computed densely, and
 //   put back (vexpandps).
-// About 26 operations per 16 floats, 7 of them vpermt2ps. Over every float: at most 0.70
-// ulp from float64 for x >= -1 (the packed kernel: 2), 0.96 in [-2, -1] where the sum
+// About 26 operations per 16 floats, 7 of them vpermt2ps. Over every float: at most 0.734
+// ulp from float64 for x >= -1 (the packed kernel: 2), 0.922 in [-2, -1] where the sum
 // above cancels up to 4x (packed: 5.4); below -2 the far branch's bits, as before.
 // torch's erf-based gelu is 6 ulp off near -1.4 and 40 at -1.8. Intel only, as the tanh
 // rows: Zen 4 keeps the packed kernel, this one unmeasured there.
@@ -466,7 +466,7 @@ GT_INLINE inline V gelu_from_rows(V x, const V (&lo)[7], const V (&hi)[7]) {
   const V rest = q * t;  // Phi(a) - K
   const V k = pick(1);
   const __mmask16 negative = less_(x, 0.0f);
-  const V k_x = _mm512_mask_sub_ps(k, negative, _mm512_set1_ps(1.0f), k);  // Phi(x)'s hi
+  const V k_x = _mm512_mask_sub_ps(k, negative, _mm512_set1_ps(1.0f), k);  // Phi at +-c
   // the sign of x, also for -0 (0 + 0 is +0)
   return copysign_(fma_(x, k_x, _mm512_mul_ps(a, rest)), x);
 }

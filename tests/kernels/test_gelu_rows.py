@@ -89,7 +89,7 @@ SPECIAL = np.array([np.nan, np.inf, -np.inf, 0.0, -0.0, 1e-45, -1e-45, 1e-40, -1
                     -3e38], dtype=np.float32)
 
 
-def test_special_values_as_the_packed_kernel(path):
+def test_special_values(path):
     a = np.concatenate([SPECIAL] * 3)  # in full vectors and in the tail
     got = _gelu(a)
     assert np.array_equal(np.isnan(got), np.isnan(a) | (a == -np.inf))

@@ -27,8 +27,10 @@
 namespace gradtrack::kernels::simd {
 
 /// True on an Intel CPU with AVX-512 (x86-64-v4) in a build with clones: where the
-/// table kernels of log and tanh take over (NOTE [Logarithm in sixteen lanes] in
-/// simd_log_exp.cpp, NOTE [tanh from rows of polynomials] in simd_math.cpp).
+/// table kernels of log, tanh, gelu and atan take over (NOTE [Logarithm in sixteen lanes]
+/// in simd_log_exp.cpp, NOTE [tanh from rows of polynomials] and NOTE [gelu from rows of
+/// polynomials] in simd_math.cpp, NOTE [atan from rows of polynomials] in
+/// simd_atan_rows.cpp).
 inline bool intel_avx512() {
 #ifdef GT_HAVE_SIMD_CLONES
   static const bool ok = __builtin_cpu_supports("x86-64-v4") && __builtin_cpu_is("intel");

@@ -31,16 +31,19 @@ namespace {
 // NOTE [Tuned per vendor]
 // The choices below were measured on an Intel Xeon (Sapphire Rapids class,
 // AVX-512 with two FMA units) and switch on only there: balanced row tiles
-// (NOTE [Balanced row tiles]), an in-place b's next tile (NOTE [The next
-// tile's b]), and no prefetch of a c the tile only writes (beta 0): 0.97-0.99x
-// the time of bmm 16 x 128^2, (64x784).T @ 64x128 and 128^2, level at
-// 512^2-1024^2 (one thread, in turns). On AMD (Zen 4, where the rest of this
-// file was tuned) the kernel runs as it was measured there. Tried and left
-// out: prefetching a bmm's next product into L2 while one runs (level on one
-// thread, 6% slower on two), the tiles of an in-place b column by column,
-// a whole k per tile when both operands are read in place, unrolling the
-// depth loop 4 or 8 times, and prefetch distances of 4-24 depths (all within
-// +-1-3%). The switch is cpu_is_intel() (conv_implicit.h).
+// (NOTE [Balanced row tiles]), no prefetch of a c the tile only writes (beta
+// 0): 0.97-0.99x the time of bmm 16 x 128^2, (64x784).T @ 64x128 and 128^2,
+// level at 512^2-1024^2 (one thread, in turns); depth blocks of up to 512
+// (depth_cap) and no software prefetch of b (NOTE [Prefetching b]). On AMD
+// (Zen 4, where the rest of this file was tuned) the kernel runs as it was
+// measured there. Tried and left out: prefetching a bmm's next product into
+// L2 while one runs (level on one thread, 6% slower on two), the tiles of an
+// in-place b column by column, a whole k per tile when both operands are read
+// in place, unrolling the depth loop 4 or 8 times, prefetch distances of 4-24
+// depths (all within +-1-3%), 12-row tiles with 512 depths (level at 1024^2),
+// prefetching the next micro-panel of a into L1 or L2 while the tiles of one
+// run (3% slower at 1024^2 and 2048^2) and row blocks of b of 720-1024
+// columns (level). The switch is cpu_is_intel() (conv_implicit.h).
 
 // MR rows of c by 2 vectors of columns per tile. The blocks: a kc x nb block
 // of packed b (~0.7 MB) stays in L2, an MR x kc micro-panel of a (21 KB) in L1.
@@ -60,6 +63,17 @@ struct Cfg<double> {
   static constexpr int W = 8, MR = 14;
   static constexpr int64_t KC = 256, NB = 240, MB = 14 * 219;
 };
+
+// The longest depth block. On Intel (48 KB of L1 data cache, 2 MB of L2) a
+// float32 micro-panel of a of 512 depths (28 KB) still stays in L1, and one
+// block of 512 depths instead of two of 256 or three of 342 measured 5-7%
+// faster at 512^2, 2-4% at 1024^2 and 2048^2 and 2-3% on the MLP's 64 x 784
+// @ 784 x 128 (1 and 2 threads, in turns); float64 was level at 384 and 512.
+// Zen 4's L1 holds 32 KB, so there it stays 384.
+template <typename T>
+int64_t depth_cap() {
+  return std::is_same_v<T, float> && cpu_is_intel() ? 512 : Cfg<T>::KC;
+}
 
 GT_V4 inline __m512 vzero(float) { return _mm512_setzero_ps(); }
 GT_V4 inline __m512d vzero(double) { return _mm512_setzero_pd(); }
@@ -113,14 +127,17 @@ GT_V4 inline void store_row(T* c, unsigned mask, V acc, T beta) {
 constexpr int kRowBase[14] = {0, 0, 0, 3, 4, 4, 4, 3, 4, 9, 9, 9, 4, 9};
 constexpr int kRowScale[14] = {0, 1, 2, 0, 0, 1, 2, 4, 4, 0, 1, 2, 8, 4};
 
-// NOTE [The next tile's b]
-// The microkernel prefetches b 8 depths ahead. Read in place, the rows past
-// its block are not what runs next: the next tile (same rows, the next 32
-// columns) starts with b's first rows 128 bytes on, and with short blocks
-// (k = 128: 64 x 128 @ 128 x 784 makes 125 tiles of 128 depths) each tile
-// began by waiting on L2 for them. On Intel the last 8 depths fetch those
-// instead: 1-1.5% faster on the MLP shapes and 128^2 (thread CPU time, in
-// turns); a packed b needs no help, its next micro-panel follows the last.
+// NOTE [Prefetching b]
+// On AMD the microkernel prefetches b 8 depths ahead. On Intel it does not:
+// the hardware's own prefetchers keep up with both a packed micro-panel and
+// the rows of an in-place b, and the two prefetch instructions per depth cost
+// more than they saved. Without them a 1024^2 product ran at 90% of the FMA
+// loop's peak on one thread instead of 85% (Intel Xeon, in turns): 4-5%
+// faster at 1024^2 and 2048^2 (also with a transposed operand), 2-5% at
+// 512^2, 128^2 and on the MLP's shapes, 3% for float64 at 1024^2. An earlier
+// Intel path fetched the next column tile's first rows of an in-place b in
+// the last 8 depths instead of rows past the block; no prefetch beat that
+// too, by 2-3%.
 
 // c[rows, cols] (beta)= pa[MR x kc micro-panel] @ pb[kc x 2W micro-panel],
 // computing R >= rows rows (the last tile of rows gets its own R: 128 rows in
@@ -163,15 +180,12 @@ GT_V4 void micro(int64_t kc, const T* __restrict pa, int64_t as, const T* __rest
 #pragma GCC unroll 16
       for (int r = 0; r < R; ++r) c0[r] = c1[r] = vzero(T{});
     }
-    // b read in place: the last 8 depths fetch the next column tile's first
-    // rows instead of rows past the block (NOTE [The next tile's b]).
-    const int64_t tail = Direct && intel && s1 == kc ? std::max(s0, kc - 8) : s1;
-    const T* nb = pb - s0 * bs + 2 * W;
 #pragma GCC unroll 2
     for (int64_t p = s0; p < s1; ++p) {
-      const T* pf = p < tail ? pb + 8 * bs : nb + (p - tail) * bs;
-      _mm_prefetch(reinterpret_cast<const char*>(pf), _MM_HINT_T0);
-      _mm_prefetch(reinterpret_cast<const char*>(pf + W), _MM_HINT_T0);
+      if (!intel) {  // NOTE [Prefetching b]
+        _mm_prefetch(reinterpret_cast<const char*>(pb + 8 * bs), _MM_HINT_T0);
+        _mm_prefetch(reinterpret_cast<const char*>(pb + 8 * bs + W), _MM_HINT_T0);
+      }
       V b0, b1;
       if constexpr (Direct)
         b0 = vload_mask(pb, m0), b1 = vload_mask(pb + W, m1);
@@ -438,7 +452,7 @@ GT_V4 void run(const Job<T>& J) {
 }
 
 // The packing buffers of the calling thread, kept between calls (at most
-// ~6 MB float32 / ~8 MB float64 per thread that ran a large product).
+// ~7 MB float32 / ~8 MB float64 per thread that ran a large product).
 struct Buffer {
   void* p = nullptr;
   size_t bytes = 0;
@@ -483,7 +497,8 @@ void serial(int64_t m, int64_t n, int64_t k, const T* a, int64_t ars, int64_t ac
   // 1-6% slower with 16 tiles (512^2).
   J.direct_a = acs == 1 && n <= 8 * NR;
   // Even blocks: 1000 = 2 x 500, not 384 + 384 + 232.
-  constexpr int64_t KC = Cfg<T>::KC, NB = Cfg<T>::NB;
+  const int64_t KC = depth_cap<T>();
+  constexpr int64_t NB = Cfg<T>::NB;
   const int64_t kb = (k + KC - 1) / KC;
   J.kc = (k + kb - 1) / kb;
   const int64_t nbk = (n + NB - 1) / NB;
@@ -692,6 +707,10 @@ bool gemm_avx512_available() {
   return ok;
 }
 
+std::pair<int64_t, int64_t> gemm_avx512_depth_caps() {
+  return {depth_cap<float>(), depth_cap<double>()};
+}
+
 template <typename T>
 void gemm_avx512(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const T* a, int64_t lda,
                  const T* b, int64_t ldb, T beta, T* c, int64_t ldc, int threads,
@@ -752,6 +771,8 @@ void gemm_avx512(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const T* a, 
 #else
 
 bool gemm_avx512_available() { return false; }
+
+std::pair<int64_t, int64_t> gemm_avx512_depth_caps() { return {0, 0}; }
 
 void conv_implicit_avx512(const float*, const float*, float*, const ImplicitConv&) {}
 

@@ -19,6 +19,7 @@
 
 #include <cstdint>
 #include <type_traits>
+#include <utility>
 
 #include "kernels/conv_implicit.h"
 
@@ -31,6 +32,10 @@ bool gemm_avx512_available();
 /// switched off (set_gemm_avx512(false) selects OpenBLAS, for comparisons).
 bool use_gemm_avx512();
 void set_gemm_avx512(bool on);
+
+/// The most depths of k one block of gemm_avx512 sums before adding into c on
+/// this CPU, for float32 and float64 (NOTE [Tuned per vendor]; 0 without it).
+std::pair<int64_t, int64_t> gemm_avx512_depth_caps();
 
 /// True if c[m, n] = a[m, k] @ b[k, n] should run on gemm_avx512: it is in use
 /// and the product is one where it was measured faster than OpenBLAS (NOTE

@@ -141,6 +141,7 @@ void init_bench(py::module_& m) {
   b.def("gemm", &gemm_hook, py::arg("a"), py::arg("b"), py::arg("c"), py::arg("beta"),
         py::arg("threads") = 1, py::arg("own") = true);
   b.def("gemm_avx512_available", [] { return kernels::gemm_avx512_available(); });
+  b.def("gemm_avx512_depth_caps", [] { return kernels::gemm_avx512_depth_caps(); });
   b.def("use_gemm_avx512", [] { return kernels::use_gemm_avx512(); });
   b.def("set_gemm_avx512", [](bool on) { kernels::set_gemm_avx512(on); }, py::arg("on"));
   // The switch of the AMX bfloat16 products (NOTE [AMX bfloat16 products]).

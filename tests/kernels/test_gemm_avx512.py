@@ -3,7 +3,7 @@
 The kernel is checked directly against numpy in float64 (through a private test hook
 that calls it, or OpenBLAS, on given operands) at shapes that hit every edge of its
 tiles (14 rows by 32 float columns, 14 by 16 double columns) and blocks (k in blocks of at most
-384 floats or 256 doubles, columns of at most 480 / 240, rows of 3066), in all four
+384 floats, 512 on Intel, or 256 doubles; columns of at most 480 / 240, rows of 3066), in all four
 transpose combinations with wider leading dimensions, on 1 and 2 threads (a row-major
 a is read in place for up to 8 column tiles and packed past that, a row-major b read
 in place for up to 10 row tiles: the edge shapes take the first, the block shapes the
@@ -26,7 +26,7 @@ pytestmark = pytest.mark.skipif(not _bench.gemm_avx512_available(), reason="this
 
 MR = {"float32": 14, "float64": 14}
 NR = {"float32": 32, "float64": 16}
-KC = {"float32": 384, "float64": 256}
+KC = dict(zip(("float32", "float64"), _bench.gemm_avx512_depth_caps()))
 TOL = {"float32": 2e-6, "float64": 1e-14}
 
 

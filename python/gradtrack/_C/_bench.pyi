@@ -5,7 +5,7 @@ benchmark reference loops (private)
 from __future__ import annotations
 import typing
 from gradtrack._C import Tensor
-__all__: list[str] = ['amx_bf16_available', 'atan_rows', 'avx512_in_halves', 'conv_implicit_avx2_available', 'conv_implicit_avx2_mode', 'fma_lanes', 'fma_peak', 'gelu_rows', 'gemm', 'gemm_avx512_available', 'implicit_avx2_wins', 'log_sixteen_lanes', 'read_floor', 'set_amx_bf16', 'set_atan_rows', 'set_conv_implicit_avx2_mode', 'set_gelu_rows', 'set_gemm_avx512', 'set_log_sixteen_lanes', 'set_stream_prefetch', 'set_stream_store_bytes', 'set_tanh_rows', 'small_gemm', 'small_gemm_vectorised', 'stream_prefetch', 'stream_store_bytes', 'tanh_rows', 'use_amx_bf16', 'use_gemm_avx512']
+__all__: list[str] = ['amx_bf16_available', 'atan_rows', 'avx512_in_halves', 'conv_implicit_avx2_available', 'conv_implicit_avx2_mode', 'fma_lanes', 'fma_peak', 'gelu_rows', 'gemm', 'gemm_avx512_available', 'gemm_avx512_depth_caps', 'implicit_avx2_wins', 'log_sixteen_lanes', 'read_floor', 'set_amx_bf16', 'set_atan_rows', 'set_conv_implicit_avx2_mode', 'set_gelu_rows', 'set_gemm_avx512', 'set_log_sixteen_lanes', 'set_stream_prefetch', 'set_stream_store_bytes', 'set_tanh_rows', 'small_gemm', 'small_gemm_vectorised', 'stream_prefetch', 'stream_store_bytes', 'tanh_rows', 'use_amx_bf16', 'use_gemm_avx512']
 
 def amx_bf16_available() -> bool:
     ...
@@ -35,6 +35,9 @@ def gemm(a: Tensor, b: Tensor, c: Tensor, beta: typing.SupportsFloat | typing.Su
     ...
 
 def gemm_avx512_available() -> bool:
+    ...
+
+def gemm_avx512_depth_caps() -> tuple[int, int]:
     ...
 
 def implicit_avx2_wins(oc: typing.SupportsInt | typing.SupportsIndex, oh: typing.SupportsInt | typing.SupportsIndex, ow: typing.SupportsInt | typing.SupportsIndex, k: typing.SupportsInt | typing.SupportsIndex) -> bool:

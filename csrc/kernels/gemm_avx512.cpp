@@ -34,7 +34,8 @@ namespace {
 // (NOTE [Balanced row tiles]), no prefetch of a c the tile only writes (beta
 // 0): 0.97-0.99x the time of bmm 16 x 128^2, (64x784).T @ 64x128 and 128^2,
 // level at 512^2-1024^2 (one thread, in turns); depth blocks of up to 512
-// (depth_cap) and no software prefetch of b (NOTE [Prefetching b]). On AMD
+// (depth_cap), no software prefetch of b (NOTE [Prefetching b]) and which b
+// is read in place (NOTE [AVX-512 GEMM: b in place]). On AMD
 // (Zen 4, where the rest of this file was tuned) the kernel runs as it was
 // measured there. Tried and left out: prefetching a bmm's next product into
 // L2 while one runs (level on one thread, 6% slower on two), the tiles of an
@@ -129,15 +130,14 @@ constexpr int kRowScale[14] = {0, 1, 2, 0, 0, 1, 2, 4, 4, 0, 1, 2, 8, 4};
 
 // NOTE [Prefetching b]
 // On AMD the microkernel prefetches b 8 depths ahead. On Intel it does not:
-// the hardware's own prefetchers keep up with both a packed micro-panel and
+// the hardware's own prefetchers keep up with a packed micro-panel and with
 // the rows of an in-place b, and the two prefetch instructions per depth cost
 // more than they saved. Without them a 1024^2 product ran at 90% of the FMA
 // loop's peak on one thread instead of 85% (Intel Xeon, in turns): 4-5%
 // faster at 1024^2 and 2048^2 (also with a transposed operand), 2-5% at
-// 512^2, 128^2 and on the MLP's shapes, 3% for float64 at 1024^2. An earlier
-// Intel path fetched the next column tile's first rows of an in-place b in
-// the last 8 depths instead of rows past the block; no prefetch beat that
-// too, by 2-3%.
+// 512^2, 128^2 and on the MLP's shapes, 3% for float64 at 1024^2. The one
+// exception is an in-place b whose rows are a multiple of 4 KB apart (NOTE
+// [AVX-512 GEMM: b in place]): there the prefetch is what keeps it fed.
 
 // c[rows, cols] (beta)= pa[MR x kc micro-panel] @ pb[kc x 2W micro-panel],
 // computing R >= rows rows (the last tile of rows gets its own R: 128 rows in
@@ -148,7 +148,8 @@ constexpr int kRowScale[14] = {0, 1, 2, 0, 0, 1, 2, 4, 4, 0, 1, 2, 8, 4};
 // a packed micro-panel holds a(r, p) at pa[p * MR + r].
 template <typename T, int R, bool Direct, bool DirectA>
 GT_V4 void micro(int64_t kc, const T* __restrict pa, int64_t as, const T* __restrict pb, int64_t bs,
-                 T* c, int64_t ldc, int rows, int cols, T beta, int64_t sub, bool intel) {
+                 T* c, int64_t ldc, int rows, int cols, T beta, int64_t sub, bool fetch_c,
+                 bool fetch_b) {
   using V = typename Cfg<T>::V;
   constexpr int W = Cfg<T>::W, MR = Cfg<T>::MR;
   const unsigned m0 = lane_mask(cols, W), m1 = lane_mask(cols - W, W);
@@ -159,8 +160,8 @@ GT_V4 void micro(int64_t kc, const T* __restrict pa, int64_t as, const T* __rest
   // thread's c (2 MB and up) has left L2 before the next depth block adds
   // to it. The second line measured 2-3% faster there on a Zen 4 (1 and 2
   // threads, in turns with one line), no change at 256^2 and the MLP shape.
-  // (NOTE [Tuned per vendor]: on Intel, only a c that is read.)
-  for (int r = 0; r < (intel && beta == T(0) ? 0 : rows); ++r) {
+  // (NOTE [Tuned per vendor]: on Intel, only a c that is read, fetch_c.)
+  for (int r = 0; r < (fetch_c ? rows : 0); ++r) {
     _mm_prefetch(reinterpret_cast<const char*>(c + r * ldc), _MM_HINT_T0);
     _mm_prefetch(reinterpret_cast<const char*>(c + r * ldc + W), _MM_HINT_T0);
   }
@@ -182,7 +183,7 @@ GT_V4 void micro(int64_t kc, const T* __restrict pa, int64_t as, const T* __rest
     }
 #pragma GCC unroll 2
     for (int64_t p = s0; p < s1; ++p) {
-      if (!intel) {  // NOTE [Prefetching b]
+      if (fetch_b) {  // NOTE [Prefetching b]
         _mm_prefetch(reinterpret_cast<const char*>(pb + 8 * bs), _MM_HINT_T0);
         _mm_prefetch(reinterpret_cast<const char*>(pb + 8 * bs + W), _MM_HINT_T0);
       }
@@ -235,7 +236,7 @@ GT_V4 void micro(int64_t kc, const T* __restrict pa, int64_t as, const T* __rest
 
 template <typename T>
 using MicroFn = void (*)(int64_t, const T*, int64_t, const T*, int64_t, T*, int64_t, int, int, T,
-                         int64_t, bool);
+                         int64_t, bool, bool);
 
 // The kernel for a tile of `rows` rows: full tiles MR, short ones rounded up
 // to an even count (fewer kernels, at most one wasted row).
@@ -384,6 +385,7 @@ struct Job {
   int64_t kc, nb;
   bool direct_b;  // b read in place (row-major b, few rows of a to reuse it)
   bool direct_a;  // a read in place (row-major a, few columns of c to reuse it)
+  bool fetch_b;   // the microkernel prefetches b (NOTE [Prefetching b])
   int64_t sub;    // depths summed in registers before adding up; 0: the block
 };
 
@@ -436,7 +438,8 @@ GT_V4 void run_block(const Job<T>& J, int64_t i0, int64_t mb, int64_t p0, int64_
       const int64_t j = j0 + jp * NR;
       const T* pb = J.direct_b ? J.b + p0 * J.brs + j : J.pb + jp * NR * kc;
       kernel(kc, pa, J.ars, pb, J.direct_b ? J.brs : NR, J.c + i * J.ldc + j, J.ldc, rows,
-             int(std::min<int64_t>(NR, J.n - j)), beta, J.sub > 0 ? J.sub : kc, cpu_is_intel());
+             int(std::min<int64_t>(NR, J.n - j)), beta, J.sub > 0 ? J.sub : kc,
+             !(cpu_is_intel() && beta == T(0)), J.fetch_b);
     };
     for (int64_t ip = 0; ip < mp; ++ip)
       for (int64_t jp = 0; jp < np; ++jp) tile(ip, jp);
@@ -489,15 +492,26 @@ void serial(int64_t m, int64_t n, int64_t k, const T* a, int64_t ars, int64_t ac
   // with at most 10 row tiles, a row-major b is read where it lies. 7 tiles
   // (64 x 784 @ 784 x 128) saved 8% of the time; 10 (each 128^3 product of a
   // bmm) 3-5%, in turns with packing; 19 and 37 tiles (a thread's half of
-  // 256^2 and 512^2) lost 1-5%.
-  J.direct_b = bcs == 1 && m <= 10 * MR;
+  // 256^2 and 512^2) lost 1-5%. On Intel, without the prefetch of b (NOTE
+  // [Prefetching b]), packing is already level at 8-10 tiles (112-140 rows:
+  // 128^3 0.96-0.98x, 140 x 512^2 0.98x, 140 x 1000^2 0.84x), so b is read in
+  // place up to 7 tiles. Rows of b a multiple of 4 KB apart (ldb 1024 floats)
+  // share a few cache sets: read in place, a 1024^2 b made 28-140 rows take
+  // 1.5-1.7x as long as the old kernel did. There b is packed unless a has at
+  // most 2 row tiles, and then prefetched and read in depth blocks of 256
+  // (14 and 28 rows: 0.87-1.13x the old kernel, which read it in place with a
+  // prefetch; 84-140 rows packed: 0.82-0.92x).
+  const bool intel = cpu_is_intel();
+  const bool aliased = brs * int64_t(sizeof(T)) % 4096 == 0;
+  J.direct_b = bcs == 1 && m <= (!intel ? 10 : aliased ? 2 : 7) * MR;
+  J.fetch_b = !intel || (J.direct_b && aliased);
   // A row-major a is transposed when packed; with at most 8 column tiles to
   // reuse each micro-panel, reading its 14 rows in place measured 3-8% faster
   // (64 x 784 @ 784 x 128, 128^2; in turns with packing, 1 and 2 threads) and
   // 1-6% slower with 16 tiles (512^2).
   J.direct_a = acs == 1 && n <= 8 * NR;
   // Even blocks: 1000 = 2 x 500, not 384 + 384 + 232.
-  const int64_t KC = depth_cap<T>();
+  const int64_t KC = intel && J.direct_b && aliased ? 256 : depth_cap<T>();
   constexpr int64_t NB = Cfg<T>::NB;
   const int64_t kb = (k + KC - 1) / KC;
   J.kc = (k + kb - 1) / kb;

@@ -100,6 +100,19 @@ def test_row_counts_split_into_balanced_tiles_match_numpy(dtype):
             _check(rng, m, n, k, dtype, False, False, (0.0, 1.0)[i % 2], threads=1, pad=i % 2)
 
 
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("threads", [1, 2])
+def test_b_rows_four_kilobytes_apart_match_numpy(dtype, threads):
+    # A row-major b whose rows are 4 KB apart is read in place (with a prefetch,
+    # in depth blocks of 256) for up to 2 row tiles and packed past that on Intel;
+    # other CPUs read it in place for up to 10 (NOTE [AVX-512 GEMM: b in place]).
+    # k crosses several depth blocks; pad widens the rows to 4 KB when n is short.
+    rng = np.random.default_rng(4)
+    row = 4096 // np.dtype(dtype).itemsize
+    for i, (m, n) in enumerate(((14, row), (28, row - 40), (29, row), (100, row - 7), (150, row))):
+        _check(rng, m, n, 600, dtype, False, False, (0.0, 1.0)[i % 2], threads, pad=row - n)
+
+
 def test_zero_depth_scales_c():
     for beta, want in ((0.0, 0.0), (1.0, 2.0), (0.5, 1.0)):
         c = gt.full((3, 40), 2.0)

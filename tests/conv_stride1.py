@@ -1,6 +1,6 @@
 """Stride-1 float32 convolutions for the kernels that skip the im2col matrix.
 
-Our AVX-512 GEMM's kernel (NOTE [Implicit im2col] in csrc/kernels/gemm_avx512.cpp:
+Our AVX-512 GEMM's kernel (NOTE [Implicit im2col] in csrc/kernels/conv_implicit_avx512.cpp:
 tiles of 14 rows of w by 32 output columns) and the AVX2 one (NOTE [Implicit im2col
 on AVX2] in csrc/kernels/conv_implicit_avx2.cpp: 6 rows by 16 columns, on a
 zero-bordered copy of the image) take a (sample, group) product of at least 2^21

@@ -1,6 +1,7 @@
 // Stride-1 float32 convolutions without an im2col matrix: the geometry both
-// kernels take, and the AVX2 kernel (NOTE [Implicit im2col on AVX2] in
-// conv_implicit_avx2.cpp). The AVX-512 kernel is declared in gemm_avx512.h.
+// kernels take, the AVX-512 kernel (NOTE [Implicit im2col] in
+// conv_implicit_avx512.cpp) and the AVX2 kernel (NOTE [Implicit im2col on
+// AVX2] in conv_implicit_avx2.cpp).
 #pragma once
 
 #include <cstdint>
@@ -21,6 +22,11 @@ struct ImplicitConv {
 constexpr int64_t kImplicitRowsAvx512 = 14, kImplicitRowsAvx2 = 6;
 /// Output columns per tile of the AVX-512 kernel (NOTE [Implicit im2col]).
 constexpr int64_t kImplicitColsAvx512 = 32;
+
+/// One sample and group on 512-bit vectors (NOTE [Implicit im2col] in
+/// conv_implicit_avx512.cpp), on the calling thread; only call if
+/// use_gemm_avx512().
+void conv_implicit_avx512(const float* w, const float* img, float* out, const ImplicitConv& g);
 
 /// True if this CPU runs conv_implicit_avx2 (AVX2 and FMA).
 bool conv_implicit_avx2_available();

@@ -1,5 +1,5 @@
 // NOTE [Implicit im2col on AVX2]
-// The AVX2 form of NOTE [Implicit im2col] (gemm_avx512.cpp), for CPUs without
+// The AVX2 form of NOTE [Implicit im2col] (conv_implicit_avx512.cpp), for CPUs without
 // AVX-512 (measured on an AMD EPYC, Zen 3). A tile is 16 output columns of one
 // output row, two 8-float vectors, and the microkernel keeps 6 rows of w by
 // those 16 columns in 12 of the 16 ymm registers. Its b operand, per depth
@@ -116,7 +116,7 @@ namespace {
 #define GT_V3 __attribute__((target("avx2,fma")))
 
 // Depths summed in registers before a run is added into c (NOTE [Depth
-// blocks] in gemm_avx512.cpp).
+// blocks] in conv_implicit_avx512.cpp).
 constexpr int64_t kDepthBlock = 64;
 
 // c[r][0, cols) = sum over p of a[r * as + p] * b[off[p]: off[p] + cols) for r < R.
@@ -317,7 +317,7 @@ constexpr int kRows512 = 14, kCols512 = 32;
 // whose products are summed in blocks of a tile's columns (160 pixels) and
 // added up in c. With runs (Runs) the pixels are summed from zero in runs of
 // whole output rows, at least kPixelRun pixels each (two 32-pixel rows), the
-// runs added up in a small buffer, as NOTE [Depth blocks] (gemm_avx512.cpp)
+// runs added up in a small buffer, as NOTE [Depth blocks] (conv_implicit_avx512.cpp)
 // sums the forward's depths. The benchmark layer's weight gradient then has
 // its error against a float64 reference at most im2col + GEMM's.
 constexpr int64_t kPixelRun = 64;

@@ -60,15 +60,11 @@ inline bool gemm_avx512_wins(int64_t m, int64_t n, int64_t k) {
 /// leading dimensions; beta == 0 never reads c. Runs on up to `threads` OpenMP
 /// threads (1 inside a parallel region). Only call if gemm_avx512_available().
 /// depth_block > 0 sums runs of that many depths in registers and adds each
-/// into c (NOTE [Depth blocks] in gemm_avx512.cpp); 0 sums a whole packed block.
+/// into c (NOTE [Depth blocks] in
+/// conv_implicit_avx512.cpp); 0 sums a whole packed block.
 template <typename T>
 void gemm_avx512(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const T* a, int64_t lda,
                  const T* b, int64_t ldb, T beta, T* c, int64_t ldc, int threads,
                  int64_t depth_block = 0);
-
-/// One sample and group of a stride-1 float32 convolution without an im2col
-/// matrix (ImplicitConv in conv_implicit.h, NOTE [Implicit im2col]). On the
-/// calling thread; only call if use_gemm_avx512().
-void conv_implicit_avx512(const float* w, const float* img, float* out, const ImplicitConv& g);
 
 }  // namespace gradtrack::kernels

@@ -1,5 +1,5 @@
 """Float32 rounding error against a float64 reference on the same inputs: never
-more than torch's (NOTE [Depth blocks] in csrc/kernels/gemm_avx512.cpp, the
+more than torch's (NOTE [Depth blocks] in csrc/kernels/conv_implicit_avx512.cpp, the
 double accumulators of cumsum and var/std, NOTE [Lane sums]).
 
 Each case runs the op in float32 and in float64 on the same values; the error

@@ -233,7 +233,7 @@ def test_conv2d_matches_torch(torch, backend, threads):
 
 
 # Stride-1 float32 convolutions large enough for the AVX-512 kernel to run
-# without an im2col matrix (NOTE [Implicit im2col] in csrc/kernels/gemm_avx512.cpp),
+# without an im2col matrix (NOTE [Implicit im2col] in csrc/kernels/conv_implicit_avx512.cpp),
 # the forward and, where the padding is not negative, the input gradient as a
 # convolution of its own (NOTE [Input gradient as a convolution] in
 # csrc/kernels/nn/conv.cpp); with the kernel switched off they take im2col +

@@ -21,7 +21,7 @@ namespace {
 
 // The forward's products sum their depths (input channels by kernel taps)
 // in runs of this many, where our AVX-512 GEMM runs (NOTE [Depth blocks] in
-// gemm_avx512.cpp): a 3x3 convolution with stride 2 had 1.4-1.5x torch's
+// conv_implicit_avx512.cpp): a 3x3 convolution with stride 2 had 1.4-1.5x torch's
 // rounding error against a float64 reference with whole 384-depth blocks.
 // So do the input gradient's (and a transposed convolution's), whose depths
 // are the output channels: with 256-512 of them, whole blocks had 1.27-1.32x
@@ -342,7 +342,7 @@ void add_bias_rows(T* col, const T* bias, int64_t first_sample, int64_t m, int64
 }
 
 // The kernel for one stride-1 float32 product without an im2col matrix: our
-// AVX-512 one (NOTE [Implicit im2col] in gemm_avx512.cpp) where it runs and
+// AVX-512 one (NOTE [Implicit im2col] in conv_implicit_avx512.cpp) where it runs and
 // takes the product, else the AVX2 one (NOTE [Implicit im2col on AVX2]) where
 // its mode lets it (avx2_mode_takes); null where neither applies.
 bool avx2_mode_takes(const ImplicitConv& ic) {

@@ -44,11 +44,6 @@ enum class ImplicitAvx2 : int {
 /// in kernels/nn/conv.cpp), else kNever; tests and timings switch it.
 /// Never above kNever without AVX2.
 ImplicitAvx2 conv_implicit_avx2_mode();
-/// True on an AMD Zen 4, whose AVX-512 unit runs each 512-bit operation as
-/// two 256-bit halves: AVX2 code does as many FLOPs per cycle there.
-bool avx512_in_halves();
-/// True on an Intel CPU (NOTE [Tuned per vendor] in gemm_avx512.cpp).
-bool cpu_is_intel();
 void set_conv_implicit_avx2_mode(ImplicitAvx2 mode);
 
 /// True if the forward of one (sample, group) product, out [oc, oh x ow] =

@@ -28,12 +28,12 @@
 #include <utility>
 #include <vector>
 
+#include "kernels/cpu_vendor.h"
 #include "kernels/gemm_avx512.h"
 #include "kernels/parallel.h"
 
 #if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__)
 #define GT_CONV_AVX2 1
-#include <cpuid.h>
 #include <immintrin.h>
 #else
 #define GT_CONV_AVX2 0
@@ -55,29 +55,6 @@ bool conv_implicit_avx2_available() {
 #if GT_CONV_AVX2
   static const bool ok = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
   return ok;
-#else
-  return false;
-#endif
-}
-
-bool avx512_in_halves() {
-#if GT_CONV_AVX2
-  static const bool halves = [] {
-    unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
-    if (!__builtin_cpu_is("amd") || !__get_cpuid(1, &eax, &ebx, &ecx, &edx)) return false;
-    const unsigned base = (eax >> 8) & 0xF, family = base + (base == 0xF ? (eax >> 20) & 0xFF : 0);
-    return family == 0x19 && __builtin_cpu_supports("avx512f");
-  }();
-  return halves;
-#else
-  return false;
-#endif
-}
-
-bool cpu_is_intel() {
-#if GT_CONV_AVX2
-  static const bool intel = __builtin_cpu_is("intel");
-  return intel;
 #else
   return false;
 #endif

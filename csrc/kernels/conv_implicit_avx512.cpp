@@ -6,6 +6,7 @@
 
 #include "kernels/avx512_vectors.h"
 #include "kernels/conv_implicit.h"
+#include "kernels/cpu_vendor.h"
 
 namespace gradtrack::kernels {
 

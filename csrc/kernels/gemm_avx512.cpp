@@ -11,6 +11,7 @@
 #include <sys/mman.h>
 
 #include "kernels/avx512_vectors.h"
+#include "kernels/cpu_vendor.h"
 #include "kernels/parallel.h"
 
 namespace gradtrack::kernels {
@@ -36,7 +37,7 @@ using namespace avx512;  // NOTE [One spelling per vector operation]
 // depths (all within +-1-3%), 12-row tiles with 512 depths (level at 1024^2),
 // prefetching the next micro-panel of a into L1 or L2 while the tiles of one
 // run (3% slower at 1024^2 and 2048^2) and row blocks of b of 720-1024
-// columns (level). The switch is cpu_is_intel() (conv_implicit.h).
+// columns (level). The switch is cpu_is_intel() (cpu_vendor.h).
 
 // MR rows of c by 2 vectors of columns per tile. The blocks: a kc x nb block
 // of packed b (~0.7 MB) stays in L2, an MR x kc micro-panel of a (21 KB) in L1.

@@ -21,8 +21,6 @@
 #include <type_traits>
 #include <utility>
 
-#include "kernels/conv_implicit.h"
-
 namespace gradtrack::kernels {
 
 /// True if this CPU runs gemm_avx512 (AVX-512 F/BW/DQ/VL).

@@ -1,5 +1,7 @@
 #include "kernels/prefetch.h"
 
+#include "kernels/cpu_vendor.h"
+
 namespace gradtrack::kernels {
 
 namespace {
@@ -7,7 +9,7 @@ namespace {
 StreamPrefetch& chosen() {
   static StreamPrefetch distances = [] {
 #if defined(__x86_64__) && defined(__GNUC__)
-    if (__builtin_cpu_is("amd"))
+    if (cpu_is_amd())
       return __builtin_cpu_supports("avx512f") ? StreamPrefetch{0, 0} : StreamPrefetch{0, 1024};
 #endif
     return StreamPrefetch{4096, 4096};

@@ -8,6 +8,8 @@
 // resolvers. Elsewhere the baseline build is the only one.
 #pragma once
 
+#include "kernels/cpu_vendor.h"
+
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && defined(__linux__) && \
     !defined(GRADTRACK_NO_SIMD_CLONES)
 #define GT_HAVE_SIMD_CLONES 1
@@ -33,7 +35,7 @@ namespace gradtrack::kernels::simd {
 /// simd_atan_rows.cpp).
 inline bool intel_avx512() {
 #ifdef GT_HAVE_SIMD_CLONES
-  static const bool ok = __builtin_cpu_supports("x86-64-v4") && __builtin_cpu_is("intel");
+  static const bool ok = __builtin_cpu_supports("x86-64-v4") && cpu_is_intel();
   return ok;
 #else
   return false;

@@ -4,6 +4,8 @@
 
 #include "kernels/bench_floor.h"
 #include "kernels/blas.h"
+#include "kernels/conv_implicit.h"
+#include "kernels/cpu_vendor.h"
 #include "kernels/gemm_amx.h"
 #include "kernels/loops.h"
 #include "kernels/parallel.h"

@@ -13,6 +13,8 @@
 
 #include "core/error.h"
 #include "kernels/blas.h"
+#include "kernels/conv_implicit.h"
+#include "kernels/cpu_vendor.h"
 #include "kernels/parallel.h"
 
 namespace gradtrack::kernels {

@@ -2,6 +2,7 @@
 #include "kernels/simd.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -261,12 +262,76 @@ template <bool kTimesInput>
           GT_INLINE { out[i] = (kTimesInput ? in[i] : 1.0f) / (1.0f + e); });
 }
 
-}  // namespace
-
-GT_CLONES_V4_V3 void sigmoid(const float* in, float* out, int64_t n) {
+GT_CLONES_V4_V3 void sigmoid_blocks(const float* in, float* out, int64_t n) {
   logistic<false>(in, out, n);
 }
-GT_CLONES_V4_V3 void silu(const float* in, float* out, int64_t n) { logistic<true>(in, out, n); }
+GT_CLONES_V4_V3 void silu_blocks(const float* in, float* out, int64_t n) {
+  logistic<true>(in, out, n);
+}
+
+#ifdef GT_HAVE_SIMD_CLONES
+// NOTE [Sigmoid in one pass]
+// logistic's three passes over a block (negate into the buffer, the vector exp
+// in place, then the quotient) read and write an L1 buffer twice per element
+// more than the arithmetic needs. On Intel's AVX-512 the same operations run
+// in one pass over sixteen floats at a time: -x by its sign bit (as the C
+// negation, NaN's sign included), exp16, 1 + e and the division, so every bit
+// of the result is the blocks' own. sigmoid of 64K floats on one thread took
+// 13.4 us against 20.7, of 1M on two threads 136 us against 197 (in turns,
+// Intel Xeon); against torch, two threads, 0.61x its time at 64K and 0.80x at
+// 1M (the blocks: 0.90x and 1.05x). A reciprocal estimate with one or two
+// Newton steps in place of the division was slower (15.1 and 16.5 us at 64K).
+template <bool kTimesInput>
+__attribute__((target("arch=x86-64-v4"), always_inline)) inline __m512 logistic16(__m512 x) {
+  const __m512 one = _mm512_set1_ps(1.0f);
+  const __m512 e = exp16(_mm512_xor_ps(x, _mm512_set1_ps(-0.0f)));
+  return _mm512_div_ps(kTimesInput ? x : one, _mm512_add_ps(one, e));
+}
+
+template <bool kTimesInput>
+__attribute__((target("arch=x86-64-v4"))) void logistic_in_one_pass(const float* in, float* out,
+                                                                    int64_t n) {
+  int64_t i = 0;
+  for (; i + 32 <= n; i += 32) {  // two vectors a step: the next pair's loads start earlier
+    const __m512 a = logistic16<kTimesInput>(_mm512_loadu_ps(in + i));
+    const __m512 b = logistic16<kTimesInput>(_mm512_loadu_ps(in + i + 16));
+    _mm512_storeu_ps(out + i, a);
+    _mm512_storeu_ps(out + i + 16, b);
+  }
+  for (; i < n; i += 16) {  // masked loads read nothing past the end
+    const __mmask16 live =
+        n - i >= 16 ? __mmask16(0xFFFF) : static_cast<__mmask16>((1u << (n - i)) - 1);
+    _mm512_mask_storeu_ps(out + i, live,
+                          logistic16<kTimesInput>(_mm512_maskz_loadu_ps(live, in + i)));
+  }
+}
+#endif
+
+}  // namespace
+
+namespace {
+std::atomic<bool> g_logistic_one_pass{true};
+}  // namespace
+
+bool logistic_one_pass() {
+  return intel_avx512() && g_logistic_one_pass.load(std::memory_order_relaxed);
+}
+
+void set_logistic_one_pass(bool on) { g_logistic_one_pass.store(on, std::memory_order_relaxed); }
+
+void sigmoid(const float* in, float* out, int64_t n) {
+#ifdef GT_HAVE_SIMD_CLONES
+  if (logistic_one_pass()) return logistic_in_one_pass<false>(in, out, n);
+#endif
+  sigmoid_blocks(in, out, n);
+}
+
+void silu(const float* in, float* out, int64_t n) {
+#ifdef GT_HAVE_SIMD_CLONES
+  if (logistic_one_pass()) return logistic_in_one_pass<true>(in, out, n);
+#endif
+  silu_blocks(in, out, n);
+}
 
 GT_CLONES_V4_V3 void silu_backward(const float* g, int64_t g_step, const float* x, float* out,
                                    int64_t n) {

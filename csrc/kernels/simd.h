@@ -35,6 +35,10 @@ void exp(const float* in, float* out, int64_t n);
 /// them). `out` may be `in`.
 void sigmoid(const float* in, float* out, int64_t n);
 void silu(const float* in, float* out, int64_t n);
+/// True where sigmoid and silu run in one pass (Intel with AVX-512: NOTE [Sigmoid in one
+/// pass] in simd.cpp; the same bits as the block loop); the switch is for tests.
+bool logistic_one_pass();
+void set_logistic_one_pass(bool on);
 /// out[i] = g[i * g_step] * silu'(x[i]), silu' = s (1 + x (1 - s)) with s = sigmoid(x)
 /// as above (torch's formula); g_step 1, or 0 for one gradient value. `out` may be `g`
 /// or `x`.

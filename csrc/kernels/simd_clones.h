@@ -32,7 +32,8 @@ namespace gradtrack::kernels::simd {
 /// table kernels of log, tanh, gelu and atan take over (NOTE [Logarithm in sixteen lanes]
 /// in simd_log_exp.cpp, NOTE [tanh from rows of polynomials] and NOTE [gelu from rows of
 /// polynomials] in simd_math.cpp, NOTE [atan from rows of polynomials] in
-/// simd_atan_rows.cpp).
+/// simd_atan_rows.cpp), and sigmoid and silu run in one pass (NOTE [Sigmoid in one pass]
+/// in simd.cpp).
 inline bool intel_avx512() {
 #ifdef GT_HAVE_SIMD_CLONES
   static const bool ok = __builtin_cpu_supports("x86-64-v4") && cpu_is_intel();

@@ -10,6 +10,7 @@
 #include "kernels/loops.h"
 #include "kernels/parallel.h"
 #include "kernels/prefetch.h"
+#include "kernels/simd.h"
 #include "kernels/simd_log_exp.h"
 #include "kernels/simd_math.h"
 #include "kernels/simd_trig.h"
@@ -161,6 +162,10 @@ void init_bench(py::module_& m) {
   b.def("set_tanh_rows", [](bool on) { kernels::simd::set_tanh_rows(on); }, py::arg("on"));
   b.def("gelu_rows", [] { return kernels::simd::gelu_rows(); });
   b.def("set_gelu_rows", [](bool on) { kernels::simd::set_gelu_rows(on); }, py::arg("on"));
+  b.def("logistic_one_pass", [] { return kernels::simd::logistic_one_pass(); });
+  b.def(
+      "set_logistic_one_pass", [](bool on) { kernels::simd::set_logistic_one_pass(on); },
+      py::arg("on"));
   b.def("atan_rows", [] { return kernels::simd::atan_rows(); });
   b.def("set_atan_rows", [](bool on) { kernels::simd::set_atan_rows(on); }, py::arg("on"));
   // The same for the AVX2 convolution kernels (NOTE [Implicit im2col on

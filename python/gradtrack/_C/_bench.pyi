@@ -5,7 +5,7 @@ benchmark reference loops (private)
 from __future__ import annotations
 import typing
 from gradtrack._C import Tensor
-__all__: list[str] = ['amx_bf16_available', 'atan_rows', 'avx512_in_halves', 'conv_implicit_avx2_available', 'conv_implicit_avx2_mode', 'fma_lanes', 'fma_peak', 'gelu_rows', 'gemm', 'gemm_avx512_available', 'gemm_avx512_depth_caps', 'implicit_avx2_wins', 'log_sixteen_lanes', 'read_floor', 'set_amx_bf16', 'set_atan_rows', 'set_conv_implicit_avx2_mode', 'set_gelu_rows', 'set_gemm_avx512', 'set_log_sixteen_lanes', 'set_stream_prefetch', 'set_stream_store_bytes', 'set_tanh_rows', 'small_gemm', 'small_gemm_vectorised', 'stream_prefetch', 'stream_store_bytes', 'tanh_rows', 'use_amx_bf16', 'use_gemm_avx512']
+__all__: list[str] = ['amx_bf16_available', 'atan_rows', 'avx512_in_halves', 'conv_implicit_avx2_available', 'conv_implicit_avx2_mode', 'fma_lanes', 'fma_peak', 'gelu_rows', 'gemm', 'gemm_avx512_available', 'gemm_avx512_depth_caps', 'implicit_avx2_wins', 'log_sixteen_lanes', 'logistic_one_pass', 'read_floor', 'set_amx_bf16', 'set_atan_rows', 'set_conv_implicit_avx2_mode', 'set_gelu_rows', 'set_gemm_avx512', 'set_log_sixteen_lanes', 'set_logistic_one_pass', 'set_stream_prefetch', 'set_stream_store_bytes', 'set_tanh_rows', 'small_gemm', 'small_gemm_vectorised', 'stream_prefetch', 'stream_store_bytes', 'tanh_rows', 'use_amx_bf16', 'use_gemm_avx512']
 
 def amx_bf16_available() -> bool:
     ...
@@ -46,6 +46,9 @@ def implicit_avx2_wins(oc: typing.SupportsInt | typing.SupportsIndex, oh: typing
 def log_sixteen_lanes() -> bool:
     ...
 
+def logistic_one_pass() -> bool:
+    ...
+
 def read_floor(arg0: Tensor) -> float:
     ...
 
@@ -65,6 +68,9 @@ def set_gemm_avx512(on: bool) -> None:
     ...
 
 def set_log_sixteen_lanes(on: bool) -> None:
+    ...
+
+def set_logistic_one_pass(on: bool) -> None:
     ...
 
 def set_stream_prefetch(sum: typing.SupportsInt | typing.SupportsIndex, extreme: typing.SupportsInt | typing.SupportsIndex) -> None:

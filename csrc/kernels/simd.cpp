@@ -18,6 +18,7 @@
 #include <immintrin.h>
 
 #include "kernels/simd_exp16.h"
+#include "kernels/simd_sixteen_loop.h"
 #endif
 
 // NOTE [Lambdas in clones]
@@ -221,27 +222,6 @@ template <typename V>
 }
 
 #ifdef GT_HAVE_SIMD_CLONES
-// out[i] = f(in[i]), sixteen floats at a time: two vectors a step (the next
-// pair's loads start earlier; one a step was 15% slower for exp), then the
-// tail through masked loads, which read nothing past the end. f is a function
-// object whose call is built for x86-64-v4 (NOTE [Lambdas in clones]).
-template <typename F>
-__attribute__((target("arch=x86-64-v4"), always_inline)) inline void by_sixteen(const float* in,
-                                                                                float* out,
-                                                                                int64_t n, F f) {
-  int64_t i = 0;
-  for (; i + 32 <= n; i += 32) {
-    const __m512 a = f(_mm512_loadu_ps(in + i)), b = f(_mm512_loadu_ps(in + i + 16));
-    _mm512_storeu_ps(out + i, a);
-    _mm512_storeu_ps(out + i + 16, b);
-  }
-  for (; i < n; i += 16) {
-    const __mmask16 live =
-        n - i >= 16 ? __mmask16(0xFFFF) : static_cast<__mmask16>((1u << (n - i)) - 1);
-    _mm512_mask_storeu_ps(out + i, live, f(_mm512_maskz_loadu_ps(live, in + i)));
-  }
-}
-
 struct Exp16 {
   __attribute__((target("arch=x86-64-v4"), always_inline)) __m512 operator()(__m512 x) const {
     return exp16(x);

@@ -57,6 +57,7 @@
 #include "kernels/simd.h"
 #include "kernels/simd_clones.h"
 #include "kernels/simd_math.h"
+#include "kernels/simd_sixteen_loop.h"
 
 #ifdef GT_HAVE_SIMD_CLONES
 #include <immintrin.h>
@@ -384,18 +385,7 @@ GT_INLINE inline __m512 log16(__m512 x, const LogTables& t, const LogBase& b) {
 template <bool kScaled>
 void log_base(const float* in, float* out, int64_t n, const LogBase& b) {
   const LogTables t = log_tables(b);
-  const auto f = [&](__m512 x) GT_INLINE { return log16<kScaled>(x, t, b); };
-  int64_t i = 0;
-  for (; i + 32 <= n; i += 32) {
-    const __m512 y0 = f(_mm512_loadu_ps(in + i)), y1 = f(_mm512_loadu_ps(in + i + 16));
-    _mm512_storeu_ps(out + i, y0);
-    _mm512_storeu_ps(out + i + 16, y1);
-  }
-  for (; i + 16 <= n; i += 16) _mm512_storeu_ps(out + i, f(_mm512_loadu_ps(in + i)));
-  if (i < n) {
-    const __mmask16 live = __mmask16((1u << (n - i)) - 1);
-    _mm512_mask_storeu_ps(out + i, live, f(_mm512_maskz_loadu_ps(live, in + i)));
-  }
+  by_sixteen(in, out, n, [&](__m512 x) GT_INLINE { return log16<kScaled>(x, t, b); });
 }
 
 }  // namespace sixteen_lanes

@@ -358,6 +358,8 @@ template <typename T>
 GT_V4 void run_block(const Job<T>& J, int64_t i0, int64_t mb, int64_t p0, int64_t kc) {
   constexpr int W = Cfg<T>::W, MR = Cfg<T>::MR, NR = 2 * W;
   const T beta = p0 == 0 ? J.beta : T(1);
+  // NOTE [Tuned per vendor]: on Intel the tiles prefetch only a c they read
+  const bool fetch_c = !(cpu_is_intel() && beta == T(0));
   const int64_t mp = (mb + MR - 1) / MR;
   // NOTE [Balanced row tiles]
   // mb rows in mp = ceil(mb / MR) tiles of as even a row count as even
@@ -400,8 +402,7 @@ GT_V4 void run_block(const Job<T>& J, int64_t i0, int64_t mb, int64_t p0, int64_
       const int64_t j = j0 + jp * NR;
       const T* pb = J.direct_b ? J.b + p0 * J.brs + j : J.pb + jp * NR * kc;
       kernel(kc, pa, J.ars, pb, J.direct_b ? J.brs : NR, J.c + i * J.ldc + j, J.ldc, rows,
-             int(std::min<int64_t>(NR, J.n - j)), beta, J.sub > 0 ? J.sub : kc,
-             !(cpu_is_intel() && beta == T(0)), J.fetch_b);
+             int(std::min<int64_t>(NR, J.n - j)), beta, J.sub > 0 ? J.sub : kc, fetch_c, J.fetch_b);
     };
     for (int64_t ip = 0; ip < mp; ++ip)
       for (int64_t jp = 0; jp < np; ++jp) tile(ip, jp);

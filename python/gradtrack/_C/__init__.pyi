@@ -4652,7 +4652,10 @@ def _from_dlpack_array(arg0: typing.Any) -> Tensor:
 def _from_shared(fd: typing.SupportsInt | typing.SupportsIndex, name: str, nbytes: typing.SupportsInt | typing.SupportsIndex, dtype: typing.Any, size: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex], stride: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex], offset: typing.SupportsInt | typing.SupportsIndex) -> Tensor:
     ...
 
-def _function_wrap(ctx: typing.Any, name: str, inputs: collections.abc.Sequence[Tensor], outputs: collections.abc.Sequence[Tensor], dirty: collections.abc.Sequence[Tensor], non_differentiable: collections.abc.Sequence[Tensor], to_save: typing.Any, materialize: builtins.bool) -> tuple[typing.Any, ...]:
+def _function_apply(cls: typing.Any, args: tuple[typing.Any, ...], separate_setup: builtins.bool) -> typing.Any:
+    ...
+
+def _function_forward(cls: typing.Any, args: tuple[typing.Any, ...], separate_setup: builtins.bool) -> tuple[typing.Any, typing.Any, list[typing.Any]]:
     ...
 
 def _fused_pairs() -> builtins.int:

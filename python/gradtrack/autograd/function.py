@@ -172,12 +172,14 @@ class BackwardCFunction(FunctionCtx, _NodeMixin):
 
     _forward_cls = None
     materialize_grads = True  # until set_materialize_grads
+    _node_ref = None  # until a node is recorded for the call
+    _in_jvp = False  # while jvp runs
 
     @property
     def saved_tensors(self):
-        if self.__dict__.get("_in_jvp"):
+        if self._in_jvp:
             return tuple(self.__dict__.get("saved_for_forward") or ())
-        ref = getattr(self, "_node_ref", None)
+        ref = self._node_ref
         if ref is None:
             return tuple(getattr(self, "to_save", None) or ())
         return ref.saved_tensors()
@@ -192,48 +194,6 @@ class BackwardCFunction(FunctionCtx, _NodeMixin):
             raise RuntimeError("Implementing both 'backward' and 'vjp' for a custom Function is "
                                "not allowed. You should only implement one of them.")
         return vjp_fn(self, *args)
-
-    def _call_backward(self, grads):
-        # grads: one per tensor output; backward gets one per output, None for
-        # the outputs that were not tensors.
-        out_is_tensor = self._output_is_tensor
-        if len(grads) == len(out_is_tensor):
-            full = grads  # every output is a tensor (the common case)
-        else:
-            it = iter(grads)
-            full = [next(it) if is_tensor else None for is_tensor in out_is_tensor]
-        result = self.apply(*full)
-        if not isinstance(result, tuple):
-            result = (result,)
-        is_tensor_input = self._input_is_tensor
-        expected = len(is_tensor_input)
-        if len(result) != expected:
-            if len(result) > expected and all(r is None for r in result[expected:]):
-                result = result[:expected]
-            else:
-                raise RuntimeError(f"function {self.name()} returned an incorrect number of "
-                                   f"gradients (expected {expected}, got {len(result)})")
-        if self._all_inputs_tensors:  # the common case: one gradient per input, checked
-            for grad in result:
-                if grad is not None and not isinstance(grad, _Tensor):
-                    raise _not_a_variable(grad)
-            return result
-        out = []
-        for i, (grad, is_tensor) in enumerate(zip(result, is_tensor_input)):
-            if not is_tensor:
-                if grad is not None:
-                    raise RuntimeError(f"function {self.name()} returned a gradient different "
-                                       f"than None at position {i + 1}, but the corresponding "
-                                       "forward input was not a Variable")
-                continue
-            if grad is not None and not isinstance(grad, _Tensor):
-                raise _not_a_variable(grad)
-            out.append(grad)
-        return out
-
-
-def _not_a_variable(grad):
-    return RuntimeError(f"expected Variable or None (got {type(grad).__name__})")
 
 
 class FunctionMeta(type):
@@ -309,7 +269,8 @@ class Function(FunctionCtx, metaclass=FunctionMeta):
     @classmethod
     def apply(cls, *args: Any, **kwargs: Any) -> Any:
         """Runs ``forward`` without recording, then records one node for the call."""
-        if cls.setup_context is not _BASE_SETUP_CONTEXT:
+        separate_setup = cls.setup_context is not _BASE_SETUP_CONTEXT
+        if separate_setup:
             import inspect  # not at import: NOTE [Lazy signatures]
 
             bound = inspect.signature(cls.forward).bind(*args, **kwargs)
@@ -317,7 +278,9 @@ class Function(FunctionCtx, metaclass=FunctionMeta):
             args = bound.args
         elif kwargs:
             args = cls._kwargs_as_positional(args, kwargs)
-        return _apply(cls, args)
+        if _forward_ad._current_level >= 0:
+            return _apply_with_tangents(cls, args, separate_setup)
+        return _C._function_apply(cls, args, separate_setup)
 
     @classmethod
     def _kwargs_as_positional(cls, args, kwargs):
@@ -352,85 +315,24 @@ _BASE_BACKWARD = Function.backward
 _BASE_VJP = Function.vjp
 
 
-def _apply(cls, args):
-    # One pass over the arguments (this runs on every call: NOTE the
-    # custom_cube benchmark), then forward under no_grad.
-    is_tensor, needs, tensor_args = [], [], []
-    for a in args:
-        if isinstance(a, _Tensor):
-            is_tensor.append(True)
-            needs.append(a.requires_grad)
-            tensor_args.append(a)
-        else:
-            is_tensor.append(False)
-            needs.append(False)
-    if _forward_ad._current_level >= 0 and any(_fw.tangent(a) is not None for a in tensor_args):
-        # Forward AD: forward runs without propagation, then the user's jvp
-        # gives the outputs their tangents (as PyTorch's).
-        tangents = [(_fw.tangent(a) if _fw.tangent(a) is not None else _zeros_like(a))
-                    if t else None for a, t in zip(args, is_tensor)]
-        prev = _fw._set_propagation_off(True)
-        try:
-            ctx, outputs, wrapped = _apply_forward(cls, args, is_tensor, needs, tensor_args)
-        finally:
-            _fw._set_propagation_off(prev)
-        _run_jvp(cls, ctx, args, tangents, outputs, wrapped)
-        return _outputs_of(ctx, outputs, wrapped)
-    ctx, outputs, wrapped = _apply_forward(cls, args, is_tensor, needs, tensor_args)
-    return _outputs_of(ctx, outputs, wrapped)
-
-
-def _apply_forward(cls, args, is_tensor, needs, tensor_args):
-    ctx = cls._backward_cls()
-    ctx.needs_input_grad = tuple(needs)
-    ctx._input_is_tensor = tuple(is_tensor)
-    ctx._all_inputs_tensors = len(tensor_args) == len(is_tensor)
-    prev = _C.is_grad_enabled()
-    _C._set_grad_enabled(False)
+def _apply_with_tangents(cls, args, separate_setup):
+    # Forward AD: forward runs without propagation, then the user's jvp gives
+    # the outputs their tangents (as PyTorch's). The call itself is the one
+    # every Function takes (NOTE [Function.apply in C++]).
+    if not any(isinstance(a, _Tensor) and _fw.tangent(a) is not None for a in args):
+        return _C._function_apply(cls, args, separate_setup)
+    tangents = [(_fw.tangent(a) if _fw.tangent(a) is not None else _zeros_like(a))
+                if isinstance(a, _Tensor) else None for a in args]
+    prev = _fw._set_propagation_off(True)
     try:
-        if cls.setup_context is not _BASE_SETUP_CONTEXT:
-            outputs = cls.forward(*args)
-            cls.setup_context(ctx, args, outputs)
-        else:
-            outputs = cls.forward(ctx, *args)
+        ctx, outputs, wrapped = _C._function_forward(cls, args, separate_setup)
     finally:
-        _C._set_grad_enabled(prev)
-    if isinstance(outputs, tuple):
-        out_is_tensor = tuple([isinstance(o, _Tensor) for o in outputs])
-        tensors = [o for o, t in zip(outputs, out_is_tensor) if t]
-    else:  # one output: no comprehension (a frame each on this path)
-        out_is_tensor = (True,) if isinstance(outputs, _Tensor) else (False,)
-        tensors = [outputs] if out_is_tensor[0] else []
-    ctx._output_is_tensor = out_is_tensor
-    state = ctx.__dict__
-    dirty = state.get("dirty_tensors", ())
-    for d in dirty:
-        if not any(d is t for t in tensors):
-            raise RuntimeError("Some elements marked as dirty during the forward method were not "
-                               "returned as output. The inputs that are modified inplace must all "
-                               "be outputs of the Function.")
-    to_save = state.get("to_save")
-    if to_save is not None:
-        for i, t in enumerate(to_save):
-            if t is not None and not isinstance(t, _Tensor):
-                raise TypeError("save_for_backward can only save variables, but argument "
-                                f"{i} is of type {type(t).__name__}")
-    wrapped, ref = _C._function_wrap(
-        ctx, cls._backward_cls.__name__, tensor_args, tensors, list(dirty),
-        list(state.get("non_differentiable", ())), to_save, bool(ctx.materialize_grads))
-    if ref is not None:
-        ctx._node_ref = ref
-        # The saved tensors now live in the node (checked on unpack).
-        ctx.to_save = None
-    return ctx, outputs, wrapped
-
-
-def _outputs_of(ctx, outputs, wrapped):
-    out_is_tensor = ctx._output_is_tensor
+        _fw._set_propagation_off(prev)
+    _run_jvp(cls, ctx, args, tangents, outputs, wrapped)
     if not isinstance(outputs, tuple):
-        return wrapped[0] if out_is_tensor[0] else outputs
+        return wrapped[0] if wrapped else outputs
     it = iter(wrapped)
-    return tuple(next(it) if t else o for o, t in zip(outputs, out_is_tensor))
+    return tuple(next(it) if isinstance(o, _Tensor) else o for o in outputs)
 
 
 def _zeros_like(t):

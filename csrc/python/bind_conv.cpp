@@ -67,6 +67,23 @@ void init_conv(py::module_& m) {
     if (channels_last) ops::make_channels_last(y);
     return y;
   });
+  // torch.nn.grad's entry: the gradients `need` asks for, None for the others.
+  c.def("convolution_backward",
+        [](const Tensor& grad, const Tensor& x, const Tensor& w, const Ints& stride,
+           const Ints& padding, const Ints& dilation, int64_t groups, std::array<bool, 3> need) {
+          ops::ConvArgs a;
+          a.stride = dims(stride);
+          a.padding = dims(padding);
+          a.dilation = dims(dilation);
+          a.output_padding = DimVector(stride.size(), 0);
+          a.pad_extra = DimVector(stride.size(), 0);
+          a.groups = groups;
+          ops::check_convolution_backward(grad, x, w, a);
+          const std::array<Tensor, 3> g = ops::convolution_backward(grad, x, w, a, need);
+          py::tuple out(3);
+          for (size_t i = 0; i < 3; ++i) out[i] = g[i].defined() ? py::cast(g[i]) : py::none();
+          return out;
+        });
   c.def("max_pool2d_with_indices", [](const Tensor& x, const Ints& k, const Ints& s, const Ints& p,
                                       const Ints& d, bool ceil) {
     return pair_like(ops::max_pool2d_with_indices(x, pool_args(k, s, p, d, ceil, true, 0)), x);

@@ -255,6 +255,23 @@ Tensor convolution(const Tensor& input, const Tensor& weight, const Tensor* bias
   return out;
 }
 
+void check_convolution_backward(const Tensor& grad, const Tensor& input, const Tensor& weight,
+                                const ConvArgs& args) {
+  check_args(weight, args);
+  check_shapes(input, weight, nullptr, args);
+  check_dtypes(input, weight, nullptr);
+  GT_CHECK(grad.dtype() == input.dtype(), "expected scalar type ", scalar_type_name(input.dtype()),
+           " but found ", scalar_type_name(grad.dtype()));
+  const DimVector shape = output_shape(input, weight, args);
+  // torch's words come from the oneDNN library it calls; what is wrong follows them.
+  GT_CHECK(grad.sizes() == shape,
+           "could not create a primitive descriptor for the convolution forward propagation "
+           "primitive. Run workload with environment variable ONEDNN_VERBOSE=all to get "
+           "additional diagnostic information. (gradtrack: grad_output has size ",
+           shape_str(grad.sizes()), ", and the convolution's output would have size ",
+           shape_str(shape), ")");
+}
+
 std::array<Tensor, 3> convolution_backward(const Tensor& grad, const Tensor& input,
                                            const Tensor& weight, const ConvArgs& args,
                                            const std::array<bool, 3>& need) {

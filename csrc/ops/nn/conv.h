@@ -25,6 +25,11 @@ Tensor convolution(const Tensor& input, const Tensor& weight, const Tensor* bias
 std::array<Tensor, 3> convolution_backward(const Tensor& grad, const Tensor& input,
                                            const Tensor& weight, const ConvArgs& args,
                                            const std::array<bool, 3>& need);
+/// convolution's checks of `input`, `weight` and the arguments, then `grad`'s
+/// dtype and shape against the output's: for callers that bring their own
+/// gradient (torch.nn.grad), where the graph's own call needs none.
+void check_convolution_backward(const Tensor& grad, const Tensor& input, const Tensor& weight,
+                                const ConvArgs& args);
 
 /// Pooling arguments for 2-D pools over [N, C, H, W] (or [C, H, W]).
 struct PoolArgs {

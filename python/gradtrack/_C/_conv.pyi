@@ -3,7 +3,7 @@ from __future__ import annotations
 import collections.abc
 import typing
 from gradtrack._C import Tensor
-__all__: list[str] = ['adaptive_avg_pool2d', 'adaptive_max_pool2d', 'avg_pool2d', 'convolution', 'max_pool2d_with_indices']
+__all__: list[str] = ['adaptive_avg_pool2d', 'adaptive_max_pool2d', 'avg_pool2d', 'convolution', 'convolution_backward', 'max_pool2d_with_indices']
 
 def adaptive_avg_pool2d(arg0: Tensor, arg1: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex]) -> Tensor:
     ...
@@ -15,6 +15,9 @@ def avg_pool2d(arg0: Tensor, arg1: collections.abc.Sequence[typing.SupportsInt |
     ...
 
 def convolution(arg0: Tensor, arg1: Tensor, arg2: typing.Any, arg3: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex], arg4: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex], arg5: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex], arg6: bool, arg7: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex], arg8: typing.SupportsInt | typing.SupportsIndex, arg9: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex]) -> Tensor:
+    ...
+
+def convolution_backward(arg0: Tensor, arg1: Tensor, arg2: Tensor, arg3: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex], arg4: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex], arg5: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex], arg6: typing.SupportsInt | typing.SupportsIndex, arg7: typing.Annotated[collections.abc.Sequence[bool], 'FixedSize(3)']) -> tuple[typing.Any, ...]:
     ...
 
 def max_pool2d_with_indices(arg0: Tensor, arg1: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex], arg2: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex], arg3: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex], arg4: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex], arg5: bool) -> tuple[Tensor, Tensor]:

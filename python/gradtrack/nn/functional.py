@@ -447,3 +447,5 @@ __all__ += ["conv_tbc", "assert_int_or_pair", "boolean_dispatch",
 from ._functional_linear_cross_entropy import linear_cross_entropy  # noqa: E402
 
 __all__ += ["linear_cross_entropy"]
+# ---- torch's functional module carries torch.nn.grad as an attribute ---------------------------
+from . import grad  # noqa: E402,F401

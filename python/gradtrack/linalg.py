@@ -174,3 +174,62 @@ def vander(x, N=None):  # noqa: N803 - torch's argument name
     # torch's composite: the running product of copies of x, after a column of ones
     powers = x_.unsqueeze(-1).expand(shape + [n - 1]).cumprod(-1)
     return _C.cat([_C.ones(shape + [1], dtype=powers.dtype), powers], -1)
+
+
+def matmul(input, other, *, out=None):  # noqa: A002 - torch's argument name
+    """:func:`gradtrack.matmul` under torch.linalg's name.
+
+    >>> import gradtrack
+    >>> gradtrack.linalg.matmul(gradtrack.ones(2, 3), gradtrack.ones(3))
+    tensor([3., 3.])
+    """
+    return _C.matmul(input, other) if out is None else _matmul_out(input, other, out=out)
+
+
+def _matmul_out(input, other, *, out):  # noqa: A002
+    from . import matmul as with_out  # the namespace's matmul carries out=
+
+    return with_out(input, other, out=out)
+
+
+def diagonal(A, *, offset=0, dim1=-2, dim2=-1):  # noqa: N803 - torch's argument name
+    """:func:`gradtrack.diagonal` with the last two dims as the default: a view of
+    each matrix's ``offset``-th diagonal.
+
+    >>> import gradtrack
+    >>> gradtrack.linalg.diagonal(gradtrack.arange(8.).reshape(2, 2, 2))
+    tensor([[0., 3.],
+            [4., 7.]])
+    """
+    return A.diagonal(offset, dim1, dim2)
+
+
+def vecdot(x, y, *, dim=-1, out=None):
+    """The dot products of the vectors along ``dim`` of ``x`` and ``y`` (broadcast
+    against each other): ``(x * y).sum(dim)``, as torch's composite.
+
+    >>> import gradtrack
+    >>> gradtrack.linalg.vecdot(gradtrack.tensor([[1., 2.], [3., 4.]]), gradtrack.tensor([1., 1.]))
+    tensor([3., 7.])
+    """
+    if not x.is_floating_point():
+        raise RuntimeError("linalg.vecdot: Expected a floating point or complex tensor as input. "
+                           f"Got {_scalar_name(x)}")
+    if x.dtype != y.dtype:
+        raise RuntimeError("linalg.vecdot: Expected x and y to have the same dtype, but found x of "
+                           f"type {_scalar_name(x)} and y of type {_scalar_name(y)} instead")
+    if out is None:
+        return (x * y).sum(dim)
+    if out.dtype != x.dtype:
+        # torch's sentence has no space after "dtype".
+        raise RuntimeError(f"linalg.vecdot: Expected out of dtype{_scalar_name(x)} but found "
+                           f"{_scalar_name(out)}")
+    from . import _out
+
+    return _out.call("sum", lambda a, b: (a * b).sum(dim), (x, y), {}, out)
+
+
+def _scalar_name(t):
+    from ._dtype_names import SCALAR_NAME, dtype_key
+
+    return SCALAR_NAME[dtype_key(t.dtype)]

@@ -1,4 +1,4 @@
-"""trace, baddbmm, addmv, cross (and linalg.cross), einsum and tensordot against torch
+"""trace, baddbmm, addmv, cross (and linalg.cross), linalg.vecdot, einsum and tensordot against torch
 2.13 where the op table (tests/ops/op_db/linalg.py) does not reach: argument checks and
 their messages, grad_fn names, broadcasting, beta=0, and gradients (double backward and
 finite differences).
@@ -21,6 +21,16 @@ ERRORS = {
     "addmv_sizes": lambda lib: lib.addmv(lib.ones(2), lib.ones(2, 3), lib.ones(4)),
     "baddbmm_sizes": lambda lib: lib.baddbmm(lib.ones(2, 2, 2), lib.ones(2, 2, 3),
                                              lib.ones(2, 4, 2)),
+    "vecdot_int": lambda lib: lib.linalg.vecdot(lib.ones(3, dtype=lib.int32), lib.ones(3)),
+    "vecdot_dtypes": lambda lib: lib.linalg.vecdot(lib.ones(3), lib.ones(3, dtype=lib.float64)),
+    "vecdot_sizes": lambda lib: lib.linalg.vecdot(lib.ones(2, 3), lib.ones(2, 4)),
+    "vecdot_dim": lambda lib: lib.linalg.vecdot(lib.ones(2, 3), lib.ones(2, 3), dim=2),
+    "vecdot_out_dtype": lambda lib: lib.linalg.vecdot(lib.ones(2, 3), lib.ones(2, 3),
+                                                      out=lib.empty(2, dtype=lib.float64)),
+    "vecdot_out_grad": lambda lib: lib.linalg.vecdot(lib.ones(2, 3, requires_grad=True),
+                                                     lib.ones(2, 3), out=lib.empty(2)),
+    "linalg_matmul_out_grad": lambda lib: lib.linalg.matmul(
+        lib.ones(2, 3, requires_grad=True), lib.ones(3, 2), out=lib.empty(2, 2)),
 }
 
 
@@ -39,6 +49,13 @@ SCENARIOS = {
     "cross": lambda lib: (lib.cross(randn(lib, 2, 3), randn(lib, 2, 3, seed=1), dim=1),
                           lib.linalg.cross(randn(lib, 3, 3), randn(lib, 1, 3, seed=1))),
     "cross_ndim": lambda lib: lib.linalg.cross(lib.ones(2, 3), lib.ones(3)),
+    "vecdot_out": lambda lib: (lambda out: (lib.linalg.vecdot(randn(lib, 2, 3), randn(lib, 3, seed=1),
+                                                              out=out) is out, out, out._version))(
+        lib.empty(2)),
+    "linalg_matmul_diagonal": lambda lib: (
+        lib.linalg.matmul(randn(lib, 2, 3), randn(lib, 3, seed=1)),
+        lib.linalg.diagonal(randn(lib, 2, 3, 4), offset=1, dim1=0, dim2=2),
+        lib.linalg.diagonal(randn(lib, 3, 3))._is_view()),
     "einsum": lambda lib: (lib.einsum("ij,jk->ik", randn(lib, 2, 3), randn(lib, 3, 4)),
                            lib.einsum("ij->j", randn(lib, 2, 3)),
                            lib.einsum("ii", randn(lib, 3, 3)),

@@ -78,6 +78,17 @@ OPS += [
     OpSpec("Tensor.ger", lambda lib, a, b: a.ger(b), (S("1d", A(3), A(4)),), FLOAT,
            ref=lambda np_, a, b: np.outer(a, b)),
 ]
+OPS += [
+    OpSpec("linalg.matmul", lambda lib, a, b: lib.linalg.matmul(a, b), MATMUL[:6], FLOAT,
+           ref=_matmul, **_MM_TOL),
+    OpSpec("linalg.vecdot", lambda lib, a, b: lib.linalg.vecdot(a, b),
+           (S("2d", A(2, 3), A(2, 3)), S("bcast", A(3), A(2, 3)), S("t", T(3, 3), A(3, 3)),
+            S("empty", A(2, 0), A(2, 0))), FLOAT, ref=lambda np_, a, b: (a * b).sum(-1),
+           gradgrad=True, **_MM_TOL),
+    OpSpec("linalg.vecdot_dim", lambda lib, a, b: lib.linalg.vecdot(a, b, dim=0),
+           (S("2d", A(2, 3), A(2, 3)), S("step", Step(2, 3), A(1, 3))), FLOAT,
+           ref=lambda np_, a, b: (a * b).sum(0), **_MM_TOL),
+]
 
 # ---- baddbmm, addmv, cross, trace, einsum, tensordot, inner, cdist ---------------------------
 

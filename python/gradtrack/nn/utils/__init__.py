@@ -33,3 +33,15 @@ __all__ += ["stateless", "weight_norm", "remove_weight_norm"]
 from .spectral_norm import remove_spectral_norm, spectral_norm  # noqa: E402
 
 __all__ += ["spectral_norm", "remove_spectral_norm"]
+# folding batch norms into layers, construction without initialization, weight layouts
+from .fusion import (  # noqa: E402
+    fuse_conv_bn_eval, fuse_conv_bn_weights, fuse_linear_bn_eval, fuse_linear_bn_weights,
+)
+from .init import skip_init  # noqa: E402
+from .memory_format import (  # noqa: E402
+    convert_conv2d_weight_memory_format, convert_conv3d_weight_memory_format,
+)
+
+__all__ += ["fuse_conv_bn_eval", "fuse_conv_bn_weights", "fuse_linear_bn_eval",
+            "fuse_linear_bn_weights", "skip_init", "convert_conv2d_weight_memory_format",
+            "convert_conv3d_weight_memory_format"]

@@ -73,6 +73,14 @@ void check_nll_saved(const GradMeta& in, const Tensor& target, const Tensor* wei
            scalar_type_name(in.dtype), " but found ", scalar_type_name(weight->dtype()));
 }
 
+// The gradient where `at_target` holds and +0 elsewhere. PyTorch writes only the
+// target entries into zeros, so an incoming NaN or inf reaches those entries alone;
+// coef * g would carry it into every entry (0 * NaN). A `where`, so that the result
+// stays differentiable in g.
+Tensor only_at_targets(const Tensor& at_target, const Tensor& grad) {
+  return where(at_target, grad, scalar_tensor(Scalar(0.0), grad.dtype()));
+}
+
 }  // namespace
 TL nll_loss_bw(const C& c, const TL& g) {
   // d loss / d logp is -w[t] / denom at each row's target: a constant
@@ -94,11 +102,13 @@ TL nll_loss_bw(const C& c, const TL& g) {
   // float16 / bfloat16: the coefficients in float, rounded once
   const ScalarType cdt = is_reduced_float(in.dtype) ? ScalarType::Float32 : in.dtype;
   Tensor coef = zeros(in.shape, cdt);
+  Tensor at_target = zeros(in.shape, ScalarType::Bool);
   Tensor tg = kernels::aligned(contiguous(to_dtype(target, ScalarType::Int64)));
   Tensor w = at.has_weight ? kernels::aligned(contiguous(kernels::widen(c.extra(2)))) : Tensor();
   const Tensor tw = kernels::widen(total_weight);
   GT_DISPATCH_FLOAT(cdt, "nll_loss_backward", [&] {
     scalar_t* p = coef.data<scalar_t>();
+    bool* hit = at_target.data<bool>();
     const int64_t* t = tg.data<int64_t>();
     double denom = at.reduction == 1 ? double(kernels::load<scalar_t>(tw.raw())) : 1.0;
     for (int64_t i = 0; i < n; ++i) {
@@ -106,11 +116,12 @@ TL nll_loss_bw(const C& c, const TL& g) {
       GT_CHECK_INDEX(t[i] >= 0 && t[i] < cls, "Target ", t[i], " is out of bounds.");
       double wi = at.has_weight ? double(w.data<scalar_t>()[t[i]]) : 1.0;
       p[i * cls + t[i]] = static_cast<scalar_t>(-wi / denom);
+      hit[i * cls + t[i]] = true;
     }
   });
   if (cdt != in.dtype) coef = kernels::narrowed(coef, in.dtype);
   Tensor gg = (at.reduction == 0 && batched) ? unsqueeze(g[0], 1) : g[0];
-  return {mul(coef, gg)};
+  return {only_at_targets(at_target, mul(coef, gg))};
 }
 TL nll_loss2d_bw(const C& c, const TL& g) {
   // As nll_loss_bw, over (N, C, H, W): -w[t] / denom at each pixel's target class.
@@ -119,6 +130,7 @@ TL nll_loss2d_bw(const C& c, const TL& g) {
   const int64_t n = in.shape[0], cls = in.shape[1], plane = in.shape[2] * in.shape[3];
   const ScalarType cdt = is_reduced_float(in.dtype) ? ScalarType::Float32 : in.dtype;
   Tensor coef = zeros(in.shape, cdt);
+  Tensor at_target = zeros(in.shape, ScalarType::Bool);
   Tensor tg = kernels::aligned(contiguous(to_dtype(c.extra(0), ScalarType::Int64)));
   GT_CHECK(tg.numel() == n * plane, "size mismatch (got input: ", shape_str(in.shape),
            " , target: ", shape_str(tg.sizes()));
@@ -126,6 +138,7 @@ TL nll_loss2d_bw(const C& c, const TL& g) {
   const Tensor tw = kernels::widen(c.extra(1));
   GT_DISPATCH_FLOAT(cdt, "nll_loss2d_backward", [&] {
     scalar_t* p = coef.data<scalar_t>();
+    bool* hit = at_target.data<bool>();
     const int64_t* t = tg.data<int64_t>();
     double denom = at.reduction == 1 ? double(kernels::load<scalar_t>(tw.raw())) : 1.0;
     for (int64_t b = 0; b < n; ++b) {
@@ -135,12 +148,13 @@ TL nll_loss2d_bw(const C& c, const TL& g) {
         GT_CHECK_INDEX(k >= 0 && k < cls, "Target ", k, " is out of bounds.");
         double wk = at.has_weight ? double(w.data<scalar_t>()[k]) : 1.0;
         p[(b * cls + k) * plane + s] = static_cast<scalar_t>(-wk / denom);
+        hit[(b * cls + k) * plane + s] = true;
       }
     }
   });
   if (cdt != in.dtype) coef = kernels::narrowed(coef, in.dtype);
   Tensor gg = at.reduction == 0 ? unsqueeze(g[0], 1) : g[0];
-  return {mul(coef, gg)};
+  return {only_at_targets(at_target, mul(coef, gg))};
 }
 TL mse_loss_bw(const C& c, const TL& g) {
   const LossAttrs& at = c.attrs<LossAttrs>();

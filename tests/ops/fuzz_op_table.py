@@ -101,11 +101,6 @@ KNOWN_GAPS = {
     "constant_first_derivative": re.compile(
         r"^step \d+: \(g0 \* g0\)\.sum\(\)\.backward\(\)\n  error: torch None\n"
         r"     vs gradtrack \('RuntimeError', 'element 0 of tensors does not require grad"),
-    # Double backward of sinc at exactly 0 with an upstream gradient that depends on the
-    # inputs: torch's formula multiplies a masked 0 by its 0/0 term (NaN); gradtrack gives
-    # sinc'(0) = 0, the limit. Matching means copying the NaN; left for the lead to decide.
-    "sinc_double_backward_at_zero": re.compile(
-        r"(?s)^(?=.*\bsinc).*grad values: torch \[.*nan"),
     # prelu's first derivative for its weight with create_graph=True, when it does not
     # depend on the weight: torch's backward op takes the weight, so double backward gives
     # the weight a zero .grad; gradtrack's graph leaves the weight out (.grad None).

@@ -51,9 +51,11 @@ TL index_fill_bw(const C& c, const TL& g) {
   if (c.needs(0)) out[0] = index_fill(g[0], d, c.extra(0), Scalar(0));
   if (out.size() > 1 && c.needs(1)) {
     // The filled positions, each once (a repeated index fills one place): PyTorch sums
-    // the gradient over the unique indices.
+    // the gradient over the unique indices. Selected by a where, not multiplied by a
+    // mask, so that a NaN or inf elsewhere in g stays out of the sum, as in PyTorch.
     Tensor filled = index_fill(zeros(g[0].sizes(), g[0].dtype()), d, c.extra(0), Scalar(1));
-    out[1] = sum(mul(g[0], filled), {}, false);
+    Tensor kept = where(compare(Cmp::Ne, filled, Scalar(0)), g[0], zero_scalar(g[0]));
+    out[1] = sum(kept, {}, false);
   }
   return out;
 }

@@ -322,12 +322,16 @@ TL atanh_bw(const C& c, const TL& g) {
   return {div(g[0], rsub(pow(x, Scalar(int64_t(2))), Scalar(int64_t(1))))};
 }
 // (pi x cos(pi x) - sin(pi x)) / (pi x^2) * g, and 0 at x == 0 (sinc is flat there).
+// sinc: g (pi x cos(pi x) - sin(pi x)) / (pi x^2), and 0 where pi x^2 is 0: at
+// x = 0 and wherever x^2 underflows (|x| < 1e-19 in float32), as torch's; the
+// whole product is replaced there, so a NaN or inf g does not come through.
 TL sinc_bw(const C& c, const TL& g) {
   const Tensor& x = c.saved_input(0);
   Tensor px = mul_by_scalar(x, Scalar(M_PI));
   Tensor num = sub(mul(px, cos(px)), sin(px));
-  Tensor d = div(num, mul(px, x));
-  return {mul(where(compare(Cmp::Eq, x, Scalar(0.0)), zero_scalar(d), d), g[0])};
+  Tensor pi_x2 = mul_by_scalar(mul(x, x), Scalar(M_PI));
+  Tensor d = div(mul(g[0], num), pi_x2);
+  return {where(compare(Cmp::Eq, pi_x2, Scalar(0.0)), zero_scalar(d), d)};
 }
 TL deg2rad_bw(const C&, const TL& g) { return {mul_by_scalar(g[0], Scalar(M_PI / 180.0))}; }
 TL rad2deg_bw(const C&, const TL& g) { return {mul_by_scalar(g[0], Scalar(180.0 / M_PI))}; }

@@ -150,11 +150,15 @@ def _source(coord, size, padding_mode, align_corners):
 
 
 def _gather(planes, positions, valid, channels):
-    """planes [N, C, V] read at positions [N, P] (0 where not valid) -> [N, C, P]."""
+    """planes [N, C, V] read at positions [N, P] (0 where not valid) -> [N, C, P].
+
+    The invalid places are replaced by 0, not multiplied by it: an inf or NaN in the
+    pixel read there in their stead, or in the incoming gradient, would come through
+    (inf * 0), where torch's kernel never reads the pixel nor writes its gradient."""
     index = _C.where(valid, positions, _C.zeros((), dtype=positions.dtype))
     n, p = index.shape
     values = planes.gather(2, index.unsqueeze(1).expand(n, channels, p))
-    return values * valid.unsqueeze(1).to(values.dtype)
+    return _C.where(valid.unsqueeze(1), values, _C.zeros((), dtype=values.dtype))
 
 
 # NOTE [Bicubic grid sampling]

@@ -1,7 +1,7 @@
 """torch's calling conventions for device-portable and old scripts:
-CPU-only device answers, device= errors, the default dtype and device, and the
-legacy names (FloatTensor & co., Tensor.type() strings, autograd.Variable),
-each against torch 2.13.
+CPU-only device answers and flags, device= errors, the default dtype and device, and
+the legacy names (FloatTensor & co., Tensor.type() strings, Tensor.new,
+autograd.Variable), each against torch 2.13.
 """
 
 import pytest
@@ -26,6 +26,17 @@ def test_manual_seed_takes_seed_by_keyword():
 ], ids=["cuda", "cuda_count", "mps", "accelerator"])
 def test_no_accelerator_answers(probe):
     same(probe)
+
+
+FLAGS = ("is_cpu", "is_cuda", "is_meta", "is_sparse", "is_sparse_csr", "is_quantized",
+         "is_nested", "is_mkldnn", "is_xpu", "is_mps", "is_vulkan", "is_ipu", "is_xla",
+         "is_mtia", "is_maia")
+
+
+def test_device_and_kind_flags_match_torch():
+    same(lambda lib: [getattr(t, flag) for flag in FLAGS
+                      for t in (lib.ones(2), lib.ones(2, requires_grad=True) * 2,
+                                lib.nn.Parameter(lib.ones(1)))])
 
 
 DEVICE_CASES = {
@@ -107,6 +118,27 @@ LEGACY = {
                                                    isinstance(t, lib.autograd.Variable)))(
         lib.autograd.Variable(t, requires_grad=True)))(lib.ones(2)),
     "variable_of_nonleaf": lambda lib: lib.autograd.Variable(lib.ones(2, requires_grad=True) * 2),
+    # Tensor.new: sizes (values unspecified: only the shape is compared), data, aliases
+    "new_empty": lambda lib: lib.zeros(2, dtype=lib.float64).new(),
+    "new_sizes": lambda lib: [(t.shape, str(t.dtype)) for t in (
+        lib.zeros(1, dtype=lib.int32).new(2, 3), lib.zeros(1).new(lib.Size([4, 1])),
+        lib.zeros(1).new(0), lib.zeros(1).new(lib.Size([])))],
+    "new_data": lambda lib: (lib.zeros(1, dtype=lib.float64).new([1, 2]),
+                             lib.zeros(1).new((2, 3)), lib.zeros(1, dtype=lib.int32).new([1.5, 2]),
+                             lib.zeros(1).new([]), lib.zeros(1).new(()),
+                             lib.zeros(1).new([[1, 2]], device="cpu")),
+    "new_alias": lambda lib: (lambda t: (lambda r: (r, r is t, r._base is t, r.is_leaf,
+                                                    r.data_ptr() == t.data_ptr()))(
+        lib.zeros(1).new(t)))(lib.tensor([1.0, 2.0], requires_grad=True)),
+    "new_other_dtype": lambda lib: lib.zeros(1, dtype=lib.float64).new(lib.tensor([1, 2])),
+    "new_number": lambda lib: lib.zeros(1).new(3.5),
+    "new_bool": lambda lib: lib.zeros(1).new(True),
+    "new_none": lambda lib: lib.zeros(1).new(None),
+    "new_str": lambda lib: lib.zeros(1).new("a"),
+    "new_negative": lambda lib: lib.zeros(1).new(-1),
+    "new_mixed": lambda lib: lib.zeros(1).new(2.0, 3),
+    "new_dtype_keyword": lambda lib: lib.zeros(1).new(2, dtype=lib.int32),
+    "new_meta": lambda lib: lib.zeros(1).new(2, device="meta"),
 }
 
 

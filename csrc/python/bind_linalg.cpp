@@ -39,8 +39,8 @@ void bind_linalg(Cls& cls, py::module_& m) {
   both(
       cls, m, "outer", [](const Tensor& a, const Tensor& b) { return ops::outer(a, b); },
       py::arg("vec2"));
-  m.def(
-      "addmm",
+  both(
+      cls, m, "addmm",
       [](const Tensor& bias, const Tensor& a, const Tensor& b, py::handle beta, py::handle alpha) {
         const Scalar be = number_arg(beta, "addmm", "beta");
         const Scalar al = number_arg(alpha, "addmm", "alpha");
@@ -48,8 +48,7 @@ void bind_linalg(Cls& cls, py::module_& m) {
                                           const Tensor& y) { return ops::addmm(c, x, y, be, al); },
                                       bias, a, b);
       },
-      py::arg("input"), py::arg("mat1"), py::arg("mat2"), py::kw_only(), py::arg("beta") = 1,
-      py::arg("alpha") = 1);
+      py::arg("mat1"), py::arg("mat2"), py::kw_only(), py::arg("beta") = 1, py::arg("alpha") = 1);
 }
 
 // The factorizations (ops/linalg_factor.cpp) as private entries: the Python face

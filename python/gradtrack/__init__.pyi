@@ -43,10 +43,12 @@ from gradtrack._C import is_anomaly_enabled as is_anomaly_enabled
 from gradtrack.amp.autocast_mode import is_autocast_cache_enabled as is_autocast_cache_enabled
 from gradtrack.amp.autocast_mode import is_autocast_cpu_enabled as is_autocast_cpu_enabled
 from gradtrack.amp.autocast_mode import is_autocast_enabled as is_autocast_enabled
+from gradtrack._ops.complex_parts import is_conj as is_conj
 from gradtrack._settings import is_deterministic_algorithms_warn_only_enabled as is_deterministic_algorithms_warn_only_enabled
 from gradtrack._C import is_grad_enabled as is_grad_enabled
 from gradtrack._runtime_queries import is_inference as is_inference
 from gradtrack._C import is_inference_mode_enabled as is_inference_mode_enabled
+from gradtrack._ops.complex_parts import is_neg as is_neg
 from gradtrack._runtime_queries import is_storage as is_storage
 from gradtrack._runtime_queries import is_warn_always_enabled as is_warn_always_enabled
 from gradtrack._C import isfinite as isfinite
@@ -970,6 +972,22 @@ reads NumPy's ``axis=``, which gradtrack does not).
 >>> import gradtrack
 >>> gradtrack.concatenate([gradtrack.tensor([1, 2]), gradtrack.tensor([3])])
 tensor([1, 2, 3])"""
+
+def conj(input: typing.Any) -> Tensor:
+    """The complex conjugate: ``input`` itself for a real tensor.
+
+>>> import gradtrack
+>>> x = gradtrack.tensor([1.0, -2.0])
+>>> gradtrack.conj(x) is x
+True"""
+
+def conj_physical(input: typing.Any) -> Tensor:
+    """The complex conjugate, computed: ``input`` itself for a real tensor.
+
+>>> import gradtrack
+>>> x = gradtrack.tensor([1.0, -2.0])
+>>> gradtrack.conj_physical(x) is x
+True"""
 contiguous_format: gradtrack._memory_format.memory_format
 
 def conv1d(input: typing.Any, weight: typing.Any, bias: typing.Any=None, stride: typing.Any=1, padding: typing.Any=0, dilation: typing.Any=1, groups: typing.Any=1) -> Tensor:
@@ -1892,6 +1910,14 @@ def igammac(input: typing.Any, other: typing.Any, *, out: typing.Any=None) -> Te
 >>> gradtrack.igammac(x, gradtrack.tensor([1.0, 3.0, 0.5]))
 tensor([0.3679, 0.1991, 0.9856])"""
 
+def imag(input: typing.Any) -> Tensor:
+    """The imaginary part, which a real tensor does not have: raises torch's error.
+
+>>> import gradtrack
+>>> gradtrack.imag(gradtrack.ones(2))
+Traceback (most recent call last):
+RuntimeError: imag is not implemented for tensors with non-complex dtypes."""
+
 def index_add(input: typing.Any, dim: typing.Any, index: typing.Any, source: typing.Any, *, alpha: typing.Any=1, out: typing.Any=None) -> Tensor:
     """``input`` with ``alpha * source`` added at ``index`` along ``dim`` (IndexAddBackward0).
 
@@ -2038,6 +2064,13 @@ in their promoted dtype.
 >>> import gradtrack
 >>> gradtrack.isin(gradtrack.tensor([1, 2, 3]), gradtrack.tensor([2, 5]))
 tensor([False,  True, False])"""
+
+def isreal(input: typing.Any) -> Tensor:
+    """Where the imaginary part is zero: everywhere, for a real tensor.
+
+>>> import gradtrack
+>>> gradtrack.isreal(gradtrack.tensor([1.0, float("nan")]))
+tensor([True, True])"""
 
 def kaiser_window(window_length: typing.Any, periodic: typing.Any=True, beta: typing.Any=12.0, *, dtype: typing.Any=None, device: typing.Any=None, requires_grad: typing.Any=False, layout: typing.Any=None, pin_memory: typing.Any=False) -> Tensor:
     """The Kaiser window: ``I0(beta sqrt(1 - ((n - a) / a)^2)) / I0(beta)``, ``a = (N - 1) / 2``,
@@ -2977,6 +3010,14 @@ def ravel(input: typing.Any) -> Tensor:
 >>> gradtrack.ravel(gradtrack.tensor([[1, 2], [3, 4]]).t())
 tensor([1, 3, 2, 4])"""
 
+def real(input: typing.Any) -> Tensor:
+    """The real part: ``input`` itself for a real tensor.
+
+>>> import gradtrack
+>>> x = gradtrack.tensor([1.0, -2.0])
+>>> gradtrack.real(x) is x
+True"""
+
 def reciprocal(input: typing.Any, *, out: typing.Any=None) -> Tensor:
     """``1 / x`` for each element.
 
@@ -3023,6 +3064,22 @@ with one int tensor argument, its positions repeated by its values.
 >>> import gradtrack
 >>> gradtrack.tensor([1, 2]).repeat_interleave(2)
 tensor([1, 1, 2, 2])"""
+
+def resolve_conj(input: typing.Any) -> Tensor:
+    """``input`` with a lazy conjugation applied: itself, as no real tensor has one.
+
+>>> import gradtrack
+>>> x = gradtrack.tensor([1.0, -2.0])
+>>> gradtrack.resolve_conj(x) is x
+True"""
+
+def resolve_neg(input: typing.Any) -> Tensor:
+    """``input`` with a lazy negation applied: itself, as no real tensor has one.
+
+>>> import gradtrack
+>>> x = gradtrack.tensor([1.0, -2.0])
+>>> gradtrack.resolve_neg(x) is x
+True"""
 
 def result_type(tensor: typing.Any, other: typing.Any) -> Tensor:
     """The dtype an arithmetic op on ``tensor`` and ``other`` returns

@@ -15,6 +15,7 @@ True
 import builtins
 
 from . import _C
+from ._size import Size
 
 _E = _C._ops
 _DEVICE_TYPES = ("cpu", "cuda", "ipu", "xpu", "mkldnn", "opengl", "opencl", "ideep", "hip", "ve",
@@ -157,6 +158,73 @@ def tensor_type(self, dtype=None, non_blocking=False, **kwargs):
     return self.to(dtype)
 
 
+_NEW_FORMS = ("\n * (gradtrack.Storage storage)\n * (Tensor other)\n"
+              " * (tuple of ints size, *, gradtrack.device device = None)\n"
+              " * (object data, *, gradtrack.device device = None)\n")
+_CPP_DTYPE = {"float32": "float", "float64": "double", "int64": "long int", "int32": "int",
+              "int16": "short int", "int8": "signed char", "uint8": "unsigned char",
+              "bool": "bool", "float16": "c10::Half", "bfloat16": "c10::BFloat16"}
+
+
+def _options(t):
+    name = _CPP_DTYPE[str(t.dtype).rsplit(".", 1)[-1]]
+    return (f"TensorOptions(dtype={name}, device=cpu, layout=Strided, requires_grad=false "
+            "(default), pinned_memory=false (default), memory_format=(nullopt))")
+
+
+def _type_label(value):
+    return "gradtrack.dtype" if isinstance(value, _C.dtype) else builtins.type(value).__name__
+
+
+def new(self, *args, **kwargs):
+    """The legacy constructor, as torch's ``Tensor.new``: a tensor of ``self``'s dtype.
+
+    ``x.new()`` is empty; ``x.new(2, 3)`` or ``x.new(gradtrack.Size([2, 3]))`` has that
+    shape (its values unspecified); ``x.new([1, 2])`` (any sequence, a tuple included)
+    holds that data; ``x.new(t)`` is an alias of ``t``, which must have ``self``'s dtype.
+    Only ``device=`` (the CPU) may be given by keyword.
+
+    >>> import gradtrack
+    >>> x = gradtrack.zeros(2, dtype=gradtrack.float64)
+    >>> x.new([1, 2]), x.new(2, 3).shape
+    (tensor([1., 2.], dtype=gradtrack.float64), gradtrack.Size([2, 3]))
+    """
+    device = kwargs.pop("device", None)
+    if kwargs:
+        got = ", ".join([_type_label(a) for a in args]
+                        + [f"{k}={_type_label(v)}" for k, v in kwargs.items()])
+        raise TypeError(f"new() received an invalid combination of arguments - got ({got}), but "
+                        "expected one of:\n * (*, gradtrack.device device = None)\n      didn't "
+                        "match because some of the keywords were incorrect: "
+                        f"{', '.join(kwargs)}{_NEW_FORMS}")
+    if device is not None and str(device).partition(":")[0] != "cpu":
+        kind = str(device).partition(":")[0]
+        raise RuntimeError(f"legacy constructor expects device type: cpu but device type: {kind} "
+                           "was passed")
+    if not args:
+        return _C.empty(0, dtype=self.dtype)
+    sizes = all(isinstance(a, builtins.int) and not isinstance(a, builtins.bool) for a in args)
+    if sizes or (len(args) == 1 and isinstance(args[0], Size)):
+        return _C.empty(args[0] if not sizes else args, dtype=self.dtype)
+    if len(args) > 1:
+        got = ", ".join(_type_label(a) for a in args)
+        marked = ", ".join(f"!{_type_label(a)}!" for a in args)
+        raise TypeError(f"new() received an invalid combination of arguments - got ({got}), but "
+                        "expected one of:\n * (*, gradtrack.device device = None)\n      didn't "
+                        f"match because some of the arguments have invalid types: ({marked})"
+                        f"{_NEW_FORMS}")
+    data = args[0]
+    if isinstance(data, _C.Tensor):
+        if data.dtype is not self.dtype:
+            raise TypeError(f"expected {_options(self)} (got {_options(data)})")
+        return data[...]  # an alias: AliasBackward0 when data requires grad
+    if isinstance(data, str):
+        raise TypeError("new(): invalid data type 'str'")
+    if not hasattr(data, "__len__") and not hasattr(data, "__array__"):
+        raise TypeError(f"new(): data must be a sequence (got {builtins.type(data).__name__})")
+    return _C.tensor(data, dtype=self.dtype)
+
+
 class _VariableMeta(type):
     def __instancecheck__(cls, other):
         return isinstance(other, _C.Tensor)
@@ -184,4 +252,4 @@ class Variable(metaclass=_VariableMeta):
 # autograd.Variable is imported by gradtrack.autograd itself.
 FUNCTIONS = (set_default_dtype, get_default_dtype, set_default_device, get_default_device)
 NAMES = {"device": device, **LEGACY_TYPES}
-METHODS = {"type": tensor_type}
+METHODS = {"type": tensor_type, "new": new}

@@ -53,6 +53,7 @@ SOURCES = (
     "_ops.linalg_decompose",  # svd, qr (torch's older forms and methods)
     "_ops.linalg_lu",   # lu_unpack, torch's older lu and lu_solve
     "_ops.frexp",       # frexp
+    "_ops.complex_parts",  # conj, real, imag & co. as they act on real tensors
     "_ops.poisson",     # poisson: torch's sampler, draw for draw
     "_ops.binomial",    # binomial: torch's sampler, draw for draw
     "_ops.nn",          # softmax, log_softmax, cosine_similarity

@@ -120,4 +120,20 @@ def _get_device_method(self) -> int:
 
 
 _get_device_method.__name__ = _get_device_method.__qualname__ = "get_device"
-METHODS = {"get_device": _get_device_method}
+
+# Where a tensor lives and what kind it is, as torch's flags: a gradtrack tensor is a
+# dense, strided CPU tensor (is_cuda is the C++ class's own).
+_KIND_FLAGS = ("is_meta", "is_sparse", "is_sparse_csr", "is_quantized", "is_nested",
+               "is_mkldnn", "is_xpu", "is_mps", "is_vulkan", "is_ipu", "is_xla", "is_mtia",
+               "is_maia")
+
+
+def _flag(name, value):
+    what = "lives on the CPU" if value else "is never of this kind"
+    return property(lambda self: value,
+                    doc=f"{value}: a gradtrack tensor {what}.\n\n>>> import gradtrack\n"
+                        f">>> gradtrack.ones(2).{name}\n{value}\n")
+
+
+METHODS = {"get_device": _get_device_method, "is_cpu": _flag("is_cpu", True),
+           **{name: _flag(name, False) for name in _KIND_FLAGS}}

@@ -578,6 +578,16 @@ tensor([2.5000, 5.0000])"""
 >>> gradtrack.ones(2).addcmul_(gradtrack.tensor([1., 2.]), gradtrack.tensor([3., 4.]))
 tensor([4., 9.])"""
 
+    def addmm(self, mat1: Tensor, mat2: Tensor, *, beta: typing.Any=1, alpha: typing.Any=1) -> Tensor:
+        """
+        ``beta * self + alpha * (mat1 @ mat2)``.
+
+        >>> import gradtrack
+        >>> gradtrack.zeros(2, 2).addmm(gradtrack.eye(2), gradtrack.ones(2, 2), alpha=2)
+        tensor([[2., 2.],
+                [2., 2.]])
+        """
+
     def addmm_(self, mat1: typing.Any, mat2: typing.Any, *, beta: typing.Any=1, alpha: typing.Any=1) -> Tensor:
         """``self = beta * self + alpha * (mat1 @ mat2)``; returns ``self``.
 
@@ -1248,6 +1258,22 @@ otherwise); gradients flow back to ``self``.
 >>> import gradtrack
 >>> gradtrack.tensor([1.0, 2.0]).clone()
 tensor([1., 2.])"""
+
+    def conj(self) -> Tensor:
+        """The complex conjugate: ``input`` itself for a real tensor.
+
+>>> import gradtrack
+>>> x = gradtrack.tensor([1.0, -2.0])
+>>> gradtrack.conj(x) is x
+True"""
+
+    def conj_physical(self) -> Tensor:
+        """The complex conjugate, computed: ``input`` itself for a real tensor.
+
+>>> import gradtrack
+>>> x = gradtrack.tensor([1.0, -2.0])
+>>> gradtrack.conj_physical(x) is x
+True"""
 
     def contiguous(self, *args: typing.Any, memory_format: typing.Any=...) -> Tensor:
         """This tensor if it is contiguous in ``memory_format``, else a copy laid out so.
@@ -2105,6 +2131,13 @@ tensor([0., 0., 1.])"""
         tensor([1.0000, 2.5000], dtype=gradtrack.float16)
         """
 
+    def hardshrink(self, lambd: typing.Any=0.5) -> Tensor:
+        """:func:`gradtrack.nn.functional.hardshrink`.
+
+>>> import gradtrack
+>>> gradtrack.hardshrink(gradtrack.tensor([0.2, -1.0]))
+tensor([ 0., -1.])"""
+
     def heaviside(self, values: Tensor) -> Tensor:
         """
         The Heaviside step: 0 where ``input`` is negative, 1 where positive, ``values`` where it is 0.
@@ -2342,6 +2375,13 @@ tensor([[0.2500]])"""
         False
         """
 
+    def is_conj(self) -> Tensor:
+        """Whether ``input`` carries a lazy conjugation: never for a real tensor.
+
+>>> import gradtrack
+>>> gradtrack.is_conj(gradtrack.ones(2))
+False"""
+
     def is_contiguous(self, *args: typing.Any, memory_format: typing.Any=...) -> builtins.bool:
         """True if the elements lie in memory in the order ``memory_format`` names
 (row-major for ``contiguous_format``, NHWC for ``channels_last``).
@@ -2365,6 +2405,13 @@ tensor([[0.2500]])"""
 
 >>> import gradtrack
 >>> gradtrack.ones(2).is_inference()
+False"""
+
+    def is_neg(self) -> Tensor:
+        """Whether ``input`` carries a lazy negation: never for a real tensor.
+
+>>> import gradtrack
+>>> gradtrack.is_neg(gradtrack.ones(2))
 False"""
 
     def is_nonzero(self) -> Tensor:
@@ -2455,6 +2502,13 @@ tensor([ True, False])"""
         >>> gradtrack.tensor([1.0, float('inf'), -float('inf')]).isposinf()
         tensor([False,  True, False])
         """
+
+    def isreal(self) -> Tensor:
+        """Where the imaginary part is zero: everywhere, for a real tensor.
+
+>>> import gradtrack
+>>> gradtrack.isreal(gradtrack.tensor([1.0, float("nan")]))
+tensor([True, True])"""
 
     def item(self) -> builtins.int | builtins.float | builtins.bool:
         """
@@ -3167,6 +3221,19 @@ tensor([ 1.5000, -0.0000, -2.0000])"""
         6
         """
 
+    def new(self, *args: typing.Any, **kwargs: typing.Any) -> Tensor:
+        """The legacy constructor, as torch's ``Tensor.new``: a tensor of ``self``'s dtype.
+
+``x.new()`` is empty; ``x.new(2, 3)`` or ``x.new(gradtrack.Size([2, 3]))`` has that
+shape (its values unspecified); ``x.new([1, 2])`` (any sequence, a tuple included)
+holds that data; ``x.new(t)`` is an alias of ``t``, which must have ``self``'s dtype.
+Only ``device=`` (the CPU) may be given by keyword.
+
+>>> import gradtrack
+>>> x = gradtrack.zeros(2, dtype=gradtrack.float64)
+>>> x.new([1, 2]), x.new(2, 3).shape
+(tensor([1., 2.], dtype=gradtrack.float64), gradtrack.Size([2, 3]))"""
+
     def new_empty(self, *size: typing.Any, dtype: typing.Any=None, requires_grad: typing.Any=False, device: typing.Any=None, layout: typing.Any=None, pin_memory: typing.Any=False) -> Tensor:
         """A new uninitialised tensor of ``size`` with this tensor's dtype.
 
@@ -3352,6 +3419,13 @@ tensor([-1,  2])"""
 tensor([1., 4., 9.])
 >>> x._version
 1"""
+
+    def prelu(self, weight: typing.Any) -> Tensor:
+        """:func:`gradtrack.nn.functional.prelu`.
+
+>>> import gradtrack
+>>> gradtrack.prelu(gradtrack.tensor([-2.0, 1.0]), gradtrack.tensor([0.25]))
+tensor([-0.5000,  1.0000])"""
 
     def prod(self, dim: typing.Any=None, keepdim: builtins.bool=False, *, dtype: typing.Any=None) -> Tensor:
         """
@@ -3576,6 +3650,22 @@ True"""
         tensor([[0, 1],
                 [2, 3]])
         """
+
+    def resolve_conj(self) -> Tensor:
+        """``input`` with a lazy conjugation applied: itself, as no real tensor has one.
+
+>>> import gradtrack
+>>> x = gradtrack.tensor([1.0, -2.0])
+>>> gradtrack.resolve_conj(x) is x
+True"""
+
+    def resolve_neg(self) -> Tensor:
+        """``input`` with a lazy negation applied: itself, as no real tensor has one.
+
+>>> import gradtrack
+>>> x = gradtrack.tensor([1.0, -2.0])
+>>> gradtrack.resolve_neg(x) is x
+True"""
 
     def retain_grad(self) -> None:
         """Keeps ``.grad`` of a non-leaf after backward (a no-op on leaves).
@@ -4560,11 +4650,75 @@ tensor([0., 0., 0.])
         ...
 
     @property
+    def imag(self) -> typing.Any:
+        ...
+
+    @imag.setter
+    def imag(self, value: typing.Any) -> None:
+        ...
+
+    @property
+    def is_cpu(self) -> typing.Any:
+        ...
+
+    @property
     def is_cuda(self) -> builtins.bool:
         ...
 
     @property
+    def is_ipu(self) -> typing.Any:
+        ...
+
+    @property
     def is_leaf(self) -> builtins.bool:
+        ...
+
+    @property
+    def is_maia(self) -> typing.Any:
+        ...
+
+    @property
+    def is_meta(self) -> typing.Any:
+        ...
+
+    @property
+    def is_mkldnn(self) -> typing.Any:
+        ...
+
+    @property
+    def is_mps(self) -> typing.Any:
+        ...
+
+    @property
+    def is_mtia(self) -> typing.Any:
+        ...
+
+    @property
+    def is_nested(self) -> typing.Any:
+        ...
+
+    @property
+    def is_quantized(self) -> typing.Any:
+        ...
+
+    @property
+    def is_sparse(self) -> typing.Any:
+        ...
+
+    @property
+    def is_sparse_csr(self) -> typing.Any:
+        ...
+
+    @property
+    def is_vulkan(self) -> typing.Any:
+        ...
+
+    @property
+    def is_xla(self) -> typing.Any:
+        ...
+
+    @property
+    def is_xpu(self) -> typing.Any:
         ...
 
     @property
@@ -4593,6 +4747,14 @@ tensor([0., 0., 0.])
 
     @property
     def output_nr(self) -> builtins.int:
+        ...
+
+    @property
+    def real(self) -> typing.Any:
+        ...
+
+    @real.setter
+    def real(self, value: typing.Any) -> None:
         ...
 
     @property

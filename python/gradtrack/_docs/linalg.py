@@ -120,6 +120,12 @@ METHODS = {
     <BLANKLINE>
             [[3.]]])
     """,
+    "addmm": """``beta * self + alpha * (mat1 @ mat2)``.
+
+    >>> gradtrack.zeros(2, 2).addmm(gradtrack.eye(2), gradtrack.ones(2, 2), alpha=2)
+    tensor([[2., 2.],
+            [2., 2.]])
+    """,
     "addmv": """
     >>> gradtrack.zeros(2).addmv(gradtrack.eye(2), gradtrack.tensor([1.0, 2.0]), alpha=3)
     tensor([3., 6.])

@@ -13,6 +13,7 @@ tensor([-1.1113,  1.0507])
 
 from .. import _C
 from .._lazy import LazyModule
+from . import methods
 
 # nn.functional, imported when one of these is first called: NOTE [Loaded on first use]
 F = LazyModule("gradtrack.nn.functional", __name__, "F")  # noqa: N816 - torch's spelling
@@ -556,3 +557,5 @@ FUNCTIONS = (conv1d, conv2d, conv3d, conv_transpose1d, conv_transpose2d, conv_tr
              embedding_bag,
              max_pool1d, max_pool2d, max_pool3d, max_pool1d_with_indices, avg_pool1d,
              adaptive_avg_pool1d, adaptive_max_pool1d)
+# torch's Tensor has these two as methods too (its other activations are functions only).
+METHODS = methods(hardshrink, prelu)

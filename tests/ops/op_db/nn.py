@@ -424,6 +424,10 @@ OPS += [
            (S("channels", A(2, 3, 4), A(3)), S("one", A(3, 4), A(1))), FLOAT,
            ref=lambda np_, a, w: np.where(a > 0, a, a * w.reshape((1, -1) + (1,) * (a.ndim - 2))
                                           if a.ndim > 1 else a * w)),
+    OpSpec("Tensor.prelu", lambda lib, a, w: a.prelu(w), (S("channels", A(2, 3, 4), A(3)),),
+           FLOAT, ref=lambda np_, a, w: np.where(a > 0, a, a * w.reshape(1, -1, 1))),
+    OpSpec("Tensor.hardshrink", lambda lib, a: a.hardshrink(0.3), _SHRINK, FLOAT,
+           ref=lambda np_, a: np.where(np.abs(a) > 0.3, a, 0)),
     OpSpec("nn.functional.normalize", _nnf("normalize"), (S("2x3", A(2, 3)), S("t", T(2, 3))),
            FLOAT, ref=lambda np_, a: a / np.maximum(np.linalg.norm(a, axis=1, keepdims=True),
                                                    1e-12), gradgrad=True, rtol=1e-5),

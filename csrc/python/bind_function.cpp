@@ -82,7 +82,7 @@ class PyCallback : public ag::FunctionCallback {
     py::gil_scoped_acquire gil;
     py::tuple full(output_is_tensor_.size());
     for (size_t i = 0, next = 0; i < full.size(); ++i) {
-      const Tensor* g = output_is_tensor_[i] ? &grads[next++] : nullptr;
+      const Tensor* g = output_is_tensor_[i] && next < grads.size() ? &grads[next++] : nullptr;
       full[i] = g && g->defined() ? py::cast(*g) : py::none();
     }
     py::object r = py::reinterpret_borrow<py::object>(ctx_).attr(names().apply)(*full);

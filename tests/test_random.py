@@ -151,6 +151,9 @@ def test_normal_function_overloads(torch):
         g = L.Generator().manual_seed(8)
         return [L.normal(2.0, 3.0, (20,)), L.normal(m, 0.5), L.normal(1.5, s),
                 L.normal(m, s), L.normal(m, s, generator=g),
+                # 0-dim mean and std, and a 0-dim size
+                L.normal(L.tensor(1.0), L.tensor(2.0)), L.normal(0.5, L.tensor(2.0)),
+                L.normal(L.tensor(1.0), 2.0), L.normal(0.0, 1.0, ()),
                 L.randint_like(m, 7), L.randint_like(m, -3, 4, dtype=L.int64),
                 L.rand_like(m, generator=g), L.randn_like(m, generator=g)]
     for x, y in zip(*both(torch, draw)):

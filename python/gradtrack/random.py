@@ -171,7 +171,7 @@ def normal(mean=0.0, std=1.0, size=None, *, generator=None, out=None, dtype=None
     if not is_tensor(mean) and not is_tensor(std):
         if size is None:
             raise TypeError("normal() missing required argument 'size'")
-        result = empty(*size, dtype=dtype)
+        result = empty(tuple(size), dtype=dtype)  # a tuple: () is a 0-dim result
         _R.normal_(result, float(mean), float(std), generator)
         result.requires_grad_(requires_grad)
     elif not is_tensor(std):
@@ -187,7 +187,7 @@ def normal(mean=0.0, std=1.0, size=None, *, generator=None, out=None, dtype=None
             else list(std.shape)
         # torch: N(0, 1) draws, then * std, then + mean (two roundings)
         with no_grad():
-            noise = empty(*shape, dtype=std.dtype)
+            noise = empty(tuple(shape), dtype=std.dtype)
             _R.normal_(noise, 0.0, 1.0, generator)
             noise.mul_(std)
         result = noise + mean

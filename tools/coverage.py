@@ -24,6 +24,8 @@ MODULES = [
     ("torch.autograd", "gradtrack.autograd", None),
     ("torch.utils.data", "gradtrack.utils.data", None),
     ("torch.distributed", "gradtrack.distributed", None),
+    ("torch.linalg", "gradtrack.linalg", None),
+    ("torch.distributions", "gradtrack.distributions", None),
 ]
 
 # Names of a torch module that are not its functions: torch.special keeps its docstring

@@ -23,6 +23,7 @@ from gradtrack import compiler as compiler
 from gradtrack import cuda as cuda
 from gradtrack._legacy import device as device
 from gradtrack import distributed as distributed
+from gradtrack import distributions as distributions
 from gradtrack.autograd.grad_mode import enable_grad as enable_grad
 from gradtrack._C import equal as equal
 from gradtrack._dtypes import finfo as finfo

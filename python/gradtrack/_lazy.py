@@ -22,7 +22,7 @@ import importlib
 import sys
 
 # gradtrack.<name> that load on first access (the package's __getattr__).
-SUBMODULES = ("distributed", "multiprocessing", "nn", "optim", "profiler")
+SUBMODULES = ("distributed", "distributions", "multiprocessing", "nn", "optim", "profiler")
 
 
 def submodule_hooks(package, names):

@@ -1,0 +1,142 @@
+"""What the distributions share: broadcasting their parameters, converting between
+probabilities and logits, and parameters computed on first use
+(``torch.distributions.utils``).
+
+>>> import gradtrack
+>>> from gradtrack.distributions.utils import probs_to_logits, logits_to_probs
+>>> logits_to_probs(probs_to_logits(gradtrack.tensor([0.25, 0.75])))
+tensor([0.2500, 0.7500])
+"""
+
+import gradtrack
+
+__all__ = ["broadcast_all", "clamp_probs", "lazy_property", "logits_to_probs",
+           "probs_to_logits"]
+
+# The Euler-Mascheroni constant.
+euler_constant = 0.57721566490153286060
+
+# What torch counts as a number parameter (complex is not one).
+_NUMBER = (int, float, bool)
+
+
+def _is_tensor_like(value):
+    return isinstance(value, gradtrack.Tensor) or hasattr(type(value), "__torch_function__")
+
+
+def broadcast_all(*values):
+    """The arguments as tensors of one broadcast shape.
+
+    Numbers become tensors of the first tensor argument's dtype and device, or of
+    the default dtype when all are numbers.
+
+    >>> import gradtrack
+    >>> from gradtrack.distributions.utils import broadcast_all
+    >>> loc, scale = broadcast_all(gradtrack.zeros(2, dtype=gradtrack.float64), 1.0)
+    >>> scale
+    tensor([1., 1.], dtype=gradtrack.float64)
+    """
+    if not all(_is_tensor_like(v) or isinstance(v, _NUMBER) for v in values):
+        raise ValueError("Input arguments must all be instances of Number, gradtrack.Tensor "
+                         "or objects implementing __torch_function__.")
+    if all(_is_tensor_like(v) for v in values):
+        return gradtrack.broadcast_tensors(*values)
+    like = next((v for v in values if isinstance(v, gradtrack.Tensor)), None)
+    options = ({"dtype": gradtrack.get_default_dtype()} if like is None
+               else {"dtype": like.dtype, "device": like.device})
+    return gradtrack.broadcast_tensors(
+        *[v if _is_tensor_like(v) else gradtrack.tensor(v, **options) for v in values])
+
+
+def _standard_normal(shape, dtype, device):
+    """Standard normal draws of ``shape``: one ``normal_`` over a new tensor, the
+    draw torch's reparameterized samples make."""
+    return gradtrack.empty(shape, dtype=dtype, device=device).normal_()
+
+
+def _sum_rightmost(value, dim):
+    """``value`` summed over its ``dim`` rightmost dims (itself for 0)."""
+    if dim == 0:
+        return value
+    return value.reshape(value.shape[:-dim] + (-1,)).sum(-1)
+
+
+def logits_to_probs(logits, is_binary=False):
+    """Probabilities from logits: the softmax over the last dim, or the sigmoid of
+    each entry when ``is_binary``.
+
+    >>> import gradtrack
+    >>> from gradtrack.distributions.utils import logits_to_probs
+    >>> logits_to_probs(gradtrack.tensor([0.0, 0.0])), logits_to_probs(gradtrack.tensor([0.0]), True)
+    (tensor([0.5000, 0.5000]), tensor([0.5000]))
+    """
+    if is_binary:
+        return gradtrack.sigmoid(logits)
+    return gradtrack.nn.functional.softmax(logits, dim=-1)
+
+
+def clamp_probs(probs):
+    """``probs`` clamped to [eps, 1 - eps] of their dtype, so that their logs and the
+    logs of their complements are finite.
+
+    >>> import gradtrack
+    >>> from gradtrack.distributions.utils import clamp_probs
+    >>> clamp_probs(gradtrack.tensor([0.0, 1.0], dtype=gradtrack.float64))
+    tensor([2.2204e-16, 1.0000e+00], dtype=gradtrack.float64)
+    """
+    eps = gradtrack.finfo(probs.dtype).eps
+    return probs.clamp(min=eps, max=1 - eps)
+
+
+def probs_to_logits(probs, is_binary=False):
+    """Logits from probabilities (clamped first): their logs, or the log-odds of
+    each entry when ``is_binary``.
+
+    >>> import gradtrack
+    >>> from gradtrack.distributions.utils import probs_to_logits
+    >>> probs_to_logits(gradtrack.tensor([0.5]), is_binary=True)
+    tensor([0.])
+    """
+    clamped = clamp_probs(probs)
+    if is_binary:
+        return gradtrack.log(clamped) - gradtrack.log1p(-clamped)
+    return gradtrack.log(clamped)
+
+
+class lazy_property:
+    """A method computed once, on first read, then stored on the instance under its
+    own name (which then hides this descriptor). The value is computed with grad
+    enabled, so that a parameter made inside ``no_grad`` still carries its graph.
+
+    Read on the class, it is the descriptor itself, which the distributions' argument
+    validation looks for to skip parameters not computed yet.
+
+    >>> from gradtrack.distributions.utils import lazy_property
+    >>> class Box:
+    ...     @lazy_property
+    ...     def area(self):
+    ...         print("computed")
+    ...         return 6
+    >>> box = Box()
+    >>> box.area
+    computed
+    6
+    >>> box.area, "area" in vars(box)
+    (6, True)
+    """
+
+    def __init__(self, wrapped):
+        self.wrapped = wrapped
+        self.__doc__ = wrapped.__doc__
+        self.__name__ = wrapped.__name__
+        self.__qualname__ = getattr(wrapped, "__qualname__", wrapped.__name__)
+        self.__module__ = wrapped.__module__
+        self.__wrapped__ = wrapped
+
+    def __get__(self, instance, owner=None):
+        if instance is None:
+            return self
+        with gradtrack.enable_grad():
+            value = self.wrapped(instance)
+        setattr(instance, self.wrapped.__name__, value)
+        return value

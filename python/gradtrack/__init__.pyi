@@ -8,6 +8,7 @@ import gradtrack._legacy
 from gradtrack._C import Tensor as Tensor, dtype as dtype
 __version__: str
 from gradtrack._C._random import Generator as Generator
+from gradtrack.amp.grad_scaler import GradScaler as GradScaler
 from gradtrack._size import Size as Size
 from gradtrack import accelerator as accelerator
 from gradtrack import amp as amp
@@ -989,6 +990,13 @@ def conj_physical(input: typing.Any) -> Tensor:
 >>> x = gradtrack.tensor([1.0, -2.0])
 >>> gradtrack.conj_physical(x) is x
 True"""
+
+def constant_pad_nd(input: typing.Any, pad: typing.Any, value: typing.Any=0) -> Tensor:
+    """``input`` padded with ``value`` (:func:`gradtrack.nn.functional.pad`, constant mode).
+
+>>> import gradtrack
+>>> gradtrack.constant_pad_nd(gradtrack.ones(2), [1, 1], 3.0)
+tensor([3., 1., 1., 3.])"""
 contiguous_format: gradtrack._memory_format.memory_format
 
 def conv1d(input: typing.Any, weight: typing.Any, bias: typing.Any=None, stride: typing.Any=1, padding: typing.Any=0, dilation: typing.Any=1, groups: typing.Any=1) -> Tensor:
@@ -1011,6 +1019,15 @@ def conv3d(input: typing.Any, weight: typing.Any, bias: typing.Any=None, stride:
 >>> import gradtrack
 >>> gradtrack.conv3d(gradtrack.ones(1, 1, 2, 2, 2), gradtrack.ones(1, 1, 2, 2, 2))
 tensor([[[[[8.]]]]])"""
+
+def conv_tbc(input: typing.Any, weight: typing.Any, bias: typing.Any, pad: typing.Any=0) -> Tensor:
+    """:func:`gradtrack.nn.functional.conv_tbc`: a 1-D convolution over (time, batch,
+channels).
+
+>>> import gradtrack
+>>> gradtrack.conv_tbc(gradtrack.ones(3, 1, 2), gradtrack.ones(2, 2, 1),
+...                    gradtrack.zeros(1)).flatten()
+tensor([4., 4.])"""
 
 def conv_transpose1d(input: typing.Any, weight: typing.Any, bias: typing.Any=None, stride: typing.Any=1, padding: typing.Any=0, output_padding: typing.Any=0, groups: typing.Any=1, dilation: typing.Any=1) -> Tensor:
     """:func:`gradtrack.nn.functional.conv_transpose1d`.
@@ -1696,6 +1713,13 @@ def gcd(input: typing.Any, other: typing.Any, *, out: typing.Any=None) -> Tensor
 >>> gradtrack.gcd(x, gradtrack.tensor([18, 12, 5]))
 tensor([6, 4, 5])"""
 
+def gcd_(input: typing.Any, other: typing.Any) -> Tensor:
+    """``input.gcd_(other)``: the greatest common divisors written into ``input``.
+
+>>> import gradtrack
+>>> gradtrack.gcd_(gradtrack.tensor([4, 9]), gradtrack.tensor([6, 6]))
+tensor([2, 3])"""
+
 def ge(input: typing.Any, other: typing.Any, *, out: typing.Any=None) -> Tensor:
     """A bool tensor, True where ``input >= other``.
 
@@ -2118,6 +2142,13 @@ def lcm(input: typing.Any, other: typing.Any, *, out: typing.Any=None) -> Tensor
 >>> x = gradtrack.tensor([12, -8, 0])
 >>> gradtrack.lcm(x, gradtrack.tensor([18, 12, 5]))
 tensor([36, 24,  0])"""
+
+def lcm_(input: typing.Any, other: typing.Any) -> Tensor:
+    """``input.lcm_(other)``: the least common multiples written into ``input``.
+
+>>> import gradtrack
+>>> gradtrack.lcm_(gradtrack.tensor([4, 9]), gradtrack.tensor([6, 6]))
+tensor([12, 18])"""
 
 def ldexp(input: typing.Any, other: typing.Any, *, out: typing.Any=None) -> Tensor:
     """``input * 2 ** other``.
@@ -3139,6 +3170,21 @@ def row_stack(tensors: typing.Any, *, out: typing.Any=None) -> Tensor:
 tensor([[1, 2],
         [3, 4]])"""
 
+def rrelu(input: typing.Any, lower: typing.Any=0.125, upper: typing.Any=0.3333333333333333, training: typing.Any=False, generator: typing.Any=None) -> Tensor:
+    """:func:`gradtrack.nn.functional.rrelu`, with ATen's parameters (no ``generator``
+other than the default one: gradtrack's kernel draws from it).
+
+>>> import gradtrack
+>>> gradtrack.rrelu(gradtrack.tensor([-1.0, 0.5]), 0.1, 0.3)
+tensor([-0.2000,  0.5000])"""
+
+def rrelu_(input: typing.Any, lower: typing.Any=0.125, upper: typing.Any=0.3333333333333333, training: typing.Any=False, generator: typing.Any=None) -> Tensor:
+    """:func:`rrelu` written into ``input``.
+
+>>> import gradtrack
+>>> gradtrack.rrelu_(gradtrack.tensor([-1.0, 0.5]), 0.1, 0.3)
+tensor([-0.2000,  0.5000])"""
+
 def rsqrt(input: typing.Any, *, out: typing.Any=None) -> Tensor:
     """``1 / sqrt(x)`` for each element.
 
@@ -3645,6 +3691,13 @@ of ``dims`` count as 1 (RepeatBackward0, as torch's).
 >>> import gradtrack
 >>> gradtrack.tile(gradtrack.tensor([1, 2]), (2,))
 tensor([1, 2, 1, 2])"""
+
+def to_dlpack(tensor: typing.Any) -> Tensor:
+    """A legacy (unversioned) DLPack capsule of ``tensor``, as ``torch.utils.dlpack.to_dlpack``.
+
+>>> import gradtrack
+>>> type(gradtrack.utils.dlpack.to_dlpack(gradtrack.ones(2))).__name__
+'PyCapsule'"""
 
 def topk(input: typing.Any, k: typing.Any, dim: typing.Any=-1, largest: typing.Any=True, sorted: typing.Any=True, *, out: typing.Any=None) -> typing.Any:
     """The ``k`` largest (or smallest) elements along ``dim`` and their indices.

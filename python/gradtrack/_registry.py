@@ -87,8 +87,9 @@ REEXPORTS = {
                            "is_inference_mode_enabled", "no_grad", "set_grad_enabled"),
     "autograd.anomaly_mode": ("is_anomaly_check_nan_enabled", "is_anomaly_enabled",
                               "set_anomaly_enabled"),
-    "utils.dlpack": ("from_dlpack",),
+    "utils.dlpack": ("from_dlpack", "to_dlpack"),
     "func": ("vmap",),
+    "amp": ("GradScaler",),
 }
 # ... and Tensor: {module: {method name: name in the module}}.
 TENSOR_REEXPORTS = {

@@ -157,5 +157,25 @@ def index_put_(input, indices, values, accumulate=False):  # noqa: A002
     return input.index_put_(indices, values, accumulate)
 
 
+def gcd_(input, other):  # noqa: A002 - torch's parameter name
+    """``input.gcd_(other)``: the greatest common divisors written into ``input``.
+
+    >>> import gradtrack
+    >>> gradtrack.gcd_(gradtrack.tensor([4, 9]), gradtrack.tensor([6, 6]))
+    tensor([2, 3])
+    """
+    return input.gcd_(other)
+
+
+def lcm_(input, other):  # noqa: A002 - torch's parameter name
+    """``input.lcm_(other)``: the least common multiples written into ``input``.
+
+    >>> import gradtrack
+    >>> gradtrack.lcm_(gradtrack.tensor([4, 9]), gradtrack.tensor([6, 6]))
+    tensor([12, 18])
+    """
+    return input.lcm_(other)
+
+
 FUNCTIONS = (*(_unary(name) for name in UNARY), clamp_, clip_, clamp_min_, clamp_max_, fill_,
-             nan_to_num_, addmv_, round_, xlogy_, logit_, ldexp_, index_put_)
+             nan_to_num_, addmv_, round_, xlogy_, logit_, ldexp_, index_put_, gcd_, lcm_)

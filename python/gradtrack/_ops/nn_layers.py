@@ -288,6 +288,57 @@ def hardshrink(input, lambd=0.5):  # noqa: A002
     return F.hardshrink(input, lambd)
 
 
+def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, generator=None):  # noqa: A002
+    """:func:`gradtrack.nn.functional.rrelu`, with ATen's parameters (no ``generator``
+    other than the default one: gradtrack's kernel draws from it).
+
+    >>> import gradtrack
+    >>> gradtrack.rrelu(gradtrack.tensor([-1.0, 0.5]), 0.1, 0.3)
+    tensor([-0.2000,  0.5000])
+    """
+    _check_default_generator(generator, "rrelu")
+    return F.rrelu(input, lower, upper, training)
+
+
+def rrelu_(input, lower=1.0 / 8, upper=1.0 / 3, training=False, generator=None):  # noqa: A002
+    """:func:`rrelu` written into ``input``.
+
+    >>> import gradtrack
+    >>> gradtrack.rrelu_(gradtrack.tensor([-1.0, 0.5]), 0.1, 0.3)
+    tensor([-0.2000,  0.5000])
+    """
+    _check_default_generator(generator, "rrelu_")
+    return F.rrelu_(input, lower, upper, training)
+
+
+def _check_default_generator(generator, name):
+    if generator is not None:
+        raise NotImplementedError(f"gradtrack: {name}(generator=...) is not implemented; "
+                                  "seed the default generator instead")
+
+
+def conv_tbc(input, weight, bias, pad=0):  # noqa: A002
+    """:func:`gradtrack.nn.functional.conv_tbc`: a 1-D convolution over (time, batch,
+    channels).
+
+    >>> import gradtrack
+    >>> gradtrack.conv_tbc(gradtrack.ones(3, 1, 2), gradtrack.ones(2, 2, 1),
+    ...                    gradtrack.zeros(1)).flatten()
+    tensor([4., 4.])
+    """
+    return F.conv_tbc(input, weight, bias, pad)
+
+
+def constant_pad_nd(input, pad, value=0):  # noqa: A002
+    """``input`` padded with ``value`` (:func:`gradtrack.nn.functional.pad`, constant mode).
+
+    >>> import gradtrack
+    >>> gradtrack.constant_pad_nd(gradtrack.ones(2), [1, 1], 3.0)
+    tensor([3., 1., 1., 3.])
+    """
+    return F.pad(input, pad, "constant", value)
+
+
 def prelu(input, weight):  # noqa: A002
     """:func:`gradtrack.nn.functional.prelu`.
 
@@ -552,7 +603,8 @@ def adaptive_max_pool1d(input, output_size):  # noqa: A002
 FUNCTIONS = (conv1d, conv2d, conv3d, conv_transpose1d, conv_transpose2d, conv_transpose3d,
              batch_norm, instance_norm, layer_norm, group_norm, rms_norm, dropout, dropout_,
              alpha_dropout, alpha_dropout_, feature_alpha_dropout, feature_alpha_dropout_, selu,
-             selu_, celu, celu_, threshold, threshold_, hardshrink, prelu, pixel_shuffle,
+             selu_, celu, celu_, threshold, threshold_, hardshrink, prelu, rrelu, rrelu_,
+             conv_tbc, constant_pad_nd, pixel_shuffle,
              pixel_unshuffle, channel_shuffle, native_channel_shuffle, pdist, pairwise_distance, bilinear, embedding,
              embedding_bag,
              max_pool1d, max_pool2d, max_pool3d, max_pool1d_with_indices, avg_pool1d,

@@ -210,6 +210,22 @@ std::function<void()> Storage::detach_memory() {
   return free_it;
 }
 
+void Storage::grow(size_t nbytes) {
+  if (nbytes <= nbytes_) return;
+  GT_CHECK(!release_ && !shared_, "Trying to resize storage that is not resizable");
+  if (nbytes > capacity_) {
+    const size_t capacity = round_block(nbytes);
+    void* p = allocate_block(capacity, nbytes);
+    if (nbytes_ != 0) std::memcpy(p, data_, nbytes_);
+    if (data_ != nullptr) release_block(data_, capacity_);
+    data_ = p;
+    capacity_ = capacity;
+  }
+  allocation_count::on_free(nbytes_);
+  allocation_count::on_allocate(nbytes);
+  nbytes_ = nbytes;
+}
+
 silent_writes::StorageLedger& Storage::ensure_ledger() {
   silent_writes::StorageLedger* l = ledger_.load(std::memory_order_acquire);
   if (l) return *l;

@@ -33,6 +33,10 @@ class Storage {
 
   void* data() const { return data_; }
   size_t nbytes() const { return nbytes_; }
+  /// Makes the storage hold at least `nbytes`, keeping its bytes (Tensor.resize_):
+  /// every tensor on it sees the new memory. Memory owned elsewhere (from_numpy,
+  /// shared mappings) cannot grow: torch's "not resizable" error.
+  void grow(size_t nbytes);
   bool is_external() const { return static_cast<bool>(release_); }
   /// What the silent-write detector knows of this memory (NOTE [Silent
   /// writes]); null until it first watches or sees an alias of it.

@@ -8,6 +8,7 @@
 // the same values. Tested against torch's strides in tests/nn/test_channels_last.py.
 #include "ops/memory_format.h"
 
+#include "autograd/variable.h"
 #include "core/shape.h"
 #include "kernels/copy.h"
 
@@ -79,6 +80,30 @@ void stack_layout(const Tensor& stacked, const std::vector<Tensor>& inputs, int6
 const Tensor& follow_layout(const Tensor& t, const Tensor& like) {
   if (is_channels_last(like)) make_channels_last(t);
   return t;
+}
+
+void resize_(const Tensor& self, const DimVector& sizes, ResizeLayout layout) {
+  GT_CHECK(!autograd::requires_grad(self), "cannot resize variables that require grad");
+  for (int64_t s : sizes) GT_CHECK(s >= 0, "numel: integer multiplication overflow");
+  const int64_t n = static_cast<int64_t>(sizes.size());
+  GT_CHECK(layout != ResizeLayout::ChannelsLast || n == 4,
+           "required rank 4 tensor to use channels_last format");
+  GT_CHECK(layout != ResizeLayout::ChannelsLast3d || n == 5,
+           "required rank 5 tensor to use channels_last_3d format");
+  if (layout == ResizeLayout::Unasked && sizes == self.sizes()) return;
+  const DimVector strides =
+      layout == ResizeLayout::ChannelsLast || layout == ResizeLayout::ChannelsLast3d
+          ? channels_last_strides(sizes)
+          : contiguous_strides(sizes);
+  const int64_t numel = checked_numel(sizes);
+  if (numel > 0) {
+    const auto item = static_cast<int64_t>(itemsize(self.dtype()));
+    self->storage()->grow(static_cast<size_t>((self->offset() + numel) * item));
+  }
+  // torch bumps the version only when the sizes change.
+  const bool changed = sizes != self.sizes();
+  self->set_geometry(sizes, strides, self->offset());
+  if (changed) self->bump_version();
 }
 
 }  // namespace gradtrack::ops

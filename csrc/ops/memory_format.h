@@ -25,4 +25,13 @@ void stack_layout(const Tensor& stacked, const std::vector<Tensor>& inputs, int6
 /// `t`, re-laid channels-last when `like` is (returned for chaining).
 const Tensor& follow_layout(const Tensor& t, const Tensor& like);
 
+/// The layout Tensor.resize_ gives: row-major unless asked (0: not asked, 1: row-major,
+/// 2: channels_last, 3: channels_last_3d).
+enum class ResizeLayout { Unasked = 0, RowMajor = 1, ChannelsLast = 2, ChannelsLast3d = 3 };
+/// torch's Tensor.resize_: `self` takes `sizes` (dense in `layout`, at its offset), its
+/// storage growing in place when too small (keeping its bytes; the new ones are
+/// unspecified); the version bumps unless the sizes are the same and no layout was asked.
+/// Refused for a tensor that requires grad and for storage owned elsewhere.
+void resize_(const Tensor& self, const DimVector& sizes, ResizeLayout layout);
+
 }  // namespace gradtrack::ops

@@ -5,6 +5,7 @@
 #include "autograd/variable.h"
 #include "ops/as_strided.h"
 #include "python/arg_errors.h"
+#include "ops/memory_format.h"
 #include "python/common.h"
 
 namespace gradtrack::python {
@@ -172,6 +173,12 @@ void bind_inplace(py::module_& m) {
     return ops::inplace_scan(self, dim, optional_dtype(dtype), is_prod);
   });
   m.def("scatter_reduce_", &ops::inplace_scatter_reduce);
+  // Tensor.resize_ (Python parses the sizes and the memory format).
+  m.def("resize_", [](const Tensor& self, const std::vector<int64_t>& sizes, int layout) {
+    ops::resize_(self, DimVector(sizes.begin(), sizes.end()),
+                 static_cast<ops::ResizeLayout>(layout));
+    return self;
+  });
   m.def("index_reduce_", &ops::inplace_index_reduce);
   m.def("renorm_", &ops::inplace_renorm);
   m.def("index_add_", [](const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source,

@@ -3097,6 +3097,13 @@ with one int tensor argument, its positions repeated by its values.
 >>> gradtrack.tensor([1, 2]).repeat_interleave(2)
 tensor([1, 1, 2, 2])"""
 
+def resize_as_(input: typing.Any, the_template: typing.Any, *, memory_format: typing.Any=None) -> Tensor:
+    """``input.resize_as_(the_template)``: ``input`` given the template's shape in place.
+
+>>> import gradtrack
+>>> gradtrack.resize_as_(gradtrack.zeros(4), gradtrack.ones(1, 4)).shape
+gradtrack.Size([1, 4])"""
+
 def resolve_conj(input: typing.Any) -> Tensor:
     """``input`` with a lazy conjugation applied: itself, as no real tensor has one.
 

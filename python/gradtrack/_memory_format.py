@@ -215,7 +215,62 @@ def _no_grad():
     return no_grad()
 
 
+_RESIZE_LAYOUT = {None: 0, contiguous_format: 1, channels_last: 2, channels_last_3d: 3}
+
+
+def resize_(self, *size, memory_format=None):
+    """``self`` with shape ``size``, laid out row-major (or in ``memory_format``) from
+    its storage offset: the storage grows in place when too small (its bytes kept; the
+    new elements are unspecified). Every tensor on that storage sees the growth.
+    Refused for a tensor that requires grad, as torch refuses it.
+
+    >>> import gradtrack
+    >>> x = gradtrack.arange(6.0)
+    >>> x.resize_(2, 3)
+    tensor([[0., 1., 2.],
+            [3., 4., 5.]])
+    >>> x.resize_(2, 2)._version
+    2
+    """
+    if not size:
+        raise TypeError('resize_() missing 1 required positional arguments: "size"')
+    if len(size) == 1 and isinstance(size[0], (tuple, list)):
+        size = tuple(size[0])
+    for s in size:
+        if not isinstance(s, int) or isinstance(s, bool):
+            raise TypeError("resize_(): argument 'size' (position 1) must be tuple of ints, "
+                            f"not {type(s).__name__}")
+    if memory_format is not None:
+        _check("resize_", memory_format)
+        if memory_format is preserve_format:
+            raise RuntimeError("Unsupported memory formatPreserve")
+    return _C._inplace.resize_(self, list(size), _RESIZE_LAYOUT[memory_format])
+
+
+def resize_as_(self, the_template, *, memory_format=None):
+    """:meth:`resize_` to ``the_template``'s shape.
+
+    >>> import gradtrack
+    >>> gradtrack.zeros(4).resize_as_(gradtrack.ones(2, 2)).shape
+    gradtrack.Size([2, 2])
+    """
+    return resize_(self, tuple(the_template.shape), memory_format=memory_format)
+
+
+def _resize_as_function(input, the_template, *, memory_format=None):  # noqa: A002
+    """``input.resize_as_(the_template)``: ``input`` given the template's shape in place.
+
+    >>> import gradtrack
+    >>> gradtrack.resize_as_(gradtrack.zeros(4), gradtrack.ones(1, 4)).shape
+    gradtrack.Size([1, 4])
+    """
+    return resize_as_(input, the_template, memory_format=memory_format)
+
+
+_resize_as_function.__name__ = _resize_as_function.__qualname__ = "resize_as_"
+FUNCTIONS = (_resize_as_function,)
 NAMES = {"memory_format": memory_format, "contiguous_format": contiguous_format,
          "channels_last": channels_last, "channels_last_3d": channels_last_3d,
          "preserve_format": preserve_format}
-METHODS = {"contiguous": contiguous, "is_contiguous": is_contiguous, "clone": clone}
+METHODS = {"contiguous": contiguous, "is_contiguous": is_contiguous, "clone": clone,
+           "resize_": resize_, "resize_as_": resize_as_}

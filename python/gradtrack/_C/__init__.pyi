@@ -3651,6 +3651,27 @@ True"""
                 [2, 3]])
         """
 
+    def resize_(self, *size: typing.Any, memory_format: typing.Any=None) -> Tensor:
+        """``self`` with shape ``size``, laid out row-major (or in ``memory_format``) from
+its storage offset: the storage grows in place when too small (its bytes kept; the
+new elements are unspecified). Every tensor on that storage sees the growth.
+Refused for a tensor that requires grad, as torch refuses it.
+
+>>> import gradtrack
+>>> x = gradtrack.arange(6.0)
+>>> x.resize_(2, 3)
+tensor([[0., 1., 2.],
+        [3., 4., 5.]])
+>>> x.resize_(2, 2)._version
+2"""
+
+    def resize_as_(self, the_template: typing.Any, *, memory_format: typing.Any=None) -> Tensor:
+        """:meth:`resize_` to ``the_template``'s shape.
+
+>>> import gradtrack
+>>> gradtrack.zeros(4).resize_as_(gradtrack.ones(2, 2)).shape
+gradtrack.Size([2, 2])"""
+
     def resolve_conj(self) -> Tensor:
         """``input`` with a lazy conjugation applied: itself, as no real tensor has one.
 

@@ -24,6 +24,9 @@ ScalarType to_scalar_type(py::handle h) {
   if (h.ptr() == reinterpret_cast<PyObject*>(&PyFloat_Type)) return ScalarType::Float64;
   if (h.ptr() == reinterpret_cast<PyObject*>(&PyLong_Type)) return ScalarType::Int64;
   if (h.ptr() == reinterpret_cast<PyObject*>(&PyBool_Type)) return ScalarType::Bool;
+  // A dtype gradtrack names but has no tensors of (complex64 & co., _dtypes.py).
+  if (py::hasattr(h, "_no_tensors_message"))
+    throw TypeError(py::str(h.attr("_no_tensors_message")).cast<std::string>());
   throw TypeError("argument 'dtype' must be gradtrack.dtype, not " +
                   std::string(py::str(py::type::handle_of(h).attr("__name__"))));
 }

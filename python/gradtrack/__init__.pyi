@@ -4,12 +4,14 @@ import typing
 import gradtrack._ops.creation
 import gradtrack._C._random
 import gradtrack._memory_format
+import gradtrack._dtypes
 import gradtrack._legacy
 from gradtrack._C import Tensor as Tensor, dtype as dtype
 __version__: str
 from gradtrack._C._random import Generator as Generator
 from gradtrack.amp.grad_scaler import GradScaler as GradScaler
 from gradtrack._size import Size as Size
+from gradtrack._shared_memory import UntypedStorage as UntypedStorage
 from gradtrack import accelerator as accelerator
 from gradtrack import amp as amp
 from gradtrack._settings import are_deterministic_algorithms_enabled as are_deterministic_algorithms_enabled
@@ -794,6 +796,7 @@ either side has more than 25 rows).
 >>> import gradtrack
 >>> gradtrack.cdist(gradtrack.tensor([[0., 0.]]), gradtrack.tensor([[3., 4.], [1., 0.]]))
 tensor([[5., 1.]])"""
+cdouble: gradtrack._dtypes._ComplexDtype
 
 def ceil(input: typing.Any, *, out: typing.Any=None) -> Tensor:
     """The smallest integer not below each element (rounding up).
@@ -823,6 +826,7 @@ def celu_(input: typing.Any, alpha: typing.Any=1.0) -> Tensor:
 >>> import gradtrack
 >>> gradtrack.celu_(gradtrack.tensor([-1.0, 1.0]))
 tensor([-0.6321,  1.0000])"""
+cfloat: gradtrack._dtypes._ComplexDtype
 
 def chain_matmul(*matrices: typing.Any, out: typing.Any=None) -> Tensor:
     """The product of two or more matrices, in the order of fewest multiplications
@@ -832,6 +836,7 @@ def chain_matmul(*matrices: typing.Any, out: typing.Any=None) -> Tensor:
 >>> gradtrack.chain_matmul(gradtrack.ones(2, 3), gradtrack.ones(3, 4), gradtrack.ones(4, 1))
 tensor([[12.],
         [12.]])"""
+chalf: gradtrack._dtypes._ComplexDtype
 
 def channel_shuffle(input: typing.Any, groups: typing.Any) -> Tensor:
     """:func:`gradtrack.nn.functional.channel_shuffle`.
@@ -959,6 +964,9 @@ def compile(model: typing.Any=None, *, fullgraph: typing.Any=False, dynamic: typ
 ...     return x + 1
 >>> f(gradtrack.zeros(1))
 tensor([1.])"""
+complex128: gradtrack._dtypes._ComplexDtype
+complex32: gradtrack._dtypes._ComplexDtype
+complex64: gradtrack._dtypes._ComplexDtype
 
 def concat(tensors: typing.Any, dim: typing.Any=0, *, out: typing.Any=None) -> Tensor:
     """Alias of ``cat``: joins tensors along an existing dim.

@@ -179,8 +179,45 @@ def _is_signed_method(self):
 
 
 _is_signed_method.__name__ = "is_signed"
+class _ComplexDtype:
+    """A complex dtype's name (``gradtrack.complex64`` & co.), so that programs and
+    libraries that name it (safetensors' dtype tables, ``x.dtype.is_complex`` checks)
+    import and run; gradtrack computes in real dtypes only, so no tensor has it, and a
+    factory given it raises a TypeError that says so.
+
+    >>> import gradtrack
+    >>> gradtrack.complex64, gradtrack.cfloat is gradtrack.complex64
+    (gradtrack.complex64, True)
+    >>> gradtrack.complex64.is_complex, gradtrack.complex64.itemsize
+    (True, 8)
+    """
+
+    is_complex = True
+    is_floating_point = False
+    is_signed = True
+
+    def __init__(self, name, itemsize):
+        self.__module__ = "gradtrack"  # pickled by name, as gradtrack.<name> (torch's too)
+        self._name = name
+        self.itemsize = itemsize
+        # read by the C++ dtype parser for its error (bind_dtype.cpp)
+        self._no_tensors_message = (f"gradtrack: {name} tensors are not supported (gradtrack "
+                                    "computes in real dtypes only)")
+
+    def __repr__(self):
+        return "gradtrack." + self._name
+
+    def __reduce__(self):
+        return self._name
+
+
+_COMPLEX = {name: _ComplexDtype(name, size)
+            for name, size in (("complex32", 4), ("complex64", 8), ("complex128", 16))}
+
 METHODS = {"is_signed": _is_signed_method}
 NAMES = {
+    **_COMPLEX, "chalf": _COMPLEX["complex32"], "cfloat": _COMPLEX["complex64"],
+    "cdouble": _COMPLEX["complex128"],
     "dtype": _C.dtype, "finfo": finfo, "iinfo": iinfo,
     "float32": _C.float32, "float": _C.float32, "float64": _C.float64, "double": _C.float64,
     "float16": _C.float16, "half": _C.float16, "bfloat16": _C.bfloat16,

@@ -1,5 +1,6 @@
 """Tensors whose memory other processes map: ``Tensor.share_memory_`` and ``is_shared``,
-and the sharing strategy ``gradtrack.multiprocessing`` sends them by.
+and the sharing strategy ``gradtrack.multiprocessing`` sends them by; and
+``Tensor.untyped_storage()``, what a program asks about a tensor's memory.
 
 The bytes move into a POSIX shared-memory mapping in the C++ core (NOTE [Shared memory]
 in csrc/core/shared_memory.cpp): every view of the storage follows, with its strides,
@@ -61,4 +62,65 @@ def is_shared(self):
     return _C._is_shared(self)
 
 
-METHODS = {"share_memory_": share_memory_, "is_shared": is_shared}
+class UntypedStorage:
+    """The memory under a tensor, as ``Tensor.untyped_storage()`` gives it: its address,
+    its size in bytes and whether it is shared, which is what programs ask of it (to
+    find tensors that share memory before saving them, for instance).
+
+    Each call gives a new object for the same memory (torch hands back the same one), so
+    compare ``data_ptr()`` values, not the objects.
+
+    >>> import gradtrack
+    >>> x = gradtrack.arange(4.0)
+    >>> s = x[1:].untyped_storage()
+    >>> s.nbytes(), s.data_ptr() == x.untyped_storage().data_ptr(), s.device
+    (16, True, device(type='cpu'))
+    """
+
+    def __init__(self, tensor):
+        self._tensor = tensor.detach()  # keeps the memory alive, as torch's storage does
+
+    def data_ptr(self):
+        """The address of the first byte."""
+        return self._tensor.untyped_storage_ptr()
+
+    def nbytes(self):
+        """The size in bytes."""
+        return self._tensor._storage_nbytes()
+
+    def size(self):
+        """The size in bytes (an untyped storage's elements are bytes)."""
+        return self.nbytes()
+
+    def __len__(self):
+        return self.nbytes()
+
+    def element_size(self):
+        """1: an untyped storage holds bytes."""
+        return 1
+
+    @property
+    def device(self):
+        """The CPU, where gradtrack's memory lives."""
+        from ._legacy import device
+        return device("cpu")
+
+    def is_shared(self):
+        """Whether the memory is in a shared-memory mapping (:func:`share_memory_`)."""
+        return _C._is_shared(self._tensor)
+
+
+def untyped_storage(self):
+    """The memory under ``self`` (:class:`UntypedStorage`), shared with its views.
+
+    >>> import gradtrack
+    >>> x = gradtrack.zeros(3)
+    >>> x.untyped_storage().nbytes(), x.untyped_storage().data_ptr() == x.data_ptr()
+    (12, True)
+    """
+    return UntypedStorage(self)
+
+
+NAMES = {"UntypedStorage": UntypedStorage}
+METHODS = {"share_memory_": share_memory_, "is_shared": is_shared,
+           "untyped_storage": untyped_storage}

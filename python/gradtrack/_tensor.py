@@ -185,6 +185,8 @@ def to(self, *args, **kwargs):
             _C._ops.check_device(arg)
         elif isinstance(arg, builtins.bool):
             copy = arg
+        elif hasattr(arg, "_no_tensors_message"):  # complex64 & co. (_dtypes.py)
+            raise TypeError(arg._no_tensors_message)
     if kwargs:
         raise TypeError(f"to() got an unexpected keyword argument '{next(iter(kwargs))}'")
     if memory_format is not None:

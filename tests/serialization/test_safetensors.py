@@ -49,3 +49,35 @@ def test_views_are_made_contiguous_first(tmp_path):
     save_file({"t": np.ascontiguousarray(t.numpy())}, str(tmp_path / "t.safetensors"))
     back = gt.from_numpy(load_file(str(tmp_path / "t.safetensors"))["t"])
     assert back.tolist() == t.tolist()
+
+
+SAFETENSORS_TORCH_PROGRAM = """
+import torch
+from safetensors.torch import load_file, save_file
+
+torch.manual_seed(0)
+model = torch.nn.Sequential(torch.nn.Linear(3, 4), torch.nn.ReLU(), torch.nn.Linear(4, 2))
+save_file(model.state_dict(), "model.safetensors")
+loaded = load_file("model.safetensors")
+fresh = torch.nn.Sequential(torch.nn.Linear(3, 4), torch.nn.ReLU(), torch.nn.Linear(4, 2))
+print(fresh.load_state_dict(loaded))
+x = torch.ones(1, 3)
+print(torch.equal(fresh(x), model(x)), sorted((k, tuple(v.shape), str(v.dtype)) for k, v in loaded.items()))
+"""
+
+
+def test_safetensors_torch_api_runs_under_as_torch(torch, tmp_path):
+    # safetensors.torch names torch.complex64 in its dtype tables and asks each tensor's
+    # untyped_storage() for its address and size: both exist, so the torch API of the
+    # package saves and loads gradtrack tensors, and prints what it prints under torch.
+    import subprocess
+    import sys
+
+    script = tmp_path / "program.py"
+    script.write_text(SAFETENSORS_TORCH_PROGRAM)
+    runs = [subprocess.run([sys.executable, *mode, str(script)], capture_output=True, text=True,
+                           cwd=tmp_path, timeout=120)
+            for mode in ([], ["-m", "gradtrack.as_torch"])]
+    for run in runs:
+        assert run.returncode == 0, run.stderr[-2000:]
+    assert runs[1].stdout == runs[0].stdout.replace("torch.", "gradtrack.")

@@ -4523,6 +4523,14 @@ tensor([[1.],
 >>> x._version
 1"""
 
+    def untyped_storage(self) -> Tensor:
+        """The memory under ``self`` (:class:`UntypedStorage`), shared with its views.
+
+>>> import gradtrack
+>>> x = gradtrack.zeros(3)
+>>> x.untyped_storage().nbytes(), x.untyped_storage().data_ptr() == x.data_ptr()
+(12, True)"""
+
     def untyped_storage_ptr(self) -> builtins.int:
         """
         The address of the start of this tensor's memory block.

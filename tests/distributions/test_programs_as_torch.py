@@ -1,7 +1,12 @@
 """Whole torch programs that use torch.distributions run unchanged under
 ``python -m gradtrack.as_torch`` and print what torch prints: a REINFORCE loop with a
 Categorical policy, a PPO-style update with a Normal policy (Independent), and a
-small VAE with Normal, rsample and kl_divergence. Seeded sampling included."""
+small VAE with Normal, rsample and kl_divergence, a count regression with Poisson,
+Binomial and Geometric likelihoods and a robust fit with Laplace, Cauchy and
+Exponential, a maximum-likelihood fit of a MultivariateNormal's Cholesky factor, and a
+tanh-squashed Gaussian policy (TransformedDistribution) with LogNormal, HalfNormal and
+Gumbel and a parameter kept positive by biject_to, and a variational fit driven by
+the KL pairs of the newer distributions. Seeded sampling included."""
 
 import subprocess
 import sys
@@ -84,6 +89,140 @@ print(prior.sample((2,)))
 print(Normal(0.0, 1.0).cdf(torch.tensor([0.0, 1.0])), q.batch_shape, repr(prior))
 """
 
+COUNTS = """
+import torch
+from torch.distributions import Binomial, Geometric, Poisson
+
+torch.manual_seed(3)
+x = torch.randn(40, 2)
+true_rate = (x @ torch.tensor([0.8, -0.5]) + 1.0).exp()
+y = Poisson(true_rate).sample()
+w = torch.zeros(2, requires_grad=True)
+b = torch.zeros((), requires_grad=True)
+opt = torch.optim.Adam([w, b], lr=0.1)
+for step in range(30):
+    loss = -Poisson((x @ w + b).exp()).log_prob(y).mean()
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+print(f"{loss.item():.5f}", [f"{v:.4f}" for v in w.tolist()], f"{b.item():.4f}")
+trials = Binomial(10, logits=x[:, 0])
+print(trials.sample().tolist()[:10], f"{trials.log_prob(y.clamp(max=10)).sum().item():.4f}")
+g = Geometric(probs=torch.tensor([0.2, 0.5, 0.9]))
+print(g.sample((4,)).tolist(), g.entropy(), g.mean)
+"""
+
+ROBUST = """
+import torch
+from torch.distributions import Cauchy, Exponential, Laplace
+
+torch.manual_seed(4)
+data = Cauchy(torch.tensor(2.0), torch.tensor(0.5)).sample((200,))
+loc = torch.zeros((), requires_grad=True)
+log_scale = torch.zeros((), requires_grad=True)
+opt = torch.optim.SGD([loc, log_scale], lr=0.05)
+for step in range(40):
+    nll = -Laplace(loc, log_scale.exp()).log_prob(data).mean()
+    opt.zero_grad()
+    nll.backward()
+    opt.step()
+print(f"{nll.item():.5f}", f"{loc.item():.5f}", f"{log_scale.exp().item():.5f}")
+waits = Exponential(torch.tensor([0.5, 2.0])).rsample((3,))
+print(waits, Laplace(0.0, 1.0).cdf(torch.tensor([-1.0, 0.5])))
+print(Cauchy(0.0, 1.0).icdf(torch.tensor(0.75)), repr(Exponential(3.0)))
+"""
+
+GAUSSIAN = """
+import torch
+from torch.distributions import MultivariateNormal
+
+torch.manual_seed(5)
+true = MultivariateNormal(torch.tensor([1.0, -2.0, 0.5]),
+                          torch.tensor([[2.0, 0.6, 0.0], [0.6, 1.0, -0.3], [0.0, -0.3, 0.5]]))
+data = true.sample((256,))
+loc = torch.zeros(3, requires_grad=True)
+raw = torch.zeros(3, 3, requires_grad=True)
+opt = torch.optim.Adam([loc, raw], lr=0.05)
+for step in range(60):
+    tril = raw.tril(-1) + torch.diag_embed(raw.diagonal().exp())
+    nll = -MultivariateNormal(loc, scale_tril=tril).log_prob(data).mean()
+    opt.zero_grad()
+    nll.backward()
+    opt.step()
+print(f"{nll.item():.4f}", [f"{v:.4f}" for v in loc.tolist()])
+fit = MultivariateNormal(loc.detach(), scale_tril=tril.detach())
+print(fit.covariance_matrix.diagonal(), f"{fit.entropy().item():.5f}")
+by_precision = MultivariateNormal(torch.zeros(2), precision_matrix=torch.tensor([[2.0, 0.5], [0.5, 1.0]]))
+print(by_precision.rsample((2,)), by_precision.variance, by_precision.batch_shape)
+"""
+
+SQUASHED = """
+import torch
+from torch import nn
+from torch.distributions import (Gumbel, HalfNormal, LogNormal, Normal, TransformedDistribution,
+                                 biject_to, constraints)
+from torch.distributions.transforms import AffineTransform, TanhTransform
+
+torch.manual_seed(6)
+policy = nn.Linear(4, 4)
+opt = torch.optim.Adam(policy.parameters(), lr=1e-2)
+obs = torch.randn(32, 4)
+for step in range(5):
+    mu, log_std = policy(obs).chunk(2, -1)
+    dist = TransformedDistribution(Normal(mu, log_std.clamp(-5, 2).exp()),
+                                   [TanhTransform(cache_size=1), AffineTransform(0.0, 2.0)])
+    action = dist.rsample()
+    log_prob = dist.log_prob(action).sum(-1)
+    loss = (0.2 * log_prob - (action * torch.tensor([1.0, -0.5])).sum(-1)).mean()
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+    print(step, f"{loss.item():.5f}", f"{action.abs().max().item():.5f}")
+raw = torch.zeros(2, requires_grad=True)
+to_positive = biject_to(constraints.positive)
+data = LogNormal(torch.tensor([0.5, -1.0]), torch.tensor([0.3, 0.8])).sample((100,))
+sgd = torch.optim.SGD([raw], lr=0.1)
+for step in range(20):
+    nll = -LogNormal(torch.tensor([0.5, -1.0]), to_positive(raw)).log_prob(data).mean()
+    sgd.zero_grad()
+    nll.backward()
+    sgd.step()
+print(f"{nll.item():.5f}", to_positive(raw).detach(), repr(to_positive))
+logits = torch.tensor([0.5, 1.5, -1.0])
+print((logits + Gumbel(0.0, 1.0).sample((6, 3))).argmax(-1).tolist())
+print(HalfNormal(torch.tensor([1.0, 2.0])).log_prob(torch.tensor([0.5, 3.0])),
+      Gumbel(torch.tensor(0.0), torch.tensor(2.0)).cdf(torch.tensor(1.0)))
+"""
+
+DIVERGENCES = """
+import torch
+from torch.distributions import (Exponential, Laplace, LogNormal, MultivariateNormal, Normal,
+                                 Poisson, kl_divergence)
+
+torch.manual_seed(7)
+target = MultivariateNormal(torch.tensor([1.0, -1.0]),
+                            torch.tensor([[1.0, 0.8], [0.8, 1.0]]))
+loc = torch.zeros(2, requires_grad=True)
+raw = torch.zeros(2, 2, requires_grad=True)
+opt = torch.optim.Adam([loc, raw], lr=0.05)
+for step in range(50):
+    tril = raw.tril(-1) + torch.diag_embed(raw.diagonal().exp())
+    q = MultivariateNormal(loc, scale_tril=tril)
+    kl = kl_divergence(q, target)
+    opt.zero_grad()
+    kl.backward()
+    opt.step()
+print(f"{kl.item():.6f}", q.sample((2,)), q.rsample().shape)
+rate = torch.tensor([0.5, 2.0], requires_grad=True)
+kls = [kl_divergence(Exponential(rate), Exponential(torch.tensor(1.0))),
+       kl_divergence(Poisson(rate), Poisson(torch.tensor([1.0, 1.0]))),
+       kl_divergence(Laplace(rate, 1.0), Laplace(0.0, rate)),
+       kl_divergence(Normal(rate, 1.0), Laplace(0.0, 2.0)),
+       kl_divergence(LogNormal(rate, 1.0), LogNormal(0.0, 2.0))]
+torch.stack(kls).sum().backward()
+print(torch.stack(kls).detach(), rate.grad)
+"""
+
 
 def _run(args, tmp_path, source):
     script = tmp_path / "program.py"
@@ -94,7 +233,7 @@ def _run(args, tmp_path, source):
     return done.stdout
 
 
-@pytest.mark.parametrize("name", ["REINFORCE", "PPO", "VAE"])
+@pytest.mark.parametrize("name", ["REINFORCE", "PPO", "VAE", "COUNTS", "ROBUST", "GAUSSIAN", "SQUASHED", "DIVERGENCES"])
 def test_program_prints_torchs_numbers(torch, tmp_path, name):
     source = globals()[name]
     want = _run([], tmp_path, source)

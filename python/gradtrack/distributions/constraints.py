@@ -17,8 +17,10 @@ Interval(lower_bound=0.0, upper_bound=1.0)
 __all__ = [
     "Constraint", "boolean", "dependent", "dependent_property", "greater_than",
     "greater_than_eq", "half_open_interval", "independent", "integer_interval", "interval",
-    "is_dependent", "less_than", "nonnegative", "nonnegative_integer", "one_hot", "positive",
-    "positive_integer", "real", "real_vector", "simplex", "unit_interval",
+    "is_dependent", "less_than", "lower_cholesky", "lower_triangular", "nonnegative",
+    "nonnegative_integer", "one_hot", "positive", "positive_definite",
+    "positive_integer", "positive_semidefinite", "real", "real_vector", "simplex", "square",
+    "symmetric", "unit_interval",
 ]
 
 
@@ -506,6 +508,153 @@ class _Simplex(Constraint):
         return gradtrack.all(value >= 0, dim=-1) & ((value.sum(-1) - 1).abs() < 1e-6)
 
 
+class _LowerTriangular(Constraint):
+    """Square matrices (the last two dims) with zeros above the diagonal.
+
+    >>> import gradtrack
+    >>> from gradtrack.distributions import constraints
+    >>> constraints.lower_triangular.check(gradtrack.tensor([[1.0, 0.0], [2.0, 3.0]]))
+    tensor(True)
+    """
+
+    event_dim = 2
+
+    def check(self, value):
+        """Whether each matrix equals its lower triangle.
+
+        >>> import gradtrack
+        >>> from gradtrack.distributions import constraints
+        >>> constraints.lower_triangular.check(gradtrack.ones(2, 2))
+        tensor(False)
+        """
+        return (value.tril() == value).view(value.shape[:-2] + (-1,)).min(-1)[0]
+
+
+class _LowerCholesky(Constraint):
+    """Lower-triangular square matrices with a positive diagonal: the Cholesky
+    factors of positive-definite matrices.
+
+    >>> import gradtrack
+    >>> from gradtrack.distributions import constraints
+    >>> constraints.lower_cholesky.check(gradtrack.tensor([[1.0, 0.0], [2.0, -3.0]]))
+    tensor(False)
+    """
+
+    event_dim = 2
+
+    def check(self, value):
+        """Whether each matrix is lower triangular with positive diagonal entries.
+
+        >>> import gradtrack
+        >>> from gradtrack.distributions import constraints
+        >>> constraints.lower_cholesky.check(gradtrack.eye(2))
+        tensor(True)
+        """
+        lower = (value.tril() == value).view(value.shape[:-2] + (-1,)).min(-1)[0]
+        positive_diagonal = (value.diagonal(dim1=-2, dim2=-1) > 0).min(-1)[0]
+        return lower & positive_diagonal
+
+
+class _Square(Constraint):
+    """Square matrices; the answer is the same for the whole batch.
+
+    >>> import gradtrack
+    >>> from gradtrack.distributions import constraints
+    >>> constraints.square.check(gradtrack.zeros(3, 2, 2))
+    tensor([True, True, True])
+    """
+
+    event_dim = 2
+
+    def check(self, value):
+        """Whether the last two dims are of one size, for each matrix.
+
+        >>> import gradtrack
+        >>> from gradtrack.distributions import constraints
+        >>> constraints.square.check(gradtrack.zeros(2, 3))
+        tensor(False)
+        """
+        import gradtrack
+        return gradtrack.full(value.shape[:-2], value.shape[-2] == value.shape[-1],
+                              dtype=gradtrack.bool, device=value.device)
+
+
+class _Symmetric(_Square):
+    """Square matrices equal to their transposes (within ``isclose``'s tolerances,
+    ``atol=1e-6``).
+
+    >>> import gradtrack
+    >>> from gradtrack.distributions import constraints
+    >>> constraints.symmetric.check(gradtrack.tensor([[1.0, 2.0], [2.0, 1.0]]))
+    tensor(True)
+    """
+
+    def check(self, value):
+        """Whether each matrix is square and symmetric (all False when not square).
+
+        >>> import gradtrack
+        >>> from gradtrack.distributions import constraints
+        >>> constraints.symmetric.check(gradtrack.tensor([[1.0, 2.0], [0.0, 1.0]]))
+        tensor(False)
+        """
+        import gradtrack
+        square = super().check(value)
+        if not square.all():
+            return square
+        return gradtrack.isclose(value, value.mT, atol=1e-6).all(-2).all(-1)
+
+
+class _PositiveSemidefinite(_Symmetric):
+    """Symmetric matrices whose eigenvalues are all nonnegative.
+
+    >>> import gradtrack
+    >>> from gradtrack.distributions import constraints
+    >>> constraints.positive_semidefinite.check(gradtrack.tensor([[1.0, 1.0], [1.0, 1.0]]))
+    tensor(True)
+    """
+
+    def check(self, value):
+        """Whether each matrix is symmetric with no negative eigenvalue (only the
+        symmetry checked when some matrix is not symmetric).
+
+        >>> import gradtrack
+        >>> from gradtrack.distributions import constraints
+        >>> constraints.positive_semidefinite.check(-gradtrack.eye(2))
+        tensor(False)
+        """
+        import gradtrack
+        symmetric = super().check(value)
+        if not symmetric.all():
+            return symmetric
+        return gradtrack.linalg.eigvalsh(value).ge(0).all(-1)
+
+
+class _PositiveDefinite(_Symmetric):
+    """Symmetric matrices with a Cholesky factor: all eigenvalues positive.
+
+    >>> import gradtrack
+    >>> from gradtrack.distributions import constraints
+    >>> constraints.positive_definite.check(gradtrack.tensor([[[2.0, 1.0], [1.0, 2.0]],
+    ...                                                       [[1.0, 2.0], [2.0, 1.0]]]))
+    tensor([ True, False])
+    """
+
+    def check(self, value):
+        """Whether each matrix is symmetric and its Cholesky factorization succeeds
+        (only the symmetry checked when some matrix is not symmetric).
+
+        >>> import gradtrack
+        >>> from gradtrack.distributions import constraints
+        >>> constraints.positive_definite.check(gradtrack.eye(3))
+        tensor(True)
+        """
+        import gradtrack
+        symmetric = super().check(value)
+        if not symmetric.all():
+            return symmetric
+        return gradtrack.linalg.cholesky_ex(value).info.eq(0)
+
+
 dependent = _Dependent()
 dependent_property = _DependentProperty
 independent = _IndependentConstraint
@@ -525,3 +674,9 @@ unit_interval = _Interval(0.0, 1.0)
 interval = _Interval
 half_open_interval = _HalfOpenInterval
 simplex = _Simplex()
+lower_triangular = _LowerTriangular()
+lower_cholesky = _LowerCholesky()
+square = _Square()
+symmetric = _Symmetric()
+positive_semidefinite = _PositiveSemidefinite()
+positive_definite = _PositiveDefinite()

@@ -15,6 +15,12 @@ ERRORS = {
     "broadcast_to_fewer_dims": lambda t, x: t.broadcast_to(x, (4,)),
     "broadcast_tensors_mismatch": lambda t, x: t.broadcast_tensors(x, t.zeros(5)),
     "broadcast_shapes_mismatch": lambda t, x: t.broadcast_shapes((3, 4), (5,)),
+    # the last dim is compared first; the argument is printed as it was given
+    "broadcast_shapes_left_dims_pending": lambda t, x: t.broadcast_shapes(t.Size([3]),
+                                                                          (2, 1, 4)),
+    "broadcast_shapes_size_and_list": lambda t, x: t.broadcast_shapes((1, 3), [2, 2]),
+    "broadcast_shapes_size_argument": lambda t, x: t.broadcast_shapes((3,), t.Size([2])),
+    "broadcast_shapes_int_argument": lambda t, x: t.broadcast_shapes(3, 2),
     "movedim_lengths": lambda t, x: t.movedim(x, (0, 1), (1,)),
     "movedim_range": lambda t, x: t.movedim(x, 0, 5),
     "movedim_repeated": lambda t, x: t.movedim(x, (0, 0), (1, 0)),

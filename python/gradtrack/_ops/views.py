@@ -48,13 +48,17 @@ def broadcast_shapes(*shapes):
     ndim = max((len(s) for s in sizes), default=0)
     out = [1] * ndim
     for k, s in enumerate(sizes):
-        for i, n in enumerate(s, start=ndim - len(s)):
+        # last dim first, as torch's: a mismatch is reported before the dims to its
+        # left have joined the common shape
+        for i in range(ndim - 1, ndim - 1 - len(s), -1):
+            n = s[i - ndim]
             if n == out[i] or n == 1:
                 continue
             if out[i] != 1:
+                given = (shapes[k],) if isinstance(shapes[k], builtins.int) else shapes[k]
                 raise RuntimeError(
                     f"Attempting to broadcast a dimension of length {n} at {i - ndim}! "
-                    f"Mismatching argument at index {k} had {tuple(s)}; but expected shape "
+                    f"Mismatching argument at index {k} had {given}; but expected shape "
                     f"should be broadcastable to {out}")
             out[i] = n
     return Size(out)

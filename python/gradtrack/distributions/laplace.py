@@ -11,7 +11,7 @@ import gradtrack
 
 from . import constraints
 from .distribution import Distribution
-from .utils import _NUMBER, broadcast_all
+from .utils import _batch_shape, broadcast_all
 
 __all__ = ["Laplace"]
 
@@ -33,10 +33,7 @@ class Laplace(Distribution):
 
     def __init__(self, loc, scale, validate_args=None):
         self.loc, self.scale = broadcast_all(loc, scale)
-        if isinstance(loc, _NUMBER) and isinstance(scale, _NUMBER):
-            batch_shape = gradtrack.Size()
-        else:
-            batch_shape = self.loc.size()
+        batch_shape = _batch_shape(self.loc, loc, scale)
         super().__init__(batch_shape, validate_args=validate_args)
 
     @property

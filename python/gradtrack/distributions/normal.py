@@ -13,7 +13,7 @@ import gradtrack
 
 from . import constraints
 from .exp_family import ExponentialFamily
-from .utils import _NUMBER, _standard_normal, broadcast_all
+from .utils import _NUMBER, _batch_shape, _standard_normal, broadcast_all
 
 __all__ = ["Normal"]
 
@@ -36,10 +36,7 @@ class Normal(ExponentialFamily):
 
     def __init__(self, loc, scale, validate_args=None):
         self.loc, self.scale = broadcast_all(loc, scale)
-        if isinstance(loc, _NUMBER) and isinstance(scale, _NUMBER):
-            batch_shape = gradtrack.Size()
-        else:
-            batch_shape = self.loc.size()
+        batch_shape = _batch_shape(self.loc, loc, scale)
         super().__init__(batch_shape, validate_args=validate_args)
 
     @property

@@ -11,7 +11,7 @@ import gradtrack
 
 from . import constraints
 from .distribution import Distribution
-from .utils import _NUMBER, broadcast_all
+from .utils import _batch_shape, broadcast_all
 
 __all__ = ["Uniform"]
 
@@ -42,11 +42,7 @@ class Uniform(Distribution):
 
     def __init__(self, low, high, validate_args=None):
         self.low, self.high = broadcast_all(low, high)
-        if isinstance(low, _NUMBER) and isinstance(high, _NUMBER):
-            batch_shape = gradtrack.Size()
-        else:
-            batch_shape = self.low.size()
-        super().__init__(batch_shape, validate_args=validate_args)
+        super().__init__(_batch_shape(self.low, low, high), validate_args=validate_args)
 
     @property
     def mean(self):

@@ -20,6 +20,14 @@ euler_constant = 0.57721566490153286060
 _NUMBER = (int, float, bool)
 
 
+def _batch_shape(broadcast, *given):
+    """The batch shape of parameters given as ``given`` and broadcast (by broadcast_all)
+    to tensors like ``broadcast``: () when every one was a Python number, as torch's."""
+    if all(isinstance(g, _NUMBER) for g in given):
+        return gradtrack.Size()
+    return broadcast.size()
+
+
 def _is_tensor_like(value):
     return isinstance(value, gradtrack.Tensor) or hasattr(type(value), "__torch_function__")
 

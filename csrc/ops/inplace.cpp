@@ -124,6 +124,16 @@ bool is_bitwise(BinaryOp k) {
   return k == BinaryOp::BitwiseAnd || k == BinaryOp::BitwiseOr || k == BinaryOp::BitwiseXor;
 }
 
+// torch's refusal of a floating result for the bitwise ops, named by the op.
+void check_bitwise_dtype(BinaryOp k, ScalarType dt) {
+  if (!is_bitwise(k)) return;
+  const char* name = k == BinaryOp::BitwiseAnd  ? "bitwise_and"
+                     : k == BinaryOp::BitwiseOr ? "bitwise_or"
+                                                : "bitwise_xor";
+  GT_CHECK_IMPL(!is_floating(dt), "\"", name, "_cpu\" not implemented for '", scalar_type_name(dt),
+                "'");
+}
+
 bool divides(BinaryOp k) {
   return k == BinaryOp::FloorDivide || k == BinaryOp::TruncDiv || k == BinaryOp::Remainder ||
          k == BinaryOp::Fmod;
@@ -236,10 +246,7 @@ Tensor inplace_binary(InplaceOp op, const Tensor& self, const Tensor& other, Sca
   check_cast(dt, self.dtype());
   if (op == InplaceOp::Add || op == InplaceOp::Sub) check_alpha(dt, alpha);
   check_special_binary(call.kernel, dt, self.dtype(), other.dtype());
-  if (is_bitwise(call.kernel)) {
-    GT_CHECK_IMPL(!is_floating(dt), "\"bitwise_and_cpu\" not implemented for '",
-                  scalar_type_name(dt), "'");
-  }
+  check_bitwise_dtype(call.kernel, dt);
   if (spec_of(op).rule == DtypeRule::Floating) {
     GT_CHECK_IMPL(is_floating(dt), "\"", spec_of(op).name, "_cpu\" not implemented for '",
                   scalar_type_name(dt), "'");
@@ -269,6 +276,7 @@ Tensor inplace_binary(InplaceOp op, const Tensor& self, Scalar other, Scalar alp
   check_cast(dt, self.dtype());
   if (op == InplaceOp::Add || op == InplaceOp::Sub) check_alpha(dt, alpha);
   check_special_binary(call.kernel, dt, self.dtype(), dt);
+  check_bitwise_dtype(call.kernel, dt);
   GT_CHECK(!(is_integral(dt) && !other.is_float() && other.to_int() == 0 && divides(call.kernel)),
            "ZeroDivisionError");
   if (op == InplaceOp::Pow) {

@@ -454,9 +454,18 @@ BinaryOp logic_kind(Logic op, bool bitwise) {
   }
   return BinaryOp::LogicalAnd;
 }
-void check_bitwise(ScalarType dt) {
-  GT_CHECK_IMPL(!is_floating(dt), "\"bitwise_and_cpu\" not implemented for '", scalar_type_name(dt),
+// torch's kernel names the op: "bitwise_or_cpu" not implemented for 'Float'.
+void check_bitwise(ScalarType dt, const char* name) {
+  GT_CHECK_IMPL(!is_floating(dt), "\"", name, "_cpu\" not implemented for '", scalar_type_name(dt),
                 "'");
+}
+const char* bitwise_name(Logic op) {
+  switch (op) {
+    case Logic::And: return "bitwise_and";
+    case Logic::Or: return "bitwise_or";
+    case Logic::Xor: return "bitwise_xor";
+  }
+  return "bitwise_and";
 }
 }  // namespace
 
@@ -476,16 +485,16 @@ Tensor logical_not(const Tensor& a) {
 }
 Tensor bitwise(Logic op, const Tensor& a, const Tensor& b) {
   ScalarType dt = result_type(a, b);
-  check_bitwise(dt);
+  check_bitwise(dt, bitwise_name(op));
   return run_binary(logic_kind(op, true), a, b, dt, dt);
 }
 Tensor bitwise(Logic op, const Tensor& a, Scalar b) {
   ScalarType dt = result_type(a, b);
-  check_bitwise(dt);
+  check_bitwise(dt, bitwise_name(op));
   return run_binary_scalar(logic_kind(op, true), a, b, dt, dt);
 }
 Tensor bitwise_not(const Tensor& a) {
-  check_bitwise(a.dtype());
+  check_bitwise(a.dtype(), "bitwise_not");
   Tensor out = empty_result(a.sizes(), a.dtype(), a);
   kernels::unary(UnaryOp::BitwiseNot, out, a);
   return out;

@@ -676,5 +676,59 @@ def _methods():
     return methods
 
 
+# NOTE [Writes torch does not record]
+# torch has no derivative for the logical ops and bitwise_not, and its in-place forms
+# skip autograd entirely: no leaf check, no node, the tensor keeps its grad_fn, and only
+# the version counter sees the write. Here the result is computed, its shape checked
+# against self's as torch's kernels check it, and copied in through a detached alias
+# (which shares the version counter), so nothing is written when a check fails.
+
+def _unrecorded_write(self, result, name):
+    if tuple(result.shape) != tuple(self.shape):
+        raise RuntimeError(f"output with shape {list(self.shape)} doesn't match the broadcast "
+                           f"shape {list(result.shape)}")
+    self.detach().copy_(result)
+    return self
+
+
+def _logical_(name):
+    op = getattr(_C, name)
+
+    def method(self, other):
+        if not isinstance(other, _Tensor):
+            raise TypeError(f"{name}_(): argument 'other' (position 1) must be Tensor, not "
+                            f"{type(other).__name__}")
+        return _unrecorded_write(self, op(self.detach(), other.detach()), name)
+    method.__name__ = method.__qualname__ = name + "_"
+    method.__doc__ = f"""``{name}`` written into ``self`` (cast to its dtype), without a
+    record in the graph, as torch's (NOTE [Writes torch does not record]).
+
+    >>> import gradtrack
+    >>> gradtrack.tensor([1.0, 0.0, 2.0]).{name}_(gradtrack.tensor([1.0, 1.0, 0.0]))._version
+    1
+    """
+    return method
+
+
+def _unary_unrecorded_(name):
+    op = getattr(_C, name)
+
+    def method(self):
+        return _unrecorded_write(self, op(self.detach()), name)
+    method.__name__ = method.__qualname__ = name + "_"
+    method.__doc__ = f"""``{name}`` written into ``self`` (cast to its dtype), without a
+    record in the graph, as torch's (NOTE [Writes torch does not record]).
+
+    >>> import gradtrack
+    >>> gradtrack.tensor([1, 0]).{name}_()._version
+    1
+    """
+    return method
+
+
 # What this module gives Tensor (NOTE [One registry] in _registry.py).
-METHODS = _methods()
+METHODS = {**_methods(),
+           **{name + "_": _logical_(name) for name in ("logical_and", "logical_or",
+                                                       "logical_xor")},
+           "logical_not_": _unary_unrecorded_("logical_not"),
+           "bitwise_not_": _unary_unrecorded_("bitwise_not")}

@@ -1015,6 +1015,14 @@ tensor([  2, -12,  40])
         tensor([-1, -6,  2])
         """
 
+    def bitwise_not_(self) -> Tensor:
+        """``bitwise_not`` written into ``self`` (cast to its dtype), without a
+record in the graph, as torch's (NOTE [Writes torch does not record]).
+
+>>> import gradtrack
+>>> gradtrack.tensor([1, 0]).bitwise_not_()._version
+1"""
+
     def bitwise_or(self, other: typing.Any) -> Tensor:
         """
         The bitwise OR of integer or bool tensors.
@@ -2774,6 +2782,14 @@ tensor(2.1972)"""
         tensor([False, False,  True])
         """
 
+    def logical_and_(self, other: typing.Any) -> Tensor:
+        """``logical_and`` written into ``self`` (cast to its dtype), without a
+record in the graph, as torch's (NOTE [Writes torch does not record]).
+
+>>> import gradtrack
+>>> gradtrack.tensor([1.0, 0.0, 2.0]).logical_and_(gradtrack.tensor([1.0, 1.0, 0.0]))._version
+1"""
+
     def logical_not(self) -> Tensor:
         """
         A bool tensor, True where an element is zero.
@@ -2782,6 +2798,14 @@ tensor(2.1972)"""
         >>> gradtrack.tensor([0.0, 1.0, -2.0]).logical_not()
         tensor([ True, False, False])
         """
+
+    def logical_not_(self) -> Tensor:
+        """``logical_not`` written into ``self`` (cast to its dtype), without a
+record in the graph, as torch's (NOTE [Writes torch does not record]).
+
+>>> import gradtrack
+>>> gradtrack.tensor([1, 0]).logical_not_()._version
+1"""
 
     def logical_or(self, other: Tensor) -> Tensor:
         """
@@ -2792,6 +2816,14 @@ tensor(2.1972)"""
         tensor([ True,  True, False])
         """
 
+    def logical_or_(self, other: typing.Any) -> Tensor:
+        """``logical_or`` written into ``self`` (cast to its dtype), without a
+record in the graph, as torch's (NOTE [Writes torch does not record]).
+
+>>> import gradtrack
+>>> gradtrack.tensor([1.0, 0.0, 2.0]).logical_or_(gradtrack.tensor([1.0, 1.0, 0.0]))._version
+1"""
+
     def logical_xor(self, other: Tensor) -> Tensor:
         """
         A bool tensor, True where exactly one element is nonzero.
@@ -2800,6 +2832,14 @@ tensor(2.1972)"""
         >>> gradtrack.tensor([0.0, 1.0, 2.0]).logical_xor(gradtrack.tensor([1.0, 0.0, 3.0]))
         tensor([ True,  True, False])
         """
+
+    def logical_xor_(self, other: typing.Any) -> Tensor:
+        """``logical_xor`` written into ``self`` (cast to its dtype), without a
+record in the graph, as torch's (NOTE [Writes torch does not record]).
+
+>>> import gradtrack
+>>> gradtrack.tensor([1.0, 0.0, 2.0]).logical_xor_(gradtrack.tensor([1.0, 1.0, 0.0]))._version
+1"""
 
     def logit(self, eps: typing.Any=None) -> Tensor:
         """``log(x / (1 - x))``; with ``eps``, the input is first clamped to

@@ -62,3 +62,34 @@ def test_no_tensor_takes_a_complex_dtype(make):
     with pytest.raises(TypeError, match="tensors are not supported \\(gradtrack computes in real "
                                         "dtypes only\\)"):
         make()
+
+
+FLOAT_OF_A_TENSOR_REQUIRING_GRAD = """
+import sys
+lib = __import__(sys.argv[1])
+t = lib.tensor(1.5, requires_grad=True)
+t.item(), int(t), bool(t), float(t.detach())
+lib.histc(t.expand(3) * 1, bins=3)  # gradtrack's own Python converts here, silently
+print("before float")
+float(t), float(t * 2), complex(t)
+print("after")
+"""
+
+
+def test_float_of_a_tensor_requiring_grad_warns_once_as_torch(torch, tmp_path):
+    # torch 2.13 warns once per process, for float() and complex() only, and only for the
+    # program's own conversions (histc converts inside, in C++ in torch, in Python here).
+    import subprocess
+    import sys
+
+    script = tmp_path / "program.py"
+    script.write_text(FLOAT_OF_A_TENSOR_REQUIRING_GRAD)
+    runs = {lib: subprocess.run([sys.executable, str(script), lib], capture_output=True,
+                                text=True, timeout=120) for lib in ("torch", "gradtrack")}
+    for run in runs.values():
+        assert run.returncode == 0, run.stderr[-2000:]
+        assert run.stdout == "before float\nafter\n"
+    warned = [[line for line in run.stderr.splitlines() if "UserWarning" in line]
+              for run in runs.values()]
+    assert warned[0] == warned[1] and len(warned[1]) == 1
+    assert "Converting a tensor with requires_grad=True to a scalar" in warned[1][0]

@@ -182,6 +182,20 @@ uint32_t capture_location() {
   return 0;
 }
 
+}  // namespace
+
+bool called_from_package() {
+  if (!PyGILState_Check()) return false;
+  PyFrameObject* f = PyEval_GetFrame();  // borrowed
+  if (!f) return false;
+  PyCodeObject* code = PyFrame_GetCode(f);
+  const bool internal = code_info(code).internal;
+  Py_DECREF(code);
+  return internal;
+}
+
+namespace {
+
 std::string describe_site(uint32_t id) {
   uint32_t slot = id & (kSiteCap - 1);
   if (id == 0 || (id >> kSiteBits) != g_site_generation || slot >= g_sites->size())

@@ -2,6 +2,8 @@
 // Math methods and operators are in bind_tensor_ops.cpp.
 #include <pybind11/numpy.h>
 
+#include <atomic>
+
 #include "autograd/functions.h"
 #include "autograd/grad_mode.h"
 #include "autograd/variable.h"
@@ -116,6 +118,14 @@ void bind_conversions(Cls& cls) {
       .def("__float__",
            [](const Tensor& t) {
              one_element(t);
+             // torch 2.13 warns once per process, for float() (and complex()) only;
+             // gradtrack's own Python code converts where torch's C++ does, silently.
+             static std::atomic<bool> warned{false};
+             if (ag::requires_grad(t) && !warned.load() && !called_from_package() &&
+                 !warned.exchange(true))
+               warn(
+                   "Converting a tensor with requires_grad=True to a scalar may lead to "
+                   "unexpected behavior.\nConsider using tensor.detach() first.");
              return item_of(t).to_double();
            })
       .def("__int__",

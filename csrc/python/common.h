@@ -75,6 +75,9 @@ struct type_caster<gradtrack::Tensor> {
 namespace gradtrack::python {
 
 bool is_tensor(py::handle h);
+/// Whether the innermost Python frame is gradtrack's own code (bind_autograd.cpp):
+/// warnings meant for the user's calls (torch's, from C++) skip the package's.
+bool called_from_package();
 /// scatter's (and scatter_'s) third argument: a tensor src or a number value;
 /// anything else is PyTorch's "invalid combination of arguments" TypeError for `fn`.
 std::variant<Tensor, Scalar> scatter_source(py::handle v, const char* fn);

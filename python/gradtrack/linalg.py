@@ -64,7 +64,8 @@ _DT_NAME = {"bool": "Bool", "uint8": "Byte", "int32": "Int", "int64": "Long"}
 
 def _matrix_dims(A, dim):  # noqa: N803
     if not isinstance(dim, (tuple, list)) or len(dim) != 2:
-        raise RuntimeError(f"linalg.matrix_norm: dim must be a 2-tuple. Got {dim}")
+        given = " ".join(str(d) for d in dim) if isinstance(dim, (tuple, list)) else dim
+        raise RuntimeError(f"linalg.matrix_norm: dim must be a 2-tuple. Got {given}")
     d0, d1 = (d % A.dim() for d in dim)
     if d0 == d1:
         raise RuntimeError(f"linalg.matrix_norm: dims must be different. Got ({dim[0]}, {dim[1]})")
@@ -124,6 +125,9 @@ def norm(A, ord=None, dim=None, keepdim=False, *, out=None, dtype=None):  # noqa
     """
     if out is not None:
         raise NotImplementedError("gradtrack: linalg.norm(out=...) is not implemented")
+    if dim is not None and not isinstance(dim, _builtins.int) and len(dim) not in (1, 2):
+        raise RuntimeError("linalg.norm: If dim is specified, it must be of length 1 or 2. "
+                           f"Got {list(dim)}")
     if dim is not None and not isinstance(dim, _builtins.int) and len(dim) == 1:
         dim = dim[0]
     if isinstance(dim, _builtins.int) or (dim is None and ord is None):

@@ -29,6 +29,14 @@ ERRORS = {
                                                       out=lib.empty(2, dtype=lib.float64)),
     "vecdot_out_grad": lambda lib: lib.linalg.vecdot(lib.ones(2, 3, requires_grad=True),
                                                      lib.ones(2, 3), out=lib.empty(2)),
+    "norm_fro_three_dims": lambda lib: lib.norm(lib.ones(2, 3, 4, 5), p="fro", dim=[0, 2, 3]),
+    "norm_nuc_all_dims": lambda lib: lib.norm(lib.ones(2, 3, 4), p="nuc"),
+    "norm_bad_order": lambda lib: lib.norm(lib.ones(2, 2), "bad"),
+    "matrix_norm_three_dims": lambda lib: lib.linalg.matrix_norm(lib.ones(2, 3, 4), "fro",
+                                                                 (0, 1, 2)),
+    "matrix_norm_one_dim": lambda lib: lib.linalg.matrix_norm(lib.ones(2, 3), "fro", [0]),
+    "linalg_norm_three_dims": lambda lib: lib.linalg.norm(lib.ones(2, 3, 4), 2, (0, 1, 2)),
+    "linalg_norm_no_dims": lambda lib: lib.linalg.norm(lib.ones(2, 3), None, ()),
     "linalg_matmul_out_grad": lambda lib: lib.linalg.matmul(
         lib.ones(2, 3, requires_grad=True), lib.ones(3, 2), out=lib.empty(2, 2)),
 }
@@ -52,6 +60,11 @@ SCENARIOS = {
     "vecdot_out": lambda lib: (lambda out: (lib.linalg.vecdot(randn(lib, 2, 3), randn(lib, 3, seed=1),
                                                               out=out) is out, out, out._version))(
         lib.empty(2)),
+    "norm_string_orders": lambda lib: (lambda m: (
+        lib.norm(m, p="nuc"), lib.norm(m, p="nuc", dim=(0, 1), keepdim=True),
+        lib.norm(lib.ones(2, 3, 4), p="fro", dim=(1, 2)), lib.norm(lib.ones(2, 3), p="fro", dim=1),
+        lib.norm(lib.ones(2, 3, 4), p="fro")))(lib.tensor([[3.0, 0.0], [0.0, -2.0]],
+                                                          requires_grad=True)),
     "linalg_matmul_diagonal": lambda lib: (
         lib.linalg.matmul(randn(lib, 2, 3), randn(lib, 3, seed=1)),
         lib.linalg.diagonal(randn(lib, 2, 3, 4), offset=1, dim1=0, dim2=2),

@@ -111,10 +111,17 @@ def norm(input, p="fro", dim=None, keepdim=False, out=None, dtype=None):  # noqa
         return _out.call("norm", norm, (input, p, dim, keepdim), {"dtype": dtype}, out)
     if dtype is not None:
         input = input.to(dtype)
-    if p is None or p == "fro":
+    if p == "fro" and (dim is None or isinstance(dim, int) or len(dim) <= 2):
         p = 2
     if isinstance(p, str):
-        raise NotImplementedError(f"gradtrack: norm with p='{p}' is not implemented")
+        # torch hands every other string order to matrix_norm over dim (all dims when
+        # None), which refuses anything but two dims
+        from ..linalg import matrix_norm
+
+        dims = list(range(input.dim())) if dim is None else dim
+        return matrix_norm(input, p, dims, keepdim)
+    if p is None:
+        p = 2
     return _E.vector_norm(input, float(p), _reduce_dim(dim), keepdim)
 
 

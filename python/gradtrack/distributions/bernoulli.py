@@ -11,7 +11,7 @@ import gradtrack
 
 from . import constraints
 from .exp_family import ExponentialFamily
-from .utils import _NUMBER, broadcast_all, lazy_property, logits_to_probs, probs_to_logits
+from .utils import _batch_shape, broadcast_all, lazy_property, logits_to_probs, probs_to_logits
 
 __all__ = ["Bernoulli"]
 
@@ -36,14 +36,12 @@ class Bernoulli(ExponentialFamily):
         if (probs is None) == (logits is None):
             raise ValueError("Either `probs` or `logits` must be specified, but not both.")
         if probs is not None:
-            is_scalar = isinstance(probs, _NUMBER)
             (self.probs,) = broadcast_all(probs)
         else:
-            is_scalar = isinstance(logits, _NUMBER)
             (self.logits,) = broadcast_all(logits)
         self._param = self.probs if probs is not None else self.logits
-        batch_shape = gradtrack.Size() if is_scalar else self._param.size()
-        super().__init__(batch_shape, validate_args=validate_args)
+        given = probs if probs is not None else logits
+        super().__init__(_batch_shape(self._param, given), validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):
         """This distribution with its given parameters expanded to ``batch_shape``.

@@ -11,7 +11,7 @@ import gradtrack
 
 from . import constraints
 from .exp_family import ExponentialFamily
-from .utils import _NUMBER, broadcast_all
+from .utils import _batch_shape, broadcast_all
 
 __all__ = ["Exponential"]
 
@@ -34,8 +34,7 @@ class Exponential(ExponentialFamily):
 
     def __init__(self, rate, validate_args=None):
         (self.rate,) = broadcast_all(rate)
-        batch_shape = gradtrack.Size() if isinstance(rate, _NUMBER) else self.rate.size()
-        super().__init__(batch_shape, validate_args=validate_args)
+        super().__init__(_batch_shape(self.rate, rate), validate_args=validate_args)
 
     @property
     def mean(self):

@@ -13,7 +13,7 @@ import gradtrack
 
 from . import constraints
 from .distribution import Distribution
-from .utils import _NUMBER, broadcast_all, lazy_property, logits_to_probs, probs_to_logits
+from .utils import _batch_shape, broadcast_all, lazy_property, logits_to_probs, probs_to_logits
 
 __all__ = ["Geometric"]
 
@@ -37,10 +37,10 @@ class Geometric(Distribution):
             raise ValueError("Either `probs` or `logits` must be specified, but not both.")
         if probs is not None:
             (self.probs,) = broadcast_all(probs)
+            batch_shape = _batch_shape(self.probs, probs)
         else:
             (self.logits,) = broadcast_all(logits)
-        given = probs if probs is not None else logits
-        batch_shape = gradtrack.Size() if isinstance(given, _NUMBER) else given.size()
+            batch_shape = _batch_shape(self.logits, logits)
         super().__init__(batch_shape, validate_args=validate_args)
         # the unit interval lets in 0, where no trial ever succeeds
         if self._validate_args and probs is not None:

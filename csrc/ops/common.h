@@ -125,6 +125,9 @@ uint64_t dims_mask(const DimVector& dims, int64_t ndim, bool empty_means_all);
 /// The dtype checks of the hand-written special and integer rows (gcd on floats,
 /// heaviside of two dtypes), shared by their functions and in-place forms.
 void check_special_binary(kernels::BinaryOp op, ScalarType dt, ScalarType self, ScalarType other);
+/// torch's refusal of a floating result for bitwise_and/or/xor, named by the op (a no-op
+/// for other kernels); shared by the functions and their in-place forms.
+void check_bitwise_dtype(kernels::BinaryOp op, ScalarType dt);
 
 /// A float dtype for an op that only computes in floating point.
 inline ScalarType to_float_type(ScalarType t) { return is_floating(t) ? t : default_float_type(); }

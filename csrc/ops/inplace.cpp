@@ -120,20 +120,6 @@ const InplaceSpec& spec_of(InplaceOp op) { return kInplaceSpecs[static_cast<size
 
 bool records(OpKind kind) { return kind < OpKind::NumKinds; }
 
-bool is_bitwise(BinaryOp k) {
-  return k == BinaryOp::BitwiseAnd || k == BinaryOp::BitwiseOr || k == BinaryOp::BitwiseXor;
-}
-
-// torch's refusal of a floating result for the bitwise ops, named by the op.
-void check_bitwise_dtype(BinaryOp k, ScalarType dt) {
-  if (!is_bitwise(k)) return;
-  const char* name = k == BinaryOp::BitwiseAnd  ? "bitwise_and"
-                     : k == BinaryOp::BitwiseOr ? "bitwise_or"
-                                                : "bitwise_xor";
-  GT_CHECK_IMPL(!is_floating(dt), "\"", name, "_cpu\" not implemented for '", scalar_type_name(dt),
-                "'");
-}
-
 bool divides(BinaryOp k) {
   return k == BinaryOp::FloorDivide || k == BinaryOp::TruncDiv || k == BinaryOp::Remainder ||
          k == BinaryOp::Fmod;

@@ -454,20 +454,17 @@ BinaryOp logic_kind(Logic op, bool bitwise) {
   }
   return BinaryOp::LogicalAnd;
 }
-// torch's kernel names the op: "bitwise_or_cpu" not implemented for 'Float'.
-void check_bitwise(ScalarType dt, const char* name) {
+}  // namespace
+
+void check_bitwise_dtype(BinaryOp op, ScalarType dt) {
+  const char* name = op == BinaryOp::BitwiseAnd   ? "bitwise_and"
+                     : op == BinaryOp::BitwiseOr  ? "bitwise_or"
+                     : op == BinaryOp::BitwiseXor ? "bitwise_xor"
+                                                  : nullptr;
+  if (!name) return;
   GT_CHECK_IMPL(!is_floating(dt), "\"", name, "_cpu\" not implemented for '", scalar_type_name(dt),
                 "'");
 }
-const char* bitwise_name(Logic op) {
-  switch (op) {
-    case Logic::And: return "bitwise_and";
-    case Logic::Or: return "bitwise_or";
-    case Logic::Xor: return "bitwise_xor";
-  }
-  return "bitwise_and";
-}
-}  // namespace
 
 Tensor compare(Cmp op, const Tensor& a, const Tensor& b) {
   return run_binary(cmp_kind(op), a, b, result_type(a, b), ScalarType::Bool);
@@ -485,16 +482,17 @@ Tensor logical_not(const Tensor& a) {
 }
 Tensor bitwise(Logic op, const Tensor& a, const Tensor& b) {
   ScalarType dt = result_type(a, b);
-  check_bitwise(dt, bitwise_name(op));
+  check_bitwise_dtype(logic_kind(op, true), dt);
   return run_binary(logic_kind(op, true), a, b, dt, dt);
 }
 Tensor bitwise(Logic op, const Tensor& a, Scalar b) {
   ScalarType dt = result_type(a, b);
-  check_bitwise(dt, bitwise_name(op));
+  check_bitwise_dtype(logic_kind(op, true), dt);
   return run_binary_scalar(logic_kind(op, true), a, b, dt, dt);
 }
 Tensor bitwise_not(const Tensor& a) {
-  check_bitwise(a.dtype(), "bitwise_not");
+  GT_CHECK_IMPL(!is_floating(a.dtype()), "\"bitwise_not_cpu\" not implemented for '",
+                scalar_type_name(a.dtype()), "'");
   Tensor out = empty_result(a.sizes(), a.dtype(), a);
   kernels::unary(UnaryOp::BitwiseNot, out, a);
   return out;

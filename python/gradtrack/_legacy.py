@@ -15,6 +15,7 @@ True
 import builtins
 
 from . import _C
+from ._dtype_names import CPP_NAME, dtype_key
 from ._size import Size
 
 _E = _C._ops
@@ -161,13 +162,10 @@ def tensor_type(self, dtype=None, non_blocking=False, **kwargs):
 _NEW_FORMS = ("\n * (gradtrack.Storage storage)\n * (Tensor other)\n"
               " * (tuple of ints size, *, gradtrack.device device = None)\n"
               " * (object data, *, gradtrack.device device = None)\n")
-_CPP_DTYPE = {"float32": "float", "float64": "double", "int64": "long int", "int32": "int",
-              "int16": "short int", "int8": "signed char", "uint8": "unsigned char",
-              "bool": "bool", "float16": "c10::Half", "bfloat16": "c10::BFloat16"}
 
 
 def _options(t):
-    name = _CPP_DTYPE[str(t.dtype).rsplit(".", 1)[-1]]
+    name = CPP_NAME[dtype_key(t.dtype)]
     return (f"TensorOptions(dtype={name}, device=cpu, layout=Strided, requires_grad=false "
             "(default), pinned_memory=false (default), memory_format=(nullopt))")
 

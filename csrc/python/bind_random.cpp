@@ -2,6 +2,7 @@
 // functions, and the random fills beyond normal_/uniform_.
 #include <cstring>
 
+#include "kernels/gamma_draws.h"
 #include "kernels/kernels.h"
 #include "python/arg_errors.h"
 #include "python/generator_arg.h"
@@ -117,6 +118,17 @@ void bind_fills(py::module_& sub) {
   sub.def("uniform_", [](const Tensor& s, double lo, double hi, G g) {
     return ops::inplace_uniform(s, lo, hi, generator_arg(g));
   });
+  // NOTE [Gamma draws] (kernels/gamma_draws.h); the Python side checks and records
+  const auto gen_of = [](G g) -> Generator& {
+    Generator* p = generator_arg(g);
+    return p ? *p : default_generator();
+  };
+  sub.def("standard_gamma",
+          [gen_of](const Tensor& a, G g) { return kernels::standard_gamma(a, gen_of(g)); });
+  sub.def("sample_dirichlet",
+          [gen_of](const Tensor& a, G g) { return kernels::sample_dirichlet(a, gen_of(g)); });
+  sub.def("standard_gamma_grad", &kernels::standard_gamma_grad);
+  sub.def("dirichlet_grad", &kernels::dirichlet_grad);
 }
 
 }  // namespace

@@ -56,6 +56,7 @@ SOURCES = (
     "_ops.complex_parts",  # conj, real, imag & co. as they act on real tensors
     "_ops.poisson",     # poisson: torch's sampler, draw for draw
     "_ops.binomial",    # binomial: torch's sampler, draw for draw
+    "_ops.gamma_draws",  # _standard_gamma, _sample_dirichlet and their gradients
     "_ops.nn",          # softmax, log_softmax, cosine_similarity
     "_ops.nn_layers",   # torch.conv2d, torch.batch_norm, ...: nn.functional with ATen's parameters
     "_ops.creation",    # factories, *_like, as_tensor, Tensor.new_*, layout

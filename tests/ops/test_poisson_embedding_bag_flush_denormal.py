@@ -44,6 +44,8 @@ def test_poisson_node_and_gradient(torch):
     lambda lib: lib.poisson(lib.tensor([1, 2])),
     lambda lib: lib.poisson(lib.tensor([2.0, -1.0])),
     lambda lib: lib.poisson(lib.tensor([float("nan")])),
+    lambda lib: lib.poisson([1.0]),
+    lambda lib: lib.poisson(lib.ones(2), generator=5),
 ])
 def test_poisson_refusals_match_torch(torch, call):
     mine, theirs = both_errors(call, torch)

@@ -27,6 +27,8 @@ def named_node(function, name):
     """Gives the ``autograd.Function`` ``function``'s backward node torch's ``name``."""
     function._backward_cls.__name__ = name
     function._backward_cls.__qualname__ = name
+    # printed as torch prints its built-in nodes: <PoissonBackward0 object at 0x...>
+    function._backward_cls.__module__ = "builtins"
     return function
 
 

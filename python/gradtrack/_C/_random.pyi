@@ -2,7 +2,7 @@
 from __future__ import annotations
 import typing
 from gradtrack._C import Tensor
-__all__: list[str] = ['Generator', 'bernoulli', 'bernoulli_scalar_', 'bernoulli_tensor_', 'cauchy_', 'default_generator', 'exponential_', 'geometric_', 'get_rng_state', 'log_normal_', 'manual_seed', 'multinomial', 'normal_', 'random_', 'rrelu_noise', 'set_rng_state', 'uniform_']
+__all__: list[str] = ['Generator', 'bernoulli', 'bernoulli_scalar_', 'bernoulli_tensor_', 'cauchy_', 'default_generator', 'dirichlet_grad', 'exponential_', 'geometric_', 'get_rng_state', 'log_normal_', 'manual_seed', 'multinomial', 'normal_', 'random_', 'rrelu_noise', 'sample_dirichlet', 'set_rng_state', 'standard_gamma', 'standard_gamma_grad', 'uniform_']
 
 class Generator:
     """
@@ -48,6 +48,9 @@ def bernoulli_tensor_(arg0: Tensor, arg1: Tensor, arg2: typing.Any) -> Tensor:
 def cauchy_(arg0: Tensor, arg1: typing.SupportsFloat | typing.SupportsIndex, arg2: typing.SupportsFloat | typing.SupportsIndex, arg3: typing.Any) -> Tensor:
     ...
 
+def dirichlet_grad(arg0: Tensor, arg1: Tensor, arg2: Tensor) -> Tensor:
+    ...
+
 def exponential_(arg0: Tensor, arg1: typing.SupportsFloat | typing.SupportsIndex, arg2: typing.Any) -> Tensor:
     ...
 
@@ -75,7 +78,16 @@ def random_(arg0: Tensor, arg1: typing.SupportsInt | typing.SupportsIndex, arg2:
 def rrelu_noise(arg0: Tensor, arg1: typing.SupportsFloat | typing.SupportsIndex, arg2: typing.SupportsFloat | typing.SupportsIndex, arg3: typing.Any) -> Tensor:
     ...
 
+def sample_dirichlet(arg0: Tensor, arg1: typing.Any) -> Tensor:
+    ...
+
 def set_rng_state(arg0: typing.Any) -> None:
+    ...
+
+def standard_gamma(arg0: Tensor, arg1: typing.Any) -> Tensor:
+    ...
+
+def standard_gamma_grad(arg0: Tensor, arg1: Tensor) -> Tensor:
     ...
 
 def uniform_(arg0: Tensor, arg1: typing.SupportsFloat | typing.SupportsIndex, arg2: typing.SupportsFloat | typing.SupportsIndex, arg3: typing.Any) -> Tensor:

@@ -168,27 +168,108 @@ def register_post_accumulate_grad_hook(self, hook):
 
 # ---- conversions, copies, printing ----------------------------------------------------------
 
+# NOTE [Tensor.to's forms]
+# torch parses ``to``'s arguments against three signatures, in this order, and takes the
+# first that fits: (device, dtype, non_blocking, copy), (dtype, non_blocking, copy) and
+# (tensor, non_blocking, copy), each with a keyword-only memory_format. A device is a
+# torch.device, a string, an index or None; a dtype is a torch.dtype or one of the Python
+# types float, int and bool; the flags are bools; the tensor may be a Python number, read
+# as a tensor of its type (``x.to(2.5)`` is ``x.to(float64)``). Nothing else fits, and
+# torch's TypeError lists the three forms.
+_TO_FORMS = (
+    (("device", "device"), ("dtype", "dtype"), ("non_blocking", "bool"), ("copy", "bool")),
+    (("dtype", "dtype!"), ("non_blocking", "bool"), ("copy", "bool")),
+    (("tensor", "tensor"), ("non_blocking", "bool"), ("copy", "bool")),
+)
+_TO_EXPECTED = (
+    " * (gradtrack.device device = None, gradtrack.dtype dtype = None, bool non_blocking = "
+    "False, bool copy = False, *, gradtrack.memory_format memory_format = None)\n"
+    " * (gradtrack.dtype dtype, bool non_blocking = False, bool copy = False, *, "
+    "gradtrack.memory_format memory_format = None)\n"
+    " * (Tensor tensor, bool non_blocking = False, bool copy = False, *, "
+    "gradtrack.memory_format memory_format = None)\n")
+_PYTHON_DTYPES = {builtins.float: "float64", builtins.int: "int64", builtins.bool: "bool"}
+
+
+def _as_dtype(value):
+    if isinstance(value, _C.dtype):
+        return value
+    if value in _PYTHON_DTYPES:
+        return getattr(_C, _PYTHON_DTYPES[value])
+    return None
+
+
+def _fits(kind, value):
+    if kind == "device":
+        return (value is None or isinstance(value, str) or type(value).__name__ == "device"
+                or (isinstance(value, builtins.int) and not isinstance(value, builtins.bool)))
+    if kind == "dtype":
+        return value is None or _as_dtype(value) is not None
+    if kind == "dtype!":
+        return _as_dtype(value) is not None
+    if kind == "bool":
+        return isinstance(value, builtins.bool)
+    if kind == "tensor":
+        return isinstance(value, (_Tensor, builtins.bool, builtins.int, builtins.float))
+    return value is None or isinstance(value, _memory_format.memory_format)
+
+
+def _arg_label(value):
+    if isinstance(value, _Tensor):
+        return "Tensor"
+    if isinstance(value, (_C.dtype, _memory_format.memory_format)):
+        return f"gradtrack.{type(value).__name__}"
+    kind = type(value)
+    return f"gradtrack.{kind.__name__}" if kind.__module__.startswith("gradtrack") \
+        else kind.__name__
+
+
+def _to_arguments(args, kwargs):
+    """``to``'s arguments bound to the first of torch's forms they fit (NOTE [Tensor.to's
+    forms]), as a dict; torch's TypeError when none fits."""
+    if len(args) > 4:
+        raise TypeError(f"to() takes from 0 to 4 positional arguments but {len(args)} were "
+                        "given")
+    for form in _TO_FORMS:
+        names = [name for name, _ in form]
+        if len(args) > len(form) or any(k not in names and k != "memory_format" or
+                                        k in names[:len(args)] for k in kwargs):
+            continue
+        bound = dict(zip(names, args), **kwargs)
+        kinds = dict(form, memory_format="memory_format")
+        if all(_fits(kinds[k], v) for k, v in bound.items()) and \
+                (form[0][1] != "dtype!" or "dtype" in bound) and \
+                (form[0][1] != "tensor" or "tensor" in bound):
+            return bound
+    labels = [_arg_label(a) for a in args]
+    labels += [f"{k}={_arg_label(v)}" for k, v in reversed(list(kwargs.items()))]
+    got = ", ".join(labels) if args or not kwargs else ", ".join(labels) + ", "
+    raise TypeError(f"to() received an invalid combination of arguments - got ({got}), but "
+                    f"expected one of:\n{_TO_EXPECTED}")
+
+
 def to(self, *args, **kwargs):
-    """``to(dtype)``, ``to(other)``, ``to('cpu')``, ``to(device, dtype)``; copy=False;
-    ``memory_format=`` lays the result out in that format (a copy only if needed)."""
-    dtype = kwargs.pop("dtype", None)
-    copy = kwargs.pop("copy", False)
-    kwargs.pop("non_blocking", None)
-    memory_format = kwargs.pop("memory_format", None)
-    _C._ops.check_device(kwargs.pop("device", None))
-    for arg in args:
-        if isinstance(arg, _C.dtype):
-            dtype = arg
-        elif isinstance(arg, _Tensor):
-            dtype = arg.dtype
-        elif isinstance(arg, str) or arg is None or type(arg).__name__ == "device":
-            _C._ops.check_device(arg)
-        elif isinstance(arg, builtins.bool):
-            copy = arg
-        elif hasattr(arg, "_no_tensors_message"):  # complex64 & co. (_dtypes.py)
+    """``to(dtype)``, ``to(other)``, ``to('cpu')``, ``to(device, dtype)``, with
+    ``non_blocking`` and ``copy`` after them; ``memory_format=`` lays the result out in
+    that format (a copy only if needed). A result equal to ``self`` is ``self`` unless
+    ``copy=True``."""
+    if not kwargs and len(args) == 1 and isinstance(args[0], _C.dtype):
+        return self._to_dtype(args[0], False)
+    for arg in (*args, *kwargs.values()):
+        if hasattr(arg, "_no_tensors_message"):  # complex64 & co. (_dtypes.py)
             raise TypeError(arg._no_tensors_message)
-    if kwargs:
-        raise TypeError(f"to() got an unexpected keyword argument '{next(iter(kwargs))}'")
+    bound = _to_arguments(args, kwargs)
+    device = bound.get("device")
+    if isinstance(device, builtins.int):
+        raise RuntimeError("Cannot access accelerator device when none is available.")
+    _C._ops.check_device(device)
+    if "tensor" in bound:
+        other = bound["tensor"]
+        dtype = other.dtype if isinstance(other, _Tensor) else _as_dtype(type(other))
+    else:
+        dtype = _as_dtype(bound.get("dtype"))
+    copy = bound.get("copy", False)
+    memory_format = bound.get("memory_format")
     if memory_format is not None:
         return _memory_format.convert(self, dtype, copy, memory_format)
     if dtype is None:

@@ -4326,8 +4326,10 @@ given indices; every part is a view.
 tensor([[1, 2, 1, 2]])"""
 
     def to(self, *args: typing.Any, **kwargs: typing.Any) -> Tensor:
-        """``to(dtype)``, ``to(other)``, ``to('cpu')``, ``to(device, dtype)``; copy=False;
-    ``memory_format=`` lays the result out in that format (a copy only if needed).
+        """``to(dtype)``, ``to(other)``, ``to('cpu')``, ``to(device, dtype)``, with
+    ``non_blocking`` and ``copy`` after them; ``memory_format=`` lays the result out in
+    that format (a copy only if needed). A result equal to ``self`` is ``self`` unless
+    ``copy=True``.
 
 >>> import gradtrack
 >>> x = gradtrack.tensor([1.5, 2.5])

@@ -163,8 +163,10 @@ def test_files_are_named_by_what_they_hold():
     # A name that says when a file arrived (ops2.py, formulas_extra.cpp, out_more.py)
     # says nothing of what it holds, and the next arrival makes it wrong. Every
     # hand-written part of the repository, not only the package.
-    # (avx2, avx512 and 2x2 name instruction sets and shapes, not arrivals)
-    by_age = re.compile(r"extra|more|round|(?<![0-9x])(?<!avx)2\.(py|cpp|h)$", re.IGNORECASE)
+    # (avx2, avx512 and 2x2 name instruction sets and shapes, chi2 a distribution (torch's
+    # module name), not arrivals; "round" alone is the op, "round2" or "round_3" a phase)
+    by_age = re.compile(r"extra|more|round[_-]?[0-9]|(?<![0-9x])(?<!avx)(?<!chi)2\.(py|cpp|h)$",
+                        re.IGNORECASE)
     root = PACKAGE.parents[1]
     named = [str(path.relative_to(root))
              for part in ("csrc", "python", "tests", "benchmarks", "tools", "examples", "docs")

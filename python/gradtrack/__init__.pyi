@@ -3161,13 +3161,16 @@ first dim towards the second (a copy; ``Rot90Backward0``, as torch's).
 tensor([[2, 4],
         [1, 3]])"""
 
-def round(input: typing.Any, *, out: typing.Any=None) -> Tensor:
-    """Rounds each element to the nearest integer (halves to even).
+def round(input: typing.Any, *, decimals: typing.Any=0, out: typing.Any=None) -> Tensor:
+    """Each element rounded to the nearest integer, halves to even; with ``decimals``,
+to that many decimal places (negative: tens, hundreds, ...; NOTE [Rounding to
+decimals]). Integer tensors come back as they are (without ``decimals``).
 
 >>> import gradtrack
->>> x = gradtrack.tensor([0.5, 1.5, -2.7])
->>> gradtrack.round(x)
-tensor([ 0.,  2., -3.])"""
+>>> gradtrack.round(gradtrack.tensor([0.5, 1.5, -2.7]))
+tensor([ 0.,  2., -3.])
+>>> gradtrack.round(gradtrack.tensor([1234.5678]), decimals=-2)
+tensor([1200.])"""
 
 def round_(input: typing.Any) -> Tensor:
     """``input.round_()``: each element rounded in place, half to even (torch's

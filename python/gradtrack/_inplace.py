@@ -23,6 +23,7 @@ version counter only after the kernel succeeded.
 from . import _C
 from ._dtype_names import SCALAR_NAME, dtype_key
 from ._ops import number
+from ._ops.round_decimals import round_in_place
 
 LEAF_ERROR = "a leaf Variable that requires grad is being used in an in-place operation."
 VIEW_OF_LEAF_ERROR = ("a view of a leaf Variable that requires grad is being used in an "
@@ -616,6 +617,20 @@ def float_power_(self, exponent):
     return pow_(self, float(number(exponent, "float_power_", "exponent")))
 
 
+def round_(self, *, decimals=_UNSET):
+    """In-place :meth:`round` (``decimals``: to that many decimal places); returns
+    ``self``.
+
+    >>> import gradtrack
+    >>> gradtrack.tensor([1.25, 2.5]).round_(decimals=1)
+    tensor([1.2000, 2.5000])
+    """
+    check(self)
+    if decimals is _UNSET:
+        return _C._inplace.unary_(_OPS["round"][0], self)
+    return round_in_place(self, decimals)
+
+
 def heaviside_(self, values):
     """In-place :meth:`heaviside` (torch names its argument ``values``); returns ``self``.
 
@@ -645,7 +660,7 @@ def _methods():
                transpose_, as_strided_, unsqueeze_, squeeze_, pow_, addcmul_, addcdiv_, addmm_, baddbmm_,
                addbmm_, addmv_, addr_, lerp_, nan_to_num_, cumsum_, cumprod_, index_add_,
                index_copy_, index_fill_, put_, masked_scatter_, fill_diagonal_, scatter_reduce_,
-               index_reduce_, renorm_, logit_, mvlgamma_, float_power_, heaviside_):
+               index_reduce_, renorm_, logit_, mvlgamma_, float_power_, heaviside_, round_):
         methods[fn.__name__] = fn
     methods.update({name + "_": _compare(name) for name in _COMPARISONS})
     methods.update({

@@ -53,6 +53,7 @@ SOURCES = (
     "_ops.linalg_decompose",  # svd, qr (torch's older forms and methods)
     "_ops.linalg_lu",   # lu_unpack, torch's older lu and lu_solve
     "_ops.frexp",       # frexp
+    "_ops.round_decimals",  # round with torch's decimals=
     "_ops.complex_parts",  # conj, real, imag & co. as they act on real tensors
     "_ops.poisson",     # poisson: torch's sampler, draw for draw
     "_ops.binomial",    # binomial: torch's sampler, draw for draw
@@ -103,6 +104,7 @@ REPLACES_CXX = {
     "contiguous": "takes torch's memory_format= (_memory_format.py)",
     "is_contiguous": "takes torch's memory_format= (_memory_format.py)",
     "clone": "takes torch's memory_format= (_memory_format.py)",
+    "round": "takes torch's decimals= (_ops/round_decimals.py)",
 }
 
 

@@ -3756,24 +3756,24 @@ first dim towards the second (a copy; ``Rot90Backward0``, as torch's).
 tensor([[2, 4],
         [1, 3]])"""
 
-    def round(self) -> Tensor:
-        """
-        Rounds each element to the nearest integer (halves to even).
-
-        >>> import gradtrack
-        >>> gradtrack.tensor([0.5, 1.5, -2.7]).round()
-        tensor([ 0.,  2., -3.])
-        """
-
-    def round_(self) -> Tensor:
-        """In-place :meth:`round`; returns ``self``.
+    def round(self, *, decimals: typing.Any=0) -> Tensor:
+        """Each element rounded to the nearest integer, halves to even; with ``decimals``,
+to that many decimal places (negative: tens, hundreds, ...; NOTE [Rounding to
+decimals]). Integer tensors come back as they are (without ``decimals``).
 
 >>> import gradtrack
->>> x = gradtrack.tensor([0.5, 1.5, -2.7])
->>> x.round_()
+>>> gradtrack.round(gradtrack.tensor([0.5, 1.5, -2.7]))
 tensor([ 0.,  2., -3.])
->>> x._version
-1"""
+>>> gradtrack.round(gradtrack.tensor([1234.5678]), decimals=-2)
+tensor([1200.])"""
+
+    def round_(self, *, decimals: typing.Any=...) -> Tensor:
+        """In-place :meth:`round` (``decimals``: to that many decimal places); returns
+``self``.
+
+>>> import gradtrack
+>>> gradtrack.tensor([1.25, 2.5]).round_(decimals=1)
+tensor([1.2000, 2.5000])"""
 
     def rsqrt(self) -> Tensor:
         """

@@ -23,7 +23,8 @@ from . import methods, number
 _E = _C._ops
 _Tensor = _C.Tensor
 
-BOUND = tuple(op.name for op in pointwise_ops() if not op.special) + (
+# (round takes torch's decimals= in Python: _ops/round_decimals.py)
+BOUND = tuple(op.name for op in pointwise_ops() if not op.special and op.name != "round") + (
     "clamp", "clamp_min", "clamp_max", "rsub", "polygamma")
 
 

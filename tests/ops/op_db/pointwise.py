@@ -196,6 +196,20 @@ OPS += _unary("sign", lambda a: a.copy() if a.dtype == bool else np.sign(a), ALL
 OPS += _unary("floor", _same_int_or_float(np.floor), NUM)
 OPS += _unary("ceil", _same_int_or_float(np.ceil), NUM)
 OPS += _unary("round", _same_int_or_float(np.round), NUM)
+
+
+def _round_to(decimals):
+    # NOTE [Rounding to decimals]: scaled in the dtype, rounded half to even, scaled back
+    def ref(a):
+        scale = a.dtype.type(10.0 ** abs(decimals))
+        return np.rint(a / scale) * scale if decimals < 0 else np.rint(a * scale) / scale
+    return ref
+
+
+for _d in (2, -1):
+    OPS.append(OpSpec(f"round_decimals_{_d}", lambda lib, a, d=_d: lib.round(a, decimals=d),
+                      UNARY, FLOAT, REAL, lambda np_, a, d=_d: _round_to(d)(a), True,
+                      gradcheck=False, inplace="round_", inplace_kw=(("decimals", _d),)))
 OPS += _unary("trunc", _same_int_or_float(np.trunc), NUM)
 OPS += _unary("log1p", lambda a: np.log1p(_f(a)), FLOAT + INT, LOG1P)
 OPS += _unary("expm1", lambda a: np.expm1(_f(a)), ALL)

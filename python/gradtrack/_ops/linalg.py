@@ -21,6 +21,7 @@ import warnings
 
 from .. import _C
 from .._autocast import runs_in_float32
+from .._dtype_names import CPP_NAME, dtype_key
 from ..autograd._named_nodes import _has_tangent, composite_node
 from . import methods, number
 from .scan_sort import _dt  # torch's scalar type names, as its distance checks print them
@@ -302,12 +303,6 @@ def tensordot(a, b, dims=2, out=None):
 
 # ---- chains of products -------------------------------------------------------------------
 
-# torch's C++ names of the dtypes, as its multi_dot check prints them
-_CPP_TYPE = {"float32": "float", "float64": "double", "int64": "long int", "int32": "int",
-             "int16": "short int", "int8": "signed char", "uint8": "unsigned char",
-             "bool": "bool", "float16": "c10::Half", "bfloat16": "c10::BFloat16"}
-
-
 def _chain_order(dims):
     """The split points of the cheapest parenthesization of a chain of matrices whose
     sizes are dims[i] x dims[i + 1] (the textbook dynamic program, first best split kept)."""
@@ -362,7 +357,7 @@ def chain_matmul(*matrices):
     else:
         for i, m in enumerate(matrices[1:], 1):
             if m.dtype != matrices[0].dtype:
-                names = [_CPP_TYPE[repr(t.dtype).split(".", 1)[1]] for t in (matrices[0], m)]
+                names = [CPP_NAME[dtype_key(t.dtype)] for t in (matrices[0], m)]
                 raise RuntimeError("multi_dot(): all tensors must have be the same dtype but "
                                    f"tensor 0 is {names[0]} and tensor {i} {names[1]}")
             if matrices[i - 1].shape[1] != m.shape[0]:

@@ -17,6 +17,7 @@ tensor([1., 2., 3.], grad_fn=<SortBackward0>)
 import builtins
 
 from .. import _C, _out, return_types
+from .._dtype_names import SCALAR_NAME, dtype_key
 from . import methods, wrap_dim
 
 _E = _C._ops
@@ -123,12 +124,8 @@ def topk(input, k, dim=-1, largest=True, sorted=True):  # noqa: A002
 
 # ---- binary search -----------------------------------------------------------------------
 
-_DT_NAME = {"bool": "Bool", "uint8": "Byte", "int32": "Int", "int64": "Long", "float32": "Float",
-            "float64": "Double"}
-
-
 def _dt(t):
-    return _DT_NAME[repr(t.dtype).split(".", 1)[1]]
+    return SCALAR_NAME[dtype_key(t.dtype)]
 
 
 def _common(a, b):

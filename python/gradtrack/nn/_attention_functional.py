@@ -21,16 +21,11 @@ from typing import Any
 
 from .. import _C
 from .._C import Tensor
+from .._dtype_names import CPP_NAME, dtype_key
 from ..autograd.function import Function
 
 _Tensor = _C.Tensor
 _NEG_INF = float("-inf")
-
-# c10's type names, which PyTorch's sdpa messages print for a dtype.
-_CPP_TYPE = {"float32": "float", "float64": "double", "int64": "long int", "int32": "int",
-             "int16": "short int", "int8": "signed char", "uint8": "unsigned char",
-             "bool": "bool", "float16": "c10::Half", "bfloat16": "c10::BFloat16"}
-
 
 def _gt():
     # The package itself, for its factories (nn is imported while it is being built).
@@ -38,8 +33,8 @@ def _gt():
 
 
 def _cpp_type(dtype):
-    name = repr(dtype).split(".", 1)[1]
-    return _CPP_TYPE.get(name, name)
+    # c10's type name, which PyTorch's sdpa messages print for a dtype
+    return CPP_NAME[dtype_key(dtype)]
 
 
 # ---- scaled_dot_product_attention ---------------------------------------------------------

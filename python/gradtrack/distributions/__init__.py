@@ -18,38 +18,67 @@ Loaded on first use (``gradtrack.distributions``; NOTE [Loaded on first use] in
 from . import constraints  # noqa: F401 - torch.distributions.constraints (not in __all__)
 from . import transforms  # noqa: F401 - torch.distributions.transforms (not in __all__)
 from .bernoulli import Bernoulli
+from .beta import Beta
 from .binomial import Binomial
 from .categorical import Categorical
 from .cauchy import Cauchy
+from .chi2 import Chi2
 from .constraint_registry import biject_to, transform_to
+from .continuous_bernoulli import ContinuousBernoulli
+from .dirichlet import Dirichlet
 from .distribution import Distribution
 from .exp_family import ExponentialFamily
 from .exponential import Exponential
+from .fishersnedecor import FisherSnedecor
+from .gamma import Gamma
+from .generalized_pareto import GeneralizedPareto
 from .geometric import Geometric
 from .gumbel import Gumbel
+from .half_cauchy import HalfCauchy
 from .half_normal import HalfNormal
 from .independent import Independent
+from .inverse_gamma import InverseGamma
 from .kl import kl_divergence, register_kl
+from .kumaraswamy import Kumaraswamy
 from .laplace import Laplace
+from .lkj_cholesky import LKJCholesky
 from .log_normal import LogNormal
+from .logistic_normal import LogisticNormal
+from .lowrank_multivariate_normal import LowRankMultivariateNormal
+from .mixture_same_family import MixtureSameFamily
+from .multinomial import Multinomial
 from .multivariate_normal import MultivariateNormal
+from .negative_binomial import NegativeBinomial
 from .normal import Normal
 from .one_hot_categorical import OneHotCategorical, OneHotCategoricalStraightThrough
+from .pareto import Pareto
 from .poisson import Poisson
+from .relaxed_bernoulli import RelaxedBernoulli
+from .relaxed_categorical import RelaxedOneHotCategorical
+from .studentT import StudentT
 from .transformed_distribution import TransformedDistribution
-from .transforms import (AbsTransform, AffineTransform, ComposeTransform, ExpTransform,
+from .transforms import (AbsTransform, AffineTransform, CatTransform, ComposeTransform,
+                         CorrCholeskyTransform, CumulativeDistributionTransform, ExpTransform,
                          IndependentTransform, LowerCholeskyTransform,
-                         PositiveDefiniteTransform, PowerTransform, SigmoidTransform,
-                         SoftmaxTransform, StickBreakingTransform, TanhTransform, Transform,
-                         identity_transform)
+                         PositiveDefiniteTransform, PowerTransform, ReshapeTransform,
+                         SigmoidTransform, SoftmaxTransform, SoftplusTransform, StackTransform,
+                         StickBreakingTransform, TanhTransform, Transform, identity_transform)
 from .uniform import Uniform
+from .von_mises import VonMises
+from .weibull import Weibull
 
-__all__ = ["AbsTransform", "AffineTransform", "Bernoulli", "Binomial", "Categorical", "Cauchy",
-           "ComposeTransform", "Distribution", "ExpTransform", "Exponential",
-           "ExponentialFamily", "Geometric", "Gumbel", "HalfNormal", "Independent",
-           "IndependentTransform", "Laplace", "LogNormal", "LowerCholeskyTransform",
-           "MultivariateNormal", "Normal", "OneHotCategorical",
-           "OneHotCategoricalStraightThrough", "Poisson", "PositiveDefiniteTransform",
-           "PowerTransform", "SigmoidTransform", "SoftmaxTransform", "StickBreakingTransform",
-           "TanhTransform", "Transform", "TransformedDistribution", "Uniform", "biject_to",
-           "identity_transform", "kl_divergence", "register_kl", "transform_to"]
+__all__ = ["AbsTransform", "AffineTransform", "Bernoulli", "Beta", "Binomial", "CatTransform",
+           "Categorical", "Cauchy", "Chi2", "ComposeTransform", "ContinuousBernoulli",
+           "CorrCholeskyTransform", "CumulativeDistributionTransform", "Dirichlet",
+           "Distribution", "ExpTransform", "Exponential", "ExponentialFamily", "FisherSnedecor",
+           "Gamma", "GeneralizedPareto", "Geometric", "Gumbel", "HalfCauchy", "HalfNormal",
+           "Independent", "IndependentTransform", "InverseGamma", "Kumaraswamy", "LKJCholesky",
+           "Laplace", "LogNormal", "LogisticNormal", "LowRankMultivariateNormal",
+           "LowerCholeskyTransform", "MixtureSameFamily", "Multinomial", "MultivariateNormal",
+           "NegativeBinomial", "Normal", "OneHotCategorical", "OneHotCategoricalStraightThrough",
+           "Pareto", "Poisson", "PositiveDefiniteTransform", "PowerTransform", "RelaxedBernoulli",
+           "RelaxedOneHotCategorical", "ReshapeTransform", "SigmoidTransform", "SoftmaxTransform",
+           "SoftplusTransform", "StackTransform", "StickBreakingTransform", "StudentT",
+           "TanhTransform", "Transform", "TransformedDistribution", "Uniform", "VonMises",
+           "Weibull", "biject_to", "identity_transform", "kl_divergence", "register_kl",
+           "transform_to"]

@@ -14,40 +14,17 @@ tensor([False,  True])
 Interval(lower_bound=0.0, upper_bound=1.0)
 """
 
+from .constraint import Constraint, _Cat, _Stack
+
 __all__ = [
-    "Constraint", "boolean", "dependent", "dependent_property", "greater_than",
+    "Constraint", "boolean", "cat", "corr_cholesky", "dependent", "dependent_property", "greater_than",
     "greater_than_eq", "half_open_interval", "independent", "integer_interval", "interval",
-    "is_dependent", "less_than", "lower_cholesky", "lower_triangular", "nonnegative",
+    "is_dependent", "less_than", "lower_cholesky", "lower_triangular",
+    "MixtureSameFamilyConstraint", "multinomial", "nonnegative",
     "nonnegative_integer", "one_hot", "positive", "positive_definite",
     "positive_integer", "positive_semidefinite", "real", "real_vector", "simplex", "square",
-    "symmetric", "unit_interval",
+    "stack", "symmetric", "unit_interval",
 ]
-
-
-class Constraint:
-    """A set of values; ``check`` says which entries of a tensor are in it.
-
-    >>> from gradtrack.distributions.constraints import Constraint, real
-    >>> isinstance(real, Constraint), real.is_discrete, real.event_dim
-    (True, False, 0)
-    """
-
-    is_discrete = False
-    event_dim = 0
-
-    def check(self, value):
-        """A boolean tensor: for each event of ``value``, whether it is in the set.
-
-        >>> import gradtrack
-        >>> from gradtrack.distributions.constraints import boolean
-        >>> boolean.check(gradtrack.tensor([0.0, 0.5, 1.0]))
-        tensor([ True, False,  True])
-        """
-        raise NotImplementedError
-
-    def __repr__(self):
-        # torch names a constraint by its class without the leading underscore
-        return type(self).__name__[1:] + "()"
 
 
 class _Dependent(Constraint):
@@ -215,6 +192,89 @@ class _IndependentConstraint(Constraint):
     def __repr__(self):
         return (f"{type(self).__name__[1:]}({self.base_constraint!r}, "
                 f"{self.reinterpreted_batch_ndims})")
+
+
+class MixtureSameFamilyConstraint(Constraint):
+    """The support of a ``MixtureSameFamily``: a value is valid when it is in
+    ``base_constraint`` (the components' support) for every component.
+
+    >>> import gradtrack
+    >>> from gradtrack.distributions import constraints
+    >>> c = constraints.MixtureSameFamilyConstraint(constraints.positive)
+    >>> c, c.check(gradtrack.tensor([1.0, -1.0]))
+    (MixtureSameFamilyConstraint(GreaterThan(lower_bound=0.0)), tensor([ True, False]))
+    """
+
+    def __init__(self, base_constraint):
+        if not isinstance(base_constraint, Constraint):
+            raise AssertionError(
+                f"base_constraint must be a Constraint, got {type(base_constraint).__name__}")
+        self.base_constraint = base_constraint
+        super().__init__()
+
+    @property
+    def is_discrete(self):
+        """The base constraint's.
+
+        >>> from gradtrack.distributions import constraints
+        >>> constraints.MixtureSameFamilyConstraint(constraints.boolean).is_discrete
+        True
+        """
+        return self.base_constraint.is_discrete
+
+    @property
+    def event_dim(self):
+        """The base constraint's.
+
+        >>> from gradtrack.distributions import constraints
+        >>> constraints.MixtureSameFamilyConstraint(constraints.real_vector).event_dim
+        1
+        """
+        return self.base_constraint.event_dim
+
+    def check(self, value):
+        """The base check of ``value`` given a component dim, reduced over it.
+
+        >>> import gradtrack
+        >>> from gradtrack.distributions import constraints
+        >>> constraints.MixtureSameFamilyConstraint(constraints.real).check(gradtrack.zeros(2))
+        tensor([True, True])
+        """
+        result = self.base_constraint.check(value.unsqueeze(-1 - self.event_dim))
+        if value.dim() < self.event_dim:
+            raise ValueError(f"Expected value.dim() >= {self.event_dim} but got {value.dim()}")
+        kept = value.dim() - self.event_dim
+        return result.reshape(result.shape[:kept] + (-1,)).all(-1)
+
+    def __repr__(self):
+        return f"{type(self).__name__}({self.base_constraint!r})"
+
+
+class _Multinomial(Constraint):
+    """Vectors of nonnegative counts whose sum is at most ``upper_bound`` (only the
+    sum's bound is checked, not that the entries are integers).
+
+    >>> import gradtrack
+    >>> from gradtrack.distributions import constraints
+    >>> constraints.multinomial(3).check(gradtrack.tensor([[1.0, 2.0], [2.0, 2.0]]))
+    tensor([ True, False])
+    """
+
+    is_discrete = True
+    event_dim = 1
+
+    def __init__(self, upper_bound):
+        self.upper_bound = upper_bound
+
+    def check(self, x):
+        """Whether each last-dim vector is nonnegative with a sum within the bound.
+
+        >>> import gradtrack
+        >>> from gradtrack.distributions import constraints
+        >>> constraints.multinomial(2).check(gradtrack.tensor([-1.0, 2.0]))
+        tensor(False)
+        """
+        return (x >= 0).all(dim=-1) & (x.sum(dim=-1) <= self.upper_bound)
 
 
 class _Boolean(Constraint):
@@ -555,6 +615,34 @@ class _LowerCholesky(Constraint):
         return lower & positive_diagonal
 
 
+class _CorrCholesky(Constraint):
+    """Lower-Cholesky matrices whose rows have unit Euclidean norm (within
+    ``10 * size * eps`` of the dtype): the Cholesky factors of correlation matrices.
+
+    >>> import gradtrack
+    >>> from gradtrack.distributions import constraints
+    >>> constraints.corr_cholesky.check(gradtrack.tensor([[[1.0, 0.0], [0.6, 0.8]],
+    ...                                                   [[1.0, 0.0], [0.6, 0.6]]]))
+    tensor([ True, False])
+    """
+
+    event_dim = 2
+
+    def check(self, value):
+        """Whether each matrix is lower Cholesky with rows of norm 1.
+
+        >>> import gradtrack
+        >>> from gradtrack.distributions import constraints
+        >>> constraints.corr_cholesky.check(gradtrack.eye(3))
+        tensor(True)
+        """
+        import gradtrack
+        tol = gradtrack.finfo(value.dtype).eps * value.size(-1) * 10
+        row_norm = gradtrack.linalg.norm(value.detach(), dim=-1)
+        unit_row_norm = (row_norm - 1.0).abs().le(tol).all(dim=-1)
+        return _LowerCholesky().check(value) & unit_row_norm
+
+
 class _Square(Constraint):
     """Square matrices; the answer is the same for the whole batch.
 
@@ -670,13 +758,17 @@ nonnegative = _GreaterThanEq(0.0)
 greater_than = _GreaterThan
 greater_than_eq = _GreaterThanEq
 less_than = _LessThan
+multinomial = _Multinomial
 unit_interval = _Interval(0.0, 1.0)
 interval = _Interval
 half_open_interval = _HalfOpenInterval
 simplex = _Simplex()
 lower_triangular = _LowerTriangular()
 lower_cholesky = _LowerCholesky()
+corr_cholesky = _CorrCholesky()
 square = _Square()
 symmetric = _Symmetric()
 positive_semidefinite = _PositiveSemidefinite()
 positive_definite = _PositiveDefinite()
+cat = _Cat
+stack = _Stack

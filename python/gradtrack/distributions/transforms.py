@@ -1,9 +1,11 @@
 """Transforms: invertible maps with the log of the absolute determinant of their
 Jacobian, which carry densities from one space to another
-(``torch.distributions.transforms``). This module holds the elementwise ones, those
-to the simplex (``SoftmaxTransform``, ``StickBreakingTransform``) and to
-lower-Cholesky and positive-definite matrices, and gathers the base class and the
-combinators of ``gradtrack.distributions.transform``.
+(``torch.distributions.transforms``). This module holds the elementwise ones (with
+``CumulativeDistributionTransform``, a distribution's cdf), those to the simplex
+(``SoftmaxTransform``, ``StickBreakingTransform``) and to lower-Cholesky and
+positive-definite matrices, and gathers the base class and the combinators of
+``gradtrack.distributions.transform``, the transforms that rearrange their input of
+``structural_transforms`` and ``CorrCholeskyTransform``.
 
 >>> import gradtrack
 >>> from gradtrack.distributions.transforms import AffineTransform, ExpTransform
@@ -18,13 +20,17 @@ import math
 import gradtrack
 
 from . import constraints
+from .corr_cholesky_transform import CorrCholeskyTransform
+from .structural_transforms import CatTransform, ReshapeTransform, StackTransform
 from .transform import ComposeTransform, IndependentTransform, Transform, identity_transform
 from .utils import _NUMBER, broadcast_all, lazy_property
 
-__all__ = ["AbsTransform", "AffineTransform", "ComposeTransform", "ExpTransform",
+__all__ = ["AbsTransform", "AffineTransform", "CatTransform", "ComposeTransform",
+           "CorrCholeskyTransform", "CumulativeDistributionTransform", "ExpTransform",
            "IndependentTransform", "LowerCholeskyTransform", "PositiveDefiniteTransform",
-           "PowerTransform", "SigmoidTransform", "SoftmaxTransform", "StickBreakingTransform",
-           "TanhTransform", "Transform", "identity_transform"]
+           "PowerTransform", "ReshapeTransform", "SigmoidTransform", "SoftmaxTransform",
+           "SoftplusTransform", "StackTransform", "StickBreakingTransform", "TanhTransform",
+           "Transform", "identity_transform"]
 
 
 class ExpTransform(Transform):
@@ -185,6 +191,42 @@ class SigmoidTransform(Transform):
         softplus = gradtrack.nn.functional.softplus
         return -softplus(-x) - softplus(x)
 
+
+class SoftplusTransform(Transform):
+    """``y = log(1 + exp(x))`` (``x`` itself above 20), from the reals to the
+    positive reals.
+
+    >>> import gradtrack
+    >>> from gradtrack.distributions.transforms import SoftplusTransform
+    >>> t = SoftplusTransform()
+    >>> t(gradtrack.tensor([-1.0, 0.0, 30.0])), t.inv(gradtrack.tensor([0.5, 1.0]))
+    (tensor([ 0.3133,  0.6931, 30.0000]), tensor([-0.4328,  0.5413]))
+    """
+
+    domain = constraints.real
+    codomain = constraints.positive
+    bijective = True
+    sign = +1
+
+    def __eq__(self, other):
+        return isinstance(other, SoftplusTransform)
+
+    def _call(self, x):
+        return gradtrack.nn.functional.softplus(x)
+
+    def _inverse(self, y):
+        # log(exp(y) - 1), written as y + log(1 - exp(-y))
+        return (-y).expm1().neg().log() + y
+
+    def log_abs_det_jacobian(self, x, y):
+        """``-softplus(-x)``: the log of ``dy/dx = sigmoid(x)``.
+
+        >>> import gradtrack
+        >>> from gradtrack.distributions.transforms import SoftplusTransform
+        >>> SoftplusTransform().log_abs_det_jacobian(gradtrack.tensor([0.0, 2.0]), None)
+        tensor([-0.6931, -0.1269])
+        """
+        return -gradtrack.nn.functional.softplus(-x)
 
 class TanhTransform(Transform):
     """``y = tanh(x)``, from the reals to (-1, 1).
@@ -544,3 +586,67 @@ class PositiveDefiniteTransform(Transform):
 
     def _inverse(self, y):
         return LowerCholeskyTransform().inv(gradtrack.linalg.cholesky(y))
+
+
+class CumulativeDistributionTransform(Transform):
+    """``y = distribution.cdf(x)``, from the distribution's support to the unit
+    interval; its inverse is the distribution's icdf and ``log |dy/dx|`` its log
+    density. Sent through it, a multivariate normal with unit variances becomes a
+    Gaussian copula.
+
+    >>> import gradtrack
+    >>> from gradtrack.distributions import Normal
+    >>> from gradtrack.distributions.transforms import CumulativeDistributionTransform
+    >>> t = CumulativeDistributionTransform(Normal(0.0, 1.0))
+    >>> x = gradtrack.tensor([0.0, 1.0])
+    >>> t(x), t.inv(t(x)), t.log_abs_det_jacobian(x, t(x))
+    (tensor([0.5000, 0.8413]), tensor([0.0000, 1.0000]), tensor([-0.9189, -1.4189]))
+    """
+
+    bijective = True
+    codomain = constraints.unit_interval
+    sign = +1
+
+    def __init__(self, distribution, cache_size=0):
+        super().__init__(cache_size=cache_size)
+        self.distribution = distribution
+
+    @property
+    def domain(self):
+        """The distribution's support.
+
+        >>> from gradtrack.distributions import Exponential
+        >>> from gradtrack.distributions.transforms import CumulativeDistributionTransform
+        >>> CumulativeDistributionTransform(Exponential(1.0)).domain
+        GreaterThanEq(lower_bound=0.0)
+        """
+        return self.distribution.support
+
+    def _call(self, x):
+        return self.distribution.cdf(x)
+
+    def _inverse(self, y):
+        return self.distribution.icdf(y)
+
+    def log_abs_det_jacobian(self, x, y):
+        """The distribution's log density at ``x``.
+
+        >>> import gradtrack
+        >>> from gradtrack.distributions import Exponential
+        >>> from gradtrack.distributions.transforms import CumulativeDistributionTransform
+        >>> CumulativeDistributionTransform(Exponential(2.0)).log_abs_det_jacobian(gradtrack.tensor(1.0), None)
+        tensor(-1.3069)
+        """
+        return self.distribution.log_prob(x)
+
+    def with_cache(self, cache_size=1):
+        """This transform of the same distribution with ``cache_size``.
+
+        >>> from gradtrack.distributions import Normal
+        >>> from gradtrack.distributions.transforms import CumulativeDistributionTransform
+        >>> CumulativeDistributionTransform(Normal(0.0, 1.0)).with_cache()._cache_size
+        1
+        """
+        if self._cache_size == cache_size:
+            return self
+        return CumulativeDistributionTransform(self.distribution, cache_size=cache_size)

@@ -11,7 +11,7 @@ tensor([0.2500, 0.7500])
 import gradtrack
 
 __all__ = ["broadcast_all", "clamp_probs", "lazy_property", "logits_to_probs",
-           "probs_to_logits"]
+           "probs_to_logits", "tril_matrix_to_vec", "vec_to_tril_matrix"]
 
 # The Euler-Mascheroni constant.
 euler_constant = 0.57721566490153286060
@@ -110,6 +110,48 @@ def probs_to_logits(probs, is_binary=False):
         return gradtrack.log(clamped) - gradtrack.log1p(-clamped)
     return gradtrack.log(clamped)
 
+
+def _tril_mask(n, diag, device):
+    # True at (i, j) for j < i + diag + 1: the triangle kept, read in row order
+    arange = gradtrack.arange(n, device=device)
+    return arange < arange.view(-1, 1) + (diag + 1)
+
+
+def tril_matrix_to_vec(mat, diag=0):
+    """The entries of the (batched) square ``mat`` on and below its ``diag``-th
+    diagonal, row by row, as a vector.
+
+    >>> import gradtrack
+    >>> from gradtrack.distributions.utils import tril_matrix_to_vec
+    >>> tril_matrix_to_vec(gradtrack.arange(9.0).view(3, 3), diag=-1)
+    tensor([3., 6., 7.])
+    """
+    n = mat.shape[-1]
+    if diag < -n or diag >= n:
+        raise ValueError(f"diag ({diag}) provided is outside [{-n}, {n - 1}].")
+    return mat[..., _tril_mask(n, diag, mat.device)]
+
+
+def vec_to_tril_matrix(vec, diag=0):
+    """The square matrix (one per vector of a batch) whose entries on and below
+    its ``diag``-th diagonal are those of ``vec``, row by row, and zeros elsewhere.
+
+    >>> import gradtrack
+    >>> from gradtrack.distributions.utils import vec_to_tril_matrix
+    >>> vec_to_tril_matrix(gradtrack.tensor([1.0, 2.0, 3.0]))
+    tensor([[1., 0.],
+            [2., 3.]])
+    """
+    # the positive root of n ** 2 + (1 + 2 diag) n - |diag| (diag + 1) = 2 * len(vec)
+    b = 1 + 2 * diag
+    n = (-b + (b ** 2 + 8 * vec.shape[-1] + 4 * abs(diag) * (diag + 1)) ** 0.5) / 2
+    if round(n) - n > gradtrack.finfo(vec.dtype).eps:
+        raise ValueError(f"The size of last dimension is {vec.shape[-1]} which cannot be "
+                         "expressed as the lower triangular part of a square D x D matrix.")
+    n = round(n)
+    mat = vec.new_zeros(vec.shape[:-1] + gradtrack.Size((n, n)))
+    mat[..., _tril_mask(n, diag, vec.device)] = vec
+    return mat
 
 class lazy_property:
     """A method computed once, on first read, then stored on the instance under its

@@ -17,7 +17,6 @@ tensor([ 1.2300, -2.5600])
 """
 
 import builtins
-import inspect
 import math
 import numbers
 
@@ -26,6 +25,7 @@ from .._dtype_names import SCALAR_NAME, dtype_key
 from ..autograd._named_nodes import ZeroGradient, _has_tangent, named_node
 from ..autograd.function import Function
 from ..autograd.grad_mode import no_grad
+from .._wrappers import fast_path, lazy_signature
 
 _Tensor = _C.Tensor
 _WHOLE = object()  # no decimals given: the op list's round
@@ -102,7 +102,7 @@ def _refused(args, kwargs):
                      + _FORMS)
 
 
-def _round(x, decimals):
+def _to_decimals(x, decimals):
     decimals = _decimals_arg(decimals, "round")
     _check_floating(x, decimals)
     if (x.requires_grad and _C.is_grad_enabled()) or _has_tangent((x,)):
@@ -110,7 +110,7 @@ def _round(x, decimals):
     return rounded(x, decimals)
 
 
-def round(input, *extra, decimals=_WHOLE):  # noqa: A001, A002 - torch's names
+def _round(input, *extra, decimals=_WHOLE):  # noqa: A002 - torch's name
     """Each element rounded to the nearest integer, halves to even; with ``decimals``,
     to that many decimal places (negative: tens, hundreds, ...; NOTE [Rounding to
     decimals]). Integer tensors come back as they are (without ``decimals``).
@@ -124,26 +124,34 @@ def round(input, *extra, decimals=_WHOLE):  # noqa: A001, A002 - torch's names
     given = {} if decimals is _WHOLE else {"decimals": decimals}
     if extra or (given and (decimals is None or not isinstance(input, _Tensor))):
         raise _refused((input, *extra), given)  # torch's parser lists its two forms
-    return _C.round(input) if not given else _round(input, decimals)
-
-
-round.__signature__ = inspect.Signature([
-    inspect.Parameter("input", inspect.Parameter.POSITIONAL_OR_KEYWORD),
-    inspect.Parameter("decimals", inspect.Parameter.KEYWORD_ONLY, default=0)])
+    return _C.round(input) if not given else _to_decimals(input, decimals)
 
 
 def _round_method(self, *extra, decimals=_WHOLE):
     if extra:
         raise TypeError(f"round() takes from 1 to 0 positional arguments but {len(extra)} were "
                         "given")
-    return _C.round(self) if decimals is _WHOLE else _round(self, decimals)
+    return _C.round(self) if decimals is _WHOLE else _to_decimals(self, decimals)
 
 
-_round_method.__name__ = _round_method.__qualname__ = "round"
-_round_method.__doc__ = round.__doc__
-_round_method.__signature__ = inspect.Signature([
-    inspect.Parameter("self", inspect.Parameter.POSITIONAL_OR_KEYWORD),
-    inspect.Parameter("decimals", inspect.Parameter.KEYWORD_ONLY, default=0)])
+_round.__name__ = _round_method.__name__ = _round_method.__qualname__ = "round"
+_round_method.__doc__ = _round.__doc__
+
+
+def _signature(first):
+    def make():
+        import inspect  # on first read of the signature (NOTE [Lazy signatures])
+
+        kind = inspect.Parameter
+        return inspect.Signature([kind(first, kind.POSITIONAL_OR_KEYWORD),
+                                  kind("decimals", kind.KEYWORD_ONLY, default=0)])
+    return make
+
+
+# A call without decimals= runs the op list's round with no Python frame.
+round = fast_path(_C.round, lazy_signature(_round, _signature("input")), ("decimals",))  # noqa: A001
+_method = fast_path(_C.Tensor.round, lazy_signature(_round_method, _signature("self")),
+                    ("decimals",), "Tensor")
 
 
 def round_in_place(self, decimals):
@@ -157,5 +165,5 @@ def round_in_place(self, decimals):
         return self.copy_(rounded(self.detach(), decimals))
 
 
-FUNCTIONS = (round,)
-METHODS = {"round": _round_method}
+NAMES = {"round": round}
+METHODS = {"round": _method}

@@ -341,6 +341,11 @@ struct GraphTask {
 
 }  // namespace
 
+const std::unordered_set<const Node*>*& wanted_nodes() {
+  thread_local const std::unordered_set<const Node*>* wanted = nullptr;
+  return wanted;
+}
+
 TensorList run_backward(const std::vector<Edge>& roots, const TensorList& grads,
                         const BackwardOptions& options, const std::vector<Edge>& capture) {
   std::shared_ptr<Node> root;
@@ -358,6 +363,11 @@ TensorList run_backward(const std::vector<Edge>& roots, const TensorList& grads,
   const bool capturing = !capture.empty();
   std::unordered_set<Node*> needed;
   if (capturing) needed = needed_nodes(root.get(), capture, options.accumulate_grad);
+  // NOTE [Gradients a graph task wants] (node.h): the nodes that run, and the captured ones.
+  std::unordered_set<const Node*> wanted(needed.begin(), needed.end());
+  for (const Edge& e : capture)
+    if (e.fn) wanted.insert(e.fn.get());
+  WantedNodesScope wanted_scope(capturing ? &wanted : nullptr);
   // NOTE [Silent writes]: a tensor saved with the detector on and changed since
   // without a version bump refuses the whole backward before any node runs,
   // so no .grad changes on any leaf.

@@ -40,7 +40,7 @@ struct BackwardCtx {
   uint64_t needed = 0;    // without edges: bit i set if input i needs a gradient
 
   bool needs(size_t i) const {
-    if (edges) return i < edges->size() && (*edges)[i].valid();
+    if (edges) return i < edges->size() && edge_wanted((*edges)[i]);
     return i < 64 && ((needed >> i) & 1);
   }
   /// The node's attribute struct T (NOTE [Named attributes] in attrs.h).

@@ -141,7 +141,13 @@ TensorList CopySlices::apply(TensorList&& grads) {
     kernels::copy(result, grads[0]);
     result->bump_version();
   }
-  TensorList res = fn_->apply({ops::clone(grad_slice)});
+  // The in-place op's node computes every gradient it has: its first edge is the
+  // view's, outside the graph task, yet its result is the slice written above
+  // (NOTE [Gradients a graph task wants] in node.h).
+  TensorList res = [&] {
+    WantedNodesScope all(nullptr);
+    return fn_->apply({ops::clone(grad_slice)});
+  }();
   const bool none = res.empty() || !res[0].defined();
   if (graph) {
     none ? ops::inplace_zero(grad_slice) : ops::inplace_copy(grad_slice, res[0]);

@@ -6,6 +6,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <unordered_set>
 #include <vector>
 
 #include "core/tensor.h"
@@ -19,6 +20,35 @@ struct Edge {
   std::shared_ptr<Node> fn;
   uint32_t input_nr = 0;
   bool valid() const { return fn != nullptr; }
+};
+
+/// NOTE [Gradients a graph task wants]
+/// autograd.grad(outputs, inputs) and backward(inputs=) deliver gradients to
+/// some leaves only. As torch's task_should_compute_output, a node then
+/// computes the gradient of an input only if its edge leads to a node the task
+/// runs or captures: an input on no such path gets none, so a derivative torch
+/// does not implement (igamma's for its first argument) is not asked for when
+/// only the other argument's gradient is wanted. Null outside such a task.
+const std::unordered_set<const Node*>*& wanted_nodes();
+
+/// True if the running graph task wants the gradient that flows along `e`.
+inline bool edge_wanted(const Edge& e) {
+  const auto* wanted = wanted_nodes();
+  return e.fn != nullptr && (wanted == nullptr || wanted->count(e.fn.get()) > 0);
+}
+
+/// Sets wanted_nodes() for its lifetime (null: every valid edge is wanted).
+class WantedNodesScope {
+ public:
+  explicit WantedNodesScope(const std::unordered_set<const Node*>* now) : before_(wanted_nodes()) {
+    wanted_nodes() = now;
+  }
+  ~WantedNodesScope() { wanted_nodes() = before_; }
+  WantedNodesScope(const WantedNodesScope&) = delete;
+  WantedNodesScope& operator=(const WantedNodesScope&) = delete;
+
+ private:
+  const std::unordered_set<const Node*>* before_;
 };
 
 /// Shape and dtype a gradient must have.

@@ -107,13 +107,6 @@ KNOWN_GAPS = {
     "prelu_weight_double_backward": re.compile(
         r"(?s)^(?=.*\bprelu\b)step \d+: \(g0 \* g0\)\.sum\(\)\.backward\(\)\n"
         r"  t\d+\.grad: torch \{.*\} vs gradtrack None"),
-    # dist with p=0 has no gradient; torch's formula for `other` negates that absent gradient
-    # and raises, but only when the backward call needs `other`'s gradient; gradtrack's
-    # formula raises whenever `other` requires grad, even for a grad() call that does not
-    # ask for it.
-    "dist_p0_unrequested_other": re.compile(
-        r"(?s)^(?=.*\bdist_p0\b|.*\bdist\(.*, 0\)).*error: torch None\n"
-        r"     vs gradtrack \('RuntimeError', \"Expected a proper Tensor but got None"),
 }
 
 

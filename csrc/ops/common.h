@@ -141,6 +141,10 @@ void index_put_kernel(const Tensor& dst, const IndexList& idx, const Tensor& val
 /// (IndexAttrs::has_index), and the index tensors themselves (the node's extras).
 void index_attrs(autograd::IndexAttrs& at, const IndexList& idx);
 std::vector<const Tensor*> index_extras(const IndexList& idx);
+/// index_extras(idx), then the boolean masks of `given` that idx expanded:
+/// saved with the node only so that a later write to a mask refuses the
+/// backward, as torch's saved indices do (its formulas read idx).
+std::vector<const Tensor*> index_extras(const IndexList& idx, const IndexList& given);
 /// scatter's checks (index dtype and shape, src dtype) and its kernel:
 /// writes src (read at index's positions) into dst along dim d, or adds it.
 void check_scatter_src(const Tensor& self, int64_t d, const Tensor& index, const Tensor& src);

@@ -239,6 +239,13 @@ std::vector<const Tensor*> index_extras(const IndexList& idx) {
     if (t) extras.push_back(&*t);
   return extras;
 }
+std::vector<const Tensor*> index_extras(const IndexList& idx, const IndexList& given) {
+  std::vector<const Tensor*> extras = index_extras(idx);
+  for (const auto& t : given)
+    if (t && (t->dtype() == ScalarType::Bool || t->dtype() == ScalarType::UInt8))
+      extras.push_back(&*t);
+  return extras;
+}
 }  // namespace ops_detail
 
 IndexList expand_bool_indices(const Tensor& a, const IndexList& indices) {
@@ -309,7 +316,7 @@ Tensor index(const Tensor& a, const IndexList& indices) {
   Tensor out = gather_with_plan(a, p);
   record(
       OpKind::Index, {&a}, out, [&](autograd::IndexAttrs& at) { ops_detail::index_attrs(at, idx); },
-      ops_detail::index_extras(idx));
+      ops_detail::index_extras(idx, indices));
   return out;
 }
 

@@ -530,7 +530,7 @@ Tensor index_put_recorded_as(OpKind kind, const Tensor& self, const IndexList& i
         ops_detail::index_attrs(at, idx);
         at.accumulate = accumulate;
       },
-      ops_detail::index_extras(idx));
+      ops_detail::index_extras(idx, indices));
   return self;
 }
 }  // namespace

@@ -644,3 +644,42 @@ def test_saved_output_not_affected_by_base_change():
         return x.grad
 
     same(scenario)
+
+
+# ---- index tensors -----------------------------------------------------------------------------
+
+# A boolean mask is turned into positions before the write, but torch's node saves the mask
+# itself: writing to it after the forward pass refuses the backward, as a write to a saved
+# integer index does.
+INDEX_WRITES = {
+    "getitem_mask": lambda lib: _index_write(lib, lambda x, m: x[m] * 1, True),
+    "setitem_mask_tensor": lambda lib: _index_write(
+        lib, lambda x, m: _set(x * 1, m, lib.tensor([2.0, 3.0])), True),
+    "setitem_mask_number": lambda lib: _index_write(lib, lambda x, m: _set(x * 1, m, 2.0), True),
+    "index_put_mask": lambda lib: _index_write(
+        lib, lambda x, m: x.index_put((m,), lib.tensor(5.0)), True),
+    "getitem_positions": lambda lib: _index_write(lib, lambda x, i: x[i] * 1, False),
+    "setitem_positions": lambda lib: _index_write(
+        lib, lambda x, i: _set(x * 1, i, lib.tensor([2.0, 3.0])), False),
+    "mask_left_alone": lambda lib: _index_write(lib, lambda x, m: x[m] * 1, True, write=False),
+}
+
+
+def _set(z, index, value):
+    z[index] = value
+    return z
+
+
+def _index_write(lib, op, mask, write=True):
+    x = lib.ones(3, requires_grad=True)
+    index = lib.tensor([True, False, True]) if mask else lib.tensor([0, 2])
+    out = op(x, index)
+    if write:
+        index.fill_(1 if not mask else True)
+    out.sum().backward()
+    return x.grad
+
+
+@pytest.mark.parametrize("case", INDEX_WRITES)
+def test_a_write_to_a_saved_index_refuses_backward(case):
+    same(INDEX_WRITES[case])

@@ -135,11 +135,9 @@ def test_seeded_draws_and_the_stream_after_them(torch, kind, shape, df):
     agree(seeded(scenario, 11), ROUNDED["float64"])
 
 
-@pytest.mark.xfail(strict=True, reason="gradtrack's IndexPutBackward0 does not check the "
-                   "version of its boolean index, which torch's redraw rounds write to")
 def test_rsample_over_a_sample_shape_fails_backward_as_torchs():
-    # torch's rsample writes into its redraw mask after indexing the draws with it:
-    # the backward of a draw over a nonempty sample shape raises in torch
+    # torch's rsample writes into its redraw mask after indexing the draws with it: the
+    # node saved the mask, so the backward of a draw over a nonempty sample shape raises
     def scenario(lib):
         d, params = _make(lib, "scale_tril")
         x = d.rsample((2,))

@@ -18,8 +18,8 @@ import gradtrack
 
 from . import constraints
 from .exp_family import ExponentialFamily
-from .utils import (_batch_shape, broadcast_all, clamp_probs, lazy_property, logits_to_probs,
-                    probs_to_logits)
+from .utils import (_batch_shape, _expand_probs_or_logits, broadcast_all, clamp_probs,
+                    lazy_property, logits_to_probs, probs_to_logits)
 
 __all__ = ["ContinuousBernoulli"]
 
@@ -67,12 +67,7 @@ class ContinuousBernoulli(ExponentialFamily):
         new = self._get_checked_instance(ContinuousBernoulli, _instance)
         new._lims = self._lims
         batch_shape = gradtrack.Size(batch_shape)
-        if "probs" in self.__dict__:
-            new.probs = self.probs.expand(batch_shape)
-            new._param = new.probs
-        if "logits" in self.__dict__:
-            new.logits = self.logits.expand(batch_shape)
-            new._param = new.logits
+        _expand_probs_or_logits(self, new, batch_shape)
         super(ContinuousBernoulli, new).__init__(batch_shape, validate_args=False)
         new._validate_args = self._validate_args
         return new

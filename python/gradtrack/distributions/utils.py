@@ -28,6 +28,34 @@ def _batch_shape(broadcast, *given):
     return broadcast.size()
 
 
+def _expand_probs_or_logits(source, new, shape):
+    """Gives ``new`` the ``probs`` and ``logits`` of ``source`` that it holds (given or
+    already computed), expanded to ``shape``; ``_param`` is the last of them, as the
+    distributions of a probs/logits pair keep it."""
+    if "probs" in source.__dict__:
+        new.probs = source.probs.expand(shape)
+        new._param = new.probs
+    if "logits" in source.__dict__:
+        new.logits = source.logits.expand(shape)
+        new._param = new.logits
+
+
+def _count_with_probs_or_logits(dist, total_count, probs, logits):
+    """Sets ``dist.total_count`` and ``dist.probs`` or ``dist.logits`` (exactly one given)
+    broadcast together, the count in the parameter's dtype, and ``dist._param``; returns
+    the batch shape (Binomial's and NegativeBinomial's constructors)."""
+    if (probs is None) == (logits is None):
+        raise ValueError("Either `probs` or `logits` must be specified, but not both.")
+    if probs is not None:
+        dist.total_count, dist.probs = broadcast_all(total_count, probs)
+        dist.total_count = dist.total_count.type_as(dist.probs)
+    else:
+        dist.total_count, dist.logits = broadcast_all(total_count, logits)
+        dist.total_count = dist.total_count.type_as(dist.logits)
+    dist._param = dist.probs if probs is not None else dist.logits
+    return dist._param.size()
+
+
 def _is_tensor_like(value):
     return isinstance(value, gradtrack.Tensor) or hasattr(type(value), "__torch_function__")
 

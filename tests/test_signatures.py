@@ -230,9 +230,10 @@ def test_nearly_every_shared_name_is_compared():
     # 45 with torch.lu, a Python function of *args/**kwargs; 47 with asarray and frombuffer,
     # which torch parses from *args/**kwargs too; 48 with set_flush_denormal, whose torch
     # binding has no signature text, as set_anomaly_enabled; 49 with to_dlpack, likewise;
-    # 50 with Tensor.untyped_storage, likewise).
+    # 50 with Tensor.untyped_storage, likewise; 53 with Tensor.apply_, map_ and map2_,
+    # likewise).
     # A jump here means the name reading broke.
-    assert len(CASES) - len(COMPARED) <= 50
+    assert len(CASES) - len(COMPARED) <= 53
     assert len(COMPARED) >= 140
 
 

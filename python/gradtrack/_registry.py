@@ -54,6 +54,8 @@ SOURCES = (
     "_ops.linalg_lu",   # lu_unpack, torch's older lu and lu_solve
     "_ops.frexp",       # frexp
     "_ops.round_decimals",  # round with torch's decimals=
+    "_ops.python_callables",  # Tensor.apply_, map_, map2_: a Python callable per element
+    "_ops.polygamma_inplace",  # Tensor.polygamma_, recorded as torch records it
     "_ops.complex_parts",  # conj, real, imag & co. as they act on real tensors
     "_ops.poisson",     # poisson: torch's sampler, draw for draw
     "_ops.binomial",    # binomial: torch's sampler, draw for draw

@@ -686,6 +686,14 @@ max=tensor(5.))"""
         tensor([False,  True])
         """
 
+    def apply_(self, callable: typing.Any) -> Tensor:
+        """Replaces each element ``v`` with ``callable(v)`` (CPU tensors; not for a tensor
+that requires grad); returns ``self``.
+
+>>> import gradtrack
+>>> gradtrack.tensor([1, 2, 3]).apply_(lambda v: v * 10)
+tensor([10, 20, 30])"""
+
     def arccos_(self) -> Tensor:
         """In-place :meth:`acos`; returns ``self``.
 
@@ -2908,6 +2916,23 @@ arguments reordered, ``(b, LU_data, LU_pivots)``.
 tensor([[1.],
         [1.]])"""
 
+    def map2_(self, x: typing.Any, y: typing.Any, callable: typing.Any) -> Tensor:
+        """Replaces each element ``v`` with ``callable(v, a, b)``, ``a`` and ``b`` the matching
+elements of ``x`` and ``y`` (broadcast, of ``self``'s dtype); returns ``self``.
+
+>>> import gradtrack
+>>> gradtrack.zeros(2).map2_(gradtrack.ones(2), gradtrack.full((2,), 3.0),
+...                          lambda v, a, b: v + a * b)
+tensor([3., 3.])"""
+
+    def map_(self, other: typing.Any, callable: typing.Any) -> Tensor:
+        """Replaces each element ``v`` with ``callable(v, o)``, ``o`` the matching element of
+``other`` (broadcast to ``self``'s shape, of ``self``'s dtype); returns ``self``.
+
+>>> import gradtrack
+>>> gradtrack.tensor([1.0, 2.0]).map_(gradtrack.tensor([10.0, 20.0]), lambda a, b: a + b)
+tensor([11., 22.])"""
+
     def masked_fill(self, mask: Tensor, value: typing.Any) -> Tensor:
         """
         A copy with ``value`` where ``mask`` is True.
@@ -3433,6 +3458,13 @@ tensor([[0.2500]])"""
         >>> gradtrack.tensor([0.5, 1.0, 2.0]).polygamma(1)
         tensor([4.9348, 1.6449, 0.6449])
         """
+
+    def polygamma_(self, n: typing.Any) -> Tensor:
+        """In-place :func:`gradtrack.polygamma` of order ``n``; returns ``self``.
+
+>>> import gradtrack
+>>> gradtrack.tensor([1.0, 2.0], dtype=gradtrack.float64).polygamma_(0)
+tensor([-0.5772,  0.4228], dtype=gradtrack.float64)"""
 
     def positive(self) -> Tensor:
         """Returns ``input`` itself (torch refuses bool tensors).

@@ -262,7 +262,7 @@ OPS += _unary("digamma", lambda a: _digamma_ref(np, a), FLOAT + INT, GAMMA)
 OPS += _unary("i0", lambda a: _sp("i0")(np, a), ALL)
 OPS += [
     OpSpec("polygamma", lambda lib, a: lib.polygamma(1, a), UNARY, FLOAT + INT, GAMMA,
-           _sp("polygamma", 1), gradgrad=True),
+           _sp("polygamma", 1), gradgrad=True, inplace="polygamma_", inplace_args=(1,)),
     OpSpec("Tensor.polygamma_3", lambda lib, a: a.polygamma(3), UNARY_SMALL, FLOAT, GAMMA,
            _sp("polygamma", 3), rtol=4e-6),
     OpSpec("fmax", lambda lib, a, b: lib.fmax(a, b), BINARY, NUM, REAL,

@@ -153,3 +153,37 @@ def test_variable_shares_memory():
     with gradtrack.no_grad():
         v.mul_(3)
     assert t.tolist() == [3.0, 3.0]
+
+
+# ---- set_default_tensor_type and OutOfMemoryError --------------------------------------------
+
+_TENSOR_TYPE_SCRIPT = """
+import sys, warnings
+lib = __import__(sys.argv[1])
+name = sys.argv[1]
+out = []
+for t in (lib.DoubleTensor, name + ".FloatTensor", name + ".IntTensor", lib.float64, 5,
+          lib.HalfTensor):
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            lib.set_default_tensor_type(t)
+            out.append(("ok", str(lib.get_default_dtype()), str(lib.ones(1).dtype)))
+        except Exception as e:
+            out.append((type(e).__name__, str(e)))
+    out.append([str(w.message).split(" (Triggered")[0] for w in caught])
+out.append([c.__name__ for c in lib.OutOfMemoryError.__mro__[1:]])
+out.append(lib.cuda.OutOfMemoryError is lib.OutOfMemoryError)
+print(repr(out).replace(name, "LIB"))
+"""
+
+
+def test_set_default_tensor_type_and_out_of_memory_error_match_torch(torch):
+    import subprocess
+    import sys
+
+    runs = [subprocess.run([sys.executable, "-c", _TENSOR_TYPE_SCRIPT, name],
+                           capture_output=True, text=True, timeout=120, check=True).stdout
+            for name in ("gradtrack", "torch")]
+    # each library names itself in the deprecation message: both read LIB here
+    assert runs[0] == runs[1]

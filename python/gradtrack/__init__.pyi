@@ -110,6 +110,7 @@ FloatTensor: gradtrack._legacy._TensorType
 HalfTensor: gradtrack._legacy._TensorType
 IntTensor: gradtrack._legacy._TensorType
 LongTensor: gradtrack._legacy._TensorType
+OutOfMemoryError: builtins.type
 ShortTensor: gradtrack._legacy._TensorType
 
 def abs(input: typing.Any, *, out: typing.Any=None) -> Tensor:
@@ -3324,6 +3325,19 @@ def set_default_dtype(d: typing.Any) -> None:
 >>> import gradtrack
 >>> gradtrack.set_default_dtype(gradtrack.float64)
 >>> gradtrack.tensor([1.5]).dtype
+gradtrack.float64
+>>> gradtrack.set_default_dtype(gradtrack.float32)"""
+
+def set_default_tensor_type(t: typing.Any) -> Tensor:
+    """torch's older form of :func:`set_default_dtype`: ``t`` a floating tensor type
+(``gradtrack.DoubleTensor``) or its dotted name (``'torch.DoubleTensor'``); warns that
+it is deprecated, as torch does.
+
+>>> import gradtrack, warnings
+>>> with warnings.catch_warnings():
+...     warnings.simplefilter("ignore")
+...     gradtrack.set_default_tensor_type(gradtrack.DoubleTensor)
+>>> gradtrack.ones(1).dtype
 gradtrack.float64
 >>> gradtrack.set_default_dtype(gradtrack.float32)"""
 

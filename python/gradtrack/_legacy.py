@@ -13,6 +13,8 @@ True
 """
 
 import builtins
+import importlib
+import warnings
 
 from . import _C
 from ._dtype_names import CPP_NAME, dtype_key
@@ -248,6 +250,55 @@ class Variable(metaclass=_VariableMeta):
 
 # What this module gives gradtrack.* and Tensor (NOTE [One registry] in _registry.py);
 # autograd.Variable is imported by gradtrack.autograd itself.
-FUNCTIONS = (set_default_dtype, get_default_dtype, set_default_device, get_default_device)
-NAMES = {"device": device, **LEGACY_TYPES}
+_WARNED_TENSOR_TYPE = False
+
+
+def set_default_tensor_type(t):
+    """torch's older form of :func:`set_default_dtype`: ``t`` a floating tensor type
+    (``gradtrack.DoubleTensor``) or its dotted name (``'torch.DoubleTensor'``); warns that
+    it is deprecated, as torch does.
+
+    >>> import gradtrack, warnings
+    >>> with warnings.catch_warnings():
+    ...     warnings.simplefilter("ignore")
+    ...     gradtrack.set_default_tensor_type(gradtrack.DoubleTensor)
+    >>> gradtrack.ones(1).dtype
+    gradtrack.float64
+    >>> gradtrack.set_default_dtype(gradtrack.float32)
+    """
+    if isinstance(t, str):
+        module, _, name = t.rpartition(".")
+        t = getattr(importlib.import_module(module or name), name) if module else \
+            importlib.import_module(name)
+    global _WARNED_TENSOR_TYPE
+    if not _WARNED_TENSOR_TYPE:  # once a process, as torch's C++ warning
+        _WARNED_TENSOR_TYPE = True
+        warnings.warn("gradtrack.set_default_tensor_type() is deprecated as of PyTorch 2.1, "
+                      "please use gradtrack.set_default_dtype() and "
+                      "gradtrack.set_default_device() as alternatives.", UserWarning,
+                      stacklevel=2)
+    if not isinstance(t, _TensorType):
+        raise TypeError("invalid type object: only floating-point types are supported as the "
+                        "default type")
+    if not t.dtype.is_floating_point:
+        raise TypeError("only floating-point types are supported as the default type")
+    set_default_dtype(t.dtype)
+
+
+class OutOfMemoryError(RuntimeError):
+    """torch.OutOfMemoryError (also ``gradtrack.cuda.OutOfMemoryError``): what a failed
+    device allocation raises in torch. gradtrack runs on the CPU, where torch and
+    gradtrack raise a RuntimeError; the class is here for programs that catch it.
+
+    >>> import gradtrack
+    >>> issubclass(gradtrack.cuda.OutOfMemoryError, RuntimeError)
+    True
+    """
+
+    __module__ = "gradtrack"
+
+
+FUNCTIONS = (set_default_dtype, get_default_dtype, set_default_device, get_default_device,
+             set_default_tensor_type)
+NAMES = {"device": device, "OutOfMemoryError": OutOfMemoryError, **LEGACY_TYPES}
 METHODS = {"type": tensor_type, "new": new}

@@ -8,6 +8,7 @@ torch's ``AssertionError: Torch not compiled with CUDA enabled``.
 False
 """
 
+from .._legacy import OutOfMemoryError  # noqa: F401 - torch.cuda.OutOfMemoryError is it
 from . import amp  # noqa: F401
 
 _NOT_COMPILED = "Torch not compiled with CUDA enabled"

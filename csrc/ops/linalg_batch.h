@@ -57,6 +57,50 @@ void transpose_tiles(const T* src, int64_t rows, int64_t cols, T* out) {
   rows_from_columns(src, cols, cols, rows, out, rows, [](int64_t) { return int64_t(0); });
 }
 
+// NOTE [Column-major results]
+// torch's LAPACK-backed results are column-major matrices in a row-major batch
+// (strides (..., rows * cols, 1, rows)): .stride() and is_contiguous() show it,
+// a .view() that needs a row-major layout raises, and a later reshape records
+// ReshapeAliasBackward0. gradtrack's kernels work on rows; their results are
+// copied into that layout before they are recorded (an O(n^2) copy beside the
+// O(n^3) factorization).
+
+/// `t` (a batch of matrices) laid out as torch's LAPACK results are (NOTE
+/// [Column-major results]): `t` itself if it already is, else a copy.
+inline Tensor column_major(const Tensor& t) {
+  const int64_t d = t.dim();
+  if (d < 2) return t;
+  const int64_t rows = t.size(-2), cols = t.size(-1);
+  DimVector strides(static_cast<size_t>(d));
+  strides[size_t(d - 2)] = 1;
+  strides[size_t(d - 1)] = std::max<int64_t>(rows, 1);
+  int64_t step = std::max<int64_t>(rows * cols, 1);
+  for (int64_t i = d - 3; i >= 0; --i) {
+    strides[size_t(i)] = step;
+    step *= std::max<int64_t>(t.size(i), 1);
+  }
+  bool same = true;
+  for (int64_t i = 0; i < d; ++i)
+    same = same && (t.size(i) == 1 || t.strides()[size_t(i)] == strides[size_t(i)]);
+  if (same) return t;
+  Tensor out = empty_strided(t.sizes(), strides, t.dtype());
+  const bool tiles =
+      t.is_contiguous() && (t.dtype() == ScalarType::Float32 || t.dtype() == ScalarType::Float64);
+  if (!tiles) {
+    kernels::copy(out, t);
+    return out;
+  }
+  // each matrix through 32 x 32 tiles (NOTE [Tiled transposes of LAPACK's results])
+  const int64_t count = rows * cols == 0 ? 0 : t.numel() / (rows * cols);
+  auto each = [&](auto zero) {
+    using T = decltype(zero);
+    for (int64_t b = 0; b < count; ++b)
+      transpose_tiles(t.data<T>() + b * rows * cols, rows, cols, out.data<T>() + b * rows * cols);
+  };
+  t.dtype() == ScalarType::Float32 ? each(0.0f) : each(0.0);
+  return out;
+}
+
 inline DimVector batch_of(const DimVector& sizes) {
   return DimVector(sizes.begin(), sizes.end() - 2);
 }

@@ -4,6 +4,7 @@
 // every output its forward-mode tangent (autograd/formulas/linalg_decompose.h).
 // Argument checks and LinAlgError are the Python face's (_ops/linalg_decompose.py).
 #include <algorithm>
+#include <utility>
 #include <vector>
 
 #include "autograd/formulas/linalg_decompose.h"
@@ -62,6 +63,7 @@ std::tuple<Tensor, Tensor, Tensor, Tensor> linalg_svd(const Tensor& a, bool full
       }
     });
   }
+  if (vectors) u = column_major(u), vh = column_major(vh);  // NOTE [Column-major results]
   if (autograd::forward_ad::any_tangent({&a})) {
     autograd::forward_ad::NoPropagation off;
     // full_matrices: the extra singular vectors get zero tangents, as torch's.
@@ -122,6 +124,8 @@ std::pair<Tensor, Tensor> linalg_qr(const Tensor& a, int mode) {
       }
     });
   }
+  r = column_major(r);  // NOTE [Column-major results]
+  if (with_q) q = column_major(q);
   if (autograd::forward_ad::any_tangent({&a})) {
     if (!with_q) {
       throw Error(
@@ -165,7 +169,15 @@ std::tuple<Tensor, Tensor, Tensor> linalg_eigh(const Tensor& a, bool upper, bool
             kernels::eigh(work.data<T>() + b * n * n, int(n), l.data<T>() + b * n, !upper, vectors);
       }
     });
-    v = vectors ? work_copy(transpose(work, -2, -1)) : empty({0}, a.dtype());
+    // V's columns are work's rows: work read transposed (a new tensor over its
+    // buffer, not a view) is V column-major, as torch's (NOTE [Column-major results])
+    if (vectors) {
+      DimVector strides = work.strides();
+      std::swap(strides[strides.size() - 1], strides[strides.size() - 2]);
+      v = alias_with_geometry(work, work.sizes(), strides, 0);
+    } else {
+      v = empty({0}, a.dtype());
+    }
   }
   if (autograd::forward_ad::any_tangent({&a})) {
     autograd::forward_ad::NoPropagation off;

@@ -92,6 +92,7 @@ std::pair<Tensor, Tensor> linalg_inv_ex(const Tensor& a) {
     }
     report_pivots_of_a<T>(a, batch, n, pinfo);
   });
+  inv = column_major(inv);  // NOTE [Column-major results]
   record(OpKind::LinalgInvEx, {&a}, inv);
   return {inv, info};
 }
@@ -186,6 +187,7 @@ std::pair<Tensor, Tensor> linalg_solve_ex(const Tensor& a, const Tensor& b, bool
     });
     x = work;
     if (vector) x = work_copy(squeeze(x, -1));
+    if (left && !vector) x = column_major(x);  // NOTE [Column-major results]
   }
   record(OpKind::LinalgSolveEx, {&a, &b}, x, [&](autograd::LinalgAttrs& at) { at.left = left; });
   return {x, info};
@@ -212,6 +214,7 @@ Tensor linalg_solve_triangular(const Tensor& a, const Tensor& b, bool upper, boo
                                   int(rows), int(cols), left, upper, false, unitriangular);
     });
   }
+  x = column_major(x);  // NOTE [Column-major results]
   record(OpKind::LinalgSolveTriangular, {&a, &b}, x, [&](autograd::LinalgAttrs& at) {
     at.upper = upper;
     at.left = left;
@@ -236,6 +239,7 @@ std::pair<Tensor, Tensor> linalg_cholesky_ex(const Tensor& a, bool upper, bool l
           if (upper ? j < i : j > i) m[i * n + j] = T(0);
     }
   });
+  l = column_major(l);  // NOTE [Column-major results]
   record(legacy ? OpKind::Cholesky : OpKind::LinalgCholeskyEx, {&a}, l,
          [&](autograd::LinalgAttrs& at) { at.upper = upper; });
   return {l, info};
@@ -261,6 +265,7 @@ Tensor cholesky_solve(const Tensor& b, const Tensor& l, bool upper) {
       }
     });
   }
+  x = column_major(x);  // NOTE [Column-major results]
   record(OpKind::CholeskySolve, {&b, &l}, x, [&](autograd::LinalgAttrs& at) { at.upper = upper; });
   return x;
 }

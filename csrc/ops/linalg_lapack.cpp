@@ -46,7 +46,7 @@ std::tuple<Tensor, Tensor, Tensor> linalg_lu_factor_plain(const Tensor& a) {
       transpose_tiles(c, n, m, lu.data<T>() + b * m * n);
     }
   });
-  return {lu, pivots, info};
+  return {column_major(lu), pivots, info};  // NOTE [Column-major results]
 }
 
 namespace {
@@ -168,7 +168,8 @@ Tensor linalg_lu_solve_plain(const Tensor& lu, const Tensor& pivots, const Tenso
     else
       solve(0, count);
   });
-  return left ? c : contiguous(transpose(c, -2, -1));
+  // NOTE [Column-major results]; X A = B's is the transpose of one, row-major, as torch's
+  return left ? column_major(c) : contiguous(transpose(c, -2, -1));
 }
 
 std::tuple<Tensor, Tensor, Tensor, Tensor> linalg_lstsq_plain(const Tensor& a, const Tensor& b,
@@ -212,7 +213,7 @@ std::tuple<Tensor, Tensor, Tensor, Tensor> linalg_lstsq_plain(const Tensor& a, c
     else
       solve(0, count);
   });
-  return {out, rank, s, info};
+  return {column_major(out), rank, s, info};  // NOTE [Column-major results]
 }
 
 namespace {

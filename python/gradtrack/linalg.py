@@ -27,6 +27,10 @@ from ._ops.linalg_lstsq import lstsq  # noqa: F401 - torch.linalg's name
 from ._ops.linalg_lu import lu, lu_factor, lu_factor_ex, lu_solve  # noqa: F401
 from ._ops.linalg_factor import (  # noqa: F401 - torch.linalg's names
     LinAlgError,
+    _check_precision,
+    _check_square,
+    _raise_from_info,
+    _singular_inverse,
     cholesky,
     cholesky_ex,
     det,
@@ -237,3 +241,59 @@ def _scalar_name(t):
     from ._dtype_names import SCALAR_NAME, dtype_key
 
     return SCALAR_NAME[dtype_key(t.dtype)]
+
+
+def _product(sizes):
+    total = 1
+    for s in sizes:
+        total *= s
+    return total
+
+
+def tensorinv(A, ind=2):  # noqa: N803 - torch's argument name
+    """The inverse of ``A`` read as a matrix: its first ``ind`` dims as rows, the rest as
+    columns (their sizes' products must agree); the result has the column dims first,
+    so that ``tensordot(tensorinv(A, ind), A, ind)`` is the identity.
+
+    >>> import gradtrack
+    >>> A = gradtrack.eye(6).reshape(6, 2, 3) * 2
+    >>> gradtrack.linalg.tensorinv(A, ind=1).shape
+    gradtrack.Size([2, 3, 6])
+    """
+    if ind <= 0:
+        raise RuntimeError(f"Expected a strictly positive integer for 'ind', but got {ind}")
+    rows, columns = tuple(A.shape[:ind]), tuple(A.shape[ind:])
+    n, m = _product(columns), _product(rows)
+    if n != m:
+        raise RuntimeError("Expected self to satisfy the requirement prod(self.shape[ind:]) == "
+                           f"prod(self.shape[:ind]), but got {n} != {m}")
+    square = A.reshape(n, n)
+    _check_square("linalg.inv", square)
+    _check_precision("linalg.inv", square)
+    inverse, info = _C._linalg.inv_ex(square)
+    _raise_from_info(info, _singular_inverse("inv"))  # torch's check names it so here
+    return inverse.reshape(columns + rows)
+
+
+def tensorsolve(A, B, dims=None):  # noqa: N803 - torch's argument names
+    """The ``X`` with ``tensordot(A, X, X.ndim) == B``: ``A``'s dims ``dims`` moved to
+    the end, its first ``B.ndim`` dims read as rows and the rest as columns of a square
+    matrix, solved against ``B`` flattened.
+
+    >>> import gradtrack
+    >>> A = gradtrack.eye(24).reshape(6, 4, 2, 3, 4)
+    >>> gradtrack.linalg.tensorsolve(A, gradtrack.ones(6, 4)).shape
+    gradtrack.Size([2, 3, 4])
+    """
+    if dims is not None:
+        if not isinstance(dims, (tuple, list)):
+            raise TypeError("linalg_tensorsolve(): argument 'dims' must be tuple of ints, not "
+                            f"{type(dims).__name__}")
+        dims = list(dims)
+        A = A.movedim(dims, list(range(A.dim() - len(dims), A.dim())))
+    shape = tuple(A.shape[B.dim():])
+    n, m = _product(shape), _product(B.shape)
+    if n != m:
+        raise RuntimeError("Expected self to satisfy the requirement prod(self.shape[other.ndim:]) "
+                           f"== prod(self.shape[:other.ndim]), but got {n} != {m}")
+    return solve(A.reshape(n, n), B.flatten()).reshape(shape)

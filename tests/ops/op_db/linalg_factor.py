@@ -1,6 +1,7 @@
 """The factorizations of torch.linalg: inv (inv_ex, inverse), det, slogdet, logdet, solve
 (solve_ex, left=False, vector right-hand sides), solve_triangular, matrix_power, cholesky
-(cholesky_ex, upper, the legacy torch.cholesky) and cholesky_solve.
+(cholesky_ex, upper, the legacy torch.cholesky), cholesky_solve, and the tensor forms of
+inv and solve (tensorinv, tensorsolve).
 
 Their inputs must be invertible or positive-definite: each row builds them from the random
 samples with differentiable ops (``A + 5 I`` is diagonally dominant enough for the
@@ -168,4 +169,17 @@ OPS += [
            lambda lib, b, a: b.cholesky_solve(lib.linalg.cholesky(_spd(lib, a))),
            (S("3x2_3x3", A(3, 2), A(3, 3)),), FLOAT,
            ref=lambda np_, b, a: np.linalg.solve(_spd(np, a), b), **_TOL),
+    # the tensor forms: a 6x6 well-conditioned matrix read as (2, 3, 6) or (6, 2, 3) dims
+    OpSpec("linalg.tensorinv", lambda lib, a: lib.linalg.tensorinv(
+        _well(lib, a).reshape(2, 3, 6), ind=2), (S("6x6", A(6, 6)), S("t", T(6, 6))), FLOAT,
+        ref=lambda np_, a: np.linalg.tensorinv(_well(np, a).reshape(2, 3, 6), ind=2),
+        gradgrad=True, **_TOL),
+    OpSpec("linalg.tensorsolve", lambda lib, a, b: lib.linalg.tensorsolve(
+        _well(lib, a).reshape(2, 3, 2, 3), b), (S("6x6_2x3", A(6, 6), A(2, 3)),), FLOAT,
+        ref=lambda np_, a, b: np.linalg.tensorsolve(_well(np, a).reshape(2, 3, 2, 3), b),
+        **_TOL),
+    OpSpec("linalg.tensorsolve_dims", lambda lib, a, b: lib.linalg.tensorsolve(
+        _well(lib, a).reshape(2, 3, 2, 3), b, dims=(0,)), (S("6x6_3x2", A(6, 6), A(3, 2)),),
+        FLOAT, ref=lambda np_, a, b: np.linalg.tensorsolve(_well(np, a).reshape(2, 3, 2, 3), b,
+                                                             axes=(0,)), **_TOL),
 ]

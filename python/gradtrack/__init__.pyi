@@ -3173,13 +3173,15 @@ tensor([ 0.,  2., -3.])
 >>> gradtrack.round(gradtrack.tensor([1234.5678]), decimals=-2)
 tensor([1200.])"""
 
-def round_(input: typing.Any) -> Tensor:
+def round_(input: typing.Any, *, decimals: typing.Any=...) -> Tensor:
     """``input.round_()``: each element rounded in place, half to even (torch's
-``decimals=`` is not taken: gradtrack's ``round`` has no ``decimals`` yet).
+``round_``); with ``decimals``, to that many decimal places.
 
 >>> import gradtrack
 >>> gradtrack.round_(gradtrack.tensor([0.5, 1.5, 2.6]))
-tensor([0., 2., 3.])"""
+tensor([0., 2., 3.])
+>>> gradtrack.round_(gradtrack.tensor([1.26, 2.5]), decimals=1)
+tensor([1.3000, 2.5000])"""
 
 def row_stack(tensors: typing.Any, *, out: typing.Any=None) -> Tensor:
     """Concatenates along dim 0 after making each tensor at least 2-D.

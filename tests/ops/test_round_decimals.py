@@ -65,3 +65,14 @@ def test_graph_and_versions_are_torchs(torch):
 ])
 def test_errors_are_torchs(torch, call):
     assert raised(lambda: call(gradtrack), gradtrack) == raised(lambda: call(torch), torch)
+
+
+@pytest.mark.parametrize("call", [
+    lambda lib: lib.round_(lib.tensor([1.26, 2.5, -0.75]), decimals=1),
+    lambda lib: lib.round_(lib.tensor([1.5, 2.5])),
+    lambda lib: lib.round_(lib.ones(2), decimals=None),
+])
+def test_top_level_round__matches_torch(torch, call):
+    def outcome(lib):
+        return raised(lambda: call(lib), lib) or (call(lib).tolist(),)
+    assert outcome(gradtrack) == outcome(torch)

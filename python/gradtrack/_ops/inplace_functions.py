@@ -103,15 +103,20 @@ def addmv_(input, mat, vec, *, beta=1, alpha=1):  # noqa: A002 - torch's paramet
     return input.addmv_(mat, vec, beta=beta, alpha=alpha)
 
 
-def round_(input):  # noqa: A002 - torch's parameter name
+_NO_DECIMALS = object()
+
+
+def round_(input, *, decimals=_NO_DECIMALS):  # noqa: A002 - torch's parameter name
     """``input.round_()``: each element rounded in place, half to even (torch's
-    ``decimals=`` is not taken: gradtrack's ``round`` has no ``decimals`` yet).
+    ``round_``); with ``decimals``, to that many decimal places.
 
     >>> import gradtrack
     >>> gradtrack.round_(gradtrack.tensor([0.5, 1.5, 2.6]))
     tensor([0., 2., 3.])
+    >>> gradtrack.round_(gradtrack.tensor([1.26, 2.5]), decimals=1)
+    tensor([1.3000, 2.5000])
     """
-    return input.round_()
+    return input.round_() if decimals is _NO_DECIMALS else input.round_(decimals=decimals)
 
 
 def xlogy_(input, other):  # noqa: A002

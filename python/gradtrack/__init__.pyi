@@ -11,6 +11,7 @@ __version__: str
 from gradtrack._C._random import Generator as Generator
 from gradtrack.amp.grad_scaler import GradScaler as GradScaler
 from gradtrack._size import Size as Size
+from gradtrack._typed_storage import TypedStorage as TypedStorage
 from gradtrack._shared_memory import UntypedStorage as UntypedStorage
 from gradtrack import accelerator as accelerator
 from gradtrack import amp as amp

@@ -78,6 +78,7 @@ SOURCES = (
     "_saving",          # save, load
     "_memory_format",   # channels_last & co.; contiguous, is_contiguous, clone with formats
     "_shared_memory",   # share_memory_, is_shared: storages other processes map
+    "_typed_storage",   # Tensor.storage(), TypedStorage: torch's older view of the memory
     "_settings",        # matmul precision, deterministic algorithms, inter-op threads
     "amp.autocast_mode",  # autocast regions and their state
     "compiler",         # compile: gradtrack has no compiler, the model runs as it is

@@ -4161,6 +4161,16 @@ tensor([1., 2.])
 >>> gradtrack.tensor([[1.0, 2.0], [3.0, 5.0]]).std(dim=1)
 tensor([0.7071, 1.4142])"""
 
+    def storage(self) -> Tensor:
+        """The memory under ``self`` as a :class:`TypedStorage` of its dtype (deprecated in
+torch; warns once, as torch does).
+
+>>> import gradtrack, warnings
+>>> with warnings.catch_warnings():
+...     warnings.simplefilter("ignore")
+...     gradtrack.zeros(3)[1:].storage().size()
+3"""
+
     def storage_offset(self) -> builtins.int:
         """
         The index of this tensor's first element in its memory.

@@ -479,3 +479,14 @@ def test_factories_take_torchs_device_argument(torch, call):
     ours = eval(call, {"lib": gradtrack, "dev": gradtrack.device("cpu")})
     theirs = eval(call, {"lib": torch, "dev": torch.device("cpu")})
     assert str(ours).replace("gradtrack", "torch") == str(theirs)
+
+
+@pytest.mark.parametrize("sizes", [(2.5, 2.5), (2, "a"), (True, 2), [2, 3], (-1,), (),
+                                   range(3)])
+def test_size_takes_what_torch_takes(torch, sizes):
+    def outcome(lib):
+        try:
+            return ("ok", tuple(lib.Size(sizes)))
+        except Exception as e:  # noqa: BLE001 - the error is the observable result
+            return (type(e).__name__, str(e).replace(lib.__name__, "LIB"))
+    assert outcome(gradtrack) == outcome(torch)

@@ -116,7 +116,13 @@ py::object make_size(const DimVector& sizes) {
       py::object(py::module_::import("gradtrack._size").attr("Size")).release();
   py::tuple t(sizes.size());
   for (size_t i = 0; i < sizes.size(); ++i) t[i] = py::int_(sizes[i]);
-  return size_type(t);
+  // tuple's own constructor: these are ints already, so Size.__new__'s checks of
+  // what a program passes are skipped (a shape is read on every .shape)
+  py::tuple args = py::make_tuple(t);
+  PyObject* made =
+      PyTuple_Type.tp_new(reinterpret_cast<PyTypeObject*>(size_type.ptr()), args.ptr(), nullptr);
+  if (!made) throw py::error_already_set();
+  return py::reinterpret_steal<py::object>(made);
 }
 
 int64_t int_arg(py::handle h, const char* fn, const char* name, int position) {

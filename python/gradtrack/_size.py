@@ -1,5 +1,6 @@
 """``gradtrack.Size``: the type of ``tensor.shape``, a tuple of ints."""
 
+import operator
 from typing import SupportsIndex, overload
 
 
@@ -12,6 +13,17 @@ class Size(tuple[int, ...]):
     """
 
     __slots__ = ()
+
+    def __new__(cls, sizes=()):
+        items = tuple(sizes)
+        for position, item in enumerate(items):
+            if not isinstance(item, int) and not hasattr(type(item), "__index__"):
+                raise TypeError(f"gradtrack.Size() takes an iterable of 'int' (item {position} "
+                                f"is '{type(item).__name__}')")
+        values = tuple(operator.index(item) for item in items)
+        if any(not -(2 ** 63) <= v < 2 ** 63 for v in values):
+            raise ValueError("Overflow when unpacking long long")
+        return tuple.__new__(cls, values)
 
     def __repr__(self):
         return f"gradtrack.Size({list(self)!r})"

@@ -523,3 +523,9 @@ def test_autograd_grad_leaves_other_branches_alone():
         return gw, y.grad, x.grad, calls
 
     same(scenario)
+
+
+def test_grad_with_no_inputs_is_torchs_error():
+    x = gradtrack.ones(1, requires_grad=True)
+    with pytest.raises(RuntimeError, match=r"^`inputs` argument to `grad\(\)` cannot be empty\.$"):
+        gradtrack.autograd.grad(x.sum(), [])

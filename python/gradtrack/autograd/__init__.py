@@ -132,6 +132,8 @@ def grad(outputs: "_C.Tensor | Sequence[_C.Tensor]", inputs: "_C.Tensor | Sequen
     if materialize_grads and allow_unused is False:
         raise ValueError("Expected allow_unused to be True or not passed when materialize_grads=True, "
                          "but got: allow_unused=False.")
+    if not inputs:
+        raise RuntimeError("`inputs` argument to `grad()` cannot be empty.")
     if create_graph:
         _refuse_forward_over_reverse(outputs + inputs)
     return _C._run_grad(outputs, grads, inputs, retain_graph, create_graph, bool(allow_unused),

@@ -44,16 +44,16 @@ class ContinuousBernoulli(ExponentialFamily):
     def __init__(self, probs=None, logits=None, lims=(0.499, 0.501), validate_args=None):
         if (probs is None) == (logits is None):
             raise ValueError("Either `probs` or `logits` must be specified, but not both.")
-        if probs is not None:
-            (self.probs,) = broadcast_all(probs)
-            if validate_args is not None:
-                if not self.arg_constraints["probs"].check(self.probs).all():
-                    raise ValueError("The parameter probs has invalid values")
-            self.probs = clamp_probs(self.probs)
-        else:
+        if probs is None:
             (self.logits,) = broadcast_all(logits)
-        self._param = self.probs if probs is not None else self.logits
-        given = probs if probs is not None else logits
+            self._param, given = self.logits, logits
+        else:
+            (p,) = broadcast_all(probs)
+            # checked before clamping, which would hide values outside [0, 1]
+            if validate_args is not None and not self.arg_constraints["probs"].check(p).all():
+                raise ValueError("The parameter probs has invalid values")
+            self.probs = clamp_probs(p)
+            self._param, given = self.probs, probs
         self._lims = lims
         super().__init__(_batch_shape(self._param, given), validate_args=validate_args)
 
@@ -179,8 +179,7 @@ class ContinuousBernoulli(ExponentialFamily):
         >>> ContinuousBernoulli(0.5).sample((2,))
         tensor([0.4963, 0.7682])
         """
-        shape = self._extended_shape(sample_shape)
-        u = gradtrack.rand(shape, dtype=self.probs.dtype, device=self.probs.device)
+        u = self._uniforms(sample_shape)
         with gradtrack.no_grad():
             return self.icdf(u)
 
@@ -193,9 +192,12 @@ class ContinuousBernoulli(ExponentialFamily):
         >>> ContinuousBernoulli(gradtrack.tensor(0.2, requires_grad=True)).rsample()
         tensor(0.3358, grad_fn=<WhereBackward0>)
         """
-        shape = self._extended_shape(sample_shape)
-        u = gradtrack.rand(shape, dtype=self.probs.dtype, device=self.probs.device)
-        return self.icdf(u)
+        return self.icdf(self._uniforms(sample_shape))
+
+    def _uniforms(self, sample_shape):
+        """One ``gradtrack.rand`` of the sample's shape, in the parameters' dtype."""
+        p = self.probs
+        return gradtrack.rand(self._extended_shape(sample_shape), dtype=p.dtype, device=p.device)
 
     def log_prob(self, value):
         """The log density at ``value``: minus the binary cross entropy of the
@@ -253,9 +255,9 @@ class ContinuousBernoulli(ExponentialFamily):
         >>> ContinuousBernoulli(0.5).entropy()
         tensor(0.)
         """
-        log_probs0 = gradtrack.log1p(-self.probs)
-        log_probs1 = gradtrack.log(self.probs)
-        return self.mean * (log_probs0 - log_probs1) - self._cont_bern_log_norm() - log_probs0
+        log_q = gradtrack.log1p(-self.probs)  # log(1 - p)
+        log_p = gradtrack.log(self.probs)
+        return self.mean * (log_q - log_p) - self._cont_bern_log_norm() - log_q
 
     @property
     def _natural_params(self):

@@ -71,12 +71,14 @@ class GeneralizedPareto(Distribution):
     def _z(self, x):
         return (x - self.loc) / self.scale
 
-    def _safe_concentration(self):
-        # a concentration of (nearly) 0 takes the exponential's formula; 1 stands in
-        # for it in the other branch, which where() then discards
-        eq_zero = gradtrack.isclose(self.concentration, gradtrack.tensor(0.0))
-        return eq_zero, gradtrack.where(eq_zero, gradtrack.ones_like(self.concentration),
-                                        self.concentration)
+    def _split_concentration(self, zero):
+        """``(near_zero, c)``: where the concentration is close to ``zero`` (those
+        entries take the exponential's formula) and the concentration with 1 put in
+        there, so the general formula, evaluated everywhere and then discarded by
+        ``where`` at those entries, stays finite."""
+        conc = self.concentration
+        near_zero = gradtrack.isclose(conc, zero)
+        return near_zero, gradtrack.where(near_zero, gradtrack.ones_like(conc), conc)
 
     def log_prob(self, value):
         """``-log(scale) - (1 / c + 1) * log1p(c z)`` for ``z = (value - loc) / scale``
@@ -90,10 +92,11 @@ class GeneralizedPareto(Distribution):
         if self._validate_args:
             self._validate_sample(value)
         z = self._z(value)
-        eq_zero, safe_conc = self._safe_concentration()
-        y = 1 / safe_conc + gradtrack.ones_like(z)
-        where_nonzero = gradtrack.where(y == 0, y, y * gradtrack.log1p(safe_conc * z))
-        return -self.scale.log() - gradtrack.where(eq_zero, z, where_nonzero)
+        near_zero, c = self._split_concentration(gradtrack.tensor(0.0))
+        exponent = 1 / c + gradtrack.ones_like(z)
+        # exponent 0 (c = -1, the uniform): the term is 0 even where log1p is -inf
+        general = gradtrack.where(exponent == 0, exponent, exponent * gradtrack.log1p(c * z))
+        return -self.scale.log() - gradtrack.where(near_zero, z, general)
 
     def log_survival_function(self, value):
         """The log of ``1 - cdf``: ``-log1p(c z) / c`` (``-z`` when ``c = 0``).
@@ -106,9 +109,8 @@ class GeneralizedPareto(Distribution):
         if self._validate_args:
             self._validate_sample(value)
         z = self._z(value)
-        eq_zero, safe_conc = self._safe_concentration()
-        where_nonzero = -gradtrack.log1p(safe_conc * z) / safe_conc
-        return gradtrack.where(eq_zero, -z, where_nonzero)
+        near_zero, c = self._split_concentration(gradtrack.tensor(0.0))
+        return gradtrack.where(near_zero, -z, -gradtrack.log1p(c * z) / c)
 
     def log_cdf(self, value):
         """The log of the cdf, from the log survival function.
@@ -139,13 +141,12 @@ class GeneralizedPareto(Distribution):
         >>> GeneralizedPareto(1.0, 2.0, 0.5).icdf(gradtrack.tensor(0.75))
         tensor(5.)
         """
-        loc, scale, concentration = self.loc, self.scale, self.concentration
-        eq_zero = gradtrack.isclose(concentration, gradtrack.zeros_like(concentration))
-        safe_conc = gradtrack.where(eq_zero, gradtrack.ones_like(concentration), concentration)
-        logu = gradtrack.log1p(-value)
-        where_nonzero = loc + scale / safe_conc * gradtrack.expm1(-safe_conc * logu)
-        where_zero = loc - scale * logu
-        return gradtrack.where(eq_zero, where_zero, where_nonzero)
+        # unlike log_prob, the zero compared against has the concentration's dtype
+        near_zero, c = self._split_concentration(gradtrack.zeros_like(self.concentration))
+        log_tail = gradtrack.log1p(-value)  # log(1 - value)
+        exponential = self.loc - self.scale * log_tail
+        general = self.loc + self.scale / c * gradtrack.expm1(-c * log_tail)
+        return gradtrack.where(near_zero, exponential, general)
 
     @property
     def mean(self):
@@ -156,9 +157,9 @@ class GeneralizedPareto(Distribution):
         >>> GeneralizedPareto(0.0, 1.0, gradtrack.tensor([0.5, 1.0])).mean
         tensor([2., nan])
         """
-        valid = self.concentration < 1
-        safe_conc = gradtrack.where(valid, self.concentration, 0.5)
-        return gradtrack.where(valid, self.loc + self.scale / (1 - safe_conc), gradtrack.nan)
+        finite = self.concentration < 1
+        c = gradtrack.where(finite, self.concentration, 0.5)  # 0.5: any value below 1
+        return gradtrack.where(finite, self.loc + self.scale / (1 - c), gradtrack.nan)
 
     @property
     def variance(self):
@@ -169,10 +170,10 @@ class GeneralizedPareto(Distribution):
         >>> GeneralizedPareto(0.0, 1.0, gradtrack.tensor([0.0, 0.5])).variance
         tensor([1., nan])
         """
-        valid = self.concentration < 0.5
-        safe_conc = gradtrack.where(valid, self.concentration, 0.25)
-        result = self.scale ** 2 / ((1 - safe_conc) ** 2 * (1 - 2 * safe_conc))
-        return gradtrack.where(valid, result, gradtrack.nan)
+        finite = self.concentration < 0.5
+        c = gradtrack.where(finite, self.concentration, 0.25)  # 0.25: any value below 1/2
+        denom = (1 - c) ** 2 * (1 - 2 * c)
+        return gradtrack.where(finite, self.scale ** 2 / denom, gradtrack.nan)
 
     def entropy(self):
         """``log(scale) + c + 1``, in the batch shape.
@@ -181,8 +182,8 @@ class GeneralizedPareto(Distribution):
         >>> GeneralizedPareto(0.0, 1.0, 0.5).entropy()
         tensor(1.5000)
         """
-        ans = gradtrack.log(self.scale) + self.concentration + 1
-        return gradtrack.broadcast_to(ans, self._batch_shape)
+        per_param = gradtrack.log(self.scale) + self.concentration + 1
+        return gradtrack.broadcast_to(per_param, self._batch_shape)
 
     @property
     def mode(self):
@@ -203,7 +204,6 @@ class GeneralizedPareto(Distribution):
         >>> GeneralizedPareto(0.0, 1.0, gradtrack.tensor([0.5, -0.5])).support
         Interval(lower_bound=tensor([0., 0.]), upper_bound=tensor([inf, 2.]))
         """
-        lower = self.loc
-        upper = gradtrack.where(self.concentration < 0, lower - self.scale / self.concentration,
-                                gradtrack.inf)
-        return constraints.interval(lower, upper)
+        bounded = self.concentration < 0
+        top = gradtrack.where(bounded, self.loc - self.scale / self.concentration, gradtrack.inf)
+        return constraints.interval(self.loc, top)

@@ -131,3 +131,10 @@ def _batch_trace_XXT(bmat):
     squared entries."""
     rows, columns = bmat.size(-2), bmat.size(-1)
     return bmat.reshape(-1, rows * columns).pow(2).sum(-1).reshape(bmat.shape[:-2])
+
+
+def _inf_where(result, mask):
+    """``result`` set to ``inf`` in place where ``mask`` holds (the entries where ``p``
+    has mass that ``q`` lacks), returned for chaining."""
+    result[mask] = gradtrack.inf
+    return result

@@ -46,18 +46,14 @@ class LKJCholesky(Distribution):
                              f"Found dim={dim}.")
         self.dim = dim
         (self.concentration,) = broadcast_all(concentration)
-        batch_shape = self.concentration.size()
-        event_shape = gradtrack.Size((dim, dim))
-        # row i (from 0) of a factor: its squared off-diagonal norm is
-        # Beta(i / 2, marginal - i / 2), with row 0 given the same as row 1
-        marginal_conc = self.concentration + 0.5 * (self.dim - 2)
-        offset = gradtrack.arange(self.dim - 1, dtype=self.concentration.dtype,
-                                  device=self.concentration.device)
-        offset = gradtrack.cat([offset.new_zeros((1,)), offset])
-        beta_conc1 = offset + 0.5
-        beta_conc0 = marginal_conc.unsqueeze(-1) - 0.5 * offset
-        self._beta = Beta(beta_conc1, beta_conc0)
-        super().__init__(batch_shape, event_shape, validate_args)
+        conc = self.concentration
+        # onion method: a row's squared off-diagonal norm is
+        # Beta(i + 1/2, eta + (dim - 2 - i) / 2) for i = 0, 0, 1, ..., dim - 2 (row 0
+        # has nothing off the diagonal and just borrows row 1's law)
+        row_idx = gradtrack.arange(-1, dim - 1, dtype=conc.dtype, device=conc.device).clamp(min=0)
+        eta_shifted = conc + 0.5 * (dim - 2)
+        self._beta = Beta(row_idx + 0.5, eta_shifted.unsqueeze(-1) - 0.5 * row_idx)
+        super().__init__(conc.size(), gradtrack.Size((dim, dim)), validate_args)
 
     def expand(self, batch_shape, _instance=None):
         """This distribution with ``concentration`` expanded to ``batch_shape``.
@@ -87,17 +83,24 @@ class LKJCholesky(Distribution):
         >>> x.shape, x[0, 1]
         (gradtrack.Size([2, 4, 4]), tensor([-0.1289,  0.9917,  0.0000,  0.0000]))
         """
-        y = self._beta.sample(sample_shape).unsqueeze(-1)
-        u_normal = gradtrack.randn(self._extended_shape(sample_shape), dtype=y.dtype,
-                                   device=y.device).tril(-1)
-        u_hypersphere = u_normal / u_normal.norm(dim=-1, keepdim=True)
-        # the first row is all zeros below the diagonal (0 / 0 above)
-        u_hypersphere[..., 0, :].fill_(0.0)
-        w = gradtrack.sqrt(y) * u_hypersphere
-        eps = gradtrack.finfo(w.dtype).tiny
-        diag_elems = gradtrack.clamp(1 - gradtrack.sum(w ** 2, dim=-1), min=eps).sqrt()
-        w += gradtrack.diag_embed(diag_elems)
-        return w
+        sq_norm = self._beta.sample(sample_shape).unsqueeze(-1)
+        gauss = gradtrack.randn(self._extended_shape(sample_shape), dtype=sq_norm.dtype,
+                                device=sq_norm.device).tril(-1)
+        unit = gauss / gauss.norm(dim=-1, keepdim=True)
+        unit[..., 0, :].fill_(0.0)  # row 0 came out 0 / 0
+        factor = gradtrack.sqrt(sq_norm) * unit
+        # the diagonal entry tops each row up to unit length (kept above 0)
+        rest = 1 - gradtrack.sum(factor ** 2, dim=-1)
+        diagonal = rest.clamp(min=gradtrack.finfo(factor.dtype).tiny).sqrt()
+        return factor + gradtrack.diag_embed(diagonal)
+
+    def _log_normalizer(self):
+        # Lewandowski et al. (2009), p. 1999; mvlgamma carries (d - 1)(d - 2) / 4 log(pi)
+        # of their d (d - 1) / 4 log(pi), so (d - 1) / 2 log(pi) is added here
+        k = self.dim - 1
+        shape = self.concentration + 0.5 * k
+        return (0.5 * k * math.log(math.pi) + gradtrack.mvlgamma(shape - 0.5, k)
+                - gradtrack.lgamma(shape) * k)
 
     def log_prob(self, value):
         """``sum_i (2 (eta - 1) + dim - i) log(L_ii)`` over rows ``i = 2..dim``, less
@@ -110,13 +113,9 @@ class LKJCholesky(Distribution):
         """
         if self._validate_args:
             self._validate_sample(value)
-        diag_elems = value.diagonal(dim1=-1, dim2=-2)[..., 1:]
-        order = gradtrack.arange(2, self.dim + 1, device=self.concentration.device)
-        order = 2 * (self.concentration - 1).unsqueeze(-1) + self.dim - order
-        unnormalized_log_pdf = gradtrack.sum(order * diag_elems.log(), dim=-1)
-        dm1 = self.dim - 1
-        alpha = self.concentration + 0.5 * dm1
-        denominator = gradtrack.lgamma(alpha) * dm1
-        numerator = gradtrack.mvlgamma(alpha - 0.5, dm1)
-        pi_constant = 0.5 * dm1 * math.log(math.pi)
-        return unnormalized_log_pdf - (pi_constant + numerator - denominator)
+        # density of L: prod_i L_ii ** (2 (eta - 1) + dim - i), det(LL^T)'s power
+        # times the Jacobian of L -> LL^T; row 1's L_11 = 1 drops out
+        rows = gradtrack.arange(2, self.dim + 1, device=self.concentration.device)
+        powers = 2 * (self.concentration - 1).unsqueeze(-1) + self.dim - rows
+        log_diag = value.diagonal(dim1=-1, dim2=-2)[..., 1:].log()
+        return gradtrack.sum(powers * log_diag, dim=-1) - self._log_normalizer()

@@ -54,6 +54,23 @@ def _batch_lowrank_mahalanobis(W, D, x, capacitance_tril):
     return diagonal_term - _batch_mahalanobis(capacitance_tril, Wt_Dinv_x)
 
 
+def _lowrank_event_shape(loc, cov_factor, cov_diag):
+    """The event shape ``(n,)`` from ``loc``, after checking that ``cov_factor`` is
+    (a batch of) ``n x m`` and ``cov_diag`` (a batch of) ``n``-vectors."""
+    if loc.dim() < 1:
+        raise ValueError("loc must be at least one-dimensional.")
+    event_shape = loc.shape[-1:]
+    if cov_factor.dim() < 2:
+        raise ValueError("cov_factor must be at least two-dimensional, "
+                         "with optional leading batch dimensions")
+    if cov_factor.shape[-2:-1] != event_shape:
+        raise ValueError(
+            f"cov_factor must be a batch of matrices with shape {event_shape[0]} x m")
+    if cov_diag.shape[-1:] != event_shape:
+        raise ValueError(f"cov_diag must be a batch of vectors with shape {event_shape}")
+    return event_shape
+
+
 class LowRankMultivariateNormal(Distribution):
     """The multivariate normal of mean ``loc`` (at least 1-dim, ``batch + (n,)``)
     and covariance ``cov_factor @ cov_factor.mT + diag(cov_diag)``, with
@@ -74,27 +91,18 @@ class LowRankMultivariateNormal(Distribution):
     has_rsample = True
 
     def __init__(self, loc, cov_factor, cov_diag, validate_args=None):
-        if loc.dim() < 1:
-            raise ValueError("loc must be at least one-dimensional.")
-        event_shape = loc.shape[-1:]
-        if cov_factor.dim() < 2:
-            raise ValueError("cov_factor must be at least two-dimensional, "
-                             "with optional leading batch dimensions")
-        if cov_factor.shape[-2:-1] != event_shape:
-            raise ValueError(
-                f"cov_factor must be a batch of matrices with shape {event_shape[0]} x m")
-        if cov_diag.shape[-1:] != event_shape:
-            raise ValueError(f"cov_diag must be a batch of vectors with shape {event_shape}")
+        event_shape = _lowrank_event_shape(loc, cov_factor, cov_diag)
+        # a trailing 1 on loc and the diagonal lines them up with the n x m factor,
+        # so one broadcast settles the batch dims of all three
         try:
-            loc_, self.cov_factor, cov_diag_ = gradtrack.broadcast_tensors(
+            loc_col, self.cov_factor, diag_col = gradtrack.broadcast_tensors(
                 loc.unsqueeze(-1), cov_factor, cov_diag.unsqueeze(-1))
         except RuntimeError as e:
             raise ValueError(f"Incompatible batch shapes: loc {loc.shape}, cov_factor "
                              f"{cov_factor.shape}, cov_diag {cov_diag.shape}") from e
-        self.loc = loc_[..., 0]
-        self.cov_diag = cov_diag_[..., 0]
-        self._unbroadcasted_cov_factor = cov_factor
-        self._unbroadcasted_cov_diag = cov_diag
+        self.loc = loc_col[..., 0]
+        self.cov_diag = diag_col[..., 0]
+        self._unbroadcasted_cov_factor, self._unbroadcasted_cov_diag = cov_factor, cov_diag
         self._capacitance_tril = _batch_capacitance_tril(cov_factor, cov_diag)
         super().__init__(self.loc.shape[:-1], event_shape, validate_args=validate_args)
 
@@ -206,11 +214,13 @@ class LowRankMultivariateNormal(Distribution):
         tensor([[ 0.6667, -0.3333],
                 [-0.3333,  0.6667]])
         """
-        Wt_Dinv = self._unbroadcasted_cov_factor.mT / self._unbroadcasted_cov_diag.unsqueeze(-2)
-        A = gradtrack.linalg.solve_triangular(self._capacitance_tril, Wt_Dinv, upper=False)
-        precision_matrix = gradtrack.diag_embed(self._unbroadcasted_cov_diag.reciprocal()) - A.mT @ A
-        return precision_matrix.expand(
-            self._batch_shape + self._event_shape + self._event_shape)
+        W, D = self._unbroadcasted_cov_factor, self._unbroadcasted_cov_diag
+        # inv(W W^T + D) = inv(D) - inv(D) W inv(C) W^T inv(D), with C = L L^T the
+        # capacitance; the subtracted term is H^T H for H = inv(L) W^T inv(D)
+        h = gradtrack.linalg.solve_triangular(self._capacitance_tril, W.mT / D.unsqueeze(-2),
+                                              upper=False)
+        full = self._batch_shape + self._event_shape + self._event_shape
+        return (gradtrack.diag_embed(D.reciprocal()) - h.mT @ h).expand(full)
 
     def rsample(self, sample_shape=gradtrack.Size()):
         """``loc + W @ eps_W + sqrt(D) * eps_D``: ``eps_W`` (of size ``m``) then
@@ -223,12 +233,13 @@ class LowRankMultivariateNormal(Distribution):
         >>> LowRankMultivariateNormal(gradtrack.zeros(2), W, gradtrack.ones(2)).rsample()
         tensor([-0.2934, -2.1788])
         """
-        shape = self._extended_shape(sample_shape)
-        W_shape = shape[:-1] + self.cov_factor.shape[-1:]
-        eps_W = _standard_normal(W_shape, dtype=self.loc.dtype, device=self.loc.device)
-        eps_D = _standard_normal(shape, dtype=self.loc.dtype, device=self.loc.device)
-        return (self.loc + _batch_mv(self._unbroadcasted_cov_factor, eps_W)
-                + self._unbroadcasted_cov_diag.sqrt() * eps_D)
+        out_shape = self._extended_shape(sample_shape)
+        opts = {"dtype": self.loc.dtype, "device": self.loc.device}
+        # the factor's m-dim noise is drawn before the diagonal's n-dim noise
+        z_low = _standard_normal(out_shape[:-1] + self.cov_factor.shape[-1:], **opts)
+        z_diag = _standard_normal(out_shape, **opts)
+        low_rank_part = _batch_mv(self._unbroadcasted_cov_factor, z_low)
+        return self.loc + low_rank_part + self._unbroadcasted_cov_diag.sqrt() * z_diag
 
     def log_prob(self, value):
         """The log density at ``value`` (vectors in the last dim).
@@ -254,9 +265,8 @@ class LowRankMultivariateNormal(Distribution):
         >>> LowRankMultivariateNormal(gradtrack.zeros(2), gradtrack.zeros(2, 1), gradtrack.ones(2)).entropy()
         tensor(2.8379)
         """
-        log_det = _batch_lowrank_logdet(self._unbroadcasted_cov_factor,
-                                        self._unbroadcasted_cov_diag, self._capacitance_tril)
-        H = 0.5 * (self._event_shape[0] * (1.0 + math.log(2 * math.pi)) + log_det)
-        if len(self._batch_shape) == 0:
-            return H
-        return H.expand(self._batch_shape)
+        W, D = self._unbroadcasted_cov_factor, self._unbroadcasted_cov_diag
+        n = self._event_shape[0]
+        entropy = 0.5 * (n * (1.0 + math.log(2 * math.pi))
+                         + _batch_lowrank_logdet(W, D, self._capacitance_tril))
+        return entropy.expand(self._batch_shape) if self._batch_shape else entropy

@@ -179,9 +179,9 @@ class MixtureSameFamily(Distribution):
         """
         if self._validate_args:
             self._validate_sample(x)
-        log_prob_x = self.component_distribution.log_prob(self._pad(x))
-        log_mix_prob = gradtrack.log_softmax(self.mixture_distribution.logits, dim=-1)
-        return gradtrack.logsumexp(log_prob_x + log_mix_prob, dim=-1)
+        per_component = self.component_distribution.log_prob(self._pad(x))
+        log_weights = gradtrack.log_softmax(self.mixture_distribution.logits, dim=-1)
+        return gradtrack.logsumexp(per_component + log_weights, dim=-1)
 
     def sample(self, sample_shape=gradtrack.Size()):
         """Draws without gradient: the categorical's draw first, then a draw of every
@@ -195,15 +195,15 @@ class MixtureSameFamily(Distribution):
         tensor([  9.3126,   9.3935, -10.7831])
         """
         with gradtrack.no_grad():
-            sample_len = len(sample_shape)
-            gather_dim = sample_len + len(self.batch_shape)
-            es = self.event_shape
-            mix_sample = self.mixture_distribution.sample(sample_shape)
-            mix_shape = mix_sample.shape
-            comp_samples = self.component_distribution.sample(sample_shape)
-            index = mix_sample.reshape(mix_shape + gradtrack.Size([1] * (len(es) + 1)))
-            index = index.repeat(gradtrack.Size([1] * len(mix_shape)) + gradtrack.Size([1]) + es)
-            return gradtrack.gather(comp_samples, gather_dim, index).squeeze(gather_dim)
+            chosen = self.mixture_distribution.sample(sample_shape)
+            every = self.component_distribution.sample(sample_shape)
+            # the components' dim of `every` follows the sample and batch dims; the
+            # chosen index is laid out like `every`, 1 long in that dim
+            comp_dim = len(sample_shape) + len(self.batch_shape)
+            event = tuple(self.event_shape)
+            index = chosen.reshape(tuple(chosen.shape) + (1,) * (len(event) + 1))
+            index = index.repeat((1,) * (chosen.dim() + 1) + event)
+            return every.gather(comp_dim, index).squeeze(comp_dim)
 
     def _pad(self, x):
         return x.unsqueeze(-1 - self._event_ndims)

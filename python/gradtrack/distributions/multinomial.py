@@ -157,12 +157,11 @@ class Multinomial(Distribution):
         tensor(1.0397)
         """
         n = gradtrack.tensor(self.total_count)
-        term1 = n * self._categorical.entropy() - gradtrack.lgamma(n + 1)
-        support = self._binomial.enumerate_support(expand=False)[1:]
-        binomial_probs = gradtrack.exp(self._binomial.log_prob(support))
-        weights = gradtrack.lgamma(support + 1)
-        term2 = (binomial_probs * weights).sum([0, -1])
-        return term1 + term2
+        # each count x_k is Binomial(n, p_k); sum_k E[log x_k!] skips x = 0 (log 0! = 0)
+        ks = self._binomial.enumerate_support(expand=False)[1:]
+        pmf = self._binomial.log_prob(ks).exp()
+        expected_log_fact = (pmf * gradtrack.lgamma(ks + 1)).sum([0, -1])
+        return n * self._categorical.entropy() - gradtrack.lgamma(n + 1) + expected_log_fact
 
     def log_prob(self, value):
         """``lgamma(n + 1) - sum(lgamma(x + 1)) + sum(x * logits)`` with
@@ -175,10 +174,10 @@ class Multinomial(Distribution):
         """
         if self._validate_args:
             self._validate_sample(value)
-        logits, value = broadcast_all(self.logits, value)
-        logits = logits.clone(memory_format=gradtrack.contiguous_format)
-        log_factorial_n = gradtrack.lgamma(value.sum(-1) + 1)
-        log_factorial_xs = gradtrack.lgamma(value + 1).sum(-1)
-        logits[(value == 0) & (logits == -gradtrack.inf)] = 0
-        log_powers = (logits * value).sum(-1)
-        return log_factorial_n - log_factorial_xs + log_powers
+        logits, counts = broadcast_all(self.logits, value)
+        # log of the multinomial coefficient n! / prod(x_k!)
+        log_coef = gradtrack.lgamma(counts.sum(-1) + 1) - gradtrack.lgamma(counts + 1).sum(-1)
+        # a category of probability 0 counted 0 times contributes 0 * log(0) := 0
+        unused_impossible = (counts == 0) & (logits == -gradtrack.inf)
+        logits = logits.masked_fill(unused_impossible, 0)
+        return log_coef + (logits * counts).sum(-1)

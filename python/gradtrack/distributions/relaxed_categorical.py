@@ -25,6 +25,11 @@ from .utils import broadcast_all, clamp_probs
 __all__ = ["ExpRelaxedCategorical", "RelaxedOneHotCategorical"]
 
 
+def _log_normalize(scores):
+    """``scores`` shifted along the last dim so their exponentials sum to 1."""
+    return scores - scores.logsumexp(dim=-1, keepdim=True)
+
+
 class ExpRelaxedCategorical(Distribution):
     """The log of a ``RelaxedOneHotCategorical`` draw, given by ``temperature`` (a
     tensor) and ``probs`` or ``logits`` over the last dim, exactly one of them.
@@ -111,11 +116,11 @@ class ExpRelaxedCategorical(Distribution):
         >>> ExpRelaxedCategorical(gradtrack.tensor(1.0), gradtrack.ones(2)).rsample()
         tensor([-1.2967, -0.3194])
         """
-        shape = self._extended_shape(sample_shape)
-        u = clamp_probs(gradtrack.rand(shape, dtype=self.logits.dtype, device=self.logits.device))
-        gumbels = -((-(u.log())).log())
-        scores = (self.logits + gumbels) / self.temperature
-        return scores - scores.logsumexp(dim=-1, keepdim=True)
+        logits = self.logits
+        u = gradtrack.rand(self._extended_shape(sample_shape), dtype=logits.dtype,
+                           device=logits.device)
+        gumbel = -((-(clamp_probs(u).log())).log())
+        return _log_normalize((logits + gumbel) / self.temperature)
 
     def log_prob(self, value):
         """The log density of a log-simplex point ``value`` at temperature ``t`` over
@@ -128,15 +133,14 @@ class ExpRelaxedCategorical(Distribution):
         >>> d.log_prob(gradtrack.tensor([0.5, 0.5]).log())
         tensor(-2.0794)
         """
-        K = self._categorical._num_events
         if self._validate_args:
             self._validate_sample(value)
-        logits, value = broadcast_all(self.logits, value)
-        log_scale = (gradtrack.full_like(self.temperature, float(K)).lgamma()
-                     - self.temperature.log().mul(-(K - 1)))
-        score = logits - value.mul(self.temperature)
-        score = (score - score.logsumexp(dim=-1, keepdim=True)).sum(-1)
-        return score + log_scale
+        n_cats = self._categorical._num_events
+        temp = self.temperature
+        logits, x = broadcast_all(self.logits, value)
+        # the constant: log((K - 1)!) and the temperature's power
+        log_const = gradtrack.full_like(temp, float(n_cats)).lgamma() - temp.log().mul(-(n_cats - 1))
+        return _log_normalize(logits - x.mul(temp)).sum(-1) + log_const
 
 
 class RelaxedOneHotCategorical(TransformedDistribution):

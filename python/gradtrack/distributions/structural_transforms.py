@@ -119,6 +119,16 @@ def _replace_rightmost(shape, old, new):
     return gradtrack.Size(tuple(shape[:cut]) + tuple(new))
 
 
+def _component_transforms(tseq, cache_size):
+    """A fresh list of the transforms in ``tseq``, each switched to ``cache_size``
+    when that is nonzero; every element must be a ``Transform``."""
+    if any(not isinstance(t, Transform) for t in tseq):
+        raise AssertionError("All elements of tseq must be Transform instances")
+    if not cache_size:
+        return list(tseq)
+    return [t.with_cache(cache_size) for t in tseq]
+
+
 def _check_dim(dim, value, name):
     if not -value.dim() <= dim < value.dim():
         raise AssertionError(f"dim {dim} out of range for {name} with {value.dim()} dimensions")
@@ -145,16 +155,14 @@ class CatTransform(Transform):
     """
 
     def __init__(self, tseq, dim=0, lengths=None, cache_size=0):
-        if not all(isinstance(t, Transform) for t in tseq):
-            raise AssertionError("All elements of tseq must be Transform instances")
-        if cache_size:
-            tseq = [t.with_cache(cache_size) for t in tseq]
+        parts = _component_transforms(tseq, cache_size)
         super().__init__(cache_size=cache_size)
-        self.transforms = list(tseq)
-        self.lengths = [1] * len(self.transforms) if lengths is None else list(lengths)
-        if len(self.lengths) != len(self.transforms):
-            raise AssertionError(
-                f"lengths ({len(self.lengths)}) must match transforms ({len(self.transforms)})")
+        self.transforms = parts
+        # one block per transform, of length 1 unless told otherwise
+        blocks = [1 for _ in parts] if lengths is None else list(lengths)
+        if len(blocks) != len(parts):
+            raise AssertionError(f"lengths ({len(blocks)}) must match transforms ({len(parts)})")
+        self.lengths = blocks
         self.dim = dim
 
     @lazy_property
@@ -277,12 +285,9 @@ class StackTransform(Transform):
     """
 
     def __init__(self, tseq, dim=0, cache_size=0):
-        if not all(isinstance(t, Transform) for t in tseq):
-            raise AssertionError("All elements of tseq must be Transform instances")
-        if cache_size:
-            tseq = [t.with_cache(cache_size) for t in tseq]
+        parts = _component_transforms(tseq, cache_size)
         super().__init__(cache_size=cache_size)
-        self.transforms = list(tseq)
+        self.transforms = parts
         self.dim = dim
 
     def with_cache(self, cache_size=1):

@@ -45,37 +45,57 @@ _COEF_SMALL = [_I0_COEF_SMALL, _I1_COEF_SMALL]
 _COEF_LARGE = [_I0_COEF_LARGE, _I1_COEF_LARGE]
 
 
+def _log_bessel_series(x, order):
+    """``log(I_order(x))`` from the power series in ``(x / 3.75)^2`` (for x < 3.75);
+    I1's series is of ``I1(x) / x``, hence the extra factor."""
+    t = x / 3.75
+    series = _eval_poly(t * t, _COEF_SMALL[order])
+    if order == 1:
+        series = x.abs() * series
+    return series.log()
+
+
+def _log_bessel_asymptotic(x, order):
+    """``log(I_order(x))`` from the fit of ``sqrt(x) exp(-x) I(x)`` in ``3.75 / x``
+    (for x >= 3.75)."""
+    fit = _eval_poly(3.75 / x, _COEF_LARGE[order])
+    return x - 0.5 * x.log() + fit.log()
+
+
 def _log_modified_bessel_fn(x, order=0):
     """``log(I_order(x))`` for positive ``x`` and ``order`` 0 or 1."""
-    if order != 0 and order != 1:
+    if order not in (0, 1):
         raise AssertionError(f"order must be 0 or 1, got {order}")
-    y = x / 3.75
-    y = y * y
-    small = _eval_poly(y, _COEF_SMALL[order])
-    if order == 1:
-        small = x.abs() * small
-    small = small.log()
-    y = 3.75 / x
-    large = x - 0.5 * x.log() + _eval_poly(y, _COEF_LARGE[order]).log()
-    return gradtrack.where(x < 3.75, small, large)
+    near = _log_bessel_series(x, order)
+    far = _log_bessel_asymptotic(x, order)
+    return gradtrack.where(x < 3.75, near, far)
+
+
+def _wrap_angle(theta, loc):
+    """``theta + loc`` brought back into [-pi, pi)."""
+    return (theta + math.pi + loc) % (2 * math.pi) - math.pi
 
 
 def _rejection_sample(loc, concentration, proposal_r, x):
     """Best and Fisher's (1979) rejection sampler: each round draws three uniforms
     for every entry (one ``gradtrack.rand`` of shape ``(3,) + x.shape``) and keeps
     the first accepted proposal of each entry, until all are accepted."""
-    done = gradtrack.zeros(x.shape, dtype=gradtrack.bool, device=loc.device)
-    while not done.all():
-        u = gradtrack.rand((3,) + x.shape, dtype=loc.dtype, device=loc.device)
-        u1, u2, u3 = u.unbind()
-        z = gradtrack.cos(math.pi * u1)
-        f = (1 + proposal_r * z) / (proposal_r + z)
-        c = concentration * (proposal_r - f)
-        accept = ((c * (2 - c) - u2) > 0) | ((c / u2).log() + 1 - c >= 0)
-        if accept.any():
-            x = gradtrack.where(accept, (u3 - 0.5).sign() * f.acos(), x)
-            done = done | accept
-    return (x + math.pi + loc) % (2 * math.pi) - math.pi
+    filled = gradtrack.zeros(x.shape, dtype=gradtrack.bool, device=loc.device)
+    while not filled.all():
+        uniforms = gradtrack.rand((3,) + x.shape, dtype=loc.dtype, device=loc.device)
+        u_angle, u_test, u_sign = uniforms.unbind()
+        cos_w = gradtrack.cos(math.pi * u_angle)
+        # candidate cos(theta) and the quantity both acceptance tests use
+        cand = (1 + proposal_r * cos_w) / (proposal_r + cos_w)
+        k_gap = concentration * (proposal_r - cand)
+        cheap_test = (k_gap * (2 - k_gap) - u_test) > 0
+        full_test = (k_gap / u_test).log() + 1 - k_gap >= 0
+        taken = cheap_test | full_test
+        if taken.any():
+            signed_angle = (u_sign - 0.5).sign() * cand.acos()
+            x = gradtrack.where(taken, signed_angle, x)
+            filled = filled | taken
+    return _wrap_angle(x, loc)
 
 
 class VonMises(Distribution):
@@ -107,9 +127,9 @@ class VonMises(Distribution):
         """
         if self._validate_args:
             self._validate_sample(value)
-        log_prob = self.concentration * gradtrack.cos(value - self.loc)
-        return (log_prob - math.log(2 * math.pi)
-                - _log_modified_bessel_fn(self.concentration, order=0))
+        kappa = self.concentration
+        log_norm = math.log(2 * math.pi)
+        return kappa * gradtrack.cos(value - self.loc) - log_norm - _log_modified_bessel_fn(kappa)
 
     @lazy_property
     def _loc(self):
@@ -121,13 +141,14 @@ class VonMises(Distribution):
 
     @lazy_property
     def _proposal_r(self):
-        kappa = self._concentration
-        tau = 1 + (1 + 4 * kappa**2).sqrt()
-        rho = (tau - (2 * tau).sqrt()) / (2 * kappa)
-        _proposal_r = (1 + rho**2) / (2 * rho)
-        # for tiny concentrations the closed form cancels; its expansion does not
-        _proposal_r_taylor = 1 / kappa + kappa
-        return gradtrack.where(kappa < 1e-5, _proposal_r_taylor, _proposal_r)
+        # Best and Fisher's r = (1 + b^2) / (2 b), b = (a - sqrt(2 a)) / (2 k),
+        # a = 1 + sqrt(1 + 4 k^2); for k below 1e-5 that cancels to noise, and the
+        # expansion 1 / k + k takes over
+        k = self._concentration
+        a = 1 + (1 + 4 * k**2).sqrt()
+        b = (a - (2 * a).sqrt()) / (2 * k)
+        closed_form = (1 + b**2) / (2 * b)
+        return gradtrack.where(k < 1e-5, 1 / k + k, closed_form)
 
     def sample(self, sample_shape=gradtrack.Size()):
         """Draws without gradient by rejection sampling, computed in float64 (for
@@ -141,10 +162,10 @@ class VonMises(Distribution):
         tensor([0.7584, 0.5763, 0.8580])
         """
         with gradtrack.no_grad():
-            shape = self._extended_shape(sample_shape)
-            x = gradtrack.empty(shape, dtype=self._loc.dtype, device=self.loc.device)
-            return _rejection_sample(self._loc, self._concentration, self._proposal_r,
-                                     x).to(self.loc.dtype)
+            out = gradtrack.empty(self._extended_shape(sample_shape), dtype=self._loc.dtype,
+                                  device=self.loc.device)
+            drawn = _rejection_sample(self._loc, self._concentration, self._proposal_r, out)
+            return drawn.to(self.loc.dtype)
 
     def expand(self, batch_shape, _instance=None):
         """A new ``VonMises`` of ``loc`` and ``concentration`` expanded to
@@ -194,6 +215,6 @@ class VonMises(Distribution):
         >>> VonMises(gradtrack.tensor(0.0), gradtrack.tensor(1.0)).variance
         tensor(0.5536)
         """
-        log_ratio = (_log_modified_bessel_fn(self.concentration, order=1)
-                     - _log_modified_bessel_fn(self.concentration, order=0))
-        return 1 - log_ratio.exp()
+        log_i1 = _log_modified_bessel_fn(self.concentration, order=1)
+        log_i0 = _log_modified_bessel_fn(self.concentration, order=0)
+        return 1 - (log_i1 - log_i0).exp()

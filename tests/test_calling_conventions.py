@@ -187,3 +187,14 @@ def test_set_default_tensor_type_and_out_of_memory_error_match_torch(torch):
             for name in ("gradtrack", "torch")]
     # each library names itself in the deprecation message: both read LIB here
     assert runs[0] == runs[1]
+
+
+@pytest.mark.parametrize("name", ["zeros_like", "ones_like", "empty_like", "rand_like",
+                                  "randn_like", "full_like"])
+def test_like_factories_name_a_non_tensor_input_as_torch(torch, name):
+    def message(lib):
+        args = (1.0, 2) if name == "full_like" else (1.0,)
+        with pytest.raises(TypeError) as e:
+            getattr(lib, name)(*args)
+        return str(e.value)
+    assert message(gradtrack) == message(torch)

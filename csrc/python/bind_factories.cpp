@@ -226,8 +226,12 @@ void bind_factories(py::module_& m) {
       py::arg("requires_grad") = false, py::arg("device") = py::none());
   m.def(
       "_like",
-      [](const std::string& kind, const Tensor& a, py::handle dtype, bool rg, py::handle fill,
+      [](const std::string& kind, py::handle input, py::handle dtype, bool rg, py::handle fill,
          py::handle gen) {
+        // torch's parser names the public function and its `input`
+        GT_CHECK_TYPE(py::isinstance<TensorImpl>(input), kind, "_like(): argument 'input' ",
+                      "(position 1) must be Tensor, not ", type_name(input));
+        const Tensor a = input.cast<Tensor>();
         ScalarType dt = dtype_or(dtype, a.dtype());
         // The new tensor keeps `a`'s memory layout (memory_format=preserve).
         Tensor t = ops::empty_like(a, dt);

@@ -4950,7 +4950,7 @@ def _is_provenance_enabled() -> builtins.bool:
 def _is_shared(arg0: Tensor) -> builtins.bool:
     ...
 
-def _like(kind: str, a: Tensor, dtype: typing.Any, rg: builtins.bool, fill: typing.Any, generator: typing.Any=None) -> Tensor:
+def _like(kind: str, a: typing.Any, dtype: typing.Any, rg: builtins.bool, fill: typing.Any, generator: typing.Any=None) -> Tensor:
     ...
 
 def _note_dlpack_alias(arg0: Tensor) -> None:

@@ -11,7 +11,7 @@ import gradtrack
 
 from . import constraints
 from .exp_family import ExponentialFamily
-from .utils import (_batch_shape, _expand_probs_or_logits, broadcast_all, lazy_property,
+from .utils import (_expand_probs_or_logits, _probs_or_logits, broadcast_all, lazy_property,
                     logits_to_probs, probs_to_logits)
 
 __all__ = ["Bernoulli"]
@@ -34,15 +34,8 @@ class Bernoulli(ExponentialFamily):
     _mean_carrier_measure = 0
 
     def __init__(self, probs=None, logits=None, validate_args=None):
-        if (probs is None) == (logits is None):
-            raise ValueError("Either `probs` or `logits` must be specified, but not both.")
-        if probs is not None:
-            (self.probs,) = broadcast_all(probs)
-        else:
-            (self.logits,) = broadcast_all(logits)
-        self._param = self.probs if probs is not None else self.logits
-        given = probs if probs is not None else logits
-        super().__init__(_batch_shape(self._param, given), validate_args=validate_args)
+        batch_shape = _probs_or_logits(self, probs, logits)
+        super().__init__(batch_shape, validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):
         """This distribution with its given parameters expanded to ``batch_shape``.

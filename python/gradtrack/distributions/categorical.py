@@ -14,7 +14,8 @@ import gradtrack
 
 from . import constraints
 from .distribution import Distribution
-from .utils import _expand_probs_or_logits, lazy_property, logits_to_probs, probs_to_logits
+from .utils import (_check_one_of, _expand_probs_or_logits, lazy_property, logits_to_probs,
+                    probs_to_logits)
 
 __all__ = ["Categorical"]
 
@@ -34,8 +35,7 @@ class Categorical(Distribution):
     has_enumerate_support = True
 
     def __init__(self, probs=None, logits=None, validate_args=None):
-        if (probs is None) == (logits is None):
-            raise ValueError("Either `probs` or `logits` must be specified, but not both.")
+        _check_one_of(probs, logits)
         if probs is not None:
             if probs.dim() < 1:
                 raise ValueError("`probs` parameter must be at least one-dimensional.")

@@ -18,8 +18,8 @@ import gradtrack
 
 from . import constraints
 from .exp_family import ExponentialFamily
-from .utils import (_batch_shape, _expand_probs_or_logits, broadcast_all, clamp_probs,
-                    lazy_property, logits_to_probs, probs_to_logits)
+from .utils import (_batch_shape, _check_one_of, _expand_probs_or_logits, broadcast_all,
+                    clamp_probs, lazy_property, logits_to_probs, probs_to_logits)
 
 __all__ = ["ContinuousBernoulli"]
 
@@ -42,8 +42,7 @@ class ContinuousBernoulli(ExponentialFamily):
     has_rsample = True
 
     def __init__(self, probs=None, logits=None, lims=(0.499, 0.501), validate_args=None):
-        if (probs is None) == (logits is None):
-            raise ValueError("Either `probs` or `logits` must be specified, but not both.")
+        _check_one_of(probs, logits)
         if probs is None:
             (self.logits,) = broadcast_all(logits)
             self._param, given = self.logits, logits

@@ -13,7 +13,8 @@ import gradtrack
 
 from . import constraints
 from .distribution import Distribution
-from .utils import _batch_shape, broadcast_all, lazy_property, logits_to_probs, probs_to_logits
+from .utils import (_batch_shape, _check_one_of, broadcast_all, lazy_property, logits_to_probs,
+                    probs_to_logits)
 
 __all__ = ["Geometric"]
 
@@ -33,8 +34,7 @@ class Geometric(Distribution):
     support = constraints.nonnegative_integer
 
     def __init__(self, probs=None, logits=None, validate_args=None):
-        if (probs is None) == (logits is None):
-            raise ValueError("Either `probs` or `logits` must be specified, but not both.")
+        _check_one_of(probs, logits)
         if probs is not None:
             (self.probs,) = broadcast_all(probs)
             batch_shape = _batch_shape(self.probs, probs)

@@ -18,7 +18,7 @@ from . import constraints
 from .distribution import Distribution
 from .transformed_distribution import TransformedDistribution
 from .transforms import SigmoidTransform
-from .utils import (_batch_shape, _expand_probs_or_logits, broadcast_all, clamp_probs,
+from .utils import (_expand_probs_or_logits, _probs_or_logits, broadcast_all, clamp_probs,
                     lazy_property, logits_to_probs, probs_to_logits)
 
 __all__ = ["LogitRelaxedBernoulli", "RelaxedBernoulli"]
@@ -41,15 +41,8 @@ class LogitRelaxedBernoulli(Distribution):
 
     def __init__(self, temperature, probs=None, logits=None, validate_args=None):
         self.temperature = temperature
-        if (probs is None) == (logits is None):
-            raise ValueError("Either `probs` or `logits` must be specified, but not both.")
-        if probs is not None:
-            (self.probs,) = broadcast_all(probs)
-        else:
-            (self.logits,) = broadcast_all(logits)
-        self._param = self.probs if probs is not None else self.logits
-        given = probs if probs is not None else logits
-        super().__init__(_batch_shape(self._param, given), validate_args=validate_args)
+        batch_shape = _probs_or_logits(self, probs, logits)
+        super().__init__(batch_shape, validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):
         """This distribution with its given parameter expanded to ``batch_shape`` (the

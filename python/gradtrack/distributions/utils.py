@@ -40,12 +40,29 @@ def _expand_probs_or_logits(source, new, shape):
         new._param = new.logits
 
 
+def _check_one_of(probs, logits):
+    if (probs is None) == (logits is None):
+        raise ValueError("Either `probs` or `logits` must be specified, but not both.")
+
+
+def _probs_or_logits(dist, probs, logits):
+    """Sets ``dist.probs`` or ``dist.logits`` (exactly one given) as a tensor, and
+    ``dist._param`` to it; returns the batch shape (() for a Python number), as the
+    Bernoulli-like constructors take them."""
+    _check_one_of(probs, logits)
+    if probs is not None:
+        (dist.probs,) = broadcast_all(probs)
+    else:
+        (dist.logits,) = broadcast_all(logits)
+    dist._param = dist.probs if probs is not None else dist.logits
+    return _batch_shape(dist._param, probs if probs is not None else logits)
+
+
 def _count_with_probs_or_logits(dist, total_count, probs, logits):
     """Sets ``dist.total_count`` and ``dist.probs`` or ``dist.logits`` (exactly one given)
     broadcast together, the count in the parameter's dtype, and ``dist._param``; returns
     the batch shape (Binomial's and NegativeBinomial's constructors)."""
-    if (probs is None) == (logits is None):
-        raise ValueError("Either `probs` or `logits` must be specified, but not both.")
+    _check_one_of(probs, logits)
     if probs is not None:
         dist.total_count, dist.probs = broadcast_all(total_count, probs)
         dist.total_count = dist.total_count.type_as(dist.probs)

@@ -39,12 +39,13 @@ and other areas' functions directly, never ``gradtrack.*``: that namespace is wh
 the registry builds from the areas.
 
 This file holds what the areas share: a function made a Tensor method, torch's
-wrapping of a negative dim, and its check of a number argument.
+wrapping of a negative dim, and its checks of number, tensor and generator arguments.
 """
 
 import numbers
 import types
 
+from .. import _C
 from .._wrappers import fast_path, lazy_signature
 
 
@@ -97,6 +98,24 @@ def wrap_dim(dim, ndim):
         raise IndexError(f"Dimension out of range (expected to be in range of [{lo}, {hi}], "
                          f"but got {dim})")
     return dim % ndim if ndim else 0
+
+
+def tensor_arg(value, op, arg, position):
+    """``value`` if it is a tensor, else torch's TypeError for a ``Tensor`` argument
+    (``poisson(): argument 'input' (position 1) must be Tensor, not list``)."""
+    if not isinstance(value, _C.Tensor):
+        raise TypeError(f"{op}(): argument '{arg}' (position {position}) must be Tensor, not "
+                        f"{type(value).__name__}")
+    return value
+
+
+def generator_arg(value, op):
+    """``value`` if it is None or a generator, else torch's TypeError (whose text names
+    ``torch.Generator`` as torch's does)."""
+    if value is not None and not isinstance(value, _C._random.Generator):
+        raise TypeError(f"{op}(): argument 'generator' must be torch.Generator, not "
+                        f"{type(value).__name__}")
+    return value
 
 
 def number(value, op, arg):

@@ -14,7 +14,7 @@ from .. import _C
 from .._dtype_names import SCALAR_NAME, dtype_key
 from .._out import _RESIZED
 from ..autograd._named_nodes import not_implemented_node
-from . import c_math
+from . import c_math, generator_arg, tensor_arg
 from .poisson import each_drawn
 from .views import _broadcast_pair
 
@@ -130,18 +130,10 @@ def _sampler(single):
     return one
 
 
-def _type_name(x):
-    return type(x).__name__
-
-
 def _check(count, prob, generator):
-    for name, position, t in (("count", 1, count), ("prob", 2, prob)):
-        if not isinstance(t, _C.Tensor):
-            raise TypeError(f"binomial(): argument '{name}' (position {position}) must be "
-                            f"Tensor, not {_type_name(t)}")
-    if generator is not None and not isinstance(generator, _C._random.Generator):
-        raise TypeError("binomial(): argument 'generator' must be torch.Generator, not "
-                        f"{_type_name(generator)}")
+    tensor_arg(count, "binomial", "count", 1)
+    tensor_arg(prob, "binomial", "prob", 2)
+    generator_arg(generator, "binomial")
     for name, t in (("count", count), ("prob", prob)):
         if not t.is_floating_point():
             raise ValueError(f"binomial only supports floating-point dtypes for {name}, got: "

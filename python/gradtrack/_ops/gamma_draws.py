@@ -18,26 +18,10 @@ from .._dtype_names import SCALAR_NAME, dtype_key
 from .._out import _RESIZED
 from ..autograd._named_nodes import _has_tangent, named_node, not_implemented_node
 from ..autograd.function import Function
+from . import generator_arg, tensor_arg
 from .views import _broadcast_pair
 
 _R = _C._random
-
-
-def _type_name(x):
-    return type(x).__name__
-
-
-def _check_tensors(fn, names, tensors):
-    for position, (name, t) in enumerate(zip(names, tensors), 1):
-        if not isinstance(t, _C.Tensor):
-            raise TypeError(f"{fn}(): argument '{name}' (position {position}) must be Tensor, "
-                            f"not {_type_name(t)}")
-
-
-def _check_generator(fn, generator):
-    if generator is not None and not isinstance(generator, _R.Generator):
-        raise TypeError(f"{fn}(): argument 'generator' must be torch.Generator, not "
-                        f"{_type_name(generator)}")
 
 
 def _no_forward_ad(aten, tensors):
@@ -89,7 +73,8 @@ def _standard_gamma_grad(input, output):  # noqa: A002 - torch's names
     >>> gradtrack._standard_gamma_grad(gradtrack.tensor([2.0]), gradtrack.tensor([1.5]))
     tensor([0.9366])
     """
-    _check_tensors("_standard_gamma_grad", ("input", "output"), (input, output))
+    tensor_arg(input, "_standard_gamma_grad", "input", 1)
+    tensor_arg(output, "_standard_gamma_grad", "output", 2)
     _no_forward_ad("_standard_gamma_grad", (input, output))
     alpha, x = _elementwise_operands(input, (output,), stacklevel=3)
     if input.requires_grad and _C.is_grad_enabled():
@@ -125,8 +110,8 @@ def _standard_gamma(input, generator=None):  # noqa: A002 - torch's name
     >>> x, alpha.grad
     (tensor([6.0577], grad_fn=<StandardGammaBackward0>), tensor([1.4712]))
     """
-    _check_tensors("_standard_gamma", ("input",), (input,))
-    _check_generator("_standard_gamma", generator)
+    tensor_arg(input, "_standard_gamma", "input", 1)
+    generator_arg(generator, "_standard_gamma")
     _no_forward_ad("_standard_gamma", (input,))
     if input.requires_grad and _C.is_grad_enabled():
         return _StandardGamma.apply(input, generator)
@@ -143,8 +128,8 @@ def _sample_dirichlet(input, generator=None):  # noqa: A002 - torch's name
     >>> gradtrack._sample_dirichlet(gradtrack.tensor([1.0, 2.0, 3.0]))
     tensor([0.5282, 0.2411, 0.2307])
     """
-    _check_tensors("_sample_dirichlet", ("input",), (input,))
-    _check_generator("_sample_dirichlet", generator)
+    tensor_arg(input, "_sample_dirichlet", "input", 1)
+    generator_arg(generator, "_sample_dirichlet")
     return not_implemented_node("_sample_dirichlet", _R.sample_dirichlet(input.detach(), generator),
                                 input)
 
@@ -159,7 +144,8 @@ def _dirichlet_grad(x, alpha, total):
     ...                           gradtrack.tensor([3.0]))
     tensor([0.4123])
     """
-    _check_tensors("_dirichlet_grad", ("x", "alpha", "total"), (x, alpha, total))
+    for position, (name, t) in enumerate((("x", x), ("alpha", alpha), ("total", total)), 1):
+        tensor_arg(t, "_dirichlet_grad", name, position)
     operands = _elementwise_operands(x, (alpha, total), stacklevel=3)
     return not_implemented_node("_dirichlet_grad", _R.dirichlet_grad(*operands), x, alpha, total)
 

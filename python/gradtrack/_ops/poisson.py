@@ -10,7 +10,7 @@ import math
 from .. import _C
 from .._dtype_names import SCALAR_NAME, dtype_key
 from ..autograd._named_nodes import ZeroGradient, _has_tangent, named_node
-from . import c_math
+from . import c_math, generator_arg, tensor_arg
 
 # NOTE [Poisson draws]
 # torch.poisson draws each element in turn (C order) with torch's sampler: for a rate of 10
@@ -137,12 +137,8 @@ def poisson(input, generator=None):  # noqa: A002 - torch's name
     >>> gradtrack.poisson(gradtrack.tensor([1.0, 4.0, 0.0]))
     tensor([2., 5., 0.])
     """
-    if not isinstance(input, _C.Tensor):
-        raise TypeError("poisson(): argument 'input' (position 1) must be Tensor, not "
-                        f"{type(input).__name__}")
-    if generator is not None and not isinstance(generator, _C._random.Generator):
-        raise TypeError("poisson(): argument 'generator' must be torch.Generator, not "
-                        f"{type(generator).__name__}")
+    tensor_arg(input, "poisson", "input", 1)
+    generator_arg(generator, "poisson")
     if (input.requires_grad and _C.is_grad_enabled()) or _has_tangent((input,)):
         return _Poisson.apply(input, generator)
     return _poisson_draw(input, generator)

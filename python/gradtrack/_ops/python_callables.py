@@ -13,6 +13,7 @@ import numbers
 
 from .. import _C
 from .._dtype_names import dtype_key
+from . import tensor_arg
 
 _Tensor = _C.Tensor
 
@@ -25,13 +26,6 @@ def _refuse_grad(name, *tensors):
 
 def _legacy(t):
     return f"gradtrack.{_C.Tensor.type(t).split('.')[-1]}"
-
-
-def _tensor_arg(name, other, label, position):
-    if not isinstance(other, _Tensor):
-        raise TypeError(f"{name}(): argument '{label}' (position {position}) must be Tensor, "
-                        f"not {type(other).__name__}")
-    return other
 
 
 def _broadcast_like(name, self, other, label):
@@ -84,7 +78,7 @@ def map_(self, other, callable):  # noqa: A002 - torch's name
     >>> gradtrack.tensor([1.0, 2.0]).map_(gradtrack.tensor([10.0, 20.0]), lambda a, b: a + b)
     tensor([11., 22.])
     """
-    _refuse_grad("map_", self, _tensor_arg("map_", other, "other", 1))
+    _refuse_grad("map_", self, tensor_arg(other, "map_", "other", 1))
     return _write(self, callable, _broadcast_like("map_", self, other, "other"))
 
 
@@ -97,7 +91,7 @@ def map2_(self, x, y, callable):  # noqa: A002 - torch's name
     ...                          lambda v, a, b: v + a * b)
     tensor([3., 3.])
     """
-    _refuse_grad("map2_", self, _tensor_arg("map2_", x, "x", 1), _tensor_arg("map2_", y, "y", 2))
+    _refuse_grad("map2_", self, tensor_arg(x, "map2_", "x", 1), tensor_arg(y, "map2_", "y", 2))
     return _write(self, callable, _broadcast_like("map2_", self, x, "x"),
                   _broadcast_like("map2_", self, y, "y"))
 

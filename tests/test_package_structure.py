@@ -164,7 +164,7 @@ def test_files_are_named_by_what_they_hold():
     # says nothing of what it holds, and the next arrival makes it wrong. Every
     # hand-written part of the repository, not only the package.
     # (avx2, avx512 and 2x2 name instruction sets and shapes, chi2 a distribution (torch's
-    # module name), not arrivals; "round" alone is the op, "round2" or "round_3" a phase)
+    # module name), not arrivals; "round" alone names the op, followed by a digit a phase)
     by_age = re.compile(r"extra|more|round[_-]?[0-9]|(?<![0-9x])(?<!avx)(?<!chi)2\.(py|cpp|h)$",
                         re.IGNORECASE)
     root = PACKAGE.parents[1]

@@ -91,6 +91,11 @@ void init_ops(py::module_& m) {
     return ops::roll(a, to_dims(shifts), to_dims(dims));
   });
   e.def("check_device", &check_device);
+  // torch's size argument of a Tensor.new_* factory named fn: the ints themselves or
+  // one sequence of them, with its parser's errors.
+  e.def("sizes_arg", [](const std::string& fn, const py::args& args) {
+    return make_size(parse_sizes(args, fn.c_str()));
+  });
   e.def("nonzero", [](const Tensor& a) { return ops::nonzero(a); });
   // torch's C++ composites divide by a number through div.Scalar (DivBackward1); the
   // Python layer's composites call this to show the same node.

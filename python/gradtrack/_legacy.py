@@ -144,21 +144,52 @@ def _legacy_types():
 LEGACY_TYPES = _legacy_types()
 
 
+# What torch's CPU build raises for a CUDA tensor type (its own sentence).
+_NO_CUDA = ("Cannot initialize CUDA without ATen_cuda library. PyTorch splits its backend into "
+            "two shared libraries: a CPU library and a CUDA library; this error has occurred "
+            "because you are trying to use some CUDA functionality, but the CUDA library has not "
+            "been loaded by the dynamic linker for some reason.  The CUDA library MUST be "
+            "loaded, EVEN IF you don't directly use any symbols from the CUDA library! One "
+            "common culprit is a lack of -Wl,--no-as-needed in your link arguments; many dynamic "
+            "linkers will delete dynamic library dependencies if you don't depend on any of their symbols.  "
+            "You can check if this has occurred by using ldd on your binary to see if there is "
+            "a dependency on *_cuda.so library.")
+
+
+def _type_target(dtype):
+    """The dtype ``x.type(dtype)`` converts to, with torch's errors: a dtype, a legacy
+    type (``gradtrack.DoubleTensor``; ``Tensor`` is the default type) or its full name
+    (``'torch.DoubleTensor'``; ``'gradtrack.DoubleTensor'`` too)."""
+    if isinstance(dtype, _C.dtype):
+        return dtype
+    if isinstance(dtype, str):
+        module, _, name = dtype.rpartition(".")
+        if module in ("torch.cuda", "gradtrack.cuda") and name in LEGACY_TYPES:
+            raise RuntimeError(_NO_CUDA)
+        if module not in ("torch", "gradtrack") or name not in LEGACY_TYPES:
+            raise ValueError(f"invalid type: '{dtype}'")
+        return LEGACY_TYPES[name].dtype
+    if isinstance(dtype, _TensorType):
+        return dtype.dtype
+    if dtype is _C.Tensor:
+        return get_default_dtype()
+    if isinstance(dtype, builtins.type):
+        raise ValueError(f"invalid type: '{dtype.__name__}'")
+    raise TypeError("dtype must be a type, str, or dtype object")
+
+
 def tensor_type(self, dtype=None, non_blocking=False, **kwargs):
     """``x.type()``: the legacy type name (``'gradtrack.FloatTensor'``);
     ``x.type(dtype)``, ``x.type('gradtrack.DoubleTensor')`` or
-    ``x.type(gradtrack.DoubleTensor)``: ``x`` converted."""
+    ``x.type(gradtrack.DoubleTensor)``: ``x`` converted (``x`` itself when it has that
+    dtype). Besides those, only ``memory_format=`` is taken, as torch takes it."""
+    for key in kwargs:
+        if key != "memory_format":
+            raise TypeError(f"type() got an unexpected keyword argument '{key}'")
     if dtype is None:
         name = next(n for n, k in _LEGACY.items() if getattr(_C, k) is self.dtype)
         return "gradtrack." + name
-    if isinstance(dtype, str):
-        name = dtype.rsplit(".", 1)[-1]
-        if name not in LEGACY_TYPES:
-            raise ValueError(f"invalid type: '{dtype}'")
-        dtype = LEGACY_TYPES[name].dtype
-    elif isinstance(dtype, _TensorType):
-        dtype = dtype.dtype
-    return self.to(dtype)
+    return self.to(_type_target(dtype), **kwargs)
 
 
 _NEW_FORMS = ("\n * (gradtrack.Storage storage)\n * (Tensor other)\n"

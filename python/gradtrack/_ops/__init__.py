@@ -39,10 +39,11 @@ and other areas' functions directly, never ``gradtrack.*``: that namespace is wh
 the registry builds from the areas.
 
 This file holds what the areas share: a function made a Tensor method, torch's
-wrapping of a negative dim, and its checks of number, tensor and generator arguments.
+wrapping of a negative dim, and its checks of int, number, tensor and generator arguments.
 """
 
 import numbers
+import sys
 import types
 
 from .. import _C
@@ -98,6 +99,37 @@ def wrap_dim(dim, ndim):
         raise IndexError(f"Dimension out of range (expected to be in range of [{lo}, {hi}], "
                          f"but got {dim})")
     return dim % ndim if ndim else 0
+
+
+def type_name(value):
+    """A value's type as torch's parser prints it: ``int``, ``numpy.bool``, ``Tensor``."""
+    t = type(value)
+    if isinstance(value, _C.Tensor):
+        return "Tensor"
+    return t.__name__ if t.__module__ == "builtins" else f"{t.__module__}.{t.__name__}"
+
+
+def int_arg(value, op, arg, position):
+    """``value`` if torch's parser takes it for an ``int`` argument, else its TypeError.
+
+    A bool is not an int to the parser; numpy integers and one-element integer tensors
+    are. ``position`` counts the function's arguments. A Tensor method made by
+    :func:`as_method` shares the function's code with its first parameter named
+    ``self``, and torch counts a method's arguments after ``self``: the message, only,
+    looks at which of the two called."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        return value
+    if isinstance(value, _C.Tensor):
+        ok = value.numel() == 1 and not (value.dtype.is_floating_point or value.dtype.is_complex
+                                         or value.dtype == _C.bool)
+    else:
+        ok = not isinstance(value, bool) and hasattr(type(value), "__index__")
+    if ok:
+        return value
+    if sys._getframe(1).f_code.co_varnames[:1] == ("self",):
+        position -= 1
+    raise TypeError(f"{op}(): argument '{arg}' (position {position}) must be int, not "
+                    f"{type_name(value)}")
 
 
 def tensor_arg(value, op, arg, position):

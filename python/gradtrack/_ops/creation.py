@@ -199,30 +199,56 @@ tensor([[0, 0, 1],
 
 # ---- Tensor.new_* -----------------------------------------------------------------------
 
+def _sizes(name, args, size):
+    """The size of ``x.NAME(*args)`` or ``x.NAME(size=size)``: the ints themselves or
+    one sequence of them, with torch's errors for what its parser refuses."""
+    if size is not None:
+        if args:
+            raise TypeError(f"{name}() got multiple values for argument 'size'")
+        if not isinstance(size, (builtins.tuple, builtins.list)):
+            raise TypeError(f"{name}(): argument 'size' must be tuple of ints, not "
+                            f"{builtins.type(size).__name__}")
+        args = (size,)
+    elif not args:
+        raise TypeError(f'{name}() missing 1 required positional arguments: "size"')
+    return _C._ops.sizes_arg(name, *args)
+
+
+def _one_size(name, size):
+    """A size that is one argument among others (``new_full``'s), never a bare int."""
+    if not isinstance(size, (builtins.tuple, builtins.list)):
+        raise TypeError(f"{name}(): argument 'size' (position 1) must be tuple of ints, not "
+                        f"{builtins.type(size).__name__}")
+    return _C._ops.sizes_arg(name, size)
+
+
 def _new_factory(kind):
     fill = {"zeros": 0, "ones": 1}.get(kind)
+    name = "new_" + kind
 
-    def method(self, *size, dtype=None, requires_grad=False):
-        if len(size) == 1 and not isinstance(size[0], builtins.int):
-            size = tuple(size[0])
+    def method(self, *args, size=None, dtype=None, requires_grad=False):
+        size = _sizes(name, args, size)
         dtype = dtype or self.dtype
         if fill is None:
             return _C.empty(size, dtype=dtype, requires_grad=requires_grad)
         # full() gives PyTorch's message for negative sizes (new_zeros is not zeros()).
         return _C.full(size, fill, dtype=dtype, requires_grad=requires_grad)
-    method.__name__ = "new_" + kind
+    method.__name__ = method.__qualname__ = name
     return method
 
 
 def new_full(self, size, fill_value, *, dtype=None, requires_grad=False):
-    return _C.full(size, fill_value, dtype=dtype or self.dtype, requires_grad=requires_grad)
+    return _C.full(_one_size("new_full", size), fill_value, dtype=dtype or self.dtype,
+                   requires_grad=requires_grad)
 
 
 def new_empty_strided(self, size, stride, *, dtype=None, requires_grad=False):
-    return _C.empty_strided(size, stride, dtype=dtype or self.dtype, requires_grad=requires_grad)
+    return _C.empty_strided(_one_size("new_empty_strided", size), stride,
+                            dtype=dtype or self.dtype, requires_grad=requires_grad)
 
 
-def new_tensor(self, data, *, dtype=None, requires_grad=False):
+def new_tensor(self, data, *, dtype=None, device=None, requires_grad=False):
+    _C._ops.check_device(device)
     return _C.tensor(data, dtype=dtype or self.dtype, requires_grad=requires_grad)
 
 
@@ -260,7 +286,7 @@ def wrap(namespace):
 FUNCTIONS = (as_tensor, zeros_like, ones_like, empty_like, full_like, rand_like, randn_like,
              tril_indices, triu_indices)
 NAMES = {"layout": layout, "strided": strided}
-# The Tensor.new_* that take device=, layout= and pin_memory= (new_tensor takes none).
+# The Tensor.new_* that take device=, layout= and pin_memory= (new_tensor only device=).
 NEW_METHODS = ("new_empty", "new_empty_strided", "new_full", "new_ones", "new_zeros")
 _NEW = {"new_empty": _new_factory("empty"), "new_empty_strided": new_empty_strided,
         "new_full": new_full,

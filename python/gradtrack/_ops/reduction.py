@@ -16,7 +16,7 @@ tensor(1.2500)
 import builtins
 
 from .. import _C, _out, return_types
-from . import methods, wrap_dim
+from . import int_arg, methods, wrap_dim
 
 _E = _C._ops
 
@@ -74,6 +74,7 @@ def kthvalue(input, k, dim=-1, keepdim=False):  # noqa: A002 - torch's argument 
     >>> gradtrack.kthvalue(gradtrack.tensor([3., 1., 2.]), 2).values
     tensor(2.)
     """
+    k = int_arg(k, "kthvalue", "k", 2)
     return return_types.kthvalue(_E.kthvalue(input, k, dim, keepdim))
 
 

@@ -18,7 +18,7 @@ import builtins
 
 from .. import _C, _out, return_types
 from .._dtype_names import SCALAR_NAME, dtype_key
-from . import methods, wrap_dim
+from . import int_arg, methods, wrap_dim
 
 _E = _C._ops
 _R = _C._resample
@@ -119,6 +119,7 @@ def topk(input, k, dim=-1, largest=True, sorted=True):  # noqa: A002
     >>> gradtrack.topk(gradtrack.tensor([2., 3., 1.]), 2).values
     tensor([3., 2.])
     """
+    k = int_arg(k, "topk", "k", 2)
     return return_types.topk(_E.topk(input, k, dim, largest, sorted))
 
 

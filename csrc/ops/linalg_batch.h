@@ -63,7 +63,10 @@ void transpose_tiles(const T* src, int64_t rows, int64_t cols, T* out) {
 // a .view() that needs a row-major layout raises, and a later reshape records
 // ReshapeAliasBackward0. gradtrack's kernels work on rows; their results are
 // copied into that layout before they are recorded (an O(n^2) copy beside the
-// O(n^3) factorization).
+// O(n^3) factorization). The strides are torch's for dims of size 1 too (a
+// column result (n, 1) has (1, n)); a batch of vector right-hand sides gives a
+// batch of vectors laid out as one column-major matrix ((3, 4): (1, 3)); and a
+// tall least-squares solution keeps the strides of LAPACK's m-row buffer.
 
 /// `t` (a batch of matrices) laid out as torch's LAPACK results are (NOTE
 /// [Column-major results]): `t` itself if it already is, else a copy.
@@ -81,7 +84,7 @@ inline Tensor column_major(const Tensor& t) {
   }
   bool same = true;
   for (int64_t i = 0; i < d; ++i)
-    same = same && (t.size(i) == 1 || t.strides()[size_t(i)] == strides[size_t(i)]);
+    same = same && t.strides()[size_t(i)] == strides[size_t(i)];  // size-1 dims too
   if (same) return t;
   Tensor out = empty_strided(t.sizes(), strides, t.dtype());
   const bool tiles =

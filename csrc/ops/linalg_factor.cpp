@@ -186,8 +186,11 @@ std::pair<Tensor, Tensor> linalg_solve_ex(const Tensor& a, const Tensor& b, bool
       report_pivots_of_a<T>(a, batch, int(n), info.data<int32_t>());
     });
     x = work;
-    if (vector) x = work_copy(squeeze(x, -1));
-    if (left && !vector) x = column_major(x);  // NOTE [Column-major results]
+    // NOTE [Column-major results]; a batch of vectors is one column-major matrix
+    if (vector)
+      x = column_major(work_copy(squeeze(x, -1)));
+    else if (left)
+      x = column_major(x);
   }
   record(OpKind::LinalgSolveEx, {&a, &b}, x, [&](autograd::LinalgAttrs& at) { at.left = left; });
   return {x, info};

@@ -172,8 +172,9 @@ Tensor linalg_lu_solve_plain(const Tensor& lu, const Tensor& pivots, const Tenso
   return left ? column_major(c) : contiguous(transpose(c, -2, -1));
 }
 
-std::tuple<Tensor, Tensor, Tensor, Tensor> linalg_lstsq_plain(const Tensor& a, const Tensor& b,
-                                                              int driver, double rcond) {
+std::tuple<Tensor, Tensor, Tensor, Tensor, Tensor> linalg_lstsq_plain(const Tensor& a,
+                                                                     const Tensor& b, int driver,
+                                                                     double rcond, bool vector) {
   const int64_t m = a.size(-2), n = a.size(-1), k = b.size(-1), rows = std::max(m, n);
   const int64_t ld = std::max<int64_t>(rows, 1), low = std::min(m, n);
   const DimVector batch = batch_of(a.sizes());
@@ -213,7 +214,13 @@ std::tuple<Tensor, Tensor, Tensor, Tensor> linalg_lstsq_plain(const Tensor& a, c
     else
       solve(0, count);
   });
-  return {column_major(out), rank, s, info};  // NOTE [Column-major results]
+  Tensor full = column_major(out);  // NOTE [Column-major results]
+  DimVector sizes = with_matrix(batch, n, k), strides = full.strides();
+  if (vector) {
+    sizes.pop_back();
+    strides.pop_back();
+  }
+  return {full, rank, s, info, alias_with_geometry(full, sizes, strides, 0)};
 }
 
 namespace {

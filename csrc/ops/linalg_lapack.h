@@ -28,9 +28,12 @@ Tensor linalg_lu_solve_plain(const Tensor& lu, const Tensor& pivots, const Tenso
 /// (..., m, n), `b` (..., m, k). Returns LAPACK's B, (..., max(m, n), k) (X in
 /// its first n rows, the residual terms below when m > n), the int64 rank
 /// (gelsy, gelsd, gelss), the singular values (..., min(m, n)) (gelsd, gelss),
-/// and the int32 info. driver: 0 gels, 1 gelsy, 2 gelsd, 3 gelss.
-std::tuple<Tensor, Tensor, Tensor, Tensor> linalg_lstsq_plain(const Tensor& a, const Tensor& b,
-                                                              int driver, double rcond);
+/// the int32 info and the solution X. driver: 0 gels, 1 gelsy, 2 gelsd, 3 gelss.
+/// X is, as torch's, not a view but a tensor over LAPACK's column-major B (its
+/// first n rows; without its last dim, a column, when `vector`).
+std::tuple<Tensor, Tensor, Tensor, Tensor, Tensor> linalg_lstsq_plain(const Tensor& a,
+                                                                     const Tensor& b, int driver,
+                                                                     double rcond, bool vector);
 
 /// exp(A) of each square matrix (scaling and squaring of a Taylor polynomial).
 Tensor linalg_matrix_exp_plain(const Tensor& a);

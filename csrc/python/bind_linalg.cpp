@@ -85,8 +85,8 @@ void bind_linalg_factor(py::module_& m) {
         [](const Tensor& lu, const Tensor& pivots, const Tensor& b, bool left, bool adjoint) {
           return ops::linalg_lu_solve_plain(lu, pivots, b, left, adjoint);
         });
-  f.def("lstsq", [](const Tensor& a, const Tensor& b, int driver, double rcond) {
-    return ops::linalg_lstsq_plain(a, b, driver, rcond);
+  f.def("lstsq", [](const Tensor& a, const Tensor& b, int driver, double rcond, bool vector) {
+    return ops::linalg_lstsq_plain(a, b, driver, rcond, vector);
   });
   f.def("matrix_exp", [](const Tensor& a) { return ops::linalg_matrix_exp_plain(a); });
   f.def("frexp", [](const Tensor& x) { return ops::frexp_plain(x); });

@@ -24,6 +24,10 @@ CASES = {
     "solve": lambda lib, a, b, s, w, t: lib.linalg.solve(a, b),
     "solve_batch": lambda lib, a, b, s, w, t: lib.linalg.solve(a, b.expand(2, 4, 3)),
     "solve_vector": lambda lib, a, b, s, w, t: lib.linalg.solve(a, b[:, 0]),
+    "solve_vector_batch": lambda lib, a, b, s, w, t: lib.linalg.solve(a.expand(3, 4, 4), b.mT),
+    "solve_vector_batches": lambda lib, a, b, s, w, t: lib.linalg.solve(
+        a.expand(2, 3, 4, 4), b.mT.expand(2, 3, 4)),
+    "solve_one_column": lambda lib, a, b, s, w, t: lib.linalg.solve(a, b[:, :1]),
     "solve_right": lambda lib, a, b, s, w, t: lib.linalg.solve(a, b.mT, left=False),
     "solve_triangular": lambda lib, a, b, s, w, t: lib.linalg.solve_triangular(a.triu(), b, upper=True),
     "solve_triangular_right": lambda lib, a, b, s, w, t: lib.linalg.solve_triangular(a.triu(), b.mT,
@@ -45,6 +49,14 @@ CASES = {
     "eigh": lambda lib, a, b, s, w, t: lib.linalg.eigh(s).eigenvectors,
     "lstsq_square": lambda lib, a, b, s, w, t: lib.linalg.lstsq(a, b).solution,
     "lstsq_wide": lambda lib, a, b, s, w, t: lib.linalg.lstsq(w, b[:3]).solution,
+    "lstsq_tall": lambda lib, a, b, s, w, t: lib.linalg.lstsq(t, lib.ones(5, 2)).solution,
+    "lstsq_tall_vector": lambda lib, a, b, s, w, t: lib.linalg.lstsq(t, lib.ones(5)).solution,
+    "lstsq_tall_batch": lambda lib, a, b, s, w, t: lib.linalg.lstsq(
+        t.expand(2, 5, 3), lib.ones(2, 5, 2)).solution,
+    "lstsq_tall_vector_batch": lambda lib, a, b, s, w, t: lib.linalg.lstsq(
+        t.expand(2, 5, 3), lib.ones(2, 5)).solution,
+    "lstsq_wide_vector_batch": lambda lib, a, b, s, w, t: lib.linalg.lstsq(
+        w.expand(2, 3, 5), lib.ones(2, 3)).solution,
     "pinv": lambda lib, a, b, s, w, t: lib.linalg.pinv(t),
     "matrix_exp": lambda lib, a, b, s, w, t: lib.linalg.matrix_exp(a / 10),
 }
@@ -54,7 +66,7 @@ def _layout(lib, name):
     out = CASES[name](lib, *_inputs(lib))
     view = raised(lambda: out.view(-1), lib)
     return (tuple(out.shape), out.stride(), out.is_contiguous(), out._is_view(),
-            view and view[0])
+            view and view[0], out.untyped_storage().nbytes())
 
 
 @pytest.mark.parametrize("name", CASES)
@@ -67,3 +79,16 @@ def test_reshape_of_an_inverse_records_torchs_node(torch):
         a = (lib.eye(6) * 2 + lib.arange(36.0).reshape(6, 6) / 100).requires_grad_()
         return lib.linalg.inv(a).reshape(2, 3, 6).grad_fn.name()
     assert node(gradtrack) == node(torch)
+
+
+def test_writing_to_a_least_squares_solution_breaks_its_backward(torch):
+    """The solution is the tensor the node saved (torch's), so an in-place write to it
+    before backward raises rather than giving a gradient for other values."""
+    def run(lib):
+        a = lib.arange(15.0).reshape(5, 3).sin().requires_grad_()
+        x = lib.linalg.lstsq(a, lib.ones(5, 2)).solution
+        x.mul_(2)
+        x.sum().backward()
+    expected, got = raised(lambda: run(torch), torch), raised(lambda: run(gradtrack), gradtrack)
+    assert expected[0] == "RuntimeError" and "modified by an inplace operation" in expected[1]
+    assert got == expected

@@ -33,7 +33,7 @@ class _Lstsq(Function):
         m, n = A.shape[-2:]
         B = B.unsqueeze(-1) if vector else B  # noqa: N806
         code = _DRIVERS.index(driver)
-        full, rank, s, info = _L.lstsq(A, B, code, rcond)
+        full, rank, s, info, X = _L.lstsq(A, B, code, rcond, vector)  # noqa: N806
         for index, failed in enumerate(info.reshape(-1).tolist()):
             if failed > 0:
                 batch = f"(Batch element {index}): " if info.dim() else ""
@@ -41,7 +41,6 @@ class _Lstsq(Function):
                     f"torch.linalg.lstsq: {batch}The least squares solution could not be computed "
                     "because the input matrix does not have full rank (error code: "
                     f"{failed}).")
-        X = full[..., :n, :]  # noqa: N806
         with_residuals = m > n and driver != "gelsy" and (
             driver == "gels" or bool((rank == n).all().item()))
         residuals = (full[..., n:, :].pow(2).sum(-2) if with_residuals
@@ -50,12 +49,13 @@ class _Lstsq(Function):
             rank = _C.empty(0, dtype=_C.int64)
         if driver not in ("gelsd", "gelss"):
             s = _C.empty(0, dtype=A.dtype)
-        ctx.save_for_backward(A, B, X)
+        X_column = X.unsqueeze(-1) if vector else X  # noqa: N806
+        ctx.save_for_backward(A, B, X_column)
         ctx.with_residuals, ctx.vector = with_residuals, vector
-        ctx.saved = (A, B, X)
+        ctx.saved = (A, B, X_column)
         ctx.mark_non_differentiable(rank, s)
-        # a tensor of its own, as torch's (not a view of LAPACK's buffer)
-        return (X.squeeze(-1) if vector else X).clone(), residuals, rank, s
+        # not a view: a tensor over LAPACK's whole buffer with its strides, as torch's
+        return X, residuals, rank, s
 
     @staticmethod
     def backward(ctx, gX, gR, _rank, _s):  # noqa: N803

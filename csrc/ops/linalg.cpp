@@ -25,8 +25,15 @@ void check_same_dtype(const Tensor& a, const Tensor& b, const char* a_name, cons
            " != ", cpp_type_name(b.dtype()));
 }
 
+// A product's result: the armed out= tensor when it fits (NOTE [out= written in
+// place] in ops/common.h; the GEMM never reads c), else a new one.
+Tensor product_result(const DimVector& shape, ScalarType dt) {
+  Tensor out = take_out(shape, dt);
+  return out.defined() ? out : empty(shape, dt);
+}
+
 Tensor mm_kernel(const Tensor& a, const Tensor& b, const char* name = "addmm_impl_cpu_") {
-  Tensor out = empty({a.sizes()[0], b.sizes()[1]}, a.dtype());
+  Tensor out = product_result({a.sizes()[0], b.sizes()[1]}, a.dtype());
   kernels::gemm(as_batch(out), as_batch(a), as_batch(b), false, name);
   return out;
 }
@@ -72,7 +79,7 @@ Tensor bmm(const Tensor& a, const Tensor& b) {
            " but found ", scalar_type_name(b.dtype()));
   GT_CHECK(is_floating(b.dtype()) || !autograd::should_record({&a, &b}),
            "Autograd not support dtype: ", scalar_type_name(b.dtype()));
-  Tensor out = nothing ? zeros(shape, b.dtype()) : empty(shape, a.dtype());
+  Tensor out = nothing ? zeros(shape, b.dtype()) : product_result(shape, a.dtype());
   if (!nothing) kernels::gemm(out, a, b, false, "bmm");
   record(OpKind::Bmm, {&a, &b}, out);
   return out;

@@ -332,17 +332,16 @@ void bind_inplace(py::module_& m) {
   // a resized output): `like`'s shape, and its strides when it is dense (an
   // elementwise result follows its inputs' memory order), else contiguous
   // ones. Kept in out's storage when it holds them past out's offset (a view
-  // of a larger tensor then writes into it), else in a new block; out keeps
-  // its version counter.
+  // of a larger tensor then writes into it), else in that storage grown as
+  // resize_ grows it, so that views of out made before see the result, as
+  // torch's; out keeps its version counter.
   m.def("resize_out", [](const Tensor& out, const Tensor& like) {
     const DimVector& sizes = like.sizes();
     const DimVector strides =
         is_non_overlapping_and_dense(like) ? like.strides() : contiguous_strides(sizes);
     const size_t need = size_t(out->offset() + like.numel()) * itemsize(out.dtype());
-    const Tensor fresh = need <= out->storage()->nbytes()
-                             ? alias_with_geometry(out, sizes, strides, out->offset())
-                             : empty_strided(sizes, strides, out.dtype());
-    out->set_data(*fresh.get());
+    if (need > out->storage()->nbytes()) out->storage()->grow(need);
+    out->set_data(*alias_with_geometry(out, sizes, strides, out->offset()).get());
   });
   // A label for the writes of a Python-level operation (SGD.step):
   // `prev = _swap_write_label("SGD.step")` ... `_swap_write_label(prev)`.

@@ -345,6 +345,19 @@ def _dtype_error(rule, name, result, out):
     return None
 
 
+# Products whose one allocation is their result, computed straight into a fitting out
+# (NOTE [out= written in place] in csrc/ops/common.h); matmul only of two matrices.
+_INTO = {"mm": None, "bmm": None, "matmul": 2}
+
+
+def _into(name, args):
+    if name not in _INTO:
+        return False
+    dims = _INTO[name]
+    return dims is None or (len(args) == 2 and all(
+        isinstance(a, _C.Tensor) and a.dim() == dims for a in args))
+
+
 def with_rule(fn, name):
     """``fn`` with ``out=`` under torch's dtype rule for ``name`` (RULES)."""
     error_name = ERROR_NAME.get(name, name)
@@ -357,7 +370,12 @@ def with_rule(fn, name):
         # check_grad looks into tensor lists (cat's) itself
         check_grad(error_name, (*args, *kwargs.values()), out, name not in NO_GRAD)
         with _no_grad():
-            result = fn(*args, **kwargs)
+            if _into(name, args):
+                result, written = _C._inplace.into(out, fn, args, kwargs)
+                if written:
+                    return out
+            else:
+                result = fn(*args, **kwargs)
         return write_result(error_name, out, result,
                             refusal=lambda o, r: _dtype_error(rule, error_name, r, o))
     return fast_path(fn, _with_signature(op, fn), ("out",))

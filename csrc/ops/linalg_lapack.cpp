@@ -173,8 +173,8 @@ Tensor linalg_lu_solve_plain(const Tensor& lu, const Tensor& pivots, const Tenso
 }
 
 std::tuple<Tensor, Tensor, Tensor, Tensor, Tensor> linalg_lstsq_plain(const Tensor& a,
-                                                                     const Tensor& b, int driver,
-                                                                     double rcond, bool vector) {
+                                                                      const Tensor& b, int driver,
+                                                                      double rcond, bool vector) {
   const int64_t m = a.size(-2), n = a.size(-1), k = b.size(-1), rows = std::max(m, n);
   const int64_t ld = std::max<int64_t>(rows, 1), low = std::min(m, n);
   const DimVector batch = batch_of(a.sizes());

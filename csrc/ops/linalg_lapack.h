@@ -32,8 +32,8 @@ Tensor linalg_lu_solve_plain(const Tensor& lu, const Tensor& pivots, const Tenso
 /// X is, as torch's, not a view but a tensor over LAPACK's column-major B (its
 /// first n rows; without its last dim, a column, when `vector`).
 std::tuple<Tensor, Tensor, Tensor, Tensor, Tensor> linalg_lstsq_plain(const Tensor& a,
-                                                                     const Tensor& b, int driver,
-                                                                     double rcond, bool vector);
+                                                                      const Tensor& b, int driver,
+                                                                      double rcond, bool vector);
 
 /// exp(A) of each square matrix (scaling and squaring of a Taylor polynomial).
 Tensor linalg_matrix_exp_plain(const Tensor& a);

@@ -26,7 +26,8 @@ puts timers on the public ops and puts the installed objects back when it closes
 2. the wrappers that add keywords: ``layout=``/``pin_memory=`` on the factories
    (``_ops/creation.py``), then ``out=`` (``_out.py``: from the op list's rows and
    its rules table), then the aliases, which name the wrapped function;
-3. the Tensor methods;
+3. the Tensor methods, then the names of the Python functions among them and in the
+   namespace (NOTE [A function says its public name]);
 4. the docstrings of the names bound in C++ or made in loops (``_docs``), which
    document what steps 1-3 made;
 5. Tensor's number slots (``+ - * /`` without a Python frame: NOTE [Number slots] in
@@ -35,6 +36,7 @@ puts timers on the public ops and puts the installed objects back when it closes
 """
 
 import importlib
+import types
 
 from . import _C, _docs, _out
 from ._ops import creation
@@ -164,6 +166,64 @@ def methods(modules):
     return table
 
 
+# NOTE [A function says its public name]
+# Python prints a function's __qualname__ in the errors of a call whose arguments do
+# not bind ("asin() got an unexpected keyword argument" for gradtrack.arcsin), and
+# pickle finds a function by __module__ and __qualname__. A Python function under a
+# public name therefore says that name: gradtrack.<name> is "<name>", Tensor.<name>
+# "Tensor.<name>" (torch's own Python methods print so), both in module "gradtrack".
+# Methods made in a loop (_unary.<locals>.method), private helpers (_norm_method) and
+# aliases all said another. A function given under two names (an alias, or a function
+# that is also a method) is copied for the second, as torch's are two objects.
+_FAST_PATH = type(_C._fast_path(abs, abs, ()))
+
+
+def _say_public_names(namespace, tensor_methods):
+    claimed = set()
+
+    def named(fn, name, qualname, top=True):
+        if type(fn) is _FAST_PATH:  # both of its functions (_wrappers.fast_path)
+            fast = named(fn._gt_fast, name, qualname, False)
+            slow = named(fn._gt_slow, name, qualname, False)
+            if fast is fn._gt_fast and slow is fn._gt_slow:
+                return fn
+            return _C._fast_path(fast, slow, fn._gt_triggers)
+        if not isinstance(fn, types.FunctionType) or not fn.__module__.startswith("gradtrack"):
+            return fn
+        if fn.__qualname__ == qualname and fn.__name__ == name and id(fn) not in claimed:
+            if top:
+                fn.__module__ = "gradtrack"
+            claimed.add(id(fn))
+            return fn
+        if id(fn) in claimed:
+            fn = _copy_function(fn)
+        fn.__name__, fn.__qualname__ = name, qualname
+        if top:  # where pickle finds it
+            fn.__module__ = "gradtrack"
+        claimed.add(id(fn))
+        return fn
+
+    # the functions whose own name is their public name first: an alias is the copy
+    ordered = sorted(namespace.items(), key=lambda kv: getattr(kv[1], "__name__", None) != kv[0])
+    for name, value in ordered:
+        if not name.startswith("_"):
+            namespace[name] = named(value, name, name)
+    for name, value in tensor_methods.items():
+        if not name.startswith("__"):
+            tensor_methods[name] = named(value, name, f"Tensor.{name}")
+
+
+def _copy_function(fn):
+    copy = types.FunctionType(fn.__code__, fn.__globals__, fn.__name__, fn.__defaults__,
+                              fn.__closure__)
+    copy.__kwdefaults__ = fn.__kwdefaults__
+    copy.__module__ = fn.__module__
+    copy.__dict__.update(fn.__dict__)
+    copy.__doc__ = fn.__doc__
+    copy.__annotations__ = dict(fn.__annotations__)
+    return copy
+
+
 # gradtrack's namespace once assembled: the submodules that give torch's other names
 # for its functions (gradtrack.special) read them here, not through `import gradtrack`.
 INSTALLED = {}
@@ -180,8 +240,10 @@ def install(namespace):
     _out.wrap(namespace)
     for name, other in aliases.items():
         namespace[name] = namespace[other]
-    # 3. the Tensor methods
-    for name, value in methods(modules).items():
+    # 3. the Tensor methods, and the names every Python function says
+    tensor_methods = methods(modules)
+    _say_public_names(namespace, tensor_methods)
+    for name, value in tensor_methods.items():
         setattr(_C.Tensor, name, value)
     # 4. the docstrings
     _docs.attach()

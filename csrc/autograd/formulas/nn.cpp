@@ -195,12 +195,22 @@ Tensor act_deriv_graph(Act k, const Tensor& s, const ActParams& p, bool from_res
     }
     case Act::LeakyRelu: return where(cmp(Cmp::Gt, s, 0), flat(s, 1), cst(p.a, s));
     case Act::Elu:
-    case Act::Celu:
-      if (from_result)
-        return where(cmp(Cmp::Gt, s, 0), cst(p.b, s), times(plus(s, p.a * p.b), p.c));
-      return where(cmp(Cmp::Gt, s, 0), cst(p.b, s), times(exp(times(s, p.c)), p.c * p.a * p.b));
-    case Act::Softplus:
-      return where(cmp(Cmp::Gt, times(s, p.a), p.b), cst(1, s), sigmoid(times(s, p.a)));
+    case Act::Celu: {
+      // NOTE [Where a second derivative stops]
+      // torch's first derivatives take a piece's formula on its boundary (ELU's
+      // exponential at 0, softplus's sigmoid at the threshold), but its second
+      // derivatives mask with a strict inequality: 0 on the boundary. So the
+      // boundary value here is the same number without a graph.
+      const Tensor negative =
+          from_result ? times(plus(s, p.a * p.b), p.c) : times(exp(times(s, p.c)), p.c * p.a * p.b);
+      return where(cmp(Cmp::Le, s, 0), where(cmp(Cmp::Lt, s, 0), negative, cst(p.a * p.b * p.c, s)),
+                   cst(p.b, s));
+    }
+    case Act::Softplus: {
+      const Tensor scaled = times(s, p.a), sg = sigmoid(scaled);
+      return where(cmp(Cmp::Gt, scaled, p.b), cst(1, s),
+                   where(cmp(Cmp::Lt, scaled, p.b), sg, detach(sg)));
+    }
     case Act::Hardtanh:
       return where(logical(Logic::Or, cmp(Cmp::Le, s, p.a), cmp(Cmp::Ge, s, p.b)), cst(0, s),
                    flat(s, 1));
@@ -291,7 +301,13 @@ TL activation_bw(const C& c, const TL& g) {
   if (!GradMode::is_enabled()) return {activation_backward_fused(k, g[0], s, p, at.from_result)};
   Tensor d = act_deriv_graph(k, s, p, at.from_result);
   Tensor gx = mul(g[0], d);
-  if (kernels::nn::selects_zero_gradient(k)) gx = where(cmp(Cmp::Eq, d, 0), cst(0, gx), gx);
+  // torch's kernels select a zero (not g * 0, NaN for an infinite g) where the
+  // derivative is a zero constant; hardswish's linear piece also crosses zero
+  // (at -1.5), where g * 0 and its graph stay.
+  if (k == Act::Hardswish)
+    gx = where(cmp(Cmp::Le, s, -3), cst(0, gx), gx);
+  else if (kernels::nn::selects_zero_gradient(k))
+    gx = where(cmp(Cmp::Eq, d, 0), cst(0, gx), gx);
   return {gx};
 }
 // layer_norm and group_norm (NOTE [One layout for three norms]): stats per
@@ -441,7 +457,9 @@ TL robust_loss_bw(const C& c, const TL& g, bool huber) {
   Tensor d = sub(c.saved_input(0), c.saved_input(1));
   Tensor gd;
   if (huber) {
-    gd = where(cmp(Cmp::Le, abs(d), param), d, times(sign(d), param));
+    // |d| == delta takes the linear piece, the same number (NOTE [Where a second
+    // derivative stops])
+    gd = where(cmp(Cmp::Lt, abs(d), param), d, times(sign(d), param));
   } else if (param == 0) {
     gd = sign(d);
   } else {

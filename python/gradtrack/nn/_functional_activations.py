@@ -240,6 +240,9 @@ class _Prelu(Function):
     @staticmethod
     def backward(ctx, grad):
         input, weight, positive = ctx.saved_tensors  # noqa: A001
+        if _C.is_grad_enabled():  # create_graph: the gradients through a node of their own
+            grads = _PreluGrad.apply(grad, input, weight)
+            return tuple(g if need else None for g, need in zip(grads, ctx.needs_input_grad))
         grad_input = grad_weight = None
         if ctx.needs_input_grad[0]:
             grad_input = _C.where(positive, grad, grad * weight)
@@ -254,6 +257,32 @@ class _Prelu(Function):
 
 
 named_node(_Prelu, "PreluKernelBackward0")
+
+
+class _PreluGrad(Function):
+    """prelu's two gradients as one node (``PreluKernelBackwardBackward0``), so that a
+    second backward reaches the input (with zeros: prelu is linear in pieces) as torch's.
+    torch's second derivatives treat a zero input as positive, though the first
+    derivative takes the slope there; so do these."""
+
+    @staticmethod
+    def forward(ctx, grad, input, weight):  # noqa: A002
+        positive = input > 0
+        ctx.save_for_backward(grad, input, weight)
+        return (_C.where(positive, grad, grad * weight),
+                _sum_to((grad * input).masked_fill(positive, 0), weight.shape))
+
+    @staticmethod
+    def backward(ctx, gg_input, gg_weight):
+        grad, input, weight = ctx.saved_tensors  # noqa: A001
+        nonnegative = input >= 0
+        d_grad = _C.where(nonnegative, gg_input, gg_input * weight + gg_weight * input)
+        d_input = (grad * gg_weight).masked_fill(nonnegative, 0)
+        d_weight = _sum_to((grad * gg_input).masked_fill(nonnegative, 0), weight.shape)
+        return d_grad, d_input, d_weight
+
+
+named_node(_PreluGrad, "PreluKernelBackwardBackward0")
 
 
 def _sum_to(t, shape):

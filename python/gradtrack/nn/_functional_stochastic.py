@@ -35,6 +35,35 @@ def _leaky_grad(grad, input, slope):  # noqa: A002
     return _C.where(input > 0, grad, grad * slope)
 
 
+class _RreluGrad(Function):
+    """rrelu's gradient as a node of its own (``RreluWithNoiseBackwardBackward0``): ``grad``
+    times the noise, or leaky_relu's gradient; linear in ``grad``, and a second backward
+    reaches the input with zeros, as torch's."""
+
+    @staticmethod
+    def forward(ctx, grad, input, noise, slope):  # noqa: A002
+        ctx.save_for_backward(input, noise)
+        ctx.slope = slope
+        return grad * noise if noise is not None else _leaky_grad(grad, input, slope)
+
+    @staticmethod
+    def backward(ctx, gg):
+        input, noise = ctx.saved_tensors  # noqa: A001
+        d_grad = gg * noise if noise is not None else _leaky_grad(gg, input, ctx.slope)
+        return d_grad, _C.zeros(input.shape, dtype=input.dtype), None, None
+
+
+named_node(_RreluGrad, "RreluWithNoiseBackwardBackward0")
+
+
+def _rrelu_grad(grad, input, noise, noisy, slope):  # noqa: A002
+    """rrelu's backward: through :class:`_RreluGrad` when it records a graph."""
+    noise = noise if noisy else None
+    if _C.is_grad_enabled():
+        return _RreluGrad.apply(grad, input, noise, slope)
+    return grad * noise if noise is not None else _leaky_grad(grad, input, slope)
+
+
 class _Rrelu(Function):
     """rrelu_with_noise: ``x * noise`` in training, ``leaky_relu(x, (lower + upper) / 2)``
     in evaluation; the backward is ``grad * noise`` unless the bounds (nearly) meet."""
@@ -56,9 +85,7 @@ class _Rrelu(Function):
     @staticmethod
     def backward(ctx, grad):
         input, noise = ctx.saved_tensors  # noqa: A001
-        if ctx.noisy:
-            return grad * noise, None, None, None
-        return _leaky_grad(grad, input, ctx.slope), None, None, None
+        return _rrelu_grad(grad, input, noise, ctx.noisy, ctx.slope), None, None, None
 
     @staticmethod
     def jvp(ctx, tangent, *_):
@@ -95,9 +122,7 @@ class _RreluInplace(Function):
     @staticmethod
     def backward(ctx, grad):
         result, noise = ctx.saved_tensors
-        if ctx.noisy:
-            return grad * noise, None, None, None
-        return _leaky_grad(grad, result, ctx.slope), None, None, None
+        return _rrelu_grad(grad, result, noise, ctx.noisy, ctx.slope), None, None, None
 
     @staticmethod
     def jvp(ctx, tangent, *_):

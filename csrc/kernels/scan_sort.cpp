@@ -216,15 +216,136 @@ void cumulative(bool is_prod, const Tensor& out, const Tensor& in, int64_t dim) 
   });
 }
 
+namespace {
+
+// NOTE [Ties in torch's order]
+// torch's CPU sort without stable=True is std::sort of (value, position) pairs
+// compared by value alone (NaN above every number), and topk is std::partial_sort
+// of them when k * 64 <= n, else std::nth_element at k - 1 and, when sorted, a
+// std::sort of the k - 1 before it. Those leave equal values in an order of their
+// own (std::sort keeps positions in order only up to 16 elements), which beam
+// searches, argsort and pack_padded_sequence's sorted_indices show. Both libraries
+// sort with the same libstdc++ algorithms, so running them on the same pairs with
+// the same comparison gives torch's order. gradtrack's own paths order ties by
+// position, which is the same answer wherever the line has no ties among the
+// values it returns: so a line is ordered again torch's way only when it has
+// them (or when topk leaves its k unsorted, in nth_element's order).
+template <typename T>
+struct TorchLess {
+  bool descending;
+  bool operator()(const std::pair<T, int64_t>& x, const std::pair<T, int64_t>& y) const {
+    if (descending) return (is_nan(x.first) && !is_nan(y.first)) || x.first > y.first;
+    return (!is_nan(x.first) && is_nan(y.first)) || x.first < y.first;
+  }
+};
+
+template <typename T>
+bool same_value(T a, T b) {
+  return a == b || (is_nan(a) && is_nan(b));
+}
+
+template <typename T>
+void torch_order_line(std::vector<std::pair<T, int64_t>>& items, int64_t k, bool descending,
+                      SortOrder order) {
+  const TorchLess<T> less{descending};
+  const int64_t n = int64_t(items.size());
+  if (order == SortOrder::Sort) {
+    std::sort(items.begin(), items.end(), less);
+  } else if (k * 64 <= n) {
+    std::partial_sort(items.begin(), items.begin() + k, items.end(), less);
+  } else {
+    std::nth_element(items.begin(), items.begin() + (k - 1), items.end(), less);
+    if (order == SortOrder::TopkSorted) std::sort(items.begin(), items.begin() + (k - 1), less);
+  }
+}
+
+// The lines of a stable result (values/indices, k along dim) that have ties, ordered
+// again as torch's sort or topk orders them.
+template <typename T>
+void order_ties_as_torch(const Tensor& values, const Tensor& indices, const Tensor& in, int64_t dim,
+                         bool descending, int64_t k, SortOrder order) {
+  Lines l(in.sizes(), dim);
+  const T* src = in.data<T>();
+  T* vout = values.data<T>();
+  int64_t* iout = indices.data<int64_t>();
+  const bool always = order == SortOrder::TopkUnsorted && k * 64 > l.n;
+  parallel_for(l.count(), std::max<int64_t>(1, kGrainSize / std::max<int64_t>(l.n, 1)),
+               [&](int64_t b, int64_t e) {
+                 std::vector<std::pair<T, int64_t>> items;
+                 for (int64_t line = b; line < e; ++line) {
+                   const int64_t s = l.start(line, l.n), so = l.start(line, k);
+                   bool tied = always;
+                   for (int64_t j = 1; j < k && !tied; ++j)
+                     tied = same_value(vout[so + (j - 1) * l.inner], vout[so + j * l.inner]);
+                   if (!tied && k < l.n) {  // a tie across the k-th value
+                     const T last = vout[so + (k - 1) * l.inner];
+                     int64_t inside = 0, all = 0;
+                     for (int64_t j = 0; j < k; ++j)
+                       inside += same_value(vout[so + j * l.inner], last);
+                     if (is_nan(last)) {
+                       for (int64_t j = 0; j < l.n; ++j) all += is_nan(src[s + j * l.inner]);
+                     } else if (l.inner == 1) {  // (a loop the compiler vectorizes)
+                       const T* line_src = src + s;
+                       for (int64_t j = 0; j < l.n; ++j) all += line_src[j] == last;
+                     } else {
+                       for (int64_t j = 0; j < l.n; ++j) all += src[s + j * l.inner] == last;
+                     }
+                     tied = all > inside;
+                   }
+                   if (!tied) continue;
+                   if constexpr (std::is_same_v<T, float>) {
+                     if (order == SortOrder::Sort) {
+                       torch_sort_float_line(src + s, l.inner, l.n, descending, vout + so,
+                                             iout + so, l.inner);
+                       continue;
+                     }
+                   }
+                   items.clear();
+                   for (int64_t j = 0; j < l.n; ++j) items.emplace_back(src[s + j * l.inner], j);
+                   torch_order_line(items, k, descending, order);
+                   for (int64_t j = 0; j < k; ++j) {
+                     vout[so + j * l.inner] = items[size_t(j)].first;
+                     iout[so + j * l.inner] = items[size_t(j)].second;
+                   }
+                 }
+               });
+}
+
+}  // namespace
+
 void sort_lines(const Tensor& values, const Tensor& indices, const Tensor& in, int64_t dim,
-                bool descending, int64_t k) {
+                bool descending, int64_t k, SortOrder order) {
   if (any_reduced({&values, &in})) {
     WideOut w(values);
-    sort_lines(w.t, indices, widen(in), dim, descending, k);
+    sort_lines(w.t, indices, widen(in), dim, descending, k, order);
     return w.commit();
   }
   Lines l(in.sizes(), dim);
   if (in.numel() == 0 || k == 0) return;
+  // A long float32 line almost surely holds equal values (a million draws of
+  // randn hold hundreds of pairs), which would be ordered twice: once by position,
+  // then torch's way. It goes torch's way at once.
+  if (order == SortOrder::Sort && in.dtype() == ScalarType::Float32 && l.n >= (int64_t(1) << 16) &&
+      l.n < (int64_t(1) << 32)) {
+    const float* src = in.data<float>();
+    float* vout = values.data<float>();
+    int64_t* iout = indices.data<int64_t>();
+    return parallel_for(l.count(), 1, [&](int64_t b, int64_t e) {
+      for (int64_t line = b; line < e; ++line)
+        torch_sort_float_line(src + l.start(line, l.n), l.inner, l.n, descending,
+                              vout + l.start(line, k), iout + l.start(line, k), l.inner);
+    });
+  }
+  stable_sort_lines(values, indices, in, dim, descending, k);
+  if (order == SortOrder::Stable) return;
+  GT_DISPATCH_ALL(in.dtype(), [&] {
+    order_ties_as_torch<scalar_t>(values, indices, in, dim, descending, k, order);
+  });
+}
+
+void stable_sort_lines(const Tensor& values, const Tensor& indices, const Tensor& in, int64_t dim,
+                       bool descending, int64_t k) {
+  Lines l(in.sizes(), dim);
   if (sort_lines_by_keys(values, indices, in, dim, descending, k)) return;  // NOTE [Sort keys]
   GT_DISPATCH_ALL(in.dtype(), [&] {
     const scalar_t* src = in.data<scalar_t>();
@@ -301,6 +422,53 @@ void for_each_line(const Tensor& in, int64_t dim, const F& f) {
 
 }  // namespace
 
+namespace {
+
+// torch's kthvalue selects with the median-of-three quickselect of Numerical
+// Recipes (as Torch7 wrote it), not with std::nth_element, and equal values end
+// up where its swaps leave them (NOTE [Ties in torch's order]). The same steps
+// here, on the values and their positions together: the three candidates for
+// the pivot are ordered so that a[lo + 1] <= a[lo] <= a[hi] (a[lo] the pivot,
+// the other two the sentinels of the scans), the scans stop at values not on
+// their side of the pivot, and the pivot goes to where the scans crossed. NaN
+// counts as larger than every number.
+template <typename T>
+void torch_select(std::vector<T>& a, std::vector<int64_t>& pos, int64_t k) {
+  const auto above = [](T x, T y) { return (is_nan(x) && !is_nan(y)) || x > y; };
+  const auto swap = [&](int64_t x, int64_t y) {
+    const T v = a[size_t(x)];  // (a may be a vector<bool>, whose items are proxies)
+    a[size_t(x)] = a[size_t(y)];
+    a[size_t(y)] = v;
+    std::swap(pos[size_t(x)], pos[size_t(y)]);
+  };
+  int64_t lo = 0, hi = int64_t(a.size()) - 1;
+  while (hi > lo) {
+    if (hi == lo + 1) {
+      if (above(a[size_t(lo)], a[size_t(hi)])) swap(lo, hi);
+      return;
+    }
+    swap(lo + (hi - lo) / 2, lo + 1);
+    if (above(a[size_t(lo + 1)], a[size_t(hi)])) swap(lo + 1, hi);
+    if (above(a[size_t(lo)], a[size_t(hi)])) swap(lo, hi);
+    if (above(a[size_t(lo + 1)], a[size_t(lo)])) swap(lo + 1, lo);
+    const T pivot = a[size_t(lo)];
+    int64_t i = lo + 1, j = hi;
+    for (;;) {
+      do ++i;
+      while (above(pivot, a[size_t(i)]));
+      do --j;
+      while (above(a[size_t(j)], pivot));
+      if (j < i) break;
+      swap(i, j);
+    }
+    swap(lo, j);
+    if (j <= k) lo = i;
+    if (j >= k) hi = j - 1;
+  }
+}
+
+}  // namespace
+
 void kth_lines(const Tensor& values, const Tensor& indices, const Tensor& in, int64_t dim,
                int64_t k, bool nan_wins, bool nan_skips) {
   if (any_reduced({&values, &in})) {
@@ -332,6 +500,12 @@ void kth_lines(const Tensor& values, const Tensor& indices, const Tensor& in, in
         for (size_t j = 0; j < key.size() && pick < 0; ++j)
           if (is_nan(key[j])) pick = int64_t(j);
       }
+      if (pick < 0 && !nan_wins && !nan_skips) {  // kthvalue
+        torch_select(key, order, kk);
+        vout[out] = key[size_t(kk)];
+        iout[out] = order[size_t(kk)];
+        return;
+      }
       if (pick < 0) {
         std::nth_element(order.begin(), order.begin() + kk, order.end(), less);
         pick = order[size_t(kk)];
@@ -352,30 +526,30 @@ void mode_lines(const Tensor& values, const Tensor& indices, const Tensor& in, i
   GT_DISPATCH_ALL(in.dtype(), [&] {
     scalar_t* vout = values.data<scalar_t>();
     int64_t* iout = indices.data<int64_t>();
-    for_each_line<scalar_t>(in, dim, [&](auto& key, auto& order, int64_t out) {
-      // Ascending by value (NaN last, NaNs equal), then by position.
-      auto same = [&](int64_t x, int64_t y) {
-        const scalar_t a = key[size_t(x)], b = key[size_t(y)];
-        return a == b || (is_nan(a) && is_nan(b));
-      };
-      std::sort(order.begin(), order.end(), [&](int64_t x, int64_t y) {
-        const scalar_t a = key[size_t(x)], b = key[size_t(y)];
-        if (!same(x, y)) return (!is_nan(a) && is_nan(b)) || a < b;
-        return x < y;
-      });
-      int64_t best_count = 0, best_last = 0;
-      for (size_t j = 0; j < order.size();) {
+    std::vector<std::pair<scalar_t, int64_t>> items;
+    for_each_line<scalar_t>(in, dim, [&](auto& key, auto&, int64_t out) {
+      // (value, position) pairs in std::sort's order by value as torch's CPU mode
+      // sorts them, with a plain < (NOTE [Ties in torch's order]): a NaN is
+      // then neither above nor below a number, and each NaN is a run of its own.
+      // A run's position is its last pair's.
+      items.clear();
+      for (size_t j = 0; j < key.size(); ++j) items.emplace_back(key[j], int64_t(j));
+      std::sort(items.begin(), items.end(),
+                [](const auto& x, const auto& y) { return x.first < y.first; });
+      int64_t best_count = 0;
+      size_t best = 0;
+      for (size_t j = 0; j < items.size();) {
         size_t r = j;
-        while (r + 1 < order.size() && same(order[j], order[r + 1])) ++r;
+        while (r + 1 < items.size() && items[j].first == items[r + 1].first) ++r;
         const int64_t count = int64_t(r - j + 1);
         if (count > best_count) {
           best_count = count;
-          best_last = order[r];
+          best = r;
         }
         j = r + 1;
       }
-      vout[out] = key[size_t(best_last)];
-      iout[out] = best_last;
+      vout[out] = items[best].first;
+      iout[out] = items[best].second;
     });
   });
 }

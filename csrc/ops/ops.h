@@ -243,10 +243,11 @@ Tensor cumprod(const Tensor& a, int64_t dim, std::optional<ScalarType> dtype);
 /// cummax (is_max) or cummin: (values, indices).
 std::pair<Tensor, Tensor> cummax_cummin(const Tensor& a, int64_t dim, bool is_max);
 Tensor logcumsumexp(const Tensor& a, int64_t dim);
-/// (values, indices); every sort is stable. stable_given: called with
-/// `stable=` (PyTorch's sort.stable overload, SortBackward1).
-std::pair<Tensor, Tensor> sort(const Tensor& a, int64_t dim, bool descending,
-                               bool stable_given = false);
+/// (values, indices): equal values in position order when `stable`, else in
+/// torch's std::sort order (NOTE [Ties in torch's order] in kernels/scan_sort.cpp).
+/// stable_given: called with `stable=` (PyTorch's sort.stable overload, SortBackward1).
+std::pair<Tensor, Tensor> sort(const Tensor& a, int64_t dim, bool descending, bool stable_given,
+                               bool stable = false);
 std::pair<Tensor, Tensor> topk(const Tensor& a, int64_t k, int64_t dim, bool largest, bool sorted);
 /// Value-selecting reductions along a dim: (values, indices).
 std::pair<Tensor, Tensor> kthvalue(const Tensor& a, int64_t k, int64_t dim, bool keepdim);

@@ -64,7 +64,7 @@ Tensor logcumsumexp(const Tensor& a, int64_t dim) {
 namespace {
 
 std::pair<Tensor, Tensor> sorted_k(const Tensor& a, int64_t d, int64_t k, bool descending,
-                                   OpKind kind) {
+                                   OpKind kind, kernels::SortOrder order) {
   DimVector shape(a.sizes());
   if (a.dim() > 0) shape[static_cast<size_t>(d)] = k;
   Tensor values = empty(shape, a.dtype());
@@ -73,7 +73,7 @@ std::pair<Tensor, Tensor> sorted_k(const Tensor& a, int64_t d, int64_t k, bool d
     kernels::copy(values, a);
     kernels::fill(indices, Scalar(int64_t(0)));
   } else {
-    kernels::sort_lines(values, indices, kernel_input(a, a.dtype()), d, descending, k);
+    kernels::sort_lines(values, indices, kernel_input(a, a.dtype()), d, descending, k, order);
   }
   record(kind, {&a}, values, [&](autograd::DimAttrs& at) { at.dim = d; }, {&indices});
   return {values, indices};
@@ -81,20 +81,24 @@ std::pair<Tensor, Tensor> sorted_k(const Tensor& a, int64_t d, int64_t k, bool d
 
 }  // namespace
 
-std::pair<Tensor, Tensor> sort(const Tensor& a, int64_t dim, bool descending, bool stable_given) {
+std::pair<Tensor, Tensor> sort(const Tensor& a, int64_t dim, bool descending, bool stable_given,
+                               bool stable) {
   const int64_t d = wrap_dim(dim, a.dim());
+  // torch sorts a long line of integers in ascending order with a radix sort,
+  // whose order of equal values is their positions' (NOTE [Ties in torch's order])
+  const bool radix = a.dim() == 1 && !descending && is_integral(a.dtype()) &&
+                     a.dtype() != ScalarType::Bool && a.numel() >= 32768;
   return sorted_k(a, d, a.dim() == 0 ? 1 : a.sizes()[static_cast<size_t>(d)], descending,
-                  stable_given ? OpKind::SortStable : OpKind::Sort);
+                  stable_given ? OpKind::SortStable : OpKind::Sort,
+                  stable || radix ? kernels::SortOrder::Stable : kernels::SortOrder::Sort);
 }
 
 std::pair<Tensor, Tensor> topk(const Tensor& a, int64_t k, int64_t dim, bool largest, bool sorted) {
   const int64_t d = wrap_dim(dim, a.dim());
   const int64_t n = a.dim() == 0 ? 1 : a.sizes()[static_cast<size_t>(d)];
   GT_CHECK(k >= 0 && k <= n, "selected index k out of range");
-  // Sorted or not, the k elements come out in order (PyTorch leaves the
-  // unsorted order unspecified).
-  (void)sorted;
-  return sorted_k(a, d, k, largest, OpKind::Topk);
+  return sorted_k(a, d, k, largest, OpKind::Topk,
+                  sorted ? kernels::SortOrder::TopkSorted : kernels::SortOrder::TopkUnsorted);
 }
 
 namespace {

@@ -63,8 +63,8 @@ void init_ops(py::module_& m) {
   e.def("renorm", &ops::renorm);
   e.def("scatter_reduce", &ops::scatter_reduce);
   e.def("index_reduce", &ops::index_reduce);
-  e.def("sort", [](const Tensor& a, int64_t dim, bool descending, bool stable_given) {
-    return pair(ops::sort(a, dim, descending, stable_given));
+  e.def("sort", [](const Tensor& a, int64_t dim, bool descending, bool stable_given, bool stable) {
+    return pair(ops::sort(a, dim, descending, stable_given, stable));
   });
   e.def("topk", [](const Tensor& a, int64_t k, int64_t dim, bool largest, bool sorted) {
     return pair(ops::topk(a, k, dim, largest, sorted));

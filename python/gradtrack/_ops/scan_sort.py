@@ -82,13 +82,15 @@ _UNSET = object()
 
 def sort(input, dim=-1, descending=False, *, stable=_UNSET):  # noqa: A002
     """(values, indices) sorted along ``dim``; NaN sorts last (first when
-    descending), and equal values keep their order (every sort is stable).
+    descending). Equal values keep their order with ``stable=True``; otherwise they come
+    in the order torch's unstable sort gives them.
 
     >>> import gradtrack
     >>> gradtrack.sort(gradtrack.tensor([2, 3, 1])).indices
     tensor([2, 0, 1])
     """
-    return return_types.sort(_E.sort(input, dim, descending, stable is not _UNSET))
+    return return_types.sort(_E.sort(input, dim, descending, stable is not _UNSET,
+                                     bool(stable) if stable is not _UNSET else False))
 
 
 def msort(input):  # noqa: A002
@@ -99,7 +101,7 @@ def msort(input):  # noqa: A002
     tensor([[1., 1.],
             [2., 3.]])
     """
-    return _E.sort(input, 0, False, False)[0]
+    return _E.sort(input, 0, False, False, False)[0]
 
 
 def argsort(input, dim=-1, descending=False, *, stable=False):  # noqa: A002
@@ -109,7 +111,7 @@ def argsort(input, dim=-1, descending=False, *, stable=False):  # noqa: A002
     >>> gradtrack.argsort(gradtrack.tensor([2, 3, 1]))
     tensor([2, 0, 1])
     """
-    return _E.sort(input, dim, descending, False)[1]
+    return _E.sort(input, dim, descending, False, stable)[1]
 
 
 def topk(input, k, dim=-1, largest=True, sorted=True):  # noqa: A002

@@ -23,7 +23,7 @@ def _unique_flat(input, sorted=True, return_inverse=False, return_counts=False):
     """
     with _no_grad():
         flat = input.reshape(-1)
-        values, order = _E.sort(flat, 0, False, False)
+        values, order = _E.sort(flat, 0, False, False, True)  # equal values in place order
         n = flat.numel()
         if n > 0:
             change = _C.ones(n, dtype=_C.bool)

@@ -101,12 +101,6 @@ KNOWN_GAPS = {
     "constant_first_derivative": re.compile(
         r"^step \d+: \(g0 \* g0\)\.sum\(\)\.backward\(\)\n  error: torch None\n"
         r"     vs gradtrack \('RuntimeError', 'element 0 of tensors does not require grad"),
-    # prelu's first derivative for its weight with create_graph=True, when it does not
-    # depend on the weight: torch's backward op takes the weight, so double backward gives
-    # the weight a zero .grad; gradtrack's graph leaves the weight out (.grad None).
-    "prelu_weight_double_backward": re.compile(
-        r"(?s)^(?=.*\bprelu\b)step \d+: \(g0 \* g0\)\.sum\(\)\.backward\(\)\n"
-        r"  t\d+\.grad: torch \{.*\} vs gradtrack None"),
 }
 
 

@@ -100,3 +100,17 @@ def test_prelu_second_derivatives_of_every_input(torch):
     assert got[2] == want[2] == "PreluKernelBackwardBackward0"
     for a, b in zip(got[:2] + got[3:], want[:2] + want[3:]):
         np.testing.assert_allclose(a, b, rtol=1e-6)
+
+
+@pytest.mark.parametrize("name", ["softshrink", "hardshrink", "threshold"])
+def test_create_graph_gradient_has_no_negative_zero(torch, name):
+    """The zeros of a create_graph gradient are +0.0, as torch prints them ("0.", not
+    "-0."), where the input is negative."""
+    def run(lib):
+        fn = {"softshrink": lambda t: lib.nn.functional.softshrink(t),
+              "hardshrink": lambda t: lib.nn.functional.hardshrink(t),
+              "threshold": lambda t: lib.nn.functional.threshold(t, 0.1, 20.0)}[name]
+        x = lib.tensor([-2.0, -0.3, 0.0, 0.4], requires_grad=True)
+        g, = lib.autograd.grad(fn(x).sum(), x, create_graph=True)
+        return np.signbit(g.detach().numpy()).tolist(), g.detach().numpy().tolist()
+    assert run(gradtrack) == run(torch)

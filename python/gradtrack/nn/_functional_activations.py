@@ -27,7 +27,8 @@ def _masked_grad(grad, ctx):
     depends on the input (with derivative 0), as torch's ``..._backward`` does."""
     (input,) = ctx.saved_tensors  # noqa: A001
     if _C.is_grad_enabled() and input.requires_grad:
-        return _C.where(ctx.mask, input * 0, grad)
+        # + 0: a negative input times 0 is -0.0, which prints as "-0." where torch has 0
+        return _C.where(ctx.mask, input * 0 + 0, grad)
     return grad.masked_fill(ctx.mask, 0)
 
 

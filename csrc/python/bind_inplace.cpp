@@ -113,7 +113,7 @@ void bind_inplace(py::module_& m) {
   m.def("binary_", [](int op, const Tensor& self, py::handle other, py::handle alpha,
                       bool mode_given, py::handle mode) {
     auto kind = static_cast<ops::InplaceOp>(op);
-    auto al_opt = to_scalar(alpha);
+    auto al_opt = number_param(alpha);
     if (!al_opt) {
       throw TypeError(method_name(op) + "(): argument 'alpha' must be Number, not " +
                       type_name(alpha));

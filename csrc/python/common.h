@@ -83,6 +83,9 @@ bool called_from_package();
 std::variant<Tensor, Scalar> scatter_source(py::handle v, const char* fn);
 /// Python number -> Scalar (bool before int: bool is an int subclass).
 std::optional<Scalar> to_scalar(py::handle h);
+/// What PyTorch's parser takes for a Number parameter (alpha=, beta=, value=): a
+/// number, or a 0-dim tensor that does not require grad (its value).
+std::optional<Scalar> number_param(py::handle h);
 /// A Python object (Tensor, number, nested sequence, numpy array) as a Tensor.
 Tensor as_tensor_arg(py::handle h, std::optional<ScalarType> dtype = std::nullopt);
 /// PyTorch's THPUtils_unpackLong: an int (or an object with __index__) as

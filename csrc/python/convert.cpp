@@ -207,6 +207,14 @@ Scalar item_of(const Tensor& t) {
   });
 }
 
+std::optional<Scalar> number_param(py::handle h) {
+  if (auto s = to_scalar(h)) return s;
+  if (!is_tensor(h)) return std::nullopt;
+  Tensor t = h.cast<Tensor>();
+  if (t.dim() != 0 || autograd::requires_grad(t)) return std::nullopt;
+  return item_of(t);
+}
+
 namespace {
 
 // PyTorch's Number parameter also takes a 0-dim tensor (its value).

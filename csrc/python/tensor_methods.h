@@ -77,7 +77,7 @@ struct FunctionForm<R (C::*)(A...) const> {
 
 // A keyword-only `Number` argument (alpha, beta) of `fn`.
 inline Scalar number_arg(py::handle h, const char* fn, const char* what) {
-  auto s = to_scalar(h);
+  auto s = number_param(h);
   GT_CHECK_TYPE(s.has_value(), fn, "(): argument '", what, "' must be Number, not ", type_name(h));
   return *s;
 }

@@ -139,3 +139,36 @@ def test_a_refused_number_leaves_self_as_it_was(op):
     with pytest.raises(TypeError):
         getattr(t, op)(2)
     assert t.tolist() == [4, 6] and t._version == 0
+
+
+# A Number parameter (alpha=, beta=, value=) takes a 0-dim tensor that does not require
+# grad, as torch's parser does (torch's LBFGS writes q.add_(d, alpha=-al[i])), and
+# refuses a 1-element tensor of more dims and one that requires grad.
+def _ab(lib):
+    return lib.tensor([1.0, 2.0]), lib.tensor([0.5, -1.0])
+
+
+NUMBER_PARAMETERS = {
+    "add_alpha": lambda lib: _ab(lib)[0].add(_ab(lib)[1], alpha=lib.tensor(-0.25)),
+    "sub_alpha": lambda lib: _ab(lib)[0].sub(_ab(lib)[1], alpha=lib.tensor(-0.25)),
+    "add_function_alpha": lambda lib: lib.add(*_ab(lib), alpha=lib.tensor(2)),
+    "add_inplace_alpha": lambda lib: _ab(lib)[0].add_(_ab(lib)[1], alpha=lib.tensor(-0.25)),
+    "sub_inplace_alpha": lambda lib: _ab(lib)[0].sub_(_ab(lib)[1], alpha=lib.tensor(-0.25)),
+    "rsub_alpha": lambda lib: lib.rsub(*_ab(lib), alpha=lib.tensor(-0.25)),
+    "add_out_alpha": lambda lib: lib.add(*_ab(lib), alpha=lib.tensor(-0.25), out=lib.empty(2)),
+    "addmm_beta": lambda lib: lib.addmm(lib.ones(2, 2), lib.ones(2, 2), lib.ones(2, 2),
+                                        beta=lib.tensor(-0.25)),
+    "addcmul_value": lambda lib: _ab(lib)[0].addcmul(*_ab(lib), value=lib.tensor(-0.25)),
+    "refused_one_dim": lambda lib: _ab(lib)[0].add(_ab(lib)[1], alpha=lib.tensor([2.0])),
+    "refused_requires_grad": lambda lib: _ab(lib)[0].add(
+        _ab(lib)[1], alpha=lib.tensor(2.0, requires_grad=True)),
+    "refused_one_dim_value": lambda lib: _ab(lib)[0].addcdiv(*_ab(lib), value=lib.tensor([2.0])),
+    "float_alpha_for_ints": lambda lib: lib.ones(2, dtype=lib.int64).add(
+        lib.ones(2, dtype=lib.int64), alpha=lib.tensor(2.5)),
+    "bool_alpha": lambda lib: _ab(lib)[0].add(_ab(lib)[1], alpha=lib.tensor(True)),
+}
+
+
+@pytest.mark.parametrize("name", NUMBER_PARAMETERS)
+def test_number_parameter_takes_a_0dim_tensor(name):
+    same(NUMBER_PARAMETERS[name])

@@ -152,10 +152,10 @@ def generator_arg(value, op):
 
 def number(value, op, arg):
     """``value`` as a Python number, or torch's TypeError for a ``Scalar`` argument
-    (``addcmul(): argument 'value' must be Number, not str``); a one-element
-    tensor gives its value, as torch's parser takes it."""
+    (``addcmul(): argument 'value' must be Number, not str``); a 0-dim tensor that
+    does not require grad gives its value, as torch's parser takes it."""
     if isinstance(value, numbers.Number):
         return value
-    if hasattr(value, "item") and getattr(value, "numel", lambda: 0)() == 1:
+    if isinstance(value, _C.Tensor) and value.dim() == 0 and not value.requires_grad:
         return value.item()
-    raise TypeError(f"{op}(): argument '{arg}' must be Number, not {type(value).__name__}")
+    raise TypeError(f"{op}(): argument '{arg}' must be Number, not {type_name(value)}")

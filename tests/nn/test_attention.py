@@ -194,6 +194,10 @@ SDPA_ERRORS = [
     lambda lib, r: (r(2, 3, 4, 8), r(2, 3, 5, 8), r(2, 3, 5, 8), r(5, 2, 3, 4, 5)),
     lambda lib, r: (r(3, 4, 8), r(3, 5, 7), r(3, 5, 8)),
     lambda lib, r: (r(3, 4, 8), r(3, 5, 8), r(3, 4, 8)),
+    # a mask beside is_causal where torch's fused kernel does not run (another value
+    # head size, dropout): its math path refuses the pair
+    lambda lib, r: (r(1, 1, 3, 4), r(1, 1, 3, 4), r(1, 1, 3, 5), r(3, 3), 0.0, True),
+    lambda lib, r: (r(1, 1, 3, 4), r(1, 1, 3, 4), r(1, 1, 3, 4), r(3, 3), 0.5, True),
 ]
 
 
@@ -208,6 +212,29 @@ def test_sdpa_errors_word_for_word(torch, case):
             lambda: lib.nn.functional.scaled_dot_product_attention(*args[:3], **kwargs)))
     assert results[0] == results[1]
     assert results[0][0] == "RuntimeError"
+
+
+@pytest.mark.parametrize("mask_kind", ["float", "bool"])
+def test_sdpa_mask_and_is_causal_in_the_fused_kernel(torch, mask_kind):
+    """torch's fused CPU kernel (4-D, no dropout, one head size) takes a mask beside
+    is_causal=True and adds it to the causal one's: values and gradients equal."""
+    rng = np.random.default_rng(5)
+    arrays = [rng.standard_normal((2, 2, 3, 4)).astype(np.float32) for _ in range(3)]
+    mask = rng.standard_normal((3, 3)).astype(np.float32)
+    results = []
+    for lib in (gt, torch):
+        q, k, v = (lib.tensor(a, requires_grad=True) for a in arrays)
+        # (every row keeps its diagonal: no row is masked whole)
+        m = lib.tensor(mask) if mask_kind == "float" else lib.tensor((mask > -0.5) | np.eye(3,
+                                                                                      dtype=bool))
+        out = lib.nn.functional.scaled_dot_product_attention(q, k, v, attn_mask=m,
+                                                             is_causal=True)
+        (out * lib.arange(48.0).view(2, 2, 3, 4)).sum().backward()
+        results.append([out.detach().numpy(), q.grad.numpy(), k.grad.numpy(), v.grad.numpy(),
+                        out.grad_fn.name()])
+    assert results[0][4] == results[1][4]
+    for a, b in zip(results[0][:4], results[1][:4]):
+        np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)
 
 
 # ---- MultiheadAttention ----------------------------------------------------------------------

@@ -39,7 +39,8 @@ def _cpp_type(dtype):
 
 # ---- scaled_dot_product_attention ---------------------------------------------------------
 
-def _check_sdpa_inputs(query, key, value, attn_mask, dropout_p, is_causal, enable_gqa):
+def _check_sdpa_inputs(query, key, value, attn_mask, dropout_p, is_causal, enable_gqa,
+                       flash=False):
     if query.dtype != key.dtype or query.dtype != value.dtype:
         raise RuntimeError(
             "Expected query, key, and value to have the same dtype, but got query.dtype: "
@@ -57,7 +58,8 @@ def _check_sdpa_inputs(query, key, value, attn_mask, dropout_p, is_causal, enabl
             "instead.")
     if dropout_p > 1.0:
         raise RuntimeError(f"dropout probability has to be between 0 and 1, but got {dropout_p}")
-    if is_causal and attn_mask is not None:
+    # (torch's fused CPU kernel takes both, and adds the mask to the causal one's)
+    if is_causal and attn_mask is not None and not flash:
         raise RuntimeError("_scaled_dot_product_attention: Explicit attn_mask should not be set "
                            "when is_causal=True")
     if enable_gqa and query.dim() >= 3 and key.dim() >= 3 and value.dim() >= 3:
@@ -146,7 +148,7 @@ class _FlashAttentionForCpu(Function):
         key_x, value_x = _expand_heads(key, value, query)
         scores = query.matmul(key_x.transpose(-2, -1)) * scale
         if is_causal:
-            attn_mask = _causal_mask(query.shape[-2], key.shape[-2], query.dtype)
+            scores.add_(_causal_mask(query.shape[-2], key.shape[-2], query.dtype))
         if attn_mask is not None:
             scores.add_(_float_mask(attn_mask, query.dtype))  # in place: torch's shape error
         probs = _safe_softmax(scores)
@@ -231,14 +233,15 @@ def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor,
         lower = _C._autocast.lower
         query, key, value = lower(query), lower(key), lower(value)
         attn_mask = None if attn_mask is None else lower(attn_mask)
-    _check_sdpa_inputs(query, key, value, attn_mask, dropout_p, is_causal, enable_gqa)
+    flash = _flash_eligible(query, key, value, attn_mask, dropout_p) and (
+        enable_gqa or key.shape[-3] == query.shape[-3] == value.shape[-3])
+    _check_sdpa_inputs(query, key, value, attn_mask, dropout_p, is_causal, enable_gqa, flash)
     if scale is None:
         size = query.shape[-1]
         scale = 1.0 / math.sqrt(size) if size > 0 else math.inf
     scale = float(scale)
-    if _flash_eligible(query, key, value, attn_mask, dropout_p):
-        if enable_gqa or key.shape[-3] == query.shape[-3] == value.shape[-3]:
-            return _FlashAttentionForCpu.apply(query, key, value, attn_mask, is_causal, scale)
+    if flash:
+        return _FlashAttentionForCpu.apply(query, key, value, attn_mask, is_causal, scale)
     return _sdpa_math(query, key, value, _float_mask(attn_mask, query.dtype), dropout_p,
                       is_causal, scale, enable_gqa)
 

@@ -179,7 +179,10 @@ _FAST_PATH = type(_C._fast_path(abs, abs, ()))
 
 
 def _say_public_names(namespace, tensor_methods):
-    claimed = set()
+    """Names the Python functions of ``namespace`` and ``tensor_methods`` (replacing the
+    entries that had to be copied); returns the (copy, original) pairs, whose docstrings
+    are attached later, to the original."""
+    claimed, copies = set(), []
 
     def named(fn, name, qualname, top=True):
         if type(fn) is _FAST_PATH:  # both of its functions (_wrappers.fast_path)
@@ -196,7 +199,8 @@ def _say_public_names(namespace, tensor_methods):
             claimed.add(id(fn))
             return fn
         if id(fn) in claimed:
-            fn = _copy_function(fn)
+            original, fn = fn, _copy_function(fn)
+            copies.append((fn, original))
         fn.__name__, fn.__qualname__ = name, qualname
         if top:  # where pickle finds it
             fn.__module__ = "gradtrack"
@@ -211,6 +215,7 @@ def _say_public_names(namespace, tensor_methods):
     for name, value in tensor_methods.items():
         if not name.startswith("__"):
             tensor_methods[name] = named(value, name, f"Tensor.{name}")
+    return copies
 
 
 def _copy_function(fn):
@@ -242,11 +247,14 @@ def install(namespace):
         namespace[name] = namespace[other]
     # 3. the Tensor methods, and the names every Python function says
     tensor_methods = methods(modules)
-    _say_public_names(namespace, tensor_methods)
+    copies = _say_public_names(namespace, tensor_methods)
     for name, value in tensor_methods.items():
         setattr(_C.Tensor, name, value)
-    # 4. the docstrings
+    # 4. the docstrings; a copy made for a second name reads its original's
     _docs.attach()
+    for copy, original in copies:
+        if ">>>" not in (copy.__doc__ or ""):
+            copy.__doc__ = original.__doc__
     # 5. the number slots, after every assignment to Tensor's attributes
     _C._install_number_slots()
     INSTALLED.update(namespace)

@@ -17,6 +17,7 @@ in torch too); the hottest forwards skip it where the answer is known to be the
 dict's (NOTE [Reading parameters in forward], ``Linear.forward``).
 """
 
+import functools
 from collections import OrderedDict
 from collections.abc import Iterator
 from typing import Any, TypeVar
@@ -67,6 +68,20 @@ def _addindent(text, num_spaces):
 _M = TypeVar("_M", bound="Module")  # train() and eval() return self, typed as its class
 
 
+def _checks_device(init, index, positional):
+    """``init`` checking its ``device`` argument (NOTE [A layer's device= is checked]):
+    ``index`` is the parameter's place, ``self`` included; it may be passed by position
+    when ``index < positional``."""
+    @functools.wraps(init)
+    def checked(self, *args, **kwargs):
+        if "device" in kwargs:
+            _C._ops.check_device(kwargs["device"])
+        elif index < positional and len(args) >= index:
+            _C._ops.check_device(args[index - 1])
+        init(self, *args, **kwargs)
+    return checked
+
+
 class Module(_ModuleHooks, _ModuleState):
     """Base class for all neural network modules.
 
@@ -92,6 +107,22 @@ class Module(_ModuleHooks, _ModuleState):
 
     # Version of the state_dict layout, recorded in ``state_dict()._metadata``.
     _version = 1
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        # NOTE [A layer's device= is checked]
+        # torch's layers make their parameters on ``device=``, so ``nn.Linear(2, 3,
+        # device="cuda")`` raises on a CPU build, as the factories do. gradtrack's layers
+        # make theirs on the CPU and read no device: they took any, silently. Each of
+        # gradtrack's own layers whose __init__ has a ``device`` parameter now checks it
+        # first, as the factories check theirs. A program's own modules are left alone:
+        # their ``device`` means what they make it mean.
+        init = cls.__dict__.get("__init__")
+        if cls.__module__.startswith("gradtrack.") and init is not None:
+            code = init.__code__
+            names = code.co_varnames[:code.co_argcount + code.co_kwonlyargcount]
+            if "device" in names:
+                cls.__init__ = _checks_device(init, names.index("device"), code.co_argcount)
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         if kwargs:

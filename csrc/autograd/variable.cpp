@@ -23,22 +23,31 @@ void move_retain_grad(const Tensor& t, AutogradMeta& m, const std::shared_ptr<No
 
 }  // namespace
 
+namespace {
+
+// The view's node made again from its base's history as it is now (an
+// AsStridedBackward0 of the base's node), stamped with the current version.
+void regenerate_view_node(const Tensor& t, AutogradMeta& m) {
+  auto old_fn = m.grad_fn;
+  m.grad_fn = make_as_strided_node(t, m.view->base);
+  m.output_nr = 0;
+  m.saw_grad_fn = true;
+  m.view->attr_version = t->version();
+  move_retain_grad(t, m, old_fn);
+}
+
+}  // namespace
+
 const std::shared_ptr<Node>& grad_fn(const Tensor& t) {
   AutogradMeta* m = meta(t);
   if (!m) return kNoNode;
   if (m->view && m->view->differentiable) {
     ViewInfo& v = *m->view;
     if (!m->grad_fn && !requires_grad(v.base)) return m->grad_fn;
-    uint32_t current = t->version();
-    if (v.attr_version != current) {
+    if (v.attr_version != t->version()) {
       // The base or another view was written in place: regenerate lazily.
       check_view_rebase(t, /*indirect=*/true);
-      auto old_fn = m->grad_fn;
-      m->grad_fn = make_as_strided_node(t, v.base);
-      m->output_nr = 0;
-      m->saw_grad_fn = true;
-      v.attr_version = current;
-      move_retain_grad(t, *m, old_fn);
+      regenerate_view_node(t, *m);
     }
   }
   return m->grad_fn;
@@ -190,7 +199,11 @@ void rebase_history(const Tensor& self, std::shared_ptr<Node> fn) {
     fn->add_grad_meta(self);
     auto copy_slices = std::make_shared<CopySlices>(base, self, std::move(fn));
     set_history(base, copy_slices);
-    grad_fn(self);  // the version moved on: regenerates the view's node now
+    // Made again now, whatever its version stamp: a read of the view's node since
+    // the write (a custom Function's leaf check of a dirty view) stamped it with
+    // the new version while the base still had its old history, and it would
+    // have kept a node that skips this write's backward.
+    regenerate_view_node(self, m);
     return;
   }
   set_history(self, fn);

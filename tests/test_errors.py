@@ -272,8 +272,18 @@ DTYPES = [
          .backward()),
 ]
 
+# Tensor methods that take nothing: CPython's words for torch's METH_NOARGS methods.
+NO_ARGUMENTS = [
+    case("exp_positional", lambda lib: lib.ones(2).exp(2)),
+    case("neg_two_positional", lambda lib: lib.ones(2).neg(1, 2)),
+    case("sin_keyword", lambda lib: lib.ones(2).sin(foo=1)),
+    case("sigmoid_both", lambda lib: lib.ones(2).sigmoid(1, foo=2)),
+    case("t_positional", lambda lib: lib.ones(2, 2).t(0)),
+    case("numel_keyword", lambda lib: lib.ones(2).numel(foo=1)),
+]
+
 ALL_CASES = BROADCAST + MATMUL + INDEX_BOUNDS + INDEX_TYPES + VIEWS + FACTORIES + TYPES + \
-    SCALARS + DTYPES
+    SCALARS + DTYPES + NO_ARGUMENTS
 DIM_CASES = DIM_RANGE
 
 

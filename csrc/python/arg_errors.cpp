@@ -376,6 +376,19 @@ std::optional<Failure> describe(const std::string& fn, const std::vector<Signatu
   return Failure{PyExc_TypeError, invalid_combination(fn, sigs, c)};
 }
 
+// A Tensor method that takes nothing is a METH_NOARGS method in torch, refused by
+// CPython with its own words and the class torch binds it on (TensorBase).
+std::optional<Failure> no_arguments(const py::detail::function_record& rec,
+                                    const std::vector<Signature>& sigs, const Call& c) {
+  if (!rec.is_method || sigs.size() != 1 || !sigs[0].params.empty() || sigs[0].varargs)
+    return std::nullopt;
+  if (!rec.scope || std::string(py::str(rec.scope.attr("__name__"))) != "Tensor")
+    return std::nullopt;
+  const std::string fn = str_cat("TensorBase.", rec.name, "()");
+  if (!c.kw.empty()) return Failure{PyExc_TypeError, fn + " takes no keyword arguments"};
+  return Failure{PyExc_TypeError, str_cat(fn, " takes no arguments (", c.pos.size(), " given)")};
+}
+
 std::vector<Signature> torch_signatures(const InvalidArguments& e, bool function_form) {
   std::vector<Signature> sigs;
   for (const std::string& o : e.options) {
@@ -431,7 +444,8 @@ void rewrite(PyObject* self, PyObject* const* args, Py_ssize_t nargs, PyObject* 
       if (std::string(text).find("(): incompatible function arguments.") != std::string::npos) {
         std::vector<Signature> sigs;
         for (const auto* r = rec; r != nullptr; r = r->next) sigs.push_back(pybind_signature(*r));
-        f = describe(rec->name, sigs, c);
+        f = no_arguments(*rec, sigs, c);
+        if (!f) f = describe(rec->name, sigs, c);
       }
     }
   } catch (...) {

@@ -20,7 +20,9 @@ namespace gradtrack::python {
 /// read from pybind11's own record (names, defaults, and the C++ types: Tensor,
 /// int, float, bool, str, list of Tensors); arguments taken as `object` are
 /// checked by the binding itself, which throws InvalidArguments with
-/// PyTorch's signatures when they fit none of them.
+/// PyTorch's signatures when they fit none of them. A Tensor method that takes
+/// no arguments is a METH_NOARGS method in torch: CPython's words then, on
+/// torch's class ("TensorBase.exp() takes no arguments (1 given)").
 struct InvalidArguments {
   std::string fn;
   /// PyTorch's signatures in the method form, e.g. "Tensor min = None, Tensor max = None".

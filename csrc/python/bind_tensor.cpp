@@ -221,6 +221,11 @@ void bind_autograd_fields(Cls& cls) {
 // are not visited: something outside Python still needs those hooks.
 const std::shared_ptr<TensorImpl>* holder_of(PyObject* self) {
   auto* inst = reinterpret_cast<py::detail::instance*>(self);
+  // An instance of a Tensor subclass is GC-tracked (zeroed) before pybind11 lays
+  // out its value and holder, and the first instance of a subclass makes pybind11
+  // allocate (a weakref to the type) in between: a collection then traverses an
+  // instance with no layout, whose zeroed non-simple pointer must not be read.
+  if (!inst->simple_layout && inst->nonsimple.values_and_holders == nullptr) return nullptr;
   py::detail::value_and_holder vh = inst->get_value_and_holder(nullptr, false);
   if (!vh || !vh.holder_constructed()) return nullptr;
   return &vh.holder<std::shared_ptr<TensorImpl>>();

@@ -213,9 +213,13 @@ class _Timers:
 
     def region_timer(self, label, fn):
         """A timer that records a ``record_function``-style region named ``label(self)``."""
-        collector, allocated = self.collector, self.memory
+        collector, allocated, timers = self.collector, self.memory, self
 
         def timed(self, *args, **kwargs):
+            if timers.replaced is None:
+                # kept past its profile: an optimizer's step hooked while it was open
+                # (NOTE [Step hooks] in optim/optimizer.py) times nothing more
+                return fn(self, *args, **kwargs)
             memory = allocated()
             start = _now()
             try:
@@ -227,6 +231,8 @@ class _Timers:
         timed.__qualname__ = getattr(fn, "__qualname__", fn.__name__)
         timed.__doc__ = fn.__doc__
         timed.__wrapped__ = fn
+        if getattr(fn, "hooked", False):  # an optimizer's step that runs its hooks
+            timed.hooked = True
         return timed
 
     def install_regions(self):
@@ -300,9 +306,15 @@ class _Timers:
                     self.replace(module, name, found[1])
 
     def uninstall(self):
-        for owner, name, original in reversed(self.replaced):
+        for owner, name, original in reversed(self.replaced or ()):
+            current = vars(owner).get(name)
+            if getattr(current, "hooked", False) and not getattr(original, "hooked", False):
+                # the class's first optimizer was made in the profile: its step hooks stay
+                # (NOTE [Step hooks] in optim/optimizer.py)
+                original = owner.profile_hook_step(original)
+                original.hooked = True
             setattr(owner, name, original)
-        self.replaced = []
+        self.replaced = None
         _C._install_number_slots()
 
 

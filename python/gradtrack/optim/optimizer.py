@@ -1,19 +1,37 @@
-"""``optim.Optimizer``: parameter groups, per-parameter state, state_dict.
+"""``optim.Optimizer``: parameter groups, per-parameter state, state_dict, and the
+hooks around ``step``, ``state_dict`` and ``load_state_dict``.
 
 The format and the error messages are PyTorch's: ``state_dict()`` replaces
 each parameter by an integer id (its position across all groups), and
 ``load_state_dict`` maps the ids back onto this optimizer's parameters in
 order.
+
+NOTE [Step hooks]
+As in torch, the first optimizer made of a class replaces the class's ``step`` with a
+wrapper (marked ``hooked``) that runs the step hooks: the global pre-hooks
+(:func:`register_optimizer_step_pre_hook`), then the optimizer's own; then ``step``
+itself; then the optimizer's post-hooks, then the global ones. Each hook gets
+``(optimizer, args, kwargs)``, ``args`` holding the optimizer first, as ``step`` was
+called; a pre-hook may return ``(new_args, new_kwargs)`` for the hooks after it and for
+``step``. A subclass's ``step`` is wrapped when the first optimizer of that subclass is
+made, so a subclass whose ``step`` calls ``super().step()`` runs the hooks twice once
+the parent class has been wrapped too, as torch's does.
 """
 
+import functools
+import itertools
 import warnings
-from collections import defaultdict
+import weakref
+from collections import OrderedDict, defaultdict
 from copy import deepcopy
 from itertools import chain
 from typing import Any
 
 from .. import _C
 from ..nn.modules.module import _zero_grad_in_place, typename
+from ..utils.hooks import RemovableHandle
+
+__all__ = ["Optimizer", "register_optimizer_step_pre_hook", "register_optimizer_step_post_hook"]
 
 _Tensor = _C.Tensor
 _grad_get = _Tensor._grad.fget
@@ -28,6 +46,108 @@ class _RequiredParameter:
 
 
 required = _RequiredParameter()
+
+# The hooks of every optimizer's step (NOTE [Step hooks]), by handle id.
+_global_optimizer_pre_hooks = OrderedDict()
+_global_optimizer_post_hooks = OrderedDict()
+# The handle ids, shared by all the optimizer hooks' handles.
+_hook_ids = itertools.count()
+
+# The optimizer's own hook tables, empty until a hook is registered.
+_HOOK_TABLES = ("_optimizer_step_pre_hooks", "_optimizer_step_post_hooks",
+                "_optimizer_state_dict_pre_hooks", "_optimizer_state_dict_post_hooks",
+                "_optimizer_load_state_dict_pre_hooks", "_optimizer_load_state_dict_post_hooks")
+
+
+class _DictEntry:
+    """What a :class:`RemovableHandle` removes: one key of a hook table (held weakly,
+    as torch's handles hold theirs)."""
+
+    def __init__(self, hooks):
+        self.hooks_ref = weakref.ref(hooks)
+        self.id = next(_hook_ids)
+
+    def remove(self):
+        hooks = self.hooks_ref()
+        if hooks is not None:
+            hooks.pop(self.id, None)
+
+
+def _add_hook(hooks, hook, prepend=False):
+    """Puts ``hook`` in the table ``hooks`` (first with ``prepend``); returns its handle."""
+    entry = _DictEntry(hooks)
+    hooks[entry.id] = hook
+    if prepend:
+        hooks.move_to_end(entry.id, last=False)
+    return RemovableHandle(entry)
+
+
+def register_optimizer_step_pre_hook(hook: Any) -> RemovableHandle:
+    """Calls ``hook(optimizer, args, kwargs)`` before every optimizer's ``step``, before
+    the optimizer's own pre-hooks; it may return ``(new_args, new_kwargs)``.
+
+    >>> import gradtrack
+    >>> from gradtrack import optim
+    >>> from gradtrack.optim.optimizer import register_optimizer_step_pre_hook
+    >>> opt = optim.SGD([gradtrack.ones(1, requires_grad=True)], lr=0.1)
+    >>> with register_optimizer_step_pre_hook(lambda o, args, kwargs: print(type(o).__name__)):
+    ...     opt.step()
+    SGD
+    """
+    return _add_hook(_global_optimizer_pre_hooks, hook)
+
+
+def register_optimizer_step_post_hook(hook: Any) -> RemovableHandle:
+    """Calls ``hook(optimizer, args, kwargs)`` after every optimizer's ``step``, after
+    the optimizer's own post-hooks.
+
+    >>> import gradtrack
+    >>> from gradtrack import optim
+    >>> from gradtrack.optim.optimizer import register_optimizer_step_post_hook
+    >>> opt = optim.SGD([gradtrack.ones(1, requires_grad=True)], lr=0.1)
+    >>> with register_optimizer_step_post_hook(lambda o, args, kwargs: print(len(args))):
+    ...     opt.step()
+    1
+    """
+    return _add_hook(_global_optimizer_post_hooks, hook)
+
+
+def _before_step(step, opt, args, kwargs):
+    """The call's ``(args, kwargs)`` once the global pre-hooks, then ``opt``'s, have run;
+    a hook that returns a pair swaps them in for the hooks after it and for ``step``."""
+    # live views, not copies: a hook that registers another mid-run raises, as in torch
+    every = chain(_global_optimizer_pre_hooks.values(), opt._optimizer_step_pre_hooks.values())
+    for hook in every:
+        swapped = hook(opt, args, kwargs)
+        if swapped is None:
+            continue
+        if not isinstance(swapped, tuple) or len(swapped) != 2:
+            raise RuntimeError(f"{step} must return None or a tuple of (new_args, new_kwargs), "
+                               f"but got {swapped}.")
+        args, kwargs = swapped
+    return args, kwargs
+
+
+def _after_step(opt, args, kwargs):
+    """Runs ``opt``'s post-hooks, then the global ones (the pre-hooks' order reversed)."""
+    for hook in chain(opt._optimizer_step_post_hooks.values(),
+                      _global_optimizer_post_hooks.values()):
+        hook(opt, args, kwargs)
+
+
+def _notify(hooks, opt):
+    for hook in hooks.values():
+        hook(opt)
+
+
+def _handed_along(hooks, opt, state_dict):
+    """``state_dict`` after each hook in ``hooks`` saw it; a dict a hook returns is what
+    the next hook (and the caller) gets."""
+    for hook in hooks.values():
+        replacement = hook(opt, state_dict)
+        if replacement is not None:
+            state_dict = replacement
+    return state_dict
 
 
 class Optimizer:
@@ -49,6 +169,9 @@ class Optimizer:
 
     def __init__(self, params: Any, defaults: dict[str, Any]) -> None:
         self.defaults = defaults
+        for table in _HOOK_TABLES:
+            setattr(self, table, OrderedDict())
+        self._patch_step_function()  # (before the check below, as torch: a refused call hooks too)
         if isinstance(params, _Tensor):
             raise TypeError("params argument given to the optimizer should be an iterable of "
                             "Tensors or dicts, but got " + typename(params))
@@ -68,6 +191,10 @@ class Optimizer:
 
     def __setstate__(self, state):
         self.__dict__.update(state)
+        for table in _HOOK_TABLES:  # hooks are not pickled: a copy starts without them
+            if table not in self.__dict__:
+                setattr(self, table, OrderedDict())
+        self._patch_step_function()
         self.defaults.setdefault("differentiable", False)
 
     def __repr__(self):
@@ -144,6 +271,125 @@ class Optimizer:
         """Performs one optimization step; subclasses implement it."""
         raise NotImplementedError
 
+    # ---- hooks (NOTE [Step hooks]) ------------------------------------------------------------
+
+    def _optimizer_step_code(self) -> None:
+        """Runs after every ``step`` (torch's profiler entry point); does nothing."""
+
+    @staticmethod
+    def profile_hook_step(func: Any) -> Any:
+        """``func`` (a class's ``step``) running the step hooks around it (NOTE [Step
+        hooks]).
+
+        >>> import gradtrack
+        >>> from gradtrack import optim
+        >>> opt = optim.SGD([gradtrack.ones(1, requires_grad=True)], lr=0.1)
+        >>> type(opt).step.hooked, type(opt).step.__name__
+        (True, 'step')
+        """
+
+        @functools.wraps(func)
+        def step_with_hooks(*args, **kwargs):
+            opt, *_unused = args  # step's own self, as the hooks see it
+            args, kwargs = _before_step(func, opt, args, kwargs)
+            returned = func(*args, **kwargs)
+            opt._optimizer_step_code()
+            _after_step(opt, args, kwargs)
+            return returned
+
+        return step_with_hooks
+
+    def _patch_step_function(self) -> None:
+        owner = type(self)
+        if getattr(owner.step, "hooked", None):
+            return  # wrapped already (maybe inherited from a wrapped parent)
+        wrapped = self.profile_hook_step(owner.step)
+        wrapped.hooked = True
+        owner.step = wrapped
+
+    def register_step_pre_hook(self, hook: Any) -> RemovableHandle:
+        """Calls ``hook(optimizer, args, kwargs)`` before each ``step``; a returned
+        ``(new_args, new_kwargs)`` replaces what ``step`` is called with.
+
+        >>> import gradtrack
+        >>> from gradtrack import optim
+        >>> opt = optim.SGD([gradtrack.ones(1, requires_grad=True)], lr=0.1)
+        >>> handle = opt.register_step_pre_hook(lambda o, a, k: (a, {"closure": lambda: 3.0}))
+        >>> opt.step()
+        3.0
+        >>> handle.remove()
+        """
+        return _add_hook(self._optimizer_step_pre_hooks, hook)
+
+    def register_step_post_hook(self, hook: Any) -> RemovableHandle:
+        """Calls ``hook(optimizer, args, kwargs)`` after each ``step``.
+
+        >>> import gradtrack
+        >>> from gradtrack import optim
+        >>> opt = optim.SGD([gradtrack.ones(1, requires_grad=True)], lr=0.1)
+        >>> _ = opt.register_step_post_hook(lambda o, args, kwargs: print(kwargs))
+        >>> opt.step(closure=None)
+        {'closure': None}
+        """
+        return _add_hook(self._optimizer_step_post_hooks, hook)
+
+    def register_state_dict_pre_hook(self, hook: Any, prepend: bool = False) -> RemovableHandle:
+        """Calls ``hook(optimizer)`` at the start of ``state_dict()`` (before the hooks
+        registered earlier with ``prepend=True``).
+
+        >>> import gradtrack
+        >>> from gradtrack import optim
+        >>> opt = optim.SGD([gradtrack.ones(1, requires_grad=True)], lr=0.1)
+        >>> _ = opt.register_state_dict_pre_hook(lambda o: print("saving"))
+        >>> _ = opt.state_dict()
+        saving
+        """
+        return _add_hook(self._optimizer_state_dict_pre_hooks, hook, prepend)
+
+    def register_state_dict_post_hook(self, hook: Any, prepend: bool = False) -> RemovableHandle:
+        """Calls ``hook(optimizer, state_dict)`` at the end of ``state_dict()``; a dict it
+        returns replaces the state dict.
+
+        >>> import gradtrack
+        >>> from gradtrack import optim
+        >>> opt = optim.SGD([gradtrack.ones(1, requires_grad=True)], lr=0.1)
+        >>> _ = opt.register_state_dict_post_hook(lambda o, sd: {**sd, "note": 1})
+        >>> opt.state_dict()["note"]
+        1
+        """
+        return _add_hook(self._optimizer_state_dict_post_hooks, hook, prepend)
+
+    def register_load_state_dict_pre_hook(self, hook: Any,
+                                          prepend: bool = False) -> RemovableHandle:
+        """Calls ``hook(optimizer, state_dict)`` at the start of ``load_state_dict``, with
+        a shallow copy of the dict given; a dict it returns is loaded instead.
+
+        >>> import gradtrack
+        >>> from gradtrack import optim
+        >>> opt = optim.SGD([gradtrack.ones(1, requires_grad=True)], lr=0.1)
+        >>> saved = opt.state_dict()
+        >>> def halve(o, sd):
+        ...     sd["param_groups"] = [dict(g, lr=g["lr"] / 2) for g in sd["param_groups"]]
+        >>> _ = opt.register_load_state_dict_pre_hook(halve)
+        >>> opt.load_state_dict(saved)
+        >>> opt.param_groups[0]["lr"]
+        0.05
+        """
+        return _add_hook(self._optimizer_load_state_dict_pre_hooks, hook, prepend)
+
+    def register_load_state_dict_post_hook(self, hook: Any,
+                                           prepend: bool = False) -> RemovableHandle:
+        """Calls ``hook(optimizer)`` at the end of ``load_state_dict``.
+
+        >>> import gradtrack
+        >>> from gradtrack import optim
+        >>> opt = optim.SGD([gradtrack.ones(1, requires_grad=True)], lr=0.1)
+        >>> _ = opt.register_load_state_dict_post_hook(lambda o: print("loaded"))
+        >>> opt.load_state_dict(opt.state_dict())
+        loaded
+        """
+        return _add_hook(self._optimizer_load_state_dict_post_hooks, hook, prepend)
+
     def state_dict(self) -> dict[str, Any]:
         """``{'state': {id: {...}}, 'param_groups': [{..., 'params': [ids]}]}``.
 
@@ -158,6 +404,7 @@ class Optimizer:
         >>> opt.state_dict()["state"]
         {0: {'momentum_buffer': tensor([ 2., -4.])}}
         """
+        _notify(self._optimizer_state_dict_pre_hooks, self)
         mapping = {}
         start = 0
 
@@ -173,14 +420,17 @@ class Optimizer:
         param_groups = [pack_group(g) for g in self.param_groups]
         packed_state = {(mapping[id(k)] if isinstance(k, _Tensor) else k): v
                         for k, v in self.state.items()}
-        return {"state": packed_state, "param_groups": param_groups}
+        return _handed_along(self._optimizer_state_dict_post_hooks, self,
+                             {"state": packed_state, "param_groups": param_groups})
 
     def load_state_dict(self, state_dict: dict[str, Any]) -> None:
         """Loads a ``state_dict()`` (of an optimizer over same-shaped groups).
 
         Tensors in the per-parameter state are cast to their parameter's dtype.
         """
-        state_dict = state_dict.copy()
+        # the hooks get a shallow copy, so one that edits it leaves the caller's dict alone
+        state_dict = _handed_along(self._optimizer_load_state_dict_pre_hooks, self,
+                                   state_dict.copy())
         groups = self.param_groups
         saved_groups = deepcopy(state_dict["param_groups"])
         if len(groups) != len(saved_groups):
@@ -202,6 +452,7 @@ class Optimizer:
             if "param_names" in group and "param_names" not in new_group:
                 new_group["param_names"] = group["param_names"]
         self.__setstate__({"state": state, "param_groups": saved_groups})
+        _notify(self._optimizer_load_state_dict_post_hooks, self)
 
 
 def _extract_params(param_group):

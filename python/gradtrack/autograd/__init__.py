@@ -112,12 +112,18 @@ def grad(outputs: "_C.Tensor | Sequence[_C.Tensor]", inputs: "_C.Tensor | Sequen
          materialize_grads: bool = False) -> "tuple[_C.Tensor, ...]":
     """Returns the gradients of ``outputs`` w.r.t. ``inputs`` without touching ``.grad``.
 
+    With ``is_grads_batched=True`` the first dim of each grad_output is a batch: one
+    gradient per row, stacked (NOTE [Batched gradients]).
+
     >>> import gradtrack
     >>> x = gradtrack.tensor([1.0, 2.0], requires_grad=True)
     >>> gradtrack.autograd.grad((x ** 3).sum(), x)
     (tensor([ 3., 12.]),)
     >>> x.grad is None
     True
+    >>> gradtrack.autograd.grad(x ** 3, x, gradtrack.eye(2), is_grads_batched=True)
+    (tensor([[ 3.,  0.],
+            [ 0., 12.]]),)
     """
     outputs = _as_list(outputs)
     single = isinstance(inputs, _Tensor)
@@ -136,8 +142,96 @@ def grad(outputs: "_C.Tensor | Sequence[_C.Tensor]", inputs: "_C.Tensor | Sequen
         raise RuntimeError("`inputs` argument to `grad()` cannot be empty.")
     if create_graph:
         _refuse_forward_over_reverse(outputs + inputs)
+    if is_grads_batched:
+        return _grad_batched(outputs, grads, inputs, retain_graph, create_graph,
+                             bool(allow_unused), bool(materialize_grads))
     return _C._run_grad(outputs, grads, inputs, retain_graph, create_graph, bool(allow_unused),
                         bool(materialize_grads))
+
+
+# NOTE [Batched gradients]
+# grad(is_grads_batched=True) reads the first dim of each grad_output as a batch and
+# returns, per input, the vector-Jacobian product of each row stacked along a new first
+# dim. torch maps one backward over the batch (vmap); here the backward runs once per
+# row, the graph kept until the last one, so values, shapes, errors and the None of an
+# unused input are torch's. What differs: hooks run once per row, and with
+# create_graph the result's node is the stack's (torch's is the last op of the batched
+# backward). The checks are torch's and in its order: each grad_output's row against its
+# output (a None one is ones for a scalar output, as without a batch), then those of the
+# map over the batch (a None or 0-dim grad_output cannot be mapped; every batch the same
+# size).
+_VMAP = "vmap(vjp, in_dims=0, ...)(<inputs>): "
+
+
+def _position(tensors, tensor):
+    """Where torch's message finds ``tensor``: ``list.index``, which compares the
+    tensors before it with ``==`` (so a tensor of another shape before it can raise)."""
+    return list(tensors).index(tensor)
+
+
+def _batched_grad_output(outputs, grads, out, grad):
+    """One grad_output as the batch uses it (a None for an output without grad gives
+    None), else the error torch raises for it."""
+    if grad is None:
+        if not out.requires_grad:
+            return None
+        # one implicit gradient for every row, as grad() makes for a scalar output
+        if out.numel() != 1:
+            raise RuntimeError("grad can be implicitly created only for scalar outputs")
+        if not out.is_floating_point():
+            raise RuntimeError("grad can be implicitly created only for real scalar "
+                               f"outputs but got {out.dtype}")
+        return _C._like("ones", out, None, False, None)
+    if not isinstance(grad, _Tensor):
+        raise TypeError("gradients can be either Tensors or None, but got "
+                        f"{type(grad).__name__}")
+    first = grad[0]
+    if first.shape == out.shape:
+        return grad
+    # torch reports the first row's trailing dims (shape[1:]) as the grad_output's shape
+    raise RuntimeError(
+        "If `is_grads_batched=True`, we interpret the first dimension of each "
+        "grad_output as the batch dimension. The sizes of the remaining dimensions "
+        "are expected to match the shape of corresponding output, but a mismatch was "
+        f"detected: grad_output[{_position(grads, grad)}] has a shape of "
+        f"{first.shape[1:]} and output[{_position(outputs, out)}] has a shape of "
+        f"{out.shape}. If you only want some tensors in `grad_output` to be "
+        "considered batched, consider using vmap.")
+
+
+def _batched_grad_outputs(outputs, grads):
+    """(the grad_outputs, the batch size), after every per-output check, then vmap's."""
+    made = [_batched_grad_output(outputs, grads, out, grad) for out, grad in zip(outputs, grads)]
+    for grad in made:
+        if grad is None:
+            raise ValueError(f"{_VMAP}Got in_dim=0 for an input but the input is of type "
+                             f"{type(grad)}. We cannot vmap over non-Tensor arguments, please "
+                             "use None as the respective in_dim")
+        if grad.dim() == 0:
+            raise ValueError(f"{_VMAP}Got in_dim=0 for some input, but that input is a Tensor of "
+                             "dimensionality 0 so expected in_dim to satisfy 0 <= in_dim < 0.")
+    sizes = [len(grad) for grad in made]
+    if len(set(sizes)) > 1:
+        raise ValueError("vmap: Expected all tensors to have the same size in the mapped "
+                         f"dimension, got sizes {sizes} for the mapped dimension")
+    return made, sizes[0]
+
+
+def _grad_batched(outputs, grads, inputs, retain_graph, create_graph, allow_unused,
+                  materialize_grads):
+    """``grad`` with ``is_grads_batched=True`` (NOTE [Batched gradients])."""
+    grads, batch = _batched_grad_outputs(outputs, grads)
+    rows = []
+    for b in range(batch):
+        keep = retain_graph if b == batch - 1 else True
+        rows.append(_C._run_grad(outputs, [g[b] for g in grads], inputs, keep, create_graph,
+                                 allow_unused, False))
+    result = tuple(None if found[0] is None else _C.stack(list(found)) for found in zip(*rows))
+    if materialize_grads:
+        # torch fills an unused input's gradient without the batch dim
+        result = tuple(_C._like("zeros", t, None, create_graph, None) if r is None else r
+                       for r, t in zip(result, inputs))
+    return result
 
 
 def variable(*args: _Any, **kwargs: _Any) -> _Any:

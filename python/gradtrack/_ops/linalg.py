@@ -16,6 +16,7 @@ tensor(3.)
 
 import builtins
 import math
+import operator
 import string
 import warnings
 
@@ -223,18 +224,179 @@ def _contract(a, sa, b, sb, keep, order=None):
     return r.reshape(tuple(size[c] for c in batch + left + right)), "".join(batch + left + right)
 
 
+_SUBSCRIPTS = string.ascii_uppercase + string.ascii_lowercase  # a sublist's 0..51
+
+
+def _subscript(n):
+    """One sublist item as equation text: 0-25 are A-Z, 26-51 a-z, ``Ellipsis`` is
+    ``...``."""
+    if n is Ellipsis:
+        return "..."
+    # n >= 0 first: a non-number fails with the message of that comparison
+    if not (n >= 0 and n < len(_SUBSCRIPTS)):
+        raise ValueError("einsum(): subscript in subscript list is not within the valid "
+                         "range [0, 52)")
+    return _SUBSCRIPTS[operator.index(n)]
+
+
+def _from_sublists(args):
+    """``(op1, sublist1, op2, sublist2, ..., [output sublist])`` as (equation, operands):
+    an odd count of arguments ends with the output's sublist."""
+    paired = len(args) - len(args) % 2
+    text = ",".join("".join(map(_subscript, sub)) for sub in args[1:paired:2])
+    if paired != len(args):
+        text += "->" + "".join(map(_subscript, args[-1]))
+    return text, args[0:paired:2]
+
+
+def _einsum_arguments(args):
+    """(equation, operands) of either form: ``(equation, *operands)`` (the operands
+    may come as one list) or the sublist form (:func:`_from_sublists`)."""
+    if len(args) < 2:
+        raise ValueError("einsum(): must specify the equation string and at least one operand, "
+                         "or at least one operand and its subscripts list")
+    if isinstance(args[0], _C.Tensor):
+        equation, operands = _from_sublists(args)
+    else:
+        equation, *operands = args
+        if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
+            # the older call, all operands in one list: read it as if spread out
+            return _einsum_arguments((equation, *operands[0]))
+    if not isinstance(equation, str):
+        raise TypeError("einsum(): argument 'equation' (position 1) must be str, not "
+                        f"{type(equation).__name__}")
+    for i, x in enumerate(operands):
+        if not isinstance(x, _C.Tensor):
+            raise TypeError(f"expected Tensor as element {i} in argument 1, but got "
+                            f"{type(x).__name__}")
+    return equation, tuple(operands)
+
+
+def _einsum_terms(lhs, count):
+    """Each operand's subscripts (``...`` one item), read as torch reads them."""
+    terms, i = [[]], 0
+    while i < len(lhs):
+        c = lhs[i]
+        if c == ".":
+            if "..." in terms[-1]:
+                raise RuntimeError(f"einsum(): found '.' for operand {len(terms) - 1} for which "
+                                   "an ellipsis was already found")
+            if lhs[i:i + 3] != "...":
+                raise RuntimeError(f"einsum(): found '.' for operand {len(terms) - 1} that is not "
+                                   "part of any ellipsis")
+            terms[-1].append("...")
+            i += 3
+            continue
+        if c == ",":
+            if len(terms) == count:
+                raise RuntimeError("einsum(): fewer operands were provided than specified in the "
+                                   "equation")
+            terms.append([])
+        elif c in string.ascii_letters:
+            terms[-1].append(c)
+        elif c != " ":
+            raise RuntimeError(f"einsum(): invalid subscript given at index {i} in the equation "
+                               "string, subscripts must be in [a-zA-Z]")
+        i += 1
+    if len(terms) < count:
+        raise RuntimeError("einsum(): more operands were provided than specified in the equation")
+    return terms
+
+
+def _einsum_check_output(rhs, at, terms):
+    given, out, i = {c for t in terms for c in t}, [], 0
+    while i < len(rhs):
+        c = rhs[i]
+        if c == ".":
+            if "..." in out:
+                raise RuntimeError("einsum(): found '.' for output but an ellipsis (...) was "
+                                   "already found")
+            if rhs[i:i + 3] != "...":
+                raise RuntimeError("einsum(): found '.' for output that is not part of any "
+                                   "ellipsis (...)")
+            out.append("...")
+            i += 3
+            continue
+        if c != " ":
+            if c not in string.ascii_letters:
+                raise RuntimeError(f"einsum(): invalid subscript given at index {at + i} in the "
+                                   "equation string, subscripts must be in [a-zA-Z]")
+            if c not in given:
+                raise RuntimeError(f"einsum(): output subscript {c} does not appear in the "
+                                   "equation for any input operand")
+            if c in out:
+                raise RuntimeError(f"einsum(): output subscript {c} appears more than once in "
+                                   "the output")
+            out.append(c)
+        i += 1
+
+
+def _einsum_check_sizes(terms, operands):
+    """Repeated subscripts of one operand agree; a subscript, and each dim under ``...``
+    (right-aligned across operands), broadcasts across operands."""
+    covered = [x.dim() - len(t) + 1 if "..." in t else 0 for t, x in zip(terms, operands)]
+    ell = [1] * builtins.max(covered, default=0)
+    sizes = {}
+    for k, (t, x) in enumerate(zip(terms, operands)):
+        shape, d, own = tuple(x.shape), 0, {}
+        for c in t:
+            if c == "...":
+                for j, s in enumerate(shape[d:d + covered[k]]):
+                    slot = len(ell) - covered[k] + j
+                    if s != 1 and ell[slot] not in (1, s):
+                        raise RuntimeError(
+                            f"einsum(): dimension {d + j} covered by ellipsis in operand {k}has size "
+                            f"{s} which does not broadcast with previously seen ellipsis with "
+                            f"size {ell[slot]} for the respective dimension")
+                    ell[slot] = s if s != 1 else ell[slot]
+                d += covered[k]
+                continue
+            s, d = shape[d], d + 1
+            if c in own:
+                if s != own[c]:
+                    raise RuntimeError(f"einsum(): subscript {c} is repeated for operand {k} but "
+                                       f"the sizes don't match, {s} != {own[c]}")
+                continue
+            own[c] = s
+            if s != 1 and sizes.get(c, 1) not in (1, s):
+                raise RuntimeError(f"einsum(): subscript {c} has size {s} for operand {k} which "
+                                   f"does not broadcast with previously seen size {sizes[c]}")
+            sizes[c] = s if s != 1 else sizes.get(c, 1)
+
+
+def _einsum_check(equation, operands):
+    """torch's checks of an equation against its operands, in torch's order and words."""
+    lhs, arrow, rhs = equation.partition("->")
+    terms = _einsum_terms(lhs, len(operands))
+    for k, (t, x) in enumerate(zip(terms, operands)):
+        n = len(t) - ("..." in t)
+        if "..." in t and n > x.dim():
+            raise RuntimeError(f"einsum(): the number of subscripts in the equation ({n}) is more "
+                               f"than the number of dimensions ({x.dim()}) for operand {k}")
+        if "..." not in t and n != x.dim():
+            raise RuntimeError(f"einsum(): the number of subscripts in the equation ({n}) does not "
+                               f"match the number of dimensions ({x.dim()}) for operand {k} and "
+                               "no ellipsis was given")
+    if arrow:
+        _einsum_check_output(rhs, len(lhs) + 2, terms)
+    _einsum_check_sizes(terms, operands)
+
+
 def einsum(*args):
     """Einstein summation: ``einsum('ij,jk->ik', a, b)``, ``...`` standing
     for broadcast dims (``einsum('...ij,...jk', a, b)``), computed with
-    permute, reshape, sum and bmm.
+    permute, reshape, sum and bmm. The sublist form gives each operand's
+    subscripts as a list of ints in [0, 52) (``Ellipsis`` for ``...``), an
+    optional output list last: ``einsum(a, [0, 1], b, [1, 2], [0, 2])``.
 
     >>> import gradtrack
     >>> gradtrack.einsum('ij->j', gradtrack.ones(2, 3))
     tensor([2., 2., 2.])
+    >>> gradtrack.einsum(gradtrack.ones(2, 3), [0, 1], gradtrack.ones(3), [1], [0])
+    tensor([3., 3.])
     """
-    equation, operands = args[0], args[1:]
-    if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
-        operands = tuple(operands[0])
+    equation, operands = _einsum_arguments(args)
+    _einsum_check(equation, operands)
     raw = equation.replace(" ", "").partition("->")[0].split(",")
     terms, out = _einsum_parse(equation, operands)
     xs = []

@@ -24,6 +24,7 @@ from . import _C
 from ._dtype_names import SCALAR_NAME, dtype_key
 from ._ops import number
 from ._ops.round_decimals import round_in_place
+from ._ops import scatter_with_reduce
 
 LEAF_ERROR = "a leaf Variable that requires grad is being used in an in-place operation."
 VIEW_OF_LEAF_ERROR = ("a view of a leaf Variable that requires grad is being used in an "
@@ -492,10 +493,13 @@ def scatter_add_(self, dim, index, src):
 
 def scatter_(self, dim, index, src=None, *, value=None, reduce=None):
     """Writes ``src`` (a tensor, or a number ``value``) into ``self`` at ``index`` along
-    ``dim``; returns ``self``."""
-    if reduce is not None:
-        raise NotImplementedError("gradtrack: scatter_ with reduce= is not implemented")
+    ``dim``, or with ``reduce`` (``"add"``/``"multiply"``) combines it with what is there
+    (NOTE [scatter with reduce]); returns ``self``."""
     v = value if src is None else src
+    if reduce is not None:
+        scatter_with_reduce.check_arguments(dim, index, src, value, reduce)
+        check(self, v)
+        return scatter_with_reduce.scatter_in_place(self, dim, index, src, value, reduce)
     check(self, v)
     return _C._inplace.scatter_(self, dim, index, v)
 

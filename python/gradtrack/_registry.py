@@ -110,6 +110,7 @@ REPLACES_CXX = {
     "is_contiguous": "takes torch's memory_format= (_memory_format.py)",
     "clone": "takes torch's memory_format= (_memory_format.py)",
     "round": "takes torch's decimals= (_ops/round_decimals.py)",
+    "scatter": "takes torch's reduce= (_ops/scatter_with_reduce.py)",
 }
 
 

@@ -1,7 +1,8 @@
 """Selecting elements by index or by value: ``nonzero``/``argwhere`` (the C++ op
 ``_C._ops.nonzero`` finds the rows), ``take_along_dim`` (a ``gather`` underneath, as
 torch's) and ``Tensor.where``. ``gather``, ``scatter``, ``index_select``,
-``masked_fill``, ``masked_select`` and ``where`` are bound in C++ as they are.
+``masked_fill``, ``masked_select`` and ``where`` are bound in C++ as they are;
+``gradtrack.scatter`` given ``reduce=`` runs ``scatter_with_reduce.scatter``.
 
 >>> import gradtrack
 >>> gradtrack.nonzero(gradtrack.tensor([[0, 3], [5, 0]]))
@@ -15,11 +16,12 @@ from .. import _C
 from .._dtype_names import SCALAR_NAME, dtype_key
 from ..autograd.function import Function
 from ..autograd._named_nodes import ZeroGradient, _has_tangent, named_node
+from .._wrappers import fast_path
 from . import methods, number, wrap_dim
+from . import scatter_with_reduce
 from .views import broadcast_shapes
 
-BOUND = ("gather", "scatter", "scatter_add", "index_select", "masked_fill", "masked_select",
-         "where")
+BOUND = ("gather", "scatter_add", "index_select", "masked_fill", "masked_select", "where")
 
 
 def nonzero(input, *, as_tuple=False):  # noqa: A002 - torch's argument name
@@ -337,10 +339,27 @@ def unravel_index(indices, shape):
     return tuple(coords.remainder(_C.tensor(list(shape), dtype=_C.int64)).unbind(-1))
 
 
+# A call without reduce= runs the C++ scatter with no Python frame, the method's too.
+_TENSOR_SCATTER = _C.Tensor.scatter  # the C++ method (the registry replaces it)
+
+
+def _scatter_method(self, dim, index, src=None, *, value=None, reduce=None):
+    """``self`` with ``src`` (or ``value``) written at ``index`` along ``dim``, a copy;
+    with ``reduce`` (``"add"`` or ``"multiply"``) combined with what is there.
+
+    >>> import gradtrack
+    >>> gradtrack.ones(3).scatter(0, gradtrack.tensor([0, 2, 0]), 2.0, reduce="add")
+    tensor([5., 1., 3.])
+    """
+    return scatter_with_reduce.scatter(self, dim, index, src, value=value, reduce=reduce)
+
+
+NAMES = {"scatter": fast_path(_C.scatter, scatter_with_reduce.scatter, ("reduce",))}
 FUNCTIONS = (nonzero, argwhere, take_along_dim, index_add, index_copy, index_fill, index_put,
              fill, take, put, masked_scatter, select_scatter, slice_scatter, diagonal_scatter, scatter_reduce,
              index_reduce, unravel_index)
 METHODS = {**methods(nonzero, argwhere, take_along_dim, index_add, index_copy, index_fill, take,
                      put, masked_scatter, select_scatter, slice_scatter, diagonal_scatter,
                      scatter_reduce, index_reduce),
-           "where": _where_method, "index_put": _index_put_method}
+           "where": _where_method, "index_put": _index_put_method,
+           "scatter": fast_path(_TENSOR_SCATTER, _scatter_method, ("reduce",), "Tensor")}

@@ -339,8 +339,13 @@ def _node_class(cls, Node):
 
 
 def _where(value, name):
-    """The module that holds ``value`` under ``name`` (or another name), if any."""
-    module = sys.modules.get(getattr(value, "__module__", None) or "")
+    """The module that holds ``value`` under ``name`` (or another name), if any. A public
+    function says ``gradtrack`` as its module (where pickle finds it): its code's module
+    is where it is defined."""
+    module_name = getattr(value, "__module__", None) or ""
+    if module_name == "gradtrack" and isinstance(value, types.FunctionType):
+        module_name = value.__globals__.get("__name__", "")
+    module = sys.modules.get(module_name)
     if module is None or module.__name__ == "gradtrack":
         return None, None
     if getattr(module, name, None) is value:

@@ -1369,11 +1369,15 @@ e: builtins.float
 def einsum(*args: typing.Any) -> Tensor:
     """Einstein summation: ``einsum('ij,jk->ik', a, b)``, ``...`` standing
 for broadcast dims (``einsum('...ij,...jk', a, b)``), computed with
-permute, reshape, sum and bmm.
+permute, reshape, sum and bmm. The sublist form gives each operand's
+subscripts as a list of ints in [0, 52) (``Ellipsis`` for ``...``), an
+optional output list last: ``einsum(a, [0, 1], b, [1, 2], [0, 2])``.
 
 >>> import gradtrack
 >>> gradtrack.einsum('ij->j', gradtrack.ones(2, 3))
-tensor([2., 2., 2.])"""
+tensor([2., 2., 2.])
+>>> gradtrack.einsum(gradtrack.ones(2, 3), [0, 1], gradtrack.ones(3), [1], [0])
+tensor([3., 3.])"""
 
 def embedding(weight: typing.Any, indices: typing.Any, padding_idx: typing.Any=-1, scale_grad_by_freq: typing.Any=False, sparse: typing.Any=False) -> Tensor:
     """:func:`gradtrack.nn.functional.embedding` with ATen's order: the table first, and
@@ -3231,13 +3235,12 @@ whatever the number's kind).
 tensor(3.)"""
 
 def scatter(input: typing.Any, dim: typing.Any, index: typing.Any, src: typing.Any=None, *, value: typing.Any=None, reduce: typing.Any=None, out: typing.Any=None) -> Tensor:
-    """A copy of ``input`` with ``src`` (or ``value``) written at ``index`` along ``dim``.
+    """A copy of ``input`` with ``src`` (or ``value``) written at ``index`` along ``dim``;
+with ``reduce`` (``"add"`` or ``"multiply"``) combined with what is there.
 
 >>> import gradtrack
->>> x = gradtrack.zeros(2, 3)
->>> gradtrack.scatter(x, 1, gradtrack.tensor([[2], [0]]), value=1.0)
-tensor([[0., 0., 1.],
-        [1., 0., 0.]])"""
+>>> gradtrack.scatter(gradtrack.ones(3), 0, gradtrack.tensor([0, 2, 0]), 2.0, reduce="add")
+tensor([5., 1., 3.])"""
 
 def scatter_add(input: typing.Any, dim: typing.Any, index: typing.Any, src: typing.Any, *, out: typing.Any=None) -> Tensor:
     """A copy of ``input`` with ``src`` added at ``index`` along ``dim``.
@@ -3494,7 +3497,8 @@ tensor([[0.0900, 0.2447, 0.6652]])"""
 
 def sort(input: typing.Any, dim: typing.Any=-1, descending: typing.Any=False, *, stable: typing.Any=..., out: typing.Any=None) -> typing.Any:
     """(values, indices) sorted along ``dim``; NaN sorts last (first when
-descending), and equal values keep their order (every sort is stable).
+descending). Equal values keep their order with ``stable=True``; otherwise they come
+in the order torch's unstable sort gives them.
 
 >>> import gradtrack
 >>> gradtrack.sort(gradtrack.tensor([2, 3, 1])).indices

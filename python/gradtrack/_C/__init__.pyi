@@ -469,8 +469,10 @@ require grad).
 
 >>> import gradtrack
 >>> x = gradtrack.tensor([-1.5, 0.0, 2.0])
->>> x.absolute_()
-tensor([1.5000, 0.0000, 2.0000])"""
+>>> x.abs_()
+tensor([1.5000, 0.0000, 2.0000])
+>>> x._version
+1"""
 
     def absolute_(self) -> Tensor:
         """In-place :meth:`abs`; returns ``self``.
@@ -3121,8 +3123,10 @@ tensor([[1., 1.],
 
 >>> import gradtrack
 >>> x = gradtrack.tensor([1.0, 2.0, 3.0])
->>> x.multiply_(gradtrack.tensor([2.0, 0.5, -1.0]))
-tensor([ 2.,  1., -3.])"""
+>>> x.mul_(gradtrack.tensor([2.0, 0.5, -1.0]))
+tensor([ 2.,  1., -3.])
+>>> x._version
+1"""
 
     def multinomial(self, num_samples: typing.Any, replacement: typing.Any=False, *, generator: typing.Any=None) -> Tensor:
         """``num_samples`` indices drawn by the weights in this tensor.
@@ -3266,8 +3270,10 @@ tensor([1., 0., 1.])"""
 
 >>> import gradtrack
 >>> x = gradtrack.tensor([-1.5, 0.0, 2.0])
->>> x.negative_()
-tensor([ 1.5000, -0.0000, -2.0000])"""
+>>> x.neg_()
+tensor([ 1.5000, -0.0000, -2.0000])
+>>> x._version
+1"""
 
     def negative_(self) -> Tensor:
         """In-place :meth:`neg`; returns ``self``.
@@ -3299,7 +3305,7 @@ Only ``device=`` (the CPU) may be given by keyword.
 >>> x.new([1, 2]), x.new(2, 3).shape
 (tensor([1., 2.], dtype=gradtrack.float64), gradtrack.Size([2, 3]))"""
 
-    def new_empty(self, *size: typing.Any, dtype: typing.Any=None, requires_grad: typing.Any=False, device: typing.Any=None, layout: typing.Any=None, pin_memory: typing.Any=False) -> Tensor:
+    def new_empty(self, *args: typing.Any, size: typing.Any=None, dtype: typing.Any=None, requires_grad: typing.Any=False, device: typing.Any=None, layout: typing.Any=None, pin_memory: typing.Any=False) -> Tensor:
         """A new uninitialised tensor of ``size`` with this tensor's dtype.
 
 >>> import gradtrack
@@ -3321,7 +3327,7 @@ this tensor's dtype (unless given).
 >>> gradtrack.tensor([1]).new_full((3,), 7)
 tensor([7, 7, 7])"""
 
-    def new_ones(self, *size: typing.Any, dtype: typing.Any=None, requires_grad: typing.Any=False, device: typing.Any=None, layout: typing.Any=None, pin_memory: typing.Any=False) -> Tensor:
+    def new_ones(self, *args: typing.Any, size: typing.Any=None, dtype: typing.Any=None, requires_grad: typing.Any=False, device: typing.Any=None, layout: typing.Any=None, pin_memory: typing.Any=False) -> Tensor:
         """A new tensor of ones of ``size`` with this tensor's dtype.
 
 >>> import gradtrack
@@ -3329,14 +3335,14 @@ tensor([7, 7, 7])"""
 tensor([[1., 1.],
         [1., 1.]])"""
 
-    def new_tensor(self, data: typing.Any, *, dtype: typing.Any=None, requires_grad: typing.Any=False) -> Tensor:
+    def new_tensor(self, data: typing.Any, *, dtype: typing.Any=None, device: typing.Any=None, requires_grad: typing.Any=False) -> Tensor:
         """A new tensor of ``data`` with this tensor's dtype (unless given).
 
 >>> import gradtrack
 >>> gradtrack.zeros(1, dtype=gradtrack.float64).new_tensor([1, 2])
 tensor([1., 2.], dtype=gradtrack.float64)"""
 
-    def new_zeros(self, *size: typing.Any, dtype: typing.Any=None, requires_grad: typing.Any=False, device: typing.Any=None, layout: typing.Any=None, pin_memory: typing.Any=False) -> Tensor:
+    def new_zeros(self, *args: typing.Any, size: typing.Any=None, dtype: typing.Any=None, requires_grad: typing.Any=False, device: typing.Any=None, layout: typing.Any=None, pin_memory: typing.Any=False) -> Tensor:
         """A new tensor of zeros of ``size`` with this tensor's dtype.
 
 >>> import gradtrack
@@ -3837,7 +3843,8 @@ tensor([1.0000, 0.5000, 0.2500])
 
     def scatter_(self, dim: typing.Any, index: typing.Any, src: typing.Any=None, *, value: typing.Any=None, reduce: typing.Any=None) -> Tensor:
         """Writes ``src`` (a tensor, or a number ``value``) into ``self`` at ``index`` along
-    ``dim``; returns ``self``.
+    ``dim``, or with ``reduce`` (``"add"``/``"multiply"``) combines it with what is there
+    (NOTE [scatter with reduce]); returns ``self``.
 
 >>> import gradtrack
 >>> x = gradtrack.zeros(2, 2)
@@ -4077,7 +4084,8 @@ tensor(1.)"""
 
     def sort(self, dim: typing.Any=-1, descending: typing.Any=False, *, stable: typing.Any=...) -> typing.Any:
         """(values, indices) sorted along ``dim``; NaN sorts last (first when
-descending), and equal values keep their order (every sort is stable).
+descending). Equal values keep their order with ``stable=True``; otherwise they come
+in the order torch's unstable sort gives them.
 
 >>> import gradtrack
 >>> gradtrack.sort(gradtrack.tensor([2, 3, 1])).indices
@@ -4204,8 +4212,10 @@ torch; warns once, as torch does).
 
 >>> import gradtrack
 >>> x = gradtrack.tensor([1.0, 2.0, 3.0])
->>> x.subtract_(gradtrack.tensor([0.5, 0.5, 0.5]))
-tensor([0.5000, 1.5000, 2.5000])"""
+>>> x.sub_(gradtrack.tensor([0.5, 0.5, 0.5]))
+tensor([0.5000, 1.5000, 2.5000])
+>>> x._version
+1"""
 
     def subtract_(self, other: typing.Any, *, alpha: typing.Any=1) -> Tensor:
         """``self -= alpha * other``; the manual SGD step ``w.detach().sub_(w.grad, alpha=lr)``.
@@ -4493,7 +4503,8 @@ tensor([-1.,  0.,  2.])
     def type(self, dtype: typing.Any=None, non_blocking: typing.Any=False, **kwargs: typing.Any) -> typing.Any:
         """``x.type()``: the legacy type name (``'gradtrack.FloatTensor'``);
     ``x.type(dtype)``, ``x.type('gradtrack.DoubleTensor')`` or
-    ``x.type(gradtrack.DoubleTensor)``: ``x`` converted.
+    ``x.type(gradtrack.DoubleTensor)``: ``x`` converted (``x`` itself when it has that
+    dtype). Besides those, only ``memory_format=`` is taken, as torch takes it.
 
 >>> import gradtrack
 >>> x = gradtrack.tensor([1.5])

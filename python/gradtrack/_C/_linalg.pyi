@@ -25,7 +25,7 @@ def frexp(arg0: Tensor) -> tuple[Tensor, Tensor]:
 def inv_ex(arg0: Tensor) -> tuple[Tensor, Tensor]:
     ...
 
-def lstsq(arg0: Tensor, arg1: Tensor, arg2: typing.SupportsInt | typing.SupportsIndex, arg3: typing.SupportsFloat | typing.SupportsIndex) -> tuple[Tensor, Tensor, Tensor, Tensor]:
+def lstsq(arg0: Tensor, arg1: Tensor, arg2: typing.SupportsInt | typing.SupportsIndex, arg3: typing.SupportsFloat | typing.SupportsIndex, arg4: bool) -> tuple[Tensor, Tensor, Tensor, Tensor, Tensor]:
     ...
 
 def lu_factor(arg0: Tensor) -> tuple[Tensor, Tensor, Tensor]:

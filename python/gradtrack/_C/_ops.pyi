@@ -3,7 +3,7 @@ from __future__ import annotations
 import collections.abc
 import typing
 from gradtrack._C import Tensor
-__all__: list[str] = ['addbmm', 'addcdiv', 'addcmul', 'addmv', 'addr', 'aminmax', 'baddbmm', 'check_device', 'cross', 'cummax_cummin', 'cumprod', 'cumsum', 'diag_embed', 'diagonal', 'diagonal_scatter', 'dist', 'div_by_scalar', 'flip', 'get_default_dtype', 'index_add', 'index_copy', 'index_fill', 'index_put', 'index_reduce', 'kthvalue', 'lerp', 'logcumsumexp', 'logit', 'logsumexp', 'masked_scatter', 'median', 'mode', 'mul_by_scalar', 'mvlgamma', 'nan_to_num', 'nanmedian', 'nansum', 'nonzero', 'put', 'renorm', 'repeat', 'roll', 'scatter_reduce', 'select_scatter', 'set_default_dtype', 'slice_scatter', 'sort', 'special_ndtr', 'take', 'topk', 'trace', 'tril', 'tril_', 'unsafe_view', 'var_std', 'vector_norm']
+__all__: list[str] = ['addbmm', 'addcdiv', 'addcmul', 'addmv', 'addr', 'aminmax', 'baddbmm', 'check_device', 'cross', 'cummax_cummin', 'cumprod', 'cumsum', 'diag_embed', 'diagonal', 'diagonal_scatter', 'dist', 'div_by_scalar', 'flip', 'get_default_dtype', 'index_add', 'index_copy', 'index_fill', 'index_put', 'index_reduce', 'kthvalue', 'lerp', 'logcumsumexp', 'logit', 'logsumexp', 'masked_scatter', 'median', 'mode', 'mul_by_scalar', 'mvlgamma', 'nan_to_num', 'nanmedian', 'nansum', 'nonzero', 'put', 'renorm', 'repeat', 'roll', 'scatter_reduce', 'select_scatter', 'set_default_dtype', 'sizes_arg', 'slice_scatter', 'sort', 'special_ndtr', 'take', 'topk', 'trace', 'tril', 'tril_', 'unsafe_view', 'var_std', 'vector_norm']
 
 def addbmm(arg0: Tensor, arg1: Tensor, arg2: Tensor, arg3: typing.Any, arg4: typing.Any) -> Tensor:
     ...
@@ -140,10 +140,13 @@ def select_scatter(arg0: Tensor, arg1: Tensor, arg2: typing.SupportsInt | typing
 def set_default_dtype(arg0: typing.Any) -> None:
     ...
 
+def sizes_arg(arg0: str, *args: typing.Any) -> typing.Any:
+    ...
+
 def slice_scatter(arg0: Tensor, arg1: Tensor, arg2: typing.SupportsInt | typing.SupportsIndex, arg3: typing.SupportsInt | typing.SupportsIndex | None, arg4: typing.SupportsInt | typing.SupportsIndex | None, arg5: typing.SupportsInt | typing.SupportsIndex) -> Tensor:
     ...
 
-def sort(arg0: Tensor, arg1: typing.SupportsInt | typing.SupportsIndex, arg2: bool, arg3: bool) -> tuple[Tensor, Tensor]:
+def sort(arg0: Tensor, arg1: typing.SupportsInt | typing.SupportsIndex, arg2: bool, arg3: bool, arg4: bool) -> tuple[Tensor, Tensor]:
     ...
 
 def special_ndtr(arg0: Tensor) -> Tensor:

@@ -171,11 +171,16 @@ def methods(modules):
 # Python prints a function's __qualname__ in the errors of a call whose arguments do
 # not bind ("asin() got an unexpected keyword argument" for gradtrack.arcsin), and
 # pickle finds a function by __module__ and __qualname__. A Python function under a
-# public name therefore says that name: gradtrack.<name> is "<name>", Tensor.<name>
-# "Tensor.<name>" (torch's own Python methods print so), both in module "gradtrack".
-# Methods made in a loop (_unary.<locals>.method), private helpers (_norm_method) and
-# aliases all said another. A function given under two names (an alias, or a function
-# that is also a method) is copied for the second, as torch's are two objects.
+# public name therefore says that name: gradtrack.<name> is "<name>" in module
+# "gradtrack"; a Tensor method is "<name>" in module "gradtrack._tensor_methods" (which
+# hands pickle the method), as torch's C++ methods name themselves, except the methods
+# torch writes in Python, "Tensor.<name>" in "gradtrack" as torch prints them. Methods
+# made in a loop (_unary.<locals>.method), private helpers (_norm_method) and aliases all
+# said another. A function given under two names (an alias, or a function that is also
+# a method) is copied for the second, as torch's are two objects.
+_TORCH_PYTHON_METHODS = frozenset((
+    "backward", "is_shared", "lu", "norm", "register_hook", "register_post_accumulate_grad_hook",
+    "share_memory_", "split", "storage", "unflatten", "unique", "unique_consecutive"))
 _FAST_PATH = type(_C._fast_path(abs, abs, ()))
 
 
@@ -185,26 +190,21 @@ def _say_public_names(namespace, tensor_methods):
     are attached later, to the original."""
     claimed, copies = set(), []
 
-    def named(fn, name, qualname, top=True):
+    def named(fn, name, qualname, module, top=True):
         if type(fn) is _FAST_PATH:  # both of its functions (_wrappers.fast_path)
-            fast = named(fn._gt_fast, name, qualname, False)
-            slow = named(fn._gt_slow, name, qualname, False)
+            fast = named(fn._gt_fast, name, qualname, module, False)
+            slow = named(fn._gt_slow, name, qualname, module, True)  # pickle reads the slow one
             if fast is fn._gt_fast and slow is fn._gt_slow:
                 return fn
             return _C._fast_path(fast, slow, fn._gt_triggers)
         if not isinstance(fn, types.FunctionType) or not fn.__module__.startswith("gradtrack"):
-            return fn
-        if fn.__qualname__ == qualname and fn.__name__ == name and id(fn) not in claimed:
-            if top:
-                fn.__module__ = "gradtrack"
-            claimed.add(id(fn))
             return fn
         if id(fn) in claimed:
             original, fn = fn, _copy_function(fn)
             copies.append((fn, original))
         fn.__name__, fn.__qualname__ = name, qualname
         if top:  # where pickle finds it
-            fn.__module__ = "gradtrack"
+            fn.__module__ = module
         claimed.add(id(fn))
         return fn
 
@@ -212,10 +212,14 @@ def _say_public_names(namespace, tensor_methods):
     ordered = sorted(namespace.items(), key=lambda kv: getattr(kv[1], "__name__", None) != kv[0])
     for name, value in ordered:
         if not name.startswith("_"):
-            namespace[name] = named(value, name, name)
+            namespace[name] = named(value, name, name, "gradtrack")
     for name, value in tensor_methods.items():
-        if not name.startswith("__"):
-            tensor_methods[name] = named(value, name, f"Tensor.{name}")
+        if name.startswith("__"):
+            continue
+        if name in _TORCH_PYTHON_METHODS:
+            tensor_methods[name] = named(value, name, f"Tensor.{name}", "gradtrack")
+        else:
+            tensor_methods[name] = named(value, name, name, "gradtrack._tensor_methods")
     return copies
 
 

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any, overload
 
 from ... import _C
 from ..._C import Tensor
+from ..._out import _caller_level
 from .. import _rnn, init
 from ..parameter import Parameter
 from .module import Module
@@ -38,7 +39,8 @@ def _check_sizes(dropout: Any, bias: Any, batch_first: Any, input_size: Any, hid
     if dropout > 0 and num_layers == 1:
         warnings.warn("dropout option adds dropout after all but last recurrent layer, so "
                       "non-zero dropout expects num_layers greater than 1, but got "
-                      f"dropout={dropout} and num_layers={num_layers}", stacklevel=4)
+                      f"dropout={dropout} and num_layers={num_layers}",
+                      stacklevel=_caller_level())  # (the layer's __init__ may be wrapped)
     for name, value, kind in (("bias", bias, bool), ("batch_first", batch_first, bool),
                               ("input_size", input_size, int)):
         if not isinstance(value, kind):

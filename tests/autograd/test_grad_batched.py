@@ -190,3 +190,14 @@ def test_leaves_get_no_grad():
         _grad(lib, x * x, x, lib.ones(2, 3))
         return x.grad
     same(scenario)
+
+
+def test_grad_of_a_dict_of_inputs_is_a_dict(torch):
+    """torch 2.13 takes a dict of inputs and answers with the same keys."""
+    def run(lib):
+        x = lib.ones(2, requires_grad=True)
+        y = lib.ones(3, requires_grad=True)
+        out = (x * 2).sum() + (y * 3).sum()
+        found = lib.autograd.grad(out, {"a": x, "b": y})
+        return sorted(found), [found[k].tolist() for k in sorted(found)]
+    assert run(gradtrack) == run(torch)

@@ -124,7 +124,13 @@ def grad(outputs: "_C.Tensor | Sequence[_C.Tensor]", inputs: "_C.Tensor | Sequen
     >>> gradtrack.autograd.grad(x ** 3, x, gradtrack.eye(2), is_grads_batched=True)
     (tensor([[ 3.,  0.],
             [ 0., 12.]]),)
+
+    ``inputs`` may be a dict of tensors: the gradients come back under the same keys.
     """
+    if isinstance(inputs, dict):
+        found = grad(outputs, list(inputs.values()), grad_outputs, retain_graph, create_graph,
+                     only_inputs, allow_unused, is_grads_batched, materialize_grads)
+        return dict(zip(inputs.keys(), found))
     outputs = _as_list(outputs)
     single = isinstance(inputs, _Tensor)
     inputs = [inputs] if single else list(inputs)

@@ -694,3 +694,46 @@ def test_backward_returning_a_non_tensor_gradient_raises_as_torch(torch, extra_n
         return str(info.value)
 
     assert run(gradtrack) == run(torch) == "expected Variable or None (got float)"
+
+
+# A Function that writes a view in place and marks it dirty: the base's history becomes
+# CopySlices around the Function's node, and the view's own node is made again from it,
+# so a backward through the view runs the Function's backward (it skipped it, giving the
+# gradient of the write not having happened, with no error).
+def _through_view(lib, write, weights):
+    x = lib.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    y = x * 1
+    v = y[1:]
+    write(lib, v)
+    (v * lib.tensor(weights)).sum().backward()
+    return [x.grad, v._version, type(v.grad_fn).__name__, y.grad_fn.name()]
+
+
+def _through_base(lib, write):
+    x = lib.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    y = x * 1
+    write(lib, y[1:])
+    (y * lib.tensor([1.0, 10.0, 100.0])).sum().backward()
+    return [x.grad]
+
+
+DIRTY_VIEW_WRITES = {
+    "function_mark_dirty": lambda lib, v: _double_inplace(lib).apply(v),
+    "round_decimals": lambda lib, v: v.round_(decimals=2),
+    "read_node_first": lambda lib, v: (v.grad_fn, _double_inplace(lib).apply(v)),
+}
+
+
+@pytest.mark.parametrize("write", DIRTY_VIEW_WRITES)
+def test_backward_through_a_dirty_view(torch, write):
+    _same(lambda lib: _through_view(lib, DIRTY_VIEW_WRITES[write], [10.0, 100.0]), torch)
+
+
+@pytest.mark.parametrize("write", DIRTY_VIEW_WRITES)
+def test_backward_through_the_base_of_a_dirty_view(torch, write):
+    _same(lambda lib: _through_base(lib, DIRTY_VIEW_WRITES[write]), torch)
+
+
+def test_a_dirty_view_s_node_reaches_the_function():
+    got = _through_view(gradtrack, DIRTY_VIEW_WRITES["function_mark_dirty"], [10.0, 100.0])
+    assert got[0].tolist() == [0.0, 20.0, 200.0]

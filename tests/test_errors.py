@@ -280,10 +280,22 @@ NO_ARGUMENTS = [
     case("sigmoid_both", lambda lib: lib.ones(2).sigmoid(1, foo=2)),
     case("t_positional", lambda lib: lib.ones(2, 2).t(0)),
     case("numel_keyword", lambda lib: lib.ones(2).numel(foo=1)),
+    case("float_keyword_is_parsed", lambda lib: lib.ones(2).float(foo=1)),
+]
+
+# Names gradtrack binds with one signature where torch's parser has several: the error
+# lists torch's overloads (gradtrack/_parser_overloads.py).
+OVERLOADS = [
+    case("sum_unknown_keyword", lambda lib: lib.ones(2).sum(foo=1)),
+    case("sum_function_unknown_keyword", lambda lib: lib.sum(lib.ones(2), foo=1)),
+    case("max_unknown_keyword", lambda lib: lib.ones(2).max(foo=1)),
+    case("clamp_string", lambda lib: lib.ones(2).clamp(min="a")),
+    case("eq_no_argument", lambda lib: lib.ones(2).eq()),
+    case("masked_fill_no_arguments", lambda lib: lib.ones(2).masked_fill()),
 ]
 
 ALL_CASES = BROADCAST + MATMUL + INDEX_BOUNDS + INDEX_TYPES + VIEWS + FACTORIES + TYPES + \
-    SCALARS + DTYPES + NO_ARGUMENTS
+    SCALARS + DTYPES + NO_ARGUMENTS + OVERLOADS
 DIM_CASES = DIM_RANGE
 
 
@@ -462,3 +474,17 @@ def test_bool_add_takes_an_integer_alpha_as_torch_does(torch):
     b, tb = gradtrack.tensor([True, False]), torch.tensor([True, False])
     assert b.add_(b, alpha=3).tolist() == tb.add_(tb, alpha=3).tolist()
     assert b._version == 1
+
+
+def test_parser_overloads_are_torchs(torch):
+    """gradtrack/_parser_overloads.py is what tools/gen_parser_overloads.py reads from the
+    installed torch now."""
+    import importlib.util
+    import pathlib
+
+    from gradtrack import _parser_overloads
+    path = pathlib.Path(__file__).resolve().parents[1] / "tools" / "gen_parser_overloads.py"
+    spec = importlib.util.spec_from_file_location("gen_parser_overloads", path)
+    tool = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(tool)
+    assert tool.collect() == (_parser_overloads.METHODS, _parser_overloads.FUNCTIONS)

@@ -376,12 +376,30 @@ std::optional<Failure> describe(const std::string& fn, const std::vector<Signatu
   return Failure{PyExc_TypeError, invalid_combination(fn, sigs, c)};
 }
 
+// torch's overloads of a name gradtrack binds with one signature where torch's
+// parser has several (gradtrack/_parser_overloads.py, imported on the first failed
+// call): the error lists those, as torch's does.
+std::optional<std::vector<Signature>> torch_overloads(const py::detail::function_record& rec) {
+  py::object tables = py::module_::import("gradtrack._parser_overloads");
+  py::dict table = tables.attr(rec.is_method ? "METHODS" : "FUNCTIONS");
+  py::str name(rec.name);
+  if (!table.contains(name)) return std::nullopt;
+  std::vector<Signature> sigs;
+  for (py::handle spec : py::list(table[name])) sigs.push_back(torch_signature(py::str(spec)));
+  return sigs;
+}
+
 // A Tensor method that takes nothing is a METH_NOARGS method in torch, refused by
 // CPython with its own words and the class torch binds it on (TensorBase).
 std::optional<Failure> no_arguments(const py::detail::function_record& rec,
                                     const std::vector<Signature>& sigs, const Call& c) {
   if (!rec.is_method || sigs.size() != 1 || !sigs[0].params.empty() || sigs[0].varargs)
     return std::nullopt;
+  // (torch's dtype conversions take memory_format=: its parser words them)
+  static const char* const kParsed[] = {"bfloat16", "bool", "byte", "char", "double",
+                                        "float",    "half", "int",  "long", "short"};
+  for (const char* name : kParsed)
+    if (std::strcmp(rec.name, name) == 0) return std::nullopt;
   if (!rec.scope || std::string(py::str(rec.scope.attr("__name__"))) != "Tensor")
     return std::nullopt;
   const std::string fn = str_cat("TensorBase.", rec.name, "()");
@@ -444,6 +462,7 @@ void rewrite(PyObject* self, PyObject* const* args, Py_ssize_t nargs, PyObject* 
       if (std::string(text).find("(): incompatible function arguments.") != std::string::npos) {
         std::vector<Signature> sigs;
         for (const auto* r = rec; r != nullptr; r = r->next) sigs.push_back(pybind_signature(*r));
+        if (auto listed = torch_overloads(*rec)) sigs = std::move(*listed);
         f = no_arguments(*rec, sigs, c);
         if (!f) f = describe(rec->name, sigs, c);
       }

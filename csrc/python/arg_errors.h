@@ -22,7 +22,10 @@ namespace gradtrack::python {
 /// checked by the binding itself, which throws InvalidArguments with
 /// PyTorch's signatures when they fit none of them. A Tensor method that takes
 /// no arguments is a METH_NOARGS method in torch: CPython's words then, on
-/// torch's class ("TensorBase.exp() takes no arguments (1 given)").
+/// torch's class ("TensorBase.exp() takes no arguments (1 given)"). Where
+/// gradtrack binds one signature and torch's parser has several (sum, max,
+/// clamp, the comparisons), the error lists torch's: gradtrack/_parser_overloads.py,
+/// written by tools/gen_parser_overloads.py and read on the first failed call.
 struct InvalidArguments {
   std::string fn;
   /// PyTorch's signatures in the method form, e.g. "Tensor min = None, Tensor max = None".

@@ -90,3 +90,15 @@ OUT = {
 @pytest.mark.parametrize("case", sorted(OUT))
 def test_out_matches_torch(case):
     same(OUT[case])
+
+
+def test_isclose_never_takes_an_infinite_error_as_close(torch):
+    """torch's isclose needs a finite |a - b|: inf against 1.5 is not close even with an
+    infinite atol; equal infinities are (they are equal)."""
+    def run(lib):
+        inf, nan = float("inf"), float("nan")
+        a = lib.tensor([inf, -inf, inf, 1.0, nan, 1e38])
+        b = lib.tensor([1.5, inf, inf, 1.0, 1.0, -1e38])
+        return (lib.isclose(a, b, atol=inf).tolist(), lib.isclose(a, b, rtol=inf).tolist(),
+                lib.allclose(a[:1], b[:1], atol=inf))
+    assert run(gradtrack) == run(torch)

@@ -81,7 +81,8 @@ def _isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):  # noqa: A0
     a, b = (input, other) if input.dtype.is_floating_point else (input.double(), other.double())
     from ..autograd.grad_mode import no_grad
     with no_grad():
-        close = equal | ((a - b).abs() <= atol + rtol * b.abs())
+        error = (a - b).abs()  # an infinite error is never within tolerance (inf vs 1.5)
+        close = equal | (error.isfinite() & (error <= atol + rtol * b.abs()))
         if equal_nan:
             close = close | (a.isnan() & b.isnan())
     return _isclose_version(close, rtol, atol, equal_nan and input.dtype.is_floating_point)

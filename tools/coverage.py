@@ -26,6 +26,7 @@ MODULES = [
     ("torch.distributed", "gradtrack.distributed", None),
     ("torch.linalg", "gradtrack.linalg", None),
     ("torch.distributions", "gradtrack.distributions", None),
+    ("torch.testing", "gradtrack.testing", None),
 ]
 
 # Names of a torch module that are not its functions: torch.special keeps its docstring

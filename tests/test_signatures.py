@@ -231,9 +231,10 @@ def test_nearly_every_shared_name_is_compared():
     # which torch parses from *args/**kwargs too; 48 with set_flush_denormal, whose torch
     # binding has no signature text, as set_anomaly_enabled; 49 with to_dlpack, likewise;
     # 50 with Tensor.untyped_storage, likewise; 53 with Tensor.apply_, map_ and map2_,
-    # likewise).
+    # likewise; 62 with the autocast state functions, set_autocast_enabled & co., whose
+    # torch bindings give no signature text to the probes, as set_anomaly_enabled).
     # A jump here means the name reading broke.
-    assert len(CASES) - len(COMPARED) <= 53
+    assert len(CASES) - len(COMPARED) <= 62
     assert len(COMPARED) >= 140
 
 

@@ -64,6 +64,7 @@ SOURCES = (
     "_ops.gamma_draws",  # _standard_gamma, _sample_dirichlet and their gradients
     "_ops.nn",          # softmax, log_softmax, cosine_similarity
     "_ops.nn_layers",   # torch.conv2d, torch.batch_norm, ...: nn.functional with ATen's parameters
+    "_ops.nn_native",   # native_layer_norm & co.: the layers with the statistics they save
     "_ops.creation",    # factories, *_like, as_tensor, Tensor.new_*, layout
     "_ops.unique",      # unique, unique_consecutive
     "_ops.creation_sequences",  # logspace, range, the window functions

@@ -20,6 +20,8 @@ op is found under one name in every layer:
 - ``nn_layers``: the layer functions torch has at the top level with its ATen ops'
   parameters (``torch.conv2d``, ``torch.batch_norm``, ``torch.dropout``...), calling
   ``nn.functional``;
+- ``nn_native``: ATen's native layer forms that return what they save
+  (``native_layer_norm``, ``native_batch_norm``, ``native_group_norm``, ``native_dropout``);
 - ``inplace_functions``: torch's top-level names of in-place methods (``torch.abs_``);
 - ``creation``: the factories, ``*_like``, ``as_tensor``, ``Tensor.new_*``, ``layout``;
 - ``creation_sequences``: ``logspace``, the deprecated ``range`` and the window functions;

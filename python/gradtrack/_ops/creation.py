@@ -98,7 +98,7 @@ FACTORIES = ("zeros", "ones", "empty", "empty_strided", "full", "arange", "eye",
              "randint", "randperm", "zeros_like", "ones_like", "empty_like", "full_like",
              "rand_like", "randn_like", "randint_like", "tril_indices", "triu_indices",
              "logspace", "range", "hann_window", "hamming_window", "bartlett_window",
-             "blackman_window", "kaiser_window", "scalar_tensor")
+             "blackman_window", "kaiser_window", "scalar_tensor", "empty_permuted")
 
 
 # ---- *_like and as_tensor --------------------------------------------------------------
@@ -268,6 +268,37 @@ def _pin_memory(self, device=None):
     raise RuntimeError(_ACCEL)
 
 
+def empty_permuted(size, physical_layout, *, dtype=None, device=None, requires_grad=False):
+    """An uninitialised tensor of ``size`` whose dims lie in memory in the order
+    ``physical_layout`` (outermost first): ``empty_strided`` with the strides that order
+    gives, so the result is no view.
+
+    >>> import gradtrack
+    >>> gradtrack.empty_permuted((2, 3, 4), (0, 2, 1)).stride()
+    (12, 1, 3)
+    """
+    size, layout_ = tuple(size), tuple(physical_layout)
+    if len(size) != len(layout_):
+        raise RuntimeError("Number of dimensions in size does not match the length of the "
+                           f"physical_layout; i.e. len(size) = {len(size)} is not equal to "
+                           f"len(physical_layout) = {len(layout_)}")
+    seen = set()
+    for i, d in enumerate(layout_):
+        if not 0 <= d < len(size):
+            raise RuntimeError(f"Dimension out of range (expected to be between 0 and "
+                               f"{len(size) - 1}, but got {d} at index {i}).  NB: negative "
+                               "dims not currently supported; file an issue if you want it.")
+        if d in seen:
+            raise RuntimeError("Duplicate dim not allowed")
+        seen.add(d)
+    stride, step = [0] * len(size), 1
+    for d in reversed(layout_):
+        stride[d] = step
+        step *= builtins.max(size[d], 1)
+    return _C.empty_strided(size, tuple(stride), dtype=dtype, device=device,
+                            requires_grad=requires_grad)
+
+
 def wrap(namespace):
     """Gives the factories of ``namespace`` (gradtrack's) ``layout=`` and ``pin_memory=``
     (``tensor()`` only ``pin_memory=``)."""
@@ -284,7 +315,7 @@ def wrap(namespace):
 
 
 FUNCTIONS = (as_tensor, zeros_like, ones_like, empty_like, full_like, rand_like, randn_like,
-             tril_indices, triu_indices)
+             tril_indices, triu_indices, empty_permuted)
 NAMES = {"layout": layout, "strided": strided}
 # The Tensor.new_* that take device=, layout= and pin_memory= (new_tensor only device=).
 NEW_METHODS = ("new_empty", "new_empty_strided", "new_full", "new_ones", "new_zeros")

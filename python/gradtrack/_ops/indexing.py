@@ -15,7 +15,7 @@ import builtins
 from .. import _C
 from .._dtype_names import SCALAR_NAME, dtype_key
 from ..autograd.function import Function
-from ..autograd._named_nodes import ZeroGradient, _has_tangent, named_node
+from ..autograd._named_nodes import ZeroGradient, _has_tangent, composite_node, named_node
 from .._wrappers import fast_path
 from . import methods, number, wrap_dim
 from . import scatter_with_reduce
@@ -314,6 +314,61 @@ def diagonal_scatter(input, src, offset=0, dim1=0, dim2=1):  # noqa: A002
     return _E.diagonal_scatter(input, src, offset, dim1, dim2)
 
 
+def _as_strided_scatter(input, src, size, stride, storage_offset):  # noqa: A002
+    out = input.clone()
+    view = out.as_strided(size, stride, 0 if storage_offset is None else storage_offset)
+    if tuple(view.shape) != tuple(src.shape):
+        raise RuntimeError("expected src to have a size equal to the slice of self. src size = "
+                           f"{list(src.shape)}, slice size = {list(view.shape)}")
+    view.copy_(src)
+    return out
+
+
+# One node, torch's AsStridedScatterBackward0 (NOTE [Named composite nodes]).
+_as_strided_scatter_node = composite_node("AsStridedScatterBackward0", _as_strided_scatter, 2)
+
+
+def as_strided_scatter(input, src, size, stride, storage_offset=None):  # noqa: A002
+    """A copy of ``input`` (with its strides) with ``src`` written into the copy's
+    ``as_strided(size, stride, storage_offset)`` view.
+
+    >>> import gradtrack
+    >>> gradtrack.as_strided_scatter(gradtrack.zeros(4), gradtrack.ones(2), (2,), (2,))
+    tensor([1., 0., 1., 0.])
+    """
+    size, stride = tuple(size), tuple(stride)
+    if (input.requires_grad or src.requires_grad) and _C.is_grad_enabled() \
+            or _has_tangent((input, src)):
+        return _as_strided_scatter_node(input, src, size, stride, storage_offset)
+    return _as_strided_scatter(input, src, size, stride, storage_offset)
+
+
+def nonzero_static(input, *, size, fill_value=-1):  # noqa: A002 - torch's argument name
+    """The rows of :func:`nonzero` cut or padded with ``fill_value`` to exactly ``size``
+    rows.
+
+    >>> import gradtrack
+    >>> gradtrack.nonzero_static(gradtrack.tensor([0, 1, 0, 2]), size=3)
+    tensor([[ 1],
+            [ 3],
+            [-1]])
+    """
+    if isinstance(size, builtins.bool) or not isinstance(size, builtins.int):
+        raise TypeError(f"nonzero_static(): argument 'size' must be int, not "
+                        f"{type(size).__name__}")
+    if isinstance(fill_value, builtins.bool) or not isinstance(fill_value, builtins.int):
+        raise TypeError(f"nonzero_static(): argument 'fill_value' must be int, not "
+                        f"{type(fill_value).__name__}")
+    if size < 0:
+        raise RuntimeError("nonzero_static: 'size' must be an non-negative integer")
+    rows = _C._ops.nonzero(input)
+    found = rows.shape[0]
+    if found >= size:
+        return rows[:size].clone()
+    pad = _C.full((size - found, rows.shape[1]), fill_value, dtype=_C.int64)
+    return _C.cat([rows, pad], 0)
+
+
 def unravel_index(indices, shape):
     """The coordinates in a tensor of ``shape`` of each flat index, one tensor per dim
     (torch's composite: floor division by each dim's stride, then the remainder by its
@@ -357,9 +412,9 @@ def _scatter_method(self, dim, index, src=None, *, value=None, reduce=None):
 NAMES = {"scatter": fast_path(_C.scatter, scatter_with_reduce.scatter, ("reduce",))}
 FUNCTIONS = (nonzero, argwhere, take_along_dim, index_add, index_copy, index_fill, index_put,
              fill, take, put, masked_scatter, select_scatter, slice_scatter, diagonal_scatter, scatter_reduce,
-             index_reduce, unravel_index)
+             index_reduce, unravel_index, as_strided_scatter, nonzero_static)
 METHODS = {**methods(nonzero, argwhere, take_along_dim, index_add, index_copy, index_fill, take,
                      put, masked_scatter, select_scatter, slice_scatter, diagonal_scatter,
-                     scatter_reduce, index_reduce),
+                     scatter_reduce, index_reduce, as_strided_scatter, nonzero_static),
            "where": _where_method, "index_put": _index_put_method,
            "scatter": fast_path(_TENSOR_SCATTER, _scatter_method, ("reduce",), "Tensor")}

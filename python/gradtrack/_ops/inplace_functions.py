@@ -182,5 +182,17 @@ def lcm_(input, other):  # noqa: A002 - torch's parameter name
     return input.lcm_(other)
 
 
+def as_strided_(input, size, stride, storage_offset=None):  # noqa: A002
+    """``input.as_strided_(size, stride, storage_offset)``: ``input`` itself takes the
+    given sizes, strides and offset over its memory.
+
+    >>> import gradtrack
+    >>> gradtrack.as_strided_(gradtrack.arange(6.0), (2, 2), (1, 2), 1)
+    tensor([[1., 3.],
+            [2., 4.]])
+    """
+    return input.as_strided_(size, stride, storage_offset)
+
+
 FUNCTIONS = (*(_unary(name) for name in UNARY), clamp_, clip_, clamp_min_, clamp_max_, fill_,
-             nan_to_num_, addmv_, round_, xlogy_, logit_, ldexp_, index_put_, gcd_, lcm_)
+             nan_to_num_, addmv_, round_, xlogy_, logit_, ldexp_, index_put_, gcd_, lcm_, as_strided_)

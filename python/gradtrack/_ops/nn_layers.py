@@ -194,6 +194,36 @@ def alpha_dropout_(input, p, train):  # noqa: A002
     return F.alpha_dropout(input, p, train, inplace=True)
 
 
+def feature_dropout(input, p, train):  # noqa: A002
+    """Channel-wise dropout of an ``(N, C, ...)`` input: whole ``(sample, channel)``
+    slices zeroed with probability ``p``, the rest scaled by ``1 / (1 - p)`` (the draws
+    of :func:`gradtrack.nn.functional.dropout2d`).
+
+    >>> import gradtrack
+    >>> gradtrack.feature_dropout(gradtrack.ones(1, 2, 2), 0.5, False)
+    tensor([[[1., 1.],
+             [1., 1.]]])
+    """
+    return _feature_dropout(input, p, train, False)
+
+
+def feature_dropout_(input, p, train):  # noqa: A002
+    """:func:`feature_dropout` written into ``input``.
+
+    >>> import gradtrack
+    >>> gradtrack.feature_dropout_(gradtrack.ones(1, 2, 2), 0.5, False).shape
+    gradtrack.Size([1, 2, 2])
+    """
+    return _feature_dropout(input, p, train, True)
+
+
+def _feature_dropout(input, p, train, inplace):  # noqa: A002
+    if p < 0 or p > 1:
+        raise RuntimeError(f"dropout probability has to be between 0 and 1, but got {p}")
+    from ..nn._functional_dropout import _dropout_impl
+    return _dropout_impl(input, p, train, inplace, True, False)
+
+
 def feature_alpha_dropout(input, p, train):  # noqa: A002
     """:func:`gradtrack.nn.functional.feature_alpha_dropout` (``training=train``).
 
@@ -602,7 +632,8 @@ def adaptive_max_pool1d(input, output_size):  # noqa: A002
 
 FUNCTIONS = (conv1d, conv2d, conv3d, conv_transpose1d, conv_transpose2d, conv_transpose3d,
              batch_norm, instance_norm, layer_norm, group_norm, rms_norm, dropout, dropout_,
-             alpha_dropout, alpha_dropout_, feature_alpha_dropout, feature_alpha_dropout_, selu,
+             alpha_dropout, alpha_dropout_, feature_dropout, feature_dropout_,
+             feature_alpha_dropout, feature_alpha_dropout_, selu,
              selu_, celu, celu_, threshold, threshold_, hardshrink, prelu, rrelu, rrelu_,
              conv_tbc, constant_pad_nd, pixel_shuffle,
              pixel_unshuffle, channel_shuffle, native_channel_shuffle, pdist, pairwise_distance, bilinear, embedding,

@@ -16,6 +16,8 @@ tensor(1.2500)
 import builtins
 
 from .. import _C, _out, return_types
+from .._dtype_names import SCALAR_NAME, dtype_key
+from ..autograd._named_nodes import composite_node
 from . import int_arg, methods, wrap_dim
 
 _E = _C._ops
@@ -124,6 +126,104 @@ def norm(input, p="fro", dim=None, keepdim=False, out=None, dtype=None):  # noqa
     if p is None:
         p = 2
     return _E.vector_norm(input, float(p), _reduce_dim(dim), keepdim)
+
+
+def norm_except_dim(v, pow=2, dim=0):  # noqa: A002 - torch's parameter names
+    """The ``pow``-norm of each slice of ``v`` along ``dim`` over all its other dims,
+    shaped to broadcast against ``v`` (weight normalization's norm); ``dim=-1``: the
+    norm of all of ``v``.
+
+    >>> import gradtrack
+    >>> gradtrack.norm_except_dim(gradtrack.tensor([[3., 4.], [6., 8.]]))
+    tensor([[ 5.],
+            [10.]])
+    """
+    pow = int_arg(pow, "norm_except_dim", "pow", 2)  # noqa: A001
+    dim = int_arg(dim, "norm_except_dim", "dim", 3)
+    if dim == -1:
+        return _at_norm(v, float(pow), [], False)
+    last = v.dim() - 1
+    if dim != 0 and dim != last:
+        return norm_except_dim(v.transpose(0, dim), pow, 0).transpose(0, dim)
+    if v.dim() == 0:
+        raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
+    keep = v.size(dim)
+    shape = [1] * v.dim()
+    shape[dim] = keep
+    rows = v.contiguous().view(keep, -1) if dim == 0 else v.contiguous().view(-1, keep)
+    return _at_norm(rows, float(pow), [1] if dim == 0 else [0], False).view(shape)
+
+
+def _vector_norm(input, p, dims, keepdim):  # noqa: A002
+    return _E.vector_norm(input, p, dims, keepdim)
+
+
+# torch's at::norm (which norm_except_dim and frobenius_norm call) records NormBackward0
+# without dims and NormBackward1 with them; torch.norm itself records the vector norm's node.
+_NORM_NODES = (composite_node("NormBackward0", _vector_norm),
+               composite_node("NormBackward1", _vector_norm))
+
+
+def _at_norm(input, p, dims, keepdim, dim_overload=None):  # noqa: A002
+    if input.requires_grad and _C.is_grad_enabled():
+        overload = builtins.bool(dims) if dim_overload is None else dim_overload
+        return _NORM_NODES[overload](input, p, dims, keepdim)
+    return _E.vector_norm(input, p, dims, keepdim)
+
+
+# torch warns once per process that these two are left for the JIT (TORCH_WARN_ONCE).
+_WARNED = set()
+
+
+def _warn_once(name, instead):
+    if name not in _WARNED:
+        _WARNED.add(name)
+        import warnings
+        warnings.warn(f"at::{name} is deprecated and it is just left for JIT compatibility. "
+                      "It will be removed in a future PyTorch release. Please use "
+                      f"`{instead}` instead", UserWarning, stacklevel=3)
+
+
+def frobenius_norm(input, dim, keepdim=False):  # noqa: A002 - torch's parameter name
+    """The 2-norm over ``dim`` (at most two dims), torch's deprecated form of
+    ``linalg.vector_norm(input, 2, dim, keepdim)``.
+
+    >>> import gradtrack
+    >>> import warnings
+    >>> with warnings.catch_warnings():
+    ...     warnings.simplefilter("ignore")
+    ...     gradtrack.frobenius_norm(gradtrack.tensor([[3., 4.]]), [0, 1])
+    tensor(5.)
+    """
+    dims = [dim] if isinstance(dim, int) else list(dim)
+    _warn_once("frobenius_norm", "linalg.vector_norm(A, 2., dim, keepdim)")
+    if len(dims) > 2:
+        raise RuntimeError(f"Expected at most 2 dimensions, but got {len(dims)} dimensions "
+                           "instead.")
+    if input.is_floating_point() is False and not input.is_complex():
+        name = SCALAR_NAME[dtype_key(input.dtype)]
+        raise RuntimeError("norm(): input dtype should be either floating point or complex. "
+                           f"Got {name} instead.")
+    return _at_norm(input, 2.0, [wrap_dim(d, input.dim()) for d in dims], keepdim, True)
+
+
+def nuclear_norm(input, dim=None, keepdim=False):  # noqa: A002 - torch's parameter name
+    """The sum of the singular values of the matrices over ``dim`` (the last two by
+    default), torch's deprecated form of ``linalg.matrix_norm(input, 'nuc', dim,
+    keepdim)``; ``nuclear_norm(input, keepdim)`` takes a bool second.
+
+    >>> import gradtrack
+    >>> import warnings
+    >>> with warnings.catch_warnings():
+    ...     warnings.simplefilter("ignore")
+    ...     gradtrack.nuclear_norm(gradtrack.tensor([[3., 0.], [0., 4.]]))
+    tensor(7.)
+    """
+    if isinstance(dim, builtins.bool):  # torch's overload (input, keepdim)
+        dim, keepdim = None, dim
+    _warn_once("nuclear_norm", "linalg.matrix_norm(A, 'nuc', dim, keepdim)")
+    from ..linalg import matrix_norm
+    return matrix_norm(input, "nuc", (-2, -1) if dim is None else dim, keepdim)
 
 
 def _norm_method(self, p="fro", dim=None, keepdim=False, dtype=None):
@@ -313,7 +413,7 @@ _equal_method.__name__ = "equal"
 
 FUNCTIONS = (var, std, var_mean, std_mean, logsumexp, kthvalue, median, mode, norm,
              count_nonzero, max, min, is_same_size, is_nonzero, trapezoid, trapz,
-             cumulative_trapezoid)
+             cumulative_trapezoid, norm_except_dim, frobenius_norm, nuclear_norm)
 METHODS = {**methods(var, std, logsumexp, kthvalue, median, mode, count_nonzero, is_same_size,
                      is_nonzero),
            "norm": _norm_method, "sum_to_size": _sum_to_size, "equal": _equal_method}

@@ -128,6 +128,216 @@ def get_autocast_cpu_dtype():
     return get_autocast_dtype("cpu")
 
 
+# The devices whose autocast flag torch keeps (the others raise when it is set or read).
+_FLAGGED_DEVICES = ("cpu", "cuda", "ipu", "xpu", "maia", "xla", "mps", "hpu", "mtia",
+                    "privateuseone")
+_UNSET = object()
+
+
+def _check_flagged(device_type):
+    _check_device_type(device_type)
+    if device_type not in _FLAGGED_DEVICES:
+        raise RuntimeError("unknown device type for autocast in "
+                           "get_autocast_dispatch_key_from_device_type")
+
+
+def _parser_type(value):
+    t = type(value)
+    if isinstance(value, _C.Tensor):
+        return "Tensor"
+    if isinstance(value, _C.dtype):
+        return "gradtrack.dtype"
+    return t.__name__ if t.__module__ == "builtins" else f"{t.__module__}.{t.__name__}"
+
+
+def _must_be(op, arg, position, kind, value):
+    raise TypeError(f"{op}(): argument '{arg}' (position {position}) must be {kind}, not "
+                    f"{_parser_type(value)}")
+
+
+def set_autocast_enabled(device_type=_UNSET, enabled=_UNSET):
+    """Turns autocast of ``device_type`` on or off outside any region; with only
+    ``enabled``, CUDA's flag (torch's older form). Nothing is cast until an op runs.
+
+    >>> import gradtrack
+    >>> gradtrack.set_autocast_enabled("cpu", True)
+    >>> gradtrack.is_autocast_enabled("cpu")
+    True
+    >>> gradtrack.set_autocast_enabled("cpu", False)
+    """
+    if enabled is _UNSET:
+        if device_type is _UNSET:
+            raise TypeError("set_autocast_enabled() received an invalid combination of "
+                            "arguments - got (), but expected one of:\n"
+                            " * (str device_type, bool enabled)\n * (bool enabled)\n")
+        device_type, enabled = "cuda", device_type
+        if not isinstance(enabled, bool):
+            _must_be("set_autocast_enabled", "enabled", 1, "bool", enabled)
+    elif device_type is _UNSET:  # set_autocast_enabled(enabled=...): CUDA's flag
+        device_type = "cuda"
+        if not isinstance(enabled, bool):
+            _must_be("set_autocast_enabled", "enabled", 1, "bool", enabled)
+    else:
+        if not isinstance(device_type, str):
+            _must_be("set_autocast_enabled", "device_type", 1, "str", device_type)
+        if not isinstance(enabled, bool):
+            _must_be("set_autocast_enabled", "enabled", 2, "bool", enabled)
+    _check_flagged(device_type)
+    if device_type == "cpu":
+        state = _cpu_state()
+        _set_cpu_state(enabled, state[1], state[2])
+    else:
+        _enabled[device_type] = enabled
+
+
+def set_autocast_dtype(device_type, dtype):
+    """Sets the dtype autocast regions of ``device_type`` cast to (torch takes any dtype
+    here; ``autocast`` itself checks it).
+
+    >>> import gradtrack
+    >>> gradtrack.set_autocast_dtype("cpu", gradtrack.float16)
+    >>> gradtrack.get_autocast_dtype("cpu")
+    gradtrack.float16
+    >>> gradtrack.set_autocast_dtype("cpu", gradtrack.bfloat16)
+    """
+    if not isinstance(device_type, str):
+        _must_be("set_autocast_dtype", "device_type", 1, "str", device_type)
+    if not isinstance(dtype, _C.dtype):
+        _must_be("set_autocast_dtype", "dtype", 2, "gradtrack.dtype", dtype)
+    _check_device_type(device_type)
+    if device_type == "cpu":
+        state = _cpu_state()
+        _set_cpu_state(state[0], dtype, state[2])
+    else:
+        _dtypes[device_type] = dtype
+
+
+def _no_keywords(name, kwargs):
+    if kwargs:
+        raise TypeError(f"gradtrack.{name}() takes no keyword arguments")
+
+
+def _one_argument(name, args, kwargs):
+    _no_keywords(name, kwargs)
+    if len(args) != 1:
+        raise TypeError(f"gradtrack.{name}() takes exactly one argument ({len(args)} given)")
+    return args[0]
+
+
+def set_autocast_cpu_enabled(*args, **kwargs):
+    """Deprecated form of ``set_autocast_enabled("cpu", enabled)``, with torch's warning.
+
+    >>> import gradtrack
+    >>> import warnings
+    >>> with warnings.catch_warnings():
+    ...     warnings.simplefilter("ignore")
+    ...     gradtrack.set_autocast_cpu_enabled(False)
+    """
+    enabled = _one_argument("set_autocast_cpu_enabled", args, kwargs)
+    if not isinstance(enabled, bool):
+        raise TypeError(f"enabled must be a bool (got {_parser_type(enabled)})")
+    warnings.warn("gradtrack.set_autocast_cpu_enabled(enabled) is deprecated. Please use "
+                  "gradtrack.set_autocast_enabled('cpu', enabled) instead.", DeprecationWarning,
+                  stacklevel=2)
+    set_autocast_enabled("cpu", enabled)
+
+
+def set_autocast_cpu_dtype(*args, **kwargs):
+    """Deprecated form of ``set_autocast_dtype("cpu", dtype)``, with torch's warning.
+
+    >>> import gradtrack
+    >>> import warnings
+    >>> with warnings.catch_warnings():
+    ...     warnings.simplefilter("ignore")
+    ...     gradtrack.set_autocast_cpu_dtype(gradtrack.bfloat16)
+    """
+    dtype = _one_argument("set_autocast_cpu_dtype", args, kwargs)
+    if not isinstance(dtype, _C.dtype):
+        raise TypeError(f"dtype must be a gradtrack.dtype (got {_parser_type(dtype)})")
+    warnings.warn("gradtrack.set_autocast_cpu_dtype(dtype) is deprecated. Please use "
+                  "gradtrack.set_autocast_dtype('cpu', dtype) instead.", DeprecationWarning,
+                  stacklevel=2)
+    set_autocast_dtype("cpu", dtype)
+
+
+def set_autocast_cache_enabled(*args, **kwargs):
+    """Whether autocast keeps its cast weights until the outermost region closes.
+
+    >>> import gradtrack
+    >>> gradtrack.set_autocast_cache_enabled(False)
+    >>> gradtrack.is_autocast_cache_enabled()
+    False
+    >>> gradtrack.set_autocast_cache_enabled(True)
+    """
+    enabled = _one_argument("set_autocast_cache_enabled", args, kwargs)
+    if not isinstance(enabled, bool):
+        raise TypeError(f"enabled must be a bool (got {_parser_type(enabled)})")
+    state = _cpu_state()
+    _set_cpu_state(state[0], state[1], enabled)
+
+
+def _no_arguments(name, args, kwargs):
+    _no_keywords(name, kwargs)
+    if args:
+        raise TypeError(f"gradtrack.{name}() takes no arguments ({len(args)} given)")
+
+
+def clear_autocast_cache(*args, **kwargs):
+    """Drops the cast weights autocast keeps (the outermost region's exit does it too).
+
+    >>> import gradtrack
+    >>> gradtrack.clear_autocast_cache()
+    """
+    _no_arguments("clear_autocast_cache", args, kwargs)
+    _C._autocast.clear_cache()
+
+
+def autocast_increment_nesting(*args, **kwargs):
+    """Counts one more open autocast region (what ``autocast.__enter__`` does) and
+    returns the count.
+
+    >>> import gradtrack
+    >>> gradtrack.autocast_increment_nesting()
+    1
+    >>> gradtrack.autocast_decrement_nesting()
+    0
+    """
+    _no_arguments("autocast_increment_nesting", args, kwargs)
+    _nesting.depth = getattr(_nesting, "depth", 0) + 1
+    return _nesting.depth
+
+
+def autocast_decrement_nesting(*args, **kwargs):
+    """Counts one region fewer and returns the count (torch lets it go below zero); the
+    caller clears the cache when it reaches 0, as ``autocast.__exit__`` does.
+
+    >>> import gradtrack
+    >>> gradtrack.autocast_increment_nesting()
+    1
+    >>> gradtrack.autocast_decrement_nesting()
+    0
+    """
+    _no_arguments("autocast_decrement_nesting", args, kwargs)
+    _nesting.depth = getattr(_nesting, "depth", 0) - 1
+    return _nesting.depth
+
+
+def get_autocast_gpu_dtype(*args, **kwargs):
+    """Deprecated form of ``get_autocast_dtype("cuda")``, with torch's warning.
+
+    >>> import gradtrack
+    >>> import warnings
+    >>> with warnings.catch_warnings():
+    ...     warnings.simplefilter("ignore")
+    ...     gradtrack.get_autocast_gpu_dtype()
+    gradtrack.float16
+    """
+    _no_arguments("get_autocast_gpu_dtype", args, kwargs)
+    warnings.warn("gradtrack.get_autocast_gpu_dtype() is deprecated. Please use "
+                  "gradtrack.get_autocast_dtype('cuda') instead.", DeprecationWarning, stacklevel=2)
+    return get_autocast_dtype("cuda")
+
+
 class autocast:
     """An autocast region for ``device_type``: a context manager or a decorator, as torch.
 
@@ -280,5 +490,8 @@ def custom_bwd(bwd=None, *, device_type: str):
 
 
 FUNCTIONS = (is_autocast_enabled, get_autocast_dtype, is_autocast_cache_enabled,
-             is_autocast_cpu_enabled, get_autocast_cpu_dtype)
+             is_autocast_cpu_enabled, get_autocast_cpu_dtype, set_autocast_enabled,
+             set_autocast_dtype, set_autocast_cpu_enabled, set_autocast_cpu_dtype,
+             set_autocast_cache_enabled, clear_autocast_cache, autocast_increment_nesting,
+             autocast_decrement_nesting, get_autocast_gpu_dtype)
 NAMES = {"autocast": autocast}

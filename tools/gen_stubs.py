@@ -392,7 +392,12 @@ def _package_stub(gradtrack):
 
 def generate(out_dir):
     """The stubs of gradtrack and gradtrack._C (stubgen writes into out_dir): {path: text}."""
+    import importlib
+
     import gradtrack
+    # the submodules that load on first use (gradtrack._lazy): the stub names them all
+    for name in gradtrack._lazy.SUBMODULES:
+        importlib.import_module(f"gradtrack.{name}")
     _patch_modules(gradtrack._C)
     _run_stubgen(out_dir)
     files = {}

@@ -67,6 +67,7 @@ from gradtrack import linalg as linalg
 from gradtrack.random import manual_seed as manual_seed
 from gradtrack._C import masked_fill as masked_fill
 from gradtrack._memory_format import memory_format as memory_format
+from gradtrack import multiprocessing as multiprocessing
 from gradtrack._C import narrow as narrow
 from gradtrack import nn as nn
 from gradtrack.autograd.grad_mode import no_grad as no_grad
@@ -95,6 +96,7 @@ from gradtrack._C import squeeze as squeeze
 from gradtrack._C import sum as sum
 from gradtrack._C import swapaxes as swapaxes
 from gradtrack._C import t as t
+from gradtrack import testing as testing
 from gradtrack._C import transpose as transpose
 from gradtrack._runtime_queries import typename as typename
 from gradtrack._C import unbind as unbind
@@ -460,6 +462,15 @@ def argwhere(input: typing.Any) -> Tensor:
 tensor([[0],
         [2]])"""
 
+def as_strided_(input: typing.Any, size: typing.Any, stride: typing.Any, storage_offset: typing.Any=None) -> Tensor:
+    """``input.as_strided_(size, stride, storage_offset)``: ``input`` itself takes the
+given sizes, strides and offset over its memory.
+
+>>> import gradtrack
+>>> gradtrack.as_strided_(gradtrack.arange(6.0), (2, 2), (1, 2), 1)
+tensor([[1., 3.],
+        [2., 4.]])"""
+
 def as_strided_copy(input: typing.Any, size: typing.Any, stride: typing.Any, storage_offset: typing.Any=None) -> Tensor:
     """``input.as_strided(size, stride, storage_offset)`` as a new contiguous tensor.
 
@@ -467,6 +478,14 @@ def as_strided_copy(input: typing.Any, size: typing.Any, stride: typing.Any, sto
 >>> gradtrack.as_strided_copy(gradtrack.arange(4), (2, 2), (1, 2))
 tensor([[0, 2],
         [1, 3]])"""
+
+def as_strided_scatter(input: typing.Any, src: typing.Any, size: typing.Any, stride: typing.Any, storage_offset: typing.Any=None) -> Tensor:
+    """A copy of ``input`` (with its strides) with ``src`` written into the copy's
+``as_strided(size, stride, storage_offset)`` view.
+
+>>> import gradtrack
+>>> gradtrack.as_strided_scatter(gradtrack.zeros(4), gradtrack.ones(2), (2,), (2,))
+tensor([1., 0., 1., 0.])"""
 
 def as_tensor(data: typing.Any, dtype: typing.Any=None, device: typing.Any=None) -> Tensor:
     """``data`` as a tensor, sharing memory when it already is a tensor or a
@@ -581,6 +600,26 @@ def atleast_3d(*tensors: typing.Any) -> Tensor:
 >>> import gradtrack
 >>> gradtrack.atleast_3d(gradtrack.tensor([1, 2])).shape
 gradtrack.Size([1, 2, 1])"""
+
+def autocast_decrement_nesting(*args: typing.Any, **kwargs: typing.Any) -> Tensor:
+    """Counts one region fewer and returns the count (torch lets it go below zero); the
+caller clears the cache when it reaches 0, as ``autocast.__exit__`` does.
+
+>>> import gradtrack
+>>> gradtrack.autocast_increment_nesting()
+1
+>>> gradtrack.autocast_decrement_nesting()
+0"""
+
+def autocast_increment_nesting(*args: typing.Any, **kwargs: typing.Any) -> Tensor:
+    """Counts one more open autocast region (what ``autocast.__enter__`` does) and
+returns the count.
+
+>>> import gradtrack
+>>> gradtrack.autocast_increment_nesting()
+1
+>>> gradtrack.autocast_decrement_nesting()
+0"""
 
 def avg_pool1d(input: typing.Any, kernel_size: typing.Any, stride: typing.Any=(), padding: typing.Any=0, ceil_mode: typing.Any=False, count_include_pad: typing.Any=True) -> Tensor:
     """:func:`gradtrack.nn.functional.avg_pool1d`.
@@ -923,6 +962,12 @@ def clamp_min_(input: typing.Any, min: typing.Any) -> Tensor:
 >>> import gradtrack
 >>> gradtrack.clamp_min_(gradtrack.tensor([-2.0, 3.0]), 0)
 tensor([0., 3.])"""
+
+def clear_autocast_cache(*args: typing.Any, **kwargs: typing.Any) -> Tensor:
+    """Drops the cast weights autocast keeps (the outermost region's exit does it too).
+
+>>> import gradtrack
+>>> gradtrack.clear_autocast_cache()"""
 
 def clip(input: typing.Any, min: typing.Any=None, max: typing.Any=None, *, out: typing.Any=None) -> Tensor:
     """Alias of :func:`clamp`.
@@ -1413,6 +1458,15 @@ def empty_like(input: typing.Any, *, dtype: typing.Any=None, layout: typing.Any=
 >>> gradtrack.empty_like(gradtrack.ones(2, 3)).shape
 gradtrack.Size([2, 3])"""
 
+def empty_permuted(size: typing.Any, physical_layout: typing.Any, *, dtype: typing.Any=None, device: typing.Any=None, requires_grad: typing.Any=False, layout: typing.Any=None, pin_memory: typing.Any=False) -> Tensor:
+    """An uninitialised tensor of ``size`` whose dims lie in memory in the order
+``physical_layout`` (outermost first): ``empty_strided`` with the strides that order
+gives, so the result is no view.
+
+>>> import gradtrack
+>>> gradtrack.empty_permuted((2, 3, 4), (0, 2, 1)).stride()
+(12, 1, 3)"""
+
 def empty_strided(size: typing.Any, stride: typing.Any, *, dtype: typing.Any=None, requires_grad: typing.Any=False, device: typing.Any=None, layout: typing.Any=None, pin_memory: typing.Any=False) -> Tensor:
     """An uninitialised tensor of ``size`` laid out in memory with ``stride``.
 
@@ -1540,6 +1594,23 @@ def feature_alpha_dropout_(input: typing.Any, p: typing.Any, train: typing.Any) 
 
 >>> import gradtrack
 >>> gradtrack.feature_alpha_dropout_(gradtrack.ones(1, 2, 2), 0.5, False).shape
+gradtrack.Size([1, 2, 2])"""
+
+def feature_dropout(input: typing.Any, p: typing.Any, train: typing.Any) -> Tensor:
+    """Channel-wise dropout of an ``(N, C, ...)`` input: whole ``(sample, channel)``
+slices zeroed with probability ``p``, the rest scaled by ``1 / (1 - p)`` (the draws
+of :func:`gradtrack.nn.functional.dropout2d`).
+
+>>> import gradtrack
+>>> gradtrack.feature_dropout(gradtrack.ones(1, 2, 2), 0.5, False)
+tensor([[[1., 1.],
+         [1., 1.]]])"""
+
+def feature_dropout_(input: typing.Any, p: typing.Any, train: typing.Any) -> Tensor:
+    """:func:`feature_dropout` written into ``input``.
+
+>>> import gradtrack
+>>> gradtrack.feature_dropout_(gradtrack.ones(1, 2, 2), 0.5, False).shape
 gradtrack.Size([1, 2, 2])"""
 
 def fill(input: typing.Any, value: typing.Any) -> Tensor:
@@ -1670,6 +1741,17 @@ gradtrack.return_types.frexp(
 mantissa=tensor([ 0.5000, -0.7500]),
 exponent=tensor([4, 0], dtype=gradtrack.int32))"""
 
+def frobenius_norm(input: typing.Any, dim: typing.Any, keepdim: typing.Any=False) -> Tensor:
+    """The 2-norm over ``dim`` (at most two dims), torch's deprecated form of
+``linalg.vector_norm(input, 2, dim, keepdim)``.
+
+>>> import gradtrack
+>>> import warnings
+>>> with warnings.catch_warnings():
+...     warnings.simplefilter("ignore")
+...     gradtrack.frobenius_norm(gradtrack.tensor([[3., 4.]]), [0, 1])
+tensor(5.)"""
+
 def from_dlpack(ext_tensor: typing.Any, *, device: typing.Any=None, copy: typing.Any=None) -> Tensor:
     """A gradtrack tensor sharing the memory of ``ext_tensor`` (or of a DLPack capsule).
 
@@ -1766,6 +1848,16 @@ def get_autocast_dtype(device_type: typing.Any) -> Tensor:
 >>> import gradtrack
 >>> gradtrack.get_autocast_dtype("cpu")
 gradtrack.bfloat16"""
+
+def get_autocast_gpu_dtype(*args: typing.Any, **kwargs: typing.Any) -> Tensor:
+    """Deprecated form of ``get_autocast_dtype("cuda")``, with torch's warning.
+
+>>> import gradtrack
+>>> import warnings
+>>> with warnings.catch_warnings():
+...     warnings.simplefilter("ignore")
+...     gradtrack.get_autocast_gpu_dtype()
+gradtrack.float16"""
 
 def get_default_device() -> device:
     """Always ``device(type='cpu')``.
@@ -2721,12 +2813,53 @@ def narrow_copy(input: typing.Any, dim: typing.Any, start: typing.Any, length: t
 >>> gradtrack.narrow_copy(gradtrack.arange(5), 0, 1, 3)
 tensor([1, 2, 3])"""
 
+def native_batch_norm(input: typing.Any, weight: typing.Any, bias: typing.Any, running_mean: typing.Any, running_var: typing.Any, training: typing.Any, momentum: typing.Any, eps: typing.Any) -> Tensor:
+    """:func:`gradtrack.nn.functional.batch_norm`'s output with the batch's mean and
+``1 / sqrt(var + eps)`` per channel when ``training`` (empty tensors otherwise); the
+running statistics are updated as ``batch_norm`` updates them.
+
+>>> import gradtrack
+>>> out, mean, invstd = gradtrack.native_batch_norm(
+...     gradtrack.tensor([[1.0], [3.0]]), None, None, None, None, True, 0.1, 1e-5)
+>>> mean
+tensor([2.])"""
+
 def native_channel_shuffle(input: typing.Any, groups: typing.Any) -> Tensor:
     """:func:`gradtrack.nn.functional.native_channel_shuffle`.
 
 >>> import gradtrack
 >>> gradtrack.native_channel_shuffle(gradtrack.arange(4.0).reshape(1, 4, 1), 2).flatten()
 tensor([0., 2., 1., 3.])"""
+
+def native_dropout(input: typing.Any, p: typing.Any, train: typing.Any) -> Tensor:
+    """Dropout returning the output and the boolean mask of the elements kept (all True
+when not ``train``; ``train=None`` trains). The draws are
+:func:`gradtrack.nn.functional.dropout`'s.
+
+>>> import gradtrack
+>>> gradtrack.native_dropout(gradtrack.ones(2), 0.5, False)
+(tensor([1., 1.]), tensor([True, True]))"""
+
+def native_group_norm(input: typing.Any, weight: typing.Any, bias: typing.Any, N: typing.Any, C: typing.Any, HxW: typing.Any, group: typing.Any, eps: typing.Any) -> Tensor:
+    """:func:`gradtrack.nn.functional.group_norm` of ``input`` (``N`` samples, ``C``
+channels, ``HxW`` elements per channel) with the mean and reciprocal standard
+deviation of each group, shaped ``(N, group)``.
+
+>>> import gradtrack
+>>> out, mean, rstd = gradtrack.native_group_norm(
+...     gradtrack.tensor([[[1.0], [3.0]]]), None, None, 1, 2, 1, 1, 1e-5)
+>>> mean
+tensor([[2.]])"""
+
+def native_layer_norm(input: typing.Any, normalized_shape: typing.Any, weight: typing.Any, bias: typing.Any, eps: typing.Any) -> Tensor:
+    """:func:`gradtrack.nn.functional.layer_norm`'s output with the mean and reciprocal
+standard deviation of each normalized slice (shaped to broadcast, not differentiable).
+
+>>> import gradtrack
+>>> out, mean, rstd = gradtrack.native_layer_norm(gradtrack.tensor([[1.0, 3.0]]), [2],
+...                                               None, None, 1e-5)
+>>> out
+tensor([[-1.0000,  1.0000]])"""
 
 def ne(input: typing.Any, other: typing.Any, *, out: typing.Any=None) -> Tensor:
     """A bool tensor, True where the elements differ.
@@ -2783,12 +2916,32 @@ def nonzero(input: typing.Any, *, as_tuple: typing.Any=False, out: typing.Any=No
 >>> gradtrack.nonzero(gradtrack.tensor([0.0, 2.0, 1.0]), as_tuple=True)
 (tensor([1, 2]),)"""
 
+def nonzero_static(input: typing.Any, *, size: typing.Any, fill_value: typing.Any=-1) -> Tensor:
+    """The rows of :func:`nonzero` cut or padded with ``fill_value`` to exactly ``size``
+rows.
+
+>>> import gradtrack
+>>> gradtrack.nonzero_static(gradtrack.tensor([0, 1, 0, 2]), size=3)
+tensor([[ 1],
+        [ 3],
+        [-1]])"""
+
 def norm(input: typing.Any, p: typing.Any='fro', dim: typing.Any=None, keepdim: typing.Any=False, out: typing.Any=None, dtype: typing.Any=None) -> Tensor:
     """torch.norm: the 2-norm (``'fro'``) or the ``p``-norm over ``dim``.
 
 >>> import gradtrack
 >>> gradtrack.norm(gradtrack.tensor([3., 4.]))
 tensor(5.)"""
+
+def norm_except_dim(v: typing.Any, pow: typing.Any=2, dim: typing.Any=0) -> Tensor:
+    """The ``pow``-norm of each slice of ``v`` along ``dim`` over all its other dims,
+shaped to broadcast against ``v`` (weight normalization's norm); ``dim=-1``: the
+norm of all of ``v``.
+
+>>> import gradtrack
+>>> gradtrack.norm_except_dim(gradtrack.tensor([[3., 4.], [6., 8.]]))
+tensor([[ 5.],
+        [10.]])"""
 
 def normal(mean: typing.Any=0.0, std: typing.Any=1.0, size: typing.Any=None, *, generator: typing.Any=None, out: typing.Any=None, dtype: typing.Any=None, requires_grad: typing.Any=False, **_ignored: typing.Any) -> Tensor:
     """Draws from N(mean, std^2): numbers with ``size``, or tensors elementwise.
@@ -2805,6 +2958,18 @@ def not_equal(input: typing.Any, other: typing.Any, *, out: typing.Any=None) -> 
 >>> x = gradtrack.tensor([1.0, 2.0, 3.0])
 >>> gradtrack.ne(x, gradtrack.tensor([1.0, 0.0, 3.0]))
 tensor([False,  True, False])"""
+
+def nuclear_norm(input: typing.Any, dim: typing.Any=None, keepdim: typing.Any=False) -> Tensor:
+    """The sum of the singular values of the matrices over ``dim`` (the last two by
+default), torch's deprecated form of ``linalg.matrix_norm(input, 'nuc', dim,
+keepdim)``; ``nuclear_norm(input, keepdim)`` takes a bool second.
+
+>>> import gradtrack
+>>> import warnings
+>>> with warnings.catch_warnings():
+...     warnings.simplefilter("ignore")
+...     gradtrack.nuclear_norm(gradtrack.tensor([[3., 0.], [0., 4.]]))
+tensor(7.)"""
 
 def numel(input: typing.Any) -> builtins.int:
     """The number of elements of ``input``.
@@ -3316,6 +3481,53 @@ def set_anomaly_enabled(enabled: typing.Any, check_nan: typing.Any=True) -> Tens
 >>> gradtrack.is_anomaly_enabled(), gradtrack.is_anomaly_check_nan_enabled()
 (True, False)
 >>> gradtrack.set_anomaly_enabled(False)"""
+
+def set_autocast_cache_enabled(*args: typing.Any, **kwargs: typing.Any) -> Tensor:
+    """Whether autocast keeps its cast weights until the outermost region closes.
+
+>>> import gradtrack
+>>> gradtrack.set_autocast_cache_enabled(False)
+>>> gradtrack.is_autocast_cache_enabled()
+False
+>>> gradtrack.set_autocast_cache_enabled(True)"""
+
+def set_autocast_cpu_dtype(*args: typing.Any, **kwargs: typing.Any) -> Tensor:
+    """Deprecated form of ``set_autocast_dtype("cpu", dtype)``, with torch's warning.
+
+>>> import gradtrack
+>>> import warnings
+>>> with warnings.catch_warnings():
+...     warnings.simplefilter("ignore")
+...     gradtrack.set_autocast_cpu_dtype(gradtrack.bfloat16)"""
+
+def set_autocast_cpu_enabled(*args: typing.Any, **kwargs: typing.Any) -> Tensor:
+    """Deprecated form of ``set_autocast_enabled("cpu", enabled)``, with torch's warning.
+
+>>> import gradtrack
+>>> import warnings
+>>> with warnings.catch_warnings():
+...     warnings.simplefilter("ignore")
+...     gradtrack.set_autocast_cpu_enabled(False)"""
+
+def set_autocast_dtype(device_type: typing.Any, dtype: typing.Any) -> Tensor:
+    """Sets the dtype autocast regions of ``device_type`` cast to (torch takes any dtype
+here; ``autocast`` itself checks it).
+
+>>> import gradtrack
+>>> gradtrack.set_autocast_dtype("cpu", gradtrack.float16)
+>>> gradtrack.get_autocast_dtype("cpu")
+gradtrack.float16
+>>> gradtrack.set_autocast_dtype("cpu", gradtrack.bfloat16)"""
+
+def set_autocast_enabled(device_type: typing.Any=..., enabled: typing.Any=...) -> Tensor:
+    """Turns autocast of ``device_type`` on or off outside any region; with only
+``enabled``, CUDA's flag (torch's older form). Nothing is cast until an op runs.
+
+>>> import gradtrack
+>>> gradtrack.set_autocast_enabled("cpu", True)
+>>> gradtrack.is_autocast_enabled("cpu")
+True
+>>> gradtrack.set_autocast_enabled("cpu", False)"""
 
 def set_default_device(device: typing.Any) -> None:
     """Only the CPU (or None, which means it) can be the default device.

@@ -821,6 +821,14 @@ tensor([[1., 3.],
 >>> x._version
 1"""
 
+    def as_strided_scatter(self, src: typing.Any, size: typing.Any, stride: typing.Any, storage_offset: typing.Any=None) -> Tensor:
+        """A copy of ``input`` (with its strides) with ``src`` written into the copy's
+``as_strided(size, stride, storage_offset)`` view.
+
+>>> import gradtrack
+>>> gradtrack.as_strided_scatter(gradtrack.zeros(4), gradtrack.ones(2), (2,), (2,))
+tensor([1., 0., 1., 0.])"""
+
     def asin(self) -> Tensor:
         """
         The arcsine (in radians) of each element.
@@ -3376,6 +3384,16 @@ tensor([1.0000, 2.0000], dtype=gradtrack.float64)
 >>> gradtrack.nonzero(gradtrack.tensor([0.0, 2.0, 1.0]), as_tuple=True)
 (tensor([1, 2]),)"""
 
+    def nonzero_static(self, *, size: typing.Any, fill_value: typing.Any=-1) -> Tensor:
+        """The rows of :func:`nonzero` cut or padded with ``fill_value`` to exactly ``size``
+rows.
+
+>>> import gradtrack
+>>> gradtrack.nonzero_static(gradtrack.tensor([0, 1, 0, 2]), size=3)
+tensor([[ 1],
+        [ 3],
+        [-1]])"""
+
     def norm(self, p: typing.Any='fro', dim: typing.Any=None, keepdim: typing.Any=False, dtype: typing.Any=None) -> Tensor:
         """torch.norm: the 2-norm (``'fro'``) or the ``p``-norm over ``dim``.
 
@@ -3832,14 +3850,13 @@ tensor([1.0000, 0.5000, 0.2500])
 >>> x._version
 1"""
 
-    def scatter(self, dim: typing.SupportsInt | typing.SupportsIndex, index: Tensor, src: typing.Any=None, *, value: typing.Any=None, reduce: typing.Any=None) -> Tensor:
-        """
-        A copy with ``src`` (or ``value``) written at ``index`` along ``dim``.
+    def scatter(self, dim: typing.Any, index: typing.Any, src: typing.Any=None, *, value: typing.Any=None, reduce: typing.Any=None) -> Tensor:
+        """``self`` with ``src`` (or ``value``) written at ``index`` along ``dim``, a copy;
+with ``reduce`` (``"add"`` or ``"multiply"``) combined with what is there.
 
-        >>> import gradtrack
-        >>> gradtrack.zeros(3).scatter(0, gradtrack.tensor([2]), gradtrack.tensor([5.0]))
-        tensor([0., 0., 5.])
-        """
+>>> import gradtrack
+>>> gradtrack.ones(3).scatter(0, gradtrack.tensor([0, 2, 0]), 2.0, reduce="add")
+tensor([5., 1., 3.])"""
 
     def scatter_(self, dim: typing.Any, index: typing.Any, src: typing.Any=None, *, value: typing.Any=None, reduce: typing.Any=None) -> Tensor:
         """Writes ``src`` (a tensor, or a number ``value``) into ``self`` at ``index`` along

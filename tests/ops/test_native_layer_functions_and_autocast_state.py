@@ -341,3 +341,12 @@ def test_empty_permuted_and_nonzero_static_without_torch():
     assert t.shape == (2, 3, 4) and t.stride() == (3, 1, 6)
     assert gradtrack.nonzero_static(gradtrack.tensor([0, 5, 0, 7]), size=3).tolist() == \
         [[1], [3], [-1]]
+
+
+@pytest.mark.parametrize("device_type", ["cpu", "cuda", "xpu", "ipu", "hpu", "xla", "mps", "mtia",
+                                         "maia", "privateuseone", "meta", "lazy"])
+def test_autocast_queries_by_device_type(device_type):
+    """torch's default dtype per device, and its error for a device autocast does not know
+    (the query raised nothing for "meta"; ipu, mtia and maia had other defaults)."""
+    same(lambda lib: (lib.is_autocast_enabled(device_type),
+                      str(lib.get_autocast_dtype(device_type)).split(".")[-1]))

@@ -42,7 +42,8 @@ _set_cpu_state = _C._autocast.set_state
 
 
 def _default_dtype(device_type):
-    return _C.bfloat16 if device_type in ("cpu", "ipu", "xla", "hpu", "mtia") else _C.float16
+    # torch's defaults (measured): bfloat16 on cpu, hpu, xla and maia, float16 elsewhere
+    return _C.bfloat16 if device_type in ("cpu", "xla", "hpu", "maia") else _C.float16
 
 
 def _check_device_type(device_type):
@@ -69,7 +70,7 @@ def is_autocast_enabled(device_type: str = "cuda") -> bool:
     >>> gradtrack.is_autocast_enabled("cpu")
     False
     """
-    _check_device_type(device_type)
+    _check_flagged(device_type)
     if device_type == "cpu":
         return _cpu_state()[0]
     return _enabled.get(device_type, False)
@@ -85,6 +86,8 @@ def get_autocast_dtype(device_type: str):
     _check_device_type(device_type)
     if device_type == "cpu":
         return _cpu_state()[1]
+    if device_type not in _dtypes and device_type not in _FLAGGED_DEVICES:
+        raise RuntimeError("unsupported scalarType")  # torch's words: no default dtype there
     return _dtypes.get(device_type) or _default_dtype(device_type)
 
 
@@ -108,8 +111,9 @@ def is_autocast_cpu_enabled() -> bool:
     ...     gradtrack.is_autocast_cpu_enabled()
     False
     """
-    warnings.warn("torch.is_autocast_cpu_enabled() is deprecated. Please use "
-                  "torch.is_autocast_enabled('cpu') instead.", DeprecationWarning, stacklevel=2)
+    warnings.warn("gradtrack.is_autocast_cpu_enabled() is deprecated. Please use "
+                  "gradtrack.is_autocast_enabled('cpu') instead.", DeprecationWarning,
+                  stacklevel=2)
     return is_autocast_enabled("cpu")
 
 
@@ -123,8 +127,9 @@ def get_autocast_cpu_dtype():
     ...     gradtrack.get_autocast_cpu_dtype()
     gradtrack.bfloat16
     """
-    warnings.warn("torch.get_autocast_cpu_dtype() is deprecated. Please use "
-                  "torch.get_autocast_dtype('cpu') instead.", DeprecationWarning, stacklevel=2)
+    warnings.warn("gradtrack.get_autocast_cpu_dtype() is deprecated. Please use "
+                  "gradtrack.get_autocast_dtype('cpu') instead.", DeprecationWarning,
+                  stacklevel=2)
     return get_autocast_dtype("cpu")
 
 

@@ -314,9 +314,12 @@ def diagonal_scatter(input, src, offset=0, dim1=0, dim2=1):  # noqa: A002
     return _E.diagonal_scatter(input, src, offset, dim1, dim2)
 
 
-def _as_strided_scatter(input, src, size, stride, storage_offset):  # noqa: A002
+def _as_strided_scatter(input, src, size, stride, storage_offset, target=None):  # noqa: A002
+    """The copy with ``src`` written in; ``target``: the tensor the write goes through
+    (the copy itself, so that derivatives see the write, or an alias of its memory)."""
     out = input.clone()
-    view = out.as_strided(size, stride, 0 if storage_offset is None else storage_offset)
+    view = (out if target is None else target(out)).as_strided(
+        size, stride, 0 if storage_offset is None else storage_offset)
     if tuple(view.shape) != tuple(src.shape):
         raise RuntimeError("expected src to have a size equal to the slice of self. src size = "
                            f"{list(src.shape)}, slice size = {list(view.shape)}")
@@ -324,8 +327,15 @@ def _as_strided_scatter(input, src, size, stride, storage_offset):  # noqa: A002
     return out
 
 
+def _as_strided_scatter_values(input, src, size, stride, storage_offset):  # noqa: A002
+    # torch's result is a new tensor at _version 0: the write goes through .data, whose
+    # version counter is its own
+    return _as_strided_scatter(input, src, size, stride, storage_offset, lambda t: t.data)
+
+
 # One node, torch's AsStridedScatterBackward0 (NOTE [Named composite nodes]).
-_as_strided_scatter_node = composite_node("AsStridedScatterBackward0", _as_strided_scatter, 2)
+_as_strided_scatter_node = composite_node("AsStridedScatterBackward0", _as_strided_scatter, 2,
+                                          forward=_as_strided_scatter_values)
 
 
 def as_strided_scatter(input, src, size, stride, storage_offset=None):  # noqa: A002
@@ -340,7 +350,7 @@ def as_strided_scatter(input, src, size, stride, storage_offset=None):  # noqa: 
     if (input.requires_grad or src.requires_grad) and _C.is_grad_enabled() \
             or _has_tangent((input, src)):
         return _as_strided_scatter_node(input, src, size, stride, storage_offset)
-    return _as_strided_scatter(input, src, size, stride, storage_offset)
+    return _as_strided_scatter_values(input, src, size, stride, storage_offset)
 
 
 def nonzero_static(input, *, size, fill_value=-1):  # noqa: A002 - torch's argument name

@@ -125,6 +125,12 @@ OPS += [
            ref=lambda np_, a, m, v: np.where(m, v, a)),
 ]
 
+def _static_rows(rows, size, fill):
+    out = np.full((size, rows.shape[1]), fill, np.int64)
+    out[:min(size, len(rows))] = rows[:size]
+    return out
+
+
 # ---- take_along_dim, masked_select, nonzero --------------------------------------------------
 
 OPS += [
@@ -143,6 +149,13 @@ OPS += [
     OpSpec("nonzero", lambda lib, a: lib.nonzero(a), (S("specials", Fixed([[0.0, 1.5], [-0.0, 2.0]])),
                                                       S("2x3", A(2, 3, domain=SMALL))),
            ALL, ref=lambda np_, a: np.argwhere(a), differentiable=False),
+    # a fixed count of rows: cut short, or filled out with fill_value
+    OpSpec("nonzero_static", lambda lib, a: lib.nonzero_static(a, size=4),
+           (S("2x3", A(2, 3, domain=SMALL)),), ALL,
+           ref=lambda np_, a: _static_rows(np.argwhere(a), 4, -1), differentiable=False),
+    OpSpec("Tensor.nonzero_static_fill", lambda lib, a: a.nonzero_static(size=1, fill_value=7),
+           (S("specials", Fixed([[0.0, 1.5], [-0.0, 2.0]])),), NUM,
+           ref=lambda np_, a: _static_rows(np.argwhere(a), 1, 7), differentiable=False),
     OpSpec("Tensor.nonzero_as_tuple", lambda lib, a: a.nonzero(as_tuple=True),
            (S("2x3", A(2, 3, domain=SMALL)),), NUM, ref=lambda np_, a: np.nonzero(a),
            differentiable=False),

@@ -574,3 +574,64 @@ OPS += [
            (S("6x2x4", A(6, 2, 4), Idx(_CTC_TARGETS)),), FLOAT,
            ref=lambda np_, a, tg: _ctc_np(a, tg, [6, 5], [3, 2]), gradcheck=False, rtol=1e-5),
 ]
+
+
+# ---- the native norm and dropout functions: the output and what backward saves ---------------
+
+
+def _stats_np(a, axes, eps=1e-5):
+    mean = a.mean(axis=axes, keepdims=True)
+    return mean, 1 / np.sqrt(a.var(axis=axes, keepdims=True) + eps)
+
+
+def _native_layer_norm_np(a, w, b):
+    mean, rstd = _stats_np(a, (-1,))
+    return (a - mean) * rstd * w + b, mean, rstd
+
+
+def _native_batch_norm_np(a, w, b):
+    mean, invstd = _stats_np(a, (0, 2))
+    return (a - mean) * invstd * _channels(w, 3) + _channels(b, 3), mean.ravel(), invstd.ravel()
+
+
+def _native_group_norm_np(a, w, b, groups=2):
+    g = a.reshape(a.shape[0], groups, -1)
+    mean, rstd = _stats_np(g, (-1,))
+    out = ((g - mean) * rstd).reshape(a.shape) * _channels(w, 3) + _channels(b, 3)
+    return out, mean.reshape(a.shape[0], groups), rstd.reshape(a.shape[0], groups)
+
+
+# native_layer_norm's and native_batch_norm's statistics take no gradient (torch's are
+# outputs that do not require grad): a row of its own compares their values
+OPS += [
+    OpSpec("native_layer_norm",
+           lambda lib, a, w, b: lib.native_layer_norm(a, [3], w, b, 1e-5)[0],
+           (S("2x3", A(2, 3), A(3), A(3)), S("t", T(4, 3), A(3), A(3))), FLOAT,
+           ref=lambda np_, a, w, b: _native_layer_norm_np(a, w, b)[0], rtol=1e-5, atol=1e-5),
+    OpSpec("native_layer_norm_stats",
+           lambda lib, a, w, b: tuple(lib.native_layer_norm(a, [3], w, b, 1e-5)[1:]),
+           (S("2x3", A(2, 3), A(3), A(3)),), FLOAT,
+           ref=lambda np_, a, w, b: _native_layer_norm_np(a, w, b)[1:], rtol=1e-5, atol=1e-5,
+           differentiable=False),
+    OpSpec("native_batch_norm",
+           lambda lib, a, w, b: lib.native_batch_norm(a, w, b, None, None, True, 0.1, 1e-5)[0],
+           (S("2x3x4", A(2, 3, 4), A(3), A(3)),), FLOAT,
+           ref=lambda np_, a, w, b: _native_batch_norm_np(a, w, b)[0], rtol=1e-5, atol=1e-5),
+    OpSpec("native_batch_norm_stats",
+           lambda lib, a, w, b: tuple(lib.native_batch_norm(a, w, b, None, None, True, 0.1,
+                                                            1e-5)[1:]),
+           (S("2x3x4", A(2, 3, 4), A(3), A(3)),), FLOAT,
+           ref=lambda np_, a, w, b: _native_batch_norm_np(a, w, b)[1:], rtol=1e-5, atol=1e-5,
+           differentiable=False),
+    OpSpec("native_group_norm",
+           lambda lib, a, w, b: tuple(lib.native_group_norm(a, w, b, 2, 4, 3, 2, 1e-5)),
+           (S("2x4x3", A(2, 4, 3), A(4), A(4)),), FLOAT,
+           ref=lambda np_, a, w, b: _native_group_norm_np(a, w, b), rtol=1e-5, atol=1e-5),
+    # not training (or p = 0): the input and a mask of ones, drawn from no generator
+    OpSpec("native_dropout_eval", lambda lib, a: tuple(lib.native_dropout(a, 0.5, False)),
+           UNARY_SMALL, FLOAT, ref=lambda np_, a: (a, np.ones(a.shape, bool))),
+    OpSpec("native_dropout_p0", lambda lib, a: tuple(lib.native_dropout(a, 0.0, True)),
+           UNARY_SMALL, FLOAT, ref=lambda np_, a: (a, np.ones(a.shape, bool))),
+    OpSpec("feature_dropout_eval", lambda lib, a: lib.feature_dropout(a, 0.5, False),
+           (S("2x3x4", A(2, 3, 4)),), FLOAT, ref=lambda np_, a: a),
+]

@@ -241,6 +241,14 @@ def _as_strided_2x2(a):
     return np.array([[flat[1 + i + 2 * j] for j in range(2)] for i in range(2)], a.dtype)
 
 
+def _as_strided_2x2_scatter(a, src):
+    flat = np.ascontiguousarray(a).ravel().copy()
+    for i in range(2):
+        for j in range(2):
+            flat[1 + i + 2 * j] = src[i, j]
+    return flat.reshape(a.shape)
+
+
 _SQUEEZABLE = (S("2x1x3", A(2, 1, 3)), S("1x3_t", T(3, 1)))
 OPS += [
     OpSpec("expand_copy", lambda lib, a: lib.expand_copy(a, (2, 2, 3)), V23, ALL,
@@ -278,6 +286,12 @@ OPS += [
            ref=lambda np_, a: np.lib.stride_tricks.sliding_window_view(a, 2, axis=1).copy()),
     OpSpec("as_strided_copy", lambda lib, a: lib.as_strided_copy(a, (2, 2), (1, 2), 1), V23C,
            ALL, ref=lambda np_, a: _as_strided_2x2(a)),
+    # the input's gradient is left out: torch's is wrong (it keeps the written entries and
+    # zeroes the rest; its own gradcheck fails), test_native_layer_functions_... pins ours
+    OpSpec("as_strided_scatter", lambda lib, a, s: lib.as_strided_scatter(a, s, (2, 2), (1, 2), 1),
+           (S("2x3", A(2, 3, requires_grad=False), A(2, 2)),
+            S("src_t", A(2, 3, requires_grad=False), T(2, 2))), ALL,
+           ref=lambda np_, a, s: _as_strided_2x2_scatter(a, s)),
     OpSpec("narrow_copy", lambda lib, a: lib.narrow_copy(a, 1, 1, 2), V23, ALL,
            ref=lambda np_, a: a[:, 1:3].copy()),
     OpSpec("Tensor.narrow_copy", lambda lib, a: a.narrow_copy(0, 0, 1), V23, ALL,

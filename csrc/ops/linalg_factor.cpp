@@ -140,7 +140,7 @@ std::pair<Tensor, Tensor> linalg_slogdet(const Tensor& a) {
         l += std::log(std::abs(double(u)));
       }
       sign.data<T>()[b] = s;
-      logabs.data<T>()[b] = s == 0 ? -std::numeric_limits<T>::infinity() : T(l);
+      logabs.data<T>()[b] = T(l);  // a zero pivot's log is -inf; a NaN one's NaN, as torch's
     }
   });
   if (autograd::forward_ad::any_tangent({&a}))

@@ -395,6 +395,8 @@ void bind_node(py::module_& m) {
                                return py::cast(acc->variable());
                              })
       .def("_sequence_nr", &ag::Node::sequence_nr)
+      // torch's NotImplemented node has no sequence number: it runs as early as a leaf's
+      .def("_drop_sequence_nr", [](ag::Node& n) { n.set_sequence_nr(UINT64_MAX); })
       .def("_location",
            [](const ag::Node& n) -> py::object {
              if (!n.location) return py::none();

@@ -327,3 +327,70 @@ def test_median_all_gradient_stays_on_the_median(create_graph, upstream):
          f"g0, = lib.autograd.grad(t1, [t0], grad_outputs=lib.tensor({upstream}, "
          f"dtype=lib.float64), create_graph={create_graph})\n"
          "t3 = g0.detach() * 1")
+
+
+# as_strided_scatter's result is a new tensor at _version 0, as torch's (the write into
+# the copy bumped its counter).
+@pytest.mark.parametrize("grad", [False, True])
+def test_as_strided_scatter_result_is_at_version_zero(grad):
+    same("t0 = lib.tensor([[0.5, -0.3, 1.1], [0.4, 0.3, -0.3]])\n"
+         f"t1 = lib.tensor([[1.4, -1.8], [1.1, -0.6]], requires_grad={grad})\n"
+         "t2 = lib.as_strided_scatter(t0, t1, (2, 2), (1, 2), 1)")
+
+
+# WRONG VALUE: slogdet/logdet of a matrix with a NaN gave -inf; torch sums the pivots' logs.
+@pytest.mark.parametrize("fn", ["lib.linalg.slogdet(t0)[1]", "lib.logdet(t0)",
+                                "lib.linalg.slogdet(t0)[0]"])
+def test_slogdet_of_a_nan_matrix_is_nan(fn):
+    same("t0 = lib.tensor([[float('nan'), 1.0, 0.5], [0.2, 1.5, -1.0], [0.3, 0.1, 0.7]], "
+         f"dtype=lib.float64)\nt1 = {fn}")
+
+
+# WRONG GRADIENT, NO ERROR: lstsq with a batch of vectors B saved the column it made of B
+# (no history), so a double backward gave B no gradient.
+def test_lstsq_vector_rhs_double_backward_reaches_b():
+    same("t0 = lib.tensor([[[1.0, 0.5, -0.3], [0.2, 1.5, 0.7], [0.1, -0.4, 1.2]]] * 2, "
+         "dtype=lib.float64, requires_grad=True)\n"
+         "t1 = lib.tensor([[1.8, -1.8, 1.2], [0.9, 1.4, -0.7]], dtype=lib.float64, "
+         "requires_grad=True)\n"
+         "t2 = lib.linalg.lstsq(t0, t1).solution\n"
+         "g0, = lib.autograd.grad((t2 * lib.tensor([[0.5, -1.0, 2.0], [1.0, 0.3, -0.2]], "
+         "dtype=lib.float64)).sum(), [t0], create_graph=True)\n"
+         "(g0 * g0).sum().backward()")
+
+
+# WRONG GRADIENT, NO ERROR: logit's gradient at -0.0 was -inf where torch's is g * inf
+# (x (1 - x) is -0 there), and with eps a NaN input gave 0 where torch's gives NaN.
+@pytest.mark.parametrize("eps", ["", ", eps=0.0", ", eps=1e-6"])
+def test_logit_gradient_at_its_poles(eps):
+    same("t0 = lib.tensor([float('nan'), -0.0, 0.0, 1.0, 0.5, -2.5, 1e-7], dtype=lib.float64, "
+         "requires_grad=True)\n"
+         f"t1 = lib.logit(t0{eps})\n"
+         "t1.backward(lib.tensor([1.0, 0.3, -2.0, -1.0, 1.0, 1.0, 1.0], dtype=lib.float64))")
+
+
+# WRONG GRADIENT, NO ERROR: nextafter passed the gradient on where input == other (the
+# result is then other, and torch's gradient is 0 there); in place the values before the
+# write decide.
+@pytest.mark.parametrize("call", ["t2 = lib.nextafter(t0, t1)", "t2 = t0 * 1\nt2.nextafter_(t1)"])
+def test_nextafter_gradient_is_zero_where_operands_are_equal(call):
+    same("t0 = lib.tensor([float('nan'), 1.0, 0.0, 2.0, 1.0], dtype=lib.float64, "
+         "requires_grad=True)\n"
+         "t1 = lib.tensor([2.0, float('nan'), -0.0, 2.0, 3.0], dtype=lib.float64, "
+         "requires_grad=True)\n"
+         f"{call}\n"
+         "t2.backward(lib.tensor([float('nan'), 1.0, 2.0, float('inf'), 3.0], dtype=lib.float64))")
+
+
+# The NotImplemented node of an op written in Python (_sample_dirichlet) runs as early as
+# an AccumulateGrad, as torch's: a double backward failed there after writing a leaf's .grad.
+def test_python_not_implemented_node_fails_before_later_leaves_accumulate():
+    same("lib.manual_seed(0)\n"
+         "t0 = lib.tensor([[1.5, 2.0, 0.7], [3.0, 0.4, 1.1]], dtype=lib.float64, "
+         "requires_grad=True)\n"
+         "t1 = lib._sample_dirichlet(t0).to(lib.float32)\n"
+         "t2 = lib.tensor([[1.15, -0.87, -0.29], [0.21, 1.35, 0.32], [-0.06, -1.5, 1.74]], "
+         "requires_grad=True)\n"
+         "t3 = lib.linalg.solve(t2, t1, left=False)\n"
+         "g0, = lib.autograd.grad(t3.sum(), [t2], create_graph=True)\n"
+         "(g0 * g0).sum().backward()")

@@ -544,7 +544,16 @@ TL ldexp_bw(const C& c, const TL& g) {
   return {c.needs(0) ? mul(g[0], two_pow) : Tensor(),
           c.needs(1) ? mul(mul_by_scalar(mul(g[0], a), Scalar(M_LN2)), two_pow) : Tensor()};
 }
-TL nextafter_bw(const C& c, const TL& g) { return {g[0], c.needs(1) ? zeros_of(c, 1) : Tensor()}; }
+// nextafter: g where self != other (NaN included), 0 where they are equal (the
+// result is then other); other gets zeros.
+TL nextafter_bw(const C& c, const TL& g) {
+  Tensor self_grad;
+  if (c.needs(0)) {
+    Tensor equal = compare(Cmp::Eq, c.saved_input(0), c.saved_input(1));
+    self_grad = where(equal, zero_scalar(g[0]), g[0]);
+  }
+  return {self_grad, c.needs(1) ? zeros_of(c, 1) : Tensor()};
+}
 TL heaviside_not_implemented_bw(const C&, const TL&) {
   throw Error("derivative for aten::heaviside is not implemented");
 }
@@ -587,12 +596,17 @@ TL logit_bw(const C& c, const TL& g) {
   const double eps = c.attrs<LogitAttrs>().eps;
   const bool clamped = eps >= 0;
   const double lo = clamped ? eps : 0.0, hi = clamped ? 1.0 - eps : 1.0;
-  Tensor inside =
-      logical(Logic::And, compare(Cmp::Ge, x, Scalar(lo)), compare(Cmp::Le, x, Scalar(hi)));
-  Tensor d = div(g[0], mul(x, rsub(x, Scalar(int64_t(1)))));
+  // outside, not "not inside": a NaN x takes the formula (NaN), as torch's
+  Tensor outside_mask =
+      logical(Logic::Or, compare(Cmp::Lt, x, Scalar(lo)), compare(Cmp::Gt, x, Scalar(hi)));
+  // at 0 and 1 (-0 included) g / +0, as torch's kernel (x (1 - x) is -0 at -0); a
+  // constant there, not g * inf, which double backward would turn into 0 * inf
+  Tensor at_pole =
+      logical(Logic::Or, compare(Cmp::Eq, x, Scalar(0.0)), compare(Cmp::Eq, x, Scalar(1.0)));
+  Tensor d = div(g[0], where(at_pole, zero_scalar(x), mul(x, rsub(x, Scalar(int64_t(1))))));
   Tensor outside =
       scalar_tensor(Scalar(clamped ? 0.0 : std::numeric_limits<double>::quiet_NaN()), d.dtype());
-  return {where(inside, d, outside)};
+  return {where(outside_mask, outside, d)};
 }
 // mvlgamma: g * sum over j < p of digamma(x - j / 2), summed from the largest j.
 TL mvlgamma_bw(const C& c, const TL& g) {

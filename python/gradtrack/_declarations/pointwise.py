@@ -379,7 +379,7 @@ OPS = [
            doc="The magnitude of ``input`` with the sign of ``other``, elementwise.",
            example=("gradtrack.tensor([1.0, -2.0, 3.0])", "gradtrack.tensor([-1.0, 1.0, -0.0])"),
            prints="tensor([-1.,  2., -3.])"),
-    binary("nextafter", FLOATING, "NextafterBackward0",
+    binary("nextafter", FLOATING, "NextafterBackward0", saves={0: "0", 1: "0"},
            doc="The next floating-point value after ``input`` towards ``other``.",
            example=("gradtrack.tensor([1.0, 2.0], dtype=gradtrack.float64)",
                     "gradtrack.tensor([2.0, 1.0], dtype=gradtrack.float64)"),

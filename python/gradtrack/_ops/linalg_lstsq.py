@@ -31,6 +31,9 @@ class _Lstsq(Function):
     @staticmethod
     def forward(ctx, A, B, driver, rcond, vector):  # noqa: N803
         m, n = A.shape[-2:]
+        # the input itself is saved: a column made here would have no history, and
+        # double backward would give B no gradient
+        ctx.save_for_backward(A, B)
         B = B.unsqueeze(-1) if vector else B  # noqa: N806
         code = _DRIVERS.index(driver)
         full, rank, s, info, X = _L.lstsq(A, B, code, rcond, vector)  # noqa: N806
@@ -50,7 +53,6 @@ class _Lstsq(Function):
         if driver not in ("gelsd", "gelss"):
             s = _C.empty(0, dtype=A.dtype)
         X_column = X.unsqueeze(-1) if vector else X  # noqa: N806
-        ctx.save_for_backward(A, B, X_column)
         ctx.with_residuals, ctx.vector = with_residuals, vector
         ctx.saved = (A, B, X_column)
         ctx.mark_non_differentiable(rank, s)
@@ -59,9 +61,9 @@ class _Lstsq(Function):
 
     @staticmethod
     def backward(ctx, gX, gR, _rank, _s):  # noqa: N803
-        A, B, _ = ctx.saved_tensors  # noqa: N806
+        A, B = ctx.saved_tensors  # noqa: N806
         if ctx.vector:
-            gX = gX.unsqueeze(-1)  # noqa: N806
+            gX, B = gX.unsqueeze(-1), B.unsqueeze(-1)  # noqa: N806
         P = pinv(A)  # noqa: N806
         X = P @ B  # noqa: N806 - with history, for double backward
         gA = _pinv_adjoint(A, P, gX @ B.mT)  # noqa: N806
@@ -135,6 +137,9 @@ def lstsq(A, B, rcond=None, *, driver=None):  # noqa: N803
     if rcond is None:
         rcond = _EPS[_dt(A)] * max(A.shape[-2:])
     A2 = A.expand(batch + tuple(A.shape[-2:])) if tuple(A.shape[:-2]) != batch else A  # noqa: N806
-    B2 = Bm.expand(batch + tuple(Bm.shape[-2:])) if tuple(Bm.shape[:-2]) != batch else Bm  # noqa: N806
-    B2 = B2.squeeze(-1) if vector else B2  # noqa: N806
+    if tuple(Bm.shape[:-2]) == batch:  # B itself: its node's edge goes to B, as torch's
+        B2 = B  # noqa: N806
+    else:
+        B2 = Bm.expand(batch + tuple(Bm.shape[-2:]))  # noqa: N806
+        B2 = B2.squeeze(-1) if vector else B2  # noqa: N806
     return return_types.linalg_lstsq(_Lstsq.apply(A2, B2, driver, float(rcond), vector))

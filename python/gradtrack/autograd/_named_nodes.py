@@ -216,8 +216,9 @@ class _NotImplemented(Function):
     # detach_copy, binomial): its outputs require grad through a NotImplemented node with
     # an edge to each input that requires grad (and none to the others); backward raises
     # "derivative for aten::NAME is not implemented", and a tangent raises forward-mode
-    # AD's error. torch makes the node without a sequence number; this one has one (an
-    # autograd Function's), which only orders it among nodes that all raise.
+    # AD's error. torch makes the node without a sequence number, so that it runs as
+    # early as an AccumulateGrad: a backward that meets it raises before (or after) the
+    # leaves' accumulations as torch's does; the Function's node drops its number too.
     @staticmethod
     def forward(ctx, aten, outputs, *inputs):
         # ``outputs`` comes in a list: a tensor there would be taken for an input
@@ -249,4 +250,8 @@ def not_implemented_node(aten, outputs, *inputs):
         return outputs
     if graded:
         inputs = graded
-    return _NotImplemented.apply(aten, [outputs], *inputs)
+    result = _NotImplemented.apply(aten, [outputs], *inputs)
+    first = result[0] if isinstance(result, tuple) else result
+    if first.grad_fn is not None:
+        first.grad_fn._cdata()._drop_sequence_nr()
+    return result

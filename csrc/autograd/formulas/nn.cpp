@@ -321,8 +321,8 @@ TL group_norm_bw(const C& c, const TL& g) {
       g[0].dtype() == c.input(0).dtype)
     return layer_norm_fused_bw(c, g[0], rows, k);
   TL out(3);
-  if (c.needs(2))
-    out[2] = reshape(sum(reshape(g[0], {n, ch, l}), {0, 2}, false, std::nullopt, true),
+  if (c.needs(2))  // summed in the bias's dtype: float32 beside a reduced g (NOTE [Reduced norms])
+    out[2] = reshape(sum(reshape(g[0], {n, ch, l}), {0, 2}, false, c.input(2).dtype, true),
                      c.input(2).shape);
   if (!x_saved) return out;
   Tensor xb = reshape(c.saved_input(0), {rows, k});

@@ -53,7 +53,9 @@ void check_same_dtype(const Tensor& x, const Tensor* w, const Tensor* b) {
 // sums in float, the output rounded once; the returned (and saved) statistics
 // are rounded to the input's dtype, as torch's. torch's "mixed type" is a
 // reduced input whose parameters are all float32 (its first parameter
-// decides: one of another dtype makes it mixed); they are then used as they are.
+// decides: one of another dtype makes it mixed); they are then used as they
+// are, and the statistics stay float32 (rounding them cost the backward of a
+// bfloat16 batch norm under autocast 0.2% of its weight gradient).
 bool mixed_type(const Tensor& x, std::initializer_list<const Tensor*> params) {
   if (!is_reduced_float(x.dtype())) return false;
   for (const Tensor* p : params)
@@ -89,6 +91,12 @@ Tensor rounded_to(const Tensor& t, ScalarType dt) {
   return t.dtype() == dt ? t : kernels::narrowed(t, dt);
 }
 
+// The statistics a norm returns and saves: in the input's dtype, or float32 for
+// the mixed type (NOTE [Reduced norms]).
+Tensor returned_stats(const Tensor& t, const Tensor& x, bool mixed) {
+  return mixed ? t : rounded_to(t, x.dtype());
+}
+
 void check_norm_float(const Tensor& x, const char* name) {
   GT_CHECK_IMPL(is_floating(x.dtype()), "\"", name, "\" not implemented for '",
                 scalar_type_name(x.dtype()), "'");
@@ -121,8 +129,9 @@ std::vector<Tensor> native_layer_norm(const Tensor& x, const DimVector& normaliz
   Tensor mean = empty({rows}, stats_dtype(x)), rstd = empty({rows}, stats_dtype(x));
   Tensor wd = param(w, x), bd = param(b, x);
   if (rows * cols != 0) kernels::nn::layer_norm_rows(out, xd, rows, cols, eps, mean, rstd, wd, bd);
-  mean = rounded_to(mean, x.dtype());
-  rstd = rounded_to(rstd, x.dtype());
+  const bool mixed = mixed_type(x, {w, b});
+  mean = returned_stats(mean, x, mixed);
+  rstd = returned_stats(rstd, x, mixed);
   record_norm(OpKind::NativeLayerNorm, x, w, b, out, {&mean, &rstd}, {rows, cols, 1, 1}, eps, 0);
   return {out, mean, rstd};
 }
@@ -142,8 +151,9 @@ std::vector<Tensor> native_group_norm(const Tensor& x, const Tensor* w, const Te
     kernels::nn::row_moments(xd, n * groups, c / groups * l, eps, mean, rstd);
     kernels::nn::norm_apply(out, xd, n, c, l, groups, mean, rstd, wd, bd);
   }
-  mean = rounded_to(mean, x.dtype());
-  rstd = rounded_to(rstd, x.dtype());
+  const bool mixed = mixed_type(x, {w, b});
+  mean = returned_stats(mean, x, mixed);
+  rstd = returned_stats(rstd, x, mixed);
   record_norm(OpKind::NativeGroupNorm, x, w, b, out, {&mean, &rstd}, {n, c, l, groups}, eps, 0);
   return {out, mean, rstd};
 }
@@ -210,8 +220,9 @@ std::vector<Tensor> native_batch_norm(const Tensor& x, const Tensor* w, const Te
     });
   }
   if (x.numel() != 0) kernels::nn::norm_apply(out, xd, n, c, l, 0, mean, rstd, wd, bd);
-  mean = rounded_to(mean, x.dtype());
-  rstd = rounded_to(rstd, x.dtype());
+  const bool mixed = mixed_type(x, {w, b, running_mean, running_var});
+  mean = returned_stats(mean, x, mixed);
+  rstd = returned_stats(rstd, x, mixed);
   // Training saves the batch statistics; evaluation the running ones it used.
   std::vector<const Tensor*> extras{&mean, &rstd};
   if (!training) extras = {running_mean, running_var};

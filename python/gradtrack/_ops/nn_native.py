@@ -28,6 +28,16 @@ from . import wrap_dim
 F = LazyModule("gradtrack.nn.functional", __name__, "F")  # noqa: N816 - torch's spelling
 
 
+def _stats_source(input, *params):  # noqa: A002
+    """What the statistics are computed from: ``input``, or for torch's mixed type (a
+    float16/bfloat16 input whose first parameter given is float32) the input in float32,
+    whose statistics stay float32."""
+    given = [p for p in params if p is not None]
+    if input.dtype in (_C.float16, _C.bfloat16) and given and given[0].dtype != input.dtype:
+        return input.float()
+    return input
+
+
 def _mean_rstd(x, dims, eps, keepdim):
     """The mean and ``1 / sqrt(biased variance + eps)`` of ``x`` over ``dims``."""
     mean = x.mean(dims, keepdim=keepdim)
@@ -53,7 +63,7 @@ def native_layer_norm(input, normalized_shape, weight, bias, eps):  # noqa: A002
     out = F.layer_norm(input, list(normalized_shape), weight, bias, eps)
     dims = list(range(input.dim() - len(normalized_shape), input.dim()))
     with no_grad():
-        mean, rstd = _mean_rstd(input.detach(), dims, eps, True)
+        mean, rstd = _mean_rstd(_stats_source(input.detach(), weight, bias), dims, eps, True)
     return out, mean, rstd
 
 
@@ -70,20 +80,22 @@ def native_batch_norm(input, weight, bias, running_mean, running_var, training, 
     tensor([2.])
     """
     wrap_dim(1, input.dim())  # the channel dim: torch's IndexError for a 1-D input
+    source = _stats_source(input.detach(), weight, bias, running_mean, running_var)
     if training:
         dims = [0] + list(range(2, input.dim()))
         with no_grad():
-            mean, invstd = _mean_rstd(input.detach(), dims, eps, False)
+            mean, invstd = _mean_rstd(source, dims, eps, False)
     else:
-        mean = _C.empty((0,), dtype=input.dtype)
-        invstd = _C.empty((0,), dtype=input.dtype)
+        mean = _C.empty((0,), dtype=source.dtype)
+        invstd = _C.empty((0,), dtype=source.dtype)
     out = F.batch_norm(input, running_mean, running_var, weight, bias, training, momentum, eps)
     return out, mean, invstd
 
 
 def _group_norm(input, weight, bias, n, group, eps):  # noqa: A002
     out = F.group_norm(input, group, weight, bias, eps)
-    mean, rstd = _mean_rstd(input.reshape(n, group, -1), [-1], eps, False)
+    mean, rstd = _mean_rstd(_stats_source(input, weight, bias).reshape(n, group, -1), [-1], eps,
+                            False)
     return out, mean, rstd
 
 
@@ -109,10 +121,13 @@ class _NativeGroupNorm(Function):
                        (s if create and s.requires_grad else s.detach().requires_grad_(need))
                        for s, need in zip(saved, needs)]
             outs = _group_norm(*sources, *ctx.rest)
-        pairs = [(o, g) for o, g in zip(outs, grads) if g is not None]
+        # the statistics depend on the input alone: with only a weight or bias wanted
+        # they have no graph, and their gradients go nowhere
+        pairs = [(o, g) for o, g in zip(outs, grads) if g is not None and o.requires_grad]
         wanted = [s for s, need in zip(sources, needs) if need]
         found = iter(autograd_grad([o for o, _ in pairs], wanted, [g for _, g in pairs],
-                                   create_graph=create, allow_unused=True))
+                                   create_graph=create, allow_unused=True) if pairs
+                     else [None] * len(wanted))
         result = []
         for s, need in zip(saved, needs):
             g = next(found) if need else None

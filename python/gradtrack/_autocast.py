@@ -8,6 +8,7 @@ This module imports nothing of gradtrack but ``_C``: the functional modules impo
 """
 
 import functools
+import sys
 
 from . import _C
 
@@ -42,6 +43,31 @@ def runs_in_float32(fn):
             kwargs = {k: _widen(v) for k, v in kwargs.items()}
         return fn(*args, **kwargs)
     return in_float32
+
+
+# NOTE [Warnings see through runs_in_float32]
+# The decorator puts a frame between a function and its caller that torch's function does
+# not have, so a warning raised with torch's fixed stacklevel would name the decorator's
+# line (and, under the "default" filter, count every caller as that one line). A warning
+# raised anywhere below a decorated function takes stacklevel=warn_level(n) instead of
+# stacklevel=n: the frame n names when the decorator's frames are not counted.
+_WRAPPER_CODE = runs_in_float32(len).__code__
+
+
+def warn_level(stacklevel=2):
+    """The ``stacklevel`` for a ``warnings.warn`` in the calling function that names the
+    frame torch's ``stacklevel`` names: NOTE [Warnings see through runs_in_float32].
+
+    >>> from gradtrack._autocast import runs_in_float32, warn_level
+    >>> runs_in_float32(lambda: warn_level(2))()
+    3
+    """
+    frame, level = sys._getframe(1), 1
+    while stacklevel > 1 and frame.f_back is not None:
+        frame, level = frame.f_back, level + 1
+        if frame.f_code is not _WRAPPER_CODE:
+            stacklevel -= 1
+    return level
 
 
 class without_autocast:

@@ -350,7 +350,9 @@ def index_reduce_(self, dim, index, source, reduce, *, include_self=True):
     tensor([1., 6.])
     """
     check(self, source)
-    return _C._inplace.index_reduce_(self, dim, index, source, reduce, include_self)
+    result = _C._inplace.index_reduce_(self, dim, index, source, reduce, include_self)
+    scatter_with_reduce.warn_index_reduce_once()
+    return result
 
 
 def renorm_(self, p, dim, maxnorm):
@@ -410,6 +412,7 @@ def masked_scatter_(self, mask, source):
     tensor([1., 0., 2.])
     """
     check(self, source)
+    scatter_with_reduce.warn_uint8_mask(mask)
     return _C._inplace.masked_scatter_(self, mask, source)
 
 

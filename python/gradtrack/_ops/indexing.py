@@ -247,7 +247,9 @@ def index_reduce(input, dim, index, source, reduce, *, include_self=True):  # no
     ...                        gradtrack.tensor([2., 3., 4.]), "amax", include_self=False)
     tensor([4., 1., 3.])
     """
-    return _E.index_reduce(input, dim, index, source, reduce, include_self)
+    result = _E.index_reduce(input, dim, index, source, reduce, include_self)
+    scatter_with_reduce.warn_index_reduce_once()
+    return result
 
 
 def take(input, index):  # noqa: A002
@@ -279,6 +281,7 @@ def masked_scatter(input, mask, source):  # noqa: A002
     ...                          gradtrack.tensor([1., 2.]))
     tensor([1., 0., 2.])
     """
+    scatter_with_reduce.warn_uint8_mask(mask)
     return _E.masked_scatter(input, mask, source)
 
 

@@ -15,7 +15,7 @@ tensor([1., 3.])
 import warnings
 
 from .. import _C, return_types
-from .._autocast import runs_in_float32, without_autocast
+from .._autocast import runs_in_float32, warn_level, without_autocast
 from ..autograd.function import Function
 from ..autograd._named_nodes import named_node
 from . import methods
@@ -165,7 +165,7 @@ def _torch_qr(input, some=True, *, out=None):  # noqa: A002
     Q=tensor([[1.]]),
     R=tensor([[2.]]))
     """
-    warnings.warn(_QR_DEPRECATED, UserWarning, stacklevel=3)  # past runs_in_float32
+    warnings.warn(_QR_DEPRECATED, UserWarning, stacklevel=warn_level(2))
     _check_matrix("linalg.qr", input)
     _check_kernel("geqrf_cpu", input)
     return _with_out("qr", return_types.qr(_L.qr(input, 0 if some else 1)), out)

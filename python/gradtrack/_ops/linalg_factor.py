@@ -17,7 +17,7 @@ tensor(5.)
 import warnings
 
 from .. import _C, _out, return_types
-from .._autocast import runs_in_float32
+from .._autocast import runs_in_float32, warn_level
 from .._memory_format import contiguous_format
 from . import methods
 from .scan_sort import _dt  # torch's scalar type names
@@ -365,7 +365,7 @@ def _cholesky(input, upper=False, *, out=None):  # noqa: A002
     ...     gradtrack.cholesky(gradtrack.tensor([[9.0]]))
     tensor([[3.]])
     """
-    warnings.warn(_CHOLESKY_DEPRECATED, UserWarning, stacklevel=2)
+    warnings.warn(_CHOLESKY_DEPRECATED, UserWarning, stacklevel=warn_level(2))
     _check_square("cholesky", input)
     _check_kernel("cholesky_cpu", input)
     factor, info = _L.cholesky_ex(input, upper, True)

@@ -32,6 +32,7 @@ from ..autograd.grad_mode import no_grad
 _Tensor = _C.Tensor
 _REDUCTIONS = {"add": "sum", "multiply": "prod"}
 _WARNED = []
+_INDEX_REDUCE_WARNED = []
 # The type names of torch's "value cannot be converted" error.
 _CONVERTED = {"bool": "bool", "uint8": "uint8_t", "int8": "int8_t", "int16": "int16_t",
               "int32": "int", "int64": "int64_t", "float16": "c10::Half",
@@ -85,6 +86,26 @@ def _warn_once(stacklevel):
         warnings.warn("The reduce argument of torch.scatter with Tensor src is deprecated and "
                       "will be removed in a future PyTorch release. Use torch.scatter_reduce "
                       "instead for more reduction options.", UserWarning, stacklevel=stacklevel)
+
+
+def warn_index_reduce_once():
+    """torch's beta warning of ``index_reduce``: once per process, after the op ran,
+    attributed to the first caller outside gradtrack (as torch's C++ warnings are)."""
+    if not _INDEX_REDUCE_WARNED:
+        _INDEX_REDUCE_WARNED.append(True)
+        from .._out import _caller_level
+        warnings.warn("index_reduce() is in beta and the API may change at any time.",
+                      UserWarning, stacklevel=_caller_level())
+
+
+def warn_uint8_mask(mask):
+    """torch's deprecation warning for a uint8 ``masked_scatter`` mask, at every call
+    (the op then refuses the mask, as torch's does)."""
+    if getattr(mask, "dtype", None) == _C.uint8:
+        from .._out import _caller_level
+        warnings.warn("masked_scatter_ received a mask with dtype torch.uint8, this behavior is "
+                      "now deprecated,please use a mask with dtype torch.bool instead.",
+                      UserWarning, stacklevel=_caller_level())
 
 
 def _value_source(self, dim, index, value):

@@ -15,7 +15,10 @@ _REDUCTIONS = {"none": 0, "mean": 1, "sum": 2}
 
 
 def _legacy_reduction(size_average, reduce):
-    """Maps the deprecated ``size_average``/``reduce`` pair to a reduction string."""
+    """Maps the deprecated ``size_average``/``reduce`` pair to a reduction string.
+
+    Its warning, and ``_reduction_enum``'s, name the library line that asked (torch's
+    name a line of torch, not the user's), so the "default" filter shows each once."""
     size_average = True if size_average is None else size_average
     reduce = True if reduce is None else reduce
     if size_average and reduce:
@@ -25,7 +28,7 @@ def _legacy_reduction(size_average, reduce):
     else:
         result = "none"
     warnings.warn(f"size_average and reduce args will be deprecated, please use "
-                  f"reduction='{result}' instead.", stacklevel=3)
+                  f"reduction='{result}' instead.", stacklevel=2)
     return result
 
 
@@ -35,7 +38,7 @@ def _reduction_enum(reduction):
         return enum
     if reduction == "elementwise_mean":
         warnings.warn("reduction='elementwise_mean' is deprecated. Please use reduction='mean' "
-                      "instead.", stacklevel=3)
+                      "instead.", stacklevel=2)
         return 1
     raise ValueError(f"{reduction} is not a valid value for reduction")
 

@@ -25,7 +25,7 @@ tensor([[[[1., 2.],
 import warnings
 
 from .. import _C
-from .._autocast import runs_in_float32
+from .._autocast import runs_in_float32, warn_level
 from ..autograd._named_nodes import composite_node
 
 __all__ = ["affine_grid", "grid_sample"]
@@ -78,7 +78,7 @@ def affine_grid(theta, size, align_corners=None):
               [ 0.5000,  0.0000]]]])
     """
     if align_corners is None:
-        warnings.warn(_ALIGN_WARNING, stacklevel=2)
+        warnings.warn(_ALIGN_WARNING, stacklevel=warn_level(2))
         align_corners = False
     if not theta.is_floating_point():
         raise ValueError(f"Expected theta to have floating point type, but got {theta.dtype}")
@@ -98,7 +98,8 @@ def affine_grid(theta, size, align_corners=None):
     if align_corners and min(spatial) == 1:
         warnings.warn("Since version 1.3.0, affine_grid behavior has changed for unit-size grids "
                       "when align_corners=True. This is not an intended use case of affine_grid. "
-                      "See the documentation of affine_grid for details.", stacklevel=2)
+                      "See the documentation of affine_grid for details.",
+                      stacklevel=warn_level(2))
     elif min(size) <= 0:
         raise ValueError(f"Expected non-zero, positive output size. Got {size}")
     if theta.shape[0] != size[0]:
@@ -289,7 +290,7 @@ def grid_sample(input, grid, mode="bilinear", padding_mode="zeros",  # noqa: A00
         raise ValueError("nn.functional.grid_sample(): expected padding_mode to be 'zeros', "
                          f"'border', or 'reflection', but got: '{padding_mode}'")
     if align_corners is None:
-        warnings.warn(_ALIGN_WARNING, stacklevel=2)
+        warnings.warn(_ALIGN_WARNING, stacklevel=warn_level(2))
         align_corners = False
     if input.dtype != grid.dtype:
         names = {"float32": "Float", "float64": "Double", "float16": "Half",

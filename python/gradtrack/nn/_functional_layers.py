@@ -15,7 +15,7 @@ tensor([-0.1000,  0.0000,  2.0000], grad_fn=<LeakyReluBackward0>)
 import warnings
 
 from .. import _C
-from .._autocast import runs_in_float32
+from .._autocast import runs_in_float32, warn_level
 from ..autograd._named_nodes import composite_node
 from ._arguments import _broadcast_pair, _implicit_dim, _legacy_reduction, _reduction_enum
 
@@ -439,7 +439,8 @@ def _size_warning(input, target):  # noqa: A002
     if target.size() != input.size():
         warnings.warn(f"Using a target size ({target.size()}) that is different to the input size "
                       f"({input.size()}). This will likely lead to incorrect results due to "
-                      "broadcasting. Please ensure they have the same size.", stacklevel=3)
+                      "broadcasting. Please ensure they have the same size.",
+                      stacklevel=warn_level(3))
 
 
 @runs_in_float32
@@ -586,7 +587,7 @@ def kl_div(input, target, size_average=None, reduce=None, reduction="mean",  # n
         warnings.warn("reduction: 'mean' divides the total loss by both the batch size and the "
                       "support size.'batchmean' divides only by the batch size, and aligns with "
                       "the KL div math definition.'mean' will be changed to behave the same as "
-                      "'batchmean' in the next major release.", stacklevel=2)
+                      "'batchmean' in the next major release.", stacklevel=warn_level(2))
     enum = 1 if reduction == "batchmean" else _reduction(None, None, reduction)
     if log_target:
         loss = target.exp() * (target - input)

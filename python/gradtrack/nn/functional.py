@@ -17,7 +17,7 @@ import warnings
 
 from .. import _batched_tensor as _batched
 from .. import _C
-from .._autocast import runs_in_float32
+from .._autocast import runs_in_float32, warn_level
 from ._arguments import (  # noqa: F401 - _legacy_reduction: nn/modules/loss.py reads it here
     _broadcast_pair, _implicit_dim, _legacy_reduction, _reduction_enum,
 )
@@ -167,7 +167,8 @@ def mse_loss(input, target, size_average=None, reduce=None,  # noqa: A002
     if target.size() != input.size():
         warnings.warn(f"Using a target size ({target.size()}) that is different to the input size "
                       f"({input.size()}). This will likely lead to incorrect results due to "
-                      "broadcasting. Please ensure they have the same size.", stacklevel=2)
+                      "broadcasting. Please ensure they have the same size.",
+                      stacklevel=warn_level(2))
     if size_average is not None or reduce is not None:
         reduction = _legacy_reduction(size_average, reduce)
     # As PyTorch: both broadcast first (an expanded operand is an ExpandBackward0 view, and

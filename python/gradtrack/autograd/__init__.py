@@ -6,6 +6,7 @@
 (tensor([ 3., 12., 27.]),)
 """
 
+import threading
 import warnings
 from collections.abc import Sequence
 from typing import Any as _Any
@@ -102,7 +103,43 @@ def backward(tensors: "_C.Tensor | Sequence[_C.Tensor]",
     if create_graph:
         _warn_create_graph()
         _refuse_forward_over_reverse(tensors + (_as_list(inputs) if inputs is not None else []))
-    _C._run_backward(tensors, grads, retain_graph, create_graph, inputs or [])
+    if inputs:
+        with _checkpoint_invalid():
+            _C._run_backward(tensors, grads, retain_graph, create_graph, inputs)
+        return
+    _C._run_backward(tensors, grads, retain_graph, create_graph, [])
+
+
+# NOTE [Checkpoint validity]
+# A reentrant checkpoint's backward runs a nested backward that writes .grad; under
+# grad() (which captures instead) or backward(inputs=...) that would write gradients the
+# caller did not ask for, so the checkpoint refuses, as torch's does, by asking
+# _is_checkpoint_valid(). The answer is per thread (the engine runs nodes on the caller's
+# thread) and stays False for nested backward calls inside such a pass. Tensor.backward
+# is bound in C++ and does not set it: there an `inputs=` pass still reads as valid.
+_engine_state = threading.local()
+
+
+def _is_checkpoint_valid() -> bool:
+    """Whether the backward pass running on this thread may write ``.grad`` (False inside
+    ``grad()`` and ``backward(inputs=...)``).
+
+    >>> import gradtrack
+    >>> gradtrack.autograd._is_checkpoint_valid()
+    True
+    """
+    return getattr(_engine_state, "checkpoint_valid", True)
+
+
+class _checkpoint_invalid:
+    """Marks the backward pass run inside it as one a reentrant checkpoint refuses."""
+
+    def __enter__(self):
+        self.previous = _is_checkpoint_valid()
+        _engine_state.checkpoint_valid = False
+
+    def __exit__(self, *exc):
+        _engine_state.checkpoint_valid = self.previous
 
 
 def grad(outputs: "_C.Tensor | Sequence[_C.Tensor]", inputs: "_C.Tensor | Sequence[_C.Tensor]",
@@ -148,11 +185,12 @@ def grad(outputs: "_C.Tensor | Sequence[_C.Tensor]", inputs: "_C.Tensor | Sequen
         raise RuntimeError("`inputs` argument to `grad()` cannot be empty.")
     if create_graph:
         _refuse_forward_over_reverse(outputs + inputs)
-    if is_grads_batched:
-        return _grad_batched(outputs, grads, inputs, retain_graph, create_graph,
-                             bool(allow_unused), bool(materialize_grads))
-    return _C._run_grad(outputs, grads, inputs, retain_graph, create_graph, bool(allow_unused),
-                        bool(materialize_grads))
+    with _checkpoint_invalid():
+        if is_grads_batched:
+            return _grad_batched(outputs, grads, inputs, retain_graph, create_graph,
+                                 bool(allow_unused), bool(materialize_grads))
+        return _C._run_grad(outputs, grads, inputs, retain_graph, create_graph,
+                            bool(allow_unused), bool(materialize_grads))
 
 
 # NOTE [Batched gradients]

@@ -18,28 +18,48 @@ variant runs, with torch's warning.
 tensor([0.1413, 0.1413, 0.1413])
 """
 
+import contextlib
 import warnings
 
 from .. import random as _random
+from ..autograd import _is_checkpoint_valid, backward as _backward
 from ..autograd import function as _function
 from ..autograd.grad_mode import enable_grad, no_grad
 from ..autograd.graph import saved_tensors_hooks
 
 __all__ = ["checkpoint", "checkpoint_sequential"]
 
+_DETERMINISM_CHECKS = ("default", "none")
+
+_REENTRANT_GRAD = (
+    "When use_reentrant=True, torch.utils.checkpoint is incompatible with .grad() or passing an "
+    "`inputs` parameter to .backward(). To resolve this error, you can either set "
+    "use_reentrant=False, or call .backward() without passing the `inputs` argument.")
+
+
+def noop_context_fn():
+    """The default ``context_fn`` of ``checkpoint``: two contexts that do nothing, one
+    around the forward, one around the recomputation.
+
+    >>> from gradtrack.utils.checkpoint import noop_context_fn
+    >>> len(noop_context_fn())
+    2
+    """
+    return contextlib.nullcontext(), contextlib.nullcontext()
+
 
 def _is_tensor(value):
     return hasattr(value, "requires_grad") and hasattr(value, "grad_fn")
 
 
-def _run_with_rng(rng_state, fn, *args):
-    """``fn(*args)`` with the global RNG set to ``rng_state``, restoring it after."""
+def _run_with_rng(rng_state, fn, *args, **kwargs):
+    """``fn(*args, **kwargs)`` with the global RNG set to ``rng_state``, restoring it after."""
     if rng_state is None:
-        return fn(*args)
+        return fn(*args, **kwargs)
     current = _random.get_rng_state()
     _random.set_rng_state(rng_state)
     try:
-        return fn(*args)
+        return fn(*args, **kwargs)
     finally:
         _random.set_rng_state(current)
 
@@ -67,6 +87,10 @@ class CheckpointFunction(_function.Function):
 
     @staticmethod
     def backward(ctx, *grads):
+        # the nested backward below writes .grad, which grad() and backward(inputs=...)
+        # must not see: NOTE [Checkpoint validity]
+        if not _is_checkpoint_valid():
+            raise RuntimeError(_REENTRANT_GRAD)
         inputs = list(ctx.inputs)
         for i, tensor in zip(ctx.tensor_indices, ctx.saved_tensors):
             detached = tensor.detach()
@@ -81,12 +105,12 @@ class CheckpointFunction(_function.Function):
         if not pairs:
             raise RuntimeError("none of output has requires_grad=True, this checkpoint() is not "
                                "necessary")
-        from ..autograd import backward as _backward
         _backward([out for out, _ in pairs], [grad for _, grad in pairs])
         return (None, None) + tuple(inp.grad if _is_tensor(inp) else None for inp in inputs)
 
 
-def _checkpoint_without_reentrant(function, preserve_rng_state, *args, **kwargs):
+def _checkpoint_without_reentrant(function, preserve_rng_state, context_fn, *args, **kwargs):
+    forward_context, recompute_context = context_fn()
     rng_state = _random.get_rng_state() if preserve_rng_state else None
     recomputed = []
     state = {"count": 0, "done": False}
@@ -102,7 +126,8 @@ def _checkpoint_without_reentrant(function, preserve_rng_state, *args, **kwargs)
             return len(recomputed) - 1
 
         recomputed.clear()
-        with enable_grad(), saved_tensors_hooks(keep, lambda index: recomputed[index]):
+        with enable_grad(), recompute_context, \
+                saved_tensors_hooks(keep, lambda index: recomputed[index]):
             _run_with_rng(rng_state, function, *args, **kwargs)
         state["done"] = True
 
@@ -123,12 +148,12 @@ def _checkpoint_without_reentrant(function, preserve_rng_state, *args, **kwargs)
         tensor, recomputed[index] = recomputed[index], None
         return tensor
 
-    with saved_tensors_hooks(pack, unpack):
+    with forward_context, saved_tensors_hooks(pack, unpack):
         return function(*args, **kwargs)
 
 
-def checkpoint(function, *args, use_reentrant=None, context_fn=None, determinism_check="default",
-               debug=False, early_stop=True, preserve_rng_state=True, **kwargs):
+def checkpoint(function, *args, use_reentrant=None, context_fn=noop_context_fn,
+               determinism_check="default", debug=False, early_stop=True, **kwargs):
     """Runs ``function(*args)`` without keeping its activations; backward recomputes them.
 
     >>> import gradtrack
@@ -146,14 +171,22 @@ def checkpoint(function, *args, use_reentrant=None, context_fn=None, determinism
             "current default behavior, you can pass use_reentrant=True. Refer to docs for more "
             "details on the differences between the two variants.", stacklevel=2)
         use_reentrant = True
+    preserve_rng_state = kwargs.pop("preserve_rng_state", True)
     if use_reentrant:
         if kwargs:
             raise ValueError("Unexpected keyword arguments: " + ",".join(kwargs))
+        if context_fn is not noop_context_fn or debug is not False:
+            raise ValueError("Passing `context_fn` or `debug` is only supported when "
+                             "use_reentrant=False.")
         if not any(_is_tensor(a) and a.requires_grad for a in args):
             warnings.warn("None of the inputs have requires_grad=True. Gradients will be None",
                           stacklevel=2)
         return CheckpointFunction.apply(function, preserve_rng_state, *args)
-    return _checkpoint_without_reentrant(function, preserve_rng_state, *args, **kwargs)
+    if determinism_check not in _DETERMINISM_CHECKS:
+        raise ValueError("determinism_check should be one of "
+                         f"{list(_DETERMINISM_CHECKS)}, but got {determinism_check}")
+    return _checkpoint_without_reentrant(function, preserve_rng_state, context_fn, *args,
+                                         **kwargs)
 
 
 def checkpoint_sequential(functions, segments, input, use_reentrant=None,  # noqa: A002
@@ -178,7 +211,7 @@ def checkpoint_sequential(functions, segments, input, use_reentrant=None,  # noq
     preserve = kwargs.pop("preserve_rng_state", True)
     if kwargs:
         raise ValueError("Unexpected keyword arguments: " + ",".join(kwargs))
-    from ..nn import Sequential
+    from gradtrack.nn import Sequential
     if isinstance(functions, Sequential):
         functions = list(functions.children())
 

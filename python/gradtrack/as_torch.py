@@ -25,6 +25,9 @@ import sys
 class _TorchAlias(importlib.abc.MetaPathFinder, importlib.abc.Loader):
     """Finds ``torch.X`` as ``gradtrack.X``, and nothing else."""
 
+    def __init__(self):
+        self._own_specs = {}
+
     def find_spec(self, fullname, path=None, target=None):
         if fullname != "torch" and not fullname.startswith("torch."):
             return None
@@ -39,11 +42,22 @@ class _TorchAlias(importlib.abc.MetaPathFinder, importlib.abc.Loader):
                 f"which has no '{served}')", name=fullname)
         return importlib.util.spec_from_loader(fullname, self)
 
+    # NOTE [The served module keeps its own spec]
+    # The import system sets ``__spec__`` of the module create_module returns to the
+    # ``torch.X`` spec, while its ``__package__`` stays ``gradtrack...``; a relative import
+    # run later inside that module then warns "__package__ != __spec__.parent"
+    # (ImportWarning). The module is gradtrack's, so exec_module gives it its spec back.
     def create_module(self, spec):
-        return importlib.import_module("gradtrack" + spec.name[len("torch"):])
+        module = importlib.import_module("gradtrack" + spec.name[len("torch"):])
+        self._own_specs[spec.name] = module.__spec__
+        return module
 
     def exec_module(self, module):
-        """The gradtrack module is imported already (``create_module``)."""
+        """The gradtrack module is imported already (``create_module``); it gets back
+        its own ``__spec__``."""
+        own = self._own_specs.pop(module.__spec__.name, None)
+        if own is not None:
+            module.__spec__ = own
 
 
 def install():

@@ -83,3 +83,26 @@ def test_refuses_when_real_torch_is_loaded(tmp_path):
     code = "import torch, gradtrack.as_torch as a\ntry:\n    a.install()\nexcept RuntimeError as e:\n    print(e)"
     out = _run(["-c", code], tmp_path)
     assert out.stdout.startswith("gradtrack.as_torch: real torch is already imported")
+
+
+def test_served_modules_keep_their_own_spec_so_relative_imports_do_not_warn(tmp_path):
+    # A relative import run at call time inside a served module compares __package__
+    # with __spec__.parent: the import system gave the module torch's spec, and the
+    # mismatch warned (ImportWarning) until the alias gave it its own back.
+    (tmp_path / "ckpt.py").write_text(textwrap.dedent("""
+        import warnings
+        warnings.simplefilter("error", ImportWarning)
+        import torch
+        import torch.utils.checkpoint
+        from torch.utils.checkpoint import checkpoint_sequential
+        seq = torch.nn.Sequential(torch.nn.Linear(3, 3), torch.nn.ReLU())
+        x = torch.ones(2, 3, requires_grad=True)
+        print(tuple(checkpoint_sequential(seq, 2, x, use_reentrant=False).shape))
+        m = torch.utils.checkpoint
+        print(m.__name__, m.__spec__.name, m.__package__ == m.__spec__.parent)
+    """))
+    out = _run(["-W", "always", "-m", "gradtrack.as_torch", str(tmp_path / "ckpt.py")], tmp_path)
+    assert out.returncode == 0, out.stderr
+    assert "ImportWarning" not in out.stderr
+    assert out.stdout.splitlines() == [
+        "(2, 3)", "gradtrack.utils.checkpoint gradtrack.utils.checkpoint True"]

@@ -28,6 +28,9 @@ class memory_format:
     gradtrack.channels_last
     """
 
+    # named and pickled as gradtrack.<name>, as torch's are torch.<name>
+    __module__ = "gradtrack"
+
     def __init__(self, name):
         self._name = name
 
@@ -208,6 +211,26 @@ def like_input(tensor, memory_format):
         return tensor
     with _no_grad():
         return _C._restride(tensor.detach(), tensor.dtype, strides, False)
+
+
+def empty_in_format(empty, args, kwargs, memory_format):
+    """``empty(*args, **kwargs)`` laid out in ``memory_format`` (torch's ``empty`` takes it;
+    the other size-taking factories do not): NCHW sizes with NHWC strides for
+    ``channels_last``, as torch's, and no view."""
+    _check("empty", memory_format)
+    if kwargs.get("out") is not None:
+        raise RuntimeError("'memory_format' argument is incompatible with 'out' tensor argument")
+    if memory_format is preserve_format:
+        raise RuntimeError("unsupported memory format Preserve")
+    made = empty(*args, **kwargs)
+    if memory_format is contiguous_format:
+        return made
+    # sizes, dtype and requires_grad checked and resolved by empty itself; its block is
+    # freed before the strided one is taken, so the allocator hands the same one back
+    strides = _channels_last_strides(made, memory_format)
+    shape, dtype, requires_grad = made.shape, made.dtype, made.requires_grad
+    del made
+    return _C.empty_strided(shape, strides, dtype=dtype, requires_grad=requires_grad)
 
 
 def _no_grad():

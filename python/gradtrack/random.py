@@ -197,7 +197,7 @@ def normal(mean=0.0, std=1.0, size=None, *, generator=None, out=None, dtype=None
 
 
 def randint_like(input, low=0, high=None, *, generator=None, dtype=None,  # noqa: A002
-                 requires_grad=False, **_ignored):
+                 requires_grad=False, memory_format=None, **_ignored):
     """Integers in [low, high) shaped like ``input`` (``randint_like(x, high)`` also works).
 
     >>> import gradtrack
@@ -207,7 +207,7 @@ def randint_like(input, low=0, high=None, *, generator=None, dtype=None,  # noqa
     from . import empty_like
     if high is None:
         low, high = 0, low
-    result = empty_like(input, dtype=dtype)
+    result = empty_like(input, dtype=dtype, memory_format=memory_format)
     _R.random_(result, int(low), int(high), 0, generator)
     result.requires_grad_(requires_grad)
     return result

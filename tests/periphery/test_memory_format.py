@@ -122,8 +122,90 @@ def test_module_to_channels_last():
 
 
 def test_pickled_format_is_the_same_object():
+    import copy
     import pickle
-    assert pickle.loads(pickle.dumps(gradtrack.channels_last)) is gradtrack.channels_last
+    for fmt in (gradtrack.channels_last, gradtrack.channels_last_3d, gradtrack.contiguous_format,
+                gradtrack.preserve_format):
+        for protocol in range(pickle.HIGHEST_PROTOCOL + 1):
+            assert pickle.loads(pickle.dumps(fmt, protocol)) is fmt
+        assert copy.deepcopy(fmt) is fmt
+    # pickled before the class was named gradtrack.memory_format
+    old = b"\x80\x04\x8c\x18gradtrack._memory_format\x94\x8c\rchannels_last\x94\x93\x94."
+    assert pickle.loads(old) is gradtrack.channels_last
+
+
+def test_memory_format_type_is_named_as_torch_s(torch):
+    for lib in (gradtrack, torch):
+        cls = type(lib.channels_last)
+        assert (cls.__module__, cls.__qualname__) == (lib.__name__, "memory_format")
+        assert repr(cls) == f"<class '{lib.__name__}.memory_format'>"
+        assert cls is lib.memory_format
+
+
+EMPTY_SHAPES = [(2, 3, 4, 5), (2, 1, 4, 1), (0, 3, 0, 5), (1, 2, 3, 4, 5), (2, 3, 4), (2, 3, 1, 1, 2)]
+
+
+@pytest.mark.parametrize("fmt", ["channels_last", "channels_last_3d", "contiguous_format",
+                                 "preserve_format"])
+@pytest.mark.parametrize("shape", EMPTY_SHAPES, ids=str)
+def test_empty_takes_memory_format_as_torch(shape, fmt):
+    def scenario(lib):
+        t = lib.empty(*shape, memory_format=getattr(lib, fmt))
+        return (t.shape, t.stride(), t.is_contiguous(memory_format=getattr(lib, fmt))
+                if fmt != "preserve_format" else None, t._base is None, t.is_leaf, t._version)
+    same(scenario)
+
+
+EMPTY_CASES = {
+    "sequence_size": lambda lib: lib.empty((2, 3, 4, 5), memory_format=lib.channels_last)
+    .stride(),
+    "none": lambda lib: lib.empty(2, 3, 4, 5, memory_format=None).stride(),
+    "dtype_and_grad": lambda lib: (lambda t: (str(t.dtype), t.requires_grad, t.is_leaf, t.stride()))(
+        lib.empty(2, 3, 4, 5, memory_format=lib.channels_last, dtype=lib.float64,
+                  requires_grad=True)),
+    "int8": lambda lib: (lambda t: (str(t.dtype), t.stride()))(
+        lib.empty(2, 3, 4, 5, memory_format=lib.channels_last, dtype=lib.int8)),
+    "bad_type": lambda lib: lib.empty(2, 3, 4, 5, memory_format="x"),
+    "bad_type_with_out": lambda lib: lib.empty(2, 3, 4, 5, memory_format=3, out=lib.empty(0)),
+    "with_out": lambda lib: lib.empty(2, 3, 4, 5, memory_format=lib.channels_last,
+                                      out=lib.empty(0)),
+    "contiguous_with_out": lambda lib: lib.empty(2, 3, 4, 5, memory_format=lib.contiguous_format,
+                                                 out=lib.empty(0)),
+    "none_with_out": lambda lib: lib.empty(2, 3, 4, 5, memory_format=None,
+                                           out=lib.empty(0)).stride(),
+    "pin_memory": lambda lib: lib.empty(2, 3, 4, 5, memory_format=lib.channels_last,
+                                        pin_memory=True),
+    "negative_size": lambda lib: lib.empty(2, -3, 4, 5, memory_format=lib.channels_last),
+    "grad_flows": lambda lib: (lambda t: ((t.fill_(1.0) * 2).sum().backward(), t.grad.stride()))(
+        lib.empty(2, 3, 4, 5, memory_format=lib.channels_last).requires_grad_()),
+    "zeros_refuses": lambda lib: lib.zeros(2, 3, 4, 5, memory_format=lib.channels_last),
+    "new_empty_refuses": lambda lib: lib.ones(1).new_empty((2, 3, 4, 5),
+                                                           memory_format=lib.channels_last),
+}
+
+
+@pytest.mark.parametrize("case", sorted(EMPTY_CASES))
+def test_empty_memory_format_cases_match_torch(case):
+    same(EMPTY_CASES[case])
+
+
+@pytest.mark.parametrize("name", ["empty_like", "zeros_like", "ones_like", "rand_like",
+                                  "randn_like", "full_like", "randint_like"])
+def test_like_factories_take_memory_format_as_torch(name):
+    def scenario(lib):
+        fn = getattr(lib, name)
+        extra = {"full_like": (2.0,), "randint_like": (5,)}.get(name, ())
+        lib.manual_seed(0)
+        nchw = lib.ones(2, 3, 2, 2)
+        nhwc = nchw.to(memory_format=lib.channels_last)
+        out = [fn(nhwc, *extra), fn(nhwc, *extra, memory_format=lib.contiguous_format),
+               fn(nchw, *extra, memory_format=lib.channels_last),
+               fn(nchw, *extra, memory_format=lib.preserve_format)]
+        values = [t.stride() for t in out]
+        if name not in ("empty_like",):
+            values += [t.flatten().tolist() for t in out]
+        return values
+    same(scenario)
 
 
 @pytest.mark.parametrize("call", [

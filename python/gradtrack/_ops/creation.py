@@ -72,7 +72,14 @@ def with_layout(fn, name, layout_too=True, device_too=False):
     passes_layout = "layout" in param_names(fn)
     checks_device = device_too or name == "randint_like"  # their own code does not
 
-    if layout_too:
+    if name == "empty":
+        @functools.wraps(fn)
+        def factory(*args, layout=None, pin_memory=False, memory_format=None, **kwargs):
+            check(name, layout, pin_memory)
+            if memory_format is None:
+                return fn(*args, **kwargs)
+            return _memory_format.empty_in_format(fn, args, kwargs, memory_format)
+    elif layout_too:
         @functools.wraps(fn)
         def factory(*args, layout=None, pin_memory=False, **kwargs):
             check(name, layout, pin_memory)
@@ -89,6 +96,8 @@ def with_layout(fn, name, layout_too=True, device_too=False):
             return fn(*args, **kwargs)
 
     added = (("layout", None), ("pin_memory", False)) if layout_too else (("pin_memory", False),)
+    if name == "empty":
+        added += (("memory_format", None),)
     if device_too:
         added = (("device", None), *added)
     return lazy_signature(factory, lambda: insert_keywords(parameters(fn), added))
@@ -306,6 +315,8 @@ def wrap(namespace):
         if name in namespace:
             fn = namespace[name]
             triggers = ("layout", "pin_memory")
+            if name == "empty":
+                triggers += ("memory_format",)
             if name == "randint_like":  # it checks device= in the wrapper
                 triggers += ("device",)
             namespace[name] = fast_path(fn, with_layout(fn, name), triggers)

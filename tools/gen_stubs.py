@@ -345,6 +345,11 @@ def _where(value, name):
     module_name = getattr(value, "__module__", None) or ""
     if module_name == "gradtrack" and isinstance(value, types.FunctionType):
         module_name = value.__globals__.get("__name__", "")
+    elif module_name == "gradtrack" and isinstance(value, type):
+        # a class named gradtrack.<name> (as torch's are): the private module defining it
+        module_name = next((m for m, mod in sorted(sys.modules.items())
+                            if m.startswith("gradtrack.") and mod is not None
+                            and vars(mod).get(name) is value), "")
     module = sys.modules.get(module_name)
     if module is None or module.__name__ == "gradtrack":
         return None, None
@@ -383,6 +388,9 @@ def _package_stub(gradtrack):
             defs.append(f"{name}: None")
         else:
             cls = type(value)
+            if cls.__module__ == "gradtrack":  # the class is in this namespace too
+                defs.append(f"{name}: {cls.__qualname__}")
+                continue
             defs.append(f"{name}: {cls.__module__}.{cls.__qualname__}")
             if f"import {cls.__module__}" not in lines:
                 lines.insert(2, f"import {cls.__module__}")

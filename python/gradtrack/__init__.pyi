@@ -3,13 +3,13 @@ import builtins
 import typing
 import gradtrack._ops.creation
 import gradtrack._C._random
-import gradtrack._memory_format
 import gradtrack._dtypes
 import gradtrack._legacy
 from gradtrack._C import Tensor as Tensor, dtype as dtype
 __version__: str
 from gradtrack._C._random import Generator as Generator
 from gradtrack.amp.grad_scaler import GradScaler as GradScaler
+from gradtrack._legacy import OutOfMemoryError as OutOfMemoryError
 from gradtrack._size import Size as Size
 from gradtrack._typed_storage import TypedStorage as TypedStorage
 from gradtrack._shared_memory import UntypedStorage as UntypedStorage
@@ -24,6 +24,7 @@ from gradtrack._C import chunk as chunk
 from gradtrack._C import clone as clone
 from gradtrack._runtime_queries import compiled_with_cxx11_abi as compiled_with_cxx11_abi
 from gradtrack import compiler as compiler
+from gradtrack import cpu as cpu
 from gradtrack import cuda as cuda
 from gradtrack._legacy import device as device
 from gradtrack import distributed as distributed
@@ -113,7 +114,6 @@ FloatTensor: gradtrack._legacy._TensorType
 HalfTensor: gradtrack._legacy._TensorType
 IntTensor: gradtrack._legacy._TensorType
 LongTensor: gradtrack._legacy._TensorType
-OutOfMemoryError: builtins.type
 ShortTensor: gradtrack._legacy._TensorType
 
 def abs(input: typing.Any, *, out: typing.Any=None) -> Tensor:
@@ -885,8 +885,8 @@ def channel_shuffle(input: typing.Any, groups: typing.Any) -> Tensor:
 >>> import gradtrack
 >>> gradtrack.channel_shuffle(gradtrack.arange(4.0).reshape(1, 4, 1), 2).flatten()
 tensor([0., 2., 1., 3.])"""
-channels_last: gradtrack._memory_format.memory_format
-channels_last_3d: gradtrack._memory_format.memory_format
+channels_last: memory_format
+channels_last_3d: memory_format
 
 def cholesky(input: typing.Any, upper: typing.Any=False, *, out: typing.Any=None) -> Tensor:
     """torch.cholesky, deprecated by torch for :func:`gradtrack.linalg.cholesky`
@@ -1052,7 +1052,7 @@ def constant_pad_nd(input: typing.Any, pad: typing.Any, value: typing.Any=0) -> 
 >>> import gradtrack
 >>> gradtrack.constant_pad_nd(gradtrack.ones(2), [1, 1], 3.0)
 tensor([3., 1., 1., 3.])"""
-contiguous_format: gradtrack._memory_format.memory_format
+contiguous_format: memory_format
 
 def conv1d(input: typing.Any, weight: typing.Any, bias: typing.Any=None, stride: typing.Any=1, padding: typing.Any=0, dilation: typing.Any=1, groups: typing.Any=1) -> Tensor:
     """:func:`gradtrack.nn.functional.conv1d`.
@@ -1444,7 +1444,7 @@ def embedding_bag(weight: typing.Any, indices: typing.Any, offsets: typing.Any, 
 tensor([[3.],
         [4.]])"""
 
-def empty(*args: typing.Any, dtype: typing.Any=None, requires_grad: typing.Any=False, device: typing.Any=None, out: typing.Any=None, layout: typing.Any=None, pin_memory: typing.Any=False) -> Tensor:
+def empty(*args: typing.Any, dtype: typing.Any=None, requires_grad: typing.Any=False, device: typing.Any=None, out: typing.Any=None, layout: typing.Any=None, pin_memory: typing.Any=False, memory_format: typing.Any=None) -> Tensor:
     """A tensor of the given shape whose elements are not initialised.
 
 >>> import gradtrack
@@ -3094,7 +3094,7 @@ def prelu(input: typing.Any, weight: typing.Any) -> Tensor:
 >>> import gradtrack
 >>> gradtrack.prelu(gradtrack.tensor([-2.0, 1.0]), gradtrack.tensor([0.25]))
 tensor([-0.5000,  1.0000])"""
-preserve_format: gradtrack._memory_format.memory_format
+preserve_format: memory_format
 
 def promote_types(type1: typing.Any, type2: typing.Any) -> Tensor:
     """The smallest dtype both promote to (torch.promote_types).
@@ -3173,7 +3173,7 @@ def randint(*args: typing.Any, generator: typing.Any=None, dtype: typing.Any=Non
 tensor([[4, 9, 3],
         [0, 3, 9]])"""
 
-def randint_like(input: typing.Any, low: typing.Any=0, high: typing.Any=None, *, generator: typing.Any=None, dtype: typing.Any=None, requires_grad: typing.Any=False, layout: typing.Any=None, pin_memory: typing.Any=False, **_ignored: typing.Any) -> Tensor:
+def randint_like(input: typing.Any, low: typing.Any=0, high: typing.Any=None, *, generator: typing.Any=None, dtype: typing.Any=None, requires_grad: typing.Any=False, memory_format: typing.Any=None, layout: typing.Any=None, pin_memory: typing.Any=False, **_ignored: typing.Any) -> Tensor:
     """Integers in [low, high) shaped like ``input`` (``randint_like(x, high)`` also works).
 
 >>> import gradtrack

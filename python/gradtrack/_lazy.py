@@ -22,8 +22,8 @@ import importlib
 import sys
 
 # gradtrack.<name> that load on first access (the package's __getattr__).
-SUBMODULES = ("distributed", "distributions", "multiprocessing", "nn", "optim", "profiler",
-              "testing")
+SUBMODULES = ("cpu", "distributed", "distributions", "multiprocessing", "nn", "optim",
+              "profiler", "testing")
 
 
 def submodule_hooks(package, names):

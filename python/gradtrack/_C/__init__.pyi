@@ -68,6 +68,9 @@ class Node:
     def __repr__(self) -> str:
         ...
 
+    def _drop_sequence_nr(self) -> None:
+        ...
+
     def _location(self) -> typing.Any:
         ...
 

@@ -133,21 +133,36 @@ def test_clip_grad_norm_runs_without_recording_a_graph():
     assert norm.grad_fn is None and w.grad.grad_fn is None
 
 
+@pytest.mark.parametrize("foreach", [None, False, True])
 @pytest.mark.parametrize("clip", [0.5, 2, 10.0])
-def test_clip_grad_value_equals_torch(torch, clip):
+def test_clip_grad_value_equals_torch(torch, clip, foreach):
+    # torch's foreach path (the default) clamps min then max: each grad's _version +2;
+    # foreach=False clamps once: +1
     arrays, grads = _arrays(3)
     grads[1] = None
     ours = _params(gradtrack, arrays, grads)
     theirs = _params(torch, arrays, grads)
     versions = [p.grad._version for p in ours if p.grad is not None]
-    assert gradtrack.nn.utils.clip_grad_value_(ours, clip) is None
-    torch.nn.utils.clip_grad_value_(theirs, clip, foreach=False)
+    assert gradtrack.nn.utils.clip_grad_value_(ours, clip, foreach=foreach) is None
+    torch.nn.utils.clip_grad_value_(theirs, clip, foreach=foreach)
     for p, q in zip(ours, theirs):
         if q.grad is None:
             assert p.grad is None
         else:
             np.testing.assert_array_equal(p.grad.numpy(), q.grad.numpy())
-    assert [p.grad._version for p in ours if p.grad is not None] == [v + 1 for v in versions]
+    bump = 1 if foreach is False else 2
+    assert [p.grad._version for p in ours if p.grad is not None] == \
+        [v + bump for v in versions] == [q.grad._version for q in theirs if q.grad is not None]
+
+
+def test_clip_grad_value_single_tensor_version_matches_torch(torch):
+    seen = []
+    for lib in (gradtrack, torch):
+        p = lib.nn.Parameter(lib.ones(3))
+        p.grad = lib.tensor([-1.0, 0.005, 2.0])
+        lib.nn.utils.clip_grad_value_(p, 0.01)
+        seen.append((p.grad._version, p.grad.tolist()))
+    assert seen[0] == seen[1] and seen[0][0] == 2
 
 
 def test_parameters_to_vector_and_back_equal_torch(torch):

@@ -145,3 +145,39 @@ def test_state_dict_round_trip():
 def test_cuda_scaler_disables_itself():
     same(_warned(lambda lib: (lambda s: (s.is_enabled(), s.get_scale(), s.state_dict(),
                                          s.scale(lib.tensor(2.0))))(lib.amp.GradScaler("cuda"))))
+
+
+def _found_inf(lib):
+    m = lib.nn.Linear(2, 1)
+    opt = lib.optim.SGD(m.parameters(), lr=0.1)
+    s = lib.amp.GradScaler("cpu")
+
+    def seen(o):
+        # {device: 0-dim flag}: the key's type and str, the flag's value and identity
+        return [(type(k).__name__, str(k), v.item(), v.dim()) for k, v in
+                s._found_inf_per_device(o).items()]
+
+    out = [seen(opt)]
+    s.scale(m(lib.ones(1, 2)).sum()).backward()
+    s.unscale_(opt)
+    out.append(seen(opt))
+    s.step(opt)
+    out.append(seen(opt))
+    s.update()
+    out.append(seen(opt))
+    opt.zero_grad()
+    s.scale(m(lib.ones(1, 2)).sum() * float("inf")).backward()
+    s.unscale_(opt)
+    out.append(seen(opt))
+    no_grads = lib.optim.SGD([lib.nn.Parameter(lib.ones(2))], lr=0.1)
+    s.unscale_(no_grads)
+    out.append(seen(no_grads))
+    try:
+        s.step(no_grads)
+    except AssertionError as e:
+        out.append(str(e))
+    return out
+
+
+def test_found_inf_per_device_matches_torch():
+    same(_found_inf)

@@ -102,19 +102,28 @@ class GradScaler:
         return apply_scale(outputs)
 
     def _unscale_grads_(self, optimizer, inv_scale, found_inf, allow_fp16):
+        """Unscales the gradients in place; returns ``found_inf`` under the device of the
+        gradients (torch's ``{device: flag}``; empty when there was no gradient)."""
         from .. import no_grad
+        per_device = {}
         with no_grad():
             for group in optimizer.param_groups:
                 for param in group["params"]:
                     grad = param.grad
                     if grad is None:
                         continue
+                    per_device.setdefault(grad.device, found_inf)
                     if not allow_fp16 and grad.dtype == _C.float16:
                         raise ValueError("Attempting to unscale FP16 gradients.")
                     if not builtins.bool(grad.isfinite().all()):
                         found_inf.fill_(1.0)
                     grad.mul_(inv_scale.to(grad.dtype))
-        return {"cpu": found_inf}
+        return per_device
+
+    def _found_inf_per_device(self, optimizer):
+        """The inf/NaN flags ``unscale_`` recorded for ``optimizer`` since the last
+        ``update()``, by device (``{}`` before it ran)."""
+        return self._per_optimizer_states[id(optimizer)]["found_inf_per_device"]
 
     def unscale_(self, optimizer) -> None:
         """Divides ``optimizer``'s gradients by the scale in place and records inf/NaN."""

@@ -150,5 +150,11 @@ def clip_grad_value_(parameters, clip_value, foreach=None):
     if isinstance(parameters, _Tensor):
         parameters = [parameters]
     clip_value = float(clip_value)
+    # torch's foreach path (its default on the CPU) clamps in two writes, min then max, so
+    # each gradient's _version moves by 2; foreach=False clamps in one.
     for grad in [p.grad for p in parameters if p.grad is not None]:
-        grad.clamp_(min=-clip_value, max=clip_value)
+        if foreach is False:
+            grad.clamp_(min=-clip_value, max=clip_value)
+        else:
+            grad.clamp_min_(-clip_value)
+            grad.clamp_max_(clip_value)

@@ -16,8 +16,9 @@ in one C++ pass. Versions: ``p`` +1, ``step`` +1, ``sum`` +1.
 from typing import Any
 
 from .. import _C
-from ._adaptive import (as_float, check_differentiable, check_fused, check_fused_param,
+from ._adaptive import (as_float, check_fused, check_fused_param,
                         check_tensor_lr, grad_of, new_step, run_step, scalar_dtype)
+from . import _differentiable
 from .optimizer import Optimizer
 
 _Tensor = _C.Tensor
@@ -114,7 +115,9 @@ class Adagrad(Optimizer):
             p_state = state[p]
             if len(p_state) == 0:
                 p_state.update(self._new_state(group, p))
-            if group["differentiable"]:
-                check_differentiable(p)
+            if group["differentiable"] and _differentiable.records_graph(p, grad):
+                _differentiable.adagrad(p, grad, p_state, lr, lr_decay, eps, weight_decay,
+                                        maximize)
+                continue
             _adagrad_update(p, grad, p_state["step"], p_state["sum"], lr, lr_decay, eps,
                             weight_decay, maximize)

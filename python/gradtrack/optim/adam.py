@@ -21,9 +21,10 @@ move them: ``p`` +1 (+2 with decoupled decay), ``step`` +1, ``exp_avg`` +1,
 from typing import Any
 
 from .. import _C
-from ._adaptive import (CAPTURABLE_MESSAGE, as_float, check_adam_args, check_differentiable,
-                        check_fused, check_fused_param, check_tensor_lr, grad_of, new_step,
-                        run_step, upgrade_steps, zeros_like)
+from . import _differentiable
+from ._adaptive import (CAPTURABLE_MESSAGE, as_float, check_adam_args, check_fused,
+                        check_fused_param, check_tensor_lr, grad_of, new_step, run_step,
+                        upgrade_steps, zeros_like)
 from .optimizer import Optimizer
 
 _Tensor = _C.Tensor
@@ -105,8 +106,10 @@ class Adam(Optimizer):
         decoupled = group["decoupled_weight_decay"]
         label = type(self).__name__ + ".step"
         for p, state in zip(params, states):
-            if group["differentiable"]:
-                check_differentiable(p)
+            if group["differentiable"] and _differentiable.records_graph(p, grad_of(p)):
+                _differentiable.adam(p, grad_of(p), state, lr, beta1, beta2, eps, weight_decay,
+                                     amsgrad, maximize, decoupled)
+                continue
             _adam_update(p, grad_of(p), state["step"], state["exp_avg"], state["exp_avg_sq"],
                          state["max_exp_avg_sq"] if amsgrad else None, lr, beta1, beta2, eps,
                          weight_decay, maximize, decoupled, label)

@@ -18,8 +18,9 @@ in one C++ pass. Versions: ``p`` +1, ``step`` +1, ``square_avg`` +2,
 from typing import Any
 
 from .. import _C
-from ._adaptive import (CAPTURABLE_MESSAGE, as_float, check_differentiable, check_tensor_lr,
+from ._adaptive import (CAPTURABLE_MESSAGE, as_float, check_tensor_lr,
                         fill_group_defaults, grad_of, new_step, run_step, zeros_like)
+from . import _differentiable
 from .optimizer import Optimizer
 
 _rmsprop_update = _C._optim.rmsprop_update
@@ -88,8 +89,10 @@ class RMSprop(Optimizer):
         alpha, eps, weight_decay = group["alpha"], group["eps"], group["weight_decay"]
         momentum, centered, maximize = group["momentum"], group["centered"], group["maximize"]
         for p, state in zip(params, states):
-            if group["differentiable"]:
-                check_differentiable(p)
+            if group["differentiable"] and _differentiable.records_graph(p, grad_of(p)):
+                _differentiable.rmsprop(p, grad_of(p), state, lr, alpha, eps, weight_decay,
+                                        momentum, centered, maximize)
+                continue
             _rmsprop_update(p, grad_of(p), state["step"], state["square_avg"],
                             state.get("momentum_buffer") if momentum > 0 else None,
                             state["grad_avg"] if centered else None, lr, alpha, eps,

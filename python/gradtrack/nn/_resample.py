@@ -8,6 +8,7 @@ import builtins
 import warnings
 
 from .. import _C
+from ._antialias_resample import interpolate_antialias
 from ._conv_functional import adaptive_avg_pool1d, adaptive_avg_pool2d
 
 _R = _C._resample
@@ -222,7 +223,8 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
     """Resizes the spatial dims of an ``(N, C, d1, ..., dK)`` tensor to ``size``
     or by ``scale_factor``: modes ``'nearest'``, ``'nearest-exact'``,
     ``'linear'`` (3-D), ``'bilinear'``/``'bicubic'`` (4-D), ``'trilinear'``
-    (5-D) and ``'area'``.
+    (5-D) and ``'area'``; ``antialias=True`` (4-D ``'bilinear'``, ``'bicubic'``,
+    ``'lanczos'``) widens the filter by the scale when downsampling.
 
     >>> import gradtrack
     >>> import gradtrack.nn.functional as F
@@ -244,9 +246,14 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
     if antialias and not (mode in ("bilinear", "bicubic", "lanczos") and input.dim() == 4):
         raise ValueError("Anti-alias option is restricted to bilinear, bicubic, and lanczos modes "
                          "and requires a 4-D tensor as input")
-    if antialias:
-        raise NotImplementedError("gradtrack: interpolate(antialias=True) is not implemented")
     n = input.dim()
+    if mode == "lanczos" and n == 4:
+        if align_corners:
+            raise ValueError("Lanczos mode does not support align_corners=True")
+        if not antialias:
+            raise ValueError("Lanczos mode requires antialias=True")
+    if antialias:
+        return interpolate_antialias(input, mode, out, scales, align_corners)
     if mode in ("nearest", "nearest-exact") and n in (3, 4, 5):
         return _upsample(input, _NEAREST if mode == "nearest" else _NEAREST_EXACT, out, scales,
                          False)

@@ -7,7 +7,7 @@ their test ids in the order of the rows here.
 
 import numpy as np
 
-from .rows import FLOAT, A, Domain, OpSpec, S, T
+from .rows import FLOAT, A, Domain, OpSpec, S, T, Tr
 
 
 def _np_pad(a, pad, mode, value=0.0):
@@ -182,4 +182,64 @@ OPS += [
            lambda lib, t: lib.nn.functional.affine_grid(t, (2, 3, 4, 5), align_corners=False),
            (S("2x2x3", A(2, 2, 3)),), FLOAT,
            ref=lambda np_, t: _affine_grid_np(t, (2, 3, 4, 5), False)),
+]
+
+
+# ---- antialiased interpolation ----------------------------------------------------------------
+
+def _aa_filter_np(mode, x):
+    x = np.abs(x)
+    if mode == "bilinear":
+        return np.maximum(1 - x, 0)
+    if mode == "lanczos":
+        return np.where(x < 3, np.sinc(x) * np.sinc(x / 3), 0)
+    near = (1.5 * x - 2.5) * x * x + 1  # Keys' cubic, a = -0.5
+    far = ((-0.5 * x + 2.5) * x - 4) * x + 2
+    return np.where(x < 1, near, np.where(x < 2, far, 0))
+
+
+def _aa_matrix_np(n_in, n_out, mode, align_corners):
+    """One dim's antialiased resize as an (n_out, n_in) matrix: the filter stretched by
+    the scale when downsampling, each output's weights over its window summing to 1."""
+    if align_corners:
+        scale = (n_in - 1) / (n_out - 1) if n_out > 1 else 0.0
+    else:
+        scale = n_in / n_out
+    taps = {"bilinear": 2, "bicubic": 4, "lanczos": 6}[mode]
+    stretch = max(scale, 1.0)
+    out = np.zeros((n_out, n_in))
+    for i in range(n_out):
+        centre = scale * (i + 0.5)
+        lo = max(int(centre - taps / 2 * stretch + 0.5), 0)
+        hi = min(int(centre + taps / 2 * stretch + 0.5), n_in)
+        w = _aa_filter_np(mode, (np.arange(lo, hi) - centre + 0.5) / stretch)
+        out[i, lo:hi] = w / w.sum()
+    return out
+
+
+def _np_antialias(a, size, mode, align_corners):
+    if a.shape[2] == size[0]:  # torch's forward passes a same-size dim through
+        rows = np.eye(size[0])
+    else:
+        rows = _aa_matrix_np(a.shape[2], size[0], mode, align_corners)
+    cols = np.eye(size[1]) if a.shape[3] == size[1] else _aa_matrix_np(a.shape[3], size[1], mode,
+                                                                       align_corners)
+    return np.einsum("oh,nchw,pw->ncop", rows, a, cols).astype(a.dtype)
+
+
+def _antialias_row(name, mode, size, align_corners=False):
+    return OpSpec(f"nn.functional.interpolate_antialias_{name}",
+                  lambda lib, a: lib.nn.functional.interpolate(
+                      a, size=size, mode=mode, align_corners=align_corners, antialias=True),
+                  (S("2x3x9x7", A(2, 3, 9, 7)), S("tr", Tr((1, 2, 8, 6), 2, 3))), FLOAT,
+                  ref=lambda np_, a: _np_antialias(a, size, mode, align_corners),
+                  rtol=1e-5, atol=1e-5)
+
+
+OPS += [
+    _antialias_row("bilinear_down", "bilinear", (4, 3)),
+    _antialias_row("bilinear_up_aligned", "bilinear", (11, 13), True),
+    _antialias_row("bicubic_mixed", "bicubic", (3, 10)),
+    _antialias_row("bicubic_down_aligned", "bicubic", (5, 2), True),
+    _antialias_row("lanczos_down", "lanczos", (4, 3)),
 ]

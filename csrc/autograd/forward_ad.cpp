@@ -92,9 +92,34 @@ void exit_level(int64_t level) {
   g_level.store(-1);
 }
 
+namespace {
+
+// NOTE [A view sees its base's tangent]
+// An in-place op on one view gives the base a tangent (NOTE [Forward AD through
+// in-place ops]); every other view of that base, made before or after, then has
+// the same view of the base's tangent as its own, as torch's views read theirs.
+// It is made when first asked for and kept until the level closes.
+Tensor tangent_through_base(const Tensor& t) {
+  if (!active() || !is_view(t)) return Tensor();
+  const Tensor base = view_base(t);
+  const AutogradMeta* bm = meta(base);
+  if (!bm || !bm->fw_grad.defined() || base.dtype() != t.dtype()) return Tensor();
+  const Tensor& bt = bm->fw_grad;
+  if (bt.strides() != base.strides()) return Tensor();
+  Tensor view = alias_with_geometry(bt, t.sizes(), t.strides(),
+                                    bt->offset() + (t->offset() - base->offset()));
+  materialize_meta(t).fw_grad = view;
+  std::lock_guard<std::mutex> lock(g_mutex);
+  g_duals.push_back(t.ptr());
+  return view;
+}
+
+}  // namespace
+
 Tensor tangent(const Tensor& t) {
   const AutogradMeta* m = meta(t);
-  return m ? m->fw_grad : Tensor();
+  if (m && m->fw_grad.defined()) return m->fw_grad;
+  return tangent_through_base(t);
 }
 
 void set_tangent(const Tensor& t, const Tensor& tangent) {
@@ -109,19 +134,15 @@ void set_tangent(const Tensor& t, const Tensor& tangent) {
 
 bool any_tangent(std::initializer_list<const Tensor*> inputs) {
   if (!active() || t_off) return false;
-  for (const Tensor* t : inputs) {
-    const AutogradMeta* m = meta(*t);
-    if (m && m->fw_grad.defined()) return true;
-  }
+  for (const Tensor* t : inputs)
+    if (tangent(*t).defined()) return true;
   return false;
 }
 
 bool any_tangent(const std::vector<Tensor>& inputs) {
   if (!active() || t_off) return false;
-  for (const Tensor& t : inputs) {
-    const AutogradMeta* m = meta(t);
-    if (m && m->fw_grad.defined()) return true;
-  }
+  for (const Tensor& t : inputs)
+    if (tangent(t).defined()) return true;
   return false;
 }
 

@@ -123,3 +123,34 @@ def test_inplace_on_an_output_leaves_the_inputs_tangent_alone(torch):
                 np_of(fw.unpack_dual(y).tangent).tolist() for y in outs]
 
     assert run(gradtrack) == run(torch)
+
+
+# A dual written into one view of a plain tensor gives the base a tangent; every other
+# view of that base, made before the write or after, reads the same view of it (it read
+# None here, so a jvp through them was silently 0).
+SIBLING_VIEWS = {
+    "slice_of_slice": lambda lib, base, s: (base[1:], base[1:][:2].copy_(s)),
+    "as_strided_chain": lambda lib, base, s: (
+        w := base.as_strided((2, 3), (3, 1), 0).as_strided((6,), (1,), 0),
+        w.as_strided((2,), (1,), 1).copy_(s)),
+    "view_then_slice": lambda lib, base, s: (base.view(2, 3), base.view(6)[1:3].copy_(s)),
+    "made_after": lambda lib, base, s: (base[1:3].copy_(s), base.view(3, 2)[0]),
+}
+
+
+@pytest.mark.parametrize("name", sorted(SIBLING_VIEWS))
+def test_views_of_a_base_share_its_tangent(torch, name):
+    def run(lib):
+        fw = lib.autograd.forward_ad
+        with fw.dual_level():
+            s = fw.make_dual(lib.ones(2), lib.tensor([5.0, 7.0]))
+            base = lib.arange(6.0).clone()
+            views = SIBLING_VIEWS[name](lib, base, s)
+            return [np_of(fw.unpack_dual(t).tangent) for t in (base, *views)]
+
+    ours, theirs = run(gradtrack), run(torch)
+    assert len(ours) == len(theirs)
+    for a, b in zip(ours, theirs):
+        assert (a is None) == (b is None)
+        if b is not None:
+            np.testing.assert_array_equal(a, b)

@@ -78,7 +78,15 @@ def out(result, k):
 
 
 # Rows the fuzzer leaves out, each with its reason (test_fuzz_op_table checks the list).
-EXCLUDED = {}
+EXCLUDED = {
+    # torch's derivatives here are not those of its forward: the input's gradient keeps the
+    # written entries and zeroes the rest, and for an input that is not contiguous src's
+    # gradient is read from the gradient's own layout, where the forward wrote through the
+    # input's storage; chains feed such inputs. The row's values and src gradients (on
+    # contiguous inputs) are tested by test_ops; the input's gradient is pinned in
+    # test_native_layer_functions_and_autocast_state.py.
+    ("as_strided_scatter", 0): "torch's derivatives disagree with its forward",
+}
 
 # Sample sets whose shapes are free of the same kind: chains draw random shapes for them.
 _FREE = {id(op_db.UNARY): "any", id(op_db.UNARY_SMALL): "any", id(op_db.RED_ALL): "any",

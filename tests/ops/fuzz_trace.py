@@ -43,6 +43,10 @@ import numpy as np
 # The program and its interpreter
 # ---------------------------------------------------------------------------------------------
 
+# Warnings torch gives once per process (TORCH_WARN_ONCE), as gradtrack does: which program
+# of a run sees one depends on which ran first, so they are not compared.
+ONCE_PER_PROCESS = ("is deprecated and it is just left for JIT compatibility",
+                    "is in beta and the API may change at any time")
 _TRIGGERED = re.compile(r" ?\(Triggered internally at [^)]*\)\.?")
 _NAME = re.compile(r"t(\d+)$")
 
@@ -193,7 +197,8 @@ class Runner:
                 exec(compile(stmt, "<program>", "exec"), self.ns)  # noqa: S102 - the program
             except Exception as exc:  # noqa: BLE001 - the error is the observable result
                 error = (_builtin_type(exc), spell(str(exc)))
-        warned = tuple((w.category.__name__, spell(str(w.message))) for w in caught)
+        warned = tuple((w.category.__name__, spell(str(w.message))) for w in caught
+                       if not any(once in str(w.message) for once in ONCE_PER_PROCESS))
         state = {}
         if self.record:
             for name in live_names(self.ns):

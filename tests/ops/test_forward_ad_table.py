@@ -61,8 +61,9 @@ def _run(lib, spec, sample, arrays, tangents):
                               np.array(t.detach().numpy(**({"force": True} if lib is not gradtrack
                                                            else {})), copy=True))
             return result, None
-    except NotImplementedError as e:
-        return None, str(e).replace("pytorch/pytorch", "GH").replace(lib.__name__, "LIB")
+    except (NotImplementedError, RuntimeError) as e:  # refusals are compared, as values are
+        return None, (type(e).__name__,
+                      str(e).replace("pytorch/pytorch", "GH").replace(lib.__name__, "LIB"))
 
 
 def _values(lib, spec, sample, arrays):

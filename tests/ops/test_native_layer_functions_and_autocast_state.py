@@ -280,6 +280,19 @@ LAST_SCENARIOS = {
                                     (1, 2)), r.stride()),
     "scatter_sliced_input": lambda lib: lib.as_strided_scatter(lib.arange(6.0)[1:], _src(lib),
                                                                (2, 2), (1, 2)),
+    # the write addresses the input's whole storage, with the input's strides and offset
+    # kept: into a step slice it can land outside the view; an expanded input is copied
+    # contiguous first
+    "scatter_step_slice_input": lambda lib: (
+        r := lib.as_strided_scatter(lib.arange(20.0)[2:14].reshape(2, 6)[..., ::2],
+                                    lib.ones(2, 2) * -1, (2, 2), (1, 2), 1),
+        r.stride(), r.storage_offset()),
+    "scatter_offset_transposed_input": lambda lib: (
+        r := lib.as_strided_scatter(lib.arange(20.0)[1:7].reshape(2, 3).t(), lib.ones(2) * -1,
+                                    (2,), (1,), 3), r.stride(), r.storage_offset()),
+    "scatter_expanded_input": lambda lib: (
+        r := lib.as_strided_scatter(lib.arange(3.0).expand(2, 3), lib.ones(2, 2), (2, 2),
+                                    (1, 2), 1), r.stride()),
     "scatter_casts_src": lambda lib: lib.as_strided_scatter(lib.arange(6), _src(lib).detach(),
                                                             (2, 2), (1, 2)),
     "scatter_method": lambda lib: lib.zeros(4).as_strided_scatter(lib.ones(2), (2,), (2,)),

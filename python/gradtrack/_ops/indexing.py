@@ -319,21 +319,35 @@ def diagonal_scatter(input, src, offset=0, dim1=0, dim2=1):  # noqa: A002
 
 def _as_strided_scatter(input, src, size, stride, storage_offset, target=None):  # noqa: A002
     """The copy with ``src`` written in; ``target``: the tensor the write goes through
-    (the copy itself, so that derivatives see the write, or an alias of its memory)."""
-    out = input.clone()
-    view = (out if target is None else target(out)).as_strided(
-        size, stride, 0 if storage_offset is None else storage_offset)
+    (the copy itself, so that derivatives see the write, or an alias of its memory).
+
+    As torch's, the copy is of the input's whole storage, which the ``as_strided``
+    geometry addresses (its offset defaults to the input's), and the result has the
+    input's strides and offset in it: for a view with gaps (a step slice), a write can
+    land outside it. An input whose elements overlap (expanded) is copied contiguous."""
+    if any(st == 0 and n > 1 for st, n in zip(input.stride(), input.shape)):
+        base = input.contiguous()
+    else:
+        n = input.untyped_storage().nbytes() // input.element_size()
+        base = input.as_strided((n,), (1,), 0).clone().as_strided(
+            tuple(input.shape), input.stride(), input.storage_offset())
+    n = base.untyped_storage().nbytes() // base.element_size()
+    whole = base.as_strided((n,), (1,), 0)
+    view = (whole if target is None else target(whole)).as_strided(
+        size, stride, base.storage_offset() if storage_offset is None else storage_offset)
     if tuple(view.shape) != tuple(src.shape):
         raise RuntimeError("expected src to have a size equal to the slice of self. src size = "
                            f"{list(src.shape)}, slice size = {list(view.shape)}")
     view.copy_(src)
-    return out
+    return whole.as_strided(tuple(base.shape), base.stride(), base.storage_offset())
 
 
 def _as_strided_scatter_values(input, src, size, stride, storage_offset):  # noqa: A002
     # torch's result is a new tensor at _version 0: the write goes through .data, whose
     # version counter is its own
-    return _as_strided_scatter(input, src, size, stride, storage_offset, lambda t: t.data)
+    # (detached: a tensor of its own over the copy, not a view of it)
+    return _as_strided_scatter(input, src, size, stride, storage_offset,
+                               lambda t: t.data).detach()
 
 
 # One node, torch's AsStridedScatterBackward0 (NOTE [Named composite nodes]).
@@ -350,6 +364,11 @@ def as_strided_scatter(input, src, size, stride, storage_offset=None):  # noqa: 
     tensor([1., 0., 1., 0.])
     """
     size, stride = tuple(size), tuple(stride)
+    if input.requires_grad and not input.is_contiguous():
+        # torch's internal assert, its last sentence: a derivative of the storage-wide
+        # write is defined for contiguous inputs only
+        raise RuntimeError("as_strided_scatter is currently only supported for contiguous "
+                           "inputs")
     if (input.requires_grad or src.requires_grad) and _C.is_grad_enabled() \
             or _has_tangent((input, src)):
         return _as_strided_scatter_node(input, src, size, stride, storage_offset)

@@ -49,6 +49,13 @@ def _view(input, size):  # noqa: A002
     return input.view(*size) if isinstance(size, (tuple, list)) else input.view(size)
 
 
+def _reshape(input, size):  # noqa: A002
+    # torch's view_copy takes any layout (an expanded or transposed input whose view
+    # would be refused is copied), with view's errors for a wrong size; its forward-mode
+    # formula views the tangent, and refuses those layouts
+    return input.reshape(*size) if isinstance(size, (tuple, list)) else input.reshape(size)
+
+
 _expand = copy_node("ExpandBackward0_copy", lambda x, size: x.expand(*size))
 _permute = copy_node("PermuteBackward0_copy", lambda x, dims: x.permute(*dims))
 _select = copy_node("SelectBackward0_copy", lambda x, dim, index: x.select(dim, index))
@@ -59,7 +66,7 @@ _squeeze_dims = copy_node("SqueezeBackward2_copy", lambda x, dims: x.squeeze(dim
 _unsqueeze = copy_node("UnsqueezeBackward0_copy", lambda x, dim: x.unsqueeze(dim))
 _t = copy_node("TBackward0_copy", lambda x: x.t())
 _transpose = copy_node("TransposeBackward0_copy", lambda x, d0, d1: x.transpose(d0, d1))
-_view_shape = copy_node("ViewBackward0_copy", _view)
+_view_shape = copy_node("ViewBackward0_copy", _reshape, tangent_view=_view)
 _diagonal_copy = copy_node("DiagonalBackward0_copy", _diagonal)
 _alias = copy_node("AliasBackward0_copy", lambda x: x)
 _unbind = copy_node("UnbindBackward0_copy", lambda x, dim: tuple(x.unbind(dim)))

@@ -151,7 +151,7 @@ def _contiguous_copy(t):
     return t.contiguous() if not t.is_contiguous() else t.clone()
 
 
-def copy_node(name, view):
+def copy_node(name, view, tangent_view=None):
     """``view(input, *rest)`` (one view or a tuple of them) as new contiguous tensors,
     recorded as one node named ``name``, as torch's ``*_copy`` functions.
 
@@ -161,9 +161,10 @@ def copy_node(name, view):
     vector-Jacobian product on a detached alias of the input (its geometry is all the
     view's backward reads; not a saved tensor, so a later in-place write to the input
     does not make backward raise, as in torch), with a graph when one is being built,
-    so double backward works. Forward-mode AD applies the view to the tangent and
-    copies it.
+    so double backward works. Forward-mode AD applies the view (or ``tangent_view``,
+    where torch's formula applies another) to the tangent and copies it.
     """
+    on_tangent = view if tangent_view is None else tangent_view
 
     class _Copy(Function):
         @staticmethod
@@ -193,7 +194,7 @@ def copy_node(name, view):
 
         @staticmethod
         def jvp(ctx, tangent, *_):
-            out = view(tangent, *ctx.rest)
+            out = on_tangent(tangent, *ctx.rest)
             return tuple(_contiguous_copy(o) for o in out) if isinstance(out, tuple) \
                 else _contiguous_copy(out)
 

@@ -274,6 +274,10 @@ OPS += [
            ref=lambda np_, a: a.reshape(3, 2).copy()),
     OpSpec("diagonal_copy", lambda lib, a: lib.diagonal_copy(a, 1), V23, ALL,
            ref=lambda np_, a: np.diagonal(a, 1).copy()),
+    # torch's view_copy takes layouts view refuses (an expanded input), as reshape does
+    OpSpec("view_copy_expanded", lambda lib, a: lib.view_copy(a, (3, 2)),
+           (S("expand", E((1, 3), (2, 3))), S("t", T(2, 3))), ALL,
+           ref=lambda np_, a: np.reshape(a, (3, 2)).copy()),
     OpSpec("alias_copy", lambda lib, a: lib.alias_copy(a), V23, ALL,
            ref=lambda np_, a: a.copy()),
     OpSpec("unbind_copy", lambda lib, a: lib.unbind_copy(a, 1), V23, ALL,

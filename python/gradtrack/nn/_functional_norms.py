@@ -136,11 +136,12 @@ def local_response_norm(input, size, alpha=1e-4, beta=0.75, k=1.0):  # noqa: A00
         div = avg_pool2d(div, (size, 1), stride=1).squeeze(1)
     else:
         # torch pools a 5-D view over (size, 1, 1); the same window over the channel dim of
-        # a 4-D view (spatial dims flattened) gives the same sums.
+        # a 4-D reshape (spatial dims flattened; a copy where the input's layout has them
+        # apart, as a transposed input's) gives the same sums.
         sizes = input.size()
-        div = div.view(sizes[0], 1, sizes[1], -1)
+        div = div.reshape(sizes[0], 1, sizes[1], -1)
         div = pad(div, (0, 0, size // 2, (size - 1) // 2))
         div = avg_pool2d(div, (size, 1), stride=1).squeeze(1)
-        div = div.view(sizes)
+        div = div.reshape(sizes)
     div = div.mul(alpha).add(k).pow(beta)
     return input / div

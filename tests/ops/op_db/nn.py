@@ -5,7 +5,7 @@ embedding, dropout, the losses, one_hot and cosine_similarity.
 import numpy as np
 
 from .reference import _erf, _f, _sigmoid
-from .rows import FLOAT, POS, A, Domain, E, Fixed, Idx, OpSpec, S, T
+from .rows import FLOAT, POS, A, Domain, E, Fixed, Idx, OpSpec, S, T, Tr
 from .samples import LOSS_PAIR, UNARY, UNARY_SMALL
 
 
@@ -436,7 +436,8 @@ OPS += [
            (S("2x4", A(2, 4), A(4)), S("3d", A(2, 3, 4), A(4))), FLOAT,
            ref=lambda np_, a, w: _rms_np(a, w, 1e-5), gradgrad=True, rtol=1e-5),
     OpSpec("nn.functional.local_response_norm", _nnf("local_response_norm", 3, 0.1),
-           (S("3d", A(2, 5, 3)), S("4d", A(1, 4, 2, 3))), FLOAT,
+           (S("3d", A(2, 5, 3)), S("4d", A(1, 4, 2, 3)),
+            S("4d_transposed", Tr((1, 4, 2, 3), 2, 3))), FLOAT,
            ref=lambda np_, a: _lrn_np(a, 3, 0.1), rtol=1e-5),
     OpSpec("nn.functional.instance_norm", _nnf("instance_norm"), (S("3d", A(2, 3, 5)),), FLOAT,
            ref=lambda np_, a: _batch_norm_np(a.reshape(1, 6, 5)).reshape(a.shape), rtol=1e-4,
@@ -601,6 +602,8 @@ def _native_group_norm_np(a, w, b, groups=2):
     return out, mean.reshape(a.shape[0], groups), rstd.reshape(a.shape[0], groups)
 
 
+_NONEMPTY = (S("2x3", A(2, 3)), S("t", T(2, 3)), S("scalar", A()))
+
 # native_layer_norm's and native_batch_norm's statistics take no gradient (torch's are
 # outputs that do not require grad): a row of its own compares their values
 OPS += [
@@ -627,11 +630,13 @@ OPS += [
            lambda lib, a, w, b: tuple(lib.native_group_norm(a, w, b, 2, 4, 3, 2, 1e-5)),
            (S("2x4x3", A(2, 4, 3), A(4), A(4)),), FLOAT,
            ref=lambda np_, a, w, b: _native_group_norm_np(a, w, b), rtol=1e-5, atol=1e-5),
-    # not training (or p = 0): the input and a mask of ones, drawn from no generator
+    # not training (or p = 0): the input and a mask of ones, drawn from no generator. Not
+    # on empty inputs: torch returns an empty input itself and gives it (a leaf included)
+    # the NativeDropoutBackward0 node, which gradtrack does not copy
     OpSpec("native_dropout_eval", lambda lib, a: tuple(lib.native_dropout(a, 0.5, False)),
-           UNARY_SMALL, FLOAT, ref=lambda np_, a: (a, np.ones(a.shape, bool))),
+           _NONEMPTY, FLOAT, ref=lambda np_, a: (a, np.ones(a.shape, bool))),
     OpSpec("native_dropout_p0", lambda lib, a: tuple(lib.native_dropout(a, 0.0, True)),
-           UNARY_SMALL, FLOAT, ref=lambda np_, a: (a, np.ones(a.shape, bool))),
+           _NONEMPTY, FLOAT, ref=lambda np_, a: (a, np.ones(a.shape, bool))),
     OpSpec("feature_dropout_eval", lambda lib, a: lib.feature_dropout(a, 0.5, False),
            (S("2x3x4", A(2, 3, 4)),), FLOAT, ref=lambda np_, a: a),
 ]

@@ -174,6 +174,20 @@ void tensor_backward(const Tensor& self, py::object gradient, py::object retain_
     all.push_back(self);
     autograd.attr("_refuse_forward_over_reverse")(all);
   }
+  if (!ins.empty()) {
+    // a pass that writes only the given inputs' .grad: a reentrant checkpoint refuses
+    // it, as under autograd.backward(inputs=) (NOTE [Checkpoint validity])
+    py::object invalid = py::module_::import("gradtrack.autograd").attr("_checkpoint_invalid")();
+    invalid.attr("__enter__")();
+    try {
+      run_backward_py({self}, {gradient}, retain_graph, create_graph, ins);
+    } catch (...) {
+      invalid.attr("__exit__")(py::none(), py::none(), py::none());
+      throw;
+    }
+    invalid.attr("__exit__")(py::none(), py::none(), py::none());
+    return;
+  }
   run_backward_py({self}, {gradient}, retain_graph, create_graph, ins);
 }
 

@@ -134,13 +134,14 @@ def test_reentrant_checkpoint_refuses_autograd_grad_and_writes_no_grad():
     assert str(info.value) == REENTRANT_GRAD
 
 
-def test_reentrant_checkpoint_refuses_backward_with_inputs():
+@pytest.mark.parametrize("method", [False, True])
+def test_reentrant_checkpoint_refuses_backward_with_inputs(method):
     def scenario(lib):
         lin = lib.nn.Linear(3, 1)
         a = lib.tensor([[1.0, 2.0, 3.0]], requires_grad=True)
         o = _checkpoint(lib).checkpoint(lin, a, use_reentrant=True).sum()
         try:
-            lib.autograd.backward(o, inputs=[a])
+            o.backward(inputs=[a]) if method else lib.autograd.backward(o, inputs=[a])
             error = None
         except RuntimeError as e:
             error = str(e)

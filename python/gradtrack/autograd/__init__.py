@@ -115,8 +115,8 @@ def backward(tensors: "_C.Tensor | Sequence[_C.Tensor]",
 # grad() (which captures instead) or backward(inputs=...) that would write gradients the
 # caller did not ask for, so the checkpoint refuses, as torch's does, by asking
 # _is_checkpoint_valid(). The answer is per thread (the engine runs nodes on the caller's
-# thread) and stays False for nested backward calls inside such a pass. Tensor.backward
-# is bound in C++ and does not set it: there an `inputs=` pass still reads as valid.
+# thread) and stays False for nested backward calls inside such a pass; Tensor.backward,
+# bound in C++, sets it the same way for an `inputs=` pass.
 _engine_state = threading.local()
 
 

@@ -246,11 +246,14 @@ class BatchedTensor:
     tensor([1., 5., 9.])
     """
 
-    __slots__ = ("value",)
+    # ``bdim``: where the caller's tensor had the batch (a custom Function's vmap rule
+    # receives it there)
+    __slots__ = ("value", "bdim")
     __hash__ = object.__hash__
 
-    def __init__(self, value):
+    def __init__(self, value, bdim=0):
         self.value = value
+        self.bdim = bdim
 
     def __repr__(self):
         # short: pybind11 puts the repr of every argument in the TypeError of a core

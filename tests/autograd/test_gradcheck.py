@@ -30,3 +30,57 @@ def test_gradgradcheck_still_catches_a_wrong_second_derivative():
     y = gradtrack.tensor([3.0, 4.0], dtype=gradtrack.float64, requires_grad=True)
     assert not gradtrack.autograd.gradgradcheck(lambda a, b: a.detach() * a * a, (x, y),
                                                 raise_exception=False)
+
+
+def _rng_after(lib, check):
+    lib.manual_seed(0)
+    x = lib.randn(3, dtype=lib.float64, requires_grad=True)
+    lib.manual_seed(0)
+    check(lib)(lambda t: t ** 3, (x,))
+    return lib.randn(4).tolist()
+
+
+@pytest.mark.parametrize("check", ["gradcheck", "gradgradcheck"])
+def test_checks_draw_from_the_generator_as_torch(torch, check):
+    def pick(lib):
+        return getattr(lib.autograd, check)
+    assert _rng_after(gradtrack, pick) == _rng_after(torch, pick)
+
+
+def test_gradgradcheck_random_grad_outputs_only_for_differentiable_outputs(torch):
+    def run(lib):
+        lib.manual_seed(0)
+        x = lib.tensor([0.5, 1.5], dtype=lib.float64, requires_grad=True)
+        ok = lib.autograd.gradgradcheck(lambda t: (t ** 3, lib.ones(2, dtype=lib.float64)), (x,))
+        return ok, lib.randn(2).tolist()
+    assert run(gradtrack) == run(torch)
+
+
+def _mismatch_message(lib, dtype):
+    x = lib.tensor([1.0, 2.0], dtype=dtype, requires_grad=True)
+    with pytest.raises(RuntimeError) as info:
+        lib.autograd.gradcheck(lambda t: t.detach() * 2 + (t - t.detach()) * 3, (x,), eps=1e-3)
+    return type(info.value).__name__, str(info.value).replace(lib.__name__, "torch")
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+def test_gradcheck_error_prints_the_jacobians_as_tensors(torch, dtype):
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        assert _mismatch_message(gradtrack, getattr(gradtrack, dtype)) == \
+            _mismatch_message(torch, getattr(torch, dtype))
+
+
+def _low_precision_warnings(lib):
+    import warnings
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        ok = lib.autograd.gradcheck(lambda t, u: t * 2 + u, (
+            lib.ones(2, dtype=lib.float64), lib.ones(2, requires_grad=True)),
+            eps=1e-2, atol=1e-2, rtol=1e-2)
+    return ok, [(w.category.__name__, str(w.message)) for w in caught]
+
+
+def test_gradcheck_warns_of_inputs_that_are_not_double(torch):
+    assert _low_precision_warnings(gradtrack) == _low_precision_warnings(torch)

@@ -142,3 +142,17 @@ def test_hessian_of_an_mlp_matches_torch(torch):
         W1, W2 = lib.tensor(w1), lib.tensor(w2)
         return lib.func.hessian(lambda v: (W2 @ (W1 @ v).tanh()).sum())(lib.tensor(x)).numpy()
     np.testing.assert_allclose(run(gradtrack), run(torch), rtol=1e-10, atol=1e-12)
+
+
+# Forward-over-reverse answered zeros with no error (the reverse transform detached the
+# dual input and dropped its tangent); it is refused until the backward formulas carry
+# tangents, and hessian gives the second derivatives.
+@pytest.mark.parametrize("call", [
+    lambda f, x: gradtrack.func.jacfwd(gradtrack.func.jacrev(f))(x),
+    lambda f, x: gradtrack.func.jvp(gradtrack.func.grad(f), (x,), (gradtrack.ones(2),)),
+])
+def test_forward_over_reverse_is_refused_not_zero(call):
+    with pytest.raises(NotImplementedError, match="forward-over-reverse"):
+        call(lambda t: (t ** 3).sum(), gradtrack.tensor([1.0, 2.0]))
+    h = gradtrack.func.hessian(lambda t: (t ** 3).sum())(gradtrack.tensor([1.0, 2.0]))
+    assert h.tolist() == [[6.0, 0.0], [0.0, 12.0]]

@@ -26,11 +26,14 @@ Python. ``y.grad_fn`` is the ``ctx`` object the forward and backward saw.
 
 import functools
 import warnings
+from collections import OrderedDict
 from collections.abc import Callable
 from typing import Any, TypeVar, cast
 
 from .. import _C
-from ..utils.hooks import RemovableHandle, check_hook_values
+from ..utils.hooks import (RemovableHandle, graph_hook_handle, run_node_hook,
+                           run_node_prehook)
+from . import _function_transforms as _transforms
 from . import forward_ad as _forward_ad
 from .grad_mode import no_grad
 
@@ -124,34 +127,15 @@ class _NodeMixin:
 
     def register_hook(self, fn):
         """Calls ``fn(grad_inputs, grad_outputs)`` after the backward ran."""
-        def checked(grad_inputs, grad_outputs):
-            return check_hook_values(fn, grad_inputs, fn(grad_inputs, grad_outputs))
-
         if self._node_gone():
-            return RemovableHandle(_InertHandle())
-        return RemovableHandle(self._cdata()._register_hook(checked))
+            return RemovableHandle(OrderedDict())
+        return graph_hook_handle(self._cdata()._register_hook, run_node_hook, fn)
 
     def register_prehook(self, fn):
         """Calls ``fn(grad_outputs)`` before the backward runs."""
-        def checked(grad_outputs):
-            return check_hook_values(fn, grad_outputs, fn(grad_outputs))
-
         if self._node_gone():
-            return RemovableHandle(_InertHandle())
-        return RemovableHandle(self._cdata()._register_prehook(checked))
-
-
-class _InertHandle:
-    """The handle of a hook on a node that no longer exists (removing it does nothing)."""
-
-    _next_id = 0
-
-    def __init__(self):
-        _InertHandle._next_id += 1
-        self.id = -_InertHandle._next_id
-
-    def remove(self):
-        pass
+            return RemovableHandle(OrderedDict())
+        return graph_hook_handle(self._cdata()._register_prehook, run_node_prehook, fn)
 
 
 class BackwardCFunction(FunctionCtx, _NodeMixin):
@@ -187,6 +171,11 @@ class BackwardCFunction(FunctionCtx, _NodeMixin):
     def apply(self, *args):
         """Runs the user's backward (what the engine calls)."""
         cls = self._forward_cls
+        if _transforms.in_second_pass() and cls.jvp is not _BASE_JVP:
+            # NOTE [Custom Functions under transforms]
+            found = _transforms.jvp_transposed(self, args)
+            if found is not None:
+                return found
         vjp_fn = cls.vjp
         if vjp_fn is _BASE_VJP:
             return cls.backward(self, *args)
@@ -260,6 +249,16 @@ class Function(FunctionCtx, metaclass=FunctionMeta):
 
     vjp = backward
 
+    # Under vmap: True runs forward on the batch as it is; else ``vmap`` is the rule.
+    generate_vmap_rule = False
+
+    @staticmethod
+    def vmap(info, in_dims, *args):
+        """The batching rule: ``(output, out_dims)`` from the physical ``args``
+        (NOTE [Custom Functions under transforms])."""
+        raise NotImplementedError("To use autograd.Function with vmap, you must either override "
+                                  "the vmap staticmethod or set generate_vmap_rule=True.")
+
     @staticmethod
     def jvp(ctx, *grad_inputs):
         """The forward-mode derivative: the outputs' tangents from the inputs' ones."""
@@ -278,6 +277,8 @@ class Function(FunctionCtx, metaclass=FunctionMeta):
             args = bound.args
         elif kwargs:
             args = cls._kwargs_as_positional(args, kwargs)
+        if _transforms.active():
+            return _apply_under_transforms(cls, args, separate_setup)
         if _forward_ad._current_level >= 0:
             return _apply_with_tangents(cls, args, separate_setup)
         return _C._function_apply(cls, args, separate_setup)
@@ -313,6 +314,22 @@ _MISSING = object()
 _BASE_SETUP_CONTEXT = Function.setup_context
 _BASE_BACKWARD = Function.backward
 _BASE_VJP = Function.vjp
+_BASE_JVP = Function.jvp
+_BASE_VMAP = Function.vmap
+
+
+def _apply_under_transforms(cls, args, separate_setup):
+    # NOTE [Custom Functions under transforms]
+    _transforms.check_apply(cls, args, _BASE_SETUP_CONTEXT, _BASE_VMAP, _BASE_JVP)
+    from .._batched_tensor import BatchedTensor
+    if cls.vmap is not _BASE_VMAP and any(type(a) is BatchedTensor for a in args):
+        return _transforms.call_vmap_rule(cls, args)
+    if _forward_ad._current_level >= 0:
+        outputs = _apply_with_tangents(cls, args, separate_setup)
+    else:
+        outputs = _C._function_apply(cls, args, separate_setup)
+    _transforms.remember_inputs(outputs, args)
+    return outputs
 
 
 def _apply_with_tangents(cls, args, separate_setup):

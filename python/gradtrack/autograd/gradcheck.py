@@ -1,5 +1,6 @@
 """Finite-difference checks of gradients (float64 central differences)."""
 
+import warnings
 from typing import Any
 
 from .. import _C
@@ -18,6 +19,24 @@ class GradcheckError(RuntimeError):
 
 def _tensors(inputs):
     return (inputs,) if isinstance(inputs, _C.Tensor) else tuple(inputs)
+
+
+_DOUBLE = ("gradtrack.float64", "gradtrack.complex128")
+
+
+def _check_inputs(inputs):
+    """torch's warning for each input that requires grad in a low precision."""
+    for i, t in enumerate(inputs):
+        if isinstance(t, _C.Tensor) and t.requires_grad and \
+                str(t.dtype) not in _DOUBLE:
+            warnings.warn(f"Input #{i} requires gradient and is not a double precision floating "
+                          "point or complex. This check will likely fail if all the inputs are "
+                          "not of double precision floating point or complex. ", stacklevel=2)
+
+
+def _as_tensor(jacobian, dtype):
+    """A Jacobian computed in NumPy as the tensor torch's message prints."""
+    return _C.tensor(jacobian.tolist(), dtype=dtype)
 
 
 def _outputs(func, inputs):
@@ -80,6 +99,7 @@ def gradcheck(func: Any, inputs: Any, *, eps: float = 1e-6, atol: float = 1e-5, 
     """
     import numpy as np
     inputs = _tensors(inputs)
+    _check_inputs(inputs)
     diff_idx = [i for i, t in enumerate(inputs) if isinstance(t, _C.Tensor) and t.requires_grad]
     n_out = len(_outputs(func, inputs))
     for o in range(n_out):
@@ -89,30 +109,42 @@ def gradcheck(func: Any, inputs: Any, *, eps: float = 1e-6, atol: float = 1e-5, 
             if not np.allclose(analytical[col], numerical, rtol=rtol, atol=atol):
                 if not raise_exception:
                     return False
+                dtype = inputs[i].dtype
                 raise GradcheckError(f"Jacobian mismatch for output {o} with respect to input {i},\n"
-                                     f"numerical:{numerical}\nanalytical:{analytical[col]}\n")
+                                     f"numerical:{_as_tensor(numerical, dtype)}\n"
+                                     f"analytical:{_as_tensor(analytical[col], dtype)}\n")
     return True
 
 
-def gradgradcheck(func, inputs, grad_outputs=None, *, eps=1e-6, atol=1e-5, rtol=1e-3,
-                  raise_exception=True, **_ignored):
+def gradgradcheck(func: Any, inputs: Any, grad_outputs: Any = None, *, eps: float = 1e-6,
+                  atol: float = 1e-5, rtol: float = 1e-3, gen_non_contig_grad_outputs: bool = False,
+                  raise_exception: bool = True, **_ignored: Any) -> bool:
     """Checks second derivatives: gradcheck of the (create_graph) gradient of ``func``.
+    Without ``grad_outputs``, each output that requires grad gets a random one, uniform
+    in [-1, 1) (drawn as torch draws it: the same numbers for the same seed).
 
     >>> import gradtrack
     >>> x = gradtrack.tensor([0.5, 1.5], dtype=gradtrack.float64, requires_grad=True)
     >>> gradtrack.autograd.gradgradcheck(lambda t: (t ** 3).sum(), (x,))
     True
     """
+    from ..testing import make_tensor
     from . import grad as autograd_grad
     inputs = _tensors(inputs)
-    outs = _outputs(func, inputs)
     if grad_outputs is None:
-        grad_outputs = tuple(_C.randn(tuple(o.shape), dtype=o.dtype, requires_grad=True) for o in outs)
+        outs = [o for o in _outputs(func, inputs) if o.requires_grad]
+        grad_outputs = tuple(
+            make_tensor(tuple(o.shape), dtype=o.dtype if o.is_floating_point() or o.is_complex()
+                        else _C.float64, device=o.device, low=-1, high=1, requires_grad=True,
+                        noncontiguous=gen_non_contig_grad_outputs)
+            for o in outs)
+    else:
+        grad_outputs = _tensors(grad_outputs)
     n_in = len(inputs)
 
     def first_grad(*args):
         xs, gos = args[:n_in], args[n_in:]
-        outs = _outputs(func, xs)
+        outs = [o for o in _outputs(func, xs) if o.requires_grad]
         grads = autograd_grad(outs, [x for x in xs if x.requires_grad], gos, create_graph=True,
                               allow_unused=True)
         # An input the function does not use has no gradient: left out, as PyTorch's.

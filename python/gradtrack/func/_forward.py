@@ -18,11 +18,12 @@ import gradtrack
 
 from .. import _C
 from ..autograd import forward_ad as fwAD
+from ..autograd._function_transforms import running
 from ..random import get_rng_state, set_rng_state
 from ._pytree import tree_flatten, tree_map, tree_unflatten
 from ._reverse import _aux_tensor, _replace, _select
 
-__all__ = ["jvp", "jacfwd"]
+__all__ = ["jvp", "jacfwd", "linearize"]
 
 _Tensor = _C.Tensor
 _JVP = "jvp(f, primals, tangents)"
@@ -59,7 +60,8 @@ def _jvp(func, primals, tangents, strict, has_aux, argnums=None):
         duals = [fwAD.make_dual(p, t) for p, t in zip(flat_primals, flat_tangents)]
         duals = tree_unflatten(duals, primals_spec)
         args = duals if argnums is None else _replace(primals, argnums, duals)
-        result = func(*args)
+        with running("jvp"):
+            result = func(*args)
         aux = None
         if has_aux:
             if not (isinstance(result, tuple) and len(result) == 2):
@@ -139,8 +141,10 @@ def jacfwd(func: Callable, argnums: "int | tuple[int, ...]" = 0, has_aux: bool =
                 tangents[i].view(-1)[k] = 1
                 if randomness == "same":
                     set_rng_state(start)
-                output, tan, aux = _jvp(func, args, tree_unflatten(tangents, diff_spec), False,
-                                        has_aux, argnums_)
+                # torch maps the jvp over the basis with a vmap
+                with running("vmap", sum(q.numel() for q in flat_diff), randomness):
+                    output, tan, aux = _jvp(func, args, tree_unflatten(tangents, diff_spec),
+                                            False, has_aux, argnums_)
                 if randomness == "error" and not bool(gradtrack.equal(get_rng_state(), start)):
                     set_rng_state(start)
                     raise RuntimeError("vmap: called random operation while in randomness error "
@@ -165,3 +169,66 @@ def jacfwd(func: Callable, argnums: "int | tuple[int, ...]" = 0, has_aux: bool =
             return jac, aux
         return jac
     return wrapper
+
+
+def linearize(func: Callable, *primals: Any) -> "tuple[Any, Callable[..., Any]]":
+    """``(func(*primals), jvp_fn)``: ``jvp_fn(*tangents)`` is the Jacobian-vector
+    product of ``func`` at ``primals`` (the tangents shaped as the primals), the
+    derivative of the linear approximation of ``func`` there; it may be called many
+    times. Each call runs ``func`` once more in forward mode, from the random
+    generator's state at the time of ``linearize``.
+
+    >>> import gradtrack
+    >>> from gradtrack.func import linearize
+    >>> out, jvp_fn = linearize(gradtrack.sin, gradtrack.tensor([0.0, 1.0]))
+    >>> jvp_fn(gradtrack.tensor([2.0, 1.0]))
+    tensor([2.0000, 0.5403])
+    """
+    flat_primals, primals_spec = tree_flatten(primals)
+    for p in flat_primals:
+        p.new_empty(())  # a non-tensor primal fails here, as torch's does
+        if not (p.is_floating_point() or p.is_complex()):
+            raise ValueError(f"Expected primal to be floating point or complex, but got: "
+                             f"{p.dtype}")
+    start = get_rng_state()
+    output = func(*primals)
+
+    def jvp_fn(*tangents):
+        flat_tangents, tangents_spec = tree_flatten(tangents)
+        if tangents_spec != primals_spec:
+            raise RuntimeError(f"Expected the tangents {tangents_spec} to have the same argspec "
+                               f"as the primals {primals_spec}")
+        for i, (t, p) in enumerate(zip(flat_tangents, flat_primals)):
+            if t.shape != p.shape:
+                raise RuntimeError(f"tangent:{i} with shape {t.shape} in flattened pytree "
+                                   f"doesn't match the shape {p.shape} of the corresponding "
+                                   "primal.")
+            if t.dtype != p.dtype:
+                raise RuntimeError(f"tangent:{i} with dtype {t.dtype} in flattened pytree "
+                                   f"doesn't match the dtype {p.dtype} of the corresponding "
+                                   "primal.")
+        caller_state = get_rng_state()
+        set_rng_state(start)
+        try:
+            return _tangents_of(func, flat_primals, primals_spec, flat_tangents)
+        finally:
+            set_rng_state(caller_state)
+
+    return output, jvp_fn
+
+
+def _tangents_of(func, flat_primals, primals_spec, flat_tangents):
+    """``func``'s outputs with each tensor replaced by its tangent (zeros where the output
+    does not depend on the primals); other outputs stay as they are."""
+    with fwAD.dual_level():
+        duals = [fwAD.make_dual(p, t) for p, t in zip(flat_primals, flat_tangents)]
+        with running("jvp"):
+            result = func(*tree_unflatten(duals, primals_spec))
+        flat_out, out_spec = tree_flatten(result)
+        tangents = []
+        for o in flat_out:
+            if isinstance(o, _Tensor):
+                primal, tangent = fwAD.unpack_dual(o)
+                o = gradtrack.zeros_like(primal) if tangent is None else tangent
+            tangents.append(o)
+    return tree_unflatten(tangents, out_spec)

@@ -27,6 +27,7 @@ import gradtrack
 from .. import _C
 from .._batched_tensor import BatchedTensor, NoRule, batched_size
 from ..autograd import grad as _autograd_grad
+from ..autograd._function_transforms import hessian_mode, running, second_pass
 from ..autograd.grad_mode import enable_grad
 from ._pytree import tree_flatten, tree_map, tree_unflatten
 
@@ -45,8 +46,11 @@ class _nested:
 
     def __enter__(self):
         _state.depth = _depth() + 1
+        self.level = running("grad")
+        self.level.__enter__()
 
     def __exit__(self, *exc):
+        self.level.__exit__(*exc)
         _state.depth -= 1
 
 
@@ -93,9 +97,23 @@ def _replace(args, argnums, new):
 def _fresh(x):
     if not isinstance(x, _Tensor):
         raise ValueError(f"Thing passed to transform API must be Tensor, got {type(x)}")
+    _refuse_tangent(x)
     if x.requires_grad:
         return x.view_as(x)
     return x.detach().requires_grad_()
+
+
+def _refuse_tangent(x):
+    """A reverse-mode transform of a dual tensor (forward-over-reverse: ``jacfwd(jacrev(f))``,
+    ``jvp`` of ``grad``) would drop its tangent and answer zeros: refused instead, as
+    ``autograd.grad(create_graph=True)`` refuses it."""
+    from ..autograd import forward_ad
+    if forward_ad._current_level >= 0 and forward_ad.unpack_dual(x).tangent is not None:
+        raise NotImplementedError(
+            "gradtrack: a reverse-mode transform (grad, vjp, jacrev) of tensors that have a "
+            "forward-AD tangent (forward-over-reverse, such as jacfwd(jacrev(f))) is not "
+            "implemented; its result would have no tangent. hessian(f) and "
+            "jacrev(jacrev(f)) give the same second derivatives.")
 
 
 def _differentiable(tree):
@@ -144,8 +162,15 @@ def _detach_all(tree):
 
 
 def _grads(outputs, inputs, cotangents, create_graph, retain_graph):
-    found = _autograd_grad(outputs, inputs, cotangents, retain_graph=retain_graph,
-                           create_graph=create_graph, allow_unused=True)
+    if cotangents is None:
+        cotangents = [None] * len(outputs)
+    # an output that does not require grad is constant: it adds nothing
+    pairs = [(o, c) for o, c in zip(outputs, cotangents) if o.requires_grad]
+    if not pairs:
+        return [gradtrack.zeros_like(x) for x in inputs]
+    found = _autograd_grad([o for o, _ in pairs], inputs, [c for _, c in pairs],
+                           retain_graph=retain_graph, create_graph=create_graph,
+                           allow_unused=True)
     return [gradtrack.zeros_like(x) if g is None else g for g, x in zip(found, inputs)]
 
 
@@ -433,8 +458,9 @@ def _assemble(rows, flat_out, out_spec, vjp_fn):
 
 def hessian(func: Callable, argnums: "int | tuple[int, ...]" = 0) -> Callable:
     """A function that returns the Hessian of ``func``'s output w.r.t. ``argnums``:
-    the Jacobian of its Jacobian. torch composes ``jacfwd(jacrev(func))``; gradtrack
-    refuses forward-over-reverse, so this is ``jacrev(jacrev(func))``, the same matrix.
+    the Jacobian of its Jacobian, as torch's ``jacfwd(jacrev(func))``: custom Functions
+    differentiate their outputs with their ``jvp`` in the second derivative (NOTE
+    [Custom Functions under transforms]).
 
     >>> import gradtrack
     >>> from gradtrack.func import hessian
@@ -442,4 +468,17 @@ def hessian(func: Callable, argnums: "int | tuple[int, ...]" = 0) -> Callable:
     tensor([[ 6.,  0.],
             [ 0., 12.]])
     """
-    return jacrev(jacrev(func, argnums), argnums)
+    inner = jacrev(func, argnums)
+
+    @functools.wraps(func)
+    def wrapper(*args):
+        _, diff = _select(args, argnums)
+        size = sum(x.numel() for x in tree_flatten(diff)[0] if isinstance(x, _Tensor))
+        with hessian_mode(), running("vmap", size, "error"):
+            output, vjp_fn, _ = _vjp(inner, args, argnums, False)
+            flat_out, out_spec = tree_flatten(output)
+            with second_pass():
+                rows = _jacobian_rows(vjp_fn, flat_out, out_spec)
+                with _nested():
+                    return _assemble(rows, flat_out, out_spec, vjp_fn)
+    return wrapper

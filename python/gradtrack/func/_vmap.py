@@ -41,6 +41,7 @@ import gradtrack
 
 from .. import _C
 from .._batched_tensor import BatchedTensor, NoRule, active, batched_size
+from ..autograd._function_transforms import running
 from ..random import get_rng_state, set_rng_state
 from . import _batching_rules  # noqa: F401 - fills the rules of nn.functional
 from ._pytree import broadcast_to_and_flatten, tree_flatten, tree_unflatten
@@ -216,12 +217,14 @@ def _run_batched(func, batch_size, flat_dims, flat_args, spec, out_dims, kwargs)
     state = get_rng_state()
     try:
         with active(batch_size):
-            sample = [arg if d is None else BatchedTensor(arg if d == 0 else arg.movedim(d, 0))
+            sample = [arg if d is None else BatchedTensor(arg if d == 0 else arg.movedim(d, 0), d)
                       for arg, d in zip(flat_args, flat_dims)]
             output = func(*tree_unflatten(sample, spec), **kwargs)
             result = _unbatched(func, output, batch_size, out_dims)
-    except Exception:  # any failure: the per-sample calls give the result or the error
+    except Exception as e:  # any failure: the per-sample calls give the result or the error
         set_rng_state(state)
+        if getattr(e, "vmap_final", False):  # a custom Function's vmap rule raised it
+            raise
         return _FALLBACK
     if not bool(gradtrack.equal(get_rng_state(), state)):
         set_rng_state(state)
@@ -279,9 +282,11 @@ def vmap(func: Callable, in_dims: Any = 0, out_dims: Any = 0, randomness: str = 
             raise NoRule("vmap")
         _check_out_dims(out_dims, func)
         batch_size, flat_dims, flat_args, spec = _batched_inputs(in_dims, args, func)
-        result = _run_batched(func, batch_size, flat_dims, flat_args, spec, out_dims, kwargs)
-        if result is not _FALLBACK:
-            return result
-        results = _run_samples(func, batch_size, flat_dims, flat_args, spec, randomness, kwargs)
+        with running("vmap", batch_size, randomness):
+            result = _run_batched(func, batch_size, flat_dims, flat_args, spec, out_dims, kwargs)
+            if result is not _FALLBACK:
+                return result
+            results = _run_samples(func, batch_size, flat_dims, flat_args, spec, randomness,
+                                   kwargs)
         return _combine(func, results, batch_size, out_dims)
     return wrapped

@@ -24,50 +24,54 @@ def _owner(module, name):
     return module, attr
 
 
-def _slots(module):
-    """Every (module, name) that holds a parameter or buffer, shared ones included."""
-    seen, stack, out = set(), [module], []
-    while stack:
-        m = stack.pop()
-        if id(m) in seen:
-            continue
-        seen.add(id(m))
-        out += [(m, n) for n in list(m._parameters) + list(m._buffers)]
-        stack += [c for c in m._modules.values() if c is not None]
-    return out
+def _untied(module, given):
+    """``given`` with each tensor also under the names tied to its own (one tensor held
+    under several names); torch's refusal of different tensors for tied names."""
+    names_of = {}
+    for name, t in [*module.named_parameters(remove_duplicate=False),
+                    *module.named_buffers(remove_duplicate=False)]:
+        names_of.setdefault(id(t), (t, set()))[1].add(name)
+    tied = {name: group for _, group in names_of.values() if len(group) > 1 for name in group}
+    given_tied = set(given) & set(tied)
+    for name in given_tied:
+        group = tied[name]
+        # every name of the group is looked up, given or not (a KeyError otherwise)
+        values = {id(given[n]) for n in group} if len(group & given_tied) > 1 else ()
+        if len(values) > 1:
+            raise ValueError(f"functional_call got multiple values for keys {sorted(group)}, "
+                             "which are tied. Consider using tie_weights=False")
+    untied = dict(given)
+    for name in given_tied:
+        for other in tied[name]:
+            untied[other] = given[name]
+    return untied
+
+
+def _check_strict(module, given):
+    names = {n for n, _ in module.named_parameters(remove_duplicate=False)} | \
+        {n for n, _ in module.named_buffers(remove_duplicate=False)}
+    missing = sorted(names - set(given))
+    unexpected = sorted(set(given) - names)
+    if missing or unexpected:
+        lines = []
+        if unexpected:
+            lines.append("Unexpected key(s): " + ", ".join(repr(k) for k in unexpected) + ".")
+        if missing:
+            lines.append("Missing key(s): " + ", ".join(repr(k) for k in missing) + ".")
+        raise RuntimeError(f"Error(s) in reparametrizing for {type(module).__name__}:\n\t"
+                           + "\n\t".join(lines))
 
 
 @contextmanager
 def _reparametrize_module(module, parameters_and_buffers, tie_weights, strict):
     given = dict(parameters_and_buffers)
+    replaced = _untied(module, given) if tie_weights else given
     if strict:
-        names = {n for n, _ in module.named_parameters()} | {n for n, _ in module.named_buffers()}
-        missing = sorted(names - set(given))
-        unexpected = sorted(set(given) - names)
-        if missing or unexpected:
-            lines = []
-            if unexpected:
-                lines.append("Unexpected key(s): " + ", ".join(repr(k) for k in unexpected) + ".")
-            if missing:
-                lines.append("Missing key(s): " + ", ".join(repr(k) for k in missing) + ".")
-            raise RuntimeError(f"Error(s) in reparametrizing for {type(module).__name__}:\n\t"
-                               + "\n\t".join(lines))
+        _check_strict(module, replaced)
     swaps = []
-    for name, tensor in given.items():
+    for name, tensor in replaced.items():
         owner, attr = _owner(module, name)
         swaps.append((owner, attr, tensor))
-    if tie_weights:
-        # a tensor shared by several names (tied weights) is replaced under all of them
-        targets = {}
-        for owner, attr, tensor in swaps:
-            old = owner._parameters.get(attr, owner._buffers.get(attr))
-            if old is not None:
-                targets[id(old)] = tensor
-        named = {(id(o), a) for o, a, _ in swaps}
-        for owner, attr in _slots(module):
-            old = owner._parameters.get(attr, owner._buffers.get(attr))
-            if old is not None and id(old) in targets and (id(owner), attr) not in named:
-                swaps.append((owner, attr, targets[id(old)]))
     saved = []
     try:
         for owner, attr, tensor in swaps:

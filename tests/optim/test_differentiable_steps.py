@@ -2,7 +2,8 @@
 not a leaf is updated by recorded ops (NOTE [Recorded optimizer steps]), so the updated
 parameter's grad_fn, the state tensors' nodes and versions, the graph behind them and the
 meta-gradient through several steps are torch's; where torch's own in-place writes break
-that backward (amsgrad, centered RMSprop after a few steps), the error is torch's too."""
+that backward (amsgrad, centered RMSprop, Adamax and Rprop after a step or two), the error
+is torch's too."""
 
 import pytest
 
@@ -25,7 +26,22 @@ CONFIGS = {
     "RMSprop_momentum": ("RMSprop", dict(lr=0.01, momentum=0.9)),
     "RMSprop_centered": ("RMSprop", dict(lr=0.01, centered=True, momentum=0.9,
                                          weight_decay=0.1)),
+    "NAdam": ("NAdam", dict(lr=0.1)),
+    "NAdam_weight_decay": ("NAdam", dict(lr=0.1, weight_decay=0.1)),
+    "NAdam_decoupled": ("NAdam", dict(lr=0.1, weight_decay=0.1, decoupled_weight_decay=True)),
+    "NAdam_maximize": ("NAdam", dict(lr=0.1, maximize=True, momentum_decay=0.01)),
+    "RAdam": ("RAdam", dict(lr=0.1)),
+    "RAdam_weight_decay": ("RAdam", dict(lr=0.1, weight_decay=0.1, maximize=True)),
+    "RAdam_decoupled": ("RAdam", dict(lr=0.1, weight_decay=0.1, decoupled_weight_decay=True)),
+    "RAdam_rectified": ("RAdam", dict(lr=0.1, betas=(0.9, 0.9))),
+    "Adamax": ("Adamax", dict(lr=0.1)),
+    "Adamax_weight_decay": ("Adamax", dict(lr=0.1, weight_decay=0.1, maximize=True)),
+    "Rprop": ("Rprop", dict(lr=0.1)),
+    "Rprop_maximize": ("Rprop", dict(lr=0.1, maximize=True)),
+    "Rprop_etas": ("Rprop", dict(lr=0.1, etas=(0.3, 1.5), step_sizes=(0.05, 0.2))),
 }
+# torch's own in-place writes break the backward through more than one step of these
+ONE_STEP_META = ("amsgrad", "centered", "Adamax", "Rprop")
 
 
 def _names(t, limit=40):
@@ -71,7 +87,7 @@ def test_differentiable_step_records_torch_s_graph(name, steps):
 @pytest.mark.parametrize("name", sorted(CONFIGS))
 def test_meta_gradient_values_match_torch(torch, name):
     import numpy as np
-    steps = 1 if "amsgrad" in name or "centered" in name else 3
+    steps = 1 if any(key in name for key in ONE_STEP_META) else 3
     ours = _run(gradtrack, name, steps)[-1].numpy()
     theirs = _run(torch, name, steps)[-1].numpy()
     np.testing.assert_allclose(ours, theirs, rtol=1e-5, atol=1e-6)
@@ -85,7 +101,19 @@ def test_adam_meta_gradient_is_torch_s():
                                            -3.061640501022339], rel=1e-5)
 
 
-@pytest.mark.parametrize("cls", ["Adam", "AdamW", "Adagrad", "RMSprop"])
+def test_radam_rectified_step_records_torch_s_graph(torch):
+    # beta2=0.9 switches the rectified update on at the sixth step
+    import numpy as np
+    same(lambda lib: _run(lib, "RAdam_rectified", 7)[:-1])
+    ours, theirs = _run(gradtrack, "RAdam_rectified", 7), _run(torch, "RAdam_rectified", 7)
+    np.testing.assert_allclose(ours[-1].numpy(), theirs[-1].numpy(), rtol=1e-5, atol=1e-6)
+    assert "ReciprocalBackward0" in ours[2]
+
+
+OPTIMIZERS = ["Adam", "AdamW", "Adagrad", "RMSprop", "NAdam", "RAdam", "Adamax", "Rprop"]
+
+
+@pytest.mark.parametrize("cls", OPTIMIZERS)
 def test_differentiable_step_of_a_detached_parameter_matches_the_fused_one(cls):
     # no graph to record: the fused update runs, with the same numbers
     def run(differentiable):
@@ -98,7 +126,7 @@ def test_differentiable_step_of_a_detached_parameter_matches_the_fused_one(cls):
     assert run(True) == run(False)
 
 
-@pytest.mark.parametrize("cls", ["Adam", "AdamW", "Adagrad", "RMSprop"])
+@pytest.mark.parametrize("cls", OPTIMIZERS)
 def test_differentiable_step_on_a_leaf_still_raises_like_torch(cls):
     def scenario(lib):
         w = lib.nn.Parameter(lib.ones(2))

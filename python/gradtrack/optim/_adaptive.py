@@ -95,19 +95,6 @@ def check_fused_param(p):
                            f"'privateuseone'] but {p.dtype} and cpu")
 
 
-def check_differentiable(p):
-    """``differentiable=True`` runs the step with grad mode on. For a leaf that
-    requires grad (the usual parameter) PyTorch's in-place update raises; the
-    fused update cannot record a graph for the other cases, so it says so."""
-    if p.requires_grad:
-        if p.is_leaf:
-            raise RuntimeError("a leaf Variable that requires grad is being used in an "
-                               "in-place operation.")
-        raise NotImplementedError("gradtrack's optimizers do not support differentiable=True "
-                                  "with parameters that are not leaves (the fused update does "
-                                  "not record a graph)")
-
-
 def upgrade_steps(optimizer, fused_key=None):
     """``__setstate__``: a number ``step`` (an old state dict) becomes a 0-dim tensor."""
     for group in optimizer.param_groups:

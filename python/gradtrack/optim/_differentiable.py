@@ -5,10 +5,13 @@ what produced them, and a meta-gradient can flow through the step.
 
 NOTE [Recorded optimizer steps]
 torch's single-tensor path (``foreach=False``) is the reference: the same ops in the same
-order, so the updated parameter's ``grad_fn`` (``AddcdivBackward0`` for Adam, Adagrad and
-RMSprop, ``AddBackward0`` with RMSprop's momentum), the state tensors' nodes and
-``_version`` steps, and the meta-gradients are torch's. The step counter stays a plain
-tensor; the bias corrections computed from it record nothing.
+order, so the updated parameter's ``grad_fn`` (``AddcdivBackward0`` for Adam, Adagrad,
+RMSprop, NAdam and Adamax, ``AddBackward0`` for RAdam and with RMSprop's momentum,
+``AddcmulBackward0`` for Rprop), the state tensors' nodes and ``_version`` steps, and the
+meta-gradients are torch's. The step counter (and NAdam's ``mu_product``) stays a plain
+tensor; the bias corrections computed from it record nothing. Where torch's own in-place
+writes invalidate what an earlier step saved (Adamax's ``exp_avg``, Rprop's
+``step_size``), the backward through several steps raises torch's error here too.
 """
 
 from .. import _C
@@ -88,3 +91,88 @@ def rmsprop(p, grad, state, lr, alpha, eps, weight_decay, momentum, centered, ma
         p.add_(buf, alpha=-lr)
     else:
         p.addcdiv_(grad, avg, value=-lr)
+
+
+def _decayed(p, grad, lr, weight_decay, maximize, decoupled=False):
+    """The gradient after ``maximize`` and L2 decay; decoupled decay scales ``p`` instead."""
+    if maximize:
+        grad = -grad
+    if weight_decay != 0:
+        if decoupled:
+            p.mul_(1 - lr * weight_decay)
+        else:
+            grad = grad.add(p, alpha=weight_decay)
+    return grad
+
+
+def nadam(p, grad, state, lr, beta1, beta2, eps, weight_decay, momentum_decay, maximize,
+          decoupled):
+    """One recorded NAdam step of ``p``: NOTE [NAdam update] with the two coefficients
+    multiplied into the gradient and the first moment (0-dim tensors of ``mu_product``'s
+    dtype), so the graph has a node for each."""
+    step_t, mu_product = state["step"], state["mu_product"]
+    exp_avg, exp_avg_sq = state["exp_avg"], state["exp_avg_sq"]
+    step_t += 1
+    step = step_t.item()
+    grad = _decayed(p, grad, lr, weight_decay, maximize, decoupled)
+    mu = beta1 * (1.0 - 0.5 * 0.96 ** (step * momentum_decay))
+    mu_next = beta1 * (1.0 - 0.5 * 0.96 ** ((step + 1) * momentum_decay))
+    mu_product *= mu
+    exp_avg.lerp_(grad, 1 - beta1)
+    exp_avg_sq.mul_(beta2).addcmul_(grad, grad, value=1 - beta2)
+    denom = exp_avg_sq.div(1 - beta2 ** step).sqrt().add(eps)
+    mu_product_next = mu_product * mu_next
+    p.addcdiv_(grad * (-lr * (1.0 - mu) / (1.0 - mu_product)), denom)
+    p.addcdiv_(exp_avg * (-lr * mu_next / (1.0 - mu_product_next)), denom)
+
+
+def radam(p, grad, state, lr, beta1, beta2, eps, weight_decay, maximize, decoupled):
+    """One recorded RAdam step of ``p``: NOTE [RAdam update], the adaptive factor taken as
+    ``sqrt(1 - beta2**step) / (sqrt(exp_avg_sq) + eps)`` (a reciprocal node)."""
+    step_t, exp_avg, exp_avg_sq = state["step"], state["exp_avg"], state["exp_avg_sq"]
+    step_t += 1
+    step = step_t.item()
+    grad = _decayed(p, grad, lr, weight_decay, maximize, decoupled)
+    exp_avg.lerp_(grad, 1 - beta1)
+    exp_avg_sq.mul_(beta2).addcmul_(grad, grad, value=1 - beta2)
+    bias_correction2 = 1 - beta2 ** step
+    update = exp_avg / (1 - beta1 ** step) * lr
+    rho_inf = 2 / (1 - beta2) - 1
+    rho_t = rho_inf - 2 * step * (beta2 ** step) / bias_correction2
+    if rho_t > 5.0:
+        rect = ((rho_t - 4) * (rho_t - 2) * rho_inf
+                / ((rho_inf - 4) * (rho_inf - 2) * rho_t)) ** 0.5
+        adaptive = bias_correction2 ** 0.5 / exp_avg_sq.sqrt().add(eps)
+        update = update * adaptive * rect
+    p.add_(update, alpha=-1.0)
+
+
+def adamax(p, grad, state, lr, beta1, beta2, eps, weight_decay, maximize):
+    """One recorded Adamax step of ``p``: the decayed maximum of NOTE [Adamax update] as
+    the ``amax`` of the two candidates stacked, copied into ``exp_inf``."""
+    step_t, exp_avg, exp_inf = state["step"], state["exp_avg"], state["exp_inf"]
+    step_t += 1
+    grad = _decayed(p, grad, lr, weight_decay, maximize)
+    exp_avg.lerp_(grad, 1 - beta1)
+    candidates = _C.cat([exp_inf.mul_(beta2).unsqueeze(0),
+                         grad.abs().add_(eps).unsqueeze_(0)], 0)
+    exp_inf.copy_(_C.amax(candidates, 0, False))
+    p.addcdiv_(exp_avg, exp_inf, value=-(lr / (1 - beta1 ** step_t.item())))
+
+
+def rprop(p, grad, state, etaminus, etaplus, step_size_min, step_size_max, maximize):
+    """One recorded Rprop step of ``p``: NOTE [Rprop update] with the masks written in
+    place (index_put) into the sign and into a copy of the gradient."""
+    prev, step_size = state["prev"], state["step_size"]
+    if maximize:
+        grad = -grad
+    state["step"] += 1
+    sign = grad.mul(prev.clone()).sign()
+    sign[sign.gt(0)] = etaplus
+    sign[sign.lt(0)] = etaminus
+    sign[sign.eq(0)] = 1
+    step_size.mul_(sign).clamp_(step_size_min, step_size_max)
+    grad = grad.clone()
+    grad[sign.eq(etaminus)] = 0
+    p.addcmul_(grad.sign(), step_size, value=-1)
+    prev.copy_(grad)

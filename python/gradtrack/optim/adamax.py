@@ -15,7 +15,8 @@ in one C++ pass. Versions: ``p`` +1, ``step`` +1, ``exp_avg`` +1, ``exp_inf`` +2
 from typing import Any
 
 from .. import _C
-from ._adaptive import (check_adam_args, check_differentiable, check_tensor_lr,
+from . import _differentiable
+from ._adaptive import (check_adam_args, check_tensor_lr,
                         fill_group_defaults, grad_of, group_params, new_state, run_step)
 from .optimizer import Optimizer
 
@@ -59,7 +60,9 @@ class Adamax(Optimizer):
         beta1, beta2 = group["betas"]
         eps, weight_decay, maximize = group["eps"], group["weight_decay"], group["maximize"]
         for p, state in zip(params, states):
-            if group["differentiable"]:
-                check_differentiable(p)
+            if group["differentiable"] and _differentiable.records_graph(p, grad_of(p)):
+                _differentiable.adamax(p, grad_of(p), state, lr, beta1, beta2, eps, weight_decay,
+                                       maximize)
+                continue
             _adamax_update(p, grad_of(p), state["step"], state["exp_avg"], state["exp_inf"], lr,
                            beta1, beta2, eps, weight_decay, maximize)

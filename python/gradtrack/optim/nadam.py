@@ -20,7 +20,8 @@ in one C++ pass. Versions: ``p`` +2 (+3 with decoupled decay), ``step``,
 from typing import Any
 
 from .. import _C
-from ._adaptive import (as_float, check_adam_args, check_differentiable, check_tensor_lr,
+from . import _differentiable
+from ._adaptive import (as_float, check_adam_args, check_tensor_lr,
                         fill_group_defaults, grad_of, new_step, run_step, scalar_dtype,
                         zeros_like)
 from .optimizer import Optimizer
@@ -93,8 +94,10 @@ class NAdam(Optimizer):
         momentum_decay = group["momentum_decay"]
         decoupled = group["decoupled_weight_decay"]
         for p, state in zip(params, states):
-            if group["differentiable"]:
-                check_differentiable(p)
+            if group["differentiable"] and _differentiable.records_graph(p, grad_of(p)):
+                _differentiable.nadam(p, grad_of(p), state, lr, beta1, beta2, eps, weight_decay,
+                                      momentum_decay, maximize, decoupled)
+                continue
             _nadam_update(p, grad_of(p), state["step"], state["mu_product"], state["exp_avg"],
                           state["exp_avg_sq"], lr, beta1, beta2, eps, weight_decay,
                           momentum_decay, maximize, decoupled)

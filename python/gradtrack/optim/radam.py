@@ -20,7 +20,8 @@ in one C++ pass. Versions: ``p`` +1 (+2 with decoupled decay), ``step`` and
 from typing import Any
 
 from .. import _C
-from ._adaptive import (check_adam_args, check_differentiable, check_tensor_lr,
+from . import _differentiable
+from ._adaptive import (check_adam_args, check_tensor_lr,
                         fill_group_defaults, grad_of, group_params, new_state, run_step)
 from .optimizer import Optimizer
 
@@ -67,7 +68,9 @@ class RAdam(Optimizer):
         eps, weight_decay, maximize = group["eps"], group["weight_decay"], group["maximize"]
         decoupled = group["decoupled_weight_decay"]
         for p, state in zip(params, states):
-            if group["differentiable"]:
-                check_differentiable(p)
+            if group["differentiable"] and _differentiable.records_graph(p, grad_of(p)):
+                _differentiable.radam(p, grad_of(p), state, lr, beta1, beta2, eps, weight_decay,
+                                      maximize, decoupled)
+                continue
             _radam_update(p, grad_of(p), state["step"], state["exp_avg"], state["exp_avg_sq"],
                           lr, beta1, beta2, eps, weight_decay, maximize, decoupled)

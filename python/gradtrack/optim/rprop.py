@@ -11,6 +11,7 @@ counts as 0 for this step, elsewhere it stays; the step size is clamped to
 from typing import Any
 
 from .. import _C
+from . import _differentiable
 from ._adaptive import (CAPTURABLE_MESSAGE, as_float, check_tensor_lr, fill_group_defaults,
                         grad_of, new_step, run_step, zeros_like)
 from .optimizer import Optimizer
@@ -69,11 +70,15 @@ class Rprop(Optimizer):
                 state["step_size"] = _C._like("full", grad, None, False, as_float(group["lr"]))
             if group["capturable"]:
                 raise AssertionError(CAPTURABLE_MESSAGE)
+            if group["differentiable"] and _differentiable.records_graph(p, grad):
+                _differentiable.rprop(p, grad, state, etaminus, etaplus, step_size_min,
+                                      step_size_max, group["maximize"])
+                continue
             if group["maximize"]:
                 grad = -grad
             prev, step_size = state["prev"], state["step_size"]
             state["step"] += 1
-            sign = grad.mul(prev.clone() if group["differentiable"] else prev).sign()
+            sign = grad.mul(prev).sign()
             sign = sign.masked_fill(sign.gt(0), etaplus)
             sign = sign.masked_fill(sign.lt(0), etaminus)
             sign = sign.masked_fill(sign.eq(0), 1)

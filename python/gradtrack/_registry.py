@@ -112,6 +112,7 @@ REPLACES_CXX = {
     "clone": "takes torch's memory_format= (_memory_format.py)",
     "round": "takes torch's decimals= (_ops/round_decimals.py)",
     "scatter": "takes torch's reduce= (_ops/scatter_with_reduce.py)",
+    "gather": "takes torch's sparse_grad= (_ops/indexing.py)",
 }
 
 

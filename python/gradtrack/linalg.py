@@ -11,6 +11,9 @@ tensor(5.)
 import builtins as _builtins
 
 from . import _C
+from ._dtype_names import SCALAR_NAME as _SCALAR_NAME
+from ._dtype_names import dtype_key as _dtype_key
+from ._ops import check_norm_identity as _check_norm_identity
 from ._ops.linalg_decompose import (  # noqa: F401 - torch.linalg's names
     cond,
     eigh,
@@ -58,12 +61,38 @@ def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):  # noqa: A002
     >>> gradtrack.linalg.vector_norm(gradtrack.tensor([[3.0, -4.0], [0.0, 1.0]]), ord=1, dim=1)
     tensor([7., 1.])
     """
-    if dtype is not None:
-        x = x.to(dtype)
-    return _E.vector_norm(x, float(ord), _dims(dim), keepdim)
+    ord, dims = float(ord), _dims(dim)  # noqa: A001
+    if x.is_floating_point():  # (the C++ op names an input of another dtype first)
+        _check_norm_identity(ord, x.shape, dims)
+        if dtype is not None:
+            x = x.to(_checked_dtype("vector_norm", x, dtype))
+    return _E.vector_norm(x, ord, dims, keepdim)
 
 
 _DT_NAME = {"bool": "Bool", "uint8": "Byte", "int32": "Int", "int64": "Long"}
+_COMPLEX_NAME = {"complex32": "ComplexHalf", "complex64": "ComplexFloat",
+                 "complex128": "ComplexDouble"}
+
+
+def _dtype_name(dtype):
+    key = _dtype_key(dtype)
+    return _SCALAR_NAME.get(key) or _COMPLEX_NAME.get(key, key)
+
+
+def _checked_dtype(name, x, dtype):
+    """torch's checks of a norm's ``dtype=`` for a real floating ``x``: a real floating
+    dtype that ``x``'s dtype widens to."""
+    if dtype.is_complex:
+        raise RuntimeError(f"linalg.{name}: dtype should be real for real inputs, but got "
+                           f"{_dtype_name(dtype)}")
+    if not dtype.is_floating_point:
+        raise RuntimeError(f"linalg.{name}: dtype should be floating point or complex, but got "
+                           f"{_dtype_name(dtype)}")
+    if _C._promote_types(x.dtype, dtype) != dtype:
+        raise RuntimeError(f"linalg.{name}: the dtype of the input ({_dtype_name(x.dtype)}) "
+                           "should be convertible without narrowing to the specified dtype "
+                           f"({_dtype_name(dtype)})")
+    return dtype
 
 
 def _matrix_dims(A, dim):  # noqa: N803
@@ -94,7 +123,7 @@ def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None):  # no
                            f"input. Got {_DT_NAME[repr(A.dtype).split('.', 1)[1]]}")
     d0, d1 = _matrix_dims(A, dim)
     if dtype is not None:
-        A = A.to(dtype)  # noqa: N806
+        A = A.to(_checked_dtype("matrix_norm", A, dtype))  # noqa: N806
     if ord == "fro":
         return _E.vector_norm(A, 2.0, (d0, d1), keepdim)
     if ord in ("nuc", 2, -2):
@@ -103,7 +132,7 @@ def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None):  # no
         perm = [d for d in range(A.dim()) if d not in (d0, d1)] + [d0, d1]
         s = svdvals(A.permute(tuple(perm)))
         r = (s.sum(-1, keepdim=keepdim) if ord == "nuc" else
-             s.amax(-1, keepdim=keepdim) if ord == 2 else _amin(s, -1, keepdim))
+             _amax(s, -1, keepdim) if ord == 2 else _amin(s, -1, keepdim))
         if keepdim:
             r = r.unsqueeze(-1).permute(tuple(perm.index(d) for d in range(A.dim())))
         return r
@@ -112,7 +141,20 @@ def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None):  # no
     sums = _E.vector_norm(A, 1.0, (summed,), keepdim)
     if not keepdim and reduced > summed:
         reduced -= 1
-    return sums.amax(reduced, keepdim=keepdim) if ord > 0 else _amin(sums, reduced, keepdim)
+    return _amax(sums, reduced, keepdim) if ord > 0 else _amin(sums, reduced, keepdim)
+
+
+def _amax(x, dim, keepdim):
+    """The largest values along ``dim``; over an empty ``dim``, zeros without a graph, as
+    torch's matrix norms of positive order give (the negative ones raise amin's error)."""
+    if x.shape[dim] != 0:
+        return x.amax(dim, keepdim=keepdim)
+    shape = list(x.shape)
+    if keepdim:
+        shape[dim] = 1
+    else:
+        del shape[dim]
+    return _C.zeros(shape, dtype=x.dtype)
 
 
 def _amin(x, dim, keepdim):

@@ -103,3 +103,46 @@ def test_reduced_floats_indexed_through_views(dtype):
                      accumulate=True)
         results.append([r.float().tolist() for r in read] + [written.float().tolist()])
     assert results[0] == results[1]
+
+
+@pytest.mark.parametrize("form", ["function", "method"])
+@pytest.mark.parametrize("sparse_grad", [False, None, 1])
+def test_gather_takes_torch_s_sparse_grad_keyword(form, sparse_grad):
+    from helpers import same
+
+    def scenario(lib):
+        x = lib.arange(12.0).reshape(3, 4).requires_grad_()
+        index = lib.tensor([[0, 2], [1, 1], [3, 0]])
+        y = (lib.gather(x, 1, index, sparse_grad=sparse_grad) if form == "function"
+             else x.gather(1, index, sparse_grad=sparse_grad))
+        y.sum().backward()
+        return y, x.grad
+    same(scenario)
+
+
+def test_gather_with_sparse_grad_and_no_gradient_to_make():
+    from helpers import same
+    same(lambda lib: lib.gather(lib.arange(12.0).reshape(3, 4), 1, lib.tensor([[0], [3], [1]]),
+                                sparse_grad=True))
+    same(lambda lib: lib.gather(lib.arange(4.0), 0, lib.tensor([2, 0]), sparse_grad=True,
+                                out=lib.empty(2)))
+    same(lambda lib: lib.arange(4.0).gather(0, lib.tensor([2, 0]), sparse_grad=True,
+                                            out=lib.empty(2)))
+
+
+@pytest.mark.parametrize("form", ["function", "method"])
+def test_gather_sparse_gradient_is_refused(form):
+    # torch's gradient would be a sparse COO tensor, which gradtrack does not have
+    x = gradtrack.ones(3, 4, requires_grad=True)
+    index = gradtrack.tensor([[0], [1], [2]])
+    with pytest.raises(NotImplementedError, match="sparse_grad=True"):
+        if form == "function":
+            gradtrack.gather(x, 1, index, sparse_grad=True)
+        else:
+            x.gather(1, index, sparse_grad=True)
+
+
+def test_gather_sparse_grad_is_keyword_only():
+    from helpers import same
+    same(lambda lib: lib.gather(lib.ones(2), 0, lib.tensor([0]), False))
+    same(lambda lib: lib.ones(2).gather(0, lib.tensor([0]), False))

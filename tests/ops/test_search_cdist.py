@@ -127,3 +127,25 @@ def test_cdist_gradcheck(p):
 
 def test_cdist_in_torch_functional():
     assert gradtrack.functional.cdist is gradtrack.cdist
+
+
+@pytest.mark.xfail(strict=True, reason="needs C++: cdist's backward (csrc/autograd/formulas/"
+                   "linalg.cpp cdist_bw) differentiates again instead of recording torch's "
+                   "CdistBackwardBackward0, whose backward raises")
+@pytest.mark.parametrize("p, mode", [(1.0, "use_mm_for_euclid_dist_if_necessary"),
+                                     (2.0, "donot_use_mm_for_euclid_dist"),
+                                     (float("inf"), "use_mm_for_euclid_dist"),
+                                     (0.5, "use_mm_for_euclid_dist_if_necessary"),
+                                     (0.0, "donot_use_mm_for_euclid_dist")])
+def test_cdist_double_backward_is_refused_as_torch_refuses_it(p, mode):
+    from helpers import same
+
+    def scenario(lib):
+        a = lib.arange(6.0, dtype=lib.float64).reshape(3, 2).sin().requires_grad_()
+        b = lib.arange(8.0, dtype=lib.float64).reshape(4, 2).cos()
+        g, = lib.autograd.grad(lib.cdist(a, b, p=p, compute_mode=mode).sum(), a,
+                               create_graph=True)
+        names = g.grad_fn.name()
+        g.sum().backward()
+        return names
+    same(scenario)

@@ -44,6 +44,7 @@ This file holds what the areas share: a function made a Tensor method, torch's
 wrapping of a negative dim, and its checks of int, number, tensor and generator arguments.
 """
 
+import math
 import numbers
 import sys
 import types
@@ -101,6 +102,24 @@ def wrap_dim(dim, ndim):
         raise IndexError(f"Dimension out of range (expected to be in range of [{lo}, {hi}], "
                          f"but got {dim})")
     return dim % ndim if ndim else 0
+
+
+def check_norm_identity(ord, shape, dims):  # noqa: A002 - torch's name for the order
+    """The vector norms without an identity (a negative order, or ``inf``) refuse an empty
+    reduction with torch's words: over all dims (``dims`` None or empty) when ``shape`` has
+    no elements, else at the first of ``dims`` (as given) whose size is 0."""
+    if not (ord < 0 or ord == math.inf):
+        return
+    if not dims:
+        if 0 in shape:
+            raise RuntimeError(f"linalg.vector_norm cannot compute the {ord:g} norm on an empty "
+                               "tensor because the operation does not have an identity")
+        return
+    for d in dims:
+        if shape and shape[wrap_dim(d, len(shape))] == 0:
+            raise RuntimeError(f"linalg.vector_norm cannot compute the {ord:g} norm on the "
+                               f"dimension {d}because this dimension is empty and the operation "
+                               "does not have an identity")
 
 
 def type_name(value):

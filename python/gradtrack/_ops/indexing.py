@@ -1,6 +1,6 @@
 """Selecting elements by index or by value: ``nonzero``/``argwhere`` (the C++ op
 ``_C._ops.nonzero`` finds the rows), ``take_along_dim`` (a ``gather`` underneath, as
-torch's) and ``Tensor.where``. ``gather``, ``scatter``, ``index_select``,
+torch's) and ``Tensor.where``. ``gather`` (``sparse_grad=`` checked here), ``scatter``, ``index_select``,
 ``masked_fill``, ``masked_select`` and ``where`` are bound in C++ as they are;
 ``gradtrack.scatter`` given ``reduce=`` runs ``scatter_with_reduce.scatter``.
 
@@ -19,9 +19,9 @@ from ..autograd._named_nodes import ZeroGradient, _has_tangent, composite_node, 
 from .._wrappers import fast_path
 from . import methods, number, wrap_dim
 from . import scatter_with_reduce
-from .views import broadcast_shapes
+from .views import _broadcast_pair
 
-BOUND = ("gather", "scatter_add", "index_select", "masked_fill", "masked_select", "where")
+BOUND = ("scatter_add", "index_select", "masked_fill", "masked_select", "where")
 
 
 def nonzero(input, *, as_tuple=False):  # noqa: A002 - torch's argument name
@@ -61,15 +61,19 @@ def take_along_dim(input, indices, dim=None):  # noqa: A002
     tensor([[30],
             [60]])
     """
+    if dim is None:  # (gather checks the index dtype)
+        return input.view(-1).gather(0, indices.view(-1))
+    if input.dim() != indices.dim():
+        raise RuntimeError("torch.take_along_dim(): input and indices should have the same "
+                           f"number of dimensions, but got {input.dim()} dimensions for input, "
+                           f"and {indices.dim()} dimensions for indices")
     if indices.dtype is not _C.int64:
         raise RuntimeError("torch.take_along_dim(): dtype of indices should be Long but got "
                            f"{_scalar_name(indices)}")
-    if dim is None:
-        return input.view(-1).gather(0, indices.view(-1))
     d = wrap_dim(dim, input.dim())
-    shape_in, shape_ix = list(input.shape), list(indices.shape)
-    shape_in[d] = shape_ix[d] = 1
-    common = list(broadcast_shapes(shape_in, shape_ix))
+    shape_in = list(input.shape)
+    shape_in[d] = indices.shape[d]
+    common = list(_broadcast_pair(tuple(shape_in), tuple(indices.shape)))
     want_in, want_ix = list(common), list(common)
     want_in[d], want_ix[d] = input.shape[d], indices.shape[d]
     return input.expand(want_in).gather(d, indices.expand(want_ix))
@@ -441,7 +445,49 @@ def _scatter_method(self, dim, index, src=None, *, value=None, reduce=None):
     return scatter_with_reduce.scatter(self, dim, index, src, value=value, reduce=reduce)
 
 
-NAMES = {"scatter": fast_path(_C.scatter, scatter_with_reduce.scatter, ("reduce",))}
+# A call without sparse_grad= runs the C++ gather with no Python frame, the method's too.
+_TENSOR_GATHER = _C.Tensor.gather  # the C++ method (the registry replaces it)
+
+
+def _sparse_grad(input, sparse_grad):  # noqa: A002
+    if not isinstance(sparse_grad, builtins.bool):
+        raise TypeError("gather(): argument 'sparse_grad' must be bool, not "
+                        f"{type(sparse_grad).__name__}")
+    # torch's gradient would be a sparse COO tensor; gradtrack has no sparse layout, so it
+    # refuses where a gradient can flow (the values are the same either way)
+    if sparse_grad and input.requires_grad and _C.is_grad_enabled():
+        raise NotImplementedError("gradtrack: gather with sparse_grad=True is not supported "
+                                  "(gradtrack has no sparse tensors)")
+
+
+def _gather(input, dim, index, *, sparse_grad=False):  # noqa: A002
+    """The values of ``input`` at ``index`` along ``dim`` (``index`` has ``input``'s dims).
+
+    >>> import gradtrack
+    >>> gradtrack.gather(gradtrack.tensor([[1, 2], [3, 4]]), 1, gradtrack.tensor([[1], [0]]),
+    ...                  sparse_grad=False)
+    tensor([[2],
+            [3]])
+    """
+    _sparse_grad(input, sparse_grad)
+    return _C.gather(input, dim, index)
+
+
+def _gather_method(self, dim, index, *, sparse_grad=False):
+    """``gradtrack.gather(self, dim, index, sparse_grad=sparse_grad)``.
+
+    >>> import gradtrack
+    >>> gradtrack.tensor([[1, 2], [3, 4]]).gather(1, gradtrack.tensor([[1], [0]]))
+    tensor([[2],
+            [3]])
+    """
+    _sparse_grad(self, sparse_grad)
+    return _TENSOR_GATHER(self, dim, index)
+
+
+_gather.__name__ = _gather_method.__name__ = "gather"
+NAMES = {"scatter": fast_path(_C.scatter, scatter_with_reduce.scatter, ("reduce",)),
+         "gather": fast_path(_C.gather, _gather, ("sparse_grad",))}
 FUNCTIONS = (nonzero, argwhere, take_along_dim, index_add, index_copy, index_fill, index_put,
              fill, take, put, masked_scatter, select_scatter, slice_scatter, diagonal_scatter, scatter_reduce,
              index_reduce, unravel_index, as_strided_scatter, nonzero_static)
@@ -449,4 +495,5 @@ METHODS = {**methods(nonzero, argwhere, take_along_dim, index_add, index_copy, i
                      put, masked_scatter, select_scatter, slice_scatter, diagonal_scatter,
                      scatter_reduce, index_reduce, as_strided_scatter, nonzero_static),
            "where": _where_method, "index_put": _index_put_method,
-           "scatter": fast_path(_TENSOR_SCATTER, _scatter_method, ("reduce",), "Tensor")}
+           "scatter": fast_path(_TENSOR_SCATTER, _scatter_method, ("reduce",), "Tensor"),
+           "gather": fast_path(_TENSOR_GATHER, _gather_method, ("sparse_grad",), "Tensor")}

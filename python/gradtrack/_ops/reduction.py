@@ -18,7 +18,7 @@ import builtins
 from .. import _C, _out, return_types
 from .._dtype_names import SCALAR_NAME, dtype_key
 from ..autograd._named_nodes import composite_node
-from . import int_arg, methods, wrap_dim
+from . import check_norm_identity, int_arg, methods, wrap_dim
 
 _E = _C._ops
 
@@ -125,7 +125,10 @@ def norm(input, p="fro", dim=None, keepdim=False, out=None, dtype=None):  # noqa
         return matrix_norm(input, p, dims, keepdim)
     if p is None:
         p = 2
-    return _E.vector_norm(input, float(p), _reduce_dim(dim), keepdim)
+    p, dims = float(p), _reduce_dim(dim)
+    if input.is_floating_point():
+        check_norm_identity(p, input.shape, dims)
+    return _E.vector_norm(input, p, dims, keepdim)
 
 
 def norm_except_dim(v, pow=2, dim=0):  # noqa: A002 - torch's parameter names

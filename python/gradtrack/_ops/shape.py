@@ -275,6 +275,9 @@ def cartesian_prod(*tensors):
             [2, 3],
             [2, 4]])
     """
+    for t in tensors:
+        if t.dim() != 1:
+            raise RuntimeError(f"Expect a 1D vector, but got shape {list(t.shape)}")
     if len(tensors) == 1:
         return tensors[0]
     grids = meshgrid(*tensors, indexing="ij")

@@ -23,9 +23,9 @@ import warnings
 from .. import _C, _out, return_types
 from .._autocast import runs_in_float32
 from ..autograd._named_nodes import not_implemented_node
-from . import methods, wrap_dim
+from . import check_norm_identity, methods, wrap_dim
 from .scan_sort import searchsorted
-from .views import broadcast_tensors
+from .views import _broadcast_pair, broadcast_tensors
 
 _E = _C._ops
 _INTERPOLATIONS = ("linear", "lower", "higher", "midpoint", "nearest")
@@ -106,7 +106,15 @@ def dist(input, other, p=2):  # noqa: A002
     >>> gradtrack.dist(gradtrack.tensor([0., 0.]), gradtrack.tensor([3., 4.]))
     tensor(5.)
     """
-    return _E.dist(input, other, float(p))
+    p = float(p)
+    if (p < 0 or p == math.inf) and _C._promote_types(input.dtype, other.dtype).is_floating_point:
+        try:
+            shape = _broadcast_pair(tuple(input.shape), tuple(other.shape))
+        except RuntimeError:
+            shape = None  # (the C++ op says so, after its own checks)
+        if shape is not None:
+            check_norm_identity(p, shape, None)
+    return _E.dist(input, other, p)
 
 
 def renorm(input, p, dim, maxnorm):  # noqa: A002

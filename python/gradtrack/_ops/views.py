@@ -97,10 +97,12 @@ def _broadcast2(shape, t):
 
 
 def _broadcast_pair(a, b):
-    """The broadcast of shapes a and b (tuples), with torch's message where they clash."""
+    """The broadcast of shapes a and b (tuples), with torch's message where they clash
+    (torch compares from the last dim, so the rightmost clash is the one named)."""
     n = max(len(a), len(b))
     a, b = (1,) * (n - len(a)) + a, (1,) * (n - len(b)) + b
-    for i, (x, y) in enumerate(zip(a, b)):
+    for i in reversed(range(n)):
+        x, y = a[i], b[i]
         if x != y and x != 1 and y != 1:
             raise RuntimeError(f"The size of tensor a ({x}) must match the size of tensor b "
                                f"({y}) at non-singleton dimension {i}")
@@ -233,6 +235,11 @@ def meshgrid(*tensors, indexing=None):
         warnings.warn("torch.meshgrid: in an upcoming release, it will be required to pass the "
                       "indexing argument.", UserWarning, stacklevel=2)
         indexing = "ij"
+    # torch's order of checks: the list, the dtypes, ``indexing``, then each tensor's dims
+    if not tensors:
+        raise RuntimeError("meshgrid expects a non-empty TensorList")
+    if any(t.dtype != tensors[0].dtype for t in tensors[1:]):
+        raise RuntimeError("meshgrid expects all tensors to have the same dtype")
     if indexing not in ("ij", "xy"):
         raise RuntimeError(f'torch.meshgrid: indexing must be one of "xy" or "ij", but '
                            f"received: {indexing}")

@@ -145,7 +145,7 @@ namespace {
 Tensor index_fill_value(const Tensor& self, int64_t d, const Tensor& index, const Tensor& value) {
   GT_CHECK_INDEX(index.dtype() == ScalarType::Int64,
                  "index_fill_(): Expected dtype int64 for index.");
-  GT_CHECK_INDEX(index.dim() <= 1, "Index has to be a vector/scalar");
+  GT_CHECK(index.dim() <= 1, "Index has to be a vector/scalar");
   check_bounds(index, size_at(self, d), true, [&](int64_t v) {
     throw IndexError(str_cat("index ", v, " is out of bounds for dimension ", d, " with size ",
                              size_at(self, d)));

@@ -66,9 +66,6 @@ def test_meshgrid_checks_in_torch_s_order(case):
     same(MESHGRIDS[case])
 
 
-@pytest.mark.xfail(strict=True, reason="the C++ index_fill raises this check as IndexError "
-                   "(csrc/ops/indexed_writes.cpp: GT_CHECK_INDEX where torch's is a "
-                   "RuntimeError)")
 @pytest.mark.parametrize("form", ["function", "method", "inplace"])
 def test_index_fill_with_a_2d_index_raises_runtime_error(form):
     def scenario(lib):

@@ -129,9 +129,6 @@ def test_cdist_in_torch_functional():
     assert gradtrack.functional.cdist is gradtrack.cdist
 
 
-@pytest.mark.xfail(strict=True, reason="needs C++: cdist's backward (csrc/autograd/formulas/"
-                   "linalg.cpp cdist_bw) differentiates again instead of recording torch's "
-                   "CdistBackwardBackward0, whose backward raises")
 @pytest.mark.parametrize("p, mode", [(1.0, "use_mm_for_euclid_dist_if_necessary"),
                                      (2.0, "donot_use_mm_for_euclid_dist"),
                                      (float("inf"), "use_mm_for_euclid_dist"),

@@ -76,10 +76,27 @@ TL cross_bw(const C& c, const TL& g) {
   return {c.needs(0) ? cross(c.saved_input(1), g[0], d) : Tensor(),
           c.needs(1) ? cross(g[0], c.saved_input(0), d) : Tensor()};
 }
+// cdist's gradients are torch's _cdist_backward, which has no derivative of its
+// own: computed without a graph, each is one CdistBackwardBackward0 node (edges to
+// the gradient, its x, the other x and the distances) whose backward raises.
 TL cdist_bw(const C& c, const TL& g) {
-  auto [g1, g2] = ops::cdist_grads(g[0], c.saved_input(0), c.saved_input(1), c.result(),
-                                   c.attrs<CdistAttrs>().p);
-  return {ops::sum_to(g1, c.input(0).shape), ops::sum_to(g2, c.input(1).shape)};
+  const Tensor &x1 = c.saved_input(0), &x2 = c.saved_input(1);
+  const Tensor dist = c.result();
+  Tensor g1, g2;
+  {
+    AutoGradMode off(false);
+    auto [a, b] = ops::cdist_grads(g[0], x1, x2, dist, c.attrs<CdistAttrs>().p);
+    g1 = ops::sum_to(a, c.input(0).shape);
+    g2 = ops::sum_to(b, c.input(1).shape);
+  }
+  if (GradMode::is_enabled()) {
+    ops::record(OpKind::CdistBackward, {&g[0], &x1, &x2, &dist}, g1);
+    ops::record(OpKind::CdistBackward, {&g[0], &x2, &x1, &dist}, g2);
+  }
+  return {g1, g2};
+}
+TL cdist_backward_bw(const C&, const TL&) {
+  throw NotImplementedError("the derivative for '_cdist_backward' is not implemented.");
 }
 // PyTorch's _euclidean_dist_backward: ratio = g / dist (0 where dist is 0).
 TL euclidean_dist_bw(const C& c, const TL& g) {

@@ -24,6 +24,9 @@ DERIVATIVES = [
     Derivative("Trace", "TraceBackward0", "trace_bw", "trace_jvp"),
     Derivative("Cdist", "CdistBackward0", "cdist_bw",
                saves={0: "012", 1: "012"}, saves_result=True, aten_name="_cdist_forward"),
+    # a first derivative taken with a graph: torch's _cdist_backward has no derivative
+    Derivative("CdistBackward", "CdistBackwardBackward0", "cdist_backward_bw",
+               aten_name="_cdist_backward"),
     Derivative("EuclideanDist", "EuclideanDistBackward0", "euclidean_dist_bw",
                saves={0: "012", 1: "012"}, saves_result=True),
 ]

@@ -131,6 +131,21 @@ def test_lin_alg_error_is_a_runtime_error_named_as_torch_names_it(torch):
         gradtrack.linalg.inv(gradtrack.zeros(2, 2))
 
 
+def test_lin_alg_error_lives_in_c_as_torch_s_and_pickles(torch):
+    import pickle
+
+    def where(lib):
+        try:
+            lib.linalg.cholesky(-lib.eye(2))
+        except Exception as e:  # noqa: BLE001 - the error is the observation
+            copy = pickle.loads(pickle.dumps(e))
+            return (type(e).__module__.replace(lib.__name__, "torch"), type(e).__qualname__,
+                    type(e) is lib.linalg.LinAlgError, lib._C._LinAlgError is type(e),
+                    type(copy) is type(e), str(copy) == str(e))
+
+    assert where(gradtrack) == where(torch)
+
+
 # ---- values, named results, info and grad_fn names -------------------------------------------
 
 SCENARIOS = {

@@ -38,7 +38,11 @@ class _LinAlgError(RuntimeError):
     """  # noqa: E501 - the message is one line
 
 
-LinAlgError = _LinAlgError  # torch's class is torch._C._LinAlgError, named so
+# torch's class is torch._C._LinAlgError: tracebacks print it as gradtrack._C._LinAlgError,
+# and pickle finds it there.
+_LinAlgError.__module__ = "gradtrack._C"
+_C._LinAlgError = _LinAlgError
+LinAlgError = _LinAlgError
 
 
 def _check_matrix(name, A, arg="A"):  # noqa: N803 - torch's argument names

@@ -8,11 +8,12 @@ the semantics PyTorch gives in words (errors, warnings).
 """
 
 import builtins
+import functools
 import warnings
 
 from . import _C, _memory_format, _tensor_str
 from ._dtype_names import CPP_NAME, SCALAR_NAME, dtype_key
-from .utils.hooks import RemovableHandle, check_hook_value
+from .utils.hooks import check_hook_value, graph_hook_handle
 
 _Tensor = _C.Tensor
 _requires_grad_get = _Tensor.requires_grad.fget
@@ -138,12 +139,13 @@ def register_hook(self, hook):
     if not self.requires_grad:
         raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
 
-    def checked(grad):
-        result = hook(grad)
-        check_hook_value(hook, grad, result)
-        return result
+    return graph_hook_handle(functools.partial(_C._register_hook, self), _run_tensor_hook, hook)
 
-    return RemovableHandle(_C._register_hook(self, checked))
+
+def _run_tensor_hook(hook, grad):
+    result = hook(grad)
+    check_hook_value(hook, grad, result)
+    return result
 
 
 def register_post_accumulate_grad_hook(self, hook):
@@ -153,17 +155,19 @@ def register_post_accumulate_grad_hook(self, hook):
     if not self.is_leaf:
         raise RuntimeError("post accumulate grad hooks cannot be registered on non-leaf tensors")
 
-    def checked(tensor):
-        # The hook has nothing to replace: PyTorch checks what it returns as if
-        # it replaced the tensor, then refuses anything but None or the tensor
-        # itself, so a hook that meant to return a new gradient is not ignored.
-        result = hook(tensor)
-        if result is None or result is tensor:
-            return
-        check_hook_value(hook, tensor, result)
-        raise RuntimeError("Tensor post accumulate grad hooks should return None.")
+    return graph_hook_handle(functools.partial(_C._register_post_accumulate_grad_hook, self),
+                             _run_post_accumulate_grad_hook, hook)
 
-    return RemovableHandle(_C._register_post_accumulate_grad_hook(self, checked))
+
+def _run_post_accumulate_grad_hook(hook, tensor):
+    # The hook has nothing to replace: PyTorch checks what it returns as if
+    # it replaced the tensor, then refuses anything but None or the tensor
+    # itself, so a hook that meant to return a new gradient is not ignored.
+    result = hook(tensor)
+    if result is None or result is tensor:
+        return
+    check_hook_value(hook, tensor, result)
+    raise RuntimeError("Tensor post accumulate grad hooks should return None.")
 
 
 # ---- conversions, copies, printing ----------------------------------------------------------

@@ -288,6 +288,7 @@ def test_hooks_removed_restore_plain_call():
     same(scenario)
     m = gradtrack.nn.Linear(2, 2)
     m.register_forward_hook(lambda mod, args, out: None).remove()
+    m(gradtrack.ones(2))  # the first call without hooks puts the fast path back
     assert "_has_hooks" not in m.__dict__
 
 

@@ -6,6 +6,7 @@
 (tensor([ 3., 12., 27.]),)
 """
 
+import functools
 import threading
 import warnings
 from collections.abc import Sequence
@@ -14,7 +15,7 @@ from typing import Any as _Any
 from .. import _C
 from .._legacy import Variable  # noqa: F401 - torch's pre-0.4 wrapper, for old tutorials
 from .._lazy import submodule_hooks as _submodule_hooks
-from . import forward_ad, function, functional, graph
+from . import _graph_task, forward_ad, function, functional, graph
 from .anomaly_mode import (detect_anomaly, is_anomaly_check_nan_enabled, is_anomaly_enabled,
                            set_detect_anomaly)
 from .function import Function
@@ -61,9 +62,25 @@ def _warn_create_graph():
 def _as_list(value, none_means_empty=False):
     if value is None:
         return [] if none_means_empty else [None]
-    if isinstance(value, _Tensor):
+    if isinstance(value, (_Tensor, graph.GradientEdge)):
         return [value]
     return list(value)
+
+
+def _output_tensors(outputs):
+    """``outputs`` with each GradientEdge turned back into its tensor
+    (NOTE [Gradient edges as tensors])."""
+    return [_edge_output(o) if isinstance(o, graph.GradientEdge) else o for o in outputs]
+
+
+def _edge_output(edge):
+    tensor = graph._edge_tensor(edge)
+    if tensor is None:
+        raise NotImplementedError(
+            "gradtrack: a GradientEdge can be an output of backward() or grad() only while "
+            "the tensor it was taken from lives and still has that edge (a leaf's edge always "
+            "can); pass the tensor instead.")
+    return tensor
 
 
 def _grads_for(tensors, grad_tensors):
@@ -94,7 +111,7 @@ def backward(tensors: "_C.Tensor | Sequence[_C.Tensor]",
     """
     if grad_variables is not None:
         grad_tensors = grad_variables
-    tensors = _as_list(tensors)
+    tensors = _output_tensors(_as_list(tensors))
     grads = _grads_for(tensors, grad_tensors)
     if inputs is not None:
         inputs = _as_list(inputs)
@@ -103,11 +120,131 @@ def backward(tensors: "_C.Tensor | Sequence[_C.Tensor]",
     if create_graph:
         _warn_create_graph()
         _refuse_forward_over_reverse(tensors + (_as_list(inputs) if inputs is not None else []))
-    if inputs:
-        with _checkpoint_invalid():
-            _C._run_backward(tensors, grads, retain_graph, create_graph, inputs)
+    if not inputs:
+        _engine_run_backward(tensors, grads, retain_graph, create_graph, [])
         return
-    _C._run_backward(tensors, grads, retain_graph, create_graph, [])
+    targets = [_edge_input(i) if isinstance(i, graph.GradientEdge) else i for i in inputs]
+    with _checkpoint_invalid():
+        if not any(t is None for t in targets):
+            _engine_run_backward(tensors, grads, retain_graph, create_graph, targets)
+        elif all(t is None for t in targets):
+            # only edges inside the graph: their part of it runs, nothing accumulates
+            _run_grad(tensors, grads, inputs, retain_graph, create_graph, True, False)
+        else:
+            _engine_run_backward(tensors, grads, retain_graph, create_graph,
+                                 [t for t in targets if t is not None])
+
+
+def _edge_input(edge):
+    """What ``backward(inputs=[edge])`` accumulates into: a leaf's edge names the leaf;
+    None for an edge inside the graph (nothing accumulates there)."""
+    return edge.node.variable if _graph_task.is_accumulator(edge.node) else None
+
+
+# NOTE [Engine entry]
+# Every backward pass enters the engine from the two functions below, which record it as
+# the pass running on this thread (NOTE [Graph tasks]). A warning raised from the engine
+# (anomaly mode's) names their line, as torch's names its one call into its engine.
+
+def _engine_run_backward(tensors, grads, retain_graph, create_graph, inputs):
+    if not _graph_task.watched[0]:
+        _C._run_backward(tensors, grads, retain_graph, create_graph, inputs)
+        return
+    with _graph_task.running(_graph_task.GraphTask(tensors, inputs or None, False)):
+        _C._run_backward(tensors, grads, retain_graph, create_graph, inputs)
+
+
+def _engine_run_grad(outputs, grads, inputs, retain_graph, create_graph, allow_unused,
+                     materialize_grads):
+    if not _graph_task.watched[0]:
+        return _C._run_grad(outputs, grads, inputs, retain_graph, create_graph, allow_unused,
+                            materialize_grads)
+    with _graph_task.running(_graph_task.GraphTask(outputs, inputs, True)):
+        return _C._run_grad(outputs, grads, inputs, retain_graph, create_graph, allow_unused,
+                            materialize_grads)
+
+
+_native_tensor_backward = _Tensor.backward
+
+
+def _tensor_backward(self: "_C.Tensor", gradient: "_C.Tensor | None" = None,
+                     retain_graph: bool | None = None, create_graph: bool = False,
+                     inputs: _Any = None) -> None:
+    """Computes the gradient of this tensor w.r.t. graph leaves (accumulated into .grad).
+
+    ``inputs`` limits the leaves (or tensors, or GradientEdges) whose ``.grad`` is written.
+
+    >>> import gradtrack
+    >>> x = gradtrack.tensor([1.0, 2.0], requires_grad=True)
+    >>> (x * x).sum().backward()
+    >>> x.grad
+    tensor([2., 4.])
+    """
+    if inputs is None and not _graph_task.watched[0] and not _C.is_anomaly_enabled():
+        return _native_tensor_backward(self, gradient, retain_graph, create_graph, None)
+    if inputs is not None and any(isinstance(i, graph.GradientEdge) for i in _as_list(inputs)):
+        backward(self, gradient, retain_graph, create_graph, inputs=inputs)
+        return
+    captured = None if inputs is None else _as_list(inputs)
+    with _graph_task.running(_graph_task.GraphTask([self], captured or None, False)):
+        _native_tensor_backward(self, gradient, retain_graph, create_graph, inputs)
+
+
+_tensor_backward.__name__ = "backward"
+_tensor_backward.__qualname__ = "Tensor.backward"
+_tensor_backward.__module__ = "gradtrack"  # pickled by name as gradtrack.Tensor.backward
+_Tensor.backward = _tensor_backward
+
+
+def _run_grad(outputs, grads, inputs, retain_graph, create_graph, allow_unused,
+              materialize_grads):
+    """One ``grad`` pass; ``inputs`` may hold GradientEdges (NOTE [Gradient edges as
+    tensors])."""
+    if not any(isinstance(i, graph.GradientEdge) for i in inputs):
+        return _engine_run_grad(outputs, grads, inputs, retain_graph, create_graph,
+                                allow_unused, materialize_grads)
+    resolved = [graph._edge_tensor(i) if isinstance(i, graph.GradientEdge) else i
+                for i in inputs]
+    captured, handles, extra = {}, [], []
+    for k, (given, tensor) in enumerate(zip(inputs, resolved)):
+        if tensor is not None:
+            continue
+        leaf = graph._leaf_below(given.node)
+        if leaf is None:
+            raise NotImplementedError(
+                "gradtrack: grad() with respect to a GradientEdge whose tensor is gone and "
+                "below which no leaf that requires grad lives is not supported.")
+        extra.append(leaf)
+        node = given.node
+        register = (node._register_prehook if isinstance(node, _C.Node)
+                    else node._cdata()._register_prehook)  # a custom Function's node
+        handles.append(register(functools.partial(_capture_edge_grad, captured, k,
+                                                  given.output_nr)))
+    try:
+        found = _engine_run_grad(outputs, grads, [t for t in resolved if t is not None] + extra,
+                                 retain_graph, create_graph, True, False)
+    finally:
+        for handle in handles:
+            handle.remove()
+    found = iter(found)
+    result = [next(found) if t is not None else captured.get(k) for k, t in enumerate(resolved)]
+    for k, (given, grad) in enumerate(zip(inputs, result)):
+        if grad is not None:
+            continue
+        if materialize_grads:
+            if isinstance(given, graph.GradientEdge):
+                raise RuntimeError("materialize_grads cannot be used when the given input is a "
+                                   "GradientEdge")
+            result[k] = _C._like("zeros", given, None, create_graph, None)
+        elif not allow_unused:
+            raise RuntimeError(f"The differentiated Tensor at index {k} appears to not have "
+                               "been used in the graph. Set allow_unused=True if this is the "
+                               "desired behavior.")
+    return tuple(result)
+
+
+def _capture_edge_grad(captured, index, output_nr, grad_outputs):
+    captured.setdefault(index, grad_outputs[output_nr])
 
 
 # NOTE [Checkpoint validity]
@@ -168,11 +305,10 @@ def grad(outputs: "_C.Tensor | Sequence[_C.Tensor]", inputs: "_C.Tensor | Sequen
         found = grad(outputs, list(inputs.values()), grad_outputs, retain_graph, create_graph,
                      only_inputs, allow_unused, is_grads_batched, materialize_grads)
         return dict(zip(inputs.keys(), found))
-    outputs = _as_list(outputs)
-    single = isinstance(inputs, _Tensor)
-    inputs = [inputs] if single else list(inputs)
+    outputs = _output_tensors(_as_list(outputs))
+    inputs = _as_list(inputs)
     for t in inputs:
-        if not isinstance(t, _Tensor):
+        if not isinstance(t, (_Tensor, graph.GradientEdge)):
             raise RuntimeError("all inputs have to be Tensors or GradientEdges, but got "
                                f"{type(t).__name__}")
     grads = _grads_for(outputs, grad_outputs)
@@ -189,8 +325,8 @@ def grad(outputs: "_C.Tensor | Sequence[_C.Tensor]", inputs: "_C.Tensor | Sequen
         if is_grads_batched:
             return _grad_batched(outputs, grads, inputs, retain_graph, create_graph,
                                  bool(allow_unused), bool(materialize_grads))
-        return _C._run_grad(outputs, grads, inputs, retain_graph, create_graph,
-                            bool(allow_unused), bool(materialize_grads))
+        return _run_grad(outputs, grads, inputs, retain_graph, create_graph,
+                         bool(allow_unused), bool(materialize_grads))
 
 
 # NOTE [Batched gradients]
@@ -268,11 +404,15 @@ def _grad_batched(outputs, grads, inputs, retain_graph, create_graph, allow_unus
     rows = []
     for b in range(batch):
         keep = retain_graph if b == batch - 1 else True
-        rows.append(_C._run_grad(outputs, [g[b] for g in grads], inputs, keep, create_graph,
-                                 allow_unused, False))
+        rows.append(_run_grad(outputs, [g[b] for g in grads], inputs, keep, create_graph,
+                              allow_unused, False))
     result = tuple(None if found[0] is None else _C.stack(list(found)) for found in zip(*rows))
     if materialize_grads:
         # torch fills an unused input's gradient without the batch dim
+        for r, t in zip(result, inputs):
+            if r is None and isinstance(t, graph.GradientEdge):
+                raise RuntimeError("materialize_grads cannot be used when the given input is a "
+                                   "GradientEdge")
         result = tuple(_C._like("zeros", t, None, create_graph, None) if r is None else r
                        for r, t in zip(result, inputs))
     return result

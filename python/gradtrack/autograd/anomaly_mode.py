@@ -1,6 +1,7 @@
 """Anomaly detection: remember each node's forward stack; on a backward error,
 warn with the stack of the node whose backward failed (as PyTorch does)."""
 
+import os
 import warnings
 
 from .. import _C
@@ -12,15 +13,36 @@ is_anomaly_enabled = _C.is_anomaly_enabled
 is_anomaly_check_nan_enabled = _C.is_anomaly_check_nan_enabled
 
 
+_LAUNCHER = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+                         "as_torch.py")
+
+
+def _launcher_frames(frames):
+    """How many outer frames belong to ``python -m gradtrack.as_torch`` (the runner and
+    runpy's frames up to the script's own), none when it did not start the program: the
+    stack then reads as the script run by ``python`` directly."""
+    last = max((i for i, f in enumerate(frames) if f.filename == _LAUNCHER), default=None)
+    if last is None:
+        return 0
+    end = last + 1
+    while end < len(frames) and (frames[end].filename.startswith("<frozen runpy")
+                                 or os.path.basename(frames[end].filename) == "runpy.py"):
+        end += 1
+    return end
+
+
 def _capture_stack():
     import traceback  # only in anomaly mode: keeps `import gradtrack` fast
     # Drop the frame of this function; keep the user's frames.
-    return "".join(traceback.format_stack()[:-1])
+    frames = traceback.extract_stack()[:-1]
+    return "".join(traceback.format_list(frames[_launcher_frames(frames):]))
 
 
 def _warn(name, stack):
+    # Attributed to the line that called the engine (NOTE [Engine entry]), as torch's
+    # names its own call into its engine.
     warnings.warn(f"Error detected in {name}. Traceback of forward call that caused the "
-                  f"error:\n{stack}", UserWarning, stacklevel=3)
+                  f"error:\n{stack}", UserWarning, stacklevel=2)
 
 
 def _apply(enabled, check_nan):

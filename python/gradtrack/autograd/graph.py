@@ -16,13 +16,22 @@ tensor([-0.8391,  0.4081])
 """
 
 import abc
+import contextlib
+import functools
+import threading
+import weakref
+from typing import NamedTuple
 
 from .. import _C
-from ..utils.hooks import RemovableHandle, check_hook_values
+from ..utils import hooks as _hook_handles
+from ..utils.hooks import RemovableHandle, check_hook_values  # noqa: F401 - importable here
+from . import _graph_task
 from .function import BackwardCFunction
+from .grad_mode import no_grad
 
-__all__ = ["saved_tensors_hooks", "save_on_cpu", "disable_saved_tensors_hooks", "Node",
-           "increment_version"]
+__all__ = ["saved_tensors_hooks", "save_on_cpu", "disable_saved_tensors_hooks",
+           "register_multi_grad_hook", "allow_mutation_on_saved_tensors", "Node", "GradientEdge",
+           "get_gradient_edge", "increment_version"]
 
 _hooks = _C._saved_hooks
 
@@ -77,18 +86,13 @@ _CNode = _C.Node
 
 def _register_hook(self, fn):
     """Calls ``fn(grad_inputs, grad_outputs)`` after this node ran; may return new grad_inputs."""
-    def checked(grad_inputs, grad_outputs):
-        return check_hook_values(fn, grad_inputs, fn(grad_inputs, grad_outputs))
-
-    return RemovableHandle(self._register_hook(checked))
+    return _hook_handles.graph_hook_handle(self._register_hook, _hook_handles.run_node_hook, fn)
 
 
 def _register_prehook(self, fn):
     """Calls ``fn(grad_outputs)`` before this node runs; may return new grad_outputs."""
-    def checked(grad_outputs):
-        return check_hook_values(fn, grad_outputs, fn(grad_outputs))
-
-    return RemovableHandle(self._register_prehook(checked))
+    return _hook_handles.graph_hook_handle(self._register_prehook,
+                                         _hook_handles.run_node_prehook, fn)
 
 
 _CNode.register_hook = _register_hook
@@ -217,3 +221,245 @@ class disable_saved_tensors_hooks:
                 return fn(*args, **kwargs)
 
         return wrapper
+
+
+# ---- gradient edges ---------------------------------------------------------------------
+
+class GradientEdge(NamedTuple):
+    """Where in the graph a tensor's gradient is computed: the ``node`` it flows into and
+    which of the node's inputs (``output_nr``) it is. ``autograd.grad`` and
+    ``autograd.backward`` take one wherever they take a tensor.
+
+    >>> import gradtrack
+    >>> from gradtrack.autograd.graph import get_gradient_edge
+    >>> x = gradtrack.tensor([1.0, 2.0], requires_grad=True)
+    >>> y = x * 3
+    >>> edge = get_gradient_edge(y)
+    >>> edge.node.name(), edge.output_nr
+    ('MulBackward0', 0)
+    >>> gradtrack.autograd.grad((y * y).sum(), edge)
+    (tensor([ 6., 12.]),)
+    """
+
+    node: Node
+    output_nr: int
+    ownership_token: "Node | None" = None
+
+
+# (id(node), output_nr) -> the tensor an edge was taken from, while it lives: the engine
+# is entered with tensors (NOTE [Gradient edges as tensors])
+_edge_tensors = weakref.WeakValueDictionary()
+
+
+def get_gradient_edge(tensor: "_C.Tensor") -> GradientEdge:
+    """The :class:`GradientEdge` of ``tensor``'s gradient: ``grad(loss, edge)`` is
+    ``grad(loss, tensor)``, and stays so after ``tensor`` is modified in place.
+
+    >>> import gradtrack
+    >>> from gradtrack.autograd.graph import get_gradient_edge
+    >>> x = gradtrack.ones(2, requires_grad=True)
+    >>> get_gradient_edge(x).node.name()
+    'gradtrack::autograd::AccumulateGrad'
+    """
+    if not tensor.requires_grad:
+        raise RuntimeError("It is not possible to get the gradient edge for a Tensor that does "
+                           "not require gradients")
+    node = _graph_task.node_of(tensor)
+    output_nr = tensor.output_nr if tensor.grad_fn is not None else 0
+    if tensor.grad_fn is not None:
+        _edge_tensors[(id(node), output_nr)] = tensor
+    return GradientEdge(node, output_nr)
+
+
+# NOTE [Gradient edges as tensors]
+# The engine is entered with tensors, so an edge is turned back into one: a leaf's
+# AccumulateGrad names its leaf (``variable``); any other edge names the tensor it was
+# taken from while that tensor lives and still has the edge's node and slot. An input
+# edge without such a tensor is read by a pre-hook on its node, in a pass that runs the
+# node by asking for a leaf below it too (the nodes between the edge and that leaf run
+# as well, and without retain_graph free what they saved).
+
+def _edge_tensor(edge):
+    """The tensor whose gradient ``edge`` names, or None (NOTE [Gradient edges as tensors])."""
+    node, output_nr = edge.node, edge.output_nr
+    if _graph_task.is_accumulator(node):
+        return node.variable
+    tensor = _edge_tensors.get((id(node), output_nr))
+    if tensor is not None and tensor.grad_fn is node and tensor.output_nr == output_nr:
+        return tensor
+    return None
+
+
+def _leaf_below(node):
+    """A live leaf that requires grad, reached from ``node`` through ``next_functions``."""
+    seen, stack = set(), [node]
+    while stack:
+        current = stack.pop()
+        if id(current) in seen:
+            continue
+        seen.add(id(current))
+        if _graph_task.is_accumulator(current):
+            if current.variable is not None:
+                return current.variable
+            continue
+        stack.extend(n for n, _ in current.next_functions if n is not None)
+    return None
+
+
+# ---- hooks on several tensors -----------------------------------------------------------
+
+class _MultiHandle(RemovableHandle):
+    """The handle of :func:`register_multi_grad_hook`: removes one hook per tensor."""
+
+    def __init__(self, handles):
+        self.handles = handles
+
+    def remove(self) -> None:
+        for handle in self.handles:
+            handle.remove()
+
+    def __getstate__(self):
+        return self.handles
+
+    def __setstate__(self, state):
+        self.handles = state
+
+
+_MODES = ("all", "any")
+
+
+def register_multi_grad_hook(tensors, fn, *, mode="all"):
+    """Calls ``fn`` once per backward pass that computes gradients of ``tensors``.
+
+    With ``mode="all"``, ``fn(grads)`` runs after the gradients of every tensor of
+    ``tensors`` that the pass computes are known: ``grads`` is a list with one entry per
+    tensor, None where the pass computes none. With ``mode="any"``, ``fn(grad)`` runs
+    with the first gradient of them the pass computes. What ``fn`` returns is ignored.
+
+    >>> import gradtrack
+    >>> from gradtrack.autograd.graph import register_multi_grad_hook
+    >>> a = gradtrack.ones(2, requires_grad=True)
+    >>> b = gradtrack.ones(2, requires_grad=True)
+    >>> handle = register_multi_grad_hook((a, b), lambda grads: print(grads))
+    >>> (a * 3).sum().backward()
+    [tensor([3., 3.]), None]
+    >>> handle.remove()
+    """
+    _graph_task.watched[0] = True
+    if mode not in _MODES:
+        raise ValueError(f"Expects mode to be one of {_MODES} but got {mode}")
+    if mode == "any":
+        return _any_grad_hook(tensors, fn)
+    tensors = tuple(tensors)
+    nodes = []
+    for t in tensors:
+        if not t.requires_grad:
+            raise AssertionError("Expected gradient function to be set")
+        nodes.append(_graph_task.node_of(t))
+    pending = {}  # id(task) -> [task, grads, hooks still to fire]
+    lock = threading.Lock()
+
+    def fire(index, grad):
+        task = _graph_task.current()
+        with lock:
+            entry = pending.get(id(task))
+            if entry is None or entry[0] is not task:
+                _drop_finished(pending)
+                expected = (len(nodes) if task is None
+                            else sum(task.will_execute(n) for n in nodes))
+                entry = pending[id(task)] = [task, [None] * len(tensors), expected]
+            entry[1][index] = grad
+            entry[2] -= 1
+            if entry[2] > 0:
+                return
+            del pending[id(task)]
+        fn(entry[1])
+
+    handles = tuple(t.register_hook(functools.partial(fire, i)) for i, t in enumerate(tensors))
+    return _MultiHandle(handles)
+
+
+def _drop_finished(pending):
+    """Forgets the passes that ended before every expected hook fired."""
+    for key in [k for k, entry in pending.items() if not _graph_task.is_running(entry[0])]:
+        del pending[key]
+
+
+def _any_grad_hook(tensors, fn):
+    fired = weakref.WeakKeyDictionary()  # the passes that called fn already
+    lock = threading.Lock()
+
+    def fire(grad):
+        task = _graph_task.current()
+        with lock:
+            if task is not None:
+                if task in fired:
+                    return
+                fired[task] = True
+        fn(grad)
+
+    handles = tuple(t.register_hook(fire) for t in tensors if t.requires_grad)
+    return _MultiHandle(handles)
+
+
+# ---- in-place writes to saved tensors ---------------------------------------------------
+
+_mutation_context = []  # the open allow_mutation_on_saved_tensors context, if any
+
+_OUTSIDE = ("Trying to backward outside of the 'allow_mutation_on_saved_tensors' context"
+            "in which the graph was originally recorded.")
+
+
+class _AllowMutationOnSavedContext:
+    """What :func:`allow_mutation_on_saved_tensors` yields: its pack and unpack hooks
+    (NOTE [Mutation of saved tensors]), refusing a backward once it closed."""
+
+    def __init__(self):
+        self.closed = False
+
+    def pack(self, tensor):
+        with no_grad():
+            copy = tensor.clone()
+        return self, tensor, tensor._version, copy
+
+    @staticmethod
+    def unpack(packed):
+        context, tensor, version, copy = packed
+        if context.closed:
+            raise AssertionError(_OUTSIDE)
+        return tensor if tensor._version == version else copy
+
+
+# NOTE [Mutation of saved tensors]
+# Inside allow_mutation_on_saved_tensors every tensor saved for backward is saved along
+# with a copy of its values. Backward reads the tensor itself while nothing wrote it since
+# (so its history, for a double backward, is kept) and the copy otherwise; a write to the
+# tensor then no longer fails the saved-version check. torch copies only what is written;
+# this copies every saved tensor, which costs memory but no outcome.
+
+@contextlib.contextmanager
+def allow_mutation_on_saved_tensors():
+    """Within this context, tensors saved for backward may be modified in place: backward
+    uses their values from when they were saved. Run backward inside it too.
+
+    >>> import gradtrack
+    >>> from gradtrack.autograd.graph import allow_mutation_on_saved_tensors
+    >>> a = gradtrack.tensor([1.0, 2.0], requires_grad=True)
+    >>> with allow_mutation_on_saved_tensors():
+    ...     b = a.clone()
+    ...     out = (b * b).sum()
+    ...     _ = b.mul_(10)
+    ...     out.backward()
+    >>> a.grad
+    tensor([2., 4.])
+    """
+    if _mutation_context:
+        raise RuntimeError("allow_mutation_on_saved_tensors contexts cannot be nested")
+    context = _AllowMutationOnSavedContext()
+    _mutation_context.append(context)
+    try:
+        with saved_tensors_hooks(context.pack, context.unpack):
+            yield context
+    finally:
+        context.closed = True
+        _mutation_context.clear()

@@ -6,9 +6,9 @@ NOTE [Module call fast path]
 directly while it is false. A module's own registration sets the flag in its
 ``__dict__``; a global registration sets it on :class:`_ModuleHooks` (the
 class ``Module`` inherits it from), so every module without hooks of its own
-reads ``True`` and takes :meth:`_ModuleHooks._call_with_hooks`. Removing the
-last hook puts the flag back. The call without hooks stays one attribute read
-and one branch.
+reads ``True`` and takes :meth:`_ModuleHooks._call_with_hooks`. The first call
+after the last hook was removed finds no hook and puts the flag back. The call
+without hooks stays one attribute read and one branch.
 
 NOTE [Full backward hooks]
 As in PyTorch, the module's tensor inputs and outputs pass through an
@@ -20,12 +20,15 @@ which may replace those.
 """
 
 import functools
+import sys
 import warnings
 import weakref
 from collections import OrderedDict
 
 from ... import _C
+from ..._out import _PACKAGE
 from ...autograd.function import Function
+from ...utils.hooks import RemovableHandle
 
 _Tensor = _C.Tensor
 
@@ -41,64 +44,25 @@ _global_forward_hooks_with_kwargs = OrderedDict()
 _global_state = {"is_full_backward_hook": None}
 
 
-class _RemovableHandle:
-    """Removes one hook from its dict (returned by every ``register_*hook``).
+# torch's Python frames between a hook and the code that started backward: its
+# Tensor.backward, autograd.backward and the engine call; the same minus Tensor.backward
+# for autograd.backward and autograd.grad.
+_TORCH_ENTRY_FRAMES = {"_tensor_backward": 3}
 
-    >>> from gradtrack import nn
-    >>> layer = nn.Linear(2, 2)
-    >>> handle = layer.register_forward_hook(lambda m, args, out: None)
-    >>> handle.remove()
-    >>> len(layer._forward_hooks)
-    0
-    """
 
-    _next_id = 0
-
-    def __init__(self, hooks_dict, *, extra_dict=None, module=None):
-        self.hooks_dict_ref = weakref.ref(hooks_dict)
-        self.id = _RemovableHandle._next_id
-        _RemovableHandle._next_id += 1
-        if extra_dict is None:
-            extra_dict = ()
-        elif isinstance(extra_dict, dict):
-            extra_dict = (extra_dict,)
-        self.extra_dict_ref = tuple(weakref.ref(d) for d in extra_dict)
-        self._module = weakref.ref(module) if module is not None else None
-
-    def remove(self) -> None:
-        """Unregisters the hook (idempotent)."""
-        hooks_dict = self.hooks_dict_ref()
-        if hooks_dict is not None:
-            hooks_dict.pop(self.id, None)
-        for ref in self.extra_dict_ref:
-            extra = ref()
-            if extra is not None:
-                extra.pop(self.id, None)
-        if self._module is None:
-            _refresh_global_flag()
-        else:
-            module = self._module()
-            if module is not None:
-                module._refresh_hook_flag()
-
-    def __getstate__(self):
-        # Pickled with what it points at (a lazy module keeps its handles), weak again after.
-        module = self._module() if self._module is not None else None
-        return (self.hooks_dict_ref(), self.id, tuple(ref() for ref in self.extra_dict_ref),
-                module)
-
-    def __setstate__(self, state):
-        hooks_dict, self.id, extra, module = state
-        self.hooks_dict_ref = weakref.ref(OrderedDict() if hooks_dict is None else hooks_dict)
-        self.extra_dict_ref = tuple(weakref.ref(d) for d in extra if d is not None)
-        self._module = weakref.ref(module) if module is not None else None
-        _RemovableHandle._next_id = max(_RemovableHandle._next_id, self.id + 1)
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.remove()
+def _torch_level_in_backward(stacklevel):
+    """The ``stacklevel`` for a warning raised in a hook during backward that names the
+    frame torch's ``stacklevel`` names in torch's stack: gradtrack's own frames are
+    skipped, and torch's frames between the engine and the caller are counted."""
+    frame, level, entry = sys._getframe(1), 1, None
+    while frame is not None and frame.f_code.co_filename.startswith(_PACKAGE):
+        entry = frame.f_code.co_name
+        frame, level = frame.f_back, level + 1
+    # the frame named is this many frames above the first one outside gradtrack
+    above = stacklevel - 2 - _TORCH_ENTRY_FRAMES.get(entry, 2)
+    while above > 0 and frame is not None and frame.f_back is not None:
+        frame, level, above = frame.f_back, level + 1, above - 1
+    return level
 
 
 def _refresh_global_flag():
@@ -108,7 +72,7 @@ def _refresh_global_flag():
 
 
 def _global_handle(hooks, hook, extra_dict=None):
-    handle = _RemovableHandle(hooks, extra_dict=extra_dict)
+    handle = RemovableHandle(hooks, extra_dict=extra_dict)
     hooks[handle.id] = hook
     _refresh_global_flag()
     return handle
@@ -388,7 +352,7 @@ class BackwardHook:
                         "to module outputs since no inputs require gradients. See "
                         "https://docs.pytorch.org/docs/main/generated/torch.nn.Module.html"
                         "#torch.nn.Module.register_full_backward_hook for more details.",
-                        stacklevel=5)
+                        stacklevel=_torch_level_in_backward(5))
                     grad_inputs = self._pack_with_none([], [], self.n_inputs)
                     for user_hook in self.user_hooks:
                         res = user_hook(self.module, grad_inputs, self.grad_outputs)
@@ -427,8 +391,17 @@ class _ModuleHooks:
         else:
             d.pop("_has_hooks", None)
 
+    def _has_call_hooks(self):
+        """Whether a hook of this module or a global one runs in ``__call__``. A handle
+        does not put the flag back when it removes the last hook: the call does."""
+        d = self.__dict__
+        return bool(d["_forward_pre_hooks"] or d["_forward_hooks"] or d["_backward_hooks"]
+                    or d["_backward_pre_hooks"] or _global_backward_pre_hooks
+                    or _global_backward_hooks or _global_forward_pre_hooks
+                    or _global_forward_hooks)
+
     def _new_handle(self, hooks, hook, extra_dict=None, prepend=False):
-        handle = _RemovableHandle(hooks, extra_dict=extra_dict, module=self)
+        handle = RemovableHandle(hooks, extra_dict=extra_dict)
         hooks[handle.id] = hook
         if prepend:
             hooks.move_to_end(handle.id, last=False)
@@ -540,6 +513,11 @@ class _ModuleHooks:
         return [*_global_backward_pre_hooks.values(), *self._backward_pre_hooks.values()]
 
     def _call_with_hooks(self, args, kwargs):
+        if not self._has_call_hooks():
+            # every hook was removed through its handle since the flag was set
+            self._refresh_hook_flag()
+            _refresh_global_flag()
+            return self.forward(*args, **kwargs)
         state = {"result": None, "args": args, "kwargs": kwargs, "called": set()}
         try:
             return self._run_hooks_and_forward(state)

@@ -8,7 +8,8 @@ from collections.abc import Mapping
 from ... import _C
 from ...autograd.grad_mode import no_grad
 from ..parameter import Parameter, is_lazy
-from ._module_hooks import _RemovableHandle, _WrappedHook
+from ...utils.hooks import RemovableHandle
+from ._module_hooks import _WrappedHook
 
 _Tensor = _C.Tensor
 _EXTRA_STATE_KEY_SUFFIX = "_extra_state"
@@ -79,7 +80,7 @@ class _ModuleState:
         if getattr(hook, "_from_public_api", False):
             raise RuntimeError("Cannot register the same function as the state dict post hook "
                                "that was previously registered via register_state_dict_post_hook")
-        handle = _RemovableHandle(self._state_dict_hooks)
+        handle = RemovableHandle(self._state_dict_hooks)
         self._state_dict_hooks[handle.id] = hook
         return handle
 
@@ -96,7 +97,7 @@ class _ModuleState:
         ['weight']
         """
         hook._from_public_api = True
-        handle = _RemovableHandle(self._state_dict_hooks)
+        handle = RemovableHandle(self._state_dict_hooks)
         self._state_dict_hooks[handle.id] = hook
         return handle
 
@@ -109,12 +110,12 @@ class _ModuleState:
         >>> _ = layer.state_dict()
         ''
         """
-        handle = _RemovableHandle(self._state_dict_pre_hooks)
+        handle = RemovableHandle(self._state_dict_pre_hooks)
         self._state_dict_pre_hooks[handle.id] = hook
         return handle
 
     def _register_load_state_dict_pre_hook(self, hook, with_module=False):
-        handle = _RemovableHandle(self._load_state_dict_pre_hooks)
+        handle = RemovableHandle(self._load_state_dict_pre_hooks)
         self._load_state_dict_pre_hooks[handle.id] = _WrappedHook(
             hook, self if with_module else None)
         return handle
@@ -145,7 +146,7 @@ class _ModuleState:
         >>> layer.load_state_dict({})
         <All keys matched successfully>
         """
-        handle = _RemovableHandle(self._load_state_dict_post_hooks)
+        handle = RemovableHandle(self._load_state_dict_post_hooks)
         self._load_state_dict_post_hooks[handle.id] = hook
         return handle
 

@@ -100,6 +100,7 @@ class LazyModuleMixin:
         module._load_hook.remove()
         delattr(module, "_initialize_hook")
         delattr(module, "_load_hook")
+        module._refresh_hook_flag()  # the next call takes the fast path again
         if module.cls_to_become is not None:
             module.__class__ = module.cls_to_become
 

@@ -24,10 +24,11 @@ from typing import Any, TypeVar
 
 from ... import _C
 from ...autograd.grad_mode import no_grad
+from ...utils.hooks import RemovableHandle  # noqa: F401 - torch.nn.modules.module's name
 from ..parameter import Parameter, is_lazy
 from ._module_hooks import (  # noqa: F401 - torch.nn.modules.module's names
     _global_buffer_registration_hooks, _global_module_registration_hooks,
-    _global_parameter_registration_hooks, _ModuleHooks, _RemovableHandle, _WrappedHook,
+    _global_parameter_registration_hooks, _ModuleHooks, _WrappedHook,
     register_module_backward_hook, register_module_buffer_registration_hook,
     register_module_forward_hook, register_module_forward_pre_hook,
     register_module_full_backward_hook, register_module_full_backward_pre_hook,

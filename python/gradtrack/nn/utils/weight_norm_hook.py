@@ -59,6 +59,10 @@ class WeightNorm:
         setattr(module, self.name, self.compute_weight(module))
 
 
+_DEPRECATED = ("`torch.nn.utils.weight_norm` is deprecated in favor of "
+               "`torch.nn.utils.parametrizations.weight_norm`.")
+
+
 def weight_norm(module, name="weight", dim=0):
     """Splits ``module.<name>`` into a magnitude ``<name>_g`` and a direction ``<name>_v``
     (deprecated in torch in favour of ``parametrizations.weight_norm``).
@@ -72,8 +76,9 @@ def weight_norm(module, name="weight", dim=0):
     >>> layer.weight_g.shape
     gradtrack.Size([2, 1])
     """
-    warnings.warn("`torch.nn.utils.weight_norm` is deprecated in favor of "
-                  "`torch.nn.utils.parametrizations.weight_norm`.", FutureWarning, stacklevel=2)
+    # Attributed to this line, as torch's to one of its own: the default filter shows it
+    # once per process, whoever calls.
+    warnings.warn(_DEPRECATED, FutureWarning, stacklevel=1)
     WeightNorm.apply(module, name, dim)
     return module
 

@@ -38,6 +38,7 @@ OUT = ROOT / "python" / "gradtrack"
 RETURNS = {
     "__repr__": "str", "__str__": "str", "__format__": "str", "__contains__": "bool",
     "is_inference": "bool", "allclose": "bool", "__setitem__": "None", "retain_grad": "None",
+    "backward": "None",
     "is_contiguous": "bool", "is_shared": "bool",
     "__iter__": "collections.abc.Iterator[Tensor]", "split": "tuple[Tensor, ...]",
     "__dlpack_device__": "tuple[int, int]",

@@ -1792,14 +1792,14 @@ def full_like(input: typing.Any, fill_value: typing.Any, *, dtype: typing.Any=No
 >>> gradtrack.full_like(gradtrack.zeros(3), 0.5)
 tensor([0.5000, 0.5000, 0.5000])"""
 
-def gather(input: typing.Any, dim: typing.Any, index: typing.Any, *, out: typing.Any=None) -> Tensor:
-    """The elements of ``input`` picked along ``dim`` at the positions in ``index``.
+def gather(input: typing.Any, dim: typing.Any, index: typing.Any, *, sparse_grad: typing.Any=False, out: typing.Any=None) -> Tensor:
+    """The values of ``input`` at ``index`` along ``dim`` (``index`` has ``input``'s dims).
 
 >>> import gradtrack
->>> x = gradtrack.tensor([[1, 2], [3, 4]])
->>> gradtrack.gather(x, 1, gradtrack.tensor([[0, 0], [1, 0]]))
-tensor([[1, 1],
-        [4, 3]])"""
+>>> gradtrack.gather(gradtrack.tensor([[1, 2], [3, 4]]), 1, gradtrack.tensor([[1], [0]]),
+...                  sparse_grad=False)
+tensor([[2],
+        [3]])"""
 
 def gcd(input: typing.Any, other: typing.Any, *, out: typing.Any=None) -> Tensor:
     """The greatest common divisor of integer tensors, elementwise (never negative).

@@ -927,20 +927,16 @@ tensor([0.0000, 0.5493])
 >>> x._version
 1"""
 
-    def backward(self, gradient: typing.Any=None, retain_graph: typing.Any=None, create_graph: builtins.bool=False, inputs: typing.Any=None) -> None:
-        """
-        Computes the gradient of this tensor w.r.t. graph leaves (accumulated into .grad).
+    def backward(self, gradient: typing.Any=None, retain_graph: typing.Any=None, create_graph: typing.Any=False, inputs: typing.Any=None) -> None:
+        """Computes the gradient of this tensor w.r.t. graph leaves (accumulated into .grad).
 
-        >>> import gradtrack
-        >>> x = gradtrack.tensor([1.0, 2.0, 3.0], requires_grad=True)
-        >>> (x ** 2).sum().backward()
-        >>> x.grad
-        tensor([2., 4., 6.])
-        >>> x.grad = None
-        >>> (x * 2).backward(gradient=gradtrack.tensor([1.0, 0.0, 1.0]))
-        >>> x.grad
-        tensor([2., 0., 2.])
-        """
+``inputs`` limits the leaves (or tensors, or GradientEdges) whose ``.grad`` is written.
+
+>>> import gradtrack
+>>> x = gradtrack.tensor([1.0, 2.0], requires_grad=True)
+>>> (x * x).sum().backward()
+>>> x.grad
+tensor([2., 4.])"""
 
     def baddbmm(self, batch1: typing.Any, batch2: typing.Any, *, beta: typing.Any=1, alpha: typing.Any=1) -> Tensor:
         """``beta * input + alpha * (batch1 @ batch2)`` for batches of matrices.
@@ -2049,15 +2045,13 @@ tensor([-0.5000,  0.2500,  0.0000])
 >>> gradtrack.tensor([8.0]).frexp().mantissa
 tensor([0.5000])"""
 
-    def gather(self, dim: typing.SupportsInt | typing.SupportsIndex, index: Tensor) -> Tensor:
-        """
-        The elements picked along ``dim`` at the positions in ``index``.
+    def gather(self, dim: typing.Any, index: typing.Any, *, sparse_grad: typing.Any=False) -> Tensor:
+        """``gradtrack.gather(self, dim, index, sparse_grad=sparse_grad)``.
 
-        >>> import gradtrack
-        >>> gradtrack.tensor([[1, 2], [3, 4]]).gather(1, gradtrack.tensor([[1], [0]]))
-        tensor([[2],
-                [3]])
-        """
+>>> import gradtrack
+>>> gradtrack.tensor([[1, 2], [3, 4]]).gather(1, gradtrack.tensor([[1], [0]]))
+tensor([[2],
+        [3]])"""
 
     def gcd(self, other: Tensor) -> Tensor:
         """
@@ -4916,6 +4910,20 @@ tensor([0., 0., 0.])
     @property
     def shape(self) -> gradtrack.Size:
         ...
+
+class _LinAlgError(RuntimeError):
+    """
+    Raised by the ``torch.linalg`` functions when the input cannot be
+        factorized: a singular matrix, or one that is not positive-definite.
+
+        >>> import gradtrack
+        >>> try:
+        ...     gradtrack.linalg.inv(gradtrack.zeros(2, 2))
+        ... except gradtrack.linalg.LinAlgError as e:
+        ...     print(e)
+        linalg.inv: The diagonal element 1 is zero, the inversion could not be completed because the input matrix is singular.
+
+    """
 
 def _active_number_slots() -> list[typing.Any]:
     """

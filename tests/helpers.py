@@ -12,6 +12,9 @@ scenario written against ``lib`` with both libraries and compares the outcomes
 
 import os
 import re
+import subprocess
+import sys
+import textwrap
 
 import numpy as np
 import pytest
@@ -180,3 +183,19 @@ def kernel_paths(get, put, fast, other):
         put(saved)
 
     return path
+
+
+def run_as_script_in_both(source, tmp_path):
+    """``source`` (torch code) run as a script in fresh interpreters, with torch and with
+    ``python -m gradtrack.as_torch``: [(stdout, stderr)] for torch then gradtrack, with
+    gradtrack's stdout names read as torch's."""
+    script = tmp_path / "prog.py"
+    script.write_text(textwrap.dedent(source))
+    env = dict(os.environ, OMP_NUM_THREADS="1")
+    runs = []
+    for prefix in ([], ["-m", "gradtrack.as_torch"]):
+        done = subprocess.run([sys.executable, *prefix, str(script)], capture_output=True,
+                              text=True, timeout=100, env=env, cwd=tmp_path)
+        assert done.returncode == 0, done.stderr
+        runs.append((done.stdout.replace("gradtrack", "torch"), done.stderr))
+    return runs

@@ -1,34 +1,22 @@
 """Hook handles: one class, ``utils.hooks.RemovableHandle``, for tensor, node, module and
 global module hooks, with ids from one counter shared by all of them (as torch's)."""
 
-import os
 import pickle
-import subprocess
-import sys
-import textwrap
 from collections import OrderedDict
 
 import pytest
 
 import gradtrack
 from gradtrack.utils.hooks import RemovableHandle
+from helpers import run_as_script_in_both
 
 pytestmark = pytest.mark.timeout(120)
 
 
 def _same_in_fresh_processes(source, tmp_path):
-    """Runs ``source`` (torch code) with torch and with gradtrack.as_torch, each in a fresh
-    interpreter; returns both outputs, gradtrack's names read as torch's."""
-    script = tmp_path / "prog.py"
-    script.write_text(textwrap.dedent(source))
-    env = dict(os.environ, OMP_NUM_THREADS="1")
-    runs = []
-    for prefix in ([], ["-m", "gradtrack.as_torch"]):
-        done = subprocess.run([sys.executable, *prefix, str(script)], capture_output=True,
-                              text=True, timeout=100, env=env)
-        assert done.returncode == 0, done.stderr
-        runs.append(done.stdout.replace("gradtrack", "torch"))
-    return runs
+    """The stdout of ``source`` run with torch and with gradtrack.as_torch, each in a fresh
+    interpreter."""
+    return [out for out, _ in run_as_script_in_both(source, tmp_path)]
 
 
 def test_tensor_node_and_module_hooks_share_one_id_sequence(torch, tmp_path):

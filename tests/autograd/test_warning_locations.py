@@ -4,29 +4,11 @@ mode (whose forward traceback holds only the program's frames, also under
 ``python -m gradtrack.as_torch``), and a line of the library for the deprecated
 ``nn.utils.weight_norm`` (so the default filter shows it once per process)."""
 
-import os
-import subprocess
-import sys
-import textwrap
-
 import pytest
 
+from helpers import run_as_script_in_both
+
 pytestmark = pytest.mark.timeout(120)
-
-
-def _outputs(source, tmp_path):
-    """(torch's, gradtrack's) stdout and stderr of ``source`` run as a script, gradtrack's
-    with ``python -m gradtrack.as_torch`` and its names read as torch's."""
-    script = tmp_path / "prog.py"
-    script.write_text(textwrap.dedent(source))
-    env = dict(os.environ, OMP_NUM_THREADS="1")
-    runs = []
-    for prefix in ([], ["-m", "gradtrack.as_torch"]):
-        done = subprocess.run([sys.executable, *prefix, str(script)], capture_output=True,
-                              text=True, timeout=100, env=env, cwd=tmp_path)
-        assert done.returncode == 0, done.stderr
-        runs.append((done.stdout.replace("gradtrack", "torch"), done.stderr))
-    return runs
 
 
 _WHERE = """
@@ -40,7 +22,7 @@ _WHERE = """
 
 
 def test_full_backward_hook_warning_names_the_backward_line(torch, tmp_path):
-    (expected, _), (got, _) = _outputs(_WHERE + """
+    (expected, _), (got, _) = run_as_script_in_both(_WHERE + """
     m = torch.nn.Linear(2, 2)
     m.register_full_backward_hook(lambda mod, gi, go: None)
     def step():
@@ -56,7 +38,7 @@ def test_full_backward_hook_warning_names_the_backward_line(torch, tmp_path):
 
 
 def test_anomaly_warning_names_the_engine_call_and_the_programs_frames(torch, tmp_path):
-    (expected, _), (got, _) = _outputs(_WHERE + """
+    (expected, _), (got, _) = run_as_script_in_both(_WHERE + """
     x = torch.zeros(2, requires_grad=True)
     with torch.autograd.detect_anomaly():
         z = x / x
@@ -80,7 +62,7 @@ def test_anomaly_warning_names_the_engine_call_and_the_programs_frames(torch, tm
 
 
 def test_weight_norm_deprecation_shows_once_per_process(torch, tmp_path):
-    (_, expected), (_, got) = _outputs("""
+    (_, expected), (_, got) = run_as_script_in_both("""
     import torch.nn as nn
     from torch.nn.utils import weight_norm
     for i in range(2):

@@ -137,3 +137,15 @@ def test_removed_module_hooks_give_back_the_plain_call():
     out = m(gradtrack.ones(1, 2, requires_grad=True))
     assert type(out.grad_fn).__name__ == "AddmmBackward0"
     assert "_has_hooks" not in m.__dict__
+
+
+def test_optimizer_hooks_take_ids_from_the_shared_counter(lib):
+    x = lib.ones(2, requires_grad=True)
+    opt = lib.optim.SGD([x], lr=0.1)
+    first = x.register_hook(lambda g: g)
+    step = opt.register_step_pre_hook(lambda *a: None)
+    state = opt.register_state_dict_post_hook(lambda *a: None, prepend=True)
+    assert (step.id - first.id, state.id - step.id) == (1, 1)
+    assert type(step).__name__ == "RemovableHandle"
+    step.remove()
+    assert step.id not in opt._optimizer_step_pre_hooks

@@ -19,9 +19,7 @@ the parent class has been wrapped too, as torch's does.
 """
 
 import functools
-import itertools
 import warnings
-import weakref
 from collections import OrderedDict, defaultdict
 from copy import deepcopy
 from itertools import chain
@@ -50,8 +48,6 @@ required = _RequiredParameter()
 # The hooks of every optimizer's step (NOTE [Step hooks]), by handle id.
 _global_optimizer_pre_hooks = OrderedDict()
 _global_optimizer_post_hooks = OrderedDict()
-# The handle ids, shared by all the optimizer hooks' handles.
-_hook_ids = itertools.count()
 
 # The optimizer's own hook tables, empty until a hook is registered.
 _HOOK_TABLES = ("_optimizer_step_pre_hooks", "_optimizer_step_post_hooks",
@@ -59,27 +55,13 @@ _HOOK_TABLES = ("_optimizer_step_pre_hooks", "_optimizer_step_post_hooks",
                 "_optimizer_load_state_dict_pre_hooks", "_optimizer_load_state_dict_post_hooks")
 
 
-class _DictEntry:
-    """What a :class:`RemovableHandle` removes: one key of a hook table (held weakly,
-    as torch's handles hold theirs)."""
-
-    def __init__(self, hooks):
-        self.hooks_ref = weakref.ref(hooks)
-        self.id = next(_hook_ids)
-
-    def remove(self):
-        hooks = self.hooks_ref()
-        if hooks is not None:
-            hooks.pop(self.id, None)
-
-
 def _add_hook(hooks, hook, prepend=False):
     """Puts ``hook`` in the table ``hooks`` (first with ``prepend``); returns its handle."""
-    entry = _DictEntry(hooks)
-    hooks[entry.id] = hook
+    handle = RemovableHandle(hooks)  # its id from the counter all hooks share, as torch's
+    hooks[handle.id] = hook
     if prepend:
-        hooks.move_to_end(entry.id, last=False)
-    return RemovableHandle(entry)
+        hooks.move_to_end(handle.id, last=False)
+    return handle
 
 
 def register_optimizer_step_pre_hook(hook: Any) -> RemovableHandle:

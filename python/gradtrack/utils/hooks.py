@@ -28,13 +28,6 @@ class RemovableHandle:
     next_id: int = 0
 
     def __init__(self, hooks_dict: Any, *, extra_dict: Any = None) -> None:
-        if not hasattr(hooks_dict, "pop") and hasattr(hooks_dict, "remove"):
-            # An entry that removes itself (an optimizer's table entry) and has its id.
-            self._entry = hooks_dict
-            self.hooks_dict_ref = lambda: None
-            self.id = hooks_dict.id
-            self.extra_dict_ref = ()
-            return
         self.hooks_dict_ref = weakref.ref(hooks_dict)
         self.id = RemovableHandle.next_id
         RemovableHandle.next_id += 1
@@ -45,10 +38,6 @@ class RemovableHandle:
 
     def remove(self) -> None:
         """Unregisters the hook (idempotent)."""
-        entry = self.__dict__.get("_entry")
-        if entry is not None:
-            entry.remove()
-            return
         for ref in (self.hooks_dict_ref, *self.extra_dict_ref):
             hooks = ref()
             if hooks is not None and self.id in hooks:

@@ -721,13 +721,15 @@ Tensor lerp(const Tensor& a, const Tensor& end, Scalar weight) {
 }
 Tensor lerp(const Tensor& a, const Tensor& end, const Tensor& weight) {
   check_same_dtype(a, end, "end");
-  check_same_dtype(a, weight, "weight");
+  // a 0-dim weight may have any dtype, as torch's: it is read in the input's, and the
+  // node's edge goes to the weight itself
+  if (weight.dim() != 0) check_same_dtype(a, weight, "weight");
   GT_CHECK_IMPL(is_floating(a.dtype()), "\"lerp_kernel_tensor\" not implemented for '",
                 scalar_type_name(a.dtype()), "'");
   Tensor out;
   {
     autograd::AutoGradMode off(false);
-    out = lerp_value(a, end, weight);
+    out = lerp_value(a, end, weight.dtype() == a.dtype() ? weight : to_dtype(weight, a.dtype()));
   }
   record(OpKind::LerpTensor, {&a, &end, &weight}, out);
   return out;

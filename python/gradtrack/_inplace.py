@@ -23,7 +23,6 @@ version counter only after the kernel succeeded.
 from . import _C
 from ._dtype_names import SCALAR_NAME, dtype_key
 from ._ops import number
-from ._ops.pointwise import lerp_weight
 from ._ops.round_decimals import round_in_place
 from ._ops import scatter_with_reduce
 
@@ -283,7 +282,7 @@ def lerp_(self, end, weight):
     tensor([2.5000, 5.0000])
     """
     check(self, end, weight)
-    return _C._inplace.lerp_(self, end, lerp_weight(self, weight))
+    return _C._inplace.lerp_(self, end, weight)
 
 
 def nan_to_num_(self, nan=0.0, posinf=None, neginf=None):

@@ -76,8 +76,6 @@ def test_lerp_of_0dim_tensors_promotes(case):
     same(scenario)
 
 
-@pytest.mark.xfail(strict=True, reason="the weight is cast before the C++ lerp (which wants "
-                   "the start's dtype), so its edge is a ToCopyBackward0 node")
 def test_lerp_0dim_weight_of_another_dtype_is_an_input_of_the_lerp_node():
     def scenario(lib):
         a, b = _start_end(lib)

@@ -46,22 +46,14 @@ def lerp(input, end, weight):  # noqa: A002
     >>> gradtrack.lerp(gradtrack.tensor([0.]), gradtrack.tensor([10.]), 0.25)
     tensor([2.5000])
     """
-    if type(weight) is _C.Tensor and weight.dtype is not input.dtype and weight.dim() == 0:
-        if input.dim() == 0 and end.dim() == 0 and end.dtype is input.dtype:
-            # three 0-dim tensors: torch computes in their promoted dtype
-            dtype = _C._promote_types(input.dtype, weight.dtype)
-            if dtype is not input.dtype:
-                input, end = input.to(dtype), end.to(dtype)  # noqa: A001
-        weight = lerp_weight(input, weight)
+    # a 0-dim weight may have another dtype (the C++ op reads it in input's); with three
+    # 0-dim tensors torch computes in their promoted dtype
+    if type(weight) is _C.Tensor and weight.dtype is not input.dtype and weight.dim() == 0 \
+            and input.dim() == 0 and end.dim() == 0 and end.dtype is input.dtype:
+        dtype = _C._promote_types(input.dtype, weight.dtype)
+        if dtype is not input.dtype:
+            input, end = input.to(dtype), end.to(dtype)  # noqa: A001
     return _E.lerp(input, end, weight)
-
-
-def lerp_weight(input, weight):  # noqa: A002
-    """torch takes a 0-dim tensor ``weight`` of any dtype, cast to ``input``'s (a weight
-    with dims must have ``input``'s dtype, which the C++ op checks)."""
-    if type(weight) is _C.Tensor and weight.dtype is not input.dtype and weight.dim() == 0:
-        return weight.to(input.dtype)
-    return weight
 
 
 def addcmul(input, tensor1, tensor2, *, value=1):  # noqa: A002

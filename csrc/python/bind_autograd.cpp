@@ -427,6 +427,20 @@ void bind_node(py::module_& m) {
                                             fn.ptr()});
              return h;
            })
+      // One saved slot (inputs by position, then the result) as backward would read it:
+      // None if nothing was saved there; torch's errors once freed or written in place.
+      .def("_saved_slot",
+           [](const std::shared_ptr<ag::Node>& n, size_t slot) -> py::object {
+             auto* f = dynamic_cast<ag::FormulaNode*>(n.get());
+             if (!f || slot >= f->saved.size() || !f->saved[slot].defined()) return py::none();
+             Tensor t = f->saved[slot].unpack(n, true);
+             return t.defined() ? py::cast(t) : py::none();
+           })
+      .def("_saved_input_count",
+           [](const ag::Node& n) {
+             auto* f = dynamic_cast<const ag::FormulaNode*>(&n);
+             return f ? f->inputs.size() : size_t(0);
+           })
       .def("_saved_versions",
            [](const ag::Node& n) {
              py::list out;

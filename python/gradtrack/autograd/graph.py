@@ -95,8 +95,63 @@ def _register_prehook(self, fn):
                                          _hook_handles.run_node_prehook, fn)
 
 
+# NOTE [Saved tensors by name]
+# torch's nodes show what they saved as attributes named after the op's arguments
+# (``_saved_self``, ``_saved_other``, ``_saved_result``). An elementwise op's node reads its
+# names from the op list (self, other; pow's tensor exponent is ``exponent``), and the
+# saved slot (inputs by position, then the result) is unpacked as backward would unpack
+# it: None where nothing was saved, torch's errors once freed or written in place. Not
+# yet: the number operand torch saves as a wrapped tensor (``(x * 2)._saved_other``), the
+# ``_raw_saved_*`` objects, scalar arguments (``_saved_alpha``), and nodes of other ops.
+_SAVED_NAMES = None
+_ARGUMENT_NAMES = {"PowBackward1": ("self", "exponent")}
+# nodes whose formulas save other tensors than torch's (erfinv its result where torch's
+# saves self; ldexp self where torch's saves the result; sgn nothing): no names for them
+_SAVES_DIFFER = frozenset({"ErfinvBackward0", "LdexpBackward0", "SgnBackward0"})
+
+
+def _saved_names():
+    """{grad_fn name: ({argument name: input position}, saves a result, a number form
+    records it too)}."""
+    global _SAVED_NAMES
+    if _SAVED_NAMES is None:
+        from .. import _declarations
+        table = {}
+        ops = _declarations.pointwise_ops()
+        # the tensor forms first; a number form that shares a node name (x * 2 records
+        # MulBackward0) leaves its number unsaved, so there an empty slot is not "nothing
+        # saved" and the attribute is not given
+        for d, arity in [(op.derivative, op.arity) for op in ops] + [(op.number, 1) for op in ops]:
+            if not isinstance(d, _declarations.Derivative) or d.grad_fn in _SAVES_DIFFER:
+                continue
+            if d.grad_fn in table:
+                table[d.grad_fn] = (table[d.grad_fn][0], table[d.grad_fn][1], True)
+                continue
+            names = _ARGUMENT_NAMES.get(d.grad_fn, ("self", "other")[:arity])
+            table[d.grad_fn] = ({names[i]: i for i in d.saves if i < len(names)},
+                                d.saves_result, False)
+        _SAVED_NAMES = table
+    return _SAVED_NAMES
+
+
+def _saved_attribute(self, name):
+    if name.startswith("_saved_"):
+        entry = _saved_names().get(type(self).__name__)
+        if entry is not None:
+            positions, saves_result, shared = entry
+            argument = name[len("_saved_"):]
+            if argument in positions:
+                value = self._saved_slot(positions[argument])
+                if value is not None or not shared or positions[argument] == 0:
+                    return value
+            if argument == "result" and saves_result:
+                return self._saved_slot(self._saved_input_count())
+    raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
+
+
 _CNode.register_hook = _register_hook
 _CNode.register_prehook = _register_prehook
+_CNode.__getattr__ = _saved_attribute
 Node.register(_CNode)
 Node.register(BackwardCFunction)  # a custom Function's node is its ctx object
 

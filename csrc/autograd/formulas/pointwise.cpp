@@ -305,8 +305,10 @@ TL erfc_bw(const C& c, const TL& g) {
   return {mul(mul_by_scalar(e, Scalar(-2.0 / std::sqrt(M_PI))), g[0])};
 }
 // sqrt(pi) / 2 * exp(erfinv(x)^2) * g, from the saved result erfinv(x).
+// erfinv: g * sqrt(pi) / 2 * exp(erfinv(x)^2), from the saved input as torch's (which
+// input or result a node keeps decides which in-place write makes backward raise).
 TL erfinv_bw(const C& c, const TL& g) {
-  Tensor e = exp(pow(c.result(), Scalar(int64_t(2))));
+  Tensor e = exp(pow(erfinv(c.saved_input(0)), Scalar(int64_t(2))));
   return {mul(mul_by_scalar(e, Scalar(0.5 * std::sqrt(M_PI))), g[0])};
 }
 TL asinh_bw(const C& c, const TL& g) {
@@ -539,10 +541,9 @@ TL copysign_scalar_bw(const C& c, const TL& g) { return {copysign_self_grad(c, g
 // ldexp: g * 2 ** other and g * self * log(2) * 2 ** other (2 ** other in other's
 // dtype, as torch's pow(2, other): an integer exponent below 0 gives 0).
 TL ldexp_bw(const C& c, const TL& g) {
-  const Tensor &a = c.saved_input(0), &b = c.saved_input(1);
-  Tensor two_pow = pow(Scalar(int64_t(2)), b);
-  return {c.needs(0) ? mul(g[0], two_pow) : Tensor(),
-          c.needs(1) ? mul(mul_by_scalar(mul(g[0], a), Scalar(M_LN2)), two_pow) : Tensor()};
+  // other's from the result (input * 2 ** other), which torch's node keeps instead of input
+  return {c.needs(0) ? mul(g[0], pow(Scalar(int64_t(2)), c.saved_input(1))) : Tensor(),
+          c.needs(1) ? mul_by_scalar(mul(g[0], c.result()), Scalar(M_LN2)) : Tensor()};
 }
 // nextafter: g where self != other (NaN included), 0 where they are equal (the
 // result is then other); other gets zeros.

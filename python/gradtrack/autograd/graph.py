@@ -105,9 +105,7 @@ def _register_prehook(self, fn):
 # ``_raw_saved_*`` objects, scalar arguments (``_saved_alpha``), and nodes of other ops.
 _SAVED_NAMES = None
 _ARGUMENT_NAMES = {"PowBackward1": ("self", "exponent")}
-# nodes whose formulas save other tensors than torch's (erfinv its result where torch's
-# saves self; ldexp self where torch's saves the result; sgn nothing): no names for them
-_SAVES_DIFFER = frozenset({"ErfinvBackward0", "LdexpBackward0", "SgnBackward0"})
+
 
 
 def _saved_names():
@@ -122,7 +120,7 @@ def _saved_names():
         # MulBackward0) leaves its number unsaved, so there an empty slot is not "nothing
         # saved" and the attribute is not given
         for d, arity in [(op.derivative, op.arity) for op in ops] + [(op.number, 1) for op in ops]:
-            if not isinstance(d, _declarations.Derivative) or d.grad_fn in _SAVES_DIFFER:
+            if not isinstance(d, _declarations.Derivative):
                 continue
             if d.grad_fn in table:
                 table[d.grad_fn] = (table[d.grad_fn][0], table[d.grad_fn][1], True)

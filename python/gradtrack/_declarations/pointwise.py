@@ -474,7 +474,10 @@ DERIVATIVES = [
     Derivative("ClampMaxTensor", "ClampMaxBackward1", "clamp_max_tensor_bw", ELEMENTWISE,
                saves={0: "01", 1: "01"}),
     Derivative("Where", "WhereBackward0", "where_bw", ELEMENTWISE),
-    Derivative("DivRounding", "DivBackward2", "zeros_bw", ELEMENTWISE),
+    # zero gradients, yet torch's node keeps self and other (an in-place write to either
+    # makes backward raise)
+    Derivative("DivRounding", "DivBackward2", "zeros_bw", ELEMENTWISE,
+               saves={0: "1", 1: "01"}, saves_last_input_first=True, unpacks_last_input_first=True),
     Derivative("DivRoundingScalar", "DivBackward2", "zeros_bw", ELEMENTWISE,
                wrapped_number_edge=True),
     Derivative("DivMode", "DivBackward2", "div_bw", ELEMENTWISE,

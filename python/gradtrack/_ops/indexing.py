@@ -356,7 +356,7 @@ def _as_strided_scatter_values(input, src, size, stride, storage_offset):  # noq
 
 # One node, torch's AsStridedScatterBackward0 (NOTE [Named composite nodes]).
 _as_strided_scatter_node = composite_node("AsStridedScatterBackward0", _as_strided_scatter, 2,
-                                          forward=_as_strided_scatter_values)
+                                          forward=_as_strided_scatter_values, linear=True)
 
 
 def as_strided_scatter(input, src, size, stride, storage_offset=None):  # noqa: A002

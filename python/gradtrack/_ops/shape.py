@@ -338,7 +338,7 @@ def _rot90(input, k, dims):  # noqa: A002
     return input.clone()
 
 
-_rot90_node = composite_node("Rot90Backward0", _rot90)
+_rot90_node = composite_node("Rot90Backward0", _rot90, linear=True)
 
 
 def rot90(input, k=1, dims=(0, 1)):  # noqa: A002
@@ -405,7 +405,8 @@ def block_diag(*tensors):
         for i, t in zip(order, parts):
             placed[i] = t
         return _block_diag(*placed)
-    node = composite_node("BlockDiagBackward0", compute, differentiable=len(floats))
+    node = composite_node("BlockDiagBackward0", compute, differentiable=len(floats),
+                          linear=True)
     return node(*[tensors[i] for i in order])
 
 

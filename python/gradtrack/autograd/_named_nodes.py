@@ -73,7 +73,7 @@ def _not_a_view(out):
 
 
 def composite_node(name, compute, differentiable=1, no_forward_ad=None,
-                   no_double_backward=None, forward=None):
+                   no_double_backward=None, forward=None, linear=False):
     """``compute(*tensors, *rest)`` as one node named ``name``: its first
     ``differentiable`` arguments are the floating tensors it is differentiated by, the
     others (targets, options, optional weights) pass through as they are.
@@ -81,13 +81,20 @@ def composite_node(name, compute, differentiable=1, no_forward_ad=None,
     for it (a tangent then raises torch's NotImplementedError). ``no_double_backward``:
     ``(exception type, message)`` when torch's backward has no derivative of its own.
     ``forward``: a faster computation of the same values, without a graph, for the
-    forward pass (``compute`` then runs only for derivatives)."""
+    forward pass (``compute`` then runs only for derivatives). ``linear``: ``compute``
+    is linear in its differentiable arguments, so its derivatives read only their
+    geometry: the node keeps detached aliases, not saved tensors, and an in-place write
+    to an input afterwards does not make backward raise (torch's node saves nothing).
+    """
     first = compute if forward is None else forward
 
     class _Composite(Function):
         @staticmethod
         def forward(ctx, *args):
-            ctx.save_for_backward(*args[:differentiable])
+            if linear:
+                ctx.geometry = tuple(a.detach() for a in args[:differentiable])
+            else:
+                ctx.save_for_backward(*args[:differentiable])
             ctx.rest = args[differentiable:]
             return _not_a_view(first(*args))
 
@@ -95,7 +102,7 @@ def composite_node(name, compute, differentiable=1, no_forward_ad=None,
         def backward(ctx, grad):
             from ..autograd import grad as autograd_grad
             from ..autograd.grad_mode import enable_grad
-            saved = ctx.saved_tensors
+            saved = ctx.geometry if linear else ctx.saved_tensors
             create = _C.is_grad_enabled()
             refuse = create and no_double_backward is not None
             if refuse:

@@ -161,7 +161,7 @@ def _resize_forward(x, rows, cols, channels_last_out):
     return _resize(x, rows, cols, channels_last_out)
 
 
-_NODES = {mode: composite_node(name, _resize, forward=_resize_forward)
+_NODES = {mode: composite_node(name, _resize, forward=_resize_forward, linear=True)
           for mode, (_, _, name) in _FILTERS.items()}
 
 

@@ -62,7 +62,7 @@ def _affine_grid(theta, size, align_corners):
     return base.bmm(theta.transpose(1, 2)).reshape(n, *spatial, k)
 
 
-_affine_node = composite_node("AffineGridGeneratorBackward0", _affine_grid)
+_affine_node = composite_node("AffineGridGeneratorBackward0", _affine_grid, linear=True)
 
 
 def affine_grid(theta, size, align_corners=None):

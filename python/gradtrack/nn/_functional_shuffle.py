@@ -36,8 +36,8 @@ def _unshuffle(x, r):
                                                                                 ow])
 
 
-_pixel_shuffle = composite_node("PixelShuffleBackward0", _shuffle)
-_pixel_unshuffle = composite_node("PixelUnshuffleBackward0", _unshuffle)
+_pixel_shuffle = composite_node("PixelShuffleBackward0", _shuffle, linear=True)
+_pixel_unshuffle = composite_node("PixelUnshuffleBackward0", _unshuffle, linear=True)
 
 
 def _check_rank(input, name):  # noqa: A002
@@ -94,7 +94,7 @@ def _channel_shuffle(x, groups):
     return x.reshape([n, groups, c // groups] + rest).transpose(1, 2).reshape([n, c] + rest)
 
 
-_channel_shuffle_node = composite_node("ChannelShuffleBackward0", _channel_shuffle)
+_channel_shuffle_node = composite_node("ChannelShuffleBackward0", _channel_shuffle, linear=True)
 
 
 def _check_channel_shuffle(input, groups):  # noqa: A002

@@ -112,8 +112,8 @@ def _col2im(cols, index, kernel, padding, size):
     return image[:, :, padding[0]:padding[0] + size[0], padding[1]:padding[1] + size[1]]
 
 
-_unfold_node = composite_node("Im2ColBackward0", _im2col)
-_fold_node = composite_node("Col2ImBackward0", _col2im)
+_unfold_node = composite_node("Im2ColBackward0", _im2col, linear=True)
+_fold_node = composite_node("Col2ImBackward0", _col2im, linear=True)
 
 
 def unfold(input, kernel_size, dilation=1, padding=0, stride=1):  # noqa: A002

@@ -68,8 +68,8 @@ def _numel(shape):
     return n
 
 
-_unpool2d = composite_node("MaxUnpool2DBackward0", _unpool)
-_unpool3d = composite_node("MaxUnpool3DBackward0", _unpool)
+_unpool2d = composite_node("MaxUnpool2DBackward0", _unpool, linear=True)
+_unpool3d = composite_node("MaxUnpool3DBackward0", _unpool, linear=True)
 
 
 def _check(input, indices, size, dims):  # noqa: A002

@@ -284,16 +284,17 @@ def test_backward_does_not_bump_leaf_version_but_bumps_grad_version():
     same(scenario)
 
 
-def test_create_graph_accumulation_gives_new_object_and_warns():
+def test_create_graph_accumulation_gives_new_object():
+    # (its once-per-process warning: test_create_graph_warning_text; which test of a
+    # worker sees torch's first cannot be reset, so it is not compared here)
     def scenario(L):
         x = L.tensor([1.0, 2.0], requires_grad=True)
-        with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always")
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
             (x * x).sum().backward(create_graph=True)
             first = x.grad
             (x * x).sum().backward(create_graph=True)
-        return (first, x.grad, x.grad is first,
-                [(c.category.__name__, str(c.message)) for c in caught])
+        return first, x.grad, x.grad is first
 
     same(scenario)
 

@@ -362,20 +362,18 @@ def _leaf_below(node):
 # ---- hooks on several tensors -----------------------------------------------------------
 
 class _MultiHandle(RemovableHandle):
-    """The handle of :func:`register_multi_grad_hook`: removes one hook per tensor."""
+    """The handle of :func:`register_multi_grad_hook`: the per-tensor hooks' handles
+    (``handles``, as torch names them), removed together; it pickles as that tuple."""
 
     def __init__(self, handles):
-        self.handles = handles
+        vars(self)["handles"] = tuple(handles)
 
     def remove(self) -> None:
-        for handle in self.handles:
-            handle.remove()
+        for one in vars(self)["handles"]:
+            one.remove()
 
-    def __getstate__(self):
-        return self.handles
-
-    def __setstate__(self, state):
-        self.handles = state
+    def __reduce__(self):
+        return type(self), (vars(self)["handles"],)
 
 
 _MODES = ("all", "any")

@@ -86,7 +86,7 @@ class Stream:
     """
 
     def __init__(self, priority: int = -1) -> None:
-        pass
+        self.priority = priority
 
     def wait_stream(self, stream) -> None:
         """Nothing to wait for."""
@@ -120,8 +120,9 @@ class Event:
         """Nothing to wait for."""
 
 
-_default_cpu_stream = Stream()
-_current_stream = _default_cpu_stream
+# The streams in use, innermost last: the process's one stream at the bottom, then one per
+# open stream(...) block.
+_streams = [Stream()]
 
 
 def current_stream(device=None) -> Stream:
@@ -131,7 +132,7 @@ def current_stream(device=None) -> Stream:
     >>> gradtrack.cpu.current_stream() is gradtrack.cpu.current_stream()
     True
     """
-    return _current_stream
+    return _streams[-1]
 
 
 class StreamContext(AbstractContextManager):
@@ -146,20 +147,17 @@ class StreamContext(AbstractContextManager):
 
     def __init__(self, stream):
         self.stream = stream
-        self.prev_stream = _default_cpu_stream
+        self._depth = None
 
     def __enter__(self):
-        global _current_stream
-        if self.stream is None:
-            return
-        self.prev_stream = _current_stream
-        _current_stream = self.stream
+        if self.stream is not None:
+            self._depth = len(_streams)
+            _streams.append(self.stream)
 
-    def __exit__(self, type, value, traceback) -> None:  # noqa: A002
-        global _current_stream
-        if self.stream is None:
-            return
-        _current_stream = self.prev_stream
+    def __exit__(self, *exc_info) -> None:
+        if self._depth is not None:
+            del _streams[self._depth:]
+            self._depth = None
 
 
 def stream(stream: Stream) -> AbstractContextManager:  # noqa: F811

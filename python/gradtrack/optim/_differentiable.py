@@ -63,10 +63,10 @@ def adagrad(p, grad, state, lr, lr_decay, eps, weight_decay, maximize):
         grad = -grad
     if weight_decay != 0:
         grad = grad.add(p, alpha=weight_decay)
-    clr = lr / (1 + (step - 1) * lr_decay)
+    decayed_lr = lr / (1 + (step - 1) * lr_decay)
     state_sum.addcmul_(grad, grad, value=1)
-    std = state_sum.sqrt() + eps
-    p.addcdiv_(grad, std, value=-clr)
+    scale = state_sum.sqrt() + eps
+    p.addcdiv_(grad, scale, value=-decayed_lr)
 
 
 def rmsprop(p, grad, state, lr, alpha, eps, weight_decay, momentum, centered, maximize):
@@ -81,16 +81,16 @@ def rmsprop(p, grad, state, lr, alpha, eps, weight_decay, momentum, centered, ma
     if centered:
         grad_avg = state["grad_avg"]
         grad_avg.lerp_(grad, 1 - alpha)
-        avg = square_avg.addcmul(grad_avg, grad_avg, value=-1).sqrt_()
+        rms = square_avg.addcmul(grad_avg, grad_avg, value=-1).sqrt_()
     else:
-        avg = square_avg.sqrt()
-    avg = avg.add(eps)
+        rms = square_avg.sqrt()
+    rms = rms.add(eps)
     if momentum > 0:
-        buf = state["momentum_buffer"]
-        buf.mul_(momentum).addcdiv_(grad, avg)
-        p.add_(buf, alpha=-lr)
+        velocity = state["momentum_buffer"]
+        velocity.mul_(momentum).addcdiv_(grad, rms)
+        p.add_(velocity, alpha=-lr)
     else:
-        p.addcdiv_(grad, avg, value=-lr)
+        p.addcdiv_(grad, rms, value=-lr)
 
 
 def _decayed(p, grad, lr, weight_decay, maximize, decoupled=False):
@@ -115,15 +115,15 @@ def nadam(p, grad, state, lr, beta1, beta2, eps, weight_decay, momentum_decay, m
     step_t += 1
     step = step_t.item()
     grad = _decayed(p, grad, lr, weight_decay, maximize, decoupled)
-    mu = beta1 * (1.0 - 0.5 * 0.96 ** (step * momentum_decay))
-    mu_next = beta1 * (1.0 - 0.5 * 0.96 ** ((step + 1) * momentum_decay))
-    mu_product *= mu
+    momentum_now = beta1 * (1.0 - 0.5 * 0.96 ** (step * momentum_decay))
+    momentum_ahead = beta1 * (1.0 - 0.5 * 0.96 ** ((step + 1) * momentum_decay))
+    mu_product *= momentum_now
     exp_avg.lerp_(grad, 1 - beta1)
     exp_avg_sq.mul_(beta2).addcmul_(grad, grad, value=1 - beta2)
     denom = exp_avg_sq.div(1 - beta2 ** step).sqrt().add(eps)
-    mu_product_next = mu_product * mu_next
-    p.addcdiv_(grad * (-lr * (1.0 - mu) / (1.0 - mu_product)), denom)
-    p.addcdiv_(exp_avg * (-lr * mu_next / (1.0 - mu_product_next)), denom)
+    product_ahead = mu_product * momentum_ahead
+    p.addcdiv_(grad * (-lr * (1.0 - momentum_now) / (1.0 - mu_product)), denom)
+    p.addcdiv_(exp_avg * (-lr * momentum_ahead / (1.0 - product_ahead)), denom)
 
 
 def radam(p, grad, state, lr, beta1, beta2, eps, weight_decay, maximize, decoupled):
@@ -137,13 +137,13 @@ def radam(p, grad, state, lr, beta1, beta2, eps, weight_decay, maximize, decoupl
     exp_avg_sq.mul_(beta2).addcmul_(grad, grad, value=1 - beta2)
     bias_correction2 = 1 - beta2 ** step
     update = exp_avg / (1 - beta1 ** step) * lr
-    rho_inf = 2 / (1 - beta2) - 1
-    rho_t = rho_inf - 2 * step * (beta2 ** step) / bias_correction2
-    if rho_t > 5.0:
-        rect = ((rho_t - 4) * (rho_t - 2) * rho_inf
-                / ((rho_inf - 4) * (rho_inf - 2) * rho_t)) ** 0.5
+    rho_limit = 2 / (1 - beta2) - 1
+    rho_now = rho_limit - 2 * step * (beta2 ** step) / bias_correction2
+    if rho_now > 5.0:
+        rectifier = ((rho_now - 4) * (rho_now - 2) * rho_limit
+                / ((rho_limit - 4) * (rho_limit - 2) * rho_now)) ** 0.5
         adaptive = bias_correction2 ** 0.5 / exp_avg_sq.sqrt().add(eps)
-        update = update * adaptive * rect
+        update = update * adaptive * rectifier
     p.add_(update, alpha=-1.0)
 
 
@@ -167,12 +167,12 @@ def rprop(p, grad, state, etaminus, etaplus, step_size_min, step_size_max, maxim
     if maximize:
         grad = -grad
     state["step"] += 1
-    sign = grad.mul(prev.clone()).sign()
-    sign[sign.gt(0)] = etaplus
-    sign[sign.lt(0)] = etaminus
-    sign[sign.eq(0)] = 1
-    step_size.mul_(sign).clamp_(step_size_min, step_size_max)
+    factor = grad.mul(prev.clone()).sign()
+    factor[factor.gt(0)] = etaplus
+    factor[factor.lt(0)] = etaminus
+    factor[factor.eq(0)] = 1
+    step_size.mul_(factor).clamp_(step_size_min, step_size_max)
     grad = grad.clone()
-    grad[sign.eq(etaminus)] = 0
+    grad[factor.eq(etaminus)] = 0
     p.addcmul_(grad.sign(), step_size, value=-1)
     prev.copy_(grad)

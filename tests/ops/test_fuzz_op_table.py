@@ -395,3 +395,19 @@ def test_python_not_implemented_node_fails_before_later_leaves_accumulate():
          "t3 = lib.linalg.solve(t2, t1, left=False)\n"
          "g0, = lib.autograd.grad(t3.sum(), [t2], create_graph=True)\n"
          "(g0 * g0).sum().backward()")
+
+
+# The chunked linear cross entropy's stored gradients were scaled by the incoming gradient
+# under no_grad, so a first derivative taken with a graph did not require grad; torch's
+# records the product, and a double backward reaches its node again and is refused.
+def test_chunked_linear_cross_entropy_double_backward_is_refused_as_torch():
+    same("t0 = lib.tensor([[-1.6, -1.4, -1.9], [1.7, -0.3, 1.8], [0.4, -1.0, -0.3], "
+         "[-0.2, 0.6, 0.4]], dtype=lib.float64, requires_grad=True)\n"
+         "t1 = lib.tensor([[1.7, -0.3, -0.1, 1.9], [0.3, -1.4, 0.7, -1.7], [-0.3, 1.9, 1.7, -0.4], "
+         "[-1.2, -0.8, -1.4, -0.7], [1.4, 1.8, 1.7, -1.9]], dtype=lib.float64, "
+         "requires_grad=True)\n"
+         "t2 = lib.nn.functional.linear_cross_entropy(t0.t(), t1, lib.tensor([1, 0, 4]), "
+         "options=lib.nn.LinearCrossEntropyOptions(batch_chunk_size=2, chunking_method=None))\n"
+         "t3 = t2.sigmoid() * 1.9\n"
+         "g0, = lib.autograd.grad((t3 * 3).sum(), [t1], create_graph=True)\n"
+         "(g0 * g0).sum().backward()")

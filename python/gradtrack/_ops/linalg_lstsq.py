@@ -31,9 +31,7 @@ class _Lstsq(Function):
     @staticmethod
     def forward(ctx, A, B, driver, rcond, vector):  # noqa: N803
         m, n = A.shape[-2:]
-        # the input itself is saved: a column made here would have no history, and
-        # double backward would give B no gradient
-        ctx.save_for_backward(A, B)
+        B_input = B  # noqa: N806
         B = B.unsqueeze(-1) if vector else B  # noqa: N806
         code = _DRIVERS.index(driver)
         full, rank, s, info, X = _L.lstsq(A, B, code, rcond, vector)  # noqa: N806
@@ -53,6 +51,10 @@ class _Lstsq(Function):
         if driver not in ("gelsd", "gelss"):
             s = _C.empty(0, dtype=A.dtype)
         X_column = X.unsqueeze(-1) if vector else X  # noqa: N806
+        # B itself (a column made here would have no history: double backward would give
+        # B no gradient) and the solution, which torch's node keeps: writing into it in
+        # place makes backward raise, though the formula below does not read it
+        ctx.save_for_backward(A, B_input, X)
         ctx.with_residuals, ctx.vector = with_residuals, vector
         ctx.saved = (A, B, X_column)
         ctx.mark_non_differentiable(rank, s)
@@ -61,7 +63,7 @@ class _Lstsq(Function):
 
     @staticmethod
     def backward(ctx, gX, gR, _rank, _s):  # noqa: N803
-        A, B = ctx.saved_tensors  # noqa: N806
+        A, B, _ = ctx.saved_tensors  # noqa: N806
         if ctx.vector:
             gX, B = gX.unsqueeze(-1), B.unsqueeze(-1)  # noqa: N806
         P = pinv(A)  # noqa: N806

@@ -210,8 +210,10 @@ class GeneratedBackwardFor_torch_nn__linear_cross_entropy_batch_chunked_default(
                                "retain_graph=True / double backward are not supported.")
         if not ctx.allow_retain_graph:
             ctx.grads = None
-        with gradtrack.no_grad():  # not differentiable again, as torch's
-            grads = [None if g is None else g * grad for g in grads]
+        # the stored gradients are constants; scaling them by an incoming gradient that
+        # has a graph records the product, as torch's does (a double backward then reaches
+        # this node again and is refused above)
+        grads = [None if g is None else g * grad for g in grads]
         return grads[0], grads[1], None, grads[2], None, None, None, None
 
 

@@ -65,6 +65,9 @@ class dtype:
 
 class Node:
 
+    def __getattr__(self, name: typing.Any) -> typing.Any:
+        ...
+
     def __repr__(self) -> str:
         ...
 
@@ -78,6 +81,12 @@ class Node:
         ...
 
     def _register_prehook(self, arg0: collections.abc.Callable[..., typing.Any]) -> typing.Any:
+        ...
+
+    def _saved_input_count(self) -> builtins.int:
+        ...
+
+    def _saved_slot(self, arg0: typing.SupportsInt | typing.SupportsIndex) -> typing.Any:
         ...
 
     def _saved_versions(self) -> list[typing.Any]:

@@ -142,9 +142,11 @@ def _edge_input(edge):
 
 
 # NOTE [Engine entry]
-# Every backward pass enters the engine from the two functions below, which record it as
-# the pass running on this thread (NOTE [Graph tasks]). A warning raised from the engine
-# (anomaly mode's) names their line, as torch's names its one call into its engine.
+# Every backward pass enters the engine from the two functions below (Tensor.backward
+# from the C++ method, or through them under anomaly mode or with `inputs=`). Once a
+# multi-grad hook exists they record the pass as the one running on this thread (NOTE
+# [Graph tasks]); before, they record nothing. A warning raised from the engine (anomaly
+# mode's) names their line, as torch's names its one call into its engine.
 
 def _engine_run_backward(tensors, grads, retain_graph, create_graph, inputs):
     if not _graph_task.watched[0]:

@@ -1,9 +1,9 @@
 """Which backward pass is running on this thread, and which nodes it will run.
 
 NOTE [Graph tasks]
-Every backward pass enters the engine through :func:`run` (``Tensor.backward``,
-``autograd.backward`` and ``autograd.grad`` all call it), which records the pass's roots
-and, for ``grad()`` or ``backward(inputs=...)``, the nodes whose gradients it captures.
+Once a multi-grad hook exists (``watched``), every backward pass is recorded as it enters
+the engine (NOTE [Engine entry] in ``autograd/__init__.py``): its roots and, for
+``grad()`` or ``backward(inputs=...)``, the nodes whose gradients it captures.
 ``register_multi_grad_hook`` asks two things of the pass that runs its hooks: which pass
 it is (its hooks fire once per pass) and whether the node of a watched tensor will run in
 it (mode="all" waits for exactly those). The engine runs a node when the roots reach it

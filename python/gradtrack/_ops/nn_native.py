@@ -28,14 +28,13 @@ from . import wrap_dim
 F = LazyModule("gradtrack.nn.functional", __name__, "F")  # noqa: N816 - torch's spelling
 
 
-def _stats_source(input, *params):  # noqa: A002
-    """What the statistics are computed from: ``input``, or for torch's mixed type (a
-    float16/bfloat16 input whose first parameter given is float32) the input in float32,
-    whose statistics stay float32."""
+def _stats_dtype(input, *params):  # noqa: A002
+    """The dtype the statistics are computed and returned in: ``input``'s, or float32 for
+    torch's mixed type (a float16/bfloat16 input whose first parameter given is float32)."""
     given = [p for p in params if p is not None]
     if input.dtype in (_C.float16, _C.bfloat16) and given and given[0].dtype != input.dtype:
-        return input.float()
-    return input
+        return _C.float32
+    return input.dtype
 
 
 def _mean_rstd(x, dims, eps, keepdim):
@@ -63,7 +62,8 @@ def native_layer_norm(input, normalized_shape, weight, bias, eps):  # noqa: A002
     out = F.layer_norm(input, list(normalized_shape), weight, bias, eps)
     dims = list(range(input.dim() - len(normalized_shape), input.dim()))
     with no_grad():
-        mean, rstd = _mean_rstd(_stats_source(input.detach(), weight, bias), dims, eps, True)
+        mean, rstd = _mean_rstd(input.detach().to(_stats_dtype(input, weight, bias)), dims,
+                                eps, True)
     return out, mean, rstd
 
 
@@ -80,22 +80,22 @@ def native_batch_norm(input, weight, bias, running_mean, running_var, training, 
     tensor([2.])
     """
     wrap_dim(1, input.dim())  # the channel dim: torch's IndexError for a 1-D input
-    source = _stats_source(input.detach(), weight, bias, running_mean, running_var)
+    dtype = _stats_dtype(input, weight, bias, running_mean, running_var)
     if training:
         dims = [0] + list(range(2, input.dim()))
         with no_grad():
-            mean, invstd = _mean_rstd(source, dims, eps, False)
-    else:
-        mean = _C.empty((0,), dtype=source.dtype)
-        invstd = _C.empty((0,), dtype=source.dtype)
+            mean, invstd = _mean_rstd(input.detach().to(dtype), dims, eps, False)
+    else:  # (no copy of the input for the dtype of two empty tensors)
+        mean = _C.empty((0,), dtype=dtype)
+        invstd = _C.empty((0,), dtype=dtype)
     out = F.batch_norm(input, running_mean, running_var, weight, bias, training, momentum, eps)
     return out, mean, invstd
 
 
 def _group_norm(input, weight, bias, n, group, eps):  # noqa: A002
     out = F.group_norm(input, group, weight, bias, eps)
-    mean, rstd = _mean_rstd(_stats_source(input, weight, bias).reshape(n, group, -1), [-1], eps,
-                            False)
+    mean, rstd = _mean_rstd(input.to(_stats_dtype(input, weight, bias)).reshape(n, group, -1),
+                            [-1], eps, False)
     return out, mean, rstd
 
 

@@ -142,26 +142,21 @@ def _edge_input(edge):
 
 
 # NOTE [Engine entry]
-# Every backward pass enters the engine from the two functions below (Tensor.backward
-# from the C++ method, or through them under anomaly mode or with `inputs=`). Once a
-# multi-grad hook exists they record the pass as the one running on this thread (NOTE
-# [Graph tasks]); before, they record nothing. A warning raised from the engine (anomaly
-# mode's) names their line, as torch's names its one call into its engine.
+# A backward pass enters the engine from the two functions below or from Tensor.backward
+# (its C++ method, called directly unless anomaly mode is on, `inputs=` is given or a
+# multi-grad hook watches). Each entry records the pass as the one running on this thread
+# once a multi-grad hook exists (_graph_task.recording, NOTE [Graph tasks]). A warning
+# raised from the engine (anomaly mode's) names the entry's line, as torch's names its one
+# call into its engine.
 
 def _engine_run_backward(tensors, grads, retain_graph, create_graph, inputs):
-    if not _graph_task.watched[0]:
-        _C._run_backward(tensors, grads, retain_graph, create_graph, inputs)
-        return
-    with _graph_task.running(_graph_task.GraphTask(tensors, inputs or None, False)):
+    with _graph_task.recording(tensors, inputs or None, False):
         _C._run_backward(tensors, grads, retain_graph, create_graph, inputs)
 
 
 def _engine_run_grad(outputs, grads, inputs, retain_graph, create_graph, allow_unused,
                      materialize_grads):
-    if not _graph_task.watched[0]:
-        return _C._run_grad(outputs, grads, inputs, retain_graph, create_graph, allow_unused,
-                            materialize_grads)
-    with _graph_task.running(_graph_task.GraphTask(outputs, inputs, True)):
+    with _graph_task.recording(outputs, inputs, True):
         return _C._run_grad(outputs, grads, inputs, retain_graph, create_graph, allow_unused,
                             materialize_grads)
 
@@ -188,7 +183,7 @@ def _tensor_backward(self: "_C.Tensor", gradient: "_C.Tensor | None" = None,
         backward(self, gradient, retain_graph, create_graph, inputs=inputs)
         return
     captured = None if inputs is None else _as_list(inputs)
-    with _graph_task.running(_graph_task.GraphTask([self], captured or None, False)):
+    with _graph_task.recording([self], captured or None, False):
         _native_tensor_backward(self, gradient, retain_graph, create_graph, inputs)
 
 

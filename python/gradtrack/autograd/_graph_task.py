@@ -11,6 +11,7 @@ and, if the pass captures, the node is captured or leads to a captured node; the
 is found by walking ``next_functions`` once per pass, on the first question.
 """
 
+import contextlib
 import threading
 
 from .. import _C
@@ -129,3 +130,11 @@ class running:
 
     def __exit__(self, *exc):
         _state.stack.pop()
+
+
+def recording(roots, captured, is_grad):
+    """A pass with these roots recorded as the running one while inside, once a multi-grad
+    hook watches (``watched``); until then nothing is recorded."""
+    if not watched[0]:
+        return contextlib.nullcontext()
+    return running(GraphTask(roots, captured, is_grad))

@@ -82,24 +82,25 @@ def _old_style(lib):
     return NoSetup
 
 
+def _doubling(lib, name, **methods):
+    """A new-style Function doubling its input (forward, setup_context, backward), with
+    ``methods`` (jvp, vmap) added as staticmethods."""
+    def forward(x):
+        return x * 2
+
+    def setup_context(ctx, inputs, output):
+        pass
+
+    def backward(ctx, g):
+        return g * 2
+
+    attrs = dict(forward=forward, setup_context=setup_context, backward=backward, **methods)
+    return type(name, (lib.autograd.Function,),
+                {key: staticmethod(fn) for key, fn in attrs.items()})
+
+
 def _no_rule(lib):
-    class NoRule(lib.autograd.Function):
-        @staticmethod
-        def forward(x):
-            return x * 2
-
-        @staticmethod
-        def setup_context(ctx, inputs, output):
-            pass
-
-        @staticmethod
-        def backward(ctx, g):
-            return g * 2
-
-        @staticmethod
-        def jvp(ctx, t):
-            return t * 2
-    return NoRule
+    return _doubling(lib, "NoRule", jvp=lambda ctx, t: t * 2)
 
 
 def _x(lib):
@@ -163,23 +164,7 @@ def test_vmap_calls_the_vmap_staticmethod_once_with_info_and_in_dims(torch, in_d
 
 
 def _bad_rule(lib, answer):
-    class Bad(lib.autograd.Function):
-        @staticmethod
-        def forward(x):
-            return x * 2
-
-        @staticmethod
-        def setup_context(ctx, inputs, output):
-            pass
-
-        @staticmethod
-        def backward(ctx, g):
-            return g * 2
-
-        @staticmethod
-        def vmap(info, in_dims, x):
-            return answer(lib, x)
-    return Bad
+    return _doubling(lib, "Bad", vmap=lambda info, in_dims, x: answer(lib, x))
 
 
 @pytest.mark.parametrize("answer", ["one_return", "incompatible_out_dims", "unbatched_output",
